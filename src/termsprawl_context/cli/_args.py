@@ -1,0 +1,34 @@
+"""argparse for the sub-commands, made to fit the house contract: a usage error is one
+stderr line and exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0."""
+
+import argparse
+from typing import List, Optional
+
+from termsprawl_context.cli._io import PROG
+from termsprawl_context.errors import UsageError
+
+
+class _HelpShown(Exception):
+    """--help was printed; the command ends with exit 0."""
+
+
+class CommandParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError("%s: %s" % (self.prog.split(" ", 1)[-1], message))
+
+    def exit(self, status: int = 0, message: Optional[str] = None) -> None:  # type: ignore[override]
+        if status:
+            raise UsageError((message or "usage error").strip())
+        raise _HelpShown()
+
+
+def command_parser(command: str, description: str) -> CommandParser:
+    return CommandParser(prog="%s %s" % (PROG, command), description=description)
+
+
+def parse(parser: CommandParser, argv: List[str]) -> Optional[argparse.Namespace]:
+    """The parsed namespace, or None when --help was shown (the caller returns 0)."""
+    try:
+        return parser.parse_args(argv)
+    except _HelpShown:
+        return None

@@ -1,0 +1,37 @@
+"""Named refusals: one class each, a message a person can act on, and a CLI exit code.
+
+Callers tell failures apart by class, never by the words of the message; the CLI turns
+each into one ``termsprawl-context: <message>`` line on stderr and its exit code.
+"""
+
+# Exit codes shared by every command; documented in the README.
+EXIT_OK = 0
+EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read
+EXIT_USAGE = 2  # the command line itself is wrong
+EXIT_TOO_FRESH = 9  # `fresh`: the transcript was written to less than a minute ago
+EXIT_INTERNAL = 70  # a bug of ours; reported in one line instead of a traceback
+
+
+class Refusal(Exception):
+    """Base of every refusal the package raises on purpose."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(Refusal):
+    """The command line does not fit the command's contract."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotFound(Refusal):
+    """What was named (a session, a transcript, a file) is not there."""
+
+    exit_code = EXIT_FAILURE

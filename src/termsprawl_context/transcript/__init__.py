@@ -1,0 +1,1 @@
+"""One transcript record's meaning: entries, text, turns, names, predicates."""

@@ -1,0 +1,87 @@
+"""Shared fixtures: the repo's paths, a freshly built artifact, the real corpus.
+
+Tests that run the command run the built one-file artifact, built once per session
+from ``src/`` by ``build_zipapp.build`` into a temp dir, so they always test the code
+under review; CI separately checks the committed ``dist/`` copy is byte-identical.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SRC = REPO / "src"
+# The real transcripts live beside the checkout, never in it; a user's clone has none.
+CORPUS = REPO.parent / "shared" / "corpus"
+
+if str(SRC) not in sys.path:
+    sys.path.insert(0, str(SRC))
+
+
+def corpus_files():
+    """Every ``*.jsonl`` of the shared corpus, sorted; empty where it is absent."""
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*.jsonl") if p.is_file())
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    files = corpus_files()
+    if not files:
+        pytest.skip("no ../shared/corpus beside this checkout")
+    return files
+
+
+@pytest.fixture(scope="session")
+def pyz(tmp_path_factory):
+    """Path of a one-file artifact freshly built from src/."""
+    sys.path.insert(0, str(REPO))
+    try:
+        import build_zipapp
+    finally:
+        sys.path.remove(str(REPO))
+    out = tmp_path_factory.mktemp("artifact") / "termsprawl-context.pyz"
+    build_zipapp.build(out)
+    return out
+
+
+@pytest.fixture
+def empty_home(tmp_path_factory):
+    """An empty, read-only directory to stand in for HOME: nothing may be written there."""
+    home = tmp_path_factory.mktemp("home")
+    home.chmod(0o555)
+    yield home
+    home.chmod(0o755)
+
+
+@pytest.fixture
+def run_pyz(pyz, empty_home):
+    """Run the artifact with python3 in a clean environment; returns CompletedProcess
+    with bytes stdout/stderr. Extra env entries may be passed (None removes one)."""
+
+    def run(args, cwd=None, env=None, stdin=None, timeout=60):
+        base = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(empty_home),
+            "LANG": "C",
+        }
+        for key, value in (env or {}).items():
+            if value is None:
+                base.pop(key, None)
+            else:
+                base[key] = value
+        return subprocess.run(
+            [sys.executable, str(pyz)] + [str(a) for a in args],
+            cwd=str(cwd) if cwd else None,
+            env=base,
+            input=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=timeout,
+        )
+
+    return run
