@@ -1,0 +1,114 @@
+"""The dump: ``termsprawl-context --cwd DIR --self NODE``.
+
+The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
+occurrence wins), any other word is refused at once, both are required; every refusal
+is one stderr line and exit 2. The run loop is pure over an injected IO object, so tests
+drive it in-process; ``RealContextIO`` binds it to the project's files. The run never
+fails: peers without an index entry, a readable file or printable turns are skipped,
+and when nothing is printable nothing at all is printed.
+"""
+
+from typing import Callable, List, NamedTuple, Optional
+
+from termsprawl_context.errors import UsageError
+from termsprawl_context.transcript.turns import Turn, format_linked_context, read_turns
+
+PEER_SEPARATOR = "\n---\n"
+
+
+class ContextArgs(NamedTuple):
+    cwd: str
+    self_id: str
+
+
+def parse_context_args(argv: List[str]) -> ContextArgs:
+    """The two values, or UsageError with the context layer's exact texts."""
+    values = {"--cwd": None, "--self": None}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg not in values:
+            raise UsageError("unexpected argument: %s" % arg)
+        if i + 1 >= len(argv):
+            raise UsageError("missing value for %s" % arg)
+        values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
+        i += 2
+    if not values["--cwd"] or not values["--self"]:
+        raise UsageError("expected --cwd and --self")
+    return ContextArgs(values["--cwd"], values["--self"])
+
+
+class ContextIO(object):
+    """What the run loop needs from the world; tests pass their own."""
+
+    def peers(self, self_id: str) -> List[str]:
+        raise NotImplementedError
+
+    def transcript_path(self, peer_id: str) -> Optional[str]:
+        raise NotImplementedError
+
+    def turns(self, path: str) -> List[Turn]:
+        raise NotImplementedError
+
+    def node_title(self, peer_id: str) -> Optional[str]:
+        raise NotImplementedError
+
+    def print(self, text: str) -> None:
+        raise NotImplementedError
+
+
+def run_context(args: ContextArgs, io: ContextIO) -> int:
+    """Print every linked peer's recent turns in one write; always 0."""
+    blocks = []
+    for peer in io.peers(args.self_id):
+        path = io.transcript_path(peer)
+        if not path:
+            continue
+        turns = io.turns(path)
+        if not turns:
+            continue
+        title = io.node_title(peer)
+        blocks.append(format_linked_context(peer, peer if title is None else title, turns))
+    if blocks:
+        io.print(PEER_SEPARATOR.join(blocks))
+    return 0
+
+
+class RealContextIO(ContextIO):
+    """The run loop bound to ``<cwd>/.termsprawl`` and the transcripts it names."""
+
+    def __init__(self, cwd: str, write: Optional[Callable[[str], None]] = None) -> None:
+        self.cwd = cwd
+        self._write = write
+
+    def peers(self, self_id: str) -> List[str]:
+        from termsprawl_context.workspace.links import peers_of
+
+        return peers_of(self.cwd, self_id)
+
+    def transcript_path(self, peer_id: str) -> Optional[str]:
+        from termsprawl_context.workspace.index import read_transcript_path, resolve_transcript_path
+
+        recorded = read_transcript_path(self.cwd, peer_id)
+        return resolve_transcript_path(self.cwd, recorded) if recorded else None
+
+    def turns(self, path: str) -> List[Turn]:
+        return read_turns(path)
+
+    def node_title(self, peer_id: str) -> Optional[str]:
+        from termsprawl_context.workspace.titles import node_title
+
+        return node_title(self.cwd, peer_id)
+
+    def print(self, text: str) -> None:
+        if self._write is not None:
+            self._write(text + "\n")
+            return
+        from termsprawl_context.cli._io import write_out
+
+        write_out(text + "\n")
+
+
+def run_dump(argv: List[str]) -> int:
+    args = parse_context_args(argv)
+    return run_context(args, RealContextIO(args.cwd))

@@ -1,0 +1,112 @@
+"""The dump's reading of a transcript: printable user/assistant turns and the session name.
+
+Rules (the context layer's, kept exact): a turn is an entry whose top-level ``type`` is
+exactly ``user`` or ``assistant``, whose ``message`` is an object, and whose
+``message.content`` is a string (taken as is, even empty) or a list holding at least one
+``text`` block with string text (those texts joined by ``\\n``). Tool calls, tool results
+and thinking never print. Each turn is cut to ``LINKED_TURN_MAX_CHARS`` characters and
+only the last ``MAX_LINKED_TURNS`` are kept.
+
+Only the tail matters, so the file is read backwards and reading stops as soon as the
+last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. The
+plain forward reading is kept in the tests as the oracle this must equal.
+"""
+
+from typing import Any, List, NamedTuple, Optional
+
+from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
+
+MAX_LINKED_TURNS = 40
+LINKED_TURN_MAX_CHARS = 2000
+TURN_ROLES = ("user", "assistant")
+
+
+class Turn(NamedTuple):
+    role: str  # "user" or "assistant", from the entry's top-level type
+    text: str
+
+
+def content_to_text(content: Any) -> Optional[str]:
+    """Printable text of a message's content, or None when it has none."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(texts) if texts else None
+
+
+def entry_turn(entry: dict) -> Optional[Turn]:
+    """The turn an entry prints as, cut to the cap; None for anything that does not print."""
+    role = entry.get("type")
+    if not isinstance(role, str) or role not in TURN_ROLES:
+        return None
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        return None
+    text = content_to_text(message.get("content"))
+    if text is None:
+        return None
+    # Slicing a str counts code points, so a character is never split.
+    return Turn(role, text[:LINKED_TURN_MAX_CHARS])
+
+
+def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
+    """The last ``limit`` printable turns of the transcript, oldest first.
+
+    Fails open: a missing, unreadable or non-regular file, or one with nothing
+    printable, gives []. Bytes appended while reading are not seen.
+    """
+    f = try_open_regular(path)
+    if f is None:
+        return []
+    found: List[Turn] = []
+    try:
+        with f:
+            for _offset, raw in iter_lines_reverse(f):
+                entry = parse_object(raw)
+                turn = entry_turn(entry) if entry is not None else None
+                if turn is not None:
+                    found.append(turn)
+                    if len(found) >= limit:
+                        break
+    except OSError:
+        return []
+    found.reverse()
+    return found
+
+
+def read_session_name(path: str) -> Optional[str]:
+    """The latest non-empty string ``session_name`` on any line, or None.
+
+    Read from the end, so the answer costs only the tail when a name is present."""
+    f = try_open_regular(path)
+    if f is None:
+        return None
+    try:
+        with f:
+            for _offset, raw in iter_lines_reverse(f):
+                if b"session_name" not in raw and b"\\u" not in raw:
+                    continue  # the key cannot be on this line, even escaped
+                entry = parse_object(raw)
+                if entry is None:
+                    continue
+                name = entry.get("session_name")
+                if isinstance(name, str) and name:
+                    return name
+    except OSError:
+        return None
+    return None
+
+
+def format_linked_context(peer_id: str, peer_title: str, turns: List[Turn]) -> str:
+    """One peer's block of the dump, without a trailing newline."""
+    lines = ["# linked context from %s (%s)" % (peer_title, peer_id)]
+    for turn in turns:
+        lines.append("## " + turn.role)
+        lines.append(turn.text)
+    return "\n".join(lines)

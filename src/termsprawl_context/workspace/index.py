@@ -1,0 +1,62 @@
+"""The transcript index: which transcript file each node writes.
+
+The app learns a node's transcript path from hook events; the command has no event
+history, so this persisted index is the bridge. ``<cwd>/.termsprawl/transcripts/<node>.json``
+holds ``{"version": 1, "path": "..."}``. Reads fail open: anything odd is "no entry".
+A relative path is relative to the project directory (so a committed demo works
+wherever it is cloned).
+"""
+
+import os
+from typing import Optional
+
+from termsprawl_context.jsonl import parse_object
+from termsprawl_context.workspace.files import (
+    TRANSCRIPTS_DIR,
+    dump_json,
+    has_version,
+    read_small_file,
+    state_path,
+    write_atomic,
+)
+from termsprawl_context.workspace.ids import is_safe_id
+
+INDEX_VERSION = 1
+
+
+def index_file_path(cwd: str, node_id: str) -> str:
+    return state_path(cwd, TRANSCRIPTS_DIR, node_id + ".json")
+
+
+def record_transcript_path(cwd: str, node_id: str, transcript_path: str) -> bool:
+    """Record ``transcript_path`` for ``node_id``; True when written.
+
+    A documented no-op (False) for an unsafe id, an empty path, or any I/O failure:
+    the caller is a hook or an app event that must never fail because of this."""
+    if not is_safe_id(node_id) or not isinstance(transcript_path, str) or not transcript_path:
+        return False
+    try:
+        body = dump_json({"version": INDEX_VERSION, "path": transcript_path})
+        write_atomic(cwd, index_file_path(cwd, node_id), body)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:
+    """The recorded path as written, or None (unsafe id, absent, junk, wrong version)."""
+    if not is_safe_id(node_id):
+        return None
+    data = read_small_file(index_file_path(cwd, node_id))
+    entry = parse_object(data) if data is not None else None
+    if entry is None:
+        return None
+    if not has_version(entry, INDEX_VERSION):
+        return None
+    path = entry.get("path")
+    return path if isinstance(path, str) and path else None
+
+
+def resolve_transcript_path(cwd: str, recorded: str) -> str:
+    """Where a recorded path points: relative paths are taken from the project dir."""
+    return recorded if os.path.isabs(recorded) else os.path.join(cwd, recorded)

@@ -1,0 +1,160 @@
+"""Links between nodes: one JSON file per unordered pair, named canonically.
+
+``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
+with ``lo < hi``, so linking a to b and b to a is the same file and adding twice is one
+link. Readers tolerate anything: a file that does not parse as a valid link is ignored.
+"""
+
+import os
+from typing import List, NamedTuple, Optional, Union
+
+from termsprawl_context.errors import Refusal
+from termsprawl_context.jsonl import parse_object
+from termsprawl_context.workspace.files import (
+    LINKS_DIR,
+    dump_json,
+    has_version,
+    read_small_file,
+    state_path,
+    write_atomic,
+)
+from termsprawl_context.workspace.ids import is_safe_id
+
+LINK_FILE_VERSION = 1
+LINK_FILE_SUFFIX = ".json"
+LINK_SEPARATOR = "--"
+# A link file is three short fields; anything much larger is not one.
+MAX_LINK_FILE_BYTES = 64 * 1024
+
+
+class LinkPair(NamedTuple):
+    a: str
+    b: str
+
+
+class Link(NamedTuple):
+    a: str
+    b: str
+    path: str
+
+
+class LinkError(Refusal):
+    """A link could not be added; ``code`` is the context layer's outcome name."""
+
+    code = ""
+
+
+class BadNodeId(LinkError):
+    code = "BAD_ID"
+
+    def __init__(self, message: str = "invalid node id") -> None:
+        super().__init__(message)
+
+
+class SelfLink(LinkError):
+    code = "SELF"
+
+    def __init__(self, message: str = "cannot link a node to itself") -> None:
+        super().__init__(message)
+
+
+class LinkWriteFailed(LinkError):
+    code = "IO"
+
+
+def links_dir(cwd: str) -> str:
+    return state_path(cwd, LINKS_DIR)
+
+
+def canonical_pair(a: str, b: str) -> LinkPair:
+    return LinkPair(a, b) if a < b else LinkPair(b, a)
+
+
+def link_file_path(cwd: str, a: str, b: str) -> str:
+    """The same path for (a, b) and (b, a)."""
+    lo, hi = canonical_pair(a, b)
+    return os.path.join(links_dir(cwd), lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX)
+
+
+def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
+    """The pair a link file names, or None for junk, a wrong version, a missing or
+    unsafe id, or a node linked to itself. (Order and file name are not checked: the
+    context layer accepts any file that names a valid pair.)"""
+    entry = parse_object(raw)
+    if entry is None or not has_version(entry, LINK_FILE_VERSION):
+        return None
+    a, b = entry.get("a"), entry.get("b")
+    if not is_safe_id(a) or not is_safe_id(b) or a == b:
+        return None
+    return LinkPair(a, b)
+
+
+class LinkFile(NamedTuple):
+    name: str
+    path: str
+    pair: Optional[LinkPair]  # None: the file is not a valid link and is ignored
+
+
+def scan_link_files(cwd: str) -> List[LinkFile]:
+    """Every ``*.json`` entry of the links folder in name order, parsed or not."""
+    directory = links_dir(cwd)
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if not name.endswith(LINK_FILE_SUFFIX):
+            continue
+        path = os.path.join(directory, name)
+        data = read_small_file(path, MAX_LINK_FILE_BYTES)
+        found.append(LinkFile(name, path, parse_link_file(data) if data is not None else None))
+    return found
+
+
+def list_links(cwd: str) -> List[Link]:
+    """Every valid link, in file-name order; [] when the folder is missing or unreadable."""
+    return [Link(f.pair.a, f.pair.b, f.path) for f in scan_link_files(cwd) if f.pair is not None]
+
+
+def add_link(cwd: str, a: str, b: str) -> str:
+    """Link ``a`` and ``b``; returns the link file's path. Idempotent.
+
+    Raises BadNodeId (checked first), SelfLink, or LinkWriteFailed; nothing is written
+    before the ids pass."""
+    if not is_safe_id(a) or not is_safe_id(b):
+        raise BadNodeId()
+    if a == b:
+        raise SelfLink()
+    lo, hi = canonical_pair(a, b)
+    path = link_file_path(cwd, lo, hi)
+    try:
+        write_atomic(cwd, path, dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
+    except OSError as exc:
+        raise LinkWriteFailed("cannot write %s: %s" % (path, exc.strerror or exc)) from None
+    return path
+
+
+def remove_link(cwd: str, a: str, b: str) -> bool:
+    """Remove the link if there is one; True when a file was removed. Never raises:
+    unsafe ids, a self pair and a missing file are all simply nothing to remove."""
+    if not is_safe_id(a) or not is_safe_id(b) or a == b:
+        return False
+    try:
+        os.unlink(link_file_path(cwd, a, b))
+        return True
+    except OSError:
+        return False
+
+
+def peers_of(cwd: str, node_id: str) -> List[str]:
+    """The other end of every valid link that includes ``node_id``, in link order."""
+    if not is_safe_id(node_id):
+        return []
+    peers = []
+    for link in list_links(cwd):
+        if link.a == node_id:
+            peers.append(link.b)
+        elif link.b == node_id:
+            peers.append(link.a)
+    return peers

@@ -1,0 +1,23 @@
+"""Node titles, read from the app's ``.termsprawl/project.json`` (never written here)."""
+
+from typing import Optional
+
+from termsprawl_context.jsonl import parse_object
+from termsprawl_context.workspace.files import PROJECT_FILE, read_small_file, state_path
+
+
+def node_title(cwd: str, node_id: str) -> Optional[str]:
+    """``data.title`` of the ``nodes[]`` entry whose ``id`` is ``node_id``, when it is a
+    string; None when the file, the node or the title is missing or malformed."""
+    data = read_small_file(state_path(cwd, PROJECT_FILE))
+    if data is None:
+        return None
+    project = parse_object(data)  # pretty-printed over many lines is fine: one value
+    nodes = project.get("nodes") if project is not None else None
+    if not isinstance(nodes, list):
+        return None
+    for node in nodes:
+        if isinstance(node, dict) and node.get("id") == node_id and isinstance(node.get("data"), dict):
+            title = node["data"].get("title")
+            return title if isinstance(title, str) else None
+    return None

@@ -1,0 +1,132 @@
+"""The byte layer: forward and reverse line readers agree, parse_object fails open."""
+
+import io
+import os
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from termsprawl_context.jsonl import (
+    NotARegularFile,
+    iter_lines,
+    iter_lines_reverse,
+    open_regular,
+    parse_object,
+    try_open_regular,
+)
+
+
+def forward(data):
+    return [(line.offset, line.raw) for line in iter_lines(io.BytesIO(data))]
+
+
+def backward(data, block_size):
+    return list(iter_lines_reverse(io.BytesIO(data), len(data), block_size))[::-1]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\n", b"\n\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"\na", b"ab\r\ncd\r\n", b"x" * 100 + b"\n" + b"y" * 7],
+)
+@pytest.mark.parametrize("block_size", [1, 2, 3, 7, 64, 1 << 16])
+def test_reverse_yields_the_forward_lines(data, block_size):
+    assert backward(data, block_size) == forward(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(min_value=1, max_value=17))
+def test_reverse_matches_forward_on_any_bytes(data, block_size):
+    assert backward(data, block_size) == forward(data)
+
+
+def test_forward_numbers_physical_lines_from_one():
+    lines = list(iter_lines(io.BytesIO(b"a\n\nb")))
+    assert [(l.number, l.offset, l.raw) for l in lines] == [(1, 0, b"a"), (2, 2, b""), (3, 3, b"b")]
+
+
+def test_unicode_line_separators_are_data_not_line_ends():
+    data = '{"t":"a\u2028b\u0085c"}\n'.encode("utf-8")
+    assert len(forward(data)) == 1
+    assert parse_object(forward(data)[0][1]) == {"t": "a\u2028b\u0085c"}
+
+
+def test_reverse_sees_the_file_as_it_was_when_it_started(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"one\ntwo\n")
+    with open(str(path), "rb") as f, open(str(path), "ab") as w:
+        lines = iter_lines_reverse(f, block_size=2)
+        first = next(lines)
+        w.write(b"three\n")
+        w.flush()
+        rest = list(lines)
+    assert [first] + rest == [(4, b"two"), (0, b"one")]
+
+
+def test_reverse_stops_quietly_when_the_file_shrinks(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"a" * 100 + b"\n" + b"b" * 100)
+    with open(str(path), "rb") as f:
+        lines = iter_lines_reverse(f, block_size=10)
+        next(lines, None)
+        os.truncate(str(path), 5)
+        assert list(lines) == []
+
+
+def test_giant_line_is_joined_once(tmp_path):
+    big = b"x" * (3 * 1024 * 1024 + 17)
+    data = b'{"a":1}\n' + big + b'\n{"b":2}'
+    assert backward(data, 4096) == forward(data)
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (b'{"a": 1}', {"a": 1}),
+        (b'  {"a": 1}\r', {"a": 1}),
+        (b"", None),
+        (b"   ", None),
+        (b"not json", None),
+        (b'{"a": ', None),
+        (b"null", None),
+        (b"[1, 2]", None),
+        (b'"text"', None),
+        (b"42", None),
+        (b'{"a": "\xff\xfe"}', {"a": "\ufffd\ufffd"}),
+        (b'\xef\xbb\xbf{"a": 1}', None),  # a BOM is not JSON whitespace
+        (b"[" * 100000 + b"]" * 100000, None),
+        (b'{"a": ' + b"[" * 100000 + b"]" * 100000 + b"}", None),
+        (b'{"a": NaN}', "nan"),
+        ('{"s": "\\ud83d"}', {"s": "\ud83d"}),
+    ],
+)
+def test_parse_object(raw, expected):
+    value = parse_object(raw)
+    if expected == "nan":
+        assert value is not None and value["a"] != value["a"]
+    else:
+        assert value == expected
+
+
+def test_open_regular_refuses_fifo_and_directory_without_blocking(tmp_path):
+    fifo = tmp_path / "x.jsonl"
+    os.mkfifo(str(fifo))
+    with pytest.raises(NotARegularFile):
+        open_regular(str(fifo))
+    with pytest.raises(NotARegularFile):
+        open_regular(str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        open_regular(str(tmp_path / "missing"))
+    assert try_open_regular(str(fifo)) is None
+    assert try_open_regular("bad\0path") is None
+
+
+def test_random_files_round_trip(tmp_path):
+    rnd = random.Random(7)
+    for i in range(30):
+        data = bytes(rnd.choice(b'{}"a:1\n\r\xff ') for _ in range(rnd.randint(0, 5000)))
+        path = tmp_path / ("f%d" % i)
+        path.write_bytes(data)
+        with open_regular(str(path)) as f:
+            back = list(iter_lines_reverse(f, block_size=rnd.randint(1, 300)))[::-1]
+        assert back == forward(data)
