@@ -66,10 +66,26 @@ def ensure_dir_within(root: str, directory: str) -> None:
             raise OutsideProject("refusing to write outside %s: %s" % (root, current))
 
 
+def file_mode(path: str) -> Optional[int]:
+    """The permission bits of ``path``, or None when it cannot be stat'ed."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def _new_file_mode() -> int:
+    # mkstemp creates 0600; a state file should get what open() would give it.
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError.
 
-    The temp file is removed on any failure, so none is ever left behind."""
+    The new file gets ``mode``, else the mode of the file it replaces, else the
+    umask's default. The temp file is removed on any failure, so none is left behind."""
     import tempfile  # only writers pay for it; the dump never writes
 
     directory = os.path.dirname(path)
@@ -78,8 +94,9 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if mode is None:
+            mode = file_mode(path)
+        os.chmod(tmp, _new_file_mode() if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -8,6 +8,8 @@ from typing import Any
 # joined into. \Z, not $, so a trailing newline is not let through.
 SAFE_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z"
 _SAFE_ID = re.compile(SAFE_ID_PATTERN)
+# The rule as a person reads it, for messages.
+SAFE_ID_SHOWN = SAFE_ID_PATTERN[: -len("\\Z")]
 
 
 def is_safe_id(value: Any) -> bool:

@@ -1,0 +1,112 @@
+"""``sessions`` and ``find``: list the store's sessions, resolve one by id or prefix."""
+
+import json
+import re
+import time
+from typing import List
+
+from termsprawl_context.cli._args import command_parser, parse
+from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context.store import paths
+from termsprawl_context.store import sessions as store_sessions
+
+# The table's title column is cut to this many characters so a row fits a terminal.
+TITLE_COLUMN_WIDTH = 72
+_TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
+# Control characters in a title would move the cursor or recolour the terminal.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _add_store_options(parser, project: bool) -> None:
+    if project:
+        parser.add_argument(
+            "--project", metavar="DIR", help="only the sessions run in this working directory"
+        )
+    parser.add_argument(
+        "--projects-dir",
+        metavar="DIR",
+        help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, "
+        "else ~/.claude/projects)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
+
+
+def human_size(size: int) -> str:
+    """``size`` bytes in a short human form: 512B, 1.5K, 12.3M, 2.0G."""
+    value = float(size)
+    for unit in ("B", "K", "M", "G"):
+        if value < 1024 or unit == "G":
+            return "%d%s" % (size, unit) if unit == "B" else "%.1f%s" % (value, unit)
+        value /= 1024
+    return "%dB" % size  # unreachable
+
+
+def _cell(text: str, width: int) -> str:
+    text = _CONTROL.sub("\ufffd", text)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def format_table(items: List[store_sessions.SessionInfo]) -> str:
+    """The sessions as an aligned table, one row each, oldest first."""
+    rows = [_TABLE_HEADER]
+    for info in items:
+        rows.append(
+            (
+                _cell(info.session_id, 40),
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime)),
+                human_size(info.size),
+                _cell(info.title, TITLE_COLUMN_WIDTH),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [
+        "  ".join([row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].rjust(widths[2]), row[3]]).rstrip()
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _json_line(info: store_sessions.SessionInfo) -> str:
+    return json.dumps(info.to_dict(), ensure_ascii=False) + "\n"
+
+
+def run_sessions(argv: List[str]) -> int:
+    parser = command_parser(
+        "sessions", "List the sessions in the harness's store, oldest first."
+    )
+    _add_store_options(parser, project=True)
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    projects_dir = paths.projects_dir(args.projects_dir)
+    found = store_sessions.scan_all_sessions(projects_dir, project=args.project)
+    if not found:
+        where = (
+            store_sessions.project_store_dir(projects_dir, args.project)
+            if args.project and projects_dir
+            else projects_dir
+        )
+        error_line("no sessions found in %s" % (where or "the store (no home directory)"))
+        return 0
+    if args.json:
+        write_out("".join(_json_line(info) for info in found))
+    else:
+        write_out(format_table(found))
+    return 0
+
+
+def run_find(argv: List[str]) -> int:
+    parser = command_parser(
+        "find", "Print the id and transcript path of the one session whose id is or starts with ID."
+    )
+    parser.add_argument("id", metavar="ID", help="a session id or a unique prefix of one")
+    _add_store_options(parser, project=False)
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    info = store_sessions.find_session(args.id, paths.projects_dir(args.projects_dir))
+    if args.json:
+        write_out(_json_line(info))
+    else:
+        write_out("%s\t%s\n" % (info.session_id, info.transcript_path))
+    return 0

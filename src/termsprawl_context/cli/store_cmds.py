@@ -1,0 +1,129 @@
+"""``locate``, ``assemble``, ``assemble-file`` and ``fresh``: argv in, one library call,
+output out. Refusals (exit 1) and usage errors (exit 2) are raised for ``main``."""
+
+import sys
+from typing import List
+
+from termsprawl_context.cli._args import command_parser, parse
+from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context.errors import UsageError
+
+_PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
+
+
+def _parser(command: str, description: str):
+    parser = command_parser(command, description)
+    # Exact option names only: "--allow" must not quietly mean --allow-in-progress.
+    parser.allow_abbrev = False
+    return parser
+
+
+def _require(value: str, command: str, name: str) -> str:
+    if not value:
+        raise UsageError("%s: %s must not be empty" % (command, name))
+    return value
+
+
+def _projects(explicit):
+    from termsprawl_context.store import paths
+
+    return paths.projects_dir(explicit)
+
+
+class _TextSink:
+    """Bytes onto a text-only stdout (one replaced by a test harness)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self._stream.write(data.decode("utf-8", "replace"))
+
+
+def _stdout_buffer():
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if buffer is not None else _TextSink(sys.stdout)
+
+
+def run_locate(argv: List[str]) -> int:
+    parser = _parser(
+        "locate",
+        "Print the canonical transcript holding a session or message uuid: among "
+        "<projects>/*/*.jsonl that hold it (file name or a line's uuid), the one with the "
+        "latest timestamp. Exit 1 if none does.",
+    )
+    parser.add_argument("uuid")
+    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    uuid = _require(args.uuid, "locate", "uuid")
+    from termsprawl_context.store.locate import locate_or_refuse
+
+    path = locate_or_refuse(uuid, _projects(args.projects_dir), sys.stderr)
+    write_out(path + "\n")
+    return 0
+
+
+def run_assemble(argv: List[str]) -> int:
+    parser = _parser(
+        "assemble",
+        "Locate the canonical transcript of a uuid and print its messages (lines with a "
+        "non-null uuid), deduplicated keep-last, ordered by (timestamp, first seen), as "
+        "their original lines.",
+    )
+    parser.add_argument("uuid")
+    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    uuid = _require(args.uuid, "assemble", "uuid")
+    from termsprawl_context.store.assemble import assemble
+
+    assemble(uuid, _projects(args.projects_dir), _stdout_buffer(), sys.stderr)
+    sys.stdout.flush()
+    return 0
+
+
+def run_assemble_file(argv: List[str]) -> int:
+    parser = _parser(
+        "assemble-file",
+        "Print the messages of exactly this transcript file, as assemble does (no "
+        "locate). Exit 1 if it is not a readable regular file.",
+    )
+    parser.add_argument("path")
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    path = _require(args.path, "assemble-file", "path")
+    from termsprawl_context.store.assemble import assemble_file
+
+    assemble_file(path, _stdout_buffer(), sys.stderr)
+    sys.stdout.flush()
+    return 0
+
+
+def run_fresh(argv: List[str]) -> int:
+    parser = _parser(
+        "fresh",
+        "Decline a transcript written to in the last 60 seconds: exit 9 with a warning; "
+        "exit 0 if older (silent) or with --allow-in-progress (a note); exit 1 if it is "
+        "not a regular file.",
+    )
+    parser.add_argument("path")
+    parser.add_argument(
+        "--allow-in-progress",
+        action="store_true",
+        help="read it anyway (the PreCompact capture path): a note instead of exit 9",
+    )
+    args = parse(parser, argv)
+    if args is None:
+        return 0
+    path = _require(args.path, "fresh", "path")
+    from termsprawl_context.store.freshness import check_fresh
+
+    code, message = check_fresh(path, args.allow_in_progress)
+    if message is not None:
+        error_line(message)
+    return code

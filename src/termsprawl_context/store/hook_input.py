@@ -1,0 +1,224 @@
+"""A Claude Code hook payload (JSON on stdin), read with a size bound and validated.
+
+The payload names a session id and a transcript path that later become file names and
+files to read, so both are checked before anything trusts them: the id is made of safe
+characters, the path is absolute, has no ``..`` and lies inside the store (symlinks
+resolved). Every failure is a named refusal with the seed's message, never a traceback.
+"""
+
+import json
+import os
+import re
+from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
+
+from termsprawl_context.errors import Refusal
+from termsprawl_context.store.paths import CONFIG_DIR_ENV
+
+# The seed reads at most this much (its line-size limit); more is refused, not cut.
+HOOK_INPUT_MAX_BYTES = 10 * 1024 * 1024
+_READ_CHUNK = 1 << 16
+
+# Session ids become file names: letters, digits, hyphen, underscore only. fullmatch,
+# because Python's "$" would also accept a trailing newline.
+_SAFE_SESSION_ID = re.compile(r"[a-zA-Z0-9\-_]+")
+
+# The payload fields read as strings; any other JSON type there is refused.
+_STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source")
+
+
+class HookInputError(Refusal):
+    """The hook payload cannot be used; the message says why."""
+
+
+class HookInputTooLarge(HookInputError):
+    def __init__(self) -> None:
+        super().__init__(
+            "failed to read hook input: larger than %d bytes (10 MiB)" % HOOK_INPUT_MAX_BYTES
+        )
+
+
+class HookInputParseError(HookInputError):
+    def __init__(self, reason: str) -> None:
+        super().__init__("failed to parse hook input: %s" % reason)
+
+
+class MissingSessionId(HookInputError):
+    def __init__(self) -> None:
+        super().__init__("session_id is required")
+
+
+class InvalidSessionId(HookInputError):
+    def __init__(self) -> None:
+        super().__init__(
+            "invalid session_id: must contain only alphanumeric, hyphen, or underscore characters"
+        )
+
+
+class MissingTranscriptPath(HookInputError):
+    def __init__(self) -> None:
+        super().__init__("transcript_path is required")
+
+
+class InvalidTranscriptPath(HookInputError):
+    def __init__(self, reason: str) -> None:
+        super().__init__("invalid transcript_path: %s" % reason)
+        self.reason = reason
+
+
+class HookInput(NamedTuple):
+    session_id: str
+    transcript_path: str
+    cwd: str
+    hook_event_name: str
+    source: str
+    raw: Dict[str, Any]
+
+
+def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
+    """All of ``stream`` if it holds at most ``limit`` bytes; reads at most ``limit + 1``
+    bytes and raises ``HookInputTooLarge`` when that many came."""
+    chunks: List[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        if isinstance(chunk, str):  # a text stream handed in by mistake
+            chunk = chunk.encode("utf-8", "surrogateescape")
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:
+        raise HookInputTooLarge()
+    return b"".join(chunks)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError("invalid JSON value %s" % name)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "string" if isinstance(value, str) else "null"
+
+
+def parse_payload(data: bytes) -> Dict[str, Any]:
+    """The payload as a dict whose string fields are strings (null reads as "")."""
+    try:
+        # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
+        value = json.loads(data.decode("utf-8", "replace"), parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise HookInputParseError(str(exc)) from None
+    except RecursionError:
+        raise HookInputParseError("JSON nested too deeply") from None
+    if not isinstance(value, dict):
+        raise HookInputParseError("expected a JSON object, got %s" % _json_type(value))
+    for key in _STRING_FIELDS:
+        field = value.get(key)
+        if field is not None and not isinstance(field, str):
+            raise HookInputParseError("%s must be a string, not %s" % (key, _json_type(field)))
+    return value
+
+
+def _has_dot_dot(path: str) -> bool:
+    parts = re.split(r"[/\\]" if os.sep == "\\" else "/", path)
+    return ".." in parts
+
+
+def _clean(path: str) -> str:
+    cleaned = os.path.normpath(path)
+    if cleaned.startswith("//"):
+        cleaned = "/" + cleaned.lstrip("/")  # POSIX keeps "//"; Go's Clean does not
+    return cleaned
+
+
+def _is_under(path: str, root: str) -> bool:
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(prefix)
+
+
+def _real(path: str) -> str:
+    """``path`` with every symlink among its existing parts resolved; parts that do not
+    exist yet are kept as written (a fresh session's folder may not exist when the hook
+    fires), so a missing file under a symlinked folder is still judged where it lands."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return _clean(path)
+
+
+def allowed_roots(projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> List[str]:
+    """Where a transcript may lie: the projects dir, plus ``$CLAUDE_CONFIG_DIR`` itself
+    when it is set (the seed's legacy root)."""
+    env = os.environ if environ is None else environ
+    roots = [projects_dir] if projects_dir else []
+    config = (env.get(CONFIG_DIR_ENV) or "").strip()
+    if config:
+        roots.append(config)
+    return roots
+
+
+def validate_transcript_path(
+    path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None
+) -> None:
+    """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
+    inside an allowed root once symlinks are resolved on both sides."""
+    if not os.path.isabs(path):
+        raise InvalidTranscriptPath("must be an absolute path")
+    # Checked on the path as given: after cleaning, an absolute path never holds "..",
+    # so the seed's check could not fire; a payload that spells one out is refused.
+    if _has_dot_dot(path):
+        raise InvalidTranscriptPath("must not contain '..' components")
+    if "\0" in path:
+        raise InvalidTranscriptPath("must not contain NUL characters")
+    resolved = _real(_clean(path))
+    for root in allowed_roots(projects_dir, environ):
+        if _is_under(resolved, _real(_clean(root))):
+            return
+    if projects_dir:
+        raise InvalidTranscriptPath("must be under Claude projects directory (%s)" % projects_dir)
+    raise InvalidTranscriptPath("must be under Claude projects directory")
+
+
+def parse_hook_input(
+    data: bytes, projects_dir: str, environ: Optional[Mapping[str, str]] = None
+) -> HookInput:
+    """Validate a payload already read: the seed's checks, in the seed's order."""
+    payload = parse_payload(data)
+    session_id = payload.get("session_id") or ""
+    if not session_id:
+        raise MissingSessionId()
+    if _SAFE_SESSION_ID.fullmatch(session_id) is None:
+        raise InvalidSessionId()
+    transcript_path = payload.get("transcript_path") or ""
+    if not transcript_path:
+        raise MissingTranscriptPath()
+    validate_transcript_path(transcript_path, projects_dir, environ)
+    return HookInput(
+        session_id=session_id,
+        transcript_path=transcript_path,
+        cwd=payload.get("cwd") or "",
+        hook_event_name=payload.get("hook_event_name") or "",
+        source=payload.get("source") or "",
+        raw=payload,
+    )
+
+
+def read_hook_input(
+    stream: BinaryIO, projects_dir: str, environ: Optional[Mapping[str, str]] = None
+) -> HookInput:
+    """Read a hook payload (at most ``HOOK_INPUT_MAX_BYTES``) from ``stream`` and
+    validate it. Raises a ``HookInputError`` subclass with the seed's message."""
+    try:
+        data = read_limited(stream)
+    except HookInputError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise HookInputError("failed to read hook input: %s" % exc) from None
+    return parse_hook_input(data, projects_dir, environ)

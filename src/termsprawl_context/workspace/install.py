@@ -1,0 +1,386 @@
+"""Standalone use: put the command into a project, and record sessions without the app.
+
+The desktop app records each node's transcript path and plants the discovery markers;
+without it nothing ever writes the index and the dump prints nothing. ``init_project``
+installs what the markers point at (the running one-file artifact, copied to
+``.termsprawl/bin/termsprawl-context``), plants the markers, keeps the personal index out
+of version control and, optionally, registers a Claude Code ``SessionStart`` hook;
+``record_from_hook`` is what that hook runs: it records the session's transcript path
+for the node named by ``TERMSPRAWL_NODE_ID``.
+
+Every write is atomic and inside the project. An existing settings file is merged into,
+never replaced, and left untouched when it cannot be understood.
+"""
+
+import json
+import os
+import zipfile
+from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
+
+from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.workspace.ids import SAFE_ID_SHOWN
+from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR, TRANSCRIPTS_DIR, dump_json, file_mode, read_small_file, write_atomic
+
+COMMAND_NAME = "termsprawl-context"
+INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
+COMMAND_MODE = 0o755
+# Files a person may commit or share get the usual mode, not mkstemp's 0600.
+# The artifact is a few hundred KB; anything this large is not it.
+MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
+
+GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
+IGNORED_ENTRY = TRANSCRIPTS_DIR + "/"
+GITIGNORE_COMMENT = "# termsprawl: transcript index entries are absolute, personal paths"
+# Lines that already keep the index folder out of git, in the spellings people use.
+_IGNORING_LINES = frozenset(
+    pattern % TRANSCRIPTS_DIR for pattern in ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
+)
+
+SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
+HOOK_EVENT = "SessionStart"
+HOOK_COMMAND = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
+HOOK_TIMEOUT = 10
+HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
+
+NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
+PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"
+
+BUILD_HINT = (
+    "build it with `python3 build_zipapp.py` (writes dist/termsprawl-context.pyz) or copy "
+    "dist/termsprawl-context.pyz from the repository, then run `python3 termsprawl-context.pyz init`"
+)
+
+# Step outcomes, as printed.
+WRITTEN = "written"
+UNCHANGED = "unchanged"
+FAILED = "failed"
+SKIPPED = "skipped"
+
+
+class NotFromArtifact(Refusal):
+    """init copies the running one-file artifact; a source checkout has none to copy."""
+
+    def __init__(self) -> None:
+        super().__init__("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
+
+
+class ProjectMissing(NotFound):
+    def __init__(self, cwd: str) -> None:
+        super().__init__("init: no such directory: %s" % cwd)
+
+
+class SettingsUnusable(Refusal):
+    """The existing settings file cannot be merged into; it is left untouched."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            "init: %s %s; it was left untouched (fix it, or add the %s hook `%s` yourself)"
+            % (path, reason, HOOK_EVENT, HOOK_COMMAND)
+        )
+
+
+class Step(NamedTuple):
+    what: str  # "command", "discovery", "gitignore", "hook"
+    path: str  # relative to the project
+    outcome: str  # WRITTEN, UNCHANGED, FAILED or SKIPPED
+    detail: str = ""
+
+
+class InitReport(NamedTuple):
+    cwd: str
+    artifact: str
+    hook: bool
+    steps: List[Step]
+
+    @property
+    def ok(self) -> bool:
+        return all(step.outcome not in (FAILED, SKIPPED) for step in self.steps)
+
+
+# --- the artifact ---------------------------------------------------------------------------
+
+
+def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
+    """The one-file artifact this code runs from, or None.
+
+    Run from a zip, a module's ``__file__`` lies inside it
+    (``/x/termsprawl-context.pyz/site-packages/termsprawl_context/__init__.py``): the
+    nearest ancestor that is a regular file is the artifact."""
+    if module_file is None:
+        import termsprawl_context
+
+        module_file = termsprawl_context.__file__ or ""
+    current = os.path.dirname(os.path.abspath(module_file))
+    while True:
+        if os.path.isfile(current):
+            return current if zipfile.is_zipfile(current) else None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def install_command(cwd: str, artifact: str) -> Step:
+    """Copy ``artifact`` to ``.termsprawl/bin/termsprawl-context`` (0755), atomically,
+    only when the bytes or the mode differ."""
+    target = os.path.join(cwd, INSTALLED_COMMAND)
+    data = read_small_file(artifact, MAX_ARTIFACT_BYTES)
+    if data is None:
+        return Step("command", INSTALLED_COMMAND, FAILED, "cannot read %s" % artifact)
+    if read_small_file(target, MAX_ARTIFACT_BYTES) == data and file_mode(target) == COMMAND_MODE:
+        return Step("command", INSTALLED_COMMAND, UNCHANGED, "same as %s" % artifact)
+    try:
+        write_atomic(cwd, target, data, mode=COMMAND_MODE)
+    except OSError as exc:
+        return Step("command", INSTALLED_COMMAND, FAILED, exc.strerror or str(exc))
+    return Step("command", INSTALLED_COMMAND, WRITTEN, "copied from %s" % artifact)
+
+
+# --- discovery markers ----------------------------------------------------------------------
+
+
+def plant_discovery(cwd: str) -> List[Step]:
+    """Plant or refresh the discovery markers; one step per marker file."""
+    from termsprawl_context.workspace.discovery import AGENTS_FILE, SKILL_FILE, ensure_context_discovery
+
+    relatives = (AGENTS_FILE, SKILL_FILE)
+    before = [read_small_file(os.path.join(cwd, r)) for r in relatives]
+    ensure_context_discovery(cwd)
+    steps = []
+    for relative, old in zip(relatives, before):
+        new = read_small_file(os.path.join(cwd, relative))
+        if new is None:
+            steps.append(Step("discovery", relative, FAILED, "could not be written"))
+        else:
+            steps.append(Step("discovery", relative, UNCHANGED if new == old else WRITTEN))
+    return steps
+
+
+# --- .termsprawl/.gitignore -----------------------------------------------------------------
+
+
+def merge_gitignore(content: str) -> str:
+    """``content`` with the index folder ignored; unchanged when a line already does."""
+    if any(line.strip() in _IGNORING_LINES for line in content.splitlines()):
+        return content
+    if content and not content.endswith("\n"):
+        content += "\n"
+    return content + GITIGNORE_COMMENT + "\n" + IGNORED_ENTRY + "\n"
+
+
+def ensure_gitignore(cwd: str) -> Step:
+    path = os.path.join(cwd, GITIGNORE_FILE)
+    data = read_small_file(path)
+    if data is None and os.path.lexists(path):
+        return Step("gitignore", GITIGNORE_FILE, FAILED, "exists but is not a readable regular file")
+    current = data.decode("utf-8", "surrogateescape") if data is not None else ""
+    wanted = merge_gitignore(current)
+    if data is not None and wanted == current:
+        return Step("gitignore", GITIGNORE_FILE, UNCHANGED, "already ignores %s" % IGNORED_ENTRY)
+    try:
+        write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
+    except OSError as exc:
+        return Step("gitignore", GITIGNORE_FILE, FAILED, exc.strerror or str(exc))
+    return Step("gitignore", GITIGNORE_FILE, WRITTEN, "ignores %s" % IGNORED_ENTRY)
+
+
+# --- .claude/settings.local.json ------------------------------------------------------------
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _reject_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON; re-dumping them would write an invalid file.
+    raise ValueError("%s is not valid JSON" % name)
+
+
+def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
+    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SettingsUnusable(shown, "is not UTF-8 text") from None
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
+    if not isinstance(value, dict):
+        raise SettingsUnusable(shown, "holds a JSON %s, not an object" % _json_type(value))
+    return value
+
+
+def has_our_hook(entries: List[Any]) -> bool:
+    """Some SessionStart entry already runs our command (whatever its matcher or timeout)."""
+    for entry in entries:
+        hooks = entry.get("hooks") if isinstance(entry, dict) else None
+        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") == HOOK_COMMAND for h in hooks):
+            return True
+    return False
+
+
+def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
+    """``settings`` with our SessionStart hook added, or None when it is already there.
+
+    Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
+    not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % _json_type(hooks))
+    entries = hooks.get(HOOK_EVENT, [])
+    if not isinstance(entries, list):
+        raise SettingsUnusable(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, _json_type(entries)))
+    if has_our_hook(entries):
+        return None
+    merged_hooks = dict(hooks)
+    merged_hooks[HOOK_EVENT] = list(entries) + [json.loads(json.dumps(HOOK_ENTRY))]
+    merged = dict(settings)
+    merged["hooks"] = merged_hooks
+    return merged
+
+
+def load_settings(cwd: str) -> Dict[str, Any]:
+    """The project's local settings ({} when absent).
+
+    Raises SettingsUnusable for a file that cannot be read or understood, or is a
+    symbolic link (rewriting it would replace the link with a copy)."""
+    path = os.path.join(cwd, SETTINGS_FILE)
+    if not os.path.lexists(path):
+        return {}
+    if os.path.islink(path):
+        raise SettingsUnusable(SETTINGS_FILE, "is a symbolic link")
+    data = read_small_file(path)
+    if data is None:
+        raise SettingsUnusable(SETTINGS_FILE, "cannot be read (not a readable regular file)")
+    return parse_settings(data, SETTINGS_FILE)
+
+
+def register_hook(cwd: str, merged: Optional[Dict[str, Any]]) -> Step:
+    if merged is None:
+        return Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
+    try:
+        write_atomic(cwd, os.path.join(cwd, SETTINGS_FILE), dump_json(merged))
+    except (OSError, ValueError) as exc:
+        return Step("hook", SETTINGS_FILE, FAILED, getattr(exc, "strerror", None) or str(exc))
+    return Step("hook", SETTINGS_FILE, WRITTEN, "%s runs `%s`" % (HOOK_EVENT, HOOK_COMMAND))
+
+
+# --- init -----------------------------------------------------------------------------------
+
+
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitReport:
+    """Install the command, markers, .gitignore and (with ``hook``) the SessionStart hook.
+
+    Refuses before writing anything when there is no artifact to copy, the directory
+    is missing, or the settings file cannot be merged into. A step that fails is
+    reported as FAILED; the hook is not registered (SKIPPED) unless the command it runs
+    is in place."""
+    if not artifact:
+        raise NotFromArtifact()
+    if not os.path.isdir(cwd):
+        raise ProjectMissing(cwd)
+    merged = merge_hook_settings(load_settings(cwd)) if hook else None
+    steps = [install_command(cwd, artifact)]
+    steps.extend(plant_discovery(cwd))
+    steps.append(ensure_gitignore(cwd))
+    if hook:
+        if steps[0].outcome == FAILED:
+            steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
+        else:
+            steps.append(register_hook(cwd, merged))
+    return InitReport(cwd, artifact, hook, steps)
+
+
+# --- the hook -------------------------------------------------------------------------------
+
+
+class HookRefused(Refusal):
+    """The hook recorded nothing; the message says why (the hook still exits 0)."""
+
+
+class NodeIdMissing(HookRefused):
+    def __init__(self) -> None:
+        super().__init__("%s is not set; nothing recorded (start the agent with %s=<node>)" % (NODE_ID_ENV, NODE_ID_ENV))
+
+
+class NodeIdUnsafe(HookRefused):
+    def __init__(self, value: str) -> None:
+        super().__init__(
+            "%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN)
+        )
+
+
+class NoProject(HookRefused):
+    def __init__(self, detail: str) -> None:
+        super().__init__("no project directory: %s; nothing recorded" % detail)
+
+
+class IndexNotWritten(HookRefused):
+    def __init__(self, cwd: str, node_id: str) -> None:
+        super().__init__("could not write %s under %s; nothing recorded" % (
+            os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd))
+
+
+class HookRecord(NamedTuple):
+    project: str
+    node_id: str
+    reported: str  # the transcript path the payload named
+    recorded: str  # what the index now holds (differs when the record was relocated)
+    changed: bool  # False when the index already held it
+
+
+def hook_project(explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str) -> str:
+    """``--cwd``, else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``; must be a directory."""
+    for candidate, named in ((explicit, "--cwd"), (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
+                             (payload_cwd, "the payload's cwd")):
+        if candidate:
+            if not os.path.isdir(candidate):
+                raise NoProject("%s %s is not a directory" % (named, candidate))
+            return candidate
+    raise NoProject("give --cwd, or set $%s" % PROJECT_DIR_ENV)
+
+
+def record_from_hook(
+    stream: BinaryIO,
+    environ: Mapping[str, str],
+    cwd: Optional[str] = None,
+    projects: Optional[str] = None,
+) -> HookRecord:
+    """Read a hook payload from ``stream`` and record its transcript for the node.
+
+    The path recorded is where the session's record really is (``relocate_record``: a
+    session resumed from another directory is reported where no file exists), then the
+    discovery markers are refreshed. Raises a Refusal (a HookInputError or a
+    HookRefused) when nothing was recorded."""
+    from termsprawl_context.store.hook_input import read_hook_input
+    from termsprawl_context.store.identity import relocate_record
+    from termsprawl_context.store.paths import projects_dir
+    from termsprawl_context.workspace.discovery import ensure_context_discovery
+    from termsprawl_context.workspace.ids import is_safe_id
+    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path
+
+    store = projects_dir(projects, environ)
+    payload = read_hook_input(stream, store, environ)
+    node_id = environ.get(NODE_ID_ENV)
+    if not node_id:
+        raise NodeIdMissing()
+    if not is_safe_id(node_id):
+        raise NodeIdUnsafe(node_id)
+    project = hook_project(cwd, environ, payload.cwd)
+    recorded = relocate_record(store, payload.transcript_path, payload.source)
+    changed = read_transcript_path(project, node_id) != recorded
+    if changed and not record_transcript_path(project, node_id, recorded):
+        raise IndexNotWritten(project, node_id)
+    ensure_context_discovery(project)
+    return HookRecord(project, node_id, payload.transcript_path, recorded, changed)

@@ -1,0 +1,432 @@
+"""assemble / assemble-file: the seed's pipeline, checked against an in-memory oracle."""
+
+import io
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from conftest import corpus_files
+from termsprawl_context.store import assemble as assemble_mod
+from termsprawl_context.store.assemble import (
+    SIDECHAIN_BEGINS,
+    SIDECHAIN_ENDS,
+    TranscriptFileNotFound,
+    TranscriptUnreadable,
+    TranscriptVanished,
+    assemble,
+    assemble_file,
+)
+from termsprawl_context.store.locate import SessionNotFound
+
+PREFIX = "termsprawl-context: "
+
+
+# --- the oracle: the seed's algorithm, whole file in memory ------------------------------
+
+
+def _freeze(value):
+    # The seed keyed a dict by the raw uuid value (and crashed on arrays and objects);
+    # compare those by value instead.
+    if isinstance(value, list):
+        return ("[]", tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return ("{}", frozenset((k, _freeze(v)) for k, v in value.items()))
+    return value
+
+
+def oracle(data):
+    """(lines printed, stderr sidechain notes) exactly as the seed's assemble: lines end
+    at b"\\n", text is UTF-8 with U+FFFD, each line stripped and json-parsed."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    by_uuid = {}
+    idx = -1
+    for raw in lines:
+        text = raw.decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(obj, dict):
+            continue
+        uuid = obj.get("uuid")
+        if uuid is None:
+            continue
+        idx += 1
+        ts = obj.get("timestamp")
+        if not isinstance(ts, str):
+            ts = ""
+        key = _freeze(uuid)
+        if key in by_uuid:
+            by_uuid[key][0] = ts
+            by_uuid[key][2] = text
+            by_uuid[key][3] = bool(obj.get("isSidechain"))
+        else:
+            by_uuid[key] = [ts, idx, text, bool(obj.get("isSidechain"))]
+    ordered = sorted(by_uuid.values(), key=lambda rec: (rec[0], rec[1]))
+    notes = []
+    inside = False
+    for rec in ordered:
+        if rec[3] and not inside:
+            inside = True
+            notes.append(PREFIX + SIDECHAIN_BEGINS + "\n")
+        elif not rec[3] and inside:
+            inside = False
+            notes.append(PREFIX + SIDECHAIN_ENDS + "\n")
+    return [rec[2].encode("utf-8") for rec in ordered], notes
+
+
+def run_file(path):
+    out, err = io.BytesIO(), io.StringIO()
+    count = assemble_file(str(path), out, err)
+    printed = out.getvalue().split(b"\n")
+    assert printed.pop() == b""
+    assert count == len(printed)
+    return printed, err.getvalue()
+
+
+def write_lines(path, objs, tail=b""):
+    path.write_bytes(b"".join(json.dumps(o).encode() + b"\n" for o in objs) + tail)
+    return path
+
+
+def msg(uuid, ts, **extra):
+    obj = {"type": "user", "uuid": uuid, "timestamp": ts, "sessionId": "s"}
+    obj.update(extra)
+    return obj
+
+
+# --- the reference's table -----------------------------------------------------------------
+
+
+def test_truncated_final_line_is_dropped(tmp_path):
+    sid = "3f1c2d4e-0000-4000-8000-000000000001"
+    objs = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid,
+         "timestamp": "2026-07-03T10:00:00.000Z", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "sessionId": sid,
+         "timestamp": "2026-07-03T10:00:05.000Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "text", "text": "reading"},
+             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}}]}},
+        {"type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": sid,
+         "timestamp": "2026-07-03T10:00:10.000Z", "toolUseResult": "x" * 2048,
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}},
+        {"type": "assistant", "uuid": "u4", "parentUuid": "u3", "sessionId": sid,
+         "timestamp": "2026-07-03T10:00:15.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]}},
+    ]
+    path = write_lines(tmp_path / (sid + ".jsonl"), objs, b'{"uuid":"u5","timestamp":"2026-07-03T10:00:2')
+    printed, err = run_file(path)
+    assert len(printed) == 4
+    assert any(b'"u1"' in line for line in printed)
+    assert not any(b"u5" in line for line in printed)
+    assert err == ""
+
+
+def test_missing_file_is_not_found(tmp_path):
+    with pytest.raises(TranscriptFileNotFound) as caught:
+        assemble_file(str(tmp_path / "missing.jsonl"), io.BytesIO(), io.StringIO())
+    assert caught.value.exit_code == 1
+    assert caught.value.message == "transcript file not found: %s" % (tmp_path / "missing.jsonl")
+
+
+def test_a_directory_or_fifo_is_not_a_transcript(tmp_path):
+    os.mkfifo(str(tmp_path / "fifo.jsonl"))  # would block forever if opened plainly
+    (tmp_path / "dir.jsonl").mkdir()
+    for name in ("fifo.jsonl", "dir.jsonl"):
+        with pytest.raises(TranscriptFileNotFound):
+            assemble_file(str(tmp_path / name), io.BytesIO(), io.StringIO())
+
+
+# --- the pipeline, rule by rule ------------------------------------------------------------
+
+
+def test_dedup_keeps_the_last_copy_at_the_first_position(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [
+        msg("a", "2026-01-01T00:00:01Z", v=1),
+        msg("b", "2026-01-01T00:00:01Z"),
+        msg("c", "2026-01-01T00:00:00Z"),
+        msg("a", "2026-01-01T00:00:01Z", v=2),  # same ts: stays before b (first seen)
+        msg("c", "2026-01-01T00:00:05Z", v=2),  # later ts: moves to the end
+    ])
+    printed, _ = run_file(path)
+    assert [json.loads(line)["uuid"] for line in printed] == ["a", "b", "c"]
+    assert json.loads(printed[0])["v"] == 2
+    assert json.loads(printed[2])["v"] == 2
+
+
+def test_missing_and_odd_timestamps_sort_first_and_bookkeeping_drops(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [
+        {"type": "summary", "summary": "s", "leafUuid": "x"},
+        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"timestamp": "0"}},
+        {"type": "permission-mode", "uuid": None, "timestamp": "0"},
+        msg("late", "2026-01-02T00:00:00Z"),
+        {"type": "user", "uuid": "nots"},
+        msg("numts", 5),
+        msg("", "2026-01-01T00:00:00Z"),
+        msg(0, "2026-01-01T00:00:00Z"),
+    ])
+    printed, _ = run_file(path)
+    uuids = [json.loads(line)["uuid"] for line in printed]
+    assert uuids == ["nots", "numts", "", 0, "late"]
+
+
+def test_lines_are_printed_as_they_were_only_trimmed(tmp_path):
+    lines = [
+        b'  {"uuid": "a",   "timestamp": "1", "k": [1, 2.50, "\\u00e9"]}\t\r',
+        b'\x1c\xc2\xa0{"uuid":"b","timestamp":"2"}\xc2\xa0',
+        b'{"uuid":"c","timestamp":"3","bad":"\xff\xfe"}',
+        b'\xef\xbb\xbf{"uuid":"bom","timestamp":"0"}',
+        b'{"uuid":"d","timestamp":"4"} ',
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    printed, _ = run_file(path)
+    assert printed == [
+        b'{"uuid": "a",   "timestamp": "1", "k": [1, 2.50, "\\u00e9"]}',
+        b'{"uuid":"b","timestamp":"2"}',
+        '{"uuid":"c","timestamp":"3","bad":"\ufffd\ufffd"}'.encode("utf-8"),
+        b'{"uuid":"d","timestamp":"4"}',
+    ]
+    assert printed == oracle(path.read_bytes())[0]
+
+
+def test_sidechain_spans_are_announced_and_passed_through(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [
+        msg("a", "1"),
+        msg("b", "2", isSidechain=True),
+        msg("c", "3", isSidechain=1),
+        msg("d", "4", isSidechain=False),
+        msg("e", "5", isSidechain=True),
+    ])
+    printed, err = run_file(path)
+    assert len(printed) == 5
+    assert err == (
+        "termsprawl-context: isSidechain span begins (passthrough; collapse is prepass)\n"
+        "termsprawl-context: isSidechain span ends\n"
+        "termsprawl-context: isSidechain span begins (passthrough; collapse is prepass)\n"
+    )
+
+
+def test_sidechain_flag_follows_the_kept_copy(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [msg("a", "1", isSidechain=True), msg("a", "1")])
+    assert run_file(path)[1] == ""
+
+
+def test_schema_drift_warning(tmp_path):
+    foreign = write_lines(tmp_path / "foreign.jsonl", [{"id": i} for i in range(60)])
+    printed, err = run_file(foreign)
+    assert printed == []
+    assert err == (
+        "termsprawl-context: WARNING \u2014 no known JSONL fields seen in first 50 lines of %s; "
+        "possible schema drift.\n" % foreign
+    )
+    assert run_file(foreign)[1] == ""  # once per path per process
+    junk = tmp_path / "junk.jsonl"
+    junk.write_bytes(b"not json\n\n[1]\n")
+    assert run_file(junk) == ([], "")  # nothing parsed: nothing to warn about
+
+
+def test_zero_messages_is_success(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert run_file(empty) == ([], "")
+
+
+def test_unhashable_uuids_do_not_raise(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [
+        msg([1, {"a": 2}], "2"), msg({"k": [1]}, "1"), msg([1, {"a": 2}], "3", v=2), msg(1, "0"), msg(True, "0"),
+    ])
+    printed, _ = run_file(path)
+    assert printed == oracle(path.read_bytes())[0]
+    assert len(printed) == 3
+
+
+def test_canonical_uuids_and_their_variants_stay_distinct(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [
+        msg(CANONICAL, "3"), msg(CANONICAL.upper(), "2"), msg(CANONICAL, "1", v=2), msg(CANONICAL[:-1] + "g", "0"),
+    ])
+    printed, _ = run_file(path)
+    assert printed == oracle(path.read_bytes())[0]
+    assert [json.loads(line)["uuid"] for line in printed] == [CANONICAL[:-1] + "g", CANONICAL, CANONICAL.upper()]
+
+
+def test_timestamps_sort_as_strings_whatever_they_hold(tmp_path):
+    stamps = ["\ue000", "\ud800", "\U0001F600", "\u00e9", "z", "", "2026", "\udfff\ud800"]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(msg("u%d" % i, ts)) + "\n" for i, ts in enumerate(stamps)))
+    printed, _ = run_file(path)
+    assert [json.loads(line)["timestamp"] for line in printed] == sorted(stamps)
+
+
+def test_a_file_changed_between_the_passes_is_unreadable(tmp_path, monkeypatch):
+    path = write_lines(tmp_path / "t.jsonl", [msg("a", "1"), msg("b", "2")])
+    real_order = assemble_mod._Timeline.order
+
+    def truncate_then_order(self):
+        with open(str(path), "r+b") as f:
+            f.truncate(10)
+        return real_order(self)
+
+    monkeypatch.setattr(assemble_mod._Timeline, "order", truncate_then_order)
+    with pytest.raises(TranscriptUnreadable) as caught:
+        assemble_file(str(path), io.BytesIO(), io.StringIO())
+    assert caught.value.exit_code == 1
+    assert caught.value.message.startswith("cannot read %s: " % path)
+
+
+def test_bytes_appended_during_the_read_are_not_mixed_in(tmp_path, monkeypatch):
+    path = write_lines(tmp_path / "t.jsonl", [msg("a", "2"), msg("b", "1")])
+    real_order = assemble_mod._Timeline.order
+
+    def append_then_order(self):
+        with open(str(path), "ab") as f:
+            f.write(json.dumps(msg("a", "0", v="new")).encode() + b"\n")
+        return real_order(self)
+
+    monkeypatch.setattr(assemble_mod._Timeline, "order", append_then_order)
+    out = io.BytesIO()
+    assert assemble_file(str(path), out, io.StringIO()) == 2
+    assert b"new" not in out.getvalue()
+
+
+def test_a_read_error_is_unreadable(tmp_path, monkeypatch):
+    path = write_lines(tmp_path / "t.jsonl", [msg("a", "1")])
+
+    def failing(*args, **kwargs):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(assemble_mod, "_read_at", failing)
+    with pytest.raises(TranscriptUnreadable) as caught:
+        assemble_file(str(path), io.BytesIO(), io.StringIO())
+    assert caught.value.message == "cannot read %s: [Errno 5] Input/output error" % path
+
+
+def test_a_write_error_is_not_reported_as_a_read_error(tmp_path):
+    path = write_lines(tmp_path / "t.jsonl", [msg("a", "1")])
+
+    class Closed(io.BytesIO):
+        def write(self, data):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(BrokenPipeError):
+        assemble_file(str(path), Closed(), io.StringIO())
+
+
+# --- assemble <uuid> ---------------------------------------------------------------------
+
+
+def test_assemble_locates_then_prints(tmp_path):
+    store = tmp_path / "projects"
+    (store / "p").mkdir(parents=True)
+    sid = "0d3b22c1-ba90-4fd3-b8d2-056ffc626725"
+    path = write_lines(store / "p" / (sid + ".jsonl"), [msg("b", "2"), msg("a", "1")])
+    out = io.BytesIO()
+    assert assemble(sid, str(store), out, io.StringIO()) == 2
+    assert out.getvalue() == b"".join(line + b"\n" for line in oracle(path.read_bytes())[0])
+    with pytest.raises(SessionNotFound) as caught:
+        assemble("absent", str(store), io.BytesIO(), io.StringIO())
+    assert caught.value.message == "uuid not found in any transcript: absent"
+
+
+def test_assemble_reports_a_located_file_that_vanished(tmp_path, monkeypatch):
+    gone = str(tmp_path / "gone.jsonl")
+    monkeypatch.setattr(assemble_mod, "locate_or_refuse", lambda uuid, projects, err=None: gone)
+    with pytest.raises(TranscriptVanished) as caught:
+        assemble("x", str(tmp_path), io.BytesIO(), io.StringIO())
+    assert caught.value.exit_code == 1
+    assert caught.value.message == "canonical file disappeared during read: %s" % gone
+
+
+# --- the corpus and fuzzing: identical to the oracle ----------------------------------------
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[-40:])
+def test_corpus_file_matches_the_oracle(path):
+    data = path.read_bytes()
+    printed, err = run_file(path)
+    expected, notes = oracle(data)
+    assert printed == expected
+    for note in notes:
+        assert note in err
+    keys = []
+    for line in printed:
+        obj = json.loads(line)
+        assert obj.get("uuid") is not None
+        ts = obj.get("timestamp")
+        keys.append(ts if isinstance(ts, str) else "")
+    uuids = [json.loads(line)["uuid"] for line in printed]
+    assert len(set(uuids)) == len(uuids)
+    assert keys == sorted(keys)
+
+
+def test_corpus_is_strictly_ordered_by_timestamp_then_first_seen(corpus):
+    for path in corpus:
+        first_seen = {}
+        for raw in path.read_bytes().split(b"\n"):
+            try:
+                obj = json.loads(raw.decode("utf-8", "replace").strip())
+            except ValueError:
+                continue
+            if isinstance(obj, dict) and obj.get("uuid") is not None:
+                first_seen.setdefault(obj["uuid"], len(first_seen))
+        printed, _ = run_file(path)
+        order = []
+        for line in printed:
+            obj = json.loads(line)
+            ts = obj.get("timestamp")
+            order.append((ts if isinstance(ts, str) else "", first_seen[obj["uuid"]]))
+        assert all(a < b for a, b in zip(order, order[1:])), path
+
+
+CANONICAL = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
+json_leaf = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(
+    ["a", "b", "", "1", "2", CANONICAL, CANONICAL.upper(), CANONICAL + " ", "\ud800", "\ue000", "\U0001F600", "\u00e9"]
+)
+line_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "uuid": json_leaf | st.lists(json_leaf, max_size=2),
+        "timestamp": json_leaf | st.sampled_from(["2026-01-01T00:00:00Z", "2026-01-01T00:00:01Z"]),
+        "isSidechain": json_leaf,
+        "type": st.sampled_from(["user", "assistant", "summary"]),
+        "x": st.text(max_size=5),
+    },
+)
+
+
+def encoded_line(obj, pad):
+    # A surrogate written raw is invalid UTF-8: that path is fuzzed too.
+    return pad[0] + json.dumps(obj, ensure_ascii=pad[2]).encode("utf-8", "surrogatepass") + pad[1]
+
+
+pads = st.tuples(
+    st.sampled_from([b"", b" ", b"\t", b"\xc2\xa0", b"\x1c", b"\xef\xbb\xbf"]),
+    st.sampled_from([b"", b" ", b"\r", b"\xc2\xa0", b"\xff"]),
+    st.booleans(),
+)
+raw_lines = st.one_of(
+    st.builds(encoded_line, line_objects, pads),
+    st.builds(lambda obj, cut: json.dumps(obj).encode()[:cut], line_objects, st.integers(0, 30)),
+    st.binary(max_size=40),
+    st.sampled_from([b"", b"[1]", b"null", b"{", b'{"uuid":"a"', b"// comment", b"[" * 3000]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(raw_lines, max_size=12), st.booleans())
+def test_fuzzed_files_match_the_oracle_and_never_raise(tmp_path, lines, final_newline):
+    data = b"\n".join(line.replace(b"\n", b" ") for line in lines) + (b"\n" if final_newline else b"")
+    data = data.replace(b"\\ud800", b"\\uD800")  # JSON escapes stand for surrogates either case
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(data)
+    printed, err = run_file(path)
+    expected, notes = oracle(data)
+    assert printed == expected
+    assert "".join(notes) == "".join(line + "\n" for line in err.splitlines() if "isSidechain" in line)

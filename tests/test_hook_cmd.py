@@ -1,0 +1,205 @@
+"""The hook: records a session's transcript for $TERMSPRAWL_NODE_ID; always exit 0, silent
+on success, one stderr line when it refuses, and nothing written then."""
+
+import io
+import json
+import os
+import stat
+
+import pytest
+
+from termsprawl_context.cli import main
+from termsprawl_context.workspace import install
+
+SID = "0f3c2a41-1111-4222-8333-444455556666"
+
+
+def snapshot(root):
+    found = {}
+    for directory, dirs, files in os.walk(str(root)):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            st = os.lstat(path)
+            body = None
+            if stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    body = f.read()
+            found[os.path.relpath(path, str(root))] = (stat.S_IFMT(st.st_mode), body, st.st_ino, st.st_mtime_ns)
+    return found
+
+
+class World(object):
+    """A project and a Claude config dir holding one session's record."""
+
+    def __init__(self, tmp_path):
+        self.project = tmp_path / "project"
+        self.project.mkdir()
+        self.config = tmp_path / "claude"
+        self.projects = self.config / "projects"
+        self.record = self.projects / "-project" / (SID + ".jsonl")
+        self.record.parent.mkdir(parents=True)
+        self.record.write_text(json.dumps({"type": "user", "sessionId": SID, "message": {"content": "hi"}}) + "\n")
+
+    def payload(self, **changes):
+        body = {"session_id": SID, "transcript_path": str(self.record), "cwd": str(self.project),
+                "hook_event_name": "SessionStart", "source": "startup"}
+        body.update(changes)
+        return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
+
+    def env(self, **changes):
+        env = {"CLAUDE_CONFIG_DIR": str(self.config), "CLAUDE_PROJECT_DIR": str(self.project),
+               "TERMSPRAWL_NODE_ID": "alice"}
+        env.update(changes)
+        return env
+
+    def index(self, node="alice"):
+        path = self.project / ".termsprawl" / "transcripts" / (node + ".json")
+        return json.loads(path.read_text()) if path.exists() else None
+
+
+@pytest.fixture
+def world(tmp_path):
+    return World(tmp_path)
+
+
+def assert_refused(done, words):
+    assert done.returncode == 0
+    assert done.stdout == b""
+    err = done.stderr.decode()
+    assert err.startswith("termsprawl-context: hook: ") and err.endswith("\n") and err.count("\n") == 1, err
+    assert words in err, err
+
+
+def test_records_silently_and_plants_discovery(world, run_pyz):
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload())
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert world.index() == {"version": 1, "path": str(world.record)}
+    assert (world.project / ".termsprawl" / "AGENTS.md").is_file()
+    assert (world.project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md").is_file()
+    before = snapshot(world.project)
+    again = run_pyz(["hook"], env=world.env(), stdin=world.payload(source="resume"))
+    assert (again.returncode, again.stdout, again.stderr) == (0, b"", b"")
+    assert snapshot(world.project) == before  # the same path is not rewritten
+
+
+REFUSALS = [
+    ("unsafe node id", dict(env={"TERMSPRAWL_NODE_ID": "../x"}), "is not a safe node id"),
+    ("node id with a space", dict(env={"TERMSPRAWL_NODE_ID": "bad id"}), "is not a safe node id"),
+    ("node id missing", dict(env={"TERMSPRAWL_NODE_ID": None}), "TERMSPRAWL_NODE_ID is not set"),
+    ("node id empty", dict(env={"TERMSPRAWL_NODE_ID": ""}), "TERMSPRAWL_NODE_ID is not set"),
+    ("traversal", dict(payload={"transcript_path": "{projects}/../../../etc/passwd"}), "must not contain '..'"),
+    ("relative path", dict(payload={"transcript_path": "projects/-project/x.jsonl"}), "must be an absolute path"),
+    ("outside the store", dict(payload={"transcript_path": "/tmp/evil.jsonl"}), "must be under Claude projects"),
+    ("invalid JSON", dict(stdin=b"not json"), "failed to parse hook input"),
+    ("empty stdin", dict(stdin=b""), "failed to parse hook input"),
+    ("not an object", dict(stdin=b"[1]"), "failed to parse hook input"),
+    ("no session id", dict(payload={"session_id": None}), "session_id is required"),
+    ("no transcript path", dict(payload={"transcript_path": ""}), "transcript_path is required"),
+    ("usage error", dict(args=["--bogus"]), "hook: unrecognized arguments: --bogus"),
+    ("project missing", dict(args=["--cwd", "{project}/absent"]), "is not a directory"),
+    ("no project at all", dict(env={"CLAUDE_PROJECT_DIR": None}, payload={"cwd": None}), "no project directory"),
+]
+
+
+@pytest.mark.parametrize("name, case, words", REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_refusals_exit_0_and_write_nothing(world, run_pyz, name, case, words):
+    names = {"projects": str(world.projects), "project": str(world.project)}
+    payload = {k: (v.format(**names) if isinstance(v, str) else v) for k, v in case.get("payload", {}).items()}
+    stdin = case.get("stdin", world.payload(**payload))
+    args = [a.format(**names) for a in case.get("args", [])]
+    before = snapshot(world.project)
+    store_before = snapshot(world.config)
+    done = run_pyz(["hook"] + args, env=world.env(**case.get("env", {})), stdin=stdin)
+    assert_refused(done, words)
+    assert snapshot(world.project) == before
+    assert snapshot(world.config) == store_before
+
+
+def test_unwritable_index_is_reported_not_raised(world, run_pyz):
+    (world.project / ".termsprawl").write_text("a file where the folder goes")
+    before = snapshot(world.project)
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload())
+    assert_refused(done, "could not write .termsprawl/transcripts/alice.json")
+    assert snapshot(world.project) == before
+
+
+def test_project_precedence(world, run_pyz, tmp_path):
+    explicit, env_dir, payload_dir = (tmp_path / n for n in ("explicit", "env", "payload"))
+    for d in (explicit, env_dir, payload_dir):
+        d.mkdir()
+    env = world.env(CLAUDE_PROJECT_DIR=str(env_dir))
+    assert run_pyz(["hook", "--cwd", explicit], env=env, stdin=world.payload(cwd=str(payload_dir))).stderr == b""
+    assert (explicit / ".termsprawl" / "transcripts" / "alice.json").is_file()
+    assert not (env_dir / ".termsprawl").exists() and not (payload_dir / ".termsprawl").exists()
+    assert run_pyz(["hook"], env=env, stdin=world.payload(cwd=str(payload_dir))).stderr == b""
+    assert (env_dir / ".termsprawl" / "transcripts" / "alice.json").is_file()
+    env = world.env(CLAUDE_PROJECT_DIR=None)
+    assert run_pyz(["hook"], env=env, stdin=world.payload(cwd=str(payload_dir))).stderr == b""
+    assert (payload_dir / ".termsprawl" / "transcripts" / "alice.json").is_file()
+
+
+def test_projects_dir_option(world, run_pyz, tmp_path):
+    other = tmp_path / "elsewhere" / "projects"
+    record = other / "-p" / (SID + ".jsonl")
+    record.parent.mkdir(parents=True)
+    record.write_text("{}\n")
+    env = world.env(CLAUDE_CONFIG_DIR=None)
+    done = run_pyz(["hook", "--projects-dir", other], env=env, stdin=world.payload(transcript_path=str(record)))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert world.index()["path"] == str(record)
+
+
+def test_resumed_session_records_where_the_record_really_is(world, run_pyz):
+    """Resumed from another directory, Claude Code names a file under the new directory's
+    project folder that does not exist; the record is still in the original folder."""
+    reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="resume"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert world.index()["path"] == str(world.record)
+
+
+def test_fresh_session_records_the_reported_path(world, run_pyz):
+    reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="startup"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert world.index()["path"] == str(reported)
+
+
+def test_tty_stdin_is_refused_without_waiting(world, run_pyz, pyz):
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, str(pyz), "hook"], stdin=slave, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=dict(os.environ, **world.env()), timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert_refused(done, "expects a Claude Code hook payload (JSON) on stdin")
+    assert not (world.project / ".termsprawl").exists()
+
+
+class _Stdin(object):
+    def __init__(self, data):
+        self.buffer = io.BytesIO(data)
+
+    def isatty(self):
+        return False
+
+
+def test_internal_failure_still_exits_0(world, monkeypatch, capsys):
+    def boom(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(install, "record_from_hook", boom)
+    monkeypatch.setattr("sys.stdin", _Stdin(world.payload()))
+    assert main(["hook"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and err == "termsprawl-context: hook: internal error: RuntimeError: boom\n"
+
+
+def test_help_is_the_only_output(run_pyz):
+    done = run_pyz(["hook", "--help"])
+    assert done.returncode == 0 and b"always exits 0" in done.stdout.lower() and done.stderr == b""

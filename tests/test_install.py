@@ -1,0 +1,322 @@
+"""init: the artifact copied in, discovery markers, .gitignore, the SessionStart hook merged."""
+
+import json
+import os
+import re
+import stat
+import subprocess
+import zipfile
+
+import pytest
+
+from termsprawl_context.cli import main
+from termsprawl_context.workspace import install
+from termsprawl_context.workspace.install import (
+    HOOK_COMMAND,
+    HOOK_ENTRY,
+    SettingsUnusable,
+    merge_gitignore,
+    merge_hook_settings,
+    parse_settings,
+    running_artifact,
+)
+
+SETTINGS = os.path.join(".claude", "settings.local.json")
+COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
+
+
+def snapshot(root):
+    """Every entry under ``root``: kind, bytes, mode, inode and mtime (a rewrite of the
+    same bytes still shows)."""
+    found = {}
+    for directory, dirs, files in os.walk(str(root)):
+        for name in dirs + files:
+            path = os.path.join(directory, name)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                body = os.readlink(path)
+            elif stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    body = f.read()
+            else:
+                body = None
+            found[os.path.relpath(path, str(root))] = (stat.S_IFMT(st.st_mode), body, stat.S_IMODE(st.st_mode),
+                                                      st.st_ino, st.st_mtime_ns)
+    return found
+
+
+def has_step(out, outcome, relative):
+    """The init report has a line ``<outcome> <path>`` (columns padded)."""
+    return re.search(r"(?m)^  %s +%s( |$)" % (re.escape(outcome), re.escape(relative)), out) is not None
+
+
+def settings_of(project):
+    return json.loads((project / SETTINGS).read_text())
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+# --- pure parts -------------------------------------------------------------------------------
+
+
+def test_running_artifact_from_a_checkout_is_none():
+    assert running_artifact() is None
+
+
+def test_running_artifact_is_the_zip_above_the_module(tmp_path):
+    archive = tmp_path / "dir.x" / "termsprawl-context.pyz"
+    archive.parent.mkdir()
+    with zipfile.ZipFile(str(archive), "w") as z:
+        z.writestr("site-packages/termsprawl_context/__init__.py", "")
+    inside = os.path.join(str(archive), "site-packages", "termsprawl_context", "__init__.py")
+    assert running_artifact(inside) == str(archive)
+    plain = tmp_path / "not-a-zip"
+    plain.write_text("x")
+    assert running_artifact(os.path.join(str(plain), "termsprawl_context", "__init__.py")) is None
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("", "%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+    ("*.log", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+    ("*.log\n", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+    ("/transcripts\n", "/transcripts\n"),
+    ("a\n  transcripts/  \nb", "a\n  transcripts/  \nb"),
+    ("transcripts/*\n", "transcripts/*\n"),
+])
+def test_merge_gitignore(content, expected):
+    assert merge_gitignore(content) == expected
+    assert merge_gitignore(expected) == expected
+
+
+def test_merge_into_empty_settings():
+    assert merge_hook_settings({}) == {"hooks": {"SessionStart": [HOOK_ENTRY]}}
+
+
+def test_merge_keeps_other_settings_and_hooks_in_order():
+    settings = {
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "other"}]}],
+        },
+        "env": {"A": "1"},
+    }
+    original = json.loads(json.dumps(settings))
+    merged = merge_hook_settings(settings)
+    assert settings == original  # the input is not modified
+    assert list(merged) == ["permissions", "hooks", "env"]
+    assert merged["permissions"] == original["permissions"] and merged["env"] == original["env"]
+    assert merged["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
+    assert merged["hooks"]["SessionStart"] == original["hooks"]["SessionStart"] + [HOOK_ENTRY]
+    assert merge_hook_settings(merged) is None
+
+
+def test_existing_identical_hook_is_left_alone():
+    settings = {"hooks": {"SessionStart": [
+        "junk", {"hooks": "junk"},
+        {"matcher": "resume", "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 30}]}]}}
+    assert merge_hook_settings(settings) is None
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"hooks": []}, '"hooks" as a JSON array'),
+    ({"hooks": None}, '"hooks" as a JSON null'),
+    ({"hooks": "x"}, '"hooks" as a JSON string'),
+    ({"hooks": {"SessionStart": {}}}, '"hooks.SessionStart" as a JSON object'),
+    ({"hooks": {"SessionStart": None}}, '"hooks.SessionStart" as a JSON null'),
+])
+def test_wrong_json_types_are_refused(settings, words):
+    with pytest.raises(SettingsUnusable) as info:
+        merge_hook_settings(settings)
+    assert words in info.value.message and "left untouched" in info.value.message
+
+
+@pytest.mark.parametrize("data, words", [
+    (b"{not json", "is not valid JSON"),
+    (b"[1, 2]", "holds a JSON array, not an object"),
+    (b'{"a": NaN}', "is not valid JSON"),
+    (b"\xff{}", "is not UTF-8"),
+    (b"{} {}", "is not valid JSON"),
+])
+def test_unusable_settings_text(data, words):
+    with pytest.raises(SettingsUnusable) as info:
+        parse_settings(data, "s.json")
+    assert words in info.value.message and info.value.exit_code == 1
+
+
+def test_lone_surrogate_in_settings_survives_the_merge(project):
+    (project / ".claude").mkdir()
+    (project / SETTINGS).write_bytes(b'{"note": "\\ud800 caf\xc3\xa9"}')
+    settings = install.load_settings(str(project))
+    step = install.register_hook(str(project), merge_hook_settings(settings))
+    assert step.outcome == install.WRITTEN
+    assert settings_of(project)["note"] == "\ud800 caf\u00e9"
+
+
+def test_blank_settings_file_is_empty_settings():
+    assert parse_settings(b"", "s") == {} and parse_settings(b" \n", "s") == {}
+
+
+def test_not_from_the_artifact_says_how_to_get_it(project, capsys):
+    before = snapshot(project)
+    assert main(["init", "--cwd", str(project), "--hook"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("termsprawl-context: init: not running from the one-file artifact")
+    assert "python3 build_zipapp.py" in err and "dist/termsprawl-context.pyz" in err and err.count("\n") == 1
+    assert snapshot(project) == before
+
+
+# --- the built artifact -----------------------------------------------------------------------
+
+
+def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    out = done.stdout.decode()
+    for relative in (COMMAND, ".termsprawl/AGENTS.md", ".claude/skills/termsprawl-context/SKILL.md",
+                     ".termsprawl/.gitignore", SETTINGS):
+        assert has_step(out, "written", relative)
+    assert "next:" in out and "TERMSPRAWL_NODE_ID=" in out and "links add" in out
+    installed = project / COMMAND
+    assert installed.read_bytes() == pyz.read_bytes()
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o755
+    assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
+    assert settings_of(project) == {"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',
+                    "timeout": 10}]}]}}
+    assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
+    before = snapshot(project)
+    again = run_pyz(["init", "--cwd", project, "--hook"])
+    assert again.returncode == 0 and again.stderr == b""
+    assert again.stdout.decode().count("  unchanged  ") == 5 and "written" not in again.stdout.decode()
+    assert snapshot(project) == before
+    # The installed copy runs through its shebang, and re-initialising from it changes nothing.
+    version = subprocess.run([str(installed), "--version"], stdout=subprocess.PIPE)
+    assert version.returncode == 0 and version.stdout.startswith(b"termsprawl-context ")
+    from_copy = subprocess.run([str(installed), "init", "--hook"], cwd=str(project), stdout=subprocess.PIPE)
+    assert from_copy.returncode == 0 and snapshot(project) == before
+
+
+def test_init_without_hook_writes_no_settings(project, run_pyz):
+    done = run_pyz(["init"], cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not (project / ".claude" / "settings.local.json").exists()
+    assert (project / COMMAND).is_file()
+    assert "init --hook" in done.stdout.decode()
+
+
+def test_settings_merge_keeps_everything_else(project, run_pyz):
+    existing = {
+        "permissions": {"allow": ["Read"]},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+                  "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]},
+        "note": "caf\u00e9",
+    }
+    (project / ".claude").mkdir()
+    (project / SETTINGS).write_text(json.dumps(existing))
+    os.chmod(str(project / SETTINGS), 0o640)
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 0, done.stderr
+    merged = settings_of(project)
+    expected = json.loads(json.dumps(existing))
+    expected["hooks"]["SessionStart"].append(HOOK_ENTRY)
+    assert merged == expected
+    assert list(merged) == ["permissions", "hooks", "note"]
+    assert stat.S_IMODE((project / SETTINGS).stat().st_mode) == 0o640
+    before = (project / SETTINGS).read_bytes()
+    assert run_pyz(["init", "--cwd", project, "--hook"]).returncode == 0
+    assert (project / SETTINGS).read_bytes() == before
+
+
+def test_existing_identical_hook_file_untouched(project, run_pyz):
+    (project / ".claude").mkdir()
+    body = json.dumps({"hooks": {"SessionStart": [HOOK_ENTRY]}}, indent=4)
+    (project / SETTINGS).write_text(body)
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 0
+    assert has_step(done.stdout.decode(), "unchanged", SETTINGS)
+    assert (project / SETTINGS).read_text() == body
+
+
+@pytest.mark.parametrize("body, words", [
+    ("{ invalid", "is not valid JSON"),
+    ('{"hooks": []}', '"hooks" as a JSON array'),
+    ('{"hooks": {"SessionStart": {"hooks": []}}}', '"hooks.SessionStart" as a JSON object'),
+    ("[]", "holds a JSON array"),
+])
+def test_unusable_settings_refused_and_nothing_written(project, run_pyz, body, words):
+    (project / ".claude").mkdir()
+    (project / SETTINGS).write_text(body)
+    before = snapshot(project)
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 1 and done.stdout == b""
+    err = done.stderr.decode()
+    assert err.startswith("termsprawl-context: init: %s " % SETTINGS) and words in err and err.count("\n") == 1
+    assert "left untouched" in err
+    assert snapshot(project) == before
+
+
+def test_settings_symlink_or_directory_refused(project, run_pyz, tmp_path):
+    (project / ".claude").mkdir()
+    target = tmp_path / "shared-settings.json"
+    target.write_text("{}")
+    (project / SETTINGS).symlink_to(target)
+    before = snapshot(project)
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 1 and b"is a symbolic link" in done.stderr
+    assert snapshot(project) == before and target.read_text() == "{}"
+    (project / SETTINGS).unlink()
+    (project / SETTINGS).mkdir()
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 1 and b"cannot be read" in done.stderr
+
+
+def test_existing_gitignore_merged(project, run_pyz):
+    (project / ".termsprawl").mkdir()
+    (project / ".termsprawl" / ".gitignore").write_text("local/")
+    assert run_pyz(["init", "--cwd", project]).returncode == 0
+    assert (project / ".termsprawl" / ".gitignore").read_text() == (
+        "local/\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT)
+
+
+def test_changed_command_is_replaced_and_mode_fixed(project, run_pyz, pyz):
+    assert run_pyz(["init", "--cwd", project]).returncode == 0
+    installed = project / COMMAND
+    installed.write_bytes(b"old")
+    done = run_pyz(["init", "--cwd", project])
+    assert has_step(done.stdout.decode(), "written", COMMAND) and installed.read_bytes() == pyz.read_bytes()
+    os.chmod(str(installed), 0o644)
+    done = run_pyz(["init", "--cwd", project])
+    assert has_step(done.stdout.decode(), "written", COMMAND)
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o755
+    assert not [n for n in os.listdir(str(installed.parent)) if n != "termsprawl-context"]  # no temp files
+
+
+def test_command_not_installed_means_no_hook(project, run_pyz):
+    (project / ".termsprawl").mkdir()
+    (project / ".termsprawl" / "bin").write_text("a file where the folder goes")
+    done = run_pyz(["init", "--cwd", project, "--hook"])
+    assert done.returncode == 1
+    out = done.stdout.decode()
+    assert has_step(out, "failed", COMMAND) and has_step(out, "skipped", SETTINGS)
+    assert b"init: not every step succeeded" in done.stderr
+    assert not (project / SETTINGS).exists()
+
+
+def test_missing_project_dir(tmp_path, run_pyz):
+    done = run_pyz(["init", "--cwd", tmp_path / "absent"])
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr == ("termsprawl-context: init: no such directory: %s\n" % (tmp_path / "absent")).encode()
+    assert not (tmp_path / "absent").exists()
+
+
+def test_init_usage_error(run_pyz):
+    done = run_pyz(["init", "--bogus"])
+    assert done.returncode == 2 and done.stderr.startswith(b"termsprawl-context: init: unrecognized arguments")
