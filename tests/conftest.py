@@ -6,6 +6,7 @@ under review; CI separately checks the committed ``dist/`` copy is byte-identica
 """
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,26 @@ CORPUS = REPO.parent / "shared" / "corpus"
 
 if str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))
+
+
+def snapshot(*roots):
+    """Every entry under ``roots``: kind and mode, bytes (or link target), inode and
+    mtime. Equal before and after a run means the run created, changed, rewrote and
+    removed nothing there."""
+    found = {}
+    for root in roots:
+        for directory, dirs, files in os.walk(str(root)):
+            for name in dirs + files:
+                path = os.path.join(directory, name)
+                st = os.lstat(path)
+                body = None
+                if stat.S_ISLNK(st.st_mode):
+                    body = os.readlink(path)
+                elif stat.S_ISREG(st.st_mode):
+                    with open(path, "rb") as f:
+                        body = f.read()
+                found[path] = (st.st_mode, body, st.st_ino, st.st_mtime_ns)
+    return found
 
 
 def corpus_files():

@@ -11,11 +11,10 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SRC
+from conftest import REPO, SRC, snapshot
 
 sys.path.insert(0, str(REPO))
 try:
@@ -68,18 +67,6 @@ def run(argv, cwd=None, env=None):
     return subprocess.run([str(a) for a in argv], cwd=str(cwd) if cwd else None, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
 
-
-def snapshot(*roots):
-    """Every path under ``roots`` with its size, mtime and mode: equal before and after
-    a run means the run created, changed and removed nothing there."""
-    seen = {}
-    for root in roots:
-        for folder, dirs, files in os.walk(str(root)):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                st = os.lstat(path)
-                seen[path] = (st.st_size, st.st_mtime_ns, st.st_mode)
-    return seen
 
 
 def check(path):

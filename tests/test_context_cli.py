@@ -12,6 +12,7 @@ from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO
 from termsprawl_context.errors import UsageError
 from termsprawl_context.transcript.turns import Turn
 from termsprawl_context.workspace import index, links
+from conftest import snapshot
 
 # --- argv contract ----------------------------------------------------------------------
 
@@ -132,15 +133,6 @@ def test_real_io_peer_without_index_entry(tmp_path):
 
 
 # --- the built artifact -----------------------------------------------------------------
-
-def snapshot(root):
-    out = {}
-    for base, dirs, names in os.walk(str(root)):
-        for n in dirs + names:
-            p = os.path.join(base, n)
-            st = os.lstat(p)
-            out[p] = (st.st_mode, st.st_size, st.st_mtime_ns)
-    return out
 
 
 def test_artifact_dump(run_pyz, tmp_path, empty_home):

@@ -4,28 +4,15 @@ on success, one stderr line when it refuses, and nothing written then."""
 import io
 import json
 import os
-import stat
 
 import pytest
 
 from termsprawl_context.cli import main
 from termsprawl_context.workspace import install
+from conftest import snapshot
 
 SID = "0f3c2a41-1111-4222-8333-444455556666"
 
-
-def snapshot(root):
-    found = {}
-    for directory, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(directory, name)
-            st = os.lstat(path)
-            body = None
-            if stat.S_ISREG(st.st_mode):
-                with open(path, "rb") as f:
-                    body = f.read()
-            found[os.path.relpath(path, str(root))] = (stat.S_IFMT(st.st_mode), body, st.st_ino, st.st_mtime_ns)
-    return found
 
 
 class World(object):

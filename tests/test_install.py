@@ -9,6 +9,7 @@ import zipfile
 
 import pytest
 
+from conftest import snapshot
 from termsprawl_context.cli import main
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.install import (
@@ -23,26 +24,6 @@ from termsprawl_context.workspace.install import (
 
 SETTINGS = os.path.join(".claude", "settings.local.json")
 COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
-
-
-def snapshot(root):
-    """Every entry under ``root``: kind, bytes, mode, inode and mtime (a rewrite of the
-    same bytes still shows)."""
-    found = {}
-    for directory, dirs, files in os.walk(str(root)):
-        for name in dirs + files:
-            path = os.path.join(directory, name)
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                body = os.readlink(path)
-            elif stat.S_ISREG(st.st_mode):
-                with open(path, "rb") as f:
-                    body = f.read()
-            else:
-                body = None
-            found[os.path.relpath(path, str(root))] = (stat.S_IFMT(st.st_mode), body, stat.S_IMODE(st.st_mode),
-                                                      st.st_ino, st.st_mtime_ns)
-    return found
 
 
 def has_step(out, outcome, relative):

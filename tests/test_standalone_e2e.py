@@ -8,6 +8,7 @@ import os
 import subprocess
 
 from termsprawl_context.store.paths import encode_project_dir
+from conftest import snapshot
 
 SID_ALICE = "a11ce000-0000-4000-8000-000000000001"
 SID_BOB = "b0b00000-0000-4000-8000-000000000002"
@@ -27,15 +28,6 @@ def assistant(session, text):
                                                          {"type": "text", "text": text},
                                                          {"type": "tool_use", "name": "Bash", "input": {}}]}}
 
-
-def tree(root):
-    found = {}
-    for directory, _dirs, files in os.walk(str(root)):
-        for name in files:
-            path = os.path.join(directory, name)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, str(root))] = f.read()
-    return found
 
 
 def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
@@ -84,11 +76,11 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     bob_record.parent.mkdir()
     bob_record.write_text(jsonl(user(SID_BOB, "Write the tests for total()."),
                                 assistant(SID_BOB, "Added three tests; one fails on rounding.")))
-    store_before = tree(config)
+    store_before = snapshot(config)
     resumed = session_start("bob", {"session_id": SID_BOB, "transcript_path": str(store / (SID_BOB + ".jsonl")),
                                     "cwd": str(project), "hook_event_name": "SessionStart", "source": "resume"})
     assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, b"", b"")
-    assert tree(config) == store_before  # the store is only read
+    assert snapshot(config) == store_before  # the store is only read
 
     got = installed_command("index", "get", "bob")
     assert got.stdout.decode() == str(bob_record) + "\n"
@@ -128,7 +120,7 @@ def test_agent_without_a_node_id_records_nothing(tmp_path, run_pyz):
     record = config / "projects" / "-p" / "s.jsonl"
     record.parent.mkdir(parents=True)
     assert run_pyz(["init", "--hook", "--cwd", project]).returncode == 0
-    before = tree(project)
+    before = snapshot(project)
     done = subprocess.run(
         [str(project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
         input=json.dumps({"session_id": "s", "transcript_path": str(record), "source": "startup"}).encode(),
@@ -136,4 +128,4 @@ def test_agent_without_a_node_id_records_nothing(tmp_path, run_pyz):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     assert done.returncode == 0 and done.stdout == b""
     assert done.stderr.startswith(b"termsprawl-context: hook: TERMSPRAWL_NODE_ID is not set")
-    assert tree(project) == before
+    assert snapshot(project) == before

@@ -4,22 +4,11 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from termsprawl_context.workspace import discovery, files, index, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
 
-
-def tree(root):
-    """Every file and directory under root with its bytes, for before/after checks."""
-    out = {}
-    for base, dirs, names in os.walk(str(root)):
-        for d in dirs:
-            out[os.path.join(base, d)] = None
-        for n in names:
-            p = os.path.join(base, n)
-            with open(p, "rb") as f:
-                out[p] = f.read()
-    return out
 
 
 # --- ids ------------------------------------------------------------------------------
@@ -287,3 +276,13 @@ def test_atomic_write_leaves_no_temp_on_failure(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         files.write_atomic(str(tmp_path), str(target), b"data")
     assert os.listdir(str(target.parent)) == []
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ09_-. /\n\u00e9\u0660") , max_size=140) | st.text(max_size=20))
+def test_safe_id_predicate_is_the_documented_pattern(value):
+    import re
+
+    from termsprawl_context.workspace.ids import SAFE_ID_PATTERN
+
+    assert is_safe_id(value) == (re.match(SAFE_ID_PATTERN, value) is not None)

@@ -6,10 +6,16 @@ invalid UTF-8, NUL bytes or a single 20 MB line; so nothing here reads a whole f
 and nothing here raises on content: a line that is not a JSON object parses to None.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import stat
-from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Tuple, Union
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union
 
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
@@ -25,13 +31,12 @@ class NotARegularFile(OSError):
     """The path names a FIFO, a directory, a device or a socket: never read as a file."""
 
 
-class Line(NamedTuple):
+class Line(namedtuple("Line", "number offset raw")):
     """One physical line: its 1-based number, the byte offset of its first byte, and
-    its bytes without the terminating newline (a carriage return, if any, is kept)."""
+    its bytes without the terminating newline (a carriage return, if any, is kept).
+    A named tuple from collections, not typing: this module is on every dump's path."""
 
-    number: int
-    offset: int
-    raw: bytes
+    __slots__ = ()
 
 
 def open_regular(path: Union[str, bytes, "os.PathLike"]) -> BinaryIO:

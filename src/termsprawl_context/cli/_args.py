@@ -23,7 +23,8 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def command_parser(command: str, description: str) -> CommandParser:
-    return CommandParser(prog="%s %s" % (PROG, command), description=description)
+    # No abbreviations: `--allow` must not silently mean `--allow-in-progress`.
+    return CommandParser(prog="%s %s" % (PROG, command), description=description, allow_abbrev=False)
 
 
 def parse(parser: CommandParser, argv: List[str]) -> Optional[argparse.Namespace]:

@@ -1,14 +1,16 @@
 """Writing to the terminal: UTF-8 whatever the locale, any string encodable, quiet on a
 closed pipe. Shared by every command so no two print differently."""
 
+from __future__ import annotations
+
 import os
-import re
 import sys
-from typing import Optional, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Optional, TextIO
 
 PROG = "termsprawl-context"
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def encode_text(text: str) -> bytes:
@@ -17,7 +19,9 @@ def encode_text(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text).encode("utf-8")
+        import re  # rare path: only text holding lone surrogates pays for re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")
 
 
 def write_out(text: str, stream: Optional[TextIO] = None) -> None:

@@ -8,17 +8,25 @@ fails: peers without an index entry, a readable file or printable turns are skip
 and when nothing is printable nothing at all is printed.
 """
 
-from typing import Callable, List, NamedTuple, Optional
+from __future__ import annotations
+
+from collections import namedtuple
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.transcript.turns import Turn, format_linked_context, read_turns
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Callable, List, Optional
+
+    from termsprawl_context.transcript.turns import Turn
 
 PEER_SEPARATOR = "\n---\n"
 
 
-class ContextArgs(NamedTuple):
-    cwd: str
-    self_id: str
+class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
+    """The dump's two arguments: the project directory and the node asking."""
+
+    __slots__ = ()
 
 
 def parse_context_args(argv: List[str]) -> ContextArgs:
@@ -59,7 +67,7 @@ class ContextIO(object):
 
 def run_context(args: ContextArgs, io: ContextIO) -> int:
     """Print every linked peer's recent turns in one write; always 0."""
-    blocks = []
+    found = []
     for peer in io.peers(args.self_id):
         path = io.transcript_path(peer)
         if not path:
@@ -68,9 +76,13 @@ def run_context(args: ContextArgs, io: ContextIO) -> int:
         if not turns:
             continue
         title = io.node_title(peer)
-        blocks.append(format_linked_context(peer, peer if title is None else title, turns))
-    if blocks:
-        io.print(PEER_SEPARATOR.join(blocks))
+        found.append((peer, peer if title is None else title, turns))
+    if found:
+        # Imported only now: a run with nothing to print (a fresh project) never
+        # loads the transcript reader or json.
+        from termsprawl_context.transcript.turns import format_linked_context
+
+        io.print(PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found))
     return 0
 
 
@@ -93,6 +105,8 @@ class RealContextIO(ContextIO):
         return resolve_transcript_path(self.cwd, recorded) if recorded else None
 
     def turns(self, path: str) -> List[Turn]:
+        from termsprawl_context.transcript.turns import read_turns
+
         return read_turns(path)
 
     def node_title(self, peer_id: str) -> Optional[str]:

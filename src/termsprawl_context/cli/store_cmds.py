@@ -11,13 +11,6 @@ from termsprawl_context.errors import UsageError
 _PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
 
 
-def _parser(command: str, description: str):
-    parser = command_parser(command, description)
-    # Exact option names only: "--allow" must not quietly mean --allow-in-progress.
-    parser.allow_abbrev = False
-    return parser
-
-
 def _require(value: str, command: str, name: str) -> str:
     if not value:
         raise UsageError("%s: %s must not be empty" % (command, name))
@@ -47,7 +40,7 @@ def _stdout_buffer():
 
 
 def run_locate(argv: List[str]) -> int:
-    parser = _parser(
+    parser = command_parser(
         "locate",
         "Print the canonical transcript holding a session or message uuid: among "
         "<projects>/*/*.jsonl that hold it (file name or a line's uuid), the one with the "
@@ -67,7 +60,7 @@ def run_locate(argv: List[str]) -> int:
 
 
 def run_assemble(argv: List[str]) -> int:
-    parser = _parser(
+    parser = command_parser(
         "assemble",
         "Locate the canonical transcript of a uuid and print its messages (lines with a "
         "non-null uuid), deduplicated keep-last, ordered by (timestamp, first seen), as "
@@ -87,7 +80,7 @@ def run_assemble(argv: List[str]) -> int:
 
 
 def run_assemble_file(argv: List[str]) -> int:
-    parser = _parser(
+    parser = command_parser(
         "assemble-file",
         "Print the messages of exactly this transcript file, as assemble does (no "
         "locate). Exit 1 if it is not a readable regular file.",
@@ -105,7 +98,7 @@ def run_assemble_file(argv: List[str]) -> int:
 
 
 def run_fresh(argv: List[str]) -> int:
-    parser = _parser(
+    parser = command_parser(
         "fresh",
         "Decline a transcript written to in the last 60 seconds: exit 9 with a warning; "
         "exit 0 if older (silent) or with --allow-in-progress (a note); exit 1 if it is "

@@ -12,18 +12,26 @@ last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file.
 plain forward reading is kept in the tests as the oracle this must equal.
 """
 
-from typing import Any, List, NamedTuple, Optional
+from __future__ import annotations
+
+from collections import namedtuple
 
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, List, Optional
 
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
 
 
-class Turn(NamedTuple):
-    role: str  # "user" or "assistant", from the entry's top-level type
-    text: str
+class Turn(namedtuple("Turn", "role text")):
+    """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
+    type, not ``message.role``), ``text`` is already cut to the cap."""
+
+    __slots__ = ()
 
 
 def content_to_text(content: Any) -> Optional[str]:

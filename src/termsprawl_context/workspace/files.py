@@ -6,8 +6,13 @@ needed. Nothing is ever written outside the project directory: a directory reach
 through a symlink that leaves the project is refused.
 """
 
+from __future__ import annotations
+
 import os
-from typing import Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Optional
 
 STATE_DIR = ".termsprawl"
 LINKS_DIR = "links"

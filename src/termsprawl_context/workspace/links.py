@@ -5,11 +5,16 @@ with ``lo < hi``, so linking a to b and b to a is the same file and adding twice
 link. Readers tolerate anything: a file that does not parse as a valid link is ignored.
 """
 
+from __future__ import annotations
+
 import os
-from typing import List, NamedTuple, Optional, Union
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import List, Optional, Union
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.jsonl import parse_object
 from termsprawl_context.workspace.files import (
     LINKS_DIR,
     dump_json,
@@ -27,15 +32,16 @@ LINK_SEPARATOR = "--"
 MAX_LINK_FILE_BYTES = 64 * 1024
 
 
-class LinkPair(NamedTuple):
-    a: str
-    b: str
+class LinkPair(namedtuple("LinkPair", "a b")):
+    """The two node ids a link file names."""
+
+    __slots__ = ()
 
 
-class Link(NamedTuple):
-    a: str
-    b: str
-    path: str
+class Link(namedtuple("Link", "a b path")):
+    """A valid link and the file that holds it."""
+
+    __slots__ = ()
 
 
 class LinkError(Refusal):
@@ -80,6 +86,8 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     """The pair a link file names, or None for junk, a wrong version, a missing or
     unsafe id, or a node linked to itself. (Order and file name are not checked: the
     context layer accepts any file that names a valid pair.)"""
+    from termsprawl_context.jsonl import parse_object  # json costs nothing until a link exists
+
     entry = parse_object(raw)
     if entry is None or not has_version(entry, LINK_FILE_VERSION):
         return None
@@ -89,10 +97,11 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     return LinkPair(a, b)
 
 
-class LinkFile(NamedTuple):
-    name: str
-    path: str
-    pair: Optional[LinkPair]  # None: the file is not a valid link and is ignored
+class LinkFile(namedtuple("LinkFile", "name path pair")):
+    """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
+    valid link (and so is ignored)."""
+
+    __slots__ = ()
 
 
 def scan_link_files(cwd: str) -> List[LinkFile]:
