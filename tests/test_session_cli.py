@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from conftest import snapshot
 
 from termsprawl_context import cli
 from termsprawl_context.store import sessions as S
@@ -200,3 +201,22 @@ def test_odd_text_is_printed_as_valid_utf8(run_pyz, tmp_path):
         assert result.returncode == 0
         text = result.stdout.decode("utf-8")  # strict: raises on anything invalid
         assert "surrogate and bad" in text
+
+
+def test_relative_projects_dir_prints_absolute_paths(run_pyz, store):
+    tmp, work, projects = store
+    result = run_pyz(["find", ID1[:8], "--projects-dir", "config/projects"], cwd=tmp)
+    assert result.returncode == 0
+    session_id, path = out(result)[0].rstrip("\n").split("\t")
+    assert session_id == ID1
+    assert os.path.isabs(path) and os.path.samefile(path, str(projects / encode_project_dir(str(work.resolve())) / (ID1 + ".jsonl")))
+
+
+def test_listing_writes_nothing(run_pyz, store, empty_home):
+    """The store is only ever read, and nothing lands in HOME."""
+    tmp, _, projects = store
+    before = snapshot(projects, empty_home)
+    for args in (["sessions"], ["sessions", "--json"], ["find", "1111"], ["find", "zzz"]):
+        run_pyz(args + ["--projects-dir", projects])
+        run_pyz(args, env={"CLAUDE_CONFIG_DIR": str(tmp / "config")})
+    assert snapshot(projects, empty_home) == before

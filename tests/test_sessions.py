@@ -307,8 +307,7 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
             tail_lines = list(S.iter_tail_lines(f, size))
             tail_window = S.read_tail(f, size)
         assert S.scan_head_window(window, path.stem) == S.scan_head(window.lines(), path.stem)
-        plain_tail = S.scan_tail(tail_lines, path.stem, prefilter=False)
-        assert S.scan_tail(tail_lines, path.stem) == plain_tail
+        plain_tail = S.scan_tail(tail_lines, path.stem)
         assert list(tail_window.lines_last_first()) == tail_lines
         assert S.scan_tail_window(tail_window, path.stem) == plain_tail
     assert compared >= 40
@@ -346,7 +345,6 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
         "T0",
     )
     tail = S.scan_tail(list(reversed(ESCAPED_LINES)))
-    assert tail == S.scan_tail(list(reversed(ESCAPED_LINES)), prefilter=False)
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
     assert S.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
     # an escaped "timestamp" key with no title anywhere
@@ -354,16 +352,19 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
     assert S.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
 
 
-def test_fast_head_matches_plain_on_shuffled_synthetic_heads():
-    """Random heads mixing every kind of line the facts come from, junk included."""
+def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
+    """Random heads and tails mixing every kind of line the facts come from, junk
+    included, with and without ASCII-spelling escapes (which send both fast paths to
+    the plain algorithm for the lines concerned)."""
     import random
 
     rng = random.Random(7)
-    pool = ESCAPED_LINES + [
+    plain_pool = [
         json.dumps(e).encode()
         for e in [
             user("first", cwd="", timestamp=""),
             user("second", cwd="/a", gitBranch="b1", timestamp="T1"),
+            user("ansi \x1b[31m red", timestamp="T-ansi"),
             user("<command-name>/x</command-name>"),
             user([IMAGE]),
             user("meta", isMeta=True),
@@ -373,21 +374,24 @@ def test_fast_head_matches_plain_on_shuffled_synthetic_heads():
             summary(""),
             {"type": "custom-title", "customTitle": "C1", "sessionId": ID1},
             {"type": "custom-title", "customTitle": "C2", "sessionId": ID2},
+            {"type": "custom-title", "customTitle": "C3"},
             {"type": "ai-title", "aiTitle": "A1"},
-            {"type": "progress", "data": {"type": "user"}, "note": "\"user\" \"summary\""},
+            {"type": "ai-title", "aiTitle": "A2", "sessionId": ID1},
+            {"type": "progress", "data": {"type": "user", "timestamp": "nested"}, "note": '"user" "summary" -title"'},
             {"summary": "not a summary line", "type": "assistant"},
+            {"type": "file-history-snapshot", "snapshot": {"timestamp": "T-snap"}},
         ]
-    ] + [b"not json", b"", b"{\"type\": \"user\"", b"[1]"]
-    for _ in range(300):
-        lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
-        window = window_of(lines)
-        for session_id in ("", ID1):
-            assert S.scan_head_window(window, session_id) == S.scan_head(window.lines(), session_id)
-            plain = S.scan_tail(list(reversed(lines)), session_id, prefilter=False)
-            assert S.scan_tail(list(reversed(lines)), session_id) == plain
-            assert S.scan_tail_window(tail_window_of(lines), session_id) == plain
-            cut = S.scan_tail_window(tail_window_of(lines, b'"timestamp":"partial"}\n'), session_id)
-            assert cut == plain
+    ] + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}']
+    for pool in (plain_pool, plain_pool + ESCAPED_LINES):
+        for _ in range(120):
+            lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
+            window = window_of(lines)
+            for session_id in ("", ID1):
+                assert S.scan_head_window(window, session_id) == S.scan_head(window.lines(), session_id)
+                plain = S.scan_tail(list(reversed(lines)), session_id)
+                assert S.scan_tail_window(tail_window_of(lines), session_id) == plain
+                junk = b'"timestamp":"partial", "type":"custom-title"}\n'
+                assert S.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------
