@@ -1,10 +1,9 @@
 """``sessions`` and ``find``: list the store's sessions, resolve one by id or prefix."""
 
 import json
-import os
 import re
 import time
-from typing import List, Optional
+from typing import List
 
 from termsprawl_context.cli._args import command_parser, parse
 from termsprawl_context.cli._io import error_line, write_out
@@ -32,10 +31,6 @@ def _add_store_options(parser, project: bool) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
 
 
-def _store(explicit: Optional[str]) -> str:
-    """The projects dir, absolute so every printed transcript path is usable anywhere."""
-    found = paths.projects_dir(explicit)
-    return os.path.abspath(found) if found else ""
 
 
 def human_size(size: int) -> str:
@@ -85,7 +80,7 @@ def run_sessions(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    projects_dir = _store(args.projects_dir)
+    projects_dir = paths.projects_dir(args.projects_dir)
     found = store_sessions.scan_all_sessions(projects_dir, project=args.project)
     if not found:
         where = (
@@ -111,7 +106,7 @@ def run_find(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    info = store_sessions.find_session(args.id, _store(args.projects_dir))
+    info = store_sessions.find_session(args.id, paths.projects_dir(args.projects_dir))
     if args.json:
         write_out(_json_line(info))
     else:

@@ -31,11 +31,13 @@ def config_dir(environ: Optional[Mapping[str, str]] = None) -> str:
 
 
 def projects_dir(explicit: Optional[str] = None, environ: Optional[Mapping[str, str]] = None) -> str:
-    """The projects directory: ``explicit`` if given, else ``<config dir>/projects``."""
+    """The projects directory: ``explicit`` if given, else ``<config dir>/projects``.
+
+    Made absolute, so every path printed from it can be opened from anywhere."""
     if explicit:
-        return explicit
+        return os.path.abspath(explicit)
     base = config_dir(environ)
-    return os.path.join(base, PROJECTS_SUBDIR) if base else ""
+    return os.path.abspath(os.path.join(base, PROJECTS_SUBDIR)) if base else ""
 
 
 def encode_project_dir(directory: str) -> str:
