@@ -8,12 +8,14 @@ alternating order:
 
 * ours: ``session_from_path`` (open, head + tail reads, the session described), with
   the read buffers ``scan_sessions`` reuses;
-* baseline: the file read whole in 1 MiB reads, parsing nothing (the least any reader
-  that reads whole files pays);
-* lower bound, for information: the file read whole into one reused buffer.
+* baseline (the issue's target row): each file read whole, one ``read()`` a file,
+  parsing nothing, as a reader that loads a transcript does;
+* stricter baselines, for information: the file streamed in 1 MiB reads (no whole-file
+  allocation), and streamed into one reused buffer (the least any reader of every byte
+  pays). Against these the margin is smaller; both are printed beside the target row.
 
 Files go in batches of 16; each batch is read whole once, untimed, just before its
-turn, so all three read from the page cache: the baseline's kindest case. Our cost per
+turn, so all of them read from the page cache: the baseline's kindest case. Our cost per
 session is flat; reading whole costs in proportion to size, so the ratio is reported
 per size bucket too (under ~1 MiB reading whole is as cheap or cheaper). Bytes read
 per session are counted by wrapping the file object the reader is given, and compared
@@ -239,9 +241,15 @@ def _candidate_paths(projects):
     return list(S.iter_candidate_paths(str(projects), skipped))
 
 
+def read_whole_at_once(path):
+    """Baseline: the file read whole in one read(), nothing parsed. Returns its size."""
+    with open_regular(path) as f:
+        return len(f.read())
+
+
 def read_whole(path):
-    """Baseline: the file read to its end in 1 MiB reads, nothing parsed (the least any
-    reader of whole files pays). Returns the bytes read."""
+    """Stricter baseline: the file streamed to its end in 1 MiB reads, nothing parsed.
+    Returns the bytes read."""
     total = 0
     with open_regular(path) as f:
         while True:
@@ -276,7 +284,7 @@ def run(scratch, quick=False):
     # same machine. Each batch is first read whole, untimed: every byte either side
     # reads is then in the page cache, so neither pays for the other's cold reads and
     # the baseline meets its kindest case (a copy from memory, not a disk read).
-    ours_t, base_t, floor_t = {}, {}, {}
+    ours_t, base_t, chunk_t, floor_t = {}, {}, {}, {}
     buffer = bytearray(READ_CHUNK)
     clock = time.perf_counter
     base_bytes = 0
@@ -288,23 +296,27 @@ def run(scratch, quick=False):
 
     def base_one(path):
         nonlocal base_bytes
-        base_bytes += read_whole(path)
+        base_bytes += read_whole_at_once(path)
+
+    def chunk_one(path):
+        read_whole(path)
 
     def floor_one(path):
         read_whole_into(path, buffer)
 
-    steps = ((ours_one, ours_t), (base_one, base_t), (floor_one, floor_t))
+    steps = ((ours_one, ours_t), (base_one, base_t), (chunk_one, chunk_t), (floor_one, floor_t))
     for number, first in enumerate(range(0, len(paths), BATCH)):
         batch = paths[first : first + BATCH]
         for path in batch:
             read_whole_into(path, buffer)
-        order = steps if number % 2 else (steps[1], steps[0], steps[2])
+        order = steps if number % 2 else steps[::-1]
         for step, times in order:
             for path in batch:
                 start = clock()
                 step(path)
                 times[path] = clock() - start
-    ours, base, floor = sum(ours_t.values()), sum(base_t.values()), sum(floor_t.values())
+    ours, base = sum(ours_t.values()), sum(base_t.values())
+    chunked, floor = sum(chunk_t.values()), sum(floor_t.values())
     speedup = base / ours if ours else float("inf")
 
     # End to end: the walk, every session described, the sort.
@@ -349,7 +361,7 @@ def run(scratch, quick=False):
             ok=True,
         ),
         dict(
-            metric="baseline: read every file whole",
+            metric="baseline: read every file whole (one read() each)",
             measured="%.2f s (%.1f GiB)" % (base, base_bytes / (1 << 30)),
             target="-",
             ok=True,
@@ -363,6 +375,12 @@ def run(scratch, quick=False):
         dict(metric="  files under 1 MiB", measured=bucket(0, mib), target="info", ok=True),
         dict(metric="  files of 1-10 MiB", measured=bucket(mib, 10 * mib), target="info", ok=True),
         dict(metric="  files of 10-50 MiB", measured=bucket(10 * mib, MAX_SIZE + 1), target="info", ok=True),
+        dict(
+            metric="stricter: every file streamed in 1 MiB reads",
+            measured="%.2f s (%.1fx ours)" % (chunked, chunked / ours if ours else 0.0),
+            target="info",
+            ok=True,
+        ),
         dict(
             metric="lower bound: whole files into one reused buffer",
             measured="%.2f s (%.1fx ours)" % (floor, floor / ours if ours else 0.0),

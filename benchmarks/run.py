@@ -183,7 +183,7 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
     m_start_s = "the same, both with -S (no site .pth files)"
     m_rss = "peak RSS, dump of a %s transcript" % mb(sizes["huge"])
     targets = {m_dump: "<= %.1fx" % DUMP_RATIO_TARGET, m_start: "<= %.1fx" % STARTUP_RATIO_TARGET,
-               m_start_s: "<= %.1fx" % STARTUP_RATIO_TARGET,
+               m_start_s: "info",
                m_rss: "<= %d MB" % RSS_TARGET_MB}
     try:
         import build_zipapp
@@ -228,8 +228,10 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
         base = [py, "-I"] + flags + ["-c", "pass"]
         t_run, t_base = interleaved([run, base], env, sizes["runs"] * 2, sizes["warmups"])
         ratio = t_run / t_base
-        return row(metric, "%.2fx (%.1f / %.1f ms)" % (ratio, t_run * 1e3, t_base * 1e3), targets[metric],
-                   ratio <= STARTUP_RATIO_TARGET)
+        # The -S row has no target of its own (the target is the plain run):
+        # it shows our share once site's .pth files stop inflating both sides.
+        ok = None if targets[metric] == "info" else ratio <= STARTUP_RATIO_TARGET
+        return row(metric, "%.2fx (%.1f / %.1f ms)" % (ratio, t_run * 1e3, t_base * 1e3), targets[metric], ok)
 
     def huge_dump_rss():
         huge = project(scratch / "project-huge", transcript(scratch, sizes["huge"], seed=3))
