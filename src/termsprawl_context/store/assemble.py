@@ -24,11 +24,9 @@ from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store.locate import locate_or_refuse
 from termsprawl_context.transcript.parse import (
     MESSAGE_PREFIX,
-    SCHEMA_DRIFT_CHECK_N,
+    DriftProbe,
     emit,
-    has_known_field,
     is_sidechain,
-    warn_schema_drift,
 )
 
 SIDECHAIN_BEGINS = "isSidechain span begins (passthrough; collapse is prepass)"
@@ -141,8 +139,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO]) -> _Timeline:
     timeline = _Timeline()
     add = timeline.add
     parse = jsonl.parse_object
-    probed = 0
-    known_seen = False
+    drift = DriftProbe()
     for line in jsonl.iter_lines(f):
         raw = line.raw
         flags = 0
@@ -157,10 +154,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO]) -> _Timeline:
             flags = _NOT_UTF8
         if obj is None:
             continue
-        if probed < SCHEMA_DRIFT_CHECK_N:
-            probed += 1
-            if not known_seen and has_known_field(obj):
-                known_seen = True
+        drift.see(obj)
         uuid = obj.get("uuid")
         if uuid is None:
             continue
@@ -172,7 +166,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO]) -> _Timeline:
         if text is not None and (raw[:1] != b"{" or raw[-1:] != b"}"):
             offset, length = _trimmed_span(text, offset)
         add(_uuid_key(uuid), ts_bytes, offset, length, flags)
-    warn_schema_drift(path, probed, known_seen, err)
+    drift.warn(path, err)
     return timeline
 
 

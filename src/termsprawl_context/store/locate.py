@@ -20,10 +20,8 @@ from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
 from termsprawl_context.transcript.parse import (
     MESSAGE_PREFIX,
-    SCHEMA_DRIFT_CHECK_N,
+    DriftProbe,
     emit,
-    has_known_field,
-    warn_schema_drift,
 )
 
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -141,45 +139,35 @@ class UuidSpellings:
             view.release()
 
 
-def _scan_lines(f: BinaryIO, target: str) -> Tuple[bool, str, int, bool]:
+def _scan_lines(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
     """The seed's per-file scan over every line: (holds target as a line's uuid,
-    greatest string timestamp or "", parsed objects probed for drift, known seen)."""
+    greatest string timestamp or ""), feeding ``drift`` as it goes."""
     contains = False
     max_ts = ""
-    probed = 0
-    known_seen = False
     parse = jsonl.parse_object
     for line in jsonl.iter_lines(f):
         obj = parse(line.raw)
         if obj is None:
             continue
-        if probed < SCHEMA_DRIFT_CHECK_N:
-            probed += 1
-            if not known_seen and has_known_field(obj):
-                known_seen = True
+        drift.see(obj)
         uuid = obj.get("uuid")
         if uuid is not None and uuid == target:
             contains = True
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts > max_ts:
             max_ts = ts
-    return contains, max_ts, probed, known_seen
+    return contains, max_ts
 
 
-def _probe_drift(f: BinaryIO) -> Tuple[int, bool]:
-    """The drift check's inputs for a file not otherwise parsed: the same answer as a
-    full scan, reading only until a known field shows up or 50 objects were seen."""
-    probed = 0
+def _probe_drift(f: BinaryIO, drift: DriftProbe) -> None:
+    """Feed ``drift`` from a file not otherwise parsed: the same verdict as a full scan,
+    reading only until it is settled."""
     for line in jsonl.iter_lines(f):
         obj = jsonl.parse_object(line.raw)
-        if obj is None:
-            continue
-        probed += 1
-        if has_known_field(obj):
-            return probed, True
-        if probed >= SCHEMA_DRIFT_CHECK_N:
-            break
-    return probed, False
+        if obj is not None:
+            drift.see(obj)
+            if drift.settled:
+                return
 
 
 def scan_file(
@@ -196,22 +184,23 @@ def scan_file(
     the target and whose bytes cannot spell it is only probed for drift.
     """
     stem = os.path.splitext(os.path.basename(path))[0]
+    drift = DriftProbe()
     try:
         with jsonl.open_regular(path) as f:
             if spellings is not None and stem != target and not spellings.may_be_in(f):
                 f.seek(0)
-                probed, known_seen = _probe_drift(f)
+                _probe_drift(f, drift)
                 contains, max_ts = False, ""
             else:
                 f.seek(0)
-                contains, max_ts, probed, known_seen = _scan_lines(f, target)
+                contains, max_ts = _scan_lines(f, target, drift)
                 contains = contains or stem == target
     except FileNotFoundError:
         return False, ""
     except OSError as exc:
         _warn(err, "cannot read %s: %s" % (path, exc))
         return False, ""
-    warn_schema_drift(path, probed, known_seen, err)
+    drift.warn(path, err)
     return contains, max_ts
 
 

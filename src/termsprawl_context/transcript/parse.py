@@ -178,6 +178,31 @@ def has_known_field(obj: dict) -> bool:
     return not KNOWN_TOP_FIELDS.isdisjoint(obj)
 
 
+class DriftProbe(object):
+    """The drift check over a file's first ``SCHEMA_DRIFT_CHECK_N`` parsed objects (the
+    rule assemble and locate apply, as opposed to ``schema_drift_warn``'s raw lines)."""
+
+    __slots__ = ("probed", "known_seen")
+
+    def __init__(self) -> None:
+        self.probed = 0
+        self.known_seen = False
+
+    @property
+    def settled(self) -> bool:
+        """No later object can change the verdict."""
+        return self.known_seen or self.probed >= SCHEMA_DRIFT_CHECK_N
+
+    def see(self, obj: dict) -> None:
+        if self.probed < SCHEMA_DRIFT_CHECK_N:
+            self.probed += 1
+            if not self.known_seen and has_known_field(obj):
+                self.known_seen = True
+
+    def warn(self, path: Any, stream: Optional[TextIO] = None) -> None:
+        warn_schema_drift(path, self.probed, self.known_seen, stream)
+
+
 def _path_text(path: Any) -> str:
     return os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
 
