@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from termsprawl_context.cli import main
-from termsprawl_context.workspace import install
 from conftest import snapshot
+from termsprawl_context import hooks
+from termsprawl_context.cli import main
 
 SID = "0f3c2a41-1111-4222-8333-444455556666"
 
@@ -180,7 +180,7 @@ def test_internal_failure_still_exits_0(world, monkeypatch, capsys):
     def boom(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(install, "record_from_hook", boom)
+    monkeypatch.setattr(hooks, "record_from_hook", boom)
     monkeypatch.setattr("sys.stdin", _Stdin(world.payload()))
     assert main(["hook"]) == 0
     out, err = capsys.readouterr()

@@ -118,7 +118,7 @@ def run_hook(argv: List[str]) -> int:
 
 
 def _hook(argv: List[str]) -> None:
-    from termsprawl_context.workspace.install import PROJECT_DIR_ENV, record_from_hook
+    from termsprawl_context.hooks import PROJECT_DIR_ENV, record_from_hook
 
     parser = command_parser("hook", "Record the session's transcript path for the node named by "
                                      "$TERMSPRAWL_NODE_ID, from a Claude Code hook payload on stdin. "
@@ -303,7 +303,7 @@ def run_index(argv: List[str]) -> int:
 
 def run_doctor(argv: List[str]) -> int:
     from termsprawl_context.workspace.doctor import diagnose, report_json
-    from termsprawl_context.workspace.install import NODE_ID_ENV
+    from termsprawl_context.hooks import NODE_ID_ENV
 
     parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
                                        "sees and why it prints what it prints. Exit 0 whatever the verdict.")

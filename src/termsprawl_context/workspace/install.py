@@ -1,12 +1,11 @@
-"""Standalone use: put the command into a project, and record sessions without the app.
+"""Standalone use: put the command into a project, so sessions are recorded without the app.
 
 The desktop app records each node's transcript path and plants the discovery markers;
 without it nothing ever writes the index and the dump prints nothing. ``init_project``
 installs what the markers point at (the running one-file artifact, copied to
 ``.termsprawl/bin/termsprawl-context``), plants the markers, keeps the personal index out
-of version control and, optionally, registers a Claude Code ``SessionStart`` hook;
-``record_from_hook`` is what that hook runs: it records the session's transcript path
-for the node named by ``TERMSPRAWL_NODE_ID``.
+of version control and, optionally, registers a Claude Code ``SessionStart`` hook
+(what that hook runs is ``termsprawl_context.hooks.record_from_hook``).
 
 Every write is atomic and inside the project. An existing settings file is merged into,
 never replaced, and left untouched when it cannot be understood.
@@ -15,10 +14,9 @@ never replaced, and left untouched when it cannot be understood.
 import json
 import os
 import zipfile
-from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 from termsprawl_context.errors import NotFound, Refusal
-from termsprawl_context.workspace.ids import SAFE_ID_SHOWN
 from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR, TRANSCRIPTS_DIR, dump_json, file_mode, read_small_file, write_atomic
 
 COMMAND_NAME = "termsprawl-context"
@@ -41,9 +39,6 @@ HOOK_EVENT = "SessionStart"
 HOOK_COMMAND = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
 HOOK_TIMEOUT = 10
 HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
-
-NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
-PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"
 
 BUILD_HINT = (
     "build it with `python3 build_zipapp.py` (writes dist/termsprawl-context.pyz) or copy "
@@ -300,87 +295,3 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitR
         else:
             steps.append(register_hook(cwd, merged))
     return InitReport(cwd, artifact, hook, steps)
-
-
-# --- the hook -------------------------------------------------------------------------------
-
-
-class HookRefused(Refusal):
-    """The hook recorded nothing; the message says why (the hook still exits 0)."""
-
-
-class NodeIdMissing(HookRefused):
-    def __init__(self) -> None:
-        super().__init__("%s is not set; nothing recorded (start the agent with %s=<node>)" % (NODE_ID_ENV, NODE_ID_ENV))
-
-
-class NodeIdUnsafe(HookRefused):
-    def __init__(self, value: str) -> None:
-        super().__init__(
-            "%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN)
-        )
-
-
-class NoProject(HookRefused):
-    def __init__(self, detail: str) -> None:
-        super().__init__("no project directory: %s; nothing recorded" % detail)
-
-
-class IndexNotWritten(HookRefused):
-    def __init__(self, cwd: str, node_id: str) -> None:
-        super().__init__("could not write %s under %s; nothing recorded" % (
-            os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd))
-
-
-class HookRecord(NamedTuple):
-    project: str
-    node_id: str
-    reported: str  # the transcript path the payload named
-    recorded: str  # what the index now holds (differs when the record was relocated)
-    changed: bool  # False when the index already held it
-
-
-def hook_project(explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str) -> str:
-    """``--cwd``, else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``; must be a directory."""
-    for candidate, named in ((explicit, "--cwd"), (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
-                             (payload_cwd, "the payload's cwd")):
-        if candidate:
-            if not os.path.isdir(candidate):
-                raise NoProject("%s %s is not a directory" % (named, candidate))
-            return candidate
-    raise NoProject("give --cwd, or set $%s" % PROJECT_DIR_ENV)
-
-
-def record_from_hook(
-    stream: BinaryIO,
-    environ: Mapping[str, str],
-    cwd: Optional[str] = None,
-    projects: Optional[str] = None,
-) -> HookRecord:
-    """Read a hook payload from ``stream`` and record its transcript for the node.
-
-    The path recorded is where the session's record really is (``relocate_record``: a
-    session resumed from another directory is reported where no file exists), then the
-    discovery markers are refreshed. Raises a Refusal (a HookInputError or a
-    HookRefused) when nothing was recorded."""
-    from termsprawl_context.store.hook_input import read_hook_input
-    from termsprawl_context.store.identity import relocate_record
-    from termsprawl_context.store.paths import projects_dir
-    from termsprawl_context.workspace.discovery import ensure_context_discovery
-    from termsprawl_context.workspace.ids import is_safe_id
-    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path
-
-    store = projects_dir(projects, environ)
-    payload = read_hook_input(stream, store, environ)
-    node_id = environ.get(NODE_ID_ENV)
-    if not node_id:
-        raise NodeIdMissing()
-    if not is_safe_id(node_id):
-        raise NodeIdUnsafe(node_id)
-    project = hook_project(cwd, environ, payload.cwd)
-    recorded = relocate_record(store, payload.transcript_path, payload.source)
-    changed = read_transcript_path(project, node_id) != recorded
-    if changed and not record_transcript_path(project, node_id, recorded):
-        raise IndexNotWritten(project, node_id)
-    ensure_context_discovery(project)
-    return HookRecord(project, node_id, payload.transcript_path, recorded, changed)
