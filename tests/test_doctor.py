@@ -6,8 +6,9 @@ import os
 import pytest
 
 from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-from termsprawl_context.workspace import doctor, index, links
-from termsprawl_context.workspace.doctor import diagnose, verdict
+from termsprawl_context import doctor
+from termsprawl_context.workspace import index, links
+from termsprawl_context.doctor import diagnose, verdict
 
 
 def turn(role, text):

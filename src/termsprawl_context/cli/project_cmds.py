@@ -1,7 +1,7 @@
 """Standalone commands: ``init``, ``hook``, ``links``, ``index``, ``doctor``.
 
-Each parses argv, calls one library function (``workspace.install``, ``workspace.links``,
-``workspace.index``, ``workspace.doctor``) and prints. Exit codes: 0 done; 1 a failure
+Each parses argv, calls one library function (``workspace.install``, ``hooks``, ``workspace.links``,
+``workspace.index``, ``doctor``) and prints. Exit codes: 0 done; 1 a failure
 of the world (missing directory, unwritable file, no index entry, not run from the
 artifact, unusable settings file); 2 a usage error, including an unsafe node id
 (``BAD_ID``) or a node linked to itself (``SELF``). ``hook`` is the exception: it is run
@@ -302,7 +302,7 @@ def run_index(argv: List[str]) -> int:
 
 
 def run_doctor(argv: List[str]) -> int:
-    from termsprawl_context.workspace.doctor import diagnose, report_json
+    from termsprawl_context.doctor import diagnose, report_json
     from termsprawl_context.hooks import NODE_ID_ENV
 
     parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
@@ -331,7 +331,7 @@ def _yes_no(value: bool, yes: str, no: str) -> str:
 
 def format_doctor(report) -> str:
     from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-    from termsprawl_context.workspace.doctor import NO_INDEX_ENTRY, REASONS, verdict
+    from termsprawl_context.doctor import NO_INDEX_ENTRY, REASONS, verdict
 
     lines = ["project: %s%s" % (os.path.abspath(report.cwd),
                                 "" if report.state_dir else " (no .termsprawl folder)")]

@@ -3,7 +3,9 @@
 The dump fails open, so an empty answer says nothing about its cause. ``diagnose`` goes
 through the project exactly as the dump does (links, index, transcript, turns, title)
 and returns plain data: for each peer, what was found and where the walk stopped. It
-reads only, with the dump's own readers, so its verdict is the dump's.
+reads only, with the dump's own readers, so its verdict is the dump's. It joins the
+project's state and the transcript reader, as the dump does, so it sits beside them
+rather than inside either layer.
 """
 
 import os
