@@ -85,6 +85,33 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     return value if isinstance(value, dict) else None
 
 
+def _refuse_constant(name: str) -> None:
+    # NaN and Infinity are Python's extension, not JSON; a file re-dumped with them
+    # would no longer be JSON, and a payload holding them was not written by a harness.
+    raise ValueError("%s is not valid JSON" % name)
+
+
+def loads_strict(text: str) -> object:
+    """``json.loads`` that refuses NaN and Infinity (ValueError; RecursionError when
+    nested too deeply). For documents we validate or rewrite, not transcript lines,
+    which ``parse_object`` reads as leniently as the harness's readers do."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
+def json_type_name(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages: object, array, string,
+    number, boolean, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def iter_lines(f: BinaryIO) -> Iterator[Line]:
     """Yield every physical line from the file's current position to its end.
 

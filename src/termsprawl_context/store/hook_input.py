@@ -6,12 +6,12 @@ characters, the path is absolute, has no ``..`` and lies inside the store (symli
 resolved). Every failure is a named refusal with the seed's message, never a traceback.
 """
 
-import json
 import os
 import re
 from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
+from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
 # The seed reads at most this much (its line-size limit); more is refused, not cut.
@@ -92,37 +92,21 @@ def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError("invalid JSON value %s" % name)
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string" if isinstance(value, str) else "null"
-
-
 def parse_payload(data: bytes) -> Dict[str, Any]:
     """The payload as a dict whose string fields are strings (null reads as "")."""
     try:
         # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
-        value = json.loads(data.decode("utf-8", "replace"), parse_constant=_reject_constant)
+        value = loads_strict(data.decode("utf-8", "replace"))
     except ValueError as exc:
         raise HookInputParseError(str(exc)) from None
     except RecursionError:
         raise HookInputParseError("JSON nested too deeply") from None
     if not isinstance(value, dict):
-        raise HookInputParseError("expected a JSON object, got %s" % _json_type(value))
+        raise HookInputParseError("expected a JSON object, got %s" % json_type_name(value))
     for key in _STRING_FIELDS:
         field = value.get(key)
         if field is not None and not isinstance(field, str):
-            raise HookInputParseError("%s must be a string, not %s" % (key, _json_type(field)))
+            raise HookInputParseError("%s must be a string, not %s" % (key, json_type_name(field)))
     return value
 
 

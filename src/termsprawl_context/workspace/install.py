@@ -17,6 +17,7 @@ import zipfile
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR, TRANSCRIPTS_DIR, dump_json, file_mode, read_small_file, write_atomic
 
 COMMAND_NAME = "termsprawl-context"
@@ -182,23 +183,6 @@ def ensure_gitignore(cwd: str) -> Step:
 # --- .claude/settings.local.json ------------------------------------------------------------
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _reject_constant(name: str) -> Any:
-    # NaN and Infinity are not JSON; re-dumping them would write an invalid file.
-    raise ValueError("%s is not valid JSON" % name)
-
-
 def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise."""
     try:
@@ -208,11 +192,11 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = loads_strict(text)
     except (ValueError, RecursionError) as exc:
         raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
-        raise SettingsUnusable(shown, "holds a JSON %s, not an object" % _json_type(value))
+        raise SettingsUnusable(shown, "holds a JSON %s, not an object" % json_type_name(value))
     return value
 
 
@@ -232,10 +216,10 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) ->
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % _json_type(hooks))
+        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
     entries = hooks.get(HOOK_EVENT, [])
     if not isinstance(entries, list):
-        raise SettingsUnusable(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, _json_type(entries)))
+        raise SettingsUnusable(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)))
     if has_our_hook(entries):
         return None
     merged_hooks = dict(hooks)
