@@ -8,6 +8,7 @@ turn) pays for nothing else. Every command is ``run(argv) -> exit code``; a
 from __future__ import annotations
 
 import sys
+from collections import namedtuple
 
 from termsprawl_context import __version__
 from termsprawl_context.cli._io import PROG, error_line, silence_stdout
@@ -16,22 +17,40 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
-# name -> (module, function); each takes the argv after the command name.
+class Command(namedtuple("Command", "module function synopsis summary")):
+    """A registry row: where the command lives, and how the usage text names it."""
+
+    __slots__ = ()
+
+
+# name -> Command; each function takes the argv after the command name. Imported only
+# when named, so the dump pays for none of them. The usage text is made from this table.
 COMMANDS = {
-    "locate": ("termsprawl_context.cli.store_cmds", "run_locate"),
-    "assemble": ("termsprawl_context.cli.store_cmds", "run_assemble"),
-    "assemble-file": ("termsprawl_context.cli.store_cmds", "run_assemble_file"),
-    "fresh": ("termsprawl_context.cli.store_cmds", "run_fresh"),
-    "sessions": ("termsprawl_context.cli.session_cmds", "run_sessions"),
-    "find": ("termsprawl_context.cli.session_cmds", "run_find"),
-    "init": ("termsprawl_context.cli.project_cmds", "run_init"),
-    "hook": ("termsprawl_context.cli.project_cmds", "run_hook"),
-    "links": ("termsprawl_context.cli.project_cmds", "run_links"),
-    "index": ("termsprawl_context.cli.project_cmds", "run_index"),
-    "doctor": ("termsprawl_context.cli.project_cmds", "run_doctor"),
+    "locate": Command("termsprawl_context.cli.store_cmds", "run_locate", "locate <uuid>",
+                      "print the canonical transcript holding a session or message uuid"),
+    "assemble": Command("termsprawl_context.cli.store_cmds", "run_assemble", "assemble <uuid>",
+                        "print its messages deduplicated, in time order"),
+    "assemble-file": Command("termsprawl_context.cli.store_cmds", "run_assemble_file", "assemble-file <path>",
+                             "the same for one named transcript file"),
+    "fresh": Command("termsprawl_context.cli.store_cmds", "run_fresh", "fresh <path>",
+                     "exit 9 if the transcript was written in the last 60 s"),
+    "sessions": Command("termsprawl_context.cli.session_cmds", "run_sessions", "sessions",
+                        "list the sessions in the harness's store"),
+    "find": Command("termsprawl_context.cli.session_cmds", "run_find", "find <id-or-prefix>",
+                    "print one session's id and transcript path"),
+    "init": Command("termsprawl_context.cli.project_cmds", "run_init", "init",
+                    "install the command and discovery markers into a project"),
+    "hook": Command("termsprawl_context.cli.project_cmds", "run_hook", "hook",
+                    "record a session's transcript from a Claude Code hook payload"),
+    "links": Command("termsprawl_context.cli.project_cmds", "run_links", "links list|add|remove|peers",
+                     "manage links between nodes"),
+    "index": Command("termsprawl_context.cli.project_cmds", "run_index", "index get|set",
+                     "read or write a node's transcript path"),
+    "doctor": Command("termsprawl_context.cli.project_cmds", "run_doctor", "doctor",
+                      "explain, peer by peer, what the dump sees"),
 }
 
-USAGE = """\
+_USAGE_HEAD = """\
 usage: {prog} --cwd DIR --self NODE
        {prog} COMMAND [ARGS...]   ({prog} COMMAND --help for each)
        {prog} --help | --version
@@ -39,18 +58,14 @@ usage: {prog} --cwd DIR --self NODE
 Print the recent turns of the agents linked to NODE in the project at DIR.
 
 commands:
-  locate <uuid>               print the canonical transcript holding a session or message uuid
-  assemble <uuid>             print its messages deduplicated, in time order
-  assemble-file <path>        the same for one named transcript file
-  fresh <path>                exit 9 if the transcript was written in the last 60 s
-  sessions                    list the sessions in the harness's store
-  find <id-or-prefix>         print one session's id and transcript path
-  init                        install the command and discovery markers into a project
-  hook                        record a session's transcript from a Claude Code hook payload
-  links list|add|remove|peers manage links between nodes
-  index get|set               read or write a node's transcript path
-  doctor                      explain, peer by peer, what the dump sees
-""".format(prog=PROG)
+"""
+
+
+def usage() -> str:
+    """The top-level help, one line per registered command."""
+    width = max(len(command.synopsis) for command in COMMANDS.values()) + 2
+    rows = ["  %s%s\n" % (command.synopsis.ljust(width), command.summary) for command in COMMANDS.values()]
+    return _USAGE_HEAD.format(prog=PROG) + "".join(rows)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -73,7 +88,7 @@ def _dispatch(args: List[str]) -> int:
     from termsprawl_context.errors import Refusal
 
     if args in (["--help"], ["-h"]):
-        sys.stdout.write(USAGE)
+        sys.stdout.write(usage())
         return 0
     if args == ["--version"]:
         sys.stdout.write("%s %s\n" % (PROG, __version__))
@@ -82,8 +97,8 @@ def _dispatch(args: List[str]) -> int:
         if args and args[0] in COMMANDS:
             import importlib
 
-            module_name, function = COMMANDS[args[0]]
-            run = getattr(importlib.import_module(module_name), function)
+            command = COMMANDS[args[0]]
+            run = getattr(importlib.import_module(command.module), command.function)
             return run(args[1:])
         from termsprawl_context.cli.context import run_dump
 

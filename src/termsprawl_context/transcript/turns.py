@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
+from termsprawl_context.transcript.entry import display_text as content_to_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -32,20 +33,6 @@ class Turn(namedtuple("Turn", "role text")):
     type, not ``message.role``), ``text`` is already cut to the cap."""
 
     __slots__ = ()
-
-
-def content_to_text(content: Any) -> Optional[str]:
-    """Printable text of a message's content, or None when it has none."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts = [
-        block["text"]
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-    ]
-    return "\n".join(texts) if texts else None
 
 
 def entry_turn(entry: dict) -> Optional[Turn]:
