@@ -139,7 +139,8 @@ def expected_prompts(entries):
         if e.uuid:
             last[e.uuid] = i
     return [e for i, e in enumerate(entries)
-            if (not e.uuid or last[e.uuid] == i) and records.speaker(e) == records.PERSON and records.typed_texts(e)]
+            if (not e.uuid or last[e.uuid] == i) and records.speaker(e) == records.PERSON
+            and "\n".join(records.typed_texts(e)).strip()]
 
 
 def bare_dump_fails(path, entries):
