@@ -11,7 +11,7 @@ import sys
 from collections import namedtuple
 
 from termsprawl_context import __version__
-from termsprawl_context.cli._io import PROG, error_line, silence_stdout
+from termsprawl_context._output import PROG, error_line, silence_stdout, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -88,10 +88,10 @@ def _dispatch(args: List[str]) -> int:
     from termsprawl_context.errors import Refusal
 
     if args in (["--help"], ["-h"]):
-        sys.stdout.write(usage())
+        write_out(usage())
         return 0
     if args == ["--version"]:
-        sys.stdout.write("%s %s\n" % (PROG, __version__))
+        write_out("%s %s\n" % (PROG, __version__))
         return 0
     try:
         if args and args[0] in COMMANDS:

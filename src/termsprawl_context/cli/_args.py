@@ -4,7 +4,7 @@ stderr line and exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0
 import argparse
 from typing import List, Optional
 
-from termsprawl_context.cli._io import PROG
+from termsprawl_context._output import PROG
 from termsprawl_context.errors import UsageError
 
 

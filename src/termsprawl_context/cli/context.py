@@ -118,7 +118,7 @@ class RealContextIO(ContextIO):
         if self._write is not None:
             self._write(text + "\n")
             return
-        from termsprawl_context.cli._io import write_out
+        from termsprawl_context._output import write_out
 
         write_out(text + "\n")
 

@@ -15,7 +15,7 @@ import sys
 from typing import List
 
 from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context._output import error_line, write_out, write_path
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, NotFound, Refusal, UsageError
 
 # Link error codes (workspace.links) -> exit codes: a bad id or a self link is the
@@ -287,7 +287,7 @@ def run_index(argv: List[str]) -> int:
         recorded = read_transcript_path(args.cwd, args.node)
         if recorded is None:
             raise NoIndexEntry(args.cwd, args.node)
-        write_out(recorded + "\n")
+        write_path(recorded)
         return EXIT_OK
     if not args.path:
         raise EmptyPath()

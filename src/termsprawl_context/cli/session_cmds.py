@@ -6,7 +6,7 @@ import time
 from typing import List
 
 from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context._output import encode_path, encode_text, error_line, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -110,5 +110,6 @@ def run_find(argv: List[str]) -> int:
     if args.json:
         write_out(_json_line(info))
     else:
-        write_out("%s\t%s\n" % (info.session_id, info.transcript_path))
+        # The path is the answer: it keeps its bytes, so it names the real file.
+        write_bytes(encode_text(info.session_id + "\t") + encode_path(info.transcript_path) + b"\n")
     return 0
