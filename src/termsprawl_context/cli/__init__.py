@@ -76,7 +76,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         silence_stdout()
         return 0
     except KeyboardInterrupt:
-        return 130
+        from termsprawl_context.errors import EXIT_INTERRUPTED
+
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: one line, never a traceback
         from termsprawl_context.errors import EXIT_INTERNAL
 

@@ -4,7 +4,7 @@ Each parses argv, calls one library function (``workspace.install``, ``hooks``, 
 ``workspace.index``, ``doctor``) and prints. Exit codes: 0 done; 1 a failure
 of the world (missing directory, unwritable file, no index entry, not run from the
 artifact, unusable settings file); 2 a usage error, including an unsafe node id
-(``BAD_ID``) or a node linked to itself (``SELF``). ``hook`` is the exception: it is run
+(``BadNodeId``) or a node linked to itself (``SelfLink``): each refusal carries its code. ``hook`` is the exception: it is run
 by Claude Code, so it always exits 0, prints nothing on stdout, and says why on stderr
 when it recorded nothing.
 """
@@ -16,11 +16,7 @@ from typing import List
 
 from termsprawl_context.cli._args import command_parser, parse
 from termsprawl_context._output import error_line, write_out, write_path
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, NotFound, Refusal, UsageError
-
-# Link error codes (workspace.links) -> exit codes: a bad id or a self link is the
-# command line's fault, a write failure the world's.
-LINK_ERROR_EXIT = {"BAD_ID": EXIT_USAGE, "SELF": EXIT_USAGE, "IO": EXIT_FAILURE}
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, NotFound, Refusal, UsageError
 
 HOOK_PREFIX = "hook: "
 
@@ -33,23 +29,12 @@ def _shown_id(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-class BadIdArgument(UsageError):
-    """A node id given on the command line cannot be a node id (BAD_ID)."""
-
-    code = "BAD_ID"
-
-    def __init__(self, command: str, value: str) -> None:
-        from termsprawl_context.workspace.ids import SAFE_ID_SHOWN
-
-        super().__init__("%s: invalid node id: %s (a node id matches %s)" % (command, _shown_id(value), SAFE_ID_SHOWN))
-
-
 def _require_ids(command: str, *values: str) -> None:
-    from termsprawl_context.workspace.ids import is_safe_id
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id
 
     for value in values:
         if not is_safe_id(value):
-            raise BadIdArgument(command, value)
+            raise BadNodeId("%s: invalid node id: %s (a node id matches %s)" % (command, _shown_id(value), SAFE_ID_SHOWN))
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -146,8 +131,8 @@ def _common(parser) -> None:
 
 def _links_parser():
     parser = command_parser("links", "List, add or remove links between nodes, or list a node's peers. "
-                                      "Exit 2 for an invalid node id (BAD_ID) or a node linked to itself "
-                                      "(SELF), 1 when the link file cannot be written (IO).")
+                                      "Exit 2 for an invalid node id or a node linked to itself, "
+                                      "1 when the link file cannot be written.")
     sub = parser.add_subparsers(dest="action", metavar="list|add|remove|peers")
     sub.required = True
     _common(sub.add_parser("list", help="every valid link (ignored link files are named on stderr)"))
@@ -188,14 +173,14 @@ def _links_list(args) -> int:
 
 def _links_add(args) -> int:
     from termsprawl_context.workspace.discovery import ensure_context_discovery
-    from termsprawl_context.workspace.links import LinkError, add_link
+    from termsprawl_context.workspace.links import add_link
 
     _require_ids("links add", args.a, args.b)
     try:
         path = add_link(args.cwd, args.a, args.b)
-    except LinkError as error:
-        error_line("links add: %s" % error.message)
-        return LINK_ERROR_EXIT.get(error.code, EXIT_FAILURE)
+    except Refusal as refusal:  # SelfLink (2), LinkWriteFailed (1): the code is the class's
+        error_line("links add: %s" % refusal.message)
+        return refusal.exit_code
     ensure_context_discovery(args.cwd)  # as the app does when a link is added
     if args.json:
         _json_out({"linked": sorted([args.a, args.b]), "path": path})
@@ -209,8 +194,9 @@ def _links_remove(args) -> int:
 
     _require_ids("links remove", args.a, args.b)
     if args.a == args.b:
-        error_line("links remove: %s" % SelfLink().message)
-        return LINK_ERROR_EXIT[SelfLink.code]
+        refusal = SelfLink()
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
     removed = remove_link(args.cwd, args.a, args.b)
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)

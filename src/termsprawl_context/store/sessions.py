@@ -148,7 +148,7 @@ class ScanResult(NamedTuple):
     skipped: List[str]  # directories that could not be listed
 
 
-class SessionNotFound(NotFound):
+class SessionIdNotFound(NotFound):
     """No session id equals or starts with what was asked for."""
 
     def __init__(self, partial: str) -> None:
@@ -854,11 +854,11 @@ def scan_all_sessions(
 
 def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
     """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial``. Raises ``SessionNotFound`` or ``AmbiguousSession`` (exit 1)."""
+    ``partial``. Raises ``SessionIdNotFound`` or ``AmbiguousSession`` (exit 1)."""
     result = scan_sessions(projects_dir, accept=lambda session_id: session_id.startswith(partial))
     _report_skipped(result.skipped, "search", stderr)
     if not result.sessions:
-        raise SessionNotFound(partial)
+        raise SessionIdNotFound(partial)
     if len(result.sessions) > 1:
         raise AmbiguousSession(partial, result.sessions)
     return result.sessions[0]
