@@ -5,7 +5,7 @@ import re
 import time
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
 from termsprawl_context._output import encode_path, encode_text, error_line, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import sessions as store_sessions
@@ -22,15 +22,8 @@ def _add_store_options(parser, project: bool) -> None:
         parser.add_argument(
             "--project", metavar="DIR", help="only the sessions run in this working directory"
         )
-    parser.add_argument(
-        "--projects-dir",
-        metavar="DIR",
-        help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, "
-        "else ~/.claude/projects)",
-    )
+    add_projects_dir(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
-
-
 
 
 def human_size(size: int) -> str:

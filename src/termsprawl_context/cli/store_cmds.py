@@ -4,11 +4,9 @@ output out. Refusals (exit 1) and usage errors (exit 2) are raised for ``main``.
 import sys
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
 from termsprawl_context._output import byte_sink, error_line, write_path
 from termsprawl_context.errors import UsageError
-
-_PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
 
 
 def _require(value: str, command: str, name: str) -> str:
@@ -31,7 +29,7 @@ def run_locate(argv: List[str]) -> int:
         "latest timestamp. Exit 1 if none does.",
     )
     parser.add_argument("uuid")
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
         return 0
@@ -51,7 +49,7 @@ def run_assemble(argv: List[str]) -> int:
         "their original lines.",
     )
     parser.add_argument("uuid")
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
         return 0

@@ -29,6 +29,13 @@ class BadNodeId(UsageError):
         super().__init__(message)
 
 
+def shown_id(value: str) -> str:
+    """An id as messages show it: quoted, so spaces and odd characters are visible."""
+    import json  # only messages pay for json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
 def is_safe_id(value: Any) -> bool:
     """True for a string that may be used as a node id (and so as a file name)."""
     return (
