@@ -10,6 +10,7 @@ EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read
 EXIT_USAGE = 2  # the command line itself is wrong
 EXIT_TOO_FRESH = 9  # `fresh`: the transcript was written to less than a minute ago
 EXIT_INTERNAL = 70  # a bug of ours; reported in one line instead of a traceback
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
 
 
 class Refusal(Exception):
