@@ -9,6 +9,10 @@ EXIT_OK = 0
 EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read
 EXIT_USAGE = 2  # the command line itself is wrong
 EXIT_TOO_FRESH = 9  # `fresh`: the transcript was written to less than a minute ago
+EXIT_CITE_NOT_FOUND = 10  # `cite`: the quote is in no entry of the pools searched
+EXIT_CITE_AMBIGUOUS = 11  # `cite`: the quote is in more than one entry
+EXIT_CITE_REFUSED = 12  # `cite`: a pool that cannot be searched (a sub-agent's user pool, no root)
+EXIT_QUERY_NEVER_RAN = 13  # `query`: the expression could be evaluated against no entry
 EXIT_INTERNAL = 70  # a bug of ours; reported in one line instead of a traceback
 
 
