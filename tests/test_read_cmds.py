@@ -230,7 +230,7 @@ def test_latest_matches_the_newest_mtime(store):
         assert resolve.latest_session(str(projects)).path == str(paths[3])
     finally:
         os.utime(str(paths[3]), (before, before))
-    with pytest.raises(resolve.store_sessions.SessionNotFound):
+    with pytest.raises(resolve.store_sessions.SessionIdNotFound):
         resolve.latest_session(str(projects), project="/somewhere/else")
 
 

@@ -6,11 +6,10 @@ import json
 import sys
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context._output import error_line, write_out
 from termsprawl_context.errors import NotFound, UsageError
 
-_PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
 # Characters that would break a result's one line (or move a terminal's cursor).
 _CONTROL = "".join(chr(c) for c in list(range(0x20)) + [0x7F]) + "\x85\u2028\u2029"
 _CONTROL_TABLE = {ord(c): " " for c in _CONTROL}
@@ -35,7 +34,7 @@ def _store(args):
 
 
 def _store_options(parser) -> None:
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
 
 

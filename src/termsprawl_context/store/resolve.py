@@ -87,7 +87,7 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
     """The most recently written session; ``SessionNotFound`` when there is none."""
     found = session_files(projects_dir, project)
     if not found:
-        raise store_sessions.SessionNotFound(LATEST)
+        raise store_sessions.SessionIdNotFound(LATEST)
     return found[0]
 
 
@@ -124,7 +124,7 @@ def resolve_session(name: str, projects_dir: str, project: Optional[str] = None)
     found = session_files(projects_dir, project, name)
     ids = sorted({s.session_id for s in found})
     if not ids:
-        raise store_sessions.SessionNotFound(name)
+        raise store_sessions.SessionIdNotFound(name)
     if len(ids) > 1:
         raise AmbiguousPrefix(name, ids)
     return found[0].session_id, found[0].path
