@@ -291,6 +291,18 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
     return result
 
 
+def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
+    """``(peer id, title, transcript path)`` for each peer linked to ``self_id`` that
+    has an index entry, in the dump's order, over the dump's IO (``dump.ContextIO``);
+    the title is the node's, else the id."""
+    for linked in io.linked_peers(self_id):
+        recorded = io.recorded_path(linked.peer)
+        if not recorded:
+            continue
+        title = io.node_title(linked.peer)
+        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded)
+
+
 def build_handoff(
     peers: Iterable[Any],
     window: int = DEFAULT_TURNS,
