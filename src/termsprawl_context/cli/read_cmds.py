@@ -1,29 +1,17 @@
 """``show`` and ``search``: read one session as an agent or a person would, and search
 across sessions. Argv in, one library call, output out."""
 
-import argparse
 import json
 import sys
 from typing import List
 
-from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse, positive_int
 from termsprawl_context._output import error_line, write_out
 from termsprawl_context.errors import NotFound, UsageError
 
 # Characters that would break a result's one line (or move a terminal's cursor).
 _CONTROL = "".join(chr(c) for c in list(range(0x20)) + [0x7F]) + "\x85\u2028\u2029"
 _CONTROL_TABLE = {ord(c): " " for c in _CONTROL}
-
-
-def positive_int(value: str) -> int:
-    """argparse type: an integer of at least 1."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1 or not value.strip().isdigit():
-        raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % value)
-    return number
 
 
 def _store(args):
