@@ -19,7 +19,7 @@ from termsprawl_context.cite import (
     EmptyQuote,
     NoEntryAtLine,
     NoSourceType,
-    RecordUnreadable,
+    CitedRecordUnreadable,
 )
 from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
 
@@ -488,7 +488,7 @@ def test_envelope_at(rec):
         with pytest.raises(NoEntryAtLine) as caught:
             cite.envelope_at(path, missing)
         assert str(caught.value) == "transcript: envelope at %s:%d: no entry at the given line" % (path, missing)
-    with pytest.raises(RecordUnreadable) as caught:
+    with pytest.raises(CitedRecordUnreadable) as caught:
         cite.envelope_at(path + ".absent", 1)
     assert not isinstance(caught.value, NoEntryAtLine)
     assert str(caught.value).startswith("transcript: open ")

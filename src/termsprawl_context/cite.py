@@ -161,7 +161,7 @@ class NoSourceType(UsageError):
     """The request names no pool, or one this module does not know."""
 
 
-class RecordUnreadable(NotFound):
+class CitedRecordUnreadable(NotFound):
     """A record could not be opened or read to its end (``transcript: open|read ...``)."""
 
 
@@ -259,7 +259,7 @@ def _iter_raw_lines(path: str) -> Iterator[jsonl.Line]:
     try:
         f = jsonl.open_regular(path)
     except OSError as exc:
-        raise RecordUnreadable("transcript: open %s: %s" % (path, _os_reason(exc))) from None
+        raise CitedRecordUnreadable("transcript: open %s: %s" % (path, _os_reason(exc))) from None
     with f:
         number, offset = 0, 0
         try:
@@ -270,12 +270,12 @@ def _iter_raw_lines(path: str) -> Iterator[jsonl.Line]:
                 number += 1
                 raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
                 if len(raw) >= MAX_RECORD_BYTES:
-                    raise RecordUnreadable("transcript: read %s: line %d is longer than %d bytes"
+                    raise CitedRecordUnreadable("transcript: read %s: line %d is longer than %d bytes"
                                            % (path, number, MAX_RECORD_BYTES))
                 yield jsonl.Line(number, offset, raw)
                 offset += len(chunk)
         except OSError as exc:
-            raise RecordUnreadable("transcript: read %s: %s" % (path, _os_reason(exc))) from None
+            raise CitedRecordUnreadable("transcript: read %s: %s" % (path, _os_reason(exc))) from None
 
 
 def _entry_of_line(line: jsonl.Line) -> Optional[Entry]:
@@ -319,7 +319,7 @@ def _is_subagent_record(path: str) -> bool:
             entry = _entry_of_line(line)
             if entry is not None:
                 return entry.is_sidechain
-    except RecordUnreadable:
+    except CitedRecordUnreadable:
         return False
     return False
 
@@ -365,7 +365,7 @@ def descendant_subagent_paths(path: str) -> List[str]:
         except FileNotFoundError:
             return
         except OSError as exc:
-            raise RecordUnreadable("transcript: enumerate sub-agents under %s: %s" % (top, _os_reason(exc)))
+            raise CitedRecordUnreadable("transcript: enumerate sub-agents under %s: %s" % (top, _os_reason(exc)))
         for name in names:
             full = os.path.join(directory, name)
             if os.path.isdir(full) and not os.path.islink(full):
@@ -865,7 +865,7 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
-    """``cite_in_record`` over the record at ``path`` (RecordUnreadable when it cannot
+    """``cite_in_record`` over the record at ``path`` (CitedRecordUnreadable when it cannot
     be read). ``prefilter=False`` parses every line: the plain oracle of the fast path."""
     if not normalize(quote):
         return []
@@ -1070,7 +1070,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
                 % (req, path, SUBAGENT_USER_ADVICE)
             ) from None
         except Refusal as exc:
-            raise RecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+            raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
         if found:
             pools.append(pool)
         for match in found:
@@ -1091,7 +1091,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     try:
         record = load_record(hit.path)
     except Refusal as exc:
-        raise RecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+        raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
     message = entry_text(record, entry, pools) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
@@ -1149,7 +1149,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
     except FileNotFoundError:
         return candidates
     except OSError as exc:
-        raise RecordUnreadable("transcript: list sessions in %s: %s" % (project_dir, _os_reason(exc))) from None
+        raise CitedRecordUnreadable("transcript: list sessions in %s: %s" % (project_dir, _os_reason(exc))) from None
     others = []
     for name in names:
         if not name.endswith(cc.TRANSCRIPT_SUFFIX):
