@@ -41,10 +41,32 @@ _ESCAPABLE = frozenset('"\\<>&/')
 # The only characters outside ASCII whose lowercase holds ASCII (checked over all of
 # Unicode by the tests): a text holding them can match an ASCII needle.
 LOWER_TO_ASCII = ("\u0130", "\u212a")
-# A line holding one of these may spell an ASCII needle character some other way.
-_ASCII_ESCAPES = re.compile(rb"\\u(?:00[2-7]|0130|212a)|" + b"|".join(re.escape(c.encode()) for c in LOWER_TO_ASCII))
-# ... or a non-ASCII one (any \u escape but those of control characters).
-_ANY_ESCAPE = re.compile(rb"\\u(?!00[01])")
+# How a line may spell a needle's character other than as itself: a JSON ``\\u`` escape
+# (for ASCII, ``\\u0020``-``\\u007f``; for the others any but a control character's), or
+# (for runs holding i or k) a non-ASCII character that lowercases to ASCII.
+_LOWER_TO_ASCII_BYTES = tuple(c.encode("utf-8") for c in LOWER_TO_ASCII)
+ESCAPES_ASCII = "ascii"
+ESCAPES_ASCII_FOLDED = "ascii+folded"
+ESCAPES_ANY = "any"
+
+
+# Each look is one regex with a literal prefix (``\\u``), which the regex engine scans
+# several times faster than bytes.find on these lines; an alternation without a common
+# prefix would cost it every position.
+_ESCAPE_RES = {
+    ESCAPES_ASCII: (re.compile(rb"\\u00[2-7]"),),
+    ESCAPES_ASCII_FOLDED: (re.compile(rb"\\u(?:00[2-7]|0130|212a)"),)
+    + tuple(re.compile(re.escape(b)) for b in _LOWER_TO_ASCII_BYTES),
+    ESCAPES_ANY: (re.compile(rb"\\u(?!00[01])"),),
+}
+
+
+def escape_positions(low: bytes, kind: str) -> Iterator[int]:
+    """Offsets in ``low`` (lowercased bytes) where a needle character may be spelled
+    in another way than as itself, for a prefilter of ``kind``."""
+    for finder in _ESCAPE_RES[kind]:
+        for m in finder.finditer(low):
+            yield m.start()
 
 
 class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid")):
@@ -53,9 +75,9 @@ class Hit(namedtuple("Hit", "path line offset session_id title kind snippet time
     __slots__ = ()
 
 
-class Prefilter(namedtuple("Prefilter", "pattern escapes")):
+class Prefilter(namedtuple("Prefilter", "pattern escapes finder")):
     """What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse
-    every line), unless ``escapes`` (a bytes regex) finds a spelling it cannot see."""
+    every line), unless ``escape_positions(escapes)`` finds a spelling it cannot see."""
 
     __slots__ = ()
 
@@ -65,23 +87,66 @@ def _caseless(c: str) -> bool:
     return ord(c) > 0x7F and c.lower() == c == c.upper() and c != "\u0307"
 
 
-def prefilter_for(needle: str) -> Prefilter:
-    """The byte test for lines that may hold ``needle`` (case-insensitively)."""
-    folded = needle.lower()
-    runs = []  # (bytes, ascii?)
+def _runs(folded: str, excluded: frozenset) -> List[Tuple[bytes, bool]]:
+    """The maximal runs of ``folded`` that JSON writes as themselves: (bytes, ASCII?)."""
+    runs = []
     current, kind = [], None
     for c in folded + "\x00":
-        this = "a" if (" " <= c <= "~" and c not in _ESCAPABLE) else ("u" if _caseless(c) else None)
+        if " " <= c <= "~":
+            this = None if c in excluded else "a"
+        else:
+            this = "u" if _caseless(c) else None
         if this != kind and current:
             runs.append(("".join(current).encode("utf-8"), kind == "a"))
             current = []
         kind = this
         if this is not None:
             current.append(c)
+    return runs
+
+
+# Letters from rarest to commonest in English text: the regex engine's literal scan
+# stops at each occurrence of the pattern's first byte, so a pattern should start rare.
+_RARITY = {c: i for i, c in enumerate(b"zqxjkvbpygfwmucldrhsnioate")}
+_COMMON = len(_RARITY) + 10  # spaces, digits, punctuation: everywhere in JSON
+MIN_PATTERN = 4
+
+
+def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
+    """The suffix of a run to search for: one that starts with a rare byte and keeps
+    at least ``MIN_PATTERN`` bytes (the whole run when shorter); a longer one on ties.
+    Any part of the needle is as sound a test as the whole."""
+    best = None
+    for run, ascii_run in runs:
+        for i in range(len(run)):
+            rest = len(run) - i
+            if rest < min(MIN_PATTERN, len(run)):
+                break
+            rank = _RARITY.get(run[i], _COMMON if run[i] < 0x80 else 0)
+            key = (rest < MIN_PATTERN, rank, -rest)
+            if best is None or key < best[0]:
+                best = (key, run[i:], ascii_run)
+    return best[1], best[2]
+
+
+def prefilter_for(needle: str) -> Prefilter:
+    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs
+    avoid ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them, so
+    a run without them needs no look for those two."""
+    folded = needle.lower()
+    spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
+    runs = _runs(folded, _ESCAPABLE | spelled_by_others)
+    plain = True
     if not runs:
-        return Prefilter(None, None)
-    pattern, ascii_run = max(runs, key=lambda r: len(r[0]))
-    return Prefilter(pattern, _ASCII_ESCAPES if ascii_run else _ANY_ESCAPE)
+        runs, plain = _runs(folded, _ESCAPABLE), False
+    if not runs:
+        return Prefilter(None, None, None)
+    pattern, ascii_run = _rarest_start(runs)
+    if not ascii_run:
+        escapes = ESCAPES_ANY
+    else:
+        escapes = ESCAPES_ASCII if plain or not any(x in pattern for x in b"ik") else ESCAPES_ASCII_FOLDED
+    return Prefilter(pattern, escapes, re.compile(re.escape(pattern)))
 
 
 class Matcher(object):
@@ -97,7 +162,7 @@ class Matcher(object):
                 self.regex = re.compile(text, re.IGNORECASE)
             except (re.error, OverflowError, RecursionError) as exc:
                 raise UsageError("search: invalid regular expression: %s" % exc)
-            self.prefilter = Prefilter(None, None)
+            self.prefilter = Prefilter(None, None, None)
         else:
             self.needle = text.lower()
             self.prefilter = prefilter_for(text)
@@ -190,14 +255,17 @@ def candidate_lines(block: bytes, limit: int, prefilter: Prefilter) -> List[Tupl
         return bounds
     low = block[:limit].lower()
     starts = {}
-    i = low.find(prefilter.pattern)
-    while i >= 0:
-        start, end = _line_bounds(low, i, limit)
+    pos = 0
+    while True:
+        m = prefilter.finder.search(low, pos)
+        if m is None:
+            break
+        start, end = _line_bounds(low, m.start(), limit)
         starts[start] = end
-        i = low.find(prefilter.pattern, end + 1)
+        pos = end + 1
     if prefilter.escapes is not None:
-        for m in prefilter.escapes.finditer(low):
-            start, end = _line_bounds(low, m.start(), limit)
+        for i in escape_positions(low, prefilter.escapes):
+            start, end = _line_bounds(low, i, limit)
             starts[start] = end
     return sorted(starts.items())
 
