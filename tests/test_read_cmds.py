@@ -241,3 +241,32 @@ def test_show_artifact(run_pyz, store):
     assert b"## tool_call" in done.stdout and b"## tool_result" in done.stdout
     done = run_pyz(["search", "needle", "--projects-dir", projects, "--in", "tool"])
     assert done.returncode == 0 and done.stdout.count(b"\n") == 2
+
+
+def test_session_files_walk_matches_the_store_scan(tmp_path):
+    """The fast walk lists what store.sessions' walk lists: nested folders, no FIFOs, no
+    agent files, no directories through symlinks, newest first."""
+    from termsprawl_context.store import sessions as store_sessions
+
+    projects = tmp_path / "projects"
+    (projects / "a" / "deep").mkdir(parents=True)
+    (projects / "b").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / (fake_id(50) + ".jsonl")).write_text("{}\n")
+    os.symlink(str(outside), str(projects / "linked"))
+    for i, folder in enumerate(["a", "a/deep", "b", "b", "a"]):
+        path = projects / folder / (fake_id(i + 1) + ".jsonl")
+        path.write_text("{}\n")
+        os.utime(str(path), (5000 - i * 7 % 3, 5000 - i * 7 % 3))
+    (projects / "b" / "agent-abcdef1.jsonl").write_text("{}\n")
+    os.mkfifo(str(projects / "b" / (fake_id(77) + ".jsonl")))
+    (projects / "a" / (fake_id(88) + ".jsonl")).mkdir()
+    expected = []
+    for path in store_sessions.iter_candidate_paths(str(projects), []):
+        st = os.stat(path)
+        if __import__("stat").S_ISREG(st.st_mode):
+            expected.append(resolve.SessionFile(store_sessions.session_id_of(os.path.basename(path)), path, st.st_mtime))
+    expected.sort(key=lambda s: (-s.mtime, s.path))
+    assert resolve.session_files(str(projects)) == expected and len(expected) == 5
+    assert [s.session_id for s in resolve.session_files(str(projects), prefix=fake_id(2)[:9])] == [fake_id(2)]
