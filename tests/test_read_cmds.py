@@ -12,7 +12,7 @@ from termsprawl_context import handoff as h
 from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import resolve, search
-from termsprawl_context.store.sessions import session_metadata
+from termsprawl_context.store.session_meta import session_metadata
 from termsprawl_context.transcript import entry as records
 from conftest import corpus_files
 
@@ -218,7 +218,7 @@ def test_resolve_uuid_for_locate_and_assemble(store):
     assert resolve.resolve_uuid("no-such", str(projects)) == "no-such"  # left for locate to refuse
     full = "12345678-1234-1234-1234-123456789abc"
     assert resolve.resolve_uuid(full, str(projects)) == full
-    with pytest.raises(resolve.AmbiguousPrefix):
+    with pytest.raises(resolve.AmbiguousSessionPrefix):
         resolve.resolve_uuid("0000", str(projects))
 
 

@@ -34,7 +34,7 @@ from termsprawl_context.transcript import entry as records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, List, Optional, Sequence
+    from typing import Any, Iterable, List, Sequence
 
 DEFAULT_TURNS = 40  # the dump's own window
 DEFAULT_MAX_CHARS = 20000  # all peers' turn texts together: about 5,000 tokens

@@ -2,7 +2,10 @@
 
 The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
 occurrence wins), any other word is refused at once, both are required; every refusal
-is one stderr line and exit 2. The peer walk is ``termsprawl_context.dump``'s (shared with
+is one stderr line and exit 2. An absent flag has a default: ``--self`` is
+``$TERMSPRAWL_NODE_ID`` (set but empty: its own error), ``--cwd`` the project found from
+here (``workspace.project``); with neither flag nor default the answer is the context
+layer's ``expected --cwd and --self``. The peer walk is ``termsprawl_context.dump``'s (shared with
 ``doctor``); this module keeps the argv parse and the printing: one write of everything,
 and nothing at all when nothing is printable.
 """
@@ -16,7 +19,7 @@ from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 PEER_SEPARATOR = dump.PEER_SEPARATOR
 
@@ -31,11 +34,11 @@ class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
 HANDOFF_OPTIONS = ("--turns", "--max-chars", "--format")
 
 
-def parse_dump_argv(argv: List[str]):
+def parse_dump_argv(argv: List[str]) -> Tuple[ContextArgs, Dict[str, Any]]:
     """``(ContextArgs, hand-off options)``: the options a dict of those given (empty for
     the bare dump), checked here so a bad value is one usage line and exit 2."""
-    values = {"--cwd": None, "--self": None}
-    options = {}
+    values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
+    options: Dict[str, Any] = {}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -48,12 +51,20 @@ def parse_dump_argv(argv: List[str]):
         else:
             options[arg] = _option_value(arg, argv[i + 1])
         i += 2
-    if not values["--cwd"] or not values["--self"]:
+    cwd, self_id = values["--cwd"], values["--self"]
+    if cwd is None or self_id is None:
+        # Absent flags have defaults (the project found from here, $TERMSPRAWL_NODE_ID);
+        # imported only then, so the app's explicit calls pay nothing for them.
+        from termsprawl_context.workspace.project import default_project, default_self
+
+        self_id = default_self(self_id)
+        cwd = default_project() if cwd is None else cwd
+    if not cwd or not self_id:
         raise UsageError("expected --cwd and --self")
-    return ContextArgs(values["--cwd"], values["--self"]), options
+    return ContextArgs(cwd, self_id), options
 
 
-def _option_value(option: str, value: str):
+def _option_value(option: str, value: str) -> Any:
     if option == "--format":
         if value not in ("markdown", "json"):
             raise UsageError("invalid value for --format: %s (expected markdown or json)" % value)

@@ -47,7 +47,7 @@ def run_show(argv: List[str]) -> int:
     if args is None:
         return 0
     from termsprawl_context.store.resolve import resolve_session
-    from termsprawl_context.store.sessions import session_metadata
+    from termsprawl_context.store.session_meta import session_metadata
 
     if not args.session:
         raise UsageError("show: session must not be empty")

@@ -12,6 +12,7 @@ from collections import namedtuple
 from typing import List, Optional, Tuple
 
 from termsprawl_context.errors import NotFound, Refusal, UsageError
+from termsprawl_context.harness.claude import TRANSCRIPT_SUFFIX
 from termsprawl_context.store import sessions as store_sessions
 
 LATEST = "latest"
@@ -25,7 +26,7 @@ class SessionFile(namedtuple("SessionFile", "session_id path mtime")):
     __slots__ = ()
 
 
-class AmbiguousPrefix(Refusal):
+class AmbiguousSessionPrefix(Refusal):
     """More than one session id starts with what was asked for; the candidates are
     named so the person can pick one."""
 
@@ -106,7 +107,7 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
 
 def _is_path(name: str) -> bool:
     return os.sep in name or (os.altsep is not None and os.altsep in name) or name.endswith(
-        store_sessions.TRANSCRIPT_SUFFIX
+        TRANSCRIPT_SUFFIX
     )
 
 
@@ -131,15 +132,15 @@ def resolve_session(name: str, projects_dir: str, project: Optional[str] = None)
         if not regular:
             raise NotFound("transcript file not found: %s" % name)
         stem = os.path.basename(path)
-        if stem.endswith(store_sessions.TRANSCRIPT_SUFFIX):
-            stem = stem[: -len(store_sessions.TRANSCRIPT_SUFFIX)]
+        if stem.endswith(TRANSCRIPT_SUFFIX):
+            stem = stem[: -len(TRANSCRIPT_SUFFIX)]
         return stem, path
     found = session_files(projects_dir, project, name)
     ids = sorted({s.session_id for s in found})
     if not ids:
         raise store_sessions.SessionIdNotFound(name)
     if len(ids) > 1:
-        raise AmbiguousPrefix(name, ids)
+        raise AmbiguousSessionPrefix(name, ids)
     return found[0].session_id, found[0].path
 
 
@@ -154,5 +155,5 @@ def resolve_uuid(name: str, projects_dir: str) -> str:
         return name
     ids = sorted({s.session_id for s in session_files(projects_dir, None, name)})
     if len(ids) > 1:
-        raise AmbiguousPrefix(name, ids)
+        raise AmbiguousSessionPrefix(name, ids)
     return ids[0] if ids else name

@@ -22,7 +22,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from termsprawl_context.errors import UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.resolve import session_files
-from termsprawl_context.store.sessions import session_metadata
+from termsprawl_context.store.session_meta import session_metadata
 from termsprawl_context.transcript import entry as records
 
 KIND_HUMAN = "human"
