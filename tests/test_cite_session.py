@@ -12,6 +12,7 @@ import pytest
 
 import cite_fixtures as fx
 from termsprawl_context import cite
+from termsprawl_context.store.subagents import subagent_tree
 from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
@@ -49,7 +50,7 @@ def test_in_a_nested_subagent_record(tmp_path, session):
         fx.user_msg("n0", "list things", isSidechain=True),
         fx.tool_call("n1", "n0", "toolu_nested", "Bash", "ls", sidechain=True),
         fx.tool_answer("n2", "n1", "toolu_nested", "NESTEDMARKER.md", sidechain=True)])
-    assert cite.descendant_subagent_paths(rootp) == [nested, sub]  # WalkDir: the agent-a1b2/ dir before its file
+    assert subagent_tree(rootp) == [nested, sub]  # WalkDir: the agent-a1b2/ dir before its file
     for start in (rootp, nested):
         assert cite.resolve_citation(start, req("NESTEDMARKER", [T])).path == nested
     assert cite.session_root_of(nested) == rootp

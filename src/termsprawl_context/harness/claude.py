@@ -219,9 +219,6 @@ INPUT_RUN_IN_BACKGROUND = "run_in_background"
 ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:")
 ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers")
 ANSWER_JOIN = '"="'
-# A PreToolUse hook that blocked a call: the tool result "PreToolUse:<Tool> hook error: <reason>".
-HOOK_REFUSAL_PREFIX = "PreToolUse:"
-HOOK_REFUSAL_MARK = " hook error: "
 # A background task's end, as the harness tells the model (a user text or a queued
 # command in task-notification mode).
 TASK_NOTIFICATION_OPEN = "<task-notification>"
