@@ -21,7 +21,7 @@ from termsprawl_context.cite import (
     NoSourceType,
 )
 from termsprawl_context.transcript.entry import hook_refusal_reason, is_hook_refusal
-from termsprawl_context.transcript.record import TranscriptUnreadable
+from termsprawl_context.transcript.record import RecordUnreadable
 from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
@@ -500,7 +500,7 @@ def test_envelope_at(rec):
         with pytest.raises(NoEntryAtLine) as caught:
             cite.envelope_at(path, missing)
         assert str(caught.value) == "transcript: envelope at %s:%d: no entry at the given line" % (path, missing)
-    with pytest.raises(TranscriptUnreadable) as caught:
+    with pytest.raises(RecordUnreadable) as caught:
         cite.envelope_at(path + ".absent", 1)
     assert not isinstance(caught.value, NoEntryAtLine)
     assert str(caught.value).startswith("transcript: open ")

@@ -48,7 +48,7 @@ from termsprawl_context.transcript.entry import (
     tool_results,
 )
 from termsprawl_context.transcript.record import (
-    TranscriptUnreadable,
+    RecordUnreadable,
     decode_line,
     entry_at,
     go_quote,
@@ -711,7 +711,7 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
-    """``cite_in_record`` over the record at ``path`` (TranscriptUnreadable when it cannot
+    """``cite_in_record`` over the record at ``path`` (RecordUnreadable when it cannot
     be read). ``prefilter=False`` parses every line: the plain oracle of the fast path."""
     if not normalize(quote):
         return []
