@@ -46,6 +46,7 @@ from termsprawl_context.transcript.entry import (
     result_texts,
     tool_calls,
     tool_results,
+    typed_texts,
 )
 from termsprawl_context.transcript.record import (
     RecordUnreadable,
@@ -660,13 +661,8 @@ def _own_results(record: Record, entry: Entry):
 
 def user_texts(record: Record, entry: Entry) -> List[str]:
     """The user pool's texts of one entry: typed text, a queued prompt, picked answers."""
-    if not_the_person(entry):
-        return []
-    if entry.type == cc.TYPE_ATTACHMENT:
-        prompt = queued_prompt(entry)
-        return [prompt] if prompt else []
-    if entry.type != cc.TYPE_USER:
-        return []
+    if entry.type != cc.TYPE_USER or not_the_person(entry):
+        return typed_texts(entry)  # a queued prompt, or nothing
     texts = message_texts(entry)
     for result in _own_results(record, entry):
         for body in result_texts(result.content):
