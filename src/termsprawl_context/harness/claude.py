@@ -90,6 +90,17 @@ NOTICE_PREFIXES = (
 )
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
+# A first user text opening (once trimmed) with one of these is not a session title: the
+# harness's session picker skips command envelopes, local-command output, its caveat and
+# interruption markers (the seed's list, narrower than INJECTED_PREFIXES on purpose).
+TITLE_SKIPPED_PREFIXES = (
+    "[Request interrupted",
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+)
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"
