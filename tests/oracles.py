@@ -5,16 +5,16 @@ plain one is kept in the tests. These read every line and parse every one of the
 package's scanners search bytes first and parse only what may hold a fact.
 """
 
-from termsprawl_context.jsonl import iter_lines_reverse, parse_object
+from termsprawl_context.jsonl import iter_lines_reverse
 from termsprawl_context.store.session_meta import (
     TAIL_MAX_BYTES,
     TITLE_AI,
     TITLE_CUSTOM,
     HeadFacts,
-    _string,
     _take_summary,
     _title_of,
     _UserFacts,
+    entry_of_line,
 )
 
 
@@ -25,11 +25,11 @@ def scan_head_oracle(lines, session_id=""):
     summary = cwd = branch = first_ts = custom = ai = ""
     links = []
     for raw in lines:
-        entry = parse_object(raw)
+        entry = entry_of_line(raw)
         if entry is None:
             continue
         users.feed(entry)
-        if entry.get("type") == "summary":
+        if entry.type == "summary":
             summary = _take_summary(entry, summary, links)
         title_kind, title = _title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM:
@@ -37,11 +37,11 @@ def scan_head_oracle(lines, session_id=""):
         elif title_kind == TITLE_AI:
             ai = title
         if not cwd:
-            cwd = _string(entry, "cwd")
+            cwd = entry.cwd
             if cwd:
-                branch = _string(entry, "gitBranch")  # the branch the session started on
+                branch = entry.git_branch  # the branch the session started on
         if not first_ts:
-            first_ts = _string(entry, "timestamp")
+            first_ts = entry.timestamp
     return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
 
 

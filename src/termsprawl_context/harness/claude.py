@@ -50,6 +50,11 @@ FIELD_AGENT_ID = "agentId"
 FIELD_MESSAGE = "message"
 FIELD_TOOL_USE_RESULT = "toolUseResult"
 FIELD_ATTACHMENT = "attachment"
+# Fields of the title and summary records.
+FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
+FIELD_AI_TITLE = "aiTitle"  # on ai-title records
+FIELD_SUMMARY = "summary"  # on summary records
+FIELD_LEAF_UUID = "leafUuid"  # a summary naming another session's leaf message
 
 # The record types that carry a conversation turn; others are kept verbatim as unknown.
 TYPE_USER = "user"

@@ -19,9 +19,9 @@ from termsprawl_context import byte_windows as windows
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.transcript.entry import Entry, entry_of, first_content_text
 from termsprawl_context.transcript.text import (
     collapse_whitespace,
-    first_text,
     sanitize_text,
     truncate_utf8,
 )
@@ -98,28 +98,34 @@ def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> Extractio
     summary = ""
     links: List[SummaryLink] = []
     for raw in lines:
-        entry = parse_object(raw)
+        entry = entry_of_line(raw)
         if entry is None:
             continue
-        kind = entry.get("type")
-        if not first_user and kind == "user":
+        kind = entry.type
+        if not first_user and kind == cc.TYPE_USER:
             first_user = _first_user_message(entry)
-        elif kind == "summary":
+        elif kind == cc.TITLE_SUMMARY:
             summary = _take_summary(entry, summary, links)
     return ExtractionResult(summary, first_user, tuple(links))
 
 
-def _first_user_message(entry: Dict[str, Any]) -> str:
-    text = first_text(entry)
+def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
+    """The lenient entry of one line (metadata fails open), or None for junk."""
+    record = parse_object(raw)
+    return entry_of(record) if record is not None else None
+
+
+def _first_user_message(entry: Entry) -> str:
+    text = first_content_text(entry.content)
     return truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
 
 
-def _take_summary(entry: Dict[str, Any], summary: str, links: List[SummaryLink]) -> str:
+def _take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     """Apply one summary entry: append a link, or return the new local summary."""
-    text = entry.get("summary")
+    text = entry.record.get(cc.FIELD_SUMMARY)
     if not isinstance(text, str) or not text:
         return summary
-    leaf = entry.get("leafUuid")
+    leaf = entry.record.get(cc.FIELD_LEAF_UUID)
     if isinstance(leaf, str) and leaf:
         links.append(SummaryLink(sanitize_text(text), leaf))
         return summary
@@ -148,33 +154,33 @@ def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> Tai
     return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
 
 
-def _string(entry: Dict[str, Any], key: str) -> str:
-    value = entry.get(key)
+def _string(record: Dict[str, Any], key: str) -> str:
+    value = record.get(key)
     return value if isinstance(value, str) else ""
 
 
-def _is_prompt(entry: Dict[str, Any], text: str) -> bool:
+def _is_prompt(entry: Entry, text: str) -> bool:
     """True when a user entry's text is something a person typed, fit for a title."""
-    if entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
+    if entry.is_meta or entry.is_compact_summary:
         return False
     return not text.lstrip().startswith(_NOT_A_PROMPT_PREFIXES)
 
 
-def _title_of(entry: Dict[str, Any], session_id: str) -> Tuple[str, str]:
+def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
     title entry whose ``sessionId`` names another session is that session's, even when
     the harness wrote it into this file (anthropics/claude-code#27202)."""
-    kind = entry.get("type")
+    kind = entry.type
     if kind == TITLE_CUSTOM:
-        key = "customTitle"
+        key = cc.FIELD_CUSTOM_TITLE
     elif kind == TITLE_AI:
-        key = "aiTitle"
+        key = cc.FIELD_AI_TITLE
     else:
         return "", ""
-    owner = entry.get("sessionId")
-    if session_id and isinstance(owner, str) and owner and owner != session_id:
+    owner = entry.session_id
+    if session_id and owner and owner != session_id:
         return "", ""
-    title = truncate_utf8(collapse_whitespace(_string(entry, key)), TITLE_MAX_BYTES)
+    title = truncate_utf8(collapse_whitespace(_string(entry.record, key)), TITLE_MAX_BYTES)
     return (kind, title) if title else ("", "")
 
 
@@ -206,10 +212,10 @@ class _UserFacts:
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)
 
-    def feed(self, entry: Dict[str, Any]) -> None:
-        if entry.get("type") != "user" or self.done():
+    def feed(self, entry: Entry) -> None:
+        if entry.type != cc.TYPE_USER or self.done():
             return
-        text = first_text(entry)
+        text = first_content_text(entry.content)
         if not text:
             return
         clean = sanitize_text(text)
@@ -246,16 +252,16 @@ class _HeadIndex:
     def __init__(self, window: HeadWindow) -> None:
         self.window = window
         self.limit = window.ends[-1] if window.ends else 0
-        self.parsed: Dict[int, Optional[Dict[str, Any]]] = {}
+        self.parsed: Dict[int, Optional[Entry]] = {}
         found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
         self.escaped = sorted({self.line_of(m.start()) for m in found})
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_left(self.window.ends, pos)
 
-    def entry(self, index: int) -> Optional[Dict[str, Any]]:
+    def entry(self, index: int) -> Optional[Entry]:
         if index not in self.parsed:
-            self.parsed[index] = parse_object(self.window.line(index))
+            self.parsed[index] = entry_of_line(self.window.line(index))
         return self.parsed[index]
 
     def _token_lines(self, token: _Token) -> Iterator[int]:
@@ -273,7 +279,7 @@ class _HeadIndex:
             yield index
             pos = find(ends[index] + 1)
 
-    def entries(self, token: _Token) -> Iterator[Dict[str, Any]]:
+    def entries(self, token: _Token) -> Iterator[Entry]:
         """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
         indexes: Iterable[int] = self._token_lines(token)
         if self.escaped:
@@ -299,7 +305,7 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
     summary = ""
     links: List[SummaryLink] = []
     for entry in index.entries(_TOKEN_SUMMARY):
-        if entry.get("type") == "summary":
+        if entry.type == cc.TITLE_SUMMARY:
             summary = _take_summary(entry, summary, links)
     custom = ai = ""
     for entry in index.entries(_TITLE_RE):
@@ -310,13 +316,13 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
             ai = title
     cwd = branch = ""
     for entry in index.entries(_TOKEN_CWD):
-        cwd = _string(entry, "cwd")
+        cwd = entry.cwd
         if cwd:
-            branch = _string(entry, "gitBranch")
+            branch = entry.git_branch
             break
     first_ts = ""
     for entry in index.entries(_TOKEN_TIMESTAMP):
-        first_ts = _string(entry, "timestamp")
+        first_ts = entry.timestamp
         if first_ts:
             break
     return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
@@ -329,11 +335,11 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
     holding an ASCII-spelling escape."""
     custom = ai = last_ts = ""
     for raw in lines_last_first:
-        entry = parse_object(raw)
+        entry = entry_of_line(raw)
         if entry is None:
             continue
         if not last_ts:
-            last_ts = _string(entry, "timestamp")
+            last_ts = entry.timestamp
         title_kind, title = _title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM and not custom:
             custom = title
@@ -367,12 +373,12 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
     )
 
 
-def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, Optional[Dict[str, Any]]]:
+def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, Optional[Entry]]:
     """(start, parsed entry) of the line of ``data[first:end]`` holding offset ``hit``."""
     newline = data.rfind(b"\n", first, hit)
     start = first if newline < 0 else newline + 1
     stop = data.find(b"\n", hit, end)
-    return start, parse_object(bytes(data[start : stop if stop >= 0 else end]))
+    return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
 
 
 def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
@@ -405,7 +411,7 @@ def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
             break
         end, entry = _line_entry(data, hit, first, end)
         if entry is not None:
-            last_ts = _string(entry, "timestamp")
+            last_ts = entry.timestamp
     return TailFacts(custom, ai, last_ts)
 
 
@@ -431,9 +437,9 @@ def _last_timestamp(window: HeadWindow) -> str:
     for index in range(len(window.ends) - 1, -1, -1):
         raw = window.line(index)
         if _TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
-            entry = parse_object(raw)
-            if entry is not None and _string(entry, "timestamp"):
-                return _string(entry, "timestamp")
+            entry = entry_of_line(raw)
+            if entry is not None and entry.timestamp:
+                return entry.timestamp
     return ""
 
 
