@@ -56,6 +56,11 @@ FIELD_AGENT_ID = "agentId"
 FIELD_MESSAGE = "message"
 FIELD_TOOL_USE_RESULT = "toolUseResult"
 FIELD_ATTACHMENT = "attachment"
+# Fields of the title and summary records.
+FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
+FIELD_AI_TITLE = "aiTitle"  # on ai-title records
+FIELD_SUMMARY = "summary"  # on summary records
+FIELD_LEAF_UUID = "leafUuid"  # a summary naming another session's leaf message
 
 # The record types that carry a conversation turn; others are kept verbatim as unknown.
 TYPE_USER = "user"
@@ -96,6 +101,17 @@ NOTICE_PREFIXES = (
 )
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
+# A first user text opening (once trimmed) with one of these is not a session title: the
+# harness's session picker skips command envelopes, local-command output, its caveat and
+# interruption markers (the seed's list, narrower than INJECTED_PREFIXES on purpose).
+TITLE_SKIPPED_PREFIXES = (
+    "[Request interrupted",
+    "<command-name>",
+    "<command-message>",
+    "<local-command-stdout>",
+    "<local-command-caveat>",
+    "Caveat: The messages below were generated",
+)
 
 # --- tool calls that never ran ------------------------------------------------------------
 # A tool_result marked is_error whose body opens with one of these
