@@ -482,6 +482,7 @@ class ByteSearchSiblings:
     def __init__(self) -> None:
         self._origins = {}  # type: Dict[str, Optional[Origin]]
         self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
+        self._clean = set()  # type: Set[str]
 
     def origin(self, path: str) -> Optional[Origin]:
         if path not in self._origins:
@@ -497,11 +498,11 @@ class ByteSearchSiblings:
     def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
         wanted = tuple(u for u in uuids if u)
         if not wanted:
-            scan_bytes(path, ())  # still an unreadable file if the plain reader says so
+            scan_bytes(path, (), self._clean)  # still an unreadable file if the plain reader says so
             return False
         if all(_PLAIN_NEEDLE.match(u) for u in wanted):
             needles = tuple(u.encode("ascii") for u in wanted)  # type: Optional[Tuple[bytes, ...]]
-            if not scan_bytes(path, needles):
+            if not scan_bytes(path, needles, self._clean):
                 return False
         else:
             needles = None  # a needle of odd characters: parse every line
@@ -535,55 +536,83 @@ class ByteSearchSiblings:
         return origin, held
 
 
-def scan_bytes(path: str, needles: Tuple[bytes, ...]) -> bool:
+def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None) -> bool:
     """Whether the file's bytes hold any needle, or an escape that could spell one;
     reads to the end either way, raising TranscriptUnreadable as the line reader would
-    (open failure, read failure, a line of MAX_RECORD_BYTES or more)."""
+    (open failure, read failure, a line of MAX_RECORD_BYTES or more).
+
+    ``clean`` remembers the files already read through once with no long line and no
+    escape: a later search of one (the walk's next hop) only looks for the needles."""
     from termsprawl_context.transcript.record import TranscriptOpenError
 
     try:
         f = open_regular(path)
     except OSError as exc:
         raise TranscriptOpenError(path, exc) from None
-    found = False
-    overlap = max((len(n) for n in needles), default=1) - 1
-    overlap = max(overlap, 5)  # an escape is six bytes
-    tail = b""
-    run = 0  # bytes since the last newline
-    line = 1
     with f:
         try:
-            while True:
-                chunk = f.read(_CHUNK)
-                if not chunk:
-                    break
-                first = chunk.find(b"\n")
-                if first < 0:
-                    run += len(chunk)
-                    if run >= MAX_RECORD_BYTES:
-                        raise _too_long(path, line)
-                else:
-                    if run + first >= MAX_RECORD_BYTES:
-                        raise _too_long(path, line)
-                    line += chunk.count(b"\n")
-                    run = len(chunk) - chunk.rfind(b"\n") - 1
-                if needles and not found:
-                    window = tail + chunk[:overlap]
-                    if any(n in chunk or n in window for n in needles) or _ASCII_ESCAPE.search(
-                            chunk) or _ASCII_ESCAPE.search(window):
-                        found = True
-                    tail = chunk[-overlap:]
+            if clean is not None and path in clean:
+                return _holds_needle(f, needles)
+            found, escaped = _scan_checked(f, path, needles)
         except OSError as exc:
             raise TranscriptReadError(path, exc) from None
-    if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, line)
+    if clean is not None and not escaped:
+        clean.add(path)
     return found
 
 
-def _too_long(path: str, line: int) -> TranscriptReadError:
+def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
+    import mmap
+
+    size = os.fstat(f.fileno()).st_size
+    if not size or not needles:
+        return False
+    with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as mapped:
+        return any(mapped.find(n) >= 0 for n in needles)
+
+
+def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]:
+    """(a needle or an escape is in the file, an escape is), checking the line bound."""
+    found = escaped = False
+    overlap = max(max((len(n) for n in needles), default=1) - 1, 5)  # an escape is six bytes
+    tail = b""
+    run = 0  # bytes since the last newline
+    lines = 0
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        first = chunk.find(b"\n")
+        if first < 0:
+            run += len(chunk)
+            if run >= MAX_RECORD_BYTES:
+                raise _too_long(path, lines + 1)
+        else:
+            if run + first >= MAX_RECORD_BYTES:
+                raise _too_long(path, lines + 1)
+            run = len(chunk) - chunk.rfind(b"\n") - 1
+        window = tail + chunk[:overlap]
+        if not escaped and (b"\\u00" in chunk or b"\\u00" in window) and (
+                _ASCII_ESCAPE.search(chunk) or _ASCII_ESCAPE.search(window)):
+            escaped = True
+        if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
+            found = True
+        tail = chunk[-overlap:]
+        lines += 1  # chunks, not lines: only an error names a place, and it is rare
+    if run >= MAX_RECORD_BYTES:
+        raise _too_long(path, lines + 1)
+    return found, escaped
+
+
+def _too_long(path: str, chunk: int) -> TranscriptReadError:
     from termsprawl_context.jsonl import LineTooLong
 
-    return TranscriptReadError(path, LineTooLong("line %d is longer than %d bytes" % (line, MAX_RECORD_BYTES)))
+    return TranscriptReadError(path, LineTooLong(
+        "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
+
+
+def _ordinal_mib(chunk: int) -> str:
+    return "%d-%d" % ((chunk - 1) * (_CHUNK >> 20), chunk * (_CHUNK >> 20))
 
 
 class _Walk:
