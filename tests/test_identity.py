@@ -249,7 +249,7 @@ from termsprawl_context.store.identity import (  # noqa: E402
     check_belongs_to_tree, current_session_path, parse_timestamp, resolve_stable_session_id, stable_session_id,
     start_cwd, start_time, within,
 )
-from termsprawl_context.transcript.record import NoTranscriptPath, TranscriptUnreadable  # noqa: E402
+from termsprawl_context.transcript.record import NoTranscriptPath, RecordUnreadable  # noqa: E402
 
 
 @pytest.fixture
@@ -321,9 +321,9 @@ def test_start_cwd_and_time(tmp_path):
     assert start_time(path).isoformat() == "2026-08-13T09:00:00.123456+00:00"
     empty = write(tmp_path / "e.jsonl", [record(uuid="u1")])
     assert start_cwd(empty) == "" and start_time(empty) is None
-    with pytest.raises(TranscriptUnreadable):
+    with pytest.raises(RecordUnreadable):
         start_cwd(str(tmp_path / "absent.jsonl"))
-    with pytest.raises(TranscriptUnreadable):
+    with pytest.raises(RecordUnreadable):
         start_time(str(tmp_path / "absent.jsonl"))
 
 
@@ -428,7 +428,7 @@ def test_hop_bound(proj):
 
 
 def test_transcript_missing(proj):
-    with pytest.raises(TranscriptUnreadable) as info:
+    with pytest.raises(RecordUnreadable) as info:
         resolve_stable_session_id(str(proj.dir), str(proj.dir / "absent.jsonl"))
     assert info.value.missing is True
 

@@ -5,11 +5,9 @@ refusals are raised for ``main`` (one stderr line, the refusal's exit code)."""
 import json
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context._output import error_line, write_out, write_path
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
 from termsprawl_context.errors import EXIT_OK, UsageError
-
-_PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
 
 
 # Record text printed in a tab-separated row: a tab, newline or escape code in it would
@@ -63,7 +61,8 @@ def run_subagents(argv: List[str]) -> int:
     path = _record_path(args.path, "subagents")
     found = subagents.subagent_tree(path) if args.tree else subagents.child_records(path)
     if not args.json:
-        write_out("".join(p + "\n" for p in found))
+        for record in found:
+            write_path(record)
         return EXIT_OK
     lines = []
     for record in found:
@@ -97,7 +96,7 @@ def run_root(argv: List[str]) -> int:
     if args.json:
         write_out(_json_line({"path": path, "root": root, "is_subagent": root != path}))
     else:
-        write_out(root + "\n")
+        write_path(root)
     return EXIT_OK
 
 
@@ -120,7 +119,7 @@ def run_parent(argv: List[str]) -> int:
         meta = subagents.read_agent_meta(path)
         write_out(_json_line({"path": path, "parent": parent, "tool_use_id": meta.tool_use_id if meta else ""}))
     else:
-        write_out(parent + "\n")
+        write_path(parent)
     return EXIT_OK
 
 
@@ -205,7 +204,7 @@ def run_relocate(argv: List[str]) -> int:
         "the same place under another project folder whose file carries the session's id, else PATH.",
     )
     parser.add_argument("path", metavar="PATH", help="a transcript path as a hook payload reported it")
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     parser.add_argument("--source", metavar="SOURCE",
                         help="the SessionStart source; 'startup' is never relocated (its record is not written yet)")
     parser.add_argument("--json", action="store_true", help="print JSON")
@@ -220,7 +219,7 @@ def run_relocate(argv: List[str]) -> int:
     if args.json:
         write_out(_json_line({"path": found, "reported": args.path, "relocated": found != args.path}))
     else:
-        write_out(found + "\n")
+        write_path(found)
     return EXIT_OK
 
 

@@ -28,7 +28,7 @@ from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     NoTranscriptPath,
     TranscriptReadError,
-    TranscriptUnreadable,
+    RecordUnreadable,
     decode_line,
     entry_at,
     iter_raw_lines,
@@ -98,7 +98,7 @@ def session_evidence(path: str, session_id: str) -> SessionEvidence:
                 return SessionEvidence(True, True, first_foreign)
             if first_foreign is None:
                 first_foreign = found
-    except TranscriptUnreadable:
+    except RecordUnreadable:
         return SessionEvidence(False, False, first_foreign)
     return SessionEvidence(True, False, first_foreign)
 
@@ -268,7 +268,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
                 seen = resolved[entry.cwd] = cc.resolve_work_dir(entry.cwd)
             if within(seen, want):
                 return TreeEvidence(True, True, first_cwd)
-    except TranscriptUnreadable:
+    except RecordUnreadable:
         return TreeEvidence(False, False, first_cwd)
     return TreeEvidence(True, False, first_cwd)
 
@@ -300,7 +300,7 @@ def check_belongs_to_tree(path: str, cwd: str) -> None:
 
 def start_cwd(path: str) -> str:
     """The working directory the session began in: the first non-empty ``cwd`` its
-    records give ("" when none). Raises TranscriptUnreadable when it cannot be read."""
+    records give ("" when none). Raises RecordUnreadable when it cannot be read."""
     for line, record in iter_records(path):
         entry = decode_entry(record) if record is not None else None
         if entry is not None and entry.cwd:
@@ -342,7 +342,7 @@ def parse_timestamp(text: str) -> Optional[Tuple[datetime, int]]:
 
 def start_time(path: str) -> Optional[datetime]:
     """When the session began: the first record timestamp that parses as RFC 3339
-    (None when none does). Raises TranscriptUnreadable when it cannot be read."""
+    (None when none does). Raises RecordUnreadable when it cannot be read."""
     for line, record in iter_records(path):
         entry = decode_entry(record) if record is not None else None
         if entry is not None and entry.timestamp:
@@ -538,7 +538,7 @@ class ByteSearchSiblings:
 
 def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None) -> bool:
     """Whether the file's bytes hold any needle, or an escape that could spell one;
-    reads to the end either way, raising TranscriptUnreadable as the line reader would
+    reads to the end either way, raising RecordUnreadable as the line reader would
     (open failure, read failure, a line of MAX_RECORD_BYTES or more).
 
     ``clean`` remembers the files already read through once with no long line and no
@@ -655,7 +655,7 @@ class _Walk:
                 if not self.siblings.holds(path, wanted):
                     continue
                 origin = self.siblings.origin(path)
-            except TranscriptUnreadable:
+            except RecordUnreadable:
                 self._note(path)
                 continue
             if origin is None or origin.uuid == current.uuid:
@@ -693,7 +693,7 @@ class _Walk:
 def origin_record(path: str) -> Origin:
     """The transcript's origin (its first parentless entry). Reads the whole file, as
     the reference does: a line past the bound anywhere is TranscriptReadError. Raises
-    NoTranscriptPath, TranscriptUnreadable, NoOriginRecord."""
+    NoTranscriptPath, RecordUnreadable, NoOriginRecord."""
     if not path:
         raise NoTranscriptPath(_IDENTITY_CONTEXT)
     origin = ByteSearchSiblings().origin(path)
@@ -714,7 +714,7 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     ChainRunaway). Siblings that cannot be read are listed, never fatal; a file
     sharing this transcript's origin (itself, a fork) is never its predecessor.
 
-    Raises what leaves nothing to key on: NoTranscriptPath, TranscriptUnreadable (the
+    Raises what leaves nothing to key on: NoTranscriptPath, RecordUnreadable (the
     starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
     NoProjectDir when a continuation must be crossed with no ``project_dir``.
     ``siblings`` is the sibling reader (default: ByteSearchSiblings; PlainSiblings is
