@@ -30,6 +30,14 @@ META_DESCRIPTION = "description"
 META_TOOL_USE_ID = "toolUseId"
 META_SPAWN_DEPTH = "spawnDepth"
 
+# --- the running session ---------------------------------------------------------------
+# Claude Code (2.1.132 and later) sets this in the environment of the Bash tool's
+# subprocesses, matching the hook payload's session_id.
+SESSION_ID_ENV = "CLAUDE_CODE_SESSION_ID"
+# Ours, not Claude Code's: the record a hook resolved, for a tool that hook started (the
+# reference's SR_TRANSCRIPT); used verbatim when the harness names no session.
+TRANSCRIPT_ENV = "TERMSPRAWL_TRANSCRIPT"
+
 # --- the project ------------------------------------------------------------------------
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
 PROJECT_CONFIG_DIR = ".claude"
@@ -138,9 +146,6 @@ NOT_RUN_PREFIXES = (
     (NOT_RUN_TOOL_ERROR, ("<tool_use_error>",)),
     (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
 )
-# Claude Code writes a PreToolUse refusal as "PreToolUse:<Tool> hook error: <reason>".
-HOOK_REFUSAL_PREFIX = "PreToolUse:"
-HOOK_REFUSAL_MARK = " hook error: "
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"
@@ -220,6 +225,7 @@ def skill_file(name: str) -> str:
     """A project's skill file for ``name``, relative to the project directory."""
     return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
 
+
 # --- tools, results and notices the citations and background-agent readers know --------
 TOOL_BASH = "Bash"
 TOOL_ASK_USER_QUESTION = "AskUserQuestion"
@@ -245,3 +251,46 @@ TASK_NOTIFICATION_MODE = "task-notification"
 TASK_TERMINAL_STATUSES = ("completed", "failed", "killed", "stopped")
 # The receipt of a background Agent call names the agent: "... launched ...\nagentId: <id>".
 AGENT_LAUNCH_WORD = "launched"
+
+def is_plain_name(value: str) -> bool:
+    """A non-empty single path component: no separator of either kind, not ``.``/``..``.
+    Ids that become file names must be one (a session id, an agent id)."""
+    return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
+
+
+def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cwd: str = ""):
+    """Where the running session's own record may be, in the order to try it: for each
+    directory from ``cwd`` (default: the process's) up to the filesystem root,
+    ``(<its project dir>/<session id>.jsonl, that directory)``; then every
+    ``<config>/projects/*/<session id>.jsonl``, sorted, with "" for the directory (no
+    tree to check). Nothing when the environment names no session, or names one that
+    is not a plain name. Lazy: the projects directory is listed only if reached."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    if not is_plain_name(session_id):
+        return
+    name = session_id + TRANSCRIPT_SUFFIX
+    config = config_dir(environ)
+    if not cwd:
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            return
+    current = os.path.normpath(os.path.abspath(cwd))
+    while True:
+        folder = project_dir(config, current)
+        if folder:
+            yield os.path.join(folder, name), current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if not config:
+        return
+    projects = os.path.join(config, PROJECTS_SUBDIR)
+    try:
+        folders = sorted(os.listdir(projects))
+    except OSError:
+        return
+    for folder in folders:
+        yield os.path.join(projects, folder, name), ""
