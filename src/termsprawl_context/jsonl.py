@@ -2,8 +2,15 @@
 
 This layer knows bytes, lines and JSON objects, nothing of Claude Code. Files on this
 beat are hundreds of MB, appended to while we read, and may end in a torn line, hold
-invalid UTF-8, NUL bytes or a single 20 MB line; so nothing here reads a whole file,
-and nothing here raises on content: a line that is not a JSON object parses to None.
+invalid UTF-8, NUL bytes or a single 2 GB line with no newline at all; so nothing here
+reads a whole file, nothing here holds more than ``MAX_LINE_BYTES`` of one line, and
+nothing here raises on content: a line that is not a JSON object parses to None.
+
+A line longer than ``MAX_LINE_BYTES`` is unreadable: the readers stream past it one
+block at a time and yield it with empty ``raw`` (so numbers and offsets stay true and it
+parses to None, like any junk line). ``parse_object`` also declines a line whose parse
+would cost more than ``PARSE_BUDGET_BYTES`` (a dense run of tiny values expands 20-30
+times in Python objects), so one line never costs a reader more than that budget.
 """
 
 from __future__ import annotations
@@ -20,6 +27,24 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
 BLOCK_SIZE = 1 << 16
+
+# The longest line any reader holds. Real records reach a few MiB (pasted images, long
+# tool results); the harness's own readers stop at 10-16 MiB. Kept lower so that the
+# line, its decoded text and its parsed value fit far below the 64 MB peak RSS bound.
+MAX_LINE_BYTES = 8 * 1024 * 1024
+# Skipping an oversized line reads in blocks this large: fewer reads, still bounded.
+SKIP_BLOCK_SIZE = 1 << 20
+# What one line's parse may cost: its decoded text twice (the text, and the strings
+# parsed out of it) plus an estimate per value (below). Real lines cost about 3x their
+# length; a dense array of tiny values would cost 30x.
+PARSE_BUDGET_BYTES = 40 * 1024 * 1024
+# Lines shorter than this cannot exceed the budget whatever they hold (30 x 64 KiB).
+_DENSITY_CHECK_FROM = 64 * 1024
+# Estimated bytes per parsed value, by the character that introduces it: a comma (one
+# more element or member), an array, an object (CPython's sizes, rounded up).
+_COMMA_COST = 64
+_ARRAY_COST = 72
+_OBJECT_COST = 240
 
 # O_NONBLOCK lets us open a FIFO without waiting for a writer, so fstat can refuse it;
 # it has no effect on reads of regular files. Absent on Windows, where FIFOs are not
@@ -72,17 +97,35 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
 
     Bytes are decoded as UTF-8 with U+FFFD for invalid sequences, so a stray byte
     costs one character, not the line. Nesting deep enough to exhaust the parser's
-    recursion guard is junk like any other.
+    recursion guard is junk like any other; so is a line longer than ``MAX_LINE_BYTES``
+    or one whose parse would cost more than ``PARSE_BUDGET_BYTES``.
     """
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if len(raw) > MAX_LINE_BYTES:
+        return None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
     text = text.strip()
     if not text:
+        return None
+    if len(text) >= _DENSITY_CHECK_FROM and not affordable(text):
         return None
     try:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def parse_cost(text: str) -> int:
+    """An upper estimate of the bytes ``json.loads(text)`` holds at its peak."""
+    import sys
+
+    values = text.count(",") * _COMMA_COST + text.count("[") * _ARRAY_COST + text.count("{") * _OBJECT_COST
+    return 2 * sys.getsizeof(text) + values
+
+
+def affordable(text: str, budget: int = PARSE_BUDGET_BYTES) -> bool:
+    """``text`` can be parsed within ``budget`` bytes (see ``parse_cost``)."""
+    return parse_cost(text) <= budget
 
 
 def _refuse_constant(name: str) -> None:
@@ -112,23 +155,40 @@ def json_type_name(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def iter_lines(f: BinaryIO) -> Iterator[Line]:
+def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
     """Yield every physical line from the file's current position to its end.
 
     Lines end at b"\\n" only: U+2028, U+0085 or a lone b"\\r" inside a line are data.
-    A last line without a newline (a torn write) is yielded like any other.
+    A last line without a newline (a torn write) is yielded like any other. A line
+    longer than ``max_line`` bytes is never held: it is read past in bounded blocks and
+    yielded with ``raw == b""``.
     """
     number = 0
     offset = f.tell()
-    for chunk in f:
+    readline = f.readline
+    while True:
+        chunk = readline(max_line + 1)
+        if not chunk:
+            return
         number += 1
-        raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
+        size = len(chunk)
+        if chunk.endswith(b"\n"):
+            raw = chunk[:-1]
+        elif size > max_line:
+            chunk = raw = b""  # drop the held part before streaming past the rest
+            while True:
+                piece = readline(SKIP_BLOCK_SIZE)
+                size += len(piece)
+                if not piece or piece.endswith(b"\n"):
+                    break
+        else:
+            raw = chunk
         yield Line(number, offset, raw)
-        offset += len(chunk)
+        offset += size
 
 
 def iter_lines_reverse(
-    f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE
+    f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:
     """Yield ``(offset, raw)`` for each line from the last to the first.
 
@@ -136,16 +196,19 @@ def iter_lines_reverse(
     are not seen: the answer is the file as it was, never a half-written line from
     after that instant. Line numbers are unknown from the end, so only offsets are
     given. The same lines as ``iter_lines`` are produced, in reverse order: an empty
-    tail after a final newline is not a line.
+    tail after a final newline is not a line, and a line longer than ``max_line`` is
+    yielded as ``b""`` without ever being held (a tail that is one 2 GB line costs one
+    block of memory, not 2 GB).
     """
     if end is None:
         end = os.fstat(f.fileno()).st_size
     pos = end
     # Pieces of the line being assembled, latest piece first: a giant line is joined
-    # once, not re-copied for every block it spans.
-    pending: List[bytes] = []
+    # once, not re-copied for every block it spans. None once it is known too long.
+    pending = []  # type: Optional[List[bytes]]
+    held = 0
     while pos > 0:
-        size = min(block_size, pos)
+        size = min(block_size if pending is not None else max(block_size, SKIP_BLOCK_SIZE), pos)
         pos -= size
         f.seek(pos)
         block = f.read(size)
@@ -153,22 +216,35 @@ def iter_lines_reverse(
             return  # the file shrank under us: what we have not read is gone
         cut = block.rfind(b"\n")
         if cut < 0:
-            pending.append(block)
+            if pending is not None:
+                held += size
+                if held > max_line:
+                    pending = None
+                else:
+                    pending.append(block)
             continue
         start = pos + cut + 1
-        pending.append(block[cut + 1:])
         if start != end:
-            pending.reverse()
-            yield start, b"".join(pending)
+            tail = block[cut + 1:]
+            if pending is None or held + len(tail) > max_line:
+                yield start, b""
+            else:
+                pending.append(tail)
+                pending.reverse()
+                yield start, b"".join(pending)
         parts = block[:cut].split(b"\n")
         line_end = pos + cut
         for i in range(len(parts) - 1, 0, -1):
             part = parts[i]
             line_end -= len(part)
-            yield line_end, part
+            yield line_end, part if len(part) <= max_line else b""
             line_end -= 1
         pending = [parts[0]]
+        held = len(parts[0])
     if end > 0:
         # What is left is the file's first line, from offset 0.
-        pending.reverse()
-        yield 0, b"".join(pending)
+        if pending is None or held > max_line:
+            yield 0, b""
+        else:
+            pending.reverse()
+            yield 0, b"".join(pending)
