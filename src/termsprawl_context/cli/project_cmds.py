@@ -205,13 +205,17 @@ def _links_add(args) -> int:
 
 
 def _links_remove(args) -> int:
-    from termsprawl_context.workspace.links import SelfLink, link_file_path, peers_of, remove_link
+    from termsprawl_context.workspace.links import LinkError, SelfLink, link_file_path, peers_of, remove_link
 
     _require_ids("links remove", args.a, args.b)
     if args.a == args.b:
         error_line("links remove: %s" % SelfLink().message)
         return LINK_ERROR_EXIT[SelfLink.code]
-    removed = remove_link(args.cwd, args.a, args.b)
+    try:
+        removed = remove_link(args.cwd, args.a, args.b)
+    except LinkError as error:
+        error_line("links remove: %s" % error.message)
+        return LINK_ERROR_EXIT.get(error.code, EXIT_FAILURE)
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
     if args.json:
