@@ -344,6 +344,8 @@ def pick_members(data: bytes, keys: Tuple[str, ...], max_value_bytes: int = 1 <<
                 continue
             if text == b"}" and expect == "key_or_close":
                 stack.pop()
+                if len(stack) == 1 and key in wanted:
+                    picked[key] = {}
                 expect = "comma_or_close"
                 continue
             raise ValueError("expecting a property name at byte %d" % start)

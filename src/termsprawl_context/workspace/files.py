@@ -137,6 +137,13 @@ def check_write_target(root: str, path: str) -> None:
     _contained(root, os.path.dirname(path))
 
 
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
 def _open_dir(root: str, directory: str, create: bool) -> int:
     """A descriptor of ``directory`` (created level by level when ``create``), reached
     from ``root`` without following any symlink. Raises OutsideProject, or OSError
@@ -155,8 +162,9 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
             try:
                 child = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
-                # A level resolved a moment ago is now a symlink (ELOOP; EMLINK on some BSDs).
-                if exc.errno in (errno.ELOOP, errno.EMLINK):
+                # A level resolved a moment ago is now a symlink: ELOOP, or ENOTDIR where
+                # O_DIRECTORY is checked first (Linux), EMLINK on some BSDs.
+                if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
                     raise OutsideProject("refusing to write through a symlink that changed: %s" % directory) from None
                 raise
             os.close(fd)
