@@ -23,6 +23,12 @@ WORKFLOW_PREFIX = "wf_"
 AGENT_FILE_PREFIX = "agent-"
 TRANSCRIPT_SUFFIX = ".jsonl"
 AGENT_META_SUFFIX = ".meta.json"  # agent-<id>.meta.json beside agent-<id>.jsonl
+# The meta companion's fields: {agentType, description, toolUseId, spawnDepth}. toolUseId is
+# the id of the tool_use, in the dispatching record, that started the sub-agent.
+META_AGENT_TYPE = "agentType"
+META_DESCRIPTION = "description"
+META_TOOL_USE_ID = "toolUseId"
+META_SPAWN_DEPTH = "spawnDepth"
 
 # --- the project ------------------------------------------------------------------------
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
@@ -100,6 +106,35 @@ NOTICE_PREFIXES = (
 )
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
+
+# --- tool calls that never ran ------------------------------------------------------------
+# A tool_result marked is_error whose body opens with one of these
+# is the harness saying the call did not run, not the tool's own output; measured on real
+# records. Kind name -> openings.
+NOT_RUN_HOOK = "hook"  # a PreToolUse hook blocked the call
+NOT_RUN_PERMISSION = "permission"  # the person did not grant it
+NOT_RUN_INTERRUPTED = "interrupted"
+NOT_RUN_TOOL_ERROR = "tool_use_error"  # the tool refused its input before running
+NOT_RUN_SAFETY = "safety_check"  # the shell tool's own safety check
+NOT_RUN_DENIED_OPENING = "Permission to use "
+NOT_RUN_DENIED = " has been denied"  # the rest of "Permission to use <tool> has been denied"
+NOT_RUN_PREFIXES = (
+    (NOT_RUN_HOOK, ("Tool call blocked by a PreToolUse hook: ",)),
+    (NOT_RUN_PERMISSION, (
+        "The user doesn't want to ",
+        NOT_RUN_DENIED_OPENING,  # counts only with NOT_RUN_DENIED after it
+        "Claude requested permissions to use ",
+        "This command requires approval",
+        "This Bash command contains multiple operations. The following part requires approval: ",
+        "Tool permission request",
+    )),
+    (NOT_RUN_INTERRUPTED, ("[Request interrupted by user for tool use]",)),
+    (NOT_RUN_TOOL_ERROR, ("<tool_use_error>",)),
+    (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
+)
+# Claude Code writes a PreToolUse refusal as "PreToolUse:<Tool> hook error: <reason>".
+HOOK_REFUSAL_PREFIX = "PreToolUse:"
+HOOK_REFUSAL_MARK = " hook error: "
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"
