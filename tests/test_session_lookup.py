@@ -112,10 +112,10 @@ def test_not_found_fifos_and_directories(tmp_path):
     (projects / "b" / (sid(4) + ".jsonl")).mkdir(parents=True)
     assert L.find_session("c0ffee0", str(projects))[0].session_id == sid(1)
     for missing in (sid(3), sid(4), "zzz"):
-        with pytest.raises(S.SessionNotFound) as caught:
+        with pytest.raises(S.SessionIdNotFound) as caught:
             L.find_session(missing, str(projects))
         assert str(caught.value) == "session not found: %s" % missing
-    with pytest.raises(S.SessionNotFound):
+    with pytest.raises(S.SessionIdNotFound):
         L.find_session("c0", str(tmp_path / "no-store"))
 
 

@@ -99,7 +99,7 @@ def resolve(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) ->
     store_sessions._report_skipped(skipped, "search", stderr)
     ids = by_id(candidates)
     if not ids:
-        raise store_sessions.SessionNotFound(partial)
+        raise store_sessions.SessionIdNotFound(partial)
     if len(ids) > 1:
         raise AmbiguousPrefix(partial, candidates)
     (session_id, paths), = ids.items()
@@ -119,7 +119,7 @@ def find_session(
         info = store_sessions.session_from_path(path, projects_dir)
         if info is not None:
             return info, ranked[:number] + ranked[number + 1 :]
-    raise store_sessions.SessionNotFound(partial)
+    raise store_sessions.SessionIdNotFound(partial)
 
 
 def copies_message(session_id: str, copies: Tuple[str, ...]) -> List[str]:
