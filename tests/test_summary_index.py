@@ -3,6 +3,7 @@ lookup by a session's own message uuids, and the fast window-uuid reader checked
 against the plain one (every line parsed), on made-up lines and on the real corpus."""
 
 import json
+import os
 import random
 
 import pytest
@@ -70,7 +71,7 @@ def test_apply_to_title():
     assert SI.apply_to_title(T.NO_TITLE, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
 
 
-# --- window uuids: the fast reader against the plain one ----------------------------------
+# --- a session's own uuids: candidates from the bytes, confirmed by the plain rule ------------
 
 
 def message(uuid, parent, kind="user", **extra):
@@ -81,68 +82,98 @@ def message(uuid, parent, kind="user", **extra):
 
 ODD_LINES = [
     message(U[1], U[0]),
-    message(U[2], None),
     b'{"type":"summary","summary":"S","leafUuid":"%s"}' % U[3].encode(),
     b'{"type":"file-history-snapshot","messageId":"m","snapshot":{}}',
-    b'{"isSidechain":false,"parentUuid":"%s","uuid":"%s"}' % (U[4].encode(), U[5].encode()),  # parent not first
-    b'{"parentUuid":"not-a-uuid","uuid":"%s"}' % U[6].encode(),  # parent not 36 uuid characters
-    b'{"parentUuid":"%s","uuid":"%s"}' % (U[7].upper().encode(), U[8].encode()),  # upper-case hex
-    b'{"\\u0070arentUuid":"%s","uuid":"%s"}' % (U[9].encode(), U[0].encode()),  # escaped key
-    b'{"parentUuid":5,"uuid":7}',  # wrong types
+    json.dumps({"uuid": U[5], "parentUuid": U[4]}).encode(),  # JSON's optional spaces
+    b'{"uuid":"short-id"}',
+    b'{"uuid":"%s"}' % U[7].upper().encode(),
+    b'{"uuid":"\\"quoted\\\\"}',  # escapes in the value
+    b'{"\\u0075uid":"%s"}' % U[9].encode(),  # an escaped key
+    b'{"uuid":7}',  # not a string
     b"not json",
     b"",
-    b'{"parentUuid":"%s"' % U[1].encode(),  # torn
-    b'{"type":"progress","data":{"uuid":"%s"}}' % U[2].encode(),  # a nested uuid is not the line's
-    b'{"type":"last-prompt","lastPrompt":"go"}',
+    b'{"uuid":"%s","isSidechain":tr' % U[8].encode(),  # torn: not a record
+    b'{"type":"progress","data":{"uuid":"%s"}}' % U[2].encode(),  # a nested uuid
     message(U[3], U[2], kind="assistant"),
-    b'{"type":"x","note":"\\"uuid\\":\\"%s\\""}' % U[4].encode(),
+    b'{"type":"x","note":"\\"uuid\\":\\"%s\\""}' % U[4].encode(),  # quoted in a string
 ]
+NESTED_OR_TORN = {U[2].encode(), U[8].encode()}
 
 
-def spans_of(lines):
-    data = b"\n".join(lines)
-    return data, SI.line_spans(data, 0, len(data))
+def window(lines):
+    data = bytearray(b"\n".join(lines) + b"\n")  # the listing's reused buffers are bytearrays
+    return data, SI.whole_lines(data, 0, len(data))
 
 
-def test_line_spans_and_ends():
-    assert SI.line_spans(b"a\nbb\n\nc", 0, 7) == [(0, 1), (2, 4), (5, 5), (6, 7)]
-    assert SI.line_spans(b"a\n", 0, 2) == [(0, 1)]
-    assert SI.line_spans(b"xa\nb", 1, 4) == [(1, 2), (3, 4)]
-    assert SI.ends_to_spans([1, 4, 5]) == [(0, 1), (2, 4), (5, 5)]
+def test_whole_lines():
+    assert SI.whole_lines(b"a\nbb\n\nc", 0, 7) == [b"a", b"bb", b"", b"c"]
+    assert SI.whole_lines(b"a\n", 0, 2) == [b"a"]
+    assert SI.whole_lines(b"xa\nb", 1, 4) == [b"a", b"b"]
 
 
-def test_window_uuids_on_odd_lines():
-    data, spans = spans_of(ODD_LINES)
-    fast = SI.window_uuids(data, spans)
-    assert fast == SI.window_uuids_plain(ODD_LINES)
-    assert U[0] in fast and U[2] in fast and U[4] in fast and U[9] in fast  # parents, however spelled
-    assert fast[-1] == U[3]  # the leaf: the last line with a uuid
-    assert U[5] not in fast and U[1] not in fast[-1:]
+def test_candidates_hold_every_uuid_of_the_plain_rule():
+    data, lines = window([l for l in ODD_LINES if b"\\u00" not in l])
+    plain = SI.own_uuids_plain(lines)
+    assert plain == [U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\', U[3].encode()]
+    candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
+    assert [c for c in candidates if c not in NESTED_OR_TORN] == plain
+    # an escape that may spell the key: the window is parsed, line by line
+    data, lines = window(ODD_LINES)
+    assert SI.uuid_candidates(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
+    assert U[9].encode() in SI.own_uuids_plain(lines)
 
 
-def test_window_uuids_agree_with_the_plain_reader_on_random_windows():
+def test_candidates_hold_the_plain_rule_on_random_windows():
     rng = random.Random(15)
     for _ in range(300):
-        lines = [rng.choice(ODD_LINES) for _ in range(rng.randint(0, 12))]
-        data, spans = spans_of(lines)
-        assert SI.window_uuids(data, spans) == SI.window_uuids_plain([data[s:e] for s, e in spans])
+        data, lines = window([rng.choice(ODD_LINES) for _ in range(rng.randint(0, 12))])
+        candidates = set(SI.uuid_candidates(data, 0, len(data)).split(b"\n"))
+        assert set(SI.own_uuids_plain(lines)) <= candidates
 
 
-def test_window_uuids_agree_on_every_corpus_file(corpus):
+def test_candidates_hold_the_plain_rule_on_every_corpus_file(corpus):
     for path in corpus:
         data = path.read_bytes()
-        spans = SI.line_spans(data, 0, len(data))
-        assert SI.window_uuids(data, spans) == SI.window_uuids_plain([data[s:e] for s, e in spans]), path.name
+        candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
+        plain = SI.own_uuids_plain(SI.whole_lines(data, 0, len(data)))
+        assert set(plain) <= set(candidates), path.name
 
 
 def test_pack_round_trip():
-    assert list(SI.unpack(SI.pack(U[:3]))) == U[:3]
-    assert list(SI.unpack(SI.pack([]))) == []
+    assert SI.unpack(SI.pack([u.encode() for u in U[:3]])) == U[:3]
+    assert SI.unpack(SI.pack([])) == []
 
 
-@pytest.mark.parametrize("offset", [0, 5])
-def test_window_uuids_respect_spans(offset):
-    lines = [message(U[1], U[0]), message(U[2], U[1])]
-    data = b"x" * offset + b"\n".join(lines)
-    spans = SI.line_spans(data, offset, len(data))
-    assert SI.window_uuids(data, spans) == [U[0], U[1], U[2]]
+def write_lines(path, lines, mtime=None):
+    path.write_bytes(b"".join(l + b"\n" for l in lines))
+    if mtime is not None:
+        os.utime(str(path), (mtime, mtime))
+    return str(path)
+
+
+def test_confirm_reads_the_tail_window_again(tmp_path):
+    lines = [message(U[i], U[i - 1]) for i in (3, 4, 5)] + [ODD_LINES[-3]]  # the last holds a nested U[2]
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    assert SI.confirm(path, [U[3], U[2], U[9]], tail_bytes=1 << 16) == [U[3]]  # U[2]: only nested, U[9]: absent
+    size = os.path.getsize(path)
+    # a window cut inside the file: its first, partial line is not read
+    assert SI.confirm(path, [U[3], U[5]], tail_bytes=size - 10) == [U[5]]
+    assert SI.confirm(str(tmp_path / "missing.jsonl"), [U[1]], 1 << 16) == []
+    assert SI.confirm(path, [], 1 << 16) == []
+
+
+def test_linked_title(tmp_path):
+    lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] only in a nested object
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    data = bytearray(b"".join(l + b"\n" for l in lines))
+    packed = SI.uuid_candidates(data, 0, len(data))
+    index = SummaryIndex()
+    assert SI.linked_title(index, path, packed, 1 << 16) == ""
+    index.add_file("/other.jsonl", 5.0, [("Names U1", U[1])])
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"
+    index.add_file("/newer.jsonl", 9.0, [("Names nested U2", U[2])])
+    assert U[2] in SI.unpack(packed)  # a candidate ...
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"  # ... not confirmed
+    index.add_file("/newest.jsonl", 10.0, [("Names U1 again", U[1])])
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1 again"
+    assert SI.linked_title(index, path, b"", 1 << 16) == ""

@@ -57,9 +57,6 @@ FIELD_MESSAGE = "message"
 FIELD_TOOL_USE_RESULT = "toolUseResult"
 FIELD_ATTACHMENT = "attachment"
 
-# Claude Code writes a message line's keys in one order, ``parentUuid`` first, so a
-# line's parent can be read at its start without searching the line.
-PARENT_UUID_LINE_PREFIX = b'{"' + FIELD_PARENT_UUID.encode("ascii") + b'":"'
 FIELD_LEAF_UUID = "leafUuid"  # a summary's pointer to the message it summarises
 FIELD_SUMMARY = "summary"
 

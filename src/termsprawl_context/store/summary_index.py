@@ -7,15 +7,14 @@ by such a summary when the ``leafUuid`` is one of the session's own message uuid
 
 Cost stays bounded: the index is built from the summary links the listing already
 found in each file's head (``SessionInfo.summary_links``: no file is read again), and
-a session's own message uuids are those its head and tail windows show (the same bytes
-the listing reads), never a full read of any file:
-
-- every line's ``parentUuid`` (Claude Code writes it first, so it is read at the line's
-  start without searching the line; a torn line counts by its start too), and
-- the ``uuid`` of the window's last line that has one (the leaf: nobody's parent yet).
-
-A message summarised and then continued from is some later line's parent; the leaf
-of a conversation that stopped is its last line: both are seen.
+a session's own message uuids are the ``uuid`` of every line of its tail window (the
+file's last 64 KiB, all of a smaller file: the bytes the listing reads anyway), never a
+full read of any file. The tail is where a summarised leaf sits: the harness writes a
+summary when a conversation stops or is resumed from its latest message. In the
+window's bytes, the ``uuid`` keys are found without splitting a line (candidates, kept
+packed until the index is complete); only a session whose candidates a summary names
+has its tail read again and parsed, to confirm them. Sessions titled by a custom or
+AI title are not looked at: those titles rank higher.
 
 Which summary wins when several name one session ("the summary written last"): the
 one in the file modified last (``st_mtime``); between files of the same mtime, the one
@@ -24,22 +23,15 @@ line. Summaries carry no timestamp, and a file is append-only, so a later line w
 written later and the file's mtime bounds when its lines were written.
 """
 
-from typing import Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+import os
+import re
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 
-UUID_LENGTH = 36
-_PREFIX = cc.PARENT_UUID_LINE_PREFIX
-_PREFIX_NULL = b'{"' + cc.FIELD_PARENT_UUID.encode("ascii") + b'":null'
-_PARENT_KEY = b'"' + cc.FIELD_PARENT_UUID.encode("ascii") + b'"'
-_UUID_BYTES = frozenset(b"0123456789abcdefABCDEF-")
-# A JSON escape that could spell an ASCII character of a key (``\u0070arentUuid``):
-# never written by the harness; a line holding one is parsed rather than trusted.
-_ASCII_ESCAPE = b"\\u00"
-
-Buffer = Union[bytes, bytearray, memoryview]
+Buffer = Union[bytes, bytearray]
 
 
 class LinkedSummary(NamedTuple):
@@ -122,34 +114,15 @@ def apply_to_title(title: Title, uuids: Iterable[str], index: SummaryIndex) -> T
     return Title(linked, TITLE_SUMMARY) if linked else title
 
 
-# --- a window's own message uuids --------------------------------------------------------
+# --- a session's own message uuids --------------------------------------------------------
 
-
-def _uuid_at(data: Buffer, start: int) -> Optional[str]:
-    """The 36-character uuid string starting at ``start``, closed by a quote, or None
-    when the bytes there are anything else (the line is then parsed instead)."""
-    stop = start + UUID_LENGTH
-    if len(data) <= stop or data[stop] != 0x22:  # '"'
-        return None
-    raw = bytes(data[start:stop])
-    if not _UUID_BYTES.issuperset(raw):
-        return None
-    return raw.decode("ascii")
-
-
-def line_parent(data: Buffer, start: int, end: int) -> Optional[str]:
-    """The ``parentUuid`` of the line ``data[start:end]``, "" when it has none, read
-    from the line's start when the harness's layout allows; None when the line must be
-    parsed to know."""
-    if data[start : start + len(_PREFIX)] == _PREFIX:
-        parent = _uuid_at(data, start + len(_PREFIX))
-        return parent  # None: not a plain uuid there, so the line is parsed
-    if data[start : start + len(_PREFIX_NULL)] == _PREFIX_NULL:
-        return ""
-    line = data[start:end]
-    if _PARENT_KEY not in line and _ASCII_ESCAPE not in line:
-        return ""  # no key that could be parentUuid, in any spelling
-    return None
+# Where a line names its own uuid, as the harness writes it (or with JSON's optional
+# whitespace). Found anywhere in the bytes, the key may also be a nested object's: the
+# hits are candidates, confirmed by parsing before a summary is trusted to name them.
+_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# An escape that spells an ASCII character (\u0020-\u007f) could spell the key or a
+# value's character: a window holding one is parsed line by line instead.
+_ESCAPE_ASCII = re.compile(rb"\\u00[2-7]")
 
 
 def _string_field(record: Optional[dict], key: str) -> str:
@@ -157,79 +130,99 @@ def _string_field(record: Optional[dict], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def window_uuids(data: Buffer, spans: Sequence[Tuple[int, int]]) -> List[str]:
-    """A window's own message uuids (the fast path): every line's ``parentUuid`` and
-    the ``uuid`` of the last line that has one. ``spans`` are the window's whole lines
-    as (start, end) offsets into ``data``, in file order. ``window_uuids_plain`` is the
-    algorithm this must agree with."""
+def _encoded(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def whole_lines(data: Buffer, start: int, end: int) -> List[bytes]:
+    """The lines of ``data[start:end]`` (the last may lack its newline; an empty
+    trailing piece is no line)."""
+    body = bytes(data[start:end])
+    lines = body.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
+    """The plain rule: the ``uuid`` of every line that is a JSON object with a string
+    ``uuid``, in file order, as UTF-8 bytes."""
     found = []
-    for start, end in spans:
-        parent = line_parent(data, start, end)
-        if parent is None:
-            parent = _string_field(parse_object(bytes(data[start:end])), cc.FIELD_PARENT_UUID)
-        if parent:
-            found.append(parent)
-    for start, end in reversed(spans):
-        if b'"uuid"' not in data[start:end] and _ASCII_ESCAPE not in data[start:end]:
-            continue  # cannot hold a uuid key in any spelling
-        leaf = _string_field(parse_object(bytes(data[start:end])), cc.FIELD_UUID)
-        if leaf:
-            found.append(leaf)
-            break
+    for raw in lines:
+        uuid = _string_field(parse_object(bytes(raw)), cc.FIELD_UUID)
+        if uuid:
+            found.append(_encoded(uuid))
     return found
 
 
-def window_uuids_plain(lines: Sequence[Buffer]) -> List[str]:
-    """The plain algorithm: parse every line of the window (file order), keep every
-    ``parentUuid`` and the ``uuid`` of the last line with one. A line that is not
-    JSON (torn mid-write) still names its parent at its start, as the harness wrote
-    it, and counts by that."""
-    records = [parse_object(bytes(raw)) for raw in lines]
-    found = []
-    for raw, record in zip(lines, records):
-        if record is not None:
-            parent = _string_field(record, cc.FIELD_PARENT_UUID)
-        else:  # not JSON (a torn line): what the harness wrote at its start
-            parent = line_parent(raw, 0, len(raw)) or ""
-        if parent:
-            found.append(parent)
-    for record in reversed(records):
-        leaf = _string_field(record, cc.FIELD_UUID)
-        if leaf:
-            found.append(leaf)
-            break
-    return found
+def uuid_candidates(data: Buffer, start: int, end: int) -> bytes:
+    """Candidates for the uuids of the window ``data[start:end]`` (whole lines),
+    packed: found in the bytes without splitting or parsing a line, a superset of
+    ``own_uuids_plain`` of its lines (a nested object's ``uuid`` may be among them;
+    ``confirm`` weeds those out)."""
+    if _ESCAPE_ASCII.search(data, start, end) is not None:
+        return pack(own_uuids_plain(whole_lines(data, start, end)))
+    values = _UUID_VALUE.findall(data, start, end)
+    return pack(_decoded(value) if b"\\" in value else value for value in values)
 
 
-def line_spans(data: Buffer, start: int, end: int) -> List[Tuple[int, int]]:
-    """(start, end) of each line of ``data[start:end]`` (the last may lack its newline;
-    an empty trailing piece is no line)."""
-    spans = []
-    pos = start
-    while pos < end:
-        cut = data.find(b"\n", pos, end)
-        if cut < 0:
-            spans.append((pos, end))
-            break
-        spans.append((pos, cut))
-        pos = cut + 1
-    return spans
+def _decoded(value: bytes) -> bytes:
+    """A JSON string's raw bytes holding an escape, as the UTF-8 of the string."""
+    import json
+
+    try:
+        return _encoded(json.loads(b'"' + value + b'"'))
+    except ValueError:
+        return value
 
 
-def ends_to_spans(ends: Sequence[int]) -> List[Tuple[int, int]]:
-    """Line spans from the offsets of their ends (a head window's ``ends``)."""
-    spans = []
-    start = 0
-    for end in ends:
-        spans.append((start, end))
-        start = end + 1
-    return spans
+def pack(uuids: Iterable[bytes]) -> bytes:
+    """Uuids kept compactly until the index is complete: one bytes object, not one
+    object each (a uuid holding a newline byte is split, and so matches nothing)."""
+    return b"\n".join(uuids)
 
 
-def pack(uuids: Iterable[str]) -> str:
-    """Uuids kept compactly until the index is complete (one string, not one each)."""
-    return "\n".join(uuids)
+def unpack(packed: bytes) -> List[str]:
+    return [raw.decode("utf-8", "surrogatepass") for raw in packed.split(b"\n")] if packed else []
 
 
-def unpack(packed: str) -> Iterator[str]:
-    return iter(packed.split("\n")) if packed else iter(())
+def read_tail_lines(path: str, tail_bytes: int) -> List[bytes]:
+    """The whole lines of the last ``tail_bytes`` of the file at ``path`` (all of a
+    smaller file), read again to confirm candidates; [] when it cannot be read."""
+    from termsprawl_context.jsonl import open_regular
+
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            start = max(0, size - tail_bytes)
+            f.seek(start)
+            data = f.read(size - start)
+    except OSError:
+        return []
+    first = 0
+    if start > 0:
+        newline = data.find(b"\n")
+        first = len(data) if newline < 0 else newline + 1
+    return whole_lines(data, first, len(data))
+
+
+def confirm(path: str, candidates: Iterable[str], tail_bytes: int) -> List[str]:
+    """Those of ``candidates`` that are the ``uuid`` of a line of the file's tail
+    window, by the plain rule (the file is read again: only for sessions a summary
+    may name, a handful in a store)."""
+    wanted = set(candidates)
+    if not wanted:
+        return []
+    return [u for u in unpack(pack(own_uuids_plain(read_tail_lines(path, tail_bytes)))) if u in wanted]
+
+
+def linked_title(index: SummaryIndex, path: str, packed: bytes, tail_bytes: int) -> str:
+    """The title a summary gives the session at ``path`` whose tail window's uuid
+    candidates are ``packed``: the summary written last among those naming one of its
+    confirmed uuids; "" when none does."""
+    if not packed or not len(index):
+        return ""
+    hits = [u for u in unpack(packed) if index.get(u) is not None]
+    if not hits:
+        return ""
+    return index.title_for(confirm(path, hits, tail_bytes))
