@@ -14,7 +14,7 @@ from termsprawl_context.transcript.entry import (
     ToolResult, assistant_text, hook_refusal_reason, is_hook_refusal, not_run_kind, tool_calls, tool_use_ids,
 )
 from termsprawl_context.transcript.record import (
-    MAX_RECORD_BYTES, NoTranscriptPath, TranscriptOpenError, TranscriptReadError, TranscriptUnreadable,
+    MAX_RECORD_BYTES, NoTranscriptPath, TranscriptOpenError, TranscriptReadError, RecordUnreadable,
     go_quote, iter_entries, mark, not_run_tool_ids, ran_tool_ids, read_entries, since,
 )
 
@@ -129,7 +129,7 @@ def test_unreadable_file(tmp_path):
     path = write(tmp_path, lines_text([root("u1")]))
     os.chmod(path, 0)
     try:
-        with pytest.raises(TranscriptUnreadable):
+        with pytest.raises(RecordUnreadable):
             read_entries(path)
     finally:
         os.chmod(path, 0o644)

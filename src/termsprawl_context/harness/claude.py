@@ -210,3 +210,29 @@ def project_dir(config: str, directory: str) -> str:
 def skill_file(name: str) -> str:
     """A project's skill file for ``name``, relative to the project directory."""
     return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
+
+# --- tools, results and notices the citations and background-agent readers know --------
+TOOL_BASH = "Bash"
+TOOL_ASK_USER_QUESTION = "AskUserQuestion"
+TOOL_TASK_OUTPUT = "TaskOutput"  # returns a background task's output (maybe an agent's reply)
+DELEGATION_TOOLS = ("Agent", "Task")  # dispatch a sub-agent; the result is its model-written reply
+# Tool inputs that name a file the call reads.
+INPUT_COMMAND = "command"
+INPUT_PATH_KEYS = ("file_path", "path", "notebook_path")
+INPUT_FILE_PATH = "file_path"
+INPUT_RUN_IN_BACKGROUND = "run_in_background"
+# An AskUserQuestion answer comes back as a tool result opening (somewhere) with one of
+# these, then `"<question>"="<answer>", ...`, then one of the trailers.
+ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:")
+ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers")
+ANSWER_JOIN = '"="'
+# A PreToolUse hook that blocked a call: the tool result "PreToolUse:<Tool> hook error: <reason>".
+HOOK_REFUSAL_PREFIX = "PreToolUse:"
+HOOK_REFUSAL_MARK = " hook error: "
+# A background task's end, as the harness tells the model (a user text or a queued
+# command in task-notification mode).
+TASK_NOTIFICATION_OPEN = "<task-notification>"
+TASK_NOTIFICATION_MODE = "task-notification"
+TASK_TERMINAL_STATUSES = ("completed", "failed", "killed", "stopped")
+# The receipt of a background Agent call names the agent: "... launched ...\nagentId: <id>".
+AGENT_LAUNCH_WORD = "launched"

@@ -22,7 +22,7 @@ from termsprawl_context.transcript.entry import tool_use_ids
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     NO_TRANSCRIPT_PATH,
-    TranscriptUnreadable,
+    RecordUnreadable,
     entry_at,
     go_quote,
     iter_raw_lines,
@@ -232,7 +232,7 @@ def is_subagent_transcript(path: str) -> bool:
     try:
         for entry in iter_entries(path):
             return entry.is_sidechain
-    except TranscriptUnreadable:
+    except RecordUnreadable:
         return False
     return False
 
@@ -290,7 +290,7 @@ def holds_tool_use(path: str, tool_use_id: str) -> bool:
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None and tool_use_id in tool_use_ids(entry):
                 return True
-    except TranscriptUnreadable:
+    except RecordUnreadable:
         return False
     return False
 

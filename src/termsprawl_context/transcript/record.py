@@ -34,7 +34,7 @@ class NoTranscriptPath(Refusal):
         super().__init__(context + NO_TRANSCRIPT_PATH)
 
 
-class TranscriptUnreadable(Refusal):
+class RecordUnreadable(Refusal):
     """A transcript could not be opened or read to its end. ``missing`` says whether
     the file is simply not there (the reference's fs.ErrNotExist)."""
 
@@ -44,7 +44,7 @@ class TranscriptUnreadable(Refusal):
         self.missing = missing
 
 
-class TranscriptOpenError(TranscriptUnreadable):
+class TranscriptOpenError(RecordUnreadable):
     """``transcript: open <path>: <reason>``."""
 
     def __init__(self, path: str, error: OSError) -> None:
@@ -53,7 +53,7 @@ class TranscriptOpenError(TranscriptUnreadable):
         )
 
 
-class TranscriptReadError(TranscriptUnreadable):
+class TranscriptReadError(RecordUnreadable):
     """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
 
     def __init__(self, path: str, error: OSError) -> None:
