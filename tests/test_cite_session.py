@@ -56,6 +56,17 @@ def test_in_a_nested_subagent_record(tmp_path, session):
     assert cite.session_root_of(nested) == rootp
 
 
+def test_one_record_refuses_a_subagents_user_pool(session):
+    rootp, sub = session
+    with pytest.raises(CitationRefused) as caught:
+        cite.resolve_in_record(sub, req("DISPATCHMARKER"))
+    assert "sub-agent's record" in str(caught.value)
+    with pytest.raises(CitationRefused):
+        cite.resolve_in_record(sub, req("SUBOUTPUTMARKER", [U, T]))
+    assert cite.resolve_in_record(sub, req("SUBOUTPUTMARKER", [T])).line == 3
+    assert cite.resolve_in_record(rootp, req("research the retry policy")).line == 1
+
+
 def test_user_pool_never_reads_a_subagent(session):
     rootp, sub = session
     for start in (rootp, sub):

@@ -90,6 +90,10 @@ SUBAGENT_USER_RULE = (
     "verbatim), or cite --cite:tool_result for a tool's output."
 )
 SUBAGENT_USER_ADVICE = "You are a sub-agent: " + SUBAGENT_USER_RULE
+SUBAGENT_RECORD_ALONE = (
+    "citation %s cannot resolve the user's words in a sub-agent's record (%s) alone: its user messages are the "
+    "parent agent's dispatch, not the end user's own words; search the session (its root record) instead"
+)
 HINT_OWN_DISPATCH_PROMPT = "That quote is from your dispatch prompt, written by the parent agent. "
 HINT_DISPATCH_PROMPT = (
     "That quote is from a sub-agent's dispatch prompt, written by the parent agent, not by the user. "
@@ -771,7 +775,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
         if not top:
             records.append(path)
         for record_path in records:
-            for entry in load_record(record_path).entries:
+            for entry in load_record(record_path, quote_needle(quote)).entries:
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in normalize(t) for t in message_texts(entry)):
                         return True
@@ -793,7 +797,7 @@ def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
     words = normalize(quote)
     try:
         for record_path in citation_records(path, subagent).tool_in:
-            record = load_record(record_path)
+            record = load_record(record_path, quote_needle(quote))
             for entry in record.entries:
                 for result in tool_results(entry):
                     for body in result_texts(result.content):
@@ -960,7 +964,12 @@ def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, pr
 
 
 def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
-    """Ground ``req`` in the one record at ``path`` (its own entries only)."""
+    """Ground ``req`` in the one record at ``path`` (its own entries only). The user
+    pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
+    the session's root record holds the person's words (``resolve_citation``)."""
+    _check_request(req)
+    if SOURCE_USER in req.sources and is_subagent_record(path):
+        raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
     return _resolve(path, req, lambda pool: cite(path, req.quote, [pool], prefilter),
                     _session_hint(path, req, False))
 
