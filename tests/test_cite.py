@@ -601,3 +601,33 @@ def test_prefilter_never_changes_an_answer(rec):
     for quote in ("ORACLEWORD", "café résumé", "ORACLEWORD built", "again", "e"):
         for sources in ([U], [T], BOTH):
             assert cite.cite(path, quote, sources) == cite.cite(path, quote, sources, prefilter=False)
+
+
+@pytest.mark.parametrize("record", [
+    {"type": "user", "uuid": "x", "message": {"content": "a string"}},
+    {"type": "user", "uuid": "x", "message": {"content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}]}},
+    {"type": "assistant", "uuid": "x", "message": {"content": [{"type": "text", "text": "only text"}]}},
+    {"type": "assistant", "uuid": "x", "message": {"content": "a bare string"}},
+    {"type": "assistant", "uuid": "x"},
+])
+def test_entries_without_tool_calls(record):
+    assert tool_calls(decode_entry(record)) == []
+
+
+def test_tool_use_ids_of_any_entry():
+    from termsprawl_context.transcript.entry import tool_use_ids
+
+    entry = decode_entry({"type": "assistant", "uuid": "a", "message": {"content": [
+        {"type": "text", "text": "x"}, {"type": "tool_use", "id": "toolu_abc", "name": "Bash"},
+        {"type": "tool_use", "id": "toolu_def", "name": "Read"}]}})
+    assert tool_use_ids(entry) == ["toolu_abc", "toolu_def"]
+    assert tool_use_ids(decode_entry({"type": "user", "uuid": "u", "message": {"content": "s"}})) == []
+    assert tool_use_ids(decode_entry({"type": "user", "uuid": "u"})) == []
+
+
+def test_parse_sources_keeps_the_order_written():
+    assert cite.parse_sources("tool_result,user") == [T, U]
+    assert cite.parse_sources("user,user") == [U]
+    with pytest.raises(NoSourceType) as caught:
+        cite.parse_sources("user,USER")
+    assert str(caught.value) == 'unknown source type "USER" (want user or tool_result)'

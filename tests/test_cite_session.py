@@ -250,6 +250,17 @@ def test_no_or_missing_project_dir(project):
         cite.resolve_across_sessions("", "", req(""))
 
 
+def test_a_subagent_as_current_session_searches_its_root(project):
+    rootp = fx.write(project / "s1.jsonl", [fx.user_msg("u1", "ROOTWORDS from the person")])
+    sub = fx.write_subagent(project, "s1", "a1", [fx.user_msg("s0", "go", isSidechain=True)])
+    newer = fx.write(project / "s2.jsonl", [fx.user_msg("n1", "ROOTWORDS from the person")])
+    _age(rootp, 3600)
+    assert newer and cite.session_candidates(sub, str(project))[:2] == [sub, newer]
+    for prefilter in (True, False):
+        got = cite.resolve_across_sessions(sub, str(project), req("ROOTWORDS"), prefilter=prefilter)
+        assert got.path == rootp  # the current session (the sub-agent's) answers first
+
+
 def test_orphan_sessions_are_skipped_for_the_user_pool(project):
     fx.write_subagent(project, "gone", "a1b2", [fx.user_msg("s0", "SKIPQUOTE", isSidechain=True)])
     orphan = str(project / "gone" / "subagents" / "agent-a1b2.jsonl")

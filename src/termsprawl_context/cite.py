@@ -980,13 +980,16 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
 
 
 def _session_may_contain(path: str, needle: Optional[bytes]) -> bool:
+    """Whether any record the session search from ``path`` reads may hold the needle:
+    the caller's own, its root's (the user pool's) and every one beneath the root."""
     if needle is None:
         return True
     try:
-        records = [path] + subagent_tree(path)
+        records = citation_records(path)
     except Refusal:
         return True
-    return any(file_may_contain(p, needle) for p in records)
+    files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
+    return any(file_may_contain(p, needle) for p in files)
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
