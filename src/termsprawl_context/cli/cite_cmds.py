@@ -73,24 +73,32 @@ def run_cite(argv: List[str]) -> int:
     return 0
 
 
+def _at_line(command: str, description: str, argv: List[str], with_json: bool):
+    """The parsed ``<path> <line>`` of an at-a-line command (None after --help)."""
+    parser = command_parser(command, description)
+    parser.add_argument("path")
+    parser.add_argument("line")
+    if with_json:
+        parser.add_argument("--json", action="store_true", help="print them as a JSON list")
+    args = parse(parser, argv)
+    if args is not None:
+        args.path, args.line = _nonempty(args.path, command, "path"), _line(args.line, command)
+    return args
+
+
 def run_result_at(argv: List[str]) -> int:
     from termsprawl_context import cite
 
-    parser = command_parser(
+    args = _at_line(
         "result-at",
         "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a "
         "call in the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of "
-        "the record. Exit 1 when the entry is not one.",
-    )
-    parser.add_argument("path")
-    parser.add_argument("line")
-    args = parse(parser, argv)
+        "the record. Exit 1 when the entry is not one.", argv, with_json=False)
     if args is None:
         return 0
-    path, line = _nonempty(args.path, "result-at", "path"), _line(args.line, "result-at")
-    text, is_result = cite.tool_result_at(path, line)
+    text, is_result = cite.tool_result_at(args.path, args.line)
     if not is_result:
-        raise NotAToolResult("%s:%d is not a tool result the session produced" % (path, line))
+        raise NotAToolResult("%s:%d is not a tool result the session produced" % (args.path, args.line))
     _text_out(text)
     return 0
 
@@ -98,19 +106,14 @@ def run_result_at(argv: List[str]) -> int:
 def run_envelope_at(argv: List[str]) -> int:
     from termsprawl_context import cite
 
-    parser = command_parser(
+    args = _at_line(
         "envelope-at",
         "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at "
         "LINE of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names "
-        "no entry.",
-    )
-    parser.add_argument("path")
-    parser.add_argument("line")
-    parser.add_argument("--json", action="store_true", help="print them as a JSON list")
-    args = parse(parser, argv)
+        "no entry.", argv, with_json=True)
     if args is None:
         return 0
-    envelopes = cite.envelope_at(_nonempty(args.path, "envelope-at", "path"), _line(args.line, "envelope-at"))
+    envelopes = cite.envelope_at(args.path, args.line)
     if args.json:
         _json_out(envelopes)
     elif envelopes:
