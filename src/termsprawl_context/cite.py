@@ -36,7 +36,12 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
+from termsprawl_context.store.subagents import (
+    is_subagent_record,
+    session_dir_of_subagent,
+    session_root_of,
+    subagent_tree,
+)
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import (
     is_hook_refusal,
@@ -981,15 +986,27 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
 
 def _session_may_contain(path: str, needle: Optional[bytes]) -> bool:
     """Whether any record the session search from ``path`` reads may hold the needle:
-    the caller's own, its root's (the user pool's) and every one beneath the root."""
+    the caller's own, its root's (the user pool's) and every one beneath the root. A
+    record under no ``subagents`` directory is its own root (or has none), so only its
+    own tree is read and its first entry need not be parsed to find out."""
     if needle is None:
         return True
     try:
-        records = citation_records(path)
+        if session_dir_of_subagent(path):
+            records = citation_records(path)
+            files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
+        else:
+            files = [path] + subagent_tree(path)
     except Refusal:
         return True
-    files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
-    return any(file_may_contain(p, needle) for p in files)
+    seen = set()
+    for name in files:
+        key = os.path.normpath(name)
+        if key not in seen:
+            seen.add(key)
+            if file_may_contain(name, needle):
+                return True
+    return False
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
