@@ -49,7 +49,7 @@ from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
     from termsprawl_context.transcript.entry import Entry, ToolCall
 
@@ -976,7 +976,7 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
     if reason == EXCLUDED_DELEGATION:
         return HINT_DELEGATION
     if reason == EXCLUDED_TASK_OUTPUT:
-        return HINT_TASK_OUTPUT % found.call.name
+        return HINT_TASK_OUTPUT % found.call.name  # type: ignore[union-attr]
     if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
         return HINT_TRANSCRIPT
     if reason == EXCLUDED_ECHO:

@@ -27,7 +27,7 @@ from termsprawl_context.transcript.entry import decode_entry, result_texts, tool
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+    from typing import Callable, Iterable, List, Optional, Set, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -224,7 +224,7 @@ def background_agent_signals(path: str, opener: Optional[Callable] = None) -> Li
             parsed, entry = _decode(body)
             if not parsed:
                 raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
-            fold_entry(entry, awaited, signals)
+            fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
     return signals
 
 
@@ -315,7 +315,7 @@ def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSign
         parsed, entry = _decode(body)
         if not parsed:
             raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
-        fold_entry(entry, awaited, signals)
+        fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
         return
     # No signal can be on this line: only that it is JSON matters (a torn line is not).
     try:

@@ -23,7 +23,7 @@ import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List
+    from typing import Iterator, List, Optional
 
 # git subcommands that print commit messages, notes, tags or stashes (the notes' table).
 GIT_HISTORY_SUBCOMMANDS = frozenset(
@@ -207,7 +207,7 @@ def _unwrap(words: List[str]) -> List[str]:
     return words
 
 
-def _shell_script(args: List[str]) -> str:
+def _shell_script(args: List[str]) -> Optional[str]:
     """The script of ``sh -c SCRIPT`` (None when the shell is not given ``-c``)."""
     seen_c = False
     for arg in args:
@@ -223,7 +223,7 @@ def _shell_script(args: List[str]) -> str:
     return None
 
 
-def _product_subcommand(words: List[str]) -> str:
+def _product_subcommand(words: List[str]) -> Optional[str]:
     """The subcommand an invocation of this product runs ("" for the dump), or None
     when the words do not run this product."""
     name = _binary_name(words[0])
