@@ -1,5 +1,6 @@
-"""The hook: records a session's transcript for $TERMSPRAWL_NODE_ID; always exit 0, silent
-on success, one stderr line when it refuses, and nothing written then."""
+"""The hook: records a session's transcript for $TERMSPRAWL_NODE_ID; always exit 0; stdout is
+one JSON object in Claude Code's hook output shape (or nothing); a refusal is a systemMessage
+with the fix plus one stderr line, and nothing is written then."""
 
 import io
 import json
@@ -49,9 +50,20 @@ def world(tmp_path):
     return World(tmp_path)
 
 
+def hook_json(done):
+    """stdout as Claude Code reads it: one JSON object, or nothing."""
+    return json.loads(done.stdout.decode("ascii")) if done.stdout else {}
+
+
+def title_only(node="alice"):
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": node}}
+
+
 def assert_refused(done, words):
     assert done.returncode == 0
-    assert done.stdout == b""
+    out = hook_json(done)
+    assert list(out) == ["systemMessage"] and "Fix: " in out["systemMessage"], out
+    assert done.stdout.endswith(b"}\n") and done.stdout.count(b"\n") == 1
     err = done.stderr.decode()
     assert err.startswith("termsprawl-context: hook: ") and err.endswith("\n") and err.count("\n") == 1, err
     assert words in err, err
@@ -59,21 +71,22 @@ def assert_refused(done, words):
 
 def test_records_silently_and_plants_discovery(world, run_pyz):
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload())
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index() == {"version": 1, "path": str(world.record)}
     assert (world.project / ".termsprawl" / "AGENTS.md").is_file()
     assert (world.project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md").is_file()
     before = snapshot(world.project)
     again = run_pyz(["hook"], env=world.env(), stdin=world.payload(source="resume"))
+    # Resumed, with no links: nothing to say (the session keeps its title).
     assert (again.returncode, again.stdout, again.stderr) == (0, b"", b"")
-    assert snapshot(world.project) == before  # the same path is not rewritten
+    assert snapshot(world.project) == before  # the same path (and holder) is not rewritten
 
 
 REFUSALS = [
     ("unsafe node id", dict(env={"TERMSPRAWL_NODE_ID": "../x"}), "is not a safe node id"),
     ("node id with a space", dict(env={"TERMSPRAWL_NODE_ID": "bad id"}), "is not a safe node id"),
     ("node id missing", dict(env={"TERMSPRAWL_NODE_ID": None}), "TERMSPRAWL_NODE_ID is not set"),
-    ("node id empty", dict(env={"TERMSPRAWL_NODE_ID": ""}), "TERMSPRAWL_NODE_ID is not set"),
+    ("node id empty", dict(env={"TERMSPRAWL_NODE_ID": ""}), "TERMSPRAWL_NODE_ID is set but empty"),
     ("traversal", dict(payload={"transcript_path": "{projects}/../../../etc/passwd"}), "must not contain '..'"),
     ("relative path", dict(payload={"transcript_path": "projects/-project/x.jsonl"}), "must be an absolute path"),
     ("outside the store", dict(payload={"transcript_path": "/tmp/evil.jsonl"}), "must be under Claude projects"),
@@ -132,7 +145,7 @@ def test_projects_dir_option(world, run_pyz, tmp_path):
     record.write_text("{}\n")
     env = world.env(CLAUDE_CONFIG_DIR=None)
     done = run_pyz(["hook", "--projects-dir", other], env=env, stdin=world.payload(transcript_path=str(record)))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index()["path"] == str(record)
 
 
@@ -141,14 +154,14 @@ def test_resumed_session_records_where_the_record_really_is(world, run_pyz):
     project folder that does not exist; the record is still in the original folder."""
     reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="resume"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")  # resumed, no links: nothing to say
     assert world.index()["path"] == str(world.record)
 
 
 def test_fresh_session_records_the_reported_path(world, run_pyz):
     reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="startup"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index()["path"] == str(reported)
 
 
@@ -184,7 +197,8 @@ def test_internal_failure_still_exits_0(world, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", _Stdin(world.payload()))
     assert main(["hook"]) == 0
     out, err = capsys.readouterr()
-    assert out == "" and err == "termsprawl-context: hook: internal error: RuntimeError: boom\n"
+    assert json.loads(out) == {"systemMessage": "termsprawl: hook internal error: RuntimeError: boom."}
+    assert err == "termsprawl-context: hook: internal error: RuntimeError: boom\n"
 
 
 def test_help_is_the_only_output(run_pyz):

@@ -162,8 +162,9 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert done.stderr == b""
     out = done.stdout.decode()
     for relative in (COMMAND, ".termsprawl/AGENTS.md", ".claude/skills/termsprawl-context/SKILL.md",
-                     ".termsprawl/.gitignore", SETTINGS):
+                     ".termsprawl/.gitignore", SETTINGS, ".claude/.gitignore"):
         assert has_step(out, "written", relative)
+    assert (project / ".claude/.gitignore").read_text().splitlines()[-1] == "settings.local.json"
     assert "next:" in out and "TERMSPRAWL_NODE_ID=" in out and "links add" in out
     installed = project / COMMAND
     assert installed.read_bytes() == pyz.read_bytes()
@@ -176,7 +177,7 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     before = snapshot(project)
     again = run_pyz(["init", "--cwd", project, "--hook"])
     assert again.returncode == 0 and again.stderr == b""
-    assert again.stdout.decode().count("  unchanged  ") == 5 and "written" not in again.stdout.decode()
+    assert again.stdout.decode().count("  unchanged  ") == 6 and "written" not in again.stdout.decode()
     assert snapshot(project) == before
     # The installed copy runs through its shebang, and re-initialising from it changes nothing.
     version = subprocess.run([str(installed), "--version"], stdout=subprocess.PIPE)

@@ -55,11 +55,14 @@ def _require_ids(command: str, *values: str) -> None:
 # --- init -----------------------------------------------------------------------------------
 
 _NEXT_WITH_HOOK = """\
-next: start each agent with its node id, e.g. `TERMSPRAWL_NODE_ID=alice claude`: the
-      SessionStart hook records its transcript (sessions started from now on). Then:
+next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):
+        alias claude-alice='TERMSPRAWL_NODE_ID=alice claude'
+        alias claude-bob='TERMSPRAWL_NODE_ID=bob claude'
+      start `claude-alice` in one terminal and `claude-bob` in another: the SessionStart
+      hook records each session (started from now on). Then:
         {cmd} links add alice bob       link two agents
         {cmd} doctor --self alice       see what alice's dump sees
-      and either agent can run: {cmd} --cwd . --self "$TERMSPRAWL_NODE_ID"
+      and each agent can run (from any directory): {cmd}
 """
 
 _NEXT_WITHOUT_HOOK = """\
@@ -71,20 +74,50 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 """
 
 
+class InsideProject(UsageError):
+    """A writing command was pointed at a directory inside an existing project."""
+
+    def __init__(self, command: str, cwd: str, outer: str) -> None:
+        super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
+                         "--cwd to use it from anywhere inside" % (command, cwd, outer, outer))
+
+
+def project_dir(cwd: object, command: str, writing: bool = False) -> str:
+    """``--cwd`` as given, else the project found (the installed command's own, else the
+    nearest at or above the working directory), else ``.``. A writing command refuses a
+    directory that lies inside another project: it would start a nested one."""
+    from termsprawl_context.workspace.project import default_project, enclosing_project
+
+    chosen = cwd if isinstance(cwd, str) else (default_project() or ".")
+    if writing:
+        outer = enclosing_project(chosen)
+        if outer:
+            raise InsideProject(command, chosen, outer)
+    return chosen
+
+
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
-                                     "(and, with --hook, a Claude Code SessionStart hook that records transcripts).")
-    parser.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+                                     "(with --hook, a Claude Code SessionStart hook that records transcripts; "
+                                     "with --claude-md, an import of the markers into CLAUDE.md).")
+    parser.add_argument("--cwd", metavar="DIR",
+                        help="the project directory (default: the project at or above the working directory, "
+                             "else the working directory)")
     parser.add_argument("--hook", action="store_true",
-                        help="register the SessionStart hook in DIR/%s" % install.SETTINGS_FILE)
+                        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE)
+    parser.add_argument("--claude-md", action="store_true",
+                        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
+                             "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE))
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
-    report = install.init_project(args.cwd, install.running_artifact(), args.hook)
+    cwd = project_dir(args.cwd, "init")
+    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
-    width = max(len(o) for o in (install.WRITTEN, install.UNCHANGED, install.FAILED, install.SKIPPED))
+    width = max(len(o) for o in install.OUTCOMES)
     for step in report.steps:
         detail = " (%s)" % step.detail if step.detail else ""
         lines.append("  %-*s  %s%s" % (width, step.outcome, step.path, detail))
@@ -105,42 +138,59 @@ class NoPayload(Refusal):
         super().__init__("expects a Claude Code hook payload (JSON) on stdin; nothing recorded")
 
 
-def run_hook(argv: List[str]) -> int:
-    """Always 0: a hook must never break the agent. Silent on success."""
-    try:
-        _hook(argv)
-    except Refusal as refusal:
-        message = refusal.message
-        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
-    except Exception as exc:  # a bug of ours must not become the agent's problem either
-        error_line("%sinternal error: %s: %s" % (HOOK_PREFIX, type(exc).__name__, exc))
-    return EXIT_OK
-
-
-def _hook(argv: List[str]) -> None:
-    from termsprawl_context.hooks import PROJECT_DIR_ENV, record_from_hook
+def _hook_parser():
+    from termsprawl_context.hooks import PROJECT_DIR_ENV
 
     parser = command_parser("hook", "Record the session's transcript path for the node named by "
-                                     "$TERMSPRAWL_NODE_ID, from a Claude Code hook payload on stdin. "
-                                     "Always exits 0; says why on stderr when nothing was recorded.")
+                                     "$TERMSPRAWL_NODE_ID, from a Claude Code SessionStart payload on stdin, "
+                                     "and answer in Claude Code's hook JSON: the linked peers and the command "
+                                     "that reads them for the model, a warning with the fix for the user. "
+                                     "Always exits 0; stdout holds that one JSON object or nothing.")
     parser.add_argument("--cwd", metavar="DIR",
-                        help="the project (default: $%s, else the payload's cwd)" % PROJECT_DIR_ENV)
+                        help="the project (default: the installed command's own, else the project at or above "
+                             "$%s, else the payload's cwd)" % PROJECT_DIR_ENV)
     parser.add_argument("--projects-dir", metavar="DIR",
                         help="the harness's projects dir (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)")
-    args = parse(parser, argv)
+    return parser
+
+
+def run_hook(argv: List[str]) -> int:
+    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
+    from termsprawl_context import hooks
+
+    try:
+        args = parse(_hook_parser(), argv)
+    except UsageError as error:
+        args = error
     if args is None:
-        return
-    stdin = getattr(sys.stdin, "buffer", None)
-    if stdin is None or sys.stdin.isatty():
-        raise NoPayload()
-    record_from_hook(stdin, os.environ, args.cwd, args.projects_dir)
+        return EXIT_OK
+
+    def record():
+        if isinstance(args, UsageError):
+            raise args
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None or sys.stdin.isatty():
+            raise NoPayload()
+        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir)
+
+    answer = hooks.session_start(record)
+    if answer.output:
+        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
+        write_out(json.dumps(answer.output) + "\n")
+    if answer.warning:
+        message = answer.warning
+        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
+    return EXIT_OK
 
 
 # --- links ----------------------------------------------------------------------------------
 
 
+_CWD_HELP = "the project directory (default: the project found from here, see the README)"
+
+
 def _common(parser) -> None:
-    parser.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+    parser.add_argument("--cwd", metavar="DIR", help=_CWD_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -167,6 +217,7 @@ def run_links(argv: List[str]) -> int:
     args = parse(_links_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
     return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
 
 
@@ -266,13 +317,13 @@ def _index_parser():
     sub.required = True
     get = sub.add_parser("get", help="print the path recorded for NODE (exit 1 when none)")
     get.add_argument("node", metavar="NODE")
-    get.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+    get.add_argument("--cwd", metavar="DIR", help=_CWD_HELP)
     text = ("record PATH as NODE's transcript, as given: a relative PATH is taken from the project "
             "directory when read, not from where this runs")
     put = sub.add_parser("set", help=text, description=text)
     put.add_argument("node", metavar="NODE")
     put.add_argument("path", metavar="PATH")
-    put.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+    put.add_argument("--cwd", metavar="DIR", help=_CWD_HELP)
     return parser
 
 
@@ -282,6 +333,7 @@ def run_index(argv: List[str]) -> int:
     args = parse(_index_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     _require_ids("index " + args.action, args.node)
     if args.action == "get":
         recorded = read_transcript_path(args.cwd, args.node)
@@ -303,18 +355,19 @@ def run_index(argv: List[str]) -> int:
 
 def run_doctor(argv: List[str]) -> int:
     from termsprawl_context.doctor import diagnose, report_json
-    from termsprawl_context.hooks import NODE_ID_ENV
+    from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
     parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
                                        "sees and why it prints what it prints. Exit 0 whatever the verdict.")
-    parser.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+    parser.add_argument("--cwd", metavar="DIR", help=_CWD_HELP)
     parser.add_argument("--self", dest="self_id", metavar="NODE",
                         help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
-    self_id = args.self_id if args.self_id is not None else os.environ.get(NODE_ID_ENV)
+    args.cwd = project_dir(args.cwd, "doctor")
+    self_id = default_self(args.self_id, os.environ, "doctor")
     if self_id is None:
         raise UsageError("doctor: give --self NODE (or set $%s)" % NODE_ID_ENV)
     report = diagnose(args.cwd, self_id)

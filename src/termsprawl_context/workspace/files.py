@@ -29,6 +29,10 @@ class OutsideProject(OSError):
     """A write would land outside the project directory (a symlinked folder)."""
 
 
+class NestedProject(OSError):
+    """A write would start a second ``.termsprawl/`` project inside an existing one."""
+
+
 def state_path(cwd: str, *parts: str) -> str:
     return os.path.join(cwd, STATE_DIR, *parts)
 
@@ -87,12 +91,19 @@ def _new_file_mode() -> int:
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError.
+    """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
+    (NestedProject when ``root`` has no ``.termsprawl/`` but lies inside a project).
 
     The new file gets ``mode``, else the mode of the file it replaces, else the
     umask's default. The temp file is removed on any failure, so none is left behind."""
     import tempfile  # only writers pay for it; the dump never writes
 
+    if not os.path.isdir(os.path.join(root, STATE_DIR)):
+        from termsprawl_context.workspace.project import enclosing_project
+
+        outer = enclosing_project(root)
+        if outer:
+            raise NestedProject("refusing to start a project inside the project %s: %s" % (outer, root))
     directory = os.path.dirname(path)
     ensure_dir_within(root, directory)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
