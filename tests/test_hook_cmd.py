@@ -204,3 +204,137 @@ def test_internal_failure_still_exits_0(world, monkeypatch, capsys):
 def test_help_is_the_only_output(run_pyz):
     done = run_pyz(["hook", "--help"])
     assert done.returncode == 0 and b"always exits 0" in done.stdout.lower() and done.stderr == b""
+
+
+# --- what the hook tells the model and the user --------------------------------------------
+
+
+def link(world, a="alice", b="bob"):
+    from termsprawl_context.workspace.links import add_link
+
+    add_link(str(world.project), a, b)
+
+
+def test_linked_node_gets_a_context_line_with_the_exact_command(world, run_pyz):
+    link(world)
+    link(world, "alice", "carol")
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload(source="compact"))
+    out = hook_json(done)
+    assert list(out) == ["hookSpecificOutput"] and done.stderr == b""
+    specific = out["hookSpecificOutput"]
+    assert list(specific) == ["hookEventName", "additionalContext"]  # no title after a compaction
+    project = str(world.project)
+    command = "%s/.termsprawl/bin/termsprawl-context --cwd %s --self alice" % (project, project)
+    assert specific["additionalContext"] == (
+        "termsprawl: you are agent node alice; linked agents: bob, carol. To read their recent conversation "
+        "(only when it helps the task), run: " + command)
+    assert len(specific["additionalContext"]) < 500
+
+
+def test_context_line_quotes_a_project_path_with_spaces(tmp_path):
+    project = str(tmp_path / "my shop")
+    line = hooks.context_line(project, "alice", ["bob"])
+    assert ("run: '%s/.termsprawl/bin/termsprawl-context' --cwd '%s' --self alice" % (project, project)) in line
+    assert hooks.context_line(project, "alice", []) is None
+
+
+def test_title_on_startup_and_clear_only(world, run_pyz):
+    for source, titled in (("startup", True), ("clear", True), ("resume", False), ("compact", False)):
+        done = run_pyz(["hook"], env=world.env(), stdin=world.payload(source=source))
+        assert (hook_json(done) == title_only()) is titled, (source, done.stdout)
+
+
+def test_started_in_a_subdirectory_records_into_the_project(world, run_pyz):
+    (world.project / ".termsprawl").mkdir()
+    sub = world.project / "src" / "lib"
+    sub.mkdir(parents=True)
+    done = run_pyz(["hook"], env=world.env(CLAUDE_PROJECT_DIR=str(sub)), stdin=world.payload(cwd=str(sub)))
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
+    assert world.index() == {"version": 1, "path": str(world.record)}
+    assert os.listdir(str(world.project / "src")) == ["lib"] and os.listdir(str(sub)) == []
+
+
+def test_the_installed_command_records_into_its_own_project(world, run_pyz):
+    assert run_pyz(["init"], cwd=world.project).returncode == 0
+    import subprocess
+
+    elsewhere = world.project.parent / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([str(world.project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
+                          input=world.payload(cwd=str(elsewhere)), cwd=str(elsewhere),
+                          env=dict(world.env(CLAUDE_PROJECT_DIR=str(elsewhere)), PATH=os.environ["PATH"]),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    assert world.index() == {"version": 1, "path": str(world.record)}
+    assert os.listdir(str(elsewhere)) == []
+
+
+# --- a node held by two live sessions -------------------------------------------------------
+
+OTHER_SID = "9e9e9e9e-1111-4222-8333-444455556666"
+
+
+def record(world, sid, pid, alive, source="startup"):
+    body = world.payload(session_id=sid, source=source,
+                         transcript_path=str(world.record.parent / (sid + ".jsonl")))
+    return hooks.record_from_hook(io.BytesIO(body), world.env(), pid=pid, alive=alive, own="")
+
+
+def test_second_live_terminal_with_the_same_id_is_told(world):
+    (world.record.parent / (OTHER_SID + ".jsonl")).write_text("{}\n")
+    first = record(world, SID, pid=1111, alive=lambda pid: True)
+    assert first.displaced is None
+    second = record(world, OTHER_SID, pid=2222, alive=lambda pid: pid == 1111)
+    assert second.displaced == hooks.Holder(SID, str(world.record.parent / (SID + ".jsonl")), 1111,
+                                            second.displaced.at)
+    answer = hooks.session_start(lambda: second)
+    message = answer.output["systemMessage"]
+    assert message.startswith("termsprawl: node alice was already held by another live Claude Code session "
+                              "(process 1111, transcript %s)" % second.displaced.path)
+    assert "Fix: give each terminal its own TERMSPRAWL_NODE_ID" in message
+    assert answer.warning == "node alice taken over from process 1111"
+    current, displaced = hooks.read_holder(str(world.project), "alice")
+    assert (current.session_id, current.pid, displaced.session_id, displaced.pid) == (OTHER_SID, 2222, SID, 1111)
+    assert world.index()["path"].endswith(OTHER_SID + ".jsonl")  # the newest session holds the node
+
+
+@pytest.mark.parametrize("case", ["same process (/clear)", "previous process ended", "same session resumed"])
+def test_no_warning_when_it_is_the_same_terminal(world, case):
+    (world.record.parent / (OTHER_SID + ".jsonl")).write_text("{}\n")
+    record(world, SID, pid=1111, alive=lambda pid: True)
+    if case == "same process (/clear)":
+        again = record(world, OTHER_SID, pid=1111, alive=lambda pid: True, source="clear")
+    elif case == "previous process ended":
+        again = record(world, OTHER_SID, pid=2222, alive=lambda pid: pid == 2222)
+    else:
+        again = record(world, SID, pid=2222, alive=lambda pid: True, source="resume")
+    assert again.displaced is None
+    assert "systemMessage" not in hooks.session_start(lambda: again).output
+
+
+def test_holder_junk_is_no_holder(world):
+    holder = world.project / ".termsprawl" / "transcripts" / "alice.holder.json"
+    holder.parent.mkdir(parents=True)
+    for junk in ("not json", "[]", '{"version": 2}', '{"version": 1, "session_id": 5}'):
+        holder.write_text(junk)
+        assert hooks.read_holder(str(world.project), "alice") == (None, None)
+        assert record(world, SID, pid=1111, alive=lambda pid: True).displaced is None
+
+
+def test_process_alive():
+    assert hooks.process_alive(os.getpid())
+    assert not hooks.process_alive(0) and not hooks.process_alive(1) and not hooks.process_alive(2 ** 40)
+
+
+def test_claude_pid_skips_the_shell_a_hook_runs_in(tmp_path):
+    """Run the way Claude Code runs a hook command: through `sh -c`, from a live parent."""
+    import subprocess
+    import sys
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc")
+    script = "import sys; sys.path.insert(0, %r); from termsprawl_context.hooks import claude_pid; print(claude_pid())"
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    command = "%s -c %s; true" % (sys.executable, __import__("shlex").quote(script % src))
+    done = subprocess.run(["/bin/sh", "-c", command], stdout=subprocess.PIPE, timeout=60)
+    assert int(done.stdout) == os.getpid()
