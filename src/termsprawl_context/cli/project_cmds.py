@@ -354,7 +354,7 @@ def run_index(argv: List[str]) -> int:
 
 
 def run_doctor(argv: List[str]) -> int:
-    from termsprawl_context.doctor import diagnose, report_json
+    from termsprawl_context.doctor import diagnose, report_json, setup_notes
     from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
     parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
@@ -371,10 +371,13 @@ def run_doctor(argv: List[str]) -> int:
     if self_id is None:
         raise UsageError("doctor: give --self NODE (or set $%s)" % NODE_ID_ENV)
     report = diagnose(args.cwd, self_id)
+    notes = setup_notes(args.cwd, self_id)
     if args.json:
-        _json_out(report_json(report))
+        _json_out(dict(report_json(report), notes=notes))
     else:
-        write_out(format_doctor(report))
+        # The notes go just above the verdict, which stays the last line.
+        head, _, last = format_doctor(report).rstrip("\n").rpartition("\n")
+        write_out("".join(line + "\n" for line in [head] + ["note: " + n for n in notes] + [last]))
     return EXIT_OK
 
 
