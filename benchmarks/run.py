@@ -181,9 +181,10 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
     m_dump = "dump, %s vs %s transcript (time ratio)" % (mb(sizes["large"]), mb(sizes["small"]))
     m_start = "no-peer run vs python3 -I -c pass (time ratio)"
     m_start_s = "the same, both with -S (no site .pth files)"
+    m_peer = "one-peer dump (%s transcript) vs python3 -I -c pass (time ratio)" % mb(sizes["small"])
     m_rss = "peak RSS, dump of a %s transcript" % mb(sizes["huge"])
     targets = {m_dump: "<= %.1fx" % DUMP_RATIO_TARGET, m_start: "<= %.1fx" % STARTUP_RATIO_TARGET,
-               m_start_s: "info",
+               m_start_s: "info", m_peer: "info",
                m_rss: "<= %d MB" % RSS_TARGET_MB}
     try:
         import build_zipapp
@@ -233,6 +234,16 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
         ok = None if targets[metric] == "info" else ratio <= STARTUP_RATIO_TARGET
         return row(metric, "%.2fx (%.1f / %.1f ms)" % (ratio, t_run * 1e3, t_base * 1e3), targets[metric], ok)
 
+    def one_peer_ratio():
+        # The start-up an agent pays when a peer prints: the whole dump path loaded.
+        small = project(scratch / "project-small", transcript(scratch, sizes["small"], seed=1))
+        run = [py, str(artifact), "--cwd", str(small), "--self", "a"]
+        validate(run, env, expect_output=True)
+        progress("timing the one-peer dump (%d interleaved runs) ..." % (sizes["runs"] * 2))
+        base = [py, "-I", "-c", "pass"]
+        t_run, t_base = interleaved([run, base], env, sizes["runs"] * 2, sizes["warmups"])
+        return row(m_peer, "%.2fx (%.1f / %.1f ms)" % (t_run / t_base, t_run * 1e3, t_base * 1e3), targets[m_peer], None)
+
     def huge_dump_rss():
         huge = project(scratch / "project-huge", transcript(scratch, sizes["huge"], seed=3))
         command = [py, str(artifact), "--cwd", str(huge), "--self", "a"]
@@ -253,6 +264,7 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
     # site's .pth files (an interpreter's installed packages) can cost more than the
     # whole run and shrink the ratio above; -S shows the artifact's own share.
     attempt(m_start_s, lambda: startup_ratio(["-S"], m_start_s))
+    attempt(m_peer, one_peer_ratio)
     attempt(m_rss, huge_dump_rss)
     return rows
 

@@ -97,7 +97,7 @@ def test_writes_never_start_a_nested_project(tree):
     with pytest.raises(files.NestedProject):
         files.write_atomic(sub, os.path.join(sub, ".termsprawl", "x"), b"x")
     assert not index.record_transcript_path(sub, "alice", "/x.jsonl")
-    with pytest.raises(links.LinkError):
+    with pytest.raises(links.LinkWriteFailed):
         links.add_link(sub, "alice", "bob")
     assert discovery.refresh_discovery(sub) == [(discovery.AGENTS_FILE, discovery.FAILED),
                                                 (discovery.SKILL_FILE, discovery.FAILED)]

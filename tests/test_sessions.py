@@ -20,7 +20,7 @@ from termsprawl_context.store.sessions import (
     TAIL_MAX_BYTES,
     AmbiguousSession,
     ExtractionResult,
-    SessionNotFound,
+    SessionIdNotFound,
     SummaryLink,
     extract_metadata_from_lines,
     extract_session_metadata,
@@ -671,11 +671,11 @@ def test_find_by_full_id_and_prefixes(tmp_path):
 
 
 def test_find_not_found(tmp_path):
-    with pytest.raises(SessionNotFound) as caught:
+    with pytest.raises(SessionIdNotFound) as caught:
         find_session("nonexistent", str(make_store(tmp_path)))
     assert str(caught.value) == "session not found: nonexistent"
     assert caught.value.exit_code == 1
-    with pytest.raises(SessionNotFound):
+    with pytest.raises(SessionIdNotFound):
         find_session("abc", str(tmp_path / "missing"))
 
 

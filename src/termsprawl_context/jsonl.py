@@ -172,3 +172,29 @@ def iter_lines_reverse(
         # What is left is the file's first line, from offset 0.
         pending.reverse()
         yield 0, b"".join(pending)
+
+
+class LineTooLong(OSError):
+    """A line reached the reader's bound: the file cannot be read as records."""
+
+
+def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
+    """``iter_lines`` with a bound on one line: a line of ``limit`` bytes or more
+    (its newline not counted) raises LineTooLong once its first ``limit`` bytes are in,
+    as Go's bufio.Scanner does with a buffer of ``limit`` bytes.
+
+    At most ``limit`` + 1 bytes of one line are ever held: the bound is checked while
+    the line is read, not after."""
+    number = 0
+    offset = f.tell()
+    readline = f.readline
+    while True:
+        chunk = readline(limit + 1)
+        if not chunk:
+            return
+        number += 1
+        raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
+        if len(raw) >= limit:
+            raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
+        yield Line(number, offset, raw)
+        offset += len(chunk)

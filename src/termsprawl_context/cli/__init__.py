@@ -11,7 +11,7 @@ import sys
 from collections import namedtuple
 
 from termsprawl_context import __version__
-from termsprawl_context.cli._io import PROG, error_line, silence_stdout
+from termsprawl_context._output import PROG, error_line, silence_stdout, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -38,15 +38,15 @@ COMMANDS = {
                         "list the sessions in the harness's store"),
     "find": Command("termsprawl_context.cli.session_cmds", "run_find", "find <id-or-prefix>",
                     "print one session's id and transcript path"),
-    "init": Command("termsprawl_context.cli.project_cmds", "run_init", "init",
+    "init": Command("termsprawl_context.cli.setup_cmds", "run_init", "init",
                     "install the command and discovery markers into a project"),
-    "hook": Command("termsprawl_context.cli.project_cmds", "run_hook", "hook",
+    "hook": Command("termsprawl_context.cli.setup_cmds", "run_hook", "hook",
                     "record a session's transcript from a Claude Code hook payload"),
-    "links": Command("termsprawl_context.cli.project_cmds", "run_links", "links list|add|remove|peers",
+    "links": Command("termsprawl_context.cli.state_cmds", "run_links", "links list|add|remove|peers",
                      "manage links between nodes"),
-    "index": Command("termsprawl_context.cli.project_cmds", "run_index", "index get|set",
+    "index": Command("termsprawl_context.cli.state_cmds", "run_index", "index get|set",
                      "read or write a node's transcript path"),
-    "doctor": Command("termsprawl_context.cli.project_cmds", "run_doctor", "doctor",
+    "doctor": Command("termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor",
                       "explain, peer by peer, what the dump sees"),
 }
 
@@ -76,7 +76,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         silence_stdout()
         return 0
     except KeyboardInterrupt:
-        return 130
+        from termsprawl_context.errors import EXIT_INTERRUPTED
+
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: one line, never a traceback
         from termsprawl_context.errors import EXIT_INTERNAL
 
@@ -88,10 +90,10 @@ def _dispatch(args: List[str]) -> int:
     from termsprawl_context.errors import Refusal
 
     if args in (["--help"], ["-h"]):
-        sys.stdout.write(usage())
+        write_out(usage())
         return 0
     if args == ["--version"]:
-        sys.stdout.write("%s %s\n" % (PROG, __version__))
+        write_out("%s %s\n" % (PROG, __version__))
         return 0
     try:
         if args and args[0] in COMMANDS:

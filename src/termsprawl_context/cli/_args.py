@@ -4,7 +4,7 @@ stderr line and exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0
 import argparse
 from typing import List, Optional
 
-from termsprawl_context.cli._io import PROG
+from termsprawl_context._output import PROG, write_out
 from termsprawl_context.errors import UsageError
 
 
@@ -33,3 +33,46 @@ def parse(parser: CommandParser, argv: List[str]) -> Optional[argparse.Namespace
         return parser.parse_args(argv)
     except _HelpShown:
         return None
+
+
+PROJECTS_DIR_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
+
+
+def add_projects_dir(parser: argparse.ArgumentParser) -> None:
+    """The one ``--projects-dir DIR`` option every store-reading command takes."""
+    parser.add_argument("--projects-dir", metavar="DIR", help=PROJECTS_DIR_HELP)
+
+
+def add_cwd(parser: argparse.ArgumentParser) -> None:
+    """``--cwd DIR``, the project directory; absent, ``project_dir`` finds it."""
+    parser.add_argument("--cwd", metavar="DIR",
+                        help="the project directory (default: the project found from here, see the README)")
+
+
+class InsideProject(UsageError):
+    """A writing command was pointed at a directory inside an existing project."""
+
+    def __init__(self, command: str, cwd: str, outer: str) -> None:
+        super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
+                         "--cwd to use it from anywhere inside" % (command, cwd, outer, outer))
+
+
+def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
+    """``--cwd`` as given, else the project found (the installed command's own, else the
+    nearest at or above the working directory), else ``.``. A writing command refuses a
+    directory that lies inside another project: it would start a nested one."""
+    from termsprawl_context.workspace.project import default_project, enclosing_project
+
+    chosen = cwd if cwd is not None else (default_project() or ".")
+    if writing:
+        outer = enclosing_project(chosen)
+        if outer:
+            raise InsideProject(command, chosen, outer)
+    return chosen
+
+
+def print_json(value: object) -> None:
+    """One indented JSON document on stdout (non-ASCII kept as is)."""
+    import json
+
+    write_out(json.dumps(value, indent=2, ensure_ascii=False) + "\n")

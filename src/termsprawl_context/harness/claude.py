@@ -23,6 +23,12 @@ WORKFLOW_PREFIX = "wf_"
 AGENT_FILE_PREFIX = "agent-"
 TRANSCRIPT_SUFFIX = ".jsonl"
 AGENT_META_SUFFIX = ".meta.json"  # agent-<id>.meta.json beside agent-<id>.jsonl
+# The meta companion's fields: {agentType, description, toolUseId, spawnDepth}. toolUseId is
+# the id of the tool_use, in the dispatching record, that started the sub-agent.
+META_AGENT_TYPE = "agentType"
+META_DESCRIPTION = "description"
+META_TOOL_USE_ID = "toolUseId"
+META_SPAWN_DEPTH = "spawnDepth"
 
 # --- the project ------------------------------------------------------------------------
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
@@ -93,6 +99,35 @@ NOTICE_PREFIXES = (
 )
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
+
+# --- tool calls that never ran ------------------------------------------------------------
+# A tool_result marked is_error whose body opens with one of these
+# is the harness saying the call did not run, not the tool's own output; measured on real
+# records. Kind name -> openings.
+NOT_RUN_HOOK = "hook"  # a PreToolUse hook blocked the call
+NOT_RUN_PERMISSION = "permission"  # the person did not grant it
+NOT_RUN_INTERRUPTED = "interrupted"
+NOT_RUN_TOOL_ERROR = "tool_use_error"  # the tool refused its input before running
+NOT_RUN_SAFETY = "safety_check"  # the shell tool's own safety check
+NOT_RUN_DENIED_OPENING = "Permission to use "
+NOT_RUN_DENIED = " has been denied"  # the rest of "Permission to use <tool> has been denied"
+NOT_RUN_PREFIXES = (
+    (NOT_RUN_HOOK, ("Tool call blocked by a PreToolUse hook: ",)),
+    (NOT_RUN_PERMISSION, (
+        "The user doesn't want to ",
+        NOT_RUN_DENIED_OPENING,  # counts only with NOT_RUN_DENIED after it
+        "Claude requested permissions to use ",
+        "This command requires approval",
+        "This Bash command contains multiple operations. The following part requires approval: ",
+        "Tool permission request",
+    )),
+    (NOT_RUN_INTERRUPTED, ("[Request interrupted by user for tool use]",)),
+    (NOT_RUN_TOOL_ERROR, ("<tool_use_error>",)),
+    (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
+)
+# Claude Code writes a PreToolUse refusal as "PreToolUse:<Tool> hook error: <reason>".
+HOOK_REFUSAL_PREFIX = "PreToolUse:"
+HOOK_REFUSAL_MARK = " hook error: "
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"
@@ -224,3 +259,29 @@ def project_dir(config: str, directory: str) -> str:
 def skill_file(name: str) -> str:
     """A project's skill file for ``name``, relative to the project directory."""
     return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
+
+# --- tools, results and notices the citations and background-agent readers know --------
+TOOL_BASH = "Bash"
+TOOL_ASK_USER_QUESTION = "AskUserQuestion"
+TOOL_TASK_OUTPUT = "TaskOutput"  # returns a background task's output (maybe an agent's reply)
+DELEGATION_TOOLS = ("Agent", "Task")  # dispatch a sub-agent; the result is its model-written reply
+# Tool inputs that name a file the call reads.
+INPUT_COMMAND = "command"
+INPUT_PATH_KEYS = ("file_path", "path", "notebook_path")
+INPUT_FILE_PATH = "file_path"
+INPUT_RUN_IN_BACKGROUND = "run_in_background"
+# An AskUserQuestion answer comes back as a tool result opening (somewhere) with one of
+# these, then `"<question>"="<answer>", ...`, then one of the trailers.
+ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:")
+ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers")
+ANSWER_JOIN = '"="'
+# A PreToolUse hook that blocked a call: the tool result "PreToolUse:<Tool> hook error: <reason>".
+HOOK_REFUSAL_PREFIX = "PreToolUse:"
+HOOK_REFUSAL_MARK = " hook error: "
+# A background task's end, as the harness tells the model (a user text or a queued
+# command in task-notification mode).
+TASK_NOTIFICATION_OPEN = "<task-notification>"
+TASK_NOTIFICATION_MODE = "task-notification"
+TASK_TERMINAL_STATUSES = ("completed", "failed", "killed", "stopped")
+# The receipt of a background Agent call names the agent: "... launched ...\nagentId: <id>".
+AGENT_LAUNCH_WORD = "launched"

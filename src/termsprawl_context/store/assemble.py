@@ -22,10 +22,9 @@ from typing import Any, BinaryIO, Dict, List, Optional, TextIO
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store.locate import locate_or_refuse
+from termsprawl_context._output import warn
 from termsprawl_context.transcript.parse import (
-    MESSAGE_PREFIX,
     DriftProbe,
-    emit,
     is_sidechain,
 )
 
@@ -216,10 +215,10 @@ def _emit_lines(
         side = bool(bits & _SIDECHAIN)
         if side and not in_sidechain:
             in_sidechain = True
-            emit(err, MESSAGE_PREFIX + SIDECHAIN_BEGINS + "\n")
+            warn(SIDECHAIN_BEGINS, err)
         elif not side and in_sidechain:
             in_sidechain = False
-            emit(err, MESSAGE_PREFIX + SIDECHAIN_ENDS + "\n")
+            warn(SIDECHAIN_ENDS, err)
         out.write(data)
         out.write(b"\n")
         emitted += 1

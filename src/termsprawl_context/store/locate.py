@@ -18,11 +18,8 @@ from typing import BinaryIO, Iterator, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
-from termsprawl_context.transcript.parse import (
-    MESSAGE_PREFIX,
-    DriftProbe,
-    emit,
-)
+from termsprawl_context._output import warn
+from termsprawl_context.transcript.parse import DriftProbe
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 
@@ -44,7 +41,7 @@ class SessionNotFound(NotFound):
 
 
 def _warn(err: Optional[TextIO], message: str) -> None:
-    emit(err, MESSAGE_PREFIX + message + "\n")
+    warn(message, err)
 
 
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:

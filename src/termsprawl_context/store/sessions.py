@@ -15,7 +15,6 @@ import io
 import os
 import re
 import stat
-import sys
 import time
 from typing import (
     Any,
@@ -32,6 +31,7 @@ from typing import (
     Union,
 )
 
+from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.jsonl import NotARegularFile, iter_lines_reverse, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
@@ -148,7 +148,7 @@ class ScanResult(NamedTuple):
     skipped: List[str]  # directories that could not be listed
 
 
-class SessionNotFound(NotFound):
+class SessionIdNotFound(NotFound):
     """No session id equals or starts with what was asked for."""
 
     def __init__(self, partial: str) -> None:
@@ -838,25 +838,8 @@ def format_skipped_paths(paths: List[str], operation: str) -> str:
 
 def _report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO]) -> None:
     text = format_skipped_paths(paths, operation)
-    if not text:
-        return
-    stream = stderr if stderr is not None else sys.stderr
-    try:
-        # Undecodable file names come back from the OS as surrogate escapes: write
-        # their original bytes, whatever the locale's encoding.
-        data = text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        data = text.encode("utf-8", "replace")
-    try:
-        buffer = getattr(stream, "buffer", None)
-        if buffer is None:
-            stream.write(data.decode("utf-8", "replace"))
-        else:
-            stream.flush()
-            buffer.write(data)
-        stream.flush()
-    except (OSError, ValueError):
-        pass  # stderr closed: the listing itself still stands
+    if text:
+        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
 
 
 def scan_all_sessions(
@@ -871,11 +854,11 @@ def scan_all_sessions(
 
 def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
     """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial``. Raises ``SessionNotFound`` or ``AmbiguousSession`` (exit 1)."""
+    ``partial``. Raises ``SessionIdNotFound`` or ``AmbiguousSession`` (exit 1)."""
     result = scan_sessions(projects_dir, accept=lambda session_id: session_id.startswith(partial))
     _report_skipped(result.skipped, "search", stderr)
     if not result.sessions:
-        raise SessionNotFound(partial)
+        raise SessionIdNotFound(partial)
     if len(result.sessions) > 1:
         raise AmbiguousSession(partial, result.sessions)
     return result.sessions[0]

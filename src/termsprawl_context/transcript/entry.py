@@ -358,3 +358,50 @@ def assistant_text(entry: Entry) -> str:
         return ""
     return "\n".join(content_texts(entry.content))
 
+
+
+def tool_use_ids(entry: Entry) -> List[str]:
+    """The non-empty ids of the ``tool_use`` blocks in an entry's content, whatever the
+    entry's type (a string content has none)."""
+    if not isinstance(entry.content, list):
+        return []
+    return [
+        block["id"]
+        for block in entry.content
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str)
+        and block["id"]
+    ]
+
+
+def is_hook_refusal(body: str) -> bool:
+    """Whether a tool_result body is a PreToolUse hook blocking the call
+    (``PreToolUse:<Tool> hook error: <reason>``) rather than anything the tool produced."""
+    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
+
+
+def hook_refusal_reason(body: str) -> Optional[str]:
+    """The reason of a PreToolUse refusal body (what follows `` hook error: ``), or None
+    when the body is not one."""
+    if not is_hook_refusal(body):
+        return None
+    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1]
+
+
+def not_run_kind(result: ToolResult) -> str:
+    """Which of the harness's "this call never ran" answers a tool result is (one of
+    ``harness.claude``'s ``NOT_RUN_*`` kinds), or "" when the call ran.
+
+    Only a result marked ``is_error`` can say so: a tool's own output may print
+    anything, and text that merely looks like a refusal must not unmake a call."""
+    if not result.is_error:
+        return ""
+    for body in result_texts(result.content):
+        if is_hook_refusal(body):
+            return cc.NOT_RUN_HOOK
+        for kind, openings in cc.NOT_RUN_PREFIXES:
+            for opening in openings:
+                if body.startswith(opening):
+                    if opening == cc.NOT_RUN_DENIED_OPENING and cc.NOT_RUN_DENIED not in body:
+                        continue
+                    return kind
+    return ""

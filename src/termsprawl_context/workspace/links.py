@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional, Union
 
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
 from termsprawl_context.workspace.files import (
     LINKS_DIR,
     dump_json,
@@ -23,7 +23,7 @@ from termsprawl_context.workspace.files import (
     state_path,
     write_atomic,
 )
-from termsprawl_context.workspace.ids import is_safe_id
+from termsprawl_context.workspace.ids import BadNodeId, is_safe_id
 
 LINK_FILE_VERSION = 1
 LINK_FILE_SUFFIX = ".json"
@@ -44,28 +44,17 @@ class Link(namedtuple("Link", "a b path")):
     __slots__ = ()
 
 
-class LinkError(Refusal):
-    """A link could not be added; ``code`` is the context layer's outcome name."""
-
-    code = ""
-
-
-class BadNodeId(LinkError):
-    code = "BAD_ID"
-
-    def __init__(self, message: str = "invalid node id") -> None:
-        super().__init__(message)
-
-
-class SelfLink(LinkError):
-    code = "SELF"
+class SelfLink(UsageError):
+    """A node linked to itself: the command line's fault, exit 2."""
 
     def __init__(self, message: str = "cannot link a node to itself") -> None:
         super().__init__(message)
 
 
-class LinkWriteFailed(LinkError):
-    code = "IO"
+class LinkWriteFailed(Refusal):
+    """The link file could not be written: the world's fault, exit 1."""
+
+    exit_code = EXIT_FAILURE
 
 
 def links_dir(cwd: str) -> str:
@@ -129,7 +118,8 @@ def list_links(cwd: str) -> List[Link]:
 def add_link(cwd: str, a: str, b: str) -> str:
     """Link ``a`` and ``b``; returns the link file's path. Idempotent.
 
-    Raises BadNodeId (checked first), SelfLink, or LinkWriteFailed; nothing is written
+    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or LinkWriteFailed
+    (exit 1); nothing is written
     before the ids pass."""
     if not is_safe_id(a) or not is_safe_id(b):
         raise BadNodeId()
