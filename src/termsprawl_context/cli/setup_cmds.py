@@ -29,7 +29,7 @@ next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):
       hook records each session (started from now on). Then:
         {cmd} links add alice bob       link two agents
         {cmd} doctor --self alice       see what alice's dump sees
-      and each agent can run (from any directory): {cmd}
+      and each agent can run, from any directory inside the project: {abs_cmd}
 """
 
 _NEXT_WITHOUT_HOOK = """\
@@ -69,7 +69,8 @@ def run_init(argv: List[str]) -> int:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
-    write_out(template.format(cmd=install.INSTALLED_COMMAND))
+    write_out(template.format(cmd=install.INSTALLED_COMMAND,
+                              abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
     return EXIT_OK
 
 
