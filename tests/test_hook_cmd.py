@@ -338,3 +338,8 @@ def test_claude_pid_skips_the_shell_a_hook_runs_in(tmp_path):
     command = "%s -c %s; true" % (sys.executable, __import__("shlex").quote(script % src))
     done = subprocess.run(["/bin/sh", "-c", command], stdout=subprocess.PIPE, timeout=60)
     assert int(done.stdout) == os.getpid()
+
+
+def test_context_line_names_each_peer_once(tmp_path):
+    line = hooks.context_line(str(tmp_path), "alice", ["bob", "carol", "bob"])
+    assert "linked agents: bob, carol." in line

@@ -102,3 +102,13 @@ def test_writes_never_start_a_nested_project(tree):
     assert discovery.refresh_discovery(sub) == [(discovery.AGENTS_FILE, discovery.FAILED),
                                                 (discovery.SKILL_FILE, discovery.FAILED)]
     assert sorted(os.listdir(sub)) == ["deep"]
+
+
+def test_a_removed_working_directory_finds_no_project(tmp_path, monkeypatch):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(str(gone))
+    gone.rmdir()
+    assert proj.find_project(".", {"HOME": str(tmp_path)}) is None
+    assert proj.enclosing_project(".", {"HOME": str(tmp_path)}) is None
+    assert proj.default_project({"HOME": str(tmp_path)}) is None

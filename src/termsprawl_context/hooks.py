@@ -262,6 +262,7 @@ def read_command(project: str, node_id: str) -> str:
 
 def context_line(project: str, node_id: str, peers) -> Optional[str]:
     """The short line added to the model's context, or None when the node has no peers."""
+    peers = list(dict.fromkeys(peers))  # two link files may name one pair
     if not peers:
         return None
     return ("termsprawl: you are agent node %s; linked agents: %s. To read their recent conversation "

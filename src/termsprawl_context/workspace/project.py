@@ -50,7 +50,10 @@ def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None, allo
     filesystem root; ``start`` is made absolute, not resolved, so the answer reads as
     the user's own path."""
     home = _home(environ)
-    current = os.path.abspath(start)
+    try:
+        current = os.path.abspath(start)
+    except OSError:  # a relative start, and the working directory was removed
+        return None
     while True:
         parent = os.path.dirname(current)
         if parent == current:  # the filesystem root: never a project
@@ -66,7 +69,10 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
     """The project strictly above ``directory`` when ``directory`` itself is none: where
     a write would start a nested ``.termsprawl/``. None when ``directory`` is a project
     or lies in none."""
-    absolute = os.path.abspath(directory)
+    try:
+        absolute = os.path.abspath(directory)
+    except OSError:  # a relative path, and the working directory was removed
+        return None
     if _is_project(absolute):
         return None
     parent = os.path.dirname(absolute)
