@@ -243,6 +243,10 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     assert (read.returncode, read.stdout, read.stderr) == (0, hand_off, b"")
     from_context_line = bob.run(bob_context.rsplit("run: ", 1)[1], cwd="/")
     assert (from_context_line.returncode, from_context_line.stdout, from_context_line.stderr) == (0, hand_off, b"")
+    # A Bash tool without $CLAUDE_PROJECT_DIR, at the project root: the same answer.
+    bare = subprocess.run(["/bin/sh", "-c", skill_command], cwd=str(project), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env={"PATH": os.environ.get("PATH", ""), "TERMSPRAWL_NODE_ID": "bob"})
+    assert (bare.returncode, bare.stdout, bare.stderr) == (0, hand_off, b"")
     # Alice reads bob the same way.
     read = alice.run(skill_command)
     assert read.stdout.decode().startswith("# linked context from bob (bob)\n## user\nWrite the tests for total().")

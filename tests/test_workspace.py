@@ -315,7 +315,7 @@ def test_standalone_skill_is_cwd_proof_and_allows_exactly_its_command(tmp_path):
     assert len(fields["description"]) <= SKILL_DESCRIPTION_MAX
     for trigger in ("another agent", "terminal", "hand-off", "pick up", "what another agent said"):
         assert trigger in fields["description"]
-    command = '"${CLAUDE_PROJECT_DIR}/.termsprawl/bin/termsprawl-context"'
+    command = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
     assert fields["allowed-tools"] == "Bash(%s:*)" % command
     body = text.split("---\n", 2)[2]
     assert "    " + command + "\n" in body and "--cwd ." not in text

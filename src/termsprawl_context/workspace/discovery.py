@@ -52,8 +52,9 @@ SKILL_BODY = (
 
 # The standalone texts. The command finds its project from its own location and takes
 # --self from $TERMSPRAWL_NODE_ID, so no relative path or --cwd is needed from any
-# directory; $CLAUDE_PROJECT_DIR is set by Claude Code for its tools and hooks.
-STANDALONE_COMMAND = '"${CLAUDE_PROJECT_DIR}/.termsprawl/bin/termsprawl-context"'
+# directory; $CLAUDE_PROJECT_DIR is set by Claude Code for its hooks and (in most versions)
+# its Bash tool; where it is not, the path is taken from the working directory.
+STANDALONE_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
 
 STANDALONE_BLOCK = "\n".join(
     [
