@@ -270,7 +270,7 @@ def test_title_missing_file(tmp_path):
 def test_atomic_write_leaves_no_temp_on_failure(tmp_path, monkeypatch):
     target = tmp_path / ".termsprawl" / "x.json"
 
-    def boom(src, dst):
+    def boom(*args, **kwargs):
         raise OSError("simulated")
 
     monkeypatch.setattr(files.os, "replace", boom)

@@ -19,7 +19,7 @@ from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional
+    from typing import Callable, Dict, List, Optional
 
 PEER_SEPARATOR = dump.PEER_SEPARATOR
 
@@ -32,7 +32,7 @@ class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
 
 def parse_context_args(argv: List[str]) -> ContextArgs:
     """The two values, or UsageError with the context layer's exact texts."""
-    values = {"--cwd": None, "--self": None}
+    values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
     i = 0
     while i < len(argv):
         arg = argv[i]

@@ -92,14 +92,18 @@ def _links_add(args) -> int:
 
 
 def _links_remove(args) -> int:
-    from termsprawl_context.workspace.links import SelfLink, link_file_path, peers_of, remove_link
+    from termsprawl_context.workspace.links import LinkWriteFailed, SelfLink, link_file_path, peers_of, remove_link
 
     _require_ids("links remove", args.a, args.b)
     if args.a == args.b:
         refusal = SelfLink()
         error_line("links remove: %s" % refusal.message)
         return refusal.exit_code
-    removed = remove_link(args.cwd, args.a, args.b)
+    try:
+        removed = remove_link(args.cwd, args.a, args.b)
+    except LinkWriteFailed as refusal:  # behind a symlink leaving the project, or itself one
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
     if args.json:

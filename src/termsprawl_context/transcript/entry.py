@@ -24,7 +24,7 @@ from termsprawl_context.harness import claude as cc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, List, Optional
 
 # --- who is speaking ---------------------------------------------------------------------
 PERSON = "person"  # text the person typed (or a prompt they queued)
@@ -40,14 +40,15 @@ OTHER = "other"  # anything else (titles, summaries, snapshots, unknown kinds)
 
 SPEAKERS = (PERSON, ASSISTANT, INJECTED, NOTICE, META, COMPACTION, TOOL_RESULT, SIDECHAIN, SYSTEM, OTHER)
 
-_FIELDS = (
-    "type uuid parent_uuid logical_parent_uuid session_id timestamp cwd git_branch "
-    "is_sidechain is_meta is_compact_summary is_transcript_only agent_id "
-    "message content tool_use_result attachment line offset record"
-)
-
-
-class Entry(namedtuple("Entry", _FIELDS)):
+# (One literal, so type checkers see the fields.)
+class Entry(
+    namedtuple(
+        "Entry",
+        "type uuid parent_uuid logical_parent_uuid session_id timestamp cwd git_branch "
+        "is_sidechain is_meta is_compact_summary is_transcript_only agent_id "
+        "message content tool_use_result attachment line offset record",
+    )
+):
     """One transcript line's meaning.
 
     Strings are "" when absent; flags are False unless the record says ``true``;
@@ -116,7 +117,7 @@ def _build(values: dict, record: dict, line: int, offset: int) -> Entry:
 def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
     """The lenient reading of a parsed line: exact key names, and a field of the wrong
     type reads as absent. For readers that fail open (the dump, session listings)."""
-    values = {}
+    values = {}  # type: dict
     for key, field, kind in _DECODED:
         value = record.get(key)
         if kind == "s":
@@ -206,6 +207,21 @@ def display_text(content: Any) -> Optional[str]:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
     return "\n".join(texts) if texts else None
+
+
+def first_content_text(content: Any) -> str:
+    """The session-title rule's text of a message's content (the seed's
+    extractTextFromMessage): a string content as is, else the first non-empty string
+    ``text`` of a ``text`` block; "" otherwise."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                value = block.get("text")
+                if isinstance(value, str) and value:
+                    return value
+    return ""
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:

@@ -17,7 +17,7 @@ no file in a dot-folder unless imported.
 
 import os
 
-from termsprawl_context.workspace.files import PROJECT_FILE, STATE_DIR, read_small_file, write_atomic
+from termsprawl_context.workspace.files import PROJECT_FILE, STATE_DIR, read_managed_file, read_small_file, write_atomic
 
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
 MARKER_CLOSE = "<!-- /termsprawl:context-links -->"
@@ -163,12 +163,13 @@ def _decode(data: bytes) -> str:
 
 def _refresh(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes. ``render(current)`` returns the
-    wanted text, or None to leave the file alone. Best-effort: FAILED, never raises."""
+    wanted text, or None to leave the file alone. Best-effort (FAILED, never raises): a
+    file that cannot be read whole (too large, a FIFO, a symlink) is left alone, and so is
+    anything the write layer refuses (outside the project, the home's .claude/, a nested
+    project)."""
     path = os.path.join(cwd, relative)
     try:
-        data = read_small_file(path)
-        if data is None and os.path.lexists(path):
-            return FAILED  # a directory, a FIFO, unreadable, huge: not ours to replace
+        data = read_managed_file(path)
         current = _decode(data) if data is not None else None
         wanted = render(current)
         if wanted is None:
