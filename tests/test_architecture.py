@@ -38,7 +38,7 @@ ALLOWED = {
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},
 }
 # Joiners beside the layers, above both: anything but the CLI.
-JOINERS = {"dump", "doctor", "hooks", "cite"}
+JOINERS = {"dump", "doctor", "hooks", "cite", "handoff"}
 LAYERS = set(ALLOWED) - {"__init__"}
 for joiner in JOINERS:
     ALLOWED[joiner] = BOTTOM | LAYERS | JOINERS
