@@ -666,3 +666,57 @@ def test_corpus_identity_never_fails(corpus):
             assert fast.degraded.message.startswith("transcript: stable session id: %s continues " % path)
         answered += 1
     assert answered > 0
+
+
+def _random_dir(rng, folder):
+    """A small project dir of forks, restarts, rings, copies, junk and escapes."""
+    project = Project(folder)
+    uuids = []
+    stamps = ["2026-08-13T09:00:00.000Z", "2026-08-13T10:00:00.000Z", "2026-08-13T11:00:00.000Z", "garbled"]
+    for index in range(rng.randint(3, 9)):
+        lines = []
+        if rng.random() < 0.2:
+            lines.append(preamble())
+        kind = rng.random()
+        own = "u%d-%d" % (index, rng.randint(0, 9))
+        if kind < 0.35 or not uuids:
+            lines.append(origin_line(own, timestamp=rng.choice(stamps)))
+        elif kind < 0.85:
+            target = rng.choice(uuids) if rng.random() < 0.8 else "missing-%d" % index
+            lines.append(boundary(own, target, timestamp=rng.choice(stamps)))
+        else:
+            lines.append(rec(own, "someone"))  # no origin at all
+        parent = own
+        for step in range(rng.randint(0, 4)):
+            child = rng.choice(uuids) if uuids and rng.random() < 0.15 else "%s-c%d" % (own, step)
+            lines.append(rec(child, parent))
+            parent = child
+        if rng.random() < 0.2:
+            lines.append("{torn")
+        uuids.extend([own, parent])
+        text = "".join((l if isinstance(l, str) else json.dumps(l, separators=(",", ":"))) + "\n" for l in lines)
+        if rng.random() < 0.15:
+            text = text.replace('"uuid":"u', '"uuid":"\\u0075', 1)  # the same uuid, escaped
+        (project.dir / ("f%02d.jsonl" % rng.randint(0, 30))).write_text(text)
+    return project
+
+
+def test_byte_search_agrees_with_parsing_everything(tmp_path):
+    """The fast sibling reader answers exactly what the plain one does, file by file,
+    on a few hundred random project dirs (the plain one is the oracle)."""
+    import random
+    rng = random.Random(20260813)
+    compared = 0
+    for case in range(250):
+        project = _random_dir(rng, tmp_path / ("case%03d" % case))
+        for path in sorted(project.dir.iterdir()):
+            outcomes = []
+            for reader in (ByteSearchSiblings, PlainSiblings):
+                try:
+                    got = resolve_stable_session_id(str(project.dir), str(path), reader())
+                    outcomes.append((got.id, type(got.degraded), got.unreadable_siblings))
+                except Exception as exc:  # noqa: BLE001  (the same refusal either way)
+                    outcomes.append((type(exc), str(exc)))
+            assert outcomes[0] == outcomes[1], (path, path.read_text())
+            compared += 1
+    assert compared > 500

@@ -18,17 +18,18 @@ carry hundreds of an older session's records before its own), streaming line by 
 import os
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple
 
 from termsprawl_context.errors import EXIT_DEGRADED, EXIT_WRONG_RECORD, Refusal
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.jsonl import open_regular
+from termsprawl_context.jsonl import LineTooLong, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     NoTranscriptPath,
-    TranscriptReadError,
     RecordUnreadable,
+    TranscriptOpenError,
+    TranscriptReadError,
     decode_line,
     entry_at,
     iter_raw_lines,
@@ -543,8 +544,6 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
 
     ``clean`` remembers the files already read through once with no long line and no
     escape: a later search of one (the walk's next hop) only looks for the needles."""
-    from termsprawl_context.transcript.record import TranscriptOpenError
-
     try:
         f = open_regular(path)
     except OSError as exc:
@@ -605,8 +604,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]
 
 
 def _too_long(path: str, chunk: int) -> TranscriptReadError:
-    from termsprawl_context.jsonl import LineTooLong
-
     return TranscriptReadError(path, LineTooLong(
         "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
 
