@@ -571,18 +571,22 @@ def test_current_session_path(tmp_path):
 
 
 def test_current_session_path_checks_the_tree(tmp_path):
-    """A directory-derived guess written in a colliding sibling tree is not taken there."""
+    """A directory-derived guess written in a colliding sibling tree is passed over: the
+    walk goes on to the ancestor whose folder holds this tree's record."""
     from termsprawl_context.harness.claude import project_dir
     cfg = tmp_path / "cfg"
     (tmp_path / "proj" / "pkg").mkdir(parents=True)
     (tmp_path / "proj-pkg").mkdir()
     folder = project_dir(str(cfg), str(tmp_path / "proj" / "pkg"))
-    assert folder == project_dir(str(cfg), str(tmp_path / "proj-pkg"))
+    assert folder == project_dir(str(cfg), str(tmp_path / "proj-pkg"))  # the lossy encoding collides
     write(Path(folder) / (CURRENT_ID + ".jsonl"),
           [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj-pkg"))])
+    ours = write(Path(project_dir(str(cfg), str(tmp_path / "proj"))) / (CURRENT_ID + ".jsonl"),
+                 [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj" / "pkg"))])
     env = {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_SESSION_ID": CURRENT_ID}
-    # From proj/pkg the walk refuses it at every directory; the final sweep (no tree) takes it.
-    assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
+    assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == ours
+    from termsprawl_context.harness.claude import current_session_path as unchecked
+    assert unchecked(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
 
 
 # --- the real corpus ----------------------------------------------------------------------------

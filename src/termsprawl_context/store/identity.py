@@ -736,23 +736,19 @@ def stable_session_id(project_dir: str, path: str) -> str:
 def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
     """The current session's own transcript, from the environment, or "".
 
-    The harness answers first (``harness.claude.current_session_candidates``: the
-    session id it sets, looked for under the project dir of ``cwd`` and each of its
-    ancestors, then under every project dir): a candidate is taken when it is a regular
-    file whose records do not name another session and, for a directory-derived one,
-    were written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``,
-    verbatim (a tool a hook started gets the hook's record there)."""
-    env = os.environ if environ is None else environ
-    session_id = (env.get(cc.SESSION_ID_ENV) or "").strip()
-    for candidate, tree in cc.current_session_candidates(environ, cwd):
-        if not os.path.isfile(candidate):
-            continue
-        if not belongs_to_session(candidate, session_id):
-            continue
-        if tree and not belongs_to_tree(candidate, tree):
-            continue
-        return candidate
-    return env.get(cc.TRANSCRIPT_ENV) or ""
+    The harness answers first (``harness.claude.current_session_path``: the session id
+    it sets, looked for under the project dir of ``cwd`` and each of its ancestors,
+    then under every project dir): a candidate is taken when it is a regular file
+    whose records do not name another session and, for a directory-derived one, were
+    written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``, verbatim
+    (a tool a hook started gets the hook's record there)."""
+    return cc.current_session_path(environ, cwd, _is_current_session)
+
+
+def _is_current_session(candidate: str, session_id: str, tree: str) -> bool:
+    if not belongs_to_session(candidate, session_id):
+        return False
+    return not tree or belongs_to_tree(candidate, tree)
 
 
 def project_dir_of_record(path: str) -> str:
