@@ -724,3 +724,16 @@ def test_byte_search_agrees_with_parsing_everything(tmp_path):
             assert outcomes[0] == outcomes[1], (path, path.read_text())
             compared += 1
     assert compared > 500
+
+
+@pytest.mark.parametrize("length, unreadable", [(16 * 1024 * 1024 - 1, False), (16 * 1024 * 1024, True)])
+def test_line_bound_exact_in_both_readers(proj, length, unreadable):
+    """A sibling whose long line spans several search chunks, ending just under or at the
+    bound, is read (or reported) alike by both readers."""
+    sibling = proj.dir / "a-long.jsonl"
+    sibling.write_bytes(b"\n" * 3 + b"z" * length + b"\n" + json.dumps(origin_line("o")).encode() + b"\n")
+    proj.write("old", [origin_line("true-origin"), rec("where", "true-origin")])
+    newer = proj.write("newer", [boundary("restart-root", "where")])
+    identity = resolve(proj, newer)
+    assert identity.id == "true-origin"
+    assert identity.unreadable_siblings == ((str(sibling),) if unreadable else ())

@@ -561,13 +561,20 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
 
 
 def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
-    import mmap
-
-    size = os.fstat(f.fileno()).st_size
-    if not size or not needles:
+    """Whether a needle is in the rest of ``f``, stopping at the first found. Read, not
+    mapped: a file truncated under a mapping would kill the process (SIGBUS)."""
+    if not needles:
         return False
-    with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as mapped:
-        return any(mapped.find(n) >= 0 for n in needles)
+    overlap = max(len(n) for n in needles) - 1
+    tail = b""
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            return False
+        window = tail + chunk[:overlap]
+        if any(n in chunk or n in window for n in needles):
+            return True
+        tail = chunk[-overlap:] if overlap else b""
 
 
 def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]:
