@@ -37,8 +37,10 @@ from termsprawl_context.errors import (
 )
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript import echo
+from termsprawl_context.transcript.entry import hook_refusal_reason as entry_hook_refusal_reason
 from termsprawl_context.transcript.entry import (
     decode_entry,
+    is_hook_refusal,
     not_the_person,
     queued_prompt,
     result_texts,
@@ -499,16 +501,10 @@ def has_answer_prefix(body: str) -> bool:
     return any(prefix in body for prefix in cc.ANSWER_PREFIXES)
 
 
-def is_hook_refusal(body: str) -> bool:
-    """Whether a tool result body is a PreToolUse hook blocking the call."""
-    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
-
-
 def hook_refusal_reason(body: str) -> Tuple[str, bool]:
     """The reason of a hook refusal (what follows `` hook error: ``) and whether it is one."""
-    if not is_hook_refusal(body):
-        return "", False
-    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1], True
+    reason = entry_hook_refusal_reason(body)
+    return ("", False) if reason is None else (reason, True)
 
 
 def _result_bodies_text_only(content: object) -> List[str]:
