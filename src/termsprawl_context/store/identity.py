@@ -18,7 +18,7 @@ carry hundreds of an older session's records before its own), streaming line by 
 import os
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import EXIT_DEGRADED, EXIT_WRONG_RECORD, Refusal
 from termsprawl_context.harness import claude as cc
@@ -502,7 +502,7 @@ class ByteSearchSiblings:
             return False
         if all(_PLAIN_NEEDLE.match(u) for u in wanted):
             needles = tuple(u.encode("ascii") for u in wanted)  # type: Optional[Tuple[bytes, ...]]
-            if not scan_bytes(path, needles, self._clean):
+            if not scan_bytes(path, needles, self._clean):  # type: ignore[arg-type]
                 return False
         else:
             needles = None  # a needle of odd characters: parse every line

@@ -19,7 +19,7 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional, TypeVar
+    from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
 
