@@ -270,3 +270,34 @@ def test_session_files_walk_matches_the_store_scan(tmp_path):
     expected.sort(key=lambda s: (-s.mtime, s.path))
     assert resolve.session_files(str(projects)) == expected and len(expected) == 5
     assert [s.session_id for s in resolve.session_files(str(projects), prefix=fake_id(2)[:9])] == [fake_id(2)]
+
+
+@pytest.mark.parametrize("chunk", [7, 97, 4096])
+def test_search_across_chunk_boundaries_matches_the_oracle(store, tmp_path, monkeypatch, chunk):
+    _, every = store
+    by_size = sorted(every[:-1], key=lambda p: p.stat().st_size)
+    small = by_size[len(by_size) // 2 : len(by_size) // 2 + 3] + every[-1:]  # the tricky file, and a few
+    projects = tmp_path / "projects"
+    (projects / "-w").mkdir(parents=True)
+    paths = []
+    for path in small:
+        copy = projects / "-w" / path.name
+        shutil.copy2(str(path), str(copy))
+        paths.append(copy)
+    monkeypatch.setattr(search, "CHUNK_BYTES", chunk)
+    for needle in ("needle", "the", "ascii", "日本"):
+        got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(needle, str(projects), kinds=search.KINDS,
+                                                                                  limit=10 ** 9)]
+        assert got == oracle_search(needle, paths, search.KINDS)
+
+
+def test_search_passes_over_lines_longer_than_the_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(search, "CHUNK_BYTES", 16)
+    monkeypatch.setattr(search, "MAX_LINE_BYTES", 200)
+    folder = tmp_path / "projects" / "-w"
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"type": "user", "uuid": "u%d" % i, "message": {"content": text}})
+             for i, text in enumerate(["needle one", "needle " + "x" * 400, "needle three", "y" * 300 + " needle"])]
+    (folder / (fake_id(1) + ".jsonl")).write_text("\n".join(lines) + "\n")
+    hits = list(search.search_store("needle", str(tmp_path / "projects")))
+    assert [(h.line, h.snippet) for h in hits] == [(1, "needle one"), (3, "needle three")]

@@ -53,19 +53,25 @@ ESCAPES_ANY = "any"
 # Each look is one regex with a literal prefix (``\\u``), which the regex engine scans
 # several times faster than bytes.find on these lines; an alternation without a common
 # prefix would cost it every position.
+# (gate, regex): the regex runs only from the gate's first occurrence (bytes.find skips
+# ahead faster than the regex engine's scan), and not at all in a chunk without it.
 _ESCAPE_RES = {
-    ESCAPES_ASCII: (re.compile(rb"\\u00[2-7]"),),
-    ESCAPES_ASCII_FOLDED: (re.compile(rb"\\u(?:00[2-7]|0130|212a)"),)
-    + tuple(re.compile(re.escape(b)) for b in _LOWER_TO_ASCII_BYTES),
-    ESCAPES_ANY: (re.compile(rb"\\u(?!00[01])"),),
+    ESCAPES_ASCII: ((b"\\u00", re.compile(rb"\\u00[2-7]")),),
+    ESCAPES_ASCII_FOLDED: ((b"\\u", re.compile(rb"\\u(?:00[2-7]|0130|212a)")),)
+    + tuple((b, re.compile(re.escape(b))) for b in _LOWER_TO_ASCII_BYTES),
+    ESCAPES_ANY: ((b"\\u", re.compile(rb"\\u(?!00[01])")),),
 }
 
 
-def escape_positions(low: bytes, kind: str) -> Iterator[int]:
-    """Offsets in ``low`` (lowercased bytes) where a needle character may be spelled
-    in another way than as itself, for a prefilter of ``kind``."""
-    for finder in _ESCAPE_RES[kind]:
-        for m in finder.finditer(low):
+def escape_positions(low: bytes, kind: str, first: int = 0, limit: Optional[int] = None) -> Iterator[int]:
+    """Offsets in ``low[first:limit]`` (lowercased bytes) where a needle character may
+    be spelled in another way than as itself, for a prefilter of ``kind``."""
+    end = len(low) if limit is None else limit
+    for gate, finder in _ESCAPE_RES[kind]:
+        at = low.find(gate, first, end)
+        if at < 0:
+            continue
+        for m in finder.finditer(low, at, end):
             yield m.start()
 
 
@@ -237,35 +243,36 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str]):
     return None
 
 
-def _line_bounds(block: bytes, i: int, limit: int) -> Tuple[int, int]:
-    start = block.rfind(b"\n", 0, i) + 1
+def _line_bounds(block: bytes, i: int, first: int, limit: int) -> Tuple[int, int]:
+    before = block.rfind(b"\n", first, i)
     end = block.find(b"\n", i, limit)
-    return start, (limit if end < 0 else end)
+    return (first if before < 0 else before + 1), (limit if end < 0 else end)
 
 
-def candidate_lines(block: bytes, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
-    """``(start, end)`` of the lines in ``block[:limit]`` that may match, in order."""
+def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
+    """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
+    start) that may match, in order."""
     if prefilter.pattern is None:
-        bounds, start = [], 0
+        bounds, start = [], first
         while start < limit:
             end = block.find(b"\n", start, limit)
             end = limit if end < 0 else end
             bounds.append((start, end))
             start = end + 1
         return bounds
-    low = block[:limit].lower()
+    low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
-    pos = 0
+    pos = first
     while True:
-        m = prefilter.finder.search(low, pos)
+        m = prefilter.finder.search(low, pos, limit)
         if m is None:
             break
-        start, end = _line_bounds(low, m.start(), limit)
+        start, end = _line_bounds(low, m.start(), first, limit)
         starts[start] = end
         pos = end + 1
     if prefilter.escapes is not None:
-        for i in escape_positions(low, prefilter.escapes):
-            start, end = _line_bounds(low, i, limit)
+        for i in escape_positions(low, prefilter.escapes, first, limit):
+            start, end = _line_bounds(low, i, first, limit)
             starts[start] = end
     return sorted(starts.items())
 
@@ -297,11 +304,10 @@ def search_file(path: str, matcher: Matcher, kinds: Sequence[str], limit: Option
                 first = block.find(b"\n", 0, cut)
                 skip = cut if first < 0 else first + 1
                 skipping = False
-            region = block[skip:cut]
-            for start, end in candidate_lines(region, len(region), matcher.prefilter):
-                found = match_line(region[start:end], base + skip + start, matcher, kinds)
+            for start, end in candidate_lines(block, skip, cut, matcher.prefilter):
+                found = match_line(block[start:end], base + start, matcher, kinds)
                 if found is not None:
-                    hits.append((base + skip + start,) + found)
+                    hits.append((base + start,) + found)
                     if limit is not None and len(hits) >= limit:
                         break
             if at_end:
