@@ -121,11 +121,12 @@ NO_PEER_MODULES = {
     "termsprawl_context.dump",
     "termsprawl_context.errors",
     "termsprawl_context.workspace",
-    "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.ids",
+    "termsprawl_context.workspace.layout",
 }
 # A dump that prints adds the link reader, the index, the titles and the transcript reader.
 PRINTING_MODULES = NO_PEER_MODULES | {
+    "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.links",
     "termsprawl_context.jsonl",
     "termsprawl_context.transcript",

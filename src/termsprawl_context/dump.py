@@ -110,7 +110,7 @@ class ProjectIO(ContextIO):
     def link_files(self) -> List[LinkFile]:
         """Every ``*.json`` entry of the links folder, valid or not; read once."""
         if self._link_files is None:
-            from termsprawl_context.workspace.files import LINKS_DIR, state_path
+            from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
             # (links.links_dir, without loading links.py to find out there are none.)
             if not os.path.isdir(state_path(self.cwd, LINKS_DIR)):
