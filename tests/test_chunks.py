@@ -5,7 +5,7 @@ import os
 
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context.store.chunks import iter_chunks, split_lines
+from termsprawl_context.store.chunks import iter_chunks, iter_lines
 
 
 def oracle(data, start, stop, max_line):
@@ -25,14 +25,10 @@ def oracle(data, start, stop, max_line):
 
 
 def lines_of(f, **kwargs):
-    out = []
-    for at, data in iter_chunks(f, **kwargs):
-        assert data.endswith(b"\n") or at + len(data) == os.fstat(f.fileno()).st_size
-        assert len(data) <= kwargs["max_line"] + kwargs["block_size"] + 1
-        for raw in split_lines(data):
-            out.append((at, raw))
-            at += len(raw) + 1
-    return out
+    for at, buf, begin, end in iter_chunks(f, **kwargs):
+        assert buf[end - 1:end] == b"\n" or at + end - begin == os.fstat(f.fileno()).st_size
+        assert end - begin <= kwargs["max_line"] + kwargs["block_size"] + 1
+    return list(iter_lines(iter_chunks(f, **kwargs)))
 
 
 @settings(max_examples=400, deadline=None)
@@ -74,9 +70,10 @@ def test_a_newline_less_file_is_read_past_not_held(tmp_path):
         f.write(b'\n{"b":2}\n')
         f.write(b"y" * (3 << 20))
     with open(str(path), "rb") as f:
-        chunks = list(iter_chunks(f, max_line=1 << 20, block_size=1 << 16))
-    assert [(at, data) for at, data in chunks] == [(0, b'{"a":1}\n'), (8 + (3 << 20) + 1, b'{"b":2}\n')]
-    assert max(len(data) for _, data in chunks) < 1 << 16
+        chunks = [(at, bytes(buf[begin:end]), len(buf)) for at, buf, begin, end in
+                  iter_chunks(f, max_line=1 << 20, block_size=1 << 16)]
+    assert [(at, data) for at, data, _ in chunks] == [(0, b'{"a":1}\n'), (8 + (3 << 20) + 1, b'{"b":2}\n')]
+    assert max(size for _, _, size in chunks) <= (1 << 20) + (1 << 16)  # the buffer never grew past the bound
 
 
 def test_reads_do_not_move_a_shared_file_position(tmp_path):
@@ -84,6 +81,6 @@ def test_reads_do_not_move_a_shared_file_position(tmp_path):
     path.write_bytes(b"one\ntwo\n")
     with open(str(path), "rb") as f:
         f.seek(3)
-        assert list(iter_chunks(f)) == [(0, b"one\ntwo\n")]
+        assert list(iter_lines(iter_chunks(f))) == [(0, b"one"), (4, b"two")]
         assert f.tell() == 3
-    assert list(iter_chunks(io.BytesIO(b"a\nb"), block_size=2)) == [(0, b"a\n"), (2, b"b")]
+    assert list(iter_lines(iter_chunks(io.BytesIO(b"a\nb"), block_size=2))) == [(0, b"a"), (2, b"b")]

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO, Dict, List, Optional, TextIO, Tuple
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import iter_chunks, split_lines
+from termsprawl_context.store.chunks import iter_chunks, iter_lines
 from termsprawl_context.store.locate import locate_or_refuse
 from termsprawl_context.transcript.parse import (
     MESSAGE_PREFIX,
@@ -227,47 +227,43 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
     deeply to parse or to key is junk, skipped."""
     decode = _decode
     probing = not drift.settled
-    for at, data in iter_chunks(f, start, stop):
-        offset = at
-        for raw in split_lines(data):
-            line_at = offset
-            offset += len(raw) + 1
-            flags = 0
+    for line_at, raw in iter_lines(iter_chunks(f, start, stop)):
+        flags = 0
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", "replace")
+            flags = _NOT_UTF8
+        if raw[:1] == b"{":
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                text = raw.decode("utf-8", "replace")
-                flags = _NOT_UTF8
-            if raw[:1] == b"{":
-                try:
-                    obj = decode(text)
-                except ValueError:  # perhaps Unicode whitespace that strip() removes
-                    obj = _decode_stripped(text)
-                except RecursionError:
-                    continue
-            else:
+                obj = decode(text)
+            except ValueError:  # perhaps Unicode whitespace that strip() removes
                 obj = _decode_stripped(text)
-            if obj is None or type(obj) is not dict:
-                continue
-            if probing:
-                drift.see(obj)
-                probing = not drift.settled
-            uuid = obj.get("uuid")
-            if uuid is None:
-                continue
-            try:
-                key = _uuid_key(uuid)
-                hash(key)  # nested tuples hash recursively, in C
             except RecursionError:
                 continue
-            ts = obj.get("timestamp")
-            ts_bytes = ts.encode("utf-8", "surrogatepass") if isinstance(ts, str) else b""
-            if obj.get("isSidechain"):
-                flags |= _SIDECHAIN
-            length = len(raw)
-            if not flags & _NOT_UTF8 and (raw[:1] != b"{" or raw[-1:] != b"}"):
-                line_at, length = _trimmed_span(text, line_at)
-            add(key, ts_bytes, line_at, length, flags)
+        else:
+            obj = _decode_stripped(text)
+        if obj is None or type(obj) is not dict:
+            continue
+        if probing:
+            drift.see(obj)
+            probing = not drift.settled
+        uuid = obj.get("uuid")
+        if uuid is None:
+            continue
+        try:
+            key = _uuid_key(uuid)
+            hash(key)  # nested tuples hash recursively, in C
+        except RecursionError:
+            continue
+        ts = obj.get("timestamp")
+        ts_bytes = ts.encode("utf-8", "surrogatepass") if isinstance(ts, str) else b""
+        if obj.get("isSidechain"):
+            flags |= _SIDECHAIN
+        length = len(raw)
+        if not flags & _NOT_UTF8 and (raw[:1] != b"{" or raw[-1:] != b"}"):
+            line_at, length = _trimmed_span(text, line_at)
+        add(key, ts_bytes, line_at, length, flags)
 
 
 def _decode_stripped(text: str) -> Any:

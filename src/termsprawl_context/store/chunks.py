@@ -25,38 +25,51 @@ BLOCK_SIZE = 1 << 20
 MAX_LINE_BYTES = 16 << 20
 
 
-def reader(f: "BinaryIO") -> "Callable[[int, int], bytes]":
-    """``read(offset, size)`` for ``f``: positional where the platform has ``pread``
-    (the file position is never moved, so forked readers may share the descriptor),
-    seek-and-read elsewhere."""
-    pread = getattr(os, "pread", None)
+def reader(f: "BinaryIO") -> "Callable[[memoryview, int], int]":
+    """``read_into(view, offset) -> count`` for ``f``: positional where the platform has
+    ``preadv`` (the file position is never moved, so forked readers may share the
+    descriptor), seek-and-readinto elsewhere. Reading into one reused buffer, not a
+    fresh ``bytes`` a block, matters: each fresh megabyte is a quarter of a thousand
+    page faults, which cost more than searching it."""
+    preadv = getattr(os, "preadv", None)
     try:
         fd = f.fileno()
     except (AttributeError, OSError, ValueError):  # an in-memory file
-        pread = None
-    if pread is not None:
-        return lambda offset, size: pread(fd, size, offset)
+        preadv = None
+    if preadv is not None:
+        return lambda view, offset: preadv(fd, [view], offset)
 
-    def read(offset: int, size: int) -> bytes:
+    def read_into(view: memoryview, offset: int) -> int:
         f.seek(offset)
-        return f.read(size)
+        return f.readinto(view) or 0
 
-    return read
+    return read_into
 
 
-def _first_line_start(read, start: int, block_size: int) -> "Optional[int]":
+def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
+    """Read up to ``size`` bytes at file ``offset`` into ``buf[at:]`` (grown if needed)."""
+    if len(buf) < at + size:
+        buf.extend(bytes(at + size - len(buf)))
+    view = memoryview(buf)
+    try:
+        return read_into(view[at:at + size], offset)
+    finally:
+        view.release()
+
+
+def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":
     """The offset of the first line that begins at or after ``start`` (> 0): just past
     the first newline at or after ``start - 1``; None when there is none. A giant line
     in the way is streamed past, a block at a time."""
     pos = start - 1
     while True:
-        block = read(pos, block_size)
-        if not block:
+        got = _read(read_into, buf, 0, block_size, pos)
+        if not got:
             return None
-        newline = block.find(b"\n")
+        newline = buf.find(b"\n", 0, got)
         if newline >= 0:
             return pos + newline + 1
-        pos += len(block)
+        pos += got
 
 
 def iter_chunks(
@@ -65,10 +78,11 @@ def iter_chunks(
     stop: "Optional[int]" = None,
     max_line: "Optional[int]" = None,
     block_size: "Optional[int]" = None,
-) -> "Iterator[Tuple[int, bytes]]":
-    """Yield ``(offset, data)``: consecutive whole lines of ``f``, each ending in
-    b"\\n" except a torn last line at the end of the file, ``offset`` being where
-    ``data`` starts in the file.
+) -> "Iterator[Tuple[int, bytearray, int, int]]":
+    """Yield ``(offset, buf, begin, end)``: ``buf[begin:end]`` holds consecutive whole
+    lines of ``f``, each ending in b"\\n" except a torn last line at the end of the file,
+    and begins at file ``offset``. ``buf`` is one reused buffer: read it (``find``,
+    slices) before the next step, never keep it.
 
     The lines yielded are those that begin in ``[start, stop)`` (``stop`` None: up to
     the end of the file, however long it has grown meanwhile); so ranges cut anywhere
@@ -78,79 +92,76 @@ def iter_chunks(
     ``MAX_LINE_BYTES`` and ``BLOCK_SIZE``, are read at each call.)
     """
     max_line = MAX_LINE_BYTES if max_line is None else max_line
-    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))  # so a line within one block fits the bound
-    read = reader(f)
+    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
+    read_into = reader(f)
+    buf = bytearray(block_size)
     if start > 0:
-        found = _first_line_start(read, start, block_size)
+        found = _first_line_start(read_into, buf, start, block_size)
         if found is None:
             return
         start = found
     if stop is not None and start >= stop:
         return
     pos = start  # the next byte to read
-    carry = bytearray()  # the line in progress, when it began in an earlier block
-    carry_at = start  # where the carried line begins
+    kept = 0  # buf[:kept] is the line in progress, begun in an earlier block
     skipping = False  # inside a line over the bound: drop bytes up to its newline
     while True:
-        block = read(pos, block_size)
-        if not block:
+        got = _read(read_into, buf, kept, block_size, pos)
+        if not got:
             break
-        block_at = pos
-        pos += len(block)
-        begin = 0  # where this block's unconsumed bytes begin
-        if skipping:
-            newline = block.find(b"\n")
+        base = pos - kept  # the file offset of buf[0]
+        pos += got
+        end = kept + got
+        begin = 0
+        if skipping:  # kept == 0
+            newline = buf.find(b"\n", 0, end)
             if newline < 0:
                 continue
             skipping = False
             begin = newline + 1
-            carry_at = block_at + begin
-            if stop is not None and carry_at >= stop:
+            if stop is not None and base + begin >= stop:
                 return
-        last = block.rfind(b"\n", begin)
+        last = buf.rfind(b"\n", max(begin, kept), end)
         if last < 0:
-            if len(carry) + len(block) - begin > max_line:
-                carry = bytearray()
-                skipping = True
+            if end - begin > max_line:
+                kept, skipping = 0, True
             else:
-                if not carry:
-                    carry_at = block_at + begin
-                carry += block[begin:] if begin else block
+                if begin:
+                    buf[:end - begin] = buf[begin:end]
+                kept = end - begin
             continue
-        if carry:
-            first = block.find(b"\n", begin)
-            if len(carry) + first - begin > max_line:  # the carried line ends here, too long
-                at = block_at + first + 1
-                data = block[first + 1:last + 1]
-            else:
-                carry += block[begin:last + 1]
-                at, data = carry_at, bytes(carry)
-            carry = bytearray()
-        else:
-            at, data = block_at + begin, block[begin:last + 1] if begin or last + 1 < len(block) else block
-        if last + 1 < len(block):
-            carry_at = block_at + last + 1
-            carry += block[last + 1:]
-        else:
-            carry_at = pos
-        if stop is not None and at + len(data) > stop:
-            if at >= stop:
+        if kept:
+            first = buf.find(b"\n", kept, end)
+            if first - begin > max_line:  # the carried line ends here, too long
+                begin = first + 1
+        if begin <= last:
+            at = base + begin
+            if stop is not None and at + last + 1 - begin > stop:
+                if at < stop:
+                    # Keep the lines that begin before stop: up to the newline ending
+                    # the line that holds byte stop - 1.
+                    yield at, buf, begin, buf.find(b"\n", begin + stop - 1 - at, last + 1) + 1
                 return
-            # Keep the lines that begin before stop: up to the newline ending the line
-            # that holds byte stop - 1.
-            cut = data.find(b"\n", stop - 1 - at)
-            yield at, data[:cut + 1]
-            return
-        if data:
-            yield at, data
-    if carry and not skipping and (stop is None or carry_at < stop):
-        yield carry_at, bytes(carry)
+            yield at, buf, begin, last + 1
+        kept = end - last - 1
+        if kept:
+            buf[:kept] = buf[last + 1:end]
+    if kept and not skipping and (stop is None or pos - kept < stop):
+        yield pos - kept, buf, 0, kept
 
 
-def split_lines(data: bytes) -> list:
-    """The lines of one chunk, without their newlines (a final b"\\n" ends a line, it
-    does not start an empty one)."""
-    lines = data.split(b"\n")
-    if data.endswith(b"\n"):
-        lines.pop()
-    return lines
+def iter_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
+    """``(offset, raw)`` of every line in ``iter_chunks``' chunks, without its newline,
+    as bytes (a copy: safe to keep)."""
+    for at, buf, begin, end in chunk_iter:
+        view = memoryview(buf)
+        try:
+            pos = begin
+            while pos < end:
+                newline = buf.find(b"\n", pos, end)
+                if newline < 0:
+                    newline = end
+                yield at + pos - begin, bytes(view[pos:newline])
+                pos = newline + 1
+        finally:
+            view.release()  # before the buffer may grow

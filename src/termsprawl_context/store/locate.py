@@ -27,7 +27,7 @@ from typing import BinaryIO, Iterator, List, Optional, TextIO, Tuple
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import iter_chunks, split_lines
+from termsprawl_context.store.chunks import iter_chunks, iter_lines
 from termsprawl_context.transcript.parse import (
     MESSAGE_PREFIX,
     DriftProbe,
@@ -130,27 +130,29 @@ class UuidSpellings:
         self.prefixes = tuple(sorted(prefixes))
         self.short = tuple(sorted(short))
 
-    def hits(self, data: bytes) -> List[int]:
-        """Byte positions in ``data`` where a spelling of the target may be, ascending."""
+    def hits(self, data: bytes, begin: int = 0, end: Optional[int] = None) -> List[int]:
+        """Positions in ``data[begin:end]`` where a spelling of the target may be,
+        ascending."""
+        end = len(data) if end is None else end
         found = []
         quoted = self.quoted
         if quoted is not None:
-            at = data.find(quoted)
+            at = data.find(quoted, begin, end)
             while at >= 0:
                 found.append(at)
-                at = data.find(quoted, at + 1)
+                at = data.find(quoted, at + 1, end)
         codes = self.codes
         for prefix in self.prefixes:
-            at = data.find(prefix)
+            at = data.find(prefix, begin, end)
             while at >= 0:
-                if data[at + 2:at + 6].lower() in codes:
+                if bytes(data[at + 2:min(at + 6, end)]).lower() in codes:
                     found.append(at)
-                at = data.find(prefix, at + 4)
+                at = data.find(prefix, at + 4, end)
         for escape in self.short:
-            at = data.find(escape)
+            at = data.find(escape, begin, end)
             while at >= 0:
                 found.append(at)
-                at = data.find(escape, at + 1)
+                at = data.find(escape, at + 1, end)
         found.sort()
         return found
 
@@ -162,52 +164,60 @@ def _is_target(obj: Optional[dict], target: str) -> bool:
     return uuid is not None and uuid == target
 
 
-def _probe_lines(lines: List[bytes], drift: DriftProbe, target: str) -> Tuple[bool, int]:
-    """Parse lines from the first until the drift verdict is settled: (one of them has
-    ``uuid`` == target, how many lines were parsed)."""
-    held = False
-    parse = jsonl.parse_object
-    count = 0
-    for raw in lines:
-        if drift.settled:
-            break
-        count += 1
-        obj = parse(raw)
-        if obj is not None:
-            drift.see(obj)
-            held = held or _is_target(obj, target)
-    return held, count
+def _line_at(buf: bytearray, begin: int, end: int, at: int) -> Tuple[int, int]:
+    """The bounds in ``buf[begin:end]`` of the line holding position ``at``."""
+    start = buf.rfind(b"\n", begin, at) + 1
+    if start <= begin:
+        start = begin
+    stop = buf.find(b"\n", at, end)
+    return start, (end if stop < 0 else stop)
 
 
 def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bool, drift: DriftProbe) -> bool:
     """Phase 1 on one open file: whether it holds ``target``, feeding ``drift``."""
     held = by_name
     parse = jsonl.parse_object
-    for _at, data in iter_chunks(f):
-        if not drift.settled:
-            found, _ = _probe_lines(split_lines(data), drift, target)
-            held = held or found
+    for _at, buf, begin, end in iter_chunks(f):
+        line = begin
+        while not drift.settled and line < end:  # the drift probe: the first lines, in order
+            start, line = _line_at(buf, line, end, line)
+            obj = parse(bytes(buf[start:line]))
+            line += 1
+            if obj is not None:
+                drift.see(obj)
+                held = held or _is_target(obj, target)
         if held:
             if drift.settled:
                 return True
             continue
         if not spellings.usable:
-            held = any(_is_target(parse(raw), target) for raw in split_lines(data))
+            for start, stop in _lines(buf, begin, end):
+                if _is_target(parse(bytes(buf[start:stop])), target):
+                    held = True
+                    break
             continue
         line_end = -1
-        for at in spellings.hits(data):
+        for at in spellings.hits(buf, begin, end):
             if at < line_end:
                 continue  # in the line just parsed
-            start = data.rfind(b"\n", 0, at) + 1
-            line_end = data.find(b"\n", at)
-            if line_end < 0:
-                line_end = len(data)
-            if _is_target(parse(data[start:line_end]), target):
+            start, line_end = _line_at(buf, begin, end, at)
+            if _is_target(parse(bytes(buf[start:line_end])), target):
                 held = True
                 break
         if held and drift.settled:
             return True
     return held
+
+
+def _lines(buf: bytearray, begin: int, end: int) -> Iterator[Tuple[int, int]]:
+    """The bounds of each line in ``buf[begin:end]``."""
+    pos = begin
+    while pos < end:
+        stop = buf.find(b"\n", pos, end)
+        if stop < 0:
+            stop = end
+        yield pos, stop
+        pos = stop + 1
 
 
 def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
@@ -231,17 +241,16 @@ def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
     contains = False
     max_ts = ""
     parse = jsonl.parse_object
-    for _at, data in iter_chunks(f):
-        for raw in split_lines(data):
-            obj = parse(raw)
-            if obj is None:
-                continue
-            drift.see(obj)
-            if not contains and _is_target(obj, target):
-                contains = True
-            ts = obj.get("timestamp")
-            if isinstance(ts, str) and ts > max_ts:
-                max_ts = ts
+    for _at, raw in iter_lines(iter_chunks(f)):
+        obj = parse(raw)
+        if obj is None:
+            continue
+        drift.see(obj)
+        if not contains and _is_target(obj, target):
+            contains = True
+        ts = obj.get("timestamp")
+        if isinstance(ts, str) and ts > max_ts:
+            max_ts = ts
     return contains, max_ts
 
 
