@@ -22,9 +22,12 @@ Rows (full sizes; ``--quick`` divides them by about ten):
 * The same locate and assemble-file rows in two processes (``TERMSPRAWL_JOBS=2``),
   only when a second core is idle (measured from /proc/stat over a second); otherwise
   the row says it was not measured and why.
+* Sharing costs, always: the wall time to fork a helper and collect its answer,
+  assemble-file's parse and merge costs per MB and locate's per MB, and the break-even
+  sizes they imply, beside ``PARALLEL_MIN_BYTES`` of assemble.py and locate.py.
 * The threshold probe: assemble-file in one and two processes on files of 2, 8 and
-  32 MB, and locate on stores of 16, 48 and 128 MB, for information: the sizes at
-  which sharing starts to pay (``PARALLEL_MIN_BYTES`` in assemble.py and locate.py).
+  32 MB, and locate on stores of 16, 48 and 128 MB, for information, when a second
+  core is idle: the same break-even, seen from whole runs.
 """
 
 import argparse
@@ -73,6 +76,45 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.jsonl"))):
                 found.append(path)
                 break
 print(len(found))
+"""
+
+# What sharing a scan costs and saves, measured in one process importing src/: the wall
+# time to fork a helper and collect its (empty) answer, assemble-file's parse and merge
+# costs per MB, and locate's phase 1 per MB; then the break-even sizes they imply.
+_SHARING_COSTS = r"""
+import glob, marshal, sys, time
+from array import array
+sys.path.insert(0, sys.argv[1])
+from termsprawl_context.store import assemble as A, locate as L, parallel
+walls = []
+for _ in range(40):
+    start = time.perf_counter()
+    parallel.map_shared(lambda x: x, [1, 2], [1, 1], 0, 2)
+    walls.append(time.perf_counter() - start)
+fork = sorted(walls)[len(walls) // 2]
+mb = 1 << 20
+with open(sys.argv[2], "rb") as f:
+    size = min(32 * mb, len(f.read()))
+    start = time.perf_counter()
+    records = A._range_records(f, (0, size))
+    parse = (time.perf_counter() - start) / (size / mb)
+data = marshal.dumps(records)
+start = time.perf_counter()
+keys, stamps, offsets, lengths, flags, known = marshal.loads(data)
+timeline, offsets, lengths = A._Timeline(), array("q", offsets), array("q", lengths)
+for i in range(len(keys)):
+    timeline.add(keys[i], stamps[i], offsets[i], lengths[i], flags[i])
+merge = (time.perf_counter() - start) / (size / mb)
+files = sorted(glob.glob(sys.argv[3] + "/*/*.jsonl"))[:32]
+spellings = L.UuidSpellings("0badc0de-0000-4000-8000-000000000000")
+start = time.perf_counter()
+for path in files:
+    L._phase_one(path, "0badc0de-0000-4000-8000-000000000000", spellings)
+scan = (time.perf_counter() - start) / (sum(__import__("os").path.getsize(p) for p in files) / mb)
+print("fork+collect %.2f ms; assemble-file parse %.1f ms/MB, merge %.2f ms/MB: break-even %.2f MB "
+      "(threshold %d MB); locate %.2f ms/MB: break-even %.1f MB (threshold %d MB)" % (
+      fork * 1e3, parse * 1e3, merge * 1e3, 2 * fork / (parse - merge), A.PARALLEL_MIN_BYTES // mb,
+      scan * 1e3, 2 * fork / scan, L.PARALLEL_MIN_BYTES // mb))
 """
 
 # The floor of a full parse: json.loads every line, nothing kept.
@@ -355,13 +397,19 @@ class Bench(object):
                              target=">= %.1f" % ASSEMBLE_TARGET, ok=r >= ASSEMBLE_TARGET))
         return rows
 
-    def threshold_rows(self) -> List[Dict]:
-        """Where sharing starts to pay: one vs two processes on growing inputs."""
+    def threshold_rows(self, manifest: Dict) -> List[Dict]:
+        """Where sharing starts to pay: its measured costs (always), then one vs two
+        processes on growing inputs (only with an idle second core)."""
+        code, out = output([self.py, "-c", _SHARING_COSTS, str(REPO / "src"), manifest["transcript"],
+                            manifest["store"]], self.env)
+        rows = [dict(metric="sharing costs and the break-even they imply",
+                     measured=out.decode().strip() if code == 0 else "error: exit %d" % code, target="info",
+                     ok=None if code == 0 else "ERROR")]
         idle, why = self.second_core()
         metric = "threshold probe: two processes / one, by size"
         if not idle:
-            return [dict(metric=metric, measured="not measured: no idle second core (%s)" % why, target="info",
-                         ok=None)]
+            return rows + [dict(metric=metric, measured="not measured: no idle second core (%s)" % why,
+                                target="info", ok=None)]
         found = []
         folder = self.scratch / "threshold"
         for mb in self.sizes["probe_sizes"]:
@@ -384,7 +432,7 @@ class Bench(object):
                 for name, env in (("one", self.env1), ("two", self.env2)):
                     t.setdefault(name, []).extend(rounds({name: argv}, env, 1, 0, ok_codes=(1,))[name])
             found.append("locate %d MB %.2f" % (mb, ratio(t, "two", "one")))
-        return [dict(metric=metric, measured="; ".join(found) + " (%s)" % why, target="info", ok=None)]
+        return rows + [dict(metric=metric, measured="; ".join(found) + " (%s)" % why, target="info", ok=None)]
 
 
 def run(scratch: Path, quick: bool = False, python: Optional[str] = None) -> List[Dict]:
@@ -395,7 +443,7 @@ def run(scratch: Path, quick: bool = False, python: Optional[str] = None) -> Lis
     manifest = ensure_inputs(scratch / ("quick" if quick else "full"), bench.sizes)
     rows = bench.locate_rows(manifest)
     rows += bench.assemble_rows(manifest)
-    rows += bench.threshold_rows()
+    rows += bench.threshold_rows(manifest)
     return rows
 
 

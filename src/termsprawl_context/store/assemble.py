@@ -36,10 +36,12 @@ from termsprawl_context.transcript.parse import (
 # json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
 _decode = json.JSONDecoder().decode
 
-# Below this file size assemble-file parses in one process: forking a helper, sending
-# its records back and merging them costs about what parsing this much costs
-# (measured by benchmarks/bench_store.py's threshold probe on a 2-core VM).
-PARALLEL_MIN_BYTES = 8 << 20
+# Below this file size assemble-file parses in one process. Measured on the 2-core VM
+# (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of wall time
+# to fork and collect, sending and merging its records 0.25 ms per MB, while parsing
+# costs 5-11 ms per MB; two processes break even near 0.3 MB. Eight times that keeps
+# the loss small when the second core turns out to be busy.
+PARALLEL_MIN_BYTES = 2 << 20
 
 SIDECHAIN_BEGINS = "isSidechain span begins (passthrough; collapse is prepass)"
 SIDECHAIN_ENDS = "isSidechain span ends"

@@ -37,10 +37,12 @@ from termsprawl_context.transcript.parse import (
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 
-# Below this many bytes in the store, phase 1 runs in one process: forking a helper
-# and collecting its answer costs about what searching this much costs (measured by
-# benchmarks/bench_store.py's threshold probe on a 2-core VM).
-PARALLEL_MIN_BYTES = 48 << 20
+# Below this many bytes in the store, phase 1 runs in one process. Measured on the
+# 2-core VM (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of
+# wall time to fork and collect, while phase 1 costs 0.5-0.8 ms per MB; two processes
+# break even near 2.4 MB. Three times that keeps the loss small when the second core
+# turns out to be busy.
+PARALLEL_MIN_BYTES = 8 << 20
 
 # JSON's two-character escapes, by the character they stand for.
 _SHORT_ESCAPES = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f",
