@@ -396,3 +396,18 @@ def test_random_stores_agree_with_the_oracle(tmp_path_factory, files, target):
     for project, stem, lines in files:
         put(store, project, stem + ".jsonl", lines)
     both(target, store)
+
+
+@pytest.mark.parametrize("block", [1, 5, 16, 37, 64, 200])
+def test_lines_spanning_many_blocks_answer_alike(store, monkeypatch, block):
+    from termsprawl_context.store import chunks
+
+    monkeypatch.setattr(chunks, "BLOCK_SIZE", block)
+    lines = [line("m%d" % i, "2026-01-%02d" % (i + 1), pad="x" * (i * 7)) for i in range(12)]
+    lines[5] = '{"type":"user","uuid":%s,"timestamp":"2026-02-01"}' % spell(U3, {0, 9, 35})
+    lines[8] = '{"type":"user","parentUuid":"%s","uuid":"n","timestamp":"2026-03-01"}' % U3
+    holder = put(store, "p", "a.jsonl", lines)
+    put(store, "q", "b.jsonl", lines[6:], tail='{"uuid":"%s"' % U3)
+    for uuid in (U3, "m3", "m9", "n", "zz"):
+        both(uuid, store)
+    assert both(U3, store) == holder
