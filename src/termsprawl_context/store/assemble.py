@@ -12,6 +12,11 @@ Memory: transcripts run to hundreds of MB and may be mid-write, so the first pas
 keeps, per message, only its uuid, its timestamp and where its kept copy lies in the
 file (offset, length, two flag bits); the second pass re-reads those bytes in order
 from the same open file, so bytes appended meanwhile are never mixed in.
+
+Speed: lines are read in large chunks into one reused buffer (``store.chunks``), a line
+over ``chunks.MAX_LINE_BYTES`` is skipped unread, and a file of ``PARALLEL_MIN_BYTES``
+or more is cut into byte ranges parsed by forked processes (``store.parallel``) whose
+records are merged back in file order: the same timeline as one process builds.
 """
 
 import json
