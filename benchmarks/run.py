@@ -182,7 +182,7 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None) ->
     m_dump = "dump, %s vs %s transcript (time ratio)" % (mb(sizes["large"]), mb(sizes["small"]))
     m_start = "no-peer run vs python3 -I -c pass (time ratio)"
     m_start_s = "the same, both with -S (no site .pth files)"
-    m_peer = "dump of a 1 MB peer vs python3 -I -c pass (time ratio)"
+    m_peer = "one-peer dump (%s transcript) vs python3 -I -c pass (time ratio)" % mb(sizes["small"])
     m_source = "the same two runs, artifact without bytecode (before)"
     m_rss = "peak RSS, dump of a %s transcript" % mb(sizes["huge"])
     targets = {m_dump: "<= %.1fx" % DUMP_RATIO_TARGET, m_start: "<= %.1fx" % STARTUP_RATIO_TARGET,

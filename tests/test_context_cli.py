@@ -9,6 +9,7 @@ import pytest
 
 from termsprawl_context.cli import main
 from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO, parse_context_args, run_context
+from termsprawl_context.dump import LinkedPeer
 from termsprawl_context.errors import UsageError
 from termsprawl_context.transcript.turns import Turn
 from termsprawl_context.workspace import index, links
@@ -56,13 +57,13 @@ class FakeIO(ContextIO):
         self._peers, self._paths, self._turns, self._titles = peers, paths, turns, titles
         self.printed = []
 
-    def peers(self, self_id):
-        return self._peers
+    def linked_peers(self, self_id):
+        return [LinkedPeer(peer, peer + ".json") for peer in self._peers]
 
-    def transcript_path(self, peer_id):
+    def recorded_path(self, peer_id):
         return self._paths.get(peer_id)
 
-    def turns(self, path):
+    def turns(self, path, limit=None):
         return self._turns.get(path, [])
 
     def node_title(self, peer_id):

@@ -202,7 +202,7 @@ def test_cli_unsafe_self_is_explained_not_refused(project, run_pyz):
 
 
 def test_human_report_names_the_cap(project, tmp_path):
-    from termsprawl_context.cli.project_cmds import format_doctor
+    from termsprawl_context.doctor import format_doctor
 
     peer_with(project, tmp_path, "many", "".join(turn("user", "t%d" % i) for i in range(MAX_LINKED_TURNS + 1)))
     text = format_doctor(diagnose(str(project), "me"))

@@ -86,6 +86,8 @@ def test_a_newline_less_file_in_the_store_is_not_held(pyz, hostile_store, jobs):
     assert rss < RSS_LIMIT_KIB
 
 
-def test_seed_api_is_importable_without_the_artifact():
-    code = "import sys; sys.path.insert(0, %r); from termsprawl_context.store import parallel, chunks; print(chunks.MAX_LINE_BYTES)" % str(SRC)
-    assert subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE).stdout.strip() == str(16 << 20).encode()
+def test_one_line_bound_for_every_reader():
+    code = ("import sys; sys.path.insert(0, %r); from termsprawl_context import jsonl; "
+            "from termsprawl_context.store import parallel, chunks; "
+            "print(chunks.MAX_LINE_BYTES == jsonl.MAX_LINE_BYTES, parallel.available_jobs() >= 1)") % str(SRC)
+    assert subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE).stdout.split() == [b"True", b"True"]

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context.workspace import discovery, files, index, links, titles
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_USAGE
 from termsprawl_context.workspace.ids import is_safe_id
 
 
@@ -124,7 +125,7 @@ def test_peers(tmp_path):
 def test_self_link_refused_and_nothing_written(tmp_path):
     with pytest.raises(links.SelfLink) as info:
         links.add_link(str(tmp_path), "aaa", "aaa")
-    assert info.value.code == "SELF" and info.value.message == "cannot link a node to itself"
+    assert info.value.exit_code == EXIT_USAGE and info.value.message == "cannot link a node to itself"
     assert not (tmp_path / ".termsprawl").exists()
 
 
@@ -132,7 +133,7 @@ def test_self_link_refused_and_nothing_written(tmp_path):
 def test_bad_id_refused_first(tmp_path, bad):
     with pytest.raises(links.BadNodeId) as info:
         links.add_link(str(tmp_path), bad, bad)
-    assert info.value.code == "BAD_ID" and info.value.message == "invalid node id"
+    assert info.value.exit_code == EXIT_USAGE and info.value.message == "invalid node id"
     assert not (tmp_path / ".termsprawl").exists()
 
 
@@ -140,7 +141,7 @@ def test_io_failure_is_reported(tmp_path):
     (tmp_path / ".termsprawl").write_text("not a folder")
     with pytest.raises(links.LinkWriteFailed) as info:
         links.add_link(str(tmp_path), "aaa", "bbb")
-    assert info.value.code == "IO"
+    assert info.value.exit_code == EXIT_FAILURE
 
 
 def test_parse_link_file():
@@ -269,7 +270,7 @@ def test_title_missing_file(tmp_path):
 def test_atomic_write_leaves_no_temp_on_failure(tmp_path, monkeypatch):
     target = tmp_path / ".termsprawl" / "x.json"
 
-    def boom(src, dst):
+    def boom(*args, **kwargs):
         raise OSError("simulated")
 
     monkeypatch.setattr(files.os, "replace", boom)

@@ -1,19 +1,20 @@
 """Why the dump printed what it printed: the same walk, with every step written down.
 
-The dump fails open, so an empty answer says nothing about its cause. ``diagnose`` goes
-through the project exactly as the dump does (links, index, transcript, turns, title)
-and returns plain data: for each peer, what was found and where the walk stopped. It
-reads only, with the dump's own readers, so its verdict is the dump's. It joins the
-project's state and the transcript reader, as the dump does, so it sits beside them
-rather than inside either layer.
+The dump fails open, so an empty answer says nothing about its cause. ``diagnose`` runs
+the dump's own peer walk (``dump.walk_peers``: links, index, transcript, turns) and
+returns plain data: for each peer, what was found and where the walk stopped, so its
+verdict is the dump's. Its two renderings sit together here: ``format_doctor`` (text)
+and ``report_json``. It joins the project's state and the transcript reader, as the
+dump does, so it sits beside them rather than inside either layer.
 """
 
 import os
 import stat
 from typing import List, NamedTuple, Optional
 
+from termsprawl_context.dump import PeerVisit, ProjectIO, walk_peers
 from termsprawl_context.workspace.files import STATE_DIR, state_path
-from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
+from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
 # Where a peer's walk ends; PRINTED means the dump prints it.
 PRINTED = "printed"
@@ -85,60 +86,50 @@ def _file_facts(path: str):
     return True, True, True
 
 
-def diagnose_peer(cwd: str, peer: str, link_file: str) -> PeerReport:
-    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS, read_turns
-    from termsprawl_context.workspace.index import index_file_path, read_transcript_path, resolve_transcript_path
-    from termsprawl_context.workspace.titles import node_title
+def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
+    """What one step of the dump's walk found, and where it stopped."""
+    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
+    from termsprawl_context.workspace.index import index_file_path
 
+    cwd, peer = io.cwd, visit.peer
     index_file = index_file_path(cwd, peer)
-    title = node_title(cwd, peer)
-    recorded = read_transcript_path(cwd, peer)
-    base = dict(peer=peer, link_file=link_file, index_file=os.path.relpath(index_file, cwd), recorded=recorded,
-                path=None, exists=False, regular=False, readable=False, turns=0, more_turns=False,
-                title=peer if title is None else title, title_from_project=title is not None)
-    if recorded is None:
+    title = io.node_title(peer)
+    base = dict(peer=peer, link_file=visit.link_file, index_file=os.path.relpath(index_file, cwd),
+                recorded=visit.recorded, path=None, exists=False, regular=False, readable=False, turns=0,
+                more_turns=False, title=peer if title is None else title, title_from_project=title is not None)
+    if visit.recorded is None:
         outcome = INVALID_INDEX_ENTRY if os.path.lexists(index_file) else NO_INDEX_ENTRY
         return PeerReport(outcome=outcome, **base)
-    path = resolve_transcript_path(cwd, recorded)
-    exists, regular, readable = _file_facts(path)
-    base.update(path=path, exists=exists, regular=regular, readable=readable)
+    exists, regular, readable = _file_facts(visit.path)
+    base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
     if not exists:
         return PeerReport(outcome=MISSING_FILE, **base)
     if not regular:
         return PeerReport(outcome=NOT_A_FILE, **base)
     if not readable:
         return PeerReport(outcome=UNREADABLE, **base)
-    # One turn past the cap tells whether the cap cuts anything, at the cost of one turn.
-    turns = read_turns(path, MAX_LINKED_TURNS + 1)
+    turns = visit.turns
     base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:
     """What ``termsprawl-context --cwd CWD --self SELF_ID`` sees, peer by peer."""
-    from termsprawl_context.workspace.index import read_transcript_path
-    from termsprawl_context.workspace.links import scan_link_files
+    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
 
+    io = ProjectIO(cwd)
     safe = is_safe_id(self_id)
-    files = scan_link_files(cwd)
-    invalid = [f.name for f in files if f.pair is None]
-    valid = [f for f in files if f.pair is not None]
-    peers = []
-    if safe:
-        # peers_of's order and duplicates: every valid link naming self, in file order.
-        for f in valid:
-            if f.pair.a == self_id:
-                peers.append(diagnose_peer(cwd, f.pair.b, f.name))
-            elif f.pair.b == self_id:
-                peers.append(diagnose_peer(cwd, f.pair.a, f.name))
+    files = io.link_files()
+    # One turn past the cap tells whether the cap cuts anything, at the cost of one turn.
+    peers = [_peer_report(io, visit) for visit in walk_peers(self_id, io, MAX_LINKED_TURNS + 1)]
     return DoctorReport(
         cwd=cwd,
         self_id=self_id,
         self_safe=safe,
         state_dir=os.path.isdir(state_path(cwd)),
-        self_recorded=read_transcript_path(cwd, self_id) if safe else None,
-        link_files=len(valid),
-        invalid_link_files=invalid,
+        self_recorded=io.recorded_path(self_id) if safe else None,
+        link_files=sum(1 for f in files if f.pair is not None),
+        invalid_link_files=[f.name for f in files if f.pair is None],
         peers=peers,
     )
 
@@ -181,3 +172,41 @@ def report_json(report: DoctorReport) -> dict:
         "printed_peers": len(report.printed),
         "verdict": verdict(report),
     }
+
+
+def _yes_no(value: bool, yes: str, no: str) -> str:
+    return yes if value else no
+
+
+def format_doctor(report: DoctorReport) -> str:
+    """The report as text a person reads, one line per fact."""
+    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
+
+    lines = ["project: %s%s" % (os.path.abspath(report.cwd),
+                                "" if report.state_dir else " (no .termsprawl folder)")]
+    lines.append("self: %s (%s)" % (shown_id(report.self_id),
+                                    _yes_no(report.self_safe, "a safe node id", "NOT a safe node id")))
+    if report.self_safe:
+        lines.append("self's own transcript: %s" % (
+            report.self_recorded if report.self_recorded else "not recorded (peers' dumps cannot show this node)"))
+    lines.append("links: %d valid link file%s, %d naming self" % (
+        report.link_files, "" if report.link_files == 1 else "s", len(report.peers)))
+    if report.invalid_link_files:
+        lines.append("ignored link files (not valid links): %s" % ", ".join(report.invalid_link_files))
+    for p in report.peers:
+        title = "title %s%s" % (shown_id(p.title), "" if p.title_from_project else " (none in project.json; the id)")
+        lines.append("peer %s (via %s), %s" % (p.peer, p.link_file, title))
+        if p.recorded is None:
+            lines.append("  index: %s: %s" % (p.index_file, "invalid" if p.outcome != NO_INDEX_ENTRY else "absent"))
+        else:
+            shown = p.recorded if p.recorded == p.path else "%s -> %s" % (p.recorded, p.path)
+            lines.append("  index: %s: %s" % (p.index_file, shown))
+            lines.append("  file: %s, %s, %s" % (_yes_no(p.exists, "exists", "does not exist"),
+                                                 _yes_no(p.regular, "regular file", "not a regular file"),
+                                                 _yes_no(p.readable, "readable", "not readable")))
+            if p.readable:
+                count = "%d (the cap: older turns are not printed)" % MAX_LINKED_TURNS if p.more_turns else str(p.turns)
+                lines.append("  printable turns: %s" % count)
+        lines.append("  => %s" % REASONS[p.outcome])
+    lines.append("verdict: %s" % verdict(report))
+    return "\n".join(lines) + "\n"

@@ -8,8 +8,15 @@ each into one ``termsprawl-context: <message>`` line on stderr and its exit code
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read
 EXIT_USAGE = 2  # the command line itself is wrong
+EXIT_WRONG_RECORD = 5  # `belongs`: the record names another session, or was written in another tree
+EXIT_DEGRADED = 6  # `identity`: the id printed is the furthest the continuation walk reached, not the origin
 EXIT_TOO_FRESH = 9  # `fresh`: the transcript was written to less than a minute ago
+EXIT_CITE_NOT_FOUND = 10  # `cite`: the quote is in no entry of the pools searched
+EXIT_CITE_AMBIGUOUS = 11  # `cite`: the quote is in more than one entry
+EXIT_CITE_REFUSED = 12  # `cite`: a pool that cannot be searched (a sub-agent's user pool, no root)
+EXIT_QUERY_NEVER_RAN = 13  # `query`: the expression could be evaluated against no entry
 EXIT_INTERNAL = 70  # a bug of ours; reported in one line instead of a traceback
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
 
 
 class Refusal(Exception):

@@ -11,7 +11,7 @@ import sys
 from collections import namedtuple
 
 from termsprawl_context import __version__
-from termsprawl_context.cli._io import PROG, error_line, silence_stdout
+from termsprawl_context._output import PROG, error_line, silence_stdout, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -38,15 +38,29 @@ COMMANDS = {
                         "list the sessions in the harness's store"),
     "find": Command("termsprawl_context.cli.session_cmds", "run_find", "find <id-or-prefix>",
                     "print one session's id and transcript path"),
-    "init": Command("termsprawl_context.cli.project_cmds", "run_init", "init",
+    "subagents": Command("termsprawl_context.cli.record_cmds", "run_subagents", "subagents <path> [--tree]",
+                         "print the sub-agent records a transcript dispatched"),
+    "root": Command("termsprawl_context.cli.record_cmds", "run_root", "root <path>",
+                    "print the root record of a transcript's session"),
+    "parent": Command("termsprawl_context.cli.record_cmds", "run_parent", "parent <path>",
+                      "print the record that dispatched a sub-agent"),
+    "identity": Command("termsprawl_context.cli.record_cmds", "run_identity", "identity <path>",
+                        "print the stable id of a transcript's conversation"),
+    "belongs": Command("termsprawl_context.cli.record_cmds", "run_belongs", "belongs <path> --session ID|--tree DIR",
+                       "check a transcript against a session id or a working tree"),
+    "relocate": Command("termsprawl_context.cli.record_cmds", "run_relocate", "relocate <path>",
+                        "print where a reported transcript path really is"),
+    "entries": Command("termsprawl_context.cli.record_cmds", "run_entries", "entries <path> [--calls] [--ran]",
+                       "print a transcript's entries or tool calls with their lines"),
+    "init": Command("termsprawl_context.cli.setup_cmds", "run_init", "init",
                     "install the command and discovery markers into a project"),
-    "hook": Command("termsprawl_context.cli.project_cmds", "run_hook", "hook",
+    "hook": Command("termsprawl_context.cli.setup_cmds", "run_hook", "hook",
                     "record a session's transcript from a Claude Code hook payload"),
-    "links": Command("termsprawl_context.cli.project_cmds", "run_links", "links list|add|remove|peers",
+    "links": Command("termsprawl_context.cli.state_cmds", "run_links", "links list|add|remove|peers",
                      "manage links between nodes"),
-    "index": Command("termsprawl_context.cli.project_cmds", "run_index", "index get|set",
+    "index": Command("termsprawl_context.cli.state_cmds", "run_index", "index get|set",
                      "read or write a node's transcript path"),
-    "doctor": Command("termsprawl_context.cli.project_cmds", "run_doctor", "doctor",
+    "doctor": Command("termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor",
                       "explain, peer by peer, what the dump sees"),
 }
 
@@ -76,7 +90,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         silence_stdout()
         return 0
     except KeyboardInterrupt:
-        return 130
+        from termsprawl_context.errors import EXIT_INTERRUPTED
+
+        return EXIT_INTERRUPTED
     except Exception as exc:  # a bug of ours: one line, never a traceback
         from termsprawl_context.errors import EXIT_INTERNAL
 
@@ -88,10 +104,10 @@ def _dispatch(args: List[str]) -> int:
     from termsprawl_context.errors import Refusal
 
     if args in (["--help"], ["-h"]):
-        sys.stdout.write(usage())
+        write_out(usage())
         return 0
     if args == ["--version"]:
-        sys.stdout.write("%s %s\n" % (PROG, __version__))
+        write_out("%s %s\n" % (PROG, __version__))
         return 0
     try:
         if args and args[0] in COMMANDS:

@@ -4,7 +4,7 @@ stderr line and exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0
 import argparse
 from typing import List, Optional
 
-from termsprawl_context.cli._io import PROG
+from termsprawl_context._output import PROG, write_out
 from termsprawl_context.errors import UsageError
 
 
@@ -33,3 +33,23 @@ def parse(parser: CommandParser, argv: List[str]) -> Optional[argparse.Namespace
         return parser.parse_args(argv)
     except _HelpShown:
         return None
+
+
+PROJECTS_DIR_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
+
+
+def add_projects_dir(parser: argparse.ArgumentParser) -> None:
+    """The one ``--projects-dir DIR`` option every store-reading command takes."""
+    parser.add_argument("--projects-dir", metavar="DIR", help=PROJECTS_DIR_HELP)
+
+
+def add_cwd(parser: argparse.ArgumentParser) -> None:
+    """``--cwd DIR``, the project directory, defaulting to the current one."""
+    parser.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+
+
+def print_json(value: object) -> None:
+    """One indented JSON document on stdout (non-ASCII kept as is)."""
+    import json
+
+    write_out(json.dumps(value, indent=2, ensure_ascii=False) + "\n")

@@ -2,25 +2,23 @@
 
 The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
 occurrence wins), any other word is refused at once, both are required; every refusal
-is one stderr line and exit 2. The run loop is pure over an injected IO object, so tests
-drive it in-process; ``RealContextIO`` binds it to the project's files. The run never
-fails: peers without an index entry, a readable file or printable turns are skipped,
-and when nothing is printable nothing at all is printed.
+is one stderr line and exit 2. The peer walk is ``termsprawl_context.dump``'s (shared with
+``doctor``); this module keeps the argv parse and the printing: one write of everything,
+and nothing at all when nothing is printable.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
+from termsprawl_context import dump
 from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional
+    from typing import Callable, Dict, List, Optional
 
-    from termsprawl_context.transcript.turns import Turn
-
-PEER_SEPARATOR = "\n---\n"
+PEER_SEPARATOR = dump.PEER_SEPARATOR
 
 
 class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
@@ -31,7 +29,7 @@ class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
 
 def parse_context_args(argv: List[str]) -> ContextArgs:
     """The two values, or UsageError with the context layer's exact texts."""
-    values = {"--cwd": None, "--self": None}
+    values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -46,20 +44,8 @@ def parse_context_args(argv: List[str]) -> ContextArgs:
     return ContextArgs(values["--cwd"], values["--self"])
 
 
-class ContextIO(object):
-    """What the run loop needs from the world; tests pass their own."""
-
-    def peers(self, self_id: str) -> List[str]:
-        raise NotImplementedError
-
-    def transcript_path(self, peer_id: str) -> Optional[str]:
-        raise NotImplementedError
-
-    def turns(self, path: str) -> List[Turn]:
-        raise NotImplementedError
-
-    def node_title(self, peer_id: str) -> Optional[str]:
-        raise NotImplementedError
+class ContextIO(dump.ContextIO):
+    """The walk's IO plus where the dump's text goes; tests pass their own."""
 
     def print(self, text: str) -> None:
         raise NotImplementedError
@@ -67,58 +53,24 @@ class ContextIO(object):
 
 def run_context(args: ContextArgs, io: ContextIO) -> int:
     """Print every linked peer's recent turns in one write; always 0."""
-    found = []
-    for peer in io.peers(args.self_id):
-        path = io.transcript_path(peer)
-        if not path:
-            continue
-        turns = io.turns(path)
-        if not turns:
-            continue
-        title = io.node_title(peer)
-        found.append((peer, peer if title is None else title, turns))
+    found = dump.collect(args.self_id, io)
     if found:
-        # Imported only now: a run with nothing to print (a fresh project) never
-        # loads the transcript reader or json.
-        from termsprawl_context.transcript.turns import format_linked_context
-
-        io.print(PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found))
+        io.print(dump.render(found))
     return 0
 
 
-class RealContextIO(ContextIO):
-    """The run loop bound to ``<cwd>/.termsprawl`` and the transcripts it names."""
+class RealContextIO(dump.ProjectIO, ContextIO):
+    """The walk bound to the project's files, printing to stdout (or ``write``)."""
 
     def __init__(self, cwd: str, write: Optional[Callable[[str], None]] = None) -> None:
-        self.cwd = cwd
+        super().__init__(cwd)
         self._write = write
-
-    def peers(self, self_id: str) -> List[str]:
-        from termsprawl_context.workspace.links import peers_of
-
-        return peers_of(self.cwd, self_id)
-
-    def transcript_path(self, peer_id: str) -> Optional[str]:
-        from termsprawl_context.workspace.index import read_transcript_path, resolve_transcript_path
-
-        recorded = read_transcript_path(self.cwd, peer_id)
-        return resolve_transcript_path(self.cwd, recorded) if recorded else None
-
-    def turns(self, path: str) -> List[Turn]:
-        from termsprawl_context.transcript.turns import read_turns
-
-        return read_turns(path)
-
-    def node_title(self, peer_id: str) -> Optional[str]:
-        from termsprawl_context.workspace.titles import node_title
-
-        return node_title(self.cwd, peer_id)
 
     def print(self, text: str) -> None:
         if self._write is not None:
             self._write(text + "\n")
             return
-        from termsprawl_context.cli._io import write_out
+        from termsprawl_context._output import write_out
 
         write_out(text + "\n")
 

@@ -5,8 +5,8 @@ import re
 import time
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context._output import encode_path, encode_text, error_line, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -22,15 +22,8 @@ def _add_store_options(parser, project: bool) -> None:
         parser.add_argument(
             "--project", metavar="DIR", help="only the sessions run in this working directory"
         )
-    parser.add_argument(
-        "--projects-dir",
-        metavar="DIR",
-        help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, "
-        "else ~/.claude/projects)",
-    )
+    add_projects_dir(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
-
-
 
 
 def human_size(size: int) -> str:
@@ -110,5 +103,6 @@ def run_find(argv: List[str]) -> int:
     if args.json:
         write_out(_json_line(info))
     else:
-        write_out("%s\t%s\n" % (info.session_id, info.transcript_path))
+        # The path is the answer: it keeps its bytes, so it names the real file.
+        write_bytes(encode_text(info.session_id + "\t") + encode_path(info.transcript_path) + b"\n")
     return 0

@@ -4,11 +4,9 @@ output out. Refusals (exit 1) and usage errors (exit 2) are raised for ``main``.
 import sys
 from typing import List
 
-from termsprawl_context.cli._args import command_parser, parse
-from termsprawl_context.cli._io import error_line, write_out
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context._output import byte_sink, error_line, write_path
 from termsprawl_context.errors import UsageError
-
-_PROJECTS_HELP = "the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)"
 
 
 def _require(value: str, command: str, name: str) -> str:
@@ -23,22 +21,6 @@ def _projects(explicit):
     return paths.projects_dir(explicit)
 
 
-class _TextSink:
-    """Bytes onto a text-only stdout (one replaced by a test harness)."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> int:
-        return self._stream.write(data.decode("utf-8", "replace"))
-
-
-def _stdout_buffer():
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    return buffer if buffer is not None else _TextSink(sys.stdout)
-
-
 def run_locate(argv: List[str]) -> int:
     parser = command_parser(
         "locate",
@@ -47,7 +29,7 @@ def run_locate(argv: List[str]) -> int:
         "latest timestamp. Exit 1 if none does.",
     )
     parser.add_argument("uuid")
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
         return 0
@@ -55,7 +37,7 @@ def run_locate(argv: List[str]) -> int:
     from termsprawl_context.store.locate import locate_or_refuse
 
     path = locate_or_refuse(uuid, _projects(args.projects_dir), sys.stderr)
-    write_out(path + "\n")
+    write_path(path)
     return 0
 
 
@@ -67,14 +49,14 @@ def run_assemble(argv: List[str]) -> int:
         "their original lines.",
     )
     parser.add_argument("uuid")
-    parser.add_argument("--projects-dir", metavar="DIR", help=_PROJECTS_HELP)
+    add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
         return 0
     uuid = _require(args.uuid, "assemble", "uuid")
     from termsprawl_context.store.assemble import assemble
 
-    assemble(uuid, _projects(args.projects_dir), _stdout_buffer(), sys.stderr)
+    assemble(uuid, _projects(args.projects_dir), byte_sink(), sys.stderr)
     sys.stdout.flush()
     return 0
 
@@ -92,7 +74,7 @@ def run_assemble_file(argv: List[str]) -> int:
     path = _require(args.path, "assemble-file", "path")
     from termsprawl_context.store.assemble import assemble_file
 
-    assemble_file(path, _stdout_buffer(), sys.stderr)
+    assemble_file(path, byte_sink(), sys.stderr)
     sys.stdout.flush()
     return 0
 

@@ -30,16 +30,19 @@ from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import iter_chunks, iter_lines
 from termsprawl_context.store.locate import locate_or_refuse
+from termsprawl_context._output import warn
 from termsprawl_context.transcript.parse import (
-    MESSAGE_PREFIX,
     SCHEMA_DRIFT_CHECK_N,
     DriftProbe,
-    emit,
     has_known_field,
 )
 
 # json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
 _decode = json.JSONDecoder().decode
+
+# Lines this long are parsed by jsonl.parse_object, which declines a line whose parse
+# would cost more than its budget; shorter ones cannot (jsonl checks from 64 KiB on).
+_BUDGET_CHECK_FROM = 64 * 1024
 
 # Below this file size assemble-file parses in one process. Measured on the 2-core VM
 # (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of wall time
@@ -241,7 +244,9 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        if raw[:1] == b"{":
+        if len(raw) >= _BUDGET_CHECK_FROM:  # long: jsonl's rules, its parse budget included
+            obj = jsonl.parse_object(text)
+        elif raw[:1] == b"{":
             try:
                 obj = decode(text)
             except ValueError:  # perhaps Unicode whitespace that strip() removes
@@ -295,8 +300,9 @@ def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
 def _ranges(size: int, parts: int) -> List[Tuple[int, Optional[int]]]:
     """``parts`` byte ranges of near-equal size; the last one open-ended, so bytes
     appended meanwhile are read as a single process would read them."""
-    bounds = [size * i // parts for i in range(parts)] + [None]
-    return [(bounds[i], bounds[i + 1]) for i in range(parts)]
+    starts = [size * i // parts for i in range(parts)]
+    stops: List[Optional[int]] = list(starts[1:])
+    return list(zip(starts, stops + [None]))
 
 
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> _Timeline:
@@ -371,10 +377,10 @@ def _emit_lines(
         side = bool(bits & _SIDECHAIN)
         if side and not in_sidechain:
             in_sidechain = True
-            emit(err, MESSAGE_PREFIX + SIDECHAIN_BEGINS + "\n")
+            warn(SIDECHAIN_BEGINS, err)
         elif not side and in_sidechain:
             in_sidechain = False
-            emit(err, MESSAGE_PREFIX + SIDECHAIN_ENDS + "\n")
+            warn(SIDECHAIN_ENDS, err)
         out.write(data)
         out.write(b"\n")
         emitted += 1

@@ -7,11 +7,13 @@ them run near the speed of the disk cache, and a line longer than ``MAX_LINE_BYT
 never held. Reads are positional (``os.pread``), so processes forked to share a scan
 can read one inherited descriptor without moving each other's file position.
 
-Bytes only: nothing here knows JSON or Claude Code. (It belongs beside ``jsonl``; it
-lives here until that module grows a bounded reader of its own.)
+Bytes only: nothing here knows JSON or Claude Code. (It could move into ``jsonl``,
+whose bound it shares; ``jsonl.iter_lines`` yields one line at a time, this a chunk.)
 """
 
 import os
+
+from termsprawl_context import jsonl
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,9 +22,9 @@ if TYPE_CHECKING:
 # Files are read in blocks of this size.
 BLOCK_SIZE = 1 << 20
 
-# The longest line any store reader holds (the Go reader's maxRecordBytes): a longer
-# line is skipped, like a line that is not JSON.
-MAX_LINE_BYTES = 16 << 20
+# The longest line any store reader holds: jsonl's bound, so every reader of the
+# package agrees on which lines are unreadable.
+MAX_LINE_BYTES = jsonl.MAX_LINE_BYTES
 
 
 def reader(f: "BinaryIO") -> "Callable[[memoryview, int], int]":
@@ -41,7 +43,7 @@ def reader(f: "BinaryIO") -> "Callable[[memoryview, int], int]":
 
     def read_into(view: memoryview, offset: int) -> int:
         f.seek(offset)
-        return f.readinto(view) or 0
+        return f.readinto(view) or 0  # type: ignore[attr-defined]
 
     return read_into
 

@@ -22,18 +22,14 @@ for measurement and as the tests' second oracle.
 """
 
 import os
-from typing import BinaryIO, Iterator, List, Optional, TextIO, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
+from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import iter_chunks, iter_lines
-from termsprawl_context.transcript.parse import (
-    MESSAGE_PREFIX,
-    DriftProbe,
-    emit,
-    warn_schema_drift,
-)
+from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 
@@ -61,7 +57,7 @@ class SessionNotFound(NotFound):
 
 
 def _warn(err: Optional[TextIO], message: str) -> None:
-    emit(err, MESSAGE_PREFIX + message + "\n")
+    warn(message, err)
 
 
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:
@@ -117,7 +113,7 @@ class UuidSpellings:
         except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
             self.quoted = None
         codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
-        prefixes = set()  # b"\\u" and the first two of those digits, in every letter case
+        prefixes: Set[bytes] = set()  # b"\\u" and the first two of those digits, in every letter case
         short = set()
         for char in set(target):
             codepoint = ord(char)

@@ -19,7 +19,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Mapping, Optional, Sequence
+    from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 JOBS_ENV = "TERMSPRAWL_JOBS"
 
@@ -78,7 +78,8 @@ def _child(func, items, share, write_fd) -> None:
 
 def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
     """The results a helper sent, or None if it failed in any way."""
-    parts = []
+    parts = []  # type: List[bytes]
+    failed = False
     try:
         while True:
             piece = os.read(read_fd, _PIPE_READ)
@@ -86,14 +87,14 @@ def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
                 break
             parts.append(piece)
     except OSError:
-        parts = None
+        failed = True
     finally:
         os.close(read_fd)
     try:
         _, status = os.waitpid(pid, 0)
     except OSError:
         status = 1
-    if parts is None or status != 0:
+    if failed or status != 0:
         return None
     try:
         results = marshal.loads(b"".join(parts))
@@ -115,20 +116,20 @@ def map_shared(
     if jobs <= 1 or len(items) < 2 or sum(weights) < min_weight or not hasattr(os, "fork"):
         return [func(item) for item in items]
     shares = deal(weights, min(jobs, len(items)))
-    helpers = []  # (pid, read fd, share)
+    helpers: "List[Tuple[Optional[int], int, List[int]]]" = []  # (pid or None, read fd, share)
     try:
         for share in shares[1:]:
             try:
                 read_fd, write_fd = os.pipe()
             except OSError:
-                helpers.append((None, None, share))
+                helpers.append((None, -1, share))
                 continue
             try:
                 pid = os.fork()
             except OSError:
                 os.close(read_fd)
                 os.close(write_fd)
-                helpers.append((None, None, share))
+                helpers.append((None, -1, share))
                 continue
             if pid == 0:
                 os.close(read_fd)
@@ -139,17 +140,17 @@ def map_shared(
         for i in shares[0]:
             results[i] = func(items[i])
         while helpers:
-            pid, read_fd, share = helpers.pop(0)
-            got = None if pid is None else _collect(pid, read_fd, len(share))
+            helper, helper_fd, share = helpers.pop(0)
+            got = None if helper is None else _collect(helper, helper_fd, len(share))
             if got is None:
                 got = [func(items[i]) for i in share]
             for i, value in zip(share, got):
                 results[i] = value
         return results
     finally:
-        for pid, read_fd, _share in helpers:  # only on the way out of an exception
-            if pid is not None:
-                _abandon(pid, read_fd)
+        for helper, helper_fd, _share in helpers:  # only on the way out of an exception
+            if helper is not None:
+                _abandon(helper, helper_fd)
 
 
 def _abandon(pid: int, read_fd: int) -> None:

@@ -24,7 +24,7 @@ from termsprawl_context.harness import claude as cc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Optional, Tuple
+    from typing import Any, List, Optional
 
 # --- who is speaking ---------------------------------------------------------------------
 PERSON = "person"  # text the person typed (or a prompt they queued)
@@ -40,14 +40,15 @@ OTHER = "other"  # anything else (titles, summaries, snapshots, unknown kinds)
 
 SPEAKERS = (PERSON, ASSISTANT, INJECTED, NOTICE, META, COMPACTION, TOOL_RESULT, SIDECHAIN, SYSTEM, OTHER)
 
-_FIELDS = (
-    "type uuid parent_uuid logical_parent_uuid session_id timestamp cwd git_branch "
-    "is_sidechain is_meta is_compact_summary is_transcript_only agent_id "
-    "message content tool_use_result attachment line offset record"
-)
-
-
-class Entry(namedtuple("Entry", _FIELDS)):
+# (One literal, so type checkers see the fields.)
+class Entry(
+    namedtuple(
+        "Entry",
+        "type uuid parent_uuid logical_parent_uuid session_id timestamp cwd git_branch "
+        "is_sidechain is_meta is_compact_summary is_transcript_only agent_id "
+        "message content tool_use_result attachment line offset record",
+    )
+):
     """One transcript line's meaning.
 
     Strings are "" when absent; flags are False unless the record says ``true``;
@@ -116,7 +117,7 @@ def _build(values: dict, record: dict, line: int, offset: int) -> Entry:
 def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
     """The lenient reading of a parsed line: exact key names, and a field of the wrong
     type reads as absent. For readers that fail open (the dump, session listings)."""
-    values = {}
+    values = {}  # type: dict
     for key, field, kind in _DECODED:
         value = record.get(key)
         if kind == "s":
@@ -206,6 +207,21 @@ def display_text(content: Any) -> Optional[str]:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
     return "\n".join(texts) if texts else None
+
+
+def first_content_text(content: Any) -> str:
+    """The session-title rule's text of a message's content (the seed's
+    extractTextFromMessage): a string content as is, else the first non-empty string
+    ``text`` of a ``text`` block; "" otherwise."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                value = block.get("text")
+                if isinstance(value, str) and value:
+                    return value
+    return ""
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:
@@ -358,3 +374,50 @@ def assistant_text(entry: Entry) -> str:
         return ""
     return "\n".join(content_texts(entry.content))
 
+
+
+def tool_use_ids(entry: Entry) -> List[str]:
+    """The non-empty ids of the ``tool_use`` blocks in an entry's content, whatever the
+    entry's type (a string content has none)."""
+    if not isinstance(entry.content, list):
+        return []
+    return [
+        block["id"]
+        for block in entry.content
+        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str)
+        and block["id"]
+    ]
+
+
+def is_hook_refusal(body: str) -> bool:
+    """Whether a tool_result body is a PreToolUse hook blocking the call
+    (``PreToolUse:<Tool> hook error: <reason>``) rather than anything the tool produced."""
+    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
+
+
+def hook_refusal_reason(body: str) -> Optional[str]:
+    """The reason of a PreToolUse refusal body (what follows `` hook error: ``), or None
+    when the body is not one."""
+    if not is_hook_refusal(body):
+        return None
+    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1]
+
+
+def not_run_kind(result: ToolResult) -> str:
+    """Which of the harness's "this call never ran" answers a tool result is (one of
+    ``harness.claude``'s ``NOT_RUN_*`` kinds), or "" when the call ran.
+
+    Only a result marked ``is_error`` can say so: a tool's own output may print
+    anything, and text that merely looks like a refusal must not unmake a call."""
+    if not result.is_error:
+        return ""
+    for body in result_texts(result.content):
+        if is_hook_refusal(body):
+            return cc.NOT_RUN_HOOK
+        for kind, openings in cc.NOT_RUN_PREFIXES:
+            for opening in openings:
+                if body.startswith(opening):
+                    if opening == cc.NOT_RUN_DENIED_OPENING and cc.NOT_RUN_DENIED not in body:
+                        continue
+                    return kind
+    return ""

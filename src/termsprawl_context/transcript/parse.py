@@ -7,14 +7,10 @@ here knows where a file lives in the harness's store.
 """
 
 import os
-import re
-import sys
 from typing import Any, Iterable, Iterator, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
-
-# Every stderr line the package writes starts with the command's name.
-MESSAGE_PREFIX = "termsprawl-context: "
+from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
 
 # A file in which none of these keys shows up in its first lines is probably not a
 # Claude Code transcript any more (the format drifted): worth one warning, never fatal.
@@ -56,24 +52,8 @@ DRIFT_WARNING = (
 # Paths already warned about in this process: one warning per file, whoever asks.
 _drift_warned: Set[str] = set()
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
 # The one line parser: the seed's parse_line (strip; blank, junk and non-objects are None).
 parse_line = jsonl.parse_object
-
-
-def emit(stream: Optional[TextIO], text: str) -> None:
-    """Write ``text`` to ``stream`` (stderr by default); a lone surrogate from a path or
-    a JSON escape becomes U+FFFD rather than an error, and a closed stream is ignored."""
-    target = sys.stderr if stream is None else stream
-    try:
-        try:
-            target.write(text)
-        except UnicodeEncodeError:
-            target.write(_SURROGATE.sub("\ufffd", text))
-        target.flush()
-    except (OSError, ValueError):
-        pass  # nowhere left to tell
 
 
 def msg_text(content: Any) -> str:
@@ -218,7 +198,7 @@ def warn_schema_drift(
     if lines_checked == 0:
         return
     _drift_warned.add(key)
-    emit(stream, DRIFT_WARNING.format(lines_checked=lines_checked, path=key))
+    write_diagnostic(DRIFT_WARNING.format(lines_checked=lines_checked, path=key), stream)
 
 
 def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None) -> None:

@@ -9,6 +9,8 @@ import html
 import re
 from typing import Any, Mapping
 
+from termsprawl_context.transcript.entry import first_content_text
+
 # Anything from "<" to the next ">" is a tag, exactly as the seed's `<[^>]*>`; it is
 # removed before entities are decoded, so an escaped "&lt;div&gt;" survives as "<div>".
 _TAG = re.compile(r"<[^>]*>")
@@ -66,19 +68,9 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     return data[:cut].decode("utf-8", "surrogatepass") + ELLIPSIS
 
 
-def first_text(entry: Mapping[str, Any]) -> str:
-    """The seed's extractTextFromMessage: ``message.content`` when it is a string, else
-    the first non-empty ``text`` of a ``text`` block in the content list; "" otherwise."""
-    message = entry.get("message")
-    if not isinstance(message, dict):
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                value = block.get("text")
-                if isinstance(value, str) and value:
-                    return value
-    return ""
+def first_text(record: Mapping[str, Any]) -> str:
+    """The seed's extractTextFromMessage over a parsed line: ``message.content`` when it
+    is a string, else the first non-empty ``text`` of a ``text`` block; "" otherwise
+    (``entry.first_content_text``, the one rule)."""
+    message = record.get("message")
+    return first_content_text(message.get("content")) if isinstance(message, dict) else ""

@@ -7,7 +7,7 @@ file under ``.claude/skills/termsprawl-context/``. The texts are the context lay
 
 import os
 
-from termsprawl_context.workspace.files import STATE_DIR, read_small_file, write_atomic
+from termsprawl_context.workspace.files import STATE_DIR, read_managed_file, write_atomic
 
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
 MARKER_CLOSE = "<!-- /termsprawl:context-links -->"
@@ -68,10 +68,12 @@ def upsert_managed_agents_block(content: str) -> str:
 
 
 def _refresh(cwd: str, relative: str, render) -> bool:
-    """Rewrite one marker file if its content changes; True when written. Best-effort."""
+    """Rewrite one marker file if its content changes; True when written. Best-effort:
+    a file that cannot be read whole (too large, a FIFO, a symlink) is left alone, and
+    so is anything the write layer refuses (outside the project, the home's .claude/)."""
     path = os.path.join(cwd, relative)
     try:
-        data = read_small_file(path)
+        data = read_managed_file(path)
         # surrogateescape keeps a user's undecodable bytes exactly as they were.
         current = data.decode("utf-8", "surrogateescape") if data is not None else ""
         wanted = render(current)

@@ -18,7 +18,17 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR, TRANSCRIPTS_DIR, dump_json, file_mode, read_small_file, write_atomic
+from termsprawl_context.workspace.files import (
+    BIN_DIR,
+    STATE_DIR,
+    TRANSCRIPTS_DIR,
+    check_write_target,
+    dump_json,
+    file_mode,
+    read_managed_file,
+    read_small_file,
+    write_atomic,
+)
 
 COMMAND_NAME = "termsprawl-context"
 INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
@@ -135,17 +145,32 @@ def install_command(cwd: str, artifact: str) -> Step:
 # --- discovery markers ----------------------------------------------------------------------
 
 
+def _refusal(cwd: str, relative: str) -> Optional[str]:
+    """Why a marker file will be left alone (outside the project, the home directory's
+    own .claude/, not a regular file, too large to read whole), or None."""
+    path = os.path.join(cwd, relative)
+    try:
+        check_write_target(cwd, path)
+        read_managed_file(path)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
     from termsprawl_context.workspace.discovery import AGENTS_FILE, SKILL_FILE, ensure_context_discovery
 
     relatives = (AGENTS_FILE, SKILL_FILE)
     before = [read_small_file(os.path.join(cwd, r)) for r in relatives]
+    refused = [_refusal(cwd, r) for r in relatives]
     ensure_context_discovery(cwd)
     steps = []
-    for relative, old in zip(relatives, before):
+    for relative, old, why in zip(relatives, before, refused):
         new = read_small_file(os.path.join(cwd, relative))
-        if new is None:
+        if why is not None:
+            steps.append(Step("discovery", relative, SKIPPED, why))
+        elif new is None:
             steps.append(Step("discovery", relative, FAILED, "could not be written"))
         else:
             steps.append(Step("discovery", relative, UNCHANGED if new == old else WRITTEN))
@@ -183,16 +208,57 @@ def ensure_gitignore(cwd: str) -> Step:
 # --- .claude/settings.local.json ------------------------------------------------------------
 
 
+# Deeper settings than this are not a person's; re-serialising them costs the parser's
+# recursion (exit 70 on some versions) and, indented, space quadratic in the depth.
+MAX_SETTINGS_DEPTH = 64
+# Pretty output may be this much larger than the input (plus our entry) before the
+# merge falls back to compact output: a file is never rewritten many times its size.
+_PRETTY_GROWTH = 2
+_PRETTY_SLACK = 4096
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of a JSON text, counted without recursion (brackets
+    inside strings skipped)."""
+    import re
+
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _finite_float(literal: str) -> float:
+    import math
+
+    value = float(literal)
+    if math.isinf(value):
+        # JSON has no infinity: 1e400 would come back out as Infinity, which no JSON parser reads.
+        raise ValueError("the number %s is out of range" % (literal if len(literal) <= 40 else literal[:40] + "..."))
+    return value
+
+
 def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
-    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise."""
+    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise.
+
+    Refused, so that a rewrite keeps every value it does not own exactly: text that is
+    not UTF-8 or not JSON, NaN/Infinity, a number too large for a double (``1e400``),
+    an integer too long to convert, nesting deeper than ``MAX_SETTINGS_DEPTH``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsUnusable(shown, "is not UTF-8 text") from None
     if not text.strip():
         return {}
+    if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
+        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
     try:
-        value = loads_strict(text)
+        value = loads_strict(text, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
         raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
@@ -235,6 +301,10 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     Raises SettingsUnusable for a file that cannot be read or understood, or is a
     symbolic link (rewriting it would replace the link with a copy)."""
     path = os.path.join(cwd, SETTINGS_FILE)
+    try:
+        check_write_target(cwd, path)
+    except OSError as exc:
+        raise SettingsUnusable(SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc)) from None
     if not os.path.lexists(path):
         return {}
     if os.path.islink(path):
@@ -245,14 +315,34 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     return parse_settings(data, SETTINGS_FILE)
 
 
-def register_hook(cwd: str, merged: Optional[Dict[str, Any]]) -> Step:
+def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
+    """The merged settings as written: pretty (2-space indent) unless that would be more
+    than twice the original's size (a compact file of many tiny values), then compact."""
+    pretty = dump_json(merged)
+    if len(pretty) <= _PRETTY_GROWTH * original_size + _PRETTY_SLACK:
+        return pretty
+    text = json.dumps(merged, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in some string: escape, as dump_json does
+        return (json.dumps(merged, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int = 0) -> Step:
     if merged is None:
         return Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
     try:
-        write_atomic(cwd, os.path.join(cwd, SETTINGS_FILE), dump_json(merged))
-    except (OSError, ValueError) as exc:
+        write_atomic(cwd, os.path.join(cwd, SETTINGS_FILE), dump_settings(merged, original_size))
+    except (OSError, ValueError, RecursionError) as exc:
         return Step("hook", SETTINGS_FILE, FAILED, getattr(exc, "strerror", None) or str(exc))
     return Step("hook", SETTINGS_FILE, WRITTEN, "%s runs `%s`" % (HOOK_EVENT, HOOK_COMMAND))
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -270,6 +360,7 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitR
     if not os.path.isdir(cwd):
         raise ProjectMissing(cwd)
     merged = merge_hook_settings(load_settings(cwd)) if hook else None
+    original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
     steps.append(ensure_gitignore(cwd))
@@ -277,5 +368,5 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitR
         if steps[0].outcome == FAILED:
             steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
         else:
-            steps.append(register_hook(cwd, merged))
+            steps.append(register_hook(cwd, merged, original_size))
     return InitReport(cwd, artifact, hook, steps)

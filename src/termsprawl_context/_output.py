@@ -1,0 +1,151 @@
+"""The one path to stdout and stderr, at the bottom of the package: every layer writes
+through it, so no two writers disagree on encoding or on a closed stream.
+
+The policy, once:
+
+- Transcript text (``write_out``) is UTF-8 whatever the locale; a lone surrogate (from a
+  JSON escape like ``\\ud83d``) becomes U+FFFD rather than an error.
+- A path printed as an answer (``write_path``) keeps its bytes: a file name that is not
+  UTF-8 comes back from the OS as surrogate escapes, and ``os.fsencode`` turns them back
+  into the bytes that name the real file.
+- A diagnostic (``warn``, ``error_line``) is one ``termsprawl-context: ...`` line on
+  stderr; the paths in it keep their bytes as answers do, any other lone surrogate is
+  U+FFFD, and a closed stderr is ignored: there is nobody left to tell.
+- A closed stdout raises ``BrokenPipeError`` from ``write_out``; ``cli.main`` ends
+  quietly on it, once (``silence_stdout``).
+
+This module is on the dump's path: standard library only, no ``typing`` or ``re`` at
+import time.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, Optional, TextIO
+
+PROG = "termsprawl-context"
+# Every stderr line the package writes starts with the command's name.
+MESSAGE_PREFIX = PROG + ": "
+
+
+def _replace_surrogates(text: str) -> str:
+    import re  # rare path: only text holding lone surrogates pays for re
+
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of transcript text; lone surrogates become U+FFFD."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _replace_surrogates(text).encode("utf-8")
+
+
+def encode_path(path: Any) -> bytes:
+    """The bytes that name ``path`` (a str or bytes path): its original file-name bytes
+    when it came from the OS, else UTF-8 with U+FFFD for a surrogate that stands for no
+    byte."""
+    if isinstance(path, bytes):
+        return path
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        return path
+    try:
+        return os.fsencode(path)
+    except UnicodeEncodeError:
+        return encode_text(path)
+
+
+def _encode_message(text: str) -> bytes:
+    """A diagnostic's bytes: paths in it keep their bytes (surrogate escapes become the
+    bytes they stand for), any other surrogate is U+FFFD."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return encode_text(text)
+
+
+def write_bytes(data: bytes, stream: Optional[TextIO] = None) -> None:
+    """Write ``data`` to stdout (or ``stream``) through its byte buffer and flush; a
+    text-only stream (a test's StringIO) gets the str those bytes decode to, surrogate
+    escapes and all, so a path survives there too."""
+    target = sys.stdout if stream is None else stream
+    buffer = getattr(target, "buffer", None)
+    if buffer is None:
+        target.write(data.decode("utf-8", "surrogateescape"))
+        target.flush()
+        return
+    target.flush()  # what was written as text goes first
+    buffer.write(data)
+    buffer.flush()
+
+
+class _TextSink(object):
+    """Bytes onto a text-only stream (one a test harness put in stdout's place)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self._stream.write(data.decode("utf-8", "replace"))
+
+
+def byte_sink(stream: Optional[TextIO] = None) -> Any:
+    """Something with ``write(bytes)`` onto stdout (or ``stream``), for writers that
+    pass a transcript's own lines through untouched (``assemble``); what was written
+    as text before is flushed first."""
+    target = sys.stdout if stream is None else stream
+    target.flush()
+    buffer = getattr(target, "buffer", None)
+    return buffer if buffer is not None else _TextSink(target)
+
+
+def write_out(text: str, stream: Optional[TextIO] = None) -> None:
+    """Write transcript text (or any answer that is not a path) to stdout (or
+    ``stream``) as UTF-8 and flush. A BrokenPipeError propagates; ``main`` ends quietly
+    on it."""
+    write_bytes(encode_text(text), stream)
+
+
+def write_path(path: Any, stream: Optional[TextIO] = None) -> None:
+    """Write ``path`` and a newline to stdout (or ``stream``): the answer names the real
+    file even when its name is not UTF-8."""
+    write_bytes(encode_path(path) + b"\n", stream)
+
+
+def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
+    """Write ``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a
+    closed stream is ignored. For the few diagnostics that are not one prefixed line
+    (the store scan's listing of unreadable folders)."""
+    target = sys.stderr if stream is None else stream
+    try:
+        write_bytes(_encode_message(text), target)
+    except (OSError, ValueError):
+        pass  # stderr closed too: nothing left to tell
+
+
+def warn(message: str, stream: Optional[TextIO] = None) -> None:
+    """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed
+    stream is ignored."""
+    write_diagnostic(MESSAGE_PREFIX + message + "\n", stream)
+
+
+def error_line(message: str) -> None:
+    """A refusal's one line on stderr: ``termsprawl-context: <message>``."""
+    warn(message)
+
+
+def silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
+    flush does not raise a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -1,0 +1,1224 @@
+"""Citations: a quote grounded in exactly one entry of a session's record, or refused.
+
+Two pools, disjoint, never the assistant's own text:
+
+- ``user``: what the person typed (string content, text blocks), a prompt they queued
+  mid-turn, and the answers they picked in an AskUserQuestion envelope. Never a meta,
+  sidechain, compaction or transcript-only entry, never a text opening with a harness
+  marker, never another tool's result.
+- ``tool_result``: the bodies of genuine tool results whose call is in the same record.
+  Excluded: answer envelopes (the person's words), replies to a sub-agent dispatch and
+  TaskOutput (model-written), hook refusals, results of calls that never ran, reads of
+  an agent transcript, and the output of commands that print the agent's record back
+  (``transcript.echo``).
+
+Matching is word for word: whitespace runs (Go's set) are one space, case counts, and a
+Read result also matches with its line-number gutter removed. A match is one entry.
+Resolution fails closed: none, several, or a pool that cannot be searched are distinct
+named refusals with a message a person can act on. The rules, messages and caps are the
+Go reference's (``go-transcript-citations.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import namedtuple
+
+from termsprawl_context import jsonl
+from termsprawl_context.errors import (
+    EXIT_CITE_AMBIGUOUS,
+    EXIT_CITE_NOT_FOUND,
+    EXIT_CITE_REFUSED,
+    NotFound,
+    Refusal,
+    UsageError,
+)
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript import echo
+from termsprawl_context.transcript.entry import (
+    decode_entry,
+    not_the_person,
+    queued_prompt,
+    result_texts,
+    tool_calls,
+    tool_results,
+)
+from termsprawl_context.transcript.text import collapse_whitespace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+    from termsprawl_context.transcript.entry import Entry, ToolCall
+
+# --- pools, caps, messages ----------------------------------------------------------------
+SOURCE_USER = "user"
+SOURCE_TOOL_RESULT = "tool_result"
+SOURCE_TYPES = (SOURCE_USER, SOURCE_TOOL_RESULT)
+
+MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
+MAX_CITED_CALL = 2048  # bytes of one rendered call's argument
+MESSAGE_TRUNCATED = "\n[... truncated]"
+CALL_TRUNCATED = "[... truncated]"
+MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
+NEEDLE_CHUNK = 1 << 20  # a session's files are searched for the needle in chunks this size
+MAX_RECORD_BYTES = 16 * 1024 * 1024  # one record line (the reference's scanner bound)
+TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
+TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
+
+EMPTY_QUOTE = "an empty quote grounds nothing"
+NO_SESSION_ROOT = "a sub-agent's record whose session root is not found holds none of the end user's words"
+NO_ENTRY_AT_LINE = "no entry at the given line"
+
+SUBAGENT_USER_RULE = (
+    "your prompt is the parent agent's, not the user's. --cite:user resolves only against the user's messages in "
+    "the main conversation — quote them exactly as the user wrote them (the parent must pass them to you "
+    "verbatim), or cite --cite:tool_result for a tool's output."
+)
+SUBAGENT_USER_ADVICE = "You are a sub-agent: " + SUBAGENT_USER_RULE
+HINT_OWN_DISPATCH_PROMPT = "That quote is from your dispatch prompt, written by the parent agent. "
+HINT_DISPATCH_PROMPT = (
+    "That quote is from a sub-agent's dispatch prompt, written by the parent agent, not by the user. "
+    "If you are that sub-agent: "
+)
+HINT_NO_CALL = (
+    "Those words are in a tool result whose call is not in the record (the call that produced it is not in the "
+    "record), so where they came from is unknown and they are not citable as tool output; run the command again "
+    "so its output lands with its call, and cite that"
+)
+HINT_DELEGATION = (
+    "Those words are in a sub-agent's reply (model-written), which is not tool output; cite what the sub-agent's "
+    "own tools printed — its record is searched too"
+)
+HINT_TASK_OUTPUT = (
+    "Those words are what %s returned — a background task's output, which may be an agent's model-written "
+    "reply — so they are not citable as tool output; cite what that task's own tools printed"
+)
+HINT_TRANSCRIPT = (
+    "Those words were read out of an agent transcript (the file is an agent's record — its text is "
+    "model-written), which is not tool output; cite what the tools in that record printed — sub-agents' records "
+    "are searched too"
+)
+HINT_ECHO = (
+    "Those words are in the output of a command that prints agent-written text back (git log/show, or one of "
+    "sloprail's own tools: sr-checks, sr-session, sr-file, ...; their output carries commit messages, citations "
+    "and judges' model-written reasoning), so they are not citable as tool output; cite the output of the "
+    "command that produced the evidence, or the user's words"
+)
+HINT_ENVELOPE = (
+    "Those words are an AskUserQuestion answer — the user's own words, not a tool's output; cite them with "
+    "--cite:user"
+)
+
+# The echo rule's classifier. FAILS CLOSED: set to None, every Bash result is an echo.
+# A module attribute so a test can swap it, as the reference's tests register theirs.
+command_echoes = echo.echoes_record  # type: Optional[Callable[[str], bool]]
+
+
+# --- refusals -------------------------------------------------------------------------------
+class CitationError(Refusal):
+    """A citation that was read and did not resolve (the reference's ResolutionError)."""
+
+
+class CitationNotFound(CitationError):
+    """The quote is in no entry of the pools searched."""
+
+    exit_code = EXIT_CITE_NOT_FOUND
+
+
+class CitationAmbiguous(CitationError):
+    """The quote is in more than one entry; ``matches`` names them."""
+
+    exit_code = EXIT_CITE_AMBIGUOUS
+
+    def __init__(self, message: str, matches: Sequence["Match"] = ()) -> None:
+        super().__init__(message)
+        self.matches = list(matches)
+
+
+class CitationRefused(CitationError):
+    """A pool that cannot be searched honestly: the user's words asked of a sub-agent
+    whose session root is not on disk."""
+
+    exit_code = EXIT_CITE_REFUSED
+
+
+class NoSessionRoot(CitationRefused):
+    """The bare reason (the reference's ErrNoSessionRoot), raised by ``cite_in_session``."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_SESSION_ROOT)
+
+
+class EmptyQuote(UsageError):
+    def __init__(self) -> None:
+        super().__init__(EMPTY_QUOTE)
+
+
+class NoSourceType(UsageError):
+    """The request names no pool, or one this module does not know."""
+
+
+class CitedRecordUnreadable(NotFound):
+    """A record could not be opened or read to its end (``transcript: open|read ...``)."""
+
+
+class NoEntryAtLine(NotFound):
+    """The line names no entry: past the end, or a line that is not an entry."""
+
+
+# --- values ---------------------------------------------------------------------------------
+class Match(namedtuple("Match", "path line")):
+    """One entry a quote landed on: the record's path as given and its 1-based line."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "%s:%d" % (self.path, self.line)
+
+
+class CitationRequest(namedtuple("CitationRequest", "quote sources")):
+    """A quote and the pools it may ground in, in the order to search them."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "%s %s" % (",".join(self.sources), go_quote(self.quote))
+
+
+class Citation(namedtuple("Citation", "quote source_types path line message call")):
+    """A resolved citation: the pools it landed in (request order), where, the cited
+    entry's text in those pools (capped), and for tool output the call(s) that printed it."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        data = {
+            "quote": self.quote,
+            "sourceTypes": list(self.source_types),
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+        if self.call:
+            data["call"] = self.call
+        return data
+
+
+def parse_source_type(name: str) -> Optional[str]:
+    """``user`` or ``tool_result`` (exact, case-sensitive), else None."""
+    return name if name in SOURCE_TYPES else None
+
+
+def parse_sources(text: str) -> List[str]:
+    """A comma-separated pool list (``user,tool_result``), in the order written;
+    NoSourceType names the first unknown one."""
+    sources = []  # type: List[str]
+    for name in text.split(","):
+        if parse_source_type(name) is None:
+            raise NoSourceType("unknown source type %s (want %s)" % (go_quote(name), " or ".join(SOURCE_TYPES)))
+        if name not in sources:
+            sources.append(name)
+    return sources
+
+
+# --- reading a record (until transcript.record's reader lands on main) -----------------------
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def go_quote(text: str) -> str:
+    """``text`` as Go's ``%q`` prints it (for messages that echo a quote)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\\ufffd")
+        elif ch.isprintable():
+            out.append(ch)
+        elif code < 0x80:
+            out.append("\\x%02x" % code)
+        elif code < 0x10000:
+            out.append("\\u%04x" % code)
+        else:
+            out.append("\\U%08x" % code)
+    out.append('"')
+    return "".join(out)
+
+
+def _os_reason(error: OSError) -> str:
+    return error.strerror or (str(error.args[0]) if error.args else type(error).__name__)
+
+
+def _iter_raw_lines(path: str) -> Iterator[jsonl.Line]:
+    try:
+        f = jsonl.open_regular(path)
+    except OSError as exc:
+        raise CitedRecordUnreadable("transcript: open %s: %s" % (path, _os_reason(exc))) from None
+    with f:
+        number, offset = 0, 0
+        try:
+            while True:
+                chunk = f.readline(MAX_RECORD_BYTES + 1)
+                if not chunk:
+                    return
+                number += 1
+                raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
+                if len(raw) >= MAX_RECORD_BYTES:
+                    raise CitedRecordUnreadable("transcript: read %s: line %d is longer than %d bytes"
+                                           % (path, number, MAX_RECORD_BYTES))
+                yield jsonl.Line(number, offset, raw)
+                offset += len(chunk)
+        except OSError as exc:
+            raise CitedRecordUnreadable("transcript: read %s: %s" % (path, _os_reason(exc))) from None
+
+
+def _entry_of_line(line: jsonl.Line) -> Optional[Entry]:
+    raw = line.raw[:-1] if line.raw.endswith(b"\r") else line.raw
+    try:
+        record = jsonl.loads_strict(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    entry = decode_entry({} if record is None else record, line.number, line.offset)
+    return entry if entry is not None and entry.uuid else None
+
+
+def same_record(a: str, b: str) -> bool:
+    """Both paths name one record: equal once cleaned, or the same file on disk."""
+    if not a or not b:
+        return False
+    if os.path.normpath(a) == os.path.normpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+# --- the session's records (until store.subagents lands on main) ------------------------------
+def _is_subagent_record(path: str) -> bool:
+    name = os.path.basename(path)
+    if name.startswith(cc.AGENT_FILE_PREFIX) and name.endswith(cc.TRANSCRIPT_SUFFIX):
+        if cc.SUBAGENTS_DIR in os.path.normpath(os.path.dirname(path)).split(os.sep):
+            return True
+    meta = path[: -len(cc.TRANSCRIPT_SUFFIX)] + cc.AGENT_META_SUFFIX if path.endswith(cc.TRANSCRIPT_SUFFIX) else ""
+    if meta:
+        try:
+            with open(meta, "rb") as f:
+                if isinstance(json.loads(f.read().decode("utf-8", "replace")), dict):
+                    return True
+        except (OSError, ValueError):
+            pass
+    try:
+        for line in _iter_raw_lines(path):
+            entry = _entry_of_line(line)
+            if entry is not None:
+                return entry.is_sidechain
+    except CitedRecordUnreadable:
+        return False
+    return False
+
+
+def _session_dir_of_subagent(path: str) -> str:
+    directory = os.path.dirname(os.path.abspath(path))
+    while True:
+        parent = os.path.dirname(directory)
+        if os.path.basename(directory) == cc.SUBAGENTS_DIR:
+            return parent
+        if parent == directory:
+            return ""
+        directory = parent
+
+
+def session_root_of(path: str) -> str:
+    """The root record of the session ``path`` belongs to ("" when a sub-agent's root is
+    not on disk); a root answers itself."""
+    current = path
+    for _ in range(64):
+        if not _is_subagent_record(current):
+            return current
+        directory = _session_dir_of_subagent(current)
+        if not directory:
+            return ""
+        nxt = directory + cc.TRANSCRIPT_SUFFIX
+        if not os.path.exists(nxt) or os.path.isdir(nxt) or same_record(nxt, current):
+            return ""
+        current = nxt
+    return ""
+
+
+def descendant_subagent_paths(path: str) -> List[str]:
+    """Every ``agent-*.jsonl`` under ``<path minus .jsonl>/subagents/``, depth first,
+    each directory's entries by name (the reference's WalkDir order)."""
+    stem = path[: -len(cc.TRANSCRIPT_SUFFIX)] if path.endswith(cc.TRANSCRIPT_SUFFIX) else path
+    top = os.path.join(stem, cc.SUBAGENTS_DIR)
+    found = []  # type: List[str]
+
+    def walk(directory: str) -> None:
+        try:
+            names = sorted(os.listdir(directory))
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise CitedRecordUnreadable("transcript: enumerate sub-agents under %s: %s" % (top, _os_reason(exc)))
+        for name in names:
+            full = os.path.join(directory, name)
+            if os.path.isdir(full) and not os.path.islink(full):
+                walk(full)
+            elif name.startswith(cc.AGENT_FILE_PREFIX) and name.endswith(cc.TRANSCRIPT_SUFFIX):
+                found.append(full)
+
+    if os.path.isdir(top):
+        walk(top)
+    return found
+
+
+# --- matching -------------------------------------------------------------------------------
+_READ_GUTTER = re.compile(r"^[ \t]*[0-9]+\t", re.MULTILINE)
+_NEEDLE_EXCLUDED = frozenset(b'"\\<>&/')
+
+
+def normalize(text: str) -> str:
+    """Whitespace runs (Go's set) become one space, the ends trimmed."""
+    return collapse_whitespace(text)
+
+
+def contains_words(text: str, quote: str) -> bool:
+    """Whether ``quote`` is in ``text`` word for word: only whitespace may differ."""
+    return normalize(quote) in normalize(text)
+
+
+def strip_read_gutters(body: str) -> str:
+    """A Read result without its ``   12\\t`` line-number prefixes."""
+    return _READ_GUTTER.sub("", body)
+
+
+def _body_matches(body: str, words: str) -> bool:
+    if words in normalize(body):
+        return True
+    return "\t" in body and words in normalize(strip_read_gutters(body))
+
+
+def quote_needle(quote: str) -> Optional[bytes]:
+    """The longest run of the quote's bytes that JSON writes as themselves (printable
+    ASCII but ``" \\ < > & /``), first longest on ties; None when shorter than 4.
+    Searched in raw bytes before anything is parsed: speed only, never an answer."""
+    data = quote.encode("utf-8", "surrogatepass")
+    best, start = b"", -1
+    for i in range(len(data) + 1):
+        plain = i < len(data) and 0x21 <= data[i] <= 0x7E and data[i] not in _NEEDLE_EXCLUDED
+        if plain and start < 0:
+            start = i
+        elif not plain and start >= 0:
+            if i - start > len(best):
+                best = data[start:i]
+            start = -1
+    return best if len(best) >= MIN_NEEDLE else None
+
+
+def file_may_contain(path: str, needle: Optional[bytes]) -> bool:
+    """Whether the file's bytes may hold ``needle``: read in 1 MiB chunks with an
+    overlap; no needle, or a file that cannot be read, answers yes."""
+    if not needle:
+        return True
+    try:
+        f = jsonl.open_regular(path)
+    except OSError:
+        return True
+    keep = len(needle) - 1
+    with f:
+        tail = b""
+        try:
+            while True:
+                chunk = f.read(NEEDLE_CHUNK)
+                if not chunk:
+                    return False
+                if needle in tail + chunk[: len(needle)] or needle in chunk:
+                    return True
+                tail = chunk[-keep:] if keep else b""
+        except OSError:
+            return True
+
+
+# --- answer envelopes, hook refusals, transcripts read back ----------------------------------
+def extract_answers(body: str) -> List[str]:
+    """The answers the person picked, out of an AskUserQuestion envelope (questions and
+    trailer never); [] when ``body`` is not an envelope."""
+    start = -1
+    for prefix in cc.ANSWER_PREFIXES:
+        start = body.find(prefix)
+        if start >= 0:
+            pairs = body[start + len(prefix):]
+            break
+    if start < 0:
+        return []
+    for trailer in cc.ANSWER_TRAILERS:
+        cut = pairs.find(trailer)
+        if cut >= 0:
+            pairs = pairs[:cut]
+            break
+    join = cc.ANSWER_JOIN
+    answers = []
+    pos = 0
+    while True:
+        eq = pairs.find(join, pos)
+        if eq < 0:
+            return answers
+        begin = eq + len(join)
+        scan = begin
+        last_quote = -1
+        end = -1
+        last = False
+        while True:
+            q = pairs.find('"', scan)
+            if q < 0:
+                last = True
+                end = last_quote if last_quote >= 0 else len(pairs)
+                break
+            if pairs.startswith('", "', q) and join in pairs[q + 3:]:
+                end = q
+                break
+            last_quote = q
+            scan = q + 1
+        answers.append(pairs[begin:end])
+        if last:
+            return answers
+        pos = end + 3  # past `", ` to the next question's opening quote
+
+
+def is_answer_envelope(body: str) -> bool:
+    return bool(extract_answers(body))
+
+
+def has_answer_prefix(body: str) -> bool:
+    return any(prefix in body for prefix in cc.ANSWER_PREFIXES)
+
+
+def is_hook_refusal(body: str) -> bool:
+    """Whether a tool result body is a PreToolUse hook blocking the call."""
+    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
+
+
+def hook_refusal_reason(body: str) -> Tuple[str, bool]:
+    """The reason of a hook refusal (what follows `` hook error: ``) and whether it is one."""
+    if not is_hook_refusal(body):
+        return "", False
+    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1], True
+
+
+def _result_bodies_text_only(content: object) -> List[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [el["text"] for el in content if isinstance(el, dict) and el.get("type") == "text"
+            and isinstance(el.get("text"), str)]
+
+
+def refused_tool_use_ids(entries: Iterable[Entry]) -> Set[str]:
+    """The ids of the calls a PreToolUse hook refused."""
+    refused = set()
+    for entry in entries:
+        for result in tool_results(entry):
+            if result.tool_use_id and any(is_hook_refusal(b) for b in _result_bodies_text_only(result.content)):
+                refused.add(result.tool_use_id)
+    return refused
+
+
+def _raw_length(value: object) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+def looks_like_record(line: str) -> bool:
+    """Whether one line is a harness record (uuid, sessionId, parentUuid, version or
+    userType, and a conversation type)."""
+    brace = line.find("{")
+    if brace < 0:
+        return False
+    try:
+        value = json.loads(line[brace:])
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(value, dict):
+        return False
+    if "uuid" not in value or _raw_length(value["uuid"]) <= 2:
+        return False
+    if "sessionId" not in value or _raw_length(value["sessionId"]) <= 2:
+        return False
+    if "parentUuid" not in value or not ("version" in value or "userType" in value):
+        return False
+    return value.get("type") in (cc.TYPE_USER, cc.TYPE_ASSISTANT, cc.TYPE_ATTACHMENT, cc.TYPE_SYSTEM)
+
+
+def looks_like_transcript(body: str) -> bool:
+    """Whether a tool result body is an agent transcript's lines read back."""
+    if '"sessionId"' not in body:
+        return False
+    return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
+
+
+def command_paths(command: str) -> List[str]:
+    """The words of a shell command that look like paths (the reference's hand
+    tokeniser: quotes group, ``\\x`` is x, ``#`` at a word's start comments)."""
+    if not any(mark in command for mark in ("/", ".jsonl", ".output")):
+        return []
+    words = []  # type: List[str]
+    word, in_word, quote = [], False, ""
+    i, n = 0, len(command)
+    while i < n:
+        c = command[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            else:
+                word.append(c)
+            i += 1
+            continue
+        if c in "'\"":
+            quote, in_word = c, True
+        elif c == "\\" and i + 1 < n:
+            word.append(command[i + 1])
+            in_word = True
+            i += 1
+        elif c in " \t\n":
+            if in_word:
+                words.append("".join(word))
+            word, in_word = [], False
+        elif c == "#" and not in_word:
+            end = command.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        else:
+            word.append(c)
+            in_word = True
+        i += 1
+    if in_word:
+        words.append("".join(word))
+    paths = []
+    for w in words:
+        w = w.strip("();|&`")
+        cut = max(w.rfind("<"), w.rfind(">"))
+        if cut >= 0:
+            w = w[cut + 1:]
+        if w.startswith("-"):
+            if "=" not in w:
+                continue
+            w = w.split("=", 1)[1]
+        if w and ("/" in w or w.endswith(".jsonl") or w.endswith(".output")):
+            paths.append(w)
+    return paths
+
+
+def _under_projects(path: str) -> bool:
+    config = cc.config_dir()
+    if not config:
+        return False
+    root = os.path.join(config, cc.PROJECTS_SUBDIR)
+    if not os.path.exists(root):
+        return False
+    root = os.path.realpath(root)
+    resolved = cc.resolve_work_dir(path)
+    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
+
+
+_TRANSCRIPT_FILE_CACHE = {}  # type: Dict[Tuple[str, int, int], bool]
+
+
+def _reads_as_transcript(path: str) -> bool:
+    try:
+        f = jsonl.open_regular(path)
+    except OSError:
+        return False
+    with f:
+        try:
+            st = os.fstat(f.fileno())
+            key = (path, st.st_size, st.st_mtime_ns)
+            if key in _TRANSCRIPT_FILE_CACHE:
+                return _TRANSCRIPT_FILE_CACHE[key]
+            answer = False
+            for _ in range(TRANSCRIPT_PROBE_LINES):
+                line = f.readline(TRANSCRIPT_PROBE_LINE_BYTES)
+                if not line:
+                    break
+                if looks_like_record(line.decode("utf-8", "replace")):
+                    answer = True
+                    break
+        except OSError:
+            return False
+    _TRANSCRIPT_FILE_CACHE[key] = answer
+    return answer
+
+
+def is_transcript_path(path: str, cwd: str) -> bool:
+    """Whether ``path`` (relative to the call's ``cwd``) names an agent transcript: in
+    the harness's store, or a file whose first lines are harness records."""
+    if path.startswith("~/"):
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        path = os.path.join(home, path[2:])
+    if not os.path.isabs(path):
+        if not cwd:
+            return False
+        path = os.path.join(cwd, path)
+    globs = [path.find(c) for c in "*?[" if c in path]
+    if globs:
+        return _under_projects(os.path.dirname(path[: min(globs)]))
+    try:
+        if not os.path.exists(path):
+            return False
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    if _under_projects(real):
+        return True
+    if os.path.isdir(real):
+        return False
+    return _reads_as_transcript(real)
+
+
+# --- one record -----------------------------------------------------------------------------
+_Call = namedtuple("_Call", "call cwd")
+
+
+class Record(object):
+    """One transcript's entries with what the pools need: every call by id (with its
+    entry's cwd), and which results are citable as tool output."""
+
+    def __init__(self, path: str, entries: List[Entry]) -> None:
+        self.path = path
+        self.entries = entries
+        self.calls = {}  # type: Dict[str, _Call]
+        self.other_tool_ids = set()  # type: Set[str]
+        for entry in entries:
+            for call in tool_calls(entry):
+                if call.id:
+                    self.calls[call.id] = _Call(call, entry.cwd)
+                    if call.name != cc.TOOL_ASK_USER_QUESTION:
+                        self.other_tool_ids.add(call.id)
+        self._citable = {}  # type: Dict[str, bool]
+
+    def entry_at(self, line: int) -> Optional[Entry]:
+        for entry in self.entries:
+            if entry.line == line:
+                return entry
+        return None
+
+    def citable(self, tool_use_id: str) -> bool:
+        """Whether the result answering ``tool_use_id`` is tool output: its call is in
+        this record and produced output of its own (not a delegation, TaskOutput, a
+        transcript read back, or an echo of the record)."""
+        known = self._citable.get(tool_use_id)
+        if known is None:
+            known = _exclusion(self.calls.get(tool_use_id)) == ""
+            self._citable[tool_use_id] = known
+        return known
+
+
+def _call_reads_transcript(found: _Call) -> bool:
+    data = found.call.input if isinstance(found.call.input, dict) else {}
+    candidates = [data[k] for k in cc.INPUT_PATH_KEYS if isinstance(data.get(k), str) and data.get(k)]
+    command = data.get(cc.INPUT_COMMAND)
+    if isinstance(command, str):
+        candidates.extend(command_paths(command))
+    return any(is_transcript_path(p, found.cwd) for p in candidates)
+
+
+def _call_echoes(call: ToolCall) -> bool:
+    if call.name != cc.TOOL_BASH:
+        return False
+    classifier = command_echoes
+    if classifier is None:
+        return True  # fail closed: no classifier, every shell result is an echo
+    data = call.input if isinstance(call.input, dict) else {}
+    command = data.get(cc.INPUT_COMMAND)
+    return bool(classifier(command if isinstance(command, str) else ""))
+
+
+# Why a result is not tool output, in the order the reasons are asked.
+EXCLUDED_NO_CALL = "no-call"
+EXCLUDED_DELEGATION = "delegation"
+EXCLUDED_TASK_OUTPUT = "task-output"
+EXCLUDED_TRANSCRIPT = "transcript"
+EXCLUDED_ECHO = "echo"
+
+
+def _exclusion(found: Optional[_Call]) -> str:
+    """Why a call's result is not tool output (one of ``EXCLUDED_*``; "" when it is)."""
+    if found is None:
+        return EXCLUDED_NO_CALL
+    name = found.call.name
+    if name in cc.DELEGATION_TOOLS:
+        return EXCLUDED_DELEGATION
+    if name == cc.TOOL_TASK_OUTPUT:
+        return EXCLUDED_TASK_OUTPUT
+    if _call_reads_transcript(found):
+        return EXCLUDED_TRANSCRIPT
+    if _call_echoes(found.call):
+        return EXCLUDED_ECHO
+    return ""
+
+
+def load_record(path: str, needle: Optional[bytes] = None) -> Record:
+    """The record at ``path``. With a ``needle``, only lines holding it (or a tool call)
+    are parsed: an entry without the needle's bytes cannot hold the quote."""
+    entries = []
+    for line in _iter_raw_lines(path):
+        raw = line.raw
+        if needle is not None and needle not in raw and b'"tool_use"' not in raw:
+            continue
+        entry = _entry_of_line(line)
+        if entry is not None:
+            entries.append(entry)
+    return Record(path, entries)
+
+
+def _is_injected(text: str) -> bool:
+    return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
+
+
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000"
+
+
+def message_texts(entry: Entry) -> List[str]:
+    """A user entry's own texts, harness-injected ones left out (flags not consulted)."""
+    content = entry.content
+    if isinstance(content, str):
+        return [] if _is_injected(content) else [content]
+    if not isinstance(content, list):
+        return []
+    texts = []
+    for block in content:
+        if isinstance(block, str):
+            text = block
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            text = block["text"]
+            if not text:
+                continue
+        else:
+            continue
+        if not _is_injected(text):
+            texts.append(text)
+    return texts
+
+
+def _own_results(record: Record, entry: Entry):
+    """The tool results of a user entry that no other tool's call claims (an answer
+    envelope, or a result whose call is not in the record)."""
+    return [r for r in tool_results(entry) if r.tool_use_id not in record.other_tool_ids]
+
+
+def user_texts(record: Record, entry: Entry) -> List[str]:
+    """The user pool's texts of one entry: typed text, a queued prompt, picked answers."""
+    if not_the_person(entry):
+        return []
+    if entry.type == cc.TYPE_ATTACHMENT:
+        prompt = queued_prompt(entry)
+        return [prompt] if prompt else []
+    if entry.type != cc.TYPE_USER:
+        return []
+    texts = message_texts(entry)
+    for result in _own_results(record, entry):
+        for body in result_texts(result.content):
+            texts.extend(extract_answers(body))
+    return texts
+
+
+def _genuine_body(body: str) -> bool:
+    return not (is_answer_envelope(body) or is_hook_refusal(body) or looks_like_transcript(body))
+
+
+def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
+    """``(tool_use_id, body)`` of every genuine tool output on a user entry."""
+    found = []
+    for result in tool_results(entry):
+        if not result.tool_use_id or not record.citable(result.tool_use_id):
+            continue
+        for body in result_texts(result.content):
+            if _genuine_body(body):
+                found.append((result.tool_use_id, body))
+    return found
+
+
+def _entry_matches(record: Record, entry: Entry, words: str, sources: Sequence[str]) -> Set[str]:
+    pools = set()
+    if SOURCE_USER in sources and any(words in normalize(t) for t in user_texts(record, entry)):
+        pools.add(SOURCE_USER)
+    if SOURCE_TOOL_RESULT in sources and entry.type == cc.TYPE_USER:
+        if any(_body_matches(body, words) for _, body in tool_bodies(record, entry)):
+            pools.add(SOURCE_TOOL_RESULT)
+    return pools
+
+
+def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> List[Match]:
+    """One match per entry of ``record`` holding ``quote`` in a requested pool (empty
+    sources: the user pool), in file order. An all-whitespace quote matches nothing."""
+    words = normalize(quote)
+    if not words:
+        return []
+    sources = list(sources) or [SOURCE_USER]
+    return [Match(record.path, e.line) for e in record.entries if _entry_matches(record, e, words, sources)]
+
+
+def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
+    """``cite_in_record`` over the record at ``path`` (CitedRecordUnreadable when it cannot
+    be read). ``prefilter=False`` parses every line: the plain oracle of the fast path."""
+    if not normalize(quote):
+        return []
+    return cite_in_record(load_record(path, quote_needle(quote) if prefilter else None), quote, sources)
+
+
+# --- a session --------------------------------------------------------------------------------
+class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
+    """Where each pool is searched: the root record for the user's words ("" when a
+    sub-agent's root is not found), and the root's (or orphan's) tree for tool output."""
+
+    __slots__ = ()
+
+
+def citation_records(path: str, subagent: bool = False) -> SessionRecords:
+    user_in = session_root_of(path)
+    if subagent and same_record(user_in, path):
+        user_in = ""
+    top = user_in or path
+    return SessionRecords(user_in, [top] + descendant_subagent_paths(top))
+
+
+def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
+                    prefilter: bool = True) -> List[Match]:
+    """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
+    the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
+    in the caller's own record first and, only when that holds none, in the root and
+    every sub-agent record beneath it. Root's tree order, then line."""
+    sources = list(sources) or [SOURCE_USER]
+    records = citation_records(path, subagent)
+    matches = []  # type: List[Match]
+    if SOURCE_USER in sources:
+        if not records.user_in:
+            raise NoSessionRoot()
+        matches.extend(cite(records.user_in, quote, [SOURCE_USER], prefilter))
+    if SOURCE_TOOL_RESULT in sources:
+        own = cite(path, quote, [SOURCE_TOOL_RESULT], prefilter)
+        if own:
+            matches.extend(own)
+        else:
+            for other in records.tool_in:
+                if not same_record(other, path):
+                    matches.extend(cite(other, quote, [SOURCE_TOOL_RESULT], prefilter))
+    unique = []
+    seen = set()
+    for match in matches:
+        if match not in seen:
+            seen.add(match)
+            unique.append(match)
+    order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
+    return sorted(unique, key=lambda m: (order.get(m.path, -1), m.line))
+
+
+# --- hints ---------------------------------------------------------------------------------
+def dispatch_prompt_contains(path: str, quote: str) -> bool:
+    """Whether ``quote`` is in a sub-agent's dispatch prompt within the session."""
+    words = normalize(quote)
+    try:
+        top = session_root_of(path)
+        records = descendant_subagent_paths(top or path)
+        if not top:
+            records.append(path)
+        for record_path in records:
+            for entry in load_record(record_path).entries:
+                if entry.type == cc.TYPE_USER and not entry.is_meta:
+                    if any(words in normalize(t) for t in message_texts(entry)):
+                        return True
+    except Refusal:
+        return False
+    return False
+
+
+def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
+    """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
+    sub = subagent or _is_subagent_record(path)
+    if dispatch_prompt_contains(path, quote):
+        return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
+    return SUBAGENT_USER_ADVICE if sub else ""
+
+
+def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
+    """Which excluded kind of tool result the words sit in ("" when none)."""
+    words = normalize(quote)
+    try:
+        for record_path in citation_records(path, subagent).tool_in:
+            record = load_record(record_path)
+            for entry in record.entries:
+                for result in tool_results(entry):
+                    for body in result_texts(result.content):
+                        if not _body_matches(body, words):
+                            continue
+                        hint = _why_excluded(record, result.tool_use_id, body)
+                        if hint:
+                            return hint
+    except Refusal:
+        return ""
+    return ""
+
+
+def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
+    """The excluded-result hint for one body holding the quote ("" to keep looking)."""
+    if is_hook_refusal(body):
+        return ""
+    found = record.calls.get(tool_use_id) if tool_use_id else None
+    reason = _exclusion(found)
+    if reason == EXCLUDED_NO_CALL:
+        return HINT_NO_CALL
+    if reason == EXCLUDED_DELEGATION:
+        return HINT_DELEGATION
+    if reason == EXCLUDED_TASK_OUTPUT:
+        return HINT_TASK_OUTPUT % found.call.name
+    if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
+        return HINT_TRANSCRIPT
+    if reason == EXCLUDED_ECHO:
+        return HINT_ECHO
+    return HINT_ENVELOPE if is_answer_envelope(body) else ""
+
+
+def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
+    """The user-pool hint and the excluded-result hint that apply, joined by ``. ``."""
+    hints = []
+    if SOURCE_USER in sources:
+        hints.append(unresolved_user_hint(path, quote))
+    if SOURCE_TOOL_RESULT in sources:
+        hints.append(excluded_result_hint(path, quote, _is_subagent_record(path)))
+    return ". ".join(h for h in hints if h)
+
+
+# --- resolution ------------------------------------------------------------------------------
+def _cap(text: str, limit: int, suffix: str) -> str:
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    cut = limit
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # back up to a character's first byte
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass") + suffix
+
+
+def render_call(call: ToolCall) -> str:
+    """``<Tool>: <command | file_path | input JSON>``, the argument capped at 2 KiB."""
+    data = call.input
+    arg = ""
+    if isinstance(data, dict):
+        for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH):
+            value = data.get(key)
+            if isinstance(value, str) and value:
+                arg = value
+                break
+    if not arg:
+        arg = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
+
+
+def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
+    """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
+    parts = []  # type: List[str]
+    if SOURCE_USER in pools and not not_the_person(entry):
+        if entry.type == cc.TYPE_ATTACHMENT:
+            prompt = queued_prompt(entry)
+            if prompt:
+                parts.append(prompt)
+        elif entry.type == cc.TYPE_USER:
+            parts.extend(message_texts(entry))
+            for result in _own_results(record, entry):
+                parts.extend(b for b in result_texts(result.content) if is_answer_envelope(b))
+    if SOURCE_TOOL_RESULT in pools and entry.type == cc.TYPE_USER:
+        parts.extend(body for _, body in tool_bodies(record, entry))
+    return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
+
+
+def entry_calls(record: Record, entry: Entry) -> str:
+    """The call behind each genuine tool result on the entry, one line each."""
+    ids = []  # type: List[str]
+    for tool_use_id, _ in tool_bodies(record, entry):
+        if not ids or ids[-1] != tool_use_id:
+            ids.append(tool_use_id)
+    return "\n".join(render_call(record.calls[i].call) for i in ids)
+
+
+def _check_request(req: CitationRequest) -> None:
+    if req.quote == "":
+        raise EmptyQuote()
+    if not req.sources:
+        raise NoSourceType("citation %s names no source type" % (req,))
+    for name in req.sources:
+        if parse_source_type(name) is None:
+            raise NoSourceType("citation %s: unknown source type %s" % (req, go_quote(name)))
+
+
+def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
+    _check_request(req)
+    hits = []  # type: List[Match]
+    pools = []  # type: List[str]
+    for pool in req.sources:
+        try:
+            found = search(pool)
+        except NoSessionRoot:
+            raise CitationRefused(
+                "citation %s cannot resolve in a sub-agent's trajectory (%s) whose session record is not found: its "
+                "user messages are the parent agent's dispatch, not the end user's own words. %s"
+                % (req, path, SUBAGENT_USER_ADVICE)
+            ) from None
+        except Refusal as exc:
+            raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+        if found:
+            pools.append(pool)
+        for match in found:
+            if match not in hits:
+                hits.append(match)
+    if not hits:
+        message = "citation %s does not resolve in %s: the quote is not there word for word in that pool " \
+                  "(only whitespace may differ)" % (req, path)
+        extra = hint()
+        raise CitationNotFound(message + (". " + extra if extra else ""))
+    if len(hits) > 1:
+        raise CitationAmbiguous(
+            "citation %s is ambiguous: it matches more than one entry (%s) — extend the quote until it lands on "
+            "exactly one" % (req, ", ".join(str(m) for m in hits)),
+            hits,
+        )
+    hit = hits[0]
+    try:
+        record = load_record(hit.path)
+    except Refusal as exc:
+        raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+    entry = record.entry_at(hit.line)
+    message = entry_text(record, entry, pools) if entry is not None else ""
+    call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
+    return Citation(req.quote, pools, hit.path, hit.line, message, call)
+
+
+def _session_hint(path: str, req: CitationRequest, subagent: bool):
+    def hint() -> str:
+        hints = []
+        if SOURCE_USER in req.sources:
+            hints.append(unresolved_user_hint(path, req.quote, subagent))
+        if SOURCE_TOOL_RESULT in req.sources:
+            hints.append(excluded_result_hint(path, req.quote, subagent))
+        return ". ".join(h for h in hints if h)
+
+    return hint
+
+
+def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, prefilter: bool = True) -> Citation:
+    """Ground ``req`` in the session whose record is at ``path`` (``subagent``: the
+    caller is known to be a sub-agent). Exactly one entry, or a named refusal."""
+    return _resolve(path, req, lambda pool: cite_in_session(path, req.quote, [pool], subagent, prefilter),
+                    _session_hint(path, req, subagent))
+
+
+def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
+    """Ground ``req`` in the one record at ``path`` (its own entries only)."""
+    return _resolve(path, req, lambda pool: cite(path, req.quote, [pool], prefilter),
+                    _session_hint(path, req, False))
+
+
+def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:
+    """Every request in order; the first that does not resolve is raised (never partial)."""
+    return [resolve_citation(path, req) for req in reqs]
+
+
+def _session_may_contain(path: str, needle: Optional[bytes]) -> bool:
+    if needle is None:
+        return True
+    try:
+        records = [path] + descendant_subagent_paths(path)
+    except Refusal:
+        return True
+    return any(file_may_contain(p, needle) for p in records)
+
+
+def session_candidates(current: str, project_dir: str) -> List[str]:
+    """The current record, then the project's other ``*.jsonl`` files newest first
+    (modification time; ties by path)."""
+    candidates = [current] if current else []
+    if not project_dir:
+        return candidates
+    try:
+        names = os.listdir(project_dir)
+    except FileNotFoundError:
+        return candidates
+    except OSError as exc:
+        raise CitedRecordUnreadable("transcript: list sessions in %s: %s" % (project_dir, _os_reason(exc))) from None
+    others = []
+    for name in names:
+        if not name.endswith(cc.TRANSCRIPT_SUFFIX):
+            continue
+        full = os.path.join(project_dir, name)
+        if current and os.path.normpath(full) == os.path.normpath(current):
+            continue
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        if os.path.isdir(full):
+            continue
+        others.append((-st.st_mtime_ns, full))
+    others.sort()
+    return candidates + [full for _, full in others]
+
+
+def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest,
+                            prefilter: bool = True) -> Citation:
+    """Ground ``req`` in a project's sessions: the first (current first, then newest to
+    oldest) that holds the quote answers, and there it must land exactly once.
+    Unreadable records are named when nothing resolves."""
+    _check_request(req)
+    needle = quote_needle(req.quote) if prefilter else None
+    unreadable = []  # type: List[str]
+    for candidate in session_candidates(current, project_dir):
+        if not _session_may_contain(candidate, needle):
+            continue
+        try:
+            matches = cite_in_session(candidate, req.quote, req.sources, prefilter=prefilter)
+        except NoSessionRoot:
+            continue
+        except Refusal as exc:
+            unreadable.append("%s (%s)" % (candidate, exc.message))
+            continue
+        if matches:
+            return resolve_citation(candidate, req, prefilter=prefilter)
+    hint = unresolved_hint(current, req.quote, req.sources) if current else ""
+    if hint:
+        message = "citation %s does not resolve in any session of this project. %s" % (req, hint)
+    else:
+        message = "citation %s does not resolve in any session of this project: the quote is not there word for " \
+                  "word" % (req,)
+    if unreadable:
+        message += "; could not read: " + ", ".join(unreadable)
+    raise CitationNotFound(message)
+
+
+# --- at a line ---------------------------------------------------------------------------
+def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
+    """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
+    there is any; ("", False) for any other entry or no entry."""
+    record = load_record(path)
+    entry = record.entry_at(line)
+    if entry is None or entry.type != cc.TYPE_USER:
+        return "", False
+    bodies = [body for _, body in tool_bodies(record, entry)]
+    if not bodies:
+        return "", False
+    return "\n".join(bodies), True
+
+
+def envelope_at(path: str, line: int) -> List[str]:
+    """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
+    order ([] when it carries none); NoEntryAtLine when the line is no entry."""
+    record = load_record(path)
+    entry = record.entry_at(line)
+    if entry is None:
+        raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
+    return [body for result in tool_results(entry) for body in result_texts(result.content)
+            if has_answer_prefix(body)]

@@ -1,0 +1,189 @@
+"""``links`` and ``index``: the project's links between nodes and its transcript index.
+
+Each parses argv, calls one ``workspace`` function and prints. Exit codes: 0 done; 1 a
+failure of the world (unwritable file, no index entry); 2 a usage error, including an
+unsafe node id (``BadNodeId``) or a node linked to itself (``SelfLink``): each refusal
+carries its own code.
+"""
+
+import os
+from typing import List
+
+from termsprawl_context._output import error_line, write_out, write_path
+from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json
+from termsprawl_context.errors import EXIT_OK, NotFound, Refusal, UsageError
+
+
+def _require_ids(command: str, *values: str) -> None:
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id, shown_id
+
+    for value in values:
+        if not is_safe_id(value):
+            raise BadNodeId("%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN))
+
+
+# --- links ----------------------------------------------------------------------------------
+
+
+def _common(parser) -> None:
+    add_cwd(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _links_parser():
+    parser = command_parser("links", "List, add or remove links between nodes, or list a node's peers. "
+                                      "Exit 2 for an invalid node id or a node linked to itself, "
+                                      "1 when the link file cannot be written.")
+    sub = parser.add_subparsers(dest="action", metavar="list|add|remove|peers")
+    sub.required = True
+    _common(sub.add_parser("list", help="every valid link (ignored link files are named on stderr)"))
+    for name, text in (("add", "link A and B (idempotent; refreshes the discovery markers)"),
+                       ("remove", "remove the link between A and B")):
+        action = sub.add_parser(name, help=text, description=text)
+        action.add_argument("a", metavar="A")
+        action.add_argument("b", metavar="B")
+        _common(action)
+    peers = sub.add_parser("peers", help="the nodes linked to ID")
+    peers.add_argument("node", metavar="ID")
+    _common(peers)
+    return parser
+
+
+def run_links(argv: List[str]) -> int:
+    args = parse(_links_parser(), argv)
+    if args is None:
+        return EXIT_OK
+    return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
+
+
+def _links_list(args) -> int:
+    from termsprawl_context.workspace.links import scan_link_files
+
+    files = scan_link_files(args.cwd)
+    valid = [f for f in files if f.pair is not None]
+    ignored = [f.name for f in files if f.pair is None]
+    if args.json:
+        print_json({"links": [{"a": f.pair.a, "b": f.pair.b, "path": f.path} for f in valid], "ignored": ignored})
+        return EXIT_OK
+    if valid:
+        write_out("".join("%s -- %s\n" % (f.pair.a, f.pair.b) for f in valid))
+    if ignored:
+        error_line("links list: ignored (not valid link files): %s" % ", ".join(ignored))
+    return EXIT_OK
+
+
+def _links_add(args) -> int:
+    from termsprawl_context.workspace.discovery import ensure_context_discovery
+    from termsprawl_context.workspace.links import add_link
+
+    _require_ids("links add", args.a, args.b)
+    try:
+        path = add_link(args.cwd, args.a, args.b)
+    except Refusal as refusal:  # SelfLink (2), LinkWriteFailed (1): the code is the class's
+        error_line("links add: %s" % refusal.message)
+        return refusal.exit_code
+    ensure_context_discovery(args.cwd)  # as the app does when a link is added
+    if args.json:
+        print_json({"linked": sorted([args.a, args.b]), "path": path})
+    else:
+        write_out("linked %s and %s (%s)\n" % (args.a, args.b, os.path.relpath(path, args.cwd)))
+    return EXIT_OK
+
+
+def _links_remove(args) -> int:
+    from termsprawl_context.workspace.links import LinkWriteFailed, SelfLink, link_file_path, peers_of, remove_link
+
+    _require_ids("links remove", args.a, args.b)
+    if args.a == args.b:
+        refusal = SelfLink()
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
+    try:
+        removed = remove_link(args.cwd, args.a, args.b)
+    except LinkWriteFailed as refusal:  # behind a symlink leaving the project, or itself one
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
+    # A hand-written file naming the same pair under another name keeps them linked.
+    still = args.b in peers_of(args.cwd, args.a)
+    if args.json:
+        print_json({"removed": removed, "a": args.a, "b": args.b, "still_linked": still})
+    elif removed:
+        write_out("removed the link between %s and %s\n" % (args.a, args.b))
+    else:
+        write_out("no link file %s (nothing to remove)\n" % os.path.relpath(link_file_path(args.cwd, args.a, args.b),
+                                                                             args.cwd))
+    if still:
+        error_line("links remove: another file in .termsprawl/links still links %s and %s "
+                   "(see `termsprawl-context links list --json`)" % (args.a, args.b))
+    return EXIT_OK
+
+
+def _links_peers(args) -> int:
+    from termsprawl_context.workspace.links import peers_of
+
+    _require_ids("links peers", args.node)
+    peers = peers_of(args.cwd, args.node)
+    if args.json:
+        print_json({"node": args.node, "peers": peers})
+    elif peers:
+        write_out("".join(peer + "\n" for peer in peers))
+    return EXIT_OK
+
+
+# --- index ----------------------------------------------------------------------------------
+
+
+class NoIndexEntry(NotFound):
+    def __init__(self, cwd: str, node: str) -> None:
+        super().__init__("index get: no transcript path recorded for %s in %s" % (node, cwd))
+
+
+class EmptyPath(UsageError):
+    def __init__(self) -> None:
+        super().__init__("index set: the transcript path is empty")
+
+
+class IndexWriteFailed(Refusal):
+    def __init__(self, cwd: str, node: str) -> None:
+        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
+
+        super().__init__("index set: cannot write %s under %s" % (
+            os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node + ".json"), cwd))
+
+
+def _index_parser():
+    parser = command_parser("index", "Read or write the transcript path recorded for a node.")
+    sub = parser.add_subparsers(dest="action", metavar="get|set")
+    sub.required = True
+    get = sub.add_parser("get", help="print the path recorded for NODE (exit 1 when none)")
+    get.add_argument("node", metavar="NODE")
+    add_cwd(get)
+    text = ("record PATH as NODE's transcript, as given: a relative PATH is taken from the project "
+            "directory when read, not from where this runs")
+    put = sub.add_parser("set", help=text, description=text)
+    put.add_argument("node", metavar="NODE")
+    put.add_argument("path", metavar="PATH")
+    add_cwd(put)
+    return parser
+
+
+def run_index(argv: List[str]) -> int:
+    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
+
+    args = parse(_index_parser(), argv)
+    if args is None:
+        return EXIT_OK
+    _require_ids("index " + args.action, args.node)
+    if args.action == "get":
+        recorded = read_transcript_path(args.cwd, args.node)
+        if recorded is None:
+            raise NoIndexEntry(args.cwd, args.node)
+        write_path(recorded)
+        return EXIT_OK
+    if not args.path:
+        raise EmptyPath()
+    if not record_transcript_path(args.cwd, args.node, args.path):
+        raise IndexWriteFailed(args.cwd, args.node)
+    if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
+        error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
+    return EXIT_OK

@@ -1,0 +1,151 @@
+"""The peer walk, once: from a node to its linked peers, each peer's transcript, its
+printable turns and its title. The dump collects what prints from it; ``doctor`` walks
+the same steps and writes each one down, so its verdict is the dump's.
+
+It joins the project's state (``workspace``: links, index, titles) with the transcript
+reader (``transcript.turns``), so it sits beside the layers, above both. The walk runs
+over an injected ``ContextIO``, so tests drive it in-process; ``ProjectIO`` binds it to
+the project's files. It never fails: a peer without an index entry, a readable file or
+printable turns is skipped.
+
+This module is on the dump's path: no ``typing``, ``re`` or ``json`` at import time,
+and the workspace and transcript modules are imported only when a step needs them (a
+run with no peers never loads the transcript reader).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterator, List, Optional
+
+    from termsprawl_context.transcript.turns import Turn
+    from termsprawl_context.workspace.links import LinkFile
+
+PEER_SEPARATOR = "\n---\n"
+
+
+class LinkedPeer(namedtuple("LinkedPeer", "peer link_file")):
+    """A peer of the asking node and the name of the link file that makes it one."""
+
+    __slots__ = ()
+
+
+class PeerVisit(namedtuple("PeerVisit", "peer link_file recorded path turns")):
+    """One step of the walk: the peer, its link file, its index entry as recorded and
+    the path it points at (None without one), and its last printable turns."""
+
+    __slots__ = ()
+
+
+class PeerContext(namedtuple("PeerContext", "peer title turns")):
+    """A peer the dump prints: its id, the title its header shows, its turns."""
+
+    __slots__ = ()
+
+
+class ContextIO(object):
+    """What the walk needs from the world; tests pass their own."""
+
+    def linked_peers(self, self_id: str) -> List[LinkedPeer]:
+        """The peers linked to ``self_id``, in link-file-name order."""
+        raise NotImplementedError
+
+    def recorded_path(self, peer_id: str) -> Optional[str]:
+        """The peer's transcript path as its index entry holds it, or None."""
+        raise NotImplementedError
+
+    def resolve(self, recorded: str) -> str:
+        """Where a recorded path points (relative paths are from the project)."""
+        return recorded
+
+    def turns(self, path: str, limit: Optional[int] = None) -> List[Turn]:
+        """The last ``limit`` printable turns (None: the dump's cap), oldest first."""
+        raise NotImplementedError
+
+    def node_title(self, peer_id: str) -> Optional[str]:
+        raise NotImplementedError
+
+
+def walk_peers(self_id: str, io: ContextIO, limit: Optional[int] = None) -> Iterator[PeerVisit]:
+    """Every linked peer in the dump's order, with its index entry and its last
+    ``limit`` printable turns (None: the dump's cap; [] when it has no entry or
+    nothing printable)."""
+    for linked in io.linked_peers(self_id):
+        recorded = io.recorded_path(linked.peer)
+        path = io.resolve(recorded) if recorded else None
+        turns = io.turns(path, limit) if path else []
+        yield PeerVisit(linked.peer, linked.link_file, recorded, path, turns)
+
+
+def collect(self_id: str, io: ContextIO) -> List[PeerContext]:
+    """The peers the dump prints, in order, with their titles (the id when the project
+    names none). Titles are read only for peers that print."""
+    found = []
+    for visit in walk_peers(self_id, io):
+        if visit.turns:
+            title = io.node_title(visit.peer)
+            found.append(PeerContext(visit.peer, visit.peer if title is None else title, visit.turns))
+    return found
+
+
+def render(found: List[PeerContext]) -> str:
+    """The dump's text for the collected peers, without the final newline."""
+    # Imported only now: a run with nothing to print never loads the transcript reader.
+    from termsprawl_context.transcript.turns import format_linked_context
+
+    return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
+
+
+class ProjectIO(ContextIO):
+    """The walk bound to ``<cwd>/.termsprawl`` and the transcripts it names."""
+
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self._link_files = None  # type: Optional[List[LinkFile]]
+
+    def link_files(self) -> List[LinkFile]:
+        """Every ``*.json`` entry of the links folder, valid or not; read once."""
+        if self._link_files is None:
+            from termsprawl_context.workspace.links import scan_link_files
+
+            self._link_files = scan_link_files(self.cwd)
+        return self._link_files
+
+    def linked_peers(self, self_id: str) -> List[LinkedPeer]:
+        from termsprawl_context.workspace.ids import is_safe_id
+
+        if not is_safe_id(self_id):
+            return []
+        found = []
+        # Every valid link naming self, in file order, duplicates kept (as peers_of).
+        for f in self.link_files():
+            if f.pair is None:
+                continue
+            if f.pair.a == self_id:
+                found.append(LinkedPeer(f.pair.b, f.name))
+            elif f.pair.b == self_id:
+                found.append(LinkedPeer(f.pair.a, f.name))
+        return found
+
+    def recorded_path(self, peer_id: str) -> Optional[str]:
+        from termsprawl_context.workspace.index import read_transcript_path
+
+        return read_transcript_path(self.cwd, peer_id)
+
+    def resolve(self, recorded: str) -> str:
+        from termsprawl_context.workspace.index import resolve_transcript_path
+
+        return resolve_transcript_path(self.cwd, recorded)
+
+    def turns(self, path: str, limit: Optional[int] = None) -> List[Turn]:
+        from termsprawl_context.transcript.turns import read_turns
+
+        return read_turns(path) if limit is None else read_turns(path, limit)
+
+    def node_title(self, peer_id: str) -> Optional[str]:
+        from termsprawl_context.workspace.titles import node_title
+
+        return node_title(self.cwd, peer_id)

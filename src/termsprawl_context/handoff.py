@@ -1,0 +1,442 @@
+"""The intent-carrying hand-off: what a peer was asked to do and what it answered.
+
+The bare dump prints the last 40 user/assistant lines as they are, so the person's own
+instructions drown under tool narration, and harness text (compaction summaries, slash
+command envelopes, ``isMeta`` bodies, inline sub-agent turns) prints as the peer's. The
+hand-off keeps only the peer's own conversation, as the record model classifies it
+(``transcript.entry.speaker``): the person's typed prompts and the assistant's text.
+
+Which turns (``select_turns``): the last ``window`` turns, plus the person's last
+``prompts`` prompts even when they are older than the window (they are what the peer
+was asked to do), plus the peer's last answer. The transcript is read backwards and
+reading stops as soon as all three are known, so the cost follows the tail, not the
+file. ``--all`` (``tools=True``) adds tool calls and results as one-line summaries.
+
+How much text (``share``): a total character budget, shared fairly (max-min) across
+peers and then across each peer's turns, so short prompts stay whole and only the
+longest texts are cut, on code-point boundaries, with a visible marker.
+
+Two renderings: Markdown in which no transcript text can forge a section or a turn
+(every turn's text, and every peer's block, sits in a backtick fence longer than any
+backtick run inside it, so no content can close it), and JSON.
+
+This module joins the transcript reader with what the caller knows of peers (ids,
+titles, paths); it reads no project state itself. Pure functions over plain tuples,
+the reading at the edges.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from termsprawl_context.jsonl import BLOCK_SIZE, iter_lines_reverse, open_regular, parse_object
+from termsprawl_context.transcript import entry as records
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, Iterable, List, Optional, Sequence
+
+DEFAULT_TURNS = 40  # the dump's own window
+DEFAULT_MAX_CHARS = 20000  # all peers' turn texts together: about 5,000 tokens
+PROMPTS_KEPT = 3  # the person's last prompts, kept whatever the window
+TOOL_SUMMARY_CHARS = 160  # one line for a tool call or result under --all
+
+ROLE_USER = "user"  # the person
+ROLE_ASSISTANT = "assistant"
+ROLE_TOOL_CALL = "tool_call"
+ROLE_TOOL_RESULT = "tool_result"
+ROLES = (ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL_CALL, ROLE_TOOL_RESULT)
+
+FORMAT_MARKDOWN = "markdown"
+FORMAT_JSON = "json"
+FORMATS = (FORMAT_MARKDOWN, FORMAT_JSON)
+
+PEER_HEADING = "# linked context from "  # the dump's own heading, kept for readers that know it
+SESSION_HEADING = "# session "
+PEER_SEPARATOR = "\n---\n"
+PEER_FENCE_INFO = "peer"
+TURN_FENCE_INFO = "text"
+MIN_FENCE = 3
+CUT_MARKER = "[cut: %d of %d characters shown]"
+
+# Characters that end a line for some reader (CommonMark, Python's splitlines, terminals):
+# a heading's own text (a title, a timestamp) loses them so it stays one line.
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
+    """One turn of a hand-off: ``role`` one of ``ROLES``; ``text`` (cut to its share
+    when ``cut``); ``chars`` the full text's length in code points; ``line`` the
+    1-based physical line (0 until counted), ``offset`` the line's byte offset."""
+
+    __slots__ = ()
+
+
+class PeerHandoff(namedtuple("PeerHandoff", "id title path turns")):
+    """One peer's (or one session's) turns, oldest first."""
+
+    __slots__ = ()
+
+
+# --- one entry -> its turns -----------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _clip(text: str, limit: int = TOOL_SUMMARY_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+# The input field that says the most about a call, for the common tools.
+_INPUT_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt")
+
+
+def tool_call_summary(call: records.ToolCall) -> str:
+    """``<name> <what it was asked>`` on one line: the first telling input field, else
+    the input as compact JSON."""
+    data = call.input
+    detail = ""
+    if isinstance(data, dict):
+        for key in _INPUT_KEYS:
+            value = data.get(key)
+            if isinstance(value, str) and value.strip():
+                detail = value
+                break
+        else:
+            if data:
+                import json
+
+                detail = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _clip(_one_line(("%s %s" % (call.name or "?", detail)).strip()))
+
+
+def tool_result_summary(result: records.ToolResult) -> str:
+    """``error: `` when the harness says so, the first non-blank line of the output,
+    and how many lines it had."""
+    bodies = records.result_texts(result.content)
+    lines = "\n".join(bodies).split("\n") if bodies else []
+    first = next((line for line in lines if line.strip()), "")
+    text = _one_line(first) or "(no output)"
+    if len(lines) > 1:
+        text += " (%d lines)" % len(lines)
+    return _clip(("error: " if result.is_error else "") + text)
+
+
+def entry_turns(entry: records.Entry, tools: bool = False) -> List[HandoffTurn]:
+    """The turns one entry contributes, in block order: the person's typed text, the
+    assistant's text, and (with ``tools``) one summary per tool call and result.
+    Sidechain, meta, compaction and harness-injected entries contribute nothing."""
+    who = records.speaker(entry)
+    found = []
+    if who == records.PERSON:
+        text = "\n".join(records.typed_texts(entry))
+        if text:
+            found.append((ROLE_USER, text))
+    elif who == records.ASSISTANT:
+        text = records.assistant_text(entry)
+        if text:
+            found.append((ROLE_ASSISTANT, text))
+        if tools:
+            found.extend((ROLE_TOOL_CALL, tool_call_summary(call)) for call in records.tool_calls(entry))
+    if tools and who in (records.PERSON, records.TOOL_RESULT):
+        found.extend((ROLE_TOOL_RESULT, tool_result_summary(res)) for res in records.tool_results(entry))
+    return [
+        HandoffTurn(role, text, entry.timestamp, entry.uuid, entry.line, entry.offset, False, len(text))
+        for role, text in found
+    ]
+
+
+# --- which turns ------------------------------------------------------------------------------
+
+
+def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMPTS_KEPT) -> List[HandoffTurn]:
+    """The last ``window`` turns, the person's last ``prompts`` prompts and the last
+    assistant answer, in their order. ``turns`` may be any suffix of the conversation
+    that holds all three (``_Collector.done``): the answer is the same."""
+    keep = set(range(max(0, len(turns) - window), len(turns)))
+    persons = 0
+    answered = False
+    for i in range(len(turns) - 1, -1, -1):
+        role = turns[i].role
+        if role == ROLE_USER and persons < prompts:
+            keep.add(i)
+            persons += 1
+        elif role == ROLE_ASSISTANT and not answered:
+            keep.add(i)
+            answered = True
+        if persons >= prompts and answered:
+            break
+    return [turns[i] for i in sorted(keep)]
+
+
+class _Collector(object):
+    """Turns gathered from the end backwards, until the window, the prompts and the
+    answer are all known. Entries seen twice (one uuid on two lines) count once, at
+    their last line, as ``assemble`` keeps them."""
+
+    def __init__(self, window: int, prompts: int, tools: bool) -> None:
+        self.window, self.prompts, self.tools = window, prompts, tools
+        self.turns = []  # latest first
+        self.persons = 0
+        self.answered = False
+        self.seen = set()
+
+    def add(self, entry: records.Entry) -> None:
+        if entry.uuid:
+            if entry.uuid in self.seen:
+                return
+            self.seen.add(entry.uuid)
+        for turn in reversed(entry_turns(entry, self.tools)):
+            self.turns.append(turn)
+            if turn.role == ROLE_USER:
+                self.persons += 1
+            elif turn.role == ROLE_ASSISTANT:
+                self.answered = True
+
+    def done(self) -> bool:
+        return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
+
+
+def read_turns_backward(
+    path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
+) -> List[HandoffTurn]:
+    """The hand-off's turns of the transcript at ``path`` (uncut, ``line`` 0), read from
+    its end and stopping as soon as the selection is known. Raises OSError when the
+    file cannot be opened as a regular file or read."""
+    collector = _Collector(window, prompts, tools)
+    with open_regular(path) as f:
+        for offset, raw in iter_lines_reverse(f):
+            record = parse_object(raw)
+            if record is None:
+                continue
+            collector.add(records.entry_of(record, 0, offset))
+            if collector.done():
+                break
+    collector.turns.reverse()
+    return select_turns(collector.turns, window, prompts)
+
+
+def read_turns_forward(
+    path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
+) -> List[HandoffTurn]:
+    """The same selection from one forward pass over every line, with line numbers:
+    the plain algorithm, kept as the oracle of ``read_turns_backward``."""
+    from termsprawl_context.jsonl import iter_lines
+
+    last = {}
+    entries = []
+    with open_regular(path) as f:
+        for line in iter_lines(f):
+            record = parse_object(line.raw)
+            if record is None:
+                continue
+            entry = records.entry_of(record, line.number, line.offset)
+            if entry.uuid:
+                last[entry.uuid] = len(entries)
+            entries.append(entry)
+    turns = []
+    for i, entry in enumerate(entries):
+        if entry.uuid and last[entry.uuid] != i:
+            continue
+        turns.extend(entry_turns(entry, tools))
+    return select_turns(turns, window, prompts)
+
+
+def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
+    """``turns`` with ``line`` filled from their offsets: one forward count of the
+    newlines before the last offset (the one cost that grows with the file; only the
+    JSON form pays it). Turns are returned unchanged when the file cannot be read."""
+    wanted = sorted({t.offset for t in turns if t.offset >= 0})
+    if not wanted:
+        return list(turns)
+    lines = {}
+    try:
+        with open_regular(path) as f:
+            newlines = 0
+            pos = 0
+            buf = bytearray(BLOCK_SIZE * 16)
+            view = memoryview(buf)
+            i = 0
+            while i < len(wanted):
+                got = f.readinto(view)
+                if not got:
+                    break
+                end = pos + got
+                while i < len(wanted) and wanted[i] <= end:
+                    lines[wanted[i]] = newlines + buf.count(b"\n", 0, wanted[i] - pos) + 1
+                    i += 1
+                newlines += buf.count(b"\n", 0, got)
+                pos = end
+            view.release()
+    except OSError:
+        return list(turns)
+    return [t._replace(line=lines.get(t.offset, t.line)) for t in turns]
+
+
+# --- how much text -----------------------------------------------------------------------------
+
+
+def share(sizes: Sequence[int], budget: int) -> List[int]:
+    """A max-min fair split of ``budget`` among claims of ``sizes``: no one gets more
+    than it asks, and what a small claim leaves goes to the larger ones. The parts sum
+    to exactly ``min(budget, sum(sizes))``."""
+    parts = [0] * len(sizes)
+    remaining = max(0, budget)
+    order = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
+    for rank, i in enumerate(order):
+        give = min(sizes[i], remaining // (len(order) - rank))
+        parts[i] = give
+        remaining -= give
+    return parts
+
+
+def cut_turn(turn: HandoffTurn, allowed: int) -> HandoffTurn:
+    """``turn`` with its text cut to ``allowed`` code points (marked ``cut``)."""
+    if len(turn.text) <= allowed:
+        return turn
+    return turn._replace(text=turn.text[:allowed], cut=True)
+
+
+def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHandoff]:
+    """Cut the peers' turn texts so that together they hold at most ``max_chars``
+    characters: shared fairly across peers, then across each peer's turns."""
+    wanted = [sum(len(t.text) for t in peer.turns) for peer in peers]
+    result = []
+    for peer, allowed in zip(peers, share(wanted, max_chars)):
+        parts = share([len(t.text) for t in peer.turns], allowed)
+        result.append(peer._replace(turns=[cut_turn(t, n) for t, n in zip(peer.turns, parts)]))
+    return result
+
+
+def build_handoff(
+    peers: Iterable[Any],
+    window: int = DEFAULT_TURNS,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    prompts: int = PROMPTS_KEPT,
+    tools: bool = False,
+    lines: bool = False,
+) -> List[PeerHandoff]:
+    """The hand-off of ``peers`` (``(id, title, path)`` each, in the caller's order):
+    every readable peer with at least one turn, its turns selected, the whole cut to
+    ``max_chars``; with ``lines``, line numbers counted. Fails open as the dump does:
+    an unreadable transcript or one with no turn leaves its peer out."""
+    found = []
+    for peer_id, title, path in peers:
+        try:
+            turns = read_turns_backward(path, window, prompts, tools)
+        except OSError:
+            continue
+        if not turns:
+            continue
+        if lines:
+            turns = number_lines(path, turns)
+        found.append(PeerHandoff(peer_id, title, path, turns))
+    return apply_budget(found, max_chars)
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def one_line(text: Any) -> str:
+    """``text`` as one line for a heading: line breaks and other control characters
+    become spaces."""
+    if not isinstance(text, str):
+        return ""
+    return "".join(" " if (c in _LINE_BREAKS or ord(c) < 0x20 or ord(c) == 0x7F) else c for c in text)
+
+
+def longest_backtick_run(text: str) -> int:
+    """The length of the longest run of backticks in ``text``."""
+    best = run = 0
+    for c in text:
+        if c == "`":
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    return best
+
+
+def fence_for(*texts: str) -> str:
+    """A backtick fence no content among ``texts`` can close: longer than any backtick
+    run in them (at least three)."""
+    return "`" * max(MIN_FENCE, max((longest_backtick_run(t) for t in texts), default=0) + 1)
+
+
+def _turn_heading(turn: HandoffTurn) -> str:
+    parts = ["## " + turn.role]
+    if turn.timestamp:
+        parts.append(one_line(turn.timestamp))
+    return " \u00b7 ".join(parts)
+
+
+def _turn_block(turn: HandoffTurn) -> List[str]:
+    fence = fence_for(turn.text)
+    lines = [_turn_heading(turn), fence + TURN_FENCE_INFO, turn.text, fence]
+    if turn.cut:
+        lines.append(CUT_MARKER % (len(turn.text), turn.chars))
+    return lines
+
+
+def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
+    """One peer's block: the heading and transcript path on lines of their own, then
+    the turns inside one peer fence, each turn's text inside its own fence. The peer
+    fence is longer than every line inside it can hold, the turn fences longer than
+    any backtick run in their text: no text closes a fence, so none can start a
+    section or a turn."""
+    body = []
+    for turn in peer.turns:
+        body.extend(_turn_block(turn))
+    inner = "\n".join(body)
+    fence = fence_for(inner)
+    head = "%s%s (%s)" % (heading, one_line(peer.title), one_line(peer.id))
+    lines = [head, "transcript: " + one_line(peer.path), fence + PEER_FENCE_INFO, inner, fence]
+    return "\n".join(lines)
+
+
+def format_markdown(peers: Sequence[PeerHandoff], heading: str = PEER_HEADING) -> str:
+    """Every peer's block, separated by ``---`` lines; "" when there are none."""
+    return PEER_SEPARATOR.join(format_peer_markdown(peer, heading) for peer in peers)
+
+
+def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
+    """The hand-off as plain JSON-ready data."""
+    return {
+        "peers": [
+            {
+                "id": peer.id,
+                "title": peer.title,
+                "transcript": peer.path,
+                "turns": [
+                    {
+                        "role": t.role,
+                        "text": t.text,
+                        "timestamp": t.timestamp,
+                        "uuid": t.uuid,
+                        "line": t.line,
+                        "cut": t.cut,
+                        "chars": t.chars,
+                    }
+                    for t in peer.turns
+                ],
+            }
+            for peer in peers
+        ]
+    }
+
+
+def format_json(peers: Sequence[PeerHandoff]) -> str:
+    """The hand-off as one JSON document (one line)."""
+    import json
+
+    return json.dumps(handoff_data(peers), ensure_ascii=False)
+
+
+def render(peers: Sequence[PeerHandoff], fmt: str, heading: str = PEER_HEADING) -> str:
+    """The hand-off in ``fmt`` (one of ``FORMATS``), without a trailing newline."""
+    if fmt == FORMAT_JSON:
+        return format_json(peers)
+    return format_markdown(peers, heading)

@@ -1,0 +1,324 @@
+"""Background sub-agents as one record shows them: launches, ends, what is still running,
+and a cursor that reads only what was appended since the last call.
+
+A launch is an ``Agent``/``Task`` call run in the background whose receipt names the
+agent (``agentId: <id>`` in a result that says it launched); an end is a
+``<task-notification>`` carrying a terminal status. Every signal has a stable key (the
+uuid of the entry that carried it, or a hash of the notification), so a caller folding
+signals from many reads never counts one twice.
+
+Fail closed: a line that will not parse is "unknown", never a guess. The whole read
+raises ``SignalsUnknown``; the cursor raises it too and the caller keeps its old cursor,
+so the same lines are read again next time. Rules and messages are the Go reference's
+(``agent_signals_cursor.go``, ``read.go``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections import namedtuple
+
+from termsprawl_context import jsonl
+from termsprawl_context.errors import NotFound
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+    from termsprawl_context.transcript.entry import Entry
+
+LAUNCHED = "launched"  # a background Agent call whose receipt returned the agent's id
+ENDED = "ended"  # a <task-notification> for the agent with a terminal status
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one line, its newline included
+FINGERPRINT_HEAD = 256  # bytes of the record's start in a cursor's check
+FINGERPRINT_TAIL = 4096  # bytes before the cursor's offset in its check
+# A line holding none of these (nor an awaited call's id) cannot carry a signal: the
+# cursor only checks that it is JSON instead of decoding it.
+SIGNAL_KEYWORDS = (b"run_in_background", b"task-notification", b"agentId")
+
+_AGENT_ID = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
+_TASK_ID = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
+_STATUS = re.compile(r"<status>\s*([a-z_]+)\s*</status>")
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000"
+
+
+class SignalsUnknown(NotFound):
+    """The record could not be read to its end as records: what it says is unknown (a
+    caller must judge every agent rather than assume none is running)."""
+
+    def __init__(self, message: str, cursor: Optional["AgentSignalCursor"] = None) -> None:
+        super().__init__(message)
+        self.cursor = cursor
+
+
+class AgentSignal(namedtuple("AgentSignal", "kind agent_id status key")):
+    """One fact about a background agent: LAUNCHED or ENDED, its id, the terminal status
+    ("" for a launch), and the key of the record that carried it."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "agentId": self.agent_id, "status": self.status, "key": self.key}
+
+
+class AgentSignalCursor(namedtuple("AgentSignalCursor", "path offset check background")):
+    """How far a record's signals have been read: the record, the byte after the last
+    line read, the fingerprint of the bytes behind that offset, and the background calls
+    launched whose receipt has not been read yet (sorted)."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        data = {"path": self.path, "offset": self.offset}
+        if self.check:
+            data["check"] = self.check
+        if self.background:
+            data["background"] = list(self.background)
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> "AgentSignalCursor":
+        """A cursor from its JSON form; anything malformed reads as the zero cursor
+        (which starts over: never worse than a whole read)."""
+        if not isinstance(data, dict):
+            return cls("", 0, "", ())
+        path, offset, check = data.get("path"), data.get("offset"), data.get("check", "")
+        background = data.get("background", [])
+        if not isinstance(path, str) or not isinstance(offset, int) or isinstance(offset, bool):
+            return cls("", 0, "", ())
+        if not isinstance(check, str) or not isinstance(background, list) or \
+                not all(isinstance(b, str) for b in background):
+            return cls("", 0, "", ())
+        return cls(path, offset, check, tuple(sorted(background)))
+
+
+def start_cursor(path: str) -> AgentSignalCursor:
+    return AgentSignalCursor(path, 0, "", ())
+
+
+# --- one entry's signals ---------------------------------------------------------------------
+def _is_background(call_input: object) -> bool:
+    if not isinstance(call_input, dict):
+        return False
+    flag = call_input.get(cc.INPUT_RUN_IN_BACKGROUND)
+    return flag is True or flag == "true"
+
+
+def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
+    if not text.strip(_GO_SPACE).startswith(cc.TASK_NOTIFICATION_OPEN):
+        return None
+    task, status = _TASK_ID.search(text), _STATUS.search(text)
+    if task is None or status is None or status.group(1) not in cc.TASK_TERMINAL_STATUSES:
+        return None
+    agent = task.group(1)
+    key = uuid or hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8].hex()
+    return AgentSignal(ENDED, agent, status.group(1), "%s:%s" % (key, agent))
+
+
+def _notification_texts(entry: Entry) -> List[str]:
+    if entry.type == cc.TYPE_ATTACHMENT:
+        attachment = entry.attachment
+        if isinstance(attachment, dict) and attachment.get("type") == cc.QUEUED_COMMAND \
+                and attachment.get("commandMode") == cc.TASK_NOTIFICATION_MODE:
+            prompt = attachment.get("prompt")
+            if isinstance(prompt, str):
+                return [prompt]
+        return []
+    return []
+
+
+def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
+    """Add the signals ``entry`` carries to ``out``, updating the background calls still
+    ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
+    if entry.type == cc.TYPE_ASSISTANT:
+        for call in tool_calls(entry):
+            if call.id and call.name in cc.DELEGATION_TOOLS and _is_background(call.input):
+                awaited.add(call.id)
+        return
+    if entry.type == cc.TYPE_ATTACHMENT:
+        for text in _notification_texts(entry):
+            signal = _notification(text, entry.uuid)
+            if signal is not None:
+                out.append(signal)
+        return
+    if entry.type != cc.TYPE_USER:
+        return
+    content = entry.content
+    if isinstance(content, str):
+        signal = _notification(content, entry.uuid)
+        if signal is not None:
+            out.append(signal)
+        return
+    if not isinstance(content, list):
+        return
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            signal = _notification(block["text"], entry.uuid)
+            if signal is not None:
+                out.append(signal)
+        elif kind == "tool_result":
+            use_id = block.get("tool_use_id")
+            if not isinstance(use_id, str) or use_id not in awaited:
+                continue
+            awaited.discard(use_id)
+            if block.get("is_error") is True:
+                continue
+            for body in result_texts(block.get("content")):
+                found = _AGENT_ID.search(body)
+                if found is not None and cc.AGENT_LAUNCH_WORD in body:
+                    out.append(AgentSignal(LAUNCHED, found.group(1), "", "%s:%s" % (entry.uuid, found.group(1))))
+                    break
+
+
+def running(signals: Iterable[AgentSignal]) -> Set[str]:
+    """The agents launched with no LATER end: the fold of ``signals`` in order."""
+    alive = set()  # type: Set[str]
+    for signal in signals:
+        if signal.kind == LAUNCHED:
+            alive.add(signal.agent_id)
+        elif signal.kind == ENDED:
+            alive.discard(signal.agent_id)
+    return alive
+
+
+# --- reading ------------------------------------------------------------------------------
+def _decode(raw: bytes) -> Tuple[bool, Optional[Entry]]:
+    """(parsed, entry) of one non-blank line: parsed False when it is not JSON or not a
+    record (a kept field of the wrong type)."""
+    try:
+        value = jsonl.loads_strict(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return False, None
+    if value is None:
+        value = {}
+    entry = decode_entry(value)
+    return entry is not None, entry
+
+
+def _open(path: str, opener: Optional[Callable]):
+    try:
+        return (opener or jsonl.open_regular)(path)
+    except OSError as exc:
+        raise SignalsUnknown("transcript: open %s: %s" % (path, exc.strerror or exc)) from None
+
+
+def background_agent_signals(path: str, opener: Optional[Callable] = None) -> List[AgentSignal]:
+    """Every background-agent signal of the record at ``path``, in order. Every line is
+    decoded: one that will not parse makes the answer unknown (SignalsUnknown)."""
+    signals = []  # type: List[AgentSignal]
+    awaited = set()  # type: Set[str]
+    with _open(path, opener) as f:
+        for raw in _lines(f, path):
+            body = raw.strip()
+            if not body:
+                continue
+            parsed, entry = _decode(body)
+            if not parsed:
+                raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
+            fold_entry(entry, awaited, signals)
+    return signals
+
+
+def running_background_agents(path: str) -> Set[str]:
+    """The ids of the background agents the record shows as still running."""
+    return running(background_agent_signals(path))
+
+
+def _lines(f, path: str):
+    """Each line with its newline (the last one maybe without), bounded."""
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE_BYTES:
+            raise SignalsUnknown("transcript: read %s: a record is longer than %d bytes" % (path, MAX_LINE_BYTES))
+        yield raw
+
+
+def _read_at(f, start: int, size: int) -> bytes:
+    f.seek(start)
+    return f.read(size)
+
+
+def _fingerprint(head: bytes, tail: bytes) -> str:
+    return hashlib.sha256(head + tail).hexdigest()
+
+
+def fingerprint(f, offset: int) -> str:
+    """The check of a cursor at ``offset``: SHA-256 (hex) of the first <=256 bytes, then
+    the last <=4096 bytes before the offset (the two may overlap)."""
+    return _fingerprint(_read_at(f, 0, min(offset, FINGERPRINT_HEAD)),
+                        _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL)))
+
+
+def background_agent_signals_since(path: str, cursor: Optional[AgentSignalCursor] = None,
+                                   opener: Optional[Callable] = None) -> Tuple[List[AgentSignal], AgentSignalCursor]:
+    """The signals of the lines after ``cursor`` and the cursor past them.
+
+    A cursor for another path, past the end, or whose check no longer matches the bytes
+    behind its offset (the record was rewritten) starts over from byte 0. Only what was
+    appended is read, plus the fingerprint's 4 KiB window. A line that will not parse
+    (a torn last line included) raises SignalsUnknown carrying the ORIGINAL cursor."""
+    cur = cursor if cursor is not None else start_cursor(path)
+    with _open(path, opener) as f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+        except OSError as exc:
+            raise SignalsUnknown("transcript: stat %s: %s" % (path, exc.strerror), cur) from None
+        offset = cur.offset
+        awaited = set(cur.background)
+        head = tail = b""
+        if cur.path != path or offset < 0 or offset > size:
+            offset, awaited = 0, set()
+        elif offset > 0:
+            head = _read_at(f, 0, min(offset, FINGERPRINT_HEAD))
+            tail = _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL))
+            if not cur.check or _fingerprint(head, tail) != cur.check:
+                offset, awaited, head, tail = 0, set(), b"", b""
+        f.seek(offset)
+        start = offset
+        signals = []  # type: List[AgentSignal]
+        first = bytearray()  # the first bytes read now: the head, when reading from near 0
+        last = bytearray()  # the last bytes read now: the new tail window
+        for raw in _lines(f, path):
+            _fold_line(raw, path, awaited, signals, cur)
+            if len(first) < FINGERPRINT_HEAD:
+                first += raw[: FINGERPRINT_HEAD - len(first)]
+            last += raw
+            if len(last) > FINGERPRINT_TAIL:
+                del last[: len(last) - FINGERPRINT_TAIL]
+            offset += len(raw)
+        if offset == 0:
+            return signals, AgentSignalCursor(path, 0, "", tuple(sorted(awaited)))
+        # The new check from bytes already in hand: the old head and tail are contiguous
+        # with what was read after them, so nothing is read twice.
+        if len(head) == start:
+            head = (head + bytes(first))[:FINGERPRINT_HEAD]
+        check = _fingerprint(head, (tail + bytes(last))[-FINGERPRINT_TAIL:])
+    return signals, AgentSignalCursor(path, offset, check, tuple(sorted(awaited)))
+
+
+def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSignal], cur: AgentSignalCursor) -> None:
+    body = raw.strip()
+    if not body:
+        return
+    if any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
+        parsed, entry = _decode(body)
+        if not parsed:
+            raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
+        fold_entry(entry, awaited, signals)
+        return
+    # No signal can be on this line: only that it is JSON matters (a torn line is not).
+    try:
+        jsonl.loads_strict(body.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur) from None

@@ -1,0 +1,285 @@
+"""Which shell commands print the agent's own record back (the citations' echo rule).
+
+A tool result is citable as tool output only when the command that produced it did
+something in the world; a command that prints model-written text back (git's history,
+which carries commit messages, or this product's own commands, which print transcript
+text) would let an agent cite its own words as evidence. The seed leaves the decision
+to a classifier and fails closed without one; this is that classifier.
+
+The whole command line is read with ``shlex``: every simple command between ``&&``,
+``||``, ``;``, ``|``, ``&``, newlines, parentheses and backticks is judged, through
+``sh -c`` / ``bash -c`` / ``eval`` scripts, ``env`` and other prefix wrappers, and with
+redirections set apart (a read redirection's target still names a path). A command that
+will not tokenise is an echo unless it is blank: what cannot be read is not trusted.
+
+Known holes, as the seed lists them: paths built by ``$(...)`` or variables, git aliases,
+interpreters reading the history (``python -c``), ``git branch -v``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterator, List
+
+# git subcommands that print commit messages, notes, tags or stashes (the notes' table).
+GIT_HISTORY_SUBCOMMANDS = frozenset(
+    "log show reflog cat-file shortlog format-patch whatchanged notes rev-list for-each-ref tag stash "
+    "blame describe var show-branch".split()
+)
+# git's global options that take the next word as their value.
+GIT_VALUE_OPTIONS = frozenset(
+    "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path".split()
+)
+# sloprail's own tools (the reference's rule): `sr` and every `sr-*`.
+SLOPRAIL_BINARY = "sr"
+SLOPRAIL_PREFIX = "sr-"
+
+# This product, under every name its artifact is run by.
+PRODUCT_NAME = "termsprawl-context"
+PRODUCT_MODULE = "termsprawl_context"
+ARTIFACT_SUFFIX = ".pyz"
+# Our commands that print no transcript text. Every other command of ours (the dump,
+# assemble, cite, query, result-at, sessions, ... and any added later) is an echo:
+# the list of safe ones is the short one, so a new command fails closed.
+PRODUCT_SILENT_COMMANDS = frozenset(
+    "locate fresh find init hook links index agents --version --help -h".split()
+)
+
+SHELLS = frozenset("sh bash zsh dash ksh ash mksh".split())
+# Prefix commands that run the rest of their words as a command (option words skipped;
+# the ones listed take a value).
+WRAPPERS = frozenset("env sudo command exec nohup time nice builtin stdbuf timeout xargs doas".split())
+_WRAPPER_VALUE_OPTIONS = {
+    "env": frozenset("-u --unset -C --chdir -S --split-string".split()),
+    "sudo": frozenset("-u --user -g --group -C -D -h -p -r -t -U".split()),
+    "nice": frozenset("-n --adjustment".split()),
+    "stdbuf": frozenset("-i -o -e".split()),
+    "timeout": frozenset("-s --signal -k --kill-after".split()),
+    "xargs": frozenset("-I -L -n -P -s -d -a -E".split()),
+}
+PYTHONS = ("python", "python3", "pypy", "pypy3")
+
+_OPERATOR_CHARS = ";&|()<>\n`"
+_MAX_DEPTH = 8  # sh -c nesting followed this deep; deeper is an echo (fail closed)
+
+
+def _strip_comments(command: str) -> str:
+    """``command`` without its comments: an unquoted ``#`` that starts a word runs to
+    the end of its line (the newline kept, so the next line is still a command)."""
+    out = []
+    quote = ""
+    i, n = 0, len(command)
+    at_word_start = True
+    while i < n:
+        c = command[i]
+        if quote:
+            out.append(c)
+            if c == "\\" and quote == '"' and i + 1 < n:
+                out.append(command[i + 1])
+                i += 1
+            elif c == quote:
+                quote = ""
+            i += 1
+            continue
+        if c == "\\" and i + 1 < n:
+            out.append(c + command[i + 1])
+            i += 2
+            at_word_start = False
+            continue
+        if c == "#" and at_word_start:
+            end = command.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c in "'\"":
+            quote = c
+        out.append(c)
+        at_word_start = c in " \t\r" or c in _OPERATOR_CHARS
+        i += 1
+    return "".join(out)
+
+
+def _tokens(command: str) -> List[str]:
+    lexer = shlex.shlex(_strip_comments(command), posix=True, punctuation_chars=_OPERATOR_CHARS)
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    return list(lexer)
+
+
+def _is_operator(token: str) -> bool:
+    return bool(token) and all(c in _OPERATOR_CHARS for c in token)
+
+
+class _Simple(object):
+    """One simple command: its words and the targets of its read redirections."""
+
+    __slots__ = ("words", "reads")
+
+    def __init__(self) -> None:
+        self.words = []  # type: List[str]
+        self.reads = []  # type: List[str]
+
+
+def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
+    current = _Simple()
+    pending_redirect = ""
+    for token in tokens:
+        if _is_operator(token):
+            if "<" in token or ">" in token:
+                # An fd number before the operator (2>file) is not a word of the command.
+                if current.words and current.words[-1].isdigit():
+                    current.words.pop()
+                pending_redirect = token
+                continue
+            if current.words or current.reads:
+                yield current
+            current = _Simple()
+            pending_redirect = ""
+            continue
+        if pending_redirect:
+            # `<file` reads it; `<<EOF` and `<<<word` are text, `>file` is written.
+            if "<" in pending_redirect and "<<" not in pending_redirect and "&" not in pending_redirect:
+                current.reads.append(token)
+            pending_redirect = ""
+            continue
+        current.words.append(token)
+    if current.words or current.reads:
+        yield current
+
+
+def names_git_path(word: str) -> bool:
+    """Whether a word names a path inside a ``.git`` directory (or the directory): after
+    ``-opt=value`` becomes ``value`` and backslashes become slashes."""
+    if word.startswith("-") and "=" in word:
+        word = word.split("=", 1)[1]
+    word = word.replace("\\", "/")
+    return word == ".git" or word.startswith(".git/") or "/.git/" in word or word.endswith("/.git")
+
+
+def _binary_name(word: str) -> str:
+    return os.path.basename(word.replace("\\", "/"))
+
+
+def _git_subcommand(args: List[str]) -> str:
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in GIT_VALUE_OPTIONS:
+            i += 2
+            continue
+        if arg.startswith("-"):
+            i += 1
+            continue
+        return arg
+    return ""
+
+
+def _skip_assignments(words: List[str]) -> List[str]:
+    i = 0
+    while i < len(words) and "=" in words[i] and not words[i].startswith("=") and words[i].split("=", 1)[0].replace(
+        "_", "a"
+    ).isalnum():
+        i += 1
+    return words[i:]
+
+
+def _unwrap(words: List[str]) -> List[str]:
+    """The words of the command a prefix wrapper (env, sudo, nohup, ...) runs."""
+    for _ in range(_MAX_DEPTH):
+        words = _skip_assignments(words)
+        if not words or _binary_name(words[0]) not in WRAPPERS:
+            return words
+        name = _binary_name(words[0])
+        value_options = _WRAPPER_VALUE_OPTIONS.get(name, frozenset())
+        i = 1
+        while i < len(words) and words[i].startswith("-"):
+            if words[i] == "--":
+                i += 1
+                break
+            i += 2 if words[i] in value_options else 1
+        if name == "timeout" and i < len(words):
+            i += 1  # the duration
+        words = words[i:]
+    return words
+
+
+def _shell_script(args: List[str]) -> str:
+    """The script of ``sh -c SCRIPT`` (None when the shell is not given ``-c``)."""
+    seen_c = False
+    for arg in args:
+        if not seen_c:
+            if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+                seen_c = True
+            elif arg.startswith("-") or arg.startswith("+"):
+                continue
+            else:
+                return None  # `sh script.sh`: a file we cannot see into
+            continue
+        return arg
+    return None
+
+
+def _product_subcommand(words: List[str]) -> str:
+    """The subcommand an invocation of this product runs ("" for the dump), or None
+    when the words do not run this product."""
+    name = _binary_name(words[0])
+    if name == PRODUCT_NAME or name.endswith(ARTIFACT_SUFFIX):
+        return words[1] if len(words) > 1 else ""
+    if name.startswith(PYTHONS):
+        rest = words[1:]
+        while rest and rest[0].startswith("-") and rest[0] != "-m":
+            rest = rest[1:]
+        if len(rest) >= 2 and rest[0] == "-m" and rest[1].split(".")[0] == PRODUCT_MODULE:
+            return rest[2] if len(rest) > 2 else ""
+        if rest and (rest[0].endswith(ARTIFACT_SUFFIX) or _binary_name(rest[0]) == PRODUCT_NAME):
+            return rest[1] if len(rest) > 1 else ""
+    return None
+
+
+def _simple_echoes(simple: _Simple, depth: int) -> bool:
+    if any(names_git_path(word) for word in simple.words + simple.reads):
+        return True
+    words = _unwrap(simple.words)
+    if not words:
+        return False
+    name = _binary_name(words[0])
+    if name in SHELLS:
+        script = _shell_script(words[1:])
+        return script is not None and _echoes(script, depth + 1)
+    if name == "eval":
+        return _echoes(" ".join(words[1:]), depth + 1)
+    if name == SLOPRAIL_BINARY or name.startswith(SLOPRAIL_PREFIX):
+        return True
+    if name == "git":
+        return _git_subcommand(words[1:]) in GIT_HISTORY_SUBCOMMANDS
+    subcommand = _product_subcommand(words)
+    if subcommand is not None:
+        return subcommand not in PRODUCT_SILENT_COMMANDS  # "" (the dump) included
+    return False
+
+
+def _echoes(command: str, depth: int) -> bool:
+    if depth > _MAX_DEPTH:
+        return True
+    try:
+        tokens = _tokens(command)
+    except ValueError:  # an unclosed quote or escape: unreadable, so not trusted
+        return bool(command.strip())
+    simples = list(_simple_commands(tokens))
+    if not simples:
+        return False
+    return any(_simple_echoes(simple, depth) for simple in simples)
+
+
+def echoes_record(command: str) -> bool:
+    """Whether the shell ``command`` prints agent-written text back: git's history
+    commands or any ``.git`` path, sloprail's ``sr``/``sr-*`` tools, or one of this
+    product's commands that print transcript text. An unparseable command is an echo
+    (fail closed); an empty one is not."""
+    if not isinstance(command, str):
+        return True
+    return _echoes(command, 0)

@@ -1,0 +1,221 @@
+"""A transcript file read into canonical entries, for the readers that fail closed.
+
+Identity, sub-agent links and citations key state or ground claims on what a record
+says, so they read it the way the Go reference does (``decode_entry``): a line that will
+not parse, or parses to no uuid (titles, modes, queue operations, snapshots), is not an
+entry, but it is still counted, so every entry keeps the 1-based physical line a person
+would jump to. Lines split as Go's ``bufio.ScanLines`` splits them (on ``\\n`` only, one
+trailing ``\\r`` dropped); a line of 16 MiB or more is a read error, detected while it
+streams past and never held whole. A file that cannot be opened or read is a named
+refusal, never an empty answer: the caller asked about THIS record.
+
+Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually ran.
+"""
+
+import os
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from termsprawl_context.errors import EXIT_USAGE, Refusal
+from termsprawl_context.jsonl import Line, LineTooLong, iter_lines_bounded, loads_strict, open_regular
+from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
+
+# The Go reference's scanner buffer: one record line may be this long, less one byte.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+
+NO_TRANSCRIPT_PATH = "no transcript path given"
+
+
+class NoTranscriptPath(Refusal):
+    """Nothing was named to read."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, context: str = "") -> None:
+        super().__init__(context + NO_TRANSCRIPT_PATH)
+
+
+class RecordUnreadable(Refusal):
+    """A transcript could not be opened or read to its end. ``missing`` says whether
+    the file is simply not there (the reference's fs.ErrNotExist)."""
+
+    def __init__(self, message: str, path: str, missing: bool) -> None:
+        super().__init__(message)
+        self.path = path
+        self.missing = missing
+
+
+class TranscriptOpenError(RecordUnreadable):
+    """``transcript: open <path>: <reason>``."""
+
+    def __init__(self, path: str, error: OSError) -> None:
+        super().__init__(
+            "transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError)
+        )
+
+
+class TranscriptReadError(RecordUnreadable):
+    """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
+
+    def __init__(self, path: str, error: OSError) -> None:
+        super().__init__("transcript: read %s: %s" % (path, os_reason(error)), path, False)
+
+
+def os_reason(error: OSError) -> str:
+    """An OS error's reason without the path it names (the message names it once)."""
+    if isinstance(error, LineTooLong) or not error.strerror:
+        return str(error.args[0]) if error.args else type(error).__name__
+    return error.strerror
+
+
+def go_quote(text: str) -> str:
+    """``text`` quoted as Go's ``%q`` quotes it, for messages that echo untrusted input:
+    double quotes, backslash escapes, non-printable characters as ``\\xNN`` /
+    ``\\uNNNN`` / ``\\UNNNNNNNN``."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ch.isprintable() and not 0xD800 <= code <= 0xDFFF:
+            out.append(ch)
+        elif code < 0x80:
+            out.append("\\x%02x" % code)
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\\ufffd")  # what Go holds in place of a lone surrogate
+        elif code < 0x10000:
+            out.append("\\u%04x" % code)
+        else:
+            out.append("\\U%08x" % code)
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+def decode_line(raw: bytes) -> Optional[dict]:
+    """One physical line's JSON object as Go's decoder sees it, or None: a trailing
+    ``\\r`` is dropped, invalid UTF-8 becomes U+FFFD, NaN and Infinity are not JSON, and
+    a non-object (other than ``null``, which decodes to an empty record) is no record."""
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    try:
+        value = loads_strict(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if value is None:
+        return {}
+    return value if isinstance(value, dict) else None
+
+
+def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
+    """Every physical line of the transcript at ``path`` with its decoded object (None
+    when it does not parse). Raises TranscriptOpenError / TranscriptReadError, the
+    latter on a line of ``MAX_RECORD_BYTES`` or more."""
+    if not path:
+        raise NoTranscriptPath("transcript: ")
+    for line in iter_raw_lines(path):
+        yield line, decode_line(line.raw)
+
+
+def iter_raw_lines(path: str) -> Iterator[Line]:
+    """Every physical line of the transcript at ``path``, bounded, undecoded: for
+    readers that search the bytes before they parse. Raises as ``iter_records``."""
+    try:
+        f = open_regular(path)
+    except OSError as exc:
+        raise TranscriptOpenError(path, exc) from None
+    with f:
+        try:
+            for line in iter_lines_bounded(f, MAX_RECORD_BYTES):
+                yield line
+        except OSError as exc:
+            raise TranscriptReadError(path, exc) from None
+
+
+def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
+    """The canonical entry of one decoded line, or None when it is no entry (does not
+    decode, or has no uuid)."""
+    if record is None:
+        return None
+    entry = decode_entry(record, line.number, line.offset)
+    if entry is None or not entry.uuid:
+        return None
+    return entry
+
+
+def iter_entries(path: str) -> Iterator[Entry]:
+    """The canonical entries of the transcript at ``path``, streamed, each with its
+    physical ``line`` and byte ``offset``. Raises as ``iter_records``."""
+    for line, record in iter_records(path):
+        entry = entry_at(line, record)
+        if entry is not None:
+            yield entry
+
+
+def read_entries(path: str) -> List[Entry]:
+    """The canonical entries of the transcript at ``path`` (the reference's
+    ``ReadLines``): lines that do not parse or carry no uuid are skipped but counted."""
+    return list(iter_entries(path))
+
+
+def since(entries: List[Entry], mark: str) -> List[Entry]:
+    """The entries after the one whose uuid is ``mark``: this cycle's work.
+
+    An empty mark, or one naming no entry here (the record it pointed into is gone or
+    is another conversation's), yields everything: re-reading a turn costs a second
+    look, skipping one loses it for good."""
+    if mark:
+        for index, entry in enumerate(entries):
+            if entry.uuid == mark:
+                return entries[index + 1:]
+    return list(entries)
+
+
+def mark(entries: List[Entry]) -> str:
+    """The uuid of the last entry, for the next cycle to resume after ("" when none:
+    the previous mark stands)."""
+    return entries[-1].uuid if entries else ""
+
+
+RAN = "ran"
+
+
+def call_outcomes(entries: List[Entry]) -> Dict[str, str]:
+    """For each tool_use id answered in ``entries``: ``RAN``, or the ``not_run_kind`` of
+    its answer (a call answered once as run counts as run). A call with no answer at
+    all (interrupted, pending) is absent."""
+    outcomes = {}  # type: Dict[str, str]
+    for entry in entries:
+        for result in tool_results(entry):
+            if not result.tool_use_id or outcomes.get(result.tool_use_id) == RAN:
+                continue
+            outcomes[result.tool_use_id] = not_run_kind(result) or RAN
+    return outcomes
+
+
+def ran_tool_ids(entries: List[Entry]) -> Set[str]:
+    """The tool_use id of every call that RAN: one answered by a tool_result that is not
+    the harness saying the call never ran (``not_run_kind``: a hook block, a permission
+    refused, an interruption, ``<tool_use_error>``, the shell's safety check, each only on
+    a result marked ``is_error``). A call with no result at all is not in the set."""
+    return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome == RAN}
+
+
+def not_run_tool_ids(entries: List[Entry]) -> Set[str]:
+    """The tool_use ids whose only answers say the call never ran."""
+    return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome != RAN}
+
+
+def same_file(a: str, b: str) -> bool:
+    """Both paths name one record: equal once cleaned, or the same file on disk."""
+    if not a or not b:
+        return False
+    if os.path.normpath(a) == os.path.normpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
