@@ -71,3 +71,24 @@ def tail_lines_oracle(f, size):
         if offset == 0 and start > 0:
             return
         yield raw
+
+
+def entry_of_oracle(record, line=0, offset=-1):
+    """``entry.entry_of`` read off the field table (``entry._DECODED``), one field at a
+    time: exact keys, a string field of another type is "", a flag is True only for
+    ``true``, raw fields as they are, ``message`` only when it is an object."""
+    from termsprawl_context.transcript import entry as E
+
+    values = {}
+    for key, field, kind in E._DECODED:
+        value = record.get(key)
+        if kind == "s":
+            values[field] = value if isinstance(value, str) else ""
+        elif kind == "b":
+            values[field] = value is True
+        else:
+            values[field] = value
+    message = values["message"] if isinstance(values["message"], dict) else None
+    values["message"] = message
+    values["content"] = message.get("content") if message is not None else None
+    return E.Entry(line=line, offset=offset, record=record, **values)

@@ -184,9 +184,13 @@ def test_printing_dump_loads_only_its_modules(tmp_path):
 
 
 @pytest.mark.parametrize("module", sorted(NEVER_ON_THE_DUMP))
-def test_the_probe_would_see_a_costly_import(module, tmp_path):
-    # The probe counts what importing does, so a module the dump pulled in would show.
+def test_the_probe_would_see_a_costly_import(module):
+    # The probe counts what importing does, so a module the dump pulled in would show,
+    # unless this interpreter loads it before any code runs (some distributions' site
+    # hooks load re): then the dump cannot be charged for it.
     code = "import sys; before = set(sys.modules); import %s; print(%r in set(sys.modules) - before)" % (
         module, module)
     done = subprocess.run([sys.executable, "-I", "-c", code], stdout=subprocess.PIPE, timeout=60)
+    if done.stdout.strip() == b"False":
+        pytest.skip("%s is loaded at this interpreter's start-up" % module)
     assert done.stdout.strip() == b"True"

@@ -70,7 +70,7 @@ def run_subagents(argv: List[str]) -> int:
         try:
             meta = subagents.read_agent_meta(record)
             if meta is not None:
-                item["meta"] = meta._asdict()
+                item["meta"] = meta._asdict()  # type: ignore[assignment]
         except subagents.MetaUnreadable as exc:
             item["meta_error"] = exc.message
         lines.append(_json_line(item))

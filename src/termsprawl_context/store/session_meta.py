@@ -19,9 +19,10 @@ from termsprawl_context import byte_windows as windows
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular, parse_object
-from termsprawl_context.transcript.entry import Entry, entry_of, first_content_text
+from termsprawl_context.transcript.entry import Entry, entry_of
 from termsprawl_context.transcript.text import (
     collapse_whitespace,
+    first_content_text,
     sanitize_text,
     truncate_utf8,
 )

@@ -218,7 +218,7 @@ def _decode_meta(value: object):
         elif not isinstance(item, str):
             return "%s is not a string" % key
         fields[field] = item
-    return AgentMeta(**fields)
+    return AgentMeta(**fields)  # type: ignore[arg-type]
 
 
 def is_subagent_transcript(path: str) -> bool:

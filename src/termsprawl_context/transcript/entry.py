@@ -114,19 +114,41 @@ def _build(values: dict, record: dict, line: int, offset: int) -> Entry:
     )
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
     """The lenient reading of a parsed line: exact key names, and a field of the wrong
     type reads as absent. For readers that fail open (the dump, session listings)."""
-    values = {}  # type: dict
-    for key, field, kind in _DECODED:
-        value = record.get(key)
-        if kind == "s":
-            values[field] = value if isinstance(value, str) else ""
-        elif kind == "b":
-            values[field] = value is True
-        else:
-            values[field] = value
-    return _build(values, record, line, offset)
+    # Spelled out field by field rather than looped over _DECODED: session listings
+    # build one per parsed line, and the loop cost them a tenth of their time.
+    get = record.get
+    message = get(cc.FIELD_MESSAGE)
+    if not isinstance(message, dict):
+        message = None
+    return Entry(
+        _text(get(cc.FIELD_TYPE)),
+        _text(get(cc.FIELD_UUID)),
+        _text(get(cc.FIELD_PARENT_UUID)),
+        _text(get(cc.FIELD_LOGICAL_PARENT_UUID)),
+        _text(get(cc.FIELD_SESSION_ID)),
+        _text(get(cc.FIELD_TIMESTAMP)),
+        _text(get(cc.FIELD_CWD)),
+        _text(get(cc.FIELD_GIT_BRANCH)),
+        get(cc.FIELD_IS_SIDECHAIN) is True,
+        get(cc.FIELD_IS_META) is True,
+        get(cc.FIELD_IS_COMPACT_SUMMARY) is True,
+        get(cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY) is True,
+        _text(get(cc.FIELD_AGENT_ID)),
+        message,
+        message.get("content") if message is not None else None,
+        get(cc.FIELD_TOOL_USE_RESULT),
+        get(cc.FIELD_ATTACHMENT),
+        line,
+        offset,
+        record,
+    )
 
 
 def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry]:
@@ -207,21 +229,6 @@ def display_text(content: Any) -> Optional[str]:
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
     return "\n".join(texts) if texts else None
-
-
-def first_content_text(content: Any) -> str:
-    """The session-title rule's text of a message's content (the seed's
-    extractTextFromMessage): a string content as is, else the first non-empty string
-    ``text`` of a ``text`` block; "" otherwise."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                value = block.get("text")
-                if isinstance(value, str) and value:
-                    return value
-    return ""
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:
