@@ -101,6 +101,10 @@ NOTICE_PREFIXES = (
     "<bash-stderr>",
     "<user-prompt-submit-hook>",  # a UserPromptSubmit hook's output shown beside the prompt
 )
+# A slash command the person ran, as the harness records it in a user-role text:
+# ``<command-message>…</command-message><command-name>/x</command-name><command-args>…</command-args>``.
+COMMAND_NAME_TAG = "command-name"
+COMMAND_ARGS_TAG = "command-args"
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
 
