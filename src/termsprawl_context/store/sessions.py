@@ -35,6 +35,19 @@ from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.jsonl import NotARegularFile, iter_lines_reverse, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.store import head_prompt
+from termsprawl_context.store import summary_index as _summaries
+from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
+    TITLE_AI,
+    TITLE_CUSTOM,
+    TITLE_FIRST_MESSAGE,
+    TITLE_MAX_BYTES,
+    TITLE_PROMPT,
+    TITLE_SUMMARY,
+    choose_title,
+    command_of_record,
+    prompt_of_record,
+)
 from termsprawl_context.transcript.text import (
     collapse_whitespace,
     first_text,
@@ -66,24 +79,7 @@ MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
 # The backend limit the seed truncates against; first user messages get half of it.
 MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
-TITLE_MAX_BYTES = FIRST_USER_MESSAGE_MAX_BYTES
-
-# Where a session's title came from, best first.
-TITLE_CUSTOM = "custom-title"
-TITLE_AI = "ai-title"
-TITLE_SUMMARY = "summary"
-TITLE_PROMPT = "prompt"
-TITLE_FIRST_MESSAGE = "first-message"
-
-# User text that is the harness talking, not the person: not a title.
-_NOT_A_PROMPT_PREFIXES = (
-    "[Request interrupted",
-    "<command-name>",
-    "<command-message>",
-    "<local-command-stdout>",
-    "<local-command-caveat>",
-    "Caveat: The messages below were generated",
-)
+# Titles and where they came from: one rule, in transcript.titles.
 
 
 class SummaryLink(NamedTuple):
@@ -373,13 +369,6 @@ def _string(entry: Dict[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _is_prompt(entry: Dict[str, Any], text: str) -> bool:
-    """True when a user entry's text is something a person typed, fit for a title."""
-    if entry.get("isMeta") is True or entry.get("isCompactSummary") is True:
-        return False
-    return not text.lstrip().startswith(_NOT_A_PROMPT_PREFIXES)
-
-
 def _title_of(entry: Dict[str, Any], session_id: str) -> Tuple[str, str]:
     """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
     title entry whose ``sessionId`` names another session is that session's, even when
@@ -408,6 +397,7 @@ class HeadFacts(NamedTuple):
     cwd: str = ""
     git_branch: str = ""
     first_timestamp: str = ""
+    command: str = ""  # the first slash command the person ran, before any prompt
 
 
 class TailFacts(NamedTuple):
@@ -422,6 +412,7 @@ class _UserFacts:
     def __init__(self) -> None:
         self.first_user = ""
         self.prompt = ""
+        self.command = ""
 
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)
@@ -429,14 +420,15 @@ class _UserFacts:
     def feed(self, entry: Dict[str, Any]) -> None:
         if entry.get("type") != "user" or self.done():
             return
-        text = first_text(entry)
-        if not text:
-            return
-        clean = sanitize_text(text)
         if not self.first_user:
-            self.first_user = truncate_utf8(clean, FIRST_USER_MESSAGE_MAX_BYTES)
-        if not self.prompt and _is_prompt(entry, text):
-            self.prompt = truncate_utf8(clean, TITLE_MAX_BYTES)
+            text = first_text(entry)
+            if text:
+                self.first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
+        if not self.prompt:
+            # The record model decides what the person typed, block by block.
+            self.prompt = prompt_of_record(entry)
+            if not self.prompt and not self.command:
+                self.command = command_of_record(entry)
 
 
 def scan_head(lines: Iterable[Union[bytes, str]], session_id: str = "") -> HeadFacts:
@@ -463,7 +455,9 @@ def scan_head(lines: Iterable[Union[bytes, str]], session_id: str = "") -> HeadF
                 branch = _string(entry, "gitBranch")  # the branch the session started on
         if not first_ts:
             first_ts = _string(entry, "timestamp")
-    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
 
 
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
@@ -565,7 +559,9 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
         first_ts = _string(entry, "timestamp")
         if first_ts:
             break
-    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
 
 
 def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
@@ -588,17 +584,18 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
-    """One session's metadata from its head and tail facts. Title precedence is the
-    harness's own: a custom title (tail, then head), an AI title (tail, then head), then
-    the local summary, the first prompt a person typed, the first user message."""
-    candidates = (
-        (tail.custom_title or head.custom_title, TITLE_CUSTOM),
-        (tail.ai_title or head.ai_title, TITLE_AI),
-        (head.summary, TITLE_SUMMARY),
-        (head.prompt, TITLE_PROMPT),
-        (head.first_user_message, TITLE_FIRST_MESSAGE),
+    """One session's metadata from its head and tail facts, titled by
+    ``transcript.titles.choose_title`` without the store's summary index (``scan_sessions``
+    applies it): a custom title (tail, then head), an AI title (tail, then head), the
+    local summary, the first prompt a person typed, the first user message."""
+    title, source = choose_title(
+        custom=tail.custom_title or head.custom_title,
+        ai=tail.ai_title or head.ai_title,
+        local_summary=head.summary,
+        prompt=head.prompt,
+        command=head.command,
+        first_message=head.first_user_message,
     )
-    title, source = next(((t, s) for t, s in candidates if t), ("", ""))
     return SessionMetadata(
         summary=head.summary,
         first_user_message=head.first_user_message,
@@ -655,21 +652,41 @@ def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
 
 
 def read_session_metadata(
-    f: BinaryIO, size: int, session_id: str = "", buffers: Optional[ReadBuffers] = None
+    f: BinaryIO,
+    size: int,
+    session_id: str = "",
+    buffers: Optional[ReadBuffers] = None,
+    candidates: Optional[List[bytes]] = None,
 ) -> SessionMetadata:
     """Describe the open transcript ``f`` of ``size`` bytes, reading at most
-    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole."""
+    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
+    first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
+    ``HEAD_MAX_BYTES`` of the file's start. ``candidates``, when given, gets one packed
+    entry: the tail window's uuid candidates (``store.summary_index``), or b"" when a
+    custom or AI title already names the session (no summary can outrank it)."""
     window = read_head(f, size, buffers.head if buffers else None)
     head = scan_head_window(window, session_id)
+    if not head.prompt and not window.whole_file:
+        last_end = window.ends[-1] + 1 if window.ends else 0
+        leftover = window.data[last_end : window.length]
+        prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
+        head = head._replace(prompt=prompt)
     if window.whole_file:
-        tail = scan_tail_window(tail_of_head(window), session_id)  # already in memory
+        tail_window = tail_of_head(window)  # already in memory
+        tail = scan_tail_window(tail_window, session_id)
     else:
-        tail = scan_tail_window(read_tail(f, size, buffers.tail if buffers else None), session_id)
+        tail_window = read_tail(f, size, buffers.tail if buffers else None)
+        tail = scan_tail_window(tail_window, session_id)
         if not tail.last_timestamp:
             # The tail window held no whole dated line (one giant last line): the head's
             # last dated line is the latest we know of.
             tail = tail._replace(last_timestamp=_last_timestamp(window))
-    return combine(head, tail)
+    meta = combine(head, tail)
+    if candidates is not None:
+        titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
+        first, stop = tail_window.first_whole_line(), tail_window.stop()
+        candidates.append(b"" if titled else _summaries.uuid_candidates(tail_window.data, first, stop))
+    return meta
 
 
 def _last_timestamp(window: HeadWindow) -> str:
@@ -709,11 +726,15 @@ def session_id_of(name: str) -> str:
 
 
 def session_from_path(
-    path: str, projects_dir: str, buffers: Optional[ReadBuffers] = None
+    path: str,
+    projects_dir: str,
+    buffers: Optional[ReadBuffers] = None,
+    candidates: Optional[List[bytes]] = None,
 ) -> Optional[SessionInfo]:
     """The seed's parseSessionFromPath: the session at ``path``, or None when the name
     is not a session's or the path is not a regular file (a directory, a FIFO). A
-    regular file that cannot be read is listed with no metadata, as the seed lists it."""
+    regular file that cannot be read is listed with no metadata, as the seed lists it.
+    ``candidates``: as ``read_session_metadata`` fills it (nothing when unread)."""
     name = os.path.basename(path)
     if not is_session_file_name(name):
         return None
@@ -734,7 +755,7 @@ def session_from_path(
         with f:
             st = os.fstat(f.fileno())
             try:
-                meta = read_session_metadata(f, st.st_size, session_id, buffers)
+                meta = read_session_metadata(f, st.st_size, session_id, buffers, candidates)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     project = project_path_of(path, projects_dir)
@@ -805,24 +826,46 @@ def scan_sessions(
     projects_dir: str,
     project: Optional[str] = None,
     accept: Optional[Callable[[str], bool]] = None,
+    summaries: bool = True,
 ) -> ScanResult:
     """Every session under ``projects_dir`` (only ``project``'s folder when given),
     oldest first by mtime. ``accept(session_id)`` may narrow the set before any file is
-    opened. A missing store is an empty one."""
+    opened. A missing store is an empty one. With ``summaries``, a session no custom or
+    AI title names is titled by a summary in any listed head that names one of its
+    messages (``store.summary_index``); without, as each file alone says."""
     root = _scan_root(projects_dir, project)
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped)
     sessions = []
+    packed: List[bytes] = []  # per listed session: its tail's uuid candidates
     buffers = ReadBuffers()
     for path in iter_candidate_paths(root, skipped):
         if accept is not None and not accept(session_id_of(os.path.basename(path))):
             continue
-        info = session_from_path(path, projects_dir, buffers)
+        found: Optional[List[bytes]] = [] if summaries else None
+        info = session_from_path(path, projects_dir, buffers, found)
         if info is not None:
             sessions.append(info)
+            packed.append(found[0] if found else b"")
+    if summaries:
+        sessions = apply_summary_index(sessions, packed)
     sessions.sort(key=lambda s: s.mtime)
     return ScanResult(sessions, skipped)
+
+
+def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> List[SessionInfo]:
+    """``sessions`` retitled by the summary index of their own heads: a session whose
+    tail's uuid candidates (``packed``, one entry each) a summary names, once
+    confirmed, takes that summary as its title."""
+    index = _summaries.index_sessions(sessions)
+    if not len(index):
+        return sessions
+    titled = []
+    for info, candidates in zip(sessions, packed):
+        linked = _summaries.linked_title(index, info.transcript_path, candidates, TAIL_MAX_BYTES)
+        titled.append(info._replace(title=linked, title_source=TITLE_SUMMARY) if linked else info)
+    return titled
 
 
 def format_skipped_paths(paths: List[str], operation: str) -> str:
@@ -854,11 +897,9 @@ def scan_all_sessions(
 
 def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
     """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial``. Raises ``SessionIdNotFound`` or ``AmbiguousSession`` (exit 1)."""
-    result = scan_sessions(projects_dir, accept=lambda session_id: session_id.startswith(partial))
-    _report_skipped(result.skipped, "search", stderr)
-    if not result.sessions:
-        raise SessionIdNotFound(partial)
-    if len(result.sessions) > 1:
-        raise AmbiguousSession(partial, result.sessions)
-    return result.sessions[0]
+    ``partial``, resolved from the file names first (``store.session_lookup``): copies
+    of one id answer with the latest descendant. Raises ``SessionIdNotFound`` or
+    ``AmbiguousSession`` (exit 1)."""
+    from termsprawl_context.store import session_lookup  # it builds on this module
+
+    return session_lookup.find_session(partial, projects_dir, stderr)[0]
