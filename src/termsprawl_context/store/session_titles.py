@@ -60,19 +60,19 @@ def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex]
     to the summaries of the file's own folder."""
     if not session_id:
         session_id = store_sessions.session_id_of(os.path.basename(path))
-    candidates: List[bytes] = []
+    uuids_out: List[bytes] = []
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
-            meta = store_sessions.read_session_metadata(f, size, session_id, candidates=candidates)
+            meta = store_sessions.read_session_metadata(f, size, session_id, uuids_out=uuids_out)
     except OSError:
         return NO_TITLE
     title = Title(meta.title, meta.title_source)
-    if not candidates or not candidates[0]:
+    if not uuids_out or not uuids_out[0]:
         return title  # a custom or AI title, or a tail naming no message
     if index is None:
         index = folder_index(os.path.dirname(path))
-    linked = linked_title(index, path, candidates[0], store_sessions.TAIL_MAX_BYTES)
+    linked = linked_title(index, uuids_out[0])
     return Title(linked, TITLE_SUMMARY) if linked else title
 
 

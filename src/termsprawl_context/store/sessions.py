@@ -617,13 +617,13 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     return start, parse_object(bytes(data[start : stop if stop >= 0 else end]))
 
 
-def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
+def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional[bool] = None) -> TailFacts:
     """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
     a title or timestamp token, found by searching the bytes (no line is split or
     walked). A window with an ASCII-spelling escape (never written by the harness) is
     walked line by line with the plain algorithm instead."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
-    if _has_ascii_escape(data, first, end):
+    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
         return scan_tail(window.lines_last_first(), session_id)
     custom = ai = ""
     floor = end
@@ -656,36 +656,37 @@ def read_session_metadata(
     size: int,
     session_id: str = "",
     buffers: Optional[ReadBuffers] = None,
-    candidates: Optional[List[bytes]] = None,
+    uuids_out: Optional[List[bytes]] = None,
 ) -> SessionMetadata:
     """Describe the open transcript ``f`` of ``size`` bytes, reading at most
     ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
     first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
-    ``HEAD_MAX_BYTES`` of the file's start. ``candidates``, when given, gets one packed
-    entry: the tail window's uuid candidates (``store.summary_index``), or b"" when a
+    ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
+    entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
     custom or AI title already names the session (no summary can outrank it)."""
     window = read_head(f, size, buffers.head if buffers else None)
     head = scan_head_window(window, session_id)
-    if not head.prompt and not window.whole_file:
+    if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
         leftover = window.data[last_end : window.length]
-        prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
+        if window.whole_file:  # the rest of the file is in memory already
+            prompt = head_prompt.first_prompt_in(iter(bytes(leftover).split(b"\n")))
+        else:
+            prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
         head = head._replace(prompt=prompt)
-    if window.whole_file:
-        tail_window = tail_of_head(window)  # already in memory
-        tail = scan_tail_window(tail_window, session_id)
-    else:
-        tail_window = read_tail(f, size, buffers.tail if buffers else None)
-        tail = scan_tail_window(tail_window, session_id)
-        if not tail.last_timestamp:
-            # The tail window held no whole dated line (one giant last line): the head's
-            # last dated line is the latest we know of.
-            tail = tail._replace(last_timestamp=_last_timestamp(window))
+    # The tail window is searched once for escapes, by both of its readers.
+    tail_window = tail_of_head(window) if window.whole_file else read_tail(f, size, buffers.tail if buffers else None)
+    first, stop = tail_window.first_whole_line(), tail_window.stop()
+    escaped = _has_ascii_escape(tail_window.data, first, stop)
+    tail = scan_tail_window(tail_window, session_id, escaped)
+    if not window.whole_file and not tail.last_timestamp:
+        # The tail window held no whole dated line (one giant last line): the head's
+        # last dated line is the latest we know of.
+        tail = tail._replace(last_timestamp=_last_timestamp(window))
     meta = combine(head, tail)
-    if candidates is not None:
+    if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
-        first, stop = tail_window.first_whole_line(), tail_window.stop()
-        candidates.append(b"" if titled else _summaries.uuid_candidates(tail_window.data, first, stop))
+        uuids_out.append(b"" if titled else _summaries.own_uuids(tail_window.data, first, stop, escaped))
     return meta
 
 
@@ -729,12 +730,12 @@ def session_from_path(
     path: str,
     projects_dir: str,
     buffers: Optional[ReadBuffers] = None,
-    candidates: Optional[List[bytes]] = None,
+    uuids_out: Optional[List[bytes]] = None,
 ) -> Optional[SessionInfo]:
     """The seed's parseSessionFromPath: the session at ``path``, or None when the name
     is not a session's or the path is not a regular file (a directory, a FIFO). A
     regular file that cannot be read is listed with no metadata, as the seed lists it.
-    ``candidates``: as ``read_session_metadata`` fills it (nothing when unread)."""
+    ``uuids_out``: as ``read_session_metadata`` fills it (nothing when unread)."""
     name = os.path.basename(path)
     if not is_session_file_name(name):
         return None
@@ -755,7 +756,7 @@ def session_from_path(
         with f:
             st = os.fstat(f.fileno())
             try:
-                meta = read_session_metadata(f, st.st_size, session_id, buffers, candidates)
+                meta = read_session_metadata(f, st.st_size, session_id, buffers, uuids_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     project = project_path_of(path, projects_dir)
@@ -838,7 +839,7 @@ def scan_sessions(
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped)
     sessions = []
-    packed: List[bytes] = []  # per listed session: its tail's uuid candidates
+    packed: List[bytes] = []  # per listed session: its tail window's uuids
     buffers = ReadBuffers()
     for path in iter_candidate_paths(root, skipped):
         if accept is not None and not accept(session_id_of(os.path.basename(path))):
@@ -855,15 +856,15 @@ def scan_sessions(
 
 
 def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> List[SessionInfo]:
-    """``sessions`` retitled by the summary index of their own heads: a session whose
-    tail's uuid candidates (``packed``, one entry each) a summary names, once
-    confirmed, takes that summary as its title."""
+    """``sessions`` retitled by the summary index of their own heads: a session one of
+    whose tail window's uuids (``packed``, one entry each) a summary names takes that
+    summary as its title."""
     index = _summaries.index_sessions(sessions)
     if not len(index):
         return sessions
     titled = []
-    for info, candidates in zip(sessions, packed):
-        linked = _summaries.linked_title(index, info.transcript_path, candidates, TAIL_MAX_BYTES)
+    for info, uuids in zip(sessions, packed):
+        linked = _summaries.linked_title(index, uuids)
         titled.append(info._replace(title=linked, title_source=TITLE_SUMMARY) if linked else info)
     return titled
 
