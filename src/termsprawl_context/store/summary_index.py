@@ -82,8 +82,8 @@ class SummaryIndex:
         the others."""
         if self._encoded is None:
             self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
-        lookup = self._encoded.get
-        return [lookup(raw) for raw in packed.split(b"\n") if lookup(raw) is not None] if packed else []
+        known = self._encoded
+        return [known[raw] for raw in packed.split(b"\n") if raw in known] if packed else []
 
     def latest_for(self, uuids: Iterable[str]) -> Optional[LinkedSummary]:
         """The summary written last among those naming any of ``uuids``."""
@@ -124,12 +124,12 @@ def apply_to_title(title: Title, uuids: Iterable[str], index: SummaryIndex) -> T
 
 # --- a session's own message uuids --------------------------------------------------------
 
-# A ``uuid`` key and its string value, as the harness writes it (or with JSON's optional
-# whitespace), and the character that ends the value's plain run: a quote, or a
-# backslash (an escape inside the value: rare, so the window is then parsed instead).
-# Quoted inside a string, a key is escaped (``\"uuid\"``) and not matched; after a
-# string, only a key is followed by a colon.
-_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"([^"\\]*)(["\\])')
+# A ``uuid`` key and its string value's bytes up to the next quote, as the harness
+# writes it (or with JSON's optional whitespace). A value holding an escape shows a
+# backslash there (an escaped quote ends the bytes early, at its backslash): rare, so
+# the window is then parsed instead. Quoted inside a string, a key is escaped
+# (``\"uuid\"``) and not matched; after a string, only a key is followed by a colon.
+_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"([^"]*)"')
 # An escape that spells an ASCII character (\u0020-\u007f) could spell the key: a
 # window holding one is parsed line by line instead.
 _ESCAPE_ASCII = re.compile(rb"\\u00[2-7]")
@@ -173,7 +173,7 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
         if record is not None:
             _walk_uuids(record, found)
         else:
-            found.extend(value for value, ending in _UUID_VALUE.findall(raw) if ending == b'"')
+            found.extend(value for value in _UUID_VALUE.findall(raw) if b"\\" not in value)
     return found
 
 
@@ -181,12 +181,12 @@ def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None
     """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
     in the bytes without splitting or parsing a line. ``escaped``: whether the window
     holds an escape that spells an ASCII character, when the caller searched already."""
-    hits = _UUID_VALUE.findall(data, start, end)
+    packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:
         escaped = _ESCAPE_ASCII.search(data, start, end) is not None
-    if escaped or any(ending != b'"' for _, ending in hits):
+    if escaped or b"\\" in packed:
         return pack(own_uuids_plain(whole_lines(data, start, end)))
-    return pack(value for value, _ in hits)
+    return packed
 
 
 def pack(uuids: Iterable[bytes]) -> bytes:
