@@ -862,10 +862,11 @@ def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> Lis
     index = _summaries.index_sessions(sessions)
     if not len(index):
         return sessions
-    titled = []
-    for info, uuids in zip(sessions, packed):
-        linked = _summaries.linked_title(index, uuids)
-        titled.append(info._replace(title=linked, title_source=TITLE_SUMMARY) if linked else info)
+    titled = list(sessions)
+    for number, uuids in enumerate(packed):
+        linked = _summaries.linked_title(index, uuids) if uuids else ""
+        if linked:
+            titled[number] = titled[number]._replace(title=linked, title_source=TITLE_SUMMARY)
     return titled
 
 
