@@ -130,3 +130,90 @@ def test_random_files_round_trip(tmp_path):
         with open_regular(str(path)) as f:
             back = list(iter_lines_reverse(f, block_size=rnd.randint(1, 300)))[::-1]
         assert back == forward(data)
+
+
+# --- bounded lines: a line longer than the bound is never held ----------------------------
+
+
+def bounded_oracle(data, max_line):
+    """The plain splitting: every line as is, an oversized one as b""."""
+    out, offset = [], 0
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces.pop()
+    for piece in pieces:
+        out.append((offset, piece if len(piece) <= max_line else b""))
+        offset += len(piece) + 1
+    return out
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    st.lists(st.sampled_from([b"", b"a", b"\n", b"xyz", b"\r", b"0123456789"]), max_size=40).map(b"".join),
+    st.integers(min_value=1, max_value=17),
+    st.integers(min_value=0, max_value=12),
+)
+def test_bounded_readers_agree_with_the_oracle(data, block_size, max_line):
+    expected = bounded_oracle(data, max_line)
+    fwd = [(l.offset, l.raw) for l in iter_lines(io.BytesIO(data), max_line)]
+    rev = list(iter_lines_reverse(io.BytesIO(data), len(data), block_size, max_line))[::-1]
+    assert fwd == expected
+    assert rev == expected
+    assert [l.number for l in iter_lines(io.BytesIO(data), max_line)] == list(range(1, len(expected) + 1))
+
+
+def test_oversized_line_is_skipped_and_its_neighbours_kept():
+    data = b'{"a":1}\n' + b"x" * 5000 + b'\n{"b":2}'
+    fwd = [(l.offset, l.raw) for l in iter_lines(io.BytesIO(data), 4096)]
+    assert fwd == [(0, b'{"a":1}'), (8, b""), (5009, b'{"b":2}')]
+    assert list(iter_lines_reverse(io.BytesIO(data), len(data), 1024, 4096))[::-1] == fwd
+
+
+def test_parse_object_declines_what_it_cannot_afford():
+    from termsprawl_context.jsonl import PARSE_BUDGET_BYTES, affordable, parse_cost
+
+    dense = '{"a":[' + '"ab",' * 2_000_000 + '""]}'
+    assert not affordable(dense)
+    assert parse_object(dense) is None
+    real_like = '{"type":"user","message":{"content":"' + "word, " * 500_000 + '"}}'
+    assert parse_cost(real_like) <= PARSE_BUDGET_BYTES
+    assert parse_object(real_like)["type"] == "user"
+
+
+_RSS_PROBE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from conftest_rss import peak_rss_mb
+from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
+with open_regular(sys.argv[2]) as f:
+    fwd = sum(1 for line in iter_lines(f) if parse_object(line.raw) is not None)
+with open_regular(sys.argv[2]) as f:
+    rev = sum(1 for _, raw in iter_lines_reverse(f) if parse_object(raw) is not None)
+print(fwd, rev, peak_rss_mb())
+"""
+
+
+@pytest.mark.parametrize("shape", ["sparse", "giant_tail", "giant_middle"])
+def test_giant_lines_cost_a_bounded_amount_of_memory(tmp_path, shape):
+    """A 300 MB line (a sparse file with no newline, a giant last or middle line) is read
+    past by both readers in a process whose peak RSS stays under 64 MB."""
+    import subprocess
+    import sys
+
+    from conftest import SRC
+    from conftest_rss import rss_env
+
+    path = tmp_path / "giant.jsonl"
+    giant = 300 * 1024 * 1024
+    with open(str(path), "wb") as f:
+        if shape == "sparse":
+            f.truncate(giant)
+        else:
+            f.write(b'{"a":1}\n')
+            f.seek(8 + giant)
+            f.write(b'x' if shape == "giant_tail" else b'\n{"b":2}\n')
+    out = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(SRC), str(path)], env=rss_env(),
+                         stdout=subprocess.PIPE, check=True).stdout.split()
+    expected = {"sparse": 0, "giant_tail": 1, "giant_middle": 2}[shape]
+    assert int(out[0]) == int(out[1]) == expected
+    assert int(out[2]) < 64, "peak RSS %s MB" % out[2]

@@ -13,6 +13,7 @@ import pytest
 
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import session_titles as ST
 from termsprawl_context.store import sessions as S
 from termsprawl_context.store.summary_index import SummaryIndex
@@ -120,7 +121,7 @@ def test_a_summary_naming_a_record_a_line_carries(store):
 def test_a_message_outside_the_tail_window_is_not_seen(store):
     """The documented bound: a session's own uuids are those of its last 64 KiB."""
     projects, folder = store
-    padding = [assistant("x" * 1000, mid(500 + i), mid(499 + i)) for i in range(S.TAIL_MAX_BYTES // 1000 + 5)]
+    padding = [assistant("x" * 1000, mid(500 + i), mid(499 + i)) for i in range(M.TAIL_MAX_BYTES // 1000 + 5)]
     write(folder / (sid(4) + ".jsonl"), [user("fourth typed", mid(41))] + padding, 130)
     write(folder / (sid(10) + ".jsonl"), [summary("Names the first line", mid(41)), summary("Names the last", mid(499 + len(padding)))], 500)
     info = listed(projects)[sid(4)]
@@ -142,7 +143,7 @@ def test_the_typed_prompt_past_the_head(tmp_path):
     projects = tmp_path / "projects"
     notices = [user([{"type": "text", "text": "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>"}], mid(1))]
     compaction = [user(cc.COMPACTION_PREFIX + ". Summary: ...", mid(2), isCompactSummary=True)]
-    replies = [assistant("working " * 20, mid(100 + i), mid(99 + i)) for i in range(S.HEAD_MAX_LINES + 10)]
+    replies = [assistant("working " * 20, mid(100 + i), mid(99 + i)) for i in range(M.HEAD_MAX_LINES + 10)]
     typed = [user([{"type": "text", "text": "<ide_selection>lines 1-2</ide_selection>"}, {"type": "text", "text": "now fix the bug"}], mid(3))]
     path = write(projects / "p" / (sid(1) + ".jsonl"), notices + compaction + replies + typed + replies[:3], 100)
     info = listed(projects)[sid(1)]
@@ -150,7 +151,7 @@ def test_the_typed_prompt_past_the_head(tmp_path):
     assert info.first_user_message == "The user opened the file a.py in the IDE."  # the seed's field, unchanged
     assert ST.session_title(path) == T.Title("now fix the bug", "prompt")
     # Beyond the head's byte bound, the prompt is not sought.
-    big = [assistant("y" * 50_000, mid(300 + i), mid(299 + i)) for i in range(S.HEAD_MAX_BYTES // 50_000 + 2)]
+    big = [assistant("y" * 50_000, mid(300 + i), mid(299 + i)) for i in range(M.HEAD_MAX_BYTES // 50_000 + 2)]
     write(projects / "p" / (sid(2) + ".jsonl"), compaction + big + typed, 100)
     info = listed(projects)[sid(2)]
     assert info.title_source == "first-message"

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import corpus_files
+from termsprawl_context.jsonl import MAX_LINE_BYTES
 from termsprawl_context.transcript.turns import (
     LINKED_TURN_MAX_CHARS,
     MAX_LINKED_TURNS,
@@ -21,14 +22,18 @@ from termsprawl_context.transcript.turns import (
 
 def oracle_turns(path):
     """The context layer's algorithm, literally: read everything, split on \\n, keep
-    user/assistant entries with printable text, cut each, keep the last 40."""
+    user/assistant entries with printable text, cut each, keep the last 40. A line
+    longer than the readers' documented bound (MAX_LINE_BYTES) is unreadable."""
     try:
         with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace")
+            data = f.read()
     except OSError:
         return []
     turns = []
-    for line in text.split("\n"):
+    for raw in data.split(b"\n"):
+        if len(raw) > MAX_LINE_BYTES:
+            continue
+        line = raw.decode("utf-8", "replace")
         if not line.strip():
             continue
         try:
@@ -219,7 +224,8 @@ def test_adversarial_transcript_matches_oracle(tmp_path):
             f.write(line.encode("utf-8", "surrogatepass") + b"\n")
         f.write(b'{"type":"user","message":{"content":"bad utf8 \xff\xfe end"}}\n')
         f.write(b'{"type":"user","message":{"content":"nul byte \x00 raw"}}\n')
-        f.write(b'{"type":"assistant","message":{"content":"' + b"g" * (20 * 1024 * 1024) + b'"}}\n')
+        f.write(b'{"type":"assistant","message":{"content":"' + b"g" * (7 * 1024 * 1024) + b'"}}\n')
+        f.write(b'{"type":"assistant","message":{"content":"' + b"h" * (20 * 1024 * 1024) + b'"}}\n')
         f.write(b'{"type":"user","message":{"content":"torn last')
     got = read_turns(str(p))
     assert got == oracle_turns(str(p))

@@ -2,8 +2,15 @@
 
 This layer knows bytes, lines and JSON objects, nothing of Claude Code. Files on this
 beat are hundreds of MB, appended to while we read, and may end in a torn line, hold
-invalid UTF-8, NUL bytes or a single 20 MB line; so nothing here reads a whole file,
-and nothing here raises on content: a line that is not a JSON object parses to None.
+invalid UTF-8, NUL bytes or a single 2 GB line with no newline at all; so nothing here
+reads a whole file, nothing here holds more than ``MAX_LINE_BYTES`` of one line, and
+nothing here raises on content: a line that is not a JSON object parses to None.
+
+A line longer than ``MAX_LINE_BYTES`` is unreadable: the readers stream past it one
+block at a time and yield it with empty ``raw`` (so numbers and offsets stay true and it
+parses to None, like any junk line). ``parse_object`` also declines a line whose parse
+would cost more than ``PARSE_BUDGET_BYTES`` (a dense run of tiny values expands 20-30
+times in Python objects), so one line never costs a reader more than that budget.
 """
 
 from __future__ import annotations
@@ -15,11 +22,29 @@ from collections import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union
+    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
 BLOCK_SIZE = 1 << 16
+
+# The longest line any reader holds. Real records reach a few MiB (pasted images, long
+# tool results); the harness's own readers stop at 10-16 MiB. Kept lower so that the
+# line, its decoded text and its parsed value fit far below the 64 MB peak RSS bound.
+MAX_LINE_BYTES = 8 * 1024 * 1024
+# Skipping an oversized line reads in blocks this large: fewer reads, still bounded.
+SKIP_BLOCK_SIZE = 1 << 20
+# What one line's parse may cost: its decoded text twice (the text, and the strings
+# parsed out of it) plus an estimate per value (below). Real lines cost about 3x their
+# length; a dense array of tiny values would cost 30x.
+PARSE_BUDGET_BYTES = 40 * 1024 * 1024
+# Lines shorter than this cannot exceed the budget whatever they hold (30 x 64 KiB).
+_DENSITY_CHECK_FROM = 64 * 1024
+# Estimated bytes per parsed value, by the character that introduces it: a comma (one
+# more element or member), an array, an object (CPython's sizes, rounded up).
+_COMMA_COST = 64
+_ARRAY_COST = 72
+_OBJECT_COST = 240
 
 # O_NONBLOCK lets us open a FIFO without waiting for a writer, so fstat can refuse it;
 # it has no effect on reads of regular files. Absent on Windows, where FIFOs are not
@@ -72,11 +97,16 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
 
     Bytes are decoded as UTF-8 with U+FFFD for invalid sequences, so a stray byte
     costs one character, not the line. Nesting deep enough to exhaust the parser's
-    recursion guard is junk like any other.
+    recursion guard is junk like any other; so is a line longer than ``MAX_LINE_BYTES``
+    or one whose parse would cost more than ``PARSE_BUDGET_BYTES``.
     """
-    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if len(raw) > MAX_LINE_BYTES:
+        return None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
     text = text.strip()
     if not text:
+        return None
+    if len(text) >= _DENSITY_CHECK_FROM and not affordable(text):
         return None
     try:
         value = json.loads(text)
@@ -85,17 +115,31 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     return value if isinstance(value, dict) else None
 
 
+def parse_cost(text: str) -> int:
+    """An upper estimate of the bytes ``json.loads(text)`` holds at its peak."""
+    import sys
+
+    values = text.count(",") * _COMMA_COST + text.count("[") * _ARRAY_COST + text.count("{") * _OBJECT_COST
+    return 2 * sys.getsizeof(text) + values
+
+
+def affordable(text: str, budget: int = PARSE_BUDGET_BYTES) -> bool:
+    """``text`` can be parsed within ``budget`` bytes (see ``parse_cost``)."""
+    return parse_cost(text) <= budget
+
+
 def _refuse_constant(name: str) -> None:
     # NaN and Infinity are Python's extension, not JSON; a file re-dumped with them
     # would no longer be JSON, and a payload holding them was not written by a harness.
     raise ValueError("%s is not valid JSON" % name)
 
 
-def loads_strict(text: str) -> object:
+def loads_strict(text: str, **options) -> object:
     """``json.loads`` that refuses NaN and Infinity (ValueError; RecursionError when
     nested too deeply). For documents we validate or rewrite, not transcript lines,
-    which ``parse_object`` reads as leniently as the harness's readers do."""
-    return json.loads(text, parse_constant=_refuse_constant)
+    which ``parse_object`` reads as leniently as the harness's readers do. ``options``
+    go to ``json.loads`` (``parse_float``, ``object_pairs_hook``, ...)."""
+    return json.loads(text, parse_constant=_refuse_constant, **options)
 
 
 def json_type_name(value: object) -> str:
@@ -112,23 +156,40 @@ def json_type_name(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def iter_lines(f: BinaryIO) -> Iterator[Line]:
+def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
     """Yield every physical line from the file's current position to its end.
 
     Lines end at b"\\n" only: U+2028, U+0085 or a lone b"\\r" inside a line are data.
-    A last line without a newline (a torn write) is yielded like any other.
+    A last line without a newline (a torn write) is yielded like any other. A line
+    longer than ``max_line`` bytes is never held: it is read past in bounded blocks and
+    yielded with ``raw == b""``.
     """
     number = 0
     offset = f.tell()
-    for chunk in f:
+    readline = f.readline
+    while True:
+        chunk = readline(max_line + 1)
+        if not chunk:
+            return
         number += 1
-        raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
+        size = len(chunk)
+        if chunk.endswith(b"\n"):
+            raw = chunk[:-1]
+        elif size > max_line:
+            chunk = raw = b""  # drop the held part before streaming past the rest
+            while True:
+                piece = readline(SKIP_BLOCK_SIZE)
+                size += len(piece)
+                if not piece or piece.endswith(b"\n"):
+                    break
+        else:
+            raw = chunk
         yield Line(number, offset, raw)
-        offset += len(chunk)
+        offset += size
 
 
 def iter_lines_reverse(
-    f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE
+    f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:
     """Yield ``(offset, raw)`` for each line from the last to the first.
 
@@ -136,16 +197,19 @@ def iter_lines_reverse(
     are not seen: the answer is the file as it was, never a half-written line from
     after that instant. Line numbers are unknown from the end, so only offsets are
     given. The same lines as ``iter_lines`` are produced, in reverse order: an empty
-    tail after a final newline is not a line.
+    tail after a final newline is not a line, and a line longer than ``max_line`` is
+    yielded as ``b""`` without ever being held (a tail that is one 2 GB line costs one
+    block of memory, not 2 GB).
     """
     if end is None:
         end = os.fstat(f.fileno()).st_size
     pos = end
     # Pieces of the line being assembled, latest piece first: a giant line is joined
-    # once, not re-copied for every block it spans.
-    pending: List[bytes] = []
+    # once, not re-copied for every block it spans. None once it is known too long.
+    pending = []  # type: Optional[List[bytes]]
+    held = 0
     while pos > 0:
-        size = min(block_size, pos)
+        size = min(block_size if pending is not None else max(block_size, SKIP_BLOCK_SIZE), pos)
         pos -= size
         f.seek(pos)
         block = f.read(size)
@@ -153,25 +217,38 @@ def iter_lines_reverse(
             return  # the file shrank under us: what we have not read is gone
         cut = block.rfind(b"\n")
         if cut < 0:
-            pending.append(block)
+            if pending is not None:
+                held += size
+                if held > max_line:
+                    pending = None
+                else:
+                    pending.append(block)
             continue
         start = pos + cut + 1
-        pending.append(block[cut + 1:])
         if start != end:
-            pending.reverse()
-            yield start, b"".join(pending)
+            tail = block[cut + 1:]
+            if pending is None or held + len(tail) > max_line:
+                yield start, b""
+            else:
+                pending.append(tail)
+                pending.reverse()
+                yield start, b"".join(pending)
         parts = block[:cut].split(b"\n")
         line_end = pos + cut
         for i in range(len(parts) - 1, 0, -1):
             part = parts[i]
             line_end -= len(part)
-            yield line_end, part
+            yield line_end, part if len(part) <= max_line else b""
             line_end -= 1
         pending = [parts[0]]
+        held = len(parts[0])
     if end > 0:
         # What is left is the file's first line, from offset 0.
-        pending.reverse()
-        yield 0, b"".join(pending)
+        if pending is None or held > max_line:
+            yield 0, b""
+        else:
+            pending.reverse()
+            yield 0, b"".join(pending)
 
 
 class LineTooLong(OSError):
@@ -198,3 +275,152 @@ def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
             raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
         yield Line(number, offset, raw)
         offset += len(chunk)
+
+
+# --- checking a large document without building it ----------------------------------------
+
+_SCAN_KINDS = ("string", "number", "literal", "punct")
+
+
+def _scan_patterns():
+    import re
+
+    # One JSON token after optional JSON whitespace, as json.loads reads them: the start
+    # of a string, a number, the three literals, punctuation.
+    token = re.compile(
+        rb'[ \t\r\n]*(?:(")'
+        rb"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
+        rb"|(true|false|null)"
+        rb"|([\[\]{},:]))"
+    )
+    # Inside a string: what ends a run of plain bytes (any byte >= 0x80 is data, decoded
+    # later with U+FFFD for invalid sequences), and the escapes JSON allows. Strings are
+    # walked run by run, not matched by one pattern, whose backtracking state would
+    # grow with the string (1.4 GB for a 10 MB one).
+    special = re.compile(rb'["\\\x00-\x1f]')
+    escape = re.compile(rb'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
+    return token.match, special.search, escape.match
+
+
+def _string_end(data: bytes, start: int, special, escape) -> int:
+    """The offset just past the string whose opening quote is at ``start``."""
+    pos = start + 1
+    while True:
+        m = special(data, pos)
+        if m is None:
+            raise ValueError("unterminated string starting at byte %d" % start)
+        at = m.start()
+        char = data[at]
+        if char == 0x22:  # the closing quote
+            return at + 1
+        if char == 0x5C:  # a backslash
+            e = escape(data, at)
+            if e is None:
+                raise ValueError("invalid escape at byte %d" % at)
+            pos = e.end()
+            continue
+        raise ValueError("invalid control character at byte %d" % at)
+
+
+def _decode(token: bytes) -> object:
+    return json.loads(token.decode("utf-8", "replace"))
+
+
+def pick_members(data: bytes, keys: Tuple[str, ...], max_value_bytes: int = 1 << 20) -> dict:
+    """Check that ``data`` is one JSON object (json.loads's grammar, NaN and Infinity
+    refused) without building it, and return its top-level members named in ``keys``
+    whose values are strings, numbers, booleans or null (decoded) or, for an array or
+    an object, the empty value of that type (a stand-in that keeps its JSON type).
+
+    Memory is the document's bytes plus the picked values, however dense the rest is,
+    and nesting costs no recursion. Raises ValueError naming the first offending byte
+    offset, as ``json.loads`` would refuse the document, and for a picked value longer
+    than ``max_value_bytes`` (so that picking it cannot cost more than that)."""
+    token, special, escape = _scan_patterns()
+    wanted = set(keys)
+    picked = {}  # type: dict
+    stack = []  # type: List[str]  # "{" or "[" for each open container
+    pos, size = 0, len(data)
+    expect = "value"  # value | key_or_close | key | colon | comma_or_close | value_or_close
+    key = None  # type: Optional[str]
+    # A key longer than this cannot spell a wanted one, even fully \u-escaped.
+    longest_key = 6 * max([len(k) for k in keys] or [0]) + 2
+    started = False
+    while True:
+        m = token(data, pos)
+        if m is None:
+            if data[pos:].strip(b" \t\r\n"):
+                raise ValueError("invalid JSON at byte %d" % (pos + len(data[pos:]) - len(data[pos:].lstrip(b" \t\r\n"))))
+            break
+        kind = _SCAN_KINDS[m.lastindex - 1]
+        start = m.start(m.lastindex)
+        if kind == "string":
+            pos = _string_end(data, start, special, escape)
+            text = b""  # sliced below only when it is a key or a picked value
+        else:
+            pos = m.end()
+            text = m.group(m.lastindex)
+        if started and not stack:
+            raise ValueError("extra data at byte %d" % start)
+        if expect in ("key", "key_or_close"):
+            if kind == "string":
+                if len(stack) == 1:
+                    key = _decode(data[start:pos]) if pos - start <= longest_key else None  # type: ignore[assignment]
+                expect = "colon"
+                continue
+            if text == b"}" and expect == "key_or_close":
+                stack.pop()
+                if len(stack) == 1 and key in wanted:
+                    picked[key] = {}
+                expect = "comma_or_close"
+                continue
+            raise ValueError("expecting a property name at byte %d" % start)
+        if expect == "colon":
+            if text != b":":
+                raise ValueError("expecting ':' at byte %d" % start)
+            expect = "value"
+            continue
+        if expect == "comma_or_close":
+            if text == b",":
+                expect = "key" if stack[-1] == "{" else "value"
+                continue
+            if text in (b"}", b"]") and (text == b"}") == (stack[-1] == "{"):
+                stack.pop()
+                if len(stack) == 1 and key in wanted:
+                    picked[key] = [] if text == b"]" else {}
+                expect = "comma_or_close"
+                continue
+            raise ValueError("expecting ',' or a closing bracket at byte %d" % start)
+        # a value is expected (or, right after "[", a "]")
+        if text == b"]" and expect == "value_or_close":
+            stack.pop()
+            if len(stack) == 1 and key in wanted:
+                picked[key] = []
+            expect = "comma_or_close"
+            continue
+        if kind == "punct" and text not in (b"{", b"["):
+            raise ValueError("expecting a value at byte %d" % start)
+        started = True
+        if text == b"{":
+            stack.append("{")
+            expect = "key_or_close"
+            continue
+        if text == b"[":
+            if not stack:
+                raise ValueError("expected a JSON object, got array")
+            stack.append("[")
+            expect = "value_or_close"
+            continue
+        if not stack:
+            scalar = "string" if kind == "string" else json_type_name(json.loads(text.decode("ascii")))
+            raise ValueError("expected a JSON object, got %s" % scalar)
+        if len(stack) == 1 and key in wanted:
+            if pos - start > max_value_bytes:
+                raise ValueError("%s is longer than %d bytes" % (key, max_value_bytes))
+            picked[key] = _decode(data[start:pos])
+        expect = "comma_or_close"
+    if not started:
+        raise ValueError("expecting a value at byte 0")
+    if stack:
+        raise ValueError("unterminated JSON at byte %d" % size)
+    return picked

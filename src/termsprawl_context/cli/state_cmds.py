@@ -10,7 +10,7 @@ import os
 from typing import List
 
 from termsprawl_context._output import error_line, write_out, write_path
-from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json
+from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json, project_dir
 from termsprawl_context.errors import EXIT_OK, NotFound, Refusal, UsageError
 
 
@@ -53,6 +53,7 @@ def run_links(argv: List[str]) -> int:
     args = parse(_links_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
     return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
 
 
@@ -91,14 +92,18 @@ def _links_add(args) -> int:
 
 
 def _links_remove(args) -> int:
-    from termsprawl_context.workspace.links import SelfLink, link_file_path, peers_of, remove_link
+    from termsprawl_context.workspace.links import LinkWriteFailed, SelfLink, link_file_path, peers_of, remove_link
 
     _require_ids("links remove", args.a, args.b)
     if args.a == args.b:
         refusal = SelfLink()
         error_line("links remove: %s" % refusal.message)
         return refusal.exit_code
-    removed = remove_link(args.cwd, args.a, args.b)
+    try:
+        removed = remove_link(args.cwd, args.a, args.b)
+    except LinkWriteFailed as refusal:  # behind a symlink leaving the project, or itself one
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
     if args.json:
@@ -169,6 +174,7 @@ def run_index(argv: List[str]) -> int:
     args = parse(_index_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     _require_ids("index " + args.action, args.node)
     if args.action == "get":
         recorded = read_transcript_path(args.cwd, args.node)

@@ -30,10 +30,21 @@ META_DESCRIPTION = "description"
 META_TOOL_USE_ID = "toolUseId"
 META_SPAWN_DEPTH = "spawnDepth"
 
+# --- the running session ---------------------------------------------------------------
+# Claude Code (2.1.132 and later) sets this in the environment of the Bash tool's
+# subprocesses, matching the hook payload's session_id.
+SESSION_ID_ENV = "CLAUDE_CODE_SESSION_ID"
+# Ours, not Claude Code's: the record a hook resolved, for a tool that hook started (the
+# reference's SR_TRANSCRIPT); used verbatim when the harness names no session.
+TRANSCRIPT_ENV = "TERMSPRAWL_TRANSCRIPT"
+
 # --- the project ------------------------------------------------------------------------
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
 PROJECT_CONFIG_DIR = ".claude"
-SETTINGS_LOCAL_FILE = os.path.join(PROJECT_CONFIG_DIR, "settings.local.json")
+SETTINGS_LOCAL_NAME = "settings.local.json"
+# Personal settings: Claude Code keeps the file out of git when it creates it (through
+# the user's global excludes); a file made by anything else is not, so init does it.
+SETTINGS_LOCAL_FILE = os.path.join(PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME)
 SKILLS_DIR = os.path.join(PROJECT_CONFIG_DIR, "skills")
 SKILL_FILE_NAME = "SKILL.md"
 MEMORY_FILE = "CLAUDE.md"  # read at launch; imports other files with @path
@@ -56,6 +67,11 @@ FIELD_AGENT_ID = "agentId"
 FIELD_MESSAGE = "message"
 FIELD_TOOL_USE_RESULT = "toolUseResult"
 FIELD_ATTACHMENT = "attachment"
+# Fields of the title and summary records.
+FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
+FIELD_AI_TITLE = "aiTitle"  # on ai-title records
+FIELD_SUMMARY = "summary"  # on summary records
+FIELD_LEAF_UUID = "leafUuid"  # a summary naming another session's leaf message
 
 FIELD_LEAF_UUID = "leafUuid"  # a summary's pointer to the message it summarises
 FIELD_SUMMARY = "summary"
@@ -133,9 +149,6 @@ NOT_RUN_PREFIXES = (
     (NOT_RUN_TOOL_ERROR, ("<tool_use_error>",)),
     (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
 )
-# Claude Code writes a PreToolUse refusal as "PreToolUse:<Tool> hook error: <reason>".
-HOOK_REFUSAL_PREFIX = "PreToolUse:"
-HOOK_REFUSAL_MARK = " hook error: "
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"
@@ -143,9 +156,62 @@ HOOK_TRANSCRIPT_PATH = "transcript_path"
 HOOK_CWD = "cwd"
 HOOK_EVENT_NAME = "hook_event_name"
 HOOK_SOURCE = "source"  # SessionStart: startup, resume, clear, compact
+HOOK_SOURCES = ("startup", "resume", "clear", "compact")  # SessionStart's `source`
+SOURCE_STARTUP = "startup"
+SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same process
+# A command hook's JSON output (stdout, exit 0): Claude Code parses stdout as JSON when
+# it is one object, so nothing else may be printed there. Documented for SessionStart:
+# `systemMessage` (common field: shown to the user, not to the model) and, under
+# `hookSpecificOutput` (which must name its `hookEventName`), `additionalContext` (added to
+# the model's context before the first prompt) and `sessionTitle` (sets the session's
+# title, as /rename does; honoured from SessionStart since about v2.1.152, and Claude
+# Code then writes a custom-title record into the transcript).
 HOOK_OUTPUT_SYSTEM_MESSAGE = "systemMessage"  # shown to the user
 HOOK_OUTPUT_SPECIFIC = "hookSpecificOutput"
+HOOK_OUTPUT_EVENT_NAME = "hookEventName"  # required inside hookSpecificOutput
 HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's context
+HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
+# The common fields every event accepts, and SessionStart's specific ones, with their
+# JSON types: what a test checks hook output against.
+HOOK_OUTPUT_COMMON_FIELDS = {"continue": bool, "stopReason": str, "suppressOutput": bool,
+                             HOOK_OUTPUT_SYSTEM_MESSAGE: str, HOOK_OUTPUT_SPECIFIC: dict}
+SESSION_START_SPECIFIC_FIELDS = {HOOK_OUTPUT_EVENT_NAME: str, HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
+                                 HOOK_OUTPUT_SESSION_TITLE: str}
+
+
+def session_start_output(system_message: "Optional[str]" = None, additional_context: "Optional[str]" = None,
+                         session_title: "Optional[str]" = None) -> dict:
+    """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
+    output = {}  # type: dict
+    specific = {}  # type: dict
+    if additional_context:
+        specific[HOOK_OUTPUT_ADDITIONAL_CONTEXT] = additional_context
+    if session_title:
+        specific[HOOK_OUTPUT_SESSION_TITLE] = session_title
+    if specific:
+        output[HOOK_OUTPUT_SPECIFIC] = dict([(HOOK_OUTPUT_EVENT_NAME, HOOK_EVENT_SESSION_START)], **specific)
+    if system_message:
+        output[HOOK_OUTPUT_SYSTEM_MESSAGE] = system_message
+    return output
+
+
+# --- memory (CLAUDE.md) ---------------------------------------------------------------------
+# CLAUDE.md files are read at launch from the working directory up to (not including)
+# the root; a line `@path` imports another file (relative to the importing file), but not
+# inside a code span or block. Claude Code never reads AGENTS.md, nor files in dot-folders
+# unless imported.
+MEMORY_IMPORT_PREFIX = "@"
+
+# --- skills -----------------------------------------------------------------------------
+# SKILL.md opens with YAML frontmatter: `name` (lowercase, digits, hyphens; the folder's
+# name), `description` (what the model matches a request against to load the skill:
+# what it does and when to use it, up to 1024 characters) and `allowed-tools` (tools the
+# skill may use without a permission prompt while active, e.g. `Bash(cmd:*)` for one
+# command with any arguments).
+SKILL_NAME_FIELD = "name"
+SKILL_DESCRIPTION_FIELD = "description"
+SKILL_ALLOWED_TOOLS_FIELD = "allowed-tools"
+SKILL_DESCRIPTION_MAX = 1024
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -215,6 +281,7 @@ def skill_file(name: str) -> str:
     """A project's skill file for ``name``, relative to the project directory."""
     return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
 
+
 # --- tools, results and notices the citations and background-agent readers know --------
 TOOL_BASH = "Bash"
 TOOL_ASK_USER_QUESTION = "AskUserQuestion"
@@ -240,3 +307,46 @@ TASK_NOTIFICATION_MODE = "task-notification"
 TASK_TERMINAL_STATUSES = ("completed", "failed", "killed", "stopped")
 # The receipt of a background Agent call names the agent: "... launched ...\nagentId: <id>".
 AGENT_LAUNCH_WORD = "launched"
+
+def is_plain_name(value: str) -> bool:
+    """A non-empty single path component: no separator of either kind, not ``.``/``..``.
+    Ids that become file names must be one (a session id, an agent id)."""
+    return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
+
+
+def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cwd: str = ""):
+    """Where the running session's own record may be, in the order to try it: for each
+    directory from ``cwd`` (default: the process's) up to the filesystem root,
+    ``(<its project dir>/<session id>.jsonl, that directory)``; then every
+    ``<config>/projects/*/<session id>.jsonl``, sorted, with "" for the directory (no
+    tree to check). Nothing when the environment names no session, or names one that
+    is not a plain name. Lazy: the projects directory is listed only if reached."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    if not is_plain_name(session_id):
+        return
+    name = session_id + TRANSCRIPT_SUFFIX
+    config = config_dir(environ)
+    if not cwd:
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            return
+    current = os.path.normpath(os.path.abspath(cwd))
+    while True:
+        folder = project_dir(config, current)
+        if folder:
+            yield os.path.join(folder, name), current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if not config:
+        return
+    projects = os.path.join(config, PROJECTS_SUBDIR)
+    try:
+        folders = sorted(os.listdir(projects))
+    except OSError:
+        return
+    for folder in folders:
+        yield os.path.join(projects, folder, name), ""

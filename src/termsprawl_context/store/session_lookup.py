@@ -36,7 +36,7 @@ class AmbiguousPrefix(store_sessions.AmbiguousSession):
     refused from the file names, each candidate file kept in ``matches``."""
 
     def __init__(self, partial: str, candidates: List[SessionCandidate]) -> None:
-        super().__init__(partial, list(candidates))
+        super().__init__(partial, list(candidates))  # type: ignore[arg-type]
         count = len({c.session_id for c in candidates})
         self.message = "ambiguous session ID '%s' matches %d sessions" % (partial, count)
         self.args = (self.message,)

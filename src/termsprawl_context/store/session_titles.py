@@ -12,6 +12,7 @@ import os
 from typing import List, Optional
 
 from termsprawl_context.jsonl import open_regular
+from termsprawl_context.store import session_meta
 from termsprawl_context.store import sessions as store_sessions
 from termsprawl_context.store.summary_index import SummaryIndex, linked_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_SUMMARY, Title
@@ -22,16 +23,16 @@ _TOKEN_SUMMARY = b'"summary"'
 _ASCII_ESCAPE = b"\\u00"
 
 
-def head_summary_links(path: str) -> List[store_sessions.SummaryLink]:
+def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
     """The seed's summary links in the head of the file at ``path`` ([] when it
     cannot be read as a regular file)."""
     try:
         with open_regular(path) as f:
-            window = store_sessions.read_head(f, os.fstat(f.fileno()).st_size)
+            window = session_meta.read_head(f, os.fstat(f.fileno()).st_size)
     except OSError:
         return []
     lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
-    return list(store_sessions.extract_metadata_from_lines(lines).summary_links)
+    return list(session_meta.extract_metadata_from_lines(lines).summary_links)
 
 
 def folder_index(folder: str) -> SummaryIndex:
@@ -64,7 +65,7 @@ def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex]
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
-            meta = store_sessions.read_session_metadata(f, size, session_id, uuids_out=uuids_out)
+            meta = session_meta.read_session_metadata(f, size, session_id, uuids_out=uuids_out)
     except OSError:
         return NO_TITLE
     title = Title(meta.title, meta.title_source)

@@ -1,32 +1,61 @@
-"""Files under ``<project>/.termsprawl/``: the layout, bounded reads and atomic writes.
+"""Files under ``<project>/.termsprawl/``: the layout, bounded reads and contained writes.
 
 Every write is a temp file in the target's own directory, then ``os.replace``: a reader
 sees the old file or the new one, never a torn one, and no lock (no ``fcntl``) is
-needed. Nothing is ever written outside the project directory: a directory reached
-through a symlink that leaves the project is refused.
+needed. Every write, rename and unlink is contained: the folders down to the target are
+opened one level at a time without following symlinks (a symlink that stays inside the
+project is resolved first; one that leaves it is refused), and the operation is made
+relative to the opened folder, so a folder swapped for a symlink mid-write cannot
+redirect it. A managed file that is itself a symlink, a FIFO or a folder is left alone
+(``ManagedFileRefused``), and nothing is ever written into the home directory's own
+``.claude/`` (the user-wide one), even when the project is the home directory.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Optional
+    from typing import List, Optional, TypeVar
+
+    T = TypeVar("T")
 
 STATE_DIR = ".termsprawl"
 LINKS_DIR = "links"
 TRANSCRIPTS_DIR = "transcripts"
 BIN_DIR = "bin"
 PROJECT_FILE = "project.json"
+# The harness's per-user folder: inside the home directory it is user-wide, not a project's.
+HARNESS_DIR = ".claude"
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file
 # larger than this is not ours to parse, and reading it whole would be a trap.
 MAX_STATE_FILE_BYTES = 16 * 1024 * 1024
 
+# Opening folders by descriptor, without following a final symlink, is what makes the
+# writes race-free; where the platform has no dir_fd (Windows), paths are checked instead.
+# (os.replace shares os.rename's support; only os.rename is listed.)
+_DIR_FD = all(f in os.supports_dir_fd for f in (os.open, os.rename, os.unlink, os.mkdir, os.stat))
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_TEMP_SUFFIX = ".tmp"
+
 
 class OutsideProject(OSError):
-    """A write would land outside the project directory (a symlinked folder)."""
+    """A write would land outside the project directory (a symlinked folder), or in the
+    home directory's own ``.claude/``."""
+
+
+class ManagedFileRefused(OSError):
+    """A managed file exists but is not a regular file we may replace (a symlink, a FIFO,
+    a folder), or cannot be read whole: it is left alone."""
+
+
+class NestedProject(OSError):
+    """A write would start a second ``.termsprawl/`` project inside an existing one."""
 
 
 def state_path(cwd: str, *parts: str) -> str:
@@ -48,27 +77,125 @@ def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[by
     return data if len(data) <= limit else None
 
 
-def _inside(real_root: str, path: str) -> bool:
-    real = os.path.realpath(path)
+def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
+    """The bytes of a file we are about to rewrite; None when there is none.
+
+    Raises ManagedFileRefused when something is there that cannot be read whole (a
+    symlink, even a dangling one, a FIFO, a folder, an unreadable file, more than
+    ``limit`` bytes): rewriting it from what we could read would lose what we could not."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ManagedFileRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
+    if stat.S_ISLNK(st.st_mode):
+        raise ManagedFileRefused("%s is a symbolic link; left alone" % path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ManagedFileRefused("%s is not a regular file; left alone" % path)
+    if st.st_size > limit:
+        raise ManagedFileRefused("%s is larger than %d bytes; left alone" % (path, limit))
+    data = read_small_file(path, limit)
+    if data is None:
+        if not os.path.lexists(path):
+            return None  # removed since the lstat: nothing there now
+        raise ManagedFileRefused("%s cannot be read whole; left alone" % path)
+    return data
+
+
+def _inside(real_root: str, real: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _home_harness_dirs() -> List[str]:
+    """The resolved ``~/.claude`` of ``$HOME`` and of the account (they may differ)."""
+    homes = [os.path.expanduser("~")]
+    try:
+        import pwd
+
+        homes.append(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, OSError, AttributeError):
+        pass
+    return [os.path.join(os.path.realpath(home), HARNESS_DIR) for home in homes if home and os.path.isabs(home)]
+
+
+def _contained(root: str, directory: str) -> str:
+    """``directory`` resolved, checked to lie inside ``root`` and outside ``~/.claude``."""
+    real_root = os.path.realpath(root)
+    relative = os.path.relpath(directory, root)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative):
+        raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
+    real = os.path.realpath(directory)
+    if not _inside(real_root, real):
+        raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
+    for harness in _home_harness_dirs():
+        if _inside(harness, real):
+            raise OutsideProject(
+                "refusing to write into the home directory's %s (the user-wide one): %s" % (HARNESS_DIR, directory))
+    return real
+
+
+def check_write_target(root: str, path: str) -> None:
+    """Raise OutsideProject when ``write_atomic(root, path, ...)`` would be refused for
+    where ``path`` lies (outside ``root``, or in the home directory's ``.claude/``)."""
+    _contained(root, os.path.dirname(path))
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except OSError:
+        return False
+
+
+def _open_dir(root: str, directory: str, create: bool) -> int:
+    """A descriptor of ``directory`` (created level by level when ``create``), reached
+    from ``root`` without following any symlink. Raises OutsideProject, or OSError
+    (FileNotFoundError when a level is missing and not ``create``)."""
+    real = _contained(root, directory)
+    real_root = os.path.realpath(root)
+    relative = os.path.relpath(real, real_root)
+    fd = os.open(real_root, _DIR_FLAGS)
+    try:
+        for part in ([] if relative == os.curdir else relative.split(os.sep)):
+            if create:
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass  # made by a concurrent writer, or there already: either is success
+            try:
+                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                # A level resolved a moment ago is now a symlink: ELOOP, or ENOTDIR where
+                # O_DIRECTORY is checked first (Linux), EMLINK on some BSDs.
+                if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
+                    raise OutsideProject("refusing to write through a symlink that changed: %s" % directory) from None
+                raise
+            os.close(fd)
+            fd = child
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def ensure_dir_within(root: str, directory: str) -> None:
     """Create ``directory`` under ``root`` one level at a time, refusing to step into
-    (or create anything beneath) a level that resolves outside ``root``."""
-    real_root = os.path.realpath(root)
-    relative = os.path.relpath(directory, root)
-    if relative == os.curdir:
+    (or create anything beneath) a level that resolves outside ``root``. A level that
+    appears concurrently is success."""
+    if _DIR_FD:
+        os.close(_open_dir(root, directory, create=True))
         return
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
+    _contained(root, directory)
+    relative = os.path.relpath(directory, root)
     current = root
-    for part in relative.split(os.sep):
+    for part in ([] if relative == os.curdir else relative.split(os.sep)):
         current = os.path.join(current, part)
-        if not os.path.isdir(current):
+        try:
             os.mkdir(current)
-        if not _inside(real_root, current):
-            raise OutsideProject("refusing to write outside %s: %s" % (root, current))
+        except FileExistsError:
+            pass
+        _contained(root, current)
 
 
 def file_mode(path: str) -> Optional[int]:
@@ -80,28 +207,87 @@ def file_mode(path: str) -> Optional[int]:
 
 
 def _new_file_mode() -> int:
-    # mkstemp creates 0600; a state file should get what open() would give it.
+    # A fresh temp file is created 0600; a state file should get what open() would give it.
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
 
 
+def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional[int]:
+    """The mode of the regular file ``name`` we are about to replace (None: absent).
+    Raises ManagedFileRefused for a symlink, FIFO, folder or device there."""
+    try:
+        st = os.lstat(name, dir_fd=dir_fd) if dir_fd is not None else os.lstat(name)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise ManagedFileRefused("%s is a symbolic link; left alone" % shown)
+    if not stat.S_ISREG(st.st_mode):
+        raise ManagedFileRefused("%s is not a regular file; left alone" % shown)
+    return st.st_mode & 0o7777
+
+
+def _temp_name(base: str) -> str:
+    return "." + base + "." + os.urandom(6).hex() + _TEMP_SUFFIX
+
+
+def _refuse_nested(root: str) -> None:
+    """NestedProject when ``root`` holds no ``.termsprawl/`` but lies inside a project:
+    writing there would start a second project inside it."""
+    if not os.path.isdir(os.path.join(root, STATE_DIR)):
+        from termsprawl_context.workspace.project import enclosing_project
+
+        outer = enclosing_project(root)
+        if outer:
+            raise NestedProject("refusing to start a project inside the project %s: %s" % (outer, root))
+
+
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError.
+    """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
+    (OutsideProject, ManagedFileRefused, NestedProject when ``root`` has no ``.termsprawl/``
+    but lies inside a project, or the system's error).
 
     The new file gets ``mode``, else the mode of the file it replaces, else the
     umask's default. The temp file is removed on any failure, so none is left behind."""
-    import tempfile  # only writers pay for it; the dump never writes
+    _refuse_nested(root)
+    directory, base = os.path.split(path)
+    if not _DIR_FD:
+        _write_atomic_by_path(root, directory, base, data, mode)
+        return
+    dfd = _open_dir(root, directory, create=True)
+    try:
+        old_mode = _check_replaceable(base, dfd, path)
+        tmp = _temp_name(base)
+        fd = os.open(tmp, _TEMP_FLAGS, 0o600, dir_fd=dfd)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                chosen = mode if mode is not None else old_mode
+                os.fchmod(f.fileno(), _new_file_mode() if chosen is None else chosen)
+            os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(dfd)
 
-    directory = os.path.dirname(path)
+
+def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mode: Optional[int]) -> None:
+    """``write_atomic`` where folders cannot be opened by descriptor: checked by path."""
+    import tempfile  # only this fallback pays for it
+
     ensure_dir_within(root, directory)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    path = os.path.join(directory, base)
+    old_mode = _check_replaceable(path, None, path)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + base + ".", suffix=_TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if mode is None:
-            mode = file_mode(path)
-        os.chmod(tmp, _new_file_mode() if mode is None else mode)
+        chosen = mode if mode is not None else old_mode
+        os.chmod(tmp, _new_file_mode() if chosen is None else chosen)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -109,6 +295,33 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
         except OSError:
             pass
         raise
+
+
+def remove_within(root: str, path: str) -> bool:
+    """Unlink the regular file ``path`` inside ``root``; True when a file was removed,
+    False when there was none (or its folder is missing). Raises OutsideProject, or
+    ManagedFileRefused for a symlink or anything else that is not a regular file."""
+    directory, base = os.path.split(path)
+    if not _DIR_FD:
+        _contained(root, directory)
+        if _check_replaceable(path, None, path) is None:
+            return False
+        os.unlink(path)
+        return True
+    try:
+        dfd = _open_dir(root, directory, create=False)
+    except FileNotFoundError:
+        return False
+    try:
+        if _check_replaceable(base, dfd, path) is None:
+            return False
+        try:
+            os.unlink(base, dir_fd=dfd)
+        except FileNotFoundError:
+            return False  # removed concurrently: the same outcome
+        return True
+    finally:
+        os.close(dfd)
 
 
 def has_version(entry: dict, expected: int) -> bool:

@@ -16,12 +16,21 @@ import os
 import zipfile
 from typing import Any, Dict, List, NamedTuple, Optional
 
-from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.errors import EXIT_USAGE, NotFound, Refusal
 from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR, TRANSCRIPTS_DIR, dump_json, file_mode, read_small_file, write_atomic
+from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
+from termsprawl_context.workspace.files import (
+    STATE_DIR,
+    TRANSCRIPTS_DIR,
+    check_write_target,
+    dump_json,
+    file_mode,
+    read_managed_file,
+    read_small_file,
+    write_atomic,
+)
+from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
-COMMAND_NAME = "termsprawl-context"
-INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
 COMMAND_MODE = 0o755
 # Files a person may commit or share get the usual mode, not mkstemp's 0600.
 # The artifact is a few hundred KB; anything this large is not it.
@@ -31,9 +40,16 @@ GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
 IGNORED_ENTRY = TRANSCRIPTS_DIR + "/"
 GITIGNORE_COMMENT = "# termsprawl: transcript index entries are absolute, personal paths"
 # Lines that already keep the index folder out of git, in the spellings people use.
-_IGNORING_LINES = frozenset(
-    pattern % TRANSCRIPTS_DIR for pattern in ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
-)
+_IGNORING_PATTERNS = ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
+_IGNORING_LINES = frozenset(pattern % TRANSCRIPTS_DIR for pattern in _IGNORING_PATTERNS)
+
+# Claude Code keeps the personal settings file out of git when it creates the file
+# itself (through the user's global excludes, which we never write); for the file init
+# creates, a .gitignore beside it does the same for every clone.
+CLAUDE_GITIGNORE_FILE = os.path.join(PROJECT_CONFIG_DIR, ".gitignore")
+CLAUDE_IGNORED_ENTRY = SETTINGS_LOCAL_NAME
+CLAUDE_GITIGNORE_COMMENT = "# termsprawl: personal Claude Code settings (the SessionStart hook), never shared"
+_CLAUDE_IGNORING_LINES = frozenset((SETTINGS_LOCAL_NAME, "/" + SETTINGS_LOCAL_NAME, "*.local.json", "/*.local.json"))
 
 SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
 HOOK_EVENT = "SessionStart"
@@ -49,8 +65,10 @@ BUILD_HINT = (
 # Step outcomes, as printed.
 WRITTEN = "written"
 UNCHANGED = "unchanged"
+KEPT = "kept"  # the user edited it; left alone
 FAILED = "failed"
 SKIPPED = "skipped"
+OUTCOMES = (WRITTEN, UNCHANGED, KEPT, FAILED, SKIPPED)
 
 
 class NotFromArtifact(Refusal):
@@ -65,6 +83,16 @@ class ProjectMissing(NotFound):
         super().__init__("init: no such directory: %s" % cwd)
 
 
+class NestedProject(Refusal):
+    """init would start a second project inside an existing one."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, cwd: str, outer: str) -> None:
+        super().__init__("init: %s lies inside the project %s (it has .termsprawl/); run init there, "
+                         "or without --cwd from anywhere inside it" % (cwd, outer))
+
+
 class SettingsUnusable(Refusal):
     """The existing settings file cannot be merged into; it is left untouched."""
 
@@ -76,9 +104,9 @@ class SettingsUnusable(Refusal):
 
 
 class Step(NamedTuple):
-    what: str  # "command", "discovery", "gitignore", "hook"
+    what: str  # "command", "discovery", "memory", "gitignore", "hook"
     path: str  # relative to the project
-    outcome: str  # WRITTEN, UNCHANGED, FAILED or SKIPPED
+    outcome: str  # one of OUTCOMES
     detail: str = ""
 
 
@@ -135,64 +163,140 @@ def install_command(cwd: str, artifact: str) -> Step:
 # --- discovery markers ----------------------------------------------------------------------
 
 
+def _refusal(cwd: str, relative: str) -> Optional[str]:
+    """Why a marker file will be left alone (outside the project, the home directory's
+    own .claude/, not a regular file, too large to read whole), or None."""
+    path = os.path.join(cwd, relative)
+    try:
+        check_write_target(cwd, path)
+        read_managed_file(path)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
-    from termsprawl_context.workspace.discovery import AGENTS_FILE, SKILL_FILE, ensure_context_discovery
+    from termsprawl_context.workspace import discovery
 
-    relatives = (AGENTS_FILE, SKILL_FILE)
-    before = [read_small_file(os.path.join(cwd, r)) for r in relatives]
-    ensure_context_discovery(cwd)
     steps = []
-    for relative, old in zip(relatives, before):
-        new = read_small_file(os.path.join(cwd, relative))
-        if new is None:
+    for relative, outcome in discovery.refresh_discovery(cwd):
+        why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
+        if outcome == discovery.USER_EDITED:
+            steps.append(Step("discovery", relative, KEPT, "edited by its user: left alone"))
+        elif why is not None:
+            steps.append(Step("discovery", relative, SKIPPED, why))
+        elif outcome == discovery.FAILED:
             steps.append(Step("discovery", relative, FAILED, "could not be written"))
         else:
-            steps.append(Step("discovery", relative, UNCHANGED if new == old else WRITTEN))
+            steps.append(Step("discovery", relative, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED))
     return steps
+
+
+def import_from_claude_md(cwd: str) -> Step:
+    """The import line in the project's CLAUDE.md, so Claude Code reads the block at launch."""
+    from termsprawl_context.workspace import discovery
+
+    outcome = discovery.ensure_claude_md(cwd)
+    path = discovery.CLAUDE_MD_FILE
+    if outcome == discovery.FAILED:
+        return Step("memory", path, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step("memory", path, WRITTEN, "imports %s" % discovery.CLAUDE_MD_IMPORT)
+    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.CLAUDE_MD_IMPORT)
 
 
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
-def merge_gitignore(content: str) -> str:
-    """``content`` with the index folder ignored; unchanged when a line already does."""
-    if any(line.strip() in _IGNORING_LINES for line in content.splitlines()):
+def merge_gitignore(content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT,
+                    ignoring=_IGNORING_LINES) -> str:
+    """``content`` with ``entry`` ignored; unchanged when a line already does."""
+    if any(line.strip() in ignoring for line in content.splitlines()):
         return content
     if content and not content.endswith("\n"):
         content += "\n"
-    return content + GITIGNORE_COMMENT + "\n" + IGNORED_ENTRY + "\n"
+    return content + comment + "\n" + entry + "\n"
 
 
-def ensure_gitignore(cwd: str) -> Step:
-    path = os.path.join(cwd, GITIGNORE_FILE)
+def ensure_gitignore(cwd: str, relative: str = GITIGNORE_FILE, entry: str = IGNORED_ENTRY,
+                     comment: str = GITIGNORE_COMMENT, ignoring=_IGNORING_LINES) -> Step:
+    """Keep ``entry`` out of git with the ``.gitignore`` at ``relative``, merged into."""
+    path = os.path.join(cwd, relative)
     data = read_small_file(path)
     if data is None and os.path.lexists(path):
-        return Step("gitignore", GITIGNORE_FILE, FAILED, "exists but is not a readable regular file")
+        return Step("gitignore", relative, FAILED, "exists but is not a readable regular file")
     current = data.decode("utf-8", "surrogateescape") if data is not None else ""
-    wanted = merge_gitignore(current)
+    wanted = merge_gitignore(current, entry, comment, ignoring)
     if data is not None and wanted == current:
-        return Step("gitignore", GITIGNORE_FILE, UNCHANGED, "already ignores %s" % IGNORED_ENTRY)
+        return Step("gitignore", relative, UNCHANGED, "already ignores %s" % entry)
     try:
         write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
     except OSError as exc:
-        return Step("gitignore", GITIGNORE_FILE, FAILED, exc.strerror or str(exc))
-    return Step("gitignore", GITIGNORE_FILE, WRITTEN, "ignores %s" % IGNORED_ENTRY)
+        return Step("gitignore", relative, FAILED, exc.strerror or str(exc))
+    return Step("gitignore", relative, WRITTEN, "ignores %s" % entry)
+
+
+def ignore_local_settings(cwd: str) -> Step:
+    """Keep ``.claude/settings.local.json`` out of git (``.claude/.gitignore``)."""
+    return ensure_gitignore(cwd, CLAUDE_GITIGNORE_FILE, CLAUDE_IGNORED_ENTRY, CLAUDE_GITIGNORE_COMMENT,
+                            _CLAUDE_IGNORING_LINES)
 
 
 # --- .claude/settings.local.json ------------------------------------------------------------
 
 
+# Deeper settings than this are not a person's; re-serialising them costs the parser's
+# recursion (exit 70 on some versions) and, indented, space quadratic in the depth.
+MAX_SETTINGS_DEPTH = 64
+# Pretty output may be this much larger than the input (plus our entry) before the
+# merge falls back to compact output: a file is never rewritten many times its size.
+_PRETTY_GROWTH = 2
+_PRETTY_SLACK = 4096
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of a JSON text, counted without recursion (brackets
+    inside strings skipped)."""
+    import re
+
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _finite_float(literal: str) -> float:
+    import math
+
+    value = float(literal)
+    if math.isinf(value):
+        # JSON has no infinity: 1e400 would come back out as Infinity, which no JSON parser reads.
+        raise ValueError("the number %s is out of range" % (literal if len(literal) <= 40 else literal[:40] + "..."))
+    return value
+
+
 def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
-    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise."""
+    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise.
+
+    Refused, so that a rewrite keeps every value it does not own exactly: text that is
+    not UTF-8 or not JSON, NaN/Infinity, a number too large for a double (``1e400``),
+    an integer too long to convert, nesting deeper than ``MAX_SETTINGS_DEPTH``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise SettingsUnusable(shown, "is not UTF-8 text") from None
     if not text.strip():
         return {}
+    if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
+        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
     try:
-        value = loads_strict(text)
+        value = loads_strict(text, parse_float=_finite_float)
     except (ValueError, RecursionError) as exc:
         raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
@@ -235,6 +339,10 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     Raises SettingsUnusable for a file that cannot be read or understood, or is a
     symbolic link (rewriting it would replace the link with a copy)."""
     path = os.path.join(cwd, SETTINGS_FILE)
+    try:
+        check_write_target(cwd, path)
+    except OSError as exc:
+        raise SettingsUnusable(SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc)) from None
     if not os.path.lexists(path):
         return {}
     if os.path.islink(path):
@@ -245,37 +353,65 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     return parse_settings(data, SETTINGS_FILE)
 
 
-def register_hook(cwd: str, merged: Optional[Dict[str, Any]]) -> Step:
+def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
+    """The merged settings as written: pretty (2-space indent) unless that would be more
+    than twice the original's size (a compact file of many tiny values), then compact."""
+    pretty = dump_json(merged)
+    if len(pretty) <= _PRETTY_GROWTH * original_size + _PRETTY_SLACK:
+        return pretty
+    text = json.dumps(merged, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in some string: escape, as dump_json does
+        return (json.dumps(merged, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int = 0) -> Step:
     if merged is None:
         return Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
     try:
-        write_atomic(cwd, os.path.join(cwd, SETTINGS_FILE), dump_json(merged))
-    except (OSError, ValueError) as exc:
+        write_atomic(cwd, os.path.join(cwd, SETTINGS_FILE), dump_settings(merged, original_size))
+    except (OSError, ValueError, RecursionError) as exc:
         return Step("hook", SETTINGS_FILE, FAILED, getattr(exc, "strerror", None) or str(exc))
     return Step("hook", SETTINGS_FILE, WRITTEN, "%s runs `%s`" % (HOOK_EVENT, HOOK_COMMAND))
+
+
+def file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 # --- init -----------------------------------------------------------------------------------
 
 
-def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore and (with ``hook``) the SessionStart hook.
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
+    """Install the command, markers, .gitignore, (with ``claude_md``) the CLAUDE.md import
+    and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
     Refuses before writing anything when there is no artifact to copy, the directory
-    is missing, or the settings file cannot be merged into. A step that fails is
-    reported as FAILED; the hook is not registered (SKIPPED) unless the command it runs
-    is in place."""
+    is missing or lies inside another project, or the settings file cannot be merged
+    into. A step that fails is reported as FAILED; the hook is not registered (SKIPPED)
+    unless the command it runs is in place."""
     if not artifact:
         raise NotFromArtifact()
     if not os.path.isdir(cwd):
         raise ProjectMissing(cwd)
+    outer = enclosing_project(cwd)
+    if outer:
+        raise NestedProject(cwd, outer)
     merged = merge_hook_settings(load_settings(cwd)) if hook else None
+    original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
+    if claude_md:
+        steps.append(import_from_claude_md(cwd))
     steps.append(ensure_gitignore(cwd))
     if hook:
         if steps[0].outcome == FAILED:
             steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
         else:
-            steps.append(register_hook(cwd, merged))
+            steps.append(register_hook(cwd, merged, original_size))
+            steps.append(ignore_local_settings(cwd))
     return InitReport(cwd, artifact, hook, steps)

@@ -2,7 +2,11 @@
 
 ``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
 with ``lo < hi``, so linking a to b and b to a is the same file and adding twice is one
-link. Readers tolerate anything: a file that does not parse as a valid link is ignored.
+link. A pair whose name would not fit a file name (255 bytes: two ids of up to 128
+characters) is stored as ``sha256-<hex of "lo\nhi">.json`` instead: one name per pair,
+never equal to a short pair's name (which always holds ``--``). Readers tolerate
+anything: a file that does not parse as a valid link is ignored, and one removed
+between listing and reading is simply not there.
 """
 
 from __future__ import annotations
@@ -10,24 +14,28 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional, Union
-
 from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
 from termsprawl_context.workspace.files import (
     LINKS_DIR,
     dump_json,
     has_version,
     read_small_file,
+    remove_within,
     state_path,
     write_atomic,
 )
 from termsprawl_context.workspace.ids import BadNodeId, is_safe_id
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import List, Optional, Union
+
 LINK_FILE_VERSION = 1
 LINK_FILE_SUFFIX = ".json"
 LINK_SEPARATOR = "--"
+# The longest file name the file systems we run on accept, in bytes.
+MAX_FILE_NAME_BYTES = 255
+HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
 
@@ -65,10 +73,23 @@ def canonical_pair(a: str, b: str) -> LinkPair:
     return LinkPair(a, b) if a < b else LinkPair(b, a)
 
 
-def link_file_path(cwd: str, a: str, b: str) -> str:
-    """The same path for (a, b) and (b, a)."""
+def link_file_name(a: str, b: str) -> str:
+    """The same name for (a, b) and (b, a): ``<lo>--<hi>.json`` when that fits
+    ``MAX_FILE_NAME_BYTES``, else ``sha256-<64 hex>.json`` of ``lo``, a newline (which no
+    id holds, so the pair is recoverable from the digest's input alone) and ``hi``."""
     lo, hi = canonical_pair(a, b)
-    return os.path.join(links_dir(cwd), lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX)
+    name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
+    if len(name.encode("utf-8", "surrogateescape")) <= MAX_FILE_NAME_BYTES:
+        return name
+    import hashlib  # only the rare long pair pays for it
+
+    digest = hashlib.sha256((lo + "\n" + hi).encode("utf-8", "surrogateescape")).hexdigest()
+    return HASHED_NAME_PREFIX + digest + LINK_FILE_SUFFIX
+
+
+def link_file_path(cwd: str, a: str, b: str) -> str:
+    """The same path for (a, b) and (b, a); see ``link_file_name``."""
+    return os.path.join(links_dir(cwd), link_file_name(a, b))
 
 
 def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
@@ -106,6 +127,8 @@ def scan_link_files(cwd: str) -> List[LinkFile]:
             continue
         path = os.path.join(directory, name)
         data = read_small_file(path, MAX_LINK_FILE_BYTES)
+        if data is None and not os.path.lexists(path):
+            continue  # removed since the listing (a concurrent `links remove`): absent, not invalid
         found.append(LinkFile(name, path, parse_link_file(data) if data is not None else None))
     return found
 
@@ -135,15 +158,17 @@ def add_link(cwd: str, a: str, b: str) -> str:
 
 
 def remove_link(cwd: str, a: str, b: str) -> bool:
-    """Remove the link if there is one; True when a file was removed. Never raises:
-    unsafe ids, a self pair and a missing file are all simply nothing to remove."""
+    """Remove the link if there is one; True when a file was removed. Unsafe ids, a
+    self pair and a missing file are all simply nothing to remove (False). Raises
+    LinkWriteFailed when the file cannot be removed, or lies behind a symlink leaving
+    the project, or is itself a symlink (left alone)."""
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return False
+    path = link_file_path(cwd, a, b)
     try:
-        os.unlink(link_file_path(cwd, a, b))
-        return True
-    except OSError:
-        return False
+        return remove_within(cwd, path)
+    except OSError as exc:
+        raise LinkWriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
 
 
 def peers_of(cwd: str, node_id: str) -> List[str]:

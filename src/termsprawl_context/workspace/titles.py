@@ -1,27 +1,69 @@
-"""Node titles, read from the app's ``.termsprawl/project.json`` (never written here)."""
+"""Node titles, read from the app's ``.termsprawl/project.json`` (never written here).
+
+The file is the app's whole project (up to 16 MiB) and a dump or ``doctor`` asks for
+one title per peer, so it is parsed once per run: the titles are kept (a small map),
+the parsed project is dropped, and the map is reused while the file's identity (device,
+inode, size, mtime) is unchanged. A file too large or too dense to parse within the
+JSON reader's budget gives no titles (peers are then shown by id).
+"""
 
 from __future__ import annotations
+
+import os
 
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.workspace.files import PROJECT_FILE, read_small_file, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Optional
+    from typing import Dict, Optional, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+
+# cwd -> (the file's identity when read, node id -> title or None)
+_CACHE = {}  # type: Dict[str, Tuple[Optional[tuple], Dict[str, Optional[str]]]]
+
+
+def titles_of(project: Optional[dict]) -> Dict[str, Optional[str]]:
+    """node id -> ``data.title`` (None when not a string) for the first ``nodes[]`` entry
+    of each id whose ``data`` is an object; later entries of the same id are ignored."""
+    nodes = project.get("nodes") if project is not None else None
+    titles = {}  # type: Dict[str, Optional[str]]
+    if not isinstance(nodes, list):
+        return titles
+    for node in nodes:
+        if not isinstance(node, dict):
+            continue
+        node_id, data = node.get("id"), node.get("data")
+        if isinstance(node_id, str) and node_id not in titles and isinstance(data, dict):
+            title = data.get("title")
+            titles[node_id] = title if isinstance(title, str) else None
+    return titles
+
+
+def _identity(path: str) -> Optional[tuple]:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def project_titles(cwd: str) -> Dict[str, Optional[str]]:
+    """Every node's title in ``<cwd>/.termsprawl/project.json``, parsed at most once per
+    version of the file; {} when it is missing or malformed."""
+    path = state_path(cwd, PROJECT_FILE)
+    identity = _identity(path)
+    cached = _CACHE.get(cwd)
+    if cached is not None and identity is not None and cached[0] == identity:
+        return cached[1]
+    data = read_small_file(path)
+    project = parse_object(data) if data is not None else None  # pretty-printed over many lines is fine: one value
+    del data
+    titles = titles_of(project)
+    _CACHE[cwd] = (identity, titles)
+    return titles
 
 
 def node_title(cwd: str, node_id: str) -> Optional[str]:
     """``data.title`` of the ``nodes[]`` entry whose ``id`` is ``node_id``, when it is a
     string; None when the file, the node or the title is missing or malformed."""
-    data = read_small_file(state_path(cwd, PROJECT_FILE))
-    if data is None:
-        return None
-    project = parse_object(data)  # pretty-printed over many lines is fine: one value
-    nodes = project.get("nodes") if project is not None else None
-    if not isinstance(nodes, list):
-        return None
-    for node in nodes:
-        if isinstance(node, dict) and node.get("id") == node_id and isinstance(node.get("data"), dict):
-            title = node["data"].get("title")
-            return title if isinstance(title, str) else None
-    return None
+    return project_titles(cwd).get(node_id) if isinstance(node_id, str) else None

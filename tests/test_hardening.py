@@ -1,0 +1,445 @@
+"""Issue 13's weaknesses, one test (or a few) each: writes contained, user prose kept,
+settings kept valid, races harmless, the home's .claude/ untouched, long link pairs,
+project.json parsed once, hook payloads in bounded memory."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SRC, snapshot
+from conftest_rss import rss_env
+from termsprawl_context.jsonl import pick_members
+from termsprawl_context.store import hook_input
+from termsprawl_context.workspace import discovery, files, install, links, titles
+from termsprawl_context.workspace.ids import is_safe_id
+
+
+@pytest.fixture
+def project(tmp_path):
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def outside(tmp_path):
+    path = tmp_path / "outside"
+    path.mkdir()
+    return path
+
+
+# --- item 1: every write, rename and unlink is contained -------------------------------------
+
+
+def test_links_remove_through_a_symlinked_links_folder_deletes_nothing(project, outside, run_pyz):
+    (project / ".termsprawl").mkdir()
+    os.symlink(str(outside), str(project / ".termsprawl" / "links"))
+    (outside / "aaa--bbb.json").write_text('{"version": 1, "a": "aaa", "b": "bbb"}')
+    before = snapshot(outside)
+    done = run_pyz(["links", "remove", "aaa", "bbb", "--cwd", project])
+    assert done.returncode == 1
+    assert done.stderr.startswith(b"termsprawl-context: links remove: cannot remove ")
+    assert b"outside" in done.stderr and done.stdout == b""
+    assert snapshot(outside) == before
+
+
+def test_links_remove_through_a_symlinked_state_folder_deletes_nothing(project, outside):
+    (outside / "links").mkdir()
+    (outside / "links" / "aaa--bbb.json").write_text('{"version": 1, "a": "aaa", "b": "bbb"}')
+    os.symlink(str(outside), str(project / ".termsprawl"))
+    with pytest.raises(links.LinkWriteFailed):
+        links.remove_link(str(project), "aaa", "bbb")
+    assert (outside / "links" / "aaa--bbb.json").exists()
+
+
+@pytest.mark.parametrize("relative", [os.path.join(".termsprawl", "AGENTS.md"), os.path.join(".termsprawl", ".gitignore")])
+def test_a_symlinked_managed_file_is_left_alone(project, outside, relative):
+    target = outside / "theirs.md"
+    target.write_text("their prose\n")
+    (project / ".termsprawl").mkdir()
+    os.symlink(str(target), str(project / relative))
+    discovery.ensure_context_discovery(str(project))
+    step = install.ensure_gitignore(str(project))
+    assert os.path.islink(str(project / relative))
+    assert target.read_text() == "their prose\n"
+    if relative.endswith(".gitignore"):
+        assert step.outcome == install.FAILED
+
+
+def test_write_atomic_refuses_a_symlink_and_a_fifo_in_place(project, outside):
+    target = outside / "t"
+    target.write_text("x")
+    state = project / ".termsprawl"
+    state.mkdir()
+    os.symlink(str(target), str(state / "a.json"))
+    os.mkfifo(str(state / "b.json"))
+    for name in ("a.json", "b.json"):
+        with pytest.raises(files.ManagedFileRefused):
+            files.write_atomic(str(project), str(state / name), b"new")
+    assert target.read_text() == "x" and os.path.islink(str(state / "a.json"))
+    assert sorted(os.listdir(str(state))) == ["a.json", "b.json"]  # no temp file left behind
+
+
+def test_a_symlink_staying_inside_the_project_is_followed(project):
+    (project / "real-state").mkdir()
+    os.symlink("real-state", str(project / ".termsprawl"))
+    links.add_link(str(project), "aaa", "bbb")
+    assert (project / "real-state" / "links" / "aaa--bbb.json").is_file()
+
+
+def test_a_folder_swapped_for_a_symlink_is_not_followed(project, outside, monkeypatch):
+    """The walk opens each level with O_NOFOLLOW: a level resolved as a folder and then
+    replaced by a symlink (the race a path check alone loses) is refused."""
+    if not files._DIR_FD:
+        pytest.skip("no dir_fd on this platform")
+    state = project / ".termsprawl"
+    state.mkdir()
+    real_contained = files._contained
+
+    def swap_after_check(root, directory):
+        real = real_contained(root, directory)
+        if os.path.isdir(str(state)) and not os.path.islink(str(state)):
+            os.rename(str(state), str(project / "moved"))
+            os.symlink(str(outside), str(state))
+        return real
+
+    monkeypatch.setattr(files, "_contained", swap_after_check)
+    with pytest.raises(files.OutsideProject):
+        files.write_atomic(str(project), str(state / "x.json"), b"{}")
+    assert list(outside.iterdir()) == []
+
+
+# --- item 2: a managed file that cannot be read whole is never rewritten ---------------------
+
+
+def _agents(project):
+    return project / ".termsprawl" / "AGENTS.md"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dangling"])
+def test_agents_md_that_cannot_be_read_whole_is_kept(project, kind, run_pyz):
+    """links add, hook and init all refresh the markers: none may replace this file."""
+    path = _agents(project)
+    path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(str(path))
+    else:
+        os.symlink(str(project / "nowhere"), str(path))
+    before = snapshot(project / ".termsprawl")
+    assert run_pyz(["links", "add", "aaa", "bbb", "--cwd", project]).returncode == 0
+    assert snapshot(project / ".termsprawl")[str(path)] == before[str(path)]
+    with pytest.raises(files.ManagedFileRefused):
+        files.read_managed_file(str(path))
+
+
+def test_read_managed_file_refuses_a_file_over_the_limit(project):
+    path = project / "big"
+    path.write_bytes(b"x" * 1001)
+    with pytest.raises(files.ManagedFileRefused):
+        files.read_managed_file(str(path), 1000)
+    assert files.read_managed_file(str(project / "absent")) is None
+    assert files.read_managed_file(str(path), 1001) == b"x" * 1001
+
+
+def test_agents_md_over_the_cap_is_kept_by_the_command(project, run_pyz):
+    """The real cap (16 MiB), through the built command: a sparse 17 MiB file."""
+    path = _agents(project)
+    path.parent.mkdir(parents=True)
+    with open(str(path), "wb") as f:
+        f.write(b"# prose at the start\n")
+        f.truncate(files.MAX_STATE_FILE_BYTES + 1024 * 1024)
+    st = os.stat(str(path))
+    assert run_pyz(["links", "add", "aaa", "bbb", "--cwd", project]).returncode == 0
+    again = os.stat(str(path))
+    assert (again.st_ino, again.st_size, again.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def test_init_reports_a_refused_marker_as_skipped(project, outside):
+    path = _agents(project)
+    path.parent.mkdir(parents=True)
+    os.symlink(str(outside / "x.md"), str(path))
+    steps = install.plant_discovery(str(project))
+    assert steps[0].outcome == install.SKIPPED and "symbolic link" in steps[0].detail
+    assert steps[1].outcome == install.WRITTEN
+
+
+# --- item 3: settings kept valid, or refused with one line -----------------------------------
+
+
+@pytest.mark.parametrize("text, reason", [
+    (b'{"n": 1e400}', "out of range"),
+    (b'{"n": -1e400}', "out of range"),
+    (b'{"a": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nests deeper"),
+    (b'{"a": ' + b"{\"b\": " * 200 + b"1" + b"}" * 200 + b"}", "nests deeper"),
+    (b'{"n": NaN}', "not valid JSON"),
+])
+def test_settings_that_cannot_be_kept_exactly_are_refused(text, reason):
+    with pytest.raises(install.SettingsUnusable) as caught:
+        install.parse_settings(text, install.SETTINGS_FILE)
+    assert reason in caught.value.message and "\n" not in caught.value.message
+
+
+def test_deep_settings_through_the_command_are_one_line_and_untouched(tmp_path, run_pyz):
+    project = tmp_path / "p"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / install.SETTINGS_FILE
+    settings.write_bytes(b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}")
+    before = snapshot(project)
+    done = run_pyz(["init", "--hook", "--cwd", project])
+    assert done.returncode == 1
+    assert done.stderr.count(b"\n") == 1 and b"nests deeper than" in done.stderr
+    assert snapshot(project) == before
+
+
+def test_merge_keeps_unowned_values_and_never_blows_up():
+    deep = '{"keep": %s, "big": 12345678901234567890123, "tiny": 5e-324, "neg0": -0.0, "s": "\\ud83d"}' % (
+        "[" * (install.MAX_SETTINGS_DEPTH - 1) + "]" * (install.MAX_SETTINGS_DEPTH - 1))
+    data = deep.encode()
+    merged = install.merge_hook_settings(install.parse_settings(data, "x"))
+    out = install.dump_settings(merged, len(data))
+    assert len(out) <= 2 * len(data) + 4096
+    back = json.loads(out.decode("utf-8"))
+    original = json.loads(deep)
+    for key in original:
+        assert json.dumps(back[key]) == json.dumps(original[key])
+    assert back["hooks"]["SessionStart"] == [install.HOOK_ENTRY]
+    many = ("[" + "1," * 100000 + "1]").encode()
+    data = b'{"m": ' + many + b"}"
+    out = install.dump_settings(install.merge_hook_settings(install.parse_settings(data, "x")), len(data))
+    assert len(out) <= 2 * len(data) + 4096
+    assert json.loads(out)["m"] == json.loads(many)
+
+
+# --- item 7: races ---------------------------------------------------------------------------
+
+_FIRST_WRITE = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from termsprawl_context.workspace import index, links
+cwd, me = sys.argv[2], sys.argv[3]
+links.add_link(cwd, "aaa", me)
+assert index.record_transcript_path(cwd, me, "/t/" + me)
+"""
+
+
+def test_concurrent_first_writes_on_a_fresh_project_all_succeed(tmp_path):
+    """Many processes create .termsprawl/, links/ and transcripts/ at once, in 20
+    fresh projects: a folder that appears concurrently is success, never File exists."""
+    failures = []
+    for trial in range(20):
+        cwd = tmp_path / ("p%d" % trial)
+        cwd.mkdir()
+        procs = [subprocess.Popen([sys.executable, "-c", _FIRST_WRITE, str(SRC), str(cwd), "n%d" % i],
+                                  stderr=subprocess.PIPE) for i in range(6)]
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            if proc.returncode != 0:
+                failures.append(err)
+        assert sorted(os.listdir(str(cwd / ".termsprawl" / "links"))) == ["aaa--n%d.json" % i for i in range(6)]
+    assert failures == []
+
+
+def test_mkdir_race_is_success(project, monkeypatch):
+    real_mkdir = os.mkdir
+
+    def racing_mkdir(path, mode=0o777, *, dir_fd=None):
+        real_mkdir(path, mode, dir_fd=dir_fd)  # another process got there first
+        raise FileExistsError(17, "File exists")
+
+    monkeypatch.setattr(files.os, "mkdir", racing_mkdir)
+    files.write_atomic(str(project), str(project / ".termsprawl" / "links" / "x.json"), b"{}")
+    assert (project / ".termsprawl" / "links" / "x.json").read_bytes() == b"{}"
+
+
+def test_a_link_file_removed_between_listing_and_reading_is_absent(project, monkeypatch):
+    links.add_link(str(project), "aaa", "bbb")
+    links.add_link(str(project), "aaa", "ccc")
+    real_read = links.read_small_file
+
+    def vanish_first(path, limit):
+        if path.endswith("aaa--bbb.json") and os.path.exists(path):
+            os.unlink(path)  # a concurrent `links remove`
+        return real_read(path, limit)
+
+    monkeypatch.setattr(links, "read_small_file", vanish_first)
+    scanned = links.scan_link_files(str(project))
+    assert [(f.name, f.pair is not None) for f in scanned] == [("aaa--ccc.json", True)]
+
+
+# --- item 8: the home directory as a project -------------------------------------------------
+
+
+def test_run_in_home_never_writes_the_user_wide_claude_folder(tmp_path, run_pyz):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text("{}")
+    before = snapshot(home / ".claude")
+    env = {"HOME": str(home)}
+    assert run_pyz(["links", "add", "aaa", "bbb", "--cwd", home], env=env).returncode == 0
+    init = run_pyz(["init", "--cwd", home], env=env)
+    hook = run_pyz(["init", "--hook", "--cwd", home], env=env)
+    assert snapshot(home / ".claude") == before
+    assert b"home directory's .claude" in init.stdout + init.stderr
+    assert hook.returncode == 1 and b"home directory's .claude" in hook.stderr
+    assert (home / ".termsprawl" / "links" / "aaa--bbb.json").is_file()  # the home's own state is fine
+
+
+def test_home_rule_holds_for_the_write_layer_itself(tmp_path, monkeypatch):
+    home = tmp_path / "h"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    with pytest.raises(files.OutsideProject):
+        files.write_atomic(str(home), str(home / ".claude" / "skills" / "x" / "SKILL.md"), b"x")
+    assert not (home / ".claude").exists()
+
+
+# --- item 9: every pair of valid ids can be linked -------------------------------------------
+
+
+def test_two_longest_ids_can_be_linked_and_short_pairs_keep_their_name(project):
+    a, b = "a" * 128, "b" * 128
+    assert is_safe_id(a) and is_safe_id(b)
+    path = links.add_link(str(project), b, a)
+    name = os.path.basename(path)
+    assert len(name.encode()) <= links.MAX_FILE_NAME_BYTES and name.startswith(links.HASHED_NAME_PREFIX)
+    assert links.link_file_path(str(project), a, b) == path
+    assert [(l.a, l.b) for l in links.list_links(str(project))] == [(a, b)]
+    assert links.peers_of(str(project), a) == [b]
+    assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
+    assert links.link_file_name("aaa", "bbb") == "aaa--bbb.json"
+    longest_short = "x" * 124
+    assert links.link_file_name(longest_short, "y" * 124) == longest_short + "--" + "y" * 124 + ".json"
+
+
+def test_hashed_names_never_equal_a_short_pair_name():
+    from hypothesis import given, settings, strategies as st
+
+    ids = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z")
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(ids, ids)
+    def check(a, b):
+        name = links.link_file_name(a, b)
+        assert len(name.encode()) <= 255
+        assert name == links.link_file_name(b, a)
+        assert ("--" in name) == (len(a) + len(b) + 7 <= 255)
+
+    check()
+
+
+# --- item 10: project.json parsed once; hook payloads in bounded memory ----------------------
+
+
+def test_project_json_is_parsed_once_per_version(project, monkeypatch):
+    (project / ".termsprawl").mkdir()
+    nodes = [{"id": "n%d" % i, "data": {"title": "T%d" % i}} for i in range(60)]
+    (project / ".termsprawl" / "project.json").write_text(json.dumps({"nodes": nodes}))
+    calls = []
+    real = titles.parse_object
+    monkeypatch.setattr(titles, "parse_object", lambda raw: calls.append(1) or real(raw))
+    titles._CACHE.clear()
+    assert [titles.node_title(str(project), "n%d" % i) for i in range(60)] == ["T%d" % i for i in range(60)]
+    assert len(calls) == 1
+    (project / ".termsprawl" / "project.json").write_text(json.dumps({"nodes": nodes[:1] + [{"id": "n1"}]}))
+    os.utime(str(project / ".termsprawl" / "project.json"), ns=(1, 1))
+    assert titles.node_title(str(project), "n1") is None and len(calls) == 2
+
+
+def test_first_node_of_an_id_wins_as_before():
+    project = {"nodes": [{"id": "x"}, {"id": "x", "data": {"title": 5}}, {"id": "x", "data": {"title": "late"}}]}
+    assert titles.titles_of(project) == {"x": None}
+
+
+_PAYLOAD_PROBE = r"""
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from conftest_rss import peak_rss_mb
+from termsprawl_context.store import hook_input
+data = open(sys.argv[2], "rb").read()
+try:
+    hook_input.read_hook_input(io.BytesIO(data), "/store")
+    verdict = "ok"
+except hook_input.HookInputError as e:
+    verdict = type(e).__name__
+del data
+print(verdict, peak_rss_mb())
+"""
+
+
+@pytest.mark.parametrize("shape", ["one_string", "dense", "astral"])
+def test_a_10_mib_payload_costs_under_64_mb(tmp_path, shape):
+    size = hook_input.HOOK_INPUT_MAX_BYTES - 200
+    head = b'{"session_id":"abc","transcript_path":"/store/p/abc.jsonl","x":'
+    if shape == "one_string":
+        body = b'"' + b"x" * size + b'"}'
+    elif shape == "dense":
+        body = b"[" + b'"ab",' * (size // 5) + b'""]}'
+    else:
+        body = b'"\xf0\x9f\x98\x80' + b"x" * size + b'"}'
+    path = tmp_path / "payload.json"
+    path.write_bytes(head + body)
+    out = subprocess.run([sys.executable, "-c", _PAYLOAD_PROBE, str(SRC), str(path)], env=rss_env(),
+                         stdout=subprocess.PIPE, check=True, timeout=300).stdout.split()
+    assert out[0] == b"ok"
+    assert int(out[1]) < 64, "peak RSS %s MB" % out[1]
+
+
+def _direct(data, keys):
+    from termsprawl_context.jsonl import loads_strict
+
+    try:
+        value = loads_strict(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return "refused"
+    if not isinstance(value, dict):
+        return "refused"
+    return {k: (type(v)() if isinstance(v, (list, dict)) else v) for k, v in value.items() if k in keys}
+
+
+def test_pick_members_agrees_with_json_loads():
+    """The large-payload path gives json.loads's verdict and fields on any document."""
+    from hypothesis import given, settings, strategies as st
+
+    keys = ("session_id", "transcript_path", "k")
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(keys + ("o", "")), inner, max_size=4), max_leaves=20)
+    docs = st.dictionaries(st.sampled_from(keys + ("o",)), values, max_size=5).map(
+        lambda d: json.dumps(d, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    mutated = st.tuples(docs, st.integers(0, 200), st.binary(max_size=3)).map(
+        lambda t: t[0][:t[1]] + t[2] + t[0][t[1]:])
+
+    @settings(max_examples=600, deadline=None, derandomize=True)
+    @given(docs | mutated | st.binary(max_size=40))
+    def check(data):
+        try:
+            got = pick_members(data, keys)
+        except ValueError:
+            got = "refused"
+        assert got == _direct(data, keys)
+
+    check()
+
+
+def test_large_and_small_payloads_get_the_same_verdict(tmp_path):
+    """One payload, parsed whole and through the large path: the same fields or the
+    same refusal class."""
+    samples = [
+        b'{"session_id": "abc", "transcript_path": "/store/p/x.jsonl", "cwd": null, "extra": [1, {"a": []}]}',
+        b'{"session_id": 5, "transcript_path": "/store/x.jsonl"}',
+        b'{"session_id": "abc", "session_id": "def", "transcript_path": "/store/x"}',
+        b'[1, 2]', b'{"session_id": "a",}', b'{"session_id": "\xff", "transcript_path": "/store/x"}',
+    ]
+    for data in samples:
+        verdicts = []
+        for limit in (hook_input.DIRECT_PARSE_MAX_BYTES, 0):
+            try:
+                value = hook_input.parse_payload(data, limit)
+                verdicts.append({k: value.get(k) for k in ("session_id", "transcript_path", "cwd")})
+            except hook_input.HookInputParseError:
+                verdicts.append("refused")
+        assert verdicts[0] == verdicts[1], data
