@@ -105,7 +105,7 @@ def run_find(argv: List[str]) -> int:
         info, copies = session_lookup.find_session(args.id, projects_dir)
     except session_lookup.AmbiguousPrefix as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
-        for line in session_lookup.candidates_message(refusal.matches):
+        for line in session_lookup.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
     for line in session_lookup.copies_message(info.session_id, copies):

@@ -17,7 +17,6 @@ from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.store.session_meta import (
-    TAIL_MAX_BYTES,
     TITLE_SUMMARY,
     SessionMetadata,
     SummaryLink,
