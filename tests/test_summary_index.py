@@ -61,14 +61,17 @@ def test_index_sessions_uses_the_listing_fields():
 def test_apply_to_title():
     index = SummaryIndex()
     index.add_file("/p/x", 1.0, [("Linked", U[0])])
+    names_u0, names_u1 = SI.pack([U[0].encode()]), SI.pack([U[1].encode(), U[2].encode()])
     prompt = T.Title("a prompt", T.TITLE_PROMPT)
-    assert SI.apply_to_title(prompt, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
-    assert SI.apply_to_title(prompt, [U[1]], index) == prompt
+    assert SI.apply_to_title(prompt, names_u0, index) == T.Title("Linked", T.TITLE_SUMMARY)
+    assert SI.apply_to_title(prompt, names_u1, index) == prompt
     for kept in (T.Title("Mine", T.TITLE_CUSTOM), T.Title("AI", T.TITLE_AI)):
-        assert SI.apply_to_title(kept, [U[0]], index) == kept
-    # a local summary or a first message yields to the linked summary
-    assert SI.apply_to_title(T.Title("local", T.TITLE_SUMMARY), [U[0]], index).text == "Linked"
-    assert SI.apply_to_title(T.NO_TITLE, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
+        assert SI.apply_to_title(kept, names_u0, index) == kept
+    # a local summary, a command or a first message yields to the linked summary
+    for weaker in (T.TITLE_SUMMARY, T.TITLE_COMMAND, T.TITLE_FIRST_MESSAGE):
+        assert SI.apply_to_title(T.Title("x", weaker), names_u0, index).text == "Linked"
+    assert SI.apply_to_title(T.NO_TITLE, names_u0, index) == T.Title("Linked", T.TITLE_SUMMARY)
+    assert SI.apply_to_title(prompt, b"", index) == prompt
 
 
 # --- a session's own uuids: candidates from the bytes, confirmed by the plain rule ------------

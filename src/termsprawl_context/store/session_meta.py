@@ -31,11 +31,11 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     TITLE_PROMPT,
     TITLE_SUMMARY,
     choose_title,
+    clean_title_record_text,
     typed_command,
     typed_prompt,
 )
 from termsprawl_context.transcript.text import (
-    collapse_whitespace,
     first_content_text,
     sanitize_text,
     truncate_utf8,
@@ -177,7 +177,7 @@ def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     owner = entry.session_id
     if session_id and owner and owner != session_id:
         return "", ""
-    title = truncate_utf8(collapse_whitespace(_string(entry.record, key)), TITLE_MAX_BYTES)
+    title = clean_title_record_text(_string(entry.record, key))
     return (kind, title) if title else ("", "")
 
 

@@ -14,8 +14,8 @@ from typing import List, Optional
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
 from termsprawl_context.store import sessions as store_sessions
-from termsprawl_context.store.summary_index import SummaryIndex, linked_title
-from termsprawl_context.transcript.titles import NO_TITLE, TITLE_SUMMARY, Title
+from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
+from termsprawl_context.transcript.titles import NO_TITLE, Title
 
 # A head line can be a summary only if its bytes hold the token (or an ASCII escape
 # that could spell it, never written by the harness).
@@ -73,8 +73,7 @@ def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex]
         return title  # a custom or AI title, or a tail naming no message
     if index is None:
         index = folder_index(os.path.dirname(path))
-    linked = linked_title(index, uuids_out[0])
-    return Title(linked, TITLE_SUMMARY) if linked else title
+    return apply_to_title(title, uuids_out[0], index)
 
 
 def with_session_title(info: store_sessions.SessionInfo, index: Optional[SummaryIndex] = None) -> store_sessions.SessionInfo:

@@ -17,13 +17,13 @@ from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.store.session_meta import (
-    TITLE_SUMMARY,
     SessionMetadata,
     SummaryLink,
     read_buffers,
     read_session_metadata,
 )
 from termsprawl_context.byte_windows import ReadBuffers
+from termsprawl_context.transcript.titles import Title
 
 # A session file's stem is a UUID; only its length is checked, as the seed does.
 UUID_LENGTH = 36
@@ -242,9 +242,12 @@ def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> Lis
         return sessions
     titled = list(sessions)
     for number, uuids in enumerate(packed):
-        linked = _summaries.linked_title(index, uuids) if uuids else ""
-        if linked:
-            titled[number] = titled[number]._replace(title=linked, title_source=TITLE_SUMMARY)
+        if not uuids:
+            continue  # titled by a custom or AI title, or a tail naming no message
+        info = titled[number]
+        title = _summaries.apply_to_title(Title(info.title, info.title_source), uuids, index)
+        if title.source != info.title_source:
+            titled[number] = info._replace(title=title.text, title_source=title.source)
     return titled
 
 

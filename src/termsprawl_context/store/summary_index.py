@@ -112,13 +112,13 @@ def index_sessions(sessions: Iterable[object]) -> SummaryIndex:
     return index
 
 
-def apply_to_title(title: Title, uuids: Iterable[str], index: SummaryIndex) -> Title:
+def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
     """``title`` (chosen without the index) with the index applied: a custom or AI
-    title stands; otherwise a summary naming one of ``uuids`` wins (the title order of
-    ``transcript.titles``)."""
-    if title.source in (TITLE_CUSTOM, TITLE_AI) or not len(index):
+    title stands; otherwise a summary naming one of the session's own uuids
+    (``packed``) wins (the title order of ``transcript.titles``)."""
+    if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
-    linked = index.title_for(uuids)
+    linked = linked_title(index, packed)
     return Title(linked, TITLE_SUMMARY) if linked else title
 
 
