@@ -62,6 +62,17 @@ COMMANDS = {
                      "read or write a node's transcript path"),
     "doctor": Command("termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor",
                       "explain, peer by peer, what the dump sees"),
+    "cite": Command("termsprawl_context.cli.cite_cmds", "run_cite",
+                    "cite <path> <quote> [options]",
+                    "ground a quote in exactly one entry; print <path>:<line>"),
+    "result-at": Command("termsprawl_context.cli.cite_cmds", "run_result_at", "result-at <path> <line>",
+                         "print the genuine tool output at a line"),
+    "envelope-at": Command("termsprawl_context.cli.cite_cmds", "run_envelope_at", "envelope-at <path> <line>",
+                           "print the whole AskUserQuestion answer envelopes at a line"),
+    "agents": Command("termsprawl_context.cli.cite_cmds", "run_agents", "agents <path> [--json]",
+                      "print the background sub-agents still running"),
+    "query": Command("termsprawl_context.cli.cite_cmds", "run_query", "query <path> --where EXPR [--sidechains]",
+                     "print the entries an expression holds for"),
 }
 
 _USAGE_HEAD = """\

@@ -41,7 +41,10 @@ TRANSCRIPT_ENV = "TERMSPRAWL_TRANSCRIPT"
 # --- the project ------------------------------------------------------------------------
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
 PROJECT_CONFIG_DIR = ".claude"
-SETTINGS_LOCAL_FILE = os.path.join(PROJECT_CONFIG_DIR, "settings.local.json")
+SETTINGS_LOCAL_NAME = "settings.local.json"
+# Personal settings: Claude Code keeps the file out of git when it creates it (through
+# the user's global excludes); a file made by anything else is not, so init does it.
+SETTINGS_LOCAL_FILE = os.path.join(PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME)
 SKILLS_DIR = os.path.join(PROJECT_CONFIG_DIR, "skills")
 SKILL_FILE_NAME = "SKILL.md"
 MEMORY_FILE = "CLAUDE.md"  # read at launch; imports other files with @path
@@ -114,19 +117,12 @@ NOTICE_PREFIXES = (
     "<bash-stderr>",
     "<user-prompt-submit-hook>",  # a UserPromptSubmit hook's output shown beside the prompt
 )
+# A slash command the person ran, as the harness records it in a user-role text:
+# ``<command-message>…</command-message><command-name>/x</command-name><command-args>…</command-args>``.
+COMMAND_NAME_TAG = "command-name"
+COMMAND_ARGS_TAG = "command-args"
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
-# A first user text opening (once trimmed) with one of these is not a session title: the
-# harness's session picker skips command envelopes, local-command output, its caveat and
-# interruption markers (the seed's list, narrower than INJECTED_PREFIXES on purpose).
-TITLE_SKIPPED_PREFIXES = (
-    "[Request interrupted",
-    "<command-name>",
-    "<command-message>",
-    "<local-command-stdout>",
-    "<local-command-caveat>",
-    "Caveat: The messages below were generated",
-)
 
 # --- tool calls that never ran ------------------------------------------------------------
 # A tool_result marked is_error whose body opens with one of these
@@ -160,9 +156,62 @@ HOOK_TRANSCRIPT_PATH = "transcript_path"
 HOOK_CWD = "cwd"
 HOOK_EVENT_NAME = "hook_event_name"
 HOOK_SOURCE = "source"  # SessionStart: startup, resume, clear, compact
+HOOK_SOURCES = ("startup", "resume", "clear", "compact")  # SessionStart's `source`
+SOURCE_STARTUP = "startup"
+SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same process
+# A command hook's JSON output (stdout, exit 0): Claude Code parses stdout as JSON when
+# it is one object, so nothing else may be printed there. Documented for SessionStart:
+# `systemMessage` (common field: shown to the user, not to the model) and, under
+# `hookSpecificOutput` (which must name its `hookEventName`), `additionalContext` (added to
+# the model's context before the first prompt) and `sessionTitle` (sets the session's
+# title, as /rename does; honoured from SessionStart since about v2.1.152, and Claude
+# Code then writes a custom-title record into the transcript).
 HOOK_OUTPUT_SYSTEM_MESSAGE = "systemMessage"  # shown to the user
 HOOK_OUTPUT_SPECIFIC = "hookSpecificOutput"
+HOOK_OUTPUT_EVENT_NAME = "hookEventName"  # required inside hookSpecificOutput
 HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's context
+HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
+# The common fields every event accepts, and SessionStart's specific ones, with their
+# JSON types: what a test checks hook output against.
+HOOK_OUTPUT_COMMON_FIELDS = {"continue": bool, "stopReason": str, "suppressOutput": bool,
+                             HOOK_OUTPUT_SYSTEM_MESSAGE: str, HOOK_OUTPUT_SPECIFIC: dict}
+SESSION_START_SPECIFIC_FIELDS = {HOOK_OUTPUT_EVENT_NAME: str, HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
+                                 HOOK_OUTPUT_SESSION_TITLE: str}
+
+
+def session_start_output(system_message: "Optional[str]" = None, additional_context: "Optional[str]" = None,
+                         session_title: "Optional[str]" = None) -> dict:
+    """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
+    output = {}  # type: dict
+    specific = {}  # type: dict
+    if additional_context:
+        specific[HOOK_OUTPUT_ADDITIONAL_CONTEXT] = additional_context
+    if session_title:
+        specific[HOOK_OUTPUT_SESSION_TITLE] = session_title
+    if specific:
+        output[HOOK_OUTPUT_SPECIFIC] = dict([(HOOK_OUTPUT_EVENT_NAME, HOOK_EVENT_SESSION_START)], **specific)
+    if system_message:
+        output[HOOK_OUTPUT_SYSTEM_MESSAGE] = system_message
+    return output
+
+
+# --- memory (CLAUDE.md) ---------------------------------------------------------------------
+# CLAUDE.md files are read at launch from the working directory up to (not including)
+# the root; a line `@path` imports another file (relative to the importing file), but not
+# inside a code span or block. Claude Code never reads AGENTS.md, nor files in dot-folders
+# unless imported.
+MEMORY_IMPORT_PREFIX = "@"
+
+# --- skills -----------------------------------------------------------------------------
+# SKILL.md opens with YAML frontmatter: `name` (lowercase, digits, hyphens; the folder's
+# name), `description` (what the model matches a request against to load the skill:
+# what it does and when to use it, up to 1024 characters) and `allowed-tools` (tools the
+# skill may use without a permission prompt while active, e.g. `Bash(cmd:*)` for one
+# command with any arguments).
+SKILL_NAME_FIELD = "name"
+SKILL_DESCRIPTION_FIELD = "description"
+SKILL_ALLOWED_TOOLS_FIELD = "allowed-tools"
+SKILL_DESCRIPTION_MAX = 1024
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -301,3 +350,21 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
         return
     for folder in folders:
         yield os.path.join(projects, folder, name), ""
+
+
+def current_session_path(
+    environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None
+) -> str:
+    """The running session's own record (the reference's CurrentSessionPath), or "": the
+    first of ``current_session_candidates`` that ``accept(path, session id, tree)``
+    takes (default: a regular file is there; the store's
+    ``identity.current_session_path`` adds the belongs-to checks), else
+    ``$TERMSPRAWL_TRANSCRIPT`` verbatim."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    for candidate, tree in current_session_candidates(environ, cwd):
+        if not os.path.isfile(candidate):
+            continue
+        if accept is None or accept(candidate, session_id, tree):
+            return candidate
+    return env.get(TRANSCRIPT_ENV) or ""

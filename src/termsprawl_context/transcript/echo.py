@@ -46,7 +46,7 @@ ARTIFACT_SUFFIX = ".pyz"
 # assemble, cite, query, result-at, sessions, ... and any added later) is an echo:
 # the list of safe ones is the short one, so a new command fails closed.
 PRODUCT_SILENT_COMMANDS = frozenset(
-    "locate fresh find init hook links index agents --version --help -h".split()
+    "locate fresh find init hook links index agents root parent identity belongs relocate --version --help -h".split()
 )
 
 SHELLS = frozenset("sh bash zsh dash ksh ash mksh".split())
@@ -120,8 +120,8 @@ class _Simple(object):
     __slots__ = ("words", "reads")
 
     def __init__(self) -> None:
-        self.words = []  # type: List[str]
-        self.reads = []  # type: List[str]
+        self.words: List[str] = []
+        self.reads: List[str] = []
 
 
 def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
