@@ -13,6 +13,11 @@ The policy, once:
   U+FFFD, and a closed stderr is ignored: there is nobody left to tell.
 - A closed stdout raises ``BrokenPipeError`` from ``write_out``; ``cli.main`` ends
   quietly on it, once (``silence_stdout``).
+- Any other failure to write the answer (stdout on a full disk, stdout closed before
+  we started, an I/O error) raises ``StdoutFailed``; ``cli.main`` turns it into one
+  stderr line and exit 74 (the dump and ``hook`` still exit 0: they fail open).
+- A stderr that is closed or failing swallows the diagnostic: nothing meant for stderr
+  is ever written to stdout. ``guard_standard_streams`` sets this up once, at start.
 
 This module is on the dump's path: standard library only, no ``typing`` or ``re`` at
 import time.
@@ -70,6 +75,139 @@ def _encode_message(text: str) -> bytes:
         return encode_text(text)
 
 
+class StdoutFailed(OSError):
+    """The answer could not be written to stdout (not a closed pipe: a full disk, a
+    stdout closed before the command started, an I/O error)."""
+
+
+class _GuardedStdout(object):
+    """The raw stdout under the interpreter's buffer: a failed write becomes
+    StdoutFailed, so it is told from every other OSError (a transcript's read error)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(self._fd, data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutFailed(exc.errno, "cannot write to stdout: %s" % (exc.strerror or exc)) from None
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def readinto(self, b: Any) -> int:
+        raise OSError("stdout is not readable")
+
+
+class _ClosedStdout(object):
+    """stdout as the interpreter gives it when fd 1 was closed at start (None): every
+    write is a StdoutFailed, so the command reports it instead of crashing."""
+
+    encoding = "utf-8"
+
+    @property
+    def buffer(self) -> "_ClosedStdout":
+        return self
+
+    def write(self, data: Any) -> int:
+        import errno
+
+        raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        import io
+
+        raise io.UnsupportedOperation("stdout is closed")
+
+
+class _Discard(object):
+    """stderr when fd 2 was closed at start: diagnostics go nowhere, never to stdout."""
+
+    encoding = "utf-8"
+
+    @property
+    def buffer(self) -> "_Discard":
+        return self
+
+    def write(self, data: Any) -> int:
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _reserve(fd: int) -> bool:
+    """Open /dev/null on ``fd`` when it is closed, so no file we open later gets the
+    number 0, 1 or 2 (a state file must never become where a stray write lands).
+    True when it was closed."""
+    try:
+        os.fstat(fd)
+        return False
+    except OSError:
+        pass
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    except OSError:
+        pass
+    return True
+
+
+def guard_standard_streams() -> None:
+    """Called once by ``cli.main``: closed standard descriptors reserved, a stdout closed
+    at start made to fail loudly (``StdoutFailed``), a closed stderr made silent, and
+    the real stdout's failures told apart from every other OSError. Streams a test put
+    in place of the interpreter's own are left as they are."""
+    for fd in (0, 1, 2):
+        _reserve(fd)
+    if sys.stderr is None:
+        sys.stderr = _Discard()  # type: ignore[assignment]
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        return
+    if sys.stdout is not sys.__stdout__:
+        return
+    import io
+
+    try:
+        fd = sys.stdout.fileno()
+        old = sys.stdout
+        old.flush()
+        raw = _GuardedStdout(fd)
+        buffered = io.BufferedWriter(raw)  # type: ignore[arg-type]
+        sys.stdout = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
+                                      line_buffering=old.line_buffering, write_through=False)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
 def write_bytes(data: bytes, stream: Optional[TextIO] = None) -> None:
     """Write ``data`` to stdout (or ``stream``) through its byte buffer and flush; a
     text-only stream (a test's StringIO) gets the str those bytes decode to, surrogate
@@ -123,10 +261,15 @@ def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
     closed stream is ignored. For the few diagnostics that are not one prefixed line
     (the store scan's listing of unreadable folders)."""
     target = sys.stderr if stream is None else stream
+    if target is None:
+        return  # stderr closed: never fall back to stdout, where it would read as the answer
     try:
         write_bytes(_encode_message(text), target)
     except (OSError, ValueError):
-        pass  # stderr closed too: nothing left to tell
+        # stderr failing (a full disk): nothing left to tell. Its descriptor is pointed at
+        # /dev/null so the interpreter's flush at exit cannot fail and turn the exit code into 120.
+        if target is sys.stderr:
+            _point_at_devnull(target)
 
 
 def warn(message: str, stream: Optional[TextIO] = None) -> None:
@@ -140,12 +283,16 @@ def error_line(message: str) -> None:
     warn(message)
 
 
-def silence_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
-    flush does not raise a second time."""
+def _point_at_devnull(stream: Any) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
+    flush does not raise a second time."""
+    _point_at_devnull(sys.stdout)
