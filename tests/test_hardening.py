@@ -443,3 +443,18 @@ def test_large_and_small_payloads_get_the_same_verdict(tmp_path):
             except hook_input.HookInputParseError:
                 verdicts.append("refused")
         assert verdicts[0] == verdicts[1], data
+
+
+# --- item 11: a title from a summary is cut like every other ----------------------------------
+
+
+def test_a_summary_title_is_cut_to_the_title_bound():
+    from termsprawl_context.store import sessions
+
+    head = sessions.HeadFacts(summary="é" * 5000)
+    meta = sessions.combine(head, sessions.TailFacts())
+    assert meta.title_source == sessions.TITLE_SUMMARY
+    assert len(meta.title.encode("utf-8")) <= sessions.TITLE_MAX_BYTES
+    assert meta.title == sessions.truncate_utf8("é" * 5000, sessions.TITLE_MAX_BYTES)  # as the other titles
+    assert meta.title.startswith("é" * 2000)
+    assert meta.summary == "é" * 5000  # the summary itself is the seed's, whole

@@ -594,7 +594,8 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
     candidates = (
         (tail.custom_title or head.custom_title, TITLE_CUSTOM),
         (tail.ai_title or head.ai_title, TITLE_AI),
-        (head.summary, TITLE_SUMMARY),
+        # The summary field stays whole (the seed's); as a title it is cut like every other.
+        (truncate_utf8(head.summary, TITLE_MAX_BYTES), TITLE_SUMMARY),
         (head.prompt, TITLE_PROMPT),
         (head.first_user_message, TITLE_FIRST_MESSAGE),
     )
