@@ -458,3 +458,16 @@ def test_a_summary_title_is_cut_to_the_title_bound():
     assert meta.title == sessions.truncate_utf8("é" * 5000, sessions.TITLE_MAX_BYTES)  # as the other titles
     assert meta.title.startswith("é" * 2000)
     assert meta.summary == "é" * 5000  # the summary itself is the seed's, whole
+
+
+def test_pick_members_finds_keys_among_dense_runs():
+    members = b",".join(b'"k%d":%d' % (i, i) for i in range(10000))
+    doc = b'{' + members + b',"session_id":"late","x":[' + b",".join(b"1" for _ in range(9000)) + b'],"cwd":"c",' \
+        + members + b',"transcript_path":"/t"}'
+    assert pick_members(doc, ("session_id", "cwd", "transcript_path", "x")) == {
+        "session_id": "late", "cwd": "c", "transcript_path": "/t", "x": []}
+    assert pick_members(b'{"a":"session_id","session_id":"v"}', ("session_id",)) == {"session_id": "v"}
+    with pytest.raises(ValueError):
+        pick_members(b'{"a":[1,2,3,],"session_id":"v"}', ("session_id",))
+    with pytest.raises(ValueError):
+        pick_members(b'{' + members + b',}', ("session_id",))
