@@ -36,6 +36,7 @@ def _sparse(path: Path, head: bytes, size: int, tail: bytes) -> Path:
     """``head``, then ``size`` NUL bytes (a hole: no disk used), then ``tail``."""
     with open(str(path), "wb") as f:
         f.write(head)
+        f.truncate(len(head) + size)  # the hole, even when nothing follows it
         f.seek(len(head) + size)
         f.write(tail)
     return path

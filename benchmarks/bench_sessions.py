@@ -40,6 +40,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from termsprawl_context.jsonl import open_regular  # noqa: E402
+from termsprawl_context.store import session_meta as M  # noqa: E402
 from termsprawl_context.store import sessions as S  # noqa: E402
 
 SEED = 20260117
@@ -289,7 +290,7 @@ def run(scratch, quick=False):
     clock = time.perf_counter
     base_bytes = 0
 
-    buffers = S.ReadBuffers()  # what scan_sessions reuses across a scan
+    buffers = M.read_buffers()  # what scan_sessions reuses across a scan
 
     def ours_one(path):
         S.session_from_path(path, projects_dir, buffers)
@@ -328,7 +329,7 @@ def run(scratch, quick=False):
     for path in paths:
         with open_regular(path) as f:
             counter = CountingFile(f)
-            S.read_session_metadata(counter, os.fstat(f.fileno()).st_size, pathlib.Path(path).stem)
+            M.read_session_metadata(counter, os.fstat(f.fileno()).st_size, pathlib.Path(path).stem)
         requested.append(counter.requested)
         returned.append(counter.returned)
 
@@ -396,8 +397,8 @@ def run(scratch, quick=False):
         dict(
             metric="bytes read per session (max asked)",
             measured="%d" % max(requested),
-            target="<= MAX_BYTES_PER_SESSION = %d" % S.MAX_BYTES_PER_SESSION,
-            ok=max(requested) <= S.MAX_BYTES_PER_SESSION,
+            target="<= MAX_BYTES_PER_SESSION = %d" % M.MAX_BYTES_PER_SESSION,
+            ok=max(requested) <= M.MAX_BYTES_PER_SESSION,
         ),
         dict(
             metric="bytes read per session (mean)",

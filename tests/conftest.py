@@ -42,18 +42,33 @@ def snapshot(*roots):
     return found
 
 
+# Set (by .ci/run) to 1: a missing corpus fails the run instead of skipping its tests.
+REQUIRE_CORPUS_ENV = "TERMSPRAWL_REQUIRE_CORPUS"
+NO_CORPUS = "no ../shared/corpus beside this checkout"
+
+
+def corpus_required():
+    return os.environ.get(REQUIRE_CORPUS_ENV) == "1"
+
+
+class CorpusMissing(Exception):
+    """Raised at collection when the corpus is required but absent: the run fails."""
+
+
 def corpus_files():
-    """Every ``*.jsonl`` of the shared corpus, sorted; empty where it is absent."""
-    if not CORPUS.is_dir():
-        return []
-    return sorted(p for p in CORPUS.rglob("*.jsonl") if p.is_file())
+    """Every ``*.jsonl`` of the shared corpus, sorted; empty where it is absent (and
+    ``CorpusMissing`` instead when ``$TERMSPRAWL_REQUIRE_CORPUS`` is 1)."""
+    files = sorted(p for p in CORPUS.rglob("*.jsonl") if p.is_file()) if CORPUS.is_dir() else []
+    if not files and corpus_required():
+        raise CorpusMissing("%s (%s=1)" % (NO_CORPUS, REQUIRE_CORPUS_ENV))
+    return files
 
 
 @pytest.fixture(scope="session")
 def corpus():
     files = corpus_files()
     if not files:
-        pytest.skip("no ../shared/corpus beside this checkout")
+        pytest.skip(NO_CORPUS)
     return files
 
 

@@ -19,8 +19,9 @@ from termsprawl_context.cite import (
     EmptyQuote,
     NoEntryAtLine,
     NoSourceType,
-    CitedRecordUnreadable,
 )
+from termsprawl_context.transcript.entry import hook_refusal_reason, is_hook_refusal
+from termsprawl_context.transcript.record import RecordUnreadable
 from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
@@ -355,11 +356,22 @@ def test_skips_hook_refusals(rec):
                                               'infinite" does not resolve'))
     with pytest.raises(CitationNotFound):
         resolve(path, "retries are now infinite", [T])
-    assert cite.is_hook_refusal("PreToolUse:Bash hook error: no")
-    assert cite.hook_refusal_reason("PreToolUse:Bash hook error: [cmd]: denied") == ("[cmd]: denied", True)
-    assert cite.hook_refusal_reason("ok") == ("", False)
+    assert is_hook_refusal("PreToolUse:Bash hook error: no")
+    assert hook_refusal_reason("PreToolUse:Bash hook error: [cmd]: denied") == "[cmd]: denied"
+    assert hook_refusal_reason("ok") is None
     entries = cite.load_record(path).entries
     assert cite.refused_tool_use_ids(entries) == {"t-c1"}
+
+
+def test_results_of_calls_that_never_ran_are_not_tool_output(rec):
+    path = rec(fx.tool_call("a1", None, "c1", "Bash", "rm -rf build"),
+               fx.tool_answer("r1", "a1", "c1", "The user doesn't want to proceed with this tool use. NOTRANMARK",
+                              is_error=True),
+               fx.tool_call("a2", "r1", "c2", "Bash", "make"),
+               fx.tool_answer("r2", "a2", "c2", "The user doesn't want to NOTRANMARK but the tool printed it"))
+    # Only a result marked is_error is the harness saying the call never ran.
+    assert lines_of(cite.cite(path, "NOTRANMARK", [T])) == [4]
+    assert cite.tool_result_at(path, 2) == ("", False)
 
 
 def test_names_the_call(rec):
@@ -488,7 +500,7 @@ def test_envelope_at(rec):
         with pytest.raises(NoEntryAtLine) as caught:
             cite.envelope_at(path, missing)
         assert str(caught.value) == "transcript: envelope at %s:%d: no entry at the given line" % (path, missing)
-    with pytest.raises(CitedRecordUnreadable) as caught:
+    with pytest.raises(RecordUnreadable) as caught:
         cite.envelope_at(path + ".absent", 1)
     assert not isinstance(caught.value, NoEntryAtLine)
     assert str(caught.value).startswith("transcript: open ")
@@ -589,3 +601,33 @@ def test_prefilter_never_changes_an_answer(rec):
     for quote in ("ORACLEWORD", "café résumé", "ORACLEWORD built", "again", "e"):
         for sources in ([U], [T], BOTH):
             assert cite.cite(path, quote, sources) == cite.cite(path, quote, sources, prefilter=False)
+
+
+@pytest.mark.parametrize("record", [
+    {"type": "user", "uuid": "x", "message": {"content": "a string"}},
+    {"type": "user", "uuid": "x", "message": {"content": [{"type": "tool_result", "tool_use_id": "t", "content": "r"}]}},
+    {"type": "assistant", "uuid": "x", "message": {"content": [{"type": "text", "text": "only text"}]}},
+    {"type": "assistant", "uuid": "x", "message": {"content": "a bare string"}},
+    {"type": "assistant", "uuid": "x"},
+])
+def test_entries_without_tool_calls(record):
+    assert tool_calls(decode_entry(record)) == []
+
+
+def test_tool_use_ids_of_any_entry():
+    from termsprawl_context.transcript.entry import tool_use_ids
+
+    entry = decode_entry({"type": "assistant", "uuid": "a", "message": {"content": [
+        {"type": "text", "text": "x"}, {"type": "tool_use", "id": "toolu_abc", "name": "Bash"},
+        {"type": "tool_use", "id": "toolu_def", "name": "Read"}]}})
+    assert tool_use_ids(entry) == ["toolu_abc", "toolu_def"]
+    assert tool_use_ids(decode_entry({"type": "user", "uuid": "u", "message": {"content": "s"}})) == []
+    assert tool_use_ids(decode_entry({"type": "user", "uuid": "u"})) == []
+
+
+def test_parse_sources_keeps_the_order_written():
+    assert cite.parse_sources("tool_result,user") == [T, U]
+    assert cite.parse_sources("user,user") == [U]
+    with pytest.raises(NoSourceType) as caught:
+        cite.parse_sources("user,USER")
+    assert str(caught.value) == 'unknown source type "USER" (want user or tool_result)'

@@ -12,6 +12,7 @@ import pytest
 
 import cite_fixtures as fx
 from termsprawl_context import cite
+from termsprawl_context.store.subagents import subagent_tree
 from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
@@ -49,10 +50,21 @@ def test_in_a_nested_subagent_record(tmp_path, session):
         fx.user_msg("n0", "list things", isSidechain=True),
         fx.tool_call("n1", "n0", "toolu_nested", "Bash", "ls", sidechain=True),
         fx.tool_answer("n2", "n1", "toolu_nested", "NESTEDMARKER.md", sidechain=True)])
-    assert cite.descendant_subagent_paths(rootp) == [nested, sub]  # WalkDir: the agent-a1b2/ dir before its file
+    assert subagent_tree(rootp) == [nested, sub]  # WalkDir: the agent-a1b2/ dir before its file
     for start in (rootp, nested):
         assert cite.resolve_citation(start, req("NESTEDMARKER", [T])).path == nested
     assert cite.session_root_of(nested) == rootp
+
+
+def test_one_record_refuses_a_subagents_user_pool(session):
+    rootp, sub = session
+    with pytest.raises(CitationRefused) as caught:
+        cite.resolve_in_record(sub, req("DISPATCHMARKER"))
+    assert "sub-agent's record" in str(caught.value)
+    with pytest.raises(CitationRefused):
+        cite.resolve_in_record(sub, req("SUBOUTPUTMARKER", [U, T]))
+    assert cite.resolve_in_record(sub, req("SUBOUTPUTMARKER", [T])).line == 3
+    assert cite.resolve_in_record(rootp, req("research the retry policy")).line == 1
 
 
 def test_user_pool_never_reads_a_subagent(session):
@@ -236,6 +248,17 @@ def test_no_or_missing_project_dir(project):
     assert cite.resolve_across_sessions(cur, str(project / "absent"), req("CURQUOTE")).path == cur
     with pytest.raises(cite.EmptyQuote):
         cite.resolve_across_sessions("", "", req(""))
+
+
+def test_a_subagent_as_current_session_searches_its_root(project):
+    rootp = fx.write(project / "s1.jsonl", [fx.user_msg("u1", "ROOTWORDS from the person")])
+    sub = fx.write_subagent(project, "s1", "a1", [fx.user_msg("s0", "go", isSidechain=True)])
+    newer = fx.write(project / "s2.jsonl", [fx.user_msg("n1", "ROOTWORDS from the person")])
+    _age(rootp, 3600)
+    assert newer and cite.session_candidates(sub, str(project))[:2] == [sub, newer]
+    for prefilter in (True, False):
+        got = cite.resolve_across_sessions(sub, str(project), req("ROOTWORDS"), prefilter=prefilter)
+        assert got.path == rootp  # the current session (the sub-agent's) answers first
 
 
 def test_orphan_sessions_are_skipped_for_the_user_pool(project):

@@ -31,6 +31,15 @@ ARGV_ERRORS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def no_defaults(monkeypatch, tmp_path):
+    """No $TERMSPRAWL_NODE_ID and no project at or above the working directory, so an
+    absent flag has no default: the context layer's own answers."""
+    monkeypatch.delenv("TERMSPRAWL_NODE_ID", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(str(tmp_path))
+
+
 @pytest.mark.parametrize("argv, message", ARGV_ERRORS)
 def test_argv_errors(argv, message):
     with pytest.raises(UsageError) as info:
@@ -48,6 +57,39 @@ def test_argv_errors_in_process_exit_2_one_line(argv, message, capsys):
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == "termsprawl-context: %s\n" % message
+
+
+# --- defaults for absent flags ------------------------------------------------------------
+
+def test_self_defaults_to_the_variable(monkeypatch):
+    monkeypatch.setenv("TERMSPRAWL_NODE_ID", "alice")
+    assert parse_context_args(["--cwd", "p"]) == ContextArgs("p", "alice")
+    assert parse_context_args(["--cwd", "p", "--self", "bob"]) == ContextArgs("p", "bob")
+
+
+def test_explicit_empty_self_is_still_the_context_layers_error(monkeypatch):
+    monkeypatch.setenv("TERMSPRAWL_NODE_ID", "alice")
+    with pytest.raises(UsageError) as info:
+        parse_context_args(["--cwd", "p", "--self", ""])
+    assert info.value.message == "expected --cwd and --self"
+
+
+def test_empty_variable_has_its_own_error(monkeypatch, capsys):
+    monkeypatch.setenv("TERMSPRAWL_NODE_ID", "")
+    assert main(["--cwd", "."]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("termsprawl-context: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
+                                 "set it to this agent's node id\n")
+
+
+def test_cwd_defaults_to_the_project_found_from_a_subdirectory(monkeypatch, tmp_path):
+    project = tmp_path / "shop"
+    (project / ".termsprawl").mkdir(parents=True)
+    (project / "src" / "deep").mkdir(parents=True)
+    monkeypatch.chdir(str(project / "src" / "deep"))
+    assert parse_context_args(["--self", "a"]) == ContextArgs(str(project), "a")
+    monkeypatch.setenv("TERMSPRAWL_NODE_ID", "alice")
+    assert parse_context_args([]) == ContextArgs(str(project), "alice")
 
 
 # --- run loop with an injected IO -------------------------------------------------------

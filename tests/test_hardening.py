@@ -449,7 +449,7 @@ def test_large_and_small_payloads_get_the_same_verdict(tmp_path):
 
 
 def test_a_summary_title_is_cut_to_the_title_bound():
-    from termsprawl_context.store import sessions
+    from termsprawl_context.store import session_meta as sessions
 
     head = sessions.HeadFacts(summary="é" * 5000)
     meta = sessions.combine(head, sessions.TailFacts())

@@ -1,5 +1,6 @@
-"""The hook: records a session's transcript for $TERMSPRAWL_NODE_ID; always exit 0, silent
-on success, one stderr line when it refuses, and nothing written then."""
+"""The hook: records a session's transcript for $TERMSPRAWL_NODE_ID; always exit 0; stdout is
+one JSON object in Claude Code's hook output shape (or nothing); a refusal is a systemMessage
+with the fix plus one stderr line, and nothing is written then."""
 
 import io
 import json
@@ -49,9 +50,20 @@ def world(tmp_path):
     return World(tmp_path)
 
 
+def hook_json(done):
+    """stdout as Claude Code reads it: one JSON object, or nothing."""
+    return json.loads(done.stdout.decode("ascii")) if done.stdout else {}
+
+
+def title_only(node="alice"):
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": node}}
+
+
 def assert_refused(done, words):
     assert done.returncode == 0
-    assert done.stdout == b""
+    out = hook_json(done)
+    assert list(out) == ["systemMessage"] and "Fix: " in out["systemMessage"], out
+    assert done.stdout.endswith(b"}\n") and done.stdout.count(b"\n") == 1
     err = done.stderr.decode()
     assert err.startswith("termsprawl-context: hook: ") and err.endswith("\n") and err.count("\n") == 1, err
     assert words in err, err
@@ -59,21 +71,22 @@ def assert_refused(done, words):
 
 def test_records_silently_and_plants_discovery(world, run_pyz):
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload())
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index() == {"version": 1, "path": str(world.record)}
     assert (world.project / ".termsprawl" / "AGENTS.md").is_file()
     assert (world.project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md").is_file()
     before = snapshot(world.project)
     again = run_pyz(["hook"], env=world.env(), stdin=world.payload(source="resume"))
+    # Resumed, with no links: nothing to say (the session keeps its title).
     assert (again.returncode, again.stdout, again.stderr) == (0, b"", b"")
-    assert snapshot(world.project) == before  # the same path is not rewritten
+    assert snapshot(world.project) == before  # the same path (and holder) is not rewritten
 
 
 REFUSALS = [
     ("unsafe node id", dict(env={"TERMSPRAWL_NODE_ID": "../x"}), "is not a safe node id"),
     ("node id with a space", dict(env={"TERMSPRAWL_NODE_ID": "bad id"}), "is not a safe node id"),
     ("node id missing", dict(env={"TERMSPRAWL_NODE_ID": None}), "TERMSPRAWL_NODE_ID is not set"),
-    ("node id empty", dict(env={"TERMSPRAWL_NODE_ID": ""}), "TERMSPRAWL_NODE_ID is not set"),
+    ("node id empty", dict(env={"TERMSPRAWL_NODE_ID": ""}), "TERMSPRAWL_NODE_ID is set but empty"),
     ("traversal", dict(payload={"transcript_path": "{projects}/../../../etc/passwd"}), "must not contain '..'"),
     ("relative path", dict(payload={"transcript_path": "projects/-project/x.jsonl"}), "must be an absolute path"),
     ("outside the store", dict(payload={"transcript_path": "/tmp/evil.jsonl"}), "must be under Claude projects"),
@@ -132,7 +145,7 @@ def test_projects_dir_option(world, run_pyz, tmp_path):
     record.write_text("{}\n")
     env = world.env(CLAUDE_CONFIG_DIR=None)
     done = run_pyz(["hook", "--projects-dir", other], env=env, stdin=world.payload(transcript_path=str(record)))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index()["path"] == str(record)
 
 
@@ -141,14 +154,14 @@ def test_resumed_session_records_where_the_record_really_is(world, run_pyz):
     project folder that does not exist; the record is still in the original folder."""
     reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="resume"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")  # resumed, no links: nothing to say
     assert world.index()["path"] == str(world.record)
 
 
 def test_fresh_session_records_the_reported_path(world, run_pyz):
     reported = world.projects / "-somewhere-else" / (SID + ".jsonl")
     done = run_pyz(["hook"], env=world.env(), stdin=world.payload(transcript_path=str(reported), source="startup"))
-    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
     assert world.index()["path"] == str(reported)
 
 
@@ -184,9 +197,149 @@ def test_internal_failure_still_exits_0(world, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", _Stdin(world.payload()))
     assert main(["hook"]) == 0
     out, err = capsys.readouterr()
-    assert out == "" and err == "termsprawl-context: hook: internal error: RuntimeError: boom\n"
+    assert json.loads(out) == {"systemMessage": "termsprawl: hook internal error: RuntimeError: boom."}
+    assert err == "termsprawl-context: hook: internal error: RuntimeError: boom\n"
 
 
 def test_help_is_the_only_output(run_pyz):
     done = run_pyz(["hook", "--help"])
     assert done.returncode == 0 and b"always exits 0" in done.stdout.lower() and done.stderr == b""
+
+
+# --- what the hook tells the model and the user --------------------------------------------
+
+
+def link(world, a="alice", b="bob"):
+    from termsprawl_context.workspace.links import add_link
+
+    add_link(str(world.project), a, b)
+
+
+def test_linked_node_gets_a_context_line_with_the_exact_command(world, run_pyz):
+    link(world)
+    link(world, "alice", "carol")
+    done = run_pyz(["hook"], env=world.env(), stdin=world.payload(source="compact"))
+    out = hook_json(done)
+    assert list(out) == ["hookSpecificOutput"] and done.stderr == b""
+    specific = out["hookSpecificOutput"]
+    assert list(specific) == ["hookEventName", "additionalContext"]  # no title after a compaction
+    project = str(world.project)
+    command = "%s/.termsprawl/bin/termsprawl-context --cwd %s --self alice" % (project, project)
+    assert specific["additionalContext"] == (
+        "termsprawl: you are agent node alice; linked agents: bob, carol. To read their recent conversation "
+        "(only when it helps the task), run: " + command)
+    assert len(specific["additionalContext"]) < 500
+
+
+def test_context_line_quotes_a_project_path_with_spaces(tmp_path):
+    project = str(tmp_path / "my shop")
+    line = hooks.context_line(project, "alice", ["bob"])
+    assert ("run: '%s/.termsprawl/bin/termsprawl-context' --cwd '%s' --self alice" % (project, project)) in line
+    assert hooks.context_line(project, "alice", []) is None
+
+
+def test_title_on_startup_and_clear_only(world, run_pyz):
+    for source, titled in (("startup", True), ("clear", True), ("resume", False), ("compact", False)):
+        done = run_pyz(["hook"], env=world.env(), stdin=world.payload(source=source))
+        assert (hook_json(done) == title_only()) is titled, (source, done.stdout)
+
+
+def test_started_in_a_subdirectory_records_into_the_project(world, run_pyz):
+    (world.project / ".termsprawl").mkdir()
+    sub = world.project / "src" / "lib"
+    sub.mkdir(parents=True)
+    done = run_pyz(["hook"], env=world.env(CLAUDE_PROJECT_DIR=str(sub)), stdin=world.payload(cwd=str(sub)))
+    assert (done.returncode, hook_json(done), done.stderr) == (0, title_only(), b"")
+    assert world.index() == {"version": 1, "path": str(world.record)}
+    assert os.listdir(str(world.project / "src")) == ["lib"] and os.listdir(str(sub)) == []
+
+
+def test_the_installed_command_records_into_its_own_project(world, run_pyz):
+    assert run_pyz(["init"], cwd=world.project).returncode == 0
+    import subprocess
+
+    elsewhere = world.project.parent / "elsewhere"
+    elsewhere.mkdir()
+    done = subprocess.run([str(world.project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
+                          input=world.payload(cwd=str(elsewhere)), cwd=str(elsewhere),
+                          env=dict(world.env(CLAUDE_PROJECT_DIR=str(elsewhere)), PATH=os.environ["PATH"]),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    assert world.index() == {"version": 1, "path": str(world.record)}
+    assert os.listdir(str(elsewhere)) == []
+
+
+# --- a node held by two live sessions -------------------------------------------------------
+
+OTHER_SID = "9e9e9e9e-1111-4222-8333-444455556666"
+
+
+def record(world, sid, pid, alive, source="startup"):
+    body = world.payload(session_id=sid, source=source,
+                         transcript_path=str(world.record.parent / (sid + ".jsonl")))
+    return hooks.record_from_hook(io.BytesIO(body), world.env(), pid=pid, alive=alive, own="")
+
+
+def test_second_live_terminal_with_the_same_id_is_told(world):
+    (world.record.parent / (OTHER_SID + ".jsonl")).write_text("{}\n")
+    first = record(world, SID, pid=1111, alive=lambda pid: True)
+    assert first.displaced is None
+    second = record(world, OTHER_SID, pid=2222, alive=lambda pid: pid == 1111)
+    assert second.displaced == hooks.Holder(SID, str(world.record.parent / (SID + ".jsonl")), 1111,
+                                            second.displaced.at)
+    answer = hooks.session_start(lambda: second)
+    message = answer.output["systemMessage"]
+    assert message.startswith("termsprawl: node alice was already held by another live Claude Code session "
+                              "(process 1111, transcript %s)" % second.displaced.path)
+    assert "Fix: give each terminal its own TERMSPRAWL_NODE_ID" in message
+    assert answer.warning == "node alice taken over from process 1111"
+    current, displaced = hooks.read_holder(str(world.project), "alice")
+    assert (current.session_id, current.pid, displaced.session_id, displaced.pid) == (OTHER_SID, 2222, SID, 1111)
+    assert world.index()["path"].endswith(OTHER_SID + ".jsonl")  # the newest session holds the node
+
+
+@pytest.mark.parametrize("case", ["same process (/clear)", "previous process ended", "same session resumed"])
+def test_no_warning_when_it_is_the_same_terminal(world, case):
+    (world.record.parent / (OTHER_SID + ".jsonl")).write_text("{}\n")
+    record(world, SID, pid=1111, alive=lambda pid: True)
+    if case == "same process (/clear)":
+        again = record(world, OTHER_SID, pid=1111, alive=lambda pid: True, source="clear")
+    elif case == "previous process ended":
+        again = record(world, OTHER_SID, pid=2222, alive=lambda pid: pid == 2222)
+    else:
+        again = record(world, SID, pid=2222, alive=lambda pid: True, source="resume")
+    assert again.displaced is None
+    assert "systemMessage" not in hooks.session_start(lambda: again).output
+
+
+def test_holder_junk_is_no_holder(world):
+    holder = world.project / ".termsprawl" / "transcripts" / "alice.holder.json"
+    holder.parent.mkdir(parents=True)
+    for junk in ("not json", "[]", '{"version": 2}', '{"version": 1, "session_id": 5}'):
+        holder.write_text(junk)
+        assert hooks.read_holder(str(world.project), "alice") == (None, None)
+        assert record(world, SID, pid=1111, alive=lambda pid: True).displaced is None
+
+
+def test_process_alive():
+    assert hooks.process_alive(os.getpid())
+    assert not hooks.process_alive(0) and not hooks.process_alive(1) and not hooks.process_alive(2 ** 40)
+
+
+def test_claude_pid_skips_the_shell_a_hook_runs_in(tmp_path):
+    """Run the way Claude Code runs a hook command: through `sh -c`, from a live parent."""
+    import subprocess
+    import sys
+
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc")
+    script = "import sys; sys.path.insert(0, %r); from termsprawl_context.hooks import claude_pid; print(claude_pid())"
+    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+    command = "%s -c %s; true" % (sys.executable, __import__("shlex").quote(script % src))
+    done = subprocess.run(["/bin/sh", "-c", command], stdout=subprocess.PIPE, timeout=60)
+    assert int(done.stdout) == os.getpid()
+
+
+def test_context_line_names_each_peer_once(tmp_path):
+    line = hooks.context_line(str(tmp_path), "alice", ["bob", "carol", "bob"])
+    assert "linked agents: bob, carol." in line

@@ -162,8 +162,9 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert done.stderr == b""
     out = done.stdout.decode()
     for relative in (COMMAND, ".termsprawl/AGENTS.md", ".claude/skills/termsprawl-context/SKILL.md",
-                     ".termsprawl/.gitignore", SETTINGS):
+                     ".termsprawl/.gitignore", SETTINGS, ".claude/.gitignore"):
         assert has_step(out, "written", relative)
+    assert (project / ".claude/.gitignore").read_text().splitlines()[-1] == "settings.local.json"
     assert "next:" in out and "TERMSPRAWL_NODE_ID=" in out and "links add" in out
     installed = project / COMMAND
     assert installed.read_bytes() == pyz.read_bytes()
@@ -176,7 +177,7 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     before = snapshot(project)
     again = run_pyz(["init", "--cwd", project, "--hook"])
     assert again.returncode == 0 and again.stderr == b""
-    assert again.stdout.decode().count("  unchanged  ") == 5 and "written" not in again.stdout.decode()
+    assert again.stdout.decode().count("  unchanged  ") == 6 and "written" not in again.stdout.decode()
     assert snapshot(project) == before
     # The installed copy runs through its shebang, and re-initialising from it changes nothing.
     version = subprocess.run([str(installed), "--version"], stdout=subprocess.PIPE)
@@ -301,3 +302,94 @@ def test_missing_project_dir(tmp_path, run_pyz):
 def test_init_usage_error(run_pyz):
     done = run_pyz(["init", "--bogus"])
     assert done.returncode == 2 and done.stderr.startswith(b"termsprawl-context: init: unrecognized arguments")
+
+
+# --- one project, found from anywhere inside it -------------------------------------------------
+
+
+def test_init_claude_md_adds_one_import_and_keeps_the_users_text(project, run_pyz):
+    (project / "CLAUDE.md").write_text("# Shop\n\nRun `make test` before committing.\n")
+    done = run_pyz(["init", "--cwd", project, "--claude-md"])
+    assert done.returncode == 0, done.stderr
+    assert has_step(done.stdout.decode(), "written", "CLAUDE.md")
+    assert (project / "CLAUDE.md").read_text() == (
+        "# Shop\n\nRun `make test` before committing.\n\n@.termsprawl/AGENTS.md\n")
+    before = snapshot(project)
+    again = run_pyz(["init", "--cwd", project, "--claude-md"])
+    assert has_step(again.stdout.decode(), "unchanged", "CLAUDE.md") and snapshot(project) == before
+
+
+def test_init_claude_md_creates_the_file(project, run_pyz):
+    assert run_pyz(["init", "--claude-md"], cwd=project).returncode == 0
+    assert (project / "CLAUDE.md").read_text() == "@.termsprawl/AGENTS.md\n"
+
+
+def test_init_without_claude_md_leaves_it_alone(project, run_pyz):
+    assert run_pyz(["init"], cwd=project).returncode == 0
+    assert not (project / "CLAUDE.md").exists()
+
+
+def test_init_from_a_subdirectory_initialises_the_project_not_a_nested_one(project, run_pyz):
+    assert run_pyz(["init"], cwd=project).returncode == 0
+    sub = project / "src" / "lib"
+    sub.mkdir(parents=True)
+    again = run_pyz(["init"], cwd=sub)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.decode().startswith("termsprawl-context init: %s\n" % project)
+    assert sorted(os.listdir(str(project / "src"))) == ["lib"] and os.listdir(str(sub)) == []
+
+
+def test_init_refuses_an_explicit_directory_inside_a_project(project, run_pyz):
+    assert run_pyz(["init"], cwd=project).returncode == 0
+    sub = project / "src"
+    sub.mkdir()
+    done = run_pyz(["init", "--cwd", sub])
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr == ("termsprawl-context: init: %s lies inside the project %s (it has .termsprawl/); run "
+                           "init there, or without --cwd from anywhere inside it\n" % (sub, project)).encode()
+    assert os.listdir(str(sub)) == []
+
+
+def test_user_edited_skill_is_kept_and_reported(project, run_pyz):
+    assert run_pyz(["init"], cwd=project).returncode == 0
+    skill = project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Run, from any directory:", "Run it first thing:"))
+    edited = skill.read_bytes()
+    done = run_pyz(["init"], cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"(?m)^  kept +\.claude/skills/termsprawl-context/SKILL\.md \(edited by its user: left alone\)$",
+                     done.stdout.decode())
+    assert skill.read_bytes() == edited
+
+
+def test_local_settings_ignore_merges_into_an_existing_claude_gitignore(project, run_pyz):
+    (project / ".claude").mkdir()
+    (project / ".claude" / ".gitignore").write_text("agents/scratch/")
+    assert run_pyz(["init", "--hook"], cwd=project).returncode == 0
+    assert (project / ".claude" / ".gitignore").read_text() == (
+        "agents/scratch/\n" + install.CLAUDE_GITIGNORE_COMMENT + "\nsettings.local.json\n")
+    (project / ".claude" / ".gitignore").write_text("*.local.json\n")
+    done = run_pyz(["init", "--hook"], cwd=project)
+    assert has_step(done.stdout.decode(), "unchanged", ".claude/.gitignore")
+    assert (project / ".claude" / ".gitignore").read_text() == "*.local.json\n"
+
+
+def test_git_ignores_what_is_personal_and_keeps_what_is_shared(project, run_pyz):
+    """Checked by git itself: the index and the local settings are ignored; links, the
+    markers, the command and the settings' .gitignore files are not."""
+    if subprocess.run(["git", "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE).returncode != 0:
+        pytest.skip("no git")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    assert run_pyz(["init", "--hook", "--claude-md"], cwd=project).returncode == 0
+    assert run_pyz(["links", "add", "alice", "bob"], cwd=project).returncode == 0
+    assert run_pyz(["index", "set", "alice", "/tmp/x.jsonl"], cwd=project).returncode == 0
+
+    def ignored(relative):
+        return subprocess.run(["git", "-C", str(project), "check-ignore", "-q", relative]).returncode == 0
+
+    for personal in (".termsprawl/transcripts/alice.json", ".claude/settings.local.json"):
+        assert ignored(personal), personal
+    for shared in (".termsprawl/links/alice--bob.json", ".termsprawl/AGENTS.md", ".termsprawl/bin/termsprawl-context",
+                   ".claude/skills/termsprawl-context/SKILL.md", "CLAUDE.md", ".termsprawl/.gitignore",
+                   ".claude/.gitignore"):
+        assert not ignored(shared), shared

@@ -172,3 +172,46 @@ def test_help_exits_0(run_pyz):
         assert done.returncode == 0 and done.stdout.startswith(b"usage: termsprawl-context ") and done.stderr == b""
     words = run_pyz(["index", "set", "--help"]).stdout.decode().split()
     assert "relative PATH is taken from the project directory" in " ".join(words)
+
+
+# --- one project, found from anywhere inside it -------------------------------------------------
+
+
+def test_commands_in_a_subdirectory_use_the_project(project, run_pyz):
+    (project / ".termsprawl").mkdir()
+    sub = project / "src" / "lib"
+    sub.mkdir(parents=True)
+    assert run_pyz(["links", "add", "alice", "bob"], cwd=sub).returncode == 0
+    assert (project / ".termsprawl" / "links" / "alice--bob.json").is_file()
+    assert run_pyz(["links", "peers", "alice"], cwd=sub).stdout == b"bob\n"
+    assert run_pyz(["index", "set", "alice", "/x/a.jsonl"], cwd=sub).returncode == 0
+    assert run_pyz(["index", "get", "alice"], cwd=sub).stdout == b"/x/a.jsonl\n"
+    doctor = run_pyz(["doctor", "--self", "alice"], cwd=sub)
+    assert doctor.stdout.decode().startswith("project: %s\n" % project)
+    assert sorted(os.listdir(str(project / "src"))) == ["lib"] and os.listdir(str(sub)) == []
+
+
+@pytest.mark.parametrize("argv", [["links", "add", "alice", "bob"], ["index", "set", "alice", "/x/a.jsonl"]])
+def test_writing_into_a_directory_inside_a_project_is_refused(project, run_pyz, argv):
+    (project / ".termsprawl").mkdir()
+    sub = project / "src"
+    sub.mkdir()
+    done = run_pyz(argv + ["--cwd", sub])
+    command = " ".join(argv[:2])
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode() == (
+        "termsprawl-context: %s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit --cwd "
+        "to use it from anywhere inside\n" % (command, sub, project, project))
+    assert os.listdir(str(sub)) == []
+
+
+def test_outside_any_project_the_working_directory_is_used(project, run_pyz):
+    assert run_pyz(["links", "add", "alice", "bob"], cwd=project).returncode == 0
+    assert (project / ".termsprawl" / "links" / "alice--bob.json").is_file()
+
+
+def test_doctor_empty_variable_is_its_own_error(project, run_pyz):
+    done = run_pyz(["doctor"], cwd=project, env={"TERMSPRAWL_NODE_ID": ""})
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr == (b"termsprawl-context: doctor: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
+                           b"set it to this agent's node id\n")

@@ -10,26 +10,30 @@ import pytest
 
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.text import first_text
-from termsprawl_context.store.sessions import (
+from termsprawl_context.store.session_meta import (
     FIRST_USER_MESSAGE_MAX_BYTES,
     HEAD_MAX_BYTES,
     HEAD_MAX_LINES,
     MAX_BYTES_PER_SESSION,
     TAIL_MAX_BYTES,
-    AmbiguousSession,
     ExtractionResult,
-    SessionIdNotFound,
     SummaryLink,
     extract_metadata_from_lines,
     extract_session_metadata,
+    session_metadata,
+)
+from termsprawl_context.store.sessions import (
+    AmbiguousSession,
+    SessionIdNotFound,
     find_session,
     scan_all_sessions,
     scan_sessions,
     session_from_path,
-    session_metadata,
 )
+from oracles import scan_head_oracle, tail_lines_oracle
 
 ID1 = "12345678-1234-1234-1234-123456789abc"
 ID2 = "abcdef01-2345-6789-abcd-ef0123456789"
@@ -124,7 +128,7 @@ def test_first_user_message_truncated_to_4096_bytes(tmp_path):
 
 def test_missing_file_gives_empty_result(tmp_path):
     assert extract_session_metadata(str(tmp_path / "nope.jsonl")) == ExtractionResult()
-    assert session_metadata(str(tmp_path / "nope.jsonl")) == S.SessionMetadata()
+    assert session_metadata(str(tmp_path / "nope.jsonl")) == M.SessionMetadata()
 
 
 # --- the seed's TestExtractMetadataFromLines table -------------------------------------
@@ -224,7 +228,7 @@ class CountingFile:
 def _metadata_counting(path):
     with open_regular(str(path)) as f:
         counter = CountingFile(f)
-        meta = S.read_session_metadata(counter, os.fstat(f.fileno()).st_size, path.stem)
+        meta = M.read_session_metadata(counter, os.fstat(f.fileno()).st_size, path.stem)
     return meta, counter
 
 
@@ -303,25 +307,25 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
             compared += 1
         with open_regular(str(path)) as f:
             size = os.fstat(f.fileno()).st_size
-            window = S.read_head(f, size)
-            tail_lines = list(S.iter_tail_lines(f, size))
-            tail_window = S.read_tail(f, size)
-        assert S.scan_head_window(window, path.stem) == S.scan_head(window.lines(), path.stem)
-        plain_tail = S.scan_tail(tail_lines, path.stem)
+            window = M.read_head(f, size)
+            tail_lines = list(tail_lines_oracle(f, size))
+            tail_window = M.read_tail(f, size)
+        assert M.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
+        plain_tail = M.scan_tail(tail_lines, path.stem)
         assert list(tail_window.lines_last_first()) == tail_lines
-        assert S.scan_tail_window(tail_window, path.stem) == plain_tail
+        assert M.scan_tail_window(tail_window, path.stem) == plain_tail
     assert compared >= 40
 
 
 def window_of(lines):
     data = b"".join(line + b"\n" for line in lines)
-    return S.read_head(io.BytesIO(data), len(data))
+    return M.read_head(io.BytesIO(data), len(data))
 
 
 def tail_window_of(lines, junk=b""):
     """A tail window over ``lines``; with ``junk``, the window starts inside a line."""
     data = junk + b"".join(line + b"\n" for line in lines)
-    return S.TailWindow(data, bool(junk))
+    return M.TailWindow(data, bool(junk))
 
 
 ESCAPED_LINES = [
@@ -335,8 +339,8 @@ ESCAPED_LINES = [
 
 def test_prefilter_is_exact_on_escaped_keys_and_values():
     """A JSON string may spell any letter as a \\u escape: such lines are still parsed."""
-    head = S.scan_head_window(window_of(ESCAPED_LINES))
-    assert head == S.scan_head(ESCAPED_LINES)
+    head = M.scan_head_window(window_of(ESCAPED_LINES))
+    assert head == scan_head_oracle(ESCAPED_LINES)
     assert (head.first_user_message, head.summary, head.custom_title, head.cwd, head.first_timestamp) == (
         "escaped user",
         "escaped summary",
@@ -344,12 +348,12 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
         "/e",
         "T0",
     )
-    tail = S.scan_tail(list(reversed(ESCAPED_LINES)))
+    tail = M.scan_tail(list(reversed(ESCAPED_LINES)))
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
-    assert S.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
+    assert M.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
     # an escaped "timestamp" key with no title anywhere
     lines = [b'{"timestamp":"T1"}', b'{"time\\u0073tamp":"T2"}', b'{"type":"x"}']
-    assert S.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
+    assert M.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
 
 
 def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
@@ -387,11 +391,11 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
             window = window_of(lines)
             for session_id in ("", ID1):
-                assert S.scan_head_window(window, session_id) == S.scan_head(window.lines(), session_id)
-                plain = S.scan_tail(list(reversed(lines)), session_id)
-                assert S.scan_tail_window(tail_window_of(lines), session_id) == plain
+                assert M.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
+                plain = M.scan_tail(list(reversed(lines)), session_id)
+                assert M.scan_tail_window(tail_window_of(lines), session_id) == plain
                 junk = b'"timestamp":"partial", "type":"custom-title"}\n'
-                assert S.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
+                assert M.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------

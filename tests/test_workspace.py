@@ -287,3 +287,92 @@ def test_safe_id_predicate_is_the_documented_pattern(value):
     from termsprawl_context.workspace.ids import SAFE_ID_PATTERN
 
     assert is_safe_id(value) == (re.match(SAFE_ID_PATTERN, value) is not None)
+
+
+# --- discovery: standalone and app-managed texts, user edits, CLAUDE.md -----------------
+
+SKILL_PATH = os.path.join(".claude", "skills", "termsprawl-context", "SKILL.md")
+
+
+def _frontmatter(text):
+    head = text.split("---\n")[1]
+    fields = {}
+    for line in head.splitlines():
+        key, _, value = line.partition(": ")
+        fields[key] = value
+    return fields
+
+
+def test_standalone_skill_is_cwd_proof_and_allows_exactly_its_command(tmp_path):
+    from termsprawl_context.harness.claude import SKILL_DESCRIPTION_MAX
+
+    discovery.ensure_context_discovery(str(tmp_path))
+    text = (tmp_path / SKILL_PATH).read_text()
+    assert text == discovery.STANDALONE_SKILL_BODY
+    fields = _frontmatter(text)
+    assert set(fields) == {"name", "description", "allowed-tools"}
+    assert fields["name"] == "termsprawl-context"
+    assert len(fields["description"]) <= SKILL_DESCRIPTION_MAX
+    for trigger in ("another agent", "terminal", "hand-off", "pick up", "what another agent said"):
+        assert trigger in fields["description"]
+    command = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
+    assert fields["allowed-tools"] == "Bash(%s:*)" % command
+    body = text.split("---\n", 2)[2]
+    assert "    " + command + "\n" in body and "--cwd ." not in text
+    for option in ("--turns N", "--max-chars N", "--format markdown"):
+        assert option in body
+    agents = (tmp_path / ".termsprawl" / "AGENTS.md").read_text()
+    assert agents == discovery.STANDALONE_BLOCK + "\n" and command in agents
+
+
+def test_app_managed_project_keeps_the_context_layers_exact_texts(tmp_path):
+    (tmp_path / ".termsprawl").mkdir()
+    (tmp_path / ".termsprawl" / "project.json").write_text("{}")
+    discovery.ensure_context_discovery(str(tmp_path))
+    assert (tmp_path / SKILL_PATH).read_text() == discovery.SKILL_BODY
+    assert (tmp_path / ".termsprawl" / "AGENTS.md").read_text() == discovery.MANAGED_BLOCK + "\n"
+    assert discovery.skill_state(str(tmp_path)) == discovery.SKILL_CURRENT
+
+
+def test_our_older_texts_are_refreshed_a_user_edit_is_kept(tmp_path):
+    cwd = str(tmp_path)
+    skill = tmp_path / SKILL_PATH
+    skill.parent.mkdir(parents=True)
+    skill.write_text(discovery.SKILL_BODY)  # what the app (or an older version) wrote
+    assert discovery.skill_state(cwd) == discovery.SKILL_OLDER
+    assert dict(discovery.refresh_discovery(cwd))[discovery.SKILL_FILE] == discovery.WRITTEN
+    assert skill.read_text() == discovery.STANDALONE_SKILL_BODY
+    edited = discovery.STANDALONE_SKILL_BODY + "\nAlso read NOTES.md first.\n"
+    skill.write_text(edited)
+    assert discovery.skill_state(cwd) == discovery.SKILL_EDITED
+    assert dict(discovery.refresh_discovery(cwd))[discovery.SKILL_FILE] == discovery.USER_EDITED
+    assert skill.read_text() == edited
+    skill.unlink()
+    assert discovery.skill_state(cwd) == discovery.SKILL_ABSENT
+
+
+def test_every_written_skill_version_is_known():
+    assert discovery.SKILL_BODY in discovery.WRITTEN_SKILL_BODIES
+    assert discovery.STANDALONE_SKILL_BODY in discovery.WRITTEN_SKILL_BODIES
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("", "@.termsprawl/AGENTS.md\n"),
+    ("# Shop\n\nUse tabs.\n", "# Shop\n\nUse tabs.\n\n@.termsprawl/AGENTS.md\n"),
+    ("# Shop", "# Shop\n\n@.termsprawl/AGENTS.md\n"),
+    ("# Shop\n@.termsprawl/AGENTS.md\nmore\n", "# Shop\n@.termsprawl/AGENTS.md\nmore\n"),
+    ("  @.termsprawl/AGENTS.md  \n", "  @.termsprawl/AGENTS.md  \n"),
+    # Inside a code block the import is not evaluated, so it does not count.
+    ("```\n@.termsprawl/AGENTS.md\n```\n", "```\n@.termsprawl/AGENTS.md\n```\n\n@.termsprawl/AGENTS.md\n"),
+])
+def test_claude_md_import(content, expected):
+    assert discovery.add_claude_md_import(content) == expected
+    assert discovery.add_claude_md_import(expected) == expected
+
+
+def test_ensure_claude_md_keeps_user_bytes(tmp_path):
+    claude_md = tmp_path / "CLAUDE.md"
+    claude_md.write_bytes(b"# caf\xe9\r\nkeep me\r\n")
+    assert discovery.ensure_claude_md(str(tmp_path)) == discovery.WRITTEN
+    assert claude_md.read_bytes() == b"# caf\xe9\r\nkeep me\r\n\n@.termsprawl/AGENTS.md\n"
+    assert discovery.ensure_claude_md(str(tmp_path)) == discovery.UNCHANGED

@@ -52,18 +52,13 @@ def encode_text(text: str) -> bytes:
 
 
 def encode_path(path: Any) -> bytes:
-    """The bytes that name ``path`` (a str or bytes path): its original file-name bytes
-    when it came from the OS, else UTF-8 with U+FFFD for a surrogate that stands for no
-    byte."""
-    if isinstance(path, bytes):
-        return path
-    path = os.fspath(path)
-    if isinstance(path, bytes):
-        return path
+    """The bytes that name ``path`` (str, bytes or path-like): its original file-name
+    bytes when it came from the OS, else UTF-8 with U+FFFD for a surrogate that stands
+    for no byte."""
     try:
         return os.fsencode(path)
     except UnicodeEncodeError:
-        return encode_text(path)
+        return encode_text(os.fspath(path))
 
 
 def _encode_message(text: str) -> bytes:

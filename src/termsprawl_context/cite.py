@@ -36,20 +36,32 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context.harness import claude as cc
+from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import (
-    decode_entry,
+    is_hook_refusal,
+    not_run_kind,
     not_the_person,
     queued_prompt,
     result_texts,
     tool_calls,
     tool_results,
+    typed_texts,
+)
+from termsprawl_context.transcript.record import (
+    RecordUnreadable,
+    decode_line,
+    entry_at,
+    go_quote,
+    iter_raw_lines,
+    os_reason,
+    same_file,
 )
 from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
     from termsprawl_context.transcript.entry import Entry, ToolCall
 
@@ -78,6 +90,10 @@ SUBAGENT_USER_RULE = (
     "verbatim), or cite --cite:tool_result for a tool's output."
 )
 SUBAGENT_USER_ADVICE = "You are a sub-agent: " + SUBAGENT_USER_RULE
+SUBAGENT_RECORD_ALONE = (
+    "citation %s cannot resolve the user's words in a sub-agent's record (%s) alone: its user messages are the "
+    "parent agent's dispatch, not the end user's own words; search the session (its root record) instead"
+)
 HINT_OWN_DISPATCH_PROMPT = "That quote is from your dispatch prompt, written by the parent agent. "
 HINT_DISPATCH_PROMPT = (
     "That quote is from a sub-agent's dispatch prompt, written by the parent agent, not by the user. "
@@ -161,8 +177,9 @@ class NoSourceType(UsageError):
     """The request names no pool, or one this module does not know."""
 
 
-class CitedRecordUnreadable(NotFound):
-    """A record could not be opened or read to its end (``transcript: open|read ...``)."""
+class CitationUnreadable(NotFound):
+    """A record the citation needed could not be read: ``citation <req>: <reason>``, or
+    the project's sessions could not be listed."""
 
 
 class NoEntryAtLine(NotFound):
@@ -222,160 +239,6 @@ def parse_sources(text: str) -> List[str]:
         if name not in sources:
             sources.append(name)
     return sources
-
-
-# --- reading a record (until transcript.record's reader lands on main) -----------------------
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def go_quote(text: str) -> str:
-    """``text`` as Go's ``%q`` prints it (for messages that echo a quote)."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append("\\ufffd")
-        elif ch.isprintable():
-            out.append(ch)
-        elif code < 0x80:
-            out.append("\\x%02x" % code)
-        elif code < 0x10000:
-            out.append("\\u%04x" % code)
-        else:
-            out.append("\\U%08x" % code)
-    out.append('"')
-    return "".join(out)
-
-
-def _os_reason(error: OSError) -> str:
-    return error.strerror or (str(error.args[0]) if error.args else type(error).__name__)
-
-
-def _iter_raw_lines(path: str) -> Iterator[jsonl.Line]:
-    try:
-        f = jsonl.open_regular(path)
-    except OSError as exc:
-        raise CitedRecordUnreadable("transcript: open %s: %s" % (path, _os_reason(exc))) from None
-    with f:
-        number, offset = 0, 0
-        try:
-            while True:
-                chunk = f.readline(MAX_RECORD_BYTES + 1)
-                if not chunk:
-                    return
-                number += 1
-                raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
-                if len(raw) >= MAX_RECORD_BYTES:
-                    raise CitedRecordUnreadable("transcript: read %s: line %d is longer than %d bytes"
-                                           % (path, number, MAX_RECORD_BYTES))
-                yield jsonl.Line(number, offset, raw)
-                offset += len(chunk)
-        except OSError as exc:
-            raise CitedRecordUnreadable("transcript: read %s: %s" % (path, _os_reason(exc))) from None
-
-
-def _entry_of_line(line: jsonl.Line) -> Optional[Entry]:
-    raw = line.raw[:-1] if line.raw.endswith(b"\r") else line.raw
-    try:
-        record = jsonl.loads_strict(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return None
-    entry = decode_entry({} if record is None else record, line.number, line.offset)
-    return entry if entry is not None and entry.uuid else None
-
-
-def same_record(a: str, b: str) -> bool:
-    """Both paths name one record: equal once cleaned, or the same file on disk."""
-    if not a or not b:
-        return False
-    if os.path.normpath(a) == os.path.normpath(b):
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
-
-
-# --- the session's records (until store.subagents lands on main) ------------------------------
-def _is_subagent_record(path: str) -> bool:
-    name = os.path.basename(path)
-    if name.startswith(cc.AGENT_FILE_PREFIX) and name.endswith(cc.TRANSCRIPT_SUFFIX):
-        if cc.SUBAGENTS_DIR in os.path.normpath(os.path.dirname(path)).split(os.sep):
-            return True
-    meta = path[: -len(cc.TRANSCRIPT_SUFFIX)] + cc.AGENT_META_SUFFIX if path.endswith(cc.TRANSCRIPT_SUFFIX) else ""
-    if meta:
-        try:
-            with open(meta, "rb") as f:
-                if isinstance(json.loads(f.read().decode("utf-8", "replace")), dict):
-                    return True
-        except (OSError, ValueError):
-            pass
-    try:
-        for line in _iter_raw_lines(path):
-            entry = _entry_of_line(line)
-            if entry is not None:
-                return entry.is_sidechain
-    except CitedRecordUnreadable:
-        return False
-    return False
-
-
-def _session_dir_of_subagent(path: str) -> str:
-    directory = os.path.dirname(os.path.abspath(path))
-    while True:
-        parent = os.path.dirname(directory)
-        if os.path.basename(directory) == cc.SUBAGENTS_DIR:
-            return parent
-        if parent == directory:
-            return ""
-        directory = parent
-
-
-def session_root_of(path: str) -> str:
-    """The root record of the session ``path`` belongs to ("" when a sub-agent's root is
-    not on disk); a root answers itself."""
-    current = path
-    for _ in range(64):
-        if not _is_subagent_record(current):
-            return current
-        directory = _session_dir_of_subagent(current)
-        if not directory:
-            return ""
-        nxt = directory + cc.TRANSCRIPT_SUFFIX
-        if not os.path.exists(nxt) or os.path.isdir(nxt) or same_record(nxt, current):
-            return ""
-        current = nxt
-    return ""
-
-
-def descendant_subagent_paths(path: str) -> List[str]:
-    """Every ``agent-*.jsonl`` under ``<path minus .jsonl>/subagents/``, depth first,
-    each directory's entries by name (the reference's WalkDir order)."""
-    stem = path[: -len(cc.TRANSCRIPT_SUFFIX)] if path.endswith(cc.TRANSCRIPT_SUFFIX) else path
-    top = os.path.join(stem, cc.SUBAGENTS_DIR)
-    found = []  # type: List[str]
-
-    def walk(directory: str) -> None:
-        try:
-            names = sorted(os.listdir(directory))
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise CitedRecordUnreadable("transcript: enumerate sub-agents under %s: %s" % (top, _os_reason(exc)))
-        for name in names:
-            full = os.path.join(directory, name)
-            if os.path.isdir(full) and not os.path.islink(full):
-                walk(full)
-            elif name.startswith(cc.AGENT_FILE_PREFIX) and name.endswith(cc.TRANSCRIPT_SUFFIX):
-                found.append(full)
-
-    if os.path.isdir(top):
-        walk(top)
-    return found
 
 
 # --- matching -------------------------------------------------------------------------------
@@ -497,18 +360,6 @@ def is_answer_envelope(body: str) -> bool:
 
 def has_answer_prefix(body: str) -> bool:
     return any(prefix in body for prefix in cc.ANSWER_PREFIXES)
-
-
-def is_hook_refusal(body: str) -> bool:
-    """Whether a tool result body is a PreToolUse hook blocking the call."""
-    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
-
-
-def hook_refusal_reason(body: str) -> Tuple[str, bool]:
-    """The reason of a hook refusal (what follows `` hook error: ``) and whether it is one."""
-    if not is_hook_refusal(body):
-        return "", False
-    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1], True
 
 
 def _result_bodies_text_only(content: object) -> List[str]:
@@ -766,11 +617,11 @@ def load_record(path: str, needle: Optional[bytes] = None) -> Record:
     """The record at ``path``. With a ``needle``, only lines holding it (or a tool call)
     are parsed: an entry without the needle's bytes cannot hold the quote."""
     entries = []
-    for line in _iter_raw_lines(path):
+    for line in iter_raw_lines(path):
         raw = line.raw
         if needle is not None and needle not in raw and b'"tool_use"' not in raw:
             continue
-        entry = _entry_of_line(line)
+        entry = entry_at(line, decode_line(raw))
         if entry is not None:
             entries.append(entry)
     return Record(path, entries)
@@ -814,13 +665,8 @@ def _own_results(record: Record, entry: Entry):
 
 def user_texts(record: Record, entry: Entry) -> List[str]:
     """The user pool's texts of one entry: typed text, a queued prompt, picked answers."""
-    if not_the_person(entry):
-        return []
-    if entry.type == cc.TYPE_ATTACHMENT:
-        prompt = queued_prompt(entry)
-        return [prompt] if prompt else []
-    if entry.type != cc.TYPE_USER:
-        return []
+    if entry.type != cc.TYPE_USER or not_the_person(entry):
+        return typed_texts(entry)  # a queued prompt, or nothing
     texts = message_texts(entry)
     for result in _own_results(record, entry):
         for body in result_texts(result.content):
@@ -836,7 +682,7 @@ def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
     """``(tool_use_id, body)`` of every genuine tool output on a user entry."""
     found = []
     for result in tool_results(entry):
-        if not result.tool_use_id or not record.citable(result.tool_use_id):
+        if not result.tool_use_id or not record.citable(result.tool_use_id) or not_run_kind(result):
             continue
         for body in result_texts(result.content):
             if _genuine_body(body):
@@ -865,7 +711,7 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
-    """``cite_in_record`` over the record at ``path`` (CitedRecordUnreadable when it cannot
+    """``cite_in_record`` over the record at ``path`` (RecordUnreadable when it cannot
     be read). ``prefilter=False`` parses every line: the plain oracle of the fast path."""
     if not normalize(quote):
         return []
@@ -882,10 +728,10 @@ class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
 
 def citation_records(path: str, subagent: bool = False) -> SessionRecords:
     user_in = session_root_of(path)
-    if subagent and same_record(user_in, path):
+    if subagent and same_file(user_in, path):
         user_in = ""
     top = user_in or path
-    return SessionRecords(user_in, [top] + descendant_subagent_paths(top))
+    return SessionRecords(user_in, [top] + subagent_tree(top))
 
 
 def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
@@ -907,7 +753,7 @@ def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent
             matches.extend(own)
         else:
             for other in records.tool_in:
-                if not same_record(other, path):
+                if not same_file(other, path):
                     matches.extend(cite(other, quote, [SOURCE_TOOL_RESULT], prefilter))
     unique = []
     seen = set()
@@ -925,11 +771,11 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
     words = normalize(quote)
     try:
         top = session_root_of(path)
-        records = descendant_subagent_paths(top or path)
+        records = subagent_tree(top or path)
         if not top:
             records.append(path)
         for record_path in records:
-            for entry in load_record(record_path).entries:
+            for entry in load_record(record_path, quote_needle(quote)).entries:
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in normalize(t) for t in message_texts(entry)):
                         return True
@@ -940,7 +786,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
 
 def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
     """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
-    sub = subagent or _is_subagent_record(path)
+    sub = subagent or is_subagent_record(path)
     if dispatch_prompt_contains(path, quote):
         return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
     return SUBAGENT_USER_ADVICE if sub else ""
@@ -951,7 +797,7 @@ def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
     words = normalize(quote)
     try:
         for record_path in citation_records(path, subagent).tool_in:
-            record = load_record(record_path)
+            record = load_record(record_path, quote_needle(quote))
             for entry in record.entries:
                 for result in tool_results(entry):
                     for body in result_texts(result.content):
@@ -976,7 +822,7 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
     if reason == EXCLUDED_DELEGATION:
         return HINT_DELEGATION
     if reason == EXCLUDED_TASK_OUTPUT:
-        return HINT_TASK_OUTPUT % found.call.name
+        return HINT_TASK_OUTPUT % found.call.name  # type: ignore[union-attr]
     if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
         return HINT_TRANSCRIPT
     if reason == EXCLUDED_ECHO:
@@ -990,7 +836,7 @@ def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
     if SOURCE_USER in sources:
         hints.append(unresolved_user_hint(path, quote))
     if SOURCE_TOOL_RESULT in sources:
-        hints.append(excluded_result_hint(path, quote, _is_subagent_record(path)))
+        hints.append(excluded_result_hint(path, quote, is_subagent_record(path)))
     return ". ".join(h for h in hints if h)
 
 
@@ -1070,7 +916,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
                 % (req, path, SUBAGENT_USER_ADVICE)
             ) from None
         except Refusal as exc:
-            raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+            raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
         if found:
             pools.append(pool)
         for match in found:
@@ -1091,7 +937,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     try:
         record = load_record(hit.path)
     except Refusal as exc:
-        raise CitedRecordUnreadable("citation %s: %s" % (req, exc.message)) from None
+        raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
     message = entry_text(record, entry, pools) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
@@ -1118,7 +964,12 @@ def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, pr
 
 
 def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
-    """Ground ``req`` in the one record at ``path`` (its own entries only)."""
+    """Ground ``req`` in the one record at ``path`` (its own entries only). The user
+    pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
+    the session's root record holds the person's words (``resolve_citation``)."""
+    _check_request(req)
+    if SOURCE_USER in req.sources and is_subagent_record(path):
+        raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
     return _resolve(path, req, lambda pool: cite(path, req.quote, [pool], prefilter),
                     _session_hint(path, req, False))
 
@@ -1129,13 +980,16 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
 
 
 def _session_may_contain(path: str, needle: Optional[bytes]) -> bool:
+    """Whether any record the session search from ``path`` reads may hold the needle:
+    the caller's own, its root's (the user pool's) and every one beneath the root."""
     if needle is None:
         return True
     try:
-        records = [path] + descendant_subagent_paths(path)
+        records = citation_records(path)
     except Refusal:
         return True
-    return any(file_may_contain(p, needle) for p in records)
+    files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
+    return any(file_may_contain(p, needle) for p in files)
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
@@ -1149,7 +1003,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
     except FileNotFoundError:
         return candidates
     except OSError as exc:
-        raise CitedRecordUnreadable("transcript: list sessions in %s: %s" % (project_dir, _os_reason(exc))) from None
+        raise CitationUnreadable("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
     others = []
     for name in names:
         if not name.endswith(cc.TRANSCRIPT_SUFFIX):

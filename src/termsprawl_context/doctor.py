@@ -210,3 +210,37 @@ def format_doctor(report: DoctorReport) -> str:
         lines.append("  => %s" % REASONS[p.outcome])
     lines.append("verdict: %s" % verdict(report))
     return "\n".join(lines) + "\n"
+
+
+def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
+    """What else stands between the agents and the dump, one sentence each: a skill file
+    its user edited (left alone) or that is missing, and a node taken from a session
+    that is still running (two terminals with one id)."""
+    from termsprawl_context.hooks import process_alive, read_holder
+    from termsprawl_context.workspace import discovery
+
+    alive = process_alive if alive is None else alive
+    notes = []
+    state = discovery.skill_state(cwd)
+    if state == discovery.SKILL_EDITED:
+        notes.append("the skill file %s was edited by its user: it is left alone, never refreshed (delete it and "
+                     "run `termsprawl-context init` for the current text)" % discovery.SKILL_FILE)
+    elif state in (discovery.SKILL_ABSENT, discovery.SKILL_UNREADABLE) and os.path.isdir(state_path(cwd)):
+        notes.append("the skill file %s is %s: Claude Code cannot discover the command (run `termsprawl-context "
+                     "init`)" % (discovery.SKILL_FILE, "missing" if state == discovery.SKILL_ABSENT else "unreadable"))
+    elif state == discovery.SKILL_OLDER:
+        notes.append("the skill file %s holds an older text of ours: it is refreshed at the next session start or "
+                     "`termsprawl-context init`" % discovery.SKILL_FILE)
+    if is_safe_id(self_id):
+        current, displaced = read_holder(cwd, self_id)
+        if current is not None and displaced is not None:
+            if alive(displaced.pid):
+                notes.append("node %s is displaced: session %s (process %d) took it from session %s (process %d, "
+                             "transcript %s), which is still running; peers read only the newer one. Give each "
+                             "terminal its own $TERMSPRAWL_NODE_ID" % (self_id, current.session_id, current.pid,
+                                                                      displaced.session_id, displaced.pid,
+                                                                      displaced.path))
+            else:
+                notes.append("node %s was taken from session %s (process %d), which has since ended"
+                             % (self_id, displaced.session_id, displaced.pid))
+    return notes

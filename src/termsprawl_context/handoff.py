@@ -34,7 +34,7 @@ from termsprawl_context.transcript import entry as records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, List, Optional, Sequence
+    from typing import Any, Iterable, List, Sequence
 
 DEFAULT_TURNS = 40  # the dump's own window
 DEFAULT_MAX_CHARS = 20000  # all peers' turn texts together: about 5,000 tokens
@@ -260,7 +260,7 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
             view = memoryview(buf)
             i = 0
             while i < len(wanted):
-                got = f.readinto(view)
+                got = f.readinto(view)  # type: ignore[attr-defined]
                 if not got:
                     break
                 end = pos + got

@@ -3,37 +3,64 @@ closes by itself, closed for agents run anywhere else.
 
 This joins the two sides the layers keep apart: the harness's store (the payload's
 validation, relocating a resumed session's record) and the project's state (the index,
-the discovery markers). The ``hook`` command calls ``record_from_hook`` and nothing else.
+the links, the discovery markers). The ``hook`` command calls ``session_start`` and
+prints its answer: one JSON object in Claude Code's hook output shape, with
+``additionalContext`` (a line for the model: its node, its linked peers, the exact
+command that reads them), ``sessionTitle`` (the node id, for a new session) and
+``systemMessage`` (shown to the user: why nothing was recorded, or that the node was
+taken from another live session, and the fix). A session started without a usable
+``TERMSPRAWL_NODE_ID`` therefore cannot fail silently, and the hook still exits 0.
+
+Who holds a node: beside the index entry, ``<node>.holder.json`` names the session and
+the Claude Code process that last recorded it. A different session of a different live
+process recording the same node is a second terminal using the same id: it takes the
+node (as the app's newest pty does) and both the user and ``doctor`` are told.
 """
 
 import os
-from typing import BinaryIO, Mapping, NamedTuple, Optional
+import shlex
+import time
+from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
+from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.store.hook_input import read_hook_input
 from termsprawl_context.store.identity import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import ensure_context_discovery
-from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
+from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR, dump_json, read_small_file, state_path, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path
+from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
 
-# The node an agent speaks for, injected at its spawn (by the app, or by the user).
-NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
 # The project root Claude Code started the session in.
 PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"
+HOLDER_SUFFIX = ".holder.json"
+HOLDER_VERSION = 1
+# Shells Claude Code may run a hook command through; the process above one is Claude Code.
+_SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"))
+_ALIAS_EXAMPLE = "alias claude-alice='TERMSPRAWL_NODE_ID=alice claude'"
 
 
 class HookRefused(Refusal):
     """The hook recorded nothing; the message says why (the hook still exits 0)."""
 
+    fix = ""  # what the user does about it, for the message shown in Claude Code
+
 
 class NodeIdMissing(HookRefused):
-    def __init__(self) -> None:
-        super().__init__("%s is not set; nothing recorded (start the agent with %s=<node>)" % (NODE_ID_ENV, NODE_ID_ENV))
+    fix = ("quit, then start Claude Code as `%s=<node> claude` in this terminal (one alias per node: %s)"
+           % (NODE_ID_ENV, _ALIAS_EXAMPLE))
+
+    def __init__(self, empty: bool = False) -> None:
+        super().__init__("%s is %s; nothing recorded (start the agent with %s=<node>)"
+                         % (NODE_ID_ENV, "set but empty" if empty else "not set", NODE_ID_ENV))
 
 
 class NodeIdUnsafe(HookRefused):
+    fix = ("quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
+           "(e.g. `%s=alice claude`)" % NODE_ID_ENV)
+
     def __init__(self, value: str) -> None:
         super().__init__(
             "%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN)
@@ -41,14 +68,27 @@ class NodeIdUnsafe(HookRefused):
 
 
 class NoProject(HookRefused):
+    fix = "run `termsprawl-context init --hook` in the project"
+
     def __init__(self, detail: str) -> None:
         super().__init__("no project directory: %s; nothing recorded" % detail)
 
 
 class IndexNotWritten(HookRefused):
+    fix = "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)"
+
     def __init__(self, cwd: str, node_id: str) -> None:
         super().__init__("could not write %s under %s; nothing recorded" % (
             os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd))
+
+
+class Holder(NamedTuple):
+    """Who last recorded a node: its session, transcript and Claude Code process."""
+
+    session_id: str
+    path: str
+    pid: int  # 0 when unknown
+    at: int  # seconds since the epoch
 
 
 class HookRecord(NamedTuple):
@@ -57,17 +97,108 @@ class HookRecord(NamedTuple):
     reported: str  # the transcript path the payload named
     recorded: str  # what the index now holds (differs when the record was relocated)
     changed: bool  # False when the index already held it
+    source: str = ""
+    displaced: Optional[Holder] = None  # a live session this one took the node from
 
 
-def hook_project(explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str) -> str:
-    """``--cwd``, else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``; must be a directory."""
+# --- the project ----------------------------------------------------------------------------
+
+
+def hook_project(explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str,
+                 own: Optional[str] = None) -> str:
+    """The project to record into: ``--cwd``, else the installed command's own project,
+    else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``. Each candidate stands for
+    the nearest project at or above it (Claude Code may be started in a subdirectory);
+    when none lies above it, the candidate itself. It must be a directory."""
+    if not explicit and own:
+        return own
     for candidate, named in ((explicit, "--cwd"), (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
                              (payload_cwd, "the payload's cwd")):
         if candidate:
             if not os.path.isdir(candidate):
                 raise NoProject("%s %s is not a directory" % (named, candidate))
-            return candidate
+            return find_project(candidate, environ) or candidate
     raise NoProject("give --cwd, or set $%s" % PROJECT_DIR_ENV)
+
+
+# --- who holds a node -----------------------------------------------------------------------
+
+
+def holder_file(cwd: str, node_id: str) -> str:
+    return state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)
+
+
+def read_holder(cwd: str, node_id: str) -> "tuple":
+    """(current holder or None, the holder it displaced or None); junk reads as none."""
+    from termsprawl_context.jsonl import parse_object
+
+    data = read_small_file(holder_file(cwd, node_id)) if is_safe_id(node_id) else None
+    entry = parse_object(data) if data is not None else None
+    if not entry or entry.get("version") != HOLDER_VERSION:
+        return None, None
+    return _holder(entry), _holder(entry.get("displaced"))
+
+
+def _holder(value) -> Optional[Holder]:
+    if not isinstance(value, dict):
+        return None
+    session_id, path, pid, at = (value.get(k) for k in ("session_id", "path", "pid", "at"))
+    if not isinstance(session_id, str) or not isinstance(path, str):
+        return None
+    number = lambda v: v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0  # noqa: E731
+    return Holder(session_id, path, number(pid), number(at))
+
+
+def write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> bool:
+    body = dict(version=HOLDER_VERSION, **holder._asdict())
+    if displaced is not None:
+        body["displaced"] = displaced._asdict()
+    try:
+        write_atomic(cwd, holder_file(cwd, node_id), dump_json(body))
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def process_alive(pid: int) -> bool:
+    """A process with this id exists (signal 0 probes without sending anything)."""
+    if pid <= 1:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    except (OSError, OverflowError):
+        return False
+    return True
+
+
+def _proc_field(pid: int, name: str) -> Optional[str]:
+    try:
+        with open("/proc/%d/%s" % (pid, name), "rb") as f:
+            return f.read(4096).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+
+
+def claude_pid() -> int:
+    """The Claude Code process running this hook: the parent, or the parent's parent when
+    the parent is the shell a hook command runs in (read from /proc; where there is no
+    /proc the parent stands in). 0 when unknown."""
+    parent = os.getppid()
+    comm = _proc_field(parent, "comm")
+    if comm is not None and os.path.basename(comm.strip()) in _SHELLS:
+        stat = _proc_field(parent, "stat")
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
+        fields = stat[stat.rfind(")") + 1:].split() if stat else []
+        if len(fields) > 1 and fields[1].isdigit():
+            return int(fields[1])
+    return parent if parent > 1 else 0
+
+
+# --- recording ------------------------------------------------------------------------------
 
 
 def record_from_hook(
@@ -75,24 +206,99 @@ def record_from_hook(
     environ: Mapping[str, str],
     cwd: Optional[str] = None,
     projects: Optional[str] = None,
+    pid: Optional[int] = None,
+    alive: Callable[[int], bool] = process_alive,
+    own: Optional[str] = None,
 ) -> HookRecord:
     """Read a hook payload from ``stream`` and record its transcript for the node.
 
     The path recorded is where the session's record really is (``relocate_record``: a
     session resumed from another directory is reported where no file exists), then the
     discovery markers are refreshed. Raises a Refusal (a HookInputError or a
-    HookRefused) when nothing was recorded."""
+    HookRefused) when nothing was recorded. ``pid`` is the Claude Code process (default:
+    found from this one); ``own`` the installed command's project (default: found)."""
     store = projects_dir(projects, environ)
     payload = read_hook_input(stream, store, environ)
     node_id = environ.get(NODE_ID_ENV)
-    if not node_id:
-        raise NodeIdMissing()
+    if node_id is None or node_id == "":
+        raise NodeIdMissing(empty=node_id == "")
     if not is_safe_id(node_id):
         raise NodeIdUnsafe(node_id)
-    project = hook_project(cwd, environ, payload.cwd)
+    project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
     recorded = relocate_record(store, payload.transcript_path, payload.source)
     changed = read_transcript_path(project, node_id) != recorded
     if changed and not record_transcript_path(project, node_id, recorded):
         raise IndexNotWritten(project, node_id)
+    me = claude_pid() if pid is None else pid
+    previous, _ = read_holder(project, node_id)
+    displaced = None
+    if (previous is not None and previous.session_id != payload.session_id and previous.pid
+            and previous.pid != me and alive(previous.pid)):
+        displaced = previous
+    if previous is None or displaced is not None or previous.session_id != payload.session_id \
+            or previous.pid != me or previous.path != recorded:
+        write_holder(project, node_id, Holder(payload.session_id, recorded, me, int(time.time())), displaced)
     ensure_context_discovery(project)
-    return HookRecord(project, node_id, payload.transcript_path, recorded, changed)
+    return HookRecord(project, node_id, payload.transcript_path, recorded, changed, payload.source, displaced)
+
+
+# --- what the hook says ---------------------------------------------------------------------
+
+
+class HookAnswer(NamedTuple):
+    """What the hook prints: ``output`` on stdout (one JSON object, or nothing when {}),
+    ``warning`` as one stderr line (None when there is nothing to say)."""
+
+    record: Optional[HookRecord]
+    output: dict
+    warning: Optional[str]
+
+
+def read_command(project: str, node_id: str) -> str:
+    """The exact shell command that prints ``node_id``'s linked context, from anywhere."""
+    return "%s --cwd %s --self %s" % (shlex.quote(command_path(project)), shlex.quote(os.path.abspath(project)),
+                                      shlex.quote(node_id))
+
+
+def context_line(project: str, node_id: str, peers) -> Optional[str]:
+    """The short line added to the model's context, or None when the node has no peers."""
+    peers = list(dict.fromkeys(peers))  # two link files may name one pair
+    if not peers:
+        return None
+    return ("termsprawl: you are agent node %s; linked agents: %s. To read their recent conversation "
+            "(only when it helps the task), run: %s" % (node_id, ", ".join(peers), read_command(project, node_id)))
+
+
+def displaced_message(record: HookRecord) -> str:
+    old = record.displaced
+    return ("termsprawl: node %s was already held by another live Claude Code session (process %d, transcript %s); "
+            "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
+            "its own %s (quit one and restart it with another id)." % (record.node_id, old.pid, old.path,
+                                                                      record.node_id, NODE_ID_ENV))
+
+
+def refusal_message(refusal: Refusal) -> str:
+    fix = getattr(refusal, "fix", "") or "check the hook's set-up with `termsprawl-context doctor`"
+    return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
+
+
+def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
+    """Run ``record`` (a bound ``record_from_hook``) and say what Claude Code should show:
+    never raises."""
+    try:
+        done = record()
+    except Refusal as refusal:
+        return HookAnswer(None, session_start_output(system_message=refusal_message(refusal)), refusal.message)
+    except Exception as exc:  # a bug of ours must not become the agent's problem
+        message = "internal error: %s: %s" % (type(exc).__name__, exc)
+        return HookAnswer(None, session_start_output(system_message="termsprawl: hook %s." % message), message)
+    from termsprawl_context.workspace.links import peers_of
+
+    title = done.node_id if done.source in (SOURCE_STARTUP, SOURCE_CLEAR) else None
+    message = displaced_message(done) if done.displaced is not None else None
+    output = session_start_output(system_message=message,
+                                  additional_context=context_line(done.project, done.node_id,
+                                                                  peers_of(done.project, done.node_id)),
+                                  session_title=title)
+    warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid) if message else None
+    return HookAnswer(done, output, warning)

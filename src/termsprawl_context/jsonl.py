@@ -22,7 +22,7 @@ from collections import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union
+    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
@@ -393,7 +393,7 @@ def pick_members(data: bytes, keys: Tuple[str, ...], max_value_bytes: int = 1 <<
         if expect in ("key", "key_or_close"):
             if kind == "string":
                 if len(stack) == 1:
-                    key = _decode(data[start:pos]) if pos - start <= longest_key else None
+                    key = _decode(data[start:pos]) if pos - start <= longest_key else None  # type: ignore[assignment]
                 expect = "colon"
                 continue
             if text == b"}" and expect == "key_or_close":

@@ -44,8 +44,31 @@ def add_projects_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def add_cwd(parser: argparse.ArgumentParser) -> None:
-    """``--cwd DIR``, the project directory, defaulting to the current one."""
-    parser.add_argument("--cwd", default=".", metavar="DIR", help="the project directory (default: .)")
+    """``--cwd DIR``, the project directory; absent, ``project_dir`` finds it."""
+    parser.add_argument("--cwd", metavar="DIR",
+                        help="the project directory (default: the project found from here, see the README)")
+
+
+class InsideProject(UsageError):
+    """A writing command was pointed at a directory inside an existing project."""
+
+    def __init__(self, command: str, cwd: str, outer: str) -> None:
+        super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
+                         "--cwd to use it from anywhere inside" % (command, cwd, outer, outer))
+
+
+def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
+    """``--cwd`` as given, else the project found (the installed command's own, else the
+    nearest at or above the working directory), else ``.``. A writing command refuses a
+    directory that lies inside another project: it would start a nested one."""
+    from termsprawl_context.workspace.project import default_project, enclosing_project
+
+    chosen = cwd if cwd is not None else (default_project() or ".")
+    if writing:
+        outer = enclosing_project(chosen)
+        if outer:
+            raise InsideProject(command, chosen, outer)
+    return chosen
 
 
 def print_json(value: object) -> None:

@@ -2,7 +2,10 @@
 
 The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
 occurrence wins), any other word is refused at once, both are required; every refusal
-is one stderr line and exit 2. The peer walk is ``termsprawl_context.dump``'s (shared with
+is one stderr line and exit 2. An absent flag has a default: ``--self`` is
+``$TERMSPRAWL_NODE_ID`` (set but empty: its own error), ``--cwd`` the project found from
+here (``workspace.project``); with neither flag nor default the answer is the context
+layer's ``expected --cwd and --self``. The peer walk is ``termsprawl_context.dump``'s (shared with
 ``doctor``); this module keeps the argv parse and the printing: one write of everything,
 and nothing at all when nothing is printable.
 """
@@ -16,7 +19,7 @@ from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional
+    from typing import Callable, Dict, List, Optional
 
 PEER_SEPARATOR = dump.PEER_SEPARATOR
 
@@ -29,7 +32,7 @@ class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
 
 def parse_context_args(argv: List[str]) -> ContextArgs:
     """The two values, or UsageError with the context layer's exact texts."""
-    values = {"--cwd": None, "--self": None}
+    values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -39,9 +42,17 @@ def parse_context_args(argv: List[str]) -> ContextArgs:
             raise UsageError("missing value for %s" % arg)
         values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
         i += 2
-    if not values["--cwd"] or not values["--self"]:
+    cwd, self_id = values["--cwd"], values["--self"]
+    if cwd is None or self_id is None:
+        # Absent flags have defaults (the project found from here, $TERMSPRAWL_NODE_ID);
+        # imported only then, so the app's explicit calls pay nothing for them.
+        from termsprawl_context.workspace.project import default_project, default_self
+
+        self_id = default_self(self_id)
+        cwd = default_project() if cwd is None else cwd
+    if not cwd or not self_id:
         raise UsageError("expected --cwd and --self")
-    return ContextArgs(values["--cwd"], values["--self"])
+    return ContextArgs(cwd, self_id)
 
 
 class ContextIO(dump.ContextIO):

@@ -5,13 +5,13 @@ import os
 from typing import List
 
 from termsprawl_context._output import write_out
-from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json
+from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json, project_dir
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 
 def run_doctor(argv: List[str]) -> int:
-    from termsprawl_context.doctor import diagnose, format_doctor, report_json
-    from termsprawl_context.hooks import NODE_ID_ENV
+    from termsprawl_context.doctor import diagnose, format_doctor, report_json, setup_notes
+    from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
     parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
                                        "sees and why it prints what it prints. Exit 0 whatever the verdict.")
@@ -22,12 +22,16 @@ def run_doctor(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
-    self_id = args.self_id if args.self_id is not None else os.environ.get(NODE_ID_ENV)
+    args.cwd = project_dir(args.cwd, "doctor")
+    self_id = default_self(args.self_id, os.environ, "doctor")
     if self_id is None:
         raise UsageError("doctor: give --self NODE (or set $%s)" % NODE_ID_ENV)
     report = diagnose(args.cwd, self_id)
+    notes = setup_notes(args.cwd, self_id)
     if args.json:
-        print_json(report_json(report))
+        print_json(dict(report_json(report), notes=notes))
     else:
-        write_out(format_doctor(report))
+        # The notes go just above the verdict, which stays the last line.
+        head, _, last = format_doctor(report).rstrip("\n").rpartition("\n")
+        write_out("".join(line + "\n" for line in [head] + ["note: " + n for n in notes] + [last]))
     return EXIT_OK

@@ -2,18 +2,19 @@
 transcript from Claude Code's hook payload.
 
 ``init`` exits 0 done, 1 a failure of the world (missing directory, unwritable file, not
-run from the artifact, unusable settings file). ``hook`` is run by Claude Code, so it
-always exits 0, prints nothing on stdout, and says why on stderr when it recorded
-nothing.
+run from the artifact, unusable settings file), 2 a directory inside another project.
+``hook`` is run by Claude Code, so it always exits 0; its stdout is one JSON object in
+Claude Code's hook output shape (or nothing), and a refusal is also one stderr line.
 """
 
+import json
 import os
 import sys
 from typing import List
 
 from termsprawl_context._output import error_line, write_out
-from termsprawl_context.cli._args import add_cwd, add_projects_dir, command_parser, parse
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal
+from termsprawl_context.cli._args import add_cwd, add_projects_dir, command_parser, parse, project_dir
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
 
 HOOK_PREFIX = "hook: "
 
@@ -21,11 +22,14 @@ HOOK_PREFIX = "hook: "
 # --- init -----------------------------------------------------------------------------------
 
 _NEXT_WITH_HOOK = """\
-next: start each agent with its node id, e.g. `TERMSPRAWL_NODE_ID=alice claude`: the
-      SessionStart hook records its transcript (sessions started from now on). Then:
+next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):
+        alias claude-alice='TERMSPRAWL_NODE_ID=alice claude'
+        alias claude-bob='TERMSPRAWL_NODE_ID=bob claude'
+      start `claude-alice` in one terminal and `claude-bob` in another: the SessionStart
+      hook records each session (started from now on). Then:
         {cmd} links add alice bob       link two agents
         {cmd} doctor --self alice       see what alice's dump sees
-      and either agent can run: {cmd} --cwd . --self "$TERMSPRAWL_NODE_ID"
+      and each agent can run, from any directory inside the project: {abs_cmd}
 """
 
 _NEXT_WITHOUT_HOOK = """\
@@ -39,18 +43,24 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
-                                     "(and, with --hook, a Claude Code SessionStart hook that records transcripts).")
+                                     "(with --hook, a Claude Code SessionStart hook that records transcripts; "
+                                     "with --claude-md, an import of the markers into CLAUDE.md).")
     add_cwd(parser)
     parser.add_argument("--hook", action="store_true",
-                        help="register the SessionStart hook in DIR/%s" % install.SETTINGS_FILE)
+                        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE)
+    parser.add_argument("--claude-md", action="store_true",
+                        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
+                             "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE))
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
-    report = install.init_project(args.cwd, install.running_artifact(), args.hook)
+    cwd = project_dir(args.cwd, "init")
+    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
-    width = max(len(o) for o in (install.WRITTEN, install.UNCHANGED, install.FAILED, install.SKIPPED))
+    width = max(len(o) for o in install.OUTCOMES)
     for step in report.steps:
         detail = " (%s)" % step.detail if step.detail else ""
         lines.append("  %-*s  %s%s" % (width, step.outcome, step.path, detail))
@@ -59,7 +69,8 @@ def run_init(argv: List[str]) -> int:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
-    write_out(template.format(cmd=install.INSTALLED_COMMAND))
+    write_out(template.format(cmd=install.INSTALLED_COMMAND,
+                              abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
     return EXIT_OK
 
 
@@ -71,31 +82,45 @@ class NoPayload(Refusal):
         super().__init__("expects a Claude Code hook payload (JSON) on stdin; nothing recorded")
 
 
-def run_hook(argv: List[str]) -> int:
-    """Always 0: a hook must never break the agent. Silent on success."""
-    try:
-        _hook(argv)
-    except Refusal as refusal:
-        message = refusal.message
-        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
-    except Exception as exc:  # a bug of ours must not become the agent's problem either
-        error_line("%sinternal error: %s: %s" % (HOOK_PREFIX, type(exc).__name__, exc))
-    return EXIT_OK
-
-
-def _hook(argv: List[str]) -> None:
-    from termsprawl_context.hooks import PROJECT_DIR_ENV, record_from_hook
+def _hook_parser():
+    from termsprawl_context.hooks import PROJECT_DIR_ENV
 
     parser = command_parser("hook", "Record the session's transcript path for the node named by "
-                                     "$TERMSPRAWL_NODE_ID, from a Claude Code hook payload on stdin. "
-                                     "Always exits 0; says why on stderr when nothing was recorded.")
+                                     "$TERMSPRAWL_NODE_ID, from a Claude Code SessionStart payload on stdin, "
+                                     "and answer in Claude Code's hook JSON: the linked peers and the command "
+                                     "that reads them for the model, a warning with the fix for the user. "
+                                     "Always exits 0; stdout holds that one JSON object or nothing.")
     parser.add_argument("--cwd", metavar="DIR",
-                        help="the project (default: $%s, else the payload's cwd)" % PROJECT_DIR_ENV)
+                        help="the project (default: the installed command's own, else the project at or above "
+                             "$%s, else the payload's cwd)" % PROJECT_DIR_ENV)
     add_projects_dir(parser)
-    args = parse(parser, argv)
+    return parser
+
+
+def run_hook(argv: List[str]) -> int:
+    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
+    from termsprawl_context import hooks
+
+    try:
+        args = parse(_hook_parser(), argv)
+    except UsageError as error:
+        args = error
     if args is None:
-        return
-    stdin = getattr(sys.stdin, "buffer", None)
-    if stdin is None or sys.stdin.isatty():
-        raise NoPayload()
-    record_from_hook(stdin, os.environ, args.cwd, args.projects_dir)
+        return EXIT_OK
+
+    def record():
+        if isinstance(args, UsageError):
+            raise args
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None or sys.stdin.isatty():
+            raise NoPayload()
+        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir)
+
+    answer = hooks.session_start(record)
+    if answer.output:
+        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
+        write_out(json.dumps(answer.output) + "\n")
+    if answer.warning:
+        message = answer.warning
+        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
+    return EXIT_OK

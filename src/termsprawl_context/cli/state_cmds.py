@@ -10,7 +10,7 @@ import os
 from typing import List
 
 from termsprawl_context._output import error_line, write_out, write_path
-from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json
+from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json, project_dir
 from termsprawl_context.errors import EXIT_OK, NotFound, Refusal, UsageError
 
 
@@ -53,6 +53,7 @@ def run_links(argv: List[str]) -> int:
     args = parse(_links_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
     return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
 
 
@@ -173,6 +174,7 @@ def run_index(argv: List[str]) -> int:
     args = parse(_index_parser(), argv)
     if args is None:
         return EXIT_OK
+    args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     _require_ids("index " + args.action, args.node)
     if args.action == "get":
         recorded = read_transcript_path(args.cwd, args.node)

@@ -24,10 +24,11 @@ from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
+from termsprawl_context.transcript.record import decode_line, os_reason
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+    from typing import Callable, Iterable, List, Optional, Set, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -193,14 +194,9 @@ def running(signals: Iterable[AgentSignal]) -> Set[str]:
 # --- reading ------------------------------------------------------------------------------
 def _decode(raw: bytes) -> Tuple[bool, Optional[Entry]]:
     """(parsed, entry) of one non-blank line: parsed False when it is not JSON or not a
-    record (a kept field of the wrong type)."""
-    try:
-        value = jsonl.loads_strict(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
-        return False, None
-    if value is None:
-        value = {}
-    entry = decode_entry(value)
+    record (not an object, or a kept field of the wrong type)."""
+    value = decode_line(raw)
+    entry = decode_entry(value) if value is not None else None
     return entry is not None, entry
 
 
@@ -208,7 +204,7 @@ def _open(path: str, opener: Optional[Callable]):
     try:
         return (opener or jsonl.open_regular)(path)
     except OSError as exc:
-        raise SignalsUnknown("transcript: open %s: %s" % (path, exc.strerror or exc)) from None
+        raise SignalsUnknown("transcript: open %s: %s" % (path, os_reason(exc))) from None
 
 
 def background_agent_signals(path: str, opener: Optional[Callable] = None) -> List[AgentSignal]:
@@ -224,7 +220,7 @@ def background_agent_signals(path: str, opener: Optional[Callable] = None) -> Li
             parsed, entry = _decode(body)
             if not parsed:
                 raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
-            fold_entry(entry, awaited, signals)
+            fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
     return signals
 
 
@@ -273,7 +269,7 @@ def background_agent_signals_since(path: str, cursor: Optional[AgentSignalCursor
         try:
             size = os.fstat(f.fileno()).st_size
         except OSError as exc:
-            raise SignalsUnknown("transcript: stat %s: %s" % (path, exc.strerror), cur) from None
+            raise SignalsUnknown("transcript: stat %s: %s" % (path, os_reason(exc)), cur) from None
         offset = cur.offset
         awaited = set(cur.background)
         head = tail = b""
@@ -315,7 +311,7 @@ def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSign
         parsed, entry = _decode(body)
         if not parsed:
             raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
-        fold_entry(entry, awaited, signals)
+        fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
         return
     # No signal can be on this line: only that it is JSON matters (a torn line is not).
     try:

@@ -16,24 +16,49 @@ carry hundreds of an older session's records before its own), streaming line by 
 """
 
 import os
-from typing import NamedTuple, Optional, Tuple
+import re
+from datetime import datetime, timedelta, timezone
+from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
-from termsprawl_context.errors import Refusal
-from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+from termsprawl_context.errors import EXIT_DEGRADED, EXIT_WRONG_RECORD, Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.jsonl import open_regular
+from termsprawl_context.transcript.entry import Entry, decode_entry
+from termsprawl_context.transcript.record import (
+    MAX_RECORD_BYTES,
+    NoTranscriptPath,
+    TranscriptReadError,
+    RecordUnreadable,
+    decode_line,
+    entry_at,
+    iter_raw_lines,
+    iter_records,
+)
 
-SESSION_ID_FIELD = "sessionId"
-TRANSCRIPT_SUFFIX = ".jsonl"
-SUBAGENT_DIR = "subagents"
-SUBAGENT_PREFIX = "agent-"
+SESSION_ID_FIELD = cc.FIELD_SESSION_ID
+TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
+SUBAGENT_DIR = cc.SUBAGENTS_DIR
+SUBAGENT_PREFIX = cc.AGENT_FILE_PREFIX
 # A fresh session's record does not exist yet when SessionStart fires with this source;
 # looking elsewhere for it could only find another project's file of the same name.
 STARTUP_SOURCE = "startup"
 
 _FIELD_BYTES = SESSION_ID_FIELD.encode("ascii")
+_FIELD_FOLDED = SESSION_ID_FIELD.lower().encode("ascii")
+_LONG_S = "\u017f".encode("utf-8")  # folds to "s" in the decoder's key matching
+
+
+def _decoded(raw: bytes) -> Optional[Entry]:
+    """Any record's canonical decoding (uuid or not), or None: the belongs-to checks
+    count preamble records too."""
+    record = decode_line(raw)
+    return decode_entry(record) if record is not None else None
 
 
 class WrongSession(Refusal):
     """The transcript at a path names another session and never this one."""
+
+    exit_code = EXIT_WRONG_RECORD
 
     def __init__(self, path: str, found: str, session_id: str) -> None:
         super().__init__(
@@ -59,24 +84,21 @@ def session_evidence(path: str, session_id: str) -> SessionEvidence:
     Records with no, an empty or a non-string ``sessionId`` are skipped, never decisive."""
     first_foreign = None  # type: Optional[str]
     try:
-        f = open_regular(path)
-    except OSError:
-        return SessionEvidence(False, False, None)
-    try:
-        with f:
-            for line in iter_lines(f):
-                # A line that cannot hold the key, not even JSON-escaped, costs no parse.
-                if _FIELD_BYTES not in line.raw and b"\\u" not in line.raw:
-                    continue
-                record = parse_object(line.raw)
-                found = record.get(SESSION_ID_FIELD) if record is not None else None
-                if not isinstance(found, str) or not found:
-                    continue
-                if found == session_id:
-                    return SessionEvidence(True, True, first_foreign)
-                if first_foreign is None:
-                    first_foreign = found
-    except OSError:
+        for line in iter_raw_lines(path):
+            # A line that cannot hold the key, not even JSON-escaped or in another case
+            # (the decoder matches keys case-insensitively), costs no parse.
+            raw = line.raw
+            if _FIELD_BYTES not in raw and b"\\u" not in raw and _LONG_S not in raw and _FIELD_FOLDED not in raw.lower():
+                continue
+            entry = _decoded(line.raw)
+            found = entry.session_id if entry is not None else ""
+            if not found:
+                continue
+            if found == session_id:
+                return SessionEvidence(True, True, first_foreign)
+            if first_foreign is None:
+                first_foreign = found
+    except RecordUnreadable:
         return SessionEvidence(False, False, first_foreign)
     return SessionEvidence(True, False, first_foreign)
 
@@ -190,3 +212,556 @@ def relocate_record(projects: str, path: str, source: Optional[str] = None) -> s
         if carries_session(candidate, session_id):
             return candidate
     return path
+
+
+# --- the tree a record was written in ----------------------------------------------------------
+
+class WrongTree(Refusal):
+    """The transcript at a path was written in another working tree than the one asked."""
+
+    exit_code = EXIT_WRONG_RECORD
+
+    def __init__(self, path: str, found: str, cwd: str) -> None:
+        super().__init__(
+            "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
+            % (path, found, cwd)
+        )
+        self.path = path
+        self.found = found
+        self.cwd = cwd
+
+
+class TreeEvidence(NamedTuple):
+    """What a file's records say about one tree."""
+
+    readable: bool
+    inside: bool  # some record's resolved cwd is the tree or beneath it
+    first_cwd: Optional[str]  # the first non-empty cwd seen, as written
+
+
+def within(path: str, tree: str) -> bool:
+    """``path`` is ``tree`` or beneath it, component by component (``/a/b`` does not
+    hold ``/a/bc``). Literal paths: the lossy folder encoding is never compared."""
+    if path == tree:
+        return True
+    prefix = tree if tree.endswith(os.sep) else tree + os.sep
+    return path.startswith(prefix)
+
+
+def tree_evidence(path: str, cwd: str) -> TreeEvidence:
+    """Scan ``path`` until a record's resolved ``cwd`` lies in ``cwd`` (or the end)."""
+    want = cc.resolve_work_dir(cwd)
+    resolved = {}  # type: Dict[str, str]
+    first_cwd = None  # type: Optional[str]
+    try:
+        for line in iter_raw_lines(path):
+            raw = line.raw
+            if _CWD_BYTES not in raw and b"\\u" not in raw and _CWD_FOLDED not in raw.lower():
+                continue
+            entry = _decoded(raw)
+            if entry is None or not entry.cwd:
+                continue
+            if first_cwd is None:
+                first_cwd = entry.cwd
+            seen = resolved.get(entry.cwd)
+            if seen is None:
+                seen = resolved[entry.cwd] = cc.resolve_work_dir(entry.cwd)
+            if within(seen, want):
+                return TreeEvidence(True, True, first_cwd)
+    except RecordUnreadable:
+        return TreeEvidence(False, False, first_cwd)
+    return TreeEvidence(True, False, first_cwd)
+
+
+_CWD_BYTES = cc.FIELD_CWD.encode("ascii")
+_CWD_FOLDED = cc.FIELD_CWD.lower().encode("ascii")
+
+
+def belongs_to_tree(path: str, cwd: str) -> bool:
+    """True unless the file's records name working directories and none is ``cwd`` or
+    beneath it (compared resolved, as literal paths). An empty ``cwd``, a file naming
+    no directory, and an unreadable file answer True: what is caught is a positive
+    disagreement, never an absence of evidence."""
+    if not cwd:
+        return True
+    evidence = tree_evidence(path, cwd)
+    return not evidence.readable or evidence.inside or evidence.first_cwd is None
+
+
+def check_belongs_to_tree(path: str, cwd: str) -> None:
+    """``belongs_to_tree`` for callers that refuse: raises WrongTree naming the first
+    directory the file's records give."""
+    if not cwd:
+        return
+    evidence = tree_evidence(path, cwd)
+    if evidence.readable and not evidence.inside and evidence.first_cwd is not None:
+        raise WrongTree(path, evidence.first_cwd, cwd)
+
+
+def start_cwd(path: str) -> str:
+    """The working directory the session began in: the first non-empty ``cwd`` its
+    records give ("" when none). Raises RecordUnreadable when it cannot be read."""
+    for line, record in iter_records(path):
+        entry = decode_entry(record) if record is not None else None
+        if entry is not None and entry.cwd:
+            return entry.cwd
+    return ""
+
+
+# RFC 3339 with any number of fractional digits (Go's RFC3339Nano layout when parsing).
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))\Z"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def parse_timestamp(text: str) -> Optional[Tuple[datetime, int]]:
+    """``(aware datetime, nanoseconds since the epoch)`` of an RFC 3339 timestamp, or
+    None when ``text`` is not one. The nanoseconds keep the order Go compares in."""
+    match = _RFC3339.match(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.group(1, 2, 3, 4, 5, 6))
+    fraction = (match.group(7) or "")[:9].ljust(9, "0")
+    try:
+        if match.group(8):
+            zone = timezone.utc
+        else:
+            hours, minutes = int(match.group(10)), int(match.group(11))
+            if hours > 23 or minutes > 59:
+                return None
+            offset = timedelta(hours=hours, minutes=minutes)
+            zone = timezone(-offset if match.group(9) == "-" else offset)
+        moment = datetime(year, month, day, hour, minute, second, int(fraction) // 1000, tzinfo=zone)
+    except ValueError:
+        return None
+    whole = moment.replace(microsecond=0) - _EPOCH
+    nanos = (whole.days * 86400 + whole.seconds) * 10 ** 9 + int(fraction)
+    return moment, nanos
+
+
+def start_time(path: str) -> Optional[datetime]:
+    """When the session began: the first record timestamp that parses as RFC 3339
+    (None when none does). Raises RecordUnreadable when it cannot be read."""
+    for line, record in iter_records(path):
+        entry = decode_entry(record) if record is not None else None
+        if entry is not None and entry.timestamp:
+            parsed = parse_timestamp(entry.timestamp)
+            if parsed is not None:
+                return parsed[0]
+    return None
+
+
+# --- the stable session id --------------------------------------------------------------------
+
+# A real conversation resumes a handful of times: past these the chain is malformed.
+MAX_RESTART_HOPS = 64
+MAX_WALK_VISITS = 512
+
+NO_ORIGIN_RECORD = "transcript has no origin record"
+CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
+NO_PROJECT_DIR = "the harness's project directory is unknown"
+CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
+_IDENTITY_CONTEXT = "transcript: stable session id: "
+
+
+class NoOriginRecord(Refusal):
+    """Every entry of the transcript has a parent: the conversation has no beginning in it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("%s%s: %s: every entry in it has a parent" % (_IDENTITY_CONTEXT, path, NO_ORIGIN_RECORD))
+
+
+class NoProjectDir(Refusal):
+    """Crossing a restart needs the conversation's other transcripts, and where they
+    sit is unknown."""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
+
+
+class Degraded(Refusal):
+    """Why an identity is the furthest the walk reached rather than the origin. Not
+    raised by the library (a degraded id is an answer); the CLI reports it."""
+
+    exit_code = EXIT_DEGRADED
+    reason = ""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, self.reason))
+        self.path = path
+        self.continues = continues
+
+
+class ContinuationMissing(Degraded):
+    """No readable transcript holds the record a continuation names."""
+
+    reason = CONTINUATION_MISSING
+
+
+class ChainRunaway(Degraded):
+    """The continuations close on themselves or run past the walk's bounds."""
+
+    reason = CHAIN_RUNAWAY
+
+
+class Identity(NamedTuple):
+    """The conversation a transcript belongs to. ``id`` is always usable; ``degraded``
+    is None when it is the true origin, else why the walk stopped at a continuation's
+    own root; ``unreadable_siblings`` lists every transcript the walk could not read
+    to a decision, whether or not it resolved."""
+
+    id: str
+    degraded: Optional[Degraded]
+    unreadable_siblings: Tuple[str, ...]
+
+
+class Origin(NamedTuple):
+    """A transcript's origin record: its first parentless entry."""
+
+    uuid: str
+    logical_parent: str
+    nanos: Optional[int]  # its timestamp; None when it does not parse
+
+
+def _origin_of(entry: Entry) -> Origin:
+    parsed = parse_timestamp(entry.timestamp) if entry.timestamp else None
+    return Origin(entry.uuid, entry.logical_parent_uuid, parsed[1] if parsed else None)
+
+
+def _is_origin(entry: Optional[Entry]) -> bool:
+    return entry is not None and not entry.parent_uuid
+
+
+class PlainSiblings:
+    """The oracle: every sibling is read whole and every line parsed, once."""
+
+    def __init__(self) -> None:
+        self._facts = {}  # type: Dict[str, Tuple[Optional[Origin], Set[str]]]
+
+    def _read(self, path: str) -> Tuple[Optional[Origin], Set[str]]:
+        facts = self._facts.get(path)
+        if facts is None:
+            origin = None
+            uuids = set()
+            for line, record in iter_records(path):
+                entry = entry_at(line, record)
+                if entry is None:
+                    continue
+                uuids.add(entry.uuid)
+                if origin is None and _is_origin(entry):
+                    origin = _origin_of(entry)
+            facts = self._facts[path] = (origin, uuids)
+        return facts
+
+    def origin(self, path: str) -> Optional[Origin]:
+        return self._read(path)[0]
+
+    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        held = self._read(path)[1]
+        return any(u in held for u in uuids)
+
+
+# Chunks of the byte search: no more than the line bound, so a line that reaches the
+# bound cannot hide between two newlines of one chunk.
+_CHUNK = 4 << 20
+# A uuid of ASCII letters, digits and dashes could hide from a byte search only behind a
+# \u escape of a printable ASCII character; Claude Code writes none (JSON.stringify
+# escapes only control characters and lone surrogates), so such a file is parsed.
+_ASCII_ESCAPE = re.compile(rb"\\u00[2-7][0-9a-fA-F]")
+_PLAIN_NEEDLE = re.compile(r"[A-Za-z0-9_.:+-]*\Z")
+
+
+class ByteSearchSiblings:
+    """Siblings searched as bytes before any JSON is parsed: a file whose bytes hold
+    none of the uuids asked for (spelled any way the decoder would read them) is
+    answered without a parse; only the lines that hold one, and the head up to the
+    origin, are decoded. Reads every byte of each file it is asked about, so a line
+    past the bound is found exactly where the plain reader finds it."""
+
+    def __init__(self) -> None:
+        self._origins = {}  # type: Dict[str, Optional[Origin]]
+        self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
+        self._clean = set()  # type: Set[str]
+
+    def origin(self, path: str) -> Optional[Origin]:
+        if path not in self._origins:
+            self._origins[path] = self._scan(path, ())[0]
+        return self._origins[path]
+
+    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        key = (path, uuids)
+        if key not in self._holds:
+            self._holds[key] = self._holds_uncached(path, uuids)
+        return self._holds[key]
+
+    def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        wanted = tuple(u for u in uuids if u)
+        if not wanted:
+            scan_bytes(path, (), self._clean)  # still an unreadable file if the plain reader says so
+            return False
+        if all(_PLAIN_NEEDLE.match(u) for u in wanted):
+            needles = tuple(u.encode("ascii") for u in wanted)  # type: Optional[Tuple[bytes, ...]]
+            if not scan_bytes(path, needles, self._clean):  # type: ignore[arg-type]
+                return False
+        else:
+            needles = None  # a needle of odd characters: parse every line
+        origin, held = self._scan(path, needles, frozenset(wanted))
+        if path not in self._origins:
+            self._origins[path] = origin
+        return bool(held)
+
+    def _scan(
+        self, path: str, needles: Optional[Tuple[bytes, ...]], wanted: "frozenset" = frozenset()
+    ) -> Tuple[Optional[Origin], Set[str]]:
+        """The origin, and which of ``wanted`` the file's entries carry, decoding only
+        the head up to the origin and the lines that may hold a needle (every line
+        when ``needles`` is None). Stops once both are known; with ``needles`` None it
+        reads to the end, so the line bound is checked on every line."""
+        origin = None
+        held = set()  # type: Set[str]
+        for line in iter_raw_lines(path):
+            raw = line.raw
+            candidate = needles is None or any(n in raw for n in needles) or (
+                bool(needles) and _ASCII_ESCAPE.search(raw) is not None)
+            if origin is None or candidate:
+                entry = entry_at(line, decode_line(raw))
+                if entry is not None:
+                    if origin is None and _is_origin(entry):
+                        origin = _origin_of(entry)
+                    if candidate and entry.uuid in wanted:
+                        held.add(entry.uuid)
+            if needles is not None and origin is not None and (held or not needles):
+                break
+        return origin, held
+
+
+def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None) -> bool:
+    """Whether the file's bytes hold any needle, or an escape that could spell one;
+    reads to the end either way, raising RecordUnreadable as the line reader would
+    (open failure, read failure, a line of MAX_RECORD_BYTES or more).
+
+    ``clean`` remembers the files already read through once with no long line and no
+    escape: a later search of one (the walk's next hop) only looks for the needles."""
+    from termsprawl_context.transcript.record import TranscriptOpenError
+
+    try:
+        f = open_regular(path)
+    except OSError as exc:
+        raise TranscriptOpenError(path, exc) from None
+    with f:
+        try:
+            if clean is not None and path in clean:
+                return _holds_needle(f, needles)
+            found, escaped = _scan_checked(f, path, needles)
+        except OSError as exc:
+            raise TranscriptReadError(path, exc) from None
+    if clean is not None and not escaped:
+        clean.add(path)
+    return found
+
+
+def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
+    import mmap
+
+    size = os.fstat(f.fileno()).st_size
+    if not size or not needles:
+        return False
+    with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as mapped:
+        return any(mapped.find(n) >= 0 for n in needles)
+
+
+def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]:
+    """(a needle or an escape is in the file, an escape is), checking the line bound."""
+    found = escaped = False
+    overlap = max(max((len(n) for n in needles), default=1) - 1, 5)  # an escape is six bytes
+    tail = b""
+    run = 0  # bytes since the last newline
+    lines = 0
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        first = chunk.find(b"\n")
+        if first < 0:
+            run += len(chunk)
+            if run >= MAX_RECORD_BYTES:
+                raise _too_long(path, lines + 1)
+        else:
+            if run + first >= MAX_RECORD_BYTES:
+                raise _too_long(path, lines + 1)
+            run = len(chunk) - chunk.rfind(b"\n") - 1
+        window = tail + chunk[:overlap]
+        if not escaped and (b"\\u00" in chunk or b"\\u00" in window) and (
+                _ASCII_ESCAPE.search(chunk) or _ASCII_ESCAPE.search(window)):
+            escaped = True
+        if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
+            found = True
+        tail = chunk[-overlap:]
+        lines += 1  # chunks, not lines: only an error names a place, and it is rare
+    if run >= MAX_RECORD_BYTES:
+        raise _too_long(path, lines + 1)
+    return found, escaped
+
+
+def _too_long(path: str, chunk: int) -> TranscriptReadError:
+    from termsprawl_context.jsonl import LineTooLong
+
+    return TranscriptReadError(path, LineTooLong(
+        "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
+
+
+def _ordinal_mib(chunk: int) -> str:
+    return "%d-%d" % ((chunk - 1) * (_CHUNK >> 20), chunk * (_CHUNK >> 20))
+
+
+class _Walk:
+    """One resolution's state: the project dir's listing, the visit budget, and the
+    siblings found unreadable (in the order found)."""
+
+    def __init__(self, project_dir: str, siblings) -> None:
+        self.project_dir = project_dir
+        self.siblings = siblings
+        self.visits = 0
+        self.unreadable = []  # type: List[str]
+        self._names = None  # type: Optional[List[str]]
+
+    def names(self) -> List[str]:
+        if self._names is None:
+            try:
+                with os.scandir(self.project_dir) as entries:
+                    self._names = sorted(
+                        os.path.join(self.project_dir, e.name)
+                        for e in entries
+                        if e.name.endswith(TRANSCRIPT_SUFFIX) and not e.is_dir()
+                    )
+            except OSError:
+                self._names = []
+                if os.path.lexists(self.project_dir):
+                    self._note(self.project_dir)
+        return self._names
+
+    def _note(self, path: str) -> None:
+        if path not in self.unreadable:
+            self.unreadable.append(path)
+
+    def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
+        """The project dir's transcripts, in name order, that may hold what ``current``
+        continues: another origin, not written after ``current``'s, and holding a
+        record whose uuid is the logical parent (or ``current``'s own uuid)."""
+        wanted = (current.logical_parent, current.uuid)
+        for path in self.names():
+            try:
+                if not self.siblings.holds(path, wanted):
+                    continue
+                origin = self.siblings.origin(path)
+            except RecordUnreadable:
+                self._note(path)
+                continue
+            if origin is None or origin.uuid == current.uuid:
+                continue
+            if origin.nanos is not None and current.nanos is not None and origin.nanos > current.nanos:
+                continue
+            yield path, origin
+
+    def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
+        """Depth first through the predecessors: the first that reaches a true origin
+        wins; else the first one's own degraded answer; else ``current`` degraded."""
+        self.visits += 1
+        if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
+        looped = False
+        for sibling, origin in self.predecessors(current):
+            if origin.uuid in on_path:
+                looped = True
+                continue
+            if not origin.logical_parent:
+                return origin.uuid, None
+            answer = self.walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
+            if answer[1] is None:
+                return answer
+            if fallback is None:
+                fallback = answer
+        if fallback is not None:
+            return fallback
+        if looped:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        return current.uuid, ContinuationMissing(path, current.logical_parent)
+
+
+def origin_record(path: str) -> Origin:
+    """The transcript's origin (its first parentless entry). Reads the whole file, as
+    the reference does: a line past the bound anywhere is TranscriptReadError. Raises
+    NoTranscriptPath, RecordUnreadable, NoOriginRecord."""
+    if not path:
+        raise NoTranscriptPath(_IDENTITY_CONTEXT)
+    origin = ByteSearchSiblings().origin(path)
+    scan_bytes(path, ())
+    if origin is None:
+        raise NoOriginRecord(path)
+    return origin
+
+
+def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
+    """The identity of the conversation the transcript at ``path`` belongs to.
+
+    The origin's uuid, when it continues nothing. A continuation (``logicalParentUuid``)
+    is walked back through the other transcripts of ``project_dir`` (name order; at most
+    MAX_RESTART_HOPS restarts and MAX_WALK_VISITS files) to the conversation's true
+    origin; when the walk cannot cross a continuation, the answer is that
+    continuation's own root, ``degraded`` saying why (ContinuationMissing,
+    ChainRunaway). Siblings that cannot be read are listed, never fatal; a file
+    sharing this transcript's origin (itself, a fork) is never its predecessor.
+
+    Raises what leaves nothing to key on: NoTranscriptPath, RecordUnreadable (the
+    starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
+    NoProjectDir when a continuation must be crossed with no ``project_dir``.
+    ``siblings`` is the sibling reader (default: ByteSearchSiblings; PlainSiblings is
+    the oracle it must agree with)."""
+    origin = origin_record(path)
+    if not origin.logical_parent:
+        return Identity(origin.uuid, None, ())
+    if not project_dir:
+        raise NoProjectDir(path, origin.logical_parent)
+    walk = _Walk(project_dir, siblings if siblings is not None else ByteSearchSiblings())
+    found, degraded = walk.walk(path, origin, {origin.uuid}, 0)
+    return Identity(found, degraded, tuple(walk.unreadable))
+
+
+def stable_session_id(project_dir: str, path: str) -> str:
+    """``resolve_stable_session_id`` without the degradation: its id."""
+    return resolve_stable_session_id(project_dir, path).id
+
+
+# --- the running session's own record ---------------------------------------------------------
+
+def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
+    """The current session's own transcript, from the environment, or "".
+
+    The harness answers first (``harness.claude.current_session_candidates``: the
+    session id it sets, looked for under the project dir of ``cwd`` and each of its
+    ancestors, then under every project dir): a candidate is taken when it is a regular
+    file whose records do not name another session and, for a directory-derived one,
+    were written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``,
+    verbatim (a tool a hook started gets the hook's record there)."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(cc.SESSION_ID_ENV) or "").strip()
+    for candidate, tree in cc.current_session_candidates(environ, cwd):
+        if not os.path.isfile(candidate):
+            continue
+        if not belongs_to_session(candidate, session_id):
+            continue
+        if tree and not belongs_to_tree(candidate, tree):
+            continue
+        return candidate
+    return env.get(cc.TRANSCRIPT_ENV) or ""
+
+
+def project_dir_of_record(path: str) -> str:
+    """The directory holding a record's conversation's other transcripts: the record's
+    own folder, or for a sub-agent's record, its session's folder."""
+    from termsprawl_context.store.subagents import session_dir_of
+
+    session_dir = session_dir_of(path)
+    return os.path.dirname(session_dir) if session_dir else os.path.dirname(os.path.abspath(path))

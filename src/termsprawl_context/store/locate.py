@@ -122,7 +122,7 @@ class UuidSpellings:
         kept = 0  # bytes of the previous block kept at the front of buf
         try:
             while True:
-                got = f.readinto(view[kept:kept + block_size])
+                got = f.readinto(view[kept:kept + block_size])  # type: ignore[attr-defined]
                 if not got:
                     return False
                 end = kept + got

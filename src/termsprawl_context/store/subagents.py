@@ -218,7 +218,7 @@ def _decode_meta(value: object):
         elif not isinstance(item, str):
             return "%s is not a string" % key
         fields[field] = item
-    return AgentMeta(**fields)
+    return AgentMeta(**fields)  # type: ignore[arg-type]
 
 
 def is_subagent_transcript(path: str) -> bool:
@@ -272,7 +272,7 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
         raise NoParentPath(_PATH_CONTEXT + NO_TRANSCRIPT_PATH)
     if not agent_id:
         raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": it is empty")
-    if "/" in agent_id or "\\" in agent_id or agent_id in (".", ".."):
+    if not cc.is_plain_name(agent_id):
         raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": " + go_quote(agent_id))
     return os.path.join(
         record_stem(session_path), cc.SUBAGENTS_DIR, cc.AGENT_FILE_PREFIX + agent_id + cc.TRANSCRIPT_SUFFIX
@@ -307,6 +307,20 @@ def session_dir_of(path: str) -> str:
     return folder
 
 
+class OrphanRecord(Refusal):
+    """A sub-agent's record whose session root is not on disk where the layout puts it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            "transcript: session root: %s is a sub-agent's record, and no dispatching record is on disk "
+            "where the layout puts it" % path
+        )
+
+
+class NoParent(Refusal):
+    """No dispatching record can be named for a record, and why."""
+
+
 def parent_of(path: str) -> str:
     """The record that dispatched the sub-agent at ``path``: its IMMEDIATE parent (the
     root, or another sub-agent), found as the record holding the tool_use whose id the
@@ -316,12 +330,19 @@ def parent_of(path: str) -> str:
     "" when there is nothing to name: a root record (no meta), a meta without
     ``toolUseId``, or an id no record holds (the dispatch is somewhere unseen, and a
     link is never invented). An unparseable meta file is MetaUnreadable."""
+    return find_parent(path)[0]
+
+
+def find_parent(path: str) -> Tuple[str, str]:
+    """``(parent_of(path), why "" when it is "")``."""
     meta = read_agent_meta(path)
-    if meta is None or not meta.tool_use_id:
-        return ""
+    if meta is None:
+        return "", "%s has no sub-agent meta file beside it: no dispatch to trace" % path
+    if not meta.tool_use_id:
+        return "", "the meta file of %s names no toolUseId: the dispatch cannot be traced" % path
     folder = session_dir_of(path)
     if not folder:
-        return ""
+        return "", "%s is under no subagents directory: its session's records cannot be searched" % path
     candidates = []
     root = folder + cc.TRANSCRIPT_SUFFIX
     if os.path.isfile(root):
@@ -331,5 +352,5 @@ def parent_of(path: str) -> str:
         if same_file(candidate, path):
             continue
         if holds_tool_use(candidate, meta.tool_use_id):
-            return candidate
-    return ""
+            return candidate, ""
+    return "", "no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id)

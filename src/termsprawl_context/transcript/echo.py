@@ -23,7 +23,7 @@ import shlex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List
+    from typing import Iterator, List, Optional
 
 # git subcommands that print commit messages, notes, tags or stashes (the notes' table).
 GIT_HISTORY_SUBCOMMANDS = frozenset(
@@ -46,7 +46,7 @@ ARTIFACT_SUFFIX = ".pyz"
 # assemble, cite, query, result-at, sessions, ... and any added later) is an echo:
 # the list of safe ones is the short one, so a new command fails closed.
 PRODUCT_SILENT_COMMANDS = frozenset(
-    "locate fresh find init hook links index agents --version --help -h".split()
+    "locate fresh find init hook links index agents root parent identity belongs relocate --version --help -h".split()
 )
 
 SHELLS = frozenset("sh bash zsh dash ksh ash mksh".split())
@@ -207,7 +207,7 @@ def _unwrap(words: List[str]) -> List[str]:
     return words
 
 
-def _shell_script(args: List[str]) -> str:
+def _shell_script(args: List[str]) -> Optional[str]:
     """The script of ``sh -c SCRIPT`` (None when the shell is not given ``-c``)."""
     seen_c = False
     for arg in args:
@@ -223,7 +223,7 @@ def _shell_script(args: List[str]) -> str:
     return None
 
 
-def _product_subcommand(words: List[str]) -> str:
+def _product_subcommand(words: List[str]) -> Optional[str]:
     """The subcommand an invocation of this product runs ("" for the dump), or None
     when the words do not run this product."""
     name = _binary_name(words[0])

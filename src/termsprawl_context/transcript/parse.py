@@ -11,6 +11,7 @@ from typing import Any, Iterable, Iterator, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
+from termsprawl_context.transcript.text import text_with_thinking
 
 # A file in which none of these keys shows up in its first lines is probably not a
 # Claude Code transcript any more (the format drifted): worth one warning, never fatal.
@@ -55,39 +56,8 @@ _drift_warned: Set[str] = set()
 # The one line parser: the seed's parse_line (strip; blank, junk and non-objects are None).
 parse_line = jsonl.parse_object
 
-
-def msg_text(content: Any) -> str:
-    """Flatten a message's content to one string, KEEPING thinking blocks.
-
-    A string is returned as is; in a list, text blocks and thinking blocks (wrapped as
-    ``<thinking>\\n...\\n</thinking>``) are joined by newlines and every other block is
-    skipped; anything else is "". The dump drops thinking; this seam keeps it because
-    hand-off extraction needs the rejected hypotheses.
-    """
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    out = []
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text", "")
-            if text:
-                out.append(_as_text(text))
-        elif kind == "thinking":
-            # Real blocks keep their text under "thinking"; some variants use "text".
-            thinking = block.get("thinking") or block.get("text") or ""
-            if thinking:
-                out.append("<thinking>\n%s\n</thinking>" % (thinking,))
-    return "\n".join(out)
-
-
-def _as_text(value: Any) -> str:
-    """A truthy non-string ``text`` would break the join in the seed; here it is its str."""
-    return value if isinstance(value, str) else str(value)
+# The seed's msg_text (thinking blocks kept): one of the record model's text rules.
+msg_text = text_with_thinking
 
 
 def is_edit_tool(name: Any) -> bool:

@@ -13,7 +13,7 @@ Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually r
 """
 
 import os
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from termsprawl_context.errors import EXIT_USAGE, Refusal
 from termsprawl_context.jsonl import Line, LineTooLong, iter_lines_bounded, loads_strict, open_regular
@@ -180,27 +180,33 @@ def mark(entries: List[Entry]) -> str:
     return entries[-1].uuid if entries else ""
 
 
-def ran_tool_ids(entries: List[Entry]) -> Set[str]:
-    """The tool_use id of every call that RAN: one answered by a tool_result that is not
-    the harness saying the call never ran (``not_run_kind``). A call with no result at
-    all (interrupted, pending) is not in the set."""
-    ran = set()
+RAN = "ran"
+
+
+def call_outcomes(entries: List[Entry]) -> Dict[str, str]:
+    """For each tool_use id answered in ``entries``: ``RAN``, or the ``not_run_kind`` of
+    its answer (a call answered once as run counts as run). A call with no answer at
+    all (interrupted, pending) is absent."""
+    outcomes = {}  # type: Dict[str, str]
     for entry in entries:
         for result in tool_results(entry):
-            if result.tool_use_id and not not_run_kind(result):
-                ran.add(result.tool_use_id)
-    return ran
+            if not result.tool_use_id or outcomes.get(result.tool_use_id) == RAN:
+                continue
+            outcomes[result.tool_use_id] = not_run_kind(result) or RAN
+    return outcomes
+
+
+def ran_tool_ids(entries: List[Entry]) -> Set[str]:
+    """The tool_use id of every call that RAN: one answered by a tool_result that is not
+    the harness saying the call never ran (``not_run_kind``: a hook block, a permission
+    refused, an interruption, ``<tool_use_error>``, the shell's safety check, each only on
+    a result marked ``is_error``). A call with no result at all is not in the set."""
+    return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome == RAN}
 
 
 def not_run_tool_ids(entries: List[Entry]) -> Set[str]:
-    """The tool_use ids whose only answers say the call never ran (for a reader that
-    reports why); a call answered once as run is not here."""
-    refused = set()
-    for entry in entries:
-        for result in tool_results(entry):
-            if result.tool_use_id and not_run_kind(result):
-                refused.add(result.tool_use_id)
-    return refused - ran_tool_ids(entries)
+    """The tool_use ids whose only answers say the call never ran."""
+    return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome != RAN}
 
 
 def same_file(a: str, b: str) -> bool:

@@ -21,7 +21,7 @@ from termsprawl_context.transcript.entry import display_text as content_to_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Optional
+    from typing import List, Optional
 
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000

@@ -19,7 +19,7 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, List, Optional, TypeVar
+    from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
 
@@ -52,6 +52,10 @@ class OutsideProject(OSError):
 class ManagedFileRefused(OSError):
     """A managed file exists but is not a regular file we may replace (a symlink, a FIFO,
     a folder), or cannot be read whole: it is left alone."""
+
+
+class NestedProject(OSError):
+    """A write would start a second ``.termsprawl/`` project inside an existing one."""
 
 
 def state_path(cwd: str, *parts: str) -> str:
@@ -227,12 +231,25 @@ def _temp_name(base: str) -> str:
     return "." + base + "." + os.urandom(6).hex() + _TEMP_SUFFIX
 
 
+def _refuse_nested(root: str) -> None:
+    """NestedProject when ``root`` holds no ``.termsprawl/`` but lies inside a project:
+    writing there would start a second project inside it."""
+    if not os.path.isdir(os.path.join(root, STATE_DIR)):
+        from termsprawl_context.workspace.project import enclosing_project
+
+        outer = enclosing_project(root)
+        if outer:
+            raise NestedProject("refusing to start a project inside the project %s: %s" % (outer, root))
+
+
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
-    (OutsideProject, ManagedFileRefused, or the system's error).
+    (OutsideProject, ManagedFileRefused, NestedProject when ``root`` has no ``.termsprawl/``
+    but lies inside a project, or the system's error).
 
     The new file gets ``mode``, else the mode of the file it replaces, else the
     umask's default. The temp file is removed on any failure, so none is left behind."""
+    _refuse_nested(root)
     directory, base = os.path.split(path)
     if not _DIR_FD:
         _write_atomic_by_path(root, directory, base, data, mode)

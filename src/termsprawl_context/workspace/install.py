@@ -16,10 +16,10 @@ import os
 import zipfile
 from typing import Any, Dict, List, NamedTuple, Optional
 
-from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.errors import EXIT_USAGE, NotFound, Refusal
 from termsprawl_context.jsonl import json_type_name, loads_strict
+from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
 from termsprawl_context.workspace.files import (
-    BIN_DIR,
     STATE_DIR,
     TRANSCRIPTS_DIR,
     check_write_target,
@@ -29,9 +29,8 @@ from termsprawl_context.workspace.files import (
     read_small_file,
     write_atomic,
 )
+from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
-COMMAND_NAME = "termsprawl-context"
-INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
 COMMAND_MODE = 0o755
 # Files a person may commit or share get the usual mode, not mkstemp's 0600.
 # The artifact is a few hundred KB; anything this large is not it.
@@ -41,9 +40,16 @@ GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
 IGNORED_ENTRY = TRANSCRIPTS_DIR + "/"
 GITIGNORE_COMMENT = "# termsprawl: transcript index entries are absolute, personal paths"
 # Lines that already keep the index folder out of git, in the spellings people use.
-_IGNORING_LINES = frozenset(
-    pattern % TRANSCRIPTS_DIR for pattern in ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
-)
+_IGNORING_PATTERNS = ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
+_IGNORING_LINES = frozenset(pattern % TRANSCRIPTS_DIR for pattern in _IGNORING_PATTERNS)
+
+# Claude Code keeps the personal settings file out of git when it creates the file
+# itself (through the user's global excludes, which we never write); for the file init
+# creates, a .gitignore beside it does the same for every clone.
+CLAUDE_GITIGNORE_FILE = os.path.join(PROJECT_CONFIG_DIR, ".gitignore")
+CLAUDE_IGNORED_ENTRY = SETTINGS_LOCAL_NAME
+CLAUDE_GITIGNORE_COMMENT = "# termsprawl: personal Claude Code settings (the SessionStart hook), never shared"
+_CLAUDE_IGNORING_LINES = frozenset((SETTINGS_LOCAL_NAME, "/" + SETTINGS_LOCAL_NAME, "*.local.json", "/*.local.json"))
 
 SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
 HOOK_EVENT = "SessionStart"
@@ -59,8 +65,10 @@ BUILD_HINT = (
 # Step outcomes, as printed.
 WRITTEN = "written"
 UNCHANGED = "unchanged"
+KEPT = "kept"  # the user edited it; left alone
 FAILED = "failed"
 SKIPPED = "skipped"
+OUTCOMES = (WRITTEN, UNCHANGED, KEPT, FAILED, SKIPPED)
 
 
 class NotFromArtifact(Refusal):
@@ -75,6 +83,16 @@ class ProjectMissing(NotFound):
         super().__init__("init: no such directory: %s" % cwd)
 
 
+class NestedProject(Refusal):
+    """init would start a second project inside an existing one."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, cwd: str, outer: str) -> None:
+        super().__init__("init: %s lies inside the project %s (it has .termsprawl/); run init there, "
+                         "or without --cwd from anywhere inside it" % (cwd, outer))
+
+
 class SettingsUnusable(Refusal):
     """The existing settings file cannot be merged into; it is left untouched."""
 
@@ -86,9 +104,9 @@ class SettingsUnusable(Refusal):
 
 
 class Step(NamedTuple):
-    what: str  # "command", "discovery", "gitignore", "hook"
+    what: str  # "command", "discovery", "memory", "gitignore", "hook"
     path: str  # relative to the project
-    outcome: str  # WRITTEN, UNCHANGED, FAILED or SKIPPED
+    outcome: str  # one of OUTCOMES
     detail: str = ""
 
 
@@ -159,50 +177,70 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
 
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
-    from termsprawl_context.workspace.discovery import AGENTS_FILE, SKILL_FILE, ensure_context_discovery
+    from termsprawl_context.workspace import discovery
 
-    relatives = (AGENTS_FILE, SKILL_FILE)
-    before = [read_small_file(os.path.join(cwd, r)) for r in relatives]
-    refused = [_refusal(cwd, r) for r in relatives]
-    ensure_context_discovery(cwd)
     steps = []
-    for relative, old, why in zip(relatives, before, refused):
-        new = read_small_file(os.path.join(cwd, relative))
-        if why is not None:
+    for relative, outcome in discovery.refresh_discovery(cwd):
+        why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
+        if outcome == discovery.USER_EDITED:
+            steps.append(Step("discovery", relative, KEPT, "edited by its user: left alone"))
+        elif why is not None:
             steps.append(Step("discovery", relative, SKIPPED, why))
-        elif new is None:
+        elif outcome == discovery.FAILED:
             steps.append(Step("discovery", relative, FAILED, "could not be written"))
         else:
-            steps.append(Step("discovery", relative, UNCHANGED if new == old else WRITTEN))
+            steps.append(Step("discovery", relative, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED))
     return steps
+
+
+def import_from_claude_md(cwd: str) -> Step:
+    """The import line in the project's CLAUDE.md, so Claude Code reads the block at launch."""
+    from termsprawl_context.workspace import discovery
+
+    outcome = discovery.ensure_claude_md(cwd)
+    path = discovery.CLAUDE_MD_FILE
+    if outcome == discovery.FAILED:
+        return Step("memory", path, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step("memory", path, WRITTEN, "imports %s" % discovery.CLAUDE_MD_IMPORT)
+    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.CLAUDE_MD_IMPORT)
 
 
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
-def merge_gitignore(content: str) -> str:
-    """``content`` with the index folder ignored; unchanged when a line already does."""
-    if any(line.strip() in _IGNORING_LINES for line in content.splitlines()):
+def merge_gitignore(content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT,
+                    ignoring=_IGNORING_LINES) -> str:
+    """``content`` with ``entry`` ignored; unchanged when a line already does."""
+    if any(line.strip() in ignoring for line in content.splitlines()):
         return content
     if content and not content.endswith("\n"):
         content += "\n"
-    return content + GITIGNORE_COMMENT + "\n" + IGNORED_ENTRY + "\n"
+    return content + comment + "\n" + entry + "\n"
 
 
-def ensure_gitignore(cwd: str) -> Step:
-    path = os.path.join(cwd, GITIGNORE_FILE)
+def ensure_gitignore(cwd: str, relative: str = GITIGNORE_FILE, entry: str = IGNORED_ENTRY,
+                     comment: str = GITIGNORE_COMMENT, ignoring=_IGNORING_LINES) -> Step:
+    """Keep ``entry`` out of git with the ``.gitignore`` at ``relative``, merged into."""
+    path = os.path.join(cwd, relative)
     data = read_small_file(path)
     if data is None and os.path.lexists(path):
-        return Step("gitignore", GITIGNORE_FILE, FAILED, "exists but is not a readable regular file")
+        return Step("gitignore", relative, FAILED, "exists but is not a readable regular file")
     current = data.decode("utf-8", "surrogateescape") if data is not None else ""
-    wanted = merge_gitignore(current)
+    wanted = merge_gitignore(current, entry, comment, ignoring)
     if data is not None and wanted == current:
-        return Step("gitignore", GITIGNORE_FILE, UNCHANGED, "already ignores %s" % IGNORED_ENTRY)
+        return Step("gitignore", relative, UNCHANGED, "already ignores %s" % entry)
     try:
         write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
     except OSError as exc:
-        return Step("gitignore", GITIGNORE_FILE, FAILED, exc.strerror or str(exc))
-    return Step("gitignore", GITIGNORE_FILE, WRITTEN, "ignores %s" % IGNORED_ENTRY)
+        return Step("gitignore", relative, FAILED, exc.strerror or str(exc))
+    return Step("gitignore", relative, WRITTEN, "ignores %s" % entry)
+
+
+def ignore_local_settings(cwd: str) -> Step:
+    """Keep ``.claude/settings.local.json`` out of git (``.claude/.gitignore``)."""
+    return ensure_gitignore(cwd, CLAUDE_GITIGNORE_FILE, CLAUDE_IGNORED_ENTRY, CLAUDE_GITIGNORE_COMMENT,
+                            _CLAUDE_IGNORING_LINES)
 
 
 # --- .claude/settings.local.json ------------------------------------------------------------
@@ -348,25 +386,32 @@ def file_size(path: str) -> int:
 # --- init -----------------------------------------------------------------------------------
 
 
-def init_project(cwd: str, artifact: Optional[str], hook: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore and (with ``hook``) the SessionStart hook.
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
+    """Install the command, markers, .gitignore, (with ``claude_md``) the CLAUDE.md import
+    and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
     Refuses before writing anything when there is no artifact to copy, the directory
-    is missing, or the settings file cannot be merged into. A step that fails is
-    reported as FAILED; the hook is not registered (SKIPPED) unless the command it runs
-    is in place."""
+    is missing or lies inside another project, or the settings file cannot be merged
+    into. A step that fails is reported as FAILED; the hook is not registered (SKIPPED)
+    unless the command it runs is in place."""
     if not artifact:
         raise NotFromArtifact()
     if not os.path.isdir(cwd):
         raise ProjectMissing(cwd)
+    outer = enclosing_project(cwd)
+    if outer:
+        raise NestedProject(cwd, outer)
     merged = merge_hook_settings(load_settings(cwd)) if hook else None
     original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
+    if claude_md:
+        steps.append(import_from_claude_md(cwd))
     steps.append(ensure_gitignore(cwd))
     if hook:
         if steps[0].outcome == FAILED:
             steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
         else:
             steps.append(register_hook(cwd, merged, original_size))
+            steps.append(ignore_local_settings(cwd))
     return InitReport(cwd, artifact, hook, steps)

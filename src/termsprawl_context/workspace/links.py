@@ -14,10 +14,6 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional, Union
-
 from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
 from termsprawl_context.workspace.files import (
     LINKS_DIR,
@@ -29,6 +25,10 @@ from termsprawl_context.workspace.files import (
     write_atomic,
 )
 from termsprawl_context.workspace.ids import BadNodeId, is_safe_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import List, Optional, Union
 
 LINK_FILE_VERSION = 1
 LINK_FILE_SUFFIX = ".json"

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Benchmark the stable-identity walk on a generated project directory.
+
+    python3 benchmarks/bench_identity.py [--quick] [--scratch DIR]
+
+The project dir holds 2,000 transcripts of realistic shape (1 GB; --quick: 80, 40 MB),
+one conversation restarted three times among them (each continuation opens on a
+``compact_boundary`` whose ``logicalParentUuid`` names a record of the one before). The
+walk from the last continuation is timed with the byte-search sibling reader (ours) and
+with the plain one that parses every line of every file (the baseline), side by side,
+page cache warm for both; their answers must be identical. A second row times identity
+on a session that continues nothing, in the 2,000-file dir and in a 10-file one: its
+cost must not depend on the dir.
+
+Files are made from a few generated bodies (``generate.write_transcript``), each copy's
+uuids rewritten so no two files share one: generating 2,000 files one by one would cost
+minutes for no different bytes.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, List
+
+REPO = Path(__file__).resolve().parent.parent
+for entry in (str(REPO), str(REPO / "src")):
+    if entry not in sys.path:
+        sys.path.insert(0, entry)
+
+from benchmarks.generate import write_transcript  # noqa: E402
+from termsprawl_context.store import identity  # noqa: E402
+
+MB = 1 << 20
+FULL = {"files": 2000, "bytes": 1024 * MB, "bases": 16, "runs": 3}
+QUICK = {"files": 80, "bytes": 40 * MB, "bases": 4, "runs": 3}
+SMALL_DIR_FILES = 10
+SPEEDUP_TARGET = 5.0
+FLAT_TARGET = 1.5  # no-continuation identity, big dir vs small dir
+CHAIN = 3  # restarts in the benchmark conversation
+_UUID = re.compile(rb"\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
+
+
+def row(metric, measured, target, ok) -> Dict:
+    return {"metric": metric, "measured": measured, "target": target, "ok": ok}
+
+
+def _last_uuid(body: bytes) -> str:
+    for raw in reversed(body.splitlines()):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("uuid"), str) and value["uuid"]:
+            return value["uuid"]
+    raise RuntimeError("generated body without a uuid")
+
+
+def build(scratch: Path, sizes: Dict) -> Dict:
+    """The project dir (reused when a previous run completed one here) and what the walk
+    must answer."""
+    project = scratch / ("project-%d" % sizes["files"])
+    done = scratch / ("project-%d.json" % sizes["files"])
+    try:
+        facts = json.loads(done.read_text())
+        if len(os.listdir(str(project))) == sizes["files"]:
+            return facts
+    except (OSError, ValueError):
+        pass
+    shutil.rmtree(str(project), ignore_errors=True)
+    project.mkdir(parents=True)
+    per_file = sizes["bytes"] // sizes["files"]
+    bases = []
+    for seed in range(sizes["bases"]):
+        path = scratch / ("base-%d.jsonl" % seed)
+        write_transcript(path, per_file, seed=1000 + seed)
+        bases.append(path.read_bytes())
+    # The conversation's files sit at spread-out places in name order.
+    chain_at = [sizes["files"] * k // (CHAIN + 2) for k in range(1, CHAIN + 2)]
+    previous_last = ""
+    origin = ""
+    chain_paths = []
+    for index in range(sizes["files"]):
+        prefix = b"%08x" % index
+        body = _UUID.sub(lambda m: prefix + m.group(1), bases[index % len(bases)])
+        name = "%04d-%s.jsonl" % ((index * 7919) % sizes["files"], prefix.decode())
+        path = project / name
+        if index in chain_at:
+            position = chain_at.index(index)
+            if position == 0:
+                origin = next(json.loads(raw)["uuid"] for raw in body.splitlines()
+                              if b'"uuid"' in raw and b'"parentUuid":null' in raw)
+            else:
+                restart = {"type": "system", "subtype": "compact_boundary", "uuid": "restart-%d-%s" % (
+                    position, prefix.decode()), "parentUuid": None, "logicalParentUuid": previous_last,
+                    "isSidechain": False, "timestamp": "2026-12-01T10:00:00.000Z"}
+                body = json.dumps(restart).encode() + b"\n" + body
+            previous_last = _last_uuid(body)
+            chain_paths.append(str(path))
+        path.write_bytes(body)
+    plain = project / ("%04d-plain.jsonl" % sizes["files"])  # a session that continues nothing
+    plain.write_bytes(bases[0])
+    os.unlink(str(project / sorted(os.listdir(str(project)))[0]))  # keep the count exact
+    if str(project / sorted(os.listdir(str(project)))[0]) in chain_paths:
+        raise RuntimeError("benchmark layout removed a chain file")
+    small = scratch / "project-small"
+    shutil.rmtree(str(small), ignore_errors=True)
+    small.mkdir()
+    for i, name in enumerate(sorted(os.listdir(str(project)))[:SMALL_DIR_FILES - 1]):
+        shutil.copyfile(str(project / name), str(small / name))
+    shutil.copyfile(str(plain), str(small / plain.name))
+    facts = {"project": str(project), "small": str(small), "start": chain_paths[-1], "origin": origin,
+             "plain": str(plain), "small_plain": str(small / plain.name)}
+    done.write_text(json.dumps(facts))
+    return facts
+
+
+def warm(folder: str) -> int:
+    total = 0
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "rb") as f:
+            while True:
+                chunk = f.read(8 * MB)
+                if not chunk:
+                    break
+                total += len(chunk)
+    return total
+
+
+def timed(fn) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def run(scratch, quick: bool = False) -> List[Dict]:
+    scratch = Path(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    sizes = QUICK if quick else FULL
+    facts = build(scratch, sizes)
+    project, start = facts["project"], facts["start"]
+    size = warm(project)
+    label = "%d files, %d MB" % (len(os.listdir(project)), size // MB)
+
+    answers = {}
+
+    def ours():
+        answers["ours"] = identity.resolve_stable_session_id(project, start, identity.ByteSearchSiblings())
+
+    def plain():
+        answers["plain"] = identity.resolve_stable_session_id(project, start, identity.PlainSiblings())
+
+    t_ours, t_plain = [], []
+    for i in range(sizes["runs"]):
+        # Alternate which goes first, so neither always meets the other's leftovers.
+        pair = (ours, plain) if i % 2 == 0 else (plain, ours)
+        for fn in pair:
+            (t_ours if fn is ours else t_plain).append(timed(fn))
+    same = answers["ours"] == answers["plain"] and answers["ours"].id == facts["origin"] \
+        and answers["ours"].degraded is None
+    ratio = statistics.median(t_plain) / statistics.median(t_ours)
+    rows = [row("identity walk, %d restarts in %s: parse every file / byte search first (speedup)" % (CHAIN, label),
+                "%.1fx (%.0f / %.0f ms)%s" % (ratio, statistics.median(t_plain) * 1e3,
+                                              statistics.median(t_ours) * 1e3, "" if same else "; ANSWERS DIFFER"),
+                ">= %.0fx, same answer" % SPEEDUP_TARGET, ratio >= SPEEDUP_TARGET and same)]
+
+    warm(facts["small"])
+    big_t, small_t = [], []
+    repeats = 20
+    for i in range(repeats):
+        big_t.append(timed(lambda: identity.resolve_stable_session_id(project, facts["plain"])))
+        small_t.append(timed(lambda: identity.resolve_stable_session_id(facts["small"], facts["small_plain"])))
+    flat = statistics.median(big_t) / statistics.median(small_t)
+    rows.append(row("identity, no continuation: %d-file dir / %d-file dir (time ratio)" % (
+        len(os.listdir(project)), SMALL_DIR_FILES),
+        "%.2fx (%.2f / %.2f ms)" % (flat, statistics.median(big_t) * 1e3, statistics.median(small_t) * 1e3),
+        "<= %.1fx" % FLAT_TARGET, flat <= FLAT_TARGET))
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--scratch", type=Path)
+    args = parser.parse_args(argv)
+    scratch = args.scratch or Path(tempfile.mkdtemp(prefix="termsprawl-bench-identity-"))
+    try:
+        rows = run(scratch, args.quick)
+    finally:
+        if args.scratch is None:
+            shutil.rmtree(str(scratch), ignore_errors=True)
+    for r in rows:
+        print("%s | %s | %s | %s" % (r["metric"], r["measured"], r["target"], "yes" if r["ok"] else "NO"))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Byte windows: a file's first lines and its last bytes, each read in bounded,
+reusable buffers, never the whole file.
+
+A reader that only needs a file's head and tail (session metadata) reads them here; it
+knows bytes and newlines only, nothing of what the lines mean or who wrote them, so it
+sits beside ``jsonl`` at the bottom of the package. The bounds are the caller's.
+"""
+
+import io
+from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Union
+
+from termsprawl_context.jsonl import iter_lines_reverse
+
+
+class ReadBuffers:
+    """Buffers a scan reads every file's head and tail into. A fresh 64 KiB bytes object
+    per read costs more than the read itself (the allocator hands the pages back and
+    faults them in again), so a scan allocates these once and reuses them for every
+    file."""
+
+    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
+        self.head = bytearray(head_bytes)  # grown by read_head when a head needs it
+        self.tail = bytearray(tail_bytes)
+
+
+class HeadWindow(NamedTuple):
+    """The bytes read from a file's start (``data[:length]``) and where its first lines
+    end: ``ends[i]`` is the offset of the newline ending line i (or of the file's end,
+    for a torn last line). At most ``max_lines`` lines, within ``max_bytes``.
+    ``data`` may be a scan's reused buffer: valid until the next read into it."""
+
+    data: Union[bytes, bytearray]
+    ends: List[int]
+    whole_file: bool  # ``data[:length]`` is the entire file
+    length: int
+
+    def line(self, index: int) -> bytes:
+        start = self.ends[index - 1] + 1 if index else 0
+        return bytes(self.data[start : self.ends[index]])
+
+    def lines(self) -> List[bytes]:
+        return [self.line(i) for i in range(len(self.ends))]
+
+
+def read_head(
+    f: BinaryIO, size: int, max_lines: int, max_bytes: int, block_bytes: int, buffer: Optional[bytearray] = None
+) -> HeadWindow:
+    """Read the first lines of ``f`` (``size`` bytes) in ``block_bytes`` blocks,
+    stopping at the ``max_lines``-th newline, at ``max_bytes`` or at the end of the
+    file. A line that does not end within the bound is not a line of the head (a 20 MB
+    first line is skipped, not read whole); a last unterminated line counts only at the
+    end of the file, as a line scanner sees it. ``buffer`` is read into (and grown) when
+    given."""
+    buf = buffer if buffer is not None else bytearray(block_bytes)
+    f.seek(0)
+    ends: List[int] = []
+    total = 0
+    at_end = False
+    while total < max_bytes and len(ends) < max_lines:
+        want = min(block_bytes, max_bytes - total)
+        if len(buf) < total + want:
+            buf.extend(bytes(total + want - len(buf)))  # never beyond max_bytes
+        with memoryview(buf) as view, view[total : total + want] as part:
+            got = f.readinto(part) or 0  # type: ignore[attr-defined]
+        pos = total
+        while len(ends) < max_lines:
+            cut = buf.find(b"\n", pos, total + got)
+            if cut < 0:
+                break
+            ends.append(cut)
+            pos = cut + 1
+        total += got
+        if got < want:
+            at_end = True
+            break
+    at_end = at_end or total >= size
+    last_end = ends[-1] + 1 if ends else 0
+    if at_end and len(ends) < max_lines and last_end < total:
+        ends.append(total)
+    return HeadWindow(buf, ends, at_end, total)
+
+
+class TailWindow(NamedTuple):
+    """A file's last bytes (all of it when smaller): ``data[start:end]``."""
+
+    data: Union[bytes, bytearray]
+    cut: bool  # the window starts inside the file: its first line is not whole
+    start: int = 0
+    end: Optional[int] = None  # None: len(data)
+
+    def stop(self) -> int:
+        return len(self.data) if self.end is None else self.end
+
+    def first_whole_line(self) -> int:
+        """Offset of the window's first whole line; ``stop()`` when it has none."""
+        if not self.cut:
+            return self.start
+        newline = self.data.find(b"\n", self.start, self.stop())
+        return self.stop() if newline < 0 else newline + 1
+
+    def lines_last_first(self) -> Iterator[bytes]:
+        """The window's whole lines, last first, split by the reverse line reader."""
+        body = bytes(self.data[self.first_whole_line() : self.stop()])
+        for _, raw in iter_lines_reverse(io.BytesIO(body), end=len(body)):  # type: ignore[arg-type]
+            yield raw
+
+
+def read_tail(f: BinaryIO, size: int, max_bytes: int, buffer: Optional[bytearray] = None) -> TailWindow:
+    """The last ``max_bytes`` of a file of ``size`` bytes, in one bounded read (into
+    ``buffer``, at least ``max_bytes`` long, when given)."""
+    start = max(0, size - max_bytes)
+    want = size - start
+    buf = buffer if buffer is not None else bytearray(want)
+    f.seek(start)
+    with memoryview(buf) as view, view[:want] as part:
+        got = f.readinto(part) or 0  # type: ignore[attr-defined]
+    return TailWindow(buf, start > 0, 0, got)
+
+
+def tail_of_head(window: HeadWindow, max_bytes: int) -> TailWindow:
+    """The last ``max_bytes`` of a file the head read whole, without reading it again."""
+    start = max(0, window.length - max_bytes)
+    return TailWindow(window.data, start > 0, start, window.length)

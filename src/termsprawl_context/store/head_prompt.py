@@ -1,0 +1,69 @@
+"""The first prompt the person typed, sought past a head that holds none.
+
+A session whose first 50 lines hold no typed prompt (a compaction summary opens it,
+or a run of slash commands and their output) is named by a prompt some lines further
+on. The search goes on from where the head read stopped, within the head's own byte
+bound counted from the file's start, so describing a session still reads no more
+than it did: the head bound plus the tail window.
+"""
+
+from typing import BinaryIO, Iterator, Union
+
+from termsprawl_context.jsonl import parse_object
+from termsprawl_context.transcript.titles import prompt_of_record
+
+BLOCK_BYTES = 1 << 16
+# Only a line whose bytes hold the user type's token can be a user entry, unless a JSON
+# escape spells one of its ASCII characters (never written by the harness): such lines
+# are parsed too, so the filter spares parses without changing an answer.
+_TOKEN_USER = b'"user"'
+_ASCII_ESCAPE = b"\\u00"
+
+
+def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
+    """The lines of ``f`` that end before ``limit`` bytes from the file's start, read
+    from offset ``start`` on; ``leftover`` is what was read before ``start`` past the
+    last whole line (the start of the first line). A line still open at ``limit`` is
+    not a line of the window; a last line torn at the end of the file is."""
+    pending = bytes(leftover)
+    pos = start
+    f.seek(start)
+    while pos < limit:
+        block = f.read(min(BLOCK_BYTES, limit - pos))
+        if not block:
+            if pending:
+                yield pending  # the file ends without a newline: a torn last line
+            return
+        pos += len(block)
+        data = pending + block if pending else block
+        begin = 0
+        while True:
+            cut = data.find(b"\n", begin)
+            if cut < 0:
+                break
+            yield data[begin:cut]
+            begin = cut + 1
+        pending = data[begin:]
+
+
+def first_prompt_in(lines: Iterator[bytes]) -> str:
+    """The first typed prompt among raw ``lines`` (as a title), parsing only lines that
+    may be user entries; "" when none."""
+    for raw in lines:
+        if _TOKEN_USER not in raw and _ASCII_ESCAPE not in raw:
+            continue
+        record = parse_object(raw)
+        if record is not None:
+            prompt = prompt_of_record(record)
+            if prompt:
+                return prompt
+    return ""
+
+
+def prompt_past_head(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> str:
+    """The first typed prompt in the lines of ``f`` past a head read up to offset
+    ``start`` (``leftover``: the bytes after its last whole line), within ``limit``
+    bytes from the file's start; "" when none."""
+    if start >= limit:
+        return ""
+    return first_prompt_in(iter_lines_within(f, leftover, start, limit))

@@ -1,0 +1,455 @@
+"""What a session's transcript says about it: the metadata rules (first user message,
+first prompt, summary, titles, working directory, branch, first and last timestamps)
+and the fast scanners that find them in a bounded head and tail.
+
+Describing a session never parses the whole transcript: its head (at most
+``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``) and its tail (the last
+``TAIL_MAX_BYTES``) are all that is read (``byte_windows``), ``MAX_BYTES_PER_SESSION``
+at most, so a 400 MB transcript costs what a 400 KB one does. Within those windows only
+the lines whose bytes hold a fact's token are parsed; the plain algorithms (every line
+parsed) are kept in the tests as the oracles the fast ones are checked against.
+"""
+
+import bisect
+import os
+import re
+from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
+
+from termsprawl_context import byte_windows as windows
+from termsprawl_context.byte_windows import HeadWindow, TailWindow
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.transcript.entry import Entry, entry_of
+from termsprawl_context.transcript.text import (
+    collapse_whitespace,
+    first_content_text,
+    sanitize_text,
+    truncate_utf8,
+)
+
+# The seed reads at most this many lines for summary and first user message: both are
+# expected near the beginning, and transcripts can be very large.
+HEAD_MAX_LINES = 50
+# ... and never more than this many bytes of them: a single 20 MB first line is not read
+# whole for metadata (a line longer than the bound is skipped). 1 MiB is the seed's own
+# per-line limit; real 50-line heads run 10-200 KB (the corpus median is about 100 KB).
+HEAD_MAX_BYTES = 1 << 20
+# The head is read in blocks this big (one or two reads hold a typical 50-line head),
+# stopping at the HEAD_MAX_LINES-th newline.
+HEAD_BLOCK_BYTES = 1 << 16
+# Titles and the last timestamp come from the last 64 KiB, the window the harness's own
+# session picker reads (one read; its lines are then walked backwards).
+TAIL_MAX_BYTES = 1 << 16
+# What describing one session may read, whatever the file's size.
+MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
+
+# The backend limit the seed truncates against; first user messages get half of it.
+MAX_METADATA_FIELD_SIZE = 8 * 1024
+FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
+TITLE_MAX_BYTES = FIRST_USER_MESSAGE_MAX_BYTES
+
+# Where a session's title came from, best first (the first three are record kinds).
+TITLE_CUSTOM = cc.TITLE_CUSTOM
+TITLE_AI = cc.TITLE_AI
+TITLE_SUMMARY = cc.TITLE_SUMMARY
+TITLE_PROMPT = "prompt"
+TITLE_FIRST_MESSAGE = "first-message"
+
+
+# User text that is the harness talking, not the person: not a title.
+_NOT_A_PROMPT_PREFIXES = cc.TITLE_SKIPPED_PREFIXES
+
+
+class SummaryLink(NamedTuple):
+    """A summary naming another session's leaf message (``leafUuid``)."""
+
+    summary: str
+    leaf_uuid: str
+
+
+class ExtractionResult(NamedTuple):
+    """The seed's metadata: the last local summary, the first user message, the links."""
+
+    summary: str = ""
+    first_user_message: str = ""
+    summary_links: Tuple[SummaryLink, ...] = ()
+
+
+class SessionMetadata(NamedTuple):
+    """What a transcript's head and tail say about its session."""
+
+    summary: str = ""
+    first_user_message: str = ""
+    summary_links: Tuple[SummaryLink, ...] = ()
+    title: str = ""
+    title_source: str = ""
+    cwd: str = ""
+    git_branch: str = ""
+    first_timestamp: str = ""
+    last_timestamp: str = ""
+
+
+def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> ExtractionResult:
+    """The seed's ExtractMetadataFromLines over every line given.
+
+    The first ``user`` entry with text gives the first user message (sanitised, then
+    truncated to 4096 bytes); a ``summary`` without ``leafUuid`` is local (the last one
+    wins); one with ``leafUuid`` is kept as a link. Blank and junk lines are skipped."""
+    first_user = ""
+    summary = ""
+    links: List[SummaryLink] = []
+    for raw in lines:
+        entry = entry_of_line(raw)
+        if entry is None:
+            continue
+        kind = entry.type
+        if not first_user and kind == cc.TYPE_USER:
+            first_user = _first_user_message(entry)
+        elif kind == cc.TITLE_SUMMARY:
+            summary = _take_summary(entry, summary, links)
+    return ExtractionResult(summary, first_user, tuple(links))
+
+
+def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
+    """The lenient entry of one line (metadata fails open), or None for junk."""
+    record = parse_object(raw)
+    return entry_of(record) if record is not None else None
+
+
+def _first_user_message(entry: Entry) -> str:
+    text = first_content_text(entry.content)
+    return truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
+
+
+def _take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
+    """Apply one summary entry: append a link, or return the new local summary."""
+    text = entry.record.get(cc.FIELD_SUMMARY)
+    if not isinstance(text, str) or not text:
+        return summary
+    leaf = entry.record.get(cc.FIELD_LEAF_UUID)
+    if isinstance(leaf, str) and leaf:
+        links.append(SummaryLink(sanitize_text(text), leaf))
+        return summary
+    return sanitize_text(text)
+
+
+def extract_session_metadata(path: str) -> ExtractionResult:
+    """The seed's ExtractSessionMetadata: extraction over the head of the file at
+    ``path``; an empty result when it cannot be opened as a regular file."""
+    meta = session_metadata(path)
+    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
+
+
+def read_buffers() -> windows.ReadBuffers:
+    """Buffers a scan reuses for every session's head and tail."""
+    return windows.ReadBuffers(HEAD_BLOCK_BYTES, TAIL_MAX_BYTES)
+
+
+def read_head(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> HeadWindow:
+    """A session's head: at most ``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``."""
+    return windows.read_head(f, size, HEAD_MAX_LINES, HEAD_MAX_BYTES, HEAD_BLOCK_BYTES, buffer)
+
+
+def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> TailWindow:
+    """A session's tail: its last ``TAIL_MAX_BYTES``."""
+    return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
+
+
+def _string(record: Dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _is_prompt(entry: Entry, text: str) -> bool:
+    """True when a user entry's text is something a person typed, fit for a title."""
+    if entry.is_meta or entry.is_compact_summary:
+        return False
+    return not text.lstrip().startswith(_NOT_A_PROMPT_PREFIXES)
+
+
+def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
+    """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
+    title entry whose ``sessionId`` names another session is that session's, even when
+    the harness wrote it into this file (anthropics/claude-code#27202)."""
+    kind = entry.type
+    if kind == TITLE_CUSTOM:
+        key = cc.FIELD_CUSTOM_TITLE
+    elif kind == TITLE_AI:
+        key = cc.FIELD_AI_TITLE
+    else:
+        return "", ""
+    owner = entry.session_id
+    if session_id and owner and owner != session_id:
+        return "", ""
+    title = truncate_utf8(collapse_whitespace(_string(entry.record, key)), TITLE_MAX_BYTES)
+    return (kind, title) if title else ("", "")
+
+
+class HeadFacts(NamedTuple):
+    summary: str = ""
+    first_user_message: str = ""
+    summary_links: Tuple[SummaryLink, ...] = ()
+    prompt: str = ""  # the first user text a person typed (not meta, not markup)
+    custom_title: str = ""  # the last one in the head
+    ai_title: str = ""
+    cwd: str = ""
+    git_branch: str = ""
+    first_timestamp: str = ""
+
+
+class TailFacts(NamedTuple):
+    custom_title: str = ""  # the last one in the tail window
+    ai_title: str = ""
+    last_timestamp: str = ""
+
+
+class _UserFacts:
+    """The first user message and the first prompt, fed user entries in file order."""
+
+    def __init__(self) -> None:
+        self.first_user = ""
+        self.prompt = ""
+
+    def done(self) -> bool:
+        return bool(self.first_user and self.prompt)
+
+    def feed(self, entry: Entry) -> None:
+        if entry.type != cc.TYPE_USER or self.done():
+            return
+        text = first_content_text(entry.content)
+        if not text:
+            return
+        clean = sanitize_text(text)
+        if not self.first_user:
+            self.first_user = truncate_utf8(clean, FIRST_USER_MESSAGE_MAX_BYTES)
+        if not self.prompt and _is_prompt(entry, text):
+            self.prompt = truncate_utf8(clean, TITLE_MAX_BYTES)
+
+
+# The prefilter. Each fact is decided by lines of one kind, and a line of that kind
+# must hold the kind's token in its bytes, unless a JSON escape spells one of the
+# token's ASCII characters (\u0020-\u007f). Lines holding such an escape (never
+# written by the harness, which escapes only control characters) are always parsed,
+# so the filter spares parses without ever changing an answer.
+_TOKEN_USER = b'"user"'
+_TOKEN_SUMMARY = b'"summary"'
+_TOKEN_TITLE = b'-title"'
+_TOKEN_CWD = b'"cwd"'
+_TOKEN_TIMESTAMP = b'"timestamp"'
+# The regex engine skips to a token's first byte, which beats bytes.find when that byte
+# is rare ("-", "\\"); bytes.find is kept where it is faster (tokens opening with '"').
+_TITLE_RE = re.compile(re.escape(_TOKEN_TITLE))
+_ESCAPE_ASCII_RE = re.compile(rb"\\u00[2-7]")  # \u0020-\u007f: escapes that spell ASCII
+_Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
+
+
+def _has_ascii_escape(raw: Union[bytes, bytearray], start: int = 0, end: Optional[int] = None) -> bool:
+    return _ESCAPE_ASCII_RE.search(raw, start, len(raw) if end is None else end) is not None
+
+
+class _HeadIndex:
+    """Line lookups over a head window: which lines hold a token, parsed once each."""
+
+    def __init__(self, window: HeadWindow) -> None:
+        self.window = window
+        self.limit = window.ends[-1] if window.ends else 0
+        self.parsed: Dict[int, Optional[Entry]] = {}
+        found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
+        self.escaped = sorted({self.line_of(m.start()) for m in found})
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_left(self.window.ends, pos)
+
+    def entry(self, index: int) -> Optional[Entry]:
+        if index not in self.parsed:
+            self.parsed[index] = entry_of_line(self.window.line(index))
+        return self.parsed[index]
+
+    def _token_lines(self, token: _Token) -> Iterator[int]:
+        data, ends, limit = self.window.data, self.window.ends, self.limit
+
+        def find(pos: int) -> int:
+            if isinstance(token, bytes):
+                return data.find(token, pos, limit)
+            match = token.search(data, pos, limit)
+            return match.start() if match else -1
+
+        pos = find(0)
+        while pos >= 0:
+            index = bisect.bisect_left(ends, pos)
+            yield index
+            pos = find(ends[index] + 1)
+
+    def entries(self, token: _Token) -> Iterator[Entry]:
+        """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
+        indexes: Iterable[int] = self._token_lines(token)
+        if self.escaped:
+            indexes = sorted(set(indexes) | set(self.escaped))
+        for index in indexes:
+            entry = self.entry(index)
+            if entry is not None:
+                yield entry
+
+
+def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
+    """The head's facts, parsing only lines whose bytes hold the token of the fact
+    being sought, and stopping each search once its fact is known. It must return what
+    parsing every line in order returns (the tests' oracle holds it to that)."""
+    if not window.ends:
+        return HeadFacts()
+    index = _HeadIndex(window)
+    users = _UserFacts()
+    for entry in index.entries(_TOKEN_USER):
+        users.feed(entry)
+        if users.done():
+            break
+    summary = ""
+    links: List[SummaryLink] = []
+    for entry in index.entries(_TOKEN_SUMMARY):
+        if entry.type == cc.TITLE_SUMMARY:
+            summary = _take_summary(entry, summary, links)
+    custom = ai = ""
+    for entry in index.entries(_TITLE_RE):
+        title_kind, title = _title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM:
+            custom = title
+        elif title_kind == TITLE_AI:
+            ai = title
+    cwd = branch = ""
+    for entry in index.entries(_TOKEN_CWD):
+        cwd = entry.cwd
+        if cwd:
+            branch = entry.git_branch
+            break
+    first_ts = ""
+    for entry in index.entries(_TOKEN_TIMESTAMP):
+        first_ts = entry.timestamp
+        if first_ts:
+            break
+    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+
+
+def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
+    """The plain algorithm: parse every tail line, last first, keeping the latest custom
+    title, AI title and timestamp. ``scan_tail_window`` is the fast path and must
+    return exactly this (the tests hold it to that); it falls back on this for a window
+    holding an ASCII-spelling escape."""
+    custom = ai = last_ts = ""
+    for raw in lines_last_first:
+        entry = entry_of_line(raw)
+        if entry is None:
+            continue
+        if not last_ts:
+            last_ts = entry.timestamp
+        title_kind, title = _title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM and not custom:
+            custom = title
+        elif title_kind == TITLE_AI and not ai:
+            ai = title
+    return TailFacts(custom, ai, last_ts)
+
+
+def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
+    """One session's metadata from its head and tail facts. Title precedence is the
+    harness's own: a custom title (tail, then head), an AI title (tail, then head), then
+    the local summary, the first prompt a person typed, the first user message."""
+    candidates = (
+        (tail.custom_title or head.custom_title, TITLE_CUSTOM),
+        (tail.ai_title or head.ai_title, TITLE_AI),
+        # The summary field stays whole (the seed's); as a title it is cut like every other.
+        (truncate_utf8(head.summary, TITLE_MAX_BYTES), TITLE_SUMMARY),
+        (head.prompt, TITLE_PROMPT),
+        (head.first_user_message, TITLE_FIRST_MESSAGE),
+    )
+    title, source = next(((t, s) for t, s in candidates if t), ("", ""))
+    return SessionMetadata(
+        summary=head.summary,
+        first_user_message=head.first_user_message,
+        summary_links=head.summary_links,
+        title=title,
+        title_source=source,
+        cwd=head.cwd,
+        git_branch=head.git_branch,
+        first_timestamp=head.first_timestamp,
+        last_timestamp=tail.last_timestamp,
+    )
+
+
+def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, Optional[Entry]]:
+    """(start, parsed entry) of the line of ``data[first:end]`` holding offset ``hit``."""
+    newline = data.rfind(b"\n", first, hit)
+    start = first if newline < 0 else newline + 1
+    stop = data.find(b"\n", hit, end)
+    return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
+
+
+def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
+    """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
+    a title or timestamp token, found by searching the bytes (no line is split or
+    walked). A window with an ASCII-spelling escape (never written by the harness) is
+    walked line by line with the plain algorithm instead."""
+    data, first, end = window.data, window.first_whole_line(), window.stop()
+    if _has_ascii_escape(data, first, end):
+        return scan_tail(window.lines_last_first(), session_id)
+    custom = ai = ""
+    floor = end
+    for hit in reversed([m.start() for m in _TITLE_RE.finditer(data, first, end)]):
+        if hit >= floor:
+            continue  # on a line already read
+        floor, entry = _line_entry(data, hit, first, end)
+        if entry is None:
+            continue
+        title_kind, title = _title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM and not custom:
+            custom = title
+        elif title_kind == TITLE_AI and not ai:
+            ai = title
+        if custom and ai:
+            break
+    last_ts = ""
+    while not last_ts:
+        hit = data.rfind(_TOKEN_TIMESTAMP, first, end)
+        if hit < 0:
+            break
+        end, entry = _line_entry(data, hit, first, end)
+        if entry is not None:
+            last_ts = entry.timestamp
+    return TailFacts(custom, ai, last_ts)
+
+
+def read_session_metadata(
+    f: BinaryIO, size: int, session_id: str = "", buffers: Optional[windows.ReadBuffers] = None
+) -> SessionMetadata:
+    """Describe the open transcript ``f`` of ``size`` bytes, reading at most
+    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole."""
+    window = read_head(f, size, buffers.head if buffers else None)
+    head = scan_head_window(window, session_id)
+    if window.whole_file:
+        tail = scan_tail_window(windows.tail_of_head(window, TAIL_MAX_BYTES), session_id)  # already in memory
+    else:
+        tail = scan_tail_window(read_tail(f, size, buffers.tail if buffers else None), session_id)
+        if not tail.last_timestamp:
+            # The tail window held no whole dated line (one giant last line): the head's
+            # last dated line is the latest we know of.
+            tail = tail._replace(last_timestamp=_last_timestamp(window))
+    return combine(head, tail)
+
+
+def _last_timestamp(window: HeadWindow) -> str:
+    for index in range(len(window.ends) - 1, -1, -1):
+        raw = window.line(index)
+        if _TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
+            entry = entry_of_line(raw)
+            if entry is not None and entry.timestamp:
+                return entry.timestamp
+    return ""
+
+
+def session_metadata(path: str, session_id: str = "") -> SessionMetadata:
+    """``read_session_metadata`` of the file at ``path``; empty (fail open) when it is
+    missing, unreadable or not a regular file."""
+    try:
+        with open_regular(path) as f:
+            return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id)
+    except OSError:
+        return SessionMetadata()

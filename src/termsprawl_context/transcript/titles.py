@@ -1,0 +1,109 @@
+"""A session's title, by one rule wherever a session is named.
+
+The order (best first): the latest ``custom-title`` (the person's /rename), the latest
+``ai-title``, a ``summary`` whose ``leafUuid`` is one of the session's own messages
+(found anywhere in the store: ``store.summary_index``), a summary local to the file (no
+``leafUuid``), the first prompt the person typed, then the seed's first user message.
+
+"The first prompt the person typed" is decided by the record model
+(``transcript.entry.typed_texts``), block by block within one message: IDE notices,
+caveats and other ``isMeta`` text, slash-command markup, local-command output,
+interruption markers, compaction summaries and harness markers are not typed by the
+person and never title a session. Every title is one line of plain text (the seed's
+``SanitizeText``) cut to 4096 bytes with ``...``, like the first user message.
+
+This module reads no file: callers hand it parsed records or the facts they found.
+"""
+
+from collections import namedtuple
+from typing import Any, Dict, Iterable, Optional
+
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.entry import Entry, entry_of, typed_texts
+from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
+
+# The seed truncates first user messages to half the backend's 8 KiB field limit;
+# every title is cut the same way.
+TITLE_MAX_BYTES = 4 * 1024
+
+# ``title_source`` values: where a session's title came from.
+TITLE_CUSTOM = cc.TITLE_CUSTOM  # "custom-title"
+TITLE_AI = cc.TITLE_AI  # "ai-title"
+TITLE_SUMMARY = cc.TITLE_SUMMARY  # "summary": a summary line naming the session
+TITLE_PROMPT = "prompt"  # the first prompt the person typed
+TITLE_FIRST_MESSAGE = "first-message"  # the seed's first user message, whatever it is
+TITLE_SOURCES = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_PROMPT, TITLE_FIRST_MESSAGE)
+
+
+class Title(namedtuple("Title", "text source")):
+    """A session's title and its ``title_source`` (both "" when nothing names it)."""
+
+    __slots__ = ()
+
+
+NO_TITLE = Title("", "")
+
+
+def clean_title(text: str) -> str:
+    """``text`` as a title: tags stripped, entities decoded, whitespace collapsed (the
+    seed's SanitizeText), cut to ``TITLE_MAX_BYTES`` with ``...``."""
+    return truncate_utf8(sanitize_text(text), TITLE_MAX_BYTES)
+
+
+def clean_title_record_text(text: str) -> str:
+    """A ``custom-title`` / ``ai-title`` record's text as a title: whitespace collapsed
+    and cut, tags kept (a name the person chose is shown as they wrote it)."""
+    return truncate_utf8(collapse_whitespace(text), TITLE_MAX_BYTES)
+
+
+def typed_prompt(entry: Entry) -> str:
+    """The first text block of a ``user`` entry that the person typed, as a title;
+    "" when the entry holds none (a notice, a caveat, command markup, a compaction
+    summary, a tool result, or typed text that is empty once sanitised)."""
+    if entry.type != cc.TYPE_USER:
+        return ""  # queued prompts come after a first prompt: never the first
+    for text in typed_texts(entry):
+        title = clean_title(text)
+        if title:
+            return title
+    return ""
+
+
+def prompt_of_record(record: Dict[str, Any]) -> str:
+    """``typed_prompt`` of a parsed line (a JSON object)."""
+    return typed_prompt(entry_of(record))
+
+
+def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
+    """The first prompt the person typed among ``records`` (parsed lines in file order,
+    None for lines that are not objects), as a title; "" when none."""
+    for record in records:
+        if record is not None:
+            prompt = prompt_of_record(record)
+            if prompt:
+                return prompt
+    return ""
+
+
+def choose_title(
+    custom: str = "",
+    ai: str = "",
+    linked_summary: str = "",
+    local_summary: str = "",
+    prompt: str = "",
+    first_message: str = "",
+) -> Title:
+    """The first non-empty candidate, best first, and its ``title_source``: the latest
+    custom title, the latest AI title, the summary naming one of the session's messages,
+    the file's local summary, the first typed prompt, the first user message."""
+    for text, source in (
+        (custom, TITLE_CUSTOM),
+        (ai, TITLE_AI),
+        (linked_summary, TITLE_SUMMARY),
+        (local_summary, TITLE_SUMMARY),
+        (prompt, TITLE_PROMPT),
+        (first_message, TITLE_FIRST_MESSAGE),
+    ):
+        if text:
+            return Title(text, source)
+    return NO_TITLE

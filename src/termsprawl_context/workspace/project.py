@@ -1,0 +1,142 @@
+"""Which project a command works on, when it is not told: found from anywhere inside it.
+
+A project is a directory holding ``.termsprawl/``. Without ``--cwd`` a command uses the
+project its own installed copy lives in (``<project>/.termsprawl/bin/termsprawl-context``
+knows where it is), else the nearest directory at or above the working directory that
+holds ``.termsprawl/``. The walk stops at the home directory and at the filesystem root:
+``~/.termsprawl`` is adopted only when asked for (``allow_home``), because a stray one
+there would otherwise capture every directory below home.
+
+No command creates a second ``.termsprawl/`` (or ``.claude/skills/``) below a project:
+``enclosing_project`` names the project a directory already lies in, and writers refuse
+to start a new one there.
+
+On the dump's path: no ``typing``, ``re`` or ``json`` at import time.
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.errors import UsageError
+from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Mapping, Optional
+
+# The node an agent speaks for: injected at spawn by the desktop app, or set by the
+# user per terminal. A termsprawl fact, not Claude Code's.
+NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
+COMMAND_NAME = "termsprawl-context"
+# Where init installs the command, relative to the project.
+INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
+
+
+def _home(environ: "Optional[Mapping[str, str]]") -> str:
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or ""
+    return os.path.abspath(home) if home else ""
+
+
+def _is_project(directory: str) -> bool:
+    return os.path.isdir(os.path.join(directory, STATE_DIR))
+
+
+def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None, allow_home: bool = False) -> "Optional[str]":
+    """The nearest directory at or above ``start`` holding ``.termsprawl/``, or None.
+
+    Stops at the home directory (adopted only with ``allow_home``) and before the
+    filesystem root; ``start`` is made absolute, not resolved, so the answer reads as
+    the user's own path."""
+    home = _home(environ)
+    try:
+        current = os.path.abspath(start)
+    except OSError:  # a relative start, and the working directory was removed
+        return None
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current:  # the filesystem root: never a project
+            return None
+        if current == home:
+            return current if allow_home and _is_project(current) else None
+        if _is_project(current):
+            return current
+        current = parent
+
+
+def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
+    """The project strictly above ``directory`` when ``directory`` itself is none: where
+    a write would start a nested ``.termsprawl/``. None when ``directory`` is a project
+    or lies in none."""
+    try:
+        absolute = os.path.abspath(directory)
+    except OSError:  # a relative path, and the working directory was removed
+        return None
+    if _is_project(absolute):
+        return None
+    parent = os.path.dirname(absolute)
+    if parent == absolute or absolute == _home(environ):
+        return None
+    return find_project(parent, environ)
+
+
+def installed_project(path: "Optional[str]") -> "Optional[str]":
+    """The project whose ``.termsprawl/bin/termsprawl-context`` ``path`` is (or lies
+    inside, as a module inside the one-file artifact does), or None."""
+    if not path:
+        return None
+    marker = os.sep + INSTALLED_COMMAND
+    absolute = os.path.abspath(path)
+    at = (absolute + os.sep).rfind(marker + os.sep)
+    if at < 0:
+        return None
+    project = absolute[:at] or os.sep
+    return project if _is_project(project) else None
+
+
+def running_project() -> "Optional[str]":
+    """The project this process's own installed copy lives in, or None (a source
+    checkout, a copy elsewhere, ``python3 termsprawl-context.pyz``)."""
+    import termsprawl_context
+
+    return installed_project(getattr(termsprawl_context, "__file__", None))
+
+
+def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
+    """The project a command without ``--cwd`` works on: its own installed copy's,
+    else the nearest one at or above ``cwd`` (default: the working directory)."""
+    own = running_project()
+    if own:
+        return own
+    try:
+        start = os.getcwd() if cwd is None else cwd
+    except OSError:  # the working directory was removed
+        return None
+    return find_project(start, environ)
+
+
+def command_path(project: str) -> str:
+    """The installed command of ``project``, absolute."""
+    return os.path.join(os.path.abspath(project), INSTALLED_COMMAND)
+
+
+class EmptyNodeIdEnv(UsageError):
+    """``$TERMSPRAWL_NODE_ID`` is set but empty where it would stand in for ``--self``."""
+
+    def __init__(self, command: str = "") -> None:
+        super().__init__("%s$%s is set but empty; give --self NODE or set it to this agent's node id"
+                         % (command + ": " if command else "", NODE_ID_ENV))
+
+
+def default_self(explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None,
+                 command: str = "") -> "Optional[str]":
+    """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``; None when neither is there.
+    An empty variable is refused on its own (EmptyNodeIdEnv): it is a set-up mistake,
+    not a missing flag."""
+    if explicit is not None:
+        return explicit
+    value = (os.environ if environ is None else environ).get(NODE_ID_ENV)
+    if value == "":
+        raise EmptyNodeIdEnv(command)
+    return value

@@ -1,0 +1,94 @@
+"""Oracles: the plain algorithms the package's fast paths must equal.
+
+DESIGN.md: a fast path must return exactly what the plain algorithm returns, and the
+plain one is kept in the tests. These read every line and parse every one of them; the
+package's scanners search bytes first and parse only what may hold a fact.
+"""
+
+from termsprawl_context.jsonl import iter_lines_reverse
+from termsprawl_context.store.session_meta import (
+    TAIL_MAX_BYTES,
+    TITLE_AI,
+    TITLE_CUSTOM,
+    HeadFacts,
+    _take_summary,
+    _title_of,
+    _UserFacts,
+    entry_of_line,
+)
+
+
+def scan_head_oracle(lines, session_id=""):
+    """The plain algorithm: parse every head line in order, with the same rules.
+    ``session_meta.scan_head_window`` is the fast path and must return exactly this."""
+    users = _UserFacts()
+    summary = cwd = branch = first_ts = custom = ai = ""
+    links = []
+    for raw in lines:
+        entry = entry_of_line(raw)
+        if entry is None:
+            continue
+        users.feed(entry)
+        if entry.type == "summary":
+            summary = _take_summary(entry, summary, links)
+        title_kind, title = _title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM:
+            custom = title
+        elif title_kind == TITLE_AI:
+            ai = title
+        if not cwd:
+            cwd = entry.cwd
+            if cwd:
+                branch = entry.git_branch  # the branch the session started on
+        if not first_ts:
+            first_ts = entry.timestamp
+    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+
+
+class _Window:
+    """The bytes of ``f`` from ``start`` on, addressed from 0: lets the reverse line
+    reader walk the tail without ever seeking before it."""
+
+    def __init__(self, f, start):
+        self._f = f
+        self._start = start
+
+    def seek(self, pos, whence=0):
+        return self._f.seek(self._start + pos, whence) - self._start
+
+    def read(self, size=-1):
+        return self._f.read(size)
+
+
+def tail_lines_oracle(f, size):
+    """The whole lines of the file's last ``TAIL_MAX_BYTES``, last first, read lazily
+    backwards from the file in bounded blocks; the line cut by the window's start is
+    not yielded. The plain reader ``session_meta.read_tail``'s window is checked
+    against."""
+    start = max(0, size - TAIL_MAX_BYTES)
+    window = _Window(f, start)
+    for offset, raw in iter_lines_reverse(window, end=size - start):
+        if offset == 0 and start > 0:
+            return
+        yield raw
+
+
+def entry_of_oracle(record, line=0, offset=-1):
+    """``entry.entry_of`` read off the field table (``entry._DECODED``), one field at a
+    time: exact keys, a string field of another type is "", a flag is True only for
+    ``true``, raw fields as they are, ``message`` only when it is an object."""
+    from termsprawl_context.transcript import entry as E
+
+    values = {}
+    for key, field, kind in E._DECODED:
+        value = record.get(key)
+        if kind == "s":
+            values[field] = value if isinstance(value, str) else ""
+        elif kind == "b":
+            values[field] = value is True
+        else:
+            values[field] = value
+    message = values["message"] if isinstance(values["message"], dict) else None
+    values["message"] = message
+    values["content"] = message.get("content") if message is not None else None
+    return E.Entry(line=line, offset=offset, record=record, **values)

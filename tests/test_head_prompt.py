@@ -1,0 +1,58 @@
+"""The bounded search for a typed prompt past the head (store/head_prompt.py)."""
+
+import io
+import json
+
+import pytest
+
+from termsprawl_context.store import head_prompt as H
+
+
+def line(record):
+    return json.dumps(record).encode() + b"\n"
+
+
+def user(text, **extra):
+    record = {"type": "user", "message": {"content": text}}
+    record.update(extra)
+    return line(record)
+
+
+def lines_of(data, start, limit, leftover=b""):
+    return list(H.iter_lines_within(io.BytesIO(data), leftover, start, limit))
+
+
+def test_lines_within_a_limit():
+    data = b"aa\nbbb\ncc\ntorn"
+    assert lines_of(data, 0, 100) == [b"aa", b"bbb", b"cc", b"torn"]
+    assert lines_of(data, 0, 7) == [b"aa", b"bbb"]  # "cc" is still open at the limit
+    assert lines_of(data, 3, 100) == [b"bbb", b"cc", b"torn"]
+    assert lines_of(data, 5, 100, leftover=b"bb") == [b"bbb", b"cc", b"torn"]  # the head read "bb" already
+    assert lines_of(data, 14, 100) == []
+
+
+def test_lines_cross_read_blocks(monkeypatch):
+    monkeypatch.setattr(H, "BLOCK_BYTES", 3)
+    data = b"".join(b"%d-line\n" % i for i in range(20))
+    assert lines_of(data, 0, len(data)) == [b"%d-line" % i for i in range(20)]
+
+
+def test_prompt_past_head():
+    head = user("<command-name>/clear</command-name>") + user("ctx", isCompactSummary=True)
+    rest = line({"type": "assistant", "message": {"content": "ok"}}) + user("<ide_selection>x</ide_selection>") + user("the real ask")
+    data = head + rest
+    f = io.BytesIO(data)
+    assert H.prompt_past_head(f, b"", len(head), len(data)) == "the real ask"
+    assert H.prompt_past_head(f, b"", len(head), len(data) - 1) == ""  # beyond the bound
+    assert H.prompt_past_head(f, b"", len(data), len(data)) == ""
+    # the head's read stopped mid-line: its bytes are handed over
+    cut = len(head) + 10
+    assert H.prompt_past_head(f, data[len(head) : cut], cut, len(data)) == "the real ask"
+
+
+@pytest.mark.parametrize(
+    "raw, parsed",
+    [(b'{"type":"\\u0075ser","message":{"content":"escaped"}}', "escaped"), (b'{"type":"assistant"}', "")],
+)
+def test_the_prefilter_never_changes_an_answer(raw, parsed):
+    assert H.first_prompt_in(iter([raw])) == parsed

@@ -1,0 +1,179 @@
+"""The summary index (store/summary_index.py): which summary is "written last", the
+lookup by a session's own message uuids, and the fast window-uuid reader checked
+against the plain one (every line parsed), on made-up lines and on the real corpus."""
+
+import json
+import os
+import random
+
+import pytest
+
+from termsprawl_context.store import summary_index as SI
+from termsprawl_context.store.summary_index import LinkedSummary, SummaryIndex, written_after
+from termsprawl_context.transcript import titles as T
+
+U = ["%08x-0000-4000-8000-%012x" % (i, i) for i in range(10)]
+
+
+def linked(summary, leaf, mtime=1.0, path="/p/a.jsonl", position=0):
+    return LinkedSummary(summary, leaf, mtime, path, position)
+
+
+def test_written_after_rule():
+    """Later mtime wins; same mtime, the smaller path (locate's tie rule); same file,
+    the later line."""
+    assert written_after(linked("x", U[0], mtime=2.0), linked("y", U[0], mtime=1.0))
+    assert not written_after(linked("x", U[0], mtime=1.0), linked("y", U[0], mtime=2.0))
+    assert written_after(linked("x", U[0], path="/p/a.jsonl"), linked("y", U[0], path="/p/b.jsonl"))
+    assert not written_after(linked("x", U[0], path="/p/b.jsonl"), linked("y", U[0], path="/p/a.jsonl"))
+    assert written_after(linked("x", U[0], position=3), linked("y", U[0], position=1))
+    assert not written_after(linked("x", U[0], position=1), linked("y", U[0], position=1))
+
+
+def test_index_keeps_the_summary_written_last_per_leaf():
+    index = SummaryIndex()
+    index.add_file("/p/old.jsonl", 10.0, [("Old name", U[1]), ("", U[2]), ("No leaf", "")])
+    index.add_file("/p/new.jsonl", 20.0, [("First in new", U[1]), ("Second in new", U[1])])
+    index.add_file("/p/same-time-b.jsonl", 20.0, [("B's", U[3])])
+    index.add_file("/p/same-time-a.jsonl", 20.0, [("A's", U[3])])
+    assert len(index) == 2  # empty summaries and empty leaves are not links
+    assert index.get(U[1]).summary == "Second in new"
+    assert index.get(U[3]).summary == "A's"
+    assert index.get(U[2]) is None
+    # A session holding several summarised messages: the summary written last.
+    # same mtime: the smaller path ("/p/new.jsonl" < "/p/same-time-a.jsonl"), whatever the position
+    assert index.title_for([U[0], U[3], U[1]]) == "Second in new"
+    assert index.title_for([U[3]]) == "A's"
+    index.add_file("/p/newest.jsonl", 30.0, [("Newest", U[4])])
+    assert index.title_for([U[1], U[4], U[3]]) == "Newest"
+    assert index.title_for([U[9]]) == "" and SummaryIndex().title_for(U) == ""
+
+
+def test_index_sessions_uses_the_listing_fields():
+    class Info:
+        def __init__(self, path, mtime, links):
+            self.transcript_path, self.mtime, self.summary_links = path, mtime, links
+
+    index = SI.index_sessions([Info("/p/a", 5.0, ((" A ", U[0]),)), Info("/p/b", 6.0, ()), Info("/p/c", 7.0, (("C", U[0]),))])
+    assert index.get(U[0]) == LinkedSummary("C", U[0], 7.0, "/p/c", 0)
+
+
+def test_apply_to_title():
+    index = SummaryIndex()
+    index.add_file("/p/x", 1.0, [("Linked", U[0])])
+    prompt = T.Title("a prompt", T.TITLE_PROMPT)
+    assert SI.apply_to_title(prompt, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
+    assert SI.apply_to_title(prompt, [U[1]], index) == prompt
+    for kept in (T.Title("Mine", T.TITLE_CUSTOM), T.Title("AI", T.TITLE_AI)):
+        assert SI.apply_to_title(kept, [U[0]], index) == kept
+    # a local summary or a first message yields to the linked summary
+    assert SI.apply_to_title(T.Title("local", T.TITLE_SUMMARY), [U[0]], index).text == "Linked"
+    assert SI.apply_to_title(T.NO_TITLE, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
+
+
+# --- a session's own uuids: candidates from the bytes, confirmed by the plain rule ------------
+
+
+def message(uuid, parent, kind="user", **extra):
+    record = {"parentUuid": parent, "isSidechain": False, "type": kind, "message": {"content": "x"}, "uuid": uuid}
+    record.update(extra)
+    return json.dumps(record, separators=(",", ":")).encode()
+
+
+ODD_LINES = [
+    message(U[1], U[0]),
+    b'{"type":"summary","summary":"S","leafUuid":"%s"}' % U[3].encode(),
+    b'{"type":"file-history-snapshot","messageId":"m","snapshot":{}}',
+    json.dumps({"uuid": U[5], "parentUuid": U[4]}).encode(),  # JSON's optional spaces
+    b'{"uuid":"short-id"}',
+    b'{"uuid":"%s"}' % U[7].upper().encode(),
+    b'{"uuid":"\\"quoted\\\\"}',  # escapes in the value
+    b'{"\\u0075uid":"%s"}' % U[9].encode(),  # an escaped key
+    b'{"uuid":7}',  # not a string
+    b"not json",
+    b"",
+    b'{"uuid":"%s","isSidechain":tr' % U[8].encode(),  # torn: not a record
+    b'{"type":"progress","data":{"uuid":"%s"}}' % U[2].encode(),  # a nested uuid
+    message(U[3], U[2], kind="assistant"),
+    b'{"type":"x","note":"\\"uuid\\":\\"%s\\""}' % U[4].encode(),  # quoted in a string
+]
+NESTED_OR_TORN = {U[2].encode(), U[8].encode()}
+
+
+def window(lines):
+    data = bytearray(b"\n".join(lines) + b"\n")  # the listing's reused buffers are bytearrays
+    return data, SI.whole_lines(data, 0, len(data))
+
+
+def test_whole_lines():
+    assert SI.whole_lines(b"a\nbb\n\nc", 0, 7) == [b"a", b"bb", b"", b"c"]
+    assert SI.whole_lines(b"a\n", 0, 2) == [b"a"]
+    assert SI.whole_lines(b"xa\nb", 1, 4) == [b"a", b"b"]
+
+
+def test_candidates_hold_every_uuid_of_the_plain_rule():
+    data, lines = window([l for l in ODD_LINES if b"\\u00" not in l])
+    plain = SI.own_uuids_plain(lines)
+    assert plain == [U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\', U[3].encode()]
+    candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
+    assert [c for c in candidates if c not in NESTED_OR_TORN] == plain
+    # an escape that may spell the key: the window is parsed, line by line
+    data, lines = window(ODD_LINES)
+    assert SI.uuid_candidates(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
+    assert U[9].encode() in SI.own_uuids_plain(lines)
+
+
+def test_candidates_hold_the_plain_rule_on_random_windows():
+    rng = random.Random(15)
+    for _ in range(300):
+        data, lines = window([rng.choice(ODD_LINES) for _ in range(rng.randint(0, 12))])
+        candidates = set(SI.uuid_candidates(data, 0, len(data)).split(b"\n"))
+        assert set(SI.own_uuids_plain(lines)) <= candidates
+
+
+def test_candidates_hold_the_plain_rule_on_every_corpus_file(corpus):
+    for path in corpus:
+        data = path.read_bytes()
+        candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
+        plain = SI.own_uuids_plain(SI.whole_lines(data, 0, len(data)))
+        assert set(plain) <= set(candidates), path.name
+
+
+def test_pack_round_trip():
+    assert SI.unpack(SI.pack([u.encode() for u in U[:3]])) == U[:3]
+    assert SI.unpack(SI.pack([])) == []
+
+
+def write_lines(path, lines, mtime=None):
+    path.write_bytes(b"".join(l + b"\n" for l in lines))
+    if mtime is not None:
+        os.utime(str(path), (mtime, mtime))
+    return str(path)
+
+
+def test_confirm_reads_the_tail_window_again(tmp_path):
+    lines = [message(U[i], U[i - 1]) for i in (3, 4, 5)] + [ODD_LINES[-3]]  # the last holds a nested U[2]
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    assert SI.confirm(path, [U[3], U[2], U[9]], tail_bytes=1 << 16) == [U[3]]  # U[2]: only nested, U[9]: absent
+    size = os.path.getsize(path)
+    # a window cut inside the file: its first, partial line is not read
+    assert SI.confirm(path, [U[3], U[5]], tail_bytes=size - 10) == [U[5]]
+    assert SI.confirm(str(tmp_path / "missing.jsonl"), [U[1]], 1 << 16) == []
+    assert SI.confirm(path, [], 1 << 16) == []
+
+
+def test_linked_title(tmp_path):
+    lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] only in a nested object
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    data = bytearray(b"".join(l + b"\n" for l in lines))
+    packed = SI.uuid_candidates(data, 0, len(data))
+    index = SummaryIndex()
+    assert SI.linked_title(index, path, packed, 1 << 16) == ""
+    index.add_file("/other.jsonl", 5.0, [("Names U1", U[1])])
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"
+    index.add_file("/newer.jsonl", 9.0, [("Names nested U2", U[2])])
+    assert U[2] in SI.unpack(packed)  # a candidate ...
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"  # ... not confirmed
+    index.add_file("/newest.jsonl", 10.0, [("Names U1 again", U[1])])
+    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1 again"
+    assert SI.linked_title(index, path, b"", 1 << 16) == ""
