@@ -355,6 +355,36 @@ def test_every_transcript_command_on_hostile_transcripts(world_root):
     check()
 
 
+def _deep_uuid_lines(depth, copies=2):
+    nested = b"[" * depth + b"1" + b"]" * depth
+    return b"".join(b'{"type":"user","uuid":' + nested + b',"message":{"content":"deep %d"}}\n' % i
+                    for i in range(copies))
+
+
+@pytest.mark.parametrize("depth", [450, 900, 975])
+def test_deep_uuids_never_exit_70_in_the_readers_that_hold_them(world_root, depth):
+    """Two records whose uuid is the same list nested just below the parser's limit
+    (found by the long fuzz): every transcript command but assemble-file answers."""
+    world = _fresh_world(world_root)
+    world.transcript(_deep_uuid_lines(depth))
+    for argv in world.transcript_commands("u1"):
+        if argv[0] in ("assemble-file", "assemble"):
+            continue  # below, pending the issue-14 fix in store/assemble.py
+        code, out, err = run_cli(argv, env=world.env())
+        check_outcome(code, out, err, argv)
+
+
+@pytest.mark.xfail(reason="issue 13 item 5: store/assemble.py (the issue-14 engineer's) compares deep uuids "
+                          "recursively; exit 70 until that fix lands", strict=False)
+@pytest.mark.parametrize("depth", [450, 900, 975])
+def test_deep_uuids_never_exit_70_in_assemble(pyz, tmp_path, depth):
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(_deep_uuid_lines(depth))
+    done = subprocess.run([sys.executable, str(pyz), "assemble-file", str(path)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, timeout=60)
+    check_outcome(done.returncode, b"", done.stderr, ["assemble-file", depth])
+
+
 def test_readers_on_truncations_of_real_files_at_every_offset():
     """The dump's reverse reader against the oracle on every prefix of the smallest
     corpus files (every offset), and on hypothesis-chosen offsets of the others."""
@@ -506,9 +536,9 @@ def payload(draw):
 
 
 def test_hook_on_hostile_payloads(world_root):
-    """The hook always exits 0, never prints on stdout (it would reach the model), says
-    why in at most one stderr line, and records only a payload that names a transcript
-    inside the store."""
+    """The hook always exits 0, prints on stdout at most its one JSON answer (stdout
+    reaches Claude Code), says why in at most one stderr line, and records only a
+    payload that names a transcript inside the store."""
     @fuzz_settings(150)
     @given(payload(), transcript())
     def check(data, transcript_data):
@@ -518,7 +548,10 @@ def test_hook_on_hostile_payloads(world_root):
         env = dict(world.env(), TERMSPRAWL_NODE_ID="ccc")
         code, out, err = run_cli(["hook", "--projects-dir", world.store], stdin=data, env=env)
         check_outcome(code, out, err, ["hook", data[:60]])
-        assert code == 0 and out == b""
+        assert code == 0
+        # stdout is the hook's answer to Claude Code: nothing, or one JSON object in its
+        # hook output shape; never a diagnostic line
+        assert out == b"" or (out.count(b"\n") == 1 and isinstance(json.loads(out.decode("utf-8")), dict)), out
         assert err.count(b"\n") <= 1
         recorded = os.path.join(world.project, ".termsprawl", "transcripts", "ccc.json")
         if os.path.exists(recorded):
