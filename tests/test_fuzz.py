@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import cite_fixtures as fx
 from conftest import REPO, SRC, corpus_files, snapshot
+from test_turns import oracle_turns_of
 from termsprawl_context import jsonl
 from termsprawl_context.cli import COMMANDS, main
 from termsprawl_context.errors import EXIT_INTERNAL
@@ -222,40 +223,9 @@ def check_outcome(code, out, err, argv):
 # --- the plain oracle for the fail-open dump -------------------------------------------------
 
 
-def oracle_turns(data, limit=40, cap=2000):
-    """The context layer's algorithm on the parseable lines: split on \\n; a line longer
-    than the bound or past the parse budget is unreadable; keep user/assistant entries
-    with printable text; cut each; the last ``limit``."""
-    turns = []
-    for raw in data.split(b"\n"):
-        if len(raw) > jsonl.MAX_LINE_BYTES:
-            continue
-        text = raw.decode("utf-8", "replace").strip()
-        if not text or (len(text) >= 65536 and not jsonl.affordable(text)):
-            continue
-        try:
-            entry = json.loads(text)
-        except (ValueError, RecursionError):
-            continue
-        if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant") \
-                or not isinstance(entry.get("type"), str):
-            continue
-        message = entry.get("message")
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            body = content
-        elif isinstance(content, list):
-            texts = [b.get("text") for b in content
-                     if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
-            if not texts:
-                continue
-            body = "\n".join(texts)
-        else:
-            continue
-        turns.append((entry["type"], body[:cap]))
-    return turns[-limit:]
+def oracle_turns(data):
+    """The plain oracle (test_turns') on the parseable lines, as (role, text) pairs."""
+    return [(turn.role, turn.text) for turn in oracle_turns_of(data)]
 
 
 def oracle_dump(peer, title, data):
