@@ -283,7 +283,27 @@ class World(object):
             ["sessions"] + store,
             ["sessions", "--json"] + store,
             ["find", "s"] + store,
-        ]
+        ] + record_commands(self.session, uuid, store)
+
+
+def record_commands(path, uuid, store):
+    """The commands that read one named record (a transcript path), as this package
+    registers them; ``test_every_registered_command_is_fuzzed`` keeps the list whole."""
+    return [
+        ["subagents", path, "--tree"] + store,
+        ["root", path] + store,
+        ["parent", path] + store,
+        ["identity", path] + store,
+        ["belongs", path, "--session", "s1"] + store,
+        ["relocate", path] + store,
+        ["entries", path, "--calls", "--ran"],
+        ["cite", path, "hello", "--source", "user,tool_result", "--json"],
+        ["result-at", path, "2"],
+        ["envelope-at", path, "1"],
+        ["agents", path, "--json"],
+        ["query", path, "--where", 'type == "user" and uuid != nil', "--sidechains"],
+        ["query", path, "--where", 'message.content[0].name startsWith "B" or len(uuid) > 3'],
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -589,7 +609,7 @@ def test_partial_writes_while_readers_loop(tmp_path):
     from a half-written line) and, once the writer is done, the answer on the whole file
     (none skipped once whole); the cursor's signals add up to the whole read's."""
     from termsprawl_context.store import background as bg
-    from termsprawl_context.store.sessions import session_metadata
+    from termsprawl_context.store.session_meta import session_metadata
     from termsprawl_context.transcript.turns import read_turns
 
     rnd = random.Random(13)
@@ -740,7 +760,8 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
                 ["sessions", "--projects-dir", store], ["find", "s1", "--projects-dir", store],
                 ["locate", "u1", "--projects-dir", store], ["assemble", "u1", "--projects-dir", store],
                 ["assemble-file", store / "-p" / "s1.jsonl"], ["fresh", store / "-p" / "s1.jsonl"]]
-    assert {c[0] for c in commands if not c[0].startswith("--")} | {"--cwd"} >= set(COMMANDS) | {"--cwd"}
+    commands += record_commands(store / "-p" / "s1.jsonl", "u1", ["--projects-dir", store])
+    assert {c[0] for c in commands} >= set(COMMANDS)
     before = _outside_snapshot(str(parent), str(project))
     store_before = snapshot(str(store))
     parent.chmod(0o555)
@@ -790,6 +811,13 @@ def test_no_command_needs_fcntl(pyz, tmp_path):
         count("no-fcntl runs")
     assert (project / ".termsprawl" / "transcripts" / "aaa.json").is_file()
     assert b"hello" not in (project / ".termsprawl" / "AGENTS.md").read_bytes()
+
+
+def test_every_registered_command_is_fuzzed(tmp_path):
+    """A command added to the registry must be added here: the fuzz runs every one."""
+    world = World(str(tmp_path))
+    fuzzed = {argv[0] for argv in world.transcript_commands("u1")} | {"links", "index", "init", "hook"}
+    assert set(COMMANDS) <= fuzzed, sorted(set(COMMANDS) - fuzzed)
 
 
 def test_zz_report_the_counts(capsys):
