@@ -571,18 +571,22 @@ def test_current_session_path(tmp_path):
 
 
 def test_current_session_path_checks_the_tree(tmp_path):
-    """A directory-derived guess written in a colliding sibling tree is not taken there."""
+    """A directory-derived guess written in a colliding sibling tree is passed over: the
+    walk goes on to the ancestor whose folder holds this tree's record."""
     from termsprawl_context.harness.claude import project_dir
     cfg = tmp_path / "cfg"
     (tmp_path / "proj" / "pkg").mkdir(parents=True)
     (tmp_path / "proj-pkg").mkdir()
     folder = project_dir(str(cfg), str(tmp_path / "proj" / "pkg"))
-    assert folder == project_dir(str(cfg), str(tmp_path / "proj-pkg"))
+    assert folder == project_dir(str(cfg), str(tmp_path / "proj-pkg"))  # the lossy encoding collides
     write(Path(folder) / (CURRENT_ID + ".jsonl"),
           [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj-pkg"))])
+    ours = write(Path(project_dir(str(cfg), str(tmp_path / "proj"))) / (CURRENT_ID + ".jsonl"),
+                 [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj" / "pkg"))])
     env = {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_SESSION_ID": CURRENT_ID}
-    # From proj/pkg the walk refuses it at every directory; the final sweep (no tree) takes it.
-    assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
+    assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == ours
+    from termsprawl_context.harness.claude import current_session_path as unchecked
+    assert unchecked(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
 
 
 # --- the real corpus ----------------------------------------------------------------------------
@@ -666,3 +670,70 @@ def test_corpus_identity_never_fails(corpus):
             assert fast.degraded.message.startswith("transcript: stable session id: %s continues " % path)
         answered += 1
     assert answered > 0
+
+
+def _random_dir(rng, folder):
+    """A small project dir of forks, restarts, rings, copies, junk and escapes."""
+    project = Project(folder)
+    uuids = []
+    stamps = ["2026-08-13T09:00:00.000Z", "2026-08-13T10:00:00.000Z", "2026-08-13T11:00:00.000Z", "garbled"]
+    for index in range(rng.randint(3, 9)):
+        lines = []
+        if rng.random() < 0.2:
+            lines.append(preamble())
+        kind = rng.random()
+        own = "u%d-%d" % (index, rng.randint(0, 9))
+        if kind < 0.35 or not uuids:
+            lines.append(origin_line(own, timestamp=rng.choice(stamps)))
+        elif kind < 0.85:
+            target = rng.choice(uuids) if rng.random() < 0.8 else "missing-%d" % index
+            lines.append(boundary(own, target, timestamp=rng.choice(stamps)))
+        else:
+            lines.append(rec(own, "someone"))  # no origin at all
+        parent = own
+        for step in range(rng.randint(0, 4)):
+            child = rng.choice(uuids) if uuids and rng.random() < 0.15 else "%s-c%d" % (own, step)
+            lines.append(rec(child, parent))
+            parent = child
+        if rng.random() < 0.2:
+            lines.append("{torn")
+        uuids.extend([own, parent])
+        text = "".join((l if isinstance(l, str) else json.dumps(l, separators=(",", ":"))) + "\n" for l in lines)
+        if rng.random() < 0.15:
+            text = text.replace('"uuid":"u', '"uuid":"\\u0075', 1)  # the same uuid, escaped
+        (project.dir / ("f%02d.jsonl" % rng.randint(0, 30))).write_text(text)
+    return project
+
+
+def test_byte_search_agrees_with_parsing_everything(tmp_path):
+    """The fast sibling reader answers exactly what the plain one does, file by file,
+    on a few hundred random project dirs (the plain one is the oracle)."""
+    import random
+    rng = random.Random(20260813)
+    compared = 0
+    for case in range(250):
+        project = _random_dir(rng, tmp_path / ("case%03d" % case))
+        for path in sorted(project.dir.iterdir()):
+            outcomes = []
+            for reader in (ByteSearchSiblings, PlainSiblings):
+                try:
+                    got = resolve_stable_session_id(str(project.dir), str(path), reader())
+                    outcomes.append((got.id, type(got.degraded), got.unreadable_siblings))
+                except Exception as exc:  # noqa: BLE001  (the same refusal either way)
+                    outcomes.append((type(exc), str(exc)))
+            assert outcomes[0] == outcomes[1], (path, path.read_text())
+            compared += 1
+    assert compared > 500
+
+
+@pytest.mark.parametrize("length, unreadable", [(16 * 1024 * 1024 - 1, False), (16 * 1024 * 1024, True)])
+def test_line_bound_exact_in_both_readers(proj, length, unreadable):
+    """A sibling whose long line spans several search chunks, ending just under or at the
+    bound, is read (or reported) alike by both readers."""
+    sibling = proj.dir / "a-long.jsonl"
+    sibling.write_bytes(b"\n" * 3 + b"z" * length + b"\n" + json.dumps(origin_line("o")).encode() + b"\n")
+    proj.write("old", [origin_line("true-origin"), rec("where", "true-origin")])
+    newer = proj.write("newer", [boundary("restart-root", "where")])
+    identity = resolve(proj, newer)
+    assert identity.id == "true-origin"
+    assert identity.unreadable_siblings == ((str(sibling),) if unreadable else ())

@@ -97,6 +97,29 @@ def test_merge_keeps_other_settings_and_hooks_in_order():
     assert merge_hook_settings(merged) is None
 
 
+def test_an_entry_with_the_earlier_command_is_ours_too():
+    legacy = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
+    assert merge_hook_settings({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": legacy}]}]}}) is None
+
+
+@pytest.mark.parametrize("start", ["", "src", "src/deep"])
+def test_hook_command_finds_the_installed_command_from_any_subdirectory(tmp_path, start):
+    """The registered line, run by sh as Claude Code runs it, with $CLAUDE_PROJECT_DIR
+    naming the project or a directory below it."""
+    project = tmp_path / "my project"
+    (project / "src" / "deep").mkdir(parents=True)
+    command = project / ".termsprawl" / "bin" / "termsprawl-context"
+    command.parent.mkdir(parents=True)
+    command.write_text("#!/bin/sh\necho \"ran $0 $*\"\n")
+    command.chmod(0o755)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "CLAUDE_PROJECT_DIR": str(project / start)}
+    done = subprocess.run(["/bin/sh", "-c", HOOK_COMMAND], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE)
+    assert (done.returncode, done.stdout.decode()) == (0, "ran %s hook\n" % command)
+    del env["CLAUDE_PROJECT_DIR"]  # unset: from the working directory
+    done = subprocess.run(["/bin/sh", "-c", HOOK_COMMAND], env=env, cwd=str(project / start), stdout=subprocess.PIPE)
+    assert (done.returncode, done.stdout.decode()) == (0, "ran %s hook\n" % command)
+
+
 def test_existing_identical_hook_is_left_alone():
     settings = {"hooks": {"SessionStart": [
         "junk", {"hooks": "junk"},
@@ -171,7 +194,7 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert stat.S_IMODE(installed.stat().st_mode) == 0o755
     assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
     assert settings_of(project) == {"hooks": {"SessionStart": [
-        {"hooks": [{"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',
+        {"hooks": [{"type": "command", "command": HOOK_COMMAND,
                     "timeout": 10}]}]}}
     assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
     before = snapshot(project)

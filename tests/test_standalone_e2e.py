@@ -44,7 +44,9 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     (entry,) = settings["hooks"]["SessionStart"]
     command = entry["hooks"][0]["command"]
-    assert command == '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
+    from termsprawl_context.workspace.install import HOOK_COMMAND
+
+    assert command == HOOK_COMMAND
 
     def env(node=None):
         values = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(empty_home), "LANG": "C",

@@ -153,9 +153,13 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     (entry,) = settings["hooks"]["SessionStart"]
     hook_command = entry["hooks"][0]["command"]
-    skill = (project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md").read_text()
-    (skill_command,) = [line[4:] for line in skill.splitlines() if line.startswith("    ")]
-    assert "allowed-tools: Bash(%s:*)\n" % skill_command in skill  # exactly the command it runs
+    skill_file = project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md"
+    skill = skill_file.read_text()
+    skill_command, skill_dir_command = [line[4:] for line in skill.splitlines() if line.startswith("    ")]
+    # Pre-approved: exactly the command, in its two spellings, with any arguments.
+    assert "allowed-tools: Bash(%s:*), Bash(%s:*)\n" % (skill_command, skill_dir_command) in skill
+    # What Claude Code makes of the second spelling when it loads the skill.
+    skill_dir_command = skill_dir_command.replace("${CLAUDE_SKILL_DIR}", str(skill_file.parent))
 
     # The link is made from a subdirectory: it lands in the project, nothing nested.
     linked = subprocess.run([str(installed), "links", "add", "alice", "bob"], cwd=str(project / "src"),
@@ -177,8 +181,9 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
         turn("user", SID_ALICE, "Plan the cart refactor.", 1),
         turn("assistant", SID_ALICE, "Step one: move pricing into total().", 2)))
 
-    # 3. Bob's terminal, Claude Code started in a subdirectory of the project.
-    bob = world.terminal("bob", project / "src" / "cart", project_dir=project)
+    # 3. Bob's terminal, Claude Code started in a subdirectory of the project, which it
+    #    names as its project directory.
+    bob = world.terminal("bob", project / "src" / "cart")
     started = bob.run(hook_command, payload(world, SID_BOB, "startup", project / "src" / "cart"))
     out = claude_reads_hook_output(started)
     bob_context = out["hookSpecificOutput"]["additionalContext"]
@@ -239,7 +244,9 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     hand_off = ("# linked context from alice (alice)\n"
                 "## user\nNow fix the rounding bug bob found; use Decimal.\n"
                 "## assistant\nSwitched total() to Decimal; bob's three tests pass.\n").encode()
-    read = bob.run(skill_command)
+    read = bob.run(skill_command)  # $CLAUDE_PROJECT_DIR is his subdirectory: not found there
+    assert read.returncode == 127 and read.stdout == b""
+    read = bob.run(skill_dir_command)  # so, as the skill says, from the skill's folder
     assert (read.returncode, read.stdout, read.stderr) == (0, hand_off, b"")
     from_context_line = bob.run(bob_context.rsplit("run: ", 1)[1], cwd="/")
     assert (from_context_line.returncode, from_context_line.stdout, from_context_line.stderr) == (0, hand_off, b"")

@@ -316,9 +316,12 @@ def test_standalone_skill_is_cwd_proof_and_allows_exactly_its_command(tmp_path):
     for trigger in ("another agent", "terminal", "hand-off", "pick up", "what another agent said"):
         assert trigger in fields["description"]
     command = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
-    assert fields["allowed-tools"] == "Bash(%s:*)" % command
+    from_skill_dir = '"${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"'
+    assert fields["allowed-tools"] == "Bash(%s:*), Bash(%s:*)" % (command, from_skill_dir)
     body = text.split("---\n", 2)[2]
-    assert "    " + command + "\n" in body and "--cwd ." not in text
+    assert "    " + command + "\n" in body and "    " + from_skill_dir + "\n" in body and "--cwd ." not in text
+    # Three levels up from .claude/skills/termsprawl-context/ is the project.
+    assert os.path.normpath(os.path.join(str(tmp_path / SKILL_PATH), "..", "..", "..", "..")) == str(tmp_path)
     for option in ("--turns N", "--max-chars N", "--format markdown"):
         assert option in body
     agents = (tmp_path / ".termsprawl" / "AGENTS.md").read_text()

@@ -36,7 +36,12 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
+from termsprawl_context.store.subagents import (
+    is_subagent_record,
+    session_dir_of_subagent,
+    session_root_of,
+    subagent_tree,
+)
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import (
     is_hook_refusal,
@@ -49,7 +54,6 @@ from termsprawl_context.transcript.entry import (
     typed_texts,
 )
 from termsprawl_context.transcript.record import (
-    RecordUnreadable,
     decode_line,
     entry_at,
     go_quote,
@@ -61,7 +65,7 @@ from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+    from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
     from termsprawl_context.transcript.entry import Entry, ToolCall
 
@@ -130,7 +134,7 @@ HINT_ENVELOPE = (
 
 # The echo rule's classifier. FAILS CLOSED: set to None, every Bash result is an echo.
 # A module attribute so a test can swap it, as the reference's tests register theirs.
-command_echoes = echo.echoes_record  # type: Optional[Callable[[str], bool]]
+command_echoes: Optional[Callable[[str], bool]] = echo.echoes_record
 
 
 # --- refusals -------------------------------------------------------------------------------
@@ -232,7 +236,7 @@ def parse_source_type(name: str) -> Optional[str]:
 def parse_sources(text: str) -> List[str]:
     """A comma-separated pool list (``user,tool_result``), in the order written;
     NoSourceType names the first unknown one."""
-    sources = []  # type: List[str]
+    sources: List[str] = []
     for name in text.split(","):
         if parse_source_type(name) is None:
             raise NoSourceType("unknown source type %s (want %s)" % (go_quote(name), " or ".join(SOURCE_TYPES)))
@@ -326,7 +330,7 @@ def extract_answers(body: str) -> List[str]:
             pairs = pairs[:cut]
             break
     join = cc.ANSWER_JOIN
-    answers = []
+    answers: List[str] = []
     pos = 0
     while True:
         eq = pairs.find(join, pos)
@@ -418,7 +422,7 @@ def command_paths(command: str) -> List[str]:
     tokeniser: quotes group, ``\\x`` is x, ``#`` at a word's start comments)."""
     if not any(mark in command for mark in ("/", ".jsonl", ".output")):
         return []
-    words = []  # type: List[str]
+    words: List[str] = []
     word, in_word, quote = [], False, ""
     i, n = 0, len(command)
     while i < n:
@@ -477,7 +481,7 @@ def _under_projects(path: str) -> bool:
     return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
 
 
-_TRANSCRIPT_FILE_CACHE = {}  # type: Dict[Tuple[str, int, int], bool]
+_TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 
 
 def _reads_as_transcript(path: str) -> bool:
@@ -542,15 +546,15 @@ class Record(object):
     def __init__(self, path: str, entries: List[Entry]) -> None:
         self.path = path
         self.entries = entries
-        self.calls = {}  # type: Dict[str, _Call]
-        self.other_tool_ids = set()  # type: Set[str]
+        self.calls: Dict[str, _Call] = {}
+        self.other_tool_ids: Set[str] = set()
         for entry in entries:
             for call in tool_calls(entry):
                 if call.id:
                     self.calls[call.id] = _Call(call, entry.cwd)
                     if call.name != cc.TOOL_ASK_USER_QUESTION:
                         self.other_tool_ids.add(call.id)
-        self._citable = {}  # type: Dict[str, bool]
+        self._citable: Dict[str, bool] = {}
 
     def entry_at(self, line: int) -> Optional[Entry]:
         for entry in self.entries:
@@ -742,7 +746,7 @@ def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent
     every sub-agent record beneath it. Root's tree order, then line."""
     sources = list(sources) or [SOURCE_USER]
     records = citation_records(path, subagent)
-    matches = []  # type: List[Match]
+    matches: List[Match] = []
     if SOURCE_USER in sources:
         if not records.user_in:
             raise NoSessionRoot()
@@ -822,7 +826,7 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
     if reason == EXCLUDED_DELEGATION:
         return HINT_DELEGATION
     if reason == EXCLUDED_TASK_OUTPUT:
-        return HINT_TASK_OUTPUT % found.call.name  # type: ignore[union-attr]
+        return HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT
     if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
         return HINT_TRANSCRIPT
     if reason == EXCLUDED_ECHO:
@@ -868,7 +872,7 @@ def render_call(call: ToolCall) -> str:
 
 def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
     """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
-    parts = []  # type: List[str]
+    parts: List[str] = []
     if SOURCE_USER in pools and not not_the_person(entry):
         if entry.type == cc.TYPE_ATTACHMENT:
             prompt = queued_prompt(entry)
@@ -885,7 +889,7 @@ def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
 
 def entry_calls(record: Record, entry: Entry) -> str:
     """The call behind each genuine tool result on the entry, one line each."""
-    ids = []  # type: List[str]
+    ids: List[str] = []
     for tool_use_id, _ in tool_bodies(record, entry):
         if not ids or ids[-1] != tool_use_id:
             ids.append(tool_use_id)
@@ -904,8 +908,8 @@ def _check_request(req: CitationRequest) -> None:
 
 def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     _check_request(req)
-    hits = []  # type: List[Match]
-    pools = []  # type: List[str]
+    hits: List[Match] = []
+    pools: List[str] = []
     for pool in req.sources:
         try:
             found = search(pool)
@@ -981,15 +985,27 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
 
 def _session_may_contain(path: str, needle: Optional[bytes]) -> bool:
     """Whether any record the session search from ``path`` reads may hold the needle:
-    the caller's own, its root's (the user pool's) and every one beneath the root."""
+    the caller's own, its root's (the user pool's) and every one beneath the root. A
+    record under no ``subagents`` directory is its own root (or has none), so only its
+    own tree is read and its first entry need not be parsed to find out."""
     if needle is None:
         return True
     try:
-        records = citation_records(path)
+        if session_dir_of_subagent(path):
+            records = citation_records(path)
+            files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
+        else:
+            files = [path] + subagent_tree(path)
     except Refusal:
         return True
-    files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
-    return any(file_may_contain(p, needle) for p in files)
+    seen = set()
+    for name in files:
+        key = os.path.normpath(name)
+        if key not in seen:
+            seen.add(key)
+            if file_may_contain(name, needle):
+                return True
+    return False
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
@@ -1029,7 +1045,7 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
     Unreadable records are named when nothing resolves."""
     _check_request(req)
     needle = quote_needle(req.quote) if prefilter else None
-    unreadable = []  # type: List[str]
+    unreadable: List[str] = []
     for candidate in session_candidates(current, project_dir):
         if not _session_may_contain(candidate, needle):
             continue

@@ -269,8 +269,8 @@ def context_line(project: str, node_id: str, peers) -> Optional[str]:
             "(only when it helps the task), run: %s" % (node_id, ", ".join(peers), read_command(project, node_id)))
 
 
-def displaced_message(record: HookRecord) -> str:
-    old = record.displaced
+def displaced_message(record: HookRecord, old: Holder) -> str:
+    """The user's message when ``record`` took its node from the live session ``old``."""
     return ("termsprawl: node %s was already held by another live Claude Code session (process %d, transcript %s); "
             "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
             "its own %s (quit one and restart it with another id)." % (record.node_id, old.pid, old.path,
@@ -295,10 +295,12 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
     from termsprawl_context.workspace.links import peers_of
 
     title = done.node_id if done.source in (SOURCE_STARTUP, SOURCE_CLEAR) else None
-    message = displaced_message(done) if done.displaced is not None else None
-    output = session_start_output(system_message=message,
+    shown = warning = None  # type: Optional[str]
+    if done.displaced is not None:
+        shown = displaced_message(done, done.displaced)
+        warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid)
+    output = session_start_output(system_message=shown,
                                   additional_context=context_line(done.project, done.node_id,
                                                                   peers_of(done.project, done.node_id)),
                                   session_title=title)
-    warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid) if message else None
     return HookAnswer(done, output, warning)

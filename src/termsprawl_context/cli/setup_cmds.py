@@ -101,16 +101,17 @@ def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
     from termsprawl_context import hooks
 
+    usage = None
     try:
         args = parse(_hook_parser(), argv)
-    except UsageError as error:
-        args = error
-    if args is None:
-        return EXIT_OK
+        if args is None:
+            return EXIT_OK
+    except UsageError as error:  # told to the user like any other refusal, still exit 0
+        usage = error
 
     def record():
-        if isinstance(args, UsageError):
-            raise args
+        if usage is not None:
+            raise usage
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
             raise NoPayload()

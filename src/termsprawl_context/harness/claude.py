@@ -357,3 +357,21 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
         return
     for folder in folders:
         yield os.path.join(projects, folder, name), ""
+
+
+def current_session_path(
+    environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None
+) -> str:
+    """The running session's own record (the reference's CurrentSessionPath), or "": the
+    first of ``current_session_candidates`` that ``accept(path, session id, tree)``
+    takes (default: a regular file is there; the store's
+    ``identity.current_session_path`` adds the belongs-to checks), else
+    ``$TERMSPRAWL_TRANSCRIPT`` verbatim."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    for candidate, tree in current_session_candidates(environ, cwd):
+        if not os.path.isfile(candidate):
+            continue
+        if accept is None or accept(candidate, session_id, tree):
+            return candidate
+    return env.get(TRANSCRIPT_ENV) or ""

@@ -182,7 +182,7 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
 
 def running(signals: Iterable[AgentSignal]) -> Set[str]:
     """The agents launched with no LATER end: the fold of ``signals`` in order."""
-    alive = set()  # type: Set[str]
+    alive: Set[str] = set()
     for signal in signals:
         if signal.kind == LAUNCHED:
             alive.add(signal.agent_id)
@@ -192,12 +192,11 @@ def running(signals: Iterable[AgentSignal]) -> Set[str]:
 
 
 # --- reading ------------------------------------------------------------------------------
-def _decode(raw: bytes) -> Tuple[bool, Optional[Entry]]:
-    """(parsed, entry) of one non-blank line: parsed False when it is not JSON or not a
-    record (not an object, or a kept field of the wrong type)."""
+def _decode(raw: bytes) -> Optional[Entry]:
+    """The entry of one non-blank line, or None when it is not JSON or not a record
+    (not an object, or a kept field of the wrong type)."""
     value = decode_line(raw)
-    entry = decode_entry(value) if value is not None else None
-    return entry is not None, entry
+    return decode_entry(value) if value is not None else None
 
 
 def _open(path: str, opener: Optional[Callable]):
@@ -210,17 +209,17 @@ def _open(path: str, opener: Optional[Callable]):
 def background_agent_signals(path: str, opener: Optional[Callable] = None) -> List[AgentSignal]:
     """Every background-agent signal of the record at ``path``, in order. Every line is
     decoded: one that will not parse makes the answer unknown (SignalsUnknown)."""
-    signals = []  # type: List[AgentSignal]
-    awaited = set()  # type: Set[str]
+    signals: List[AgentSignal] = []
+    awaited: Set[str] = set()
     with _open(path, opener) as f:
         for raw in _lines(f, path):
             body = raw.strip()
             if not body:
                 continue
-            parsed, entry = _decode(body)
-            if not parsed:
+            entry = _decode(body)
+            if entry is None:
                 raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
-            fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
+            fold_entry(entry, awaited, signals)
     return signals
 
 
@@ -282,7 +281,7 @@ def background_agent_signals_since(path: str, cursor: Optional[AgentSignalCursor
                 offset, awaited, head, tail = 0, set(), b"", b""
         f.seek(offset)
         start = offset
-        signals = []  # type: List[AgentSignal]
+        signals: List[AgentSignal] = []
         first = bytearray()  # the first bytes read now: the head, when reading from near 0
         last = bytearray()  # the last bytes read now: the new tail window
         for raw in _lines(f, path):
@@ -308,10 +307,10 @@ def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSign
     if not body:
         return
     if any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
-        parsed, entry = _decode(body)
-        if not parsed:
+        entry = _decode(body)
+        if entry is None:
             raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
-        fold_entry(entry, awaited, signals)  # type: ignore[arg-type]
+        fold_entry(entry, awaited, signals)
         return
     # No signal can be on this line: only that it is JSON matters (a torn line is not).
     try:

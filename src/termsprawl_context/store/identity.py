@@ -22,13 +22,14 @@ from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tup
 
 from termsprawl_context.errors import EXIT_DEGRADED, EXIT_WRONG_RECORD, Refusal
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.jsonl import open_regular
+from termsprawl_context.jsonl import LineTooLong, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     NoTranscriptPath,
-    TranscriptReadError,
     RecordUnreadable,
+    TranscriptOpenError,
+    TranscriptReadError,
     decode_line,
     entry_at,
     iter_raw_lines,
@@ -543,8 +544,6 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
 
     ``clean`` remembers the files already read through once with no long line and no
     escape: a later search of one (the walk's next hop) only looks for the needles."""
-    from termsprawl_context.transcript.record import TranscriptOpenError
-
     try:
         f = open_regular(path)
     except OSError as exc:
@@ -562,13 +561,20 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
 
 
 def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
-    import mmap
-
-    size = os.fstat(f.fileno()).st_size
-    if not size or not needles:
+    """Whether a needle is in the rest of ``f``, stopping at the first found. Read, not
+    mapped: a file truncated under a mapping would kill the process (SIGBUS)."""
+    if not needles:
         return False
-    with mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ) as mapped:
-        return any(mapped.find(n) >= 0 for n in needles)
+    overlap = max(len(n) for n in needles) - 1
+    tail = b""
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            return False
+        window = tail + chunk[:overlap]
+        if any(n in chunk or n in window for n in needles):
+            return True
+        tail = chunk[-overlap:] if overlap else b""
 
 
 def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]:
@@ -605,8 +611,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]
 
 
 def _too_long(path: str, chunk: int) -> TranscriptReadError:
-    from termsprawl_context.jsonl import LineTooLong
-
     return TranscriptReadError(path, LineTooLong(
         "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
 
@@ -739,23 +743,19 @@ def stable_session_id(project_dir: str, path: str) -> str:
 def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
     """The current session's own transcript, from the environment, or "".
 
-    The harness answers first (``harness.claude.current_session_candidates``: the
-    session id it sets, looked for under the project dir of ``cwd`` and each of its
-    ancestors, then under every project dir): a candidate is taken when it is a regular
-    file whose records do not name another session and, for a directory-derived one,
-    were written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``,
-    verbatim (a tool a hook started gets the hook's record there)."""
-    env = os.environ if environ is None else environ
-    session_id = (env.get(cc.SESSION_ID_ENV) or "").strip()
-    for candidate, tree in cc.current_session_candidates(environ, cwd):
-        if not os.path.isfile(candidate):
-            continue
-        if not belongs_to_session(candidate, session_id):
-            continue
-        if tree and not belongs_to_tree(candidate, tree):
-            continue
-        return candidate
-    return env.get(cc.TRANSCRIPT_ENV) or ""
+    The harness answers first (``harness.claude.current_session_path``: the session id
+    it sets, looked for under the project dir of ``cwd`` and each of its ancestors,
+    then under every project dir): a candidate is taken when it is a regular file
+    whose records do not name another session and, for a directory-derived one, were
+    written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``, verbatim
+    (a tool a hook started gets the hook's record there)."""
+    return cc.current_session_path(environ, cwd, _is_current_session)
+
+
+def _is_current_session(candidate: str, session_id: str, tree: str) -> bool:
+    if not belongs_to_session(candidate, session_id):
+        return False
+    return not tree or belongs_to_tree(candidate, tree)
 
 
 def project_dir_of_record(path: str) -> str:

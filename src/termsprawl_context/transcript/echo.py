@@ -120,8 +120,8 @@ class _Simple(object):
     __slots__ = ("words", "reads")
 
     def __init__(self) -> None:
-        self.words = []  # type: List[str]
-        self.reads = []  # type: List[str]
+        self.words: List[str] = []
+        self.reads: List[str] = []
 
 
 def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:

@@ -40,7 +40,7 @@ from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+    from typing import Any, Dict, Iterable, List, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -595,7 +595,7 @@ def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = Fals
     none of the entries offered is ExpressionNeverRan; one that produced a non-boolean
     is ExpressionNotBoolean; one that will not compile is QueryCompileError."""
     expression = compile_where(where) if where else None
-    kept = []  # type: List[Entry]
+    kept: List[Entry] = []
     offered = evaluated = 0
     for entry in entries:
         if entry.is_sidechain and not include_sidechains:

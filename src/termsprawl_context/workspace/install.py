@@ -53,7 +53,14 @@ _CLAUDE_IGNORING_LINES = frozenset((SETTINGS_LOCAL_NAME, "/" + SETTINGS_LOCAL_NA
 
 SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
 HOOK_EVENT = "SessionStart"
-HOOK_COMMAND = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
+# Claude Code started in a subdirectory may read the project's local settings yet name
+# the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
+# there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
+HOOK_COMMAND = ('d="${CLAUDE_PROJECT_DIR:-$PWD}"; '
+                'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
+                'exec "$d/.termsprawl/bin/termsprawl-context" hook')
+# Commands earlier versions registered: an entry running one of them is ours too.
+LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 HOOK_TIMEOUT = 10
 HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
 
@@ -308,7 +315,8 @@ def has_our_hook(entries: List[Any]) -> bool:
     """Some SessionStart entry already runs our command (whatever its matcher or timeout)."""
     for entry in entries:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") == HOOK_COMMAND for h in hooks):
+        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS
+                                           for h in hooks):
             return True
     return False
 
