@@ -25,6 +25,7 @@ import time.
 
 from __future__ import annotations
 
+import io  # already loaded by the interpreter for its own streams: free to import
 import os
 import sys
 
@@ -75,13 +76,13 @@ class StdoutFailed(OSError):
     stdout closed before the command started, an I/O error)."""
 
 
-class _GuardedStdout(object):
+class _GuardedStdout(io.RawIOBase):
     """The raw stdout under the interpreter's buffer: a failed write becomes
     StdoutFailed, so it is told from every other OSError (a transcript's read error)."""
 
     def __init__(self, fd: int) -> None:
+        super().__init__()
         self._fd = fd
-        self.closed = False
 
     def write(self, data: Any) -> int:
         try:
@@ -94,26 +95,15 @@ class _GuardedStdout(object):
     def fileno(self) -> int:
         return self._fd
 
-    def readable(self) -> bool:
-        return False
-
     def writable(self) -> bool:
         return True
-
-    def seekable(self) -> bool:
-        return False
 
     def isatty(self) -> bool:
         return os.isatty(self._fd)
 
-    def flush(self) -> None:
-        pass
-
     def close(self) -> None:
-        self.closed = True
-
-    def readinto(self, b: Any) -> int:
-        raise OSError("stdout is not readable")
+        # The descriptor is the process's stdout: it outlives this wrapper.
+        io.RawIOBase.close(self)
 
 
 class _ClosedStdout(object):
@@ -189,16 +179,14 @@ def guard_standard_streams() -> None:
         return
     if sys.stdout is not sys.__stdout__:
         return
-    import io
-
     try:
         fd = sys.stdout.fileno()
         old = sys.stdout
         old.flush()
         raw = _GuardedStdout(fd)
-        buffered = io.BufferedWriter(raw)  # type: ignore[arg-type]
+        buffered = io.BufferedWriter(raw)
         sys.stdout = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
-                                      line_buffering=old.line_buffering, write_through=False)
+                                      line_buffering=bool(old.line_buffering), write_through=False)
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass
 
