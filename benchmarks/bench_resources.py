@@ -14,7 +14,6 @@ peak under 64 MB (issue 13). A row also names the wall time, for scale only.
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path

@@ -307,7 +307,7 @@ def test_two_longest_ids_can_be_linked_and_short_pairs_keep_their_name(project):
     name = os.path.basename(path)
     assert len(name.encode()) <= links.MAX_FILE_NAME_BYTES and name.startswith(links.HASHED_NAME_PREFIX)
     assert links.link_file_path(str(project), a, b) == path
-    assert [(l.a, l.b) for l in links.list_links(str(project))] == [(a, b)]
+    assert [(link.a, link.b) for link in links.list_links(str(project))] == [(a, b)]
     assert links.peers_of(str(project), a) == [b]
     assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
     assert links.link_file_name("aaa", "bbb") == "aaa--bbb.json"
