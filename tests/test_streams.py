@@ -136,3 +136,22 @@ def test_a_pipe_closed_early_is_quiet(pyz, project):
     err = proc.stderr.read()
     proc.wait(timeout=60)
     assert proc.returncode == 0 and err == b""
+
+
+def test_untrusted_text_in_a_diagnostic_cannot_split_or_forge_its_line(pyz, tmp_path):
+    """Found by the long fuzz: a payload's cwd holding a carriage return or newline
+    made the hook's one stderr line two, the second unprefixed (or forged)."""
+    from termsprawl_context._output import one_line
+
+    assert one_line("a\rb\nc\td\x1b[2J\x7f é") == "a\\rb\\nc\td\\x1b[2J\\x7f é"
+    assert one_line("plain é \u2028") == "plain é \u2028"
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "store" / "x.jsonl"),
+                          "cwd": "/no\r\ntermsprawl-context: forged"}).encode()
+    (tmp_path / "store").mkdir()
+    proc = subprocess.run([sys.executable, str(pyz), "hook", "--projects-dir", str(tmp_path / "store")], input=payload,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                          env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C",
+                               "TERMSPRAWL_NODE_ID": "n1"})
+    assert proc.returncode == 0
+    assert proc.stderr.count(b"\n") == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
+    assert b"\\r\\n" in proc.stderr

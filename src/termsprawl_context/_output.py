@@ -255,10 +255,26 @@ def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
             _point_at_devnull(target)
 
 
+def one_line(message: str) -> str:
+    """``message`` with its control characters (a newline or carriage return from a
+    payload's path, a terminal escape) spelled ``\\n``, ``\\r``, ``\\x1b``: untrusted
+    text quoted in a diagnostic can neither split its one line nor forge another."""
+    if message.isprintable() or not any(ch < " " or ch == "\x7f" for ch in message):
+        return message
+    return message.translate(_control_escapes())
+
+
+def _control_escapes() -> dict:
+    table = {code: "\\x%02x" % code for code in list(range(32)) + [0x7F]}
+    table.update({ord("\n"): "\\n", ord("\r"): "\\r"})
+    del table[ord("\t")]  # a tab splits no line
+    return table
+
+
 def warn(message: str, stream: Optional[TextIO] = None) -> None:
     """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed
-    stream is ignored."""
-    write_diagnostic(MESSAGE_PREFIX + message + "\n", stream)
+    stream is ignored. Control characters in the message are escaped (``one_line``)."""
+    write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
 def error_line(message: str) -> None:
