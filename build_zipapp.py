@@ -6,14 +6,31 @@
     python3 build_zipapp.py --check [PATH]  exit 1, naming the difference, unless PATH
                                             (default the dist/ copy) equals a fresh build
 
-shiv (build time only, pinned) packs ``src/termsprawl_context`` into ``site-packages/`` of
-an archive. We then repack that archive deterministically and swap shiv's ``__main__.py``
-for LAUNCHER, dropping shiv's run-time bootstrap: it would extract into ``~/.shiv`` and
-import fcntl on every run, while zipimport runs the code straight from the zip with no
-writes anywhere (measurements: shared/reference/shiv-packaging.md).
+    python3 build_zipapp.py --python PY ... compile bytecode only with these interpreters
+
+What the artifact holds: the package's source under ``site-packages/``, and its
+bytecode for each CPython 3.8-3.13 found on the build machine under
+``bytecode/<cache tag>/`` (``cpython-311``: sourceless, hash-based unchecked ``.pyc``,
+compiled with ``PYTHONHASHSEED=0`` and a fixed file name, so the bytes depend only on the
+source and the interpreter's version). The launcher puts the directory of the running
+interpreter's cache tag on ``sys.path`` when the build carried it, else the source:
+zipimport never writes bytecode, so without this every start compiles every module it
+imports (a third of a start). A build on a machine with fewer interpreters carries
+fewer directories; those versions then run the source: the same behaviour, slower to
+start, and a different artifact (``--check`` names the missing members).
+
+What shiv contributes, truthfully: very little. shiv (build time only, pinned) copies the
+staged source into ``site-packages/`` of a zip; ``repack`` then reads those members back
+and writes every byte of the artifact itself (order, times, modes, our launcher and the
+bytecode). shiv's run-time bootstrap, its ``environment.json`` and its ``__main__.py`` are
+dropped: the bootstrap would extract into ``~/.shiv`` and import fcntl on every run, while
+zipimport runs the code straight from the zip with no writes anywhere (measurements:
+shared/reference/shiv-packaging.md). shiv stays as the project's chosen, pinned packer;
+the build would work the same with ``zipfile`` alone.
 """
 
 import argparse
+import glob
 import importlib.util
 import io
 import os
@@ -40,20 +57,55 @@ ARTIFACT_MODE = 0o755
 ZIP_FILE_ATTR = (0o100000 | FILE_MODE) << 16  # a regular file, rw-r--r--
 ZIP_UNIX = 3  # "made by" system: Unix, so the mode bits above mean something
 
+# The CPython versions whose bytecode the artifact carries when their interpreter is found.
+BYTECODE_VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+BYTECODE_DIR = "bytecode/"
+
 # Our __main__.py. It must parse on Python 2.7 so that old interpreters print the one
 # line instead of a SyntaxError, and it takes its path from __file__ (not sys.path[0])
 # so `python3 -I`, `-P`, a rename or a symlink all find site-packages in the zip.
-LAUNCHER = b'''\
+_LAUNCHER = '''\
 # termsprawl-context: run straight from this zip (zipimport): no extraction, no writes.
 import sys
 if sys.version_info < (3, 8):
     sys.stderr.write("termsprawl-context: needs Python 3.8 or newer\\n")
     sys.exit(1)
 import os
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "site-packages"))
+here = os.path.dirname(os.path.abspath(__file__))
+# Bytecode compiled for this interpreter at build time, else the source.
+tag = getattr(sys.implementation, "cache_tag", None)
+if tag in (%s):
+    sys.path.insert(0, os.path.join(here, "bytecode", tag))
+else:
+    sys.path.insert(0, os.path.join(here, "site-packages"))
 from termsprawl_context.cli import main
 sys.exit(main())
 '''
+
+
+def launcher(tags=()):
+    """Our ``__main__.py`` for an artifact carrying bytecode for ``tags``."""
+    listed = "".join('"%s", ' % tag for tag in sorted(tags))
+    return (_LAUNCHER % listed.strip()).encode("ascii")
+
+
+LAUNCHER = launcher()  # the launcher of a source-only artifact
+
+# Run by each interpreter: compile every module of the staged package (argv[1]) to a
+# legacy-layout .pyc under argv[2], then print the interpreter's cache tag.
+_COMPILE = r"""
+import os, py_compile, sys
+src, out = sys.argv[1], sys.argv[2]
+for root, dirs, files in os.walk(src):
+    dirs.sort()
+    for name in sorted(files):
+        if not name.endswith(".py"):
+            continue
+        rel = os.path.relpath(os.path.join(root, name), src).replace(os.sep, "/")
+        py_compile.compile(os.path.join(root, name), cfile=os.path.join(out, rel + "c"), dfile=rel,
+                           doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+sys.stdout.write(sys.implementation.cache_tag)
+"""
 
 
 class BuildError(Exception):
@@ -66,15 +118,22 @@ class ShivMissing(BuildError):
     exit_code = 2
 
 
-def build(output, src=SRC):
-    """Write the artifact built from ``src/termsprawl_context`` to ``output`` (mode 755)."""
+def build(output, src=SRC, pythons=None):
+    """Write the artifact built from ``src/termsprawl_context`` to ``output`` (mode 755),
+    with bytecode from ``pythons`` (default: ``find_pythons()``). Returns the cache
+    tags it carries bytecode for."""
     output = Path(output)
     with tempfile.TemporaryDirectory(prefix="termsprawl-build-") as tmp:
         stage = Path(tmp) / "stage"
         _stage(Path(src) / PACKAGE, stage / PACKAGE)
         packed = Path(tmp) / "shiv.pyz"
         _run_shiv(stage, packed)
-        data = repack(packed.read_bytes())
+        bytecode = {}
+        for python in (find_pythons() if pythons is None else pythons):
+            tag, members = compile_with(python, stage, Path(tmp) / ("pyc-%d" % len(bytecode)))
+            if tag not in bytecode:  # the first interpreter of a version wins: a fixed order
+                bytecode[tag] = members
+        data = repack(packed.read_bytes(), bytecode)
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(".%s.%d.tmp" % (output.name, os.getpid()))
     try:
@@ -84,6 +143,58 @@ def build(output, src=SRC):
     finally:
         if partial.exists():
             partial.unlink()
+    return sorted(bytecode)
+
+
+def find_pythons():
+    """One real CPython binary per version in BYTECODE_VERSIONS that this machine has,
+    looked for as .ci/run does (pyenv's versions, then /usr/bin, /usr/local/bin; never
+    a pyenv shim), in a fixed order so a machine always picks the same one."""
+    roots = [os.environ.get("PYENV_ROOT"), os.path.expanduser("~/.pyenv")]
+    found = []
+    for version in BYTECODE_VERSIONS:
+        candidates = []
+        for root in dict.fromkeys(r for r in roots if r):
+            candidates += sorted(glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python3")),
+                                 key=_version_key, reverse=True)
+        candidates += ["/usr/bin/python" + version, "/usr/local/bin/python" + version]
+        for path in candidates:
+            if os.access(path, os.X_OK) and _is_cpython(path, version):
+                found.append(path)
+                break
+    return found
+
+
+def _version_key(path):
+    """3.11.10 after 3.11.9: the numbers in a pyenv version directory's name."""
+    name = Path(path).parent.parent.name
+    return [int(part) if part.isdigit() else -1 for part in name.split(".")]
+
+
+def _is_cpython(path, version):
+    probe = "import platform, sys; sys.stdout.write('%s %d.%d' % (platform.python_implementation(), sys.version_info[0], sys.version_info[1]))"
+    try:
+        done = subprocess.run([path, "-I", "-S", "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and done.stdout.decode("ascii", "replace") == "CPython " + version
+
+
+def compile_with(python, stage, out):
+    """(cache tag, {zip member name: .pyc bytes}) of the staged package compiled by
+    ``python``. PYTHONHASHSEED=0 makes sets of constants marshal in one order."""
+    env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C"}
+    done = subprocess.run([str(python), "-S", "-c", _COMPILE, str(stage), str(out)], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BuildError("%s could not compile the package: %s" % (python, detail[-1] if detail else "no output"))
+    tag = done.stdout.decode("ascii").strip()
+    members = {}
+    for path in sorted(Path(out).rglob("*.pyc")):
+        members[BYTECODE_DIR + tag + "/" + path.relative_to(out).as_posix()] = path.read_bytes()
+    return tag, members
 
 
 def _stage(package, stage):
@@ -129,16 +240,19 @@ def _shiv_version():
         return "unknown"
 
 
-def repack(shiv_archive):
-    """The artifact's bytes from a shiv archive's: its ``site-packages/`` members plus our
-    launcher, sorted, stored, with fixed times and modes, after our shebang. Depends on
-    nothing but the member names and contents (not on the build's Python or clock)."""
+def repack(shiv_archive, bytecode=None):
+    """The artifact's bytes from a shiv archive's: its ``site-packages/`` members, the
+    ``bytecode`` members ({cache tag: {name: bytes}}) and our launcher, sorted, stored,
+    with fixed times and modes, after our shebang. Depends on nothing but the member
+    names and contents (not on the build's Python or clock)."""
     with zipfile.ZipFile(io.BytesIO(shiv_archive)) as shiv:
         members = {i.filename: shiv.read(i) for i in shiv.infolist()
                    if i.filename.startswith(SITE_PACKAGES) and not i.is_dir()}
     if not members:
         raise BuildError("shiv's archive has no %s members" % SITE_PACKAGES)
-    members["__main__.py"] = LAUNCHER
+    for tagged in (bytecode or {}).values():
+        members.update(tagged)
+    members["__main__.py"] = launcher(bytecode or ())
     out = io.BytesIO()
     out.write(SHEBANG)
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
@@ -195,7 +309,15 @@ def _meta(info):
     return "time=%s mode=%o method=%d" % ("-".join(map(str, info.date_time)), info.external_attr >> 16, info.compress_type)
 
 
-def check(path):
+def _warn_missing(tags):
+    missing = [v for v in BYTECODE_VERSIONS if "cpython-" + v.replace(".", "") not in tags]
+    if missing:
+        sys.stderr.write("build_zipapp: warning: no bytecode for Python %s (no such interpreter found): "
+                         "those versions will run the source, and this is not the artifact a machine "
+                         "with all of them builds\n" % ", ".join(missing))
+
+
+def check(path, pythons=None):
     """Lines naming how the artifact at ``path`` differs from a fresh build; empty when equal."""
     try:
         actual = Path(path).read_bytes()
@@ -203,7 +325,7 @@ def check(path):
         return ["cannot read it (%s)" % (exc.strerror or exc)]
     with tempfile.TemporaryDirectory(prefix="termsprawl-check-") as tmp:
         fresh = Path(tmp) / "fresh.pyz"
-        build(fresh)
+        build(fresh, pythons=pythons)
         return differences(fresh.read_bytes(), actual)
 
 
@@ -221,13 +343,18 @@ def main(argv=None):
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT, help="where to write the artifact")
     parser.add_argument("--check", nargs="?", type=Path, const=DEFAULT_OUTPUT, metavar="PATH",
                         help="compare PATH (default %s) with a fresh build" % _shown(DEFAULT_OUTPUT))
+    parser.add_argument("--python", action="append", metavar="PY",
+                        help="compile bytecode with this interpreter (repeatable; default: every "
+                             "CPython %s-%s found)" % (BYTECODE_VERSIONS[0], BYTECODE_VERSIONS[-1]))
     args = parser.parse_args(argv)
     try:
         if args.check is None:
-            build(args.output)
-            print("build_zipapp: wrote %s (%d bytes)" % (_shown(args.output), args.output.stat().st_size))
+            tags = build(args.output, pythons=args.python)
+            print("build_zipapp: wrote %s (%d bytes; bytecode for %s)" % (
+                _shown(args.output), args.output.stat().st_size, ", ".join(tags) or "no interpreter"))
+            _warn_missing(tags)
             return 0
-        problems = check(args.check)
+        problems = check(args.check, args.python)
     except BuildError as exc:
         sys.stderr.write("build_zipapp: %s\n" % exc)
         return exc.exit_code

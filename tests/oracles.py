@@ -42,7 +42,9 @@ def scan_head_oracle(lines, session_id=""):
                 branch = entry.git_branch  # the branch the session started on
         if not first_ts:
             first_ts = entry.timestamp
-    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
 
 
 class _Window:

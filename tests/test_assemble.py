@@ -18,7 +18,10 @@ from termsprawl_context.store.assemble import (
     assemble,
     assemble_file,
 )
+from termsprawl_context.store import chunks
+from termsprawl_context.store.chunks import MAX_LINE_BYTES
 from termsprawl_context.store.locate import SessionNotFound
+from termsprawl_context.transcript import parse as parse_mod
 
 PREFIX = "termsprawl-context: "
 
@@ -28,7 +31,10 @@ PREFIX = "termsprawl-context: "
 
 def _freeze(value):
     # The seed keyed a dict by the raw uuid value (and crashed on arrays and objects);
-    # compare those by value instead.
+    # compare those by value instead, and a boolean never as the number it equals in
+    # Python (issue 13, item 11: `true` and `1` are two messages).
+    if isinstance(value, bool):
+        return ("bool", value)
     if isinstance(value, list):
         return ("[]", tuple(_freeze(v) for v in value))
     if isinstance(value, dict):
@@ -48,6 +54,8 @@ def oracle(data):
         text = raw.decode("utf-8", "replace").strip()
         if not text:
             continue
+        if len(raw) > MAX_LINE_BYTES:
+            continue  # over the bound: unreadable, like junk
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):
@@ -57,11 +65,14 @@ def oracle(data):
         uuid = obj.get("uuid")
         if uuid is None:
             continue
+        try:
+            key = _freeze(uuid)
+        except RecursionError:
+            continue  # too deep to key: junk
         idx += 1
         ts = obj.get("timestamp")
         if not isinstance(ts, str):
             ts = ""
-        key = _freeze(uuid)
         if key in by_uuid:
             by_uuid[key][0] = ts
             by_uuid[key][2] = text
@@ -245,7 +256,50 @@ def test_unhashable_uuids_do_not_raise(tmp_path):
     ])
     printed, _ = run_file(path)
     assert printed == oracle(path.read_bytes())[0]
-    assert len(printed) == 3
+    assert [json.loads(line)["uuid"] for line in printed] == [1, True, {"k": [1]}, [1, {"a": 2}]]
+
+
+@pytest.mark.parametrize("pair, messages", [((True, 1), 2), ((False, 0), 2), (([True], [1]), 2),
+                                            (({"a": False}, {"a": 0}), 2), ((1, 1.0), 1)])
+def test_true_and_1_are_two_messages_but_1_and_1_0_are_one(tmp_path, pair, messages):
+    path = write_lines(tmp_path / "t.jsonl", [msg(pair[0], "1"), msg(pair[1], "2")])
+    printed, _ = run_file(path)
+    assert printed == oracle(path.read_bytes())[0]
+    # JSON has one number type (1 and 1.0 are one value, kept last); booleans are not numbers.
+    assert len(printed) == messages
+
+
+@pytest.mark.parametrize("depth", [450, 2000, 100000])
+def test_a_deeply_nested_uuid_is_a_key_or_junk_never_a_crash(tmp_path, monkeypatch, depth):
+    # 450 levels parse on every version (issue 13, item 5: they were a RecursionError when
+    # keyed); deeper than the JSON parser's own guard (which differs between versions)
+    # is junk.
+    monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)  # the helper process too
+    deep = b'{"type":"user","uuid":' + b"[" * depth + b"]" * depth + b',"timestamp":"0"}'
+    try:
+        json.loads(deep)
+        messages = ["deep", "a", "b"]
+    except RecursionError:
+        messages = ["a", "b"]
+    if depth == 450:
+        assert messages == ["deep", "a", "b"]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(json.dumps(msg("a", "1")).encode() + b"\n" + deep + b"\n" + json.dumps(msg("b", "2")).encode() + b"\n")
+    for jobs in (1, 2):
+        out = io.BytesIO()
+        assert assemble_file(str(path), out, io.StringIO(), jobs=jobs) == len(messages)
+        uuids = [json.loads(line)["uuid"] for line in out.getvalue().splitlines()]
+        assert ["deep" if isinstance(u, list) else u for u in uuids] == messages
+
+
+def test_a_line_over_the_bound_is_skipped_and_never_held(tmp_path, monkeypatch):
+    monkeypatch.setattr(chunks, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(chunks, "BLOCK_SIZE", 256)
+    big = json.dumps(msg("big", "0", pad="x" * 2000)).encode()
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(json.dumps(msg("a", "1")).encode() + b"\n" + big + b"\n" + json.dumps(msg("b", "2")).encode())
+    printed, _ = run_file(path)
+    assert [json.loads(line)["uuid"] for line in printed] == ["a", "b"]
 
 
 def test_canonical_uuids_and_their_variants_stay_distinct(tmp_path):
@@ -337,7 +391,7 @@ def test_assemble_locates_then_prints(tmp_path):
 
 def test_assemble_reports_a_located_file_that_vanished(tmp_path, monkeypatch):
     gone = str(tmp_path / "gone.jsonl")
-    monkeypatch.setattr(assemble_mod, "locate_or_refuse", lambda uuid, projects, err=None: gone)
+    monkeypatch.setattr(assemble_mod, "locate_or_refuse", lambda uuid, projects, err=None, jobs=None: gone)
     with pytest.raises(TranscriptVanished) as caught:
         assemble("x", str(tmp_path), io.BytesIO(), io.StringIO())
     assert caught.value.exit_code == 1
@@ -430,3 +484,27 @@ def test_fuzzed_files_match_the_oracle_and_never_raise(tmp_path, lines, final_ne
     expected, notes = oracle(data)
     assert printed == expected
     assert "".join(notes) == "".join(line + "\n" for line in err.splitlines() if "isSidechain" in line)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(raw_lines, max_size=30), st.booleans(), st.integers(2, 3))
+def test_two_or_three_processes_print_what_one_prints(tmp_path, monkeypatch, lines, final_newline, jobs):
+    monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
+    data = b"\n".join(line.replace(b"\n", b" ") for line in lines) + (b"\n" if final_newline else b"")
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(data)
+    runs = []
+    for n in (1, jobs):
+        parse_mod._drift_warned.clear()
+        out, err = io.BytesIO(), io.StringIO()
+        count = assemble_file(str(path), out, err, jobs=n)
+        runs.append((count, out.getvalue(), err.getvalue()))
+    assert runs[1] == runs[0]
+
+
+@pytest.mark.parametrize("path", sorted(corpus_files(), key=lambda p: p.stat().st_size)[-4:], ids=lambda p: p.name[-40:])
+def test_corpus_files_in_two_processes(path, monkeypatch):
+    monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
+    one, two = io.BytesIO(), io.BytesIO()
+    assert assemble_file(str(path), one, io.StringIO(), jobs=1) == assemble_file(str(path), two, io.StringIO(), jobs=2)
+    assert one.getvalue() == two.getvalue()

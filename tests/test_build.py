@@ -211,22 +211,62 @@ def test_artifact_layout(pyz):
     with zipfile.ZipFile(str(pyz)) as archive:
         infos = archive.infolist()
         names = [i.filename for i in infos]
-        assert archive.read("__main__.py") == build_zipapp.LAUNCHER
+        tags = sorted({n.split("/")[1] for n in names if n.startswith("bytecode/")})
+        assert archive.read("__main__.py") == build_zipapp.launcher(tags)
     assert names == sorted(names)
     assert "site-packages/termsprawl_context/cli/__init__.py" in names
-    assert [n for n in names if n != "__main__.py" and not n.startswith("site-packages/")] == []
-    assert not [n for n in names if n.endswith((".pyc", "/")) or "__pycache__" in n]
+    assert [n for n in names if n != "__main__.py" and not n.startswith(("site-packages/", "bytecode/"))] == []
+    assert not [n for n in names if n.endswith("/") or "__pycache__" in n]
+    sources = sorted(n[len("site-packages/"):] for n in names if n.startswith("site-packages/"))
+    assert all(n.endswith(".py") for n in sources)
+    for tag in tags:  # each tag: exactly one .pyc per source module, beside nothing else
+        compiled = sorted(n[len("bytecode/%s/" % tag):] for n in names if n.startswith("bytecode/%s/" % tag))
+        assert compiled == [n + "c" for n in sources]
     for info in infos:
         assert info.date_time == (1980, 1, 1, 0, 0, 0)
         assert info.compress_type == zipfile.ZIP_STORED
         assert info.external_attr >> 16 == 0o100644
 
 
-def test_launcher_parses_as_python_2():
+@pytest.mark.parametrize("tags", [(), ("cpython-311",), ("cpython-38", "cpython-313")])
+def test_launcher_parses_as_python_2(tags):
     # Compiled here as a smoke check; the real proof is the 2.7 run below when present.
-    compile(build_zipapp.LAUNCHER, "__main__.py", "exec")
-    assert all(b < 128 for b in build_zipapp.LAUNCHER)
-    assert b"f\"" not in build_zipapp.LAUNCHER and b"print(" not in build_zipapp.LAUNCHER
+    text = build_zipapp.launcher(tags)
+    compile(text, "__main__.py", "exec")
+    assert all(b < 128 for b in text)
+    assert b"f\"" not in text and b"print(" not in text
+
+
+@pytest.mark.parametrize("version", MODERN)
+def test_each_interpreter_found_runs_its_own_bytecode(pyz, empty_home, version):
+    python = find_python(version)
+    if python is None:
+        pytest.skip("no Python %s on this machine" % version)
+    tag = "cpython-" + version.replace(".", "")
+    with zipfile.ZipFile(str(pyz)) as archive:
+        assert "bytecode/%s/termsprawl_context/cli/__init__.pyc" % tag in archive.namelist()
+    done = run([python, "-v", pyz, "--version"], env=clean_env(home=empty_home))
+    assert done.returncode == 0
+    loaded = [l for l in done.stderr.splitlines() if l.startswith((b"import termsprawl_context", b"import 'termsprawl_context"))]
+    assert loaded and all(b"/bytecode/%s/" % tag.encode() in l for l in loaded)
+
+
+def test_a_build_with_fewer_interpreters_runs_the_source_on_the_others(pyz, tmp_path, empty_home):
+    only = tmp_path / "only-this.pyz"
+    tags = build_zipapp.build(only, pythons=[os.path.realpath(sys.executable)])
+    assert tags == [sys.implementation.cache_tag]
+    others = [find_python(v) for v in MODERN if "cpython-" + v.replace(".", "") != tags[0]]
+    others = [p for p in others if p]
+    if not others:
+        pytest.skip("no second Python version on this machine")
+    done = run([others[0], "-v", only, "--version"], env=clean_env(home=empty_home))
+    assert done.returncode == 0 and done.stdout.startswith(b"termsprawl-context ")
+    loaded = [l for l in done.stderr.splitlines() if l.startswith((b"import termsprawl_context", b"import 'termsprawl_context"))]
+    assert loaded and all(b"/site-packages/" in l for l in loaded)
+    # And it is not the artifact a machine with more interpreters builds.
+    found = build_zipapp.differences(pyz.read_bytes(), only.read_bytes())
+    if len(build_zipapp.find_pythons()) > 1:
+        assert any(line.startswith("missing member bytecode/") for line in found)
 
 
 # --- running it ----------------------------------------------------------------------------------

@@ -449,15 +449,18 @@ def test_large_and_small_payloads_get_the_same_verdict(tmp_path):
 
 
 def test_a_summary_title_is_cut_to_the_title_bound():
-    from termsprawl_context.store import session_meta as sessions
+    from termsprawl_context.store import session_meta
+    from termsprawl_context.transcript import titles as title_rules
+    from termsprawl_context.transcript.text import truncate_utf8
 
-    head = sessions.HeadFacts(summary="é" * 5000)
-    meta = sessions.combine(head, sessions.TailFacts())
-    assert meta.title_source == sessions.TITLE_SUMMARY
-    assert len(meta.title.encode("utf-8")) <= sessions.TITLE_MAX_BYTES
-    assert meta.title == sessions.truncate_utf8("é" * 5000, sessions.TITLE_MAX_BYTES)  # as the other titles
+    head = session_meta.HeadFacts(summary="é" * 5000)
+    meta = session_meta.combine(head, session_meta.TailFacts())
+    assert meta.title_source == title_rules.TITLE_SUMMARY
+    assert len(meta.title.encode("utf-8")) <= title_rules.TITLE_MAX_BYTES
+    assert meta.title == truncate_utf8("é" * 5000, title_rules.TITLE_MAX_BYTES)  # as the other titles
     assert meta.title.startswith("é" * 2000)
     assert meta.summary == "é" * 5000  # the summary itself is the seed's, whole
+    assert title_rules.choose_title(linked_summary="x" * 9000).text == truncate_utf8("x" * 9000, 4096)
 
 
 def test_pick_members_finds_keys_among_dense_runs():

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import SRC
 from termsprawl_context import jsonl
 from termsprawl_context.store import locate as locate_mod
+from termsprawl_context.transcript import parse as parse_mod
 from termsprawl_context.store.locate import (
     SessionNotFound,
     UuidSpellings,
@@ -71,11 +72,23 @@ def oracle(uuid, projects_dir):
 
 
 def both(uuid, store):
-    err = io.StringIO()
-    fast = locate(uuid, str(store), err)
+    """The fast path in one process and in two, and the seed's scan, against the oracle;
+    the two fast runs must also warn alike."""
+    runs = []
+    for jobs in (1, 2):
+        parse_mod._drift_warned.clear()
+        err = io.StringIO()
+        saved = locate_mod.PARALLEL_MIN_BYTES
+        locate_mod.PARALLEL_MIN_BYTES = 0  # a helper process even for a tiny store
+        try:
+            runs.append((locate(uuid, str(store), err, jobs=jobs), err.getvalue()))
+        finally:
+            locate_mod.PARALLEL_MIN_BYTES = saved
     plain = locate(uuid, str(store), io.StringIO(), byte_filter=False)
     expected = oracle(uuid, str(store))
+    fast = runs[0][0]
     assert fast == expected, (uuid, fast, expected)
+    assert runs[1] == runs[0]
     assert plain == expected
     return fast
 
@@ -180,13 +193,20 @@ def test_targets_json_must_escape_or_can_spell_two_ways(store, target):
     both(target, store)
 
 
-def test_spellings_cut_by_a_block_boundary_are_seen():
-    data = b'{"uuid":"' + U3.encode() + b'"}'
-    escaped = b'{"uuid":"' + U3[:10].encode() + b"\\u0061" + U3[11:].encode() + b'"}'
-    for block_size in range(1, len(data) + 2):
-        assert UuidSpellings(U3).may_be_in(io.BytesIO(data), block_size)
-        assert UuidSpellings(U3[:10] + "a" + U3[11:]).may_be_in(io.BytesIO(escaped), block_size)
-        assert not UuidSpellings(U2).may_be_in(io.BytesIO(data), block_size)
+def test_spellings_are_found_where_they_are_and_nowhere_else():
+    spellings = UuidSpellings(U3)
+    plain = b'{"uuid":"' + U3.encode() + b'"}\n'
+    assert spellings.hits(plain) == [plain.index(b'"' + U3.encode())]
+    assert U3[8] == "-"
+    for escaped in ("\\u002d", "\\u002D"):  # any hex case
+        text = (b'{"uuid":"' + U3[:8].encode() + escaped.encode() + U3[9:].encode() + b'"}')
+        assert spellings.hits(text) == [text.index(b"\\u")]
+    # Terminal colours and other escapes of characters a uuid does not hold are no hit,
+    # nor is the uuid without its quotes (a substring of a longer string).
+    noise = b'{"out":"\\u001b[32mok\\u001b[0m \\n\\\\ x' + U3.encode() + b'y"}'
+    assert spellings.hits(noise) == []
+    assert UuidSpellings('q"t').hits(b'{"uuid":"q\\"t"}') == [10]
+    assert UuidSpellings("\U0001F600").hits(b'"\\ud83d\\ude00"') == [1]
 
 
 def test_bytes_that_cannot_spell_the_uuid_are_not_parsed(store, monkeypatch):
@@ -201,8 +221,9 @@ def test_bytes_that_cannot_spell_the_uuid_are_not_parsed(store, monkeypatch):
 
     monkeypatch.setattr(jsonl, "parse_object", counting)
     assert locate("m22", str(store), io.StringIO()) == holder
-    # b.jsonl parsed in full (5 lines), a.jsonl only for the drift probe (1 line).
-    assert len(parsed) == 6
+    # Each file's first line for the drift probe, then only b.jsonl's line holding "m22".
+    assert len(parsed) == 3
+    assert b'"m22"' in parsed[-1]
 
 
 # --- the store misbehaving ---------------------------------------------------------------------
@@ -375,3 +396,18 @@ def test_random_stores_agree_with_the_oracle(tmp_path_factory, files, target):
     for project, stem, lines in files:
         put(store, project, stem + ".jsonl", lines)
     both(target, store)
+
+
+@pytest.mark.parametrize("block", [1, 5, 16, 37, 64, 200])
+def test_lines_spanning_many_blocks_answer_alike(store, monkeypatch, block):
+    from termsprawl_context.store import chunks
+
+    monkeypatch.setattr(chunks, "BLOCK_SIZE", block)
+    lines = [line("m%d" % i, "2026-01-%02d" % (i + 1), pad="x" * (i * 7)) for i in range(12)]
+    lines[5] = '{"type":"user","uuid":%s,"timestamp":"2026-02-01"}' % spell(U3, {0, 9, 35})
+    lines[8] = '{"type":"user","parentUuid":"%s","uuid":"n","timestamp":"2026-03-01"}' % U3
+    holder = put(store, "p", "a.jsonl", lines)
+    put(store, "q", "b.jsonl", lines[6:], tail='{"uuid":"%s"' % U3)
+    for uuid in (U3, "m3", "m9", "n", "zz"):
+        both(uuid, store)
+    assert both(U3, store) == holder

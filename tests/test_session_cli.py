@@ -118,7 +118,13 @@ def test_find(run_pyz, store):
         assert stdout == "%s\t%s\n" % (ID1, projects / encode_project_dir(str(store[1].resolve())) / (ID1 + ".jsonl"))
     result = run_pyz(["find", "2222", "--projects-dir", projects])
     assert (result.returncode, result.stdout) == (1, b"")
-    assert out(result)[1] == "termsprawl-context: ambiguous session ID '2222' matches 2 sessions\n"
+    # The issue-15 rule: the refusal, then each candidate file (the seed printed the refusal alone).
+    mine = projects / encode_project_dir(str(store[1].resolve()))
+    assert out(result)[1] == (
+        "termsprawl-context: ambiguous session ID '2222' matches 2 sessions\n"
+        "termsprawl-context:   %s\t%s\n" % (ID2, mine / (ID2 + ".jsonl"))
+        + "termsprawl-context:   %s\t%s\n" % (ID3, projects / "-elsewhere" / (ID3 + ".jsonl"))
+    )
     result = run_pyz(["find", "zzz", "--projects-dir", projects])
     assert (result.returncode, result.stdout) == (1, b"")
     assert out(result)[1] == "termsprawl-context: session not found: zzz\n"

@@ -61,14 +61,17 @@ def test_index_sessions_uses_the_listing_fields():
 def test_apply_to_title():
     index = SummaryIndex()
     index.add_file("/p/x", 1.0, [("Linked", U[0])])
+    names_u0, names_u1 = SI.pack([U[0].encode()]), SI.pack([U[1].encode(), U[2].encode()])
     prompt = T.Title("a prompt", T.TITLE_PROMPT)
-    assert SI.apply_to_title(prompt, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
-    assert SI.apply_to_title(prompt, [U[1]], index) == prompt
+    assert SI.apply_to_title(prompt, names_u0, index) == T.Title("Linked", T.TITLE_SUMMARY)
+    assert SI.apply_to_title(prompt, names_u1, index) == prompt
     for kept in (T.Title("Mine", T.TITLE_CUSTOM), T.Title("AI", T.TITLE_AI)):
-        assert SI.apply_to_title(kept, [U[0]], index) == kept
-    # a local summary or a first message yields to the linked summary
-    assert SI.apply_to_title(T.Title("local", T.TITLE_SUMMARY), [U[0]], index).text == "Linked"
-    assert SI.apply_to_title(T.NO_TITLE, [U[0]], index) == T.Title("Linked", T.TITLE_SUMMARY)
+        assert SI.apply_to_title(kept, names_u0, index) == kept
+    # a local summary, a command or a first message yields to the linked summary
+    for weaker in (T.TITLE_SUMMARY, T.TITLE_COMMAND, T.TITLE_FIRST_MESSAGE):
+        assert SI.apply_to_title(T.Title("x", weaker), names_u0, index).text == "Linked"
+    assert SI.apply_to_title(T.NO_TITLE, names_u0, index) == T.Title("Linked", T.TITLE_SUMMARY)
+    assert SI.apply_to_title(prompt, b"", index) == prompt
 
 
 # --- a session's own uuids: candidates from the bytes, confirmed by the plain rule ------------
@@ -97,7 +100,6 @@ ODD_LINES = [
     message(U[3], U[2], kind="assistant"),
     b'{"type":"x","note":"\\"uuid\\":\\"%s\\""}' % U[4].encode(),  # quoted in a string
 ]
-NESTED_OR_TORN = {U[2].encode(), U[8].encode()}
 
 
 def window(lines):
@@ -111,32 +113,35 @@ def test_whole_lines():
     assert SI.whole_lines(b"xa\nb", 1, 4) == [b"a", b"b"]
 
 
-def test_candidates_hold_every_uuid_of_the_plain_rule():
+def test_own_uuids_on_odd_lines():
     data, lines = window([l for l in ODD_LINES if b"\\u00" not in l])
     plain = SI.own_uuids_plain(lines)
-    assert plain == [U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\', U[3].encode()]
-    candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
-    assert [c for c in candidates if c not in NESTED_OR_TORN] == plain
+    assert plain == [
+        U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\',
+        U[8].encode(),  # a torn line, by the keys its bytes show
+        U[2].encode(),  # a nested record's uuid is the session's too
+        U[3].encode(),
+    ]
+    assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain)
     # an escape that may spell the key: the window is parsed, line by line
     data, lines = window(ODD_LINES)
-    assert SI.uuid_candidates(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
+    assert SI.own_uuids(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
     assert U[9].encode() in SI.own_uuids_plain(lines)
+    assert SI.own_uuids(data, 0, len(data), escaped=True) == SI.own_uuids(data, 0, len(data))
 
 
-def test_candidates_hold_the_plain_rule_on_random_windows():
+def test_own_uuids_agree_with_the_plain_rule_on_random_windows():
     rng = random.Random(15)
     for _ in range(300):
         data, lines = window([rng.choice(ODD_LINES) for _ in range(rng.randint(0, 12))])
-        candidates = set(SI.uuid_candidates(data, 0, len(data)).split(b"\n"))
-        assert set(SI.own_uuids_plain(lines)) <= candidates
+        assert SI.own_uuids(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
 
 
-def test_candidates_hold_the_plain_rule_on_every_corpus_file(corpus):
+def test_own_uuids_agree_with_the_plain_rule_on_every_corpus_file(corpus):
     for path in corpus:
         data = path.read_bytes()
-        candidates = SI.uuid_candidates(data, 0, len(data)).split(b"\n")
         plain = SI.own_uuids_plain(SI.whole_lines(data, 0, len(data)))
-        assert set(plain) <= set(candidates), path.name
+        assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain), path.name
 
 
 def test_pack_round_trip():
@@ -144,36 +149,15 @@ def test_pack_round_trip():
     assert SI.unpack(SI.pack([])) == []
 
 
-def write_lines(path, lines, mtime=None):
-    path.write_bytes(b"".join(l + b"\n" for l in lines))
-    if mtime is not None:
-        os.utime(str(path), (mtime, mtime))
-    return str(path)
-
-
-def test_confirm_reads_the_tail_window_again(tmp_path):
-    lines = [message(U[i], U[i - 1]) for i in (3, 4, 5)] + [ODD_LINES[-3]]  # the last holds a nested U[2]
-    path = write_lines(tmp_path / "s.jsonl", lines)
-    assert SI.confirm(path, [U[3], U[2], U[9]], tail_bytes=1 << 16) == [U[3]]  # U[2]: only nested, U[9]: absent
-    size = os.path.getsize(path)
-    # a window cut inside the file: its first, partial line is not read
-    assert SI.confirm(path, [U[3], U[5]], tail_bytes=size - 10) == [U[5]]
-    assert SI.confirm(str(tmp_path / "missing.jsonl"), [U[1]], 1 << 16) == []
-    assert SI.confirm(path, [], 1 << 16) == []
-
-
-def test_linked_title(tmp_path):
-    lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] only in a nested object
-    path = write_lines(tmp_path / "s.jsonl", lines)
+def test_linked_title():
+    lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] in a nested object
     data = bytearray(b"".join(l + b"\n" for l in lines))
-    packed = SI.uuid_candidates(data, 0, len(data))
+    packed = SI.own_uuids(data, 0, len(data))
     index = SummaryIndex()
-    assert SI.linked_title(index, path, packed, 1 << 16) == ""
-    index.add_file("/other.jsonl", 5.0, [("Names U1", U[1])])
-    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"
+    assert SI.linked_title(index, packed) == ""
+    index.add_file("/other.jsonl", 5.0, [("Names U1", U[1]), ("Names U9", U[9])])
+    assert SI.linked_title(index, packed) == "Names U1"
     index.add_file("/newer.jsonl", 9.0, [("Names nested U2", U[2])])
-    assert U[2] in SI.unpack(packed)  # a candidate ...
-    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1"  # ... not confirmed
-    index.add_file("/newest.jsonl", 10.0, [("Names U1 again", U[1])])
-    assert SI.linked_title(index, path, packed, 1 << 16) == "Names U1 again"
-    assert SI.linked_title(index, path, b"", 1 << 16) == ""
+    assert SI.linked_title(index, packed) == "Names nested U2"
+    assert index.named_in(packed) == [U[1], U[2]]
+    assert SI.linked_title(index, b"") == "" and index.named_in(b"") == []

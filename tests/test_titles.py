@@ -96,8 +96,29 @@ def test_queued_prompts_and_other_types_do_not_open_a_session():
     assert T.first_typed_prompt([{"type": "summary", "summary": "S"}, queued]) == ""
 
 
-CANDIDATES = ("custom", "ai", "linked_summary", "local_summary", "prompt", "first_message")
-SOURCES = (T.TITLE_CUSTOM, T.TITLE_AI, T.TITLE_SUMMARY, T.TITLE_SUMMARY, T.TITLE_PROMPT, T.TITLE_FIRST_MESSAGE)
+@pytest.mark.parametrize(
+    "text, command",
+    [
+        (COMMAND, "/init"),
+        (COMMAND_NAME_FIRST, "/model"),
+        ("<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n"
+         "<command-args>@CLAUDE.md  update <b>it</b></command-args>", "/orchestrator @CLAUDE.md update it"),
+        ("<command-name>clear</command-name>\n<command-message>clear</command-message>", "/clear"),  # bare, older
+        ("<command-message>no name</command-message>", ""),
+        (LOCAL_STDOUT, ""),
+        ("I ran <command-name>/x</command-name> myself", ""),  # quoted by the person: a prompt, not a command
+    ],
+)
+def test_the_first_command_typed(text, command):
+    assert T.command_of_record(user(text)) == command
+    assert T.command_of_record(user(text, isMeta=True)) == ""
+    assert T.command_of_record({"type": "assistant", "message": {"content": text}}) == ""
+
+
+CANDIDATES = ("custom", "ai", "linked_summary", "local_summary", "prompt", "command", "first_message")
+SOURCES = (
+    T.TITLE_CUSTOM, T.TITLE_AI, T.TITLE_SUMMARY, T.TITLE_SUMMARY, T.TITLE_PROMPT, T.TITLE_COMMAND, T.TITLE_FIRST_MESSAGE
+)
 
 
 @pytest.mark.parametrize("best", range(len(CANDIDATES)))
@@ -110,7 +131,7 @@ def test_choose_title_order(best):
 def test_choose_title_nothing():
     assert T.choose_title() == T.NO_TITLE == ("", "")
     assert T.choose_title(first_message="x").source == "first-message"
-    assert T.TITLE_SOURCES == ("custom-title", "ai-title", "summary", "prompt", "first-message")
+    assert T.TITLE_SOURCES == ("custom-title", "ai-title", "summary", "prompt", "command", "first-message")
 
 
 # --- the real corpus: no prompt title is harness text ----------------------------------------

@@ -6,8 +6,9 @@ import time
 from typing import List
 
 from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
-from termsprawl_context._output import encode_path, encode_text, error_line, write_bytes, write_out
+from termsprawl_context._output import encode_path, encode_text, error_line, warn, write_bytes, write_out
 from termsprawl_context.store import paths
+from termsprawl_context.store import session_lookup, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
 # The table's title column is cut to this many characters so a row fits a terminal.
@@ -99,9 +100,18 @@ def run_find(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    info = store_sessions.find_session(args.id, paths.projects_dir(args.projects_dir))
+    projects_dir = paths.projects_dir(args.projects_dir)
+    try:
+        info, copies = session_lookup.find_session(args.id, projects_dir)
+    except session_lookup.AmbiguousPrefix as refusal:
+        error_line(str(refusal))  # the refusal, then every candidate file, one a line
+        for line in session_lookup.candidates_message(refusal.candidates):
+            warn(line)
+        return refusal.exit_code
+    for line in session_lookup.copies_message(info.session_id, copies):
+        warn(line)
     if args.json:
-        write_out(_json_line(info))
+        write_out(_json_line(session_titles.with_session_title(info)))
     else:
         # The path is the answer: it keeps its bytes, so it names the real file.
         write_bytes(encode_text(info.session_id + "\t") + encode_path(info.transcript_path) + b"\n")

@@ -117,19 +117,12 @@ NOTICE_PREFIXES = (
     "<bash-stderr>",
     "<user-prompt-submit-hook>",  # a UserPromptSubmit hook's output shown beside the prompt
 )
+# A slash command the person ran, as the harness records it in a user-role text:
+# ``<command-message>…</command-message><command-name>/x</command-name><command-args>…</command-args>``.
+COMMAND_NAME_TAG = "command-name"
+COMMAND_ARGS_TAG = "command-args"
 # The compaction summary's opening words (older records lack isCompactSummary).
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
-# A first user text opening (once trimmed) with one of these is not a session title: the
-# harness's session picker skips command envelopes, local-command output, its caveat and
-# interruption markers (the seed's list, narrower than INJECTED_PREFIXES on purpose).
-TITLE_SKIPPED_PREFIXES = (
-    "[Request interrupted",
-    "<command-name>",
-    "<command-message>",
-    "<local-command-stdout>",
-    "<local-command-caveat>",
-    "Caveat: The messages below were generated",
-)
 
 # --- tool calls that never ran ------------------------------------------------------------
 # A tool_result marked is_error whose body opens with one of these

@@ -12,21 +12,44 @@ Memory: transcripts run to hundreds of MB and may be mid-write, so the first pas
 keeps, per message, only its uuid, its timestamp and where its kept copy lies in the
 file (offset, length, two flag bits); the second pass re-reads those bytes in order
 from the same open file, so bytes appended meanwhile are never mixed in.
+
+Speed: lines are read in large chunks into one reused buffer (``store.chunks``), a line
+over ``chunks.MAX_LINE_BYTES`` is skipped unread, and a file of ``PARALLEL_MIN_BYTES``
+or more is cut into byte ranges parsed by forked processes (``store.parallel``) whose
+records are merged back in file order: the same timeline as one process builds.
 """
 
+import json
 import os
 import re
 from array import array
-from typing import Any, BinaryIO, Dict, List, Optional, TextIO
+from typing import Any, BinaryIO, Dict, List, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.store import parallel
+from termsprawl_context.store.chunks import iter_chunks, iter_lines
 from termsprawl_context.store.locate import locate_or_refuse
 from termsprawl_context._output import warn
 from termsprawl_context.transcript.parse import (
+    SCHEMA_DRIFT_CHECK_N,
     DriftProbe,
-    is_sidechain,
+    has_known_field,
 )
+
+# json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
+_decode = json.JSONDecoder().decode
+
+# Lines this long are parsed by jsonl.parse_object, which declines a line whose parse
+# would cost more than its budget; shorter ones cannot (jsonl checks from 64 KiB on).
+_BUDGET_CHECK_FROM = 64 * 1024
+
+# Below this file size assemble-file parses in one process. Measured on the 2-core VM
+# (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of wall time
+# to fork and collect, sending and merging its records 0.25 ms per MB, while parsing
+# costs 5-11 ms per MB; two processes break even near 0.3 MB. Eight times that keeps
+# the loss small when the second core turns out to be busy.
+PARALLEL_MIN_BYTES = 2 << 20
 
 SIDECHAIN_BEGINS = "isSidechain span begins (passthrough; collapse is prepass)"
 SIDECHAIN_ENDS = "isSidechain span ends"
@@ -62,12 +85,41 @@ class TranscriptUnreadable(Refusal):
 
 def _hashable(value: Any) -> Any:
     """A dict key for any JSON value that compares as the value does: the seed keyed
-    its dict by the raw value and would crash on an array or object uuid."""
-    if isinstance(value, list):
-        return ("[]", tuple(_hashable(item) for item in value))
-    if isinstance(value, dict):
-        return ("{}", frozenset((key, _hashable(item)) for key, item in value.items()))
-    return value
+    its dict by the raw value and would crash on an array or object uuid. A boolean is
+    tagged, since Python's ``True == 1`` would make ``true`` and ``1`` one message.
+    Iterative, so a uuid nested as deep as the JSON parser allows is still a key."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if not isinstance(value, (list, dict)):
+        return value
+    stack = [_open_frame(value)]
+    while True:
+        frame = stack[-1]
+        items, frozen, is_object = frame[0], frame[1], frame[2]
+        for item in items:
+            key = None
+            if is_object:
+                key, item = item
+            if isinstance(item, (list, dict)):
+                frame[3] = key
+                stack.append(_open_frame(item))
+                break
+            leaf = ("bool", item) if isinstance(item, bool) else item
+            frozen.append((key, leaf) if is_object else leaf)
+        else:
+            stack.pop()
+            done = ("{}", frozenset(frozen)) if is_object else ("[]", tuple(frozen))
+            if not stack:
+                return done
+            parent = stack[-1]
+            parent[1].append((parent[3], done) if parent[2] else done)
+
+
+def _open_frame(container: Any) -> list:
+    """[items to freeze, frozen so far, is an object, the key being frozen]."""
+    if isinstance(container, dict):
+        return [iter(container.items()), [], True, None]
+    return [iter(container), [], False, None]
 
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -76,7 +128,7 @@ _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[
 def _uuid_key(uuid: Any) -> Any:
     """The dedup key of a uuid value: a canonical lower-case uuid string as its 16 bytes
     (a third of the memory; no JSON value is bytes, so no other key can equal it),
-    any other value as itself."""
+    any other value as itself (booleans tagged, arrays and objects frozen)."""
     if isinstance(uuid, str):
         if len(uuid) == 36 and _CANONICAL_UUID.fullmatch(uuid):
             return bytes.fromhex(uuid.replace("-", ""))
@@ -133,38 +185,148 @@ class _Timeline:
         return sorted(range(len(self.offsets)), key=lambda slot: blob[start[slot]:start[slot] + size[slot]])
 
 
-def _load(f: BinaryIO, path: str, err: Optional[TextIO]) -> _Timeline:
-    """First pass: every line parsed once, message metadata kept, bytes dropped."""
-    timeline = _Timeline()
-    add = timeline.add
-    parse = jsonl.parse_object
-    drift = DriftProbe()
-    for line in jsonl.iter_lines(f):
-        raw = line.raw
+class _Records(object):
+    """A range's messages as flat buffers, in file order, for a helper process to send
+    back: what ``_Timeline.add`` would have been given, one call each."""
+
+    __slots__ = ("keys", "stamps", "offsets", "lengths", "flags")
+
+    def __init__(self) -> None:
+        self.keys: List[Any] = []
+        self.stamps: List[bytes] = []
+        self.offsets = array("q")
+        self.lengths = array("q")
+        self.flags = bytearray()
+
+    def add(self, key: Any, ts: bytes, offset: int, length: int, flags: int) -> None:
+        self.keys.append(key)
+        self.stamps.append(ts)
+        self.offsets.append(offset)
+        self.lengths.append(length)
+        self.flags.append(flags)
+
+    def plain(self, known: List[bool]) -> tuple:
+        return (self.keys, self.stamps, self.offsets.tobytes(), self.lengths.tobytes(), bytes(self.flags), known)
+
+
+class _DriftRecord(object):
+    """Stands in for a DriftProbe in a helper process: notes whether each of the range's
+    first parsed objects has a known field, to be replayed into the real probe."""
+
+    __slots__ = ("known", "settled")
+
+    def __init__(self) -> None:
+        self.known: List[bool] = []
+        self.settled = False
+
+    def see(self, obj: dict) -> None:
+        self.known.append(has_known_field(obj))
+        self.settled = len(self.known) >= SCHEMA_DRIFT_CHECK_N
+
+
+# What a replayed note is fed to the probe as: an object with a known field, or not.
+_KNOWN_OBJECT = {"uuid": None}
+_UNKNOWN_OBJECT: Dict[str, Any] = {}
+
+
+def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> None:
+    """Parse every line that begins in ``[start, stop)`` once, feeding ``drift`` and
+    handing each message to ``add(key, ts, offset, length, flags)`` in file order.
+
+    A line over the length bound, one that is not a JSON object, and one nested too
+    deeply to parse or to key is junk, skipped."""
+    decode = _decode
+    probing = not drift.settled
+    for line_at, raw in iter_lines(iter_chunks(f, start, stop)):
         flags = 0
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            text = None
-        if text is not None:
-            obj = parse(text)
-        else:
-            obj = parse(raw)
+            text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        if obj is None:
+        if len(raw) >= _BUDGET_CHECK_FROM:  # long: jsonl's rules, its parse budget included
+            obj = jsonl.parse_object(text)
+        elif raw[:1] == b"{":
+            try:
+                obj = decode(text)
+            except ValueError:  # perhaps Unicode whitespace that strip() removes
+                obj = _decode_stripped(text)
+            except RecursionError:
+                continue
+        else:
+            obj = _decode_stripped(text)
+        if obj is None or type(obj) is not dict:
             continue
-        drift.see(obj)
+        if probing:
+            drift.see(obj)
+            probing = not drift.settled
         uuid = obj.get("uuid")
         if uuid is None:
             continue
+        try:
+            key = _uuid_key(uuid)
+            hash(key)  # nested tuples hash recursively, in C
+        except RecursionError:
+            continue
         ts = obj.get("timestamp")
         ts_bytes = ts.encode("utf-8", "surrogatepass") if isinstance(ts, str) else b""
-        if is_sidechain(obj):
+        if obj.get("isSidechain"):
             flags |= _SIDECHAIN
-        offset, length = line.offset, len(raw)
-        if text is not None and (raw[:1] != b"{" or raw[-1:] != b"}"):
-            offset, length = _trimmed_span(text, offset)
-        add(_uuid_key(uuid), ts_bytes, offset, length, flags)
+        length = len(raw)
+        if not flags & _NOT_UTF8 and (raw[:1] != b"{" or raw[-1:] != b"}"):
+            line_at, length = _trimmed_span(text, line_at)
+        add(key, ts_bytes, line_at, length, flags)
+
+
+def _decode_stripped(text: str) -> Any:
+    """The JSON value of ``text.strip()`` when that differs from ``text`` and starts an
+    object, else None: the seed strips every Unicode space, JSON only four."""
+    stripped = text.strip()
+    if stripped == text or stripped[:1] != "{":
+        return None
+    try:
+        return _decode(stripped)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
+    """A helper's share: the plain records of one byte range."""
+    records, drift = _Records(), _DriftRecord()
+    _scan_range(f, span[0], span[1], records.add, drift)
+    return records.plain(drift.known)
+
+
+def _ranges(size: int, parts: int) -> List[Tuple[int, Optional[int]]]:
+    """``parts`` byte ranges of near-equal size; the last one open-ended, so bytes
+    appended meanwhile are read as a single process would read them."""
+    starts = [size * i // parts for i in range(parts)]
+    stops: List[Optional[int]] = list(starts[1:])
+    return list(zip(starts, stops + [None]))
+
+
+def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> _Timeline:
+    """First pass: every line parsed once, message metadata kept, bytes dropped. A big
+    file is cut into ranges parsed by several processes, merged back in file order."""
+    timeline = _Timeline()
+    drift = DriftProbe()
+    jobs = parallel.available_jobs() if jobs is None else jobs
+    size = os.fstat(f.fileno()).st_size
+    if jobs <= 1 or size < PARALLEL_MIN_BYTES:
+        _scan_range(f, 0, None, timeline.add, drift)
+    else:
+        spans = _ranges(size, jobs)
+        shares = parallel.map_shared(lambda span: _range_records(f, span), spans,
+                                     [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
+        add = timeline.add
+        for keys, stamps, offsets, lengths, flags, known in shares:
+            for note in known:
+                if drift.settled:
+                    break
+                drift.see(_KNOWN_OBJECT if note else _UNKNOWN_OBJECT)
+            offsets, lengths = array("q", offsets), array("q", lengths)
+            for i in range(len(keys)):
+                add(keys[i], stamps[i], offsets[i], lengths[i], flags[i])
     drift.warn(path, err)
     return timeline
 
@@ -225,7 +387,7 @@ def _emit_lines(
     return emitted
 
 
-def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: type) -> int:
+def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: type, jobs: Optional[int] = None) -> int:
     try:
         f = jsonl.open_regular(path)
     except (FileNotFoundError, NotADirectoryError, jsonl.NotARegularFile):
@@ -234,27 +396,29 @@ def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: typ
         raise TranscriptUnreadable(path, exc) from None
     with f:
         try:
-            timeline = _load(f, path, err)
+            timeline = _load(f, path, err, jobs)
         except OSError as exc:
             raise TranscriptUnreadable(path, exc) from None
         return _emit_lines(f, path, timeline, out, err)
 
 
-def assemble_file(path: Any, out: BinaryIO, err: Optional[TextIO] = None) -> int:
+def assemble_file(path: Any, out: BinaryIO, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> int:
     """Print the timeline of exactly the file ``path``; the number of lines printed.
 
     Raises ``TranscriptFileNotFound`` when ``path`` is not a regular file and
     ``TranscriptUnreadable`` when it cannot be read. Zero messages is not an error.
     """
     path = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else path
-    return _assemble_open(path, out, err, TranscriptFileNotFound)
+    return _assemble_open(path, out, err, TranscriptFileNotFound, jobs)
 
 
-def assemble(uuid: str, projects_dir: str, out: BinaryIO, err: Optional[TextIO] = None) -> int:
+def assemble(
+    uuid: str, projects_dir: str, out: BinaryIO, err: Optional[TextIO] = None, jobs: Optional[int] = None
+) -> int:
     """Locate the canonical transcript of ``uuid`` and print its timeline.
 
     Raises ``SessionNotFound`` when no transcript holds it, ``TranscriptVanished`` when
     it was removed before it could be read.
     """
-    path = locate_or_refuse(uuid, projects_dir, err)
-    return _assemble_open(path, out, err, TranscriptVanished)
+    path = locate_or_refuse(uuid, projects_dir, err, jobs)
+    return _assemble_open(path, out, err, TranscriptVanished, jobs)

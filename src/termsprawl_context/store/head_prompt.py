@@ -10,7 +10,7 @@ than it did: the head bound plus the tail window.
 from typing import BinaryIO, Iterator, Union
 
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.transcript.titles import prompt_of_record
+from termsprawl_context.transcript.titles import first_typed_prompt
 
 BLOCK_BYTES = 1 << 16
 # Only a line whose bytes hold the user type's token can be a user entry, unless a JSON
@@ -49,15 +49,9 @@ def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int
 def first_prompt_in(lines: Iterator[bytes]) -> str:
     """The first typed prompt among raw ``lines`` (as a title), parsing only lines that
     may be user entries; "" when none."""
-    for raw in lines:
-        if _TOKEN_USER not in raw and _ASCII_ESCAPE not in raw:
-            continue
-        record = parse_object(raw)
-        if record is not None:
-            prompt = prompt_of_record(record)
-            if prompt:
-                return prompt
-    return ""
+    return first_typed_prompt(
+        parse_object(raw) for raw in lines if _TOKEN_USER in raw or _ASCII_ESCAPE in raw
+    )
 
 
 def prompt_past_head(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> str:

@@ -6,30 +6,46 @@ it), the one whose greatest ``timestamp`` (plain string order) is greatest; ties
 the smaller path. A fork copies its parent's prefix, uuids and all, so the file with
 the latest content is the most complete copy.
 
-Speed without a second rule: a file can only hold the uuid if its bytes contain one of
-the uuid's JSON spellings, so each file is first searched as bytes, and only files that
-may hold it are parsed, every line of them, by the seed's own rule. ``byte_filter=False``
-is the seed's algorithm (parse every line of every file), kept for measurement.
+Speed without a second rule, in two phases:
+1. Which files hold the uuid. A file named after it holds it by name: its content is
+   not searched. Any other file can hold it only where its bytes spell it: the quoted
+   literal, or an escape of one of its characters (found by a plain search for the
+   escape's first bytes, ``\\u00`` for an ASCII uuid, then a look at the 4 digits), so
+   only the lines holding such a spelling are parsed, and the search stops at the
+   first line that confirms the uuid.
+2. Timestamps, only when two or more files hold it: then each holder is parsed whole.
+Every file is also probed for schema drift (its first parsed lines), as the seed does.
+Phase 1 is shared between processes when the store is big enough (``parallel``).
+A line over ``chunks.MAX_LINE_BYTES`` is skipped as unreadable, never held.
+``byte_filter=False`` is the seed's algorithm (parse every line of every file), kept
+for measurement and as the tests' second oracle.
 """
 
 import os
-import re
-from typing import BinaryIO, Iterator, Optional, TextIO, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound
 from termsprawl_context._output import warn
-from termsprawl_context.transcript.parse import DriftProbe
+from termsprawl_context.store import parallel
+from termsprawl_context.store.chunks import iter_chunks, iter_lines
+from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 
-# Files are searched in blocks of this size; consecutive blocks overlap so a spelling
-# cut by a block boundary is still seen.
-SEARCH_BLOCK_SIZE = 1 << 20
+# Below this many bytes in the store, phase 1 runs in one process. Measured on the
+# 2-core VM (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of
+# wall time to fork and collect, while phase 1 costs 0.5-0.8 ms per MB; two processes
+# break even near 2.4 MB. Three times that keeps the loss small when the second core
+# turns out to be busy.
+PARALLEL_MIN_BYTES = 8 << 20
 
 # JSON's two-character escapes, by the character they stand for.
 _SHORT_ESCAPES = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f",
                   "\n": b"\\n", "\r": b"\\r", "\t": b"\\t"}
+
+# Phase 1's verdict on one file.
+NOT_HELD, HELD, UNREADABLE = 0, 1, 2
 
 
 class SessionNotFound(NotFound):
@@ -70,85 +86,165 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
                 yield os.path.join(sub, entry)
 
 
-def _hex_any_case(codepoint: int) -> bytes:
-    """A regex for the 4 hex digits of ``codepoint`` in any letter case."""
-    out = []
-    for digit in "%04x" % codepoint:
-        out.append("[%s%s]" % (digit, digit.upper()) if digit.isalpha() else digit)
-    return "".join(out).encode("ascii")
+def _letter_cases(hex_digits: bytes) -> List[bytes]:
+    """Every spelling of hex digits with its letters in either case."""
+    out = [b""]
+    for digit in hex_digits.decode("ascii"):
+        variants = {digit.lower(), digit.upper()}
+        out = [head + v.encode("ascii") for head in out for v in sorted(variants)]
+    return out
 
 
 class UuidSpellings:
-    """What bytes a file must contain if one of its lines has ``uuid`` == target.
+    """Where in a file's bytes a line with ``uuid`` == target may be.
 
     A JSON string equal to the target writes each character either as itself (its
     UTF-8 bytes) or as an escape (``\\uXXXX`` in any hex case, a surrogate pair for
-    characters beyond U+FFFF, or a two-character escape). So a file that holds neither
-    the target's UTF-8 bytes nor an escape of one of its characters cannot hold it.
-    Invalid UTF-8 decodes to U+FFFD, so a target holding U+FFFD gets no filter.
+    characters beyond U+FFFF, or a two-character escape). So such a line holds either
+    the whole target unescaped between quotes, or an escape of one of its characters.
+    Invalid UTF-8 decodes to U+FFFD, so a target holding U+FFFD gets no filter
+    (``usable`` False: every line is a candidate).
     """
 
     def __init__(self, target: str) -> None:
         self.usable = "\ufffd" not in target
         try:
-            self.literal: Optional[bytes] = target.encode("utf-8")
+            self.quoted: Optional[bytes] = b'"' + target.encode("utf-8") + b'"'
         except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
-            self.literal = None
-        alternatives = set()
+            self.quoted = None
+        codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
+        prefixes: Set[bytes] = set()  # b"\\u" and the first two of those digits, in every letter case
+        short = set()
         for char in set(target):
             codepoint = ord(char)
-            if codepoint > 0xFFFF:
-                high = 0xD800 + ((codepoint - 0x10000) >> 10)
-                alternatives.add(b"u" + _hex_any_case(high))
-            else:
-                alternatives.add(b"u" + _hex_any_case(codepoint))
+            if codepoint > 0xFFFF:  # spelled as a surrogate pair: look for its first half
+                codepoint = 0xD800 + ((codepoint - 0x10000) >> 10)
+            code = b"%04x" % codepoint
+            codes.add(code)
+            prefixes.update(b"\\u" + variant for variant in _letter_cases(code[:2]))
             if char in _SHORT_ESCAPES:
-                alternatives.add(re.escape(_SHORT_ESCAPES[char][1:]))
-        self.escapes = (
-            re.compile(b"\\\\(?:" + b"|".join(sorted(alternatives)) + b")") if alternatives else None
-        )
-        # The longest spelling a block boundary may cut: the literal or one escape.
-        self.overlap = max(len(self.literal or b""), 6) - 1
+                short.add(_SHORT_ESCAPES[char])
+        self.codes = frozenset(codes)
+        self.prefixes = tuple(sorted(prefixes))
+        self.short = tuple(sorted(short))
 
-    def may_be_in(self, f: BinaryIO, block_size: int = SEARCH_BLOCK_SIZE) -> bool:
-        """True if the rest of ``f`` may hold the target; reads it in blocks into one
-        reused buffer (no allocation per block), each block searched with the tail of
-        the previous one in front of it."""
-        if not self.usable:
+    def hits(self, data: bytes, begin: int = 0, end: Optional[int] = None) -> List[int]:
+        """Positions in ``data[begin:end]`` where a spelling of the target may be,
+        ascending."""
+        end = len(data) if end is None else end
+        found = []
+        quoted = self.quoted
+        if quoted is not None:
+            at = data.find(quoted, begin, end)
+            while at >= 0:
+                found.append(at)
+                at = data.find(quoted, at + 1, end)
+        codes = self.codes
+        for prefix in self.prefixes:
+            at = data.find(prefix, begin, end)
+            while at >= 0:
+                if bytes(data[at + 2:min(at + 6, end)]).lower() in codes:
+                    found.append(at)
+                at = data.find(prefix, at + 4, end)
+        for escape in self.short:
+            at = data.find(escape, begin, end)
+            while at >= 0:
+                found.append(at)
+                at = data.find(escape, at + 1, end)
+        found.sort()
+        return found
+
+
+def _is_target(obj: Optional[dict], target: str) -> bool:
+    if obj is None:
+        return False
+    uuid = obj.get("uuid")
+    return uuid is not None and uuid == target
+
+
+def _line_at(buf: bytearray, begin: int, end: int, at: int) -> Tuple[int, int]:
+    """The bounds in ``buf[begin:end]`` of the line holding position ``at``."""
+    start = buf.rfind(b"\n", begin, at) + 1
+    if start <= begin:
+        start = begin
+    stop = buf.find(b"\n", at, end)
+    return start, (end if stop < 0 else stop)
+
+
+def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bool, drift: DriftProbe) -> bool:
+    """Phase 1 on one open file: whether it holds ``target``, feeding ``drift``."""
+    held = by_name
+    parse = jsonl.parse_object
+    for _at, buf, begin, end in iter_chunks(f):
+        line = begin
+        while not drift.settled and line < end:  # the drift probe: the first lines, in order
+            start, line = _line_at(buf, line, end, line)
+            obj = parse(bytes(buf[start:line]))
+            line += 1
+            if obj is not None:
+                drift.see(obj)
+                held = held or _is_target(obj, target)
+        if held:
+            if drift.settled:
+                return True
+            continue
+        if not spellings.usable:
+            for start, stop in _lines(buf, begin, end):
+                if _is_target(parse(bytes(buf[start:stop])), target):
+                    held = True
+                    break
+            continue
+        line_end = -1
+        for at in spellings.hits(buf, begin, end):
+            if at < line_end:
+                continue  # in the line just parsed
+            start, line_end = _line_at(buf, begin, end, at)
+            if _is_target(parse(bytes(buf[start:line_end])), target):
+                held = True
+                break
+        if held and drift.settled:
             return True
-        literal, escapes, overlap = self.literal, self.escapes, self.overlap
-        buf = bytearray(overlap + block_size)
-        view = memoryview(buf)
-        kept = 0  # bytes of the previous block kept at the front of buf
-        try:
-            while True:
-                got = f.readinto(view[kept:kept + block_size])  # type: ignore[attr-defined]
-                if not got:
-                    return False
-                end = kept + got
-                if literal is not None and buf.find(literal, 0, end) >= 0:
-                    return True
-                if escapes is not None and escapes.search(buf, 0, end) is not None:
-                    return True
-                kept = min(overlap, end)
-                buf[:kept] = buf[end - kept:end]
-        finally:
-            view.release()
+    return held
 
 
-def _scan_lines(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
+def _lines(buf: bytearray, begin: int, end: int) -> Iterator[Tuple[int, int]]:
+    """The bounds of each line in ``buf[begin:end]``."""
+    pos = begin
+    while pos < end:
+        stop = buf.find(b"\n", pos, end)
+        if stop < 0:
+            stop = end
+        yield pos, stop
+        pos = stop + 1
+
+
+def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
+    """(verdict, drift lines probed, known field seen, warning or None) for one file:
+    plain data, so a helper process can send it back."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    drift = DriftProbe()
+    try:
+        with jsonl.open_regular(path) as f:
+            held = _find_holder(f, target, spellings, stem == target, drift)
+    except FileNotFoundError:
+        return UNREADABLE, 0, False, None
+    except OSError as exc:
+        return UNREADABLE, 0, False, "cannot read %s: %s" % (path, exc)
+    return (HELD if held else NOT_HELD), drift.probed, drift.known_seen, None
+
+
+def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
     """The seed's per-file scan over every line: (holds target as a line's uuid,
     greatest string timestamp or ""), feeding ``drift`` as it goes."""
     contains = False
     max_ts = ""
     parse = jsonl.parse_object
-    for line in jsonl.iter_lines(f):
-        obj = parse(line.raw)
+    for _at, raw in iter_lines(iter_chunks(f)):
+        obj = parse(raw)
         if obj is None:
             continue
         drift.see(obj)
-        uuid = obj.get("uuid")
-        if uuid is not None and uuid == target:
+        if not contains and _is_target(obj, target):
             contains = True
         ts = obj.get("timestamp")
         if isinstance(ts, str) and ts > max_ts:
@@ -156,15 +252,22 @@ def _scan_lines(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]
     return contains, max_ts
 
 
-def _probe_drift(f: BinaryIO, drift: DriftProbe) -> None:
-    """Feed ``drift`` from a file not otherwise parsed: the same verdict as a full scan,
-    reading only until it is settled."""
-    for line in jsonl.iter_lines(f):
-        obj = jsonl.parse_object(line.raw)
-        if obj is not None:
-            drift.see(obj)
-            if drift.settled:
-                return
+def _max_timestamp(path: str) -> tuple:
+    """Phase 2 on one holder: (readable, greatest string timestamp, warning or None)."""
+    try:
+        with jsonl.open_regular(path) as f:
+            return True, _full_scan(f, "", DriftProbe())[1], None
+    except FileNotFoundError:
+        return False, "", None
+    except OSError as exc:
+        return False, "", "cannot read %s: %s" % (path, exc)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def scan_file(
@@ -173,32 +276,47 @@ def scan_file(
     spellings: Optional[UuidSpellings] = None,
     err: Optional[TextIO] = None,
 ) -> Tuple[bool, str]:
-    """(file holds ``target``, its greatest timestamp) for one store file.
+    """(file holds ``target``, its greatest timestamp) for one store file: the seed's
+    whole-file scan, or phase 1 then phase 2 when ``spellings`` are given.
 
     A file that vanished is silently not a holder; any other read failure (including a
-    FIFO or a directory named ``*.jsonl``) is one warning and not a holder. Without
-    ``spellings`` every line is parsed (the seed); with them, a file whose stem is not
-    the target and whose bytes cannot spell it is only probed for drift.
+    FIFO or a directory named ``*.jsonl``) is one warning and not a holder.
     """
+    if spellings is not None:
+        verdict, probed, known, message = _phase_one(path, target, spellings)
+        if message:
+            _warn(err, message)
+        if verdict == UNREADABLE:
+            return False, ""
+        warn_schema_drift(path, probed, known, err)
+        if verdict != HELD:
+            return False, ""
+        readable, max_ts, message = _max_timestamp(path)
+        if message:
+            _warn(err, message)
+        return readable, max_ts
     stem = os.path.splitext(os.path.basename(path))[0]
     drift = DriftProbe()
     try:
         with jsonl.open_regular(path) as f:
-            if spellings is not None and stem != target and not spellings.may_be_in(f):
-                f.seek(0)
-                _probe_drift(f, drift)
-                contains, max_ts = False, ""
-            else:
-                f.seek(0)
-                contains, max_ts = _scan_lines(f, target, drift)
-                contains = contains or stem == target
+            contains, max_ts = _full_scan(f, target, drift)
     except FileNotFoundError:
         return False, ""
     except OSError as exc:
         _warn(err, "cannot read %s: %s" % (path, exc))
         return False, ""
     drift.warn(path, err)
-    return contains, max_ts
+    return contains or stem == target, max_ts
+
+
+def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:
+    """The path of the greatest (timestamp, then the smaller path) among (path, ts)."""
+    best_path: Optional[str] = None
+    best_ts = ""
+    for path, max_ts in candidates:
+        if best_path is None or max_ts > best_ts or (max_ts == best_ts and path < best_path):
+            best_path, best_ts = path, max_ts
+    return best_path
 
 
 def locate(
@@ -206,23 +324,50 @@ def locate(
     projects_dir: str,
     err: Optional[TextIO] = None,
     byte_filter: bool = True,
+    jobs: Optional[int] = None,
 ) -> Optional[str]:
-    """The canonical transcript path holding ``uuid``, or None. Never writes."""
-    spellings = UuidSpellings(uuid) if byte_filter else None
-    best_path: Optional[str] = None
-    best_ts = ""
-    for path in iter_store_files(projects_dir, err):
-        contains, max_ts = scan_file(path, uuid, spellings, err)
-        if not contains:
+    """The canonical transcript path holding ``uuid``, or None. Never writes.
+
+    ``jobs`` caps the processes phase 1 may use (default ``parallel.available_jobs()``).
+    """
+    paths = list(iter_store_files(projects_dir, err))
+    if not byte_filter:
+        held = []
+        for path in paths:
+            contains, max_ts = scan_file(path, uuid, None, err)
+            if contains:
+                held.append((path, max_ts))
+        return _latest(held)
+    spellings = UuidSpellings(uuid)
+    verdicts = parallel.map_shared(
+        lambda path: _phase_one(path, uuid, spellings), paths,
+        [_size(path) for path in paths], PARALLEL_MIN_BYTES, jobs)
+    holders = []
+    for path, (verdict, probed, known, message) in zip(paths, verdicts):
+        if message:
+            _warn(err, message)
+        if verdict == UNREADABLE:
             continue
-        if best_path is None or max_ts > best_ts or (max_ts == best_ts and path < best_path):
-            best_path, best_ts = path, max_ts
-    return best_path
+        warn_schema_drift(path, probed, known, err)
+        if verdict == HELD:
+            holders.append(path)
+    if len(holders) < 2:
+        return holders[0] if holders else None
+    stamped = []
+    for path in holders:
+        readable, max_ts, message = _max_timestamp(path)
+        if message:
+            _warn(err, message)
+        if readable:
+            stamped.append((path, max_ts))
+    return _latest(stamped)
 
 
-def locate_or_refuse(uuid: str, projects_dir: str, err: Optional[TextIO] = None) -> str:
+def locate_or_refuse(
+    uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None
+) -> str:
     """``locate``, raising ``SessionNotFound`` instead of returning None."""
-    path = locate(uuid, projects_dir, err)
+    path = locate(uuid, projects_dir, err, jobs=jobs)
     if path is None:
         raise SessionNotFound(uuid)
     return path

@@ -37,6 +37,7 @@ class AmbiguousPrefix(store_sessions.AmbiguousSession):
 
     def __init__(self, partial: str, candidates: List[SessionCandidate]) -> None:
         super().__init__(partial, list(candidates))  # type: ignore[arg-type]
+        self.candidates = list(candidates)  # the same files, typed for callers
         count = len({c.session_id for c in candidates})
         self.message = "ambiguous session ID '%s' matches %d sessions" % (partial, count)
         self.args = (self.message,)

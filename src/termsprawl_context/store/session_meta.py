@@ -19,9 +19,23 @@ from termsprawl_context import byte_windows as windows
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.store import head_prompt
+from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.transcript.entry import Entry, entry_of
+from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
+    TITLE_AI,
+    TITLE_COMMAND,
+    TITLE_CUSTOM,
+    TITLE_FIRST_MESSAGE,
+    TITLE_MAX_BYTES,
+    TITLE_PROMPT,
+    TITLE_SUMMARY,
+    choose_title,
+    clean_title_record_text,
+    typed_command,
+    typed_prompt,
+)
 from termsprawl_context.transcript.text import (
-    collapse_whitespace,
     first_content_text,
     sanitize_text,
     truncate_utf8,
@@ -46,18 +60,7 @@ MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
 # The backend limit the seed truncates against; first user messages get half of it.
 MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
-TITLE_MAX_BYTES = FIRST_USER_MESSAGE_MAX_BYTES
-
-# Where a session's title came from, best first (the first three are record kinds).
-TITLE_CUSTOM = cc.TITLE_CUSTOM
-TITLE_AI = cc.TITLE_AI
-TITLE_SUMMARY = cc.TITLE_SUMMARY
-TITLE_PROMPT = "prompt"
-TITLE_FIRST_MESSAGE = "first-message"
-
-
-# User text that is the harness talking, not the person: not a title.
-_NOT_A_PROMPT_PREFIXES = cc.TITLE_SKIPPED_PREFIXES
+# Titles, their sources and what the person typed: one rule, in transcript.titles.
 
 
 class SummaryLink(NamedTuple):
@@ -160,13 +163,6 @@ def _string(record: Dict[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _is_prompt(entry: Entry, text: str) -> bool:
-    """True when a user entry's text is something a person typed, fit for a title."""
-    if entry.is_meta or entry.is_compact_summary:
-        return False
-    return not text.lstrip().startswith(_NOT_A_PROMPT_PREFIXES)
-
-
 def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
     title entry whose ``sessionId`` names another session is that session's, even when
@@ -181,7 +177,7 @@ def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     owner = entry.session_id
     if session_id and owner and owner != session_id:
         return "", ""
-    title = truncate_utf8(collapse_whitespace(_string(entry.record, key)), TITLE_MAX_BYTES)
+    title = clean_title_record_text(_string(entry.record, key))
     return (kind, title) if title else ("", "")
 
 
@@ -195,6 +191,7 @@ class HeadFacts(NamedTuple):
     cwd: str = ""
     git_branch: str = ""
     first_timestamp: str = ""
+    command: str = ""  # the first slash command the person ran, before any prompt
 
 
 class TailFacts(NamedTuple):
@@ -209,6 +206,7 @@ class _UserFacts:
     def __init__(self) -> None:
         self.first_user = ""
         self.prompt = ""
+        self.command = ""
 
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)
@@ -216,14 +214,13 @@ class _UserFacts:
     def feed(self, entry: Entry) -> None:
         if entry.type != cc.TYPE_USER or self.done():
             return
-        text = first_content_text(entry.content)
-        if not text:
-            return
-        clean = sanitize_text(text)
         if not self.first_user:
-            self.first_user = truncate_utf8(clean, FIRST_USER_MESSAGE_MAX_BYTES)
-        if not self.prompt and _is_prompt(entry, text):
-            self.prompt = truncate_utf8(clean, TITLE_MAX_BYTES)
+            self.first_user = _first_user_message(entry)
+        if not self.prompt:
+            # The record model decides what the person typed, block by block.
+            self.prompt = typed_prompt(entry)
+            if not self.prompt and not self.command:
+                self.command = typed_command(entry)
 
 
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
@@ -326,7 +323,9 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
         first_ts = entry.timestamp
         if first_ts:
             break
-    return HeadFacts(summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts)
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
 
 
 def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
@@ -350,18 +349,19 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
-    """One session's metadata from its head and tail facts. Title precedence is the
-    harness's own: a custom title (tail, then head), an AI title (tail, then head), then
-    the local summary, the first prompt a person typed, the first user message."""
-    candidates = (
-        (tail.custom_title or head.custom_title, TITLE_CUSTOM),
-        (tail.ai_title or head.ai_title, TITLE_AI),
-        # The summary field stays whole (the seed's); as a title it is cut like every other.
-        (truncate_utf8(head.summary, TITLE_MAX_BYTES), TITLE_SUMMARY),
-        (head.prompt, TITLE_PROMPT),
-        (head.first_user_message, TITLE_FIRST_MESSAGE),
+    """One session's metadata from its head and tail facts, titled by
+    ``transcript.titles.choose_title`` without the store's summary index (``scan_sessions``
+    applies it): a custom title (tail, then head), an AI title (tail, then head), the
+    local summary, the first prompt a person typed, the first slash command, the first
+    user message."""
+    title, source = choose_title(
+        custom=tail.custom_title or head.custom_title,
+        ai=tail.ai_title or head.ai_title,
+        local_summary=head.summary,
+        prompt=head.prompt,
+        command=head.command,
+        first_message=head.first_user_message,
     )
-    title, source = next(((t, s) for t, s in candidates if t), ("", ""))
     return SessionMetadata(
         summary=head.summary,
         first_user_message=head.first_user_message,
@@ -383,13 +383,13 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
 
 
-def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
+def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional[bool] = None) -> TailFacts:
     """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
     a title or timestamp token, found by searching the bytes (no line is split or
     walked). A window with an ASCII-spelling escape (never written by the harness) is
     walked line by line with the plain algorithm instead."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
-    if _has_ascii_escape(data, first, end):
+    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
         return scan_tail(window.lines_last_first(), session_id)
     custom = ai = ""
     floor = end
@@ -418,21 +418,45 @@ def scan_tail_window(window: TailWindow, session_id: str = "") -> TailFacts:
 
 
 def read_session_metadata(
-    f: BinaryIO, size: int, session_id: str = "", buffers: Optional[windows.ReadBuffers] = None
+    f: BinaryIO,
+    size: int,
+    session_id: str = "",
+    buffers: Optional[windows.ReadBuffers] = None,
+    uuids_out: Optional[List[bytes]] = None,
 ) -> SessionMetadata:
     """Describe the open transcript ``f`` of ``size`` bytes, reading at most
-    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole."""
+    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
+    first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
+    ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
+    entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
+    custom or AI title already names the session (no summary can outrank it)."""
     window = read_head(f, size, buffers.head if buffers else None)
     head = scan_head_window(window, session_id)
+    if not head.prompt:
+        last_end = window.ends[-1] + 1 if window.ends else 0
+        leftover = window.data[last_end : window.length]
+        if window.whole_file:  # the rest of the file is in memory already
+            prompt = head_prompt.first_prompt_in(iter(bytes(leftover).split(b"\n")))
+        else:
+            prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
+        head = head._replace(prompt=prompt)
     if window.whole_file:
-        tail = scan_tail_window(windows.tail_of_head(window, TAIL_MAX_BYTES), session_id)  # already in memory
+        tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
     else:
-        tail = scan_tail_window(read_tail(f, size, buffers.tail if buffers else None), session_id)
-        if not tail.last_timestamp:
-            # The tail window held no whole dated line (one giant last line): the head's
-            # last dated line is the latest we know of.
-            tail = tail._replace(last_timestamp=_last_timestamp(window))
-    return combine(head, tail)
+        tail_window = read_tail(f, size, buffers.tail if buffers else None)
+    # The tail window is searched once for escapes, by both of its readers.
+    first, stop = tail_window.first_whole_line(), tail_window.stop()
+    escaped = _has_ascii_escape(tail_window.data, first, stop)
+    tail = scan_tail_window(tail_window, session_id, escaped)
+    if not window.whole_file and not tail.last_timestamp:
+        # The tail window held no whole dated line (one giant last line): the head's
+        # last dated line is the latest we know of.
+        tail = tail._replace(last_timestamp=_last_timestamp(window))
+    meta = combine(head, tail)
+    if uuids_out is not None:
+        titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
+        uuids_out.append(b"" if titled else _summaries.own_uuids(tail_window.data, first, stop, escaped))
+    return meta
 
 
 def _last_timestamp(window: HeadWindow) -> str:

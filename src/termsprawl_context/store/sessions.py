@@ -15,6 +15,7 @@ from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.store.session_meta import (
     SessionMetadata,
     SummaryLink,
@@ -22,6 +23,7 @@ from termsprawl_context.store.session_meta import (
     read_session_metadata,
 )
 from termsprawl_context.byte_windows import ReadBuffers
+from termsprawl_context.transcript.titles import Title
 
 # A session file's stem is a UUID; only its length is checked, as the seed does.
 UUID_LENGTH = 36
@@ -103,11 +105,15 @@ def session_id_of(name: str) -> str:
 
 
 def session_from_path(
-    path: str, projects_dir: str, buffers: Optional[ReadBuffers] = None
+    path: str,
+    projects_dir: str,
+    buffers: Optional[ReadBuffers] = None,
+    uuids_out: Optional[List[bytes]] = None,
 ) -> Optional[SessionInfo]:
     """The seed's parseSessionFromPath: the session at ``path``, or None when the name
     is not a session's or the path is not a regular file (a directory, a FIFO). A
-    regular file that cannot be read is listed with no metadata, as the seed lists it."""
+    regular file that cannot be read is listed with no metadata, as the seed lists it.
+    ``uuids_out``: as ``read_session_metadata`` fills it (nothing when unread)."""
     name = os.path.basename(path)
     if not is_session_file_name(name):
         return None
@@ -128,7 +134,7 @@ def session_from_path(
         with f:
             st = os.fstat(f.fileno())
             try:
-                meta = read_session_metadata(f, st.st_size, session_id, buffers)
+                meta = read_session_metadata(f, st.st_size, session_id, buffers, uuids_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     project = project_path_of(path, projects_dir)
@@ -199,24 +205,50 @@ def scan_sessions(
     projects_dir: str,
     project: Optional[str] = None,
     accept: Optional[Callable[[str], bool]] = None,
+    summaries: bool = True,
 ) -> ScanResult:
     """Every session under ``projects_dir`` (only ``project``'s folder when given),
     oldest first by mtime. ``accept(session_id)`` may narrow the set before any file is
-    opened. A missing store is an empty one."""
+    opened. A missing store is an empty one. With ``summaries``, a session no custom or
+    AI title names is titled by a summary in any listed head that names one of its
+    messages (``store.summary_index``); without, as each file alone says."""
     root = _scan_root(projects_dir, project)
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped)
     sessions = []
+    packed: List[bytes] = []  # per listed session: its tail window's uuids
     buffers = read_buffers()
     for path in iter_candidate_paths(root, skipped):
         if accept is not None and not accept(session_id_of(os.path.basename(path))):
             continue
-        info = session_from_path(path, projects_dir, buffers)
+        found: Optional[List[bytes]] = [] if summaries else None
+        info = session_from_path(path, projects_dir, buffers, found)
         if info is not None:
             sessions.append(info)
+            packed.append(found[0] if found else b"")
+    if summaries:
+        sessions = apply_summary_index(sessions, packed)
     sessions.sort(key=lambda s: s.mtime)
     return ScanResult(sessions, skipped)
+
+
+def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> List[SessionInfo]:
+    """``sessions`` retitled by the summary index of their own heads: a session one of
+    whose tail window's uuids (``packed``, one entry each) a summary names takes that
+    summary as its title."""
+    index = _summaries.index_sessions(sessions)
+    if not len(index):
+        return sessions
+    titled = list(sessions)
+    for number, uuids in enumerate(packed):
+        if not uuids:
+            continue  # titled by a custom or AI title, or a tail naming no message
+        info = titled[number]
+        title = _summaries.apply_to_title(Title(info.title, info.title_source), uuids, index)
+        if title.source != info.title_source:
+            titled[number] = info._replace(title=title.text, title_source=title.source)
+    return titled
 
 
 def format_skipped_paths(paths: List[str], operation: str) -> str:
@@ -248,11 +280,9 @@ def scan_all_sessions(
 
 def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
     """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial``. Raises ``SessionIdNotFound`` or ``AmbiguousSession`` (exit 1)."""
-    result = scan_sessions(projects_dir, accept=lambda session_id: session_id.startswith(partial))
-    _report_skipped(result.skipped, "search", stderr)
-    if not result.sessions:
-        raise SessionIdNotFound(partial)
-    if len(result.sessions) > 1:
-        raise AmbiguousSession(partial, result.sessions)
-    return result.sessions[0]
+    ``partial``, resolved from the file names first (``store.session_lookup``): copies
+    of one id answer with the latest descendant. Raises ``SessionIdNotFound`` or
+    ``AmbiguousSession`` (exit 1)."""
+    from termsprawl_context.store import session_lookup  # it builds on this module
+
+    return session_lookup.find_session(partial, projects_dir, stderr)[0]

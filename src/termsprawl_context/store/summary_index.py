@@ -7,14 +7,13 @@ by such a summary when the ``leafUuid`` is one of the session's own message uuid
 
 Cost stays bounded: the index is built from the summary links the listing already
 found in each file's head (``SessionInfo.summary_links``: no file is read again), and
-a session's own message uuids are the ``uuid`` of every line of its tail window (the
-file's last 64 KiB, all of a smaller file: the bytes the listing reads anyway), never a
-full read of any file. The tail is where a summarised leaf sits: the harness writes a
-summary when a conversation stops or is resumed from its latest message. In the
-window's bytes, the ``uuid`` keys are found without splitting a line (candidates, kept
-packed until the index is complete); only a session whose candidates a summary names
-has its tail read again and parsed, to confirm them. Sessions titled by a custom or
-AI title are not looked at: those titles rank higher.
+a session's own message uuids are those its tail window shows (the file's last 64 KiB,
+all of a smaller file: bytes the listing reads anyway), never a full read of any file.
+The tail is where a summarised leaf sits: the harness writes a summary when a
+conversation stops or is resumed from its latest messages. The ``uuid`` keys are found
+in the window's bytes without splitting or parsing a line, and kept packed until the
+index is complete. Sessions titled by a custom or AI title are not looked at: those
+titles rank higher.
 
 Which summary wins when several name one session ("the summary written last"): the
 one in the file modified last (``st_mtime``); between files of the same mtime, the one
@@ -23,7 +22,6 @@ line. Summaries carry no timestamp, and a file is append-only, so a later line w
 written later and the file's mtime bounds when its lines were written.
 """
 
-import os
 import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
@@ -59,6 +57,7 @@ class SummaryIndex:
 
     def __init__(self) -> None:
         self._by_leaf: Dict[str, LinkedSummary] = {}
+        self._encoded: Optional[Dict[bytes, str]] = None  # leaf bytes -> leaf, built on first use
 
     def __len__(self) -> int:
         return len(self._by_leaf)
@@ -67,6 +66,7 @@ class SummaryIndex:
         known = self._by_leaf.get(item.leaf_uuid)
         if known is None or written_after(item, known):
             self._by_leaf[item.leaf_uuid] = item
+            self._encoded = None
 
     def add_file(self, path: str, mtime: float, links: Iterable[Tuple[str, str]]) -> None:
         """Index a file's head summary links ((summary, leaf uuid) pairs, file order)."""
@@ -76,6 +76,14 @@ class SummaryIndex:
 
     def get(self, leaf_uuid: str) -> Optional[LinkedSummary]:
         return self._by_leaf.get(leaf_uuid)
+
+    def named_in(self, packed: bytes) -> List[str]:
+        """The leaves a summary names among packed uuids (``pack``), without decoding
+        the others."""
+        if self._encoded is None:
+            self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
+        known = self._encoded
+        return [known[raw] for raw in packed.split(b"\n") if raw in known] if packed else []
 
     def latest_for(self, uuids: Iterable[str]) -> Optional[LinkedSummary]:
         """The summary written last among those naming any of ``uuids``."""
@@ -104,30 +112,27 @@ def index_sessions(sessions: Iterable[object]) -> SummaryIndex:
     return index
 
 
-def apply_to_title(title: Title, uuids: Iterable[str], index: SummaryIndex) -> Title:
+def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
     """``title`` (chosen without the index) with the index applied: a custom or AI
-    title stands; otherwise a summary naming one of ``uuids`` wins (the title order of
-    ``transcript.titles``)."""
-    if title.source in (TITLE_CUSTOM, TITLE_AI) or not len(index):
+    title stands; otherwise a summary naming one of the session's own uuids
+    (``packed``) wins (the title order of ``transcript.titles``)."""
+    if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
-    linked = index.title_for(uuids)
+    linked = linked_title(index, packed)
     return Title(linked, TITLE_SUMMARY) if linked else title
 
 
 # --- a session's own message uuids --------------------------------------------------------
 
-# Where a line names its own uuid, as the harness writes it (or with JSON's optional
-# whitespace). Found anywhere in the bytes, the key may also be a nested object's: the
-# hits are candidates, confirmed by parsing before a summary is trusted to name them.
-_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"((?:[^"\\]|\\.)*)"')
-# An escape that spells an ASCII character (\u0020-\u007f) could spell the key or a
-# value's character: a window holding one is parsed line by line instead.
+# A ``uuid`` key and its string value's bytes up to the next quote, as the harness
+# writes it (or with JSON's optional whitespace). A value holding an escape shows a
+# backslash there (an escaped quote ends the bytes early, at its backslash): rare, so
+# the window is then parsed instead. Quoted inside a string, a key is escaped
+# (``\"uuid\"``) and not matched; after a string, only a key is followed by a colon.
+_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"([^"]*)"')
+# An escape that spells an ASCII character (\u0020-\u007f) could spell the key: a
+# window holding one is parsed line by line instead.
 _ESCAPE_ASCII = re.compile(rb"\\u00[2-7]")
-
-
-def _string_field(record: Optional[dict], key: str) -> str:
-    value = record.get(key) if record is not None else None
-    return value if isinstance(value, str) else ""
 
 
 def _encoded(text: str) -> bytes:
@@ -137,43 +142,51 @@ def _encoded(text: str) -> bytes:
 def whole_lines(data: Buffer, start: int, end: int) -> List[bytes]:
     """The lines of ``data[start:end]`` (the last may lack its newline; an empty
     trailing piece is no line)."""
-    body = bytes(data[start:end])
-    lines = body.split(b"\n")
+    lines = bytes(data[start:end]).split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
     return lines
 
 
+def _walk_uuids(value: object, found: List[bytes]) -> None:
+    """Every string ``uuid`` of the objects in ``value``, in document order."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == cc.FIELD_UUID and isinstance(item, str):
+                found.append(_encoded(item))
+            elif isinstance(item, (dict, list)):
+                _walk_uuids(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (dict, list)):
+                _walk_uuids(item, found)
+
+
 def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
-    """The plain rule: the ``uuid`` of every line that is a JSON object with a string
-    ``uuid``, in file order, as UTF-8 bytes."""
-    found = []
+    """The plain rule, every line parsed: the string value of every ``uuid`` key of the
+    line's object, at any depth (a record the line carries, such as a sub-agent's
+    message, belongs to the session too), in file order, as UTF-8 bytes. A line that is
+    not JSON (torn mid-write) counts by the keys its bytes show."""
+    found: List[bytes] = []
     for raw in lines:
-        uuid = _string_field(parse_object(bytes(raw)), cc.FIELD_UUID)
-        if uuid:
-            found.append(_encoded(uuid))
+        record = parse_object(bytes(raw))
+        if record is not None:
+            _walk_uuids(record, found)
+        else:
+            found.extend(value for value in _UUID_VALUE.findall(raw) if b"\\" not in value)
     return found
 
 
-def uuid_candidates(data: Buffer, start: int, end: int) -> bytes:
-    """Candidates for the uuids of the window ``data[start:end]`` (whole lines),
-    packed: found in the bytes without splitting or parsing a line, a superset of
-    ``own_uuids_plain`` of its lines (a nested object's ``uuid`` may be among them;
-    ``confirm`` weeds those out)."""
-    if _ESCAPE_ASCII.search(data, start, end) is not None:
+def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
+    """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
+    in the bytes without splitting or parsing a line. ``escaped``: whether the window
+    holds an escape that spells an ASCII character, when the caller searched already."""
+    packed = pack(_UUID_VALUE.findall(data, start, end))
+    if escaped is None:
+        escaped = _ESCAPE_ASCII.search(data, start, end) is not None
+    if escaped or b"\\" in packed:
         return pack(own_uuids_plain(whole_lines(data, start, end)))
-    values = _UUID_VALUE.findall(data, start, end)
-    return pack(_decoded(value) if b"\\" in value else value for value in values)
-
-
-def _decoded(value: bytes) -> bytes:
-    """A JSON string's raw bytes holding an escape, as the UTF-8 of the string."""
-    import json
-
-    try:
-        return _encoded(json.loads(b'"' + value + b'"'))
-    except ValueError:
-        return value
+    return packed
 
 
 def pack(uuids: Iterable[bytes]) -> bytes:
@@ -186,43 +199,9 @@ def unpack(packed: bytes) -> List[str]:
     return [raw.decode("utf-8", "surrogatepass") for raw in packed.split(b"\n")] if packed else []
 
 
-def read_tail_lines(path: str, tail_bytes: int) -> List[bytes]:
-    """The whole lines of the last ``tail_bytes`` of the file at ``path`` (all of a
-    smaller file), read again to confirm candidates; [] when it cannot be read."""
-    from termsprawl_context.jsonl import open_regular
-
-    try:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            start = max(0, size - tail_bytes)
-            f.seek(start)
-            data = f.read(size - start)
-    except OSError:
-        return []
-    first = 0
-    if start > 0:
-        newline = data.find(b"\n")
-        first = len(data) if newline < 0 else newline + 1
-    return whole_lines(data, first, len(data))
-
-
-def confirm(path: str, candidates: Iterable[str], tail_bytes: int) -> List[str]:
-    """Those of ``candidates`` that are the ``uuid`` of a line of the file's tail
-    window, by the plain rule (the file is read again: only for sessions a summary
-    may name, a handful in a store)."""
-    wanted = set(candidates)
-    if not wanted:
-        return []
-    return [u for u in unpack(pack(own_uuids_plain(read_tail_lines(path, tail_bytes)))) if u in wanted]
-
-
-def linked_title(index: SummaryIndex, path: str, packed: bytes, tail_bytes: int) -> str:
-    """The title a summary gives the session at ``path`` whose tail window's uuid
-    candidates are ``packed``: the summary written last among those naming one of its
-    confirmed uuids; "" when none does."""
+def linked_title(index: SummaryIndex, packed: bytes) -> str:
+    """The title a summary gives a session whose own uuids are ``packed``: the summary
+    written last among those naming one of them; "" when none does."""
     if not packed or not len(index):
         return ""
-    hits = [u for u in unpack(packed) if index.get(u) is not None]
-    if not hits:
-        return ""
-    return index.title_for(confirm(path, hits, tail_bytes))
+    return index.title_for(index.named_in(packed))

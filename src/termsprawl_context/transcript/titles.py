@@ -3,7 +3,8 @@
 The order (best first): the latest ``custom-title`` (the person's /rename), the latest
 ``ai-title``, a ``summary`` whose ``leafUuid`` is one of the session's own messages
 (found anywhere in the store: ``store.summary_index``), a summary local to the file (no
-``leafUuid``), the first prompt the person typed, then the seed's first user message.
+``leafUuid``), the first prompt the person typed, the first slash command the person
+ran (a session of commands alone), then the seed's first user message.
 
 "The first prompt the person typed" is decided by the record model
 (``transcript.entry.typed_texts``), block by block within one message: IDE notices,
@@ -19,7 +20,15 @@ from collections import namedtuple
 from typing import Any, Dict, Iterable, Optional
 
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.transcript.entry import Entry, entry_of, typed_texts
+from termsprawl_context.transcript.entry import (
+    INJECTED,
+    Entry,
+    content_texts,
+    entry_of,
+    not_the_person,
+    text_kind,
+    typed_texts,
+)
 from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
 
 # The seed truncates first user messages to half the backend's 8 KiB field limit;
@@ -31,8 +40,9 @@ TITLE_CUSTOM = cc.TITLE_CUSTOM  # "custom-title"
 TITLE_AI = cc.TITLE_AI  # "ai-title"
 TITLE_SUMMARY = cc.TITLE_SUMMARY  # "summary": a summary line naming the session
 TITLE_PROMPT = "prompt"  # the first prompt the person typed
+TITLE_COMMAND = "command"  # no prompt typed: the first slash command the person ran
 TITLE_FIRST_MESSAGE = "first-message"  # the seed's first user message, whatever it is
-TITLE_SOURCES = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_PROMPT, TITLE_FIRST_MESSAGE)
+TITLE_SOURCES = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_PROMPT, TITLE_COMMAND, TITLE_FIRST_MESSAGE)
 
 
 class Title(namedtuple("Title", "text source")):
@@ -69,6 +79,43 @@ def typed_prompt(entry: Entry) -> str:
     return ""
 
 
+def _tag_text(text: str, tag: str) -> str:
+    """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""
+    opening, closing = "<%s>" % tag, "</%s>" % tag
+    start = text.find(opening)
+    if start < 0:
+        return ""
+    start += len(opening)
+    end = text.find(closing, start)
+    return text[start:end] if end >= 0 else ""
+
+
+def typed_command(entry: Entry) -> str:
+    """The slash command a ``user`` entry records the person running, as they typed
+    it (``/name args``) and as a title; "" for any other entry. A session of commands
+    alone (``/model``, ``/clear``) is named by its first one rather than by the
+    harness's envelope around it."""
+    if entry.type != cc.TYPE_USER or not_the_person(entry):
+        return ""
+    for text in content_texts(entry.content):
+        if text_kind(text) != INJECTED:
+            continue
+        name = _tag_text(text, cc.COMMAND_NAME_TAG).strip()
+        if not name:
+            continue
+        if not name.startswith("/"):
+            name = "/" + name  # older records write the name bare
+        title = clean_title(name + " " + _tag_text(text, cc.COMMAND_ARGS_TAG))
+        if title:
+            return title
+    return ""
+
+
+def command_of_record(record: Dict[str, Any]) -> str:
+    """``typed_command`` of a parsed line (a JSON object)."""
+    return typed_command(entry_of(record))
+
+
 def prompt_of_record(record: Dict[str, Any]) -> str:
     """``typed_prompt`` of a parsed line (a JSON object)."""
     return typed_prompt(entry_of(record))
@@ -91,19 +138,24 @@ def choose_title(
     linked_summary: str = "",
     local_summary: str = "",
     prompt: str = "",
+    command: str = "",
     first_message: str = "",
 ) -> Title:
     """The first non-empty candidate, best first, and its ``title_source``: the latest
     custom title, the latest AI title, the summary naming one of the session's messages,
-    the file's local summary, the first typed prompt, the first user message."""
+    the file's local summary, the first typed prompt, the first slash command typed,
+    the first user message."""
     for text, source in (
         (custom, TITLE_CUSTOM),
         (ai, TITLE_AI),
         (linked_summary, TITLE_SUMMARY),
         (local_summary, TITLE_SUMMARY),
         (prompt, TITLE_PROMPT),
+        (command, TITLE_COMMAND),
         (first_message, TITLE_FIRST_MESSAGE),
     ):
         if text:
-            return Title(text, source)
+            # Every title is cut to the same bound, a summary's too (the summary field
+            # itself stays whole); text already within it is returned as it is.
+            return Title(truncate_utf8(text, TITLE_MAX_BYTES), source)
     return NO_TITLE

@@ -1,0 +1,164 @@
+"""Share a full scan of the store between the machine's cores, with the same answer.
+
+``map_shared(func, items, weights, min_weight)`` is ``[func(item) for item in items]``:
+when the items' total weight (bytes to scan) reaches ``min_weight`` and the platform
+can fork, the items are dealt out by weight to a few forked processes, each sends its
+results back through a pipe (``marshal``: no import cost, plain data only), and the
+results are put back in item order. Anything going wrong in a helper process (a failed
+fork, a crash, a short pipe) makes the parent compute that share itself, so the answer
+never depends on how it was computed. ``func`` must not write anything (its results
+say what to print) and must return plain data: None, bools, numbers, str, bytes, and
+tuples, lists, sets and dicts of them.
+
+``TERMSPRAWL_JOBS`` sets how many processes at most (``1``: never fork); the default
+is one per CPU this process may run on, up to ``MAX_JOBS``.
+"""
+
+import marshal
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
+
+JOBS_ENV = "TERMSPRAWL_JOBS"
+
+# Beyond a few processes a store scan is bound by memory bandwidth, not by cores.
+MAX_JOBS = 4
+
+_PIPE_READ = 1 << 20
+
+
+def available_jobs(environ: "Optional[Mapping[str, str]]" = None) -> int:
+    """How many processes a scan may use: ``$TERMSPRAWL_JOBS`` if it is a positive
+    integer, else the CPUs this process may run on (at most ``MAX_JOBS``); always 1
+    where there is no ``os.fork``."""
+    if not hasattr(os, "fork"):
+        return 1
+    env = os.environ if environ is None else environ
+    value = env.get(JOBS_ENV, "").strip()
+    if value.isdigit() and int(value) > 0:
+        return min(int(value), 64)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_JOBS))
+
+
+def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
+    """Item indices dealt into ``parts`` shares of near-equal total weight (heaviest
+    first, each to the lightest share), each share in index order."""
+    shares = [[] for _ in range(parts)]  # type: List[List[int]]
+    loads = [0] * parts
+    for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        lightest = loads.index(min(loads))
+        shares[lightest].append(index)
+        loads[lightest] += weights[index]
+    for share in shares:
+        share.sort()
+    return [share for share in shares if share]
+
+
+def _child(func, items, share, write_fd) -> None:
+    """In the forked process: compute the share, send it, exit without running any of
+    the parent's clean-up (its buffered output belongs to the parent)."""
+    code = 1
+    try:
+        data = marshal.dumps([func(items[i]) for i in share])
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view):]
+        code = 0
+    except BaseException:  # a failure is reported by the exit status; the parent redoes the work
+        pass
+    finally:
+        os._exit(code)
+
+
+def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
+    """The results a helper sent, or None if it failed in any way."""
+    parts = []  # type: List[bytes]
+    failed = False
+    try:
+        while True:
+            piece = os.read(read_fd, _PIPE_READ)
+            if not piece:
+                break
+            parts.append(piece)
+    except OSError:
+        failed = True
+    finally:
+        os.close(read_fd)
+    try:
+        _, status = os.waitpid(pid, 0)
+    except OSError:
+        status = 1
+    if failed or status != 0:
+        return None
+    try:
+        results = marshal.loads(b"".join(parts))
+    except (EOFError, ValueError, TypeError):
+        return None
+    return results if isinstance(results, list) and len(results) == expected else None
+
+
+def map_shared(
+    func: "Callable[[Any], Any]",
+    items: "Sequence[Any]",
+    weights: "Sequence[int]",
+    min_weight: int,
+    jobs: "Optional[int]" = None,
+) -> list:
+    """``[func(item) for item in items]``, in several processes when the total weight
+    reaches ``min_weight`` and more than one job is available (see the module)."""
+    jobs = available_jobs() if jobs is None else jobs
+    if jobs <= 1 or len(items) < 2 or sum(weights) < min_weight or not hasattr(os, "fork"):
+        return [func(item) for item in items]
+    shares = deal(weights, min(jobs, len(items)))
+    helpers: "List[Tuple[Optional[int], int, List[int]]]" = []  # (pid or None, read fd, share)
+    try:
+        for share in shares[1:]:
+            try:
+                read_fd, write_fd = os.pipe()
+            except OSError:
+                helpers.append((None, -1, share))
+                continue
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(read_fd)
+                os.close(write_fd)
+                helpers.append((None, -1, share))
+                continue
+            if pid == 0:
+                os.close(read_fd)
+                _child(func, items, share, write_fd)
+            os.close(write_fd)
+            helpers.append((pid, read_fd, share))
+        results = [None] * len(items)  # type: List[Any]
+        for i in shares[0]:
+            results[i] = func(items[i])
+        while helpers:
+            helper, helper_fd, share = helpers.pop(0)
+            got = None if helper is None else _collect(helper, helper_fd, len(share))
+            if got is None:
+                got = [func(items[i]) for i in share]
+            for i, value in zip(share, got):
+                results[i] = value
+        return results
+    finally:
+        for helper, helper_fd, _share in helpers:  # only on the way out of an exception
+            if helper is not None:
+                _abandon(helper, helper_fd)
+
+
+def _abandon(pid: int, read_fd: int) -> None:
+    import signal
+
+    try:
+        os.close(read_fd)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
