@@ -375,9 +375,9 @@ def test_deep_uuids_never_exit_70_in_assemble(pyz, tmp_path, depth):
     check_outcome(done.returncode, b"", done.stderr, ["assemble-file", depth])
 
 
-@pytest.mark.xfail(reason="issue 13 item 11: store/assemble.py (the issue-14 engineer's) keys messages by "
-                          "Python equality, where True == 1; until that fix lands", strict=False)
 def test_uuids_true_and_1_are_two_messages(tmp_path):
+    """Issue 13 item 11 (fixed in store/assemble.py by the issue-14 engineer): JSON's
+    true and 1 are different uuids, though Python says True == 1."""
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type":"user","uuid":true,"timestamp":"2024-01-01T00:00:00Z","message":{"content":"a"}}\n'
                      b'{"type":"user","uuid":1,"timestamp":"2024-01-01T00:00:01Z","message":{"content":"b"}}\n')
