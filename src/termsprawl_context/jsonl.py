@@ -156,14 +156,10 @@ def json_type_name(value: object) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
-    """Yield every physical line from the file's current position to its end.
-
-    Lines end at b"\\n" only: U+2028, U+0085 or a lone b"\\r" inside a line are data.
-    A last line without a newline (a torn write) is yielded like any other. A line
-    longer than ``max_line`` bytes is never held: it is read past in bounded blocks and
-    yielded with ``raw == b""``.
-    """
+def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[int, int, Optional[bytes]]]:
+    """``(number, offset, raw)`` of each line from the current position; ``raw`` is None
+    for a line longer than ``max_line`` bytes, which is never held: with ``skip`` it is
+    streamed past in bounded blocks and reading goes on, else reading stops there."""
     number = 0
     offset = f.tell()
     readline = f.readline
@@ -173,19 +169,35 @@ def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
             return
         number += 1
         size = len(chunk)
+        raw = None  # type: Optional[bytes]
         if chunk.endswith(b"\n"):
             raw = chunk[:-1]
-        elif size > max_line:
-            chunk = raw = b""  # drop the held part before streaming past the rest
+        elif size <= max_line:
+            raw = chunk  # a last line without a newline
+        elif not skip:
+            yield number, offset, None
+            return
+        else:
+            chunk = b""  # drop the held part before streaming past the rest
             while True:
                 piece = readline(SKIP_BLOCK_SIZE)
                 size += len(piece)
                 if not piece or piece.endswith(b"\n"):
                     break
-        else:
-            raw = chunk
-        yield Line(number, offset, raw)
+        yield number, offset, raw
         offset += size
+
+
+def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """Yield every physical line from the file's current position to its end.
+
+    Lines end at b"\\n" only: U+2028, U+0085 or a lone b"\\r" inside a line are data.
+    A last line without a newline (a torn write) is yielded like any other. A line
+    longer than ``max_line`` bytes is never held: it is read past in bounded blocks and
+    yielded with ``raw == b""``.
+    """
+    for number, offset, raw in _physical_lines(f, max_line, skip=True):
+        yield Line(number, offset, b"" if raw is None else raw)
 
 
 def iter_lines_reverse(
@@ -260,21 +272,12 @@ def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
     (its newline not counted) raises LineTooLong once its first ``limit`` bytes are in,
     as Go's bufio.Scanner does with a buffer of ``limit`` bytes.
 
-    At most ``limit`` + 1 bytes of one line are ever held: the bound is checked while
-    the line is read, not after."""
-    number = 0
-    offset = f.tell()
-    readline = f.readline
-    while True:
-        chunk = readline(limit + 1)
-        if not chunk:
-            return
-        number += 1
-        raw = chunk[:-1] if chunk.endswith(b"\n") else chunk
-        if len(raw) >= limit:
+    At most ``limit`` bytes of one line are ever held: the bound is checked while the
+    line is read, not after."""
+    for number, offset, raw in _physical_lines(f, limit - 1, skip=False):
+        if raw is None:
             raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
         yield Line(number, offset, raw)
-        offset += len(chunk)
 
 
 # --- checking a large document without building it ----------------------------------------
