@@ -97,7 +97,7 @@ def _hashable(value: Any) -> Any:
     if not isinstance(value, (list, dict)):
         return value
     tokens = []
-    pending = [value]  # a stack: the next value to flatten is last
+    pending: List[Any] = [value]  # a stack: the next value to flatten is last
     while pending:
         item = pending.pop()
         if isinstance(item, dict):
