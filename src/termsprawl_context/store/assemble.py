@@ -96,7 +96,7 @@ def _hashable(value: Any) -> Any:
         return ("bool", value)
     if not isinstance(value, (list, dict)):
         return value
-    tokens = []
+    tokens: List[Tuple[str, Any]] = []
     pending: List[Any] = [value]  # a stack: the next value to flatten is last
     while pending:
         item = pending.pop()
