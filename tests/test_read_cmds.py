@@ -301,3 +301,27 @@ def test_search_passes_over_lines_longer_than_the_bound(tmp_path, monkeypatch):
     (folder / (fake_id(1) + ".jsonl")).write_text("\n".join(lines) + "\n")
     hits = list(search.search_store("needle", str(tmp_path / "projects")))
     assert [(h.line, h.snippet) for h in hits] == [(1, "needle one"), (3, "needle three")]
+
+
+def test_show_settles_copies_of_one_id_as_find_does(tmp_path):
+    """One id in two project folders: `show`'s resolver answers with the latest
+    descendant (the copy holding the later timestamp), as `find` and `locate` do, even
+    when the other copy's file was written more recently."""
+    import os
+
+    from termsprawl_context.store.resolve import resolve_session
+    from termsprawl_context.store.session_lookup import resolve as find_resolve
+
+    sid = "0b1e6c55-4a2e-4f7e-9d55-2f4b7f0e6a11"
+    store = tmp_path / "projects"
+    longer, backup = store / "-w-app", store / "projects.bak" / "-w-app"
+    for folder, stamp in ((longer, "2026-03-02T00:00:00Z"), (backup, "2026-03-01T00:00:00Z")):
+        folder.mkdir(parents=True)
+        (folder / (sid + ".jsonl")).write_text(
+            '{"type":"user","uuid":"u-%s","sessionId":"%s","timestamp":"%s","message":{"content":"hi"}}\n'
+            % (stamp, sid, stamp)
+        )
+    os.utime(str(backup / (sid + ".jsonl")), (2_000_000_000, 2_000_000_000))  # the stale copy written last
+    expected = str(longer / (sid + ".jsonl"))
+    assert resolve_session(sid[:8], str(store)) == (sid, expected)
+    assert find_resolve(sid[:8], str(store)).path == expected

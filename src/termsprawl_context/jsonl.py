@@ -213,7 +213,7 @@ def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE
     newlines = pos = i = 0
     with memoryview(buf) as view:
         while i < len(wanted):
-            got = f.readinto(view)
+            got = f.readinto(view)  # type: ignore[attr-defined]
             if not got:
                 break
             end = pos + got

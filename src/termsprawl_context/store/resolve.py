@@ -13,6 +13,7 @@ from typing import List, Optional, Tuple
 
 from termsprawl_context.errors import NotFound, Refusal, UsageError
 from termsprawl_context.harness.claude import TRANSCRIPT_SUFFIX
+from termsprawl_context.store import session_lookup
 from termsprawl_context.store import sessions as store_sessions
 
 LATEST = "latest"
@@ -117,7 +118,8 @@ def resolve_session(name: str, projects_dir: str, project: Optional[str] = None)
 
     Refusals: an empty name (usage, exit 2); a path that is not a regular file, or no
     matching session (exit 1); a prefix that several session ids start with (exit 1,
-    naming them). One id stored in two folders is one session: its newest file."""
+    naming them). One id stored in two folders is one session: its latest descendant,
+    as ``find`` and ``locate`` pick it."""
     if not name:
         raise UsageError("session must not be empty")
     if name == LATEST:
@@ -135,13 +137,14 @@ def resolve_session(name: str, projects_dir: str, project: Optional[str] = None)
         if stem.endswith(TRANSCRIPT_SUFFIX):
             stem = stem[: -len(TRANSCRIPT_SUFFIX)]
         return stem, path
-    found = session_files(projects_dir, project, name)
-    ids = sorted({s.session_id for s in found})
-    if not ids:
-        raise store_sessions.SessionIdNotFound(name)
-    if len(ids) > 1:
-        raise AmbiguousSessionPrefix(name, ids)
-    return found[0].session_id, found[0].path
+    # Ids and prefixes resolve as `find` resolves them (one rule for every command):
+    # different ids refused from the names alone, copies of one id settled by the
+    # latest descendant, as `locate` ranks holders.
+    try:
+        resolved = session_lookup.resolve(name, store_root(projects_dir, project))
+    except session_lookup.AmbiguousPrefix as ambiguous:
+        raise AmbiguousSessionPrefix(name, sorted({c.session_id for c in ambiguous.candidates})) from None
+    return resolved.session_id, resolved.path
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:

@@ -14,7 +14,6 @@ plain algorithm (parse every line, then match) is the oracle the tests hold this
 The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
 """
 
-import os
 import re
 from collections import namedtuple
 from typing import Iterator, List, Optional, Sequence, Tuple
@@ -134,6 +133,7 @@ def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
             key = (rest < MIN_PATTERN, rank, -rest)
             if best is None or key < best[0]:
                 best = (key, run[i:], ascii_run)
+    assert best is not None, "the needle has at least one run"  # callers pass a non-empty needle
     return best[1], best[2]
 
 
