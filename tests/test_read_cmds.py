@@ -325,3 +325,48 @@ def test_show_settles_copies_of_one_id_as_find_does(tmp_path):
     expected = str(longer / (sid + ".jsonl"))
     assert resolve_session(sid[:8], str(store)) == (sid, expected)
     assert find_resolve(sid[:8], str(store)).path == expected
+
+
+@pytest.mark.parametrize("first_batch", [1, 64 << 10, 10 ** 12])
+def test_search_shared_between_processes_matches_the_oracle(store, monkeypatch, first_batch):
+    """Batches searched in forked helpers (every batch above the threshold) give the
+    oracle's answer in the oracle's order, limits included."""
+    from termsprawl_context.store import parallel
+
+    projects, paths = store
+    shared = []
+
+    def spy(func, items, weights, min_weight):
+        shared.append(len(items))
+        return parallel.map_shared(func, items, weights, min_weight, jobs=2)
+
+    monkeypatch.setattr(search, "map_shared", spy)
+    monkeypatch.setattr(search, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(search, "FIRST_BATCH_BYTES", first_batch)
+    for needle, limit in (("the", 10 ** 9), ("the", 7), ("needle", 10 ** 9), ("ascii", 3), ("日本", 10 ** 9)):
+        got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(needle, str(projects), kinds=search.KINDS,
+                                                                                  limit=limit)]
+        assert got == oracle_search(needle, paths, search.KINDS, limit=limit)
+    assert any(n >= 2 for n in shared)
+
+
+def _escaped(text, upper=False):
+    return "".join(("\\u%04X" if upper else "\\u%04x") % ord(c) for c in text)
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 1 << 20])
+def test_search_finds_needles_spelled_by_escapes(tmp_path, monkeypatch, chunk):
+    """A needle written wholly or partly as ``\\u00XX`` escapes (either hex case, at a
+    line's start or end, across block edges) is found as the oracle finds it."""
+    monkeypatch.setattr(search, "CHUNK_BYTES", chunk)
+    folder = tmp_path / "projects" / "-w"
+    folder.mkdir(parents=True)
+    bodies = [_escaped("zanzibar"), "say " + _escaped("ZANZ", upper=True) + "ibar", "zan" + _escaped("z") + "ibar!",
+              "nothing here", "u00 and 007 but " + _escaped("<>") + " zan zibar"]
+    lines = [json.dumps({"type": "user", "uuid": "e%d" % i, "message": {"content": "@"}}).replace("@", body)
+             for i, body in enumerate(bodies)]
+    path = folder / (fake_id(1) + ".jsonl")
+    path.write_text("\n".join(lines) + "\n")
+    got = [(h.path, h.line, h.snippet) for h in search.search_store("Zanzibar", str(tmp_path / "projects"))]
+    assert got == [(p, line, snip) for p, line, _kind, snip in oracle_search("Zanzibar", [path])]
+    assert [line for _p, line, _s in got] == [1, 2, 3]
