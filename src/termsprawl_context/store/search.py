@@ -38,6 +38,7 @@ MAX_LINE_BYTES = 64 << 20  # bounds memory on one line; longer lines are passed 
 # Below this many bytes a fork costs more than the second core saves (measured).
 PARALLEL_MIN_BYTES = 32 << 20
 FIRST_BATCH_BYTES = 8 << 20  # a search stopped by its limit reads little more than this
+BATCH_GROWTH = 4
 
 # Printable ASCII that JSON writers may escape: the quote and backslash always, and
 # <, >, &, / for writers that guard HTML.
@@ -340,16 +341,16 @@ def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int):
 
 
 def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[list, List[int]]]:
-    """The sessions in order, in batches of doubling weight from ``first`` bytes: a
-    search that reaches its limit early stops after a small batch, a full scan is
-    shared out in a few large ones."""
+    """The sessions in order, in batches growing ``BATCH_GROWTH`` times from ``first``
+    bytes: a search that reaches its limit early stops after a small batch, a full
+    scan is shared out in a few large ones (each batch waits for its slowest helper)."""
     batch, sizes, goal = [], [], first
     for session, weight in zip(sessions, weights):
         batch.append(session)
         sizes.append(weight)
         if sum(sizes) >= goal:
             yield batch, sizes
-            batch, sizes, goal = [], [], goal * 2
+            batch, sizes, goal = [], [], goal * BATCH_GROWTH
     if batch:
         yield batch, sizes
 
