@@ -121,17 +121,16 @@ NO_PEER_MODULES = {
     "termsprawl_context.dump",
     "termsprawl_context.errors",
     "termsprawl_context.workspace",
-    "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.ids",
-    "termsprawl_context.workspace.links",
+    "termsprawl_context.workspace.layout",
 }
-# A dump that prints adds the index, the titles and the transcript reader.
+# A dump that prints adds the link reader, the index, the titles and the transcript reader.
 PRINTING_MODULES = NO_PEER_MODULES | {
-    "termsprawl_context.harness",
-    "termsprawl_context.harness.claude",
+    "termsprawl_context.workspace.files",
+    "termsprawl_context.workspace.links",
     "termsprawl_context.jsonl",
     "termsprawl_context.transcript",
-    "termsprawl_context.transcript.entry",
+    "termsprawl_context.transcript.content",
     "termsprawl_context.transcript.turns",
     "termsprawl_context.workspace.index",
     "termsprawl_context.workspace.titles",

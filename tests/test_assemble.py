@@ -508,3 +508,18 @@ def test_corpus_files_in_two_processes(path, monkeypatch):
     one, two = io.BytesIO(), io.BytesIO()
     assert assemble_file(str(path), one, io.StringIO(), jobs=1) == assemble_file(str(path), two, io.StringIO(), jobs=2)
     assert one.getvalue() == two.getvalue()
+
+
+def test_uuid_keys_compare_as_json_values_and_stay_flat():
+    """Array and object uuids key as their JSON value (member order aside, 1 and 1.0
+    one number, true and 1 two values), as a flat tuple, so equal deep keys compare
+    without recursion."""
+    from termsprawl_context.store.assemble import _uuid_key
+
+    assert _uuid_key({"a": 1, "b": [True]}) == _uuid_key({"b": [True], "a": 1.0})
+    for a, b in [([True], [1]), (True, 1), ([["x"]], ["x"]), ({"a": "b"}, ["a", "b"]), ([{"a": 1}], [{"a": 2}]),
+                 (["k"], [{}]), ([], {}), ("x", ["x"])]:
+        assert _uuid_key(a) != _uuid_key(b), (a, b)
+    deep = [[[[1]]]]
+    key = _uuid_key(deep)
+    assert all(not isinstance(token[1], (tuple, list)) for token in key[1])

@@ -4,7 +4,7 @@ table, and the session title's text rule."""
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context.transcript import entry as E
-from termsprawl_context.transcript.text import first_content_text
+from termsprawl_context.transcript.content import first_content_text
 
 from oracles import entry_of_oracle
 

@@ -307,7 +307,7 @@ def test_two_longest_ids_can_be_linked_and_short_pairs_keep_their_name(project):
     name = os.path.basename(path)
     assert len(name.encode()) <= links.MAX_FILE_NAME_BYTES and name.startswith(links.HASHED_NAME_PREFIX)
     assert links.link_file_path(str(project), a, b) == path
-    assert [(l.a, l.b) for l in links.list_links(str(project))] == [(a, b)]
+    assert [(link.a, link.b) for link in links.list_links(str(project))] == [(a, b)]
     assert links.peers_of(str(project), a) == [b]
     assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
     assert links.link_file_name("aaa", "bbb") == "aaa--bbb.json"
@@ -443,3 +443,82 @@ def test_large_and_small_payloads_get_the_same_verdict(tmp_path):
             except hook_input.HookInputParseError:
                 verdicts.append("refused")
         assert verdicts[0] == verdicts[1], data
+
+
+# --- item 11: a title from a summary is cut like every other ----------------------------------
+
+
+def test_a_summary_title_is_cut_to_the_title_bound():
+    from termsprawl_context.store import session_meta
+    from termsprawl_context.transcript import titles as title_rules
+    from termsprawl_context.transcript.text import truncate_utf8
+
+    head = session_meta.HeadFacts(summary="é" * 5000)
+    meta = session_meta.combine(head, session_meta.TailFacts())
+    assert meta.title_source == title_rules.TITLE_SUMMARY
+    assert len(meta.title.encode("utf-8")) <= title_rules.TITLE_MAX_BYTES
+    assert meta.title == truncate_utf8("é" * 5000, title_rules.TITLE_MAX_BYTES)  # as the other titles
+    assert meta.title.startswith("é" * 2000)
+    assert meta.summary == "é" * 5000  # the summary itself is the seed's, whole
+    assert title_rules.choose_title(linked_summary="x" * 9000).text == truncate_utf8("x" * 9000, 4096)
+
+
+def test_pick_members_finds_keys_among_dense_runs():
+    members = b",".join(b'"k%d":%d' % (i, i) for i in range(10000))
+    doc = b'{' + members + b',"session_id":"late","x":[' + b",".join(b"1" for _ in range(9000)) + b'],"cwd":"c",' \
+        + members + b',"transcript_path":"/t"}'
+    assert pick_members(doc, ("session_id", "cwd", "transcript_path", "x")) == {
+        "session_id": "late", "cwd": "c", "transcript_path": "/t", "x": []}
+    assert pick_members(b'{"a":"session_id","session_id":"v"}', ("session_id",)) == {"session_id": "v"}
+    with pytest.raises(ValueError):
+        pick_members(b'{"a":[1,2,3,],"session_id":"v"}', ("session_id",))
+    with pytest.raises(ValueError):
+        pick_members(b'{' + members + b',}', ("session_id",))
+
+
+_COMMAND_RSS_PROBE = r"""
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from conftest_rss import peak_rss_mb
+from termsprawl_context.cli import main
+sys.stdout = io.TextIOWrapper(io.BytesIO())
+code = main(sys.argv[2:])
+sys.stdout = sys.__stdout__
+print(code, peak_rss_mb())
+"""
+
+
+def _command_peak(argv):
+    out = subprocess.run([sys.executable, "-c", _COMMAND_RSS_PROBE, str(SRC)] + [str(a) for a in argv], env=rss_env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, timeout=300).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+@pytest.mark.parametrize("shape", ["dense", "astral"])
+def test_fail_open_readers_stay_under_64_mb_on_a_15_mb_line(tmp_path, shape):
+    """A 15 MB line is past the fail-open readers' 8 MiB bound: skipped, never held."""
+    path = tmp_path / "t.jsonl"
+    body = (b'[' + b'"ab",' * (3 * 1024 * 1024) + b'""]') if shape == "dense" else \
+        (b'"\xf0\x9f\x98\x80' + b"x" * (15 * 1024 * 1024) + b'"')
+    path.write_bytes(b'{"type":"user","uuid":"u1","message":{"content":' + body + b'}}\n')
+    for argv in (["assemble-file", path],):
+        code, peak = _command_peak(argv)
+        assert code == 0 and peak < 64, (argv, peak)
+
+
+@pytest.mark.parametrize("shape", ["dense", "astral", "ascii"])
+def test_record_readers_stay_under_64_mb_on_a_15_mb_line(tmp_path, shape):
+    """The fail-closed readers keep the reference's 16 MiB bound but refuse a line whose
+    decoding would pass the memory bound (dense values, wide characters); a plain
+    ASCII record of 10 MB is still read, within the bound. (A plain record between
+    about 11 MiB and the 16 MiB bound is read too and costs more: docs/RELIABILITY.md.)"""
+    path = tmp_path / "t.jsonl"
+    bodies = {
+        "dense": b'[' + b'"ab",' * (3 * 1024 * 1024) + b'""]',
+        "astral": b'"\xf0\x9f\x98\x80' + b"x" * (15 * 1024 * 1024) + b'"',
+        "ascii": b'"' + b"x" * (10 * 1024 * 1024) + b'"',
+    }
+    body = bodies[shape]
+    path.write_bytes(b'{"type":"user","uuid":"u1","message":{"content":' + body + b'}}\n')
+    code, peak = _command_peak(["entries", path])
+    assert code == (0 if shape == "ascii" else 1) and peak < 64, (code, peak)

@@ -155,16 +155,16 @@ def bounded_oracle(data, max_line):
 )
 def test_bounded_readers_agree_with_the_oracle(data, block_size, max_line):
     expected = bounded_oracle(data, max_line)
-    fwd = [(l.offset, l.raw) for l in iter_lines(io.BytesIO(data), max_line)]
+    fwd = [(line.offset, line.raw) for line in iter_lines(io.BytesIO(data), max_line)]
     rev = list(iter_lines_reverse(io.BytesIO(data), len(data), block_size, max_line))[::-1]
     assert fwd == expected
     assert rev == expected
-    assert [l.number for l in iter_lines(io.BytesIO(data), max_line)] == list(range(1, len(expected) + 1))
+    assert [line.number for line in iter_lines(io.BytesIO(data), max_line)] == list(range(1, len(expected) + 1))
 
 
 def test_oversized_line_is_skipped_and_its_neighbours_kept():
     data = b'{"a":1}\n' + b"x" * 5000 + b'\n{"b":2}'
-    fwd = [(l.offset, l.raw) for l in iter_lines(io.BytesIO(data), 4096)]
+    fwd = [(line.offset, line.raw) for line in iter_lines(io.BytesIO(data), 4096)]
     assert fwd == [(0, b'{"a":1}'), (8, b""), (5009, b'{"b":2}')]
     assert list(iter_lines_reverse(io.BytesIO(data), len(data), 1024, 4096))[::-1] == fwd
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import corpus_files
-from termsprawl_context.jsonl import MAX_LINE_BYTES
+from termsprawl_context.jsonl import MAX_LINE_BYTES, affordable
 from termsprawl_context.transcript.turns import (
     LINKED_TURN_MAX_CHARS,
     MAX_LINKED_TURNS,
@@ -21,23 +21,29 @@ from termsprawl_context.transcript.turns import (
 
 
 def oracle_turns(path):
-    """The context layer's algorithm, literally: read everything, split on \\n, keep
-    user/assistant entries with printable text, cut each, keep the last 40. A line
-    longer than the readers' documented bound (MAX_LINE_BYTES) is unreadable."""
+    """``oracle_turns_of`` the file's bytes; [] when it cannot be read."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError:
         return []
+    return oracle_turns_of(data)
+
+
+def oracle_turns_of(data):
+    """The context layer's algorithm, literally: split on \n, keep user/assistant
+    entries with printable text, cut each, keep the last 40. A line longer than the
+    readers' documented bound (MAX_LINE_BYTES), or past their parse budget, is
+    unreadable."""
     turns = []
     for raw in data.split(b"\n"):
         if len(raw) > MAX_LINE_BYTES:
             continue
-        line = raw.decode("utf-8", "replace")
-        if not line.strip():
+        line = raw.decode("utf-8", "replace").strip()
+        if not line or (len(line) >= 65536 and not affordable(line)):
             continue
         try:
-            entry = json.loads(line.strip())
+            entry = json.loads(line)
         except (ValueError, RecursionError):
             continue
         if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant"):

@@ -13,6 +13,11 @@ The policy, once:
   U+FFFD, and a closed stderr is ignored: there is nobody left to tell.
 - A closed stdout raises ``BrokenPipeError`` from ``write_out``; ``cli.main`` ends
   quietly on it, once (``silence_stdout``).
+- Any other failure to write the answer (stdout on a full disk, stdout closed before
+  we started, an I/O error) raises ``StdoutFailed``; ``cli.main`` turns it into one
+  stderr line and exit 74 (the dump and ``hook`` still exit 0: they fail open).
+- A stderr that is closed or failing swallows the diagnostic: nothing meant for stderr
+  is ever written to stdout. ``guard_standard_streams`` sets this up once, at start.
 
 This module is on the dump's path: standard library only, no ``typing`` or ``re`` at
 import time.
@@ -20,6 +25,7 @@ import time.
 
 from __future__ import annotations
 
+import io  # already loaded by the interpreter for its own streams: free to import
 import os
 import sys
 
@@ -63,6 +69,126 @@ def _encode_message(text: str) -> bytes:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         return encode_text(text)
+
+
+class StdoutFailed(OSError):
+    """The answer could not be written to stdout (not a closed pipe: a full disk, a
+    stdout closed before the command started, an I/O error)."""
+
+
+class _GuardedStdout(io.RawIOBase):
+    """The raw stdout under the interpreter's buffer: a failed write becomes
+    StdoutFailed, so it is told from every other OSError (a transcript's read error)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(self._fd, data)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutFailed(exc.errno, "cannot write to stdout: %s" % (exc.strerror or exc)) from None
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def close(self) -> None:
+        # The descriptor is the process's stdout: it outlives this wrapper.
+        io.RawIOBase.close(self)
+
+
+class _ClosedStdout(object):
+    """stdout as the interpreter gives it when fd 1 was closed at start (None): every
+    write is a StdoutFailed, so the command reports it instead of crashing."""
+
+    encoding = "utf-8"
+
+    @property
+    def buffer(self) -> "_ClosedStdout":
+        return self
+
+    def write(self, data: Any) -> int:
+        import errno
+
+        raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def fileno(self) -> int:
+        import io
+
+        raise io.UnsupportedOperation("stdout is closed")
+
+
+class _Discard(object):
+    """stderr when fd 2 was closed at start: diagnostics go nowhere, never to stdout."""
+
+    encoding = "utf-8"
+
+    @property
+    def buffer(self) -> "_Discard":
+        return self
+
+    def write(self, data: Any) -> int:
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _reserve(fd: int) -> bool:
+    """Open /dev/null on ``fd`` when it is closed, so no file we open later gets the
+    number 0, 1 or 2 (a state file must never become where a stray write lands).
+    True when it was closed."""
+    try:
+        os.fstat(fd)
+        return False
+    except OSError:
+        pass
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+    except OSError:
+        pass
+    return True
+
+
+def guard_standard_streams() -> None:
+    """Called once by ``cli.main``: closed standard descriptors reserved, a stdout closed
+    at start made to fail loudly (``StdoutFailed``), a closed stderr made silent, and
+    the real stdout's failures told apart from every other OSError. Streams a test put
+    in place of the interpreter's own are left as they are."""
+    for fd in (0, 1, 2):
+        _reserve(fd)
+    if sys.stderr is None:
+        sys.stderr = _Discard()  # type: ignore[assignment]
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()  # type: ignore[assignment]
+        return
+    if sys.stdout is not sys.__stdout__:
+        return
+    try:
+        fd = sys.stdout.fileno()
+        old = sys.stdout
+        old.flush()
+        raw = _GuardedStdout(fd)
+        buffered = io.BufferedWriter(raw)
+        sys.stdout = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
+                                      line_buffering=bool(old.line_buffering), write_through=False)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
 
 
 def write_bytes(data: bytes, stream: Optional[TextIO] = None) -> None:
@@ -118,16 +244,37 @@ def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
     closed stream is ignored. For the few diagnostics that are not one prefixed line
     (the store scan's listing of unreadable folders)."""
     target = sys.stderr if stream is None else stream
+    if target is None:
+        return  # stderr closed: never fall back to stdout, where it would read as the answer
     try:
         write_bytes(_encode_message(text), target)
     except (OSError, ValueError):
-        pass  # stderr closed too: nothing left to tell
+        # stderr failing (a full disk): nothing left to tell. Its descriptor is pointed at
+        # /dev/null so the interpreter's flush at exit cannot fail and turn the exit code into 120.
+        if target is sys.stderr:
+            _point_at_devnull(target)
+
+
+def one_line(message: str) -> str:
+    """``message`` with its control characters (a newline or carriage return from a
+    payload's path, a terminal escape) spelled ``\\n``, ``\\r``, ``\\x1b``: untrusted
+    text quoted in a diagnostic can neither split its one line nor forge another."""
+    if message.isprintable() or not any(ch < " " or ch == "\x7f" for ch in message):
+        return message
+    return message.translate(_control_escapes())
+
+
+def _control_escapes() -> dict:
+    table = {code: "\\x%02x" % code for code in list(range(32)) + [0x7F]}
+    table.update({ord("\n"): "\\n", ord("\r"): "\\r"})
+    del table[ord("\t")]  # a tab splits no line
+    return table
 
 
 def warn(message: str, stream: Optional[TextIO] = None) -> None:
     """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed
-    stream is ignored."""
-    write_diagnostic(MESSAGE_PREFIX + message + "\n", stream)
+    stream is ignored. Control characters in the message are escaped (``one_line``)."""
+    write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
 def error_line(message: str) -> None:
@@ -135,12 +282,16 @@ def error_line(message: str) -> None:
     warn(message)
 
 
-def silence_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
-    flush does not raise a second time."""
+def _point_at_devnull(stream: Any) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+def silence_stdout() -> None:
+    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
+    flush does not raise a second time."""
+    _point_at_devnull(sys.stdout)

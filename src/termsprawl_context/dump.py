@@ -15,6 +15,7 @@ run with no peers never loads the transcript reader).
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 
 TYPE_CHECKING = False
@@ -109,9 +110,17 @@ class ProjectIO(ContextIO):
     def link_files(self) -> List[LinkFile]:
         """Every ``*.json`` entry of the links folder, valid or not; read once."""
         if self._link_files is None:
-            from termsprawl_context.workspace.links import scan_link_files
+            from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
-            self._link_files = scan_link_files(self.cwd)
+            # (links.links_dir, without loading links.py to find out there are none.)
+            if not os.path.isdir(state_path(self.cwd, LINKS_DIR)):
+                # Nothing is linked yet (a fresh project): the answer scan_link_files
+                # gives, without loading the link reader on every turn of a lone agent.
+                self._link_files = []
+            else:
+                from termsprawl_context.workspace.links import scan_link_files
+
+                self._link_files = scan_link_files(self.cwd)
         return self._link_files
 
     def linked_peers(self, self_id: str) -> List[LinkedPeer]:

@@ -16,6 +16,7 @@ EXIT_CITE_AMBIGUOUS = 11  # `cite`: the quote is in more than one entry
 EXIT_CITE_REFUSED = 12  # `cite`: a pool that cannot be searched (a sub-agent's user pool, no root)
 EXIT_QUERY_NEVER_RAN = 13  # `query`: the expression could be evaluated against no entry
 EXIT_INTERNAL = 70  # a bug of ours; reported in one line instead of a traceback
+EXIT_OUTPUT_FAILED = 74  # the answer could not be written to stdout (full disk, stdout closed); EX_IOERR
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
 
 

@@ -11,7 +11,7 @@ import sys
 from collections import namedtuple
 
 from termsprawl_context import __version__
-from termsprawl_context._output import PROG, error_line, silence_stdout, write_out
+from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence_stdout, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -95,11 +95,14 @@ def usage() -> str:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    guard_standard_streams()
     try:
         return _dispatch(args)
     except BrokenPipeError:
         silence_stdout()
         return 0
+    except StdoutFailed as exc:
+        return _stdout_failed(exc)
     except KeyboardInterrupt:
         from termsprawl_context.errors import EXIT_INTERRUPTED
 
@@ -109,6 +112,16 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         error_line("internal error: %s: %s" % (type(exc).__name__, exc))
         return EXIT_INTERNAL
+
+
+def _stdout_failed(exc: StdoutFailed) -> int:
+    """One stderr line for an answer that could not be written; the interpreter's own
+    flush at exit is pointed at /dev/null so it does not fail a second time."""
+    from termsprawl_context.errors import EXIT_OUTPUT_FAILED
+
+    silence_stdout()
+    error_line(exc.strerror or str(exc))
+    return EXIT_OUTPUT_FAILED
 
 
 def _dispatch(args: List[str]) -> int:
@@ -129,7 +142,11 @@ def _dispatch(args: List[str]) -> int:
             return run(args[1:])
         from termsprawl_context.cli.context import run_dump
 
-        return run_dump(args)
+        try:
+            return run_dump(args)
+        except StdoutFailed as exc:
+            _stdout_failed(exc)
+            return 0  # the dump fails open, even when its answer cannot be written
     except Refusal as refusal:
         error_line(refusal.message)
         return refusal.exit_code

@@ -87,39 +87,50 @@ def _hashable(value: Any) -> Any:
     """A dict key for any JSON value that compares as the value does: the seed keyed
     its dict by the raw value and would crash on an array or object uuid. A boolean is
     tagged, since Python's ``True == 1`` would make ``true`` and ``1`` one message.
-    Iterative, so a uuid nested as deep as the JSON parser allows is still a key."""
+
+    An array or object becomes one flat tuple of (tag, value) tokens in document order
+    (an object's members sorted by key, so member order does not matter, as in a
+    dict's equality). Flat on purpose: nested tuples hash and compare recursively in C,
+    so two equal uuids nested 900 deep would be a RecursionError on the second insert."""
     if isinstance(value, bool):
         return ("bool", value)
     if not isinstance(value, (list, dict)):
         return value
-    stack = [_open_frame(value)]
-    while True:
-        frame = stack[-1]
-        items, frozen, is_object = frame[0], frame[1], frame[2]
-        for item in items:
-            key = None
-            if is_object:
-                key, item = item
-            if isinstance(item, (list, dict)):
-                frame[3] = key
-                stack.append(_open_frame(item))
-                break
-            leaf = ("bool", item) if isinstance(item, bool) else item
-            frozen.append((key, leaf) if is_object else leaf)
-        else:
-            stack.pop()
-            done = ("{}", frozenset(frozen)) if is_object else ("[]", tuple(frozen))
-            if not stack:
-                return done
-            parent = stack[-1]
-            parent[1].append((parent[3], done) if parent[2] else done)
+    tokens: List[Tuple[str, Any]] = []
+    pending: List[Any] = [value]  # a stack: the next value to flatten is last
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            tokens.append(("{", len(item)))
+            members = sorted(item.items(), key=_member_key)
+            for key, member in reversed(members):
+                pending.append(member)
+                pending.append(_Key(key))
+        elif isinstance(item, list):
+            tokens.append(("[", len(item)))
+            pending.extend(reversed(item))
+        elif isinstance(item, _Key):
+            tokens.append(("k", item.name))
+        elif isinstance(item, bool):
+            tokens.append(("b", item))
+        elif isinstance(item, str):
+            tokens.append(("s", item))
+        else:  # a number or null: 1 and 1.0 are one JSON number
+            tokens.append(("v", item))
+    return ("json", tuple(tokens))
 
 
-def _open_frame(container: Any) -> list:
-    """[items to freeze, frozen so far, is an object, the key being frozen]."""
-    if isinstance(container, dict):
-        return [iter(container.items()), [], True, None]
-    return [iter(container), [], False, None]
+class _Key:
+    """An object member's name on the flattening stack (told apart from a string value)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _member_key(member: Tuple[str, Any]) -> str:
+    return member[0]
 
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

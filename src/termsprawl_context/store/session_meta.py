@@ -21,6 +21,7 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular, parse_object
 from termsprawl_context.store import head_prompt
 from termsprawl_context.store import summary_index as _summaries
+from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.entry import Entry, entry_of
 from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
     TITLE_AI,
@@ -36,7 +37,6 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     typed_prompt,
 )
 from termsprawl_context.transcript.text import (
-    first_content_text,
     sanitize_text,
     truncate_utf8,
 )

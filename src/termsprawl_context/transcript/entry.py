@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.content import display_text  # noqa: F401 (part of the model's API)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -213,22 +214,6 @@ def content_texts(content: Any) -> List[str]:
             if isinstance(value, str) and value:
                 texts.append(value)
     return texts
-
-
-def display_text(content: Any) -> Optional[str]:
-    """The dump's text rule (the context layer's, exact): a string content as is (even
-    empty), else the ``text`` blocks' string texts joined by newlines; None when there
-    are none. Bare strings in a list do not count here."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return None
-    texts = [
-        block["text"]
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-    ]
-    return "\n".join(texts) if texts else None
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Iterator, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
-from termsprawl_context.transcript.text import text_with_thinking
+from termsprawl_context.transcript.content import text_with_thinking
 
 # A file in which none of these keys shows up in its first lines is probably not a
 # Claude Code transcript any more (the format drifted): worth one warning, never fatal.

@@ -120,9 +120,45 @@ def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
         yield line, decode_line(line.raw)
 
 
+def decode_cost(raw: bytes) -> int:
+    """An upper estimate of the bytes that decoding and parsing ``raw`` would hold at
+    once: the line, its text (CPython stores 1, 2 or 4 bytes a character, by the widest
+    one), the strings parsed out of it (as wide as the widest a ``\\u`` escape can
+    spell) and a cost per value, as ``jsonl.parse_cost`` counts them."""
+    size = len(raw)
+    wide = raw.translate(None, _ASCII)
+    top = max(wide) if wide else 0
+    text_width = 4 if top >= 0xF0 else 2 if top else 1
+    value_width = text_width
+    if b"\\u" in raw:
+        lowered = raw.lower()
+        surrogates = any(escape in lowered for escape in _SURROGATE_ESCAPES)
+        value_width = 4 if surrogates else max(value_width, 2)
+    values = raw.count(b",") * _COMMA_COST + raw.count(b"[") * _ARRAY_COST + raw.count(b"{") * _OBJECT_COST
+    return size + (text_width + value_width) * size + values
+
+
+# A line whose decoding would cost more than this is refused (the 64 MB peak RSS bound,
+# less what the interpreter and the package hold); below it any line is decoded. An
+# ASCII record of the reference's full 16 MiB bound fits.
+DECODE_BUDGET_BYTES = 49 * 1024 * 1024
+# Lines shorter than this cannot pass the budget whatever they hold (a 64 KiB line of
+# empty objects costs about 16 MiB).
+_COST_CHECK_FROM = 64 * 1024
+_ASCII = bytes(range(0x80))
+_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")
+_COMMA_COST, _ARRAY_COST, _OBJECT_COST = 64, 72, 240
+
+
+class LineTooCostly(OSError):
+    """A line within the length bound whose decoding would pass the memory bound."""
+
+
 def iter_raw_lines(path: str) -> Iterator[Line]:
     """Every physical line of the transcript at ``path``, bounded, undecoded: for
-    readers that search the bytes before they parse. Raises as ``iter_records``."""
+    readers that search the bytes before they parse. Raises as ``iter_records``; a line
+    whose decoding would pass ``DECODE_BUDGET_BYTES`` is a read error too (fail
+    closed: skipping it could hide the very entry a caller asks about)."""
     try:
         f = open_regular(path)
     except OSError as exc:
@@ -130,6 +166,10 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
     with f:
         try:
             for line in iter_lines_bounded(f, MAX_RECORD_BYTES):
+                if len(line.raw) >= _COST_CHECK_FROM and decode_cost(line.raw) > DECODE_BUDGET_BYTES:
+                    raise LineTooCostly(
+                        "line %d would take more than %d bytes to decode" % (line.number, DECODE_BUDGET_BYTES)
+                    )
                 yield line
         except OSError as exc:
             raise TranscriptReadError(path, exc) from None

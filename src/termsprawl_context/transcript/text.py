@@ -1,16 +1,16 @@
 """Plain text out of transcript strings: tags stripped, entities decoded, whitespace
-collapsed, and byte-bounded truncation that never splits a UTF-8 sequence; and the
-content-to-text rules that are not the dump's (the dump's own, ``display_text``, is in
-``entry``, on the dump's path): the session title's first text, the parse seam's text
-with thinking kept.
+collapsed, and byte-bounded truncation that never splits a UTF-8 sequence.
 
-The first are the session-discovery rules (summaries, first user messages, titles):
-they make one readable line of a string, and know nothing of where it came from.
+These are the session-discovery rules (summaries, first user messages, titles): they
+make one readable line of a string, and know nothing of where the string came from.
+(What text a message's content holds is ``content``'s.)
 """
 
 import html
 import re
 from typing import Any, Mapping
+
+from termsprawl_context.transcript.content import first_content_text
 
 # Anything from "<" to the next ">" is a tag, exactly as the seed's `<[^>]*>`; it is
 # removed before entities are decoded, so an escaped "&lt;div&gt;" survives as "<div>".
@@ -69,60 +69,9 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     return data[:cut].decode("utf-8", "surrogatepass") + ELLIPSIS
 
 
-def text_with_thinking(content: Any) -> str:
-    """The parse seam's text rule (the seed's ``msg_text``): a message's content as one
-    string, KEEPING thinking blocks.
-
-    A string is returned as is; in a list, text blocks and thinking blocks (wrapped as
-    ``<thinking>\\n...\\n</thinking>``) are joined by newlines and every other block is
-    skipped; anything else is "". The dump drops thinking; this seam keeps it because
-    hand-off extraction needs the rejected hypotheses.
-    """
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    out = []
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            text = block.get("text", "")
-            if text:
-                # A truthy non-string ``text`` would break the seed's join: here it is its str.
-                out.append(text if isinstance(text, str) else str(text))
-        elif kind == "thinking":
-            # Real blocks keep their text under "thinking"; some variants use "text".
-            thinking = block.get("thinking") or block.get("text") or ""
-            if thinking:
-                out.append("<thinking>\n%s\n</thinking>" % (thinking,))
-    return "\n".join(out)
-
-
-def _as_text(value: Any) -> str:
-    """A truthy non-string ``text`` would break the join in the seed; here it is its str."""
-    return value if isinstance(value, str) else str(value)
-
-
-def first_content_text(content: Any) -> str:
-    """The session-title rule's text of a message's content (the seed's
-    extractTextFromMessage): a string content as is, else the first non-empty string
-    ``text`` of a ``text`` block; "" otherwise."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
-                value = block.get("text")
-                if isinstance(value, str) and value:
-                    return value
-    return ""
-
-
 def first_text(record: Mapping[str, Any]) -> str:
     """The seed's extractTextFromMessage over a parsed line: ``message.content`` when it
     is a string, else the first non-empty ``text`` of a ``text`` block; "" otherwise
-    (``entry.first_content_text``, the one rule)."""
+    (``content.first_content_text``, the one rule)."""
     message = record.get("message")
     return first_content_text(message.get("content")) if isinstance(message, dict) else ""

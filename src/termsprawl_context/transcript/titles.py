@@ -155,5 +155,7 @@ def choose_title(
         (first_message, TITLE_FIRST_MESSAGE),
     ):
         if text:
-            return Title(text, source)
+            # Every title is cut to the same bound, a summary's too (the summary field
+            # itself stays whole); text already within it is returned as it is.
+            return Title(truncate_utf8(text, TITLE_MAX_BYTES), source)
     return NO_TITLE

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
-from termsprawl_context.transcript.entry import display_text as content_to_text
+from termsprawl_context.transcript.content import display_text as content_to_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

@@ -17,19 +17,23 @@ import errno
 import os
 import stat
 
+# The layout's names and state_path live in layout.py (the dump reads them alone).
+from termsprawl_context.workspace.layout import (  # noqa: F401 (re-exported)
+    BIN_DIR,
+    HARNESS_DIR,
+    LINKS_DIR,
+    PROJECT_FILE,
+    STATE_DIR,
+    TRANSCRIPTS_DIR,
+    state_path,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
 
-STATE_DIR = ".termsprawl"
-LINKS_DIR = "links"
-TRANSCRIPTS_DIR = "transcripts"
-BIN_DIR = "bin"
-PROJECT_FILE = "project.json"
-# The harness's per-user folder: inside the home directory it is user-wide, not a project's.
-HARNESS_DIR = ".claude"
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file
 # larger than this is not ours to parse, and reading it whole would be a trap.
@@ -56,10 +60,6 @@ class ManagedFileRefused(OSError):
 
 class NestedProject(OSError):
     """A write would start a second ``.termsprawl/`` project inside an existing one."""
-
-
-def state_path(cwd: str, *parts: str) -> str:
-    return os.path.join(cwd, STATE_DIR, *parts)
 
 
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:

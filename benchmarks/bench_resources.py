@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Peak RSS of every command on the inputs that used to follow the longest line.
+
+    python3 benchmarks/bench_resources.py [--quick] [--scratch DIR]
+
+Inputs (sparse files, so they cost no disk): a transcript that is one newline-less run
+of NUL bytes (``truncate -s 2G``), one whose last line is giant, one whose middle line
+is giant; a store holding the first; 10 MiB hook payloads (one string, dense tiny
+values, an astral character among ASCII); a project.json at the 16 MiB cap naming 60
+peers. Each command runs from an artifact built fresh from src/, under the runner's RSS
+wrapper (a fresh interpreter per run, so no parent's memory is counted). Target: every
+peak under 64 MB (issue 13). A row also names the wall time, for scale only.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+MB = 1 << 20
+RSS_LIMIT_MB = 64
+FULL = {"sparse": 2048 * MB, "giant": 1024 * MB}
+QUICK = {"sparse": 256 * MB, "giant": 128 * MB}
+HEAD_LINE = b'{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2024-01-01T00:00:00Z",' \
+            b'"message":{"content":"before the giant line"}}\n'
+
+
+def _sparse(path: Path, head: bytes, size: int, tail: bytes) -> Path:
+    """``head``, then ``size`` NUL bytes (a hole: no disk used), then ``tail``."""
+    with open(str(path), "wb") as f:
+        f.write(head)
+        f.truncate(len(head) + size)  # the hole, even when nothing follows it
+        f.seek(len(head) + size)
+        f.write(tail)
+    return path
+
+
+def inputs(scratch: Path, sizes: Dict[str, int]) -> Dict[str, Path]:
+    store = scratch / "store" / "-p"
+    store.mkdir(parents=True, exist_ok=True)
+    return {
+        "sparse file, no newline (%d MB)" % (sizes["sparse"] // MB): _sparse(store / "s1.jsonl", b"", sizes["sparse"], b""),
+        "giant last line (%d MB)" % (sizes["giant"] // MB): _sparse(scratch / "tail.jsonl", HEAD_LINE, sizes["giant"], b"x"),
+        "giant middle line (%d MB)" % (sizes["giant"] // MB): _sparse(scratch / "middle.jsonl", HEAD_LINE, sizes["giant"],
+                                                                   b"\n" + HEAD_LINE.replace(b"u1", b"u2")),
+    }
+
+
+def project_for(scratch: Path, transcript: Path, peers: int = 1, title_bytes: int = 0) -> Path:
+    """A project whose node ``me`` is linked to ``peers`` nodes, each recorded as
+    ``transcript``; with ``title_bytes``, a project.json that large naming them all."""
+    root = scratch / ("project-%d-%d-%s" % (peers, title_bytes, transcript.stem))
+    (root / ".termsprawl" / "links").mkdir(parents=True, exist_ok=True)
+    (root / ".termsprawl" / "transcripts").mkdir(exist_ok=True)
+    nodes = []
+    for i in range(peers):
+        peer = "peer%02d" % i
+        (root / ".termsprawl" / "links" / ("me--%s.json" % peer)).write_text(
+            json.dumps({"version": 1, "a": "me", "b": peer}))
+        (root / ".termsprawl" / "transcripts" / (peer + ".json")).write_text(
+            json.dumps({"version": 1, "path": str(transcript)}))
+        nodes.append({"id": peer, "data": {"title": "Peer %d" % i}})
+    if title_bytes:
+        padding = "p" * max(0, title_bytes - len(json.dumps({"nodes": nodes, "pad": ""})) - 1)
+        (root / ".termsprawl" / "project.json").write_text(json.dumps({"nodes": nodes, "pad": padding}))
+    return root
+
+
+def payloads(scratch: Path, store: Path) -> Dict[str, Path]:
+    size = 10 * MB - 256
+    head = ('{"session_id":"s1","transcript_path":"%s","x":' % (store / "s1.jsonl")).encode()
+    shapes = {
+        "one 10 MiB string": b'"' + b"x" * size + b'"}',
+        "10 MiB of tiny values": b"[" + b'"ab",' * (size // 5) + b'""]}',
+        "an astral character in 10 MiB": b'"\xf0\x9f\x98\x80' + b"x" * size + b'"}',
+    }
+    found = {}
+    for name, body in shapes.items():
+        path = scratch / ("payload-%d.json" % len(found))
+        path.write_bytes(head + body)
+        found[name] = path
+    return found
+
+
+def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
+    """The rows; ``artifact`` measures a given build (an older one, side by side)
+    instead of one built fresh from src/."""
+    from benchmarks.run import BenchError, clean_env, interpreter, peak_rss, row
+
+    sizes = QUICK if quick else FULL
+    if artifact is None:
+        import build_zipapp
+
+        artifact = scratch / "termsprawl-context.pyz"
+        build_zipapp.build(artifact)
+    py = interpreter()
+    home = scratch / "home"
+    home.mkdir(exist_ok=True)
+    env = clean_env(home)
+    store = scratch / "store"
+    rows = []
+    target = "< %d MB" % RSS_LIMIT_MB
+
+    def measure(metric: str, args: List[str], stdin: Path = None) -> None:
+        argv = [py, str(artifact)] + [str(a) for a in args]
+        started = time.perf_counter()
+        try:
+            if stdin is not None:
+                # The wrapper gives the child no stdin of its own: feed it through a shell-free redirect.
+                argv = [py, "-c", "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.dup2(fd, 0); "
+                                  "os.execv(sys.argv[2], sys.argv[2:])", str(stdin)] + argv
+            rss, code = peak_rss(argv, env)
+        except BenchError as exc:
+            rows.append(row(metric, "error: %s" % exc, target, "ERROR"))
+            return
+        wall = time.perf_counter() - started
+        ok = rss < RSS_LIMIT_MB and code not in (70, -1)
+        rows.append(row(metric, "%.1f MB (exit %d, %.1f s)" % (rss, code, wall), target, ok))
+
+    baseline = peak_rss([py, "-I", "-c", "pass"], env)[0]
+    rows.append(row("peak RSS, python3 -I -c pass (for scale)", "%.1f MB" % baseline, "", True))
+    for name, transcript in inputs(scratch, sizes).items():
+        project = project_for(scratch, transcript)
+        for label, args in (
+            ("dump", ["--cwd", project, "--self", "me"]),
+            ("doctor", ["doctor", "--cwd", project, "--self", "me"]),
+            ("assemble-file", ["assemble-file", transcript]),
+            ("fresh", ["fresh", transcript, "--allow-in-progress"]),
+        ):
+            measure("peak RSS, %s, %s" % (label, name), args)
+    stored = "store with a %d MB newline-less file" % (sizes["sparse"] // MB)
+    for label, args in (("locate", ["locate", "u1"]), ("assemble", ["assemble", "u1"]),
+                        ("sessions", ["sessions"]), ("find", ["find", "s1"])):
+        measure("peak RSS, %s, %s" % (label, stored), args + ["--projects-dir", store])
+    for name, payload in payloads(scratch, store / "-p").items():
+        hook_project = project_for(scratch, store / "-p" / "s1.jsonl")
+        env["TERMSPRAWL_NODE_ID"] = "me"
+        measure("peak RSS, hook, %s" % name, ["hook", "--cwd", hook_project, "--projects-dir", store], stdin=payload)
+    env.pop("TERMSPRAWL_NODE_ID", None)
+    small = scratch / "small.jsonl"
+    small.write_bytes(HEAD_LINE)
+    crowded = project_for(scratch, small, peers=60, title_bytes=16 * MB - 4096)
+    measure("peak RSS, dump, 60 peers and a 16 MiB project.json", ["--cwd", crowded, "--self", "me"])
+    measure("peak RSS, doctor, 60 peers and a 16 MiB project.json", ["doctor", "--cwd", crowded, "--self", "me"])
+    measure("peak RSS, links list, 60 peers", ["links", "list", "--cwd", crowded])
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--scratch", help="where inputs go (default: a temp dir)")
+    parser.add_argument("--artifact", help="measure this build instead of one made from src/ (a before figure)")
+    args = parser.parse_args(argv)
+    import tempfile
+
+    scratch = Path(args.scratch) if args.scratch else Path(tempfile.mkdtemp(prefix="bench-resources-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    rows = run(scratch, args.quick, Path(args.artifact) if args.artifact else None)
+    for r in rows:
+        print("%-70s %-32s %-8s %s" % (r["metric"], r["measured"], r["target"], r["ok"]))
+    return 0 if all(r["ok"] is True for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
