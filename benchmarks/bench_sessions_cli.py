@@ -54,7 +54,7 @@ from benchmarks import bench_sessions  # noqa: E402
 from benchmarks.generate import write_transcript  # noqa: E402
 
 # The source the listing is compared with: main before the one-pass head and the shared listing.
-PREVIOUS_REV = "5ef787c27a887cccfb4027f2be460cee0d320de2"
+PREVIOUS_REV = "15bc9c9310fd913c76b21187f685f56dff72aab6"
 SESSIONS_FULL, SESSIONS_QUICK = 10000, 500
 BODIES_FULL, BODIES_QUICK = 400, 40
 TOOL_MEDIAN_BYTES = 242 * 1024
