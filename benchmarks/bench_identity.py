@@ -13,11 +13,17 @@ on a session that continues nothing, in the 2,000-file dir and in a 10-file one:
 cost must not depend on the dir.
 
 Files are made from a few generated bodies (``generate.write_transcript``), each copy's
-uuids rewritten so no two files share one: generating 2,000 files one by one would cost
-minutes for no different bytes.
+uuids rewritten whole (a hash of the copy's index and the uuid) so no two files share
+one, nor any long piece of one: generating 2,000 files one by one would cost minutes for
+no different bytes. Rewriting only a uuid's first group, as version 2 of the data did,
+left every copy of a body with the same 28-character uuid tails, and the restarts' own
+ids were ``restart-<n>-<index>``: real transcripts (random uuids) have neither, and a byte
+search for such a needle runs two to three times slower than for a real uuid, while the
+parse it is compared with costs the same. Version 4 makes every id a random-looking uuid.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -43,7 +49,29 @@ QUICK = {"files": 80, "bytes": 40 * MB, "bases": 4, "runs": 3}
 SMALL_DIR_FILES = 10
 SPEEDUP_TARGET = 5.0
 FLAT_TARGET = 1.5  # no-continuation identity, big dir vs small dir
-_UUID = re.compile(rb"\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
+_UUID = re.compile(rb"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+DATA_VERSION = 4  # a project dir left by another version is rebuilt
+
+
+def _made_uuid(seed: bytes) -> str:
+    """A uuid-shaped id from ``seed``, as random-looking as Claude Code's."""
+    h = hashlib.md5(seed).hexdigest()
+    return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:32])
+
+
+def _rewriter(prefix: bytes):
+    """A uuid of a body's copy: the same in every record of the copy (links hold),
+    unrelated to every other copy's."""
+    seen = {}  # type: Dict[bytes, bytes]
+
+    def rewrite(match) -> bytes:
+        old = match.group(0)
+        new = seen.get(old)
+        if new is None:
+            new = seen[old] = _made_uuid(prefix + old).encode()
+        return new
+
+    return rewrite
 
 
 def row(metric, measured, target, ok) -> Dict:
@@ -73,7 +101,7 @@ def build(scratch: Path, sizes: Dict) -> Dict:
     done = scratch / ("project-%d.json" % sizes["files"])
     try:
         facts = json.loads(done.read_text())
-        if len(os.listdir(str(project))) == sizes["files"] and facts.get("version") == 2:
+        if len(os.listdir(str(project))) == sizes["files"] and facts.get("version") == DATA_VERSION:
             return facts
     except (OSError, ValueError):
         pass
@@ -100,7 +128,7 @@ def build(scratch: Path, sizes: Dict) -> Dict:
     names = []
     for index in range(sizes["files"]):
         prefix = b"%08x" % index
-        body = _UUID.sub(lambda m: prefix + m.group(1), bases[index % len(bases)])
+        body = _UUID.sub(_rewriter(prefix), bases[index % len(bases)])
         name = "%04d-%s.jsonl" % ((index * 7919) % sizes["files"], prefix.decode())
         names.append(name)
         path = project / name
@@ -112,9 +140,9 @@ def build(scratch: Path, sizes: Dict) -> Dict:
                               if b'"uuid"' in raw and b'"parentUuid":null' in raw)
                 state[chain] = (origin, _last_uuid(body), str(path))
             else:
-                continues = state[chain][1] if restarts else "no-such-record-%s" % prefix.decode()
+                continues = state[chain][1] if restarts else _made_uuid(b"no-such-record-" + prefix)
                 restart = {"type": "system", "subtype": "compact_boundary",
-                           "uuid": "restart-%d-%s" % (position, prefix.decode()), "parentUuid": None,
+                           "uuid": _made_uuid(b"restart-%d-" % position + prefix), "parentUuid": None,
                            "logicalParentUuid": continues, "isSidechain": False,
                            "timestamp": "2026-12-01T10:00:00.000Z"}
                 body = json.dumps(restart).encode() + b"\n" + body
@@ -131,7 +159,7 @@ def build(scratch: Path, sizes: Dict) -> Dict:
     for name in sorted(os.listdir(str(project)))[:SMALL_DIR_FILES - 1]:
         shutil.copyfile(str(project / name), str(small / name))
     shutil.copyfile(str(plain), str(small / plain.name))
-    facts = {"version": 2, "project": str(project), "small": str(small), "plain": str(plain),
+    facts = {"version": DATA_VERSION, "project": str(project), "small": str(small), "plain": str(plain),
              "small_plain": str(small / plain.name),
              "walks": [{"name": CHAINS[c][0], "start": state[c][2], "id": state[c][0],
                         "degraded": CHAINS[c][1] == 0} for c in range(len(CHAINS))]}

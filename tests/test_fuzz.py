@@ -283,6 +283,9 @@ class World(object):
             ["sessions"] + store,
             ["sessions", "--json"] + store,
             ["find", "s"] + store,
+            ["show", self.session, "--all", "--format", "json"],
+            ["show", "latest", "--turns", "3"] + store,
+            ["search", "e", "--in", "human,assistant,tool"] + store,
         ] + record_commands(self.session, uuid, store)
 
 
@@ -769,7 +772,9 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
                 ["hook", "--cwd", project, "--projects-dir", store],
                 ["sessions", "--projects-dir", store], ["find", "s1", "--projects-dir", store],
                 ["locate", "u1", "--projects-dir", store], ["assemble", "u1", "--projects-dir", store],
-                ["assemble-file", store / "-p" / "s1.jsonl"], ["fresh", store / "-p" / "s1.jsonl"]]
+                ["assemble-file", store / "-p" / "s1.jsonl"], ["fresh", store / "-p" / "s1.jsonl"],
+                ["show", "latest", "--all", "--projects-dir", store], ["search", "hi", "--projects-dir", store],
+                ["--cwd", project, "--self", "aaa", "--format", "json"]]
     commands += record_commands(store / "-p" / "s1.jsonl", "u1", ["--projects-dir", store])
     assert {c[0] for c in commands} >= set(COMMANDS)
     before = _outside_snapshot(str(parent), str(project))

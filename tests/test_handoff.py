@@ -139,7 +139,8 @@ def expected_prompts(entries):
         if e.uuid:
             last[e.uuid] = i
     return [e for i, e in enumerate(entries)
-            if (not e.uuid or last[e.uuid] == i) and records.speaker(e) == records.PERSON and records.typed_texts(e)]
+            if (not e.uuid or last[e.uuid] == i) and records.speaker(e) == records.PERSON
+            and "\n".join(records.typed_texts(e)).strip()]
 
 
 def bare_dump_fails(path, entries):
@@ -305,3 +306,75 @@ def test_no_text_creates_a_section_or_a_turn(tmp_path, forgery):
 def test_fence_is_longer_than_any_backtick_run():
     assert h.fence_for("no ticks") == "```"
     assert h.fence_for("a ``` b", "`````") == "``````"
+
+
+# --- on the dump ----------------------------------------------------------------------------------
+
+from termsprawl_context.cli import main  # noqa: E402
+from termsprawl_context.workspace import index, links  # noqa: E402
+
+
+def linked_project(root, transcripts):
+    """A project where ``lead`` is linked to one peer per transcript (peer-0, peer-1, ...)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for i, path in enumerate(transcripts):
+        links.add_link(str(root), "lead", "peer-%d" % i)
+        index.record_transcript_path(str(root), "peer-%d" % i, str(path))
+    return root
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--turns", "0"], "invalid value for --turns: 0 (expected a positive integer)"),
+    (["--turns", "-1"], "invalid value for --turns: -1 (expected a positive integer)"),
+    (["--max-chars", "1e3"], "invalid value for --max-chars: 1e3 (expected a positive integer)"),
+    (["--format", "yaml"], "invalid value for --format: yaml (expected markdown or json)"),
+    (["--turns"], "missing value for --turns"),
+    (["--turns=3"], "unexpected argument: --turns=3"),
+    (["--all"], "unexpected argument: --all"),
+])
+def test_dump_option_errors(argv, message, capsys):
+    assert main(["--cwd", ".", "--self", "a"] + argv) == 2
+    assert capsys.readouterr() == ("", "termsprawl-context: %s\n" % message)
+
+
+def test_dump_handoff_in_both_formats(tmp_path, capsys):
+    a = write_lines(tmp_path / "a.jsonl", [user("first", 1), assistant("x" * 5000, 2), user("second", 3)])
+    b = write_lines(tmp_path / "b.jsonl", [user("other", 1), assistant("fine", 2)])
+    project = linked_project(tmp_path / "p", [a, b, tmp_path / "missing.jsonl"])
+    base = ["--cwd", str(project), "--self", "lead"]
+    assert main(base + ["--max-chars", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out == h.format_markdown(h.build_handoff([("peer-0", "peer-0", str(a)), ("peer-1", "peer-1", str(b))],
+                                                    max_chars=100)) + "\n"
+    assert out.count("# linked context from ") == 2 and "[cut: 80 of 5000 characters shown]" in out
+    assert main(base + ["--format", "json", "--turns", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [p["id"] for p in data["peers"]] == ["peer-0", "peer-1"]
+    assert [(t["role"], t["text"], t["line"], t["uuid"]) for t in data["peers"][0]["turns"]] == [
+        ("user", "first", 1, "u1"), ("assistant", "x" * 5000, 2, "a2"), ("user", "second", 3, "u3")]
+    assert data["peers"][1]["transcript"] == str(b)
+    # nothing printable: markdown prints nothing, JSON an empty document
+    assert main(["--cwd", str(tmp_path / "none"), "--self", "lead", "--turns", "3"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert main(["--cwd", str(tmp_path / "none"), "--self", "lead", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"peers": []}
+
+
+def test_dump_bare_output_unchanged_and_handoff_fixes_it_on_the_corpus(run_pyz, tmp_path, corpus):
+    """A real session whose bare dump holds none of the person's prompts: the hand-off
+    holds them, through the artifact, and the bare dump is still the old reader's."""
+    chosen = [p for p in SESSIONS if not any(t.role == "user" and records.text_kind(t.text) == records.PERSON
+                                             and t.text in {x.text for x in h.read_turns_backward(str(p))}
+                                             for t in read_turns(str(p)))
+              and any(t.role == "user" for t in h.read_turns_backward(str(p)))]
+    assert chosen
+    project = linked_project(tmp_path / "p", chosen[:1])
+    bare = run_pyz(["--cwd", project, "--self", "lead"])
+    from termsprawl_context.transcript.turns import format_linked_context
+
+    assert bare.stdout.decode("utf-8") == format_linked_context("peer-0", "peer-0", read_turns(str(chosen[0]))) + "\n"
+    handed = run_pyz(["--cwd", project, "--self", "lead", "--format", "json", "--max-chars", "1000000"])
+    assert handed.returncode == 0 and handed.stderr == b""
+    turns = json.loads(handed.stdout)["peers"][0]["turns"]
+    prompts = [t.text for t in h.read_turns_forward(str(chosen[0])) if t.role == "user"]
+    assert prompts and [t["text"] for t in turns if t["role"] == "user"] == prompts[-len([t for t in turns if t["role"] == "user"]):]

@@ -737,3 +737,39 @@ def test_line_bound_exact_in_both_readers(proj, length, unreadable):
     identity = resolve(proj, newer)
     assert identity.id == "true-origin"
     assert identity.unreadable_siblings == ((str(sibling),) if unreadable else ())
+
+
+@pytest.mark.parametrize("needle", [b"3f2c9a1e-0b7d-4c55-9e21-7a6b5c4d3e2f", b"n" * 200])
+@pytest.mark.parametrize("cut", [1, 17, 35])
+def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
+    """A needle split by the edge of a read chunk is found on the first pass (which also
+    checks escapes and the line bound) and on a later hop's pass over a clean file; one
+    a byte short of the needle is not."""
+    from termsprawl_context.store.identity import _CHUNK, scan_bytes
+
+    line = b"x" * 1000 + b"\n"
+    head = line * (_CHUNK // len(line)) + b"y" * (_CHUNK % len(line) - cut)  # the needle starts `cut` bytes before the edge
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(head + needle + b"\n" + line * 3)
+    assert len(head) == _CHUNK - cut
+    clean = set()  # type: set
+    assert scan_bytes(str(path), (b"absent-1", needle), clean)
+    assert clean == {str(path)}
+    assert scan_bytes(str(path), (needle,), clean)  # the clean pass
+    assert not scan_bytes(str(path), (needle + b"z",), clean)
+    assert not scan_bytes(str(path), (needle + b"z",), set())
+
+
+@pytest.mark.parametrize("cut", [1, 3, 5])
+def test_escape_across_a_chunk_edge_is_seen(tmp_path, cut):
+    """An escape that could spell a needle, split by a chunk edge, still makes the file a
+    candidate (and keeps it out of the clean set)."""
+    from termsprawl_context.store.identity import _CHUNK, scan_bytes
+
+    line = b"x" * 1000 + b"\n"
+    head = line * (_CHUNK // len(line)) + b"y" * (_CHUNK % len(line) - cut)
+    path = tmp_path / "escape.jsonl"
+    path.write_bytes(head + b"\\u0041" + b"\n" + line)
+    clean = set()  # type: set
+    assert scan_bytes(str(path), (b"never-written",), clean)
+    assert clean == set()

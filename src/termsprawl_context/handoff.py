@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context.jsonl import BLOCK_SIZE, iter_lines_reverse, open_regular, parse_object
+from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
 from termsprawl_context.transcript import entry as records
 
 TYPE_CHECKING = False
@@ -132,11 +132,11 @@ def entry_turns(entry: records.Entry, tools: bool = False) -> List[HandoffTurn]:
     found = []
     if who == records.PERSON:
         text = "\n".join(records.typed_texts(entry))
-        if text:
+        if text.strip():
             found.append((ROLE_USER, text))
     elif who == records.ASSISTANT:
         text = records.assistant_text(entry)
-        if text:
+        if text.strip():  # a whitespace-only text block says nothing
             found.append((ROLE_ASSISTANT, text))
         if tools:
             found.extend((ROLE_TOOL_CALL, tool_call_summary(call)) for call in records.tool_calls(entry))
@@ -248,28 +248,9 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
     """``turns`` with ``line`` filled from their offsets: one forward count of the
     newlines before the last offset (the one cost that grows with the file; only the
     JSON form pays it). Turns are returned unchanged when the file cannot be read."""
-    wanted = sorted({t.offset for t in turns if t.offset >= 0})
-    if not wanted:
-        return list(turns)
-    lines = {}
     try:
         with open_regular(path) as f:
-            newlines = 0
-            pos = 0
-            buf = bytearray(BLOCK_SIZE * 16)
-            view = memoryview(buf)
-            i = 0
-            while i < len(wanted):
-                got = f.readinto(view)  # type: ignore[attr-defined]
-                if not got:
-                    break
-                end = pos + got
-                while i < len(wanted) and wanted[i] <= end:
-                    lines[wanted[i]] = newlines + buf.count(b"\n", 0, wanted[i] - pos) + 1
-                    i += 1
-                newlines += buf.count(b"\n", 0, got)
-                pos = end
-            view.release()
+            lines = line_numbers(f, [t.offset for t in turns])
     except OSError:
         return list(turns)
     return [t._replace(line=lines.get(t.offset, t.line)) for t in turns]
@@ -308,6 +289,18 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
         parts = share([len(t.text) for t in peer.turns], allowed)
         result.append(peer._replace(turns=[cut_turn(t, n) for t, n in zip(peer.turns, parts)]))
     return result
+
+
+def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
+    """``(peer id, title, transcript path)`` for each peer linked to ``self_id`` that
+    has an index entry, in the dump's order, over the dump's IO (``dump.ContextIO``);
+    the title is the node's, else the id."""
+    for linked in io.linked_peers(self_id):
+        recorded = io.recorded_path(linked.peer)
+        if not recorded:
+            continue
+        title = io.node_title(linked.peer)
+        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded)
 
 
 def build_handoff(

@@ -200,6 +200,31 @@ def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
         yield Line(number, offset, b"" if raw is None else raw)
 
 
+def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE * 16) -> "dict":
+    """``{offset: 1-based line number}`` for line-start ``offsets``: one forward count
+    of the newlines before the largest of them, in blocks (the lines themselves are
+    never split). An offset past the end of the file is left out."""
+    wanted = sorted(set(o for o in offsets if o >= 0))
+    numbers = {}
+    if not wanted:
+        return numbers
+    f.seek(0)
+    buf = bytearray(block_size)
+    newlines = pos = i = 0
+    with memoryview(buf) as view:
+        while i < len(wanted):
+            got = f.readinto(view)  # type: ignore[attr-defined]
+            if not got:
+                break
+            end = pos + got
+            while i < len(wanted) and wanted[i] <= end:
+                numbers[wanted[i]] = newlines + buf.count(b"\n", 0, wanted[i] - pos) + 1
+                i += 1
+            newlines += buf.count(b"\n", 0, got)
+            pos = end
+    return numbers
+
+
 def iter_lines_reverse(
     f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:

@@ -52,6 +52,10 @@ COMMANDS = {
                         "print where a reported transcript path really is"),
     "entries": Command("termsprawl_context.cli.record_cmds", "run_entries", "entries <path> [--calls] [--ran]",
                        "print a transcript's entries or tool calls with their lines"),
+    "show": Command("termsprawl_context.cli.read_cmds", "run_show", "show <session>",
+                    "print one session's own conversation (id, prefix, path or latest)"),
+    "search": Command("termsprawl_context.cli.read_cmds", "run_search", "search <text>",
+                      "find text across sessions, newest first, as <path>:<line>"),
     "init": Command("termsprawl_context.cli.setup_cmds", "run_init", "init",
                     "install the command and discovery markers into a project"),
     "hook": Command("termsprawl_context.cli.setup_cmds", "run_hook", "hook",
@@ -78,7 +82,7 @@ COMMANDS = {
 _USAGE_HEAD = """\
 usage: {prog} --cwd DIR --self NODE
        {prog} COMMAND [ARGS...]   ({prog} COMMAND --help for each)
-       {prog} --help | --version
+       {prog} --help | --version | help COMMAND
 
 Print the recent turns of the agents linked to NODE in the project at DIR.
 
@@ -91,6 +95,34 @@ def usage() -> str:
     width = max(len(command.synopsis) for command in COMMANDS.values()) + 2
     rows = ["  %s%s\n" % (command.synopsis.ljust(width), command.summary) for command in COMMANDS.values()]
     return _USAGE_HEAD.format(prog=PROG) + "".join(rows)
+
+
+HELP_COMMAND = "help"
+
+
+def unknown_command(name: str) -> str:
+    """The refusal of a word that names no command, with the nearest one if any."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(COMMANDS) + [HELP_COMMAND], n=1, cutoff=0.7)
+    return "unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else "")
+
+
+def _help(args: List[str]) -> int:
+    """``help`` prints the usage; ``help COMMAND`` is ``COMMAND --help``."""
+    from termsprawl_context.errors import UsageError
+
+    if not args:
+        write_out(usage())
+        return 0
+    if len(args) > 1:
+        raise UsageError("help: expected one command, got %d" % len(args))
+    if args[0] not in COMMANDS:
+        raise UsageError(unknown_command(args[0]))
+    import importlib
+
+    command = COMMANDS[args[0]]
+    return getattr(importlib.import_module(command.module), command.function)(["--help"])
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -134,6 +166,13 @@ def _dispatch(args: List[str]) -> int:
         write_out("%s %s\n" % (PROG, __version__))
         return 0
     try:
+        if args and args[0] == HELP_COMMAND:
+            return _help(args[1:])
+        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
+            # The dump takes only options: a first word is a command, mistyped.
+            from termsprawl_context.errors import UsageError
+
+            raise UsageError(unknown_command(args[0]))
         if args and args[0] in COMMANDS:
             import importlib
 

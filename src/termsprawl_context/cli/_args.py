@@ -43,6 +43,13 @@ def add_projects_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--projects-dir", metavar="DIR", help=PROJECTS_DIR_HELP)
 
 
+def positive_int(value: str) -> int:
+    """argparse type: a whole number of at least 1, in plain ASCII digits."""
+    if not (value.isdigit() and value.isascii() and int(value) > 0):
+        raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % value)
+    return int(value)
+
+
 def add_cwd(parser: argparse.ArgumentParser) -> None:
     """``--cwd DIR``, the project directory; absent, ``project_dir`` finds it."""
     parser.add_argument("--cwd", metavar="DIR",

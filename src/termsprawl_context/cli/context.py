@@ -19,7 +19,7 @@ from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, Dict, List, Optional
+    from typing import Any, Callable, Dict, List, Optional, Tuple
 
 PEER_SEPARATOR = dump.PEER_SEPARATOR
 
@@ -30,17 +30,26 @@ class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
     __slots__ = ()
 
 
-def parse_context_args(argv: List[str]) -> ContextArgs:
-    """The two values, or UsageError with the context layer's exact texts."""
+# The hand-off's options (opt-in: without them the output is the context layer's, exact).
+HANDOFF_OPTIONS = ("--turns", "--max-chars", "--format")
+
+
+def parse_dump_argv(argv: List[str]) -> Tuple[ContextArgs, Dict[str, Any]]:
+    """``(ContextArgs, hand-off options)``: the options a dict of those given (empty for
+    the bare dump), checked here so a bad value is one usage line and exit 2."""
     values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
+    options: Dict[str, Any] = {}
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg not in values:
+        if arg not in values and arg not in HANDOFF_OPTIONS:
             raise UsageError("unexpected argument: %s" % arg)
         if i + 1 >= len(argv):
             raise UsageError("missing value for %s" % arg)
-        values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
+        if arg in values:
+            values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
+        else:
+            options[arg] = _option_value(arg, argv[i + 1])
         i += 2
     cwd, self_id = values["--cwd"], values["--self"]
     if cwd is None or self_id is None:
@@ -52,7 +61,22 @@ def parse_context_args(argv: List[str]) -> ContextArgs:
         cwd = default_project() if cwd is None else cwd
     if not cwd or not self_id:
         raise UsageError("expected --cwd and --self")
-    return ContextArgs(cwd, self_id)
+    return ContextArgs(cwd, self_id), options
+
+
+def _option_value(option: str, value: str) -> Any:
+    if option == "--format":
+        if value not in ("markdown", "json"):
+            raise UsageError("invalid value for --format: %s (expected markdown or json)" % value)
+        return value
+    if not (value.isdigit() and value.isascii() and int(value) > 0):
+        raise UsageError("invalid value for %s: %s (expected a positive integer)" % (option, value))
+    return int(value)
+
+
+def parse_context_args(argv: List[str]) -> ContextArgs:
+    """The two values, or UsageError with the context layer's exact texts."""
+    return parse_dump_argv(argv)[0]
 
 
 class ContextIO(dump.ContextIO):
@@ -86,6 +110,27 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         write_out(text + "\n")
 
 
+def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
+    """Print the hand-off of every linked peer (``termsprawl_context.handoff``) in one
+    write; always 0. Markdown prints nothing when no peer has a turn; JSON prints its
+    document, with no peers."""
+    from termsprawl_context import handoff
+
+    fmt = options.get("--format", handoff.FORMAT_MARKDOWN)
+    peers = handoff.build_handoff(
+        handoff.linked_sources(args.self_id, io),
+        options.get("--turns", handoff.DEFAULT_TURNS),
+        options.get("--max-chars", handoff.DEFAULT_MAX_CHARS),
+        lines=fmt == handoff.FORMAT_JSON,
+    )
+    text = handoff.render(peers, fmt)
+    if text:
+        io.print(text)
+    return 0
+
+
 def run_dump(argv: List[str]) -> int:
-    args = parse_context_args(argv)
+    args, options = parse_dump_argv(argv)
+    if options:
+        return run_handoff(args, options, RealContextIO(args.cwd))
     return run_context(args, RealContextIO(args.cwd))

@@ -1,11 +1,13 @@
 """``sessions`` and ``find``: list the store's sessions, resolve one by id or prefix."""
 
 import json
+import os
 import re
 import time
 from typing import List
 
-from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context.cli._args import add_projects_dir, command_parser, parse, positive_int
+from termsprawl_context.errors import EXIT_FAILURE, UsageError
 from termsprawl_context._output import encode_path, encode_text, error_line, warn, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import session_lookup, session_titles
@@ -71,11 +73,17 @@ def run_sessions(argv: List[str]) -> int:
         "sessions", "List the sessions in the harness's store, oldest first."
     )
     _add_store_options(parser, project=True)
+    parser.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recently modified")
+    parser.add_argument("--newest-first", action="store_true", help="list the newest session first")
     args = parse(parser, argv)
     if args is None:
         return 0
     projects_dir = paths.projects_dir(args.projects_dir)
     found = store_sessions.scan_all_sessions(projects_dir, project=args.project)
+    if args.limit:
+        found = found[-args.limit :]  # the scan is oldest first
+    if args.newest_first:
+        found.reverse()
     if not found:
         where = (
             store_sessions.project_store_dir(projects_dir, args.project)
@@ -83,7 +91,8 @@ def run_sessions(argv: List[str]) -> int:
             else projects_dir
         )
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
-        return 0
+        # A store named on the command line that is not there is an error, not an empty one.
+        return EXIT_FAILURE if args.projects_dir and not os.path.isdir(projects_dir) else 0
     if args.json:
         write_out("".join(_json_line(info) for info in found))
     else:
@@ -100,7 +109,11 @@ def run_find(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    projects_dir = paths.projects_dir(args.projects_dir)
+    if not args.id:
+        raise UsageError("find: ID must not be empty")
+    from termsprawl_context.store.resolve import require_store
+
+    projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
     try:
         info, copies = session_lookup.find_session(args.id, projects_dir)
     except session_lookup.AmbiguousPrefix as refusal:

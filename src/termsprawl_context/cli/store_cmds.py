@@ -21,6 +21,14 @@ def _projects(explicit):
     return paths.projects_dir(explicit)
 
 
+def _session_uuid(name: str, projects: str, explicit) -> str:
+    """``latest`` or a unique session-id prefix as the session's id (store/resolve.py);
+    a store named on the command line must exist."""
+    from termsprawl_context.store.resolve import require_store, resolve_uuid
+
+    return resolve_uuid(name, require_store(projects, explicit))
+
+
 def run_locate(argv: List[str]) -> int:
     parser = command_parser(
         "locate",
@@ -28,7 +36,7 @@ def run_locate(argv: List[str]) -> int:
         "<projects>/*/*.jsonl that hold it (file name or a line's uuid), the one with the "
         "latest timestamp. Exit 1 if none does.",
     )
-    parser.add_argument("uuid")
+    parser.add_argument("uuid", help="a session or message uuid, a unique prefix of a session id, or latest")
     add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
@@ -36,7 +44,8 @@ def run_locate(argv: List[str]) -> int:
     uuid = _require(args.uuid, "locate", "uuid")
     from termsprawl_context.store.locate import locate_or_refuse
 
-    path = locate_or_refuse(uuid, _projects(args.projects_dir), sys.stderr)
+    projects = _projects(args.projects_dir)
+    path = locate_or_refuse(_session_uuid(uuid, projects, args.projects_dir), projects, sys.stderr)
     write_path(path)
     return 0
 
@@ -48,7 +57,7 @@ def run_assemble(argv: List[str]) -> int:
         "non-null uuid), deduplicated keep-last, ordered by (timestamp, first seen), as "
         "their original lines.",
     )
-    parser.add_argument("uuid")
+    parser.add_argument("uuid", help="a session or message uuid, a unique prefix of a session id, or latest")
     add_projects_dir(parser)
     args = parse(parser, argv)
     if args is None:
@@ -56,7 +65,8 @@ def run_assemble(argv: List[str]) -> int:
     uuid = _require(args.uuid, "assemble", "uuid")
     from termsprawl_context.store.assemble import assemble
 
-    assemble(uuid, _projects(args.projects_dir), byte_sink(), sys.stderr)
+    projects = _projects(args.projects_dir)
+    assemble(_session_uuid(uuid, projects, args.projects_dir), projects, byte_sink(), sys.stderr)
     sys.stdout.flush()
     return 0
 

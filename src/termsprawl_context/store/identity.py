@@ -484,6 +484,7 @@ class ByteSearchSiblings:
         self._origins = {}  # type: Dict[str, Optional[Origin]]
         self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
         self._clean = set()  # type: Set[str]
+        self._buffer = scan_buffer()  # one for every file the walk searches
 
     def origin(self, path: str) -> Optional[Origin]:
         if path not in self._origins:
@@ -499,11 +500,11 @@ class ByteSearchSiblings:
     def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
         wanted = tuple(u for u in uuids if u)
         if not wanted:
-            scan_bytes(path, (), self._clean)  # still an unreadable file if the plain reader says so
+            scan_bytes(path, (), self._clean, self._buffer)  # still an unreadable file if the plain reader says so
             return False
         if all(_PLAIN_NEEDLE.match(u) for u in wanted):
             needles = tuple(u.encode("ascii") for u in wanted)  # type: Optional[Tuple[bytes, ...]]
-            if not scan_bytes(path, needles, self._clean):  # type: ignore[arg-type]
+            if not scan_bytes(path, needles, self._clean, self._buffer):  # type: ignore[arg-type]
                 return False
         else:
             needles = None  # a needle of odd characters: parse every line
@@ -537,22 +538,27 @@ class ByteSearchSiblings:
         return origin, held
 
 
-def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None) -> bool:
+def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None,
+               buffer: Optional[bytearray] = None) -> bool:
     """Whether the file's bytes hold any needle, or an escape that could spell one;
     reads to the end either way, raising RecordUnreadable as the line reader would
     (open failure, read failure, a line of MAX_RECORD_BYTES or more).
 
     ``clean`` remembers the files already read through once with no long line and no
-    escape: a later search of one (the walk's next hop) only looks for the needles."""
+    escape: a later search of one (the walk's next hop) only looks for the needles.
+    ``buffer`` (from ``scan_buffer``) is read into and searched in place, so a walk
+    that reads a thousand files allocates one chunk, not a thousand."""
     try:
         f = open_regular(path)
     except OSError as exc:
         raise TranscriptOpenError(path, exc) from None
+    if buffer is None:
+        buffer = scan_buffer()
     with f:
         try:
             if clean is not None and path in clean:
-                return _holds_needle(f, needles)
-            found, escaped = _scan_checked(f, path, needles)
+                return _holds_needle(f, needles, buffer)
+            found, escaped = _scan_checked(f, path, needles, buffer)
         except OSError as exc:
             raise TranscriptReadError(path, exc) from None
     if clean is not None and not escaped:
@@ -560,12 +566,50 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
     return found
 
 
-def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
+# What a chunk keeps of the one before it: enough for the longest needle searched
+# across the boundary (an escape is six bytes; a longer needle falls back to joining).
+_CARRY = 64
+
+
+def scan_buffer() -> bytearray:
+    """A buffer for ``scan_bytes``: one chunk, and the carry of the chunk before."""
+    return bytearray(_CARRY + _CHUNK)
+
+
+def _carry(buffer: bytearray, end: int, overlap: int) -> int:
+    """Move the last ``overlap`` bytes before ``end`` to the front; how many moved."""
+    keep = min(overlap, end)
+    if keep:
+        buffer[0:keep] = buffer[end - keep:end]
+    return keep
+
+
+def _holds_needle(f, needles: Tuple[bytes, ...], buffer: bytearray) -> bool:
     """Whether a needle is in the rest of ``f``, stopping at the first found. Read, not
     mapped: a file truncated under a mapping would kill the process (SIGBUS)."""
     if not needles:
         return False
     overlap = max(len(n) for n in needles) - 1
+    if overlap > _CARRY:
+        return _holds_long_needle(f, needles, overlap)
+    view = memoryview(buffer)
+    have = 0
+    try:
+        while True:
+            got = f.readinto(view[have:have + _CHUNK])
+            if not got:
+                return False
+            end = have + got
+            for needle in needles:
+                if buffer.find(needle, 0, end) >= 0:
+                    return True
+            have = _carry(buffer, end, overlap)
+    finally:
+        view.release()
+
+
+def _holds_long_needle(f, needles: Tuple[bytes, ...], overlap: int) -> bool:
+    """``_holds_needle`` for a needle longer than the buffer's carry."""
     tail = b""
     while True:
         chunk = f.read(_CHUNK)
@@ -574,16 +618,57 @@ def _holds_needle(f, needles: Tuple[bytes, ...]) -> bool:
         window = tail + chunk[:overlap]
         if any(n in chunk or n in window for n in needles):
             return True
-        tail = chunk[-overlap:] if overlap else b""
+        tail = chunk[-overlap:]
 
 
-def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]:
-    """(a needle or an escape is in the file, an escape is), checking the line bound."""
-    found = escaped = False
+def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
+    """(a needle or an escape is in the file, an escape is), checking the line bound.
+
+    The escape's regex runs only on a chunk where the plain ``\\u00`` is found: a find
+    of a literal is several times faster than a regex search, and Claude Code writes
+    that prefix only for control characters."""
     overlap = max(max((len(n) for n in needles), default=1) - 1, 5)  # an escape is six bytes
-    tail = b""
+    if overlap > _CARRY:
+        return _scan_checked_long(f, path, needles, overlap)
+    found = escaped = False
     run = 0  # bytes since the last newline
-    lines = 0
+    chunks = 0
+    view = memoryview(buffer)
+    have = 0
+    try:
+        while True:
+            got = f.readinto(view[have:have + _CHUNK])
+            if not got:
+                break
+            end = have + got
+            first = buffer.find(b"\n", have, end)
+            if first < 0:
+                run += got
+                if run >= MAX_RECORD_BYTES:
+                    raise _too_long(path, chunks + 1)
+            else:
+                if run + first - have >= MAX_RECORD_BYTES:
+                    raise _too_long(path, chunks + 1)
+                run = end - buffer.rfind(b"\n", have, end) - 1
+            if not escaped and buffer.find(b"\\u00", 0, end) >= 0 and _ASCII_ESCAPE.search(buffer, 0, end):
+                escaped = True
+            if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
+                found = True
+            have = _carry(buffer, end, overlap)
+            chunks += 1  # chunks, not lines: only an error names a place, and it is rare
+    finally:
+        view.release()
+    if run >= MAX_RECORD_BYTES:
+        raise _too_long(path, chunks + 1)
+    return found, escaped
+
+
+def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -> Tuple[bool, bool]:
+    """``_scan_checked`` for a needle longer than the buffer's carry."""
+    found = escaped = False
+    tail = b""
+    run = 0
+    chunks = 0
     while True:
         chunk = f.read(_CHUNK)
         if not chunk:
@@ -592,10 +677,10 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]
         if first < 0:
             run += len(chunk)
             if run >= MAX_RECORD_BYTES:
-                raise _too_long(path, lines + 1)
+                raise _too_long(path, chunks + 1)
         else:
             if run + first >= MAX_RECORD_BYTES:
-                raise _too_long(path, lines + 1)
+                raise _too_long(path, chunks + 1)
             run = len(chunk) - chunk.rfind(b"\n") - 1
         window = tail + chunk[:overlap]
         if not escaped and (b"\\u00" in chunk or b"\\u00" in window) and (
@@ -604,9 +689,9 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...]) -> Tuple[bool, bool]
         if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
             found = True
         tail = chunk[-overlap:]
-        lines += 1  # chunks, not lines: only an error names a place, and it is rare
+        chunks += 1
     if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, lines + 1)
+        raise _too_long(path, chunks + 1)
     return found, escaped
 
 

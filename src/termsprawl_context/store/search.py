@@ -1,0 +1,357 @@
+"""Search across sessions: every line whose person, assistant or tool text holds a
+string (case-insensitively) or matches a regular expression, newest session first.
+
+Bytes are searched before any line is parsed. A literal is matched against the text a
+line decodes to, but looked for first in the line's raw JSON bytes, lowercased ASCII-
+wise: the needle's longest run of characters that JSON writes as themselves (printable
+ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape; or a run of
+caseless non-ASCII characters, such as CJK) must appear there, unless the line holds an
+escape that could spell one of those characters (``\\u0041``, ``\\u65e5``) or one of
+the two non-ASCII characters that lowercase to ASCII (U+0130, U+212A): only such lines
+are parsed. A needle with no such run, and every ``--regex``, parses every line. The
+plain algorithm (parse every line, then match) is the oracle the tests hold this to.
+
+The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
+"""
+
+import re
+from collections import namedtuple
+from typing import Iterator, List, Optional, Sequence, Tuple
+
+from termsprawl_context.errors import UsageError
+from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
+from termsprawl_context.store.resolve import session_files
+from termsprawl_context.store.session_meta import session_metadata
+from termsprawl_context.transcript import entry as records
+
+KIND_HUMAN = "human"
+KIND_ASSISTANT = "assistant"
+KIND_TOOL = "tool"
+KINDS = (KIND_HUMAN, KIND_ASSISTANT, KIND_TOOL)
+DEFAULT_KINDS = (KIND_HUMAN, KIND_ASSISTANT)
+DEFAULT_LIMIT = 50
+SNIPPET_CONTEXT = 40  # characters shown on each side of a hit
+CHUNK_BYTES = 1 << 20
+MAX_LINE_BYTES = 64 << 20  # bounds memory on one line; longer lines are passed over
+
+# Printable ASCII that JSON writers may escape: the quote and backslash always, and
+# <, >, &, / for writers that guard HTML.
+_ESCAPABLE = frozenset('"\\<>&/')
+# The only characters outside ASCII whose lowercase holds ASCII (checked over all of
+# Unicode by the tests): a text holding them can match an ASCII needle.
+LOWER_TO_ASCII = ("\u0130", "\u212a")
+# How a line may spell a needle's character other than as itself: a JSON ``\\u`` escape
+# (for ASCII, ``\\u0020``-``\\u007f``; for the others any but a control character's), or
+# (for runs holding i or k) a non-ASCII character that lowercases to ASCII.
+_LOWER_TO_ASCII_BYTES = tuple(c.encode("utf-8") for c in LOWER_TO_ASCII)
+ESCAPES_ASCII = "ascii"
+ESCAPES_ASCII_FOLDED = "ascii+folded"
+ESCAPES_ANY = "any"
+
+
+# Each look is one regex with a literal prefix (``\\u``), which the regex engine scans
+# several times faster than bytes.find on these lines; an alternation without a common
+# prefix would cost it every position.
+# (gate, back, regex): the regex runs only from the gate's first occurrence (``back``
+# bytes before it), and not at all in a chunk without it. bytes.find skips ahead faster
+# than the regex engine scans, and faster still for ``u00`` than for a needle starting
+# with the backslash that JSON text is full of.
+_ESCAPE_RES = {
+    ESCAPES_ASCII: ((b"u00", 1, re.compile(rb"\\u00[2-7]")),),
+    ESCAPES_ASCII_FOLDED: ((b"\\u", 0, re.compile(rb"\\u(?:00[2-7]|0130|212a)")),)
+    + tuple((b, 0, re.compile(re.escape(b))) for b in _LOWER_TO_ASCII_BYTES),
+    ESCAPES_ANY: ((b"\\u", 0, re.compile(rb"\\u(?!00[01])")),),
+}
+
+
+def escape_positions(low: bytes, kind: str, first: int = 0, limit: Optional[int] = None) -> Iterator[int]:
+    """Offsets in ``low[first:limit]`` (lowercased bytes) where a needle character may
+    be spelled in another way than as itself, for a prefilter of ``kind``."""
+    end = len(low) if limit is None else limit
+    for gate, back, finder in _ESCAPE_RES[kind]:
+        at = low.find(gate, first, end)
+        if at < 0:
+            continue
+        for m in finder.finditer(low, max(first, at - back), end):
+            yield m.start()
+
+
+class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid")):
+    """One matching line: ``path:line``, its session, which text matched, a snippet."""
+
+    __slots__ = ()
+
+
+class Prefilter(namedtuple("Prefilter", "pattern escapes finder")):
+    """What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse
+    every line), unless ``escape_positions(escapes)`` finds a spelling it cannot see."""
+
+    __slots__ = ()
+
+
+def _caseless(c: str) -> bool:
+    # U+0307 is caseless but is what U+0130 lowercases into.
+    return ord(c) > 0x7F and c.lower() == c == c.upper() and c != "\u0307"
+
+
+def _runs(folded: str, excluded: frozenset) -> List[Tuple[bytes, bool]]:
+    """The maximal runs of ``folded`` that JSON writes as themselves: (bytes, ASCII?)."""
+    runs = []
+    current, kind = [], None
+    for c in folded + "\x00":
+        if " " <= c <= "~":
+            this = None if c in excluded else "a"
+        else:
+            this = "u" if _caseless(c) else None
+        if this != kind and current:
+            runs.append(("".join(current).encode("utf-8"), kind == "a"))
+            current = []
+        kind = this
+        if this is not None:
+            current.append(c)
+    return runs
+
+
+# Letters from rarest to commonest in English text: the regex engine's literal scan
+# stops at each occurrence of the pattern's first byte, so a pattern should start rare.
+_RARITY = {c: i for i, c in enumerate(b"zqxjkvbpygfwmucldrhsnioate")}
+_COMMON = len(_RARITY) + 10  # spaces, digits, punctuation: everywhere in JSON
+MIN_PATTERN = 4
+
+
+def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
+    """The suffix of a run to search for: one that starts with a rare byte and keeps
+    at least ``MIN_PATTERN`` bytes (the whole run when shorter); a longer one on ties.
+    Any part of the needle is as sound a test as the whole."""
+    best = None
+    for run, ascii_run in runs:
+        for i in range(len(run)):
+            rest = len(run) - i
+            if rest < min(MIN_PATTERN, len(run)):
+                break
+            rank = _RARITY.get(run[i], _COMMON if run[i] < 0x80 else 0)
+            key = (rest < MIN_PATTERN, rank, -rest)
+            if best is None or key < best[0]:
+                best = (key, run[i:], ascii_run)
+    assert best is not None, "the needle has at least one run"  # callers pass a non-empty needle
+    return best[1], best[2]
+
+
+def prefilter_for(needle: str) -> Prefilter:
+    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs
+    avoid ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them, so
+    a run without them needs no look for those two."""
+    folded = needle.lower()
+    spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
+    runs = _runs(folded, _ESCAPABLE | spelled_by_others)
+    plain = True
+    if not runs:
+        runs, plain = _runs(folded, _ESCAPABLE), False
+    if not runs:
+        return Prefilter(None, None, None)
+    pattern, ascii_run = _rarest_start(runs)
+    if not ascii_run:
+        escapes = ESCAPES_ANY
+    else:
+        escapes = ESCAPES_ASCII if plain or not any(x in pattern for x in b"ik") else ESCAPES_ASCII_FOLDED
+    return Prefilter(pattern, escapes, re.compile(re.escape(pattern)))
+
+
+class Matcher(object):
+    """Where a text matches: a case-insensitive substring, or a regex (``re.I``)."""
+
+    def __init__(self, text: str, regex: bool = False) -> None:
+        if not text:
+            raise UsageError("search: text must not be empty")
+        self.text = text
+        self.regex = None
+        if regex:
+            try:
+                self.regex = re.compile(text, re.IGNORECASE)
+            except (re.error, OverflowError, RecursionError) as exc:
+                raise UsageError("search: invalid regular expression: %s" % exc)
+            self.prefilter = Prefilter(None, None, None)
+        else:
+            self.needle = text.lower()
+            self.prefilter = prefilter_for(text)
+
+    def find(self, text: str) -> Optional[Tuple[str, int, int]]:
+        """``(the text searched, start, end)`` of the first match, or None. A literal
+        is found in the lowercased text (which it is shown from when lowering changed
+        its length)."""
+        if self.regex is not None:
+            m = self.regex.search(text)
+            return (text, m.start(), m.end()) if m else None
+        lowered = text.lower()
+        i = lowered.find(self.needle)
+        if i < 0:
+            return None
+        shown = text if len(lowered) == len(text) else lowered
+        return shown, i, i + len(self.needle)
+
+
+def _tool_strings(value, out: List[str]) -> None:
+    if isinstance(value, str):
+        if value:
+            out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _tool_strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _tool_strings(item, out)
+
+
+def entry_texts(entry: records.Entry, kinds: Sequence[str]) -> List[Tuple[str, str]]:
+    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the
+    person typed, the assistant's text, the strings of tool calls' inputs and tool
+    results' output. The peer's own conversation only: sidechain, meta, compaction
+    and injected texts are not searched."""
+    who = records.speaker(entry)
+    found = []
+    if who == records.PERSON and KIND_HUMAN in kinds:
+        found.extend((KIND_HUMAN, t) for t in records.typed_texts(entry))
+    if who == records.ASSISTANT:
+        if KIND_ASSISTANT in kinds:
+            found.extend((KIND_ASSISTANT, t) for t in records.content_texts(entry.content))
+        if KIND_TOOL in kinds:
+            for call in records.tool_calls(entry):
+                strings = []
+                _tool_strings(call.input, strings)
+                found.extend((KIND_TOOL, s) for s in strings)
+    if who in (records.PERSON, records.TOOL_RESULT) and KIND_TOOL in kinds:
+        for result in records.tool_results(entry):
+            found.extend((KIND_TOOL, t) for t in records.result_texts(result.content))
+    return found
+
+
+def snippet(text: str, start: int, end: int, context: int = SNIPPET_CONTEXT) -> str:
+    """The hit with ``context`` characters each side, on one line; ``…`` where cut."""
+    left, right = max(0, start - context), min(len(text), end + context)
+    body = " ".join(text[left:right].split())
+    return ("\u2026" if left > 0 else "") + body + ("\u2026" if right < len(text) else "")
+
+
+def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str]):
+    """``(entry, kind, snippet)`` when the line at ``offset`` matches, else None."""
+    record = parse_object(raw)
+    if record is None:
+        return None
+    entry = records.entry_of(record, 0, offset)
+    for kind, text in entry_texts(entry, kinds):
+        found = matcher.find(text)
+        if found is not None:
+            return entry, kind, snippet(*found)
+    return None
+
+
+def _line_bounds(block: bytes, i: int, first: int, limit: int) -> Tuple[int, int]:
+    before = block.rfind(b"\n", first, i)
+    end = block.find(b"\n", i, limit)
+    return (first if before < 0 else before + 1), (limit if end < 0 else end)
+
+
+def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
+    """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
+    start) that may match, in order."""
+    if prefilter.pattern is None:
+        bounds, start = [], first
+        while start < limit:
+            end = block.find(b"\n", start, limit)
+            end = limit if end < 0 else end
+            bounds.append((start, end))
+            start = end + 1
+        return bounds
+    low = block.lower()  # the whole block: one pass, no copy of the part searched
+    starts = {}
+    pos = first
+    while True:
+        m = prefilter.finder.search(low, pos, limit)
+        if m is None:
+            break
+        start, end = _line_bounds(low, m.start(), first, limit)
+        starts[start] = end
+        pos = end + 1
+    if prefilter.escapes is not None:
+        for i in escape_positions(low, prefilter.escapes, first, limit):
+            start, end = _line_bounds(low, i, first, limit)
+            starts[start] = end
+    return sorted(starts.items())
+
+
+def search_file(path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None) -> List[tuple]:
+    """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
+    file order, at most ``limit``. Raises OSError when it cannot be read."""
+    hits = []
+    with open_regular(path) as f:
+        carry = b""
+        base = 0  # file offset of carry's first byte
+        skipping = False  # inside a line longer than MAX_LINE_BYTES
+        while limit is None or len(hits) < limit:
+            data = f.read(CHUNK_BYTES)
+            at_end = not data
+            block = carry + data if carry else data
+            if at_end:
+                cut = len(block)  # a last line without a newline is a line
+            else:
+                cut = block.rfind(b"\n")
+                if cut < 0:
+                    carry = block
+                    if len(carry) > MAX_LINE_BYTES:
+                        base += len(carry)
+                        carry, skipping = b"", True
+                    continue
+            skip = 0
+            if skipping:  # the rest of a line too long to search
+                first = block.find(b"\n", 0, cut)
+                skip = cut if first < 0 else first + 1
+                skipping = False
+            for start, end in candidate_lines(block, skip, cut, matcher.prefilter):
+                found = match_line(block[start:end], base + start, matcher, kinds)
+                if found is not None:
+                    hits.append((base + start,) + found)
+                    if limit is not None and len(hits) >= limit:
+                        break
+            if at_end:
+                break
+            carry = block[cut + 1 :]
+            base += cut + 1
+        numbers = line_numbers(f, [h[0] for h in hits])
+    return [(numbers.get(hit[0], 0),) + hit for hit in hits]
+
+
+def search_store(
+    text: str,
+    projects_dir: str,
+    project: Optional[str] = None,
+    kinds: Sequence[str] = DEFAULT_KINDS,
+    limit: int = DEFAULT_LIMIT,
+    regex: bool = False,
+) -> Iterator[Hit]:
+    """The hits, newest session first and in line order within one, at most
+    ``limit``. Unreadable sessions are passed over."""
+    matcher = Matcher(text, regex)
+    left = limit
+    for session in session_files(projects_dir, project):
+        if left <= 0:
+            return
+        try:
+            found = search_file(session.path, matcher, kinds, left)
+        except OSError:
+            continue
+        if not found:
+            continue
+        title = session_metadata(session.path, session.session_id).title
+        for line, offset, entry, kind, snip in found:
+            yield Hit(session.path, line, offset, session.session_id, title, kind, snip, entry.timestamp, entry.uuid)
+        left -= len(found)
+
+
+def parse_kinds(value: str) -> Tuple[str, ...]:
+    """``human,assistant,tool`` (any non-empty subset, any order) as a tuple; a
+    UsageError names the unknown word."""
+    words = [w.strip() for w in value.split(",")]
+    if not value or any(w not in KINDS for w in words):
+        bad = next((w for w in words if w not in KINDS), "")
+        raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))
+    return tuple(k for k in KINDS if k in words)
