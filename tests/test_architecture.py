@@ -124,8 +124,10 @@ NO_PEER_MODULES = {
     "termsprawl_context.workspace.ids",
     "termsprawl_context.workspace.layout",
 }
-# A dump that prints adds the link reader, the index, the titles and the transcript reader.
+# A dump that prints adds the link reader, the index (and the harness names its entries
+# may carry: three constants), the titles and the transcript reader.
 PRINTING_MODULES = NO_PEER_MODULES | {
+    "termsprawl_context.harness",
     "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.links",
     "termsprawl_context.jsonl",

@@ -13,6 +13,7 @@ from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import resolve, search
 from termsprawl_context.store.session_meta import session_metadata
+from termsprawl_context.store.session_titles import session_title
 from termsprawl_context.transcript import entry as records
 from conftest import corpus_files
 
@@ -176,7 +177,8 @@ def test_missing_projects_dir_is_exit_1(tmp_path, capsys):
 
 def expected_show(path, turns=h.DEFAULT_TURNS, max_chars=h.DEFAULT_MAX_CHARS, tools=False):
     chosen = h.read_turns_forward(str(path), turns, tools=tools)
-    title = session_metadata(str(path)).title or os.path.basename(str(path))[:36]
+    # The title rule is `sessions`' own (issue 15: one rule wherever a session is named).
+    title = session_title(str(path)).text or os.path.basename(str(path))[:36]
     return h.apply_budget([h.PeerHandoff(os.path.basename(str(path))[:36], title, str(path), chosen)], max_chars)[0]
 
 

@@ -86,13 +86,15 @@ def test_invalid_utf8_replaced(tmp_path):
 
 
 def test_line_bound(tmp_path):
-    """A line of MAX_RECORD_BYTES - 1 bytes is read; one of MAX_RECORD_BYTES is the read error."""
+    """A line of MAX_RECORD_BYTES - 1 bytes is within the reference's bound (read,
+    counted); one of MAX_RECORD_BYTES is the read error. The long line that fits is
+    one that parsing would not build (junk), so the decode budget below is not what
+    is tested here."""
     head = b'{"type":"user","uuid":"big","message":{"content":"'
     tail = b'"}}'
-    fits = head + b"x" * (MAX_RECORD_BYTES - 1 - len(head) - len(tail)) + tail
-    assert len(fits) == MAX_RECORD_BYTES - 1
+    fits = b"x" * (MAX_RECORD_BYTES - 1)
     ok = write(tmp_path, fits + b"\n" + dumps(record("u2", "big")).encode() + b"\n", "ok.jsonl")
-    assert [e.uuid for e in read_entries(ok)] == ["big", "u2"]
+    assert [(e.uuid, e.line) for e in read_entries(ok)] == [("u2", 2)]
     too_long = head + b"x" * (MAX_RECORD_BYTES - len(head) - len(tail)) + tail
     for name, data in (("nl.jsonl", too_long + b"\n"), ("eof.jsonl", too_long)):
         bad = write(tmp_path, dumps(root("u1")).encode() + b"\n" + data, name)
@@ -101,6 +103,29 @@ def test_line_bound(tmp_path):
         assert info.value.message.startswith("transcript: read %s: " % bad)
         assert "line 2" in info.value.message
         assert isinstance(info.value, Refusal) and not info.value.missing
+
+
+def test_decode_budget(tmp_path):
+    """Within the bound, a record whose decoding would pass DECODE_BUDGET_BYTES (the
+    64 MB peak RSS promise) is a named read error, never parsed nor skipped; one that
+    fits is read. Wide text and dense values cost more than their length."""
+    from termsprawl_context.transcript.record import DECODE_BUDGET_BYTES, decode_cost
+
+    head = b'{"type":"user","uuid":"big","message":{"content":"'
+    tail = b'"}}'
+    readable = head + b"x" * (DECODE_BUDGET_BYTES // 3 - 4096) + tail
+    ok = write(tmp_path, readable + b"\n", "fits.jsonl")
+    assert [e.uuid for e in read_entries(ok)] == ["big"]
+    plain = head + b"x" * (MAX_RECORD_BYTES - 1 - len(head) - len(tail)) + tail
+    wide = head + "\U0001f600".encode() + b"x" * (4 * 1024 * 1024) + tail
+    dense = b'{"type":"user","uuid":"big","message":{"content":[' + b"1," * (700 * 1024) + b"1]}}"
+    for name, data in (("plain.jsonl", plain), ("wide.jsonl", wide), ("dense.jsonl", dense)):
+        assert decode_cost(data) > DECODE_BUDGET_BYTES, name
+        bad = write(tmp_path, dumps(root("u1")).encode() + b"\n" + data + b"\n", name)
+        with pytest.raises(TranscriptReadError) as info:
+            read_entries(bad)
+        assert "line 2 would take more than %d bytes to decode" % DECODE_BUDGET_BYTES in info.value.message
+    assert decode_cost(b'{"a":"' + b"x" * 1000 + b'"}') < 4000
 
 
 def test_open_errors(tmp_path):

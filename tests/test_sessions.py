@@ -726,3 +726,40 @@ def test_constants():
     assert S.UUID_LENGTH == 36
     assert HEAD_MAX_LINES == 50
     assert MAX_BYTES_PER_SESSION == HEAD_MAX_BYTES + TAIL_MAX_BYTES
+
+
+# --- one census per window: a whole-file tail takes the head's -------------------------
+
+ESCAPED_TITLE = '{"type":"custom-\\u0074itle","customTitle":"Spelled","sessionId":"%s"}' % ID1
+
+
+@pytest.mark.parametrize("where", ["middle", "last line", "torn last line", "past the head's 50 lines"])
+def test_a_whole_file_tail_sees_every_escape_the_head_census_holds(tmp_path, where):
+    path = tmp_path / (ID1 + ".jsonl")
+    body = [user("typed prompt"), assistant("ok", timestamp="T1")]
+    if where == "middle":
+        text = dumps([body[0], ESCAPED_TITLE, body[1]])
+    elif where == "last line":
+        text = dumps(body + [ESCAPED_TITLE])
+    elif where == "torn last line":
+        text = dumps(body) + ESCAPED_TITLE  # no newline: the head's last line is the file's end
+    else:
+        # 50 lines, the 50th ending in the escape's first bytes: the rest is past the head's lines
+        filler = [assistant("line %d" % i) for i in range(M.HEAD_MAX_LINES - 1)]
+        text = dumps(body[:1] + filler) + '{"type":"custom-\\u0074itle","customTitle":"Spelled"}'
+    path.write_text(text, encoding="utf-8")
+    meta = session_metadata(str(path), ID1)
+    assert (meta.title, meta.title_source) == ("Spelled", "custom-title")
+
+
+def test_a_tail_custom_title_outranks_head_titles_not_sought(tmp_path):
+    head = [user("prompt"), {"type": "ai-title", "aiTitle": "Head AI", "sessionId": ID1},
+            {"type": "custom-title", "customTitle": "Head custom", "sessionId": ID1}]
+    tail = [assistant("last", timestamp="T5"), {"type": "custom-title", "customTitle": "Tail custom", "sessionId": ID1}]
+    path = write_sparse(tmp_path / (ID1 + ".jsonl"), head, tail, size=4 << 20)
+    meta = session_metadata(str(path), ID1)
+    assert (meta.title, meta.title_source) == ("Tail custom", "custom-title")
+    tail = [assistant("last", timestamp="T5"), {"type": "ai-title", "aiTitle": "Tail AI", "sessionId": ID1}]
+    path = write_sparse(tmp_path / (ID1 + ".jsonl"), head, tail, size=4 << 20)
+    meta = session_metadata(str(path), ID1)
+    assert (meta.title, meta.title_source) == ("Head custom", "custom-title")

@@ -379,3 +379,23 @@ def test_ensure_claude_md_keeps_user_bytes(tmp_path):
     assert discovery.ensure_claude_md(str(tmp_path)) == discovery.WRITTEN
     assert claude_md.read_bytes() == b"# caf\xe9\r\nkeep me\r\n\n@.termsprawl/AGENTS.md\n"
     assert discovery.ensure_claude_md(str(tmp_path)) == discovery.UNCHANGED
+
+
+def test_index_entry_may_name_its_harness(tmp_path):
+    """An index entry's optional "harness": absent or "claude-code" is read as before;
+    a harness this build cannot read makes the entry "no entry" (fail open), and the
+    dump skips that peer."""
+    from termsprawl_context.workspace import index
+
+    state = tmp_path / ".termsprawl" / "transcripts"
+    state.mkdir(parents=True)
+    cases = {
+        "plain": {"version": 1, "path": "/t/a.jsonl"},
+        "claude": {"version": 1, "path": "/t/b.jsonl", "harness": "claude-code"},
+        "codex": {"version": 1, "path": "/t/c.jsonl", "harness": "codex-cli"},
+        "junk": {"version": 1, "path": "/t/d.jsonl", "harness": 7},
+    }
+    for node, body in cases.items():
+        (state / (node + ".json")).write_text(json.dumps(body))
+    got = {node: index.read_transcript_path(str(tmp_path), node) for node in cases}
+    assert got == {"plain": "/t/a.jsonl", "claude": "/t/b.jsonl", "codex": None, "junk": None}

@@ -28,7 +28,7 @@ NO_TURNS = "no-printable-turns"
 REASONS = {
     PRINTED: "printed",
     NO_INDEX_ENTRY: "skipped: no transcript path is recorded for it",
-    INVALID_INDEX_ENTRY: "skipped: its index file is not a valid entry (junk, wrong version or empty path)",
+    INVALID_INDEX_ENTRY: "skipped: its index file is not a valid entry (junk, wrong version, empty path or a harness this build cannot read)",
     MISSING_FILE: "skipped: the recorded transcript does not exist",
     NOT_A_FILE: "skipped: the recorded transcript is not a regular file",
     UNREADABLE: "skipped: the recorded transcript cannot be read",

@@ -172,6 +172,7 @@ def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[in
         raw = None  # type: Optional[bytes]
         if chunk.endswith(b"\n"):
             raw = chunk[:-1]
+            chunk = b""  # the slice is a copy: let the line be held once, not twice
         elif size <= max_line:
             raw = chunk  # a last line without a newline
         elif not skip:

@@ -47,7 +47,7 @@ def run_show(argv: List[str]) -> int:
     if args is None:
         return 0
     from termsprawl_context.store.resolve import resolve_session
-    from termsprawl_context.store.session_meta import session_metadata
+    from termsprawl_context.store.session_titles import session_title
 
     if not args.session:
         raise UsageError("show: session must not be empty")
@@ -59,7 +59,8 @@ def run_show(argv: List[str]) -> int:
     json_out = args.format == handoff.FORMAT_JSON
     if json_out:
         turns = handoff.number_lines(path, turns)
-    title = session_metadata(path, session_id).title or session_id
+    # Named as `sessions` and `find --json` name it (summaries of its folder included).
+    title = session_title(path, session_id).text or session_id
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
         write_out(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False) + "\n")

@@ -237,6 +237,7 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 # is rare ("-", "\\"); bytes.find is kept where it is faster (tokens opening with '"').
 _TITLE_RE = re.compile(re.escape(_TOKEN_TITLE))
 _ESCAPE_ASCII_RE = re.compile(rb"\\u00[2-7]")  # \u0020-\u007f: escapes that spell ASCII
+_ESCAPE_LENGTH = 5  # the bytes a match of _ESCAPE_ASCII_RE spans
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 
 
@@ -251,8 +252,18 @@ class _HeadIndex:
         self.window = window
         self.limit = window.ends[-1] if window.ends else 0
         self.parsed: Dict[int, Optional[Entry]] = {}
-        found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
-        self.escaped = sorted({self.line_of(m.start()) for m in found})
+        # The head's one census of ASCII-spelling escapes: where they start, and their
+        # lines (a whole-file tail reuses the positions instead of searching again).
+        self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]
+        self.escaped = sorted({self.line_of(pos) for pos in self.escapes})
+
+    def escaped_within(self, start: int, end: int) -> bool:
+        """Whether ``data[start:end]`` holds an ASCII-spelling escape, from the census
+        where it covers the range and a search only past its end."""
+        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):
+            return True
+        past = max(start, self.limit - _ESCAPE_LENGTH + 1)  # a match the census could not see ends past limit
+        return past < end and _has_ascii_escape(self.window.data, past, end)
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_left(self.window.ends, pos)
@@ -292,9 +303,14 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines whose bytes hold the token of the fact
     being sought, and stopping each search once its fact is known. It must return what
     parsing every line in order returns (the tests' oracle holds it to that)."""
-    if not window.ends:
+    return _scan_head(_HeadIndex(window), session_id)
+
+
+def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
+    """``scan_head_window`` over an indexed head; without ``titles`` the head's title
+    entries are not sought (its custom and AI titles come back "")."""
+    if not index.window.ends:
         return HeadFacts()
-    index = _HeadIndex(window)
     users = _UserFacts()
     for entry in index.entries(_TOKEN_USER):
         users.feed(entry)
@@ -306,7 +322,7 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
         if entry.type == cc.TITLE_SUMMARY:
             summary = _take_summary(entry, summary, links)
     custom = ai = ""
-    for entry in index.entries(_TITLE_RE):
+    for entry in index.entries(_TITLE_RE) if titles else ():
         title_kind, title = _title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM:
             custom = title
@@ -431,7 +447,22 @@ def read_session_metadata(
     entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
     custom or AI title already names the session (no summary can outrank it)."""
     window = read_head(f, size, buffers.head if buffers else None)
-    head = scan_head_window(window, session_id)
+    index = _HeadIndex(window)
+    if window.whole_file:
+        tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
+    else:
+        tail_window = read_tail(f, size, buffers.tail if buffers else None)
+    # Each window is searched once for escapes, by all of its readers; a tail inside
+    # the head takes the head's census.
+    first, stop = tail_window.first_whole_line(), tail_window.stop()
+    if window.whole_file:
+        escaped = index.escaped_within(first, stop)
+    else:
+        escaped = _has_ascii_escape(tail_window.data, first, stop)
+    tail = scan_tail_window(tail_window, session_id, escaped)
+    # A custom title in the tail outranks every title the head could hold: the head's
+    # title entries are then not sought.
+    head = _scan_head(index, session_id, titles=not tail.custom_title)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
         leftover = window.data[last_end : window.length]
@@ -440,14 +471,6 @@ def read_session_metadata(
         else:
             prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
         head = head._replace(prompt=prompt)
-    if window.whole_file:
-        tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
-    else:
-        tail_window = read_tail(f, size, buffers.tail if buffers else None)
-    # The tail window is searched once for escapes, by both of its readers.
-    first, stop = tail_window.first_whole_line(), tail_window.stop()
-    escaped = _has_ascii_escape(tail_window.data, first, stop)
-    tail = scan_tail_window(tail_window, session_id, escaped)
     if not window.whole_file and not tail.last_timestamp:
         # The tail window held no whole dated line (one giant last line): the head's
         # last dated line is the latest we know of.

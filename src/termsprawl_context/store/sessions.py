@@ -15,6 +15,7 @@ from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.store import parallel
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.store.session_meta import (
     SessionMetadata,
@@ -27,6 +28,12 @@ from termsprawl_context.transcript.titles import Title
 
 # A session file's stem is a UUID; only its length is checked, as the seed does.
 UUID_LENGTH = 36
+# Describing a session costs about the same whatever its size (head and tail only), so
+# a listing is shared between processes by its number of sessions. A helper costs about
+# 2 ms (fork, collect, unpack) and a session 0.2-0.7 ms of CPU, so two processes break
+# even near 10 sessions (benchmarks/bench_sessions_cli.py prints both figures); the
+# threshold is several times that, since a small listing is fast either way.
+PARALLEL_MIN_SESSIONS = 64
 
 
 class SessionInfo(NamedTuple):
@@ -216,21 +223,43 @@ def scan_sessions(
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped)
-    sessions = []
-    packed: List[bytes] = []  # per listed session: its tail window's uuids
+    paths = [
+        path
+        for path in iter_candidate_paths(root, skipped)
+        if accept is None or accept(session_id_of(os.path.basename(path)))
+    ]
     buffers = read_buffers()
-    for path in iter_candidate_paths(root, skipped):
-        if accept is not None and not accept(session_id_of(os.path.basename(path))):
-            continue
+
+    def describe(path: str) -> Optional[Tuple[Any, ...]]:
         found: Optional[List[bytes]] = [] if summaries else None
         info = session_from_path(path, projects_dir, buffers, found)
-        if info is not None:
+        return None if info is None else _plain_session(info, found[0] if found else b"")
+
+    sessions = []
+    packed: List[bytes] = []  # per listed session: its tail window's uuids
+    described = parallel.map_shared(describe, paths, [1] * len(paths), PARALLEL_MIN_SESSIONS)
+    for plain in described:
+        if plain is not None:
+            info, uuids = _session_of_plain(plain)
             sessions.append(info)
-            packed.append(found[0] if found else b"")
+            packed.append(uuids)
     if summaries:
         sessions = apply_summary_index(sessions, packed)
     sessions.sort(key=lambda s: s.mtime)
     return ScanResult(sessions, skipped)
+
+
+def _plain_session(info: SessionInfo, uuids: bytes) -> Tuple[Any, ...]:
+    """A described session as plain tuples (what a helper process can send back)."""
+    links = tuple((link.summary, link.leaf_uuid) for link in info.summary_links)
+    return tuple(info._replace(summary_links=links)) + (uuids,)  # type: ignore[arg-type]
+
+
+def _session_of_plain(plain: Tuple[Any, ...]) -> Tuple[SessionInfo, bytes]:
+    """``_plain_session`` undone: (the session, its tail window's packed uuids)."""
+    info = SessionInfo(*plain[:-1])
+    links = tuple(SummaryLink(text, leaf) for text, leaf in info.summary_links)
+    return info._replace(summary_links=links), plain[-1]
 
 
 def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> List[SessionInfo]:

@@ -2,7 +2,9 @@
 
 The app learns a node's transcript path from hook events; the command has no event
 history, so this persisted index is the bridge. ``<cwd>/.termsprawl/transcripts/<node>.json``
-holds ``{"version": 1, "path": "..."}``. Reads fail open: anything odd is "no entry".
+holds ``{"version": 1, "path": "..."}``, optionally with ``"harness"`` naming the agent
+harness that writes the transcript (absent: Claude Code, so every version-1 file stays
+valid). Reads fail open: anything odd, or a harness this build cannot read, is "no entry".
 A relative path is relative to the project directory (so a committed demo works
 wherever it is cloned).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from termsprawl_context.harness import DEFAULT_HARNESS, KNOWN_HARNESSES
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.workspace.files import (
     TRANSCRIPTS_DIR,
@@ -27,6 +30,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Optional
 
 INDEX_VERSION = 1
+HARNESS_KEY = "harness"
 
 
 def index_file_path(cwd: str, node_id: str) -> str:
@@ -48,15 +52,29 @@ def record_transcript_path(cwd: str, node_id: str, transcript_path: str) -> bool
         return False
 
 
-def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:
-    """The recorded path as written, or None (unsafe id, absent, junk, wrong version)."""
+def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
+    """The node's index object, or None (unsafe id, absent, junk, wrong version)."""
     if not is_safe_id(node_id):
         return None
     data = read_small_file(index_file_path(cwd, node_id))
     entry = parse_object(data) if data is not None else None
-    if entry is None:
+    if entry is None or not has_version(entry, INDEX_VERSION):
         return None
-    if not has_version(entry, INDEX_VERSION):
+    return entry
+
+
+def entry_harness(entry: dict) -> Optional[str]:
+    """The harness an index entry names: absent means Claude Code; None for a value
+    that is not a harness this build knows (a string of another, or junk)."""
+    harness = entry.get(HARNESS_KEY, DEFAULT_HARNESS)
+    return harness if isinstance(harness, str) and harness in KNOWN_HARNESSES else None
+
+
+def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:
+    """The recorded path as written, or None (unsafe id, absent, junk, wrong version,
+    or a transcript of a harness this build cannot read)."""
+    entry = read_index_entry(cwd, node_id)
+    if entry is None or entry_harness(entry) is None:
         return None
     path = entry.get("path")
     return path if isinstance(path, str) and path else None
