@@ -4,7 +4,6 @@ every line of every session."""
 import json
 import os
 import shutil
-import unicodedata
 
 import pytest
 
@@ -138,7 +137,7 @@ def test_lower_to_ascii_is_complete():
 def test_search_cli(store, capsys):
     projects, paths = store
     assert main(["search", "needle", "--projects-dir", str(projects), "--in", "tool", "--json"]) == 0
-    rows = [json.loads(l) for l in capsys.readouterr().out.splitlines()]
+    rows = [json.loads(row) for row in capsys.readouterr().out.splitlines()]
     assert [(r["path"], r["line"], r["kind"]) for r in rows] == [(str(paths[-1]), 4, "tool"), (str(paths[-1]), 5, "tool")]
     assert main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 1
     assert capsys.readouterr() == ("", "termsprawl-context: no match for zzzz-not-anywhere\n")
