@@ -263,13 +263,6 @@ def _max_timestamp(path: str) -> tuple:
         return False, "", "cannot read %s: %s" % (path, exc)
 
 
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
 def scan_file(
     path: str,
     target: str,
@@ -341,7 +334,7 @@ def locate(
     spellings = UuidSpellings(uuid)
     verdicts = parallel.map_shared(
         lambda path: _phase_one(path, uuid, spellings), paths,
-        [_size(path) for path in paths], PARALLEL_MIN_BYTES, jobs)
+        [parallel.file_weight(path) for path in paths], PARALLEL_MIN_BYTES, jobs)
     holders = []
     for path, (verdict, probed, known, message) in zip(paths, verdicts):
         if message:

@@ -46,6 +46,15 @@ def available_jobs(environ: "Optional[Mapping[str, str]]" = None) -> int:
     return max(1, min(cpus, MAX_JOBS))
 
 
+def file_weight(path: str) -> int:
+    """A file's share of the work: its size in bytes, 0 when it cannot be stat'ed (a
+    file that vanished costs nothing to skip)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
     """Item indices dealt into ``parts`` shares of near-equal total weight (heaviest
     first, each to the lightest share), each share in index order."""

@@ -14,14 +14,13 @@ plain algorithm (parse every line, then match) is the oracle the tests hold this
 The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
 """
 
-import os
 import re
 from collections import namedtuple
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from termsprawl_context.errors import UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.parallel import map_shared
+from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.resolve import session_files
 from termsprawl_context.store.session_meta import session_metadata
 from termsprawl_context.transcript import entry as records
@@ -355,13 +354,6 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
         yield batch, sizes
 
 
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
 def search_store(
     text: str,
     projects_dir: str,
@@ -377,7 +369,7 @@ def search_store(
     matcher = Matcher(text, regex)
     left = limit
     sessions = session_files(projects_dir, project)
-    weights = [_size(s.path) for s in sessions]
+    weights = [file_weight(s.path) for s in sessions]
     for batch, sizes in _batches(sessions, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
