@@ -14,8 +14,8 @@ Rows (full size; ``--quick`` shrinks every input):
   with one forward pass over the file: shown, no target.
 - ``search`` over a store of 2,000 sessions (1 GB), a needle in 10 of them, vs
   ``grep -rliF`` over the same files (<= 2x), and vs ``claude-history search`` (PyPI)
-  when it is installed in a benchmark-only venv (``$CLAUDE_HISTORY`` or
-  ``/tmp/venv-ch/bin/claude-history``): >= 3x faster.
+  when it is installed in a benchmark-only venv (``$CLAUDE_HISTORY``, the peers' dir
+  ``$TERMSPRAWL_BENCH_PEERS`` of ``benchmarks/peers.py``, or ``/tmp/venv-ch/bin/claude-history``): >= 3x faster.
 - ``show latest`` on a store of 10,000 sessions vs our ``find`` of a unique prefix on the same store (and, for scale, ``find STORE -name '*.jsonl'``)
   (<= 1.5x).
 """
@@ -35,6 +35,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from benchmarks.generate import write_transcript  # noqa: E402
+from benchmarks import peers  # noqa: E402
 from benchmarks.run import BenchError, error_rows, interleaved, interpreter, row  # noqa: E402
 
 MB = 1 << 20
@@ -136,7 +137,9 @@ def show_store(scratch: Path, sessions: int) -> Path:
 
 
 def claude_history_bin():
-    for candidate in (os.environ.get("CLAUDE_HISTORY"), "/tmp/venv-ch/bin/claude-history"):
+    # $CLAUDE_HISTORY, else the peers' dir (benchmarks/peers.py), else the venv this row was first measured with.
+    in_peers = peers.executable(peers.by_name("claude-history"), peers.peers_dir())
+    for candidate in (os.environ.get("CLAUDE_HISTORY"), in_peers, "/tmp/venv-ch/bin/claude-history"):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None
@@ -198,8 +201,8 @@ def run(scratch: Path, quick: bool = False):
         out = [ratio_row(m_grep, times, ("search", "grep"), targets[m_grep], times[0] / times[1] <= GREP_TARGET)]
         tool = claude_history_bin()
         if tool is None:
-            out.extend(error_rows([m_ch], targets, "claude-history not installed (pip install claude-history "
-                                                   "into a venv; set $CLAUDE_HISTORY)"))
+            out.extend(error_rows([m_ch], targets, "claude-history not installed (%s; or set $CLAUDE_HISTORY)"
+                                  % peers.SETUP))
             return out
         ch_home = scratch / "ch-home"
         (ch_home / ".claude").mkdir(parents=True, exist_ok=True)

@@ -24,11 +24,19 @@ mostly measures the neighbours. Ours runs with ``TERMSPRAWL_JOBS=1`` for these r
 * ``sessions --json`` in two processes vs one (wall time), only when a second CPU is idle.
 * ``find`` of an ambiguous prefix vs a unique one (a whole id), on the real-shaped store.
 * the sharing threshold: one helper's fork + collect cost beside one session's CPU cost.
+* the peers (``benchmarks/peers.py``: claude-conversation-extractor, claude-history, ccusage, each listing
+  every session of the store) against ours, on both stores, in **wall time** of whole processes (wall time is
+  what a user waits, and ours with default jobs works in two processes): ours as users run it (default jobs,
+  both cores) and with ``TERMSPRAWL_JOBS=1``, medians of per-round ratios over alternating rounds. A peer whose
+  first run takes over ``SLOW_PEER_FULL`` seconds (``quick``: ``SLOW_PEER_QUICK``) is run once; one killed at
+  ``PEER_TIMEOUT_FULL`` (``quick``: ``PEER_TIMEOUT_QUICK``) gives a lower bound; one that fails is shown, with
+  no verdict. They run from ``--peers DIR`` or ``$TERMSPRAWL_BENCH_PEERS`` (made by
+  ``python3 benchmarks/peers.py setup DIR``); an absent one is an ERROR row saying how to install it.
 
 Both sides run as ``python -m termsprawl_context`` from a source tree (``PYTHONPATH``), in
 ``PATH=/usr/bin:/bin HOME=<empty dir> LANG=C.UTF-8``.
 
-    python3 benchmarks/bench_sessions_cli.py [--quick] [--scratch DIR]
+    python3 benchmarks/bench_sessions_cli.py [--quick] [--scratch DIR] [--peers DIR] [--peers-only]
 """
 
 import argparse
@@ -50,7 +58,7 @@ if str(REPO) not in sys.path:
 if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
-from benchmarks import bench_sessions  # noqa: E402
+from benchmarks import bench_sessions, peers  # noqa: E402
 from benchmarks.generate import write_transcript  # noqa: E402
 
 # The source the listing is compared with: main before the one-pass head and the shared listing.
@@ -65,6 +73,13 @@ IDLE_CORE = 0.85
 # The issue's target for an ambiguous prefix: at most twice a unique one.
 FIND_TARGET = 2.0
 SESSIONS_TARGET = 2.0  # "at least 2x faster than today" (the real-shaped row)
+# "Ahead of every peer on every store shape": peer / ours (wall) above this.
+PEER_TARGET = 1.0
+# On the real-shaped store (sparse files, 1 KB-50 MB) a whole-file reader reads ~250 GB: peers are stopped here.
+PEER_TIMEOUT_FULL, PEER_TIMEOUT_QUICK = 120, 30
+# A peer whose first run takes longer is not run again: one run is enough beside seconds of difference
+# (``quick`` is a smoke test: a lower bar).
+SLOW_PEER_FULL, SLOW_PEER_QUICK = 30, 5
 
 # The floor: the same bytes read, nothing parsed. Kept in step with session_meta's bounds.
 FLOOR = r"""
@@ -151,11 +166,11 @@ def previous_source(scratch):
     return target / "src"
 
 
-def cpu_run(argv, env, ok_codes=(0,)):
+def cpu_run(argv, env, ok_codes=(0,), timeout=3600):
     """(CPU seconds of the child, wall seconds, stdout) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=3600)
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in ok_codes:
@@ -164,7 +179,7 @@ def cpu_run(argv, env, ok_codes=(0,)):
     return cpu, wall, done.stdout
 
 
-def alternate(commands, n, ok_codes=(0,), warmups=1):
+def alternate(commands, n, ok_codes=(0,), warmups=1, timeout=3600):
     """CPU and wall times of each command over ``n`` rounds, order flipped each round."""
     names = list(commands)
     cpu = {name: [] for name in names}
@@ -172,7 +187,7 @@ def alternate(commands, n, ok_codes=(0,), warmups=1):
     for i in range(warmups + n):
         for name in (names if i % 2 == 0 else names[::-1]):
             argv, env = commands[name]
-            c, w, _ = cpu_run(argv, env, ok_codes)
+            c, w, _ = cpu_run(argv, env, ok_codes, timeout)
             if i >= warmups:
                 cpu[name].append(c)
                 wall[name].append(w)
@@ -203,19 +218,26 @@ def row(metric, measured, target="info", ok=True):
 
 
 class Bench(object):
-    def __init__(self, scratch, quick):
+    def __init__(self, scratch, quick, homes, peers_root=None, previous=True):
+        """``homes``: a dir of this run's own for the empty HOME and the peers' homes (so a shared
+        ``scratch`` holding only stores is never written to); ``previous``: export ``PREVIOUS_REV``."""
         self.scratch = scratch
         self.quick = quick
         self.rounds = ROUNDS_QUICK if quick else ROUNDS_FULL
         self.py = os.path.realpath(sys.executable)
-        home = scratch / "home"
+        self.homes = pathlib.Path(homes)
+        home = self.homes / "empty"
         home.mkdir(parents=True, exist_ok=True)
         base = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
-        self.ours_env = dict(base, PYTHONPATH=str(REPO / "src"), TERMSPRAWL_JOBS="1")
+        self.ours_default_env = dict(base, PYTHONPATH=str(REPO / "src"))  # as users run it: default jobs
+        self.ours_env = dict(self.ours_default_env, TERMSPRAWL_JOBS="1")
         self.ours2_env = dict(self.ours_env, TERMSPRAWL_JOBS="2")
-        previous = previous_source(scratch)
+        previous = previous_source(scratch) if previous else None
         self.prev_env = dict(base, PYTHONPATH=str(previous), TERMSPRAWL_JOBS="1") if previous else None
         self.base_env = base
+        self.peers = peers.peers_dir(peers_root)
+        self.peer_timeout = PEER_TIMEOUT_QUICK if quick else PEER_TIMEOUT_FULL
+        self.slow_peer = SLOW_PEER_QUICK if quick else SLOW_PEER_FULL
 
     def cli(self, *args):
         return [self.py, "-m", "termsprawl_context"] + [str(a) for a in args]
@@ -273,6 +295,60 @@ class Bench(object):
                        statistics.median(wall["ambiguous"]), statistics.median(wall["unique"])),
                     "<= %.1fx" % FIND_TARGET, r <= FIND_TARGET)]
 
+    def peer_rows(self, shape, key, projects):
+        """Each peer's listing of the store against ours (wall, whole processes), or why it is not measured."""
+        listing = self.cli("sessions", "--json", "--projects-dir", projects)
+        ours = {"ours": (listing, self.ours_default_env), "ours, one process": (listing, self.ours_env)}
+        sessions = cpu_run(listing, self.ours_default_env)[2].count(b"\n")
+        target = "> %.1fx" % PEER_TARGET
+        rows = []
+        for peer in peers.PEERS:
+            metric = "sessions --json, %s store: %s / ours (wall)" % (shape, peer.name)
+            if not peers.executable(peer, self.peers):
+                rows.append(row(metric, peers.missing_text(peer, self.peers), target, "ERROR"))
+                continue
+            argv, env = peers.command(peer, self.peers, peers.home_for(self.homes / ("peer-" + key), projects))
+            progress("%s on the %s store (timeout %d s) ..." % (peer.name, shape, self.peer_timeout))
+            first = peers.timed(argv, env, self.peer_timeout)
+            if first.code == 0 and first.wall <= self.slow_peer:
+                _, wall = alternate(dict(ours, peer=(argv, env)), self.rounds, timeout=self.peer_timeout * 2)
+                runs = "medians of %d alternating rounds" % self.rounds
+                speedup, single = ratio(wall, "peer", "ours"), ratio(wall, "peer", "ours, one process")
+                theirs = statistics.median(wall["peer"])
+            else:
+                # One run is enough (or all there is): ours is measured right after it.
+                _, wall = alternate(ours, self.rounds)
+                runs = "ours: medians of %d alternating rounds" % self.rounds
+                theirs = first.wall
+                speedup = theirs / statistics.median(wall["ours"])
+                single = theirs / statistics.median(wall["ours, one process"])
+            times = "ours %.2f s, one process %.2f s" % (statistics.median(wall["ours"]),
+                                                          statistics.median(wall["ours, one process"]))
+            if first.code is None:
+                rows.append(row(metric, "%s; %s did not finish in %d s: ours >= %.1fx faster (one process >= %.1fx; %s)"
+                                % (times, peer.name, self.peer_timeout, speedup, single, runs),
+                                target, speedup > PEER_TARGET))
+            elif first.code != 0:
+                rows.append(row(metric, "%s; %s failed after %.1f s (%s)" % (times, peer.name, first.wall,
+                                                                         peers.failure_text(first)), target, None))
+            else:
+                once = "" if theirs is not first.wall else " (one run: over %d s)" % self.slow_peer
+                rows.append(row(metric, "%.2fx (one process %.2fx): %s %.2f s%s, %s (%s); %s"
+                                % (speedup, single, peer.name, theirs, once, times, runs,
+                                   self.listed_text(peer, first.stdout, sessions)),
+                                target, speedup > PEER_TARGET))
+        return rows
+
+    @staticmethod
+    def listed_text(peer, stdout, sessions):
+        """What the peer's output listed, beside ours: a peer that lists less did less."""
+        count = peers.listed(peer, stdout)
+        if count is None:
+            return "its count unread"
+        if peer.counted == "projects":
+            return "it lists %d project groups of our %d sessions" % (count, sessions)
+        return "it lists %d sessions%s" % (count, "" if count == sessions else " (ours %d)" % sessions)
+
     def threshold_rows(self, projects):
         """One helper's cost against one session's, in this process (CPU of the parent)."""
         from termsprawl_context.store import parallel
@@ -293,19 +369,27 @@ class Bench(object):
                     % (helper * 1e3, per_session * 1e3, int(2 * helper / per_session) + 1, S.PARALLEL_MIN_SESSIONS))]
 
 
-def run(scratch, quick=False):
+def run(scratch, quick=False, peers_root=None, peers_only=False):
+    """The module's rows; ``peers_root``: the peers' dir (default ``$TERMSPRAWL_BENCH_PEERS``);
+    ``peers_only``: just the peer rows (the stores are then only read)."""
     scratch = pathlib.Path(scratch)
     count = SESSIONS_QUICK if quick else SESSIONS_FULL
     progress("stores in %s ..." % scratch)
     tool = tool_store(scratch / ("tool-%d" % count), count, BODIES_QUICK if quick else BODIES_FULL)
     real = real_store(scratch / ("real-%d" % count), count)
-    bench = Bench(scratch, quick)
-    rows = []
-    rows += bench.sessions_rows("large tool results", tool)
-    rows += bench.sessions_rows("real-shaped", real)
-    rows += bench.find_rows(real)
-    rows += bench.threshold_rows(real)
-    rows.append(row("peers (claude-history, ccusage)", "not measured: no benchmark-only venv or npm prefix in this module yet"))
+    homes = tempfile.mkdtemp(prefix="bench-sessions-homes-")
+    try:
+        bench = Bench(scratch, quick, homes, peers_root, previous=not peers_only)
+        rows = []
+        if not peers_only:
+            rows += bench.sessions_rows("large tool results", tool)
+            rows += bench.sessions_rows("real-shaped", real)
+            rows += bench.find_rows(real)
+            rows += bench.threshold_rows(real)
+        rows += bench.peer_rows("large tool results", "tool", tool)
+        rows += bench.peer_rows("real-shaped", "real", real)
+    finally:
+        shutil.rmtree(homes, ignore_errors=True)
     return rows
 
 
@@ -313,17 +397,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500 sessions a store instead of 10,000")
     parser.add_argument("--scratch", help="where to keep the stores (default: a temp dir, removed after)")
+    parser.add_argument("--peers", metavar="DIR", help="the peers' dir (default: $%s; see benchmarks/peers.py)"
+                        % peers.PEERS_ENV)
+    parser.add_argument("--peers-only", action="store_true", help="only the peer rows")
     args = parser.parse_args(argv)
     scratch = args.scratch or tempfile.mkdtemp(prefix="bench-sessions-cli-")
     try:
-        rows = run(pathlib.Path(scratch), quick=args.quick)
+        rows = run(pathlib.Path(scratch), quick=args.quick, peers_root=args.peers, peers_only=args.peers_only)
     finally:
         if not args.scratch:
             shutil.rmtree(scratch, ignore_errors=True)
     width = max(len(r["metric"]) for r in rows)
+    verdicts = {True: "ok  ", False: "FAIL", None: "info"}
     for r in rows:
-        print("%s  %-*s  %s  (target %s)" % ("ok  " if r["ok"] else "FAIL", width, r["metric"], r["measured"], r["target"]))
-    return 0 if all(r["ok"] for r in rows) else 1
+        print("%s  %-*s  %s  (target %s)" % (verdicts.get(r["ok"], r["ok"]), width, r["metric"], r["measured"],
+                                            r["target"]))
+    return 0 if all(r["ok"] in (True, None) for r in rows) else 1
 
 
 if __name__ == "__main__":
