@@ -54,28 +54,31 @@ def read_head(
     buf = buffer if buffer is not None else bytearray(block_bytes)
     f.seek(0)
     ends: List[int] = []
+    append, find = ends.append, buf.find  # bound once: this loop runs once a line
+    need = max_lines
     total = 0
     at_end = False
-    while total < max_bytes and len(ends) < max_lines:
+    while total < max_bytes and need:
         want = min(block_bytes, max_bytes - total)
         if len(buf) < total + want:
             buf.extend(bytes(total + want - len(buf)))  # never beyond max_bytes
         with memoryview(buf) as view, view[total : total + want] as part:
             got = f.readinto(part) or 0  # type: ignore[attr-defined]
-        pos = total
-        while len(ends) < max_lines:
-            cut = buf.find(b"\n", pos, total + got)
-            if cut < 0:
+        stop = total + got
+        cut = find(b"\n", total, stop)
+        while cut >= 0:
+            append(cut)
+            need -= 1
+            if not need:
                 break
-            ends.append(cut)
-            pos = cut + 1
-        total += got
+            cut = find(b"\n", cut + 1, stop)
+        total = stop
         if got < want:
             at_end = True
             break
     at_end = at_end or total >= size
     last_end = ends[-1] + 1 if ends else 0
-    if at_end and len(ends) < max_lines and last_end < total:
+    if at_end and need and last_end < total:
         ends.append(total)
     return HeadWindow(buf, ends, at_end, total)
 

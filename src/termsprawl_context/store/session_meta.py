@@ -245,6 +245,9 @@ def _has_ascii_escape(raw: Union[bytes, bytearray], start: int = 0, end: Optiona
     return _ESCAPE_ASCII_RE.search(raw, start, len(raw) if end is None else end) is not None
 
 
+_UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
+
+
 class _HeadIndex:
     """Line lookups over a head window: which lines hold a token, parsed once each."""
 
@@ -268,35 +271,35 @@ class _HeadIndex:
     def line_of(self, pos: int) -> int:
         return bisect.bisect_left(self.window.ends, pos)
 
-    def entry(self, index: int) -> Optional[Entry]:
-        if index not in self.parsed:
-            self.parsed[index] = entry_of_line(self.window.line(index))
-        return self.parsed[index]
-
     def _token_lines(self, token: _Token) -> Iterator[int]:
         data, ends, limit = self.window.data, self.window.ends, self.limit
-
-        def find(pos: int) -> int:
-            if isinstance(token, bytes):
-                return data.find(token, pos, limit)
-            match = token.search(data, pos, limit)
-            return match.start() if match else -1
-
-        pos = find(0)
-        while pos >= 0:
-            index = bisect.bisect_left(ends, pos)
+        if isinstance(token, bytes):
+            find = data.find
+            pos = find(token, 0, limit)
+            while pos >= 0:
+                index = bisect.bisect_left(ends, pos)
+                yield index
+                pos = find(token, ends[index] + 1, limit)
+            return
+        search = token.search
+        match = search(data, 0, limit)
+        while match is not None:
+            index = bisect.bisect_left(ends, match.start())
             yield index
-            pos = find(ends[index] + 1)
+            match = search(data, ends[index] + 1, limit)
 
     def entries(self, token: _Token) -> Iterator[Entry]:
         """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
         indexes: Iterable[int] = self._token_lines(token)
         if self.escaped:
             indexes = sorted(set(indexes) | set(self.escaped))
+        parsed = self.parsed
         for index in indexes:
-            entry = self.entry(index)
+            entry = parsed.get(index, _UNPARSED)
+            if entry is _UNPARSED:
+                entry = parsed[index] = entry_of_line(self.window.line(index))
             if entry is not None:
-                yield entry
+                yield entry  # type: ignore[misc]
 
 
 def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
