@@ -122,3 +122,22 @@ def test_the_command_prints_the_same_bytes_in_one_process_and_two(run_pyz, tmp_p
     assert [o.returncode for o in outs] == [0, 0]
     assert outs[0].stdout == outs[1].stdout
     assert len([json.loads(line) for line in outs[0].stdout.splitlines()]) == COUNT
+
+
+@needs_fork
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_rendered_lines_are_the_listed_sessions_rendered_after_retitling(tmp_path, monkeypatch, jobs):
+    """A renderer runs where each session is described (in the helpers too); a session
+    the summary index retitles afterwards is rendered again, so every rendered item is
+    the renderer's output for the session listed beside it, in the listing's order."""
+    projects = generated_store(tmp_path)
+    monkeypatch.setenv(parallel.JOBS_ENV, str(jobs))
+    render = lambda info: "%s|%s|%s" % (info.session_id, info.title_source, info.title)  # noqa: E731
+    result = S.scan_sessions(str(projects), render=render)
+    assert result.rendered == [render(info) for info in result.sessions]
+    assert "summary" in {info.title_source for info in result.sessions}  # some were retitled
+    assert [info.session_id for info in result.sessions] == [
+        info.session_id for info in S.scan_sessions(str(projects)).sessions
+    ]
+    assert S.scan_sessions(str(projects)).rendered is None
+    assert S.scan_sessions(str(tmp_path / "missing"), render=render).rendered == []

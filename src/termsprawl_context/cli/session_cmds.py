@@ -84,11 +84,15 @@ def run_sessions(argv: List[str]) -> int:
     if args is None:
         return 0
     projects_dir = paths.projects_dir(args.projects_dir)
-    found = store_sessions.scan_all_sessions(projects_dir, project=args.project)
+    # JSON lines are made while each session is described: in the helper processes too.
+    result = store_sessions.scan_sessions(projects_dir, project=args.project, render=_json_line if args.json else None)
+    store_sessions.report_skipped(result.skipped, "scan")
+    found, lines = result.sessions, result.rendered or []
     if args.limit:
-        found = found[-args.limit :]  # the scan is oldest first
+        found, lines = found[-args.limit :], lines[-args.limit :]  # the scan is oldest first
     if args.newest_first:
         found.reverse()
+        lines.reverse()
     if not found:
         where = (
             store_sessions.project_store_dir(projects_dir, args.project)
@@ -98,10 +102,7 @@ def run_sessions(argv: List[str]) -> int:
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
         # A store named on the command line that is not there is an error, not an empty one.
         return EXIT_FAILURE if args.projects_dir and not os.path.isdir(projects_dir) else 0
-    if args.json:
-        write_out("".join(_json_line(info) for info in found))
-    else:
-        write_out(format_table(found))
+    write_out("".join(lines) if args.json else format_table(found))
     return 0
 
 

@@ -97,7 +97,7 @@ def resolve(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) ->
     candidate file) when two different ids match, before any file is read."""
     skipped: List[str] = []
     candidates = name_candidates(partial, projects_dir, skipped)
-    store_sessions._report_skipped(skipped, "search", stderr)
+    store_sessions.report_skipped(skipped, "search", stderr)
     ids = by_id(candidates)
     if not ids:
         raise store_sessions.SessionIdNotFound(partial)

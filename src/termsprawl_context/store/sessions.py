@@ -67,6 +67,10 @@ class SessionInfo(NamedTuple):
 class ScanResult(NamedTuple):
     sessions: List[SessionInfo]
     skipped: List[str]  # directories that could not be listed
+    # ``render(session)`` of each listed session, in the same order, when the scan was
+    # given a renderer (else None): made where the session was described, so a listing
+    # shared between processes shares its rendering too.
+    rendered: Optional[List[Any]] = None
 
 
 class SessionIdNotFound(NotFound):
@@ -213,16 +217,19 @@ def scan_sessions(
     project: Optional[str] = None,
     accept: Optional[Callable[[str], bool]] = None,
     summaries: bool = True,
+    render: Optional[Callable[[SessionInfo], Any]] = None,
 ) -> ScanResult:
     """Every session under ``projects_dir`` (only ``project``'s folder when given),
     oldest first by mtime. ``accept(session_id)`` may narrow the set before any file is
     opened. A missing store is an empty one. With ``summaries``, a session no custom or
     AI title names is titled by a summary in any listed head that names one of its
-    messages (``store.summary_index``); without, as each file alone says."""
+    messages (``store.summary_index``); without, as each file alone says. ``render``
+    (a plain function whose results ``marshal`` can carry, such as a line of text) fills
+    ``ScanResult.rendered``; a session the summary index retitles is rendered again."""
     root = _scan_root(projects_dir, project)
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
-        return ScanResult([], skipped)
+        return ScanResult([], skipped, [] if render is not None else None)
     paths = [
         path
         for path in iter_candidate_paths(root, skipped)
@@ -233,20 +240,32 @@ def scan_sessions(
     def describe(path: str) -> Optional[Tuple[Any, ...]]:
         found: Optional[List[bytes]] = [] if summaries else None
         info = session_from_path(path, projects_dir, buffers, found)
-        return None if info is None else _plain_session(info, found[0] if found else b"")
+        if info is None:
+            return None
+        plain = _plain_session(info, found[0] if found else b"")
+        return (plain, None) if render is None else (plain, render(info))
 
     sessions = []
     packed: List[bytes] = []  # per listed session: its tail window's uuids
+    texts: List[Any] = []  # per listed session: what render made of it
     described = parallel.map_shared(describe, paths, [1] * len(paths), PARALLEL_MIN_SESSIONS)
-    for plain in described:
-        if plain is not None:
-            info, uuids = _session_of_plain(plain)
+    for item in described:
+        if item is not None:
+            info, uuids = _session_of_plain(item[0])
             sessions.append(info)
             packed.append(uuids)
+            texts.append(item[1])
     if summaries:
-        sessions = apply_summary_index(sessions, packed)
-    sessions.sort(key=lambda s: s.mtime)
-    return ScanResult(sessions, skipped)
+        titled = apply_summary_index(sessions, packed)
+        if render is not None:
+            texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
+        sessions = titled
+    order = sorted(range(len(sessions)), key=lambda number: sessions[number].mtime)
+    return ScanResult(
+        [sessions[number] for number in order],
+        skipped,
+        [texts[number] for number in order] if render is not None else None,
+    )
 
 
 def _plain_session(info: SessionInfo, uuids: bytes) -> Tuple[Any, ...]:
@@ -291,7 +310,8 @@ def format_skipped_paths(paths: List[str], operation: str) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO]) -> None:
+def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
+    """``format_skipped_paths`` on ``stderr``, when there are any."""
     text = format_skipped_paths(paths, operation)
     if text:
         write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
@@ -303,7 +323,7 @@ def scan_all_sessions(
     """The seed's ScanAllSessions: ``scan_sessions``, with directories that could not
     be read reported once on ``stderr`` while the rest is listed."""
     result = scan_sessions(projects_dir, project)
-    _report_skipped(result.skipped, "scan", stderr)
+    report_skipped(result.skipped, "scan", stderr)
     return result.sessions
 
 
