@@ -319,7 +319,10 @@ def index_rows(projects_dir, listed, expected, rounds=SUMMARY_INDEX_ROUNDS):
     index_ratio = sorted(index_ratios)[len(index_ratios) // 2]
     linked = sum(1 for info in listed if info.title_source == "summary")
     linked_expected = sum(1 for title, prompt, _ in expected.values() if title and title.startswith("Summary of "))
-    median = lambda values: sorted(values)[len(values) // 2]
+
+    def median(values):
+        return sorted(values)[len(values) // 2]
+
     return [
         dict(
             metric="sessions with the summary index vs without",

@@ -236,7 +236,7 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 # The regex engine skips to a token's first byte, which beats bytes.find when that byte
 # is rare ("-", "\\"); bytes.find is kept where it is faster (tokens opening with '"').
 # Each token gets its own search, stopped once its fact is known: one alternation of
-# newlines and all the tokens has no literal prefix to skip by, and measured 3-4x
+# newlines and all the tokens has no literal prefix to skip by, and measured 3-5x
 # slower than the separate searches it would replace (bench_sessions.py, one-pass row).
 _TITLE_RE = re.compile(re.escape(_TOKEN_TITLE))
 _ESCAPE_ASCII_RE = re.compile(rb"\\u00[2-7]")  # \u0020-\u007f: escapes that spell ASCII
