@@ -63,6 +63,7 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from benchmarks import bench_sessions, peers  # noqa: E402
+from benchmarks.bench_store import idle_cores  # noqa: E402
 from benchmarks.generate import write_transcript  # noqa: E402
 
 # The source the listing is compared with: main before the one-pass head and the shared listing
@@ -205,21 +206,6 @@ def ratio(times, slow, fast):
     return statistics.median(a / b for a, b in zip(times[slow], times[fast]))
 
 
-def idle_cpus(seconds=1.0):
-    def sample():
-        with open("/proc/stat") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-        return fields[3] + fields[4], sum(fields)
-
-    try:
-        idle0, total0 = sample()
-        time.sleep(seconds)
-        idle1, total1 = sample()
-    except (OSError, ValueError, IndexError):
-        return float(os.cpu_count() or 1)
-    return (os.cpu_count() or 1) * (idle1 - idle0) / max(1, total1 - total0)
-
-
 def row(metric, measured, target="info", ok=True):
     return dict(metric=metric, measured=measured, target=target, ok=ok)
 
@@ -286,7 +272,7 @@ class Bench(object):
                             "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours"))))
         rows.append(row("sessions --json, %s store: ours / head+tail floor (CPU)" % shape,
                         "%.2fx (floor %.2f s CPU)" % (ratio(cpu, "ours", "floor"), med("floor"))))
-        idle = idle_cpus()
+        idle = idle_cores()
         if (os.cpu_count() or 1) >= 2 and idle >= 1 + IDLE_CORE:
             _, pair = alternate({"one": (listing, self.ours_env), "two": (listing, self.ours2_env)}, self.rounds)
             rows.append(row("sessions --json, %s store: two processes / one (wall)" % shape,
