@@ -1,6 +1,7 @@
 """The byte layer: forward and reverse line readers agree, parse_object fails open."""
 
 import io
+import json
 import os
 import random
 
@@ -106,6 +107,36 @@ def test_parse_object(raw, expected):
         assert value is not None and value["a"] != value["a"]
     else:
         assert value == expected
+
+
+def parse_object_oracle(raw):
+    """The reference rule ``parse_object`` calls the C scanner to implement: the text
+    (UTF-8 with U+FFFD), stripped, read by ``json.loads``; its value if an object."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text.strip())
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+# Whitespace JSON allows, str.strip's other whitespace, and junk, around and after a value.
+_PADDING = st.sampled_from(["", " ", "\t", "\r", "\n ", "\x0b", "\x0c", "\u2028", "\ufeff", "x", "}", ",", " 1"])
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(_JSON_VALUES, _PADDING, _PADDING, st.integers(min_value=0, max_value=6), st.booleans())
+def test_parse_object_is_json_loads_of_the_stripped_text(value, before, after, cut, as_bytes):
+    text = before + json.dumps(value, separators=(",", ":") if cut % 2 else (", ", ": ")) + after
+    if cut > 3:
+        text = text[: len(text) - cut]  # a torn line
+    raw = text.encode("utf-8", "surrogatepass") if as_bytes else text
+    assert parse_object(raw) == parse_object_oracle(raw)
 
 
 def test_open_regular_refuses_fifo_and_directory_without_blocking(tmp_path):
