@@ -356,6 +356,13 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
     assert M.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
 
 
+def test_the_tail_title_token_ends_every_title_key():
+    """The tail seeks title lines by the end their title keys share."""
+    from termsprawl_context.harness import claude as cc
+
+    assert cc.FIELD_CUSTOM_TITLE.endswith(M.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(M.TITLE_KEY_SUFFIX)
+
+
 def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
     """Random heads and tails mixing every kind of line the facts come from, junk
     included, with and without ASCII-spelling escapes (which send both fast paths to
@@ -385,7 +392,17 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
             {"summary": "not a summary line", "type": "assistant"},
             {"type": "file-history-snapshot", "snapshot": {"timestamp": "T-snap"}},
         ]
-    ] + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}']
+    ] + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}'] + [
+        # the kind search's edges: JSON's whitespace around the colon, a repeated key
+        # (the last wins), a kind nested below the top level, keys in any order
+        b'{"type" :\t"summary", "summary": "spaced"}',
+        b'{"type":"summary","type":"user","summary":"shadowed"}',
+        b'{"type":"user","type":"summary","summary":"second key wins"}',
+        b'{"type":"user","x":{"type":"summary","summary":"nested"},"message":{"content":"n"}}',
+        b'{"customTitle":"K","type":"custom-title"}',
+        b'{"type":"custom-title","title":"no title key"}',
+        b'{"aiTitle" : "spaced ai","type" : "ai-title"}',
+    ]
     for pool in (plain_pool, plain_pool + ESCAPED_LINES):
         for _ in range(120):
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]

@@ -229,16 +229,30 @@ class _UserFacts:
 # written by the harness, which escapes only control characters) are always parsed,
 # so the filter spares parses without ever changing an answer.
 _TOKEN_USER = b'"user"'
-_TOKEN_SUMMARY = b'"summary"'
-_TOKEN_TITLE = b'-title"'
 _TOKEN_CWD = b'"cwd"'
 _TOKEN_TIMESTAMP = b'"timestamp"'
-# The regex engine skips to a token's first byte, which beats bytes.find when that byte
-# is rare ("-", "\\"); bytes.find is kept where it is faster (tokens opening with '"').
-# Each token gets its own search, stopped once its fact is known: one alternation of
-# newlines and all the tokens has no literal prefix to skip by, and measured 3-5x
-# slower than the separate searches it would replace (bench_sessions.py, one-pass row).
-_TITLE_RE = re.compile(re.escape(_TOKEN_TITLE))
+# A summary or title entry's line holds its "type" key naming the kind (JSON allows
+# whitespace around the colon): one search finds the head's summaries and titles
+# together. It starts at "ype" since the regex engine skips fastest to a rare first
+# byte ('y' is under 1% of transcript bytes, '"' over 5%); the lookbehind checks the
+# key's opening quote and "t".
+# Each token otherwise gets its own search, stopped once its fact is known: one
+# alternation of newlines and all the tokens has no literal prefix to skip by, and
+# measured 3-5x slower than the separate searches it would replace (bench_sessions.py,
+# one-pass row).
+_TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
+_KIND_RE = re.compile(
+    re.escape(_TYPE_KEY[1:] + b'"')
+    + b'(?<="' + re.escape(_TYPE_KEY) + b'")'
+    + rb'\s*:\s*"(?:'
+    + b"|".join(re.escape(kind.encode("ascii")) for kind in (cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
+    + b')"'
+)
+# A title entry names its title under a key ending in this (cc.FIELD_CUSTOM_TITLE,
+# cc.FIELD_AI_TITLE): the tail, where no summary counts, seeks that token alone ('T'
+# is rare as well).
+TITLE_KEY_SUFFIX = "Title"
+_TITLE_KEY_RE = re.compile(re.escape(TITLE_KEY_SUFFIX.encode("ascii") + b'"'))
 _ESCAPE_ASCII_RE = re.compile(rb"\\u00[2-7]")  # \u0020-\u007f: escapes that spell ASCII
 _ESCAPE_LENGTH = 5  # the bytes a match of _ESCAPE_ASCII_RE spans
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
@@ -314,7 +328,7 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
 
 def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
     """``scan_head_window`` over an indexed head; without ``titles`` the head's title
-    entries are not sought (its custom and AI titles come back "")."""
+    entries are not read (its custom and AI titles come back "")."""
     if not index.window.ends:
         return HeadFacts()
     users = _UserFacts()
@@ -322,18 +336,17 @@ def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadF
         users.feed(entry)
         if users.done():
             break
-    summary = ""
+    summary = custom = ai = ""
     links: List[SummaryLink] = []
-    for entry in index.entries(_TOKEN_SUMMARY):
+    for entry in index.entries(_KIND_RE):
         if entry.type == cc.TITLE_SUMMARY:
             summary = _take_summary(entry, summary, links)
-    custom = ai = ""
-    for entry in index.entries(_TITLE_RE) if titles else ():
-        title_kind, title = _title_of(entry, session_id)
-        if title_kind == TITLE_CUSTOM:
-            custom = title
-        elif title_kind == TITLE_AI:
-            ai = title
+        elif titles:
+            title_kind, title = _title_of(entry, session_id)
+            if title_kind == TITLE_CUSTOM:
+                custom = title
+            elif title_kind == TITLE_AI:
+                ai = title
     cwd = branch = ""
     for entry in index.entries(_TOKEN_CWD):
         cwd = entry.cwd
@@ -415,7 +428,7 @@ def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional
         return scan_tail(window.lines_last_first(), session_id)
     custom = ai = ""
     floor = end
-    for hit in reversed([m.start() for m in _TITLE_RE.finditer(data, first, end)]):
+    for hit in reversed([m.start() for m in _TITLE_KEY_RE.finditer(data, first, end)]):
         if hit >= floor:
             continue  # on a line already read
         floor, entry = _line_entry(data, hit, first, end)

@@ -277,6 +277,8 @@ def _plain_session(info: SessionInfo, uuids: bytes) -> Tuple[Any, ...]:
 def _session_of_plain(plain: Tuple[Any, ...]) -> Tuple[SessionInfo, bytes]:
     """``_plain_session`` undone: (the session, its tail window's packed uuids)."""
     info = SessionInfo(*plain[:-1])
+    if not info.summary_links:  # most heads hold none: no second tuple to build
+        return info, plain[-1]
     links = tuple(SummaryLink(text, leaf) for text, leaf in info.summary_links)
     return info._replace(summary_links=links), plain[-1]
 

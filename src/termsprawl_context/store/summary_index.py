@@ -83,7 +83,12 @@ class SummaryIndex:
         if self._encoded is None:
             self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
         known = self._encoded
-        return [known[raw] for raw in packed.split(b"\n") if raw in known] if packed else []
+        if not packed:
+            return []
+        uuids = packed.split(b"\n")
+        if known.keys().isdisjoint(uuids):  # the common case, decided in C
+            return []
+        return [known[raw] for raw in uuids if raw in known]
 
     def latest_for(self, uuids: Iterable[str]) -> Optional[LinkedSummary]:
         """The summary written last among those naming any of ``uuids``."""
