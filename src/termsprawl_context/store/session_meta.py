@@ -234,7 +234,7 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 # A summary or title entry's line holds its "type" key naming the kind (JSON allows
 # whitespace around the colon): one search finds the head's summaries and titles
 # together. It starts at "ype" since the regex engine skips fastest to a rare first
-# byte ('y' is under 1% of transcript bytes, '"' over 5%); the lookbehind checks the
+# byte ('y' is under 1% of transcript bytes, '"' over 4%); the lookbehind checks the
 # key's opening quote and "t".
 # Each token otherwise gets its own search, stopped once its fact is known: one
 # alternation of newlines and all the tokens has no literal prefix to skip by, and
