@@ -16,6 +16,7 @@ Deterministic (derandomized, no example database) and bounded for CI; set
 
 import io
 import json
+import mmap
 import os
 import random
 import re
@@ -631,11 +632,17 @@ def test_partial_writes_while_readers_loop(tmp_path):
         static = str(tmp_path / ("static%d.jsonl" % trial))
         live = str(tmp_path / ("live%d.jsonl" % trial))
         # Every answer a reader may give: its answer on each prefix the writer can leave.
-        allowed_turns, allowed_titles, written = set(), set(), 0
-        for piece in [b""] + pieces:
+        # The prefixes a reader can see: where each piece ends and, within a piece, at each page
+        # boundary (the kernel extends a file's size page by page as one write copies it in).
+        ends, written = {0}, 0
+        for piece in pieces:
             written += len(piece)
+            ends.add(written)
+        ends.update(range(0, len(data), mmap.PAGESIZE))
+        allowed_turns, allowed_titles = set(), set()
+        for end in sorted(ends):
             with open(static, "wb") as f:
-                f.write(data[:written])
+                f.write(data[:end])
             allowed_turns.add(tuple(read_turns(static)))
             allowed_titles.add(session_metadata(static).title)
         whole_lines = set(data.split(b"\n"))
