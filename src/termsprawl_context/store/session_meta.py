@@ -328,7 +328,8 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
 
 def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
     """``scan_head_window`` over an indexed head; without ``titles`` the head's title
-    entries are not read (its custom and AI titles come back "")."""
+    entries, which the summaries' search finds too, are ignored (its custom and AI
+    titles come back "")."""
     if not index.window.ends:
         return HeadFacts()
     users = _UserFacts()
@@ -480,7 +481,7 @@ def read_session_metadata(
         escaped = _has_ascii_escape(tail_window.data, first, stop)
     tail = scan_tail_window(tail_window, session_id, escaped)
     # A custom title in the tail outranks every title the head could hold: the head's
-    # title entries are then not sought.
+    # title entries are then ignored.
     head = _scan_head(index, session_id, titles=not tail.custom_title)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
