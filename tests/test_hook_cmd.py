@@ -224,7 +224,8 @@ def test_linked_node_gets_a_context_line_with_the_exact_command(world, run_pyz):
     specific = out["hookSpecificOutput"]
     assert list(specific) == ["hookEventName", "additionalContext"]  # no title after a compaction
     project = str(world.project)
-    command = "%s/.termsprawl/bin/termsprawl-context --cwd %s --self alice" % (project, project)
+    # The hand-off, absolute, with no shell variable: the allow rule init writes matches it.
+    command = "%s/.termsprawl/bin/termsprawl-context --format markdown --cwd %s --self alice" % (project, project)
     assert specific["additionalContext"] == (
         "termsprawl: you are agent node alice; linked agents: bob, carol. To read their recent conversation "
         "(only when it helps the task), run: " + command)
@@ -234,7 +235,8 @@ def test_linked_node_gets_a_context_line_with_the_exact_command(world, run_pyz):
 def test_context_line_quotes_a_project_path_with_spaces(tmp_path):
     project = str(tmp_path / "my shop")
     line = hooks.context_line(project, "alice", ["bob"])
-    assert ("run: '%s/.termsprawl/bin/termsprawl-context' --cwd '%s' --self alice" % (project, project)) in line
+    assert ("run: '%s/.termsprawl/bin/termsprawl-context' --format markdown --cwd '%s' --self alice"
+            % (project, project)) in line
     assert hooks.context_line(project, "alice", []) is None
 
 

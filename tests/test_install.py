@@ -195,12 +195,13 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
     assert settings_of(project) == {"hooks": {"SessionStart": [
         {"hooks": [{"type": "command", "command": HOOK_COMMAND,
-                    "timeout": 10}]}]}}
+                    "timeout": 10}]}]}, "permissions": {"allow": install.allow_rules(str(project))}}
+    assert has_step(out, "written", SETTINGS + " (allows the")
     assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
     before = snapshot(project)
     again = run_pyz(["init", "--cwd", project, "--hook"])
     assert again.returncode == 0 and again.stderr == b""
-    assert again.stdout.decode().count("  unchanged  ") == 6 and "written" not in again.stdout.decode()
+    assert again.stdout.decode().count("  unchanged  ") == 7 and "written" not in again.stdout.decode()
     assert snapshot(project) == before
     # The installed copy runs through its shebang, and re-initialising from it changes nothing.
     version = subprocess.run([str(installed), "--version"], stdout=subprocess.PIPE)
@@ -232,6 +233,8 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
     merged = settings_of(project)
     expected = json.loads(json.dumps(existing))
     expected["hooks"]["SessionStart"].append(HOOK_ENTRY)
+    # The user's rule stays first and unchanged; ours follow it.
+    expected["permissions"]["allow"] += install.allow_rules(str(project))
     assert merged == expected
     assert list(merged) == ["permissions", "hooks", "note"]
     assert stat.S_IMODE((project / SETTINGS).stat().st_mode) == 0o640
@@ -242,7 +245,8 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
 
 def test_existing_identical_hook_file_untouched(project, run_pyz):
     (project / ".claude").mkdir()
-    body = json.dumps({"hooks": {"SessionStart": [HOOK_ENTRY]}}, indent=4)
+    body = json.dumps({"hooks": {"SessionStart": [HOOK_ENTRY]},
+                       "permissions": {"allow": install.allow_rules(str(project))}}, indent=4)
     (project / SETTINGS).write_text(body)
     done = run_pyz(["init", "--cwd", project, "--hook"])
     assert done.returncode == 0
@@ -255,6 +259,8 @@ def test_existing_identical_hook_file_untouched(project, run_pyz):
     ('{"hooks": []}', '"hooks" as a JSON array'),
     ('{"hooks": {"SessionStart": {"hooks": []}}}', '"hooks.SessionStart" as a JSON object'),
     ("[]", "holds a JSON array"),
+    ('{"permissions": []}', '"permissions" as a JSON array'),
+    ('{"permissions": {"allow": "Bash"}}', '"permissions.allow" as a JSON string'),
 ])
 def test_unusable_settings_refused_and_nothing_written(project, run_pyz, body, words):
     (project / ".claude").mkdir()
@@ -376,7 +382,7 @@ def test_init_refuses_an_explicit_directory_inside_a_project(project, run_pyz):
 def test_user_edited_skill_is_kept_and_reported(project, run_pyz):
     assert run_pyz(["init"], cwd=project).returncode == 0
     skill = project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md"
-    skill.write_text(skill.read_text().replace("Run, from any directory:", "Run it first thing:"))
+    skill.write_text(skill.read_text().replace("Run, from the project root:", "Run it first thing:"))
     edited = skill.read_bytes()
     done = run_pyz(["init"], cwd=project)
     assert done.returncode == 0, done.stderr

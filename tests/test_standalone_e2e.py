@@ -111,7 +111,7 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     assert report["verdict"] == "the dump prints 1 peer (2 turns): bob"
 
     # 6. The agents are told where the command is; personal state stays out of git.
-    assert '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"' in (
+    assert "`.termsprawl/bin/termsprawl-context --format markdown`" in (
         project / ".termsprawl" / "AGENTS.md").read_text()
     assert "transcripts/" in (project / ".termsprawl" / ".gitignore").read_text().splitlines()
     assert os.listdir(str(empty_home)) == []

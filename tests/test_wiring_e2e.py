@@ -156,8 +156,11 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     skill_file = project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md"
     skill = skill_file.read_text()
     skill_command, skill_dir_command = [line[4:] for line in skill.splitlines() if line.startswith("    ")]
-    # Pre-approved: exactly the command, in its two spellings, with any arguments.
-    assert "allowed-tools: Bash(%s:*), Bash(%s:*)\n" % (skill_command, skill_dir_command) in skill
+    # Pre-approved: only the reads, in the command's two spellings (never links/index/init).
+    from termsprawl_context.workspace.discovery import read_rules
+
+    bases = [c.rsplit(" --format ", 1)[0] for c in (skill_command, skill_dir_command)]
+    assert "allowed-tools: %s\n" % ", ".join(read_rules(bases[0]) + read_rules(bases[1])) in skill
     # What Claude Code makes of the second spelling when it loads the skill.
     skill_dir_command = skill_dir_command.replace("${CLAUDE_SKILL_DIR}", str(skill_file.parent))
 
@@ -171,7 +174,7 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     # 2. Alice's terminal, at the project root.
     alice = world.terminal("alice", project)
     out = claude_reads_hook_output(alice.run(hook_command, payload(world, SID_ALICE, "startup", project)))
-    command = "%s --cwd %s --self alice" % (installed, project)
+    command = "%s --format markdown --cwd %s --self alice" % (installed, project)
     assert out == {"hookSpecificOutput": {
         "hookEventName": "SessionStart",
         "additionalContext": "termsprawl: you are agent node alice; linked agents: bob. To read their recent "
@@ -188,7 +191,7 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     out = claude_reads_hook_output(started)
     bob_context = out["hookSpecificOutput"]["additionalContext"]
     assert bob_context.endswith("linked agents: alice. To read their recent conversation (only when it helps the "
-                                "task), run: %s --cwd %s --self bob" % (installed, project))
+                                "task), run: %s --format markdown --cwd %s --self bob" % (installed, project))
     assert out["hookSpecificOutput"]["sessionTitle"] == "bob" and "systemMessage" not in out
     assert json.loads((project / ".termsprawl" / "transcripts" / "bob.json").read_text())["path"].endswith(
         SID_BOB + ".jsonl")
@@ -241,9 +244,12 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     #    it (his working directory deep in the project), and through the context line's.
     out = claude_reads_hook_output(bob.run(hook_command, payload(world, SID_BOB, "resume", project / "src" / "cart")))
     assert set(out) == {"hookSpecificOutput"} and "sessionTitle" not in out["hookSpecificOutput"]
-    hand_off = ("# linked context from alice (alice)\n"
-                "## user\nNow fix the rounding bug bob found; use Decimal.\n"
-                "## assistant\nSwitched total() to Decimal; bob's three tests pass.\n").encode()
+    # Every marker names the hand-off: the same answer as the explicit call.
+    hand_off = subprocess.run([str(installed), "--cwd", str(project), "--self", "bob", "--format", "markdown"],
+                              stdout=subprocess.PIPE).stdout
+    for words in (b"# linked context from alice (alice)\n", b"Now fix the rounding bug bob found; use Decimal.\n",
+                  b"Switched total() to Decimal; bob's three tests pass.\n", b"````peer"):
+        assert words in hand_off
     read = bob.run(skill_command)  # $CLAUDE_PROJECT_DIR is his subdirectory: not found there
     assert read.returncode == 127 and read.stdout == b""
     read = bob.run(skill_dir_command)  # so, as the skill says, from the skill's folder
@@ -256,7 +262,8 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     assert (bare.returncode, bare.stdout, bare.stderr) == (0, hand_off, b"")
     # Alice reads bob the same way.
     read = alice.run(skill_command)
-    assert read.stdout.decode().startswith("# linked context from bob (bob)\n## user\nWrite the tests for total().")
+    assert read.stdout.decode().startswith("# linked context from bob (bob)\n") and (
+        "Write the tests for total()." in read.stdout.decode())
 
     # 8. Every source Claude Code sends was exercised; home was never written.
     assert set(HOOK_SOURCES) == {"startup", "resume", "clear", "compact"}

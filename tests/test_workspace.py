@@ -303,7 +303,7 @@ def _frontmatter(text):
     return fields
 
 
-def test_standalone_skill_is_cwd_proof_and_allows_exactly_its_command(tmp_path):
+def test_standalone_skill_names_the_hand_off_and_allows_only_reads(tmp_path):
     from termsprawl_context.harness.claude import SKILL_DESCRIPTION_MAX
 
     discovery.ensure_context_discovery(str(tmp_path))
@@ -315,14 +315,20 @@ def test_standalone_skill_is_cwd_proof_and_allows_exactly_its_command(tmp_path):
     assert len(fields["description"]) <= SKILL_DESCRIPTION_MAX
     for trigger in ("another agent", "terminal", "hand-off", "pick up", "what another agent said"):
         assert trigger in fields["description"]
-    command = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
-    from_skill_dir = '"${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"'
-    assert fields["allowed-tools"] == "Bash(%s:*), Bash(%s:*)" % (command, from_skill_dir)
+    # No shell variable (Claude Code matches no rule against one); ${CLAUDE_SKILL_DIR} is
+    # replaced by Claude Code itself before the model reads the skill.
+    command = ".termsprawl/bin/termsprawl-context --format markdown"
+    from_skill_dir = "${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context --format markdown"
+    rules = []
+    for base in (".termsprawl/bin/termsprawl-context", "${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"):
+        rules += ["Bash(%s)" % base] + ["Bash(%s %s *)" % (base, o) for o in ("--format", "--turns", "--max-chars")]
+    assert fields["allowed-tools"] == ", ".join(rules)
     body = text.split("---\n", 2)[2]
     assert "    " + command + "\n" in body and "    " + from_skill_dir + "\n" in body and "--cwd ." not in text
+    assert "$CLAUDE_PROJECT_DIR" not in text and "${CLAUDE_PROJECT_DIR" not in text
     # Three levels up from .claude/skills/termsprawl-context/ is the project.
     assert os.path.normpath(os.path.join(str(tmp_path / SKILL_PATH), "..", "..", "..", "..")) == str(tmp_path)
-    for option in ("--turns N", "--max-chars N", "--format markdown"):
+    for option in ("--turns N", "--max-chars N", "--format json"):
         assert option in body
     agents = (tmp_path / ".termsprawl" / "AGENTS.md").read_text()
     assert agents == discovery.STANDALONE_BLOCK + "\n" and command in agents

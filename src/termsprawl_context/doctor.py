@@ -212,10 +212,23 @@ def format_doctor(report: DoctorReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def over_grant_notes(cwd: str) -> List[str]:
+    """One sentence per allow rule that lets the model run ``links``, ``index`` or ``init``
+    unasked, with the tight rules that replace it."""
+    from termsprawl_context.workspace.install import allow_rules, over_grants
+
+    tight = ", ".join("`%s`" % rule for rule in allow_rules(cwd))
+    return ["the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
+            "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
+            "`termsprawl-context init --hook` writes: %s" % (rule, relative, tight)
+            for relative, rule in over_grants(cwd)]
+
+
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     """What else stands between the agents and the dump, one sentence each: a skill file
-    its user edited (left alone) or that is missing, and a node taken from a session
-    that is still running (two terminals with one id)."""
+    its user edited (left alone) or that is missing, an allow rule that over-grants our
+    command, and a node taken from a session that is still running (two terminals with
+    one id)."""
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
@@ -231,6 +244,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     elif state == discovery.SKILL_OLDER:
         notes.append("the skill file %s holds an older text of ours: it is refreshed at the next session start or "
                      "`termsprawl-context init`" % discovery.SKILL_FILE)
+    notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:

@@ -27,7 +27,7 @@ from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, sess
 from termsprawl_context.store.hook_input import read_hook_input
 from termsprawl_context.store.identity import relocate_record
 from termsprawl_context.store.paths import projects_dir
-from termsprawl_context.workspace.discovery import ensure_context_discovery
+from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR, dump_json, read_small_file, state_path, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path
@@ -255,9 +255,12 @@ class HookAnswer(NamedTuple):
 
 
 def read_command(project: str, node_id: str) -> str:
-    """The exact shell command that prints ``node_id``'s linked context, from anywhere."""
-    return "%s --cwd %s --self %s" % (shlex.quote(command_path(project)), shlex.quote(os.path.abspath(project)),
-                                      shlex.quote(node_id))
+    """The exact shell command that prints ``node_id``'s linked context (the hand-off:
+    the peers' own conversation, never harness text as theirs), from anywhere. Absolute
+    and with no shell variable, so the allow rule ``init --hook`` writes for the
+    absolute command (``Bash(<command> --format *)``) matches it."""
+    return "%s %s --cwd %s --self %s" % (shlex.quote(command_path(project)), HANDOFF_ARGS,
+                                         shlex.quote(os.path.abspath(project)), shlex.quote(node_id))
 
 
 def context_line(project: str, node_id: str, peers) -> Optional[str]:

@@ -18,7 +18,15 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 from termsprawl_context.errors import EXIT_USAGE, NotFound, Refusal
 from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
+from termsprawl_context.harness.claude import (
+    PROJECT_CONFIG_DIR,
+    SETTINGS_ALLOW,
+    SETTINGS_LOCAL_NAME,
+    SETTINGS_FILE_SHARED,
+    SETTINGS_PERMISSIONS,
+    SKILL_DIR_VARIABLE,
+    skill_rule,
+)
 from termsprawl_context.workspace.files import (
     STATE_DIR,
     TRANSCRIPTS_DIR,
@@ -33,7 +41,7 @@ from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND
 
 COMMAND_MODE = 0o755
 # Files a person may commit or share get the usual mode, not mkstemp's 0600.
-# The artifact is a few hundred KB; anything this large is not it.
+# The artifact is a few MB; anything this large is not it.
 MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 
 GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
@@ -341,6 +349,92 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) ->
     return merged
 
 
+def allow_rules(cwd: str) -> List[str]:
+    """The rules ``init --hook`` adds to ``permissions.allow``: the reads (never ``links``,
+    ``index`` or ``init``) through the relative command the markers name and through the
+    absolute one the hook's context line names, and the Skill tool for our skill.
+
+    The absolute form is written for the project's path as given and as resolved (the
+    hook names the path it was run from); a path a shell would need quoted (a space, a
+    ``*``) gets no absolute rule, since inside a rule it could widen it."""
+    import shlex
+
+    from termsprawl_context.workspace.discovery import SKILL_NAME, read_rules
+    from termsprawl_context.workspace.project import command_path
+
+    rules = read_rules(INSTALLED_COMMAND)
+    for root in dict.fromkeys((os.path.abspath(cwd), os.path.realpath(cwd))):
+        command = command_path(root)
+        if shlex.quote(command) == command:
+            rules.extend(read_rules(command))
+    rules.append(skill_rule(SKILL_NAME))
+    return rules
+
+
+def merge_permissions(settings: Dict[str, Any], rules: List[str], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
+    """``settings`` with each of ``rules`` missing from ``permissions.allow`` appended, or
+    None when all are there. Every other rule (the user's, allow, ask or deny) and key is
+    kept as it is, in its order: nothing is removed or widened. A ``permissions`` that is
+    not an object, or an ``allow`` that is not an array, raises SettingsUnusable."""
+    permissions = settings.get(SETTINGS_PERMISSIONS, {})
+    if not isinstance(permissions, dict):
+        raise SettingsUnusable(shown, 'has "%s" as a JSON %s, not an object'
+                               % (SETTINGS_PERMISSIONS, json_type_name(permissions)))
+    allow = permissions.get(SETTINGS_ALLOW, [])
+    if not isinstance(allow, list):
+        raise SettingsUnusable(shown, 'has "%s.%s" as a JSON %s, not an array'
+                               % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)))
+    missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
+    if not missing:
+        return None
+    merged_permissions = dict(permissions)
+    merged_permissions[SETTINGS_ALLOW] = list(allow) + missing
+    merged = dict(settings)
+    merged[SETTINGS_PERMISSIONS] = merged_permissions
+    return merged
+
+
+# What a read rule must never let run: the commands that change who reads whom.
+WRITE_PROBES = ("links add a b", "index set a /x", "init")
+SETTINGS_FILES = (SETTINGS_FILE, SETTINGS_FILE_SHARED)
+
+
+def over_grants(cwd: str) -> List["tuple"]:
+    """``[(settings file, rule)]`` for each allow rule in the project's settings that lets
+    our command run ``links``, ``index`` or ``init`` with no prompt (``Bash(<cmd> *)``, the
+    one-click "don't ask again", ``Bash(*)``, bare ``Bash``), in file order. A file that
+    cannot be read or parsed gives nothing."""
+    from termsprawl_context.harness.claude import bash_rule_matches
+    from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
+    from termsprawl_context.workspace.project import command_path
+
+    forms = [INSTALLED_COMMAND, command_path(cwd), command_path(os.path.realpath(cwd)),
+             SKILL_DIR_BASE.replace(SKILL_DIR_VARIABLE, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE)))]
+    found = []
+    for relative in SETTINGS_FILES:
+        data = read_small_file(os.path.join(cwd, relative))
+        try:
+            settings = parse_settings(data, relative) if data is not None else {}
+        except SettingsUnusable:
+            continue
+        permissions = settings.get(SETTINGS_PERMISSIONS)
+        allow = permissions.get(SETTINGS_ALLOW) if isinstance(permissions, dict) else None
+        for rule in allow if isinstance(allow, list) else []:
+            if isinstance(rule, str) and any(bash_rule_matches(rule, "%s %s" % (form, probe))
+                                             for form in forms for probe in WRITE_PROBES):
+                found.append((relative, rule))
+    return found
+
+
+def merge_settings(settings: Dict[str, Any], rules: List[str], shown: str = SETTINGS_FILE):
+    """``(merged settings or None when nothing changes, hook added, rules added)``."""
+    with_hook = merge_hook_settings(settings, shown)
+    base = settings if with_hook is None else with_hook
+    with_rules = merge_permissions(base, rules, shown)
+    merged = with_rules if with_rules is not None else with_hook
+    return merged, with_hook is not None, with_rules is not None
+
+
 def load_settings(cwd: str) -> Dict[str, Any]:
     """The project's local settings ({} when absent).
 
@@ -384,6 +478,23 @@ def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int
     return Step("hook", SETTINGS_FILE, WRITTEN, "%s runs `%s`" % (HOOK_EVENT, HOOK_COMMAND))
 
 
+def register_settings(cwd: str, merged: Optional[Dict[str, Any]], hook_added: bool, rules_added: bool,
+                      rule_count: int, original_size: int = 0) -> List[Step]:
+    """Write the merged settings once: a step for the hook and one for the allow rules."""
+    hook_step = register_hook(cwd, merged if hook_added or rules_added else None, original_size)
+    if hook_step.outcome == FAILED:
+        return [hook_step, Step("permissions", SETTINGS_FILE, FAILED, hook_step.detail)]
+    if not hook_added:
+        hook_step = Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
+    if rules_added:
+        rules_step = Step("permissions", SETTINGS_FILE, WRITTEN,
+                          "allows the %d read commands and the skill with no prompt; never links, index or init"
+                          % (rule_count - 1))
+    else:
+        rules_step = Step("permissions", SETTINGS_FILE, UNCHANGED, "the read commands and the skill already allowed")
+    return [hook_step, rules_step]
+
+
 def file_size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -409,7 +520,8 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     outer = enclosing_project(cwd)
     if outer:
         raise NestedProject(cwd, outer)
-    merged = merge_hook_settings(load_settings(cwd)) if hook else None
+    rules = allow_rules(cwd) if hook else []
+    merged, hook_added, rules_added = merge_settings(load_settings(cwd), rules) if hook else (None, False, False)
     original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
@@ -420,6 +532,6 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
         if steps[0].outcome == FAILED:
             steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
         else:
-            steps.append(register_hook(cwd, merged, original_size))
+            steps.extend(register_settings(cwd, merged, hook_added, rules_added, len(rules), original_size))
             steps.append(ignore_local_settings(cwd))
     return InitReport(cwd, artifact, hook, steps)
