@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
 
-from tests.e2e.clients import client_bin
+from .clients import client_bin
 
 NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
 PRINT_FLAGS = ["--output-format", "json", "--permission-mode", "default"]
