@@ -29,7 +29,8 @@ next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):
       hook records each session (started from now on). Then:
         {cmd} links add alice bob       link two agents
         {cmd} doctor --self alice       see what alice's dump sees
-      and each agent can run, from any directory inside the project: {abs_cmd}
+      and each agent reads its peers with no prompt, from any directory inside the project:
+        {abs_cmd}
 """
 
 _NEXT_WITHOUT_HOOK = """\
@@ -43,7 +44,7 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, HANDOFF_ARGS
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
                                      "(with --hook, a Claude Code SessionStart hook that records transcripts; "
@@ -70,7 +71,8 @@ def run_init(argv: List[str]) -> int:
         return EXIT_FAILURE
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
     write_out(template.format(cmd=install.INSTALLED_COMMAND,
-                              abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+                              abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)
+                              + " " + HANDOFF_ARGS))
     return EXIT_OK
 
 
