@@ -64,6 +64,14 @@ def corpus_files():
     return files
 
 
+def corpus_params(paths, width=40):
+    """``parametrize`` cases, one per corpus file; without the corpus, one skipped case that
+    says why (an empty list would skip as "got empty parameter set", naming no cause)."""
+    if not paths:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=NO_CORPUS), id="no-corpus")]
+    return [pytest.param(p, id=p.name[-width:]) for p in paths]
+
+
 @pytest.fixture(scope="session")
 def corpus():
     files = corpus_files()

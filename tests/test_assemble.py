@@ -8,7 +8,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import corpus_files
+from conftest import corpus_files, corpus_params
 from termsprawl_context.store import assemble as assemble_mod
 from termsprawl_context.store.assemble import (
     SIDECHAIN_BEGINS,
@@ -402,7 +402,7 @@ def test_assemble_reports_a_located_file_that_vanished(tmp_path, monkeypatch):
 # --- the corpus and fuzzing: identical to the oracle ----------------------------------------
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[-40:])
+@pytest.mark.parametrize("path", corpus_params(corpus_files()))
 def test_corpus_file_matches_the_oracle(path):
     data = path.read_bytes()
     printed, err = run_file(path)
@@ -511,7 +511,7 @@ def test_two_or_three_processes_print_what_one_prints(tmp_path, monkeypatch, lin
     assert runs[1] == runs[0]
 
 
-@pytest.mark.parametrize("path", sorted(corpus_files(), key=lambda p: p.stat().st_size)[-4:], ids=lambda p: p.name[-40:])
+@pytest.mark.parametrize("path", corpus_params(sorted(corpus_files(), key=lambda p: p.stat().st_size)[-4:]))
 def test_corpus_files_in_two_processes(path, monkeypatch):
     monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
     one, two = io.BytesIO(), io.BytesIO()

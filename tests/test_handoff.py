@@ -11,7 +11,7 @@ from termsprawl_context import handoff as h
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import entry as records
 from termsprawl_context.transcript.turns import read_turns
-from conftest import corpus_files
+from conftest import corpus_files, corpus_params
 
 SESSIONS = [p for p in corpus_files() if not p.name.split("__")[-1].startswith("agent-")]
 
@@ -155,7 +155,7 @@ def bare_dump_fails(path, entries):
     return mixed or bool(lost) or not printed
 
 
-@pytest.mark.parametrize("path", SESSIONS, ids=[p.name[-50:] for p in SESSIONS])
+@pytest.mark.parametrize("path", corpus_params(SESSIONS, width=50))
 def test_corpus_handoff_keeps_every_prompt_in_its_window_and_no_other_speaker(path):
     entries = every_entry(path)
     by_offset = {e.offset: e for e in entries}

@@ -7,7 +7,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import corpus_files
+from conftest import corpus_files, corpus_params
 from termsprawl_context.jsonl import MAX_LINE_BYTES, affordable
 from termsprawl_context.transcript.turns import (
     LINKED_TURN_MAX_CHARS,
@@ -283,7 +283,7 @@ def test_fuzzed_bytes_match_oracle(tmp_path_factory, chunks):
     assert read_turns(str(p)) == oracle_turns(str(p))
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[-40:])
+@pytest.mark.parametrize("path", corpus_params(corpus_files()))
 def test_corpus_file_matches_oracle(path):
     assert read_turns(str(path)) == oracle_turns(str(path))
 
