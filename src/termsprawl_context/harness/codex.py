@@ -23,6 +23,8 @@ How records become entries (``harness/base.py`` has the shape):
   message: it is the compaction's, not an answer, so it is classed with it.
 - A fork (``session_meta.history_base``) does not copy its parent's history: the
   parent's rollout is read first, up to ``end_byte_offset``, then the fork's own lines.
+  The inherited entries keep the parent's ``session_id`` and have no line in the fork's
+  file (``line`` 0, ``offset`` -1).
 - A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
   file; its turns are a sub-agent's (``is_sidechain``, ``agent_id`` its thread id), as
   Claude Code's sub-agent transcripts are.
@@ -390,7 +392,8 @@ def _inherited(path: str, payload: dict, base: dict, roots, depth: int) -> Itera
         return
     try:
         for entry in rollout_entries(parent, roots, end, depth + 1):
-            yield entry
+            # Not a line of this file: a <path>:<line> must never point into the wrong one.
+            yield entry._replace(line=0, offset=-1)
     except OSError:
         return  # the parent is gone: the fork's own lines still read
 
