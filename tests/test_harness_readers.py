@@ -159,7 +159,7 @@ def test_init_codex_hook_and_agents_md(tmp_path, run_pyz):
     hooks = json.loads((proj / ".codex" / "hooks.json").read_text())
     assert hooks["x"] == 1 and hooks["hooks"]["Stop"] == [{"hooks": []}]
     (ours,) = hooks["hooks"]["SessionStart"]
-    assert ours["matcher"] == "startup|resume" and ours["hooks"][0]["command"].endswith("hook --harness codex-cli")
+    assert ours["matcher"] == "*" and ours["hooks"][0]["command"].endswith("hook --harness codex-cli")
     assert (proj / ".codex" / ".gitignore").read_text().splitlines()[-1] == "hooks.json"
     agents = (proj / "AGENTS.md").read_text()
     assert agents.startswith("# Mine\n\nkeep this\n\n<!-- termsprawl:context-links -->")

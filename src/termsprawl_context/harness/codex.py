@@ -66,6 +66,10 @@ PROJECT_CONFIG_DIR = ".codex"
 HOOKS_FILE = os.path.join(PROJECT_CONFIG_DIR, "hooks.json")  # loaded only in a trusted project
 INSTRUCTION_FILE = "AGENTS.md"  # read from the git root down to the cwd; no import syntax
 HOOK_TIMEOUT_SECONDS = 30
+# SessionStart's `source` (0.169): "startup", "resume", and "fork" for `exec fork` (a new
+# thread: the matcher "startup|resume" misses it; "*" matched all three).
+HOOK_SOURCES = ("startup", "resume", "fork")
+HOOK_MATCHER = "*"
 HOOK_AGENT_ID = "agent_id"  # in a sub-agent thread's hook payload: the child's thread id
 # What the person's config needs for project hooks to run (0.169; `codex_hooks` is the
 # deprecated spelling).
@@ -510,8 +514,8 @@ class CodexHarness(Harness):
         return value if isinstance(value, str) else ""
 
     def hook_entry(self, command):
-        return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command,
-                                                        "timeout": HOOK_TIMEOUT_SECONDS}]}
+        return {"matcher": HOOK_MATCHER, "hooks": [{"type": "command", "command": command,
+                                                    "timeout": HOOK_TIMEOUT_SECONDS}]}
 
 
 HARNESS = CodexHarness()
