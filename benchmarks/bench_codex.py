@@ -14,7 +14,6 @@ of the same size. Shown, no target: the ratio says what the forward reading cost
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
