@@ -82,11 +82,14 @@ class ContextIO(object):
         found = get(harness)
         if found is None:
             return []
+        cap = MAX_LINKED_TURNS if limit is None else limit
         try:
-            entries = found.entries(path)
+            backwards = found.entries_reverse(path)
+            if backwards is None:
+                return entries_turns(found.entries(path), cap)
+            return entries_turns(backwards, cap, newest_first=True)
         except OSError:
             return []
-        return entries_turns(entries, MAX_LINKED_TURNS if limit is None else limit)
 
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: Optional[int]) -> List[Turn]:

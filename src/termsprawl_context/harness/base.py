@@ -141,6 +141,12 @@ class Harness(object):
         file; odd content only shrinks the answer."""
         raise NotImplementedError
 
+    def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
+        """``entries`` newest first, read from the file's end (for readers that want only
+        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
+        None when the harness reads forward only (readers then keep a bounded tail)."""
+        return None
+
     def subagent_paths(self, path: str) -> "Optional[List[str]]":
         """The transcripts of the sub-agents the session at ``path`` started (one level,
         sorted), or None when its records do not link them (a named refusal, then)."""
