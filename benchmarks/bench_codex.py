@@ -3,13 +3,12 @@
 
     python3 benchmarks/bench_codex.py [--quick] [--scratch DIR] [--python PY]
 
-A Claude Code transcript is read backwards and the dump stops after its last 40 turns;
-a Codex rollout is read forward (a fork's history lives in its parent up to a byte
-offset, and 0.169 tells a compaction's summary from an answer by an event written
-before it), so its cost grows with the file. Rows, each timed as medians of interleaved
-runs of the artifact's source in fresh interpreters (the machine's speed cancels out):
-the Codex peer's dump at 1 MB and at the large size, each against the Claude Code peer
-of the same size. Shown, no target: the ratio says what the forward reading costs.
+Both are read from the end and the dump stops after the last 40 turns (a Codex rollout
+also reads its first line and probes its first MiB for announcements), so neither cost
+grows with the file. Rows, each timed as medians of interleaved runs of the source in
+fresh interpreters (the machine's speed cancels out): the Codex peer's dump and hand-off
+at 1 MB and at the large size, each against the Claude Code peer of the same size.
+Shown, no target.
 """
 
 import argparse
