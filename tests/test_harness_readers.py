@@ -181,3 +181,12 @@ def test_init_codex_hook_never_writes_the_home_s_codex_folder(tmp_path, run_pyz)
     assert b"refusing to write into the home directory's .codex" in done.stderr
     assert sorted(p.name for p in (home / ".codex").iterdir()) == before
     assert not (home / ".termsprawl").exists()  # refused before anything was written
+
+
+def test_claude_only_commands_refuse_a_codex_rollout_by_name(tmp_path, run_pyz):
+    for args in (["cite", PARENT, "first prompt"], ["result-at", PARENT, "13"], ["envelope-at", PARENT, "9"],
+                 ["agents", PARENT], ["query", PARENT, "--where", "type=user"], ["assemble-file", PARENT]):
+        done = run_pyz(args, env={"HOME": str(tmp_path)})
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.decode() == "termsprawl-context: %s: Codex CLI records do not hold what this needs (%s)\n" % (
+            args[0], PARENT)

@@ -65,6 +65,17 @@ class NotRecorded(Refusal):
         super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))
 
 
+def require_claude_record(path: str, command: str) -> None:
+    """Refuse, by name, a command whose rules are Claude Code's (citations, uuids and
+    their ancestry, background-agent signals) on another harness's transcript: a
+    grounded answer must not come from records read as a shape they are not."""
+    from termsprawl_context import harness as harnesses
+
+    found = harnesses.for_path(os.path.abspath(path)) if path else None
+    if found is not None and found.name != harnesses.CLAUDE_CODE:
+        raise NotRecorded(command, found.label, path)
+
+
 def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
     """The harnesses ``--harness NAME`` chooses (None or "all": every one this build
     reads); a NotFound names an unknown one."""
