@@ -135,17 +135,27 @@ class Harness(object):
         return ""
 
     # --- records -> Entry ----------------------------------------------------------------------
+    def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
+        """``entries`` newest first, read from the file's end (for readers that want only
+        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
+        None when the harness reads forward only (readers then keep a bounded tail)."""
+        return None
+
     def entries(self, path: str) -> Iterator[Entry]:
         """The transcript's records as normalised ``Entry`` values, forward (the shape in
         the module docstring). Raises OSError when ``path`` cannot be opened as a regular
         file; odd content only shrinks the answer."""
         raise NotImplementedError
 
-    def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
-        """``entries`` newest first, read from the file's end (for readers that want only
-        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
-        None when the harness reads forward only (readers then keep a bounded tail)."""
-        return None
+    def last_turns(self, path: str, limit: int) -> list:
+        """The dump's last ``limit`` turns (``transcript.turns.entries_turns`` over
+        ``entries``); a harness whose records allow it reads only what the tail needs."""
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries(path), limit)
+        except OSError:
+            return []
 
     def subagent_paths(self, path: str) -> "Optional[List[str]]":
         """The transcripts of the sub-agents the session at ``path`` started (one level,
