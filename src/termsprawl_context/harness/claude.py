@@ -427,4 +427,3 @@ def current_session_path(
         if accept is None or accept(candidate, session_id, tree):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""
-
