@@ -27,7 +27,10 @@ ALLOWED = {
     "__init__": set(),
     "_output": set(),
     "errors": set(),
-    "harness": BOTTOM | {"harness"},
+    # A harness module reads its own files (jsonl) and normalises them into the record
+    # model's Entry (transcript/entry.py, imported lazily: entry.py reads Claude Code's
+    # field names from harness/claude.py).
+    "harness": BOTTOM | {"harness", "jsonl", "transcript"},
     # Bytes only: nothing of Claude Code, of one record's meaning or of the store.
     "jsonl": BOTTOM | {"jsonl"},
     "byte_windows": BOTTOM | {"jsonl"},

@@ -1,11 +1,98 @@
-"""The agent harnesses whose records we read, one module each.
+"""The agent harnesses whose records we read, one module each, and their registry.
 
 Every fact that belongs to a harness (where it keeps its store, how it names folders,
 the field names of its records, the text it injects into a conversation, its hook
-payload and settings file) lives in that harness's module; the layers ask it. A
-transcript index entry may name its harness (``"harness"``); absent means Claude Code.
+payload and settings file) lives in that harness's module; the layers ask it, through
+the interface in ``harness/base.py``: each module binds one ``base.Harness`` subclass
+instance to ``HARNESS``. A transcript index entry may name its harness (``"harness"``);
+absent means Claude Code.
+
+The registry is lazy (the dump's path imports nothing it does not need): ``get(name)``
+imports the module on first use, and a module this build lacks reads as "no such
+harness" (None), never an ImportError.
 """
 
 CLAUDE_CODE = "claude-code"
+CODEX_CLI = "codex-cli"
+GEMINI_CLI = "gemini-cli"
 DEFAULT_HARNESS = CLAUDE_CODE
-KNOWN_HARNESSES = (CLAUDE_CODE,)
+# name -> module under termsprawl_context.harness, in the order listings try them.
+_MODULES = ((CLAUDE_CODE, "claude"), (CODEX_CLI, "codex"), (GEMINI_CLI, "gemini"))
+KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
+
+_loaded = {}  # type: dict
+
+
+def get(name):
+    """The ``Harness`` named ``name`` (``None`` names Claude Code), or None when the name
+    is no harness this build can read."""
+    if name is None:
+        name = DEFAULT_HARNESS
+    if name in _loaded:
+        return _loaded[name]
+    found = None
+    for known, module in _MODULES:
+        if known == name:
+            import importlib
+
+            try:
+                found = getattr(importlib.import_module("termsprawl_context.harness." + module), "HARNESS", None)
+            except ImportError:
+                found = None
+            break
+    _loaded[name] = found
+    return found
+
+
+def available():
+    """Every harness this build can read, in registry order."""
+    return [h for h in (get(name) for name in KNOWN_HARNESSES) if h is not None]
+
+
+def for_path(path, environ=None):
+    """The harness whose store holds ``path``; else the one whose records the file's first
+    parsed object is; else Claude Code (every file this tool read before harnesses were
+    named)."""
+    harnesses = available()
+    for harness in harnesses:
+        if harness.name != DEFAULT_HARNESS and harness.owns_path(path, environ):
+            return harness
+    first = _first_object(path)
+    if first is not None:
+        for harness in harnesses:
+            if harness.name != DEFAULT_HARNESS and harness.sniff(first):
+                return harness
+    return get(DEFAULT_HARNESS)
+
+
+def for_payload(payload, environ=None):
+    """The harness a hook payload came from (its transcript path's store), Claude Code
+    when none claims it (so Claude Code's own checks give the refusal)."""
+    for harness in available():
+        if harness.name != DEFAULT_HARNESS and harness.is_hook_payload(payload, environ):
+            return harness
+    return get(DEFAULT_HARNESS)
+
+
+# How far into a file sniffing looks for its first object (a Codex session_meta line
+# holds the ~20 KB system prompt).
+SNIFF_BYTES = 1 << 20
+
+
+def _first_object(path):
+    from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return None
+    try:
+        with f:
+            for line in iter_lines(f, SNIFF_BYTES):
+                if line.offset > SNIFF_BYTES:
+                    return None
+                record = parse_object(line.raw)
+                if record is not None:
+                    return record
+    except OSError:
+        return None
+    return None

@@ -37,15 +37,20 @@ def index_file_path(cwd: str, node_id: str) -> str:
     return state_path(cwd, TRANSCRIPTS_DIR, node_id + ".json")
 
 
-def record_transcript_path(cwd: str, node_id: str, transcript_path: str) -> bool:
-    """Record ``transcript_path`` for ``node_id``; True when written.
+def record_transcript_path(cwd: str, node_id: str, transcript_path: str, harness: Optional[str] = None) -> bool:
+    """Record ``transcript_path`` for ``node_id``; True when written. ``harness`` names
+    the harness that writes it (None or Claude Code: the key is left out, so the entry
+    is byte for byte what it always was).
 
     A documented no-op (False) for an unsafe id, an empty path, or any I/O failure:
     the caller is a hook or an app event that must never fail because of this."""
     if not is_safe_id(node_id) or not isinstance(transcript_path, str) or not transcript_path:
         return False
     try:
-        body = dump_json({"version": INDEX_VERSION, "path": transcript_path})
+        entry = {"version": INDEX_VERSION, "path": transcript_path}
+        if harness and harness != DEFAULT_HARNESS:
+            entry[HARNESS_KEY] = harness
+        body = dump_json(entry)
         write_atomic(cwd, index_file_path(cwd, node_id), body)
         return True
     except (OSError, ValueError):
@@ -67,7 +72,24 @@ def entry_harness(entry: dict) -> Optional[str]:
     """The harness an index entry names: absent means Claude Code; None for a value
     that is not a harness this build knows (a string of another, or junk)."""
     harness = entry.get(HARNESS_KEY, DEFAULT_HARNESS)
-    return harness if isinstance(harness, str) and harness in KNOWN_HARNESSES else None
+    if not isinstance(harness, str) or harness not in KNOWN_HARNESSES:
+        return None
+    if harness == DEFAULT_HARNESS:
+        return harness  # (no module to load for the harness every entry names by default)
+    from termsprawl_context.harness import get
+
+    return harness if get(harness) is not None else None
+
+
+def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
+    """``(path as written, harness name)`` of the node's entry, or None (as
+    ``read_transcript_path``)."""
+    entry = read_index_entry(cwd, node_id)
+    harness = entry_harness(entry) if entry is not None else None
+    if harness is None:
+        return None
+    path = entry.get("path")
+    return (path, harness) if isinstance(path, str) and path else None
 
 
 def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:

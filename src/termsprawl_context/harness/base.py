@@ -1,0 +1,195 @@
+"""The interface every harness module supplies: one ``Harness`` object per agent CLI.
+
+A harness module (``harness/claude.py``, ``harness/codex.py``, ``harness/gemini.py``)
+keeps its own facts (store location and environment variables, file names, record
+field names, the text it injects, its hook payload and output, its settings and
+instruction files) and exposes them through one subclass of ``Harness`` bound to the
+module-level name ``HARNESS``. The registry (``harness/__init__.py``: ``get``,
+``for_path``, ``available``) finds it by name; an index entry's ``"harness"`` key is
+that name (absent: Claude Code). Nothing outside ``harness/`` reads another harness's
+field names: readers ask the object.
+
+What every reader gets back is the record model's ``Entry`` (``transcript/entry.py``),
+normalised to the shape the record model already reads (Claude Code's), so the
+classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and
+every reader built on it work unchanged for every harness:
+
+- ``type``: ``"user"`` for a user-role message or a tool result, ``"assistant"`` for the
+  model's text and tool calls, ``"system"`` for the harness's own notes; anything else
+  keeps its own kind and prints nowhere.
+- ``content``: a list of blocks ``{"type": "text", "text"}``, ``{"type": "thinking",
+  "thinking"}``, ``{"type": "tool_use", "id", "name", "input"}`` and ``{"type":
+  "tool_result", "tool_use_id", "content", "is_error"}``.
+- Flags, for text that reached the model but was not typed by the person:
+  ``is_meta`` (harness context: instruction files, environment blocks, a hook's
+  context, sub-agent notifications), ``is_compact_summary`` (the text that continues a
+  compacted conversation), ``is_sidechain`` (a sub-agent's turn inlined in its parent).
+- ids: ``uuid`` a unique id of the item when the harness gives one (else ""),
+  ``session_id`` the session (thread) id, ``agent_id`` a sub-agent thread's own id;
+  ``line``/``offset`` the physical line (1-based) and byte offset of the source line in
+  the file it came from, ``record`` the source object itself.
+
+Entries are produced forward (``entries``), streamed, one bounded line at a time, so
+a reader keeps what it needs (a tail, a match) in its own bounded memory. A file that
+cannot be opened as a regular file raises OSError, as ``jsonl.open_regular`` does;
+content never raises.
+
+Readers that a harness cannot answer (its records lack what the question needs) get a
+named refusal (``store.harness_store.NotRecorded``); ``Harness.supports(question)`` says which.
+
+This module imports nothing of the record model at import time (``transcript.entry``
+imports ``harness.claude``), and is on the dump's path: no ``typing`` or ``re``.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterator, List, Mapping, Optional
+
+    from termsprawl_context.transcript.entry import Entry
+
+# The questions a harness may not be able to answer from its records (``supports``).
+Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them
+Q_SUBAGENTS = "subagents"  # `subagents`: a session's sub-agent transcripts and their metadata
+Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven to belong to it
+Q_LOCATE = "locate"  # `locate`/`assemble`: a record by uuid and its ancestry
+QUESTIONS = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY, Q_LOCATE)
+
+
+class Session(object):
+    """One transcript file of a harness's store, as listings see it (no content read)."""
+
+    __slots__ = ("harness", "session_id", "path")
+
+    def __init__(self, harness: str, session_id: str, path: str) -> None:
+        self.harness, self.session_id, self.path = harness, session_id, path
+
+    def __repr__(self) -> str:
+        return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
+
+
+class Harness(object):
+    """One agent CLI's facts, behind one interface. Subclasses override what differs;
+    every method is pure over its arguments and the files it is pointed at (paths are
+    computed from an ``environ`` mapping, default ``os.environ``, so tests inject one)."""
+
+    name = ""  # the index entry's "harness" value, and `--harness`'s
+    label = ""  # how a person calls it, in messages ("Codex CLI")
+    transcript_suffix = ".jsonl"
+    # Project-relative files `init` may plant for it: its hook settings and the
+    # instruction file it reads at the project root ("" when none).
+    hook_settings_file = ""
+    instruction_file = ""
+    hook_event_session_start = "SessionStart"
+
+    # --- the store --------------------------------------------------------------------------
+    def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
+        """The absolute directories its transcripts live under (may not exist); [] when no
+        home can be found."""
+        raise NotImplementedError
+
+    def owns_path(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
+        """Whether ``path`` lies inside one of ``store_roots`` (symlinks resolved on both
+        sides, so a link out of the store is not the store's)."""
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        for root in self.store_roots(environ):
+            try:
+                top = os.path.realpath(root)
+            except (OSError, ValueError):
+                continue
+            if real.startswith(top.rstrip(os.sep) + os.sep):
+                return True
+        return False
+
+    def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
+        """Every transcript of its store (main sessions; sub-agent files too when they are
+        sessions of their own), in no promised order. Never raises."""
+        return iter(())
+
+    def session_id_of(self, path: str) -> str:
+        """The session id a transcript's file name carries, or "" when it carries none."""
+        name = os.path.basename(path)
+        return name[: -len(self.transcript_suffix)] if name.endswith(self.transcript_suffix) else ""
+
+    # --- recognising its files and payloads -------------------------------------------------
+    def sniff(self, first: dict) -> bool:
+        """Whether a transcript whose first parsed record is ``first`` was written by this
+        harness (for a path outside every store root)."""
+        return False
+
+    def is_hook_payload(self, payload: dict, environ: "Optional[Mapping[str, str]]" = None) -> bool:
+        """Whether a hook payload (already parsed, string fields checked) came from this
+        harness: its transcript path lies in this harness's store."""
+        path = payload.get("transcript_path")
+        return isinstance(path, str) and bool(path) and self.owns_path(path, environ)
+
+    def hook_subagent(self, payload: dict) -> str:
+        """The sub-agent a hook payload is about ("" for the session itself): a
+        sub-agent's SessionStart must not move its parent's node."""
+        return ""
+
+    # --- records -> Entry ----------------------------------------------------------------------
+    def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
+        """``entries`` newest first, read from the file's end (for readers that want only
+        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
+        None when the harness reads forward only (readers then keep a bounded tail)."""
+        return None
+
+    def entries(self, path: str) -> Iterator[Entry]:
+        """The transcript's records as normalised ``Entry`` values, forward (the shape in
+        the module docstring). Raises OSError when ``path`` cannot be opened as a regular
+        file; odd content only shrinks the answer."""
+        raise NotImplementedError
+
+    def last_turns(self, path: str, limit: int) -> list:
+        """The dump's last ``limit`` turns (``transcript.turns.entries_turns`` over
+        ``entries``); a harness whose records allow it reads only what the tail needs."""
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries(path), limit)
+        except OSError:
+            return []
+
+    def subagent_paths(self, path: str) -> "Optional[List[str]]":
+        """The transcripts of the sub-agents the session at ``path`` started (one level,
+        sorted), or None when its records do not link them (a named refusal, then)."""
+        return None
+
+    def stable_id(self, path: str) -> "Optional[str]":
+        """The id of the conversation the transcript at ``path`` belongs to, proven from
+        its records, or None when they do not prove one (a named refusal, then)."""
+        return None
+
+    def supports(self, question: str) -> bool:
+        """Whether its records hold what ``question`` (one of ``QUESTIONS``) needs."""
+        return question == Q_ENTRIES
+
+    # --- hooks -------------------------------------------------------------------------------
+    def session_start_output(self, system_message: "Optional[str]" = None,
+                             additional_context: "Optional[str]" = None,
+                             session_title: "Optional[str]" = None) -> dict:
+        """The SessionStart hook's JSON answer holding what this harness shows ({} when
+        nothing): by default Claude Code's shape, which Codex and Gemini also accept."""
+        output = {}  # type: dict
+        specific = {}  # type: dict
+        if additional_context:
+            specific["additionalContext"] = additional_context
+        if specific:
+            output["hookSpecificOutput"] = dict([("hookEventName", self.hook_event_session_start)], **specific)
+        if system_message:
+            output["systemMessage"] = system_message
+        return output
+
+    def hook_entry(self, command: str) -> dict:
+        """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
+        return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
+
+    def __repr__(self) -> str:
+        return "<harness %s>" % self.name
