@@ -690,11 +690,13 @@ def _calls_for(path: str, ids: Set[str]) -> Dict[str, _Call]:
 
 
 def _record_at(path: str, line: int) -> Record:
-    """The entry at ``line`` alone, with the calls its tool results answer."""
-    for entry in _entries(path):
-        if entry.line == line:
-            return Record(path, [entry], _calls_for(path, {r.tool_use_id for r in tool_results(entry)}))
-        if entry.line > line:
+    """The entry at ``line`` alone, with the calls its tool results answer (no other
+    line is parsed)."""
+    for raw in iter_raw_lines(path):
+        if raw.number == line:
+            entry = entry_at(raw, decode_line(raw.raw))
+            if entry is not None:
+                return Record(path, [entry], _calls_for(path, {r.tool_use_id for r in tool_results(entry)}))
             break
     return Record(path, [], {})
 
