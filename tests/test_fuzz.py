@@ -927,6 +927,56 @@ def test_query_reproducers_through_the_artifact(run_pyz, tmp_path):
     assert done.returncode == 0 and done.stdout.decode().split("\t")[0] == "%s:1" % path
 
 
+# --- 9. cite: AskUserQuestion envelopes whose questions the model wrote (issue 24) --------------
+_ENVELOPE_TEXT = st.text(alphabet='ab =",.?xyQ', min_size=1, max_size=14)
+_ENVELOPE_FORMS = [
+    ("The user answered: ", ". Read the answers carefully \u2014 they may request clarification, changes, or that you "
+                            "not proceed \u2014 and follow what they actually say."),
+    ("Your questions have been answered: ", ". You can now continue with these answers in mind."),
+    ("User has answered your questions: ", ". You can now continue with the user's answers in mind."),
+]
+
+
+def test_no_question_cites_as_the_persons_answer(tmp_path):
+    """Random questions (holding ``"``, ``=``, ``,``) and answers, enveloped as Claude Code
+    does (questions copied unescaped, skipped ones left out): a question's words never
+    resolve as the person's unless the person's own answer holds them; an answer resolves
+    at its entry or is refused by name; an envelope of no quote characters reads one way."""
+    from termsprawl_context import cite
+
+    counter = [0]
+
+    @fuzz_settings(250)
+    @given(st.lists(st.tuples(_ENVELOPE_TEXT, st.one_of(st.none(), _ENVELOPE_TEXT)), min_size=1, max_size=4),
+           st.sampled_from(_ENVELOPE_FORMS))
+    def check(pairs, form):
+        answered = [(q, a) for q, a in pairs if a is not None]
+        if not answered:
+            return
+        counter[0] += 1
+        body = form[0] + ", ".join('"%s"="%s"' % pair for pair in answered) + form[1]
+        path = fx.write(tmp_path / ("e%d.jsonl" % counter[0]), [
+            fx.user_msg("u1", "hello there"),
+            fx.named_call("a1", "u1", "t1", "AskUserQuestion", {"questions": [{"question": q} for q, _ in pairs]}),
+            fx.tool_answer("r1", "a1", "t1", body)])
+        answers = [cite.normalize(a) for _, a in answered]
+        plain = not any('"' in q or '"' in (a or "") for q, a in pairs)
+        for probe, is_answer in [(q, False) for q, _ in pairs] + [(a, True) for _, a in answered]:
+            words = cite.normalize(probe)
+            if not words or words in "hello there":
+                continue
+            try:
+                got = cite.resolve_in_record(path, cite.CitationRequest(probe, [cite.SOURCE_USER]))
+            except (cite.CitationNotFound, cite.AnswerUnmatched):
+                assert not (plain and is_answer), (body, probe)
+                count("cite envelope probes (refused)")
+                continue
+            assert got.line == 3 and any(words in a for a in answers), (body, probe)
+            count("cite envelope probes (resolved)")
+
+    check()
+
+
 def test_every_registered_command_is_fuzzed(tmp_path):
     """A command added to the registry must be added here: the fuzz runs every one."""
     world = World(str(tmp_path))
