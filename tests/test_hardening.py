@@ -730,3 +730,19 @@ def test_cite_streams_a_record_of_200k_short_lines_under_64_mb(tmp_path):
                        (["cite", path, "file-zq9", "--source", "tool_result"], 0)):
         got, peak = _command_peak(argv)
         assert (got, peak < 64) == (code, True), (argv, got, peak)
+
+
+def test_an_unmatched_answer_is_refused_in_a_session_and_across_sessions(tmp_path):
+    """The refusal is final wherever the user pool is searched: never read as 'unreadable'."""
+    project = tmp_path / "proj"
+    current = fx.write(project / "s2.jsonl", [fx.user_msg("u1", "a newer session")])
+    older = fx.write(project / "s1.jsonl", [fx.user_msg("u1", "hi"), fx.tool_answer(
+        "r1", "u1", "t1", _envelope([("Ship it?", "yes, ship the release today")]))])
+    os.utime(older, (1, 1))
+    request = cite.CitationRequest("ship the release today", [cite.SOURCE_USER])
+    for resolve in (lambda: cite.resolve_citation(older, request),
+                    lambda: cite.resolve_across_sessions(current, str(project), request)):
+        with pytest.raises(cite.AnswerUnmatched) as caught:
+            resolve()
+        assert str(caught.value).startswith('citation user "ship the release today" cannot resolve: the quote is in '
+                                            "an AskUserQuestion answer at %s:2" % older)
