@@ -7,6 +7,8 @@
    quote's longest plain word searched in each session's bytes before any line is
    parsed) against the same call with ``prefilter=False`` (every file parsed and
    searched), the plain oracle. Answers must be identical; target: at least 10x.
+3. Many matches (issue 24): a quote held by 10k/20k/40k/143k entries, resolved (an
+   ambiguity) by this tree and by the seed's cite.py loaded from git, side by side.
 2. The cursor: a 500 MB generated record (``quick``: 50 MB) read whole once by
    ``background_agent_signals_since``, then 1 KB appended (a notification of a launched
    agent) and read again. Bytes read are counted by wrapping the file the reader opens:
@@ -210,11 +212,80 @@ def bench_cursor(scratch, sizes):
     ]
 
 
+# --- 3. many matches: duplicates removed with a set, not a list lookup (issue 24 item 5) --------
+# The red team's figures for the seed: 10k/20k/40k matching entries took 2.2/8.3/26 s and
+# 143k ran past 300 s, the quadratic "if match not in hits". The seed's cite.py (the commit
+# before issue 24) is loaded beside this tree's and both resolve the same ambiguous quote,
+# alternating; the seed is not run past SEED_MAX_MATCHES (it would take minutes).
+MATCHES_FULL = (10000, 20000, 40000, 143000)
+MATCHES_QUICK = (10000, 20000)
+SEED_COMMIT = "09a2d99"
+SEED_MAX_MATCHES = 40000
+
+
+def seed_cite():
+    """The seed's cite module, from git (None without git or the commit)."""
+    import importlib.util
+
+    try:
+        source = subprocess.run(["git", "-C", str(REPO), "show", "%s:src/termsprawl_context/cite.py" % SEED_COMMIT],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    path = pathlib.Path(tempfile.mkdtemp(prefix="seed-cite-")) / "seed_cite.py"
+    path.write_bytes(source)
+    spec = importlib.util.spec_from_file_location("seed_cite", str(path))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _many_matches(scratch, n):
+    path = scratch / ("matches-%d.jsonl" % n)
+    if not path.exists():
+        with open(str(path), "w") as f:
+            for i in range(n):
+                f.write(_line({"type": "user", "uuid": "m%d" % i, "message": {"content": "same words %d" % i}}))
+    return path
+
+
+def _ambiguity_time(module, path):
+    started = time.perf_counter()
+    try:
+        module.resolve_in_record(str(path), module.CitationRequest("same words", [module.SOURCE_USER,
+                                                                                 module.SOURCE_TOOL_RESULT]))
+    except module.CitationAmbiguous as exc:
+        found = len(exc.matches)
+    return time.perf_counter() - started, found
+
+
+def bench_matches(scratch, quick):
+    seed = seed_cite()
+    rows = []
+    for n in MATCHES_QUICK if quick else MATCHES_FULL:
+        path = _many_matches(scratch, n)
+        runs = []
+        for _ in range(2 if n <= SEED_MAX_MATCHES else 1):
+            runs.append(("now",) + _ambiguity_time(cite, path))
+            if seed is not None and n <= SEED_MAX_MATCHES:
+                runs.append(("seed",) + _ambiguity_time(seed, path))
+        now = min(t for who, t, _ in runs if who == "now")
+        counts = {found for _, _, found in runs}
+        seeds = [t for who, t, _ in runs if who == "seed"]
+        if seeds:
+            measured = "%.0fx (seed %.1f s, now %.2f s)" % (min(seeds) / now, min(seeds), now)
+        else:
+            measured = "now %.2f s (seed not run: quadratic, minutes)" % now
+        rows.append({"metric": "cite, %dk entries holding the quote (ambiguous, both pools): seed vs now" % (n // 1000),
+                     "measured": measured, "target": "info", "ok": None if counts == {n} else False})
+    return rows
+
+
 def run(scratch, quick=False):
     scratch = pathlib.Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     sizes = QUICK if quick else FULL
-    return bench_across(scratch, sizes) + bench_cursor(scratch, sizes)
+    return bench_across(scratch, sizes) + bench_cursor(scratch, sizes) + bench_matches(scratch, quick)
 
 
 def main(argv=None):

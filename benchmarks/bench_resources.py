@@ -88,6 +88,53 @@ def payloads(scratch: Path, store: Path) -> Dict[str, Path]:
     return found
 
 
+# --- issue 24: cite on records of many short lines ------------------------------------------------
+# The red team's shapes: a 19 MB record of 200k short lines and one of 1e6, the person and
+# the assistant taking turns, one shell call near the start and its result at the end.
+# Quotes: "hi" (no needle: every line parsed; 500k entries hold it: ambiguous), one line's
+# own words (unique), words in no entry and too short for a needle (not found: the hints
+# read the session too), and the last line's tool output.
+CITE_LINES_FULL = (200000, 1000000)
+CITE_LINES_QUICK = (200000,)
+
+
+def _cite_line(i: int, kind: str) -> bytes:
+    head = '{"type":"%s","uuid":"u%d",' % ("assistant" if kind in ("assistant", "call") else "user", i)
+    if kind == "user":
+        body = '"message":{"content":"hi %d"}}' % i
+    elif kind == "call":
+        body = '"message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}'
+    elif kind == "result":
+        body = '"message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"file-zq9"}]}}'
+    else:
+        body = '"message":{"content":[{"type":"text","text":"ok %d"}]}}' % i
+    return (head + body + "\n").encode()
+
+
+def cite_record(path: Path, lines: int) -> Path:
+    """``lines`` short entries (about 95 bytes each), written in blocks."""
+    kinds = ["user", "call"] + ["user" if i % 2 else "assistant" for i in range(lines - 3)] + ["result"]
+    with open(str(path), "wb") as f:
+        for start in range(0, len(kinds), 10000):
+            f.write(b"".join(_cite_line(i, k) for i, k in enumerate(kinds[start:start + 10000], start)))
+    return path
+
+
+def cite_rows(scratch: Path, measure, quick: bool) -> None:
+    """Peak RSS of ``cite`` on the red team's records (issue 24 item 5), through ``measure``."""
+    for lines in CITE_LINES_QUICK if quick else CITE_LINES_FULL:
+        path = cite_record(scratch / ("cite-%d.jsonl" % lines), lines)
+        label = "%dk short lines (%d MB)" % (lines // 1000, path.stat().st_size // MB)
+        for what, args in (
+            ("'hi' (no needle, %dk matches: ambiguous)" % (lines // 2000), ["hi"]),
+            ("one line's words (unique)", ["hi %d" % (lines - 3)]),
+            ("words in no entry, no needle (not found, hints)", ["zz q"]),
+            ("--session, words in no entry (not found, hints)", ["zz q", "--session"]),
+            ("the last line's tool output", ["file-zq9", "--source", "tool_result"]),
+        ):
+            measure("peak RSS, cite %s, %s" % (what, label), ["cite", path] + args)
+
+
 def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
     """The rows; ``artifact`` measures a given build (an older one, side by side)
     instead of one built fresh from src/."""
@@ -149,6 +196,7 @@ def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
     measure("peak RSS, dump, 60 peers and a 16 MiB project.json", ["--cwd", crowded, "--self", "me"])
     measure("peak RSS, doctor, 60 peers and a 16 MiB project.json", ["doctor", "--cwd", crowded, "--self", "me"])
     measure("peak RSS, links list, 60 peers", ["links", "list", "--cwd", crowded])
+    cite_rows(scratch, measure, quick)
     return rows
 
 

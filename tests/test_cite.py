@@ -4,8 +4,6 @@ envelope, needle, line and toolcall tables (go-transcript-citations.md, section 
 Rows marked with a warning in the notes are old fixtures that conflict with the newer
 code; each is tested under the code's rule and says so."""
 
-import json
-import os
 
 import pytest
 
@@ -82,15 +80,26 @@ def test_extract_answers(body, answers):
 
 
 # --- cite_test.go ----------------------------------------------------------------------------
+def ask(u, parent, call_id, *questions):
+    """An AskUserQuestion call asking ``questions`` (issue 24: an envelope is read against them)."""
+    return fx.named_call(u, parent, call_id, "AskUserQuestion",
+                         {"questions": [{"question": q, "header": "h", "options": []} for q in questions]})
+
+
 def test_user_words_of_plain_list_and_answer(rec):
+    # Changed from the seed (issue 24 item 2): its envelope had no call in the record; an
+    # envelope is now read only against the questions its call asked, so the call is here,
+    # and ends with the harness's trailer (one cut short does not read as answers).
     path = rec(fx.user_msg("u1", "please refactor the parser"),
                fx.line({"type": "user", "uuid": "u2", "message": {"content": [
                    {"type": "text", "text": "first part"}, {"type": "text", "text": "second part"}]}}),
-               fx.tool_answer("u3", None, "t1", 'The user answered: "proceed?"="yes, go with option B". Read carefully.'),
+               ask("a1", None, "t1", "proceed?"),
+               fx.tool_answer("u3", None, "t1", 'The user answered: "proceed?"="yes, go with option B". Read the answers '
+                                                'carefully.'),
                fx.tool_answer("u4", None, "t2", "build succeeded in 3s"))
     record = cite.load_record(path)
     texts = [cite.user_texts(record, e) for e in record.entries]
-    assert texts == [["please refactor the parser"], ["first part", "second part"], ["yes, go with option B"], []]
+    assert texts == [["please refactor the parser"], ["first part", "second part"], [], ["yes, go with option B"], []]
 
 
 @pytest.mark.parametrize("attachment, human", [
@@ -145,9 +154,15 @@ def test_queued_prompt_is_not_filtered_for_markers(rec):
 
 
 def test_cite_matches_an_answer_with_no_call(rec):
-    path = rec(fx.user_msg("u1", "hi"), fx.record("u2", "u1"),
-               fx.tool_answer("u3", "u2", "t1", 'The user answered: "pick one"="the second option please". Read the '
-                                                'answers carefully.'))
+    # Changed from the seed (issue 24 item 2): an envelope whose call is not in the record
+    # cannot be read against its questions, so its answer is refused by name; with the call,
+    # the seed's answer.
+    envelope = 'The user answered: "pick one"="the second option please". Read the answers carefully.'
+    path = rec(fx.user_msg("u1", "hi"), fx.record("u2", "u1"), fx.tool_answer("u3", "u2", "t1", envelope))
+    with pytest.raises(cite.AnswerUnmatched) as caught:
+        cite.cite(path, "second option")
+    assert "its call is not in the record" in str(caught.value) and caught.value.exit_code == cite.EXIT_CITE_REFUSED
+    path = rec(fx.user_msg("u1", "hi"), ask("u2", "u1", "t1", "pick one"), fx.tool_answer("u3", "u2", "t1", envelope))
     matches = cite.cite(path, "second option")
     assert matches == [cite.Match(path, 3)]
     assert tuple(matches[0]) == (path, 3)
@@ -197,7 +212,9 @@ def test_tool_result_at(rec):
 
 
 def test_an_answer_envelope_is_not_a_tool_result(rec):
-    path = rec(fx.user_msg("u1", "hi"), fx.named_call("u2", "u1", "t1", "AskUserQuestion", {"questions": []}),
+    # Changed from the seed (issue 24 item 2): its call asked no questions ({"questions": []}),
+    # so nothing could be read as an answer; the call now asks the one the envelope answers.
+    path = rec(fx.user_msg("u1", "hi"), ask("u2", "u1", "t1", "pick one"),
                fx.tool_answer("u3", "u2", "t1", 'The user answered: "pick one"="option B". Read the answers.'),
                fx.tool_call("a2", "u3", "t-a2", "Bash", "go test"),
                fx.tool_answer("u5", "a2", "t-a2", "PASS: TestFoo (0.01s)\nok  pkg/foo"))
@@ -323,7 +340,8 @@ def test_refusals(rec):
 
 
 def test_an_answer_carries_its_question(rec):
-    path = rec(fx.user_msg("u1", "hi"), fx.record("u2", "u1"),
+    # Changed from the seed (issue 24 item 2): the envelope's call is in the record.
+    path = rec(fx.user_msg("u1", "hi"), ask("u2", "u1", "t1", "which approach for the auth rewrite?"),
                fx.tool_answer("u3", "u2", "t1", 'The user answered: "which approach for the auth rewrite?"="go with the '
                                                 'second option please". Read the answers carefully.'))
     got = resolve(path, "go with the second option")
@@ -424,7 +442,8 @@ def test_refuses_the_agents_own_words(rec):
 
 
 def test_keeps_a_real_answer(rec):
-    path = rec(fx.user_msg("u1", "hi"), fx.named_call("a1", "u1", "toolu_ask", "AskUserQuestion", {"questions": []}),
+    # Changed from the seed (issue 24 item 2): the call asks the question it is answered.
+    path = rec(fx.user_msg("u1", "hi"), ask("a1", "u1", "toolu_ask", "which one?"),
                fx.tool_answer("r1", "a1", "toolu_ask", 'The user answered: "which one?"="the second option please". '
                                                        'Read the answers carefully.'))
     got = resolve(path, "second option")

@@ -16,7 +16,8 @@ def session(tmp_path):
         fx.user_msg("u1", "please REFACTOR the auth module"),
         fx.tool_call("a1", "u1", "c1", "Bash", "go test ./..."),
         fx.tool_answer("r1", "a1", "c1", "ok  pkg  0.4s\nPASS"),
-        fx.named_call("a2", "r1", "t1", "AskUserQuestion", {"questions": []}),
+        # The call asks its question (issue 24: the seed's {"questions": []} reads as no answer).
+        fx.named_call("a2", "r1", "t1", "AskUserQuestion", {"questions": [{"question": "which?", "options": []}]}),
         fx.tool_answer("r2", "a2", "t1", 'The user answered: "which?"="the second option". Read the answers carefully.'),
         fx.user_msg("u2", "DUP one"), fx.user_msg("u3", "DUP two")])
     sub = fx.write_subagent(project, "s1", "a1b2", [

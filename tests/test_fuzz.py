@@ -835,6 +835,148 @@ def test_no_command_needs_fcntl(pyz, tmp_path):
     assert b"hello" not in (project / ".termsprawl" / "AGENTS.md").read_bytes()
 
 
+# --- 8. query: the expression grammar against hostile numbers and strings (issue 24) ---------
+# Records holding what made the evaluator exit 70: a 4,000-digit number (json.loads reads up
+# to 4,300), a 5,000-digit string (int() of it raised past Python's digit limit), a number
+# past 2**53 (``%`` went through floats), nested values.
+QUERY_RECORD_LINES = [
+    '{"type":"user","uuid":"q1","message":{"n":9007199254740993,"big":%s,"s":"%s","f":1e308,'
+    '"content":[1,"a",{"x":-1}],"neg":-%s}}' % ("9" * 4000, "9" * 5000, "8" * 4000),
+    '{"type":"assistant","uuid":"q2","message":{"content":[{"type":"text","text":"ok"}],"n":-7}}',
+    '{"type":"user","uuid":"q3","isSidechain":true,"message":{"content":"%s","n":0}}' % ("1" * 4400),
+]
+_Q_ATOMS = st.sampled_from([
+    "type", "uuid", "isSidechain", "message", "message.n", "message.big", "message.neg", "message.s", "message.f",
+    "message.content", "toolUseResult", "0", "1", "2", "-1", "0.5", "1e308", "1e999", "9007199254740993",
+    "9223372036854775807", "9223372036854775808", "9" * 30, "'9%s'" % ("9" * 4400), '"x"', '"="', "nil", "true",
+    "false", "[1, 2]", "[]",
+    # Sub-expressions of the shapes that broke, for the search to combine.
+    "int(message.s)", "message.big * message.big", "(1/0)", "(0/0)", "message.content[message.big]",
+])
+
+
+def _q_grow(inner):
+    binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or", "in",
+                                                "contains", "startsWith"]), inner)
+    return st.one_of(
+        binary.map(lambda t: "%s %s %s" % t),
+        inner.map(lambda e: "(%s)" % e),
+        inner.map(lambda e: "-%s" % e),
+        inner.map(lambda e: "not %s" % e),
+        inner.map(lambda e: "int(%s)" % e),
+        inner.map(lambda e: "len(%s)" % e),
+        st.tuples(inner, inner).map(lambda t: "%s[%s]" % t),
+        st.tuples(inner, st.sampled_from([".x", "?.n", ".content", "?.big"])).map(lambda t: t[0] + t[1]),
+    )
+
+
+_Q_TERMS = st.recursive(_Q_ATOMS, _q_grow, max_leaves=8)
+# Most random trees are not booleans (refused at compile time): half are made comparisons.
+QUERY_EXPRESSIONS = st.one_of(_Q_TERMS, st.tuples(_Q_TERMS, st.sampled_from(["==", "!=", "<", ">="]), _Q_TERMS)
+                              .map(lambda t: "%s %s %s" % t))
+# The red team's reproducers (issue 24 item 3), run through the artifact too.
+QUERY_REPRODUCERS = [
+    "message.content[1/0] == 1", "message.content[0/0] == 1", "int(message.s) == 1", "message.big / 3 > 1",
+    "message.big % 7 == 1", "message.content[message.big * message.big] == 1", "9007199254740993 % 2 == 1",
+    "int(message.content) == 1 or message.content[9223372036854775807 * 2] == 1",
+]
+
+
+def test_query_grammar_never_exits_70(tmp_path):
+    """Random expressions over the grammar, evaluated against records of hostile numbers:
+    every outcome is an answer or a documented refusal (QueryCompileError exit 2,
+    ExpressionNotBoolean exit 1, ExpressionNeverRan exit 13), in process and through
+    ``main``."""
+    from termsprawl_context.transcript import query
+    from termsprawl_context.transcript.entry import decode_entry
+
+    path = tmp_path / "numbers.jsonl"
+    path.write_text("\n".join(QUERY_RECORD_LINES) + "\n")
+    entries = [decode_entry(json.loads(text), n) for n, text in enumerate(QUERY_RECORD_LINES, 1)]
+    refusals = (query.QueryCompileError, query.ExpressionNotBoolean, query.ExpressionNeverRan)
+
+    @fuzz_settings(500)
+    @given(QUERY_EXPRESSIONS, st.booleans())
+    def check(source, sidechains):
+        try:
+            query.filter(entries, source, include_sidechains=sidechains)
+        except refusals:
+            pass
+        count("query expressions (in process)")
+        if len(source) % 4 == 0:  # a quarter through the whole command line as well
+            argv = ["query", str(path), "--where", source] + (["--sidechains"] if sidechains else [])
+            code, out, err = run_cli(argv)
+            check_outcome(code, out, err, argv)
+            assert len(err.splitlines()) <= 1, (argv, err)
+            count("query command runs (in process)")
+
+    check()
+    assert len(query.filter(entries, "9007199254740993 % 2 == 1")) == 2
+
+
+def test_query_reproducers_through_the_artifact(run_pyz, tmp_path):
+    """The red team's expressions, each one refusal line or an answer, never exit 70."""
+    path = tmp_path / "numbers.jsonl"
+    path.write_text("\n".join(QUERY_RECORD_LINES) + "\n")
+    for source in QUERY_REPRODUCERS:
+        done = run_pyz(["query", str(path), "--where", source])
+        check_outcome(done.returncode, done.stdout, done.stderr, source)
+        assert len(done.stderr.splitlines()) <= 1, (source, done.stderr)
+        count("query artifact runs")
+    done = run_pyz(["query", str(path), "--where", "message.n % 2 == 1"])
+    assert done.returncode == 0 and done.stdout.decode().split("\t")[0] == "%s:1" % path
+
+
+# --- 9. cite: AskUserQuestion envelopes whose questions the model wrote (issue 24) --------------
+_ENVELOPE_TEXT = st.text(alphabet='ab =",.?xyQ', min_size=1, max_size=14)
+_ENVELOPE_FORMS = [
+    ("The user answered: ", ". Read the answers carefully \u2014 they may request clarification, changes, or that you "
+                            "not proceed \u2014 and follow what they actually say."),
+    ("Your questions have been answered: ", ". You can now continue with these answers in mind."),
+    ("User has answered your questions: ", ". You can now continue with the user's answers in mind."),
+]
+
+
+def test_no_question_cites_as_the_persons_answer(tmp_path):
+    """Random questions (holding ``"``, ``=``, ``,``) and answers, enveloped as Claude Code
+    does (questions copied unescaped, skipped ones left out): a question's words never
+    resolve as the person's unless the person's own answer holds them; an answer resolves
+    at its entry or is refused by name; an envelope of no quote characters reads one way."""
+    from termsprawl_context import cite
+
+    counter = [0]
+
+    @fuzz_settings(250)
+    @given(st.lists(st.tuples(_ENVELOPE_TEXT, st.one_of(st.none(), _ENVELOPE_TEXT)), min_size=1, max_size=4),
+           st.sampled_from(_ENVELOPE_FORMS))
+    def check(pairs, form):
+        answered = [(q, a) for q, a in pairs if a is not None]
+        if not answered:
+            return
+        counter[0] += 1
+        body = form[0] + ", ".join('"%s"="%s"' % pair for pair in answered) + form[1]
+        path = fx.write(tmp_path / ("e%d.jsonl" % counter[0]), [
+            fx.user_msg("u1", "hello there"),
+            fx.named_call("a1", "u1", "t1", "AskUserQuestion", {"questions": [{"question": q} for q, _ in pairs]}),
+            fx.tool_answer("r1", "a1", "t1", body)])
+        answers = [cite.normalize(a) for _, a in answered]
+        plain = not any('"' in q or '"' in (a or "") for q, a in pairs)
+        for probe, is_answer in [(q, False) for q, _ in pairs] + [(a, True) for _, a in answered]:
+            words = cite.normalize(probe)
+            if not words or words in "hello there":
+                continue
+            try:
+                got = cite.resolve_in_record(path, cite.CitationRequest(probe, [cite.SOURCE_USER]))
+            except (cite.CitationNotFound, cite.AnswerUnmatched):
+                assert not (plain and is_answer), (body, probe)
+                count("cite envelope probes (refused)")
+                continue
+            assert got.line == 3 and any(words in a for a in answers), (body, probe)
+            count("cite envelope probes (resolved)")
+
+    check()
+
+
 def test_every_registered_command_is_fuzzed(tmp_path):
     """A command added to the registry must be added here: the fuzz runs every one."""
     world = World(str(tmp_path))

@@ -21,9 +21,11 @@ Go reference's (``go-transcript-citations.md``).
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import re
+from array import array
 from collections import namedtuple
 
 from termsprawl_context import jsonl
@@ -42,13 +44,14 @@ from termsprawl_context.store.subagents import (
     session_root_of,
     subagent_tree,
 )
-from termsprawl_context.transcript import echo
+from termsprawl_context.transcript import answers, echo
 from termsprawl_context.transcript.entry import (
+    PERSON,
+    TOOL_RESULT,
     is_hook_refusal,
     not_run_kind,
-    not_the_person,
-    queued_prompt,
     result_texts,
+    speaker,
     tool_calls,
     tool_results,
     typed_texts,
@@ -76,6 +79,7 @@ SOURCE_TYPES = (SOURCE_USER, SOURCE_TOOL_RESULT)
 
 MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
 MAX_CITED_CALL = 2048  # bytes of one rendered call's argument
+MAX_LISTED_MATCHES = 50  # matches an ambiguity names (the rest are counted): one line, not megabytes
 MESSAGE_TRUNCATED = "\n[... truncated]"
 CALL_TRUNCATED = "[... truncated]"
 MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
@@ -127,6 +131,10 @@ HINT_ECHO = (
     "and judges' model-written reasoning), so they are not citable as tool output; cite the output of the "
     "command that produced the evidence, or the user's words"
 )
+HINT_ASK = (
+    "Those words are in an AskUserQuestion result: its questions are the agent's own words and only the answers "
+    "the person picked are theirs, so it is not tool output; cite an answer with --cite:user"
+)
 HINT_ENVELOPE = (
     "Those words are an AskUserQuestion answer — the user's own words, not a tool's output; cite them with "
     "--cite:user"
@@ -155,7 +163,7 @@ class CitationAmbiguous(CitationError):
 
     def __init__(self, message: str, matches: Sequence["Match"] = ()) -> None:
         super().__init__(message)
-        self.matches = list(matches)
+        self.matches = matches if isinstance(matches, Hits) else list(matches)
 
 
 class CitationRefused(CitationError):
@@ -163,6 +171,25 @@ class CitationRefused(CitationError):
     whose session root is not on disk."""
 
     exit_code = EXIT_CITE_REFUSED
+
+
+class AnswerUnmatched(CitationRefused):
+    """The quote is in an AskUserQuestion answer envelope that cannot be read against the
+    questions its own call asked: which words are the person's answer and which the
+    agent's question is unknown, so the answer is refused rather than guessed."""
+
+    def __init__(self, path: str, line: int, why: str) -> None:
+        super().__init__(
+            "the quote is in an AskUserQuestion answer at %s:%d that cannot be matched to its call (%s), so its "
+            "words may be the agent's question rather than the person's answer; quote words the person typed, or "
+            "an answer from an envelope whose call is in the record" % (path, line, why))
+        self.path, self.line, self.why = path, line, why
+
+    def with_request(self, req: "CitationRequest") -> "AnswerUnmatched":
+        """The refusal as the resolution reports it: ``citation <req> cannot resolve: ...``."""
+        self.message = "citation %s cannot resolve: %s" % (req, self.message)
+        self.args = (self.message,)
+        return self
 
 
 class NoSessionRoot(CitationRefused):
@@ -541,19 +568,20 @@ _Call = namedtuple("_Call", "call cwd")
 
 class Record(object):
     """One transcript's entries with what the pools need: every call by id (with its
-    entry's cwd), and which results are citable as tool output."""
+    entry's cwd), and which results are citable as tool output. ``calls`` given: only
+    those calls are known (a streamed search looks up just the ones its candidates name)."""
 
-    def __init__(self, path: str, entries: List[Entry]) -> None:
+    def __init__(self, path: str, entries: List[Entry], calls: Optional[Dict[str, _Call]] = None) -> None:
         self.path = path
         self.entries = entries
-        self.calls: Dict[str, _Call] = {}
-        self.other_tool_ids: Set[str] = set()
-        for entry in entries:
-            for call in tool_calls(entry):
-                if call.id:
-                    self.calls[call.id] = _Call(call, entry.cwd)
-                    if call.name != cc.TOOL_ASK_USER_QUESTION:
-                        self.other_tool_ids.add(call.id)
+        if calls is None:
+            calls = {}
+            for entry in entries:
+                for call in tool_calls(entry):
+                    if call.id:
+                        calls[call.id] = _Call(call, entry.cwd)
+        self.calls: Dict[str, _Call] = calls
+        self.other_tool_ids: Set[str] = {i for i, c in calls.items() if c.call.name != cc.TOOL_ASK_USER_QUESTION}
         self._citable: Dict[str, bool] = {}
 
     def entry_at(self, line: int) -> Optional[Entry]:
@@ -599,6 +627,10 @@ EXCLUDED_DELEGATION = "delegation"
 EXCLUDED_TASK_OUTPUT = "task-output"
 EXCLUDED_TRANSCRIPT = "transcript"
 EXCLUDED_ECHO = "echo"
+# AskUserQuestion's result is the agent's questions and the person's picks, never a tool's
+# own output (the reference left it citable; its follow-up and idle forms carry the
+# questions without the envelope's prefix, so the questions cited as tool output).
+EXCLUDED_ASK = "ask"
 
 
 def _exclusion(found: Optional[_Call]) -> str:
@@ -610,6 +642,8 @@ def _exclusion(found: Optional[_Call]) -> str:
         return EXCLUDED_DELEGATION
     if name == cc.TOOL_TASK_OUTPUT:
         return EXCLUDED_TASK_OUTPUT
+    if name == cc.TOOL_ASK_USER_QUESTION:
+        return EXCLUDED_ASK
     if _call_reads_transcript(found):
         return EXCLUDED_TRANSCRIPT
     if _call_echoes(found.call):
@@ -618,8 +652,8 @@ def _exclusion(found: Optional[_Call]) -> str:
 
 
 def load_record(path: str, needle: Optional[bytes] = None) -> Record:
-    """The record at ``path``. With a ``needle``, only lines holding it (or a tool call)
-    are parsed: an entry without the needle's bytes cannot hold the quote."""
+    """The record at ``path``, every entry held. With a ``needle``, only lines holding it
+    (or a tool call) are parsed: an entry without the needle's bytes cannot hold the quote."""
     entries = []
     for line in iter_raw_lines(path):
         raw = line.raw
@@ -631,6 +665,42 @@ def load_record(path: str, needle: Optional[bytes] = None) -> Record:
     return Record(path, entries)
 
 
+def _entries(path: str, needle: Optional[bytes] = None) -> Iterable[Entry]:
+    """The entries of the record at ``path``, streamed (only lines holding ``needle``)."""
+    for line in iter_raw_lines(path):
+        if needle is None or needle in line.raw:
+            entry = entry_at(line, decode_line(line.raw))
+            if entry is not None:
+                yield entry
+
+
+def _calls_for(path: str, ids: Set[str]) -> Dict[str, _Call]:
+    """The calls of the record at ``path`` whose ids are in ``ids`` (a later one of the
+    same id wins), read in one pass over the lines that hold a tool call."""
+    found: Dict[str, _Call] = {}
+    if not ids:
+        return found
+    for line in iter_raw_lines(path):
+        if b'"tool_use"' in line.raw:
+            entry = entry_at(line, decode_line(line.raw))
+            for call in tool_calls(entry) if entry is not None else ():
+                if call.id in ids:
+                    found[call.id] = _Call(call, entry.cwd)
+    return found
+
+
+def _record_at(path: str, line: int) -> Record:
+    """The entry at ``line`` alone, with the calls its tool results answer (no other
+    line is parsed)."""
+    for raw in iter_raw_lines(path):
+        if raw.number == line:
+            entry = entry_at(raw, decode_line(raw.raw))
+            if entry is not None:
+                return Record(path, [entry], _calls_for(path, {r.tool_use_id for r in tool_results(entry)}))
+            break
+    return Record(path, [], {})
+
+
 def _is_injected(text: str) -> bool:
     return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
 
@@ -640,7 +710,8 @@ _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
 
 
 def message_texts(entry: Entry) -> List[str]:
-    """A user entry's own texts, harness-injected ones left out (flags not consulted)."""
+    """A user entry's own texts, harness-injected ones left out (flags not consulted):
+    the reference's reading, kept for the dispatch-prompt hint."""
     content = entry.content
     if isinstance(content, str):
         return [] if _is_injected(content) else [content]
@@ -661,20 +732,46 @@ def message_texts(entry: Entry) -> List[str]:
     return texts
 
 
+def person_texts(entry: Entry) -> List[str]:
+    """What the person typed in ``entry``, as the record model (``show``, the hand-off)
+    decides it: its typed texts when it speaks as the person, else none. The user pool
+    is never wider than what ``show`` shows: compaction summaries without their flag,
+    ``<bash-stdout>``, hook output, IDE notices and caveats are not the person's."""
+    return typed_texts(entry) if speaker(entry) == PERSON else []
+
+
+def _answers_entry(entry: Entry) -> bool:
+    """A user entry whose tool results may carry the person's answers: the record model
+    calls it the person's or a tool's (not meta, sidechain, compaction or harness)."""
+    return entry.type == cc.TYPE_USER and speaker(entry) in (PERSON, TOOL_RESULT)
+
+
 def _own_results(record: Record, entry: Entry):
     """The tool results of a user entry that no other tool's call claims (an answer
     envelope, or a result whose call is not in the record)."""
     return [r for r in tool_results(entry) if r.tool_use_id not in record.other_tool_ids]
 
 
+def envelope_readings(record: Record, result, body: str) -> Tuple[Optional[List[Tuple[str, ...]]], str]:
+    """The readings of an answer envelope against the questions its call asked
+    (``transcript.answers``), or ``(None, why)`` when it cannot be matched to its call."""
+    found = record.calls.get(result.tool_use_id) if result.tool_use_id else None
+    if found is None:
+        return None, answers.NO_CALL
+    return answers.answer_readings(body, answers.call_questions(found.call.input))
+
+
 def user_texts(record: Record, entry: Entry) -> List[str]:
-    """The user pool's texts of one entry: typed text, a queued prompt, picked answers."""
-    if entry.type != cc.TYPE_USER or not_the_person(entry):
-        return typed_texts(entry)  # a queued prompt, or nothing
-    texts = message_texts(entry)
-    for result in _own_results(record, entry):
-        for body in result_texts(result.content):
-            texts.extend(extract_answers(body))
+    """The user pool's texts of one entry: typed text, a queued prompt, and the answers
+    of an envelope that reads one way against its call's questions."""
+    texts = person_texts(entry)
+    if _answers_entry(entry):
+        for result in _own_results(record, entry):
+            for body in result_texts(result.content):
+                if has_answer_prefix(body):
+                    readings, _ = envelope_readings(record, result, body)
+                    if readings is not None and len(readings) == 1:
+                        texts.extend(readings[0])
     return texts
 
 
@@ -694,14 +791,52 @@ def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
     return found
 
 
-def _entry_matches(record: Record, entry: Entry, words: str, sources: Sequence[str]) -> Set[str]:
-    pools = set()
-    if SOURCE_USER in sources and any(words in normalize(t) for t in user_texts(record, entry)):
-        pools.add(SOURCE_USER)
-    if SOURCE_TOOL_RESULT in sources and entry.type == cc.TYPE_USER:
-        if any(_body_matches(body, words) for _, body in tool_bodies(record, entry)):
-            pools.add(SOURCE_TOOL_RESULT)
-    return pools
+# One entry's search, in two steps so a streamed search keeps only candidates: what the
+# entry alone says (typed words; tool results whose bodies hold the quote), then, with the
+# calls those results name, whether each counts.
+_Candidate = namedtuple("_Candidate", "line typed envelopes tools")  # envelopes: [(result, body)]; tools: [id]
+
+
+def _candidate(entry: Entry, words: str, sources: Sequence[str]) -> Optional[_Candidate]:
+    typed = SOURCE_USER in sources and any(words in normalize(t) for t in person_texts(entry))
+    envelopes, tools = [], []
+    if entry.type == cc.TYPE_USER:
+        user = SOURCE_USER in sources and _answers_entry(entry)
+        for result in tool_results(entry):
+            for body in result_texts(result.content):
+                if user and has_answer_prefix(body) and words in normalize(body):
+                    envelopes.append((result, body))
+                if SOURCE_TOOL_RESULT in sources and result.tool_use_id and _body_matches(body, words) \
+                        and _genuine_body(body) and not not_run_kind(result):
+                    tools.append(result.tool_use_id)
+    if typed or envelopes or tools:
+        return _Candidate(entry.line, typed, envelopes, tools)
+    return None
+
+
+def _needed_calls(candidate: _Candidate) -> Set[str]:
+    return {r.tool_use_id for r, _ in candidate.envelopes if r.tool_use_id} | set(candidate.tools)
+
+
+def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
+    """Whether the candidate is a match; AnswerUnmatched when the quote sits in an
+    envelope that cannot be read against its call's questions, or is an answer in only
+    some of its readings."""
+    hit = candidate.typed
+    for result, body in candidate.envelopes:
+        if result.tool_use_id in record.other_tool_ids:
+            continue  # another tool printed it (a shell echoing an envelope): never the person's
+        readings, why = envelope_readings(record, result, body)
+        if readings is not None:
+            held = [any(words in normalize(answer) for answer in reading) for reading in readings]
+            if all(held):
+                hit = True
+                continue
+            if not any(held):
+                continue
+            why = answers.SPLIT
+        raise AnswerUnmatched(record.path, candidate.line, why)
+    return hit or any(record.citable(i) for i in candidate.tools)
 
 
 def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> List[Match]:
@@ -711,15 +846,144 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
     if not words:
         return []
     sources = list(sources) or [SOURCE_USER]
-    return [Match(record.path, e.line) for e in record.entries if _entry_matches(record, e, words, sources)]
+    found = []
+    for entry in record.entries:
+        candidate = _candidate(entry, words, sources)
+        if candidate is not None and _decide(record, candidate, words):
+            found.append(Match(record.path, entry.line))
+    return found
+
+
+def _search(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
+    """``cite`` streamed into ``hits``: the record is read once for candidates (only the
+    entries holding the quote are kept, and of a typed match only its line), then, when
+    some candidate's tool results need their calls, once more for just those calls."""
+    words = normalize(quote)
+    if not words:
+        return
+    sources = list(sources) or [SOURCE_USER]
+    typed_lines = array("q")
+    pending: List[_Candidate] = []
+    for entry in _entries(path, quote_needle(quote) if prefilter else None):
+        candidate = _candidate(entry, words, sources)
+        if candidate is None:
+            continue
+        if candidate.typed and not candidate.envelopes:
+            typed_lines.append(candidate.line)  # decided without a call
+        else:
+            pending.append(candidate)
+    ids: Set[str] = set()
+    for candidate in pending:
+        ids |= _needed_calls(candidate)
+    record = Record(path, [], _calls_for(path, ids))
+    decided = [c.line for c in pending if _decide(record, c, words)]
+    i = 0
+    for line in typed_lines:  # both in file order: merge them
+        while i < len(decided) and decided[i] < line:
+            hits.add(path, decided[i])
+            i += 1
+        hits.add(path, line)
+    for line in decided[i:]:
+        hits.add(path, line)
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
-    """``cite_in_record`` over the record at ``path`` (RecordUnreadable when it cannot
-    be read). ``prefilter=False`` parses every line: the plain oracle of the fast path."""
-    if not normalize(quote):
-        return []
-    return cite_in_record(load_record(path, quote_needle(quote) if prefilter else None), quote, sources)
+    """The matches of ``quote`` in the record at ``path`` (``cite_in_record``, streamed;
+    RecordUnreadable when it cannot be read). ``prefilter=False`` parses every line: the
+    plain oracle of the fast path."""
+    hits = Hits()
+    _search(path, quote, sources, prefilter, hits)
+    return list(hits)
+
+
+# --- the matches found, each once ---------------------------------------------------------------
+_BITMAP_LINES = 1 << 24  # lines past this (a file of 16 million lines) are kept in a plain set
+
+
+class Hits(object):
+    """Matches in the order found, each once: per record its lines as 8-byte integers,
+    and a set of the lines seen as one bit a line (1e6 matching entries cost about 8 MB,
+    where Match tuples in a list and a set cost over 150 MB)."""
+
+    def __init__(self) -> None:
+        self._runs: List[Tuple[str, array]] = []
+        self._seen: Dict[str, bytearray] = {}
+        self._far: Set[Tuple[str, int]] = set()
+        self._count = 0
+
+    def _mark(self, path: str, line: int) -> bool:
+        """Record (path, line) as seen; False when it already was."""
+        if line >= _BITMAP_LINES or line < 0:
+            key = (path, line)
+            if key in self._far:
+                return False
+            self._far.add(key)
+            return True
+        bits = self._seen.get(path)
+        if bits is None:
+            bits = self._seen[path] = bytearray()
+        byte, bit = divmod(line, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+        if bits[byte] >> bit & 1:
+            return False
+        bits[byte] |= 1 << bit
+        return True
+
+    def add(self, path: str, line: int) -> bool:
+        """Add the match unless it is already here; whether it was added."""
+        if not self._mark(path, line):
+            return False
+        if not self._runs or self._runs[-1][0] != path or self._runs[-1][1][-1] > line:
+            self._runs.append((path, array("q")))  # each run ascends, so runs merge in order
+        self._runs[-1][1].append(line)
+        self._count += 1
+        return True
+
+    def extend(self, matches: Iterable[Match]) -> None:
+        for match in matches:
+            self.add(match.path, match.line)
+
+    def __contains__(self, match: object) -> bool:
+        if not isinstance(match, tuple) or len(match) != 2:
+            return False
+        path, line = match
+        if line >= _BITMAP_LINES or line < 0:
+            return (path, line) in self._far
+        bits = self._seen.get(path)
+        byte, bit = divmod(line, 8)
+        return bits is not None and byte < len(bits) and bool(bits[byte] >> bit & 1)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        for path, lines in self._runs:
+            for line in lines:
+                yield Match(path, line)
+
+    def __getitem__(self, index: int) -> Match:
+        if index < 0:
+            index += self._count
+        for path, lines in self._runs:
+            if index < len(lines):
+                return Match(path, lines[index])
+            index -= len(lines)
+        raise IndexError("no such match")
+
+    def sorted_by(self, order: Dict[str, int]) -> "Hits":
+        """The same matches ordered by ``order`` of their path (absent first), then line."""
+        paths: List[str] = []
+        for path, _ in self._runs:
+            if path not in paths:
+                paths.append(path)
+        ordered = Hits()
+        for path in sorted(paths, key=lambda p: order.get(p, -1)):
+            runs = [lines for p, lines in self._runs if p == path]
+            merged = runs[0] if len(runs) == 1 else heapq.merge(*runs)
+            for line in merged:
+                ordered.add(path, line)
+        return ordered
 
 
 # --- a session --------------------------------------------------------------------------------
@@ -738,35 +1002,35 @@ def citation_records(path: str, subagent: bool = False) -> SessionRecords:
     return SessionRecords(user_in, [top] + subagent_tree(top))
 
 
+def _session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
+                  prefilter: bool = True) -> Hits:
+    sources = list(sources) or [SOURCE_USER]
+    records = citation_records(path, subagent)
+    hits = Hits()
+    if SOURCE_USER in sources:
+        if not records.user_in:
+            raise NoSessionRoot()
+        _search(records.user_in, quote, [SOURCE_USER], prefilter, hits)
+    if SOURCE_TOOL_RESULT in sources:
+        own = Hits()
+        _search(path, quote, [SOURCE_TOOL_RESULT], prefilter, own)
+        if own:
+            hits.extend(own)
+        else:
+            for other in records.tool_in:
+                if not same_file(other, path):
+                    _search(other, quote, [SOURCE_TOOL_RESULT], prefilter, hits)
+    order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
+    return hits.sorted_by(order)
+
+
 def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
                     prefilter: bool = True) -> List[Match]:
     """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
     the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
     in the caller's own record first and, only when that holds none, in the root and
     every sub-agent record beneath it. Root's tree order, then line."""
-    sources = list(sources) or [SOURCE_USER]
-    records = citation_records(path, subagent)
-    matches: List[Match] = []
-    if SOURCE_USER in sources:
-        if not records.user_in:
-            raise NoSessionRoot()
-        matches.extend(cite(records.user_in, quote, [SOURCE_USER], prefilter))
-    if SOURCE_TOOL_RESULT in sources:
-        own = cite(path, quote, [SOURCE_TOOL_RESULT], prefilter)
-        if own:
-            matches.extend(own)
-        else:
-            for other in records.tool_in:
-                if not same_file(other, path):
-                    matches.extend(cite(other, quote, [SOURCE_TOOL_RESULT], prefilter))
-    unique = []
-    seen = set()
-    for match in matches:
-        if match not in seen:
-            seen.add(match)
-            unique.append(match)
-    order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
-    return sorted(unique, key=lambda m: (order.get(m.path, -1), m.line))
+    return list(_session_hits(path, quote, sources, subagent, prefilter))
 
 
 # --- hints ---------------------------------------------------------------------------------
@@ -779,7 +1043,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
         if not top:
             records.append(path)
         for record_path in records:
-            for entry in load_record(record_path, quote_needle(quote)).entries:
+            for entry in _entries(record_path, quote_needle(quote)):
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in normalize(t) for t in message_texts(entry)):
                         return True
@@ -801,15 +1065,14 @@ def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
     words = normalize(quote)
     try:
         for record_path in citation_records(path, subagent).tool_in:
-            record = load_record(record_path, quote_needle(quote))
-            for entry in record.entries:
-                for result in tool_results(entry):
-                    for body in result_texts(result.content):
-                        if not _body_matches(body, words):
-                            continue
-                        hint = _why_excluded(record, result.tool_use_id, body)
-                        if hint:
-                            return hint
+            held = [(result.tool_use_id, body) for entry in _entries(record_path, quote_needle(quote))
+                    for result in tool_results(entry) for body in result_texts(result.content)
+                    if _body_matches(body, words)]  # only the bodies holding the quote are kept
+            record = Record(record_path, [], _calls_for(record_path, {i for i, _ in held if i}))
+            for tool_use_id, body in held:
+                hint = _why_excluded(record, tool_use_id, body)
+                if hint:
+                    return hint
     except Refusal:
         return ""
     return ""
@@ -831,7 +1094,9 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
         return HINT_TRANSCRIPT
     if reason == EXCLUDED_ECHO:
         return HINT_ECHO
-    return HINT_ENVELOPE if is_answer_envelope(body) else ""
+    if is_answer_envelope(body):
+        return HINT_ENVELOPE
+    return HINT_ASK if reason == EXCLUDED_ASK else ""
 
 
 def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
@@ -873,15 +1138,12 @@ def render_call(call: ToolCall) -> str:
 def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
     """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
     parts: List[str] = []
-    if SOURCE_USER in pools and not not_the_person(entry):
-        if entry.type == cc.TYPE_ATTACHMENT:
-            prompt = queued_prompt(entry)
-            if prompt:
-                parts.append(prompt)
-        elif entry.type == cc.TYPE_USER:
-            parts.extend(message_texts(entry))
+    if SOURCE_USER in pools:
+        parts.extend(person_texts(entry))
+        if _answers_entry(entry):
             for result in _own_results(record, entry):
-                parts.extend(b for b in result_texts(result.content) if is_answer_envelope(b))
+                parts.extend(b for b in result_texts(result.content)
+                             if has_answer_prefix(b) and envelope_readings(record, result, b)[0] is not None)
     if SOURCE_TOOL_RESULT in pools and entry.type == cc.TYPE_USER:
         parts.extend(body for _, body in tool_bodies(record, entry))
     return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
@@ -908,7 +1170,7 @@ def _check_request(req: CitationRequest) -> None:
 
 def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     _check_request(req)
-    hits: List[Match] = []
+    hits = Hits()
     pools: List[str] = []
     for pool in req.sources:
         try:
@@ -919,27 +1181,30 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
                 "user messages are the parent agent's dispatch, not the end user's own words. %s"
                 % (req, path, SUBAGENT_USER_ADVICE)
             ) from None
+        except AnswerUnmatched as exc:
+            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
         except Refusal as exc:
             raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
         if found:
             pools.append(pool)
-        for match in found:
-            if match not in hits:
-                hits.append(match)
+        hits.extend(found)
     if not hits:
         message = "citation %s does not resolve in %s: the quote is not there word for word in that pool " \
                   "(only whitespace may differ)" % (req, path)
         extra = hint()
         raise CitationNotFound(message + (". " + extra if extra else ""))
     if len(hits) > 1:
+        listed = ", ".join(str(hits[i]) for i in range(min(len(hits), MAX_LISTED_MATCHES)))
+        if len(hits) > MAX_LISTED_MATCHES:
+            listed += ", and %d more" % (len(hits) - MAX_LISTED_MATCHES)
         raise CitationAmbiguous(
             "citation %s is ambiguous: it matches more than one entry (%s) — extend the quote until it lands on "
-            "exactly one" % (req, ", ".join(str(m) for m in hits)),
+            "exactly one" % (req, listed),
             hits,
         )
     hit = hits[0]
     try:
-        record = load_record(hit.path)
+        record = _record_at(hit.path, hit.line)
     except Refusal as exc:
         raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
@@ -963,7 +1228,7 @@ def _session_hint(path: str, req: CitationRequest, subagent: bool):
 def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, prefilter: bool = True) -> Citation:
     """Ground ``req`` in the session whose record is at ``path`` (``subagent``: the
     caller is known to be a sub-agent). Exactly one entry, or a named refusal."""
-    return _resolve(path, req, lambda pool: cite_in_session(path, req.quote, [pool], subagent, prefilter),
+    return _resolve(path, req, lambda pool: _session_hits(path, req.quote, [pool], subagent, prefilter),
                     _session_hint(path, req, subagent))
 
 
@@ -974,8 +1239,12 @@ def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -
     _check_request(req)
     if SOURCE_USER in req.sources and is_subagent_record(path):
         raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
-    return _resolve(path, req, lambda pool: cite(path, req.quote, [pool], prefilter),
-                    _session_hint(path, req, False))
+    def search(pool: str) -> Hits:
+        hits = Hits()
+        _search(path, req.quote, [pool], prefilter, hits)
+        return hits
+
+    return _resolve(path, req, search, _session_hint(path, req, False))
 
 
 def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:
@@ -1050,9 +1319,11 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
         if not _session_may_contain(candidate, needle):
             continue
         try:
-            matches = cite_in_session(candidate, req.quote, req.sources, prefilter=prefilter)
+            matches = _session_hits(candidate, req.quote, req.sources, prefilter=prefilter)
         except NoSessionRoot:
             continue
+        except AnswerUnmatched as exc:
+            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
         except Refusal as exc:
             unreadable.append("%s (%s)" % (candidate, exc.message))
             continue

@@ -353,9 +353,15 @@ INPUT_FILE_PATH = "file_path"
 INPUT_RUN_IN_BACKGROUND = "run_in_background"
 # An AskUserQuestion answer comes back as a tool result opening (somewhere) with one of
 # these, then `"<question>"="<answer>", ...`, then one of the trailers.
-ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:")
-ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers")
+ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:",
+                   "User has answered your questions:")  # the last: 2.0.x-2.1.14 (corpus)
+ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers",
+                   ". You can now continue with the user's answers")
 ANSWER_JOIN = '"="'
+# 2.1.328 writes the preview of the option picked after its answer: the model's text.
+ANSWER_PREVIEW_MARK = '" selected preview:\n'
+INPUT_QUESTIONS = "questions"  # an AskUserQuestion call's input: [{"question": ..., "options": ...}]
+INPUT_QUESTION = "question"
 # A PreToolUse hook that blocked a call: the tool result "PreToolUse:<Tool> hook error: <reason>".
 HOOK_REFUSAL_PREFIX = "PreToolUse:"
 HOOK_REFUSAL_MARK = " hook error: "

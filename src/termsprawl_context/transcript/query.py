@@ -16,7 +16,8 @@ rules use, so a rule reads the same in both:
   (two numbers or two strings), ``in`` / ``not in`` (a list's element or an object's
   key), ``contains`` ``startsWith`` ``endsWith`` (strings), ``and`` ``or`` ``not`` (also
   ``&&`` ``||`` ``!``; operands must be booleans), ``+ - * / %`` (``/`` divides as
-  floats, so ``1/0`` is +Inf; ``+`` also joins strings), parentheses;
+  floats, so ``1/0`` is +Inf; ``%`` and the rest are exact on 64-bit integers, an
+  overflow an error; ``+`` also joins strings), parentheses;
 - functions: ``int(x)`` (a number or an integer's digits; anything else is an error),
   ``len(x)`` (a string's, list's or object's length).
 
@@ -59,6 +60,13 @@ FIELDS = {
     "toolUseResult": ANY,
 }
 FUNCTIONS = ("int", "len")
+# Integers are Go's int, 64 bits, and computed exactly: a literal, an int() or a result of
+# + - * % unary - outside them is refused, never rounded through a float or grown without
+# bound (a record's 4,300-digit number squared is 8,600 digits that Python cannot even
+# print). A record may still hold a larger number; it compares exactly.
+INT_BITS = 64
+INT_MIN, INT_MAX = -(1 << (INT_BITS - 1)), (1 << (INT_BITS - 1)) - 1
+INT_DIGITS = len(str(INT_MAX))  # 19: a longer run of digits (leading zeros aside) cannot fit
 _KEYWORDS = frozenset("and or not in contains startsWith endsWith true false nil".split())
 
 
@@ -117,10 +125,15 @@ def _tokenize(src: str) -> List[Token]:
                     while j < n and src[j].isdigit():
                         j += 1
             text = src[i:j].replace("_", "")
+            is_float = any(ch in text for ch in ".eE")
+            if not is_float and len(text.lstrip("0")) > INT_DIGITS:
+                raise _Syntax("integer %s at %d does not fit %d bits" % (_clip(src[i:j]), i, INT_BITS))
             try:
-                value = float(text) if any(ch in text for ch in ".eE") else int(text)
+                value = float(text) if is_float else int(text)
             except ValueError:
-                raise _Syntax("invalid number %s at %d" % (src[i:j], i)) from None
+                raise _Syntax("invalid number %s at %d" % (_clip(src[i:j]), i)) from None
+            if not is_float and not INT_MIN <= value <= INT_MAX:
+                raise _Syntax("integer %s at %d does not fit %d bits" % (_clip(src[i:j]), i, INT_BITS))
             tokens.append(Token("num", value, i))
             i = j
             continue
@@ -341,6 +354,11 @@ class _Parser(object):
         raise _Syntax("unexpected %s at %d" % (_describe(token), token.pos))
 
 
+def _clip(text: str, limit: int = 40) -> str:
+    """At most ``limit`` characters of quoted input, for a one-line message."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _describe(token: Token) -> str:
     if token.kind == "end":
         return "end of expression"
@@ -428,26 +446,41 @@ def _step(value: Any, step: str, key: Any) -> Any:
             raise _RunError("cannot index a map with %s" % _type_name(key))
         return value.get(key)
     if isinstance(value, (list, str)):
-        if isinstance(key, float) and key == int(key):
+        if isinstance(key, float) and math.isfinite(key) and key == int(key):
             key = int(key)
         if not isinstance(key, int) or isinstance(key, bool):
             raise _RunError("cannot index with %s" % _type_name(key))
         if not -len(value) <= key < len(value):
-            raise _RunError("index out of range: %d (length %d)" % (key, len(value)))
+            raise _RunError("index out of range: %s (length %d)" % (_int_text(key), len(value)))
         return value[key]
     raise _RunError("cannot index %s" % _type_name(value))
+
+
+def _int_text(value: int) -> str:
+    """An integer for a message: its digits while it fits 64 bits, else its size (a
+    huge one would cost quadratic time to print, or raise past Python's digit limit)."""
+    return "%d" % value if INT_MIN <= value <= INT_MAX else "a %d-bit integer" % value.bit_length()
+
+
+def _checked(value: Any) -> Any:
+    """``value``, refused when it is an integer outside 64 bits."""
+    if isinstance(value, int) and not isinstance(value, bool) and not INT_MIN <= value <= INT_MAX:
+        raise _RunError("integer overflow: the result (%s) does not fit %d bits" % (_int_text(value), INT_BITS))
+    return value
 
 
 def _to_int(value: Any) -> int:
     if _is_num(value):
         if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
             raise _RunError("int() of %r" % value)
-        return int(value)
+        return _checked(int(value))
     if isinstance(value, str):
         text = value[1:] if value[:1] in "+-" else value
         if text.isascii() and text.isdigit():
-            return int(value)
-        raise _RunError("invalid syntax for int(): %s" % go_quote(value))
+            if len(text.lstrip("0")) > INT_DIGITS:  # never int() it: past 4,300 digits that raises
+                raise _RunError("int() of a %d-digit string: it does not fit %d bits" % (len(text), INT_BITS))
+            return _checked(int(value))
+        raise _RunError("invalid syntax for int(): %s" % go_quote(_clip(value)))
     raise _RunError("int() of %s" % _type_name(value))
 
 
@@ -456,24 +489,31 @@ def _arith(op: str, a: Any, b: Any) -> Any:
         return a + b
     if not (_is_num(a) and _is_num(b)):
         raise _RunError("invalid operation %s %s %s" % (_type_name(a), op, _type_name(b)))
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        a, b = float(a), float(b)
-        if b == 0:
-            if a == 0 or math.isnan(a):
-                return math.nan
-            return math.copysign(math.inf, a) * math.copysign(1.0, b)
-        return a / b
+    try:
+        if op == "+":
+            return _checked(a + b)
+        if op == "-":
+            return _checked(a - b)
+        if op == "*":
+            return _checked(a * b)
+        if op == "/":
+            a, b = float(a), float(b)  # expr's /: both operands as float64
+            if b == 0:
+                if a == 0 or math.isnan(a):
+                    return math.nan
+                return math.copysign(math.inf, a) * math.copysign(1.0, b)
+            return a / b
+    except OverflowError:  # an integer too large for a float64, or a float result past it
+        raise _RunError("invalid operation: %s %s %s is out of a float's range"
+                        % (_type_name(a), op, _type_name(b))) from None
     if not (isinstance(a, int) and isinstance(b, int)):
         raise _RunError("% needs two integers")
     if b == 0:
         raise _RunError("integer divide by zero")
-    return int(math.fmod(a, b))  # Go's %: the sign of the dividend
+    # Go's %, exactly: the sign of the dividend (math.fmod went through floats, so
+    # 9007199254740993 % 2 was 0).
+    remainder = abs(a) % abs(b)
+    return _checked(remainder if a >= 0 else -remainder)
 
 
 def _evaluate(node, env: Dict[str, Any]) -> Any:
@@ -504,7 +544,7 @@ def _evaluate(node, env: Dict[str, Any]) -> Any:
         value = _evaluate(node[3], env)
         if not _is_num(value):
             raise _RunError("invalid operation %s%s" % (node[2], _type_name(value)))
-        return -value if node[2] == "-" else value
+        return _checked(-value) if node[2] == "-" else value
     if kind == "not":
         return not _boolean(_evaluate(node[2], env), "not")
     if kind in ("and", "or"):
