@@ -54,18 +54,19 @@ def decide(body):
         tail.insert(0, _flat(message.get("content")))
     last = "\n".join(tail)
     names = {t.get("name") for t in body.get("tools", [])}
-    if "SUB-TOOL-OUTPUT-42" in last and "TOOL_RESULT:" in last:
-        return "text", "Sub-agent report: the command printed SUB-TOOL-OUTPUT-42."
+    # The marker is in the sub-agent's tool output only: not in the main transcript.
     if "<task-notification>" in last:
         return "text", "The background work finished; all done."
+    if "SUB-TOOL-OUTPUT-42" in last and "TOOL_RESULT:" in last:
+        return "text", "Sub-agent report: the marker command ran."
     if "TOOL_RESULT:" in last:
         return "text", "Noted the tool result."
     if "SUBAGENT-TASK" in last:
-        return "tool", ("Bash", {"command": "echo SUB-TOOL-OUTPUT-42", "description": "print marker"})
+        return "tool", ("Bash", {"command": "echo SUB-TOOL-OUTPUT-$((41+1))", "description": "print marker"})
     if "please delegate" in last:
         agent = "Agent" if "Agent" in names else "Task"
         return "tool", (agent, {"description": "Marker finder", "subagent_type": "general-purpose",
-                                "prompt": "SUBAGENT-TASK: run echo SUB-TOOL-OUTPUT-42 and report."})
+                                "prompt": "SUBAGENT-TASK: run the marker command and report."})
     if "in the background" in last:
         return "tool", ("Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo",
                                  "run_in_background": True})
@@ -158,6 +159,23 @@ def run(home, project, port, *args, timeout=120):
     return answer
 
 
+README = """Transcripts written by the real Claude Code %(version)s in print mode (`claude -p ... --output-format json`,
+scratch HOME, no network) against the scripted Messages API server of `tests/e2e/make_cc_fixtures.py`, which made
+them (`TERMSPRAWL_CLIENTS_DIR=/work/e2e-clients python3 tests/e2e/make_cc_fixtures.py`). Not from the corpus.
+
+- `%(slash)s.jsonl`: `/review parser.py` (a custom command, `.claude/commands/review.md`), then `--resume` with
+  `/context`, `/compact`, `/hookify` (no such command) and `--continue` with a typed prompt.
+- `%(agent)s.jsonl` and `%(agent)s/subagents/`: an async sub-agent (the Agent tool) whose own Bash prints
+  SUB-TOOL-OUTPUT-42 (in its record only); its report comes back as a task notification.
+- `%(bg)s.jsonl`: a background Bash (`run_in_background`), ended by a task notification.
+- `%(fork)s.jsonl`: `--resume %(agent)s --fork-session` with one more prompt.
+"""
+
+
+def version():
+    return subprocess.run([str(CLAUDE), "--version"], capture_output=True, text=True).stdout.split()[0]
+
+
 def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     port = server.server_address[1]
@@ -175,8 +193,8 @@ def main():
     run(home, project, port, "--resume", slash["session_id"], "-p", "/hookify")
     run(home, project, port, "--continue", "-p", "and one more typed prompt after the compaction")
     agent = run(home, project, port, "-p", "please delegate the marker search", timeout=240)
-    run(home, project, port, "-p", "run the slow echo in the background", timeout=240)
-    run(home, project, port, "--resume", agent["session_id"], "--fork-session", "-p", "a prompt in the fork")
+    bg = run(home, project, port, "-p", "run the slow echo in the background", timeout=240)
+    fork = run(home, project, port, "--resume", agent["session_id"], "--fork-session", "-p", "a prompt in the fork")
     store = home / ".claude" / "projects"
     if OUT.exists():
         shutil.rmtree(str(OUT))
@@ -187,6 +205,9 @@ def main():
                 dest = OUT / path.relative_to(folder)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(str(path), str(dest))
+    (OUT / "README.md").write_text(README % dict(version=version(), slash=slash["session_id"],
+                                                  agent=agent["session_id"], bg=bg["session_id"],
+                                                  fork=fork["session_id"]))
     print("project dir was %s; fixtures in %s" % (project, OUT), file=sys.stderr)
     server.shutdown()
 

@@ -90,6 +90,8 @@ def run_search(argv: List[str]) -> int:
     parser.add_argument("--limit", type=positive_int, default=search.DEFAULT_LIMIT, metavar="N",
                         help="at most N results (default %d)" % search.DEFAULT_LIMIT)
     parser.add_argument("--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)")
+    parser.add_argument("--no-subagents", dest="subagents", action="store_false",
+                        help="leave out the sessions' sub-agent records (searched by default, after each session)")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
     args = parse(parser, argv)
     if args is None:
@@ -97,7 +99,7 @@ def run_search(argv: List[str]) -> int:
     if not args.text:
         raise UsageError("search: text must not be empty")
     kinds = search.parse_kinds(args.kinds)
-    hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex)
+    hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex, args.subagents)
     count = 0
     for hit in hits:
         count += 1

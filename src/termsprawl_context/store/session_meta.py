@@ -22,7 +22,7 @@ from termsprawl_context.jsonl import open_regular, parse_object
 from termsprawl_context.store import head_prompt
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.transcript.content import first_content_text
-from termsprawl_context.transcript.entry import Entry, entry_of
+from termsprawl_context.transcript.entry import Entry, entry_of, is_local_command_output
 from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
     TITLE_AI,
     TITLE_COMMAND,
@@ -207,6 +207,7 @@ class _UserFacts:
         self.first_user = ""
         self.prompt = ""
         self.command = ""
+        self.previous = None  # the user entry fed before, which may be a local command
 
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)
@@ -216,11 +217,12 @@ class _UserFacts:
             return
         if not self.first_user:
             self.first_user = _first_user_message(entry)
-        if not self.prompt:
+        if not self.prompt and not is_local_command_output(entry, self.previous):
             # The record model decides what the person typed, block by block.
             self.prompt = typed_prompt(entry)
             if not self.prompt and not self.command:
                 self.command = typed_command(entry)
+        self.previous = entry
 
 
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
@@ -453,19 +455,64 @@ def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional
     return TailFacts(custom, ai, last_ts)
 
 
+# A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
+_SUMMARY_KIND_RE = re.compile(
+    re.escape(_TYPE_KEY[1:] + b'"') + b'(?<="' + re.escape(_TYPE_KEY) + b'")'
+    + rb'\s*:\s*"' + re.escape(cc.TITLE_SUMMARY.encode("ascii")) + b'"'
+)
+
+
+def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
+    """The plain rule: the summary links (``leafUuid`` set) of every tail line, parsed,
+    in file order. ``tail_summary_links`` must return exactly this."""
+    links: List[SummaryLink] = []
+    for raw in reversed(list(lines_last_first)):
+        entry = entry_of_line(raw)
+        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+            _take_summary(entry, "", links)
+    return links
+
+
+def tail_summary_links(window: TailWindow, escaped: Optional[bool] = None) -> List[SummaryLink]:
+    """The summary links in the tail window's whole lines, in file order: Claude Code
+    2.0.x appends a summary of the conversation so far to the session's own file,
+    often past its first 50 lines (the head, where the seed looks), naming the record
+    just before it. Only lines whose bytes name the kind are parsed; a window with an
+    ASCII-spelling escape is parsed line by line instead."""
+    data, first, end = window.data, window.first_whole_line(), window.stop()
+    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
+        return tail_summary_links_plain(window.lines_last_first())
+    links: List[SummaryLink] = []
+    pos = first
+    while True:
+        m = _SUMMARY_KIND_RE.search(data, pos, end)
+        if m is None:
+            return links
+        start, entry = _line_entry(data, m.start(), first, end)
+        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+            _take_summary(entry, "", links)
+        newline = data.find(b"\n", m.start(), end)
+        if newline < 0:
+            return links
+        pos = newline + 1
+
+
 def read_session_metadata(
     f: BinaryIO,
     size: int,
     session_id: str = "",
     buffers: Optional[windows.ReadBuffers] = None,
     uuids_out: Optional[List[bytes]] = None,
+    tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> SessionMetadata:
     """Describe the open transcript ``f`` of ``size`` bytes, reading at most
     ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
     first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
     ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
     entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
-    custom or AI title already names the session (no summary can outrank it)."""
+    custom or AI title already names the session (no summary can outrank it).
+    ``tail_links_out``, when given, gets the tail window's summary links
+    (``tail_summary_links``): they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
     index = _HeadIndex(window)
     if window.whole_file:
@@ -499,6 +546,8 @@ def read_session_metadata(
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
         uuids_out.append(b"" if titled else _summaries.own_uuids(tail_window.data, first, stop, escaped))
+    if tail_links_out is not None:
+        tail_links_out.extend(tail_summary_links(tail_window, escaped))
     return meta
 
 

@@ -24,15 +24,22 @@ _ASCII_ESCAPE = b"\\u00"
 
 
 def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
-    """The seed's summary links in the head of the file at ``path`` ([] when it
-    cannot be read as a regular file)."""
+    """The seed's summary links in the head of the file at ``path``, then those of its
+    tail window (as the listing indexes them; [] when it cannot be read as a regular
+    file)."""
     try:
         with open_regular(path) as f:
-            window = session_meta.read_head(f, os.fstat(f.fileno()).st_size)
+            size = os.fstat(f.fileno()).st_size
+            window = session_meta.read_head(f, size)
+            if window.whole_file:
+                tail = session_meta.windows.tail_of_head(window, session_meta.TAIL_MAX_BYTES)
+            else:
+                tail = session_meta.read_tail(f, size)
     except OSError:
         return []
     lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
-    return list(session_meta.extract_metadata_from_lines(lines).summary_links)
+    links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
+    return links + session_meta.tail_summary_links(tail)
 
 
 def folder_index(folder: str) -> SummaryIndex:

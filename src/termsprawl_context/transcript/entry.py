@@ -378,6 +378,8 @@ def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
         return False
     if entry.parent_uuid != parent.uuid or turn_signal(entry) == SIGNAL_PERSON:
         return False
+    if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
+        return False  # the envelope after its caveat, or wrapped output: the text rules see to those
     return is_local_command(parent)
 
 

@@ -1,0 +1,158 @@
+"""The record model on transcripts the real Claude Code 2.1.328 wrote (tests/fixtures/cc-2.1.328,
+made by tests/e2e/make_cc_fixtures.py): who typed what, slash commands as typed, task
+notifications as one line, local commands left out, search in sub-agent records, and the
+seed's guards (slash envelope not citable, a sub-agent's reply not tool output, its tools'
+output resolved in its own record, a fork converging on the original's identity)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from termsprawl_context import handoff as h
+from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+from termsprawl_context.store import search
+from termsprawl_context.transcript import entry as records
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "cc-2.1.328"
+MARKER = "SUB-TOOL-OUTPUT-42"
+
+
+def _session_files():
+    return sorted(p for p in FIXTURES.glob("*.jsonl"))
+
+
+def _entries(path):
+    with open_regular(str(path)) as f:
+        return [records.entry_of(parse_object(line.raw), line.number, line.offset)
+                for line in iter_lines(f) if parse_object(line.raw) is not None]
+
+
+def _with(predicate):
+    """The one fixture session whose entries satisfy ``predicate``."""
+    found = [p for p in _session_files() if predicate(_entries(p))]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _user_texts(entries):
+    return [" ".join(records.content_texts(e.content)) for e in entries if e.type == "user"]
+
+
+SLASH = _with(lambda es: any("<command-name>/review</command-name>" in t for t in _user_texts(es)))
+AGENT = [p for p in _session_files() if (FIXTURES / p.stem / "subagents").is_dir()][0]
+BACKGROUND = _with(lambda es: any("run_in_background" in json.dumps(e.content) for e in es if e.type == "assistant"))
+FORK = [p for p in _session_files() if p not in (SLASH, AGENT, BACKGROUND)][0]
+SUBAGENT = sorted((FIXTURES / AGENT.stem / "subagents").glob("agent-*.jsonl"))[0]
+
+
+@pytest.fixture
+def store(tmp_path):
+    """The fixtures as a store of one project folder."""
+    folder = tmp_path / "projects" / "-tmp-proj"
+    shutil.copytree(str(FIXTURES), str(folder))
+    (folder / "README.md").unlink()
+    return tmp_path / "projects", folder
+
+
+def test_signals_decide_who_speaks():
+    speakers = {}
+    for e in _entries(SLASH):
+        if e.type == "user":
+            speakers.setdefault(records.speaker(e), []).append(" ".join(records.content_texts(e.content))[:40])
+    assert [t[:23] for t in speakers[records.COMMAND]] == ["<command-message>review"]
+    assert all(not t.startswith("Review the file") for t in speakers[records.PERSON])
+    assert any(t.startswith("Review the file") for t in speakers[records.META])  # the expansion (turnCompanion)
+    assert any(t.startswith("<command-name>/context") for t in speakers[records.INJECTED])
+    assert any(t.startswith("<command-name>/compact") for t in speakers[records.INJECTED])
+    for path in (AGENT, BACKGROUND):
+        notes = [e for e in _entries(path) if records.speaker(e) == records.TASK_NOTIFICATION]
+        assert len(notes) == 1 and records.typed_texts(notes[0]) == [] and records.not_the_person(notes[0])
+
+
+def test_every_signal_in_the_table_is_a_field_the_client_writes():
+    written = set()
+    for path in _session_files():
+        for e in _entries(path):
+            written.update(k for k in e.record if k in {s[0] for s in records.SIGNALS})
+            if isinstance(e.attachment, dict):
+                written.update(k for k in e.attachment if k in {s[0] for s in records.SIGNALS})
+    assert {"promptSource", "turnOrigin", "origin", "turnCompanion", "isCompactSummary",
+            "isVisibleInTranscriptOnly"} <= written
+
+
+def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
+    turns = h.read_turns_backward(str(SLASH))
+    assert [(t.role, t.text) for t in turns if t.role == "user"] == [
+        ("user", "/review parser.py"), ("user", "/hookify"), ("user", "and one more typed prompt after the compaction")]
+    assert [t._replace(line=0) for t in h.read_turns_forward(str(SLASH))] == turns
+    shown = h.render([h.PeerHandoff("s", "t", str(SLASH), turns)], h.FORMAT_MARKDOWN)
+    for harness_text in ("Review the file", "/context", "/compact", "Context Usage", "Compacted", "Caveat",
+                         "<command-", "<local-command", "This session is being continued"):
+        assert harness_text not in shown
+
+
+def test_a_task_notification_is_one_line_without_ids_or_paths():
+    for path in (AGENT, BACKGROUND, FORK):
+        turns = h.read_turns_backward(str(path))
+        tasks = [t for t in turns if t.role == h.ROLE_TASK]
+        assert len(tasks) == 1 and "\n" not in tasks[0].text
+        assert "finished" in tasks[0].text or "completed" in tasks[0].text
+        note = [e for e in _entries(path) if records.speaker(e) == records.TASK_NOTIFICATION][0]
+        raw = " ".join(records.content_texts(note.content))
+        for secret in ("/tmp/claude-", "<task-id>", "toolu_", raw.split("<task-id>")[1].split("<")[0]):
+            assert secret not in tasks[0].text
+        assert all(t.role != "user" or "<task-notification>" not in t.text for t in turns)
+
+
+def test_cli_show_and_handoff_json(run_pyz, store):
+    projects, folder = store
+    out = run_pyz(["show", SLASH.stem, "--projects-dir", projects, "--format", "json"])
+    assert out.returncode == 0, out.stderr
+    peer = json.loads(out.stdout)
+    assert [t["text"] for t in peer["turns"] if t["role"] == "user"][0] == "/review parser.py"
+    out = run_pyz(["show", AGENT.stem, "--projects-dir", projects])
+    assert out.returncode == 0 and b"## task" in out.stdout and b"/tmp/claude-" not in out.stdout
+
+
+def test_search_finds_a_sub_agents_tool_output_in_its_own_record(run_pyz, store):
+    projects, folder = store
+    hits = list(search.search_store(MARKER, str(projects), kinds=search.KINDS))
+    assert [(Path(hit.path).name, hit.line, hit.kind, hit.session_id) for hit in hits] == [
+        (SUBAGENT.name, _marker_line(SUBAGENT), search.KIND_TOOL, AGENT.stem)]
+    assert hits[0].agent_id == SUBAGENT.stem[len("agent-"):]
+    assert list(search.search_store(MARKER, str(projects), kinds=search.KINDS, subagents=False)) == []
+    out = run_pyz(["search", MARKER, "--projects-dir", projects, "--in", "tool"])
+    assert out.returncode == 0
+    assert out.stdout.decode().startswith("%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name,
+                                                        _marker_line(SUBAGENT)))
+    out = run_pyz(["search", MARKER, "--projects-dir", projects, "--in", "tool", "--no-subagents"])
+    assert out.returncode == 1 and b"no match" in out.stderr
+
+
+def _marker_line(path):
+    for e in _entries(path):
+        if any(MARKER in t for r in records.tool_results(e) for t in records.result_texts(r.content)):
+            return e.line
+    raise AssertionError("no marker output in %s" % path)
+
+
+def test_the_seeds_guards_hold(run_pyz, store):
+    projects, folder = store
+    slash = folder / SLASH.name
+    # the slash envelope is not in the user pool; the person's plain prompt is
+    assert run_pyz(["cite", slash, "/review parser.py"]).returncode == 10
+    assert run_pyz(["cite", slash, "one more typed prompt"]).returncode == 0
+    agent = folder / AGENT.name
+    sub = folder / AGENT.stem / "subagents" / SUBAGENT.name
+    reply = [records.assistant_text(e) for e in _entries(SUBAGENT) if records.assistant_text(e)][-1]
+    # the sub-agent's reply is not tool output of the session; its tools' output resolves in its own record
+    assert run_pyz(["cite", agent, reply, "--source", "tool_result"]).returncode == 10
+    assert run_pyz(["cite", agent, MARKER, "--source", "tool_result"]).returncode == 10
+    out = run_pyz(["cite", sub, MARKER, "--source", "tool_result"])
+    assert out.returncode == 0 and out.stdout.decode().strip() == "%s:%d" % (sub, _marker_line(SUBAGENT))
+    # the fork converges on the original's identity
+    fork = run_pyz(["identity", folder / FORK.name, "--projects-dir", projects])
+    original = run_pyz(["identity", agent, "--projects-dir", projects])
+    assert fork.returncode == original.returncode == 0 and fork.stdout == original.stdout
