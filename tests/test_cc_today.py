@@ -245,5 +245,9 @@ def test_tail_summary_links_match_the_plain_rule_on_the_corpus(corpus):
             window = M.read_tail(f, size)
         fast = M.tail_summary_links(window)
         assert fast == M.tail_summary_links_plain(window.lines_last_first()), path.name
+        # the listing's own pass (the title search's) finds the same, escapes or not
+        first = window.first_whole_line()
+        for escaped in (None, True):
+            assert M.scan_tail_window(window, "", escaped, first).summary_links == tuple(fast), path.name
         seen += len(fast)
     assert seen >= 5

@@ -31,15 +31,11 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             window = session_meta.read_head(f, size)
-            if window.whole_file:
-                tail = session_meta.windows.tail_of_head(window, session_meta.TAIL_MAX_BYTES)
-            else:
-                tail = session_meta.read_tail(f, size)
+            lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
+            links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
+            return links + session_meta.tail_links_past_head(f, size)
     except OSError:
         return []
-    lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
-    links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
-    return links + session_meta.tail_summary_links(tail)
 
 
 def folder_index(folder: str) -> SummaryIndex:
