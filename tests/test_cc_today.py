@@ -251,3 +251,44 @@ def test_tail_summary_links_match_the_plain_rule_on_the_corpus(corpus):
             assert M.scan_tail_window(window, "", escaped, first).summary_links == tuple(fast), path.name
         seen += len(fast)
     assert seen >= 5
+
+
+def _typed_prompts(path):
+    """The oracle: every prompt the person typed in a fixture, in file order (a slash command
+    that reached the model as typed), from the records' own signals and texts."""
+    found = []
+    for e in _entries(path):
+        command = records.slash_command(e)
+        if command:
+            found.append(command)
+        elif records.speaker(e) == records.PERSON and records.turn_signal(e) == records.SIGNAL_PERSON:
+            found.append("\n".join(records.typed_texts(e)))
+    return found
+
+
+def test_the_handoff_of_nine_linked_peers(run_pyz, tmp_path):
+    """Nine peers linked to the lead, each one of the real client's transcripts (a copy):
+    no harness text under a user heading, and every typed prompt."""
+    from termsprawl_context.workspace import index, links
+
+    sources = (_session_files() * 3)[:9]
+    project = tmp_path / "project"
+    project.mkdir()
+    for i, source in enumerate(sources):
+        copy = tmp_path / ("peer-%d.jsonl" % i)
+        shutil.copyfile(str(source), str(copy))
+        links.add_link(str(project), "lead", "peer-%d" % i)
+        assert index.record_transcript_path(str(project), "peer-%d" % i, str(copy))
+    out = run_pyz(["--cwd", project, "--self", "lead", "--format", "json", "--max-chars", "1000000"])
+    assert out.returncode == 0 and out.stderr == b""
+    peers = json.loads(out.stdout)["peers"]
+    assert len(peers) == 9
+    for peer, source in zip(sorted(peers, key=lambda p: int(p["id"].split("-")[1])), sources):
+        users = [t["text"] for t in peer["turns"] if t["role"] == "user"]
+        assert users == _typed_prompts(source), source.name
+        for text in users:
+            assert not text.lstrip().startswith(("<", "Caveat", "This session is being continued", "[Request"))
+        for t in peer["turns"]:
+            assert "/tmp/claude-" not in t["text"] and "<task-notification>" not in t["text"]
+    markdown = run_pyz(["--cwd", project, "--self", "lead", "--max-chars", "1000000"]).stdout.decode()
+    assert markdown.count("# linked context from ") == 9 and "/review parser.py" in markdown

@@ -219,7 +219,11 @@ class _UserFacts:
             return
         if not self.first_user:
             self.first_user = _first_user_message(entry)
-        if not self.prompt and not is_local_command_output(entry, self.previous):
+        previous = self.previous
+        if not self.prompt and not (
+            previous is not None and entry.parent_uuid and entry.parent_uuid == previous.uuid
+            and is_local_command_output(entry, previous)
+        ):
             # The record model decides what the person typed, block by block.
             self.prompt = typed_prompt(entry)
             if not self.prompt and not self.command:

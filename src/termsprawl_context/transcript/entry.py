@@ -213,6 +213,9 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
     return _build(values, record, line, offset)
 
 
+_FIELD_ORIGIN, _FIELD_TURN_ORIGIN, _FIELD_PROMPT_SOURCE = cc.FIELD_ORIGIN, cc.FIELD_TURN_ORIGIN, cc.FIELD_PROMPT_SOURCE
+
+
 def turn_signal(entry: Entry) -> str:
     """What a user record's explicit fields say produced it: ``SIGNAL_TASK``,
     ``SIGNAL_HARNESS``, ``SIGNAL_PERSON``, or "" when it has none of them (every record
@@ -221,7 +224,9 @@ def turn_signal(entry: Entry) -> str:
     if not isinstance(record, dict):
         return ""
     get = record.get
-    origin, turn, source = get(cc.FIELD_ORIGIN), get(cc.FIELD_TURN_ORIGIN), get(cc.FIELD_PROMPT_SOURCE)
+    origin, turn, source = get(_FIELD_ORIGIN), get(_FIELD_TURN_ORIGIN), get(_FIELD_PROMPT_SOURCE)
+    if origin is None and turn is None and source is None:
+        return ""  # every record before the signals (session listings ask this per user line)
     kind = origin.get(cc.ORIGIN_KIND) if isinstance(origin, dict) else None
     if kind == cc.ORIGIN_KIND_TASK or turn == cc.TURN_ORIGIN_TASK:
         return SIGNAL_TASK
