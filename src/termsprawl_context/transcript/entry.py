@@ -11,9 +11,12 @@ guards against Claude Code's shape changes live once. Two constructors, on purpo
   match case-insensitively, a kept field of the wrong type makes the whole line "not a
   record" (None), ``null`` reads as the zero value.
 
-Who speaks (``speaker``) is decided from the flags first, then block by block from the
-text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). This module is
-on the dump's path: no ``typing`` or ``re`` at import time.
+Who speaks (``speaker``) is decided from the flags first, then from a record's explicit
+signals where it has them (``SIGNALS``, Claude Code 2.1.328), then block by block from the
+text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). The person's
+words are ``typed_texts`` (one classifier: titles, search and the hand-off read it, and
+citations' user pool is to). This module is on the dump's path: no ``typing`` or ``re``
+at import time.
 """
 
 from __future__ import annotations
@@ -417,9 +420,12 @@ def speaker(entry: Entry) -> str:
     """Who is speaking in ``entry``: one of ``SPEAKERS``.
 
     Flags decide first (a sidechain turn is a sub-agent's whatever its type; a meta or
-    compaction record is the harness's); then a user entry is the person's when any of
-    its texts is typed, a tool's when it carries a tool result, else whichever harness
-    text it holds."""
+    compaction record is the harness's); then a user record's explicit signals, where it
+    has them (``SIGNALS``: a task notification; a slash command the person ran that
+    reached the model, ``COMMAND``; a harness-sourced turn is never ``PERSON``); then a
+    user entry is the person's when any of its texts is typed, a tool's when it carries
+    a tool result, else whichever harness text it holds. A record without signals (every
+    client before 2.1.x's) is classified by the flags and texts alone, as it always was."""
     kind = entry.type
     if entry.is_sidechain:
         return SIDECHAIN
