@@ -403,7 +403,7 @@ def task_notification_line(entry: Entry) -> str:
         summary = " ".join(_tag_text(text, cc.TASK_SUMMARY_TAG).split())
         status = " ".join(_tag_text(text, cc.TASK_STATUS_TAG).split())
         if summary and status:
-            return "%s (%s)" % (summary, status)
+            return summary if status in summary else "%s (%s)" % (summary, status)
         if summary or status:
             return summary or "a background task ended: %s" % status
     return ""
