@@ -40,10 +40,12 @@ def _user_texts(entries):
     return [" ".join(records.content_texts(e.content)) for e in entries if e.type == "user"]
 
 
-SLASH = _with(lambda es: any("<command-name>/review</command-name>" in t for t in _user_texts(es)))
+SLASH = _with(lambda es: any("<command-name>/review</command-name>" in t for t in _user_texts(es))
+              and "/hookify" in _user_texts(es))
+INTERACTIVE = _with(lambda es: any(e.record.get("promptSource") == "typed" for e in es))
 AGENT = [p for p in _session_files() if (FIXTURES / p.stem / "subagents").is_dir()][0]
 BACKGROUND = _with(lambda es: any("run_in_background" in json.dumps(e.content) for e in es if e.type == "assistant"))
-FORK = [p for p in _session_files() if p not in (SLASH, AGENT, BACKGROUND)][0]
+FORK = _with(lambda es: "a prompt in the fork" in _user_texts(es))
 SUBAGENT = sorted((FIXTURES / AGENT.stem / "subagents").glob("agent-*.jsonl"))[0]
 
 
@@ -292,3 +294,17 @@ def test_the_handoff_of_nine_linked_peers(run_pyz, tmp_path):
             assert "/tmp/claude-" not in t["text"] and "<task-notification>" not in t["text"]
     markdown = run_pyz(["--cwd", project, "--self", "lead", "--max-chars", "1000000"]).stdout.decode()
     assert markdown.count("# linked context from ") == 9 and "/review parser.py" in markdown
+
+
+def test_an_interactive_session_typed_prompts_command_local_command_and_interruption():
+    """Typed in the terminal interface: promptSource typed / turnOrigin human; /context's
+    output (written as isMeta) and the interruption marker are the harness's."""
+    speakers = [records.speaker(e) for e in _entries(INTERACTIVE) if e.type == "user"]
+    assert records.COMMAND in speakers and records.PERSON in speakers
+    turns = h.read_turns_backward(str(INTERACTIVE))
+    assert [t.text for t in turns if t.role == "user"] == [
+        "/review parser.py", "hello typed interactively", "run the long sleep"]
+    shown = h.render([h.PeerHandoff("s", "t", str(INTERACTIVE), turns)], h.FORMAT_MARKDOWN)
+    for harness_text in ("Request interrupted", "Context Usage", "Review the file", "<command-"):
+        assert harness_text not in shown
+    assert any("[Request interrupted by user" in t for t in _user_texts(_entries(INTERACTIVE)))

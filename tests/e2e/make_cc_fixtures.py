@@ -67,6 +67,8 @@ def decide(body):
         agent = "Agent" if "Agent" in names else "Task"
         return "tool", (agent, {"description": "Marker finder", "subagent_type": "general-purpose",
                                 "prompt": "SUBAGENT-TASK: run the marker command and report."})
+    if "run the long sleep" in last:
+        return "tool", ("Bash", {"command": "python3 -c 'import time; time.sleep(30)'", "description": "long wait"})
     if "in the background" in last:
         return "tool", ("Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo",
                                  "run_in_background": True})
@@ -169,7 +171,56 @@ them (`TERMSPRAWL_CLIENTS_DIR=/work/e2e-clients python3 tests/e2e/make_cc_fixtur
   SUB-TOOL-OUTPUT-42 (in its record only); its report comes back as a task notification.
 - `%(bg)s.jsonl`: a background Bash (`run_in_background`), ended by a task notification.
 - `%(fork)s.jsonl`: `--resume %(agent)s --fork-session` with one more prompt.
+- `%(typed)s.jsonl`: interactive (a pseudo-terminal): `/review parser.py`, a typed prompt, `/context`, a
+  foreground Bash interrupted with Esc, `/exit`.
 """
+
+
+def interactive(home, project, port, steps):
+    """Drive the client's terminal interface in a pseudo-terminal: ``steps`` are (keys,
+    seconds to wait after). The folder is trusted and the key approved in ~/.claude.json
+    beforehand (the dialogs a person answers once)."""
+    import pty
+    import select
+    import time
+
+    config = home / ".claude.json"
+    state = json.loads(config.read_text()) if config.exists() else {}
+    state.update({"hasCompletedOnboarding": True, "theme": "dark", "bypassPermissionsModeAccepted": True,
+                  "customApiKeyResponses": {"approved": ["x"], "rejected": []}})
+    state.setdefault("projects", {})[str(project)] = {"hasTrustDialogAccepted": True,
+                                                      "hasCompletedProjectOnboarding": True}
+    config.write_text(json.dumps(state))
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+           "ANTHROPIC_API_KEY": "x", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
+           "TERM": "xterm-256color", "IS_SANDBOX": "1"}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the client, in the project
+        os.chdir(str(project))
+        os.execve(str(CLAUDE), [str(CLAUDE), "--dangerously-skip-permissions"], env)
+
+    def pump(seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    os.read(fd, 65536)
+                except OSError:
+                    return
+
+    pump(8)
+    for keys, wait in steps:
+        for ch in keys:
+            os.write(fd, ch.encode())
+            time.sleep(0.02)
+        pump(wait)
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    print("  interactive: %d steps" % len(steps), file=sys.stderr)
 
 
 def version():
@@ -195,19 +246,28 @@ def main():
     agent = run(home, project, port, "-p", "please delegate the marker search", timeout=240)
     bg = run(home, project, port, "-p", "run the slow echo in the background", timeout=240)
     fork = run(home, project, port, "--resume", agent["session_id"], "--fork-session", "-p", "a prompt in the fork")
-    store = home / ".claude" / "projects"
+    # Interactive (a pseudo-terminal): typed prompts, the custom command, a local command,
+    # an interruption (Esc during a foreground Bash), /exit.
+    tty_home = scratch / "home-tty"  # its own HOME: a fresh ~/.claude.json, as in a first run
+    tty_home.mkdir()
+    interactive(tty_home, project, port, [
+        ("/review parser.py", 1), ("\r", 8), ("hello typed interactively", 1), ("\r", 6),
+        ("/context", 1), ("\r", 5), ("run the long sleep", 1), ("\r", 5), ("\x1b", 4),
+        ("/exit", 1), ("\r", 2), ("\r", 3)])
     if OUT.exists():
         shutil.rmtree(str(OUT))
     OUT.mkdir(parents=True)
-    for folder in store.iterdir():
+    for folder in [f for h in (home, tty_home) for f in (h / ".claude" / "projects").iterdir()]:
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 dest = OUT / path.relative_to(folder)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(str(path), str(dest))
+    known = {slash["session_id"], agent["session_id"], bg["session_id"], fork["session_id"]}
+    typed = [p.stem for p in OUT.glob("*.jsonl") if p.stem not in known]
     (OUT / "README.md").write_text(README % dict(version=version(), slash=slash["session_id"],
                                                   agent=agent["session_id"], bg=bg["session_id"],
-                                                  fork=fork["session_id"]))
+                                                  fork=fork["session_id"], typed=", ".join(typed)))
     print("project dir was %s; fixtures in %s" % (project, OUT), file=sys.stderr)
     server.shutdown()
 
