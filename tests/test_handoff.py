@@ -75,8 +75,9 @@ def test_other_speakers_are_left_out(tmp_path):
                                                             "prompt": "queued prompt"}},
     ]
     path = write_lines(tmp_path / "s.jsonl", lines)
+    # The slash command that reached the model shows as typed (issue 21), its body not.
     assert [(t.role, t.text) for t in h.read_turns_backward(str(path))] == [
-        ("user", "typed"), ("assistant", "own answer"), ("user", "queued prompt")]
+        ("user", "/review"), ("user", "typed"), ("assistant", "own answer"), ("user", "queued prompt")]
 
 
 def test_duplicated_uuid_counts_once_at_its_last_line(tmp_path):
@@ -139,8 +140,8 @@ def expected_prompts(entries):
         if e.uuid:
             last[e.uuid] = i
     return [e for i, e in enumerate(entries)
-            if (not e.uuid or last[e.uuid] == i) and records.speaker(e) == records.PERSON
-            and "\n".join(records.typed_texts(e)).strip()]
+            if (not e.uuid or last[e.uuid] == i) and (records.slash_command(e) or (
+                records.speaker(e) == records.PERSON and "\n".join(records.typed_texts(e)).strip()))]
 
 
 def bare_dump_fails(path, entries):
@@ -164,7 +165,10 @@ def test_corpus_handoff_keeps_every_prompt_in_its_window_and_no_other_speaker(pa
     for turn in turns:
         entry = by_offset[turn.offset]
         assert not records.not_the_person(entry) and not entry.is_sidechain
-        assert records.speaker(entry) == (records.PERSON if turn.role == "user" else records.ASSISTANT)
+        if turn.role == "user" and records.slash_command(entry):
+            assert turn.text == records.slash_command(entry)  # a command that reached the model, as typed
+        else:
+            assert records.speaker(entry) == (records.PERSON if turn.role == "user" else records.ASSISTANT)
     prompts = expected_prompts(entries)
     if turns:
         start = turns[0].offset

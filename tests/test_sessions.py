@@ -13,6 +13,7 @@ from termsprawl_context.store.paths import encode_project_dir
 from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.text import first_text
+from termsprawl_context.transcript.titles import is_harness_title
 from termsprawl_context.store.session_meta import (
     FIRST_USER_MESSAGE_MAX_BYTES,
     HEAD_MAX_BYTES,
@@ -491,7 +492,8 @@ def test_title_falls_back_to_summary_then_prompt_then_first_message(tmp_path):
     assert m.first_user_message == caveat  # the seed's rule: no isMeta filtering
     assert (m.title, m.title_source) == ("Real question", "prompt")
     m = meta_of(tmp_path, [user(caveat, isMeta=True)])
-    assert (m.title, m.title_source) == (caveat, "first-message")
+    assert (m.title, m.title_source) == ("", "")  # harness text never titles a session (issue 21)
+    assert m.first_user_message == caveat
     m = meta_of(tmp_path, [assistant("nobody asked")])
     assert (m.title, m.title_source) == ("", "")
 
@@ -530,7 +532,8 @@ def test_corpus_sessions_get_a_title_or_first_message(corpus):
         meta = session_metadata(str(path), path.stem)
         if has_text:
             assert meta.title or meta.first_user_message, path.name
-            assert meta.title_source
+            # Untitled only when all it has is the harness's text (issue 21).
+            assert meta.title_source or is_harness_title(meta.first_user_message), path.name
             checked += 1
     assert checked >= 30
 

@@ -50,6 +50,11 @@ class PeerReport(NamedTuple):
     title: str  # the title the dump's header uses
     title_from_project: bool  # False: project.json had none, the id stands in
     outcome: str  # PRINTED or the reason it is skipped
+    # What the hand-off (--format) would print of it: its turns (before the character
+    # budget), and how many of the dump's printed turns are the harness's, not the
+    # person's or the assistant's (slash command envelopes, task notifications, ...).
+    handoff_turns: int = 0
+    harness_turns: int = 0
 
     @property
     def printed(self) -> bool:
@@ -110,7 +115,36 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         return PeerReport(outcome=UNREADABLE, **base)
     turns = visit.turns
     base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
+    base.update(zip(("handoff_turns", "harness_turns"), handoff_counts(visit.path, MAX_LINKED_TURNS)))
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
+
+
+def handoff_counts(path: str, dump_turns: int):
+    """(the turns the hand-off prints of the transcript at ``path``, how many of the
+    bare dump's last ``dump_turns`` printable turns are harness text): (0, 0) when it
+    cannot be read. The dump prints every user/assistant line with text, as the seed
+    does; the record model says whose each is (``transcript.entry.speaker``)."""
+    from termsprawl_context import handoff
+    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+    from termsprawl_context.transcript import entry as records
+    from termsprawl_context.transcript.turns import entry_turn
+
+    try:
+        shown = len(handoff.read_turns_backward(path))
+        harness = printed = 0
+        with open_regular(path) as f:
+            for _offset, raw in iter_lines_reverse(f):
+                record = parse_object(raw)
+                if record is None or entry_turn(record) is None:
+                    continue
+                printed += 1
+                if records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT):
+                    harness += 1
+                if printed >= dump_turns:
+                    break
+    except OSError:
+        return 0, 0
+    return shown, harness
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:
@@ -207,6 +241,8 @@ def format_doctor(report: DoctorReport) -> str:
             if p.readable:
                 count = "%d (the cap: older turns are not printed)" % MAX_LINKED_TURNS if p.more_turns else str(p.turns)
                 lines.append("  printable turns: %s" % count)
+                lines.append("  of which harness text (not the person's or the assistant's): %d" % p.harness_turns)
+                lines.append("  hand-off turns (--format): %d" % p.handoff_turns)
         lines.append("  => %s" % REASONS[p.outcome])
     lines.append("verdict: %s" % verdict(report))
     return "\n".join(lines) + "\n"

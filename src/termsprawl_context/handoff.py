@@ -34,7 +34,7 @@ from termsprawl_context.transcript import entry as records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, List, Sequence
+    from typing import Any, Iterable, List, Optional, Sequence
 
 DEFAULT_TURNS = 40  # the dump's own window
 DEFAULT_MAX_CHARS = 20000  # all peers' turn texts together: about 5,000 tokens
@@ -45,7 +45,8 @@ ROLE_USER = "user"  # the person
 ROLE_ASSISTANT = "assistant"
 ROLE_TOOL_CALL = "tool_call"
 ROLE_TOOL_RESULT = "tool_result"
-ROLES = (ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL_CALL, ROLE_TOOL_RESULT)
+ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
+ROLES = (ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL_CALL, ROLE_TOOL_RESULT, ROLE_TASK)
 
 FORMAT_MARKDOWN = "markdown"
 FORMAT_JSON = "json"
@@ -124,16 +125,27 @@ def tool_result_summary(result: records.ToolResult) -> str:
     return _clip(("error: " if result.is_error else "") + text)
 
 
-def entry_turns(entry: records.Entry, tools: bool = False) -> List[HandoffTurn]:
-    """The turns one entry contributes, in block order: the person's typed text, the
-    assistant's text, and (with ``tools``) one summary per tool call and result.
-    Sidechain, meta, compaction and harness-injected entries contribute nothing."""
+def entry_turns(entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None) -> List[HandoffTurn]:
+    """The turns one entry contributes, in block order: the person's typed text (a slash
+    command that reached the model as they typed it, ``/review parser.py``), the
+    assistant's text, one line for a task notification, and (with ``tools``) one summary
+    per tool call and result. Sidechain, meta, compaction and other harness entries
+    contribute nothing, nor does a local command's output (``previous``: the message
+    before this one in the file, which may be the command's envelope)."""
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
         text = "\n".join(records.typed_texts(entry))
-        if text.strip():
+        if text.strip() and not records.is_local_command_output(entry, previous):
             found.append((ROLE_USER, text))
+    elif who in (records.COMMAND, records.INJECTED):
+        command = records.slash_command(entry)
+        if command:
+            found.append((ROLE_USER, command))
+    elif who == records.TASK_NOTIFICATION:
+        line = records.task_notification_line(entry)
+        if line:
+            found.append((ROLE_TASK, line))
     elif who == records.ASSISTANT:
         text = records.assistant_text(entry)
         if text.strip():  # a whitespace-only text block says nothing
@@ -182,20 +194,39 @@ class _Collector(object):
         self.persons = 0
         self.answered = False
         self.seen = set()
+        # The entry just after this one in the file (read first), whose turns wait for
+        # this one: it may be a local command's output, known only from its envelope.
+        self.waiting = None  # (entry, its turns) or None
 
-    def add(self, entry: records.Entry) -> None:
-        if entry.uuid:
-            if entry.uuid in self.seen:
-                return
-            self.seen.add(entry.uuid)
-        for turn in reversed(entry_turns(entry, self.tools)):
+    def _keep(self, turns: List[HandoffTurn]) -> None:
+        for turn in reversed(turns):
             self.turns.append(turn)
             if turn.role == ROLE_USER:
                 self.persons += 1
             elif turn.role == ROLE_ASSISTANT:
                 self.answered = True
 
+    def _settle(self, previous: Optional[records.Entry]) -> None:
+        if self.waiting is not None:
+            later, turns = self.waiting
+            self.waiting = None
+            if records.is_local_command_output(later, previous):
+                turns = entry_turns(later, self.tools, previous)
+            self._keep(turns)
+
+    def add(self, entry: records.Entry) -> None:
+        if entry.uuid:
+            if entry.uuid in self.seen:
+                return
+            self.seen.add(entry.uuid)
+        self._settle(entry)
+        self.waiting = (entry, entry_turns(entry, self.tools))
+
+    def finish(self) -> None:
+        self._settle(None)
+
     def done(self) -> bool:
+        # The waiting entry's turns are not counted yet: one more message decides them.
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
@@ -213,7 +244,9 @@ def read_turns_backward(
                 continue
             collector.add(records.entry_of(record, 0, offset))
             if collector.done():
-                break
+                break  # the waiting entry is older than all the selection needs
+        else:
+            collector.finish()  # the file's first message: nothing before it
     collector.turns.reverse()
     return select_turns(collector.turns, window, prompts)
 
@@ -237,10 +270,12 @@ def read_turns_forward(
                 last[entry.uuid] = len(entries)
             entries.append(entry)
     turns = []
+    previous = None
     for i, entry in enumerate(entries):
         if entry.uuid and last[entry.uuid] != i:
             continue
-        turns.extend(entry_turns(entry, tools))
+        turns.extend(entry_turns(entry, tools, previous))
+        previous = entry
     return select_turns(turns, window, prompts)
 
 

@@ -111,7 +111,7 @@ def _and_others(hits, args, others, kinds):
     matcher = search.Matcher(args.text, args.regex)
     for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):
         yield search.Hit(session.path, entry.line, entry.offset, entry.session_id or session.session_id, title,
-                         kind, snip, entry.timestamp, entry.uuid)
+                         kind, snip, entry.timestamp, entry.uuid, "")
 
 
 def _resolve_any(args):
@@ -171,6 +171,8 @@ def run_search(argv: List[str]) -> int:
     parser.add_argument("--limit", type=positive_int, default=search.DEFAULT_LIMIT, metavar="N",
                         help="at most N results (default %d)" % search.DEFAULT_LIMIT)
     parser.add_argument("--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)")
+    parser.add_argument("--no-subagents", dest="subagents", action="store_false",
+                        help="leave out the sessions' sub-agent records (searched by default, after each session)")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
     args = parse(parser, argv)
     if args is None:
@@ -182,7 +184,8 @@ def run_search(argv: List[str]) -> int:
     hits = iter(())
     if _wants_claude(args):
         try:
-            hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex)
+            hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex,
+                                       args.subagents)
         except NotFound:
             if not others:
                 raise

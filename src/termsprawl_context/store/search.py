@@ -14,11 +14,13 @@ plain algorithm (parse every line, then match) is the oracle the tests hold this
 The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
 """
 
+import os
 import re
 from collections import namedtuple
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from termsprawl_context.errors import UsageError
+from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.resolve import session_files
@@ -84,8 +86,10 @@ def escape_positions(low: bytes, kind: str, first: int = 0, limit: Optional[int]
             yield m.start() - shift
 
 
-class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid")):
-    """One matching line: ``path:line``, its session, which text matched, a snippet."""
+class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):
+    """One matching line: ``path:line``, its session, which text matched, a snippet;
+    ``agent_id`` names the sub-agent when ``path`` is a sub-agent's record ("" for the
+    session's own)."""
 
     __slots__ = ()
 
@@ -210,15 +214,21 @@ def _tool_strings(value, out: List[str]) -> None:
             _tool_strings(item, out)
 
 
-def entry_texts(entry: records.Entry, kinds: Sequence[str]) -> List[Tuple[str, str]]:
+def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
     """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the
     person typed, the assistant's text, the strings of tool calls' inputs and tool
     results' output. The peer's own conversation only: sidechain, meta, compaction
-    and injected texts are not searched."""
+    and injected texts are not searched. In a sub-agent's own record (``subagent``)
+    its turns are that conversation: its task, written by the dispatching model, counts
+    as assistant text; its replies and tools' output as in a session."""
+    if subagent and entry.is_sidechain:
+        entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
     found = []
-    if who == records.PERSON and KIND_HUMAN in kinds:
-        found.extend((KIND_HUMAN, t) for t in records.typed_texts(entry))
+    if who == records.PERSON:
+        kind = KIND_ASSISTANT if subagent else KIND_HUMAN
+        if kind in kinds:
+            found.extend((kind, t) for t in records.typed_texts(entry))
     if who == records.ASSISTANT:
         if KIND_ASSISTANT in kinds:
             found.extend((KIND_ASSISTANT, t) for t in records.content_texts(entry.content))
@@ -240,13 +250,13 @@ def snippet(text: str, start: int, end: int, context: int = SNIPPET_CONTEXT) -> 
     return ("\u2026" if left > 0 else "") + body + ("\u2026" if right < len(text) else "")
 
 
-def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str]):
+def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
     """``(entry, kind, snippet)`` when the line at ``offset`` matches, else None."""
     record = parse_object(raw)
     if record is None:
         return None
     entry = records.entry_of(record, 0, offset)
-    for kind, text in entry_texts(entry, kinds):
+    for kind, text in entry_texts(entry, kinds, subagent):
         found = matcher.find(text)
         if found is not None:
             return entry, kind, snippet(*found)
@@ -287,9 +297,12 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
     return sorted(starts.items())
 
 
-def search_file(path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None) -> List[tuple]:
+def search_file(
+    path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
+) -> List[tuple]:
     """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
-    file order, at most ``limit``. Raises OSError when it cannot be read."""
+    file order, at most ``limit`` (``subagent``: the file is a sub-agent's own record).
+    Raises OSError when it cannot be read."""
     hits = []
     with open_regular(path) as f:
         carry = b""
@@ -315,7 +328,7 @@ def search_file(path: str, matcher: Matcher, kinds: Sequence[str], limit: Option
                 skip = cut if first < 0 else first + 1
                 skipping = False
             for start, end in candidate_lines(block, skip, cut, matcher.prefilter):
-                found = match_line(block[start:end], base + start, matcher, kinds)
+                found = match_line(block[start:end], base + start, matcher, kinds, subagent)
                 if found is not None:
                     hits.append((base + start,) + found)
                     if limit is not None and len(hits) >= limit:
@@ -328,12 +341,12 @@ def search_file(path: str, matcher: Matcher, kinds: Sequence[str], limit: Option
     return [(numbers.get(hit[0], 0),) + hit for hit in hits]
 
 
-def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int):
-    """One session's hits as plain data (what a helper process can send back):
+def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, subagent: bool = False):
+    """One file's hits as plain data (what a helper process can send back):
     ``(line, offset, kind, snippet, timestamp, uuid)`` tuples, or None when the file
     cannot be read."""
     try:
-        found = search_file(path, matcher, kinds, limit)
+        found = search_file(path, matcher, kinds, limit, subagent)
     except OSError:
         return None
     return [(line, offset, kind, snip, entry.timestamp, entry.uuid) for line, offset, entry, kind, snip in found]
@@ -354,6 +367,32 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
         yield batch, sizes
 
 
+class _Unit(namedtuple("_Unit", "session path agent_id")):
+    """One file searched: a session's own record (``agent_id`` "") or a sub-agent's."""
+
+    __slots__ = ()
+
+
+def _units(sessions: Sequence[object], subagents: bool) -> Iterator[_Unit]:
+    """Each session's record, then (with ``subagents``) its sub-agents' records in the
+    tree's walk order. A tree that cannot be listed is passed over, as an unreadable
+    session is."""
+    from termsprawl_context.store import subagents as agents
+
+    for session in sessions:
+        path = getattr(session, "path")
+        yield _Unit(session, path, "")
+        if not subagents:
+            continue
+        try:
+            tree = agents.subagent_tree(path)
+        except agents.SubagentsUnreadable:
+            continue
+        for child in tree:
+            name = os.path.basename(child)
+            yield _Unit(session, child, name[len(cc.AGENT_FILE_PREFIX) : -len(cc.TRANSCRIPT_SUFFIX)])
+
+
 def search_store(
     text: str,
     projects_dir: str,
@@ -361,28 +400,34 @@ def search_store(
     kinds: Sequence[str] = DEFAULT_KINDS,
     limit: int = DEFAULT_LIMIT,
     regex: bool = False,
+    subagents: bool = True,
 ) -> Iterator[Hit]:
-    """The hits, newest session first and in line order within one, at most
-    ``limit``. Unreadable sessions are passed over. Above ``PARALLEL_MIN_BYTES`` a
-    batch of sessions is shared between the machine's cores (``store/parallel``);
-    the answer is the same."""
+    """The hits, newest session first and in line order within one (its sub-agents'
+    records after its own, unless ``subagents`` is False), at most ``limit``.
+    Unreadable files are passed over. Above ``PARALLEL_MIN_BYTES`` a batch of files is
+    shared between the machine's cores (``store/parallel``); the answer is the same."""
     matcher = Matcher(text, regex)
     left = limit
-    sessions = session_files(projects_dir, project)
-    weights = [file_weight(s.path) for s in sessions]
-    for batch, sizes in _batches(sessions, weights, FIRST_BATCH_BYTES):
+    units = list(_units(session_files(projects_dir, project), subagents))
+    weights = [file_weight(u.path) for u in units]
+    titles = {}
+    for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
         per_file = left  # every file of the batch may hold the rest of the answer
-        results = map_shared(lambda s: _file_hits(s.path, matcher, kinds, per_file), batch, sizes,
-                             PARALLEL_MIN_BYTES)
-        for session, found in zip(batch, results):
+        results = map_shared(lambda u: _file_hits(u.path, matcher, kinds, per_file, bool(u.agent_id)), batch,
+                             sizes, PARALLEL_MIN_BYTES)
+        for unit, found in zip(batch, results):
             if not found or left <= 0:
                 continue
             found = found[:left]
-            title = session_metadata(session.path, session.session_id).title
+            session = unit.session
+            if session.path not in titles:
+                titles[session.path] = session_metadata(session.path, session.session_id).title
+            title = titles[session.path]
             for line, offset, kind, snip, timestamp, uuid in found:
-                yield Hit(session.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid)
+                yield Hit(unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid,
+                          unit.agent_id)
             left -= len(found)
 
 

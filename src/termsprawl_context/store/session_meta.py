@@ -22,7 +22,7 @@ from termsprawl_context.jsonl import open_regular, parse_object
 from termsprawl_context.store import head_prompt
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.transcript.content import first_content_text
-from termsprawl_context.transcript.entry import Entry, entry_of
+from termsprawl_context.transcript.entry import Entry, entry_of, is_local_command_output
 from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
     TITLE_AI,
     TITLE_COMMAND,
@@ -198,6 +198,8 @@ class TailFacts(NamedTuple):
     custom_title: str = ""  # the last one in the tail window
     ai_title: str = ""
     last_timestamp: str = ""
+    # The summary links of the window's lines from ``summaries_from`` on (file order).
+    summary_links: Tuple[SummaryLink, ...] = ()
 
 
 class _UserFacts:
@@ -207,6 +209,7 @@ class _UserFacts:
         self.first_user = ""
         self.prompt = ""
         self.command = ""
+        self.previous = None  # the user entry fed before, which may be a local command
 
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)
@@ -216,11 +219,16 @@ class _UserFacts:
             return
         if not self.first_user:
             self.first_user = _first_user_message(entry)
-        if not self.prompt:
+        previous = self.previous
+        if not self.prompt and not (
+            previous is not None and entry.parent_uuid and entry.parent_uuid == previous.uuid
+            and is_local_command_output(entry, previous)
+        ):
             # The record model decides what the person typed, block by block.
             self.prompt = typed_prompt(entry)
             if not self.prompt and not self.command:
                 self.command = typed_command(entry)
+        self.previous = entry
 
 
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
@@ -419,19 +427,30 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
 
 
-def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional[bool] = None) -> TailFacts:
+def scan_tail_window(
+    window: TailWindow, session_id: str = "", escaped: Optional[bool] = None, summaries_from: Optional[int] = None
+) -> TailFacts:
     """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
     a title or timestamp token, found by searching the bytes (no line is split or
     walked). A window with an ASCII-spelling escape (never written by the harness) is
-    walked line by line with the plain algorithm instead."""
+    walked line by line with the plain algorithm instead. With ``summaries_from`` (a
+    line's start in ``window.data``), the same search's summary lines from there on give
+    ``summary_links`` (``tail_summary_links``, at no second pass over the bytes)."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
     if _has_ascii_escape(data, first, end) if escaped is None else escaped:
-        return scan_tail(window.lines_last_first(), session_id)
+        facts = scan_tail(window.lines_last_first(), session_id)
+        if summaries_from is None or summaries_from >= end:
+            return facts
+        links = tail_summary_links(window, True, summaries_from)
+        return facts._replace(summary_links=tuple(links))
+    # One search finds the title and summary lines (their "type" key naming the kind).
+    hits = list(_KIND_RE.finditer(data, first, end))
     custom = ai = ""
     floor = end
-    for hit in reversed([m.start() for m in _TITLE_KEY_RE.finditer(data, first, end)]):
-        if hit >= floor:
-            continue  # on a line already read
+    for match in reversed(hits):
+        hit = match.start()
+        if hit >= floor or data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+            continue  # on a line already read, or a summary
         floor, entry = _line_entry(data, hit, first, end)
         if entry is None:
             continue
@@ -450,7 +469,92 @@ def scan_tail_window(window: TailWindow, session_id: str = "", escaped: Optional
         end, entry = _line_entry(data, hit, first, end)
         if entry is not None:
             last_ts = entry.timestamp
-    return TailFacts(custom, ai, last_ts)
+    links: List[SummaryLink] = []
+    if summaries_from is not None:
+        line_end = -1
+        for match in hits:
+            hit = match.start()
+            if hit < summaries_from or hit <= line_end or not data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+                continue
+            _, entry = _line_entry(data, hit, first, window.stop())
+            line_end = data.find(b"\n", hit, window.stop())
+            if line_end < 0:
+                line_end = window.stop()
+            if entry is not None and entry.type == cc.TITLE_SUMMARY:
+                _take_summary(entry, "", links)
+    return TailFacts(custom, ai, last_ts, tuple(links))
+
+
+# A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
+_SUMMARY_KIND_RE = re.compile(
+    re.escape(_TYPE_KEY[1:] + b'"') + b'(?<="' + re.escape(_TYPE_KEY) + b'")'
+    + rb'\s*:\s*"' + re.escape(cc.TITLE_SUMMARY.encode("ascii")) + b'"'
+)
+
+
+_TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
+
+
+def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
+    """The plain rule: the summary links (``leafUuid`` set) of every tail line, parsed,
+    in file order. ``tail_summary_links`` must return exactly this."""
+    links: List[SummaryLink] = []
+    for raw in reversed(list(lines_last_first)):
+        entry = entry_of_line(raw)
+        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+            _take_summary(entry, "", links)
+    return links
+
+
+def tail_summary_links(
+    window: TailWindow, escaped: Optional[bool] = None, begin: Optional[int] = None
+) -> List[SummaryLink]:
+    """The summary links in the tail window's whole lines, in file order: Claude Code
+    2.0.x appends a summary of the conversation so far to the session's own file,
+    often past its first 50 lines (the head, where the seed looks), naming the record
+    just before it. ``begin`` (a line's start in ``window.data``) leaves out the lines
+    before it: those the head holds, whose links the head gives. Only lines whose bytes
+    name the kind are parsed; a window with an ASCII-spelling escape is parsed line by
+    line instead."""
+    data, first, end = window.data, window.first_whole_line(), window.stop()
+    if begin is not None and begin > first:
+        window, first = window._replace(start=min(begin, end), cut=False), min(begin, end)
+    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
+        return tail_summary_links_plain(window.lines_last_first())
+    links: List[SummaryLink] = []
+    # Most tails hold no summary: one plain search of the kind's quoted name decides that
+    # (a match of the regex holds it), and the regex starts on the line of its first one.
+    gate = data.find(_TOKEN_SUMMARY_KIND, first, end)
+    if gate < 0:
+        return links
+    pos = data.rfind(b"\n", first, gate) + 1 or first
+    while True:
+        m = _SUMMARY_KIND_RE.search(data, pos, end)
+        if m is None:
+            return links
+        start, entry = _line_entry(data, m.start(), first, end)
+        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+            _take_summary(entry, "", links)
+        newline = data.find(b"\n", m.start(), end)
+        if newline < 0:
+            return links
+        pos = newline + 1
+
+
+def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
+    """Where, in ``tail_window.data``, the lines after the head's begin (a line's start,
+    maybe before the window or past its end)."""
+    head_end = window.ends[-1] + 1 if window.ends else 0
+    if window.whole_file:
+        return head_end  # the tail is a slice of the head's own buffer
+    return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
+
+
+def tail_links_past_head(f: BinaryIO, size: int) -> List[SummaryLink]:
+    """``tail_summary_links`` of the open transcript ``f``, past its head's lines."""
+    window = read_head(f, size)
+    tail = windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+    return tail_summary_links(tail, None, past_head(window, tail, size))
 
 
 def read_session_metadata(
@@ -459,13 +563,16 @@ def read_session_metadata(
     session_id: str = "",
     buffers: Optional[windows.ReadBuffers] = None,
     uuids_out: Optional[List[bytes]] = None,
+    tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> SessionMetadata:
     """Describe the open transcript ``f`` of ``size`` bytes, reading at most
     ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
     first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
     ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
     entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
-    custom or AI title already names the session (no summary can outrank it)."""
+    custom or AI title already names the session (no summary can outrank it).
+    ``tail_links_out``, when given, gets the summary links of the tail window's lines
+    past the head (``tail_summary_links``): they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
     index = _HeadIndex(window)
     if window.whole_file:
@@ -479,7 +586,8 @@ def read_session_metadata(
         escaped = index.escaped_within(first, stop)
     else:
         escaped = _has_ascii_escape(tail_window.data, first, stop)
-    tail = scan_tail_window(tail_window, session_id, escaped)
+    begin = past_head(window, tail_window, size) if tail_links_out is not None else None
+    tail = scan_tail_window(tail_window, session_id, escaped, begin)
     # A custom title in the tail outranks every title the head could hold: the head's
     # title entries are then ignored.
     head = _scan_head(index, session_id, titles=not tail.custom_title)
@@ -499,6 +607,8 @@ def read_session_metadata(
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
         uuids_out.append(b"" if titled else _summaries.own_uuids(tail_window.data, first, stop, escaped))
+    if tail_links_out is not None:
+        tail_links_out.extend(tail.summary_links)
     return meta
 
 

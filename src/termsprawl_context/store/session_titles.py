@@ -24,15 +24,18 @@ _ASCII_ESCAPE = b"\\u00"
 
 
 def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
-    """The seed's summary links in the head of the file at ``path`` ([] when it
-    cannot be read as a regular file)."""
+    """The seed's summary links in the head of the file at ``path``, then those of its
+    tail window (as the listing indexes them; [] when it cannot be read as a regular
+    file)."""
     try:
         with open_regular(path) as f:
-            window = session_meta.read_head(f, os.fstat(f.fileno()).st_size)
+            size = os.fstat(f.fileno()).st_size
+            window = session_meta.read_head(f, size)
+            lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
+            links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
+            return links + session_meta.tail_links_past_head(f, size)
     except OSError:
         return []
-    lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
-    return list(session_meta.extract_metadata_from_lines(lines).summary_links)
 
 
 def folder_index(folder: str) -> SummaryIndex:

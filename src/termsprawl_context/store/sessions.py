@@ -120,11 +120,13 @@ def session_from_path(
     projects_dir: str,
     buffers: Optional[ReadBuffers] = None,
     uuids_out: Optional[List[bytes]] = None,
+    tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> Optional[SessionInfo]:
     """The seed's parseSessionFromPath: the session at ``path``, or None when the name
     is not a session's or the path is not a regular file (a directory, a FIFO). A
     regular file that cannot be read is listed with no metadata, as the seed lists it.
-    ``uuids_out``: as ``read_session_metadata`` fills it (nothing when unread)."""
+    ``uuids_out``, ``tail_links_out``: as ``read_session_metadata`` fills them (nothing
+    when unread)."""
     name = os.path.basename(path)
     if not is_session_file_name(name):
         return None
@@ -145,7 +147,7 @@ def session_from_path(
         with f:
             st = os.fstat(f.fileno())
             try:
-                meta = read_session_metadata(f, st.st_size, session_id, buffers, uuids_out)
+                meta = read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     project = project_path_of(path, projects_dir)
@@ -239,15 +241,18 @@ def scan_sessions(
 
     def describe(path: str) -> Optional[Tuple[Any, ...]]:
         found: Optional[List[bytes]] = [] if summaries else None
-        info = session_from_path(path, projects_dir, buffers, found)
+        links: Optional[List[SummaryLink]] = [] if summaries else None
+        info = session_from_path(path, projects_dir, buffers, found, links)
         if info is None:
             return None
         plain = _plain_session(info, found[0] if found else b"")
-        return (plain, None) if render is None else (plain, render(info))
+        tail = tuple((link.summary, link.leaf_uuid) for link in links) if links else ()
+        return (plain, None, tail) if render is None else (plain, render(info), tail)
 
     sessions = []
     packed: List[bytes] = []  # per listed session: its tail window's uuids
     texts: List[Any] = []  # per listed session: what render made of it
+    tail_links: List[Tuple[Tuple[str, str], ...]] = []  # per listed session: its tail's summary links
     described = parallel.map_shared(describe, paths, [1] * len(paths), PARALLEL_MIN_SESSIONS)
     for item in described:
         if item is not None:
@@ -255,8 +260,9 @@ def scan_sessions(
             sessions.append(info)
             packed.append(uuids)
             texts.append(item[1])
+            tail_links.append(item[2])
     if summaries:
-        titled = apply_summary_index(sessions, packed)
+        titled = apply_summary_index(sessions, packed, tail_links)
         if render is not None:
             texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
         sessions = titled
@@ -283,11 +289,14 @@ def _session_of_plain(plain: Tuple[Any, ...]) -> Tuple[SessionInfo, bytes]:
     return info._replace(summary_links=links), plain[-1]
 
 
-def apply_summary_index(sessions: List[SessionInfo], packed: List[bytes]) -> List[SessionInfo]:
-    """``sessions`` retitled by the summary index of their own heads: a session one of
-    whose tail window's uuids (``packed``, one entry each) a summary names takes that
-    summary as its title."""
-    index = _summaries.index_sessions(sessions)
+def apply_summary_index(
+    sessions: List[SessionInfo], packed: List[bytes], tail_links: Optional[List[Tuple[Tuple[str, str], ...]]] = None
+) -> List[SessionInfo]:
+    """``sessions`` retitled by the summary index of their heads and tails: a session
+    one of whose tail window's uuids (``packed``, one entry each) a summary names takes
+    that summary as its title. ``tail_links``: each session's tail window's summary
+    links ((summary, leaf) pairs in file order), written after its head's."""
+    index = _summaries.index_sessions(sessions, tail_links)
     if not len(index):
         return sessions
     titled = list(sessions)

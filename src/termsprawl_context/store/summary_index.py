@@ -6,7 +6,9 @@ of the store than the session they name (the file that resumed it). A session is
 by such a summary when the ``leafUuid`` is one of the session's own message uuids.
 
 Cost stays bounded: the index is built from the summary links the listing already
-found in each file's head (``SessionInfo.summary_links``: no file is read again), and
+found in each file's head (``SessionInfo.summary_links``: no file is read again) and
+tail window (where Claude Code 2.0.x appends a summary of the session's own last
+records, past the head's 50 lines), and
 a session's own message uuids are those its tail window shows (the file's last 64 KiB,
 all of a smaller file: bytes the listing reads anyway), never a full read of any file.
 The tail is where a summarised leaf sits: the harness writes a summary when a
@@ -106,12 +108,18 @@ class SummaryIndex:
         return hit.summary if hit is not None else ""
 
 
-def index_sessions(sessions: Iterable[object]) -> SummaryIndex:
+def index_sessions(sessions: Iterable[object], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None) -> SummaryIndex:
     """The index of every listed session's head summary links (objects with
-    ``transcript_path``, ``mtime`` and ``summary_links``, as ``SessionInfo`` has)."""
+    ``transcript_path``, ``mtime`` and ``summary_links``, as ``SessionInfo`` has), and,
+    when given, of each one's tail window's links (``tail_links``, one per session, in
+    the same order): a tail line is later in its file than every head line (a line in
+    both windows counts twice, with the same text)."""
     index = SummaryIndex()
+    tails = iter(tail_links) if tail_links is not None else None
     for info in sessions:
-        links = getattr(info, "summary_links")
+        links = list(getattr(info, "summary_links"))
+        if tails is not None:
+            links.extend(next(tails, ()))
         if links:
             index.add_file(getattr(info, "transcript_path"), getattr(info, "mtime"), links)
     return index

@@ -11,9 +11,12 @@ guards against Claude Code's shape changes live once. Two constructors, on purpo
   match case-insensitively, a kept field of the wrong type makes the whole line "not a
   record" (None), ``null`` reads as the zero value.
 
-Who speaks (``speaker``) is decided from the flags first, then block by block from the
-text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). This module is
-on the dump's path: no ``typing`` or ``re`` at import time.
+Who speaks (``speaker``) is decided from the flags first, then from a record's explicit
+signals where it has them (``SIGNALS``, Claude Code 2.1.328), then block by block from the
+text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). The person's
+words are ``typed_texts`` (one classifier: titles, search and the hand-off read it, and
+citations' user pool is to). This module is on the dump's path: no ``typing`` or ``re``
+at import time.
 """
 
 from __future__ import annotations
@@ -38,8 +41,41 @@ TOOL_RESULT = "tool_result"  # a tool's output, carried in a user-role message
 SIDECHAIN = "sidechain"  # an inline sub-agent's turn (isSidechain)
 SYSTEM = "system"  # the harness's own system records
 OTHER = "other"  # anything else (titles, summaries, snapshots, unknown kinds)
+# Only from a record's explicit signals (SIGNALS below), so older files never get them:
+TASK_NOTIFICATION = "task_notification"  # a sub-agent or background job finished (the harness's turn)
+COMMAND = "command"  # a slash command the person ran that reached the model (its envelope)
 
-SPEAKERS = (PERSON, ASSISTANT, INJECTED, NOTICE, META, COMPACTION, TOOL_RESULT, SIDECHAIN, SYSTEM, OTHER)
+SPEAKERS = (
+    PERSON, ASSISTANT, INJECTED, NOTICE, META, COMPACTION, TOOL_RESULT, SIDECHAIN, SYSTEM, OTHER,
+    TASK_NOTIFICATION, COMMAND,
+)
+
+# --- the explicit signals -------------------------------------------------------------------
+# Fields that say who produced a record, where a record has them; a record without any is
+# read by the text rules below, exactly as before these fields existed (the corpus's files,
+# 1.0.24 to 2.1.114, hold none of promptSource/turnOrigin/origin/turnCompanion/rendered).
+# (field, value, meaning, first seen): "first seen" is the oldest client version we have
+# records of holding the field, not necessarily the version that introduced it.
+SIGNALS = (
+    (cc.FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
+    (cc.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
+    (cc.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
+    (cc.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
+    (cc.FIELD_TURN_ORIGIN, "sdk", "the turn started from a print-mode or SDK prompt (a slash "
+     "command's envelope included)", "2.1.328"),
+    (cc.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
+    (cc.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
+    (cc.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
+    (cc.FIELD_TURN_COMPANION, "true", "written beside a turn (a slash command's expansion, the "
+     "reminder before a notification): with isMeta, never typed", "2.1.328"),
+    (cc.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
+    (cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
+    (cc.FIELD_RENDERED_ROLE, "system|user", "an attachment's text as the model saw it: the "
+     "harness's, whatever the role", "2.1.328"),
+)
+SIGNAL_PERSON = "person"  # the record says the person produced the turn
+SIGNAL_TASK = "task"  # the record says it is a task notification
+SIGNAL_HARNESS = "harness"  # the record says the harness produced it
 
 # (One literal, so type checkers see the fields.)
 class Entry(
@@ -180,6 +216,30 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
     return _build(values, record, line, offset)
 
 
+_FIELD_ORIGIN, _FIELD_TURN_ORIGIN, _FIELD_PROMPT_SOURCE = cc.FIELD_ORIGIN, cc.FIELD_TURN_ORIGIN, cc.FIELD_PROMPT_SOURCE
+
+
+def turn_signal(entry: Entry) -> str:
+    """What a user record's explicit fields say produced it: ``SIGNAL_TASK``,
+    ``SIGNAL_HARNESS``, ``SIGNAL_PERSON``, or "" when it has none of them (every record
+    before 2.1.x's signals: the text rules decide)."""
+    record = entry.record
+    if not isinstance(record, dict):
+        return ""
+    get = record.get
+    origin, turn, source = get(_FIELD_ORIGIN), get(_FIELD_TURN_ORIGIN), get(_FIELD_PROMPT_SOURCE)
+    if origin is None and turn is None and source is None:
+        return ""  # every record before the signals (session listings ask this per user line)
+    kind = origin.get(cc.ORIGIN_KIND) if isinstance(origin, dict) else None
+    if kind == cc.ORIGIN_KIND_TASK or turn == cc.TURN_ORIGIN_TASK:
+        return SIGNAL_TASK
+    if source == cc.PROMPT_SOURCE_SYSTEM:
+        return SIGNAL_HARNESS
+    if kind in cc.ORIGIN_KINDS_PERSON or turn in cc.TURN_ORIGINS_PERSON or source in cc.PROMPT_SOURCES_PERSON:
+        return SIGNAL_PERSON
+    return ""
+
+
 # --- text ---------------------------------------------------------------------------------
 def text_kind(text: str) -> str:
     """Who wrote a user-role text, from its opening words: INJECTED for the harness's
@@ -239,8 +299,11 @@ def queued_prompt(entry: Entry) -> Optional[str]:
 
 
 def not_the_person(entry: Entry) -> bool:
-    """Flags that say no text of this entry was typed by the person."""
-    return entry.is_meta or entry.is_sidechain or entry.is_compact_summary or entry.is_transcript_only
+    """Flags that say no text of this entry was typed by the person (the explicit
+    signals of a task notification or a harness-sourced turn included)."""
+    if entry.is_meta or entry.is_sidechain or entry.is_compact_summary or entry.is_transcript_only:
+        return True
+    return entry.type == cc.TYPE_USER and turn_signal(entry) in (SIGNAL_TASK, SIGNAL_HARNESS)
 
 
 def typed_texts(entry: Entry) -> List[str]:
@@ -256,6 +319,96 @@ def typed_texts(entry: Entry) -> List[str]:
     return [text for text in content_texts(entry.content) if text_kind(text) == PERSON]
 
 
+def _tag_text(text: str, tag: str) -> str:
+    """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""
+    opening, closing = "<%s>" % tag, "</%s>" % tag
+    start = text.find(opening)
+    if start < 0:
+        return ""
+    start += len(opening)
+    end = text.find(closing, start)
+    return text[start:end] if end >= 0 else ""
+
+
+def command_as_typed(text: str) -> str:
+    """``/name args`` of a slash command's envelope text (older records write the name
+    without its slash), "" when the text names no command. Whitespace is the envelope's."""
+    name = _tag_text(text, cc.COMMAND_NAME_TAG).strip()
+    if not name:
+        return ""
+    if not name.startswith("/"):
+        name = "/" + name
+    args = _tag_text(text, cc.COMMAND_ARGS_TAG).strip()
+    return name + " " + args if args else name
+
+
+def slash_command(entry: Entry) -> str:
+    """The slash command the person ran, as they typed it (``/review parser.py``), when
+    this user entry is the envelope of one that reached the model; "" otherwise.
+
+    Reached the model: the record's signals say the person started the turn (2.1.328
+    writes ``turnOrigin`` on such an envelope and none on a local command's), or, without
+    signals, the envelope opens with ``<command-message>`` (a local command's opens with
+    ``<command-name>``, 1.0.x to 2.1.328). The expansion that follows (``isMeta``) is
+    the harness's, and so is a local command (/compact, /context, /model) and its output."""
+    if entry.type != cc.TYPE_USER or not_the_person(entry):
+        return ""
+    signal = turn_signal(entry)
+    for text in content_texts(entry.content):
+        head = text.lstrip()
+        if not head.startswith(cc.INJECTED_PREFIXES):
+            continue
+        if signal == SIGNAL_PERSON or head.startswith(cc.PROMPT_COMMAND_OPEN):
+            typed = command_as_typed(head)
+            if typed:
+                return typed
+    return ""
+
+
+def is_local_command(entry: Entry) -> bool:
+    """A user entry that is a local command's caveat or envelope (``/compact``,
+    ``/model``): what follows it as its child is that command's output, not typed."""
+    if entry.type != cc.TYPE_USER or slash_command(entry):
+        return False
+    for text in content_texts(entry.content):
+        head = text.lstrip()
+        if head.startswith((cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)):
+            return True
+    return False
+
+
+def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
+    """Whether ``entry`` (a user entry whose text rules call it typed) is the output of
+    the local command ``parent`` records: its parent is a caveat or a local command's
+    envelope and no explicit signal says the person typed it (older clients wrote a
+    command's answer as plain text there: ``Unknown skill: hookify`` after /hookify)."""
+    if parent is None or entry.type != cc.TYPE_USER or not entry.parent_uuid:
+        return False
+    if entry.parent_uuid != parent.uuid or turn_signal(entry) == SIGNAL_PERSON:
+        return False
+    if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
+        return False  # the envelope after its caveat, or wrapped output: the text rules see to those
+    return is_local_command(parent)
+
+
+def task_notification_line(entry: Entry) -> str:
+    """One line saying what finished, for a task notification: its ``<summary>`` and
+    ``<status>`` (``Agent "Marker finder" finished (completed)``); never its task id,
+    tool-use id or output file. "" when the entry is not one or says neither."""
+    if entry.type != cc.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
+        return ""
+    for text in content_texts(entry.content):
+        if cc.TASK_NOTIFICATION_OPEN not in text:
+            continue
+        summary = " ".join(_tag_text(text, cc.TASK_SUMMARY_TAG).split())
+        status = " ".join(_tag_text(text, cc.TASK_STATUS_TAG).split())
+        if summary and status:
+            return summary if status in summary else "%s (%s)" % (summary, status)
+        if summary or status:
+            return summary or "a background task ended: %s" % status
+    return ""
+
+
 def has_tool_result(entry: Entry) -> bool:
     content = entry.content
     return isinstance(content, list) and any(
@@ -267,9 +420,12 @@ def speaker(entry: Entry) -> str:
     """Who is speaking in ``entry``: one of ``SPEAKERS``.
 
     Flags decide first (a sidechain turn is a sub-agent's whatever its type; a meta or
-    compaction record is the harness's); then a user entry is the person's when any of
-    its texts is typed, a tool's when it carries a tool result, else whichever harness
-    text it holds."""
+    compaction record is the harness's); then a user record's explicit signals, where it
+    has them (``SIGNALS``: a task notification; a slash command the person ran that
+    reached the model, ``COMMAND``; a harness-sourced turn is never ``PERSON``); then a
+    user entry is the person's when any of its texts is typed, a tool's when it carries
+    a tool result, else whichever harness text it holds. A record without signals (every
+    client before 2.1.x's) is classified by the flags and texts alone, as it always was."""
     kind = entry.type
     if entry.is_sidechain:
         return SIDECHAIN
@@ -287,9 +443,14 @@ def speaker(entry: Entry) -> str:
         return COMPACTION
     if entry.is_meta or entry.is_transcript_only:
         return META
+    signal = turn_signal(entry)
+    if signal == SIGNAL_TASK:
+        return TASK_NOTIFICATION
+    if signal == SIGNAL_PERSON and slash_command(entry):
+        return COMMAND
     kinds = [text_kind(text) for text in content_texts(entry.content)]
     if PERSON in kinds:
-        return PERSON
+        return INJECTED if signal == SIGNAL_HARNESS else PERSON
     if has_tool_result(entry):
         return TOOL_RESULT
     for harness_kind in (COMPACTION, INJECTED, NOTICE):

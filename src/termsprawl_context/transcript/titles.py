@@ -22,9 +22,12 @@ from typing import Any, Dict, Iterable, Optional
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import (
     INJECTED,
+    PERSON,
     Entry,
+    command_as_typed,
     content_texts,
     entry_of,
+    is_local_command_output,
     not_the_person,
     text_kind,
     typed_texts,
@@ -79,15 +82,12 @@ def typed_prompt(entry: Entry) -> str:
     return ""
 
 
-def _tag_text(text: str, tag: str) -> str:
-    """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""
-    opening, closing = "<%s>" % tag, "</%s>" % tag
-    start = text.find(opening)
-    if start < 0:
-        return ""
-    start += len(opening)
-    end = text.find(closing, start)
-    return text[start:end] if end >= 0 else ""
+def is_harness_title(text: str) -> bool:
+    """Whether a title candidate (already one line of plain text) is the harness's text:
+    its opening is an envelope, notice or compaction marker (``text_kind``), or a
+    local command's known answer (``harness.claude.LOCAL_COMMAND_ANSWERS``). Such text
+    never titles a session, whatever rule found it."""
+    return text_kind(text) != PERSON or text.lstrip().startswith(cc.LOCAL_COMMAND_ANSWERS)
 
 
 def typed_command(entry: Entry) -> str:
@@ -100,12 +100,7 @@ def typed_command(entry: Entry) -> str:
     for text in content_texts(entry.content):
         if text_kind(text) != INJECTED:
             continue
-        name = _tag_text(text, cc.COMMAND_NAME_TAG).strip()
-        if not name:
-            continue
-        if not name.startswith("/"):
-            name = "/" + name  # older records write the name bare
-        title = clean_title(name + " " + _tag_text(text, cc.COMMAND_ARGS_TAG))
+        title = clean_title(command_as_typed(text))  # older records write the name bare
         if title:
             return title
     return ""
@@ -124,11 +119,17 @@ def prompt_of_record(record: Dict[str, Any]) -> str:
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
     """The first prompt the person typed among ``records`` (parsed lines in file order,
     None for lines that are not objects), as a title; "" when none."""
+    previous = None
     for record in records:
         if record is not None:
-            prompt = prompt_of_record(record)
-            if prompt:
-                return prompt
+            entry = entry_of(record)
+            if entry.type != cc.TYPE_USER:
+                continue
+            if not is_local_command_output(entry, previous):
+                prompt = typed_prompt(entry)
+                if prompt:
+                    return prompt
+            previous = entry
     return ""
 
 
@@ -145,6 +146,8 @@ def choose_title(
     custom title, the latest AI title, the summary naming one of the session's messages,
     the file's local summary, the first typed prompt, the first slash command typed,
     the first user message."""
+    if first_message and is_harness_title(first_message):
+        first_message = ""  # the seed's first user message, when the harness wrote it
     for text, source in (
         (custom, TITLE_CUSTOM),
         (ai, TITLE_AI),
