@@ -78,6 +78,7 @@ BYTECODE_DIR = "bytecode/"
 BYTECODE_MODULES = (
     "termsprawl_context",
     "termsprawl_context._output",
+    "termsprawl_context.bytescan",
     "termsprawl_context.cli",
     "termsprawl_context.cli._args",
     "termsprawl_context.cli.context",
