@@ -8,25 +8,34 @@
 
     python3 build_zipapp.py --python PY ... compile bytecode only with these interpreters
 
-What the artifact holds: the package's source under ``site-packages/``, and its
-bytecode for each CPython 3.8-3.13 found on the build machine under
-``bytecode/<cache tag>/`` (``cpython-311``: sourceless, hash-based unchecked ``.pyc``,
-compiled with ``PYTHONHASHSEED=0`` and a fixed file name, so the bytes depend only on the
-source and the interpreter's version). The launcher puts the directory of the running
-interpreter's cache tag on ``sys.path`` when the build carried it, else the source:
-zipimport never writes bytecode, so without this every start compiles every module it
-imports (a third of a start). A build on a machine with fewer interpreters carries
-fewer directories; those versions then run the source: the same behaviour, slower to
-start, and a different artifact (``--check`` names the missing members).
+What the artifact holds, every member deflated at one fixed level with fixed times,
+modes and order: the package's source under ``site-packages/``, and, for each CPython
+3.8-3.13 found on the build machine, the bytecode of the modules every turn runs
+(``BYTECODE_MODULES``: what the bare dump, a one-peer dump, the hand-off and the hook
+import) under ``bytecode/<cache tag>/`` (``cpython-311``: sourceless, hash-based
+unchecked ``.pyc``, compiled with ``PYTHONHASHSEED=0`` and a fixed file name, so the bytes
+depend only on the source and the interpreter's version). zipimport never writes
+bytecode, so without it every start compiles every module it imports: worth about 40 ms
+for the dump's set, and nothing for a command a person runs now and then, which runs
+its source. The launcher puts a finder first on ``sys.meta_path`` that loads a module
+from ``bytecode/<the running interpreter's tag>/`` when the build carried it there, and
+leaves every other module (and every other interpreter) to zipimport's source in
+``site-packages/``. A build on a machine with fewer interpreters carries fewer
+directories; those versions then run the source: the same behaviour, slower to start,
+and a different artifact (``--check`` names the missing members).
+
+The bytes also depend on zlib's deflate output at level 9, which is the same for every
+zlib 1.2.x/1.3.x the supported CPythons link (not for zlib-ng: a build linked to it is
+another artifact, and ``--check`` says so).
 
 What shiv contributes, truthfully: very little. shiv (build time only, pinned) copies the
 staged source into ``site-packages/`` of a zip; ``repack`` then reads those members back
-and writes every byte of the artifact itself (order, times, modes, our launcher and the
-bytecode). shiv's run-time bootstrap, its ``environment.json`` and its ``__main__.py`` are
-dropped: the bootstrap would extract into ``~/.shiv`` and import fcntl on every run, while
-zipimport runs the code straight from the zip with no writes anywhere (measurements:
-shared/reference/shiv-packaging.md). shiv stays as the project's chosen, pinned packer;
-the build would work the same with ``zipfile`` alone.
+and writes every byte of the artifact itself (order, times, modes, compression, our
+launcher and the bytecode). shiv's run-time bootstrap, its ``environment.json`` and its
+``__main__.py`` are dropped: the bootstrap would extract into ``~/.shiv`` and import fcntl
+on every run, while zipimport runs the code straight from the zip with no writes
+anywhere (measurements: shared/reference/shiv-packaging.md). shiv stays as the project's
+chosen, pinned packer; the build would work the same with ``zipfile`` alone.
 """
 
 import argparse
@@ -39,6 +48,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent
@@ -60,10 +70,64 @@ ZIP_UNIX = 3  # "made by" system: Unix, so the mode bits above mean something
 # The CPython versions whose bytecode the artifact carries when their interpreter is found.
 BYTECODE_VERSIONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
 BYTECODE_DIR = "bytecode/"
+# The modules that carry bytecode: those the calls made every turn or session import
+# (the bare dump, a one-peer dump, the hand-off in both formats, the hook), measured
+# with ``-X importtime``; tests/test_build.py runs those calls and fails naming any
+# module they import from source. Every other module runs from source: a command a
+# person types pays its compile (about 10 ms per 1k lines), the artifact stays small.
+BYTECODE_MODULES = (
+    "termsprawl_context",
+    "termsprawl_context._output",
+    "termsprawl_context.bytescan",
+    "termsprawl_context.cli",
+    "termsprawl_context.cli._args",
+    "termsprawl_context.cli.context",
+    "termsprawl_context.cli.setup_cmds",
+    "termsprawl_context.dump",
+    "termsprawl_context.errors",
+    "termsprawl_context.handoff",
+    "termsprawl_context.harness",
+    "termsprawl_context.harness.claude",
+    "termsprawl_context.hooks",
+    "termsprawl_context.jsonl",
+    "termsprawl_context.store",
+    "termsprawl_context.store.hook_input",
+    "termsprawl_context.store.identity",
+    "termsprawl_context.store.paths",
+    "termsprawl_context.transcript",
+    "termsprawl_context.transcript.content",
+    "termsprawl_context.transcript.entry",
+    "termsprawl_context.transcript.record",
+    "termsprawl_context.transcript.turns",
+    "termsprawl_context.workspace",
+    "termsprawl_context.workspace.discovery",
+    "termsprawl_context.workspace.files",
+    "termsprawl_context.workspace.ids",
+    "termsprawl_context.workspace.index",
+    "termsprawl_context.workspace.layout",
+    "termsprawl_context.workspace.links",
+    "termsprawl_context.workspace.project",
+    "termsprawl_context.workspace.titles",
+)
+# The launcher itself as bytecode too (``__main__.pyc``), compiled by this version's
+# interpreter: the first compile() in a process costs as much as a quarter of a bare
+# start (CPython builds its compiler's state then), and a start with no source to
+# compile skips it. zipimport looks for exactly one ``__main__.pyc`` beside
+# ``__main__.py`` and silently falls back to the source when the magic number is
+# another version's, so only one version can have it: 3.11, Debian 12's python3 (the
+# interpreter the start-up benchmark is measured against).
+MAIN_BYTECODE_VERSION = "3.11"
+MAIN_BYTECODE_TAG = "cpython-" + MAIN_BYTECODE_VERSION.replace(".", "")
+# One fixed deflate level: the bytes of a member depend on it.
+COMPRESS_LEVEL = 9
 
 # Our __main__.py. It must parse on Python 2.7 so that old interpreters print the one
-# line instead of a SyntaxError, and it takes its path from __file__ (not sys.path[0])
-# so `python3 -I`, `-P`, a rename or a symlink all find site-packages in the zip.
+# line instead of a SyntaxError. It takes the zip's path from its own loader, spelled as
+# the interpreter opened it (so zipimport reads the central directory once, not again
+# under an absolute spelling; nothing ever changes directory), else from __file__:
+# never sys.path[0], so `python3 -I`, `-P`, a rename or a symlink all work.
+# importlib.machinery, zipimport and marshal are already loaded when a zip's __main__
+# runs (runpy and the path hooks need them): the finder imports nothing new.
 _LAUNCHER = '''\
 # termsprawl-context: run straight from this zip (zipimport): no extraction, no writes.
 import sys
@@ -71,13 +135,56 @@ if sys.version_info < (3, 8):
     sys.stderr.write("termsprawl-context: needs Python 3.8 or newer\\n")
     sys.exit(1)
 import os
-here = os.path.dirname(os.path.abspath(__file__))
-# Bytecode compiled for this interpreter at build time, else the source.
+here = getattr(globals().get("__loader__"), "archive", None)
+source = os.path.join(here or os.path.dirname(os.path.abspath(__file__)), "site-packages")
+sys.path.insert(0, source)
 tag = getattr(sys.implementation, "cache_tag", None)
-if tag in (%s):
-    sys.path.insert(0, os.path.join(here, "bytecode", tag))
-else:
-    sys.path.insert(0, os.path.join(here, "site-packages"))
+if here and tag in (%s):
+    # Bytecode compiled at build time for this interpreter, for the modules that carry
+    # it; zipimport runs the source of the others.
+    import marshal
+    import zipimport
+    import zlib
+    from importlib.machinery import ModuleSpec
+
+    class BytecodeLoader(object):
+        def __init__(self, path, data):
+            self.path, self.data = path, data
+
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            # 16 bytes of header: magic, flags, source hash (unchecked: no source here).
+            exec(marshal.loads(zlib.decompress(self.data)[16:]), module.__dict__)
+
+        def __repr__(self):
+            return "<bytecode %%s>" %% self.path
+
+    class BytecodeFinder(object):
+        def __init__(self, bundle):
+            # The bundle: one ASCII line "<member> <size> ..." then each member deflated.
+            head, _, self.body = bundle.partition(b"\\n")
+            words, self.index, offset = head.decode("ascii").split(), {}, 0
+            for member, size in zip(words[::2], words[1::2]):
+                self.index[member] = (offset, offset + int(size))
+                offset += int(size)
+
+        def find_spec(self, name, path=None, target=None):
+            module = name.replace(".", "/")
+            for member, package in ((module + ".pyc", False), (module + "/__init__.pyc", True)):
+                if member in self.index:
+                    start, end = self.index[member]
+                    where = os.path.join(here, "bytecode", tag, member)
+                    loader = BytecodeLoader(where, self.body[start:end])
+                    spec = ModuleSpec(name, loader, origin=where, is_package=package)
+                    spec.has_location = True
+                    if package:  # its modules without bytecode are found in the source
+                        spec.submodule_search_locations = [os.path.join(source, module)]
+                    return spec
+            return None
+
+    sys.meta_path.insert(0, BytecodeFinder(zipimport.zipimporter(here).get_data("bytecode/" + tag)))
 from termsprawl_context.cli import main
 sys.exit(main())
 '''
@@ -91,18 +198,26 @@ def launcher(tags=()):
 
 LAUNCHER = launcher()  # the launcher of a source-only artifact
 
-# Run by each interpreter: compile every module of the staged package (argv[1]) to a
-# legacy-layout .pyc under argv[2], then print the interpreter's cache tag.
+
+def bytecode_files(modules=BYTECODE_MODULES):
+    """The staged files (relative, "/"-separated) of ``modules``: a package is its
+    ``__init__.py``."""
+    files = []
+    for name in modules:
+        parts = name.split(".")
+        files.append("/".join(parts) + "/__init__.py")
+        files.append("/".join(parts) + ".py")
+    return files
+
+# Run by each interpreter: compile the listed modules (argv[3:]) of the staged package
+# under argv[1] to legacy-layout .pyc files under argv[2] (a listed path that is not a
+# file is skipped: a module is one of its two spellings), then print the cache tag.
 _COMPILE = r"""
 import os, py_compile, sys
 src, out = sys.argv[1], sys.argv[2]
-for root, dirs, files in os.walk(src):
-    dirs.sort()
-    for name in sorted(files):
-        if not name.endswith(".py"):
-            continue
-        rel = os.path.relpath(os.path.join(root, name), src).replace(os.sep, "/")
-        py_compile.compile(os.path.join(root, name), cfile=os.path.join(out, rel + "c"), dfile=rel,
+for rel in sys.argv[3:]:
+    if os.path.isfile(os.path.join(src, rel)):
+        py_compile.compile(os.path.join(src, rel), cfile=os.path.join(out, rel + "c"), dfile=rel,
                            doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 sys.stdout.write(sys.implementation.cache_tag)
 """
@@ -128,12 +243,15 @@ def build(output, src=SRC, pythons=None):
         _stage(Path(src) / PACKAGE, stage / PACKAGE)
         packed = Path(tmp) / "shiv.pyz"
         _run_shiv(stage, packed)
-        bytecode = {}
+        bytecode, compilers = {}, {}
         for python in (find_pythons() if pythons is None else pythons):
             tag, members = compile_with(python, stage, Path(tmp) / ("pyc-%d" % len(bytecode)))
             if tag not in bytecode:  # the first interpreter of a version wins: a fixed order
-                bytecode[tag] = members
-        data = repack(packed.read_bytes(), bytecode)
+                bytecode[tag], compilers[tag] = members, python
+        main_pyc = None
+        if MAIN_BYTECODE_TAG in compilers:
+            main_pyc = compile_launcher(compilers[MAIN_BYTECODE_TAG], launcher(bytecode), Path(tmp) / "launcher")
+        data = repack(packed.read_bytes(), bytecode, main_pyc)
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(".%s.%d.tmp" % (output.name, os.getpid()))
     try:
@@ -181,20 +299,64 @@ def _is_cpython(path, version):
     return done.returncode == 0 and done.stdout.decode("ascii", "replace") == "CPython " + version
 
 
-def compile_with(python, stage, out):
-    """(cache tag, {zip member name: .pyc bytes}) of the staged package compiled by
-    ``python``. PYTHONHASHSEED=0 makes sets of constants marshal in one order."""
+def _compile(python, src, out, files):
+    """Compile ``files`` (relative to ``src``) with ``python`` into ``out``; its cache
+    tag. PYTHONHASHSEED=0 makes sets of constants marshal in one order."""
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C"}
-    done = subprocess.run([str(python), "-S", "-c", _COMPILE, str(stage), str(out)], env=env,
+    done = subprocess.run([str(python), "-S", "-c", _COMPILE, str(src), str(out)] + list(files), env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise BuildError("%s could not compile the package: %s" % (python, detail[-1] if detail else "no output"))
-    tag = done.stdout.decode("ascii").strip()
+    return done.stdout.decode("ascii").strip()
+
+
+def compile_launcher(python, text, work):
+    """The bytes of ``__main__.pyc``: the launcher ``text`` compiled by ``python``."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "__main__.py").write_bytes(text)
+    _compile(python, work, work / "out", ["__main__.py"])
+    return (work / "out" / "__main__.pyc").read_bytes()
+
+
+def compile_with(python, stage, out):
+    """(cache tag, {"termsprawl_context/x.pyc": bytes}) of BYTECODE_MODULES compiled by
+    ``python`` from the staged package."""
+    tag = _compile(python, stage, out, bytecode_files())
+    for name, spellings in zip(BYTECODE_MODULES, zip(*[iter(bytecode_files())] * 2)):
+        if not any((Path(out) / (rel + "c")).is_file() for rel in spellings):
+            raise BuildError("BYTECODE_MODULES names %s, which the package does not have" % name)
     members = {}
     for path in sorted(Path(out).rglob("*.pyc")):
-        members[BYTECODE_DIR + tag + "/" + path.relative_to(out).as_posix()] = path.read_bytes()
+        members[path.relative_to(out).as_posix()] = path.read_bytes()
     return tag, members
+
+
+def bundle(members):
+    """One zip member holding ``members`` ({"termsprawl_context/dump.pyc": bytes}): an
+    ASCII line of names and deflated sizes, then each member deflated on its own
+    (COMPRESS_LEVEL), in that order; the zip stores the bundle as it is. One member per
+    interpreter, not one per module: zipimport reads the central directory in Python on
+    every start, at about 30k instructions an entry (a tenth of a start for 180 of
+    them). Each member deflated on its own, not the bundle: a start inflates only the
+    modules it imports (inflating all of them costs as much as the entries saved)."""
+    names = sorted(members)
+    for name in names:
+        if not name or any(c.isspace() for c in name) or not name.isascii():
+            raise BuildError("cannot bundle a member named %r" % name)
+    packed = [zlib.compress(members[name], COMPRESS_LEVEL) for name in names]
+    head = " ".join("%s %d" % (name, len(data)) for name, data in zip(names, packed))
+    return head.encode("ascii") + b"\n" + b"".join(packed)
+
+
+def unbundle(data):
+    """The members of a ``bundle``, as the launcher reads them."""
+    head, _, body = data.partition(b"\n")
+    words, members, offset = head.decode("ascii").split(), {}, 0
+    for name, size in zip(words[::2], words[1::2]):
+        members[name] = zlib.decompress(body[offset:offset + int(size)])
+        offset += int(size)
+    return members
 
 
 def _stage(package, stage):
@@ -240,27 +402,32 @@ def _shiv_version():
         return "unknown"
 
 
-def repack(shiv_archive, bytecode=None):
+def repack(shiv_archive, bytecode=None, main_bytecode=None):
     """The artifact's bytes from a shiv archive's: its ``site-packages/`` members, the
-    ``bytecode`` members ({cache tag: {name: bytes}}) and our launcher, sorted, stored,
-    with fixed times and modes, after our shebang. Depends on nothing but the member
+    ``bytecode`` ({cache tag: {"termsprawl_context/x.pyc": bytes}}, one ``bundle`` member
+    per tag) and our launcher, sorted, deflated
+    at COMPRESS_LEVEL, with fixed times and modes, after our shebang. Depends on nothing but the member
     names and contents (not on the build's Python or clock)."""
     with zipfile.ZipFile(io.BytesIO(shiv_archive)) as shiv:
         members = {i.filename: shiv.read(i) for i in shiv.infolist()
                    if i.filename.startswith(SITE_PACKAGES) and not i.is_dir()}
     if not members:
         raise BuildError("shiv's archive has no %s members" % SITE_PACKAGES)
-    for tagged in (bytecode or {}).values():
-        members.update(tagged)
+    for tag, tagged in (bytecode or {}).items():
+        members[BYTECODE_DIR + tag] = bundle(tagged)
     members["__main__.py"] = launcher(bytecode or ())
+    if main_bytecode is not None:
+        members["__main__.pyc"] = main_bytecode
     out = io.BytesIO()
     out.write(SHEBANG)
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+    with zipfile.ZipFile(out, "w") as archive:
         for name in sorted(members):
             info = zipfile.ZipInfo(name, date_time=time.gmtime(SOURCE_DATE_EPOCH)[:6])
             info.create_system = ZIP_UNIX
             info.external_attr = ZIP_FILE_ATTR
-            archive.writestr(info, members[name])
+            # A bundle is deflated member by member already (see bundle).
+            info.compress_type = zipfile.ZIP_STORED if name.startswith(BYTECODE_DIR) else zipfile.ZIP_DEFLATED
+            archive.writestr(info, members[name], compresslevel=COMPRESS_LEVEL)
     return out.getvalue()
 
 

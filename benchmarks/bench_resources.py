@@ -5,7 +5,7 @@
 
 Inputs (sparse files, so they cost no disk): a transcript that is one newline-less run
 of NUL bytes (``truncate -s 2G``), one whose last line is giant, one whose middle line
-is giant; a store holding the first; 10 MiB hook payloads (one string, dense tiny
+is giant; a store holding the first; 1 MiB hook payloads (one string, dense tiny
 values, an astral character among ASCII); a project.json at the 16 MiB cap naming 60
 peers. Each command runs from an artifact built fresh from src/, under the runner's RSS
 wrapper (a fresh interpreter per run, so no parent's memory is counted). Target: every
@@ -73,12 +73,14 @@ def project_for(scratch: Path, transcript: Path, peers: int = 1, title_bytes: in
 
 
 def payloads(scratch: Path, store: Path) -> Dict[str, Path]:
-    size = 10 * MB - 256
+    from termsprawl_context.store.hook_input import HOOK_INPUT_MAX_BYTES
+
+    size = HOOK_INPUT_MAX_BYTES - 256  # the largest payload the hook accepts
     head = ('{"session_id":"s1","transcript_path":"%s","x":' % (store / "s1.jsonl")).encode()
     shapes = {
-        "one 10 MiB string": b'"' + b"x" * size + b'"}',
-        "10 MiB of tiny values": b"[" + b'"ab",' * (size // 5) + b'""]}',
-        "an astral character in 10 MiB": b'"\xf0\x9f\x98\x80' + b"x" * size + b'"}',
+        "one 1 MiB string": b'"' + b"x" * size + b'"}',
+        "1 MiB of tiny values": b"[" + b'"ab",' * (size // 5) + b'""]}',
+        "an astral character in 1 MiB": b'"\xf0\x9f\x98\x80' + b"x" * size + b'"}',
     }
     found = {}
     for name, body in shapes.items():

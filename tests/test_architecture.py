@@ -33,10 +33,11 @@ ALLOWED = {
     "harness": BOTTOM | {"harness", "jsonl", "transcript"},
     # Bytes only: nothing of Claude Code, of one record's meaning or of the store.
     "jsonl": BOTTOM | {"jsonl"},
+    "bytescan": BOTTOM,
     "byte_windows": BOTTOM | {"jsonl"},
     # One record's meaning: nothing of the store or of .termsprawl/.
-    "transcript": BOTTOM | {"harness", "jsonl", "byte_windows", "transcript"},
-    "store": BOTTOM | {"harness", "jsonl", "byte_windows", "transcript", "store"},
+    "transcript": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript"},
+    "store": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript", "store"},
     # .termsprawl/ state: nothing of transcripts' meaning or of the store.
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},
 }

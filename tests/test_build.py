@@ -6,6 +6,7 @@ interpreter the machine has) without writing anything anywhere."""
 import glob
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -211,21 +212,41 @@ def test_artifact_layout(pyz):
     with zipfile.ZipFile(str(pyz)) as archive:
         infos = archive.infolist()
         names = [i.filename for i in infos]
-        tags = sorted({n.split("/")[1] for n in names if n.startswith("bytecode/")})
+        tags = sorted(n[len("bytecode/"):] for n in names if n.startswith("bytecode/"))
         assert archive.read("__main__.py") == build_zipapp.launcher(tags)
+        bundles = {tag: build_zipapp.unbundle(archive.read("bytecode/" + tag)) for tag in tags}
     assert names == sorted(names)
     assert "site-packages/termsprawl_context/cli/__init__.py" in names
-    assert [n for n in names if n != "__main__.py" and not n.startswith(("site-packages/", "bytecode/"))] == []
+    assert ("__main__.pyc" in names) == (build_zipapp.MAIN_BYTECODE_TAG in tags)
+    assert [n for n in names if n not in ("__main__.py", "__main__.pyc")
+            and not n.startswith(("site-packages/", "bytecode/"))] == []
     assert not [n for n in names if n.endswith("/") or "__pycache__" in n]
     sources = sorted(n[len("site-packages/"):] for n in names if n.startswith("site-packages/"))
     assert all(n.endswith(".py") for n in sources)
-    for tag in tags:  # each tag: exactly one .pyc per source module, beside nothing else
-        compiled = sorted(n[len("bytecode/%s/" % tag):] for n in names if n.startswith("bytecode/%s/" % tag))
-        assert compiled == [n + "c" for n in sources]
+    # Each tag: one bundle holding a .pyc for exactly the modules of BYTECODE_MODULES.
+    wanted = sorted(n + "c" for n in build_zipapp.bytecode_files() if n in sources)
+    assert len(wanted) == len(build_zipapp.BYTECODE_MODULES)
+    for tag, members in bundles.items():
+        assert sorted(members) == wanted, tag
+        assert all(body[:4] == members[wanted[0]][:4] for body in members.values())  # one magic number
     for info in infos:
         assert info.date_time == (1980, 1, 1, 0, 0, 0)
-        assert info.compress_type == zipfile.ZIP_STORED
         assert info.external_attr >> 16 == 0o100644
+        # A bundle's members are deflated one by one inside it (a start inflates only what it imports).
+        stored = info.filename.startswith("bytecode/")
+        assert info.compress_type == (zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED), info.filename
+
+
+def test_the_artifact_is_lean(pyz):
+    # The issue's bar: at most 1.5 MB, though copied into every project (the README states the size).
+    assert pyz.stat().st_size <= 1500000
+
+
+def test_bundle_round_trips():
+    members = {"termsprawl_context/a.pyc": b"\x00\n" * 50, "termsprawl_context/b/__init__.pyc": b"", "z.pyc": b"z"}
+    assert build_zipapp.unbundle(build_zipapp.bundle(members)) == members
+    with pytest.raises(build_zipapp.BuildError):
+        build_zipapp.bundle({"a b.pyc": b""})
 
 
 @pytest.mark.parametrize("tags", [(), ("cpython-311",), ("cpython-38", "cpython-313")])
@@ -237,32 +258,97 @@ def test_launcher_parses_as_python_2(tags):
     assert b"f\"" not in text and b"print(" not in text
 
 
+def every_turn_calls(tmp_path):
+    """(argv, stdin, env) of the calls made every turn or session: the bare dump with no
+    peer and with one, the hand-off in both formats, the hook (the import set that
+    BYTECODE_MODULES must cover), and whether each prints."""
+    sid = "0f3c2a41-1111-4222-8333-444455556666"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    project = tmp_path / "project"
+    (project / ".termsprawl" / "links").mkdir(parents=True)
+    (project / ".termsprawl" / "transcripts").mkdir(parents=True)
+    config = tmp_path / "claude"
+    record = config / "projects" / "-project" / (sid + ".jsonl")
+    record.parent.mkdir(parents=True)
+    lines = [{"type": "user", "sessionId": sid, "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+             {"type": "assistant", "sessionId": sid, "uuid": "a1", "parentUuid": "u1",
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"},
+                                                            {"type": "tool_use", "id": "t", "name": "Bash",
+                                                             "input": {"command": "ls"}}]}}]
+    record.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (project / ".termsprawl" / "links" / "a--b.json").write_text(json.dumps({"version": 1, "a": "a", "b": "b"}))
+    (project / ".termsprawl" / "transcripts" / "b.json").write_text(json.dumps({"version": 1, "path": str(record)}))
+    dump = ["--cwd", str(project), "--self", "a"]
+    hook_env = {"CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(project), "TERMSPRAWL_NODE_ID": "c"}
+    payload = json.dumps({"session_id": sid, "transcript_path": str(record), "cwd": str(project),
+                          "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    return [(["--cwd", str(empty), "--self", "x"], b"", {}, False), (dump, b"", {}, True),
+            (dump + ["--turns", "5"], b"", {}, True), (dump + ["--format", "json"], b"", {}, True),
+            (["hook"], payload, hook_env, True)]
+
+
+def loaded_modules(stderr):
+    """{module: where it came from} from a ``-v`` run's import lines: ``import 'name' #
+    <loader>``, or on 3.8 and 3.9 for zipimport's own loads ``import name # loaded from
+    Zip <path>``."""
+    found = {}
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        if line.startswith(("import 'termsprawl_context", "import termsprawl_context")):
+            name, _, origin = line[len("import "):].partition(" # ")
+            found[name.strip("'")] = origin
+    return found
+
+
 @pytest.mark.parametrize("version", MODERN)
-def test_each_interpreter_found_runs_its_own_bytecode(pyz, empty_home, version):
+def test_each_interpreter_found_runs_its_own_bytecode_for_every_turn(pyz, tmp_path, empty_home, version):
     python = find_python(version)
     if python is None:
         pytest.skip("no Python %s on this machine" % version)
     tag = "cpython-" + version.replace(".", "")
     with zipfile.ZipFile(str(pyz)) as archive:
-        assert "bytecode/%s/termsprawl_context/cli/__init__.pyc" % tag in archive.namelist()
-    done = run([python, "-v", pyz, "--version"], env=clean_env(home=empty_home))
+        assert "termsprawl_context/cli/__init__.pyc" in build_zipapp.unbundle(archive.read("bytecode/" + tag))
+    for argv, stdin, env, prints in every_turn_calls(tmp_path):
+        done = subprocess.run([python, "-v", str(pyz)] + argv, input=stdin, env=clean_env(home=empty_home, **env),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        assert done.returncode == 0, (argv, done.stderr[-300:])
+        assert bool(done.stdout) == prints, argv
+        loaded = loaded_modules(done.stderr)
+        assert "termsprawl_context.cli" in loaded
+        from_source = sorted(m for m, origin in loaded.items() if "/bytecode/%s/" % tag not in origin)
+        assert from_source == [], "%s imports these from source: add them to BYTECODE_MODULES" % argv
+    # A command a person types runs the modules outside that set from the source.
+    done = run([python, "-v", pyz, "sessions", "--projects-dir", tmp_path / "none"], env=clean_env(home=empty_home))
+    loaded = loaded_modules(done.stderr)
+    assert any("/site-packages/" in origin for origin in loaded.values())
+    assert all("/bytecode/%s/" % tag in loaded[m] for m in build_zipapp.BYTECODE_MODULES if m in loaded)
+
+
+@pytest.mark.parametrize("version", MODERN)
+def test_the_launcher_runs_as_bytecode_on_its_version_only(pyz, empty_home, version):
+    python = find_python(version)
+    if python is None:
+        pytest.skip("no Python %s on this machine" % version)
+    done = run([python, "-vv", pyz, "--version"], env=clean_env(home=empty_home))
     assert done.returncode == 0
-    loaded = [l for l in done.stderr.splitlines() if l.startswith((b"import termsprawl_context", b"import 'termsprawl_context"))]
-    assert loaded and all(b"/bytecode/%s/" % tag.encode() in l for l in loaded)
+    compiled_source = ("# trying %s/__main__.py\n" % pyz).encode() in done.stderr.replace(b"\r", b"")
+    assert compiled_source == (version != build_zipapp.MAIN_BYTECODE_VERSION)
 
 
 def test_a_build_with_fewer_interpreters_runs_the_source_on_the_others(pyz, tmp_path, empty_home):
     only = tmp_path / "only-this.pyz"
     tags = build_zipapp.build(only, pythons=[os.path.realpath(sys.executable)])
     assert tags == [sys.implementation.cache_tag]
+    with zipfile.ZipFile(str(only)) as archive:
+        assert ("__main__.pyc" in archive.namelist()) == (tags[0] == build_zipapp.MAIN_BYTECODE_TAG)
     others = [find_python(v) for v in MODERN if "cpython-" + v.replace(".", "") != tags[0]]
     others = [p for p in others if p]
     if not others:
         pytest.skip("no second Python version on this machine")
     done = run([others[0], "-v", only, "--version"], env=clean_env(home=empty_home))
     assert done.returncode == 0 and done.stdout.startswith(b"termsprawl-context ")
-    loaded = [l for l in done.stderr.splitlines() if l.startswith((b"import termsprawl_context", b"import 'termsprawl_context"))]
-    assert loaded and all(b"/site-packages/" in l for l in loaded)
+    loaded = loaded_modules(done.stderr)
+    assert loaded and all("/site-packages/" in origin for origin in loaded.values())
     # And it is not the artifact a machine with more interpreters builds.
     found = build_zipapp.differences(pyz.read_bytes(), only.read_bytes())
     if len(build_zipapp.find_pythons()) > 1:

@@ -3,8 +3,6 @@
 import io
 import json
 
-import pytest
-
 from termsprawl_context.store import head_prompt as H
 
 
@@ -48,11 +46,3 @@ def test_prompt_past_head():
     # the head's read stopped mid-line: its bytes are handed over
     cut = len(head) + 10
     assert H.prompt_past_head(f, data[len(head) : cut], cut, len(data)) == "the real ask"
-
-
-@pytest.mark.parametrize(
-    "raw, parsed",
-    [(b'{"type":"\\u0075ser","message":{"content":"escaped"}}', "escaped"), (b'{"type":"assistant"}', "")],
-)
-def test_the_prefilter_never_changes_an_answer(raw, parsed):
-    assert H.first_prompt_in(iter([raw])) == parsed

@@ -11,6 +11,7 @@ import pytest
 from conftest import snapshot
 from termsprawl_context import hooks
 from termsprawl_context.cli import main
+from termsprawl_context.store.hook_input import HOOK_INPUT_MAX_BYTES
 
 SID = "0f3c2a41-1111-4222-8333-444455556666"
 
@@ -92,6 +93,8 @@ REFUSALS = [
     ("outside the store", dict(payload={"transcript_path": "/tmp/evil.jsonl"}), "must be under Claude projects"),
     ("invalid JSON", dict(stdin=b"not json"), "failed to parse hook input"),
     ("empty stdin", dict(stdin=b""), "failed to parse hook input"),
+    ("over the size limit", dict(stdin=b"{" + b" " * HOOK_INPUT_MAX_BYTES + b"}"),
+     "larger than %d bytes (1 MiB)" % HOOK_INPUT_MAX_BYTES),
     ("not an object", dict(stdin=b"[1]"), "failed to parse hook input"),
     ("no session id", dict(payload={"session_id": None}), "session_id is required"),
     ("no transcript path", dict(payload={"transcript_path": ""}), "transcript_path is required"),

@@ -216,17 +216,18 @@ class EndlessStream:
         return b" " * size
 
 
-def test_over_10_mib_is_refused_after_reading_at_most_limit_plus_one(store):
+def test_over_1_mib_is_refused_after_reading_at_most_limit_plus_one(store):
     _, projects, env = store
     stream = EndlessStream()
     with pytest.raises(HookInputTooLarge) as caught:
         read_hook_input(stream, str(projects), env)
     assert stream.read_bytes == HOOK_INPUT_MAX_BYTES + 1
-    assert str(caught.value) == "failed to read hook input: larger than 10485760 bytes (10 MiB)"
+    assert HOOK_INPUT_MAX_BYTES == 1 << 20
+    assert str(caught.value) == "failed to read hook input: larger than 1048576 bytes (1 MiB)"
     assert isinstance(caught.value, HookInputError)
 
 
-def test_exactly_10_mib_plus_one_byte_of_json(store):
+def test_exactly_1_mib_plus_one_byte_of_json(store):
     _, projects, env = store
     path = str(projects / "p" / "x.jsonl")
     body = json.dumps({"session_id": "a", "transcript_path": path}).encode()

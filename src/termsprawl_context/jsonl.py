@@ -15,7 +15,6 @@ times in Python objects), so one line never costs a reader more than that budget
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections import namedtuple
@@ -56,7 +55,28 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY
 # regex before and after the value and a type check: about 3 of the 8 microseconds a
 # typical 500-byte record costs. The text is stripped first, so "the value ends where
 # the text ends" is the test ``loads`` makes (JSON's whitespace is str.strip's too).
-_scan_value = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
+# Made from ``_json`` with json.loads's own settings rather than from a JSONDecoder: the
+# json package imports re, a third of the dump's start-up (the scanner imports it only
+# to raise on a malformed value).
+class _LoadsSettings(object):
+    """What ``json.JSONDecoder()`` hands its scanner: json.loads's defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+try:
+    from _json import make_scanner as _make_scanner
+except ImportError:  # an interpreter built without the C accelerator
+    import json
+
+    _scan_value = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
+else:
+    _scan_value = _make_scanner(_LoadsSettings())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; the scanner reads only these attributes
 
 
 class NotARegularFile(OSError):
@@ -113,8 +133,8 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     text = text.strip()
     if not text:
         return None
-    if text[0] != "{":  # after the strip, only an object can open with its brace
-        return None
+    if text[0] != "{" or text[-1] != "}":  # after the strip, only an object opens and ends so
+        return None  # (and a torn line costs no scan: a scan's error imports json, and re)
     if len(text) >= _DENSITY_CHECK_FROM and not affordable(text):
         return None
     try:
@@ -148,6 +168,8 @@ def loads_strict(text: str, **options) -> object:
     nested too deeply). For documents we validate or rewrite, not transcript lines,
     which ``parse_object`` reads as leniently as the harness's readers do. ``options``
     go to ``json.loads`` (``parse_float``, ``object_pairs_hook``, ...)."""
+    import json
+
     return json.loads(text, parse_constant=_refuse_constant, **options)
 
 
@@ -314,179 +336,3 @@ def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
             raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
         yield Line(number, offset, raw)
 
-
-# --- checking a large document without building it ----------------------------------------
-
-_SCAN_KINDS = ("string", "number", "literal", "punct")
-
-
-def _scan_patterns():
-    import re
-
-    # One JSON token after optional JSON whitespace, as json.loads reads them: the start
-    # of a string, a number, the three literals, punctuation.
-    token = re.compile(
-        rb'[ \t\r\n]*(?:(")'
-        rb"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)"
-        rb"|(true|false|null)"
-        rb"|([\[\]{},:]))"
-    )
-    # Inside a string: what ends a run of plain bytes (any byte >= 0x80 is data, decoded
-    # later with U+FFFD for invalid sequences), and the escapes JSON allows. Strings are
-    # walked run by run, not matched by one pattern, whose backtracking state would
-    # grow with the string (1.4 GB for a 10 MB one).
-    special = re.compile(rb'["\\\x00-\x1f]')
-    escape = re.compile(rb'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
-    # Runs of plain members, each followed by a comma: a scalar (a string without
-    # escapes, a number, a literal) in an array, or ``"key": scalar`` in an object.
-    # Skipping up to 4096 of them per match turns a dense 10 MiB payload from millions
-    # of steps of this loop into a few thousand, with the engine's state bounded.
-    scalar = rb'(?:"[^"\\\x00-\x1f]*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null)'
-    space = rb"[ \t\r\n]*"
-    array_run = re.compile(rb"(?:" + space + scalar + space + rb",){1,4096}")
-    object_run = re.compile(rb"(?:" + space + rb'"[^"\\\x00-\x1f]*"' + space + rb":" + space + scalar + space + rb",){1,4096}")
-    return token.match, special.search, escape.match, array_run.match, object_run.match
-
-
-def _string_end(data: bytes, start: int, special, escape) -> int:
-    """The offset just past the string whose opening quote is at ``start``."""
-    pos = start + 1
-    while True:
-        m = special(data, pos)
-        if m is None:
-            raise ValueError("unterminated string starting at byte %d" % start)
-        at = m.start()
-        char = data[at]
-        if char == 0x22:  # the closing quote
-            return at + 1
-        if char == 0x5C:  # a backslash
-            e = escape(data, at)
-            if e is None:
-                raise ValueError("invalid escape at byte %d" % at)
-            pos = e.end()
-            continue
-        raise ValueError("invalid control character at byte %d" % at)
-
-
-def _decode(token: bytes) -> object:
-    return json.loads(token.decode("utf-8", "replace"))
-
-
-def pick_members(data: bytes, keys: Tuple[str, ...], max_value_bytes: int = 1 << 20) -> dict:
-    """Check that ``data`` is one JSON object (json.loads's grammar, NaN and Infinity
-    refused) without building it, and return its top-level members named in ``keys``
-    whose values are strings, numbers, booleans or null (decoded) or, for an array or
-    an object, the empty value of that type (a stand-in that keeps its JSON type).
-
-    Memory is the document's bytes plus the picked values, however dense the rest is,
-    and nesting costs no recursion. Raises ValueError naming the first offending byte
-    offset, as ``json.loads`` would refuse the document, and for a picked value longer
-    than ``max_value_bytes`` (so that picking it cannot cost more than that)."""
-    token, special, escape, array_run, object_run = _scan_patterns()
-    wanted = set(keys)
-    # How a wanted key is spelled in a run (runs hold no escapes): a top-level run is
-    # skipped only up to the first of these, so every wanted key is seen as a key.
-    spellings = [b'"' + k.encode("utf-8") + b'"' for k in keys]
-    picked = {}  # type: dict
-    stack = []  # type: List[str]  # "{" or "[" for each open container
-    pos, size = 0, len(data)
-    expect = "value"  # value | key_or_close | key | colon | comma_or_close | value_or_close
-    key = None  # type: Optional[str]
-    # A key longer than this cannot spell a wanted one, even fully \u-escaped.
-    longest_key = 6 * max([len(k) for k in keys] or [0]) + 2
-    started = False
-    while True:
-        if stack:
-            if stack[-1] == "[" and expect in ("value", "value_or_close") and len(stack) > 1:
-                run = array_run(data, pos)
-                if run is not None:
-                    pos, expect = run.end(), "value"
-                    continue
-            elif stack[-1] == "{" and expect in ("key", "key_or_close"):
-                run = object_run(data, pos)
-                if run is not None and len(stack) == 1:
-                    # Skip only the members before the first wanted key's spelling.
-                    text = run.group()
-                    cut = min([text.find(sp) for sp in spellings if sp in text] or [-1])
-                    if cut >= 0:
-                        run = object_run(data, pos, pos + cut)
-                if run is not None:
-                    pos, expect = run.end(), "key"
-                    continue
-        m = token(data, pos)
-        if m is None:
-            if data[pos:].strip(b" \t\r\n"):
-                raise ValueError("invalid JSON at byte %d" % (pos + len(data[pos:]) - len(data[pos:].lstrip(b" \t\r\n"))))
-            break
-        kind = _SCAN_KINDS[m.lastindex - 1]
-        start = m.start(m.lastindex)
-        if kind == "string":
-            pos = _string_end(data, start, special, escape)
-            text = b""  # sliced below only when it is a key or a picked value
-        else:
-            pos = m.end()
-            text = m.group(m.lastindex)
-        if started and not stack:
-            raise ValueError("extra data at byte %d" % start)
-        if expect in ("key", "key_or_close"):
-            if kind == "string":
-                if len(stack) == 1:
-                    key = _decode(data[start:pos]) if pos - start <= longest_key else None  # type: ignore[assignment]
-                expect = "colon"
-                continue
-            if text == b"}" and expect == "key_or_close":
-                stack.pop()
-                if len(stack) == 1 and key in wanted:
-                    picked[key] = {}
-                expect = "comma_or_close"
-                continue
-            raise ValueError("expecting a property name at byte %d" % start)
-        if expect == "colon":
-            if text != b":":
-                raise ValueError("expecting ':' at byte %d" % start)
-            expect = "value"
-            continue
-        if expect == "comma_or_close":
-            if text == b",":
-                expect = "key" if stack[-1] == "{" else "value"
-                continue
-            if text in (b"}", b"]") and (text == b"}") == (stack[-1] == "{"):
-                stack.pop()
-                if len(stack) == 1 and key in wanted:
-                    picked[key] = [] if text == b"]" else {}
-                expect = "comma_or_close"
-                continue
-            raise ValueError("expecting ',' or a closing bracket at byte %d" % start)
-        # a value is expected (or, right after "[", a "]")
-        if text == b"]" and expect == "value_or_close":
-            stack.pop()
-            if len(stack) == 1 and key in wanted:
-                picked[key] = []
-            expect = "comma_or_close"
-            continue
-        if kind == "punct" and text not in (b"{", b"["):
-            raise ValueError("expecting a value at byte %d" % start)
-        started = True
-        if text == b"{":
-            stack.append("{")
-            expect = "key_or_close"
-            continue
-        if text == b"[":
-            if not stack:
-                raise ValueError("expected a JSON object, got array")
-            stack.append("[")
-            expect = "value_or_close"
-            continue
-        if not stack:
-            scalar = "string" if kind == "string" else json_type_name(json.loads(text.decode("ascii")))
-            raise ValueError("expected a JSON object, got %s" % scalar)
-        if len(stack) == 1 and key in wanted:
-            if pos - start > max_value_bytes:
-                raise ValueError("%s is longer than %d bytes" % (key, max_value_bytes))
-            picked[key] = _decode(data[start:pos])
-        expect = "comma_or_close"
-    if not started:
-        raise ValueError("expecting a value at byte 0")
-    if stack:
-        raise ValueError("unterminated JSON at byte %d" % size)
-    return picked

@@ -9,15 +9,14 @@ than it did: the head bound plus the tail window.
 
 from typing import BinaryIO, Iterator, Union
 
+from termsprawl_context.bytescan import Needles, candidate_lines
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import first_typed_prompt
 
 BLOCK_BYTES = 1 << 16
-# Only a line whose bytes hold the user type's token can be a user entry, unless a JSON
-# escape spells one of its ASCII characters (never written by the harness): such lines
-# are parsed too, so the filter spares parses without changing an answer.
-_TOKEN_USER = b'"user"'
-_ASCII_ESCAPE = b"\\u00"
+# Only a line whose bytes hold the user type's token can be a user entry (bytescan's
+# escape rule keeps the filter exact).
+_USER_LINES = Needles.of([b'"user"'])
 
 
 def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
@@ -49,9 +48,7 @@ def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int
 def first_prompt_in(lines: Iterator[bytes]) -> str:
     """The first typed prompt among raw ``lines`` (as a title), parsing only lines that
     may be user entries; "" when none."""
-    return first_typed_prompt(
-        parse_object(raw) for raw in lines if _TOKEN_USER in raw or _ASCII_ESCAPE in raw
-    )
+    return first_typed_prompt(parse_object(raw) for raw in candidate_lines(lines, _USER_LINES))
 
 
 def prompt_past_head(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> str:

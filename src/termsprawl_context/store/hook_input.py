@@ -11,18 +11,14 @@ import re
 from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.jsonl import json_type_name, loads_strict, pick_members
+from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
-# The seed reads at most this much (its line-size limit); more is refused, not cut.
-HOOK_INPUT_MAX_BYTES = 10 * 1024 * 1024
+# A payload larger than this is refused, not cut. A real one is a few hundred bytes (a
+# session id, paths, an event name); no harness sends a MiB. Parsed whole, a payload at
+# the limit costs at most about 30 MiB however dense its values (under the 64 MB bound).
+HOOK_INPUT_MAX_BYTES = 1 << 20
 _READ_CHUNK = 1 << 16
-# A payload up to this size is parsed whole (a real one is a few hundred bytes); a
-# larger one is checked without building it and only its string fields are decoded,
-# so a 10 MiB payload of tiny values costs its bytes, not 20 times them.
-DIRECT_PARSE_MAX_BYTES = 1 << 20
-# A field longer than this is no session id, path or event name a harness sends.
-MAX_FIELD_BYTES = 1 << 20
 
 # Session ids become file names: letters, digits, hyphen, underscore only. fullmatch,
 # because Python's "$" would also accept a trailing newline.
@@ -38,9 +34,8 @@ class HookInputError(Refusal):
 
 class HookInputTooLarge(HookInputError):
     def __init__(self) -> None:
-        super().__init__(
-            "failed to read hook input: larger than %d bytes (10 MiB)" % HOOK_INPUT_MAX_BYTES
-        )
+        super().__init__("failed to read hook input: larger than %d bytes (%d MiB)" % (
+            HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20))
 
 
 class HookInputParseError(HookInputError):
@@ -98,33 +93,22 @@ def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
     return b"".join(chunks)
 
 
-def parse_payload(data: bytes, direct_max: int = DIRECT_PARSE_MAX_BYTES) -> Dict[str, Any]:
-    """The payload as a dict whose string fields are strings (null reads as "").
-
-    Up to ``direct_max`` bytes the whole payload is parsed; beyond, only its string
-    fields are (``jsonl.pick_members``: the same verdict on the same grammar, in memory
-    bounded by the payload's bytes), and the dict holds only those fields."""
-    if len(data) > direct_max:
-        try:
-            value = pick_members(data, _STRING_FIELDS, MAX_FIELD_BYTES)  # type: Any
-        except ValueError as exc:
-            raise HookInputParseError(str(exc)) from None
-    else:
-        try:
-            # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
-            value = loads_strict(data.decode("utf-8", "replace"))
-        except ValueError as exc:
-            raise HookInputParseError(str(exc)) from None
-        except RecursionError:
-            raise HookInputParseError("JSON nested too deeply") from None
+def parse_payload(data: bytes) -> Dict[str, Any]:
+    """The payload (at most ``HOOK_INPUT_MAX_BYTES``, read by ``read_limited``) as a dict
+    whose string fields are strings (null reads as "")."""
+    try:
+        # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
+        value = loads_strict(data.decode("utf-8", "replace"))
+    except ValueError as exc:
+        raise HookInputParseError(str(exc)) from None
+    except RecursionError:
+        raise HookInputParseError("JSON nested too deeply") from None
     if not isinstance(value, dict):
         raise HookInputParseError("expected a JSON object, got %s" % json_type_name(value))
     for key in _STRING_FIELDS:
         field = value.get(key)
         if field is not None and not isinstance(field, str):
             raise HookInputParseError("%s must be a string, not %s" % (key, json_type_name(field)))
-        if isinstance(field, str) and len(field) > MAX_FIELD_BYTES:
-            raise HookInputParseError("%s is longer than %d bytes" % (key, MAX_FIELD_BYTES))
     return value
 
 

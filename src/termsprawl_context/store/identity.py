@@ -20,6 +20,16 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
+from termsprawl_context.bytescan import (
+    CARRY_BYTES,
+    CHUNK_BYTES,
+    ESCAPE_LENGTH,
+    Needles,
+    carry_over,
+    file_may_hold,
+    has_ascii_escape,
+    scan_buffer,
+)
 from termsprawl_context.errors import EXIT_DEGRADED, EXIT_WRONG_RECORD, Refusal
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import LineTooLong, open_regular
@@ -463,14 +473,10 @@ class PlainSiblings:
         return any(u in held for u in uuids)
 
 
-# Chunks of the byte search: no more than the line bound, so a line that reaches the
-# bound cannot hide between two newlines of one chunk.
-_CHUNK = 4 << 20
-# A uuid of ASCII letters, digits and dashes could hide from a byte search only behind a
-# \u escape of a printable ASCII character; Claude Code writes none (JSON.stringify
-# escapes only control characters and lone surrogates), so such a file is parsed.
-_ASCII_ESCAPE = re.compile(rb"\\u00[2-7][0-9a-fA-F]")
-_PLAIN_NEEDLE = re.compile(r"[A-Za-z0-9_.:+-]*\Z")
+# Chunks of the byte search (bytescan's): no more than the line bound, so a line that
+# reaches the bound cannot hide between two newlines of one chunk.
+_CHUNK = CHUNK_BYTES
+_NO_NEEDLES = Needles.of(())
 
 
 class ByteSearchSiblings:
@@ -488,7 +494,7 @@ class ByteSearchSiblings:
 
     def origin(self, path: str) -> Optional[Origin]:
         if path not in self._origins:
-            self._origins[path] = self._scan(path, ())[0]
+            self._origins[path] = self._scan(path, _NO_NEEDLES)[0]
         return self._origins[path]
 
     def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
@@ -502,30 +508,24 @@ class ByteSearchSiblings:
         if not wanted:
             scan_bytes(path, (), self._clean, self._buffer)  # still an unreadable file if the plain reader says so
             return False
-        if all(_PLAIN_NEEDLE.match(u) for u in wanted):
-            needles = tuple(u.encode("ascii") for u in wanted)  # type: Optional[Tuple[bytes, ...]]
-            if not scan_bytes(path, needles, self._clean, self._buffer):  # type: ignore[arg-type]
-                return False
-        else:
-            needles = None  # a needle of odd characters: parse every line
+        needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
+        if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
+            return False
         origin, held = self._scan(path, needles, frozenset(wanted))
         if path not in self._origins:
             self._origins[path] = origin
         return bool(held)
 
-    def _scan(
-        self, path: str, needles: Optional[Tuple[bytes, ...]], wanted: "frozenset" = frozenset()
-    ) -> Tuple[Optional[Origin], Set[str]]:
+    def _scan(self, path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
         """The origin, and which of ``wanted`` the file's entries carry, decoding only
         the head up to the origin and the lines that may hold a needle (every line
-        when ``needles`` is None). Stops once both are known; with ``needles`` None it
-        reads to the end, so the line bound is checked on every line."""
+        when ``needles`` has no plain spelling). Stops once both are known; without a
+        plain spelling it reads to the end, so the line bound is checked on every line."""
         origin = None
         held = set()  # type: Set[str]
         for line in iter_raw_lines(path):
             raw = line.raw
-            candidate = needles is None or any(n in raw for n in needles) or (
-                bool(needles) and _ASCII_ESCAPE.search(raw) is not None)
+            candidate = needles.in_line(raw)
             if origin is None or candidate:
                 entry = entry_at(line, decode_line(raw))
                 if entry is not None:
@@ -533,7 +533,7 @@ class ByteSearchSiblings:
                         origin = _origin_of(entry)
                     if candidate and entry.uuid in wanted:
                         held.add(entry.uuid)
-            if needles is not None and origin is not None and (held or not needles):
+            if needles.plain is not None and origin is not None and (held or not needles.plain):
                 break
         return origin, held
 
@@ -557,7 +557,7 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
     with f:
         try:
             if clean is not None and path in clean:
-                return _holds_needle(f, needles, buffer)
+                return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
             found, escaped = _scan_checked(f, path, needles, buffer)
         except OSError as exc:
             raise TranscriptReadError(path, exc) from None
@@ -566,69 +566,13 @@ def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] 
     return found
 
 
-# What a chunk keeps of the one before it: enough for the longest needle searched
-# across the boundary (an escape is six bytes; a longer needle falls back to joining).
-_CARRY = 64
-
-
-def scan_buffer() -> bytearray:
-    """A buffer for ``scan_bytes``: one chunk, and the carry of the chunk before."""
-    return bytearray(_CARRY + _CHUNK)
-
-
-def _carry(buffer: bytearray, end: int, overlap: int) -> int:
-    """Move the last ``overlap`` bytes before ``end`` to the front; how many moved."""
-    keep = min(overlap, end)
-    if keep:
-        buffer[0:keep] = buffer[end - keep:end]
-    return keep
-
-
-def _holds_needle(f, needles: Tuple[bytes, ...], buffer: bytearray) -> bool:
-    """Whether a needle is in the rest of ``f``, stopping at the first found. Read, not
-    mapped: a file truncated under a mapping would kill the process (SIGBUS)."""
-    if not needles:
-        return False
-    overlap = max(len(n) for n in needles) - 1
-    if overlap > _CARRY:
-        return _holds_long_needle(f, needles, overlap)
-    view = memoryview(buffer)
-    have = 0
-    try:
-        while True:
-            got = f.readinto(view[have:have + _CHUNK])
-            if not got:
-                return False
-            end = have + got
-            for needle in needles:
-                if buffer.find(needle, 0, end) >= 0:
-                    return True
-            have = _carry(buffer, end, overlap)
-    finally:
-        view.release()
-
-
-def _holds_long_needle(f, needles: Tuple[bytes, ...], overlap: int) -> bool:
-    """``_holds_needle`` for a needle longer than the buffer's carry."""
-    tail = b""
-    while True:
-        chunk = f.read(_CHUNK)
-        if not chunk:
-            return False
-        window = tail + chunk[:overlap]
-        if any(n in chunk or n in window for n in needles):
-            return True
-        tail = chunk[-overlap:]
-
-
 def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
     """(a needle or an escape is in the file, an escape is), checking the line bound.
 
-    The escape's regex runs only on a chunk where the plain ``\\u00`` is found: a find
-    of a literal is several times faster than a regex search, and Claude Code writes
-    that prefix only for control characters."""
-    overlap = max(max((len(n) for n in needles), default=1) - 1, 5)  # an escape is six bytes
-    if overlap > _CARRY:
+    The escape rule is bytescan's (``has_ascii_escape``: a literal find first, the
+    regex only where it hits)."""
+    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
+    if overlap > CARRY_BYTES:
         return _scan_checked_long(f, path, needles, overlap)
     found = escaped = False
     run = 0  # bytes since the last newline
@@ -650,11 +594,11 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
                 if run + first - have >= MAX_RECORD_BYTES:
                     raise _too_long(path, chunks + 1)
                 run = end - buffer.rfind(b"\n", have, end) - 1
-            if not escaped and buffer.find(b"\\u00", 0, end) >= 0 and _ASCII_ESCAPE.search(buffer, 0, end):
+            if not escaped and has_ascii_escape(buffer, 0, end):
                 escaped = True
             if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
                 found = True
-            have = _carry(buffer, end, overlap)
+            have = carry_over(buffer, end, overlap)
             chunks += 1  # chunks, not lines: only an error names a place, and it is rare
     finally:
         view.release()
@@ -683,8 +627,7 @@ def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -
                 raise _too_long(path, chunks + 1)
             run = len(chunk) - chunk.rfind(b"\n") - 1
         window = tail + chunk[:overlap]
-        if not escaped and (b"\\u00" in chunk or b"\\u00" in window) and (
-                _ASCII_ESCAPE.search(chunk) or _ASCII_ESCAPE.search(window)):
+        if not escaped and (has_ascii_escape(chunk) or has_ascii_escape(window)):
             escaped = True
         if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
             found = True

@@ -16,6 +16,8 @@ import re
 from typing import Any, BinaryIO, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import byte_windows as windows
+from termsprawl_context.bytescan import ESCAPE_LENGTH as _ESCAPE_LENGTH, ascii_escape_pattern
+from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular, parse_object
@@ -261,13 +263,8 @@ _KIND_RE = re.compile(
 # is rare as well).
 TITLE_KEY_SUFFIX = "Title"
 _TITLE_KEY_RE = re.compile(re.escape(TITLE_KEY_SUFFIX.encode("ascii") + b'"'))
-_ESCAPE_ASCII_RE = re.compile(rb"\\u00[2-7]")  # \u0020-\u007f: escapes that spell ASCII
-_ESCAPE_LENGTH = 5  # the bytes a match of _ESCAPE_ASCII_RE spans
+_ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, escapes that spell ASCII
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
-
-
-def _has_ascii_escape(raw: Union[bytes, bytearray], start: int = 0, end: Optional[int] = None) -> bool:
-    return _ESCAPE_ASCII_RE.search(raw, start, len(raw) if end is None else end) is not None
 
 
 _UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)

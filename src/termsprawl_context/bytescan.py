@@ -1,0 +1,173 @@
+"""The one byte prefilter: which lines, or which files, may hold the tokens a caller needs.
+
+A caller that wants the entries whose JSON holds some ASCII token (a uuid, a key, a
+type's value) searches bytes before it parses: a line whose bytes hold none of the
+tokens cannot hold them once parsed, with one exception, the escape rule written here
+once: JSON lets any character be written ``\\u00XX``, so an escape of a printable ASCII
+character (``\\u0020``-``\\u007f``) may spell one of a token's characters and hide it
+from a byte search. A line (or a file) holding such an escape is a candidate too. The
+harness never writes one (JSON.stringify escapes only control characters and lone
+surrogates), so the rule costs nothing on real transcripts and keeps every answer exact.
+
+Tokens that are not plain ASCII (where a byte search would have to know every UTF-8
+and escaped spelling) give no needles: every line is a candidate.
+
+This layer knows bytes only, nothing of any harness. ``re`` is imported on first use.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import BinaryIO, Iterable, Iterator, Optional, Union
+
+# The bytes every escape of a character below U+0100 starts with: a literal find of it
+# is several times faster than the regex, and rules out most chunks at once.
+ESCAPE_PREFIX = b"\\u00"
+# An escape that spells a printable ASCII character (0x20-0x7f), in any hex case.
+ASCII_ESCAPE = rb"\\u00[2-7][0-9a-fA-F]"
+ESCAPE_LENGTH = 6  # the bytes one such escape spans
+# A token's bytes are JSON text ('"user"' holds the quotes of the syntax): printable
+# ASCII that a writer may spell otherwise only by the escape rule. A backslash starts an
+# escape and "/" may be written "\\/": a token holding either has no plain spelling.
+_PLAIN = frozenset(c for c in range(0x20, 0x7F) if c not in b"\\/")
+# A string value's bytes inside its quotes: a quote in it is written escaped too.
+_PLAIN_VALUE = _PLAIN - frozenset(b'"')
+
+_pattern = None
+
+
+def ascii_escape_pattern():
+    """``ASCII_ESCAPE`` compiled (once, on first use)."""
+    global _pattern
+    if _pattern is None:
+        import re
+
+        _pattern = re.compile(ASCII_ESCAPE)
+    return _pattern
+
+
+def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
+    """Whether ``data[start:end]`` holds an escape that spells printable ASCII."""
+    end = len(data) if end is None else end
+    return data.find(ESCAPE_PREFIX, start, end) >= 0 and ascii_escape_pattern().search(data, start, end) is not None
+
+
+def _plain_bytes(token: "Union[str, bytes]", allowed: "frozenset" = _PLAIN) -> "Optional[bytes]":
+    raw = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else bytes(token)
+    return raw if raw and all(c in allowed for c in raw) else None
+
+
+class Needles(namedtuple("Needles", "tokens plain")):
+    """The tokens a caller needs (``tokens``) and the bytes a search looks for
+    (``plain``: their ASCII spellings, or None when a token has none and every line
+    is a candidate). Their escaped spellings are the escape rule's: any line holding an
+    ASCII-spelling escape."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, tokens: "Iterable[Union[str, bytes]]") -> "Needles":
+        """Needles for fragments of JSON text as a writer emits them (``b'"user"'``,
+        whose quotes are the syntax's)."""
+        tokens = tuple(tokens)
+        plain = tuple(_plain_bytes(t) for t in tokens)
+        return cls(tokens, None if None in plain else plain)
+
+    @classmethod
+    def for_values(cls, values: "Iterable[Union[str, bytes]]") -> "Needles":
+        """Needles for string values (a uuid, a session id): what stands between their
+        quotes, where a quote of their own would be escaped."""
+        values = tuple(values)
+        plain = tuple(_plain_bytes(v, _PLAIN_VALUE) for v in values)
+        return cls(values, None if None in plain else plain)
+
+    @property
+    def longest(self) -> int:
+        return max((len(p) for p in self.plain or ()), default=0)
+
+    def in_line(self, raw: "Union[bytes, bytearray]") -> bool:
+        """Whether the line ``raw`` may hold a token once parsed."""
+        if self.plain is None:
+            return True
+        return bool(self.plain) and (any(p in raw for p in self.plain) or has_ascii_escape(raw))
+
+    def plainly_in(self, data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
+        """Whether a token's plain bytes are in ``data[start:end]`` (no escape rule)."""
+        end = len(data) if end is None else end
+        return any(data.find(p, start, end) >= 0 for p in self.plain or ())
+
+
+def candidate_lines(lines: "Iterable[bytes]", needles: Needles) -> "Iterator[bytes]":
+    """The lines of ``lines`` that may hold one of ``needles``' tokens once parsed."""
+    if needles.plain is None:
+        return iter(lines)
+    return (raw for raw in lines if needles.in_line(raw))
+
+
+# Chunks of a file search: large enough that a find runs at memory speed, bounded so a
+# search holds one chunk (and a carry) whatever the file.
+CHUNK_BYTES = 4 << 20
+# What a chunk keeps of the one before: enough for a token or an escape split by the
+# chunk edge; a longer token falls back to joining.
+CARRY_BYTES = 64
+
+
+def scan_buffer(chunk: int = CHUNK_BYTES) -> bytearray:
+    """A reusable buffer for ``file_may_hold``: one chunk and the carry before it."""
+    return bytearray(CARRY_BYTES + chunk)
+
+
+def carry_over(buffer: bytearray, end: int, overlap: int) -> int:
+    """Move the last ``overlap`` bytes before ``end`` to the front; how many moved."""
+    keep = min(overlap, end)
+    if keep:
+        buffer[0:keep] = buffer[end - keep:end]
+    return keep
+
+
+def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True,
+                  buffer: "Optional[bytearray]" = None) -> bool:
+    """Whether the rest of ``f`` holds a token's plain bytes, or (with ``escapes``) an
+    ASCII-spelling escape, searched in overlapped chunks and stopping at the first
+    found. Read, not mapped: a file truncated under a mapping kills the process
+    (SIGBUS). ``escapes=False`` is for a file already known to hold no escape."""
+    if needles.plain is None:
+        return True
+    if not needles.plain:
+        return False
+    overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
+    chunk = CHUNK_BYTES
+    if buffer is None or overlap > CARRY_BYTES:
+        return _may_hold_joined(f, needles, escapes, overlap, chunk)
+    view = memoryview(buffer)
+    chunk = len(buffer) - CARRY_BYTES
+    have = 0
+    try:
+        while True:
+            got = f.readinto(view[have:have + chunk])  # type: ignore[attr-defined]  # a binary file opened for reading has it
+            if not got:
+                return False
+            end = have + got
+            if needles.plainly_in(buffer, 0, end) or (escapes and has_ascii_escape(buffer, 0, end)):
+                return True
+            have = carry_over(buffer, end, overlap)
+    finally:
+        view.release()
+
+
+def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
+    """``file_may_hold`` without a buffer: each chunk, and the window joining its start
+    to the end of the one before."""
+    tail = b""
+    while True:
+        data = f.read(chunk)
+        if not data:
+            return False
+        for part in (data, tail + data[:overlap]):
+            if needles.plainly_in(part) or (escapes and has_ascii_escape(part)):
+                return True
+        tail = data[-overlap:] if overlap > 0 else b""
+
