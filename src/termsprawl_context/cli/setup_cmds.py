@@ -41,9 +41,16 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 """
 
 
+_NEXT_GEMINI = """\
+gemini: start Gemini CLI as `TERMSPRAWL_NODE_ID=carol gemini` from the project folder, and trust
+        the folder when it asks (untrusted folders run no project hooks): the hook records it.
+"""
+
+
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT
+    from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, GEMINI_MD_FILE, GEMINI_MD_IMPORT
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
                                      "(with --hook, a Claude Code SessionStart hook that records transcripts; "
@@ -54,11 +61,18 @@ def run_init(argv: List[str]) -> int:
     parser.add_argument("--claude-md", action="store_true",
                         help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
                              "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE))
+    parser.add_argument("--gemini-hook", action="store_true",
+                        help="register the SessionStart hook for Gemini CLI in DIR/%s (merged; Gemini CLI runs "
+                             "project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE)
+    parser.add_argument("--gemini-md", action="store_true",
+                        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
+                             "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE))
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
     cwd = project_dir(args.cwd, "init")
-    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
+    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md,
+                                  gemini_hook=args.gemini_hook, gemini_md=args.gemini_md)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
     width = max(len(o) for o in install.OUTCOMES)
     for step in report.steps:
@@ -71,6 +85,8 @@ def run_init(argv: List[str]) -> int:
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
     write_out(template.format(cmd=install.INSTALLED_COMMAND,
                               abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+    if args.gemini_hook:
+        write_out(_NEXT_GEMINI)
     return EXIT_OK
 
 
