@@ -69,6 +69,35 @@ class ContextIO(object):
     def node_title(self, peer_id: str) -> Optional[str]:
         raise NotImplementedError
 
+    def harness_of(self, peer_id: str) -> Optional[str]:
+        """The harness the peer's index entry names, after ``recorded_path`` (None:
+        Claude Code, read as the seed reads it)."""
+        return None
+
+    def harness_turns(self, path: str, limit: Optional[int], harness: str) -> List[Turn]:
+        """``turns`` for another harness's transcript, through its module."""
+        from termsprawl_context.harness import get
+        from termsprawl_context.transcript.turns import MAX_LINKED_TURNS, entries_turns
+
+        found = get(harness)
+        if found is None:
+            return []
+        try:
+            entries = found.entries(path)
+        except OSError:
+            return []
+        return entries_turns(entries, MAX_LINKED_TURNS if limit is None else limit)
+
+
+def _peer_turns(io: ContextIO, peer: str, path: str, limit: Optional[int]) -> List[Turn]:
+    harness = io.harness_of(peer)
+    if harness is None or harness == _CLAUDE_CODE:
+        return io.turns(path, limit)
+    return io.harness_turns(path, limit, harness)
+
+
+_CLAUDE_CODE = "claude-code"  # (harness.CLAUDE_CODE, without loading the registry on the dump's path)
+
 
 def walk_peers(self_id: str, io: ContextIO, limit: Optional[int] = None) -> Iterator[PeerVisit]:
     """Every linked peer in the dump's order, with its index entry and its last
@@ -77,7 +106,7 @@ def walk_peers(self_id: str, io: ContextIO, limit: Optional[int] = None) -> Iter
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         path = io.resolve(recorded) if recorded else None
-        turns = io.turns(path, limit) if path else []
+        turns = _peer_turns(io, linked.peer, path, limit) if path else []
         yield PeerVisit(linked.peer, linked.link_file, recorded, path, turns)
 
 
@@ -106,6 +135,7 @@ class ProjectIO(ContextIO):
     def __init__(self, cwd: str) -> None:
         self.cwd = cwd
         self._link_files = None  # type: Optional[List[LinkFile]]
+        self._harnesses = {}  # type: dict
 
     def link_files(self) -> List[LinkFile]:
         """Every ``*.json`` entry of the links folder, valid or not; read once."""
@@ -140,9 +170,17 @@ class ProjectIO(ContextIO):
         return found
 
     def recorded_path(self, peer_id: str) -> Optional[str]:
-        from termsprawl_context.workspace.index import read_transcript_path
+        from termsprawl_context.workspace.index import read_transcript_source
 
-        return read_transcript_path(self.cwd, peer_id)
+        source = read_transcript_source(self.cwd, peer_id)
+        if source is None:
+            self._harnesses.pop(peer_id, None)
+            return None
+        self._harnesses[peer_id] = source[1]
+        return source[0]
+
+    def harness_of(self, peer_id: str) -> Optional[str]:
+        return self._harnesses.get(peer_id)
 
     def resolve(self, recorded: str) -> str:
         from termsprawl_context.workspace.index import resolve_transcript_path

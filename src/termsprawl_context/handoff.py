@@ -244,6 +244,56 @@ def read_turns_forward(
     return select_turns(turns, window, prompts)
 
 
+def select_from_entries(
+    entries: Iterable[records.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
+) -> List[HandoffTurn]:
+    """``select_turns`` over every turn of ``entries`` (another harness's transcript,
+    read forward through its module), in memory bounded by the selection: the last
+    ``window`` turns, the last ``prompts`` prompts and the last answer are kept as
+    they pass. Entries carry their own line numbers."""
+    from collections import deque
+
+    tail = deque(maxlen=max(window, 0))  # type: deque
+    asked = deque(maxlen=max(prompts, 0))  # type: deque
+    answer = None
+    index = 0
+    for entry in entries:
+        for turn in entry_turns(entry, tools):
+            if window > 0:
+                tail.append((index, turn))
+            if turn.role == ROLE_USER and prompts > 0:
+                asked.append((index, turn))
+            elif turn.role == ROLE_ASSISTANT:
+                answer = (index, turn)
+            index += 1
+    kept = dict(tail)
+    kept.update(asked)
+    if answer is not None:
+        kept[answer[0]] = answer[1]
+    return [kept[i] for i in sorted(kept)]
+
+
+def read_harness_turns(
+    path: str, harness: Any = None, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False,
+    lines: bool = False,
+) -> List[HandoffTurn]:
+    """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
+    ``harness.base.Harness`` or a name; None: Claude Code, read backwards as always),
+    with line numbers when ``lines``. Raises OSError when it cannot be read, and
+    ``ValueError`` for a harness this build cannot read."""
+    if harness is not None and not hasattr(harness, "entries"):
+        from termsprawl_context.harness import get
+
+        found = get(harness)
+        if found is None:
+            raise ValueError("no such harness: %s" % harness)
+        harness = found
+    if harness is None or harness.name == "claude-code":
+        turns = read_turns_backward(path, window, prompts, tools)
+        return number_lines(path, turns) if lines and turns else turns
+    return select_from_entries(harness.entries(path), window, prompts, tools)
+
+
 def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
     """``turns`` with ``line`` filled from their offsets: one forward count of the
     newlines before the last offset (the one cost that grows with the file; only the
@@ -292,15 +342,16 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
 
 
 def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
-    """``(peer id, title, transcript path)`` for each peer linked to ``self_id`` that
-    has an index entry, in the dump's order, over the dump's IO (``dump.ContextIO``);
-    the title is the node's, else the id."""
+    """``(peer id, title, transcript path, harness name or None)`` for each peer linked
+    to ``self_id`` that has an index entry, in the dump's order, over the dump's IO
+    (``dump.ContextIO``); the title is the node's, else the id."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         if not recorded:
             continue
         title = io.node_title(linked.peer)
-        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded)
+        harness = io.harness_of(linked.peer) if hasattr(io, "harness_of") else None
+        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness
 
 
 def build_handoff(
@@ -316,15 +367,15 @@ def build_handoff(
     ``max_chars``; with ``lines``, line numbers counted. Fails open as the dump does:
     an unreadable transcript or one with no turn leaves its peer out."""
     found = []
-    for peer_id, title, path in peers:
+    for source in peers:
+        peer_id, title, path = source[:3]
+        harness = source[3] if len(source) > 3 else None
         try:
-            turns = read_turns_backward(path, window, prompts, tools)
-        except OSError:
+            turns = read_harness_turns(path, harness, window, prompts, tools, lines)
+        except (OSError, ValueError):
             continue
         if not turns:
             continue
-        if lines:
-            turns = number_lines(path, turns)
         found.append(PeerHandoff(peer_id, title, path, turns))
     return apply_budget(found, max_chars)
 

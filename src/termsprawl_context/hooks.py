@@ -24,13 +24,13 @@ from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
-from termsprawl_context.store.hook_input import read_hook_input
+from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store.identity import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import ensure_context_discovery
 from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR, dump_json, read_small_file, state_path, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
-from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path
+from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
 
 # The project root Claude Code started the session in.
@@ -82,6 +82,20 @@ class IndexNotWritten(HookRefused):
             os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd))
 
 
+class SubagentSession(HookRefused):
+    fix = "nothing to do: the node stays on the session that started the sub-agent"
+
+    def __init__(self, agent_id: str) -> None:
+        super().__init__("the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id)
+
+
+class UnknownHarness(HookRefused):
+    fix = "name one of the harnesses this build reads in the hook's `--harness` option"
+
+    def __init__(self, name: str) -> None:
+        super().__init__("--harness %s is not a harness this build reads; nothing recorded" % name)
+
+
 class Holder(NamedTuple):
     """Who last recorded a node: its session, transcript and Claude Code process."""
 
@@ -99,6 +113,7 @@ class HookRecord(NamedTuple):
     changed: bool  # False when the index already held it
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
+    harness: str = ""  # the harness whose payload it was ("" : Claude Code)
 
 
 # --- the project ----------------------------------------------------------------------------
@@ -209,6 +224,7 @@ def record_from_hook(
     pid: Optional[int] = None,
     alive: Callable[[int], bool] = process_alive,
     own: Optional[str] = None,
+    harness: Optional[str] = None,
 ) -> HookRecord:
     """Read a hook payload from ``stream`` and record its transcript for the node.
 
@@ -216,18 +232,29 @@ def record_from_hook(
     session resumed from another directory is reported where no file exists), then the
     discovery markers are refreshed. Raises a Refusal (a HookInputError or a
     HookRefused) when nothing was recorded. ``pid`` is the Claude Code process (default:
-    found from this one); ``own`` the installed command's project (default: found)."""
+    found from this one); ``own`` the installed command's project (default: found).
+    ``harness`` names the harness that ran the hook (default: the one whose store holds
+    the payload's transcript, else Claude Code, whose checks then refuse it)."""
     store = projects_dir(projects, environ)
-    payload = read_hook_input(stream, store, environ)
+    payload, chosen = read_harness_payload(stream, store, environ, harness)
     node_id = environ.get(NODE_ID_ENV)
     if node_id is None or node_id == "":
         raise NodeIdMissing(empty=node_id == "")
     if not is_safe_id(node_id):
         raise NodeIdUnsafe(node_id)
+    if chosen.name != CLAUDE_CODE and chosen.hook_subagent(payload.raw):
+        raise SubagentSession(chosen.hook_subagent(payload.raw))
     project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
-    recorded = relocate_record(store, payload.transcript_path, payload.source)
-    changed = read_transcript_path(project, node_id) != recorded
-    if changed and not record_transcript_path(project, node_id, recorded):
+    if chosen.name == CLAUDE_CODE:
+        recorded = relocate_record(store, payload.transcript_path, payload.source)
+        changed = read_transcript_path(project, node_id) != recorded
+        written = not changed or record_transcript_path(project, node_id, recorded)
+    else:
+        # Codex and Gemini append a resumed session to the file they started: nothing to relocate.
+        recorded = payload.transcript_path
+        changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
+        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
+    if not written:
         raise IndexNotWritten(project, node_id)
     me = claude_pid() if pid is None else pid
     previous, _ = read_holder(project, node_id)
@@ -239,7 +266,30 @@ def record_from_hook(
             or previous.pid != me or previous.path != recorded:
         write_holder(project, node_id, Holder(payload.session_id, recorded, me, int(time.time())), displaced)
     ensure_context_discovery(project)
-    return HookRecord(project, node_id, payload.transcript_path, recorded, changed, payload.source, displaced)
+    return HookRecord(project, node_id, payload.transcript_path, recorded, changed, payload.source, displaced,
+                      "" if chosen.name == CLAUDE_CODE else chosen.name)
+
+
+def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
+    """``(HookInput, Harness)``: the payload read and checked against the store of the
+    harness named (``name``), else of the one whose store holds its transcript path.
+    Claude Code's payloads go through exactly the seed's checks and messages."""
+    from termsprawl_context import harness as harnesses
+    from termsprawl_context.store.hook_input import (
+        checked_hook_input, parse_payload, read_payload_bytes, validate_transcript_path, validate_transcript_under)
+
+    chosen = harnesses.get(name) if name else None
+    if name and chosen is None:
+        raise UnknownHarness(name)
+    data = read_payload_bytes(stream)
+    payload = parse_payload(data)
+    if chosen is None:
+        chosen = harnesses.for_payload(payload, environ)
+    if chosen.name == CLAUDE_CODE:
+        return checked_hook_input(payload, lambda path: validate_transcript_path(path, store, environ)), chosen
+    roots = chosen.store_roots(environ)
+    where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
+    return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen
 
 
 # --- what the hook says ---------------------------------------------------------------------
@@ -287,6 +337,8 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
     never raises."""
     try:
         done = record()
+    except SubagentSession as refusal:
+        return HookAnswer(None, {}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
         return HookAnswer(None, session_start_output(system_message=refusal_message(refusal)), refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
@@ -299,8 +351,13 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
     if done.displaced is not None:
         shown = displaced_message(done, done.displaced)
         warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid)
-    output = session_start_output(system_message=shown,
-                                  additional_context=context_line(done.project, done.node_id,
-                                                                  peers_of(done.project, done.node_id)),
-                                  session_title=title)
+    answer = session_start_output
+    if done.harness:
+        from termsprawl_context.harness import get
+
+        answer = get(done.harness).session_start_output  # the shape that harness shows
+    output = answer(system_message=shown,
+                    additional_context=context_line(done.project, done.node_id,
+                                                    peers_of(done.project, done.node_id)),
+                    session_title=title)
     return HookAnswer(done, output, warning)

@@ -41,12 +41,6 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 """
 
 
-_NEXT_GEMINI = """\
-gemini: start Gemini CLI as `TERMSPRAWL_NODE_ID=carol gemini` from the project folder, and trust
-        the folder when it asks (untrusted folders run no project hooks): the hook records it.
-"""
-
-
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
     from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
@@ -61,9 +55,15 @@ def run_init(argv: List[str]) -> int:
     parser.add_argument("--claude-md", action="store_true",
                         help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
                              "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE))
+    parser.add_argument("--codex-hook", action="store_true",
+                        help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
+                             "Codex runs it with `[features] hooks = true` in its config, in a trusted project)")
+    parser.add_argument("--agents-md", action="store_true",
+                        help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
+                             "launch: the one file outside .termsprawl/ init writes only when asked")
     parser.add_argument("--gemini-hook", action="store_true",
-                        help="register the SessionStart hook for Gemini CLI in DIR/%s (merged; Gemini CLI runs "
-                             "project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE)
+                        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
+                             "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE)
     parser.add_argument("--gemini-md", action="store_true",
                         help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
                              "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE))
@@ -71,8 +71,9 @@ def run_init(argv: List[str]) -> int:
     if args is None:
         return EXIT_OK
     cwd = project_dir(args.cwd, "init")
-    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md,
-                                  gemini_hook=args.gemini_hook, gemini_md=args.gemini_md)
+    extra = _prepare_harness_steps(cwd, args)
+    report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
+    report = _harness_steps(report, extra, args)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
     width = max(len(o) for o in install.OUTCOMES)
     for step in report.steps:
@@ -85,9 +86,52 @@ def run_init(argv: List[str]) -> int:
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
     write_out(template.format(cmd=install.INSTALLED_COMMAND,
                               abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+    if args.codex_hook:
+        write_out(_NEXT_CODEX)
     if args.gemini_hook:
         write_out(_NEXT_GEMINI)
     return EXIT_OK
+
+
+_NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
+      GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
+      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other.
+"""
+
+
+_NEXT_CODEX = """codex: the hook runs once Codex CLI has `[features]` `hooks = true` in ~/.codex/config.toml and
+      trusts this project (it asks at the first start; `codex exec --trust` in scripts); start it
+      as `TERMSPRAWL_NODE_ID=carol codex` and its sessions are nodes like any other.
+"""
+
+
+def _prepare_harness_steps(cwd: str, args) -> list:
+    """The other harnesses' hook merges, checked before init writes anything."""
+    if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
+        return []
+    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get
+    from termsprawl_context.workspace.harness_install import prepare_hook
+
+    wanted = [name for name, asked in ((CODEX_CLI, args.codex_hook), (GEMINI_CLI, args.gemini_hook)) if asked]
+    return [prepare_hook(cwd, get(name)) for name in wanted]
+
+
+def _harness_steps(report, prepared: list, args):
+    """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
+    if not prepared and not args.agents_md and not args.gemini_md:
+        return report
+    from termsprawl_context.workspace import install
+    from termsprawl_context.workspace.harness_install import register_harness_hook, write_root_agents_block
+
+    steps = list(report.steps)
+    installed = bool(steps) and steps[0].outcome != install.FAILED
+    for one in prepared:
+        steps.extend(register_harness_hook(report.cwd, one, installed))
+    if args.agents_md:
+        steps.append(write_root_agents_block(report.cwd))
+    if args.gemini_md:
+        steps.append(install.import_from_gemini_md(report.cwd))
+    return report._replace(steps=steps)
 
 
 # --- hook -----------------------------------------------------------------------------------
@@ -110,6 +154,11 @@ def _hook_parser():
                         help="the project (default: the installed command's own, else the project at or above "
                              "$%s, else the payload's cwd)" % PROJECT_DIR_ENV)
     add_projects_dir(parser)
+    from termsprawl_context.harness import KNOWN_HARNESSES
+
+    parser.add_argument("--harness", metavar="NAME",
+                        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
+                             "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES))
     return parser
 
 
@@ -131,7 +180,7 @@ def run_hook(argv: List[str]) -> int:
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
             raise NoPayload()
-        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir)
+        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
 
     answer = hooks.session_start(record)
     if answer.output:

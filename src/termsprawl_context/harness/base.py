@@ -129,6 +129,11 @@ class Harness(object):
         path = payload.get("transcript_path")
         return isinstance(path, str) and bool(path) and self.owns_path(path, environ)
 
+    def hook_subagent(self, payload: dict) -> str:
+        """The sub-agent a hook payload is about ("" for the session itself): a
+        sub-agent's SessionStart must not move its parent's node."""
+        return ""
+
     # --- records -> Entry ----------------------------------------------------------------------
     def entries(self, path: str) -> Iterator[Entry]:
         """The transcript's records as normalised ``Entry`` values, forward (the shape in

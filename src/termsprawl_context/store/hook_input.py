@@ -171,6 +171,15 @@ def validate_transcript_path(
 ) -> None:
     """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
     inside an allowed root once symlinks are resolved on both sides."""
+    validate_transcript_under(path, allowed_roots(projects_dir, environ),
+                              "Claude projects directory (%s)" % projects_dir if projects_dir
+                              else "Claude projects directory")
+
+
+def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
+    """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
+    inside one of ``roots`` once symlinks are resolved on both sides; ``store`` names
+    them in the message ("must be under <store>")."""
     if not os.path.isabs(path):
         raise InvalidTranscriptPath("must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -180,19 +189,23 @@ def validate_transcript_path(
     if "\0" in path:
         raise InvalidTranscriptPath("must not contain NUL characters")
     resolved = _real(_clean(path))
-    for root in allowed_roots(projects_dir, environ):
-        if _is_under(resolved, _real(_clean(root))):
+    for root in roots:
+        if root and _is_under(resolved, _real(_clean(root))):
             return
-    if projects_dir:
-        raise InvalidTranscriptPath("must be under Claude projects directory (%s)" % projects_dir)
-    raise InvalidTranscriptPath("must be under Claude projects directory")
+    raise InvalidTranscriptPath("must be under %s" % store)
 
 
 def parse_hook_input(
     data: bytes, projects_dir: str, environ: Optional[Mapping[str, str]] = None
 ) -> HookInput:
     """Validate a payload already read: the seed's checks, in the seed's order."""
-    payload = parse_payload(data)
+    return checked_hook_input(parse_payload(data),
+                              lambda path: validate_transcript_path(path, projects_dir, environ))
+
+
+def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
+    """A parsed payload's session id and transcript path checked (``check_path`` raises
+    for a path outside the harness's store), as a ``HookInput``."""
     session_id = payload.get("session_id") or ""
     if not session_id:
         raise MissingSessionId()
@@ -201,7 +214,7 @@ def parse_hook_input(
     transcript_path = payload.get("transcript_path") or ""
     if not transcript_path:
         raise MissingTranscriptPath()
-    validate_transcript_path(transcript_path, projects_dir, environ)
+    check_path(transcript_path)
     return HookInput(
         session_id=session_id,
         transcript_path=transcript_path,
@@ -224,3 +237,13 @@ def read_hook_input(
     except (OSError, ValueError) as exc:
         raise HookInputError("failed to read hook input: %s" % exc) from None
     return parse_hook_input(data, projects_dir, environ)
+
+
+def read_payload_bytes(stream: BinaryIO) -> bytes:
+    """``read_limited`` with a read failure as a ``HookInputError``."""
+    try:
+        return read_limited(stream)
+    except HookInputError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise HookInputError("failed to read hook input: %s" % exc) from None

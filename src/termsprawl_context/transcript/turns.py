@@ -75,6 +75,30 @@ def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
     return found
 
 
+def entries_turns(entries, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
+    """The dump's turns from normalised entries (another harness's transcript, read
+    forward through its ``harness`` module): the same rule as ``entry_turn`` over the
+    entries' ``type`` and ``content``, without the entries that no one typed and no
+    model answered (harness context, compaction text, a sub-agent's turns), which in
+    Claude Code's own records stay as the seed prints them. The last ``limit``, oldest
+    first; [] when the file cannot be read."""
+    from collections import deque
+
+    from termsprawl_context.transcript.entry import not_the_person
+
+    found = deque(maxlen=limit)  # type: deque
+    try:
+        for entry in entries:
+            if entry.type not in TURN_ROLES or not_the_person(entry):
+                continue
+            text = content_to_text(entry.content)
+            if text is not None:
+                found.append(Turn(entry.type, text[:LINKED_TURN_MAX_CHARS]))
+    except OSError:
+        return []
+    return list(found)
+
+
 def read_session_name(path: str) -> Optional[str]:
     """The latest non-empty string ``session_name`` on any line, or None.
 

@@ -213,6 +213,19 @@ def import_from_claude_md(cwd: str) -> Step:
     return Step("memory", path, UNCHANGED, "already imports %s" % discovery.CLAUDE_MD_IMPORT)
 
 
+def import_from_gemini_md(cwd: str) -> Step:
+    """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
+    from termsprawl_context.workspace import discovery
+
+    outcome = discovery.ensure_gemini_md(cwd)
+    path = discovery.GEMINI_MD_FILE
+    if outcome == discovery.FAILED:
+        return Step("memory", path, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step("memory", path, WRITTEN, "imports %s" % discovery.GEMINI_MD_IMPORT)
+    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.GEMINI_MD_IMPORT)
+
+
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
@@ -321,8 +334,7 @@ def has_our_hook(entries: List[Any]) -> bool:
     return False
 
 
-def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE,
-                        entry: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
+def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
     """``settings`` with our SessionStart hook added, or None when it is already there.
 
     Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
@@ -336,18 +348,17 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE,
     if has_our_hook(entries):
         return None
     merged_hooks = dict(hooks)
-    merged_hooks[HOOK_EVENT] = list(entries) + [json.loads(json.dumps(HOOK_ENTRY if entry is None else entry))]
+    merged_hooks[HOOK_EVENT] = list(entries) + [json.loads(json.dumps(HOOK_ENTRY))]
     merged = dict(settings)
     merged["hooks"] = merged_hooks
     return merged
 
 
-def load_settings(cwd: str, relative: str = SETTINGS_FILE) -> Dict[str, Any]:
-    """The project's local settings ({} when absent), or the settings file at ``relative``.
+def load_settings(cwd: str) -> Dict[str, Any]:
+    """The project's local settings ({} when absent).
 
     Raises SettingsUnusable for a file that cannot be read or understood, or is a
     symbolic link (rewriting it would replace the link with a copy)."""
-    SETTINGS_FILE = relative  # noqa: N806 (the messages below name the file read)
     path = os.path.join(cwd, SETTINGS_FILE)
     try:
         check_write_target(cwd, path)
@@ -376,9 +387,7 @@ def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
         return (json.dumps(merged, separators=(",", ":")) + "\n").encode("ascii")
 
 
-def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int = 0,
-                  relative: str = SETTINGS_FILE) -> Step:
-    SETTINGS_FILE = relative  # noqa: N806 (the file written and named in the step)
+def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int = 0) -> Step:
     if merged is None:
         return Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
     try:
@@ -398,30 +407,7 @@ def file_size(path: str) -> int:
 # --- init -----------------------------------------------------------------------------------
 
 
-# --- Gemini CLI (harness/gemini.py): its project settings and its instruction file -------------
-def gemini_hook_entry() -> Dict[str, Any]:
-    """The SessionStart group for .gemini/settings.json: the same command (Gemini CLI sets
-    $CLAUDE_PROJECT_DIR for hooks too), in Gemini's shape (a timeout in milliseconds)."""
-    from termsprawl_context.harness.gemini import HARNESS
-
-    return HARNESS.hook_entry(HOOK_COMMAND)
-
-
-def import_from_gemini_md(cwd: str) -> Step:
-    """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
-    from termsprawl_context.workspace import discovery
-
-    outcome = discovery.ensure_gemini_md(cwd)
-    path = discovery.GEMINI_MD_FILE
-    if outcome == discovery.FAILED:
-        return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step("memory", path, WRITTEN, "imports %s" % discovery.GEMINI_MD_IMPORT)
-    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.GEMINI_MD_IMPORT)
-
-
-def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False,
-                 gemini_hook: bool = False, gemini_md: bool = False) -> InitReport:
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
     """Install the command, markers, .gitignore, (with ``claude_md``) the CLAUDE.md import
     and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
@@ -438,17 +424,10 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
         raise NestedProject(cwd, outer)
     merged = merge_hook_settings(load_settings(cwd)) if hook else None
     original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
-    from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS
-
-    gemini_merged = (merge_hook_settings(load_settings(cwd, GEMINI_SETTINGS), GEMINI_SETTINGS, gemini_hook_entry())
-                     if gemini_hook else None)
-    gemini_size = file_size(os.path.join(cwd, GEMINI_SETTINGS)) if gemini_hook else 0
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
     if claude_md:
         steps.append(import_from_claude_md(cwd))
-    if gemini_md:
-        steps.append(import_from_gemini_md(cwd))
     steps.append(ensure_gitignore(cwd))
     if hook:
         if steps[0].outcome == FAILED:
@@ -456,9 +435,4 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
         else:
             steps.append(register_hook(cwd, merged, original_size))
             steps.append(ignore_local_settings(cwd))
-    if gemini_hook:
-        if steps[0].outcome == FAILED:
-            steps.append(Step("hook", GEMINI_SETTINGS, SKIPPED, "the command it would run is not installed"))
-        else:
-            steps.append(register_hook(cwd, gemini_merged, gemini_size, GEMINI_SETTINGS))
     return InitReport(cwd, artifact, hook, steps)

@@ -1,0 +1,135 @@
+"""What ``init`` plants for agent CLIs other than Claude Code, behind explicit options.
+
+- ``--codex-hook``: a SessionStart hook in the project's ``.codex/hooks.json`` (the
+  harness module names the file and the entry's shape), merged into whatever the file
+  holds as ``.claude/settings.local.json`` is, and kept out of git as that file is (its
+  hook runs for anyone who trusts the project). Never in ``~/.codex``.
+- ``--agents-md``: the managed block in the project's root ``AGENTS.md``. Seed 000 says
+  the layer never writes a root ``AGENTS.md``; Codex reads no other file (no import
+  syntax, and never ``.termsprawl/AGENTS.md``), so this is a deliberate exception,
+  written only when the person names it.
+
+The merge rules (what counts as unusable, how the file is rewritten) are
+``workspace.install``'s, called here, not restated.
+"""
+
+import os
+from typing import Any, Dict, Optional, Tuple
+
+from termsprawl_context.jsonl import json_type_name
+from termsprawl_context.workspace import install
+from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
+from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
+from termsprawl_context.workspace.discovery import _refresh, upsert_managed_agents_block, wanted_block
+from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
+
+ROOT_AGENTS_FILE = "AGENTS.md"
+
+
+def hook_command(harness_name: str) -> str:
+    """The hook command for a harness that sets no project variable: the installed
+    command is found by walking up from the session's directory, as Claude Code's hook
+    does from ``$CLAUDE_PROJECT_DIR``; ``--harness`` says whose payload it reads."""
+    return ('d="$PWD"; '
+            'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
+            'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % harness_name)
+
+
+def _ours(entries: Any, command: str) -> bool:
+    for entry in entries:
+        hooks = entry.get("hooks") if isinstance(entry, dict) else None
+        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") == command for h in hooks):
+            return True
+    return False
+
+
+def load_hook_file(cwd: str, relative: str) -> Tuple[Dict[str, Any], int]:
+    """The hook file's object ({} when absent) and its size; raises SettingsUnusable as
+    ``install.load_settings`` does (unreadable, a symlink, not a JSON object)."""
+    path = os.path.join(cwd, relative)
+    try:
+        check_write_target(cwd, path)
+    except OSError as exc:
+        raise install.SettingsUnusable(relative, "cannot be written here (%s)" % (exc.strerror or exc)) from None
+    if not os.path.lexists(path):
+        return {}, 0
+    if os.path.islink(path):
+        raise install.SettingsUnusable(relative, "is a symbolic link")
+    data = read_small_file(path)
+    if data is None:
+        raise install.SettingsUnusable(relative, "cannot be read (not a readable regular file)")
+    return install.parse_settings(data, relative), len(data)
+
+
+def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
+    """``settings`` with the harness's SessionStart entry added (None: already there);
+    every other key, event and entry kept in its order."""
+    relative = harness.hook_settings_file
+    event = harness.hook_event_session_start
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise install.SettingsUnusable(relative, 'has "hooks" as a JSON %s, not an object'
+                                       % json_type_name(hooks))
+    entries = hooks.get(event, [])
+    if not isinstance(entries, list):
+        raise install.SettingsUnusable(relative, 'has "hooks.%s" as a JSON %s, not an array'
+                                       % (event, json_type_name(entries)))
+    command = hook_command(harness.name)
+    if _ours(entries, command):
+        return None
+    merged_hooks = dict(hooks)
+    merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
+    merged = dict(settings)
+    merged["hooks"] = merged_hooks
+    return merged
+
+
+class PreparedHook(object):
+    """A harness's hook merge, checked before ``init`` writes anything."""
+
+    def __init__(self, harness: Any, merged: Optional[Dict[str, Any]], size: int) -> None:
+        self.harness, self.merged, self.size = harness, merged, size
+
+
+def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
+    """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
+    settings, size = load_hook_file(cwd, harness.hook_settings_file)
+    return PreparedHook(harness, merge_harness_hook(settings, harness), size)
+
+
+def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> list:
+    """Write the merged hook file and keep it out of git; the steps, for init's report."""
+    harness = prepared.harness
+    relative = harness.hook_settings_file
+    event = harness.hook_event_session_start
+    if not installed:
+        return [install.Step("hook", relative, install.SKIPPED, "the command it would run is not installed")]
+    if prepared.merged is None:
+        step = install.Step("hook", relative, install.UNCHANGED, "%s hook already registered" % event)
+    else:
+        try:
+            write_atomic(cwd, os.path.join(cwd, relative), install.dump_settings(prepared.merged, prepared.size))
+            step = install.Step("hook", relative, install.WRITTEN, "%s runs `%s`" % (event, hook_command(harness.name)))
+        except (OSError, ValueError, RecursionError) as exc:
+            step = install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
+    folder, name = os.path.split(relative)
+    ignored = install.ensure_gitignore(
+        cwd, os.path.join(folder, ".gitignore"), name,
+        "# termsprawl: the %s hook that records this person's sessions, never shared" % harness.label,
+        frozenset((name, "/" + name)))
+    return [step, ignored]
+
+
+def write_root_agents_block(cwd: str) -> "install.Step":
+    """The managed block in the root ``AGENTS.md`` (created if absent; text outside the
+    block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
+    outcome = _refresh(cwd, ROOT_AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "",
+                                                                                          wanted_block(cwd)))
+    if outcome == MARKER_FAILED:
+        return install.Step("agents-md", ROOT_AGENTS_FILE, install.FAILED, "could not be written")
+    if outcome == MARKER_UNCHANGED:
+        return install.Step("agents-md", ROOT_AGENTS_FILE, install.UNCHANGED, "managed block already current")
+    return install.Step("agents-md", ROOT_AGENTS_FILE, install.WRITTEN,
+                        "managed block for agents that read AGENTS.md (Codex CLI)")
+
+
