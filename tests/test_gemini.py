@@ -110,8 +110,8 @@ def test_resume_stub_is_relocated_to_the_conversation(tmp_path):
     stub = str(chats / STUB.name)
     assert prompts(stub) == []  # the stub holds the header and the session context only
     assert gemini.resumed_chat(stub, SESSION_ID) == str(chats / MAIN.name)
-    assert gemini.HARNESS.relocate(stub, SESSION_ID, "resume") == str(chats / MAIN.name)
-    assert gemini.HARNESS.relocate(stub, SESSION_ID, "startup") == stub
+    assert gemini.HARNESS.hook_transcript(stub, SESSION_ID, "resume") == str(chats / MAIN.name)
+    assert gemini.HARNESS.hook_transcript(stub, SESSION_ID, "startup") == stub
     # Another session's file with the same 8 characters is not taken.
     assert gemini.resumed_chat(stub, SESSION_ID[:8] + "-0000-4000-8000-000000000000") == stub
 

@@ -8,6 +8,9 @@ import pytest
 
 from termsprawl_context.harness import gemini
 from termsprawl_context.workspace import discovery, install
+from termsprawl_context.workspace.harness_install import hook_command
+
+OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.NAME))
 
 
 @pytest.fixture
@@ -25,8 +28,10 @@ def test_gemini_hook_from_scratch_then_again(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert done.returncode == 0, done.stderr
     group = settings(project)["hooks"][gemini.HOOK_EVENT_SESSION_START]
-    assert group == [gemini.HARNESS.hook_entry(install.HOOK_COMMAND)]
+    assert group == [OUR_ENTRY]
     assert group[0]["hooks"][0]["timeout"] == gemini.HOOK_TIMEOUT_MS  # milliseconds in Gemini CLI
+    assert "--harness gemini-cli" in group[0]["hooks"][0]["command"]
+    assert (project / ".gemini" / ".gitignore").read_text().splitlines()[-1] == "settings.json"
     assert b"Gemini CLI" in done.stdout and b"trust" in done.stdout
     assert not (project / install.SETTINGS_FILE).exists()  # Claude Code's file only with --hook
     before = (project / gemini.SETTINGS_FILE).read_bytes()
@@ -45,7 +50,7 @@ def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
     merged = settings(project)
     assert merged["model"] == theirs["model"] and merged["hooks"]["BeforeTool"] == []
     assert merged["hooks"]["SessionStart"][0] == theirs["hooks"]["SessionStart"][0]
-    assert merged["hooks"]["SessionStart"][1] == gemini.HARNESS.hook_entry(install.HOOK_COMMAND)
+    assert merged["hooks"]["SessionStart"][1] == OUR_ENTRY
     assert (project / install.SETTINGS_FILE).exists()  # both harnesses' hooks when both are asked for
 
 

@@ -134,6 +134,11 @@ class Harness(object):
         sub-agent's SessionStart must not move its parent's node."""
         return ""
 
+    def hook_transcript(self, path: str, session_id: str, source: str) -> str:
+        """The file that holds the session's conversation, for a hook payload's checked
+        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself)."""
+        return path
+
     # --- records -> Entry ----------------------------------------------------------------------
     def entries(self, path: str) -> Iterator[Entry]:
         """The transcript's records as normalised ``Entry`` values, forward (the shape in

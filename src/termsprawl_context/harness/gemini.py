@@ -528,6 +528,8 @@ def resumed_chat(path: str, session_id: str) -> str:
     for candidate in names:
         if candidate.startswith(SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
+            if os.path.islink(full):
+                continue  # the payload's path was checked inside the store; a link may lead out
             chat = header_of(full)
             if chat is not None and chat.session_id == session_id:
                 return full
@@ -572,8 +574,8 @@ class GeminiHarness(Harness):
     def entries(self, path):
         return entries(path)
 
-    def relocate(self, path, session_id, source):
-        """Where the session's conversation is, for a hook payload's path and source."""
+    def hook_transcript(self, path, session_id, source):
+        """The resume's payload names a stub; the conversation is in the session's first file."""
         return resumed_chat(path, session_id) if source == "resume" else path
 
     def hook_entry(self, command):
