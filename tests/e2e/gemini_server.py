@@ -7,7 +7,8 @@ routing classifier that expects JSON, a session-title summary) and ``:countToken
 
 Each main-turn request takes the next scripted step: ``Say(text)`` answers with text and
 stops; ``Shell(command)`` calls the ``run_shell_command`` tool (the CLI runs it and posts
-the result in its next request). Every request body is kept in ``requests`` so a test can
+the result in its next request); ``Call(name, args)`` calls any function; a callable is
+given the request body and returns one of those. Every request body is kept in ``requests`` so a test can
 assert what reached the model.
 """
 
@@ -100,6 +101,8 @@ class GeminiServer(object):
             with self._lock:
                 self.requests.append((path, body))
                 step = self.steps.pop(0) if self.steps else Say("(no more scripted steps)")
+                if callable(step):  # a step decided by what reached the model
+                    step = step(body)
             data = ("data: %s\r\n\r\n" % json.dumps(_candidate(step_parts(step)))).encode("utf-8")
             handler.send_response(200)
             handler.send_header("Content-Type", "text/event-stream")

@@ -84,6 +84,8 @@ class Harness(object):
     hook_settings_file = ""
     instruction_file = ""
     hook_event_session_start = "SessionStart"
+    # The shell word the hook command starts its walk up to the project from.
+    hook_start_dir = '"$PWD"'
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:

@@ -555,6 +555,11 @@ class GeminiHarness(Harness):
     hook_settings_file = SETTINGS_FILE
     instruction_file = MEMORY_FILE
     hook_event_session_start = HOOK_EVENT_SESSION_START
+    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
+    # started by a program that changed directory without setting it; the CLI replaces
+    # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
+    # (so it is left unquoted here), and sets it in the hook's environment too.
+    hook_start_dir = "$" + PROJECT_DIR_ENV
 
     def store_roots(self, environ=None):
         root = store_root(environ)
