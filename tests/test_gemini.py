@@ -19,6 +19,7 @@ from termsprawl_context.transcript.entry import (
     ASSISTANT,
     META,
     PERSON,
+    SIDECHAIN,
     SYSTEM,
     TOOL_RESULT,
     assistant_text,
@@ -184,6 +185,8 @@ def test_subagent_chat_names_its_agent(tmp_path):
     path = write_chat(tmp_path, [header, user("u1", "task for the child"), said("g1", "done")], "child-1.jsonl")
     found = list(gemini.entries(str(path)))
     assert {e.agent_id for e in found} == {"child-1"}
+    # The child's "user" text is the parent model's prompt, never the person's.
+    assert {speaker(e) for e in found} == {SIDECHAIN} and prompts(path) == []
     assert gemini.subagent_dir(str(MAIN), SESSION_ID) == str(FIXTURES / SESSION_ID)
     assert gemini.subagent_dir(str(MAIN), "../x") == ""
 
@@ -235,3 +238,10 @@ def test_missing_file_and_fifo_raise_oserror(tmp_path):
     os.mkfifo(str(fifo))
     with pytest.raises(OSError):
         list(gemini.entries(str(fifo)))
+
+
+def test_subagent_hook_payload_is_recognised_by_its_folder():
+    parent = "/h/.gemini/tmp/p/chats/"
+    assert gemini.HARNESS.hook_subagent({"transcript_path": parent + "session-2026-x-abcd.jsonl"}) == ""
+    assert gemini.HARNESS.hook_subagent({"transcript_path": parent + SESSION_ID + "/child-1.jsonl"}) == "child-1"
+    assert gemini.HARNESS.hook_subagent({}) == ""

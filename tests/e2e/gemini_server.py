@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import List, NamedTuple
 
 SHELL_TOOL = "run_shell_command"  # Gemini CLI 0.61's shell tool
+AGENT_TOOL = "invoke_agent"  # starts a sub-agent: {"agent_name", "prompt"}
+COMPLETE_TASK = "complete_task"  # a sub-agent ends by calling it ({"result": ...} for the generalist)
 TITLE_PROMPT_MARK = "Summarize"  # the session-title side call's prompt opens with it
 SCRIPTED_TITLE = "Scripted session title"
 USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
@@ -52,8 +54,11 @@ def step_parts(step) -> List[dict]:
 class GeminiServer(object):
     """``with GeminiServer(steps) as server:`` serves on ``server.url`` until the block ends."""
 
-    def __init__(self, steps) -> None:
+    def __init__(self, steps, subagent_steps=()) -> None:
         self.steps = list(steps)
+        # A sub-agent's turns come to the same endpoint; its requests declare complete_task.
+        self.subagent_steps = list(subagent_steps)
+        self.subagent_requests = []
         self.requests = []  # (path, body) of every main-turn request, in order
         self.side = []  # (path, body) of every side call
         self._lock = threading.Lock()
@@ -99,8 +104,13 @@ class GeminiServer(object):
             return
         if ":streamGenerateContent" in path:
             with self._lock:
-                self.requests.append((path, body))
-                step = self.steps.pop(0) if self.steps else Say("(no more scripted steps)")
+                if COMPLETE_TASK in declared_functions(body):
+                    self.subagent_requests.append((path, body))
+                    queue = self.subagent_steps
+                else:
+                    self.requests.append((path, body))
+                    queue = self.steps
+                step = queue.pop(0) if queue else Say("(no more scripted steps)")
                 if callable(step):  # a step decided by what reached the model
                     step = step(body)
             data = ("data: %s\r\n\r\n" % json.dumps(_candidate(step_parts(step)))).encode("utf-8")
@@ -133,3 +143,7 @@ def request_texts(body: dict) -> List[str]:
             if isinstance(response, dict):
                 found.append(json.dumps(response.get("response")))
     return found
+
+
+def declared_functions(body: dict) -> List[str]:
+    return [f.get("name") for tool in body.get("tools") or [] for f in tool.get("functionDeclarations") or []]

@@ -207,3 +207,28 @@ def test_hook_refusal_is_shown_and_the_client_goes_on(world):
     assert "TERMSPRAWL_NODE_ID is set but empty" in done.stderr
     assert json.loads(done.stdout)["response"] == "fine"
     assert world.index_entry("carol") == world.after_first  # the node was not moved
+
+
+def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world):
+    from gemini_server import Call
+
+    from termsprawl_context.transcript.entry import SIDECHAIN, speaker, tool_calls
+
+    task = "sub-task: count the files under src"
+    with GeminiServer([Call("invoke_agent", {"agent_name": "generalist", "prompt": task}), Say("erin-answer")],
+                      [Call("complete_task", {"result": "child-result: 3 files"})]) as server:
+        done = world.run_gemini(server, "-p", "erin-prompt: delegate the count", node="erin")
+        assert server.subagent_requests, "the sub-agent never asked the model"
+    session_id = json.loads(done.stdout)["session_id"]
+    entry = world.index_entry("erin")
+    assert entry["harness"] == gemini.NAME and gemini.header_of(entry["path"]).session_id == session_id
+    main = list(gemini.entries(entry["path"]))
+    assert [t for e in main for t in typed_texts(e)] == ["erin-prompt: delegate the count"]
+    assert [c.name for e in main for c in tool_calls(e)] == ["invoke_agent"]
+    children = sorted(os.listdir(gemini.subagent_dir(entry["path"], session_id)))
+    assert len(children) == 1
+    child = list(gemini.entries(os.path.join(gemini.subagent_dir(entry["path"], session_id), children[0])))
+    assert child and {speaker(e) for e in child} == {SIDECHAIN}
+    assert {e.agent_id for e in child} == {children[0][: -len(gemini.TRANSCRIPT_SUFFIX)]}
+    assert task in [b.get("text") for e in child for b in e.content]
+    assert [c.input for e in child for c in tool_calls(e)] == [{"result": "child-result: 3 files"}]

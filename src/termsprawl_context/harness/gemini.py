@@ -363,7 +363,10 @@ class Normaliser(object):
         from termsprawl_context.transcript.entry import Entry
 
         body = {"role": role, "content": blocks}
-        return Entry(kind, uuid, "", "", self.session_id, _text(message.get(FIELD_TIMESTAMP)), "", "", False, meta,
+        # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
+        # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
+        return Entry(kind, uuid, "", "", self.session_id, _text(message.get(FIELD_TIMESTAMP)), "", "",
+                     bool(self.agent_id), meta,
                      False, False, self.agent_id, body, blocks, None, None, where.line, where.offset, message)
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
@@ -578,6 +581,16 @@ class GeminiHarness(Harness):
 
     def entries(self, path):
         return entries(path)
+
+    def hook_subagent(self, payload):
+        """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
+        path = payload.get("transcript_path")
+        if not isinstance(path, str) or not path.endswith(TRANSCRIPT_SUFFIX):
+            return ""
+        folder, name = os.path.split(path)
+        if os.path.basename(folder) == CHATS_SUBDIR:
+            return ""
+        return name[: -len(TRANSCRIPT_SUFFIX)]
 
     def hook_transcript(self, path, session_id, source):
         """The resume's payload names a stub; the conversation is in the session's first file."""
