@@ -13,7 +13,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from clients import client_bin
+from .clients import client_bin
 
 MODEL = "mock-model"
 EXEC_TIMEOUT = 90

@@ -43,6 +43,15 @@ def add_projects_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--projects-dir", metavar="DIR", help=PROJECTS_DIR_HELP)
 
 
+def add_harness(parser: argparse.ArgumentParser, what: str = "the stores of every harness present") -> None:
+    """``--harness NAME``: which agent CLI's store to read (default: %s)."""
+    from termsprawl_context.harness import KNOWN_HARNESSES
+
+    parser.add_argument("--harness", metavar="NAME",
+                        help="only this agent CLI's store: %s, or all (default: %s; with --projects-dir, "
+                             "Claude Code's)" % (", ".join(KNOWN_HARNESSES), what))
+
+
 def positive_int(value: str) -> int:
     """argparse type: a whole number of at least 1, in plain ASCII digits."""
     if not (value.isdigit() and value.isascii() and int(value) > 0):

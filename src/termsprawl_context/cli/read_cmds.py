@@ -5,7 +5,7 @@ import json
 import sys
 from typing import List
 
-from termsprawl_context.cli._args import add_projects_dir, command_parser, parse, positive_int
+from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
 from termsprawl_context._output import error_line, write_out
 from termsprawl_context.errors import NotFound, UsageError
 
@@ -24,6 +24,25 @@ def _store(args):
 def _store_options(parser) -> None:
     add_projects_dir(parser)
     parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
+    add_harness(parser)
+
+
+CLAUDE_CODE = "claude-code"
+
+
+def _wants_claude(args) -> bool:
+    return args.harness in (None, "all", CLAUDE_CODE)
+
+
+def _others(args) -> list:
+    """The non-Claude harnesses to read: those --harness names, else (without
+    --projects-dir, which names Claude Code's store) every one this build reads. A
+    --project limits listings to Claude Code's folder for it, so it reads none."""
+    from termsprawl_context.store.harness_store import chosen_harnesses
+
+    if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
+        return [] if args.harness is None else chosen_harnesses("all", include_claude=False)
+    return chosen_harnesses(args.harness, include_claude=False)
 
 
 def run_show(argv: List[str]) -> int:
@@ -46,27 +65,89 @@ def run_show(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    from termsprawl_context.store.resolve import resolve_session
     from termsprawl_context.store.session_titles import session_title
 
     if not args.session:
         raise UsageError("show: session must not be empty")
-    session_id, path = resolve_session(args.session, _store(args), args.project)
-    try:
-        turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
-    except OSError as exc:
-        raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
+    session_id, path, harness = _resolve_any(args)
     json_out = args.format == handoff.FORMAT_JSON
-    if json_out:
-        turns = handoff.number_lines(path, turns)
-    # Named as `sessions` and `find --json` name it (summaries of its folder included).
-    title = session_title(path, session_id).text or session_id
+    if harness != CLAUDE_CODE:
+        try:
+            turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
+        except OSError as exc:
+            raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
+        from termsprawl_context.store.harness_store import HarnessSession, describe
+
+        title = describe(HarnessSession(harness, session_id, path, 0, 0)).title or session_id
+    else:
+        try:
+            turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
+        except OSError as exc:
+            raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
+        if json_out:
+            turns = handoff.number_lines(path, turns)
+        # Named as `sessions` and `find --json` name it (summaries of its folder included).
+        title = session_title(path, session_id).text or session_id
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
         write_out(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False) + "\n")
     else:
         write_out(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
     return 0
+
+
+def _and_others(hits, args, others, kinds):
+    """Claude Code's hits, then the other stores' (newest session first), within --limit."""
+    from termsprawl_context.store import search
+
+    count = 0
+    for hit in hits:
+        count += 1
+        yield hit
+    if not others or count >= args.limit:
+        return
+    from termsprawl_context.store.harness_store import search_other
+
+    matcher = search.Matcher(args.text, args.regex)
+    for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):
+        yield search.Hit(session.path, entry.line, entry.offset, entry.session_id or session.session_id, title,
+                         kind, snip, entry.timestamp, entry.uuid)
+
+
+def _resolve_any(args):
+    """``(session id, path, harness)``: a path is read by the harness whose store (or
+    first record) it is, unless --harness says; an id, prefix or ``latest`` is looked
+    for in Claude Code's store first (its answer unchanged), then in the others'."""
+    import os
+
+    from termsprawl_context.store.harness_store import resolve_other
+    from termsprawl_context.store.resolve import _is_path, resolve_session
+
+    name = args.session
+    if _is_path(name):
+        from termsprawl_context import harness as harnesses
+
+        if args.harness and args.harness != "all":
+            chosen = harnesses.get(args.harness)
+            if chosen is None:
+                raise NotFound("unknown harness %s" % args.harness)
+        else:
+            chosen = harnesses.for_path(os.path.abspath(name))
+        if chosen.name == CLAUDE_CODE:
+            session_id, path = resolve_session(name, _store(args), args.project)
+            return session_id, path, CLAUDE_CODE
+        session_id, path = resolve_session(name, "", None)  # (the path checks: a regular file)
+        return chosen.session_id_of(path) or session_id, path, chosen.name
+    others = _others(args)
+    if _wants_claude(args):
+        try:
+            session_id, path = resolve_session(name, _store(args), args.project)
+            return session_id, path, CLAUDE_CODE
+        except NotFound:
+            if not others:
+                raise
+    session_id, path, harness = resolve_other(name, others)
+    return session_id, path, harness
 
 
 def _cell(text: str) -> str:
@@ -97,9 +178,16 @@ def run_search(argv: List[str]) -> int:
     if not args.text:
         raise UsageError("search: text must not be empty")
     kinds = search.parse_kinds(args.kinds)
-    hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex)
+    others = _others(args)
+    hits = iter(())
+    if _wants_claude(args):
+        try:
+            hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex)
+        except NotFound:
+            if not others:
+                raise
     count = 0
-    for hit in hits:
+    for hit in _and_others(hits, args, others, kinds):
         count += 1
         if args.json:
             line = json.dumps(hit._asdict(), ensure_ascii=False)

@@ -3,6 +3,7 @@ one record's place in its session and conversation. argv in, one library call, o
 refusals are raised for ``main`` (one stderr line, the refusal's exit code)."""
 
 import json
+import os
 from typing import List
 
 from termsprawl_context._output import error_line, write_out, write_path
@@ -38,6 +39,21 @@ def _record_path(value: str, command: str) -> str:
     return value
 
 
+def _other_harness(path: str):
+    """The harness that wrote the transcript at ``path`` when it is not Claude Code
+    (its store holds it, or its first record is that harness's), else None."""
+    from termsprawl_context import harness as harnesses
+
+    found = harnesses.for_path(os.path.abspath(path))
+    return None if found is None or found.name == harnesses.CLAUDE_CODE else found
+
+
+def _not_recorded(command: str, found, path: str):
+    from termsprawl_context.store.harness_store import NotRecorded
+
+    return NotRecorded(command, found.label, path)
+
+
 def _parser(command: str, description: str, json_flag: bool = True):
     parser = command_parser(command, description)
     parser.add_argument("path", metavar="PATH", help="a transcript (.jsonl) file")
@@ -59,6 +75,9 @@ def run_subagents(argv: List[str]) -> int:
     from termsprawl_context.store import subagents
 
     path = _record_path(args.path, "subagents")
+    other = _other_harness(path)
+    if other is not None:
+        return _other_subagents(path, other, args)
     found = subagents.subagent_tree(path) if args.tree else subagents.child_records(path)
     if not args.json:
         for record in found:
@@ -123,6 +142,29 @@ def run_parent(argv: List[str]) -> int:
     return EXIT_OK
 
 
+def _other_subagents(path: str, harness, args) -> int:
+    """Another harness's sub-agent transcripts, as its records link them; a named
+    refusal when they do not."""
+    found = harness.subagent_paths(path)
+    if found is None:
+        raise _not_recorded("subagents", harness, path)
+    if args.tree:
+        walked, todo = [], list(found)
+        while todo:
+            child = todo.pop(0)
+            if child in walked:
+                continue
+            walked.append(child)
+            todo[0:0] = harness.subagent_paths(child) or []
+        found = walked
+    if args.json:
+        write_out("".join(_json_line({"path": p, "meta": None, "harness": harness.name}) for p in found))
+    else:
+        for record in found:
+            write_path(record)
+    return EXIT_OK
+
+
 def run_identity(argv: List[str]) -> int:
     parser = _parser(
         "identity",
@@ -144,6 +186,17 @@ def run_identity(argv: List[str]) -> int:
     from termsprawl_context.store import identity
 
     path = _record_path(args.path, "identity")
+    other = _other_harness(path)
+    if other is not None:
+        stable = other.stable_id(path)
+        if stable is None:
+            raise _not_recorded("identity", other, path)
+        if args.json:
+            write_out(_json_line({"id": stable, "degraded": None, "reason": None, "unreadable_siblings": [],
+                                  "path": path, "project_dir": None, "harness": other.name}))
+        else:
+            write_out(stable + "\n")
+        return EXIT_OK
     project_dir = identity.project_dir_of_record(path)
     if args.projects_dir:
         cwd = identity.start_cwd(path)
@@ -240,7 +293,14 @@ def run_entries(argv: List[str]) -> int:
     from termsprawl_context.transcript import record
 
     path = _record_path(args.path, "entries")
-    everything = record.read_entries(path)
+    other = _other_harness(path)
+    if other is not None:
+        try:
+            everything = list(other.entries(path))
+        except OSError as exc:
+            raise record.TranscriptOpenError(path, exc) from None
+    else:
+        everything = record.read_entries(path)
     chosen = record.since(everything, args.since)
     out = []
     if args.calls or args.ran:

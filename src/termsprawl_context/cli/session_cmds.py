@@ -6,8 +6,8 @@ import re
 import time
 from typing import List
 
-from termsprawl_context.cli._args import add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context.errors import EXIT_FAILURE, UsageError
+from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
+from termsprawl_context.errors import EXIT_FAILURE, NotFound, UsageError
 from termsprawl_context._output import encode_path, encode_text, error_line, warn, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import session_lookup, session_titles
@@ -26,7 +26,16 @@ def _add_store_options(parser, project: bool) -> None:
             "--project", metavar="DIR", help="only the sessions run in this working directory"
         )
     add_projects_dir(parser)
+    add_harness(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
+
+
+def _others(args) -> list:
+    """The non-Claude harnesses to list (read_cmds' rule: --harness, else all of them
+    unless --projects-dir or --project name Claude Code's store)."""
+    from termsprawl_context.cli.read_cmds import _others as chosen
+
+    return chosen(args)
 
 
 def human_size(size: int) -> str:
@@ -84,10 +93,17 @@ def run_sessions(argv: List[str]) -> int:
     if args is None:
         return 0
     projects_dir = paths.projects_dir(args.projects_dir)
-    # JSON lines are made while each session is described: in the helper processes too.
-    result = store_sessions.scan_sessions(projects_dir, project=args.project, render=_json_line if args.json else None)
-    store_sessions.report_skipped(result.skipped, "scan")
-    found, lines = result.sessions, result.rendered or []
+    others = _others(args)
+    if args.harness in (None, "all", "claude-code"):
+        # JSON lines are made while each session is described: in the helper processes too.
+        result = store_sessions.scan_sessions(projects_dir, project=args.project,
+                                              render=_json_line if args.json else None)
+        store_sessions.report_skipped(result.skipped, "scan")
+        found, lines = result.sessions, result.rendered or []
+    else:
+        found, lines = [], []
+    if others:
+        found, lines = _merge_other_sessions(found, lines, others, args.json)
     if args.limit:
         found, lines = found[-args.limit :], lines[-args.limit :]  # the scan is oldest first
     if args.newest_first:
@@ -106,6 +122,37 @@ def run_sessions(argv: List[str]) -> int:
     return 0
 
 
+def _merge_other_sessions(found, lines, others, json_out):
+    """Claude Code's sessions and the other stores', oldest first by modification time
+    (Claude Code's keep their order among themselves)."""
+    from termsprawl_context.store.harness_store import describe, other_sessions
+
+    extra = [describe(s) for s in other_sessions(others)]
+    if not extra:
+        return found, lines
+    rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]
+    rows += [(info.mtime, 1, i, info, _json_line(info) if json_out else None) for i, info in enumerate(extra)]
+    rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    return [row[3] for row in rows], [row[4] for row in rows] if json_out else []
+
+
+def _find_other(args, others) -> int:
+    """``find`` in the other harnesses' stores: the same two columns, or one JSON line."""
+    from termsprawl_context.store.harness_store import HarnessSession, describe, resolve_other
+
+    session_id, path, harness = resolve_other(args.id, others)
+    if args.json:
+        try:
+            st = os.stat(path)
+            mtime, size = st.st_mtime, st.st_size
+        except OSError:
+            mtime, size = 0.0, 0
+        write_out(_json_line(describe(HarnessSession(harness, session_id, path, mtime, size))))
+    else:
+        write_bytes(encode_text(session_id + "\t") + encode_path(path) + b"\n")
+    return 0
+
+
 def run_find(argv: List[str]) -> int:
     parser = command_parser(
         "find", "Print the id and transcript path of the one session whose id is or starts with ID."
@@ -119,14 +166,21 @@ def run_find(argv: List[str]) -> int:
         raise UsageError("find: ID must not be empty")
     from termsprawl_context.store.resolve import require_store
 
-    projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
+    others = _others(args)
+    if args.harness not in (None, "all", "claude-code"):
+        return _find_other(args, others)
     try:
+        projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
         info, copies = session_lookup.find_session(args.id, projects_dir)
     except session_lookup.AmbiguousPrefix as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
         for line in session_lookup.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
+    except NotFound:
+        if not others:
+            raise
+        return _find_other(args, others)
     for line in session_lookup.copies_message(info.session_id, copies):
         warn(line)
     if args.json:

@@ -168,6 +168,16 @@ def _index_parser():
     return parser
 
 
+def _harness_of(cwd: str, path: str):
+    """The harness whose transcript ``path`` is (None: Claude Code, whose entries name
+    none): its store holds it, or its first record is that harness's."""
+    from termsprawl_context import harness as harnesses
+    from termsprawl_context.workspace.index import resolve_transcript_path
+
+    found = harnesses.for_path(resolve_transcript_path(cwd, path))
+    return None if found is None or found.name == harnesses.CLAUDE_CODE else found.name
+
+
 def run_index(argv: List[str]) -> int:
     from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
 
@@ -184,7 +194,7 @@ def run_index(argv: List[str]) -> int:
         return EXIT_OK
     if not args.path:
         raise EmptyPath()
-    if not record_transcript_path(args.cwd, args.node, args.path):
+    if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
         raise IndexWriteFailed(args.cwd, args.node)
     if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
         error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)

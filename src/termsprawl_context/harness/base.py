@@ -148,6 +148,16 @@ class Harness(object):
         file; odd content only shrinks the answer."""
         raise NotImplementedError
 
+    def subagent_paths(self, path: str) -> "Optional[List[str]]":
+        """The transcripts of the sub-agents the session at ``path`` started (one level,
+        sorted), or None when its records do not link them (a named refusal, then)."""
+        return None
+
+    def stable_id(self, path: str) -> "Optional[str]":
+        """The id of the conversation the transcript at ``path`` belongs to, proven from
+        its records, or None when they do not prove one (a named refusal, then)."""
+        return None
+
     def supports(self, question: str) -> bool:
         """Whether its records hold what ``question`` (one of ``QUESTIONS``) needs."""
         return question == Q_ENTRIES

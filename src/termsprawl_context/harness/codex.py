@@ -20,9 +20,14 @@ How records become entries (``harness/base.py`` has the shape):
   their outputs: a ``tool_result`` matched by ``call_id``.
 - ``compacted``: the bridge text that continues the conversation (``is_compact_summary``).
   The summary the model wrote for it is recorded just before as an ordinary assistant
-  message: it is the compaction's, not an answer, so it is classed with it.
+  message: it is the compaction's, not an answer, so it is classed with it. 0.169 tells
+  them apart before the ``compacted`` line exists: every answer is announced by an
+  ``item_completed`` ``AgentMessage`` event just before it is recorded, the summary
+  never is.
 - A fork (``session_meta.history_base``) does not copy its parent's history: the
   parent's rollout is read first, up to ``end_byte_offset``, then the fork's own lines.
+  The inherited entries keep the parent's ``session_id`` and have no line in the fork's
+  file (``line`` 0, ``offset`` -1).
 - A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
   file; its turns are a sub-agent's (``is_sidechain``, ``agent_id`` its thread id), as
   Claude Code's sub-agent transcripts are.
@@ -61,6 +66,10 @@ PROJECT_CONFIG_DIR = ".codex"
 HOOKS_FILE = os.path.join(PROJECT_CONFIG_DIR, "hooks.json")  # loaded only in a trusted project
 INSTRUCTION_FILE = "AGENTS.md"  # read from the git root down to the cwd; no import syntax
 HOOK_TIMEOUT_SECONDS = 30
+# SessionStart's `source` (0.169): "startup", "resume", and "fork" for `exec fork` (a new
+# thread: the matcher "startup|resume" misses it; "*" matched all three).
+HOOK_SOURCES = ("startup", "resume", "fork")
+HOOK_MATCHER = "*"
 HOOK_AGENT_ID = "agent_id"  # in a sub-agent thread's hook payload: the child's thread id
 # What the person's config needs for project hooks to run (0.169; `codex_hooks` is the
 # deprecated spelling).
@@ -73,7 +82,9 @@ FIELD_PAYLOAD = "payload"
 FIELD_TIMESTAMP = "timestamp"
 KIND_SESSION_META = "session_meta"
 KIND_RESPONSE_ITEM = "response_item"
-KIND_EVENT = "event_msg"  # UI duplicates of the response items: never read
+KIND_EVENT = "event_msg"  # UI duplicates of the response items: read only for which answers were shown
+EVENT_ITEM_COMPLETED = "item_completed"
+EVENT_AGENT_MESSAGE = "AgentMessage"
 KIND_TURN_CONTEXT = "turn_context"
 KIND_COMPACTED = "compacted"
 ITEM_MESSAGE = "message"
@@ -327,6 +338,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
 
     thread = _Thread(thread_id_of(path))
     held = None  # the last assistant text: a compaction's summary if `compacted` follows
+    announced = set()  # ids of the assistant messages the UI was shown (0.169's AgentMessage events)
     with open_regular(path) as f:
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
@@ -336,7 +348,12 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 continue
             kind = record.get(FIELD_TYPE)
             payload = record.get(FIELD_PAYLOAD)
-            if not isinstance(payload, dict) or kind == KIND_EVENT:
+            if not isinstance(payload, dict):
+                continue
+            if kind == KIND_EVENT:
+                shown = _announced_message(payload)
+                if shown:
+                    announced.add(shown)
                 continue
             timestamp = _str(record.get(FIELD_TIMESTAMP))
             if kind == KIND_SESSION_META:
@@ -357,7 +374,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 bridge = _str(payload.get("message"))
                 if held is not None:
                     if held.content and bridge and held.content[0].get("text", "") in bridge:
-                        held = held._replace(type="user", is_compact_summary=True)
+                        held = _as_summary(held)
                     yield held
                     held = None
                 if bridge:
@@ -370,12 +387,33 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if held is not None:
                     yield held
                     held = None
-                if entry.type == "assistant" and entry.content and entry.content[0].get("type") == "text":
-                    held = entry
-                else:
+                if entry.type != "assistant" or not entry.content or entry.content[0].get("type") != "text":
                     yield entry
+                elif entry.uuid and entry.uuid in announced:
+                    yield entry  # an answer the person was shown
+                elif announced:
+                    # 0.169 announces every answer just before recording it; the one
+                    # message it does not is the compaction's summary (also when the
+                    # `compacted` line after it was never written).
+                    yield _as_summary(entry)
+                else:
+                    held = entry  # no announcements (0.47): known only when `compacted` follows
     if held is not None:
         yield held
+
+
+def _as_summary(entry):
+    return entry._replace(type="user", is_compact_summary=True)
+
+
+def _announced_message(payload: dict) -> str:
+    """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
+    if payload.get(FIELD_TYPE) != EVENT_ITEM_COMPLETED:
+        return ""
+    item = payload.get("item")
+    if not isinstance(item, dict) or item.get(FIELD_TYPE) != EVENT_AGENT_MESSAGE:
+        return ""
+    return _str(item.get("id"))
 
 
 def _inherited(path: str, payload: dict, base: dict, roots, depth: int) -> Iterator[Entry]:
@@ -390,9 +428,27 @@ def _inherited(path: str, payload: dict, base: dict, roots, depth: int) -> Itera
         return
     try:
         for entry in rollout_entries(parent, roots, end, depth + 1):
-            yield entry
+            # Not a line of this file: a <path>:<line> must never point into the wrong one.
+            yield entry._replace(line=0, offset=-1)
     except OSError:
         return  # the parent is gone: the fork's own lines still read
+
+
+def meta_of(path: str) -> dict:
+    """The ``session_meta`` payload on a rollout's first line ({} when absent or odd)."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    try:
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                payload = record.get(FIELD_PAYLOAD) if record is not None else None
+                if record is None or record.get(FIELD_TYPE) != KIND_SESSION_META or not isinstance(payload, dict):
+                    return {}
+                return payload
+    except OSError:
+        return {}
+    return {}
 
 
 class CodexHarness(Harness):
@@ -424,6 +480,33 @@ class CodexHarness(Harness):
     def entries(self, path):
         return rollout_entries(path, self.store_roots())
 
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
+
+        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
+    def subagent_paths(self, path):
+        """The rollouts whose ``session_meta`` names this thread as their parent, in the
+        sessions root the rollout lies in (a child is written beside its parent)."""
+        thread = meta_of(path).get(META_ID) if meta_of(path) else None
+        if not thread or thread != thread_id_of(path):
+            return None
+        found = []
+        for candidate in rollouts_under(_sessions_root_of(path)):
+            if candidate == path or thread_id_of(candidate) == thread:
+                continue
+            meta = meta_of(candidate)
+            if meta and _str(meta.get(META_PARENT_THREAD)) == thread:
+                found.append(candidate)
+        return sorted(found)
+
+    def stable_id(self, path):
+        """The thread id: a resumed thread appends to its own rollout, so the file's
+        first record names the conversation; only when it agrees with the file name."""
+        meta = meta_of(path)
+        thread = _str(meta.get(META_ID)) if meta else ""
+        return thread if thread and thread == thread_id_of(path) else None
+
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the
         # child's thread id as agent_id (0.169).
@@ -431,8 +514,8 @@ class CodexHarness(Harness):
         return value if isinstance(value, str) else ""
 
     def hook_entry(self, command):
-        return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command,
-                                                        "timeout": HOOK_TIMEOUT_SECONDS}]}
+        return {"matcher": HOOK_MATCHER, "hooks": [{"type": "command", "command": command,
+                                                    "timeout": HOOK_TIMEOUT_SECONDS}]}
 
 
 HARNESS = CodexHarness()

@@ -1,0 +1,172 @@
+"""The stores of the harnesses other than Claude Code, through the harness interface.
+
+Claude Code's store keeps its own fast readers (``sessions``, ``resolve``, ``search``,
+``session_lookup``): their answers are fixed by the fidelity tests. The other harnesses'
+stores are read here, harness-neutrally: each harness lists its transcripts
+(``Harness.sessions``) and normalises its records (``Harness.entries``), and the rules
+(what the person typed, what the assistant said, what a tool call and result hold) are
+the record model's, as for Claude Code. Everything fails open per file: a transcript
+that cannot be read is passed over.
+"""
+
+import os
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.transcript import entry as records
+
+LATEST = "latest"
+TITLE_MAX_CHARS = 200
+
+
+class HarnessSession(NamedTuple):
+    harness: str
+    session_id: str
+    path: str
+    mtime: float
+    size: int
+
+
+class HarnessSessionInfo(NamedTuple):
+    """What ``sessions`` prints for another harness's session: the fields Claude Code's
+    ``SessionInfo`` has that its records can fill, and its harness."""
+
+    harness: str
+    session_id: str
+    transcript_path: str
+    mtime: float
+    size: int
+    title: str = ""
+    first_user_message: str = ""
+    cwd: str = ""
+    first_timestamp: str = ""
+    last_timestamp: str = ""
+    sidechain: bool = False
+
+    def to_dict(self) -> dict:
+        from termsprawl_context.store.sessions import iso_utc
+
+        data = self._asdict()
+        data["modified"] = iso_utc(self.mtime)
+        return data
+
+
+class AmbiguousHarnessPrefix(Refusal):
+    def __init__(self, partial: str, ids: List[str]) -> None:
+        super().__init__("ambiguous session prefix %s: %s" % (partial, ", ".join(ids)))
+
+
+class NotRecorded(Refusal):
+    """The harness's records do not hold what the question needs: fail closed, by name
+    (seed 002's ErrSubagentUnlinked is the model)."""
+
+    def __init__(self, question: str, label: str, path: str = "") -> None:
+        where = " (%s)" % path if path else ""
+        super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))
+
+
+def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
+    """The harnesses ``--harness NAME`` chooses (None or "all": every one this build
+    reads); a NotFound names an unknown one."""
+    from termsprawl_context import harness as harnesses
+
+    if name and name != "all":
+        found = harnesses.get(name)
+        if found is None:
+            raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(
+                h.name for h in harnesses.available())))
+        return [found] if include_claude or found.name != harnesses.CLAUDE_CODE else []
+    return [h for h in harnesses.available() if include_claude or h.name != harnesses.CLAUDE_CODE]
+
+
+def other_sessions(chosen: list, environ=None) -> List[HarnessSession]:
+    """Every transcript of the chosen non-Claude harnesses' stores, oldest first."""
+    found = []
+    for harness in chosen:
+        if harness.name == "claude-code":
+            continue
+        for session in harness.sessions(environ):
+            try:
+                st = os.stat(session.path)
+            except OSError:
+                continue
+            found.append(HarnessSession(harness.name, session.session_id, session.path, st.st_mtime, st.st_size))
+    found.sort(key=lambda s: (s.mtime, s.path))
+    return found
+
+
+def describe(session: HarnessSession) -> HarnessSessionInfo:
+    """One session's listing fields, from one forward read of its entries: the first
+    typed prompt (its title), the working directory, the first and last timestamps."""
+    from termsprawl_context import harness as harnesses
+
+    first = cwd = start = end = ""
+    sidechain = False
+    harness = harnesses.get(session.harness)
+    try:
+        for entry in harness.entries(session.path):
+            start = start or entry.timestamp
+            end = entry.timestamp or end
+            cwd = cwd or entry.cwd
+            sidechain = sidechain or entry.is_sidechain
+            if not first:
+                typed = [t for t in records.typed_texts(entry) if t.strip()]
+                if typed:
+                    first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+    except OSError:
+        pass
+    return HarnessSessionInfo(session.harness, session.session_id, session.path, session.mtime, session.size,
+                              first, first, cwd, start, end, sidechain)
+
+
+def resolve_other(name: str, chosen: list, environ=None) -> Tuple[str, str, str]:
+    """``(session id, path, harness)`` of the one session among the chosen stores whose
+    id is or starts with ``name``, or the newest (``latest``). NotFound, or a refusal
+    naming the ids a prefix fits."""
+    sessions = other_sessions(chosen, environ)
+    if name == LATEST:
+        if not sessions:
+            raise NotFound("no sessions found")
+        newest = sessions[-1]
+        return newest.session_id, newest.path, newest.harness
+    exact = [s for s in sessions if s.session_id == name]
+    fits = exact or [s for s in sessions if s.session_id.startswith(name)]
+    ids = sorted({s.session_id for s in fits})
+    if not ids:
+        raise NotFound("no session matching %s" % name)
+    if len(ids) > 1:
+        raise AmbiguousHarnessPrefix(name, ids)
+    pick = [s for s in fits if s.session_id == ids[0]][-1]
+    return pick.session_id, pick.path, pick.harness
+
+
+def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
+    """``(session, title, entry, kind, snippet)`` for each matching entry, newest
+    session first and in file order within one, at most ``limit``; the texts searched
+    are ``store.search.entry_texts``'s (the peer's own conversation)."""
+    from termsprawl_context import harness as harnesses
+    from termsprawl_context.store.search import entry_texts, snippet
+
+    left = limit
+    for session in reversed(other_sessions(chosen, environ)):
+        if left <= 0:
+            return
+        harness = harnesses.get(session.harness)
+        title = None
+        try:
+            for entry in harness.entries(session.path):
+                if entry.line <= 0:
+                    continue  # a fork's inherited history: its hits are its own session's
+                for kind, text in entry_texts(entry, kinds):
+                    found = matcher.find(text)
+                    if found is None:
+                        continue
+                    if title is None:
+                        title = describe(session).title or session.session_id
+                    yield session, title, entry, kind, snippet(*found)
+                    left -= 1
+                    break
+                if left <= 0:
+                    return
+        except OSError:
+            continue

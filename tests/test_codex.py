@@ -1,0 +1,197 @@
+"""Codex CLI rollouts through the harness interface (harness/codex.py), on real files.
+
+The 0.169 fixtures are rollouts the real Codex CLI 0.169.0 wrote when driven against
+tests/e2e/responses_server.py (``tests/e2e/test_codex_e2e.py`` drives the same
+scenarios): a session resumed once and forked (aec3 -> b2fb), and a session that spawned
+a sub-agent (7ba9 -> 7c37) and was compacted. The 0.47 fixture is built by hand from the
+shape public 0.47 files and docs show (no public 0.47 rollout was found to commit).
+"""
+
+import json
+import shutil
+
+import pytest
+
+from termsprawl_context import harness
+from termsprawl_context.harness import codex
+from termsprawl_context.transcript import entry as records
+
+from conftest import REPO
+
+FIXTURES = REPO / "tests" / "fixtures" / "codex"
+DAY = FIXTURES / "sessions" / "2026" / "12" / "01"
+PARENT = DAY / "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl"
+FORK = DAY / "rollout-2026-12-01T23-23-34-01a233eb-b2fb-7891-9b52-0f1dd18f15f7.jsonl"
+SPAWNER = DAY / "rollout-2026-12-01T23-27-42-01a233ef-7ba9-7282-8c7e-283fead20bc5.jsonl"
+CHILD = DAY / "rollout-2026-12-01T23-27-42-01a233ef-7c37-78d1-bef6-95de3480e947.jsonl"
+LEGACY = FIXTURES / "sessions" / "2025" / "10" / "19" / \
+    "rollout-2025-10-19T20-47-01-0199fe39-c07c-71d0-9ceb-9315a0946d34.jsonl"
+CX = harness.get(harness.CODEX_CLI)
+
+
+def conversation(path):
+    """(speaker, text) of every entry the person or the assistant speaks in."""
+    found = []
+    for entry in CX.entries(str(path)):
+        who = records.speaker(entry)
+        if who == records.PERSON:
+            found.append((who, "\n".join(records.typed_texts(entry))))
+        elif who == records.ASSISTANT and records.assistant_text(entry):
+            found.append((who, records.assistant_text(entry)))
+    return found
+
+
+def raw_lines(path):
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def test_the_person_and_the_assistant_and_nothing_of_the_harness():
+    talk = conversation(PARENT)
+    assert talk == [("person", "first prompt"), ("assistant", "answer 0 to: first prompt"),
+                    ("person", "second prompt"), ("assistant", "answer 1 to: second prompt")]
+    kinds = [records.speaker(e) for e in CX.entries(str(PARENT))]
+    # The skills list and the hook's context (developer), the environment block (user role).
+    assert kinds.count(records.META) == 4
+    texts = [t for e in CX.entries(str(PARENT)) for t in records.content_texts(e.content)]
+    assert any(t.startswith("<environment_context>") for t in texts)
+    assert not any(t.startswith("<environment_context>") for _, t in talk)
+
+
+def test_event_duplicates_are_not_counted():
+    # Every typed prompt is in the file twice (response_item and event_msg item_completed).
+    raw = PARENT.read_text()
+    assert raw.count('"text":"first prompt"') == 2
+    assert [t for w, t in conversation(PARENT) if w == "person"].count("first prompt") == 1
+
+
+def test_calls_and_results_pair_by_call_id():
+    calls = [c for e in CX.entries(str(SPAWNER)) for c in records.tool_calls(e)]
+    results = [r for e in CX.entries(str(SPAWNER)) for r in records.tool_results(e)]
+    assert [c.name for c in calls] == ["spawn_agent", "wait_agent"]
+    assert calls[0].input == {"message": "child task"}
+    assert [r.tool_use_id for r in results] == [c.id for c in calls]
+    assert json.loads(results[0].content)["agent_id"] == "01a233ef-7c37-78d1-bef6-95de3480e947"
+
+
+def test_compaction_summary_and_bridge_are_the_harness_s():
+    entries = list(CX.entries(str(SPAWNER)))
+    compaction = [e for e in entries if records.speaker(e) == records.COMPACTION]
+    assert len(compaction) == 2
+    assert records.content_texts(compaction[0].content) == ["SUMMARY-OF-WORK: the user asked for things"]
+    assert records.content_texts(compaction[1].content)[0].startswith(codex.COMPACTION_PREFIX)
+    talk = conversation(SPAWNER)
+    assert ("person", "after compaction prompt") in talk
+    assert not any("SUMMARY-OF-WORK" in t for _, t in talk)
+    assert not any(t.startswith("<subagent_notification>") for _, t in talk)
+
+
+def test_fork_reads_its_parent_up_to_the_byte_offset_first():
+    meta = raw_lines(FORK)[0]["payload"]
+    end = meta["history_base"]["end_byte_offset"]
+    assert end == PARENT.stat().st_size  # this fork was taken at the parent's end
+    talk = conversation(FORK)
+    assert talk == conversation(PARENT) + [("person", "fork prompt"), ("assistant", "answer 2 to: fork prompt")]
+    inherited = [e for e in CX.entries(str(FORK)) if e.session_id == meta["forked_from_id"]]
+    assert inherited and all(e.line == 0 and e.offset == -1 for e in inherited)
+
+
+def test_fork_offset_cuts_the_parent(tmp_path):
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    # The parent grew after the fork (a later resume): only its first turn is the fork's past.
+    lines = PARENT.read_bytes().splitlines(True)
+    cut = next(i for i, line in enumerate(lines) if b'"text":"second prompt"' in line and b"response_item" in line)
+    first_turn = b"".join(lines[:cut - 3])
+    (day / PARENT.name).write_bytes(PARENT.read_bytes())
+    fork_lines = FORK.read_bytes().splitlines(True)
+    meta = json.loads(fork_lines[0])
+    meta["payload"]["history_base"]["end_byte_offset"] = len(first_turn)
+    (day / FORK.name).write_bytes(json.dumps(meta).encode() + b"\n" + b"".join(fork_lines[1:]))
+    talk = conversation(day / FORK.name)
+    assert [t for w, t in talk if w == "person"] == ["first prompt", "fork prompt"]
+
+
+def test_fork_without_its_parent_reads_its_own_lines(tmp_path):
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    shutil.copy(str(FORK), str(day / FORK.name))
+    assert conversation(day / FORK.name) == [("person", "fork prompt"), ("assistant", "answer 2 to: fork prompt")]
+
+
+def test_fork_loop_stops(tmp_path):
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    lines = FORK.read_bytes().splitlines(True)
+    meta = json.loads(lines[0])
+    me = meta["payload"]["id"]
+    meta["payload"]["history_base"]["thread_id"] = me  # a fork of itself
+    (day / FORK.name).write_bytes(json.dumps(meta).encode() + b"\n" + b"".join(lines[1:]))
+    assert [t for w, t in conversation(day / FORK.name) if w == "person"] == ["fork prompt"]
+
+
+def test_sub_agent_thread_is_a_sidechain():
+    entries = list(CX.entries(str(CHILD)))
+    assert entries and all(e.is_sidechain and e.agent_id == "01a233ef-7c37-78d1-bef6-95de3480e947" for e in entries)
+    assert conversation(CHILD) == []
+    assert CX.subagent_paths(str(SPAWNER)) == [str(CHILD)]
+    assert CX.subagent_paths(str(CHILD)) == []
+
+
+def test_legacy_0_47_shape():
+    talk = conversation(LEGACY)
+    assert talk == [("person", "list the files and tell me what the parser does"),
+                    ("assistant", "There are two files; parser.py reads JSON Lines."),
+                    ("person", "thanks, now run the tests"), ("assistant", "One test fails.")]
+    calls = [c for e in CX.entries(str(LEGACY)) for c in records.tool_calls(e)]
+    assert [c.name for c in calls] == ["shell", "apply_patch", "shell"]
+    results = [r for e in CX.entries(str(LEGACY)) for r in records.tool_results(e)]
+    assert results[0].content == "README.md\nparser.py\n" and not results[0].is_error
+    assert results[2].is_error  # exit code 1
+
+
+def test_store_recognition(tmp_path):
+    env = {"CODEX_HOME": str(FIXTURES), "HOME": str(tmp_path)}
+    assert CX.owns_path(str(PARENT), env)
+    assert harness.for_path(str(PARENT), env) is CX
+    assert {s.session_id for s in CX.sessions(env)} == {
+        "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe", "01a233eb-b2fb-7891-9b52-0f1dd18f15f7",
+        "01a233ef-7ba9-7282-8c7e-283fead20bc5", "01a233ef-7c37-78d1-bef6-95de3480e947",
+        "0199fe39-c07c-71d0-9ceb-9315a0946d34"}
+    # Outside its store a rollout is still known by its first record.
+    copy = tmp_path / "somewhere.jsonl"
+    shutil.copy(str(PARENT), str(copy))
+    assert harness.for_path(str(copy), {"HOME": str(tmp_path)}) is CX
+    assert CX.stable_id(str(PARENT)) == "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe"
+    assert CX.stable_id(str(copy)) is None  # the file name no longer proves it
+    payload = {"session_id": "x", "transcript_path": str(PARENT)}
+    assert harness.for_payload(payload, env) is CX
+    assert harness.for_payload(payload, {"HOME": str(tmp_path)}).name == harness.CLAUDE_CODE
+    assert CX.hook_subagent({"agent_id": "c"}) == "c" and CX.hook_subagent({}) == ""
+
+
+@pytest.mark.parametrize("path", [PARENT, FORK, SPAWNER, LEGACY])
+def test_truncated_and_torn_copies_read_a_prefix(tmp_path, path):
+    """Every cut of the file reads without raising, and what it gives is the whole
+    file's conversation up to that point (a torn last line only loses that line)."""
+    whole = conversation(path)
+    data = path.read_bytes()
+    step = max(1, len(data) // 60)
+    for cut in list(range(0, len(data), step)) + [len(data) - 1]:
+        copy = tmp_path / path.name
+        copy.write_bytes(data[:cut])
+        part = conversation(copy) if path != FORK else [t for t in conversation(copy)]
+        if path == FORK:
+            continue  # (its parent is not beside the copy: its own prefix is checked below)
+        assert part == whole[:len(part)], cut
+    torn = tmp_path / path.name
+    torn.write_bytes(data + b'{"timestamp":"x","type":"response_item","payload":{"type":"mess')
+    assert conversation(torn) == whole
+
+
+def test_giant_and_junk_lines(tmp_path):
+    copy = tmp_path / PARENT.name
+    lines = PARENT.read_bytes().splitlines(True)
+    copy.write_bytes(b"".join(lines[:5]) + b"\x00\xff junk\n" + b"[1,2]\n" + b'{"type":"response_item","payload":7}\n'
+                     + b'{"type":"response_item","payload":{"type":"message","role":"user","content":5}}\n'
+                     + b"".join(lines[5:]))
+    assert conversation(copy) == conversation(PARENT)
