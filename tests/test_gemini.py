@@ -122,6 +122,7 @@ def test_harness_registry_finds_gemini_files_by_store_and_by_content(tmp_path):
     chats = home / ".gemini" / "tmp" / "proj" / "chats"
     chats.mkdir(parents=True)
     (chats / MAIN.name).write_bytes(MAIN.read_bytes())
+    (chats / STUB.name).write_bytes(STUB.read_bytes())  # a resume's stub: not a session of its own
     env = {"HOME": str(home)}
     assert harness.get(gemini.NAME) is gemini.HARNESS
     assert harness.for_path(str(chats / MAIN.name), env) is gemini.HARNESS

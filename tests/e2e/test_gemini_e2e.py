@@ -183,6 +183,27 @@ def test_claude_side_handoff_reads_carols_prompts_and_answers(world):
     assert not any(text in json.dumps(carol) for text in HARNESS_TEXT)
 
 
+def test_show_sessions_and_search_read_the_gemini_store(world):
+    path = world.after_resume["path"]
+    session_id = gemini.header_of(path).session_id
+    listed = world.tool("sessions", "--harness", gemini.NAME, "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.decode().splitlines()]
+    # One row for the session, however many files the resume left (the stub is not one).
+    assert [(r["session_id"], r["transcript_path"]) for r in rows if r["session_id"] == session_id] == [
+        (session_id, path)]
+    shown = world.tool("show", session_id)
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.decode()
+    for words in (CAROL_ONE, CAROL_ANSWER_ONE, CAROL_TWO, CAROL_ANSWER_TWO):
+        assert words in out
+    for text in HARNESS_TEXT:
+        assert text not in out
+    found = world.tool("search", "carol-prompt-two")
+    assert found.returncode == 0 and found.stdout.decode().startswith(path + ":")
+    assert world.tool("search", "hook_context").returncode != 0  # harness text is not the conversation
+
+
 def test_readers_hold_on_torn_copies_of_the_real_chat(world, tmp_path):
     data = open(world.after_resume["path"], "rb").read()
     torn = tmp_path / "torn.jsonl"
@@ -232,3 +253,10 @@ def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world)
     assert {e.agent_id for e in child} == {children[0][: -len(gemini.TRANSCRIPT_SUFFIX)]}
     assert task in [b.get("text") for e in child for b in e.content]
     assert [c.input for e in child for c in tool_calls(e)] == [{"result": "child-result: 3 files"}]
+    # The record commands, through the artifact: the chat's sub-agents and its conversation id.
+    listed = world.tool("subagents", entry["path"])
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.decode().splitlines() == [os.path.join(gemini.subagent_dir(entry["path"], session_id),
+                                                                children[0])]
+    identity = world.tool("identity", entry["path"])
+    assert identity.returncode == 0 and identity.stdout.decode() == session_id + "\n"

@@ -569,9 +569,16 @@ class GeminiHarness(Harness):
         return [root] if root else []
 
     def sessions(self, environ=None):
-        for _project, path in chat_files(environ):
+        """Each session once: a resume's stub (a later file of the same project and id,
+        see ``resumed_chat``) is not a session of its own."""
+        seen = set()
+        for project, path in chat_files(environ):
             chat = header_of(path) if not is_legacy(path) else None
-            yield Session(self.name, chat.session_id if chat is not None else "", path)
+            session_id = chat.session_id if chat is not None else ""
+            if session_id and (project, session_id) in seen:
+                continue
+            seen.add((project, session_id))
+            yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):
         return ""  # the file name holds only the id's first 8 characters: read the header
@@ -581,6 +588,45 @@ class GeminiHarness(Harness):
 
     def entries(self, path):
         return entries(path)
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
+
+        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
+    def subagent_paths(self, path):
+        """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
+        ``kind: subagent``; None when the chat's header names no session."""
+        chat = header_of(path) if not is_legacy(path) else None
+        if chat is None or self.stable_id(path) is None:
+            return None
+        folder = subagent_dir(path, chat.session_id)
+        try:
+            names = sorted(os.listdir(folder)) if folder else []
+        except OSError:
+            names = []
+        found = []
+        for name in names:
+            child = os.path.join(folder, name)
+            if name.endswith(TRANSCRIPT_SUFFIX) and not os.path.islink(child):
+                header = header_of(child)
+                if header is not None and header.kind == KIND_SUBAGENT:
+                    found.append(child)
+        return found
+
+    def stable_id(self, path):
+        """The header's session id, when the file name agrees with it (a main chat is
+        named for its first 8 characters, a sub-agent's for all of it): a resume goes on
+        in the same file, so its first header names the conversation."""
+        chat = header_of(path) if not is_legacy(path) else None
+        if chat is None:
+            return None
+        name = os.path.basename(path)
+        if name == chat.session_id + TRANSCRIPT_SUFFIX:
+            return chat.session_id
+        if name.startswith(SESSION_FILE_PREFIX) and name.endswith("-" + chat.session_id[:8] + TRANSCRIPT_SUFFIX):
+            return chat.session_id
+        return None
 
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
