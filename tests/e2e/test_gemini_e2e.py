@@ -207,9 +207,13 @@ def test_show_sessions_and_search_read_the_gemini_store(world):
 def test_readers_hold_on_torn_copies_of_the_real_chat(world, tmp_path):
     data = open(world.after_resume["path"], "rb").read()
     torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(data)
+    # `index set` names the harness from the file's first record: a Gemini header.
     assert world.tool("index", "set", "torn", torn).returncode == 0
+    assert world.index_entry("torn")["harness"] == gemini.NAME
     assert world.tool("links", "add", "alice", "torn").returncode == 0
     cuts = sorted({len(data) // 3, len(data) // 2, len(data) - 7} | {data.rfind(b"\n", 0, len(data) - 1) + 1})
+    shown_prompts = set()
     for cut in cuts:
         torn.write_bytes(data[:cut])
         done = world.tool("--cwd", world.project, "--self", "alice")
@@ -217,6 +221,9 @@ def test_readers_hold_on_torn_copies_of_the_real_chat(world, tmp_path):
         shown = done.stdout.decode()
         for text in HARNESS_TEXT:
             assert text not in shown
+        shown_prompts.update(words for words in (CAROL_ONE, CAROL_TWO) if words in shown.split("# linked context from torn")[-1])
+    # The last cut is inside the last line only: both prompts are still read from the torn copy.
+    assert shown_prompts == {CAROL_ONE, CAROL_TWO}
     assert world.tool("links", "remove", "alice", "torn").returncode == 0
 
 
