@@ -9,7 +9,8 @@ every message, a resume's rebuilt `$set.messages` list every 200 turns by defaul
 writes) and as a Claude Code transcript. Then measures, alternating within each round, the
 dump's read of the last 40 turns: Claude Code's backwards read (``read_turns``), Claude
 Code's records read forward through the harness interface, and the Gemini chat read
-through ``harness/gemini.py`` (one forward pass, then the winners re-read). Prints medians
+through ``harness/gemini.py``: every entry forward, and the dump's tail read (one forward
+pass to resolve the log, then only the last messages re-read). Prints medians
 and ratios to the Claude Code backwards read, and each reader's peak traced memory.
 """
 
@@ -77,10 +78,12 @@ def main(argv=None):
         readers = [
             ("claude-code backwards (read_turns)", lambda: read_turns(record)),
             ("claude-code forward (harness entries)", lambda: entries_turns(claude.HARNESS.entries(record))),
-            ("gemini-cli (harness entries)", lambda: entries_turns(gemini.HARNESS.entries(chat))),
+            ("gemini-cli forward (harness entries)", lambda: entries_turns(gemini.HARNESS.entries(chat))),
+            ("gemini-cli tail (last_turns: the dump's)", lambda: gemini.HARNESS.last_turns(chat, 40)),
         ]
         # The same answer: the last 40 turns, prompts and answers.
         assert [t.text for t in readers[2][1]()] == [t.text for t in readers[0][1]()]
+        assert readers[3][1]() == readers[2][1]()
         times = {name: [] for name, _ in readers}
         for _ in range(args.rounds):
             for name, read in readers:

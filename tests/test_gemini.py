@@ -246,3 +246,60 @@ def test_subagent_hook_payload_is_recognised_by_its_folder():
     assert gemini.HARNESS.hook_subagent({"transcript_path": parent + "session-2026-x-abcd.jsonl"}) == ""
     assert gemini.HARNESS.hook_subagent({"transcript_path": parent + SESSION_ID + "/child-1.jsonl"}) == "child-1"
     assert gemini.HARNESS.hook_subagent({}) == ""
+
+
+# --- the dump's tail read equals the forward reading (the oracle) ---------------------------------
+def _oracle_turns(path, limit):
+    from termsprawl_context.transcript.turns import entries_turns
+
+    try:
+        return entries_turns(gemini.entries(str(path)), limit)
+    except OSError:
+        return []
+
+
+def _mutated_copies(seed, count):
+    """The real chat with lines mutated, torn, replaced by rewinds or junk (seeded)."""
+    import random
+
+    rnd = random.Random(seed)
+    lines = MAIN.read_bytes().split(b"\n")
+    ids = [json.loads(line)["id"] for line in lines if line.startswith(b'{"id"')]
+    junk = [None, 1, "", [], {}, [{"text": 3}], {"text": "t"}, [{"functionResponse": 5}], [{"text": "typed"}]]
+    for _ in range(count):
+        out = []
+        for line in lines:
+            roll = rnd.random()
+            if roll < 0.1 and line.startswith(b"{"):
+                record = json.loads(line)
+                key = rnd.choice(sorted(record))
+                record[key] = rnd.choice(junk)
+                line = json.dumps(record).encode()
+            elif roll < 0.13:
+                line = line[: rnd.randrange(len(line) + 1)]
+            elif roll < 0.16:
+                line = json.dumps({"$rewindTo": rnd.choice(ids + ["unknown"])}).encode()
+            elif roll < 0.19 and ids:
+                line = json.dumps(user(rnd.choice(ids), "again %d" % rnd.randrange(9))).encode()
+            out.append(line)
+        yield b"\n".join(out)
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 40])
+def test_last_turns_equal_the_forward_reading(tmp_path, limit):
+    copy = tmp_path / MAIN.name
+    for data in [MAIN.read_bytes(), STUB.read_bytes(), b"", b"junk\n"] + list(_mutated_copies(limit, 150)):
+        copy.write_bytes(data)
+        assert gemini.last_turns(str(copy), limit) == _oracle_turns(copy, limit)
+    assert [t.text for t in gemini.last_turns(str(MAIN), 40)] == [
+        "first prompt please", "first answer", "second prompt", "second answer"]
+    assert gemini.last_turns(str(tmp_path / "missing.jsonl"), limit) == []
+
+
+def test_last_turns_of_a_legacy_chat_equal_the_forward_reading(tmp_path):
+    legacy = {"sessionId": "old", "projectHash": "p", "messages": [
+        {"id": str(i), "type": "user" if i % 2 == 0 else "gemini", "content": "m%d" % i} for i in range(9)]}
+    path = tmp_path / "session-old.json"
+    path.write_text(json.dumps(legacy))
+    for limit in (1, 4, 40):
+        assert gemini.last_turns(str(path), limit) == _oracle_turns(path, limit)

@@ -77,16 +77,12 @@ class ContextIO(object):
     def harness_turns(self, path: str, limit: Optional[int], harness: str) -> List[Turn]:
         """``turns`` for another harness's transcript, through its module."""
         from termsprawl_context.harness import get
-        from termsprawl_context.transcript.turns import MAX_LINKED_TURNS, entries_turns
+        from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
 
         found = get(harness)
         if found is None:
             return []
-        try:
-            entries = found.entries(path)
-        except OSError:
-            return []
-        return entries_turns(entries, MAX_LINKED_TURNS if limit is None else limit)
+        return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
 
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: Optional[int]) -> List[Turn]:

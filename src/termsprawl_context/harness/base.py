@@ -148,6 +148,16 @@ class Harness(object):
         file; odd content only shrinks the answer."""
         raise NotImplementedError
 
+    def last_turns(self, path: str, limit: int) -> list:
+        """The dump's last ``limit`` turns (``transcript.turns.entries_turns`` over
+        ``entries``); a harness whose records allow it reads only what the tail needs."""
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries(path), limit)
+        except OSError:
+            return []
+
     def subagent_paths(self, path: str) -> "Optional[List[str]]":
         """The transcripts of the sub-agents the session at ``path`` started (one level,
         sorted), or None when its records do not link them (a named refusal, then)."""

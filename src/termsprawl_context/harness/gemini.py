@@ -230,14 +230,15 @@ def resolve_lines(f) -> Chat:
     return chat
 
 
-def _winners(f, chat: Chat) -> "Iterator[Tuple[dict, Where]]":
-    """Each resolved message as its object, in order, read back line by line. The last
-    two lines read are kept parsed: a resume's ``$set.messages`` line holds many winners
-    in a row, and the messages it skipped sit between them."""
+def _winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
+    """Each resolved message as its object, in order (or newest first), read back line by
+    line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
+    many winners in a row, and the messages it skipped sit between them."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
-    for where in chat.places.values():
+    places = chat.places.values()
+    for where in reversed(list(places)) if newest_first else places:
         parsed = None
         for offset, value in cache:
             if offset == where.offset:
@@ -488,6 +489,45 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     return chat, generate()
 
 
+def last_turns(path: str, limit: int) -> "list":
+    """The dump's last ``limit`` turns of a chat, oldest first: what
+    ``transcript.turns.entries_turns(entries(path), limit)`` gives, from the messages at
+    the end only (after the resolution's one pass). Exact, because a message's printable
+    text depends on that message alone: the tool calls and results that ``Normaliser``
+    gives once per call id never print. [] when the file cannot be read."""
+    from termsprawl_context.jsonl import MAX_LINE_BYTES, try_open_regular
+    from termsprawl_context.transcript.turns import entries_turns
+
+    if limit <= 0:
+        return []
+    f = try_open_regular(path)
+    if f is None:
+        return []
+    found = []  # type: list  # newest message first, each message's turns in order
+    count = 0
+    try:
+        with f:
+            if is_legacy(path):
+                data = f.read(MAX_LINE_BYTES + 1)
+                chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))
+            else:
+                chat = resolve_lines(f)
+                newest = _winners(f, chat, newest_first=True)
+            normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "")
+            for message, where in newest:
+                turns = entries_turns(normaliser.entries(message, where), limit)
+                if turns:
+                    found.append(turns)
+                    count += len(turns)
+                    if count >= limit:
+                        break
+    except OSError:
+        return []
+    ordered = [turn for turns in reversed(found) for turn in turns]
+    return ordered[-limit:]
+
+
 def entries(path: str) -> "Iterator[Entry]":
     """The chat's entries, forward (see ``read_chat``)."""
     _chat, found = read_chat(path)
@@ -588,6 +628,9 @@ class GeminiHarness(Harness):
 
     def entries(self, path):
         return entries(path)
+
+    def last_turns(self, path, limit):
+        return last_turns(path, limit)
 
     def supports(self, question):
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
