@@ -195,3 +195,60 @@ def test_giant_and_junk_lines(tmp_path):
                      + b'{"type":"response_item","payload":{"type":"message","role":"user","content":5}}\n'
                      + b"".join(lines[5:]))
     assert conversation(copy) == conversation(PARENT)
+
+
+def _comparable(entry):
+    return entry._replace(line=0, cwd="")
+
+
+def backwards_oracle(path):
+    """The reverse reader equals the forward one reversed (line numbers and per-turn cwd
+    aside: from the end only offsets and the session's cwd are known)."""
+    forward = [_comparable(e) for e in CX.entries(str(path))]
+    backward = [_comparable(e) for e in CX.entries_reverse(str(path))]
+    assert backward == forward[::-1]
+    return forward
+
+
+@pytest.mark.parametrize("path", [PARENT, FORK, SPAWNER, CHILD, LEGACY])
+def test_reading_backwards_equals_reading_forward(tmp_path, path):
+    backwards_oracle(path)
+    data = path.read_bytes()
+    step = max(1, len(data) // 40)
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    if path == FORK:
+        shutil.copy(str(PARENT), str(day / PARENT.name))
+    for cut in range(0, len(data), step):
+        copy = day / path.name
+        copy.write_bytes(data[:cut])
+        backwards_oracle(copy)
+
+
+def test_reading_backwards_without_announcements(tmp_path):
+    """A 0.47-shaped file with a compaction: the summary is told by the `compacted` after it."""
+    lines = LEGACY.read_bytes().splitlines(True)
+    summary = {"timestamp": "t", "type": "response_item", "payload": {
+        "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "the summary"}]}}
+    compacted = {"timestamp": "t", "type": "compacted", "payload": {
+        "message": codex.COMPACTION_PREFIX + " ... the summary", "replacement_history": []}}
+    copy = tmp_path / LEGACY.name
+    body = [json.dumps(summary).encode() + b"\n", json.dumps(compacted).encode() + b"\n"]
+    copy.write_bytes(b"".join(lines[:13] + body + lines[13:]))
+    forward = backwards_oracle(copy)
+    assert [records.speaker(e) for e in forward].count(records.COMPACTION) == 2
+    assert "the summary" not in [t for _, t in conversation(copy)]
+
+
+@pytest.mark.parametrize("path", [PARENT, FORK, SPAWNER, LEGACY])
+@pytest.mark.parametrize("window,prompts,tools", [(40, 3, False), (2, 1, False), (3, 3, True), (1, 0, True)])
+def test_hand_off_and_dump_from_the_end_equal_the_forward_oracle(path, window, prompts, tools):
+    from termsprawl_context import handoff
+    from termsprawl_context.transcript.turns import entries_turns
+
+    forward = handoff.select_from_entries(CX.entries(str(path)), window, prompts, tools)
+    backward = handoff.read_harness_turns(str(path), CX, window, prompts, tools, lines=True)
+    assert backward == forward
+    for limit in (1, 3, 40):
+        assert entries_turns(CX.entries_reverse(str(path)), limit, newest_first=True) == \
+            entries_turns(CX.entries(str(path)), limit)

@@ -170,3 +170,23 @@ def test_init_codex_hook_and_agents_md(tmp_path, run_pyz):
     (proj / ".codex" / "hooks.json").write_text("[1]")
     bad = run_pyz(["init", "--cwd", proj, "--codex-hook"])
     assert bad.returncode == 1 and b".codex/hooks.json" in bad.stderr
+
+
+def test_init_codex_hook_never_writes_the_home_s_codex_folder(tmp_path, run_pyz):
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    before = sorted(p.name for p in (home / ".codex").iterdir())
+    done = run_pyz(["init", "--cwd", home, "--codex-hook"], env={"HOME": str(home)})
+    assert done.returncode == 1
+    assert b"refusing to write into the home directory's .codex" in done.stderr
+    assert sorted(p.name for p in (home / ".codex").iterdir()) == before
+    assert not (home / ".termsprawl").exists()  # refused before anything was written
+
+
+def test_claude_only_commands_refuse_a_codex_rollout_by_name(tmp_path, run_pyz):
+    for args in (["cite", PARENT, "first prompt"], ["result-at", PARENT, "13"], ["envelope-at", PARENT, "9"],
+                 ["agents", PARENT], ["query", PARENT, "--where", "type=user"], ["assemble-file", PARENT]):
+        done = run_pyz(args, env={"HOME": str(tmp_path)})
+        assert done.returncode == 1, (args, done.stderr)
+        assert done.stderr.decode() == "termsprawl-context: %s: Codex CLI records do not hold what this needs (%s)\n" % (
+            args[0], PARENT)

@@ -392,10 +392,11 @@ def test_index_entry_may_name_its_harness(tmp_path):
     cases = {
         "plain": {"version": 1, "path": "/t/a.jsonl"},
         "claude": {"version": 1, "path": "/t/b.jsonl", "harness": "claude-code"},
-        "codex": {"version": 1, "path": "/t/c.jsonl", "harness": "codex-cli"},
+        "codex": {"version": 1, "path": "/t/c.jsonl", "harness": "codex-cli"},  # read since issue 22
+        "other": {"version": 1, "path": "/t/e.jsonl", "harness": "no-such-cli"},
         "junk": {"version": 1, "path": "/t/d.jsonl", "harness": 7},
     }
     for node, body in cases.items():
         (state / (node + ".json")).write_text(json.dumps(body))
     got = {node: index.read_transcript_path(str(tmp_path), node) for node in cases}
-    assert got == {"plain": "/t/a.jsonl", "claude": "/t/b.jsonl", "codex": None, "junk": None}
+    assert got == {"plain": "/t/a.jsonl", "claude": "/t/b.jsonl", "codex": "/t/c.jsonl", "other": None, "junk": None}

@@ -291,7 +291,17 @@ def read_harness_turns(
     if harness is None or harness.name == "claude-code":
         turns = read_turns_backward(path, window, prompts, tools)
         return number_lines(path, turns) if lines and turns else turns
-    return select_from_entries(harness.entries(path), window, prompts, tools)
+    backwards = harness.entries_reverse(path)
+    if backwards is None:
+        return select_from_entries(harness.entries(path), window, prompts, tools)
+    collector = _Collector(window, prompts, tools)
+    for entry in backwards:
+        collector.add(entry)
+        if collector.done():
+            break
+    collector.turns.reverse()
+    turns = select_turns(collector.turns, window, prompts)
+    return number_lines(path, turns) if lines and turns else turns
 
 
 def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:

@@ -34,6 +34,12 @@ def _text_out(text: str) -> None:
     write_out(text if text.endswith("\n") else text + "\n")
 
 
+def _claude_only(path: str, command: str) -> None:
+    from termsprawl_context.store.harness_store import require_claude_record
+
+    require_claude_record(path, command)
+
+
 def run_cite(argv: List[str]) -> int:
     from termsprawl_context import cite
 
@@ -57,6 +63,7 @@ def run_cite(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
+    _claude_only(args.path, "cite")
     if args.across is None:
         _nonempty(args.path, "cite", "path")
     request = cite.CitationRequest(args.quote, cite.parse_sources(args.source))
@@ -96,6 +103,7 @@ def run_result_at(argv: List[str]) -> int:
         "the record. Exit 1 when the entry is not one.", argv, with_json=False)
     if args is None:
         return 0
+    _claude_only(args.path, "result-at")
     text, is_result = cite.tool_result_at(args.path, args.line)
     if not is_result:
         raise NotAToolResult("%s:%d is not a tool result the session produced" % (args.path, args.line))
@@ -113,6 +121,7 @@ def run_envelope_at(argv: List[str]) -> int:
         "no entry.", argv, with_json=True)
     if args is None:
         return 0
+    _claude_only(args.path, "envelope-at")
     envelopes = cite.envelope_at(args.path, args.line)
     if args.json:
         _json_out(envelopes)
@@ -135,6 +144,7 @@ def run_agents(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
+    _claude_only(_nonempty(args.path, "agents", "path"), "agents")
     signals = background.background_agent_signals(_nonempty(args.path, "agents", "path"))
     alive = sorted(background.running(signals))
     if args.json:
@@ -163,6 +173,7 @@ def run_query(argv: List[str]) -> int:
     if args is None:
         return 0
     path = _nonempty(args.path, "query", "path")
+    _claude_only(path, "query")
     if args.where:
         query.compile_where(args.where)  # refuse a bad expression before reading the record
     found = query.filter(read_entries(path), args.where, include_sidechains=args.sidechains)

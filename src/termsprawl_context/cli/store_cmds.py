@@ -82,6 +82,9 @@ def run_assemble_file(argv: List[str]) -> int:
     if args is None:
         return 0
     path = _require(args.path, "assemble-file", "path")
+    from termsprawl_context.store.harness_store import require_claude_record
+
+    require_claude_record(path, "assemble-file")
     from termsprawl_context.store.assemble import assemble_file
 
     assemble_file(path, byte_sink(), sys.stderr)

@@ -142,6 +142,12 @@ class Harness(object):
         return path
 
     # --- records -> Entry ----------------------------------------------------------------------
+    def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
+        """``entries`` newest first, read from the file's end (for readers that want only
+        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
+        None when the harness reads forward only (readers then keep a bounded tail)."""
+        return None
+
     def entries(self, path: str) -> Iterator[Entry]:
         """The transcript's records as normalised ``Entry`` values, forward (the shape in
         the module docstring). Raises OSError when ``path`` cannot be opened as a regular

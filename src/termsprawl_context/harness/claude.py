@@ -195,6 +195,65 @@ def session_start_output(system_message: "Optional[str]" = None, additional_cont
     return output
 
 
+# --- the harness interface (harness/base.py) ------------------------------------------------
+from termsprawl_context.harness.base import Harness, Session  # noqa: E402
+
+
+class ClaudeCodeHarness(Harness):
+    """Claude Code behind the interface: its records already are the record model's
+    shape, so ``entries`` is ``entry_of`` line by line."""
+
+    name = "claude-code"
+    label = "Claude Code"
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = SETTINGS_LOCAL_FILE
+    instruction_file = MEMORY_FILE
+    hook_event_session_start = HOOK_EVENT_SESSION_START
+
+    def store_roots(self, environ=None):
+        projects = projects_dir(None, environ)
+        return [projects] if projects else []
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            try:
+                folders = sorted(os.listdir(root))
+            except OSError:
+                continue
+            for folder in folders:
+                try:
+                    names = sorted(os.listdir(os.path.join(root, folder)))
+                except OSError:
+                    continue
+                for name in names:
+                    if name.endswith(TRANSCRIPT_SUFFIX):
+                        yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
+
+    def sniff(self, first):
+        return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
+
+    def entries(self, path):
+        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+        from termsprawl_context.transcript.entry import entry_of
+
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                if record is not None:
+                    yield entry_of(record, line.number, line.offset)
+
+    def supports(self, question):
+        return True  # every reader was written against Claude Code's records
+
+    # (init plants Claude Code's hook through workspace/install.py's own HOOK_ENTRY.)
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        return session_start_output(system_message, additional_context, session_title)
+
+
+HARNESS = ClaudeCodeHarness()
+
+
 # --- memory (CLAUDE.md) ---------------------------------------------------------------------
 # CLAUDE.md files are read at launch from the working directory up to (not including)
 # the root; a line `@path` imports another file (relative to the importing file), but not
@@ -368,62 +427,3 @@ def current_session_path(
         if accept is None or accept(candidate, session_id, tree):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""
-
-
-# --- the harness interface (harness/base.py) ------------------------------------------------
-from termsprawl_context.harness.base import Harness, Session  # noqa: E402
-
-
-class ClaudeCodeHarness(Harness):
-    """Claude Code behind the interface: its records already are the record model's
-    shape, so ``entries`` is ``entry_of`` line by line."""
-
-    name = "claude-code"
-    label = "Claude Code"
-    transcript_suffix = TRANSCRIPT_SUFFIX
-    hook_settings_file = SETTINGS_LOCAL_FILE
-    instruction_file = MEMORY_FILE
-    hook_event_session_start = HOOK_EVENT_SESSION_START
-
-    def store_roots(self, environ=None):
-        projects = projects_dir(None, environ)
-        return [projects] if projects else []
-
-    def sessions(self, environ=None):
-        for root in self.store_roots(environ):
-            try:
-                folders = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for folder in folders:
-                try:
-                    names = sorted(os.listdir(os.path.join(root, folder)))
-                except OSError:
-                    continue
-                for name in names:
-                    if name.endswith(TRANSCRIPT_SUFFIX):
-                        yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
-
-    def sniff(self, first):
-        return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
-
-    def entries(self, path):
-        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-        from termsprawl_context.transcript.entry import entry_of
-
-        with open_regular(path) as f:
-            for line in iter_lines(f):
-                record = parse_object(line.raw)
-                if record is not None:
-                    yield entry_of(record, line.number, line.offset)
-
-    def supports(self, question):
-        return True  # every reader was written against Claude Code's records
-
-    # (init plants Claude Code's hook through workspace/install.py's own HOOK_ENTRY.)
-
-    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
-        return session_start_output(system_message, additional_context, session_title)
-
-
-HARNESS = ClaudeCodeHarness()

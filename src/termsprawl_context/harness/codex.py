@@ -331,15 +331,72 @@ def _is_subagent(payload: dict) -> bool:
     return isinstance(source, dict) and "subagent" in source
 
 
-def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
-    """The normalised entries of the rollout at ``path`` (up to byte ``end`` when given),
-    a fork's inherited history first. Raises OSError when ``path`` cannot be opened."""
+def _is_text_answer(entry) -> bool:
+    return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
+
+
+def _classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
+    """An assistant text as an answer or as a compaction's summary. 0.169 announces each
+    answer with an ``AgentMessage`` event among the lines just before it (since the
+    previous item); in a file that announces answers, one it does not announce is the
+    compaction's summary (also when the ``compacted`` line after it was never written).
+    Without announcements (0.47) it is a summary only when the next item is the
+    ``compacted`` record whose bridge holds its text."""
+    if announced:
+        return entry
+    if announces:
+        return _as_summary(entry)
+    if bridge and entry.content[0].get("text", "") in bridge:
+        return _as_summary(entry)
+    return entry
+
+
+# How far into a rollout we look for an announcement, to know whether it announces answers.
+ANNOUNCE_PROBE_BYTES = 1 << 20
+
+
+def announces_answers(path: str) -> bool:
+    """Whether the rollout announces its answers (an ``AgentMessage`` event within its
+    first ``ANNOUNCE_PROBE_BYTES``): the one rule both reading directions share."""
     from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 
-    thread = _Thread(thread_id_of(path))
-    held = None  # the last assistant text: a compaction's summary if `compacted` follows
-    announced = set()  # ids of the assistant messages the UI was shown (0.169's AgentMessage events)
+    try:
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                if line.offset >= ANNOUNCE_PROBE_BYTES:
+                    return False
+                if b"AgentMessage" not in line.raw:
+                    continue
+                record = parse_object(line.raw)
+                payload = record.get(FIELD_PAYLOAD) if record is not None else None
+                if record is not None and record.get(FIELD_TYPE) == KIND_EVENT and isinstance(payload, dict) \
+                        and _announced_message(payload):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _thread_of(path: str, meta: dict) -> _Thread:
+    thread = _Thread(_str(meta.get(META_ID)) or thread_id_of(path))
+    thread.cwd = _str(meta.get(META_CWD))
+    if meta and _is_subagent(meta):
+        thread.sidechain, thread.agent_id = True, thread.session_id
+    return thread
+
+
+def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
+    """The normalised entries of the rollout at ``path`` (up to byte ``end`` when given),
+    a fork's inherited history first. Raises OSError when ``path`` cannot be opened.
+    Only the first line's ``session_meta`` names the thread."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    announces = announces_answers(path)
     with open_regular(path) as f:
+        meta = {}  # type: dict
+        thread = _Thread(thread_id_of(path))
+        held = None  # an unannounced assistant text, until the next item says what it was
+        announced = set()  # AgentMessage ids seen since the last item
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
                 break  # history_base ends at a line boundary: this line is the fork's, not ours
@@ -357,11 +414,9 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 continue
             timestamp = _str(record.get(FIELD_TIMESTAMP))
             if kind == KIND_SESSION_META:
-                if line.number == 1 or not thread.session_id:
-                    thread.session_id = _str(payload.get(META_ID)) or thread.session_id
-                    thread.cwd = _str(payload.get(META_CWD))
-                    if _is_subagent(payload):
-                        thread.sidechain, thread.agent_id = True, thread.session_id
+                if line.number == 1:
+                    meta = payload
+                    thread = _thread_of(path, meta)
                     base = payload.get(META_HISTORY_BASE)
                     if isinstance(base, dict) and depth < MAX_FORK_DEPTH:
                         for inherited in _inherited(path, payload, base, roots, depth):
@@ -373,33 +428,99 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if kind == KIND_COMPACTED:
                 bridge = _str(payload.get("message"))
                 if held is not None:
-                    if held.content and bridge and held.content[0].get("text", "") in bridge:
-                        held = _as_summary(held)
-                    yield held
+                    yield _classed(held, False, False, bridge)
                     held = None
+                announced = set()
                 if bridge:
                     yield _entry("user", [{"type": "text", "text": bridge}], thread, timestamp, line.number,
                                  line.offset, record, compaction=True)
                 continue
             if kind != KIND_RESPONSE_ITEM:
                 continue
-            for entry in _item_entries(payload, thread, timestamp, line.number, line.offset, record):
-                if held is not None:
-                    yield held
-                    held = None
-                if entry.type != "assistant" or not entry.content or entry.content[0].get("type") != "text":
+            found = _item_entries(payload, thread, timestamp, line.number, line.offset, record)
+            if not found:
+                continue
+            if held is not None:
+                yield _classed(held, False, False, None)
+                held = None
+            for entry in found:
+                if not _is_text_answer(entry):
                     yield entry
                 elif entry.uuid and entry.uuid in announced:
                     yield entry  # an answer the person was shown
-                elif announced:
-                    # 0.169 announces every answer just before recording it; the one
-                    # message it does not is the compaction's summary (also when the
-                    # `compacted` line after it was never written).
+                elif announces:
                     yield _as_summary(entry)
                 else:
-                    held = entry  # no announcements (0.47): known only when `compacted` follows
+                    held = entry
+            announced = set()
     if held is not None:
-        yield held
+        yield _classed(held, False, False, None)
+
+
+def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end: int = -1,
+                            depth: int = 0) -> Iterator[Entry]:
+    """``rollout_entries`` newest first, reading from the end (the dump and the hand-off
+    stop after the tail): the same entries, with ``line`` 0 (only offsets are known from
+    the end) and the session's ``cwd`` from its first line. A fork's parent is read,
+    backwards from the fork point, only once the fork's own lines are exhausted."""
+    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+
+    meta = meta_of(path)
+    thread = _thread_of(path, meta)
+    announces = announces_answers(path)
+    pending = None  # the latest assistant text, until the lines before it say whether it was announced
+    pending_bridge = None  # the bridge of a `compacted` that came right after it
+    bridge = None  # the bridge of a `compacted` seen since the last item
+    with open_regular(path) as f:
+        for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
+            if end >= 0 and offset + len(raw) >= end:
+                continue  # a line the fork point cuts: the forward reader stops before it
+            record = parse_object(raw)
+            if record is None:
+                continue
+            kind = record.get(FIELD_TYPE)
+            payload = record.get(FIELD_PAYLOAD)
+            if not isinstance(payload, dict):
+                continue
+            if kind == KIND_EVENT:
+                shown = _announced_message(payload)
+                if pending is not None and shown and shown == pending.uuid:
+                    yield pending
+                    pending = None
+                continue
+            if kind in (KIND_SESSION_META, KIND_TURN_CONTEXT):
+                continue
+            timestamp = _str(record.get(FIELD_TIMESTAMP))
+            if kind == KIND_COMPACTED:
+                if pending is not None:
+                    yield _classed(pending, False, announces, pending_bridge)
+                    pending = None
+                text = _str(payload.get("message"))
+                if text:
+                    yield _entry("user", [{"type": "text", "text": text}], thread, timestamp, 0, offset, record,
+                                 compaction=True)
+                bridge = text
+                continue
+            if kind != KIND_RESPONSE_ITEM:
+                continue
+            found = _item_entries(payload, thread, timestamp, 0, offset, record)
+            if not found:
+                continue
+            if pending is not None:
+                yield _classed(pending, False, announces, pending_bridge)
+                pending = None
+            for entry in reversed(found):
+                if _is_text_answer(entry):
+                    pending, pending_bridge = entry, bridge
+                else:
+                    yield entry
+            bridge = None
+    if pending is not None:
+        yield _classed(pending, False, announces, pending_bridge)
+    base = meta.get(META_HISTORY_BASE)
+    if isinstance(base, dict) and depth < MAX_FORK_DEPTH:
+        for inherited in _inherited(path, meta, base, roots, depth, reverse=True):
+            yield inherited
 
 
 def _as_summary(entry):
@@ -416,7 +537,7 @@ def _announced_message(payload: dict) -> str:
     return _str(item.get("id"))
 
 
-def _inherited(path: str, payload: dict, base: dict, roots, depth: int) -> Iterator[Entry]:
+def _inherited(path: str, payload: dict, base: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
     """A fork's parent history: the parent's rollout up to ``end_byte_offset``."""
     end = base.get(META_END_BYTE_OFFSET)
     parent_id = _str(base.get("thread_id")) or _str(payload.get(META_FORKED_FROM))
@@ -427,7 +548,8 @@ def _inherited(path: str, payload: dict, base: dict, roots, depth: int) -> Itera
     if not parent or os.path.abspath(parent) == os.path.abspath(path):
         return
     try:
-        for entry in rollout_entries(parent, roots, end, depth + 1):
+        read = rollout_entries_reverse if reverse else rollout_entries
+        for entry in read(parent, roots, end, depth + 1):
             # Not a line of this file: a <path>:<line> must never point into the wrong one.
             yield entry._replace(line=0, offset=-1)
     except OSError:
@@ -479,6 +601,17 @@ class CodexHarness(Harness):
 
     def entries(self, path):
         return rollout_entries(path, self.store_roots())
+
+    def entries_reverse(self, path):
+        return rollout_entries_reverse(path, self.store_roots())
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
 
     def supports(self, question):
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS

@@ -65,6 +65,17 @@ class NotRecorded(Refusal):
         super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))
 
 
+def require_claude_record(path: str, command: str) -> None:
+    """Refuse, by name, a command whose rules are Claude Code's (citations, uuids and
+    their ancestry, background-agent signals) on another harness's transcript: a
+    grounded answer must not come from records read as a shape they are not."""
+    from termsprawl_context import harness as harnesses
+
+    found = harnesses.for_path(os.path.abspath(path)) if path else None
+    if found is not None and found.name != harnesses.CLAUDE_CODE:
+        raise NotRecorded(command, found.label, path)
+
+
 def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
     """The harnesses ``--harness NAME`` chooses (None or "all": every one this build
     reads); a NotFound names an unknown one."""
@@ -96,8 +107,9 @@ def other_sessions(chosen: list, environ=None) -> List[HarnessSession]:
 
 
 def describe(session: HarnessSession) -> HarnessSessionInfo:
-    """One session's listing fields, from one forward read of its entries: the first
-    typed prompt (its title), the working directory, the first and last timestamps."""
+    """One session's listing fields: the first typed prompt (its title), the working
+    directory and the first timestamp, read forward only as far as that prompt; the
+    last timestamp from the end when the harness reads backwards (else one pass)."""
     from termsprawl_context import harness as harnesses
 
     first = cwd = start = end = ""
@@ -109,10 +121,19 @@ def describe(session: HarnessSession) -> HarnessSessionInfo:
             end = entry.timestamp or end
             cwd = cwd or entry.cwd
             sidechain = sidechain or entry.is_sidechain
-            if not first:
-                typed = [t for t in records.typed_texts(entry) if t.strip()]
-                if typed:
-                    first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+            typed = [t for t in records.typed_texts(entry) if t.strip()]
+            if typed:
+                first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+                break
+        else:
+            return HarnessSessionInfo(session.harness, session.session_id, session.path, session.mtime,
+                                      session.size, "", "", cwd, start, end, sidechain)
+        backwards = harness.entries_reverse(session.path)
+        for entry in backwards if backwards is not None else harness.entries(session.path):
+            if entry.timestamp:
+                end = entry.timestamp
+                if backwards is not None:
+                    break
     except OSError:
         pass
     return HarnessSessionInfo(session.harness, session.session_id, session.path, session.mtime, session.size,

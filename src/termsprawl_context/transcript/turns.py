@@ -75,13 +75,14 @@ def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
     return found
 
 
-def entries_turns(entries, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
+def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = False) -> List[Turn]:
     """The dump's turns from normalised entries (another harness's transcript, read
     forward through its ``harness`` module): the same rule as ``entry_turn`` over the
     entries' ``type`` and ``content``, without the entries that no one typed and no
     model answered (harness context, compaction text, a sub-agent's turns), which in
     Claude Code's own records stay as the seed prints them. The last ``limit``, oldest
-    first; [] when the file cannot be read."""
+    first; [] when the file cannot be read. ``newest_first``: ``entries`` come from the
+    end (``Harness.entries_reverse``), and reading stops once ``limit`` are found."""
     from collections import deque
 
     from termsprawl_context.transcript.entry import not_the_person
@@ -94,9 +95,11 @@ def entries_turns(entries, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
             text = content_to_text(entry.content)
             if text is not None:
                 found.append(Turn(entry.type, text[:LINKED_TURN_MAX_CHARS]))
+                if newest_first and len(found) >= limit:
+                    break
     except OSError:
         return []
-    return list(found)
+    return list(reversed(found)) if newest_first else list(found)
 
 
 def read_session_name(path: str) -> Optional[str]:

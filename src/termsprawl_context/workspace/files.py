@@ -21,6 +21,7 @@ import stat
 from termsprawl_context.workspace.layout import (  # noqa: F401 (re-exported)
     BIN_DIR,
     HARNESS_DIR,
+    HOME_HARNESS_DIRS,
     LINKS_DIR,
     PROJECT_FILE,
     STATE_DIR,
@@ -116,7 +117,8 @@ def _home_harness_dirs() -> List[str]:
         homes.append(pwd.getpwuid(os.getuid()).pw_dir)
     except (ImportError, KeyError, OSError, AttributeError):
         pass
-    return [os.path.join(os.path.realpath(home), HARNESS_DIR) for home in homes if home and os.path.isabs(home)]
+    return [os.path.join(os.path.realpath(home), name) for home in homes if home and os.path.isabs(home)
+            for name in HOME_HARNESS_DIRS]
 
 
 def _contained(root: str, directory: str) -> str:
@@ -130,8 +132,8 @@ def _contained(root: str, directory: str) -> str:
         raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
         if _inside(harness, real):
-            raise OutsideProject(
-                "refusing to write into the home directory's %s (the user-wide one): %s" % (HARNESS_DIR, directory))
+            raise OutsideProject("refusing to write into the home directory's %s (the user-wide one): %s"
+                                 % (os.path.basename(harness), directory))
     return real
 
 
