@@ -303,3 +303,24 @@ def test_last_turns_of_a_legacy_chat_equal_the_forward_reading(tmp_path):
     path.write_text(json.dumps(legacy))
     for limit in (1, 4, 40):
         assert gemini.last_turns(str(path), limit) == _oracle_turns(path, limit)
+
+
+def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
+    """0.61's chat compression (read in its bundle): the history becomes the session
+    context, the model's summary as a user message, a fixed reply, then the kept tail;
+    the new two are appended at the log's end."""
+    from termsprawl_context.transcript.entry import COMPACTION
+
+    summary = "scratchpad first\n<state_snapshot>\n<overall_goal>ship it</overall_goal>\n</state_snapshot>"
+    path = write_chat(tmp_path, [HEADER, user("u1", "one"), said("g1", "a1"), user("u2", "two"), said("g2", "a2"),
+                                 {"$set": {"messages": [user("u2", "two"), said("g2", "a2")]}},
+                                 user("s1", summary), said("k1", gemini.COMPRESSION_ACK),
+                                 user("u3", "three"), said("g3", "a3")])
+    found = list(gemini.entries(str(path)))
+    assert prompts(path) == ["one", "two", "three"]
+    assert [assistant_text(e) for e in found if speaker(e) == ASSISTANT] == ["a1", "a2", "a3"]
+    assert [speaker(e) for e in found if e.uuid in ("s1", "k1")] == [COMPACTION, SYSTEM]
+    assert [t.text for t in gemini.last_turns(str(path), 40)] == ["one", "a1", "two", "a2", "three", "a3"]
+    # Quoting one tag in a prompt is still the person's prompt.
+    path = write_chat(tmp_path, [HEADER, user("u1", "what is a <state_snapshot> for?")])
+    assert prompts(path) == ["what is a <state_snapshot> for?"]

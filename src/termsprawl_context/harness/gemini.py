@@ -82,6 +82,12 @@ SESSION_CONTEXT_OPEN = "<session_context>"  # the first message: environment, GE
 HOOK_CONTEXT_OPEN = "<hook_context>"  # a SessionStart hook's additionalContext, before the prompt
 HOOK_CONTEXT_CLOSE = "</hook_context>"
 HOOK_CONTEXT_GAP = "\n\n"  # between the hook's block and the typed prompt
+# Chat compression (read in the 0.61 bundle, not observed in a run): the history is replaced
+# by the model's summary as a user message holding a <state_snapshot>...</state_snapshot>,
+# then this fixed model reply, each recorded as a new message at the log's end.
+STATE_SNAPSHOT_OPEN = "<state_snapshot>"
+STATE_SNAPSHOT_CLOSE = "</state_snapshot>"
+COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 # The id 0.61 gives the tool-result copy it rebuilds on resume.
 RESPONSE_COPY_SUFFIX = "_response"
 
@@ -315,6 +321,12 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
     return text[:end], rest
 
 
+def is_compression_summary(texts: "List[str]") -> bool:
+    """A user message that is the compression's summary (both snapshot tags in one text:
+    the model may write a scratchpad before it), not anything the person typed."""
+    return any(STATE_SNAPSHOT_OPEN in t and STATE_SNAPSHOT_CLOSE in t for t in texts)
+
+
 def response_body(response: "Any") -> "Tuple[str, bool]":
     """A ``functionResponse.response``'s text and whether it reports an error: its string
     ``output`` (or ``error``), else the object as JSON."""
@@ -360,7 +372,7 @@ class Normaliser(object):
         self.results = set()  # type: set
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", role: str,
-               meta: bool = False) -> "Entry":
+               meta: bool = False, summary: bool = False) -> "Entry":
         from termsprawl_context.transcript.entry import Entry
 
         body = {"role": role, "content": blocks}
@@ -368,7 +380,7 @@ class Normaliser(object):
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         return Entry(kind, uuid, "", "", self.session_id, _text(message.get(FIELD_TIMESTAMP)), "", "",
                      bool(self.agent_id), meta,
-                     False, False, self.agent_id, body, blocks, None, None, where.line, where.offset, message)
+                     summary, False, self.agent_id, body, blocks, None, None, where.line, where.offset, message)
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
@@ -395,6 +407,8 @@ class Normaliser(object):
                 first = texts[0]
                 if first.lstrip().startswith(SESSION_CONTEXT_OPEN):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
+                elif is_compression_summary(texts):
+                    yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
                 else:
                     hook, typed = split_hook_context(first)
                     if hook:
@@ -438,7 +452,10 @@ class Normaliser(object):
                 blocks.append({"type": "tool_use", "id": call_id, "name": _text(call.get("name")),
                                "input": call.get("args")})
             if blocks:
-                yield self._entry("assistant", message_id, message, where, blocks, "assistant")
+                # The compression's fixed reply is the CLI's line, not the model answering anyone.
+                ack = [b.get("text") for b in blocks] == [COMPRESSION_ACK]
+                yield self._entry("system" if ack else "assistant", message_id, message, where, blocks,
+                                  "assistant", meta=ack)
             for part, failed in results:
                 for entry in self._results(message, where, [part], message_id + RESPONSE_COPY_SUFFIX, failed):
                     yield entry
