@@ -10,7 +10,8 @@ writes) and as a Claude Code transcript. Then measures, alternating within each 
 dump's read of the last 40 turns: Claude Code's backwards read (``read_turns``), Claude
 Code's records read forward through the harness interface, and the Gemini chat read
 through ``harness/gemini.py``: every entry forward, and the dump's tail read (one forward
-pass to resolve the log, then only the last messages re-read). Prints medians
+pass to resolve the log, then only the last messages re-read), and newest first through
+``entries_reverse`` (the hand-off's and the listings' way: the resolution keeps call ids). Prints medians
 and ratios to the Claude Code backwards read, and each reader's peak traced memory.
 """
 
@@ -80,10 +81,12 @@ def main(argv=None):
             ("claude-code forward (harness entries)", lambda: entries_turns(claude.HARNESS.entries(record))),
             ("gemini-cli forward (harness entries)", lambda: entries_turns(gemini.HARNESS.entries(chat))),
             ("gemini-cli tail (last_turns: the dump's)", lambda: gemini.HARNESS.last_turns(chat, 40)),
+            ("gemini-cli newest first (entries_reverse)",
+             lambda: entries_turns(gemini.HARNESS.entries_reverse(chat), 40, newest_first=True)),
         ]
         # The same answer: the last 40 turns, prompts and answers.
         assert [t.text for t in readers[2][1]()] == [t.text for t in readers[0][1]()]
-        assert readers[3][1]() == readers[2][1]()
+        assert readers[3][1]() == readers[2][1]() == readers[4][1]()
         times = {name: [] for name, _ in readers}
         for _ in range(args.rounds):
             for name, read in readers:

@@ -288,7 +288,7 @@ def _mutated_copies(seed, count):
 @pytest.mark.parametrize("limit", [1, 2, 3, 40])
 def test_last_turns_equal_the_forward_reading(tmp_path, limit):
     copy = tmp_path / MAIN.name
-    for data in [MAIN.read_bytes(), STUB.read_bytes(), b"", b"junk\n"] + list(_mutated_copies(limit, 150)):
+    for data in [MAIN.read_bytes(), STUB.read_bytes(), b"", b"junk\n"] + list(_mutated_copies(limit, 60)):
         copy.write_bytes(data)
         assert gemini.last_turns(str(copy), limit) == _oracle_turns(copy, limit)
     assert [t.text for t in gemini.last_turns(str(MAIN), 40)] == [
@@ -324,3 +324,25 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
     # Quoting one tag in a prompt is still the person's prompt.
     path = write_chat(tmp_path, [HEADER, user("u1", "what is a <state_snapshot> for?")])
     assert prompts(path) == ["what is a <state_snapshot> for?"]
+
+
+def test_entries_reverse_equal_the_forward_reading_reversed(tmp_path):
+    """The newest-first reading (the hand-off's, the listings') gives each tool call and
+    result where the forward reading does, across the resume's copies."""
+    copy = tmp_path / MAIN.name
+    extra = [json.dumps(r).encode() for r in (
+        said("g9", "", toolCalls=[{"id": "x1", "name": "n", "args": {}, "result": [
+            {"functionResponse": {"id": "x1", "name": "n", "response": {"output": "o"}}}]}]),
+        {"id": "u9", "type": "user", "content": [{"functionResponse": {"id": "x1", "response": {"output": "o"}}}]},
+        said("g8", [{"functionCall": {"id": "x1", "name": "n", "args": {}}}, {"text": "again"}]))]
+    datas = [MAIN.read_bytes(), MAIN.read_bytes() + b"\n".join(extra) + b"\n", STUB.read_bytes(), b"", b"junk"]
+    for data in datas + list(_mutated_copies(7, 80)):
+        copy.write_bytes(data)
+        forward = list(gemini.entries(str(copy)))
+        assert list(gemini.entries_reverse(str(copy))) == forward[::-1]
+        assert gemini.HARNESS.entries_reverse(str(copy)) is not None
+    legacy = tmp_path / "session-old.json"
+    legacy.write_text(json.dumps({"sessionId": "o", "messages": [user("a", "p"), said("b", "q")]}))
+    assert list(gemini.entries_reverse(str(legacy))) == list(gemini.entries(str(legacy)))[::-1]
+    with pytest.raises(OSError):
+        gemini.entries_reverse(str(tmp_path / "missing.jsonl"))

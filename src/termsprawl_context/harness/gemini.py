@@ -160,10 +160,11 @@ class Where(object):
     """Where a message's winning copy is: its line (number, byte offset, size in bytes)
     and, for a copy inside a ``$set.messages`` list, its index there (-1 otherwise)."""
 
-    __slots__ = ("line", "offset", "size", "index")
+    __slots__ = ("line", "offset", "size", "index", "ids")
 
-    def __init__(self, line: int, offset: int, size: int, index: int = -1) -> None:
+    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = ()) -> None:
         self.line, self.offset, self.size, self.index = line, offset, size, index
+        self.ids = ids  # the (kind, call id) pairs the message gives, when the resolution kept them
 
 
 class Chat(object):
@@ -183,9 +184,10 @@ def _text(value: "Any") -> str:
     return value if isinstance(value, str) else ""
 
 
-def apply_record(chat: Chat, record: dict, where: Where) -> None:
+def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False) -> None:
     """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
-    ``$set.messages`` list never drops a message already seen)."""
+    ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
+    also keeps the tool call ids its message gives (``message_ids``)."""
     places = chat.places
     rewind = record.get(REWIND_KEY)
     if isinstance(rewind, str):
@@ -202,6 +204,8 @@ def apply_record(chat: Chat, record: dict, where: Where) -> None:
         return
     message_id = record.get(FIELD_ID)
     if isinstance(message_id, str):
+        if with_ids:
+            where.ids = message_ids(record)
         places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
         return
     update = record.get(SET_KEY)
@@ -210,7 +214,8 @@ def apply_record(chat: Chat, record: dict, where: Where) -> None:
         if isinstance(messages, list):
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
-                    places[message[FIELD_ID]] = Where(where.line, where.offset, where.size, index)
+                    places[message[FIELD_ID]] = Where(where.line, where.offset, where.size, index,
+                                                      message_ids(message) if with_ids else ())
         if isinstance(update.get(SUMMARY_KEY), str):
             chat.summary = update[SUMMARY_KEY]
         if isinstance(update.get(HEADER_SESSION_ID), str) and not chat.session_id:
@@ -224,7 +229,7 @@ def apply_record(chat: Chat, record: dict, where: Where) -> None:
             chat.summary = record[SUMMARY_KEY]
 
 
-def resolve_lines(f) -> Chat:
+def resolve_lines(f, with_ids: bool = False) -> Chat:
     """Resolve an open chat file (a ``.jsonl`` log) from its start, one bounded line at a time."""
     from termsprawl_context.jsonl import iter_lines, parse_object
 
@@ -232,7 +237,7 @@ def resolve_lines(f) -> Chat:
     for line in iter_lines(f):
         record = parse_object(line.raw)
         if record is not None:
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)))
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids)
     return chat
 
 
@@ -240,11 +245,17 @@ def _winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict,
     """Each resolved message as its object, in order (or newest first), read back line by
     line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
     many winners in a row, and the messages it skipped sit between them."""
+    for message, where, _index in _indexed_winners(f, chat, newest_first):
+        yield message, where
+
+
+def _indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
+    """``_winners`` with each message's place in the conversation (0 for the first)."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
-    places = chat.places.values()
-    for where in reversed(list(places)) if newest_first else places:
+    places = list(enumerate(chat.places.values()))
+    for index, where in reversed(places) if newest_first else places:
         parsed = None
         for offset, value in cache:
             if offset == where.offset:
@@ -258,12 +269,12 @@ def _winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict,
         if parsed is None:
             continue  # the file changed under us: what was there is gone
         if where.index < 0:
-            yield parsed, where
+            yield parsed, where, index
             continue
         update = parsed.get(SET_KEY)
         messages = update.get(FIELD_MESSAGES) if isinstance(update, dict) else None
         if isinstance(messages, list) and where.index < len(messages) and isinstance(messages[where.index], dict):
-            yield messages[where.index], where
+            yield messages[where.index], where, index
 
 
 def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
@@ -362,14 +373,66 @@ def _thought_text(thought: "Any") -> str:
     return "**%s** %s" % (subject, description) if subject and description else subject or description
 
 
+CALL, RESULT = "call", "result"  # what a call id names, for giving each once
+
+
+def _gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
+    """A model message's tool calls (its ``functionCall`` parts, then ``toolCalls``) and the
+    result parts its ``toolCalls`` carry, each with whether the call failed."""
+    calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
+    results = []  # type: List[Tuple[dict, bool]]
+    tool_calls = message.get(FIELD_TOOL_CALLS)
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        if isinstance(call, dict):
+            calls.append(call)
+            failed = call.get("status") == "error"
+            for part in parts_of(call.get("result")):
+                results.append((part, failed))
+    return calls, results
+
+
+def _response_id(part: "Any") -> "Optional[str]":
+    response = part.get("functionResponse") if isinstance(part, dict) else None
+    return _text(response.get("id")) if isinstance(response, dict) else None
+
+
+def message_ids(message: dict) -> tuple:
+    """The ``(CALL or RESULT, call id)`` pairs a message gives, in the order ``Normaliser``
+    meets them (what the newest-first reading needs to give each once, as forward)."""
+    kind = message.get(FIELD_TYPE)
+    parts = parts_of(message.get(FIELD_CONTENT))
+    found = []
+    if kind == TYPE_USER:
+        result_parts = parts
+    elif kind == TYPE_GEMINI:
+        calls, results = _gemini_calls(message, parts)
+        found = [(CALL, _text(call.get("id"))) for call in calls]
+        result_parts = [part for part, _failed in results]
+    else:
+        return ()
+    for part in result_parts:
+        call_id = _response_id(part)
+        if call_id is not None:
+            found.append((RESULT, call_id))
+    return tuple(pair for pair in found if pair[1])
+
+
 class Normaliser(object):
     """Turns a chat's resolved messages into entries, in order, remembering the tool calls
     and results already given (so a resume's copies are given once)."""
 
     def __init__(self, session_id: str, agent_id: str = "") -> None:
         self.session_id, self.agent_id = session_id, agent_id
-        self.calls = set()  # type: set
-        self.results = set()  # type: set
+        self.given = set()  # type: set  # (CALL or RESULT, call id) already given
+
+    def give(self, kind: str, call_id: str) -> bool:
+        """Whether this call (or result) is given here: the first time its id is met."""
+        if not call_id:
+            return True
+        if (kind, call_id) in self.given:
+            return False  # a copy of one already given
+        self.given.add((kind, call_id))
+        return True
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", role: str,
                meta: bool = False, summary: bool = False) -> "Entry":
@@ -389,11 +452,8 @@ class Normaliser(object):
             if found is None:
                 continue
             call_id, block = found
-            if call_id and call_id in self.results:
-                continue  # a copy of a result already given
-            if call_id:
-                self.results.add(call_id)
-            blocks.append(block)
+            if self.give(RESULT, call_id):
+                blocks.append(block)
         if blocks:
             yield self._entry("user", uuid, message, where, blocks, "user")
 
@@ -426,31 +486,18 @@ class Normaliser(object):
                 text = _thought_text(thought)
                 if text:
                     blocks.append({"type": "thinking", "thinking": text})
-            calls = []  # type: List[dict]
             for part in parts:
                 if isinstance(part.get("text"), str) and part["text"]:
                     if part.get("thought") is True:
                         blocks.append({"type": "thinking", "thinking": part["text"]})
                     else:
                         blocks.append({"type": "text", "text": part["text"]})
-                elif isinstance(part.get("functionCall"), dict):
-                    calls.append(part["functionCall"])
-            tool_calls = message.get(FIELD_TOOL_CALLS)
-            results = []  # type: List[Tuple[dict, bool]]
-            for call in tool_calls if isinstance(tool_calls, list) else []:
-                if isinstance(call, dict):
-                    calls.append(call)
-                    failed = call.get("status") == "error"
-                    for part in parts_of(call.get("result")):
-                        results.append((part, failed))
+            calls, results = _gemini_calls(message, parts)
             for call in calls:
                 call_id = _text(call.get("id"))
-                if call_id and call_id in self.calls:
-                    continue
-                if call_id:
-                    self.calls.add(call_id)
-                blocks.append({"type": "tool_use", "id": call_id, "name": _text(call.get("name")),
-                               "input": call.get("args")})
+                if self.give(CALL, call_id):
+                    blocks.append({"type": "tool_use", "id": call_id, "name": _text(call.get("name")),
+                                   "input": call.get("args")})
             if blocks:
                 # The compression's fixed reply is the CLI's line, not the model answering anyone.
                 ack = [b.get("text") for b in blocks] == [COMPRESSION_ACK]
@@ -463,6 +510,56 @@ class Normaliser(object):
             texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
             if texts:
                 yield self._entry("system", message_id, message, where, _texts(texts), "system")
+
+
+class NewestFirstNormaliser(Normaliser):
+    """``Normaliser`` for messages met newest first: a call (or result) is given where the
+    forward reading gives it, at the first message holding its id (known from the
+    resolution's ``message_ids``), and once there."""
+
+    def __init__(self, session_id: str, agent_id: str, first_holder: dict) -> None:
+        Normaliser.__init__(self, session_id, agent_id)
+        self.first_holder = first_holder  # (kind, call id) -> index of the first message holding it
+        self.index = -1
+
+    def at(self, index: int) -> None:
+        self.index, self.given = index, set()
+
+    def give(self, kind: str, call_id: str) -> bool:
+        if call_id and self.first_holder.get((kind, call_id)) != self.index:
+            return False
+        return Normaliser.give(self, kind, call_id)
+
+
+def entries_reverse(path: str) -> "Iterator[Entry]":
+    """``reversed(list(entries(path)))`` without normalising more than the consumer takes:
+    the log is resolved in one pass (keeping each message's call ids), then messages are
+    read back newest first. Raises OSError as ``entries`` does."""
+    from termsprawl_context.jsonl import open_regular
+
+    if is_legacy(path):
+        return iter(list(entries(path))[::-1])  # one object read whole anyway (bounded)
+    f = open_regular(path)
+    try:
+        chat = resolve_lines(f, with_ids=True)
+    except BaseException:
+        f.close()
+        raise
+    first_holder = {}  # type: dict
+    for index, where in enumerate(chat.places.values()):
+        for pair in where.ids:
+            first_holder.setdefault(pair, index)
+
+    def generate():
+        normaliser = NewestFirstNormaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "",
+                                           first_holder)
+        with f:
+            for message, where, index in _indexed_winners(f, chat, newest_first=True):
+                normaliser.at(index)
+                for entry in reversed(list(normaliser.entries(message, where))):
+                    yield entry
+
+    return generate()
 
 
 def _texts(texts: "Iterable[str]") -> "List[dict]":
@@ -648,6 +745,9 @@ class GeminiHarness(Harness):
 
     def last_turns(self, path, limit):
         return last_turns(path, limit)
+
+    def entries_reverse(self, path):
+        return entries_reverse(path)
 
     def supports(self, question):
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
