@@ -35,7 +35,7 @@ cannot be opened as a regular file raises OSError, as ``jsonl.open_regular`` doe
 content never raises.
 
 Readers that a harness cannot answer (its records lack what the question needs) get a
-named refusal, ``errors.NotRecorded``-style: ``Harness.supports(question)`` says which.
+named refusal (``store.harness_store.NotRecorded``); ``Harness.supports(question)`` says which.
 
 This module imports nothing of the record model at import time (``transcript.entry``
 imports ``harness.claude``), and is on the dump's path: no ``typing`` or ``re``.
