@@ -250,8 +250,8 @@ def record_from_hook(
         changed = read_transcript_path(project, node_id) != recorded
         written = not changed or record_transcript_path(project, node_id, recorded)
     else:
-        # Codex and Gemini append a resumed session to the file they started: nothing to relocate.
-        recorded = payload.transcript_path
+        # Codex appends a resumed session to the file it started; Gemini names a new stub.
+        recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
         changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
         written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
     if not written:

@@ -44,7 +44,9 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, HANDOFF_ARGS
+    from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
+    from termsprawl_context.workspace.discovery import (CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, GEMINI_MD_FILE,
+                                                        GEMINI_MD_IMPORT, HANDOFF_ARGS)
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
                                      "(with --hook, a Claude Code SessionStart hook that records transcripts; "
@@ -61,6 +63,12 @@ def run_init(argv: List[str]) -> int:
     parser.add_argument("--agents-md", action="store_true",
                         help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
                              "launch: the one file outside .termsprawl/ init writes only when asked")
+    parser.add_argument("--gemini-hook", action="store_true",
+                        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
+                             "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE)
+    parser.add_argument("--gemini-md", action="store_true",
+                        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
+                             "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE))
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
@@ -83,7 +91,15 @@ def run_init(argv: List[str]) -> int:
                               + " " + HANDOFF_ARGS))
     if args.codex_hook:
         write_out(_NEXT_CODEX)
+    if args.gemini_hook:
+        write_out(_NEXT_GEMINI)
     return EXIT_OK
+
+
+_NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
+      GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
+      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other.
+"""
 
 
 _NEXT_CODEX = """codex: the hook runs once Codex CLI has `[features]` `hooks = true` in ~/.codex/config.toml and
@@ -94,17 +110,18 @@ _NEXT_CODEX = """codex: the hook runs once Codex CLI has `[features]` `hooks = t
 
 def _prepare_harness_steps(cwd: str, args) -> list:
     """The other harnesses' hook merges, checked before init writes anything."""
-    if not args.codex_hook or not os.path.isdir(cwd):
+    if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.harness import CODEX_CLI, get
+    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get
     from termsprawl_context.workspace.harness_install import prepare_hook
 
-    return [prepare_hook(cwd, get(CODEX_CLI))]
+    wanted = [name for name, asked in ((CODEX_CLI, args.codex_hook), (GEMINI_CLI, args.gemini_hook)) if asked]
+    return [prepare_hook(cwd, get(name)) for name in wanted]
 
 
 def _harness_steps(report, prepared: list, args):
     """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
-    if not prepared and not args.agents_md:
+    if not prepared and not args.agents_md and not args.gemini_md:
         return report
     from termsprawl_context.workspace import install
     from termsprawl_context.workspace.harness_install import register_harness_hook, write_root_agents_block
@@ -115,6 +132,8 @@ def _harness_steps(report, prepared: list, args):
         steps.extend(register_harness_hook(report.cwd, one, installed))
     if args.agents_md:
         steps.append(write_root_agents_block(report.cwd))
+    if args.gemini_md:
+        steps.append(install.import_from_gemini_md(report.cwd))
     return report._replace(steps=steps)
 
 

@@ -84,6 +84,8 @@ class Harness(object):
     hook_settings_file = ""
     instruction_file = ""
     hook_event_session_start = "SessionStart"
+    # The shell word the hook command starts its walk up to the project from.
+    hook_start_dir = '"$PWD"'
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
@@ -133,6 +135,11 @@ class Harness(object):
         """The sub-agent a hook payload is about ("" for the session itself): a
         sub-agent's SessionStart must not move its parent's node."""
         return ""
+
+    def hook_transcript(self, path: str, session_id: str, source: str) -> str:
+        """The file that holds the session's conversation, for a hook payload's checked
+        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself)."""
+        return path
 
     # --- records -> Entry ----------------------------------------------------------------------
     def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":

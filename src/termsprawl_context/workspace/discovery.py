@@ -335,7 +335,7 @@ def ensure_context_discovery(cwd: str) -> None:
 _FENCES = ("```", "~~~")
 
 
-def imports_agents_file(content: str) -> bool:
+def imports_agents_file(content: str, import_line: str = CLAUDE_MD_IMPORT) -> bool:
     """Some line of ``content``, outside a fenced code block, is the import line (an
     import inside a code block or span is not evaluated by Claude Code)."""
     fenced = False
@@ -343,19 +343,19 @@ def imports_agents_file(content: str) -> bool:
         stripped = line.strip()
         if stripped.startswith(_FENCES):
             fenced = not fenced
-        elif not fenced and stripped == CLAUDE_MD_IMPORT:
+        elif not fenced and stripped == import_line:
             return True
     return False
 
 
-def add_claude_md_import(content: str) -> str:
+def add_claude_md_import(content: str, import_line: str = CLAUDE_MD_IMPORT) -> str:
     """``content`` with the import line appended after a blank line; unchanged when it
     is already there. The user's text is kept byte for byte."""
-    if imports_agents_file(content):
+    if imports_agents_file(content, import_line):
         return content
     if content and not content.endswith("\n"):
         content += "\n"
-    return content + ("\n" if content.strip() else "") + CLAUDE_MD_IMPORT + "\n"
+    return content + ("\n" if content.strip() else "") + import_line + "\n"
 
 
 def ensure_claude_md(cwd: str) -> str:
@@ -365,3 +365,21 @@ def ensure_claude_md(cwd: str) -> str:
     if enclosing_project(cwd):
         return FAILED
     return _refresh(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
+
+
+# --- GEMINI.md --------------------------------------------------------------------------------
+from termsprawl_context.harness import gemini as gemini_facts  # noqa: E402
+
+# Gemini CLI reads GEMINI.md at launch and imports `@./path` lines, as Claude Code does
+# CLAUDE.md's `@path` lines (harness/gemini.py); the same managed block reaches its model.
+GEMINI_MD_FILE = gemini_facts.MEMORY_FILE
+GEMINI_MD_IMPORT = gemini_facts.MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
+
+
+def ensure_gemini_md(cwd: str) -> str:
+    """Add the import line to ``<cwd>/GEMINI.md`` (created if absent): an outcome."""
+    from termsprawl_context.workspace.project import enclosing_project
+
+    if enclosing_project(cwd):
+        return FAILED
+    return _refresh(cwd, GEMINI_MD_FILE, lambda current: add_claude_md_import(current or "", GEMINI_MD_IMPORT))

@@ -30,9 +30,12 @@ def hook_command(harness_name: str) -> str:
     """The hook command for a harness that sets no project variable: the installed
     command is found by walking up from the session's directory, as Claude Code's hook
     does from ``$CLAUDE_PROJECT_DIR``; ``--harness`` says whose payload it reads."""
-    return ('d="$PWD"; '
+    from termsprawl_context.harness import get
+
+    start = getattr(get(harness_name), "hook_start_dir", '"$PWD"')
+    return ('d=%s; '
             'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
-            'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % harness_name)
+            'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % (start, harness_name))
 
 
 def _ours(entries: Any, command: str) -> bool:

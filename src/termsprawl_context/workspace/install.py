@@ -221,6 +221,19 @@ def import_from_claude_md(cwd: str) -> Step:
     return Step("memory", path, UNCHANGED, "already imports %s" % discovery.CLAUDE_MD_IMPORT)
 
 
+def import_from_gemini_md(cwd: str) -> Step:
+    """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
+    from termsprawl_context.workspace import discovery
+
+    outcome = discovery.ensure_gemini_md(cwd)
+    path = discovery.GEMINI_MD_FILE
+    if outcome == discovery.FAILED:
+        return Step("memory", path, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step("memory", path, WRITTEN, "imports %s" % discovery.GEMINI_MD_IMPORT)
+    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.GEMINI_MD_IMPORT)
+
+
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
