@@ -87,6 +87,7 @@ BYTECODE_MODULES = (
     "termsprawl_context.errors",
     "termsprawl_context.handoff",
     "termsprawl_context.harness",
+    "termsprawl_context.harness.base",
     "termsprawl_context.harness.claude",
     "termsprawl_context.hooks",
     "termsprawl_context.jsonl",

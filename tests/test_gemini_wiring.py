@@ -66,13 +66,13 @@ def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
 
 def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
     mine = "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line" % (
-        discovery.GEMINI_MD_IMPORT)
+        discovery.gemini_md()[1])
     (project / "GEMINI.md").write_bytes(mine.encode())
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
     written = (project / "GEMINI.md").read_bytes()
-    assert written == (mine + "\n\n" + discovery.GEMINI_MD_IMPORT + "\n").encode()
-    assert discovery.GEMINI_MD_IMPORT == "@./.termsprawl/AGENTS.md"
+    assert written == (mine + "\n\n" + discovery.gemini_md()[1] + "\n").encode()
+    assert discovery.gemini_md()[1] == "@./.termsprawl/AGENTS.md"
     again = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert again.returncode == 0 and (project / "GEMINI.md").read_bytes() == written
     assert not (project / "CLAUDE.md").exists()
@@ -81,4 +81,4 @@ def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
 def test_gemini_md_created_when_absent(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
-    assert (project / "GEMINI.md").read_text() == discovery.GEMINI_MD_IMPORT + "\n"
+    assert (project / "GEMINI.md").read_text() == discovery.gemini_md()[1] + "\n"

@@ -45,8 +45,9 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 def run_init(argv: List[str]) -> int:
     from termsprawl_context.workspace import install
     from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
-    from termsprawl_context.workspace.discovery import (CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, GEMINI_MD_FILE,
-                                                        GEMINI_MD_IMPORT, HANDOFF_ARGS)
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, HANDOFF_ARGS, gemini_md
+
+    GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
 
     parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
                                      "(with --hook, a Claude Code SessionStart hook that records transcripts; "

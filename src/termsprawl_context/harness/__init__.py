@@ -67,11 +67,16 @@ def for_path(path, environ=None):
 
 def for_payload(payload, environ=None):
     """The harness a hook payload came from (its transcript path's store), Claude Code
-    when none claims it (so Claude Code's own checks give the refusal)."""
+    when none claims it (so Claude Code's own checks give the refusal). Claude Code's
+    store is asked first: its payloads, the common case, never import another harness's
+    module at session start."""
+    default = get(DEFAULT_HARNESS)
+    if default.is_hook_payload(payload, environ):
+        return default
     for harness in available():
         if harness.name != DEFAULT_HARNESS and harness.is_hook_payload(payload, environ):
             return harness
-    return get(DEFAULT_HARNESS)
+    return default
 
 
 # How far into a file sniffing looks for its first object (a Codex session_meta line

@@ -367,13 +367,15 @@ def ensure_claude_md(cwd: str) -> str:
     return _refresh(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
 
 
-# --- GEMINI.md --------------------------------------------------------------------------------
-from termsprawl_context.harness import gemini as gemini_facts  # noqa: E402
+# --- GEMINI.md ---------------------------------------------------------------------------------
+def gemini_md() -> "tuple":
+    """``(file name, import line)``: Gemini CLI reads GEMINI.md at launch and imports
+    `@./path` lines, as Claude Code does CLAUDE.md's `@path` lines (harness/gemini.py);
+    the same managed block reaches its model. Imported when asked: the hook, which loads
+    this module at every session start, never needs Gemini's facts."""
+    from termsprawl_context.harness import gemini as gemini_facts
 
-# Gemini CLI reads GEMINI.md at launch and imports `@./path` lines, as Claude Code does
-# CLAUDE.md's `@path` lines (harness/gemini.py); the same managed block reaches its model.
-GEMINI_MD_FILE = gemini_facts.MEMORY_FILE
-GEMINI_MD_IMPORT = gemini_facts.MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
+    return gemini_facts.MEMORY_FILE, gemini_facts.MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
 
 
 def ensure_gemini_md(cwd: str) -> str:
@@ -382,4 +384,5 @@ def ensure_gemini_md(cwd: str) -> str:
 
     if enclosing_project(cwd):
         return FAILED
-    return _refresh(cwd, GEMINI_MD_FILE, lambda current: add_claude_md_import(current or "", GEMINI_MD_IMPORT))
+    name, line = gemini_md()
+    return _refresh(cwd, name, lambda current: add_claude_md_import(current or "", line))

@@ -226,12 +226,12 @@ def import_from_gemini_md(cwd: str) -> Step:
     from termsprawl_context.workspace import discovery
 
     outcome = discovery.ensure_gemini_md(cwd)
-    path = discovery.GEMINI_MD_FILE
+    path, line = discovery.gemini_md()
     if outcome == discovery.FAILED:
         return Step("memory", path, FAILED, "could not be written")
     if outcome == discovery.WRITTEN:
-        return Step("memory", path, WRITTEN, "imports %s" % discovery.GEMINI_MD_IMPORT)
-    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.GEMINI_MD_IMPORT)
+        return Step("memory", path, WRITTEN, "imports %s" % line)
+    return Step("memory", path, UNCHANGED, "already imports %s" % line)
 
 
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
