@@ -1,0 +1,145 @@
+"""Queries over a record's entries: ``filter(entries, where)`` with a small, safe
+expression language, parsed and evaluated here (never ``eval``).
+
+The language is the subset of expr (github.com/expr-lang/expr) that the reference's
+rules use, so a rule reads the same in both:
+
+- names: ``type``, ``uuid``, ``parentUuid``, ``logicalParentUuid``, ``timestamp``
+  (strings), ``isSidechain`` (a boolean), ``message`` and ``toolUseResult`` (the JSON as
+  recorded: objects, lists, strings, numbers, ``true``/``false``, ``nil``);
+- literals: ``"text"`` or ``'text'`` (``\\n \\t \\\\ \\" \\' \\uXXXX`` escapes), numbers,
+  ``true``, ``false``, ``nil``, lists ``[1, "a"]``;
+- field paths ``message.content``, optional chaining ``message?.content`` (a nil on the
+  left makes the rest of the path nil), indexing ``content[0]``, ``content[-1]``,
+  ``obj["key"]`` (a missing key is nil; an index out of range is an error);
+- ``==`` ``!=`` (deep equality; 1 == 1.0; ``true`` is not 1), ``<`` ``<=`` ``>`` ``>=``
+  (two numbers or two strings), ``in`` / ``not in`` (a list's element or an object's
+  key), ``contains`` ``startsWith`` ``endsWith`` (strings), ``and`` ``or`` ``not`` (also
+  ``&&`` ``||`` ``!``; operands must be booleans), ``+ - * / %`` (``/`` divides as
+  floats, so ``1/0`` is +Inf; ``%`` and the rest are exact on 64-bit integers, an
+  overflow an error; ``+`` also joins strings), parentheses;
+- functions: ``int(x)`` (a number or an integer's digits; anything else is an error),
+  ``len(x)`` (a string's, list's or object's length).
+
+Precedence, loosest first: ``or``, ``and``, ``not``, comparisons, ``+ -``, ``* / %``,
+unary ``-``, then paths. (Unlike expr, ``not`` binds looser than ``==``, as in Python:
+``not type == "user"`` means ``not (type == "user")``.)
+
+Refused when compiled: a syntax error, an unknown name or function, an operation the
+operand types can never take (``uuid and true``, ``type.x``), and an expression that
+cannot be a boolean (``uuid``). At run time an entry of another shape (a missing field,
+a string where a list was expected) is an error for that entry alone: not a match.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_QUERY_NEVER_RAN, Refusal, UsageError
+from termsprawl_context.transcript.query.evaluator import RunError, evaluate, type_name
+from termsprawl_context.transcript.query.language import (  # noqa: F401 (the language's names, as before the split)
+    ANY, BOOL, FIELDS, FUNCTIONS, INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, LIST, NIL, NUM, STR, Syntax,
+)
+from termsprawl_context.transcript.query.lexer import Token, tokenize  # noqa: F401
+from termsprawl_context.transcript.query.parser import Parser
+from termsprawl_context.transcript.record import go_quote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Any, Dict, Iterable, List
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "EXIT_QUERY_NEVER_RAN", "Expression", "ExpressionNeverRan", "ExpressionNotBoolean", "FIELDS", "FUNCTIONS",
+    "QueryCompileError", "compile_where", "entry_env", "filter",
+]
+
+
+# --- refusals --------------------------------------------------------------------------------
+class QueryCompileError(UsageError):
+    """The expression will not compile: ``transcript: where "<src>": <why>``."""
+
+
+class ExpressionNotBoolean(Refusal):
+    """An entry made the expression produce something that is not a boolean."""
+
+    exit_code = EXIT_FAILURE
+
+
+class ExpressionNeverRan(Refusal):
+    """The expression could be evaluated against none of the entries it was offered:
+    "nothing matched" would report no violations without having looked."""
+
+    exit_code = EXIT_QUERY_NEVER_RAN
+
+
+# --- the public face --------------------------------------------------------------------------
+class Expression(namedtuple("Expression", "source tree")):
+    """A compiled ``where`` expression."""
+
+    __slots__ = ()
+
+
+def _where(source: str) -> str:
+    return "transcript: where %s" % go_quote(source)
+
+
+def compile_where(source: str) -> Expression:
+    """The compiled expression; QueryCompileError names what is wrong with it."""
+    try:
+        tree = Parser(tokenize(source)).parse()
+    except Syntax as exc:
+        raise QueryCompileError("%s: %s" % (_where(source), exc)) from None
+    except RecursionError:
+        raise QueryCompileError("%s: nested too deeply" % _where(source)) from None
+    if tree[1] not in (BOOL, ANY):
+        raise QueryCompileError("%s: expected bool, but got %s" % (_where(source), tree[1]))
+    return Expression(source, tree)
+
+
+def entry_env(entry: Entry) -> Dict[str, Any]:
+    """The names an expression sees for one entry."""
+    return {
+        "type": entry.type,
+        "uuid": entry.uuid,
+        "parentUuid": entry.parent_uuid,
+        "logicalParentUuid": entry.logical_parent_uuid,
+        "timestamp": entry.timestamp,
+        "isSidechain": entry.is_sidechain,
+        "message": entry.message,
+        "toolUseResult": entry.tool_use_result,
+    }
+
+
+def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> List[Entry]:  # noqa: A001
+    """The entries ``where`` holds for, in order (sidechain entries only when asked).
+
+    Nothing matching is an answer ([]); an expression that could be evaluated against
+    none of the entries offered is ExpressionNeverRan; one that produced a non-boolean
+    is ExpressionNotBoolean; one that will not compile is QueryCompileError."""
+    expression = compile_where(where) if where else None
+    kept: List[Entry] = []
+    offered = evaluated = 0
+    for entry in entries:
+        if entry.is_sidechain and not include_sidechains:
+            continue
+        offered += 1
+        if expression is None:
+            kept.append(entry)
+            continue
+        try:
+            value = evaluate(expression.tree, entry_env(entry))
+        except (RunError, RecursionError):
+            continue
+        evaluated += 1
+        if not isinstance(value, bool):
+            raise ExpressionNotBoolean("%s: expression did not produce a boolean: produced %s, not a boolean"
+                                       % (_where(where), type_name(value)))
+        if value:
+            kept.append(entry)
+    if expression is not None and offered and not evaluated:
+        raise ExpressionNeverRan(
+            "%s: expression could not be evaluated against any entry: not one of the %d entries could be evaluated "
+            "against it, so the answer would report no violations without having looked" % (_where(where), offered))
+    return kept

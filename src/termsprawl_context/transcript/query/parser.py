@@ -1,0 +1,229 @@
+"""The query language's parser: tokens → a typed tree, refusing at compile time what the
+operand types can never take."""
+
+from __future__ import annotations
+
+from termsprawl_context.transcript.query.language import (
+    ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR, Syntax,
+)
+from termsprawl_context.transcript.record import go_quote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Any, List, Tuple
+
+    from termsprawl_context.transcript.query.lexer import Token
+
+
+# --- the tree -------------------------------------------------------------------------------
+# Nodes are tuples: (kind, static type, ...). Kinds: lit, name, member, index, call, unary,
+# binary, and, or, not, list.
+class Parser(object):
+    def __init__(self, tokens: List[Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+
+    def peek(self) -> Token:
+        return self.tokens[self.pos]
+
+    def take(self) -> Token:
+        token = self.tokens[self.pos]
+        self.pos += 1
+        return token
+
+    def at(self, kind: str, value: Any = None) -> bool:
+        token = self.peek()
+        return token.kind == kind and (value is None or token.value == value)
+
+    def at_word(self, *words: str) -> bool:
+        token = self.peek()
+        return token.kind == "name" and token.value in words
+
+    def expect(self, value: str) -> None:
+        token = self.take()
+        if token.kind != "op" or token.value != value:
+            raise Syntax("expected %s at %d, found %s" % (value, token.pos, _describe(token)))
+
+    def parse(self):
+        node = self.or_()
+        if not self.at("end"):
+            raise Syntax("unexpected %s at %d" % (_describe(self.peek()), self.peek().pos))
+        return node
+
+    def or_(self):
+        node = self.and_()
+        while self.at_word("or") or self.at("op", "||"):
+            self.take()
+            node = _logical("or", node, self.and_())
+        return node
+
+    def and_(self):
+        node = self.not_()
+        while self.at_word("and") or self.at("op", "&&"):
+            self.take()
+            node = _logical("and", node, self.not_())
+        return node
+
+    def not_(self):
+        if self.at_word("not") or self.at("op", "!"):
+            self.take()
+            operand = self.not_()
+            _need(operand, (BOOL, ANY), "not")
+            return ("not", BOOL, operand)
+        return self.compare()
+
+    def compare(self):
+        node = self.additive()
+        while True:
+            token = self.peek()
+            if token.kind == "op" and token.value in ("==", "!=", "<", "<=", ">", ">="):
+                op = self.take().value
+            elif self.at_word("in", "contains", "startsWith", "endsWith"):
+                op = self.take().value
+            elif self.at_word("not") and self.tokens[self.pos + 1].kind == "name" \
+                    and self.tokens[self.pos + 1].value == "in":
+                self.take()
+                self.take()
+                op = "not in"
+            else:
+                return node
+            node = _binary(op, node, self.additive())
+
+    def additive(self):
+        node = self.multiplicative()
+        while self.at("op", "+") or self.at("op", "-"):
+            node = _binary(self.take().value, node, self.multiplicative())
+        return node
+
+    def multiplicative(self):
+        node = self.unary()
+        while self.at("op", "*") or self.at("op", "/") or self.at("op", "%"):
+            node = _binary(self.take().value, node, self.unary())
+        return node
+
+    def unary(self):
+        if self.at("op", "-") or self.at("op", "+"):
+            op = self.take().value
+            operand = self.unary()
+            _need(operand, (NUM, ANY), op)
+            return ("unary", NUM, op, operand)
+        return self.postfix()
+
+    def postfix(self):
+        node = self.primary()
+        chain = []  # steps: (optional, kind, key node or name)
+        while True:
+            if self.at("op", ".") or self.at("op", "?."):
+                optional = self.take().value == "?."
+                token = self.take()
+                if token.kind != "name":
+                    raise Syntax("expected a field name at %d, found %s" % (token.pos, _describe(token)))
+                chain.append((optional, "member", token.value))
+            elif self.at("op", "[") or self.at("op", "?.["):
+                optional = self.take().value == "?.["
+                key = self.or_()
+                self.expect("]")
+                chain.append((optional, "index", key))
+            else:
+                break
+        if not chain:
+            return node
+        kind = node[1]
+        for optional, step, key in chain:
+            if kind in (STR, BOOL, NUM, NIL) and not (step == "index" and kind == STR):
+                if kind != NIL or not optional:
+                    raise Syntax("a %s has no %s" % (kind, "field %s" % key if step == "member" else "index"))
+            if step == "index" and key[1] in (BOOL, NIL, LIST):
+                raise Syntax("cannot index with a %s" % key[1])
+            kind = STR if (kind == STR and step == "index") else ANY
+        return ("path", kind, node, tuple(chain))
+
+    def primary(self):
+        token = self.take()
+        if token.kind == "num":
+            return ("lit", NUM, token.value)
+        if token.kind == "str":
+            return ("lit", STR, token.value)
+        if token.kind == "op" and token.value == "(":
+            node = self.or_()
+            self.expect(")")
+            return node
+        if token.kind == "op" and token.value == "[":
+            items = []
+            if not self.at("op", "]"):
+                items.append(self.or_())
+                while self.at("op", ","):
+                    self.take()
+                    items.append(self.or_())
+            self.expect("]")
+            return ("list", LIST, tuple(items))
+        if token.kind == "name":
+            name = token.value
+            if name == "true" or name == "false":
+                return ("lit", BOOL, name == "true")
+            if name == "nil":
+                return ("lit", NIL, None)
+            if self.at("op", "("):
+                if name not in FUNCTIONS:
+                    raise Syntax("unknown function %s" % name)
+                self.take()
+                args = []
+                if not self.at("op", ")"):
+                    args.append(self.or_())
+                    while self.at("op", ","):
+                        self.take()
+                        args.append(self.or_())
+                self.expect(")")
+                if len(args) != 1:
+                    raise Syntax("%s takes one argument, not %d" % (name, len(args)))
+                return ("call", NUM, name, args[0])
+            if name in KEYWORDS:
+                raise Syntax("unexpected %s at %d" % (name, token.pos))
+            if name not in FIELDS:
+                raise Syntax("unknown name %s (known: %s)" % (name, ", ".join(FIELDS)))
+            return ("name", FIELDS[name], name)
+        raise Syntax("unexpected %s at %d" % (_describe(token), token.pos))
+
+
+
+
+def _describe(token: Token) -> str:
+    if token.kind == "end":
+        return "end of expression"
+    return go_quote(str(token.value)) if token.kind == "str" else str(token.value)
+
+
+def _need(node, allowed: Tuple[str, ...], op: str) -> None:
+    if node[1] not in allowed:
+        raise Syntax("%s cannot take a %s" % (op, node[1]))
+
+
+def _logical(op: str, left, right):
+    _need(left, (BOOL, ANY), op)
+    _need(right, (BOOL, ANY), op)
+    return (op, BOOL, left, right)
+
+
+def _binary(op: str, left, right):
+    lt, rt = left[1], right[1]
+    if op in ("==", "!="):
+        return ("binary", BOOL, op, left, right)
+    if op in ("<", "<=", ">", ">="):
+        if not (lt == ANY or rt == ANY or (lt == rt and lt in (NUM, STR))):
+            raise Syntax("%s cannot compare a %s with a %s" % (op, lt, rt))
+        return ("binary", BOOL, op, left, right)
+    if op in ("contains", "startsWith", "endsWith"):
+        _need(left, (STR, ANY), op)
+        _need(right, (STR, ANY), op)
+        return ("binary", BOOL, op, left, right)
+    if op in ("in", "not in"):
+        _need(right, (LIST, ANY), op)
+        return ("binary", BOOL, op, left, right)
+    if op == "+" and (lt == STR or rt == STR):
+        if not (lt in (STR, ANY) and rt in (STR, ANY)):
+            raise Syntax("+ cannot join a %s and a %s" % (lt, rt))
+        return ("binary", STR, op, left, right)
+    _need(left, (NUM, ANY), op)
+    _need(right, (NUM, ANY), op)
+    return ("binary", ANY if ANY in (lt, rt) and op == "+" else NUM, op, left, right)
+
