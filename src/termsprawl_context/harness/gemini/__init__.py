@@ -1,0 +1,153 @@
+"""Gemini CLI's own facts, in one place: its store, its chat files, how their lines
+resolve into a conversation, and how each message normalises into the record model's
+``Entry`` (the shape ``harness/base.py`` describes: Claude Code's).
+
+Observed on Gemini CLI 0.61.0 (run against a scripted local model server) and read in its
+bundle (``chatRecordingService.ts``: ``loadConversationRecord``); the older single-JSON
+chat files from public samples. When Gemini CLI changes shape, this module is what
+changes.
+
+The chat file is a log, not a list: a message is appended again whenever it changes (the
+same ``id``; the last line wins, in the place the id first took), ``{"$set": {...}}``
+updates metadata or replaces the whole message list, and ``{"$rewindTo": id}`` drops that
+message and everything after it. The resolution here follows the client's, with one
+deliberate difference: a ``$set.messages`` list updates the messages it names and adds
+new ones, but never drops one already seen. On resume 0.61 rebuilds that list from the
+model's history, which skips a user message opening with ``<hook_context>`` (so, with a
+SessionStart hook, the first typed prompt) and adds a copy of each tool result under
+``<gemini message id>_response``; a reader that applied the list literally would lose the
+first prompt. The copies are dropped by call id (one result per call).
+
+Memory: the resolution keeps, per message id, where its winning line is (offset, size,
+index inside a ``$set`` list), never the lines; the winners are then read again one line
+at a time. Time is one forward pass over the file: the last line wins, so no tail of the
+file alone can say which message is where (an id's place is its first appearance).
+"""
+
+import os
+
+from termsprawl_context.harness.base import Harness, Session
+from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
+    Chat, Where, _indexed_winners, _winners, apply_record, header_of, is_legacy, legacy_messages,
+    resolve_lines, resumed_chat, sniff,
+)
+from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
+from termsprawl_context.harness.gemini.facts import (
+    CHATS_SUBDIR, HOOK_EVENT_SESSION_START, HOOK_MATCHER_ANY, HOOK_TIMEOUT_MS, KIND_SUBAGENT, LABEL, MEMORY_FILE,
+    NAME, PROJECT_DIR_ENV, SESSION_FILE_PREFIX, SETTINGS_FILE, TRANSCRIPT_SUFFIX, chat_files, store_root,
+    subagent_dir,
+)
+from termsprawl_context.harness.gemini.normalise import (  # noqa: F401
+    NewestFirstNormaliser, Normaliser, entries, entries_of_messages, entries_reverse, last_turns, read_chat,
+)
+from termsprawl_context.harness.gemini.parts import (  # noqa: F401
+    CALL, RESULT, is_compression_summary, message_ids, parts_of, response_body, split_hook_context,
+)
+
+
+
+class GeminiHarness(Harness):
+    """Gemini CLI behind the interface."""
+
+    name = NAME
+    label = LABEL
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = SETTINGS_FILE
+    instruction_file = MEMORY_FILE
+    hook_event_session_start = HOOK_EVENT_SESSION_START
+    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
+    # started by a program that changed directory without setting it; the CLI replaces
+    # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
+    # (so it is left unquoted here), and sets it in the hook's environment too.
+    hook_start_dir = "$" + PROJECT_DIR_ENV
+
+    def store_roots(self, environ=None):
+        root = store_root(environ)
+        return [root] if root else []
+
+    def sessions(self, environ=None):
+        """Each session once: a resume's stub (a later file of the same project and id,
+        see ``resumed_chat``) is not a session of its own."""
+        seen = set()
+        for project, path in chat_files(environ):
+            chat = header_of(path) if not is_legacy(path) else None
+            session_id = chat.session_id if chat is not None else ""
+            if session_id and (project, session_id) in seen:
+                continue
+            seen.add((project, session_id))
+            yield Session(self.name, session_id, path)
+
+    def session_id_of(self, path):
+        return ""  # the file name holds only the id's first 8 characters: read the header
+
+    def sniff(self, first):
+        return sniff(first)
+
+    def entries(self, path):
+        return entries(path)
+
+    def last_turns(self, path, limit):
+        return last_turns(path, limit)
+
+    def entries_reverse(self, path):
+        return entries_reverse(path)
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
+
+        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
+    def subagent_paths(self, path):
+        """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
+        ``kind: subagent``; None when the chat's header names no session."""
+        chat = header_of(path) if not is_legacy(path) else None
+        if chat is None or self.stable_id(path) is None:
+            return None
+        folder = subagent_dir(path, chat.session_id)
+        try:
+            names = sorted(os.listdir(folder)) if folder else []
+        except OSError:
+            names = []
+        found = []
+        for name in names:
+            child = os.path.join(folder, name)
+            if name.endswith(TRANSCRIPT_SUFFIX) and not os.path.islink(child):
+                header = header_of(child)
+                if header is not None and header.kind == KIND_SUBAGENT:
+                    found.append(child)
+        return found
+
+    def stable_id(self, path):
+        """The header's session id, when the file name agrees with it (a main chat is
+        named for its first 8 characters, a sub-agent's for all of it): a resume goes on
+        in the same file, so its first header names the conversation."""
+        chat = header_of(path) if not is_legacy(path) else None
+        if chat is None:
+            return None
+        name = os.path.basename(path)
+        if name == chat.session_id + TRANSCRIPT_SUFFIX:
+            return chat.session_id
+        if name.startswith(SESSION_FILE_PREFIX) and name.endswith("-" + chat.session_id[:8] + TRANSCRIPT_SUFFIX):
+            return chat.session_id
+        return None
+
+    def hook_subagent(self, payload):
+        """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
+        path = payload.get("transcript_path")
+        if not isinstance(path, str) or not path.endswith(TRANSCRIPT_SUFFIX):
+            return ""
+        folder, name = os.path.split(path)
+        if os.path.basename(folder) == CHATS_SUBDIR:
+            return ""
+        return name[: -len(TRANSCRIPT_SUFFIX)]
+
+    def hook_transcript(self, path, session_id, source):
+        """The resume's payload names a stub; the conversation is in the session's first file."""
+        return resumed_chat(path, session_id) if source == "resume" else path
+
+    def hook_entry(self, command):
+        return {"matcher": HOOK_MATCHER_ANY,
+                "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}]}
+
+
+HARNESS = GeminiHarness()

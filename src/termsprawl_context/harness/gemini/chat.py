@@ -1,0 +1,215 @@
+"""A Gemini CLI chat file resolved: the log's lines (last copy wins, ``$set``, ``$rewindTo``)
+into its header facts and its messages' places, read back one winner at a time; the
+older single-JSON chats; a chat's header and a resume's real file."""
+
+import os
+
+from termsprawl_context.harness.gemini.facts import (
+    FIELD_ID, FIELD_MESSAGES, HEADER_KIND, HEADER_PROJECT_HASH, HEADER_SESSION_ID, HEADER_START_TIME,
+    LEGACY_SUFFIX, REWIND_KEY, SESSION_FILE_PREFIX, SET_KEY, SUMMARY_KEY, TRANSCRIPT_SUFFIX,
+)
+from termsprawl_context.harness.gemini.parts import _text, message_ids
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterator, List, Optional, Tuple
+
+
+# --- one chat file, resolved -----------------------------------------------------------------
+class Where(object):
+    """Where a message's winning copy is: its line (number, byte offset, size in bytes)
+    and, for a copy inside a ``$set.messages`` list, its index there (-1 otherwise)."""
+
+    __slots__ = ("line", "offset", "size", "index", "ids")
+
+    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = ()) -> None:
+        self.line, self.offset, self.size, self.index = line, offset, size, index
+        self.ids = ids  # the (kind, call id) pairs the message gives, when the resolution kept them
+
+
+class Chat(object):
+    """A chat file's resolution: its header facts and its messages, in order, as places."""
+
+    __slots__ = ("session_id", "kind", "start_time", "summary", "places")
+
+    def __init__(self) -> None:
+        self.session_id = ""
+        self.kind = ""
+        self.start_time = ""
+        self.summary = ""
+        self.places = {}  # type: dict  # message id -> Where, in first-appearance order
+
+
+
+def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False) -> None:
+    """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
+    ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
+    also keeps the tool call ids its message gives (``message_ids``)."""
+    places = chat.places
+    rewind = record.get(REWIND_KEY)
+    if isinstance(rewind, str):
+        if rewind in places:
+            drop, found = [], False
+            for key in places:
+                found = found or key == rewind
+                if found:
+                    drop.append(key)
+            for key in drop:
+                del places[key]
+        else:
+            places.clear()  # the client's rule for an id it does not know
+        return
+    message_id = record.get(FIELD_ID)
+    if isinstance(message_id, str):
+        if with_ids:
+            where.ids = message_ids(record)
+        places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
+        return
+    update = record.get(SET_KEY)
+    if isinstance(update, dict):
+        messages = update.get(FIELD_MESSAGES)
+        if isinstance(messages, list):
+            for index, message in enumerate(messages):
+                if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
+                    places[message[FIELD_ID]] = Where(where.line, where.offset, where.size, index,
+                                                      message_ids(message) if with_ids else ())
+        if isinstance(update.get(SUMMARY_KEY), str):
+            chat.summary = update[SUMMARY_KEY]
+        if isinstance(update.get(HEADER_SESSION_ID), str) and not chat.session_id:
+            chat.session_id = update[HEADER_SESSION_ID]
+        return
+    if isinstance(record.get(HEADER_SESSION_ID), str):
+        chat.session_id = chat.session_id or record[HEADER_SESSION_ID]
+        chat.kind = chat.kind or _text(record.get(HEADER_KIND))
+        chat.start_time = chat.start_time or _text(record.get(HEADER_START_TIME))
+        if isinstance(record.get(SUMMARY_KEY), str):
+            chat.summary = record[SUMMARY_KEY]
+
+
+def resolve_lines(f, with_ids: bool = False) -> Chat:
+    """Resolve an open chat file (a ``.jsonl`` log) from its start, one bounded line at a time."""
+    from termsprawl_context.jsonl import iter_lines, parse_object
+
+    chat = Chat()
+    for line in iter_lines(f):
+        record = parse_object(line.raw)
+        if record is not None:
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids)
+    return chat
+
+
+def _winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
+    """Each resolved message as its object, in order (or newest first), read back line by
+    line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
+    many winners in a row, and the messages it skipped sit between them."""
+    for message, where, _index in _indexed_winners(f, chat, newest_first):
+        yield message, where
+
+
+def _indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
+    """``_winners`` with each message's place in the conversation (0 for the first)."""
+    from termsprawl_context.jsonl import parse_object
+
+    cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
+    places = list(enumerate(chat.places.values()))
+    for index, where in reversed(places) if newest_first else places:
+        parsed = None
+        for offset, value in cache:
+            if offset == where.offset:
+                parsed = value
+                break
+        else:
+            f.seek(where.offset)
+            parsed = parse_object(f.read(where.size))
+            cache.append((where.offset, parsed))
+            del cache[:-2]
+        if parsed is None:
+            continue  # the file changed under us: what was there is gone
+        if where.index < 0:
+            yield parsed, where, index
+            continue
+        update = parsed.get(SET_KEY)
+        messages = update.get(FIELD_MESSAGES) if isinstance(update, dict) else None
+        if isinstance(messages, list) and where.index < len(messages) and isinstance(messages[where.index], dict):
+            yield messages[where.index], where, index
+
+
+def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
+    """An older single-JSON chat (``{sessionId, ..., messages: [...]}``): its facts and
+    messages (an id given twice keeps its first place and its last value); nothing when
+    the text is no such object."""
+    from termsprawl_context.jsonl import affordable, loads_strict
+
+    chat = Chat()
+    try:
+        text = data.decode("utf-8", "replace")
+        value = loads_strict(text) if affordable(text) else None
+    except (ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        return chat, []
+    chat.session_id = _text(value.get(HEADER_SESSION_ID))
+    chat.kind = _text(value.get(HEADER_KIND))
+    chat.start_time = _text(value.get(HEADER_START_TIME))
+    chat.summary = _text(value.get(SUMMARY_KEY))
+    messages = value.get(FIELD_MESSAGES)
+    by_id = {}  # type: dict
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
+            by_id[message[FIELD_ID]] = message
+    return chat, list(by_id.values())
+
+
+def is_legacy(path: str) -> bool:
+    return path.endswith(LEGACY_SUFFIX)
+
+
+def header_of(path: str) -> "Optional[Chat]":
+    """The facts of a chat file's first header line (session id, kind, start time), or None."""
+    from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return None
+    with f:
+        for line in iter_lines(f):
+            record = parse_object(line.raw)
+            if record is None:
+                continue
+            chat = Chat()
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)))
+            return chat if chat.session_id else None
+    return None
+
+
+def resumed_chat(path: str, session_id: str) -> str:
+    """The chat file a resumed session really writes to, for a SessionStart payload naming
+    ``path``. Observed on 0.61: at ``gemini -r`` the hook's transcript_path is a new file
+    (``session-<now>-<id8>.jsonl``, a header and the session context, nothing more) while
+    the conversation goes on in the session's first file. So: of the files in ``path``'s
+    folder named for the same id whose header names ``session_id``, the earliest by name
+    (the name opens with the start time); ``path`` itself when there is none."""
+    folder, name = os.path.split(path)
+    short = session_id[:8]
+    if not short or not name.startswith(SESSION_FILE_PREFIX):
+        return path
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return path
+    tail = "-" + short + TRANSCRIPT_SUFFIX
+    for candidate in names:
+        if candidate.startswith(SESSION_FILE_PREFIX) and candidate.endswith(tail):
+            full = os.path.join(folder, candidate)
+            if os.path.islink(full):
+                continue  # the payload's path was checked inside the store; a link may lead out
+            chat = header_of(full)
+            if chat is not None and chat.session_id == session_id:
+                return full
+    return path
+
+
+def sniff(first: dict) -> bool:
+    """A chat file's first record: the header (sessionId and projectHash), or a legacy
+    object holding both and a messages list."""
+    return isinstance(first.get(HEADER_SESSION_ID), str) and isinstance(first.get(HEADER_PROJECT_HASH), str)

@@ -1,0 +1,131 @@
+"""Gemini CLI's facts: its store and chat files, the field names and injected text of its
+records, its project files and hook payload (observed on Gemini CLI 0.61.0; see the
+package's docstring)."""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterator, Mapping, Optional, Tuple
+
+NAME = "gemini-cli"
+LABEL = "Gemini CLI"
+
+# --- the store --------------------------------------------------------------------------
+HOME_ENV = "GEMINI_CLI_HOME"  # replaces the home directory the store lives under
+CONFIG_DIR_NAME = ".gemini"
+TMP_SUBDIR = "tmp"  # ~/.gemini/tmp/<project name>/chats/
+CHATS_SUBDIR = "chats"
+PROJECTS_FILE = "projects.json"  # {"projects": {"<abs launch dir>": "<project name>"}}
+PROJECT_ROOT_FILE = ".project_root"  # in tmp/<project name>/: the launch directory
+SESSION_FILE_PREFIX = "session-"  # session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl
+TRANSCRIPT_SUFFIX = ".jsonl"
+LEGACY_SUFFIX = ".json"  # older versions: one JSON object with a `messages` array
+# A sub-agent's chat: chats/<parent session id>/<child session id>.jsonl.
+_ID_CHARS = frozenset("0123456789abcdefABCDEF-ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ_")
+
+# --- the running session -----------------------------------------------------------------
+# Hooks get these (and CLAUDE_PROJECT_DIR, for compatibility); the shell tool's subprocess
+# gets only GEMINI_CLI=1, so a tool cannot learn its session from the environment.
+SESSION_ID_ENV = "GEMINI_SESSION_ID"
+PROJECT_DIR_ENV = "GEMINI_PROJECT_DIR"
+TOOL_ENV = "GEMINI_CLI"
+
+# --- line kinds --------------------------------------------------------------------------
+FIELD_ID = "id"
+FIELD_TYPE = "type"
+FIELD_CONTENT = "content"
+FIELD_TIMESTAMP = "timestamp"
+FIELD_THOUGHTS = "thoughts"
+FIELD_TOOL_CALLS = "toolCalls"
+FIELD_MESSAGES = "messages"
+SET_KEY = "$set"
+REWIND_KEY = "$rewindTo"
+# The header (first line, and again at each resume).
+HEADER_SESSION_ID = "sessionId"
+HEADER_PROJECT_HASH = "projectHash"
+HEADER_START_TIME = "startTime"
+HEADER_KIND = "kind"  # "main" | "subagent"
+KIND_SUBAGENT = "subagent"
+SUMMARY_KEY = "summary"  # in $set: the session's title
+
+TYPE_USER = "user"
+TYPE_GEMINI = "gemini"
+SYNTHETIC_TYPES = ("info", "error", "warning")  # the CLI's own notes, never the person's
+
+# Text the harness puts into user-role messages.
+SESSION_CONTEXT_OPEN = "<session_context>"  # the first message: environment, GEMINI.md text
+HOOK_CONTEXT_OPEN = "<hook_context>"  # a SessionStart hook's additionalContext, before the prompt
+HOOK_CONTEXT_CLOSE = "</hook_context>"
+HOOK_CONTEXT_GAP = "\n\n"  # between the hook's block and the typed prompt
+# Chat compression (read in the 0.61 bundle, not observed in a run): the history is replaced
+# by the model's summary as a user message holding a <state_snapshot>...</state_snapshot>,
+# then this fixed model reply, each recorded as a new message at the log's end.
+STATE_SNAPSHOT_OPEN = "<state_snapshot>"
+STATE_SNAPSHOT_CLOSE = "</state_snapshot>"
+COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+# The id 0.61 gives the tool-result copy it rebuilds on resume.
+RESPONSE_COPY_SUFFIX = "_response"
+
+# --- project files (init) ----------------------------------------------------------------
+PROJECT_CONFIG_DIR = ".gemini"
+SETTINGS_FILE = os.path.join(PROJECT_CONFIG_DIR, "settings.json")  # read only in a trusted folder
+MEMORY_FILE = "GEMINI.md"  # read at launch (git root and the launch directory); `@./path` imports
+MEMORY_IMPORT_PREFIX = "@./"
+HOOK_EVENT_SESSION_START = "SessionStart"
+HOOK_MATCHER_ANY = "*"
+# Gemini's hook timeout is in milliseconds (Claude Code's and Codex's are seconds).
+HOOK_TIMEOUT_MS = 30000
+TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"  # "true": trust the folder for one headless run
+
+# --- hook payload ------------------------------------------------------------------------
+# SessionStart stdin: {session_id, transcript_path (the chat file), cwd, hook_event_name,
+# timestamp, source: "startup" | "resume"}; the answer's hookSpecificOutput.additionalContext
+# reaches the model as the <hook_context> prefix of the first prompt.
+HOOK_SOURCES = ("startup", "resume")
+
+
+# --- where --------------------------------------------------------------------------------
+def config_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``; "" when no home can be found."""
+    env = os.environ if environ is None else environ
+    home = (env.get(HOME_ENV) or "").strip() or env.get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")
+        if home == "~":
+            home = ""
+    return os.path.abspath(os.path.join(home, CONFIG_DIR_NAME)) if home else ""
+
+
+def store_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """Where every project's chats live (``~/.gemini/tmp``); "" without a home."""
+    base = config_dir(environ)
+    return os.path.join(base, TMP_SUBDIR) if base else ""
+
+
+def chat_files(environ: "Optional[Mapping[str, str]]" = None) -> "Iterator[Tuple[str, str]]":
+    """``(project name, path)`` of every main chat file in the store (sub-agent chats sit in
+    folders beside them), sorted by project then name. Never raises."""
+    root = store_root(environ)
+    try:
+        projects = sorted(os.listdir(root)) if root else []
+    except OSError:
+        projects = []
+    for project in projects:
+        chats = os.path.join(root, project, CHATS_SUBDIR)
+        try:
+            names = sorted(os.listdir(chats))
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(SESSION_FILE_PREFIX) and name.endswith((TRANSCRIPT_SUFFIX, LEGACY_SUFFIX)):
+                yield project, os.path.join(chats, name)
+
+
+def subagent_dir(chat_path: str, session_id: str) -> str:
+    """The folder holding the sub-agent chats of the session ``session_id`` whose chat is
+    ``chat_path`` (``chats/<session id>/``); "" for an id that cannot be a folder name
+    (the CLI's ids are UUIDs: letters, digits and hyphens)."""
+    if not session_id or session_id.strip("-") == "" or any(c not in _ID_CHARS for c in session_id):
+        return ""
+    return os.path.join(os.path.dirname(chat_path), session_id)

@@ -1,0 +1,248 @@
+"""A Gemini CLI chat's messages → the record model's ``Entry`` list: forward, newest first,
+and the dump's last turns."""
+
+from termsprawl_context.harness.gemini.chat import (
+    Chat, Where, _indexed_winners, _winners, is_legacy, legacy_messages, resolve_lines,
+)
+from termsprawl_context.harness.gemini.facts import (
+    COMPRESSION_ACK, FIELD_CONTENT, FIELD_ID, FIELD_THOUGHTS, FIELD_TIMESTAMP, FIELD_TYPE, HOOK_CONTEXT_OPEN,
+    KIND_SUBAGENT, RESPONSE_COPY_SUFFIX, SESSION_CONTEXT_OPEN, SYNTHETIC_TYPES, TYPE_GEMINI, TYPE_USER,
+)
+from termsprawl_context.harness.gemini.parts import (
+    CALL, RESULT, _gemini_calls, _result_block, _text, _thought_text, is_compression_summary, parts_of,
+    split_hook_context,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Iterable, Iterator, List, Tuple
+
+    from termsprawl_context.transcript.entry import Entry
+
+
+class Normaliser(object):
+    """Turns a chat's resolved messages into entries, in order, remembering the tool calls
+    and results already given (so a resume's copies are given once)."""
+
+    def __init__(self, session_id: str, agent_id: str = "") -> None:
+        self.session_id, self.agent_id = session_id, agent_id
+        self.given = set()  # type: set  # (CALL or RESULT, call id) already given
+
+    def give(self, kind: str, call_id: str) -> bool:
+        """Whether this call (or result) is given here: the first time its id is met."""
+        if not call_id:
+            return True
+        if (kind, call_id) in self.given:
+            return False  # a copy of one already given
+        self.given.add((kind, call_id))
+        return True
+
+    def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", role: str,
+               meta: bool = False, summary: bool = False) -> "Entry":
+        from termsprawl_context.transcript.entry import Entry
+
+        body = {"role": role, "content": blocks}
+        # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
+        # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
+        return Entry(kind, uuid, "", "", self.session_id, _text(message.get(FIELD_TIMESTAMP)), "", "",
+                     bool(self.agent_id), meta,
+                     summary, False, self.agent_id, body, blocks, None, None, where.line, where.offset, message)
+
+    def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
+        blocks = []
+        for part in parts:
+            found = _result_block(part, failed) if isinstance(part, dict) else None
+            if found is None:
+                continue
+            call_id, block = found
+            if self.give(RESULT, call_id):
+                blocks.append(block)
+        if blocks:
+            yield self._entry("user", uuid, message, where, blocks, "user")
+
+    def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
+        kind = _text(message.get(FIELD_TYPE))
+        message_id = _text(message.get(FIELD_ID))
+        parts = parts_of(message.get(FIELD_CONTENT))
+        if kind == TYPE_USER:
+            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            if texts:
+                first = texts[0]
+                if first.lstrip().startswith(SESSION_CONTEXT_OPEN):
+                    yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
+                elif is_compression_summary(texts):
+                    yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
+                else:
+                    hook, typed = split_hook_context(first)
+                    if hook:
+                        yield self._entry("user", message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"), message,
+                                          where, _texts([hook]), "user", meta=True)
+                    rest = ([typed] if typed else []) + texts[1:]
+                    if rest:
+                        yield self._entry("user", message_id, message, where, _texts(rest), "user")
+            for entry in self._results(message, where, parts, message_id):
+                yield entry
+        elif kind == TYPE_GEMINI:
+            blocks = []  # type: List[dict]
+            thoughts = message.get(FIELD_THOUGHTS)
+            for thought in thoughts if isinstance(thoughts, list) else []:
+                text = _thought_text(thought)
+                if text:
+                    blocks.append({"type": "thinking", "thinking": text})
+            for part in parts:
+                if isinstance(part.get("text"), str) and part["text"]:
+                    if part.get("thought") is True:
+                        blocks.append({"type": "thinking", "thinking": part["text"]})
+                    else:
+                        blocks.append({"type": "text", "text": part["text"]})
+            calls, results = _gemini_calls(message, parts)
+            for call in calls:
+                call_id = _text(call.get("id"))
+                if self.give(CALL, call_id):
+                    blocks.append({"type": "tool_use", "id": call_id, "name": _text(call.get("name")),
+                                   "input": call.get("args")})
+            if blocks:
+                # The compression's fixed reply is the CLI's line, not the model answering anyone.
+                ack = [b.get("text") for b in blocks] == [COMPRESSION_ACK]
+                yield self._entry("system" if ack else "assistant", message_id, message, where, blocks,
+                                  "assistant", meta=ack)
+            for part, failed in results:
+                for entry in self._results(message, where, [part], message_id + RESPONSE_COPY_SUFFIX, failed):
+                    yield entry
+        elif kind in SYNTHETIC_TYPES:
+            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            if texts:
+                yield self._entry("system", message_id, message, where, _texts(texts), "system")
+
+
+class NewestFirstNormaliser(Normaliser):
+    """``Normaliser`` for messages met newest first: a call (or result) is given where the
+    forward reading gives it, at the first message holding its id (known from the
+    resolution's ``message_ids``), and once there."""
+
+    def __init__(self, session_id: str, agent_id: str, first_holder: dict) -> None:
+        Normaliser.__init__(self, session_id, agent_id)
+        self.first_holder = first_holder  # (kind, call id) -> index of the first message holding it
+        self.index = -1
+
+    def at(self, index: int) -> None:
+        self.index, self.given = index, set()
+
+    def give(self, kind: str, call_id: str) -> bool:
+        if call_id and self.first_holder.get((kind, call_id)) != self.index:
+            return False
+        return Normaliser.give(self, kind, call_id)
+
+
+def entries_reverse(path: str) -> "Iterator[Entry]":
+    """``reversed(list(entries(path)))`` without normalising more than the consumer takes:
+    the log is resolved in one pass (keeping each message's call ids), then messages are
+    read back newest first. Raises OSError as ``entries`` does."""
+    from termsprawl_context.jsonl import open_regular
+
+    if is_legacy(path):
+        return iter(list(entries(path))[::-1])  # one object read whole anyway (bounded)
+    f = open_regular(path)
+    try:
+        chat = resolve_lines(f, with_ids=True)
+    except BaseException:
+        f.close()
+        raise
+    first_holder = {}  # type: dict
+    for index, where in enumerate(chat.places.values()):
+        for pair in where.ids:
+            first_holder.setdefault(pair, index)
+
+    def generate():
+        normaliser = NewestFirstNormaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "",
+                                           first_holder)
+        with f:
+            for message, where, index in _indexed_winners(f, chat, newest_first=True):
+                normaliser.at(index)
+                for entry in reversed(list(normaliser.entries(message, where))):
+                    yield entry
+
+    return generate()
+
+
+def _texts(texts: "Iterable[str]") -> "List[dict]":
+    return [{"type": "text", "text": text} for text in texts]
+
+
+def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") -> "Iterator[Entry]":
+    normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "")
+    for message, where in messages:
+        for entry in normaliser.entries(message, where):
+            yield entry
+
+
+
+def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
+    """A chat file's facts and its entries, in conversation order (a generator reading the
+    open file: consume it before the next call). Raises OSError when ``path`` cannot be
+    opened as a regular file; odd content only shrinks the answer."""
+    from termsprawl_context.jsonl import MAX_LINE_BYTES, open_regular
+
+    f = open_regular(path)
+    if is_legacy(path):
+        with f:
+            data = f.read(MAX_LINE_BYTES + 1)
+        chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+        return chat, entries_of_messages(chat, ((m, Where(0, -1, 0)) for m in messages))
+    try:
+        chat = resolve_lines(f)
+    except BaseException:
+        f.close()
+        raise
+
+    def generate():
+        with f:
+            for entry in entries_of_messages(chat, _winners(f, chat)):
+                yield entry
+
+    return chat, generate()
+
+
+def last_turns(path: str, limit: int) -> "list":
+    """The dump's last ``limit`` turns of a chat, oldest first: what
+    ``transcript.turns.entries_turns(entries(path), limit)`` gives, from the messages at
+    the end only (after the resolution's one pass). Exact, because a message's printable
+    text depends on that message alone: the tool calls and results that ``Normaliser``
+    gives once per call id never print. [] when the file cannot be read."""
+    from termsprawl_context.jsonl import MAX_LINE_BYTES, try_open_regular
+    from termsprawl_context.transcript.turns import entries_turns
+
+    if limit <= 0:
+        return []
+    f = try_open_regular(path)
+    if f is None:
+        return []
+    found = []  # type: list  # newest message first, each message's turns in order
+    count = 0
+    try:
+        with f:
+            if is_legacy(path):
+                data = f.read(MAX_LINE_BYTES + 1)
+                chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))
+            else:
+                chat = resolve_lines(f)
+                newest = _winners(f, chat, newest_first=True)
+            normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "")
+            for message, where in newest:
+                turns = entries_turns(normaliser.entries(message, where), limit)
+                if turns:
+                    found.append(turns)
+                    count += len(turns)
+                    if count >= limit:
+                        break
+    except OSError:
+        return []
+    ordered = [turn for turns in reversed(found) for turn in turns]
+    return ordered[-limit:]
+
+
+def entries(path: str) -> "Iterator[Entry]":
+    """The chat's entries, forward (see ``read_chat``)."""
+    _chat, found = read_chat(path)
+    return found

@@ -1,0 +1,129 @@
+"""One Gemini CLI message's parts: its content as parts, the hook block and compression
+summary in a user message, tool calls and results, and the call ids a message gives."""
+
+from termsprawl_context.harness.gemini.facts import (
+    FIELD_CONTENT, FIELD_TOOL_CALLS, FIELD_TYPE, HOOK_CONTEXT_CLOSE, HOOK_CONTEXT_GAP, HOOK_CONTEXT_OPEN,
+    STATE_SNAPSHOT_CLOSE, STATE_SNAPSHOT_OPEN, TYPE_GEMINI, TYPE_USER,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, List, Optional, Tuple
+
+
+def _text(value: "Any") -> str:
+    return value if isinstance(value, str) else ""
+
+
+# --- one message -> entries -----------------------------------------------------------------
+def parts_of(content: "Any") -> "List[dict]":
+    """A message's content as a list of parts (a string is one text part; bare strings in
+    a list are text parts; anything else is dropped)."""
+    if isinstance(content, str):
+        return [{"text": content}] if content else []
+    if isinstance(content, dict):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [{"text": p} if isinstance(p, str) else p for p in content if isinstance(p, (str, dict))]
+
+
+def split_hook_context(text: str) -> "Tuple[str, str]":
+    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart
+    hook's context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when it
+    holds none."""
+    if not text.startswith(HOOK_CONTEXT_OPEN):
+        return "", text
+    end = text.find(HOOK_CONTEXT_CLOSE)
+    if end < 0:
+        return text, ""  # all of it is the hook's (the close never came)
+    end += len(HOOK_CONTEXT_CLOSE)
+    rest = text[end:]
+    if rest.startswith(HOOK_CONTEXT_GAP):
+        rest = rest[len(HOOK_CONTEXT_GAP):]
+    return text[:end], rest
+
+
+def is_compression_summary(texts: "List[str]") -> bool:
+    """A user message that is the compression's summary (both snapshot tags in one text:
+    the model may write a scratchpad before it), not anything the person typed."""
+    return any(STATE_SNAPSHOT_OPEN in t and STATE_SNAPSHOT_CLOSE in t for t in texts)
+
+
+def response_body(response: "Any") -> "Tuple[str, bool]":
+    """A ``functionResponse.response``'s text and whether it reports an error: its string
+    ``output`` (or ``error``), else the object as JSON."""
+    if isinstance(response, dict):
+        if isinstance(response.get("output"), str):
+            return response["output"], False
+        if isinstance(response.get("error"), str):
+            return response["error"], True
+    if isinstance(response, str):
+        return response, False
+    import json
+
+    try:
+        return json.dumps(response, ensure_ascii=False, sort_keys=True), False
+    except (TypeError, ValueError):
+        return "", False
+
+
+def _result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dict]]":
+    response = part.get("functionResponse")
+    if not isinstance(response, dict):
+        return None
+    call_id = _text(response.get("id"))
+    body, failed = response_body(response.get("response"))
+    return call_id, {"type": "tool_result", "tool_use_id": call_id, "content": body,
+                     "is_error": failed or is_error}
+
+
+def _thought_text(thought: "Any") -> str:
+    if not isinstance(thought, dict):
+        return ""
+    subject, description = _text(thought.get("subject")), _text(thought.get("description"))
+    return "**%s** %s" % (subject, description) if subject and description else subject or description
+
+
+CALL, RESULT = "call", "result"  # what a call id names, for giving each once
+
+
+def _gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
+    """A model message's tool calls (its ``functionCall`` parts, then ``toolCalls``) and the
+    result parts its ``toolCalls`` carry, each with whether the call failed."""
+    calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
+    results = []  # type: List[Tuple[dict, bool]]
+    tool_calls = message.get(FIELD_TOOL_CALLS)
+    for call in tool_calls if isinstance(tool_calls, list) else []:
+        if isinstance(call, dict):
+            calls.append(call)
+            failed = call.get("status") == "error"
+            for part in parts_of(call.get("result")):
+                results.append((part, failed))
+    return calls, results
+
+
+def _response_id(part: "Any") -> "Optional[str]":
+    response = part.get("functionResponse") if isinstance(part, dict) else None
+    return _text(response.get("id")) if isinstance(response, dict) else None
+
+
+def message_ids(message: dict) -> tuple:
+    """The ``(CALL or RESULT, call id)`` pairs a message gives, in the order ``Normaliser``
+    meets them (what the newest-first reading needs to give each once, as forward)."""
+    kind = message.get(FIELD_TYPE)
+    parts = parts_of(message.get(FIELD_CONTENT))
+    found = []
+    if kind == TYPE_USER:
+        result_parts = parts
+    elif kind == TYPE_GEMINI:
+        calls, results = _gemini_calls(message, parts)
+        found = [(CALL, _text(call.get("id"))) for call in calls]
+        result_parts = [part for part, _failed in results]
+    else:
+        return ()
+    for part in result_parts:
+        call_id = _response_id(part)
+        if call_id is not None:
+            found.append((RESULT, call_id))
+    return tuple(pair for pair in found if pair[1])
