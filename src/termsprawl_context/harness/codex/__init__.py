@@ -1,0 +1,131 @@
+"""Codex CLI's own facts, and its rollouts normalised into the record model's ``Entry``.
+
+Observed on Codex CLI 0.169.0 run against a scripted Responses API server
+(``../shared/reference/other-harnesses.md``), and on the 0.47 shape public files show.
+A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every
+line is an envelope ``{"timestamp", "type", "payload"}`` (0.169 adds ``ordinal`` and
+``metadata``). What the model saw and said is the ``response_item`` lines; ``event_msg``
+lines repeat them for the UI and are never read (so nothing counts twice).
+
+How records become entries (``harness/base.py`` has the shape):
+
+- ``message`` role ``user``: each ``input_text`` block is the person's, or harness
+  context when it opens with one of ``CONTEXT_PREFIXES`` (instruction files, the
+  environment block, sub-agent notifications) or is marked as a hook's text; the
+  person's blocks and the harness's become two entries (the harness's ``is_meta``), the
+  compaction bridge one ``is_compact_summary``.
+- role ``developer``: permissions, skills, a SessionStart hook's context: ``is_meta``.
+- role ``assistant``: the model's text; ``reasoning``: a thinking block (never printed);
+  ``function_call`` / ``custom_tool_call`` / ``local_shell_call``: a ``tool_use``;
+  their outputs: a ``tool_result`` matched by ``call_id``.
+- ``compacted``: the bridge text that continues the conversation (``is_compact_summary``).
+  The summary the model wrote for it is recorded just before as an ordinary assistant
+  message: it is the compaction's, not an answer, so it is classed with it. 0.169 tells
+  them apart before the ``compacted`` line exists: every answer is announced by an
+  ``item_completed`` ``AgentMessage`` event just before it is recorded, the summary
+  never is.
+- A fork (``session_meta.history_base``) does not copy its parent's history: the
+  parent's rollout is read first, up to ``end_byte_offset``, then the fork's own lines.
+  The inherited entries keep the parent's ``session_id`` and have no line in the fork's
+  file (``line`` 0, ``offset`` -1).
+- A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
+  file; its turns are a sub-agent's (``is_sidechain``, ``agent_id`` its thread id), as
+  Claude Code's sub-agent transcripts are.
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.harness.base import Harness, Session
+from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
+from termsprawl_context.harness.codex.facts import (
+    ARCHIVED_SUBDIR, FIELD_PAYLOAD, FIELD_TYPE, HOOK_AGENT_ID, HOOK_MATCHER, HOOK_TIMEOUT_SECONDS, HOOKS_FILE,
+    INSTRUCTION_FILE, KIND_SESSION_META, META_CLI_VERSION, META_ID, META_ORIGINATOR, META_PARENT_THREAD, NAME,
+    SESSIONS_SUBDIR, TRANSCRIPT_SUFFIX, _sessions_root_of, home_dir, rollouts_under, thread_id_of,
+)
+from termsprawl_context.harness.codex.records import (  # noqa: F401
+    ANNOUNCE_PROBE_BYTES, _str, announces_answers, context_kind, meta_of,
+)
+from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
+
+
+class CodexHarness(Harness):
+    name = NAME
+    label = "Codex CLI"
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = HOOKS_FILE
+    instruction_file = INSTRUCTION_FILE
+
+    def store_roots(self, environ=None):
+        home = home_dir(environ)
+        return [os.path.join(home, SESSIONS_SUBDIR), os.path.join(home, ARCHIVED_SUBDIR)] if home else []
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            for path in rollouts_under(root):
+                thread = thread_id_of(path)
+                if thread:
+                    yield Session(self.name, thread, path)
+
+    def session_id_of(self, path):
+        return thread_id_of(path)
+
+    def sniff(self, first):
+        payload = first.get(FIELD_PAYLOAD)
+        return first.get(FIELD_TYPE) == KIND_SESSION_META and isinstance(payload, dict) and (
+            META_CLI_VERSION in payload or META_ORIGINATOR in payload)
+
+    def entries(self, path):
+        return rollout_entries(path, self.store_roots())
+
+    def entries_reverse(self, path):
+        return rollout_entries_reverse(path, self.store_roots())
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
+
+        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
+    def subagent_paths(self, path):
+        """The rollouts whose ``session_meta`` names this thread as their parent, in the
+        sessions root the rollout lies in (a child is written beside its parent)."""
+        thread = meta_of(path).get(META_ID) if meta_of(path) else None
+        if not thread or thread != thread_id_of(path):
+            return None
+        found = []
+        for candidate in rollouts_under(_sessions_root_of(path)):
+            if candidate == path or thread_id_of(candidate) == thread:
+                continue
+            meta = meta_of(candidate)
+            if meta and _str(meta.get(META_PARENT_THREAD)) == thread:
+                found.append(candidate)
+        return sorted(found)
+
+    def stable_id(self, path):
+        """The thread id: a resumed thread appends to its own rollout, so the file's
+        first record names the conversation; only when it agrees with the file name."""
+        meta = meta_of(path)
+        thread = _str(meta.get(META_ID)) if meta else ""
+        return thread if thread and thread == thread_id_of(path) else None
+
+    def hook_subagent(self, payload):
+        # A sub-agent thread's hook payload keeps its parent's session_id and adds the
+        # child's thread id as agent_id (0.169).
+        value = payload.get(HOOK_AGENT_ID)
+        return value if isinstance(value, str) else ""
+
+    def hook_entry(self, command):
+        return {"matcher": HOOK_MATCHER, "hooks": [{"type": "command", "command": command,
+                                                    "timeout": HOOK_TIMEOUT_SECONDS}]}
+
+
+HARNESS = CodexHarness()

@@ -1,0 +1,241 @@
+"""One Codex CLI rollout line → entries: a ``response_item``'s message, reasoning, tool call
+or output as the record model's ``Entry``; the thread a rollout's first line names; the
+rules that class an assistant text as an answer or a compaction's summary."""
+
+from __future__ import annotations
+
+from termsprawl_context.harness.codex.facts import (
+    COMPACTION_PREFIX, CONTEXT_PREFIXES, EVENT_AGENT_MESSAGE, EVENT_ITEM_COMPLETED, FIELD_PAYLOAD, FIELD_TYPE,
+    HOOK_CONTEXT_KIND, ITEM_CALLS, ITEM_KINDS, ITEM_MESSAGE, ITEM_OUTPUTS, ITEM_REASONING, KIND_EVENT,
+    KIND_SESSION_META, META_CWD, META_ID, META_PARENT_THREAD, META_SOURCE, META_THREAD_SOURCE, PASSTHROUGH,
+    ROLE_ASSISTANT, ROLE_DEVELOPER, ROLE_SYSTEM, ROLE_USER, THREAD_SOURCE_SUBAGENT, thread_id_of,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import List, Optional
+
+
+def _str(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _texts(content) -> List[str]:
+    if isinstance(content, str):
+        return [content] if content else []
+    found = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                text = block.get("text")
+                if isinstance(text, str) and text:
+                    found.append(text)
+    return found
+
+
+def _hook_marked(payload: dict) -> List[bool]:
+    """Per content block: whether 0.169 marked it as a hook's text."""
+    passthrough = payload.get(PASSTHROUGH)
+    kinds = passthrough.get(ITEM_KINDS) if isinstance(passthrough, dict) else None
+    if not isinstance(kinds, list):
+        return []
+    return [kind == HOOK_CONTEXT_KIND for kind in kinds]
+
+
+def context_kind(text: str) -> str:
+    """"compaction" for the compaction bridge, "context" for other harness text in a
+    user-role message, "" for the person's own words (a marker counts only at the start)."""
+    head = text.lstrip()
+    if head.startswith(COMPACTION_PREFIX):
+        return "compaction"
+    if head.startswith(CONTEXT_PREFIXES):
+        return "context"
+    return ""
+
+
+def _tool_input(arguments):
+    """A call's arguments as the model sent them: a JSON object string is parsed."""
+    if isinstance(arguments, str):
+        from termsprawl_context.jsonl import parse_object
+
+        parsed = parse_object(arguments)
+        return parsed if parsed is not None else arguments
+    return arguments
+
+
+def _tool_output(output):
+    """(text, is_error) of a call's output: 0.169 writes the text; 0.47 a JSON string
+    ``{"output": ..., "metadata": {"exit_code": N}}``."""
+    if isinstance(output, str):
+        if output.startswith("{"):
+            from termsprawl_context.jsonl import parse_object
+
+            parsed = parse_object(output)
+            if parsed is not None and isinstance(parsed.get("output"), str):
+                meta = parsed.get("metadata")
+                code = meta.get("exit_code") if isinstance(meta, dict) else None
+                return parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
+        return output, False
+    if isinstance(output, dict):
+        return _str(output.get("content") or output.get("output")), output.get("success") is False
+    return "", False
+
+
+class _Thread(object):
+    """What the lines of one rollout say about the thread they belong to."""
+
+    __slots__ = ("session_id", "cwd", "sidechain", "agent_id")
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id, self.cwd, self.sidechain, self.agent_id = session_id, "", False, ""
+
+
+def _entry(kind: str, blocks, thread: _Thread, timestamp: str, line: int, offset: int, record: dict,
+           uuid: str = "", meta: bool = False, compaction: bool = False):
+    from termsprawl_context.transcript.entry import Entry
+
+    role = "assistant" if kind == "assistant" else "user"
+    message = {"role": role, "content": blocks}
+    return Entry(kind, uuid, "", "", thread.session_id, timestamp, thread.cwd, "", thread.sidechain, meta,
+                 compaction, False, thread.agent_id, message, blocks, None, None, line, offset, record)
+
+
+def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
+    item = _str(payload.get(FIELD_TYPE))
+    uuid = _str(payload.get("id"))
+    args = (thread, timestamp, line, offset, record)
+    if item == ITEM_MESSAGE:
+        role = _str(payload.get("role"))
+        content = payload.get("content")
+        texts = _texts(content)
+        if role == ROLE_ASSISTANT:
+            blocks = [{"type": "text", "text": t} for t in texts]
+            return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
+        if role in (ROLE_DEVELOPER, ROLE_SYSTEM):
+            blocks = [{"type": "text", "text": t} for t in texts]
+            return [_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
+        if role != ROLE_USER:
+            return []
+        hooked = _hook_marked(payload)
+        person, context, bridge = [], [], []
+        for i, text in enumerate(texts):
+            kind = "context" if i < len(hooked) and hooked[i] else context_kind(text)
+            (bridge if kind == "compaction" else context if kind == "context" else person).append(
+                {"type": "text", "text": text})
+        found = []
+        if context:
+            found.append(_entry("user", context, *args, meta=True))
+        if bridge:
+            found.append(_entry("user", bridge, *args, compaction=True))
+        if person:
+            found.append(_entry("user", person, *args, uuid=uuid))
+        return found
+    if item == ITEM_REASONING:
+        summary = [t for t in _texts(payload.get("summary"))]
+        if not summary:
+            return []
+        return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
+    if item in ITEM_CALLS:
+        call_id = _str(payload.get("call_id")) or uuid
+        name = _str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
+        raw = payload.get("arguments") if "arguments" in payload else payload.get("input", payload.get("action"))
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": _tool_input(raw)}
+        return [_entry("assistant", [block], *args, uuid=uuid)]
+    if item in ITEM_OUTPUTS:
+        text, is_error = _tool_output(payload.get("output"))
+        block = {"type": "tool_result", "tool_use_id": _str(payload.get("call_id")), "content": text,
+                 "is_error": is_error}
+        return [_entry("user", [block], *args, uuid=uuid)]
+    return []
+
+
+def _is_subagent(payload: dict) -> bool:
+    if payload.get(META_THREAD_SOURCE) == THREAD_SOURCE_SUBAGENT or _str(payload.get(META_PARENT_THREAD)):
+        return True
+    source = payload.get(META_SOURCE)
+    return isinstance(source, dict) and "subagent" in source
+
+
+def _is_text_answer(entry) -> bool:
+    return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
+
+
+def _classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
+    """An assistant text as an answer or as a compaction's summary. 0.169 announces each
+    answer with an ``AgentMessage`` event among the lines just before it (since the
+    previous item); in a file that announces answers, one it does not announce is the
+    compaction's summary (also when the ``compacted`` line after it was never written).
+    Without announcements (0.47) it is a summary only when the next item is the
+    ``compacted`` record whose bridge holds its text."""
+    if announced:
+        return entry
+    if announces:
+        return _as_summary(entry)
+    if bridge and entry.content[0].get("text", "") in bridge:
+        return _as_summary(entry)
+    return entry
+
+
+# How far into a rollout we look for an announcement, to know whether it announces answers.
+ANNOUNCE_PROBE_BYTES = 1 << 20
+
+
+def announces_answers(path: str) -> bool:
+    """Whether the rollout announces its answers (an ``AgentMessage`` event within its
+    first ``ANNOUNCE_PROBE_BYTES``): the one rule both reading directions share."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    try:
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                if line.offset >= ANNOUNCE_PROBE_BYTES:
+                    return False
+                if b"AgentMessage" not in line.raw:
+                    continue
+                record = parse_object(line.raw)
+                payload = record.get(FIELD_PAYLOAD) if record is not None else None
+                if record is not None and record.get(FIELD_TYPE) == KIND_EVENT and isinstance(payload, dict) \
+                        and _announced_message(payload):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def _thread_of(path: str, meta: dict) -> _Thread:
+    thread = _Thread(_str(meta.get(META_ID)) or thread_id_of(path))
+    thread.cwd = _str(meta.get(META_CWD))
+    if meta and _is_subagent(meta):
+        thread.sidechain, thread.agent_id = True, thread.session_id
+    return thread
+
+
+def _as_summary(entry):
+    return entry._replace(type="user", is_compact_summary=True)
+
+
+def _announced_message(payload: dict) -> str:
+    """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
+    if payload.get(FIELD_TYPE) != EVENT_ITEM_COMPLETED:
+        return ""
+    item = payload.get("item")
+    if not isinstance(item, dict) or item.get(FIELD_TYPE) != EVENT_AGENT_MESSAGE:
+        return ""
+    return _str(item.get("id"))
+
+
+def meta_of(path: str) -> dict:
+    """The ``session_meta`` payload on a rollout's first line ({} when absent or odd)."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    try:
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                payload = record.get(FIELD_PAYLOAD) if record is not None else None
+                if record is None or record.get(FIELD_TYPE) != KIND_SESSION_META or not isinstance(payload, dict):
+                    return {}
+                return payload
+    except OSError:
+        return {}
+    return {}
