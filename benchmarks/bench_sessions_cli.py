@@ -183,10 +183,10 @@ def previous_source(scratch, rev=PREVIOUS_REV):
 WHATIF_NO_CENSUS = (
     # No search for escapes that spell ASCII: a line spelling a token with one is then missed,
     # so the fast path no longer returns what parsing every line returns (DESIGN.md's rule).
-    ("store/session_meta.py",
+    ("store/session_scan.py",
      "self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]",
      "self.escapes = []"),
-    ("store/session_meta.py",
+    ("store/session_scan.py",
      "        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):\n"
      "            return True",
      "        return False"),
