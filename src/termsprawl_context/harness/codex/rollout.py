@@ -37,10 +37,10 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
                 break  # history_base ends at a line boundary: this line is the fork's, not ours
-            found = _envelope(line.raw)
-            if found is None:
+            envelope = _envelope(line.raw)
+            if envelope is None:
                 continue
-            record, kind, payload = found
+            record, kind, payload = envelope
             if kind == KIND_EVENT:
                 shown = _announced_message(payload)
                 if shown:
@@ -98,10 +98,10 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
         for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
             if end >= 0 and offset + len(raw) >= end:
                 continue  # a line the fork point cuts: the forward reader stops before it
-            found = _envelope(raw)
-            if found is None:
+            envelope = _envelope(raw)
+            if envelope is None:
                 continue
-            record, kind, payload = found
+            record, kind, payload = envelope
             if kind == KIND_EVENT:
                 shown = _announced_message(payload)
                 if pending is not None and shown and shown == pending.uuid:
