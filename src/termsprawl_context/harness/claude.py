@@ -277,7 +277,7 @@ class ClaudeCodeHarness(Harness):
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
 
-    # (init plants Claude Code's hook through workspace/install.py's own HOOK_ENTRY.)
+    # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         return session_start_output(system_message, additional_context, session_title)
