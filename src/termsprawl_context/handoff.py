@@ -59,10 +59,6 @@ TURN_FENCE_INFO = "text"
 MIN_FENCE = 3
 CUT_MARKER = "[cut: %d of %d characters shown]"
 
-# Characters that end a line for some reader (CommonMark, Python's splitlines, terminals):
-# a heading's own text (a title, a timestamp) loses them so it stays one line.
-_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
     """One turn of a hand-off: ``role`` one of ``ROLES``; ``text`` (cut to its share
@@ -333,11 +329,13 @@ def build_handoff(
 
 
 def one_line(text: Any) -> str:
-    """``text`` as one line for a heading: line breaks and other control characters
-    become spaces."""
+    """``text`` as one line for a heading: line breaks (for CommonMark, Python's
+    splitlines, terminals) and every other control character become spaces."""
     if not isinstance(text, str):
         return ""
-    return "".join(" " if (c in _LINE_BREAKS or ord(c) < 0x20 or ord(c) == 0x7F) else c for c in text)
+    from termsprawl_context._output import terminal_safe
+
+    return terminal_safe(text, stand_in=" ", line_breaks=True)
 
 
 def longest_backtick_run(text: str) -> int:
@@ -425,7 +423,9 @@ def format_json(peers: Sequence[PeerHandoff]) -> str:
     """The hand-off as one JSON document (one line)."""
     import json
 
-    return json.dumps(handoff_data(peers), ensure_ascii=False)
+    from termsprawl_context._output import terminal_safe_json
+
+    return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
 
 
 def render(peers: Sequence[PeerHandoff], fmt: str, heading: str = PEER_HEADING) -> str:

@@ -5,18 +5,15 @@ refusals are raised for ``main`` (one stderr line, the refusal's exit code)."""
 import json
 from typing import List
 
-from termsprawl_context._output import error_line, write_out, write_path
+from termsprawl_context._output import error_line, terminal_safe, write_out, write_path
 from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 
-# Record text printed in a tab-separated row: a tab, newline or escape code in it would
-# break the row or drive the terminal.
-_CONTROL = {code: "\ufffd" for code in list(range(0x20)) + [0x7f]}
-
-
 def _cell(text: str) -> str:
-    return text.translate(_CONTROL)
+    """Record text printed in a tab-separated row: a tab, newline or escape code in it
+    would break the row or drive the terminal (``terminal_safe``)."""
+    return terminal_safe(text, stand_in="\ufffd")
 
 
 def _json_line(value) -> str:
