@@ -233,6 +233,36 @@ def write_out(text: str, stream: Optional[TextIO] = None) -> None:
     write_bytes(encode_text(text), stream)
 
 
+class Spool(object):
+    """An answer printed as it is made: pieces gathered and written about every 64 KiB,
+    so a command streaming a whole record holds one block of output, not all of it, and
+    pays one write per block, not per line. The bytes are those of one ``write_bytes``
+    of everything; ``close`` writes what is left."""
+
+    BLOCK_BYTES = 1 << 16
+
+    def __init__(self) -> None:
+        self._parts = []  # type: list
+        self._size = 0
+
+    def add_bytes(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size >= self.BLOCK_BYTES:
+            self.flush()
+
+    def add(self, text: str) -> None:
+        self.add_bytes(encode_text(text))
+
+    def flush(self) -> None:
+        if self._parts:
+            data = b"".join(self._parts)
+            self._parts, self._size = [], 0
+            write_bytes(data)
+
+    close = flush
+
+
 def write_path(path: Any, stream: Optional[TextIO] = None) -> None:
     """Write ``path`` and a newline to stdout (or ``stream``): the answer names the real
     file even when its name is not UTF-8."""

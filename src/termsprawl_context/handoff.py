@@ -27,6 +27,7 @@ the reading at the edges.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 
 from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
@@ -167,25 +168,54 @@ def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMP
     return [turns[i] for i in sorted(keep)]
 
 
+# The uuids held exactly while reading backwards: far more than a real session's tail
+# needs (40 turns are a few hundred entries). Past it, a turn about to be kept is checked
+# against the file itself (``_uuid_later``), so a session read to its start (fewer than
+# ``prompts`` prompts) holds a bounded set, not every uuid it has.
+SEEN_UUIDS_HELD = 1 << 16
+
+
 class _Collector(object):
     """Turns gathered from the end backwards, until the window, the prompts and the
     answer are all known. Entries seen twice (one uuid on two lines) count once, at
-    their last line, as ``assemble`` keeps them."""
+    their last line, as ``assemble`` keeps them.
 
-    def __init__(self, window: int, prompts: int, tools: bool) -> None:
+    Bounded: only turns ``select_turns`` can choose are kept (the window, then the
+    prompts and the answer still missing), so reading a session to its start holds the
+    selection, not every turn; uuids past ``SEEN_UUIDS_HELD`` are looked up in the file
+    (``later``: whether the uuid appears between a line's end and ``covered_from``, the
+    offset from which ``seen`` holds every uuid)."""
+
+    def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
         self.turns = []  # latest first
         self.persons = 0
         self.answered = False
         self.seen = set()
+        self.covered_from = None  # type: Any
+        self.later = later
 
-    def add(self, entry: records.Entry) -> None:
+    def _wanted(self, turn: HandoffTurn) -> bool:
+        if len(self.turns) < self.window:
+            return True
+        if turn.role == ROLE_USER:
+            return self.persons < self.prompts
+        return turn.role == ROLE_ASSISTANT and not self.answered
+
+    def add(self, entry: records.Entry, end: int = 0) -> None:
+        """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
+        found = [turn for turn in reversed(entry_turns(entry, self.tools))]
         if entry.uuid:
             if entry.uuid in self.seen:
                 return
-            self.seen.add(entry.uuid)
-        for turn in reversed(entry_turns(entry, self.tools)):
-            self.turns.append(turn)
+            if len(self.seen) < SEEN_UUIDS_HELD or self.later is None:
+                self.seen.add(entry.uuid)
+                self.covered_from = entry.offset
+            elif any(self._wanted(t) for t in found) and self.later(entry.uuid, end, self.covered_from):
+                return  # a later line holds this uuid: that copy counted
+        for turn in found:
+            if self._wanted(turn):
+                self.turns.append(turn)
             if turn.role == ROLE_USER:
                 self.persons += 1
             elif turn.role == ROLE_ASSISTANT:
@@ -195,19 +225,48 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
+def _uuid_later(f: Any) -> Any:
+    """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
+    between byte ``start`` and ``stop`` has ``uuid``. Only lines that can spell it are
+    parsed (its bytes, or a ``\\u`` escape); ``f``'s position is left anywhere (the
+    backward reader seeks before every read)."""
+    from termsprawl_context.jsonl import iter_lines
+
+    def later(uuid: str, start: int, stop: int) -> bool:
+        try:
+            needle = uuid.encode("utf-8")  # type: Any
+        except UnicodeEncodeError:
+            needle = None
+        if needle is not None and "\ufffd" in uuid:
+            needle = None
+        f.seek(start)
+        for line in iter_lines(f):
+            if line.offset >= stop:
+                break
+            if needle is not None and needle not in line.raw and b"\\u" not in line.raw:
+                continue
+            record = parse_object(line.raw)
+            if record is not None and records.entry_of(record, 0, line.offset).uuid == uuid:
+                return True
+        return False
+
+    return later
+
+
 def read_turns_backward(
     path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` (uncut, ``line`` 0), read from
     its end and stopping as soon as the selection is known. Raises OSError when the
     file cannot be opened as a regular file or read."""
-    collector = _Collector(window, prompts, tools)
     with open_regular(path) as f:
-        for offset, raw in iter_lines_reverse(f):
+        collector = _Collector(window, prompts, tools, _uuid_later(f))
+        end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
+        for offset, raw in iter_lines_reverse(f, end):
             record = parse_object(raw)
             if record is None:
                 continue
-            collector.add(records.entry_of(record, 0, offset))
+            collector.add(records.entry_of(record, 0, offset), offset + len(raw) + 1)
             if collector.done():
                 break
     collector.turns.reverse()
