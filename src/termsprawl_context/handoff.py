@@ -225,29 +225,55 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
+_SCAN_BLOCK = 1 << 20
+
+
 def _uuid_later(f: Any) -> Any:
     """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
-    between byte ``start`` and ``stop`` has ``uuid``. Only lines that can spell it are
-    parsed (its bytes, or a ``\\u`` escape); ``f``'s position is left anywhere (the
-    backward reader seeks before every read)."""
-    from termsprawl_context.jsonl import iter_lines
+    whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
+    Read in blocks; only lines that can spell the uuid are parsed (its bytes, or a
+    ``\\u`` escape), and a block holding neither is passed over whole, so a lookup costs
+    about a read of the bytes. Lines are the forward reader's (``jsonl.iter_lines``):
+    one longer than ``MAX_LINE_BYTES`` is unreadable. ``f``'s position is left anywhere
+    (the backward reader seeks before every read)."""
+    from termsprawl_context.jsonl import MAX_LINE_BYTES
+
+    def holds(raw: bytes, uuid: str) -> bool:
+        if len(raw) > MAX_LINE_BYTES:
+            return False
+        record = parse_object(raw)
+        return record is not None and records.entry_of(record, 0, 0).uuid == uuid
 
     def later(uuid: str, start: int, stop: int) -> bool:
         try:
             needle = uuid.encode("utf-8")  # type: Any
         except UnicodeEncodeError:
             needle = None
-        if needle is not None and "\ufffd" in uuid:
-            needle = None
+        if needle is None or "\ufffd" in uuid or not needle:
+            needle = b"\n"  # no byte test: every line is looked at
         f.seek(start)
-        for line in iter_lines(f):
-            if line.offset >= stop:
+        pos, carry, skipping = start, b"", False
+        while pos < stop:
+            block = f.read(min(_SCAN_BLOCK, stop - pos))
+            if not block:
                 break
-            if needle is not None and needle not in line.raw and b"\\u" not in line.raw:
+            pos += len(block)
+            if skipping:  # the rest of a line past the bound: up to its newline
+                cut = block.find(b"\n")
+                if cut < 0:
+                    continue
+                block, skipping = block[cut + 1:], False
+            data = carry + block
+            end = len(data) if pos >= stop else data.rfind(b"\n") + 1
+            carry = data[end:]
+            if len(carry) > MAX_LINE_BYTES:
+                carry, skipping = b"", True
+            whole = data[:end]
+            if needle != b"\n" and needle not in whole and b"\\u" not in whole:
                 continue
-            record = parse_object(line.raw)
-            if record is not None and records.entry_of(record, 0, line.offset).uuid == uuid:
-                return True
+            for raw in whole.split(b"\n"):
+                if (needle == b"\n" or needle in raw or b"\\u" in raw) and holds(raw, uuid):
+                    return True
         return False
 
     return later
