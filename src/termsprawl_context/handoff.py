@@ -204,15 +204,20 @@ class _Collector(object):
 
     def add(self, entry: records.Entry, end: int = 0) -> None:
         """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
-        found = [turn for turn in reversed(entry_turns(entry, self.tools))]
-        if entry.uuid:
-            if entry.uuid in self.seen:
+        uuid, seen = entry.uuid, self.seen
+        if uuid:
+            if uuid in seen:
                 return
-            if len(self.seen) < SEEN_UUIDS_HELD or self.later is None:
-                self.seen.add(entry.uuid)
+            if len(seen) < SEEN_UUIDS_HELD or self.later is None:
+                seen.add(uuid)
                 self.covered_from = entry.offset
-            elif any(self._wanted(t) for t in found) and self.later(entry.uuid, end, self.covered_from):
-                return  # a later line holds this uuid: that copy counted
+                uuid = ""  # known to be its last copy
+        found = entry_turns(entry, self.tools)
+        if not found:
+            return
+        found.reverse()
+        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, end, self.covered_from):
+            return  # a later line holds this uuid: that copy counted
         for turn in found:
             if self._wanted(turn):
                 self.turns.append(turn)

@@ -190,33 +190,30 @@ class _UuidSlots(object):
         self.used = 0
         self.other: Dict[Any, int] = {}
 
-    def find(self, key: Any) -> Optional[int]:
-        """The slot of ``key``, or None."""
+    def slot_of(self, key: Any, new: int) -> int:
+        """The slot of ``key``; one not here yet is given slot ``new`` (one probe walk)."""
         if type(key) is not bytes:
-            return self.other.get(key)
+            slot = self.other.get(key)
+            if slot is None:
+                self.other[key] = slot = new
+                self.keys += bytes(16)
+            return slot
         table, keys = self.table, self.keys
         mask = len(table) - 1
         at = hash(key) & mask
         while True:
             value = table[at]
             if not value:
-                return None
-            slot = value - 1
-            if keys[16 * slot:16 * slot + 16] == key:
-                return slot
+                break
+            if keys[16 * value - 16:16 * value] == key:
+                return value - 1
             at = (at + 1) & mask
-
-    def add(self, key: Any, slot: int) -> None:
-        """Give the new ``key`` (not yet here) the next ``slot``."""
-        if type(key) is not bytes:
-            self.other[key] = slot
-            self.keys += bytes(16)
-            return
-        self.keys += key
+        table[at] = new + 1
+        keys += key
         self.used += 1
-        if 3 * self.used > 2 * len(self.table):  # at most two thirds full: short probes
+        if 3 * self.used > 2 * len(table):  # at most two thirds full: short probes
             self._grow()
-        self._place(key, slot)
+        return new
 
     def _place(self, key: bytes, slot: int) -> None:
         table = self.table
@@ -280,9 +277,9 @@ class _Timeline:
                 self._keep_strings()
         elif code is not None:
             ts = _ts_text(code)
-        slot = self.slots.find(key)
-        if slot is None:
-            self.slots.add(key, len(self.offsets))
+        count = len(self.offsets)
+        slot = self.slots.slot_of(key, count)
+        if slot == count:
             if self.codes is not None:
                 self.codes.append(code)
             else:
