@@ -178,15 +178,25 @@ def _ts_text(code: int) -> bytes:
     return b"%s-%s-%sT%s:%s:%s.%sZ" % (d[:4], d[4:6], d[6:8], d[8:10], d[10:12], d[12:14], d[14:])
 
 
+# The slot table is sized up front for the messages a file's size suggests (a line of at
+# least about 100 bytes each), so it is rarely rebuilt; never beyond this many (4 MiB of
+# table), so a big file of long lines reserves little it does not use.
+_PRESIZE_LIMIT = 1 << 19
+_MIN_LINE_GUESS = 100
+
+
 class _UuidSlots(object):
     """The slot of each distinct uuid key, in flat buffers (issue 24: a dict of 600k
     keys cost about 100 bytes each). A canonical uuid (16 bytes, ``_uuid_key``) lives in
     an open-addressing table of slot numbers over one buffer of the keys themselves,
     compared exactly; any other key, rare, in a dict."""
 
-    def __init__(self) -> None:
+    def __init__(self, expected: int = 0) -> None:
         self.keys = bytearray()  # 16 bytes per slot (zeros for a slot whose key is in ``other``)
-        self.table = array("i", bytes(4 * 1024))  # slot + 1, 0 for empty; a power of two long
+        size = 1024
+        while 2 * size < 3 * min(expected, _PRESIZE_LIMIT):
+            size *= 2
+        self.table = array("i", [0]) * size  # slot + 1, 0 for empty; a power of two long
         self.used = 0
         self.other: Dict[Any, int] = {}
 
@@ -225,7 +235,7 @@ class _UuidSlots(object):
 
     def _grow(self) -> None:
         old = self.table
-        self.table = array("i", bytes(8 * len(old)))
+        self.table = array("i", [0]) * (2 * len(old))
         keys = self.keys
         for value in old:
             if value:
@@ -245,8 +255,8 @@ class _Timeline:
     through) sorts as the strings do.
     """
 
-    def __init__(self) -> None:
-        self.slots = _UuidSlots()
+    def __init__(self, size: int = 0) -> None:
+        self.slots = _UuidSlots(size // _MIN_LINE_GUESS)
         self.codes: Optional[array] = array("q")  # None once the strings are kept
         self.ts_blob = bytearray()
         self.ts_start = array("q")
@@ -305,14 +315,16 @@ class _Timeline:
         merged (earlier runs first among equals: still stable), so the sort's keys and
         lists never hold every message."""
         self.slots = _UuidSlots()
+        key: Any
         if self.codes is not None:
             key = self.codes.__getitem__
         else:
             blob, self.ts_blob = bytes(self.ts_blob), bytearray()
             start, size = self.ts_start, self.ts_size
 
-            def key(slot: int) -> bytes:
+            def ts_of(slot: int) -> bytes:
                 return blob[start[slot]:start[slot] + size[slot]]
+            key = ts_of
         count = len(self.offsets)
         if count <= _SORT_RUN:
             return iter(sorted(range(count), key=key))
@@ -320,7 +332,7 @@ class _Timeline:
 
         runs = [array("q", sorted(range(low, min(low + _SORT_RUN, count)), key=key))
                 for low in range(0, count, _SORT_RUN)]
-        return heapq.merge(*runs, key=key)
+        return iter(heapq.merge(*runs, key=key))
 
 
 class _Records(object):
@@ -481,13 +493,15 @@ def _ranges(size: int, parts: int) -> List[Tuple[int, Optional[int]]]:
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> _Timeline:
     """First pass: every line parsed once, message metadata kept, bytes dropped. A big
     file is cut into ranges parsed by several processes, merged back in file order."""
-    timeline = _Timeline()
     drift = DriftProbe()
     jobs = parallel.available_jobs() if jobs is None else jobs
     size = os.fstat(f.fileno()).st_size
+    timeline: Optional[_Timeline] = None
     if jobs <= 1 or size < PARALLEL_MIN_BYTES:
+        timeline = _Timeline(size)
         _scan_range(f, 0, None, timeline.add, drift)
     else:
+        # The timeline is made after the helpers are forked (in ``share``): they need none of its buffers.
         spans = list(enumerate(_ranges(size, jobs)))
         parent = os.getpid()
         direct = [0]  # how many leading ranges were added straight to the timeline
@@ -495,8 +509,11 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
         def share(item: Tuple[int, Tuple[int, Optional[int]]]) -> Optional[tuple]:
             # In this process, the next range in file order goes straight into the
             # timeline (never held as a share beside it); any other comes back as one.
+            nonlocal timeline
             index, span = item
             if os.getpid() == parent and index == direct[0]:
+                if timeline is None:
+                    timeline = _Timeline(size)
                 _scan_range(f, span[0], span[1], timeline.add, drift)
                 direct[0] += 1
                 return None
@@ -504,6 +521,8 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
 
         shares = parallel.map_shared(share, spans, [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
         shares = shares[direct[0]:]
+        if timeline is None:
+            timeline = _Timeline(size)
         shares.reverse()
         while shares:  # in file order, each share freed once replayed
             for note in shares[-1][-1]:
