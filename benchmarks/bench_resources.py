@@ -10,6 +10,11 @@ values, an astral character among ASCII); a project.json at the 16 MiB cap namin
 peers. Each command runs from an artifact built fresh from src/, under the runner's RSS
 wrapper (a fresh interpreter per run, so no parent's memory is counted). Target: every
 peak under 64 MB (issue 13). A row also names the wall time, for scale only.
+
+``streaming_rows`` (``--only streaming`` runs just those) adds issue 24's inputs: records
+of 200k short lines and of 1e6 entries for ``entries``, ``query``, ``result-at`` and
+``envelope-at``; an 85 MB session with fewer than 3 prompts and one of 1e6 ``isMeta``
+prompts for ``show`` and the hand-off; ``assemble-file`` at 600k entries.
 """
 
 import argparse
