@@ -310,8 +310,30 @@ def test_two_longest_ids_can_be_linked_and_short_pairs_keep_their_name(project):
     assert links.peers_of(str(project), a) == [b]
     assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
     assert links.link_file_name("aaa", "bbb") == "aaa--bbb.json"
-    longest_short = "x" * 124
-    assert links.link_file_name(longest_short, "y" * 124) == longest_short + "--" + "y" * 124 + ".json"
+    # The longest pair keeping the seed's name: its temp file's name fits 255 bytes too
+    # (issue 24 item 7: two 124-character ids made a 255-byte name whose temp name did not).
+    longest_short = "x" * 115
+    assert links.link_file_name(longest_short, "y" * 115) == longest_short + "--" + "y" * 115 + ".json"
+    assert links.link_file_name(longest_short, "y" * 116).startswith(links.HASHED_NAME_PREFIX)
+
+
+def test_every_long_pair_is_written_read_and_removed_on_a_real_filesystem(project):
+    """Issue 24 item 7: ids of 118-124 characters still failed with "File name too
+    long", because the temp name the atomic writer creates first is longer than the
+    link file's. Every pair of lengths around the bound, up to the 128-character
+    maximum, on the test's own file system (NAME_MAX 255)."""
+    if os.pathconf(str(project), "PC_NAME_MAX") != links.MAX_FILE_NAME_BYTES:
+        pytest.skip("this file system's NAME_MAX is not 255")
+    for n in list(range(110, 129)):
+        for m in (n - 1, n, 128):
+            a, b = "a" * n, "b" * m
+            assert is_safe_id(a) and is_safe_id(b)
+            path = links.add_link(str(project), b, a)
+            assert [(link.a, link.b) for link in links.list_links(str(project))] == [(a, b)], (n, m)
+            assert links.peers_of(str(project), b) == [a]
+            assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
+            assert not os.path.exists(path)
+    assert [name for name in os.listdir(links.links_dir(str(project)))] == []  # no temp file left behind
 
 
 def test_hashed_names_never_equal_a_short_pair_name():
@@ -325,7 +347,7 @@ def test_hashed_names_never_equal_a_short_pair_name():
         name = links.link_file_name(a, b)
         assert len(name.encode()) <= 255
         assert name == links.link_file_name(b, a)
-        assert ("--" in name) == (len(a) + len(b) + 7 <= 255)
+        assert ("--" in name) == (len(a) + len(b) + 7 <= links.MAX_LINK_NAME_BYTES)
 
     check()
 

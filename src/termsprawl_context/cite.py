@@ -1341,13 +1341,56 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
 
 
 # --- at a line ---------------------------------------------------------------------------
+def entry_at_line(path: str, line: int) -> Optional[Entry]:
+    """The entry at physical ``line`` of the record at ``path`` (None when that line is
+    no entry), reading no line past it and decoding no line before it."""
+    for found in iter_raw_lines(path):
+        if found.number == line:
+            return entry_at(found, decode_line(found.raw))
+    return None
+
+
+def calls_answered_at(path: str, entry: Entry) -> Record:
+    """A Record of ``path`` holding just the calls ``entry``'s results answer (each as
+    its last copy at or before ``entry``), read no further than ``entry``'s line: what
+    ``tool_bodies`` needs to judge them, in memory that does not grow with the record.
+    A line is decoded only when it can hold one of the ids: their bytes, or a ``\\u``
+    escape (the only other way JSON spells an ASCII id)."""
+    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
+    needles = []
+    for use_id in wanted:
+        try:
+            needles.append(use_id.encode("utf-8"))
+        except UnicodeEncodeError:
+            needles = []
+            break
+    exact = len(needles) == len(wanted) and not any("\ufffd" in use_id for use_id in wanted)
+    holders = {}  # type: Dict[str, Entry]
+    if wanted:
+        for found in iter_raw_lines(path):
+            if found.number > entry.line:
+                break
+            raw = found.raw
+            if exact and b"\\u" not in raw and not any(needle in raw for needle in needles):
+                continue
+            candidate = entry_at(found, decode_line(raw))
+            if candidate is None:
+                continue
+            for call in tool_calls(candidate):
+                if call.id in wanted:
+                    holders[call.id] = candidate
+    unique = {id(e): e for e in holders.values()}
+    return Record(path, sorted(unique.values(), key=lambda e: e.line))
+
+
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
     """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
-    there is any; ("", False) for any other entry or no entry."""
-    record = load_record(path)
-    entry = record.entry_at(line)
+    there is any; ("", False) for any other entry or no entry. Reads up to ``line``: the
+    call a result answers comes before it."""
+    entry = entry_at_line(path, line)
     if entry is None or entry.type != cc.TYPE_USER:
         return "", False
+    record = calls_answered_at(path, entry)
     bodies = [body for _, body in tool_bodies(record, entry)]
     if not bodies:
         return "", False
@@ -1356,9 +1399,9 @@ def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
 
 def envelope_at(path: str, line: int) -> List[str]:
     """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
-    order ([] when it carries none); NoEntryAtLine when the line is no entry."""
-    record = load_record(path)
-    entry = record.entry_at(line)
+    order ([] when it carries none); NoEntryAtLine when the line is no entry. Reads up
+    to ``line``."""
+    entry = entry_at_line(path, line)
     if entry is None:
         raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
     return [body for result in tool_results(entry) for body in result_texts(result.content)

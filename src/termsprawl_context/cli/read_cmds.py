@@ -6,12 +6,15 @@ import sys
 from typing import List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context._output import error_line, write_out
+from termsprawl_context._output import (
+    error_line,
+    terminal_safe,
+    terminal_safe_json,
+    write_out,
+    write_transcript_text,
+)
 from termsprawl_context.errors import NotFound, UsageError
 
-# Characters that would break a result's one line (or move a terminal's cursor).
-_CONTROL = "".join(chr(c) for c in list(range(0x20)) + [0x7F]) + "\x85\u2028\u2029"
-_CONTROL_TABLE = {ord(c): " " for c in _CONTROL}
 
 
 def _store(args):
@@ -90,9 +93,9 @@ def run_show(argv: List[str]) -> int:
         title = session_title(path, session_id).text or session_id
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
-        write_out(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False) + "\n")
+        write_out(terminal_safe_json(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False)) + "\n")
     else:
-        write_out(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
+        write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
     return 0
 
 
@@ -151,7 +154,9 @@ def _resolve_any(args):
 
 
 def _cell(text: str) -> str:
-    return text.translate(_CONTROL_TABLE)
+    """A result's field on its one line: anything that would break the line or drive a
+    terminal becomes a space."""
+    return terminal_safe(text, stand_in=" ", line_breaks=True)
 
 
 def run_search(argv: List[str]) -> int:
