@@ -187,7 +187,9 @@ def test_the_collector_holds_the_selection_not_the_session(tmp_path):
     finally:
         h._Collector.done = real
     assert [t.text for t in turns][:2] == ["the task", "step 4960"] and len(turns) == 41
-    assert max(kept) == 41
+    # Never more than the selection; the file's first entry (the prompt) is settled after
+    # the last check, once nothing older can make it a local command's output.
+    assert 40 <= max(kept) <= 41
 
 
 # --- the real corpus ---------------------------------------------------------------------------
