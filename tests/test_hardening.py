@@ -654,24 +654,25 @@ def _hookify_run(between=""):
             + _user_line("u3", "u2", HOOKIFY_ANSWER) + _user_line("u4", "u3", "now the real question"))
 
 
+QUEUED = '{"type":"queue-operation","operation":"enqueue"}\n'
+FAR = QUEUED * (cite.RECENT_LINES + 1)  # the parent past the lines cite keeps: found by uuid in its second pass
 HOOKIFY_SHAPES = {
     "the answer after its envelope": _hookify_run(),
-    # the parent is then found by uuid in the second pass, not as the line before
-    "a record between": _hookify_run('{"type":"queue-operation","operation":"enqueue"}\n'),
+    "a record between": _hookify_run(QUEUED),
+    "records between, past the lines kept": _hookify_run(FAR),
     "a torn line between": _hookify_run('{"type":"user","uuid":"u9","mess\n'),
     "a line over the kept size between": _hookify_run(json.dumps({"type": "progress", "uuid": "p1", "parentUuid": "u2",
                                                                   "pad": "x" * (cite.PARENT_LINE_BYTES + 10)}) + "\n"),
     # an escaped marker holds none of the prefilter's bytes: still a local command
     "the envelope's marker escaped": _hookify_run().replace("<command-name>", "\\u003ccommand-name>", 1),
-    "the envelope's markers escaped, a record between": _hookify_run('{"type":"queue-operation"}\n').replace(
-        "command-name", "\\u0063ommand-name"),
+    "the envelope's markers escaped, records between": _hookify_run(FAR).replace("command-name", "\\u0063ommand-name"),
 }
 
 
 # Show reads the entry before as the answer's parent (a torn line is no entry): with another
 # record between, it prints the answer, which cite, finding the parent by uuid, refuses.
-SHOW_PRINTS_THE_ANSWER = ("a record between", "a line over the kept size between",
-                          "the envelope's markers escaped, a record between")
+SHOW_PRINTS_THE_ANSWER = ("a record between", "records between, past the lines kept", "a line over the kept size between",
+                          "the envelope's markers escaped, records between")
 
 
 @pytest.mark.parametrize("shape", sorted(HOOKIFY_SHAPES))
@@ -687,6 +688,7 @@ def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shap
     for resolve in (cite.resolve_in_record, cite.resolve_citation):
         with pytest.raises(cite.CitationNotFound):
             resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
+    assert all(cite._COMMAND_BYTES in marker for marker in cite._LOCAL_COMMAND_BYTES[:-1])  # the quick test's premise
     record = cite.load_record(path)
     answer = next(e for e in record.entries if e.uuid == "u3")
     assert record.person_texts(answer) == [] and cite.user_texts(record, answer) == []
@@ -712,7 +714,8 @@ def test_the_same_words_typed_after_a_commands_own_output_are_the_persons(tmp_pa
     assert cite.cite(path, "Unknown skill: is what I saw") == [cite.Match(path, 2)]
 
 
-def test_a_cited_entrys_message_leaves_out_a_commands_output(tmp_path):
+@pytest.mark.parametrize("between", ["", FAR], ids=["adjacent", "far"])
+def test_a_cited_entrys_message_leaves_out_a_commands_output(tmp_path, between):
     """An envelope answer on the same entry as the command's output: the answer cites, and
     the message shows the answer, not the output as the person's words."""
     path = str(tmp_path / "r.jsonl")
@@ -720,11 +723,11 @@ def test_a_cited_entrys_message_leaves_out_a_commands_output(tmp_path):
                          {"questions": [{"question": "Proceed?", "header": "h", "options": [{"label": "Yes"}]}]})
     answer = 'User has answered your questions: "Proceed?"="Yes". You can now continue with the user\'s answers in mind.'
     with open(path, "w") as f:
-        f.write(call + "\n" + _user_line("u2", "a1", LOCAL_HOOKIFY)
+        f.write(call + "\n" + _user_line("u2", "a1", LOCAL_HOOKIFY) + between
                 + _user_line("u3", "u2", [{"type": "text", "text": HOOKIFY_ANSWER},
                                           {"type": "tool_result", "tool_use_id": "toolu_q", "content": answer}]))
     got = cite.resolve_in_record(path, cite.CitationRequest("Yes", [cite.SOURCE_USER]))
-    assert got.line == 3 and HOOKIFY_ANSWER not in got.message and "Proceed?" in got.message
+    assert got.line == 3 + between.count("\n") and HOOKIFY_ANSWER not in got.message and "Proceed?" in got.message
     with pytest.raises(cite.CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
 
