@@ -123,17 +123,18 @@ def tool_result_summary(result: records.ToolResult) -> str:
 
 
 def entry_turns(entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None) -> List[HandoffTurn]:
-    """The turns one entry contributes, in block order: the person's typed text (a slash
-    command that reached the model as they typed it, ``/review parser.py``), the
-    assistant's text, one line for a task notification, and (with ``tools``) one summary
-    per tool call and result. Sidechain, meta, compaction and other harness entries
-    contribute nothing, nor does a local command's output (``previous``: the message
-    before this one in the file, which may be the command's envelope)."""
+    """The turns one entry contributes, in block order: the person's words
+    (``records.person_texts``, the classifier cite's user pool reads too; ``previous``,
+    the message before this one in the file, may be a local command whose output this
+    is), a slash command that reached the model as they typed it (``/review parser.py``:
+    the one turn of the person's that cite does not ground in), the assistant's text,
+    one line for a task notification, and (with ``tools``) one summary per tool call and
+    result. Sidechain, meta, compaction and other harness entries contribute nothing."""
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
-        text = "\n".join(records.typed_texts(entry))
-        if text.strip() and not records.is_local_command_output(entry, previous):
+        text = "\n".join(records.person_texts(entry, previous))
+        if text.strip():
             found.append((ROLE_USER, text))
     elif who in (records.COMMAND, records.INJECTED):
         command = records.slash_command(entry)
