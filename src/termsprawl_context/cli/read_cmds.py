@@ -170,7 +170,7 @@ def run_search(argv: List[str]) -> int:
     )
     parser.add_argument("text", metavar="TEXT")
     _store_options(parser)
-    parser.add_argument("--in", dest="kinds", default=",".join(search.DEFAULT_KINDS), metavar="KINDS",
+    parser.add_argument("--in", dest="kinds", default=None, metavar="KINDS",
                         help="texts searched, a subset of human,assistant,tool (default: %s)"
                         % ",".join(search.DEFAULT_KINDS))
     parser.add_argument("--limit", type=positive_int, default=search.DEFAULT_LIMIT, metavar="N",
@@ -184,13 +184,15 @@ def run_search(argv: List[str]) -> int:
         return 0
     if not args.text:
         raise UsageError("search: text must not be empty")
-    kinds = search.parse_kinds(args.kinds)
+    # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
+    kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
+    sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = _others(args)
     hits = iter(())
     if _wants_claude(args):
         try:
             hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex,
-                                       args.subagents)
+                                       args.subagents, sub_kinds)
         except NotFound:
             if not others:
                 raise
