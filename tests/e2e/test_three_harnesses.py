@@ -9,9 +9,11 @@ few turns with the harness text its client writes on its own:
   notification, ``/compact`` (a compaction summary), then a typed prompt on ``--continue``.
 - ``cx``, Codex CLI 0.169 against responses_server: the project's ``AGENTS.md`` (the client's
   ``# AGENTS.md instructions`` message), its ``<environment_context>``, our hook's developer
-  message, a sub-agent (``<subagent_notification>``) and an automatic compaction.
+  message, an interrupted turn (``<turn_aborted>``), a sub-agent (``<subagent_notification>``)
+  and an automatic compaction.
 - ``gm``, Gemini CLI 0.61 against gemini_server: its ``<session_context>``, our hook's
-  ``<hook_context>`` on the first prompt, and a resume (``-r latest``).
+  ``<hook_context>`` on the first prompt, an ``@parser.py`` reference (the client expands the
+  file's text into the message), and a resume (``-r latest``).
 
 Each client's own SessionStart payload records its node (the hook). The lead is linked to all
 three; its hand-off (markdown and JSON) and ``show`` of each peer hold every typed prompt once,
@@ -21,9 +23,11 @@ under a user heading, each answer, and no harness text; the bare dump prints, fa
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
+import time
 from http.server import ThreadingHTTPServer
 
 import pytest
@@ -32,19 +36,20 @@ from .clients import client_bin
 from .codex_run import CodexSandbox
 from .gemini_server import GeminiServer, Say
 from .make_cc_fixtures import Handler as ClaudeScript
-from .responses_server import ResponsesServer
-from .test_codex_cli import Scenario as CodexScript
+from .responses_server import ResponsesServer, message
+from .test_codex_cli import Scenario, last_user_text
 
 # What each harness writes that is not the person's words (markers seen in the real clients).
 HARNESS_MARKERS = (
     "<command-", "<local-command", "<task-notification", "<system-reminder>", "This session is being continued",
     "# AGENTS.md instructions", "<environment_context>", "<subagent_notification>", "<session_context>",
     "<hook_context>", "Another language model started", "[Request interrupted", "Caveat:",
-    "termsprawl: you are agent node",
+    "termsprawl: you are agent node", "<turn_aborted>", "--- Content from referenced files ---", "FILE-BODY-77",
 )
 CLAUDE_TYPED = ["/review parser.py", "please delegate the marker search", "cc-typed: after the compaction"]
-CODEX_TYPED = ["cx-typed: what does the parser do", "spawn please", "big prompt", "after compaction"]
-GEMINI_TYPED = ["gm-typed: first question", "gm-typed: second question"]
+STALL = "please stall now"  # the Codex turn the person interrupts
+CODEX_TYPED = ["cx-typed: what does the parser do", STALL, "spawn please", "big prompt", "after compaction"]
+GEMINI_TYPED = ["gm-typed: explain @parser.py please", "gm-typed: second question"]
 GEMINI_ANSWERS = ["gm-answer: first", "gm-answer: second"]
 AGENTS_MD = "Project rule from AGENTS.md: keep answers short.\n"
 TIMEOUT = 240
@@ -69,6 +74,35 @@ def gemini(world, server, *args):
     done = subprocess.run([client_bin("gemini")] + list(args) + ["--yolo", "-o", "json"], cwd=str(world.project),
                           env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
+
+
+class CodexScript(Scenario):
+    """test_codex_cli's model, and one turn that never answers (the person interrupts it)."""
+
+    def __call__(self, body, n):
+        if last_user_text(body).startswith(STALL):
+            time.sleep(20)
+            return [message("too late")]
+        return Scenario.__call__(self, body, n)
+
+
+def interrupt_codex(box, server, thread):
+    """``codex exec resume THREAD STALL``, interrupted (SIGINT) once its request reached the model:
+    the client then writes a user-role ``<turn_aborted>`` message."""
+    argv = [box.bin, "exec", "--json", "--skip-git-repo-check", "--trust", "--dangerously-bypass-hook-trust",
+            "-s", "danger-full-access", "resume", thread, STALL]
+    proc = subprocess.Popen(argv, cwd=str(box.project), env=box.env(TERMSPRAWL_NODE_ID="cx"), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(last_user_text(b).startswith(STALL) for b in server.responses()):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 class World(object):
@@ -101,7 +135,7 @@ def world(tmp_path_factory, pyz):
             world.codex, world.home, world.project = box, box.home, box.project
             subprocess.run(["git", "init", "-q", str(box.project)], check=True)
             (box.project / "AGENTS.md").write_text(AGENTS_MD)
-            (box.project / "parser.py").write_text("def parse(x):\n    return x\n")
+            (box.project / "parser.py").write_text("def parse(x):\n    return x  # FILE-BODY-77\n")
             commands = box.project / ".claude" / "commands"
             commands.mkdir(parents=True)
             (commands / "review.md").write_text("---\ndescription: Review a file\n---\n"
@@ -117,7 +151,8 @@ def world(tmp_path_factory, pyz):
             # Codex: AGENTS.md, environment context and the hook's developer message come with each
             # start; a sub-agent's notification; a compaction over the token limit.
             thread, _, _ = box.exec(CODEX_TYPED[0], node="cx")
-            for prompt in CODEX_TYPED[1:]:
+            interrupt_codex(box, codex_server, thread)
+            for prompt in CODEX_TYPED[2:]:
                 box.exec("resume", thread, prompt, node="cx")
             world.codex_rollout = box.rollout(thread)
             world.codex_requests = codex_server.responses()
@@ -153,10 +188,10 @@ def test_each_clients_own_payload_recorded_its_node_and_wrote_harness_text(world
     for marker in ("<command-name>/review</command-name>", "<local-command-stdout>", "<task-notification>",
                    "This session is being continued"):
         assert marker in claude_raw, marker
-    for marker in ("# AGENTS.md instructions", "<environment_context>", "<subagent_notification>",
+    for marker in ("# AGENTS.md instructions", "<environment_context>", "<subagent_notification>", "<turn_aborted>",
                    '"type":"compacted"', "termsprawl: you are agent node cx"):
         assert marker in codex_raw, marker
-    for marker in ("<session_context>", "<hook_context>"):
+    for marker in ("<session_context>", "<hook_context>", "--- Content from referenced files ---", "FILE-BODY-77"):
         assert marker in gemini_raw, marker
 
 
