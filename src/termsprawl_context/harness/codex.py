@@ -110,7 +110,12 @@ META_SOURCE = "source"  # "exec", "cli", or {"subagent": {"thread_spawn": {paren
 # 0.169 marks where a user-role block came from.
 PASSTHROUGH = "internal_chat_message_metadata_passthrough"
 ITEM_KINDS = "content_item_kinds"
-HOOK_CONTEXT_KIND = "hooks.additional_context"
+# The kind 0.169 gives the person's own text; every other kind it names on a user-role block is
+# the client's (hooks.additional_context, agents_md.instructions, environments.environment_context,
+# generic.turn_aborted, multi_agent.subagent_notification, ...). "unknown" (and no kind) says
+# nothing: the prefixes decide.
+PERSON_KIND = "user.text"
+UNKNOWN_KIND = "unknown"
 
 # --- harness text in user-role messages -------------------------------------------------
 # 0.169: the instruction files, then the environment; sub-agent results; 0.47 and near:
@@ -120,6 +125,7 @@ CONTEXT_PREFIXES = (
     "<environment_context>",
     "<subagent_notification>",
     "<user_instructions>",
+    "<turn_aborted>",  # 0.169, after an interrupted turn
 )
 # The bridge a compaction leaves: the summary, presented as another model's.
 COMPACTION_PREFIX = "Another language model started to solve this problem"
@@ -208,21 +214,38 @@ def _texts(content) -> List[str]:
     return found
 
 
-def _hook_marked(payload: dict) -> List[bool]:
-    """Per content block: whether 0.169 marked it as a hook's text."""
+def _block_kinds(payload: dict) -> List[str]:
+    """Per content block: the kind 0.169 marked it with ("" where it names none)."""
     passthrough = payload.get(PASSTHROUGH)
     kinds = passthrough.get(ITEM_KINDS) if isinstance(passthrough, dict) else None
     if not isinstance(kinds, list):
         return []
-    return [kind == HOOK_CONTEXT_KIND for kind in kinds]
+    return [kind if isinstance(kind, str) and kind != UNKNOWN_KIND else "" for kind in kinds]
 
 
-def context_kind(text: str) -> str:
+def _marked_texts(payload: dict) -> List[tuple]:
+    """``(text, kind)`` for each text block of a message, its kind aligned by block."""
+    content = payload.get("content")
+    if not isinstance(content, list):
+        return [(text, "") for text in _texts(content)]
+    kinds = _block_kinds(payload)
+    found = []
+    for i, block in enumerate(content):
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str) and text:
+            found.append((text, kinds[i] if i < len(kinds) else ""))
+    return found
+
+
+def context_kind(text: str, marked: str = "") -> str:
     """"compaction" for the compaction bridge, "context" for other harness text in a
-    user-role message, "" for the person's own words (a marker counts only at the start)."""
+    user-role message, "" for the person's own words: the block's 0.169 kind decides
+    where it names one, else a marker at the start."""
     head = text.lstrip()
     if head.startswith(COMPACTION_PREFIX):
         return "compaction"
+    if marked:
+        return "" if marked == PERSON_KIND else "context"
     if head.startswith(CONTEXT_PREFIXES):
         return "context"
     return ""
@@ -291,10 +314,9 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
             return [_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
         if role != ROLE_USER:
             return []
-        hooked = _hook_marked(payload)
         person, context, bridge = [], [], []
-        for i, text in enumerate(texts):
-            kind = "context" if i < len(hooked) and hooked[i] else context_kind(text)
+        for text, marked in _marked_texts(payload):
+            kind = context_kind(text, marked)
             (bridge if kind == "compaction" else context if kind == "context" else person).append(
                 {"type": "text", "text": text})
         found = []

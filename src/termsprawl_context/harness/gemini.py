@@ -59,6 +59,10 @@ TOOL_ENV = "GEMINI_CLI"
 FIELD_ID = "id"
 FIELD_TYPE = "type"
 FIELD_CONTENT = "content"
+# 0.61: a user message whose content the client expanded (an @ reference's file text between
+# "--- Content from referenced files ---" and "--- End of content ---") keeps what the person
+# typed here; absent when the two are the same.
+FIELD_DISPLAY = "displayContent"
 FIELD_TIMESTAMP = "timestamp"
 FIELD_THOUGHTS = "thoughts"
 FIELD_TOOL_CALLS = "toolCalls"
@@ -417,6 +421,15 @@ def message_ids(message: dict) -> tuple:
     return tuple(pair for pair in found if pair[1])
 
 
+def _typed_display(message: dict) -> "List[str]":
+    """What the person typed, where the client kept it apart from what it sent (``[]``
+    when it did not): the texts of ``displayContent``, less a hook's context."""
+    texts = [p["text"] for p in parts_of(message.get(FIELD_DISPLAY)) if isinstance(p.get("text"), str) and p["text"]]
+    if texts:
+        texts[0] = split_hook_context(texts[0])[1]
+    return [t for t in texts if t]
+
+
 class Normaliser(object):
     """Turns a chat's resolved messages into entries, in order, remembering the tool calls
     and results already given (so a resume's copies are given once)."""
@@ -475,7 +488,14 @@ class Normaliser(object):
                         yield self._entry("user", message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"), message,
                                           where, _texts([hook]), "user", meta=True)
                     rest = ([typed] if typed else []) + texts[1:]
-                    if rest:
+                    shown = _typed_display(message)
+                    if shown:
+                        yield self._entry("user", message_id, message, where, _texts(shown), "user")
+                        added = [t for t in rest if t not in shown]
+                        if added:
+                            yield self._entry("user", message_id + "#" + FIELD_DISPLAY, message, where,
+                                              _texts(added), "user", meta=True)
+                    elif rest:
                         yield self._entry("user", message_id, message, where, _texts(rest), "user")
             for entry in self._results(message, where, parts, message_id):
                 yield entry
