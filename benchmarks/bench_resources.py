@@ -10,6 +10,11 @@ values, an astral character among ASCII); a project.json at the 16 MiB cap namin
 peers. Each command runs from an artifact built fresh from src/, under the runner's RSS
 wrapper (a fresh interpreter per run, so no parent's memory is counted). Target: every
 peak under 64 MB (issue 13). A row also names the wall time, for scale only.
+
+``streaming_rows`` (``--only streaming`` runs just those) adds issue 24's inputs: records
+of 200k short lines and of 1e6 entries for ``entries``, ``query``, ``result-at`` and
+``envelope-at``; an 85 MB session with fewer than 3 prompts and one of 1e6 ``isMeta``
+prompts for ``show`` and the hand-off; ``assemble-file`` at 600k entries.
 """
 
 import argparse
@@ -137,7 +142,116 @@ def cite_rows(scratch: Path, measure, quick: bool) -> None:
             measure("peak RSS, cite %s, %s" % (what, label), ["cite", path] + args)
 
 
-def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
+# --- issue 24: the record readers, the hand-off and show, assemble-file ------------------------
+# The red team's inputs: a 19 MB record of 200k short lines, a record of 1e6 entries, an
+# 86 MB session with fewer than 3 prompts to its start, one of 1e6 prompts the person did
+# not type (isMeta), and assemble-file at 600k entries. Quick sizes are a fifth.
+STREAMING_FULL = {"short": 200000, "million": 1000000, "few_prompts_mb": 86, "meta": 1000000, "assemble": 600000}
+STREAMING_QUICK = {"short": 200000, "million": 200000, "few_prompts_mb": 18, "meta": 200000, "assemble": 120000}
+_CALL_ID = "toolu_0000000000000000000000"
+
+
+def _entry_line(i: int, kind: str) -> bytes:
+    uuid = "%08x-0000-4000-8000-%012x" % (i >> 16, i)
+    ts = "2025-01-%02dT%02d:%02d:%02d.%03dZ" % (1 + i // 86400000 % 28, i // 3600000 % 24, i // 60000 % 60,
+                                                i // 1000 % 60, i % 1000)
+    head = '{"type":"%s","uuid":"%s","sessionId":"s1","timestamp":"%s",' % (
+        "assistant" if kind in ("assistant", "call") else "user", uuid, ts)
+    if kind == "user":
+        body = '"message":{"role":"user","content":"hi %d"}}' % i
+    elif kind == "meta":
+        body = '"isMeta":true,"message":{"role":"user","content":"caveat %d"}}' % i
+    elif kind == "call":
+        body = '"message":{"role":"assistant","content":[{"type":"tool_use","id":"%s","name":"Bash",' \
+               '"input":{"command":"ls"}}]}}' % _CALL_ID
+    elif kind == "result":
+        body = '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"%s",' \
+               '"content":"file-a"}]}}' % _CALL_ID
+    else:
+        body = '"message":{"role":"assistant","content":[{"type":"text","text":"ok %d"}]}}' % i
+    return (head + body + "\n").encode()
+
+
+def _record_file(path: Path, kinds) -> Path:
+    """A record of the given entry kinds, written in large blocks."""
+    with open(str(path), "wb") as f:
+        block = []
+        for i, kind in enumerate(kinds):
+            block.append(_entry_line(i, kind))
+            if len(block) >= 10000:
+                f.write(b"".join(block))
+                block = []
+        f.write(b"".join(block))
+    return path
+
+
+def _short_kinds(n: int):
+    """A call at line 2, its result on the last line; between, user and assistant turns."""
+    yield "user"
+    yield "call"
+    for i in range(n - 3):
+        yield "user" if i % 2 else "assistant"
+    yield "result"
+
+
+def _few_prompt_kinds(megabytes: int):
+    """One prompt, then assistant answers to ``megabytes``: the person's last 3 prompts
+    are never all found, so the hand-off reads to the start."""
+    yield "user"
+    for _ in range(megabytes * MB // len(_entry_line(10 ** 6, "assistant"))):
+        yield "assistant"
+
+
+def _meta_kinds(n: int):
+    yield "user"
+    yield "assistant"
+    for _ in range(n):
+        yield "meta"
+
+
+def streaming_rows(scratch: Path, measure, quick: bool) -> None:
+    """Peak RSS of the record readers (``entries``, ``query``, ``result-at``,
+    ``envelope-at``), ``show`` and the hand-off, and ``assemble-file``, on the red
+    team's inputs (issue 24 item 4); each row goes through ``measure``."""
+    sizes = STREAMING_QUICK if quick else STREAMING_FULL
+    folder = scratch / "records" / "-p"
+    folder.mkdir(parents=True, exist_ok=True)
+    records = {
+        "%dk short lines" % (sizes["short"] // 1000): _record_file(folder / "short.jsonl", _short_kinds(sizes["short"])),
+        "%dk entries" % (sizes["million"] // 1000): _record_file(folder / "million.jsonl",
+                                                                 _short_kinds(sizes["million"])),
+    }
+    for name, path in records.items():
+        last = sum(1 for _ in open(str(path), "rb"))
+        for label, args in (
+            ("entries", ["entries", path]),
+            ("entries --calls", ["entries", path, "--calls"]),
+            ("query", ["query", path, "--where", 'type == "user"']),
+            ("query --json", ["query", path, "--where", 'type == "user"', "--json"]),
+            ("result-at, last line", ["result-at", path, str(last)]),
+            ("envelope-at, last line", ["envelope-at", path, str(last)]),
+        ):
+            measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
+    sessions = {
+        "fewer than 3 prompts": _record_file(folder / "11111111-1111-4111-8111-111111111111.jsonl",
+                                             _few_prompt_kinds(sizes["few_prompts_mb"])),
+        "%dk isMeta prompts" % (sizes["meta"] // 1000): _record_file(
+            folder / "22222222-2222-4222-8222-222222222222.jsonl", _meta_kinds(sizes["meta"])),
+    }
+    for name, path in sessions.items():
+        project = project_for(scratch, path)
+        for label, args in (
+            ("show", ["show", path, "--projects-dir", folder.parent]),
+            ("show --format json", ["show", path, "--projects-dir", folder.parent, "--format", "json"]),
+            ("hand-off", ["--cwd", project, "--self", "me", "--turns", "40"]),
+        ):
+            measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
+    many = _record_file(scratch / "assemble.jsonl", _short_kinds(sizes["assemble"]))
+    measure("peak RSS, assemble-file, %dk entries (%d MB)" % (sizes["assemble"] // 1000, many.stat().st_size // MB),
+            ["assemble-file", many])
+
+
+def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> List[Dict]:
     """The rows; ``artifact`` measures a given build (an older one, side by side)
     instead of one built fresh from src/."""
     from benchmarks.run import BenchError, clean_env, interpreter, peak_rss, row
@@ -174,6 +288,9 @@ def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
 
     baseline = peak_rss([py, "-I", "-c", "pass"], env)[0]
     rows.append(row("peak RSS, python3 -I -c pass (for scale)", "%.1f MB" % baseline, "", True))
+    if only == "streaming":
+        streaming_rows(scratch, measure, quick)
+        return rows
     for name, transcript in inputs(scratch, sizes).items():
         project = project_for(scratch, transcript)
         for label, args in (
@@ -199,6 +316,7 @@ def run(scratch: Path, quick: bool, artifact: Path = None) -> List[Dict]:
     measure("peak RSS, doctor, 60 peers and a 16 MiB project.json", ["doctor", "--cwd", crowded, "--self", "me"])
     measure("peak RSS, links list, 60 peers", ["links", "list", "--cwd", crowded])
     cite_rows(scratch, measure, quick)
+    streaming_rows(scratch, measure, quick)
     return rows
 
 
@@ -207,12 +325,13 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--scratch", help="where inputs go (default: a temp dir)")
     parser.add_argument("--artifact", help="measure this build instead of one made from src/ (a before figure)")
+    parser.add_argument("--only", choices=["streaming"], help="only these rows (issue 24's record readers)")
     args = parser.parse_args(argv)
     import tempfile
 
     scratch = Path(args.scratch) if args.scratch else Path(tempfile.mkdtemp(prefix="bench-resources-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    rows = run(scratch, args.quick, Path(args.artifact) if args.artifact else None)
+    rows = run(scratch, args.quick, Path(args.artifact) if args.artifact else None, args.only or "")
     for r in rows:
         print("%-70s %-32s %-8s %s" % (r["metric"], r["measured"], r["target"], r["ok"]))
     return 0 if all(r["ok"] is True for r in rows) else 1

@@ -532,3 +532,56 @@ def test_uuid_keys_compare_as_json_values_and_stay_flat():
     deep = [[[[1]]]]
     key = _uuid_key(deep)
     assert all(not isinstance(token[1], (tuple, list)) for token in key[1])
+
+
+# --- issue 24 item 4: the timeline in flat buffers ---------------------------------------------
+
+def _many_messages(rnd, count):
+    """Canonical uuids (some repeated), canonical and sometimes odd timestamps (equal
+    ones too), a few non-canonical uuids: what the packed timeline must order as the
+    seed's dict and sort do."""
+    import random  # noqa: F401  (rnd is a random.Random)
+
+    lines = []
+    for i in range(count):
+        n = rnd.randrange(count // 2 + 1)  # about a third of the lines repeat a uuid
+        uuid = "%08x-0000-4000-8000-%012x" % (n, n) if rnd.random() < 0.95 else rnd.choice(["x%d" % n, n, [n]])
+        ts = "2025-%02d-%02dT%02d:%02d:%02d.%03dZ" % (rnd.randrange(1, 13), rnd.randrange(1, 29), rnd.randrange(24),
+                                                     rnd.randrange(60), rnd.randrange(3), rnd.randrange(3))
+        lines.append(msg(uuid, ts, n=i))
+    return lines
+
+
+@pytest.mark.parametrize("odd", ["", "2025-01-01T00:00:00Z", 7, "9999"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_packed_timeline_orders_as_the_seed(tmp_path, monkeypatch, seed, odd):
+    """Runs of the sort smaller than the file (merged), a slot table that grows many
+    times, timestamps packed as integers until an odd one (``odd``) switches the
+    timeline to strings, in one process and in two: the seed's order exactly."""
+    import random
+
+    monkeypatch.setattr(assemble_mod, "_SORT_RUN", 7)
+    monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
+    rnd = random.Random(seed)
+    lines = _many_messages(rnd, 3000)
+    if odd != "":
+        lines.insert(rnd.randrange(len(lines)), msg("%08x-0000-4000-8000-%012x" % (1, 1), odd))
+    path = write_lines(tmp_path / "many.jsonl", lines)
+    expected = oracle(path.read_bytes())[0]
+    for jobs in (1, 2):
+        out = io.BytesIO()
+        assemble_file(str(path), out, io.StringIO(), jobs=jobs)
+        assert out.getvalue().split(b"\n")[:-1] == expected, jobs
+
+
+def test_timestamp_codes_keep_the_order_of_the_strings():
+    from termsprawl_context.store.assemble import _ts_code, _ts_text
+
+    stamps = [b"", b"0000-00-00T00:00:00.000Z", b"2025-01-01T00:00:00.000Z", b"2025-01-01T00:00:00.001Z",
+              b"2025-12-31T23:59:59.999Z", b"9999-99-99T99:99:99.999Z"]
+    codes = [_ts_code(ts) for ts in stamps]
+    assert codes == sorted(codes) and len(set(codes)) == len(codes)
+    assert [_ts_text(code) for code in codes] == stamps
+    for odd in (b"2025-01-01T00:00:00Z", b"2025-01-01T00:00:00.000+00:00", b"\xd9\xa0025-01-01T00:00:00.000Z",
+                b"2025-01-01 00:00:00.000Z", b"x" * 24):
+        assert _ts_code(odd) is None

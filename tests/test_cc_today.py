@@ -131,6 +131,14 @@ def test_search_finds_a_sub_agents_tool_output_in_its_own_record(run_pyz, store)
                                                         _marker_line(SUBAGENT)))
     out = run_pyz(["search", MARKER, "--projects-dir", projects, "--in", "tool", "--no-subagents"])
     assert out.returncode == 1 and b"no match" in out.stderr
+    # With no --in (the issue's own command): a sub-agent's record is searched for every
+    # kind, its tools' output included; the session's own record keeps the default kinds.
+    out = run_pyz(["search", MARKER, "--projects-dir", projects])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode().startswith("%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name,
+                                                        _marker_line(SUBAGENT)))
+    assert out.stdout.decode().split("\t")[1] == search.KIND_TOOL
+    assert list(search.search_store(MARKER, str(projects))) == []  # the API's default stays human,assistant
 
 
 def _marker_line(path):

@@ -252,3 +252,28 @@ def test_hand_off_and_dump_from_the_end_equal_the_forward_oracle(path, window, p
     for limit in (1, 3, 40):
         assert entries_turns(CX.entries_reverse(str(path)), limit, newest_first=True) == \
             entries_turns(CX.entries(str(path)), limit)
+
+
+# Written by the real Codex CLI 0.169 (`codex exec` against tests/e2e/responses_server.py, scratch
+# CODEX_HOME): "first prompt"; `resume` with "please stall now" while the server stalled, ended by
+# SIGINT (the client then writes a user-role `<turn_aborted>` message, kind generic.turn_aborted);
+# `resume` with "after the abort". Kept outside sessions/ so the store tests' counts stay as they are.
+ABORTED = FIXTURES / "aborted" / "rollout-2026-12-02T00-33-45-01a2342b-f323-71c1-bdb9-75972bddfa7d.jsonl"
+
+
+def test_an_interrupted_turn_s_notice_is_the_harness_s(tmp_path):
+    from termsprawl_context import handoff
+
+    found = list(CX.entries(str(ABORTED)))
+    assert "<turn_aborted>" in ABORTED.read_text()
+    assert [t for e in found for t in records.typed_texts(e)] == ["first prompt", "please stall now", "after the abort"]
+    users = [t.text for t in handoff.read_harness_turns(str(ABORTED), codex.NAME) if t.role == "user"]
+    assert users == ["first prompt", "please stall now", "after the abort"]
+    # Without 0.169's kinds the marker decides; with them the kind does, whatever the text.
+    lines = ABORTED.read_text().splitlines(True)
+    bare = tmp_path / ABORTED.name
+    bare.write_text("".join(line.replace('"content_item_kinds"', '"x"') for line in lines))
+    assert [t for e in CX.entries(str(bare)) for t in records.typed_texts(e)] == users
+    marked = tmp_path / ("m-" + ABORTED.name)
+    marked.write_text("".join(line.replace("<turn_aborted>", "turn was aborted") for line in lines))
+    assert [t for e in CX.entries(str(marked)) for t in records.typed_texts(e)] == users

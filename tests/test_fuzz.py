@@ -26,7 +26,7 @@ import threading
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import cite_fixtures as fx
 from conftest import REPO, SRC, corpus_files, snapshot
@@ -973,6 +973,243 @@ def test_no_question_cites_as_the_persons_answer(tmp_path):
                 continue
             assert got.line == 3 and any(words in a for a in answers), (body, probe)
             count("cite envelope probes (resolved)")
+
+
+# --- issue 24: bounded readers, the hook's streams, long link ids, terminal-safe text -------------
+
+
+def _collected_entries(path, argv):
+    """What ``entries`` printed when it read the whole record first (the plain
+    algorithm: ``read_entries``, ``since``, outcomes over every entry), or the refusal."""
+    from termsprawl_context.cli import record_cmds
+    from termsprawl_context.errors import Refusal
+    from termsprawl_context.transcript import record
+
+    class Rows(list):
+        add = list.append
+
+    try:
+        everything = record.read_entries(path)
+    except Refusal as exc:
+        return exc.exit_code, b""
+    mark = argv[argv.index("--since") + 1] if "--since" in argv else ""
+    rows = Rows()
+    outcomes = record.call_outcomes(everything)
+    for item in record.since(everything, mark):
+        if "--calls" in argv:
+            record_cmds._print_calls(rows, item, outcomes, False, "--json" in argv)
+        else:
+            record_cmds._print_entry(rows, item, "--json" in argv)
+    from termsprawl_context._output import encode_text
+
+    return 0, encode_text("".join(rows))
+
+
+def _tool_output_up_to(path, line):
+    """``result-at``'s answer from the plain algorithm: every entry up to ``line``
+    parsed into one Record, the entry at ``line`` judged against it."""
+    from termsprawl_context import cite
+    from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
+
+    entries = []
+    for found in iter_raw_lines(path):
+        if found.number > line:
+            break
+        entry = entry_at(found, decode_line(found.raw))
+        if entry is not None:
+            entries.append(entry)
+    record = cite.Record(path, entries)
+    target = record.entry_at(line)
+    if target is None or target.type != "user":
+        return None
+    bodies = [body for _, body in cite.tool_bodies(record, target)]
+    return "\n".join(bodies) if bodies else None
+
+
+def test_streaming_record_readers_print_what_reading_everything_printed(world_root):
+    """``entries`` (with and without a mark, --calls, --json) and ``query`` stream now;
+    ``result-at`` reads up to its line: on hostile transcripts each prints exactly what
+    the plain algorithm (the whole record read first) prints, a refusal prints nothing,
+    and the one-line lookups answer as the plain algorithm does on the lines up to them."""
+    from termsprawl_context.errors import Refusal
+    from termsprawl_context.transcript import query, record
+
+    @fuzz_settings(40)
+    @given(transcript(), st.integers(1, 14))
+    def check(data, line):
+        world = _fresh_world(world_root)
+        world.transcript(data)
+        path = world.session
+        uuid = _a_uuid(data)
+        for argv in (["entries", path], ["entries", path, "--since", uuid], ["entries", path, "--calls", "--json"],
+                     ["entries", path, "--json", "--since", "no-such-uuid"]):
+            code, out, err = run_cli(argv)
+            check_outcome(code, out, err, argv)
+            expected_code, expected = _collected_entries(path, argv)
+            assert (code, out) == (expected_code, expected if code == 0 else b""), argv
+            count("issue 24: streamed entries runs")
+        for where in ('type == "user"', ""):
+            for json_flag in ([], ["--json"]):
+                argv = ["query", path, "--where", where] + json_flag
+                code, out, err = run_cli(argv)
+                check_outcome(code, out, err, argv)
+                try:
+                    found = query.filter(record.read_entries(path), where)
+                except Refusal as exc:
+                    assert (code, out) == (exc.exit_code, b""), argv
+                    continue
+                if json_flag:
+                    assert json.loads(out.decode("utf-8")) == json.loads(json.dumps(
+                        [{"path": path, "line": e.line, "record": e.record} for e in found])), argv
+                else:
+                    assert out.decode("utf-8", "replace").count("\n") == len(found), argv
+                count("issue 24: streamed query runs")
+        argv = ["result-at", path, str(line)]
+        code, out, err = run_cli(argv)
+        check_outcome(code, out, err, argv)
+        try:
+            expected_text = _tool_output_up_to(path, line)
+        except Refusal as exc:
+            assert code == exc.exit_code and out == b"", argv
+        else:
+            if expected_text is None:
+                assert code == 1 and out == b"", (argv, err)
+            else:
+                assert code == 0 and out.decode("utf-8").rstrip("\n") == expected_text.rstrip("\n"), argv
+        count("issue 24: result-at up to its line")
+
+    check()
+
+
+def test_the_bounded_handoff_window_matches_the_oracle_on_hostile_transcripts(world_root, monkeypatch):
+    """The hand-off's collector with a uuid set of 0 or 2 (so every later copy is looked
+    up in the file) picks what the forward oracle picks, on hostile transcripts."""
+    from termsprawl_context import handoff
+
+    @fuzz_settings(60)
+    @given(transcript(), st.sampled_from([0, 2]), st.sampled_from([1, 40]), st.booleans())
+    def check(data, held, window, tools):
+        world = _fresh_world(world_root)
+        world.transcript(data)
+        monkeypatch.setattr(handoff, "SEEN_UUIDS_HELD", held)
+        back = handoff.read_turns_backward(world.session, window, 3, tools)
+        forward = handoff.read_turns_forward(world.session, window, 3, tools)
+        key = [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in back]
+        assert key == [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in forward]
+        count("issue 24: bounded hand-off windows")
+
+    check()
+
+
+def test_the_packed_assemble_timeline_matches_the_seed_on_hostile_transcripts(world_root, monkeypatch):
+    """assemble-file's flat timeline (sort runs of 3, merged; two processes) prints what
+    the seed's whole-file algorithm prints."""
+    from test_assemble import oracle
+    from termsprawl_context.store import assemble
+
+    monkeypatch.setattr(assemble, "_SORT_RUN", 3)
+    monkeypatch.setattr(assemble, "PARALLEL_MIN_BYTES", 0)
+
+    @fuzz_settings(60)
+    @given(transcript(), st.sampled_from([1, 2]))
+    def check(data, jobs):
+        # The oracle keys a uuid recursively: one nested hundreds deep is junk to it, a flat
+        # key to assemble (test_deep_uuids_never_exit_70_in_assemble covers those).
+        assume(not re.search(rb'"uuid":\s*[\[{]', data))
+        world = _fresh_world(world_root)
+        world.transcript(data)
+        out = io.BytesIO()
+        assemble.assemble_file(world.session, out, io.StringIO(), jobs=jobs)
+        assert out.getvalue().split(b"\n")[:-1] == oracle(data)[0]
+        count("issue 24: packed assemble timelines")
+
+    check()
+
+
+def test_terminal_safe_text_holds_nothing_a_terminal_acts_on():
+    """Whatever the text, the one terminal-safe rule leaves no C0 (but what is kept),
+    DEL or C1 control, and a lone CR never survives; JSON escaping keeps the value."""
+    from termsprawl_context import _output
+
+    controls = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0))]
+    pieces = st.one_of(st.sampled_from(controls + ["\u2028", "\u2029", "\r\n", "`"]), st.text(max_size=6))
+
+    @fuzz_settings(300)
+    @given(st.lists(pieces, max_size=20).map("".join))
+    def check(text):
+        shown = _output.for_terminal(text)
+        assert not any(ch in shown for ch in controls if ch not in "\n\t\r")
+        assert "\r" not in shown.replace("\r\n", "")
+        assert shown.replace("\r\n", "\n").count("\n") == text.replace("\r\n", "\n").count("\n")
+        line = _output.terminal_safe(text, stand_in=" ", line_breaks=True)
+        assert not any(ch in line for ch in controls + ["\u2028", "\u2029"]) and len(line) == len(text)
+        document = json.dumps({"t": text}, ensure_ascii=False)
+        safe = _output.terminal_safe_json(document)
+        assert json.loads(safe) == {"t": text} and not any(ch in safe for ch in controls)
+        count("issue 24: terminal-safe texts")
+
+    check()
+
+
+def test_every_pair_of_long_ids_links_on_a_real_filesystem(tmp_path):
+    """Ids of 100 to 128 characters, any mix: the link file and its temp name fit
+    NAME_MAX, so add, list, peers and remove all work (no "File name too long")."""
+    from termsprawl_context.workspace import links
+
+    project = str(tmp_path / "p")
+    os.makedirs(os.path.join(project, ".termsprawl"))
+    ids = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9_-]{99,127}\Z")
+
+    @fuzz_settings(30)
+    @given(ids, ids)
+    def check(a, b):
+        if a == b:
+            return
+        path = links.add_link(project, a, b)
+        assert os.path.exists(path)
+        assert links.peers_of(project, a) == [b]
+        assert links.remove_link(project, b, a)
+        assert os.listdir(links.links_dir(project)) == []
+        count("issue 24: long id pairs linked")
+
+    check()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_the_hook_exits_0_whatever_happens_to_its_stdout(pyz, tmp_path_factory):
+    """Hostile payloads through the artifact with stdout on /dev/full, closed, or a pipe
+    nobody reads: exit 0 every time, and at most one stderr line that is the hook's."""
+    root = str(tmp_path_factory.mktemp("hookstreams"))
+
+    @fuzz_settings(4)
+    @given(payload())
+    def check(hook_payload):
+        world = _fresh_world(root)
+        env = dict(os.environ, **world.env())
+        env["TERMSPRAWL_NODE_ID"] = "ddd"
+        argv = [sys.executable, str(pyz), "hook", "--projects-dir", world.store, "--cwd", world.project]
+        data = hook_payload.replace(b"<store>", world.store.encode())
+        for how in ("full", "closed", "pipe"):
+            read_end = None
+            if how == "full":
+                stdout = open("/dev/full", "wb")
+            elif how == "pipe":
+                read_end, write_end = os.pipe()
+                os.close(read_end)
+                stdout = os.fdopen(write_end, "wb")
+            else:
+                stdout = None
+            try:
+                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.PIPE, env=env,
+                                        preexec_fn=(lambda: os.close(1)) if how == "closed" else None)
+                _, err = proc.communicate(data, timeout=120)
+            finally:
+                if stdout is not None:
+                    stdout.close()
+            assert proc.returncode == 0, (how, err)
+            check_outcome(proc.returncode, b"", err, argv)
+            assert len(err.splitlines()) <= 2, err  # the failed answer, and the hook's own line
+            count("issue 24: hook runs with a broken stdout")
 
     check()
 

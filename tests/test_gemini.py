@@ -346,3 +346,22 @@ def test_entries_reverse_equal_the_forward_reading_reversed(tmp_path):
     assert list(gemini.entries_reverse(str(legacy))) == list(gemini.entries(str(legacy)))[::-1]
     with pytest.raises(OSError):
         gemini.entries_reverse(str(tmp_path / "missing.jsonl"))
+
+
+# Written by the real Gemini CLI 0.61 (`gemini -p "explain @parser.py please"` against
+# tests/e2e/gemini_server.py, scratch HOME, no hook): the client expands the @ reference into the
+# message's `content` (the file's text between "--- Content from referenced files ---" and "--- End
+# of content ---") and keeps what the person typed in `displayContent`.
+AT_REFERENCE = FIXTURES / "at-reference" / "session-2026-12-02T00-36-ed1c6ebc.jsonl"
+
+
+def test_an_at_reference_s_expansion_is_not_the_person_s_words():
+    from termsprawl_context import handoff
+
+    assert "--- Content from referenced files ---" in AT_REFERENCE.read_text()
+    found = list(gemini.entries(str(AT_REFERENCE)))
+    assert [t for e in found for t in typed_texts(e)] == ["explain @parser.py please"]
+    turns = [(t.role, t.text) for t in handoff.read_harness_turns(str(AT_REFERENCE), gemini.NAME)]
+    assert turns == [("user", "explain @parser.py please"), ("assistant", "gm answer about the file")]
+    backwards = list(gemini.entries_reverse(str(AT_REFERENCE)))
+    assert [t for e in reversed(backwards) for t in typed_texts(e)] == ["explain @parser.py please"]

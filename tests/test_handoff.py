@@ -131,6 +131,67 @@ def test_backward_reader_matches_the_forward_oracle(tmp_path, seed):
                 assert [t.line for t in back] == [t.line for t in forward]
 
 
+def duplicating_line(rnd, n):
+    """Few prompts, many copies of a few uuids (the later copy sometimes no turn at all,
+    sometimes spelled with a ``\\u`` escape): what the bounded collector must still
+    count once, at the last line."""
+    dup = rnd.randrange(6)
+    kind = rnd.random()
+    if kind < 0.1:
+        return json.dumps(user(rnd.choice(["please fix", "go on"]), 1000 + dup))
+    if kind < 0.2:
+        line = json.dumps(user("escaped copy", 1000 + dup))
+        return line.replace('"u%d"' % (1000 + dup), '"\\u0075%d"' % (1000 + dup))
+    if kind < 0.3:
+        return json.dumps(dict(user("meta copy", 1000 + dup), isMeta=True))
+    if kind < 0.7:
+        return json.dumps(assistant(rnd.choice(["done", "narrating"]), n))
+    if kind < 0.8:
+        return json.dumps(dict(assistant("answer copy", 2000 + dup)))
+    return json.dumps(user([{"type": "tool_result", "tool_use_id": "t", "content": "out"}], n))
+
+
+@pytest.mark.parametrize("held", [0, 1, 7])
+@pytest.mark.parametrize("seed", range(12))
+def test_bounded_backward_reader_matches_the_oracle_past_its_uuid_set(tmp_path, monkeypatch, seed, held):
+    """Issue 24 item 4: a session with fewer than 3 prompts to its start was read holding
+    every turn and every uuid. The collector keeps only the turns the selection can
+    choose and at most SEEN_UUIDS_HELD uuids, looking later copies up in the file: the
+    answer stays the oracle's, duplicates and escaped uuids included."""
+    monkeypatch.setattr(h, "SEEN_UUIDS_HELD", held)
+    rnd = random.Random(seed)
+    path = tmp_path / "s.jsonl"
+    line = duplicating_line if seed % 2 else random_line
+    path.write_text("\n".join(line(rnd, i) for i in range(rnd.randrange(50, 400))) + "\n")
+    for window in (1, 5, 40):
+        for prompts in (1, 3, 6):
+            for tools in (False, True):
+                back = h.read_turns_backward(str(path), window, prompts, tools)
+                assert key(back) == key(h.read_turns_forward(str(path), window, prompts, tools)), (window, prompts)
+
+
+def test_the_collector_holds_the_selection_not_the_session(tmp_path):
+    """One prompt, then 5,000 answers: read to the start, holding 40 turns and the prompt."""
+    path = write_lines(tmp_path / "s.jsonl", [user("the task", 0)] + [assistant("step %d" % i, i + 1)
+                                                                         for i in range(5000)])
+    kept = []
+    real = h._Collector.done
+
+    def spy(self):
+        kept.append(len(self.turns))
+        return real(self)
+
+    h._Collector.done = spy
+    try:
+        turns = h.read_turns_backward(str(path))
+    finally:
+        h._Collector.done = real
+    assert [t.text for t in turns][:2] == ["the task", "step 4960"] and len(turns) == 41
+    # Never more than the selection; the file's first entry (the prompt) is settled after
+    # the last check, once nothing older can make it a local command's output.
+    assert 40 <= max(kept) <= 41
+
+
 # --- the real corpus ---------------------------------------------------------------------------
 
 def expected_prompts(entries):

@@ -310,8 +310,30 @@ def test_two_longest_ids_can_be_linked_and_short_pairs_keep_their_name(project):
     assert links.peers_of(str(project), a) == [b]
     assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
     assert links.link_file_name("aaa", "bbb") == "aaa--bbb.json"
-    longest_short = "x" * 124
-    assert links.link_file_name(longest_short, "y" * 124) == longest_short + "--" + "y" * 124 + ".json"
+    # The longest pair keeping the seed's name: its temp file's name fits 255 bytes too
+    # (issue 24 item 7: two 124-character ids made a 255-byte name whose temp name did not).
+    longest_short = "x" * 115
+    assert links.link_file_name(longest_short, "y" * 115) == longest_short + "--" + "y" * 115 + ".json"
+    assert links.link_file_name(longest_short, "y" * 116).startswith(links.HASHED_NAME_PREFIX)
+
+
+def test_every_long_pair_is_written_read_and_removed_on_a_real_filesystem(project):
+    """Issue 24 item 7: ids of 118-124 characters still failed with "File name too
+    long", because the temp name the atomic writer creates first is longer than the
+    link file's. Every pair of lengths around the bound, up to the 128-character
+    maximum, on the test's own file system (NAME_MAX 255)."""
+    if os.pathconf(str(project), "PC_NAME_MAX") != links.MAX_FILE_NAME_BYTES:
+        pytest.skip("this file system's NAME_MAX is not 255")
+    for n in list(range(110, 129)):
+        for m in (n - 1, n, 128):
+            a, b = "a" * n, "b" * m
+            assert is_safe_id(a) and is_safe_id(b)
+            path = links.add_link(str(project), b, a)
+            assert [(link.a, link.b) for link in links.list_links(str(project))] == [(a, b)], (n, m)
+            assert links.peers_of(str(project), b) == [a]
+            assert links.remove_link(str(project), a, b) and links.list_links(str(project)) == []
+            assert not os.path.exists(path)
+    assert [name for name in os.listdir(links.links_dir(str(project)))] == []  # no temp file left behind
 
 
 def test_hashed_names_never_equal_a_short_pair_name():
@@ -325,7 +347,7 @@ def test_hashed_names_never_equal_a_short_pair_name():
         name = links.link_file_name(a, b)
         assert len(name.encode()) <= 255
         assert name == links.link_file_name(b, a)
-        assert ("--" in name) == (len(a) + len(b) + 7 <= 255)
+        assert ("--" in name) == (len(a) + len(b) + 7 <= links.MAX_LINK_NAME_BYTES)
 
     check()
 
@@ -458,6 +480,7 @@ def test_record_readers_stay_under_64_mb_on_a_15_mb_line(tmp_path, shape):
 import cite_fixtures as fx  # noqa: E402
 from termsprawl_context import cite, handoff  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
+from termsprawl_context.transcript import entry as records  # noqa: E402
 from termsprawl_context.transcript.entry import decode_entry  # noqa: E402
 
 NOT_THE_PERSONS = [
@@ -491,21 +514,58 @@ def test_the_user_pool_holds_nothing_show_does_not_call_the_persons(tmp_path, wh
     assert cite.resolve_in_record(path, cite.CitationRequest("tidy the notes", [cite.SOURCE_USER])).line == 1
 
 
+def _shown_and_pooled(path):
+    """Per entry of the record at ``path``: (line, the person's turns the hand-off and show
+    print for it, given the entry before it as they read it; the slash command it is, if
+    any; the user pool's typed text of it)."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    shown = {}
+    previous = None
+    with open_regular(str(path)) as f:
+        for line in iter_lines(f):
+            record = parse_object(line.raw)
+            if record is None:
+                continue
+            entry = records.entry_of(record, line.number, line.offset)
+            turns = [t.text for t in handoff.entry_turns(entry, previous=previous) if t.role == handoff.ROLE_USER]
+            shown[line.number] = (turns, records.slash_command(entry))
+            previous = entry
+    pool = cite.load_record(str(path))
+    for entry in pool.entries:
+        turns, command = shown.get(entry.line, ([], ""))
+        yield entry.line, turns, command, "\n".join(pool.person_texts(entry))
+
+
+def _assert_never_wider(path, equal=True):
+    """The user pool's typed text of each entry is what show shows of it, but for the one
+    documented exception: a slash command show prints as typed, which cite never grounds in.
+    ``equal=False``: where show reads the entry before as the parent and cite finds the
+    real parent by uuid, the pool may be narrower; never wider."""
+    compared = commands = narrower = 0
+    for line, turns, command, typed in _shown_and_pooled(path):
+        if typed.strip():
+            assert turns == [typed], (path, line)
+        elif turns and command and turns == [command]:
+            commands += 1
+        else:
+            assert not turns or not equal, (path, line, turns)
+            narrower += bool(turns)
+        compared += 1
+    return compared, commands, narrower
+
+
 def test_the_user_pool_is_never_wider_than_show_on_the_corpus():
     from conftest import corpus_files
 
     files = corpus_files()
     if not files:
         pytest.skip("no ../shared/corpus beside this checkout")
-    compared = 0
+    compared = commands = 0
     for path in files:
-        record = cite.load_record(str(path))
-        for entry in record.entries:
-            shown = [t.text for t in handoff.entry_turns(entry) if t.role == handoff.ROLE_USER]
-            typed = "\n".join(cite.person_texts(entry))
-            assert (shown == [typed]) if typed.strip() else not shown, (path, entry.line)
-            compared += 1
-    assert compared > 1000
+        n, c, _ = _assert_never_wider(path)
+        compared, commands = compared + n, commands + c
+    assert compared > 1000 and commands > 0  # the exception is real in the corpus, and the only one
 
 
 def test_a_compaction_summary_from_claude_code_1_0_is_not_the_persons():
@@ -523,6 +583,148 @@ def test_a_compaction_summary_from_claude_code_1_0_is_not_the_persons():
         cite.resolve_in_record(str(found[0]), cite.CitationRequest(quote, [cite.SOURCE_USER]))
     if isinstance(caught.value, cite.CitationAmbiguous):
         assert cite.Match(str(found[0]), 2) not in caught.value.matches
+
+
+LOCAL_CAVEAT = ("<local-command-caveat>Caveat: The messages below were generated by the user while running local "
+                "commands.</local-command-caveat>")
+LOCAL_HOOKIFY = "<command-name>/hookify</command-name>\n<command-message>hookify</command-message>\n<command-args></command-args>"
+HOOKIFY_ANSWER = "Unknown skill: hookify"
+
+
+def _user_line(uid, parent, content, **extra):
+    record = {"type": "user", "uuid": uid, "parentUuid": parent, "sessionId": "s1",
+              "message": {"role": "user", "content": content}}
+    record.update(extra)
+    return json.dumps(record) + "\n"
+
+
+def _hookify_run(between=""):
+    """/hookify as older clients wrote it: caveat, envelope, the command's answer as plain
+    text (its parent the envelope), then a prompt the person typed; ``between`` goes
+    after the envelope (a record that is not the answer's parent)."""
+    return (_user_line("u1", None, LOCAL_CAVEAT, isMeta=True) + _user_line("u2", "u1", LOCAL_HOOKIFY) + between
+            + _user_line("u3", "u2", HOOKIFY_ANSWER) + _user_line("u4", "u3", "now the real question"))
+
+
+QUEUED = '{"type":"queue-operation","operation":"enqueue"}\n'
+FAR = QUEUED * (cite.RECENT_LINES + 1)  # the parent past the lines cite keeps: found by uuid in its second pass
+HOOKIFY_SHAPES = {
+    "the answer after its envelope": _hookify_run(),
+    "a record between": _hookify_run(QUEUED),
+    "records between, past the lines kept": _hookify_run(FAR),
+    "a torn line between": _hookify_run('{"type":"user","uuid":"u9","mess\n'),
+    "a line over the kept size between": _hookify_run(json.dumps({"type": "progress", "uuid": "p1", "parentUuid": "u2",
+                                                                  "pad": "x" * (cite.PARENT_LINE_BYTES + 10)}) + "\n"),
+    # an escaped marker holds none of the prefilter's bytes: still a local command
+    "the envelope's marker escaped": _hookify_run().replace("<command-name>", "\\u003ccommand-name>", 1),
+    "the envelope's markers escaped, records between": _hookify_run(FAR).replace("command-name", "\\u0063ommand-name"),
+}
+
+
+# Show reads the entry before as the answer's parent (a torn line is no entry): with another
+# record between, it prints the answer, which cite, finding the parent by uuid, refuses.
+SHOW_PRINTS_THE_ANSWER = ("a record between", "records between, past the lines kept", "a line over the kept size between",
+                          "the envelope's markers escaped, records between")
+
+
+@pytest.mark.parametrize("shape", sorted(HOOKIFY_SHAPES))
+def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shape):
+    path = str(tmp_path / "r.jsonl")
+    with open(path, "w") as f:
+        f.write(HOOKIFY_SHAPES[shape])
+    prompt_line = 1 + HOOKIFY_SHAPES[shape].split("\n").index(_user_line("u4", "u3", "now the real question")[:-1])
+    for prefilter in (True, False):
+        assert cite.cite(path, HOOKIFY_ANSWER, [cite.SOURCE_USER], prefilter=prefilter) == []
+        assert cite.cite(path, "now the real question", [cite.SOURCE_USER], prefilter=prefilter) == [
+            cite.Match(path, prompt_line)]
+    for resolve in (cite.resolve_in_record, cite.resolve_citation):
+        with pytest.raises(cite.CitationNotFound):
+            resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
+    assert all(cite._COMMAND_BYTES in marker for marker in cite._LOCAL_COMMAND_BYTES[:-1])  # the quick test's premise
+    record = cite.load_record(path)
+    answer = next(e for e in record.entries if e.uuid == "u3")
+    assert record.person_texts(answer) == [] and cite.user_texts(record, answer) == []
+    assert cite.cite_in_record(record, HOOKIFY_ANSWER) == []
+    # the pool is within what show prints (show reads the line before as the parent: it
+    # still prints the answer when another record sits between)
+    compared, _, narrower = _assert_never_wider(path, equal=False)
+    assert compared >= 4 and narrower == (shape in SHOW_PRINTS_THE_ANSWER)
+
+
+def test_the_same_words_typed_after_a_commands_own_output_are_the_persons(tmp_path):
+    path = str(tmp_path / "r.jsonl")
+    with open(path, "w") as f:
+        f.write(_user_line("u1", None, LOCAL_HOOKIFY)
+                + _user_line("u2", "u1", "<local-command-stdout>ok</local-command-stdout>")
+                + _user_line("u3", "u2", "Unknown skill: is what I saw"))
+    got = cite.resolve_in_record(path, cite.CitationRequest("Unknown skill: is what I saw", [cite.SOURCE_USER]))
+    assert (got.line, got.message) == (3, "Unknown skill: is what I saw")
+    # and a typed signal says so even under the command's envelope (Claude Code 2.1.328)
+    with open(path, "w") as f:
+        f.write(_user_line("u1", None, LOCAL_HOOKIFY)
+                + _user_line("u2", "u1", "Unknown skill: is what I saw", promptSource="typed"))
+    assert cite.cite(path, "Unknown skill: is what I saw") == [cite.Match(path, 2)]
+
+
+@pytest.mark.parametrize("between", ["", FAR], ids=["adjacent", "far"])
+def test_a_cited_entrys_message_leaves_out_a_commands_output(tmp_path, between):
+    """An envelope answer on the same entry as the command's output: the answer cites, and
+    the message shows the answer, not the output as the person's words."""
+    path = str(tmp_path / "r.jsonl")
+    call = fx.named_call("a1", None, "toolu_q", "AskUserQuestion",
+                         {"questions": [{"question": "Proceed?", "header": "h", "options": [{"label": "Yes"}]}]})
+    answer = 'User has answered your questions: "Proceed?"="Yes". You can now continue with the user\'s answers in mind.'
+    with open(path, "w") as f:
+        f.write(call + "\n" + _user_line("u2", "a1", LOCAL_HOOKIFY) + between
+                + _user_line("u3", "u2", [{"type": "text", "text": HOOKIFY_ANSWER},
+                                          {"type": "tool_result", "tool_use_id": "toolu_q", "content": answer}]))
+    got = cite.resolve_in_record(path, cite.CitationRequest("Yes", [cite.SOURCE_USER]))
+    assert got.line == 3 + between.count("\n") and HOOKIFY_ANSWER not in got.message and "Proceed?" in got.message
+    with pytest.raises(cite.CitationNotFound):
+        cite.resolve_in_record(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
+
+
+def test_cite_refuses_a_local_commands_output_through_the_artifact(tmp_path, run_pyz):
+    folder = tmp_path / "projects" / "-p"
+    folder.mkdir(parents=True)
+    path = folder / "5e550001-aaaa-4bbb-8ccc-000000000009.jsonl"
+    path.write_text(_hookify_run())
+    for extra in ([], ["--session"], ["--across", str(folder)]):
+        done = run_pyz(["cite", str(path), HOOKIFY_ANSWER, "--source", "user"] + extra)
+        assert done.returncode == 10 and done.stdout == b"", (extra, done.stderr)
+        assert done.stderr.startswith(b"termsprawl-context: citation user ")
+        done = run_pyz(["cite", str(path), "now the real question", "--source", "user"] + extra)
+        assert (done.returncode, done.stdout) == (0, ("%s:4\n" % path).encode()), (extra, done.stderr)
+    shown = json.loads(run_pyz(["show", str(path), "--format", "json"]).stdout)
+    assert [t["text"] for t in shown["turns"]] == ["now the real question"]
+
+
+CC_FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "cc-2.1.328")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in os.listdir(CC_FIXTURES) if n.endswith(".jsonl")))
+def test_show_and_cite_agree_on_every_entry_of_claude_code_2_1_328(name):
+    """Every user-role text of the real 2.1.328 records: cite grounds it in its entry
+    exactly when show prints it as the person's (a slash command printed as typed is the
+    one text show prints and cite refuses: its envelope is the harness's)."""
+    path = os.path.join(CC_FIXTURES, name)
+    assert _assert_never_wider(path)[0] > 0
+    record = cite.load_record(path)
+    shown = {line: (turns, command) for line, turns, command, _ in _shown_and_pooled(path)}
+    asked = 0
+    for entry in record.entries:
+        if entry.type != "user":
+            continue
+        turns, command = shown[entry.line]
+        for text in records.content_texts(entry.content):
+            quote = cite.normalize(text)
+            if not quote:
+                continue
+            hit = cite.Match(path, entry.line) in cite.cite(path, quote, [cite.SOURCE_USER])
+            assert hit == any(text in turn for turn in turns if turn != command), (
+                entry.line, text[:80])
+            asked += 1
+    assert asked > 0
 
 
 def _ask(u, call_id, *questions):

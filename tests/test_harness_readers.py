@@ -190,3 +190,20 @@ def test_claude_only_commands_refuse_a_codex_rollout_by_name(tmp_path, run_pyz):
         assert done.returncode == 1, (args, done.stderr)
         assert done.stderr.decode() == "termsprawl-context: %s: Codex CLI records do not hold what this needs (%s)\n" % (
             args[0], PARENT)
+
+
+def test_doctor_counts_the_handoff_turns_of_codex_and_gemini_peers(tmp_path):
+    """doctor's "hand-off turns" is what the hand-off prints for each peer, through the
+    peer's own harness (it read every peer as Claude Code: 0 for a Codex or Gemini node)."""
+    from pathlib import Path
+
+    from termsprawl_context import doctor, handoff
+
+    gemini_chat = Path(__file__).resolve().parent / "fixtures" / "gemini-0.61" / "session-2026-12-01T23-26-8f455c26.jsonl"
+    peers = {"cx": codex_entry(SPAWNER), "gm": {"version": 1, "path": str(gemini_chat), "harness": "gemini-cli"},
+             "cc": {"version": 1, "path": str(claude_record(tmp_path))}}
+    report = {p.peer: p for p in doctor.diagnose(str(project(tmp_path, peers)), "lead").peers}
+    for node, harness in (("cx", "codex-cli"), ("gm", "gemini-cli"), ("cc", None)):
+        shown = len(handoff.read_harness_turns(peers[node]["path"], harness))
+        assert shown >= 2 and report[node].handoff_turns == shown, node
+        assert report[node].harness_turns == 0, node

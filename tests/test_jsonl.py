@@ -4,6 +4,8 @@ import io
 import json
 import os
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -248,3 +250,33 @@ def test_giant_lines_cost_a_bounded_amount_of_memory(tmp_path, shape):
     expected = {"sparse": 0, "giant_tail": 1, "giant_middle": 2}[shape]
     assert int(out[0]) == int(out[1]) == expected
     assert int(out[2]) < 64, "peak RSS %s MB" % out[2]
+
+
+# A torn or malformed object that opens with "{" and ends with "}" (a record cut mid-write just
+# after a nested object closes). Before json.decoder is imported, CPython 3.8-3.11's C scanner
+# answers it with a SystemError (its error path looks the module up without importing it).
+TORN_OBJECTS = ('{"a":{"b":1}', '{"a":1,}', '{"a" 1}', '{"a":[1,2}', '{"a":1 "b":2}')
+
+
+def test_a_torn_object_is_junk_before_the_json_package_is_imported():
+    probe = ("import sys\nfrom termsprawl_context.jsonl import parse_object\n"
+             "assert 'json.decoder' not in sys.modules\n"
+             "print([parse_object(t) for t in %r])\n" % (TORN_OBJECTS,))
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "%r\n" % ([None] * len(TORN_OBJECTS),)
+
+
+def test_the_dump_reads_a_peer_whose_last_line_is_torn_after_a_nested_object(tmp_path, run_pyz):
+    peer = tmp_path / "peer.jsonl"
+    peer.write_text(
+        '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"t","message":{"role":"user","content":"hello there"}}\n'
+        '{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}')
+    project = tmp_path / "proj"
+    project.mkdir()
+    for args in (["index", "set", "peer", peer], ["links", "add", "me", "peer"]):
+        assert run_pyz(args + ["--cwd", project]).returncode == 0
+    for extra in ([], ["--format", "markdown"], ["--format", "json"]):
+        done = run_pyz(["--cwd", project, "--self", "me"] + extra)
+        assert done.returncode == 0 and done.stderr == b"", (extra, done.stderr)
+        assert b"hello there" in done.stdout

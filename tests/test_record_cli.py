@@ -129,3 +129,52 @@ def test_refusals_are_one_line(run_pyz, tmp_path):
         assert done.returncode == 1, command
         assert done.stderr.count(b"\n") == 1 and done.stderr.startswith(PREFIX + b"transcript: open "), command
         assert run_pyz([command, ""]).returncode == 2
+
+
+# --- issue 24 item 4: streamed readers ------------------------------------------------------------
+
+def _over_the_bound(path):
+    """A record line of 16 MiB (the fail-closed readers' bound), sparse: no disk used."""
+    from termsprawl_context.transcript.record import MAX_RECORD_BYTES
+
+    with open(str(path), "ab") as f:
+        f.write(b'{"type":"user","uuid":"huge","message":{"content":"')
+        f.truncate(f.tell() + MAX_RECORD_BYTES)
+        f.seek(0, 2)
+        f.write(b'"}}\n')
+
+
+def test_a_streamed_reader_still_refuses_before_its_first_row(run_pyz, layout):
+    """entries and query print as they go, yet a line past the bound at the end of the
+    record is still a refusal with nothing printed (their first pass reads every line)."""
+    _, parent, _, _ = layout
+    _over_the_bound(parent)
+    for argv in (["entries", parent], ["entries", parent, "--since", "a2"], ["entries", parent, "--calls"],
+                 ["query", parent, "--where", 'type == "user"'], ["query", parent, "--where", "", "--json"]):
+        done = run_pyz(argv)
+        assert done.returncode == 1 and done.stdout == b"", argv
+        assert done.stderr.startswith(PREFIX + b"transcript: read "), argv
+
+
+def test_the_mark_is_found_however_json_spells_it(run_pyz, tmp_path):
+    """--since finds its uuid through a \\u escape too (the byte prefilter decodes such lines)."""
+    path = tmp_path / "r.jsonl"
+    lines = [json.dumps(root("origin")), json.dumps(dict(root("x1"), parentUuid="origin")).replace('"x1"', '"\\u00781"'),
+             json.dumps(dict(root("x2"), parentUuid="x1"))]
+    path.write_text("\n".join(lines) + "\n")
+    done = run_pyz(["entries", str(path), "--since", "x1"])
+    assert [line.split("\t")[1] for line in done.stdout.decode().splitlines()] == ["x2"]
+
+
+def test_one_line_lookups_read_no_further_than_their_line(run_pyz, layout):
+    """result-at and envelope-at answer from the lines up to theirs: an unreadable line
+    after it (past the bound) no longer makes them refuse."""
+    _, parent, _, _ = layout
+    before = run_pyz(["result-at", parent, "4"])
+    assert before.returncode == 0 and before.stdout == b"x\n"
+    _over_the_bound(parent)
+    after = run_pyz(["result-at", parent, "4"])
+    assert (after.returncode, after.stdout) == (0, b"x\n"), after.stderr
+    assert run_pyz(["envelope-at", parent, "4"]).returncode == 0
+    beyond = run_pyz(["result-at", parent, "7"])
+    assert beyond.returncode == 1 and beyond.stderr.startswith(PREFIX + b"transcript: read ")

@@ -155,3 +155,58 @@ def test_untrusted_text_in_a_diagnostic_cannot_split_or_forge_its_line(pyz, tmp_
     assert proc.returncode == 0
     assert proc.stderr.count(b"\n") == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
     assert b"\\r\\n" in proc.stderr
+
+
+def _hook_with_stdout(pyz, tmp_path, stdout=None, close=()):
+    """The hook run on a payload it answers (no node id set: the answer says how to
+    set one), with its stdout as given; (exit code, stderr)."""
+    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path),
+                          "hook_event_name": "SessionStart", "source": "startup"}).encode()
+
+    def closer():
+        for fd in close:
+            os.close(fd)
+
+    proc = subprocess.Popen([sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=stdout, stderr=subprocess.PIPE, preexec_fn=closer if close else None,
+                            env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"})
+    _, err = proc.communicate(payload, timeout=60)
+    return proc.returncode, err
+
+
+def test_the_hook_answers_when_its_stdout_works(pyz, tmp_path):
+    """The control: the same run with a working stdout prints its one JSON answer."""
+    payload_out = subprocess.run(
+        [sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        input=json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path),
+                          "hook_event_name": "SessionStart", "source": "startup"}).encode(),
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"}, timeout=60)
+    assert payload_out.returncode == 0
+    assert isinstance(json.loads(payload_out.stdout.decode("utf-8")), dict)
+
+
+@needs_dev_full
+def test_the_hook_exits_0_with_stdout_on_dev_full(pyz, tmp_path):
+    """Issue 24 item 6: the hook exited 74 when its answer could not be written."""
+    with open(FULL, "wb") as full:
+        rc, err = _hook_with_stdout(pyz, tmp_path, stdout=full)
+    assert rc == 0
+    assert err.startswith(PREFIX + b"hook: cannot write to stdout: No space left on device\n")
+
+
+def test_the_hook_exits_0_with_stdout_closed(pyz, tmp_path):
+    rc, err = _hook_with_stdout(pyz, tmp_path, close=(1,))
+    assert rc == 0
+    assert err.startswith(PREFIX + b"hook: cannot write to stdout: it is closed\n")
+
+
+def test_the_hook_exits_0_with_its_pipe_closed(pyz, tmp_path):
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: the answer's write is EPIPE
+    try:
+        with os.fdopen(write_end, "wb") as pipe:
+            rc, err = _hook_with_stdout(pyz, tmp_path, stdout=pipe)
+    except BrokenPipeError:
+        pass
+    assert rc == 0
+    assert b"Traceback" not in err and b"cannot write" not in err

@@ -233,6 +233,36 @@ def write_out(text: str, stream: Optional[TextIO] = None) -> None:
     write_bytes(encode_text(text), stream)
 
 
+class Spool(object):
+    """An answer printed as it is made: pieces gathered and written about every 64 KiB,
+    so a command streaming a whole record holds one block of output, not all of it, and
+    pays one write per block, not per line. The bytes are those of one ``write_bytes``
+    of everything; ``close`` writes what is left."""
+
+    BLOCK_BYTES = 1 << 16
+
+    def __init__(self) -> None:
+        self._parts = []  # type: list
+        self._size = 0
+
+    def add_bytes(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        if self._size >= self.BLOCK_BYTES:
+            self.flush()
+
+    def add(self, text: str) -> None:
+        self.add_bytes(encode_text(text))
+
+    def flush(self) -> None:
+        if self._parts:
+            data = b"".join(self._parts)
+            self._parts, self._size = [], 0
+            write_bytes(data)
+
+    close = flush
+
+
 def write_path(path: Any, stream: Optional[TextIO] = None) -> None:
     """Write ``path`` and a newline to stdout (or ``stream``): the answer names the real
     file even when its name is not UTF-8."""
@@ -255,20 +285,90 @@ def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
             _point_at_devnull(target)
 
 
+# --- text a terminal would act on -------------------------------------------------------------
+# The one rule for transcript text bound for a terminal (and for every one-line cell or
+# diagnostic): the characters a terminal acts on instead of showing. The C0 controls (ESC
+# opens every escape sequence: colours, cursor moves, OSC 0 window titles, OSC 52
+# clipboard writes; CR and BS overwrite what was shown), DEL, and the C1 controls
+# U+0080-U+009F, which a UTF-8 terminal may take as the 8-bit forms of those sequences
+# (U+009B CSI, U+009D OSC, U+0090 DCS, U+009C ST). With ``line_breaks`` (one-line
+# texts), also U+2028 and U+2029, where some readers break lines.
+CONTROL_CODES = tuple(range(0x20)) + tuple(range(0x7F, 0xA0))
+LINE_SEPARATORS = "\u2028\u2029"
+_SPELLED = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+_TABLES = {}  # type: dict
+
+
+def spell_control(code: int) -> str:
+    """A control character spelled as Python would: ``\\n``, ``\\r``, ``\\x1b``, ``\\u2028``."""
+    return _SPELLED.get(code) or ("\\x%02x" % code if code < 0x100 else "\\u%04x" % code)
+
+
+def json_escape(code: int) -> str:
+    """A character as a JSON string escape: the same value, in ASCII."""
+    return "\\u%04x" % code
+
+
+def _control_table(keep: str, stand_in, line_breaks: bool) -> dict:
+    key = (keep, stand_in, line_breaks)
+    table = _TABLES.get(key)
+    if table is None:
+        codes = CONTROL_CODES + (tuple(ord(c) for c in LINE_SEPARATORS) if line_breaks else ())
+        table = {code: stand_in(code) if callable(stand_in) else stand_in
+                 for code in codes if chr(code) not in keep}
+        _TABLES[key] = table
+    return table
+
+
+def terminal_safe(text: str, keep: str = "", stand_in=spell_control, line_breaks: bool = False) -> str:
+    """``text`` with every character a terminal would act on (``CONTROL_CODES``; with
+    ``line_breaks``, ``LINE_SEPARATORS`` too) except those in ``keep`` replaced by
+    ``stand_in``: a string, or a function of the code point (by default its spelling,
+    ``\\x1b``). When ``keep`` holds a newline, a carriage return just before one is kept
+    too (a CRLF ending moves nothing a newline would not). The one function every
+    sanitiser calls: diagnostics, table cells, headings, and text printed to a terminal."""
+    if text.isprintable() and not (line_breaks and ("\u2028" in text or "\u2029" in text)):
+        return text
+    table = _control_table(keep, stand_in, line_breaks)
+    if "\n" in keep and "\r\n" in text:
+        return "\r\n".join(part.translate(table) for part in text.split("\r\n"))
+    return text.translate(table)
+
+
+def for_terminal(text: str) -> str:
+    """Transcript text as printed to a terminal: lines and tabs kept, anything else a
+    terminal would act on spelled out (``terminal_safe``)."""
+    return terminal_safe(text, keep="\n\t")
+
+
+def stdout_is_terminal() -> bool:
+    """Whether the answer goes to a terminal (never true for a pipe, a file, a closed
+    stdout, or a test's stream)."""
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def write_transcript_text(text: str) -> None:
+    """Human-facing transcript text (the dump, the hand-off, ``show``): on a terminal
+    through ``for_terminal``; to a pipe or a file, the exact text (``write_out``)."""
+    write_out(for_terminal(text) if stdout_is_terminal() else text)
+
+
+def terminal_safe_json(document: str) -> str:
+    """A JSON document (``ensure_ascii=False``) with the controls JSON leaves raw (DEL,
+    the C1 controls, U+2028 and U+2029) written as ``\\u`` escapes: the same values,
+    safe on a terminal. Every such character lies inside a string, where an escape
+    means the character itself."""
+    return terminal_safe(document, stand_in=json_escape, line_breaks=True)
+
+
 def one_line(message: str) -> str:
     """``message`` with its control characters (a newline or carriage return from a
     payload's path, a terminal escape) spelled ``\\n``, ``\\r``, ``\\x1b``: untrusted
     text quoted in a diagnostic can neither split its one line nor forge another."""
-    if message.isprintable() or not any(ch < " " or ch == "\x7f" for ch in message):
-        return message
-    return message.translate(_control_escapes())
-
-
-def _control_escapes() -> dict:
-    table = {code: "\\x%02x" % code for code in list(range(32)) + [0x7F]}
-    table.update({ord("\n"): "\\n", ord("\r"): "\\r"})
-    del table[ord("\t")]  # a tab splits no line
-    return table
+    return terminal_safe(message, keep="\t")  # a tab splits no line
 
 
 def warn(message: str, stream: Optional[TextIO] = None) -> None:

@@ -3,9 +3,12 @@
 Two pools, disjoint, never the assistant's own text:
 
 - ``user``: what the person typed (string content, text blocks), a prompt they queued
-  mid-turn, and the answers they picked in an AskUserQuestion envelope. Never a meta,
-  sidechain, compaction or transcript-only entry, never a text opening with a harness
-  marker, never another tool's result.
+  mid-turn, and the answers they picked in an AskUserQuestion envelope. The typed words
+  are ``transcript.entry.person_texts``, the classifier ``show`` and the hand-off print
+  by: never a meta, sidechain, compaction or transcript-only entry, never a text opening
+  with a harness marker, never a local command's output (its parent found by uuid),
+  never another tool's result; and never a slash command's envelope, which ``show``
+  prints as typed (the one text ``show`` shows that this pool leaves out).
 - ``tool_result``: the bodies of genuine tool results whose call is in the same record.
   Excluded: answer envelopes (the person's words), replies to a sub-agent dispatch and
   TaskOutput (model-written), hook refusals, results of calls that never ran, reads of
@@ -26,7 +29,7 @@ import json
 import os
 import re
 from array import array
-from collections import namedtuple
+from collections import deque, namedtuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import (
@@ -49,12 +52,14 @@ from termsprawl_context.transcript.entry import (
     PERSON,
     TOOL_RESULT,
     is_hook_refusal,
+    is_local_command,
     not_run_kind,
+    output_parent,
+    person_texts,
     result_texts,
     speaker,
     tool_calls,
     tool_results,
-    typed_texts,
 )
 from termsprawl_context.transcript.record import (
     decode_line,
@@ -568,10 +573,13 @@ _Call = namedtuple("_Call", "call cwd")
 
 class Record(object):
     """One transcript's entries with what the pools need: every call by id (with its
-    entry's cwd), and which results are citable as tool output. ``calls`` given: only
-    those calls are known (a streamed search looks up just the ones its candidates name)."""
+    entry's cwd), which results are citable as tool output, and which entries are local
+    commands (their uuids' hashes: a typed text under one is that command's output).
+    ``calls`` given: only those calls are known, and only the local commands in
+    ``local_commands`` (a streamed search looks up just the ones its candidates name)."""
 
-    def __init__(self, path: str, entries: List[Entry], calls: Optional[Dict[str, _Call]] = None) -> None:
+    def __init__(self, path: str, entries: List[Entry], calls: Optional[Dict[str, _Call]] = None,
+                 local_commands: Optional[Set[int]] = None) -> None:
         self.path = path
         self.entries = entries
         if calls is None:
@@ -580,7 +588,10 @@ class Record(object):
                 for call in tool_calls(entry):
                     if call.id:
                         calls[call.id] = _Call(call, entry.cwd)
+            if local_commands is None:
+                local_commands = {hash(e.uuid) for e in entries if is_local_command(e)}
         self.calls: Dict[str, _Call] = calls
+        self.local_commands: Set[int] = local_commands or set()
         self.other_tool_ids: Set[str] = {i for i, c in calls.items() if c.call.name != cc.TOOL_ASK_USER_QUESTION}
         self._citable: Dict[str, bool] = {}
 
@@ -589,6 +600,13 @@ class Record(object):
             if entry.line == line:
                 return entry
         return None
+
+    def person_texts(self, entry: Entry) -> List[str]:
+        """What the person typed in ``entry`` (``transcript.entry.person_texts``), none
+        when its parent, found by uuid, is a local command whose output it is."""
+        texts = person_texts(entry)
+        parent = output_parent(entry) if texts else ""
+        return [] if parent and hash(parent) in self.local_commands else texts
 
     def citable(self, tool_use_id: str) -> bool:
         """Whether the result answering ``tool_use_id`` is tool output: its call is in
@@ -651,13 +669,42 @@ def _exclusion(found: Optional[_Call]) -> str:
     return ""
 
 
+# Bytes one of which a local command's caveat or envelope line holds, as any JSON writer
+# writes them (the markers of ``transcript.entry.is_local_command`` without the ``< >``
+# that Go's encoder escapes); a line with a \u escape is parsed too, since an escaped
+# marker holds none of them. Speed only: a line without any cannot be a local command.
+_LOCAL_COMMAND_BYTES = tuple(
+    marker.strip("<>").encode() for marker in (cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)
+) + (b"\\u",)
+# The last lines before a typed candidate are kept (unparsed) to find its parent there and
+# decide at once whether it is a local command: in the corpus, 99 of 164 typed entries'
+# parents are the line before, and 55 of the other 65 two or three lines up (past
+# file-history-snapshot, queue-operation and progress records). A parent further up, or on
+# a line over PARENT_LINE_BYTES (an envelope is a few hundred), is looked up by uuid later.
+RECENT_LINES = 4
+PARENT_LINE_BYTES = 64 * 1024
+# Bits of the filter of the uuids the deferred candidates' parents hash to: 16 a parent,
+# up to 2 MiB of them.
+_PARENT_FILTER_BITS = 1 << 24
+
+
+_COMMAND_BYTES = b"command"  # in each marker but the escape: one test for most lines
+
+
+def _may_be_local_command(raw: bytes) -> bool:
+    if _COMMAND_BYTES not in raw and b"\\u" not in raw:
+        return False
+    return any(marker in raw for marker in _LOCAL_COMMAND_BYTES)
+
+
 def load_record(path: str, needle: Optional[bytes] = None) -> Record:
     """The record at ``path``, every entry held. With a ``needle``, only lines holding it
-    (or a tool call) are parsed: an entry without the needle's bytes cannot hold the quote."""
+    (or a tool call, or a local command) are parsed: an entry without the needle's bytes
+    cannot hold the quote."""
     entries = []
     for line in iter_raw_lines(path):
         raw = line.raw
-        if needle is not None and needle not in raw and b'"tool_use"' not in raw:
+        if needle is not None and needle not in raw and b'"tool_use"' not in raw and not _may_be_local_command(raw):
             continue
         entry = entry_at(line, decode_line(raw))
         if entry is not None:
@@ -677,27 +724,101 @@ def _entries(path: str, needle: Optional[bytes] = None) -> Iterable[Entry]:
 def _calls_for(path: str, ids: Set[str]) -> Dict[str, _Call]:
     """The calls of the record at ``path`` whose ids are in ``ids`` (a later one of the
     same id wins), read in one pass over the lines that hold a tool call."""
+    return _calls_and_commands(path, ids, None)[0]
+
+
+def _calls_and_commands(path: str, ids: Set[str], parents: Optional[bytearray]) -> Tuple[Dict[str, _Call], Set[int]]:
+    """The calls whose ids are in ``ids`` (as ``_calls_for``) and the hashes of the uuids
+    of the local commands whose hash ``parents`` (a bit filter) may hold, in one pass
+    that parses only the lines that may hold either. A uuid on several lines counts as a
+    local command when any of them is one (fail closed: a typed text is dropped, never
+    added)."""
     found: Dict[str, _Call] = {}
-    if not ids:
-        return found
+    local: Set[int] = set()
+    if not ids and parents is None:
+        return found, local
     for line in iter_raw_lines(path):
-        if b'"tool_use"' in line.raw:
-            entry = entry_at(line, decode_line(line.raw))
-            for call in tool_calls(entry) if entry is not None else ():
-                if call.id in ids:
-                    found[call.id] = _Call(call, entry.cwd)
-    return found
+        raw = line.raw
+        calls = bool(ids) and b'"tool_use"' in raw
+        commands = parents is not None and _may_be_local_command(raw)
+        if not (calls or commands):
+            continue
+        entry = entry_at(line, decode_line(raw))
+        if entry is None:
+            continue
+        for call in tool_calls(entry) if calls else ():
+            if call.id in ids:
+                found[call.id] = _Call(call, entry.cwd)
+        if commands and _filter_has(parents, entry.uuid) and is_local_command(entry):
+            local.add(hash(entry.uuid))
+    return found, local
+
+
+def _parent_filter(parents: int) -> bytearray:
+    """An empty filter for ``parents`` hashes (a power of two of bytes)."""
+    size = 128
+    while size * 8 < 16 * parents and size * 8 < _PARENT_FILTER_BITS:
+        size *= 2
+    return bytearray(size)
+
+
+def _filter_add(bits: bytearray, key: int) -> None:
+    key &= len(bits) * 8 - 1
+    bits[key >> 3] |= 1 << (key & 7)
+
+
+def _filter_has(bits: bytearray, uuid: str) -> bool:
+    key = hash(uuid) & (len(bits) * 8 - 1)
+    return bool(bits[key >> 3] >> (key & 7) & 1)
+
+
+_UNREAD = object()  # a recent line kept undecoded
+
+
+def _recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
+    """The entry with a given uuid among ``recent`` ([line, its entry or ``_UNREAD``]
+    each, oldest first), newest first; a line is decoded only when its bytes hold the
+    uuid. None when none is: the parent is looked up by uuid later (an escaped uuid too)."""
+
+    def find(uuid: str) -> Optional[Entry]:
+        key = uuid.encode("utf-8", "surrogatepass")
+        for item in reversed(recent):
+            line, entry = item
+            if entry is _UNREAD:
+                if key not in line.raw:
+                    continue
+                entry = item[1] = entry_at(line, decode_line(line.raw))
+            if entry is not None and entry.uuid == uuid:
+                return entry
+        return None
+
+    return find
 
 
 def _record_at(path: str, line: int) -> Record:
-    """The entry at ``line`` alone, with the calls its tool results answer (no other
-    line is parsed)."""
+    """The entry at ``line`` alone, with the calls its tool results answer and, when its
+    typed text may be a local command's output, whether its parent is that command (in
+    the lines just before it, else a look-up by uuid). Only the lines those need are parsed."""
+    recent = deque(maxlen=RECENT_LINES)  # type: deque
     for raw in iter_raw_lines(path):
         if raw.number == line:
             entry = entry_at(raw, decode_line(raw.raw))
-            if entry is not None:
-                return Record(path, [entry], _calls_for(path, {r.tool_use_id for r in tool_results(entry)}))
-            break
+            if entry is None:
+                break
+            ids = {r.tool_use_id for r in tool_results(entry)}
+            parent = output_parent(entry) if person_texts(entry) else ""
+            found = _recent_finder(recent)(parent) if parent else None
+            if found is not None:
+                local = {hash(parent)} if is_local_command(found) else set()
+                return Record(path, [entry], _calls_for(path, ids), local)
+            parents = None
+            if parent:
+                parents = _parent_filter(1)
+                _filter_add(parents, hash(parent))
+            calls, local = _calls_and_commands(path, ids, parents)
+            return Record(path, [entry], calls, local)
+        if len(raw.raw) <= PARENT_LINE_BYTES:
+            recent.append([raw, _UNREAD])
     return Record(path, [], {})
 
 
@@ -732,14 +853,6 @@ def message_texts(entry: Entry) -> List[str]:
     return texts
 
 
-def person_texts(entry: Entry) -> List[str]:
-    """What the person typed in ``entry``, as the record model (``show``, the hand-off)
-    decides it: its typed texts when it speaks as the person, else none. The user pool
-    is never wider than what ``show`` shows: compaction summaries without their flag,
-    ``<bash-stdout>``, hook output, IDE notices and caveats are not the person's."""
-    return typed_texts(entry) if speaker(entry) == PERSON else []
-
-
 def _answers_entry(entry: Entry) -> bool:
     """A user entry whose tool results may carry the person's answers: the record model
     calls it the person's or a tool's (not meta, sidechain, compaction or harness)."""
@@ -764,7 +877,7 @@ def envelope_readings(record: Record, result, body: str) -> Tuple[Optional[List[
 def user_texts(record: Record, entry: Entry) -> List[str]:
     """The user pool's texts of one entry: typed text, a queued prompt, and the answers
     of an envelope that reads one way against its call's questions."""
-    texts = person_texts(entry)
+    texts = record.person_texts(entry)
     if _answers_entry(entry):
         for result in _own_results(record, entry):
             for body in result_texts(result.content):
@@ -792,13 +905,21 @@ def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
 
 
 # One entry's search, in two steps so a streamed search keeps only candidates: what the
-# entry alone says (typed words; tool results whose bodies hold the quote), then, with the
-# calls those results name, whether each counts.
-_Candidate = namedtuple("_Candidate", "line typed envelopes tools")  # envelopes: [(result, body)]; tools: [id]
+# entry alone says (typed words, and the lines just before it when the local command
+# whose output they may be is there; tool results whose bodies hold the quote), then, with the
+# calls those results name and the local commands the typed words' parents may be,
+# whether each counts. envelopes: [(result, body)]; tools: [id]; parent: the uuid of an
+# entry not yet read whose being a local command unmakes ``typed`` ("" when decided).
+_Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
 
 
-def _candidate(entry: Entry, words: str, sources: Sequence[str]) -> Optional[_Candidate]:
+def _candidate(entry: Entry, words: str, sources: Sequence[str],
+               recent: Optional[Callable[[str], Optional[Entry]]] = None) -> Optional[_Candidate]:
     typed = SOURCE_USER in sources and any(words in normalize(t) for t in person_texts(entry))
+    parent = output_parent(entry) if typed else ""
+    found = recent(parent) if parent and recent is not None else None
+    if found is not None:  # decided here: is_local_command_output(entry, found)
+        typed, parent = not is_local_command(found), ""
     envelopes, tools = [], []
     if entry.type == cc.TYPE_USER:
         user = SOURCE_USER in sources and _answers_entry(entry)
@@ -810,7 +931,7 @@ def _candidate(entry: Entry, words: str, sources: Sequence[str]) -> Optional[_Ca
                         and _genuine_body(body) and not not_run_kind(result):
                     tools.append(result.tool_use_id)
     if typed or envelopes or tools:
-        return _Candidate(entry.line, typed, envelopes, tools)
+        return _Candidate(entry.line, typed, envelopes, tools, parent)
     return None
 
 
@@ -822,7 +943,7 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
     """Whether the candidate is a match; AnswerUnmatched when the quote sits in an
     envelope that cannot be read against its call's questions, or is an answer in only
     some of its readings."""
-    hit = candidate.typed
+    hit = candidate.typed and not (candidate.parent and hash(candidate.parent) in record.local_commands)
     for result, body in candidate.envelopes:
         if result.tool_use_id in record.other_tool_ids:
             continue  # another tool printed it (a shell echoing an envelope): never the person's
@@ -856,34 +977,56 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
 
 def _search(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
     """``cite`` streamed into ``hits``: the record is read once for candidates (only the
-    entries holding the quote are kept, and of a typed match only its line), then, when
-    some candidate's tool results need their calls, once more for just those calls."""
+    entries holding the quote are kept, and of a typed match only its line; its parent is
+    looked for in the few lines before it, which may be the local command the typed
+    words answer), then, when some candidate's tool results need their calls or its
+    parent was not among those lines, once more for just those calls and the local
+    commands among those parents (a typed match waiting on its parent keeps its line
+    and its parent's hash: 16 bytes)."""
     words = normalize(quote)
     if not words:
         return
     sources = list(sources) or [SOURCE_USER]
-    typed_lines = array("q")
+    needle = quote_needle(quote) if prefilter else None
+    typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
-    for entry in _entries(path, quote_needle(quote) if prefilter else None):
-        candidate = _candidate(entry, words, sources)
+    recent = deque(maxlen=RECENT_LINES)  # type: deque
+    find = _recent_finder(recent)
+    for line in iter_raw_lines(path):
+        raw = line.raw
+        if needle is not None and needle not in raw:
+            if len(raw) <= PARENT_LINE_BYTES:
+                recent.append([line, _UNREAD])
+            continue
+        entry = entry_at(line, decode_line(raw))
+        candidate = _candidate(entry, words, sources, find) if entry is not None else None
+        if len(raw) <= PARENT_LINE_BYTES:
+            recent.append([line, entry])
         if candidate is None:
             continue
         if candidate.typed and not candidate.envelopes:
-            typed_lines.append(candidate.line)  # decided without a call
+            if candidate.parent:
+                waiting_lines.append(candidate.line)
+                waiting_parents.append(hash(candidate.parent))
+            else:
+                typed_lines.append(candidate.line)  # decided without a call or a parent
         else:
             pending.append(candidate)
     ids: Set[str] = set()
+    asked = len(waiting_parents) + sum(1 for c in pending if c.parent)
+    parents = _parent_filter(asked) if asked else None
     for candidate in pending:
         ids |= _needed_calls(candidate)
-    record = Record(path, [], _calls_for(path, ids))
-    decided = [c.line for c in pending if _decide(record, c, words)]
-    i = 0
-    for line in typed_lines:  # both in file order: merge them
-        while i < len(decided) and decided[i] < line:
-            hits.add(path, decided[i])
-            i += 1
-        hits.add(path, line)
-    for line in decided[i:]:
+        if candidate.parent:
+            _filter_add(parents, hash(candidate.parent))
+    for key in waiting_parents:
+        _filter_add(parents, key)
+    calls, local = _calls_and_commands(path, ids, parents)
+    record = Record(path, [], calls, local)
+    kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))
+    del waiting_lines, waiting_parents
+    decided = array("q", (c.line for c in pending if _decide(record, c, words)))
+    for line in heapq.merge(typed_lines, kept, decided):  # each in file order
         hits.add(path, line)
 
 
@@ -1139,7 +1282,7 @@ def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
     """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
     parts: List[str] = []
     if SOURCE_USER in pools:
-        parts.extend(person_texts(entry))
+        parts.extend(record.person_texts(entry))
         if _answers_entry(entry):
             for result in _own_results(record, entry):
                 parts.extend(b for b in result_texts(result.content)
@@ -1341,13 +1484,56 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
 
 
 # --- at a line ---------------------------------------------------------------------------
+def entry_at_line(path: str, line: int) -> Optional[Entry]:
+    """The entry at physical ``line`` of the record at ``path`` (None when that line is
+    no entry), reading no line past it and decoding no line before it."""
+    for found in iter_raw_lines(path):
+        if found.number == line:
+            return entry_at(found, decode_line(found.raw))
+    return None
+
+
+def calls_answered_at(path: str, entry: Entry) -> Record:
+    """A Record of ``path`` holding just the calls ``entry``'s results answer (each as
+    its last copy at or before ``entry``), read no further than ``entry``'s line: what
+    ``tool_bodies`` needs to judge them, in memory that does not grow with the record.
+    A line is decoded only when it can hold one of the ids: their bytes, or a ``\\u``
+    escape (the only other way JSON spells an ASCII id)."""
+    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
+    needles = []
+    for use_id in wanted:
+        try:
+            needles.append(use_id.encode("utf-8"))
+        except UnicodeEncodeError:
+            needles = []
+            break
+    exact = len(needles) == len(wanted) and not any("\ufffd" in use_id for use_id in wanted)
+    holders = {}  # type: Dict[str, Entry]
+    if wanted:
+        for found in iter_raw_lines(path):
+            if found.number > entry.line:
+                break
+            raw = found.raw
+            if exact and b"\\u" not in raw and not any(needle in raw for needle in needles):
+                continue
+            candidate = entry_at(found, decode_line(raw))
+            if candidate is None:
+                continue
+            for call in tool_calls(candidate):
+                if call.id in wanted:
+                    holders[call.id] = candidate
+    unique = {id(e): e for e in holders.values()}
+    return Record(path, sorted(unique.values(), key=lambda e: e.line))
+
+
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
     """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
-    there is any; ("", False) for any other entry or no entry."""
-    record = load_record(path)
-    entry = record.entry_at(line)
+    there is any; ("", False) for any other entry or no entry. Reads up to ``line``: the
+    call a result answers comes before it."""
+    entry = entry_at_line(path, line)
     if entry is None or entry.type != cc.TYPE_USER:
         return "", False
+    record = calls_answered_at(path, entry)
     bodies = [body for _, body in tool_bodies(record, entry)]
     if not bodies:
         return "", False
@@ -1356,9 +1542,9 @@ def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
 
 def envelope_at(path: str, line: int) -> List[str]:
     """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
-    order ([] when it carries none); NoEntryAtLine when the line is no entry."""
-    record = load_record(path)
-    entry = record.entry_at(line)
+    order ([] when it carries none); NoEntryAtLine when the line is no entry. Reads up
+    to ``line``."""
+    entry = entry_at_line(path, line)
     if entry is None:
         raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
     return [body for result in tool_results(entry) for body in result_texts(result.content)

@@ -115,23 +115,29 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         return PeerReport(outcome=UNREADABLE, **base)
     turns = visit.turns
     base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
-    base.update(zip(("handoff_turns", "harness_turns"), handoff_counts(visit.path, MAX_LINKED_TURNS)))
+    counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
+    base.update(zip(("handoff_turns", "harness_turns"), counts))
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
 
 
-def handoff_counts(path: str, dump_turns: int):
-    """(the turns the hand-off prints of the transcript at ``path``, how many of the
-    bare dump's last ``dump_turns`` printable turns are harness text): (0, 0) when it
-    cannot be read. The dump prints every user/assistant line with text, as the seed
-    does; the record model says whose each is (``transcript.entry.speaker``)."""
+def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
+    """(the turns the hand-off prints of the transcript at ``path``, written by
+    ``harness`` (None: Claude Code), how many of the bare dump's last ``dump_turns``
+    printable turns are harness text): (0, 0) when it cannot be read. For Claude Code the
+    dump prints every user/assistant line with text, as the seed does; the record model
+    says whose each is (``transcript.entry.speaker``). Another harness's dump prints its
+    normalised entries' person and assistant turns only: no harness text."""
     from termsprawl_context import handoff
+    from termsprawl_context.harness import CLAUDE_CODE
     from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
     from termsprawl_context.transcript import entry as records
     from termsprawl_context.transcript.turns import entry_turn
 
     try:
-        shown = len(handoff.read_turns_backward(path))
-        harness = printed = 0
+        shown = len(handoff.read_harness_turns(path, harness))
+        if harness not in (None, CLAUDE_CODE):
+            return shown, 0
+        not_theirs = printed = 0
         with open_regular(path) as f:
             for _offset, raw in iter_lines_reverse(f):
                 record = parse_object(raw)
@@ -139,12 +145,12 @@ def handoff_counts(path: str, dump_turns: int):
                     continue
                 printed += 1
                 if records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT):
-                    harness += 1
+                    not_theirs += 1
                 if printed >= dump_turns:
                     break
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a harness this build cannot read
         return 0, 0
-    return shown, harness
+    return shown, not_theirs
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:

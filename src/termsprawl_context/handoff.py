@@ -27,6 +27,7 @@ the reading at the edges.
 
 from __future__ import annotations
 
+import os
 from collections import namedtuple
 
 from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
@@ -59,10 +60,6 @@ PEER_FENCE_INFO = "peer"
 TURN_FENCE_INFO = "text"
 MIN_FENCE = 3
 CUT_MARKER = "[cut: %d of %d characters shown]"
-
-# Characters that end a line for some reader (CommonMark, Python's splitlines, terminals):
-# a heading's own text (a title, a timestamp) loses them so it stays one line.
-_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
@@ -126,17 +123,18 @@ def tool_result_summary(result: records.ToolResult) -> str:
 
 
 def entry_turns(entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None) -> List[HandoffTurn]:
-    """The turns one entry contributes, in block order: the person's typed text (a slash
-    command that reached the model as they typed it, ``/review parser.py``), the
-    assistant's text, one line for a task notification, and (with ``tools``) one summary
-    per tool call and result. Sidechain, meta, compaction and other harness entries
-    contribute nothing, nor does a local command's output (``previous``: the message
-    before this one in the file, which may be the command's envelope)."""
+    """The turns one entry contributes, in block order: the person's words
+    (``records.person_texts``, the classifier cite's user pool reads too; ``previous``,
+    the message before this one in the file, may be a local command whose output this
+    is), a slash command that reached the model as they typed it (``/review parser.py``:
+    the one turn of the person's that cite does not ground in), the assistant's text,
+    one line for a task notification, and (with ``tools``) one summary per tool call and
+    result. Sidechain, meta, compaction and other harness entries contribute nothing."""
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
-        text = "\n".join(records.typed_texts(entry))
-        if text.strip() and not records.is_local_command_output(entry, previous):
+        text = "\n".join(records.person_texts(entry, previous))
+        if text.strip():
             found.append((ROLE_USER, text))
     elif who in (records.COMMAND, records.INJECTED):
         command = records.slash_command(entry)
@@ -183,24 +181,55 @@ def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMP
     return [turns[i] for i in sorted(keep)]
 
 
+# The uuids held exactly while reading backwards: far more than a real session's tail
+# needs (40 turns are a few hundred entries). Past it, a turn about to be kept is checked
+# against the file itself (``_uuid_later``), so a session read to its start (fewer than
+# ``prompts`` prompts) holds a bounded set, not every uuid it has.
+SEEN_UUIDS_HELD = 1 << 16
+
+
 class _Collector(object):
     """Turns gathered from the end backwards, until the window, the prompts and the
     answer are all known. Entries seen twice (one uuid on two lines) count once, at
-    their last line, as ``assemble`` keeps them."""
+    their last line, as ``assemble`` keeps them.
 
-    def __init__(self, window: int, prompts: int, tools: bool) -> None:
+    Bounded: only turns ``select_turns`` can choose are kept (the window, then the
+    prompts and the answer still missing), so reading a session to its start holds the
+    selection, not every turn; uuids past ``SEEN_UUIDS_HELD`` are looked up in the file
+    (``later``: whether the uuid appears between a line's end and ``covered_from``, the
+    offset from which ``seen`` holds every uuid)."""
+
+    def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
         self.turns = []  # latest first
         self.persons = 0
         self.answered = False
         self.seen = set()
+        self.covered_from = None  # type: Any
+        self.later = later
         # The entry just after this one in the file (read first), whose turns wait for
         # this one: it may be a local command's output, known only from its envelope.
-        self.waiting = None  # (entry, its turns) or None
+        # (entry, its turns, its line's end, its uuid when its last copy is still unknown)
+        self.waiting = None  # type: Any
 
-    def _keep(self, turns: List[HandoffTurn]) -> None:
-        for turn in reversed(turns):
-            self.turns.append(turn)
+    def _wanted(self, turn: HandoffTurn) -> bool:
+        if len(self.turns) < self.window:
+            return True
+        if turn.role == ROLE_USER:
+            return self.persons < self.prompts
+        return turn.role == ROLE_ASSISTANT and not self.answered
+
+    def _keep(self, turns: List[HandoffTurn], uuid: str, end: int) -> None:
+        """Count an entry's ``turns`` (file order); keep those the selection can choose.
+        ``uuid`` is set when ``seen`` could not hold it: a later line holding it wins."""
+        if not turns:
+            return
+        found = list(reversed(turns))
+        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, end, self.covered_from):
+            return  # a later line holds this uuid: that copy counted
+        for turn in found:
+            if self._wanted(turn):
+                self.turns.append(turn)
             if turn.role == ROLE_USER:
                 self.persons += 1
             elif turn.role == ROLE_ASSISTANT:
@@ -208,19 +237,24 @@ class _Collector(object):
 
     def _settle(self, previous: Optional[records.Entry]) -> None:
         if self.waiting is not None:
-            later, turns = self.waiting
+            later, turns, end, uuid = self.waiting
             self.waiting = None
             if records.is_local_command_output(later, previous):
                 turns = entry_turns(later, self.tools, previous)
-            self._keep(turns)
+            self._keep(turns, uuid, end)
 
-    def add(self, entry: records.Entry) -> None:
-        if entry.uuid:
-            if entry.uuid in self.seen:
+    def add(self, entry: records.Entry, end: int = 0) -> None:
+        """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
+        uuid, seen = entry.uuid, self.seen
+        if uuid:
+            if uuid in seen:
                 return
-            self.seen.add(entry.uuid)
+            if len(seen) < SEEN_UUIDS_HELD or self.later is None:
+                seen.add(uuid)
+                self.covered_from = entry.offset
+                uuid = ""  # known to be its last copy
         self._settle(entry)
-        self.waiting = (entry, entry_turns(entry, self.tools))
+        self.waiting = (entry, entry_turns(entry, self.tools), end, uuid)
 
     def finish(self) -> None:
         self._settle(None)
@@ -230,19 +264,74 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
+_SCAN_BLOCK = 1 << 20
+
+
+def _uuid_later(f: Any) -> Any:
+    """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
+    whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
+    Read in blocks; only lines that can spell the uuid are parsed (its bytes, or a
+    ``\\u`` escape), and a block holding neither is passed over whole, so a lookup costs
+    about a read of the bytes. Lines are the forward reader's (``jsonl.iter_lines``):
+    one longer than ``MAX_LINE_BYTES`` is unreadable. ``f``'s position is left anywhere
+    (the backward reader seeks before every read)."""
+    from termsprawl_context.jsonl import MAX_LINE_BYTES
+
+    def holds(raw: bytes, uuid: str) -> bool:
+        if len(raw) > MAX_LINE_BYTES:
+            return False
+        record = parse_object(raw)
+        return record is not None and records.entry_of(record, 0, 0).uuid == uuid
+
+    def later(uuid: str, start: int, stop: int) -> bool:
+        try:
+            needle = uuid.encode("utf-8")  # type: Any
+        except UnicodeEncodeError:
+            needle = None
+        if needle is None or "\ufffd" in uuid or not needle:
+            needle = b"\n"  # no byte test: every line is looked at
+        f.seek(start)
+        pos, carry, skipping = start, b"", False
+        while pos < stop:
+            block = f.read(min(_SCAN_BLOCK, stop - pos))
+            if not block:
+                break
+            pos += len(block)
+            if skipping:  # the rest of a line past the bound: up to its newline
+                cut = block.find(b"\n")
+                if cut < 0:
+                    continue
+                block, skipping = block[cut + 1:], False
+            data = carry + block
+            end = len(data) if pos >= stop else data.rfind(b"\n") + 1
+            carry = data[end:]
+            if len(carry) > MAX_LINE_BYTES:
+                carry, skipping = b"", True
+            whole = data[:end]
+            if needle != b"\n" and needle not in whole and b"\\u" not in whole:
+                continue
+            for raw in whole.split(b"\n"):
+                if (needle == b"\n" or needle in raw or b"\\u" in raw) and holds(raw, uuid):
+                    return True
+        return False
+
+    return later
+
+
 def read_turns_backward(
     path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` (uncut, ``line`` 0), read from
     its end and stopping as soon as the selection is known. Raises OSError when the
     file cannot be opened as a regular file or read."""
-    collector = _Collector(window, prompts, tools)
     with open_regular(path) as f:
-        for offset, raw in iter_lines_reverse(f):
+        collector = _Collector(window, prompts, tools, _uuid_later(f))
+        end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
+        for offset, raw in iter_lines_reverse(f, end):
             record = parse_object(raw)
             if record is None:
                 continue
-            collector.add(records.entry_of(record, 0, offset))
+            collector.add(records.entry_of(record, 0, offset), offset + len(raw) + 1)
             if collector.done():
                 break  # the waiting entry is older than all the selection needs
         else:
@@ -429,11 +518,13 @@ def build_handoff(
 
 
 def one_line(text: Any) -> str:
-    """``text`` as one line for a heading: line breaks and other control characters
-    become spaces."""
+    """``text`` as one line for a heading: line breaks (for CommonMark, Python's
+    splitlines, terminals) and every other control character become spaces."""
     if not isinstance(text, str):
         return ""
-    return "".join(" " if (c in _LINE_BREAKS or ord(c) < 0x20 or ord(c) == 0x7F) else c for c in text)
+    from termsprawl_context._output import terminal_safe
+
+    return terminal_safe(text, stand_in=" ", line_breaks=True)
 
 
 def longest_backtick_run(text: str) -> int:
@@ -521,7 +612,9 @@ def format_json(peers: Sequence[PeerHandoff]) -> str:
     """The hand-off as one JSON document (one line)."""
     import json
 
-    return json.dumps(handoff_data(peers), ensure_ascii=False)
+    from termsprawl_context._output import terminal_safe_json
+
+    return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
 
 
 def render(peers: Sequence[PeerHandoff], fmt: str, heading: str = PEER_HEADING) -> str:

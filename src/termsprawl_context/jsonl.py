@@ -139,7 +139,11 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
         return None
     try:
         value, end = _scan_value(text, 0)
-    except (StopIteration, ValueError, RecursionError):
+    except (StopIteration, ValueError, RecursionError, SystemError):
+        # SystemError: CPython 3.8-3.11's C scanner raises its JSONDecodeError by looking
+        # json.decoder up in sys.modules, without importing it; before anything imported it
+        # (the dump never does), a malformed value surfaces as "returned NULL without setting
+        # an exception" instead. It is the same junk line.
         return None
     return value if end == len(text) and isinstance(value, dict) else None
 

@@ -5,7 +5,7 @@ carry their exit codes (10 not found, 11 ambiguous, 12 refused, 13 never ran) to
 import json
 from typing import List
 
-from termsprawl_context._output import encode_path, encode_text, write_bytes, write_out
+from termsprawl_context._output import Spool, encode_path, encode_text, write_bytes, write_out
 from termsprawl_context.cli._args import command_parser, parse
 from termsprawl_context.errors import NotFound, UsageError
 
@@ -156,7 +156,7 @@ def run_agents(argv: List[str]) -> int:
 
 def run_query(argv: List[str]) -> int:
     from termsprawl_context.transcript import query
-    from termsprawl_context.transcript.record import read_entries
+    from termsprawl_context.transcript.record import check_readable, iter_entries
 
     parser = command_parser(
         "query",
@@ -176,10 +176,27 @@ def run_query(argv: List[str]) -> int:
     _claude_only(path, "query")
     if args.where:
         query.compile_where(args.where)  # refuse a bad expression before reading the record
-    found = query.filter(read_entries(path), args.where, include_sidechains=args.sidechains)
+    # Streamed: one entry held at a time, each match printed as it is found. The byte
+    # pass first keeps a record that cannot be read whole a refusal with nothing printed.
+    check_readable(path)
+    found = query.iter_filter(iter_entries(path), args.where, include_sidechains=args.sidechains)
+    out = Spool()
     if args.json:
-        _json_out([{"path": path, "line": e.line, "record": e.record} for e in found])
-        return 0
-    prefix = encode_path(path)
-    write_bytes(b"".join(prefix + encode_text(":%d\t%s\t%s\n" % (e.line, e.type, e.uuid)) for e in found))
+        _json_list_out(out, ({"path": path, "line": e.line, "record": e.record} for e in found))
+    else:
+        prefix = encode_path(path)
+        for e in found:
+            out.add_bytes(prefix + encode_text(":%d\t%s\t%s\n" % (e.line, e.type, e.uuid)))
+    out.close()
     return 0
+
+
+def _json_list_out(out, items) -> None:
+    """``_json_out(list(items))``'s exact bytes, each item written as it comes (a
+    streamed list: one item held at a time)."""
+    count = 0
+    for item in items:
+        body = json.dumps(item, ensure_ascii=False, indent=2)  # no raw newline inside a JSON string
+        out.add(("[\n  " if not count else ",\n  ") + body.replace("\n", "\n  "))
+        count += 1
+    out.add("\n]\n" if count else "[]\n")

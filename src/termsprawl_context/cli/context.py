@@ -105,9 +105,9 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         if self._write is not None:
             self._write(text + "\n")
             return
-        from termsprawl_context._output import write_out
+        from termsprawl_context._output import write_transcript_text
 
-        write_out(text + "\n")
+        write_transcript_text(text + "\n")
 
 
 def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:

@@ -6,12 +6,15 @@ import sys
 from typing import List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context._output import error_line, write_out
+from termsprawl_context._output import (
+    error_line,
+    terminal_safe,
+    terminal_safe_json,
+    write_out,
+    write_transcript_text,
+)
 from termsprawl_context.errors import NotFound, UsageError
 
-# Characters that would break a result's one line (or move a terminal's cursor).
-_CONTROL = "".join(chr(c) for c in list(range(0x20)) + [0x7F]) + "\x85\u2028\u2029"
-_CONTROL_TABLE = {ord(c): " " for c in _CONTROL}
 
 
 def _store(args):
@@ -90,9 +93,9 @@ def run_show(argv: List[str]) -> int:
         title = session_title(path, session_id).text or session_id
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
-        write_out(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False) + "\n")
+        write_out(terminal_safe_json(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False)) + "\n")
     else:
-        write_out(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
+        write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
     return 0
 
 
@@ -151,7 +154,9 @@ def _resolve_any(args):
 
 
 def _cell(text: str) -> str:
-    return text.translate(_CONTROL_TABLE)
+    """A result's field on its one line: anything that would break the line or drive a
+    terminal becomes a space."""
+    return terminal_safe(text, stand_in=" ", line_breaks=True)
 
 
 def run_search(argv: List[str]) -> int:
@@ -165,7 +170,7 @@ def run_search(argv: List[str]) -> int:
     )
     parser.add_argument("text", metavar="TEXT")
     _store_options(parser)
-    parser.add_argument("--in", dest="kinds", default=",".join(search.DEFAULT_KINDS), metavar="KINDS",
+    parser.add_argument("--in", dest="kinds", default=None, metavar="KINDS",
                         help="texts searched, a subset of human,assistant,tool (default: %s)"
                         % ",".join(search.DEFAULT_KINDS))
     parser.add_argument("--limit", type=positive_int, default=search.DEFAULT_LIMIT, metavar="N",
@@ -179,13 +184,15 @@ def run_search(argv: List[str]) -> int:
         return 0
     if not args.text:
         raise UsageError("search: text must not be empty")
-    kinds = search.parse_kinds(args.kinds)
+    # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
+    kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
+    sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = _others(args)
     hits = iter(())
     if _wants_claude(args):
         try:
             hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex,
-                                       args.subagents)
+                                       args.subagents, sub_kinds)
         except NotFound:
             if not others:
                 raise

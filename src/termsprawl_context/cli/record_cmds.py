@@ -6,18 +6,15 @@ import json
 import os
 from typing import List
 
-from termsprawl_context._output import error_line, write_out, write_path
+from termsprawl_context._output import error_line, terminal_safe, write_out, write_path
 from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 
-# Record text printed in a tab-separated row: a tab, newline or escape code in it would
-# break the row or drive the terminal.
-_CONTROL = {code: "\ufffd" for code in list(range(0x20)) + [0x7f]}
-
-
 def _cell(text: str) -> str:
-    return text.translate(_CONTROL)
+    """Record text printed in a tab-separated row: a tab, newline or escape code in it
+    would break the row or drive the terminal (``terminal_safe``)."""
+    return terminal_safe(text, stand_in="\ufffd")
 
 
 def _json_line(value) -> str:
@@ -289,47 +286,66 @@ def run_entries(argv: List[str]) -> int:
     args = parse(parser, argv)
     if args is None:
         return 0
-    from termsprawl_context.transcript import entry as model
+    from termsprawl_context._output import Spool
     from termsprawl_context.transcript import record
 
     path = _record_path(args.path, "entries")
+    # Streamed: one entry held at a time, rows printed as they are made. The first pass
+    # (the mark's line; with --calls, every call's outcome) reads the whole record, so a
+    # refusal still comes before the first row.
+    calls = args.calls or args.ran
     other = _other_harness(path)
     if other is not None:
+        # Another harness's entries are normalised from the whole file (a fork's from its
+        # parent's too): held in memory, then printed the same way.
         try:
             everything = list(other.entries(path))
         except OSError as exc:
             raise record.TranscriptOpenError(path, exc) from None
-    else:
-        everything = record.read_entries(path)
-    chosen = record.since(everything, args.since)
-    out = []
-    if args.calls or args.ran:
         # Outcomes are judged over the whole record: a call's answer may follow the mark.
-        outcomes = record.call_outcomes(everything)
-        for item in chosen:
-            for call in model.tool_calls(item):
-                outcome = outcomes.get(call.id, NO_RESULT) if call.id else NO_RESULT
-                if args.ran and outcome != record.RAN:
-                    continue
-                if args.json:
-                    out.append(_json_line({"line": item.line, "uuid": item.uuid, "id": call.id, "name": call.name,
-                                           "outcome": outcome, "input": call.input}))
-                else:
-                    out.append("%d\t%s\t%s\t%s\t%s\n" % (
-                        item.line, _cell(call.id), _cell(call.name), outcome,
-                        json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))))
+        outcomes = record.call_outcomes(everything) if calls else {}
+        chosen = record.since(everything, args.since)  # type: Any
     else:
-        for item in chosen:
-            who = model.speaker(item)
-            if args.json:
-                out.append(_json_line({
-                    "line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid,
-                    "type": item.type, "speaker": who, "timestamp": item.timestamp,
-                    "is_sidechain": item.is_sidechain}))
-            else:
-                out.append("%d\t%s\t%s\t%s\n" % (item.line, _cell(item.uuid), _cell(item.type), who))
-    write_out("".join(out))
+        outcomes = record.call_outcomes(record.iter_entries(path)) if calls else {}
+        chosen = record.iter_since(path, args.since, checked=calls)
+    out = Spool()
+    for item in chosen:
+        if calls:
+            _print_calls(out, item, outcomes, args.ran, args.json)
+        else:
+            _print_entry(out, item, args.json)
+    out.close()
     return EXIT_OK
+
+
+def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
+    from termsprawl_context.transcript import entry as model
+    from termsprawl_context.transcript import record
+
+    for call in model.tool_calls(item):
+        outcome = outcomes.get(call.id, NO_RESULT) if call.id else NO_RESULT
+        if ran_only and outcome != record.RAN:
+            continue
+        if as_json:
+            out.add(_json_line({"line": item.line, "uuid": item.uuid, "id": call.id, "name": call.name,
+                                "outcome": outcome, "input": call.input}))
+        else:
+            out.add("%d\t%s\t%s\t%s\t%s\n" % (
+                item.line, _cell(call.id), _cell(call.name), outcome,
+                json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))))
+
+
+def _print_entry(out, item, as_json: bool) -> None:
+    from termsprawl_context.transcript import entry as model
+
+    who = model.speaker(item)
+    if as_json:
+        out.add(_json_line({
+            "line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid,
+            "type": item.type, "speaker": who, "timestamp": item.timestamp,
+            "is_sidechain": item.is_sidechain}))
+    else:
+        out.add("%d\t%s\t%s\t%s\n" % (item.line, _cell(item.uuid), _cell(item.type), who))
 
 
 NO_RESULT = "no-result"  # a call no tool_result answers (interrupted, or still pending)

@@ -2,13 +2,12 @@
 
 import json
 import os
-import re
 import time
 from typing import List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
 from termsprawl_context.errors import EXIT_FAILURE, NotFound, UsageError
-from termsprawl_context._output import encode_path, encode_text, error_line, warn, write_bytes, write_out
+from termsprawl_context._output import encode_path, encode_text, error_line, terminal_safe, warn, write_bytes, write_out
 from termsprawl_context.store import paths
 from termsprawl_context.store import session_lookup, session_titles
 from termsprawl_context.store import sessions as store_sessions
@@ -17,7 +16,6 @@ from termsprawl_context.store import sessions as store_sessions
 TITLE_COLUMN_WIDTH = 72
 _TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
 # Control characters in a title would move the cursor or recolour the terminal.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def _add_store_options(parser, project: bool) -> None:
@@ -49,7 +47,7 @@ def human_size(size: int) -> str:
 
 
 def _cell(text: str, width: int) -> str:
-    text = _CONTROL.sub("\ufffd", text)
+    text = terminal_safe(text, stand_in="\ufffd")
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import List
 
-from termsprawl_context._output import error_line, write_out
+from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
 from termsprawl_context.cli._args import add_cwd, add_projects_dir, command_parser, parse, project_dir
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
 
@@ -166,6 +166,19 @@ def _hook_parser():
     return parser
 
 
+def _answer_hook(text: str) -> None:
+    """The hook's one JSON answer on stdout. A closed pipe, a full disk or a stdout closed
+    before we started is told on stderr and the hook still exits 0 (what was recorded
+    stands; the agent must not be broken by where its hook's stdout went)."""
+    try:
+        write_out(text)
+    except BrokenPipeError:
+        silence_stdout()
+    except StdoutFailed as exc:
+        silence_stdout()
+        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
+
+
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
     from termsprawl_context import hooks
@@ -189,7 +202,7 @@ def run_hook(argv: List[str]) -> int:
     answer = hooks.session_start(record)
     if answer.output:
         # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
-        write_out(json.dumps(answer.output) + "\n")
+        _answer_hook(json.dumps(answer.output) + "\n")
     if answer.warning:
         message = answer.warning
         error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)

@@ -105,8 +105,10 @@ def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
         status = 1
     if failed or status != 0:
         return None
+    data = b"".join(parts)
+    del parts[:]  # the pieces freed before the results are built: one copy of the bytes at a time
     try:
-        results = marshal.loads(b"".join(parts))
+        results = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
     return results if isinstance(results, list) and len(results) == expected else None

@@ -32,6 +32,10 @@ KIND_ASSISTANT = "assistant"
 KIND_TOOL = "tool"
 KINDS = (KIND_HUMAN, KIND_ASSISTANT, KIND_TOOL)
 DEFAULT_KINDS = (KIND_HUMAN, KIND_ASSISTANT)
+# A sub-agent's record, searched with no --in given: every kind, tool output included. Its
+# tools' output is the only record of what it did (the dispatching session sees only its
+# report: Claude Code 2.1.328's sub-agents run in the background by default).
+SUBAGENT_DEFAULT_KINDS = KINDS
 DEFAULT_LIMIT = 50
 SNIPPET_CONTEXT = 40  # characters shown on each side of a hit
 CHUNK_BYTES = 1 << 20
@@ -401,12 +405,15 @@ def search_store(
     limit: int = DEFAULT_LIMIT,
     regex: bool = False,
     subagents: bool = True,
+    subagent_kinds: Optional[Sequence[str]] = None,
 ) -> Iterator[Hit]:
     """The hits, newest session first and in line order within one (its sub-agents'
-    records after its own, unless ``subagents`` is False), at most ``limit``.
+    records after its own, unless ``subagents`` is False, searched for
+    ``subagent_kinds``, else ``kinds``), at most ``limit``.
     Unreadable files are passed over. Above ``PARALLEL_MIN_BYTES`` a batch of files is
     shared between the machine's cores (``store/parallel``); the answer is the same."""
     matcher = Matcher(text, regex)
+    sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
     units = list(_units(session_files(projects_dir, project), subagents))
     weights = [file_weight(u.path) for u in units]
@@ -415,8 +422,8 @@ def search_store(
         if left <= 0:
             return
         per_file = left  # every file of the batch may hold the rest of the answer
-        results = map_shared(lambda u: _file_hits(u.path, matcher, kinds, per_file, bool(u.agent_id)), batch,
-                             sizes, PARALLEL_MIN_BYTES)
+        results = map_shared(lambda u: _file_hits(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file,
+                                                   bool(u.agent_id)), batch, sizes, PARALLEL_MIN_BYTES)
         for unit, found in zip(batch, results):
             if not found or left <= 0:
                 continue

@@ -14,8 +14,8 @@ guards against Claude Code's shape changes live once. Two constructors, on purpo
 Who speaks (``speaker``) is decided from the flags first, then from a record's explicit
 signals where it has them (``SIGNALS``, Claude Code 2.1.328), then block by block from the
 text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). The person's
-words are ``typed_texts`` (one classifier: titles, search and the hand-off read it, and
-citations' user pool is to). This module is on the dump's path: no ``typing`` or ``re``
+words are ``person_texts`` (one classifier: ``show``, the hand-off and citations' user
+pool read it; titles and search read ``typed_texts`` beneath it). This module is on the dump's path: no ``typing`` or ``re``
 at import time.
 """
 
@@ -377,18 +377,46 @@ def is_local_command(entry: Entry) -> bool:
     return False
 
 
+def output_parent(entry: Entry) -> str:
+    """The uuid of the entry that, were it a local command's caveat or envelope, would
+    make this entry's typed text that command's output (``is_local_command_output``);
+    "" when no parent could: not a user entry, no parent, an explicit signal that the
+    person typed it, or no text the text rules call typed. A reader that streams (cite)
+    keeps this uuid and looks the parent up later, instead of holding every entry."""
+    if entry.type != cc.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
+        return ""
+    if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
+        return ""  # the envelope after its caveat, or wrapped output: the text rules see to those
+    return entry.parent_uuid
+
+
 def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
     """Whether ``entry`` (a user entry whose text rules call it typed) is the output of
     the local command ``parent`` records: its parent is a caveat or a local command's
     envelope and no explicit signal says the person typed it (older clients wrote a
     command's answer as plain text there: ``Unknown skill: hookify`` after /hookify)."""
-    if parent is None or entry.type != cc.TYPE_USER or not entry.parent_uuid:
+    if parent is None:
         return False
-    if entry.parent_uuid != parent.uuid or turn_signal(entry) == SIGNAL_PERSON:
-        return False
-    if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
-        return False  # the envelope after its caveat, or wrapped output: the text rules see to those
-    return is_local_command(parent)
+    uuid = output_parent(entry)
+    return bool(uuid) and uuid == parent.uuid and is_local_command(parent)
+
+
+def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
+    """What the person typed in ``entry``: the one classifier of "the person's words"
+    that ``show``, the hand-off and the user pool of ``cite`` read.
+
+    Its typed texts when it speaks as the person (``speaker`` is ``PERSON``), none when
+    ``parent`` (the entry before it, when the reader knows it) is a local command whose
+    output it is. ``parent`` None: the cross-entry rule is not applied here, and a reader
+    that cannot pass the parent drops the texts itself when ``output_parent(entry)``
+    names a local command (cite does, by uuid). Not here, on purpose: a slash command
+    that reached the model (``slash_command``). The hand-off and ``show`` show it as the
+    person typed it (``/review parser.py``); citations never ground in it, since its
+    envelope is the harness's rendering, not the person's text. That is the one place
+    where what ``show`` shows is wider than the user pool."""
+    if speaker(entry) != PERSON or is_local_command_output(entry, parent):
+        return []
+    return typed_texts(entry)
 
 
 def task_notification_line(entry: Entry) -> str:

@@ -13,7 +13,7 @@ Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually r
 """
 
 import os
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from termsprawl_context.errors import EXIT_USAGE, Refusal
 from termsprawl_context.jsonl import Line, LineTooLong, iter_lines_bounded, loads_strict, open_regular
@@ -210,6 +210,49 @@ def read_entries(path: str) -> List[Entry]:
     return list(iter_entries(path))
 
 
+def check_readable(path: str) -> None:
+    """Read the transcript at ``path`` to its end without decoding it, raising as
+    ``iter_raw_lines`` would: a streaming reader calls it first, so a refusal still comes
+    before its first line of output (a byte pass, a fraction of the decoding's cost)."""
+    for _ in iter_raw_lines(path):
+        pass
+
+
+def mark_line(path: str, mark: str) -> int:
+    """The physical line of the first entry whose uuid is ``mark`` (0 when none, or no
+    mark), read as a stream. Only lines that can spell the uuid are decoded: those
+    holding its bytes, or a ``\\u`` escape (the only way JSON can spell an ASCII uuid
+    otherwise). Raises as ``iter_raw_lines``, so it also checks the whole record."""
+    if not mark:
+        check_readable(path)
+        return 0
+    try:
+        needle = mark.encode("utf-8")  # type: Optional[bytes]
+    except UnicodeEncodeError:
+        needle = None
+    if needle is not None and "\ufffd" in mark:
+        needle = None  # invalid UTF-8 in a line decodes to U+FFFD: its bytes say nothing
+    found = 0
+    for line in iter_raw_lines(path):
+        if found or (needle is not None and needle not in line.raw and b"\\u" not in line.raw):
+            continue
+        entry = entry_at(line, decode_line(line.raw))
+        if entry is not None and entry.uuid == mark:
+            found = line.number
+    return found
+
+
+def iter_since(path: str, mark: str, checked: bool = False) -> Iterator[Entry]:
+    """``since(read_entries(path), mark)`` as a stream: a first pass finds the mark's
+    line (and checks the record whole, so a refusal comes before any entry), the second
+    yields the entries after it, holding one at a time. ``checked``: the caller has just
+    read the whole record, so with no mark there is no first pass."""
+    after = 0 if checked and not mark else mark_line(path, mark)
+    for entry in iter_entries(path):
+        if entry.line > after:
+            yield entry
+
+
 def since(entries: List[Entry], mark: str) -> List[Entry]:
     """The entries after the one whose uuid is ``mark``: this cycle's work.
 
@@ -232,7 +275,7 @@ def mark(entries: List[Entry]) -> str:
 RAN = "ran"
 
 
-def call_outcomes(entries: List[Entry]) -> Dict[str, str]:
+def call_outcomes(entries: Iterable[Entry]) -> Dict[str, str]:
     """For each tool_use id answered in ``entries``: ``RAN``, or the ``not_run_kind`` of
     its answer (a call answered once as run counts as run). A call with no answer at
     all (interrupted, pending) is absent."""

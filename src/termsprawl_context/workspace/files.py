@@ -47,6 +47,11 @@ _DIR_FD = all(f in os.supports_dir_fd for f in (os.open, os.rename, os.unlink, o
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _TEMP_SUFFIX = ".tmp"
+_TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
+# What the atomic writer's temp name adds to a managed file's name: ``.<name>.<hex>.tmp``
+# (the path fallback's mkstemp adds less). A name must fit NAME_MAX with this added, or
+# the write fails with "File name too long" before the rename.
+TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
 
 
 class OutsideProject(OSError):
@@ -230,7 +235,7 @@ def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional
 
 
 def _temp_name(base: str) -> str:
-    return "." + base + "." + os.urandom(6).hex() + _TEMP_SUFFIX
+    return "." + base + "." + os.urandom(_TEMP_RANDOM_BYTES).hex() + _TEMP_SUFFIX
 
 
 def _refuse_nested(root: str) -> None:

@@ -2,8 +2,8 @@
 
 ``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
 with ``lo < hi``, so linking a to b and b to a is the same file and adding twice is one
-link. A pair whose name would not fit a file name (255 bytes: two ids of up to 128
-characters) is stored as ``sha256-<hex of "lo\nhi">.json`` instead: one name per pair,
+link. A pair whose name would not fit a file name (255 bytes, less what the atomic
+writer's temp name adds: two ids of up to 128 characters) is stored as ``sha256-<hex of "lo\nhi">.json`` instead: one name per pair,
 never equal to a short pair's name (which always holds ``--``). Readers tolerate
 anything: a file that does not parse as a valid link is ignored, and one removed
 between listing and reading is simply not there.
@@ -17,6 +17,7 @@ from collections import namedtuple
 from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
 from termsprawl_context.workspace.files import (
     LINKS_DIR,
+    TEMP_NAME_EXTRA_BYTES,
     dump_json,
     has_version,
     read_small_file,
@@ -35,6 +36,8 @@ LINK_FILE_SUFFIX = ".json"
 LINK_SEPARATOR = "--"
 # The longest file name the file systems we run on accept, in bytes.
 MAX_FILE_NAME_BYTES = 255
+# The longest link file name: its temp file's name (written first, then renamed) must fit too.
+MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - TEMP_NAME_EXTRA_BYTES
 HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
@@ -75,11 +78,11 @@ def canonical_pair(a: str, b: str) -> LinkPair:
 
 def link_file_name(a: str, b: str) -> str:
     """The same name for (a, b) and (b, a): ``<lo>--<hi>.json`` when that fits
-    ``MAX_FILE_NAME_BYTES``, else ``sha256-<64 hex>.json`` of ``lo``, a newline (which no
+    ``MAX_LINK_NAME_BYTES``, else ``sha256-<64 hex>.json`` of ``lo``, a newline (which no
     id holds, so the pair is recoverable from the digest's input alone) and ``hi``."""
     lo, hi = canonical_pair(a, b)
     name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
-    if len(name.encode("utf-8", "surrogateescape")) <= MAX_FILE_NAME_BYTES:
+    if len(name.encode("utf-8", "surrogateescape")) <= MAX_LINK_NAME_BYTES:
         return name
     import hashlib  # only the rare long pair pays for it
 

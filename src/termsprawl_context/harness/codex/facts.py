@@ -75,7 +75,12 @@ META_SOURCE = "source"  # "exec", "cli", or {"subagent": {"thread_spawn": {paren
 # 0.169 marks where a user-role block came from.
 PASSTHROUGH = "internal_chat_message_metadata_passthrough"
 ITEM_KINDS = "content_item_kinds"
-HOOK_CONTEXT_KIND = "hooks.additional_context"
+# The kind 0.169 gives the person's own text; every other kind it names on a user-role block is
+# the client's (hooks.additional_context, agents_md.instructions, environments.environment_context,
+# generic.turn_aborted, multi_agent.subagent_notification, ...). "unknown" (and no kind) says
+# nothing: the prefixes decide.
+PERSON_KIND = "user.text"
+UNKNOWN_KIND = "unknown"
 
 # --- harness text in user-role messages -------------------------------------------------
 # 0.169: the instruction files, then the environment; sub-agent results; 0.47 and near:
@@ -85,6 +90,7 @@ CONTEXT_PREFIXES = (
     "<environment_context>",
     "<subagent_notification>",
     "<user_instructions>",
+    "<turn_aborted>",  # 0.169, after an interrupted turn
 )
 # The bridge a compaction leaves: the summary, presented as another model's.
 COMPACTION_PREFIX = "Another language model started to solve this problem"

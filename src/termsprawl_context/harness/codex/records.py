@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from termsprawl_context.harness.codex.facts import (
     COMPACTION_PREFIX, CONTEXT_PREFIXES, EVENT_AGENT_MESSAGE, EVENT_ITEM_COMPLETED, FIELD_PAYLOAD, FIELD_TYPE,
-    HOOK_CONTEXT_KIND, ITEM_CALLS, ITEM_KINDS, ITEM_MESSAGE, ITEM_OUTPUTS, ITEM_REASONING, KIND_EVENT,
-    KIND_SESSION_META, META_CWD, META_ID, META_PARENT_THREAD, META_SOURCE, META_THREAD_SOURCE, PASSTHROUGH,
-    ROLE_ASSISTANT, ROLE_DEVELOPER, ROLE_SYSTEM, ROLE_USER, THREAD_SOURCE_SUBAGENT, thread_id_of,
+    ITEM_CALLS, ITEM_KINDS, ITEM_MESSAGE, ITEM_OUTPUTS, ITEM_REASONING, KIND_EVENT, KIND_SESSION_META, META_CWD,
+    META_ID, META_PARENT_THREAD, META_SOURCE, META_THREAD_SOURCE, PASSTHROUGH, PERSON_KIND, ROLE_ASSISTANT,
+    ROLE_DEVELOPER, ROLE_SYSTEM, ROLE_USER, THREAD_SOURCE_SUBAGENT, UNKNOWN_KIND, thread_id_of,
 )
 
 TYPE_CHECKING = False
@@ -33,21 +33,38 @@ def _texts(content) -> List[str]:
     return found
 
 
-def _hook_marked(payload: dict) -> List[bool]:
-    """Per content block: whether 0.169 marked it as a hook's text."""
+def _block_kinds(payload: dict) -> List[str]:
+    """Per content block: the kind 0.169 marked it with ("" where it names none)."""
     passthrough = payload.get(PASSTHROUGH)
     kinds = passthrough.get(ITEM_KINDS) if isinstance(passthrough, dict) else None
     if not isinstance(kinds, list):
         return []
-    return [kind == HOOK_CONTEXT_KIND for kind in kinds]
+    return [kind if isinstance(kind, str) and kind != UNKNOWN_KIND else "" for kind in kinds]
 
 
-def context_kind(text: str) -> str:
+def _marked_texts(payload: dict) -> List[tuple]:
+    """``(text, kind)`` for each text block of a message, its kind aligned by block."""
+    content = payload.get("content")
+    if not isinstance(content, list):
+        return [(text, "") for text in _texts(content)]
+    kinds = _block_kinds(payload)
+    found = []
+    for i, block in enumerate(content):
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str) and text:
+            found.append((text, kinds[i] if i < len(kinds) else ""))
+    return found
+
+
+def context_kind(text: str, marked: str = "") -> str:
     """"compaction" for the compaction bridge, "context" for other harness text in a
-    user-role message, "" for the person's own words (a marker counts only at the start)."""
+    user-role message, "" for the person's own words: the block's 0.169 kind decides
+    where it names one, else a marker at the start."""
     head = text.lstrip()
     if head.startswith(COMPACTION_PREFIX):
         return "compaction"
+    if marked:
+        return "" if marked == PERSON_KIND else "context"
     if head.startswith(CONTEXT_PREFIXES):
         return "context"
     return ""
@@ -116,10 +133,9 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
             return [_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
         if role != ROLE_USER:
             return []
-        hooked = _hook_marked(payload)
         person, context, bridge = [], [], []
-        for i, text in enumerate(texts):
-            kind = "context" if i < len(hooked) and hooked[i] else context_kind(text)
+        for text, marked in _marked_texts(payload):
+            kind = context_kind(text, marked)
             (bridge if kind == "compaction" else context if kind == "context" else person).append(
                 {"type": "text", "text": text})
         found = []

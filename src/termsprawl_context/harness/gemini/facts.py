@@ -35,6 +35,10 @@ TOOL_ENV = "GEMINI_CLI"
 FIELD_ID = "id"
 FIELD_TYPE = "type"
 FIELD_CONTENT = "content"
+# 0.61: a user message whose content the client expanded (an @ reference's file text between
+# "--- Content from referenced files ---" and "--- End of content ---") keeps what the person
+# typed here; absent when the two are the same.
+FIELD_DISPLAY = "displayContent"
 FIELD_TIMESTAMP = "timestamp"
 FIELD_THOUGHTS = "thoughts"
 FIELD_TOOL_CALLS = "toolCalls"

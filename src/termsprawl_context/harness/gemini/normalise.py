@@ -5,12 +5,12 @@ from termsprawl_context.harness.gemini.chat import (
     Chat, Where, _indexed_winners, _winners, is_legacy, legacy_messages, resolve_lines,
 )
 from termsprawl_context.harness.gemini.facts import (
-    COMPRESSION_ACK, FIELD_CONTENT, FIELD_ID, FIELD_THOUGHTS, FIELD_TIMESTAMP, FIELD_TYPE, HOOK_CONTEXT_OPEN,
+    COMPRESSION_ACK, FIELD_CONTENT, FIELD_DISPLAY, FIELD_ID, FIELD_THOUGHTS, FIELD_TIMESTAMP, FIELD_TYPE, HOOK_CONTEXT_OPEN,
     KIND_SUBAGENT, RESPONSE_COPY_SUFFIX, SESSION_CONTEXT_OPEN, SYNTHETIC_TYPES, TYPE_GEMINI, TYPE_USER,
 )
 from termsprawl_context.harness.gemini.parts import (
     CALL, RESULT, _gemini_calls, _result_block, _text, _thought_text, is_compression_summary, parts_of,
-    split_hook_context,
+    split_hook_context, typed_display,
 )
 
 TYPE_CHECKING = False
@@ -60,6 +60,24 @@ class Normaliser(object):
         if blocks:
             yield self._entry("user", uuid, message, where, blocks, "user")
 
+    def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
+        """A user message the person typed: a hook's context first (meta), then the words;
+        where ``displayContent`` keeps them apart, the client's expansion is meta too."""
+        hook, typed = split_hook_context(texts[0])
+        if hook:
+            yield self._entry("user", message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"), message,
+                              where, _texts([hook]), "user", meta=True)
+        rest = ([typed] if typed else []) + texts[1:]
+        shown = typed_display(message)
+        if shown:
+            yield self._entry("user", message_id, message, where, _texts(shown), "user")
+            added = [t for t in rest if t not in shown]
+            if added:
+                yield self._entry("user", message_id + "#" + FIELD_DISPLAY, message, where,
+                                  _texts(added), "user", meta=True)
+        elif rest:
+            yield self._entry("user", message_id, message, where, _texts(rest), "user")
+
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = _text(message.get(FIELD_TYPE))
         message_id = _text(message.get(FIELD_ID))
@@ -73,13 +91,8 @@ class Normaliser(object):
                 elif is_compression_summary(texts):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
                 else:
-                    hook, typed = split_hook_context(first)
-                    if hook:
-                        yield self._entry("user", message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"), message,
-                                          where, _texts([hook]), "user", meta=True)
-                    rest = ([typed] if typed else []) + texts[1:]
-                    if rest:
-                        yield self._entry("user", message_id, message, where, _texts(rest), "user")
+                    for entry in self._typed(message, message_id, where, texts):
+                        yield entry
             for entry in self._results(message, where, parts, message_id):
                 yield entry
         elif kind == TYPE_GEMINI:

@@ -2,7 +2,7 @@
 summary in a user message, tool calls and results, and the call ids a message gives."""
 
 from termsprawl_context.harness.gemini.facts import (
-    FIELD_CONTENT, FIELD_TOOL_CALLS, FIELD_TYPE, HOOK_CONTEXT_CLOSE, HOOK_CONTEXT_GAP, HOOK_CONTEXT_OPEN,
+    FIELD_CONTENT, FIELD_DISPLAY, FIELD_TOOL_CALLS, FIELD_TYPE, HOOK_CONTEXT_CLOSE, HOOK_CONTEXT_GAP, HOOK_CONTEXT_OPEN,
     STATE_SNAPSHOT_CLOSE, STATE_SNAPSHOT_OPEN, TYPE_GEMINI, TYPE_USER,
 )
 
@@ -127,3 +127,12 @@ def message_ids(message: dict) -> tuple:
         if call_id is not None:
             found.append((RESULT, call_id))
     return tuple(pair for pair in found if pair[1])
+
+
+def typed_display(message: dict) -> "List[str]":
+    """What the person typed, where the client kept it apart from what it sent (``[]``
+    when it did not): the texts of ``displayContent``, less a hook's context."""
+    texts = [p["text"] for p in parts_of(message.get(FIELD_DISPLAY)) if isinstance(p.get("text"), str) and p["text"]]
+    if texts:
+        texts[0] = split_hook_context(texts[0])[1]
+    return [t for t in texts if t]

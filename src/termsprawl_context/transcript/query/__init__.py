@@ -46,13 +46,13 @@ from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, Dict, Iterable, List
+    from typing import Any, Dict, Iterable, Iterator, List
 
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
     "EXIT_QUERY_NEVER_RAN", "Expression", "ExpressionNeverRan", "ExpressionNotBoolean", "FIELDS", "FUNCTIONS",
-    "QueryCompileError", "compile_where", "entry_env", "filter",
+    "QueryCompileError", "compile_where", "entry_env", "filter", "iter_filter",
 ]
 
 
@@ -118,15 +118,21 @@ def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = Fals
     Nothing matching is an answer ([]); an expression that could be evaluated against
     none of the entries offered is ExpressionNeverRan; one that produced a non-boolean
     is ExpressionNotBoolean; one that will not compile is QueryCompileError."""
+    return list(iter_filter(entries, where, include_sidechains))
+
+
+def iter_filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> Iterator[Entry]:
+    """``filter`` as a stream, one entry held at a time: each kept entry is yielded as it
+    is found; the refusals are raised where ``filter`` raises them (ExpressionNeverRan
+    only at the end, when nothing was yielded)."""
     expression = compile_where(where) if where else None
-    kept: List[Entry] = []
     offered = evaluated = 0
     for entry in entries:
         if entry.is_sidechain and not include_sidechains:
             continue
         offered += 1
         if expression is None:
-            kept.append(entry)
+            yield entry
             continue
         try:
             value = evaluate(expression.tree, entry_env(entry))
@@ -137,9 +143,8 @@ def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = Fals
             raise ExpressionNotBoolean("%s: expression did not produce a boolean: produced %s, not a boolean"
                                        % (_where(where), type_name(value)))
         if value:
-            kept.append(entry)
+            yield entry
     if expression is not None and offered and not evaluated:
         raise ExpressionNeverRan(
             "%s: expression could not be evaluated against any entry: not one of the %d entries could be evaluated "
             "against it, so the answer would report no violations without having looked" % (_where(where), offered))
-    return kept
