@@ -201,7 +201,9 @@ def _rollout_line(raw: bytes):
     from termsprawl_context.jsonl import parse_object
 
     record = parse_object(raw)
-    payload = record.get(FIELD_PAYLOAD) if record is not None else None
+    if record is None:
+        return None
+    payload = record.get(FIELD_PAYLOAD)
     if not isinstance(payload, dict):
         return None
     return record, record.get(FIELD_TYPE), payload
