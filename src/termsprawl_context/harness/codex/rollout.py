@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.harness.codex.facts import (
-    FIELD_PAYLOAD, FIELD_TIMESTAMP, FIELD_TYPE, KIND_COMPACTED, KIND_EVENT, KIND_RESPONSE_ITEM, KIND_SESSION_META,
+    FIELD_TIMESTAMP, KIND_COMPACTED, KIND_EVENT, KIND_RESPONSE_ITEM, KIND_SESSION_META,
     KIND_TURN_CONTEXT, MAX_FORK_DEPTH, META_CWD, META_END_BYTE_OFFSET, META_FORKED_FROM, META_HISTORY_BASE,
     _sessions_root_of, find_rollout, thread_id_of,
 )
 from termsprawl_context.harness.codex.records import (
-    _announced_message, _as_summary, _classed, _entry, _is_text_answer, _item_entries, _str, _Thread, _thread_of,
-    announces_answers, meta_of,
+    _announced_message, _as_summary, _classed, _entry, _is_text_answer, _item_entries, _rollout_line, _str, _Thread,
+    _thread_of, announces_answers, meta_of,
 )
 
 TYPE_CHECKING = False
@@ -37,7 +37,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
                 break  # history_base ends at a line boundary: this line is the fork's, not ours
-            envelope = _envelope(line.raw)
+            envelope = _rollout_line(line.raw)
             if envelope is None:
                 continue
             record, kind, payload = envelope
@@ -98,7 +98,7 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
         for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
             if end >= 0 and offset + len(raw) >= end:
                 continue  # a line the fork point cuts: the forward reader stops before it
-            envelope = _envelope(raw)
+            envelope = _rollout_line(raw)
             if envelope is None:
                 continue
             record, kind, payload = envelope
@@ -139,20 +139,6 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
         yield _classed(pending, False, announces, pending_bridge)
     for inherited in _inherited(path, meta, meta.get(META_HISTORY_BASE), roots, depth, reverse=True):
         yield inherited
-
-
-def _envelope(raw: bytes) -> "Optional[tuple]":
-    """``(record, kind, payload)`` of a rollout line's envelope; None for a line that is no
-    object or whose payload is not one."""
-    from termsprawl_context.jsonl import parse_object
-
-    record = parse_object(raw)
-    if record is None:
-        return None
-    payload = record.get(FIELD_PAYLOAD)
-    if not isinstance(payload, dict):
-        return None
-    return record, record.get(FIELD_TYPE), payload
 
 
 def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
