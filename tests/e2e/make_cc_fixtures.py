@@ -18,7 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from anthropic_server import ScriptedServer, Text, ToolUse
+try:
+    from .anthropic_server import ScriptedServer, Text, ToolUse
+except ImportError:  # run as a script
+    from anthropic_server import ScriptedServer, Text, ToolUse  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent

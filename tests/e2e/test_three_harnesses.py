@@ -26,16 +26,15 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from .clients import client_bin
 from .codex_run import CodexSandbox
 from .gemini_server import GeminiServer, Say
-from .make_cc_fixtures import Handler as ClaudeScript
+from .anthropic_server import ScriptedServer as ClaudeServer
+from .make_cc_fixtures import TITLE, decide
 from .responses_server import ResponsesServer, message
 from .test_codex_cli import Scenario, last_user_text
 
@@ -57,7 +56,7 @@ TIMEOUT = 240
 
 def claude(world, server, *args):
     env = {"HOME": str(world.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-           "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % server.server_address[1], "ANTHROPIC_API_KEY": "x",
+           "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
            "TERM": "dumb", "IS_SANDBOX": "1", "TERMSPRAWL_NODE_ID": "cc"}
     argv = [client_bin("claude")] + list(args) + ["--output-format", "json", "--permission-mode", "bypassPermissions"]
@@ -125,11 +124,8 @@ def world(tmp_path_factory, pyz):
     for name in ("claude", "codex", "gemini"):
         client_bin(name)
     world = World(tmp_path_factory.mktemp("three-harnesses"), pyz)
-    claude_server = ThreadingHTTPServer(("127.0.0.1", 0), ClaudeScript)
-    claude_server.daemon_threads = True
-    threading.Thread(target=claude_server.serve_forever, daemon=True).start()
     codex_script = CodexScript()
-    try:
+    with ClaudeServer(default=decide, side_answer=TITLE) as claude_server:
         with ResponsesServer(codex_script) as codex_server:
             box = CodexSandbox(world.root, codex_server, extra_config="model_auto_compact_token_limit = 100000\n")
             world.codex, world.home, world.project = box, box.home, box.project
@@ -163,8 +159,6 @@ def world(tmp_path_factory, pyz):
         claude(world, claude_server, "--resume", session, "-p", "/compact")
         claude(world, claude_server, "--continue", "-p", CLAUDE_TYPED[2])
         world.claude_session = session
-    finally:
-        claude_server.shutdown()
     # Gemini: session context and the hook's context on the first prompt, then a resume.
     with GeminiServer([Say(GEMINI_ANSWERS[0])]) as first:
         gemini(world, first, "-p", GEMINI_TYPED[0])
