@@ -130,7 +130,7 @@ def show_store(scratch: Path, sessions: int) -> Path:
         path = folder / (fake_id(i + 1) + ".jsonl")
         lines = [{"type": "user", "uuid": "u%d" % i, "message": {"content": "prompt %d" % i}},
                  {"type": "assistant", "uuid": "a%d" % i, "message": {"content": [{"type": "text", "text": "ok"}]}}]
-        path.write_text("".join(json.dumps(l) + "\n" for l in lines))
+        path.write_text("".join(json.dumps(ln) + "\n" for ln in lines))
         os.utime(str(path), (1767225600 + 60 * ((i * 7919) % sessions),) * 2)
     done.write_text("ok")
     return projects

@@ -125,9 +125,9 @@ def validate(argv: List[str], env: Dict[str, str], expect_output: bool) -> None:
         raise BenchError("printed %d bytes; expected nothing" % len(done.stdout))
 
 
-def interleaved(commands: List[List[str]], env: Dict[str, str], runs: int, warmups: int) -> List[float]:
-    """Median wall time of each command, running them in turns (order flipped every
-    round) so drift in the machine's load hits all alike."""
+def rounds(commands: List[List[str]], env: Dict[str, str], runs: int, warmups: int) -> List[List[float]]:
+    """Each command's wall times over ``runs`` rounds after ``warmups``, running them in
+    turns (order flipped every round) so drift in the machine's load hits all alike."""
     times = [[] for _ in commands]  # type: List[List[float]]
     for i in range(warmups + runs):
         order = list(range(len(commands)))
@@ -139,24 +139,19 @@ def interleaved(commands: List[List[str]], env: Dict[str, str], runs: int, warmu
                 raise BenchError("%s exited %d" % (os.path.basename(commands[j][-1]), code))
             if i >= warmups:
                 times[j].append(elapsed)
-    return [statistics.median(t) for t in times]
+    return times
+
+
+def interleaved(commands: List[List[str]], env: Dict[str, str], runs: int, warmups: int) -> List[float]:
+    """Median wall time of each command, measured in alternating rounds."""
+    return [statistics.median(t) for t in rounds(commands, env, runs, warmups)]
 
 
 def round_ratios(commands: List[List[str]], env: Dict[str, str], runs: int, warmups: int):
-    """Run ``commands`` in alternating rounds (order flipped every round) and return, for
-    each command after the first, its per-round time ratios to the first, sorted, and
-    the median wall time of every command."""
-    times = [[] for _ in commands]  # type: List[List[float]]
-    for i in range(warmups + runs):
-        order = list(range(len(commands)))
-        if i % 2:
-            order.reverse()
-        for j in order:
-            elapsed, code = measure(commands[j], env)
-            if code != 0:
-                raise BenchError("%s exited %d" % (os.path.basename(commands[j][-1]), code))
-            if i >= warmups:
-                times[j].append(elapsed)
+    """Run ``commands`` in alternating rounds and return, for each command after the
+    first, its per-round time ratios to the first, sorted, and the median wall time of
+    every command."""
+    times = rounds(commands, env, runs, warmups)
     ratios = [sorted(t / b for t, b in zip(times[j], times[0])) for j in range(1, len(commands))]
     return ratios, [statistics.median(t) for t in times]
 

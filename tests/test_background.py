@@ -189,7 +189,7 @@ def test_a_final_record_being_written_is_unknown(tmp_path):
     path = write(tmp_path, fx.launch(1, "toolu_1", "bg1"))
     _, cur = bg.background_agent_signals_since(path)
     with open(path, "w") as f:
-        f.write("".join(l + "\n" for l in fx.launch(1, "toolu_1", "bg1")) + '{"type":"user","uu')
+        f.write("".join(ln + "\n" for ln in fx.launch(1, "toolu_1", "bg1")) + '{"type":"user","uu')
     with pytest.raises(SignalsUnknown):
         bg.background_agent_signals_since(path, cur)
 

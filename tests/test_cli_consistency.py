@@ -22,13 +22,13 @@ def store(tmp_path):
         path = folder / (sid + ".jsonl")
         lines = [{"type": "user", "uuid": "m%d" % i, "sessionId": sid, "timestamp": "2026-01-0%dT00:00:00Z" % (i + 1),
                   "message": {"role": "user", "content": "prompt %d" % i}}]
-        path.write_text("".join(json.dumps(l) + "\n" for l in lines))
+        path.write_text("".join(json.dumps(ln) + "\n" for ln in lines))
         os.utime(str(path), (1000 + i, 1000 + i))
     return projects
 
 
 def listed(capsys):
-    return [json.loads(l)["session_id"] for l in capsys.readouterr().out.splitlines()]
+    return [json.loads(ln)["session_id"] for ln in capsys.readouterr().out.splitlines()]
 
 
 def test_sessions_limit_and_newest_first(store, capsys):

@@ -146,7 +146,7 @@ def test_peers_without_turns_skipped_and_titles_fall_back_to_id():
 def make_project(root, turns_lines, title="Claude B", peer="node-b", me="node-a"):
     root.mkdir(parents=True, exist_ok=True)
     transcript = root / "session.jsonl"
-    transcript.write_text("".join(json.dumps(l) + "\n" for l in turns_lines), encoding="utf-8")
+    transcript.write_text("".join(json.dumps(ln) + "\n" for ln in turns_lines), encoding="utf-8")
     links.add_link(str(root), me, peer)
     index.record_transcript_path(str(root), peer, str(transcript))
     if title is not None:

@@ -698,7 +698,7 @@ def _random_dir(rng, folder):
         if rng.random() < 0.2:
             lines.append("{torn")
         uuids.extend([own, parent])
-        text = "".join((l if isinstance(l, str) else json.dumps(l, separators=(",", ":"))) + "\n" for l in lines)
+        text = "".join((ln if isinstance(ln, str) else json.dumps(ln, separators=(",", ":"))) + "\n" for ln in lines)
         if rng.random() < 0.15:
             text = text.replace('"uuid":"u', '"uuid":"\\u0075', 1)  # the same uuid, escaped
         (project.dir / ("f%02d.jsonl" % rng.randint(0, 30))).write_text(text)

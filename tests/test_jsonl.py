@@ -45,7 +45,7 @@ def test_reverse_matches_forward_on_any_bytes(data, block_size):
 
 def test_forward_numbers_physical_lines_from_one():
     lines = list(iter_lines(io.BytesIO(b"a\n\nb")))
-    assert [(l.number, l.offset, l.raw) for l in lines] == [(1, 0, b"a"), (2, 2, b""), (3, 3, b"b")]
+    assert [(ln.number, ln.offset, ln.raw) for ln in lines] == [(1, 0, b"a"), (2, 2, b""), (3, 3, b"b")]
 
 
 def test_unicode_line_separators_are_data_not_line_ends():

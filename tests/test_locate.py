@@ -102,7 +102,7 @@ def line(uuid, ts, **extra):
 def put(store, project, name, lines, tail=""):
     path = store / project / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(("".join(l + "\n" for l in lines) + tail).encode("utf-8", "surrogatepass"))
+    path.write_bytes(("".join(ln + "\n" for ln in lines) + tail).encode("utf-8", "surrogatepass"))
     return str(path)
 
 

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from record_fixtures import (
-    dumps, lines_text, named_call, preamble, record, root, tool_answer, tool_call, user_msg,
+    dumps, lines_text, preamble, record, root, tool_answer, tool_call, user_msg,
 )
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness import claude as cc

@@ -87,9 +87,9 @@ def test_sessions_of_one_project(run_pyz, store):
     tmp, work, projects = store
     result = run_pyz(["sessions", "--projects-dir", projects, "--project", work, "--json"])
     assert result.returncode == 0
-    assert [json.loads(l)["session_id"] for l in result.stdout.splitlines()] == [ID2, ID1]
+    assert [json.loads(ln)["session_id"] for ln in result.stdout.splitlines()] == [ID2, ID1]
     result = run_pyz(["sessions", "--projects-dir", projects, "--project", "."], cwd=work)
-    assert [l.split()[0] for l in out(result)[0].splitlines()[1:]] == [ID2, ID1]
+    assert [ln.split()[0] for ln in out(result)[0].splitlines()[1:]] == [ID2, ID1]
 
 
 def test_store_from_claude_config_dir(run_pyz, store):
@@ -185,7 +185,7 @@ def test_unreadable_directory_reported_once(store, monkeypatch, capsys):
     code = cli.main(["sessions", "--projects-dir", str(projects), "--json"])
     captured = capsys.readouterr()
     assert code == 0
-    assert [json.loads(l)["session_id"] for l in captured.out.splitlines()] == [ID2, ID1]
+    assert [json.loads(ln)["session_id"] for ln in captured.out.splitlines()] == [ID2, ID1]
     assert captured.err.count(blocked) == 1
     assert "Could not access 1 path(s) during scan:" in captured.err
     code = cli.main(["find", "zzz", "--projects-dir", str(projects)])

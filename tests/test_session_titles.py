@@ -63,7 +63,10 @@ def store(tmp_path):
     summary lines (1.x style: at the top of later files) that name some of them."""
     projects = tmp_path / "projects"
     folder = projects / "-home-dev-app"
-    conversation = lambda n, text: [user(text, mid(n * 10 + 1)), assistant("ok", mid(n * 10 + 2), mid(n * 10 + 1))]
+
+    def conversation(n, text):
+        return [user(text, mid(n * 10 + 1)), assistant("ok", mid(n * 10 + 2), mid(n * 10 + 1))]
+
     write(folder / (sid(1) + ".jsonl"), conversation(1, "first typed") + [{"type": "custom-title", "customTitle": "Mine", "sessionId": sid(1)}], 100)
     write(folder / (sid(2) + ".jsonl"), conversation(2, "second typed") + [{"type": "ai-title", "aiTitle": "AI named", "sessionId": sid(2)}], 110)
     write(folder / (sid(3) + ".jsonl"), conversation(3, "third typed"), 120)  # named by summaries below

@@ -163,7 +163,7 @@ def test_lines_empty_summary_ignored():
 def test_lines_invalid_json_and_blank_lines_skipped():
     lines = ["not json", "", "   ", "{broken", "[1, 2]", json.dumps(user("after junk")), json.dumps(summary("S"))]
     assert extract_metadata_from_lines(lines) == ExtractionResult("S", "after junk", ())
-    assert extract_metadata_from_lines([l.encode() for l in lines]) == ExtractionResult("S", "after junk", ())
+    assert extract_metadata_from_lines([ln.encode() for ln in lines]) == ExtractionResult("S", "after junk", ())
 
 
 def test_lines_wrong_types_are_not_errors():
@@ -302,7 +302,7 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
     for path in corpus:
         plain = _plain_head_lines(path)
         meta = session_metadata(str(path), path.stem)
-        if sum(len(l) + 1 for l in plain) <= HEAD_MAX_BYTES:
+        if sum(len(ln) + 1 for ln in plain) <= HEAD_MAX_BYTES:
             expected = extract_metadata_from_lines(plain)
             assert (meta.summary, meta.first_user_message, meta.summary_links) == tuple(expected), path.name
             compared += 1

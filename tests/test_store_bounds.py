@@ -77,11 +77,11 @@ def test_a_newline_less_file_in_the_store_is_not_held(pyz, hostile_store, jobs):
     assert (code, out) == (0, str(holder) + "\n")
     assert rss < RSS_LIMIT_KIB
     rss, code, out = run(pyz, ["assemble", "m2", "--projects-dir", store], jobs)
-    assert code == 0 and [json.loads(l)["uuid"] for l in out.splitlines()] == ["m1", "m2"]
+    assert code == 0 and [json.loads(ln)["uuid"] for ln in out.splitlines()] == ["m1", "m2"]
     assert rss < RSS_LIMIT_KIB
     fork = store / "q" / (U2 + ".jsonl")
     rss, code, out = run(pyz, ["assemble-file", fork], jobs)
-    uuids = [json.loads(l)["uuid"] for l in out.splitlines()]
+    uuids = [json.loads(ln)["uuid"] for ln in out.splitlines()]
     assert code == 0 and isinstance(uuids[0], list) and uuids[1:] == ["m1"]
     assert rss < RSS_LIMIT_KIB
 

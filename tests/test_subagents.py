@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from record_fixtures import Project, named_call, record, root, sidechain_root, user_msg
+from record_fixtures import Project, named_call, root, sidechain_root, user_msg
 from termsprawl_context.store.subagents import (
     AgentMeta, MetaUnreadable, NoParentPath, NotAnAgentId, SubagentsUnreadable, child_records,
     is_subagent_record, is_subagent_transcript, parent_of, read_agent_meta, session_dir_of_subagent,

@@ -3,10 +3,8 @@ lookup by a session's own message uuids, and the fast window-uuid reader checked
 against the plain one (every line parsed), on made-up lines and on the real corpus."""
 
 import json
-import os
 import random
 
-import pytest
 
 from termsprawl_context.store import summary_index as SI
 from termsprawl_context.store.summary_index import LinkedSummary, SummaryIndex, written_after
@@ -114,7 +112,7 @@ def test_whole_lines():
 
 
 def test_own_uuids_on_odd_lines():
-    data, lines = window([l for l in ODD_LINES if b"\\u00" not in l])
+    data, lines = window([ln for ln in ODD_LINES if b"\\u00" not in ln])
     plain = SI.own_uuids_plain(lines)
     assert plain == [
         U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\',
@@ -151,7 +149,7 @@ def test_pack_round_trip():
 
 def test_linked_title():
     lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] in a nested object
-    data = bytearray(b"".join(l + b"\n" for l in lines))
+    data = bytearray(b"".join(ln + b"\n" for ln in lines))
     packed = SI.own_uuids(data, 0, len(data))
     index = SummaryIndex()
     assert SI.linked_title(index, packed) == ""

@@ -160,7 +160,7 @@ def test_invalid_link_files_are_ignored_and_named(tmp_path):
     (d / "dir.json").mkdir()
     os.mkfifo(str(d / "fifo.json"))
     (d / "big.json").write_bytes(b" " * (links.MAX_LINK_FILE_BYTES + 1))
-    assert [l.a + "-" + l.b for l in links.list_links(cwd)] == ["aaa-bbb"]
+    assert [ln.a + "-" + ln.b for ln in links.list_links(cwd)] == ["aaa-bbb"]
     assert [f.name for f in links.scan_link_files(cwd) if f.pair is None] == ["big.json", "dir.json", "fifo.json", "junk.json"]
 
 

@@ -6,16 +6,20 @@ server-sent events ``message_start``, ``content_block_start``, ``content_block_d
 ``stop_reason``), ``message_stop``. The main conversation's requests carry ``tools``; side
 requests (a title, a summary) carry none and get a short text answer without using the
 script. Each main request takes the script's next reply; when the script is spent the
-answer is a plain end of turn. Every request body is recorded, so a test asserts what
-reached the model.
+answer is a plain end of turn. Every request is recorded (``received``), so a test asserts
+what reached the model.
 
-Standard library only; one server per scenario, on 127.0.0.1 and a free port, in a thread.
+Standard library only; one server per scenario (scripted_server.py's plumbing).
 """
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
+
+try:
+    from .scripted_server import Request, ScriptedHTTPServer, send_json, send_sse
+except ImportError:  # run as a script (make_cc_fixtures.py) or from tests/e2e on sys.path
+    from scripted_server import Request, ScriptedHTTPServer, send_json, send_sse  # type: ignore[no-redef]
 
 MODEL = "claude-sonnet-4-5"
 SIDE_ANSWER = "scripted side answer"
@@ -76,104 +80,50 @@ def _events(reply: Union[Text, ToolUse], counter: int) -> List[tuple]:
     return events
 
 
-class ScriptedServer:
-    """``with ScriptedServer(replies) as server:`` ... ``server.url``, ``server.requests``."""
+class ScriptedServer(ScriptedHTTPServer):
+    """``with ScriptedServer(replies) as server:`` ... ``server.url``, ``server.main``.
 
-    def __init__(self, replies: Optional[List[Reply]] = None) -> None:
+    When the script is spent a main request gets ``default`` (a reply, or a function of
+    the body); a side request gets ``side_answer``."""
+
+    def __init__(self, replies: Optional[List[Reply]] = None, default: Reply = Text(DONE_TEXT),
+                 side_answer: str = SIDE_ANSWER) -> None:
+        super().__init__()
         self.replies = list(replies or [])
-        self.requests: List[Dict[str, Any]] = []  # every POSTed body, in arrival order
-        self.main: List[Dict[str, Any]] = []  # the main conversation's (with tools)
-        self.lock = threading.Lock()
+        self.default = default
+        self.side_answer = side_answer
+        self.main: List[Dict[str, Any]] = []  # the main conversation's bodies (with tools)
         self.counter = 0
-        owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def answer_get(self, handler: BaseHTTPRequestHandler) -> None:
+        send_json(handler, {})
 
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def do_HEAD(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_GET(self) -> None:
-                body = b"{}"
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw.decode("utf-8")) if raw else {}
-                except ValueError:
-                    body = {}
-                if not self.path.split("?")[0].endswith("/v1/messages"):
-                    # count_tokens and the like: an answer that satisfies them
-                    data = json.dumps({"input_tokens": 10}).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    return
-                reply = owner.take(body)
-                with owner.lock:
-                    owner.counter += 1
-                    counter = owner.counter
-                if body.get("stream"):
-                    self.send_response(200)
-                    self.send_header("Content-Type", "text/event-stream")
-                    self.send_header("Cache-Control", "no-cache")
-                    self.send_header("Connection", "close")
-                    self.end_headers()
-                    for name, event in _events(reply, counter):
-                        self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(event))).encode("utf-8"))
-                    self.wfile.flush()
-                    self.close_connection = True
-                    return
-                data = json.dumps(_message(reply, counter)).encode("utf-8")
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return "http://127.0.0.1:%d" % self.httpd.server_address[1]
+    def answer(self, handler: BaseHTTPRequestHandler, request: Request, n: int) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
+        if not request.path.split("?")[0].endswith("/v1/messages"):
+            # count_tokens and the like: an answer that satisfies them
+            send_json(handler, {"input_tokens": 10})
+            return
+        reply = self.take(body)
+        with self.lock:
+            self.counter += 1
+            counter = self.counter
+        if body.get("stream"):
+            send_sse(handler, _events(reply, counter))
+        else:
+            send_json(handler, _message(reply, counter))
 
     def take(self, body: Dict[str, Any]) -> Union[Text, ToolUse]:
         with self.lock:
-            self.requests.append(body)
             if not body.get("tools"):
-                return Text(SIDE_ANSWER)
+                return Text(self.side_answer)
             self.main.append(body)
-            if not self.replies:
-                return Text(DONE_TEXT)
-            reply = self.replies.pop(0)
+            reply = self.replies.pop(0) if self.replies else self.default
         return reply(body) if callable(reply) else reply
 
     def add(self, *replies: Reply) -> None:
         with self.lock:
             self.replies.extend(replies)
-
-    def __enter__(self) -> "ScriptedServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def _message(reply: Union[Text, ToolUse], counter: int) -> Dict[str, Any]:

@@ -3,7 +3,9 @@
 ``tests/e2e/install-clients`` puts the pinned clients into ``$TERMSPRAWL_CLIENTS_DIR`` (else
 ``.e2e-clients/`` at the repo root). A user's bare clone has none: the suite skips with one
 line saying why. ``.ci/run`` sets ``$TERMSPRAWL_REQUIRE_CLIENTS=1``, and then a missing client
-fails the run instead (as ``$TERMSPRAWL_REQUIRE_CORPUS`` does for the corpus).
+fails the run instead (as ``$TERMSPRAWL_REQUIRE_CORPUS`` does for the corpus). With
+``$TERMSPRAWL_SKIP_E2E`` set to a reason, every test here skips with that reason (``.ci/run``
+drives the clients once, not again on each interpreter).
 """
 
 import json
@@ -16,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CLIENTS_DIR_ENV = "TERMSPRAWL_CLIENTS_DIR"
 REQUIRE_CLIENTS_ENV = "TERMSPRAWL_REQUIRE_CLIENTS"
+SKIP_E2E_ENV = "TERMSPRAWL_SKIP_E2E"
 # npm package of each client, as pinned in package.json; the key is the binary's name.
 PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
 # What to run, under node_modules/. Claude Code 2.1.328's `bin/claude.exe` is a stub its

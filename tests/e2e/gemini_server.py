@@ -13,9 +13,12 @@ assert what reached the model.
 """
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import List, NamedTuple
+
+try:
+    from .scripted_server import ScriptedHTTPServer, send_json, send_sse
+except ImportError:  # imported with tests/e2e on sys.path (test_gemini_e2e.py)
+    from scripted_server import ScriptedHTTPServer, send_json, send_sse
 
 SHELL_TOOL = "run_shell_command"  # Gemini CLI 0.61's shell tool
 AGENT_TOOL = "invoke_agent"  # starts a sub-agent: {"agent_name", "prompt"}
@@ -51,59 +54,27 @@ def step_parts(step) -> List[dict]:
     return [{"functionCall": {"name": step.name, "args": step.args}}]
 
 
-class GeminiServer(object):
+class GeminiServer(ScriptedHTTPServer):
     """``with GeminiServer(steps) as server:`` serves on ``server.url`` until the block ends."""
 
+    protocol_version = "HTTP/1.0"  # as the CLI was first driven: one request per connection
+
     def __init__(self, steps, subagent_steps=()) -> None:
+        super().__init__()
         self.steps = list(steps)
         # A sub-agent's turns come to the same endpoint; its requests declare complete_task.
         self.subagent_steps = list(subagent_steps)
         self.subagent_requests = []
         self.requests = []  # (path, body) of every main-turn request, in order
         self.side = []  # (path, body) of every side call
-        self._lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw.decode("utf-8")) if raw else {}
-                except ValueError:
-                    body = {}
-                server.handle(self, body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-    def _json(self, handler, obj, status=200) -> None:
-        data = json.dumps(obj).encode("utf-8")
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
-
-    def handle(self, handler, body: dict) -> None:
-        path = handler.path
+    def answer(self, handler, request, n) -> None:
+        path, body = request.path, request.body
         if ":countTokens" in path:
-            self._json(handler, {"totalTokens": 10})
+            send_json(handler, {"totalTokens": 10})
             return
         if ":streamGenerateContent" in path:
-            with self._lock:
+            with self.lock:
                 if COMPLETE_TASK in declared_functions(body):
                     self.subagent_requests.append((path, body))
                     queue = self.subagent_steps
@@ -113,14 +84,9 @@ class GeminiServer(object):
                 step = queue.pop(0) if queue else Say("(no more scripted steps)")
                 if callable(step):  # a step decided by what reached the model
                     step = step(body)
-            data = ("data: %s\r\n\r\n" % json.dumps(_candidate(step_parts(step)))).encode("utf-8")
-            handler.send_response(200)
-            handler.send_header("Content-Type", "text/event-stream")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
+            send_sse(handler, [(None, _candidate(step_parts(step)))], eol="\r\n")
             return
-        with self._lock:
+        with self.lock:
             self.side.append((path, body))
         # generateContent side calls: a title summary gets a title; the routing classifier
         # (and anything else) gets JSON naming a model, which is what it parses.
@@ -129,7 +95,7 @@ class GeminiServer(object):
             answer = SCRIPTED_TITLE
         else:
             answer = json.dumps({"reasoning": "scripted", "model_choice": "flash", "complexity_reasoning": "scripted", "complexity_score": 1})
-        self._json(handler, _candidate([{"text": answer}]))
+        send_json(handler, _candidate([{"text": answer}]))
 
 
 def request_texts(body: dict) -> List[str]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Fixture maker (not a test): runs the pinned real Claude Code against a tiny scripted
-Messages API server and copies the transcripts it writes into tests/fixtures/cc-2.1.328/.
+"""Fixture maker (not a test): runs the pinned real Claude Code against the scripted
+Messages API server (anthropic_server.py) and copies the transcripts it writes into tests/fixtures/cc-2.1.328/.
 
     TERMSPRAWL_CLIENTS_DIR=/work/e2e-clients python3 tests/e2e/make_cc_fixtures.py
 
@@ -16,16 +16,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from anthropic_server import ScriptedServer, Text, ToolUse
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 OUT = REPO / "tests" / "fixtures" / "cc-2.1.328"
 CLAUDE = Path(os.environ.get("TERMSPRAWL_CLIENTS_DIR") or (REPO / ".e2e-clients")) / "node_modules" / \
     "@anthropic-ai/claude-code-linux-x64/claude"
-LOG = []
+TITLE = "Scripted title"  # every side request's answer (the session title)
 
 
 def _flat(content):
@@ -42,9 +42,8 @@ def _flat(content):
 
 
 def decide(body):
-    """(kind, payload): a text answer or a tool call, from the request's last user message."""
-    if not body.get("tools"):
-        return "text", "Scripted title"
+    """A text answer or a tool call, from the main request's last user message (side
+    requests, without tools, get TITLE from the server)."""
     # The messages since the model last spoke (2.1.328 may end a request with a
     # `system`-role message of its own after the prompt).
     tail = []
@@ -56,97 +55,35 @@ def decide(body):
     names = {t.get("name") for t in body.get("tools", [])}
     # The marker is in the sub-agent's tool output only: not in the main transcript.
     if "<task-notification>" in last:
-        return "text", "The background work finished; all done."
+        return Text("The background work finished; all done.")
     if "SUB-TOOL-OUTPUT-42" in last and "TOOL_RESULT:" in last:
-        return "text", "Sub-agent report: the marker command ran."
+        return Text("Sub-agent report: the marker command ran.")
     if "TOOL_RESULT:" in last:
-        return "text", "Noted the tool result."
+        return Text("Noted the tool result.")
     if "SUBAGENT-TASK" in last:
-        return "tool", ("Bash", {"command": "echo SUB-TOOL-OUTPUT-$((41+1))", "description": "print marker"})
+        return ToolUse("Bash", {"command": "echo SUB-TOOL-OUTPUT-$((41+1))", "description": "print marker"})
     if "please delegate" in last:
         agent = "Agent" if "Agent" in names else "Task"
-        return "tool", (agent, {"description": "Marker finder", "subagent_type": "general-purpose",
-                                "prompt": "SUBAGENT-TASK: run the marker command and report."})
+        return ToolUse(agent, {"description": "Marker finder", "subagent_type": "general-purpose",
+                               "prompt": "SUBAGENT-TASK: run the marker command and report."})
     if "run the long sleep" in last:
-        return "tool", ("Bash", {"command": "python3 -c 'import time; time.sleep(30)'", "description": "long wait"})
+        return ToolUse("Bash", {"command": "python3 -c 'import time; time.sleep(30)'", "description": "long wait"})
     if "in the background" in last:
-        return "tool", ("Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo",
-                                 "run_in_background": True})
-    return "text", "OK, done."
+        return ToolUse("Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo",
+                                "run_in_background": True})
+    return Text("OK, done.")
 
 
-def sse(handler, kind, payload):
-    events = [("message_start", {"type": "message_start", "message": {
-        "id": "msg_scripted", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-        "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1}}})]
-    if kind == "text":
-        events += [
-            ("content_block_start", {"type": "content_block_start", "index": 0,
-                                     "content_block": {"type": "text", "text": ""}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                     "delta": {"type": "text_delta", "text": payload}}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0})]
-        stop = "end_turn"
-    else:
-        name, args = payload
-        LOG.append(name)
-        events += [
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
-                "type": "tool_use", "id": "toolu_%02d" % len(LOG), "name": name, "input": {}}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                     "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)}}),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0})]
-        stop = "tool_use"
-    events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                  "usage": {"output_tokens": 5}}),
-               ("message_stop", {"type": "message_stop"})]
-    handler.send_response(200)
-    handler.send_header("content-type", "text/event-stream")
-    handler.end_headers()
-    for name, data in events:
-        handler.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
-    handler.wfile.flush()
+def logged(body):
+    reply = decide(body)
+    if os.environ.get("CC_FIXTURE_DEBUG"):
+        with open(os.environ["CC_FIXTURE_DEBUG"], "a") as log:
+            log.write(json.dumps({"messages": body.get("messages"), "answer": reply._asdict()}) + "\n")
+    return reply
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-        if not self.path.startswith("/v1/messages") or "count_tokens" in self.path:
-            data = json.dumps({"input_tokens": 10}).encode()
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            return
-        kind, payload = decide(body)
-        if os.environ.get("CC_FIXTURE_DEBUG"):
-            with open(os.environ["CC_FIXTURE_DEBUG"], "a") as log:
-                log.write(json.dumps({"messages": body.get("messages"), "answer": [kind, payload]}) + "\n")
-        if body.get("stream"):
-            sse(self, kind, payload)
-            return
-        content = [{"type": "text", "text": payload}] if kind == "text" else []
-        data = json.dumps({"id": "msg_s", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                           "content": content, "stop_reason": "end_turn",
-                           "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self.send_response(404)
-        self.end_headers()
-
-
-def run(home, project, port, *args, timeout=120):
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+def run(home, project, url, *args, timeout=120):
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": url,
            "ANTHROPIC_API_KEY": "x", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
            "TERM": "dumb", "IS_SANDBOX": "1"}
     proc = subprocess.run([str(CLAUDE), *args, "--output-format", "json", "--permission-mode", "bypassPermissions"],
@@ -176,7 +113,7 @@ them (`TERMSPRAWL_CLIENTS_DIR=/work/e2e-clients python3 tests/e2e/make_cc_fixtur
 """
 
 
-def interactive(home, project, port, steps):
+def interactive(home, project, url, steps):
     """Drive the client's terminal interface in a pseudo-terminal: ``steps`` are (keys,
     seconds to wait after). The folder is trusted and the key approved in ~/.claude.json
     beforehand (the dialogs a person answers once)."""
@@ -191,7 +128,7 @@ def interactive(home, project, port, steps):
     state.setdefault("projects", {})[str(project)] = {"hasTrustDialogAccepted": True,
                                                       "hasCompletedProjectOnboarding": True}
     config.write_text(json.dumps(state))
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": url,
            "ANTHROPIC_API_KEY": "x", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
            "TERM": "xterm-256color", "IS_SANDBOX": "1"}
     pid, fd = pty.fork()
@@ -228,9 +165,11 @@ def version():
 
 
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with ScriptedServer(default=logged, side_answer=TITLE) as server:
+        make(server.url)
+
+
+def make(url):
     scratch = Path(tempfile.mkdtemp(prefix="cc-fixtures-"))
     home, project = scratch / "home", scratch / "proj"
     (project / ".claude" / "commands").mkdir(parents=True)
@@ -238,19 +177,19 @@ def main():
     (project / ".claude" / "commands" / "review.md").write_text(
         "---\ndescription: Review a file\n---\nReview the file $ARGUMENTS for bugs and report them.\n")
     (project / "parser.py").write_text("def parse(x):\n    return x\n")
-    slash = run(home, project, port, "-p", "/review parser.py")
-    run(home, project, port, "--resume", slash["session_id"], "-p", "/context")
-    run(home, project, port, "--resume", slash["session_id"], "-p", "/compact")
-    run(home, project, port, "--resume", slash["session_id"], "-p", "/hookify")
-    run(home, project, port, "--continue", "-p", "and one more typed prompt after the compaction")
-    agent = run(home, project, port, "-p", "please delegate the marker search", timeout=240)
-    bg = run(home, project, port, "-p", "run the slow echo in the background", timeout=240)
-    fork = run(home, project, port, "--resume", agent["session_id"], "--fork-session", "-p", "a prompt in the fork")
+    slash = run(home, project, url, "-p", "/review parser.py")
+    run(home, project, url, "--resume", slash["session_id"], "-p", "/context")
+    run(home, project, url, "--resume", slash["session_id"], "-p", "/compact")
+    run(home, project, url, "--resume", slash["session_id"], "-p", "/hookify")
+    run(home, project, url, "--continue", "-p", "and one more typed prompt after the compaction")
+    agent = run(home, project, url, "-p", "please delegate the marker search", timeout=240)
+    bg = run(home, project, url, "-p", "run the slow echo in the background", timeout=240)
+    fork = run(home, project, url, "--resume", agent["session_id"], "--fork-session", "-p", "a prompt in the fork")
     # Interactive (a pseudo-terminal): typed prompts, the custom command, a local command,
     # an interruption (Esc during a foreground Bash), /exit.
     tty_home = scratch / "home-tty"  # its own HOME: a fresh ~/.claude.json, as in a first run
     tty_home.mkdir()
-    interactive(tty_home, project, port, [
+    interactive(tty_home, project, url, [
         ("/review parser.py", 1), ("\r", 8), ("hello typed interactively", 1), ("\r", 6),
         ("/context", 1), ("\r", 5), ("run the long sleep", 1), ("\r", 5), ("\x1b", 4),
         ("/exit", 1), ("\r", 2), ("\r", 3)])
@@ -269,7 +208,6 @@ def main():
                                                   agent=agent["session_id"], bg=bg["session_id"],
                                                   fork=fork["session_id"], typed=", ".join(typed)))
     print("project dir was %s; fixtures in %s" % (project, OUT), file=sys.stderr)
-    server.shutdown()
 
 
 if __name__ == "__main__":

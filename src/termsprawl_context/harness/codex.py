@@ -201,17 +201,18 @@ def _str(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _texts(content) -> List[str]:
-    if isinstance(content, str):
-        return [content] if content else []
-    found = []
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict):
-                text = block.get("text")
-                if isinstance(text, str) and text:
-                    found.append(text)
-    return found
+def _rollout_line(raw: bytes):
+    """(record, its type, its payload) of a rollout line whose payload is an object; None
+    for any other line (torn, not JSON, no payload): every reader skips those alike."""
+    from termsprawl_context.jsonl import parse_object
+
+    record = parse_object(raw)
+    if record is None:
+        return None
+    payload = record.get(FIELD_PAYLOAD)
+    if not isinstance(payload, dict):
+        return None
+    return record, record.get(FIELD_TYPE), payload
 
 
 def _block_kinds(payload: dict) -> List[str]:
@@ -299,13 +300,17 @@ def _entry(kind: str, blocks, thread: _Thread, timestamp: str, line: int, offset
 
 
 def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
+    # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
+    # or the non-empty string ``text`` of each block.
+    from termsprawl_context.transcript.entry import result_texts
+
     item = _str(payload.get(FIELD_TYPE))
     uuid = _str(payload.get("id"))
     args = (thread, timestamp, line, offset, record)
     if item == ITEM_MESSAGE:
         role = _str(payload.get("role"))
         content = payload.get("content")
-        texts = _texts(content)
+        texts = result_texts(content)
         if role == ROLE_ASSISTANT:
             blocks = [{"type": "text", "text": t} for t in texts]
             return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
@@ -328,7 +333,7 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
             found.append(_entry("user", person, *args, uuid=uuid))
         return found
     if item == ITEM_REASONING:
-        summary = [t for t in _texts(payload.get("summary"))]
+        summary = result_texts(payload.get("summary"))
         if not summary:
             return []
         return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
@@ -380,7 +385,7 @@ ANNOUNCE_PROBE_BYTES = 1 << 20
 def announces_answers(path: str) -> bool:
     """Whether the rollout announces its answers (an ``AgentMessage`` event within its
     first ``ANNOUNCE_PROBE_BYTES``): the one rule both reading directions share."""
-    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+    from termsprawl_context.jsonl import iter_lines, open_regular
 
     try:
         with open_regular(path) as f:
@@ -389,10 +394,8 @@ def announces_answers(path: str) -> bool:
                     return False
                 if b"AgentMessage" not in line.raw:
                     continue
-                record = parse_object(line.raw)
-                payload = record.get(FIELD_PAYLOAD) if record is not None else None
-                if record is not None and record.get(FIELD_TYPE) == KIND_EVENT and isinstance(payload, dict) \
-                        and _announced_message(payload):
+                parts = _rollout_line(line.raw)
+                if parts is not None and parts[1] == KIND_EVENT and _announced_message(parts[2]):
                     return True
     except OSError:
         return False
@@ -411,7 +414,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
     """The normalised entries of the rollout at ``path`` (up to byte ``end`` when given),
     a fork's inherited history first. Raises OSError when ``path`` cannot be opened.
     Only the first line's ``session_meta`` names the thread."""
-    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+    from termsprawl_context.jsonl import iter_lines, open_regular
 
     announces = announces_answers(path)
     with open_regular(path) as f:
@@ -422,13 +425,10 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
                 break  # history_base ends at a line boundary: this line is the fork's, not ours
-            record = parse_object(line.raw)
-            if record is None:
+            parts = _rollout_line(line.raw)
+            if parts is None:
                 continue
-            kind = record.get(FIELD_TYPE)
-            payload = record.get(FIELD_PAYLOAD)
-            if not isinstance(payload, dict):
-                continue
+            record, kind, payload = parts
             if kind == KIND_EVENT:
                 shown = _announced_message(payload)
                 if shown:
@@ -485,7 +485,7 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
     stop after the tail): the same entries, with ``line`` 0 (only offsets are known from
     the end) and the session's ``cwd`` from its first line. A fork's parent is read,
     backwards from the fork point, only once the fork's own lines are exhausted."""
-    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+    from termsprawl_context.jsonl import iter_lines_reverse, open_regular
 
     meta = meta_of(path)
     thread = _thread_of(path, meta)
@@ -497,13 +497,10 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
         for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
             if end >= 0 and offset + len(raw) >= end:
                 continue  # a line the fork point cuts: the forward reader stops before it
-            record = parse_object(raw)
-            if record is None:
+            parts = _rollout_line(raw)
+            if parts is None:
                 continue
-            kind = record.get(FIELD_TYPE)
-            payload = record.get(FIELD_PAYLOAD)
-            if not isinstance(payload, dict):
-                continue
+            record, kind, payload = parts
             if kind == KIND_EVENT:
                 shown = _announced_message(payload)
                 if pending is not None and shown and shown == pending.uuid:
@@ -580,16 +577,13 @@ def _inherited(path: str, payload: dict, base: dict, roots, depth: int, reverse:
 
 def meta_of(path: str) -> dict:
     """The ``session_meta`` payload on a rollout's first line ({} when absent or odd)."""
-    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+    from termsprawl_context.jsonl import iter_lines, open_regular
 
     try:
         with open_regular(path) as f:
             for line in iter_lines(f):
-                record = parse_object(line.raw)
-                payload = record.get(FIELD_PAYLOAD) if record is not None else None
-                if record is None or record.get(FIELD_TYPE) != KIND_SESSION_META or not isinstance(payload, dict):
-                    return {}
-                return payload
+                parts = _rollout_line(line.raw)
+                return parts[2] if parts is not None and parts[1] == KIND_SESSION_META else {}
     except OSError:
         return {}
     return {}
