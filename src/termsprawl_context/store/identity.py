@@ -24,6 +24,7 @@ from termsprawl_context.bytescan import (
     CARRY_BYTES,
     CHUNK_BYTES,
     ESCAPE_LENGTH,
+    FoldedKey,
     Needles,
     carry_over,
     file_may_hold,
@@ -54,9 +55,8 @@ SUBAGENT_PREFIX = cc.AGENT_FILE_PREFIX
 # looking elsewhere for it could only find another project's file of the same name.
 STARTUP_SOURCE = "startup"
 
-_FIELD_BYTES = SESSION_ID_FIELD.encode("ascii")
-_FIELD_FOLDED = SESSION_ID_FIELD.lower().encode("ascii")
-_LONG_S = "\u017f".encode("utf-8")  # folds to "s" in the decoder's key matching
+# The decoder matches keys case-insensitively: bytescan's test for such a key.
+_SESSION_ID_KEY = FoldedKey.of(SESSION_ID_FIELD)
 
 
 def _decoded(raw: bytes) -> Optional[Entry]:
@@ -99,7 +99,7 @@ def session_evidence(path: str, session_id: str) -> SessionEvidence:
             # A line that cannot hold the key, not even JSON-escaped or in another case
             # (the decoder matches keys case-insensitively), costs no parse.
             raw = line.raw
-            if _FIELD_BYTES not in raw and b"\\u" not in raw and _LONG_S not in raw and _FIELD_FOLDED not in raw.lower():
+            if not _SESSION_ID_KEY.in_line(raw):
                 continue
             entry = _decoded(line.raw)
             found = entry.session_id if entry is not None else ""
@@ -267,7 +267,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     try:
         for line in iter_raw_lines(path):
             raw = line.raw
-            if _CWD_BYTES not in raw and b"\\u" not in raw and _CWD_FOLDED not in raw.lower():
+            if not _CWD_KEY.in_line(raw):
                 continue
             entry = _decoded(raw)
             if entry is None or not entry.cwd:
@@ -284,8 +284,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     return TreeEvidence(True, False, first_cwd)
 
 
-_CWD_BYTES = cc.FIELD_CWD.encode("ascii")
-_CWD_FOLDED = cc.FIELD_CWD.lower().encode("ascii")
+_CWD_KEY = FoldedKey.of(cc.FIELD_CWD)
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
 from termsprawl_context.transcript.content import display_text as content_to_text
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
+_SESSION_NAME = Needles.of([b"session_name"])  # the key read_session_name looks for
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -112,7 +114,7 @@ def read_session_name(path: str) -> Optional[str]:
     try:
         with f:
             for _offset, raw in iter_lines_reverse(f):
-                if b"session_name" not in raw and b"\\u" not in raw:
+                if not _SESSION_NAME.in_line(raw):
                     continue  # the key cannot be on this line, even escaped
                 entry = parse_object(raw)
                 if entry is None:
