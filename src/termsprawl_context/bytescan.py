@@ -84,6 +84,25 @@ class Needles(namedtuple("Needles", "tokens plain")):
         plain = tuple(_plain_bytes(v, _PLAIN_VALUE) for v in values)
         return cls(values, None if None in plain else plain)
 
+    @classmethod
+    def longest_run(cls, text: str, minimum: int, excluded: bytes = b"") -> "Needles":
+        """Needles for the longest run of ``text``'s bytes that a JSON string writes as
+        themselves (not ``"``, ``\\``, ``/``), none of them in ``excluded`` (first longest on ties): a test that
+        any text holding ``text`` passes. No needles (every line a candidate) when the
+        run is shorter than ``minimum``."""
+        allowed = _PLAIN_VALUE - frozenset(excluded)
+        data = text.encode("utf-8", "surrogatepass")
+        best, start = b"", -1
+        for i in range(len(data) + 1):
+            plain = i < len(data) and data[i] in allowed
+            if plain and start < 0:
+                start = i
+            elif not plain and start >= 0:
+                if i - start > len(best):
+                    best = data[start:i]
+                start = -1
+        return cls((text,), (best,) if best and len(best) >= minimum else None)
+
     @property
     def longest(self) -> int:
         return max((len(p) for p in self.plain or ()), default=0)
@@ -156,6 +175,20 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True,
             have = carry_over(buffer, end, overlap)
     finally:
         view.release()
+
+
+def path_may_hold(path: str, needles: Needles) -> bool:
+    """``file_may_hold`` of the regular file at ``path``, escapes included; yes when it
+    cannot be opened or read (the caller's own read then reports it)."""
+    if needles.plain is None:
+        return True
+    from termsprawl_context.jsonl import open_regular
+
+    try:
+        with open_regular(path) as f:
+            return file_may_hold(f, needles)
+    except OSError:
+        return True
 
 
 def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
