@@ -9,8 +9,7 @@ the latest content is the most complete copy.
 Speed without a second rule, in two phases:
 1. Which files hold the uuid. A file named after it holds it by name: its content is
    not searched. Any other file can hold it only where its bytes spell it: the quoted
-   literal, or an escape of one of its characters (found by a plain search for the
-   escape's first bytes, ``\\u00`` for an ASCII uuid, then a look at the 4 digits), so
+   literal, or an escape of one of its characters (``bytescan.ValueSpellings``), so
    only the lines holding such a spelling are parsed, and the search stops at the
    first line that confirms the uuid.
 2. Timestamps, only when two or more files hold it: then each holder is parsed whole.
