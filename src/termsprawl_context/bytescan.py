@@ -177,20 +177,6 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True,
         view.release()
 
 
-def path_may_hold(path: str, needles: Needles) -> bool:
-    """``file_may_hold`` of the regular file at ``path``, escapes included; yes when it
-    cannot be opened or read (the caller's own read then reports it)."""
-    if needles.plain is None:
-        return True
-    from termsprawl_context.jsonl import open_regular
-
-    try:
-        with open_regular(path) as f:
-            return file_may_hold(f, needles)
-    except OSError:
-        return True
-
-
 def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
     """``file_may_hold`` without a buffer: each chunk, and the window joining its start
     to the end of the one before."""

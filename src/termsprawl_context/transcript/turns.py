@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context.bytescan import Needles
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
 from termsprawl_context.transcript.content import display_text as content_to_text
 
@@ -27,7 +26,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
-_SESSION_NAME = Needles.of([b"session_name"])  # the key read_session_name looks for
+SESSION_NAME_KEY = b"session_name"  # the key read_session_name looks for
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -108,13 +107,16 @@ def read_session_name(path: str) -> Optional[str]:
     """The latest non-empty string ``session_name`` on any line, or None.
 
     Read from the end, so the answer costs only the tail when a name is present."""
+    from termsprawl_context.bytescan import Needles  # here: the dump imports this module, never this function
+
+    key = Needles.of([SESSION_NAME_KEY])
     f = try_open_regular(path)
     if f is None:
         return None
     try:
         with f:
             for _offset, raw in iter_lines_reverse(f):
-                if not _SESSION_NAME.in_line(raw):
+                if not key.in_line(raw):
                     continue  # the key cannot be on this line, even escaped
                 entry = parse_object(raw)
                 if entry is None:
