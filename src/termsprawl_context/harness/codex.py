@@ -226,9 +226,11 @@ def _block_kinds(payload: dict) -> List[str]:
 
 def _marked_texts(payload: dict) -> List[tuple]:
     """``(text, kind)`` for each text block of a message, its kind aligned by block."""
+    from termsprawl_context.transcript.entry import result_texts
+
     content = payload.get("content")
     if not isinstance(content, list):
-        return [(text, "") for text in _texts(content)]
+        return [(text, "") for text in result_texts(content)]
     kinds = _block_kinds(payload)
     found = []
     for i, block in enumerate(content):
