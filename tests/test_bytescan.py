@@ -9,22 +9,38 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context import bytescan
-from termsprawl_context.bytescan import Needles, candidate_lines, file_may_hold, has_ascii_escape, scan_buffer
-from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import head_prompt, identity, session_meta
+from termsprawl_context.bytescan import (
+    FoldedKey,
+    Needles,
+    ValueSpellings,
+    candidate_lines,
+    escape_positions,
+    escaped_width,
+    file_may_hold,
+    has_ascii_escape,
+    scan_buffer,
+)
+from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.store import head_prompt, identity, search, session_meta, session_titles, summary_index
+from termsprawl_context.transcript import turns
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
-WORDS = ["user", "assistant", "cwd", "timestamp", "u-1", "U-1", "a b", 'q"t', "s/l", "b\\s", "é", "\u2028", ""]
+WORDS = ["user", "assistant", "cwd", "timestamp", "u-1", "U-1", "a b", 'q"t', "s/l", "b\\s", "é", "\u2028", "",
+         "summary", "İk", "\u212aey", "日本", "\U0001F600x", "<a&b>"]
+# Keys a line may carry, some in the other spellings a case-folding decoder accepts.
+KEYS = ["type", "uuid", "cwd", "timestamp", "message", "x", "session_name", "sessionId", "SESSIONID",
+        "se\u017f\u017fionId", "CWD", "cWd"]
 
 
 def spell(text, escape_at, upper):
     """``text`` as a JSON string literal, the characters at ``escape_at`` written as
-    ``\\uXXXX`` (in upper-case hex when ``upper``)."""
+    ``\\uXXXX`` (in upper-case hex when ``upper``; a surrogate pair beyond U+FFFF)."""
     out = []
     for i, char in enumerate(text):
-        if i in escape_at and ord(char) < 0x10000:
-            code = "%04x" % ord(char)
-            out.append("\\u" + (code.upper() if upper else code))
+        if i in escape_at:
+            # beyond U+FFFF, a surrogate pair
+            code = json.dumps(char)[1:-1] if ord(char) > 0xFFFF else "\\u%04x" % ord(char)
+            out.append(code.upper().replace("\\U", "\\u") if upper else code)
         else:
             out.append(json.dumps(char, ensure_ascii=False)[1:-1])
     return '"' + "".join(out) + '"'
@@ -34,8 +50,7 @@ def spell(text, escape_at, upper):
 def lines(draw):
     """One line: a JSON object of some of the sought keys, keys and values spelled with
     random escapes; sometimes cut or spliced with junk."""
-    keys = draw(st.lists(st.sampled_from(["type", "uuid", "cwd", "timestamp", "message", "x"]), max_size=4,
-                         unique=True))
+    keys = draw(st.lists(st.sampled_from(KEYS), max_size=4, unique=True))
     members = []
     for key in keys:
         value = draw(st.sampled_from(WORDS) | st.text(max_size=6))
@@ -74,10 +89,78 @@ def identity_caller(raw, wanted):
     return parsed(raw).get("uuid") == wanted, needles.in_line(raw)
 
 
+def session_titles_caller(raw):
+    return parsed(raw).get("type") == "summary", session_titles._SUMMARY_LINES.in_line(raw)
+
+
+def turns_caller(raw):
+    return "session_name" in parsed(raw), Needles.of([turns.SESSION_NAME_KEY]).in_line(raw)
+
+
+def identity_key_callers(raw):
+    """identity's case-folded key tests, against the decoder that folds keys."""
+    entry = identity._decoded(raw)
+    return [(bool(entry is not None and entry.session_id), identity._SESSION_ID_KEY.in_line(raw)),
+            (bool(entry is not None and entry.cwd), identity._CWD_KEY.in_line(raw))]
+
+
+def strings_in(value):
+    """Every string of a parsed value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
+
+
+def search_caller(raw, needle):
+    """search's prefilter for a case-insensitive literal: a line holding the needle in
+    any string must show the pattern, or an escape, in its lowercased bytes."""
+    found = any(needle.lower() in text.lower() for text in strings_in(parse_object(raw)))
+    pre = search.prefilter_for(needle)
+    low = raw.lower()
+    if pre.pattern is None:
+        return found, True
+    return found, pre.pattern in low or next(escape_positions(low, pre.escapes), None) is not None
+
+
+def locate_caller(raw, wanted):
+    return parsed(raw).get("uuid") == wanted, bool(ValueSpellings(wanted).hits(raw)) or not ValueSpellings(wanted).usable
+
+
+def cite_caller(raw, quote):
+    """What cite's prefilter would be: the longest plain run of the quote, found plainly
+    or under an escape, in a line holding a string that holds the quote."""
+    found = any(quote in text for text in strings_in(parse_object(raw)))
+    return found, Needles.longest_run(quote, 4, b" <>&").in_line(raw)
+
+
+def width_of(text):
+    top = max(map(ord, text), default=0)
+    return 4 if top > 0xFFFF else 2 if top > 0xFF else 1
+
+
+def cost_caller(raw):
+    """record.decode_cost's rule: no string parsed out of a line is wider than
+    ``escaped_width`` allows (given its bytes' own width)."""
+    wide = raw.translate(None, bytes(range(0x80)))
+    text_width = 4 if wide and max(wide) >= 0xF0 else 2 if wide else 1
+    widest = max((width_of(text) for text in strings_in(parse_object(raw))), default=1)
+    return widest, escaped_width(raw, text_width)
+
+
 @settings(max_examples=800, deadline=None, derandomize=True)
 @given(st.lists(lines(), min_size=1, max_size=6), st.sampled_from(WORDS[4:]) | st.text(min_size=1, max_size=4),
-       st.integers(7, 40))
-def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk):
+       st.integers(7, 40), st.data())
+def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk, data):
+    # one line surely holding the sought value, under a key spelled in any way, often escaped
+    key = spell(data.draw(st.sampled_from(KEYS)), set(data.draw(st.lists(st.integers(0, 9), max_size=2))), False)
+    value = spell(wanted, set(data.draw(st.lists(st.integers(0, 3), max_size=3))), data.draw(st.booleans()))
+    raws = raws + [("{%s:%s}" % (key, value)).encode("utf-8", "surrogatepass")]
     for raw in raws:
         found, selected = head_prompt_caller(raw)
         assert selected or not found, raw
@@ -85,6 +168,16 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk)
             assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
+        for caller in (session_titles_caller, turns_caller):
+            found, selected = caller(raw)
+            assert selected or not found, (caller.__name__, raw)
+        for found, selected in identity_key_callers(raw):
+            assert selected or not found, raw
+        for caller in (search_caller, locate_caller, cite_caller):
+            found, selected = caller(raw, wanted)
+            assert selected or not found, (caller.__name__, raw, wanted)
+        widest, allowed = cost_caller(raw)
+        assert widest <= allowed, raw
     # The lines candidate_lines keeps, and a file search in overlapped chunks (small ones
     # here, so tokens and escapes straddle their edges).
     needles = Needles.for_values([wanted])
@@ -94,6 +187,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk)
     for buffer in (scan_buffer(chunk), None):
         if holding:
             assert file_may_hold(io.BytesIO(data), needles, buffer=buffer)
+    # summary_index's window rule: exactly the uuids the plain parse finds.
+    assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -120,3 +215,20 @@ def test_needles_name_their_plain_spellings(token, plain):
     assert Needles.of([token]).plain == plain
     assert Needles.for_values(['q"t']).plain is None  # a value's own quote is written escaped
     assert Needles.of([]).plain == () and not Needles.of([]).in_line(b"\\u0075")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(lines(), min_size=1, max_size=8), st.sampled_from(["a b", "user", "u-1", "<a&b>"]) | st.text(max_size=8))
+def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
+    path = tmp_path_factory.mktemp("cite") / "t.jsonl"
+    path.write_bytes(b"\n".join(raws) + b"\n")
+    needles = Needles.longest_run(quote, 4, b" <>&")
+    if any(quote in text for raw in raws for text in strings_in(parse_object(raw))):
+        with open_regular(str(path)) as f:  # as cite would open it: regular files only
+            assert needles.plain is None or file_may_hold(f, needles)
+
+
+def test_folded_keys_name_the_characters_that_fold_onto_them():
+    assert FoldedKey.of("sessionId").others == ("\u017f".encode("utf-8"),)
+    assert FoldedKey.of("cwd").others == () and FoldedKey.of("kind").others == ("\u212a".encode("utf-8"),)
+    assert Needles.longest_run("ab/cdef", 4).plain == (b"cdef",) and Needles.longest_run("ab/c", 4).plain is None

@@ -21,7 +21,7 @@ from collections import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterable, Iterator, Optional, Union
+    from typing import BinaryIO, Iterable, Iterator, List, Optional, Union
 
 # The bytes every escape of a character below U+0100 starts with: a literal find of it
 # is several times faster than the regex, and rules out most chunks at once.
@@ -83,6 +83,25 @@ class Needles(namedtuple("Needles", "tokens plain")):
         values = tuple(values)
         plain = tuple(_plain_bytes(v, _PLAIN_VALUE) for v in values)
         return cls(values, None if None in plain else plain)
+
+    @classmethod
+    def longest_run(cls, text: str, minimum: int, excluded: bytes = b"") -> "Needles":
+        """Needles for the longest run of ``text``'s bytes that a JSON string writes as
+        themselves (not ``"``, ``\\``, ``/``), none of them in ``excluded`` (first longest on ties): a test that
+        any text holding ``text`` passes. No needles (every line a candidate) when the
+        run is shorter than ``minimum``."""
+        allowed = _PLAIN_VALUE - frozenset(excluded)
+        data = text.encode("utf-8", "surrogatepass")
+        best, start = b"", -1
+        for i in range(len(data) + 1):
+            plain = i < len(data) and data[i] in allowed
+            if plain and start < 0:
+                start = i
+            elif not plain and start >= 0:
+                if i - start > len(best):
+                    best = data[start:i]
+                start = -1
+        return cls((text,), (best,) if best and len(best) >= minimum else None)
 
     @property
     def longest(self) -> int:
@@ -171,3 +190,177 @@ def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: in
                 return True
         tail = data[-overlap:] if overlap > 0 else b""
 
+
+
+# --- keys a decoder matches case-insensitively ------------------------------------------
+
+# The bytes every JSON escape starts with: any escape may spell a character that folds
+# into a key's letters, so a folded key's test takes any escape as a candidate.
+ANY_ESCAPE = b"\\u"
+# The only characters outside ASCII that simple case folding (Go's encoding/json key
+# matching, as Claude Code's records are decoded) maps onto ASCII letters.
+FOLDS_TO_ASCII = {"\u017f": "s", "\u212a": "k"}
+
+
+class FoldedKey(namedtuple("FoldedKey", "exact folded others")):
+    """The test for lines that may hold a key a decoder matches case-insensitively
+    (``sessionId``, ``cwd``): its bytes as written, any escape, a non-ASCII character
+    folding onto one of its letters, or its lowercase in the lowercased line."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, key: str) -> "FoldedKey":
+        others = tuple(c.encode("utf-8") for c, letter in sorted(FOLDS_TO_ASCII.items()) if letter in key.lower())
+        return cls(key.encode("ascii"), key.lower().encode("ascii"), others)
+
+    def in_line(self, raw: bytes) -> bool:
+        """Whether the line ``raw`` may hold the key once decoded."""
+        if self.exact in raw or ANY_ESCAPE in raw:
+            return True
+        for other in self.others:
+            if other in raw:
+                return True
+        return self.folded in raw.lower()
+
+
+# --- escapes in lowercased text (a case-insensitive search) -----------------------------
+
+# The only characters outside ASCII whose ``str.lower`` holds ASCII (checked over all of
+# Unicode by the tests): a text holding them can match an ASCII needle.
+LOWER_TO_ASCII = ("\u0130", "\u212a")
+# What a case-insensitive prefilter must also look for, besides its needle's bytes:
+ESCAPES_ASCII = "ascii"  # an escape spelling printable ASCII
+ESCAPES_ASCII_FOLDED = "ascii+folded"  # that, or a spelling of a LOWER_TO_ASCII character
+ESCAPES_ANY = "any"  # any escape but a control character's (for non-ASCII needles)
+_folded_res = None
+
+
+def _escape_finders() -> dict:
+    """Each kind's looks, compiled on first use: (gate, regex, shift). Each look is one
+    regex with a literal prefix, which the regex engine scans by stopping at each
+    occurrence of its first byte (an alternation without a common prefix would cost it
+    every position). The regex runs only from the gate's first occurrence (no gate: from
+    the start), and a match at ``m.start()`` is an escape at ``m.start() - shift``. For
+    ASCII the regex starts at the escape's ``00``: ``0`` is rarer in JSON than the
+    backslash or ``u``, so this one pass (measured) beats a find of ``u00`` and a regex
+    from there."""
+    global _folded_res
+    if _folded_res is None:
+        import re
+
+        _folded_res = {
+            ESCAPES_ASCII: ((None, re.compile(rb"00[2-7](?<=\\u00[2-7])"), 2),),
+            ESCAPES_ASCII_FOLDED: ((ANY_ESCAPE, re.compile(rb"\\u(?:00[2-7]|0130|212a)"), 0),)
+            + tuple((b, re.compile(re.escape(b)), 0) for b in (c.encode("utf-8") for c in LOWER_TO_ASCII)),
+            ESCAPES_ANY: ((ANY_ESCAPE, re.compile(rb"\\u(?!00[01])"), 0),),
+        }
+    return _folded_res
+
+
+def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int]" = None) -> "Iterator[int]":
+    """Offsets in ``low[first:limit]`` (lowercased bytes) where a needle's character may
+    be spelled other than as itself, for a prefilter of ``kind``."""
+    end = len(low) if limit is None else limit
+    for gate, finder, shift in _escape_finders()[kind]:
+        at = first
+        if gate is not None:
+            at = low.find(gate, first, end)
+            if at < 0:
+                continue
+        for m in finder.finditer(low, at, end):
+            yield m.start() - shift
+
+
+# --- every position a JSON string may be spelled at -------------------------------------
+
+# JSON's two-character escapes, by the character they stand for.
+SHORT_ESCAPES = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f",
+                 "\n": b"\\n", "\r": b"\\r", "\t": b"\\t"}
+
+
+def _letter_cases(hex_digits: bytes) -> "List[bytes]":
+    """Every spelling of hex digits with its letters in either case."""
+    out = [b""]
+    for digit in hex_digits.decode("ascii"):
+        variants = {digit.lower(), digit.upper()}
+        out = [head + v.encode("ascii") for head in out for v in sorted(variants)]
+    return out
+
+
+class ValueSpellings:
+    """Where in a file's bytes a JSON string equal to ``target`` may be.
+
+    Such a string writes each character either as itself (its UTF-8 bytes) or as an
+    escape (``\\uXXXX`` in any hex case, a surrogate pair for characters beyond U+FFFF,
+    or a two-character escape). So a line holding it holds either the whole target
+    unescaped between quotes, or an escape of one of its characters. Invalid UTF-8
+    decodes to U+FFFD, so a target holding U+FFFD gets no filter (``usable`` False:
+    every line is a candidate).
+    """
+
+    def __init__(self, target: str) -> None:
+        self.usable = "\ufffd" not in target
+        try:
+            self.quoted = b'"' + target.encode("utf-8") + b'"'  # type: Optional[bytes]
+        except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
+            self.quoted = None
+        codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
+        prefixes = set()  # b"\\u" and the first two of those digits, in every letter case
+        short = set()
+        for char in set(target):
+            codepoint = ord(char)
+            if codepoint > 0xFFFF:  # spelled as a surrogate pair: look for its first half
+                codepoint = 0xD800 + ((codepoint - 0x10000) >> 10)
+            code = b"%04x" % codepoint
+            codes.add(code)
+            prefixes.update(ANY_ESCAPE + variant for variant in _letter_cases(code[:2]))
+            if char in SHORT_ESCAPES:
+                short.add(SHORT_ESCAPES[char])
+        self.codes = frozenset(codes)
+        self.prefixes = tuple(sorted(prefixes))
+        self.short = tuple(sorted(short))
+
+    def hits(self, data: "Union[bytes, bytearray]", begin: int = 0, end: "Optional[int]" = None) -> "List[int]":
+        """Positions in ``data[begin:end]`` where a spelling of the target may be,
+        ascending."""
+        end = len(data) if end is None else end
+        found = []
+        quoted = self.quoted
+        if quoted is not None:
+            at = data.find(quoted, begin, end)
+            while at >= 0:
+                found.append(at)
+                at = data.find(quoted, at + 1, end)
+        codes = self.codes
+        for prefix in self.prefixes:
+            at = data.find(prefix, begin, end)
+            while at >= 0:
+                if bytes(data[at + 2:min(at + 6, end)]).lower() in codes:
+                    found.append(at)
+                at = data.find(prefix, at + 4, end)
+        for escape in self.short:
+            at = data.find(escape, begin, end)
+            while at >= 0:
+                found.append(at)
+                at = data.find(escape, at + 1, end)
+        found.sort()
+        return found
+
+
+# --- what an escape costs a decoder -----------------------------------------------------
+
+# The escapes of a UTF-16 surrogate (a character beyond U+FFFF), lowercased.
+_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")
+
+
+def escaped_width(raw: bytes, width: int) -> int:
+    """The widest character (1, 2 or 4 bytes in CPython's strings) that the strings
+    parsed out of ``raw`` may hold, given ``width`` for its unescaped text: escapes may
+    spell up to U+FFFF, or beyond through a surrogate pair."""
+    if ANY_ESCAPE not in raw:
+        return width
+    lowered = raw.lower()
+    if any(escape in lowered for escape in _SURROGATE_ESCAPES):
+        return 4
+    return max(width, 2)

@@ -73,7 +73,7 @@ from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+    from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
     from termsprawl_context.transcript.entry import Entry, ToolCall
 
@@ -166,7 +166,7 @@ class CitationAmbiguous(CitationError):
 
     exit_code = EXIT_CITE_AMBIGUOUS
 
-    def __init__(self, message: str, matches: Sequence["Match"] = ()) -> None:
+    def __init__(self, message: str, matches: "Union[Sequence[Match], Hits]" = ()) -> None:
         super().__init__(message)
         self.matches = matches if isinstance(matches, Hits) else list(matches)
 
@@ -762,12 +762,16 @@ def _parent_filter(parents: int) -> bytearray:
     return bytearray(size)
 
 
-def _filter_add(bits: bytearray, key: int) -> None:
+def _filter_add(bits: "Optional[bytearray]", key: int) -> None:
+    if bits is None:  # no parent was asked about
+        return
     key &= len(bits) * 8 - 1
     bits[key >> 3] |= 1 << (key & 7)
 
 
-def _filter_has(bits: bytearray, uuid: str) -> bool:
+def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:
+    if bits is None:
+        return False
     key = hash(uuid) & (len(bits) * 8 - 1)
     return bool(bits[key >> 3] >> (key & 7) & 1)
 
@@ -1026,8 +1030,8 @@ def _search(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits
     kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))
     del waiting_lines, waiting_parents
     decided = array("q", (c.line for c in pending if _decide(record, c, words)))
-    for line in heapq.merge(typed_lines, kept, decided):  # each in file order
-        hits.add(path, line)
+    for number in heapq.merge(typed_lines, kept, decided):  # each in file order
+        hits.add(path, number)
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:

@@ -25,7 +25,7 @@ from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.harness import CLAUDE_CODE
-from termsprawl_context.store.identity import relocate_record
+from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR, dump_json, read_small_file, state_path, write_atomic

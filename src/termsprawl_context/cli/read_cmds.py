@@ -3,7 +3,7 @@ across sessions. Argv in, one library call, output out."""
 
 import json
 import sys
-from typing import List
+from typing import Any, List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
 from termsprawl_context._output import (
@@ -188,7 +188,7 @@ def run_search(argv: List[str]) -> int:
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = _others(args)
-    hits = iter(())
+    hits: Any = iter(())
     if _wants_claude(args):
         try:
             hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex,

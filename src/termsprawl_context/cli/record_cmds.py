@@ -4,7 +4,7 @@ refusals are raised for ``main`` (one stderr line, the refusal's exit code)."""
 
 import json
 import os
-from typing import List
+from typing import Any, List
 
 from termsprawl_context._output import error_line, terminal_safe, write_out, write_path
 from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
@@ -304,7 +304,7 @@ def run_entries(argv: List[str]) -> int:
             raise record.TranscriptOpenError(path, exc) from None
         # Outcomes are judged over the whole record: a call's answer may follow the mark.
         outcomes = record.call_outcomes(everything) if calls else {}
-        chosen = record.since(everything, args.since)  # type: Any
+        chosen: Any = record.since(everything, args.since)
     else:
         outcomes = record.call_outcomes(record.iter_entries(path)) if calls else {}
         chosen = record.iter_since(path, args.since, checked=calls)

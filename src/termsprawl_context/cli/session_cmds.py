@@ -3,7 +3,7 @@
 import json
 import os
 import time
-from typing import List
+from typing import Any, List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
 from termsprawl_context.errors import EXIT_FAILURE, NotFound, UsageError
@@ -76,7 +76,7 @@ def format_table(items: List[store_sessions.SessionInfo]) -> str:
 _JSON = json.JSONEncoder(ensure_ascii=False)
 
 
-def _json_line(info: store_sessions.SessionInfo) -> str:
+def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_dict either way)
     return _JSON.encode(info.to_dict()) + "\n"
 
 

@@ -9,8 +9,7 @@ the latest content is the most complete copy.
 Speed without a second rule, in two phases:
 1. Which files hold the uuid. A file named after it holds it by name: its content is
    not searched. Any other file can hold it only where its bytes spell it: the quoted
-   literal, or an escape of one of its characters (found by a plain search for the
-   escape's first bytes, ``\\u00`` for an ASCII uuid, then a look at the 4 digits), so
+   literal, or an escape of one of its characters (``bytescan.ValueSpellings``), so
    only the lines holding such a spelling are parsed, and the search stops at the
    first line that confirms the uuid.
 2. Timestamps, only when two or more files hold it: then each holder is parsed whole.
@@ -22,9 +21,10 @@ for measurement and as the tests' second oracle.
 """
 
 import os
-from typing import BinaryIO, Iterator, List, Optional, Set, TextIO, Tuple
+from typing import BinaryIO, Iterator, List, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
+from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where a line may spell the uuid
 from termsprawl_context.errors import NotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
@@ -39,10 +39,6 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 # break even near 2.4 MB. Three times that keeps the loss small when the second core
 # turns out to be busy.
 PARALLEL_MIN_BYTES = 8 << 20
-
-# JSON's two-character escapes, by the character they stand for.
-_SHORT_ESCAPES = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f",
-                  "\n": b"\\n", "\r": b"\\r", "\t": b"\\t"}
 
 # Phase 1's verdict on one file.
 NOT_HELD, HELD, UNREADABLE = 0, 1, 2
@@ -84,75 +80,6 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
         for entry in entries:
             if entry.endswith(TRANSCRIPT_SUFFIX):
                 yield os.path.join(sub, entry)
-
-
-def _letter_cases(hex_digits: bytes) -> List[bytes]:
-    """Every spelling of hex digits with its letters in either case."""
-    out = [b""]
-    for digit in hex_digits.decode("ascii"):
-        variants = {digit.lower(), digit.upper()}
-        out = [head + v.encode("ascii") for head in out for v in sorted(variants)]
-    return out
-
-
-class UuidSpellings:
-    """Where in a file's bytes a line with ``uuid`` == target may be.
-
-    A JSON string equal to the target writes each character either as itself (its
-    UTF-8 bytes) or as an escape (``\\uXXXX`` in any hex case, a surrogate pair for
-    characters beyond U+FFFF, or a two-character escape). So such a line holds either
-    the whole target unescaped between quotes, or an escape of one of its characters.
-    Invalid UTF-8 decodes to U+FFFD, so a target holding U+FFFD gets no filter
-    (``usable`` False: every line is a candidate).
-    """
-
-    def __init__(self, target: str) -> None:
-        self.usable = "\ufffd" not in target
-        try:
-            self.quoted: Optional[bytes] = b'"' + target.encode("utf-8") + b'"'
-        except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
-            self.quoted = None
-        codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
-        prefixes: Set[bytes] = set()  # b"\\u" and the first two of those digits, in every letter case
-        short = set()
-        for char in set(target):
-            codepoint = ord(char)
-            if codepoint > 0xFFFF:  # spelled as a surrogate pair: look for its first half
-                codepoint = 0xD800 + ((codepoint - 0x10000) >> 10)
-            code = b"%04x" % codepoint
-            codes.add(code)
-            prefixes.update(b"\\u" + variant for variant in _letter_cases(code[:2]))
-            if char in _SHORT_ESCAPES:
-                short.add(_SHORT_ESCAPES[char])
-        self.codes = frozenset(codes)
-        self.prefixes = tuple(sorted(prefixes))
-        self.short = tuple(sorted(short))
-
-    def hits(self, data: bytes, begin: int = 0, end: Optional[int] = None) -> List[int]:
-        """Positions in ``data[begin:end]`` where a spelling of the target may be,
-        ascending."""
-        end = len(data) if end is None else end
-        found = []
-        quoted = self.quoted
-        if quoted is not None:
-            at = data.find(quoted, begin, end)
-            while at >= 0:
-                found.append(at)
-                at = data.find(quoted, at + 1, end)
-        codes = self.codes
-        for prefix in self.prefixes:
-            at = data.find(prefix, begin, end)
-            while at >= 0:
-                if bytes(data[at + 2:min(at + 6, end)]).lower() in codes:
-                    found.append(at)
-                at = data.find(prefix, at + 4, end)
-        for escape in self.short:
-            at = data.find(escape, begin, end)
-            while at >= 0:
-                found.append(at)
-                at = data.find(escape, at + 1, end)
-        found.sort()
-        return found
 
 
 def _is_target(obj: Optional[dict], target: str) -> bool:

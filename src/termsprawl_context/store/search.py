@@ -19,6 +19,13 @@ import re
 from collections import namedtuple
 from typing import Iterator, List, Optional, Sequence, Tuple
 
+from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_positions: this module's API too)
+    ESCAPES_ANY,
+    ESCAPES_ASCII,
+    ESCAPES_ASCII_FOLDED,
+    LOWER_TO_ASCII,
+    escape_positions,
+)
 from termsprawl_context.errors import UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
@@ -48,46 +55,9 @@ BATCH_GROWTH = 4
 # Printable ASCII that JSON writers may escape: the quote and backslash always, and
 # <, >, &, / for writers that guard HTML.
 _ESCAPABLE = frozenset('"\\<>&/')
-# The only characters outside ASCII whose lowercase holds ASCII (checked over all of
-# Unicode by the tests): a text holding them can match an ASCII needle.
-LOWER_TO_ASCII = ("\u0130", "\u212a")
-# How a line may spell a needle's character other than as itself: a JSON ``\\u`` escape
-# (for ASCII, ``\\u0020``-``\\u007f``; for the others any but a control character's), or
-# (for runs holding i or k) a non-ASCII character that lowercases to ASCII.
-_LOWER_TO_ASCII_BYTES = tuple(c.encode("utf-8") for c in LOWER_TO_ASCII)
-ESCAPES_ASCII = "ascii"
-ESCAPES_ASCII_FOLDED = "ascii+folded"
-ESCAPES_ANY = "any"
-
-
-# Each look is one regex with a literal prefix, which the regex engine scans by
-# stopping at each occurrence of its first byte; an alternation without a common
-# prefix would cost it every position.
-# (gate, back, regex, shift): the regex runs only from the gate's first occurrence
-# (``back`` bytes before it), and not at all in a block without it (no gate: from the
-# start); a match at ``m.start()`` is an escape at ``m.start() - shift``. For ASCII the
-# regex starts at the escape's ``00``: ``0`` is rarer in JSON than the backslash or
-# ``u``, so this one pass (measured) beats bytes.find of ``u00`` and a regex from there.
-_ESCAPE_RES = {
-    ESCAPES_ASCII: ((None, 0, re.compile(rb"00[2-7](?<=\\u00[2-7])"), 2),),
-    ESCAPES_ASCII_FOLDED: ((b"\\u", 0, re.compile(rb"\\u(?:00[2-7]|0130|212a)"), 0),)
-    + tuple((b, 0, re.compile(re.escape(b)), 0) for b in _LOWER_TO_ASCII_BYTES),
-    ESCAPES_ANY: ((b"\\u", 0, re.compile(rb"\\u(?!00[01])"), 0),),
-}
-
-
-def escape_positions(low: bytes, kind: str, first: int = 0, limit: Optional[int] = None) -> Iterator[int]:
-    """Offsets in ``low[first:limit]`` (lowercased bytes) where a needle character may
-    be spelled in another way than as itself, for a prefilter of ``kind``."""
-    end = len(low) if limit is None else limit
-    for gate, back, finder, shift in _ESCAPE_RES[kind]:
-        at = first
-        if gate is not None:
-            at = low.find(gate, first, end)
-            if at < 0:
-                continue
-        for m in finder.finditer(low, max(first, at - back), end):
-            yield m.start() - shift
+# How a line may spell a needle's character other than as itself is bytescan's rule
+# (``escape_positions``): a JSON ``\\u`` escape, or a non-ASCII character that lowercases
+# to ASCII (``LOWER_TO_ASCII``).
 
 
 class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):

@@ -154,7 +154,7 @@ class _UserFacts:
         self.first_user = ""
         self.prompt = ""
         self.command = ""
-        self.previous = None  # the user entry fed before, which may be a local command
+        self.previous: Optional[Entry] = None  # the user entry fed before, which may be a local command
 
     def done(self) -> bool:
         return bool(self.first_user and self.prompt)

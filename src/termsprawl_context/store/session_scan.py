@@ -184,8 +184,7 @@ def scan_tail_window(
         facts = scan_tail(window.lines_last_first(), session_id)
         if summaries_from is None or summaries_from >= end:
             return facts
-        links = tail_summary_links(window, True, summaries_from)
-        return facts._replace(summary_links=tuple(links))
+        return facts._replace(summary_links=tuple(tail_summary_links(window, True, summaries_from)))
     # One search finds the title and summary lines (their "type" key naming the kind).
     hits = list(_KIND_RE.finditer(data, first, end))
     custom = ai = ""

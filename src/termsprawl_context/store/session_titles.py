@@ -11,16 +11,15 @@ heads, never the whole store and never any file whole.
 import os
 from typing import List, Optional
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
 from termsprawl_context.store import sessions as store_sessions
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, Title
 
-# A head line can be a summary only if its bytes hold the token (or an ASCII escape
-# that could spell it, never written by the harness).
-_TOKEN_SUMMARY = b'"summary"'
-_ASCII_ESCAPE = b"\\u00"
+# A head line can be a summary only if bytescan finds its type's token there.
+_SUMMARY_LINES = Needles.of([b'"summary"'])
 
 
 def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
@@ -31,7 +30,7 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             window = session_meta.read_head(f, size)
-            lines = [line for line in window.lines() if _TOKEN_SUMMARY in line or _ASCII_ESCAPE in line]
+            lines = [line for line in window.lines() if _SUMMARY_LINES.in_line(line)]
             links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
             return links + session_meta.tail_links_past_head(f, size)
     except OSError:

@@ -27,6 +27,7 @@ written later and the file's mtime bounds when its lines were written.
 import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
+from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
@@ -143,9 +144,6 @@ def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
 # the window is then parsed instead. Quoted inside a string, a key is escaped
 # (``\"uuid\"``) and not matched; after a string, only a key is followed by a colon.
 _UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"([^"]*)"')
-# An escape that spells an ASCII character (\u0020-\u007f) could spell the key: a
-# window holding one is parsed line by line instead.
-_ESCAPE_ASCII = re.compile(rb"\\u00[2-7]")
 
 
 def _encoded(text: str) -> bytes:
@@ -196,7 +194,7 @@ def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None
     holds an escape that spells an ASCII character, when the caller searched already."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:
-        escaped = _ESCAPE_ASCII.search(data, start, end) is not None
+        escaped = has_ascii_escape(data, start, end)  # it could spell the key: parse the lines
     if escaped or b"\\" in packed:
         return pack(own_uuids_plain(whole_lines(data, start, end)))
     return packed

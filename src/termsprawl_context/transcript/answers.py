@@ -85,7 +85,7 @@ def _readings(pairs: str, questions: List[str]) -> List[Tuple[str, ...]]:
             end = pairs.find('"', start)
             while end >= 0 and len(found) <= MAX_READINGS:
                 if end == len(pairs) - 1:
-                    tails = [()]
+                    tails = [()]  # type: List[Tuple[str, ...]]
                 elif pairs.startswith('", "', end):
                     tails = read(end + 3, k + 1)
                 else:

@@ -15,6 +15,7 @@ Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually r
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
+from termsprawl_context.bytescan import escaped_width
 from termsprawl_context.errors import EXIT_USAGE, Refusal
 from termsprawl_context.jsonl import Line, LineTooLong, iter_lines_bounded, loads_strict, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
@@ -129,11 +130,7 @@ def decode_cost(raw: bytes) -> int:
     wide = raw.translate(None, _ASCII)
     top = max(wide) if wide else 0
     text_width = 4 if top >= 0xF0 else 2 if top else 1
-    value_width = text_width
-    if b"\\u" in raw:
-        lowered = raw.lower()
-        surrogates = any(escape in lowered for escape in _SURROGATE_ESCAPES)
-        value_width = 4 if surrogates else max(value_width, 2)
+    value_width = escaped_width(raw, text_width)
     values = raw.count(b",") * _COMMA_COST + raw.count(b"[") * _ARRAY_COST + raw.count(b"{") * _OBJECT_COST
     return size + (text_width + value_width) * size + values
 
@@ -147,7 +144,6 @@ DECODE_BUDGET_BYTES = 34 * 1024 * 1024
 # empty objects costs about 16 MiB).
 _COST_CHECK_FROM = 64 * 1024
 _ASCII = bytes(range(0x80))
-_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")
 _COMMA_COST, _ARRAY_COST, _OBJECT_COST = 64, 72, 240
 
 

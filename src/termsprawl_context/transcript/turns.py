@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
+SESSION_NAME_KEY = b"session_name"  # the key read_session_name looks for
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -106,13 +107,16 @@ def read_session_name(path: str) -> Optional[str]:
     """The latest non-empty string ``session_name`` on any line, or None.
 
     Read from the end, so the answer costs only the tail when a name is present."""
+    from termsprawl_context.bytescan import Needles  # here: the dump imports this module, never this function
+
+    key = Needles.of([SESSION_NAME_KEY])
     f = try_open_regular(path)
     if f is None:
         return None
     try:
         with f:
             for _offset, raw in iter_lines_reverse(f):
-                if b"session_name" not in raw and b"\\u" not in raw:
+                if not key.in_line(raw):
                     continue  # the key cannot be on this line, even escaped
                 entry = parse_object(raw)
                 if entry is None:

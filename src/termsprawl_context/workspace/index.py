@@ -86,7 +86,7 @@ def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
     ``read_transcript_path``)."""
     entry = read_index_entry(cwd, node_id)
     harness = entry_harness(entry) if entry is not None else None
-    if harness is None:
+    if harness is None or entry is None:
         return None
     path = entry.get("path")
     return (path, harness) if isinstance(path, str) and path else None

@@ -237,7 +237,7 @@ def last_turns(path: str, limit: int) -> "list":
             if is_legacy(path):
                 data = f.read(MAX_LINE_BYTES + 1)
                 chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
-                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))
+                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
                 chat = resolve_lines(f)
                 newest = _winners(f, chat, newest_first=True)

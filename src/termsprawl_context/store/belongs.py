@@ -1,0 +1,225 @@
+"""Whose record is this file: the belongs-to checks, by session and by working tree.
+
+A file is asked, not trusted to match its name: records that carry a ``sessionId`` say
+which session wrote them. Two readings of that evidence, on purpose:
+
+- ``belongs_to_session`` guards a path someone GAVE us. It refuses only on positive
+  disagreement (some record names another session and none names this one); a file
+  naming no session, or one that cannot be read, is let through, so a harness that stops
+  writing the field does not turn every session into a refusal.
+- ``carries_session`` is for a path we GUESS (``relocation``): it takes a file only on
+  positive agreement (at least one record carries the id), so a coincidental name never
+  hands back another conversation.
+
+Both scan the whole file (containment, not first record: a resumed conversation may
+carry hundreds of an older session's records before its own), streaming line by line;
+only the lines bytescan says may hold the key are decoded.
+"""
+
+import os
+from typing import Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+
+from termsprawl_context.bytescan import FoldedKey
+from termsprawl_context.errors import EXIT_WRONG_RECORD, Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.entry import Entry, decode_entry
+from termsprawl_context.transcript.record import RecordUnreadable, decode_line, iter_raw_lines, iter_records
+
+SESSION_ID_FIELD = cc.FIELD_SESSION_ID
+# The decoder matches keys case-insensitively: bytescan's test for such a key.
+_SESSION_ID_KEY = FoldedKey.of(SESSION_ID_FIELD)
+
+
+def _decoded(raw: bytes) -> Optional[Entry]:
+    """Any record's canonical decoding (uuid or not), or None: the belongs-to checks
+    count preamble records too."""
+    record = decode_line(raw)
+    return decode_entry(record) if record is not None else None
+
+
+class WrongSession(Refusal):
+    """The transcript at a path names another session and never this one."""
+
+    exit_code = EXIT_WRONG_RECORD
+
+    def __init__(self, path: str, found: str, session_id: str) -> None:
+        super().__init__(
+            "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
+            % (path, found, session_id)
+        )
+        self.path = path
+        self.found = found
+        self.session_id = session_id
+
+
+class SessionEvidence(NamedTuple):
+    """What a file's records say about one session id."""
+
+    readable: bool  # False: it could not be opened or read to the end
+    carries: bool  # some record's sessionId is the id asked about
+    first_foreign: Optional[str]  # the first other non-empty sessionId seen, if any
+
+
+def session_evidence(path: str, session_id: str) -> SessionEvidence:
+    """Scan ``path`` until a record carries ``session_id`` (or the end).
+
+    Records with no, an empty or a non-string ``sessionId`` are skipped, never decisive."""
+    first_foreign = None  # type: Optional[str]
+    try:
+        for line in iter_raw_lines(path):
+            # A line that cannot hold the key, not even JSON-escaped or in another case
+            # (the decoder matches keys case-insensitively), costs no parse.
+            raw = line.raw
+            if not _SESSION_ID_KEY.in_line(raw):
+                continue
+            entry = _decoded(line.raw)
+            found = entry.session_id if entry is not None else ""
+            if not found:
+                continue
+            if found == session_id:
+                return SessionEvidence(True, True, first_foreign)
+            if first_foreign is None:
+                first_foreign = found
+    except RecordUnreadable:
+        return SessionEvidence(False, False, first_foreign)
+    return SessionEvidence(True, False, first_foreign)
+
+
+def belongs_to_session(path: str, session_id: str) -> bool:
+    """True unless the file's records positively name another session and never this one.
+
+    An empty ``session_id``, a file naming no session, and an unreadable or missing file
+    (left to whoever reads it properly to report) all answer True."""
+    if not session_id:
+        return True
+    evidence = session_evidence(path, session_id)
+    return not evidence.readable or evidence.carries or evidence.first_foreign is None
+
+
+def check_belongs_to_session(path: str, session_id: str) -> None:
+    """``belongs_to_session`` for callers that refuse: raises WrongSession naming the
+    first foreign id found."""
+    if not session_id:
+        return
+    evidence = session_evidence(path, session_id)
+    if evidence.readable and not evidence.carries and evidence.first_foreign is not None:
+        raise WrongSession(path, evidence.first_foreign, session_id)
+
+
+def carries_session(path: str, session_id: str) -> bool:
+    """True only when some record of the readable regular file at ``path`` carries
+    ``session_id``: the positive reading a guessed path needs."""
+    return bool(session_id) and session_evidence(path, session_id).carries
+
+
+# --- the tree a record was written in ----------------------------------------------------------
+
+class WrongTree(Refusal):
+    """The transcript at a path was written in another working tree than the one asked."""
+
+    exit_code = EXIT_WRONG_RECORD
+
+    def __init__(self, path: str, found: str, cwd: str) -> None:
+        super().__init__(
+            "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
+            % (path, found, cwd)
+        )
+        self.path = path
+        self.found = found
+        self.cwd = cwd
+
+
+class TreeEvidence(NamedTuple):
+    """What a file's records say about one tree."""
+
+    readable: bool
+    inside: bool  # some record's resolved cwd is the tree or beneath it
+    first_cwd: Optional[str]  # the first non-empty cwd seen, as written
+
+
+def within(path: str, tree: str) -> bool:
+    """``path`` is ``tree`` or beneath it, component by component (``/a/b`` does not
+    hold ``/a/bc``). Literal paths: the lossy folder encoding is never compared."""
+    if path == tree:
+        return True
+    prefix = tree if tree.endswith(os.sep) else tree + os.sep
+    return path.startswith(prefix)
+
+
+def tree_evidence(path: str, cwd: str) -> TreeEvidence:
+    """Scan ``path`` until a record's resolved ``cwd`` lies in ``cwd`` (or the end)."""
+    want = cc.resolve_work_dir(cwd)
+    resolved = {}  # type: Dict[str, str]
+    first_cwd = None  # type: Optional[str]
+    try:
+        for line in iter_raw_lines(path):
+            raw = line.raw
+            if not _CWD_KEY.in_line(raw):
+                continue
+            entry = _decoded(raw)
+            if entry is None or not entry.cwd:
+                continue
+            if first_cwd is None:
+                first_cwd = entry.cwd
+            seen = resolved.get(entry.cwd)
+            if seen is None:
+                seen = resolved[entry.cwd] = cc.resolve_work_dir(entry.cwd)
+            if within(seen, want):
+                return TreeEvidence(True, True, first_cwd)
+    except RecordUnreadable:
+        return TreeEvidence(False, False, first_cwd)
+    return TreeEvidence(True, False, first_cwd)
+
+
+_CWD_KEY = FoldedKey.of(cc.FIELD_CWD)
+
+
+def belongs_to_tree(path: str, cwd: str) -> bool:
+    """True unless the file's records name working directories and none is ``cwd`` or
+    beneath it (compared resolved, as literal paths). An empty ``cwd``, a file naming
+    no directory, and an unreadable file answer True: what is caught is a positive
+    disagreement, never an absence of evidence."""
+    if not cwd:
+        return True
+    evidence = tree_evidence(path, cwd)
+    return not evidence.readable or evidence.inside or evidence.first_cwd is None
+
+
+def check_belongs_to_tree(path: str, cwd: str) -> None:
+    """``belongs_to_tree`` for callers that refuse: raises WrongTree naming the first
+    directory the file's records give."""
+    if not cwd:
+        return
+    evidence = tree_evidence(path, cwd)
+    if evidence.readable and not evidence.inside and evidence.first_cwd is not None:
+        raise WrongTree(path, evidence.first_cwd, cwd)
+
+
+def start_cwd(path: str) -> str:
+    """The working directory the session began in: the first non-empty ``cwd`` its
+    records give ("" when none). Raises RecordUnreadable when it cannot be read."""
+    for line, record in iter_records(path):
+        entry = decode_entry(record) if record is not None else None
+        if entry is not None and entry.cwd:
+            return entry.cwd
+    return ""
+
+
+# --- the running session's own record ---------------------------------------------------------
+
+def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
+    """The current session's own transcript, from the environment, or "".
+
+    The harness answers first (``harness.claude.current_session_path``: the session id
+    it sets, looked for under the project dir of ``cwd`` and each of its ancestors,
+    then under every project dir): a candidate is taken when it is a regular file
+    whose records do not name another session and, for a directory-derived one, were
+    written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``, verbatim
+    (a tool a hook started gets the hook's record there)."""
+    return cc.current_session_path(environ, cwd, _is_current_session)
+
+
+def _is_current_session(candidate: str, session_id: str, tree: str) -> bool:
+    if not belongs_to_session(candidate, session_id):
+        return False
+    return not tree or belongs_to_tree(candidate, tree)

@@ -1,0 +1,448 @@
+"""The stable session id: a transcript's origin, walked back through continuations.
+
+A resumed conversation starts a new transcript whose origin record continues
+(``logicalParentUuid``) a record of an older one; the walk crosses those restarts through
+the project folder's other transcripts, searching their bytes (bytescan's needles and
+escape rule) before parsing any line, to the conversation's true origin.
+"""
+
+import os
+from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+
+from termsprawl_context.bytescan import (
+    CARRY_BYTES,
+    CHUNK_BYTES,
+    ESCAPE_LENGTH,
+    Needles,
+    carry_over,
+    file_may_hold,
+    has_ascii_escape,
+    scan_buffer,
+)
+from termsprawl_context.errors import EXIT_DEGRADED, Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.jsonl import LineTooLong, open_regular
+from termsprawl_context.store.timestamps import parse_timestamp
+from termsprawl_context.transcript.entry import Entry
+from termsprawl_context.transcript.record import (
+    MAX_RECORD_BYTES,
+    NoTranscriptPath,
+    RecordUnreadable,
+    TranscriptOpenError,
+    TranscriptReadError,
+    decode_line,
+    entry_at,
+    iter_raw_lines,
+    iter_records,
+)
+
+TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
+
+# A real conversation resumes a handful of times: past these the chain is malformed.
+MAX_RESTART_HOPS = 64
+MAX_WALK_VISITS = 512
+
+NO_ORIGIN_RECORD = "transcript has no origin record"
+CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
+NO_PROJECT_DIR = "the harness's project directory is unknown"
+CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
+_IDENTITY_CONTEXT = "transcript: stable session id: "
+
+
+class NoOriginRecord(Refusal):
+    """Every entry of the transcript has a parent: the conversation has no beginning in it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("%s%s: %s: every entry in it has a parent" % (_IDENTITY_CONTEXT, path, NO_ORIGIN_RECORD))
+
+
+class NoProjectDir(Refusal):
+    """Crossing a restart needs the conversation's other transcripts, and where they
+    sit is unknown."""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
+
+
+class Degraded(Refusal):
+    """Why an identity is the furthest the walk reached rather than the origin. Not
+    raised by the library (a degraded id is an answer); the CLI reports it."""
+
+    exit_code = EXIT_DEGRADED
+    reason = ""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, self.reason))
+        self.path = path
+        self.continues = continues
+
+
+class ContinuationMissing(Degraded):
+    """No readable transcript holds the record a continuation names."""
+
+    reason = CONTINUATION_MISSING
+
+
+class ChainRunaway(Degraded):
+    """The continuations close on themselves or run past the walk's bounds."""
+
+    reason = CHAIN_RUNAWAY
+
+
+class Identity(NamedTuple):
+    """The conversation a transcript belongs to. ``id`` is always usable; ``degraded``
+    is None when it is the true origin, else why the walk stopped at a continuation's
+    own root; ``unreadable_siblings`` lists every transcript the walk could not read
+    to a decision, whether or not it resolved."""
+
+    id: str
+    degraded: Optional[Degraded]
+    unreadable_siblings: Tuple[str, ...]
+
+
+class Origin(NamedTuple):
+    """A transcript's origin record: its first parentless entry."""
+
+    uuid: str
+    logical_parent: str
+    nanos: Optional[int]  # its timestamp; None when it does not parse
+
+
+def _origin_of(entry: Entry) -> Origin:
+    parsed = parse_timestamp(entry.timestamp) if entry.timestamp else None
+    return Origin(entry.uuid, entry.logical_parent_uuid, parsed[1] if parsed else None)
+
+
+def _is_origin(entry: Optional[Entry]) -> bool:
+    return entry is not None and not entry.parent_uuid
+
+
+class PlainSiblings:
+    """The oracle: every sibling is read whole and every line parsed, once."""
+
+    def __init__(self) -> None:
+        self._facts = {}  # type: Dict[str, Tuple[Optional[Origin], Set[str]]]
+
+    def _read(self, path: str) -> Tuple[Optional[Origin], Set[str]]:
+        facts = self._facts.get(path)
+        if facts is None:
+            origin = None
+            uuids = set()
+            for line, record in iter_records(path):
+                entry = entry_at(line, record)
+                if entry is None:
+                    continue
+                uuids.add(entry.uuid)
+                if origin is None and _is_origin(entry):
+                    origin = _origin_of(entry)
+            facts = self._facts[path] = (origin, uuids)
+        return facts
+
+    def origin(self, path: str) -> Optional[Origin]:
+        return self._read(path)[0]
+
+    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        held = self._read(path)[1]
+        return any(u in held for u in uuids)
+
+
+# Chunks of the byte search (bytescan's): no more than the line bound, so a line that
+# reaches the bound cannot hide between two newlines of one chunk.
+_CHUNK = CHUNK_BYTES
+_NO_NEEDLES = Needles.of(())
+
+
+class ByteSearchSiblings:
+    """Siblings searched as bytes before any JSON is parsed: a file whose bytes hold
+    none of the uuids asked for (spelled any way the decoder would read them) is
+    answered without a parse; only the lines that hold one, and the head up to the
+    origin, are decoded. Reads every byte of each file it is asked about, so a line
+    past the bound is found exactly where the plain reader finds it."""
+
+    def __init__(self) -> None:
+        self._origins = {}  # type: Dict[str, Optional[Origin]]
+        self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
+        self._clean = set()  # type: Set[str]
+        self._buffer = scan_buffer()  # one for every file the walk searches
+
+    def origin(self, path: str) -> Optional[Origin]:
+        if path not in self._origins:
+            self._origins[path] = self._scan(path, _NO_NEEDLES)[0]
+        return self._origins[path]
+
+    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        key = (path, uuids)
+        if key not in self._holds:
+            self._holds[key] = self._holds_uncached(path, uuids)
+        return self._holds[key]
+
+    def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        wanted = tuple(u for u in uuids if u)
+        if not wanted:
+            scan_bytes(path, (), self._clean, self._buffer)  # still an unreadable file if the plain reader says so
+            return False
+        needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
+        if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
+            return False
+        origin, held = self._scan(path, needles, frozenset(wanted))
+        if path not in self._origins:
+            self._origins[path] = origin
+        return bool(held)
+
+    def _scan(self, path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
+        """The origin, and which of ``wanted`` the file's entries carry, decoding only
+        the head up to the origin and the lines that may hold a needle (every line
+        when ``needles`` has no plain spelling). Stops once both are known; without a
+        plain spelling it reads to the end, so the line bound is checked on every line."""
+        origin = None
+        held = set()  # type: Set[str]
+        for line in iter_raw_lines(path):
+            raw = line.raw
+            candidate = needles.in_line(raw)
+            if origin is None or candidate:
+                entry = entry_at(line, decode_line(raw))
+                if entry is not None:
+                    if origin is None and _is_origin(entry):
+                        origin = _origin_of(entry)
+                    if candidate and entry.uuid in wanted:
+                        held.add(entry.uuid)
+            if needles.plain is not None and origin is not None and (held or not needles.plain):
+                break
+        return origin, held
+
+
+def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None,
+               buffer: Optional[bytearray] = None) -> bool:
+    """Whether the file's bytes hold any needle, or an escape that could spell one;
+    reads to the end either way, raising RecordUnreadable as the line reader would
+    (open failure, read failure, a line of MAX_RECORD_BYTES or more).
+
+    ``clean`` remembers the files already read through once with no long line and no
+    escape: a later search of one (the walk's next hop) only looks for the needles.
+    ``buffer`` (from ``scan_buffer``) is read into and searched in place, so a walk
+    that reads a thousand files allocates one chunk, not a thousand."""
+    try:
+        f = open_regular(path)
+    except OSError as exc:
+        raise TranscriptOpenError(path, exc) from None
+    if buffer is None:
+        buffer = scan_buffer()
+    with f:
+        try:
+            if clean is not None and path in clean:
+                return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
+            found, escaped = _scan_checked(f, path, needles, buffer)
+        except OSError as exc:
+            raise TranscriptReadError(path, exc) from None
+    if clean is not None and not escaped:
+        clean.add(path)
+    return found
+
+
+def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
+    """(a needle or an escape is in the file, an escape is), checking the line bound.
+
+    The escape rule is bytescan's (``has_ascii_escape``: a literal find first, the
+    regex only where it hits)."""
+    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
+    if overlap > CARRY_BYTES:
+        return _scan_checked_long(f, path, needles, overlap)
+    found = escaped = False
+    run = 0  # bytes since the last newline
+    chunks = 0
+    view = memoryview(buffer)
+    have = 0
+    try:
+        while True:
+            got = f.readinto(view[have:have + _CHUNK])
+            if not got:
+                break
+            end = have + got
+            first = buffer.find(b"\n", have, end)
+            if first < 0:
+                run += got
+                if run >= MAX_RECORD_BYTES:
+                    raise _too_long(path, chunks + 1)
+            else:
+                if run + first - have >= MAX_RECORD_BYTES:
+                    raise _too_long(path, chunks + 1)
+                run = end - buffer.rfind(b"\n", have, end) - 1
+            if not escaped and has_ascii_escape(buffer, 0, end):
+                escaped = True
+            if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
+                found = True
+            have = carry_over(buffer, end, overlap)
+            chunks += 1  # chunks, not lines: only an error names a place, and it is rare
+    finally:
+        view.release()
+    if run >= MAX_RECORD_BYTES:
+        raise _too_long(path, chunks + 1)
+    return found, escaped
+
+
+def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -> Tuple[bool, bool]:
+    """``_scan_checked`` for a needle longer than the buffer's carry."""
+    found = escaped = False
+    tail = b""
+    run = 0
+    chunks = 0
+    while True:
+        chunk = f.read(_CHUNK)
+        if not chunk:
+            break
+        first = chunk.find(b"\n")
+        if first < 0:
+            run += len(chunk)
+            if run >= MAX_RECORD_BYTES:
+                raise _too_long(path, chunks + 1)
+        else:
+            if run + first >= MAX_RECORD_BYTES:
+                raise _too_long(path, chunks + 1)
+            run = len(chunk) - chunk.rfind(b"\n") - 1
+        window = tail + chunk[:overlap]
+        if not escaped and (has_ascii_escape(chunk) or has_ascii_escape(window)):
+            escaped = True
+        if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
+            found = True
+        tail = chunk[-overlap:]
+        chunks += 1
+    if run >= MAX_RECORD_BYTES:
+        raise _too_long(path, chunks + 1)
+    return found, escaped
+
+
+def _too_long(path: str, chunk: int) -> TranscriptReadError:
+    return TranscriptReadError(path, LineTooLong(
+        "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
+
+
+def _ordinal_mib(chunk: int) -> str:
+    return "%d-%d" % ((chunk - 1) * (_CHUNK >> 20), chunk * (_CHUNK >> 20))
+
+
+class _Walk:
+    """One resolution's state: the project dir's listing, the visit budget, and the
+    siblings found unreadable (in the order found)."""
+
+    def __init__(self, project_dir: str, siblings) -> None:
+        self.project_dir = project_dir
+        self.siblings = siblings
+        self.visits = 0
+        self.unreadable = []  # type: List[str]
+        self._names = None  # type: Optional[List[str]]
+
+    def names(self) -> List[str]:
+        if self._names is None:
+            try:
+                with os.scandir(self.project_dir) as entries:
+                    self._names = sorted(
+                        os.path.join(self.project_dir, e.name)
+                        for e in entries
+                        if e.name.endswith(TRANSCRIPT_SUFFIX) and not e.is_dir()
+                    )
+            except OSError:
+                self._names = []
+                if os.path.lexists(self.project_dir):
+                    self._note(self.project_dir)
+        return self._names
+
+    def _note(self, path: str) -> None:
+        if path not in self.unreadable:
+            self.unreadable.append(path)
+
+    def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
+        """The project dir's transcripts, in name order, that may hold what ``current``
+        continues: another origin, not written after ``current``'s, and holding a
+        record whose uuid is the logical parent (or ``current``'s own uuid)."""
+        wanted = (current.logical_parent, current.uuid)
+        for path in self.names():
+            try:
+                if not self.siblings.holds(path, wanted):
+                    continue
+                origin = self.siblings.origin(path)
+            except RecordUnreadable:
+                self._note(path)
+                continue
+            if origin is None or origin.uuid == current.uuid:
+                continue
+            if origin.nanos is not None and current.nanos is not None and origin.nanos > current.nanos:
+                continue
+            yield path, origin
+
+    def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
+        """Depth first through the predecessors: the first that reaches a true origin
+        wins; else the first one's own degraded answer; else ``current`` degraded."""
+        self.visits += 1
+        if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
+        looped = False
+        for sibling, origin in self.predecessors(current):
+            if origin.uuid in on_path:
+                looped = True
+                continue
+            if not origin.logical_parent:
+                return origin.uuid, None
+            answer = self.walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
+            if answer[1] is None:
+                return answer
+            if fallback is None:
+                fallback = answer
+        if fallback is not None:
+            return fallback
+        if looped:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        return current.uuid, ContinuationMissing(path, current.logical_parent)
+
+
+def origin_record(path: str) -> Origin:
+    """The transcript's origin (its first parentless entry). Reads the whole file, as
+    the reference does: a line past the bound anywhere is TranscriptReadError. Raises
+    NoTranscriptPath, RecordUnreadable, NoOriginRecord."""
+    if not path:
+        raise NoTranscriptPath(_IDENTITY_CONTEXT)
+    origin = ByteSearchSiblings().origin(path)
+    scan_bytes(path, ())
+    if origin is None:
+        raise NoOriginRecord(path)
+    return origin
+
+
+def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
+    """The identity of the conversation the transcript at ``path`` belongs to.
+
+    The origin's uuid, when it continues nothing. A continuation (``logicalParentUuid``)
+    is walked back through the other transcripts of ``project_dir`` (name order; at most
+    MAX_RESTART_HOPS restarts and MAX_WALK_VISITS files) to the conversation's true
+    origin; when the walk cannot cross a continuation, the answer is that
+    continuation's own root, ``degraded`` saying why (ContinuationMissing,
+    ChainRunaway). Siblings that cannot be read are listed, never fatal; a file
+    sharing this transcript's origin (itself, a fork) is never its predecessor.
+
+    Raises what leaves nothing to key on: NoTranscriptPath, RecordUnreadable (the
+    starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
+    NoProjectDir when a continuation must be crossed with no ``project_dir``.
+    ``siblings`` is the sibling reader (default: ByteSearchSiblings; PlainSiblings is
+    the oracle it must agree with)."""
+    origin = origin_record(path)
+    if not origin.logical_parent:
+        return Identity(origin.uuid, None, ())
+    if not project_dir:
+        raise NoProjectDir(path, origin.logical_parent)
+    walk = _Walk(project_dir, siblings if siblings is not None else ByteSearchSiblings())
+    found, degraded = walk.walk(path, origin, {origin.uuid}, 0)
+    return Identity(found, degraded, tuple(walk.unreadable))
+
+
+def stable_session_id(project_dir: str, path: str) -> str:
+    """``resolve_stable_session_id`` without the degradation: its id."""
+    return resolve_stable_session_id(project_dir, path).id
+
+
+def project_dir_of_record(path: str) -> str:
+    """The directory holding a record's conversation's other transcripts: the record's
+    own folder, or for a sub-agent's record, its session's folder."""
+    from termsprawl_context.store.subagents import session_dir_of
+
+    session_dir = session_dir_of(path)
+    return os.path.dirname(session_dir) if session_dir else os.path.dirname(os.path.abspath(path))
