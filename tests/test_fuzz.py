@@ -148,10 +148,18 @@ def byte_mutated_line(draw):
     return bytes(raw)
 
 
+# Nesting depths of deep_line. On CPython 3.8 only depths under the recursion limit: a
+# RecursionError caught in process while hypothesis moves the limit can leave 3.8's overflow
+# flag set, and the next deep parse aborts the run (bpo-42500; test_assemble.DEEP_LINE says
+# more; seen again on the in-process hand-off window test). Deeper lines reach 3.8 through
+# the subprocess tests, at the default limit.
+DEEP_LINE_DEPTHS = [50, 450, 1000, 5000, 20000] if sys.version_info >= (3, 9) else [50, 450]
+
+
 @st.composite
 def deep_line(draw):
     """A record whose uuid, message or content is nested hundreds to thousands deep."""
-    depth = draw(st.sampled_from([50, 450, 1000, 5000, 20000]))
+    depth = draw(st.sampled_from(DEEP_LINE_DEPTHS))
     opener, closer = draw(st.sampled_from([(b"[", b"]"), (b'{"a":', b"}")]))
     nested = opener * depth + b"1" + closer * depth
     field = draw(st.sampled_from([b"uuid", b"parentUuid", b"message", b"sessionId", b"timestamp", b"content"]))
