@@ -31,6 +31,7 @@ import re
 from array import array
 from collections import deque, namedtuple
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context import jsonl
 from termsprawl_context.errors import (
     EXIT_CITE_AMBIGUOUS,
@@ -279,7 +280,10 @@ def parse_sources(text: str) -> List[str]:
 
 # --- matching -------------------------------------------------------------------------------
 _READ_GUTTER = re.compile(r"^[ \t]*[0-9]+\t", re.MULTILINE)
-_NEEDLE_EXCLUDED = frozenset(b'"\\<>&/')
+# Beside what a JSON string never writes as itself (bytescan's rule): the bytes a writer may
+# escape anyway (Go's encoder writes < > & as \u003c ...), and the space, which a
+# normalised quote and the record may spell differently.
+_NEEDLE_EXCLUDED = b" <>&"
 
 
 def normalize(text: str) -> str:
@@ -306,18 +310,10 @@ def _body_matches(body: str, words: str) -> bool:
 def quote_needle(quote: str) -> Optional[bytes]:
     """The longest run of the quote's bytes that JSON writes as themselves (printable
     ASCII but ``" \\ < > & /``), first longest on ties; None when shorter than 4.
-    Searched in raw bytes before anything is parsed: speed only, never an answer."""
-    data = quote.encode("utf-8", "surrogatepass")
-    best, start = b"", -1
-    for i in range(len(data) + 1):
-        plain = i < len(data) and 0x21 <= data[i] <= 0x7E and data[i] not in _NEEDLE_EXCLUDED
-        if plain and start < 0:
-            start = i
-        elif not plain and start >= 0:
-            if i - start > len(best):
-                best = data[start:i]
-            start = -1
-    return best if len(best) >= MIN_NEEDLE else None
+    Searched in raw bytes before anything is parsed: speed only, never an answer. The
+    run is bytescan's rule (``Needles.longest_run``), not a copy of it."""
+    plain = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED).plain
+    return plain[0] if plain else None
 
 
 def file_may_contain(path: str, needle: Optional[bytes]) -> bool:
