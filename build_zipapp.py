@@ -131,7 +131,7 @@ COMPRESS_LEVEL = 9
 # never sys.path[0], so `python3 -I`, `-P`, a rename or a symlink all work.
 # importlib.machinery, zipimport and marshal are already loaded when a zip's __main__
 # runs (runpy and the path hooks need them): the finder imports nothing new.
-_LAUNCHER = '''\
+_LAUNCHER = """\
 # termsprawl-context: run straight from this zip (zipimport): no extraction, no writes.
 import sys
 if sys.version_info < (3, 8):
@@ -190,7 +190,7 @@ if here and tag in (%s):
     sys.meta_path.insert(0, BytecodeFinder(zipimport.zipimporter(here).get_data("bytecode/" + tag)))
 from termsprawl_context.cli import main
 sys.exit(main())
-'''
+"""
 
 
 def launcher(tags=()):
@@ -211,6 +211,7 @@ def bytecode_files(modules=BYTECODE_MODULES):
         files.append("/".join(parts) + "/__init__.py")
         files.append("/".join(parts) + ".py")
     return files
+
 
 # Run by each interpreter: compile the listed modules (argv[3:]) of the staged package
 # under argv[1] to legacy-layout .pyc files under argv[2] (a listed path that is not a
@@ -247,7 +248,7 @@ def build(output, src=SRC, pythons=None):
         packed = Path(tmp) / "shiv.pyz"
         _run_shiv(stage, packed)
         bytecode, compilers = {}, {}
-        for python in (find_pythons() if pythons is None else pythons):
+        for python in find_pythons() if pythons is None else pythons:
             tag, members = compile_with(python, stage, Path(tmp) / ("pyc-%d" % len(bytecode)))
             if tag not in bytecode:  # the first interpreter of a version wins: a fixed order
                 bytecode[tag], compilers[tag] = members, python
@@ -276,8 +277,11 @@ def find_pythons():
     for version in BYTECODE_VERSIONS:
         candidates = []
         for root in dict.fromkeys(r for r in roots if r):
-            candidates += sorted(glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python3")),
-                                 key=_version_key, reverse=True)
+            candidates += sorted(
+                glob.glob(os.path.join(root, "versions", version + ".*", "bin", "python3")),
+                key=_version_key,
+                reverse=True,
+            )
         candidates += ["/usr/bin/python" + version, "/usr/local/bin/python" + version]
         for path in candidates:
             if os.access(path, os.X_OK) and _is_cpython(path, version):
@@ -295,8 +299,9 @@ def _version_key(path):
 def _is_cpython(path, version):
     probe = "import platform, sys; sys.stdout.write('%s %d.%d' % (platform.python_implementation(), sys.version_info[0], sys.version_info[1]))"
     try:
-        done = subprocess.run([path, "-I", "-S", "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                              timeout=60)
+        done = subprocess.run(
+            [path, "-I", "-S", "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0 and done.stdout.decode("ascii", "replace") == "CPython " + version
@@ -306,8 +311,12 @@ def _compile(python, src, out, files):
     """Compile ``files`` (relative to ``src``) with ``python`` into ``out``; its cache
     tag. PYTHONHASHSEED=0 makes sets of constants marshal in one order."""
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "LANG": "C"}
-    done = subprocess.run([str(python), "-S", "-c", _COMPILE, str(src), str(out)] + list(files), env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = subprocess.run(
+        [str(python), "-S", "-c", _COMPILE, str(src), str(out)] + list(files),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise BuildError("%s could not compile the package: %s" % (python, detail[-1] if detail else "no output"))
@@ -357,7 +366,7 @@ def unbundle(data):
     head, _, body = data.partition(b"\n")
     words, members, offset = head.decode("ascii").split(), {}, 0
     for name, size in zip(words[::2], words[1::2]):
-        members[name] = zlib.decompress(body[offset:offset + int(size)])
+        members[name] = zlib.decompress(body[offset : offset + int(size)])
         offset += int(size)
     return members
 
@@ -384,8 +393,19 @@ def _run_shiv(stage, output):
     if version != SHIV_PIN:
         sys.stderr.write("build_zipapp: warning: shiv %s, pinned %s\n" % (version, SHIV_PIN))
     command = [
-        sys.executable, "-m", "shiv", "--site-packages", str(stage), "--reproducible",
-        "--uncompressed", "-p", SHEBANG[2:-1].decode(), "-e", ENTRY_POINT, "-o", str(output),
+        sys.executable,
+        "-m",
+        "shiv",
+        "--site-packages",
+        str(stage),
+        "--reproducible",
+        "--uncompressed",
+        "-p",
+        SHEBANG[2:-1].decode(),
+        "-e",
+        ENTRY_POINT,
+        "-o",
+        str(output),
     ]
     env = dict(os.environ, SOURCE_DATE_EPOCH=str(SOURCE_DATE_EPOCH))
     done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -412,8 +432,9 @@ def repack(shiv_archive, bytecode=None, main_bytecode=None):
     at COMPRESS_LEVEL, with fixed times and modes, after our shebang. Depends on nothing but the member
     names and contents (not on the build's Python or clock)."""
     with zipfile.ZipFile(io.BytesIO(shiv_archive)) as shiv:
-        members = {i.filename: shiv.read(i) for i in shiv.infolist()
-                   if i.filename.startswith(SITE_PACKAGES) and not i.is_dir()}
+        members = {
+            i.filename: shiv.read(i) for i in shiv.infolist() if i.filename.startswith(SITE_PACKAGES) and not i.is_dir()
+        }
     if not members:
         raise BuildError("shiv's archive has no %s members" % SITE_PACKAGES)
     for tag, tagged in (bytecode or {}).items():
@@ -476,15 +497,21 @@ def _head(data):
 
 
 def _meta(info):
-    return "time=%s mode=%o method=%d" % ("-".join(map(str, info.date_time)), info.external_attr >> 16, info.compress_type)
+    return "time=%s mode=%o method=%d" % (
+        "-".join(map(str, info.date_time)),
+        info.external_attr >> 16,
+        info.compress_type,
+    )
 
 
 def _warn_missing(tags):
     missing = [v for v in BYTECODE_VERSIONS if "cpython-" + v.replace(".", "") not in tags]
     if missing:
-        sys.stderr.write("build_zipapp: warning: no bytecode for Python %s (no such interpreter found): "
-                         "those versions will run the source, and this is not the artifact a machine "
-                         "with all of them builds\n" % ", ".join(missing))
+        sys.stderr.write(
+            "build_zipapp: warning: no bytecode for Python %s (no such interpreter found): "
+            "those versions will run the source, and this is not the artifact a machine "
+            "with all of them builds\n" % ", ".join(missing)
+        )
 
 
 def check(path, pythons=None):
@@ -511,17 +538,29 @@ def _shown(path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="Build dist/termsprawl-context.pyz (see the module docstring).")
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUTPUT, help="where to write the artifact")
-    parser.add_argument("--check", nargs="?", type=Path, const=DEFAULT_OUTPUT, metavar="PATH",
-                        help="compare PATH (default %s) with a fresh build" % _shown(DEFAULT_OUTPUT))
-    parser.add_argument("--python", action="append", metavar="PY",
-                        help="compile bytecode with this interpreter (repeatable; default: every "
-                             "CPython %s-%s found)" % (BYTECODE_VERSIONS[0], BYTECODE_VERSIONS[-1]))
+    parser.add_argument(
+        "--check",
+        nargs="?",
+        type=Path,
+        const=DEFAULT_OUTPUT,
+        metavar="PATH",
+        help="compare PATH (default %s) with a fresh build" % _shown(DEFAULT_OUTPUT),
+    )
+    parser.add_argument(
+        "--python",
+        action="append",
+        metavar="PY",
+        help="compile bytecode with this interpreter (repeatable; default: every "
+        "CPython %s-%s found)" % (BYTECODE_VERSIONS[0], BYTECODE_VERSIONS[-1]),
+    )
     args = parser.parse_args(argv)
     try:
         if args.check is None:
             tags = build(args.output, pythons=args.python)
-            print("build_zipapp: wrote %s (%d bytes; bytecode for %s)" % (
-                _shown(args.output), args.output.stat().st_size, ", ".join(tags) or "no interpreter"))
+            print(
+                "build_zipapp: wrote %s (%d bytes; bytecode for %s)"
+                % (_shown(args.output), args.output.stat().st_size, ", ".join(tags) or "no interpreter")
+            )
             _warn_missing(tags)
             return 0
         problems = check(args.check, args.python)

@@ -56,14 +56,52 @@ def _line(obj):
 
 def _plant(path):
     with open(path, "a", encoding="utf-8") as f:
-        f.write(_line({"type": "user", "uuid": "planted-u", "parentUuid": None, "isSidechain": False,
-                       "message": {"role": "user", "content": "please %s, thanks" % USER_QUOTE}}))
-        f.write(_line({"type": "assistant", "uuid": "planted-a", "parentUuid": "planted-u", "isSidechain": False,
-                       "message": {"content": [{"type": "tool_use", "id": "toolu_planted", "name": "Bash",
-                                                "input": {"command": "make test"}}]}}))
-        f.write(_line({"type": "user", "uuid": "planted-r", "parentUuid": "planted-a", "isSidechain": False,
-                       "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_planted",
-                                                "content": "ok\n%s\n" % TOOL_QUOTE}]}}))
+        f.write(
+            _line(
+                {
+                    "type": "user",
+                    "uuid": "planted-u",
+                    "parentUuid": None,
+                    "isSidechain": False,
+                    "message": {"role": "user", "content": "please %s, thanks" % USER_QUOTE},
+                }
+            )
+        )
+        f.write(
+            _line(
+                {
+                    "type": "assistant",
+                    "uuid": "planted-a",
+                    "parentUuid": "planted-u",
+                    "isSidechain": False,
+                    "message": {
+                        "content": [
+                            {
+                                "type": "tool_use",
+                                "id": "toolu_planted",
+                                "name": "Bash",
+                                "input": {"command": "make test"},
+                            }
+                        ]
+                    },
+                }
+            )
+        )
+        f.write(
+            _line(
+                {
+                    "type": "user",
+                    "uuid": "planted-r",
+                    "parentUuid": "planted-a",
+                    "isSidechain": False,
+                    "message": {
+                        "content": [
+                            {"type": "tool_result", "tool_use_id": "toolu_planted", "content": "ok\n%s\n" % TOOL_QUOTE}
+                        ]
+                    },
+                }
+            )
+        )
 
 
 def project(scratch, sizes):
@@ -102,8 +140,10 @@ def _answer(current, folder, request, prefilter):
 def bench_across(scratch, sizes):
     folder, current, oldest = project(scratch, sizes)
     total = sum(os.path.getsize(str(p)) for p in folder.glob("*.jsonl"))
-    requests = [cite.CitationRequest(USER_QUOTE, [cite.SOURCE_USER]),
-                cite.CitationRequest(TOOL_QUOTE, [cite.SOURCE_TOOL_RESULT])]
+    requests = [
+        cite.CitationRequest(USER_QUOTE, [cite.SOURCE_USER]),
+        cite.CitationRequest(TOOL_QUOTE, [cite.SOURCE_TOOL_RESULT]),
+    ]
     # The plain path runs once (it is the slow one); the fast one before and after it.
     fast_t, plain_t = [], []
     answers = {True: [], False: []}
@@ -116,23 +156,36 @@ def bench_across(scratch, sizes):
     resolved = all(isinstance(a, cite.Citation) and a.path == oldest for a in found)
     # The command itself, once, for the record (start-up included).
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "termsprawl_context", "cite", current, USER_QUOTE, "--across",
-                           str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          env=dict(os.environ, PYTHONPATH=str(REPO / "src")))
+    done = subprocess.run(
+        [sys.executable, "-m", "termsprawl_context", "cite", current, USER_QUOTE, "--across", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(REPO / "src")),
+    )
     cli_t = time.perf_counter() - started
     cli_ok = done.returncode == 0 and done.stdout.decode().strip().startswith(oldest + ":")
     fast, plain = statistics.median(fast_t), statistics.median(plain_t)
     ratio = plain / fast if fast else float("inf")
     label = "%d transcripts (%.0f MB)" % (sizes["sessions"], total / MB)
     return [
-        {"metric": "cite --across, %s: parse every file vs needle prefilter (time ratio)" % label,
-         "measured": "%.1fx (%.2f s vs %.3f s, 2 quotes)" % (ratio, plain, fast),
-         "target": ">= %.0fx" % SPEEDUP_TARGET, "ok": ratio >= SPEEDUP_TARGET and same and resolved},
-        {"metric": "  answers identical with and without the prefilter, resolved in the oldest session",
-         "measured": "yes" if same and resolved else "NO", "target": "yes", "ok": same and resolved},
-        {"metric": "  the command (cite --across, one quote, start-up included)",
-         "measured": "%.2f s, %s" % (cli_t, "ok" if cli_ok else "FAILED: " + done.stderr.decode()[-120:]),
-         "target": "info", "ok": None if cli_ok else False},
+        {
+            "metric": "cite --across, %s: parse every file vs needle prefilter (time ratio)" % label,
+            "measured": "%.1fx (%.2f s vs %.3f s, 2 quotes)" % (ratio, plain, fast),
+            "target": ">= %.0fx" % SPEEDUP_TARGET,
+            "ok": ratio >= SPEEDUP_TARGET and same and resolved,
+        },
+        {
+            "metric": "  answers identical with and without the prefilter, resolved in the oldest session",
+            "measured": "yes" if same and resolved else "NO",
+            "target": "yes",
+            "ok": same and resolved,
+        },
+        {
+            "metric": "  the command (cite --across, one quote, start-up included)",
+            "measured": "%.2f s, %s" % (cli_t, "ok" if cli_ok else "FAILED: " + done.stderr.decode()[-120:]),
+            "target": "info",
+            "ok": None if cli_ok else False,
+        },
     ]
 
 
@@ -168,12 +221,43 @@ def bench_cursor(scratch, sizes):
     if not base.exists() or base.stat().st_size < sizes["record"] - MB:
         write_transcript(base, sizes["record"], seed=77)
         with open(str(base), "a") as f:  # a background agent still running at the end
-            f.write(_line({"type": "assistant", "uuid": "bg-a", "parentUuid": None, "message": {"content": [
-                {"type": "tool_use", "id": "toolu_bg", "name": "Agent",
-                 "input": {"prompt": "go", "run_in_background": True}}]}}))
-            f.write(_line({"type": "user", "uuid": "bg-r", "parentUuid": "bg-a", "message": {"content": [
-                {"type": "tool_result", "tool_use_id": "toolu_bg",
-                 "content": "Async agent launched successfully.\nagentId: abg1 (internal ID)"}]}}))
+            f.write(
+                _line(
+                    {
+                        "type": "assistant",
+                        "uuid": "bg-a",
+                        "parentUuid": None,
+                        "message": {
+                            "content": [
+                                {
+                                    "type": "tool_use",
+                                    "id": "toolu_bg",
+                                    "name": "Agent",
+                                    "input": {"prompt": "go", "run_in_background": True},
+                                }
+                            ]
+                        },
+                    }
+                )
+            )
+            f.write(
+                _line(
+                    {
+                        "type": "user",
+                        "uuid": "bg-r",
+                        "parentUuid": "bg-a",
+                        "message": {
+                            "content": [
+                                {
+                                    "type": "tool_result",
+                                    "tool_use_id": "toolu_bg",
+                                    "content": "Async agent launched successfully.\nagentId: abg1 (internal ID)",
+                                }
+                            ]
+                        },
+                    }
+                )
+            )
     record = scratch / "cursor-record.jsonl"
     shutil.copyfile(str(base), str(record))
     counter = [0]
@@ -184,9 +268,18 @@ def bench_cursor(scratch, sizes):
     started = time.perf_counter()
     first, cur = background.background_agent_signals_since(str(record), None, opener)
     first_t, first_bytes = time.perf_counter() - started, counter[0]
-    note = _line({"type": "attachment", "uuid": "n-abg1", "parentUuid": None, "attachment": {
-        "type": "queued_command", "commandMode": "task-notification",
-        "prompt": "<task-notification>\n<task-id>abg1</task-id>\n<status>completed</status>\n</task-notification>"}})
+    note = _line(
+        {
+            "type": "attachment",
+            "uuid": "n-abg1",
+            "parentUuid": None,
+            "attachment": {
+                "type": "queued_command",
+                "commandMode": "task-notification",
+                "prompt": "<task-notification>\n<task-id>abg1</task-id>\n<status>completed</status>\n</task-notification>",
+            },
+        }
+    )
     pad = _line({"type": "user", "uuid": "pad", "parentUuid": None, "message": {"content": ""}})
     filler = APPEND_BYTES - len(note.encode()) - len(pad.encode())
     pad = _line({"type": "user", "uuid": "pad", "parentUuid": None, "message": {"content": "p" * filler}})
@@ -196,19 +289,29 @@ def bench_cursor(scratch, sizes):
     started = time.perf_counter()
     second, nxt = background.background_agent_signals_since(str(record), cur, opener)
     second_t, second_bytes = time.perf_counter() - started, counter[0]
-    ok = (second_bytes <= CURSOR_BYTES_TARGET and [s.agent_id for s in second] == ["abg1"]
-          and "abg1" in background.running(first) and nxt.offset == os.path.getsize(str(record)))
+    ok = (
+        second_bytes <= CURSOR_BYTES_TARGET
+        and [s.agent_id for s in second] == ["abg1"]
+        and "abg1" in background.running(first)
+        and nxt.offset == os.path.getsize(str(record))
+    )
     record.unlink()
     return [
-        {"metric": "cursor: bytes read by the second call after a 1 KB append to a %d MB record"
-                   % (sizes["record"] // MB),
-         "measured": "%d B (%d appended + %d fingerprint)" % (second_bytes, APPEND_BYTES,
-                                                              second_bytes - APPEND_BYTES),
-         "target": "<= %d B" % CURSOR_BYTES_TARGET, "ok": ok},
-        {"metric": "  first call (whole record) vs second call (time ratio)",
-         "measured": "%.0fx (%.2f s, %d MB vs %.4f s)" % (first_t / max(second_t, 1e-9), first_t,
-                                                          first_bytes // MB, second_t),
-         "target": "info", "ok": None},
+        {
+            "metric": "cursor: bytes read by the second call after a 1 KB append to a %d MB record"
+            % (sizes["record"] // MB),
+            "measured": "%d B (%d appended + %d fingerprint)"
+            % (second_bytes, APPEND_BYTES, second_bytes - APPEND_BYTES),
+            "target": "<= %d B" % CURSOR_BYTES_TARGET,
+            "ok": ok,
+        },
+        {
+            "metric": "  first call (whole record) vs second call (time ratio)",
+            "measured": "%.0fx (%.2f s, %d MB vs %.4f s)"
+            % (first_t / max(second_t, 1e-9), first_t, first_bytes // MB, second_t),
+            "target": "info",
+            "ok": None,
+        },
     ]
 
 
@@ -228,8 +331,12 @@ def seed_cite():
     import importlib.util
 
     try:
-        source = subprocess.run(["git", "-C", str(REPO), "show", "%s:src/termsprawl_context/cite.py" % SEED_COMMIT],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(REPO), "show", "%s:src/termsprawl_context/cite.py" % SEED_COMMIT],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     path = pathlib.Path(tempfile.mkdtemp(prefix="seed-cite-")) / "seed_cite.py"
@@ -252,8 +359,9 @@ def _many_matches(scratch, n):
 def _ambiguity_time(module, path):
     started = time.perf_counter()
     try:
-        module.resolve_in_record(str(path), module.CitationRequest("same words", [module.SOURCE_USER,
-                                                                                 module.SOURCE_TOOL_RESULT]))
+        module.resolve_in_record(
+            str(path), module.CitationRequest("same words", [module.SOURCE_USER, module.SOURCE_TOOL_RESULT])
+        )
     except module.CitationAmbiguous as exc:
         found = len(exc.matches)
     return time.perf_counter() - started, found
@@ -276,8 +384,14 @@ def bench_matches(scratch, quick):
             measured = "%.0fx (seed %.1f s, now %.2f s)" % (min(seeds) / now, min(seeds), now)
         else:
             measured = "now %.2f s (seed not run: quadratic, minutes)" % now
-        rows.append({"metric": "cite, %dk entries holding the quote (ambiguous, both pools): seed vs now" % (n // 1000),
-                     "measured": measured, "target": "info", "ok": None if counts == {n} else False})
+        rows.append(
+            {
+                "metric": "cite, %dk entries holding the quote (ambiguous, both pools): seed vs now" % (n // 1000),
+                "measured": measured,
+                "target": "info",
+                "ok": None if counts == {n} else False,
+            }
+        )
     return rows
 
 
@@ -296,7 +410,10 @@ def main(argv=None):
     scratch = pathlib.Path(args.scratch or tempfile.mkdtemp(prefix="bench-cite-"))
     rows = run(scratch, args.quick)
     for row in rows:
-        print("%-95s %-40s %-10s %s" % (row["metric"], row["measured"], row["target"], {True: "yes", None: "info"}.get(row["ok"], "NO")))
+        print(
+            "%-95s %-40s %-10s %s"
+            % (row["metric"], row["measured"], row["target"], {True: "yes", None: "info"}.get(row["ok"], "NO"))
+        )
     return 0 if all(row["ok"] is not False for row in rows) else 1
 
 

@@ -26,8 +26,17 @@ from benchmarks.generate import write_transcript  # noqa: E402
 from benchmarks.run import clean_env, interleaved, interpreter, project, table  # noqa: E402
 
 MB = 1 << 20
-FIXTURE = REPO / "tests" / "fixtures" / "codex" / "sessions" / "2026" / "12" / "01" / \
-    "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl"
+FIXTURE = (
+    REPO
+    / "tests"
+    / "fixtures"
+    / "codex"
+    / "sessions"
+    / "2026"
+    / "12"
+    / "01"
+    / "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl"
+)
 
 
 def codex_rollout(path: Path, size: int) -> Path:
@@ -43,24 +52,70 @@ def codex_rollout(path: Path, size: int) -> Path:
         while written < size:
             n += 1
             turn = [
-                {"timestamp": "2026-12-01T00:00:00Z", "type": "response_item", "payload": {
-                    "type": "message", "id": "msg_%d" % n, "role": "user",
-                    "content": [{"type": "input_text", "text": "prompt %d about the parser" % n}]}},
-                {"timestamp": "2026-12-01T00:00:00Z", "type": "event_msg", "payload": {
-                    "type": "item_completed", "item": {"type": "UserMessage", "id": "u%d" % n,
-                                                       "content": [{"type": "text", "text": "prompt %d" % n}]}}},
-                {"timestamp": "2026-12-01T00:00:01Z", "type": "response_item", "payload": {
-                    "type": "function_call", "id": "fc_%d" % n, "name": "exec_command",
-                    "arguments": json.dumps({"cmd": "cat parser.py"}), "call_id": "call_%d" % n}},
-                {"timestamp": "2026-12-01T00:00:02Z", "type": "response_item", "payload": {
-                    "type": "function_call_output", "call_id": "call_%d" % n,
-                    "output": "Chunk ID: x\nProcess exited with code 0\nOutput:\n" + "x = 1\n" * 340}},
-                {"timestamp": "2026-12-01T00:00:03Z", "type": "event_msg", "payload": {
-                    "type": "item_completed", "item": {"type": "AgentMessage", "id": "a_%d" % n,
-                                                       "content": [{"type": "Text", "text": "answer %d" % n}]}}},
-                {"timestamp": "2026-12-01T00:00:03Z", "type": "response_item", "payload": {
-                    "type": "message", "id": "a_%d" % n, "role": "assistant",
-                    "content": [{"type": "output_text", "text": "answer %d: the parser splits on spaces" % n}]}},
+                {
+                    "timestamp": "2026-12-01T00:00:00Z",
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "id": "msg_%d" % n,
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": "prompt %d about the parser" % n}],
+                    },
+                },
+                {
+                    "timestamp": "2026-12-01T00:00:00Z",
+                    "type": "event_msg",
+                    "payload": {
+                        "type": "item_completed",
+                        "item": {
+                            "type": "UserMessage",
+                            "id": "u%d" % n,
+                            "content": [{"type": "text", "text": "prompt %d" % n}],
+                        },
+                    },
+                },
+                {
+                    "timestamp": "2026-12-01T00:00:01Z",
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call",
+                        "id": "fc_%d" % n,
+                        "name": "exec_command",
+                        "arguments": json.dumps({"cmd": "cat parser.py"}),
+                        "call_id": "call_%d" % n,
+                    },
+                },
+                {
+                    "timestamp": "2026-12-01T00:00:02Z",
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call_output",
+                        "call_id": "call_%d" % n,
+                        "output": "Chunk ID: x\nProcess exited with code 0\nOutput:\n" + "x = 1\n" * 340,
+                    },
+                },
+                {
+                    "timestamp": "2026-12-01T00:00:03Z",
+                    "type": "event_msg",
+                    "payload": {
+                        "type": "item_completed",
+                        "item": {
+                            "type": "AgentMessage",
+                            "id": "a_%d" % n,
+                            "content": [{"type": "Text", "text": "answer %d" % n}],
+                        },
+                    },
+                },
+                {
+                    "timestamp": "2026-12-01T00:00:03Z",
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "id": "a_%d" % n,
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": "answer %d: the parser splits on spaces" % n}],
+                    },
+                },
             ]
             body = "".join(json.dumps(x) + "\n" for x in turn).encode()
             f.write(body)
@@ -71,7 +126,8 @@ def codex_rollout(path: Path, size: int) -> Path:
 def codex_project(root: Path, rollout: Path) -> Path:
     proj = project(root, rollout)
     (proj / ".termsprawl" / "transcripts" / "b.json").write_text(
-        json.dumps({"version": 1, "path": str(rollout.resolve()), "harness": "codex-cli"}))
+        json.dumps({"version": 1, "path": str(rollout.resolve()), "harness": "codex-cli"})
+    )
     return proj
 
 
@@ -98,9 +154,14 @@ def main(argv=None) -> int:
         for label, extra in (("dump", []), ("hand-off", ["--format", "markdown"])):
             commands = [[python, "-m", "termsprawl_context", "--cwd", str(p), "--self", "a"] + extra for p in (cx, cc)]
             codex_s, claude_s = interleaved(commands, env, runs, warmups)
-            rows.append({"metric": "%s, Codex peer vs Claude Code peer, %s" % (label, tag),
-                         "measured": "%.3fs vs %.3fs = %.2fx" % (codex_s, claude_s, codex_s / claude_s),
-                         "target": "shown", "ok": None})
+            rows.append(
+                {
+                    "metric": "%s, Codex peer vs Claude Code peer, %s" % (label, tag),
+                    "measured": "%.3fs vs %.3fs = %.2fx" % (codex_s, claude_s, codex_s / claude_s),
+                    "target": "shown",
+                    "ok": None,
+                }
+            )
     print("interpreter: %s" % python)
     print(table(rows))
     return 0

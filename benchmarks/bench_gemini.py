@@ -37,34 +37,97 @@ def write_pair(folder, turns, rebuild_every=200):
     record = os.path.join(folder, "claude.jsonl")
     history = []
     with open(chat, "w") as g, open(record, "w") as c:
+
         def put(obj):
             g.write(json.dumps(obj, separators=(",", ":")) + "\n")
 
-        put({"sessionId": "5e55aaaa-0000-4000-8000-000000000000", "projectHash": "ab", "startTime": "t",
-             "lastUpdated": "t", "kind": "main"})
+        put(
+            {
+                "sessionId": "5e55aaaa-0000-4000-8000-000000000000",
+                "projectHash": "ab",
+                "startTime": "t",
+                "lastUpdated": "t",
+                "kind": "main",
+            }
+        )
         for i in range(turns):
             prompt = "prompt %d %s" % (i, PAD)
             user = {"id": "u%d" % i, "timestamp": "t", "type": "user", "content": [{"text": prompt}]}
-            call = {"id": "c%d" % i, "name": "run_shell_command", "args": {"command": "ls %d" % i},
-                    "result": [{"functionResponse": {"id": "c%d" % i, "name": "run_shell_command",
-                                                     "response": {"output": "out %d %s" % (i, PAD)}}}]}
+            call = {
+                "id": "c%d" % i,
+                "name": "run_shell_command",
+                "args": {"command": "ls %d" % i},
+                "result": [
+                    {
+                        "functionResponse": {
+                            "id": "c%d" % i,
+                            "name": "run_shell_command",
+                            "response": {"output": "out %d %s" % (i, PAD)},
+                        }
+                    }
+                ],
+            }
             empty = {"id": "g%d" % i, "timestamp": "t", "type": "gemini", "content": "", "thoughts": []}
             called = dict(empty, toolCalls=[call])
-            answer = {"id": "a%d" % i, "timestamp": "t", "type": "gemini", "content": "answer %d %s" % (i, PAD),
-                      "thoughts": []}
+            answer = {
+                "id": "a%d" % i,
+                "timestamp": "t",
+                "type": "gemini",
+                "content": "answer %d %s" % (i, PAD),
+                "thoughts": [],
+            }
             for message in (user, empty, called, answer):
                 put(message)
                 put({"$set": {"lastUpdated": "t"}})
             history.extend((user, called, answer))
             if rebuild_every and i and i % rebuild_every == 0:
                 put({"$set": {"messages": history}})
-            c.write(json.dumps({"type": "user", "uuid": "u%d" % i, "message": {"role": "user", "content": prompt}}) + "\n")
-            c.write(json.dumps({"type": "assistant", "uuid": "g%d" % i, "message": {"role": "assistant", "content": [
-                {"type": "tool_use", "id": "c%d" % i, "name": "Bash", "input": {"command": "ls"}}]}}) + "\n")
-            c.write(json.dumps({"type": "user", "uuid": "r%d" % i, "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": "c%d" % i, "content": "out %d %s" % (i, PAD)}]}}) + "\n")
-            c.write(json.dumps({"type": "assistant", "uuid": "a%d" % i, "message": {"role": "assistant", "content": [
-                {"type": "text", "text": "answer %d %s" % (i, PAD)}]}}) + "\n")
+            c.write(
+                json.dumps({"type": "user", "uuid": "u%d" % i, "message": {"role": "user", "content": prompt}}) + "\n"
+            )
+            c.write(
+                json.dumps(
+                    {
+                        "type": "assistant",
+                        "uuid": "g%d" % i,
+                        "message": {
+                            "role": "assistant",
+                            "content": [
+                                {"type": "tool_use", "id": "c%d" % i, "name": "Bash", "input": {"command": "ls"}}
+                            ],
+                        },
+                    }
+                )
+                + "\n"
+            )
+            c.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "uuid": "r%d" % i,
+                        "message": {
+                            "role": "user",
+                            "content": [
+                                {"type": "tool_result", "tool_use_id": "c%d" % i, "content": "out %d %s" % (i, PAD)}
+                            ],
+                        },
+                    }
+                )
+                + "\n"
+            )
+            c.write(
+                json.dumps(
+                    {
+                        "type": "assistant",
+                        "uuid": "a%d" % i,
+                        "message": {
+                            "role": "assistant",
+                            "content": [{"type": "text", "text": "answer %d %s" % (i, PAD)}],
+                        },
+                    }
+                )
+                + "\n"
+            )
     return chat, record
 
 
@@ -81,8 +144,10 @@ def main(argv=None):
             ("claude-code forward (harness entries)", lambda: entries_turns(claude.HARNESS.entries(record))),
             ("gemini-cli forward (harness entries)", lambda: entries_turns(gemini.HARNESS.entries(chat))),
             ("gemini-cli tail (last_turns: the dump's)", lambda: gemini.HARNESS.last_turns(chat, 40)),
-            ("gemini-cli newest first (entries_reverse)",
-             lambda: entries_turns(gemini.HARNESS.entries_reverse(chat), 40, newest_first=True)),
+            (
+                "gemini-cli newest first (entries_reverse)",
+                lambda: entries_turns(gemini.HARNESS.entries_reverse(chat), 40, newest_first=True),
+            ),
         ]
         # The same answer: the last 40 turns, prompts and answers.
         assert [t.text for t in readers[2][1]()] == [t.text for t in readers[0][1]()]
@@ -100,8 +165,16 @@ def main(argv=None):
             peaks[name] = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         base = statistics.median(times[readers[0][0]])
-        print("python %s; %d turns, a resume every %d; gemini chat %.1f MB, claude record %.1f MB" % (
-            sys.version.split()[0], args.turns, args.rebuild_every, os.path.getsize(chat) / 1e6, os.path.getsize(record) / 1e6))
+        print(
+            "python %s; %d turns, a resume every %d; gemini chat %.1f MB, claude record %.1f MB"
+            % (
+                sys.version.split()[0],
+                args.turns,
+                args.rebuild_every,
+                os.path.getsize(chat) / 1e6,
+                os.path.getsize(record) / 1e6,
+            )
+        )
         for name, _ in readers:
             median = statistics.median(times[name])
             print("%-40s %8.1f ms  x%6.1f  peak %6.1f MB" % (name, median * 1e3, median / base, peaks[name] / 1e6))

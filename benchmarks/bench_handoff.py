@@ -39,10 +39,26 @@ from benchmarks import peers  # noqa: E402
 from benchmarks.run import BenchError, error_rows, interleaved, interpreter, row  # noqa: E402
 
 MB = 1 << 20
-FULL = {"small": 1 * MB, "large": 1024 * MB, "search_sessions": 2000, "search_bytes": 1024 * MB,
-        "show_sessions": 10000, "runs": 11, "warmups": 2, "slow_runs": 3}
-QUICK = {"small": 1 * MB, "large": 50 * MB, "search_sessions": 100, "search_bytes": 40 * MB,
-         "show_sessions": 1000, "runs": 5, "warmups": 1, "slow_runs": 1}
+FULL = {
+    "small": 1 * MB,
+    "large": 1024 * MB,
+    "search_sessions": 2000,
+    "search_bytes": 1024 * MB,
+    "show_sessions": 10000,
+    "runs": 11,
+    "warmups": 2,
+    "slow_runs": 3,
+}
+QUICK = {
+    "small": 1 * MB,
+    "large": 50 * MB,
+    "search_sessions": 100,
+    "search_bytes": 40 * MB,
+    "show_sessions": 1000,
+    "runs": 5,
+    "warmups": 1,
+    "slow_runs": 1,
+}
 HANDOFF_TARGET = 1.3
 GREP_TARGET = 2.0
 CLAUDE_HISTORY_TARGET = 3.0
@@ -67,8 +83,10 @@ def check(argv, env, expect_rc=0):
 
     done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=900)
     if done.returncode != expect_rc:
-        raise BenchError("%s exited %d: %s" % (os.path.basename(argv[0]), done.returncode,
-                                               done.stderr.decode("utf-8", "replace").strip()[:150]))
+        raise BenchError(
+            "%s exited %d: %s"
+            % (os.path.basename(argv[0]), done.returncode, done.stderr.decode("utf-8", "replace").strip()[:150])
+        )
     return done.stdout
 
 
@@ -85,7 +103,8 @@ def project(root: Path, peer_transcript: Path) -> Path:
     (root / ".termsprawl" / "transcripts").mkdir(parents=True, exist_ok=True)
     (root / ".termsprawl" / "links" / "a--b.json").write_text(json.dumps({"version": 1, "a": "a", "b": "b"}))
     (root / ".termsprawl" / "transcripts" / "b.json").write_text(
-        json.dumps({"version": 1, "path": str(peer_transcript)}))
+        json.dumps({"version": 1, "path": str(peer_transcript)})
+    )
     return root
 
 
@@ -103,8 +122,14 @@ def search_store(scratch: Path, sessions: int, total: int) -> Path:
     bases = [transcript(scratch / "bases", total // sessions, seed=100 + i) for i in range(BASES)]
     rng = random.Random(7)
     with_needle = set(rng.sample(range(sessions), NEEDLE_SESSIONS))
-    prompt = json.dumps({"type": "user", "uuid": "needle", "timestamp": "2026-01-05T10:00:00.000Z",
-                         "message": {"role": "user", "content": "where is the %s config?" % NEEDLE.upper()}})
+    prompt = json.dumps(
+        {
+            "type": "user",
+            "uuid": "needle",
+            "timestamp": "2026-01-05T10:00:00.000Z",
+            "message": {"role": "user", "content": "where is the %s config?" % NEEDLE.upper()},
+        }
+    )
     for i in range(sessions):
         folder = projects / ("-home-dev-project-%02d" % (i % 40))
         folder.mkdir(parents=True, exist_ok=True)
@@ -128,8 +153,10 @@ def show_store(scratch: Path, sessions: int) -> Path:
         folder = projects / ("-home-dev-project-%02d" % (i % 40))
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / (fake_id(i + 1) + ".jsonl")
-        lines = [{"type": "user", "uuid": "u%d" % i, "message": {"content": "prompt %d" % i}},
-                 {"type": "assistant", "uuid": "a%d" % i, "message": {"content": [{"type": "text", "text": "ok"}]}}]
+        lines = [
+            {"type": "user", "uuid": "u%d" % i, "message": {"content": "prompt %d" % i}},
+            {"type": "assistant", "uuid": "a%d" % i, "message": {"content": [{"type": "text", "text": "ok"}]}},
+        ]
         path.write_text("".join(json.dumps(ln) + "\n" for ln in lines))
         os.utime(str(path), (1767225600 + 60 * ((i * 7919) % sessions),) * 2)
     done.write_text("ok")
@@ -146,8 +173,12 @@ def claude_history_bin():
 
 
 def ratio_row(metric, times, names, target, ok):
-    return row(metric, "%.2fx (%s)" % (times[0] / times[1], " / ".join(
-        "%s %.1f ms" % (n, t * 1e3) for n, t in zip(names, times))), target, ok)
+    return row(
+        metric,
+        "%.2fx (%s)" % (times[0] / times[1], " / ".join("%s %.1f ms" % (n, t * 1e3) for n, t in zip(names, times))),
+        target,
+        ok,
+    )
 
 
 def run(scratch: Path, quick: bool = False):
@@ -161,12 +192,21 @@ def run(scratch: Path, quick: bool = False):
 
     m_md = "hand-off (markdown), %s vs %s peer (time ratio)" % (mb(sizes["large"]), mb(sizes["small"]))
     m_js = "hand-off (json, line numbers counted), %s vs %s peer" % (mb(sizes["large"]), mb(sizes["small"]))
-    m_grep = "search, %d sessions (%s) vs grep -rliF (time ratio)" % (sizes["search_sessions"], mb(sizes["search_bytes"]))
+    m_grep = "search, %d sessions (%s) vs grep -rliF (time ratio)" % (
+        sizes["search_sessions"],
+        mb(sizes["search_bytes"]),
+    )
     m_ch = "claude-history search vs search, same store (speed-up)"
     m_show = "show latest, %d sessions vs our find of a unique prefix (time ratio)" % sizes["show_sessions"]
     m_showp = "the same vs find -name '*.jsonl' (the walk alone, no interpreter)"
-    targets = {m_md: "<= %.1fx" % HANDOFF_TARGET, m_js: "info", m_grep: "<= %.1fx" % GREP_TARGET,
-               m_ch: ">= %.1fx" % CLAUDE_HISTORY_TARGET, m_show: "<= %.1fx" % FIND_TARGET, m_showp: "info"}
+    targets = {
+        m_md: "<= %.1fx" % HANDOFF_TARGET,
+        m_js: "info",
+        m_grep: "<= %.1fx" % GREP_TARGET,
+        m_ch: ">= %.1fx" % CLAUDE_HISTORY_TARGET,
+        m_show: "<= %.1fx" % FIND_TARGET,
+        m_showp: "info",
+    }
 
     def attempt(metrics, how):
         try:
@@ -185,8 +225,15 @@ def run(scratch: Path, quick: bool = False):
                     raise BenchError("the hand-off printed nothing")
             times = interleaved(commands, env, sizes["runs"], sizes["warmups"])
             ratio = times[0] / times[1]
-            out.append(ratio_row(metric, times, ("large", "small"), targets[metric],
-                                 ratio <= HANDOFF_TARGET if targets[metric] != "info" else None))
+            out.append(
+                ratio_row(
+                    metric,
+                    times,
+                    ("large", "small"),
+                    targets[metric],
+                    ratio <= HANDOFF_TARGET if targets[metric] != "info" else None,
+                )
+            )
         return out
 
     def search_rows():
@@ -201,8 +248,9 @@ def run(scratch: Path, quick: bool = False):
         out = [ratio_row(m_grep, times, ("search", "grep"), targets[m_grep], times[0] / times[1] <= GREP_TARGET)]
         tool = claude_history_bin()
         if tool is None:
-            out.extend(error_rows([m_ch], targets, "claude-history not installed (%s; or set $CLAUDE_HISTORY)"
-                                  % peers.SETUP))
+            out.extend(
+                error_rows([m_ch], targets, "claude-history not installed (%s; or set $CLAUDE_HISTORY)" % peers.SETUP)
+            )
             return out
         ch_home = scratch / "ch-home"
         (ch_home / ".claude").mkdir(parents=True, exist_ok=True)
@@ -215,8 +263,14 @@ def run(scratch: Path, quick: bool = False):
         t_theirs = interleaved([theirs], ch_env, sizes["slow_runs"], 0)[0]
         t_ours = interleaved([ours], env, sizes["slow_runs"], 1)[0]
         speedup = t_theirs / t_ours
-        out.append(row(m_ch, "%.2fx (claude-history %.0f ms / search %.0f ms)" % (speedup, t_theirs * 1e3, t_ours * 1e3),
-                       targets[m_ch], speedup >= CLAUDE_HISTORY_TARGET))
+        out.append(
+            row(
+                m_ch,
+                "%.2fx (claude-history %.0f ms / search %.0f ms)" % (speedup, t_theirs * 1e3, t_ours * 1e3),
+                targets[m_ch],
+                speedup >= CLAUDE_HISTORY_TARGET,
+            )
+        )
         return out
 
     def show_rows():
@@ -229,8 +283,10 @@ def run(scratch: Path, quick: bool = False):
         if b"prompt" not in check(ours, env):
             raise BenchError("show latest printed no turn")
         times = interleaved([ours, find, walk], env, sizes["runs"], sizes["warmups"])
-        return [ratio_row(m_show, times[:2], ("show", "find"), targets[m_show], times[0] / times[1] <= FIND_TARGET),
-                ratio_row(m_showp, [times[0], times[2]], ("show", "/usr/bin/find"), targets[m_showp], None)]
+        return [
+            ratio_row(m_show, times[:2], ("show", "find"), targets[m_show], times[0] / times[1] <= FIND_TARGET),
+            ratio_row(m_showp, [times[0], times[2]], ("show", "/usr/bin/find"), targets[m_showp], None),
+        ]
 
     attempt([m_md, m_js], handoff_rows)
     attempt([m_grep, m_ch], search_rows)

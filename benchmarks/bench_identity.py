@@ -136,15 +136,23 @@ def build(scratch: Path, sizes: Dict) -> Dict:
             chain, position = at[index]
             restarts = CHAINS[chain][1]
             if restarts and position == 0:
-                origin = next(json.loads(raw)["uuid"] for raw in body.splitlines()
-                              if b'"uuid"' in raw and b'"parentUuid":null' in raw)
+                origin = next(
+                    json.loads(raw)["uuid"]
+                    for raw in body.splitlines()
+                    if b'"uuid"' in raw and b'"parentUuid":null' in raw
+                )
                 state[chain] = (origin, _last_uuid(body), str(path))
             else:
                 continues = state[chain][1] if restarts else _made_uuid(b"no-such-record-" + prefix)
-                restart = {"type": "system", "subtype": "compact_boundary",
-                           "uuid": _made_uuid(b"restart-%d-" % position + prefix), "parentUuid": None,
-                           "logicalParentUuid": continues, "isSidechain": False,
-                           "timestamp": "2026-12-01T10:00:00.000Z"}
+                restart = {
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "uuid": _made_uuid(b"restart-%d-" % position + prefix),
+                    "parentUuid": None,
+                    "logicalParentUuid": continues,
+                    "isSidechain": False,
+                    "timestamp": "2026-12-01T10:00:00.000Z",
+                }
                 body = json.dumps(restart).encode() + b"\n" + body
                 origin = state[chain][0] if restarts else restart["uuid"]
                 state[chain] = (origin, _last_uuid(body), str(path))
@@ -156,13 +164,20 @@ def build(scratch: Path, sizes: Dict) -> Dict:
     small = scratch / "project-small"
     shutil.rmtree(str(small), ignore_errors=True)
     small.mkdir()
-    for name in sorted(os.listdir(str(project)))[:SMALL_DIR_FILES - 1]:
+    for name in sorted(os.listdir(str(project)))[: SMALL_DIR_FILES - 1]:
         shutil.copyfile(str(project / name), str(small / name))
     shutil.copyfile(str(plain), str(small / plain.name))
-    facts = {"version": DATA_VERSION, "project": str(project), "small": str(small), "plain": str(plain),
-             "small_plain": str(small / plain.name),
-             "walks": [{"name": CHAINS[c][0], "start": state[c][2], "id": state[c][0],
-                        "degraded": CHAINS[c][1] == 0} for c in range(len(CHAINS))]}
+    facts = {
+        "version": DATA_VERSION,
+        "project": str(project),
+        "small": str(small),
+        "plain": str(plain),
+        "small_plain": str(small / plain.name),
+        "walks": [
+            {"name": CHAINS[c][0], "start": state[c][2], "id": state[c][0], "degraded": CHAINS[c][1] == 0}
+            for c in range(len(CHAINS))
+        ],
+    }
     done.write_text(json.dumps(facts))
     return facts
 
@@ -213,15 +228,27 @@ def run(scratch, quick: bool = False) -> List[Dict]:
                 (t_ours if fn is ours else t_plain).append(timed(fn))
         got = answers["ours"]
         other = answers["plain"]
-        same = (got.id, type(got.degraded), got.unreadable_siblings) == (
-            other.id, type(other.degraded), other.unreadable_siblings) and got.id == walk["id"] and (
-            got.degraded is not None) == walk["degraded"]
+        same = (
+            (got.id, type(got.degraded), got.unreadable_siblings)
+            == (other.id, type(other.degraded), other.unreadable_siblings)
+            and got.id == walk["id"]
+            and (got.degraded is not None) == walk["degraded"]
+        )
         ratio = statistics.median(t_plain) / statistics.median(t_ours)
-        rows.append(row("identity walk, %s, %s: parse every file / byte search first" % (walk["name"], label),
-                        "%.1fx (%.0f / %.0f ms)%s" % (ratio, statistics.median(t_plain) * 1e3,
-                                                      statistics.median(t_ours) * 1e3,
-                                                      "" if same else "; ANSWERS DIFFER"),
-                        ">= %.0fx, same answer" % SPEEDUP_TARGET, ratio >= SPEEDUP_TARGET and same))
+        rows.append(
+            row(
+                "identity walk, %s, %s: parse every file / byte search first" % (walk["name"], label),
+                "%.1fx (%.0f / %.0f ms)%s"
+                % (
+                    ratio,
+                    statistics.median(t_plain) * 1e3,
+                    statistics.median(t_ours) * 1e3,
+                    "" if same else "; ANSWERS DIFFER",
+                ),
+                ">= %.0fx, same answer" % SPEEDUP_TARGET,
+                ratio >= SPEEDUP_TARGET and same,
+            )
+        )
 
     warm(facts["small"])
     big_t, small_t = [], []
@@ -230,10 +257,15 @@ def run(scratch, quick: bool = False) -> List[Dict]:
         big_t.append(timed(lambda: identity.resolve_stable_session_id(project, facts["plain"])))
         small_t.append(timed(lambda: identity.resolve_stable_session_id(facts["small"], facts["small_plain"])))
     flat = statistics.median(big_t) / statistics.median(small_t)
-    rows.append(row("identity, no continuation: %d-file dir / %d-file dir (time ratio)" % (
-        len(os.listdir(project)), SMALL_DIR_FILES),
-        "%.2fx (%.2f / %.2f ms)" % (flat, statistics.median(big_t) * 1e3, statistics.median(small_t) * 1e3),
-        "<= %.1fx" % FLAT_TARGET, flat <= FLAT_TARGET))
+    rows.append(
+        row(
+            "identity, no continuation: %d-file dir / %d-file dir (time ratio)"
+            % (len(os.listdir(project)), SMALL_DIR_FILES),
+            "%.2fx (%.2f / %.2f ms)" % (flat, statistics.median(big_t) * 1e3, statistics.median(small_t) * 1e3),
+            "<= %.1fx" % FLAT_TARGET,
+            flat <= FLAT_TARGET,
+        )
+    )
     return rows
 
 

@@ -32,8 +32,10 @@ MB = 1 << 20
 RSS_LIMIT_MB = 64
 FULL = {"sparse": 2048 * MB, "giant": 1024 * MB}
 QUICK = {"sparse": 256 * MB, "giant": 128 * MB}
-HEAD_LINE = b'{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2024-01-01T00:00:00Z",' \
-            b'"message":{"content":"before the giant line"}}\n'
+HEAD_LINE = (
+    b'{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2024-01-01T00:00:00Z",'
+    b'"message":{"content":"before the giant line"}}\n'
+)
 
 
 def _sparse(path: Path, head: bytes, size: int, tail: bytes) -> Path:
@@ -50,10 +52,15 @@ def inputs(scratch: Path, sizes: Dict[str, int]) -> Dict[str, Path]:
     store = scratch / "store" / "-p"
     store.mkdir(parents=True, exist_ok=True)
     return {
-        "sparse file, no newline (%d MB)" % (sizes["sparse"] // MB): _sparse(store / "s1.jsonl", b"", sizes["sparse"], b""),
-        "giant last line (%d MB)" % (sizes["giant"] // MB): _sparse(scratch / "tail.jsonl", HEAD_LINE, sizes["giant"], b"x"),
-        "giant middle line (%d MB)" % (sizes["giant"] // MB): _sparse(scratch / "middle.jsonl", HEAD_LINE, sizes["giant"],
-                                                                   b"\n" + HEAD_LINE.replace(b"u1", b"u2")),
+        "sparse file, no newline (%d MB)" % (sizes["sparse"] // MB): _sparse(
+            store / "s1.jsonl", b"", sizes["sparse"], b""
+        ),
+        "giant last line (%d MB)" % (sizes["giant"] // MB): _sparse(
+            scratch / "tail.jsonl", HEAD_LINE, sizes["giant"], b"x"
+        ),
+        "giant middle line (%d MB)" % (sizes["giant"] // MB): _sparse(
+            scratch / "middle.jsonl", HEAD_LINE, sizes["giant"], b"\n" + HEAD_LINE.replace(b"u1", b"u2")
+        ),
     }
 
 
@@ -67,9 +74,11 @@ def project_for(scratch: Path, transcript: Path, peers: int = 1, title_bytes: in
     for i in range(peers):
         peer = "peer%02d" % i
         (root / ".termsprawl" / "links" / ("me--%s.json" % peer)).write_text(
-            json.dumps({"version": 1, "a": "me", "b": peer}))
+            json.dumps({"version": 1, "a": "me", "b": peer})
+        )
         (root / ".termsprawl" / "transcripts" / (peer + ".json")).write_text(
-            json.dumps({"version": 1, "path": str(transcript)}))
+            json.dumps({"version": 1, "path": str(transcript)})
+        )
         nodes.append({"id": peer, "data": {"title": "Peer %d" % i}})
     if title_bytes:
         padding = "p" * max(0, title_bytes - len(json.dumps({"nodes": nodes, "pad": ""})) - 1)
@@ -123,7 +132,7 @@ def cite_record(path: Path, lines: int) -> Path:
     kinds = ["user", "call"] + ["user" if i % 2 else "assistant" for i in range(lines - 3)] + ["result"]
     with open(str(path), "wb") as f:
         for start in range(0, len(kinds), 10000):
-            f.write(b"".join(_cite_line(i, k) for i, k in enumerate(kinds[start:start + 10000], start)))
+            f.write(b"".join(_cite_line(i, k) for i, k in enumerate(kinds[start : start + 10000], start)))
     return path
 
 
@@ -153,20 +162,32 @@ _CALL_ID = "toolu_0000000000000000000000"
 
 def _entry_line(i: int, kind: str) -> bytes:
     uuid = "%08x-0000-4000-8000-%012x" % (i >> 16, i)
-    ts = "2025-01-%02dT%02d:%02d:%02d.%03dZ" % (1 + i // 86400000 % 28, i // 3600000 % 24, i // 60000 % 60,
-                                                i // 1000 % 60, i % 1000)
+    ts = "2025-01-%02dT%02d:%02d:%02d.%03dZ" % (
+        1 + i // 86400000 % 28,
+        i // 3600000 % 24,
+        i // 60000 % 60,
+        i // 1000 % 60,
+        i % 1000,
+    )
     head = '{"type":"%s","uuid":"%s","sessionId":"s1","timestamp":"%s",' % (
-        "assistant" if kind in ("assistant", "call") else "user", uuid, ts)
+        "assistant" if kind in ("assistant", "call") else "user",
+        uuid,
+        ts,
+    )
     if kind == "user":
         body = '"message":{"role":"user","content":"hi %d"}}' % i
     elif kind == "meta":
         body = '"isMeta":true,"message":{"role":"user","content":"caveat %d"}}' % i
     elif kind == "call":
-        body = '"message":{"role":"assistant","content":[{"type":"tool_use","id":"%s","name":"Bash",' \
-               '"input":{"command":"ls"}}]}}' % _CALL_ID
+        body = (
+            '"message":{"role":"assistant","content":[{"type":"tool_use","id":"%s","name":"Bash",'
+            '"input":{"command":"ls"}}]}}' % _CALL_ID
+        )
     elif kind == "result":
-        body = '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"%s",' \
-               '"content":"file-a"}]}}' % _CALL_ID
+        body = (
+            '"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"%s",'
+            '"content":"file-a"}]}}' % _CALL_ID
+        )
     else:
         body = '"message":{"role":"assistant","content":[{"type":"text","text":"ok %d"}]}}' % i
     return (head + body + "\n").encode()
@@ -198,7 +219,7 @@ def _few_prompt_kinds(megabytes: int):
     """One prompt, then assistant answers to ``megabytes``: the person's last 3 prompts
     are never all found, so the hand-off reads to the start."""
     yield "user"
-    for _ in range(megabytes * MB // len(_entry_line(10 ** 6, "assistant"))):
+    for _ in range(megabytes * MB // len(_entry_line(10**6, "assistant"))):
         yield "assistant"
 
 
@@ -217,9 +238,12 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
     folder = scratch / "records" / "-p"
     folder.mkdir(parents=True, exist_ok=True)
     records = {
-        "%dk short lines" % (sizes["short"] // 1000): _record_file(folder / "short.jsonl", _short_kinds(sizes["short"])),
-        "%dk entries" % (sizes["million"] // 1000): _record_file(folder / "million.jsonl",
-                                                                 _short_kinds(sizes["million"])),
+        "%dk short lines" % (sizes["short"] // 1000): _record_file(
+            folder / "short.jsonl", _short_kinds(sizes["short"])
+        ),
+        "%dk entries" % (sizes["million"] // 1000): _record_file(
+            folder / "million.jsonl", _short_kinds(sizes["million"])
+        ),
     }
     for name, path in records.items():
         last = sum(1 for _ in open(str(path), "rb"))
@@ -233,10 +257,12 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
         ):
             measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
     sessions = {
-        "fewer than 3 prompts": _record_file(folder / "11111111-1111-4111-8111-111111111111.jsonl",
-                                             _few_prompt_kinds(sizes["few_prompts_mb"])),
+        "fewer than 3 prompts": _record_file(
+            folder / "11111111-1111-4111-8111-111111111111.jsonl", _few_prompt_kinds(sizes["few_prompts_mb"])
+        ),
         "%dk isMeta prompts" % (sizes["meta"] // 1000): _record_file(
-            folder / "22222222-2222-4222-8222-222222222222.jsonl", _meta_kinds(sizes["meta"])),
+            folder / "22222222-2222-4222-8222-222222222222.jsonl", _meta_kinds(sizes["meta"])
+        ),
     }
     for name, path in sessions.items():
         project = project_for(scratch, path)
@@ -247,8 +273,10 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
         ):
             measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
     many = _record_file(scratch / "assemble.jsonl", _short_kinds(sizes["assemble"]))
-    measure("peak RSS, assemble-file, %dk entries (%d MB)" % (sizes["assemble"] // 1000, many.stat().st_size // MB),
-            ["assemble-file", many])
+    measure(
+        "peak RSS, assemble-file, %dk entries (%d MB)" % (sizes["assemble"] // 1000, many.stat().st_size // MB),
+        ["assemble-file", many],
+    )
 
 
 def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> List[Dict]:
@@ -276,8 +304,13 @@ def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> Li
         try:
             if stdin is not None:
                 # The wrapper gives the child no stdin of its own: feed it through a shell-free redirect.
-                argv = [py, "-c", "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.dup2(fd, 0); "
-                                  "os.execv(sys.argv[2], sys.argv[2:])", str(stdin)] + argv
+                argv = [
+                    py,
+                    "-c",
+                    "import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.dup2(fd, 0); "
+                    "os.execv(sys.argv[2], sys.argv[2:])",
+                    str(stdin),
+                ] + argv
             rss, code = peak_rss(argv, env)
         except BenchError as exc:
             rows.append(row(metric, "error: %s" % exc, target, "ERROR"))
@@ -301,8 +334,12 @@ def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> Li
         ):
             measure("peak RSS, %s, %s" % (label, name), args)
     stored = "store with a %d MB newline-less file" % (sizes["sparse"] // MB)
-    for label, args in (("locate", ["locate", "u1"]), ("assemble", ["assemble", "u1"]),
-                        ("sessions", ["sessions"]), ("find", ["find", "s1"])):
+    for label, args in (
+        ("locate", ["locate", "u1"]),
+        ("assemble", ["assemble", "u1"]),
+        ("sessions", ["sessions"]),
+        ("find", ["find", "s1"]),
+    ):
         measure("peak RSS, %s, %s" % (label, stored), args + ["--projects-dir", store])
     for name, payload in payloads(scratch, store / "-p").items():
         hook_project = project_for(scratch, store / "-p" / "s1.jsonl")

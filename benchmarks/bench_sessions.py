@@ -142,7 +142,9 @@ class _Writer:
             output = "\x1b[32m" + output + "\x1b[0m"
         entry["message"] = {
             "role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": "toolu_%016x" % self.rng.getrandbits(64), "content": output}],
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_%016x" % self.rng.getrandbits(64), "content": output}
+            ],
         }
         entry["toolUseResult"] = {"stdout": output[:200], "stderr": "", "interrupted": False}
         return entry
@@ -164,9 +166,14 @@ def make_session(path, rng, size, session_id, cwd, summaries=()):
     prompt = _text(rng, 8, 60).capitalize()
     head_entries = [{"type": "summary", "summary": text, "leafUuid": leaf} for text, leaf in summaries]
     if rng.random() < 0.5:
-        head_entries.append({"type": "file-history-snapshot", "messageId": str(uuid.UUID(int=rng.getrandbits(128))),
-                             "snapshot": {"trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00.000Z"},
-                             "isSnapshotUpdate": False})
+        head_entries.append(
+            {
+                "type": "file-history-snapshot",
+                "messageId": str(uuid.UUID(int=rng.getrandbits(128))),
+                "snapshot": {"trackedFileBackups": {}, "timestamp": "2026-01-01T00:00:00.000Z"},
+                "isSnapshotUpdate": False,
+            }
+        )
     prompt_index = len(head_entries)
     head_entries.append(writer.prompt(prompt))
     head_entries.extend(writer.conversation(rng.randint(55, 70)))
@@ -309,7 +316,7 @@ def index_rows(projects_dir, listed, expected, rounds=SUMMARY_INDEX_ROUNDS):
     index_ratios, with_t, without_t = [], [], []
     for number in range(rounds):
         pair = {}
-        for summaries in ((True, False) if number % 2 else (False, True)):
+        for summaries in (True, False) if number % 2 else (False, True):
             start = time.process_time()
             S.scan_sessions(projects_dir, summaries=summaries)
             pair[summaries] = time.process_time() - start
@@ -346,9 +353,9 @@ def run_index_only(scratch, quick=False):
     count = SESSIONS_QUICK if quick else SESSIONS_FULL
     projects, expected, _ = generate_store(pathlib.Path(scratch), count)
     listed = S.scan_sessions(str(projects)).sessions
-    return [dict(metric="sessions listed", measured=str(len(listed)), target=str(count), ok=len(listed) == count)] + index_rows(
-        str(projects), listed, expected
-    )
+    return [
+        dict(metric="sessions listed", measured=str(len(listed)), target=str(count), ok=len(listed) == count)
+    ] + index_rows(str(projects), listed, expected)
 
 
 def run(scratch, quick=False):
@@ -426,69 +433,78 @@ def run(scratch, quick=False):
 
     mib = 1 << 20
     per_session_us = ours / len(paths) * 1e6
-    return [
-        dict(metric="sessions listed", measured=str(len(listed)), target=str(count), ok=len(listed) == count),
-        dict(
-            metric="store",
-            measured="%.1f GiB apparent, %.0f MiB on disk" % (total_size / (1 << 30), disk / mib),
-            target="sizes %d KiB..%d MiB, uniform" % (MIN_SIZE >> 10, MAX_SIZE >> 20),
-            ok=True,
-        ),
-        dict(
-            metric="describe every session (head + tail reads)",
-            measured="%.2f s (%.0f us per session)" % (ours, per_session_us),
-            target="-",
-            ok=True,
-        ),
-        dict(
-            metric="baseline: read every file whole (one read() each)",
-            measured="%.2f s (%.1f GiB)" % (base, base_bytes / (1 << 30)),
-            target="-",
-            ok=True,
-        ),
-        dict(
-            metric="speed-up vs reading whole",
-            measured="%.1fx" % speedup,
-            target=">= %.0fx" % SPEEDUP_TARGET,
-            ok=speedup >= SPEEDUP_TARGET,
-        ),
-        dict(metric="  files under 1 MiB", measured=bucket(0, mib), target="info", ok=True),
-        dict(metric="  files of 1-10 MiB", measured=bucket(mib, 10 * mib), target="info", ok=True),
-        dict(metric="  files of 10-50 MiB", measured=bucket(10 * mib, MAX_SIZE + 1), target="info", ok=True),
-        dict(
-            metric="stricter: every file streamed in 1 MiB reads",
-            measured="%.2f s (%.1fx ours)" % (chunked, chunked / ours if ours else 0.0),
-            target="info",
-            ok=True,
-        ),
-        dict(
-            metric="lower bound: whole files into one reused buffer",
-            measured="%.2f s (%.1fx ours)" % (floor, floor / ours if ours else 0.0),
-            target="info",
-            ok=True,
-        ),
-        dict(
-            metric="scan_sessions end to end (walk, describe, sort)",
-            measured="%.2f s" % scan_seconds,
-            target="info",
-            ok=True,
-        ),
-    ] + index_rows(projects_dir, listed, expected) + [
-        dict(
-            metric="bytes read per session (max asked)",
-            measured="%d" % max(requested),
-            target="<= MAX_BYTES_PER_SESSION = %d" % M.MAX_BYTES_PER_SESSION,
-            ok=max(requested) <= M.MAX_BYTES_PER_SESSION,
-        ),
-        dict(
-            metric="bytes read per session (mean)",
-            measured="%.0f (mean file %.0f)" % (sum(returned) / len(returned), total_size / count),
-            target="info",
-            ok=True,
-        ),
-        dict(metric="titles and first prompts as generated", measured="%d wrong" % wrong, target="0 wrong", ok=wrong == 0),
-        one_pass_row(paths[:ONE_PASS_SESSIONS]),
-    ]
+    return (
+        [
+            dict(metric="sessions listed", measured=str(len(listed)), target=str(count), ok=len(listed) == count),
+            dict(
+                metric="store",
+                measured="%.1f GiB apparent, %.0f MiB on disk" % (total_size / (1 << 30), disk / mib),
+                target="sizes %d KiB..%d MiB, uniform" % (MIN_SIZE >> 10, MAX_SIZE >> 20),
+                ok=True,
+            ),
+            dict(
+                metric="describe every session (head + tail reads)",
+                measured="%.2f s (%.0f us per session)" % (ours, per_session_us),
+                target="-",
+                ok=True,
+            ),
+            dict(
+                metric="baseline: read every file whole (one read() each)",
+                measured="%.2f s (%.1f GiB)" % (base, base_bytes / (1 << 30)),
+                target="-",
+                ok=True,
+            ),
+            dict(
+                metric="speed-up vs reading whole",
+                measured="%.1fx" % speedup,
+                target=">= %.0fx" % SPEEDUP_TARGET,
+                ok=speedup >= SPEEDUP_TARGET,
+            ),
+            dict(metric="  files under 1 MiB", measured=bucket(0, mib), target="info", ok=True),
+            dict(metric="  files of 1-10 MiB", measured=bucket(mib, 10 * mib), target="info", ok=True),
+            dict(metric="  files of 10-50 MiB", measured=bucket(10 * mib, MAX_SIZE + 1), target="info", ok=True),
+            dict(
+                metric="stricter: every file streamed in 1 MiB reads",
+                measured="%.2f s (%.1fx ours)" % (chunked, chunked / ours if ours else 0.0),
+                target="info",
+                ok=True,
+            ),
+            dict(
+                metric="lower bound: whole files into one reused buffer",
+                measured="%.2f s (%.1fx ours)" % (floor, floor / ours if ours else 0.0),
+                target="info",
+                ok=True,
+            ),
+            dict(
+                metric="scan_sessions end to end (walk, describe, sort)",
+                measured="%.2f s" % scan_seconds,
+                target="info",
+                ok=True,
+            ),
+        ]
+        + index_rows(projects_dir, listed, expected)
+        + [
+            dict(
+                metric="bytes read per session (max asked)",
+                measured="%d" % max(requested),
+                target="<= MAX_BYTES_PER_SESSION = %d" % M.MAX_BYTES_PER_SESSION,
+                ok=max(requested) <= M.MAX_BYTES_PER_SESSION,
+            ),
+            dict(
+                metric="bytes read per session (mean)",
+                measured="%.0f (mean file %.0f)" % (sum(returned) / len(returned), total_size / count),
+                target="info",
+                ok=True,
+            ),
+            dict(
+                metric="titles and first prompts as generated",
+                measured="%d wrong" % wrong,
+                target="0 wrong",
+                ok=wrong == 0,
+            ),
+            one_pass_row(paths[:ONE_PASS_SESSIONS]),
+        ]
+    )
 
 
 # The issue asked for one pass over each head that finds lines and tokens together. In
@@ -574,7 +590,10 @@ def main(argv=None):
             shutil.rmtree(scratch, ignore_errors=True)
     width = max(len(r["metric"]) for r in rows)
     for r in rows:
-        print("%s  %-*s  %s  (target %s)" % ("ok  " if r["ok"] else "FAIL", width, r["metric"], r["measured"], r["target"]))
+        print(
+            "%s  %-*s  %s  (target %s)"
+            % ("ok  " if r["ok"] else "FAIL", width, r["metric"], r["measured"], r["target"])
+        )
     return 0 if all(r["ok"] for r in rows) else 1
 
 

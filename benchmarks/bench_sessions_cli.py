@@ -170,8 +170,9 @@ def previous_source(scratch, rev=PREVIOUS_REV):
         return target / "src"
     target.mkdir(parents=True, exist_ok=True)
     try:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", rev, "src"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", rev, "src"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True
+        )
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     except (OSError, subprocess.CalledProcessError):
         return None
@@ -183,24 +184,32 @@ def previous_source(scratch, rev=PREVIOUS_REV):
 WHATIF_NO_CENSUS = (
     # No search for escapes that spell ASCII: a line spelling a token with one is then missed,
     # so the fast path no longer returns what parsing every line returns (DESIGN.md's rule).
-    ("store/session_scan.py",
-     "self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]",
-     "self.escapes = []"),
-    ("store/session_scan.py",
-     "        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):\n"
-     "            return True",
-     "        return False"),
-    ("store/session_meta.py",
-     "        escaped = _has_ascii_escape(tail_window.data, first, stop)",
-     "        escaped = False"),
+    (
+        "store/session_scan.py",
+        "self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]",
+        "self.escapes = []",
+    ),
+    (
+        "store/session_scan.py",
+        "        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):\n"
+        "            return True",
+        "        return False",
+    ),
+    (
+        "store/session_meta.py",
+        "        escaped = _has_ascii_escape(tail_window.data, first, stop)",
+        "        escaped = False",
+    ),
 )
 WHATIF_LAST_UUID = WHATIF_NO_CENSUS + (
     # A session's own uuids narrowed from its tail window's to the last one (issue 15's rule changed).
-    ("store/summary_index.py",
-     "    packed = pack(_UUID_VALUE.findall(data, start, end))",
-     "    last = data.rfind(b'\"uuid\"', start, end)\n"
-     "    found = _UUID_VALUE.match(data, last, end) if last >= 0 else None\n"
-     "    packed = found.group(1) if found else b\"\""),
+    (
+        "store/summary_index.py",
+        "    packed = pack(_UUID_VALUE.findall(data, start, end))",
+        "    last = data.rfind(b'\"uuid\"', start, end)\n"
+        "    found = _UUID_VALUE.match(data, last, end) if last >= 0 else None\n"
+        '    packed = found.group(1) if found else b""',
+    ),
 )
 WHATIFS = (
     ("ours without the escape census (inexact)", "no-census", WHATIF_NO_CENSUS),
@@ -241,7 +250,7 @@ def alternate(commands, n, ok_codes=(0,), warmups=1, timeout=3600):
     cpu = {name: [] for name in names}
     wall = {name: [] for name in names}
     for i in range(warmups + n):
-        for name in (names if i % 2 == 0 else names[::-1]):
+        for name in names if i % 2 == 0 else names[::-1]:
             argv, env = commands[name]
             c, w, _ = cpu_run(argv, env, ok_codes, timeout)
             if i >= warmups:
@@ -287,8 +296,11 @@ class Bench(object):
 
     def sessions_rows(self, shape, projects):
         listing = self.cli("sessions", "--json", "--projects-dir", projects)
-        commands = {"ours": (listing, self.ours_env), "ours, default jobs": (listing, self.ours_default_env),
-                    "floor": ([self.py, "-c", FLOOR, str(projects)], self.base_env)}
+        commands = {
+            "ours": (listing, self.ours_env),
+            "ours, default jobs": (listing, self.ours_default_env),
+            "floor": ([self.py, "-c", FLOOR, str(projects)], self.base_env),
+        }
         if self.prev_env:
             commands["previous"] = (listing, self.prev_env)
         if self.filed_env:
@@ -306,41 +318,74 @@ class Bench(object):
         cpu, wall = alternate(commands, self.rounds)
         med = lambda name: statistics.median(cpu[name])  # noqa: E731
         medw = lambda name: statistics.median(wall[name])  # noqa: E731
-        rows = [row("sessions --json, %s store: answers identical" % shape,
-                    "%s (%d sessions)" % ("yes" if len(set(outs.values())) == 1 else "NO: " + ", ".join(
-                        "%s %d lines" % (k, v.count(b"\n")) for k, v in outs.items()), outs["ours"].count(b"\n")),
-                    "identical", len(set(outs.values())) == 1)]
+        rows = [
+            row(
+                "sessions --json, %s store: answers identical" % shape,
+                "%s (%d sessions)"
+                % (
+                    "yes"
+                    if len(set(outs.values())) == 1
+                    else "NO: " + ", ".join("%s %d lines" % (k, v.count(b"\n")) for k, v in outs.items()),
+                    outs["ours"].count(b"\n"),
+                ),
+                "identical",
+                len(set(outs.values())) == 1,
+            )
+        ]
         target = SESSIONS_TARGET if shape == "real-shaped" else None
         for name, rev in (("as filed", FILED_REV), ("previous", PREVIOUS_REV[:7])):
             if name not in cpu:
-                rows.append(row("sessions --json, %s store: %s (%s) / ours" % (shape, name, rev),
-                                "not measured: git archive %s failed" % rev))
+                rows.append(
+                    row(
+                        "sessions --json, %s store: %s (%s) / ours" % (shape, name, rev),
+                        "not measured: git archive %s failed" % rev,
+                    )
+                )
                 continue
             # The issue's own measure: wall time of whole processes, ours as users run it (both cores).
             speedup = ratio(wall, name, "ours, default jobs")
-            rows.append(row("sessions --json, %s store: %s (%s) / ours, wall, default jobs" % (shape, name, rev),
-                            "%.2fx (%.2f s vs %.2f s, median of %d alternating rounds)"
-                            % (speedup, medw(name), medw("ours, default jobs"), self.rounds),
-                            ">= %.1fx" % target if target and name == "as filed" else "info",
-                            speedup >= target if target and name == "as filed" else True))
-            rows.append(row("sessions --json, %s store: %s (%s) / ours, CPU, one process" % (shape, name, rev),
-                            "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours"))))
+            rows.append(
+                row(
+                    "sessions --json, %s store: %s (%s) / ours, wall, default jobs" % (shape, name, rev),
+                    "%.2fx (%.2f s vs %.2f s, median of %d alternating rounds)"
+                    % (speedup, medw(name), medw("ours, default jobs"), self.rounds),
+                    ">= %.1fx" % target if target and name == "as filed" else "info",
+                    speedup >= target if target and name == "as filed" else True,
+                )
+            )
+            rows.append(
+                row(
+                    "sessions --json, %s store: %s (%s) / ours, CPU, one process" % (shape, name, rev),
+                    "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours")),
+                )
+            )
         for label, why in whatifs:
             metric = "sessions --json, %s store: as filed / %s, wall, default jobs" % (shape, label)
             if why:
                 rows.append(row(metric, "not measured: " + why))
                 continue
             rows.append(row(metric, "%.2fx (%.2f s)" % (ratio(wall, "as filed", label), medw(label))))
-        rows.append(row("sessions --json, %s store: ours / head+tail floor (CPU)" % shape,
-                        "%.2fx (floor %.2f s CPU)" % (ratio(cpu, "ours", "floor"), med("floor"))))
+        rows.append(
+            row(
+                "sessions --json, %s store: ours / head+tail floor (CPU)" % shape,
+                "%.2fx (floor %.2f s CPU)" % (ratio(cpu, "ours", "floor"), med("floor")),
+            )
+        )
         idle = idle_cores()
         if (os.cpu_count() or 1) >= 2 and idle >= 1 + IDLE_CORE:
             _, pair = alternate({"one": (listing, self.ours_env), "two": (listing, self.ours2_env)}, self.rounds)
-            rows.append(row("sessions --json, %s store: two processes / one (wall)" % shape,
-                            "%.2fx" % ratio(pair, "two", "one")))
+            rows.append(
+                row(
+                    "sessions --json, %s store: two processes / one (wall)" % shape, "%.2fx" % ratio(pair, "two", "one")
+                )
+            )
         else:
-            rows.append(row("sessions --json, %s store: two processes / one (wall)" % shape,
-                            "not measured: no idle second core (%.2f of %d CPUs idle)" % (idle, os.cpu_count() or 1)))
+            rows.append(
+                row(
+                    "sessions --json, %s store: two processes / one (wall)" % shape,
+                    "not measured: no idle second core (%.2f of %d CPUs idle)" % (idle, os.cpu_count() or 1),
+                )
+            )
         return rows
 
     def find_rows(self, projects):
@@ -354,11 +399,21 @@ class Bench(object):
         progress("find, ambiguous vs unique prefix ...")
         cpu, wall = alternate(commands, self.rounds, ok_codes=(0, 1))
         r = ratio(cpu, "ambiguous", "unique")
-        return [row("find of an ambiguous prefix / a unique one (CPU), %d sessions" % len(names),
-                    "%.2fx (%.3f s vs %.3f s CPU; wall %.3f s vs %.3f s)"
-                    % (r, statistics.median(cpu["ambiguous"]), statistics.median(cpu["unique"]),
-                       statistics.median(wall["ambiguous"]), statistics.median(wall["unique"])),
-                    "<= %.1fx" % FIND_TARGET, r <= FIND_TARGET)]
+        return [
+            row(
+                "find of an ambiguous prefix / a unique one (CPU), %d sessions" % len(names),
+                "%.2fx (%.3f s vs %.3f s CPU; wall %.3f s vs %.3f s)"
+                % (
+                    r,
+                    statistics.median(cpu["ambiguous"]),
+                    statistics.median(cpu["unique"]),
+                    statistics.median(wall["ambiguous"]),
+                    statistics.median(wall["unique"]),
+                ),
+                "<= %.1fx" % FIND_TARGET,
+                r <= FIND_TARGET,
+            )
+        ]
 
     def peer_rows(self, shape, key, projects):
         """Each peer's listing of the store against ours (wall, whole processes), or why it is not measured."""
@@ -392,21 +447,48 @@ class Bench(object):
                 theirs = first.wall
                 speedup = theirs / statistics.median(wall["ours"])
                 single = theirs / statistics.median(wall["ours, one process"])
-            times = "ours %.2f s, one process %.2f s" % (statistics.median(wall["ours"]),
-                                                          statistics.median(wall["ours, one process"]))
+            times = "ours %.2f s, one process %.2f s" % (
+                statistics.median(wall["ours"]),
+                statistics.median(wall["ours, one process"]),
+            )
             if first.code is None:
-                rows.append(row(metric, "%s; %s did not finish in %d s: ours >= %.1fx faster (one process >= %.1fx; %s)"
-                                % (times, peer.name, self.peer_timeout, speedup, single, runs),
-                                target, speedup > PEER_TARGET))
+                rows.append(
+                    row(
+                        metric,
+                        "%s; %s did not finish in %d s: ours >= %.1fx faster (one process >= %.1fx; %s)"
+                        % (times, peer.name, self.peer_timeout, speedup, single, runs),
+                        target,
+                        speedup > PEER_TARGET,
+                    )
+                )
             elif first.code != 0:
-                rows.append(row(metric, "%s; %s failed after %.1f s (%s)" % (times, peer.name, first.wall,
-                                                                         peers.failure_text(first)), target, None))
+                rows.append(
+                    row(
+                        metric,
+                        "%s; %s failed after %.1f s (%s)" % (times, peer.name, first.wall, peers.failure_text(first)),
+                        target,
+                        None,
+                    )
+                )
             else:
-                rows.append(row(metric, "%.2fx (one process %.2fx): %s %.2f s%s, %s (%s); %s"
-                                % (speedup, single, peer.name, theirs,
-                                   " (one run: over %d s)" % self.slow_peer if once else "", times, runs,
-                                   self.listed_text(peer, first.stdout, sessions)),
-                                target, speedup > PEER_TARGET))
+                rows.append(
+                    row(
+                        metric,
+                        "%.2fx (one process %.2fx): %s %.2f s%s, %s (%s); %s"
+                        % (
+                            speedup,
+                            single,
+                            peer.name,
+                            theirs,
+                            " (one run: over %d s)" % self.slow_peer if once else "",
+                            times,
+                            runs,
+                            self.listed_text(peer, first.stdout, sessions),
+                        ),
+                        target,
+                        speedup > PEER_TARGET,
+                    )
+                )
         return rows
 
     @staticmethod
@@ -434,9 +516,13 @@ class Bench(object):
         for _ in range(20):
             parallel.map_shared(lambda i: i, [1, 2], [1, 1], 0, 2)
         helper = (time.perf_counter() - start) / 20
-        return [row("sharing a listing: one helper vs one session",
-                    "helper %.2f ms, session %.3f ms CPU: break-even near %d sessions (PARALLEL_MIN_SESSIONS = %d)"
-                    % (helper * 1e3, per_session * 1e3, int(2 * helper / per_session) + 1, S.PARALLEL_MIN_SESSIONS))]
+        return [
+            row(
+                "sharing a listing: one helper vs one session",
+                "helper %.2f ms, session %.3f ms CPU: break-even near %d sessions (PARALLEL_MIN_SESSIONS = %d)"
+                % (helper * 1e3, per_session * 1e3, int(2 * helper / per_session) + 1, S.PARALLEL_MIN_SESSIONS),
+            )
+        ]
 
 
 def run(scratch, quick=False, peers_root=None, peers_only=False):
@@ -467,8 +553,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="500 sessions a store instead of 10,000")
     parser.add_argument("--scratch", help="where to keep the stores (default: a temp dir, removed after)")
-    parser.add_argument("--peers", metavar="DIR", help="the peers' dir (default: $%s; see benchmarks/peers.py)"
-                        % peers.PEERS_ENV)
+    parser.add_argument(
+        "--peers", metavar="DIR", help="the peers' dir (default: $%s; see benchmarks/peers.py)" % peers.PEERS_ENV
+    )
     parser.add_argument("--peers-only", action="store_true", help="only the peer rows")
     args = parser.parse_args(argv)
     scratch = args.scratch or tempfile.mkdtemp(prefix="bench-sessions-cli-")
@@ -480,8 +567,10 @@ def main(argv=None):
     width = max(len(r["metric"]) for r in rows)
     verdicts = {True: "ok  ", False: "FAIL", None: "info"}
     for r in rows:
-        print("%s  %-*s  %s  (target %s)" % (verdicts.get(r["ok"], r["ok"]), width, r["metric"], r["measured"],
-                                            r["target"]))
+        print(
+            "%s  %-*s  %s  (target %s)"
+            % (verdicts.get(r["ok"], r["ok"]), width, r["metric"], r["measured"], r["target"])
+        )
     return 0 if all(r["ok"] in (True, None) for r in rows) else 1
 
 

@@ -52,10 +52,26 @@ from benchmarks.run import clean_env, interpreter, measure  # noqa: E402
 
 MiB = 1 << 20
 SEED_REFERENCE = REPO / "benchmarks" / "seed_reference.py"
-FULL = {"files": 300, "file_size": 1 * MiB, "big": 1024 * MiB, "transcript": 300 * MiB, "rounds": 5, "warmups": 1,
-        "probe_sizes": [2, 8, 32], "probe_stores": [16, 48, 128]}
-QUICK = {"files": 40, "file_size": 1 * MiB, "big": 100 * MiB, "transcript": 30 * MiB, "rounds": 3, "warmups": 1,
-         "probe_sizes": [2, 8], "probe_stores": [8, 32]}
+FULL = {
+    "files": 300,
+    "file_size": 1 * MiB,
+    "big": 1024 * MiB,
+    "transcript": 300 * MiB,
+    "rounds": 5,
+    "warmups": 1,
+    "probe_sizes": [2, 8, 32],
+    "probe_stores": [16, 48, 128],
+}
+QUICK = {
+    "files": 40,
+    "file_size": 1 * MiB,
+    "big": 100 * MiB,
+    "transcript": 30 * MiB,
+    "rounds": 3,
+    "warmups": 1,
+    "probe_sizes": [2, 8],
+    "probe_stores": [8, 32],
+}
 LOCATE_TARGET = 5.0  # at least 5x the seed
 ASSEMBLE_TARGET = 1.0  # at least as fast as the bare json.loads loop, with both cores
 IDLE_CORE = 0.85  # a second core counts as idle when this much of one CPU sat idle
@@ -145,7 +161,7 @@ def _message_uuids(path: Path, where: float) -> str:
     """The uuid of the message line nearest ``where`` (0..1) of the file's lines."""
     with open(str(path), "rb") as f:
         lines = f.read().splitlines()
-    for raw in lines[int(len(lines) * where):]:
+    for raw in lines[int(len(lines) * where) :]:
         try:
             uuid = json.loads(raw).get("uuid")
         except ValueError:
@@ -179,14 +195,18 @@ def ensure_inputs(scratch: Path, sizes: Dict) -> Dict:
     # A fork: a new session whose first half is a copy of session 7's.
     with open(str(paths[7]), "rb") as f:
         parent = f.read()
-    half = parent[:parent.rfind(b"\n", 0, len(parent) // 2) + 1]
-    fork = store / "-work-proj-19" / (_session_id(10 ** 6) + ".jsonl")
-    fork.write_bytes(half + b'{"type":"user","uuid":"f0f0f0f0-0000-4000-8000-000000000001",'
-                     b'"timestamp":"2099-01-01T00:00:00.000Z","sessionId":"fork","message":{"content":"x"}}\n')
-    probes = [("session id", _session_id(sizes["files"] // 2)),
-              ("message", _message_uuids(paths[sizes["files"] // 3], 0.5)),
-              ("fork", _message_uuids(paths[7], 0.25)),
-              ("absent", "0badc0de-0000-4000-8000-000000000000")]
+    half = parent[: parent.rfind(b"\n", 0, len(parent) // 2) + 1]
+    fork = store / "-work-proj-19" / (_session_id(10**6) + ".jsonl")
+    fork.write_bytes(
+        half + b'{"type":"user","uuid":"f0f0f0f0-0000-4000-8000-000000000001",'
+        b'"timestamp":"2099-01-01T00:00:00.000Z","sessionId":"fork","message":{"content":"x"}}\n'
+    )
+    probes = [
+        ("session id", _session_id(sizes["files"] // 2)),
+        ("message", _message_uuids(paths[sizes["files"] // 3], 0.5)),
+        ("fork", _message_uuids(paths[7], 0.25)),
+        ("absent", "0badc0de-0000-4000-8000-000000000000"),
+    ]
     progress("generating the %d MB session ..." % (sizes["big"] // MiB))
     big_store = scratch / "big-store"
     big_id = _session_id(777777)
@@ -196,15 +216,21 @@ def ensure_inputs(scratch: Path, sizes: Dict) -> Dict:
     progress("generating the %d MB transcript ..." % (sizes["transcript"] // MiB))
     transcript = scratch / "transcript.jsonl"
     _write(transcript, sizes["transcript"], 3, None)
-    manifest = {"params": params, "store": str(store), "probes": probes, "big_store": str(big_store),
-                "big_id": big_id, "transcript": str(transcript)}
+    manifest = {
+        "params": params,
+        "store": str(store),
+        "probes": probes,
+        "big_store": str(big_store),
+        "big_id": big_id,
+        "transcript": str(transcript),
+    }
     manifest_path.write_text(json.dumps(manifest))
     return manifest
 
 
 def warm(root: Path) -> None:
     """Read every file once so the timed runs read from the page cache."""
-    for path in ([root] if root.is_file() else sorted(root.rglob("*.jsonl"))):
+    for path in [root] if root.is_file() else sorted(root.rglob("*.jsonl")):
         with open(str(path), "rb", buffering=0) as f:
             buf = bytearray(1 << 20)
             while f.readinto(buf):
@@ -217,6 +243,7 @@ def warm(root: Path) -> None:
 def idle_cores(seconds: float = 1.0) -> float:
     """How many CPUs sat idle over ``seconds`` (from /proc/stat); the CPU count where
     there is no /proc."""
+
     def sample():
         with open("/proc/stat") as f:
             fields = [int(x) for x in f.readline().split()[1:]]
@@ -232,13 +259,14 @@ def idle_cores(seconds: float = 1.0) -> float:
     return cpus * (idle1 - idle0) / max(1, total1 - total0)
 
 
-def rounds(commands: Dict[str, List[str]], env: Dict[str, str], n: int, warmups: int,
-           ok_codes=(0,)) -> Dict[str, List[float]]:
+def rounds(
+    commands: Dict[str, List[str]], env: Dict[str, str], n: int, warmups: int, ok_codes=(0,)
+) -> Dict[str, List[float]]:
     """Wall times of each command over ``n`` interleaved rounds (order flipped every round)."""
     names = list(commands)
     times = {name: [] for name in names}  # type: Dict[str, List[float]]
     for i in range(warmups + n):
-        for name in (names if i % 2 == 0 else names[::-1]):
+        for name in names if i % 2 == 0 else names[::-1]:
             elapsed, code = measure(commands[name], env)
             if code not in ok_codes:
                 raise RuntimeError("%s exited %d" % (name, code))
@@ -307,54 +335,87 @@ class Bench(object):
             code2, ours2 = output(self.ours("locate", uuid, "--projects-dir", store), self.env2)
             _, seed = output(self.seed("locate", uuid, store), self.env)
             agree.append((kind, ours == seed == ours2 and code == code2))
-        rows.append(dict(metric="locate answers identical to the seed's (one and two processes)",
-                         measured="%d/%d probes (%s)" % (sum(ok for _, ok in agree), len(agree),
-                                                         ", ".join(k for k, _ in agree)),
-                         target="all", ok=all(ok for _, ok in agree)))
+        rows.append(
+            dict(
+                metric="locate answers identical to the seed's (one and two processes)",
+                measured="%d/%d probes (%s)" % (sum(ok for _, ok in agree), len(agree), ", ".join(k for k, _ in agree)),
+                target="all",
+                ok=all(ok for _, ok in agree),
+            )
+        )
         files = len(list(Path(store).glob("*/*.jsonl")))
         size = sum(p.stat().st_size for p in Path(store).glob("*/*.jsonl"))
         for kind, uuid in manifest["probes"]:
             if kind not in ("session id", "message"):
                 continue
-            commands = {"ours": self.ours("locate", uuid, "--projects-dir", store),
-                        "seed": self.seed("locate", uuid, store),
-                        "grep": ["/bin/grep", "-rlF", uuid, store],
-                        "find": [self.py, "-c", _FIND_FLOOR, store, uuid]}
+            commands = {
+                "ours": self.ours("locate", uuid, "--projects-dir", store),
+                "seed": self.seed("locate", uuid, store),
+                "grep": ["/bin/grep", "-rlF", uuid, store],
+                "find": [self.py, "-c", _FIND_FLOOR, store, uuid],
+            }
             progress("timing locate of a %s (%d rounds) ..." % (kind, self.sizes["rounds"]))
             t = rounds(commands, self.env1, self.sizes["rounds"], self.sizes["warmups"], ok_codes=(0, 1))
             speedup = ratio(t, "seed", "ours")
-            rows.append(dict(
-                metric="locate of a %s, %d x %d MB" % (kind, files, size // files // MiB or 1),
-                measured="ours %.3f s | seed %.3f s (%.1fx) | floor: grep -rlF %.3f s, readinto+find %.3f s (ours %.1fx find)"
-                % (med(t, "ours"), med(t, "seed"), speedup, med(t, "grep"), med(t, "find"), ratio(t, "ours", "find")),
-                target=">= %.0fx the seed" % LOCATE_TARGET, ok=speedup >= LOCATE_TARGET))
+            rows.append(
+                dict(
+                    metric="locate of a %s, %d x %d MB" % (kind, files, size // files // MiB or 1),
+                    measured="ours %.3f s | seed %.3f s (%.1fx) | floor: grep -rlF %.3f s, readinto+find %.3f s (ours %.1fx find)"
+                    % (
+                        med(t, "ours"),
+                        med(t, "seed"),
+                        speedup,
+                        med(t, "grep"),
+                        med(t, "find"),
+                        ratio(t, "ours", "find"),
+                    ),
+                    target=">= %.0fx the seed" % LOCATE_TARGET,
+                    ok=speedup >= LOCATE_TARGET,
+                )
+            )
         big_store, big_id = manifest["big_store"], manifest["big_id"]
         warm(Path(big_store))
-        commands = {"ours": self.ours("locate", big_id, "--projects-dir", big_store),
-                    "seed": self.seed("locate", big_id, big_store),
-                    "find": [self.py, "-c", _FIND_FLOOR, big_store, big_id]}
+        commands = {
+            "ours": self.ours("locate", big_id, "--projects-dir", big_store),
+            "seed": self.seed("locate", big_id, big_store),
+            "find": [self.py, "-c", _FIND_FLOOR, big_store, big_id],
+        }
         progress("timing locate of the big session by its id ...")
         t = rounds(commands, self.env1, max(2, self.sizes["rounds"] - 2), self.sizes["warmups"])
         speedup = ratio(t, "seed", "ours")
-        rows.append(dict(metric="locate of a %d MB session by its own id" % (self.sizes["big"] // MiB),
-                         measured="ours %.3f s | seed %.2f s (%.0fx) | floor readinto+find %.3f s"
-                         % (med(t, "ours"), med(t, "seed"), speedup, med(t, "find")),
-                         target=">= %.0fx the seed" % LOCATE_TARGET, ok=speedup >= LOCATE_TARGET))
+        rows.append(
+            dict(
+                metric="locate of a %d MB session by its own id" % (self.sizes["big"] // MiB),
+                measured="ours %.3f s | seed %.2f s (%.0fx) | floor readinto+find %.3f s"
+                % (med(t, "ours"), med(t, "seed"), speedup, med(t, "find")),
+                target=">= %.0fx the seed" % LOCATE_TARGET,
+                ok=speedup >= LOCATE_TARGET,
+            )
+        )
         idle, why = self.second_core()
         metric = "locate of a message, %d x 1 MB, two processes vs one" % files
         uuid = dict(manifest["probes"])["message"]
         if not idle:
-            rows.append(dict(metric=metric, measured="not measured: no idle second core (%s)" % why, target="info",
-                             ok=None))
+            rows.append(
+                dict(metric=metric, measured="not measured: no idle second core (%s)" % why, target="info", ok=None)
+            )
         else:
-            commands = {"one": self.ours("locate", uuid, "--projects-dir", store),
-                        "find": [self.py, "-c", _FIND_FLOOR, store, uuid]}
+            commands = {
+                "one": self.ours("locate", uuid, "--projects-dir", store),
+                "find": [self.py, "-c", _FIND_FLOOR, store, uuid],
+            }
             two = {"two": self.ours("locate", uuid, "--projects-dir", store)}
             t = rounds(commands, self.env1, self.sizes["rounds"], self.sizes["warmups"], ok_codes=(0, 1))
             t.update(rounds(two, self.env2, self.sizes["rounds"], self.sizes["warmups"]))
-            rows.append(dict(metric=metric, measured="two %.3f s | one %.3f s (%.2fx) | floor readinto+find %.3f s (%s)"
-                             % (med(t, "two"), med(t, "one"), med(t, "one") / med(t, "two"), med(t, "find"), why),
-                             target="info", ok=None))
+            rows.append(
+                dict(
+                    metric=metric,
+                    measured="two %.3f s | one %.3f s (%.2fx) | floor readinto+find %.3f s (%s)"
+                    % (med(t, "two"), med(t, "one"), med(t, "one") / med(t, "two"), med(t, "find"), why),
+                    target="info",
+                    ok=None,
+                )
+            )
         return rows
 
     def assemble_rows(self, manifest: Dict) -> List[Dict]:
@@ -362,28 +423,55 @@ class Bench(object):
         warm(Path(path))
         size_mb = os.path.getsize(path) // MiB
         digests = []
-        for argv, env in ((self.ours("assemble-file", path), self.env1), (self.ours("assemble-file", path), self.env2),
-                          (self.seed("assemble-file", path), self.env)):
+        for argv, env in (
+            (self.ours("assemble-file", path), self.env1),
+            (self.ours("assemble-file", path), self.env2),
+            (self.seed("assemble-file", path), self.env),
+        ):
             code, out = output(argv, env)
             digests.append((code, hashlib.sha256(out).hexdigest(), out.count(b"\n")))
-        rows = [dict(metric="assemble-file output identical to the seed's (one and two processes)",
-                     measured="%d lines, %s" % (digests[0][2], "identical" if len(set(digests)) == 1 else
-                                                "DIFFERENT: %r" % (digests,)),
-                     target="identical", ok=len(set(digests)) == 1)]
-        commands = {"ours": self.ours("assemble-file", path), "seed": self.seed("assemble-file", path),
-                    "floor": [self.py, "-c", _PARSE_FLOOR, path]}
+        rows = [
+            dict(
+                metric="assemble-file output identical to the seed's (one and two processes)",
+                measured="%d lines, %s"
+                % (digests[0][2], "identical" if len(set(digests)) == 1 else "DIFFERENT: %r" % (digests,)),
+                target="identical",
+                ok=len(set(digests)) == 1,
+            )
+        ]
+        commands = {
+            "ours": self.ours("assemble-file", path),
+            "seed": self.seed("assemble-file", path),
+            "floor": [self.py, "-c", _PARSE_FLOOR, path],
+        }
         progress("timing assemble-file of %d MB (%d rounds) ..." % (size_mb, self.sizes["rounds"]))
         t = rounds(commands, self.env1, self.sizes["rounds"], self.sizes["warmups"])
-        rows.append(dict(metric="assemble-file %d MB, one process" % size_mb,
-                         measured="ours %.2f s | seed %.2f s (%.2fx) | floor json.loads loop %.2f s (floor/ours %.2f)"
-                         % (med(t, "ours"), med(t, "seed"), ratio(t, "seed", "ours"), med(t, "floor"),
-                            ratio(t, "floor", "ours")),
-                         target="info", ok=None))
+        rows.append(
+            dict(
+                metric="assemble-file %d MB, one process" % size_mb,
+                measured="ours %.2f s | seed %.2f s (%.2fx) | floor json.loads loop %.2f s (floor/ours %.2f)"
+                % (
+                    med(t, "ours"),
+                    med(t, "seed"),
+                    ratio(t, "seed", "ours"),
+                    med(t, "floor"),
+                    ratio(t, "floor", "ours"),
+                ),
+                target="info",
+                ok=None,
+            )
+        )
         idle, why = self.second_core()
         metric = "assemble-file %d MB, two processes: floor / ours" % size_mb
         if not idle:
-            rows.append(dict(metric=metric, measured="not measured: no idle second core (%s)" % why,
-                             target=">= %.1f" % ASSEMBLE_TARGET, ok=None))
+            rows.append(
+                dict(
+                    metric=metric,
+                    measured="not measured: no idle second core (%s)" % why,
+                    target=">= %.1f" % ASSEMBLE_TARGET,
+                    ok=None,
+                )
+            )
         else:
             one = {"floor": [self.py, "-c", _PARSE_FLOOR, path], "seed": self.seed("assemble-file", path)}
             two = {"ours": self.ours("assemble-file", path)}
@@ -392,24 +480,37 @@ class Bench(object):
                 for name, got in list(rounds(one, self.env, 1, 0).items()) + list(rounds(two, self.env2, 1, 0).items()):
                     t.setdefault(name, []).extend(got)
             r = ratio(t, "floor", "ours")
-            rows.append(dict(metric=metric, measured="ours %.2f s | seed %.2f s (%.2fx) | floor %.2f s = %.2f (%s)"
-                             % (med(t, "ours"), med(t, "seed"), ratio(t, "seed", "ours"), med(t, "floor"), r, why),
-                             target=">= %.1f" % ASSEMBLE_TARGET, ok=r >= ASSEMBLE_TARGET))
+            rows.append(
+                dict(
+                    metric=metric,
+                    measured="ours %.2f s | seed %.2f s (%.2fx) | floor %.2f s = %.2f (%s)"
+                    % (med(t, "ours"), med(t, "seed"), ratio(t, "seed", "ours"), med(t, "floor"), r, why),
+                    target=">= %.1f" % ASSEMBLE_TARGET,
+                    ok=r >= ASSEMBLE_TARGET,
+                )
+            )
         return rows
 
     def threshold_rows(self, manifest: Dict) -> List[Dict]:
         """Where sharing starts to pay: its measured costs (always), then one vs two
         processes on growing inputs (only with an idle second core)."""
-        code, out = output([self.py, "-c", _SHARING_COSTS, str(REPO / "src"), manifest["transcript"],
-                            manifest["store"]], self.env)
-        rows = [dict(metric="sharing costs and the break-even they imply",
-                     measured=out.decode().strip() if code == 0 else "error: exit %d" % code, target="info",
-                     ok=None if code == 0 else "ERROR")]
+        code, out = output(
+            [self.py, "-c", _SHARING_COSTS, str(REPO / "src"), manifest["transcript"], manifest["store"]], self.env
+        )
+        rows = [
+            dict(
+                metric="sharing costs and the break-even they imply",
+                measured=out.decode().strip() if code == 0 else "error: exit %d" % code,
+                target="info",
+                ok=None if code == 0 else "ERROR",
+            )
+        ]
         idle, why = self.second_core()
         metric = "threshold probe: two processes / one, by size"
         if not idle:
-            return rows + [dict(metric=metric, measured="not measured: no idle second core (%s)" % why,
-                                target="info", ok=None)]
+            return rows + [
+                dict(metric=metric, measured="not measured: no idle second core (%s)" % why, target="info", ok=None)
+            ]
         found = []
         folder = self.scratch / "threshold"
         for mb in self.sizes["probe_sizes"]:
@@ -419,7 +520,9 @@ class Bench(object):
             t = {}
             for _ in range(self.sizes["rounds"] + 2):
                 for name, env in (("one", self.env1), ("two", self.env2)):
-                    t.setdefault(name, []).extend(rounds({name: self.ours("assemble-file", str(path))}, env, 1, 0)[name])
+                    t.setdefault(name, []).extend(
+                        rounds({name: self.ours("assemble-file", str(path))}, env, 1, 0)[name]
+                    )
             found.append("assemble-file %d MB %.2f" % (mb, ratio(t, "two", "one")))
         for mb in self.sizes["probe_stores"]:
             store = folder / ("s%d" % mb)
@@ -450,8 +553,11 @@ def run(scratch: Path, quick: bool = False, python: Optional[str] = None) -> Lis
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, a few rounds")
-    parser.add_argument("--scratch", default=os.path.join(tempfile.gettempdir(), "termsprawl-bench-store"),
-                        help="where inputs are generated and kept (default: %(default)s)")
+    parser.add_argument(
+        "--scratch",
+        default=os.path.join(tempfile.gettempdir(), "termsprawl-bench-store"),
+        help="where inputs are generated and kept (default: %(default)s)",
+    )
     parser.add_argument("--python", help="interpreter for the runs (default: this one, resolved)")
     args = parser.parse_args(argv)
     rows = run(Path(args.scratch), quick=args.quick, python=args.python)

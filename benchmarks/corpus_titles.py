@@ -65,8 +65,10 @@ def main():
         for record in records(path):
             if record.get("type") == "summary" and isinstance(record.get("leafUuid"), str):
                 summaries[folder].setdefault(record["leafUuid"], set()).add(name)
-    listed = {(os.path.basename(os.path.dirname(i.transcript_path)), i.session_id): i
-              for i in S.scan_sessions(str(store)).sessions}
+    listed = {
+        (os.path.basename(os.path.dirname(i.transcript_path)), i.session_id): i
+        for i in S.scan_sessions(str(store)).sessions
+    }
     pointed = named = harness = titled = 0
     for (folder, name), path in sorted(origin.items()):
         info = listed.get((folder, name))
@@ -77,7 +79,7 @@ def main():
             if _harness(info.title):
                 harness += 1
                 print("  harness-text title: %s %s %r" % (path.name, info.title_source, info.title[:60]))
-        own = [r["uuid"] for r in records(path) if isinstance(r.get("uuid"), str)][-args.last:]
+        own = [r["uuid"] for r in records(path) if isinstance(r.get("uuid"), str)][-args.last :]
         hits = [u for u in own if u in summaries[folder] and not (args.other_files and summaries[folder][u] == {name})]
         if hits:
             pointed += 1
@@ -85,13 +87,23 @@ def main():
                 named += 1
             else:
                 print("  not named by its summary: %s (%s %r)" % (path.name, info.title_source, info.title[:60]))
-    print("summary-pointed sessions: %d, named by a summary: %d (%.0f%%)" % (pointed, named, 100.0 * named / max(1, pointed)))
+    print(
+        "summary-pointed sessions: %d, named by a summary: %d (%.0f%%)"
+        % (pointed, named, 100.0 * named / max(1, pointed))
+    )
     print("titled sessions: %d, harness-text titles: %d" % (titled, harness))
 
 
 # Openings of the harness's text in a title (fixed here, so both trees are judged alike).
-HARNESS_OPENINGS = ("<", "Caveat: The messages below", "[Request interrupted", "This session is being continued",
-                    "Unknown skill: ", "Unknown command: ", "[SYSTEM NOTIFICATION")
+HARNESS_OPENINGS = (
+    "<",
+    "Caveat: The messages below",
+    "[Request interrupted",
+    "This session is being continued",
+    "Unknown skill: ",
+    "Unknown command: ",
+    "[SYSTEM NOTIFICATION",
+)
 
 
 def _harness(title):

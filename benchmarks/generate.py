@@ -49,13 +49,58 @@ _WORDS = (
 ).split(" ")
 _WORDS_SAFE = [w for w in _WORDS if w.isalpha() and w.isascii()]  # for slugs and dir names
 _CODE = (
-    "def", "return", "if", "else:", "for", "in", "import", "from", "self.", "None", "True",
-    "const", "let", "=>", "{", "}", "(", ")", "[", "]", "==", "!=", "+=", "await", "async",
-    "print(", "\"%s\"", "'\\n'", "# TODO", "//", "/*", "*/", "0x1f", "42", "len(", "raise",
+    "def",
+    "return",
+    "if",
+    "else:",
+    "for",
+    "in",
+    "import",
+    "from",
+    "self.",
+    "None",
+    "True",
+    "const",
+    "let",
+    "=>",
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    "==",
+    "!=",
+    "+=",
+    "await",
+    "async",
+    "print(",
+    '"%s"',
+    "'\\n'",
+    "# TODO",
+    "//",
+    "/*",
+    "*/",
+    "0x1f",
+    "42",
+    "len(",
+    "raise",
 )
 _PATH_PARTS = ("src", "lib", "core", "api", "utils", "tests", "cli", "store", "server", "web")
-_FILE_NAMES = ("main.py", "index.ts", "handler.go", "config.yaml", "README.md", "parser.rs",
-               "store.py", "client.ts", "schema.sql", "Makefile", "utils.py", "app.tsx")
+_FILE_NAMES = (
+    "main.py",
+    "index.ts",
+    "handler.go",
+    "config.yaml",
+    "README.md",
+    "parser.rs",
+    "store.py",
+    "client.ts",
+    "schema.sql",
+    "Makefile",
+    "utils.py",
+    "app.tsx",
+)
 _TOOLS = ("Bash", "Read", "Read", "Grep", "Edit", "Bash", "Read", "Glob", "Write", "TodoWrite")
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -151,12 +196,12 @@ class _Pools:
         count = min(count, len(self.plain))
         start = int(self.rng.random() * (len(self.plain) - count + 1))
         source = self.numbered if numbered else self.plain
-        return b"\\n".join(source[start:start + count]), start + 1, count
+        return b"\\n".join(source[start : start + count]), start + 1, count
 
     def signature(self) -> str:
         length = self.between(300, 1200)
         start = int(self.rng.random() * (len(self.b64) - length))
-        return "Eq" + self.b64[start:start + length]
+        return "Eq" + self.b64[start : start + length]
 
 
 class _Writer:
@@ -174,8 +219,7 @@ class _Writer:
         self.parent: Optional[str] = None
         self.clock = START_MS + int(rng.random() * 86400000)
         self.full = False
-        self.cwd = "/home/dev/projects/" + "-".join(
-            _WORDS_SAFE[int(rng.random() * len(_WORDS_SAFE))] for _ in range(2))
+        self.cwd = "/home/dev/projects/" + "-".join(_WORDS_SAFE[int(rng.random() * len(_WORDS_SAFE))] for _ in range(2))
         self.slug = "-".join(_WORDS_SAFE[int(rng.random() * len(_WORDS_SAFE))] for _ in range(3))
 
     def room(self) -> int:
@@ -196,9 +240,15 @@ class _Writer:
     def envelope(self, kind: str, lo_ms: int = 20, hi_ms: int = 1500) -> Dict:
         """The keys every message-like line starts with, in Claude Code's order."""
         return {
-            "parentUuid": self.parent, "isSidechain": False, "userType": "external",
-            "cwd": self.cwd, "sessionId": self.session_id, "version": VERSION,
-            "gitBranch": "main", "slug": self.slug, "type": kind,
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": VERSION,
+            "gitBranch": "main",
+            "slug": self.slug,
+            "type": kind,
             "_ts": self.stamp(lo_ms, hi_ms),
         }
 
@@ -254,8 +304,13 @@ def write_transcript(path, size_bytes: int, seed: int = 0, session_id: Optional[
         while not w.full:
             _exchange(w, pools)
     return {
-        "path": str(path), "bytes": w.written, "lines": w.lines, "user_turns": w.user_turns,
-        "assistant_turns": w.assistant_turns, "session_id": session_id, "seed": seed,
+        "path": str(path),
+        "bytes": w.written,
+        "lines": w.lines,
+        "user_turns": w.user_turns,
+        "assistant_turns": w.assistant_turns,
+        "session_id": session_id,
+        "seed": seed,
     }
 
 
@@ -277,8 +332,12 @@ def _exchange(w: _Writer, p: _Pools) -> None:
     if p.rng.random() < 0.1:
         # Typed while the agent was busy: Claude Code queues it first.
         for op in ("enqueue", "dequeue"):
-            entry = {"type": "queue-operation", "operation": op, "timestamp": w.stamp(100, 30000),
-                     "sessionId": w.session_id}
+            entry = {
+                "type": "queue-operation",
+                "operation": op,
+                "timestamp": w.stamp(100, 30000),
+                "sessionId": w.session_id,
+            }
             if op == "enqueue":
                 entry["content"] = prompt
             w.emit(entry, chain=False)
@@ -291,15 +350,22 @@ def _exchange(w: _Writer, p: _Pools) -> None:
         return
     w.user_turns += 1
     start = w.clock
-    w.emit({"type": "file-history-snapshot", "messageId": prompt_uuid,
+    w.emit(
+        {
+            "type": "file-history-snapshot",
+            "messageId": prompt_uuid,
             "snapshot": {"messageId": prompt_uuid, "trackedFileBackups": {}, "timestamp": w.stamp(1, 200)},
-            "isSnapshotUpdate": False}, chain=False)
+            "isSnapshotUpdate": False,
+        },
+        chain=False,
+    )
     rounds = 1 + int(-math.log(1.0 - p.rng.random()) * MEAN_TOOL_ROUNDS)
     for n in range(rounds):
         last = n == rounds - 1
         tools = [] if last else [p.pick(_TOOLS) for _ in range(1 if p.rng.random() < 0.85 else p.between(2, 3))]
-        calls = _assistant(w, p, thinking=p.rng.random() < (0.6 if n == 0 else 0.2),
-                           text=last or p.rng.random() < 0.45, tools=tools)
+        calls = _assistant(
+            w, p, thinking=p.rng.random() < (0.6 if n == 0 else 0.2), text=last or p.rng.random() < 0.45, tools=tools
+        )
         for tool_id, name, call_uuid in calls:
             _tool_result(w, p, tool_id, name, call_uuid)
         if w.full:
@@ -314,9 +380,13 @@ def _exchange(w: _Writer, p: _Pools) -> None:
 def _assistant(w: _Writer, p: _Pools, thinking: bool, text: bool, tools: List[str]):
     """One API response: a line per content block, sharing message.id and requestId."""
     message_id, request_id = w.token("msg_01", 22), w.token("req_011C", 20)
-    usage = {"input_tokens": p.between(1, 12), "cache_creation_input_tokens": p.between(0, 30000),
-             "cache_read_input_tokens": p.between(0, 150000), "output_tokens": p.between(20, 4000),
-             "service_tier": "standard"}
+    usage = {
+        "input_tokens": p.between(1, 12),
+        "cache_creation_input_tokens": p.between(0, 30000),
+        "cache_read_input_tokens": p.between(0, 150000),
+        "output_tokens": p.between(20, 4000),
+        "service_tier": "standard",
+    }
     blocks = []
     if thinking:
         blocks.append({"type": "thinking", "thinking": p.prose(2, 14), "signature": p.signature()})
@@ -332,9 +402,15 @@ def _assistant(w: _Writer, p: _Pools, thinking: bool, text: bool, tools: List[st
         line = w.envelope("assistant", 300, 9000 if i == 0 else 1200)
         del line["type"]  # assistant lines put message and requestId before type
         line["message"] = {
-            "model": MODEL, "id": message_id, "type": "message", "role": "assistant", "content": [block],
+            "model": MODEL,
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "content": [block],
             "stop_reason": "tool_use" if tools and i == len(blocks) - 1 else None,
-            "stop_sequence": None, "usage": usage}
+            "stop_sequence": None,
+            "usage": usage,
+        }
         line["requestId"] = request_id
         line["type"] = "assistant"
         line["_ts"] = line.pop("_ts")  # uuid and timestamp come last
@@ -350,8 +426,10 @@ def _assistant(w: _Writer, p: _Pools, thinking: bool, text: bool, tools: List[st
 
 def _tool_input(p: _Pools, name: str) -> dict:
     if name == "Bash":
-        return {"command": "cd %s && %s" % (p.path().rsplit("/", 1)[0], p.pick(p.sentences)[:80].lower()),
-                "description": p.pick(p.sentences)[:50]}
+        return {
+            "command": "cd %s && %s" % (p.path().rsplit("/", 1)[0], p.pick(p.sentences)[:80].lower()),
+            "description": p.pick(p.sentences)[:50],
+        }
     if name == "Read":
         return {"file_path": "/home/dev/projects/" + p.path()}
     if name == "Grep":
@@ -359,12 +437,24 @@ def _tool_input(p: _Pools, name: str) -> dict:
     if name == "Glob":
         return {"pattern": "**/*." + p.pick(_FILE_NAMES).rsplit(".", 1)[-1]}
     if name == "Edit":
-        return {"file_path": "/home/dev/projects/" + p.path(), "old_string": p.prose(1, 6),
-                "new_string": p.prose(1, 8), "replace_all": False}
+        return {
+            "file_path": "/home/dev/projects/" + p.path(),
+            "old_string": p.prose(1, 6),
+            "new_string": p.prose(1, 8),
+            "replace_all": False,
+        }
     if name == "Write":
         return {"file_path": "/home/dev/projects/" + p.path(), "content": p.prose(10, 60)}
-    return {"todos": [{"content": p.pick(p.sentences)[:70], "status": p.pick(("pending", "in_progress", "completed")),
-                       "activeForm": p.pick(p.sentences)[:40]} for _ in range(p.between(2, 7))]}
+    return {
+        "todos": [
+            {
+                "content": p.pick(p.sentences)[:70],
+                "status": p.pick(("pending", "in_progress", "completed")),
+                "activeForm": p.pick(p.sentences)[:40],
+            }
+            for _ in range(p.between(2, 7))
+        ]
+    }
 
 
 def _result_size(w: _Writer, p: _Pools) -> int:
@@ -380,15 +470,24 @@ def _tool_result(w: _Writer, p: _Pools, tool_id: str, name: str, call_uuid: str)
     if name == "Bash" and p.rng.random() < 0.5:
         for i in range(p.between(1, 3)):
             line = w.envelope("progress", 500, 3000)
-            line["data"] = {"type": "bash_progress", "output": p.pick(p.sentences),
-                            "fullOutput": p.prose(1, 5), "elapsedTimeSeconds": i + 2, "totalLines": p.between(1, 200)}
+            line["data"] = {
+                "type": "bash_progress",
+                "output": p.pick(p.sentences),
+                "fullOutput": p.prose(1, 5),
+                "elapsedTimeSeconds": i + 2,
+                "totalLines": p.between(1, 200),
+            }
             line["toolUseID"] = "bash-progress-%d" % i
             line["parentToolUseID"] = tool_id
             w.emit(line)
     elif p.rng.random() < 0.3:
         line = w.envelope("progress", 5, 100)
-        line["data"] = {"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:" + name,
-                        "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/post-tool.sh"}
+        line["data"] = {
+            "type": "hook_progress",
+            "hookEvent": "PostToolUse",
+            "hookName": "PostToolUse:" + name,
+            "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/post-tool.sh",
+        }
         line["parentToolUseID"] = tool_id
         line["toolUseID"] = tool_id
         w.emit(line)
@@ -404,11 +503,18 @@ def _tool_result(w: _Writer, p: _Pools, tool_id: str, name: str, call_uuid: str)
         line["toolUseResult"] = "Error: " + error[16:-17]
     elif name == "Read":
         body, first, count = p.output(_result_size(w, p), numbered=True)
-        plain = b"\\n".join(p.plain[first - 1:first - 1 + count])  # the file, without numbers
+        plain = b"\\n".join(p.plain[first - 1 : first - 1 + count])  # the file, without numbers
         line["message"] = {"role": "user", "content": [block]}
-        line["toolUseResult"] = {"type": "text", "file": {
-            "filePath": "/home/dev/projects/" + p.path(), "content": _HOLE, "numLines": count,
-            "startLine": first, "totalLines": first + count + p.between(0, 400)}}
+        line["toolUseResult"] = {
+            "type": "text",
+            "file": {
+                "filePath": "/home/dev/projects/" + p.path(),
+                "content": _HOLE,
+                "numLines": count,
+                "startLine": first,
+                "totalLines": first + count + p.between(0, 400),
+            },
+        }
         bodies = [body, plain]
     elif name in ("Bash", "Grep", "Glob"):
         body = p.output(_result_size(w, p))[0]
@@ -422,15 +528,21 @@ def _tool_result(w: _Writer, p: _Pools, tool_id: str, name: str, call_uuid: str)
     elif name == "TodoWrite":
         body = _escaped("Todos have been modified successfully. Ensure that you continue to use the todo list.")
         line["message"] = {"role": "user", "content": [block]}
-        line["toolUseResult"] = {"oldTodos": [], "newTodos": [{"content": p.pick(p.sentences)[:70],
-                                                               "status": "pending", "activeForm": "Working"}]}
+        line["toolUseResult"] = {
+            "oldTodos": [],
+            "newTodos": [{"content": p.pick(p.sentences)[:70], "status": "pending", "activeForm": "Working"}],
+        }
         bodies = [body]
     else:
         body = _escaped("The file %s has been updated successfully." % p.path())
         line["message"] = {"role": "user", "content": [block]}
         original = p.output(_result_size(w, p))[0]
-        line["toolUseResult"] = {"filePath": "/home/dev/projects/" + p.path(), "originalFile": _HOLE,
-                                 "userModified": False, "replaceAll": False}
+        line["toolUseResult"] = {
+            "filePath": "/home/dev/projects/" + p.path(),
+            "originalFile": _HOLE,
+            "userModified": False,
+            "replaceAll": False,
+        }
         bodies = [body, original]
     line["sourceToolAssistantUUID"] = call_uuid
     w.emit(line, *bodies)
@@ -449,9 +561,17 @@ def main(argv=None) -> int:
         parser.error(str(exc))
     started = time.perf_counter()
     stats = write_transcript(args.out, size, seed=args.seed, session_id=args.session_id)
-    print("wrote %s: %d bytes, %d lines, %d user / %d assistant printable turns in %.1f s" % (
-        args.out, stats["bytes"], stats["lines"], stats["user_turns"], stats["assistant_turns"],
-        time.perf_counter() - started))
+    print(
+        "wrote %s: %d bytes, %d lines, %d user / %d assistant printable turns in %.1f s"
+        % (
+            args.out,
+            stats["bytes"],
+            stats["lines"],
+            stats["user_turns"],
+            stats["assistant_turns"],
+            time.perf_counter() - started,
+        )
+    )
     return 0
 
 

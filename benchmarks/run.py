@@ -103,8 +103,13 @@ print(usage.ru_maxrss, os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1)
 
 def peak_rss(argv: List[str], env: Dict[str, str]):
     """(peak RSS in MB, exit code) of one run of ``argv``."""
-    done = subprocess.run([argv[0], "-I", "-S", "-c", _RSS_WRAPPER] + argv, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    done = subprocess.run(
+        [argv[0], "-I", "-S", "-c", _RSS_WRAPPER] + argv,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=600,
+    )
     try:
         maxrss, code = map(int, done.stdout.split())
     except ValueError:
@@ -160,7 +165,13 @@ def spread(ratios: List[float]) -> str:
     """The median of sorted per-round ratios with their quartiles and range."""
     q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
     return "%.2fx (quartiles %.2f-%.2f, range %.2f-%.2f, %d rounds)" % (
-        statistics.median(ratios), q[0], q[2], ratios[0], ratios[-1], len(ratios))
+        statistics.median(ratios),
+        q[0],
+        q[2],
+        ratios[0],
+        ratios[-1],
+        len(ratios),
+    )
 
 
 def instructions(argv: List[str], env: Dict[str, str]) -> Optional[int]:
@@ -169,8 +180,13 @@ def instructions(argv: List[str], env: Dict[str, str]) -> Optional[int]:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return None
-    done = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+    done = subprocess.run(
+        [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        timeout=600,
+    )
     found = [line for line in done.stderr.decode("ascii", "replace").splitlines() if "Collected :" in line]
     return int(found[-1].split()[-1]) if done.returncode == 0 and found else None
 
@@ -200,8 +216,10 @@ def transcript(scratch: Path, size: int, seed: int) -> Path:
     started = time.perf_counter()
     stats = write_transcript(path, size, seed=seed)
     done.write_text(json.dumps(stats))
-    progress("  %d lines, %d printable turns in %.1f s" % (
-        stats["lines"], stats["user_turns"] + stats["assistant_turns"], time.perf_counter() - started))
+    progress(
+        "  %d lines, %d printable turns in %.1f s"
+        % (stats["lines"], stats["user_turns"] + stats["assistant_turns"], time.perf_counter() - started)
+    )
     return path
 
 
@@ -230,9 +248,15 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None, st
     m_source = "the same two runs, artifact without bytecode (before)"
     m_instr = "the same two runs, instructions executed vs pass (callgrind)"
     m_rss = "peak RSS, dump of a %s transcript" % mb(sizes["huge"])
-    targets = {m_dump: "<= %.1fx" % DUMP_RATIO_TARGET, m_start: "<= %.1fx" % STARTUP_RATIO_TARGET,
-               m_start_s: "info", m_peer: "<= %.1fx" % PEER_STARTUP_TARGET, m_source: "info", m_instr: "info",
-               m_rss: "<= %d MB" % RSS_TARGET_MB}
+    targets = {
+        m_dump: "<= %.1fx" % DUMP_RATIO_TARGET,
+        m_start: "<= %.1fx" % STARTUP_RATIO_TARGET,
+        m_start_s: "info",
+        m_peer: "<= %.1fx" % PEER_STARTUP_TARGET,
+        m_source: "info",
+        m_instr: "info",
+        m_rss: "<= %d MB" % RSS_TARGET_MB,
+    }
     try:
         import build_zipapp
 
@@ -266,8 +290,12 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None, st
         progress("timing the dumps (%d interleaved runs) ..." % sizes["runs"])
         t_large, t_small = interleaved(commands, env, sizes["runs"], sizes["warmups"])
         ratio = t_large / t_small
-        return row(m_dump, "%.2fx (%.1f / %.1f ms)" % (ratio, t_large * 1e3, t_small * 1e3), targets[m_dump],
-                   ratio <= DUMP_RATIO_TARGET)
+        return row(
+            m_dump,
+            "%.2fx (%.1f / %.1f ms)" % (ratio, t_large * 1e3, t_small * 1e3),
+            targets[m_dump],
+            ratio <= DUMP_RATIO_TARGET,
+        )
 
     def startup_ratio(flags: List[str], metric: str):
         empty = scratch / "empty-project"
@@ -279,16 +307,21 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None, st
         (ratios,), medians = round_ratios([base, run], env, rounds, sizes["warmups"])
         # The -S row has no target of its own (the issue's target is the plain run):
         # it shows our share once site's .pth files stop inflating both sides.
-        return row(metric, "%s; %.1f / %.1f ms" % (spread(ratios), medians[1] * 1e3, medians[0] * 1e3),
-                   targets[metric], None)
+        return row(
+            metric, "%s; %.1f / %.1f ms" % (spread(ratios), medians[1] * 1e3, medians[0] * 1e3), targets[metric], None
+        )
 
     def instruction_row(commands: List[List[str]]):
         counts = [instructions(command, env) for command in commands]
         if None in counts:
             return row(m_instr, "not measured (no valgrind)", targets[m_instr], None)
-        return row(m_instr, "no-peer %.2fx, 1 MB peer %.2fx (%.1fM, %.1fM / %.1fM)" % (
-            counts[1] / counts[0], counts[2] / counts[0], counts[1] / 1e6, counts[2] / 1e6, counts[0] / 1e6),
-            targets[m_instr], None)
+        return row(
+            m_instr,
+            "no-peer %.2fx, 1 MB peer %.2fx (%.1fM, %.1fM / %.1fM)"
+            % (counts[1] / counts[0], counts[2] / counts[0], counts[1] / 1e6, counts[2] / 1e6, counts[0] / 1e6),
+            targets[m_instr],
+            None,
+        )
 
     def startup_rows():
         """No-peer and 1 MB-peer runs against the system interpreter's bare start, with
@@ -311,14 +344,31 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None, st
         x = dict(zip(names[1:], ratios))
         ms = dict((name, "%.1f" % (t * 1e3)) for name, t in zip(names, medians))
         return [
-            row(m_start, "%s; %s / %s ms" % (spread(x["no-peer"]), ms["no-peer"], ms["pass"]), targets[m_start],
-                statistics.median(x["no-peer"]) <= STARTUP_RATIO_TARGET),
-            row(m_peer, "%s; %s / %s ms" % (spread(x["peer"]), ms["peer"], ms["pass"]), targets[m_peer],
-                statistics.median(x["peer"]) <= PEER_STARTUP_TARGET),
+            row(
+                m_start,
+                "%s; %s / %s ms" % (spread(x["no-peer"]), ms["no-peer"], ms["pass"]),
+                targets[m_start],
+                statistics.median(x["no-peer"]) <= STARTUP_RATIO_TARGET,
+            ),
+            row(
+                m_peer,
+                "%s; %s / %s ms" % (spread(x["peer"]), ms["peer"], ms["pass"]),
+                targets[m_peer],
+                statistics.median(x["peer"]) <= PEER_STARTUP_TARGET,
+            ),
             instruction_row(commands[:3]),
-            row(m_source, "no-peer %.2fx (%s ms), 1 MB peer %.2fx (%s ms)" % (
-                statistics.median(x["no-peer (source)"]), ms["no-peer (source)"],
-                statistics.median(x["peer (source)"]), ms["peer (source)"]), targets[m_source], None),
+            row(
+                m_source,
+                "no-peer %.2fx (%s ms), 1 MB peer %.2fx (%s ms)"
+                % (
+                    statistics.median(x["no-peer (source)"]),
+                    ms["no-peer (source)"],
+                    statistics.median(x["peer (source)"]),
+                    ms["peer (source)"],
+                ),
+                targets[m_source],
+                None,
+            ),
         ]
 
     def attempt_rows(metrics: List[str], how) -> None:
@@ -341,8 +391,12 @@ def dump_benchmarks(scratch: Path, quick: bool, python: Optional[str] = None, st
                 raise BenchError("exited %d" % code)
             peaks.append(rss)
         base = max(peak_rss([py, "-I", "-c", "pass"], env)[0] for _ in range(sizes["rss_runs"]))
-        return row(m_rss, "%.1f MB (python3 -I -c pass: %.1f MB)" % (max(peaks), base), targets[m_rss],
-                   max(peaks) <= RSS_TARGET_MB)
+        return row(
+            m_rss,
+            "%.1f MB (python3 -I -c pass: %.1f MB)" % (max(peaks), base),
+            targets[m_rss],
+            max(peaks) <= RSS_TARGET_MB,
+        )
 
     if not startup_only:
         attempt(m_dump, dump_ratio)
@@ -408,7 +462,7 @@ def table(rows: List[Dict]) -> str:
 def selected(only: Optional[List[str]], name: str) -> bool:
     if not only:
         return True
-    short = name[len("bench_"):] if name.startswith("bench_") else name
+    short = name[len("bench_") :] if name.startswith("bench_") else name
     return name in only or short in only
 
 
@@ -417,10 +471,17 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes and fewer runs (a smoke test)")
     parser.add_argument("--scratch", type=Path, help="work dir, kept afterwards (default: a temp dir, removed)")
     parser.add_argument("--python", help="interpreter for the artifact's runs (default: this one, resolved)")
-    parser.add_argument("--only", action="append", metavar="NAME",
-                        help="run only 'dump' or a bench module (store or bench_store); repeatable")
-    parser.add_argument("--startup-only", action="store_true",
-                        help="of the dump benchmarks, only the start-up rows (no 500 MB or 1 GB transcripts)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="run only 'dump' or a bench module (store or bench_store); repeatable",
+    )
+    parser.add_argument(
+        "--startup-only",
+        action="store_true",
+        help="of the dump benchmarks, only the start-up rows (no 500 MB or 1 GB transcripts)",
+    )
     args = parser.parse_args(argv)
     known = ["dump"] + bench_modules()
     for name in args.only or []:

@@ -10,8 +10,13 @@ def line(obj):
 
 
 def user_msg(u, text, parent=None, **flags):
-    obj = {"type": "user", "uuid": u, "parentUuid": parent, "isSidechain": False,
-           "message": {"role": "user", "content": text}}
+    obj = {
+        "type": "user",
+        "uuid": u,
+        "parentUuid": parent,
+        "isSidechain": False,
+        "message": {"role": "user", "content": text},
+    }
     obj.update(flags)
     return line(obj)
 
@@ -21,19 +26,40 @@ def root(u="u1"):
 
 
 def record(u, parent=None):
-    return line({"type": "assistant", "uuid": u, "parentUuid": parent, "isSidechain": False,
-                 "message": {"role": "assistant", "content": "working"}})
+    return line(
+        {
+            "type": "assistant",
+            "uuid": u,
+            "parentUuid": parent,
+            "isSidechain": False,
+            "message": {"role": "assistant", "content": "working"},
+        }
+    )
 
 
 def assistant_text(u, parent, text):
-    return line({"type": "assistant", "uuid": u, "parentUuid": parent, "isSidechain": False,
-                 "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}})
+    return line(
+        {
+            "type": "assistant",
+            "uuid": u,
+            "parentUuid": parent,
+            "isSidechain": False,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        }
+    )
 
 
 def named_call(u, parent, call_id, name, raw_input, cwd=None, sidechain=False):
-    obj = {"type": "assistant", "uuid": u, "parentUuid": parent, "isSidechain": sidechain,
-           "message": {"role": "assistant",
-                       "content": [{"type": "tool_use", "id": call_id, "name": name, "input": raw_input}]}}
+    obj = {
+        "type": "assistant",
+        "uuid": u,
+        "parentUuid": parent,
+        "isSidechain": sidechain,
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": call_id, "name": name, "input": raw_input}],
+        },
+    }
     if cwd:
         obj["cwd"] = cwd
     return line(obj)
@@ -52,8 +78,15 @@ def tool_answer(u, parent, call_id, body, is_error=False, sidechain=False):
     block = {"type": "tool_result", "tool_use_id": call_id, "content": body}
     if is_error:
         block["is_error"] = True
-    return line({"type": "user", "uuid": u, "parentUuid": parent, "isSidechain": sidechain,
-                 "message": {"role": "user", "content": [block]}})
+    return line(
+        {
+            "type": "user",
+            "uuid": u,
+            "parentUuid": parent,
+            "isSidechain": sidechain,
+            "message": {"role": "user", "content": [block]},
+        }
+    )
 
 
 def tool_result_msg(u, parent, body):
@@ -62,9 +95,22 @@ def tool_result_msg(u, parent, body):
 
 
 def queued_command_msg(u, parent, prompt, mode="prompt"):
-    return line({"type": "attachment", "uuid": u, "parentUuid": parent, "isSidechain": False,
-                 "attachment": {"type": "queued_command", "prompt": prompt, "source_uuid": "src-" + u,
-                                "commandMode": mode, "origin": {"kind": "human"}, "humanTurn": True}})
+    return line(
+        {
+            "type": "attachment",
+            "uuid": u,
+            "parentUuid": parent,
+            "isSidechain": False,
+            "attachment": {
+                "type": "queued_command",
+                "prompt": prompt,
+                "source_uuid": "src-" + u,
+                "commandMode": mode,
+                "origin": {"kind": "human"},
+                "humanTurn": True,
+            },
+        }
+    )
 
 
 def task_notification_attachment(u, parent, prompt):
@@ -79,17 +125,28 @@ BG_INPUT = {"prompt": "go", "run_in_background": True}
 
 
 def launch(n, tool_id, agent):
-    return [named_call("a-%s" % n, "", tool_id, "Agent", BG_INPUT),
-            tool_answer("r-%s" % n, "a-%s" % n, tool_id,
-                        "Async agent launched successfully.\nagentId: %s (internal ID)" % agent)]
+    return [
+        named_call("a-%s" % n, "", tool_id, "Agent", BG_INPUT),
+        tool_answer(
+            "r-%s" % n, "a-%s" % n, tool_id, "Async agent launched successfully.\nagentId: %s (internal ID)" % agent
+        ),
+    ]
 
 
 def notification(agent, status):
-    prompt = "<task-notification>\n<task-id>%s</task-id>\n<status>%s</status>\n<summary>x</summary>\n" \
-             "</task-notification>" % (agent, status)
-    return line({"type": "attachment", "uuid": "n-%s%s" % (agent, status), "parentUuid": None,
-                 "isSidechain": False,
-                 "attachment": {"type": "queued_command", "prompt": prompt, "commandMode": "task-notification"}})
+    prompt = (
+        "<task-notification>\n<task-id>%s</task-id>\n<status>%s</status>\n<summary>x</summary>\n"
+        "</task-notification>" % (agent, status)
+    )
+    return line(
+        {
+            "type": "attachment",
+            "uuid": "n-%s%s" % (agent, status),
+            "parentUuid": None,
+            "isSidechain": False,
+            "attachment": {"type": "queued_command", "prompt": prompt, "commandMode": "task-notification"},
+        }
+    )
 
 
 def write(path, lines):

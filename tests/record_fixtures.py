@@ -19,37 +19,68 @@ def preamble():
 
 
 def root(u, **extra):
-    line = {"type": "user", "uuid": u, "parentUuid": None, "isSidechain": False, "timestamp": ROOT_TS,
-            "message": {"role": "user", "content": "start"}}
+    line = {
+        "type": "user",
+        "uuid": u,
+        "parentUuid": None,
+        "isSidechain": False,
+        "timestamp": ROOT_TS,
+        "message": {"role": "user", "content": "start"},
+    }
     line.update(extra)
     return line
 
 
 def record(u, p, **extra):
-    line = {"type": "assistant", "uuid": u, "parentUuid": p, "isSidechain": False, "timestamp": RECORD_TS,
-            "message": {"role": "assistant", "content": "working"}}
+    line = {
+        "type": "assistant",
+        "uuid": u,
+        "parentUuid": p,
+        "isSidechain": False,
+        "timestamp": RECORD_TS,
+        "message": {"role": "assistant", "content": "working"},
+    }
     line.update(extra)
     return line
 
 
 def boundary(u, lp, **extra):
-    line = {"type": "system", "subtype": "compact_boundary", "uuid": u, "parentUuid": None,
-            "logicalParentUuid": lp, "isSidechain": False, "timestamp": BOUNDARY_TS}
+    line = {
+        "type": "system",
+        "subtype": "compact_boundary",
+        "uuid": u,
+        "parentUuid": None,
+        "logicalParentUuid": lp,
+        "isSidechain": False,
+        "timestamp": BOUNDARY_TS,
+    }
     line.update(extra)
     return line
 
 
 def user_msg(u, text, **extra):
-    line = {"type": "user", "uuid": u, "parentUuid": None, "isSidechain": False,
-            "message": {"role": "user", "content": text}}
+    line = {
+        "type": "user",
+        "uuid": u,
+        "parentUuid": None,
+        "isSidechain": False,
+        "message": {"role": "user", "content": text},
+    }
     line.update(extra)
     return line
 
 
 def named_call(u, parent, call_id, name, raw_input, **extra):
-    line = {"type": "assistant", "uuid": u, "parentUuid": parent or None, "isSidechain": False,
-            "message": {"role": "assistant", "content": [
-                {"type": "tool_use", "id": call_id, "name": name, "input": raw_input}]}}
+    line = {
+        "type": "assistant",
+        "uuid": u,
+        "parentUuid": parent or None,
+        "isSidechain": False,
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": call_id, "name": name, "input": raw_input}],
+        },
+    }
     line.update(extra)
     return line
 
@@ -62,15 +93,28 @@ def tool_answer(u, parent, call_id, body, is_error=None, **extra):
     block = {"type": "tool_result", "tool_use_id": call_id, "content": body}
     if is_error is not None:
         block["is_error"] = is_error
-    line = {"type": "user", "uuid": u, "parentUuid": parent or None, "isSidechain": False,
-            "message": {"role": "user", "content": [block]}}
+    line = {
+        "type": "user",
+        "uuid": u,
+        "parentUuid": parent or None,
+        "isSidechain": False,
+        "message": {"role": "user", "content": [block]},
+    }
     line.update(extra)
     return line
 
 
 def sidechain_root(u, agent_id, session="the-session", text="do the delegated thing"):
-    return {"type": "user", "uuid": u, "parentUuid": None, "isSidechain": True, "agentId": agent_id,
-            "sessionId": session, "timestamp": ROOT_TS, "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": u,
+        "parentUuid": None,
+        "isSidechain": True,
+        "agentId": agent_id,
+        "sessionId": session,
+        "timestamp": ROOT_TS,
+        "message": {"role": "user", "content": text},
+    }
 
 
 def lines_text(lines):

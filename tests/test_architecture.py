@@ -159,8 +159,12 @@ _PROBE = textwrap.dedent(
 
 
 def dump_imports(cwd, self_id):
-    done = subprocess.run([sys.executable, "-I", "-c", _PROBE, str(SRC), str(cwd), self_id],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _PROBE, str(SRC), str(cwd), self_id],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     report = json.loads(done.stderr.decode())
     assert report["code"] == 0
     loaded = set(report["loaded"])
@@ -193,8 +197,7 @@ def test_the_probe_would_see_a_costly_import(module):
     # The probe counts what importing does, so a module the dump pulled in would show,
     # unless this interpreter loads it before any code runs (some distributions' site
     # hooks load re): then the dump cannot be charged for it.
-    code = "import sys; before = set(sys.modules); import %s; print(%r in set(sys.modules) - before)" % (
-        module, module)
+    code = "import sys; before = set(sys.modules); import %s; print(%r in set(sys.modules) - before)" % (module, module)
     done = subprocess.run([sys.executable, "-I", "-c", code], stdout=subprocess.PIPE, timeout=60)
     if done.stdout.strip() == b"False":
         pytest.skip("%s is loaded at this interpreter's start-up" % module)

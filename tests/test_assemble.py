@@ -119,19 +119,45 @@ def msg(uuid, ts, **extra):
 def test_truncated_final_line_is_dropped(tmp_path):
     sid = "3f1c2d4e-0000-4000-8000-000000000001"
     objs = [
-        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid,
-         "timestamp": "2026-07-03T10:00:00.000Z", "message": {"role": "user", "content": "hi"}},
-        {"type": "assistant", "uuid": "u2", "parentUuid": "u1", "sessionId": sid,
-         "timestamp": "2026-07-03T10:00:05.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": "reading"},
-             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}}]}},
-        {"type": "user", "uuid": "u3", "parentUuid": "u2", "sessionId": sid,
-         "timestamp": "2026-07-03T10:00:10.000Z", "toolUseResult": "x" * 2048,
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}},
-        {"type": "assistant", "uuid": "u4", "parentUuid": "u3", "sessionId": sid,
-         "timestamp": "2026-07-03T10:00:15.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "sessionId": sid,
+            "timestamp": "2026-07-03T10:00:00.000Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "u2",
+            "parentUuid": "u1",
+            "sessionId": sid,
+            "timestamp": "2026-07-03T10:00:05.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "reading"},
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/a"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u3",
+            "parentUuid": "u2",
+            "sessionId": sid,
+            "timestamp": "2026-07-03T10:00:10.000Z",
+            "toolUseResult": "x" * 2048,
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        },
+        {
+            "type": "assistant",
+            "uuid": "u4",
+            "parentUuid": "u3",
+            "sessionId": sid,
+            "timestamp": "2026-07-03T10:00:15.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+        },
     ]
     path = write_lines(tmp_path / (sid + ".jsonl"), objs, b'{"uuid":"u5","timestamp":"2026-07-03T10:00:2')
     printed, err = run_file(path)
@@ -160,13 +186,16 @@ def test_a_directory_or_fifo_is_not_a_transcript(tmp_path):
 
 
 def test_dedup_keeps_the_last_copy_at_the_first_position(tmp_path):
-    path = write_lines(tmp_path / "t.jsonl", [
-        msg("a", "2026-01-01T00:00:01Z", v=1),
-        msg("b", "2026-01-01T00:00:01Z"),
-        msg("c", "2026-01-01T00:00:00Z"),
-        msg("a", "2026-01-01T00:00:01Z", v=2),  # same ts: stays before b (first seen)
-        msg("c", "2026-01-01T00:00:05Z", v=2),  # later ts: moves to the end
-    ])
+    path = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            msg("a", "2026-01-01T00:00:01Z", v=1),
+            msg("b", "2026-01-01T00:00:01Z"),
+            msg("c", "2026-01-01T00:00:00Z"),
+            msg("a", "2026-01-01T00:00:01Z", v=2),  # same ts: stays before b (first seen)
+            msg("c", "2026-01-01T00:00:05Z", v=2),  # later ts: moves to the end
+        ],
+    )
     printed, _ = run_file(path)
     assert [json.loads(line)["uuid"] for line in printed] == ["a", "b", "c"]
     assert json.loads(printed[0])["v"] == 2
@@ -174,16 +203,19 @@ def test_dedup_keeps_the_last_copy_at_the_first_position(tmp_path):
 
 
 def test_missing_and_odd_timestamps_sort_first_and_bookkeeping_drops(tmp_path):
-    path = write_lines(tmp_path / "t.jsonl", [
-        {"type": "summary", "summary": "s", "leafUuid": "x"},
-        {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"timestamp": "0"}},
-        {"type": "permission-mode", "uuid": None, "timestamp": "0"},
-        msg("late", "2026-01-02T00:00:00Z"),
-        {"type": "user", "uuid": "nots"},
-        msg("numts", 5),
-        msg("", "2026-01-01T00:00:00Z"),
-        msg(0, "2026-01-01T00:00:00Z"),
-    ])
+    path = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            {"type": "summary", "summary": "s", "leafUuid": "x"},
+            {"type": "file-history-snapshot", "messageId": "m", "snapshot": {"timestamp": "0"}},
+            {"type": "permission-mode", "uuid": None, "timestamp": "0"},
+            msg("late", "2026-01-02T00:00:00Z"),
+            {"type": "user", "uuid": "nots"},
+            msg("numts", 5),
+            msg("", "2026-01-01T00:00:00Z"),
+            msg(0, "2026-01-01T00:00:00Z"),
+        ],
+    )
     printed, _ = run_file(path)
     uuids = [json.loads(line)["uuid"] for line in printed]
     assert uuids == ["nots", "numts", "", 0, "late"]
@@ -210,13 +242,16 @@ def test_lines_are_printed_as_they_were_only_trimmed(tmp_path):
 
 
 def test_sidechain_spans_are_announced_and_passed_through(tmp_path):
-    path = write_lines(tmp_path / "t.jsonl", [
-        msg("a", "1"),
-        msg("b", "2", isSidechain=True),
-        msg("c", "3", isSidechain=1),
-        msg("d", "4", isSidechain=False),
-        msg("e", "5", isSidechain=True),
-    ])
+    path = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            msg("a", "1"),
+            msg("b", "2", isSidechain=True),
+            msg("c", "3", isSidechain=1),
+            msg("d", "4", isSidechain=False),
+            msg("e", "5", isSidechain=True),
+        ],
+    )
     printed, err = run_file(path)
     assert len(printed) == 5
     assert err == (
@@ -252,16 +287,25 @@ def test_zero_messages_is_success(tmp_path):
 
 
 def test_unhashable_uuids_do_not_raise(tmp_path):
-    path = write_lines(tmp_path / "t.jsonl", [
-        msg([1, {"a": 2}], "2"), msg({"k": [1]}, "1"), msg([1, {"a": 2}], "3", v=2), msg(1, "0"), msg(True, "0"),
-    ])
+    path = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            msg([1, {"a": 2}], "2"),
+            msg({"k": [1]}, "1"),
+            msg([1, {"a": 2}], "3", v=2),
+            msg(1, "0"),
+            msg(True, "0"),
+        ],
+    )
     printed, _ = run_file(path)
     assert printed == oracle(path.read_bytes())[0]
     assert [json.loads(line)["uuid"] for line in printed] == [1, True, {"k": [1]}, [1, {"a": 2}]]
 
 
-@pytest.mark.parametrize("pair, messages", [((True, 1), 2), ((False, 0), 2), (([True], [1]), 2),
-                                            (({"a": False}, {"a": 0}), 2), ((1, 1.0), 1)])
+@pytest.mark.parametrize(
+    "pair, messages",
+    [((True, 1), 2), ((False, 0), 2), (([True], [1]), 2), (({"a": False}, {"a": 0}), 2), ((1, 1.0), 1)],
+)
 def test_true_and_1_are_two_messages_but_1_and_1_0_are_one(tmp_path, pair, messages):
     path = write_lines(tmp_path / "t.jsonl", [msg(pair[0], "1"), msg(pair[1], "2")])
     printed, _ = run_file(path)
@@ -285,7 +329,9 @@ def test_a_deeply_nested_uuid_is_a_key_or_junk_never_a_crash(tmp_path, monkeypat
     if depth == 450:
         assert messages == ["deep", "a", "b"]
     path = tmp_path / "t.jsonl"
-    path.write_bytes(json.dumps(msg("a", "1")).encode() + b"\n" + deep + b"\n" + json.dumps(msg("b", "2")).encode() + b"\n")
+    path.write_bytes(
+        json.dumps(msg("a", "1")).encode() + b"\n" + deep + b"\n" + json.dumps(msg("b", "2")).encode() + b"\n"
+    )
     for jobs in (1, 2):
         out = io.BytesIO()
         assert assemble_file(str(path), out, io.StringIO(), jobs=jobs) == len(messages)
@@ -304,16 +350,22 @@ def test_a_line_over_the_bound_is_skipped_and_never_held(tmp_path, monkeypatch):
 
 
 def test_canonical_uuids_and_their_variants_stay_distinct(tmp_path):
-    path = write_lines(tmp_path / "t.jsonl", [
-        msg(CANONICAL, "3"), msg(CANONICAL.upper(), "2"), msg(CANONICAL, "1", v=2), msg(CANONICAL[:-1] + "g", "0"),
-    ])
+    path = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            msg(CANONICAL, "3"),
+            msg(CANONICAL.upper(), "2"),
+            msg(CANONICAL, "1", v=2),
+            msg(CANONICAL[:-1] + "g", "0"),
+        ],
+    )
     printed, _ = run_file(path)
     assert printed == oracle(path.read_bytes())[0]
     assert [json.loads(line)["uuid"] for line in printed] == [CANONICAL[:-1] + "g", CANONICAL, CANONICAL.upper()]
 
 
 def test_timestamps_sort_as_strings_whatever_they_hold(tmp_path):
-    stamps = ["\ue000", "\ud800", "\U0001F600", "\u00e9", "z", "", "2026", "\udfff\ud800"]
+    stamps = ["\ue000", "\ud800", "\U0001f600", "\u00e9", "z", "", "2026", "\udfff\ud800"]
     path = tmp_path / "t.jsonl"
     path.write_text("".join(json.dumps(msg("u%d" % i, ts)) + "\n" for i, ts in enumerate(stamps)))
     printed, _ = run_file(path)
@@ -441,8 +493,26 @@ def test_corpus_is_strictly_ordered_by_timestamp_then_first_seen(corpus):
 
 
 CANONICAL = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
-json_leaf = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(
-    ["a", "b", "", "1", "2", CANONICAL, CANONICAL.upper(), CANONICAL + " ", "\ud800", "\ue000", "\U0001F600", "\u00e9"]
+json_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from(
+        [
+            "a",
+            "b",
+            "",
+            "1",
+            "2",
+            CANONICAL,
+            CANONICAL.upper(),
+            CANONICAL + " ",
+            "\ud800",
+            "\ue000",
+            "\U0001f600",
+            "\u00e9",
+        ]
+    )
 )
 line_objects = st.fixed_dictionaries(
     {},
@@ -526,8 +596,16 @@ def test_uuid_keys_compare_as_json_values_and_stay_flat():
     from termsprawl_context.store.assemble import _uuid_key
 
     assert _uuid_key({"a": 1, "b": [True]}) == _uuid_key({"b": [True], "a": 1.0})
-    for a, b in [([True], [1]), (True, 1), ([["x"]], ["x"]), ({"a": "b"}, ["a", "b"]), ([{"a": 1}], [{"a": 2}]),
-                 (["k"], [{}]), ([], {}), ("x", ["x"])]:
+    for a, b in [
+        ([True], [1]),
+        (True, 1),
+        ([["x"]], ["x"]),
+        ({"a": "b"}, ["a", "b"]),
+        ([{"a": 1}], [{"a": 2}]),
+        (["k"], [{}]),
+        ([], {}),
+        ("x", ["x"]),
+    ]:
         assert _uuid_key(a) != _uuid_key(b), (a, b)
     deep = [[[[1]]]]
     key = _uuid_key(deep)
@@ -535,6 +613,7 @@ def test_uuid_keys_compare_as_json_values_and_stay_flat():
 
 
 # --- issue 24 item 4: the timeline in flat buffers ---------------------------------------------
+
 
 def _many_messages(rnd, count):
     """Canonical uuids (some repeated), canonical and sometimes odd timestamps (equal
@@ -546,8 +625,14 @@ def _many_messages(rnd, count):
     for i in range(count):
         n = rnd.randrange(count // 2 + 1)  # about a third of the lines repeat a uuid
         uuid = "%08x-0000-4000-8000-%012x" % (n, n) if rnd.random() < 0.95 else rnd.choice(["x%d" % n, n, [n]])
-        ts = "2025-%02d-%02dT%02d:%02d:%02d.%03dZ" % (rnd.randrange(1, 13), rnd.randrange(1, 29), rnd.randrange(24),
-                                                     rnd.randrange(60), rnd.randrange(3), rnd.randrange(3))
+        ts = "2025-%02d-%02dT%02d:%02d:%02d.%03dZ" % (
+            rnd.randrange(1, 13),
+            rnd.randrange(1, 29),
+            rnd.randrange(24),
+            rnd.randrange(60),
+            rnd.randrange(3),
+            rnd.randrange(3),
+        )
         lines.append(msg(uuid, ts, n=i))
     return lines
 
@@ -577,11 +662,22 @@ def test_the_packed_timeline_orders_as_the_seed(tmp_path, monkeypatch, seed, odd
 def test_timestamp_codes_keep_the_order_of_the_strings():
     from termsprawl_context.store.assemble import _ts_code, _ts_text
 
-    stamps = [b"", b"0000-00-00T00:00:00.000Z", b"2025-01-01T00:00:00.000Z", b"2025-01-01T00:00:00.001Z",
-              b"2025-12-31T23:59:59.999Z", b"9999-99-99T99:99:99.999Z"]
+    stamps = [
+        b"",
+        b"0000-00-00T00:00:00.000Z",
+        b"2025-01-01T00:00:00.000Z",
+        b"2025-01-01T00:00:00.001Z",
+        b"2025-12-31T23:59:59.999Z",
+        b"9999-99-99T99:99:99.999Z",
+    ]
     codes = [_ts_code(ts) for ts in stamps]
     assert codes == sorted(codes) and len(set(codes)) == len(codes)
     assert [_ts_text(code) for code in codes] == stamps
-    for odd in (b"2025-01-01T00:00:00Z", b"2025-01-01T00:00:00.000+00:00", b"\xd9\xa0025-01-01T00:00:00.000Z",
-                b"2025-01-01 00:00:00.000Z", b"x" * 24):
+    for odd in (
+        b"2025-01-01T00:00:00Z",
+        b"2025-01-01T00:00:00.000+00:00",
+        b"\xd9\xa0025-01-01T00:00:00.000Z",
+        b"2025-01-01 00:00:00.000Z",
+        b"x" * 24,
+    ):
         assert _ts_code(odd) is None

@@ -29,22 +29,31 @@ NOTE = "<task-notification>\n<task-id>bg1</task-id>\n<status>%s</status>\n</task
 
 
 # --- background_agents_test.go (the companion notes' table) ----------------------------------
-@pytest.mark.parametrize("extra, expected", [
-    ([], {"bg1"}),
-    ([fx.notification("bg1", "completed")], set()),
-    ([fx.notification("bg1", "failed")], set()),
-    ([fx.notification("bg1", "killed")], set()),
-    ([fx.notification("bg1", "stopped")], set()),
-    ([fx.notification("bg1", "running")], {"bg1"}),
-    ([fx.notification("bg9", "completed")], {"bg1"}),
-    ([user_text("u9", NOTE % "completed")], set()),
-    ([fx.line({"type": "user", "uuid": "u9", "message": {"content": [{"type": "text", "text": NOTE % "failed"}]}})],
-     set()),
-    # Look-alikes that are not the harness's notice: a tool result, assistant text, a prompt-mode queued command.
-    ([fx.tool_answer("u9", None, "toolu_x", NOTE % "completed")], {"bg1"}),
-    ([fx.assistant_text("u9", None, NOTE % "completed")], {"bg1"}),
-    ([fx.queued_command_msg("u9", None, NOTE % "completed")], {"bg1"}),
-])
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        ([], {"bg1"}),
+        ([fx.notification("bg1", "completed")], set()),
+        ([fx.notification("bg1", "failed")], set()),
+        ([fx.notification("bg1", "killed")], set()),
+        ([fx.notification("bg1", "stopped")], set()),
+        ([fx.notification("bg1", "running")], {"bg1"}),
+        ([fx.notification("bg9", "completed")], {"bg1"}),
+        ([user_text("u9", NOTE % "completed")], set()),
+        (
+            [
+                fx.line(
+                    {"type": "user", "uuid": "u9", "message": {"content": [{"type": "text", "text": NOTE % "failed"}]}}
+                )
+            ],
+            set(),
+        ),
+        # Look-alikes that are not the harness's notice: a tool result, assistant text, a prompt-mode queued command.
+        ([fx.tool_answer("u9", None, "toolu_x", NOTE % "completed")], {"bg1"}),
+        ([fx.assistant_text("u9", None, NOTE % "completed")], {"bg1"}),
+        ([fx.queued_command_msg("u9", None, NOTE % "completed")], {"bg1"}),
+    ],
+)
 def test_running_after_launch(tmp_path, extra, expected):
     assert running_of(tmp_path, fx.launch(1, "toolu_1", "bg1") + extra) == expected
 
@@ -59,38 +68,76 @@ def test_two_agents_one_done(tmp_path):
 
 
 def test_foreground_bash_receipt_and_errors_are_not_launches(tmp_path):
-    assert running_of(tmp_path, [fx.named_call("a1", None, "toolu_1", "Agent", {"prompt": "go"}),
-                                 fx.tool_answer("r1", "a1", "toolu_1", "Async agent launched successfully.\n"
-                                                                       "agentId: bg1")]) == set()
-    assert running_of(tmp_path, [fx.named_call("a1", None, "toolu_1", "Bash", fx.BG_INPUT),
-                                 fx.tool_answer("r1", "a1", "toolu_1", "launched\nagentId: bg1")]) == set()
-    assert running_of(tmp_path, [fx.named_call("a1", None, "toolu_1", "Agent", fx.BG_INPUT),
-                                 fx.tool_answer("r1", "a1", "toolu_1", "launched agentId: bg1", is_error=True)]) == set()
-    assert running_of(tmp_path, [fx.named_call("a1", None, "toolu_1", "Task", fx.BG_INPUT),
-                                 fx.tool_answer("r1", "a1", "toolu_1", "launched agentId: bg1")]) == {"bg1"}
+    assert (
+        running_of(
+            tmp_path,
+            [
+                fx.named_call("a1", None, "toolu_1", "Agent", {"prompt": "go"}),
+                fx.tool_answer("r1", "a1", "toolu_1", "Async agent launched successfully.\n" "agentId: bg1"),
+            ],
+        )
+        == set()
+    )
+    assert (
+        running_of(
+            tmp_path,
+            [
+                fx.named_call("a1", None, "toolu_1", "Bash", fx.BG_INPUT),
+                fx.tool_answer("r1", "a1", "toolu_1", "launched\nagentId: bg1"),
+            ],
+        )
+        == set()
+    )
+    assert (
+        running_of(
+            tmp_path,
+            [
+                fx.named_call("a1", None, "toolu_1", "Agent", fx.BG_INPUT),
+                fx.tool_answer("r1", "a1", "toolu_1", "launched agentId: bg1", is_error=True),
+            ],
+        )
+        == set()
+    )
+    assert running_of(
+        tmp_path,
+        [
+            fx.named_call("a1", None, "toolu_1", "Task", fx.BG_INPUT),
+            fx.tool_answer("r1", "a1", "toolu_1", "launched agentId: bg1"),
+        ],
+    ) == {"bg1"}
 
 
 @pytest.mark.parametrize("flag, launches", [(True, 1), ("true", 1), (False, 0), ("false", 0), (None, 0)])
 def test_run_in_background_spellings(tmp_path, flag, launches):
     call_input = {"prompt": "go"} if flag is None else {"prompt": "go", "run_in_background": flag}
-    path = write(tmp_path, [fx.named_call("a1", None, "toolu_1", "Agent", call_input),
-                            fx.tool_answer("r1", "a1", "toolu_1", "Async agent launched successfully.\nagentId: bg1")])
+    path = write(
+        tmp_path,
+        [
+            fx.named_call("a1", None, "toolu_1", "Agent", call_input),
+            fx.tool_answer("r1", "a1", "toolu_1", "Async agent launched successfully.\nagentId: bg1"),
+        ],
+    )
     assert len(bg.background_agent_signals(path)) == launches
 
 
 def test_signals_are_ordered_keyed_and_stable(tmp_path):
-    path = write(tmp_path, fx.launch(1, "toolu_1", "bg1") + [fx.notification("bg1", "failed")]
-                 + fx.launch(2, "toolu_2", "bg2"))
+    path = write(
+        tmp_path, fx.launch(1, "toolu_1", "bg1") + [fx.notification("bg1", "failed")] + fx.launch(2, "toolu_2", "bg2")
+    )
     signals = bg.background_agent_signals(path)
-    assert signals == [bg.AgentSignal(LAUNCHED, "bg1", "", "r-1:bg1"),
-                       bg.AgentSignal(ENDED, "bg1", "failed", "n-bg1failed:bg1"),
-                       bg.AgentSignal(LAUNCHED, "bg2", "", "r-2:bg2")]
+    assert signals == [
+        bg.AgentSignal(LAUNCHED, "bg1", "", "r-1:bg1"),
+        bg.AgentSignal(ENDED, "bg1", "failed", "n-bg1failed:bg1"),
+        bg.AgentSignal(LAUNCHED, "bg2", "", "r-2:bg2"),
+    ]
     assert bg.background_agent_signals(path) == signals
 
 
 def test_a_notification_without_uuid_is_keyed_by_its_hash(tmp_path):
-    path = write(tmp_path, fx.launch(1, "toolu_1", "bg1") + [
-        json.dumps({"type": "user", "message": {"content": NOTE % "completed"}})])
+    path = write(
+        tmp_path,
+        fx.launch(1, "toolu_1", "bg1") + [json.dumps({"type": "user", "message": {"content": NOTE % "completed"}})],
+    )
     key = bg.background_agent_signals(path)[-1].key
     assert key.endswith(":bg1") and key != ":bg1" and len(key) == 16 + len(":bg1")
 
@@ -103,9 +150,17 @@ def test_missing_torn_and_compaction(tmp_path):
     with pytest.raises(SignalsUnknown):
         bg.background_agent_signals(str(torn))
     compacted = fx.launch(1, "toolu_1", "bg1") + [
-        fx.line({"type": "system", "subtype": "compact_boundary", "uuid": "b1", "parentUuid": None,
-                 "logicalParentUuid": "r-1"}),
-        fx.user_msg("c1", "This session is being continued from a previous conversation", isCompactSummary=True)]
+        fx.line(
+            {
+                "type": "system",
+                "subtype": "compact_boundary",
+                "uuid": "b1",
+                "parentUuid": None,
+                "logicalParentUuid": "r-1",
+            }
+        ),
+        fx.user_msg("c1", "This session is being continued from a previous conversation", isCompactSummary=True),
+    ]
     assert running_of(tmp_path, compacted) == {"bg1"}
 
 
@@ -123,35 +178,107 @@ def test_a_new_file_after_resume_knows_nothing(tmp_path):
 
 
 def test_the_real_shape(tmp_path):
-    receipt = ("Async agent launched successfully.\nagentId: %s (internal ID - do not mention to user. Use SendMessage "
-               "with to: '%s' to continue this agent.)")
-    notice = "\n".join(["<task-notification>", "<task-id>a31f90c8d9db4dd8d</task-id>",
-                        "<tool-use-id>toolu_A</tool-use-id>", "<output-file>/tmp/a31f90c8d9db4dd8d.output</output-file>",
-                        "<status>completed</status>", '<summary>Agent "first" finished</summary>', "<result>done</result>",
-                        "</task-notification>"])
+    receipt = (
+        "Async agent launched successfully.\nagentId: %s (internal ID - do not mention to user. Use SendMessage "
+        "with to: '%s' to continue this agent.)"
+    )
+    notice = "\n".join(
+        [
+            "<task-notification>",
+            "<task-id>a31f90c8d9db4dd8d</task-id>",
+            "<tool-use-id>toolu_A</tool-use-id>",
+            "<output-file>/tmp/a31f90c8d9db4dd8d.output</output-file>",
+            "<status>completed</status>",
+            '<summary>Agent "first" finished</summary>',
+            "<result>done</result>",
+            "</task-notification>",
+        ]
+    )
     lines = [
-        fx.line({"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s1",
-                 "message": {"role": "user", "content": "research both"}}),
-        fx.line({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s1", "message": {"content": [
-            {"type": "tool_use", "id": "toolu_A", "name": "Agent",
-             "input": {"description": "first", "prompt": "x", "run_in_background": True}},
-            {"type": "tool_use", "id": "toolu_B", "name": "Agent",
-             "input": {"description": "second", "prompt": "y", "run_in_background": True}}]}}),
-        fx.line({"type": "user", "uuid": "r1", "parentUuid": "a1", "message": {"content": [
-            {"type": "tool_result", "tool_use_id": "toolu_A",
-             "content": [{"type": "text", "text": receipt % ("a31f90c8d9db4dd8d", "a31f90c8d9db4dd8d")}]}]}}),
-        fx.line({"type": "user", "uuid": "r2", "parentUuid": "r1", "message": {"content": [
-            {"type": "tool_result", "tool_use_id": "toolu_B",
-             "content": [{"type": "text", "text": receipt % ("b77e0000aaaa1111", "b77e0000aaaa1111")}]}]}}),
-        fx.line({"type": "attachment", "uuid": "n1", "parentUuid": "r2", "attachment": {
-            "type": "queued_command", "commandMode": "task-notification", "prompt": notice}}),
+        fx.line(
+            {
+                "type": "user",
+                "uuid": "u1",
+                "parentUuid": None,
+                "sessionId": "s1",
+                "message": {"role": "user", "content": "research both"},
+            }
+        ),
+        fx.line(
+            {
+                "type": "assistant",
+                "uuid": "a1",
+                "parentUuid": "u1",
+                "sessionId": "s1",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_A",
+                            "name": "Agent",
+                            "input": {"description": "first", "prompt": "x", "run_in_background": True},
+                        },
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_B",
+                            "name": "Agent",
+                            "input": {"description": "second", "prompt": "y", "run_in_background": True},
+                        },
+                    ]
+                },
+            }
+        ),
+        fx.line(
+            {
+                "type": "user",
+                "uuid": "r1",
+                "parentUuid": "a1",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "toolu_A",
+                            "content": [{"type": "text", "text": receipt % ("a31f90c8d9db4dd8d", "a31f90c8d9db4dd8d")}],
+                        }
+                    ]
+                },
+            }
+        ),
+        fx.line(
+            {
+                "type": "user",
+                "uuid": "r2",
+                "parentUuid": "r1",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "toolu_B",
+                            "content": [{"type": "text", "text": receipt % ("b77e0000aaaa1111", "b77e0000aaaa1111")}],
+                        }
+                    ]
+                },
+            }
+        ),
+        fx.line(
+            {
+                "type": "attachment",
+                "uuid": "n1",
+                "parentUuid": "r2",
+                "attachment": {"type": "queued_command", "commandMode": "task-notification", "prompt": notice},
+            }
+        ),
     ]
     assert running_of(tmp_path, lines) == {"b77e0000aaaa1111"}
 
 
 # --- the cursor (agent_signals_cursor tests) --------------------------------------------------
-SIGNAL_LINES = (fx.launch(1, "toolu_1", "bg1") + [fx.user_msg("u1", "hello")] + fx.launch(2, "toolu_2", "bg2")
-                + [fx.notification("bg1", "completed"), fx.notification("bg2", "failed")])
+SIGNAL_LINES = (
+    fx.launch(1, "toolu_1", "bg1")
+    + [fx.user_msg("u1", "hello")]
+    + fx.launch(2, "toolu_2", "bg2")
+    + [fx.notification("bg1", "completed"), fx.notification("bg2", "failed")]
+)
 
 
 def test_since_equals_the_whole_read_at_every_split(tmp_path):
@@ -222,9 +349,14 @@ def test_carries_only_calls_still_waiting(tmp_path):
 
 
 def test_drops_a_call_answered_without_a_receipt(tmp_path):
-    path = write(tmp_path, [fx.named_call("e", None, "toolu_e", "Agent", fx.BG_INPUT),
-                            fx.tool_answer("r", "e", "toolu_e", "it failed", is_error=True),
-                            fx.named_call("w", "r", "toolu_w", "Agent", fx.BG_INPUT)])
+    path = write(
+        tmp_path,
+        [
+            fx.named_call("e", None, "toolu_e", "Agent", fx.BG_INPUT),
+            fx.tool_answer("r", "e", "toolu_e", "it failed", is_error=True),
+            fx.named_call("w", "r", "toolu_w", "Agent", fx.BG_INPUT),
+        ],
+    )
     signals, cur = bg.background_agent_signals_since(path)
     assert signals == [] and cur.background == ("toolu_w",)
 
@@ -274,7 +406,7 @@ def test_the_fingerprint_is_head_then_tail(tmp_path):
     _, cur = bg.background_agent_signals_since(str(path))
     assert cur.check == hashlib.sha256(data[:256] + data[-4096:]).hexdigest()
     small = tmp_path / "small.jsonl"
-    small.write_bytes(data[:100 + data[100:].index(b"\n") + 1])
+    small.write_bytes(data[: 100 + data[100:].index(b"\n") + 1])
     _, cur = bg.background_agent_signals_since(str(small))
     body = small.read_bytes()
     assert cur.check == hashlib.sha256(body + body).hexdigest()
@@ -283,7 +415,8 @@ def test_the_fingerprint_is_head_then_tail(tmp_path):
 def test_cursor_json_round_trip():
     cur = AgentSignalCursor("/p.jsonl", 10, "ab", ("t2", "t1"))
     assert AgentSignalCursor.from_json(json.loads(json.dumps(cur.to_json()))) == AgentSignalCursor(
-        "/p.jsonl", 10, "ab", ("t1", "t2"))
+        "/p.jsonl", 10, "ab", ("t1", "t2")
+    )
     assert AgentSignalCursor.from_json({"path": 1}) == AgentSignalCursor("", 0, "", ())
     assert bg.start_cursor("/x").to_json() == {"path": "/x", "offset": 0}
 

@@ -72,8 +72,10 @@ def test_the_home_points_at_the_store_and_is_repointed(peers, tmp_path):
 def test_a_run_past_its_timeout_is_killed_with_its_children(peers, tmp_path):
     # The child forks a grandchild that would outlive it: both are in the killed process group.
     marker = tmp_path / "grandchild-pid"
-    script = ("import os, time, sys\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    sys.exit(0)\n"
-              "open(%r, 'w').write(str(pid))\ntime.sleep(60)\n" % str(marker))
+    script = (
+        "import os, time, sys\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    sys.exit(0)\n"
+        "open(%r, 'w').write(str(pid))\ntime.sleep(60)\n" % str(marker)
+    )
     start = time.perf_counter()
     outcome = peers.timed([sys.executable, "-c", script], dict(os.environ), timeout=1.0)
     assert outcome.code is None
@@ -93,10 +95,18 @@ def test_a_run_past_its_timeout_is_killed_with_its_children(peers, tmp_path):
 
 
 def test_a_failed_run_says_its_exit_and_error_line(peers):
-    outcome = peers.timed([sys.executable, "-c", "import sys; sys.stderr.write('<--- GCs --->\\n"
-                           "FATAL ERROR: heap out of memory\\n'); sys.exit(3)"], dict(os.environ), timeout=60)
+    outcome = peers.timed(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.stderr.write('<--- GCs --->\\n" "FATAL ERROR: heap out of memory\\n'); sys.exit(3)",
+        ],
+        dict(os.environ),
+        timeout=60,
+    )
     assert outcome.code == 3
     assert peers.failure_text(outcome) == "exit 3: FATAL ERROR: heap out of memory"
-    killed = peers.timed([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"],
-                         dict(os.environ), timeout=60)
+    killed = peers.timed(
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGABRT)"], dict(os.environ), timeout=60
+    )
     assert peers.failure_text(killed).startswith("killed by signal 6")

@@ -24,14 +24,22 @@ def bench(monkeypatch):
 
 def titles(src, projects, home):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "PYTHONPATH": str(src), "TERMSPRAWL_JOBS": "1"}
-    done = subprocess.run([sys.executable, "-m", "termsprawl_context", "sessions", "--json", "--projects-dir",
-                           str(projects)], env=env, stdout=subprocess.PIPE, check=True)
-    return {info["session_id"][0]: (info["title"], info["title_source"]) for info in map(json.loads, done.stdout.splitlines())}
+    done = subprocess.run(
+        [sys.executable, "-m", "termsprawl_context", "sessions", "--json", "--projects-dir", str(projects)],
+        env=env,
+        stdout=subprocess.PIPE,
+        check=True,
+    )
+    return {
+        info["session_id"][0]: (info["title"], info["title_source"])
+        for info in map(json.loads, done.stdout.splitlines())
+    }
 
 
 def user(text, uuid, second):
-    return json.dumps({"type": "user", "message": {"content": text}, "uuid": uuid,
-                       "timestamp": "2026-01-01T00:00:%02dZ" % second})
+    return json.dumps(
+        {"type": "user", "message": {"content": text}, "uuid": uuid, "timestamp": "2026-01-01T00:00:%02dZ" % second}
+    )
 
 
 def test_each_whatif_edit_applies_and_relaxes_what_its_label_says(bench, tmp_path):

@@ -65,9 +65,14 @@ def clean_env(home=None, **extra):
 
 
 def run(argv, cwd=None, env=None):
-    return subprocess.run([str(a) for a in argv], cwd=str(cwd) if cwd else None, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
-
+    return subprocess.run(
+        [str(a) for a in argv],
+        cwd=str(cwd) if cwd else None,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
 
 
 def check(path):
@@ -112,8 +117,11 @@ def test_checkout_path_modes_mtimes_and_bytecode_do_not_change_the_bytes(tmp_pat
     plain = tmp_path / "plain"
     (plain / "src").mkdir(parents=True)
     shutil.copy(str(REPO / "build_zipapp.py"), str(plain))
-    shutil.copytree(str(SRC / "termsprawl_context"), str(plain / "src" / "termsprawl_context"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        str(SRC / "termsprawl_context"),
+        str(plain / "src" / "termsprawl_context"),
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
     odd = tmp_path / "another checkout" / "deeper"
     shutil.copytree(str(plain), str(odd))
     for folder, dirs, files in os.walk(str(odd / "src")):
@@ -129,9 +137,12 @@ def test_checkout_path_modes_mtimes_and_bytecode_do_not_change_the_bytes(tmp_pat
     outputs = []
     for checkout, umask in ((plain, "022"), (odd, "002")):
         out = tmp_path / ("out-%s.pyz" % umask)
-        done = subprocess.run(["sh", "-c", 'umask %s && exec "$0" build_zipapp.py -o "$1"' % umask,
-                               sys.executable, str(out)], cwd=str(checkout),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            ["sh", "-c", 'umask %s && exec "$0" build_zipapp.py -o "$1"' % umask, sys.executable, str(out)],
+            cwd=str(checkout),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert done.returncode == 0, done.stderr
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
@@ -142,9 +153,11 @@ def test_repack_gives_the_same_bytes_on_every_python(version, shiv_archive):
     python = find_python(version)
     if python is None:
         pytest.skip("no Python %s on this machine" % version)
-    code = ("import hashlib, sys; sys.path.insert(0, sys.argv[1]); import build_zipapp; "
-            "data = build_zipapp.repack(open(sys.argv[2], 'rb').read()); "
-            "sys.stdout.write(hashlib.sha256(data).hexdigest())")
+    code = (
+        "import hashlib, sys; sys.path.insert(0, sys.argv[1]); import build_zipapp; "
+        "data = build_zipapp.repack(open(sys.argv[2], 'rb').read()); "
+        "sys.stdout.write(hashlib.sha256(data).hexdigest())"
+    )
     done = run([python, "-c", code, REPO, shiv_archive], env=clean_env())
     assert done.returncode == 0, done.stderr
     expected = hashlib.sha256(build_zipapp.repack(shiv_archive.read_bytes())).hexdigest()
@@ -160,8 +173,9 @@ def test_check_passes_on_a_fresh_build(pyz):
 
 def test_check_fails_naming_the_changed_member(pyz, tmp_path):
     member = "site-packages/termsprawl_context/__init__.py"
-    changed = rewrite(pyz, tmp_path / "changed.pyz",
-                      lambda name, data: data + b"# edited\n" if name == member else data)
+    changed = rewrite(
+        pyz, tmp_path / "changed.pyz", lambda name, data: data + b"# edited\n" if name == member else data
+    )
     done = check(changed)
     assert done.returncode == 1
     assert ("member %s differs" % member).encode() in done.stderr
@@ -212,16 +226,19 @@ def test_artifact_layout(pyz):
     with zipfile.ZipFile(str(pyz)) as archive:
         infos = archive.infolist()
         names = [i.filename for i in infos]
-        tags = sorted(n[len("bytecode/"):] for n in names if n.startswith("bytecode/"))
+        tags = sorted(n[len("bytecode/") :] for n in names if n.startswith("bytecode/"))
         assert archive.read("__main__.py") == build_zipapp.launcher(tags)
         bundles = {tag: build_zipapp.unbundle(archive.read("bytecode/" + tag)) for tag in tags}
     assert names == sorted(names)
     assert "site-packages/termsprawl_context/cli/__init__.py" in names
     assert ("__main__.pyc" in names) == (build_zipapp.MAIN_BYTECODE_TAG in tags)
-    assert [n for n in names if n not in ("__main__.py", "__main__.pyc")
-            and not n.startswith(("site-packages/", "bytecode/"))] == []
+    assert [
+        n
+        for n in names
+        if n not in ("__main__.py", "__main__.pyc") and not n.startswith(("site-packages/", "bytecode/"))
+    ] == []
     assert not [n for n in names if n.endswith("/") or "__pycache__" in n]
-    sources = sorted(n[len("site-packages/"):] for n in names if n.startswith("site-packages/"))
+    sources = sorted(n[len("site-packages/") :] for n in names if n.startswith("site-packages/"))
     assert all(n.endswith(".py") for n in sources)
     # Each tag: one bundle holding a .pyc for exactly the modules of BYTECODE_MODULES.
     wanted = sorted(n + "c" for n in build_zipapp.bytecode_files() if n in sources)
@@ -255,7 +272,7 @@ def test_launcher_parses_as_python_2(tags):
     text = build_zipapp.launcher(tags)
     compile(text, "__main__.py", "exec")
     assert all(b < 128 for b in text)
-    assert b"f\"" not in text and b"print(" not in text
+    assert b'f"' not in text and b"print(" not in text
 
 
 def every_turn_calls(tmp_path):
@@ -271,21 +288,43 @@ def every_turn_calls(tmp_path):
     config = tmp_path / "claude"
     record = config / "projects" / "-project" / (sid + ".jsonl")
     record.parent.mkdir(parents=True)
-    lines = [{"type": "user", "sessionId": sid, "uuid": "u1", "message": {"role": "user", "content": "hi"}},
-             {"type": "assistant", "sessionId": sid, "uuid": "a1", "parentUuid": "u1",
-              "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"},
-                                                            {"type": "tool_use", "id": "t", "name": "Bash",
-                                                             "input": {"command": "ls"}}]}}]
+    lines = [
+        {"type": "user", "sessionId": sid, "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        {
+            "type": "assistant",
+            "sessionId": sid,
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "hello"},
+                    {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}},
+                ],
+            },
+        },
+    ]
     record.write_text("".join(json.dumps(line) + "\n" for line in lines))
     (project / ".termsprawl" / "links" / "a--b.json").write_text(json.dumps({"version": 1, "a": "a", "b": "b"}))
     (project / ".termsprawl" / "transcripts" / "b.json").write_text(json.dumps({"version": 1, "path": str(record)}))
     dump = ["--cwd", str(project), "--self", "a"]
     hook_env = {"CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(project), "TERMSPRAWL_NODE_ID": "c"}
-    payload = json.dumps({"session_id": sid, "transcript_path": str(record), "cwd": str(project),
-                          "hook_event_name": "SessionStart", "source": "startup"}).encode()
-    return [(["--cwd", str(empty), "--self", "x"], b"", {}, False), (dump, b"", {}, True),
-            (dump + ["--turns", "5"], b"", {}, True), (dump + ["--format", "json"], b"", {}, True),
-            (["hook"], payload, hook_env, True)]
+    payload = json.dumps(
+        {
+            "session_id": sid,
+            "transcript_path": str(record),
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    ).encode()
+    return [
+        (["--cwd", str(empty), "--self", "x"], b"", {}, False),
+        (dump, b"", {}, True),
+        (dump + ["--turns", "5"], b"", {}, True),
+        (dump + ["--format", "json"], b"", {}, True),
+        (["hook"], payload, hook_env, True),
+    ]
 
 
 def loaded_modules(stderr):
@@ -295,7 +334,7 @@ def loaded_modules(stderr):
     found = {}
     for line in stderr.decode("utf-8", "replace").splitlines():
         if line.startswith(("import 'termsprawl_context", "import termsprawl_context")):
-            name, _, origin = line[len("import "):].partition(" # ")
+            name, _, origin = line[len("import ") :].partition(" # ")
             found[name.strip("'")] = origin
     return found
 
@@ -309,8 +348,14 @@ def test_each_interpreter_found_runs_its_own_bytecode_for_every_turn(pyz, tmp_pa
     with zipfile.ZipFile(str(pyz)) as archive:
         assert "termsprawl_context/cli/__init__.pyc" in build_zipapp.unbundle(archive.read("bytecode/" + tag))
     for argv, stdin, env, prints in every_turn_calls(tmp_path):
-        done = subprocess.run([python, "-v", str(pyz)] + argv, input=stdin, env=clean_env(home=empty_home, **env),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        done = subprocess.run(
+            [python, "-v", str(pyz)] + argv,
+            input=stdin,
+            env=clean_env(home=empty_home, **env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
         assert done.returncode == 0, (argv, done.stderr[-300:])
         assert bool(done.stdout) == prints, argv
         loaded = loaded_modules(done.stderr)
@@ -435,8 +480,11 @@ def test_no_fcntl_and_no_shiv_bootstrap_imported(pyz, tmp_path, empty_home):
         # -S: the interpreter's own .pth files may import anything; judge only the artifact.
         done = run([sys.executable, "-S", "-X", "importtime", pyz] + args, env=clean_env(home=empty_home))
         assert done.returncode == 0
-        imported = {line.rsplit(b"|", 1)[-1].strip().decode() for line in done.stderr.splitlines()
-                    if line.startswith(b"import time:")}
+        imported = {
+            line.rsplit(b"|", 1)[-1].strip().decode()
+            for line in done.stderr.splitlines()
+            if line.startswith(b"import time:")
+        }
         assert "termsprawl_context.cli" in imported
         assert "fcntl" not in imported
         assert not [m for m in imported if m == "_bootstrap" or m.startswith("_bootstrap.")]

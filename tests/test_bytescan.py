@@ -25,11 +25,42 @@ from termsprawl_context.store import head_prompt, identity, search, session_meta
 from termsprawl_context.transcript import turns
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
-WORDS = ["user", "assistant", "cwd", "timestamp", "u-1", "U-1", "a b", 'q"t', "s/l", "b\\s", "é", "\u2028", "",
-         "summary", "İk", "\u212aey", "日本", "\U0001F600x", "<a&b>"]
+WORDS = [
+    "user",
+    "assistant",
+    "cwd",
+    "timestamp",
+    "u-1",
+    "U-1",
+    "a b",
+    'q"t',
+    "s/l",
+    "b\\s",
+    "é",
+    "\u2028",
+    "",
+    "summary",
+    "İk",
+    "\u212aey",
+    "日本",
+    "\U0001f600x",
+    "<a&b>",
+]
 # Keys a line may carry, some in the other spellings a case-folding decoder accepts.
-KEYS = ["type", "uuid", "cwd", "timestamp", "message", "x", "session_name", "sessionId", "SESSIONID",
-        "se\u017f\u017fionId", "CWD", "cWd"]
+KEYS = [
+    "type",
+    "uuid",
+    "cwd",
+    "timestamp",
+    "message",
+    "x",
+    "session_name",
+    "sessionId",
+    "SESSIONID",
+    "se\u017f\u017fionId",
+    "CWD",
+    "cWd",
+]
 
 
 def spell(text, escape_at, upper):
@@ -54,9 +85,13 @@ def lines(draw):
     members = []
     for key in keys:
         value = draw(st.sampled_from(WORDS) | st.text(max_size=6))
-        members.append("%s:%s" % (
-            spell(key, set(draw(st.lists(st.integers(0, 9), max_size=2))), draw(st.booleans())),
-            spell(value, set(draw(st.lists(st.integers(0, 9), max_size=3))), draw(st.booleans()))))
+        members.append(
+            "%s:%s"
+            % (
+                spell(key, set(draw(st.lists(st.integers(0, 9), max_size=2))), draw(st.booleans())),
+                spell(value, set(draw(st.lists(st.integers(0, 9), max_size=3))), draw(st.booleans())),
+            )
+        )
     raw = ("{" + ",".join(members) + "}").encode("utf-8", "surrogatepass")
     cut = draw(st.none() | st.integers(0, len(raw)))
     if cut is not None:
@@ -76,9 +111,11 @@ def head_prompt_caller(raw):
 def session_meta_caller(raw):
     entry = parsed(raw)
     verdicts = []
-    for token, holds in ((session_meta._TOKEN_USER, entry.get("type") == "user"),
-                         (session_meta._TOKEN_CWD, "cwd" in entry),
-                         (session_meta._TOKEN_TIMESTAMP, "timestamp" in entry)):
+    for token, holds in (
+        (session_meta._TOKEN_USER, entry.get("type") == "user"),
+        (session_meta._TOKEN_CWD, "cwd" in entry),
+        (session_meta._TOKEN_TIMESTAMP, "timestamp" in entry),
+    ):
         # the rule session_meta applies line by line: its token's bytes, or the escape rule
         verdicts.append((holds, token in raw or session_meta._has_ascii_escape(raw)))
     return verdicts
@@ -100,8 +137,10 @@ def turns_caller(raw):
 def identity_key_callers(raw):
     """identity's case-folded key tests, against the decoder that folds keys."""
     entry = identity._decoded(raw)
-    return [(bool(entry is not None and entry.session_id), identity._SESSION_ID_KEY.in_line(raw)),
-            (bool(entry is not None and entry.cwd), identity._CWD_KEY.in_line(raw))]
+    return [
+        (bool(entry is not None and entry.session_id), identity._SESSION_ID_KEY.in_line(raw)),
+        (bool(entry is not None and entry.cwd), identity._CWD_KEY.in_line(raw)),
+    ]
 
 
 def strings_in(value):
@@ -129,7 +168,9 @@ def search_caller(raw, needle):
 
 
 def locate_caller(raw, wanted):
-    return parsed(raw).get("uuid") == wanted, bool(ValueSpellings(wanted).hits(raw)) or not ValueSpellings(wanted).usable
+    return parsed(raw).get("uuid") == wanted, bool(ValueSpellings(wanted).hits(raw)) or not ValueSpellings(
+        wanted
+    ).usable
 
 
 def cite_caller(raw, quote):
@@ -154,8 +195,12 @@ def cost_caller(raw):
 
 
 @settings(max_examples=800, deadline=None, derandomize=True)
-@given(st.lists(lines(), min_size=1, max_size=6), st.sampled_from(WORDS[4:]) | st.text(min_size=1, max_size=4),
-       st.integers(7, 40), st.data())
+@given(
+    st.lists(lines(), min_size=1, max_size=6),
+    st.sampled_from(WORDS[4:]) | st.text(min_size=1, max_size=4),
+    st.integers(7, 40),
+    st.data(),
+)
 def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk, data):
     # one line surely holding the sought value, under a key spelled in any way, often escaped
     key = spell(data.draw(st.sampled_from(KEYS)), set(data.draw(st.lists(st.integers(0, 9), max_size=2))), False)
@@ -204,13 +249,17 @@ def test_identity_file_search_is_a_superset(tmp_path_factory, raws, wanted):
 
 def test_the_escape_rule():
     assert has_ascii_escape(b'"\\u0075ser"') and has_ascii_escape(b"\\u007F") and has_ascii_escape(b"x\\u002Dy")
-    assert not has_ascii_escape(b"\\u001b[31m") and not has_ascii_escape(b"\\u00e9") and not has_ascii_escape(b"\\u2028")
+    assert (
+        not has_ascii_escape(b"\\u001b[31m") and not has_ascii_escape(b"\\u00e9") and not has_ascii_escape(b"\\u2028")
+    )
     assert not has_ascii_escape(b"\\u00", 0) and not has_ascii_escape(b"a\\u0075", 2)
     assert bytescan.ESCAPE_LENGTH == len(b"\\u0075")
 
 
-@pytest.mark.parametrize("token, plain", [
-    (b'"user"', (b'"user"',)), ("u-1", (b"u-1",)), ("a/b", None), ("a\\b", None), ("é", None), ("", None)])
+@pytest.mark.parametrize(
+    "token, plain",
+    [(b'"user"', (b'"user"',)), ("u-1", (b"u-1",)), ("a/b", None), ("a\\b", None), ("é", None), ("", None)],
+)
 def test_needles_name_their_plain_spellings(token, plain):
     assert Needles.of([token]).plain == plain
     assert Needles.for_values(['q"t']).plain is None  # a value's own quote is written escaped
@@ -218,7 +267,9 @@ def test_needles_name_their_plain_spellings(token, plain):
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(st.lists(lines(), min_size=1, max_size=8), st.sampled_from(["a b", "user", "u-1", "<a&b>"]) | st.text(max_size=8))
+@given(
+    st.lists(lines(), min_size=1, max_size=8), st.sampled_from(["a b", "user", "u-1", "<a&b>"]) | st.text(max_size=8)
+)
 def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
     path = tmp_path_factory.mktemp("cite") / "t.jsonl"
     path.write_bytes(b"\n".join(raws) + b"\n")

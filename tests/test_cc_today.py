@@ -25,8 +25,11 @@ def _session_files():
 
 def _entries(path):
     with open_regular(str(path)) as f:
-        return [records.entry_of(parse_object(line.raw), line.number, line.offset)
-                for line in iter_lines(f) if parse_object(line.raw) is not None]
+        return [
+            records.entry_of(parse_object(line.raw), line.number, line.offset)
+            for line in iter_lines(f)
+            if parse_object(line.raw) is not None
+        ]
 
 
 def _with(predicate):
@@ -40,8 +43,10 @@ def _user_texts(entries):
     return [" ".join(records.content_texts(e.content)) for e in entries if e.type == "user"]
 
 
-SLASH = _with(lambda es: any("<command-name>/review</command-name>" in t for t in _user_texts(es))
-              and "/hookify" in _user_texts(es))
+SLASH = _with(
+    lambda es: any("<command-name>/review</command-name>" in t for t in _user_texts(es))
+    and "/hookify" in _user_texts(es)
+)
 INTERACTIVE = _with(lambda es: any(e.record.get("promptSource") == "typed" for e in es))
 AGENT = [p for p in _session_files() if (FIXTURES / p.stem / "subagents").is_dir()][0]
 BACKGROUND = _with(lambda es: any("run_in_background" in json.dumps(e.content) for e in es if e.type == "assistant"))
@@ -80,18 +85,36 @@ def test_every_signal_in_the_table_is_a_field_the_client_writes():
             written.update(k for k in e.record if k in {s[0] for s in records.SIGNALS})
             if isinstance(e.attachment, dict):
                 written.update(k for k in e.attachment if k in {s[0] for s in records.SIGNALS})
-    assert {"promptSource", "turnOrigin", "origin", "turnCompanion", "isCompactSummary",
-            "isVisibleInTranscriptOnly"} <= written
+    assert {
+        "promptSource",
+        "turnOrigin",
+        "origin",
+        "turnCompanion",
+        "isCompactSummary",
+        "isVisibleInTranscriptOnly",
+    } <= written
 
 
 def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
     turns = h.read_turns_backward(str(SLASH))
     assert [(t.role, t.text) for t in turns if t.role == "user"] == [
-        ("user", "/review parser.py"), ("user", "/hookify"), ("user", "and one more typed prompt after the compaction")]
+        ("user", "/review parser.py"),
+        ("user", "/hookify"),
+        ("user", "and one more typed prompt after the compaction"),
+    ]
     assert [t._replace(line=0) for t in h.read_turns_forward(str(SLASH))] == turns
     shown = h.render([h.PeerHandoff("s", "t", str(SLASH), turns)], h.FORMAT_MARKDOWN)
-    for harness_text in ("Review the file", "/context", "/compact", "Context Usage", "Compacted", "Caveat",
-                         "<command-", "<local-command", "This session is being continued"):
+    for harness_text in (
+        "Review the file",
+        "/context",
+        "/compact",
+        "Context Usage",
+        "Compacted",
+        "Caveat",
+        "<command-",
+        "<local-command",
+        "This session is being continued",
+    ):
         assert harness_text not in shown
 
 
@@ -122,21 +145,24 @@ def test_search_finds_a_sub_agents_tool_output_in_its_own_record(run_pyz, store)
     projects, folder = store
     hits = list(search.search_store(MARKER, str(projects), kinds=search.KINDS))
     assert [(Path(hit.path).name, hit.line, hit.kind, hit.session_id) for hit in hits] == [
-        (SUBAGENT.name, _marker_line(SUBAGENT), search.KIND_TOOL, AGENT.stem)]
-    assert hits[0].agent_id == SUBAGENT.stem[len("agent-"):]
+        (SUBAGENT.name, _marker_line(SUBAGENT), search.KIND_TOOL, AGENT.stem)
+    ]
+    assert hits[0].agent_id == SUBAGENT.stem[len("agent-") :]
     assert list(search.search_store(MARKER, str(projects), kinds=search.KINDS, subagents=False)) == []
     out = run_pyz(["search", MARKER, "--projects-dir", projects, "--in", "tool"])
     assert out.returncode == 0
-    assert out.stdout.decode().startswith("%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name,
-                                                        _marker_line(SUBAGENT)))
+    assert out.stdout.decode().startswith(
+        "%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name, _marker_line(SUBAGENT))
+    )
     out = run_pyz(["search", MARKER, "--projects-dir", projects, "--in", "tool", "--no-subagents"])
     assert out.returncode == 1 and b"no match" in out.stderr
     # With no --in (the issue's own command): a sub-agent's record is searched for every
     # kind, its tools' output included; the session's own record keeps the default kinds.
     out = run_pyz(["search", MARKER, "--projects-dir", projects])
     assert out.returncode == 0, out.stderr
-    assert out.stdout.decode().startswith("%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name,
-                                                        _marker_line(SUBAGENT)))
+    assert out.stdout.decode().startswith(
+        "%s:%d\t" % (folder / AGENT.stem / "subagents" / SUBAGENT.name, _marker_line(SUBAGENT))
+    )
     assert out.stdout.decode().split("\t")[1] == search.KIND_TOOL
     assert list(search.search_store(MARKER, str(projects))) == []  # the API's default stays human,assistant
 
@@ -181,8 +207,11 @@ def test_doctor_counts_what_the_handoff_prints_and_the_dumps_harness_turns(tmp_p
     assert p.handoff_turns == len(h.read_turns_backward(str(SLASH))) == 6
     # the dump prints the command envelopes, the expansion, caveats, local output, the compaction summary
     dumped = read_turns(str(SLASH))
-    harness = [t for t in dumped if t.role == "user" and t.text not in (
-        "/hookify", "and one more typed prompt after the compaction")]
+    harness = [
+        t
+        for t in dumped
+        if t.role == "user" and t.text not in ("/hookify", "and one more typed prompt after the compaction")
+    ]
     assert p.turns == len(dumped) and p.harness_turns == len(harness) >= 8
     text = doctor.format_doctor(doctor.diagnose(str(project), "me"))
     assert "of which harness text (not the person's or the assistant's): %d" % p.harness_turns in text
@@ -190,22 +219,33 @@ def test_doctor_counts_what_the_handoff_prints_and_the_dumps_harness_turns(tmp_p
 
 
 def _user(uid, parent, content, **extra):
-    record = {"type": "user", "uuid": uid, "parentUuid": parent, "timestamp": "2025-01-01T00:00:0%d.000Z" % int(uid[1]),
-              "message": {"role": "user", "content": content}}
+    record = {
+        "type": "user",
+        "uuid": uid,
+        "parentUuid": parent,
+        "timestamp": "2025-01-01T00:00:0%d.000Z" % int(uid[1]),
+        "message": {"role": "user", "content": content},
+    }
     record.update(extra)
     return json.dumps(record) + "\n"
 
 
 CAVEAT = "<local-command-caveat>Caveat: The messages below were generated by the user while running local commands.</local-command-caveat>"
-LOCAL = "<command-name>/hookify</command-name>\n<command-message>hookify</command-message>\n<command-args></command-args>"
+LOCAL = (
+    "<command-name>/hookify</command-name>\n<command-message>hookify</command-message>\n<command-args></command-args>"
+)
 
 
 def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
     """Older clients wrote a local command's answer as plain text under its envelope."""
     from termsprawl_context.store import sessions as S
 
-    lines = (_user("u1", None, CAVEAT, isMeta=True) + _user("u2", "u1", LOCAL)
-             + _user("u3", "u2", "Unknown skill: hookify") + _user("u4", "u3", "now the real question"))
+    lines = (
+        _user("u1", None, CAVEAT, isMeta=True)
+        + _user("u2", "u1", LOCAL)
+        + _user("u3", "u2", "Unknown skill: hookify")
+        + _user("u4", "u3", "now the real question")
+    )
     folder = tmp_path / "projects" / "-p"
     folder.mkdir(parents=True)
     path = folder / "5e550001-aaaa-4bbb-8ccc-000000000001.jsonl"
@@ -215,8 +255,11 @@ def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
     info = S.scan_sessions(str(tmp_path / "projects")).sessions[0]
     assert (info.title, info.title_source) == ("now the real question", "prompt")
     # the same answer typed after the command's own output record is the person's
-    path.write_text(_user("u1", None, LOCAL) + _user("u2", "u1", "<local-command-stdout>ok</local-command-stdout>")
-                    + _user("u3", "u2", "Unknown skill: is what I saw"))
+    path.write_text(
+        _user("u1", None, LOCAL)
+        + _user("u2", "u1", "<local-command-stdout>ok</local-command-stdout>")
+        + _user("u3", "u2", "Unknown skill: is what I saw")
+    )
     assert [t.text for t in h.read_turns_backward(str(path))] == ["Unknown skill: is what I saw"]
     # alone, the harness's text titles nothing
     path.write_text(_user("u1", None, CAVEAT, isMeta=True))
@@ -231,10 +274,21 @@ def test_a_summary_past_the_head_names_the_session_it_points_at(tmp_path):
     folder = tmp_path / "projects" / "-p"
     folder.mkdir(parents=True)
     body = [_user("u0", None, "first prompt")]
-    body += [json.dumps({"type": "assistant", "uuid": "a%03d" % i, "parentUuid": "u0",
-                         "message": {"role": "assistant", "content": [{"type": "text", "text": "x"}]}}) + "\n"
-             for i in range(M.HEAD_MAX_LINES + 5)]
-    body.append(json.dumps({"type": "summary", "summary": "Named late", "leafUuid": "a%03d" % (M.HEAD_MAX_LINES + 4)}) + "\n")
+    body += [
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "a%03d" % i,
+                "parentUuid": "u0",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "x"}]},
+            }
+        )
+        + "\n"
+        for i in range(M.HEAD_MAX_LINES + 5)
+    ]
+    body.append(
+        json.dumps({"type": "summary", "summary": "Named late", "leafUuid": "a%03d" % (M.HEAD_MAX_LINES + 4)}) + "\n"
+    )
     path = folder / "5e550001-aaaa-4bbb-8ccc-000000000002.jsonl"
     path.write_text("".join(body))
     info = S.scan_sessions(str(tmp_path / "projects")).sessions[0]
@@ -311,7 +365,10 @@ def test_an_interactive_session_typed_prompts_command_local_command_and_interrup
     assert records.COMMAND in speakers and records.PERSON in speakers
     turns = h.read_turns_backward(str(INTERACTIVE))
     assert [t.text for t in turns if t.role == "user"] == [
-        "/review parser.py", "hello typed interactively", "run the long sleep"]
+        "/review parser.py",
+        "hello typed interactively",
+        "run the long sleep",
+    ]
     shown = h.render([h.PeerHandoff("s", "t", str(INTERACTIVE), turns)], h.FORMAT_MARKDOWN)
     for harness_text in ("Request interrupted", "Context Usage", "Review the file", "<command-"):
         assert harness_text not in shown

@@ -26,7 +26,7 @@ def oracle(data, start, stop, max_line):
 
 def lines_of(f, **kwargs):
     for at, buf, begin, end in iter_chunks(f, **kwargs):
-        assert buf[end - 1:end] == b"\n" or at + end - begin == os.fstat(f.fileno()).st_size
+        assert buf[end - 1 : end] == b"\n" or at + end - begin == os.fstat(f.fileno()).st_size
         assert end - begin <= kwargs["max_line"] + kwargs["block_size"] + 1
     return list(iter_lines(iter_chunks(f, **kwargs)))
 
@@ -34,9 +34,15 @@ def lines_of(f, **kwargs):
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(st.sampled_from([b"", b"a", b"{}", b"xyz" * 5, b"q" * 40]), max_size=12),
-    st.booleans(), st.integers(1, 17), st.integers(1, 50), st.integers(0, 200), st.one_of(st.none(), st.integers(0, 200)),
+    st.booleans(),
+    st.integers(1, 17),
+    st.integers(1, 50),
+    st.integers(0, 200),
+    st.one_of(st.none(), st.integers(0, 200)),
 )
-def test_any_range_any_block_size_matches_the_oracle(tmp_path_factory, lines, final_newline, block, max_line, start, stop):
+def test_any_range_any_block_size_matches_the_oracle(
+    tmp_path_factory, lines, final_newline, block, max_line, start, stop
+):
     data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
     path = tmp_path_factory.mktemp("c") / "f"
     path.write_bytes(data)
@@ -46,8 +52,12 @@ def test_any_range_any_block_size_matches_the_oracle(tmp_path_factory, lines, fi
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from([b"", b"a", b"{}", b"x" * 30]), max_size=15), st.lists(st.integers(0, 400), max_size=4),
-       st.integers(1, 9), st.integers(5, 25))
+@given(
+    st.lists(st.sampled_from([b"", b"a", b"{}", b"x" * 30]), max_size=15),
+    st.lists(st.integers(0, 400), max_size=4),
+    st.integers(1, 9),
+    st.integers(5, 25),
+)
 def test_ranges_cut_anywhere_share_out_every_line_once(tmp_path_factory, lines, cuts, block, max_line):
     data = b"\n".join(lines)
     path = tmp_path_factory.mktemp("c") / "f"
@@ -70,8 +80,10 @@ def test_a_newline_less_file_is_read_past_not_held(tmp_path):
         f.write(b'\n{"b":2}\n')
         f.write(b"y" * (3 << 20))
     with open(str(path), "rb") as f:
-        chunks = [(at, bytes(buf[begin:end]), len(buf)) for at, buf, begin, end in
-                  iter_chunks(f, max_line=1 << 20, block_size=1 << 16)]
+        chunks = [
+            (at, bytes(buf[begin:end]), len(buf))
+            for at, buf, begin, end in iter_chunks(f, max_line=1 << 20, block_size=1 << 16)
+        ]
     assert [(at, data) for at, data, _ in chunks] == [(0, b'{"a":1}\n'), (8 + (3 << 20) + 1, b'{"b":2}\n')]
     assert max(size for _, _, size in chunks) <= (1 << 20) + (1 << 16)  # the buffer never grew past the bound
 

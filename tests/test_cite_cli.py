@@ -12,18 +12,31 @@ import cite_fixtures as fx
 @pytest.fixture
 def session(tmp_path):
     project = tmp_path / "proj"
-    rootp = fx.write(project / "s1.jsonl", [
-        fx.user_msg("u1", "please REFACTOR the auth module"),
-        fx.tool_call("a1", "u1", "c1", "Bash", "go test ./..."),
-        fx.tool_answer("r1", "a1", "c1", "ok  pkg  0.4s\nPASS"),
-        # The call asks its question (issue 24: the seed's {"questions": []} reads as no answer).
-        fx.named_call("a2", "r1", "t1", "AskUserQuestion", {"questions": [{"question": "which?", "options": []}]}),
-        fx.tool_answer("r2", "a2", "t1", 'The user answered: "which?"="the second option". Read the answers carefully.'),
-        fx.user_msg("u2", "DUP one"), fx.user_msg("u3", "DUP two")])
-    sub = fx.write_subagent(project, "s1", "a1b2", [
-        fx.user_msg("s0", "DISPATCHED words", isSidechain=True),
-        fx.tool_call("s1", "s0", "cs", "Bash", "cat retry.yaml", sidechain=True),
-        fx.tool_answer("s2", "s1", "cs", "SUBOUT backoff", sidechain=True)])
+    rootp = fx.write(
+        project / "s1.jsonl",
+        [
+            fx.user_msg("u1", "please REFACTOR the auth module"),
+            fx.tool_call("a1", "u1", "c1", "Bash", "go test ./..."),
+            fx.tool_answer("r1", "a1", "c1", "ok  pkg  0.4s\nPASS"),
+            # The call asks its question (issue 24: the seed's {"questions": []} reads as no answer).
+            fx.named_call("a2", "r1", "t1", "AskUserQuestion", {"questions": [{"question": "which?", "options": []}]}),
+            fx.tool_answer(
+                "r2", "a2", "t1", 'The user answered: "which?"="the second option". Read the answers carefully.'
+            ),
+            fx.user_msg("u2", "DUP one"),
+            fx.user_msg("u3", "DUP two"),
+        ],
+    )
+    sub = fx.write_subagent(
+        project,
+        "s1",
+        "a1b2",
+        [
+            fx.user_msg("s0", "DISPATCHED words", isSidechain=True),
+            fx.tool_call("s1", "s0", "cs", "Bash", "cat retry.yaml", sidechain=True),
+            fx.tool_answer("s2", "s1", "cs", "SUBOUT backoff", sidechain=True),
+        ],
+    )
     orphan = fx.write_subagent(project, "gone", "a9", [fx.user_msg("o0", "ORPHAN words", isSidechain=True)])
     return project, rootp, sub, orphan
 
@@ -62,16 +75,22 @@ def test_cite_exit_codes(run_pyz, session):
     project, rootp, sub, orphan = session
     done = run_pyz(["cite", rootp, "never said"])
     assert done.returncode == 10 and done.stdout == b""
-    assert out(done)[1] == ('termsprawl-context: citation user "never said" does not resolve in %s: the quote is not '
-                            "there word for word in that pool (only whitespace may differ)\n" % rootp)
+    assert out(done)[1] == (
+        'termsprawl-context: citation user "never said" does not resolve in %s: the quote is not '
+        "there word for word in that pool (only whitespace may differ)\n" % rootp
+    )
     done = run_pyz(["cite", rootp, "DUP"])
     assert done.returncode == 11 and "%s:6, %s:7" % (rootp, rootp) in out(done)[1]
     done = run_pyz(["cite", orphan, "ORPHAN", "--session"])
     assert done.returncode == 12 and "sub-agent" in out(done)[1]
     done = run_pyz(["cite", rootp, "DISPATCHED", "--session"])
     assert done.returncode == 10 and "dispatch prompt" in out(done)[1]
-    for argv in (["cite", rootp, ""], ["cite", rootp, "x", "--source", "assistant"], ["cite", "", "x"],
-                 ["cite", rootp, "x", "--session", "--across", str(project)]):
+    for argv in (
+        ["cite", rootp, ""],
+        ["cite", rootp, "x", "--source", "assistant"],
+        ["cite", "", "x"],
+        ["cite", rootp, "x", "--session", "--across", str(project)],
+    ):
         done = run_pyz(argv)
         assert done.returncode == 2 and out(done)[1].startswith("termsprawl-context: "), argv
     done = run_pyz(["cite", str(project / "absent.jsonl"), "x"])
@@ -90,7 +109,8 @@ def test_result_and_envelope_at(run_pyz, session):
     done = run_pyz(["envelope-at", rootp, "5"])
     assert out(done)[0] == 'The user answered: "which?"="the second option". Read the answers carefully.\n'
     assert json.loads(run_pyz(["envelope-at", rootp, "5", "--json"]).stdout) == [
-        'The user answered: "which?"="the second option". Read the answers carefully.']
+        'The user answered: "which?"="the second option". Read the answers carefully.'
+    ]
     done = run_pyz(["envelope-at", rootp, "1"])
     assert (done.returncode, done.stdout) == (0, b"")
     done = run_pyz(["envelope-at", rootp, "99"])
@@ -98,8 +118,10 @@ def test_result_and_envelope_at(run_pyz, session):
 
 
 def test_agents(run_pyz, tmp_path):
-    path = fx.write(tmp_path / "bg.jsonl", fx.launch(1, "toolu_1", "bg1") + fx.launch(2, "toolu_2", "bg2")
-                    + [fx.notification("bg1", "completed")])
+    path = fx.write(
+        tmp_path / "bg.jsonl",
+        fx.launch(1, "toolu_1", "bg1") + fx.launch(2, "toolu_2", "bg2") + [fx.notification("bg1", "completed")],
+    )
     done = run_pyz(["agents", path])
     assert (done.returncode, out(done)[0]) == (0, "bg2\n")
     data = json.loads(run_pyz(["agents", path, "--json"]).stdout)

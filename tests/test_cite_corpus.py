@@ -25,7 +25,7 @@ def _quote_of(text):
     if len(words) < 3:
         return ""
     start = len(words) // 3
-    return " ".join(words[start:start + 8])
+    return " ".join(words[start : start + 8])
 
 
 def _samples(path):

@@ -24,8 +24,14 @@ PARENT = DAY / "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe
 FORK = DAY / "rollout-2026-12-01T23-23-34-01a233eb-b2fb-7891-9b52-0f1dd18f15f7.jsonl"
 SPAWNER = DAY / "rollout-2026-12-01T23-27-42-01a233ef-7ba9-7282-8c7e-283fead20bc5.jsonl"
 CHILD = DAY / "rollout-2026-12-01T23-27-42-01a233ef-7c37-78d1-bef6-95de3480e947.jsonl"
-LEGACY = FIXTURES / "sessions" / "2025" / "10" / "19" / \
-    "rollout-2025-10-19T20-47-01-0199fe39-c07c-71d0-9ceb-9315a0946d34.jsonl"
+LEGACY = (
+    FIXTURES
+    / "sessions"
+    / "2025"
+    / "10"
+    / "19"
+    / "rollout-2025-10-19T20-47-01-0199fe39-c07c-71d0-9ceb-9315a0946d34.jsonl"
+)
 CX = harness.get(harness.CODEX_CLI)
 
 
@@ -47,8 +53,12 @@ def raw_lines(path):
 
 def test_the_person_and_the_assistant_and_nothing_of_the_harness():
     talk = conversation(PARENT)
-    assert talk == [("person", "first prompt"), ("assistant", "answer 0 to: first prompt"),
-                    ("person", "second prompt"), ("assistant", "answer 1 to: second prompt")]
+    assert talk == [
+        ("person", "first prompt"),
+        ("assistant", "answer 0 to: first prompt"),
+        ("person", "second prompt"),
+        ("assistant", "answer 1 to: second prompt"),
+    ]
     kinds = [records.speaker(e) for e in CX.entries(str(PARENT))]
     # The skills list and the hook's context (developer), the environment block (user role).
     assert kinds.count(records.META) == 4
@@ -101,7 +111,7 @@ def test_fork_offset_cuts_the_parent(tmp_path):
     # The parent grew after the fork (a later resume): only its first turn is the fork's past.
     lines = PARENT.read_bytes().splitlines(True)
     cut = next(i for i, line in enumerate(lines) if b'"text":"second prompt"' in line and b"response_item" in line)
-    first_turn = b"".join(lines[:cut - 3])
+    first_turn = b"".join(lines[: cut - 3])
     (day / PARENT.name).write_bytes(PARENT.read_bytes())
     fork_lines = FORK.read_bytes().splitlines(True)
     meta = json.loads(fork_lines[0])
@@ -139,9 +149,12 @@ def test_sub_agent_thread_is_a_sidechain():
 
 def test_legacy_0_47_shape():
     talk = conversation(LEGACY)
-    assert talk == [("person", "list the files and tell me what the parser does"),
-                    ("assistant", "There are two files; parser.py reads JSON Lines."),
-                    ("person", "thanks, now run the tests"), ("assistant", "One test fails.")]
+    assert talk == [
+        ("person", "list the files and tell me what the parser does"),
+        ("assistant", "There are two files; parser.py reads JSON Lines."),
+        ("person", "thanks, now run the tests"),
+        ("assistant", "One test fails."),
+    ]
     calls = [c for e in CX.entries(str(LEGACY)) for c in records.tool_calls(e)]
     assert [c.name for c in calls] == ["shell", "apply_patch", "shell"]
     results = [r for e in CX.entries(str(LEGACY)) for r in records.tool_results(e)]
@@ -154,9 +167,12 @@ def test_store_recognition(tmp_path):
     assert CX.owns_path(str(PARENT), env)
     assert harness.for_path(str(PARENT), env) is CX
     assert {s.session_id for s in CX.sessions(env)} == {
-        "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe", "01a233eb-b2fb-7891-9b52-0f1dd18f15f7",
-        "01a233ef-7ba9-7282-8c7e-283fead20bc5", "01a233ef-7c37-78d1-bef6-95de3480e947",
-        "0199fe39-c07c-71d0-9ceb-9315a0946d34"}
+        "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe",
+        "01a233eb-b2fb-7891-9b52-0f1dd18f15f7",
+        "01a233ef-7ba9-7282-8c7e-283fead20bc5",
+        "01a233ef-7c37-78d1-bef6-95de3480e947",
+        "0199fe39-c07c-71d0-9ceb-9315a0946d34",
+    }
     # Outside its store a rollout is still known by its first record.
     copy = tmp_path / "somewhere.jsonl"
     shutil.copy(str(PARENT), str(copy))
@@ -182,7 +198,7 @@ def test_truncated_and_torn_copies_read_a_prefix(tmp_path, path):
         part = conversation(copy) if path != FORK else [t for t in conversation(copy)]
         if path == FORK:
             continue  # (its parent is not beside the copy: its own prefix is checked below)
-        assert part == whole[:len(part)], cut
+        assert part == whole[: len(part)], cut
     torn = tmp_path / path.name
     torn.write_bytes(data + b'{"timestamp":"x","type":"response_item","payload":{"type":"mess')
     assert conversation(torn) == whole
@@ -191,9 +207,14 @@ def test_truncated_and_torn_copies_read_a_prefix(tmp_path, path):
 def test_giant_and_junk_lines(tmp_path):
     copy = tmp_path / PARENT.name
     lines = PARENT.read_bytes().splitlines(True)
-    copy.write_bytes(b"".join(lines[:5]) + b"\x00\xff junk\n" + b"[1,2]\n" + b'{"type":"response_item","payload":7}\n'
-                     + b'{"type":"response_item","payload":{"type":"message","role":"user","content":5}}\n'
-                     + b"".join(lines[5:]))
+    copy.write_bytes(
+        b"".join(lines[:5])
+        + b"\x00\xff junk\n"
+        + b"[1,2]\n"
+        + b'{"type":"response_item","payload":7}\n'
+        + b'{"type":"response_item","payload":{"type":"message","role":"user","content":5}}\n'
+        + b"".join(lines[5:])
+    )
     assert conversation(copy) == conversation(PARENT)
 
 
@@ -228,10 +249,20 @@ def test_reading_backwards_equals_reading_forward(tmp_path, path):
 def test_reading_backwards_without_announcements(tmp_path):
     """A 0.47-shaped file with a compaction: the summary is told by the `compacted` after it."""
     lines = LEGACY.read_bytes().splitlines(True)
-    summary = {"timestamp": "t", "type": "response_item", "payload": {
-        "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "the summary"}]}}
-    compacted = {"timestamp": "t", "type": "compacted", "payload": {
-        "message": codex.COMPACTION_PREFIX + " ... the summary", "replacement_history": []}}
+    summary = {
+        "timestamp": "t",
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "the summary"}],
+        },
+    }
+    compacted = {
+        "timestamp": "t",
+        "type": "compacted",
+        "payload": {"message": codex.COMPACTION_PREFIX + " ... the summary", "replacement_history": []},
+    }
     copy = tmp_path / LEGACY.name
     body = [json.dumps(summary).encode() + b"\n", json.dumps(compacted).encode() + b"\n"]
     copy.write_bytes(b"".join(lines[:13] + body + lines[13:]))
@@ -250,8 +281,9 @@ def test_hand_off_and_dump_from_the_end_equal_the_forward_oracle(path, window, p
     backward = handoff.read_harness_turns(str(path), CX, window, prompts, tools, lines=True)
     assert backward == forward
     for limit in (1, 3, 40):
-        assert entries_turns(CX.entries_reverse(str(path)), limit, newest_first=True) == \
-            entries_turns(CX.entries(str(path)), limit)
+        assert entries_turns(CX.entries_reverse(str(path)), limit, newest_first=True) == entries_turns(
+            CX.entries(str(path)), limit
+        )
 
 
 # Written by the real Codex CLI 0.169 (`codex exec` against tests/e2e/responses_server.py, scratch

@@ -78,10 +78,14 @@ def test_concurrent_writers_and_readers(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     cwd = str(project)
-    readers = [subprocess.Popen([sys.executable, "-c", reader, cwd, str(sync), "r%d" % i], stdout=subprocess.PIPE)
-               for i in range(2)]
-    procs = [subprocess.Popen([sys.executable, "-c", writer, cwd, "w%d" % i, "300", str(sync), str(len(readers))])
-             for i in range(4)]
+    readers = [
+        subprocess.Popen([sys.executable, "-c", reader, cwd, str(sync), "r%d" % i], stdout=subprocess.PIPE)
+        for i in range(2)
+    ]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", writer, cwd, "w%d" % i, "300", str(sync), str(len(readers))])
+        for i in range(4)
+    ]
     try:
         assert [p.wait(timeout=300) for p in procs] == [0, 0, 0, 0]
     finally:

@@ -61,6 +61,7 @@ def test_argv_errors_in_process_exit_2_one_line(argv, message, capsys):
 
 # --- defaults for absent flags ------------------------------------------------------------
 
+
 def test_self_defaults_to_the_variable(monkeypatch):
     monkeypatch.setenv("TERMSPRAWL_NODE_ID", "alice")
     assert parse_context_args(["--cwd", "p"]) == ContextArgs("p", "alice")
@@ -78,8 +79,10 @@ def test_empty_variable_has_its_own_error(monkeypatch, capsys):
     monkeypatch.setenv("TERMSPRAWL_NODE_ID", "")
     assert main(["--cwd", "."]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err == ("termsprawl-context: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
-                                 "set it to this agent's node id\n")
+    assert out == "" and err == (
+        "termsprawl-context: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
+        "set it to this agent's node id\n"
+    )
 
 
 def test_cwd_defaults_to_the_project_found_from_a_subdirectory(monkeypatch, tmp_path):
@@ -93,6 +96,7 @@ def test_cwd_defaults_to_the_project_found_from_a_subdirectory(monkeypatch, tmp_
 
 
 # --- run loop with an injected IO -------------------------------------------------------
+
 
 class FakeIO(ContextIO):
     def __init__(self, peers, paths, turns, titles):
@@ -136,11 +140,17 @@ def test_one_peer():
 
 def test_peers_without_turns_skipped_and_titles_fall_back_to_id():
     ok = [Turn("assistant", "ok")]
-    io = FakeIO(["node-b", "node-c", "node-d"], {"node-b": "/b", "node-c": "/c", "node-d": "/d"},
-                {"/b": ok, "/c": [], "/d": ok}, {})
+    io = FakeIO(
+        ["node-b", "node-c", "node-d"],
+        {"node-b": "/b", "node-c": "/c", "node-d": "/d"},
+        {"/b": ok, "/c": [], "/d": ok},
+        {},
+    )
     run_context(ARGS, io)
-    assert io.printed == ["# linked context from node-b (node-b)\n## assistant\nok\n---\n"
-                          "# linked context from node-d (node-d)\n## assistant\nok"]
+    assert io.printed == [
+        "# linked context from node-b (node-b)\n## assistant\nok\n---\n"
+        "# linked context from node-d (node-d)\n## assistant\nok"
+    ]
 
 
 def make_project(root, turns_lines, title="Claude B", peer="node-b", me="node-a"):
@@ -150,7 +160,9 @@ def make_project(root, turns_lines, title="Claude B", peer="node-b", me="node-a"
     links.add_link(str(root), me, peer)
     index.record_transcript_path(str(root), peer, str(transcript))
     if title is not None:
-        (root / ".termsprawl" / "project.json").write_text(json.dumps({"nodes": [{"id": peer, "data": {"title": title}}]}))
+        (root / ".termsprawl" / "project.json").write_text(
+            json.dumps({"nodes": [{"id": peer, "data": {"title": title}}]})
+        )
     return transcript
 
 
@@ -219,9 +231,14 @@ def test_artifact_writes_utf8_whatever_the_locale(run_pyz, tmp_path):
     make_project(tmp_path, [], title="T\u00eftle")
     (tmp_path / "session.jsonl").write_text("\n".join(lines) + "\n")
     for lang in ("C", "POSIX", "en_US.ISO-8859-1"):
-        r = run_pyz(["--cwd", tmp_path, "--self", "node-a"], env={"LANG": lang, "LC_ALL": lang, "PYTHONIOENCODING": None})
+        r = run_pyz(
+            ["--cwd", tmp_path, "--self", "node-a"], env={"LANG": lang, "LC_ALL": lang, "PYTHONIOENCODING": None}
+        )
         assert r.returncode == 0 and r.stderr == b""
-        assert r.stdout == "# linked context from T\u00eftle (node-b)\n## user\ncaf\u00e9 \ufffd lone \U0001F600 pair\n".encode()
+        assert (
+            r.stdout
+            == "# linked context from T\u00eftle (node-b)\n## user\ncaf\u00e9 \ufffd lone \U0001f600 pair\n".encode()
+        )
 
 
 def test_artifact_closed_stdout_ends_quietly(pyz, tmp_path):
@@ -229,7 +246,11 @@ def test_artifact_closed_stdout_ends_quietly(pyz, tmp_path):
     for i in range(2, 6):
         links.add_link(str(tmp_path), "node-a", "peer%d" % i)
         index.record_transcript_path(str(tmp_path), "peer%d" % i, str(tmp_path / "session.jsonl"))
-    cmd = "%s %s --cwd %s --self node-a | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}" % (sys.executable, pyz, tmp_path)
+    cmd = "%s %s --cwd %s --self node-a | head -c 10 >/dev/null; exit ${PIPESTATUS[0]}" % (
+        sys.executable,
+        pyz,
+        tmp_path,
+    )
     r = subprocess.run(["bash", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     assert r.stderr == b"" and r.returncode == 0
 
@@ -259,5 +280,7 @@ def test_artifact_multiple_peers_sorted_by_link_file_name(run_pyz, tmp_path):
     links.add_link(str(tmp_path), "mid", "alpha")
     index.record_transcript_path(str(tmp_path), "alpha", str(tmp_path / "other.jsonl"))
     r = run_pyz(["--cwd", tmp_path, "--self", "mid"])
-    assert r.stdout == (b"# linked context from alpha (alpha)\n## user\nfrom alpha\n---\n"
-                        b"# linked context from Claude B (zed)\n## user\ndo the thing\n## assistant\ndone\n")
+    assert r.stdout == (
+        b"# linked context from alpha (alpha)\n## user\nfrom alpha\n---\n"
+        b"# linked context from Claude B (zed)\n## user\ndo the thing\n## assistant\ndone\n"
+    )

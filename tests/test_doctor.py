@@ -44,7 +44,8 @@ def only_peer(report):
 def test_printed_peer_with_title_and_turns(project, tmp_path):
     peer_with(project, tmp_path, "bob", turn("user", "do it") + TOOL_ONLY + turn("assistant", "done"))
     (project / ".termsprawl" / "project.json").write_text(
-        json.dumps({"nodes": [{"id": "bob", "data": {"title": "Bob the builder"}}]}))
+        json.dumps({"nodes": [{"id": "bob", "data": {"title": "Bob the builder"}}]})
+    )
     report = diagnose(str(project), "me")
     p = only_peer(report)
     assert p.outcome == doctor.PRINTED and p.printed
@@ -67,8 +68,9 @@ def test_no_link(project):
     links.add_link(str(project), "x", "y")
     report = diagnose(str(project), "me")
     assert report.peers == [] and report.link_files == 1
-    assert verdict(report) == ("the dump prints nothing: no link names me "
-                               "(add one with `termsprawl-context links add me OTHER`)")
+    assert verdict(report) == (
+        "the dump prints nothing: no link names me " "(add one with `termsprawl-context links add me OTHER`)"
+    )
 
 
 def test_no_state_folder(project):
@@ -83,15 +85,18 @@ def test_unsafe_self(project, tmp_path):
     assert "'../me' is not a safe node id" in verdict(report)
 
 
-@pytest.mark.parametrize("setup, outcome", [
-    ("no index entry", doctor.NO_INDEX_ENTRY),
-    ("junk index entry", doctor.INVALID_INDEX_ENTRY),
-    ("missing file", doctor.MISSING_FILE),
-    ("directory", doctor.NOT_A_FILE),
-    ("fifo", doctor.NOT_A_FILE),
-    ("no printable turns", doctor.NO_TURNS),
-    ("empty file", doctor.NO_TURNS),
-])
+@pytest.mark.parametrize(
+    "setup, outcome",
+    [
+        ("no index entry", doctor.NO_INDEX_ENTRY),
+        ("junk index entry", doctor.INVALID_INDEX_ENTRY),
+        ("missing file", doctor.MISSING_FILE),
+        ("directory", doctor.NOT_A_FILE),
+        ("fifo", doctor.NOT_A_FILE),
+        ("no printable turns", doctor.NO_TURNS),
+        ("empty file", doctor.NO_TURNS),
+    ],
+)
 def test_each_empty_cause_is_named(project, tmp_path, setup, outcome):
     if setup == "no index entry":
         peer_with(project, tmp_path, "bob")
@@ -158,8 +163,11 @@ def test_verdict_matches_the_dump(project, tmp_path, run_pyz):
     report = diagnose(str(project), "me")
     dump = run_pyz(["--cwd", project, "--self", "me"])
     assert dump.returncode == 0
-    headers = [line.split("(")[-1].rstrip(")") for line in dump.stdout.decode().splitlines()
-               if line.startswith("# linked context from ")]
+    headers = [
+        line.split("(")[-1].rstrip(")")
+        for line in dump.stdout.decode().splitlines()
+        if line.startswith("# linked context from ")
+    ]
     assert [p.peer for p in report.printed] == headers == ["a-printed", "f-printed", "f-printed"]
     assert verdict(report) == "the dump prints 3 peers (5 turns): a-printed, f-printed, f-printed"
 
@@ -180,9 +188,14 @@ def test_cli_human_and_json(project, tmp_path, run_pyz):
     data = json.loads(run_pyz(["doctor", "--cwd", project, "--self", "me", "--json"]).stdout)
     assert data["printed_peers"] == 3 and data["self"] == "me" and data["self_safe"] is True
     assert [(p["peer"], p["outcome"]) for p in data["peers"]] == [
-        ("a-printed", "printed"), ("b-noindex", "no-index-entry"), ("c-missing", "missing-file"),
-        ("d-dir", "not-a-regular-file"), ("e-noturns", "no-printable-turns"), ("f-printed", "printed"),
-        ("f-printed", "printed")]
+        ("a-printed", "printed"),
+        ("b-noindex", "no-index-entry"),
+        ("c-missing", "missing-file"),
+        ("d-dir", "not-a-regular-file"),
+        ("e-noturns", "no-printable-turns"),
+        ("f-printed", "printed"),
+        ("f-printed", "printed"),
+    ]
     assert data["verdict"] == verdict(diagnose(str(project), "me"))
 
 

@@ -28,8 +28,17 @@ def make(tmp_path, kind):
         links.add_link(str(tmp_path), "me", "peer")
 
 
-@pytest.mark.parametrize("kind", ["no state dir", "empty state dir", "links is a file",
-                                  "links is a dangling symlink", "links is a symlink to a folder", "links folder"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "no state dir",
+        "empty state dir",
+        "links is a file",
+        "links is a dangling symlink",
+        "links is a symlink to a folder",
+        "links folder",
+    ],
+)
 def test_link_files_equal_the_link_reader(tmp_path, kind):
     make(tmp_path, kind)
     io = ProjectIO(str(tmp_path))

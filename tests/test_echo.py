@@ -6,16 +6,41 @@ from termsprawl_context.transcript.echo import echoes_record, names_git_path
 
 # internal/commandmod echo_test (the notes, section 5.3), verbatim.
 NOTES_ECHOES = [
-    "git log -1", "sh -c 'git log'", 'bash -c "git show HEAD"', "/usr/bin/git log", 'git -C "a b" log',
-    "env FOO=1 sh -c 'cd x && git log'", "git for-each-ref --format=%(contents)", "git tag -n99",
-    "git stash list", "cat .git/COMMIT_EDITMSG", "cat .git/logs/HEAD", "cd x && git reflog",
-    "git --no-pager -c a=b log", "sr trajectory", "sr-mark list", "sr-checks run", "sr-agent x",
-    "sr-session trajectory cite 'q'", "sr-file write a", "/opt/bin/sr-session state list",
-    "echo hi | sr-file write a", "sh -c 'cat < .git/COMMIT_EDITMSG'",
+    "git log -1",
+    "sh -c 'git log'",
+    'bash -c "git show HEAD"',
+    "/usr/bin/git log",
+    'git -C "a b" log',
+    "env FOO=1 sh -c 'cd x && git log'",
+    "git for-each-ref --format=%(contents)",
+    "git tag -n99",
+    "git stash list",
+    "cat .git/COMMIT_EDITMSG",
+    "cat .git/logs/HEAD",
+    "cd x && git reflog",
+    "git --no-pager -c a=b log",
+    "sr trajectory",
+    "sr-mark list",
+    "sr-checks run",
+    "sr-agent x",
+    "sr-session trajectory cite 'q'",
+    "sr-file write a",
+    "/opt/bin/sr-session state list",
+    "echo hi | sr-file write a",
+    "sh -c 'cat < .git/COMMIT_EDITMSG'",
 ]
 NOTES_NOT_ECHOES = [
-    "echo 'tests passed'", "go test ./...", "git status", "git diff --stat", "git add -A && git commit -m x",
-    "cat README.md", "make build", "ls src", "echo 'git log'", "sh -c 'echo ok'", "git -C dir status",
+    "echo 'tests passed'",
+    "go test ./...",
+    "git status",
+    "git diff --stat",
+    "git add -A && git commit -m x",
+    "cat README.md",
+    "make build",
+    "ls src",
+    "echo 'git log'",
+    "sh -c 'echo ok'",
+    "git -C dir status",
 ]
 # This product prints transcript text under every name it is run by.
 OWN_ECHOES = [
@@ -36,7 +61,7 @@ OWN_ECHOES = [
     "python3 -m termsprawl_context cite /x q",
     "python3 -I -m termsprawl_context assemble 1",
     ".termsprawl/bin/termsprawl-context --cwd /p --self a",
-    "\"$CLAUDE_PROJECT_DIR\"/.termsprawl/bin/termsprawl-context assemble 1",
+    '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context assemble 1',
     "cd /p && termsprawl-context assemble 1 | head -5",
     "bash -lc 'termsprawl-context sessions'",
     "env TERMSPRAWL_NODE_ID=a termsprawl-context --cwd . --self a",
@@ -82,8 +107,17 @@ def test_not_echoes(command):
 
 @pytest.mark.parametrize(
     "word, expected",
-    [(".git", True), (".git/HEAD", True), ("a/.git/x", True), ("repo/.git", True), ("--file=.git/x", True),
-     ("a\\.git\\HEAD", True), (".gitignore", False), ("x.git", False), ("-C", False)],
+    [
+        (".git", True),
+        (".git/HEAD", True),
+        ("a/.git/x", True),
+        ("repo/.git", True),
+        ("--file=.git/x", True),
+        ("a\\.git\\HEAD", True),
+        (".gitignore", False),
+        ("x.git", False),
+        ("-C", False),
+    ],
 )
 def test_git_paths(word, expected):
     assert names_git_path(word) is expected

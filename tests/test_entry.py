@@ -1,6 +1,5 @@
 """The record model: decoding a parsed line into an Entry, and who is speaking in it."""
 
-
 import pytest
 
 from termsprawl_context.harness import claude as cc
@@ -35,10 +34,22 @@ def user(content, **flags):
 # --- decoding ---------------------------------------------------------------------------
 def test_entry_of_reads_every_named_field():
     record = {
-        "type": "user", "uuid": "u", "parentUuid": "p", "logicalParentUuid": "lp", "sessionId": "s",
-        "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w", "gitBranch": "main", "isSidechain": True,
-        "isMeta": True, "isCompactSummary": True, "isVisibleInTranscriptOnly": True, "agentId": "a123456",
-        "message": {"content": "hi"}, "toolUseResult": {"x": 1}, "attachment": {"type": "t"},
+        "type": "user",
+        "uuid": "u",
+        "parentUuid": "p",
+        "logicalParentUuid": "lp",
+        "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "cwd": "/w",
+        "gitBranch": "main",
+        "isSidechain": True,
+        "isMeta": True,
+        "isCompactSummary": True,
+        "isVisibleInTranscriptOnly": True,
+        "agentId": "a123456",
+        "message": {"content": "hi"},
+        "toolUseResult": {"x": 1},
+        "attachment": {"type": "t"},
     }
     e = entry_of(record, line=7, offset=99)
     assert (e.type, e.uuid, e.parent_uuid, e.logical_parent_uuid, e.session_id) == ("user", "u", "p", "lp", "s")
@@ -94,7 +105,10 @@ def test_notices_are_not_the_person(prefix):
     "record, expected",
     [
         (user("fix the bug"), PERSON),
-        (user([{"type": "text", "text": "<ide_opened_file>x</ide_opened_file>"}, {"type": "text", "text": "go"}]), PERSON),
+        (
+            user([{"type": "text", "text": "<ide_opened_file>x</ide_opened_file>"}, {"type": "text", "text": "go"}]),
+            PERSON,
+        ),
         (user([{"type": "text", "text": "<ide_selection>x</ide_selection>"}]), NOTICE),
         (user("<command-message>init</command-message>"), INJECTED),
         (user("summary", isCompactSummary=True), COMPACTION),
@@ -108,8 +122,22 @@ def test_notices_are_not_the_person(prefix):
         ({"type": "assistant", "uuid": "a", "isSidechain": True, "message": {"content": "x"}}, SIDECHAIN),
         ({"type": "system", "uuid": "s", "content": "x"}, SYSTEM),
         ({"type": "summary", "summary": "x", "leafUuid": "u"}, OTHER),
-        ({"type": "attachment", "uuid": "q", "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "also do y"}}, PERSON),
-        ({"type": "attachment", "uuid": "q", "attachment": {"type": "queued_command", "commandMode": "task-notification", "prompt": "x"}}, INJECTED),
+        (
+            {
+                "type": "attachment",
+                "uuid": "q",
+                "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "also do y"},
+            },
+            PERSON,
+        ),
+        (
+            {
+                "type": "attachment",
+                "uuid": "q",
+                "attachment": {"type": "queued_command", "commandMode": "task-notification", "prompt": "x"},
+            },
+            INJECTED,
+        ),
     ],
 )
 def test_speaker(record, expected):
@@ -128,25 +156,49 @@ def test_typed_texts_keep_only_the_persons_blocks():
     )
     assert typed_texts(entry_of(record)) == ["bare string typed", "please fix a.py"]
     assert typed_texts(entry_of(user("x", isMeta=True))) == []
-    queued = {"type": "attachment", "attachment": {"type": "queued_command", "commandMode": "prompt",
-              "prompt": [{"type": "text", "text": "one"}, {"type": "image"}, {"type": "text", "text": "two"}]}}
+    queued = {
+        "type": "attachment",
+        "attachment": {
+            "type": "queued_command",
+            "commandMode": "prompt",
+            "prompt": [{"type": "text", "text": "one"}, {"type": "image"}, {"type": "text", "text": "two"}],
+        },
+    }
     assert typed_texts(entry_of(queued)) == ["one\n\ntwo"]
 
 
 def test_display_text_is_the_dumps_rule():
     assert model.display_text("") == ""
-    assert model.display_text([{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "t"}, {"type": "text", "text": "b"}]) == "a\nb"
+    assert (
+        model.display_text(
+            [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "t"}, {"type": "text", "text": "b"}]
+        )
+        == "a\nb"
+    )
     assert model.display_text(["bare"]) is None
     assert model.display_text(None) is None
 
 
 def test_tool_calls_and_results():
-    call = entry_of({"type": "assistant", "message": {"content": [
-        {"type": "text", "text": "running"}, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
-        {"type": "tool_use", "id": 5, "name": None}]}})
+    call = entry_of(
+        {
+            "type": "assistant",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "running"},
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}},
+                    {"type": "tool_use", "id": 5, "name": None},
+                ]
+            },
+        }
+    )
     assert model.tool_calls(call) == [("t1", "Bash", {"command": "ls"}), ("", "", None)]
     assert model.assistant_text(call) == "running"
-    result = entry_of(user([{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a"}], "is_error": True}]))
+    result = entry_of(
+        user(
+            [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a"}], "is_error": True}]
+        )
+    )
     assert model.tool_results(result) == [("t1", [{"type": "text", "text": "a"}], True)]
     assert model.result_texts([{"type": "text", "text": "a"}, {"type": "image"}, {"text": "b"}]) == ["a", "b"]
     assert model.tool_calls(result) == [] and model.tool_results(call) == []

@@ -11,8 +11,8 @@ from oracles import entry_of_oracle
 _KEYS = [key for key, _, _ in E._DECODED] + ["content", "summary", "Type", "UUID"]
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["content", "type", "text"]), inner,
-                                                                  max_size=3),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["content", "type", "text"]), inner, max_size=3),
     max_leaves=6,
 )
 
@@ -25,7 +25,16 @@ def test_entry_of_equals_its_field_table(record, line, offset):
 
 def test_first_content_text_is_the_title_rule():
     assert first_content_text("typed") == "typed"
-    assert first_content_text([{"type": "tool_result", "text": "no"}, {"type": "text", "text": ""},
-                                 {"type": "text", "text": "first"}, {"type": "text", "text": "second"}]) == "first"
+    assert (
+        first_content_text(
+            [
+                {"type": "tool_result", "text": "no"},
+                {"type": "text", "text": ""},
+                {"type": "text", "text": "first"},
+                {"type": "text", "text": "second"},
+            ]
+        )
+        == "first"
+    )
     assert first_content_text(["bare strings do not count"]) == ""
     assert first_content_text(None) == ""

@@ -67,8 +67,11 @@ def test_refusal_class_names_are_unique():
 def test_every_exit_code_is_in_the_readme_table():
     table = readme_exit_codes()
     for cls in refusal_classes():
-        assert cls.exit_code in table, "%s.%s exits %d, not in the README" % (cls.__module__, cls.__name__,
-                                                                              cls.exit_code)
+        assert cls.exit_code in table, "%s.%s exits %d, not in the README" % (
+            cls.__module__,
+            cls.__name__,
+            cls.exit_code,
+        )
     constants = {v for k, v in vars(errors).items() if k.startswith("EXIT_")}
     assert constants <= table
 
@@ -103,8 +106,14 @@ def run_with_fault(fault, tmp_path):
         """
     ).format(body=textwrap.indent(textwrap.dedent(fault), "    "))
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    return subprocess.run([sys.executable, "-c", code], cwd=str(tmp_path), env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=str(tmp_path),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
 
 
 def test_internal_error_is_one_line_exit_70(tmp_path):

@@ -15,9 +15,7 @@ from termsprawl_context.store.freshness import (
 
 
 def warning(path, age):
-    return (
-        "WARNING \u2014 %s was modified %ds ago (< 60 s threshold); skipping in-progress transcript." % (path, age)
-    )
+    return "WARNING \u2014 %s was modified %ds ago (< 60 s threshold); skipping in-progress transcript." % (path, age)
 
 
 def note(path, age):
@@ -46,7 +44,7 @@ def test_just_touched_is_too_fresh(touched):
 
 
 def test_just_touched_with_the_flag_proceeds_with_a_note(touched):
-    mtime = os.stat(touched).st_mtime_ns // 10 ** 9
+    mtime = os.stat(touched).st_mtime_ns // 10**9
     code, message = check_fresh(touched, True, now=mtime + 3.9)
     assert code == EXIT_OK
     assert message == note(touched, 3)
@@ -60,7 +58,7 @@ def test_old_file_is_silent(touched):
 
 
 def test_the_boundary_is_whole_seconds(touched):
-    os.utime(touched, ns=(1000 * 10 ** 9 + 999999999, 1000 * 10 ** 9 + 999999999))
+    os.utime(touched, ns=(1000 * 10**9 + 999999999, 1000 * 10**9 + 999999999))
     assert freshness_age(touched, now=1059.999) == 59
     assert check_fresh(touched, False, now=1059.999) == (EXIT_TOO_FRESH, warning(touched, 59))
     assert check_fresh(touched, False, now=1060.0) == (EXIT_OK, None)

@@ -32,6 +32,7 @@ import cite_fixtures as fx
 from conftest import REPO, SRC, corpus_files, snapshot
 from test_turns import oracle_turns_of
 from termsprawl_context import jsonl
+from termsprawl_context._output import encode_text
 from termsprawl_context.cli import COMMANDS, main
 from termsprawl_context.errors import EXIT_INTERNAL
 
@@ -41,8 +42,14 @@ FUZZ_COUNTS = {}
 
 
 def fuzz_settings(examples):
-    return settings(max_examples=examples * SCALE, deadline=None, derandomize=not LONG, database=None,
-                    suppress_health_check=list(HealthCheck), print_blob=True)
+    return settings(
+        max_examples=examples * SCALE,
+        deadline=None,
+        derandomize=not LONG,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
 
 
 def count(name, n=1):
@@ -77,20 +84,57 @@ if os.environ.get("TERMSPRAWL_REQUIRE_CORPUS") == "1":
 
 # Lines of the shapes the readers look at, for when the corpus is absent, and to be sure
 # every kind is mutated whatever the corpus holds.
-SYNTHETIC_LINES = [line.encode("utf-8") for line in [
-    fx.user_msg("u1", "hello"), fx.assistant_text("u2", "u1", "an answer"),
-    fx.tool_call("u3", "u2", "toolu_1", "Bash", "ls"), fx.tool_answer("u4", "u3", "toolu_1", "a.txt"),
-    fx.preamble(), fx.queued_command_msg("u5", "u4", "do it"),
-    json.dumps({"type": "summary", "summary": "a summary", "leafUuid": "u2"}),
-    json.dumps({"type": "user", "uuid": "u6", "sessionId": "s1", "timestamp": "2024-01-01T00:00:00Z",
-                "cwd": "/p", "message": {"role": "user", "content": [{"type": "text", "text": "typed"}]}}),
-    json.dumps({"type": "ai-title", "aiTitle": "t", "sessionId": "s1"}),
-]] + [line.encode("utf-8") for line in fx.launch(1, "toolu_9", "bg1") + [fx.notification("bg1", "completed")]]
+SYNTHETIC_LINES = [
+    line.encode("utf-8")
+    for line in [
+        fx.user_msg("u1", "hello"),
+        fx.assistant_text("u2", "u1", "an answer"),
+        fx.tool_call("u3", "u2", "toolu_1", "Bash", "ls"),
+        fx.tool_answer("u4", "u3", "toolu_1", "a.txt"),
+        fx.preamble(),
+        fx.queued_command_msg("u5", "u4", "do it"),
+        json.dumps({"type": "summary", "summary": "a summary", "leafUuid": "u2"}),
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u6",
+                "sessionId": "s1",
+                "timestamp": "2024-01-01T00:00:00Z",
+                "cwd": "/p",
+                "message": {"role": "user", "content": [{"type": "text", "text": "typed"}]},
+            }
+        ),
+        json.dumps({"type": "ai-title", "aiTitle": "t", "sessionId": "s1"}),
+    ]
+] + [line.encode("utf-8") for line in fx.launch(1, "toolu_9", "bg1") + [fx.notification("bg1", "completed")]]
 SEED_LINES = SYNTHETIC_LINES + CORPUS_LINES
 
 # Values of every JSON type, and hostile ones, to put in any field.
-WRONG_VALUES = [None, True, False, 0, 1, -1, 1.5, 1e308, "", "x", "\ud800", "\udfff\ud83d", [], [1], {}, {"a": 1},
-                "u1", "s1", [[[[[[]]]]]], "é" * 3, "\u2028", "\x00", 12345678901234567890123]
+WRONG_VALUES = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.5,
+    1e308,
+    "",
+    "x",
+    "\ud800",
+    "\udfff\ud83d",
+    [],
+    [1],
+    {},
+    {"a": 1},
+    "u1",
+    "s1",
+    [[[[[[]]]]]],
+    "é" * 3,
+    "\u2028",
+    "\x00",
+    12345678901234567890123,
+]
 
 
 def _paths(value, prefix=()):
@@ -141,10 +185,26 @@ def byte_mutated_line(draw):
         elif action == "cut":
             del raw[at:]
         elif action == "drop" and at < len(raw):
-            del raw[at:at + draw(st.integers(1, 8))]
+            del raw[at : at + draw(st.integers(1, 8))]
         else:
-            raw[at:at] = draw(st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\\ud800", b"\x00", b"\xc0\xaf", b"\r",
-                                               b'"', b"{", b"]", b"\\", b"\xe2\x80\xa8", b"\xef\xbb\xbf"]))
+            raw[at:at] = draw(
+                st.sampled_from(
+                    [
+                        b"\xff",
+                        b"\xed\xa0\x80",
+                        b"\\ud800",
+                        b"\x00",
+                        b"\xc0\xaf",
+                        b"\r",
+                        b'"',
+                        b"{",
+                        b"]",
+                        b"\\",
+                        b"\xe2\x80\xa8",
+                        b"\xef\xbb\xbf",
+                    ]
+                )
+            )
     return bytes(raw)
 
 
@@ -171,8 +231,23 @@ def deep_line(draw):
 junk_line = st.one_of(
     st.binary(max_size=80),
     st.text(max_size=40).map(lambda t: t.encode("utf-8", "surrogatepass")),
-    st.sampled_from([b"", b" ", b"null", b"[]", b"1", b'"s"', b"{", b"}", b'{"type":"user"}', b"\x00" * 10,
-                     b'{"type":"user","message":{"content":"\\ud83d"}}', b'{"a":NaN}', b'{"a":1e400}']),
+    st.sampled_from(
+        [
+            b"",
+            b" ",
+            b"null",
+            b"[]",
+            b"1",
+            b'"s"',
+            b"{",
+            b"}",
+            b'{"type":"user"}',
+            b"\x00" * 10,
+            b'{"type":"user","message":{"content":"\\ud83d"}}',
+            b'{"a":NaN}',
+            b'{"a":1e400}',
+        ]
+    ),
 )
 
 any_line = st.one_of(st.sampled_from(SEED_LINES), wrong_type_line(), byte_mutated_line(), deep_line(), junk_line)
@@ -185,7 +260,7 @@ def transcript(draw):
     ending = draw(st.sampled_from([b"\n", b"\r\n"]))
     data = b"".join(line + ending for line in lines)
     if draw(st.booleans()) and data:
-        data = data[:draw(st.integers(0, len(data)))]  # a torn write
+        data = data[: draw(st.integers(0, len(data)))]  # a torn write
     return data
 
 
@@ -260,8 +335,11 @@ class World(object):
         self.project = os.path.join(root, "project")
         self.store = os.path.join(root, "home", ".claude", "projects")
         self.session = os.path.join(self.store, "-project", "s1.jsonl")
-        for d in (os.path.join(self.project, ".termsprawl", "links"),
-                  os.path.join(self.project, ".termsprawl", "transcripts"), os.path.dirname(self.session)):
+        for d in (
+            os.path.join(self.project, ".termsprawl", "links"),
+            os.path.join(self.project, ".termsprawl", "transcripts"),
+            os.path.dirname(self.session),
+        ):
             os.makedirs(d, exist_ok=True)
         self.write_state("links/aaa--bbb.json", b'{"version": 1, "a": "aaa", "b": "bbb"}')
         self.write_state("transcripts/bbb.json", json.dumps({"version": 1, "path": self.session}).encode())
@@ -276,8 +354,10 @@ class World(object):
             f.write(data)
 
     def env(self):
-        return {"HOME": os.path.dirname(os.path.dirname(os.path.dirname(self.store))),
-                "CLAUDE_CONFIG_DIR": os.path.dirname(self.store)}
+        return {
+            "HOME": os.path.dirname(os.path.dirname(os.path.dirname(self.store))),
+            "CLAUDE_CONFIG_DIR": os.path.dirname(self.store),
+        }
 
     def transcript_commands(self, uuid):
         store = ["--projects-dir", self.store]
@@ -359,8 +439,9 @@ def test_every_transcript_command_on_hostile_transcripts(world_root):
 
 def _deep_uuid_lines(depth, copies=2):
     nested = b"[" * depth + b"1" + b"]" * depth
-    return b"".join(b'{"type":"user","uuid":' + nested + b',"message":{"content":"deep %d"}}\n' % i
-                    for i in range(copies))
+    return b"".join(
+        b'{"type":"user","uuid":' + nested + b',"message":{"content":"deep %d"}}\n' % i for i in range(copies)
+    )
 
 
 @pytest.mark.parametrize("depth", [450, 900, 975])
@@ -380,8 +461,12 @@ def test_deep_uuids_never_exit_70_in_assemble(pyz, tmp_path, depth):
     comparing them does not recurse)."""
     path = tmp_path / "deep.jsonl"
     path.write_bytes(_deep_uuid_lines(depth))
-    done = subprocess.run([sys.executable, str(pyz), "assemble-file", str(path)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(pyz), "assemble-file", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     check_outcome(done.returncode, done.stdout, done.stderr, ["assemble-file", depth])
     assert done.returncode == 0 and done.stdout.count(b"\n") == 1, done.stdout[-200:]
 
@@ -390,8 +475,10 @@ def test_uuids_true_and_1_are_two_messages(tmp_path):
     """Issue 13 item 11 (fixed in store/assemble.py by the issue-14 engineer): JSON's
     true and 1 are different uuids, though Python says True == 1."""
     path = tmp_path / "t.jsonl"
-    path.write_bytes(b'{"type":"user","uuid":true,"timestamp":"2024-01-01T00:00:00Z","message":{"content":"a"}}\n'
-                     b'{"type":"user","uuid":1,"timestamp":"2024-01-01T00:00:01Z","message":{"content":"b"}}\n')
+    path.write_bytes(
+        b'{"type":"user","uuid":true,"timestamp":"2024-01-01T00:00:00Z","message":{"content":"a"}}\n'
+        b'{"type":"user","uuid":1,"timestamp":"2024-01-01T00:00:01Z","message":{"content":"b"}}\n'
+    )
     code, out, err = run_cli(["assemble-file", path])
     check_outcome(code, out, err, ["assemble-file"])
     assert out.count(b"\n") == 2, out
@@ -409,7 +496,7 @@ def test_readers_on_truncations_of_real_files_at_every_offset():
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.jsonl")
-        small = [p for p in files if 0 < p.stat().st_size <= 6000][:3 * SCALE]
+        small = [p for p in files if 0 < p.stat().st_size <= 6000][: 3 * SCALE]
         for source in small:
             data = source.read_bytes()
             for cut in range(len(data) + 1):
@@ -464,7 +551,8 @@ def test_giant_lines_and_sparse_files_through_every_transcript_command(world_roo
 json_doc = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
-    max_leaves=8)
+    max_leaves=8,
+)
 
 
 def _state_value(kind):
@@ -484,19 +572,35 @@ def _state_value(kind):
         return _dump(_replace(valid, path, draw(st.sampled_from(WRONG_VALUES) | json_doc)), draw(st.booleans()))
 
     return st.one_of(
-        st.just(_dump(valid, True)), wrong(),
+        st.just(_dump(valid, True)),
+        wrong(),
         json_doc.map(lambda v: _dump(v, False)),
         st.binary(max_size=60),
-        st.sampled_from([b'{"n": 1e400}', b"[" * 3000 + b"]" * 3000, b'{"a":' * 500 + b"1" + b"}" * 500,
-                         b'{"version": true, "a": "aaa", "b": "bbb"}', b'{"version": 1.0, "a": "aaa", "b": "bbb"}',
-                         b"\xef\xbb\xbf{}", b'{"nodes": {"id": "bbb"}}', b'{"path": ["x"], "version": 1}']),
+        st.sampled_from(
+            [
+                b'{"n": 1e400}',
+                b"[" * 3000 + b"]" * 3000,
+                b'{"a":' * 500 + b"1" + b"}" * 500,
+                b'{"version": true, "a": "aaa", "b": "bbb"}',
+                b'{"version": 1.0, "a": "aaa", "b": "bbb"}',
+                b"\xef\xbb\xbf{}",
+                b'{"nodes": {"id": "bbb"}}',
+                b'{"path": ["x"], "version": 1}',
+            ]
+        ),
     )
 
 
 def test_every_state_command_on_hostile_state(world_root):
     @fuzz_settings(120)
-    @given(_state_value("link"), _state_value("index"), _state_value("project"), _state_value("settings"),
-           st.binary(max_size=40), transcript())
+    @given(
+        _state_value("link"),
+        _state_value("index"),
+        _state_value("project"),
+        _state_value("settings"),
+        st.binary(max_size=40),
+        transcript(),
+    )
     def check(link, index, project, settings_file, agents, data):
         world = _fresh_world(world_root)
         world.transcript(data)
@@ -509,11 +613,18 @@ def test_every_state_command_on_hostile_state(world_root):
         with open(os.path.join(world.project, ".claude", "settings.local.json"), "wb") as f:
             f.write(settings_file)
         p = world.project
-        for argv in (["--cwd", p, "--self", "aaa"], ["doctor", "--cwd", p, "--self", "aaa"],
-                     ["links", "list", "--cwd", p], ["links", "list", "--cwd", p, "--json"],
-                     ["links", "peers", "aaa", "--cwd", p], ["index", "get", "bbb", "--cwd", p],
-                     ["links", "add", "aaa", "ccc", "--cwd", p], ["links", "remove", "aaa", "ccc", "--cwd", p],
-                     ["index", "set", "ccc", "/x/y.jsonl", "--cwd", p], ["init", "--hook", "--cwd", p]):
+        for argv in (
+            ["--cwd", p, "--self", "aaa"],
+            ["doctor", "--cwd", p, "--self", "aaa"],
+            ["links", "list", "--cwd", p],
+            ["links", "list", "--cwd", p, "--json"],
+            ["links", "peers", "aaa", "--cwd", p],
+            ["index", "get", "bbb", "--cwd", p],
+            ["links", "add", "aaa", "ccc", "--cwd", p],
+            ["links", "remove", "aaa", "ccc", "--cwd", p],
+            ["index", "set", "ccc", "/x/y.jsonl", "--cwd", p],
+            ["init", "--hook", "--cwd", p],
+        ):
             code, out, err = run_cli(argv, env=world.env())
             check_outcome(code, out, err, argv)
             if argv[0] == "--cwd":
@@ -529,8 +640,13 @@ def test_every_state_command_on_hostile_state(world_root):
 
 @st.composite
 def payload(draw):
-    base = {"session_id": "s1", "transcript_path": "<store>/-project/s1.jsonl", "cwd": "<project>",
-            "hook_event_name": "SessionStart", "source": draw(st.sampled_from(["startup", "resume", "clear"]))}
+    base = {
+        "session_id": "s1",
+        "transcript_path": "<store>/-project/s1.jsonl",
+        "cwd": "<project>",
+        "hook_event_name": "SessionStart",
+        "source": draw(st.sampled_from(["startup", "resume", "clear"])),
+    }
     kind = draw(st.sampled_from(["valid", "wrong", "junk", "deep", "mutated"]))
     if kind == "valid":
         return _dump(base, draw(st.booleans()))
@@ -551,6 +667,7 @@ def test_hook_on_hostile_payloads(world_root):
     """The hook always exits 0, prints on stdout at most its one JSON answer (stdout
     reaches Claude Code), says why in at most one stderr line, and records only a
     payload that names a transcript inside the store."""
+
     @fuzz_settings(150)
     @given(payload(), transcript())
     def check(data, transcript_data):
@@ -590,11 +707,21 @@ def test_the_artifact_never_shows_a_traceback(pyz, tmp_path_factory):
         env = dict(os.environ, **world.env())
         env["TERMSPRAWL_NODE_ID"] = "ddd"
         runs = [(argv, b"") for argv in world.transcript_commands(_a_uuid(data))[:6]]
-        runs.append((["hook", "--projects-dir", world.store, "--cwd", world.project],
-                     hook_payload.replace(b"<store>", world.store.encode())))
+        runs.append(
+            (
+                ["hook", "--projects-dir", world.store, "--cwd", world.project],
+                hook_payload.replace(b"<store>", world.store.encode()),
+            )
+        )
         for argv, stdin in runs:
-            done = subprocess.run([sys.executable, str(pyz)] + [str(a) for a in argv], input=stdin, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+            done = subprocess.run(
+                [sys.executable, str(pyz)] + [str(a) for a in argv],
+                input=stdin,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                timeout=120,
+            )
             check_outcome(done.returncode, done.stdout, done.stderr, argv)
             count("artifact runs")
 
@@ -607,10 +734,18 @@ def test_the_artifact_never_shows_a_traceback(pyz, tmp_path_factory):
 def _record_lines(n):
     lines = [fx.preamble()]
     for i in range(n):
-        lines.append(json.dumps({"type": "user" if i % 2 == 0 else "assistant", "uuid": "p%03d" % i,
-                                 "parentUuid": "p%03d" % (i - 1) if i else None, "sessionId": "grow",
-                                 "timestamp": "2024-01-01T00:%02d:%02dZ" % (i // 60, i % 60),
-                                 "message": {"content": "turn %d " % i + "é" * (i % 7) + "x" * (i * 37 % 300)}}))
+        lines.append(
+            json.dumps(
+                {
+                    "type": "user" if i % 2 == 0 else "assistant",
+                    "uuid": "p%03d" % i,
+                    "parentUuid": "p%03d" % (i - 1) if i else None,
+                    "sessionId": "grow",
+                    "timestamp": "2024-01-01T00:%02d:%02dZ" % (i // 60, i % 60),
+                    "message": {"content": "turn %d " % i + "é" * (i % 7) + "x" * (i * 37 % 300)},
+                }
+            )
+        )
     lines[5:5] = fx.launch(1, "toolu_1", "bg1")
     lines.append(fx.notification("bg1", "completed"))
     return [line.encode("utf-8") + b"\n" for line in lines]
@@ -727,12 +862,20 @@ def test_writers_against_readers(tmp_path):
     with open(os.path.join(store, "-project", "s1.jsonl"), "w") as f:
         f.write(fx.user_msg("u1", "hi") + "\n")
     rounds = 15 * SCALE
-    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(SRC), project, store, "w%d" % i, str(rounds)],
-                                stderr=subprocess.PIPE) for i in range(4)]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(SRC), project, store, "w%d" % i, str(rounds)], stderr=subprocess.PIPE
+        )
+        for i in range(4)
+    ]
     reads = 0
     while any(w.poll() is None for w in writers):
-        for argv in (["links", "list", "--cwd", project], ["links", "peers", "aaa", "--cwd", project],
-                     ["--cwd", project, "--self", "zzz"], ["doctor", "--cwd", project, "--self", "zzz"]):
+        for argv in (
+            ["links", "list", "--cwd", project],
+            ["links", "peers", "aaa", "--cwd", project],
+            ["--cwd", project, "--self", "zzz"],
+            ["doctor", "--cwd", project, "--self", "zzz"],
+        ):
             code, out, err = run_cli(argv)
             check_outcome(code, out, err, argv)
             assert code == 0, (argv, err)
@@ -752,8 +895,11 @@ def test_writers_against_readers(tmp_path):
 
 def _outside_snapshot(parent, project):
     keep = (os.path.join(project, ".termsprawl"), os.path.join(project, ".claude"))
-    found = {path: state for path, state in snapshot(parent).items()
-             if not any(path == k or path.startswith(k + os.sep) for k in keep)}
+    found = {
+        path: state
+        for path, state in snapshot(parent).items()
+        if not any(path == k or path.startswith(k + os.sep) for k in keep)
+    }
     # The project folder's own mtime moves when .claude/ is created in it: that is inside.
     found[project] = found[project][:3]
     return found
@@ -777,19 +923,36 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
     store = tmp_path / "store"
     (store / "-p").mkdir(parents=True)
     (store / "-p" / "s1.jsonl").write_text(fx.user_msg("u1", "hi") + "\n")
-    payload = json.dumps({"session_id": "s1", "transcript_path": str(store / "-p" / "s1.jsonl"),
-                          "hook_event_name": "SessionStart", "source": "startup"}).encode()
-    commands = [["--cwd", project, "--self", "aaa"], ["doctor", "--cwd", project, "--self", "aaa"],
-                ["links", "list", "--cwd", project], ["links", "add", "aaa", "bbb", "--cwd", project],
-                ["links", "remove", "aaa", "bbb", "--cwd", project], ["links", "peers", "aaa", "--cwd", project],
-                ["index", "set", "aaa", "/x.jsonl", "--cwd", project], ["index", "get", "aaa", "--cwd", project],
-                ["init", "--cwd", project], ["init", "--hook", "--cwd", project],
-                ["hook", "--cwd", project, "--projects-dir", store],
-                ["sessions", "--projects-dir", store], ["find", "s1", "--projects-dir", store],
-                ["locate", "u1", "--projects-dir", store], ["assemble", "u1", "--projects-dir", store],
-                ["assemble-file", store / "-p" / "s1.jsonl"], ["fresh", store / "-p" / "s1.jsonl"],
-                ["show", "latest", "--all", "--projects-dir", store], ["search", "hi", "--projects-dir", store],
-                ["--cwd", project, "--self", "aaa", "--format", "json"]]
+    payload = json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(store / "-p" / "s1.jsonl"),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    ).encode()
+    commands = [
+        ["--cwd", project, "--self", "aaa"],
+        ["doctor", "--cwd", project, "--self", "aaa"],
+        ["links", "list", "--cwd", project],
+        ["links", "add", "aaa", "bbb", "--cwd", project],
+        ["links", "remove", "aaa", "bbb", "--cwd", project],
+        ["links", "peers", "aaa", "--cwd", project],
+        ["index", "set", "aaa", "/x.jsonl", "--cwd", project],
+        ["index", "get", "aaa", "--cwd", project],
+        ["init", "--cwd", project],
+        ["init", "--hook", "--cwd", project],
+        ["hook", "--cwd", project, "--projects-dir", store],
+        ["sessions", "--projects-dir", store],
+        ["find", "s1", "--projects-dir", store],
+        ["locate", "u1", "--projects-dir", store],
+        ["assemble", "u1", "--projects-dir", store],
+        ["assemble-file", store / "-p" / "s1.jsonl"],
+        ["fresh", store / "-p" / "s1.jsonl"],
+        ["show", "latest", "--all", "--projects-dir", store],
+        ["search", "hi", "--projects-dir", store],
+        ["--cwd", project, "--self", "aaa", "--format", "json"],
+    ]
     commands += record_commands(store / "-p" / "s1.jsonl", "u1", ["--projects-dir", store])
     assert {c[0] for c in commands} >= set(COMMANDS)
     before = _outside_snapshot(str(parent), str(project))
@@ -797,11 +960,22 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
     parent.chmod(0o555)
     try:
         for argv in commands:
-            env = {"PATH": os.environ.get("PATH", ""), "HOME": str(empty_home), "LANG": "C",
-                   "TERMSPRAWL_NODE_ID": "aaa", "CLAUDE_CONFIG_DIR": str(tmp_path)}
-            done = subprocess.run([sys.executable, str(pyz)] + [str(a) for a in argv], env=env, cwd=str(project),
-                                  input=payload if argv[0] == "hook" else b"", stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=120)
+            env = {
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(empty_home),
+                "LANG": "C",
+                "TERMSPRAWL_NODE_ID": "aaa",
+                "CLAUDE_CONFIG_DIR": str(tmp_path),
+            }
+            done = subprocess.run(
+                [sys.executable, str(pyz)] + [str(a) for a in argv],
+                env=env,
+                cwd=str(project),
+                input=payload if argv[0] == "hook" else b"",
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                timeout=120,
+            )
             check_outcome(done.returncode, done.stdout, done.stderr, argv)
             count("containment runs")
     finally:
@@ -830,12 +1004,22 @@ def test_no_command_needs_fcntl(pyz, tmp_path):
     (store / "-p" / "s1.jsonl").write_text(fx.user_msg("u1", "hi") + "\n")
     payload = json.dumps({"session_id": "s1", "transcript_path": str(store / "-p" / "s1.jsonl")}).encode()
     env = dict(os.environ, TERMSPRAWL_NODE_ID="aaa", HOME=str(tmp_path))
-    for argv, stdin in ((["init", "--hook", "--cwd", project], b""), (["links", "add", "aaa", "bbb", "--cwd", project], b""),
-                        (["index", "set", "bbb", str(store / "-p" / "s1.jsonl"), "--cwd", project], b""),
-                        (["hook", "--cwd", project, "--projects-dir", store], payload),
-                        (["--cwd", project, "--self", "aaa"], b""), (["links", "remove", "aaa", "bbb", "--cwd", project], b"")):
-        done = subprocess.run([sys.executable, "-c", _NO_FCNTL, str(pyz)] + [str(a) for a in argv], input=stdin,
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    for argv, stdin in (
+        (["init", "--hook", "--cwd", project], b""),
+        (["links", "add", "aaa", "bbb", "--cwd", project], b""),
+        (["index", "set", "bbb", str(store / "-p" / "s1.jsonl"), "--cwd", project], b""),
+        (["hook", "--cwd", project, "--projects-dir", store], payload),
+        (["--cwd", project, "--self", "aaa"], b""),
+        (["links", "remove", "aaa", "bbb", "--cwd", project], b""),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", _NO_FCNTL, str(pyz)] + [str(a) for a in argv],
+            input=stdin,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
         assert done.returncode == 0, (argv, done.stderr)
         assert b"fcntl" not in done.stderr and b"Traceback" not in done.stderr
         count("no-fcntl runs")
@@ -853,19 +1037,54 @@ QUERY_RECORD_LINES = [
     '{"type":"assistant","uuid":"q2","message":{"content":[{"type":"text","text":"ok"}],"n":-7}}',
     '{"type":"user","uuid":"q3","isSidechain":true,"message":{"content":"%s","n":0}}' % ("1" * 4400),
 ]
-_Q_ATOMS = st.sampled_from([
-    "type", "uuid", "isSidechain", "message", "message.n", "message.big", "message.neg", "message.s", "message.f",
-    "message.content", "toolUseResult", "0", "1", "2", "-1", "0.5", "1e308", "1e999", "9007199254740993",
-    "9223372036854775807", "9223372036854775808", "9" * 30, "'9%s'" % ("9" * 4400), '"x"', '"="', "nil", "true",
-    "false", "[1, 2]", "[]",
-    # Sub-expressions of the shapes that broke, for the search to combine.
-    "int(message.s)", "message.big * message.big", "(1/0)", "(0/0)", "message.content[message.big]",
-])
+_Q_ATOMS = st.sampled_from(
+    [
+        "type",
+        "uuid",
+        "isSidechain",
+        "message",
+        "message.n",
+        "message.big",
+        "message.neg",
+        "message.s",
+        "message.f",
+        "message.content",
+        "toolUseResult",
+        "0",
+        "1",
+        "2",
+        "-1",
+        "0.5",
+        "1e308",
+        "1e999",
+        "9007199254740993",
+        "9223372036854775807",
+        "9223372036854775808",
+        "9" * 30,
+        "'9%s'" % ("9" * 4400),
+        '"x"',
+        '"="',
+        "nil",
+        "true",
+        "false",
+        "[1, 2]",
+        "[]",
+        # Sub-expressions of the shapes that broke, for the search to combine.
+        "int(message.s)",
+        "message.big * message.big",
+        "(1/0)",
+        "(0/0)",
+        "message.content[message.big]",
+    ]
+)
 
 
 def _q_grow(inner):
-    binary = st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or", "in",
-                                                "contains", "startsWith"]), inner)
+    binary = st.tuples(
+        inner,
+        st.sampled_from(["+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or", "in", "contains", "startsWith"]),
+        inner,
+    )
     return st.one_of(
         binary.map(lambda t: "%s %s %s" % t),
         inner.map(lambda e: "(%s)" % e),
@@ -880,12 +1099,18 @@ def _q_grow(inner):
 
 _Q_TERMS = st.recursive(_Q_ATOMS, _q_grow, max_leaves=8)
 # Most random trees are not booleans (refused at compile time): half are made comparisons.
-QUERY_EXPRESSIONS = st.one_of(_Q_TERMS, st.tuples(_Q_TERMS, st.sampled_from(["==", "!=", "<", ">="]), _Q_TERMS)
-                              .map(lambda t: "%s %s %s" % t))
+QUERY_EXPRESSIONS = st.one_of(
+    _Q_TERMS, st.tuples(_Q_TERMS, st.sampled_from(["==", "!=", "<", ">="]), _Q_TERMS).map(lambda t: "%s %s %s" % t)
+)
 # The red team's reproducers (issue 24 item 3), run through the artifact too.
 QUERY_REPRODUCERS = [
-    "message.content[1/0] == 1", "message.content[0/0] == 1", "int(message.s) == 1", "message.big / 3 > 1",
-    "message.big % 7 == 1", "message.content[message.big * message.big] == 1", "9007199254740993 % 2 == 1",
+    "message.content[1/0] == 1",
+    "message.content[0/0] == 1",
+    "int(message.s) == 1",
+    "message.big / 3 > 1",
+    "message.big % 7 == 1",
+    "message.content[message.big * message.big] == 1",
+    "9007199254740993 % 2 == 1",
     "int(message.content) == 1 or message.content[9223372036854775807 * 2] == 1",
 ]
 
@@ -938,8 +1163,11 @@ def test_query_reproducers_through_the_artifact(run_pyz, tmp_path):
 # --- 9. cite: AskUserQuestion envelopes whose questions the model wrote (issue 24) --------------
 _ENVELOPE_TEXT = st.text(alphabet='ab =",.?xyQ', min_size=1, max_size=14)
 _ENVELOPE_FORMS = [
-    ("The user answered: ", ". Read the answers carefully \u2014 they may request clarification, changes, or that you "
-                            "not proceed \u2014 and follow what they actually say."),
+    (
+        "The user answered: ",
+        ". Read the answers carefully \u2014 they may request clarification, changes, or that you "
+        "not proceed \u2014 and follow what they actually say.",
+    ),
     ("Your questions have been answered: ", ". You can now continue with these answers in mind."),
     ("User has answered your questions: ", ". You can now continue with the user's answers in mind."),
 ]
@@ -955,18 +1183,24 @@ def test_no_question_cites_as_the_persons_answer(tmp_path):
     counter = [0]
 
     @fuzz_settings(250)
-    @given(st.lists(st.tuples(_ENVELOPE_TEXT, st.one_of(st.none(), _ENVELOPE_TEXT)), min_size=1, max_size=4),
-           st.sampled_from(_ENVELOPE_FORMS))
+    @given(
+        st.lists(st.tuples(_ENVELOPE_TEXT, st.one_of(st.none(), _ENVELOPE_TEXT)), min_size=1, max_size=4),
+        st.sampled_from(_ENVELOPE_FORMS),
+    )
     def check(pairs, form):
         answered = [(q, a) for q, a in pairs if a is not None]
         if not answered:
             return
         counter[0] += 1
         body = form[0] + ", ".join('"%s"="%s"' % pair for pair in answered) + form[1]
-        path = fx.write(tmp_path / ("e%d.jsonl" % counter[0]), [
-            fx.user_msg("u1", "hello there"),
-            fx.named_call("a1", "u1", "t1", "AskUserQuestion", {"questions": [{"question": q} for q, _ in pairs]}),
-            fx.tool_answer("r1", "a1", "t1", body)])
+        path = fx.write(
+            tmp_path / ("e%d.jsonl" % counter[0]),
+            [
+                fx.user_msg("u1", "hello there"),
+                fx.named_call("a1", "u1", "t1", "AskUserQuestion", {"questions": [{"question": q} for q, _ in pairs]}),
+                fx.tool_answer("r1", "a1", "t1", body),
+            ],
+        )
         answers = [cite.normalize(a) for _, a in answered]
         plain = not any('"' in q or '"' in (a or "") for q, a in pairs)
         for probe, is_answer in [(q, False) for q, _ in pairs] + [(a, True) for _, a in answered]:
@@ -1049,8 +1283,12 @@ def test_streaming_record_readers_print_what_reading_everything_printed(world_ro
         world.transcript(data)
         path = world.session
         uuid = _a_uuid(data)
-        for argv in (["entries", path], ["entries", path, "--since", uuid], ["entries", path, "--calls", "--json"],
-                     ["entries", path, "--json", "--since", "no-such-uuid"]):
+        for argv in (
+            ["entries", path],
+            ["entries", path, "--since", uuid],
+            ["entries", path, "--calls", "--json"],
+            ["entries", path, "--json", "--since", "no-such-uuid"],
+        ):
             code, out, err = run_cli(argv)
             check_outcome(code, out, err, argv)
             expected_code, expected = _collected_entries(path, argv)
@@ -1067,8 +1305,11 @@ def test_streaming_record_readers_print_what_reading_everything_printed(world_ro
                     assert (code, out) == (exc.exit_code, b""), argv
                     continue
                 if json_flag:
-                    assert json.loads(out.decode("utf-8")) == json.loads(json.dumps(
-                        [{"path": path, "line": e.line, "record": e.record} for e in found])), argv
+                    # Printed text turns a lone surrogate (a "\ud800" escape in a record) into U+FFFD.
+                    rows = json.dumps(
+                        [{"path": path, "line": e.line, "record": e.record} for e in found], ensure_ascii=False
+                    )
+                    assert json.loads(out.decode("utf-8")) == json.loads(encode_text(rows).decode("utf-8")), argv
                 else:
                     assert out.decode("utf-8", "replace").count("\n") == len(found), argv
                 count("issue 24: streamed query runs")
@@ -1208,8 +1449,14 @@ def test_the_hook_exits_0_whatever_happens_to_its_stdout(pyz, tmp_path_factory):
             else:
                 stdout = None
             try:
-                proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=stdout, stderr=subprocess.PIPE, env=env,
-                                        preexec_fn=(lambda: os.close(1)) if how == "closed" else None)
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=stdout,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    preexec_fn=(lambda: os.close(1)) if how == "closed" else None,
+                )
                 _, err = proc.communicate(data, timeout=120)
             finally:
                 if stdout is not None:

@@ -33,8 +33,13 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "gemini-0.61"
 MAIN = FIXTURES / "session-2026-12-01T23-26-8f455c26.jsonl"
 STUB = FIXTURES / "session-2026-12-01T23-27-8f455c26.jsonl"
 SESSION_ID = "8f455c26-deef-46f3-bb75-17621b3a9608"
-HEADER = {"sessionId": "5e55", "projectHash": "ab", "startTime": "2026-12-01T00:00:00.000Z",
-          "lastUpdated": "2026-12-01T00:00:00.000Z", "kind": "main"}
+HEADER = {
+    "sessionId": "5e55",
+    "projectHash": "ab",
+    "startTime": "2026-12-01T00:00:00.000Z",
+    "lastUpdated": "2026-12-01T00:00:00.000Z",
+    "kind": "main",
+}
 
 
 def prompts(path):
@@ -50,8 +55,9 @@ def user(mid, text):
 
 
 def said(mid, text, **extra):
-    return dict({"id": mid, "timestamp": "2026-12-01T00:00:02.000Z", "type": "gemini", "content": text,
-                 "thoughts": []}, **extra)
+    return dict(
+        {"id": mid, "timestamp": "2026-12-01T00:00:02.000Z", "type": "gemini", "content": text, "thoughts": []}, **extra
+    )
 
 
 def write_chat(tmp_path, records, name="session-2026-12-01T00-00-5e55.jsonl"):
@@ -130,21 +136,42 @@ def test_harness_registry_finds_gemini_files_by_store_and_by_content(tmp_path):
     sessions = list(gemini.HARNESS.sessions(env))
     assert [(s.session_id, s.path) for s in sessions] == [(SESSION_ID, str(chats / MAIN.name))]
     assert gemini.store_root({"GEMINI_CLI_HOME": str(tmp_path / "x"), "HOME": str(home)}) == str(
-        tmp_path / "x" / ".gemini" / "tmp")
+        tmp_path / "x" / ".gemini" / "tmp"
+    )
 
 
 # --- the log's rules ------------------------------------------------------------------------------
 def test_last_copy_of_a_message_wins_in_its_first_place(tmp_path):
-    path = write_chat(tmp_path, [HEADER, user("u1", "one"), said("g1", ""), user("u2", "two"),
-                                 said("g1", "answer one, filled in later"), {"$set": {"lastUpdated": "x"}}])
+    path = write_chat(
+        tmp_path,
+        [
+            HEADER,
+            user("u1", "one"),
+            said("g1", ""),
+            user("u2", "two"),
+            said("g1", "answer one, filled in later"),
+            {"$set": {"lastUpdated": "x"}},
+        ],
+    )
     assert prompts(path) == ["one", "two"]
     assert answers(path) == ["answer one, filled in later"]
     assert [e.uuid for e in gemini.entries(str(path))] == ["u1", "g1", "u2"]
 
 
 def test_rewind_drops_the_message_and_everything_after_it(tmp_path):
-    path = write_chat(tmp_path, [HEADER, user("u1", "one"), said("g1", "a1"), user("u2", "two"), said("g2", "a2"),
-                                 {"$rewindTo": "u2"}, user("u3", "three"), said("g3", "a3")])
+    path = write_chat(
+        tmp_path,
+        [
+            HEADER,
+            user("u1", "one"),
+            said("g1", "a1"),
+            user("u2", "two"),
+            said("g2", "a2"),
+            {"$rewindTo": "u2"},
+            user("u3", "three"),
+            said("g3", "a3"),
+        ],
+    )
     assert prompts(path) == ["one", "three"]
     assert answers(path) == ["a1", "a3"]
     # An id the log never held clears it (the client's rule).
@@ -153,9 +180,15 @@ def test_rewind_drops_the_message_and_everything_after_it(tmp_path):
 
 
 def test_set_messages_updates_and_adds_but_never_drops(tmp_path):
-    path = write_chat(tmp_path, [HEADER, user("u1", "one"), said("g1", "a1"),
-                                 {"$set": {"messages": [said("g1", "a1 rebuilt"), user("u2", "two")],
-                                           "summary": "The title"}}])
+    path = write_chat(
+        tmp_path,
+        [
+            HEADER,
+            user("u1", "one"),
+            said("g1", "a1"),
+            {"$set": {"messages": [said("g1", "a1 rebuilt"), user("u2", "two")], "summary": "The title"}},
+        ],
+    )
     chat, found = gemini.read_chat(str(path))
     found = list(found)
     assert [text for e in found for text in typed_texts(e)] == ["one", "two"]
@@ -164,14 +197,33 @@ def test_set_messages_updates_and_adds_but_never_drops(tmp_path):
 
 
 def test_gemini_message_with_parts_thoughts_and_calls(tmp_path):
-    call = {"id": "c1", "name": "read_file", "args": {"path": "x"}, "status": "error",
-            "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "no such file"}}}]}
-    message = said("g1", [{"text": "thinking it over", "thought": True}, {"text": "visible"},
-                          {"functionCall": {"id": "c1", "name": "read_file", "args": {"path": "x"}}}],
-                   thoughts=[{"subject": "Plan", "description": "read x"}], toolCalls=[call])
-    path = write_chat(tmp_path, [HEADER, user("u1", "go"), message,
-                                 {"id": "u2", "type": "user", "content": [call["result"][0]]},
-                                 {"id": "i1", "type": "info", "content": "Request cancelled."}])
+    call = {
+        "id": "c1",
+        "name": "read_file",
+        "args": {"path": "x"},
+        "status": "error",
+        "result": [{"functionResponse": {"id": "c1", "name": "read_file", "response": {"error": "no such file"}}}],
+    }
+    message = said(
+        "g1",
+        [
+            {"text": "thinking it over", "thought": True},
+            {"text": "visible"},
+            {"functionCall": {"id": "c1", "name": "read_file", "args": {"path": "x"}}},
+        ],
+        thoughts=[{"subject": "Plan", "description": "read x"}],
+        toolCalls=[call],
+    )
+    path = write_chat(
+        tmp_path,
+        [
+            HEADER,
+            user("u1", "go"),
+            message,
+            {"id": "u2", "type": "user", "content": [call["result"][0]]},
+            {"id": "i1", "type": "info", "content": "Request cancelled."},
+        ],
+    )
     found = list(gemini.entries(str(path)))
     reply = [e for e in found if speaker(e) == ASSISTANT][0]
     assert [b["type"] for b in reply.content] == ["thinking", "thinking", "text", "tool_use"]
@@ -193,10 +245,17 @@ def test_subagent_chat_names_its_agent(tmp_path):
 
 
 def test_legacy_single_json_chat(tmp_path):
-    legacy = {"sessionId": "old", "projectHash": "p", "startTime": "t", "lastUpdated": "t",
-              "messages": [{"id": "a", "type": "user", "content": "an old prompt"},
-                           {"id": "b", "type": "gemini", "content": "an old answer"},
-                           {"id": "a", "type": "user", "content": "an old prompt, edited"}]}
+    legacy = {
+        "sessionId": "old",
+        "projectHash": "p",
+        "startTime": "t",
+        "lastUpdated": "t",
+        "messages": [
+            {"id": "a", "type": "user", "content": "an old prompt"},
+            {"id": "b", "type": "gemini", "content": "an old answer"},
+            {"id": "a", "type": "user", "content": "an old prompt, edited"},
+        ],
+    }
     path = tmp_path / "session-2025-01-01T00-00-old.json"
     path.write_text(json.dumps(legacy, indent=2))
     assert prompts(path) == ["an old prompt, edited"]
@@ -222,10 +281,20 @@ def test_every_truncated_copy_reads_and_keeps_only_what_the_whole_has(tmp_path):
 def test_junk_torn_and_giant_lines_shrink_the_answer_only(tmp_path):
     from termsprawl_context.jsonl import MAX_LINE_BYTES
 
-    records = [json.dumps(HEADER), json.dumps(user("u1", "one")), "not json", "[1, 2]", '{"id": 5}',
-               json.dumps({"$rewindTo": 7}), json.dumps({"$set": "x"}), json.dumps({"$set": {"messages": "x"}}),
-               '{"id": "big", "type": "user", "content": "' + "x" * (MAX_LINE_BYTES + 10) + '"}',
-               json.dumps(said("g1", "a1")), "\xff\xfe", json.dumps(user("u2", "two"))[:-5]]
+    records = [
+        json.dumps(HEADER),
+        json.dumps(user("u1", "one")),
+        "not json",
+        "[1, 2]",
+        '{"id": 5}',
+        json.dumps({"$rewindTo": 7}),
+        json.dumps({"$set": "x"}),
+        json.dumps({"$set": {"messages": "x"}}),
+        '{"id": "big", "type": "user", "content": "' + "x" * (MAX_LINE_BYTES + 10) + '"}',
+        json.dumps(said("g1", "a1")),
+        "\xff\xfe",
+        json.dumps(user("u2", "two"))[:-5],
+    ]
     path = tmp_path / "session-x.jsonl"
     path.write_bytes("\n".join(records).encode("utf-8", "surrogateescape"))
     assert prompts(path) == ["one"]
@@ -292,13 +361,22 @@ def test_last_turns_equal_the_forward_reading(tmp_path, limit):
         copy.write_bytes(data)
         assert gemini.last_turns(str(copy), limit) == _oracle_turns(copy, limit)
     assert [t.text for t in gemini.last_turns(str(MAIN), 40)] == [
-        "first prompt please", "first answer", "second prompt", "second answer"]
+        "first prompt please",
+        "first answer",
+        "second prompt",
+        "second answer",
+    ]
     assert gemini.last_turns(str(tmp_path / "missing.jsonl"), limit) == []
 
 
 def test_last_turns_of_a_legacy_chat_equal_the_forward_reading(tmp_path):
-    legacy = {"sessionId": "old", "projectHash": "p", "messages": [
-        {"id": str(i), "type": "user" if i % 2 == 0 else "gemini", "content": "m%d" % i} for i in range(9)]}
+    legacy = {
+        "sessionId": "old",
+        "projectHash": "p",
+        "messages": [
+            {"id": str(i), "type": "user" if i % 2 == 0 else "gemini", "content": "m%d" % i} for i in range(9)
+        ],
+    }
     path = tmp_path / "session-old.json"
     path.write_text(json.dumps(legacy))
     for limit in (1, 4, 40):
@@ -312,10 +390,21 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
     from termsprawl_context.transcript.entry import COMPACTION
 
     summary = "scratchpad first\n<state_snapshot>\n<overall_goal>ship it</overall_goal>\n</state_snapshot>"
-    path = write_chat(tmp_path, [HEADER, user("u1", "one"), said("g1", "a1"), user("u2", "two"), said("g2", "a2"),
-                                 {"$set": {"messages": [user("u2", "two"), said("g2", "a2")]}},
-                                 user("s1", summary), said("k1", gemini.COMPRESSION_ACK),
-                                 user("u3", "three"), said("g3", "a3")])
+    path = write_chat(
+        tmp_path,
+        [
+            HEADER,
+            user("u1", "one"),
+            said("g1", "a1"),
+            user("u2", "two"),
+            said("g2", "a2"),
+            {"$set": {"messages": [user("u2", "two"), said("g2", "a2")]}},
+            user("s1", summary),
+            said("k1", gemini.COMPRESSION_ACK),
+            user("u3", "three"),
+            said("g3", "a3"),
+        ],
+    )
     found = list(gemini.entries(str(path)))
     assert prompts(path) == ["one", "two", "three"]
     assert [assistant_text(e) for e in found if speaker(e) == ASSISTANT] == ["a1", "a2", "a3"]
@@ -330,11 +419,25 @@ def test_entries_reverse_equal_the_forward_reading_reversed(tmp_path):
     """The newest-first reading (the hand-off's, the listings') gives each tool call and
     result where the forward reading does, across the resume's copies."""
     copy = tmp_path / MAIN.name
-    extra = [json.dumps(r).encode() for r in (
-        said("g9", "", toolCalls=[{"id": "x1", "name": "n", "args": {}, "result": [
-            {"functionResponse": {"id": "x1", "name": "n", "response": {"output": "o"}}}]}]),
-        {"id": "u9", "type": "user", "content": [{"functionResponse": {"id": "x1", "response": {"output": "o"}}}]},
-        said("g8", [{"functionCall": {"id": "x1", "name": "n", "args": {}}}, {"text": "again"}]))]
+    extra = [
+        json.dumps(r).encode()
+        for r in (
+            said(
+                "g9",
+                "",
+                toolCalls=[
+                    {
+                        "id": "x1",
+                        "name": "n",
+                        "args": {},
+                        "result": [{"functionResponse": {"id": "x1", "name": "n", "response": {"output": "o"}}}],
+                    }
+                ],
+            ),
+            {"id": "u9", "type": "user", "content": [{"functionResponse": {"id": "x1", "response": {"output": "o"}}}]},
+            said("g8", [{"functionCall": {"id": "x1", "name": "n", "args": {}}}, {"text": "again"}]),
+        )
+    ]
     datas = [MAIN.read_bytes(), MAIN.read_bytes() + b"\n".join(extra) + b"\n", STUB.read_bytes(), b"", b"junk"]
     for data in datas + list(_mutated_copies(7, 80)):
         copy.write_bytes(data)

@@ -42,8 +42,15 @@ def test_gemini_hook_from_scratch_then_again(project, run_pyz):
 
 def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
     (project / ".gemini").mkdir()
-    theirs = {"model": {"name": "x"}, "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [
-        {"type": "command", "command": "echo theirs", "timeout": 5000}]}], "BeforeTool": []}}
+    theirs = {
+        "model": {"name": "x"},
+        "hooks": {
+            "SessionStart": [
+                {"matcher": "startup", "hooks": [{"type": "command", "command": "echo theirs", "timeout": 5000}]}
+            ],
+            "BeforeTool": [],
+        },
+    }
     (project / gemini.SETTINGS_FILE).write_text(json.dumps(theirs))
     done = run_pyz(["init", "--cwd", project, "--gemini-hook", "--hook"])
     assert done.returncode == 0, done.stderr
@@ -65,8 +72,10 @@ def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
 
 
 def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
-    mine = "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line" % (
-        discovery.gemini_md()[1])
+    mine = (
+        "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line"
+        % (discovery.gemini_md()[1])
+    )
     (project / "GEMINI.md").write_bytes(mine.encode())
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr

@@ -13,9 +13,42 @@ from termsprawl_context.transcript.entry import decode_entry
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
 SHELLISH = st.text(alphabet=list("ab git log sh -c'\"\\|&;()<>`#=\n.$/"), max_size=80)
-_PIECES = ["type", "uuid", "message", "toolUseResult", "?.", ".", "[", "]", "(", ")", "0", "1.5", '"a"', "'b'",
-           "==", "!=", "<", ">=", "and", "or", "not", "in", "contains", "int", "len", ",", "+", "-", "/", "%", " ",
-           "nil", "true", '"']
+_PIECES = [
+    "type",
+    "uuid",
+    "message",
+    "toolUseResult",
+    "?.",
+    ".",
+    "[",
+    "]",
+    "(",
+    ")",
+    "0",
+    "1.5",
+    '"a"',
+    "'b'",
+    "==",
+    "!=",
+    "<",
+    ">=",
+    "and",
+    "or",
+    "not",
+    "in",
+    "contains",
+    "int",
+    "len",
+    ",",
+    "+",
+    "-",
+    "/",
+    "%",
+    " ",
+    "nil",
+    "true",
+    '"',
+]
 EXPRISH = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join)
 
 

@@ -17,7 +17,8 @@ def project(tmp_path, peers):
         (proj / ".termsprawl" / "transcripts" / (node + ".json")).write_text(json.dumps(entry))
         lo, hi = sorted(["lead", node])
         (proj / ".termsprawl" / "links" / ("%s--%s.json" % (lo, hi))).write_text(
-            json.dumps({"version": 1, "a": lo, "b": hi}))
+            json.dumps({"version": 1, "a": lo, "b": hi})
+        )
     return proj
 
 
@@ -28,10 +29,21 @@ def codex_entry(path):
 def claude_record(tmp_path):
     path = tmp_path / "claude-peer.jsonl"
     lines = [
-        {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "t1",
-         "message": {"role": "user", "content": "the claude peer's own question"}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s1", "timestamp": "t2",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "the claude peer's answer"}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s1",
+            "timestamp": "t1",
+            "message": {"role": "user", "content": "the claude peer's own question"},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s1",
+            "timestamp": "t2",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "the claude peer's answer"}]},
+        },
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
@@ -41,20 +53,42 @@ def test_dump_reads_a_codex_peer_in_the_dump_s_shape(tmp_path, run_pyz):
     proj = project(tmp_path, {"cx": codex_entry(FORK)})
     done = run_pyz(["--cwd", proj, "--self", "lead"])
     assert done.returncode == 0, done.stderr
-    assert done.stdout.decode() == "\n".join([
-        "# linked context from cx (cx)",
-        "## user", "first prompt", "## assistant", "answer 0 to: first prompt",
-        "## user", "second prompt", "## assistant", "answer 1 to: second prompt",
-        "## user", "fork prompt", "## assistant", "answer 2 to: fork prompt"]) + "\n"
+    assert (
+        done.stdout.decode()
+        == "\n".join(
+            [
+                "# linked context from cx (cx)",
+                "## user",
+                "first prompt",
+                "## assistant",
+                "answer 0 to: first prompt",
+                "## user",
+                "second prompt",
+                "## assistant",
+                "answer 1 to: second prompt",
+                "## user",
+                "fork prompt",
+                "## assistant",
+                "answer 2 to: fork prompt",
+            ]
+        )
+        + "\n"
+    )
 
 
 def test_dump_of_a_claude_peer_beside_a_codex_one_is_the_seed_s(tmp_path, run_pyz):
     record = claude_record(tmp_path)
-    alone = run_pyz(["--cwd", project(tmp_path / "a", {"cc": {"version": 1, "path": str(record)}}),
-                     "--self", "lead"]).stdout.decode()
-    both = run_pyz(["--cwd", project(tmp_path / "b", {"cc": {"version": 1, "path": str(record)},
-                                                      "cx": codex_entry(PARENT)}),
-                    "--self", "lead"]).stdout.decode()
+    alone = run_pyz(
+        ["--cwd", project(tmp_path / "a", {"cc": {"version": 1, "path": str(record)}}), "--self", "lead"]
+    ).stdout.decode()
+    both = run_pyz(
+        [
+            "--cwd",
+            project(tmp_path / "b", {"cc": {"version": 1, "path": str(record)}, "cx": codex_entry(PARENT)}),
+            "--self",
+            "lead",
+        ]
+    ).stdout.decode()
     assert both.startswith(alone.rstrip("\n") + "\n---\n# linked context from cx (cx)\n")
 
 
@@ -64,15 +98,27 @@ def test_handoff_holds_typed_prompts_and_answers_and_no_harness_text(tmp_path, r
     assert done.returncode == 0, done.stderr
     peers = {p["id"]: p for p in json.loads(done.stdout)["peers"]}
     texts = [t["text"] for t in peers["cx"]["turns"]]
-    assert texts == ["spawn please", "noted the notification", "big prompt one", "answer to big prompt one",
-                     "after compaction prompt", "answer to after compaction prompt"]
+    assert texts == [
+        "spawn please",
+        "noted the notification",
+        "big prompt one",
+        "answer to big prompt one",
+        "after compaction prompt",
+        "answer to after compaction prompt",
+    ]
     lines = SPAWNER.read_text().splitlines()
     for turn in peers["cx"]["turns"]:  # each line number names the line the text is on
         assert json.dumps(turn["text"])[1:-1] in lines[turn["line"] - 1]
     assert [t["role"] for t in peers["old"]["turns"]] == ["user", "assistant", "user", "assistant"]
     markdown = run_pyz(["--cwd", proj, "--self", "lead", "--format", "markdown"]).stdout.decode()
-    for harness_text in ("<environment_context>", "skills_instructions", "SUMMARY-OF-WORK",
-                         "<subagent_notification>", "Another language model", "<user_instructions>"):
+    for harness_text in (
+        "<environment_context>",
+        "skills_instructions",
+        "SUMMARY-OF-WORK",
+        "<subagent_notification>",
+        "Another language model",
+        "<user_instructions>",
+    ):
         assert harness_text not in markdown
 
 
@@ -85,7 +131,10 @@ def test_show_sessions_find_search_over_the_codex_store(tmp_path, run_pyz):
     listed = run_pyz(["sessions", "--json"], env=env)
     assert listed.returncode == 0, listed.stderr
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
-    assert {r["session_id"] for r in rows} >= {"01a233eb-aec3-7ca3-ad52-6d382ed8cbfe", "0199fe39-c07c-71d0-9ceb-9315a0946d34"}
+    assert {r["session_id"] for r in rows} >= {
+        "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe",
+        "0199fe39-c07c-71d0-9ceb-9315a0946d34",
+    }
     assert all(r["harness"] == "codex-cli" for r in rows)
     found = run_pyz(["find", "0199fe39"], env=env)
     assert found.stdout.decode() == "0199fe39-c07c-71d0-9ceb-9315a0946d34\t%s\n" % LEGACY
@@ -115,9 +164,15 @@ def test_entries_subagents_identity(tmp_path, run_pyz):
 
 
 def codex_payload(path, source="startup", **extra):
-    body = {"session_id": path.name[-42:-6], "transcript_path": str(path), "cwd": "/x",
-            "hook_event_name": "SessionStart", "model": "mock-model", "permission_mode": "default",
-            "source": source}
+    body = {
+        "session_id": path.name[-42:-6],
+        "transcript_path": str(path),
+        "cwd": "/x",
+        "hook_event_name": "SessionStart",
+        "model": "mock-model",
+        "permission_mode": "default",
+        "source": source,
+    }
     body.update(extra)
     return json.dumps(body).encode()
 
@@ -128,8 +183,12 @@ def test_hook_records_a_codex_node_and_answers_in_its_shape(tmp_path, run_pyz):
     done = run_pyz(["hook", "--cwd", proj], env=env, stdin=codex_payload(PARENT))
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
-    assert answer == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": answer[
-        "hookSpecificOutput"]["additionalContext"]}}
+    assert answer == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": answer["hookSpecificOutput"]["additionalContext"],
+        }
+    }
     assert "linked agents: cc" in answer["hookSpecificOutput"]["additionalContext"]
     entry = json.loads((proj / ".termsprawl" / "transcripts" / "lead.json").read_text())
     assert entry == {"version": 1, "path": str(PARENT), "harness": "codex-cli"}
@@ -138,8 +197,11 @@ def test_hook_records_a_codex_node_and_answers_in_its_shape(tmp_path, run_pyz):
     assert child.returncode == 0 and child.stdout == b"" and b"sub-agent" in child.stderr
     assert json.loads((proj / ".termsprawl" / "transcripts" / "lead.json").read_text())["path"] == str(PARENT)
     # Named explicitly, a payload outside that harness's store is refused in its words.
-    outside = run_pyz(["hook", "--cwd", proj, "--harness", "codex-cli"], env=dict(env, CODEX_HOME=str(tmp_path)),
-                      stdin=codex_payload(PARENT))
+    outside = run_pyz(
+        ["hook", "--cwd", proj, "--harness", "codex-cli"],
+        env=dict(env, CODEX_HOME=str(tmp_path)),
+        stdin=codex_payload(PARENT),
+    )
     assert b"must be under Codex CLI sessions directory" in outside.stderr
     unknown = run_pyz(["hook", "--cwd", proj, "--harness", "nope"], env=env, stdin=codex_payload(PARENT))
     assert unknown.returncode == 0 and b"--harness nope" in unknown.stderr
@@ -184,12 +246,20 @@ def test_init_codex_hook_never_writes_the_home_s_codex_folder(tmp_path, run_pyz)
 
 
 def test_claude_only_commands_refuse_a_codex_rollout_by_name(tmp_path, run_pyz):
-    for args in (["cite", PARENT, "first prompt"], ["result-at", PARENT, "13"], ["envelope-at", PARENT, "9"],
-                 ["agents", PARENT], ["query", PARENT, "--where", "type=user"], ["assemble-file", PARENT]):
+    for args in (
+        ["cite", PARENT, "first prompt"],
+        ["result-at", PARENT, "13"],
+        ["envelope-at", PARENT, "9"],
+        ["agents", PARENT],
+        ["query", PARENT, "--where", "type=user"],
+        ["assemble-file", PARENT],
+    ):
         done = run_pyz(args, env={"HOME": str(tmp_path)})
         assert done.returncode == 1, (args, done.stderr)
-        assert done.stderr.decode() == "termsprawl-context: %s: Codex CLI records do not hold what this needs (%s)\n" % (
-            args[0], PARENT)
+        assert (
+            done.stderr.decode()
+            == "termsprawl-context: %s: Codex CLI records do not hold what this needs (%s)\n" % (args[0], PARENT)
+        )
 
 
 def test_doctor_counts_the_handoff_turns_of_codex_and_gemini_peers(tmp_path):
@@ -199,9 +269,14 @@ def test_doctor_counts_the_handoff_turns_of_codex_and_gemini_peers(tmp_path):
 
     from termsprawl_context import doctor, handoff
 
-    gemini_chat = Path(__file__).resolve().parent / "fixtures" / "gemini-0.61" / "session-2026-12-01T23-26-8f455c26.jsonl"
-    peers = {"cx": codex_entry(SPAWNER), "gm": {"version": 1, "path": str(gemini_chat), "harness": "gemini-cli"},
-             "cc": {"version": 1, "path": str(claude_record(tmp_path))}}
+    gemini_chat = (
+        Path(__file__).resolve().parent / "fixtures" / "gemini-0.61" / "session-2026-12-01T23-26-8f455c26.jsonl"
+    )
+    peers = {
+        "cx": codex_entry(SPAWNER),
+        "gm": {"version": 1, "path": str(gemini_chat), "harness": "gemini-cli"},
+        "cc": {"version": 1, "path": str(claude_record(tmp_path))},
+    }
     report = {p.peer: p for p in doctor.diagnose(str(project(tmp_path, peers)), "lead").peers}
     for node, harness in (("cx", "codex-cli"), ("gm", "gemini-cli"), ("cc", None)):
         shown = len(handoff.read_harness_turns(peers[node]["path"], harness))

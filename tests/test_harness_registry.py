@@ -25,7 +25,8 @@ def test_claude_code_is_the_default_and_implements_the_interface(tmp_path):
     assert got == [entry_of(record, 2, 5)]
     assert harness.for_path(str(path), env) is cc
     assert cc.session_start_output(additional_context="x") == {
-        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}}
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "x"}
+    }
 
 
 def test_unknown_names_are_no_harness():
@@ -40,6 +41,7 @@ def test_index_entry_names_its_harness(tmp_path):
     assert written == {"version": 1, "path": "/x/a.jsonl"}  # Claude Code's entry: unchanged
     assert index.read_transcript_source(str(tmp_path), "a") == ("/x/a.jsonl", harness.CLAUDE_CODE)
     (tmp_path / ".termsprawl" / "transcripts" / "b.json").write_text(
-        json.dumps({"version": 1, "path": "/x/b.jsonl", "harness": "no-such-cli"}))
+        json.dumps({"version": 1, "path": "/x/b.jsonl", "harness": "no-such-cli"})
+    )
     assert index.read_transcript_source(str(tmp_path), "b") is None
     assert index.read_transcript_path(str(tmp_path), "b") is None

@@ -37,7 +37,11 @@ def test_lines_cross_read_blocks(monkeypatch):
 
 def test_prompt_past_head():
     head = user("<command-name>/clear</command-name>") + user("ctx", isCompactSummary=True)
-    rest = line({"type": "assistant", "message": {"content": "ok"}}) + user("<ide_selection>x</ide_selection>") + user("the real ask")
+    rest = (
+        line({"type": "assistant", "message": {"content": "ok"}})
+        + user("<ide_selection>x</ide_selection>")
+        + user("the real ask")
+    )
     data = head + rest
     f = io.BytesIO(data)
     assert H.prompt_past_head(f, b"", len(head), len(data)) == "the real ask"

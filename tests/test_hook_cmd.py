@@ -16,7 +16,6 @@ from termsprawl_context.store.hook_input import HOOK_INPUT_MAX_BYTES
 SID = "0f3c2a41-1111-4222-8333-444455556666"
 
 
-
 class World(object):
     """A project and a Claude config dir holding one session's record."""
 
@@ -30,14 +29,22 @@ class World(object):
         self.record.write_text(json.dumps({"type": "user", "sessionId": SID, "message": {"content": "hi"}}) + "\n")
 
     def payload(self, **changes):
-        body = {"session_id": SID, "transcript_path": str(self.record), "cwd": str(self.project),
-                "hook_event_name": "SessionStart", "source": "startup"}
+        body = {
+            "session_id": SID,
+            "transcript_path": str(self.record),
+            "cwd": str(self.project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
         body.update(changes)
         return json.dumps({k: v for k, v in body.items() if v is not None}).encode()
 
     def env(self, **changes):
-        env = {"CLAUDE_CONFIG_DIR": str(self.config), "CLAUDE_PROJECT_DIR": str(self.project),
-               "TERMSPRAWL_NODE_ID": "alice"}
+        env = {
+            "CLAUDE_CONFIG_DIR": str(self.config),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "TERMSPRAWL_NODE_ID": "alice",
+        }
         env.update(changes)
         return env
 
@@ -93,8 +100,11 @@ REFUSALS = [
     ("outside the store", dict(payload={"transcript_path": "/tmp/evil.jsonl"}), "must be under Claude projects"),
     ("invalid JSON", dict(stdin=b"not json"), "failed to parse hook input"),
     ("empty stdin", dict(stdin=b""), "failed to parse hook input"),
-    ("over the size limit", dict(stdin=b"{" + b" " * HOOK_INPUT_MAX_BYTES + b"}"),
-     "larger than %d bytes (1 MiB)" % HOOK_INPUT_MAX_BYTES),
+    (
+        "over the size limit",
+        dict(stdin=b"{" + b" " * HOOK_INPUT_MAX_BYTES + b"}"),
+        "larger than %d bytes (1 MiB)" % HOOK_INPUT_MAX_BYTES,
+    ),
     ("not an object", dict(stdin=b"[1]"), "failed to parse hook input"),
     ("no session id", dict(payload={"session_id": None}), "session_id is required"),
     ("no transcript path", dict(payload={"transcript_path": ""}), "transcript_path is required"),
@@ -175,8 +185,14 @@ def test_tty_stdin_is_refused_without_waiting(world, run_pyz, pyz):
 
     master, slave = pty.openpty()
     try:
-        done = subprocess.run([sys.executable, str(pyz), "hook"], stdin=slave, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=dict(os.environ, **world.env()), timeout=60)
+        done = subprocess.run(
+            [sys.executable, str(pyz), "hook"],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, **world.env()),
+            timeout=60,
+        )
     finally:
         os.close(slave)
         os.close(master)
@@ -231,15 +247,17 @@ def test_linked_node_gets_a_context_line_with_the_exact_command(world, run_pyz):
     command = "%s/.termsprawl/bin/termsprawl-context --format markdown --cwd %s --self alice" % (project, project)
     assert specific["additionalContext"] == (
         "termsprawl: you are agent node alice; linked agents: bob, carol. To read their recent conversation "
-        "(only when it helps the task), run: " + command)
+        "(only when it helps the task), run: " + command
+    )
     assert len(specific["additionalContext"]) < 500
 
 
 def test_context_line_quotes_a_project_path_with_spaces(tmp_path):
     project = str(tmp_path / "my shop")
     line = hooks.context_line(project, "alice", ["bob"])
-    assert ("run: '%s/.termsprawl/bin/termsprawl-context' --format markdown --cwd '%s' --self alice"
-            % (project, project)) in line
+    assert (
+        "run: '%s/.termsprawl/bin/termsprawl-context' --format markdown --cwd '%s' --self alice" % (project, project)
+    ) in line
     assert hooks.context_line(project, "alice", []) is None
 
 
@@ -265,10 +283,15 @@ def test_the_installed_command_records_into_its_own_project(world, run_pyz):
 
     elsewhere = world.project.parent / "elsewhere"
     elsewhere.mkdir()
-    done = subprocess.run([str(world.project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
-                          input=world.payload(cwd=str(elsewhere)), cwd=str(elsewhere),
-                          env=dict(world.env(CLAUDE_PROJECT_DIR=str(elsewhere)), PATH=os.environ["PATH"]),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    done = subprocess.run(
+        [str(world.project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
+        input=world.payload(cwd=str(elsewhere)),
+        cwd=str(elsewhere),
+        env=dict(world.env(CLAUDE_PROJECT_DIR=str(elsewhere)), PATH=os.environ["PATH"]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     assert (done.returncode, done.stderr) == (0, b""), done.stderr
     assert world.index() == {"version": 1, "path": str(world.record)}
     assert os.listdir(str(elsewhere)) == []
@@ -280,8 +303,7 @@ OTHER_SID = "9e9e9e9e-1111-4222-8333-444455556666"
 
 
 def record(world, sid, pid, alive, source="startup"):
-    body = world.payload(session_id=sid, source=source,
-                         transcript_path=str(world.record.parent / (sid + ".jsonl")))
+    body = world.payload(session_id=sid, source=source, transcript_path=str(world.record.parent / (sid + ".jsonl")))
     return hooks.record_from_hook(io.BytesIO(body), world.env(), pid=pid, alive=alive, own="")
 
 
@@ -290,12 +312,13 @@ def test_second_live_terminal_with_the_same_id_is_told(world):
     first = record(world, SID, pid=1111, alive=lambda pid: True)
     assert first.displaced is None
     second = record(world, OTHER_SID, pid=2222, alive=lambda pid: pid == 1111)
-    assert second.displaced == hooks.Holder(SID, str(world.record.parent / (SID + ".jsonl")), 1111,
-                                            second.displaced.at)
+    assert second.displaced == hooks.Holder(SID, str(world.record.parent / (SID + ".jsonl")), 1111, second.displaced.at)
     answer = hooks.session_start(lambda: second)
     message = answer.output["systemMessage"]
-    assert message.startswith("termsprawl: node alice was already held by another live Claude Code session "
-                              "(process 1111, transcript %s)" % second.displaced.path)
+    assert message.startswith(
+        "termsprawl: node alice was already held by another live Claude Code session "
+        "(process 1111, transcript %s)" % second.displaced.path
+    )
     assert "Fix: give each terminal its own TERMSPRAWL_NODE_ID" in message
     assert answer.warning == "node alice taken over from process 1111"
     current, displaced = hooks.read_holder(str(world.project), "alice")
@@ -328,7 +351,7 @@ def test_holder_junk_is_no_holder(world):
 
 def test_process_alive():
     assert hooks.process_alive(os.getpid())
-    assert not hooks.process_alive(0) and not hooks.process_alive(1) and not hooks.process_alive(2 ** 40)
+    assert not hooks.process_alive(0) and not hooks.process_alive(1) and not hooks.process_alive(2**40)
 
 
 def test_claude_pid_skips_the_shell_a_hook_runs_in(tmp_path):

@@ -117,7 +117,13 @@ def test_relative_path(store):
 
 @pytest.mark.parametrize(
     "template",
-    ["{tmp}/../../../etc/passwd", "/a/../../etc/passwd", "{projects}/../escape.jsonl", "{projects}/p/../q/x.jsonl", "/.."],
+    [
+        "{tmp}/../../../etc/passwd",
+        "/a/../../etc/passwd",
+        "{projects}/../escape.jsonl",
+        "{projects}/p/../q/x.jsonl",
+        "/..",
+    ],
 )
 def test_traversal(store, tmp_path, template):
     _, projects, env = store

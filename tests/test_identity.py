@@ -41,18 +41,32 @@ BELONGS_TABLE = [
     ("file names another session", [record(session="someone-else")], "guessed", False),
     ("names this session", [record(session="mine")], "mine", True),
     ("preamble without uuid decides", [PREAMBLE, record(session="someone-else")], "x", False),
-    ("forked: old id first",
-     [dict(PREAMBLE, sessionId="old-session")] + [record(session="old-session")] * 12 + [record(session="forked")],
-     "forked", True),
-    ("only other sessions",
-     [PREAMBLE, record(session="a-third-party"), record(session="someone-else")], "guessed", False),
-    ("id in the middle",
-     [record(session="older"), record(session="older"), record(session="middle"), record(session="newer")],
-     "middle", True),
+    (
+        "forked: old id first",
+        [dict(PREAMBLE, sessionId="old-session")] + [record(session="old-session")] * 12 + [record(session="forked")],
+        "forked",
+        True,
+    ),
+    (
+        "only other sessions",
+        [PREAMBLE, record(session="a-third-party"), record(session="someone-else")],
+        "guessed",
+        False,
+    ),
+    (
+        "id in the middle",
+        [record(session="older"), record(session="older"), record(session="middle"), record(session="newer")],
+        "middle",
+        True,
+    ),
     ("first record no id, later foreign", [record(), record(session="someone-else")], "x", False),
     ("no id at all", [record()], "x", True),
-    ("blank and non-string ids are skipped",
-     [record(session=""), record(session=7), record(session=None), record(session="other")], "x", False),
+    (
+        "blank and non-string ids are skipped",
+        [record(session=""), record(session=7), record(session=None), record(session="other")],
+        "x",
+        False,
+    ),
 ]
 
 
@@ -70,7 +84,8 @@ def test_belongs_to_session_table(tmp_path, name, entries, ask, expected):
         assert info.value.found == first_foreign
         assert info.value.message == (
             "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
-            % (path, first_foreign, ask))
+            % (path, first_foreign, ask)
+        )
 
 
 def test_missing_file_and_empty_id_belong(tmp_path):
@@ -194,10 +209,13 @@ def test_first_match_in_name_order_and_unreadable_skipped(projects):
     assert relocate_record(str(projects), reported) == first
 
 
-@pytest.mark.parametrize("tail", [
-    ("subagents", "agent-a1b2c3d.jsonl"),
-    ("subagents", "workflows", "wf_1", "agent-a1b2c3d.jsonl"),
-])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        ("subagents", "agent-a1b2c3d.jsonl"),
+        ("subagents", "workflows", "wf_1", "agent-a1b2c3d.jsonl"),
+    ],
+)
 def test_subagent_record_moves_with_its_session(projects, tail):
     real = write(projects.joinpath("-wt", SID, *tail), [record(session=SID, agentId="a1b2c3d")])
     reported = str(projects.joinpath("-repo", SID, *tail))
@@ -244,10 +262,25 @@ def test_projects_spelled_through_a_symlink(projects, tmp_path):
 
 from record_fixtures import Project, boundary, preamble, record as rec, root as origin_line  # noqa: E402
 from termsprawl_context.store.identity import (  # noqa: E402
-    CHAIN_RUNAWAY, CONTINUATION_MISSING, MAX_RESTART_HOPS, ByteSearchSiblings, ChainRunaway,
-    ContinuationMissing, NoOriginRecord, NoProjectDir, PlainSiblings, WrongTree, belongs_to_tree,
-    check_belongs_to_tree, current_session_path, parse_timestamp, resolve_stable_session_id, stable_session_id,
-    start_cwd, start_time, within,
+    CHAIN_RUNAWAY,
+    CONTINUATION_MISSING,
+    MAX_RESTART_HOPS,
+    ByteSearchSiblings,
+    ChainRunaway,
+    ContinuationMissing,
+    NoOriginRecord,
+    NoProjectDir,
+    PlainSiblings,
+    WrongTree,
+    belongs_to_tree,
+    check_belongs_to_tree,
+    current_session_path,
+    parse_timestamp,
+    resolve_stable_session_id,
+    stable_session_id,
+    start_cwd,
+    start_time,
+    within,
 )
 from termsprawl_context.transcript.record import NoTranscriptPath, RecordUnreadable  # noqa: E402
 
@@ -261,20 +294,25 @@ def tree(tmp_path):
 
 
 def tree_file(tmp_path, cwds):
-    return write(tmp_path / "t.jsonl", [dict(record(uuid="u%d" % i), **({"cwd": c} if c is not None else {}))
-                                          for i, c in enumerate(cwds)])
+    return write(
+        tmp_path / "t.jsonl",
+        [dict(record(uuid="u%d" % i), **({"cwd": c} if c is not None else {})) for i, c in enumerate(cwds)],
+    )
 
 
-@pytest.mark.parametrize("cwds, ask, expected", [
-    (["{b}/proj"], "{b}/proj", True),
-    (["{b}/proj/pkg"], "{b}/proj", True),  # beneath it
-    (["{b}/projX"], "{b}/proj", False),  # component-wise, not a string prefix
-    (["{b}/proj-pkg"], "{b}/proj/pkg", False),  # the lossy encoding collides; the paths do not
-    (["{b}/proj-pkg", "{b}/proj/pkg/deeper"], "{b}/proj/pkg", True),  # any record, not the first
-    ([None, ""], "{b}/proj", True),  # no cwd anywhere: no evidence against
-    (["{b}/proj"], "", True),
-    (["{b}/proj/./pkg/.."], "{b}/proj", True),  # resolved before comparing
-])
+@pytest.mark.parametrize(
+    "cwds, ask, expected",
+    [
+        (["{b}/proj"], "{b}/proj", True),
+        (["{b}/proj/pkg"], "{b}/proj", True),  # beneath it
+        (["{b}/projX"], "{b}/proj", False),  # component-wise, not a string prefix
+        (["{b}/proj-pkg"], "{b}/proj/pkg", False),  # the lossy encoding collides; the paths do not
+        (["{b}/proj-pkg", "{b}/proj/pkg/deeper"], "{b}/proj/pkg", True),  # any record, not the first
+        ([None, ""], "{b}/proj", True),  # no cwd anywhere: no evidence against
+        (["{b}/proj"], "", True),
+        (["{b}/proj/./pkg/.."], "{b}/proj", True),  # resolved before comparing
+    ],
+)
 def test_belongs_to_tree_table(tmp_path, tree, cwds, ask, expected):
     cwds = [c.format(b=tree) if c else c for c in cwds]
     path = tree_file(tmp_path, cwds)
@@ -287,7 +325,8 @@ def test_belongs_to_tree_table(tmp_path, tree, cwds, ask, expected):
             check_belongs_to_tree(path, ask)
         assert info.value.message == (
             "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
-            % (path, cwds[0], ask))
+            % (path, cwds[0], ask)
+        )
 
 
 def test_belongs_to_tree_through_symlinks(tmp_path, tree):
@@ -312,11 +351,15 @@ def test_within():
 
 
 def test_start_cwd_and_time(tmp_path):
-    path = write(tmp_path / "t.jsonl", [
-        {"type": "summary", "summary": "x", "timestamp": "not a time"},
-        record(uuid="u1", timestamp="2026-08-13T09:00:00.123456789Z"),
-        record(uuid="u2", cwd="/first", timestamp="2026-08-13T10:00:00Z"),
-        record(uuid="u3", cwd="/second")])
+    path = write(
+        tmp_path / "t.jsonl",
+        [
+            {"type": "summary", "summary": "x", "timestamp": "not a time"},
+            record(uuid="u1", timestamp="2026-08-13T09:00:00.123456789Z"),
+            record(uuid="u2", cwd="/first", timestamp="2026-08-13T10:00:00Z"),
+            record(uuid="u3", cwd="/second"),
+        ],
+    )
     assert start_cwd(path) == "/first"
     assert start_time(path).isoformat() == "2026-08-13T09:00:00.123456+00:00"
     empty = write(tmp_path / "e.jsonl", [record(uuid="u1")])
@@ -327,11 +370,20 @@ def test_start_cwd_and_time(tmp_path):
         start_time(str(tmp_path / "absent.jsonl"))
 
 
-@pytest.mark.parametrize("text, ok", [
-    ("2026-08-13T09:00:00Z", True), ("2026-08-13T09:00:00.5+02:00", True), ("2026-08-13T09:00:00.1234567891Z", True),
-    ("2026-08-13 09:00:00Z", False), ("2026-08-13T09:00:00", False), ("2026-02-30T09:00:00Z", False),
-    ("2026-08-13T24:00:00Z", False), ("2026-08-13t09:00:00z", False), ("", False),
-])
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("2026-08-13T09:00:00Z", True),
+        ("2026-08-13T09:00:00.5+02:00", True),
+        ("2026-08-13T09:00:00.1234567891Z", True),
+        ("2026-08-13 09:00:00Z", False),
+        ("2026-08-13T09:00:00", False),
+        ("2026-02-30T09:00:00Z", False),
+        ("2026-08-13T24:00:00Z", False),
+        ("2026-08-13t09:00:00z", False),
+        ("", False),
+    ],
+)
 def test_parse_timestamp(text, ok):
     assert (parse_timestamp(text) is not None) is ok
 
@@ -352,8 +404,11 @@ def resolve(project, path, reader=ByteSearchSiblings):
     """Both readers must agree; the fast one's answer is returned."""
     fast = resolve_stable_session_id(str(project.dir), path, ByteSearchSiblings())
     plain = resolve_stable_session_id(str(project.dir), path, PlainSiblings())
-    assert (fast.id, type(fast.degraded), fast.unreadable_siblings) == \
-        (plain.id, type(plain.degraded), plain.unreadable_siblings)
+    assert (fast.id, type(fast.degraded), fast.unreadable_siblings) == (
+        plain.id,
+        type(plain.degraded),
+        plain.unreadable_siblings,
+    )
     return fast
 
 
@@ -388,8 +443,9 @@ def test_crosses_several_restarts(proj):
 
 def test_ignores_self_match(proj):
     proj.write("older", [origin_line("true-origin"), rec("target", "true-origin")])
-    newer = proj.write("newer", [boundary("restart-root", "target"), rec("target", "true-origin"),
-                                 rec("next", "restart-root")])
+    newer = proj.write(
+        "newer", [boundary("restart-root", "target"), rec("target", "true-origin"), rec("next", "restart-root")]
+    )
     assert resolve(proj, newer).id == "true-origin"
 
 
@@ -437,8 +493,9 @@ def test_no_origin(proj):
     path = proj.write("a", [preamble(), rec("child", "someone")])
     with pytest.raises(NoOriginRecord) as info:
         resolve_stable_session_id(str(proj.dir), path)
-    assert info.value.message == ("transcript: stable session id: %s: transcript has no origin record: "
-                                  "every entry in it has a parent" % path)
+    assert info.value.message == (
+        "transcript: stable session id: %s: transcript has no origin record: " "every entry in it has a parent" % path
+    )
 
 
 def test_logical_parent_nowhere(proj):
@@ -472,8 +529,11 @@ def test_unreadable_sibling_skipped(proj):
 def test_unreadable_only_holder_degrades_and_is_reported(proj):
     """The record continued from sits behind a giant line: not gone, not readable."""
     big = proj.dir / "a-big.jsonl"
-    big.write_bytes((json.dumps(origin_line("true-origin")) + "\n" + json.dumps(rec("where", "true-origin"))
-                     + "\n").encode() + b"y" * (16 * 1024 * 1024) + b"\n")
+    big.write_bytes(
+        (json.dumps(origin_line("true-origin")) + "\n" + json.dumps(rec("where", "true-origin")) + "\n").encode()
+        + b"y" * (16 * 1024 * 1024)
+        + b"\n"
+    )
     newer = proj.write("newer", [boundary("restart-root", "where")])
     identity = resolve(proj, newer)
     assert identity.id == "restart-root" and isinstance(identity.degraded, ContinuationMissing)
@@ -501,7 +561,8 @@ def test_first_resolving_candidate_wins_over_a_dead_end(proj):
 def test_escaped_uuid_is_found(proj):
     """A uuid spelled with JSON escapes is still that uuid: the byte search must not miss it."""
     (proj.dir / "a.jsonl").write_text(
-        json.dumps(origin_line("true-origin")) + "\n" + '{"type":"assistant","uuid":"\\u0077here","parentUuid":"x"}\n')
+        json.dumps(origin_line("true-origin")) + "\n" + '{"type":"assistant","uuid":"\\u0077here","parentUuid":"x"}\n'
+    )
     newer = proj.write("newer", [boundary("restart-root", "where")])
     assert resolve(proj, newer).id == "true-origin"
 
@@ -512,8 +573,9 @@ def test_no_project_dir(proj):
     restarted = proj.write("restarted", [boundary("restart-root", "where")])
     with pytest.raises(NoProjectDir) as info:
         resolve_stable_session_id("", restarted)
-    assert info.value.message == ("transcript: stable session id: %s continues where: the harness's project "
-                                  "directory is unknown" % restarted)
+    assert info.value.message == (
+        "transcript: stable session id: %s continues where: the harness's project " "directory is unknown" % restarted
+    )
     missing = resolve_stable_session_id(str(proj.dir / "nope"), restarted)
     assert isinstance(missing.degraded, ContinuationMissing) and missing.unreadable_siblings == ()
 
@@ -526,6 +588,7 @@ def test_no_path():
 
 def test_subagent_identity_is_its_own_root(proj):
     from record_fixtures import sidechain_root
+
     parent = proj.write("the-session", [origin_line("parent-origin")])
     a = proj.write_subagent("the-session", "a1", [sidechain_root("sub-origin", "a1"), rec("s1", "sub-origin")])
     fork = proj.write_subagent("the-session", "a1fork", [sidechain_root("sub-origin", "a1"), rec("s2", "sub-origin")])
@@ -536,8 +599,9 @@ def test_subagent_identity_is_its_own_root(proj):
 
 def test_relocated_record_keeps_its_identity(tmp_path):
     projects = tmp_path / "config" / "projects"
-    real = write(projects / "-repo--claude-worktrees-feature" / (SID + ".jsonl"),
-                 [dict(origin_line("origin"), sessionId=SID)])
+    real = write(
+        projects / "-repo--claude-worktrees-feature" / (SID + ".jsonl"), [dict(origin_line("origin"), sessionId=SID)]
+    )
     (projects / "-repo").mkdir()
     found = relocate_record(str(projects), str(projects / "-repo" / (SID + ".jsonl")))
     assert found == real and stable_session_id(os.path.dirname(found), found) == "origin"
@@ -550,6 +614,7 @@ CURRENT_ID = "11111111-2222-3333-4444-555555555555"
 
 def test_current_session_path(tmp_path):
     from termsprawl_context.harness.claude import project_dir
+
     cfg = tmp_path / "cfg"
     start = tmp_path / "work" / "start"
     start.mkdir(parents=True)
@@ -564,8 +629,10 @@ def test_current_session_path(tmp_path):
     write(Path(path), [dict(origin_line("o"), sessionId="someone-else", cwd=str(start))])
     assert current_session_path(env, str(start)) == ""
     assert current_session_path({"CLAUDE_CONFIG_DIR": str(cfg)}, str(start)) == ""
-    assert current_session_path(dict(env, TERMSPRAWL_TRANSCRIPT="/engine/located.jsonl"), str(start)) == \
-        "/engine/located.jsonl"
+    assert (
+        current_session_path(dict(env, TERMSPRAWL_TRANSCRIPT="/engine/located.jsonl"), str(start))
+        == "/engine/located.jsonl"
+    )
     for bad in ("../x", "a/b", "..", "."):
         assert current_session_path(dict(env, CLAUDE_CODE_SESSION_ID=bad), str(start)) == ""
 
@@ -574,22 +641,29 @@ def test_current_session_path_checks_the_tree(tmp_path):
     """A directory-derived guess written in a colliding sibling tree is passed over: the
     walk goes on to the ancestor whose folder holds this tree's record."""
     from termsprawl_context.harness.claude import project_dir
+
     cfg = tmp_path / "cfg"
     (tmp_path / "proj" / "pkg").mkdir(parents=True)
     (tmp_path / "proj-pkg").mkdir()
     folder = project_dir(str(cfg), str(tmp_path / "proj" / "pkg"))
     assert folder == project_dir(str(cfg), str(tmp_path / "proj-pkg"))  # the lossy encoding collides
-    write(Path(folder) / (CURRENT_ID + ".jsonl"),
-          [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj-pkg"))])
-    ours = write(Path(project_dir(str(cfg), str(tmp_path / "proj"))) / (CURRENT_ID + ".jsonl"),
-                 [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj" / "pkg"))])
+    write(
+        Path(folder) / (CURRENT_ID + ".jsonl"),
+        [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj-pkg"))],
+    )
+    ours = write(
+        Path(project_dir(str(cfg), str(tmp_path / "proj"))) / (CURRENT_ID + ".jsonl"),
+        [dict(origin_line("o"), sessionId=CURRENT_ID, cwd=str(tmp_path / "proj" / "pkg"))],
+    )
     env = {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_SESSION_ID": CURRENT_ID}
     assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == ours
     from termsprawl_context.harness.claude import current_session_path as unchecked
+
     assert unchecked(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
 
 
 # --- the real corpus ----------------------------------------------------------------------------
+
 
 def _flattened_parts(path):
     """(project folder, stem) of a corpus file named ``<...>__<folder>__<stem>.jsonl``."""
@@ -622,6 +696,7 @@ def test_corpus_sessions_belong_to_their_stem_and_tree(corpus):
     directories (fixtures whose folders were renamed), the tree check says precisely
     which directory the file was written in."""
     from termsprawl_context.harness.claude import encode_project_dir
+
     checked = refused = 0
     for path in corpus:
         folder, stem = _flattened_parts(path)
@@ -664,8 +739,11 @@ def test_corpus_identity_never_fails(corpus):
         fast = resolve_stable_session_id(str(path.parent), str(path), ByteSearchSiblings())
         plain = resolve_stable_session_id(str(path.parent), str(path), PlainSiblings())
         assert fast.id, path
-        assert (fast.id, type(fast.degraded), fast.unreadable_siblings) == \
-            (plain.id, type(plain.degraded), plain.unreadable_siblings), path
+        assert (fast.id, type(fast.degraded), fast.unreadable_siblings) == (
+            plain.id,
+            type(plain.degraded),
+            plain.unreadable_siblings,
+        ), path
         if fast.degraded is not None:
             assert fast.degraded.message.startswith("transcript: stable session id: %s continues " % path)
         answered += 1
@@ -709,6 +787,7 @@ def test_byte_search_agrees_with_parsing_everything(tmp_path):
     """The fast sibling reader answers exactly what the plain one does, file by file,
     on a few hundred random project dirs (the plain one is the oracle)."""
     import random
+
     rng = random.Random(20260813)
     compared = 0
     for case in range(250):
@@ -748,7 +827,9 @@ def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
     from termsprawl_context.store.identity import _CHUNK, scan_bytes
 
     line = b"x" * 1000 + b"\n"
-    head = line * (_CHUNK // len(line)) + b"y" * (_CHUNK % len(line) - cut)  # the needle starts `cut` bytes before the edge
+    head = line * (_CHUNK // len(line)) + b"y" * (
+        _CHUNK % len(line) - cut
+    )  # the needle starts `cut` bytes before the edge
     path = tmp_path / "edge.jsonl"
     path.write_bytes(head + needle + b"\n" + line * 3)
     assert len(head) == _CHUNK - cut

@@ -61,14 +61,17 @@ def test_running_artifact_is_the_zip_above_the_module(tmp_path):
     assert running_artifact(os.path.join(str(plain), "termsprawl_context", "__init__.py")) is None
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("", "%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
-    ("*.log", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
-    ("*.log\n", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
-    ("/transcripts\n", "/transcripts\n"),
-    ("a\n  transcripts/  \nb", "a\n  transcripts/  \nb"),
-    ("transcripts/*\n", "transcripts/*\n"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("", "%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+        ("*.log", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+        ("*.log\n", "*.log\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT),
+        ("/transcripts\n", "/transcripts\n"),
+        ("a\n  transcripts/  \nb", "a\n  transcripts/  \nb"),
+        ("transcripts/*\n", "transcripts/*\n"),
+    ],
+)
 def test_merge_gitignore(content, expected):
     assert merge_gitignore(content) == expected
     assert merge_gitignore(expected) == expected
@@ -99,7 +102,9 @@ def test_merge_keeps_other_settings_and_hooks_in_order():
 
 def test_an_entry_with_the_earlier_command_is_ours_too():
     legacy = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
-    assert merge_hook_settings({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": legacy}]}]}}) is None
+    assert (
+        merge_hook_settings({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": legacy}]}]}}) is None
+    )
 
 
 @pytest.mark.parametrize("start", ["", "src", "src/deep"])
@@ -110,7 +115,7 @@ def test_hook_command_finds_the_installed_command_from_any_subdirectory(tmp_path
     (project / "src" / "deep").mkdir(parents=True)
     command = project / ".termsprawl" / "bin" / "termsprawl-context"
     command.parent.mkdir(parents=True)
-    command.write_text("#!/bin/sh\necho \"ran $0 $*\"\n")
+    command.write_text('#!/bin/sh\necho "ran $0 $*"\n')
     command.chmod(0o755)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "CLAUDE_PROJECT_DIR": str(project / start)}
     done = subprocess.run(["/bin/sh", "-c", HOOK_COMMAND], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE)
@@ -121,32 +126,44 @@ def test_hook_command_finds_the_installed_command_from_any_subdirectory(tmp_path
 
 
 def test_existing_identical_hook_is_left_alone():
-    settings = {"hooks": {"SessionStart": [
-        "junk", {"hooks": "junk"},
-        {"matcher": "resume", "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 30}]}]}}
+    settings = {
+        "hooks": {
+            "SessionStart": [
+                "junk",
+                {"hooks": "junk"},
+                {"matcher": "resume", "hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 30}]},
+            ]
+        }
+    }
     assert merge_hook_settings(settings) is None
 
 
-@pytest.mark.parametrize("settings, words", [
-    ({"hooks": []}, '"hooks" as a JSON array'),
-    ({"hooks": None}, '"hooks" as a JSON null'),
-    ({"hooks": "x"}, '"hooks" as a JSON string'),
-    ({"hooks": {"SessionStart": {}}}, '"hooks.SessionStart" as a JSON object'),
-    ({"hooks": {"SessionStart": None}}, '"hooks.SessionStart" as a JSON null'),
-])
+@pytest.mark.parametrize(
+    "settings, words",
+    [
+        ({"hooks": []}, '"hooks" as a JSON array'),
+        ({"hooks": None}, '"hooks" as a JSON null'),
+        ({"hooks": "x"}, '"hooks" as a JSON string'),
+        ({"hooks": {"SessionStart": {}}}, '"hooks.SessionStart" as a JSON object'),
+        ({"hooks": {"SessionStart": None}}, '"hooks.SessionStart" as a JSON null'),
+    ],
+)
 def test_wrong_json_types_are_refused(settings, words):
     with pytest.raises(SettingsUnusable) as info:
         merge_hook_settings(settings)
     assert words in info.value.message and "left untouched" in info.value.message
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"{not json", "is not valid JSON"),
-    (b"[1, 2]", "holds a JSON array, not an object"),
-    (b'{"a": NaN}', "is not valid JSON"),
-    (b"\xff{}", "is not UTF-8"),
-    (b"{} {}", "is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"{not json", "is not valid JSON"),
+        (b"[1, 2]", "holds a JSON array, not an object"),
+        (b'{"a": NaN}', "is not valid JSON"),
+        (b"\xff{}", "is not UTF-8"),
+        (b"{} {}", "is not valid JSON"),
+    ],
+)
 def test_unusable_settings_text(data, words):
     with pytest.raises(SettingsUnusable) as info:
         parse_settings(data, "s.json")
@@ -184,8 +201,14 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
     out = done.stdout.decode()
-    for relative in (COMMAND, ".termsprawl/AGENTS.md", ".claude/skills/termsprawl-context/SKILL.md",
-                     ".termsprawl/.gitignore", SETTINGS, ".claude/.gitignore"):
+    for relative in (
+        COMMAND,
+        ".termsprawl/AGENTS.md",
+        ".claude/skills/termsprawl-context/SKILL.md",
+        ".termsprawl/.gitignore",
+        SETTINGS,
+        ".claude/.gitignore",
+    ):
         assert has_step(out, "written", relative)
     assert (project / ".claude/.gitignore").read_text().splitlines()[-1] == "settings.local.json"
     assert "next:" in out and "TERMSPRAWL_NODE_ID=" in out and "links add" in out
@@ -193,9 +216,10 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert installed.read_bytes() == pyz.read_bytes()
     assert stat.S_IMODE(installed.stat().st_mode) == 0o755
     assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
-    assert settings_of(project) == {"hooks": {"SessionStart": [
-        {"hooks": [{"type": "command", "command": HOOK_COMMAND,
-                    "timeout": 10}]}]}, "permissions": {"allow": install.allow_rules(str(project))}}
+    assert settings_of(project) == {
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}]}]},
+        "permissions": {"allow": install.allow_rules(str(project))},
+    }
     assert has_step(out, "written", SETTINGS + " (allows the")
     assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
     before = snapshot(project)
@@ -221,8 +245,10 @@ def test_init_without_hook_writes_no_settings(project, run_pyz):
 def test_settings_merge_keeps_everything_else(project, run_pyz):
     existing = {
         "permissions": {"allow": ["Read"]},
-        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
-                  "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}]},
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+        },
         "note": "caf\u00e9",
     }
     (project / ".claude").mkdir()
@@ -245,8 +271,9 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
 
 def test_existing_identical_hook_file_untouched(project, run_pyz):
     (project / ".claude").mkdir()
-    body = json.dumps({"hooks": {"SessionStart": [HOOK_ENTRY]},
-                       "permissions": {"allow": install.allow_rules(str(project))}}, indent=4)
+    body = json.dumps(
+        {"hooks": {"SessionStart": [HOOK_ENTRY]}, "permissions": {"allow": install.allow_rules(str(project))}}, indent=4
+    )
     (project / SETTINGS).write_text(body)
     done = run_pyz(["init", "--cwd", project, "--hook"])
     assert done.returncode == 0
@@ -254,14 +281,17 @@ def test_existing_identical_hook_file_untouched(project, run_pyz):
     assert (project / SETTINGS).read_text() == body
 
 
-@pytest.mark.parametrize("body, words", [
-    ("{ invalid", "is not valid JSON"),
-    ('{"hooks": []}', '"hooks" as a JSON array'),
-    ('{"hooks": {"SessionStart": {"hooks": []}}}', '"hooks.SessionStart" as a JSON object'),
-    ("[]", "holds a JSON array"),
-    ('{"permissions": []}', '"permissions" as a JSON array'),
-    ('{"permissions": {"allow": "Bash"}}', '"permissions.allow" as a JSON string'),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("{ invalid", "is not valid JSON"),
+        ('{"hooks": []}', '"hooks" as a JSON array'),
+        ('{"hooks": {"SessionStart": {"hooks": []}}}', '"hooks.SessionStart" as a JSON object'),
+        ("[]", "holds a JSON array"),
+        ('{"permissions": []}', '"permissions" as a JSON array'),
+        ('{"permissions": {"allow": "Bash"}}', '"permissions.allow" as a JSON string'),
+    ],
+)
 def test_unusable_settings_refused_and_nothing_written(project, run_pyz, body, words):
     (project / ".claude").mkdir()
     (project / SETTINGS).write_text(body)
@@ -294,7 +324,8 @@ def test_existing_gitignore_merged(project, run_pyz):
     (project / ".termsprawl" / ".gitignore").write_text("local/")
     assert run_pyz(["init", "--cwd", project]).returncode == 0
     assert (project / ".termsprawl" / ".gitignore").read_text() == (
-        "local/\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT)
+        "local/\n%s\ntranscripts/\n" % install.GITIGNORE_COMMENT
+    )
 
 
 def test_changed_command_is_replaced_and_mode_fixed(project, run_pyz, pyz):
@@ -342,7 +373,8 @@ def test_init_claude_md_adds_one_import_and_keeps_the_users_text(project, run_py
     assert done.returncode == 0, done.stderr
     assert has_step(done.stdout.decode(), "written", "CLAUDE.md")
     assert (project / "CLAUDE.md").read_text() == (
-        "# Shop\n\nRun `make test` before committing.\n\n@.termsprawl/AGENTS.md\n")
+        "# Shop\n\nRun `make test` before committing.\n\n@.termsprawl/AGENTS.md\n"
+    )
     before = snapshot(project)
     again = run_pyz(["init", "--cwd", project, "--claude-md"])
     assert has_step(again.stdout.decode(), "unchanged", "CLAUDE.md") and snapshot(project) == before
@@ -374,8 +406,13 @@ def test_init_refuses_an_explicit_directory_inside_a_project(project, run_pyz):
     sub.mkdir()
     done = run_pyz(["init", "--cwd", sub])
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr == ("termsprawl-context: init: %s lies inside the project %s (it has .termsprawl/); run "
-                           "init there, or without --cwd from anywhere inside it\n" % (sub, project)).encode()
+    assert (
+        done.stderr
+        == (
+            "termsprawl-context: init: %s lies inside the project %s (it has .termsprawl/); run "
+            "init there, or without --cwd from anywhere inside it\n" % (sub, project)
+        ).encode()
+    )
     assert os.listdir(str(sub)) == []
 
 
@@ -386,8 +423,10 @@ def test_user_edited_skill_is_kept_and_reported(project, run_pyz):
     edited = skill.read_bytes()
     done = run_pyz(["init"], cwd=project)
     assert done.returncode == 0, done.stderr
-    assert re.search(r"(?m)^  kept +\.claude/skills/termsprawl-context/SKILL\.md \(edited by its user: left alone\)$",
-                     done.stdout.decode())
+    assert re.search(
+        r"(?m)^  kept +\.claude/skills/termsprawl-context/SKILL\.md \(edited by its user: left alone\)$",
+        done.stdout.decode(),
+    )
     assert skill.read_bytes() == edited
 
 
@@ -396,7 +435,8 @@ def test_local_settings_ignore_merges_into_an_existing_claude_gitignore(project,
     (project / ".claude" / ".gitignore").write_text("agents/scratch/")
     assert run_pyz(["init", "--hook"], cwd=project).returncode == 0
     assert (project / ".claude" / ".gitignore").read_text() == (
-        "agents/scratch/\n" + install.CLAUDE_GITIGNORE_COMMENT + "\nsettings.local.json\n")
+        "agents/scratch/\n" + install.CLAUDE_GITIGNORE_COMMENT + "\nsettings.local.json\n"
+    )
     (project / ".claude" / ".gitignore").write_text("*.local.json\n")
     done = run_pyz(["init", "--hook"], cwd=project)
     assert has_step(done.stdout.decode(), "unchanged", ".claude/.gitignore")
@@ -418,7 +458,13 @@ def test_git_ignores_what_is_personal_and_keeps_what_is_shared(project, run_pyz)
 
     for personal in (".termsprawl/transcripts/alice.json", ".claude/settings.local.json"):
         assert ignored(personal), personal
-    for shared in (".termsprawl/links/alice--bob.json", ".termsprawl/AGENTS.md", ".termsprawl/bin/termsprawl-context",
-                   ".claude/skills/termsprawl-context/SKILL.md", "CLAUDE.md", ".termsprawl/.gitignore",
-                   ".claude/.gitignore"):
+    for shared in (
+        ".termsprawl/links/alice--bob.json",
+        ".termsprawl/AGENTS.md",
+        ".termsprawl/bin/termsprawl-context",
+        ".claude/skills/termsprawl-context/SKILL.md",
+        "CLAUDE.md",
+        ".termsprawl/.gitignore",
+        ".claude/.gitignore",
+    ):
         assert not ignored(shared), shared

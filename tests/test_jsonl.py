@@ -244,9 +244,10 @@ def test_giant_lines_cost_a_bounded_amount_of_memory(tmp_path, shape):
         else:
             f.write(b'{"a":1}\n')
             f.seek(8 + giant)
-            f.write(b'x' if shape == "giant_tail" else b'\n{"b":2}\n')
-    out = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(SRC), str(path)], env=rss_env(),
-                         stdout=subprocess.PIPE, check=True).stdout.split()
+            f.write(b"x" if shape == "giant_tail" else b'\n{"b":2}\n')
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE, str(SRC), str(path)], env=rss_env(), stdout=subprocess.PIPE, check=True
+    ).stdout.split()
     expected = {"sparse": 0, "giant_tail": 1, "giant_middle": 2}[shape]
     assert int(out[0]) == int(out[1]) == expected
     assert int(out[2]) < 64, "peak RSS %s MB" % out[2]
@@ -259,9 +260,11 @@ TORN_OBJECTS = ('{"a":{"b":1}', '{"a":1,}', '{"a" 1}', '{"a":[1,2}', '{"a":1 "b"
 
 
 def test_a_torn_object_is_junk_before_the_json_package_is_imported():
-    probe = ("import sys\nfrom termsprawl_context.jsonl import parse_object\n"
-             "assert 'json.decoder' not in sys.modules\n"
-             "print([parse_object(t) for t in %r])\n" % (TORN_OBJECTS,))
+    probe = (
+        "import sys\nfrom termsprawl_context.jsonl import parse_object\n"
+        "assert 'json.decoder' not in sys.modules\n"
+        "print([parse_object(t) for t in %r])\n" % (TORN_OBJECTS,)
+    )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "%r\n" % ([None] * len(TORN_OBJECTS),)
@@ -271,7 +274,8 @@ def test_the_dump_reads_a_peer_whose_last_line_is_torn_after_a_nested_object(tmp
     peer = tmp_path / "peer.jsonl"
     peer.write_text(
         '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"t","message":{"role":"user","content":"hello there"}}\n'
-        '{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}')
+        '{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}'
+    )
     project = tmp_path / "proj"
     project.mkdir()
     for args in (["index", "set", "peer", peer], ["links", "add", "me", "peer"]):

@@ -40,7 +40,8 @@ def test_add_list_peers_remove(project, run_pyz):
     out = ok(run_pyz(["links", "add", "node-b", "node-a"], cwd=project))
     assert out == "linked node-b and node-a (%s)\n" % os.path.join(".termsprawl", "links", "node-a--node-b.json")
     assert links.list_links(str(project)) == [
-        links.Link("node-a", "node-b", str(project / ".termsprawl" / "links" / "node-a--node-b.json"))]
+        links.Link("node-a", "node-b", str(project / ".termsprawl" / "links" / "node-a--node-b.json"))
+    ]
     # As the app does on a link, the discovery markers are planted.
     assert (project / ".termsprawl" / "AGENTS.md").is_file()
     assert (project / ".claude" / "skills" / "termsprawl-context" / "SKILL.md").is_file()
@@ -50,9 +51,11 @@ def test_add_list_peers_remove(project, run_pyz):
     assert ok(run_pyz(["links", "peers", "node-a", "--cwd", project])) == "node-b\nnode-c\n"
     assert ok(run_pyz(["links", "peers", "node-z", "--cwd", project])) == ""
     assert ok(run_pyz(["links", "remove", "node-c", "node-a", "--cwd", project])) == (
-        "removed the link between node-c and node-a\n")
+        "removed the link between node-c and node-a\n"
+    )
     assert ok(run_pyz(["links", "remove", "node-c", "node-a", "--cwd", project])) == (
-        "no link file %s (nothing to remove)\n" % os.path.join(".termsprawl", "links", "node-a--node-c.json"))
+        "no link file %s (nothing to remove)\n" % os.path.join(".termsprawl", "links", "node-a--node-c.json")
+    )
     assert links.peers_of(str(project), "node-a") == ["node-b"]
 
 
@@ -63,10 +66,13 @@ def test_json_outputs_are_one_document(project, run_pyz):
     (project / ".termsprawl" / "links" / "junk.json").write_text("not json")
     listed = json.loads(run_pyz(["links", "list", "--cwd", project, "--json"]).stdout)
     assert listed == {"links": [{"a": "a", "b": "b", "path": path}], "ignored": ["junk.json"]}
-    assert json.loads(ok(run_pyz(["links", "peers", "a", "--cwd", project, "--json"]))) == {
-        "node": "a", "peers": ["b"]}
+    assert json.loads(ok(run_pyz(["links", "peers", "a", "--cwd", project, "--json"]))) == {"node": "a", "peers": ["b"]}
     assert json.loads(ok(run_pyz(["links", "remove", "a", "b", "--cwd", project, "--json"]))) == {
-        "removed": True, "a": "a", "b": "b", "still_linked": False}
+        "removed": True,
+        "a": "a",
+        "b": "b",
+        "still_linked": False,
+    }
 
 
 def test_list_names_ignored_files_on_stderr(project, run_pyz):
@@ -85,17 +91,20 @@ def test_list_of_a_project_without_state_is_empty(project, run_pyz):
 BAD_ID = 'invalid node id: "%s" (a node id matches [A-Za-z0-9][A-Za-z0-9_-]{0,127})'
 
 
-@pytest.mark.parametrize("argv, code, message", [
-    (["links", "add", "a", "../etc"], 2, "links add: " + BAD_ID % "../etc"),
-    (["links", "add", "bad id", "a"], 2, "links add: " + BAD_ID % "bad id"),
-    (["links", "add", "a", "a"], 2, "links add: cannot link a node to itself"),
-    (["links", "remove", "a", "_x"], 2, "links remove: " + BAD_ID % "_x"),
-    (["links", "remove", "a", "a"], 2, "links remove: cannot link a node to itself"),
-    (["links", "peers", ".hidden"], 2, "links peers: " + BAD_ID % ".hidden"),
-    (["links"], 2, "links: the following arguments are required: list|add|remove|peers"),
-    (["links", "add", "a"], 2, "links add: the following arguments are required: B"),
-    (["links", "bogus"], 2, "links: argument list|add|remove|peers: invalid choice: 'bogus' (choose from ..."),
-])
+@pytest.mark.parametrize(
+    "argv, code, message",
+    [
+        (["links", "add", "a", "../etc"], 2, "links add: " + BAD_ID % "../etc"),
+        (["links", "add", "bad id", "a"], 2, "links add: " + BAD_ID % "bad id"),
+        (["links", "add", "a", "a"], 2, "links add: cannot link a node to itself"),
+        (["links", "remove", "a", "_x"], 2, "links remove: " + BAD_ID % "_x"),
+        (["links", "remove", "a", "a"], 2, "links remove: cannot link a node to itself"),
+        (["links", "peers", ".hidden"], 2, "links peers: " + BAD_ID % ".hidden"),
+        (["links"], 2, "links: the following arguments are required: list|add|remove|peers"),
+        (["links", "add", "a"], 2, "links add: the following arguments are required: B"),
+        (["links", "bogus"], 2, "links: argument list|add|remove|peers: invalid choice: 'bogus' (choose from ..."),
+    ],
+)
 def test_links_refusals_write_nothing(project, run_pyz, argv, code, message):
     done = run_pyz(argv + ["--cwd", project] if len(argv) > 2 else argv, cwd=project)
     refused(done, code, message)
@@ -141,18 +150,23 @@ def test_index_set_stores_relative_paths_as_given(project, run_pyz):
 def test_index_set_notes_a_path_that_is_not_there_yet(project, run_pyz):
     done = run_pyz(["index", "set", "n", "/nowhere/s.jsonl", "--cwd", project])
     assert done.returncode == 0 and done.stdout == b""
-    assert done.stderr == b"termsprawl-context: index set: note: /nowhere/s.jsonl is not a file (yet); recorded anyway\n"
+    assert (
+        done.stderr == b"termsprawl-context: index set: note: /nowhere/s.jsonl is not a file (yet); recorded anyway\n"
+    )
     assert index.read_transcript_path(str(project), "n") == "/nowhere/s.jsonl"
 
 
-@pytest.mark.parametrize("argv, code, message", [
-    (["index", "get", "nobody"], 1, "index get: no transcript path recorded for nobody in {cwd}"),
-    (["index", "get", "../x"], 2, "index get: " + BAD_ID % "../x"),
-    (["index", "set", "../x", "/p.jsonl"], 2, "index set: " + BAD_ID % "../x"),
-    (["index", "set", "n", ""], 2, "index set: the transcript path is empty"),
-    (["index", "set", "n"], 2, "index set: the following arguments are required: PATH"),
-    (["index"], 2, "index: the following arguments are required: get|set"),
-])
+@pytest.mark.parametrize(
+    "argv, code, message",
+    [
+        (["index", "get", "nobody"], 1, "index get: no transcript path recorded for nobody in {cwd}"),
+        (["index", "get", "../x"], 2, "index get: " + BAD_ID % "../x"),
+        (["index", "set", "../x", "/p.jsonl"], 2, "index set: " + BAD_ID % "../x"),
+        (["index", "set", "n", ""], 2, "index set: the transcript path is empty"),
+        (["index", "set", "n"], 2, "index set: the following arguments are required: PATH"),
+        (["index"], 2, "index: the following arguments are required: get|set"),
+    ],
+)
 def test_index_refusals(project, run_pyz, argv, code, message):
     done = run_pyz(argv + ["--cwd", project] if len(argv) > 1 else argv)
     refused(done, code, message.replace("{cwd}", str(project)))
@@ -162,8 +176,9 @@ def test_index_refusals(project, run_pyz, argv, code, message):
 def test_index_set_write_failure_exit_1(project, run_pyz):
     (project / ".termsprawl").write_text("a file where the folder goes")
     done = run_pyz(["index", "set", "n", "/p.jsonl", "--cwd", project])
-    refused(done, 1, "index set: cannot write %s under %s" % (os.path.join(".termsprawl", "transcripts", "n.json"),
-                                                             project))
+    refused(
+        done, 1, "index set: cannot write %s under %s" % (os.path.join(".termsprawl", "transcripts", "n.json"), project)
+    )
 
 
 def test_help_exits_0(run_pyz):
@@ -201,7 +216,8 @@ def test_writing_into_a_directory_inside_a_project_is_refused(project, run_pyz, 
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode() == (
         "termsprawl-context: %s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit --cwd "
-        "to use it from anywhere inside\n" % (command, sub, project, project))
+        "to use it from anywhere inside\n" % (command, sub, project, project)
+    )
     assert os.listdir(str(sub)) == []
 
 
@@ -213,5 +229,7 @@ def test_outside_any_project_the_working_directory_is_used(project, run_pyz):
 def test_doctor_empty_variable_is_its_own_error(project, run_pyz):
     done = run_pyz(["doctor"], cwd=project, env={"TERMSPRAWL_NODE_ID": ""})
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr == (b"termsprawl-context: doctor: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
-                           b"set it to this agent's node id\n")
+    assert done.stderr == (
+        b"termsprawl-context: doctor: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or "
+        b"set it to this agent's node id\n"
+    )

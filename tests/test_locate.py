@@ -125,7 +125,9 @@ def test_stem_or_inner_uuid_and_latest_descendant_wins(store):
 
 
 def test_max_timestamp_counts_every_line_of_a_holder(store):
-    a = put(store, "a", "one.jsonl", [line("m1", "2026-01-01T00:00:00Z"), json.dumps({"type": "x", "timestamp": "2026-09"})])
+    a = put(
+        store, "a", "one.jsonl", [line("m1", "2026-01-01T00:00:00Z"), json.dumps({"type": "x", "timestamp": "2026-09"})]
+    )
     put(store, "b", "two.jsonl", [line("m1", "2026-05-01T00:00:00Z")])
     assert both("m1", store) == a
 
@@ -158,7 +160,9 @@ def test_sessionid_is_not_consulted_and_null_uuid_never_matches(store):
 
 
 def test_junk_and_torn_lines_are_skipped(store):
-    path = put(store, "p", "f.jsonl", ["junk", "", "[1]", line("m", "2026-01-01")], tail='{"uuid":"torn","timestamp":"2027')
+    path = put(
+        store, "p", "f.jsonl", ["junk", "", "[1]", line("m", "2026-01-01")], tail='{"uuid":"torn","timestamp":"2027'
+    )
     assert both("m", store) == path
     assert both("torn", store) is None
 
@@ -182,14 +186,16 @@ def test_an_escaped_uuid_is_still_found(store, spelled):
 
 @pytest.mark.parametrize(
     "target",
-    ['say "hi"', "back\\slash", "a/b", "tab\there", "emoji \U0001F600 x", "\udcff", "caf\u00e9", "\ufffd", "", "\x00"],
+    ['say "hi"', "back\\slash", "a/b", "tab\there", "emoji \U0001f600 x", "\udcff", "caf\u00e9", "\ufffd", "", "\x00"],
 )
 def test_targets_json_must_escape_or_can_spell_two_ways(store, target):
     for i, ensure_ascii in enumerate((True, False)):
         obj = {"type": "user", "uuid": target, "timestamp": "2026-0%d" % (i + 1)}
         put(store, "p%d" % i, "f.jsonl", [json.dumps(obj, ensure_ascii=ensure_ascii)])
     put(store, "z", "bad-utf8.jsonl", [])
-    (store / "z" / "bad-utf8.jsonl").write_bytes(b'{"uuid":"\xef\xbf","timestamp":"2027"}\n{"uuid":"\xff","timestamp":"2028"}\n')
+    (store / "z" / "bad-utf8.jsonl").write_bytes(
+        b'{"uuid":"\xef\xbf","timestamp":"2027"}\n{"uuid":"\xff","timestamp":"2028"}\n'
+    )
     both(target, store)
 
 
@@ -199,14 +205,14 @@ def test_spellings_are_found_where_they_are_and_nowhere_else():
     assert spellings.hits(plain) == [plain.index(b'"' + U3.encode())]
     assert U3[8] == "-"
     for escaped in ("\\u002d", "\\u002D"):  # any hex case
-        text = (b'{"uuid":"' + U3[:8].encode() + escaped.encode() + U3[9:].encode() + b'"}')
+        text = b'{"uuid":"' + U3[:8].encode() + escaped.encode() + U3[9:].encode() + b'"}'
         assert spellings.hits(text) == [text.index(b"\\u")]
     # Terminal colours and other escapes of characters a uuid does not hold are no hit,
     # nor is the uuid without its quotes (a substring of a longer string).
     noise = b'{"out":"\\u001b[32mok\\u001b[0m \\n\\\\ x' + U3.encode() + b'y"}'
     assert spellings.hits(noise) == []
     assert UuidSpellings('q"t').hits(b'{"uuid":"q\\"t"}') == [10]
-    assert UuidSpellings("\U0001F600").hits(b'"\\ud83d\\ude00"') == [1]
+    assert UuidSpellings("\U0001f600").hits(b'"\\ud83d\\ude00"') == [1]
 
 
 def test_bytes_that_cannot_spell_the_uuid_are_not_parsed(store, monkeypatch):
@@ -308,7 +314,10 @@ def test_unreadable_file_is_one_warning(store, monkeypatch):
     monkeypatch.setattr(jsonl, "open_regular", deny)
     err = io.StringIO()
     assert locate("m", str(store), err) == keep
-    assert err.getvalue() == "termsprawl-context: cannot read %s: [Errno 13] Permission denied: '%s'\n" % (locked, locked)
+    assert err.getvalue() == "termsprawl-context: cannot read %s: [Errno 13] Permission denied: '%s'\n" % (
+        locked,
+        locked,
+    )
 
 
 def test_fifo_and_directory_named_jsonl_do_not_hang_or_match(store):

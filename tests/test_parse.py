@@ -62,8 +62,7 @@ def test_parse_line(raw, expected):
 
 def test_thinking_gate():
     assert (
-        msg_text([{"type": "thinking", "text": "x"}, {"type": "text", "text": "y"}])
-        == "<thinking>\nx\n</thinking>\ny"
+        msg_text([{"type": "thinking", "text": "x"}, {"type": "text", "text": "y"}]) == "<thinking>\nx\n</thinking>\ny"
     )
 
 
@@ -141,9 +140,20 @@ def test_is_tool_result_takes_a_whole_line():
 
 def test_the_fourteen_cues_in_order():
     assert SIDECHAIN_SIGNAL_CUES == (
-        "actually,", "wait,", "never mind", "that didn't work", "that did not work",
-        "wrong approach", "i was wrong", "scratch that", "on second thought", "doesn't work",
-        "does not work", "abandoned", "dead end", "hypothesis",
+        "actually,",
+        "wait,",
+        "never mind",
+        "that didn't work",
+        "that did not work",
+        "wrong approach",
+        "i was wrong",
+        "scratch that",
+        "on second thought",
+        "doesn't work",
+        "does not work",
+        "abandoned",
+        "dead end",
+        "hypothesis",
     )
     assert isinstance(SIDECHAIN_SIGNAL_CUES, tuple)
 
@@ -329,8 +339,19 @@ def test_iter_lines_never_raises_on_any_bytes(tmp_path_factory, data):
 
 def test_module_exports_every_named_primitive():
     for name in (
-        "parse_line", "msg_text", "KNOWN_TOP_FIELDS", "is_edit_tool", "edit_file_path", "is_meta",
-        "is_sidechain", "is_tool_result", "SIDECHAIN_SIGNAL_CUES", "sidechain_cue_hit",
-        "sidechain_is_signal", "iter_lines", "schema_drift_warn", "warn_schema_drift",
+        "parse_line",
+        "msg_text",
+        "KNOWN_TOP_FIELDS",
+        "is_edit_tool",
+        "edit_file_path",
+        "is_meta",
+        "is_sidechain",
+        "is_tool_result",
+        "SIDECHAIN_SIGNAL_CUES",
+        "sidechain_cue_hit",
+        "sidechain_is_signal",
+        "iter_lines",
+        "schema_drift_warn",
+        "warn_schema_drift",
     ):
         assert hasattr(parse, name), name

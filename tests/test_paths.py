@@ -41,5 +41,7 @@ def test_resolve_work_dir(tmp_path):
 
 
 def test_project_dir():
-    assert paths.project_dir("/cfg", "/w/p") == os.path.join("/cfg", "projects", paths.encode_project_dir(paths.resolve_work_dir("/w/p")))
+    assert paths.project_dir("/cfg", "/w/p") == os.path.join(
+        "/cfg", "projects", paths.encode_project_dir(paths.resolve_work_dir("/w/p"))
+    )
     assert paths.project_dir("", "/w/p") == ""

@@ -40,29 +40,39 @@ def test_allow_rules_are_exactly_the_reads_and_the_skill(tmp_path):
     assert install.allow_rules(str(odd)) == read_rules(COMMAND) + ["Skill(termsprawl-context)"]
 
 
-@pytest.mark.parametrize("rule, wide", [
-    ("Bash(.termsprawl/bin/termsprawl-context *)", True),
-    ("Bash(.termsprawl/bin/termsprawl-context:*)", True),
-    ("Bash(*)", True),
-    ("Bash", True),
-    ("Bash(.termsprawl/bin/*)", True),
-    ("Bash(.termsprawl/bin/termsprawl-context --format *)", False),
-    ("Bash(.termsprawl/bin/termsprawl-context)", False),
-    ("Bash(npm test *)", False),
-    ("Read", False),
-])
+@pytest.mark.parametrize(
+    "rule, wide",
+    [
+        ("Bash(.termsprawl/bin/termsprawl-context *)", True),
+        ("Bash(.termsprawl/bin/termsprawl-context:*)", True),
+        ("Bash(*)", True),
+        ("Bash", True),
+        ("Bash(.termsprawl/bin/*)", True),
+        ("Bash(.termsprawl/bin/termsprawl-context --format *)", False),
+        ("Bash(.termsprawl/bin/termsprawl-context)", False),
+        ("Bash(npm test *)", False),
+        ("Read", False),
+    ],
+)
 def test_rule_matcher(rule, wide):
     assert bash_rule_matches(rule, COMMAND + " links add a b") is wide
 
 
 def test_merge_keeps_every_user_rule_and_is_idempotent(tmp_path):
-    user = {"permissions": {"allow": ["Bash(npm test)", "Bash(.termsprawl/bin/termsprawl-context)"],
-                            "deny": ["Bash(rm *)"], "defaultMode": "default"}, "env": {"A": "1"}}
+    user = {
+        "permissions": {
+            "allow": ["Bash(npm test)", "Bash(.termsprawl/bin/termsprawl-context)"],
+            "deny": ["Bash(rm *)"],
+            "defaultMode": "default",
+        },
+        "env": {"A": "1"},
+    }
     rules = install.allow_rules(str(tmp_path))
     merged = install.merge_permissions(user, rules)
     assert merged["permissions"]["allow"][:2] == user["permissions"]["allow"]
-    assert merged["permissions"]["allow"] == user["permissions"]["allow"] + [r for r in rules if r not in user[
-        "permissions"]["allow"]]
+    assert merged["permissions"]["allow"] == user["permissions"]["allow"] + [
+        r for r in rules if r not in user["permissions"]["allow"]
+    ]
     assert merged["permissions"]["deny"] == ["Bash(rm *)"] and merged["env"] == {"A": "1"}
     assert install.merge_permissions(merged, rules) is None
 
@@ -73,15 +83,19 @@ def installed(tmp_path, run_pyz):
     project.mkdir()
     assert run_pyz(["init", "--cwd", project, "--hook"]).returncode == 0
     command = project / COMMAND
-    assert subprocess.run([str(command), "links", "add", "alice", "bob"], cwd=str(project),
-                          stdout=subprocess.PIPE).returncode == 0
+    assert (
+        subprocess.run(
+            [str(command), "links", "add", "alice", "bob"], cwd=str(project), stdout=subprocess.PIPE
+        ).returncode
+        == 0
+    )
     return project
 
 
 def _admitted(rule, project, write):
     """The most harmful command ``rule`` admits for ``write``: each `*` filled with a read
     option's value followed by the write (what a planted instruction would try)."""
-    pattern = rule[len("Bash("):-1]
+    pattern = rule[len("Bash(") : -1]
     option = pattern.rsplit(" ", 2)[-2] if pattern.endswith(" *") else None
     value = {"--format": "json", "--turns": "5", "--max-chars": "100"}.get(option, "")
     return pattern[:-1] + value + " " + write if pattern.endswith("*") else pattern + " " + write
@@ -100,8 +114,9 @@ def test_strict_argv_parsing_makes_the_flag_rules_safe(installed):
             command = _admitted(rule, installed, write)
             if not bash_rule_matches(rule, command):
                 continue  # the exact rule admits nothing appended
-            done = subprocess.run(command, shell=True, cwd=str(installed), env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
+            done = subprocess.run(
+                command, shell=True, cwd=str(installed), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
             assert done.returncode == 2 and done.stdout == b"", (command, done.stderr)
             assert done.stderr.startswith(b"termsprawl-context: unexpected argument: "), (command, done.stderr)
             tried += 1

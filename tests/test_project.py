@@ -85,8 +85,9 @@ def test_default_self():
     with pytest.raises(proj.EmptyNodeIdEnv) as caught:
         proj.default_self(None, {proj.NODE_ID_ENV: ""}, "doctor")
     assert caught.value.exit_code == EXIT_USAGE
-    assert caught.value.message == ("doctor: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or set it to "
-                                    "this agent's node id")
+    assert caught.value.message == (
+        "doctor: $TERMSPRAWL_NODE_ID is set but empty; give --self NODE or set it to " "this agent's node id"
+    )
 
 
 def test_writes_never_start_a_nested_project(tree):
@@ -99,8 +100,10 @@ def test_writes_never_start_a_nested_project(tree):
     assert not index.record_transcript_path(sub, "alice", "/x.jsonl")
     with pytest.raises(links.LinkWriteFailed):
         links.add_link(sub, "alice", "bob")
-    assert discovery.refresh_discovery(sub) == [(discovery.AGENTS_FILE, discovery.FAILED),
-                                                (discovery.SKILL_FILE, discovery.FAILED)]
+    assert discovery.refresh_discovery(sub) == [
+        (discovery.AGENTS_FILE, discovery.FAILED),
+        (discovery.SKILL_FILE, discovery.FAILED),
+    ]
     assert sorted(os.listdir(sub)) == ["deep"]
 
 

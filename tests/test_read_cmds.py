@@ -40,13 +40,38 @@ def store(tmp_path_factory):
         paths.append(target)
     tricky = folder / (fake_id(999) + ".jsonl")
     lines = [
-        json.dumps({"type": "user", "uuid": "t1", "message": {"content": "Ünïcode CAFÉ 日本語 say \"hi\" <tag> a/b"}}),
-        json.dumps({"type": "user", "uuid": "t2", "message": {"content": "escaped \u0041SCII"}}).replace("ASCII", "A\\u0053CII"),
-        json.dumps({"type": "assistant", "uuid": "t3", "message": {"content": [{"type": "text", "text": "KELVIN \u212a and \u0130stanbul"}]}}, ensure_ascii=False),
-        json.dumps({"type": "assistant", "uuid": "t4", "message": {"content": [
-            {"type": "tool_use", "id": "x", "name": "Bash", "input": {"command": "grep NEEDLE file"}}]}}),
-        json.dumps({"type": "user", "uuid": "t5", "message": {"content": [
-            {"type": "tool_result", "tool_use_id": "x", "content": "found the needle here"}]}}),
+        json.dumps({"type": "user", "uuid": "t1", "message": {"content": 'Ünïcode CAFÉ 日本語 say "hi" <tag> a/b'}}),
+        json.dumps({"type": "user", "uuid": "t2", "message": {"content": "escaped \u0041SCII"}}).replace(
+            "ASCII", "A\\u0053CII"
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "t3",
+                "message": {"content": [{"type": "text", "text": "KELVIN \u212a and \u0130stanbul"}]},
+            },
+            ensure_ascii=False,
+        ),
+        json.dumps(
+            {
+                "type": "assistant",
+                "uuid": "t4",
+                "message": {
+                    "content": [
+                        {"type": "tool_use", "id": "x", "name": "Bash", "input": {"command": "grep NEEDLE file"}}
+                    ]
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "t5",
+                "message": {
+                    "content": [{"type": "tool_result", "tool_use_id": "x", "content": "found the needle here"}]
+                },
+            }
+        ),
         json.dumps({"type": "user", "uuid": "t6", "isSidechain": True, "message": {"content": "sidechain needle"}}),
         "not json but needle",
         json.dumps({"type": "user", "uuid": "t7", "message": {"content": "torn needle"}})[:-3],
@@ -65,12 +90,16 @@ def every_entry(path):
     """Every line of the file parsed (cached: the files do not change)."""
     if path not in _PARSED:
         with open_regular(str(path)) as f:
-            _PARSED[path] = [records.entry_of(o, line.number, line.offset)
-                             for line in iter_lines(f) for o in [parse_object(line.raw)] if o is not None]
+            _PARSED[path] = [
+                records.entry_of(o, line.number, line.offset)
+                for line in iter_lines(f)
+                for o in [parse_object(line.raw)]
+                if o is not None
+            ]
     return _PARSED[path]
 
 
-def oracle_search(text, paths, kinds=search.DEFAULT_KINDS, limit=10 ** 9, regex=False):
+def oracle_search(text, paths, kinds=search.DEFAULT_KINDS, limit=10**9, regex=False):
     """Every line of every session parsed, newest session first."""
     matcher = search.Matcher(text, regex)
     hits = []
@@ -85,26 +114,52 @@ def oracle_search(text, paths, kinds=search.DEFAULT_KINDS, limit=10 ** 9, regex=
     return hits[:limit]
 
 
-NEEDLES = ["the", "needle", "café", "CAFÉ", "日本", "say \"hi\"", "<tag>", "a/b", "ascii", "k", "i", "İ", "ünï",
-           "\"", "test", "e t", "TODO", "zzzz-not-anywhere"]
+NEEDLES = [
+    "the",
+    "needle",
+    "café",
+    "CAFÉ",
+    "日本",
+    'say "hi"',
+    "<tag>",
+    "a/b",
+    "ascii",
+    "k",
+    "i",
+    "İ",
+    "ünï",
+    '"',
+    "test",
+    "e t",
+    "TODO",
+    "zzzz-not-anywhere",
+]
 
 
-CASES = [(n, search.DEFAULT_KINDS) for n in NEEDLES] + [(n, search.KINDS) for n in ("needle", "ascii", "\"", "k")] + [
-    (n, (search.KIND_TOOL,)) for n in ("needle", "the", "日本")]
+CASES = (
+    [(n, search.DEFAULT_KINDS) for n in NEEDLES]
+    + [(n, search.KINDS) for n in ("needle", "ascii", '"', "k")]
+    + [(n, (search.KIND_TOOL,)) for n in ("needle", "the", "日本")]
+)
 
 
 @pytest.mark.parametrize("needle, kinds", CASES)
 def test_search_matches_the_oracle(store, needle, kinds):
     projects, paths = store
-    got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(needle, str(projects), kinds=kinds,
-                                                                              limit=10 ** 9)]
+    got = [
+        (h.path, h.line, h.kind, h.snippet)
+        for h in search.search_store(needle, str(projects), kinds=kinds, limit=10**9)
+    ]
     assert got == oracle_search(needle, paths, kinds)
 
 
 def test_search_finds_escaped_and_non_ascii_spellings(store):
     projects, paths = store
     tricky = str(paths[-1])
-    found = lambda text, kinds=search.KINDS: [(h.path, h.line) for h in search.search_store(text, str(projects), kinds=kinds)]  # noqa: E731
+
+    def found(text, kinds=search.KINDS):
+        return [(h.path, h.line) for h in search.search_store(text, str(projects), kinds=kinds)]
+
     assert found("escaped ascii") == [(tricky, 2)]
     assert (tricky, 3) in found("kelvin k and istanbul") or (tricky, 3) in found("kelvin k")
     assert found("NEEDLE", (search.KIND_TOOL,)) == [(tricky, 4), (tricky, 5)]
@@ -114,8 +169,10 @@ def test_search_finds_escaped_and_non_ascii_spellings(store):
 @pytest.mark.parametrize("pattern", [r"need\w+", r"^found", r"caf[eé]", r"\d{4}-\d\d"])
 def test_search_regex_matches_the_oracle(store, pattern):
     projects, paths = store
-    got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(pattern, str(projects), kinds=search.KINDS,
-                                                                              limit=10 ** 9, regex=True)]
+    got = [
+        (h.path, h.line, h.kind, h.snippet)
+        for h in search.search_store(pattern, str(projects), kinds=search.KINDS, limit=10**9, regex=True)
+    ]
     assert got == oracle_search(pattern, paths, search.KINDS, regex=True)
 
 
@@ -141,7 +198,10 @@ def test_search_cli(store, capsys):
     projects, paths = store
     assert main(["search", "needle", "--projects-dir", str(projects), "--in", "tool", "--json"]) == 0
     rows = [json.loads(row) for row in capsys.readouterr().out.splitlines()]
-    assert [(r["path"], r["line"], r["kind"]) for r in rows] == [(str(paths[-1]), 4, "tool"), (str(paths[-1]), 5, "tool")]
+    assert [(r["path"], r["line"], r["kind"]) for r in rows] == [
+        (str(paths[-1]), 4, "tool"),
+        (str(paths[-1]), 5, "tool"),
+    ]
     assert main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 1
     assert capsys.readouterr() == ("", "termsprawl-context: no match for zzzz-not-anywhere\n")
     assert main(["search", "needle", "--projects-dir", str(projects), "--in", "tool", "--limit", "1"]) == 0
@@ -149,16 +209,22 @@ def test_search_cli(store, capsys):
     assert out.count("\n") == 1 and out.startswith(str(paths[-1]) + ":")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["search", ""], "search: text must not be empty"),
-    (["search", "x", "--in", "humans"], "search: --in takes a comma-separated subset of human,assistant,tool (got 'humans')"),
-    (["search", "x", "--limit", "0"], "search: argument --limit: expected a positive integer, got '0'"),
-    (["search", "(", "--regex"], None),
-    (["show", ""], "show: session must not be empty"),
-    (["show", "x", "--turns", "-3"], "show: argument --turns: expected a positive integer, got '-3'"),
-    (["show", "x", "--format", "yaml"], None),
-    (["show", "x", "--max-chars", "ten"], "show: argument --max-chars: expected a positive integer, got 'ten'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["search", ""], "search: text must not be empty"),
+        (
+            ["search", "x", "--in", "humans"],
+            "search: --in takes a comma-separated subset of human,assistant,tool (got 'humans')",
+        ),
+        (["search", "x", "--limit", "0"], "search: argument --limit: expected a positive integer, got '0'"),
+        (["search", "(", "--regex"], None),
+        (["show", ""], "show: session must not be empty"),
+        (["show", "x", "--turns", "-3"], "show: argument --turns: expected a positive integer, got '-3'"),
+        (["show", "x", "--format", "yaml"], None),
+        (["show", "x", "--max-chars", "ten"], "show: argument --max-chars: expected a positive integer, got 'ten'"),
+    ],
+)
 def test_usage_errors(store, argv, message, capsys):
     projects, _ = store
     assert main(argv + ["--projects-dir", str(projects)]) == 2
@@ -208,8 +274,9 @@ def test_show_names_a_session_by_id_prefix_path_or_latest(store, capsys):
     assert outputs[0].startswith(h.SESSION_HEADING) and "transcript: %s\n" % newest in outputs[0]
     assert main(["show", "0000", "--projects-dir", str(projects)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("termsprawl-context: ambiguous session ID '0000' matches %d sessions: %s, "
-                          % (len(paths), fake_id(1)))
+    assert err.startswith(
+        "termsprawl-context: ambiguous session ID '0000' matches %d sessions: %s, " % (len(paths), fake_id(1))
+    )
     assert main(["show", "ffff", "--projects-dir", str(projects)]) == 1
     assert capsys.readouterr().err == "termsprawl-context: session not found: ffff\n"
     assert main(["show", str(projects / "nope.jsonl")]) == 1
@@ -270,7 +337,9 @@ def test_session_files_walk_matches_the_store_scan(tmp_path):
     for path in store_sessions.iter_candidate_paths(str(projects), []):
         st = os.stat(path)
         if __import__("stat").S_ISREG(st.st_mode):
-            expected.append(resolve.SessionFile(store_sessions.session_id_of(os.path.basename(path)), path, st.st_mtime))
+            expected.append(
+                resolve.SessionFile(store_sessions.session_id_of(os.path.basename(path)), path, st.st_mtime)
+            )
     expected.sort(key=lambda s: (-s.mtime, s.path))
     assert resolve.session_files(str(projects)) == expected and len(expected) == 5
     assert [s.session_id for s in resolve.session_files(str(projects), prefix=fake_id(2)[:9])] == [fake_id(2)]
@@ -290,8 +359,10 @@ def test_search_across_chunk_boundaries_matches_the_oracle(store, tmp_path, monk
         paths.append(copy)
     monkeypatch.setattr(search, "CHUNK_BYTES", chunk)
     for needle in ("needle", "the", "ascii", "日本"):
-        got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(needle, str(projects), kinds=search.KINDS,
-                                                                                  limit=10 ** 9)]
+        got = [
+            (h.path, h.line, h.kind, h.snippet)
+            for h in search.search_store(needle, str(projects), kinds=search.KINDS, limit=10**9)
+        ]
         assert got == oracle_search(needle, paths, search.KINDS)
 
 
@@ -300,8 +371,10 @@ def test_search_passes_over_lines_longer_than_the_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(search, "MAX_LINE_BYTES", 200)
     folder = tmp_path / "projects" / "-w"
     folder.mkdir(parents=True)
-    lines = [json.dumps({"type": "user", "uuid": "u%d" % i, "message": {"content": text}})
-             for i, text in enumerate(["needle one", "needle " + "x" * 400, "needle three", "y" * 300 + " needle"])]
+    lines = [
+        json.dumps({"type": "user", "uuid": "u%d" % i, "message": {"content": text}})
+        for i, text in enumerate(["needle one", "needle " + "x" * 400, "needle three", "y" * 300 + " needle"])
+    ]
     (folder / (fake_id(1) + ".jsonl")).write_text("\n".join(lines) + "\n")
     hits = list(search.search_store("needle", str(tmp_path / "projects")))
     assert [(h.line, h.snippet) for h in hits] == [(1, "needle one"), (3, "needle three")]
@@ -331,7 +404,7 @@ def test_show_settles_copies_of_one_id_as_find_does(tmp_path):
     assert find_resolve(sid[:8], str(store)).path == expected
 
 
-@pytest.mark.parametrize("first_batch", [1, 64 << 10, 10 ** 12])
+@pytest.mark.parametrize("first_batch", [1, 64 << 10, 10**12])
 def test_search_shared_between_processes_matches_the_oracle(store, monkeypatch, first_batch):
     """Batches searched in forked helpers (every batch above the threshold) give the
     oracle's answer in the oracle's order, limits included."""
@@ -347,9 +420,11 @@ def test_search_shared_between_processes_matches_the_oracle(store, monkeypatch, 
     monkeypatch.setattr(search, "map_shared", spy)
     monkeypatch.setattr(search, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(search, "FIRST_BATCH_BYTES", first_batch)
-    for needle, limit in (("the", 10 ** 9), ("the", 7), ("needle", 10 ** 9), ("ascii", 3), ("日本", 10 ** 9)):
-        got = [(h.path, h.line, h.kind, h.snippet) for h in search.search_store(needle, str(projects), kinds=search.KINDS,
-                                                                                  limit=limit)]
+    for needle, limit in (("the", 10**9), ("the", 7), ("needle", 10**9), ("ascii", 3), ("日本", 10**9)):
+        got = [
+            (h.path, h.line, h.kind, h.snippet)
+            for h in search.search_store(needle, str(projects), kinds=search.KINDS, limit=limit)
+        ]
         assert got == oracle_search(needle, paths, search.KINDS, limit=limit)
     assert any(n >= 2 for n in shared)
 
@@ -365,10 +440,17 @@ def test_search_finds_needles_spelled_by_escapes(tmp_path, monkeypatch, chunk):
     monkeypatch.setattr(search, "CHUNK_BYTES", chunk)
     folder = tmp_path / "projects" / "-w"
     folder.mkdir(parents=True)
-    bodies = [_escaped("zanzibar"), "say " + _escaped("ZANZ", upper=True) + "ibar", "zan" + _escaped("z") + "ibar!",
-              "nothing here", "u00 and 007 but " + _escaped("<>") + " zan zibar"]
-    lines = [json.dumps({"type": "user", "uuid": "e%d" % i, "message": {"content": "@"}}).replace("@", body)
-             for i, body in enumerate(bodies)]
+    bodies = [
+        _escaped("zanzibar"),
+        "say " + _escaped("ZANZ", upper=True) + "ibar",
+        "zan" + _escaped("z") + "ibar!",
+        "nothing here",
+        "u00 and 007 but " + _escaped("<>") + " zan zibar",
+    ]
+    lines = [
+        json.dumps({"type": "user", "uuid": "e%d" % i, "message": {"content": "@"}}).replace("@", body)
+        for i, body in enumerate(bodies)
+    ]
     path = folder / (fake_id(1) + ".jsonl")
     path.write_text("\n".join(lines) + "\n")
     got = [(h.path, h.line, h.snippet) for h in search.search_store("Zanzibar", str(tmp_path / "projects"))]

@@ -6,16 +6,39 @@ import os
 import pytest
 
 from record_fixtures import (
-    dumps, lines_text, preamble, record, root, tool_answer, tool_call, user_msg,
+    dumps,
+    lines_text,
+    preamble,
+    record,
+    root,
+    tool_answer,
+    tool_call,
+    user_msg,
 )
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import (
-    ToolResult, assistant_text, hook_refusal_reason, is_hook_refusal, not_run_kind, tool_calls, tool_use_ids,
+    ToolResult,
+    assistant_text,
+    hook_refusal_reason,
+    is_hook_refusal,
+    not_run_kind,
+    tool_calls,
+    tool_use_ids,
 )
 from termsprawl_context.transcript.record import (
-    MAX_RECORD_BYTES, NoTranscriptPath, TranscriptOpenError, TranscriptReadError, RecordUnreadable,
-    go_quote, iter_entries, mark, not_run_tool_ids, ran_tool_ids, read_entries, since,
+    MAX_RECORD_BYTES,
+    NoTranscriptPath,
+    TranscriptOpenError,
+    TranscriptReadError,
+    RecordUnreadable,
+    go_quote,
+    iter_entries,
+    mark,
+    not_run_tool_ids,
+    ran_tool_ids,
+    read_entries,
+    since,
 )
 
 
@@ -27,11 +50,21 @@ def write(tmp_path, text, name="t.jsonl"):
 
 # --- lines (line_test.go) -------------------------------------------------------------------
 
+
 def test_skipped_lines_still_counted(tmp_path):
-    path = write(tmp_path, lines_text([
-        preamble(), {"type": "mode", "mode": "default"}, root("u1"), record("u2", "u1"),
-        {"type": "queue-operation", "sessionId": "s"}, record("u3", "u2"),
-    ]))
+    path = write(
+        tmp_path,
+        lines_text(
+            [
+                preamble(),
+                {"type": "mode", "mode": "default"},
+                root("u1"),
+                record("u2", "u1"),
+                {"type": "queue-operation", "sessionId": "s"},
+                record("u3", "u2"),
+            ]
+        ),
+    )
     entries = read_entries(path)
     assert [(e.uuid, e.line) for e in entries] == [("u1", 3), ("u2", 4), ("u3", 6)]
 
@@ -46,8 +79,8 @@ def test_offsets_are_line_starts(tmp_path):
     path = write(tmp_path, text)
     data = text.encode()
     for entry in read_entries(path):
-        assert data[entry.offset:].startswith(b'{"type"')
-        assert json.loads(data[entry.offset:].split(b"\n", 1)[0])["uuid"] == entry.uuid
+        assert data[entry.offset :].startswith(b'{"type"')
+        assert json.loads(data[entry.offset :].split(b"\n", 1)[0])["uuid"] == entry.uuid
 
 
 def test_scanlines_semantics(tmp_path):
@@ -169,17 +202,21 @@ def test_iter_entries_streams(tmp_path):
 
 # --- since / mark (cycle.go) ----------------------------------------------------------------
 
+
 def _entries(tmp_path):
     return read_entries(write(tmp_path, lines_text([root("a"), record("b", "a"), record("c", "b")])))
 
 
-@pytest.mark.parametrize("given, expected", [
-    ("", ["a", "b", "c"]),
-    ("a", ["b", "c"]),
-    ("b", ["c"]),
-    ("c", []),
-    ("unknown", ["a", "b", "c"]),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("", ["a", "b", "c"]),
+        ("a", ["b", "c"]),
+        ("b", ["c"]),
+        ("c", []),
+        ("unknown", ["a", "b", "c"]),
+    ],
+)
 def test_since(tmp_path, given, expected):
     assert [e.uuid for e in since(_entries(tmp_path), given)] == expected
 
@@ -191,50 +228,86 @@ def test_mark(tmp_path):
 
 # --- tool calls (toolcall_test.go, line_test.go) ---------------------------------------------
 
+
 def _one(tmp_path, line):
     return read_entries(write(tmp_path, lines_text([line])))[0]
 
 
 def test_tool_calls_in_order_inputs_raw(tmp_path):
-    entry = _one(tmp_path, {"type": "assistant", "uuid": "a1", "message": {"content": [
-        {"type": "text", "text": "doing it"},
-        {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls -la"}},
-        {"type": "tool_use", "id": "t2", "name": "Write", "input": {"file_path": "a.md", "content": "hi"}},
-    ]}})
+    entry = _one(
+        tmp_path,
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "doing it"},
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls -la"}},
+                    {"type": "tool_use", "id": "t2", "name": "Write", "input": {"file_path": "a.md", "content": "hi"}},
+                ]
+            },
+        },
+    )
     calls = tool_calls(entry)
     assert [(c.name, c.id) for c in calls] == [("Bash", "t1"), ("Write", "t2")]
     assert calls[0].input == {"command": "ls -la"}
     assert calls[1].input == {"file_path": "a.md", "content": "hi"}
 
 
-@pytest.mark.parametrize("line", [
-    user_msg("u", "a string"),
-    tool_answer("u", "", "t1", "output"),
-    {"type": "assistant", "uuid": "u", "message": {"content": [{"type": "text", "text": "plain"}]}},
-    {"type": "assistant", "uuid": "u", "message": {"content": "bare string"}},
-    {"type": "assistant", "uuid": "u"},
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        user_msg("u", "a string"),
+        tool_answer("u", "", "t1", "output"),
+        {"type": "assistant", "uuid": "u", "message": {"content": [{"type": "text", "text": "plain"}]}},
+        {"type": "assistant", "uuid": "u", "message": {"content": "bare string"}},
+        {"type": "assistant", "uuid": "u"},
+    ],
+)
 def test_no_tool_calls(tmp_path, line):
     assert tool_calls(_one(tmp_path, line)) == []
 
 
 def test_assistant_text(tmp_path):
-    entry = _one(tmp_path, {"type": "assistant", "uuid": "a", "message": {"content": [
-        {"type": "text", "text": "Recording this as #update"},
-        {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "echo #notatag"}},
-        {"type": "text", "text": "and #decision for later"},
-    ]}})
+    entry = _one(
+        tmp_path,
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "Recording this as #update"},
+                    {"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "echo #notatag"}},
+                    {"type": "text", "text": "and #decision for later"},
+                ]
+            },
+        },
+    )
     assert assistant_text(entry) == "Recording this as #update\nand #decision for later"
-    assert assistant_text(_one(tmp_path, {"type": "assistant", "uuid": "a",
-                                          "message": {"content": "a #plain reply"}})) == "a #plain reply"
+    assert (
+        assistant_text(_one(tmp_path, {"type": "assistant", "uuid": "a", "message": {"content": "a #plain reply"}}))
+        == "a #plain reply"
+    )
     assert assistant_text(_one(tmp_path, user_msg("u", "typed"))) == ""
     assert assistant_text(_one(tmp_path, {"type": "assistant", "uuid": "a"})) == ""
 
 
 def test_tool_use_ids(tmp_path):
-    entry = _one(tmp_path, {"type": "assistant", "uuid": "a", "message": {"content": [
-        {"type": "text", "text": "x"}, {"type": "tool_use", "id": "toolu_abc"},
-        {"type": "tool_use", "id": "toolu_def"}, {"type": "tool_use", "id": ""}]}})
+    entry = _one(
+        tmp_path,
+        {
+            "type": "assistant",
+            "uuid": "a",
+            "message": {
+                "content": [
+                    {"type": "text", "text": "x"},
+                    {"type": "tool_use", "id": "toolu_abc"},
+                    {"type": "tool_use", "id": "toolu_def"},
+                    {"type": "tool_use", "id": ""},
+                ]
+            },
+        },
+    )
     assert tool_use_ids(entry) == ["toolu_abc", "toolu_def"]
     assert tool_use_ids(_one(tmp_path, user_msg("u", "string"))) == []
     assert tool_use_ids(_one(tmp_path, {"type": "user", "uuid": "u"})) == []
@@ -249,8 +322,10 @@ NOT_RUN_BODIES = [
     (cc.NOT_RUN_PERMISSION, "Permission to use Bash has been denied."),
     (cc.NOT_RUN_PERMISSION, "Claude requested permissions to use Write, but you haven't granted it yet."),
     (cc.NOT_RUN_PERMISSION, "This command requires approval"),
-    (cc.NOT_RUN_PERMISSION,
-     "This Bash command contains multiple operations. The following part requires approval: rm x"),
+    (
+        cc.NOT_RUN_PERMISSION,
+        "This Bash command contains multiple operations. The following part requires approval: rm x",
+    ),
     (cc.NOT_RUN_PERMISSION, "Tool permission request failed"),
     (cc.NOT_RUN_INTERRUPTED, "[Request interrupted by user for tool use]"),
     (cc.NOT_RUN_TOOL_ERROR, "<tool_use_error>Cancelled: parallel tool call Bash errored</tool_use_error>"),
@@ -263,19 +338,33 @@ def test_not_run_kinds_count_only_on_is_error(tmp_path, kind, body):
     assert not_run_kind(ToolResult("t", body, True)) == kind
     assert not_run_kind(ToolResult("t", [{"type": "text", "text": body}], True)) == kind
     assert not_run_kind(ToolResult("t", body, False)) == ""  # a tool's output may say anything
-    lines = [tool_call("a1", "", "t-run", "Bash", "ls"), tool_answer("r1", "a1", "t-run", "file.txt"),
-             tool_call("a2", "r1", "t-refused", "Bash", "rm"), tool_answer("r2", "a2", "t-refused", body, True),
-             tool_call("a3", "r2", "t-echo", "Bash", "cat"), tool_answer("r3", "a3", "t-echo", body, False),
-             tool_call("a4", "r3", "t-pending", "Bash", "sleep 9")]
+    lines = [
+        tool_call("a1", "", "t-run", "Bash", "ls"),
+        tool_answer("r1", "a1", "t-run", "file.txt"),
+        tool_call("a2", "r1", "t-refused", "Bash", "rm"),
+        tool_answer("r2", "a2", "t-refused", body, True),
+        tool_call("a3", "r2", "t-echo", "Bash", "cat"),
+        tool_answer("r3", "a3", "t-echo", body, False),
+        tool_call("a4", "r3", "t-pending", "Bash", "sleep 9"),
+    ]
     entries = read_entries(write(tmp_path, lines_text(lines)))
     assert ran_tool_ids(entries) == {"t-run", "t-echo"}
     assert not_run_tool_ids(entries) == {"t-refused"}
 
 
 def test_ordinary_error_still_ran(tmp_path):
-    entries = read_entries(write(tmp_path, lines_text([
-        tool_call("a1", "", "t1", "Bash", "false"), tool_answer("r1", "a1", "t1", "Exit code 1", True),
-        tool_answer("r2", "r1", "", "no id", False)])))
+    entries = read_entries(
+        write(
+            tmp_path,
+            lines_text(
+                [
+                    tool_call("a1", "", "t1", "Bash", "false"),
+                    tool_answer("r1", "a1", "t1", "Exit code 1", True),
+                    tool_answer("r2", "r1", "", "no id", False),
+                ]
+            ),
+        )
+    )
     assert ran_tool_ids(entries) == {"t1"}
 
 
@@ -292,14 +381,18 @@ def test_hook_refusal():
 
 # --- messages ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, quoted", [
-    ("../sibling", '"../sibling"'),
-    ('a"b\\c', '"a\\"b\\\\c"'),
-    ("tab\there\n", '"tab\\there\\n"'),
-    ("\x00\x7f", '"\\x00\\x7f"'),
-    ("café ✓", '"café ✓"'),
-    ("\u200b", '"\\u200b"'),
-    ("\ud83d", '"\\ufffd"'),
-])
+
+@pytest.mark.parametrize(
+    "text, quoted",
+    [
+        ("../sibling", '"../sibling"'),
+        ('a"b\\c', '"a\\"b\\\\c"'),
+        ("tab\there\n", '"tab\\there\\n"'),
+        ("\x00\x7f", '"\\x00\\x7f"'),
+        ("café ✓", '"café ✓"'),
+        ("\u200b", '"\\u200b"'),
+        ("\ud83d", '"\\ufffd"'),
+    ],
+)
 def test_go_quote(text, quoted):
     assert go_quote(text) == quoted

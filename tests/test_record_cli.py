@@ -12,18 +12,24 @@ PREFIX = b"termsprawl-context: "
 @pytest.fixture
 def layout(tmp_path):
     project = Project(tmp_path / "projects" / "-p")
-    parent = project.write("the-session", [
-        dict(root("origin"), sessionId="the-session", cwd=str(tmp_path)),
-        named_call("a1", "origin", "toolu_dispatch", "Task", {"prompt": "go"}),
-        tool_call("a2", "a1", "t-ran", "Bash", "ls"), tool_answer("r2", "a2", "t-ran", "x"),
-        tool_call("a3", "r2", "t-blocked", "Bash", "rm"),
-        tool_answer("r3", "a3", "t-blocked", "PreToolUse:Bash hook error: no", True),
-    ])
+    parent = project.write(
+        "the-session",
+        [
+            dict(root("origin"), sessionId="the-session", cwd=str(tmp_path)),
+            named_call("a1", "origin", "toolu_dispatch", "Task", {"prompt": "go"}),
+            tool_call("a2", "a1", "t-ran", "Bash", "ls"),
+            tool_answer("r2", "a2", "t-ran", "x"),
+            tool_call("a3", "r2", "t-blocked", "Bash", "rm"),
+            tool_answer("r3", "a3", "t-blocked", "PreToolUse:Bash hook error: no", True),
+        ],
+    )
     sub = project.write_subagent("the-session", "a1b2", [sidechain_root("sub-origin", "a1b2")])
-    project.write_meta(sub, {"agentType": "Explore", "description": "d", "toolUseId": "toolu_dispatch",
-                             "spawnDepth": 1})
-    wf = project.write_subagent("the-session", "w1", [sidechain_root("wf-origin", "w1")],
-                                under=("subagents", "workflows", "wf_1"))
+    project.write_meta(
+        sub, {"agentType": "Explore", "description": "d", "toolUseId": "toolu_dispatch", "spawnDepth": 1}
+    )
+    wf = project.write_subagent(
+        "the-session", "w1", [sidechain_root("wf-origin", "w1")], under=("subagents", "workflows", "wf_1")
+    )
     return project, parent, sub, wf
 
 
@@ -64,7 +70,8 @@ def test_identity(run_pyz, layout):
     assert done.returncode == 6 and done.stdout == b"lost-root\n"
     assert done.stderr.decode() == (
         "termsprawl-context: degraded identity: transcript: stable session id: %s continues nowhere: "
-        "the record this transcript continues is in no other transcript\n" % lost)
+        "the record this transcript continues is in no other transcript\n" % lost
+    )
     headless = project.write("headless", [record("x", "y")])
     done = run_pyz(["identity", headless])
     assert done.returncode == 1 and b"transcript has no origin record" in done.stderr
@@ -74,6 +81,7 @@ def test_identity(run_pyz, layout):
 
 def test_identity_projects_dir_follows_the_start_directory(run_pyz, tmp_path):
     from termsprawl_context.harness.claude import encode_project_dir, resolve_work_dir
+
     work = tmp_path / "work"
     work.mkdir()
     store = tmp_path / "store"
@@ -115,8 +123,11 @@ def test_entries(run_pyz, layout):
     assert [r[:3] for r in rows[:2]] == [["1", "origin", "user"], ["2", "a1", "assistant"]]
     done = run_pyz(["entries", parent, "--calls"])
     calls = [line.split("\t")[:4] for line in done.stdout.decode().splitlines()]
-    assert calls == [["2", "toolu_dispatch", "Task", "no-result"], ["3", "t-ran", "Bash", "ran"],
-                     ["5", "t-blocked", "Bash", "hook"]]
+    assert calls == [
+        ["2", "toolu_dispatch", "Task", "no-result"],
+        ["3", "t-ran", "Bash", "ran"],
+        ["5", "t-blocked", "Bash", "hook"],
+    ]
     done = run_pyz(["entries", parent, "--ran", "--json"])
     assert [json.loads(line)["id"] for line in done.stdout.decode().splitlines()] == ["t-ran"]
     done = run_pyz(["entries", parent, "--since", "a2", "--json"])
@@ -132,6 +143,7 @@ def test_refusals_are_one_line(run_pyz, tmp_path):
 
 
 # --- issue 24 item 4: streamed readers ------------------------------------------------------------
+
 
 def _over_the_bound(path):
     """A record line of 16 MiB (the fail-closed readers' bound), sparse: no disk used."""
@@ -149,8 +161,13 @@ def test_a_streamed_reader_still_refuses_before_its_first_row(run_pyz, layout):
     record is still a refusal with nothing printed (their first pass reads every line)."""
     _, parent, _, _ = layout
     _over_the_bound(parent)
-    for argv in (["entries", parent], ["entries", parent, "--since", "a2"], ["entries", parent, "--calls"],
-                 ["query", parent, "--where", 'type == "user"'], ["query", parent, "--where", "", "--json"]):
+    for argv in (
+        ["entries", parent],
+        ["entries", parent, "--since", "a2"],
+        ["entries", parent, "--calls"],
+        ["query", parent, "--where", 'type == "user"'],
+        ["query", parent, "--where", "", "--json"],
+    ):
         done = run_pyz(argv)
         assert done.returncode == 1 and done.stdout == b"", argv
         assert done.stderr.startswith(PREFIX + b"transcript: read "), argv
@@ -159,8 +176,11 @@ def test_a_streamed_reader_still_refuses_before_its_first_row(run_pyz, layout):
 def test_the_mark_is_found_however_json_spells_it(run_pyz, tmp_path):
     """--since finds its uuid through a \\u escape too (the byte prefilter decodes such lines)."""
     path = tmp_path / "r.jsonl"
-    lines = [json.dumps(root("origin")), json.dumps(dict(root("x1"), parentUuid="origin")).replace('"x1"', '"\\u00781"'),
-             json.dumps(dict(root("x2"), parentUuid="x1"))]
+    lines = [
+        json.dumps(root("origin")),
+        json.dumps(dict(root("x1"), parentUuid="origin")).replace('"x1"', '"\\u00781"'),
+        json.dumps(dict(root("x2"), parentUuid="x1")),
+    ]
     path.write_text("\n".join(lines) + "\n")
     done = run_pyz(["entries", str(path), "--since", "x1"])
     assert [line.split("\t")[1] for line in done.stdout.decode().splitlines()] == ["x2"]

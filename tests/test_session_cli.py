@@ -122,7 +122,8 @@ def test_find(run_pyz, store):
     mine = projects / encode_project_dir(str(store[1].resolve()))
     assert out(result)[1] == (
         "termsprawl-context: ambiguous session ID '2222' matches 2 sessions\n"
-        "termsprawl-context:   %s\t%s\n" % (ID2, mine / (ID2 + ".jsonl"))
+        "termsprawl-context:   %s\t%s\n"
+        % (ID2, mine / (ID2 + ".jsonl"))
         + "termsprawl-context:   %s\t%s\n" % (ID3, projects / "-elsewhere" / (ID3 + ".jsonl"))
     )
     result = run_pyz(["find", "zzz", "--projects-dir", projects])
@@ -199,9 +200,7 @@ def test_odd_text_is_printed_as_valid_utf8(run_pyz, tmp_path):
     projects = tmp_path / "projects"
     path = projects / "p" / (ID1 + ".jsonl")
     path.parent.mkdir(parents=True)
-    path.write_bytes(
-        b'{"type":"user","message":{"content":"lone \\ud83d surrogate and bad \xff byte"}}\n'
-    )
+    path.write_bytes(b'{"type":"user","message":{"content":"lone \\ud83d surrogate and bad \xff byte"}}\n')
     for args in (["sessions"], ["sessions", "--json"], ["find", ID1[:4], "--json"]):
         result = run_pyz(args + ["--projects-dir", projects])
         assert result.returncode == 0
@@ -215,7 +214,9 @@ def test_relative_projects_dir_prints_absolute_paths(run_pyz, store):
     assert result.returncode == 0
     session_id, path = out(result)[0].rstrip("\n").split("\t")
     assert session_id == ID1
-    assert os.path.isabs(path) and os.path.samefile(path, str(projects / encode_project_dir(str(work.resolve())) / (ID1 + ".jsonl")))
+    assert os.path.isabs(path) and os.path.samefile(
+        path, str(projects / encode_project_dir(str(work.resolve())) / (ID1 + ".jsonl"))
+    )
 
 
 def test_listing_writes_nothing(run_pyz, store, empty_home):

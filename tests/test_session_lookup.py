@@ -61,7 +61,9 @@ def test_seventeen_ids_held_by_several_folders(tmp_path):
             assert len(copies) == holders - 1 and latest not in copies
             assert all(os.path.basename(c) == session_id + ".jsonl" for c in copies)
         lines = L.copies_message(session_id, copies)
-        assert lines == ["session %s has another copy (not the latest descendant): %s" % (session_id, c) for c in copies]
+        assert lines == [
+            "session %s has another copy (not the latest descendant): %s" % (session_id, c) for c in copies
+        ]
 
 
 def test_the_pick_is_locates_pick(tmp_path):
@@ -73,7 +75,10 @@ def test_the_pick_is_locates_pick(tmp_path):
     write(projects / "c" / (session_id + ".jsonl"), [turn("x", "2026-01-03T00:00:00.000Z", session_id)])
     resolved = L.resolve(session_id, str(projects))
     assert resolved.path == locate(session_id, str(projects)) == str(projects / "b" / (session_id + ".jsonl"))
-    assert resolved.copies == (str(projects / "c" / (session_id + ".jsonl")), str(projects / "a" / (session_id + ".jsonl")))
+    assert resolved.copies == (
+        str(projects / "c" / (session_id + ".jsonl")),
+        str(projects / "a" / (session_id + ".jsonl")),
+    )
 
 
 def test_one_copy_is_not_read_to_rank_it(tmp_path, monkeypatch):
@@ -98,7 +103,9 @@ def test_a_prefix_of_different_ids_is_refused_from_the_names(tmp_path, monkeypat
     refusal = caught.value
     assert str(refusal) == "ambiguous session ID 'c0ffee0' matches 3 sessions"  # ids, not files
     assert refusal.exit_code == 1
-    assert [c.session_id for c in refusal.matches] == sorted(sid(n) for n in range(3) for _ in range(expected[sid(n)][1]))
+    assert [c.session_id for c in refusal.matches] == sorted(
+        sid(n) for n in range(3) for _ in range(expected[sid(n)][1])
+    )
     assert all(os.path.basename(c.path) == c.session_id + ".jsonl" for c in refusal.matches)
     assert L.candidates_message(refusal.matches)[0] == "  %s\t%s" % refusal.matches[0]
     with pytest.raises(S.AmbiguousSession):

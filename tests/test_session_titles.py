@@ -38,15 +38,25 @@ def write(path, entries, mtime):
 
 
 def user(text, uid, parent=None, **extra):
-    record = {"parentUuid": parent, "type": "user", "uuid": uid, "timestamp": "2026-01-01T00:00:%02d.000Z" % (int(uid[-2:], 16) % 60),
-              "message": {"role": "user", "content": text}}
+    record = {
+        "parentUuid": parent,
+        "type": "user",
+        "uuid": uid,
+        "timestamp": "2026-01-01T00:00:%02d.000Z" % (int(uid[-2:], 16) % 60),
+        "message": {"role": "user", "content": text},
+    }
     record.update(extra)
     return record
 
 
 def assistant(text, uid, parent):
-    return {"parentUuid": parent, "type": "assistant", "uuid": uid, "timestamp": "2026-01-01T00:01:00.000Z",
-            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+    return {
+        "parentUuid": parent,
+        "type": "assistant",
+        "uuid": uid,
+        "timestamp": "2026-01-01T00:01:00.000Z",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+    }
 
 
 def summary(text, leaf):
@@ -67,14 +77,30 @@ def store(tmp_path):
     def conversation(n, text):
         return [user(text, mid(n * 10 + 1)), assistant("ok", mid(n * 10 + 2), mid(n * 10 + 1))]
 
-    write(folder / (sid(1) + ".jsonl"), conversation(1, "first typed") + [{"type": "custom-title", "customTitle": "Mine", "sessionId": sid(1)}], 100)
-    write(folder / (sid(2) + ".jsonl"), conversation(2, "second typed") + [{"type": "ai-title", "aiTitle": "AI named", "sessionId": sid(2)}], 110)
+    write(
+        folder / (sid(1) + ".jsonl"),
+        conversation(1, "first typed") + [{"type": "custom-title", "customTitle": "Mine", "sessionId": sid(1)}],
+        100,
+    )
+    write(
+        folder / (sid(2) + ".jsonl"),
+        conversation(2, "second typed") + [{"type": "ai-title", "aiTitle": "AI named", "sessionId": sid(2)}],
+        110,
+    )
     write(folder / (sid(3) + ".jsonl"), conversation(3, "third typed"), 120)  # named by summaries below
     write(folder / (sid(4) + ".jsonl"), conversation(4, "fourth typed"), 130)  # named by nothing: its prompt
-    write(folder / (sid(5) + ".jsonl"), [user("<command-name>/model</command-name>\n<command-args></command-args>", mid(51))], 140)
+    write(
+        folder / (sid(5) + ".jsonl"),
+        [user("<command-name>/model</command-name>\n<command-args></command-args>", mid(51))],
+        140,
+    )
     write(folder / (sid(6) + ".jsonl"), [user(cc.COMPACTION_PREFIX + " ...", mid(61), isCompactSummary=True)], 150)
     # Summary-only files resuming earlier sessions: they name sid(1), sid(2) (outranked) and sid(3).
-    write(folder / (sid(7) + ".jsonl"), [summary("Old summary of 3", mid(32)), summary("Summary of 1", mid(12)), summary("Summary of 2", mid(22))], 200)
+    write(
+        folder / (sid(7) + ".jsonl"),
+        [summary("Old summary of 3", mid(32)), summary("Summary of 1", mid(12)), summary("Summary of 2", mid(22))],
+        200,
+    )
     write(folder / (sid(8) + ".jsonl"), [summary("Newer summary of 3", mid(31)), summary("Nested only", mid(99))], 300)
     return projects, folder
 
@@ -116,7 +142,11 @@ def test_a_summary_naming_a_record_a_line_carries(store):
     """A record carried inside a line (a sub-agent's message in a progress line) is
     the session's own: a summary naming it names the session."""
     projects, folder = store
-    write(folder / (sid(4) + ".jsonl"), [user("fourth typed", mid(41)), {"type": "progress", "data": {"uuid": mid(99)}}], 130)
+    write(
+        folder / (sid(4) + ".jsonl"),
+        [user("fourth typed", mid(41)), {"type": "progress", "data": {"uuid": mid(99)}}],
+        130,
+    )
     info = listed(projects)[sid(4)]
     assert (info.title, info.title_source) == ("Nested only", "summary")
 
@@ -126,7 +156,11 @@ def test_a_message_outside_the_tail_window_is_not_seen(store):
     projects, folder = store
     padding = [assistant("x" * 1000, mid(500 + i), mid(499 + i)) for i in range(M.TAIL_MAX_BYTES // 1000 + 5)]
     write(folder / (sid(4) + ".jsonl"), [user("fourth typed", mid(41))] + padding, 130)
-    write(folder / (sid(10) + ".jsonl"), [summary("Names the first line", mid(41)), summary("Names the last", mid(499 + len(padding)))], 500)
+    write(
+        folder / (sid(10) + ".jsonl"),
+        [summary("Names the first line", mid(41)), summary("Names the last", mid(499 + len(padding)))],
+        500,
+    )
     info = listed(projects)[sid(4)]
     assert (info.title, info.title_source) == ("Names the last", "summary")
     write(folder / (sid(10) + ".jsonl"), [summary("Names the first line", mid(41))], 500)
@@ -135,7 +169,11 @@ def test_a_message_outside_the_tail_window_is_not_seen(store):
 
 def test_summaries_anywhere_in_the_listed_store(store):
     projects, folder = store
-    write(projects / "projects.bak-2025-06-01" / "-home-dev-app" / (sid(11) + ".jsonl"), [summary("From the backup", mid(42))], 900)
+    write(
+        projects / "projects.bak-2025-06-01" / "-home-dev-app" / (sid(11) + ".jsonl"),
+        [summary("From the backup", mid(42))],
+        900,
+    )
     assert listed(projects)[sid(4)].title == "From the backup"
     # --project lists (and indexes) one folder only
     scoped = S.scan_sessions(str(projects), project="/home/dev/app").sessions
@@ -144,10 +182,23 @@ def test_summaries_anywhere_in_the_listed_store(store):
 
 def test_the_typed_prompt_past_the_head(tmp_path):
     projects = tmp_path / "projects"
-    notices = [user([{"type": "text", "text": "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>"}], mid(1))]
+    notices = [
+        user(
+            [{"type": "text", "text": "<ide_opened_file>The user opened the file a.py in the IDE.</ide_opened_file>"}],
+            mid(1),
+        )
+    ]
     compaction = [user(cc.COMPACTION_PREFIX + ". Summary: ...", mid(2), isCompactSummary=True)]
     replies = [assistant("working " * 20, mid(100 + i), mid(99 + i)) for i in range(M.HEAD_MAX_LINES + 10)]
-    typed = [user([{"type": "text", "text": "<ide_selection>lines 1-2</ide_selection>"}, {"type": "text", "text": "now fix the bug"}], mid(3))]
+    typed = [
+        user(
+            [
+                {"type": "text", "text": "<ide_selection>lines 1-2</ide_selection>"},
+                {"type": "text", "text": "now fix the bug"},
+            ],
+            mid(3),
+        )
+    ]
     path = write(projects / "p" / (sid(1) + ".jsonl"), notices + compaction + replies + typed + replies[:3], 100)
     info = listed(projects)[sid(1)]
     assert (info.title, info.title_source) == ("now fix the bug", "prompt")
@@ -194,8 +245,11 @@ def test_cli_titles_and_copies(run_pyz, store):
     result = run_pyz(["find", sid(4), "--projects-dir", projects])
     assert result.returncode == 0
     assert result.stdout.decode() == "%s\t%s\n" % (sid(4), backup)
-    assert result.stderr.decode() == "termsprawl-context: session %s has another copy (not the latest descendant): %s\n" % (
-        sid(4), folder / (sid(4) + ".jsonl"))
+    assert (
+        result.stderr.decode()
+        == "termsprawl-context: session %s has another copy (not the latest descendant): %s\n"
+        % (sid(4), folder / (sid(4) + ".jsonl"))
+    )
     result = run_pyz(["find", sid(0)[:7], "--projects-dir", projects])
     assert result.returncode == 1 and result.stdout == b""
     lines = result.stderr.decode().splitlines()
@@ -246,6 +300,10 @@ def test_no_corpus_title_starts_with_harness_text(corpus, tmp_path):
             continue
         titled += 1
         for text in _harness_texts(origin[info.session_id]):
-            assert not info.title.startswith(text[:40]), (origin[info.session_id].name, info.title_source, info.title[:80])
+            assert not info.title.startswith(text[:40]), (
+                origin[info.session_id].name,
+                info.title_source,
+                info.title[:80],
+            )
         assert ST.session_title(info.transcript_path) == (info.title, info.title_source)
     assert titled >= 25

@@ -236,7 +236,9 @@ def _metadata_counting(path):
 def test_a_20mb_first_line_is_not_read_whole(tmp_path):
     path = tmp_path / (ID1 + ".jsonl")
     giant = json.dumps(user("y" * (20 << 20)))
-    path.write_text(giant + "\n" + json.dumps(user("second")) + "\n" + json.dumps(assistant("end", timestamp="T9")) + "\n")
+    path.write_text(
+        giant + "\n" + json.dumps(user("second")) + "\n" + json.dumps(assistant("end", timestamp="T9")) + "\n"
+    )
     meta, counter = _metadata_counting(path)
     assert counter.requested <= MAX_BYTES_PER_SESSION
     # the line longer than the bound is skipped, like the seed's scanner stops at it
@@ -246,7 +248,9 @@ def test_a_20mb_first_line_is_not_read_whole(tmp_path):
 
 def test_a_giant_line_after_the_first_message(tmp_path):
     path = tmp_path / (ID1 + ".jsonl")
-    path.write_text(json.dumps(user("first", cwd="/w", timestamp="T1")) + "\n" + json.dumps(assistant("z" * (3 << 20))) + "\n")
+    path.write_text(
+        json.dumps(user("first", cwd="/w", timestamp="T1")) + "\n" + json.dumps(assistant("z" * (3 << 20))) + "\n"
+    )
     meta, counter = _metadata_counting(path)
     assert counter.requested <= MAX_BYTES_PER_SESSION
     assert (meta.first_user_message, meta.cwd, meta.first_timestamp) == ("first", "/w", "T1")
@@ -371,39 +375,47 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
     import random
 
     rng = random.Random(7)
-    plain_pool = [
-        json.dumps(e).encode()
-        for e in [
-            user("first", cwd="", timestamp=""),
-            user("second", cwd="/a", gitBranch="b1", timestamp="T1"),
-            user("ansi \x1b[31m red", timestamp="T-ansi"),
-            user("<command-name>/x</command-name>"),
-            user([IMAGE]),
-            user("meta", isMeta=True),
-            assistant("a", cwd="/z", timestamp="T2", gitBranch="b2"),
-            summary("local"),
-            summary("linked", "leaf"),
-            summary(""),
-            {"type": "custom-title", "customTitle": "C1", "sessionId": ID1},
-            {"type": "custom-title", "customTitle": "C2", "sessionId": ID2},
-            {"type": "custom-title", "customTitle": "C3"},
-            {"type": "ai-title", "aiTitle": "A1"},
-            {"type": "ai-title", "aiTitle": "A2", "sessionId": ID1},
-            {"type": "progress", "data": {"type": "user", "timestamp": "nested"}, "note": '"user" "summary" -title"'},
-            {"summary": "not a summary line", "type": "assistant"},
-            {"type": "file-history-snapshot", "snapshot": {"timestamp": "T-snap"}},
+    plain_pool = (
+        [
+            json.dumps(e).encode()
+            for e in [
+                user("first", cwd="", timestamp=""),
+                user("second", cwd="/a", gitBranch="b1", timestamp="T1"),
+                user("ansi \x1b[31m red", timestamp="T-ansi"),
+                user("<command-name>/x</command-name>"),
+                user([IMAGE]),
+                user("meta", isMeta=True),
+                assistant("a", cwd="/z", timestamp="T2", gitBranch="b2"),
+                summary("local"),
+                summary("linked", "leaf"),
+                summary(""),
+                {"type": "custom-title", "customTitle": "C1", "sessionId": ID1},
+                {"type": "custom-title", "customTitle": "C2", "sessionId": ID2},
+                {"type": "custom-title", "customTitle": "C3"},
+                {"type": "ai-title", "aiTitle": "A1"},
+                {"type": "ai-title", "aiTitle": "A2", "sessionId": ID1},
+                {
+                    "type": "progress",
+                    "data": {"type": "user", "timestamp": "nested"},
+                    "note": '"user" "summary" -title"',
+                },
+                {"summary": "not a summary line", "type": "assistant"},
+                {"type": "file-history-snapshot", "snapshot": {"timestamp": "T-snap"}},
+            ]
         ]
-    ] + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}'] + [
-        # the kind search's edges: JSON's whitespace around the colon, a repeated key
-        # (the last wins), a kind nested below the top level, keys in any order
-        b'{"type" :\t"summary", "summary": "spaced"}',
-        b'{"type":"summary","type":"user","summary":"shadowed"}',
-        b'{"type":"user","type":"summary","summary":"second key wins"}',
-        b'{"type":"user","x":{"type":"summary","summary":"nested"},"message":{"content":"n"}}',
-        b'{"customTitle":"K","type":"custom-title"}',
-        b'{"type":"custom-title","title":"no title key"}',
-        b'{"aiTitle" : "spaced ai","type" : "ai-title"}',
-    ]
+        + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}']
+        + [
+            # the kind search's edges: JSON's whitespace around the colon, a repeated key
+            # (the last wins), a kind nested below the top level, keys in any order
+            b'{"type" :\t"summary", "summary": "spaced"}',
+            b'{"type":"summary","type":"user","summary":"shadowed"}',
+            b'{"type":"user","type":"summary","summary":"second key wins"}',
+            b'{"type":"user","x":{"type":"summary","summary":"nested"},"message":{"content":"n"}}',
+            b'{"customTitle":"K","type":"custom-title"}',
+            b'{"type":"custom-title","title":"no title key"}',
+            b'{"aiTitle" : "spaced ai","type" : "ai-title"}',
+        ]
+    )
     for pool in (plain_pool, plain_pool + ESCAPED_LINES):
         for _ in range(120):
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
@@ -435,7 +447,9 @@ def test_custom_title_beats_ai_title_and_the_last_wins(tmp_path):
         ],
     )
     assert (m.title, m.title_source) == ("New name", "custom-title")
-    m = meta_of(tmp_path, [user("hi"), {"type": "ai-title", "aiTitle": "First"}, {"type": "ai-title", "aiTitle": "Second"}])
+    m = meta_of(
+        tmp_path, [user("hi"), {"type": "ai-title", "aiTitle": "First"}, {"type": "ai-title", "aiTitle": "Second"}]
+    )
     assert (m.title, m.title_source) == ("Second", "ai-title")
 
 
@@ -773,8 +787,11 @@ def test_a_whole_file_tail_sees_every_escape_the_head_census_holds(tmp_path, whe
 
 
 def test_a_tail_custom_title_outranks_head_titles_not_sought(tmp_path):
-    head = [user("prompt"), {"type": "ai-title", "aiTitle": "Head AI", "sessionId": ID1},
-            {"type": "custom-title", "customTitle": "Head custom", "sessionId": ID1}]
+    head = [
+        user("prompt"),
+        {"type": "ai-title", "aiTitle": "Head AI", "sessionId": ID1},
+        {"type": "custom-title", "customTitle": "Head custom", "sessionId": ID1},
+    ]
     tail = [assistant("last", timestamp="T5"), {"type": "custom-title", "customTitle": "Tail custom", "sessionId": ID1}]
     path = write_sparse(tmp_path / (ID1 + ".jsonl"), head, tail, size=4 << 20)
     meta = session_metadata(str(path), ID1)

@@ -40,10 +40,20 @@ def generated_store(root, count=COUNT, seed=14):
             me = str(uuid.UUID(int=rng.getrandbits(128)))
             kind = "user" if turn % 2 == 0 else "assistant"
             content = "prompt %d of %s" % (turn, sid[:8]) if kind == "user" else [{"type": "text", "text": "ok"}]
-            lines.append(_line({"type": kind, "uuid": me, "parentUuid": parent, "sessionId": sid,
-                                "cwd": "/home/dev/p%d" % (i % FOLDERS), "gitBranch": "main",
-                                "timestamp": "2026-01-01T00:%02d:%02d.000Z" % (i % 60, turn),
-                                "message": {"role": kind, "content": content}}))
+            lines.append(
+                _line(
+                    {
+                        "type": kind,
+                        "uuid": me,
+                        "parentUuid": parent,
+                        "sessionId": sid,
+                        "cwd": "/home/dev/p%d" % (i % FOLDERS),
+                        "gitBranch": "main",
+                        "timestamp": "2026-01-01T00:%02d:%02d.000Z" % (i % 60, turn),
+                        "message": {"role": kind, "content": content},
+                    }
+                )
+            )
             parent = me
         leaves.append(parent)
         roll = rng.random()
@@ -117,8 +127,10 @@ def test_a_failing_helper_changes_nothing(tmp_path, monkeypatch):
 @needs_fork
 def test_the_command_prints_the_same_bytes_in_one_process_and_two(run_pyz, tmp_path):
     projects = generated_store(tmp_path)
-    outs = [run_pyz(["sessions", "--json", "--projects-dir", projects], env={parallel.JOBS_ENV: jobs})
-            for jobs in ("1", "2")]
+    outs = [
+        run_pyz(["sessions", "--json", "--projects-dir", projects], env={parallel.JOBS_ENV: jobs})
+        for jobs in ("1", "2")
+    ]
     assert [o.returncode for o in outs] == [0, 0]
     assert outs[0].stdout == outs[1].stdout
     assert len([json.loads(line) for line in outs[0].stdout.splitlines()]) == COUNT

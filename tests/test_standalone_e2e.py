@@ -23,11 +23,19 @@ def user(session, text):
 
 
 def assistant(session, text):
-    return {"type": "assistant", "sessionId": session, "uuid": "a-" + text,
-            "message": {"role": "assistant", "content": [{"type": "thinking", "thinking": "hmm"},
-                                                         {"type": "text", "text": text},
-                                                         {"type": "tool_use", "name": "Bash", "input": {}}]}}
-
+    return {
+        "type": "assistant",
+        "sessionId": session,
+        "uuid": "a-" + text,
+        "message": {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "text", "text": text},
+                {"type": "tool_use", "name": "Bash", "input": {}},
+            ],
+        },
+    }
 
 
 def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
@@ -49,39 +57,83 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     assert command == HOOK_COMMAND
 
     def env(node=None):
-        values = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(empty_home), "LANG": "C",
-                  "CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(project)}
+        values = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(empty_home),
+            "LANG": "C",
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_PROJECT_DIR": str(project),
+        }
         if node:
             values["TERMSPRAWL_NODE_ID"] = node
         return values
 
     def session_start(node, payload):
         """What Claude Code does at SessionStart: the registered command, in a shell."""
-        return subprocess.run(["/bin/sh", "-c", command], input=json.dumps(payload).encode(), cwd=str(project),
-                              env=env(node), stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return subprocess.run(
+            ["/bin/sh", "-c", command],
+            input=json.dumps(payload).encode(),
+            cwd=str(project),
+            env=env(node),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
 
     def installed_command(*args, node=None):
-        return subprocess.run([str(installed)] + list(args), cwd=str(project), env=env(node),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return subprocess.run(
+            [str(installed)] + list(args),
+            cwd=str(project),
+            env=env(node),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
 
     # 2. Alice starts fresh: her record does not exist yet when the hook fires.
     alice_record = store / (SID_ALICE + ".jsonl")
-    started = session_start("alice", {"session_id": SID_ALICE, "transcript_path": str(alice_record),
-                                      "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"})
+    started = session_start(
+        "alice",
+        {
+            "session_id": SID_ALICE,
+            "transcript_path": str(alice_record),
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        },
+    )
     assert (started.returncode, json.loads(started.stdout), started.stderr) == (
-        0, {"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": "alice"}}, b"")
-    alice_record.write_text(jsonl(user(SID_ALICE, "Plan the cart refactor."),
-                                  assistant(SID_ALICE, "Step one: move pricing into total().")))
+        0,
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "sessionTitle": "alice"}},
+        b"",
+    )
+    alice_record.write_text(
+        jsonl(user(SID_ALICE, "Plan the cart refactor."), assistant(SID_ALICE, "Step one: move pricing into total()."))
+    )
 
     # 3. Bob resumes a session begun in a worktree: Claude Code reports a path under the
     #    project's own folder where nothing was written; his record is in the worktree's.
-    bob_record = config / "projects" / (encode_project_dir(str(project)) + "--claude-worktrees-bob") / (SID_BOB + ".jsonl")
+    bob_record = (
+        config / "projects" / (encode_project_dir(str(project)) + "--claude-worktrees-bob") / (SID_BOB + ".jsonl")
+    )
     bob_record.parent.mkdir()
-    bob_record.write_text(jsonl(user(SID_BOB, "Write the tests for total()."),
-                                assistant(SID_BOB, "Added three tests; one fails on rounding.")))
+    bob_record.write_text(
+        jsonl(
+            user(SID_BOB, "Write the tests for total()."),
+            assistant(SID_BOB, "Added three tests; one fails on rounding."),
+        )
+    )
     store_before = snapshot(config)
-    resumed = session_start("bob", {"session_id": SID_BOB, "transcript_path": str(store / (SID_BOB + ".jsonl")),
-                                    "cwd": str(project), "hook_event_name": "SessionStart", "source": "resume"})
+    resumed = session_start(
+        "bob",
+        {
+            "session_id": SID_BOB,
+            "transcript_path": str(store / (SID_BOB + ".jsonl")),
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "resume",
+        },
+    )
     assert (resumed.returncode, resumed.stdout, resumed.stderr) == (0, b"", b"")
     assert snapshot(config) == store_before  # the store is only read
 
@@ -101,18 +153,21 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     assert dump.stdout.decode() == (
         "# linked context from bob (bob)\n"
         "## user\nWrite the tests for total().\n"
-        "## assistant\nAdded three tests; one fails on rounding.\n")
+        "## assistant\nAdded three tests; one fails on rounding.\n"
+    )
     dump = installed_command("--cwd", ".", "--self", "bob", node="bob")
     assert dump.stdout.decode() == (
         "# linked context from alice (alice)\n"
         "## user\nPlan the cart refactor.\n"
-        "## assistant\nStep one: move pricing into total().\n")
+        "## assistant\nStep one: move pricing into total().\n"
+    )
     report = json.loads(installed_command("doctor", "--self", "alice", "--json").stdout)
     assert report["verdict"] == "the dump prints 1 peer (2 turns): bob"
 
     # 6. The agents are told where the command is; personal state stays out of git.
-    assert "`.termsprawl/bin/termsprawl-context --format markdown`" in (
-        project / ".termsprawl" / "AGENTS.md").read_text()
+    assert (
+        "`.termsprawl/bin/termsprawl-context --format markdown`" in (project / ".termsprawl" / "AGENTS.md").read_text()
+    )
     assert "transcripts/" in (project / ".termsprawl" / ".gitignore").read_text().splitlines()
     assert os.listdir(str(empty_home)) == []
 
@@ -129,7 +184,10 @@ def test_agent_without_a_node_id_records_nothing(tmp_path, run_pyz):
         [str(project / ".termsprawl" / "bin" / "termsprawl-context"), "hook"],
         input=json.dumps({"session_id": "s", "transcript_path": str(record), "source": "startup"}).encode(),
         env={"PATH": os.environ.get("PATH", ""), "CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(project)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     assert done.returncode == 0
     assert "TERMSPRAWL_NODE_ID is not set" in json.loads(done.stdout)["systemMessage"]
     assert done.stderr.startswith(b"termsprawl-context: hook: TERMSPRAWL_NODE_ID is not set")

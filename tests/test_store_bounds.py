@@ -62,8 +62,12 @@ def hostile_store(tmp_path):
 
 def run(pyz, args, jobs):
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8", "TERMSPRAWL_JOBS": str(jobs)}
-    done = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, str(pyz)] + [str(a) for a in args],
-                          env=env, stdout=subprocess.PIPE, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, sys.executable, str(pyz)] + [str(a) for a in args],
+        env=env,
+        stdout=subprocess.PIPE,
+        timeout=300,
+    )
     head, _, out = done.stdout.decode().partition("\n")
     rss, code, _size = map(int, head.split())
     return rss, code, out
@@ -87,7 +91,9 @@ def test_a_newline_less_file_in_the_store_is_not_held(pyz, hostile_store, jobs):
 
 
 def test_one_line_bound_for_every_reader():
-    code = ("import sys; sys.path.insert(0, %r); from termsprawl_context import jsonl; "
-            "from termsprawl_context.store import parallel, chunks; "
-            "print(chunks.MAX_LINE_BYTES == jsonl.MAX_LINE_BYTES, parallel.available_jobs() >= 1)") % str(SRC)
+    code = (
+        "import sys; sys.path.insert(0, %r); from termsprawl_context import jsonl; "
+        "from termsprawl_context.store import parallel, chunks; "
+        "print(chunks.MAX_LINE_BYTES == jsonl.MAX_LINE_BYTES, parallel.available_jobs() >= 1)"
+    ) % str(SRC)
     assert subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE).stdout.split() == [b"True", b"True"]

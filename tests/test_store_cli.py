@@ -210,7 +210,10 @@ def test_artifact_closed_stdout_ends_quietly(pyz, tmp_path):
             f.write(msg("m%05d" % i, "2026-01-01T00:00:%02dZ" % (i % 60), pad="x" * 200) + "\n")
     done = subprocess.run(
         "%s %s assemble-file %s | head -n 1" % (sys.executable, pyz, path),
-        shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+        shell=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
     )
     assert done.stdout.count(b"\n") == 1
     assert done.stderr == b""

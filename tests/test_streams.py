@@ -27,8 +27,10 @@ def project(tmp_path):
     (path / ".termsprawl" / "links").mkdir(parents=True)
     (path / ".termsprawl" / "transcripts").mkdir()
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text('{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2024-01-01T00:00:00Z",'
-                          '"message":{"content":"hello"}}\n')
+    transcript.write_text(
+        '{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2024-01-01T00:00:00Z",'
+        '"message":{"content":"hello"}}\n'
+    )
     (path / ".termsprawl" / "links" / "aaa--bbb.json").write_text('{"version": 1, "a": "aaa", "b": "bbb"}')
     (path / ".termsprawl" / "transcripts" / "bbb.json").write_text('{"version": 1, "path": "%s"}' % transcript)
     return path, transcript
@@ -42,8 +44,14 @@ def run(pyz, args, stdout=None, stderr=subprocess.PIPE, close=()):
             os.close(fd)
 
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent", "LANG": "C"}
-    proc = subprocess.Popen([sys.executable, str(pyz)] + [str(a) for a in args], stdout=stdout, stderr=stderr,
-                            stdin=subprocess.DEVNULL, preexec_fn=closer if close else None, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz)] + [str(a) for a in args],
+        stdout=stdout,
+        stderr=stderr,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=closer if close else None,
+        env=env,
+    )
     _, err = proc.communicate(timeout=60)
     return proc.returncode, err or b""
 
@@ -62,8 +70,9 @@ def commands(project):
 
 
 @needs_dev_full
-@pytest.mark.parametrize("name", ["dump", "links list", "links peers", "index get", "assemble-file", "doctor",
-                                  "--version"])
+@pytest.mark.parametrize(
+    "name", ["dump", "links list", "links peers", "index get", "assemble-file", "doctor", "--version"]
+)
 def test_stdout_on_dev_full_is_one_line_and_a_documented_code(pyz, project, name):
     args, code = commands(project)[name]
     with open(FULL, "wb") as full:
@@ -80,23 +89,33 @@ def test_stdout_closed_is_one_line_and_a_documented_code(pyz, project, name):
     assert err == PREFIX + b"cannot write to stdout: it is closed\n"
 
 
-@pytest.mark.parametrize("args", [["locate", "no-such-uuid"], ["index", "get", "zzz", "--cwd", "."], ["links", "add",
-                                                                                                        "a", "a"]])
+@pytest.mark.parametrize(
+    "args", [["locate", "no-such-uuid"], ["index", "get", "zzz", "--cwd", "."], ["links", "add", "a", "a"]]
+)
 def test_stderr_closed_never_reaches_stdout(pyz, tmp_path, args):
     """A refusal's line goes to stderr or nowhere: with stderr closed, stdout is empty
     (a hook's stdout reaches the model) and the exit code is the refusal's."""
-    proc = subprocess.Popen([sys.executable, str(pyz)] + args, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            preexec_fn=lambda: os.close(2), cwd=str(tmp_path),
-                            env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"})
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz)] + args,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: os.close(2),
+        cwd=str(tmp_path),
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"},
+    )
     out, _ = proc.communicate(timeout=60)
     assert out == b""
     assert proc.returncode in (1, 2)
 
 
 def test_hook_with_stderr_closed_never_spills_its_line_onto_stdout(pyz, tmp_path):
-    proc = subprocess.Popen([sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2),
-                            env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"})
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: os.close(2),
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"},
+    )
     out, _ = proc.communicate(b"not json", timeout=60)
     assert proc.returncode == 0
     # stdout holds only the hook's own answer (one JSON object for Claude Code), never
@@ -127,10 +146,13 @@ def test_a_pipe_closed_early_is_quiet(pyz, project):
     big = transcript.parent / "big.jsonl"
     with open(str(big), "w") as f:
         for i in range(20000):
-            f.write('{"type":"user","uuid":"u%d","sessionId":"s","timestamp":"2024-01-01T00:00:%02dZ",'
-                    '"message":{"content":"%s"}}\n' % (i, i % 60, "x" * 200))
-    proc = subprocess.Popen([sys.executable, str(pyz), "assemble-file", str(big)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+            f.write(
+                '{"type":"user","uuid":"u%d","sessionId":"s","timestamp":"2024-01-01T00:00:%02dZ",'
+                '"message":{"content":"%s"}}\n' % (i, i % 60, "x" * 200)
+            )
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz), "assemble-file", str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     proc.stdout.read(10)
     proc.stdout.close()
     err = proc.stderr.read()
@@ -145,13 +167,22 @@ def test_untrusted_text_in_a_diagnostic_cannot_split_or_forge_its_line(pyz, tmp_
 
     assert one_line("a\rb\nc\td\x1b[2J\x7f é") == "a\\rb\\nc\td\\x1b[2J\\x7f é"
     assert one_line("plain é \u2028") == "plain é \u2028"
-    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "store" / "x.jsonl"),
-                          "cwd": "/no\r\ntermsprawl-context: forged"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(tmp_path / "store" / "x.jsonl"),
+            "cwd": "/no\r\ntermsprawl-context: forged",
+        }
+    ).encode()
     (tmp_path / "store").mkdir()
-    proc = subprocess.run([sys.executable, str(pyz), "hook", "--projects-dir", str(tmp_path / "store")], input=payload,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
-                          env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C",
-                               "TERMSPRAWL_NODE_ID": "n1"})
+    proc = subprocess.run(
+        [sys.executable, str(pyz), "hook", "--projects-dir", str(tmp_path / "store")],
+        input=payload,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C", "TERMSPRAWL_NODE_ID": "n1"},
+    )
     assert proc.returncode == 0
     assert proc.stderr.count(b"\n") == 1 and len(proc.stderr.splitlines()) == 1, proc.stderr
     assert b"\\r\\n" in proc.stderr
@@ -160,16 +191,28 @@ def test_untrusted_text_in_a_diagnostic_cannot_split_or_forge_its_line(pyz, tmp_
 def _hook_with_stdout(pyz, tmp_path, stdout=None, close=()):
     """The hook run on a payload it answers (no node id set: the answer says how to
     set one), with its stdout as given; (exit code, stderr)."""
-    payload = json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path),
-                          "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    payload = json.dumps(
+        {
+            "session_id": "s1",
+            "transcript_path": str(tmp_path / "x.jsonl"),
+            "cwd": str(tmp_path),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    ).encode()
 
     def closer():
         for fd in close:
             os.close(fd)
 
-    proc = subprocess.Popen([sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)], stdin=subprocess.PIPE,
-                            stdout=stdout, stderr=subprocess.PIPE, preexec_fn=closer if close else None,
-                            env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"})
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        preexec_fn=closer if close else None,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"},
+    )
     _, err = proc.communicate(payload, timeout=60)
     return proc.returncode, err
 
@@ -177,10 +220,21 @@ def _hook_with_stdout(pyz, tmp_path, stdout=None, close=()):
 def test_the_hook_answers_when_its_stdout_works(pyz, tmp_path):
     """The control: the same run with a working stdout prints its one JSON answer."""
     payload_out = subprocess.run(
-        [sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        input=json.dumps({"session_id": "s1", "transcript_path": str(tmp_path / "x.jsonl"), "cwd": str(tmp_path),
-                          "hook_event_name": "SessionStart", "source": "startup"}).encode(),
-        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"}, timeout=60)
+        [sys.executable, str(pyz), "hook", "--cwd", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        input=json.dumps(
+            {
+                "session_id": "s1",
+                "transcript_path": str(tmp_path / "x.jsonl"),
+                "cwd": str(tmp_path),
+                "hook_event_name": "SessionStart",
+                "source": "startup",
+            }
+        ).encode(),
+        env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "LANG": "C"},
+        timeout=60,
+    )
     assert payload_out.returncode == 0
     assert isinstance(json.loads(payload_out.stdout.decode("utf-8")), dict)
 

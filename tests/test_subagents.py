@@ -8,13 +8,28 @@ import pytest
 
 from record_fixtures import Project, named_call, root, sidechain_root, user_msg
 from termsprawl_context.store.subagents import (
-    AgentMeta, MetaUnreadable, NoParentPath, NotAnAgentId, SubagentsUnreadable, child_records,
-    is_subagent_record, is_subagent_transcript, parent_of, read_agent_meta, session_dir_of_subagent,
-    session_root_of, subagent_transcript_path, subagent_tree,
+    AgentMeta,
+    MetaUnreadable,
+    NoParentPath,
+    NotAnAgentId,
+    SubagentsUnreadable,
+    child_records,
+    is_subagent_record,
+    is_subagent_transcript,
+    parent_of,
+    read_agent_meta,
+    session_dir_of_subagent,
+    session_root_of,
+    subagent_transcript_path,
+    subagent_tree,
 )
 
-REAL_META = {"agentType": "Explore", "description": "Find X", "toolUseId": "toolu_01SXSiDCznzQRW5TuHWxiPv5",
-             "spawnDepth": 1}
+REAL_META = {
+    "agentType": "Explore",
+    "description": "Find X",
+    "toolUseId": "toolu_01SXSiDCznzQRW5TuHWxiPv5",
+    "spawnDepth": 1,
+}
 
 
 @pytest.fixture
@@ -24,28 +39,43 @@ def project(tmp_path):
 
 # --- subagent_transcript_path -------------------------------------------------------------------
 
+
 def test_transcript_path_flat_layout():
-    assert subagent_transcript_path("/cfg/projects/-a-project/7173666c.jsonl", "a6e302233716d506d") == \
-        "/cfg/projects/-a-project/7173666c/subagents/agent-a6e302233716d506d.jsonl"
+    assert (
+        subagent_transcript_path("/cfg/projects/-a-project/7173666c.jsonl", "a6e302233716d506d")
+        == "/cfg/projects/-a-project/7173666c/subagents/agent-a6e302233716d506d.jsonl"
+    )
 
 
-@pytest.mark.parametrize("agent_id", [
-    "../../../../../-another-project/victim", "../../../-another-project/victim", "..", ".", "a/b", "a\\b",
-    "../sibling", "..\\sibling",
-])
+@pytest.mark.parametrize(
+    "agent_id",
+    [
+        "../../../../../-another-project/victim",
+        "../../../-another-project/victim",
+        "..",
+        ".",
+        "a/b",
+        "a\\b",
+        "../sibling",
+        "..\\sibling",
+    ],
+)
 def test_transcript_path_refuses_traversal(agent_id):
     with pytest.raises(NotAnAgentId) as info:
         subagent_transcript_path("/cfg/projects/-a-project/7173666c.jsonl", agent_id)
     assert info.value.message.startswith(
-        "transcript: sub-agent transcript path: the reported agent id is not an agent id: \"")
+        'transcript: sub-agent transcript path: the reported agent id is not an agent id: "'
+    )
     assert info.value.message.endswith(json.dumps(agent_id))  # Go's %q agrees with JSON on these
 
 
 def test_transcript_path_refuses_empty():
     with pytest.raises(NotAnAgentId) as info:
         subagent_transcript_path("/p/s.jsonl", "")
-    assert info.value.message == \
-        "transcript: sub-agent transcript path: the reported agent id is not an agent id: it is empty"
+    assert (
+        info.value.message
+        == "transcript: sub-agent transcript path: the reported agent id is not an agent id: it is empty"
+    )
     with pytest.raises(NoParentPath) as info:
         subagent_transcript_path("", "abc")
     assert info.value.message == "transcript: sub-agent transcript path: no transcript path given"
@@ -60,22 +90,27 @@ def test_transcript_path_allows_dotted_names(agent_id):
 
 # --- session_dir_of_subagent --------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, expected", [
-    ("/p/sess/subagents/agent-a.jsonl", "/p/sess"),
-    ("/p/sess/subagents/workflows/wf_1/agent-a.jsonl", "/p/sess"),
-    ("/p/sess/subagents/agent-a/subagents/agent-b.jsonl", "/p/sess/subagents/agent-a"),
-    ("/home/subagents/proj/sess/subagents/agent-a.jsonl", "/home/subagents/proj/sess"),  # deepest first
-    ("/p/sess.jsonl", ""),
-    ("agent-a.jsonl", ""),
-    ("subagents/agent-a.jsonl", ""),
-    ("/subagents/agent-a.jsonl", "/"),
-    ("/p/subagentsX/agent-a.jsonl", ""),
-])
+
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("/p/sess/subagents/agent-a.jsonl", "/p/sess"),
+        ("/p/sess/subagents/workflows/wf_1/agent-a.jsonl", "/p/sess"),
+        ("/p/sess/subagents/agent-a/subagents/agent-b.jsonl", "/p/sess/subagents/agent-a"),
+        ("/home/subagents/proj/sess/subagents/agent-a.jsonl", "/home/subagents/proj/sess"),  # deepest first
+        ("/p/sess.jsonl", ""),
+        ("agent-a.jsonl", ""),
+        ("subagents/agent-a.jsonl", ""),
+        ("/subagents/agent-a.jsonl", "/"),
+        ("/p/subagentsX/agent-a.jsonl", ""),
+    ],
+)
 def test_session_dir_of_subagent(path, expected):
     assert session_dir_of_subagent(path) == expected
 
 
 # --- enumeration -----------------------------------------------------------------------------
+
 
 def test_child_records_one_level_sorted_no_metas(project):
     parent = project.write("sess", [root("r")])
@@ -131,6 +166,7 @@ def test_unlistable_subagents_dir_is_an_error(project):
 
 # --- meta -------------------------------------------------------------------------------------
 
+
 def test_read_agent_meta(project):
     sub = project.write_subagent("sess", "a1", [sidechain_root("s", "a1")])
     assert read_agent_meta(sub) is None
@@ -141,14 +177,17 @@ def test_read_agent_meta(project):
     assert read_agent_meta("/p/not-a-record.txt") is None
 
 
-@pytest.mark.parametrize("text, kind", [
-    ("{not json", "parse"),
-    ("[1]", "parse"),
-    ('{"spawnDepth":"1"}', "parse"),
-    ('{"spawnDepth":1.5}', "parse"),
-    ('{"toolUseId":7}', "parse"),
-    ('{"description":true}', "parse"),
-])
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("{not json", "parse"),
+        ("[1]", "parse"),
+        ('{"spawnDepth":"1"}', "parse"),
+        ('{"spawnDepth":1.5}', "parse"),
+        ('{"toolUseId":7}', "parse"),
+        ('{"description":true}', "parse"),
+    ],
+)
 def test_malformed_meta_is_an_error(project, text, kind):
     sub = project.write_subagent("sess", "a1", [sidechain_root("s", "a1")])
     meta = project.write_meta(sub, text)
@@ -166,6 +205,7 @@ def test_meta_that_is_a_directory_is_a_read_error(project):
 
 
 # --- is this a sub-agent's record -------------------------------------------------------------
+
 
 def test_is_subagent_transcript(project):
     plain = project.write("plain", [root("r")])
@@ -187,12 +227,14 @@ def test_is_subagent_transcript(project):
 
 # --- session_root_of ----------------------------------------------------------------------------
 
+
 def test_session_root_of_climbs_every_layout(project):
     parent = project.write("the-session", [root("u1")])
     flat = project.write_subagent("the-session", "a1b2", [sidechain_root("s0", "a1b2")])
     nested = project.write_subagent("the-session/subagents/agent-a1b2", "c3d4", [sidechain_root("n0", "c3d4")])
-    wf = project.write_subagent("the-session", "w1", [sidechain_root("w0", "w1")],
-                                under=("subagents", "workflows", "wf_3"))
+    wf = project.write_subagent(
+        "the-session", "w1", [sidechain_root("w0", "w1")], under=("subagents", "workflows", "wf_3")
+    )
     for path in (parent, flat, nested, wf):
         assert session_root_of(path) == parent
     assert session_root_of(str(project.dir / "not-there.jsonl")) == str(project.dir / "not-there.jsonl")
@@ -212,14 +254,24 @@ def test_orphans_have_no_root(project):
 
 # --- parent_of (describe_test.go) ---------------------------------------------------------------
 
+
 @pytest.fixture
 def family(project):
-    parent = project.write("the-session", [
-        user_msg("u1", "research the retry policy"),
-        named_call("a1", "u1", "toolu_dispatch", "Task", {"prompt": "read the retry config"})])
-    mid = project.write_subagent("the-session", "mid", [
-        sidechain_root("m0", "mid"), named_call("m1", "m0", "toolu_nested", "Task", {"prompt": "deeper"},
-                                                isSidechain=True)])
+    parent = project.write(
+        "the-session",
+        [
+            user_msg("u1", "research the retry policy"),
+            named_call("a1", "u1", "toolu_dispatch", "Task", {"prompt": "read the retry config"}),
+        ],
+    )
+    mid = project.write_subagent(
+        "the-session",
+        "mid",
+        [
+            sidechain_root("m0", "mid"),
+            named_call("m1", "m0", "toolu_nested", "Task", {"prompt": "deeper"}, isSidechain=True),
+        ],
+    )
     project.write_meta(mid, dict(REAL_META, toolUseId="toolu_dispatch"))
     leaf = project.write_subagent("the-session/subagents/agent-mid", "leaf", [sidechain_root("l0", "leaf")])
     project.write_meta(leaf, dict(REAL_META, toolUseId="toolu_nested", spawnDepth=2))
@@ -257,17 +309,23 @@ def test_id_nowhere(family):
 
 def test_id_also_in_own_file_still_names_the_parent(family):
     project, parent, _, _ = family
-    sub = project.write_subagent("the-session", "echo", [
-        sidechain_root("x", "echo"), named_call("x1", "x", "toolu_dispatch", "Bash", {"command": "ls"},
-                                                isSidechain=True)])
+    sub = project.write_subagent(
+        "the-session",
+        "echo",
+        [
+            sidechain_root("x", "echo"),
+            named_call("x1", "x", "toolu_dispatch", "Bash", {"command": "ls"}, isSidechain=True),
+        ],
+    )
     project.write_meta(sub, dict(REAL_META, toolUseId="toolu_dispatch"))
     assert parent_of(sub) == parent
 
 
 def test_parent_in_the_workflow_layout(family):
     project, _, mid, _ = family
-    wf = project.write_subagent("the-session", "w1", [sidechain_root("w0", "w1")],
-                                under=("subagents", "workflows", "wf_9"))
+    wf = project.write_subagent(
+        "the-session", "w1", [sidechain_root("w0", "w1")], under=("subagents", "workflows", "wf_9")
+    )
     project.write_meta(wf, dict(REAL_META, toolUseId="toolu_nested"))
     assert parent_of(wf) == mid
 

@@ -52,7 +52,9 @@ def test_index_sessions_uses_the_listing_fields():
         def __init__(self, path, mtime, links):
             self.transcript_path, self.mtime, self.summary_links = path, mtime, links
 
-    index = SI.index_sessions([Info("/p/a", 5.0, ((" A ", U[0]),)), Info("/p/b", 6.0, ()), Info("/p/c", 7.0, (("C", U[0]),))])
+    index = SI.index_sessions(
+        [Info("/p/a", 5.0, ((" A ", U[0]),)), Info("/p/b", 6.0, ()), Info("/p/c", 7.0, (("C", U[0]),))]
+    )
     assert index.get(U[0]) == LinkedSummary("C", U[0], 7.0, "/p/c", 0)
 
 
@@ -115,7 +117,11 @@ def test_own_uuids_on_odd_lines():
     data, lines = window([ln for ln in ODD_LINES if b"\\u00" not in ln])
     plain = SI.own_uuids_plain(lines)
     assert plain == [
-        U[1].encode(), U[5].encode(), b"short-id", U[7].upper().encode(), b'"quoted\\',
+        U[1].encode(),
+        U[5].encode(),
+        b"short-id",
+        U[7].upper().encode(),
+        b'"quoted\\',
         U[8].encode(),  # a torn line, by the keys its bytes show
         U[2].encode(),  # a nested record's uuid is the session's too
         U[3].encode(),

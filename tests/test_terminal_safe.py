@@ -17,9 +17,11 @@ from termsprawl_context import _output, handoff
 from termsprawl_context.cli import main
 
 # Every attack the red team used, and the 8-bit forms a UTF-8 terminal may act on.
-HOSTILE = ("plain \x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b]52;c;cm0gLXJmIH4K\x07 \x9b2J \x9d0;t\x9c "
-           "\x90q\x9c back\x08\x08 over\rwrite \x7f end")
-CONTROLS = [chr(c) for c in list(range(0x20)) + list(range(0x7f, 0xa0)) if chr(c) not in "\n\t"]
+HOSTILE = (
+    "plain \x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b]52;c;cm0gLXJmIH4K\x07 \x9b2J \x9d0;t\x9c "
+    "\x90q\x9c back\x08\x08 over\rwrite \x7f end"
+)
+CONTROLS = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0)) if chr(c) not in "\n\t"]
 
 
 def _record(tmp_path):
@@ -28,10 +30,19 @@ def _record(tmp_path):
     folder.mkdir(parents=True)
     path = folder / "11111111-1111-4111-8111-111111111111.jsonl"
     lines = [
-        {"type": "user", "uuid": "u1", "timestamp": "2025-01-01T00:00:00Z\x1b]0;t\x07",
-         "message": {"role": "user", "content": "do it " + HOSTILE}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2025-01-01T00:00:01Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "done\r\n" + HOSTILE}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "timestamp": "2025-01-01T00:00:00Z\x1b]0;t\x07",
+            "message": {"role": "user", "content": "do it " + HOSTILE},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2025-01-01T00:00:01Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "done\r\n" + HOSTILE}]},
+        },
     ]
     path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
     return projects, path
@@ -42,8 +53,9 @@ def _project(tmp_path, transcript):
     (project / ".termsprawl" / "links").mkdir(parents=True)
     (project / ".termsprawl" / "transcripts").mkdir()
     (project / ".termsprawl" / "links" / "aaa--bbb.json").write_text('{"version": 1, "a": "aaa", "b": "bbb"}')
-    (project / ".termsprawl" / "transcripts" / "bbb.json").write_text(json.dumps({"version": 1,
-                                                                                  "path": str(transcript)}))
+    (project / ".termsprawl" / "transcripts" / "bbb.json").write_text(
+        json.dumps({"version": 1, "path": str(transcript)})
+    )
     return project
 
 
@@ -51,9 +63,13 @@ def _on_a_terminal(pyz, args):
     """The artifact's stdout when it is a real (raw-mode) pseudo-terminal."""
     master, slave = pty.openpty()
     tty.setraw(slave)  # no CRLF translation: the bytes as written
-    proc = subprocess.Popen([sys.executable, str(pyz)] + [str(a) for a in args], stdout=slave,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C"})
+    proc = subprocess.Popen(
+        [sys.executable, str(pyz)] + [str(a) for a in args],
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C"},
+    )
     os.close(slave)
     out = b""
     while True:
@@ -71,9 +87,13 @@ def _on_a_terminal(pyz, args):
 
 
 def _through_a_pipe(pyz, args):
-    proc = subprocess.run([sys.executable, str(pyz)] + [str(a) for a in args], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=60,
-                          env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C"})
+    proc = subprocess.run(
+        [sys.executable, str(pyz)] + [str(a) for a in args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C"},
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -150,8 +170,13 @@ def test_one_function_decides_for_every_sanitiser():
     from termsprawl_context.cli import read_cmds, record_cmds, session_cmds
 
     attack = "a\x9b2Jb\x1b]52;c;x\x07c\u2028d"
-    for out in (record_cmds._cell(attack), read_cmds._cell(attack), session_cmds._cell(attack, 80),
-                handoff.one_line(attack), _output.one_line(attack)):
+    for out in (
+        record_cmds._cell(attack),
+        read_cmds._cell(attack),
+        session_cmds._cell(attack, 80),
+        handoff.one_line(attack),
+        _output.one_line(attack),
+    ):
         assert not any(ch in out for ch in CONTROLS), repr(out)
     assert handoff.one_line(attack) == "a 2Jb ]52;c;x c d"
     assert record_cmds._cell(attack) == "a\ufffd2Jb\ufffd]52;c;x\ufffdc\u2028d"

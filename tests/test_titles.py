@@ -26,7 +26,9 @@ IDE_OPENED = "<ide_opened_file>The user opened the file /src/app.py in the IDE. 
 IDE_SELECTION = "<ide_selection>The user selected the lines 13 to 18 from /src/app.py:\nx = 1</ide_selection>"
 IDE_DIAGNOSTICS = "<ide_diagnostics>[]</ide_diagnostics>"
 COMMAND = "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"
-COMMAND_NAME_FIRST = "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
+COMMAND_NAME_FIRST = (
+    "<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"
+)
 LOCAL_STDOUT = "<local-command-stdout>Set model to opus</local-command-stdout>"
 LOCAL_CAVEAT = "<local-command-caveat>" + CAVEAT + "</local-command-caveat>"
 COMPACTION = cc.COMPACTION_PREFIX + ". The conversation is summarized below: ..."
@@ -91,7 +93,10 @@ def test_titles_are_cut_like_the_first_user_message():
 
 
 def test_queued_prompts_and_other_types_do_not_open_a_session():
-    queued = {"type": "attachment", "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "later"}}
+    queued = {
+        "type": "attachment",
+        "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "later"},
+    }
     assert T.prompt_of_record(queued) == ""
     assert T.first_typed_prompt([{"type": "summary", "summary": "S"}, queued]) == ""
 
@@ -101,8 +106,11 @@ def test_queued_prompts_and_other_types_do_not_open_a_session():
     [
         (COMMAND, "/init"),
         (COMMAND_NAME_FIRST, "/model"),
-        ("<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n"
-         "<command-args>@CLAUDE.md  update <b>it</b></command-args>", "/orchestrator @CLAUDE.md update it"),
+        (
+            "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n"
+            "<command-args>@CLAUDE.md  update <b>it</b></command-args>",
+            "/orchestrator @CLAUDE.md update it",
+        ),
         ("<command-name>clear</command-name>\n<command-message>clear</command-message>", "/clear"),  # bare, older
         ("<command-message>no name</command-message>", ""),
         (LOCAL_STDOUT, ""),
@@ -117,7 +125,13 @@ def test_the_first_command_typed(text, command):
 
 CANDIDATES = ("custom", "ai", "linked_summary", "local_summary", "prompt", "command", "first_message")
 SOURCES = (
-    T.TITLE_CUSTOM, T.TITLE_AI, T.TITLE_SUMMARY, T.TITLE_SUMMARY, T.TITLE_PROMPT, T.TITLE_COMMAND, T.TITLE_FIRST_MESSAGE
+    T.TITLE_CUSTOM,
+    T.TITLE_AI,
+    T.TITLE_SUMMARY,
+    T.TITLE_SUMMARY,
+    T.TITLE_PROMPT,
+    T.TITLE_COMMAND,
+    T.TITLE_FIRST_MESSAGE,
 )
 
 

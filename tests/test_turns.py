@@ -57,7 +57,11 @@ def oracle_turns_of(data):
         if isinstance(content, str):
             body = content
         elif isinstance(content, list):
-            parts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+            parts = [
+                b["text"]
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+            ]
             if not parts:
                 continue
             body = "\n".join(parts)
@@ -84,20 +88,35 @@ def assistant(content, **extra):
 
 # --- the reference's own cases -------------------------------------------------------
 
+
 def test_session_name_from_summary(tmp_path):
     p = write_lines(tmp_path / "t.jsonl", [{"type": "summary", "session_name": "Socratic Gorgon"}, user("hi")])
     assert read_session_name(p) == "Socratic Gorgon"
 
 
 def test_session_name_latest_wins(tmp_path):
-    p = write_lines(tmp_path / "t.jsonl", [{"type": "summary", "session_name": "First Name"}, user("x"),
-                                           {"type": "summary", "session_name": "Renamed Session"}])
+    p = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            {"type": "summary", "session_name": "First Name"},
+            user("x"),
+            {"type": "summary", "session_name": "Renamed Session"},
+        ],
+    )
     assert read_session_name(p) == "Renamed Session"
 
 
 def test_session_name_null_and_missing_skipped(tmp_path):
-    p = write_lines(tmp_path / "t.jsonl", [user("a"), {"type": "summary", "session_name": None}, assistant("b"),
-                                           {"type": "summary"}, {"type": "summary", "session_name": ""}])
+    p = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            user("a"),
+            {"type": "summary", "session_name": None},
+            assistant("b"),
+            {"type": "summary"},
+            {"type": "summary", "session_name": ""},
+        ],
+    )
     assert read_session_name(p) is None
 
 
@@ -120,11 +139,19 @@ def test_user_string_and_assistant_text_blocks(tmp_path):
 
 
 def test_tool_use_tool_result_thinking_dropped(tmp_path):
-    p = write_lines(tmp_path / "t.jsonl", [
-        assistant([{"type": "thinking", "thinking": "hmm"}, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
-                   {"type": "text", "text": "done"}]),
-        user([{"type": "tool_result", "tool_use_id": "t1", "content": "output"}]),
-    ])
+    p = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            assistant(
+                [
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
+                    {"type": "text", "text": "done"},
+                ]
+            ),
+            user([{"type": "tool_result", "tool_use_id": "t1", "content": "output"}]),
+        ],
+    )
     assert read_turns(p) == [Turn("assistant", "done")]
 
 
@@ -141,10 +168,10 @@ def test_truncation_to_2000_characters(tmp_path):
 
 
 def test_truncation_counts_characters_not_bytes_or_utf16_units(tmp_path):
-    text = "\U0001F600" * 2500  # astral: two UTF-16 units, four UTF-8 bytes each
+    text = "\U0001f600" * 2500  # astral: two UTF-16 units, four UTF-8 bytes each
     p = write_lines(tmp_path / "t.jsonl", [user(text)])
     (turn,) = read_turns(p)
-    assert turn.text == "\U0001F600" * 2000
+    assert turn.text == "\U0001f600" * 2000
 
 
 def test_fail_open(tmp_path):
@@ -161,6 +188,7 @@ def test_format():
 
 
 # --- beyond the reference -------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "content, expected",
@@ -183,14 +211,17 @@ def test_content_to_text(content, expected):
 
 
 def test_role_is_the_top_level_type_not_message_role(tmp_path):
-    p = write_lines(tmp_path / "t.jsonl", [
-        {"type": "user", "message": {"role": "assistant", "content": "typed"}},
-        {"type": "system", "message": {"role": "user", "content": "not a turn"}},
-        {"type": ["user"], "message": {"content": "list type"}},
-        {"type": "User", "message": {"content": "case"}},
-        {"type": "user", "message": "string message"},
-        {"type": "user", "message": None},
-    ])
+    p = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            {"type": "user", "message": {"role": "assistant", "content": "typed"}},
+            {"type": "system", "message": {"role": "user", "content": "not a turn"}},
+            {"type": ["user"], "message": {"content": "list type"}},
+            {"type": "User", "message": {"content": "case"}},
+            {"type": "user", "message": "string message"},
+            {"type": "user", "message": None},
+        ],
+    )
     assert read_turns(p) == [Turn("user", "typed")]
 
 
@@ -215,7 +246,10 @@ ADVERSARIAL_LINES = [
     "12",
     '{"type":"user","message":{"content":NaN}}',
     '{"type":"user","message":{"content":"after nan"},"x":NaN}',
-    '{"type":"assistant","message":{"content":[{"type":"text","text":"deep"}]},"n":' + "[" * 100000 + "]" * 100000 + "}",
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"deep"}]},"n":'
+    + "[" * 100000
+    + "]" * 100000
+    + "}",
     '{"type":1,"message":{"content":"wrong type"}}',
     '{"type":"user","message":{"content":{"text":"obj"}}}',
     '{"type":"user","message":{"content":[{"type":"text","text":["x"]}]}}',
@@ -236,7 +270,7 @@ def test_adversarial_transcript_matches_oracle(tmp_path):
     got = read_turns(str(p))
     assert got == oracle_turns(str(p))
     texts = [t.text for t in got]
-    assert "lone \ud83d surrogate" in texts and "pair \U0001F600 ok" in texts
+    assert "lone \ud83d surrogate" in texts and "pair \U0001f600 ok" in texts
     assert "raw \u2028 line sep \u0085 nel" in texts and "crlf" in texts
     assert "bad utf8 \ufffd\ufffd end" in texts
     assert texts[-1] == "g" * 2000
@@ -245,17 +279,38 @@ def test_adversarial_transcript_matches_oracle(tmp_path):
 def random_entry(rnd):
     kind = rnd.random()
     if kind < 0.3:
-        return json.dumps(user(rnd.choice(["hi", "", "é" * rnd.randint(0, 3000), [{"type": "text", "text": "t%d" % rnd.randint(0, 9)}]])))
+        return json.dumps(
+            user(
+                rnd.choice(
+                    ["hi", "", "é" * rnd.randint(0, 3000), [{"type": "text", "text": "t%d" % rnd.randint(0, 9)}]]
+                )
+            )
+        )
     if kind < 0.6:
-        blocks = [rnd.choice([{"type": "text", "text": "a" * rnd.randint(0, 2500)}, {"type": "tool_use", "name": "X"},
-                              {"type": "thinking", "thinking": "z"}, "junk", None]) for _ in range(rnd.randint(0, 3))]
+        blocks = [
+            rnd.choice(
+                [
+                    {"type": "text", "text": "a" * rnd.randint(0, 2500)},
+                    {"type": "tool_use", "name": "X"},
+                    {"type": "thinking", "thinking": "z"},
+                    "junk",
+                    None,
+                ]
+            )
+            for _ in range(rnd.randint(0, 3))
+        ]
         return json.dumps(assistant(blocks))
     if kind < 0.7:
         return json.dumps(user([{"type": "tool_result", "content": "r" * rnd.randint(0, 10000)}]))
     if kind < 0.8:
         return rnd.choice(["", "   ", "garbage", "{", "null", '{"type":"summary","summary":"s"}'])
     if kind < 0.9:
-        return json.dumps({"type": rnd.choice(["user", "assistant", "system", None, 3]), "message": rnd.choice([None, 1, "s", {}, {"content": None}])})
+        return json.dumps(
+            {
+                "type": rnd.choice(["user", "assistant", "system", None, 3]),
+                "message": rnd.choice([None, 1, "s", {}, {"content": None}]),
+            }
+        )
     return json.dumps(user("x"))[: rnd.randint(1, 20)]
 
 
@@ -272,11 +327,23 @@ def test_generated_files_match_oracle(tmp_path, seed):
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(
-    st.binary(max_size=60),
-    st.sampled_from([json.dumps(user("u")).encode(), json.dumps(assistant([{"type": "text", "text": "a"}])).encode(),
-                     b'{"type":"user","message":{"content":"\xc3"}}', b"\r", b"\xef\xbb\xbf"]),
-), max_size=60))
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=60),
+            st.sampled_from(
+                [
+                    json.dumps(user("u")).encode(),
+                    json.dumps(assistant([{"type": "text", "text": "a"}])).encode(),
+                    b'{"type":"user","message":{"content":"\xc3"}}',
+                    b"\r",
+                    b"\xef\xbb\xbf",
+                ]
+            ),
+        ),
+        max_size=60,
+    )
+)
 def test_fuzzed_bytes_match_oracle(tmp_path_factory, chunks):
     p = tmp_path_factory.mktemp("fz") / "f.jsonl"
     p.write_bytes(b"\n".join(chunks))

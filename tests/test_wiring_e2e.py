@@ -52,8 +52,9 @@ class Terminal(object):
 
     def __init__(self, env, start):
         self.env, self.start = env, str(start)
-        self.proc = subprocess.Popen([sys.executable, "-c", FAKE_CLAUDE], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=env, cwd=self.start)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", FAKE_CLAUDE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=self.start
+        )
 
     @property
     def pid(self):
@@ -64,8 +65,9 @@ class Terminal(object):
         self.proc.stdin.write((json.dumps(request) + "\n").encode())
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
-        return subprocess.CompletedProcess(command, answer["rc"], base64.b64decode(answer["out"]),
-                                           base64.b64decode(answer["err"]))
+        return subprocess.CompletedProcess(
+            command, answer["rc"], base64.b64decode(answer["out"]), base64.b64decode(answer["err"])
+        )
 
     def close(self):
         self.proc.stdin.close()
@@ -98,8 +100,12 @@ def jsonl(*entries):
 
 def turn(kind, session, text, n):
     content = text if kind == "user" else [{"type": "text", "text": text}]
-    return {"type": kind, "sessionId": session, "uuid": "%s-%d" % (session[:8], n),
-            "message": {"role": kind, "content": content}}
+    return {
+        "type": kind,
+        "sessionId": session,
+        "uuid": "%s-%d" % (session[:8], n),
+        "message": {"role": kind, "content": content},
+    }
 
 
 @pytest.fixture
@@ -119,8 +125,13 @@ def world(tmp_path, run_pyz, empty_home):
     w.project, w.config, w.store, w.home = project, config, store, empty_home
 
     def terminal(node, start, project_dir=None):
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(empty_home), "LANG": "C",
-               "CLAUDE_CONFIG_DIR": str(config), "CLAUDE_PROJECT_DIR": str(project_dir or start)}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(empty_home),
+            "LANG": "C",
+            "CLAUDE_CONFIG_DIR": str(config),
+            "CLAUDE_PROJECT_DIR": str(project_dir or start),
+        }
         if node is not None:
             env["TERMSPRAWL_NODE_ID"] = node
         t = Terminal(env, start)
@@ -136,9 +147,16 @@ def world(tmp_path, run_pyz, empty_home):
 
 def payload(world, session, source, cwd):
     """A SessionStart payload with the fields Claude Code documents for it."""
-    return json.dumps({"session_id": session, "transcript_path": str(world.store / (session + ".jsonl")),
-                       "cwd": str(cwd), "permission_mode": "default", "hook_event_name": "SessionStart",
-                       "source": source}).encode()
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": str(world.store / (session + ".jsonl")),
+            "cwd": str(cwd),
+            "permission_mode": "default",
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    ).encode()
 
 
 def test_two_agents_from_start_to_hand_off(world, run_pyz):
@@ -149,7 +167,8 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     done = run_pyz(["init", "--hook", "--claude-md"], cwd=project)
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert (project / "CLAUDE.md").read_text() == (
-        "# Shop\n\nRun `make test` before you commit.\n\n@.termsprawl/AGENTS.md\n")
+        "# Shop\n\nRun `make test` before you commit.\n\n@.termsprawl/AGENTS.md\n"
+    )
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     (entry,) = settings["hooks"]["SessionStart"]
     hook_command = entry["hooks"][0]["command"]
@@ -165,8 +184,12 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     skill_dir_command = skill_dir_command.replace("${CLAUDE_SKILL_DIR}", str(skill_file.parent))
 
     # The link is made from a subdirectory: it lands in the project, nothing nested.
-    linked = subprocess.run([str(installed), "links", "add", "alice", "bob"], cwd=str(project / "src"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    linked = subprocess.run(
+        [str(installed), "links", "add", "alice", "bob"],
+        cwd=str(project / "src"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert linked.returncode == 0, linked.stderr
     assert (project / ".termsprawl" / "links" / "alice--bob.json").is_file()
     assert sorted(os.listdir(str(project / "src"))) == ["cart"]
@@ -175,14 +198,20 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     alice = world.terminal("alice", project)
     out = claude_reads_hook_output(alice.run(hook_command, payload(world, SID_ALICE, "startup", project)))
     command = "%s --format markdown --cwd %s --self alice" % (installed, project)
-    assert out == {"hookSpecificOutput": {
-        "hookEventName": "SessionStart",
-        "additionalContext": "termsprawl: you are agent node alice; linked agents: bob. To read their recent "
-                             "conversation (only when it helps the task), run: " + command,
-        "sessionTitle": "alice"}}
-    (world.store / (SID_ALICE + ".jsonl")).write_text(jsonl(
-        turn("user", SID_ALICE, "Plan the cart refactor.", 1),
-        turn("assistant", SID_ALICE, "Step one: move pricing into total().", 2)))
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": "termsprawl: you are agent node alice; linked agents: bob. To read their recent "
+            "conversation (only when it helps the task), run: " + command,
+            "sessionTitle": "alice",
+        }
+    }
+    (world.store / (SID_ALICE + ".jsonl")).write_text(
+        jsonl(
+            turn("user", SID_ALICE, "Plan the cart refactor.", 1),
+            turn("assistant", SID_ALICE, "Step one: move pricing into total().", 2),
+        )
+    )
 
     # 3. Bob's terminal, Claude Code started in a subdirectory of the project, which it
     #    names as its project directory.
@@ -190,15 +219,21 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     started = bob.run(hook_command, payload(world, SID_BOB, "startup", project / "src" / "cart"))
     out = claude_reads_hook_output(started)
     bob_context = out["hookSpecificOutput"]["additionalContext"]
-    assert bob_context.endswith("linked agents: alice. To read their recent conversation (only when it helps the "
-                                "task), run: %s --format markdown --cwd %s --self bob" % (installed, project))
+    assert bob_context.endswith(
+        "linked agents: alice. To read their recent conversation (only when it helps the "
+        "task), run: %s --format markdown --cwd %s --self bob" % (installed, project)
+    )
     assert out["hookSpecificOutput"]["sessionTitle"] == "bob" and "systemMessage" not in out
     assert json.loads((project / ".termsprawl" / "transcripts" / "bob.json").read_text())["path"].endswith(
-        SID_BOB + ".jsonl")
+        SID_BOB + ".jsonl"
+    )
     assert sorted(os.listdir(str(project / "src" / "cart"))) == []  # no nested .termsprawl/
-    (world.store / (SID_BOB + ".jsonl")).write_text(jsonl(
-        turn("user", SID_BOB, "Write the tests for total().", 1),
-        turn("assistant", SID_BOB, "Added three tests; one fails on rounding.", 2)))
+    (world.store / (SID_BOB + ".jsonl")).write_text(
+        jsonl(
+            turn("user", SID_BOB, "Write the tests for total().", 1),
+            turn("assistant", SID_BOB, "Added three tests; one fails on rounding.", 2),
+        )
+    )
 
     # 4. A third terminal without the variable: told, with the fix; nothing recorded.
     before = sorted(os.listdir(str(project / ".termsprawl" / "transcripts")))
@@ -210,7 +245,11 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     assert sorted(os.listdir(str(project / ".termsprawl" / "transcripts"))) == before
     # Its agent, running the skill's command, gets the context layer's own answer.
     tried = nobody.run(skill_command)
-    assert (tried.returncode, tried.stdout, tried.stderr) == (2, b"", b"termsprawl-context: expected --cwd and --self\n")
+    assert (tried.returncode, tried.stdout, tried.stderr) == (
+        2,
+        b"",
+        b"termsprawl-context: expected --cwd and --self\n",
+    )
 
     # 5. A fourth terminal reusing alice's id while alice's Claude Code still runs (the
     #    hook finds its Claude Code process above the shell through /proc).
@@ -220,35 +259,57 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     out = claude_reads_hook_output(twin.run(hook_command, payload(world, SID_ALICE_TWIN, "startup", project)))
     assert out["systemMessage"].startswith(
         "termsprawl: node alice was already held by another live Claude Code session (process %d, transcript %s)"
-        % (alice.pid, world.store / (SID_ALICE + ".jsonl")))
+        % (alice.pid, world.store / (SID_ALICE + ".jsonl"))
+    )
     assert "Fix: give each terminal its own TERMSPRAWL_NODE_ID" in out["systemMessage"]
-    doctor = json.loads(subprocess.run([str(installed), "doctor", "--self", "alice", "--json"], cwd=str(project),
-                                       stdout=subprocess.PIPE).stdout)
-    assert any(note.startswith("node alice is displaced: session %s (process %d) took it from session %s "
-                               "(process %d" % (SID_ALICE_TWIN, twin.pid, SID_ALICE, alice.pid))
-               for note in doctor["notes"]), doctor["notes"]
+    doctor = json.loads(
+        subprocess.run(
+            [str(installed), "doctor", "--self", "alice", "--json"], cwd=str(project), stdout=subprocess.PIPE
+        ).stdout
+    )
+    assert any(
+        note.startswith(
+            "node alice is displaced: session %s (process %d) took it from session %s "
+            "(process %d" % (SID_ALICE_TWIN, twin.pid, SID_ALICE, alice.pid)
+        )
+        for note in doctor["notes"]
+    ), doctor["notes"]
     twin.close()  # the user closes the wrong terminal
 
     # 6. Alice's session goes on: compacted (same session), then cleared (a new one).
     out = claude_reads_hook_output(alice.run(hook_command, payload(world, SID_ALICE, "compact", project)))
-    assert out == {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": (
-        "termsprawl: you are agent node alice; linked agents: bob. To read their recent conversation (only when "
-        "it helps the task), run: " + command)}}  # no warning: the twin has ended; no title after a compaction
+    assert out == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": (
+                "termsprawl: you are agent node alice; linked agents: bob. To read their recent conversation (only when "
+                "it helps the task), run: " + command
+            ),
+        }
+    }  # no warning: the twin has ended; no title after a compaction
     out = claude_reads_hook_output(alice.run(hook_command, payload(world, SID_ALICE_CLEARED, "clear", project)))
     assert out["hookSpecificOutput"]["sessionTitle"] == "alice" and "systemMessage" not in out
-    (world.store / (SID_ALICE_CLEARED + ".jsonl")).write_text(jsonl(
-        turn("user", SID_ALICE_CLEARED, "Now fix the rounding bug bob found; use Decimal.", 1),
-        turn("assistant", SID_ALICE_CLEARED, "Switched total() to Decimal; bob's three tests pass.", 2)))
+    (world.store / (SID_ALICE_CLEARED + ".jsonl")).write_text(
+        jsonl(
+            turn("user", SID_ALICE_CLEARED, "Now fix the rounding bug bob found; use Decimal.", 1),
+            turn("assistant", SID_ALICE_CLEARED, "Switched total() to Decimal; bob's three tests pass.", 2),
+        )
+    )
 
     # 7. Bob resumes, then reads alice: through the skill's command as his Bash tool runs
     #    it (his working directory deep in the project), and through the context line's.
     out = claude_reads_hook_output(bob.run(hook_command, payload(world, SID_BOB, "resume", project / "src" / "cart")))
     assert set(out) == {"hookSpecificOutput"} and "sessionTitle" not in out["hookSpecificOutput"]
     # Every marker names the hand-off: the same answer as the explicit call.
-    hand_off = subprocess.run([str(installed), "--cwd", str(project), "--self", "bob", "--format", "markdown"],
-                              stdout=subprocess.PIPE).stdout
-    for words in (b"# linked context from alice (alice)\n", b"Now fix the rounding bug bob found; use Decimal.\n",
-                  b"Switched total() to Decimal; bob's three tests pass.\n", b"````peer"):
+    hand_off = subprocess.run(
+        [str(installed), "--cwd", str(project), "--self", "bob", "--format", "markdown"], stdout=subprocess.PIPE
+    ).stdout
+    for words in (
+        b"# linked context from alice (alice)\n",
+        b"Now fix the rounding bug bob found; use Decimal.\n",
+        b"Switched total() to Decimal; bob's three tests pass.\n",
+        b"````peer",
+    ):
         assert words in hand_off
     read = bob.run(skill_command)  # $CLAUDE_PROJECT_DIR is his subdirectory: not found there
     assert read.returncode == 127 and read.stdout == b""
@@ -257,13 +318,19 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     from_context_line = bob.run(bob_context.rsplit("run: ", 1)[1], cwd="/")
     assert (from_context_line.returncode, from_context_line.stdout, from_context_line.stderr) == (0, hand_off, b"")
     # A Bash tool without $CLAUDE_PROJECT_DIR, at the project root: the same answer.
-    bare = subprocess.run(["/bin/sh", "-c", skill_command], cwd=str(project), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, env={"PATH": os.environ.get("PATH", ""), "TERMSPRAWL_NODE_ID": "bob"})
+    bare = subprocess.run(
+        ["/bin/sh", "-c", skill_command],
+        cwd=str(project),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"PATH": os.environ.get("PATH", ""), "TERMSPRAWL_NODE_ID": "bob"},
+    )
     assert (bare.returncode, bare.stdout, bare.stderr) == (0, hand_off, b"")
     # Alice reads bob the same way.
     read = alice.run(skill_command)
     assert read.stdout.decode().startswith("# linked context from bob (bob)\n") and (
-        "Write the tests for total()." in read.stdout.decode())
+        "Write the tests for total()." in read.stdout.decode()
+    )
 
     # 8. Every source Claude Code sends was exercised; home was never written.
     assert set(HOOK_SOURCES) == {"startup", "resume", "clear", "compact"}
@@ -283,15 +350,19 @@ def test_hook_from_a_subdirectory_without_the_project_in_the_environment(world, 
     assert os.listdir(str(sub)) == []
 
 
-@pytest.mark.parametrize("value, words", [
-    ("", "TERMSPRAWL_NODE_ID is set but empty"),
-    ("../alice", "TERMSPRAWL_NODE_ID='../alice' is not a safe node id"),
-    ("alice bob", "TERMSPRAWL_NODE_ID='alice bob' is not a safe node id"),
-])
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        ("", "TERMSPRAWL_NODE_ID is set but empty"),
+        ("../alice", "TERMSPRAWL_NODE_ID='../alice' is not a safe node id"),
+        ("alice bob", "TERMSPRAWL_NODE_ID='alice bob' is not a safe node id"),
+    ],
+)
 def test_unusable_node_id_is_shown_to_the_user(world, run_pyz, value, words):
     assert run_pyz(["init", "--hook"], cwd=world.project).returncode == 0
-    hook_command = json.loads((world.project / ".claude" / "settings.local.json").read_text())[
-        "hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    hook_command = json.loads((world.project / ".claude" / "settings.local.json").read_text())["hooks"]["SessionStart"][
+        0
+    ]["hooks"][0]["command"]
     agent = world.terminal(value, world.project)
     for source in HOOK_SOURCES:
         done = agent.run(hook_command, payload(world, SID_ALICE, source, world.project))

@@ -11,20 +11,23 @@ from termsprawl_context.errors import EXIT_FAILURE, EXIT_USAGE
 from termsprawl_context.workspace.ids import is_safe_id
 
 
-
 # --- ids ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", ["a", "node-a", "A_b-9", "x" * 128, "0"])
 def test_safe_ids(value):
     assert is_safe_id(value)
 
 
-@pytest.mark.parametrize("value", ["", "-a", "_a", "../etc", "bad id", "a.b", "a/b", "x" * 129, "node\n", "é", None, 5, ["a"]])
+@pytest.mark.parametrize(
+    "value", ["", "-a", "_a", "../etc", "bad id", "a.b", "a/b", "x" * 129, "node\n", "é", None, 5, ["a"]]
+)
 def test_unsafe_ids(value):
     assert not is_safe_id(value)
 
 
 # --- transcript index -----------------------------------------------------------------
+
 
 def test_index_round_trip_and_format(tmp_path):
     assert index.record_transcript_path(str(tmp_path), "node-a", "/p1.jsonl")
@@ -50,9 +53,20 @@ def test_index_unknown_unsafe_empty(tmp_path):
     assert not (tmp_path / ".termsprawl").exists()
 
 
-@pytest.mark.parametrize("body", ["not json", '{"version": 2, "path": "/x"}', '{"version": true, "path": "/x"}',
-                                  '{"version": "1", "path": "/x"}', '{"version": 1, "path": ""}', '{"version": 1, "path": 5}',
-                                  '{"version": 1}', "[1]", "null"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "not json",
+        '{"version": 2, "path": "/x"}',
+        '{"version": true, "path": "/x"}',
+        '{"version": "1", "path": "/x"}',
+        '{"version": 1, "path": ""}',
+        '{"version": 1, "path": 5}',
+        '{"version": 1}',
+        "[1]",
+        "null",
+    ],
+)
 def test_index_junk_reads_as_absent(tmp_path, body):
     index.record_transcript_path(str(tmp_path), "n", "/x.jsonl")
     (tmp_path / ".termsprawl" / "transcripts" / "n.json").write_text(body)
@@ -83,6 +97,7 @@ def test_relative_index_path_resolves_against_project(tmp_path):
 
 
 # --- links ----------------------------------------------------------------------------
+
 
 def test_link_path_is_symmetric_and_canonical(tmp_path):
     p = links.link_file_path(str(tmp_path), "node-b", "node-a")
@@ -146,8 +161,14 @@ def test_io_failure_is_reported(tmp_path):
 
 def test_parse_link_file():
     assert links.parse_link_file('{"version":1,"a":"aaa","b":"bbb"}') == ("aaa", "bbb")
-    for raw in ["not json", '{"version":1,"a":"aaa"}', '{"version":2,"a":"aaa","b":"bbb"}',
-                '{"version":1,"a":"aaa","b":"aaa"}', '{"version":1,"a":"../etc","b":"bbb"}', "null"]:
+    for raw in [
+        "not json",
+        '{"version":1,"a":"aaa"}',
+        '{"version":2,"a":"aaa","b":"bbb"}',
+        '{"version":1,"a":"aaa","b":"aaa"}',
+        '{"version":1,"a":"../etc","b":"bbb"}',
+        "null",
+    ]:
         assert links.parse_link_file(raw) is None
 
 
@@ -161,7 +182,12 @@ def test_invalid_link_files_are_ignored_and_named(tmp_path):
     os.mkfifo(str(d / "fifo.json"))
     (d / "big.json").write_bytes(b" " * (links.MAX_LINK_FILE_BYTES + 1))
     assert [ln.a + "-" + ln.b for ln in links.list_links(cwd)] == ["aaa-bbb"]
-    assert [f.name for f in links.scan_link_files(cwd) if f.pair is None] == ["big.json", "dir.json", "fifo.json", "junk.json"]
+    assert [f.name for f in links.scan_link_files(cwd) if f.pair is None] == [
+        "big.json",
+        "dir.json",
+        "fifo.json",
+        "junk.json",
+    ]
 
 
 def test_symlinked_state_dir_leaving_the_project_is_refused(tmp_path):
@@ -177,6 +203,7 @@ def test_symlinked_state_dir_leaving_the_project_is_refused(tmp_path):
 
 
 # --- discovery --------------------------------------------------------------------------
+
 
 def test_block_in_empty_content():
     out = discovery.upsert_managed_agents_block("")
@@ -201,7 +228,7 @@ def test_block_text_exact():
     )
     assert discovery.SKILL_BODY == (
         "---\nname: termsprawl-context\ndescription: When you need another termsprawl agent's conversation.\n---\n"
-        "# termsprawl context\n\nRun `.termsprawl/bin/termsprawl-context --cwd . --self \"$TERMSPRAWL_NODE_ID\"`\n"
+        '# termsprawl context\n\nRun `.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"`\n'
         "to print the recent turns of agents linked to this node. Only read what\nthat command prints.\n"
     )
 
@@ -244,6 +271,7 @@ def test_discovery_failure_is_swallowed(tmp_path):
 
 # --- titles ---------------------------------------------------------------------------
 
+
 def write_project(tmp_path, value):
     d = tmp_path / ".termsprawl"
     d.mkdir(exist_ok=True)
@@ -251,13 +279,25 @@ def write_project(tmp_path, value):
 
 
 def test_title_found(tmp_path):
-    write_project(tmp_path, {"nodes": [{"id": "a", "data": {"title": "Claude A"}}, {"id": "b", "data": {"title": "Claude B"}}]})
+    write_project(
+        tmp_path, {"nodes": [{"id": "a", "data": {"title": "Claude A"}}, {"id": "b", "data": {"title": "Claude B"}}]}
+    )
     assert titles.node_title(str(tmp_path), "b") == "Claude B"
     assert titles.node_title(str(tmp_path), "zzz") is None
 
 
-@pytest.mark.parametrize("value", ["not json", "[]", {"nodes": "x"}, {"nodes": [{"id": "b", "data": {"title": 5}}]},
-                                  {"nodes": [{"id": "b", "data": "str"}]}, {"nodes": [{"id": "b"}]}, {}])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "not json",
+        "[]",
+        {"nodes": "x"},
+        {"nodes": [{"id": "b", "data": {"title": 5}}]},
+        {"nodes": [{"id": "b", "data": "str"}]},
+        {"nodes": [{"id": "b"}]},
+        {},
+    ],
+)
 def test_title_absent_on_anything_odd(tmp_path, value):
     write_project(tmp_path, value)
     assert titles.node_title(str(tmp_path), "b") is None
@@ -280,7 +320,7 @@ def test_atomic_write_leaves_no_temp_on_failure(tmp_path, monkeypatch):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from("aZ09_-. /\n\u00e9\u0660") , max_size=140) | st.text(max_size=20))
+@given(st.text(alphabet=st.sampled_from("aZ09_-. /\n\u00e9\u0660"), max_size=140) | st.text(max_size=20))
 def test_safe_id_predicate_is_the_documented_pattern(value):
     import re
 
@@ -320,7 +360,10 @@ def test_standalone_skill_names_the_hand_off_and_allows_only_reads(tmp_path):
     command = ".termsprawl/bin/termsprawl-context --format markdown"
     from_skill_dir = "${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context --format markdown"
     rules = []
-    for base in (".termsprawl/bin/termsprawl-context", "${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"):
+    for base in (
+        ".termsprawl/bin/termsprawl-context",
+        "${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context",
+    ):
         rules += ["Bash(%s)" % base] + ["Bash(%s %s *)" % (base, o) for o in ("--format", "--turns", "--max-chars")]
     assert fields["allowed-tools"] == ", ".join(rules)
     body = text.split("---\n", 2)[2]
@@ -365,15 +408,18 @@ def test_every_written_skill_version_is_known():
     assert discovery.STANDALONE_SKILL_BODY in discovery.WRITTEN_SKILL_BODIES
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("", "@.termsprawl/AGENTS.md\n"),
-    ("# Shop\n\nUse tabs.\n", "# Shop\n\nUse tabs.\n\n@.termsprawl/AGENTS.md\n"),
-    ("# Shop", "# Shop\n\n@.termsprawl/AGENTS.md\n"),
-    ("# Shop\n@.termsprawl/AGENTS.md\nmore\n", "# Shop\n@.termsprawl/AGENTS.md\nmore\n"),
-    ("  @.termsprawl/AGENTS.md  \n", "  @.termsprawl/AGENTS.md  \n"),
-    # Inside a code block the import is not evaluated, so it does not count.
-    ("```\n@.termsprawl/AGENTS.md\n```\n", "```\n@.termsprawl/AGENTS.md\n```\n\n@.termsprawl/AGENTS.md\n"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("", "@.termsprawl/AGENTS.md\n"),
+        ("# Shop\n\nUse tabs.\n", "# Shop\n\nUse tabs.\n\n@.termsprawl/AGENTS.md\n"),
+        ("# Shop", "# Shop\n\n@.termsprawl/AGENTS.md\n"),
+        ("# Shop\n@.termsprawl/AGENTS.md\nmore\n", "# Shop\n@.termsprawl/AGENTS.md\nmore\n"),
+        ("  @.termsprawl/AGENTS.md  \n", "  @.termsprawl/AGENTS.md  \n"),
+        # Inside a code block the import is not evaluated, so it does not count.
+        ("```\n@.termsprawl/AGENTS.md\n```\n", "```\n@.termsprawl/AGENTS.md\n```\n\n@.termsprawl/AGENTS.md\n"),
+    ],
+)
 def test_claude_md_import(content, expected):
     assert discovery.add_claude_md_import(content) == expected
     assert discovery.add_claude_md_import(expected) == expected

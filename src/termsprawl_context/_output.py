@@ -185,8 +185,13 @@ def guard_standard_streams() -> None:
         old.flush()
         raw = _GuardedStdout(fd)
         buffered = io.BufferedWriter(raw)
-        sys.stdout = io.TextIOWrapper(buffered, encoding=old.encoding, errors=old.errors,
-                                      line_buffering=bool(old.line_buffering), write_through=False)
+        sys.stdout = io.TextIOWrapper(
+            buffered,
+            encoding=old.encoding,
+            errors=old.errors,
+            line_buffering=bool(old.line_buffering),
+            write_through=False,
+        )
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass
 
@@ -314,8 +319,7 @@ def _control_table(keep: str, stand_in, line_breaks: bool) -> dict:
     table = _TABLES.get(key)
     if table is None:
         codes = CONTROL_CODES + (tuple(ord(c) for c in LINE_SEPARATORS) if line_breaks else ())
-        table = {code: stand_in(code) if callable(stand_in) else stand_in
-                 for code in codes if chr(code) not in keep}
+        table = {code: stand_in(code) if callable(stand_in) else stand_in for code in codes if chr(code) not in keep}
         _TABLES[key] = table
     return table
 

@@ -143,12 +143,11 @@ def carry_over(buffer: bytearray, end: int, overlap: int) -> int:
     """Move the last ``overlap`` bytes before ``end`` to the front; how many moved."""
     keep = min(overlap, end)
     if keep:
-        buffer[0:keep] = buffer[end - keep:end]
+        buffer[0:keep] = buffer[end - keep : end]
     return keep
 
 
-def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True,
-                  buffer: "Optional[bytearray]" = None) -> bool:
+def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer: "Optional[bytearray]" = None) -> bool:
     """Whether the rest of ``f`` holds a token's plain bytes, or (with ``escapes``) an
     ASCII-spelling escape, searched in overlapped chunks and stopping at the first
     found. Read, not mapped: a file truncated under a mapping kills the process
@@ -166,7 +165,7 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True,
     have = 0
     try:
         while True:
-            got = f.readinto(view[have:have + chunk])  # type: ignore[attr-defined]  # a binary file opened for reading has it
+            got = f.readinto(view[have : have + chunk])  # type: ignore[attr-defined]  # a binary file opened for reading has it
             if not got:
                 return False
             end = have + got
@@ -189,7 +188,6 @@ def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: in
             if needles.plainly_in(part) or (escapes and has_ascii_escape(part)):
                 return True
         tail = data[-overlap:] if overlap > 0 else b""
-
 
 
 # --- keys a decoder matches case-insensitively ------------------------------------------
@@ -275,8 +273,16 @@ def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int
 # --- every position a JSON string may be spelled at -------------------------------------
 
 # JSON's two-character escapes, by the character they stand for.
-SHORT_ESCAPES = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f",
-                 "\n": b"\\n", "\r": b"\\r", "\t": b"\\t"}
+SHORT_ESCAPES = {
+    '"': b'\\"',
+    "\\": b"\\\\",
+    "/": b"\\/",
+    "\b": b"\\b",
+    "\f": b"\\f",
+    "\n": b"\\n",
+    "\r": b"\\r",
+    "\t": b"\\t",
+}
 
 
 def _letter_cases(hex_digits: bytes) -> "List[bytes]":
@@ -336,7 +342,7 @@ class ValueSpellings:
         for prefix in self.prefixes:
             at = data.find(prefix, begin, end)
             while at >= 0:
-                if bytes(data[at + 2:min(at + 6, end)]).lower() in codes:
+                if bytes(data[at + 2 : min(at + 6, end)]).lower() in codes:
                     found.append(at)
                 at = data.find(prefix, at + 4, end)
         for escape in self.short:

@@ -188,7 +188,8 @@ class AnswerUnmatched(CitationRefused):
         super().__init__(
             "the quote is in an AskUserQuestion answer at %s:%d that cannot be matched to its call (%s), so its "
             "words may be the agent's question rather than the person's answer; quote words the person typed, or "
-            "an answer from an envelope whose call is in the record" % (path, line, why))
+            "an answer from an envelope whose call is in the record" % (path, line, why)
+        )
         self.path, self.line, self.why = path, line, why
 
     def with_request(self, req: "CitationRequest") -> "AnswerUnmatched":
@@ -348,7 +349,7 @@ def extract_answers(body: str) -> List[str]:
     for prefix in cc.ANSWER_PREFIXES:
         start = body.find(prefix)
         if start >= 0:
-            pairs = body[start + len(prefix):]
+            pairs = body[start + len(prefix) :]
             break
     if start < 0:
         return []
@@ -375,7 +376,7 @@ def extract_answers(body: str) -> List[str]:
                 last = True
                 end = last_quote if last_quote >= 0 else len(pairs)
                 break
-            if pairs.startswith('", "', q) and join in pairs[q + 3:]:
+            if pairs.startswith('", "', q) and join in pairs[q + 3 :]:
                 end = q
                 break
             last_quote = q
@@ -399,8 +400,11 @@ def _result_bodies_text_only(content: object) -> List[str]:
         return [content]
     if not isinstance(content, list):
         return []
-    return [el["text"] for el in content if isinstance(el, dict) and el.get("type") == "text"
-            and isinstance(el.get("text"), str)]
+    return [
+        el["text"]
+        for el in content
+        if isinstance(el, dict) and el.get("type") == "text" and isinstance(el.get("text"), str)
+    ]
 
 
 def refused_tool_use_ids(entries: Iterable[Entry]) -> Set[str]:
@@ -487,7 +491,7 @@ def command_paths(command: str) -> List[str]:
         w = w.strip("();|&`")
         cut = max(w.rfind("<"), w.rfind(">"))
         if cut >= 0:
-            w = w[cut + 1:]
+            w = w[cut + 1 :]
         if w.startswith("-"):
             if "=" not in w:
                 continue
@@ -574,8 +578,13 @@ class Record(object):
     ``calls`` given: only those calls are known, and only the local commands in
     ``local_commands`` (a streamed search looks up just the ones its candidates name)."""
 
-    def __init__(self, path: str, entries: List[Entry], calls: Optional[Dict[str, _Call]] = None,
-                 local_commands: Optional[Set[int]] = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        entries: List[Entry],
+        calls: Optional[Dict[str, _Call]] = None,
+        local_commands: Optional[Set[int]] = None,
+    ) -> None:
         self.path = path
         self.entries = entries
         if calls is None:
@@ -670,7 +679,8 @@ def _exclusion(found: Optional[_Call]) -> str:
 # that Go's encoder escapes); a line with a \u escape is parsed too, since an escaped
 # marker holds none of them. Speed only: a line without any cannot be a local command.
 _LOCAL_COMMAND_BYTES = tuple(
-    marker.strip("<>").encode() for marker in (cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)
+    marker.strip("<>").encode()
+    for marker in (cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)
 ) + (b"\\u",)
 # The last lines before a typed candidate are kept (unparsed) to find its parent there and
 # decide at once whether it is a local command: in the corpus, 99 of 164 typed entries'
@@ -826,8 +836,10 @@ def _is_injected(text: str) -> bool:
     return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
 
 
-_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-            "\u2028\u2029\u202f\u205f\u3000"
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 def message_texts(entry: Entry) -> List[str]:
@@ -913,8 +925,9 @@ def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
 _Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
 
 
-def _candidate(entry: Entry, words: str, sources: Sequence[str],
-               recent: Optional[Callable[[str], Optional[Entry]]] = None) -> Optional[_Candidate]:
+def _candidate(
+    entry: Entry, words: str, sources: Sequence[str], recent: Optional[Callable[[str], Optional[Entry]]] = None
+) -> Optional[_Candidate]:
     typed = SOURCE_USER in sources and any(words in normalize(t) for t in person_texts(entry))
     parent = output_parent(entry) if typed else ""
     found = recent(parent) if parent and recent is not None else None
@@ -927,8 +940,13 @@ def _candidate(entry: Entry, words: str, sources: Sequence[str],
             for body in result_texts(result.content):
                 if user and has_answer_prefix(body) and words in normalize(body):
                     envelopes.append((result, body))
-                if SOURCE_TOOL_RESULT in sources and result.tool_use_id and _body_matches(body, words) \
-                        and _genuine_body(body) and not not_run_kind(result):
+                if (
+                    SOURCE_TOOL_RESULT in sources
+                    and result.tool_use_id
+                    and _body_matches(body, words)
+                    and _genuine_body(body)
+                    and not not_run_kind(result)
+                ):
                     tools.append(result.tool_use_id)
     if typed or envelopes or tools:
         return _Candidate(entry.line, typed, envelopes, tools, parent)
@@ -1145,8 +1163,9 @@ def citation_records(path: str, subagent: bool = False) -> SessionRecords:
     return SessionRecords(user_in, [top] + subagent_tree(top))
 
 
-def _session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
-                  prefilter: bool = True) -> Hits:
+def _session_hits(
+    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
+) -> Hits:
     sources = list(sources) or [SOURCE_USER]
     records = citation_records(path, subagent)
     hits = Hits()
@@ -1167,8 +1186,9 @@ def _session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: 
     return hits.sorted_by(order)
 
 
-def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False,
-                    prefilter: bool = True) -> List[Match]:
+def cite_in_session(
+    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
+) -> List[Match]:
     """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
     the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
     in the caller's own record first and, only when that holds none, in the root and
@@ -1208,9 +1228,13 @@ def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
     words = normalize(quote)
     try:
         for record_path in citation_records(path, subagent).tool_in:
-            held = [(result.tool_use_id, body) for entry in _entries(record_path, quote_needle(quote))
-                    for result in tool_results(entry) for body in result_texts(result.content)
-                    if _body_matches(body, words)]  # only the bodies holding the quote are kept
+            held = [
+                (result.tool_use_id, body)
+                for entry in _entries(record_path, quote_needle(quote))
+                for result in tool_results(entry)
+                for body in result_texts(result.content)
+                if _body_matches(body, words)
+            ]  # only the bodies holding the quote are kept
             record = Record(record_path, [], _calls_for(record_path, {i for i, _ in held if i}))
             for tool_use_id, body in held:
                 hint = _why_excluded(record, tool_use_id, body)
@@ -1285,8 +1309,11 @@ def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
         parts.extend(record.person_texts(entry))
         if _answers_entry(entry):
             for result in _own_results(record, entry):
-                parts.extend(b for b in result_texts(result.content)
-                             if has_answer_prefix(b) and envelope_readings(record, result, b)[0] is not None)
+                parts.extend(
+                    b
+                    for b in result_texts(result.content)
+                    if has_answer_prefix(b) and envelope_readings(record, result, b)[0] is not None
+                )
     if SOURCE_TOOL_RESULT in pools and entry.type == cc.TYPE_USER:
         parts.extend(body for _, body in tool_bodies(record, entry))
     return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
@@ -1332,8 +1359,10 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
             pools.append(pool)
         hits.extend(found)
     if not hits:
-        message = "citation %s does not resolve in %s: the quote is not there word for word in that pool " \
-                  "(only whitespace may differ)" % (req, path)
+        message = (
+            "citation %s does not resolve in %s: the quote is not there word for word in that pool "
+            "(only whitespace may differ)" % (req, path)
+        )
         extra = hint()
         raise CitationNotFound(message + (". " + extra if extra else ""))
     if len(hits) > 1:
@@ -1371,8 +1400,12 @@ def _session_hint(path: str, req: CitationRequest, subagent: bool):
 def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, prefilter: bool = True) -> Citation:
     """Ground ``req`` in the session whose record is at ``path`` (``subagent``: the
     caller is known to be a sub-agent). Exactly one entry, or a named refusal."""
-    return _resolve(path, req, lambda pool: _session_hits(path, req.quote, [pool], subagent, prefilter),
-                    _session_hint(path, req, subagent))
+    return _resolve(
+        path,
+        req,
+        lambda pool: _session_hits(path, req.quote, [pool], subagent, prefilter),
+        _session_hint(path, req, subagent),
+    )
 
 
 def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
@@ -1382,6 +1415,7 @@ def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -
     _check_request(req)
     if SOURCE_USER in req.sources and is_subagent_record(path):
         raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
+
     def search(pool: str) -> Hits:
         hits = Hits()
         _search(path, req.quote, [pool], prefilter, hits)
@@ -1450,8 +1484,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
     return candidates + [full for _, full in others]
 
 
-def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest,
-                            prefilter: bool = True) -> Citation:
+def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest, prefilter: bool = True) -> Citation:
     """Ground ``req`` in a project's sessions: the first (current first, then newest to
     oldest) that holds the quote answers, and there it must land exactly once.
     Unreadable records are named when nothing resolves."""
@@ -1476,8 +1509,10 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
     if hint:
         message = "citation %s does not resolve in any session of this project. %s" % (req, hint)
     else:
-        message = "citation %s does not resolve in any session of this project: the quote is not there word for " \
-                  "word" % (req,)
+        message = (
+            "citation %s does not resolve in any session of this project: the quote is not there word for "
+            "word" % (req,)
+        )
     if unreadable:
         message += "; could not read: " + ", ".join(unreadable)
     raise CitationNotFound(message)
@@ -1547,5 +1582,4 @@ def envelope_at(path: str, line: int) -> List[str]:
     entry = entry_at_line(path, line)
     if entry is None:
         raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
-    return [body for result in tool_results(entry) for body in result_texts(result.content)
-            if has_answer_prefix(body)]
+    return [body for result in tool_results(entry) for body in result_texts(result.content) if has_answer_prefix(body)]

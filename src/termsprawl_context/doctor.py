@@ -99,9 +99,20 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     cwd, peer = io.cwd, visit.peer
     index_file = index_file_path(cwd, peer)
     title = io.node_title(peer)
-    base = dict(peer=peer, link_file=visit.link_file, index_file=os.path.relpath(index_file, cwd),
-                recorded=visit.recorded, path=None, exists=False, regular=False, readable=False, turns=0,
-                more_turns=False, title=peer if title is None else title, title_from_project=title is not None)
+    base = dict(
+        peer=peer,
+        link_file=visit.link_file,
+        index_file=os.path.relpath(index_file, cwd),
+        recorded=visit.recorded,
+        path=None,
+        exists=False,
+        regular=False,
+        readable=False,
+        turns=0,
+        more_turns=False,
+        title=peer if title is None else title,
+        title_from_project=title is not None,
+    )
     if visit.recorded is None:
         outcome = INVALID_INDEX_ENTRY if os.path.lexists(index_file) else NO_INDEX_ENTRY
         return PeerReport(outcome=outcome, **base)
@@ -180,15 +191,21 @@ def verdict(report: DoctorReport) -> str:
     if printed:
         turns = sum(p.turns for p in printed)
         return "the dump prints %d peer%s (%d turn%s): %s" % (
-            len(printed), "" if len(printed) == 1 else "s", turns, "" if turns == 1 else "s",
-            ", ".join(p.peer for p in printed))
+            len(printed),
+            "" if len(printed) == 1 else "s",
+            turns,
+            "" if turns == 1 else "s",
+            ", ".join(p.peer for p in printed),
+        )
     if not report.self_safe:
         return "the dump prints nothing: %r is not a safe node id (%s)" % (report.self_id, SAFE_ID_SHOWN)
     if not report.state_dir:
         return "the dump prints nothing: %s has no %s folder (run `termsprawl-context init`)" % (report.cwd, STATE_DIR)
     if not report.peers:
         return "the dump prints nothing: no link names %s (add one with `termsprawl-context links add %s OTHER`)" % (
-            report.self_id, report.self_id)
+            report.self_id,
+            report.self_id,
+        )
     return "the dump prints nothing: every linked peer is skipped"
 
 
@@ -222,15 +239,19 @@ def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
     from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
 
-    lines = ["project: %s%s" % (os.path.abspath(report.cwd),
-                                "" if report.state_dir else " (no .termsprawl folder)")]
-    lines.append("self: %s (%s)" % (shown_id(report.self_id),
-                                    _yes_no(report.self_safe, "a safe node id", "NOT a safe node id")))
+    lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
+    lines.append(
+        "self: %s (%s)" % (shown_id(report.self_id), _yes_no(report.self_safe, "a safe node id", "NOT a safe node id"))
+    )
     if report.self_safe:
-        lines.append("self's own transcript: %s" % (
-            report.self_recorded if report.self_recorded else "not recorded (peers' dumps cannot show this node)"))
-    lines.append("links: %d valid link file%s, %d naming self" % (
-        report.link_files, "" if report.link_files == 1 else "s", len(report.peers)))
+        lines.append(
+            "self's own transcript: %s"
+            % (report.self_recorded if report.self_recorded else "not recorded (peers' dumps cannot show this node)")
+        )
+    lines.append(
+        "links: %d valid link file%s, %d naming self"
+        % (report.link_files, "" if report.link_files == 1 else "s", len(report.peers))
+    )
     if report.invalid_link_files:
         lines.append("ignored link files (not valid links): %s" % ", ".join(report.invalid_link_files))
     for p in report.peers:
@@ -241,9 +262,14 @@ def format_doctor(report: DoctorReport) -> str:
         else:
             shown = p.recorded if p.recorded == p.path else "%s -> %s" % (p.recorded, p.path)
             lines.append("  index: %s: %s" % (p.index_file, shown))
-            lines.append("  file: %s, %s, %s" % (_yes_no(p.exists, "exists", "does not exist"),
-                                                 _yes_no(p.regular, "regular file", "not a regular file"),
-                                                 _yes_no(p.readable, "readable", "not readable")))
+            lines.append(
+                "  file: %s, %s, %s"
+                % (
+                    _yes_no(p.exists, "exists", "does not exist"),
+                    _yes_no(p.regular, "regular file", "not a regular file"),
+                    _yes_no(p.readable, "readable", "not readable"),
+                )
+            )
             if p.readable:
                 count = "%d (the cap: older turns are not printed)" % MAX_LINKED_TURNS if p.more_turns else str(p.turns)
                 lines.append("  printable turns: %s" % count)
@@ -260,10 +286,12 @@ def over_grant_notes(cwd: str) -> List[str]:
     from termsprawl_context.workspace.install import allow_rules, over_grants
 
     tight = ", ".join("`%s`" % rule for rule in allow_rules(cwd))
-    return ["the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
-            "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
-            "`termsprawl-context init --hook` writes: %s" % (rule, relative, tight)
-            for relative, rule in over_grants(cwd)]
+    return [
+        "the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
+        "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
+        "`termsprawl-context init --hook` writes: %s" % (rule, relative, tight)
+        for relative, rule in over_grants(cwd)
+    ]
 
 
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
@@ -278,25 +306,34 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     notes = []
     state = discovery.skill_state(cwd)
     if state == discovery.SKILL_EDITED:
-        notes.append("the skill file %s was edited by its user: it is left alone, never refreshed (delete it and "
-                     "run `termsprawl-context init` for the current text)" % discovery.SKILL_FILE)
+        notes.append(
+            "the skill file %s was edited by its user: it is left alone, never refreshed (delete it and "
+            "run `termsprawl-context init` for the current text)" % discovery.SKILL_FILE
+        )
     elif state in (discovery.SKILL_ABSENT, discovery.SKILL_UNREADABLE) and os.path.isdir(state_path(cwd)):
-        notes.append("the skill file %s is %s: Claude Code cannot discover the command (run `termsprawl-context "
-                     "init`)" % (discovery.SKILL_FILE, "missing" if state == discovery.SKILL_ABSENT else "unreadable"))
+        notes.append(
+            "the skill file %s is %s: Claude Code cannot discover the command (run `termsprawl-context "
+            "init`)" % (discovery.SKILL_FILE, "missing" if state == discovery.SKILL_ABSENT else "unreadable")
+        )
     elif state == discovery.SKILL_OLDER:
-        notes.append("the skill file %s holds an older text of ours: it is refreshed at the next session start or "
-                     "`termsprawl-context init`" % discovery.SKILL_FILE)
+        notes.append(
+            "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
+            "`termsprawl-context init`" % discovery.SKILL_FILE
+        )
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:
             if alive(displaced.pid):
-                notes.append("node %s is displaced: session %s (process %d) took it from session %s (process %d, "
-                             "transcript %s), which is still running; peers read only the newer one. Give each "
-                             "terminal its own $TERMSPRAWL_NODE_ID" % (self_id, current.session_id, current.pid,
-                                                                      displaced.session_id, displaced.pid,
-                                                                      displaced.path))
+                notes.append(
+                    "node %s is displaced: session %s (process %d) took it from session %s (process %d, "
+                    "transcript %s), which is still running; peers read only the newer one. Give each "
+                    "terminal its own $TERMSPRAWL_NODE_ID"
+                    % (self_id, current.session_id, current.pid, displaced.session_id, displaced.pid, displaced.path)
+                )
             else:
-                notes.append("node %s was taken from session %s (process %d), which has since ended"
-                             % (self_id, displaced.session_id, displaced.pid))
+                notes.append(
+                    "node %s was taken from session %s (process %d), which has since ended"
+                    % (self_id, displaced.session_id, displaced.pid)
+                )
     return notes

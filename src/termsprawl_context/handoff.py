@@ -122,7 +122,9 @@ def tool_result_summary(result: records.ToolResult) -> str:
     return _clip(("error: " if result.is_error else "") + text)
 
 
-def entry_turns(entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None) -> List[HandoffTurn]:
+def entry_turns(
+    entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None
+) -> List[HandoffTurn]:
     """The turns one entry contributes, in block order: the person's words
     (``records.person_texts``, the classifier cite's user pool reads too; ``previous``,
     the message before this one in the file, may be a local command whose output this
@@ -301,7 +303,7 @@ def _uuid_later(f: Any) -> Any:
                 cut = block.find(b"\n")
                 if cut < 0:
                     continue
-                block, skipping = block[cut + 1:], False
+                block, skipping = block[cut + 1 :], False
             data = carry + block
             end = len(data) if pos >= stop else data.rfind(b"\n") + 1
             carry = data[end:]
@@ -398,7 +400,11 @@ def select_from_entries(
 
 
 def read_harness_turns(
-    path: str, harness: Any = None, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False,
+    path: str,
+    harness: Any = None,
+    window: int = DEFAULT_TURNS,
+    prompts: int = PROMPTS_KEPT,
+    tools: bool = False,
     lines: bool = False,
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a

@@ -28,7 +28,14 @@ from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
-from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR, dump_json, read_small_file, state_path, write_atomic
+from termsprawl_context.workspace.files import (
+    STATE_DIR,
+    TRANSCRIPTS_DIR,
+    dump_json,
+    read_small_file,
+    state_path,
+    write_atomic,
+)
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
@@ -49,22 +56,26 @@ class HookRefused(Refusal):
 
 
 class NodeIdMissing(HookRefused):
-    fix = ("quit, then start Claude Code as `%s=<node> claude` in this terminal (one alias per node: %s)"
-           % (NODE_ID_ENV, _ALIAS_EXAMPLE))
+    fix = "quit, then start Claude Code as `%s=<node> claude` in this terminal (one alias per node: %s)" % (
+        NODE_ID_ENV,
+        _ALIAS_EXAMPLE,
+    )
 
     def __init__(self, empty: bool = False) -> None:
-        super().__init__("%s is %s; nothing recorded (start the agent with %s=<node>)"
-                         % (NODE_ID_ENV, "set but empty" if empty else "not set", NODE_ID_ENV))
+        super().__init__(
+            "%s is %s; nothing recorded (start the agent with %s=<node>)"
+            % (NODE_ID_ENV, "set but empty" if empty else "not set", NODE_ID_ENV)
+        )
 
 
 class NodeIdUnsafe(HookRefused):
-    fix = ("quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
-           "(e.g. `%s=alice claude`)" % NODE_ID_ENV)
+    fix = (
+        "quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
+        "(e.g. `%s=alice claude`)" % NODE_ID_ENV
+    )
 
     def __init__(self, value: str) -> None:
-        super().__init__(
-            "%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN)
-        )
+        super().__init__("%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN))
 
 
 class NoProject(HookRefused):
@@ -78,8 +89,10 @@ class IndexNotWritten(HookRefused):
     fix = "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)"
 
     def __init__(self, cwd: str, node_id: str) -> None:
-        super().__init__("could not write %s under %s; nothing recorded" % (
-            os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd))
+        super().__init__(
+            "could not write %s under %s; nothing recorded"
+            % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd)
+        )
 
 
 class SubagentSession(HookRefused):
@@ -119,16 +132,20 @@ class HookRecord(NamedTuple):
 # --- the project ----------------------------------------------------------------------------
 
 
-def hook_project(explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str,
-                 own: Optional[str] = None) -> str:
+def hook_project(
+    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str] = None
+) -> str:
     """The project to record into: ``--cwd``, else the installed command's own project,
     else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``. Each candidate stands for
     the nearest project at or above it (Claude Code may be started in a subdirectory);
     when none lies above it, the candidate itself. It must be a directory."""
     if not explicit and own:
         return own
-    for candidate, named in ((explicit, "--cwd"), (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
-                             (payload_cwd, "the payload's cwd")):
+    for candidate, named in (
+        (explicit, "--cwd"),
+        (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
+        (payload_cwd, "the payload's cwd"),
+    ):
         if candidate:
             if not os.path.isdir(candidate):
                 raise NoProject("%s %s is not a directory" % (named, candidate))
@@ -207,7 +224,7 @@ def claude_pid() -> int:
     if comm is not None and os.path.basename(comm.strip()) in _SHELLS:
         stat = _proc_field(parent, "stat")
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
-        fields = stat[stat.rfind(")") + 1:].split() if stat else []
+        fields = stat[stat.rfind(")") + 1 :].split() if stat else []
         if len(fields) > 1 and fields[1].isdigit():
             return int(fields[1])
     return parent if parent > 1 else 0
@@ -259,15 +276,33 @@ def record_from_hook(
     me = claude_pid() if pid is None else pid
     previous, _ = read_holder(project, node_id)
     displaced = None
-    if (previous is not None and previous.session_id != payload.session_id and previous.pid
-            and previous.pid != me and alive(previous.pid)):
+    if (
+        previous is not None
+        and previous.session_id != payload.session_id
+        and previous.pid
+        and previous.pid != me
+        and alive(previous.pid)
+    ):
         displaced = previous
-    if previous is None or displaced is not None or previous.session_id != payload.session_id \
-            or previous.pid != me or previous.path != recorded:
+    if (
+        previous is None
+        or displaced is not None
+        or previous.session_id != payload.session_id
+        or previous.pid != me
+        or previous.path != recorded
+    ):
         write_holder(project, node_id, Holder(payload.session_id, recorded, me, int(time.time())), displaced)
     ensure_context_discovery(project)
-    return HookRecord(project, node_id, payload.transcript_path, recorded, changed, payload.source, displaced,
-                      "" if chosen.name == CLAUDE_CODE else chosen.name)
+    return HookRecord(
+        project,
+        node_id,
+        payload.transcript_path,
+        recorded,
+        changed,
+        payload.source,
+        displaced,
+        "" if chosen.name == CLAUDE_CODE else chosen.name,
+    )
 
 
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
@@ -276,7 +311,12 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     Claude Code's payloads go through exactly the seed's checks and messages."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.hook_input import (
-        checked_hook_input, parse_payload, read_payload_bytes, validate_transcript_path, validate_transcript_under)
+        checked_hook_input,
+        parse_payload,
+        read_payload_bytes,
+        validate_transcript_path,
+        validate_transcript_under,
+    )
 
     chosen = harnesses.get(name) if name else None
     if name and chosen is None:
@@ -309,8 +349,12 @@ def read_command(project: str, node_id: str) -> str:
     the peers' own conversation, never harness text as theirs), from anywhere. Absolute
     and with no shell variable, so the allow rule ``init --hook`` writes for the
     absolute command (``Bash(<command> --format *)``) matches it."""
-    return "%s %s --cwd %s --self %s" % (shlex.quote(command_path(project)), HANDOFF_ARGS,
-                                         shlex.quote(os.path.abspath(project)), shlex.quote(node_id))
+    return "%s %s --cwd %s --self %s" % (
+        shlex.quote(command_path(project)),
+        HANDOFF_ARGS,
+        shlex.quote(os.path.abspath(project)),
+        shlex.quote(node_id),
+    )
 
 
 def context_line(project: str, node_id: str, peers) -> Optional[str]:
@@ -318,16 +362,20 @@ def context_line(project: str, node_id: str, peers) -> Optional[str]:
     peers = list(dict.fromkeys(peers))  # two link files may name one pair
     if not peers:
         return None
-    return ("termsprawl: you are agent node %s; linked agents: %s. To read their recent conversation "
-            "(only when it helps the task), run: %s" % (node_id, ", ".join(peers), read_command(project, node_id)))
+    return (
+        "termsprawl: you are agent node %s; linked agents: %s. To read their recent conversation "
+        "(only when it helps the task), run: %s" % (node_id, ", ".join(peers), read_command(project, node_id))
+    )
 
 
 def displaced_message(record: HookRecord, old: Holder) -> str:
     """The user's message when ``record`` took its node from the live session ``old``."""
-    return ("termsprawl: node %s was already held by another live Claude Code session (process %d, transcript %s); "
-            "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
-            "its own %s (quit one and restart it with another id)." % (record.node_id, old.pid, old.path,
-                                                                      record.node_id, NODE_ID_ENV))
+    return (
+        "termsprawl: node %s was already held by another live Claude Code session (process %d, transcript %s); "
+        "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
+        "its own %s (quit one and restart it with another id)."
+        % (record.node_id, old.pid, old.path, record.node_id, NODE_ID_ENV)
+    )
 
 
 def refusal_message(refusal: Refusal) -> str:
@@ -359,8 +407,9 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
         from termsprawl_context.harness import get
 
         answer = get(done.harness).session_start_output  # the shape that harness shows
-    output = answer(system_message=shown,
-                    additional_context=context_line(done.project, done.node_id,
-                                                    peers_of(done.project, done.node_id)),
-                    session_title=title)
+    output = answer(
+        system_message=shown,
+        additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id)),
+        session_title=title,
+    )
     return HookAnswer(done, output, warning)

@@ -299,7 +299,7 @@ def iter_lines_reverse(
             continue
         start = pos + cut + 1
         if start != end:
-            tail = block[cut + 1:]
+            tail = block[cut + 1 :]
             if pending is None or held + len(tail) > max_line:
                 yield start, b""
             else:
@@ -339,4 +339,3 @@ def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
         if raw is None:
             raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
         yield Line(number, offset, raw)
-

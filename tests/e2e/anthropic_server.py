@@ -51,9 +51,19 @@ Reply = Union[Text, ToolUse, Callable[[Dict[str, Any]], Union[Text, ToolUse]]]
 def _events(reply: Union[Text, ToolUse], counter: int) -> List[tuple]:
     message_id = "msg_scripted_%d" % counter
     usage = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
-    start = {"type": "message_start", "message": {
-        "id": message_id, "type": "message", "role": "assistant", "model": MODEL, "content": [],
-        "stop_reason": None, "stop_sequence": None, "usage": usage}}
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        },
+    }
     events = [("message_start", start)]
     blocks = []
     text = reply.text
@@ -63,19 +73,56 @@ def _events(reply: Union[Text, ToolUse], counter: int) -> List[tuple]:
         blocks.append(("tool_use", reply))
     for index, (kind, body) in enumerate(blocks):
         if kind == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                    "content_block": {"type": "text", "text": ""}}))
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                    "delta": {"type": "text_delta", "text": body}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": body}},
+                )
+            )
         else:
-            events.append(("content_block_start", {"type": "content_block_start", "index": index, "content_block": {
-                "type": "tool_use", "id": "toolu_scripted_%d_%d" % (counter, index), "name": body.name, "input": {}}}))
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {
-                "type": "input_json_delta", "partial_json": json.dumps(body.input)}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": "toolu_scripted_%d_%d" % (counter, index),
+                            "name": body.name,
+                            "input": {},
+                        },
+                    },
+                )
+            )
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(body.input)},
+                    },
+                )
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     stop = "tool_use" if isinstance(reply, ToolUse) else "end_turn"
-    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                     "usage": {"output_tokens": 5}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
@@ -86,8 +133,9 @@ class ScriptedServer(ScriptedHTTPServer):
     When the script is spent a main request gets ``default`` (a reply, or a function of
     the body); a side request gets ``side_answer``."""
 
-    def __init__(self, replies: Optional[List[Reply]] = None, default: Reply = Text(DONE_TEXT),
-                 side_answer: str = SIDE_ANSWER) -> None:
+    def __init__(
+        self, replies: Optional[List[Reply]] = None, default: Reply = Text(DONE_TEXT), side_answer: str = SIDE_ANSWER
+    ) -> None:
         super().__init__()
         self.replies = list(replies or [])
         self.default = default
@@ -131,11 +179,19 @@ def _message(reply: Union[Text, ToolUse], counter: int) -> Dict[str, Any]:
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     if isinstance(reply, ToolUse):
-        content.append({"type": "tool_use", "id": "toolu_scripted_%d" % counter, "name": reply.name,
-                        "input": reply.input})
-    return {"id": "msg_scripted_%d" % counter, "type": "message", "role": "assistant", "model": MODEL,
-            "content": content, "stop_reason": "tool_use" if isinstance(reply, ToolUse) else "end_turn",
-            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5}}
+        content.append(
+            {"type": "tool_use", "id": "toolu_scripted_%d" % counter, "name": reply.name, "input": reply.input}
+        )
+    return {
+        "id": "msg_scripted_%d" % counter,
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": content,
+        "stop_reason": "tool_use" if isinstance(reply, ToolUse) else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
 
 # --- reading what reached the model -----------------------------------------------------------
@@ -171,8 +227,11 @@ def tool_results(body: Dict[str, Any]) -> List[Dict[str, Any]]:
     if not messages:
         return []
     content = messages[-1].get("content")
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
-        if isinstance(content, list) else []
+    return (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
 
 
 def result_text(block: Dict[str, Any]) -> str:

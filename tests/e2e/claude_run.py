@@ -65,13 +65,27 @@ def client_env(home: Path, url: str, node_id: Optional[str] = None, extra: Optio
     return env
 
 
-def run_claude(prompt: str, cwd: Path, home: Path, url: str, node_id: Optional[str] = None,
-               extra_args: Optional[List[str]] = None, env: Optional[Dict[str, str]] = None,
-               timeout: int = TIMEOUT) -> ClaudeRun:
+def run_claude(
+    prompt: str,
+    cwd: Path,
+    home: Path,
+    url: str,
+    node_id: Optional[str] = None,
+    extra_args: Optional[List[str]] = None,
+    env: Optional[Dict[str, str]] = None,
+    timeout: int = TIMEOUT,
+) -> ClaudeRun:
     """One print-mode run: ``claude -p PROMPT`` plus ``extra_args`` (``--resume ID`` ...)."""
     argv = [client_bin("claude"), "-p", prompt] + PRINT_FLAGS + list(extra_args or [])
-    done = subprocess.run(argv, cwd=str(cwd), env=client_env(home, url, node_id, env), stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    done = subprocess.run(
+        argv,
+        cwd=str(cwd),
+        env=client_env(home, url, node_id, env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+    )
     out = done.stdout.decode("utf-8", "replace")
     answer = None
     try:

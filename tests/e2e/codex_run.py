@@ -41,18 +41,38 @@ class CodexSandbox(object):
 
     def env(self, **extra):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("CODEX_", "OPENAI_", "TERMSPRAWL_"))}
-        env.update(HOME=str(self.home), CODEX_HOME=str(self.codex_home), OPENAI_API_KEY="sk-test",
-                   RUST_LOG="error", NO_COLOR="1")
+        env.update(
+            HOME=str(self.home),
+            CODEX_HOME=str(self.codex_home),
+            OPENAI_API_KEY="sk-test",
+            RUST_LOG="error",
+            NO_COLOR="1",
+        )
         env.update(extra)
         return env
 
     def exec(self, *args, node=None, cwd=None, check=True):
         """``codex exec --json ARGS`` in the project; (thread id, events, completed process)."""
         extra = {"TERMSPRAWL_NODE_ID": node} if node else {}
-        argv = [self.bin, "exec", "--json", "--skip-git-repo-check", "--trust", "--dangerously-bypass-hook-trust",
-                "-s", "danger-full-access"] + list(args)
-        done = subprocess.run(argv, cwd=str(cwd or self.project), env=self.env(**extra), capture_output=True,
-                              text=True, timeout=EXEC_TIMEOUT, stdin=subprocess.DEVNULL)
+        argv = [
+            self.bin,
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--trust",
+            "--dangerously-bypass-hook-trust",
+            "-s",
+            "danger-full-access",
+        ] + list(args)
+        done = subprocess.run(
+            argv,
+            cwd=str(cwd or self.project),
+            env=self.env(**extra),
+            capture_output=True,
+            text=True,
+            timeout=EXEC_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         events = []
         for line in done.stdout.splitlines():
             try:

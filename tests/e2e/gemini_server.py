@@ -42,8 +42,11 @@ class Call(NamedTuple):
 
 
 def _candidate(parts: List[dict]) -> dict:
-    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": USAGE, "modelVersion": "gemini-scripted"}
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": USAGE,
+        "modelVersion": "gemini-scripted",
+    }
 
 
 def step_parts(step) -> List[dict]:
@@ -94,7 +97,14 @@ class GeminiServer(ScriptedHTTPServer):
         if TITLE_PROMPT_MARK in text and "reasoning" not in text:
             answer = SCRIPTED_TITLE
         else:
-            answer = json.dumps({"reasoning": "scripted", "model_choice": "flash", "complexity_reasoning": "scripted", "complexity_score": 1})
+            answer = json.dumps(
+                {
+                    "reasoning": "scripted",
+                    "model_choice": "flash",
+                    "complexity_reasoning": "scripted",
+                    "complexity_score": 1,
+                }
+            )
         send_json(handler, _candidate([{"text": answer}]))
 
 

@@ -26,8 +26,11 @@ except ImportError:  # run as a script
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 OUT = REPO / "tests" / "fixtures" / "cc-2.1.328"
-CLAUDE = Path(os.environ.get("TERMSPRAWL_CLIENTS_DIR") or (REPO / ".e2e-clients")) / "node_modules" / \
-    "@anthropic-ai/claude-code-linux-x64/claude"
+CLAUDE = (
+    Path(os.environ.get("TERMSPRAWL_CLIENTS_DIR") or (REPO / ".e2e-clients"))
+    / "node_modules"
+    / "@anthropic-ai/claude-code-linux-x64/claude"
+)
 TITLE = "Scripted title"  # every side request's answer (the session title)
 
 
@@ -67,13 +70,20 @@ def decide(body):
         return ToolUse("Bash", {"command": "echo SUB-TOOL-OUTPUT-$((41+1))", "description": "print marker"})
     if "please delegate" in last:
         agent = "Agent" if "Agent" in names else "Task"
-        return ToolUse(agent, {"description": "Marker finder", "subagent_type": "general-purpose",
-                               "prompt": "SUBAGENT-TASK: run the marker command and report."})
+        return ToolUse(
+            agent,
+            {
+                "description": "Marker finder",
+                "subagent_type": "general-purpose",
+                "prompt": "SUBAGENT-TASK: run the marker command and report.",
+            },
+        )
     if "run the long sleep" in last:
         return ToolUse("Bash", {"command": "python3 -c 'import time; time.sleep(30)'", "description": "long wait"})
     if "in the background" in last:
-        return ToolUse("Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo",
-                                "run_in_background": True})
+        return ToolUse(
+            "Bash", {"command": "sleep 2; echo BG-OUTPUT-7", "description": "slow echo", "run_in_background": True}
+        )
     return Text("OK, done.")
 
 
@@ -86,18 +96,34 @@ def logged(body):
 
 
 def run(home, project, url, *args, timeout=120):
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": url,
-           "ANTHROPIC_API_KEY": "x", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-           "TERM": "dumb", "IS_SANDBOX": "1"}
-    proc = subprocess.run([str(CLAUDE), *args, "--output-format", "json", "--permission-mode", "bypassPermissions"],
-                          cwd=str(project), env=env, capture_output=True, text=True, timeout=timeout)
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ["PATH"],
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "x",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "TERM": "dumb",
+        "IS_SANDBOX": "1",
+    }
+    proc = subprocess.run(
+        [str(CLAUDE), *args, "--output-format", "json", "--permission-mode", "bypassPermissions"],
+        cwd=str(project),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     try:
         answer = json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         answer = {}
         print(proc.stdout[-1500:], proc.stderr[-1500:], file=sys.stderr)
-    print("  %s -> rc %d, session %s, result %r" % (args[:3], proc.returncode, answer.get("session_id"),
-                                                  str(answer.get("result"))[:80]), file=sys.stderr)
+    print(
+        "  %s -> rc %d, session %s, result %r"
+        % (args[:3], proc.returncode, answer.get("session_id"), str(answer.get("result"))[:80]),
+        file=sys.stderr,
+    )
     return answer
 
 
@@ -126,14 +152,29 @@ def interactive(home, project, url, steps):
 
     config = home / ".claude.json"
     state = json.loads(config.read_text()) if config.exists() else {}
-    state.update({"hasCompletedOnboarding": True, "theme": "dark", "bypassPermissionsModeAccepted": True,
-                  "customApiKeyResponses": {"approved": ["x"], "rejected": []}})
-    state.setdefault("projects", {})[str(project)] = {"hasTrustDialogAccepted": True,
-                                                      "hasCompletedProjectOnboarding": True}
+    state.update(
+        {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "bypassPermissionsModeAccepted": True,
+            "customApiKeyResponses": {"approved": ["x"], "rejected": []},
+        }
+    )
+    state.setdefault("projects", {})[str(project)] = {
+        "hasTrustDialogAccepted": True,
+        "hasCompletedProjectOnboarding": True,
+    }
     config.write_text(json.dumps(state))
-    env = {"HOME": str(home), "PATH": os.environ["PATH"], "ANTHROPIC_BASE_URL": url,
-           "ANTHROPIC_API_KEY": "x", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1",
-           "TERM": "xterm-256color", "IS_SANDBOX": "1"}
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ["PATH"],
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "x",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "TERM": "xterm-256color",
+        "IS_SANDBOX": "1",
+    }
     pid, fd = pty.fork()
     if pid == 0:  # the child: the client, in the project
         os.chdir(str(project))
@@ -178,7 +219,8 @@ def make(url):
     (project / ".claude" / "commands").mkdir(parents=True)
     home.mkdir()
     (project / ".claude" / "commands" / "review.md").write_text(
-        "---\ndescription: Review a file\n---\nReview the file $ARGUMENTS for bugs and report them.\n")
+        "---\ndescription: Review a file\n---\nReview the file $ARGUMENTS for bugs and report them.\n"
+    )
     (project / "parser.py").write_text("def parse(x):\n    return x\n")
     slash = run(home, project, url, "-p", "/review parser.py")
     run(home, project, url, "--resume", slash["session_id"], "-p", "/context")
@@ -192,10 +234,25 @@ def make(url):
     # an interruption (Esc during a foreground Bash), /exit.
     tty_home = scratch / "home-tty"  # its own HOME: a fresh ~/.claude.json, as in a first run
     tty_home.mkdir()
-    interactive(tty_home, project, url, [
-        ("/review parser.py", 1), ("\r", 8), ("hello typed interactively", 1), ("\r", 6),
-        ("/context", 1), ("\r", 5), ("run the long sleep", 1), ("\r", 5), ("\x1b", 4),
-        ("/exit", 1), ("\r", 2), ("\r", 3)])
+    interactive(
+        tty_home,
+        project,
+        url,
+        [
+            ("/review parser.py", 1),
+            ("\r", 8),
+            ("hello typed interactively", 1),
+            ("\r", 6),
+            ("/context", 1),
+            ("\r", 5),
+            ("run the long sleep", 1),
+            ("\r", 5),
+            ("\x1b", 4),
+            ("/exit", 1),
+            ("\r", 2),
+            ("\r", 3),
+        ],
+    )
     if OUT.exists():
         shutil.rmtree(str(OUT))
     OUT.mkdir(parents=True)
@@ -207,9 +264,17 @@ def make(url):
                 shutil.copyfile(str(path), str(dest))
     known = {slash["session_id"], agent["session_id"], bg["session_id"], fork["session_id"]}
     typed = [p.stem for p in OUT.glob("*.jsonl") if p.stem not in known]
-    (OUT / "README.md").write_text(README % dict(version=version(), slash=slash["session_id"],
-                                                  agent=agent["session_id"], bg=bg["session_id"],
-                                                  fork=fork["session_id"], typed=", ".join(typed)))
+    (OUT / "README.md").write_text(
+        README
+        % dict(
+            version=version(),
+            slash=slash["session_id"],
+            agent=agent["session_id"],
+            bg=bg["session_id"],
+            fork=fork["session_id"],
+            typed=", ".join(typed),
+        )
+    )
     print("project dir was %s; fixtures in %s" % (project, OUT), file=sys.stderr)
 
 

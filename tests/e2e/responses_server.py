@@ -37,8 +37,12 @@ def function_call(call_id, name, arguments, namespace=None):
 
 
 def reasoning(text):
-    return {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}], "content": None,
-            "encrypted_content": None}
+    return {
+        "type": "reasoning",
+        "summary": [{"type": "summary_text", "text": text}],
+        "content": None,
+        "encrypted_content": None,
+    }
 
 
 def input_items(body):
@@ -101,15 +105,20 @@ class ResponsesServer(ScriptedHTTPServer):
         for i, item in enumerate(items):
             item = dict(item)
             item.setdefault("id", "item_%d_%d" % (n, i))
-            events.append(("response.output_item.added",
-                           {"type": "response.output_item.added", "output_index": i, "item": item}))
-            events.append(("response.output_item.done",
-                           {"type": "response.output_item.done", "output_index": i, "item": item}))
-        usage = {"input_tokens": total // 2, "input_tokens_details": {"cached_tokens": 0},
-                 "output_tokens": total - total // 2, "output_tokens_details": {"reasoning_tokens": 0},
-                 "total_tokens": total}
-        events.append(("response.completed",
-                       {"type": "response.completed", "response": {"id": rid, "usage": usage}}))
+            events.append(
+                ("response.output_item.added", {"type": "response.output_item.added", "output_index": i, "item": item})
+            )
+            events.append(
+                ("response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": item})
+            )
+        usage = {
+            "input_tokens": total // 2,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": total - total // 2,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": total,
+        }
+        events.append(("response.completed", {"type": "response.completed", "response": {"id": rid, "usage": usage}}))
         send_sse(handler, events)
 
     def responses(self):

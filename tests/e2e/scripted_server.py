@@ -34,8 +34,7 @@ def send_empty(handler: BaseHTTPRequestHandler, status: int) -> None:
     handler.end_headers()
 
 
-def send_sse(handler: BaseHTTPRequestHandler, events: Iterable[Tuple[Optional[str], Any]],
-             eol: str = "\n") -> None:
+def send_sse(handler: BaseHTTPRequestHandler, events: Iterable[Tuple[Optional[str], Any]], eol: str = "\n") -> None:
     """A whole server-sent-event stream, then the connection closes: ``events`` are
     (name, data) pairs, a name of None writing a data-only event (Gemini's form)."""
     chunks = []

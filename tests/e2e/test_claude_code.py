@@ -29,9 +29,16 @@ ALICE_PROMPT = "Find out why the parser drops tabs."
 ALICE_ANSWER = "The tokenizer splits on spaces only; tabs fall through. Fix: split on any whitespace."
 CONTEXT_PREFIX = "SessionStart hook additional context: "
 # Texts the harness writes as `type: "user"` that are not the person's words (2.1.328).
-HARNESS_MARKS = ("<task-notification>", "<command-message>", "<command-name>", "<local-command", "<system-reminder>",
-                 "This session is being continued from a previous conversation", "[Request interrupted",
-                 "Caveat: The messages below")
+HARNESS_MARKS = (
+    "<task-notification>",
+    "<command-message>",
+    "<command-name>",
+    "<local-command",
+    "<system-reminder>",
+    "This session is being continued from a previous conversation",
+    "[Request interrupted",
+    "Caveat: The messages below",
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -61,7 +68,7 @@ class Project:
         cwd = None
         for line in readme_walkthrough():
             if line.startswith("alias "):
-                name, value = line[len("alias "):].split("=", 1)
+                name, value = line[len("alias ") :].split("=", 1)
                 words = shlex.split(shlex.split(value)[0])
                 assert words[-1] == "claude" and words[0].startswith("TERMSPRAWL_NODE_ID="), line
                 self.aliases[name] = words[0].split("=", 1)[1]
@@ -73,8 +80,14 @@ class Project:
                 cwd = line[3:].strip()
                 continue
             line = line.replace("python3 dist/termsprawl-context.pyz", "%s %s" % (sys.executable, pyz))
-            done = subprocess.run(line, shell=True, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env={"PATH": os.environ.get("PATH", ""), "HOME": str(root)})
+            done = subprocess.run(
+                line,
+                shell=True,
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={"PATH": os.environ.get("PATH", ""), "HOME": str(root)},
+            )
             assert done.returncode == 0, (line, done.stderr)
         assert self.aliases == {"claude-alice": "alice", "claude-bob": "bob"}
 
@@ -87,8 +100,12 @@ class Project:
         return snapshot(self.path / ".termsprawl" / "links", self.path / ".termsprawl" / "transcripts")
 
     def hand_off(self, node: str, *extra: str) -> dict:
-        done = subprocess.run([str(self.path / COMMAND), "--format", "json", "--self", node] + list(extra),
-                              cwd=str(self.path), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        done = subprocess.run(
+            [str(self.path / COMMAND), "--format", "json", "--self", node] + list(extra),
+            cwd=str(self.path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout or b'{"peers": []}')
 
@@ -99,7 +116,7 @@ def main_texts(server, index=0):
 
 def context_line(server):
     (line,) = [t for t in main_texts(server) if t.startswith(CONTEXT_PREFIX)]
-    return line[len(CONTEXT_PREFIX):].split("\n", 1)[0]
+    return line[len(CONTEXT_PREFIX) :].split("\n", 1)[0]
 
 
 def results(server):
@@ -149,10 +166,12 @@ def test_readme_walkthrough_bob_reads_alice_with_no_prompt(project):
     recorded = json.loads((project.path / ".termsprawl/transcripts/alice.json").read_text())["path"]
     assert recorded == str(session_record(project.home("alice"), alice.session_id))
 
-    replies = [ToolUse("Skill", {"skill": "termsprawl-context"}),
-               lambda body: bash(skill_command(body)[0]),
-               lambda body: bash(context_line_of(body)),
-               Text("Alice found it: the tokenizer.")]
+    replies = [
+        ToolUse("Skill", {"skill": "termsprawl-context"}),
+        lambda body: bash(skill_command(body)[0]),
+        lambda body: bash(context_line_of(body)),
+        Text("Alice found it: the tokenizer."),
+    ]
     with ScriptedServer(replies) as server:
         bob = run_claude("What did alice find?", project.path, project.home("bob"), server.url, node_id="bob")
     assert bob.returncode == 0, bob.stderr
@@ -176,8 +195,12 @@ def context_line_of(body):
 def test_writes_through_the_same_prefix_are_denied_and_nothing_is_written(project):
     alice_speaks(project)
     absolute = project.path / COMMAND
-    writes = ["%s links add bob eve" % COMMAND, "%s index set eve /tmp/eve.jsonl" % absolute,
-              "%s init --hook" % COMMAND, "%s --format json links add bob eve" % COMMAND]
+    writes = [
+        "%s links add bob eve" % COMMAND,
+        "%s index set eve /tmp/eve.jsonl" % absolute,
+        "%s init --hook" % COMMAND,
+        "%s --format json links add bob eve" % COMMAND,
+    ]
     with ScriptedServer([bash(w) for w in writes] + [Text("ok")]) as server:
         # bob's own start records bob (the hook) before the model runs anything: snapshot after it
         box = {}
@@ -201,8 +224,7 @@ def test_start_from_a_subdirectory(tmp_path, pyz):
     alice_speaks(project)
     sub = project.path / "src"
     sub.mkdir()
-    replies = [ToolUse("Skill", {"skill": "termsprawl-context"}), lambda body: bash(skill_command(body)[1]),
-               Text("ok")]
+    replies = [ToolUse("Skill", {"skill": "termsprawl-context"}), lambda body: bash(skill_command(body)[1]), Text("ok")]
     with ScriptedServer(replies) as server:
         bob = run_claude("What did alice find?", sub, project.home("bob"), server.url, node_id="bob")
     assert bob.denials == [] and bob.returncode == 0
@@ -239,10 +261,13 @@ def system_message(home):
     return list(dict.fromkeys(found))
 
 
-@pytest.mark.parametrize("node, words", [
-    (None, "termsprawl: TERMSPRAWL_NODE_ID is not set; nothing recorded"),
-    ("../etc", "termsprawl: TERMSPRAWL_NODE_ID='../etc' is not a safe node id"),
-])
+@pytest.mark.parametrize(
+    "node, words",
+    [
+        (None, "termsprawl: TERMSPRAWL_NODE_ID is not set; nothing recorded"),
+        ("../etc", "termsprawl: TERMSPRAWL_NODE_ID='../etc' is not a safe node id"),
+    ],
+)
 def test_unset_or_unsafe_node_id_is_told_and_records_nothing(project, node, words):
     before = project.state()
     with ScriptedServer([Text("hi")]) as server:
@@ -263,8 +288,11 @@ def test_duplicated_node_id_is_told(project):
         return Text("first")
 
     with ScriptedServer([hold]) as server_a:
-        thread = threading.Thread(target=lambda: first.update(run=run_claude(
-            "one", project.path, project.home("alice"), server_a.url, node_id="alice")))
+        thread = threading.Thread(
+            target=lambda: first.update(
+                run=run_claude("one", project.path, project.home("alice"), server_a.url, node_id="alice")
+            )
+        )
         thread.start()
         try:
             for _ in range(600):
@@ -278,8 +306,9 @@ def test_duplicated_node_id_is_told(project):
             thread.join(90)
     assert twin.returncode == 0
     messages = system_message(project.home("twin"))
-    assert messages and messages[0].startswith("termsprawl: node alice was already held by another live Claude "
-                                               "Code session"), messages
+    assert messages and messages[0].startswith(
+        "termsprawl: node alice was already held by another live Claude " "Code session"
+    ), messages
     holder = json.loads((project.path / ".termsprawl/transcripts/alice.holder.json").read_text())
     assert holder["session_id"] == twin.session_id and holder["displaced"]["session_id"] == first["run"].session_id
 
@@ -299,10 +328,17 @@ def test_resume_continue_fork_and_compact(project):
     continued, _ = alice_speaks(project, "And tabs in strings?", "Strings keep their tabs.", ["--continue"])
     assert continued.session_id == first.session_id and index_of(project, "alice") == record
     turns = [t["text"] for t in project.hand_off("bob")["peers"][0]["turns"]]
-    assert turns == [ALICE_PROMPT, ALICE_ANSWER, "Also check CRLF.", "CRLF is fine.", "And tabs in strings?",
-                     "Strings keep their tabs."]
-    forked, _ = alice_speaks(project, "Try another fix.", "Forked: use re.split.",
-                             ["--resume", first.session_id, "--fork-session"])
+    assert turns == [
+        ALICE_PROMPT,
+        ALICE_ANSWER,
+        "Also check CRLF.",
+        "CRLF is fine.",
+        "And tabs in strings?",
+        "Strings keep their tabs.",
+    ]
+    forked, _ = alice_speaks(
+        project, "Try another fix.", "Forked: use re.split.", ["--resume", first.session_id, "--fork-session"]
+    )
     assert forked.session_id != first.session_id
     fork_record = str(session_record(project.home("alice"), forked.session_id))
     assert index_of(project, "alice") == fork_record
@@ -310,8 +346,14 @@ def test_resume_continue_fork_and_compact(project):
     assert turns[-2:] == ["Try another fix.", "Forked: use re.split."] and turns[0] == ALICE_PROMPT
 
     with ScriptedServer([]) as server:
-        compacted = run_claude("/compact", project.path, project.home("alice"), server.url, node_id="alice",
-                               extra_args=["--resume", forked.session_id])
+        compacted = run_claude(
+            "/compact",
+            project.path,
+            project.home("alice"),
+            server.url,
+            node_id="alice",
+            extra_args=["--resume", forked.session_id],
+        )
     assert compacted.returncode == 0, compacted.stdout + compacted.stderr
     kinds = [(r.get("type"), r.get("subtype")) for r in records(Path(fork_record))]
     assert ("system", "compact_boundary") in kinds
@@ -335,8 +377,9 @@ def test_async_sub_agent(project):
             return Text("Sub-agent report: two callers.")
         step["main"] += 1
         if step["main"] == 1:
-            return ToolUse("Agent", {"description": "find callers", "prompt": SUBTASK,
-                                     "subagent_type": "general-purpose"})
+            return ToolUse(
+                "Agent", {"description": "find callers", "prompt": SUBTASK, "subagent_type": "general-purpose"}
+            )
         return Text("Main: the sub-agent is on it." if step["main"] == 2 else "Main: two callers, noted.")
 
     with ScriptedServer([reply] * 8) as server:

@@ -24,8 +24,14 @@ from .responses_server import ResponsesServer, function_call, input_items, input
 COMMAND = ".termsprawl/bin/termsprawl-context"
 CLAUDE_QUESTION = "Why does the parser drop tabs?"
 CLAUDE_ANSWER = "The tokenizer splits on spaces only; tabs fall through."
-HARNESS_MARKS = ("<environment_context>", "<skills_instructions>", "<permissions instructions>",
-                 "<subagent_notification>", "Another language model started", "termsprawl: you are agent node")
+HARNESS_MARKS = (
+    "<environment_context>",
+    "<skills_instructions>",
+    "<permissions instructions>",
+    "<subagent_notification>",
+    "Another language model started",
+    "termsprawl: you are agent node",
+)
 CONTEXT_LINE = re.compile(r"termsprawl: you are agent node (\S+);.*? run: (.+)$", re.M)
 
 
@@ -42,8 +48,13 @@ def last_user_text(body):
 
 
 def developer_texts(body):
-    return [b.get("text", "") for item in input_items(body) if isinstance(item, dict)
-            and item.get("role") == "developer" for b in item.get("content") or [] if isinstance(b, dict)]
+    return [
+        b.get("text", "")
+        for item in input_items(body)
+        if isinstance(item, dict) and item.get("role") == "developer"
+        for b in item.get("content") or []
+        if isinstance(b, dict)
+    ]
 
 
 class Scenario(object):
@@ -66,8 +77,11 @@ class Scenario(object):
                 return [message("I read my peer.")]
             if '"agent_id"' in output:
                 child = json.loads(output)["agent_id"]
-                return [function_call("call_wait", "wait_agent", {"targets": [child], "timeout_ms": 30000},
-                                      "multi_agent_v1")]
+                return [
+                    function_call(
+                        "call_wait", "wait_agent", {"targets": [child], "timeout_ms": 30000}, "multi_agent_v1"
+                    )
+                ]
             return [message("The sub-agent is done.")]
         prompt = last_user_text(body)
         if prompt.startswith("child task"):
@@ -87,16 +101,33 @@ class Scenario(object):
 
 
 def run_pyz(pyz, args, cwd, env=None, stdin=None):
-    return subprocess.run([sys.executable, str(pyz)] + [str(a) for a in args], cwd=str(cwd), env=env,
-                          input=stdin, capture_output=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(pyz)] + [str(a) for a in args],
+        cwd=str(cwd),
+        env=env,
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def claude_record(path):
     lines = [
-        {"type": "user", "uuid": "u1", "sessionId": "s1", "timestamp": "2026-12-01T00:00:00Z",
-         "message": {"role": "user", "content": CLAUDE_QUESTION}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s1", "timestamp": "2026-12-01T00:00:01Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": CLAUDE_ANSWER}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s1",
+            "timestamp": "2026-12-01T00:00:00Z",
+            "message": {"role": "user", "content": CLAUDE_QUESTION},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s1",
+            "timestamp": "2026-12-01T00:00:01Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": CLAUDE_ANSWER}]},
+        },
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
@@ -140,8 +171,9 @@ def test_codex_node_is_recorded_and_reads_its_claude_peer_and_is_read(sandbox, p
     # The Claude Code node reads the Codex node: the person's prompt and the answers, no harness text.
     dump = run_pyz(pyz, ["--cwd", sandbox.project, "--self", "cc"], sandbox.project)
     assert dump.returncode == 0, dump.stderr
-    assert dump.stdout.decode() == ("# linked context from cx (cx)\n## user\nread your peer please\n"
-                                    "## assistant\nI read my peer.\n")
+    assert dump.stdout.decode() == (
+        "# linked context from cx (cx)\n## user\nread your peer please\n" "## assistant\nI read my peer.\n"
+    )
     handoff = run_pyz(pyz, ["--cwd", sandbox.project, "--self", "cc", "--format", "markdown"], sandbox.project)
     assert conversation_of(handoff.stdout.decode()) == ["read your peer please", "I read my peer."]
     shown = run_pyz(pyz, ["show", rollout, "--all"], sandbox.project, env=sandbox.env())
@@ -171,8 +203,16 @@ def test_resume_fork_subagent_and_compaction(sandbox, pyz):
     # (Whether the model answered the wait_agent result, the sub-agent's notification or both is the
     # client's timing; the person's prompts and every other answer are fixed.)
     assert [t for t in turns if t not in ("Noted.", "The sub-agent is done.")] == [
-        "first prompt", "answer to first prompt", "second prompt", "answer to second prompt", "spawn please",
-        "big prompt", "answer to big prompt", "after compaction", "answer to after compaction"]
+        "first prompt",
+        "answer to first prompt",
+        "second prompt",
+        "answer to second prompt",
+        "spawn please",
+        "big prompt",
+        "answer to big prompt",
+        "after compaction",
+        "answer to after compaction",
+    ]
     assert "Noted." in turns or "The sub-agent is done." in turns
     # Fork: a new rollout holding only its own turn; read with its parent's history first.
     fork_thread, _, _ = sandbox.exec("fork", thread, "fork prompt", node="fx")
@@ -183,8 +223,9 @@ def test_resume_fork_subagent_and_compaction(sandbox, pyz):
     run_pyz(pyz, ["links", "add", "fx", "cc", "--cwd", sandbox.project], sandbox.project)
     dump = run_pyz(pyz, ["--cwd", sandbox.project, "--self", "cc"], sandbox.project).stdout.decode()
     fork_block = dump.split("# linked context from fx (fx)\n", 1)[1]
-    assert fork_block.startswith("## user\nfirst prompt\n") and fork_block.endswith("## user\nfork prompt\n"
-                                                                                    "## assistant\nanswer to fork prompt\n")
+    assert fork_block.startswith("## user\nfirst prompt\n") and fork_block.endswith(
+        "## user\nfork prompt\n" "## assistant\nanswer to fork prompt\n"
+    )
     assert not any(mark in dump for mark in HARNESS_MARKS) and "SUMMARY-OF-WORK" not in dump
 
 
@@ -199,18 +240,26 @@ def test_readers_hold_on_truncated_and_torn_copies(sandbox, pyz, tmp_path):
     run_pyz(pyz, ["index", "set", "cx", copy, "--cwd", sandbox.project], sandbox.project)
     cuts = sorted(set([len(data) * k // 8 for k in range(8)] + [len(data) - 1, len(data) - 2]))
     for cut in cuts:
-        copy.write_bytes(data[:cut] + (b'{"timestamp":"2026-12-01T00:00:00Z","type":"response_item","pay'
-                                       if cut % 2 else b""))
-        for args in (["--cwd", sandbox.project, "--self", "cc"],
-                     ["--cwd", sandbox.project, "--self", "cc", "--format", "json"],
-                     ["show", copy, "--format", "json"], ["entries", copy]):
+        copy.write_bytes(
+            data[:cut] + (b'{"timestamp":"2026-12-01T00:00:00Z","type":"response_item","pay' if cut % 2 else b"")
+        )
+        for args in (
+            ["--cwd", sandbox.project, "--self", "cc"],
+            ["--cwd", sandbox.project, "--self", "cc", "--format", "json"],
+            ["show", copy, "--format", "json"],
+            ["entries", copy],
+        ):
             done = run_pyz(pyz, args, sandbox.project, env=sandbox.env())
             assert done.returncode == 0 and b"Traceback" not in done.stderr, (cut, args, done.stderr)
         dump = run_pyz(pyz, ["--cwd", sandbox.project, "--self", "cc"], sandbox.project).stdout.decode()
         part = dump_turns(dump)
-        assert part == dump_turns(whole)[:len(part)], cut
-    assert dump_turns(whole) == [("user", "first prompt"), ("assistant", "answer to first prompt"),
-                                 ("user", "second prompt"), ("assistant", "answer to second prompt")]
+        assert part == dump_turns(whole)[: len(part)], cut
+    assert dump_turns(whole) == [
+        ("user", "first prompt"),
+        ("assistant", "answer to first prompt"),
+        ("user", "second prompt"),
+        ("assistant", "answer to second prompt"),
+    ]
     shutil.rmtree(str(copy.parent.parent.parent))
 
 

@@ -46,11 +46,21 @@ COMMAND_IN_CONTEXT = re.compile(r"run: (.+?)</hook_context>", re.S)
 
 def claude_transcript(path):
     records = [
-        {"type": "user", "uuid": "u1", "sessionId": "s-alice", "timestamp": "2026-12-01T00:00:00Z",
-         "message": {"role": "user", "content": ALICE_WORDS}},
-        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s-alice",
-         "timestamp": "2026-12-01T00:00:01Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": ALICE_ANSWER}]}},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": "s-alice",
+            "timestamp": "2026-12-01T00:00:00Z",
+            "message": {"role": "user", "content": ALICE_WORDS},
+        },
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "sessionId": "s-alice",
+            "timestamp": "2026-12-01T00:00:01Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": ALICE_ANSWER}]},
+        },
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
 
@@ -71,13 +81,15 @@ class World(object):
         self.project.mkdir()
         # Gemini CLI 0.61 refuses a base URL alone ("gateway" auth); the API-key type uses it.
         (self.home / ".gemini" / "settings.json").write_text(
-            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+        )
         subprocess.run(["git", "init", "-q", str(self.project)], check=True)
         self.gemini = client_bin("gemini")
 
     def env(self, **extra):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("GEMINI_", "GOOGLE_", "TERMSPRAWL_", "CLAUDE_"))}
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_", "TERMSPRAWL_", "CLAUDE_"))
+        }
         # A stale $PWD, as a program that changed directory without setting it leaves: the
         # hook command must not depend on it (Gemini CLI hands its own $PWD to the hook).
         env.update(HOME=str(self.home), NO_COLOR="1", PWD=str(self.root))
@@ -85,16 +97,33 @@ class World(object):
         return env
 
     def tool(self, *args, stdin=None):
-        done = subprocess.run([sys.executable, self.pyz] + [str(a) for a in args], cwd=str(self.project),
-                              env=self.env(), capture_output=True, timeout=60, input=stdin)
+        done = subprocess.run(
+            [sys.executable, self.pyz] + [str(a) for a in args],
+            cwd=str(self.project),
+            env=self.env(),
+            capture_output=True,
+            timeout=60,
+            input=stdin,
+        )
         assert b"Traceback" not in done.stderr
         return done
 
     def run_gemini(self, server, *args, node="carol"):
-        env = self.env(GEMINI_API_KEY="x", GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_CLI_TRUST_WORKSPACE="true",
-                       TERMSPRAWL_NODE_ID=node)
-        done = subprocess.run([self.gemini] + list(args) + ["--yolo", "-o", "json"], cwd=str(self.project),
-                              env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)
+        env = self.env(
+            GEMINI_API_KEY="x",
+            GOOGLE_GEMINI_BASE_URL=server.url,
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+            TERMSPRAWL_NODE_ID=node,
+        )
+        done = subprocess.run(
+            [self.gemini] + list(args) + ["--yolo", "-o", "json"],
+            cwd=str(self.project),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
         return done
 
@@ -140,8 +169,12 @@ def test_context_line_reaches_the_model_and_the_peer_read_returns_alices_words(w
     assert CAROL_ONE in first_texts
     # GEMINI.md's import put the managed block into the model's context too.
     assert "termsprawl:context-links" in first_texts
-    outputs = [json.dumps(p["functionResponse"]) for c in after_tool["contents"] for p in c.get("parts") or []
-               if "functionResponse" in p]
+    outputs = [
+        json.dumps(p["functionResponse"])
+        for c in after_tool["contents"]
+        for p in c.get("parts") or []
+        if "functionResponse" in p
+    ]
     assert outputs and ALICE_WORDS in outputs[-1] and ALICE_ANSWER in outputs[-1]
 
 
@@ -178,8 +211,12 @@ def test_claude_side_handoff_reads_carols_prompts_and_answers(world):
     peers = answer["peers"] if isinstance(answer, dict) and "peers" in answer else answer
     carol = [p for p in peers if p["id"] == "carol"][0]
     turns = [(t["role"], t["text"]) for t in carol["turns"]]
-    assert turns == [("user", CAROL_ONE), ("assistant", CAROL_ANSWER_ONE), ("user", CAROL_TWO),
-                     ("assistant", CAROL_ANSWER_TWO)]
+    assert turns == [
+        ("user", CAROL_ONE),
+        ("assistant", CAROL_ANSWER_ONE),
+        ("user", CAROL_TWO),
+        ("assistant", CAROL_ANSWER_TWO),
+    ]
     assert not any(text in json.dumps(carol) for text in HARNESS_TEXT)
 
 
@@ -191,7 +228,8 @@ def test_show_sessions_and_search_read_the_gemini_store(world):
     rows = [json.loads(line) for line in listed.stdout.decode().splitlines()]
     # One row for the session, however many files the resume left (the stub is not one).
     assert [(r["session_id"], r["transcript_path"]) for r in rows if r["session_id"] == session_id] == [
-        (session_id, path)]
+        (session_id, path)
+    ]
     shown = world.tool("show", session_id)
     assert shown.returncode == 0, shown.stderr
     out = shown.stdout.decode()
@@ -221,7 +259,9 @@ def test_readers_hold_on_torn_copies_of_the_real_chat(world, tmp_path):
         shown = done.stdout.decode()
         for text in HARNESS_TEXT:
             assert text not in shown
-        shown_prompts.update(words for words in (CAROL_ONE, CAROL_TWO) if words in shown.split("# linked context from torn")[-1])
+        shown_prompts.update(
+            words for words in (CAROL_ONE, CAROL_TWO) if words in shown.split("# linked context from torn")[-1]
+        )
     # The last cut is inside the last line only: both prompts are still read from the torn copy.
     assert shown_prompts == {CAROL_ONE, CAROL_TWO}
     assert world.tool("links", "remove", "alice", "torn").returncode == 0
@@ -243,8 +283,10 @@ def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world)
     from termsprawl_context.transcript.entry import SIDECHAIN, speaker, tool_calls
 
     task = "sub-task: count the files under src"
-    with GeminiServer([Call("invoke_agent", {"agent_name": "generalist", "prompt": task}), Say("erin-answer")],
-                      [Call("complete_task", {"result": "child-result: 3 files"})]) as server:
+    with GeminiServer(
+        [Call("invoke_agent", {"agent_name": "generalist", "prompt": task}), Say("erin-answer")],
+        [Call("complete_task", {"result": "child-result: 3 files"})],
+    ) as server:
         done = world.run_gemini(server, "-p", "erin-prompt: delegate the count", node="erin")
         assert server.subagent_requests, "the sub-agent never asked the model"
     session_id = json.loads(done.stdout)["session_id"]
@@ -263,7 +305,8 @@ def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world)
     # The record commands, through the artifact: the chat's sub-agents and its conversation id.
     listed = world.tool("subagents", entry["path"])
     assert listed.returncode == 0, listed.stderr
-    assert listed.stdout.decode().splitlines() == [os.path.join(gemini.subagent_dir(entry["path"], session_id),
-                                                                children[0])]
+    assert listed.stdout.decode().splitlines() == [
+        os.path.join(gemini.subagent_dir(entry["path"], session_id), children[0])
+    ]
     identity = world.tool("identity", entry["path"])
     assert identity.returncode == 0 and identity.stdout.decode() == session_id + "\n"

@@ -40,10 +40,23 @@ from .test_codex_cli import Scenario, last_user_text
 
 # What each harness writes that is not the person's words (markers seen in the real clients).
 HARNESS_MARKERS = (
-    "<command-", "<local-command", "<task-notification", "<system-reminder>", "This session is being continued",
-    "# AGENTS.md instructions", "<environment_context>", "<subagent_notification>", "<session_context>",
-    "<hook_context>", "Another language model started", "[Request interrupted", "Caveat:",
-    "termsprawl: you are agent node", "<turn_aborted>", "--- Content from referenced files ---", "FILE-BODY-77",
+    "<command-",
+    "<local-command",
+    "<task-notification",
+    "<system-reminder>",
+    "This session is being continued",
+    "# AGENTS.md instructions",
+    "<environment_context>",
+    "<subagent_notification>",
+    "<session_context>",
+    "<hook_context>",
+    "Another language model started",
+    "[Request interrupted",
+    "Caveat:",
+    "termsprawl: you are agent node",
+    "<turn_aborted>",
+    "--- Content from referenced files ---",
+    "FILE-BODY-77",
 )
 CLAUDE_TYPED = ["/review parser.py", "please delegate the marker search", "cc-typed: after the compaction"]
 STALL = "please stall now"  # the Codex turn the person interrupts
@@ -55,23 +68,45 @@ TIMEOUT = 240
 
 
 def claude(world, server, *args):
-    env = {"HOME": str(world.home), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-           "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x",
-           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
-           "TERM": "dumb", "IS_SANDBOX": "1", "TERMSPRAWL_NODE_ID": "cc"}
+    env = {
+        "HOME": str(world.home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "x",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "TERM": "dumb",
+        "IS_SANDBOX": "1",
+        "TERMSPRAWL_NODE_ID": "cc",
+    }
     argv = [client_bin("claude")] + list(args) + ["--output-format", "json", "--permission-mode", "bypassPermissions"]
-    done = subprocess.run(argv, cwd=str(world.project), env=env, capture_output=True, text=True, timeout=TIMEOUT,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        argv, cwd=str(world.project), env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 0, (args, done.stdout[-1500:], done.stderr[-1500:])
     return json.loads(done.stdout.strip().splitlines()[-1])["session_id"]
 
 
 def gemini(world, server, *args):
-    env = world.codex.env(GEMINI_API_KEY="x", GOOGLE_GEMINI_BASE_URL=server.url, GEMINI_CLI_TRUST_WORKSPACE="true",
-                          TERMSPRAWL_NODE_ID="gm", NO_COLOR="1")
+    env = world.codex.env(
+        GEMINI_API_KEY="x",
+        GOOGLE_GEMINI_BASE_URL=server.url,
+        GEMINI_CLI_TRUST_WORKSPACE="true",
+        TERMSPRAWL_NODE_ID="gm",
+        NO_COLOR="1",
+    )
     env = {k: v for k, v in env.items() if not k.startswith(("GOOGLE_CLOUD", "CLAUDE_"))}
-    done = subprocess.run([client_bin("gemini")] + list(args) + ["--yolo", "-o", "json"], cwd=str(world.project),
-                          env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [client_bin("gemini")] + list(args) + ["--yolo", "-o", "json"],
+        cwd=str(world.project),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-2000:])
 
 
@@ -88,10 +123,27 @@ class CodexScript(Scenario):
 def interrupt_codex(box, server, thread):
     """``codex exec resume THREAD STALL``, interrupted (SIGINT) once its request reached the model:
     the client then writes a user-role ``<turn_aborted>`` message."""
-    argv = [box.bin, "exec", "--json", "--skip-git-repo-check", "--trust", "--dangerously-bypass-hook-trust",
-            "-s", "danger-full-access", "resume", thread, STALL]
-    proc = subprocess.Popen(argv, cwd=str(box.project), env=box.env(TERMSPRAWL_NODE_ID="cx"), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    argv = [
+        box.bin,
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--trust",
+        "--dangerously-bypass-hook-trust",
+        "-s",
+        "danger-full-access",
+        "resume",
+        thread,
+        STALL,
+    ]
+    proc = subprocess.Popen(
+        argv,
+        cwd=str(box.project),
+        env=box.env(TERMSPRAWL_NODE_ID="cx"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 60
     while time.time() < deadline and not any(last_user_text(b).startswith(STALL) for b in server.responses()):
         time.sleep(0.1)
@@ -110,8 +162,13 @@ class World(object):
         self.root = root
 
     def tool(self, *args):
-        done = subprocess.run([sys.executable, self.pyz] + [str(a) for a in args], cwd=str(self.project),
-                              env=self.codex.env(), capture_output=True, timeout=60)
+        done = subprocess.run(
+            [sys.executable, self.pyz] + [str(a) for a in args],
+            cwd=str(self.project),
+            env=self.codex.env(),
+            capture_output=True,
+            timeout=60,
+        )
         assert b"Traceback" not in done.stderr, done.stderr
         return done
 
@@ -134,13 +191,16 @@ def world(tmp_path_factory, pyz):
             (box.project / "parser.py").write_text("def parse(x):\n    return x  # FILE-BODY-77\n")
             commands = box.project / ".claude" / "commands"
             commands.mkdir(parents=True)
-            (commands / "review.md").write_text("---\ndescription: Review a file\n---\n"
-                                                "Review the file $ARGUMENTS for bugs and report them.\n")
+            (commands / "review.md").write_text(
+                "---\ndescription: Review a file\n---\n" "Review the file $ARGUMENTS for bugs and report them.\n"
+            )
             (world.home / ".gemini").mkdir()
             (world.home / ".gemini" / "settings.json").write_text(
-                json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-            done = world.tool("init", "--cwd", box.project, "--hook", "--codex-hook", "--gemini-hook",
-                              "--claude-md", "--gemini-md")
+                json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+            )
+            done = world.tool(
+                "init", "--cwd", box.project, "--hook", "--codex-hook", "--gemini-hook", "--claude-md", "--gemini-md"
+            )
             assert done.returncode == 0, done.stderr
             for peer in ("cc", "cx", "gm"):
                 assert world.tool("links", "add", "lead", peer).returncode == 0
@@ -179,11 +239,21 @@ def test_each_clients_own_payload_recorded_its_node_and_wrote_harness_text(world
     assert cx == {"version": 1, "path": str(world.codex_rollout), "harness": "codex-cli"}
     assert gm["harness"] == "gemini-cli" and "/.gemini/tmp/" in gm["path"]
     claude_raw, codex_raw, gemini_raw = raw_text(cc["path"]), raw_text(cx["path"]), raw_text(gm["path"])
-    for marker in ("<command-name>/review</command-name>", "<local-command-stdout>", "<task-notification>",
-                   "This session is being continued"):
+    for marker in (
+        "<command-name>/review</command-name>",
+        "<local-command-stdout>",
+        "<task-notification>",
+        "This session is being continued",
+    ):
         assert marker in claude_raw, marker
-    for marker in ("# AGENTS.md instructions", "<environment_context>", "<subagent_notification>", "<turn_aborted>",
-                   '"type":"compacted"', "termsprawl: you are agent node cx"):
+    for marker in (
+        "# AGENTS.md instructions",
+        "<environment_context>",
+        "<subagent_notification>",
+        "<turn_aborted>",
+        '"type":"compacted"',
+        "termsprawl: you are agent node cx",
+    ):
         assert marker in codex_raw, marker
     for marker in ("<session_context>", "<hook_context>", "--- Content from referenced files ---", "FILE-BODY-77"):
         assert marker in gemini_raw, marker
@@ -204,8 +274,12 @@ def assert_clean(turns, node):
 
 def markdown_turns(block):
     """(role, text) of a markdown hand-off or ``show`` block: ``## role · time`` then a fence."""
-    return [(m.group("role"), m.group("text")) for m in
-            re.finditer(r"^## (?P<role>\w+)[^\n]*\n(?P<fence>`{3,})text\n(?P<text>.*?)\n(?P=fence)$", block, re.M | re.S)]
+    return [
+        (m.group("role"), m.group("text"))
+        for m in re.finditer(
+            r"^## (?P<role>\w+)[^\n]*\n(?P<fence>`{3,})text\n(?P<text>.*?)\n(?P=fence)$", block, re.M | re.S
+        )
+    ]
 
 
 def test_handoff_json_holds_each_peers_typed_prompts_and_no_harness_text(world):

@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
+
 class Command(namedtuple("Command", "module function synopsis summary")):
     """A registry row: where the command lives, and how the usage text names it."""
 
@@ -26,57 +27,144 @@ class Command(namedtuple("Command", "module function synopsis summary")):
 # name -> Command; each function takes the argv after the command name. Imported only
 # when named, so the dump pays for none of them. The usage text is made from this table.
 COMMANDS = {
-    "locate": Command("termsprawl_context.cli.store_cmds", "run_locate", "locate <uuid>",
-                      "print the canonical transcript holding a session or message uuid"),
-    "assemble": Command("termsprawl_context.cli.store_cmds", "run_assemble", "assemble <uuid>",
-                        "print its messages deduplicated, in time order"),
-    "assemble-file": Command("termsprawl_context.cli.store_cmds", "run_assemble_file", "assemble-file <path>",
-                             "the same for one named transcript file"),
-    "fresh": Command("termsprawl_context.cli.store_cmds", "run_fresh", "fresh <path>",
-                     "exit 9 if the transcript was written in the last 60 s"),
-    "sessions": Command("termsprawl_context.cli.session_cmds", "run_sessions", "sessions",
-                        "list the sessions in the harness's store"),
-    "find": Command("termsprawl_context.cli.session_cmds", "run_find", "find <id-or-prefix>",
-                    "print one session's id and transcript path"),
-    "subagents": Command("termsprawl_context.cli.record_cmds", "run_subagents", "subagents <path> [--tree]",
-                         "print the sub-agent records a transcript dispatched"),
-    "root": Command("termsprawl_context.cli.record_cmds", "run_root", "root <path>",
-                    "print the root record of a transcript's session"),
-    "parent": Command("termsprawl_context.cli.record_cmds", "run_parent", "parent <path>",
-                      "print the record that dispatched a sub-agent"),
-    "identity": Command("termsprawl_context.cli.record_cmds", "run_identity", "identity <path>",
-                        "print the stable id of a transcript's conversation"),
-    "belongs": Command("termsprawl_context.cli.record_cmds", "run_belongs", "belongs <path> --session ID|--tree DIR",
-                       "check a transcript against a session id or a working tree"),
-    "relocate": Command("termsprawl_context.cli.record_cmds", "run_relocate", "relocate <path>",
-                        "print where a reported transcript path really is"),
-    "entries": Command("termsprawl_context.cli.record_cmds", "run_entries", "entries <path> [--calls] [--ran]",
-                       "print a transcript's entries or tool calls with their lines"),
-    "show": Command("termsprawl_context.cli.read_cmds", "run_show", "show <session>",
-                    "print one session's own conversation (id, prefix, path or latest)"),
-    "search": Command("termsprawl_context.cli.read_cmds", "run_search", "search <text>",
-                      "find text across sessions, newest first, as <path>:<line>"),
-    "init": Command("termsprawl_context.cli.setup_cmds", "run_init", "init",
-                    "install the command and discovery markers into a project"),
-    "hook": Command("termsprawl_context.cli.setup_cmds", "run_hook", "hook",
-                    "record a session's transcript from a Claude Code hook payload"),
-    "links": Command("termsprawl_context.cli.state_cmds", "run_links", "links list|add|remove|peers",
-                     "manage links between nodes"),
-    "index": Command("termsprawl_context.cli.state_cmds", "run_index", "index get|set",
-                     "read or write a node's transcript path"),
-    "doctor": Command("termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor",
-                      "explain, peer by peer, what the dump sees"),
-    "cite": Command("termsprawl_context.cli.cite_cmds", "run_cite",
-                    "cite <path> <quote> [options]",
-                    "ground a quote in exactly one entry; print <path>:<line>"),
-    "result-at": Command("termsprawl_context.cli.cite_cmds", "run_result_at", "result-at <path> <line>",
-                         "print the genuine tool output at a line"),
-    "envelope-at": Command("termsprawl_context.cli.cite_cmds", "run_envelope_at", "envelope-at <path> <line>",
-                           "print the whole AskUserQuestion answer envelopes at a line"),
-    "agents": Command("termsprawl_context.cli.cite_cmds", "run_agents", "agents <path> [--json]",
-                      "print the background sub-agents still running"),
-    "query": Command("termsprawl_context.cli.cite_cmds", "run_query", "query <path> --where EXPR [--sidechains]",
-                     "print the entries an expression holds for"),
+    "locate": Command(
+        "termsprawl_context.cli.store_cmds",
+        "run_locate",
+        "locate <uuid>",
+        "print the canonical transcript holding a session or message uuid",
+    ),
+    "assemble": Command(
+        "termsprawl_context.cli.store_cmds",
+        "run_assemble",
+        "assemble <uuid>",
+        "print its messages deduplicated, in time order",
+    ),
+    "assemble-file": Command(
+        "termsprawl_context.cli.store_cmds",
+        "run_assemble_file",
+        "assemble-file <path>",
+        "the same for one named transcript file",
+    ),
+    "fresh": Command(
+        "termsprawl_context.cli.store_cmds",
+        "run_fresh",
+        "fresh <path>",
+        "exit 9 if the transcript was written in the last 60 s",
+    ),
+    "sessions": Command(
+        "termsprawl_context.cli.session_cmds", "run_sessions", "sessions", "list the sessions in the harness's store"
+    ),
+    "find": Command(
+        "termsprawl_context.cli.session_cmds",
+        "run_find",
+        "find <id-or-prefix>",
+        "print one session's id and transcript path",
+    ),
+    "subagents": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_subagents",
+        "subagents <path> [--tree]",
+        "print the sub-agent records a transcript dispatched",
+    ),
+    "root": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_root",
+        "root <path>",
+        "print the root record of a transcript's session",
+    ),
+    "parent": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_parent",
+        "parent <path>",
+        "print the record that dispatched a sub-agent",
+    ),
+    "identity": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_identity",
+        "identity <path>",
+        "print the stable id of a transcript's conversation",
+    ),
+    "belongs": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_belongs",
+        "belongs <path> --session ID|--tree DIR",
+        "check a transcript against a session id or a working tree",
+    ),
+    "relocate": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_relocate",
+        "relocate <path>",
+        "print where a reported transcript path really is",
+    ),
+    "entries": Command(
+        "termsprawl_context.cli.record_cmds",
+        "run_entries",
+        "entries <path> [--calls] [--ran]",
+        "print a transcript's entries or tool calls with their lines",
+    ),
+    "show": Command(
+        "termsprawl_context.cli.read_cmds",
+        "run_show",
+        "show <session>",
+        "print one session's own conversation (id, prefix, path or latest)",
+    ),
+    "search": Command(
+        "termsprawl_context.cli.read_cmds",
+        "run_search",
+        "search <text>",
+        "find text across sessions, newest first, as <path>:<line>",
+    ),
+    "init": Command(
+        "termsprawl_context.cli.setup_cmds",
+        "run_init",
+        "init",
+        "install the command and discovery markers into a project",
+    ),
+    "hook": Command(
+        "termsprawl_context.cli.setup_cmds",
+        "run_hook",
+        "hook",
+        "record a session's transcript from a Claude Code hook payload",
+    ),
+    "links": Command(
+        "termsprawl_context.cli.state_cmds", "run_links", "links list|add|remove|peers", "manage links between nodes"
+    ),
+    "index": Command(
+        "termsprawl_context.cli.state_cmds", "run_index", "index get|set", "read or write a node's transcript path"
+    ),
+    "doctor": Command(
+        "termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor", "explain, peer by peer, what the dump sees"
+    ),
+    "cite": Command(
+        "termsprawl_context.cli.cite_cmds",
+        "run_cite",
+        "cite <path> <quote> [options]",
+        "ground a quote in exactly one entry; print <path>:<line>",
+    ),
+    "result-at": Command(
+        "termsprawl_context.cli.cite_cmds",
+        "run_result_at",
+        "result-at <path> <line>",
+        "print the genuine tool output at a line",
+    ),
+    "envelope-at": Command(
+        "termsprawl_context.cli.cite_cmds",
+        "run_envelope_at",
+        "envelope-at <path> <line>",
+        "print the whole AskUserQuestion answer envelopes at a line",
+    ),
+    "agents": Command(
+        "termsprawl_context.cli.cite_cmds",
+        "run_agents",
+        "agents <path> [--json]",
+        "print the background sub-agents still running",
+    ),
+    "query": Command(
+        "termsprawl_context.cli.cite_cmds",
+        "run_query",
+        "query <path> --where EXPR [--sidechains]",
+        "print the entries an expression holds for",
+    ),
 }
 
 _USAGE_HEAD = """\

@@ -47,9 +47,12 @@ def add_harness(parser: argparse.ArgumentParser, what: str = "the stores of ever
     """``--harness NAME``: which agent CLI's store to read (default: %s)."""
     from termsprawl_context.harness import KNOWN_HARNESSES
 
-    parser.add_argument("--harness", metavar="NAME",
-                        help="only this agent CLI's store: %s, or all (default: %s; with --projects-dir, "
-                             "Claude Code's)" % (", ".join(KNOWN_HARNESSES), what))
+    parser.add_argument(
+        "--harness",
+        metavar="NAME",
+        help="only this agent CLI's store: %s, or all (default: %s; with --projects-dir, "
+        "Claude Code's)" % (", ".join(KNOWN_HARNESSES), what),
+    )
 
 
 def positive_int(value: str) -> int:
@@ -61,16 +64,19 @@ def positive_int(value: str) -> int:
 
 def add_cwd(parser: argparse.ArgumentParser) -> None:
     """``--cwd DIR``, the project directory; absent, ``project_dir`` finds it."""
-    parser.add_argument("--cwd", metavar="DIR",
-                        help="the project directory (default: the project found from here, see the README)")
+    parser.add_argument(
+        "--cwd", metavar="DIR", help="the project directory (default: the project found from here, see the README)"
+    )
 
 
 class InsideProject(UsageError):
     """A writing command was pointed at a directory inside an existing project."""
 
     def __init__(self, command: str, cwd: str, outer: str) -> None:
-        super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
-                         "--cwd to use it from anywhere inside" % (command, cwd, outer, outer))
+        super().__init__(
+            "%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
+            "--cwd to use it from anywhere inside" % (command, cwd, outer, outer)
+        )
 
 
 def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:

@@ -54,8 +54,12 @@ def run_cite(argv: List[str]) -> int:
     )
     parser.add_argument("path")
     parser.add_argument("quote")
-    parser.add_argument("--source", default=cite.SOURCE_USER, metavar="POOLS",
-                        help="comma-separated pools, searched in order: user, tool_result (default user)")
+    parser.add_argument(
+        "--source",
+        default=cite.SOURCE_USER,
+        metavar="POOLS",
+        help="comma-separated pools, searched in order: user, tool_result (default user)",
+    )
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--session", action="store_true", help="search the session's records")
     scope.add_argument("--across", metavar="DIR", help="search a project directory's sessions too")
@@ -100,7 +104,10 @@ def run_result_at(argv: List[str]) -> int:
         "result-at",
         "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a "
         "call in the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of "
-        "the record. Exit 1 when the entry is not one.", argv, with_json=False)
+        "the record. Exit 1 when the entry is not one.",
+        argv,
+        with_json=False,
+    )
     if args is None:
         return 0
     _claude_only(args.path, "result-at")
@@ -118,7 +125,10 @@ def run_envelope_at(argv: List[str]) -> int:
         "envelope-at",
         "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at "
         "LINE of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names "
-        "no entry.", argv, with_json=True)
+        "no entry.",
+        argv,
+        with_json=True,
+    )
     if args is None:
         return 0
     _claude_only(args.path, "envelope-at")

@@ -13,11 +13,15 @@ def run_doctor(argv: List[str]) -> int:
     from termsprawl_context.doctor import diagnose, format_doctor, report_json, setup_notes
     from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
-    parser = command_parser("doctor", "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
-                                       "sees and why it prints what it prints. Exit 0 whatever the verdict.")
+    parser = command_parser(
+        "doctor",
+        "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` "
+        "sees and why it prints what it prints. Exit 0 whatever the verdict.",
+    )
     add_cwd(parser)
-    parser.add_argument("--self", dest="self_id", metavar="NODE",
-                        help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV)
+    parser.add_argument(
+        "--self", dest="self_id", metavar="NODE", help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parse(parser, argv)
     if args is None:

@@ -16,7 +16,6 @@ from termsprawl_context._output import (
 from termsprawl_context.errors import NotFound, UsageError
 
 
-
 def _store(args):
     from termsprawl_context.store import paths
     from termsprawl_context.store.resolve import require_store
@@ -59,10 +58,20 @@ def run_show(argv: List[str]) -> int:
     )
     parser.add_argument("session", metavar="SESSION", help="a session id, a unique prefix of one, a path, or 'latest'")
     _store_options(parser)
-    parser.add_argument("--turns", type=positive_int, default=handoff.DEFAULT_TURNS, metavar="N",
-                        help="the last N turns (default %d)" % handoff.DEFAULT_TURNS)
-    parser.add_argument("--max-chars", type=positive_int, default=handoff.DEFAULT_MAX_CHARS, metavar="N",
-                        help="characters of turn text in all (default %d)" % handoff.DEFAULT_MAX_CHARS)
+    parser.add_argument(
+        "--turns",
+        type=positive_int,
+        default=handoff.DEFAULT_TURNS,
+        metavar="N",
+        help="the last N turns (default %d)" % handoff.DEFAULT_TURNS,
+    )
+    parser.add_argument(
+        "--max-chars",
+        type=positive_int,
+        default=handoff.DEFAULT_MAX_CHARS,
+        metavar="N",
+        help="characters of turn text in all (default %d)" % handoff.DEFAULT_MAX_CHARS,
+    )
     parser.add_argument("--format", choices=handoff.FORMATS, default=handoff.FORMAT_MARKDOWN)
     parser.add_argument("--all", action="store_true", help="add tool calls and results as one-line summaries")
     args = parse(parser, argv)
@@ -113,8 +122,18 @@ def _and_others(hits, args, others, kinds):
 
     matcher = search.Matcher(args.text, args.regex)
     for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):
-        yield search.Hit(session.path, entry.line, entry.offset, entry.session_id or session.session_id, title,
-                         kind, snip, entry.timestamp, entry.uuid, "")
+        yield search.Hit(
+            session.path,
+            entry.line,
+            entry.offset,
+            entry.session_id or session.session_id,
+            title,
+            kind,
+            snip,
+            entry.timestamp,
+            entry.uuid,
+            "",
+        )
 
 
 def _resolve_any(args):
@@ -170,14 +189,29 @@ def run_search(argv: List[str]) -> int:
     )
     parser.add_argument("text", metavar="TEXT")
     _store_options(parser)
-    parser.add_argument("--in", dest="kinds", default=None, metavar="KINDS",
-                        help="texts searched, a subset of human,assistant,tool (default: %s)"
-                        % ",".join(search.DEFAULT_KINDS))
-    parser.add_argument("--limit", type=positive_int, default=search.DEFAULT_LIMIT, metavar="N",
-                        help="at most N results (default %d)" % search.DEFAULT_LIMIT)
-    parser.add_argument("--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)")
-    parser.add_argument("--no-subagents", dest="subagents", action="store_false",
-                        help="leave out the sessions' sub-agent records (searched by default, after each session)")
+    parser.add_argument(
+        "--in",
+        dest="kinds",
+        default=None,
+        metavar="KINDS",
+        help="texts searched, a subset of human,assistant,tool (default: %s)" % ",".join(search.DEFAULT_KINDS),
+    )
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        default=search.DEFAULT_LIMIT,
+        metavar="N",
+        help="at most N results (default %d)" % search.DEFAULT_LIMIT,
+    )
+    parser.add_argument(
+        "--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)"
+    )
+    parser.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="leave out the sessions' sub-agent records (searched by default, after each session)",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
     args = parse(parser, argv)
     if args is None:
@@ -191,8 +225,9 @@ def run_search(argv: List[str]) -> int:
     hits: Any = iter(())
     if _wants_claude(args):
         try:
-            hits = search.search_store(args.text, _store(args), args.project, kinds, args.limit, args.regex,
-                                       args.subagents, sub_kinds)
+            hits = search.search_store(
+                args.text, _store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
+            )
         except NotFound:
             if not others:
                 raise

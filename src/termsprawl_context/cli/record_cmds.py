@@ -170,9 +170,10 @@ def run_identity(argv: List[str]) -> int:
         "A degraded answer prints the id and says why on stderr (exit 6).",
     )
     parser.add_argument(
-        "--projects-dir", metavar="DIR",
+        "--projects-dir",
+        metavar="DIR",
         help="look for the conversation's other transcripts in DIR's folder for the directory the session "
-             "started in (default: the folder holding the record)",
+        "started in (default: the folder holding the record)",
     )
     args = parse(parser, argv)
     if args is None:
@@ -189,8 +190,19 @@ def run_identity(argv: List[str]) -> int:
         if stable is None:
             raise _not_recorded("identity", other, path)
         if args.json:
-            write_out(_json_line({"id": stable, "degraded": None, "reason": None, "unreadable_siblings": [],
-                                  "path": path, "project_dir": None, "harness": other.name}))
+            write_out(
+                _json_line(
+                    {
+                        "id": stable,
+                        "degraded": None,
+                        "reason": None,
+                        "unreadable_siblings": [],
+                        "path": path,
+                        "project_dir": None,
+                        "harness": other.name,
+                    }
+                )
+            )
         else:
             write_out(stable + "\n")
         return EXIT_OK
@@ -199,19 +211,24 @@ def run_identity(argv: List[str]) -> int:
         cwd = identity.start_cwd(path)
         if cwd:
             project_dir = os.path.join(
-                os.path.abspath(args.projects_dir), cc.encode_project_dir(cc.resolve_work_dir(cwd)))
+                os.path.abspath(args.projects_dir), cc.encode_project_dir(cc.resolve_work_dir(cwd))
+            )
     answer = identity.resolve_stable_session_id(project_dir, path)
     for sibling in answer.unreadable_siblings:
         error_line("could not read %s (skipped by the continuation walk)" % sibling)
     if args.json:
-        write_out(_json_line({
-            "id": answer.id,
-            "degraded": type(answer.degraded).__name__ if answer.degraded else None,
-            "reason": answer.degraded.message if answer.degraded else None,
-            "unreadable_siblings": list(answer.unreadable_siblings),
-            "path": path,
-            "project_dir": project_dir,
-        }))
+        write_out(
+            _json_line(
+                {
+                    "id": answer.id,
+                    "degraded": type(answer.degraded).__name__ if answer.degraded else None,
+                    "reason": answer.degraded.message if answer.degraded else None,
+                    "unreadable_siblings": list(answer.unreadable_siblings),
+                    "path": path,
+                    "project_dir": project_dir,
+                }
+            )
+        )
     else:
         write_out(answer.id + "\n")
     if answer.degraded is not None:
@@ -255,8 +272,11 @@ def run_relocate(argv: List[str]) -> int:
     )
     parser.add_argument("path", metavar="PATH", help="a transcript path as a hook payload reported it")
     add_projects_dir(parser)
-    parser.add_argument("--source", metavar="SOURCE",
-                        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)")
+    parser.add_argument(
+        "--source",
+        metavar="SOURCE",
+        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parse(parser, argv)
     if args is None:
@@ -279,8 +299,9 @@ def run_entries(argv: List[str]) -> int:
         "Print the entries of the transcript at PATH (line, uuid, type, speaker), or with --calls "
         "their tool calls (line, id, name, outcome, input); --ran keeps the calls that ran.",
     )
-    parser.add_argument("--since", metavar="UUID", default="",
-                        help="only the entries after this one (an unknown uuid keeps them all)")
+    parser.add_argument(
+        "--since", metavar="UUID", default="", help="only the entries after this one (an unknown uuid keeps them all)"
+    )
     parser.add_argument("--calls", action="store_true", help="the tool calls instead of the entries")
     parser.add_argument("--ran", action="store_true", help="only the calls that ran (implies --calls)")
     args = parse(parser, argv)
@@ -327,12 +348,29 @@ def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
         if ran_only and outcome != record.RAN:
             continue
         if as_json:
-            out.add(_json_line({"line": item.line, "uuid": item.uuid, "id": call.id, "name": call.name,
-                                "outcome": outcome, "input": call.input}))
+            out.add(
+                _json_line(
+                    {
+                        "line": item.line,
+                        "uuid": item.uuid,
+                        "id": call.id,
+                        "name": call.name,
+                        "outcome": outcome,
+                        "input": call.input,
+                    }
+                )
+            )
         else:
-            out.add("%d\t%s\t%s\t%s\t%s\n" % (
-                item.line, _cell(call.id), _cell(call.name), outcome,
-                json.dumps(call.input, ensure_ascii=False, separators=(",", ":"))))
+            out.add(
+                "%d\t%s\t%s\t%s\t%s\n"
+                % (
+                    item.line,
+                    _cell(call.id),
+                    _cell(call.name),
+                    outcome,
+                    json.dumps(call.input, ensure_ascii=False, separators=(",", ":")),
+                )
+            )
 
 
 def _print_entry(out, item, as_json: bool) -> None:
@@ -340,10 +378,20 @@ def _print_entry(out, item, as_json: bool) -> None:
 
     who = model.speaker(item)
     if as_json:
-        out.add(_json_line({
-            "line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid,
-            "type": item.type, "speaker": who, "timestamp": item.timestamp,
-            "is_sidechain": item.is_sidechain}))
+        out.add(
+            _json_line(
+                {
+                    "line": item.line,
+                    "offset": item.offset,
+                    "uuid": item.uuid,
+                    "parent_uuid": item.parent_uuid,
+                    "type": item.type,
+                    "speaker": who,
+                    "timestamp": item.timestamp,
+                    "is_sidechain": item.is_sidechain,
+                }
+            )
+        )
     else:
         out.add("%d\t%s\t%s\t%s\n" % (item.line, _cell(item.uuid), _cell(item.type), who))
 

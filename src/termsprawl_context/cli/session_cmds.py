@@ -20,9 +20,7 @@ _TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
 
 def _add_store_options(parser, project: bool) -> None:
     if project:
-        parser.add_argument(
-            "--project", metavar="DIR", help="only the sessions run in this working directory"
-        )
+        parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
     add_projects_dir(parser)
     add_harness(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
@@ -81,9 +79,7 @@ def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_d
 
 
 def run_sessions(argv: List[str]) -> int:
-    parser = command_parser(
-        "sessions", "List the sessions in the harness's store, oldest first."
-    )
+    parser = command_parser("sessions", "List the sessions in the harness's store, oldest first.")
     _add_store_options(parser, project=True)
     parser.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recently modified")
     parser.add_argument("--newest-first", action="store_true", help="list the newest session first")
@@ -94,8 +90,9 @@ def run_sessions(argv: List[str]) -> int:
     others = _others(args)
     if args.harness in (None, "all", "claude-code"):
         # JSON lines are made while each session is described: in the helper processes too.
-        result = store_sessions.scan_sessions(projects_dir, project=args.project,
-                                              render=_json_line if args.json else None)
+        result = store_sessions.scan_sessions(
+            projects_dir, project=args.project, render=_json_line if args.json else None
+        )
         store_sessions.report_skipped(result.skipped, "scan")
         found, lines = result.sessions, result.rendered or []
     else:

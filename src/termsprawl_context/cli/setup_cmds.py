@@ -49,27 +49,48 @@ def run_init(argv: List[str]) -> int:
 
     GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
 
-    parser = command_parser("init", "Install the command, discovery markers and .gitignore into a project "
-                                     "(with --hook, a Claude Code SessionStart hook that records transcripts; "
-                                     "with --claude-md, an import of the markers into CLAUDE.md).")
+    parser = command_parser(
+        "init",
+        "Install the command, discovery markers and .gitignore into a project "
+        "(with --hook, a Claude Code SessionStart hook that records transcripts; "
+        "with --claude-md, an import of the markers into CLAUDE.md).",
+    )
     add_cwd(parser)
-    parser.add_argument("--hook", action="store_true",
-                        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE)
-    parser.add_argument("--claude-md", action="store_true",
-                        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
-                             "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE))
-    parser.add_argument("--codex-hook", action="store_true",
-                        help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
-                             "Codex runs it with `[features] hooks = true` in its config, in a trusted project)")
-    parser.add_argument("--agents-md", action="store_true",
-                        help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
-                             "launch: the one file outside .termsprawl/ init writes only when asked")
-    parser.add_argument("--gemini-hook", action="store_true",
-                        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
-                             "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE)
-    parser.add_argument("--gemini-md", action="store_true",
-                        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
-                             "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE))
+    parser.add_argument(
+        "--hook",
+        action="store_true",
+        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE,
+    )
+    parser.add_argument(
+        "--claude-md",
+        action="store_true",
+        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
+        "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE),
+    )
+    parser.add_argument(
+        "--codex-hook",
+        action="store_true",
+        help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
+        "Codex runs it with `[features] hooks = true` in its config, in a trusted project)",
+    )
+    parser.add_argument(
+        "--agents-md",
+        action="store_true",
+        help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
+        "launch: the one file outside .termsprawl/ init writes only when asked",
+    )
+    parser.add_argument(
+        "--gemini-hook",
+        action="store_true",
+        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
+        "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE,
+    )
+    parser.add_argument(
+        "--gemini-md",
+        action="store_true",
+        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
+        "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE),
+    )
     args = parse(parser, argv)
     if args is None:
         return EXIT_OK
@@ -87,9 +108,12 @@ def run_init(argv: List[str]) -> int:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
     template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
-    write_out(template.format(cmd=install.INSTALLED_COMMAND,
-                              abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)
-                              + " " + HANDOFF_ARGS))
+    write_out(
+        template.format(
+            cmd=install.INSTALLED_COMMAND,
+            abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
+        )
+    )
     if args.codex_hook:
         write_out(_NEXT_CODEX)
     if args.gemini_hook:
@@ -149,20 +173,29 @@ class NoPayload(Refusal):
 def _hook_parser():
     from termsprawl_context.hooks import PROJECT_DIR_ENV
 
-    parser = command_parser("hook", "Record the session's transcript path for the node named by "
-                                     "$TERMSPRAWL_NODE_ID, from a Claude Code SessionStart payload on stdin, "
-                                     "and answer in Claude Code's hook JSON: the linked peers and the command "
-                                     "that reads them for the model, a warning with the fix for the user. "
-                                     "Always exits 0; stdout holds that one JSON object or nothing.")
-    parser.add_argument("--cwd", metavar="DIR",
-                        help="the project (default: the installed command's own, else the project at or above "
-                             "$%s, else the payload's cwd)" % PROJECT_DIR_ENV)
+    parser = command_parser(
+        "hook",
+        "Record the session's transcript path for the node named by "
+        "$TERMSPRAWL_NODE_ID, from a Claude Code SessionStart payload on stdin, "
+        "and answer in Claude Code's hook JSON: the linked peers and the command "
+        "that reads them for the model, a warning with the fix for the user. "
+        "Always exits 0; stdout holds that one JSON object or nothing.",
+    )
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the project (default: the installed command's own, else the project at or above "
+        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
+    )
     add_projects_dir(parser)
     from termsprawl_context.harness import KNOWN_HARNESSES
 
-    parser.add_argument("--harness", metavar="NAME",
-                        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
-                             "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES))
+    parser.add_argument(
+        "--harness",
+        metavar="NAME",
+        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
+        "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES),
+    )
     return parser
 
 
@@ -184,6 +217,7 @@ def run_hook(argv: List[str]) -> int:
     from termsprawl_context import hooks
 
     usage = None
+    args = None
     try:
         args = parse(_hook_parser(), argv)
         if args is None:
@@ -192,8 +226,8 @@ def run_hook(argv: List[str]) -> int:
         usage = error
 
     def record():
-        if usage is not None:
-            raise usage
+        if usage is not None or args is None:
+            raise usage or UsageError("no arguments parsed")
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
             raise NoPayload()

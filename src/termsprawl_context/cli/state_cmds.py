@@ -19,7 +19,9 @@ def _require_ids(command: str, *values: str) -> None:
 
     for value in values:
         if not is_safe_id(value):
-            raise BadNodeId("%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN))
+            raise BadNodeId(
+                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
+            )
 
 
 # --- links ----------------------------------------------------------------------------------
@@ -31,14 +33,19 @@ def _common(parser) -> None:
 
 
 def _links_parser():
-    parser = command_parser("links", "List, add or remove links between nodes, or list a node's peers. "
-                                      "Exit 2 for an invalid node id or a node linked to itself, "
-                                      "1 when the link file cannot be written.")
+    parser = command_parser(
+        "links",
+        "List, add or remove links between nodes, or list a node's peers. "
+        "Exit 2 for an invalid node id or a node linked to itself, "
+        "1 when the link file cannot be written.",
+    )
     sub = parser.add_subparsers(dest="action", metavar="list|add|remove|peers")
     sub.required = True
     _common(sub.add_parser("list", help="every valid link (ignored link files are named on stderr)"))
-    for name, text in (("add", "link A and B (idempotent; refreshes the discovery markers)"),
-                       ("remove", "remove the link between A and B")):
+    for name, text in (
+        ("add", "link A and B (idempotent; refreshes the discovery markers)"),
+        ("remove", "remove the link between A and B"),
+    ):
         action = sub.add_parser(name, help=text, description=text)
         action.add_argument("a", metavar="A")
         action.add_argument("b", metavar="B")
@@ -111,11 +118,15 @@ def _links_remove(args) -> int:
     elif removed:
         write_out("removed the link between %s and %s\n" % (args.a, args.b))
     else:
-        write_out("no link file %s (nothing to remove)\n" % os.path.relpath(link_file_path(args.cwd, args.a, args.b),
-                                                                             args.cwd))
+        write_out(
+            "no link file %s (nothing to remove)\n"
+            % os.path.relpath(link_file_path(args.cwd, args.a, args.b), args.cwd)
+        )
     if still:
-        error_line("links remove: another file in .termsprawl/links still links %s and %s "
-                   "(see `termsprawl-context links list --json`)" % (args.a, args.b))
+        error_line(
+            "links remove: another file in .termsprawl/links still links %s and %s "
+            "(see `termsprawl-context links list --json`)" % (args.a, args.b)
+        )
     return EXIT_OK
 
 
@@ -148,8 +159,9 @@ class IndexWriteFailed(Refusal):
     def __init__(self, cwd: str, node: str) -> None:
         from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
 
-        super().__init__("index set: cannot write %s under %s" % (
-            os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node + ".json"), cwd))
+        super().__init__(
+            "index set: cannot write %s under %s" % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node + ".json"), cwd)
+        )
 
 
 def _index_parser():
@@ -159,8 +171,10 @@ def _index_parser():
     get = sub.add_parser("get", help="print the path recorded for NODE (exit 1 when none)")
     get.add_argument("node", metavar="NODE")
     add_cwd(get)
-    text = ("record PATH as NODE's transcript, as given: a relative PATH is taken from the project "
-            "directory when read, not from where this runs")
+    text = (
+        "record PATH as NODE's transcript, as given: a relative PATH is taken from the project "
+        "directory when read, not from where this runs"
+    )
     put = sub.add_parser("set", help=text, description=text)
     put.add_argument("node", metavar="NODE")
     put.add_argument("path", metavar="PATH")

@@ -179,9 +179,12 @@ class Harness(object):
         return question == Q_ENTRIES
 
     # --- hooks -------------------------------------------------------------------------------
-    def session_start_output(self, system_message: "Optional[str]" = None,
-                             additional_context: "Optional[str]" = None,
-                             session_title: "Optional[str]" = None) -> dict:
+    def session_start_output(
+        self,
+        system_message: "Optional[str]" = None,
+        additional_context: "Optional[str]" = None,
+        session_title: "Optional[str]" = None,
+    ) -> dict:
         """The SessionStart hook's JSON answer holding what this harness shows ({} when
         nothing): by default Claude Code's shape, which Codex and Gemini also accept."""
         output = {}  # type: dict

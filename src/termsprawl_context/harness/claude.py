@@ -169,14 +169,17 @@ NOT_RUN_DENIED_OPENING = "Permission to use "
 NOT_RUN_DENIED = " has been denied"  # the rest of "Permission to use <tool> has been denied"
 NOT_RUN_PREFIXES = (
     (NOT_RUN_HOOK, ("Tool call blocked by a PreToolUse hook: ",)),
-    (NOT_RUN_PERMISSION, (
-        "The user doesn't want to ",
-        NOT_RUN_DENIED_OPENING,  # counts only with NOT_RUN_DENIED after it
-        "Claude requested permissions to use ",
-        "This command requires approval",
-        "This Bash command contains multiple operations. The following part requires approval: ",
-        "Tool permission request",
-    )),
+    (
+        NOT_RUN_PERMISSION,
+        (
+            "The user doesn't want to ",
+            NOT_RUN_DENIED_OPENING,  # counts only with NOT_RUN_DENIED after it
+            "Claude requested permissions to use ",
+            "This command requires approval",
+            "This Bash command contains multiple operations. The following part requires approval: ",
+            "Tool permission request",
+        ),
+    ),
     (NOT_RUN_INTERRUPTED, ("[Request interrupted by user for tool use]",)),
     (NOT_RUN_TOOL_ERROR, ("<tool_use_error>",)),
     (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
@@ -205,14 +208,25 @@ HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's con
 HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
 # The common fields every event accepts, and SessionStart's specific ones, with their
 # JSON types: what a test checks hook output against.
-HOOK_OUTPUT_COMMON_FIELDS = {"continue": bool, "stopReason": str, "suppressOutput": bool,
-                             HOOK_OUTPUT_SYSTEM_MESSAGE: str, HOOK_OUTPUT_SPECIFIC: dict}
-SESSION_START_SPECIFIC_FIELDS = {HOOK_OUTPUT_EVENT_NAME: str, HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
-                                 HOOK_OUTPUT_SESSION_TITLE: str}
+HOOK_OUTPUT_COMMON_FIELDS = {
+    "continue": bool,
+    "stopReason": str,
+    "suppressOutput": bool,
+    HOOK_OUTPUT_SYSTEM_MESSAGE: str,
+    HOOK_OUTPUT_SPECIFIC: dict,
+}
+SESSION_START_SPECIFIC_FIELDS = {
+    HOOK_OUTPUT_EVENT_NAME: str,
+    HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
+    HOOK_OUTPUT_SESSION_TITLE: str,
+}
 
 
-def session_start_output(system_message: "Optional[str]" = None, additional_context: "Optional[str]" = None,
-                         session_title: "Optional[str]" = None) -> dict:
+def session_start_output(
+    system_message: "Optional[str]" = None,
+    additional_context: "Optional[str]" = None,
+    session_title: "Optional[str]" = None,
+) -> dict:
     """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
     output = {}  # type: dict
     specific = {}  # type: dict
@@ -385,10 +399,16 @@ INPUT_FILE_PATH = "file_path"
 INPUT_RUN_IN_BACKGROUND = "run_in_background"
 # An AskUserQuestion answer comes back as a tool result opening (somewhere) with one of
 # these, then `"<question>"="<answer>", ...`, then one of the trailers.
-ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:",
-                   "User has answered your questions:")  # the last: 2.0.x-2.1.14 (corpus)
-ANSWER_TRAILERS = (". Read the answers", ". You can now continue with these answers",
-                   ". You can now continue with the user's answers")
+ANSWER_PREFIXES = (
+    "The user answered:",
+    "Your questions have been answered:",
+    "User has answered your questions:",
+)  # the last: 2.0.x-2.1.14 (corpus)
+ANSWER_TRAILERS = (
+    ". Read the answers",
+    ". You can now continue with these answers",
+    ". You can now continue with the user's answers",
+)
 ANSWER_JOIN = '"="'
 # 2.1.328 writes the preview of the option picked after its answer: the model's text.
 ANSWER_PREVIEW_MARK = '" selected preview:\n'
@@ -404,6 +424,7 @@ TASK_NOTIFICATION_MODE = "task-notification"
 TASK_TERMINAL_STATUSES = ("completed", "failed", "killed", "stopped")
 # The receipt of a background Agent call names the agent: "... launched ...\nagentId: <id>".
 AGENT_LAUNCH_WORD = "launched"
+
 
 def is_plain_name(value: str) -> bool:
     """A non-empty single path component: no separator of either kind, not ``.``/``..``.
@@ -449,9 +470,7 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
         yield os.path.join(projects, folder, name), ""
 
 
-def current_session_path(
-    environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None
-) -> str:
+def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None) -> str:
     """The running session's own record (the reference's CurrentSessionPath), or "": the
     first of ``current_session_candidates`` that ``accept(path, session id, tree)``
     takes (default: a regular file is there; the store's
@@ -469,8 +488,16 @@ def current_session_path(
 
 # The permission rules live in harness/claude_permissions.py (init and doctor need them,
 # the dump never does); their names still import from here, on first use.
-_PERMISSION_NAMES = ("SETTINGS_PERMISSIONS", "SETTINGS_ALLOW", "SETTINGS_FILE_SHARED", "SKILL_DIR_VARIABLE",
-                     "BASH_TOOL", "bash_rule", "skill_rule", "bash_rule_matches")
+_PERMISSION_NAMES = (
+    "SETTINGS_PERMISSIONS",
+    "SETTINGS_ALLOW",
+    "SETTINGS_FILE_SHARED",
+    "SKILL_DIR_VARIABLE",
+    "BASH_TOOL",
+    "bash_rule",
+    "skill_rule",
+    "bash_rule_matches",
+)
 
 
 def __getattr__(name: str):

@@ -42,7 +42,7 @@ def bash_rule_matches(rule: str, command: str) -> bool:
         return True
     if not (rule.startswith(BASH_TOOL + "(") and rule.endswith(")")):
         return False
-    pattern = rule[len(BASH_TOOL) + 1:-1].strip()
+    pattern = rule[len(BASH_TOOL) + 1 : -1].strip()
     if pattern.endswith(":*"):
         pattern = pattern[:-2] + " *"
     if pattern.endswith(" *") and command == pattern[:-2]:

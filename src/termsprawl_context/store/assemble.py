@@ -215,7 +215,7 @@ class _UuidSlots(object):
             value = table[at]
             if not value:
                 break
-            if keys[16 * value - 16:16 * value] == key:
+            if keys[16 * value - 16 : 16 * value] == key:
                 return value - 1
             at = (at + 1) & mask
         table[at] = new + 1
@@ -240,7 +240,7 @@ class _UuidSlots(object):
         for value in old:
             if value:
                 slot = value - 1
-                self._place(bytes(keys[16 * slot:16 * slot + 16]), slot)
+                self._place(bytes(keys[16 * slot : 16 * slot + 16]), slot)
 
 
 class _Timeline:
@@ -323,15 +323,17 @@ class _Timeline:
             start, size = self.ts_start, self.ts_size
 
             def ts_of(slot: int) -> bytes:
-                return blob[start[slot]:start[slot] + size[slot]]
+                return blob[start[slot] : start[slot] + size[slot]]
+
             key = ts_of
         count = len(self.offsets)
         if count <= _SORT_RUN:
             return iter(sorted(range(count), key=key))
         import heapq
 
-        runs = [array("q", sorted(range(low, min(low + _SORT_RUN, count)), key=key))
-                for low in range(0, count, _SORT_RUN)]
+        runs = [
+            array("q", sorted(range(low, min(low + _SORT_RUN, count)), key=key)) for low in range(0, count, _SORT_RUN)
+        ]
         return iter(heapq.merge(*runs, key=key))
 
 
@@ -386,7 +388,7 @@ def _replay(timeline: _Timeline, share: list) -> None:
     keys = bytes(keys)  # a slice of bytes is a bytes key (a bytearray's would be neither bytes nor hashable)
     add = timeline.add
     for i in range(len(offsets)):
-        key = other_keys[i] if i in other_keys else keys[16 * i:16 * i + 16]
+        key = other_keys[i] if i in other_keys else keys[16 * i : 16 * i + 16]
         code = codes[i]
         if code == _ODD_TS:
             add(key, odd_ts[i], offsets[i], lengths[i], flags[i])
@@ -520,7 +522,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
             return _range_records(f, span)
 
         shares = parallel.map_shared(share, spans, [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
-        shares = shares[direct[0]:]
+        shares = shares[direct[0] :]
         if timeline is None:
             timeline = _Timeline(size)
         shares.reverse()
@@ -552,9 +554,7 @@ def _read_at(f: BinaryIO, offset: int, length: int) -> bytes:
     return f.read(length)
 
 
-def _emit_lines(
-    f: BinaryIO, path: str, timeline: _Timeline, out: BinaryIO, err: Optional[TextIO]
-) -> int:
+def _emit_lines(f: BinaryIO, path: str, timeline: _Timeline, out: BinaryIO, err: Optional[TextIO]) -> int:
     """Second pass: each kept copy re-read from the same open file and printed.
 
     Only reads are turned into ``TranscriptUnreadable``; a write error (a closed

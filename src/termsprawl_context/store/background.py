@@ -45,8 +45,10 @@ SIGNAL_KEYWORDS = (b"run_in_background", b"task-notification", b"agentId")
 _AGENT_ID = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _TASK_ID = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
 _STATUS = re.compile(r"<status>\s*([a-z_]+)\s*</status>")
-_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
-            "\u2028\u2029\u202f\u205f\u3000"
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class SignalsUnknown(NotFound):
@@ -93,8 +95,11 @@ class AgentSignalCursor(namedtuple("AgentSignalCursor", "path offset check backg
         background = data.get("background", [])
         if not isinstance(path, str) or not isinstance(offset, int) or isinstance(offset, bool):
             return cls("", 0, "", ())
-        if not isinstance(check, str) or not isinstance(background, list) or \
-                not all(isinstance(b, str) for b in background):
+        if (
+            not isinstance(check, str)
+            or not isinstance(background, list)
+            or not all(isinstance(b, str) for b in background)
+        ):
             return cls("", 0, "", ())
         return cls(path, offset, check, tuple(sorted(background)))
 
@@ -125,8 +130,11 @@ def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
 def _notification_texts(entry: Entry) -> List[str]:
     if entry.type == cc.TYPE_ATTACHMENT:
         attachment = entry.attachment
-        if isinstance(attachment, dict) and attachment.get("type") == cc.QUEUED_COMMAND \
-                and attachment.get("commandMode") == cc.TASK_NOTIFICATION_MODE:
+        if (
+            isinstance(attachment, dict)
+            and attachment.get("type") == cc.QUEUED_COMMAND
+            and attachment.get("commandMode") == cc.TASK_NOTIFICATION_MODE
+        ):
             prompt = attachment.get("prompt")
             if isinstance(prompt, str):
                 return [prompt]
@@ -251,12 +259,15 @@ def _fingerprint(head: bytes, tail: bytes) -> str:
 def fingerprint(f, offset: int) -> str:
     """The check of a cursor at ``offset``: SHA-256 (hex) of the first <=256 bytes, then
     the last <=4096 bytes before the offset (the two may overlap)."""
-    return _fingerprint(_read_at(f, 0, min(offset, FINGERPRINT_HEAD)),
-                        _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL)))
+    return _fingerprint(
+        _read_at(f, 0, min(offset, FINGERPRINT_HEAD)),
+        _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL)),
+    )
 
 
-def background_agent_signals_since(path: str, cursor: Optional[AgentSignalCursor] = None,
-                                   opener: Optional[Callable] = None) -> Tuple[List[AgentSignal], AgentSignalCursor]:
+def background_agent_signals_since(
+    path: str, cursor: Optional[AgentSignalCursor] = None, opener: Optional[Callable] = None
+) -> Tuple[List[AgentSignal], AgentSignalCursor]:
     """The signals of the lines after ``cursor`` and the cursor past them.
 
     A cursor for another path, past the end, or whose check no longer matches the bytes

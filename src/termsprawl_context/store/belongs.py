@@ -114,6 +114,7 @@ def carries_session(path: str, session_id: str) -> bool:
 
 # --- the tree a record was written in ----------------------------------------------------------
 
+
 class WrongTree(Refusal):
     """The transcript at a path was written in another working tree than the one asked."""
 
@@ -206,6 +207,7 @@ def start_cwd(path: str) -> str:
 
 
 # --- the running session's own record ---------------------------------------------------------
+
 
 def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
     """The current session's own transcript, from the environment, or "".

@@ -54,7 +54,7 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
         buf.extend(bytes(at + size - len(buf)))
     view = memoryview(buf)
     try:
-        return read_into(view[at:at + size], offset)
+        return read_into(view[at : at + size], offset)
     finally:
         view.release()
 
@@ -129,7 +129,7 @@ def iter_chunks(
                 kept, skipping = 0, True
             else:
                 if begin:
-                    buf[:end - begin] = buf[begin:end]
+                    buf[: end - begin] = buf[begin:end]
                 kept = end - begin
             continue
         if kept:
@@ -147,7 +147,7 @@ def iter_chunks(
             yield at, buf, begin, last + 1
         kept = end - last - 1
         if kept:
-            buf[:kept] = buf[last + 1:end]
+            buf[:kept] = buf[last + 1 : end]
     if kept and not skipping and (stop is None or pos - kept < stop):
         yield pos - kept, buf, 0, kept
 

@@ -189,7 +189,9 @@ class ByteSearchSiblings:
             self._origins[path] = origin
         return bool(held)
 
-    def _scan(self, path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
+    def _scan(
+        self, path: str, needles: Needles, wanted: "frozenset" = frozenset()
+    ) -> Tuple[Optional[Origin], Set[str]]:
         """The origin, and which of ``wanted`` the file's entries carry, decoding only
         the head up to the origin and the lines that may hold a needle (every line
         when ``needles`` has no plain spelling). Stops once both are known; without a
@@ -211,8 +213,9 @@ class ByteSearchSiblings:
         return origin, held
 
 
-def scan_bytes(path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None,
-               buffer: Optional[bytearray] = None) -> bool:
+def scan_bytes(
+    path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None, buffer: Optional[bytearray] = None
+) -> bool:
     """Whether the file's bytes hold any needle, or an escape that could spell one;
     reads to the end either way, raising RecordUnreadable as the line reader would
     (open failure, read failure, a line of MAX_RECORD_BYTES or more).
@@ -254,7 +257,7 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     have = 0
     try:
         while True:
-            got = f.readinto(view[have:have + _CHUNK])
+            got = f.readinto(view[have : have + _CHUNK])
             if not got:
                 break
             end = have + got
@@ -312,8 +315,9 @@ def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -
 
 
 def _too_long(path: str, chunk: int) -> TranscriptReadError:
-    return TranscriptReadError(path, LineTooLong(
-        "a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk))))
+    return TranscriptReadError(
+        path, LineTooLong("a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk)))
+    )
 
 
 def _ordinal_mib(chunk: int) -> str:

@@ -15,10 +15,7 @@ from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_TOO_FRESH, Not
 
 FRESHNESS_SECONDS = 60
 
-TOO_FRESH = (
-    "WARNING \u2014 {path} was modified {age}s ago (< {limit} s threshold); "
-    "skipping in-progress transcript."
-)
+TOO_FRESH = "WARNING \u2014 {path} was modified {age}s ago (< {limit} s threshold); " "skipping in-progress transcript."
 PROCEEDING = (
     "NOTE \u2014 {path} modified {age}s ago (< {limit} s); proceeding anyway "
     "(--allow-in-progress, PreCompact capture path)."
@@ -51,9 +48,7 @@ def freshness_age(path: Any, now: Optional[float] = None) -> int:
     return current - mtime
 
 
-def check_fresh(
-    path: Any, allow_in_progress: bool = False, now: Optional[float] = None
-) -> Tuple[int, Optional[str]]:
+def check_fresh(path: Any, allow_in_progress: bool = False, now: Optional[float] = None) -> Tuple[int, Optional[str]]:
     """(exit code, message for stderr or None): 0 and silence when the file is at least
     a minute old; 9 and a warning when younger; 0 and a note when younger but
     ``allow_in_progress``; 1 and "file not found: ..." when it is not a regular file.

@@ -84,8 +84,7 @@ def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
     if name and name != "all":
         found = harnesses.get(name)
         if found is None:
-            raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(
-                h.name for h in harnesses.available())))
+            raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(h.name for h in harnesses.available())))
         return [found] if include_claude or found.name != harnesses.CLAUDE_CODE else []
     return [h for h in harnesses.available() if include_claude or h.name != harnesses.CLAUDE_CODE]
 
@@ -126,8 +125,19 @@ def describe(session: HarnessSession) -> HarnessSessionInfo:
                 first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
                 break
         else:
-            return HarnessSessionInfo(session.harness, session.session_id, session.path, session.mtime,
-                                      session.size, "", "", cwd, start, end, sidechain)
+            return HarnessSessionInfo(
+                session.harness,
+                session.session_id,
+                session.path,
+                session.mtime,
+                session.size,
+                "",
+                "",
+                cwd,
+                start,
+                end,
+                sidechain,
+            )
         backwards = harness.entries_reverse(session.path)
         for entry in backwards if backwards is not None else harness.entries(session.path):
             if entry.timestamp:
@@ -136,8 +146,19 @@ def describe(session: HarnessSession) -> HarnessSessionInfo:
                     break
     except OSError:
         pass
-    return HarnessSessionInfo(session.harness, session.session_id, session.path, session.mtime, session.size,
-                              first, first, cwd, start, end, sidechain)
+    return HarnessSessionInfo(
+        session.harness,
+        session.session_id,
+        session.path,
+        session.mtime,
+        session.size,
+        first,
+        first,
+        cwd,
+        start,
+        end,
+        sidechain,
+    )
 
 
 def resolve_other(name: str, chosen: list, environ=None) -> Tuple[str, str, str]:

@@ -34,8 +34,10 @@ class HookInputError(Refusal):
 
 class HookInputTooLarge(HookInputError):
     def __init__(self) -> None:
-        super().__init__("failed to read hook input: larger than %d bytes (%d MiB)" % (
-            HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20))
+        super().__init__(
+            "failed to read hook input: larger than %d bytes (%d MiB)"
+            % (HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20)
+        )
 
 
 class HookInputParseError(HookInputError):
@@ -50,9 +52,7 @@ class MissingSessionId(HookInputError):
 
 class InvalidSessionId(HookInputError):
     def __init__(self) -> None:
-        super().__init__(
-            "invalid session_id: must contain only alphanumeric, hyphen, or underscore characters"
-        )
+        super().__init__("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
 
 
 class MissingTranscriptPath(HookInputError):
@@ -150,14 +150,14 @@ def allowed_roots(projects_dir: str, environ: Optional[Mapping[str, str]] = None
     return roots
 
 
-def validate_transcript_path(
-    path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None
-) -> None:
+def validate_transcript_path(path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> None:
     """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
     inside an allowed root once symlinks are resolved on both sides."""
-    validate_transcript_under(path, allowed_roots(projects_dir, environ),
-                              "Claude projects directory (%s)" % projects_dir if projects_dir
-                              else "Claude projects directory")
+    validate_transcript_under(
+        path,
+        allowed_roots(projects_dir, environ),
+        "Claude projects directory (%s)" % projects_dir if projects_dir else "Claude projects directory",
+    )
 
 
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
@@ -179,12 +179,9 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     raise InvalidTranscriptPath("must be under %s" % store)
 
 
-def parse_hook_input(
-    data: bytes, projects_dir: str, environ: Optional[Mapping[str, str]] = None
-) -> HookInput:
+def parse_hook_input(data: bytes, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> HookInput:
     """Validate a payload already read: the seed's checks, in the seed's order."""
-    return checked_hook_input(parse_payload(data),
-                              lambda path: validate_transcript_path(path, projects_dir, environ))
+    return checked_hook_input(parse_payload(data), lambda path: validate_transcript_path(path, projects_dir, environ))
 
 
 def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
@@ -209,9 +206,7 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
     )
 
 
-def read_hook_input(
-    stream: BinaryIO, projects_dir: str, environ: Optional[Mapping[str, str]] = None
-) -> HookInput:
+def read_hook_input(stream: BinaryIO, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> HookInput:
     """Read a hook payload (at most ``HOOK_INPUT_MAX_BYTES``) from ``stream`` and
     validate it. Raises a ``HookInputError`` subclass with the seed's message."""
     try:

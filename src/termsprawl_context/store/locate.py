@@ -260,8 +260,12 @@ def locate(
         return _latest(held)
     spellings = UuidSpellings(uuid)
     verdicts = parallel.map_shared(
-        lambda path: _phase_one(path, uuid, spellings), paths,
-        [parallel.file_weight(path) for path in paths], PARALLEL_MIN_BYTES, jobs)
+        lambda path: _phase_one(path, uuid, spellings),
+        paths,
+        [parallel.file_weight(path) for path in paths],
+        PARALLEL_MIN_BYTES,
+        jobs,
+    )
     holders = []
     for path, (verdict, probed, known, message) in zip(paths, verdicts):
         if message:
@@ -283,9 +287,7 @@ def locate(
     return _latest(stamped)
 
 
-def locate_or_refuse(
-    uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None
-) -> str:
+def locate_or_refuse(uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> str:
     """``locate``, raising ``SessionNotFound`` instead of returning None."""
     path = locate(uuid, projects_dir, err, jobs=jobs)
     if path is None:

@@ -77,7 +77,7 @@ def _child(func, items, share, write_fd) -> None:
         data = marshal.dumps([func(items[i]) for i in share])
         view = memoryview(data)
         while view:
-            view = view[os.write(write_fd, view):]
+            view = view[os.write(write_fd, view) :]
         code = 0
     except BaseException:  # a failure is reported by the exit status; the parent redoes the work
         pass

@@ -107,9 +107,7 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
 
 
 def _is_path(name: str) -> bool:
-    return os.sep in name or (os.altsep is not None and os.altsep in name) or name.endswith(
-        TRANSCRIPT_SUFFIX
-    )
+    return os.sep in name or (os.altsep is not None and os.altsep in name) or name.endswith(TRANSCRIPT_SUFFIX)
 
 
 def resolve_session(name: str, projects_dir: str, project: Optional[str] = None) -> Tuple[str, str]:

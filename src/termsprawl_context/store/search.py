@@ -392,8 +392,12 @@ def search_store(
         if left <= 0:
             return
         per_file = left  # every file of the batch may hold the rest of the answer
-        results = map_shared(lambda u: _file_hits(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file,
-                                                   bool(u.agent_id)), batch, sizes, PARALLEL_MIN_BYTES)
+        results = map_shared(
+            lambda u: _file_hits(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file, bool(u.agent_id)),
+            batch,
+            sizes,
+            PARALLEL_MIN_BYTES,
+        )
         for unit, found in zip(batch, results):
             if not found or left <= 0:
                 continue
@@ -403,8 +407,9 @@ def search_store(
                 titles[session.path] = session_metadata(session.path, session.session_id).title
             title = titles[session.path]
             for line, offset, kind, snip, timestamp, uuid in found:
-                yield Hit(unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid,
-                          unit.agent_id)
+                yield Hit(
+                    unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id
+                )
             left -= len(found)
 
 

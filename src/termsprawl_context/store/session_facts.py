@@ -166,7 +166,9 @@ class _UserFacts:
             self.first_user = _first_user_message(entry)
         previous = self.previous
         if not self.prompt and not (
-            previous is not None and entry.parent_uuid and entry.parent_uuid == previous.uuid
+            previous is not None
+            and entry.parent_uuid
+            and entry.parent_uuid == previous.uuid
             and is_local_command_output(entry, previous)
         ):
             # The record model decides what the person typed, block by block.

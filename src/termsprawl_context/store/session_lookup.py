@@ -103,7 +103,7 @@ def resolve(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) ->
         raise store_sessions.SessionIdNotFound(partial)
     if len(ids) > 1:
         raise AmbiguousPrefix(partial, candidates)
-    (session_id, paths), = ids.items()
+    ((session_id, paths),) = ids.items()
     ranked = latest_descendant(session_id, paths, stderr)
     return Resolved(session_id, ranked[0], tuple(ranked[1:]))
 

@@ -20,6 +20,7 @@ from termsprawl_context.byte_windows import HeadWindow, TailWindow  # noqa: F401
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import head_prompt
 from termsprawl_context.store import summary_index as _summaries
+
 # The plain rules and the fast scanners live beside this module (one job each); their
 # names import from here as before.
 from termsprawl_context.store.session_facts import (  # noqa: F401

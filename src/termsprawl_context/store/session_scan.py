@@ -46,7 +46,9 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 _TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
 _KIND_RE = re.compile(
     re.escape(_TYPE_KEY[1:] + b'"')
-    + b'(?<="' + re.escape(_TYPE_KEY) + b'")'
+    + b'(?<="'
+    + re.escape(_TYPE_KEY)
+    + b'")'
     + rb'\s*:\s*"(?:'
     + b"|".join(re.escape(kind.encode("ascii")) for kind in (cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
     + b')"'
@@ -229,8 +231,13 @@ def scan_tail_window(
 
 # A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
 _SUMMARY_KIND_RE = re.compile(
-    re.escape(_TYPE_KEY[1:] + b'"') + b'(?<="' + re.escape(_TYPE_KEY) + b'")'
-    + rb'\s*:\s*"' + re.escape(cc.TITLE_SUMMARY.encode("ascii")) + b'"'
+    re.escape(_TYPE_KEY[1:] + b'"')
+    + b'(?<="'
+    + re.escape(_TYPE_KEY)
+    + b'")'
+    + rb'\s*:\s*"'
+    + re.escape(cc.TITLE_SUMMARY.encode("ascii"))
+    + b'"'
 )
 
 

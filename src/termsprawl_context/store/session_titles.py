@@ -78,7 +78,9 @@ def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex]
     return apply_to_title(title, uuids_out[0], index)
 
 
-def with_session_title(info: store_sessions.SessionInfo, index: Optional[SummaryIndex] = None) -> store_sessions.SessionInfo:
+def with_session_title(
+    info: store_sessions.SessionInfo, index: Optional[SummaryIndex] = None
+) -> store_sessions.SessionInfo:
     """``info`` (one session, described alone) titled as ``sessions`` would title it."""
     title = session_title(info.transcript_path, info.session_id, index)
     if not title.source:

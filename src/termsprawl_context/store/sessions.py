@@ -57,9 +57,7 @@ class SessionInfo(NamedTuple):
     def to_dict(self) -> Dict[str, Any]:
         """Every field as plain JSON-ready data, plus ``modified`` (mtime, ISO UTC)."""
         data = self._asdict()
-        data["summary_links"] = [
-            {"summary": link.summary, "leaf_uuid": link.leaf_uuid} for link in self.summary_links
-        ]
+        data["summary_links"] = [{"summary": link.summary, "leaf_uuid": link.leaf_uuid} for link in self.summary_links]
         data["modified"] = iso_utc(self.mtime)
         return data
 

@@ -109,7 +109,9 @@ class SummaryIndex:
         return hit.summary if hit is not None else ""
 
 
-def index_sessions(sessions: Iterable[object], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None) -> SummaryIndex:
+def index_sessions(
+    sessions: Iterable[object], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None
+) -> SummaryIndex:
     """The index of every listed session's head summary links (objects with
     ``transcript_path``, ``mtime`` and ``summary_links``, as ``SessionInfo`` has), and,
     when given, of each one's tail window's links (``tail_links``, one per session, in

@@ -8,9 +8,7 @@ from termsprawl_context.transcript.entry import decode_entry
 from termsprawl_context.transcript.record import iter_records
 
 # RFC 3339 with any number of fractional digits (Go's RFC3339Nano layout when parsing).
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))\Z"
-)
+_RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))\Z")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -35,7 +33,7 @@ def parse_timestamp(text: str) -> Optional[Tuple[datetime, int]]:
     except ValueError:
         return None
     whole = moment.replace(microsecond=0) - _EPOCH
-    nanos = (whole.days * 86400 + whole.seconds) * 10 ** 9 + int(fraction)
+    nanos = (whole.days * 86400 + whole.seconds) * 10**9 + int(fraction)
     return moment, nanos
 
 

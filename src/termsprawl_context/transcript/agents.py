@@ -15,11 +15,7 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9_-]+")
 
 def is_valid_agent_id(value: Any) -> bool:
     """True for a string of at least 6 characters, all of ``[A-Za-z0-9_-]``."""
-    return (
-        isinstance(value, str)
-        and len(value) >= MIN_AGENT_ID_LENGTH
-        and _AGENT_ID.fullmatch(value) is not None
-    )
+    return isinstance(value, str) and len(value) >= MIN_AGENT_ID_LENGTH and _AGENT_ID.fullmatch(value) is not None
 
 
 def _agent_id_of(holder: Any) -> str:

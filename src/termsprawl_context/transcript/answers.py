@@ -32,8 +32,10 @@ NO_CALL = "its call is not in the record"
 NO_QUESTIONS = "its call's input holds no questions to read it against"
 NO_PARSE = "it does not read as answers to the questions its call asked"
 AMBIGUOUS = "it reads as answers to the questions its call asked in too many ways"
-SPLIT = ("it reads as answers to the questions its call asked in more than one way, and the quote is an answer "
-         "in only some of them")
+SPLIT = (
+    "it reads as answers to the questions its call asked in more than one way, and the quote is an answer "
+    "in only some of them"
+)
 
 
 def call_questions(call_input: Any) -> Optional[List[str]]:
@@ -56,7 +58,7 @@ def _pairs(body: str) -> Optional[str]:
     and the last trailer; None when it has no such shape."""
     for prefix in cc.ANSWER_PREFIXES:
         if body.startswith(prefix):
-            rest = body[len(prefix):]
+            rest = body[len(prefix) :]
             break
     else:
         return None

@@ -31,9 +31,7 @@ GIT_HISTORY_SUBCOMMANDS = frozenset(
     "blame describe var show-branch".split()
 )
 # git's global options that take the next word as their value.
-GIT_VALUE_OPTIONS = frozenset(
-    "-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path".split()
-)
+GIT_VALUE_OPTIONS = frozenset("-C -c --git-dir --work-tree --namespace --config-env --super-prefix --exec-path".split())
 # sloprail's own tools (the reference's rule): `sr` and every `sr-*`.
 SLOPRAIL_BINARY = "sr"
 SLOPRAIL_PREFIX = "sr-"
@@ -180,9 +178,12 @@ def _git_subcommand(args: List[str]) -> str:
 
 def _skip_assignments(words: List[str]) -> List[str]:
     i = 0
-    while i < len(words) and "=" in words[i] and not words[i].startswith("=") and words[i].split("=", 1)[0].replace(
-        "_", "a"
-    ).isalnum():
+    while (
+        i < len(words)
+        and "=" in words[i]
+        and not words[i].startswith("=")
+        and words[i].split("=", 1)[0].replace("_", "a").isalnum()
+    ):
         i += 1
     return words[i:]
 

@@ -46,8 +46,18 @@ TASK_NOTIFICATION = "task_notification"  # a sub-agent or background job finishe
 COMMAND = "command"  # a slash command the person ran that reached the model (its envelope)
 
 SPEAKERS = (
-    PERSON, ASSISTANT, INJECTED, NOTICE, META, COMPACTION, TOOL_RESULT, SIDECHAIN, SYSTEM, OTHER,
-    TASK_NOTIFICATION, COMMAND,
+    PERSON,
+    ASSISTANT,
+    INJECTED,
+    NOTICE,
+    META,
+    COMPACTION,
+    TOOL_RESULT,
+    SIDECHAIN,
+    SYSTEM,
+    OTHER,
+    TASK_NOTIFICATION,
+    COMMAND,
 )
 
 # --- the explicit signals -------------------------------------------------------------------
@@ -61,21 +71,35 @@ SIGNALS = (
     (cc.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
     (cc.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
     (cc.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
-    (cc.FIELD_TURN_ORIGIN, "sdk", "the turn started from a print-mode or SDK prompt (a slash "
-     "command's envelope included)", "2.1.328"),
+    (
+        cc.FIELD_TURN_ORIGIN,
+        "sdk",
+        "the turn started from a print-mode or SDK prompt (a slash " "command's envelope included)",
+        "2.1.328",
+    ),
     (cc.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
     (cc.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
     (cc.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
-    (cc.FIELD_TURN_COMPANION, "true", "written beside a turn (a slash command's expansion, the "
-     "reminder before a notification): with isMeta, never typed", "2.1.328"),
+    (
+        cc.FIELD_TURN_COMPANION,
+        "true",
+        "written beside a turn (a slash command's expansion, the "
+        "reminder before a notification): with isMeta, never typed",
+        "2.1.328",
+    ),
     (cc.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
     (cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
-    (cc.FIELD_RENDERED_ROLE, "system|user", "an attachment's text as the model saw it: the "
-     "harness's, whatever the role", "2.1.328"),
+    (
+        cc.FIELD_RENDERED_ROLE,
+        "system|user",
+        "an attachment's text as the model saw it: the " "harness's, whatever the role",
+        "2.1.328",
+    ),
 )
 SIGNAL_PERSON = "person"  # the record says the person produced the turn
 SIGNAL_TASK = "task"  # the record says it is a task notification
 SIGNAL_HARNESS = "harness"  # the record says the harness produced it
+
 
 # (One literal, so type checkers see the fields.)
 class Entry(
@@ -291,7 +315,9 @@ def queued_prompt(entry: Entry) -> Optional[str]:
         texts = [
             block["text"]
             for block in prompt
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
             and block["text"]
         ]
         return "\n\n".join(texts)
@@ -528,7 +554,9 @@ def tool_results(entry: Entry) -> List[ToolResult]:
         if isinstance(block, dict) and block.get("type") == "tool_result":
             use_id = block.get("tool_use_id")
             results.append(
-                ToolResult(use_id if isinstance(use_id, str) else "", block.get("content"), block.get("is_error") is True)
+                ToolResult(
+                    use_id if isinstance(use_id, str) else "", block.get("content"), block.get("is_error") is True
+                )
             )
     return results
 
@@ -556,7 +584,6 @@ def assistant_text(entry: Entry) -> str:
     return "\n".join(content_texts(entry.content))
 
 
-
 def tool_use_ids(entry: Entry) -> List[str]:
     """The non-empty ids of the ``tool_use`` blocks in an entry's content, whatever the
     entry's type (a string content has none)."""
@@ -565,7 +592,9 @@ def tool_use_ids(entry: Entry) -> List[str]:
     return [
         block["id"]
         for block in entry.content
-        if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str)
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and isinstance(block.get("id"), str)
         and block["id"]
     ]
 

@@ -157,9 +157,7 @@ def _path_text(path: Any) -> str:
     return os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
 
 
-def warn_schema_drift(
-    path: Any, lines_checked: int, seen_known: bool, stream: Optional[TextIO] = None
-) -> None:
+def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: Optional[TextIO] = None) -> None:
     """Warn once per path per process that no known field was seen in the first
     ``lines_checked`` lines; silent if one was, if nothing was checked, or if warned."""
     key = _path_text(path)

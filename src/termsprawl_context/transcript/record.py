@@ -169,8 +169,10 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
     with f:
         try:
             for line in iter_lines_bounded(f, MAX_RECORD_BYTES):
-                if len(line.raw) >= _COST_CHECK_FROM and _builds_values(line.raw) and (
-                    decode_cost(line.raw) > DECODE_BUDGET_BYTES
+                if (
+                    len(line.raw) >= _COST_CHECK_FROM
+                    and _builds_values(line.raw)
+                    and (decode_cost(line.raw) > DECODE_BUDGET_BYTES)
                 ):
                     raise LineTooCostly(
                         "line %d would take more than %d bytes to decode" % (line.number, DECODE_BUDGET_BYTES)
@@ -258,7 +260,7 @@ def since(entries: List[Entry], mark: str) -> List[Entry]:
     if mark:
         for index, entry in enumerate(entries):
             if entry.uuid == mark:
-                return entries[index + 1:]
+                return entries[index + 1 :]
     return list(entries)
 
 

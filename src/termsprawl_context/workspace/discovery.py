@@ -219,7 +219,7 @@ def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK) -> str
     end = content.find(MARKER_CLOSE)
     if start >= 0 and end > start:
         before = content[:start].rstrip(_JS_WHITESPACE)
-        after = content[end + len(MARKER_CLOSE):].strip(_JS_WHITESPACE)
+        after = content[end + len(MARKER_CLOSE) :].strip(_JS_WHITESPACE)
     else:
         before, after = content.rstrip(_JS_WHITESPACE), ""
     return "\n\n".join(part for part in (before, block, after) if part) + "\n"

@@ -122,8 +122,12 @@ def _home_harness_dirs() -> List[str]:
         homes.append(pwd.getpwuid(os.getuid()).pw_dir)
     except (ImportError, KeyError, OSError, AttributeError):
         pass
-    return [os.path.join(os.path.realpath(home), name) for home in homes if home and os.path.isabs(home)
-            for name in HOME_HARNESS_DIRS]
+    return [
+        os.path.join(os.path.realpath(home), name)
+        for home in homes
+        if home and os.path.isabs(home)
+        for name in HOME_HARNESS_DIRS
+    ]
 
 
 def _contained(root: str, directory: str) -> str:
@@ -137,8 +141,10 @@ def _contained(root: str, directory: str) -> str:
         raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
         if _inside(harness, real):
-            raise OutsideProject("refusing to write into the home directory's %s (the user-wide one): %s"
-                                 % (os.path.basename(harness), directory))
+            raise OutsideProject(
+                "refusing to write into the home directory's %s (the user-wide one): %s"
+                % (os.path.basename(harness), directory)
+            )
     return real
 
 
@@ -164,7 +170,7 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
     relative = os.path.relpath(real, real_root)
     fd = os.open(real_root, _DIR_FLAGS)
     try:
-        for part in ([] if relative == os.curdir else relative.split(os.sep)):
+        for part in [] if relative == os.curdir else relative.split(os.sep):
             if create:
                 try:
                     os.mkdir(part, 0o777, dir_fd=fd)
@@ -196,7 +202,7 @@ def ensure_dir_within(root: str, directory: str) -> None:
     _contained(root, directory)
     relative = os.path.relpath(directory, root)
     current = root
-    for part in ([] if relative == os.curdir else relative.split(os.sep)):
+    for part in [] if relative == os.curdir else relative.split(os.sep):
         current = os.path.join(current, part)
         try:
             os.mkdir(current)

@@ -33,9 +33,11 @@ def hook_command(harness_name: str) -> str:
     from termsprawl_context.harness import get
 
     start = getattr(get(harness_name), "hook_start_dir", '"$PWD"')
-    return ('d=%s; '
-            'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
-            'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % (start, harness_name))
+    return (
+        "d=%s; "
+        'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
+        'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % (start, harness_name)
+    )
 
 
 def _ours(entries: Any, command: str) -> bool:
@@ -71,12 +73,12 @@ def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[
     event = harness.hook_event_session_start
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise install.SettingsUnusable(relative, 'has "hooks" as a JSON %s, not an object'
-                                       % json_type_name(hooks))
+        raise install.SettingsUnusable(relative, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
     entries = hooks.get(event, [])
     if not isinstance(entries, list):
-        raise install.SettingsUnusable(relative, 'has "hooks.%s" as a JSON %s, not an array'
-                                       % (event, json_type_name(entries)))
+        raise install.SettingsUnusable(
+            relative, 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries))
+        )
     command = hook_command(harness.name)
     if _ours(entries, command):
         return None
@@ -117,22 +119,25 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
             step = install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
     folder, name = os.path.split(relative)
     ignored = install.ensure_gitignore(
-        cwd, os.path.join(folder, ".gitignore"), name,
+        cwd,
+        os.path.join(folder, ".gitignore"),
+        name,
         "# termsprawl: the %s hook that records this person's sessions, never shared" % harness.label,
-        frozenset((name, "/" + name)))
+        frozenset((name, "/" + name)),
+    )
     return [step, ignored]
 
 
 def write_root_agents_block(cwd: str) -> "install.Step":
     """The managed block in the root ``AGENTS.md`` (created if absent; text outside the
     block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
-    outcome = _refresh(cwd, ROOT_AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "",
-                                                                                          wanted_block(cwd)))
+    outcome = _refresh(
+        cwd, ROOT_AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd))
+    )
     if outcome == MARKER_FAILED:
         return install.Step("agents-md", ROOT_AGENTS_FILE, install.FAILED, "could not be written")
     if outcome == MARKER_UNCHANGED:
         return install.Step("agents-md", ROOT_AGENTS_FILE, install.UNCHANGED, "managed block already current")
-    return install.Step("agents-md", ROOT_AGENTS_FILE, install.WRITTEN,
-                        "managed block for agents that read AGENTS.md (Codex CLI)")
-
-
+    return install.Step(
+        "agents-md", ROOT_AGENTS_FILE, install.WRITTEN, "managed block for agents that read AGENTS.md (Codex CLI)"
+    )

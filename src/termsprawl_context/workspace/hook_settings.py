@@ -29,9 +29,11 @@ HOOK_EVENT = "SessionStart"
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
-HOOK_COMMAND = ('d="${CLAUDE_PROJECT_DIR:-$PWD}"; '
-                'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
-                'exec "$d/.termsprawl/bin/termsprawl-context" hook')
+HOOK_COMMAND = (
+    'd="${CLAUDE_PROJECT_DIR:-$PWD}"; '
+    'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
+    'exec "$d/.termsprawl/bin/termsprawl-context" hook'
+)
 # Commands earlier versions registered: an entry running one of them is ours too.
 LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 HOOK_TIMEOUT = 10
@@ -110,8 +112,9 @@ def has_our_hook(entries: List[Any]) -> bool:
     """Some SessionStart entry already runs our command (whatever its matcher or timeout)."""
     for entry in entries:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS
-                                           for h in hooks):
+        if isinstance(hooks, list) and any(
+            isinstance(h, dict) and h.get("command") in (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS for h in hooks
+        ):
             return True
     return False
 
@@ -126,7 +129,9 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) ->
         raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
     entries = hooks.get(HOOK_EVENT, [])
     if not isinstance(entries, list):
-        raise SettingsUnusable(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)))
+        raise SettingsUnusable(
+            shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries))
+        )
     if has_our_hook(entries):
         return None
     merged_hooks = dict(hooks)
@@ -158,19 +163,24 @@ def allow_rules(cwd: str) -> List[str]:
     return rules
 
 
-def merge_permissions(settings: Dict[str, Any], rules: List[str], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
+def merge_permissions(
+    settings: Dict[str, Any], rules: List[str], shown: str = SETTINGS_FILE
+) -> Optional[Dict[str, Any]]:
     """``settings`` with each of ``rules`` missing from ``permissions.allow`` appended, or
     None when all are there. Every other rule (the user's, allow, ask or deny) and key is
     kept as it is, in its order: nothing is removed or widened. A ``permissions`` that is
     not an object, or an ``allow`` that is not an array, raises SettingsUnusable."""
     permissions = settings.get(SETTINGS_PERMISSIONS, {})
     if not isinstance(permissions, dict):
-        raise SettingsUnusable(shown, 'has "%s" as a JSON %s, not an object'
-                               % (SETTINGS_PERMISSIONS, json_type_name(permissions)))
+        raise SettingsUnusable(
+            shown, 'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions))
+        )
     allow = permissions.get(SETTINGS_ALLOW, [])
     if not isinstance(allow, list):
-        raise SettingsUnusable(shown, 'has "%s.%s" as a JSON %s, not an array'
-                               % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)))
+        raise SettingsUnusable(
+            shown,
+            'has "%s.%s" as a JSON %s, not an array' % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)),
+        )
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
     if not missing:
         return None
@@ -195,8 +205,12 @@ def over_grants(cwd: str) -> List["tuple"]:
     from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
     from termsprawl_context.workspace.project import command_path
 
-    forms = [INSTALLED_COMMAND, command_path(cwd), command_path(os.path.realpath(cwd)),
-             SKILL_DIR_BASE.replace(SKILL_DIR_VARIABLE, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE)))]
+    forms = [
+        INSTALLED_COMMAND,
+        command_path(cwd),
+        command_path(os.path.realpath(cwd)),
+        SKILL_DIR_BASE.replace(SKILL_DIR_VARIABLE, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))),
+    ]
     found = []
     for relative in SETTINGS_FILES:
         data = read_small_file(os.path.join(cwd, relative))
@@ -207,8 +221,9 @@ def over_grants(cwd: str) -> List["tuple"]:
         permissions = settings.get(SETTINGS_PERMISSIONS)
         allow = permissions.get(SETTINGS_ALLOW) if isinstance(permissions, dict) else None
         for rule in allow if isinstance(allow, list) else []:
-            if isinstance(rule, str) and any(bash_rule_matches(rule, "%s %s" % (form, probe))
-                                             for form in forms for probe in WRITE_PROBES):
+            if isinstance(rule, str) and any(
+                bash_rule_matches(rule, "%s %s" % (form, probe)) for form in forms for probe in WRITE_PROBES
+            ):
                 found.append((relative, rule))
     return found
 
@@ -265,8 +280,14 @@ def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int
     return Step("hook", SETTINGS_FILE, WRITTEN, "%s runs `%s`" % (HOOK_EVENT, HOOK_COMMAND))
 
 
-def register_settings(cwd: str, merged: Optional[Dict[str, Any]], hook_added: bool, rules_added: bool,
-                      rule_count: int, original_size: int = 0) -> List[Step]:
+def register_settings(
+    cwd: str,
+    merged: Optional[Dict[str, Any]],
+    hook_added: bool,
+    rules_added: bool,
+    rule_count: int,
+    original_size: int = 0,
+) -> List[Step]:
     """Write the merged settings once: a step for the hook and one for the allow rules."""
     hook_step = register_hook(cwd, merged if hook_added or rules_added else None, original_size)
     if hook_step.outcome == FAILED:
@@ -274,9 +295,12 @@ def register_settings(cwd: str, merged: Optional[Dict[str, Any]], hook_added: bo
     if not hook_added:
         hook_step = Step("hook", SETTINGS_FILE, UNCHANGED, "%s hook already registered" % HOOK_EVENT)
     if rules_added:
-        rules_step = Step("permissions", SETTINGS_FILE, WRITTEN,
-                          "allows the %d read commands and the skill with no prompt; never links, index or init"
-                          % (rule_count - 1))
+        rules_step = Step(
+            "permissions",
+            SETTINGS_FILE,
+            WRITTEN,
+            "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1),
+        )
     else:
         rules_step = Step("permissions", SETTINGS_FILE, UNCHANGED, "the read commands and the skill already allowed")
     return [hook_step, rules_step]

@@ -26,6 +26,7 @@ from termsprawl_context.workspace.files import (
     read_small_file,
     write_atomic,
 )
+
 # The settings file's job and init's steps live beside this module; their names import
 # from here as before.
 from termsprawl_context.workspace.hook_settings import (  # noqa: F401
@@ -100,9 +101,10 @@ class NestedProject(Refusal):
     exit_code = EXIT_USAGE
 
     def __init__(self, cwd: str, outer: str) -> None:
-        super().__init__("init: %s lies inside the project %s (it has .termsprawl/); run init there, "
-                         "or without --cwd from anywhere inside it" % (cwd, outer))
-
+        super().__init__(
+            "init: %s lies inside the project %s (it has .termsprawl/); run init there, "
+            "or without --cwd from anywhere inside it" % (cwd, outer)
+        )
 
 
 class InitReport(NamedTuple):
@@ -217,8 +219,9 @@ def import_from_gemini_md(cwd: str) -> Step:
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
-def merge_gitignore(content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT,
-                    ignoring=_IGNORING_LINES) -> str:
+def merge_gitignore(
+    content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT, ignoring=_IGNORING_LINES
+) -> str:
     """``content`` with ``entry`` ignored; unchanged when a line already does."""
     if any(line.strip() in ignoring for line in content.splitlines()):
         return content
@@ -227,8 +230,13 @@ def merge_gitignore(content: str, entry: str = IGNORED_ENTRY, comment: str = GIT
     return content + comment + "\n" + entry + "\n"
 
 
-def ensure_gitignore(cwd: str, relative: str = GITIGNORE_FILE, entry: str = IGNORED_ENTRY,
-                     comment: str = GITIGNORE_COMMENT, ignoring=_IGNORING_LINES) -> Step:
+def ensure_gitignore(
+    cwd: str,
+    relative: str = GITIGNORE_FILE,
+    entry: str = IGNORED_ENTRY,
+    comment: str = GITIGNORE_COMMENT,
+    ignoring=_IGNORING_LINES,
+) -> Step:
     """Keep ``entry`` out of git with the ``.gitignore`` at ``relative``, merged into."""
     path = os.path.join(cwd, relative)
     data = read_small_file(path)
@@ -247,9 +255,9 @@ def ensure_gitignore(cwd: str, relative: str = GITIGNORE_FILE, entry: str = IGNO
 
 def ignore_local_settings(cwd: str) -> Step:
     """Keep ``.claude/settings.local.json`` out of git (``.claude/.gitignore``)."""
-    return ensure_gitignore(cwd, CLAUDE_GITIGNORE_FILE, CLAUDE_IGNORED_ENTRY, CLAUDE_GITIGNORE_COMMENT,
-                            _CLAUDE_IGNORING_LINES)
-
+    return ensure_gitignore(
+        cwd, CLAUDE_GITIGNORE_FILE, CLAUDE_IGNORED_ENTRY, CLAUDE_GITIGNORE_COMMENT, _CLAUDE_IGNORING_LINES
+    )
 
 
 # --- init -----------------------------------------------------------------------------------

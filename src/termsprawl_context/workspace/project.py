@@ -43,7 +43,9 @@ def _is_project(directory: str) -> bool:
     return os.path.isdir(os.path.join(directory, STATE_DIR))
 
 
-def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None, allow_home: bool = False) -> "Optional[str]":
+def find_project(
+    start: str, environ: "Optional[Mapping[str, str]]" = None, allow_home: bool = False
+) -> "Optional[str]":
     """The nearest directory at or above ``start`` holding ``.termsprawl/``, or None.
 
     Stops at the home directory (adopted only with ``allow_home``) and before the
@@ -125,12 +127,15 @@ class EmptyNodeIdEnv(UsageError):
     """``$TERMSPRAWL_NODE_ID`` is set but empty where it would stand in for ``--self``."""
 
     def __init__(self, command: str = "") -> None:
-        super().__init__("%s$%s is set but empty; give --self NODE or set it to this agent's node id"
-                         % (command + ": " if command else "", NODE_ID_ENV))
+        super().__init__(
+            "%s$%s is set but empty; give --self NODE or set it to this agent's node id"
+            % (command + ": " if command else "", NODE_ID_ENV)
+        )
 
 
-def default_self(explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None,
-                 command: str = "") -> "Optional[str]":
+def default_self(
+    explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None, command: str = ""
+) -> "Optional[str]":
     """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``; None when neither is there.
     An empty variable is refused on its own (EmptyNodeIdEnv): it is a set-up mistake,
     not a missing flag."""

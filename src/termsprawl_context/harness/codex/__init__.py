@@ -40,12 +40,33 @@ import os
 from termsprawl_context.harness.base import Harness, Session
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
 from termsprawl_context.harness.codex.facts import (
-    ARCHIVED_SUBDIR, FIELD_PAYLOAD, FIELD_TYPE, HOOK_AGENT_ID, HOOK_MATCHER, HOOK_TIMEOUT_SECONDS, HOOKS_FILE,
-    INSTRUCTION_FILE, KIND_SESSION_META, META_CLI_VERSION, META_ID, META_ORIGINATOR, META_PARENT_THREAD, NAME,
-    SESSIONS_SUBDIR, TRANSCRIPT_SUFFIX, _sessions_root_of, home_dir, rollouts_under, thread_id_of,
+    ARCHIVED_SUBDIR,
+    FIELD_PAYLOAD,
+    FIELD_TYPE,
+    HOOK_AGENT_ID,
+    HOOK_MATCHER,
+    HOOK_TIMEOUT_SECONDS,
+    HOOKS_FILE,
+    INSTRUCTION_FILE,
+    KIND_SESSION_META,
+    META_CLI_VERSION,
+    META_ID,
+    META_ORIGINATOR,
+    META_PARENT_THREAD,
+    NAME,
+    SESSIONS_SUBDIR,
+    TRANSCRIPT_SUFFIX,
+    _sessions_root_of,
+    home_dir,
+    rollouts_under,
+    thread_id_of,
 )
 from termsprawl_context.harness.codex.records import (  # noqa: F401
-    ANNOUNCE_PROBE_BYTES, _str, announces_answers, context_kind, meta_of,
+    ANNOUNCE_PROBE_BYTES,
+    _str,
+    announces_answers,
+    context_kind,
+    meta_of,
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
@@ -73,8 +94,11 @@ class CodexHarness(Harness):
 
     def sniff(self, first):
         payload = first.get(FIELD_PAYLOAD)
-        return first.get(FIELD_TYPE) == KIND_SESSION_META and isinstance(payload, dict) and (
-            META_CLI_VERSION in payload or META_ORIGINATOR in payload)
+        return (
+            first.get(FIELD_TYPE) == KIND_SESSION_META
+            and isinstance(payload, dict)
+            and (META_CLI_VERSION in payload or META_ORIGINATOR in payload)
+        )
 
     def entries(self, path):
         return rollout_entries(path, self.store_roots())
@@ -124,8 +148,10 @@ class CodexHarness(Harness):
         return value if isinstance(value, str) else ""
 
     def hook_entry(self, command):
-        return {"matcher": HOOK_MATCHER, "hooks": [{"type": "command", "command": command,
-                                                    "timeout": HOOK_TIMEOUT_SECONDS}]}
+        return {
+            "matcher": HOOK_MATCHER,
+            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}],
+        }
 
 
 HARNESS = CodexHarness()

@@ -5,10 +5,33 @@ rules that class an assistant text as an answer or a compaction's summary."""
 from __future__ import annotations
 
 from termsprawl_context.harness.codex.facts import (
-    COMPACTION_PREFIX, CONTEXT_PREFIXES, EVENT_AGENT_MESSAGE, EVENT_ITEM_COMPLETED, FIELD_PAYLOAD, FIELD_TYPE,
-    ITEM_CALLS, ITEM_KINDS, ITEM_MESSAGE, ITEM_OUTPUTS, ITEM_REASONING, KIND_EVENT, KIND_SESSION_META, META_CWD,
-    META_ID, META_PARENT_THREAD, META_SOURCE, META_THREAD_SOURCE, PASSTHROUGH, PERSON_KIND, ROLE_ASSISTANT,
-    ROLE_DEVELOPER, ROLE_SYSTEM, ROLE_USER, THREAD_SOURCE_SUBAGENT, UNKNOWN_KIND, thread_id_of,
+    COMPACTION_PREFIX,
+    CONTEXT_PREFIXES,
+    EVENT_AGENT_MESSAGE,
+    EVENT_ITEM_COMPLETED,
+    FIELD_PAYLOAD,
+    FIELD_TYPE,
+    ITEM_CALLS,
+    ITEM_KINDS,
+    ITEM_MESSAGE,
+    ITEM_OUTPUTS,
+    ITEM_REASONING,
+    KIND_EVENT,
+    KIND_SESSION_META,
+    META_CWD,
+    META_ID,
+    META_PARENT_THREAD,
+    META_SOURCE,
+    META_THREAD_SOURCE,
+    PASSTHROUGH,
+    PERSON_KIND,
+    ROLE_ASSISTANT,
+    ROLE_DEVELOPER,
+    ROLE_SYSTEM,
+    ROLE_USER,
+    THREAD_SOURCE_SUBAGENT,
+    UNKNOWN_KIND,
+    thread_id_of,
 )
 
 TYPE_CHECKING = False
@@ -60,7 +83,7 @@ def _marked_texts(payload: dict) -> List[tuple]:
 
 
 def context_kind(text: str, marked: str = "") -> str:
-    """"compaction" for the compaction bridge, "context" for other harness text in a
+    """ "compaction" for the compaction bridge, "context" for other harness text in a
     user-role message, "" for the person's own words: the block's 0.169 kind decides
     where it names one, else a marker at the start."""
     head = text.lstrip()
@@ -110,14 +133,44 @@ class _Thread(object):
         self.session_id, self.cwd, self.sidechain, self.agent_id = session_id, "", False, ""
 
 
-def _entry(kind: str, blocks, thread: _Thread, timestamp: str, line: int, offset: int, record: dict,
-           uuid: str = "", meta: bool = False, compaction: bool = False):
+def _entry(
+    kind: str,
+    blocks,
+    thread: _Thread,
+    timestamp: str,
+    line: int,
+    offset: int,
+    record: dict,
+    uuid: str = "",
+    meta: bool = False,
+    compaction: bool = False,
+):
     from termsprawl_context.transcript.entry import Entry
 
     role = "assistant" if kind == "assistant" else "user"
     message = {"role": role, "content": blocks}
-    return Entry(kind, uuid, "", "", thread.session_id, timestamp, thread.cwd, "", thread.sidechain, meta,
-                 compaction, False, thread.agent_id, message, blocks, None, None, line, offset, record)
+    return Entry(
+        kind,
+        uuid,
+        "",
+        "",
+        thread.session_id,
+        timestamp,
+        thread.cwd,
+        "",
+        thread.sidechain,
+        meta,
+        compaction,
+        False,
+        thread.agent_id,
+        message,
+        blocks,
+        None,
+        None,
+        line,
+        offset,
+        record,
+    )
 
 
 def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
@@ -144,7 +197,8 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
         for text, marked in _marked_texts(payload):
             kind = context_kind(text, marked)
             (bridge if kind == "compaction" else context if kind == "context" else person).append(
-                {"type": "text", "text": text})
+                {"type": "text", "text": text}
+            )
         found = []
         if context:
             found.append(_entry("user", context, *args, meta=True))
@@ -166,8 +220,12 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
         return [_entry("assistant", [block], *args, uuid=uuid)]
     if item in ITEM_OUTPUTS:
         text, is_error = _tool_output(payload.get("output"))
-        block = {"type": "tool_result", "tool_use_id": _str(payload.get("call_id")), "content": text,
-                 "is_error": is_error}
+        block = {
+            "type": "tool_result",
+            "tool_use_id": _str(payload.get("call_id")),
+            "content": text,
+            "is_error": is_error,
+        }
         return [_entry("user", [block], *args, uuid=uuid)]
     return []
 

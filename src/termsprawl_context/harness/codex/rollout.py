@@ -6,13 +6,34 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.harness.codex.facts import (
-    FIELD_TIMESTAMP, KIND_COMPACTED, KIND_EVENT, KIND_RESPONSE_ITEM, KIND_SESSION_META,
-    KIND_TURN_CONTEXT, MAX_FORK_DEPTH, META_CWD, META_END_BYTE_OFFSET, META_FORKED_FROM, META_HISTORY_BASE,
-    _sessions_root_of, find_rollout, thread_id_of,
+    FIELD_TIMESTAMP,
+    KIND_COMPACTED,
+    KIND_EVENT,
+    KIND_RESPONSE_ITEM,
+    KIND_SESSION_META,
+    KIND_TURN_CONTEXT,
+    MAX_FORK_DEPTH,
+    META_CWD,
+    META_END_BYTE_OFFSET,
+    META_FORKED_FROM,
+    META_HISTORY_BASE,
+    _sessions_root_of,
+    find_rollout,
+    thread_id_of,
 )
 from termsprawl_context.harness.codex.records import (
-    _announced_message, _as_summary, _classed, _entry, _is_text_answer, _item_entries, _rollout_line, _str, _Thread,
-    _thread_of, announces_answers, meta_of,
+    _announced_message,
+    _as_summary,
+    _classed,
+    _entry,
+    _is_text_answer,
+    _item_entries,
+    _rollout_line,
+    _str,
+    _Thread,
+    _thread_of,
+    announces_answers,
+    meta_of,
 )
 
 TYPE_CHECKING = False
@@ -64,8 +85,16 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                     held = None
                 announced = set()
                 if bridge:
-                    yield _entry("user", [{"type": "text", "text": bridge}], thread, timestamp, line.number,
-                                 line.offset, record, compaction=True)
+                    yield _entry(
+                        "user",
+                        [{"type": "text", "text": bridge}],
+                        thread,
+                        timestamp,
+                        line.number,
+                        line.offset,
+                        record,
+                        compaction=True,
+                    )
                 continue
             if kind != KIND_RESPONSE_ITEM:
                 continue
@@ -80,8 +109,9 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
         yield _classed(held, False, False, None)
 
 
-def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end: int = -1,
-                            depth: int = 0) -> Iterator[Entry]:
+def rollout_entries_reverse(
+    path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0
+) -> Iterator[Entry]:
     """``rollout_entries`` newest first, reading from the end (the dump and the hand-off
     stop after the tail): the same entries, with ``line`` 0 (only offsets are known from
     the end) and the session's ``cwd`` from its first line. A fork's parent is read,
@@ -117,8 +147,9 @@ def rollout_entries_reverse(path: str, roots: "Optional[List[str]]" = None, end:
                     pending = None
                 text = _str(payload.get("message"))
                 if text:
-                    yield _entry("user", [{"type": "text", "text": text}], thread, timestamp, 0, offset, record,
-                                 compaction=True)
+                    yield _entry(
+                        "user", [{"type": "text", "text": text}], thread, timestamp, 0, offset, record, compaction=True
+                    )
                 bridge = text
                 continue
             if kind != KIND_RESPONSE_ITEM:

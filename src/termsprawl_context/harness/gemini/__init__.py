@@ -28,22 +28,54 @@ import os
 
 from termsprawl_context.harness.base import Harness, Session
 from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
-    Chat, Where, _indexed_winners, _winners, apply_record, header_of, is_legacy, legacy_messages,
-    resolve_lines, resumed_chat, sniff,
+    Chat,
+    Where,
+    _indexed_winners,
+    _winners,
+    apply_record,
+    header_of,
+    is_legacy,
+    legacy_messages,
+    resolve_lines,
+    resumed_chat,
+    sniff,
 )
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
 from termsprawl_context.harness.gemini.facts import (
-    CHATS_SUBDIR, HOOK_EVENT_SESSION_START, HOOK_MATCHER_ANY, HOOK_TIMEOUT_MS, KIND_SUBAGENT, LABEL, MEMORY_FILE,
-    NAME, PROJECT_DIR_ENV, SESSION_FILE_PREFIX, SETTINGS_FILE, TRANSCRIPT_SUFFIX, chat_files, store_root,
+    CHATS_SUBDIR,
+    HOOK_EVENT_SESSION_START,
+    HOOK_MATCHER_ANY,
+    HOOK_TIMEOUT_MS,
+    KIND_SUBAGENT,
+    LABEL,
+    MEMORY_FILE,
+    NAME,
+    PROJECT_DIR_ENV,
+    SESSION_FILE_PREFIX,
+    SETTINGS_FILE,
+    TRANSCRIPT_SUFFIX,
+    chat_files,
+    store_root,
     subagent_dir,
 )
 from termsprawl_context.harness.gemini.normalise import (  # noqa: F401
-    NewestFirstNormaliser, Normaliser, entries, entries_of_messages, entries_reverse, last_turns, read_chat,
+    NewestFirstNormaliser,
+    Normaliser,
+    entries,
+    entries_of_messages,
+    entries_reverse,
+    last_turns,
+    read_chat,
 )
 from termsprawl_context.harness.gemini.parts import (  # noqa: F401
-    CALL, RESULT, is_compression_summary, message_ids, parts_of, response_body, split_hook_context,
+    CALL,
+    RESULT,
+    is_compression_summary,
+    message_ids,
+    parts_of,
+    response_body,
+    split_hook_context,
 )
-
 
 
 class GeminiHarness(Harness):
@@ -146,8 +178,10 @@ class GeminiHarness(Harness):
         return resumed_chat(path, session_id) if source == "resume" else path
 
     def hook_entry(self, command):
-        return {"matcher": HOOK_MATCHER_ANY,
-                "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}]}
+        return {
+            "matcher": HOOK_MATCHER_ANY,
+            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}],
+        }
 
 
 HARNESS = GeminiHarness()

@@ -5,8 +5,18 @@ older single-JSON chats; a chat's header and a resume's real file."""
 import os
 
 from termsprawl_context.harness.gemini.facts import (
-    FIELD_ID, FIELD_MESSAGES, HEADER_KIND, HEADER_PROJECT_HASH, HEADER_SESSION_ID, HEADER_START_TIME,
-    LEGACY_SUFFIX, REWIND_KEY, SESSION_FILE_PREFIX, SET_KEY, SUMMARY_KEY, TRANSCRIPT_SUFFIX,
+    FIELD_ID,
+    FIELD_MESSAGES,
+    HEADER_KIND,
+    HEADER_PROJECT_HASH,
+    HEADER_SESSION_ID,
+    HEADER_START_TIME,
+    LEGACY_SUFFIX,
+    REWIND_KEY,
+    SESSION_FILE_PREFIX,
+    SET_KEY,
+    SUMMARY_KEY,
+    TRANSCRIPT_SUFFIX,
 )
 from termsprawl_context.harness.gemini.parts import _text, message_ids
 
@@ -40,7 +50,6 @@ class Chat(object):
         self.places = {}  # type: dict  # message id -> Where, in first-appearance order
 
 
-
 def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False) -> None:
     """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
     ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
@@ -71,8 +80,9 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False)
         if isinstance(messages, list):
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
-                    places[message[FIELD_ID]] = Where(where.line, where.offset, where.size, index,
-                                                      message_ids(message) if with_ids else ())
+                    places[message[FIELD_ID]] = Where(
+                        where.line, where.offset, where.size, index, message_ids(message) if with_ids else ()
+                    )
         if isinstance(update.get(SUMMARY_KEY), str):
             chat.summary = update[SUMMARY_KEY]
         if isinstance(update.get(HEADER_SESSION_ID), str) and not chat.session_id:

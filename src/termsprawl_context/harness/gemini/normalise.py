@@ -2,15 +2,41 @@
 and the dump's last turns."""
 
 from termsprawl_context.harness.gemini.chat import (
-    Chat, Where, _indexed_winners, _winners, is_legacy, legacy_messages, resolve_lines,
+    Chat,
+    Where,
+    _indexed_winners,
+    _winners,
+    is_legacy,
+    legacy_messages,
+    resolve_lines,
 )
 from termsprawl_context.harness.gemini.facts import (
-    COMPRESSION_ACK, FIELD_CONTENT, FIELD_DISPLAY, FIELD_ID, FIELD_THOUGHTS, FIELD_TIMESTAMP, FIELD_TYPE, HOOK_CONTEXT_OPEN,
-    KIND_SUBAGENT, RESPONSE_COPY_SUFFIX, SESSION_CONTEXT_OPEN, SYNTHETIC_TYPES, TYPE_GEMINI, TYPE_USER,
+    COMPRESSION_ACK,
+    FIELD_CONTENT,
+    FIELD_DISPLAY,
+    FIELD_ID,
+    FIELD_THOUGHTS,
+    FIELD_TIMESTAMP,
+    FIELD_TYPE,
+    HOOK_CONTEXT_OPEN,
+    KIND_SUBAGENT,
+    RESPONSE_COPY_SUFFIX,
+    SESSION_CONTEXT_OPEN,
+    SYNTHETIC_TYPES,
+    TYPE_GEMINI,
+    TYPE_USER,
 )
 from termsprawl_context.harness.gemini.parts import (
-    CALL, RESULT, _gemini_calls, _result_block, _text, _thought_text, is_compression_summary, parts_of,
-    split_hook_context, typed_display,
+    CALL,
+    RESULT,
+    _gemini_calls,
+    _result_block,
+    _text,
+    _thought_text,
+    is_compression_summary,
+    parts_of,
+    split_hook_context,
+    typed_display,
 )
 
 TYPE_CHECKING = False
@@ -37,16 +63,44 @@ class Normaliser(object):
         self.given.add((kind, call_id))
         return True
 
-    def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", role: str,
-               meta: bool = False, summary: bool = False) -> "Entry":
+    def _entry(
+        self,
+        kind: str,
+        uuid: str,
+        message: dict,
+        where: Where,
+        blocks: "List[dict]",
+        role: str,
+        meta: bool = False,
+        summary: bool = False,
+    ) -> "Entry":
         from termsprawl_context.transcript.entry import Entry
 
         body = {"role": role, "content": blocks}
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
-        return Entry(kind, uuid, "", "", self.session_id, _text(message.get(FIELD_TIMESTAMP)), "", "",
-                     bool(self.agent_id), meta,
-                     summary, False, self.agent_id, body, blocks, None, None, where.line, where.offset, message)
+        return Entry(
+            kind,
+            uuid,
+            "",
+            "",
+            self.session_id,
+            _text(message.get(FIELD_TIMESTAMP)),
+            "",
+            "",
+            bool(self.agent_id),
+            meta,
+            summary,
+            False,
+            self.agent_id,
+            body,
+            blocks,
+            None,
+            None,
+            where.line,
+            where.offset,
+            message,
+        )
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
@@ -65,16 +119,24 @@ class Normaliser(object):
         where ``displayContent`` keeps them apart, the client's expansion is meta too."""
         hook, typed = split_hook_context(texts[0])
         if hook:
-            yield self._entry("user", message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"), message,
-                              where, _texts([hook]), "user", meta=True)
+            yield self._entry(
+                "user",
+                message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"),
+                message,
+                where,
+                _texts([hook]),
+                "user",
+                meta=True,
+            )
         rest = ([typed] if typed else []) + texts[1:]
         shown = typed_display(message)
         if shown:
             yield self._entry("user", message_id, message, where, _texts(shown), "user")
             added = [t for t in rest if t not in shown]
             if added:
-                yield self._entry("user", message_id + "#" + FIELD_DISPLAY, message, where,
-                                  _texts(added), "user", meta=True)
+                yield self._entry(
+                    "user", message_id + "#" + FIELD_DISPLAY, message, where, _texts(added), "user", meta=True
+                )
         elif rest:
             yield self._entry("user", message_id, message, where, _texts(rest), "user")
 
@@ -112,13 +174,15 @@ class Normaliser(object):
             for call in calls:
                 call_id = _text(call.get("id"))
                 if self.give(CALL, call_id):
-                    blocks.append({"type": "tool_use", "id": call_id, "name": _text(call.get("name")),
-                                   "input": call.get("args")})
+                    blocks.append(
+                        {"type": "tool_use", "id": call_id, "name": _text(call.get("name")), "input": call.get("args")}
+                    )
             if blocks:
                 # The compression's fixed reply is the CLI's line, not the model answering anyone.
                 ack = [b.get("text") for b in blocks] == [COMPRESSION_ACK]
-                yield self._entry("system" if ack else "assistant", message_id, message, where, blocks,
-                                  "assistant", meta=ack)
+                yield self._entry(
+                    "system" if ack else "assistant", message_id, message, where, blocks, "assistant", meta=ack
+                )
             for part, failed in results:
                 for entry in self._results(message, where, [part], message_id + RESPONSE_COPY_SUFFIX, failed):
                     yield entry
@@ -167,8 +231,9 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
             first_holder.setdefault(pair, index)
 
     def generate():
-        normaliser = NewestFirstNormaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "",
-                                           first_holder)
+        normaliser = NewestFirstNormaliser(
+            chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "", first_holder
+        )
         with f:
             for message, where, index in _indexed_winners(f, chat, newest_first=True):
                 normaliser.at(index)
@@ -187,7 +252,6 @@ def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") ->
     for message, where in messages:
         for entry in normaliser.entries(message, where):
             yield entry
-
 
 
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":

@@ -2,8 +2,17 @@
 summary in a user message, tool calls and results, and the call ids a message gives."""
 
 from termsprawl_context.harness.gemini.facts import (
-    FIELD_CONTENT, FIELD_DISPLAY, FIELD_TOOL_CALLS, FIELD_TYPE, HOOK_CONTEXT_CLOSE, HOOK_CONTEXT_GAP, HOOK_CONTEXT_OPEN,
-    STATE_SNAPSHOT_CLOSE, STATE_SNAPSHOT_OPEN, TYPE_GEMINI, TYPE_USER,
+    FIELD_CONTENT,
+    FIELD_DISPLAY,
+    FIELD_TOOL_CALLS,
+    FIELD_TYPE,
+    HOOK_CONTEXT_CLOSE,
+    HOOK_CONTEXT_GAP,
+    HOOK_CONTEXT_OPEN,
+    STATE_SNAPSHOT_CLOSE,
+    STATE_SNAPSHOT_OPEN,
+    TYPE_GEMINI,
+    TYPE_USER,
 )
 
 TYPE_CHECKING = False
@@ -40,7 +49,7 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
     end += len(HOOK_CONTEXT_CLOSE)
     rest = text[end:]
     if rest.startswith(HOOK_CONTEXT_GAP):
-        rest = rest[len(HOOK_CONTEXT_GAP):]
+        rest = rest[len(HOOK_CONTEXT_GAP) :]
     return text[:end], rest
 
 
@@ -74,8 +83,7 @@ def _result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, di
         return None
     call_id = _text(response.get("id"))
     body, failed = response_body(response.get("response"))
-    return call_id, {"type": "tool_result", "tool_use_id": call_id, "content": body,
-                     "is_error": failed or is_error}
+    return call_id, {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
 
 
 def _thought_text(thought: "Any") -> str:

@@ -38,7 +38,19 @@ from collections import namedtuple
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_QUERY_NEVER_RAN, Refusal, UsageError
 from termsprawl_context.transcript.query.evaluator import RunError, evaluate, type_name
 from termsprawl_context.transcript.query.language import (  # noqa: F401 (the language's names, as before the split)
-    ANY, BOOL, FIELDS, FUNCTIONS, INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, LIST, NIL, NUM, STR, Syntax,
+    ANY,
+    BOOL,
+    FIELDS,
+    FUNCTIONS,
+    INT_BITS,
+    INT_DIGITS,
+    INT_MAX,
+    INT_MIN,
+    LIST,
+    NIL,
+    NUM,
+    STR,
+    Syntax,
 )
 from termsprawl_context.transcript.query.lexer import Token, tokenize  # noqa: F401
 from termsprawl_context.transcript.query.parser import Parser
@@ -51,8 +63,17 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
-    "EXIT_QUERY_NEVER_RAN", "Expression", "ExpressionNeverRan", "ExpressionNotBoolean", "FIELDS", "FUNCTIONS",
-    "QueryCompileError", "compile_where", "entry_env", "filter", "iter_filter",
+    "EXIT_QUERY_NEVER_RAN",
+    "Expression",
+    "ExpressionNeverRan",
+    "ExpressionNotBoolean",
+    "FIELDS",
+    "FUNCTIONS",
+    "QueryCompileError",
+    "compile_where",
+    "entry_env",
+    "filter",
+    "iter_filter",
 ]
 
 
@@ -140,11 +161,14 @@ def iter_filter(entries: Iterable[Entry], where: str, include_sidechains: bool =
             continue
         evaluated += 1
         if not isinstance(value, bool):
-            raise ExpressionNotBoolean("%s: expression did not produce a boolean: produced %s, not a boolean"
-                                       % (_where(where), type_name(value)))
+            raise ExpressionNotBoolean(
+                "%s: expression did not produce a boolean: produced %s, not a boolean"
+                % (_where(where), type_name(value))
+            )
         if value:
             yield entry
     if expression is not None and offered and not evaluated:
         raise ExpressionNeverRan(
             "%s: expression could not be evaluated against any entry: not one of the %d entries could be evaluated "
-            "against it, so the answer would report no violations without having looked" % (_where(where), offered))
+            "against it, so the answer would report no violations without having looked" % (_where(where), offered)
+        )

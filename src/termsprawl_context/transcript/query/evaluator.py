@@ -120,8 +120,9 @@ def _arith(op: str, a: Any, b: Any) -> Any:
                 return math.copysign(math.inf, a) * math.copysign(1.0, b)
             return a / b
     except OverflowError:  # an integer too large for a float64, or a float result past it
-        raise RunError("invalid operation: %s %s %s is out of a float's range"
-                        % (type_name(a), op, type_name(b))) from None
+        raise RunError(
+            "invalid operation: %s %s %s is out of a float's range" % (type_name(a), op, type_name(b))
+        ) from None
     if not (isinstance(a, int) and isinstance(b, int)):
         raise RunError("% needs two integers")
     if b == 0:
@@ -208,4 +209,3 @@ def _boolean(value: Any, op: str) -> bool:
     if not isinstance(value, bool):
         raise RunError("%s needs a boolean, not %s" % (op, type_name(value)))
     return value
-

@@ -13,10 +13,44 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Tuple
 
 Token = namedtuple("Token", "kind value pos")  # kind: num str name op end
-_OPERATORS = ("?.[", "?.", "==", "!=", "<=", ">=", "&&", "||", "<", ">", "!", "+", "-", "*", "/", "%",
-              "(", ")", "[", "]", ",", ".")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "b": "\b", "f": "\f",
-            "v": "\v", "a": "\a", "/": "/"}
+_OPERATORS = (
+    "?.[",
+    "?.",
+    "==",
+    "!=",
+    "<=",
+    ">=",
+    "&&",
+    "||",
+    "<",
+    ">",
+    "!",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ".",
+)
+_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "0": "\0",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "a": "\a",
+    "/": "/",
+}
 
 
 def tokenize(src: str) -> List[Token]:
@@ -85,7 +119,7 @@ def _string(src: str, i: int) -> Tuple[Token, int]:
                 raise Syntax("unterminated string at %d" % i)
             esc = src[j + 1]
             if esc == "u":
-                digits = src[j + 2:j + 6]
+                digits = src[j + 2 : j + 6]
                 if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
                     raise Syntax("invalid escape at %d" % j)
                 out.append(chr(int(digits, 16)))

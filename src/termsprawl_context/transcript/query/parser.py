@@ -4,7 +4,16 @@ operand types can never take."""
 from __future__ import annotations
 
 from termsprawl_context.transcript.query.language import (
-    ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR, Syntax,
+    ANY,
+    BOOL,
+    FIELDS,
+    FUNCTIONS,
+    KEYWORDS,
+    LIST,
+    NIL,
+    NUM,
+    STR,
+    Syntax,
 )
 from termsprawl_context.transcript.record import go_quote
 
@@ -80,8 +89,11 @@ class Parser(object):
                 op = self.take().value
             elif self.at_word("in", "contains", "startsWith", "endsWith"):
                 op = self.take().value
-            elif self.at_word("not") and self.tokens[self.pos + 1].kind == "name" \
-                    and self.tokens[self.pos + 1].value == "in":
+            elif (
+                self.at_word("not")
+                and self.tokens[self.pos + 1].kind == "name"
+                and self.tokens[self.pos + 1].value == "in"
+            ):
                 self.take()
                 self.take()
                 op = "not in"
@@ -185,8 +197,6 @@ class Parser(object):
         raise Syntax("unexpected %s at %d" % (_describe(token), token.pos))
 
 
-
-
 def _describe(token: Token) -> str:
     if token.kind == "end":
         return "end of expression"
@@ -226,4 +236,3 @@ def _binary(op: str, left, right):
     _need(left, (NUM, ANY), op)
     _need(right, (NUM, ANY), op)
     return ("binary", ANY if ANY in (lt, rt) and op == "+" else NUM, op, left, right)
-
