@@ -5,7 +5,7 @@ import os
 
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context.store.chunks import iter_chunks, iter_lines
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 
 
 def oracle(data, start, stop, max_line):
@@ -28,7 +28,7 @@ def lines_of(f, **kwargs):
     for at, buf, begin, end in iter_chunks(f, **kwargs):
         assert buf[end - 1 : end] == b"\n" or at + end - begin == os.fstat(f.fileno()).st_size
         assert end - begin <= kwargs["max_line"] + kwargs["block_size"] + 1
-    return list(iter_lines(iter_chunks(f, **kwargs)))
+    return list(chunk_lines(iter_chunks(f, **kwargs)))
 
 
 @settings(max_examples=400, deadline=None)
@@ -93,6 +93,6 @@ def test_reads_do_not_move_a_shared_file_position(tmp_path):
     path.write_bytes(b"one\ntwo\n")
     with open(str(path), "rb") as f:
         f.seek(3)
-        assert list(iter_lines(iter_chunks(f))) == [(0, b"one"), (4, b"two")]
+        assert list(chunk_lines(iter_chunks(f))) == [(0, b"one"), (4, b"two")]
         assert f.tell() == 3
-    assert list(iter_lines(iter_chunks(io.BytesIO(b"a\nb"), block_size=2))) == [(0, b"a"), (2, b"b")]
+    assert list(chunk_lines(iter_chunks(io.BytesIO(b"a\nb"), block_size=2))) == [(0, b"a"), (2, b"b")]

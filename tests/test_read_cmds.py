@@ -10,7 +10,7 @@ import pytest
 from termsprawl_context import handoff as h
 from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.store import resolve, search
+from termsprawl_context.store import chunks, resolve, search
 from termsprawl_context.store.session_meta import session_metadata
 from termsprawl_context.store.session_titles import session_title
 from termsprawl_context.transcript import entry as records
@@ -368,7 +368,7 @@ def test_search_across_chunk_boundaries_matches_the_oracle(store, tmp_path, monk
 
 def test_search_passes_over_lines_longer_than_the_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(search, "CHUNK_BYTES", 16)
-    monkeypatch.setattr(search, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(chunks, "MAX_LINE_BYTES", 200)
     folder = tmp_path / "projects" / "-w"
     folder.mkdir(parents=True)
     lines = [

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import corpus_files, corpus_params
-from termsprawl_context.jsonl import MAX_LINE_BYTES, affordable
+from termsprawl_context.jsonl import MAX_LINE_BYTES, readable
 from termsprawl_context.transcript.turns import (
     LINKED_TURN_MAX_CHARS,
     MAX_LINKED_TURNS,
@@ -40,7 +40,7 @@ def oracle_turns_of(data):
         if len(raw) > MAX_LINE_BYTES:
             continue
         line = raw.decode("utf-8", "replace").strip()
-        if not line or (len(line) >= 65536 and not affordable(line)):
+        if not line or not readable(raw):
             continue
         try:
             entry = json.loads(line)

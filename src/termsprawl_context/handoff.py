@@ -266,53 +266,31 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
-_SCAN_BLOCK = 1 << 20
-
-
 def _uuid_later(f: Any) -> Any:
     """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
     whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
-    Read in blocks; only lines that can spell the uuid are parsed (its bytes, or a
-    ``\\u`` escape), and a block holding neither is passed over whole, so a lookup costs
-    about a read of the bytes. Lines are the forward reader's (``jsonl.iter_lines``):
-    one longer than ``MAX_LINE_BYTES`` is unreadable. ``f``'s position is left anywhere
-    (the backward reader seeks before every read)."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES
+    Read in chunks of whole lines (``store.chunks``: positional reads, so the backward
+    reader's position is not moved); only lines that can spell the uuid are parsed (its
+    bytes, or a ``\\u`` escape), and a chunk holding neither is passed over whole, so a
+    lookup costs about a read of the bytes."""
 
     def holds(raw: bytes, uuid: str) -> bool:
-        if len(raw) > MAX_LINE_BYTES:
-            return False
         record = parse_object(raw)
         return record is not None and records.entry_of(record, 0, 0).uuid == uuid
 
     def later(uuid: str, start: int, stop: int) -> bool:
+        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
+
         try:
             needle = uuid.encode("utf-8")  # type: Any
         except UnicodeEncodeError:
             needle = None
         if needle is None or "\ufffd" in uuid or not needle:
             needle = b"\n"  # no byte test: every line is looked at
-        f.seek(start)
-        pos, carry, skipping = start, b"", False
-        while pos < stop:
-            block = f.read(min(_SCAN_BLOCK, stop - pos))
-            if not block:
-                break
-            pos += len(block)
-            if skipping:  # the rest of a line past the bound: up to its newline
-                cut = block.find(b"\n")
-                if cut < 0:
-                    continue
-                block, skipping = block[cut + 1 :], False
-            data = carry + block
-            end = len(data) if pos >= stop else data.rfind(b"\n") + 1
-            carry = data[end:]
-            if len(carry) > MAX_LINE_BYTES:
-                carry, skipping = b"", True
-            whole = data[:end]
-            if needle != b"\n" and needle not in whole and b"\\u" not in whole:
+        for _at, buf, begin, end in iter_chunks(f, start, stop):
+            if needle != b"\n" and buf.find(needle, begin, end) < 0 and buf.find(b"\\u", begin, end) < 0:
                 continue
-            for raw in whole.split(b"\n"):
+            for raw in buf[begin:end].split(b"\n"):
                 if (needle == b"\n" or needle in raw or b"\\u" in raw) and holds(raw, uuid):
                     return True
         return False

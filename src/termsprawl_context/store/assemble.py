@@ -28,7 +28,7 @@ from typing import Any, BinaryIO, Dict, Iterator, List, Optional, TextIO, Tuple
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import iter_chunks, iter_lines
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 from termsprawl_context.store.locate import locate_or_refuse
 from termsprawl_context._output import warn
 from termsprawl_context.transcript.parse import (
@@ -39,10 +39,6 @@ from termsprawl_context.transcript.parse import (
 
 # json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
 _decode = json.JSONDecoder().decode
-
-# Lines this long are parsed by jsonl.parse_object, which declines a line whose parse
-# would cost more than its budget; shorter ones cannot (jsonl checks from 64 KiB on).
-_BUDGET_CHECK_FROM = 64 * 1024
 
 # Below this file size assemble-file parses in one process. Measured on the 2-core VM
 # (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of wall time
@@ -424,16 +420,16 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
     deeply to parse or to key is junk, skipped."""
     decode = _decode
     probing = not drift.settled
-    for line_at, raw in iter_lines(iter_chunks(f, start, stop)):
+    for line_at, raw in chunk_lines(iter_chunks(f, start, stop)):
+        if len(raw) >= jsonl.COST_CHECK_FROM and not jsonl.readable(raw):
+            continue  # past the cost model: unreadable, like junk
         flags = 0
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        if len(raw) >= _BUDGET_CHECK_FROM:  # long: jsonl's rules, its parse budget included
-            obj = jsonl.parse_object(text)
-        elif raw[:1] == b"{":
+        if raw[:1] == b"{":
             try:
                 obj = decode(text)
             except ValueError:  # perhaps Unicode whitespace that strip() removes

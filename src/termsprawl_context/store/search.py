@@ -11,7 +11,8 @@ the two non-ASCII characters that lowercase to ASCII (U+0130, U+212A): only such
 are parsed. A needle with no such run, and every ``--regex``, parses every line. The
 plain algorithm (parse every line, then match) is the oracle the tests hold this to.
 
-The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
+The store is only read, in chunks of whole lines (``store.chunks``); a line longer than
+``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import os
@@ -29,6 +30,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
 from termsprawl_context.errors import UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
+from termsprawl_context.store.chunks import iter_chunks
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.resolve import session_files
 from termsprawl_context.store.session_meta import session_metadata
@@ -46,7 +48,6 @@ SUBAGENT_DEFAULT_KINDS = KINDS
 DEFAULT_LIMIT = 50
 SNIPPET_CONTEXT = 40  # characters shown on each side of a hit
 CHUNK_BYTES = 1 << 20
-MAX_LINE_BYTES = 64 << 20  # bounds memory on one line; longer lines are passed over
 # Below this many bytes a fork costs more than the second core saves (measured).
 PARALLEL_MIN_BYTES = 32 << 20
 FIRST_BATCH_BYTES = 8 << 20  # a search stopped by its limit reads little more than this
@@ -277,40 +278,17 @@ def search_file(
     """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
     file order, at most ``limit`` (``subagent``: the file is a sub-agent's own record).
     Raises OSError when it cannot be read."""
-    hits = []
+    hits = []  # type: List[tuple]
     with open_regular(path) as f:
-        carry = b""
-        base = 0  # file offset of carry's first byte
-        skipping = False  # inside a line longer than MAX_LINE_BYTES
-        while limit is None or len(hits) < limit:
-            data = f.read(CHUNK_BYTES)
-            at_end = not data
-            block = carry + data if carry else data
-            if at_end:
-                cut = len(block)  # a last line without a newline is a line
-            else:
-                cut = block.rfind(b"\n")
-                if cut < 0:
-                    carry = block
-                    if len(carry) > MAX_LINE_BYTES:
-                        base += len(carry)
-                        carry, skipping = b"", True
-                    continue
-            skip = 0
-            if skipping:  # the rest of a line too long to search
-                first = block.find(b"\n", 0, cut)
-                skip = cut if first < 0 else first + 1
-                skipping = False
-            for start, end in candidate_lines(block, skip, cut, matcher.prefilter):
-                found = match_line(block[start:end], base + start, matcher, kinds, subagent)
+        for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
+            for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
+                found = match_line(buf[start:stop], at + start - begin, matcher, kinds, subagent)
                 if found is not None:
-                    hits.append((base + start,) + found)
+                    hits.append((at + start - begin,) + found)
                     if limit is not None and len(hits) >= limit:
                         break
-            if at_end:
+            if limit is not None and len(hits) >= limit:
                 break
-            carry = block[cut + 1 :]
-            base += cut + 1
         numbers = line_numbers(f, [h[0] for h in hits])
     return [(numbers.get(hit[0], 0),) + hit for hit in hits]
 

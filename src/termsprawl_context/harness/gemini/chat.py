@@ -148,12 +148,11 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
     """An older single-JSON chat (``{sessionId, ..., messages: [...]}``): its facts and
     messages (an id given twice keeps its first place and its last value); nothing when
     the text is no such object."""
-    from termsprawl_context.jsonl import affordable, loads_strict
+    from termsprawl_context.jsonl import loads_strict, readable
 
     chat = Chat()
     try:
-        text = data.decode("utf-8", "replace")
-        value = loads_strict(text) if affordable(text) else None
+        value = loads_strict(data.decode("utf-8", "replace")) if readable(data) else None
     except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict):

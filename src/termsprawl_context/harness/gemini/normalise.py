@@ -258,13 +258,12 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     """A chat file's facts and its entries, in conversation order (a generator reading the
     open file: consume it before the next call). Raises OSError when ``path`` cannot be
     opened as a regular file; odd content only shrinks the answer."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES, open_regular
+    from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
     if is_legacy(path):
         with f:
-            data = f.read(MAX_LINE_BYTES + 1)
-        chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+            chat, messages = legacy_messages(read_within_bound(f))
         return chat, entries_of_messages(chat, ((m, Where(0, -1, 0)) for m in messages))
     try:
         chat = resolve_lines(f)
@@ -286,7 +285,7 @@ def last_turns(path: str, limit: int) -> "list":
     the end only (after the resolution's one pass). Exact, because a message's printable
     text depends on that message alone: the tool calls and results that ``Normaliser``
     gives once per call id never print. [] when the file cannot be read."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES, try_open_regular
+    from termsprawl_context.jsonl import read_within_bound, try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 
     if limit <= 0:
@@ -299,8 +298,7 @@ def last_turns(path: str, limit: int) -> "list":
     try:
         with f:
             if is_legacy(path):
-                data = f.read(MAX_LINE_BYTES + 1)
-                chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+                chat, messages = legacy_messages(read_within_bound(f))
                 newest = ((m, Where(0, -1, 0)) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
                 chat = resolve_lines(f)
