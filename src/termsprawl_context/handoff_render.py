@@ -9,12 +9,6 @@ so no content can close it), and JSON. Pure functions over ``handoff``'s plain t
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Sequence
-
-    from termsprawl_context.handoff import HandoffTurn, PeerHandoff
-
 __all__ = [
     "CUT_MARKER",
     "FORMATS",
@@ -38,6 +32,12 @@ __all__ = [
     "render",
     "share",
 ]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, List, Sequence
+
+    from termsprawl_context.handoff import HandoffTurn, PeerHandoff
 
 FORMAT_MARKDOWN = "markdown"
 FORMAT_JSON = "json"
