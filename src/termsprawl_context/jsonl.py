@@ -71,15 +71,17 @@ SKIP_BLOCK_SIZE = 1 << 20
 # of up to about 11 MiB is read; a dense run of tiny values (20-30 times its length in
 # Python objects) far less.
 DECODE_BUDGET_BYTES = 34 * 1024 * 1024
-# Lines shorter than this cannot pass the budget whatever they hold (a 64 KiB line of
-# empty objects costs about 16 MiB): only longer ones are costed.
-COST_CHECK_FROM = 64 * 1024
 # Estimated bytes per parsed value, by the character that introduces it: a comma (one
 # more element or member), an array, an object (CPython's sizes, rounded up).
 _COMMA_COST = 64
 _ARRAY_COST = 72
 _OBJECT_COST = 240
-_ASCII = bytes(range(0x80))
+# Lines shorter than this cannot pass the budget whatever they hold (every byte an
+# object's brace, and the line, its text and its strings 4 bytes a character): only
+# longer ones are costed.
+COST_CHECK_FROM = DECODE_BUDGET_BYTES // (1 + 4 + 4 + _OBJECT_COST)
+_NOT_VALUE_MARKS = bytes(b for b in range(256) if b not in b",[{")
+_FOUR_BYTE_LEADS = tuple(bytes([b]) for b in range(0xF0, 0x100))  # and the invalid bytes past them
 
 # O_NONBLOCK lets us open a FIFO without waiting for a writer, so fstat can refuse it;
 # it has no effect on reads of regular files. Absent on Windows, where FIFOs are not
@@ -190,6 +192,20 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     return value if end == len(text) and isinstance(value, dict) else None
 
 
+def _text_width(raw: Union[bytes, bytearray]) -> int:
+    """The bytes a character of ``raw``'s decoded text takes in CPython: 1 for ASCII, 4
+    when a byte could open a 4-byte sequence (or is invalid past one), else 2."""
+    if raw.isascii():
+        return 1
+    return 4 if any(lead in raw for lead in _FOUR_BYTE_LEADS) else 2
+
+
+def _values_cost(raw: Union[bytes, bytearray]) -> int:
+    """The per-value part of the cost: one pass keeps the bytes that introduce a value."""
+    marks = raw.translate(None, _NOT_VALUE_MARKS)
+    return marks.count(b",") * _COMMA_COST + marks.count(b"[") * _ARRAY_COST + marks.count(b"{") * _OBJECT_COST
+
+
 def decode_cost(raw: Union[bytes, bytearray]) -> int:
     """An upper estimate of the bytes that decoding and parsing ``raw`` would hold at
     once: the line, its text (CPython stores 1, 2 or 4 bytes a character, by the widest
@@ -197,13 +213,8 @@ def decode_cost(raw: Union[bytes, bytearray]) -> int:
     spell) and ``_COMMA_COST`` / ``_ARRAY_COST`` / ``_OBJECT_COST`` per value."""
     from termsprawl_context.bytescan import escaped_width  # only long lines are costed
 
-    size = len(raw)
-    wide = raw.translate(None, _ASCII)
-    top = max(wide) if wide else 0
-    text_width = 4 if top >= 0xF0 else 2 if top else 1
-    value_width = escaped_width(bytes(raw) if isinstance(raw, bytearray) else raw, text_width)
-    values = raw.count(b",") * _COMMA_COST + raw.count(b"[") * _ARRAY_COST + raw.count(b"{") * _OBJECT_COST
-    return size + (text_width + value_width) * size + values
+    width = _text_width(raw)
+    return len(raw) * (1 + width + escaped_width(raw, width)) + _values_cost(raw)
 
 
 def builds_values(raw: Union[bytes, bytearray]) -> bool:
@@ -214,12 +225,19 @@ def builds_values(raw: Union[bytes, bytearray]) -> bool:
 
 def readable(raw: Union[bytes, bytearray, str]) -> bool:
     """Whether a line is within the bound and the cost model: what every reader, of
-    either policy, agrees a line must be to be read (a ``str`` is costed as its UTF-8)."""
+    either policy, agrees a line must be to be read (a ``str`` is costed as its UTF-8).
+    ``decode_cost``'s escapes are looked for only when the widest strings they could
+    spell would pass the budget."""
     if len(raw) < COST_CHECK_FROM:
         return True
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogatepass")
-    return len(raw) <= MAX_LINE_BYTES and (not builds_values(raw) or decode_cost(raw) <= DECODE_BUDGET_BYTES)
+    if len(raw) > MAX_LINE_BYTES:
+        return False
+    if not builds_values(raw):
+        return True
+    base = len(raw) * (1 + _text_width(raw)) + _values_cost(raw)
+    return base + 4 * len(raw) <= DECODE_BUDGET_BYTES or decode_cost(raw) <= DECODE_BUDGET_BYTES
 
 
 def _refuse_constant(name: str) -> None:
