@@ -186,7 +186,7 @@ def width_of(text):
 
 
 def cost_caller(raw):
-    """record.decode_cost's rule: no string parsed out of a line is wider than
+    """jsonl.decode_cost's rule: no string parsed out of a line is wider than
     ``escaped_width`` allows (given its bytes' own width)."""
     wide = raw.translate(None, bytes(range(0x80)))
     text_width = 4 if wide and max(wide) >= 0xF0 else 2 if wide else 1

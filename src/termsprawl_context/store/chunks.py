@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # Files are read in blocks of this size.
 BLOCK_SIZE = 1 << 20
 
-__all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "chunk_lines", "iter_chunks", "reader"]
+__all__ = ["BLOCK_SIZE", "MAX_LINE_BYTES", "chunk_lines", "iter_blocks", "iter_chunks", "reader"]
 
 # The longest line held: jsonl's one bound (named here too so that a test can lower it
 # for the chunked reader alone), so every reader of the package agrees on which lines
@@ -151,6 +151,39 @@ def iter_chunks(
         kept, skipping = _carry(buf, last + 1, end, max_line)
     if kept and not skipping and (stop is None or pos - kept < stop):
         yield pos - kept, buf, 0, kept
+
+
+def iter_blocks(
+    f: "BinaryIO", block_size: "Optional[int]" = None, max_line: "Optional[int]" = None
+) -> "Iterator[Tuple[int, bytes, int, int]]":
+    """``iter_chunks``' chunks from ``f``'s position to its end, each in a fresh ``bytes``:
+    ``(offset, block, begin, end)``, ``block[begin:end]`` whole lines beginning at file
+    ``offset``, under the same bound. For a caller that transforms every chunk whole
+    (``search`` lowercases it) and so copies it anyway: a fresh block of one size costs
+    nothing more, where a copy out of the reused buffer costs the allocator fresh pages."""
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
+    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
+    carry = b""
+    base = f.tell()  # the file offset of carry's first byte
+    skipping = False  # inside a line over the bound
+    while True:
+        data = f.read(block_size)
+        block = carry + data if carry else data
+        if not block:
+            return
+        cut = len(block) if not data else block.rfind(b"\n") + 1  # a last line without a newline is a line
+        if not cut:
+            carry, skipping = (b"", True) if skipping or len(block) > max_line else (block, False)
+            base += len(block) if skipping else 0
+            continue
+        first = block.find(b"\n", 0, cut)
+        begin = first + 1 if skipping or (carry and first > max_line) else 0
+        if begin < cut:
+            yield base + begin, block, begin, cut
+        if not data:
+            return
+        carry, skipping = block[cut:], False
+        base += cut
 
 
 def chunk_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":

@@ -30,7 +30,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
 from termsprawl_context.errors import UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_chunks
+from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.resolve import session_files
 from termsprawl_context.store.session_meta import session_metadata
@@ -280,9 +280,9 @@ def search_file(
     Raises OSError when it cannot be read."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
-        for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
-            for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
-                found = match_line(buf[start:stop], at + start - begin, matcher, kinds, subagent)
+        for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
+            for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
+                found = match_line(block[start:stop], at + start - begin, matcher, kinds, subagent)
                 if found is not None:
                     hits.append((at + start - begin,) + found)
                     if limit is not None and len(hits) >= limit:
