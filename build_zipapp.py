@@ -86,6 +86,7 @@ BYTECODE_MODULES = (
     "termsprawl_context.dump",
     "termsprawl_context.errors",
     "termsprawl_context.handoff",
+    "termsprawl_context.handoff_render",
     "termsprawl_context.harness",
     "termsprawl_context.harness.base",
     "termsprawl_context.harness.claude",
