@@ -19,6 +19,33 @@ from termsprawl_context.errors import EXIT_USAGE, Refusal
 from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, LineTooLong, iter_lines_strict, loads_strict, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
 
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "NO_TRANSCRIPT_PATH",
+    "RAN",
+    "NoTranscriptPath",
+    "RecordUnreadable",
+    "TranscriptOpenError",
+    "TranscriptReadError",
+    "call_outcomes",
+    "check_readable",
+    "decode_line",
+    "entry_at",
+    "go_quote",
+    "iter_entries",
+    "iter_raw_lines",
+    "iter_records",
+    "iter_since",
+    "mark",
+    "mark_line",
+    "not_run_tool_ids",
+    "os_reason",
+    "ran_tool_ids",
+    "read_entries",
+    "same_file",
+    "since",
+]
+
 # The Go reference's name for the bound (its scanner's buffer): a line this long or longer
 # is a read error. The bound itself is jsonl's, shared by every reader.
 MAX_RECORD_BYTES = MAX_LINE_BYTES + 1
