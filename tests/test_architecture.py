@@ -42,7 +42,7 @@ ALLOWED = {
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},
 }
 # Joiners beside the layers, above both: anything but the CLI.
-JOINERS = {"dump", "doctor", "hooks", "cite", "handoff"}
+JOINERS = {"dump", "doctor", "hooks", "cite", "handoff", "handoff_render"}
 LAYERS = set(ALLOWED) - {"__init__"}
 for joiner in JOINERS:
     ALLOWED[joiner] = BOTTOM | LAYERS | JOINERS
