@@ -31,8 +31,10 @@ ALLOWED = {
     # model's Entry (transcript/entry.py, imported lazily: entry.py reads Claude Code's
     # field names from harness/claude.py).
     "harness": BOTTOM | {"harness", "jsonl", "transcript"},
-    # Bytes only: nothing of Claude Code, of one record's meaning or of the store.
-    "jsonl": BOTTOM | {"jsonl"},
+    # Bytes only: nothing of Claude Code, of one record's meaning or of the store. The
+    # readers' cost model asks bytescan, the other bytes-only module, what width of
+    # string an escape can spell (the escape rule is written once, there).
+    "jsonl": BOTTOM | {"jsonl", "bytescan"},
     "bytescan": BOTTOM,
     "byte_windows": BOTTOM | {"jsonl"},
     # One record's meaning: nothing of the store or of .termsprawl/.
