@@ -217,7 +217,7 @@ def test_search_cli(store, capsys):
         (["search", ""], "search: TEXT must not be empty"),
         (
             ["search", "x", "--in", "humans"],
-            "search: --in takes a comma-separated subset of human,assistant,tool (got 'humans')",
+            "search: --in takes a comma-separated subset of person,assistant,tool (got 'humans')",
         ),
         (["search", "x", "--limit", "0"], "search: argument --limit: expected a positive integer, got '0'"),
         (["search", "(", "--regex"], None),
