@@ -81,6 +81,7 @@ BYTECODE_MODULES = (
     "termsprawl_context.bytescan",
     "termsprawl_context.cli",
     "termsprawl_context.cli._args",
+    "termsprawl_context.cli.command",
     "termsprawl_context.cli.context",
     "termsprawl_context.cli.setup_cmds",
     "termsprawl_context.dump",
