@@ -9,7 +9,19 @@ from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, LINE, PATH, Arg,
 from termsprawl_context.cli.command import print_list, print_one
 from termsprawl_context.errors import NotFound, UsageError
 
-__all__ = ["NotAToolResult", "run_agents", "run_cite", "run_envelope_at", "run_query", "run_result_at"]
+__all__ = [
+    "AGENTS",
+    "CITE",
+    "ENVELOPE_AT",
+    "NotAToolResult",
+    "QUERY",
+    "RESULT_AT",
+    "run_agents",
+    "run_cite",
+    "run_envelope_at",
+    "run_query",
+    "run_result_at",
+]
 
 
 class NotAToolResult(NotFound):

@@ -9,7 +9,7 @@ from termsprawl_context.cli.command import print_list
 from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses, wants_claude
 from termsprawl_context.errors import NotFound
 
-__all__ = ["run_search", "run_show"]
+__all__ = ["SEARCH", "SHOW", "run_search", "run_show"]
 
 STORE_OPTIONS = ("projects-dir", "project", "harness")
 

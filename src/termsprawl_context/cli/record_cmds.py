@@ -12,7 +12,14 @@ from termsprawl_context.cli.command import print_list, print_one
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 __all__ = [
+    "BELONGS",
+    "ENTRIES",
+    "IDENTITY",
     "NO_RESULT",
+    "PARENT",
+    "RELOCATE",
+    "ROOT",
+    "SUBAGENTS",
     "run_belongs",
     "run_entries",
     "run_identity",

@@ -12,7 +12,7 @@ from termsprawl_context.errors import NotFound
 from termsprawl_context.store import paths, session_lookup, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
-__all__ = ["TITLE_COLUMN_WIDTH", "format_table", "human_size", "run_find", "run_sessions"]
+__all__ = ["FIND", "SESSIONS", "TITLE_COLUMN_WIDTH", "format_table", "human_size", "run_find", "run_sessions"]
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72

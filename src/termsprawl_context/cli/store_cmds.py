@@ -5,7 +5,16 @@ import sys
 from termsprawl_context._output import byte_sink, error_line, write_path
 from termsprawl_context.cli.command import PATH, UUID, Spec, command
 
-__all__ = ["run_assemble", "run_assemble_file", "run_fresh", "run_locate"]
+__all__ = [
+    "ASSEMBLE",
+    "ASSEMBLE_FILE",
+    "FRESH",
+    "LOCATE",
+    "run_assemble",
+    "run_assemble_file",
+    "run_fresh",
+    "run_locate",
+]
 
 LOCATE = Spec(
     "locate",
