@@ -137,6 +137,11 @@ import sys
 if sys.version_info < (3, 8):
     sys.stderr.write("termsprawl-context: needs Python 3.8 or newer\\n")
     sys.exit(1)
+import gc
+# Start-up allocates thousands of objects that are never garbage (modules, classes,
+# functions), and every collection they trigger walks them all again: the collector is
+# off while the modules load, and cli.main turns it back on before a command's work.
+gc.disable()
 import os
 here = getattr(globals().get("__loader__"), "archive", None)
 source = os.path.join(here or os.path.dirname(os.path.abspath(__file__)), "site-packages")
