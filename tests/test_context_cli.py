@@ -8,12 +8,18 @@ import sys
 import pytest
 
 from termsprawl_context.cli import main
-from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO, parse_context_args, run_context
+from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO, parse_dump_argv, run_context
 from termsprawl_context.dump import LinkedPeer
 from termsprawl_context.errors import UsageError
 from termsprawl_context.transcript.turns import Turn
 from termsprawl_context.workspace import index, links
 from conftest import snapshot
+
+
+def parse_context_args(argv):
+    """The dump's two arguments from ``argv``, or UsageError with the context layer's texts."""
+    return parse_dump_argv(argv)[0]
+
 
 # --- argv contract ----------------------------------------------------------------------
 

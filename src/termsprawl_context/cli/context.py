@@ -24,7 +24,6 @@ __all__ = [
     "ContextArgs",
     "ContextIO",
     "RealContextIO",
-    "parse_context_args",
     "parse_dump_argv",
     "run_context",
     "run_dump",
@@ -96,11 +95,6 @@ def _option_value(option: str, value: str) -> "Any":
     if not (value.isdigit() and value.isascii() and int(value) > 0):
         raise _usage_error("invalid value for %s: %s (expected a positive integer)" % (option, value))
     return int(value)
-
-
-def parse_context_args(argv: "List[str]") -> ContextArgs:
-    """The two values, or UsageError with the context layer's exact texts."""
-    return parse_dump_argv(argv)[0]
 
 
 class ContextIO(dump.ContextIO):
