@@ -29,7 +29,7 @@ RAW_CONTROLS = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0))] + [
 def spec_of(name):
     """The Spec a command's module declares for it: its name in capitals (``result-at`` is
     ``RESULT_AT``), the convention every command module follows."""
-    module = importlib.import_module(COMMANDS[name].module)
+    module = importlib.import_module(COMMANDS[name][0])
     return getattr(module, name.upper().replace("-", "_"))
 
 
@@ -40,9 +40,9 @@ def json_kinds(spec):
 def command_table():
     """The README's command table, made from the registry."""
     rows = ["| command | what it does | `--json` |", "| --- | --- | --- |"]
-    for name, command in COMMANDS.items():
+    for name, (_, _, synopsis, summary) in COMMANDS.items():
         shown = " / ".join(JSON_SHOWN[k] for k in sorted(json_kinds(spec_of(name)), key=list(JSON_SHOWN).index))
-        cells = (command.synopsis, command.summary)
+        cells = (synopsis, summary)
         rows.append("| `%s` | %s | %s |" % (tuple(c.replace("|", "\\|") for c in cells) + (shown,)))
     return "\n".join(rows) + "\n"
 
@@ -62,7 +62,7 @@ def test_the_readme_command_table_is_the_registry():
 def test_each_synopsis_names_its_specs_arguments(name):
     """The usage line, the README and the parser agree: the synopsis opens with the
     command's name, then its positional arguments (or its actions) as its Spec names them."""
-    spec, synopsis = spec_of(name), COMMANDS[name].synopsis
+    spec, synopsis = spec_of(name), COMMANDS[name][2]
     assert spec.name == name and synopsis.split()[0] == name
     words = synopsis.split()[1:]
     if spec.actions:
@@ -70,7 +70,7 @@ def test_each_synopsis_names_its_specs_arguments(name):
     else:
         leading = list(itertools.takewhile(lambda w: not w.startswith(("-", "[")), words))
         assert leading == [a.metavar for a in spec.args]
-    assert spec.description and COMMANDS[name].summary
+    assert spec.description and COMMANDS[name][3]
 
 
 def test_one_word_for_each_thing():
