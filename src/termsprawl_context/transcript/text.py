@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 from termsprawl_context.transcript.content import first_content_text
 
+__all__ = ["ELLIPSIS", "collapse_whitespace", "first_text", "sanitize_text", "truncate_utf8"]
+
 # Anything from "<" to the next ">" is a tag, exactly as the seed's `<[^>]*>`; it is
 # removed before entities are decoded, so an escaped "&lt;div&gt;" survives as "<div>".
 _TAG = re.compile(r"<[^>]*>")
@@ -45,11 +47,6 @@ def sanitize_text(text: str) -> str:
     cleaned = _TAG.sub("", text)
     decoded = html.unescape(cleaned)
     return collapse_whitespace(decoded)
-
-
-def utf8_length(text: str) -> int:
-    """Length of ``text`` in UTF-8 bytes; a lone surrogate counts its 3 bytes."""
-    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
