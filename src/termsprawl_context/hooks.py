@@ -23,25 +23,17 @@ import time
 from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
+from termsprawl_context.harness.claude import PROJECT_DIR_ENV, SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
-from termsprawl_context.workspace.files import (
-    STATE_DIR,
-    TRANSCRIPTS_DIR,
-    dump_json,
-    read_small_file,
-    state_path,
-    write_atomic,
-)
+from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
 
-# The project root Claude Code started the session in.
-PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"
 HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1
 # Shells Claude Code may run a hook command through; the process above one is Claude Code.

@@ -484,25 +484,3 @@ def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str
         if accept is None or accept(candidate, session_id, tree):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""
-
-
-# The permission rules live in harness/claude_permissions.py (init and doctor need them,
-# the dump never does); their names still import from here, on first use.
-_PERMISSION_NAMES = (
-    "SETTINGS_PERMISSIONS",
-    "SETTINGS_ALLOW",
-    "SETTINGS_FILE_SHARED",
-    "SKILL_DIR_VARIABLE",
-    "BASH_TOOL",
-    "bash_rule",
-    "skill_rule",
-    "bash_rule_matches",
-)
-
-
-def __getattr__(name: str):
-    if name in _PERMISSION_NAMES:
-        from termsprawl_context.harness import claude_permissions
-
-        return getattr(claude_permissions, name)
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

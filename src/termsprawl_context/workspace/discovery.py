@@ -18,8 +18,10 @@ no file in a dot-folder unless imported.
 
 import os
 
-from termsprawl_context.harness.claude import SKILL_DIR_VARIABLE, bash_rule
-from termsprawl_context.workspace.files import PROJECT_FILE, STATE_DIR, read_managed_file, read_small_file, write_atomic
+from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, skill_file
+from termsprawl_context.harness.claude_permissions import SKILL_DIR_VARIABLE, bash_rule
+from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
+from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
@@ -194,12 +196,11 @@ STANDALONE_SKILL_BODY = (
 # them was edited by its user. Append, never remove, when a text changes.
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
-CLAUDE_MD_FILE = "CLAUDE.md"
-CLAUDE_MD_IMPORT = "@.termsprawl/AGENTS.md"
-
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
+CLAUDE_MD_FILE = MEMORY_FILE
+CLAUDE_MD_IMPORT = MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
-SKILL_FILE = os.path.join(".claude", "skills", "termsprawl-context", "SKILL.md")
+SKILL_FILE = skill_file(SKILL_NAME)
 
 # JavaScript's String.prototype.trim set (WhiteSpace and LineTerminator), which the
 # context layer trims with; Python's str.strip differs at the edges (U+FEFF, U+001C..F).

@@ -12,6 +12,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from termsprawl_context.errors import Refusal
+from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
 from termsprawl_context.harness.claude_permissions import (
     SETTINGS_ALLOW,
     SETTINGS_FILE_SHARED,
@@ -24,8 +25,8 @@ from termsprawl_context.workspace.files import check_write_target, dump_json, re
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
-SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
-HOOK_EVENT = "SessionStart"
+SETTINGS_FILE = SETTINGS_LOCAL_FILE
+HOOK_EVENT = HOOK_EVENT_SESSION_START
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.

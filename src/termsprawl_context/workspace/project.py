@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR
+from termsprawl_context.workspace.layout import BIN_DIR, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.workspace.files import PROJECT_FILE, read_small_file, state_path
+from termsprawl_context.workspace.files import read_small_file
+from termsprawl_context.workspace.layout import PROJECT_FILE, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

@@ -154,6 +154,6 @@ def find_rollout(thread_id: str, roots: List[str]) -> str:
     return ""
 
 
-def _sessions_root_of(path: str) -> str:
+def sessions_root_of(path: str) -> str:
     """The sessions root a rollout at ``root/YYYY/MM/DD/name`` lies in."""
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path)))))

@@ -30,8 +30,8 @@ from termsprawl_context.harness.base import Harness, Session
 from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
     Chat,
     Where,
-    _indexed_winners,
-    _winners,
+    indexed_winners,
+    winners,
     apply_record,
     header_of,
     is_legacy,
