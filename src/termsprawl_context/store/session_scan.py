@@ -44,15 +44,22 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 # measured 3-5x slower than the separate searches it would replace (bench_sessions.py,
 # one-pass row).
 _TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
-_KIND_RE = re.compile(
-    re.escape(_TYPE_KEY[1:] + b'"')
-    + b'(?<="'
-    + re.escape(_TYPE_KEY)
-    + b'")'
-    + rb'\s*:\s*"(?:'
-    + b"|".join(re.escape(kind.encode("ascii")) for kind in (cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
-    + b')"'
-)
+
+
+def _kind_re(kinds: Tuple[str, ...]) -> "re.Pattern[bytes]":
+    """A line's "type" key naming one of ``kinds``, found from its "ype" (above)."""
+    return re.compile(
+        re.escape(_TYPE_KEY[1:] + b'"')
+        + b'(?<="'
+        + re.escape(_TYPE_KEY)
+        + b'")'
+        + rb'\s*:\s*"(?:'
+        + b"|".join(re.escape(kind.encode("ascii")) for kind in kinds)
+        + b')"'
+    )
+
+
+_KIND_RE = _kind_re((cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
 # A title entry names its title under a key ending in this (cc.FIELD_CUSTOM_TITLE,
 # cc.FIELD_AI_TITLE): the tail, where no summary counts, seeks that token alone ('T'
 # is rare as well).
@@ -230,15 +237,7 @@ def scan_tail_window(
 
 
 # A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
-_SUMMARY_KIND_RE = re.compile(
-    re.escape(_TYPE_KEY[1:] + b'"')
-    + b'(?<="'
-    + re.escape(_TYPE_KEY)
-    + b'")'
-    + rb'\s*:\s*"'
-    + re.escape(cc.TITLE_SUMMARY.encode("ascii"))
-    + b'"'
-)
+_SUMMARY_KIND_RE = _kind_re((cc.TITLE_SUMMARY,))
 
 
 _TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
