@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from oracles import PlainSiblings
+
 from termsprawl_context.errors import Refusal
 from termsprawl_context.store.identity import (
     STARTUP_SOURCE,
@@ -270,7 +272,6 @@ from termsprawl_context.store.identity import (  # noqa: E402
     ContinuationMissing,
     NoOriginRecord,
     NoProjectDir,
-    PlainSiblings,
     WrongTree,
     belongs_to_tree,
     check_belongs_to_tree,
