@@ -7,6 +7,7 @@ package's scanners search bytes first and parse only what may hold a fact.
 
 from termsprawl_context.jsonl import iter_lines_reverse
 from termsprawl_context.store import continuation
+from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.store.session_meta import (
     TAIL_MAX_BYTES,
@@ -126,3 +127,11 @@ class PlainSiblings:
     def holds(self, path, uuids):
         held = self._read(path)[1]
         return any(u in held for u in uuids)
+
+
+def first_text(record):
+    """The seed's extractTextFromMessage over a parsed line: ``message.content`` when it
+    is a string, else the first non-empty ``text`` of a ``text`` block; "" otherwise
+    (``content.first_content_text``, the one rule)."""
+    message = record.get("message")
+    return first_content_text(message.get("content")) if isinstance(message, dict) else ""

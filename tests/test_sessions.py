@@ -12,7 +12,6 @@ from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir
 from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import sessions as S
-from termsprawl_context.transcript.text import first_text
 from termsprawl_context.transcript.titles import is_harness_title
 from termsprawl_context.store.session_meta import (
     FIRST_USER_MESSAGE_MAX_BYTES,
@@ -23,7 +22,6 @@ from termsprawl_context.store.session_meta import (
     ExtractionResult,
     SummaryLink,
     extract_metadata_from_lines,
-    extract_session_metadata,
     session_metadata,
 )
 from termsprawl_context.store.sessions import (
@@ -34,7 +32,15 @@ from termsprawl_context.store.sessions import (
     scan_sessions,
     session_from_path,
 )
-from oracles import scan_head_oracle, tail_lines_oracle
+from oracles import first_text, scan_head_oracle, tail_lines_oracle
+
+
+def extract_session_metadata(path):
+    """The seed's ExtractSessionMetadata: the head's summary, first message and summary
+    links (``session_metadata``'s), empty when the file cannot be opened as a regular one."""
+    meta = session_metadata(path)
+    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
+
 
 ID1 = "12345678-1234-1234-1234-123456789abc"
 ID2 = "abcdef01-2345-6789-abcd-ef0123456789"

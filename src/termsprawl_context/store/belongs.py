@@ -25,6 +25,25 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import RecordUnreadable, decode_line, iter_raw_lines, iter_records
 
+__all__ = [
+    "SESSION_ID_FIELD",
+    "SessionEvidence",
+    "TreeEvidence",
+    "WrongSession",
+    "WrongTree",
+    "belongs_to_session",
+    "belongs_to_tree",
+    "carries_session",
+    "check_belongs_to_session",
+    "check_belongs_to_tree",
+    "current_session_path",
+    "session_evidence",
+    "start_cwd",
+    "tree_evidence",
+    "within",
+]
+
+
 SESSION_ID_FIELD = cc.FIELD_SESSION_ID
 # The decoder matches keys case-insensitively: bytescan's test for such a key.
 _SESSION_ID_KEY = FoldedKey.of(SESSION_ID_FIELD)

@@ -35,6 +35,29 @@ from termsprawl_context.transcript.record import (
     iter_raw_lines,
 )
 
+__all__ = [
+    "ByteSearchSiblings",
+    "CHAIN_RUNAWAY",
+    "CONTINUATION_MISSING",
+    "ChainRunaway",
+    "ContinuationMissing",
+    "Degraded",
+    "Identity",
+    "MAX_RESTART_HOPS",
+    "MAX_WALK_VISITS",
+    "NO_ORIGIN_RECORD",
+    "NO_PROJECT_DIR",
+    "NoOriginRecord",
+    "NoProjectDir",
+    "Origin",
+    "origin_record",
+    "project_dir_of_record",
+    "resolve_stable_session_id",
+    "scan_bytes",
+    "stable_session_id",
+]
+
+
 TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 
 # A real conversation resumes a handful of times: past these the chain is malformed.

@@ -68,6 +68,19 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     TITLE_SUMMARY,
 )
 
+__all__ = [
+    "MAX_BYTES_PER_SESSION",
+    "SessionMetadata",
+    "SummaryLink",
+    "extract_metadata_from_lines",
+    "read_buffers",
+    "read_head",
+    "read_session_metadata",
+    "session_metadata",
+    "tail_links_past_head",
+]
+
+
 # The seed reads at most this many lines for summary and first user message: both are
 # expected near the beginning, and transcripts can be very large.
 HEAD_MAX_LINES = 50
@@ -83,13 +96,6 @@ HEAD_BLOCK_BYTES = 1 << 16
 TAIL_MAX_BYTES = 1 << 16
 # What describing one session may read, whatever the file's size.
 MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
-
-
-def extract_session_metadata(path: str) -> ExtractionResult:
-    """The seed's ExtractSessionMetadata: extraction over the head of the file at
-    ``path``; an empty result when it cannot be opened as a regular file."""
-    meta = session_metadata(path)
-    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
 
 
 def read_buffers() -> windows.ReadBuffers:

@@ -26,6 +26,9 @@ from termsprawl_context.store.session_facts import (
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
+__all__ = ["TITLE_KEY_SUFFIX", "scan_head_window", "scan_tail_window", "tail_summary_links"]
+
+
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
 # must hold the kind's token in its bytes, unless a JSON escape spells one of the
 # token's ASCII characters (\u0020-\u007f). Lines holding such an escape (never

@@ -24,6 +24,33 @@ from termsprawl_context.workspace.files import read_managed_file, read_small_fil
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
+__all__ = [
+    "CLAUDE_MD_FILE",
+    "CLAUDE_MD_IMPORT",
+    "FAILED",
+    "HANDOFF_ARGS",
+    "SKILL_ABSENT",
+    "SKILL_DIR_BASE",
+    "SKILL_EDITED",
+    "SKILL_FILE",
+    "SKILL_NAME",
+    "SKILL_OLDER",
+    "SKILL_UNREADABLE",
+    "UNCHANGED",
+    "USER_EDITED",
+    "WRITTEN",
+    "ensure_claude_md",
+    "ensure_context_discovery",
+    "ensure_gemini_md",
+    "gemini_md",
+    "read_rules",
+    "refresh_discovery",
+    "skill_state",
+    "upsert_managed_agents_block",
+    "wanted_block",
+]
+
+
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
 MARKER_CLOSE = "<!-- /termsprawl:context-links -->"
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'

@@ -23,6 +23,9 @@ from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
 from termsprawl_context.workspace.discovery import _refresh, upsert_managed_agents_block, wanted_block
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 
+__all__ = ["prepare_hook", "register_harness_hook", "write_root_agents_block"]
+
+
 ROOT_AGENTS_FILE = "AGENTS.md"
 
 

@@ -55,6 +55,27 @@ from termsprawl_context.workspace.hook_settings import (  # noqa: F401
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step  # noqa: F401
 from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
+__all__ = [
+    "FAILED",
+    "INSTALLED_COMMAND",
+    "OUTCOMES",
+    "SETTINGS_FILE",
+    "SKIPPED",
+    "SettingsUnusable",
+    "Step",
+    "UNCHANGED",
+    "WRITTEN",
+    "allow_rules",
+    "dump_settings",
+    "ensure_gitignore",
+    "import_from_gemini_md",
+    "init_project",
+    "over_grants",
+    "parse_settings",
+    "running_artifact",
+]
+
+
 COMMAND_MODE = 0o755
 # Files a person may commit or share get the usual mode, not mkstemp's 0600.
 # The artifact is a few MB; anything this large is not it.

@@ -25,6 +25,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
+__all__ = [
+    "COMMAND_NAME",
+    "INSTALLED_COMMAND",
+    "NODE_ID_ENV",
+    "command_path",
+    "default_project",
+    "default_self",
+    "enclosing_project",
+    "find_project",
+    "running_project",
+]
+
+
 # The node an agent speaks for: injected at spawn by the desktop app, or set by the
 # user per terminal. A termsprawl fact, not Claude Code's.
 NODE_ID_ENV = "TERMSPRAWL_NODE_ID"

@@ -70,6 +70,8 @@ from termsprawl_context.harness.codex.records import (  # noqa: F401
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
+__all__ = ["HARNESS"]
+
 
 class CodexHarness(Harness):
     name = NAME

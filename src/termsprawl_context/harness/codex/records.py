@@ -10,6 +10,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
+__all__ = [
+    "ANNOUNCE_PROBE_BYTES",
+    "Thread",
+    "announced_message",
+    "announces_answers",
+    "as_str",
+    "as_summary",
+    "classed",
+    "context_kind",
+    "is_text_answer",
+    "item_entries",
+    "meta_of",
+    "new_entry",
+    "rollout_line",
+    "thread_of",
+]
+
 
 def as_str(value) -> str:
     return value if isinstance(value, str) else ""

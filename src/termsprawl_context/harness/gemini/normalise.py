@@ -11,6 +11,16 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
+__all__ = [
+    "NewestFirstNormaliser",
+    "Normaliser",
+    "entries",
+    "entries_of_messages",
+    "entries_reverse",
+    "last_turns",
+    "read_chat",
+]
+
 
 class Normaliser(object):
     """Turns a chat's resolved messages into entries, in order, remembering the tool calls

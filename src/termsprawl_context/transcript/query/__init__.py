@@ -48,15 +48,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "EXIT_QUERY_NEVER_RAN",
-    "ExpressionNeverRan",
-    "ExpressionNotBoolean",
-    "QueryCompileError",
-    "compile_where",
-    "filter",
-    "iter_filter",
-]
+__all__ = ["compile_where", "filter", "iter_filter"]
 
 
 # --- refusals --------------------------------------------------------------------------------
