@@ -21,7 +21,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import open_regular, parse_object
-from termsprawl_context.store import head_prompt, identity, search, session_meta, session_titles, summary_index
+from termsprawl_context.store import head_prompt, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -111,12 +111,12 @@ def session_meta_caller(raw):
     entry = parsed(raw)
     verdicts = []
     for token, holds in (
-        (session_meta._TOKEN_USER, entry.get("type") == "user"),
-        (session_meta._TOKEN_CWD, "cwd" in entry),
-        (session_meta._TOKEN_TIMESTAMP, "timestamp" in entry),
+        (session_scan._TOKEN_USER, entry.get("type") == "user"),
+        (session_scan._TOKEN_CWD, "cwd" in entry),
+        (session_scan.TOKEN_TIMESTAMP, "timestamp" in entry),
     ):
         # the rule session_meta applies line by line: its token's bytes, or the escape rule
-        verdicts.append((holds, token in raw or session_meta._has_ascii_escape(raw)))
+        verdicts.append((holds, token in raw or session_scan._has_ascii_escape(raw)))
     return verdicts
 
 

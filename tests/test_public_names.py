@@ -40,10 +40,8 @@ API = {
     ("harness.claude", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.codex", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.gemini", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
-    (
-        "store.session_meta",
-        "MAX_BYTES_PER_SESSION",
-    ): "the bound test_sessions and bench_sessions hold one session's reads to",
+    ("store.session_meta", "MAX_BYTES_PER_SESSION"): "the bound on one session's reads the sessions tests check",
+    ("store.session_scan", "scan_head_window"): "the head scanner on a window, held to tests/oracles.scan_head_oracle",
 }
 API = {(PACKAGE + "." + module, name): why for (module, name), why in API.items()}
 

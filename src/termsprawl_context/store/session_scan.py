@@ -26,7 +26,7 @@ from termsprawl_context.store.session_facts import (
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
-__all__ = ["TITLE_KEY_SUFFIX", "scan_head_window", "scan_tail_window", "tail_summary_links"]
+__all__ = ["HeadIndex", "TOKEN_TIMESTAMP", "scan_head", "scan_head_window", "scan_tail_window", "tail_summary_links"]
 
 
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
@@ -36,7 +36,7 @@ __all__ = ["TITLE_KEY_SUFFIX", "scan_head_window", "scan_tail_window", "tail_sum
 # so the filter spares parses without ever changing an answer.
 _TOKEN_USER = b'"user"'
 _TOKEN_CWD = b'"cwd"'
-_TOKEN_TIMESTAMP = b'"timestamp"'
+TOKEN_TIMESTAMP = b'"timestamp"'
 # A summary or title entry's line holds its "type" key naming the kind (JSON allows
 # whitespace around the colon): one search finds the head's summaries and titles
 # together. It starts at "ype" since the regex engine skips fastest to a rare first
@@ -75,7 +75,7 @@ _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 _UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
 
 
-class _HeadIndex:
+class HeadIndex:
     """Line lookups over a head window: which lines hold a token, parsed once each."""
 
     def __init__(self, window: HeadWindow) -> None:
@@ -133,10 +133,10 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines whose bytes hold the token of the fact
     being sought, and stopping each search once its fact is known. It must return what
     parsing every line in order returns (the tests' oracle holds it to that)."""
-    return _scan_head(_HeadIndex(window), session_id)
+    return scan_head(HeadIndex(window), session_id)
 
 
-def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
+def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
     """``scan_head_window`` over an indexed head; without ``titles`` the head's title
     entries, which the summaries' search finds too, are ignored (its custom and AI
     titles come back "")."""
@@ -165,7 +165,7 @@ def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadF
             branch = entry.git_branch
             break
     first_ts = ""
-    for entry in index.entries(_TOKEN_TIMESTAMP):
+    for entry in index.entries(TOKEN_TIMESTAMP):
         first_ts = entry.timestamp
         if first_ts:
             break
@@ -217,7 +217,7 @@ def scan_tail_window(
             break
     last_ts = ""
     while not last_ts:
-        hit = data.rfind(_TOKEN_TIMESTAMP, first, end)
+        hit = data.rfind(TOKEN_TIMESTAMP, first, end)
         if hit < 0:
             break
         end, entry = _line_entry(data, hit, first, end)
