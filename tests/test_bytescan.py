@@ -21,7 +21,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import open_regular, parse_object
-from termsprawl_context.store import head_prompt, identity, search, session_scan, session_titles, summary_index
+from termsprawl_context.store import belongs, head_prompt, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -131,10 +131,10 @@ def session_titles_caller(raw):
 
 def identity_key_callers(raw):
     """identity's case-folded key tests, against the decoder that folds keys."""
-    entry = identity._decoded(raw)
+    entry = belongs._decoded(raw)
     return [
-        (bool(entry is not None and entry.session_id), identity._SESSION_ID_KEY.in_line(raw)),
-        (bool(entry is not None and entry.cwd), identity._CWD_KEY.in_line(raw)),
+        (bool(entry is not None and entry.session_id), belongs._SESSION_ID_KEY.in_line(raw)),
+        (bool(entry is not None and entry.cwd), belongs._CWD_KEY.in_line(raw)),
     ]
 
 

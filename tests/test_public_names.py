@@ -3,7 +3,7 @@
 Read from the source with ``ast`` (every import counts, the lazy ones inside functions
 too). A module's ``__all__`` is what other modules of the package take from it; a public
 name (no leading underscore) left out of it is private by that choice, and no other
-module may take it. Every name in ``__all__`` is taken by another module of the package
+module may take it, nor any name with a leading underscore. Every name in ``__all__`` is taken by another module of the package
 or is listed in ``API`` with the reason it is public; every public name a module defines
 is used by the package (in its own module or another) or is listed there too, so nothing
 in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``). Tests may
@@ -339,7 +339,14 @@ def violations(root, package=PACKAGE, pending=(), api=None, fact_tables=()):
             )
     for (name, entry), users in sorted(taken.items()):
         module = modules[name]
-        if name in pending or module.all is None or not _is_public(entry) or entry in module.all:
+        if name in pending:
+            continue
+        if entry.startswith("_") and not entry.startswith("__"):
+            found.append(
+                "%s takes %s from %s: a private name (make it public there)" % (", ".join(sorted(users)), entry, name)
+            )
+            continue
+        if module.all is None or entry in module.all:
             continue
         if _exists(modules, name, entry):
             found.append(
@@ -399,7 +406,7 @@ def test_the_checker_sees_each_breach(tmp_path):
             """\
             def helper():
                 from pkg import a
-                return a.kept, a.inner
+                return a.kept, a.inner, a._private
             """
         )
     )
@@ -409,5 +416,6 @@ def test_the_checker_sees_each_breach(tmp_path):
         "pkg.a:7: dead is used by nothing in the package (delete it, move it to the tests)",
         "pkg.a:5: lonely is used by nothing in the package (delete it, move it to the tests)",
         "pkg.b has no __all__",
+        "pkg.b takes _private from pkg.a: a private name (make it public there)",
         "pkg.b takes inner from pkg.a, which leaves it out of __all__",
     ]

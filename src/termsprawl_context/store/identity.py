@@ -11,14 +11,11 @@ name ``store.identity`` alone.
 """
 
 from termsprawl_context.store.belongs import (  # noqa: F401 (the tests name these here too)
-    _CWD_KEY,
-    _SESSION_ID_KEY,
     SESSION_ID_FIELD,
     SessionEvidence,
     TreeEvidence,
     WrongSession,
     WrongTree,
-    _decoded,
     belongs_to_session,
     belongs_to_tree,
     carries_session,
@@ -31,7 +28,6 @@ from termsprawl_context.store.belongs import (  # noqa: F401 (the tests name the
     within,
 )
 from termsprawl_context.store.continuation import (  # noqa: F401 (the tests name these here too)
-    _CHUNK,
     CHAIN_RUNAWAY,
     CONTINUATION_MISSING,
     MAX_RESTART_HOPS,

@@ -45,6 +45,7 @@ __all__ = [
     "gemini_md",
     "read_rules",
     "refresh_discovery",
+    "refresh_marker",
     "skill_state",
     "upsert_managed_agents_block",
     "wanted_block",
@@ -278,7 +279,7 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _refresh(cwd: str, relative: str, render) -> str:
+def refresh_marker(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes. ``render(current)`` returns the
     wanted text, or None to leave the file alone. Best-effort (FAILED, never raises): a
     file that cannot be read whole (too large, a FIFO, a symlink) is left alone, and so is
@@ -348,8 +349,11 @@ def refresh_discovery(cwd: str):
         return [(AGENTS_FILE, FAILED), (SKILL_FILE, FAILED)]
     block = wanted_block(cwd)
     return [
-        (AGENTS_FILE, _refresh(cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block))),
-        (SKILL_FILE, _refresh(cwd, SKILL_FILE, _render_skill(cwd))),
+        (
+            AGENTS_FILE,
+            refresh_marker(cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block)),
+        ),
+        (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
     ]
 
 
@@ -392,7 +396,7 @@ def ensure_claude_md(cwd: str) -> str:
 
     if enclosing_project(cwd):
         return FAILED
-    return _refresh(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
+    return refresh_marker(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
 
 
 # --- GEMINI.md ---------------------------------------------------------------------------------
@@ -413,4 +417,4 @@ def ensure_gemini_md(cwd: str) -> str:
     if enclosing_project(cwd):
         return FAILED
     name, line = gemini_md()
-    return _refresh(cwd, name, lambda current: add_claude_md_import(current or "", line))
+    return refresh_marker(cwd, name, lambda current: add_claude_md_import(current or "", line))
