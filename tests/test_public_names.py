@@ -287,6 +287,11 @@ def _takes(tree, known):
                     local = alias.asname or alias.name.split(".")[0]
                     bound[local] = alias.name if alias.asname else local
     for node in ast.walk(tree):
+        # A registry entry naming its function as text: ``Command("pkg.mod", "run_x", ...)``.
+        if isinstance(node, ast.Call) and len(node.args) >= 2:
+            module, name = (arg.value if isinstance(arg, ast.Constant) else None for arg in node.args[:2])
+            if module in known and isinstance(name, str):
+                found.add((module, name))
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             dotted = _dotted(node.value)
             if dotted is None or dotted[0] not in bound:
@@ -410,12 +415,22 @@ def test_the_checker_sees_each_breach(tmp_path):
             """
         )
     )
+    (package / "c.py").write_text(
+        textwrap.dedent(
+            """\
+            __all__ = []
+            def command(module, function): return module, function
+            def main(): return [command("pkg.a", "dead")]  # a registry naming its function as text
+            main()
+            """
+        )
+    )
     assert violations(tmp_path, "pkg") == [
         "pkg.a.__all__ names ghost, which it neither defines nor imports",
         "pkg.a.__all__ names lonely, which no other module takes (drop it, or list it in API)",
-        "pkg.a:7: dead is used by nothing in the package (delete it, move it to the tests)",
         "pkg.a:5: lonely is used by nothing in the package (delete it, move it to the tests)",
         "pkg.b has no __all__",
         "pkg.b takes _private from pkg.a: a private name (make it public there)",
+        "pkg.c takes dead from pkg.a, which leaves it out of __all__",
         "pkg.b takes inner from pkg.a, which leaves it out of __all__",
     ]
