@@ -2,12 +2,13 @@
 
 Read from the source with ``ast`` (every import counts, the lazy ones inside functions
 too). A module's ``__all__`` is what other modules of the package take from it; a public
-name (no leading underscore) left out of it is private by that choice, and no other
-module may take it, nor any name with a leading underscore. Every name in ``__all__`` is taken by another module of the package
-or is listed in ``API`` with the reason it is public; every public name a module defines
-is used by the package (in its own module or another) or is listed there too, so nothing
-in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``). Tests may
-still import a module's private helpers to test them on their own.
+name (no leading underscore) left out of it is private by that choice: no other module
+may take it, nor any name with a leading underscore. Every name in ``__all__`` is taken
+by another module of the package or is public on purpose (``API``, with its reason, and
+the names the README documents as importable); every public name a module defines is
+used by the package (in its own module or another) or is public on purpose too, so
+nothing in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``).
+Tests may still import a module's private helpers to test them on their own.
 """
 
 import ast
@@ -74,6 +75,10 @@ FACT_TABLES = {PACKAGE + ".harness.claude"}
 
 
 class Module(object):
+    """One module's names: what it defines at the top level (also under a top-level ``if``
+    or ``try``, never under ``if TYPE_CHECKING:``), what it imports, its ``__all__``, and
+    every bare name it reads anywhere."""
+
     def __init__(self, name, path, tree):
         self.name = name
         self.path = path
@@ -160,46 +165,6 @@ def load_modules(root, package=PACKAGE):
     return found
 
 
-def uses_in(tree, modules, known_modules):
-    """``(module, name)`` for each name ``tree`` takes from one of ``modules``: imported by
-    name (and then read), or read as an attribute of a bound module."""
-    bound = {}  # local name -> module it is bound to
-    by_name = []  # (module, name, local name)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in known_modules:
-            for alias in node.names:
-                sub = node.module + "." + alias.name
-                local = alias.asname or alias.name
-                if sub in known_modules:
-                    bound[local] = sub
-                elif alias.name != "*":
-                    by_name.append((node.module, alias.name, local))
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in known_modules:
-                    if alias.asname:
-                        bound[alias.asname] = alias.name
-                    else:
-                        bound[alias.name.split(".")[0]] = alias.name.split(".")[0]
-    loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    found = set()
-    for module, name, local in by_name:
-        if local in loads:
-            found.add((module, name))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            dotted = _dotted(node.value)
-            if dotted is None:
-                continue
-            head, rest = dotted[0], dotted[1:]
-            if head not in bound:
-                continue
-            module = ".".join([bound[head]] + rest)
-            if module in known_modules:
-                found.add((module, node.attr))
-    return found
-
-
 def _dotted(node):
     parts = []
     while isinstance(node, ast.Attribute):
@@ -209,44 +174,6 @@ def _dotted(node):
         return None
     parts.append(node.id)
     return parts[::-1]
-
-
-def origin(modules, module, name, depth=0):
-    """``(module, name)`` where ``module``'s ``name`` is defined, through re-exports; None
-    when it is neither defined nor imported there."""
-    here = modules.get(module)
-    if here is None or depth > 20:
-        return None
-    if name in here.defined:
-        return (module, name)
-    if name in here.imported:
-        source, original = here.imported[name]
-        if original is None:
-            return None  # a module bound by ``import a.b as name``
-        if source + "." + original in modules:
-            return None  # a submodule
-        return origin(modules, source, original, depth + 1)
-    for source in here.star:
-        found = origin(modules, source, name, depth + 1)
-        if found is not None:
-            return found
-    if (module + "." + name) in modules:
-        return None
-    return None
-
-
-def used_names(modules, trees):
-    """``{(defining module, name): {the modules that use it}}`` over ``trees``
-    (``{user name: ast}``), re-exports followed to the module that defines the name. An
-    import its module never reads does not count."""
-    known = set(modules)
-    found = {}
-    for user, tree in trees.items():
-        for module, name in uses_in(tree, modules, known):
-            home = origin(modules, module, name)
-            if home is not None and home[0] != user:
-                found.setdefault(home, set()).add(user)
-    return found
 
 
 def taken_names(modules, trees):
