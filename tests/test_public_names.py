@@ -30,7 +30,7 @@ PENDING = {
     store.harness_store store.search store.summary_index
     jsonl store.chunks store.parallel transcript.parse transcript.record store.head_prompt handoff store.assemble
     cli._args cli.context cli.command cli.cite_cmds cli.doctor_cmds cli.read_cmds cli.record_cmds cli.session_cmds
-    cli.setup_cmds cli.state_cmds cli.store_cmds
+    cli.setup_cmds cli.state_cmds cli.store_cmds cli.store_options
     cli _output dump transcript.entry __main__
     """.split()
 }
@@ -87,6 +87,7 @@ class Module(object):
         self.imported = {}  # name -> (module, original name); module for "import a.b as n"
         self.star = []  # modules whose names ``from M import *`` brings in
         self.all = None  # the list __all__ holds, None when there is none
+        self.all_from = []  # local names of modules whose __all__ is added to it (``__all__ += m.__all__``)
         self.loads = set()  # every bare name the module reads
         self._collect()
 
@@ -102,6 +103,12 @@ class Module(object):
                             self.all = _literal_list(node.value)
                         else:
                             self.defined.setdefault(name, node.lineno)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == "__all__":
+                value = node.value
+                if isinstance(value, ast.Attribute) and value.attr == "__all__" and isinstance(value.value, ast.Name):
+                    self.all_from.append(value.value.id)
+                elif self.all is not None:
+                    self.all += _literal_list(value) or []
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 for alias in node.names:
                     if alias.name == "*":
@@ -162,6 +169,12 @@ def load_modules(root, package=PACKAGE):
     for path in sorted((Path(root) / package).rglob("*.py")):
         name = module_name(Path(root), path)
         found[name] = Module(name, path, ast.parse(path.read_text(encoding="utf-8"), str(path)))
+    for module in found.values():
+        for local in module.all_from:
+            source, original = module.imported.get(local, (None, None))
+            other = found.get("%s.%s" % (source, original))
+            if module.all is not None and other is not None and other.all is not None:
+                module.all += other.all
     return found
 
 
@@ -215,9 +228,11 @@ def _takes(tree, known):
                     local = alias.asname or alias.name.split(".")[0]
                     bound[local] = alias.name if alias.asname else local
     for node in ast.walk(tree):
-        # A registry entry naming its function as text: ``Command("pkg.mod", "run_x", ...)``.
-        if isinstance(node, ast.Call) and len(node.args) >= 2:
-            module, name = (arg.value if isinstance(arg, ast.Constant) else None for arg in node.args[:2])
+        # A registry row naming its function as text: ``("pkg.mod", "run_x", ...)``, as a
+        # tuple or a call's first two arguments (the CLI imports it when named).
+        row = node.elts if isinstance(node, ast.Tuple) else node.args if isinstance(node, ast.Call) else []
+        if len(row) >= 2:
+            module, name = (arg.value if isinstance(arg, ast.Constant) else None for arg in row[:2])
             if module in known and isinstance(name, str):
                 found.add((module, name))
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -348,15 +363,13 @@ def test_the_checker_sees_each_breach(tmp_path):
             """\
             __all__ = []
             def command(module, function): return module, function
-            def main(): return [command("pkg.a", "dead")]  # a registry naming its function as text
+            def main(): return [command("pkg.a", "dead"), ("pkg.a", "lonely")]  # a registry naming functions as text
             main()
             """
         )
     )
     assert violations(tmp_path, "pkg") == [
         "pkg.a.__all__ names ghost, which it neither defines nor imports",
-        "pkg.a.__all__ names lonely, which no other module takes (drop it, or list it in API)",
-        "pkg.a:5: lonely is used by nothing in the package (delete it, move it to the tests)",
         "pkg.b has no __all__",
         "pkg.b takes _private from pkg.a: a private name (make it public there)",
         "pkg.c takes dead from pkg.a, which leaves it out of __all__",
