@@ -19,7 +19,7 @@ def user(text, **extra):
 
 
 def lines_of(data, start, limit, leftover=b""):
-    return list(H.iter_lines_within(io.BytesIO(data), leftover, start, limit))
+    return list(byte_windows.iter_lines_within(io.BytesIO(data), leftover, start, limit))
 
 
 def test_lines_within_a_limit():

@@ -12,7 +12,6 @@ from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Union
 from termsprawl_context.jsonl import iter_lines_reverse
 
 __all__ = [
-    "WINDOW_BLOCK_BYTES",
     "HeadWindow",
     "ReadBuffers",
     "TailWindow",

@@ -26,17 +26,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
 __all__ = [
-    "BLOCK_SIZE",
     "COST_CHECK_FROM",
-    "DECODE_BUDGET_BYTES",
     "MAX_LINE_BYTES",
-    "SKIP_BLOCK_SIZE",
     "Line",
-    "LineTooCostly",
     "LineTooLong",
     "NotARegularFile",
-    "builds_values",
-    "decode_cost",
     "iter_lines",
     "iter_lines_reverse",
     "iter_lines_strict",

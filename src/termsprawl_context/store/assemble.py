@@ -38,12 +38,6 @@ from termsprawl_context.transcript.parse import (
 )
 
 __all__ = [
-    "PARALLEL_MIN_BYTES",
-    "SIDECHAIN_BEGINS",
-    "SIDECHAIN_ENDS",
-    "TranscriptFileNotFound",
-    "TranscriptUnreadable",
-    "TranscriptVanished",
     "assemble",
     "assemble_file",
 ]

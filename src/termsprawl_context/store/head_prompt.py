@@ -14,7 +14,7 @@ from termsprawl_context.bytescan import Needles, candidate_lines
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import first_typed_prompt
 
-__all__ = ["first_prompt_in", "iter_lines_within", "prompt_past_head"]
+__all__ = ["first_prompt_in", "prompt_past_head"]
 
 # Only a line whose bytes hold the user type's token can be a user entry (bytescan's
 # escape rule keeps the filter exact).

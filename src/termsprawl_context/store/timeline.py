@@ -13,7 +13,7 @@ import re
 from array import array
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-__all__ = ["SORT_RUN", "RangeRecords", "Timeline", "UuidSlots", "replay", "ts_code", "ts_text", "uuid_key"]
+__all__ = ["RangeRecords", "Timeline", "replay", "uuid_key"]
 
 
 def _hashable(value: Any) -> Any:
