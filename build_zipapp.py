@@ -91,6 +91,7 @@ BYTECODE_MODULES = (
     "termsprawl_context.harness",
     "termsprawl_context.harness.base",
     "termsprawl_context.harness.claude",
+    "termsprawl_context.harness.claude_hooks",
     "termsprawl_context.harness.claude_permissions",
     "termsprawl_context.hooks",
     "termsprawl_context.jsonl",

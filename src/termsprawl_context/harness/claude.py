@@ -1,6 +1,6 @@
 """Claude Code's own facts, in one place: the store, the folder encoding, record field
-names, title record kinds, the text the harness injects into a conversation, the hook
-payload and its JSON output, the settings file and hook entry, the skill path.
+names, title record kinds, the text the harness injects into a conversation, the settings
+file and hook entry, the skill path (the hook's payload and JSON output: claude_hooks.py).
 
 Observed on Claude Code 1.0 through 2.x records and documented behaviour; when Claude
 Code changes shape, this module is what changes. Nothing here reads a file: paths are
@@ -30,12 +30,12 @@ __all__ = [
     "META_SPAWN_DEPTH", "META_TOOL_USE_ID", "NOTICE_PREFIXES", "NOT_RUN_DENIED", "NOT_RUN_DENIED_OPENING",
     "NOT_RUN_HOOK", "NOT_RUN_PREFIXES", "ORIGIN_KIND", "ORIGIN_KINDS_PERSON", "ORIGIN_KIND_TASK", "PROJECTS_SUBDIR",
     "PROJECT_CONFIG_DIR", "PROJECT_DIR_ENV", "PROMPT_COMMAND_OPEN", "PROMPT_SOURCES_PERSON", "PROMPT_SOURCE_SYSTEM",
-    "QUEUED_COMMAND", "QUEUED_PROMPT_MODE", "SETTINGS_LOCAL_FILE", "SETTINGS_LOCAL_NAME", "SOURCE_CLEAR",
-    "SOURCE_STARTUP", "SUBAGENTS_DIR", "TASK_NOTIFICATION_MODE", "TASK_NOTIFICATION_OPEN", "TASK_STATUS_TAG",
+    "QUEUED_COMMAND", "QUEUED_PROMPT_MODE", "SETTINGS_LOCAL_FILE", "SETTINGS_LOCAL_NAME",
+    "SUBAGENTS_DIR", "TASK_NOTIFICATION_MODE", "TASK_NOTIFICATION_OPEN", "TASK_STATUS_TAG",
     "TASK_SUMMARY_TAG", "TASK_TERMINAL_STATUSES", "TITLE_AI", "TITLE_CUSTOM", "TITLE_SUMMARY", "TOOL_ASK_USER_QUESTION",
     "TOOL_BASH", "TOOL_TASK_OUTPUT", "TRANSCRIPT_SUFFIX", "TURN_ORIGINS_PERSON", "TURN_ORIGIN_TASK", "TYPE_ASSISTANT",
     "TYPE_ATTACHMENT", "TYPE_SYSTEM", "TYPE_USER", "config_dir", "current_session_path", "encode_project_dir",
-    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "session_start_output", "skill_file",
+    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "skill_file",
 ]
 # fmt: on
 
@@ -99,9 +99,6 @@ FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
 FIELD_AI_TITLE = "aiTitle"  # on ai-title records
 FIELD_SUMMARY = "summary"  # on summary records
 FIELD_LEAF_UUID = "leafUuid"  # a summary naming another session's leaf message
-
-FIELD_LEAF_UUID = "leafUuid"  # a summary's pointer to the message it summarises
-FIELD_SUMMARY = "summary"
 
 # The record types that carry a conversation turn; others are kept verbatim as unknown.
 TYPE_USER = "user"
@@ -212,62 +209,6 @@ NOT_RUN_PREFIXES = (
     (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
 )
 
-# --- hook payload and output --------------------------------------------------------------
-HOOK_SESSION_ID = "session_id"
-HOOK_TRANSCRIPT_PATH = "transcript_path"
-HOOK_CWD = "cwd"
-HOOK_EVENT_NAME = "hook_event_name"
-HOOK_SOURCE = "source"  # SessionStart: startup, resume, clear, compact
-HOOK_SOURCES = ("startup", "resume", "clear", "compact")  # SessionStart's `source`
-SOURCE_STARTUP = "startup"
-SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same process
-# A command hook's JSON output (stdout, exit 0): Claude Code parses stdout as JSON when
-# it is one object, so nothing else may be printed there. Documented for SessionStart:
-# `systemMessage` (common field: shown to the user, not to the model) and, under
-# `hookSpecificOutput` (which must name its `hookEventName`), `additionalContext` (added to
-# the model's context before the first prompt) and `sessionTitle` (sets the session's
-# title, as /rename does; honoured from SessionStart since about v2.1.152, and Claude
-# Code then writes a custom-title record into the transcript).
-HOOK_OUTPUT_SYSTEM_MESSAGE = "systemMessage"  # shown to the user
-HOOK_OUTPUT_SPECIFIC = "hookSpecificOutput"
-HOOK_OUTPUT_EVENT_NAME = "hookEventName"  # required inside hookSpecificOutput
-HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's context
-HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
-# The common fields every event accepts, and SessionStart's specific ones, with their
-# JSON types: what a test checks hook output against.
-HOOK_OUTPUT_COMMON_FIELDS = {
-    "continue": bool,
-    "stopReason": str,
-    "suppressOutput": bool,
-    HOOK_OUTPUT_SYSTEM_MESSAGE: str,
-    HOOK_OUTPUT_SPECIFIC: dict,
-}
-SESSION_START_SPECIFIC_FIELDS = {
-    HOOK_OUTPUT_EVENT_NAME: str,
-    HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
-    HOOK_OUTPUT_SESSION_TITLE: str,
-}
-
-
-def session_start_output(
-    system_message: "Optional[str]" = None,
-    additional_context: "Optional[str]" = None,
-    session_title: "Optional[str]" = None,
-) -> dict:
-    """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
-    output = {}  # type: dict
-    specific = {}  # type: dict
-    if additional_context:
-        specific[HOOK_OUTPUT_ADDITIONAL_CONTEXT] = additional_context
-    if session_title:
-        specific[HOOK_OUTPUT_SESSION_TITLE] = session_title
-    if specific:
-        output[HOOK_OUTPUT_SPECIFIC] = dict([(HOOK_OUTPUT_EVENT_NAME, HOOK_EVENT_SESSION_START)], **specific)
-    if system_message:
-        output[HOOK_OUTPUT_SYSTEM_MESSAGE] = system_message
-    return output
-
-
 # --- the harness interface (harness/base.py) ------------------------------------------------
 from termsprawl_context.harness.base import Harness, Session  # noqa: E402
 
@@ -321,6 +262,8 @@ class ClaudeCodeHarness(Harness):
     # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        from termsprawl_context.harness.claude_hooks import session_start_output
+
         return session_start_output(system_message, additional_context, session_title)
 
 
