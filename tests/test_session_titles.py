@@ -253,7 +253,10 @@ def test_cli_titles_and_copies(run_pyz, store):
     result = run_pyz(["find", sid(0)[:7], "--projects-dir", projects])
     assert result.returncode == 1 and result.stdout == b""
     lines = result.stderr.decode().splitlines()
-    assert lines[0] == "termsprawl-context: ambiguous session ID '%s' matches 8 sessions" % sid(0)[:7]  # ids, not files
+    assert lines[0] == "termsprawl-context: ambiguous session ID '%s' matches 8 sessions: %s" % (
+        sid(0)[:7],
+        ", ".join(sid(n) for n in range(1, 9)),
+    )  # ids, not files
     assert len(lines) == 1 + 9 and lines[1] == "termsprawl-context:   %s\t%s" % (sid(1), folder / (sid(1) + ".jsonl"))
 
 

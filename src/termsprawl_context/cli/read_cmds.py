@@ -18,7 +18,7 @@ from termsprawl_context.errors import NotFound, UsageError
 
 def _store(args):
     from termsprawl_context.store import paths
-    from termsprawl_context.store.resolve import require_store
+    from termsprawl_context.store.catalog import require_store
 
     return require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
 
@@ -88,9 +88,6 @@ def run_show(argv: List[str]) -> int:
             turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
         except OSError as exc:
             raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
-        from termsprawl_context.store.harness_store import HarnessSession, describe
-
-        title = describe(HarnessSession(harness, session_id, path, 0, 0)).title or session_id
     else:
         try:
             turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
@@ -98,8 +95,8 @@ def run_show(argv: List[str]) -> int:
             raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
         if json_out:
             turns = handoff.number_lines(path, turns)
-        # Named as `sessions` and `find --json` name it (summaries of its folder included).
-        title = session_title(path, session_id).text or session_id
+    # Named as `sessions`, `find --json` and `search` name it (summaries of its folder included).
+    title = session_title(path, session_id, harness=harness).text or session_id
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
         write_out(terminal_safe_json(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False)) + "\n")
@@ -137,39 +134,14 @@ def _and_others(hits, args, others, kinds):
 
 
 def _resolve_any(args):
-    """``(session id, path, harness)``: a path is read by the harness whose store (or
-    first record) it is, unless --harness says; an id, prefix or ``latest`` is looked
-    for in Claude Code's store first (its answer unchanged), then in the others'."""
-    import os
+    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
+    from termsprawl_context.store import catalog, paths
 
-    from termsprawl_context.store.harness_store import resolve_other
-    from termsprawl_context.store.resolve import _is_path, resolve_session
-
-    name = args.session
-    if _is_path(name):
-        from termsprawl_context import harness as harnesses
-
-        if args.harness and args.harness != "all":
-            chosen = harnesses.get(args.harness)
-            if chosen is None:
-                raise NotFound("unknown harness %s" % args.harness)
-        else:
-            chosen = harnesses.for_path(os.path.abspath(name))
-        if chosen.name == CLAUDE_CODE:
-            session_id, path = resolve_session(name, _store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        session_id, path = resolve_session(name, "", None)  # (the path checks: a regular file)
-        return chosen.session_id_of(path) or session_id, path, chosen.name
-    others = _others(args)
-    if _wants_claude(args):
-        try:
-            session_id, path = resolve_session(name, _store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        except NotFound:
-            if not others:
-                raise
-    session_id, path, harness = resolve_other(name, others)
-    return session_id, path, harness
+    others = [] if catalog.is_path(args.session) else _others(args)
+    found = catalog.resolve(
+        args.session, paths.projects_dir(args.projects_dir), args.project, args.harness, others, args.projects_dir
+    )
+    return found.session_id, found.path, found.harness
 
 
 def _cell(text: str) -> str:

@@ -6,10 +6,10 @@ import time
 from typing import Any, List
 
 from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context.errors import EXIT_FAILURE, NotFound, UsageError
+from termsprawl_context.errors import EXIT_FAILURE, UsageError
 from termsprawl_context._output import encode_path, encode_text, error_line, terminal_safe, warn, write_bytes, write_out
 from termsprawl_context.store import paths
-from termsprawl_context.store import session_lookup, session_titles
+from termsprawl_context.store import catalog, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
 # The table's title column is cut to this many characters so a row fits a terminal.
@@ -105,11 +105,7 @@ def run_sessions(argv: List[str]) -> int:
         found.reverse()
         lines.reverse()
     if not found:
-        where = (
-            store_sessions.project_store_dir(projects_dir, args.project)
-            if args.project and projects_dir
-            else projects_dir
-        )
+        where = catalog.project_store_dir(projects_dir, args.project) if args.project and projects_dir else projects_dir
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
         # A store named on the command line that is not there is an error, not an empty one.
         return EXIT_FAILURE if args.projects_dir and not os.path.isdir(projects_dir) else 0
@@ -120,9 +116,9 @@ def run_sessions(argv: List[str]) -> int:
 def _merge_other_sessions(found, lines, others, json_out):
     """Claude Code's sessions and the other stores', oldest first by modification time
     (Claude Code's keep their order among themselves)."""
-    from termsprawl_context.store.harness_store import describe, other_sessions
+    from termsprawl_context.store.harness_store import describe
 
-    extra = [describe(s) for s in other_sessions(others)]
+    extra = [describe(s) for s in catalog.other_sessions(others)]
     if not extra:
         return found, lines
     rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]
@@ -131,18 +127,18 @@ def _merge_other_sessions(found, lines, others, json_out):
     return [row[3] for row in rows], [row[4] for row in rows] if json_out else []
 
 
-def _find_other(args, others) -> int:
-    """``find`` in the other harnesses' stores: the same two columns, or one JSON line."""
-    from termsprawl_context.store.harness_store import HarnessSession, describe, resolve_other
+def _find_other(args, found: catalog.Resolved) -> int:
+    """``find`` of another harness's session: the same two columns, or one JSON line."""
+    from termsprawl_context.store.harness_store import HarnessSession, describe
 
-    session_id, path, harness = resolve_other(args.id, others)
+    session_id, path = found.session_id, found.path
     if args.json:
         try:
             st = os.stat(path)
             mtime, size = st.st_mtime, st.st_size
         except OSError:
             mtime, size = 0.0, 0
-        write_out(_json_line(describe(HarnessSession(harness, session_id, path, mtime, size))))
+        write_out(_json_line(describe(HarnessSession(found.harness, session_id, path, mtime, size))))
     else:
         write_bytes(encode_text(session_id + "\t") + encode_path(path) + b"\n")
     return 0
@@ -152,31 +148,25 @@ def run_find(argv: List[str]) -> int:
     parser = command_parser(
         "find", "Print the id and transcript path of the one session whose id is or starts with ID."
     )
-    parser.add_argument("id", metavar="ID", help="a session id or a unique prefix of one")
+    parser.add_argument("id", metavar="ID", help="a session id, a unique prefix of one, a path, or 'latest'")
     _add_store_options(parser, project=False)
     args = parse(parser, argv)
     if args is None:
         return 0
     if not args.id:
         raise UsageError("find: ID must not be empty")
-    from termsprawl_context.store.resolve import require_store
-
-    others = _others(args)
-    if args.harness not in (None, "all", "claude-code"):
-        return _find_other(args, others)
+    projects_dir = paths.projects_dir(args.projects_dir)
     try:
-        projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
-        info, copies = session_lookup.find_session(args.id, projects_dir)
-    except session_lookup.AmbiguousPrefix as refusal:
+        found = catalog.resolve(args.id, projects_dir, None, args.harness, _others(args), args.projects_dir)
+    except catalog.AmbiguousSession as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
-        for line in session_lookup.candidates_message(refusal.candidates):
+        for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    except NotFound:
-        if not others:
-            raise
-        return _find_other(args, others)
-    for line in session_lookup.copies_message(info.session_id, copies):
+    if found.harness != catalog.CLAUDE_CODE:
+        return _find_other(args, found)
+    info, copies = store_sessions.describe_resolved(found, projects_dir)
+    for line in catalog.copies_message(info.session_id, copies):
         warn(line)
     if args.json:
         write_out(_json_line(session_titles.with_session_title(info)))

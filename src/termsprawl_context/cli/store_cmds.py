@@ -22,9 +22,9 @@ def _projects(explicit):
 
 
 def _session_uuid(name: str, projects: str, explicit) -> str:
-    """``latest`` or a unique session-id prefix as the session's id (store/resolve.py);
+    """``latest`` or a unique session-id prefix as the session's id (store/catalog.py);
     a store named on the command line must exist."""
-    from termsprawl_context.store.resolve import require_store, resolve_uuid
+    from termsprawl_context.store.catalog import require_store, resolve_uuid
 
     return resolve_uuid(name, require_store(projects, explicit))
 

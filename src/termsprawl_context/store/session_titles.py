@@ -1,22 +1,26 @@
-"""One session's title by the listing's rule, wherever a session is named.
+"""The catalog's title rule: one session's title, wherever a session is named.
 
-``sessions`` titles every session in one pass (the summary index built from every
-head it reads). A command naming one session (``find --json``, ``show``, the hand-off's
-headers) calls ``session_title``: the session is described as the listing describes
-it, and the summaries that may name it are those in the heads of its own project
-folder (where the harness writes them), so naming one session reads that folder's
-heads, never the whole store and never any file whole.
+``sessions`` titles every session in one pass (the summary index built from every head
+it reads, ``sessions.apply_summary_index``). Every command naming one session (``find
+--json``, ``show``, ``search``'s hits, the hand-off's headers) titles it here by the same
+rule: the session is described as the listing describes it, and the summaries that may
+name it are those in the heads and tails of its own project folder (where the harness
+writes them), so titling one session reads that folder's heads, never the whole store
+and never any file whole. Another harness's session is titled by its first typed prompt
+(``harness_store.describe``).
 """
 
 import os
-from typing import List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from termsprawl_context.bytescan import Needles
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
-from termsprawl_context.store import sessions as store_sessions
+from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, session_id_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
-from termsprawl_context.transcript.titles import NO_TITLE, Title
+from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
+
+__all__ = ["head_summary_links", "folder_index", "session_title", "with_session_title", "Titles"]
 
 # A head line can be a summary only if bytescan finds its type's token there.
 _SUMMARY_LINES = Needles.of([b'"summary"'])
@@ -38,14 +42,14 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
 
 
 def folder_index(folder: str) -> SummaryIndex:
-    """The summary index of the heads of the session files directly in ``folder``."""
+    """The summary index of the heads and tails of the session files directly in ``folder``."""
     index = SummaryIndex()
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return index
     for name in names:
-        if not store_sessions.is_session_file_name(name):
+        if not is_session_file_name(name):
             continue
         path = os.path.join(folder, name)
         try:
@@ -56,13 +60,13 @@ def folder_index(folder: str) -> SummaryIndex:
     return index
 
 
-def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex] = None) -> Title:
-    """The title of the session whose transcript is at ``path`` and its source (a
-    ``Title(text, source)``; ``NO_TITLE`` when the file cannot be read), by the rule
-    ``sessions`` lists it with. ``session_id`` defaults to the file's stem; ``index``
-    to the summaries of the file's own folder."""
-    if not session_id:
-        session_id = store_sessions.session_id_of(os.path.basename(path))
+def _title(path: str, session_id: str, harness: str, index_of: Callable[[str], SummaryIndex]) -> Title:
+    if harness != CLAUDE_CODE:
+        from termsprawl_context.store.harness_store import HarnessSession, describe
+
+        text = describe(HarnessSession(harness, session_id, path, 0.0, 0)).title
+        return Title(text, TITLE_PROMPT) if text else NO_TITLE
+    session_id = session_id or session_id_of(path)
     uuids_out: List[bytes] = []
     try:
         with open_regular(path) as f:
@@ -73,15 +77,43 @@ def session_title(path: str, session_id: str = "", index: Optional[SummaryIndex]
     title = Title(meta.title, meta.title_source)
     if not uuids_out or not uuids_out[0]:
         return title  # a custom or AI title, or a tail naming no message
-    if index is None:
-        index = folder_index(os.path.dirname(path))
-    return apply_to_title(title, uuids_out[0], index)
+    return apply_to_title(title, uuids_out[0], index_of(os.path.dirname(path)))
 
 
-def with_session_title(
-    info: store_sessions.SessionInfo, index: Optional[SummaryIndex] = None
-) -> store_sessions.SessionInfo:
-    """``info`` (one session, described alone) titled as ``sessions`` would title it."""
+def session_title(
+    path: str, session_id: str = "", index: Optional[SummaryIndex] = None, harness: str = CLAUDE_CODE
+) -> Title:
+    """The title of the session whose transcript is at ``path`` and its source (a
+    ``Title(text, source)``; ``NO_TITLE`` when the file cannot be read), by the rule
+    ``sessions`` lists it with. ``session_id`` defaults to the file's stem; ``index``
+    to the summaries of the file's own folder; ``harness``: whose transcript it is."""
+    return _title(path, session_id, harness, folder_index if index is None else lambda _folder: index)
+
+
+class Titles:
+    """``session_title`` for sessions named one after another (``search``'s hits): each
+    session titled once, each folder's summary index built once, when first needed."""
+
+    def __init__(self) -> None:
+        self._titles: Dict[Tuple[str, str], str] = {}
+        self._indexes: Dict[str, SummaryIndex] = {}
+
+    def _index_of(self, folder: str) -> SummaryIndex:
+        if folder not in self._indexes:
+            self._indexes[folder] = folder_index(folder)
+        return self._indexes[folder]
+
+    def text(self, path: str, session_id: str = "", harness: str = CLAUDE_CODE) -> str:
+        """The title's text ("" for an untitled session)."""
+        key = (harness, path)
+        if key not in self._titles:
+            self._titles[key] = _title(path, session_id, harness, self._index_of).text
+        return self._titles[key]
+
+
+def with_session_title(info, index: Optional[SummaryIndex] = None):
+    """``info`` (a ``sessions.SessionInfo``, one session described alone) titled as
+    ``sessions`` would title it."""
     title = session_title(info.transcript_path, info.session_id, index)
     if not title.source:
         return info
