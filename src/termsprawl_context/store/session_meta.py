@@ -116,9 +116,10 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
     return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
 
 
-def tail_links_past_head(f: BinaryIO, size: int) -> List[SummaryLink]:
-    """``tail_summary_links`` of the open transcript ``f``, past its head's lines."""
-    window = read_head(f, size)
+def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
+    """``tail_summary_links`` of the open transcript ``f``, past its head's lines
+    (``window``: its head, when the caller read it already)."""
+    window = read_head(f, size) if window is None else window
     tail = windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
     return tail_summary_links(tail, None, past_head(window, tail, size))
 

@@ -34,9 +34,12 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             window = session_meta.read_head(f, size)
-            lines = [line for line in window.lines() if _SUMMARY_LINES.in_line(line)]
-            links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
-            return links + session_meta.tail_links_past_head(f, size)
+            links: List[session_meta.SummaryLink] = []
+            # Most heads hold no summary: the window as a whole is tested first (a superset of its lines' tests).
+            if window.ends and _SUMMARY_LINES.in_line(window.data[: window.ends[-1]]):
+                lines = [line for line in window.lines() if _SUMMARY_LINES.in_line(line)]
+                links.extend(session_meta.extract_metadata_from_lines(lines).summary_links)
+            return links + session_meta.tail_links_past_head(f, size, window)
     except OSError:
         return []
 
