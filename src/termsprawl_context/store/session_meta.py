@@ -68,6 +68,38 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     TITLE_SUMMARY,
 )
 
+__all__ = [
+    "HEAD_MAX_LINES",
+    "HEAD_MAX_BYTES",
+    "HEAD_BLOCK_BYTES",
+    "TAIL_MAX_BYTES",
+    "MAX_BYTES_PER_SESSION",
+    "extract_session_metadata",
+    "read_buffers",
+    "read_head",
+    "read_tail",
+    "past_head",
+    "tail_links_past_head",
+    "read_session_metadata",
+    "session_metadata",
+    # the plain rules' and the fast scanners' names, imported from here as before
+    "HeadWindow",
+    "TailWindow",
+    "SessionMetadata",
+    "SummaryLink",
+    "ExtractionResult",
+    "HeadFacts",
+    "TailFacts",
+    "combine",
+    "extract_metadata_from_lines",
+    "scan_tail",
+    "tail_summary_links_plain",
+    "TITLE_KEY_SUFFIX",
+    "scan_head_window",
+    "scan_tail_window",
+    "tail_summary_links",
+]
+
 # The seed reads at most this many lines for summary and first user message: both are
 # expected near the beginning, and transcripts can be very large.
 HEAD_MAX_LINES = 50
