@@ -93,7 +93,7 @@ def run_sessions(argv: List[str]) -> int:
         result = store_sessions.scan_sessions(
             projects_dir, project=args.project, render=_json_line if args.json else None
         )
-        store_sessions.report_skipped(result.skipped, "scan")
+        catalog.report_skipped(result.skipped, "scan")
         found, lines = result.sessions, result.rendered or []
     else:
         found, lines = [], []

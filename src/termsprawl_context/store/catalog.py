@@ -17,6 +17,7 @@ import os
 import stat
 from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
+from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
@@ -41,6 +42,8 @@ __all__ = [
     "iter_candidate_paths",
     "session_files",
     "latest_session",
+    "format_skipped_paths",
+    "report_skipped",
     "project_store_dir",
     "store_root",
     "require_store",
@@ -247,6 +250,24 @@ def session_files(
     return found
 
 
+def format_skipped_paths(paths: List[str], operation: str) -> str:
+    """The seed's warning about unreadable paths (without its log-file pointer); "" for
+    none."""
+    if not paths:
+        return ""
+    lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
+    lines.extend("  - %s" % p for p in paths)
+    lines.append("Check their permissions; the rest of the store was read.")
+    return "\n".join(lines) + "\n\n"
+
+
+def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
+    """``format_skipped_paths`` on ``stderr``, when there are any."""
+    text = format_skipped_paths(paths, operation)
+    if text:
+        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
+
+
 def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionFile:
     """The most recently written session file; ``SessionIdNotFound`` when there is none."""
     found = session_files(projects_dir, project)
@@ -274,17 +295,6 @@ def other_sessions(chosen: Sequence[object], environ=None) -> List[HarnessSessio
 
 
 # --- naming one session ------------------------------------------------------------------
-
-
-def _claude_candidates(partial: str, root: str, skipped: List[str]) -> List[Candidate]:
-    """Every regular session file under ``root`` whose id starts with ``partial``."""
-    if not root or not os.path.isdir(root):
-        return []
-    return [
-        Candidate(session_id_of(entry.name), entry.path)
-        for entry in walk(root, skipped)
-        if entry.name.startswith(partial) and _regular_stat(entry) is not None
-    ]
 
 
 def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
@@ -316,25 +326,18 @@ def latest_descendant(session_id: str, paths: List[str], err: Optional[TextIO] =
     return [path for _, path in ranked]
 
 
-def _report(skipped: List[str], stderr: Optional[TextIO]) -> None:
-    if skipped:
-        from termsprawl_context.store.sessions import report_skipped
-
-        report_skipped(skipped, "search", stderr)
-
-
 def _resolve_claude(name: str, root: str, stderr: Optional[TextIO]) -> Resolved:
     skipped: List[str] = []
     if name == LATEST:
         files = session_files(root, skipped=skipped)
-        _report(skipped, stderr)
+        report_skipped(skipped, "search", stderr)
         if not files:
             raise SessionIdNotFound(LATEST)
         session_id = files[0].session_id  # the newest file names the session; its copies rank as an id's
         paths = [f.path for f in files if f.session_id == session_id]
     else:
-        candidates = _claude_candidates(name, root, skipped)
-        _report(skipped, stderr)
+        candidates = [Candidate(f.session_id, f.path) for f in session_files(root, None, name, skipped)]
+        report_skipped(skipped, "search", stderr)
         fits = _one_id(name, candidates)
         session_id, paths = fits[0].session_id, [c.path for c in fits]
     ranked = latest_descendant(session_id, paths, stderr)

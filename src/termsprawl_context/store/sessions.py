@@ -10,7 +10,6 @@ import stat
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tuple
 
-from termsprawl_context._output import write_diagnostic
 from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
@@ -33,8 +32,6 @@ __all__ = [
     "project_path_of",
     "scan_sessions",
     "apply_summary_index",
-    "format_skipped_paths",
-    "report_skipped",
     "scan_all_sessions",
     "describe_resolved",
     "find_session",
@@ -232,31 +229,13 @@ def apply_summary_index(
     return titled
 
 
-def format_skipped_paths(paths: List[str], operation: str) -> str:
-    """The seed's warning about unreadable paths (without its log-file pointer); "" for
-    none."""
-    if not paths:
-        return ""
-    lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
-    lines.extend("  - %s" % p for p in paths)
-    lines.append("Check their permissions; the rest of the store was read.")
-    return "\n".join(lines) + "\n\n"
-
-
-def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
-    """``format_skipped_paths`` on ``stderr``, when there are any."""
-    text = format_skipped_paths(paths, operation)
-    if text:
-        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
-
-
 def scan_all_sessions(
     projects_dir: str, project: Optional[str] = None, stderr: Optional[TextIO] = None
 ) -> List[SessionInfo]:
     """The seed's ScanAllSessions: ``scan_sessions``, with directories that could not
     be read reported once on ``stderr`` while the rest is listed."""
     result = scan_sessions(projects_dir, project)
-    report_skipped(result.skipped, "scan", stderr)
+    catalog.report_skipped(result.skipped, "scan", stderr)
     return result.sessions
 
 
