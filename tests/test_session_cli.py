@@ -178,10 +178,10 @@ def test_unreadable_directory_reported_once(store, monkeypatch, capsys):
     blocked = str(projects / "-elsewhere")
     real = C.list_directory
 
-    def listing(path):
+    def listing(path, *ordered):
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
     monkeypatch.setattr(C, "list_directory", listing)
     code = cli.main(["sessions", "--projects-dir", str(projects), "--json"])

@@ -652,11 +652,11 @@ def test_unreadable_directory_is_reported_once_and_the_scan_goes_on(tmp_path, mo
     real = C.list_directory
     calls = []
 
-    def listing(path):
+    def listing(path, *ordered):
         calls.append(path)
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
     monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()
@@ -749,10 +749,10 @@ def test_find_reports_unreadable_directories(tmp_path, monkeypatch):
     blocked = str(projects / "-proj-b")
     real = C.list_directory
 
-    def listing(path):
+    def listing(path, *ordered):
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
     monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()

@@ -13,6 +13,7 @@ alone (issue 14). One id held by several files (a backup folder such as
 Claude Code's store answers first; the others are asked when it has no such session.
 """
 
+import operator
 import os
 import stat
 from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
@@ -36,6 +37,7 @@ __all__ = [
     "StoreNotFound",
     "is_session_file_name",
     "session_id_of",
+    "stem_of",
     "is_path",
     "list_directory",
     "walk",
@@ -145,8 +147,13 @@ def is_session_file_name(name: str) -> bool:
 
 
 def session_id_of(name: str) -> str:
-    """The session id a transcript's file name (or path) says: its stem."""
-    name = os.path.basename(name)
+    """The session id a session file's name says: its stem."""
+    return name[: -len(TRANSCRIPT_SUFFIX)]
+
+
+def stem_of(path: str) -> str:
+    """A transcript path's file name without ``.jsonl`` (the whole name without it)."""
+    name = os.path.basename(path)
     return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else name
 
 
@@ -158,26 +165,26 @@ def is_path(name: str) -> bool:
 # --- the walk ----------------------------------------------------------------------------
 
 
-def _entry_name(entry: "os.DirEntry[str]") -> str:
-    return entry.name
+_ENTRY_NAME = operator.attrgetter("name")  # a sort key in C: a walk sorts every directory of the store
 
 
-def list_directory(path: str) -> List["os.DirEntry[str]"]:
-    """The entries of the directory ``path``, in name order; raises OSError when it
-    cannot be listed."""
+def list_directory(path: str, ordered: bool = True) -> List["os.DirEntry[str]"]:
+    """The entries of the directory ``path`` (in name order when ``ordered``); raises
+    OSError when it cannot be listed."""
     with os.scandir(path) as it:
-        return sorted(it, key=_entry_name)
+        return sorted(it, key=_ENTRY_NAME) if ordered else list(it)
 
 
-def walk(root: str, skipped: Optional[List[str]] = None) -> Iterator["os.DirEntry[str]"]:
-    """The entries under ``root`` whose names are session file names, depth first in name
-    order. Directories are not followed through symlinks; one that cannot be listed is
+def walk(root: str, skipped: Optional[List[str]] = None, ordered: bool = True) -> Iterator["os.DirEntry[str]"]:
+    """The entries under ``root`` whose names are session file names, depth first (in
+    name order when ``ordered``: a caller that sorts the answer itself need not pay for
+    it). Directories are not followed through symlinks; one that cannot be listed is
     appended to ``skipped`` and the walk goes on."""
     stack = [root]
     while stack:
         directory = stack.pop()
         try:
-            entries = list_directory(directory)
+            entries = list_directory(directory, ordered)
         except OSError:
             if skipped is not None:
                 skipped.append(directory)
@@ -199,16 +206,6 @@ def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
     """The paths ``walk`` finds, in its order (the listing's walk)."""
     for entry in walk(root, skipped):
         yield entry.path
-
-
-def _regular_stat(entry: "os.DirEntry[str]") -> Optional[os.stat_result]:
-    """The entry's ``stat`` (symlinks followed, as opening it would) when it is a regular
-    file: metadata only, so a FIFO named like a session cannot block a lookup."""
-    try:
-        st = entry.stat()
-    except OSError:
-        return None
-    return st if stat.S_ISREG(st.st_mode) else None
 
 
 def project_store_dir(projects_dir: str, work_dir: str) -> str:
@@ -241,11 +238,16 @@ def session_files(
     if not root or not os.path.isdir(root):
         return []
     found = []
-    for entry in walk(root, skipped):
-        if entry.name.startswith(prefix):
-            st = _regular_stat(entry)
-            if st is not None:
-                found.append(SessionFile(session_id_of(entry.name), entry.path, st.st_mtime))
+    cut = -len(TRANSCRIPT_SUFFIX)
+    for entry in walk(root, skipped, ordered=False):  # a stat per session file: the cost of `show latest`
+        name = entry.name
+        if name.startswith(prefix):
+            try:
+                st = entry.stat()  # symlinks followed, as opening it would; a FIFO is not a session
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found.append(SessionFile(name[:cut], entry.path, st.st_mtime))
     found.sort(key=lambda s: (-s.mtime, s.path))
     return found
 
@@ -376,7 +378,7 @@ def _resolve_file(name: str, harness: Optional[str], projects_dir: str, required
         regular = False
     if not regular:
         raise NotFound("transcript file not found: %s" % name)
-    session_id = session_id_of(path)
+    session_id = stem_of(path)
     if chosen.name != CLAUDE_CODE:
         session_id = chosen.session_id_of(path) or session_id
     return Resolved(session_id, path, chosen.name)

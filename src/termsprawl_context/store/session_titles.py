@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from termsprawl_context.bytescan import Needles
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
-from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, session_id_of
+from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, stem_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
 
@@ -69,7 +69,7 @@ def _title(path: str, session_id: str, harness: str, index_of: Callable[[str], S
 
         text = describe(HarnessSession(harness, session_id, path, 0.0, 0)).title
         return Title(text, TITLE_PROMPT) if text else NO_TITLE
-    session_id = session_id or session_id_of(path)
+    session_id = session_id or stem_of(path)
     uuids_out: List[bytes] = []
     try:
         with open_regular(path) as f:

@@ -154,7 +154,7 @@ def scan_sessions(
     paths = [
         path
         for path in catalog.iter_candidate_paths(root, skipped)
-        if accept is None or accept(catalog.session_id_of(path))
+        if accept is None or accept(catalog.session_id_of(os.path.basename(path)))
     ]
     buffers = read_buffers()
 
