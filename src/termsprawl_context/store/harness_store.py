@@ -116,7 +116,7 @@ def describe(session: HarnessSession) -> HarnessSessionInfo:
                         break
     except OSError:
         pass
-    return HarnessSessionInfo(*session, first, first, cwd, start, end, sidechain)  # type: ignore[misc]
+    return HarnessSessionInfo(*session, first, first, cwd, start, end, sidechain)
 
 
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:

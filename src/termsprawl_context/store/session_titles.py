@@ -10,10 +10,11 @@ and never any file whole. Another harness's session is titled by its first typed
 (``harness_store.describe``).
 """
 
+import bisect
 import os
 from typing import Callable, Dict, List, Optional, Tuple
 
-from termsprawl_context.bytescan import Needles
+from termsprawl_context.bytescan import Needles, has_ascii_escape
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
 from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, stem_of
@@ -26,6 +27,25 @@ __all__ = ["head_summary_links", "folder_index", "session_title", "with_session_
 _SUMMARY_LINES = Needles.of([b'"summary"'])
 
 
+def _summary_lines(window: session_meta.HeadWindow) -> List[int]:
+    """The indexes of the head's lines that may be summaries (``_SUMMARY_LINES.in_line``
+    of each), found in the window's bytes: a head holding no escape that could spell the
+    token (all of them, as the harness writes) has its candidates where the token is."""
+    if not window.ends:
+        return []
+    data, end = window.data, window.ends[-1]
+    if _SUMMARY_LINES.plain is None or has_ascii_escape(data, 0, end):
+        return [i for i in range(len(window.ends)) if _SUMMARY_LINES.in_line(window.line(i))]
+    found: List[int] = []
+    for token in _SUMMARY_LINES.plain:
+        at = data.find(token, 0, end)
+        while at >= 0:
+            line = bisect.bisect_left(window.ends, at)
+            found.append(line)
+            at = data.find(token, window.ends[line], end)  # the next line's
+    return sorted(set(found))
+
+
 def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
     """The seed's summary links in the head of the file at ``path``, then those of its
     tail window (as the listing indexes them; [] when it cannot be read as a regular
@@ -34,11 +54,8 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             window = session_meta.read_head(f, size)
-            links: List[session_meta.SummaryLink] = []
-            # Most heads hold no summary: the window as a whole is tested first (a superset of its lines' tests).
-            if window.ends and _SUMMARY_LINES.in_line(window.data[: window.ends[-1]]):
-                lines = [line for line in window.lines() if _SUMMARY_LINES.in_line(line)]
-                links.extend(session_meta.extract_metadata_from_lines(lines).summary_links)
+            lines = [window.line(i) for i in _summary_lines(window)]
+            links = list(session_meta.extract_metadata_from_lines(lines).summary_links) if lines else []
             return links + session_meta.tail_links_past_head(f, size, window)
     except OSError:
         return []
