@@ -330,3 +330,43 @@ def test_a_heads_summary_lines_are_found_as_each_line_would_find_them(tmp_path):
             window = M.read_head(f, len(data))
         each = [i for i in range(len(window.ends)) if ST._SUMMARY_LINES.in_line(window.line(i))]
         assert ST._summary_lines(window) == each
+
+
+def test_a_folders_leaves_title_a_session_as_its_whole_index_does(tmp_path):
+    """``index_naming`` (only the files whose bytes may name the session's own uuids are
+    parsed) titles every session as the whole folder's index does: summaries in heads and
+    tails, the key spaced or spelled with an escape, values holding escapes."""
+    import random
+
+    rng = random.Random(2323)
+    for trial in range(12):
+        folder = tmp_path / ("f%d" % trial)
+        folder.mkdir()
+        ids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(6)]
+        leaves = ["m-%d-%d" % (trial, n) for n in range(len(ids))]
+        for number, sid in enumerate(ids):
+            lines = [json.dumps({"type": "user", "uuid": leaves[number], "message": {"content": "typed %d" % number}})]
+            for _ in range(rng.randint(0, 3)):
+                link = json.dumps(
+                    {"type": "summary", "summary": "S%d" % rng.randint(0, 99), "leafUuid": rng.choice(leaves)}
+                )
+                link = rng.choice(
+                    [link, link.replace('"leafUuid": ', '"leafUuid" :  '), link.replace("leafUuid", "leaf\\u0055uid")]
+                )
+                if rng.random() < 0.2:
+                    link = link.replace("m-", "\\u006d-")  # the value spelled with an escape
+                lines.insert(rng.choice([0, len(lines)]), link)
+            if rng.random() < 0.5:  # a long middle: the tail window is not the head's
+                lines[1:1] = [
+                    json.dumps({"type": "assistant", "uuid": "x%d" % k, "pad": "p" * 3000}) for k in range(60)
+                ]
+            path = folder / (sid + ".jsonl")
+            path.write_text("\n".join(lines) + "\n")
+            os.utime(str(path), (1000 + rng.randint(0, 3),) * 2)
+        whole = ST.folder_index(str(folder))
+        titles = ST.Titles()
+        for sid in ids:
+            path = str(folder / (sid + ".jsonl"))
+            expected = ST.session_title(path, sid, whole)
+            assert ST.session_title(path, sid) == expected
+            assert titles.text(path, sid) == expected.text

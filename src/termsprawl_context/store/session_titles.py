@@ -12,19 +12,35 @@ and never any file whole. Another harness's session is titled by its first typed
 
 import bisect
 import os
-from typing import Callable, Dict, List, Optional, Tuple
+import re
+from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.bytescan import Needles, has_ascii_escape
+from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
 from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, stem_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
 
-__all__ = ["head_summary_links", "folder_index", "session_title", "with_session_title", "Titles"]
+__all__ = [
+    "head_summary_links",
+    "FileLeaves",
+    "file_leaves",
+    "folder_files",
+    "index_naming",
+    "folder_index",
+    "session_title",
+    "with_session_title",
+    "Titles",
+]
 
 # A head line can be a summary only if bytescan finds its type's token there.
 _SUMMARY_LINES = Needles.of([b'"summary"'])
+# A summary's link as the harness writes it: the key, then its string value's bytes up to
+# the next quote (a value holding an escape shows a backslash there).
+_LEAF_KEY = b'"' + cc.FIELD_LEAF_UUID.encode("ascii") + b'"'
+_LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
 def _summary_lines(window: session_meta.HeadWindow) -> List[int]:
@@ -61,13 +77,48 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         return []
 
 
-def folder_index(folder: str) -> SummaryIndex:
-    """The summary index of the heads and tails of the session files directly in ``folder``."""
-    index = SummaryIndex()
+class FileLeaves(NamedTuple):
+    """One session file of a folder, and the ``leafUuid`` values its head and tail
+    windows' bytes show (None: an escape hides what they say, so it is parsed)."""
+
+    path: str
+    mtime: float
+    leaves: Optional[FrozenSet[bytes]]
+
+
+def file_leaves(path: str, mtime: float) -> FileLeaves:
+    """The ``leafUuid`` values in the bytes of the windows ``head_summary_links`` parses
+    (a superset of the links it finds: a key or value spelled with an escape makes it
+    None), found without splitting or parsing a line."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            head = session_meta.read_head(f, size)
+            tail = session_meta.read_tail_past(f, size, head)
+    except OSError:
+        return FileLeaves(path, mtime, frozenset())
+    found: List[bytes] = []
+    for data, start, end in ((head.data, 0, head.ends[-1] if head.ends else 0), (tail.data, tail.start, tail.stop())):
+        if has_ascii_escape(data, start, end):
+            return FileLeaves(path, mtime, None)
+        at = data.find(_LEAF_KEY, start, end)  # a literal find runs at memory speed; the regex only where it is
+        while at >= 0:
+            value = _LEAF_VALUE.match(data, at, end)
+            if value is not None:
+                found.append(value.group(1))
+            at = data.find(_LEAF_KEY, at + 1, end)
+    if any(b"\\" in leaf for leaf in found):
+        return FileLeaves(path, mtime, None)
+    return FileLeaves(path, mtime, frozenset(found))
+
+
+def folder_files(folder: str) -> List[FileLeaves]:
+    """``file_leaves`` of each session file directly in ``folder``, in name order."""
     try:
         names = sorted(os.listdir(folder))
     except OSError:
-        return index
+        return []
+    found = []
     for name in names:
         if not is_session_file_name(name):
             continue
@@ -76,11 +127,31 @@ def folder_index(folder: str) -> SummaryIndex:
             mtime = os.stat(path).st_mtime
         except OSError:
             continue
-        index.add_file(path, mtime, head_summary_links(path))
+        found.append(file_leaves(path, mtime))
+    return found
+
+
+def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
+    """The summary index of those of ``files`` that may name one of the packed uuids
+    (``summary_index.pack``): for those uuids it answers as the whole folder's index
+    does, since a link in another file names none of them."""
+    own = frozenset(packed.split(b"\n"))
+    index = SummaryIndex()
+    for item in files:
+        if item.leaves is None or not own.isdisjoint(item.leaves):
+            index.add_file(item.path, item.mtime, head_summary_links(item.path))
     return index
 
 
-def _title(path: str, session_id: str, harness: str, index_of: Callable[[str], SummaryIndex]) -> Title:
+def folder_index(folder: str) -> SummaryIndex:
+    """The summary index of the heads and tails of the session files directly in ``folder``."""
+    index = SummaryIndex()
+    for item in folder_files(folder):
+        index.add_file(item.path, item.mtime, head_summary_links(item.path))
+    return index
+
+
+def _title(path: str, session_id: str, harness: str, index_of: Callable[[str, bytes], SummaryIndex]) -> Title:
     if harness != CLAUDE_CODE:
         from termsprawl_context.store.harness_store import HarnessSession, describe
 
@@ -97,7 +168,7 @@ def _title(path: str, session_id: str, harness: str, index_of: Callable[[str], S
     title = Title(meta.title, meta.title_source)
     if not uuids_out or not uuids_out[0]:
         return title  # a custom or AI title, or a tail naming no message
-    return apply_to_title(title, uuids_out[0], index_of(os.path.dirname(path)))
+    return apply_to_title(title, uuids_out[0], index_of(os.path.dirname(path), uuids_out[0]))
 
 
 def session_title(
@@ -107,21 +178,23 @@ def session_title(
     ``Title(text, source)``; ``NO_TITLE`` when the file cannot be read), by the rule
     ``sessions`` lists it with. ``session_id`` defaults to the file's stem; ``index``
     to the summaries of the file's own folder; ``harness``: whose transcript it is."""
-    return _title(path, session_id, harness, folder_index if index is None else lambda _folder: index)
+    if index is not None:
+        return _title(path, session_id, harness, lambda _folder, _packed: index)
+    return _title(path, session_id, harness, lambda folder, packed: index_naming(folder_files(folder), packed))
 
 
 class Titles:
     """``session_title`` for sessions named one after another (``search``'s hits): each
-    session titled once, each folder's summary index built once, when first needed."""
+    session titled once, each folder's files' leaves read once, when first needed."""
 
     def __init__(self) -> None:
         self._titles: Dict[Tuple[str, str], str] = {}
-        self._indexes: Dict[str, SummaryIndex] = {}
+        self._folders: Dict[str, List[FileLeaves]] = {}
 
-    def _index_of(self, folder: str) -> SummaryIndex:
-        if folder not in self._indexes:
-            self._indexes[folder] = folder_index(folder)
-        return self._indexes[folder]
+    def _index_of(self, folder: str, packed: bytes) -> SummaryIndex:
+        if folder not in self._folders:
+            self._folders[folder] = folder_files(folder)
+        return index_naming(self._folders[folder], packed)
 
     def text(self, path: str, session_id: str = "", harness: str = CLAUDE_CODE) -> str:
         """The title's text ("" for an untitled session)."""
