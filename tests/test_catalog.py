@@ -123,9 +123,8 @@ def named(run, name, harness=()):
 
 def test_the_naming_commands_are_the_registrys(stores):
     """Every registered command whose argument is a session's name is checked here."""
-    takes_a_name = {name for name, command in COMMANDS.items() if "<uuid>" in command.synopsis}
-    takes_a_name |= {name for name, command in COMMANDS.items() if "<session>" in command.synopsis}
-    takes_a_name |= {name for name, command in COMMANDS.items() if "<id-or-prefix>" in command.synopsis}
+    synopses = {name: row[2].split() for name, row in COMMANDS.items()}  # (module, function, synopsis, summary)
+    takes_a_name = {name for name, words in synopses.items() if {"SESSION", "UUID"} & set(words[1:2])}
     assert takes_a_name == set(NAMING)
 
 

@@ -202,7 +202,9 @@ def test_search_cli(store, capsys):
         (str(paths[-1]), 4, "tool"),
         (str(paths[-1]), 5, "tool"),
     ]
-    assert main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 1
+    assert (
+        main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 0
+    )  # no results: exit 0, nothing on stdout (the contract's row)
     assert capsys.readouterr() == ("", "termsprawl-context: no match for zzzz-not-anywhere\n")
     assert main(["search", "needle", "--projects-dir", str(projects), "--in", "tool", "--limit", "1"]) == 0
     out = capsys.readouterr().out
@@ -212,14 +214,14 @@ def test_search_cli(store, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["search", ""], "search: text must not be empty"),
+        (["search", ""], "search: TEXT must not be empty"),
         (
             ["search", "x", "--in", "humans"],
-            "search: --in takes a comma-separated subset of human,assistant,tool (got 'humans')",
+            "search: --in takes a comma-separated subset of person,assistant,tool (got 'humans')",
         ),
         (["search", "x", "--limit", "0"], "search: argument --limit: expected a positive integer, got '0'"),
         (["search", "(", "--regex"], None),
-        (["show", ""], "show: session must not be empty"),
+        (["show", ""], "show: SESSION must not be empty"),
         (["show", "x", "--turns", "-3"], "show: argument --turns: expected a positive integer, got '-3'"),
         (["show", "x", "--format", "yaml"], None),
         (["show", "x", "--max-chars", "ten"], "show: argument --max-chars: expected a positive integer, got 'ten'"),

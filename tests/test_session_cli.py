@@ -103,8 +103,8 @@ def test_store_from_claude_config_dir(run_pyz, store):
 def test_empty_store(run_pyz, tmp_path):
     result = run_pyz(["sessions", "--projects-dir", tmp_path / "nothing"])
     stdout, stderr = out(result)
-    assert (result.returncode, stdout) == (1, "")  # a store named but missing: exit 1
-    assert stderr == "termsprawl-context: no sessions found in %s\n" % (tmp_path / "nothing")
+    assert (result.returncode, stdout) == (1, "")  # a store named but missing: exit 1, as every command says it
+    assert stderr == "termsprawl-context: projects directory not found: %s\n" % (tmp_path / "nothing")
     # HOME is an empty read-only dir: the default store is missing, not an error
     result = run_pyz(["sessions"])
     assert (result.returncode, result.stdout) == (0, b"")

@@ -12,8 +12,8 @@ from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir
 from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import catalog as C
+from termsprawl_context.store import session_scan
 from termsprawl_context.store import sessions as S
-from termsprawl_context.transcript.text import first_text
 from termsprawl_context.transcript.titles import is_harness_title
 from termsprawl_context.store.session_meta import (
     FIRST_USER_MESSAGE_MAX_BYTES,
@@ -24,7 +24,6 @@ from termsprawl_context.store.session_meta import (
     ExtractionResult,
     SummaryLink,
     extract_metadata_from_lines,
-    extract_session_metadata,
     session_metadata,
 )
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
@@ -34,7 +33,15 @@ from termsprawl_context.store.sessions import (
     scan_sessions,
     session_from_path,
 )
-from oracles import scan_head_oracle, tail_lines_oracle
+from oracles import first_text, scan_head_oracle, tail_lines_oracle
+
+
+def extract_session_metadata(path):
+    """The seed's ExtractSessionMetadata: the head's summary, first message and summary
+    links (``session_metadata``'s), empty when the file cannot be opened as a regular one."""
+    meta = session_metadata(path)
+    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
+
 
 ID1 = "12345678-1234-1234-1234-123456789abc"
 ID2 = "abcdef01-2345-6789-abcd-ef0123456789"
@@ -315,10 +322,10 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
             window = M.read_head(f, size)
             tail_lines = list(tail_lines_oracle(f, size))
             tail_window = M.read_tail(f, size)
-        assert M.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
+        assert session_scan.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
         plain_tail = M.scan_tail(tail_lines, path.stem)
         assert list(tail_window.lines_last_first()) == tail_lines
-        assert M.scan_tail_window(tail_window, path.stem) == plain_tail
+        assert session_scan.scan_tail_window(tail_window, path.stem) == plain_tail
     assert compared >= 40
 
 
@@ -344,7 +351,7 @@ ESCAPED_LINES = [
 
 def test_prefilter_is_exact_on_escaped_keys_and_values():
     """A JSON string may spell any letter as a \\u escape: such lines are still parsed."""
-    head = M.scan_head_window(window_of(ESCAPED_LINES))
+    head = session_scan.scan_head_window(window_of(ESCAPED_LINES))
     assert head == scan_head_oracle(ESCAPED_LINES)
     assert (head.first_user_message, head.summary, head.custom_title, head.cwd, head.first_timestamp) == (
         "escaped user",
@@ -355,17 +362,19 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
     )
     tail = M.scan_tail(list(reversed(ESCAPED_LINES)))
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
-    assert M.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
+    assert session_scan.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
     # an escaped "timestamp" key with no title anywhere
     lines = [b'{"timestamp":"T1"}', b'{"time\\u0073tamp":"T2"}', b'{"type":"x"}']
-    assert M.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
+    assert session_scan.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
 
 
 def test_the_tail_title_token_ends_every_title_key():
     """The tail seeks title lines by the end their title keys share."""
     from termsprawl_context.harness import claude as cc
 
-    assert cc.FIELD_CUSTOM_TITLE.endswith(M.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(M.TITLE_KEY_SUFFIX)
+    assert cc.FIELD_CUSTOM_TITLE.endswith(session_scan.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(
+        session_scan.TITLE_KEY_SUFFIX
+    )
 
 
 def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
@@ -421,11 +430,11 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
             window = window_of(lines)
             for session_id in ("", ID1):
-                assert M.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
+                assert session_scan.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
                 plain = M.scan_tail(list(reversed(lines)), session_id)
-                assert M.scan_tail_window(tail_window_of(lines), session_id) == plain
+                assert session_scan.scan_tail_window(tail_window_of(lines), session_id) == plain
                 junk = b'"timestamp":"partial", "type":"custom-title"}\n'
-                assert M.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
+                assert session_scan.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------

@@ -15,7 +15,6 @@ from termsprawl_context.transcript.turns import (
     Turn,
     content_to_text,
     format_linked_context,
-    read_session_name,
     read_turns,
 )
 
@@ -87,50 +86,6 @@ def assistant(content, **extra):
 
 
 # --- the reference's own cases -------------------------------------------------------
-
-
-def test_session_name_from_summary(tmp_path):
-    p = write_lines(tmp_path / "t.jsonl", [{"type": "summary", "session_name": "Socratic Gorgon"}, user("hi")])
-    assert read_session_name(p) == "Socratic Gorgon"
-
-
-def test_session_name_latest_wins(tmp_path):
-    p = write_lines(
-        tmp_path / "t.jsonl",
-        [
-            {"type": "summary", "session_name": "First Name"},
-            user("x"),
-            {"type": "summary", "session_name": "Renamed Session"},
-        ],
-    )
-    assert read_session_name(p) == "Renamed Session"
-
-
-def test_session_name_null_and_missing_skipped(tmp_path):
-    p = write_lines(
-        tmp_path / "t.jsonl",
-        [
-            user("a"),
-            {"type": "summary", "session_name": None},
-            assistant("b"),
-            {"type": "summary"},
-            {"type": "summary", "session_name": ""},
-        ],
-    )
-    assert read_session_name(p) is None
-
-
-def test_session_name_missing_and_junk(tmp_path):
-    assert read_session_name(str(tmp_path / "nope.jsonl")) is None
-    junk = tmp_path / "junk.jsonl"
-    junk.write_text("not json\n{also not\n")
-    assert read_session_name(str(junk)) is None
-
-
-def test_session_name_escaped_key(tmp_path):
-    p = tmp_path / "t.jsonl"
-    p.write_text('{"session_\\u006eame": "Escaped"}\n{"type": "user"}\n')
-    assert read_session_name(str(p)) == "Escaped"
 
 
 def test_user_string_and_assistant_text_blocks(tmp_path):
@@ -229,7 +184,6 @@ def test_fifo_and_directory_are_unreadable_not_hangs(tmp_path):
     fifo = tmp_path / "x.jsonl"
     os.mkfifo(str(fifo))
     assert read_turns(str(fifo)) == []
-    assert read_session_name(str(fifo)) is None
     assert read_turns(str(tmp_path)) == []
 
 

@@ -11,6 +11,8 @@ from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Union
 
 from termsprawl_context.jsonl import iter_lines_reverse
 
+__all__ = ["HeadWindow", "ReadBuffers", "TailWindow", "read_head", "read_tail", "tail_of_head"]
+
 
 class ReadBuffers:
     """Buffers a scan reads every file's head and tail into. A fresh 64 KiB bytes object

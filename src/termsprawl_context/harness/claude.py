@@ -13,6 +13,33 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
+# The facts other modules read, packed (one a line would be a sixth of the file).
+# fmt: off
+__all__ = [
+    "AGENT_FILE_PREFIX", "AGENT_LAUNCH_WORD", "AGENT_META_SUFFIX", "ANSWER_JOIN", "ANSWER_PREFIXES",
+    "ANSWER_PREVIEW_MARK", "ANSWER_TRAILERS", "COMMAND_ARGS_TAG", "COMMAND_NAME_TAG", "COMPACTION_PREFIX",
+    "CONFIG_DIR_ENV", "DELEGATION_TOOLS", "FIELD_AGENT_ID", "FIELD_AI_TITLE", "FIELD_ATTACHMENT", "FIELD_CUSTOM_TITLE",
+    "FIELD_CWD", "FIELD_GIT_BRANCH", "FIELD_IS_COMPACT_SUMMARY", "FIELD_IS_META", "FIELD_IS_SIDECHAIN",
+    "FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY", "FIELD_LEAF_UUID", "FIELD_LOGICAL_PARENT_UUID", "FIELD_MESSAGE",
+    "FIELD_ORIGIN", "FIELD_PARENT_UUID", "FIELD_PROMPT_SOURCE", "FIELD_RENDERED_ROLE", "FIELD_SESSION_ID",
+    "FIELD_SUMMARY", "FIELD_TIMESTAMP", "FIELD_TOOL_USE_RESULT", "FIELD_TURN_COMPANION", "FIELD_TURN_ORIGIN",
+    "FIELD_TYPE", "FIELD_UUID", "HARNESS", "HOOK_EVENT_SESSION_START", "HOOK_REFUSAL_MARK", "HOOK_REFUSAL_PREFIX",
+    "INJECTED_PREFIXES", "INPUT_COMMAND", "INPUT_FILE_PATH", "INPUT_PATH_KEYS", "INPUT_QUESTION", "INPUT_QUESTIONS",
+    "INPUT_RUN_IN_BACKGROUND", "LOCAL_COMMAND_ANSWERS", "LOCAL_COMMAND_CAVEAT", "LOCAL_COMMAND_CAVEAT_OPEN",
+    "LOCAL_COMMAND_OPEN", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX", "META_AGENT_TYPE", "META_DESCRIPTION",
+    "META_SPAWN_DEPTH", "META_TOOL_USE_ID", "NOTICE_PREFIXES", "NOT_RUN_DENIED", "NOT_RUN_DENIED_OPENING",
+    "NOT_RUN_HOOK", "NOT_RUN_PREFIXES", "ORIGIN_KIND", "ORIGIN_KINDS_PERSON", "ORIGIN_KIND_TASK", "PROJECTS_SUBDIR",
+    "PROJECT_CONFIG_DIR", "PROJECT_DIR_ENV", "PROMPT_COMMAND_OPEN", "PROMPT_SOURCES_PERSON", "PROMPT_SOURCE_SYSTEM",
+    "QUEUED_COMMAND", "QUEUED_PROMPT_MODE", "SETTINGS_LOCAL_FILE", "SETTINGS_LOCAL_NAME", "SOURCE_CLEAR",
+    "SOURCE_STARTUP", "SUBAGENTS_DIR", "TASK_NOTIFICATION_MODE", "TASK_NOTIFICATION_OPEN", "TASK_STATUS_TAG",
+    "TASK_SUMMARY_TAG", "TASK_TERMINAL_STATUSES", "TITLE_AI", "TITLE_CUSTOM", "TITLE_SUMMARY", "TOOL_ASK_USER_QUESTION",
+    "TOOL_BASH", "TOOL_TASK_OUTPUT", "TRANSCRIPT_SUFFIX", "TURN_ORIGINS_PERSON", "TURN_ORIGIN_TASK", "TYPE_ASSISTANT",
+    "TYPE_ATTACHMENT", "TYPE_SYSTEM", "TYPE_USER", "config_dir", "current_session_path", "encode_project_dir",
+    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "session_start_output", "skill_file",
+]
+# fmt: on
+
+
 # --- the store --------------------------------------------------------------------------
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # overrides ~/.claude
 CONFIG_DIR_NAME = ".claude"
@@ -484,25 +511,3 @@ def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str
         if accept is None or accept(candidate, session_id, tree):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""
-
-
-# The permission rules live in harness/claude_permissions.py (init and doctor need them,
-# the dump never does); their names still import from here, on first use.
-_PERMISSION_NAMES = (
-    "SETTINGS_PERMISSIONS",
-    "SETTINGS_ALLOW",
-    "SETTINGS_FILE_SHARED",
-    "SKILL_DIR_VARIABLE",
-    "BASH_TOOL",
-    "bash_rule",
-    "skill_rule",
-    "bash_rule_matches",
-)
-
-
-def __getattr__(name: str):
-    if name in _PERMISSION_NAMES:
-        from termsprawl_context.harness import claude_permissions
-
-        return getattr(claude_permissions, name)
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

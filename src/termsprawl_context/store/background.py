@@ -32,6 +32,15 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
+__all__ = [
+    "AgentSignalCursor",
+    "background_agent_signals",
+    "background_agent_signals_since",
+    "running",
+    "running_background_agents",
+]
+
+
 LAUNCHED = "launched"  # a background Agent call whose receipt returned the agent's id
 ENDED = "ended"  # a <task-notification> for the agent with a terminal status
 
@@ -254,15 +263,6 @@ def _read_at(f, start: int, size: int) -> bytes:
 
 def _fingerprint(head: bytes, tail: bytes) -> str:
     return hashlib.sha256(head + tail).hexdigest()
-
-
-def fingerprint(f, offset: int) -> str:
-    """The check of a cursor at ``offset``: SHA-256 (hex) of the first <=256 bytes, then
-    the last <=4096 bytes before the offset (the two may overlap)."""
-    return _fingerprint(
-        _read_at(f, 0, min(offset, FINGERPRINT_HEAD)),
-        _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL)),
-    )
 
 
 def background_agent_signals_since(

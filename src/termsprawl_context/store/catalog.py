@@ -25,26 +25,16 @@ from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 
 __all__ = [
     "CLAUDE_CODE",
-    "LATEST",
-    "UUID_LENGTH",
-    "MAX_CANDIDATES_SHOWN",
-    "SessionFile",
-    "Candidate",
     "HarnessSession",
     "Resolved",
     "SessionIdNotFound",
     "AmbiguousSession",
-    "StoreNotFound",
     "is_session_file_name",
     "session_id_of",
     "stem_of",
     "is_path",
-    "list_directory",
-    "walk",
     "iter_candidate_paths",
     "session_files",
-    "latest_session",
-    "format_skipped_paths",
     "report_skipped",
     "project_store_dir",
     "store_root",
@@ -52,7 +42,6 @@ __all__ = [
     "other_sessions",
     "resolve",
     "resolve_uuid",
-    "latest_descendant",
     "copies_message",
     "candidates_message",
 ]
@@ -358,7 +347,7 @@ def _resolve_other(name: str, others: Sequence[object], environ=None) -> Resolve
     return Resolved(session_id, copies[0].path, copies[0].harness, tuple(s.path for s in copies[1:]))
 
 
-def _resolve_file(name: str, harness: Optional[str], projects_dir: str, required: Optional[str]) -> Resolved:
+def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     """A path: the file (a regular one), read by the harness ``--harness`` names, else by
     the one whose store (or first record) it is."""
     from termsprawl_context import harness as harnesses
@@ -370,8 +359,6 @@ def _resolve_file(name: str, harness: Optional[str], projects_dir: str, required
             raise NotFound("unknown harness %s" % harness)
     else:
         chosen = harnesses.for_path(path)
-    if chosen.name == CLAUDE_CODE:
-        require_store(projects_dir, required)
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -390,7 +377,6 @@ def resolve(
     project: Optional[str] = None,
     harness: Optional[str] = None,
     others: Sequence[object] = (),
-    required: Optional[str] = None,
     stderr: Optional[TextIO] = None,
 ) -> Resolved:
     """The session ``name`` names: a full id, a unique prefix of one, a path to a
@@ -398,18 +384,17 @@ def resolve(
 
     ``projects_dir`` is Claude Code's store (``project``: only the sessions run there),
     read unless ``harness`` names another harness; ``others`` are the other harnesses
-    whose stores are asked when Claude Code's has no such session. ``required``: the
-    ``--projects-dir`` given, which must then exist (``StoreNotFound``).
-    Refusals (the CLI refuses an empty name first, exit 2; here it is the prefix of
-    every id): ``SessionIdNotFound``, or
-    ``NotFound`` for a path that is not a regular file (exit 1); ``AmbiguousSession``
+    whose stores are asked when Claude Code's has no such session (the CLI checks the
+    store it names first: ``cli/store_options.claude_store``). Refusals (the CLI refuses
+    an empty name first, exit 2; here it is the prefix of every id): ``SessionIdNotFound``,
+    or ``NotFound`` for a path that is not a regular file (exit 1); ``AmbiguousSession``
     (exit 1) for a prefix of several ids, decided from the names before any file is
     read. Unlistable directories are named once on ``stderr``."""
     if is_path(name):
-        return _resolve_file(name, harness, projects_dir, required)
+        return _resolve_file(name, harness)
     if harness in (None, "all", CLAUDE_CODE):
         try:
-            return _resolve_claude(name, store_root(require_store(projects_dir, required), project), stderr)
+            return _resolve_claude(name, store_root(projects_dir, project), stderr)
         except NotFound:
             if not others:
                 raise

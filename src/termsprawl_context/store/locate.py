@@ -31,6 +31,9 @@ from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import iter_chunks, iter_lines
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
+__all__ = ["UuidSpellings", "locate", "locate_or_refuse", "scan_file"]
+
+
 TRANSCRIPT_SUFFIX = ".jsonl"
 
 # Below this many bytes in the store, phase 1 runs in one process. Measured on the

@@ -34,41 +34,12 @@ from termsprawl_context.store.catalog import session_files
 from termsprawl_context.store.session_titles import Titles
 from termsprawl_context.transcript import entry as records
 
-__all__ = [
-    "KIND_HUMAN",
-    "KIND_ASSISTANT",
-    "KIND_TOOL",
-    "KINDS",
-    "DEFAULT_KINDS",
-    "SUBAGENT_DEFAULT_KINDS",
-    "DEFAULT_LIMIT",
-    "SNIPPET_CONTEXT",
-    "CHUNK_BYTES",
-    "MAX_LINE_BYTES",
-    "PARALLEL_MIN_BYTES",
-    "FIRST_BATCH_BYTES",
-    "BATCH_GROWTH",
-    "MIN_PATTERN",
-    "LOWER_TO_ASCII",
-    "escape_positions",
-    "Hit",
-    "Prefilter",
-    "prefilter_for",
-    "Matcher",
-    "entry_texts",
-    "snippet",
-    "match_line",
-    "candidate_lines",
-    "search_file",
-    "search_store",
-    "parse_kinds",
-]
-
-KIND_HUMAN = "human"
+KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
+KIND_PERSON_BEFORE = "human"  # the word --in took before; still accepted
 KIND_ASSISTANT = "assistant"
 KIND_TOOL = "tool"
-KINDS = (KIND_HUMAN, KIND_ASSISTANT, KIND_TOOL)
-DEFAULT_KINDS = (KIND_HUMAN, KIND_ASSISTANT)
+KINDS = (KIND_PERSON, KIND_ASSISTANT, KIND_TOOL)
+DEFAULT_KINDS = (KIND_PERSON, KIND_ASSISTANT)
 # A sub-agent's record, searched with no --in given: every kind, tool output included. Its
 # tools' output is the only record of what it did (the dispatching session sees only its
 # report: Claude Code 2.1.328's sub-agents run in the background by default).
@@ -230,7 +201,7 @@ def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = Fal
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
-        kind = KIND_ASSISTANT if subagent else KIND_HUMAN
+        kind = KIND_ASSISTANT if subagent else KIND_PERSON
         if kind in kinds:
             found.extend((kind, t) for t in records.typed_texts(entry))
     if who == records.ASSISTANT:
@@ -442,9 +413,10 @@ def search_store(
 
 
 def parse_kinds(value: str) -> Tuple[str, ...]:
-    """``human,assistant,tool`` (any non-empty subset, any order) as a tuple; a
-    UsageError names the unknown word."""
+    """``person,assistant,tool`` (any non-empty subset, any order; ``human`` is
+    ``person``) as a tuple; a UsageError names the unknown word."""
     words = [w.strip() for w in value.split(",")]
+    words = [KIND_PERSON if w == KIND_PERSON_BEFORE else w for w in words]
     if not value or any(w not in KINDS for w in words):
         bad = next((w for w in words if w not in KINDS), "")
         raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))

@@ -42,19 +42,10 @@ from termsprawl_context.store.session_facts import (  # noqa: F401
     scan_tail,
     tail_summary_links_plain,
 )
-from termsprawl_context.store.session_scan import (  # noqa: F401
-    TITLE_KEY_SUFFIX,
-    _HeadIndex,
-    _KIND_RE,
-    _line_entry,
-    _scan_head,
-    _SUMMARY_KIND_RE,
-    _TITLE_KEY_RE,
-    _TOKEN_CWD,
-    _TOKEN_SUMMARY_KIND,
-    _TOKEN_TIMESTAMP,
-    _TOKEN_USER,
-    scan_head_window,
+from termsprawl_context.store.session_scan import (
+    TOKEN_TIMESTAMP,
+    HeadIndex,
+    scan_head,
     scan_tail_window,
     tail_summary_links,
 )
@@ -69,37 +60,18 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
 )
 
 __all__ = [
-    "HEAD_MAX_LINES",
-    "HEAD_MAX_BYTES",
-    "HEAD_BLOCK_BYTES",
-    "TAIL_MAX_BYTES",
     "MAX_BYTES_PER_SESSION",
-    "extract_session_metadata",
-    "read_buffers",
-    "read_head",
-    "read_tail",
-    "past_head",
-    "read_tail_past",
-    "tail_links_past_head",
-    "read_session_metadata",
-    "session_metadata",
-    # the plain rules' and the fast scanners' names, imported from here as before
-    "HeadWindow",
-    "TailWindow",
     "SessionMetadata",
     "SummaryLink",
-    "ExtractionResult",
-    "HeadFacts",
-    "TailFacts",
-    "combine",
     "extract_metadata_from_lines",
-    "scan_tail",
-    "tail_summary_links_plain",
-    "TITLE_KEY_SUFFIX",
-    "scan_head_window",
-    "scan_tail_window",
-    "tail_summary_links",
+    "read_buffers",
+    "read_head",
+    "read_session_metadata",
+    "read_tail_past",
+    "session_metadata",
+    "tail_links_past_head",
 ]
+
 
 # The seed reads at most this many lines for summary and first user message: both are
 # expected near the beginning, and transcripts can be very large.
@@ -116,13 +88,6 @@ HEAD_BLOCK_BYTES = 1 << 16
 TAIL_MAX_BYTES = 1 << 16
 # What describing one session may read, whatever the file's size.
 MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
-
-
-def extract_session_metadata(path: str) -> ExtractionResult:
-    """The seed's ExtractSessionMetadata: extraction over the head of the file at
-    ``path``; an empty result when it cannot be opened as a regular file."""
-    meta = session_metadata(path)
-    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
 
 
 def read_buffers() -> windows.ReadBuffers:
@@ -180,7 +145,7 @@ def read_session_metadata(
     ``tail_links_out``, when given, gets the summary links of the tail window's lines
     past the head (``tail_summary_links``): they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
-    index = _HeadIndex(window)
+    index = HeadIndex(window)
     if window.whole_file:
         tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
     else:
@@ -196,7 +161,7 @@ def read_session_metadata(
     tail = scan_tail_window(tail_window, session_id, escaped, begin)
     # A custom title in the tail outranks every title the head could hold: the head's
     # title entries are then ignored.
-    head = _scan_head(index, session_id, titles=not tail.custom_title)
+    head = scan_head(index, session_id, titles=not tail.custom_title)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
         leftover = window.data[last_end : window.length]
@@ -221,7 +186,7 @@ def read_session_metadata(
 def _last_timestamp(window: HeadWindow) -> str:
     for index in range(len(window.ends) - 1, -1, -1):
         raw = window.line(index)
-        if _TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
+        if TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
             entry = entry_of_line(raw)
             if entry is not None and entry.timestamp:
                 return entry.timestamp

@@ -15,6 +15,7 @@ import os
 import re
 from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
+from termsprawl_context.byte_windows import HeadWindow
 from termsprawl_context.bytescan import Needles, has_ascii_escape
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular
@@ -43,7 +44,7 @@ _LEAF_KEY = b'"' + cc.FIELD_LEAF_UUID.encode("ascii") + b'"'
 _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
-def _summary_lines(window: session_meta.HeadWindow) -> List[int]:
+def _summary_lines(window: HeadWindow) -> List[int]:
     """The indexes of the head's lines that may be summaries (``_SUMMARY_LINES.in_line``
     of each), found in the window's bytes: a head holding no escape that could spell the
     token (all of them, as the harness writes) has its candidates where the token is."""
