@@ -33,6 +33,7 @@ __all__ = [
     "session_id_of",
     "stem_of",
     "is_path",
+    "list_directory",
     "iter_candidate_paths",
     "session_files",
     "report_skipped",

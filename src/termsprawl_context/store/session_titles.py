@@ -20,7 +20,7 @@ from termsprawl_context.bytescan import Needles, has_ascii_escape
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
-from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, stem_of
+from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, list_directory, stem_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
 
@@ -116,19 +116,17 @@ def file_leaves(path: str, mtime: float) -> FileLeaves:
 def folder_files(folder: str) -> List[FileLeaves]:
     """``file_leaves`` of each session file directly in ``folder``, in name order."""
     try:
-        names = sorted(os.listdir(folder))
+        entries = list_directory(folder)
     except OSError:
         return []
     found = []
-    for name in names:
-        if not is_session_file_name(name):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            mtime = os.stat(path).st_mtime
-        except OSError:
-            continue
-        found.append(file_leaves(path, mtime))
+    for entry in entries:
+        if is_session_file_name(entry.name):
+            try:
+                mtime = entry.stat().st_mtime
+            except OSError:
+                continue
+            found.append(file_leaves(entry.path, mtime))
     return found
 
 
