@@ -11,6 +11,7 @@ import pytest
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir
 from termsprawl_context.store import session_meta as M
+from termsprawl_context.store import catalog as C
 from termsprawl_context.store import session_scan
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.titles import is_harness_title
@@ -25,9 +26,8 @@ from termsprawl_context.store.session_meta import (
     extract_metadata_from_lines,
     session_metadata,
 )
+from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import (
-    AmbiguousSession,
-    SessionIdNotFound,
     find_session,
     scan_all_sessions,
     scan_sessions,
@@ -658,16 +658,16 @@ def test_symlinked_directories_are_not_followed(tmp_path):
 def test_unreadable_directory_is_reported_once_and_the_scan_goes_on(tmp_path, monkeypatch):
     projects = make_store(tmp_path)
     blocked = str(projects / "-proj-b")
-    real = S.list_directory
+    real = C.list_directory
     calls = []
 
-    def listing(path):
+    def listing(path, *ordered):
         calls.append(path)
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
-    monkeypatch.setattr(S, "list_directory", listing)
+    monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()
     found = scan_all_sessions(str(projects), stderr=err)
     assert [s.session_id for s in found] == [ID2, ID1]
@@ -732,9 +732,13 @@ def test_find_ambiguous(tmp_path):
     write(projects / "b" / "aaaa2222-1234-1234-1234-123456789abc.jsonl", [user("2")])
     with pytest.raises(AmbiguousSession) as caught:
         find_session("aaaa", str(projects))
-    assert str(caught.value) == "ambiguous session ID 'aaaa' matches 2 sessions"
+    # The seed's words, then the ids (the catalog's one ambiguity refusal, issue 23).
+    assert str(caught.value) == "ambiguous session ID 'aaaa' matches 2 sessions: %s, %s" % (
+        "aaaa1111-1234-1234-1234-123456789abc",
+        "aaaa2222-1234-1234-1234-123456789abc",
+    )
     assert caught.value.exit_code == 1
-    assert len(caught.value.matches) == 2
+    assert len(caught.value.candidates) == 2
     with pytest.raises(AmbiguousSession):
         find_session("", str(projects))  # the empty prefix matches everything
     assert find_session("aaaa2", str(projects)).project_path == "b"
@@ -752,21 +756,21 @@ def test_find_ignores_fifos_and_directories(tmp_path):
 def test_find_reports_unreadable_directories(tmp_path, monkeypatch):
     projects = make_store(tmp_path)
     blocked = str(projects / "-proj-b")
-    real = S.list_directory
+    real = C.list_directory
 
-    def listing(path):
+    def listing(path, *ordered):
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
-    monkeypatch.setattr(S, "list_directory", listing)
+    monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()
     assert find_session(ID1[:6], str(projects), stderr=err).session_id == ID1
     assert "during search:\n  - %s\n" % blocked in err.getvalue()
 
 
 def test_constants():
-    assert S.UUID_LENGTH == 36
+    assert C.UUID_LENGTH == 36
     assert HEAD_MAX_LINES == 50
     assert MAX_BYTES_PER_SESSION == HEAD_MAX_BYTES + TAIL_MAX_BYTES
 

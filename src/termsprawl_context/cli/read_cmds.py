@@ -6,7 +6,13 @@ from typing import Any
 from termsprawl_context._output import error_line, write_transcript_text
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Arg, Spec, add_count, cell, json_line, command
 from termsprawl_context.cli.command import print_list
-from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses, wants_claude
+from termsprawl_context.cli.store_options import (
+    CLAUDE_CODE,
+    claude_store,
+    other_harnesses,
+    resolve_session,
+    wants_claude,
+)
 from termsprawl_context.errors import NotFound
 
 __all__ = ["SEARCH", "SHOW", "run_search", "run_show"]
@@ -95,49 +101,16 @@ def run_show(args) -> int:
 
 
 def _title(session_id: str, path: str, harness: str) -> str:
-    """The session's title as ``sessions`` and ``find --json`` name it."""
-    if harness != CLAUDE_CODE:
-        from termsprawl_context.store.harness_store import HarnessSession, describe
-
-        return describe(HarnessSession(harness, session_id, path, 0, 0)).title or session_id
+    """The session's title as ``sessions``, ``find --json`` and ``search`` name it."""
     from termsprawl_context.store.session_titles import session_title
 
-    return session_title(path, session_id).text or session_id  # summaries of its folder included
+    return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included
 
 
 def _resolve_any(args):
-    """``(session id, path, harness)``: a path is read by the harness whose store (or
-    first record) it is, unless --harness says; an id, prefix or ``latest`` is looked
-    for in Claude Code's store first (its answer unchanged), then in the others'."""
-    import os
-
-    from termsprawl_context.store.harness_store import resolve_other
-    from termsprawl_context.store.resolve import _is_path, resolve_session
-
-    name = args.session
-    if _is_path(name):
-        from termsprawl_context import harness as harnesses
-
-        if args.harness and args.harness != "all":
-            chosen = harnesses.get(args.harness)
-            if chosen is None:
-                raise NotFound("unknown harness %s" % args.harness)
-        else:
-            chosen = harnesses.for_path(os.path.abspath(name))
-        if chosen.name == CLAUDE_CODE:
-            session_id, path = resolve_session(name, claude_store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        session_id, path = resolve_session(name, "", None)  # (the path checks: a regular file)
-        return chosen.session_id_of(path) or session_id, path, chosen.name
-    others = other_harnesses(args)
-    if wants_claude(args):
-        try:
-            session_id, path = resolve_session(name, claude_store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        except NotFound:
-            if not others:
-                raise
-    return resolve_other(name, others)
+    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
+    found = resolve_session(args, args.session)
+    return found.session_id, found.path, found.harness
 
 
 def _and_others(hits, args, others, kinds):

@@ -5,11 +5,10 @@ import time
 from typing import Any, List
 
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
-from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Arg, Spec, add_count, cell, json_line, command
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Spec, add_count, cell, json_line, command
 from termsprawl_context.cli.command import print_one
-from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses
-from termsprawl_context.errors import NotFound
-from termsprawl_context.store import paths, session_lookup, session_titles
+from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses, resolve_session
+from termsprawl_context.store import catalog, paths, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
 __all__ = ["FIND", "SESSIONS", "TITLE_COLUMN_WIDTH", "format_table", "human_size", "run_find", "run_sessions"]
@@ -34,7 +33,7 @@ SESSIONS = Spec(
 FIND = Spec(
     "find",
     "Print the id and transcript path of the one session whose id is or starts with SESSION.",
-    (Arg(SESSION.dest, SESSION.metavar, "a session id or a unique prefix of one"),),
+    (SESSION,),
     ("projects-dir", "harness"),
     JSON_ONE,
 )
@@ -90,7 +89,7 @@ def run_sessions(args) -> int:
         result = store_sessions.scan_sessions(
             projects_dir, project=args.project, render=_json_line if args.json else None
         )
-        store_sessions.report_skipped(result.skipped, "scan")
+        catalog.report_skipped(result.skipped, "scan")
         found, lines = result.sessions, result.rendered or []
     if others:
         found, lines = _merge_other_sessions(found, lines, others, args.json)
@@ -100,7 +99,7 @@ def run_sessions(args) -> int:
         found.reverse()
         lines.reverse()
     if not found:  # no results: exit 0, nothing on stdout; stderr says where it looked
-        where = store_sessions.project_store_dir(projects_dir, args.project) if args.project else projects_dir
+        where = catalog.project_store_dir(projects_dir, args.project) if args.project else projects_dir
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
         return 0
     print_one(False, None, "".join(lines) if args.json else format_table(found))
@@ -110,9 +109,9 @@ def run_sessions(args) -> int:
 def _merge_other_sessions(found, lines, others, json_out):
     """Claude Code's sessions and the other stores', oldest first by modification time
     (Claude Code's keep their order among themselves)."""
-    from termsprawl_context.store.harness_store import describe, other_sessions
+    from termsprawl_context.store.harness_store import describe
 
-    extra = [describe(s) for s in other_sessions(others)]
+    extra = [describe(s) for s in catalog.other_sessions(others)]
     if not extra:
         return found, lines
     rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]
@@ -126,11 +125,11 @@ def _id_and_path(session_id: str, path: str) -> bytes:
     return encode_text(session_id + "\t") + encode_path(path) + b"\n"
 
 
-def _find_other(args, others) -> int:
-    """``find`` in the other harnesses' stores: the same two columns, or one JSON line."""
-    from termsprawl_context.store.harness_store import HarnessSession, describe, resolve_other
+def _find_other(args, found) -> int:
+    """``find`` of another harness's session: the same two columns, or one JSON line."""
+    from termsprawl_context.store.harness_store import HarnessSession, describe
 
-    session_id, path, harness = resolve_other(args.session, others)
+    session_id, path = found.session_id, found.path
 
     def data():
         try:
@@ -138,7 +137,7 @@ def _find_other(args, others) -> int:
             mtime, size = st.st_mtime, st.st_size
         except OSError:
             mtime, size = 0.0, 0
-        return describe(HarnessSession(harness, session_id, path, mtime, size)).to_dict()
+        return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
 
     print_one(args.json, data, _id_and_path(session_id, path))
     return 0
@@ -146,21 +145,17 @@ def _find_other(args, others) -> int:
 
 @command(FIND)
 def run_find(args) -> int:
-    others = other_harnesses(args)
-    if args.harness not in (None, "all", CLAUDE_CODE):
-        return _find_other(args, others)
     try:
-        info, copies = session_lookup.find_session(args.session, claude_store(args))
-    except session_lookup.AmbiguousPrefix as refusal:
+        found = resolve_session(args, args.session)
+    except catalog.AmbiguousSession as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
-        for line in session_lookup.candidates_message(refusal.candidates):
+        for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    except NotFound:
-        if not others:
-            raise
-        return _find_other(args, others)
-    for line in session_lookup.copies_message(info.session_id, copies):
+    if found.harness != CLAUDE_CODE:
+        return _find_other(args, found)
+    info, copies = store_sessions.describe_resolved(found, claude_store(args))
+    for line in catalog.copies_message(info.session_id, copies):
         warn(line)
     print_one(
         args.json,

@@ -57,9 +57,9 @@ FRESH = Spec(
 
 def _session_uuid(args):
     """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's
-    id (store/resolve.py); a store named on the command line must exist."""
+    id (store/catalog.py); a store named on the command line must exist."""
     from termsprawl_context.cli.store_options import claude_store
-    from termsprawl_context.store.resolve import resolve_uuid
+    from termsprawl_context.store.catalog import resolve_uuid
 
     projects = claude_store(args)
     return resolve_uuid(args.uuid, projects), projects

@@ -7,7 +7,7 @@ from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
-__all__ = ["CLAUDE_CODE", "ProjectNotFound", "claude_store", "other_harnesses", "wants_claude"]
+__all__ = ["CLAUDE_CODE", "ProjectNotFound", "claude_store", "other_harnesses", "resolve_session", "wants_claude"]
 
 CLAUDE_CODE = "claude-code"
 
@@ -24,7 +24,7 @@ def claude_store(args: Any) -> str:
     """Claude Code's projects directory: refused when ``--projects-dir`` names one that is
     not there, or ``--project`` a directory that neither exists nor has a store folder."""
     from termsprawl_context.store import paths
-    from termsprawl_context.store.resolve import require_store, store_root
+    from termsprawl_context.store.catalog import require_store, store_root
 
     projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
     project = getattr(args, "project", None)
@@ -47,3 +47,20 @@ def other_harnesses(args: Any) -> List[Any]:
     if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
         return [] if args.harness is None else chosen_harnesses("all", include_claude=False)
     return chosen_harnesses(args.harness, include_claude=False)
+
+
+def resolve_session(args: Any, name: str) -> Any:
+    """The session ``name`` names (``store.catalog.resolve``) in the stores the options
+    choose: Claude Code's first (a missing store or project refused, unless another
+    harness's store may answer), then the others'."""
+    from termsprawl_context.store import catalog
+
+    others = [] if catalog.is_path(name) else other_harnesses(args)
+    store = ""
+    if wants_claude(args):
+        try:
+            store = claude_store(args)
+        except NotFound:
+            if not others:
+                raise
+    return catalog.resolve(name, store, getattr(args, "project", None), args.harness, others)

@@ -32,8 +32,8 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
-from termsprawl_context.store.resolve import session_files
-from termsprawl_context.store.session_meta import session_metadata
+from termsprawl_context.store.catalog import session_files
+from termsprawl_context.store.session_titles import Titles
 from termsprawl_context.transcript import entry as records
 
 KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
@@ -366,7 +366,7 @@ def search_store(
     left = limit
     units = list(_units(session_files(projects_dir, project), subagents))
     weights = [file_weight(u.path) for u in units]
-    titles = {}
+    titles = Titles()  # as `find` and `show` title a session (its folder's summaries included)
     for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
@@ -382,9 +382,7 @@ def search_store(
                 continue
             found = found[:left]
             session = unit.session
-            if session.path not in titles:
-                titles[session.path] = session_metadata(session.path, session.session_id).title
-            title = titles[session.path]
+            title = titles.text(session.path, session.session_id)
             for line, offset, kind, snip, timestamp, uuid in found:
                 yield Hit(
                     unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id

@@ -67,6 +67,7 @@ __all__ = [
     "read_buffers",
     "read_head",
     "read_session_metadata",
+    "read_tail_past",
     "session_metadata",
     "tail_links_past_head",
 ]
@@ -113,10 +114,17 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
     return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
 
 
-def tail_links_past_head(f: BinaryIO, size: int) -> List[SummaryLink]:
-    """``tail_summary_links`` of the open transcript ``f``, past its head's lines."""
-    window = read_head(f, size)
-    tail = windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
+    """The tail window of the open transcript ``f`` whose head is ``window`` (a slice of
+    the head's own bytes when the head holds the whole file)."""
+    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+
+
+def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
+    """``tail_summary_links`` of the open transcript ``f``, past its head's lines
+    (``window``: its head, when the caller read it already)."""
+    window = read_head(f, size) if window is None else window
+    tail = read_tail_past(f, size, window)
     return tail_summary_links(tail, None, past_head(window, tail, size))
 
 
