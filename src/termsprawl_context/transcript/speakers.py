@@ -86,30 +86,15 @@ SIGNALS = (
     (cc.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
     (cc.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
     (cc.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
-    (
-        cc.FIELD_TURN_ORIGIN,
-        "sdk",
-        "the turn started from a print-mode or SDK prompt (a slash " "command's envelope included)",
-        "2.1.328",
-    ),
+    (cc.FIELD_TURN_ORIGIN, "sdk", "a print-mode or SDK prompt started it (a slash command's too)", "2.1.328"),
     (cc.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
     (cc.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
     (cc.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
-    (
-        cc.FIELD_TURN_COMPANION,
-        "true",
-        "written beside a turn (a slash command's expansion, the "
-        "reminder before a notification): with isMeta, never typed",
-        "2.1.328",
-    ),
+    # turnCompanion: a slash command's expansion, the reminder before a notification.
+    (cc.FIELD_TURN_COMPANION, "true", "written beside a turn (with isMeta): never typed", "2.1.328"),
     (cc.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
     (cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
-    (
-        cc.FIELD_RENDERED_ROLE,
-        "system|user",
-        "an attachment's text as the model saw it: the " "harness's, whatever the role",
-        "2.1.328",
-    ),
+    (cc.FIELD_RENDERED_ROLE, "system|user", "an attachment as the model saw it: the harness's text", "2.1.328"),
 )
 SIGNAL_PERSON = "person"  # the record says the person produced the turn
 SIGNAL_TASK = "task"  # the record says it is a task notification

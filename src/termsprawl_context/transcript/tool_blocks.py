@@ -44,38 +44,30 @@ class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
     __slots__ = ()
 
 
+def _blocks(entry: Entry, entry_type: str, block_type: str) -> "List[dict]":
+    """The content blocks of type ``block_type`` when ``entry`` is of ``entry_type``."""
+    if entry.type != entry_type or not isinstance(entry.content, list):
+        return []
+    return [block for block in entry.content if isinstance(block, dict) and block.get("type") == block_type]
+
+
+def _string(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def tool_calls(entry: Entry) -> List[ToolCall]:
     """The tool calls of an assistant entry, in block order; [] for other entries."""
-    if entry.type != cc.TYPE_ASSISTANT or not isinstance(entry.content, list):
-        return []
-    calls = []
-    for block in entry.content:
-        if isinstance(block, dict) and block.get("type") == "tool_use":
-            call_id, name = block.get("id"), block.get("name")
-            calls.append(
-                ToolCall(
-                    call_id if isinstance(call_id, str) else "",
-                    name if isinstance(name, str) else "",
-                    block.get("input"),
-                )
-            )
-    return calls
+    blocks = _blocks(entry, cc.TYPE_ASSISTANT, "tool_use")
+    return [ToolCall(_string(block.get("id")), _string(block.get("name")), block.get("input")) for block in blocks]
 
 
 def tool_results(entry: Entry) -> List[ToolResult]:
     """The tool results a user entry carries, in block order; [] for other entries."""
-    if entry.type != cc.TYPE_USER or not isinstance(entry.content, list):
-        return []
-    results = []
-    for block in entry.content:
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            use_id = block.get("tool_use_id")
-            results.append(
-                ToolResult(
-                    use_id if isinstance(use_id, str) else "", block.get("content"), block.get("is_error") is True
-                )
-            )
-    return results
+    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    return [
+        ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
+        for block in blocks
+    ]
 
 
 def result_texts(content: Any) -> List[str]:
