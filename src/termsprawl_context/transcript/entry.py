@@ -44,38 +44,13 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 # The model's API: this module's own names and those of the modules it is split into that
 # the package reads through it.
-__all__ = [
-    "Entry",
-    "decode_entry",
-    "entry_of",
-    "person_texts",
-    "speaker",
-    "ASSISTANT",
-    "COMMAND",
-    "INJECTED",
-    "PERSON",
-    "TASK_NOTIFICATION",
-    "TOOL_RESULT",
-    "content_texts",
-    "not_the_person",
-    "text_kind",
-    "typed_texts",
-    "command_as_typed",
-    "is_local_command",
-    "is_local_command_output",
-    "output_parent",
-    "slash_command",
-    "task_notification_line",
-    "ToolCall",
-    "ToolResult",
-    "assistant_text",
-    "is_hook_refusal",
-    "not_run_kind",
-    "result_texts",
-    "tool_calls",
-    "tool_results",
-    "tool_use_ids",
-]
+__all__ = ["Entry", "decode_entry", "entry_of", "person_texts", "speaker"]
+__all__ += ["ASSISTANT", "COMMAND", "INJECTED", "PERSON", "TASK_NOTIFICATION", "TOOL_RESULT"]  # speakers
+__all__ += ["content_texts", "not_the_person", "text_kind", "typed_texts"]  # speakers
+__all__ += ["command_as_typed", "is_local_command", "is_local_command_output", "output_parent"]  # slash_commands
+__all__ += ["slash_command", "task_notification_line"]  # slash_commands
+__all__ += ["ToolCall", "ToolResult", "assistant_text", "is_hook_refusal", "not_run_kind"]  # tool_blocks
+__all__ += ["result_texts", "tool_calls", "tool_results", "tool_use_ids"]  # tool_blocks
 
 
 # (One literal, so type checkers see the fields.)
