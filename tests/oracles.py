@@ -5,8 +5,12 @@ plain one is kept in the tests. These read every line and parse every one of the
 package's scanners search bytes first and parse only what may hold a fact.
 """
 
-from termsprawl_context.jsonl import iter_lines_reverse
+from termsprawl_context import handoff
+from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
 from termsprawl_context.store import continuation
+from termsprawl_context.store.session_titles import folder_files, head_summary_links
+from termsprawl_context.store.summary_index import SummaryIndex
+from termsprawl_context.transcript import entry as records
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.store.session_meta import (
@@ -14,9 +18,9 @@ from termsprawl_context.store.session_meta import (
     TITLE_AI,
     TITLE_CUSTOM,
     HeadFacts,
-    _take_summary,
-    _title_of,
-    _UserFacts,
+    take_summary,
+    title_of,
+    UserFacts,
     entry_of_line,
 )
 
@@ -24,7 +28,7 @@ from termsprawl_context.store.session_meta import (
 def scan_head_oracle(lines, session_id=""):
     """The plain algorithm: parse every head line in order, with the same rules.
     ``session_meta.scan_head_window`` is the fast path and must return exactly this."""
-    users = _UserFacts()
+    users = UserFacts()
     summary = cwd = branch = first_ts = custom = ai = ""
     links = []
     for raw in lines:
@@ -33,8 +37,8 @@ def scan_head_oracle(lines, session_id=""):
             continue
         users.feed(entry)
         if entry.type == "summary":
-            summary = _take_summary(entry, summary, links)
-        title_kind, title = _title_of(entry, session_id)
+            summary = take_summary(entry, summary, links)
+        title_kind, title = title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM:
             custom = title
         elif title_kind == TITLE_AI:
@@ -135,3 +139,36 @@ def first_text(record):
     (``content.first_content_text``, the one rule)."""
     message = record.get("message")
     return first_content_text(message.get("content")) if isinstance(message, dict) else ""
+
+
+def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handoff.PROMPTS_KEPT, tools=False):
+    """The hand-off's selection from one forward pass over every line, with line numbers:
+    the plain algorithm ``handoff.read_turns_backward`` must equal."""
+    last = {}
+    entries = []
+    with open_regular(path) as f:
+        for line in iter_lines(f):
+            record = parse_object(line.raw)
+            if record is None:
+                continue
+            entry = records.entry_of(record, line.number, line.offset)
+            if entry.uuid:
+                last[entry.uuid] = len(entries)
+            entries.append(entry)
+    turns = []
+    previous = None
+    for i, entry in enumerate(entries):
+        if entry.uuid and last[entry.uuid] != i:
+            continue
+        turns.extend(handoff.entry_turns(entry, tools, previous))
+        previous = entry
+    return handoff.select_turns(turns, window, prompts)
+
+
+def folder_index_oracle(folder):
+    """The summary index of the heads and tails of every session file directly in
+    ``folder``: what ``session_titles.index_naming`` answers for the uuids it is given."""
+    index = SummaryIndex()
+    for item in folder_files(folder):
+        index.add_file(item.path, item.mtime, head_summary_links(item.path))
+    return index

@@ -14,6 +14,7 @@ from termsprawl_context import handoff as h
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import search
 from termsprawl_context.transcript import entry as records
+from oracles import read_turns_forward_oracle
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "cc-2.1.328"
 MARKER = "SUB-TOOL-OUTPUT-42"
@@ -102,7 +103,7 @@ def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
         ("user", "/hookify"),
         ("user", "and one more typed prompt after the compaction"),
     ]
-    assert [t._replace(line=0) for t in h.read_turns_forward(str(SLASH))] == turns
+    assert [t._replace(line=0) for t in read_turns_forward_oracle(str(SLASH))] == turns
     shown = h.render([h.PeerHandoff("s", "t", str(SLASH), turns)], h.FORMAT_MARKDOWN)
     for harness_text in (
         "Review the file",
@@ -251,7 +252,7 @@ def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
     path = folder / "5e550001-aaaa-4bbb-8ccc-000000000001.jsonl"
     path.write_text(lines)
     assert [t.text for t in h.read_turns_backward(str(path))] == ["now the real question"]
-    assert [t.text for t in h.read_turns_forward(str(path))] == ["now the real question"]
+    assert [t.text for t in read_turns_forward_oracle(str(path))] == ["now the real question"]
     info = S.scan_sessions(str(tmp_path / "projects")).sessions[0]
     assert (info.title, info.title_source) == ("now the real question", "prompt")
     # the same answer typed after the command's own output record is the person's

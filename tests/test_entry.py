@@ -4,6 +4,7 @@ import pytest
 
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+from termsprawl_context.transcript import content
 from termsprawl_context.transcript import entry as model
 from termsprawl_context.transcript.entry import (
     ASSISTANT,
@@ -168,15 +169,15 @@ def test_typed_texts_keep_only_the_persons_blocks():
 
 
 def test_display_text_is_the_dumps_rule():
-    assert model.display_text("") == ""
+    assert content.display_text("") == ""
     assert (
-        model.display_text(
+        content.display_text(
             [{"type": "text", "text": "a"}, {"type": "thinking", "thinking": "t"}, {"type": "text", "text": "b"}]
         )
         == "a\nb"
     )
-    assert model.display_text(["bare"]) is None
-    assert model.display_text(None) is None
+    assert content.display_text(["bare"]) is None
+    assert content.display_text(None) is None
 
 
 def test_tool_calls_and_results():

@@ -1336,6 +1336,7 @@ def test_the_bounded_handoff_window_matches_the_oracle_on_hostile_transcripts(wo
     """The hand-off's collector with a uuid set of 0 or 2 (so every later copy is looked
     up in the file) picks what the forward oracle picks, on hostile transcripts."""
     from termsprawl_context import handoff
+    from oracles import read_turns_forward_oracle
 
     @fuzz_settings(60)
     @given(transcript(), st.sampled_from([0, 2]), st.sampled_from([1, 40]), st.booleans())
@@ -1344,7 +1345,7 @@ def test_the_bounded_handoff_window_matches_the_oracle_on_hostile_transcripts(wo
         world.transcript(data)
         monkeypatch.setattr(handoff, "SEEN_UUIDS_HELD", held)
         back = handoff.read_turns_backward(world.session, window, 3, tools)
-        forward = handoff.read_turns_forward(world.session, window, 3, tools)
+        forward = read_turns_forward_oracle(world.session, window, 3, tools)
         key = [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in back]
         assert key == [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in forward]
         count("issue 24: bounded hand-off windows")

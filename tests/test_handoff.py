@@ -9,9 +9,11 @@ import pytest
 
 from termsprawl_context import handoff as h
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+from termsprawl_context.transcript import content
 from termsprawl_context.transcript import entry as records
 from termsprawl_context.transcript.turns import read_turns
 from conftest import corpus_files, corpus_params
+from oracles import read_turns_forward_oracle
 
 SESSIONS = [p for p in corpus_files() if not p.name.split("__")[-1].startswith("agent-")]
 
@@ -123,7 +125,7 @@ def test_duplicated_uuid_counts_once_at_its_last_line(tmp_path):
     path = write_lines(tmp_path / "s.jsonl", [user("again", 1), assistant("a", 2), user("again", 1)])
     turns = h.read_turns_backward(str(path))
     assert [t.text for t in turns] == ["a", "again"]
-    assert key(turns) == key(h.read_turns_forward(str(path)))
+    assert key(turns) == key(read_turns_forward_oracle(str(path)))
 
 
 def test_tools_add_one_line_summaries(tmp_path):
@@ -178,7 +180,7 @@ def test_backward_reader_matches_the_forward_oracle(tmp_path, seed):
         for prompts in (0, 1, 3):
             for tools in (False, True):
                 back = h.number_lines(str(path), h.read_turns_backward(str(path), window, prompts, tools))
-                forward = h.read_turns_forward(str(path), window, prompts, tools)
+                forward = read_turns_forward_oracle(str(path), window, prompts, tools)
                 assert key(back) == key(forward)
                 assert [t.line for t in back] == [t.line for t in forward]
 
@@ -219,7 +221,7 @@ def test_bounded_backward_reader_matches_the_oracle_past_its_uuid_set(tmp_path, 
         for prompts in (1, 3, 6):
             for tools in (False, True):
                 back = h.read_turns_backward(str(path), window, prompts, tools)
-                assert key(back) == key(h.read_turns_forward(str(path), window, prompts, tools)), (window, prompts)
+                assert key(back) == key(read_turns_forward_oracle(str(path), window, prompts, tools)), (window, prompts)
 
 
 def test_the_collector_holds_the_selection_not_the_session(tmp_path):
@@ -267,19 +269,19 @@ def expected_prompts(entries):
 
 def bare_dump_fails(path, entries):
     """Whether the bare dump loses a prompt of the hand-off or prints another speaker."""
-    printed = {(e.type, records.display_text(e.content)) for e in entries}
+    printed = {(e.type, content.display_text(e.content)) for e in entries}
     others = [
         e
         for e in entries
         if e.type in ("user", "assistant")
         and records.speaker(e) not in (records.PERSON, records.ASSISTANT)
-        and records.display_text(e.content) is not None
+        and content.display_text(e.content) is not None
     ]
     dump = read_turns(str(path))
     dump_texts = {t.text for t in dump}
-    mixed = any(records.display_text(e.content)[:2000] in dump_texts for e in others)
+    mixed = any(content.display_text(e.content)[:2000] in dump_texts for e in others)
     lost = [
-        e for e in expected_prompts(entries)[-h.PROMPTS_KEPT :] if records.display_text(e.content) not in dump_texts
+        e for e in expected_prompts(entries)[-h.PROMPTS_KEPT :] if content.display_text(e.content) not in dump_texts
     ]
     return mixed or bool(lost) or not printed
 
@@ -289,7 +291,7 @@ def test_corpus_handoff_keeps_every_prompt_in_its_window_and_no_other_speaker(pa
     entries = every_entry(path)
     by_offset = {e.offset: e for e in entries}
     turns = h.read_turns_backward(str(path))
-    assert key(turns) == key(h.read_turns_forward(str(path)))
+    assert key(turns) == key(read_turns_forward_oracle(str(path)))
     for turn in turns:
         entry = by_offset[turn.offset]
         assert not records.not_the_person(entry) and not entry.is_sidechain
@@ -538,7 +540,7 @@ def test_dump_bare_output_unchanged_and_handoff_fixes_it_on_the_corpus(run_pyz, 
     handed = run_pyz(["--cwd", project, "--self", "lead", "--format", "json", "--max-chars", "1000000"])
     assert handed.returncode == 0 and handed.stderr == b""
     turns = json.loads(handed.stdout)["peers"][0]["turns"]
-    prompts = [t.text for t in h.read_turns_forward(str(chosen[0])) if t.role == "user"]
+    prompts = [t.text for t in read_turns_forward_oracle(str(chosen[0])) if t.role == "user"]
     assert (
         prompts
         and [t["text"] for t in turns if t["role"] == "user"]

@@ -20,18 +20,11 @@ from conftest import SRC
 PACKAGE = "termsprawl_context"
 
 # Modules whose ``__all__`` another helper of issue 23 adds on its own branch (h1: cite,
-# echo; h2: the session catalog; h3: the line readers; h4: the commands; h5: start-up):
-# emptied when those branches are merged.
+# echo): emptied when that branch is merged.
 PENDING = {
     PACKAGE + "." + name
     for name in """
     cite transcript.echo
-    store.resolve store.session_lookup store.sessions store.session_titles store.session_facts
-    store.harness_store store.search store.summary_index
-    store.parallel transcript.parse transcript.record handoff
-    cli._args cli.context cli.command cli.cite_cmds cli.doctor_cmds cli.read_cmds cli.record_cmds cli.session_cmds
-    cli.setup_cmds cli.state_cmds cli.store_cmds cli.store_options
-    cli _output dump transcript.entry __main__
     """.split()
 }
 
@@ -44,6 +37,11 @@ API = {
     ("store.session_meta", "MAX_BYTES_PER_SESSION"): "the bound on one session's reads the sessions tests check",
     ("store.session_scan", "scan_head_window"): "the head scanner on a window, held to tests/oracles.scan_head_oracle",
     ("store.session_meta", "session_metadata"): "one transcript's metadata by its path, the seed's per-file reading",
+    # The console script's entry point (pyproject.toml: termsprawl_context.cli:main) and its registry.
+    (
+        "cli",
+        "COMMANDS",
+    ): "the command registry: the README's command table and the CLI contract tests are checked against it",
 }
 API = {(PACKAGE + "." + module, name): why for (module, name), why in API.items()}
 
@@ -304,10 +302,25 @@ def violations(root, package=PACKAGE, pending=(), api=None, fact_tables=()):
     return found
 
 
+def command_specs():
+    """``(module, NAME)`` for each command a ``cli/*_cmds.py`` module runs: its Spec, named
+    after the registered command in capitals (``result-at`` is ``RESULT_AT``), which
+    tests/test_cli_contract.py reads by that convention."""
+    from termsprawl_context.cli import COMMANDS
+
+    return {
+        (module, name.upper().replace("-", "_"))
+        for name, (module, *_rest) in COMMANDS.items()
+        if module.startswith(PACKAGE + ".cli.") and module.endswith("_cmds")
+    }
+
+
 def _api():
-    """``API`` and the names the README documents as importable."""
+    """``API``, the commands' Specs and the names the README documents as importable."""
     modules = load_modules(SRC)
     found = dict(API)
+    for key in command_specs():
+        found.setdefault(key, "the Spec of a registered command, read by its name")
     for key in readme_names(README.read_text(encoding="utf-8"), modules):
         found.setdefault(key, "the README documents it as importable")
     return found
@@ -330,6 +343,8 @@ def test_the_api_list_names_only_what_exists():
     modules = load_modules(SRC)
     assert [key for key in API if key[0] not in modules or not _exists(modules, *key)] == []
     assert [key for key in API if key[0] in PENDING] == []
+    # Every registered command's module declares its Spec under the command's name.
+    assert sorted(key for key in command_specs() if not _exists(modules, *key)) == []
 
 
 def test_the_checker_sees_each_breach(tmp_path):

@@ -14,6 +14,7 @@ from termsprawl_context.store import catalog as resolve, chunks, search
 from termsprawl_context.store.session_titles import session_title
 from termsprawl_context.transcript import entry as records
 from conftest import NO_CORPUS, corpus_files
+from oracles import read_turns_forward_oracle
 
 SESSIONS = [p for p in corpus_files() if not p.name.split("__")[-1].startswith("agent-")]
 
@@ -246,7 +247,7 @@ def test_missing_projects_dir_is_exit_1(tmp_path, capsys):
 
 
 def expected_show(path, turns=h.DEFAULT_TURNS, max_chars=h.DEFAULT_MAX_CHARS, tools=False):
-    chosen = h.read_turns_forward(str(path), turns, tools=tools)
+    chosen = read_turns_forward_oracle(str(path), turns, tools=tools)
     # The title rule is `sessions`' own (issue 15: one rule wherever a session is named).
     title = session_title(str(path)).text or os.path.basename(str(path))[:36]
     return h.apply_budget([h.PeerHandoff(os.path.basename(str(path))[:36], title, str(path), chosen)], max_chars)[0]

@@ -24,6 +24,11 @@ def turn(text, ts, session_id):
     return {"type": "user", "sessionId": session_id, "timestamp": ts, "uuid": "u-" + ts, "message": {"content": text}}
 
 
+def find_session(partial, projects_dir):
+    """What ``find`` answers (cli/session_cmds.py): the session ``catalog.resolve`` finds, described."""
+    return S.describe_resolved(C.resolve(partial, projects_dir), projects_dir)[0]
+
+
 def sid(n):
     return "%08x-1111-4222-8333-%012x" % (0xC0FFEE00 + n, n)
 
@@ -101,7 +106,7 @@ def test_a_prefix_of_different_ids_is_refused_from_the_names(tmp_path, monkeypat
 
     monkeypatch.setattr(os, "open", no_transcript_opens)
     with pytest.raises(C.AmbiguousSession) as caught:
-        S.find_session("c0ffee0", str(projects))
+        find_session("c0ffee0", str(projects))
     refusal = caught.value
     ids = sorted(expected)
     assert str(refusal) == "ambiguous session ID 'c0ffee0' matches 3 sessions: %s" % ", ".join(ids)  # ids, not files
@@ -120,13 +125,13 @@ def test_not_found_fifos_and_directories(tmp_path):
     write(projects / "a" / (sid(1) + ".jsonl"), [turn("x", "T", sid(1))])
     os.mkfifo(str(projects / "a" / (sid(3) + ".jsonl")))
     (projects / "b" / (sid(4) + ".jsonl")).mkdir(parents=True)
-    assert S.find_session("c0ffee0", str(projects)).session_id == sid(1)
+    assert find_session("c0ffee0", str(projects)).session_id == sid(1)
     for missing in (sid(3), sid(4), "zzz"):
         with pytest.raises(C.SessionIdNotFound) as caught:
-            S.find_session(missing, str(projects))
+            find_session(missing, str(projects))
         assert str(caught.value) == "session not found: %s" % missing
     with pytest.raises(C.SessionIdNotFound):
-        S.find_session("c0", str(tmp_path / "no-store"))
+        find_session("c0", str(tmp_path / "no-store"))
 
 
 def test_a_copy_gone_since_the_walk_gives_way(tmp_path, monkeypatch):

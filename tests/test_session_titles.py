@@ -20,6 +20,7 @@ from termsprawl_context.store.summary_index import SummaryIndex
 from termsprawl_context.transcript import titles as T
 from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts
 from termsprawl_context.transcript.text import sanitize_text
+from oracles import folder_index_oracle
 
 
 def sid(n):
@@ -363,7 +364,7 @@ def test_a_folders_leaves_title_a_session_as_its_whole_index_does(tmp_path):
             path = folder / (sid + ".jsonl")
             path.write_text("\n".join(lines) + "\n")
             os.utime(str(path), (1000 + rng.randint(0, 3),) * 2)
-        whole = ST.folder_index(str(folder))
+        whole = folder_index_oracle(str(folder))
         titles = ST.Titles()
         for sid in ids:
             path = str(folder / (sid + ".jsonl"))

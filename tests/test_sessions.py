@@ -26,14 +26,23 @@ from termsprawl_context.store.session_meta import (
     extract_metadata_from_lines,
     session_metadata,
 )
+from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
-from termsprawl_context.store.sessions import (
-    find_session,
-    scan_all_sessions,
-    scan_sessions,
-    session_from_path,
-)
+from termsprawl_context.store.sessions import describe_resolved, scan_sessions, session_from_path
 from oracles import first_text, scan_head_oracle, tail_lines_oracle
+
+
+def scan_all_sessions(projects_dir, project=None, stderr=None):
+    """What ``sessions`` lists (cli/session_cmds.py): ``scan_sessions``, with the folders
+    it could not read reported once on ``stderr``."""
+    result = scan_sessions(projects_dir, project)
+    catalog.report_skipped(result.skipped, "scan", stderr)
+    return result.sessions
+
+
+def find_session(partial, projects_dir, stderr=None):
+    """What ``find`` answers (cli/session_cmds.py): the session ``catalog.resolve`` finds, described."""
+    return describe_resolved(catalog.resolve(partial, projects_dir, stderr=stderr), projects_dir)[0]
 
 
 def extract_session_metadata(path):

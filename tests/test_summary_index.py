@@ -148,11 +148,6 @@ def test_own_uuids_agree_with_the_plain_rule_on_every_corpus_file(corpus):
         assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain), path.name
 
 
-def test_pack_round_trip():
-    assert SI.unpack(SI.pack([u.encode() for u in U[:3]])) == U[:3]
-    assert SI.unpack(SI.pack([])) == []
-
-
 def test_linked_title():
     lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] in a nested object
     data = bytearray(b"".join(ln + b"\n" for ln in lines))

@@ -4,4 +4,6 @@ import sys
 
 from termsprawl_context.cli import main
 
+__all__ = []
+
 sys.exit(main())

@@ -32,8 +32,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, Optional, TextIO
 
 __all__ = [
-    "CONTROL_CODES",
-    "LINE_SEPARATORS",
     "MESSAGE_PREFIX",
     "PROG",
     "Spool",
@@ -42,13 +40,8 @@ __all__ = [
     "encode_path",
     "encode_text",
     "error_line",
-    "for_terminal",
     "guard_standard_streams",
-    "json_escape",
-    "one_line",
     "silence_stdout",
-    "spell_control",
-    "stdout_is_terminal",
     "terminal_safe",
     "terminal_safe_json",
     "warn",

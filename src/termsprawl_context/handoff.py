@@ -63,39 +63,31 @@ ROLE_ASSISTANT = "assistant"
 ROLE_TOOL_CALL = "tool_call"
 ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
-ROLES = (ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL_CALL, ROLE_TOOL_RESULT, ROLE_TASK)
 
 # Defined here; the names imported from handoff_render above are its API too.
 __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_TURNS",
-    "PROMPTS_KEPT",
-    "ROLES",
-    "ROLE_ASSISTANT",
-    "ROLE_TASK",
-    "ROLE_TOOL_CALL",
-    "ROLE_TOOL_RESULT",
-    "ROLE_USER",
-    "SEEN_UUIDS_HELD",
-    "TOOL_SUMMARY_CHARS",
     "HandoffTurn",
     "PeerHandoff",
     "build_handoff",
-    "entry_turns",
     "linked_sources",
     "number_lines",
     "read_harness_turns",
     "read_turns_backward",
-    "read_turns_forward",
-    "select_from_entries",
-    "select_turns",
-    "tool_call_summary",
-    "tool_result_summary",
+    "FORMATS",
+    "FORMAT_JSON",
+    "FORMAT_MARKDOWN",
+    "SESSION_HEADING",
+    "apply_budget",
+    "format_peer_markdown",
+    "handoff_data",
+    "render",
 ]
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
-    """One turn of a hand-off: ``role`` one of ``ROLES``; ``text`` (cut to its share
+    """One turn of a hand-off: ``role`` one of the ``ROLE_*``; ``text`` (cut to its share
     when ``cut``); ``chars`` the full text's length in code points; ``line`` the
     1-based physical line (0 until counted), ``offset`` the line's byte offset."""
 
@@ -350,34 +342,6 @@ def read_turns_backward(
             collector.finish()  # the file's first message: nothing before it
     collector.turns.reverse()
     return select_turns(collector.turns, window, prompts)
-
-
-def read_turns_forward(
-    path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
-) -> List[HandoffTurn]:
-    """The same selection from one forward pass over every line, with line numbers:
-    the plain algorithm, kept as the oracle of ``read_turns_backward``."""
-    from termsprawl_context.jsonl import iter_lines
-
-    last = {}
-    entries = []
-    with open_regular(path) as f:
-        for line in iter_lines(f):
-            record = parse_object(line.raw)
-            if record is None:
-                continue
-            entry = records.entry_of(record, line.number, line.offset)
-            if entry.uuid:
-                last[entry.uuid] = len(entries)
-            entries.append(entry)
-    turns = []
-    previous = None
-    for i, entry in enumerate(entries):
-        if entry.uuid and last[entry.uuid] != i:
-            continue
-        turns.extend(entry_turns(entry, tools, previous))
-        previous = entry
-    return select_turns(turns, window, prompts)
 
 
 def select_from_entries(

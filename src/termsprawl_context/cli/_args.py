@@ -9,7 +9,6 @@ from termsprawl_context.errors import UsageError
 
 __all__ = [
     "CommandParser",
-    "InsideProject",
     "add_cwd",
     "add_harness",
     "add_projects_dir",

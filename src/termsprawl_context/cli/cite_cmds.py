@@ -13,7 +13,6 @@ __all__ = [
     "AGENTS",
     "CITE",
     "ENVELOPE_AT",
-    "NotAToolResult",
     "QUERY",
     "RESULT_AT",
     "run_agents",

@@ -43,7 +43,6 @@ __all__ = [
     "command",
     "json_line",
     "parse_command",
-    "parser_for",
     "print_list",
     "print_one",
 ]

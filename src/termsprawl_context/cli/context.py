@@ -18,19 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = [
-    "HANDOFF_OPTIONS",
-    "PEER_SEPARATOR",
-    "ContextArgs",
-    "ContextIO",
-    "RealContextIO",
-    "parse_dump_argv",
-    "run_context",
-    "run_dump",
-    "run_handoff",
-]
-
-PEER_SEPARATOR = dump.PEER_SEPARATOR
+__all__ = ["run_dump"]
 
 
 class ContextArgs(tuple):

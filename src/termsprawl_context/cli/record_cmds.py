@@ -15,7 +15,6 @@ __all__ = [
     "BELONGS",
     "ENTRIES",
     "IDENTITY",
-    "NO_RESULT",
     "PARENT",
     "RELOCATE",
     "ROOT",

@@ -11,7 +11,7 @@ from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, othe
 from termsprawl_context.store import catalog, paths, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
-__all__ = ["FIND", "SESSIONS", "TITLE_COLUMN_WIDTH", "format_table", "human_size", "run_find", "run_sessions"]
+__all__ = ["FIND", "SESSIONS", "run_find", "run_sessions"]
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72

@@ -17,7 +17,7 @@ from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command, parse_command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
 
-__all__ = ["HOOK", "HOOK_PREFIX", "INIT", "NoPayload", "run_hook", "run_init"]
+__all__ = ["HOOK", "INIT", "run_hook", "run_init"]
 
 HOOK_PREFIX = "hook: "
 

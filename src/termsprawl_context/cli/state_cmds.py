@@ -14,7 +14,7 @@ from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, NODE, PATH, Spec
 from termsprawl_context.cli.command import print_one
 from termsprawl_context.errors import EXIT_OK, NotFound, Refusal
 
-__all__ = ["INDEX", "IndexWriteFailed", "LINKS", "NoIndexEntry", "run_index", "run_links"]
+__all__ = ["INDEX", "LINKS", "run_index", "run_links"]
 
 
 def _require_ids(command: str, *values: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
-__all__ = ["CLAUDE_CODE", "ProjectNotFound", "claude_store", "other_harnesses", "resolve_session", "wants_claude"]
+__all__ = ["CLAUDE_CODE", "claude_store", "other_harnesses", "resolve_session", "wants_claude"]
 
 CLAUDE_CODE = "claude-code"
 

@@ -17,16 +17,7 @@ from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.store.catalog import HarnessSession, other_sessions
 from termsprawl_context.transcript import entry as records
 
-__all__ = [
-    "TITLE_MAX_CHARS",
-    "HarnessSession",
-    "HarnessSessionInfo",
-    "NotRecorded",
-    "require_claude_record",
-    "chosen_harnesses",
-    "describe",
-    "search_other",
-]
+__all__ = ["HarnessSession", "NotRecorded", "require_claude_record", "chosen_harnesses", "describe", "search_other"]
 
 TITLE_MAX_CHARS = 200
 

@@ -21,6 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
+__all__ = ["available_jobs", "file_weight", "map_shared"]
+
 JOBS_ENV = "TERMSPRAWL_JOBS"
 
 # Beyond a few processes a store scan is bound by memory bandwidth, not by cores.

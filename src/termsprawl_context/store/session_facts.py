@@ -37,6 +37,9 @@ __all__ = [
     "scan_tail",
     "combine",
     "tail_summary_links_plain",
+    "UserFacts",
+    "take_summary",
+    "title_of",
 ]
 
 # The backend limit the seed truncates against; first user messages get half of it.
@@ -97,7 +100,7 @@ def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> Extractio
         if not first_user and kind == cc.TYPE_USER:
             first_user = _first_user_message(entry)
         elif kind == cc.TITLE_SUMMARY:
-            summary = _take_summary(entry, summary, links)
+            summary = take_summary(entry, summary, links)
     return ExtractionResult(summary, first_user, tuple(links))
 
 
@@ -112,7 +115,7 @@ def _first_user_message(entry: Entry) -> str:
     return truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
 
 
-def _take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
+def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     """Apply one summary entry: append a link, or return the new local summary."""
     text = entry.record.get(cc.FIELD_SUMMARY)
     if not isinstance(text, str) or not text:
@@ -129,7 +132,7 @@ def _string(record: Dict[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
+def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
     title entry whose ``sessionId`` names another session is that session's, even when
     the harness wrote it into this file (anthropics/claude-code#27202)."""
@@ -168,7 +171,7 @@ class TailFacts(NamedTuple):
     summary_links: Tuple[SummaryLink, ...] = ()
 
 
-class _UserFacts:
+class UserFacts:
     """The first user message and the first prompt, fed user entries in file order."""
 
     def __init__(self) -> None:
@@ -211,7 +214,7 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
             continue
         if not last_ts:
             last_ts = entry.timestamp
-        title_kind, title = _title_of(entry, session_id)
+        title_kind, title = title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM and not custom:
             custom = title
         elif title_kind == TITLE_AI and not ai:
@@ -253,5 +256,5 @@ def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryL
     for raw in reversed(list(lines_last_first)):
         entry = entry_of_line(raw)
         if entry is not None and entry.type == cc.TITLE_SUMMARY:
-            _take_summary(entry, "", links)
+            take_summary(entry, "", links)
     return links

@@ -16,9 +16,9 @@ from termsprawl_context.store.session_facts import (
     HeadFacts,
     SummaryLink,
     TailFacts,
-    _take_summary,
-    _title_of,
-    _UserFacts,
+    take_summary,
+    title_of,
+    UserFacts,
     entry_of_line,
     scan_tail,
     tail_summary_links_plain,
@@ -142,7 +142,7 @@ def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFac
     titles come back "")."""
     if not index.window.ends:
         return HeadFacts()
-    users = _UserFacts()
+    users = UserFacts()
     for entry in index.entries(_TOKEN_USER):
         users.feed(entry)
         if users.done():
@@ -151,9 +151,9 @@ def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFac
     links: List[SummaryLink] = []
     for entry in index.entries(_KIND_RE):
         if entry.type == cc.TITLE_SUMMARY:
-            summary = _take_summary(entry, summary, links)
+            summary = take_summary(entry, summary, links)
         elif titles:
-            title_kind, title = _title_of(entry, session_id)
+            title_kind, title = title_of(entry, session_id)
             if title_kind == TITLE_CUSTOM:
                 custom = title
             elif title_kind == TITLE_AI:
@@ -208,7 +208,7 @@ def scan_tail_window(
         floor, entry = _line_entry(data, hit, first, end)
         if entry is None:
             continue
-        title_kind, title = _title_of(entry, session_id)
+        title_kind, title = title_of(entry, session_id)
         if title_kind == TITLE_CUSTOM and not custom:
             custom = title
         elif title_kind == TITLE_AI and not ai:
@@ -235,7 +235,7 @@ def scan_tail_window(
             if line_end < 0:
                 line_end = window.stop()
             if entry is not None and entry.type == cc.TITLE_SUMMARY:
-                _take_summary(entry, "", links)
+                take_summary(entry, "", links)
     return TailFacts(custom, ai, last_ts, tuple(links))
 
 
@@ -274,7 +274,7 @@ def tail_summary_links(
             return links
         start, entry = _line_entry(data, m.start(), first, end)
         if entry is not None and entry.type == cc.TITLE_SUMMARY:
-            _take_summary(entry, "", links)
+            take_summary(entry, "", links)
         newline = data.find(b"\n", m.start(), end)
         if newline < 0:
             return links

@@ -24,17 +24,7 @@ from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, 
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
 
-__all__ = [
-    "head_summary_links",
-    "FileLeaves",
-    "file_leaves",
-    "folder_files",
-    "index_naming",
-    "folder_index",
-    "session_title",
-    "with_session_title",
-    "Titles",
-]
+__all__ = ["session_title", "with_session_title", "Titles"]
 
 # A head line can be a summary only if bytescan finds its type's token there.
 _SUMMARY_LINES = Needles.of([b'"summary"'])
@@ -139,14 +129,6 @@ def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
     for item in files:
         if item.leaves is None or not own.isdisjoint(item.leaves):
             index.add_file(item.path, item.mtime, head_summary_links(item.path))
-    return index
-
-
-def folder_index(folder: str) -> SummaryIndex:
-    """The summary index of the heads and tails of the session files directly in ``folder``."""
-    index = SummaryIndex()
-    for item in folder_files(folder):
-        index.add_file(item.path, item.mtime, head_summary_links(item.path))
     return index
 
 

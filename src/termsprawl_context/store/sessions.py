@@ -8,7 +8,7 @@ described by ``session_meta`` at bounded cost (its head and tail, never the whol
 import os
 import stat
 import time
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.jsonl import NotARegularFile, open_regular
 from termsprawl_context.store import catalog
@@ -23,19 +23,7 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.transcript.titles import Title
 
-__all__ = [
-    "PARALLEL_MIN_SESSIONS",
-    "SessionInfo",
-    "ScanResult",
-    "iso_utc",
-    "session_from_path",
-    "project_path_of",
-    "scan_sessions",
-    "apply_summary_index",
-    "scan_all_sessions",
-    "describe_resolved",
-    "find_session",
-]
+__all__ = ["SessionInfo", "iso_utc", "scan_sessions", "describe_resolved"]
 
 # Describing a session costs about the same whatever its size (head and tail only), so
 # a listing is shared between processes by its number of sessions. A helper costs about
@@ -229,16 +217,6 @@ def apply_summary_index(
     return titled
 
 
-def scan_all_sessions(
-    projects_dir: str, project: Optional[str] = None, stderr: Optional[TextIO] = None
-) -> List[SessionInfo]:
-    """The seed's ScanAllSessions: ``scan_sessions``, with directories that could not
-    be read reported once on ``stderr`` while the rest is listed."""
-    result = scan_sessions(projects_dir, project)
-    catalog.report_skipped(result.skipped, "scan", stderr)
-    return result.sessions
-
-
 def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[SessionInfo, Tuple[str, ...]]:
     """The Claude Code session ``catalog.resolve`` found, described (head and tail), and
     the paths of its other copies. A copy that vanished or stopped being a regular file
@@ -250,11 +228,3 @@ def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[Se
         if info is not None:
             return info, ranked[:number] + ranked[number + 1 :]
     raise catalog.SessionIdNotFound(resolved.session_id)
-
-
-def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
-    """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial`` (``catalog.resolve``; copies of one id answer with the latest
-    descendant), described. Raises ``catalog.SessionIdNotFound`` or
-    ``catalog.AmbiguousSession`` (exit 1)."""
-    return describe_resolved(catalog.resolve(partial, projects_dir, stderr=stderr), projects_dir)[0]

@@ -32,6 +32,8 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 
+__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids"]
+
 Buffer = Union[bytes, bytearray]
 
 
@@ -206,10 +208,6 @@ def pack(uuids: Iterable[bytes]) -> bytes:
     """Uuids kept compactly until the index is complete: one bytes object, not one
     object each (a uuid holding a newline byte is split, and so matches nothing)."""
     return b"\n".join(uuids)
-
-
-def unpack(packed: bytes) -> List[str]:
-    return [raw.decode("utf-8", "surrogatepass") for raw in packed.split(b"\n")] if packed else []
 
 
 def linked_title(index: SummaryIndex, packed: bytes) -> str:

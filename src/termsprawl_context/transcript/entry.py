@@ -29,12 +29,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.transcript.content import display_text
-from termsprawl_context.transcript import slash_commands, speakers, tool_blocks
 
-# The modules this one is split into, re-exported whole (their ``__all__``): every reader
-# of the model imports this one module, and this module's own rules use their names
-# (so ruff cannot tell where each name comes from: mypy checks that they exist).
+# The modules this one is split into, star-imported: every reader of the model imports
+# this one module, and this module's own rules use their names (so ruff cannot tell where
+# each name comes from: mypy checks that they exist).
 # ruff: noqa: F405
 from termsprawl_context.transcript.slash_commands import *  # noqa: F403
 from termsprawl_context.transcript.speakers import *  # noqa: F403
@@ -44,11 +42,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional
 
-# The model's API: this module's own names and those of the modules it is split into.
-__all__ = ["Entry", "decode_entry", "display_text", "entry_of", "person_texts", "speaker"]
-__all__ += speakers.__all__
-__all__ += slash_commands.__all__
-__all__ += tool_blocks.__all__
+# The model's API: this module's own names and those of the modules it is split into that
+# the package reads through it.
+__all__ = ["Entry", "decode_entry", "entry_of", "person_texts", "speaker"]
+__all__ += ["ASSISTANT", "COMMAND", "INJECTED", "PERSON", "TASK_NOTIFICATION", "TOOL_RESULT"]  # speakers
+__all__ += ["content_texts", "not_the_person", "text_kind", "typed_texts"]  # speakers
+__all__ += ["command_as_typed", "is_local_command", "is_local_command_output", "output_parent"]  # slash_commands
+__all__ += ["slash_command", "task_notification_line"]  # slash_commands
+__all__ += ["ToolCall", "ToolResult", "assistant_text", "is_hook_refusal", "not_run_kind"]  # tool_blocks
+__all__ += ["result_texts", "tool_calls", "tool_results", "tool_use_ids"]  # tool_blocks
 
 
 # (One literal, so type checkers see the fields.)

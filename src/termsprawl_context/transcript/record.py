@@ -37,8 +37,6 @@ __all__ = [
     "iter_records",
     "iter_since",
     "mark",
-    "mark_line",
-    "not_run_tool_ids",
     "os_reason",
     "ran_tool_ids",
     "read_entries",
@@ -275,11 +273,6 @@ def ran_tool_ids(entries: List[Entry]) -> Set[str]:
     refused, an interruption, ``<tool_use_error>``, the shell's safety check, each only on
     a result marked ``is_error``). A call with no result at all is not in the set."""
     return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome == RAN}
-
-
-def not_run_tool_ids(entries: List[Entry]) -> Set[str]:
-    """The tool_use ids whose only answers say the call never ran."""
-    return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome != RAN}
 
 
 def same_file(a: str, b: str) -> bool:
