@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context import bytescan
+from termsprawl_context import bytescan, cite
 from termsprawl_context.bytescan import (
     FoldedKey,
     Needles,
@@ -20,7 +20,7 @@ from termsprawl_context.bytescan import (
     has_ascii_escape,
     scan_buffer,
 )
-from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.jsonl import parse_object
 from termsprawl_context.store import head_prompt, identity, search, session_meta, session_titles, summary_index
 from termsprawl_context.transcript import turns
 
@@ -45,6 +45,10 @@ WORDS = [
     "日本",
     "\U0001f600x",
     "<a&b>",
+    "tool_use",
+    "<command-name>/x",
+    "<local-command-caveat>",
+    "toolu/1",
 ]
 # Keys a line may carry, some in the other spellings a case-folding decoder accepts.
 KEYS = [
@@ -174,10 +178,23 @@ def locate_caller(raw, wanted):
 
 
 def cite_caller(raw, quote):
-    """What cite's prefilter would be: the longest plain run of the quote, found plainly
-    or under an escape, in a line holding a string that holds the quote."""
+    """cite's prefilter of a quote: a line holding a string that holds the quote."""
     found = any(quote in text for text in strings_in(parse_object(raw)))
-    return found, Needles.longest_run(quote, 4, b" <>&").in_line(raw)
+    needles = cite.matching.quote_needles(quote)
+    return found, needles is None or needles.in_line(raw)
+
+
+def cite_marker_callers(raw):
+    """cite's lines that may hold a tool call (a block typed "tool_use"), a local
+    command's marker, or a record's key (a transcript read back)."""
+    value = parse_object(raw)
+    texts = list(strings_in(value))
+    markers = [m.decode() for m in cite.records.LOCAL_COMMAND_MARKERS]
+    return [
+        ("tool_use" in texts, cite.records.TOOL_USE_LINES.in_line(raw)),
+        (any(m in text for text in texts for m in markers), cite.records.may_be_local_command(raw)),
+        ("sessionId" in (value or {}), cite.transcripts._SESSION_ID_KEY.in_line(raw)),
+    ]
 
 
 def width_of(text):
@@ -221,6 +238,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
         for caller in (search_caller, locate_caller, cite_caller):
             found, selected = caller(raw, wanted)
             assert selected or not found, (caller.__name__, raw, wanted)
+        for found, selected in cite_marker_callers(raw):
+            assert selected or not found, raw
         widest, allowed = cost_caller(raw)
         assert widest <= allowed, raw
     # The lines candidate_lines keeps, and a file search in overlapped chunks (small ones
@@ -273,10 +292,10 @@ def test_needles_name_their_plain_spellings(token, plain):
 def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
     path = tmp_path_factory.mktemp("cite") / "t.jsonl"
     path.write_bytes(b"\n".join(raws) + b"\n")
-    needles = Needles.longest_run(quote, 4, b" <>&")
     if any(quote in text for raw in raws for text in strings_in(parse_object(raw))):
-        with open_regular(str(path)) as f:  # as cite would open it: regular files only
-            assert needles.plain is None or file_may_hold(f, needles)
+        needle = cite.quote_needle(quote)
+        for buffer in (None, scan_buffer(7), scan_buffer(40)):  # small chunks: runs and escapes straddle them
+            assert cite.file_may_contain(str(path), needle, buffer)
 
 
 def test_folded_keys_name_the_characters_that_fold_onto_them():

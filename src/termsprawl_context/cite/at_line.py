@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.pools import tool_bodies
 from termsprawl_context.cite.records import (
@@ -80,24 +81,16 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     """A Record of ``path`` holding just the calls ``entry``'s results answer (each as
     its last copy at or before ``entry``), read no further than ``entry``'s line: what
     ``tool_bodies`` needs to judge them, in memory that does not grow with the record.
-    A line is decoded only when it can hold one of the ids: their bytes, or a ``\\u``
-    escape (the only other way JSON spells an ASCII id)."""
+    A line is decoded only when it may hold one of the ids (bytescan's ``Needles``)."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
-    needles = []
-    for use_id in wanted:
-        try:
-            needles.append(use_id.encode("utf-8"))
-        except UnicodeEncodeError:
-            needles = []
-            break
-    exact = len(needles) == len(wanted) and not any("\ufffd" in use_id for use_id in wanted)
+    needles = Needles.for_values(sorted(wanted))
     holders: Dict[str, Entry] = {}
     if wanted:
         for found in iter_raw_lines(path):
             if found.number > entry.line:
                 break
             raw = found.raw
-            if exact and b"\\u" not in raw and not any(needle in raw for needle in needles):
+            if not needles.in_line(raw):
                 continue
             candidate = entry_at(found, decode_line(raw))
             if candidate is None:

@@ -13,7 +13,7 @@ from termsprawl_context.cite.exclusions import (
     EXCLUDED_TRANSCRIPT,
     exclusion,
 )
-from termsprawl_context.cite.matching import body_matches, normalize, quote_needle
+from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
 from termsprawl_context.cite.records import Record, calls_for, stream_entries
 from termsprawl_context.cite.session import citation_records
@@ -107,7 +107,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
         if not top:
             records.append(path)
         for record_path in records:
-            for entry in stream_entries(record_path, quote_needle(quote)):
+            for entry in stream_entries(record_path, quote_needles(quote)):
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in normalize(t) for t in message_texts(entry)):
                         return True
@@ -131,7 +131,7 @@ def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
         for record_path in citation_records(path, subagent).tool_in:
             held = [
                 (result.tool_use_id, body)
-                for entry in stream_entries(record_path, quote_needle(quote))
+                for entry in stream_entries(record_path, quote_needles(quote))
                 for result in tool_results(entry)
                 for body in result_texts(result.content)
                 if body_matches(body, words)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from termsprawl_context import jsonl
-from termsprawl_context.bytescan import Needles
+from termsprawl_context.bytescan import Needles, file_may_hold
 from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
@@ -21,11 +21,12 @@ __all__ = [
     "file_may_contain",
     "normalize",
     "quote_needle",
+    "quote_needles",
     "strip_read_gutters",
 ]
 
 MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
-NEEDLE_CHUNK = 1 << 20  # a session's files are searched for the needle in chunks this size
+NEEDLE_CHUNK = 1 << 20  # a session's files are searched for the needle in chunks this size (one buffer)
 
 _READ_GUTTER = re.compile(r"^[ \t]*[0-9]+\t", re.MULTILINE)
 # Beside what a JSON string never writes as itself (bytescan's rule): the bytes a writer may
@@ -55,34 +56,33 @@ def body_matches(body: str, words: str) -> bool:
     return "\t" in body and words in normalize(strip_read_gutters(body))
 
 
+def quote_needles(quote: str) -> Optional[Needles]:
+    """The bytes a line (or a file) holding ``quote`` must hold: the longest run of its
+    bytes that JSON writes as themselves (printable ASCII but ``" \\ < > & /``, first
+    longest on ties), found as itself or under bytescan's escape rule; None when the run
+    is shorter than 4 (every line a candidate). Speed only, never an answer."""
+    needles = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED)
+    return needles if needles.plain else None
+
+
 def quote_needle(quote: str) -> Optional[bytes]:
-    """The longest run of the quote's bytes that JSON writes as themselves (printable
-    ASCII but ``" \\ < > & /``), first longest on ties; None when shorter than 4.
-    Searched in raw bytes before anything is parsed: speed only, never an answer. The
-    run is bytescan's rule (``Needles.longest_run``), not a copy of it."""
-    plain = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED).plain
-    return plain[0] if plain else None
+    """The run ``quote_needles`` searches for (None when there is none)."""
+    needles = quote_needles(quote)
+    return needles.plain[0] if needles is not None else None
 
 
-def file_may_contain(path: str, needle: Optional[bytes]) -> bool:
-    """Whether the file's bytes may hold ``needle``: read in 1 MiB chunks with an
-    overlap; no needle, or a file that cannot be read, answers yes."""
+def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
+    """Whether the file's bytes may hold ``needle`` (a quote's run): as itself or under
+    the escape rule (``bytescan.file_may_hold``, in ``buffer``'s chunks when given); no
+    needle, or a file that cannot be read, answers yes."""
     if not needle:
         return True
     try:
         f = jsonl.open_regular(path)
     except OSError:
         return True
-    keep = len(needle) - 1
     with f:
-        tail = b""
         try:
-            while True:
-                chunk = f.read(NEEDLE_CHUNK)
-                if not chunk:
-                    return False
-                if needle in tail + chunk[: len(needle)] or needle in chunk:
-                    return True
-                tail = chunk[-keep:] if keep else b""
+            return file_may_hold(f, Needles.of([needle]), buffer=buffer)
         except OSError:
             return True

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite.exclusions import exclusion
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
@@ -19,8 +20,12 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
+    "COMMAND_WORD",
+    "LOCAL_COMMAND_MARKERS",
     "PARENT_LINE_BYTES",
     "RECENT_LINES",
+    "TOOL_USE_LINES",
+    "TOOL_USE_TOKEN",
     "UNREAD",
     "Call",
     "Record",
@@ -28,6 +33,7 @@ __all__ = [
     "calls_for",
     "filter_add",
     "load_record",
+    "may_be_local_command",
     "parent_filter",
     "recent_finder",
     "stream_entries",
@@ -89,14 +95,20 @@ class Record(object):
         return known
 
 
-# Bytes one of which a local command's caveat or envelope line holds, as any JSON writer
-# writes them (the markers of ``transcript.entry.is_local_command`` without the ``< >``
-# that Go's encoder escapes); a line with a \u escape is parsed too, since an escaped
-# marker holds none of them. Speed only: a line without any cannot be a local command.
-_LOCAL_COMMAND_BYTES = tuple(
+# The tokens a line holding a tool call holds (``tool_calls``: a block of this type), and
+# those one of which a local command's caveat or envelope line holds (the markers of
+# ``transcript.entry.is_local_command`` without the ``< >`` that Go's encoder escapes),
+# with a word each marker holds as a first test that rules out most lines. Speed only:
+# bytescan's escape rule makes a line spelling them with escapes a candidate too.
+TOOL_USE_TOKEN = b'"tool_use"'
+TOOL_USE_LINES = Needles.of([TOOL_USE_TOKEN])
+LOCAL_COMMAND_MARKERS = tuple(
     marker.strip("<>").encode()
     for marker in (cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)
-) + (b"\\u",)
+)
+COMMAND_WORD = b"command"
+_LOCAL_COMMAND_LINES = Needles.of(LOCAL_COMMAND_MARKERS)
+_COMMAND_LINES = Needles.of([COMMAND_WORD])
 # The last lines before a typed candidate are kept (unparsed) to find its parent there and
 # decide at once whether it is a local command: in the corpus, 99 of 164 typed entries'
 # parents are the line before, and 55 of the other 65 two or three lines up (past
@@ -109,34 +121,26 @@ PARENT_LINE_BYTES = 64 * 1024
 _PARENT_FILTER_BITS = 1 << 24
 
 
-_COMMAND_BYTES = b"command"  # in each marker but the escape: one test for most lines
+def may_be_local_command(raw: bytes) -> bool:
+    """Whether the line ``raw`` may be a local command's caveat or envelope once parsed."""
+    return _COMMAND_LINES.in_line(raw) and _LOCAL_COMMAND_LINES.in_line(raw)
 
 
-def _may_be_local_command(raw: bytes) -> bool:
-    if _COMMAND_BYTES not in raw and b"\\u" not in raw:
-        return False
-    return any(marker in raw for marker in _LOCAL_COMMAND_BYTES)
-
-
-def load_record(path: str, needle: Optional[bytes] = None) -> Record:
-    """The record at ``path``, every entry held. With a ``needle``, only lines holding it
-    (or a tool call, or a local command) are parsed: an entry without the needle's bytes
-    cannot hold the quote."""
+def load_record(path: str) -> Record:
+    """The record at ``path``, every entry held."""
     entries = []
     for line in iter_raw_lines(path):
-        raw = line.raw
-        if needle is not None and needle not in raw and b'"tool_use"' not in raw and not _may_be_local_command(raw):
-            continue
-        entry = entry_at(line, decode_line(raw))
+        entry = entry_at(line, decode_line(line.raw))
         if entry is not None:
             entries.append(entry)
     return Record(path, entries)
 
 
-def stream_entries(path: str, needle: Optional[bytes] = None) -> Iterable[Entry]:
-    """The entries of the record at ``path``, streamed (only lines holding ``needle``)."""
+def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
+    """The entries of the record at ``path``, streamed (only the lines that may hold
+    ``needles``' tokens)."""
     for line in iter_raw_lines(path):
-        if needle is None or needle in line.raw:
+        if needles is None or needles.in_line(line.raw):
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None:
                 yield entry
@@ -160,8 +164,8 @@ def calls_and_commands(path: str, ids: Set[str], parents: Optional[bytearray]) -
         return found, local
     for line in iter_raw_lines(path):
         raw = line.raw
-        calls = bool(ids) and b'"tool_use"' in raw
-        commands = parents is not None and _may_be_local_command(raw)
+        calls = bool(ids) and TOOL_USE_LINES.in_line(raw)
+        commands = parents is not None and may_be_local_command(raw)
         if not (calls or commands):
             continue
         entry = entry_at(line, decode_line(raw))
@@ -202,15 +206,15 @@ UNREAD = object()  # a recent line kept undecoded
 
 def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
     """The entry with a given uuid among ``recent`` ([line, its entry or ``UNREAD``]
-    each, oldest first), newest first; a line is decoded only when its bytes hold the
-    uuid. None when none is: the parent is looked up by uuid later (an escaped uuid too)."""
+    each, oldest first), newest first; a line is decoded only when it may hold the uuid.
+    None when none is: the parent is looked up by uuid later."""
 
     def find(uuid: str) -> Optional[Entry]:
-        key = uuid.encode("utf-8", "surrogatepass")
+        key = Needles.for_values([uuid])
         for item in reversed(recent):
             line, entry = item
             if entry is UNREAD:
-                if key not in line.raw:
+                if not key.in_line(line.raw):
                     continue
                 entry = item[1] = entry_at(line, decode_line(line.raw))
             if entry is not None and entry.uuid == uuid:

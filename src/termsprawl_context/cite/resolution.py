@@ -7,7 +7,8 @@ import json
 
 from termsprawl_context.cite.at_line import record_at
 from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, session_hint, unresolved_hint
-from termsprawl_context.cite.matching import quote_needle
+from termsprawl_context.bytescan import scan_buffer
+from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
     SOURCE_USER,
@@ -213,9 +214,10 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
     Unreadable records are named when nothing resolves."""
     _check_request(req)
     needle = quote_needle(req.quote) if prefilter else None
+    buffer = scan_buffer(NEEDLE_CHUNK) if needle is not None else None  # one for every session's files
     unreadable: List[str] = []
     for candidate in session_candidates(current, project_dir):
-        if not session_may_contain(candidate, needle):
+        if not session_may_contain(candidate, needle, buffer):
             continue
         try:
             matches = session_hits(candidate, req.quote, req.sources, prefilter=prefilter)

@@ -8,7 +8,7 @@ from array import array
 from collections import deque, namedtuple
 
 from termsprawl_context.cite.envelopes import has_answer_prefix
-from termsprawl_context.cite.matching import body_matches, normalize, quote_needle
+from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
     SOURCE_USER,
@@ -137,14 +137,14 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
     if not words:
         return
     sources = list(sources) or [SOURCE_USER]
-    needle = quote_needle(quote) if prefilter else None
+    needles = quote_needles(quote) if prefilter else None
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
     find = recent_finder(recent)
     for line in iter_raw_lines(path):
         raw = line.raw
-        if needle is not None and needle not in raw:
+        if needles is not None and not needles.in_line(raw):
             if len(raw) <= PARENT_LINE_BYTES:
                 recent.append([line, UNREAD])
             continue

@@ -81,7 +81,7 @@ def cite_in_session(
     return list(session_hits(path, quote, sources, subagent, prefilter))
 
 
-def session_may_contain(path: str, needle: Optional[bytes]) -> bool:
+def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
     """Whether any record the session search from ``path`` reads may hold the needle:
     the caller's own, its root's (the user pool's) and every one beneath the root. A
     record under no ``subagents`` directory is its own root (or has none), so only its
@@ -101,7 +101,7 @@ def session_may_contain(path: str, needle: Optional[bytes]) -> bool:
         key = os.path.normpath(name)
         if key not in seen:
             seen.add(key)
-            if file_may_contain(name, needle):
+            if file_may_contain(name, needle, buffer):
                 return True
     return False
 

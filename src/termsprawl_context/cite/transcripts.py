@@ -7,6 +7,7 @@ import json
 import os
 
 from termsprawl_context import jsonl
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite.matching import strip_read_gutters
 from termsprawl_context.harness import claude as cc
 
@@ -24,6 +25,9 @@ __all__ = [
 
 TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
 TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
+# The key every record a body may hold has (``looks_like_record``): a body that may hold
+# none, spelled plainly or with escapes, holds no record.
+_SESSION_ID_KEY = Needles.of([b'"sessionId"'])
 
 
 def _raw_length(value: object) -> int:
@@ -53,7 +57,7 @@ def looks_like_record(line: str) -> bool:
 
 def looks_like_transcript(body: str) -> bool:
     """Whether a tool result body is an agent transcript's lines read back."""
-    if '"sessionId"' not in body:
+    if not _SESSION_ID_KEY.in_line(body.encode("utf-8", "surrogatepass")):
         return False
     return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
 
