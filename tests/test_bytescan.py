@@ -17,6 +17,7 @@ from termsprawl_context.bytescan import (
     escape_positions,
     escaped_width,
     file_may_hold,
+    finds,
     has_ascii_escape,
     scan_buffer,
 )
@@ -302,3 +303,21 @@ def test_folded_keys_name_the_characters_that_fold_onto_them():
     assert FoldedKey.of("sessionId").others == ("\u017f".encode("utf-8"),)
     assert FoldedKey.of("cwd").others == () and FoldedKey.of("kind").others == ("\u212a".encode("utf-8"),)
     assert Needles.longest_run("ab/cdef", 4).plain == (b"cdef",) and Needles.longest_run("ab/c", 4).plain is None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.binary(max_size=300) | st.text("ab\\u0", max_size=300).map(str.encode),
+    st.sampled_from([b"abcabc", b"aaaaaa", b"ab", b"\\u0075ser", b"b" * 99, b"b" * 100]),
+    st.integers(0, 40),
+    st.integers(0, 320),
+    st.integers(1, 20),
+)
+def test_a_windowed_find_answers_as_one_find(data, needle, start, end, window):
+    kept, bytescan.FIND_WINDOW = bytescan.FIND_WINDOW, window  # windows of a few bytes: needles straddle their edges
+    try:
+        for haystack in (data, data + needle + data, bytearray(needle[1:] + data + needle[:-1])):
+            assert finds(haystack, needle, start, end) == (haystack.find(needle, start, end) >= 0)
+            assert finds(haystack, needle) == (needle in haystack)
+    finally:
+        bytescan.FIND_WINDOW = kept

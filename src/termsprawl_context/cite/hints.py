@@ -29,24 +29,24 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.cite.values import CitationRequest
 
-__all__ = [
-    "HINT_ASK",
-    "HINT_DELEGATION",
-    "HINT_DISPATCH_PROMPT",
-    "HINT_ECHO",
-    "HINT_ENVELOPE",
-    "HINT_NO_CALL",
+__all__ = [  # in the order they are written
+    "SUBAGENT_USER_RULE",
+    "SUBAGENT_USER_ADVICE",
+    "SUBAGENT_RECORD_ALONE",
     "HINT_OWN_DISPATCH_PROMPT",
+    "HINT_DISPATCH_PROMPT",
+    "HINT_NO_CALL",
+    "HINT_DELEGATION",
     "HINT_TASK_OUTPUT",
     "HINT_TRANSCRIPT",
-    "SUBAGENT_RECORD_ALONE",
-    "SUBAGENT_USER_ADVICE",
-    "SUBAGENT_USER_RULE",
+    "HINT_ECHO",
+    "HINT_ASK",
+    "HINT_ENVELOPE",
     "dispatch_prompt_contains",
-    "excluded_result_hint",
-    "session_hint",
-    "unresolved_hint",
     "unresolved_user_hint",
+    "excluded_result_hint",
+    "unresolved_hint",
+    "session_hint",
 ]
 
 SUBAGENT_USER_RULE = (
