@@ -16,6 +16,7 @@ from termsprawl_context.bytescan import (
     candidate_lines,
     escape_positions,
     escaped_width,
+    file_holds_ascii_escape,
     file_may_hold,
     finds,
     has_ascii_escape,
@@ -191,9 +192,13 @@ def cite_marker_callers(raw):
     value = parse_object(raw)
     texts = list(strings_in(value))
     markers = [m.decode() for m in cite.records.LOCAL_COMMAND_MARKERS]
+    local = any(m in text for text in texts for m in markers)
+    clean = not has_ascii_escape(raw)  # what cite tests in a record holding no escape: plain bytes alone
     return [
         ("tool_use" in texts, cite.records.TOOL_USE_LINES.in_line(raw)),
-        (any(m in text for text in texts for m in markers), cite.records.may_be_local_command(raw)),
+        ("tool_use" in texts and clean, cite.records.TOOL_USE_TOKEN in raw),
+        (local, cite.records.may_be_local_command(raw)),
+        (local and clean, cite.records.may_be_local_command(raw, escaped=False)),
         ("sessionId" in (value or {}), cite.transcripts._SESSION_ID_KEY.in_line(raw)),
     ]
 
@@ -252,6 +257,7 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     for buffer in (scan_buffer(chunk), None):
         if holding:
             assert file_may_hold(io.BytesIO(data), needles, buffer=buffer)
+        assert file_holds_ascii_escape(io.BytesIO(data), buffer) == has_ascii_escape(data)
     # summary_index's window rule: exactly the uuids the plain parse finds.
     assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
 

@@ -186,6 +186,17 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer:
         return True
     if not needles.plain:
         return False
+    return _search_file(f, needles, escapes, buffer)
+
+
+def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None) -> bool:
+    """Whether the rest of ``f`` holds an ASCII-spelling escape (as ``file_may_hold``
+    searches): in a file that holds none, a token's plain bytes are its only spelling,
+    so a line test there needs no escape rule."""
+    return _search_file(f, Needles((), ()), True, buffer)
+
+
+def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
     chunk = CHUNK_BYTES
     if buffer is None or overlap > CARRY_BYTES:

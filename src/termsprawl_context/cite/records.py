@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context.bytescan import Needles
+from termsprawl_context import jsonl
+from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_buffer
 from termsprawl_context.cite.exclusions import exclusion
+from termsprawl_context.cite.matching import NEEDLE_CHUNK
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
@@ -32,6 +34,7 @@ __all__ = [
     "calls_and_commands",
     "calls_for",
     "filter_add",
+    "holds_escapes",
     "load_record",
     "may_be_local_command",
     "parent_filter",
@@ -121,9 +124,30 @@ PARENT_LINE_BYTES = 64 * 1024
 _PARENT_FILTER_BITS = 1 << 24
 
 
-def may_be_local_command(raw: bytes) -> bool:
-    """Whether the line ``raw`` may be a local command's caveat or envelope once parsed."""
-    return _COMMAND_LINES.in_line(raw) and _LOCAL_COMMAND_LINES.in_line(raw)
+def holds_escapes(path: str) -> bool:
+    """Whether the record at ``path`` holds an escape that may spell a token (bytescan's
+    rule, one pass in 1 MiB chunks); True when it cannot be read (the line reader then
+    says why). A record without one spells every token as its plain bytes, so its lines
+    are tested for those alone: what the harness writes (JSON.stringify escapes no
+    printable ASCII) costs one pass, not an escape search a line. A line appended after
+    the pass is tested as the pass found the record."""
+    try:
+        f = jsonl.open_regular(path)
+    except OSError:
+        return True
+    with f:
+        try:
+            return file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK))
+        except OSError:
+            return True
+
+
+def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
+    """Whether the line ``raw`` may be a local command's caveat or envelope once parsed
+    (``escaped`` False: its record holds no escape, ``holds_escapes``)."""
+    if escaped:
+        return _COMMAND_LINES.in_line(raw) and _LOCAL_COMMAND_LINES.in_line(raw)
+    return COMMAND_WORD in raw and _LOCAL_COMMAND_LINES.plainly_in(raw)
 
 
 def load_record(path: str) -> Record:
@@ -162,10 +186,11 @@ def calls_and_commands(path: str, ids: Set[str], parents: Optional[bytearray]) -
     local: Set[int] = set()
     if not ids and parents is None:
         return found, local
+    escaped = holds_escapes(path)
     for line in iter_raw_lines(path):
         raw = line.raw
-        calls = bool(ids) and TOOL_USE_LINES.in_line(raw)
-        commands = parents is not None and may_be_local_command(raw)
+        calls = bool(ids) and (TOOL_USE_TOKEN in raw or escaped and TOOL_USE_LINES.in_line(raw))
+        commands = parents is not None and may_be_local_command(raw, escaped)
         if not (calls or commands):
             continue
         entry = entry_at(line, decode_line(raw))

@@ -23,6 +23,7 @@ from termsprawl_context.cite.records import (
     Record,
     calls_and_commands,
     filter_add,
+    holds_escapes,
     parent_filter,
     recent_finder,
 )
@@ -138,13 +139,17 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
         return
     sources = list(sources) or [SOURCE_USER]
     needles = quote_needles(quote) if prefilter else None
+    # The quote's run, tested as its plain bytes alone unless the record holds an escape
+    # (then by bytescan's whole rule, ``may_hold``).
+    run = needles.plain[0] if needles is not None else None
+    may_hold = needles.in_line if needles is not None and holds_escapes(path) else None
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
     find = recent_finder(recent)
     for line in iter_raw_lines(path):
         raw = line.raw
-        if needles is not None and not needles.in_line(raw):
+        if run is not None and run not in raw and not (may_hold is not None and may_hold(raw)):
             if len(raw) <= PARENT_LINE_BYTES:
                 recent.append([line, UNREAD])
             continue
