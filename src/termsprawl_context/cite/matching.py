@@ -11,7 +11,7 @@ from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Optional
+    from typing import BinaryIO, Callable, Optional
 
 __all__ = [
     "MIN_NEEDLE",
@@ -22,6 +22,7 @@ __all__ = [
     "normalize",
     "quote_needle",
     "quote_needles",
+    "scan_file",
     "strip_read_gutters",
 ]
 
@@ -77,12 +78,18 @@ def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytear
     needle, or a file that cannot be read, answers yes."""
     if not needle:
         return True
+    return scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
+
+
+def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
+    """``search`` over the regular file at ``path``; True (parse it: the line reader says
+    what is wrong) when it cannot be opened or read."""
     try:
         f = jsonl.open_regular(path)
     except OSError:
         return True
     with f:
         try:
-            return file_may_hold(f, Needles.of([needle]), buffer=buffer)
+            return search(f)
         except OSError:
             return True

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context import jsonl
 from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_buffer
 from termsprawl_context.cite.exclusions import exclusion
-from termsprawl_context.cite.matching import NEEDLE_CHUNK
+from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
@@ -131,15 +130,7 @@ def holds_escapes(path: str) -> bool:
     are tested for those alone: what the harness writes (JSON.stringify escapes no
     printable ASCII) costs one pass, not an escape search a line. A line appended after
     the pass is tested as the pass found the record."""
-    try:
-        f = jsonl.open_regular(path)
-    except OSError:
-        return True
-    with f:
-        try:
-            return file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK))
-        except OSError:
-            return True
+    return scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK)))
 
 
 def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
