@@ -7,6 +7,7 @@ import heapq
 from array import array
 from collections import deque, namedtuple
 
+from termsprawl_context.bytescan import FIND_WINDOW, finds
 from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
 from termsprawl_context.cite.pools import (
@@ -149,7 +150,11 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
     find = recent_finder(recent)
     for line in iter_raw_lines(path):
         raw = line.raw
-        if run is not None and run not in raw and not (may_hold is not None and may_hold(raw)):
+        if (
+            run is not None
+            and not (run in raw if len(raw) <= FIND_WINDOW else finds(raw, run))  # a long line: bytescan's windows
+            and not (may_hold is not None and may_hold(raw))
+        ):
             if len(raw) <= PARENT_LINE_BYTES:
                 recent.append([line, UNREAD])
             continue
