@@ -167,17 +167,19 @@ def calls_for(path: str, ids: Set[str]) -> Dict[str, Call]:
     return calls_and_commands(path, ids, None)[0]
 
 
-def calls_and_commands(path: str, ids: Set[str], parents: Optional[bytearray]) -> Tuple[Dict[str, Call], Set[int]]:
+def calls_and_commands(
+    path: str, ids: Set[str], parents: Optional[bytearray], escaped: Optional[bool] = None
+) -> Tuple[Dict[str, Call], Set[int]]:
     """The calls whose ids are in ``ids`` (as ``calls_for``) and the hashes of the uuids
     of the local commands whose hash ``parents`` (a bit filter) may hold, in one pass
     that parses only the lines that may hold either. A uuid on several lines counts as a
     local command when any of them is one (fail closed: a typed text is dropped, never
-    added)."""
+    added). ``escaped``: ``holds_escapes(path)`` when the caller knows it."""
     found: Dict[str, Call] = {}
     local: Set[int] = set()
     if not ids and parents is None:
         return found, local
-    escaped = holds_escapes(path)
+    escaped = holds_escapes(path) if escaped is None else escaped
     for line in iter_raw_lines(path):
         raw = line.raw
         calls = bool(ids) and (TOOL_USE_TOKEN in raw or escaped and TOOL_USE_LINES.in_line(raw))

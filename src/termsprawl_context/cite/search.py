@@ -143,7 +143,8 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
     # The quote's run, tested as its plain bytes alone unless the record holds an escape
     # (then by bytescan's whole rule, ``may_hold``).
     run = needles.plain[0] if needles is not None else None
-    may_hold = needles.in_line if needles is not None and holds_escapes(path) else None
+    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
+    may_hold = needles.in_line if needles is not None and escaped else None
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
@@ -181,7 +182,7 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
             filter_add(parents, hash(candidate.parent))
     for key in waiting_parents:
         filter_add(parents, key)
-    calls, local = calls_and_commands(path, ids, parents)
+    calls, local = calls_and_commands(path, ids, parents, escaped)
     record = Record(path, [], calls, local)
     kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))
     del waiting_lines, waiting_parents
