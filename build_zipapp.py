@@ -81,14 +81,17 @@ BYTECODE_MODULES = (
     "termsprawl_context.bytescan",
     "termsprawl_context.cli",
     "termsprawl_context.cli._args",
+    "termsprawl_context.cli.command",
     "termsprawl_context.cli.context",
     "termsprawl_context.cli.setup_cmds",
     "termsprawl_context.dump",
     "termsprawl_context.errors",
     "termsprawl_context.handoff",
+    "termsprawl_context.handoff_render",
     "termsprawl_context.harness",
     "termsprawl_context.harness.base",
     "termsprawl_context.harness.claude",
+    "termsprawl_context.harness.claude_hooks",
     "termsprawl_context.harness.claude_permissions",
     "termsprawl_context.hooks",
     "termsprawl_context.jsonl",
@@ -101,6 +104,9 @@ BYTECODE_MODULES = (
     "termsprawl_context.transcript.content",
     "termsprawl_context.transcript.entry",
     "termsprawl_context.transcript.record",
+    "termsprawl_context.transcript.slash_commands",
+    "termsprawl_context.transcript.speakers",
+    "termsprawl_context.transcript.tool_blocks",
     "termsprawl_context.transcript.turns",
     "termsprawl_context.workspace",
     "termsprawl_context.workspace.discovery",
@@ -137,6 +143,11 @@ import sys
 if sys.version_info < (3, 8):
     sys.stderr.write("termsprawl-context: needs Python 3.8 or newer\\n")
     sys.exit(1)
+import gc
+# Start-up allocates thousands of objects that are never garbage (modules, classes,
+# functions), and every collection they trigger walks them all again: the collector is
+# off while the modules load, and cli.main turns it back on before a command's work.
+gc.disable()
 import os
 here = getattr(globals().get("__loader__"), "archive", None)
 source = os.path.join(here or os.path.dirname(os.path.abspath(__file__)), "site-packages")

@@ -42,6 +42,7 @@ for entry in (str(REPO), str(REPO / "src")):
 
 from benchmarks.generate import write_transcript  # noqa: E402
 from termsprawl_context.store import identity  # noqa: E402
+from tests.oracles import PlainSiblings  # noqa: E402
 
 MB = 1 << 20
 FULL = {"files": 2000, "bytes": 1024 * MB, "bases": 16, "runs": 2}
@@ -218,7 +219,7 @@ def run(scratch, quick: bool = False) -> List[Dict]:
             answers["ours"] = identity.resolve_stable_session_id(project, start, identity.ByteSearchSiblings())
 
         def plain():
-            answers["plain"] = identity.resolve_stable_session_id(project, start, identity.PlainSiblings())
+            answers["plain"] = identity.resolve_stable_session_id(project, start, PlainSiblings())
 
         t_ours, t_plain = [], []
         for i in range(sizes["runs"]):

@@ -48,6 +48,7 @@ if str(REPO / "src") not in sys.path:
 
 from termsprawl_context.jsonl import open_regular  # noqa: E402
 from termsprawl_context.store import session_meta as M  # noqa: E402
+from termsprawl_context.store import catalog  # noqa: E402
 from termsprawl_context.store import sessions as S  # noqa: E402
 
 SEED = 20260117
@@ -275,7 +276,7 @@ class CountingFile:
 
 def _candidate_paths(projects):
     skipped = []
-    return list(S.iter_candidate_paths(str(projects), skipped))
+    return list(catalog.iter_candidate_paths(str(projects), skipped))
 
 
 def read_whole_at_once(path):

@@ -504,9 +504,10 @@ class Bench(object):
     def threshold_rows(self, projects):
         """One helper's cost against one session's, in this process (CPU of the parent)."""
         from termsprawl_context.store import parallel
+        from termsprawl_context.store import catalog
         from termsprawl_context.store import sessions as S
 
-        paths = sorted(S.iter_candidate_paths(str(projects), []))[:400]
+        paths = sorted(catalog.iter_candidate_paths(str(projects), []))[:400]
         buffers = S.read_buffers()
         start = time.process_time()
         for path in paths:

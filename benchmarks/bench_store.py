@@ -101,7 +101,7 @@ _SHARING_COSTS = r"""
 import glob, marshal, sys, time
 from array import array
 sys.path.insert(0, sys.argv[1])
-from termsprawl_context.store import assemble as A, locate as L, parallel
+from termsprawl_context.store import assemble as A, locate as L, parallel, timeline as T
 walls = []
 for _ in range(40):
     start = time.perf_counter()
@@ -117,7 +117,7 @@ with open(sys.argv[2], "rb") as f:
 data = marshal.dumps(records)
 start = time.perf_counter()
 keys, stamps, offsets, lengths, flags, known = marshal.loads(data)
-timeline, offsets, lengths = A._Timeline(), array("q", offsets), array("q", lengths)
+timeline, offsets, lengths = T.Timeline(), array("q", offsets), array("q", lengths)
 for i in range(len(keys)):
     timeline.add(keys[i], stamps[i], offsets[i], lengths[i], flags[i])
 merge = (time.perf_counter() - start) / (size / mb)

@@ -6,6 +6,9 @@ package's scanners search bytes first and parse only what may hold a fact.
 """
 
 from termsprawl_context.jsonl import iter_lines_reverse
+from termsprawl_context.store import continuation
+from termsprawl_context.transcript.content import first_content_text
+from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.store.session_meta import (
     TAIL_MAX_BYTES,
     TITLE_AI,
@@ -94,3 +97,41 @@ def entry_of_oracle(record, line=0, offset=-1):
     values["message"] = message
     values["content"] = message.get("content") if message is not None else None
     return E.Entry(line=line, offset=offset, record=record, **values)
+
+
+class PlainSiblings:
+    """The sibling reader's oracle (``store.continuation``): every sibling is read whole
+    and every line parsed, once; ByteSearchSiblings must answer alike."""
+
+    def __init__(self):
+        self._facts = {}
+
+    def _read(self, path):
+        facts = self._facts.get(path)
+        if facts is None:
+            origin = None
+            uuids = set()
+            for line, record in iter_records(path):
+                entry = entry_at(line, record)
+                if entry is None:
+                    continue
+                uuids.add(entry.uuid)
+                if origin is None and continuation._is_origin(entry):
+                    origin = continuation._origin_of(entry)
+            facts = self._facts[path] = (origin, uuids)
+        return facts
+
+    def origin(self, path):
+        return self._read(path)[0]
+
+    def holds(self, path, uuids):
+        held = self._read(path)[1]
+        return any(u in held for u in uuids)
+
+
+def first_text(record):
+    """The seed's extractTextFromMessage over a parsed line: ``message.content`` when it
+    is a string, else the first non-empty ``text`` of a ``text`` block; "" otherwise
+    (``content.first_content_text``, the one rule)."""
+    message = record.get("message")
+    return first_content_text(message.get("content")) if isinstance(message, dict) else ""

@@ -31,8 +31,10 @@ ALLOWED = {
     # model's Entry (transcript/entry.py, imported lazily: entry.py reads Claude Code's
     # field names from harness/claude.py).
     "harness": BOTTOM | {"harness", "jsonl", "transcript"},
-    # Bytes only: nothing of Claude Code, of one record's meaning or of the store.
-    "jsonl": BOTTOM | {"jsonl"},
+    # Bytes only: nothing of Claude Code, of one record's meaning or of the store. The
+    # readers' cost model asks bytescan, the other bytes-only module, what width of
+    # string an escape can spell (the escape rule is written once, there).
+    "jsonl": BOTTOM | {"jsonl", "bytescan"},
     "bytescan": BOTTOM,
     "byte_windows": BOTTOM | {"jsonl"},
     # One record's meaning: nothing of the store or of .termsprawl/.
@@ -42,7 +44,7 @@ ALLOWED = {
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},
 }
 # Joiners beside the layers, above both: anything but the CLI.
-JOINERS = {"dump", "doctor", "hooks", "cite", "handoff"}
+JOINERS = {"dump", "doctor", "hooks", "cite", "handoff", "handoff_render"}
 LAYERS = set(ALLOWED) - {"__init__"}
 for joiner in JOINERS:
     ALLOWED[joiner] = BOTTOM | LAYERS | JOINERS
@@ -116,21 +118,22 @@ def test_the_checker_sees_lazy_and_package_level_imports(tmp_path):
 
 # --- the dump's import set -----------------------------------------------------------------
 
-# A run with no peers (a fresh project): argv, a look for the links folder, nothing else.
+# A run with no peers (a fresh project): argv, a look for the links folder, nothing else
+# (not even the refusals: errors.py loads only when one is raised, ids.py when a link exists).
 NO_PEER_MODULES = {
     "termsprawl_context",
     "termsprawl_context._output",
     "termsprawl_context.cli",
     "termsprawl_context.cli.context",
     "termsprawl_context.dump",
-    "termsprawl_context.errors",
     "termsprawl_context.workspace",
-    "termsprawl_context.workspace.ids",
     "termsprawl_context.workspace.layout",
 }
-# A dump that prints adds the link reader, the index (and the harness names its entries
-# may carry: three constants), the titles and the transcript reader.
+# A dump that prints adds the id check, the link reader, the index (and the harness names
+# its entries may carry: three constants), the titles and the transcript reader.
 PRINTING_MODULES = NO_PEER_MODULES | {
+    "termsprawl_context.errors",
+    "termsprawl_context.workspace.ids",
     "termsprawl_context.harness",
     "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.links",
@@ -176,7 +179,23 @@ def test_no_peer_run_loads_only_its_modules(tmp_path):
     out, ours, loaded = dump_imports(tmp_path, "me")
     assert out == b""
     assert ours == NO_PEER_MODULES
-    assert loaded & (NEVER_ON_THE_DUMP | {"json"}) == set()
+    # __future__ is a module like any other: a `from __future__ import` on the path loads it.
+    assert loaded & (NEVER_ON_THE_DUMP | {"json", "__future__"}) == set()
+
+
+def module_source(name):
+    """The source file of the package's module ``name``."""
+    module = SRC / (name.replace(".", "/") + ".py")
+    return module if module.is_file() else SRC / name.replace(".", "/") / "__init__.py"
+
+
+@pytest.mark.parametrize("name", sorted(NO_PEER_MODULES))
+def test_no_peer_modules_build_no_namedtuple_class(name):
+    # Building a namedtuple class compiles source (a quarter of a millisecond each): the
+    # no-peer run's modules build plain tuple classes instead.
+    tree = ast.parse(module_source(name).read_text(encoding="utf-8"))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "namedtuple"]
+    assert calls == []
 
 
 def test_printing_dump_loads_only_its_modules(tmp_path):

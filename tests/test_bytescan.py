@@ -23,8 +23,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import head_prompt, identity, search, session_meta, session_titles, summary_index
-from termsprawl_context.transcript import turns
+from termsprawl_context.store import belongs, head_prompt, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -118,12 +117,12 @@ def session_meta_caller(raw):
     entry = parsed(raw)
     verdicts = []
     for token, holds in (
-        (session_meta._TOKEN_USER, entry.get("type") == "user"),
-        (session_meta._TOKEN_CWD, "cwd" in entry),
-        (session_meta._TOKEN_TIMESTAMP, "timestamp" in entry),
+        (session_scan._TOKEN_USER, entry.get("type") == "user"),
+        (session_scan._TOKEN_CWD, "cwd" in entry),
+        (session_scan.TOKEN_TIMESTAMP, "timestamp" in entry),
     ):
         # the rule session_meta applies line by line: its token's bytes, or the escape rule
-        verdicts.append((holds, token in raw or session_meta._has_ascii_escape(raw)))
+        verdicts.append((holds, token in raw or session_scan._has_ascii_escape(raw)))
     return verdicts
 
 
@@ -136,16 +135,12 @@ def session_titles_caller(raw):
     return parsed(raw).get("type") == "summary", session_titles._SUMMARY_LINES.in_line(raw)
 
 
-def turns_caller(raw):
-    return "session_name" in parsed(raw), Needles.of([turns.SESSION_NAME_KEY]).in_line(raw)
-
-
 def identity_key_callers(raw):
     """identity's case-folded key tests, against the decoder that folds keys."""
-    entry = identity._decoded(raw)
+    entry = belongs._decoded(raw)
     return [
-        (bool(entry is not None and entry.session_id), identity._SESSION_ID_KEY.in_line(raw)),
-        (bool(entry is not None and entry.cwd), identity._CWD_KEY.in_line(raw)),
+        (bool(entry is not None and entry.session_id), belongs._SESSION_ID_KEY.in_line(raw)),
+        (bool(entry is not None and entry.cwd), belongs._CWD_KEY.in_line(raw)),
     ]
 
 
@@ -209,7 +204,7 @@ def width_of(text):
 
 
 def cost_caller(raw):
-    """record.decode_cost's rule: no string parsed out of a line is wider than
+    """jsonl.decode_cost's rule: no string parsed out of a line is wider than
     ``escaped_width`` allows (given its bytes' own width)."""
     wide = raw.translate(None, bytes(range(0x80)))
     text_width = 4 if wide and max(wide) >= 0xF0 else 2 if wide else 1
@@ -236,9 +231,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
             assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
-        for caller in (session_titles_caller, turns_caller):
-            found, selected = caller(raw)
-            assert selected or not found, (caller.__name__, raw)
+        found, selected = session_titles_caller(raw)
+        assert selected or not found, raw
         for found, selected in identity_key_callers(raw):
             assert selected or not found, raw
         for caller in (search_caller, locate_caller, cite_caller):

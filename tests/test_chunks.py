@@ -1,11 +1,11 @@
-"""chunks.iter_chunks: whole lines of any byte range, a line over the bound never held."""
+"""chunks.iter_chunks and iter_blocks: whole lines of any byte range, a line over the bound never held."""
 
 import io
 import os
 
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context.store.chunks import iter_chunks, iter_lines
+from termsprawl_context.store.chunks import chunk_lines, iter_blocks, iter_chunks
 
 
 def oracle(data, start, stop, max_line):
@@ -28,7 +28,7 @@ def lines_of(f, **kwargs):
     for at, buf, begin, end in iter_chunks(f, **kwargs):
         assert buf[end - 1 : end] == b"\n" or at + end - begin == os.fstat(f.fileno()).st_size
         assert end - begin <= kwargs["max_line"] + kwargs["block_size"] + 1
-    return list(iter_lines(iter_chunks(f, **kwargs)))
+    return list(chunk_lines(iter_chunks(f, **kwargs)))
 
 
 @settings(max_examples=400, deadline=None)
@@ -49,6 +49,28 @@ def test_any_range_any_block_size_matches_the_oracle(
     with open(str(path), "rb") as f:
         got = lines_of(f, start=start, stop=stop, max_line=max_line, block_size=block)
     assert got == oracle(data, start, stop, max_line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"", b"a", b"{}", b"xyz" * 5, b"q" * 40]), max_size=12),
+    st.booleans(),
+    st.integers(1, 17),
+    st.integers(1, 50),
+)
+def test_fresh_blocks_hold_the_same_lines(tmp_path_factory, lines, final_newline, block, max_line):
+    """iter_blocks (fresh bytes, for a caller that copies every chunk anyway) reads the
+    lines iter_chunks reads, under the same bound; no block holds more than the bound and
+    one read."""
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    path = tmp_path_factory.mktemp("b") / "f"
+    path.write_bytes(data)
+    with open(str(path), "rb") as f:
+        blocks = list(iter_blocks(f, block, max_line))
+    for at, chunk, begin, end in blocks:
+        assert chunk[end - 1 : end] == b"\n" or at + end - begin == len(data)
+        assert len(chunk) <= max_line + block
+    assert list(chunk_lines(blocks)) == oracle(data, 0, None, max_line)
 
 
 @settings(max_examples=200, deadline=None)
@@ -93,6 +115,6 @@ def test_reads_do_not_move_a_shared_file_position(tmp_path):
     path.write_bytes(b"one\ntwo\n")
     with open(str(path), "rb") as f:
         f.seek(3)
-        assert list(iter_lines(iter_chunks(f))) == [(0, b"one"), (4, b"two")]
+        assert list(chunk_lines(iter_chunks(f))) == [(0, b"one"), (4, b"two")]
         assert f.tell() == 3
-    assert list(iter_lines(iter_chunks(io.BytesIO(b"a\nb"), block_size=2))) == [(0, b"a"), (2, b"b")]
+    assert list(chunk_lines(iter_chunks(io.BytesIO(b"a\nb"), block_size=2))) == [(0, b"a"), (2, b"b")]

@@ -108,8 +108,14 @@ def test_result_and_envelope_at(run_pyz, session):
     assert run_pyz(["result-at", rootp, "x"]).returncode == 2
     done = run_pyz(["envelope-at", rootp, "5"])
     assert out(done)[0] == 'The user answered: "which?"="the second option". Read the answers carefully.\n'
-    assert json.loads(run_pyz(["envelope-at", rootp, "5", "--json"]).stdout) == [
-        'The user answered: "which?"="the second option". Read the answers carefully.'
+    # --json on a list answer: JSON Lines, one object per envelope.
+    lines = run_pyz(["envelope-at", rootp, "5", "--json"]).stdout.splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {
+            "path": rootp,
+            "line": 5,
+            "envelope": 'The user answered: "which?"="the second option". Read the answers carefully.',
+        }
     ]
     done = run_pyz(["envelope-at", rootp, "1"])
     assert (done.returncode, done.stdout) == (0, b"")
@@ -136,9 +142,10 @@ def test_query(run_pyz, session):
     _, rootp, _, _ = session
     done = run_pyz(["query", rootp, "--where", 'message?.content[0]?.name == "Bash"'])
     assert out(done)[0] == "%s:2\tassistant\ta1\n" % rootp
-    data = json.loads(run_pyz(["query", rootp, "--where", 'type == "nothing"', "--json"]).stdout)
-    assert data == []
-    assert len(json.loads(run_pyz(["query", rootp, "--where", "", "--json"]).stdout)) == 7
+    # --json on a list answer: JSON Lines, none for no match.
+    assert run_pyz(["query", rootp, "--where", 'type == "nothing"', "--json"]).stdout == b""
+    rows = [json.loads(line) for line in run_pyz(["query", rootp, "--where", "", "--json"]).stdout.splitlines()]
+    assert len(rows) == 7 and rows[1]["line"] == 2 and rows[1]["record"]["uuid"] == "a1"
     done = run_pyz(["query", rootp, "--where", 'int("x") == 1'])
     assert done.returncode == 13 and "without having looked" in out(done)[1]
     done = run_pyz(["query", rootp, "--where", "uuid"])

@@ -8,12 +8,18 @@ import sys
 import pytest
 
 from termsprawl_context.cli import main
-from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO, parse_context_args, run_context
+from termsprawl_context.cli.context import ContextArgs, ContextIO, RealContextIO, parse_dump_argv, run_context
 from termsprawl_context.dump import LinkedPeer
 from termsprawl_context.errors import UsageError
 from termsprawl_context.transcript.turns import Turn
 from termsprawl_context.workspace import index, links
 from conftest import snapshot
+
+
+def parse_context_args(argv):
+    """The dump's two arguments from ``argv``, or UsageError with the context layer's texts."""
+    return parse_dump_argv(argv)[0]
+
 
 # --- argv contract ----------------------------------------------------------------------
 
@@ -284,3 +290,31 @@ def test_artifact_multiple_peers_sorted_by_link_file_name(run_pyz, tmp_path):
         b"# linked context from alpha (alpha)\n## user\nfrom alpha\n---\n"
         b"# linked context from Claude B (zed)\n## user\ndo the thing\n## assistant\ndone\n"
     )
+
+
+def test_the_dump_turns_the_collector_back_on(tmp_path):
+    # The artifact's launcher turns the cyclic collector off while modules load; the CLI
+    # turns it back on (what is loaded frozen out of its sight) before the command's work.
+    import gc
+
+    from termsprawl_context.cli import main
+
+    gc.disable()
+    try:
+        assert main(["--cwd", str(tmp_path), "--self", "node-a"]) == 0
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+def test_the_cli_leaves_an_enabled_collector_alone(tmp_path):
+    import gc
+
+    from termsprawl_context.cli import main
+
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    assert main(["--cwd", str(tmp_path), "--self", "node-a"]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

@@ -1306,10 +1306,12 @@ def test_streaming_record_readers_print_what_reading_everything_printed(world_ro
                     continue
                 if json_flag:
                     # Printed text turns a lone surrogate (a "\ud800" escape in a record) into U+FFFD.
-                    rows = json.dumps(
-                        [{"path": path, "line": e.line, "record": e.record} for e in found], ensure_ascii=False
-                    )
-                    assert json.loads(out.decode("utf-8")) == json.loads(encode_text(rows).decode("utf-8")), argv
+                    rows = [
+                        json.dumps({"path": path, "line": e.line, "record": e.record}, ensure_ascii=False)
+                        for e in found
+                    ]
+                    got = [json.loads(line) for line in out.decode("utf-8").splitlines()]  # JSON Lines
+                    assert got == [json.loads(encode_text(row).decode("utf-8")) for row in rows], argv
                 else:
                     assert out.decode("utf-8", "replace").count("\n") == len(found), argv
                 count("issue 24: streamed query runs")
@@ -1354,9 +1356,9 @@ def test_the_packed_assemble_timeline_matches_the_seed_on_hostile_transcripts(wo
     """assemble-file's flat timeline (sort runs of 3, merged; two processes) prints what
     the seed's whole-file algorithm prints."""
     from test_assemble import oracle
-    from termsprawl_context.store import assemble
+    from termsprawl_context.store import assemble, timeline
 
-    monkeypatch.setattr(assemble, "_SORT_RUN", 3)
+    monkeypatch.setattr(timeline, "SORT_RUN", 3)
     monkeypatch.setattr(assemble, "PARALLEL_MIN_BYTES", 0)
 
     @fuzz_settings(60)

@@ -266,14 +266,14 @@ def test_mkdir_race_is_success(project, monkeypatch):
 def test_a_link_file_removed_between_listing_and_reading_is_absent(project, monkeypatch):
     links.add_link(str(project), "aaa", "bbb")
     links.add_link(str(project), "aaa", "ccc")
-    real_read = links.read_small_file
+    real_read = files.read_small_file
 
     def vanish_first(path, limit):
         if path.endswith("aaa--bbb.json") and os.path.exists(path):
             os.unlink(path)  # a concurrent `links remove`
         return real_read(path, limit)
 
-    monkeypatch.setattr(links, "read_small_file", vanish_first)
+    monkeypatch.setattr(files, "read_small_file", vanish_first)  # what links reads through
     scanned = links.scan_link_files(str(project))
     assert [(f.name, f.pair is not None) for f in scanned] == [("aaa--ccc.json", True)]
 
@@ -392,7 +392,7 @@ from conftest_rss import peak_rss_mb
 from termsprawl_context.store import hook_input
 data = open(sys.argv[2], "rb").read()
 try:
-    hook_input.read_hook_input(io.BytesIO(data), "/store")
+    hook_input.claude_hook_input(hook_input.parse_payload(hook_input.read_payload_bytes(io.BytesIO(data))), "/store")
     verdict = "ok"
 except hook_input.HookInputError as e:
     verdict = type(e).__name__

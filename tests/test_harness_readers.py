@@ -144,8 +144,9 @@ def test_show_sessions_find_search_over_the_codex_store(tmp_path, run_pyz):
     assert "second prompt" in by_path.stdout.decode() and "<environment_context>" not in by_path.stdout.decode()
     hits = run_pyz(["search", "fork prompt", "--json"], env=env)
     hits = [json.loads(line) for line in hits.stdout.splitlines()]
-    assert [(h["path"], h["line"], h["kind"]) for h in hits] == [(str(FORK), 6, "human"), (str(FORK), 9, "assistant")]
-    assert run_pyz(["search", "environment_context"], env=env).returncode == 1  # harness text is not searched
+    assert [(h["path"], h["line"], h["kind"]) for h in hits] == [(str(FORK), 6, "person"), (str(FORK), 9, "assistant")]
+    none = run_pyz(["search", "environment_context"], env=env)  # harness text is not searched
+    assert (none.returncode, none.stdout) == (0, b"")  # no results: exit 0, nothing on stdout
     only_claude = run_pyz(["sessions", "--harness", "claude-code"], env=env)
     assert b"codex" not in only_claude.stdout
     assert run_pyz(["sessions", "--harness", "nope"], env=env).returncode == 1

@@ -1,8 +1,10 @@
-"""The bounded search for a typed prompt past the head (store/head_prompt.py)."""
+"""The bounded search for a typed prompt past the head (store/head_prompt.py, its window
+reader in byte_windows.py)."""
 
 import io
 import json
 
+from termsprawl_context import byte_windows
 from termsprawl_context.store import head_prompt as H
 
 
@@ -17,7 +19,7 @@ def user(text, **extra):
 
 
 def lines_of(data, start, limit, leftover=b""):
-    return list(H.iter_lines_within(io.BytesIO(data), leftover, start, limit))
+    return list(byte_windows.iter_lines_within(io.BytesIO(data), leftover, start, limit))
 
 
 def test_lines_within_a_limit():
@@ -30,7 +32,7 @@ def test_lines_within_a_limit():
 
 
 def test_lines_cross_read_blocks(monkeypatch):
-    monkeypatch.setattr(H, "BLOCK_BYTES", 3)
+    monkeypatch.setattr(byte_windows, "WINDOW_BLOCK_BYTES", 3)
     data = b"".join(b"%d-line\n" % i for i in range(20))
     assert lines_of(data, 0, len(data)) == [b"%d-line" % i for i in range(20)]
 

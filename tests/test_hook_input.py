@@ -18,10 +18,22 @@ from termsprawl_context.store.hook_input import (
     InvalidTranscriptPath,
     MissingSessionId,
     MissingTranscriptPath,
-    parse_hook_input,
-    read_hook_input,
+    claude_hook_input,
+    parse_payload,
+    read_payload_bytes,
     validate_transcript_path,
 )
+
+
+def parse_hook_input(data, projects_dir, environ=None):
+    """The seed's hook-input parse: the payload parsed, then checked."""
+    return claude_hook_input(parse_payload(data), projects_dir, environ)
+
+
+def read_hook_input(stream, projects_dir, environ=None):
+    """The seed's ReadHookInputFrom: the payload read (bounded), then checked."""
+    return parse_hook_input(read_payload_bytes(stream), projects_dir, environ)
+
 
 SID = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
 

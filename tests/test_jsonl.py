@@ -203,14 +203,16 @@ def test_oversized_line_is_skipped_and_its_neighbours_kept():
 
 
 def test_parse_object_declines_what_it_cannot_afford():
-    from termsprawl_context.jsonl import PARSE_BUDGET_BYTES, affordable, parse_cost
+    from termsprawl_context.jsonl import DECODE_BUDGET_BYTES, decode_cost, readable
 
     dense = '{"a":[' + '"ab",' * 2_000_000 + '""]}'
-    assert not affordable(dense)
-    assert parse_object(dense) is None
-    real_like = '{"type":"user","message":{"content":"' + "word, " * 500_000 + '"}}'
-    assert parse_cost(real_like) <= PARSE_BUDGET_BYTES
+    assert not readable(dense) and not readable(dense.encode())
+    assert parse_object(dense) is None and parse_object(dense.encode()) is None
+    # Prose: a comma every dozen bytes or so (the model counts every comma as a value).
+    real_like = '{"type":"user","message":{"content":"' + "a word or two, " * 200_000 + '"}}'
+    assert decode_cost(real_like.encode()) <= DECODE_BUDGET_BYTES
     assert parse_object(real_like)["type"] == "user"
+    assert parse_object(real_like.encode())["type"] == "user"
 
 
 _RSS_PROBE = r"""

@@ -59,14 +59,18 @@ def test_add_list_peers_remove(project, run_pyz):
     assert links.peers_of(str(project), "node-a") == ["node-b"]
 
 
-def test_json_outputs_are_one_document(project, run_pyz):
-    added = json.loads(ok(run_pyz(["links", "add", "b", "a", "--cwd", project, "--json"])))
+def test_json_outputs_follow_the_contract(project, run_pyz):
+    """One object on one line for a single answer (add, remove); JSON Lines for a list
+    (list, peers), an ignored link file named on stderr as without --json."""
+    added = ok(run_pyz(["links", "add", "b", "a", "--cwd", project, "--json"]))
     path = str(project / ".termsprawl" / "links" / "a--b.json")
-    assert added == {"linked": ["a", "b"], "path": path}
+    assert added.count("\n") == 1 and json.loads(added) == {"linked": ["a", "b"], "path": path}
     (project / ".termsprawl" / "links" / "junk.json").write_text("not json")
-    listed = json.loads(run_pyz(["links", "list", "--cwd", project, "--json"]).stdout)
-    assert listed == {"links": [{"a": "a", "b": "b", "path": path}], "ignored": ["junk.json"]}
-    assert json.loads(ok(run_pyz(["links", "peers", "a", "--cwd", project, "--json"]))) == {"node": "a", "peers": ["b"]}
+    done = run_pyz(["links", "list", "--cwd", project, "--json"])
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [{"a": "a", "b": "b", "path": path}]
+    assert done.stderr == b"termsprawl-context: links list: ignored (not valid link files): junk.json\n"
+    peers = ok(run_pyz(["links", "peers", "a", "--cwd", project, "--json"]))
+    assert [json.loads(line) for line in peers.splitlines()] == [{"node": "a", "peer": "b"}]
     assert json.loads(ok(run_pyz(["links", "remove", "a", "b", "--cwd", project, "--json"]))) == {
         "removed": True,
         "a": "a",
@@ -85,7 +89,7 @@ def test_list_names_ignored_files_on_stderr(project, run_pyz):
 
 def test_list_of_a_project_without_state_is_empty(project, run_pyz):
     assert ok(run_pyz(["links", "list", "--cwd", project])) == ""
-    assert json.loads(ok(run_pyz(["links", "list", "--cwd", project, "--json"]))) == {"links": [], "ignored": []}
+    assert ok(run_pyz(["links", "list", "--cwd", project, "--json"])) == ""  # no results: nothing
 
 
 BAD_ID = 'invalid node id: "%s" (a node id matches [A-Za-z0-9][A-Za-z0-9_-]{0,127})'
@@ -101,7 +105,7 @@ BAD_ID = 'invalid node id: "%s" (a node id matches [A-Za-z0-9][A-Za-z0-9_-]{0,12
         (["links", "remove", "a", "a"], 2, "links remove: cannot link a node to itself"),
         (["links", "peers", ".hidden"], 2, "links peers: " + BAD_ID % ".hidden"),
         (["links"], 2, "links: the following arguments are required: list|add|remove|peers"),
-        (["links", "add", "a"], 2, "links add: the following arguments are required: B"),
+        (["links", "add", "a"], 2, "links add: the following arguments are required: PEER"),
         (["links", "bogus"], 2, "links: argument list|add|remove|peers: invalid choice: 'bogus' (choose from ..."),
     ],
 )
@@ -162,7 +166,7 @@ def test_index_set_notes_a_path_that_is_not_there_yet(project, run_pyz):
         (["index", "get", "nobody"], 1, "index get: no transcript path recorded for nobody in {cwd}"),
         (["index", "get", "../x"], 2, "index get: " + BAD_ID % "../x"),
         (["index", "set", "../x", "/p.jsonl"], 2, "index set: " + BAD_ID % "../x"),
-        (["index", "set", "n", ""], 2, "index set: the transcript path is empty"),
+        (["index", "set", "n", ""], 2, "index set: PATH must not be empty"),
         (["index", "set", "n"], 2, "index set: the following arguments are required: PATH"),
         (["index"], 2, "index: the following arguments are required: get|set"),
     ],

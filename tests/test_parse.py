@@ -15,7 +15,7 @@ from termsprawl_context.transcript.parse import (
     is_meta,
     is_sidechain,
     is_tool_result,
-    iter_lines,
+    iter_objects,
     msg_text,
     parse_line,
     schema_drift_warn,
@@ -243,28 +243,28 @@ def test_schema_drift_warn_is_silent_on_missing_empty_and_fifo(tmp_path):
     assert err.getvalue() == ""
 
 
-# --- iter_lines ----------------------------------------------------------------------
+# --- iter_objects ----------------------------------------------------------------------
 
 
-def test_iter_lines_uses_zero_based_physical_numbers(tmp_path):
+def test_iter_objects_uses_zero_based_physical_numbers(tmp_path):
     path = tmp_path / "f.jsonl"
     path.write_bytes(b'{"type":"a"}\n\njunk\n{"type":"b"}\r\n[2]\n{"type":"c"}')
-    assert list(iter_lines(str(path))) == [(0, {"type": "a"}), (3, {"type": "b"}), (5, {"type": "c"})]
+    assert list(iter_objects(str(path))) == [(0, {"type": "a"}), (3, {"type": "b"}), (5, {"type": "c"})]
 
 
-def test_iter_lines_warns_short_files_at_the_end(tmp_path):
+def test_iter_objects_warns_short_files_at_the_end(tmp_path):
     path = tmp_path / "g.jsonl"
     path.write_text('{"x": 1}\n\n{"y": 2}\n')
     err = io.StringIO()
-    assert [n for n, _ in iter_lines(str(path), stream=err)] == [0, 2]
+    assert [n for n, _ in iter_objects(str(path), stream=err)] == [0, 2]
     assert err.getvalue() == drift_text(3, str(path))
 
 
-def test_iter_lines_warns_before_yielding_line_n(tmp_path):
+def test_iter_objects_warns_before_yielding_line_n(tmp_path):
     path = tmp_path / "h.jsonl"
     path.write_text('{"x": 1}\n' * 3 + '{"type": "late"}\n')
     err = io.StringIO()
-    lines = iter_lines(str(path), schema_drift_check_n=3, stream=err)
+    lines = iter_objects(str(path), schema_drift_check_n=3, stream=err)
     assert [next(lines)[0] for _ in range(3)] == [0, 1, 2]
     assert err.getvalue() == ""
     assert next(lines) == (3, {"type": "late"})
@@ -273,31 +273,31 @@ def test_iter_lines_warns_before_yielding_line_n(tmp_path):
     assert err.getvalue() == drift_text(3, str(path))
 
 
-def test_iter_lines_known_field_anywhere_before_n_silences(tmp_path):
+def test_iter_objects_known_field_anywhere_before_n_silences(tmp_path):
     path = tmp_path / "i.jsonl"
     path.write_text('{"x": 1}\n{"sessionId": "s"}\n' + '{"x": 1}\n' * 60)
     err = io.StringIO()
-    assert len(list(iter_lines(str(path), stream=err))) == 62
+    assert len(list(iter_objects(str(path), stream=err))) == 62
     assert err.getvalue() == ""
 
 
-def test_iter_lines_empty_file_is_silent_and_missing_file_raises(tmp_path):
+def test_iter_objects_empty_file_is_silent_and_missing_file_raises(tmp_path):
     path = tmp_path / "j.jsonl"
     path.write_bytes(b"")
     err = io.StringIO()
-    assert list(iter_lines(str(path), stream=err)) == []
+    assert list(iter_objects(str(path), stream=err)) == []
     assert err.getvalue() == ""
     with pytest.raises(OSError):
-        list(iter_lines(str(tmp_path / "nope.jsonl")))
+        list(iter_objects(str(tmp_path / "nope.jsonl")))
 
 
-def test_iter_lines_refuses_a_fifo(tmp_path):
+def test_iter_objects_refuses_a_fifo(tmp_path):
     import os
 
     fifo = tmp_path / "k.jsonl"
     os.mkfifo(str(fifo))
     with pytest.raises(jsonl.NotARegularFile):
-        list(iter_lines(str(fifo)))
+        list(iter_objects(str(fifo)))
 
 
 # --- fuzz: nothing raises ------------------------------------------------------------
@@ -328,11 +328,11 @@ def test_primitives_never_raise_on_any_json(value):
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300))
-def test_iter_lines_never_raises_on_any_bytes(tmp_path_factory, data):
+def test_iter_objects_never_raises_on_any_bytes(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "f.jsonl"
     path.write_bytes(data)
     err = io.StringIO()
-    for number, obj in iter_lines(str(path), stream=err):
+    for number, obj in iter_objects(str(path), stream=err):
         assert isinstance(number, int) and isinstance(obj, dict)
     schema_drift_warn(str(path), stream=err)
 
@@ -350,7 +350,7 @@ def test_module_exports_every_named_primitive():
         "SIDECHAIN_SIGNAL_CUES",
         "sidechain_cue_hit",
         "sidechain_is_signal",
-        "iter_lines",
+        "iter_objects",
         "schema_drift_warn",
         "warn_schema_drift",
     ):

@@ -1,4 +1,4 @@
-"""``show``, ``search`` and session naming (store/resolve.py), against oracles that read
+"""``show``, ``search`` and session naming (store/catalog.py), against oracles that read
 every line of every session."""
 
 import json
@@ -10,8 +10,7 @@ import pytest
 from termsprawl_context import handoff as h
 from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.store import resolve, search
-from termsprawl_context.store.session_meta import session_metadata
+from termsprawl_context.store import catalog as resolve, chunks, search
 from termsprawl_context.store.session_titles import session_title
 from termsprawl_context.transcript import entry as records
 from conftest import NO_CORPUS, corpus_files
@@ -180,7 +179,8 @@ def test_search_limit_and_newest_first(store):
     projects, paths = store
     hits = list(search.search_store("the", str(projects), limit=7))
     assert [(h.path, h.line, h.kind, h.snippet) for h in hits] == oracle_search("the", paths, limit=7)
-    assert hits[0].title == session_metadata(hits[0].path).title
+    # Titled as `find` and `show` title it, the folder's summaries included (issue 23: search titled without them).
+    assert hits[0].title == session_title(hits[0].path).text
 
 
 def test_lower_to_ascii_is_complete():
@@ -202,7 +202,9 @@ def test_search_cli(store, capsys):
         (str(paths[-1]), 4, "tool"),
         (str(paths[-1]), 5, "tool"),
     ]
-    assert main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 1
+    assert (
+        main(["search", "zzzz-not-anywhere", "--projects-dir", str(projects)]) == 0
+    )  # no results: exit 0, nothing on stdout (the contract's row)
     assert capsys.readouterr() == ("", "termsprawl-context: no match for zzzz-not-anywhere\n")
     assert main(["search", "needle", "--projects-dir", str(projects), "--in", "tool", "--limit", "1"]) == 0
     out = capsys.readouterr().out
@@ -212,14 +214,14 @@ def test_search_cli(store, capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["search", ""], "search: text must not be empty"),
+        (["search", ""], "search: TEXT must not be empty"),
         (
             ["search", "x", "--in", "humans"],
-            "search: --in takes a comma-separated subset of human,assistant,tool (got 'humans')",
+            "search: --in takes a comma-separated subset of person,assistant,tool (got 'humans')",
         ),
         (["search", "x", "--limit", "0"], "search: argument --limit: expected a positive integer, got '0'"),
         (["search", "(", "--regex"], None),
-        (["show", ""], "show: session must not be empty"),
+        (["show", ""], "show: SESSION must not be empty"),
         (["show", "x", "--turns", "-3"], "show: argument --turns: expected a positive integer, got '-3'"),
         (["show", "x", "--format", "yaml"], None),
         (["show", "x", "--max-chars", "ten"], "show: argument --max-chars: expected a positive integer, got 'ten'"),
@@ -289,7 +291,7 @@ def test_resolve_uuid_for_locate_and_assemble(store):
     assert resolve.resolve_uuid("no-such", str(projects)) == "no-such"  # left for locate to refuse
     full = "12345678-1234-1234-1234-123456789abc"
     assert resolve.resolve_uuid(full, str(projects)) == full
-    with pytest.raises(resolve.AmbiguousSessionPrefix):
+    with pytest.raises(resolve.AmbiguousSession):
         resolve.resolve_uuid("0000", str(projects))
 
 
@@ -301,7 +303,7 @@ def test_latest_matches_the_newest_mtime(store):
         assert resolve.latest_session(str(projects)).path == str(paths[3])
     finally:
         os.utime(str(paths[3]), (before, before))
-    with pytest.raises(resolve.store_sessions.SessionIdNotFound):
+    with pytest.raises(resolve.SessionIdNotFound):
         resolve.latest_session(str(projects), project="/somewhere/else")
 
 
@@ -317,7 +319,7 @@ def test_show_artifact(run_pyz, store):
 def test_session_files_walk_matches_the_store_scan(tmp_path):
     """The fast walk lists what store.sessions' walk lists: nested folders, no FIFOs, no
     agent files, no directories through symlinks, newest first."""
-    from termsprawl_context.store import sessions as store_sessions
+    store_sessions = resolve
 
     projects = tmp_path / "projects"
     (projects / "a" / "deep").mkdir(parents=True)
@@ -368,7 +370,7 @@ def test_search_across_chunk_boundaries_matches_the_oracle(store, tmp_path, monk
 
 def test_search_passes_over_lines_longer_than_the_bound(tmp_path, monkeypatch):
     monkeypatch.setattr(search, "CHUNK_BYTES", 16)
-    monkeypatch.setattr(search, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(chunks, "MAX_LINE_BYTES", 200)
     folder = tmp_path / "projects" / "-w"
     folder.mkdir(parents=True)
     lines = [
@@ -386,8 +388,7 @@ def test_show_settles_copies_of_one_id_as_find_does(tmp_path):
     when the other copy's file was written more recently."""
     import os
 
-    from termsprawl_context.store.resolve import resolve_session
-    from termsprawl_context.store.session_lookup import resolve as find_resolve
+    from termsprawl_context.store.catalog import resolve as find_resolve
 
     sid = "0b1e6c55-4a2e-4f7e-9d55-2f4b7f0e6a11"
     store = tmp_path / "projects"
@@ -400,8 +401,8 @@ def test_show_settles_copies_of_one_id_as_find_does(tmp_path):
         )
     os.utime(str(backup / (sid + ".jsonl")), (2_000_000_000, 2_000_000_000))  # the stale copy written last
     expected = str(longer / (sid + ".jsonl"))
-    assert resolve_session(sid[:8], str(store)) == (sid, expected)
-    assert find_resolve(sid[:8], str(store)).path == expected
+    assert find_resolve(sid[:8], str(store))[:2] == (sid, expected)
+    assert main(["find", sid[:8], "--projects-dir", str(store)]) == 0
 
 
 @pytest.mark.parametrize("first_batch", [1, 64 << 10, 10**12])

@@ -142,7 +142,7 @@ def test_decode_budget(tmp_path):
     """Within the bound, a record whose decoding would pass DECODE_BUDGET_BYTES (the
     64 MB peak RSS promise) is a named read error, never parsed nor skipped; one that
     fits is read. Wide text and dense values cost more than their length."""
-    from termsprawl_context.transcript.record import DECODE_BUDGET_BYTES, decode_cost
+    from termsprawl_context.jsonl import DECODE_BUDGET_BYTES, decode_cost
 
     head = b'{"type":"user","uuid":"big","message":{"content":"'
     tail = b'"}}'

@@ -8,6 +8,7 @@ import pytest
 from conftest import snapshot
 
 from termsprawl_context import cli
+from termsprawl_context.store import catalog as C
 from termsprawl_context.store import sessions as S
 from termsprawl_context.store.paths import encode_project_dir
 
@@ -102,8 +103,8 @@ def test_store_from_claude_config_dir(run_pyz, store):
 def test_empty_store(run_pyz, tmp_path):
     result = run_pyz(["sessions", "--projects-dir", tmp_path / "nothing"])
     stdout, stderr = out(result)
-    assert (result.returncode, stdout) == (1, "")  # a store named but missing: exit 1
-    assert stderr == "termsprawl-context: no sessions found in %s\n" % (tmp_path / "nothing")
+    assert (result.returncode, stdout) == (1, "")  # a store named but missing: exit 1, as every command says it
+    assert stderr == "termsprawl-context: projects directory not found: %s\n" % (tmp_path / "nothing")
     # HOME is an empty read-only dir: the default store is missing, not an error
     result = run_pyz(["sessions"])
     assert (result.returncode, result.stdout) == (0, b"")
@@ -118,12 +119,12 @@ def test_find(run_pyz, store):
         assert stdout == "%s\t%s\n" % (ID1, projects / encode_project_dir(str(store[1].resolve())) / (ID1 + ".jsonl"))
     result = run_pyz(["find", "2222", "--projects-dir", projects])
     assert (result.returncode, result.stdout) == (1, b"")
-    # The issue-15 rule: the refusal, then each candidate file (the seed printed the refusal alone).
+    # The issue-15 rule: the refusal, then each candidate file (the seed printed the refusal alone); the
+    # refusal names the ids, as every command's does (issue 23: one ambiguity refusal).
     mine = projects / encode_project_dir(str(store[1].resolve()))
     assert out(result)[1] == (
-        "termsprawl-context: ambiguous session ID '2222' matches 2 sessions\n"
-        "termsprawl-context:   %s\t%s\n"
-        % (ID2, mine / (ID2 + ".jsonl"))
+        "termsprawl-context: ambiguous session ID '2222' matches 2 sessions: %s, %s\n" % (ID2, ID3)
+        + "termsprawl-context:   %s\t%s\n" % (ID2, mine / (ID2 + ".jsonl"))
         + "termsprawl-context:   %s\t%s\n" % (ID3, projects / "-elsewhere" / (ID3 + ".jsonl"))
     )
     result = run_pyz(["find", "zzz", "--projects-dir", projects])
@@ -175,14 +176,14 @@ def test_unreadable_directory_reported_once(store, monkeypatch, capsys):
     """Root cannot be denied a listing by chmod, so the listing itself is made to fail."""
     _, _, projects = store
     blocked = str(projects / "-elsewhere")
-    real = S.list_directory
+    real = C.list_directory
 
-    def listing(path):
+    def listing(path, *ordered):
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
-    monkeypatch.setattr(S, "list_directory", listing)
+    monkeypatch.setattr(C, "list_directory", listing)
     code = cli.main(["sessions", "--projects-dir", str(projects), "--json"])
     captured = capsys.readouterr()
     assert code == 0

@@ -1,4 +1,4 @@
-"""Resolving a session id or prefix (store/session_lookup.py): copies of one id answer
+"""Resolving a session id or prefix (store/catalog.py's resolve): copies of one id answer
 with the latest descendant, a prefix shared by different ids is refused from the names
 alone (no file opened), FIFOs and directories named like sessions are not candidates."""
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from termsprawl_context.store import session_lookup as L
+from termsprawl_context.store import catalog as C
 from termsprawl_context.store import sessions as S
 from termsprawl_context.store.locate import locate
 
@@ -55,12 +55,12 @@ def test_seventeen_ids_held_by_several_folders(tmp_path):
     projects, expected = copies_store(tmp_path)
     for session_id, (latest, holders) in expected.items():
         for asked in (session_id, session_id[:13]):
-            info, copies = L.find_session(asked, str(projects))
+            info, copies = S.describe_resolved(C.resolve(asked, str(projects)), str(projects))
             assert info.session_id == session_id
             assert info.transcript_path == latest
             assert len(copies) == holders - 1 and latest not in copies
             assert all(os.path.basename(c) == session_id + ".jsonl" for c in copies)
-        lines = L.copies_message(session_id, copies)
+        lines = C.copies_message(session_id, copies)
         assert lines == [
             "session %s has another copy (not the latest descendant): %s" % (session_id, c) for c in copies
         ]
@@ -73,7 +73,7 @@ def test_the_pick_is_locates_pick(tmp_path):
     write(projects / "a" / (session_id + ".jsonl"), [turn("x", "2026-01-02T00:00:00.000Z", session_id)])
     write(projects / "b" / (session_id + ".jsonl"), [turn("x", "2026-01-03T00:00:00.000Z", session_id)])
     write(projects / "c" / (session_id + ".jsonl"), [turn("x", "2026-01-03T00:00:00.000Z", session_id)])
-    resolved = L.resolve(session_id, str(projects))
+    resolved = C.resolve(session_id, str(projects))
     assert resolved.path == locate(session_id, str(projects)) == str(projects / "b" / (session_id + ".jsonl"))
     assert resolved.copies == (
         str(projects / "c" / (session_id + ".jsonl")),
@@ -84,8 +84,10 @@ def test_the_pick_is_locates_pick(tmp_path):
 def test_one_copy_is_not_read_to_rank_it(tmp_path, monkeypatch):
     projects = tmp_path / "projects"
     write(projects / "a" / (sid(2) + ".jsonl"), [turn("x", "T", sid(2))])
-    monkeypatch.setattr(L.store_locate, "scan_file", lambda *a, **k: pytest.fail("a lone holder was scanned"))
-    assert L.resolve(sid(2)[:8], str(projects)).copies == ()
+    from termsprawl_context.store import locate as store_locate
+
+    monkeypatch.setattr(store_locate, "scan_file", lambda *a, **k: pytest.fail("a lone holder was scanned"))
+    assert C.resolve(sid(2)[:8], str(projects)).copies == ()
 
 
 def test_a_prefix_of_different_ids_is_refused_from_the_names(tmp_path, monkeypatch):
@@ -98,18 +100,19 @@ def test_a_prefix_of_different_ids_is_refused_from_the_names(tmp_path, monkeypat
         return real_open(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", no_transcript_opens)
-    with pytest.raises(S.AmbiguousSession) as caught:
-        L.find_session("c0ffee0", str(projects))
+    with pytest.raises(C.AmbiguousSession) as caught:
+        S.find_session("c0ffee0", str(projects))
     refusal = caught.value
-    assert str(refusal) == "ambiguous session ID 'c0ffee0' matches 3 sessions"  # ids, not files
+    ids = sorted(expected)
+    assert str(refusal) == "ambiguous session ID 'c0ffee0' matches 3 sessions: %s" % ", ".join(ids)  # ids, not files
     assert refusal.exit_code == 1
-    assert [c.session_id for c in refusal.matches] == sorted(
+    assert [c.session_id for c in refusal.candidates] == sorted(
         sid(n) for n in range(3) for _ in range(expected[sid(n)][1])
     )
-    assert all(os.path.basename(c.path) == c.session_id + ".jsonl" for c in refusal.matches)
-    assert L.candidates_message(refusal.matches)[0] == "  %s\t%s" % refusal.matches[0]
-    with pytest.raises(S.AmbiguousSession):
-        L.resolve("", str(projects))  # the empty prefix matches every id
+    assert all(os.path.basename(c.path) == c.session_id + ".jsonl" for c in refusal.candidates)
+    assert C.candidates_message(refusal.candidates)[0] == "  %s\t%s" % refusal.candidates[0][:2]
+    with pytest.raises(C.AmbiguousSession):
+        C.resolve("", str(projects))  # the empty prefix matches every id
 
 
 def test_not_found_fifos_and_directories(tmp_path):
@@ -117,13 +120,13 @@ def test_not_found_fifos_and_directories(tmp_path):
     write(projects / "a" / (sid(1) + ".jsonl"), [turn("x", "T", sid(1))])
     os.mkfifo(str(projects / "a" / (sid(3) + ".jsonl")))
     (projects / "b" / (sid(4) + ".jsonl")).mkdir(parents=True)
-    assert L.find_session("c0ffee0", str(projects))[0].session_id == sid(1)
+    assert S.find_session("c0ffee0", str(projects)).session_id == sid(1)
     for missing in (sid(3), sid(4), "zzz"):
-        with pytest.raises(S.SessionIdNotFound) as caught:
-            L.find_session(missing, str(projects))
+        with pytest.raises(C.SessionIdNotFound) as caught:
+            S.find_session(missing, str(projects))
         assert str(caught.value) == "session not found: %s" % missing
-    with pytest.raises(S.SessionIdNotFound):
-        L.find_session("c0", str(tmp_path / "no-store"))
+    with pytest.raises(C.SessionIdNotFound):
+        S.find_session("c0", str(tmp_path / "no-store"))
 
 
 def test_a_copy_gone_since_the_walk_gives_way(tmp_path, monkeypatch):
@@ -132,5 +135,5 @@ def test_a_copy_gone_since_the_walk_gives_way(tmp_path, monkeypatch):
     latest, _ = expected[session_id]
     real = S.session_from_path
     monkeypatch.setattr(S, "session_from_path", lambda path, *a: None if path == latest else real(path, *a))
-    info, copies = L.find_session(session_id, str(projects))
+    info, copies = S.describe_resolved(C.resolve(session_id, str(projects)), str(projects))
     assert info.transcript_path != latest and copies == (latest,)

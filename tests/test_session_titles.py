@@ -253,7 +253,10 @@ def test_cli_titles_and_copies(run_pyz, store):
     result = run_pyz(["find", sid(0)[:7], "--projects-dir", projects])
     assert result.returncode == 1 and result.stdout == b""
     lines = result.stderr.decode().splitlines()
-    assert lines[0] == "termsprawl-context: ambiguous session ID '%s' matches 8 sessions" % sid(0)[:7]  # ids, not files
+    assert lines[0] == "termsprawl-context: ambiguous session ID '%s' matches 8 sessions: %s" % (
+        sid(0)[:7],
+        ", ".join(sid(n) for n in range(1, 9)),
+    )  # ids, not files
     assert len(lines) == 1 + 9 and lines[1] == "termsprawl-context:   %s\t%s" % (sid(1), folder / (sid(1) + ".jsonl"))
 
 
@@ -307,3 +310,63 @@ def test_no_corpus_title_starts_with_harness_text(corpus, tmp_path):
             )
         assert ST.session_title(info.transcript_path) == (info.title, info.title_source)
     assert titled >= 25
+
+
+def test_a_heads_summary_lines_are_found_as_each_line_would_find_them(tmp_path):
+    """``_summary_lines`` finds in the window's bytes exactly the lines that
+    ``_SUMMARY_LINES.in_line`` selects one by one: tokens anywhere in a line, several in
+    one line, escapes that could spell the token, a torn last line."""
+    import random
+
+    rng = random.Random(23)
+    pieces = [b'{"type":"summary","summary":"s","leafUuid":"x"}', b'{"type":"user"}', b'"summary"', b"summary"]
+    pieces += [b'{"t":"\\u0073ummary"}', b"x" * 40, b'{"a":"\\u00e9"}', b""]
+    for trial in range(300):
+        lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 60))]
+        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        path = tmp_path / ("%d.jsonl" % trial)
+        path.write_bytes(data)
+        with open(str(path), "rb") as f:
+            window = M.read_head(f, len(data))
+        each = [i for i in range(len(window.ends)) if ST._SUMMARY_LINES.in_line(window.line(i))]
+        assert ST._summary_lines(window) == each
+
+
+def test_a_folders_leaves_title_a_session_as_its_whole_index_does(tmp_path):
+    """``index_naming`` (only the files whose bytes may name the session's own uuids are
+    parsed) titles every session as the whole folder's index does: summaries in heads and
+    tails, the key spaced or spelled with an escape, values holding escapes."""
+    import random
+
+    rng = random.Random(2323)
+    for trial in range(12):
+        folder = tmp_path / ("f%d" % trial)
+        folder.mkdir()
+        ids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(6)]
+        leaves = ["m-%d-%d" % (trial, n) for n in range(len(ids))]
+        for number, sid in enumerate(ids):
+            lines = [json.dumps({"type": "user", "uuid": leaves[number], "message": {"content": "typed %d" % number}})]
+            for _ in range(rng.randint(0, 3)):
+                link = json.dumps(
+                    {"type": "summary", "summary": "S%d" % rng.randint(0, 99), "leafUuid": rng.choice(leaves)}
+                )
+                link = rng.choice(
+                    [link, link.replace('"leafUuid": ', '"leafUuid" :  '), link.replace("leafUuid", "leaf\\u0055uid")]
+                )
+                if rng.random() < 0.2:
+                    link = link.replace("m-", "\\u006d-")  # the value spelled with an escape
+                lines.insert(rng.choice([0, len(lines)]), link)
+            if rng.random() < 0.5:  # a long middle: the tail window is not the head's
+                lines[1:1] = [
+                    json.dumps({"type": "assistant", "uuid": "x%d" % k, "pad": "p" * 3000}) for k in range(60)
+                ]
+            path = folder / (sid + ".jsonl")
+            path.write_text("\n".join(lines) + "\n")
+            os.utime(str(path), (1000 + rng.randint(0, 3),) * 2)
+        whole = ST.folder_index(str(folder))
+        titles = ST.Titles()
+        for sid in ids:
+            path = str(folder / (sid + ".jsonl"))
+            expected = ST.session_title(path, sid, whole)
+            assert ST.session_title(path, sid) == expected
+            assert titles.text(path, sid) == expected.text

@@ -11,8 +11,9 @@ import pytest
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store.paths import encode_project_dir
 from termsprawl_context.store import session_meta as M
+from termsprawl_context.store import catalog as C
+from termsprawl_context.store import session_scan
 from termsprawl_context.store import sessions as S
-from termsprawl_context.transcript.text import first_text
 from termsprawl_context.transcript.titles import is_harness_title
 from termsprawl_context.store.session_meta import (
     FIRST_USER_MESSAGE_MAX_BYTES,
@@ -23,18 +24,24 @@ from termsprawl_context.store.session_meta import (
     ExtractionResult,
     SummaryLink,
     extract_metadata_from_lines,
-    extract_session_metadata,
     session_metadata,
 )
+from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import (
-    AmbiguousSession,
-    SessionIdNotFound,
     find_session,
     scan_all_sessions,
     scan_sessions,
     session_from_path,
 )
-from oracles import scan_head_oracle, tail_lines_oracle
+from oracles import first_text, scan_head_oracle, tail_lines_oracle
+
+
+def extract_session_metadata(path):
+    """The seed's ExtractSessionMetadata: the head's summary, first message and summary
+    links (``session_metadata``'s), empty when the file cannot be opened as a regular one."""
+    meta = session_metadata(path)
+    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
+
 
 ID1 = "12345678-1234-1234-1234-123456789abc"
 ID2 = "abcdef01-2345-6789-abcd-ef0123456789"
@@ -315,10 +322,10 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
             window = M.read_head(f, size)
             tail_lines = list(tail_lines_oracle(f, size))
             tail_window = M.read_tail(f, size)
-        assert M.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
+        assert session_scan.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
         plain_tail = M.scan_tail(tail_lines, path.stem)
         assert list(tail_window.lines_last_first()) == tail_lines
-        assert M.scan_tail_window(tail_window, path.stem) == plain_tail
+        assert session_scan.scan_tail_window(tail_window, path.stem) == plain_tail
     assert compared >= 40
 
 
@@ -344,7 +351,7 @@ ESCAPED_LINES = [
 
 def test_prefilter_is_exact_on_escaped_keys_and_values():
     """A JSON string may spell any letter as a \\u escape: such lines are still parsed."""
-    head = M.scan_head_window(window_of(ESCAPED_LINES))
+    head = session_scan.scan_head_window(window_of(ESCAPED_LINES))
     assert head == scan_head_oracle(ESCAPED_LINES)
     assert (head.first_user_message, head.summary, head.custom_title, head.cwd, head.first_timestamp) == (
         "escaped user",
@@ -355,17 +362,19 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
     )
     tail = M.scan_tail(list(reversed(ESCAPED_LINES)))
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
-    assert M.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
+    assert session_scan.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
     # an escaped "timestamp" key with no title anywhere
     lines = [b'{"timestamp":"T1"}', b'{"time\\u0073tamp":"T2"}', b'{"type":"x"}']
-    assert M.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
+    assert session_scan.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
 
 
 def test_the_tail_title_token_ends_every_title_key():
     """The tail seeks title lines by the end their title keys share."""
     from termsprawl_context.harness import claude as cc
 
-    assert cc.FIELD_CUSTOM_TITLE.endswith(M.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(M.TITLE_KEY_SUFFIX)
+    assert cc.FIELD_CUSTOM_TITLE.endswith(session_scan.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(
+        session_scan.TITLE_KEY_SUFFIX
+    )
 
 
 def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
@@ -421,11 +430,11 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
             window = window_of(lines)
             for session_id in ("", ID1):
-                assert M.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
+                assert session_scan.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
                 plain = M.scan_tail(list(reversed(lines)), session_id)
-                assert M.scan_tail_window(tail_window_of(lines), session_id) == plain
+                assert session_scan.scan_tail_window(tail_window_of(lines), session_id) == plain
                 junk = b'"timestamp":"partial", "type":"custom-title"}\n'
-                assert M.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
+                assert session_scan.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------
@@ -649,16 +658,16 @@ def test_symlinked_directories_are_not_followed(tmp_path):
 def test_unreadable_directory_is_reported_once_and_the_scan_goes_on(tmp_path, monkeypatch):
     projects = make_store(tmp_path)
     blocked = str(projects / "-proj-b")
-    real = S.list_directory
+    real = C.list_directory
     calls = []
 
-    def listing(path):
+    def listing(path, *ordered):
         calls.append(path)
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
-    monkeypatch.setattr(S, "list_directory", listing)
+    monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()
     found = scan_all_sessions(str(projects), stderr=err)
     assert [s.session_id for s in found] == [ID2, ID1]
@@ -723,9 +732,13 @@ def test_find_ambiguous(tmp_path):
     write(projects / "b" / "aaaa2222-1234-1234-1234-123456789abc.jsonl", [user("2")])
     with pytest.raises(AmbiguousSession) as caught:
         find_session("aaaa", str(projects))
-    assert str(caught.value) == "ambiguous session ID 'aaaa' matches 2 sessions"
+    # The seed's words, then the ids (the catalog's one ambiguity refusal, issue 23).
+    assert str(caught.value) == "ambiguous session ID 'aaaa' matches 2 sessions: %s, %s" % (
+        "aaaa1111-1234-1234-1234-123456789abc",
+        "aaaa2222-1234-1234-1234-123456789abc",
+    )
     assert caught.value.exit_code == 1
-    assert len(caught.value.matches) == 2
+    assert len(caught.value.candidates) == 2
     with pytest.raises(AmbiguousSession):
         find_session("", str(projects))  # the empty prefix matches everything
     assert find_session("aaaa2", str(projects)).project_path == "b"
@@ -743,21 +756,21 @@ def test_find_ignores_fifos_and_directories(tmp_path):
 def test_find_reports_unreadable_directories(tmp_path, monkeypatch):
     projects = make_store(tmp_path)
     blocked = str(projects / "-proj-b")
-    real = S.list_directory
+    real = C.list_directory
 
-    def listing(path):
+    def listing(path, *ordered):
         if path == blocked:
             raise PermissionError(13, "Permission denied", path)
-        return real(path)
+        return real(path, *ordered)
 
-    monkeypatch.setattr(S, "list_directory", listing)
+    monkeypatch.setattr(C, "list_directory", listing)
     err = io.StringIO()
     assert find_session(ID1[:6], str(projects), stderr=err).session_id == ID1
     assert "during search:\n  - %s\n" % blocked in err.getvalue()
 
 
 def test_constants():
-    assert S.UUID_LENGTH == 36
+    assert C.UUID_LENGTH == 36
     assert HEAD_MAX_LINES == 50
     assert MAX_BYTES_PER_SESSION == HEAD_MAX_BYTES + TAIL_MAX_BYTES
 

@@ -50,18 +50,18 @@ def expected_timeline():
 # --- usage -----------------------------------------------------------------------------
 
 USAGE_ERRORS = [
-    (["locate"], "locate: the following arguments are required: uuid"),
+    (["locate"], "locate: the following arguments are required: UUID"),
     (["locate", "a", "b"], "locate: unrecognized arguments: b"),
-    (["locate", ""], "locate: uuid must not be empty"),
+    (["locate", ""], "locate: UUID must not be empty"),
     (["locate", "--bogus", "x"], "locate: unrecognized arguments: --bogus"),
     (["locate", "x", "--projects-dir"], "locate: argument --projects-dir: expected one argument"),
-    (["assemble"], "assemble: the following arguments are required: uuid"),
-    (["assemble", ""], "assemble: uuid must not be empty"),
-    (["assemble-file"], "assemble-file: the following arguments are required: path"),
-    (["assemble-file", ""], "assemble-file: path must not be empty"),
+    (["assemble"], "assemble: the following arguments are required: UUID"),
+    (["assemble", ""], "assemble: UUID must not be empty"),
+    (["assemble-file"], "assemble-file: the following arguments are required: PATH"),
+    (["assemble-file", ""], "assemble-file: PATH must not be empty"),
     (["assemble-file", "a", "b"], "assemble-file: unrecognized arguments: b"),
-    (["fresh"], "fresh: the following arguments are required: path"),
-    (["fresh", ""], "fresh: path must not be empty"),
+    (["fresh"], "fresh: the following arguments are required: PATH"),
+    (["fresh", ""], "fresh: PATH must not be empty"),
     (["fresh", "a", "--allow"], "fresh: unrecognized arguments: --allow"),
     (["locate", "x", "--projects", "d"], "locate: unrecognized arguments: --projects d"),
 ]
@@ -162,7 +162,7 @@ def test_artifact_not_found_and_usage(run_pyz, store):
     assert (done.returncode, done.stdout, done.stderr) == (1, b"", (NOT_FOUND % "nope").encode())
     done = run_pyz(["assemble"])
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr == b"termsprawl-context: assemble: the following arguments are required: uuid\n"
+    assert done.stderr == b"termsprawl-context: assemble: the following arguments are required: UUID\n"
     done = run_pyz(["fresh", "--help"])
     assert done.returncode == 0 and done.stdout.startswith(b"usage: termsprawl-context fresh ")
 

@@ -164,23 +164,19 @@ def _strings(value):
 
 
 def test_one_function_decides_for_every_sanitiser():
-    """The cells of ``entries``, ``search`` and ``sessions``, the hand-off's headings and
-    the diagnostics all call ``terminal_safe``: an 8-bit CSI is caught in each (it got
-    through three of the four rules before)."""
-    from termsprawl_context.cli import read_cmds, record_cmds, session_cmds
+    """The cells of ``entries``, ``search``, ``sessions`` and ``query`` (one ``cell``, the
+    command base's), the hand-off's headings and the diagnostics all call
+    ``terminal_safe``: an 8-bit CSI is caught in each (it got through three of the four
+    rules before)."""
+    from termsprawl_context.cli.command import cell
 
-    attack = "a\x9b2Jb\x1b]52;c;x\x07c\u2028d"
-    for out in (
-        record_cmds._cell(attack),
-        read_cmds._cell(attack),
-        session_cmds._cell(attack, 80),
-        handoff.one_line(attack),
-        _output.one_line(attack),
-    ):
+    attack = "a\x9b2Jb\x1b]52;c;x\x07c\u2028d\te\nf"
+    for out in (cell(attack), handoff.one_line(attack), _output.one_line(attack)):
         assert not any(ch in out for ch in CONTROLS), repr(out)
-    assert handoff.one_line(attack) == "a 2Jb ]52;c;x c d"
-    assert record_cmds._cell(attack) == "a\ufffd2Jb\ufffd]52;c;x\ufffdc\u2028d"
-    assert _output.one_line(attack) == "a\\x9b2Jb\\x1b]52;c;x\\x07c\u2028d"
+    assert handoff.one_line(attack) == "a 2Jb ]52;c;x c d e f"
+    # A cell keeps its row one row (line breaks and tabs are spaces) and marks any other control.
+    assert cell(attack) == "a\ufffd2Jb\ufffd]52;c;x\ufffdc d e f"
+    assert _output.one_line(attack) == "a\\x9b2Jb\\x1b]52;c;x\\x07c\u2028d\te\\nf"
     assert _output.for_terminal("x\r\ny\rz\tw") == "x\r\ny\\rz\tw"
 
 

@@ -3,9 +3,9 @@ and Python disagree on (which characters are whitespace, lone surrogates)."""
 
 import pytest
 
+from oracles import first_text
 from termsprawl_context.transcript.text import (
     collapse_whitespace,
-    first_text,
     sanitize_text,
     truncate_utf8,
 )

@@ -11,6 +11,16 @@ from termsprawl_context.transcript.entry import content_texts, entry_of, typed_t
 from termsprawl_context.transcript.text import sanitize_text
 
 
+def prompt_of_record(record):
+    """``typed_prompt`` of a parsed line."""
+    return T.typed_prompt(entry_of(record))
+
+
+def command_of_record(record):
+    """``typed_command`` of a parsed line."""
+    return T.typed_command(entry_of(record))
+
+
 def user(content, **extra):
     record = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": content}}
     record.update(extra)
@@ -64,7 +74,7 @@ SKIPPED = [
 
 @pytest.mark.parametrize("name, record", SKIPPED, ids=[name for name, _ in SKIPPED])
 def test_harness_text_is_never_the_typed_prompt(name, record):
-    assert T.prompt_of_record(record) == ""
+    assert prompt_of_record(record) == ""
     # ... and the typed prompt after it is found, in a later record
     assert T.first_typed_prompt([record, None, user("fix the parser")]) == "fix the parser"
 
@@ -75,16 +85,16 @@ def test_harness_text_is_never_the_typed_prompt(name, record):
 def test_block_by_block_within_one_message(notice):
     """The IDE notice and the typed prompt share one message: the prompt titles it."""
     record = user(blocks(notice, "  rename the <b>flag</b> &amp; its docs  "))
-    assert T.prompt_of_record(record) == "rename the flag & its docs"
+    assert prompt_of_record(record) == "rename the flag & its docs"
 
 
 def test_string_content_is_one_block():
-    assert T.prompt_of_record(user("Fix <code>auth</code> bug")) == "Fix auth bug"
-    assert T.prompt_of_record(user("Fix &lt;div&gt;\n rendering")) == "Fix <div> rendering"
+    assert prompt_of_record(user("Fix <code>auth</code> bug")) == "Fix auth bug"
+    assert prompt_of_record(user("Fix &lt;div&gt;\n rendering")) == "Fix <div> rendering"
 
 
 def test_titles_are_cut_like_the_first_user_message():
-    title = T.prompt_of_record(user("a" * 5000))
+    title = prompt_of_record(user("a" * 5000))
     assert len(title.encode()) == T.TITLE_MAX_BYTES == 4096
     assert title.endswith("...")
     wide = T.clean_title("世" * 2000)
@@ -97,7 +107,7 @@ def test_queued_prompts_and_other_types_do_not_open_a_session():
         "type": "attachment",
         "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "later"},
     }
-    assert T.prompt_of_record(queued) == ""
+    assert prompt_of_record(queued) == ""
     assert T.first_typed_prompt([{"type": "summary", "summary": "S"}, queued]) == ""
 
 
@@ -118,9 +128,9 @@ def test_queued_prompts_and_other_types_do_not_open_a_session():
     ],
 )
 def test_the_first_command_typed(text, command):
-    assert T.command_of_record(user(text)) == command
-    assert T.command_of_record(user(text, isMeta=True)) == ""
-    assert T.command_of_record({"type": "assistant", "message": {"content": text}}) == ""
+    assert command_of_record(user(text)) == command
+    assert command_of_record(user(text, isMeta=True)) == ""
+    assert command_of_record({"type": "assistant", "message": {"content": text}}) == ""
 
 
 CANDIDATES = ("custom", "ai", "linked_summary", "local_summary", "prompt", "command", "first_message")
@@ -145,7 +155,6 @@ def test_choose_title_order(best):
 def test_choose_title_nothing():
     assert T.choose_title() == T.NO_TITLE == ("", "")
     assert T.choose_title(first_message="x").source == "first-message"
-    assert T.TITLE_SOURCES == ("custom-title", "ai-title", "summary", "prompt", "command", "first-message")
 
 
 # --- the real corpus: no prompt title is harness text ----------------------------------------

@@ -23,8 +23,6 @@ This module is on the dump's path: standard library only, no ``typing`` or ``re`
 import time.
 """
 
-from __future__ import annotations
-
 import io  # already loaded by the interpreter for its own streams: free to import
 import os
 import sys
@@ -32,6 +30,34 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Optional, TextIO
+
+__all__ = [
+    "CONTROL_CODES",
+    "LINE_SEPARATORS",
+    "MESSAGE_PREFIX",
+    "PROG",
+    "Spool",
+    "StdoutFailed",
+    "byte_sink",
+    "encode_path",
+    "encode_text",
+    "error_line",
+    "for_terminal",
+    "guard_standard_streams",
+    "json_escape",
+    "one_line",
+    "silence_stdout",
+    "spell_control",
+    "stdout_is_terminal",
+    "terminal_safe",
+    "terminal_safe_json",
+    "warn",
+    "write_bytes",
+    "write_diagnostic",
+    "write_out",
+    "write_path",
+    "write_transcript_text",
+]
 
 PROG = "termsprawl-context"
 # Every stderr line the package writes starts with the command's name.
@@ -52,7 +78,7 @@ def encode_text(text: str) -> bytes:
         return _replace_surrogates(text).encode("utf-8")
 
 
-def encode_path(path: Any) -> bytes:
+def encode_path(path: "Any") -> bytes:
     """The bytes that name ``path`` (str, bytes or path-like): its original file-name
     bytes when it came from the OS, else UTF-8 with U+FFFD for a surrogate that stands
     for no byte."""
@@ -84,7 +110,7 @@ class _GuardedStdout(io.RawIOBase):
         super().__init__()
         self._fd = fd
 
-    def write(self, data: Any) -> int:
+    def write(self, data: "Any") -> int:
         try:
             return os.write(self._fd, data)
         except BrokenPipeError:
@@ -116,7 +142,7 @@ class _ClosedStdout(object):
     def buffer(self) -> "_ClosedStdout":
         return self
 
-    def write(self, data: Any) -> int:
+    def write(self, data: "Any") -> int:
         import errno
 
         raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
@@ -139,7 +165,7 @@ class _Discard(object):
     def buffer(self) -> "_Discard":
         return self
 
-    def write(self, data: Any) -> int:
+    def write(self, data: "Any") -> int:
         return len(data)
 
     def flush(self) -> None:
@@ -196,7 +222,7 @@ def guard_standard_streams() -> None:
         pass
 
 
-def write_bytes(data: bytes, stream: Optional[TextIO] = None) -> None:
+def write_bytes(data: bytes, stream: "Optional[TextIO]" = None) -> None:
     """Write ``data`` to stdout (or ``stream``) through its byte buffer and flush; a
     text-only stream (a test's StringIO) gets the str those bytes decode to, surrogate
     escapes and all, so a path survives there too."""
@@ -214,14 +240,14 @@ def write_bytes(data: bytes, stream: Optional[TextIO] = None) -> None:
 class _TextSink(object):
     """Bytes onto a text-only stream (one a test harness put in stdout's place)."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: "TextIO") -> None:
         self._stream = stream
 
     def write(self, data: bytes) -> int:
         return self._stream.write(data.decode("utf-8", "replace"))
 
 
-def byte_sink(stream: Optional[TextIO] = None) -> Any:
+def byte_sink(stream: "Optional[TextIO]" = None) -> "Any":
     """Something with ``write(bytes)`` onto stdout (or ``stream``), for writers that
     pass a transcript's own lines through untouched (``assemble``); what was written
     as text before is flushed first."""
@@ -231,7 +257,7 @@ def byte_sink(stream: Optional[TextIO] = None) -> Any:
     return buffer if buffer is not None else _TextSink(target)
 
 
-def write_out(text: str, stream: Optional[TextIO] = None) -> None:
+def write_out(text: str, stream: "Optional[TextIO]" = None) -> None:
     """Write transcript text (or any answer that is not a path) to stdout (or
     ``stream``) as UTF-8 and flush. A BrokenPipeError propagates; ``main`` ends quietly
     on it."""
@@ -268,13 +294,13 @@ class Spool(object):
     close = flush
 
 
-def write_path(path: Any, stream: Optional[TextIO] = None) -> None:
+def write_path(path: "Any", stream: "Optional[TextIO]" = None) -> None:
     """Write ``path`` and a newline to stdout (or ``stream``): the answer names the real
     file even when its name is not UTF-8."""
     write_bytes(encode_path(path) + b"\n", stream)
 
 
-def write_diagnostic(text: str, stream: Optional[TextIO] = None) -> None:
+def write_diagnostic(text: str, stream: "Optional[TextIO]" = None) -> None:
     """Write ``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a
     closed stream is ignored. For the few diagnostics that are not one prefixed line
     (the store scan's listing of unreadable folders)."""
@@ -375,7 +401,7 @@ def one_line(message: str) -> str:
     return terminal_safe(message, keep="\t")  # a tab splits no line
 
 
-def warn(message: str, stream: Optional[TextIO] = None) -> None:
+def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
     """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed
     stream is ignored. Control characters in the message are escaped (``one_line``)."""
     write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
@@ -386,7 +412,7 @@ def error_line(message: str) -> None:
     warn(message)
 
 
-def _point_at_devnull(stream: Any) -> None:
+def _point_at_devnull(stream: "Any") -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())

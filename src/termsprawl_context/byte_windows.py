@@ -11,6 +11,19 @@ from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Union
 
 from termsprawl_context.jsonl import iter_lines_reverse
 
+__all__ = [
+    "HeadWindow",
+    "ReadBuffers",
+    "TailWindow",
+    "iter_lines_within",
+    "read_head",
+    "read_tail",
+    "tail_of_head",
+]
+
+# A window read past the head goes in blocks of this size (the head's own bound caps it).
+WINDOW_BLOCK_BYTES = 1 << 16
+
 
 class ReadBuffers:
     """Buffers a scan reads every file's head and tail into. A fresh 64 KiB bytes object
@@ -81,6 +94,32 @@ def read_head(
     if at_end and need and last_end < total:
         ends.append(total)
     return HeadWindow(buf, ends, at_end, total)
+
+
+def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
+    """The lines of ``f`` that end before ``limit`` bytes from the file's start, read
+    from offset ``start`` on; ``leftover`` is what was read before ``start`` past the
+    last whole line (the start of the first line). A line still open at ``limit`` is
+    not a line of the window; a last line torn at the end of the file is."""
+    pending = bytes(leftover)
+    pos = start
+    f.seek(start)
+    while pos < limit:
+        block = f.read(min(WINDOW_BLOCK_BYTES, limit - pos))
+        if not block:
+            if pending:
+                yield pending  # the file ends without a newline: a torn last line
+            return
+        pos += len(block)
+        data = pending + block if pending else block
+        begin = 0
+        while True:
+            cut = data.find(b"\n", begin)
+            if cut < 0:
+                break
+            yield data[begin:cut]
+            begin = cut + 1
+        pending = data[begin:]
 
 
 class TailWindow(NamedTuple):

@@ -13,10 +13,8 @@ and the workspace and transcript modules are imported only when a step needs the
 run with no peers never loads the transcript reader).
 """
 
-from __future__ import annotations
-
 import os
-from collections import namedtuple
+from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -25,36 +23,75 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
 
+__all__ = [
+    "PEER_SEPARATOR",
+    "ContextIO",
+    "LinkedPeer",
+    "PeerContext",
+    "PeerVisit",
+    "ProjectIO",
+    "collect",
+    "render",
+    "walk_peers",
+]
+
 PEER_SEPARATOR = "\n---\n"
 
+# The walk's records are plain tuple classes, not namedtuples: building a namedtuple
+# class costs the dump's start (a quarter of a millisecond each) even when nothing is linked.
 
-class LinkedPeer(namedtuple("LinkedPeer", "peer link_file")):
+
+class LinkedPeer(tuple):
     """A peer of the asking node and the name of the link file that makes it one."""
 
     __slots__ = ()
 
+    def __new__(cls, peer: str, link_file: str) -> "LinkedPeer":
+        return tuple.__new__(cls, (peer, link_file))
 
-class PeerVisit(namedtuple("PeerVisit", "peer link_file recorded path turns")):
+    peer = property(itemgetter(0))
+    link_file = property(itemgetter(1))
+
+
+class PeerVisit(tuple):
     """One step of the walk: the peer, its link file, its index entry as recorded and
     the path it points at (None without one), and its last printable turns."""
 
     __slots__ = ()
 
+    def __new__(
+        cls, peer: str, link_file: str, recorded: "Optional[str]", path: "Optional[str]", turns: "List[Turn]"
+    ) -> "PeerVisit":
+        return tuple.__new__(cls, (peer, link_file, recorded, path, turns))
 
-class PeerContext(namedtuple("PeerContext", "peer title turns")):
+    peer = property(itemgetter(0))
+    link_file = property(itemgetter(1))
+    recorded = property(itemgetter(2))
+    path = property(itemgetter(3))
+    turns = property(itemgetter(4))
+
+
+class PeerContext(tuple):
     """A peer the dump prints: its id, the title its header shows, its turns."""
 
     __slots__ = ()
+
+    def __new__(cls, peer: str, title: str, turns: "List[Turn]") -> "PeerContext":
+        return tuple.__new__(cls, (peer, title, turns))
+
+    peer = property(itemgetter(0))
+    title = property(itemgetter(1))
+    turns = property(itemgetter(2))
 
 
 class ContextIO(object):
     """What the walk needs from the world; tests pass their own."""
 
-    def linked_peers(self, self_id: str) -> List[LinkedPeer]:
+    def linked_peers(self, self_id: str) -> "List[LinkedPeer]":
         """The peers linked to ``self_id``, in link-file-name order."""
         raise NotImplementedError
 
-    def recorded_path(self, peer_id: str) -> Optional[str]:
+    def recorded_path(self, peer_id: str) -> "Optional[str]":
         """The peer's transcript path as its index entry holds it, or None."""
         raise NotImplementedError
 
@@ -62,19 +99,19 @@ class ContextIO(object):
         """Where a recorded path points (relative paths are from the project)."""
         return recorded
 
-    def turns(self, path: str, limit: Optional[int] = None) -> List[Turn]:
+    def turns(self, path: str, limit: "Optional[int]" = None) -> "List[Turn]":
         """The last ``limit`` printable turns (None: the dump's cap), oldest first."""
         raise NotImplementedError
 
-    def node_title(self, peer_id: str) -> Optional[str]:
+    def node_title(self, peer_id: str) -> "Optional[str]":
         raise NotImplementedError
 
-    def harness_of(self, peer_id: str) -> Optional[str]:
+    def harness_of(self, peer_id: str) -> "Optional[str]":
         """The harness the peer's index entry names, after ``recorded_path`` (None:
         Claude Code, read as the seed reads it)."""
         return None
 
-    def harness_turns(self, path: str, limit: Optional[int], harness: str) -> List[Turn]:
+    def harness_turns(self, path: str, limit: "Optional[int]", harness: str) -> "List[Turn]":
         """``turns`` for another harness's transcript, through its module."""
         from termsprawl_context.harness import get
         from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
@@ -85,7 +122,7 @@ class ContextIO(object):
         return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
 
 
-def _peer_turns(io: ContextIO, peer: str, path: str, limit: Optional[int]) -> List[Turn]:
+def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
     harness = io.harness_of(peer)
     if harness is None or harness == _CLAUDE_CODE:
         return io.turns(path, limit)
@@ -95,7 +132,7 @@ def _peer_turns(io: ContextIO, peer: str, path: str, limit: Optional[int]) -> Li
 _CLAUDE_CODE = "claude-code"  # (harness.CLAUDE_CODE, without loading the registry on the dump's path)
 
 
-def walk_peers(self_id: str, io: ContextIO, limit: Optional[int] = None) -> Iterator[PeerVisit]:
+def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
     """Every linked peer in the dump's order, with its index entry and its last
     ``limit`` printable turns (None: the dump's cap; [] when it has no entry or
     nothing printable)."""
@@ -106,7 +143,7 @@ def walk_peers(self_id: str, io: ContextIO, limit: Optional[int] = None) -> Iter
         yield PeerVisit(linked.peer, linked.link_file, recorded, path, turns)
 
 
-def collect(self_id: str, io: ContextIO) -> List[PeerContext]:
+def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
     """The peers the dump prints, in order, with their titles (the id when the project
     names none). Titles are read only for peers that print."""
     found = []
@@ -117,7 +154,7 @@ def collect(self_id: str, io: ContextIO) -> List[PeerContext]:
     return found
 
 
-def render(found: List[PeerContext]) -> str:
+def render(found: "List[PeerContext]") -> str:
     """The dump's text for the collected peers, without the final newline."""
     # Imported only now: a run with nothing to print never loads the transcript reader.
     from termsprawl_context.transcript.turns import format_linked_context
@@ -133,7 +170,7 @@ class ProjectIO(ContextIO):
         self._link_files = None  # type: Optional[List[LinkFile]]
         self._harnesses = {}  # type: dict
 
-    def link_files(self) -> List[LinkFile]:
+    def link_files(self) -> "List[LinkFile]":
         """Every ``*.json`` entry of the links folder, valid or not; read once."""
         if self._link_files is None:
             from termsprawl_context.workspace.layout import LINKS_DIR, state_path
@@ -149,14 +186,17 @@ class ProjectIO(ContextIO):
                 self._link_files = scan_link_files(self.cwd)
         return self._link_files
 
-    def linked_peers(self, self_id: str) -> List[LinkedPeer]:
+    def linked_peers(self, self_id: str) -> "List[LinkedPeer]":
+        files = self.link_files()
+        if not files:
+            return []  # nothing linked: no id to check (and ids.py, errors.py stay unloaded)
         from termsprawl_context.workspace.ids import is_safe_id
 
         if not is_safe_id(self_id):
             return []
         found = []
         # Every valid link naming self, in file order, duplicates kept (as peers_of).
-        for f in self.link_files():
+        for f in files:
             if f.pair is None:
                 continue
             if f.pair.a == self_id:
@@ -165,7 +205,7 @@ class ProjectIO(ContextIO):
                 found.append(LinkedPeer(f.pair.a, f.name))
         return found
 
-    def recorded_path(self, peer_id: str) -> Optional[str]:
+    def recorded_path(self, peer_id: str) -> "Optional[str]":
         from termsprawl_context.workspace.index import read_transcript_source
 
         source = read_transcript_source(self.cwd, peer_id)
@@ -175,7 +215,7 @@ class ProjectIO(ContextIO):
         self._harnesses[peer_id] = source[1]
         return source[0]
 
-    def harness_of(self, peer_id: str) -> Optional[str]:
+    def harness_of(self, peer_id: str) -> "Optional[str]":
         return self._harnesses.get(peer_id)
 
     def resolve(self, recorded: str) -> str:
@@ -183,12 +223,12 @@ class ProjectIO(ContextIO):
 
         return resolve_transcript_path(self.cwd, recorded)
 
-    def turns(self, path: str, limit: Optional[int] = None) -> List[Turn]:
+    def turns(self, path: str, limit: "Optional[int]" = None) -> "List[Turn]":
         from termsprawl_context.transcript.turns import read_turns
 
         return read_turns(path) if limit is None else read_turns(path, limit)
 
-    def node_title(self, peer_id: str) -> Optional[str]:
+    def node_title(self, peer_id: str) -> "Optional[str]":
         from termsprawl_context.workspace.titles import node_title
 
         return node_title(self.cwd, peer_id)

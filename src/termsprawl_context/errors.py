@@ -4,6 +4,26 @@ Callers tell failures apart by class, never by the words of the message; the CLI
 each into one ``termsprawl-context: <message>`` line on stderr and its exit code.
 """
 
+__all__ = [
+    "EXIT_CITE_AMBIGUOUS",
+    "EXIT_CITE_NOT_FOUND",
+    "EXIT_CITE_REFUSED",
+    "EXIT_DEGRADED",
+    "EXIT_FAILURE",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_OUTPUT_FAILED",
+    "EXIT_QUERY_NEVER_RAN",
+    "EXIT_TOO_FRESH",
+    "EXIT_USAGE",
+    "EXIT_WRONG_RECORD",
+    "NotFound",
+    "Refusal",
+    "UsageError",
+]
+
+
 # Exit codes shared by every command; documented in the README.
 EXIT_OK = 0
 EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read

@@ -12,13 +12,11 @@ was asked to do), plus the peer's last answer. The transcript is read backwards 
 reading stops as soon as all three are known, so the cost follows the tail, not the
 file. ``--all`` (``tools=True``) adds tool calls and results as one-line summaries.
 
-How much text (``share``): a total character budget, shared fairly (max-min) across
-peers and then across each peer's turns, so short prompts stay whole and only the
-longest texts are cut, on code-point boundaries, with a visible marker.
-
-Two renderings: Markdown in which no transcript text can forge a section or a turn
-(every turn's text, and every peer's block, sits in a backtick fence longer than any
-backtick run inside it, so no content can close it), and JSON.
+How much text (``handoff_render.share``): a total character budget, shared fairly
+(max-min) across peers and then across each peer's turns, so short prompts stay whole
+and only the longest texts are cut, on code-point boundaries, with a visible marker.
+Its two renderings, Markdown that no transcript text can forge and JSON, are
+``handoff_render``'s too; their names are importable from here as well.
 
 This module joins the transcript reader with what the caller knows of peers (ids,
 titles, paths); it reads no project state itself. Pure functions over plain tuples,
@@ -30,6 +28,24 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
+from termsprawl_context.handoff_render import (  # noqa: F401 (the hand-off's API: its text and renderings)
+    CUT_MARKER,
+    FORMAT_JSON,
+    FORMAT_MARKDOWN,
+    FORMATS,
+    PEER_HEADING,
+    SESSION_HEADING,
+    apply_budget,
+    cut_turn,
+    fence_for,
+    format_json,
+    format_markdown,
+    format_peer_markdown,
+    handoff_data,
+    one_line,
+    render,
+    share,
+)
 from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
 from termsprawl_context.transcript import entry as records
 
@@ -49,17 +65,33 @@ ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
 ROLES = (ROLE_USER, ROLE_ASSISTANT, ROLE_TOOL_CALL, ROLE_TOOL_RESULT, ROLE_TASK)
 
-FORMAT_MARKDOWN = "markdown"
-FORMAT_JSON = "json"
-FORMATS = (FORMAT_MARKDOWN, FORMAT_JSON)
-
-PEER_HEADING = "# linked context from "  # the dump's own heading, kept for readers that know it
-SESSION_HEADING = "# session "
-PEER_SEPARATOR = "\n---\n"
-PEER_FENCE_INFO = "peer"
-TURN_FENCE_INFO = "text"
-MIN_FENCE = 3
-CUT_MARKER = "[cut: %d of %d characters shown]"
+# Defined here; the names imported from handoff_render above are its API too.
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_TURNS",
+    "PROMPTS_KEPT",
+    "ROLES",
+    "ROLE_ASSISTANT",
+    "ROLE_TASK",
+    "ROLE_TOOL_CALL",
+    "ROLE_TOOL_RESULT",
+    "ROLE_USER",
+    "SEEN_UUIDS_HELD",
+    "TOOL_SUMMARY_CHARS",
+    "HandoffTurn",
+    "PeerHandoff",
+    "build_handoff",
+    "entry_turns",
+    "linked_sources",
+    "number_lines",
+    "read_harness_turns",
+    "read_turns_backward",
+    "read_turns_forward",
+    "select_from_entries",
+    "select_turns",
+    "tool_call_summary",
+    "tool_result_summary",
+]
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
@@ -266,53 +298,31 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
 
-_SCAN_BLOCK = 1 << 20
-
-
 def _uuid_later(f: Any) -> Any:
     """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
     whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
-    Read in blocks; only lines that can spell the uuid are parsed (its bytes, or a
-    ``\\u`` escape), and a block holding neither is passed over whole, so a lookup costs
-    about a read of the bytes. Lines are the forward reader's (``jsonl.iter_lines``):
-    one longer than ``MAX_LINE_BYTES`` is unreadable. ``f``'s position is left anywhere
-    (the backward reader seeks before every read)."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES
+    Read in chunks of whole lines (``store.chunks``: positional reads, so the backward
+    reader's position is not moved); only lines that can spell the uuid are parsed (its
+    bytes, or a ``\\u`` escape), and a chunk holding neither is passed over whole, so a
+    lookup costs about a read of the bytes."""
 
     def holds(raw: bytes, uuid: str) -> bool:
-        if len(raw) > MAX_LINE_BYTES:
-            return False
         record = parse_object(raw)
         return record is not None and records.entry_of(record, 0, 0).uuid == uuid
 
     def later(uuid: str, start: int, stop: int) -> bool:
+        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
+
         try:
             needle = uuid.encode("utf-8")  # type: Any
         except UnicodeEncodeError:
             needle = None
         if needle is None or "\ufffd" in uuid or not needle:
             needle = b"\n"  # no byte test: every line is looked at
-        f.seek(start)
-        pos, carry, skipping = start, b"", False
-        while pos < stop:
-            block = f.read(min(_SCAN_BLOCK, stop - pos))
-            if not block:
-                break
-            pos += len(block)
-            if skipping:  # the rest of a line past the bound: up to its newline
-                cut = block.find(b"\n")
-                if cut < 0:
-                    continue
-                block, skipping = block[cut + 1 :], False
-            data = carry + block
-            end = len(data) if pos >= stop else data.rfind(b"\n") + 1
-            carry = data[end:]
-            if len(carry) > MAX_LINE_BYTES:
-                carry, skipping = b"", True
-            whole = data[:end]
-            if needle != b"\n" and needle not in whole and b"\\u" not in whole:
+        for _at, buf, begin, end in iter_chunks(f, start, stop):
+            if needle != b"\n" and buf.find(needle, begin, end) < 0 and buf.find(b"\\u", begin, end) < 0:
                 continue
-            for raw in whole.split(b"\n"):
+            for raw in buf[begin:end].split(b"\n"):
                 if (needle == b"\n" or needle in raw or b"\\u" in raw) and holds(raw, uuid):
                     return True
         return False
@@ -446,41 +456,6 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
     return [t._replace(line=lines.get(t.offset, t.line)) for t in turns]
 
 
-# --- how much text -----------------------------------------------------------------------------
-
-
-def share(sizes: Sequence[int], budget: int) -> List[int]:
-    """A max-min fair split of ``budget`` among claims of ``sizes``: no one gets more
-    than it asks, and what a small claim leaves goes to the larger ones. The parts sum
-    to exactly ``min(budget, sum(sizes))``."""
-    parts = [0] * len(sizes)
-    remaining = max(0, budget)
-    order = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
-    for rank, i in enumerate(order):
-        give = min(sizes[i], remaining // (len(order) - rank))
-        parts[i] = give
-        remaining -= give
-    return parts
-
-
-def cut_turn(turn: HandoffTurn, allowed: int) -> HandoffTurn:
-    """``turn`` with its text cut to ``allowed`` code points (marked ``cut``)."""
-    if len(turn.text) <= allowed:
-        return turn
-    return turn._replace(text=turn.text[:allowed], cut=True)
-
-
-def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHandoff]:
-    """Cut the peers' turn texts so that together they hold at most ``max_chars``
-    characters: shared fairly across peers, then across each peer's turns."""
-    wanted = [sum(len(t.text) for t in peer.turns) for peer in peers]
-    result = []
-    for peer, allowed in zip(peers, share(wanted, max_chars)):
-        parts = share([len(t.text) for t in peer.turns], allowed)
-        result.append(peer._replace(turns=[cut_turn(t, n) for t, n in zip(peer.turns, parts)]))
-    return result
-
-
 def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
     """``(peer id, title, transcript path, harness name or None)`` for each peer linked
     to ``self_id`` that has an index entry, in the dump's order, over the dump's IO
@@ -518,113 +493,3 @@ def build_handoff(
             continue
         found.append(PeerHandoff(peer_id, title, path, turns))
     return apply_budget(found, max_chars)
-
-
-# --- rendering ------------------------------------------------------------------------------------
-
-
-def one_line(text: Any) -> str:
-    """``text`` as one line for a heading: line breaks (for CommonMark, Python's
-    splitlines, terminals) and every other control character become spaces."""
-    if not isinstance(text, str):
-        return ""
-    from termsprawl_context._output import terminal_safe
-
-    return terminal_safe(text, stand_in=" ", line_breaks=True)
-
-
-def longest_backtick_run(text: str) -> int:
-    """The length of the longest run of backticks in ``text``."""
-    best = run = 0
-    for c in text:
-        if c == "`":
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
-    return best
-
-
-def fence_for(*texts: str) -> str:
-    """A backtick fence no content among ``texts`` can close: longer than any backtick
-    run in them (at least three)."""
-    return "`" * max(MIN_FENCE, max((longest_backtick_run(t) for t in texts), default=0) + 1)
-
-
-def _turn_heading(turn: HandoffTurn) -> str:
-    parts = ["## " + turn.role]
-    if turn.timestamp:
-        parts.append(one_line(turn.timestamp))
-    return " \u00b7 ".join(parts)
-
-
-def _turn_block(turn: HandoffTurn) -> List[str]:
-    fence = fence_for(turn.text)
-    lines = [_turn_heading(turn), fence + TURN_FENCE_INFO, turn.text, fence]
-    if turn.cut:
-        lines.append(CUT_MARKER % (len(turn.text), turn.chars))
-    return lines
-
-
-def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
-    """One peer's block: the heading and transcript path on lines of their own, then
-    the turns inside one peer fence, each turn's text inside its own fence. The peer
-    fence is longer than every line inside it can hold, the turn fences longer than
-    any backtick run in their text: no text closes a fence, so none can start a
-    section or a turn."""
-    body = []
-    for turn in peer.turns:
-        body.extend(_turn_block(turn))
-    inner = "\n".join(body)
-    fence = fence_for(inner)
-    head = "%s%s (%s)" % (heading, one_line(peer.title), one_line(peer.id))
-    lines = [head, "transcript: " + one_line(peer.path), fence + PEER_FENCE_INFO, inner, fence]
-    return "\n".join(lines)
-
-
-def format_markdown(peers: Sequence[PeerHandoff], heading: str = PEER_HEADING) -> str:
-    """Every peer's block, separated by ``---`` lines; "" when there are none."""
-    return PEER_SEPARATOR.join(format_peer_markdown(peer, heading) for peer in peers)
-
-
-def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
-    """The hand-off as plain JSON-ready data."""
-    return {
-        "peers": [
-            {
-                "id": peer.id,
-                "title": peer.title,
-                "transcript": peer.path,
-                "turns": [
-                    {
-                        "role": t.role,
-                        "text": t.text,
-                        "timestamp": t.timestamp,
-                        "uuid": t.uuid,
-                        "line": t.line,
-                        "cut": t.cut,
-                        "chars": t.chars,
-                    }
-                    for t in peer.turns
-                ],
-            }
-            for peer in peers
-        ]
-    }
-
-
-def format_json(peers: Sequence[PeerHandoff]) -> str:
-    """The hand-off as one JSON document (one line)."""
-    import json
-
-    from termsprawl_context._output import terminal_safe_json
-
-    return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
-
-
-def render(peers: Sequence[PeerHandoff], fmt: str, heading: str = PEER_HEADING) -> str:
-    """The hand-off in ``fmt`` (one of ``FORMATS``), without a trailing newline."""
-    if fmt == FORMAT_JSON:
-        return format_json(peers)
-    return format_markdown(peers, heading)

@@ -23,25 +23,21 @@ import time
 from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness.claude import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
+from termsprawl_context.harness.claude import PROJECT_DIR_ENV
+from termsprawl_context.harness.claude_hooks import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
-from termsprawl_context.workspace.files import (
-    STATE_DIR,
-    TRANSCRIPTS_DIR,
-    dump_json,
-    read_small_file,
-    state_path,
-    write_atomic,
-)
+from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
 
-# The project root Claude Code started the session in.
-PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"
+__all__ = ["PROJECT_DIR_ENV", "process_alive", "read_holder", "record_from_hook", "session_start"]
+
+
 HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1
 # Shells Claude Code may run a hook command through; the process above one is Claude Code.
@@ -312,9 +308,9 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.hook_input import (
         checked_hook_input,
+        claude_hook_input,
         parse_payload,
         read_payload_bytes,
-        validate_transcript_path,
         validate_transcript_under,
     )
 
@@ -326,7 +322,7 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     if chosen is None:
         chosen = harnesses.for_payload(payload, environ)
     if chosen.name == CLAUDE_CODE:
-        return checked_hook_input(payload, lambda path: validate_transcript_path(path, store, environ)), chosen
+        return claude_hook_input(payload, store, environ), chosen
     roots = chosen.store_roots(environ)
     where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
     return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen

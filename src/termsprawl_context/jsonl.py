@@ -1,16 +1,18 @@
 """Streaming readers for JSON Lines files, forward and backward.
 
-This layer knows bytes, lines and JSON objects, nothing of Claude Code. Files on this
+This layer knows bytes, lines and JSON objects, nothing of any harness. Files on this
 beat are hundreds of MB, appended to while we read, and may end in a torn line, hold
 invalid UTF-8, NUL bytes or a single 2 GB line with no newline at all; so nothing here
-reads a whole file, nothing here holds more than ``MAX_LINE_BYTES`` of one line, and
-nothing here raises on content: a line that is not a JSON object parses to None.
+reads a whole file and nothing here holds more than ``MAX_LINE_BYTES`` of one line.
 
-A line longer than ``MAX_LINE_BYTES`` is unreadable: the readers stream past it one
-block at a time and yield it with empty ``raw`` (so numbers and offsets stay true and it
-parses to None, like any junk line). ``parse_object`` also declines a line whose parse
-would cost more than ``PARSE_BUDGET_BYTES`` (a dense run of tiny values expands 20-30
-times in Python objects), so one line never costs a reader more than that budget.
+One family of readers (forward, reverse; ``store.chunks`` for whole chunks of lines)
+under one bound and one cost model (``readable``), with two policies. Fail open
+(``iter_lines``, ``iter_lines_reverse``, ``parse_object``): an unreadable line, longer
+than ``MAX_LINE_BYTES`` or whose decoding would cost more than ``DECODE_BUDGET_BYTES``,
+is streamed past one block at a time and yielded with empty ``raw`` (so numbers and
+offsets stay true and it parses to None, like any junk line). Fail closed
+(``iter_lines_strict``): the same line is a ``LineTooLong`` or ``LineTooCostly`` read
+error naming it, for readers whose answer a skipped line could falsify.
 """
 
 from __future__ import annotations
@@ -23,27 +25,57 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
+__all__ = [
+    "COST_CHECK_FROM",
+    "MAX_LINE_BYTES",
+    "Line",
+    "LineTooLong",
+    "NotARegularFile",
+    "iter_lines",
+    "iter_lines_reverse",
+    "iter_lines_strict",
+    "json_type_name",
+    "line_numbers",
+    "loads_strict",
+    "open_regular",
+    "parse_object",
+    "read_within_bound",
+    "readable",
+    "try_open_regular",
+]
+
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
 BLOCK_SIZE = 1 << 16
 
-# The longest line any reader holds. Real records reach a few MiB (pasted images, long
-# tool results); the harness's own readers stop at 10-16 MiB. Kept lower so that the
-# line, its decoded text and its parsed value fit far below the 64 MB peak RSS bound.
-MAX_LINE_BYTES = 8 * 1024 * 1024
+# The one bound on a line, for every reader of the package, fail-open or fail-closed: the
+# longest line read. It is the Go reference's (its scanner's 16 MiB buffer holds a line
+# one byte shorter), so the fail-closed readers refuse exactly the lines it refuses; what
+# keeps a line that fits within the 64 MB peak RSS bound is the cost model below.
+MAX_LINE_BYTES = (16 << 20) - 1
 # Skipping an oversized line reads in blocks this large: fewer reads, still bounded.
 SKIP_BLOCK_SIZE = 1 << 20
-# What one line's parse may cost: its decoded text twice (the text, and the strings
-# parsed out of it) plus an estimate per value (below). Real lines cost about 3x their
-# length; a dense array of tiny values would cost 30x.
-PARSE_BUDGET_BYTES = 40 * 1024 * 1024
-# Lines shorter than this cannot exceed the budget whatever they hold (30 x 64 KiB).
-_DENSITY_CHECK_FROM = 64 * 1024
+
+# The one cost model: what decoding and parsing one line would hold at once (``decode_cost``:
+# the line, its text at CPython's 1, 2 or 4 bytes a character, the strings parsed out of
+# it, and an estimate per value). A line that would cost more is unreadable like a line
+# over the bound: the fail-open readers skip it, the fail-closed ones refuse it. The budget
+# is the 64 MB bound less what the interpreter, the package and a command's own copies
+# hold (measured: `cite` on a plain 11 MiB record peaks at 58 MB), so a plain ASCII line
+# of up to about 11 MiB is read; a dense run of tiny values (20-30 times its length in
+# Python objects) far less.
+DECODE_BUDGET_BYTES = 34 * 1024 * 1024
 # Estimated bytes per parsed value, by the character that introduces it: a comma (one
 # more element or member), an array, an object (CPython's sizes, rounded up).
 _COMMA_COST = 64
 _ARRAY_COST = 72
 _OBJECT_COST = 240
+# Lines shorter than this cannot pass the budget whatever they hold (every byte an
+# object's brace, and the line, its text and its strings 4 bytes a character): only
+# longer ones are costed.
+COST_CHECK_FROM = DECODE_BUDGET_BYTES // (1 + 4 + 4 + _OBJECT_COST)
+_NOT_VALUE_MARKS = bytes(b for b in range(256) if b not in b",[{")
+_FOUR_BYTE_LEADS = tuple(bytes([b]) for b in range(0xF0, 0x100))  # and the invalid bytes past them
 
 # O_NONBLOCK lets us open a FIFO without waiting for a writer, so fstat can refuse it;
 # it has no effect on reads of regular files. Absent on Windows, where FIFOs are not
@@ -119,15 +151,23 @@ def try_open_regular(path) -> Optional[BinaryIO]:
         return None
 
 
+def read_within_bound(f: BinaryIO) -> bytes:
+    """The rest of ``f`` as one value (a document written on one line or many), or
+    ``b""`` when it is longer than a line may be: at most ``MAX_LINE_BYTES + 1`` bytes
+    are ever read."""
+    data = f.read(MAX_LINE_BYTES + 1)
+    return data if len(data) <= MAX_LINE_BYTES else b""
+
+
 def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     """The JSON object on one line, or None for blank, junk, or a non-object value.
 
     Bytes are decoded as UTF-8 with U+FFFD for invalid sequences, so a stray byte
     costs one character, not the line. Nesting deep enough to exhaust the parser's
-    recursion guard is junk like any other; so is a line longer than ``MAX_LINE_BYTES``
-    or one whose parse would cost more than ``PARSE_BUDGET_BYTES``.
+    recursion guard is junk like any other; so is an unreadable line (``readable``:
+    longer than ``MAX_LINE_BYTES``, or costlier than ``DECODE_BUDGET_BYTES``).
     """
-    if len(raw) > MAX_LINE_BYTES:
+    if len(raw) >= COST_CHECK_FROM and not readable(raw):
         return None
     text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
     text = text.strip()
@@ -135,8 +175,6 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
         return None
     if text[0] != "{" or text[-1] != "}":  # after the strip, only an object opens and ends so
         return None  # (and a torn line costs no scan: a scan's error imports json, and re)
-    if len(text) >= _DENSITY_CHECK_FROM and not affordable(text):
-        return None
     try:
         value, end = _scan_value(text, 0)
     except (StopIteration, ValueError, RecursionError, SystemError):
@@ -148,17 +186,52 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     return value if end == len(text) and isinstance(value, dict) else None
 
 
-def parse_cost(text: str) -> int:
-    """An upper estimate of the bytes ``json.loads(text)`` holds at its peak."""
-    import sys
+def _text_width(raw: Union[bytes, bytearray]) -> int:
+    """The bytes a character of ``raw``'s decoded text takes in CPython: 1 for ASCII, 4
+    when a byte could open a 4-byte sequence (or is invalid past one), else 2."""
+    if raw.isascii():
+        return 1
+    return 4 if any(lead in raw for lead in _FOUR_BYTE_LEADS) else 2
 
-    values = text.count(",") * _COMMA_COST + text.count("[") * _ARRAY_COST + text.count("{") * _OBJECT_COST
-    return 2 * sys.getsizeof(text) + values
+
+def _values_cost(raw: Union[bytes, bytearray]) -> int:
+    """The per-value part of the cost: one pass keeps the bytes that introduce a value."""
+    marks = raw.translate(None, _NOT_VALUE_MARKS)
+    return marks.count(b",") * _COMMA_COST + marks.count(b"[") * _ARRAY_COST + marks.count(b"{") * _OBJECT_COST
 
 
-def affordable(text: str, budget: int = PARSE_BUDGET_BYTES) -> bool:
-    """``text`` can be parsed within ``budget`` bytes (see ``parse_cost``)."""
-    return parse_cost(text) <= budget
+def decode_cost(raw: Union[bytes, bytearray]) -> int:
+    """An upper estimate of the bytes that decoding and parsing ``raw`` would hold at
+    once: the line, its text (CPython stores 1, 2 or 4 bytes a character, by the widest
+    one), the strings parsed out of it (as wide as the widest a ``\\u`` escape can
+    spell) and ``_COMMA_COST`` / ``_ARRAY_COST`` / ``_OBJECT_COST`` per value."""
+    from termsprawl_context.bytescan import escaped_width  # only long lines are costed
+
+    width = _text_width(raw)
+    return len(raw) * (1 + width + escaped_width(raw, width)) + _values_cost(raw)
+
+
+def builds_values(raw: Union[bytes, bytearray]) -> bool:
+    """The line starts like a JSON value that parsing would build (an object, an array,
+    a string); anything else fails at its first byte, having cost only its text."""
+    return raw.lstrip(b" \t\r\n")[:1] in (b"{", b"[", b'"')
+
+
+def readable(raw: Union[bytes, bytearray, str]) -> bool:
+    """Whether a line is within the bound and the cost model: what every reader, of
+    either policy, agrees a line must be to be read (a ``str`` is costed as its UTF-8).
+    ``decode_cost``'s escapes are looked for only when the widest strings they could
+    spell would pass the budget."""
+    if len(raw) < COST_CHECK_FROM:
+        return True
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8", "surrogatepass")
+    if len(raw) > MAX_LINE_BYTES:
+        return False
+    if not builds_values(raw):
+        return True
+    base = len(raw) * (1 + _text_width(raw)) + _values_cost(raw)
+    return base + 4 * len(raw) <= DECODE_BUDGET_BYTES or decode_cost(raw) <= DECODE_BUDGET_BYTES
 
 
 def _refuse_constant(name: str) -> None:
@@ -261,6 +334,17 @@ def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE
     return numbers
 
 
+def _joined(pending: Optional[List[bytes]], held: int, max_line: int) -> bytes:
+    """The line whose pieces ``pending`` holds, latest piece first (and empties it, so the
+    line is held once while it is read); ``b""`` when it is over ``max_line``."""
+    if pending is None or held > max_line:
+        return b""
+    pending.reverse()
+    line = b"".join(pending)
+    del pending[:]
+    return line
+
+
 def iter_lines_reverse(
     f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:
@@ -290,22 +374,18 @@ def iter_lines_reverse(
             return  # the file shrank under us: what we have not read is gone
         cut = block.rfind(b"\n")
         if cut < 0:
-            if pending is not None:
-                held += size
-                if held > max_line:
-                    pending = None
-                else:
-                    pending.append(block)
+            held += size
+            if pending is not None and held > max_line:
+                pending = None
+            elif pending is not None:
+                pending.append(block)
             continue
         start = pos + cut + 1
         if start != end:
             tail = block[cut + 1 :]
-            if pending is None or held + len(tail) > max_line:
-                yield start, b""
-            else:
+            if pending is not None:
                 pending.append(tail)
-                pending.reverse()
-                yield start, b"".join(pending)
+            yield start, _joined(pending, held + len(tail), max_line)
         parts = block[:cut].split(b"\n")
         line_end = pos + cut
         for i in range(len(parts) - 1, 0, -1):
@@ -316,26 +396,26 @@ def iter_lines_reverse(
         pending = [parts[0]]
         held = len(parts[0])
     if end > 0:
-        # What is left is the file's first line, from offset 0.
-        if pending is None or held > max_line:
-            yield 0, b""
-        else:
-            pending.reverse()
-            yield 0, b"".join(pending)
+        yield 0, _joined(pending, held, max_line)  # what is left is the file's first line
 
 
 class LineTooLong(OSError):
-    """A line reached the reader's bound: the file cannot be read as records."""
+    """A line passed the bound: the file cannot be read as records."""
 
 
-def iter_lines_bounded(f: BinaryIO, limit: int) -> Iterator[Line]:
-    """``iter_lines`` with a bound on one line: a line of ``limit`` bytes or more
-    (its newline not counted) raises LineTooLong once its first ``limit`` bytes are in,
-    as Go's bufio.Scanner does with a buffer of ``limit`` bytes.
+class LineTooCostly(OSError):
+    """A line within the bound whose decoding would pass the cost model's budget."""
 
-    At most ``limit`` bytes of one line are ever held: the bound is checked while the
-    line is read, not after."""
-    for number, offset, raw in _physical_lines(f, limit - 1, skip=False):
+
+def iter_lines_strict(f: BinaryIO) -> Iterator[Line]:
+    """``iter_lines`` for the readers that fail closed: an unreadable line is a read
+    error naming it, not a skipped line. One longer than ``MAX_LINE_BYTES`` raises
+    LineTooLong once its first ``MAX_LINE_BYTES + 1`` bytes are in (as Go's
+    bufio.Scanner does with the reference's buffer), so no more is ever held; one whose
+    decoding would pass ``DECODE_BUDGET_BYTES`` raises LineTooCostly."""
+    for number, offset, raw in _physical_lines(f, MAX_LINE_BYTES, skip=False):
         if raw is None:
-            raise LineTooLong("line %d is longer than %d bytes" % (number, limit))
+            raise LineTooLong("line %d is longer than %d bytes" % (number, MAX_LINE_BYTES + 1))
+        if not readable(raw):
+            raise LineTooCostly("line %d would take more than %d bytes to decode" % (number, DECODE_BUDGET_BYTES))
         yield Line(number, offset, raw)

@@ -21,12 +21,8 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
-    "COMMAND_WORD",
-    "LOCAL_COMMAND_MARKERS",
     "PARENT_LINE_BYTES",
     "RECENT_LINES",
-    "TOOL_USE_LINES",
-    "TOOL_USE_TOKEN",
     "UNREAD",
     "Call",
     "Record",
@@ -35,7 +31,6 @@ __all__ = [
     "filter_add",
     "holds_escapes",
     "load_record",
-    "may_be_local_command",
     "parent_filter",
     "recent_finder",
     "stream_entries",

@@ -16,8 +16,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, Tuple
 
 __all__ = [
-    "TRANSCRIPT_PROBE_LINES",
-    "TRANSCRIPT_PROBE_LINE_BYTES",
     "is_transcript_path",
     "looks_like_record",
     "looks_like_transcript",

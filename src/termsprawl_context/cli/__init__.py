@@ -1,14 +1,13 @@
 """The ``termsprawl-context`` command: dispatch argv to one command and map its result.
 
 Command modules are imported only when named, so the dump (the call agents make every
-turn) pays for nothing else. Every command is ``run(argv) -> exit code``; a
+turn) pays for nothing else: it is dispatched before the registry is read, and nothing
+on its path builds a class at import (no namedtuple, no ``from __future__``), since every
+class and module costs the dump's start. Every command is ``run(argv) -> exit code``; a
 ``Refusal`` becomes one stderr line and its exit code; a closed stdout ends quietly.
 """
 
-from __future__ import annotations
-
 import sys
-from collections import namedtuple
 
 from termsprawl_context import __version__
 from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence_stdout, write_out
@@ -17,152 +16,160 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
+__all__ = ["COMMANDS", "HELP_COMMAND", "main", "unknown_command", "usage"]
 
-class Command(namedtuple("Command", "module function synopsis summary")):
-    """A registry row: where the command lives, and how the usage text names it."""
-
-    __slots__ = ()
-
-
-# name -> Command; each function takes the argv after the command name. Imported only
-# when named, so the dump pays for none of them. The usage text is made from this table.
+# name -> (module, function, synopsis, summary): constant data, read only when a command is
+# named or the usage is printed; each function takes the argv after the command name and
+# its module is imported only when named. The usage text is made from this table.
 COMMANDS = {
-    "locate": Command(
+    "locate": (
         "termsprawl_context.cli.store_cmds",
         "run_locate",
-        "locate <uuid>",
+        "locate UUID",
         "print the canonical transcript holding a session or message uuid",
     ),
-    "assemble": Command(
+    "assemble": (
         "termsprawl_context.cli.store_cmds",
         "run_assemble",
-        "assemble <uuid>",
+        "assemble UUID",
         "print its messages deduplicated, in time order",
     ),
-    "assemble-file": Command(
+    "assemble-file": (
         "termsprawl_context.cli.store_cmds",
         "run_assemble_file",
-        "assemble-file <path>",
+        "assemble-file PATH",
         "the same for one named transcript file",
     ),
-    "fresh": Command(
+    "fresh": (
         "termsprawl_context.cli.store_cmds",
         "run_fresh",
-        "fresh <path>",
+        "fresh PATH",
         "exit 9 if the transcript was written in the last 60 s",
     ),
-    "sessions": Command(
-        "termsprawl_context.cli.session_cmds", "run_sessions", "sessions", "list the sessions in the harness's store"
+    "sessions": (
+        "termsprawl_context.cli.session_cmds",
+        "run_sessions",
+        "sessions",
+        "list the sessions in the harness's store",
     ),
-    "find": Command(
+    "find": (
         "termsprawl_context.cli.session_cmds",
         "run_find",
-        "find <id-or-prefix>",
+        "find SESSION",
         "print one session's id and transcript path",
     ),
-    "subagents": Command(
+    "subagents": (
         "termsprawl_context.cli.record_cmds",
         "run_subagents",
-        "subagents <path> [--tree]",
+        "subagents PATH [--tree]",
         "print the sub-agent records a transcript dispatched",
     ),
-    "root": Command(
+    "root": (
         "termsprawl_context.cli.record_cmds",
         "run_root",
-        "root <path>",
+        "root PATH",
         "print the root record of a transcript's session",
     ),
-    "parent": Command(
+    "parent": (
         "termsprawl_context.cli.record_cmds",
         "run_parent",
-        "parent <path>",
+        "parent PATH",
         "print the record that dispatched a sub-agent",
     ),
-    "identity": Command(
+    "identity": (
         "termsprawl_context.cli.record_cmds",
         "run_identity",
-        "identity <path>",
+        "identity PATH",
         "print the stable id of a transcript's conversation",
     ),
-    "belongs": Command(
+    "belongs": (
         "termsprawl_context.cli.record_cmds",
         "run_belongs",
-        "belongs <path> --session ID|--tree DIR",
+        "belongs PATH --session SESSION|--tree DIR",
         "check a transcript against a session id or a working tree",
     ),
-    "relocate": Command(
+    "relocate": (
         "termsprawl_context.cli.record_cmds",
         "run_relocate",
-        "relocate <path>",
+        "relocate PATH",
         "print where a reported transcript path really is",
     ),
-    "entries": Command(
+    "entries": (
         "termsprawl_context.cli.record_cmds",
         "run_entries",
-        "entries <path> [--calls] [--ran]",
+        "entries PATH [--calls] [--ran]",
         "print a transcript's entries or tool calls with their lines",
     ),
-    "show": Command(
+    "show": (
         "termsprawl_context.cli.read_cmds",
         "run_show",
-        "show <session>",
+        "show SESSION",
         "print one session's own conversation (id, prefix, path or latest)",
     ),
-    "search": Command(
+    "search": (
         "termsprawl_context.cli.read_cmds",
         "run_search",
-        "search <text>",
-        "find text across sessions, newest first, as <path>:<line>",
+        "search TEXT",
+        "find text across sessions, newest first, as PATH:LINE",
     ),
-    "init": Command(
+    "init": (
         "termsprawl_context.cli.setup_cmds",
         "run_init",
         "init",
         "install the command and discovery markers into a project",
     ),
-    "hook": Command(
+    "hook": (
         "termsprawl_context.cli.setup_cmds",
         "run_hook",
         "hook",
         "record a session's transcript from a Claude Code hook payload",
     ),
-    "links": Command(
-        "termsprawl_context.cli.state_cmds", "run_links", "links list|add|remove|peers", "manage links between nodes"
+    "links": (
+        "termsprawl_context.cli.state_cmds",
+        "run_links",
+        "links list|add|remove|peers",
+        "manage links between nodes",
     ),
-    "index": Command(
-        "termsprawl_context.cli.state_cmds", "run_index", "index get|set", "read or write a node's transcript path"
+    "index": (
+        "termsprawl_context.cli.state_cmds",
+        "run_index",
+        "index get|set",
+        "read or write a node's transcript path",
     ),
-    "doctor": Command(
-        "termsprawl_context.cli.doctor_cmds", "run_doctor", "doctor", "explain, peer by peer, what the dump sees"
+    "doctor": (
+        "termsprawl_context.cli.doctor_cmds",
+        "run_doctor",
+        "doctor",
+        "explain, peer by peer, what the dump sees",
     ),
-    "cite": Command(
+    "cite": (
         "termsprawl_context.cli.cite_cmds",
         "run_cite",
-        "cite <path> <quote> [options]",
-        "ground a quote in exactly one entry; print <path>:<line>",
+        "cite PATH QUOTE [options]",
+        "ground a quote in exactly one entry; print PATH:LINE",
     ),
-    "result-at": Command(
+    "result-at": (
         "termsprawl_context.cli.cite_cmds",
         "run_result_at",
-        "result-at <path> <line>",
+        "result-at PATH LINE",
         "print the genuine tool output at a line",
     ),
-    "envelope-at": Command(
+    "envelope-at": (
         "termsprawl_context.cli.cite_cmds",
         "run_envelope_at",
-        "envelope-at <path> <line>",
+        "envelope-at PATH LINE",
         "print the whole AskUserQuestion answer envelopes at a line",
     ),
-    "agents": Command(
+    "agents": (
         "termsprawl_context.cli.cite_cmds",
         "run_agents",
-        "agents <path> [--json]",
+        "agents PATH",
         "print the background sub-agents still running",
     ),
-    "query": Command(
+    "query": (
         "termsprawl_context.cli.cite_cmds",
         "run_query",
-        "query <path> --where EXPR [--sidechains]",
+        "query PATH --where EXPR [--sidechains]",
         "print the entries an expression holds for",
     ),
 }
@@ -180,9 +187,9 @@ commands:
 
 def usage() -> str:
     """The top-level help, one line per registered command."""
-    width = max(len(command.synopsis) for command in COMMANDS.values()) + 2
-    rows = ["  %s%s\n" % (command.synopsis.ljust(width), command.summary) for command in COMMANDS.values()]
-    return _USAGE_HEAD.format(prog=PROG) + "".join(rows)
+    width = max(len(row[2]) for row in COMMANDS.values()) + 2
+    lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for _, _, synopsis, summary in COMMANDS.values()]
+    return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
 
 
 HELP_COMMAND = "help"
@@ -196,7 +203,30 @@ def unknown_command(name: str) -> str:
     return "unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else "")
 
 
-def _help(args: List[str]) -> int:
+def _run_command(name: str, args: "List[str]") -> int:
+    """Import the module of the registered command ``name`` and run it on ``args``."""
+    import importlib
+
+    module, function = COMMANDS[name][:2]
+    run = getattr(importlib.import_module(module), function)
+    _collect_garbage()
+    return run(args)
+
+
+def _collect_garbage() -> None:
+    """Turn the cyclic garbage collector back on once a command's modules are loaded,
+    when the artifact's launcher turned it off while they loaded (each collection would
+    walk all their objects again, for no garbage). What is loaded by then is moved out of
+    the collector's sight (``gc.freeze``): the collections of the command's own work, and
+    the one at exit, walk only what the work made."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
+def _help(args: "List[str]") -> int:
     """``help`` prints the usage; ``help COMMAND`` is ``COMMAND --help``."""
     from termsprawl_context.errors import UsageError
 
@@ -207,13 +237,10 @@ def _help(args: List[str]) -> int:
         raise UsageError("help: expected one command, got %d" % len(args))
     if args[0] not in COMMANDS:
         raise UsageError(unknown_command(args[0]))
-    import importlib
-
-    command = COMMANDS[args[0]]
-    return getattr(importlib.import_module(command.module), command.function)(["--help"])
+    return _run_command(args[0], ["--help"])
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: "Optional[List[str]]" = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     guard_standard_streams()
     try:
@@ -227,11 +254,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         from termsprawl_context.errors import EXIT_INTERRUPTED
 
         return EXIT_INTERRUPTED
-    except Exception as exc:  # a bug of ours: one line, never a traceback
-        from termsprawl_context.errors import EXIT_INTERNAL
+    except Exception as exc:  # a refusal, or a bug of ours: one line, never a traceback
+        return _failed(exc)
 
-        error_line("internal error: %s: %s" % (type(exc).__name__, exc))
-        return EXIT_INTERNAL
+
+def _failed(exc: Exception) -> int:
+    """A refusal's line and exit code; any other exception is a bug of ours (exit 70).
+    errors.py is imported only here: the dump's path raises nothing and never loads it
+    (a Refusal can only have been raised by code that imported it)."""
+    from termsprawl_context.errors import EXIT_INTERNAL, Refusal
+
+    if isinstance(exc, Refusal):
+        error_line(exc.message)
+        return exc.exit_code
+    error_line("internal error: %s: %s" % (type(exc).__name__, exc))
+    return EXIT_INTERNAL
 
 
 def _stdout_failed(exc: StdoutFailed) -> int:
@@ -244,36 +281,34 @@ def _stdout_failed(exc: StdoutFailed) -> int:
     return EXIT_OUTPUT_FAILED
 
 
-def _dispatch(args: List[str]) -> int:
-    from termsprawl_context.errors import Refusal
-
+def _dispatch(args: "List[str]") -> int:
+    first = args[0] if args else ""
+    if first.startswith("-") and first not in ("--help", "-h", "--version") or not args:
+        return _run_dump(args)  # the call made every turn: before the registry is read
     if args in (["--help"], ["-h"]):
         write_out(usage())
         return 0
     if args == ["--version"]:
         write_out("%s %s\n" % (PROG, __version__))
         return 0
+    if first == HELP_COMMAND:
+        return _help(args[1:])
+    if first in COMMANDS:
+        return _run_command(first, args[1:])
+    if not first.startswith("-"):
+        # The dump takes only options: a first word is a command, mistyped.
+        from termsprawl_context.errors import UsageError
+
+        raise UsageError(unknown_command(first))
+    return _run_dump(args)  # --help or --version with more words: the dump refuses them
+
+
+def _run_dump(args: "List[str]") -> int:
+    from termsprawl_context.cli.context import run_dump
+
+    _collect_garbage()
     try:
-        if args and args[0] == HELP_COMMAND:
-            return _help(args[1:])
-        if args and args[0] not in COMMANDS and not args[0].startswith("-"):
-            # The dump takes only options: a first word is a command, mistyped.
-            from termsprawl_context.errors import UsageError
-
-            raise UsageError(unknown_command(args[0]))
-        if args and args[0] in COMMANDS:
-            import importlib
-
-            command = COMMANDS[args[0]]
-            run = getattr(importlib.import_module(command.module), command.function)
-            return run(args[1:])
-        from termsprawl_context.cli.context import run_dump
-
-        try:
-            return run_dump(args)
-        except StdoutFailed as exc:
-            _stdout_failed(exc)
-            return 0  # the dump fails open, even when its answer cannot be written
-    except Refusal as refusal:
-        error_line(refusal.message)
-        return refusal.exit_code
+        return run_dump(args)
+    except StdoutFailed as exc:
+        _stdout_failed(exc)
+        return 0  # the dump fails open, even when its answer cannot be written

@@ -4,8 +4,20 @@ stderr line and exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0
 import argparse
 from typing import List, Optional
 
-from termsprawl_context._output import PROG, write_out
+from termsprawl_context._output import PROG
 from termsprawl_context.errors import UsageError
+
+__all__ = [
+    "CommandParser",
+    "InsideProject",
+    "add_cwd",
+    "add_harness",
+    "add_projects_dir",
+    "command_parser",
+    "parse",
+    "positive_int",
+    "project_dir",
+]
 
 
 class _HelpShown(Exception):
@@ -91,10 +103,3 @@ def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
         if outer:
             raise InsideProject(command, chosen, outer)
     return chosen
-
-
-def print_json(value: object) -> None:
-    """One indented JSON document on stdout (non-ASCII kept as is)."""
-    import json
-
-    write_out(json.dumps(value, indent=2, ensure_ascii=False) + "\n")

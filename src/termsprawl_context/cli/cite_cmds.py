@@ -3,57 +3,34 @@ into ``cite``, ``store.background`` or ``transcript.query``, the answer out. Ref
 carry their exit codes (10 not found, 11 ambiguous, 12 refused, 13 never ran) to ``main``."""
 
 import json
-from typing import List
 
-from termsprawl_context._output import Spool, encode_path, encode_text, write_bytes, write_out
-from termsprawl_context.cli._args import command_parser, parse
+from termsprawl_context._output import encode_path, encode_text, write_transcript_text
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, LINE, PATH, Arg, Spec, cell, command
+from termsprawl_context.cli.command import print_list, print_one
 from termsprawl_context.errors import NotFound, UsageError
+
+__all__ = [
+    "AGENTS",
+    "CITE",
+    "ENVELOPE_AT",
+    "NotAToolResult",
+    "QUERY",
+    "RESULT_AT",
+    "run_agents",
+    "run_cite",
+    "run_envelope_at",
+    "run_query",
+    "run_result_at",
+]
 
 
 class NotAToolResult(NotFound):
     """The entry at the line is not a tool result the session produced (or no entry)."""
 
 
-def _nonempty(value: str, command: str, name: str) -> str:
-    if not value:
-        raise UsageError("%s: %s must not be empty" % (command, name))
-    return value
-
-
-def _line(value: str, command: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise UsageError("%s: line must be a positive whole number, not %s" % (command, json.dumps(value)))
-    return int(value)
-
-
-def _json_out(value: object) -> None:
-    write_out(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
-
-
-def _text_out(text: str) -> None:
-    write_out(text if text.endswith("\n") else text + "\n")
-
-
-def _claude_only(path: str, command: str) -> None:
-    from termsprawl_context.store.harness_store import require_claude_record
-
-    require_claude_record(path, command)
-
-
-def run_cite(argv: List[str]) -> int:
+def _cite_options(parser) -> None:
     from termsprawl_context import cite
 
-    parser = command_parser(
-        "cite",
-        "Ground QUOTE in exactly one entry and print <path>:<line>. Pools: user (what the person typed, queued "
-        "or answered) and tool_result (genuine tool output whose call is in the same record); word for word, "
-        "only whitespace may differ. By default only the record at PATH is searched; --session searches the "
-        "session (the user pool in its root record, the tool pool in PATH first, then the root and every "
-        "sub-agent); --across DIR searches PATH's session first, then DIR's sessions newest to oldest. "
-        "Exit 10 not found, 11 ambiguous, 12 refused.",
-    )
-    parser.add_argument("path")
-    parser.add_argument("quote")
     parser.add_argument(
         "--source",
         default=cite.SOURCE_USER,
@@ -63,126 +40,149 @@ def run_cite(argv: List[str]) -> int:
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--session", action="store_true", help="search the session's records")
     scope.add_argument("--across", metavar="DIR", help="search a project directory's sessions too")
-    parser.add_argument("--json", action="store_true", help="print the resolved citation as JSON")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+
+
+CITE = Spec(
+    "cite",
+    "Ground QUOTE in exactly one entry and print <path>:<line>. Pools: user (what the person typed, queued or "
+    "answered) and tool_result (genuine tool output whose call is in the same record); word for word, only "
+    "whitespace may differ. By default only the record at PATH is searched; --session searches the session (the "
+    "user pool in its root record, the tool pool in PATH first, then the root and every sub-agent); --across DIR "
+    "searches PATH's session first, then DIR's sessions newest to oldest. Exit 10 not found, 11 ambiguous, "
+    "12 refused.",
+    # PATH may be empty with --across: DIR's sessions alone.
+    (PATH._replace(required=False), Arg("quote", "QUOTE", "the words to ground", required=False)),
+    json=JSON_ONE,
+    options=_cite_options,
+)
+RESULT_AT = Spec(
+    "result-at",
+    "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a call in "
+    "the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of the record. Exit 1 "
+    "when the entry is not one.",
+    (PATH, LINE),
+)
+ENVELOPE_AT = Spec(
+    "envelope-at",
+    "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at LINE "
+    "of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names no entry.",
+    (PATH, LINE),
+    json=JSON_LIST,
+)
+AGENTS = Spec(
+    "agents",
+    "Print the ids of the background sub-agents the record at PATH shows as still running (launched, with no later "
+    "terminal <task-notification>), one per line, sorted. Exit 1 when a line will not parse: what runs is then "
+    "unknown.",
+    (PATH,),
+    json=JSON_ONE,
+)
+
+
+def _where(parser) -> None:
+    parser.add_argument("--where", required=True, metavar="EXPR", help='e.g. type == "user"; "" admits all')
+    parser.add_argument("--sidechains", action="store_true", help="include sub-agents' sidechain entries")
+
+
+QUERY = Spec(
+    "query",
+    "Print the entries of PATH for which EXPR holds, as <path>:<line> TYPE UUID (tab-separated). EXPR is the small "
+    "expression language of the README (type, uuid, parentUuid, logicalParentUuid, timestamp, isSidechain, message, "
+    "toolUseResult; == != < <= > >= and or not in contains startsWith endsWith, ?. [i] int() len() + - * / %). "
+    "Exit 2 when it will not compile, 13 when no entry could be evaluated.",
+    (PATH,),
+    json=JSON_LIST,
+    options=_where,
+)
+
+
+def _line(value: str, command: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError("%s: LINE must be a positive whole number, not %s" % (command, json.dumps(value)))
+    return int(value)
+
+
+def _text(text: str) -> None:
+    """Transcript text as the answer: exact to a pipe, terminal-safe on a terminal."""
+    write_transcript_text(text if text.endswith("\n") else text + "\n")
+
+
+def _claude_only(path: str, command: str) -> None:
+    from termsprawl_context.store.harness_store import require_claude_record
+
+    require_claude_record(path, command)
+
+
+@command(CITE)
+def run_cite(args) -> int:
+    from termsprawl_context import cite
+
     _claude_only(args.path, "cite")
-    if args.across is None:
-        _nonempty(args.path, "cite", "path")
+    if args.across is None and not args.path:
+        raise UsageError("cite: PATH must not be empty")
     request = cite.CitationRequest(args.quote, cite.parse_sources(args.source))
     if args.across is not None:
-        found = cite.resolve_across_sessions(args.path, _nonempty(args.across, "cite", "--across"), request)
+        if not args.across:
+            raise UsageError("cite: --across must not be empty")
+        found = cite.resolve_across_sessions(args.path, args.across, request)
     elif args.session:
         found = cite.resolve_citation(args.path, request)
     else:
         found = cite.resolve_in_record(args.path, request)
-    if args.json:
-        _json_out(found.to_json())
-    else:
-        write_bytes(encode_path(found.path) + b":%d\n" % found.line)
+    print_one(args.json, found.to_json, encode_path(found.path) + b":%d\n" % found.line)
     return 0
 
 
-def _at_line(command: str, description: str, argv: List[str], with_json: bool):
-    """The parsed ``<path> <line>`` of an at-a-line command (None after --help)."""
-    parser = command_parser(command, description)
-    parser.add_argument("path")
-    parser.add_argument("line")
-    if with_json:
-        parser.add_argument("--json", action="store_true", help="print them as a JSON list")
-    args = parse(parser, argv)
-    if args is not None:
-        args.path, args.line = _nonempty(args.path, command, "path"), _line(args.line, command)
-    return args
+def _at_line(args, command_name: str) -> int:
+    """The checked ``LINE`` of an at-a-line command, its record Claude Code's."""
+    line = _line(args.line, command_name)
+    _claude_only(args.path, command_name)
+    return line
 
 
-def run_result_at(argv: List[str]) -> int:
+@command(RESULT_AT)
+def run_result_at(args) -> int:
     from termsprawl_context import cite
 
-    args = _at_line(
-        "result-at",
-        "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a "
-        "call in the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of "
-        "the record. Exit 1 when the entry is not one.",
-        argv,
-        with_json=False,
-    )
-    if args is None:
-        return 0
-    _claude_only(args.path, "result-at")
+    args.line = _at_line(args, "result-at")
     text, is_result = cite.tool_result_at(args.path, args.line)
     if not is_result:
         raise NotAToolResult("%s:%d is not a tool result the session produced" % (args.path, args.line))
-    _text_out(text)
+    _text(text)
     return 0
 
 
-def run_envelope_at(argv: List[str]) -> int:
+@command(ENVELOPE_AT)
+def run_envelope_at(args) -> int:
     from termsprawl_context import cite
 
-    args = _at_line(
-        "envelope-at",
-        "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at "
-        "LINE of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names "
-        "no entry.",
-        argv,
-        with_json=True,
-    )
-    if args is None:
-        return 0
-    _claude_only(args.path, "envelope-at")
+    args.line = _at_line(args, "envelope-at")
     envelopes = cite.envelope_at(args.path, args.line)
     if args.json:
-        _json_out(envelopes)
+        print_list(True, envelopes, lambda text: {"path": args.path, "line": args.line, "envelope": text}, str)
     elif envelopes:
-        _text_out("\n\n".join(envelopes))
+        _text("\n\n".join(envelopes))
     return 0
 
 
-def run_agents(argv: List[str]) -> int:
+@command(AGENTS)
+def run_agents(args) -> int:
     from termsprawl_context.store import background
 
-    parser = command_parser(
-        "agents",
-        "Print the ids of the background sub-agents the record at PATH shows as still running (launched, with "
-        "no later terminal <task-notification>), one per line, sorted. Exit 1 when a line will not parse: what "
-        "runs is then unknown.",
-    )
-    parser.add_argument("path")
-    parser.add_argument("--json", action="store_true", help="print {running, signals} as JSON")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    _claude_only(_nonempty(args.path, "agents", "path"), "agents")
-    signals = background.background_agent_signals(_nonempty(args.path, "agents", "path"))
+    _claude_only(args.path, "agents")
+    signals = background.background_agent_signals(args.path)
     alive = sorted(background.running(signals))
-    if args.json:
-        _json_out({"running": alive, "signals": [s.to_json() for s in signals]})
-    elif alive:
-        write_out("".join(agent + "\n" for agent in alive))
+    data = {"running": alive, "signals": [s.to_json() for s in signals]}
+    print_one(args.json, data, "".join(cell(agent) + "\n" for agent in alive))
     return 0
 
 
-def run_query(argv: List[str]) -> int:
+@command(QUERY)
+def run_query(args) -> int:
     from termsprawl_context.transcript import query
     from termsprawl_context.transcript.record import check_readable, iter_entries
 
-    parser = command_parser(
-        "query",
-        "Print the entries of PATH for which EXPR holds, as <path>:<line> TYPE UUID (tab-separated). EXPR is the "
-        "small expression language of the README (type, uuid, parentUuid, logicalParentUuid, timestamp, "
-        "isSidechain, message, toolUseResult; == != < <= > >= and or not in contains startsWith endsWith, "
-        "?. [i] int() len() + - * / %). Exit 2 when it will not compile, 13 when no entry could be evaluated.",
-    )
-    parser.add_argument("path")
-    parser.add_argument("--where", required=True, metavar="EXPR", help='e.g. type == "user"; "" admits all')
-    parser.add_argument("--sidechains", action="store_true", help="include sub-agents' sidechain entries")
-    parser.add_argument("--json", action="store_true", help="print a JSON list of {path, line, record}")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    path = _nonempty(args.path, "query", "path")
+    path = args.path
     _claude_only(path, "query")
     if args.where:
         query.compile_where(args.where)  # refuse a bad expression before reading the record
@@ -190,23 +190,11 @@ def run_query(argv: List[str]) -> int:
     # pass first keeps a record that cannot be read whole a refusal with nothing printed.
     check_readable(path)
     found = query.iter_filter(iter_entries(path), args.where, include_sidechains=args.sidechains)
-    out = Spool()
-    if args.json:
-        _json_list_out(out, ({"path": path, "line": e.line, "record": e.record} for e in found))
-    else:
-        prefix = encode_path(path)
-        for e in found:
-            out.add_bytes(prefix + encode_text(":%d\t%s\t%s\n" % (e.line, e.type, e.uuid)))
-    out.close()
+    prefix = encode_path(path)
+    print_list(
+        args.json,
+        found,
+        lambda e: {"path": path, "line": e.line, "record": e.record},
+        lambda e: prefix + encode_text(":%d\t%s\t%s\n" % (e.line, cell(e.type), cell(e.uuid))),
+    )
     return 0
-
-
-def _json_list_out(out, items) -> None:
-    """``_json_out(list(items))``'s exact bytes, each item written as it comes (a
-    streamed list: one item held at a time)."""
-    count = 0
-    for item in items:
-        body = json.dumps(item, ensure_ascii=False, indent=2)  # no raw newline inside a JSON string
-        out.add(("[\n  " if not count else ",\n  ") + body.replace("\n", "\n  "))
-        count += 1
-    out.add("\n]\n" if count else "[]\n")

@@ -10,42 +10,65 @@ layer's ``expected --cwd and --self``. The peer walk is ``termsprawl_context.dum
 and nothing at all when nothing is printable.
 """
 
-from __future__ import annotations
-
-from collections import namedtuple
+from operator import itemgetter
 
 from termsprawl_context import dump
-from termsprawl_context.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
+__all__ = [
+    "HANDOFF_OPTIONS",
+    "PEER_SEPARATOR",
+    "ContextArgs",
+    "ContextIO",
+    "RealContextIO",
+    "parse_dump_argv",
+    "run_context",
+    "run_dump",
+    "run_handoff",
+]
+
 PEER_SEPARATOR = dump.PEER_SEPARATOR
 
 
-class ContextArgs(namedtuple("ContextArgs", "cwd self_id")):
-    """The dump's two arguments: the project directory and the node asking."""
+class ContextArgs(tuple):
+    """The dump's two arguments: the project directory and the node asking. A plain
+    tuple class, not a namedtuple: building one of those costs the dump's start."""
 
     __slots__ = ()
+
+    def __new__(cls, cwd: str, self_id: str) -> "ContextArgs":
+        return tuple.__new__(cls, (cwd, self_id))
+
+    cwd = property(itemgetter(0))
+    self_id = property(itemgetter(1))
 
 
 # The hand-off's options (opt-in: without them the output is the context layer's, exact).
 HANDOFF_OPTIONS = ("--turns", "--max-chars", "--format")
 
 
-def parse_dump_argv(argv: List[str]) -> Tuple[ContextArgs, Dict[str, Any]]:
+def _usage_error(message: str) -> Exception:
+    """The refusal of a bad dump argv; errors.py is loaded only when one is raised."""
+    from termsprawl_context.errors import UsageError
+
+    return UsageError(message)
+
+
+def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
     """``(ContextArgs, hand-off options)``: the options a dict of those given (empty for
     the bare dump), checked here so a bad value is one usage line and exit 2."""
-    values: Dict[str, Optional[str]] = {"--cwd": None, "--self": None}
-    options: Dict[str, Any] = {}
+    values = {"--cwd": None, "--self": None}  # type: Dict[str, Optional[str]]
+    options = {}  # type: Dict[str, Any]
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg not in values and arg not in HANDOFF_OPTIONS:
-            raise UsageError("unexpected argument: %s" % arg)
+            raise _usage_error("unexpected argument: %s" % arg)
         if i + 1 >= len(argv):
-            raise UsageError("missing value for %s" % arg)
+            raise _usage_error("missing value for %s" % arg)
         if arg in values:
             values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
         else:
@@ -60,23 +83,18 @@ def parse_dump_argv(argv: List[str]) -> Tuple[ContextArgs, Dict[str, Any]]:
         self_id = default_self(self_id)
         cwd = default_project() if cwd is None else cwd
     if not cwd or not self_id:
-        raise UsageError("expected --cwd and --self")
+        raise _usage_error("expected --cwd and --self")
     return ContextArgs(cwd, self_id), options
 
 
-def _option_value(option: str, value: str) -> Any:
+def _option_value(option: str, value: str) -> "Any":
     if option == "--format":
         if value not in ("markdown", "json"):
-            raise UsageError("invalid value for --format: %s (expected markdown or json)" % value)
+            raise _usage_error("invalid value for --format: %s (expected markdown or json)" % value)
         return value
     if not (value.isdigit() and value.isascii() and int(value) > 0):
-        raise UsageError("invalid value for %s: %s (expected a positive integer)" % (option, value))
+        raise _usage_error("invalid value for %s: %s (expected a positive integer)" % (option, value))
     return int(value)
-
-
-def parse_context_args(argv: List[str]) -> ContextArgs:
-    """The two values, or UsageError with the context layer's exact texts."""
-    return parse_dump_argv(argv)[0]
 
 
 class ContextIO(dump.ContextIO):
@@ -97,7 +115,7 @@ def run_context(args: ContextArgs, io: ContextIO) -> int:
 class RealContextIO(dump.ProjectIO, ContextIO):
     """The walk bound to the project's files, printing to stdout (or ``write``)."""
 
-    def __init__(self, cwd: str, write: Optional[Callable[[str], None]] = None) -> None:
+    def __init__(self, cwd: str, write: "Optional[Callable[[str], None]]" = None) -> None:
         super().__init__(cwd)
         self._write = write
 
@@ -129,7 +147,7 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     return 0
 
 
-def run_dump(argv: List[str]) -> int:
+def run_dump(argv: "List[str]") -> int:
     args, options = parse_dump_argv(argv)
     if options:
         return run_handoff(args, options, RealContextIO(args.cwd))

@@ -1,111 +1,116 @@
 """``show`` and ``search``: read one session as an agent or a person would, and search
 across sessions. Argv in, one library call, output out."""
 
-import json
-import sys
-from typing import Any, List
+from typing import Any
 
-from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context._output import (
-    error_line,
-    terminal_safe,
-    terminal_safe_json,
-    write_out,
-    write_transcript_text,
+from termsprawl_context._output import error_line, write_transcript_text
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Arg, Spec, add_count, cell, json_line, command
+from termsprawl_context.cli.command import print_list
+from termsprawl_context.cli.store_options import (
+    CLAUDE_CODE,
+    claude_store,
+    other_harnesses,
+    resolve_session,
+    wants_claude,
 )
-from termsprawl_context.errors import NotFound, UsageError
+from termsprawl_context.errors import NotFound
+
+__all__ = ["SEARCH", "SHOW", "run_search", "run_show"]
+
+STORE_OPTIONS = ("projects-dir", "project", "harness")
 
 
-def _store(args):
-    from termsprawl_context.store import paths
-    from termsprawl_context.store.resolve import require_store
-
-    return require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
-
-
-def _store_options(parser) -> None:
-    add_projects_dir(parser)
-    parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
-    add_harness(parser)
-
-
-CLAUDE_CODE = "claude-code"
-
-
-def _wants_claude(args) -> bool:
-    return args.harness in (None, "all", CLAUDE_CODE)
-
-
-def _others(args) -> list:
-    """The non-Claude harnesses to read: those --harness names, else (without
-    --projects-dir, which names Claude Code's store) every one this build reads. A
-    --project limits listings to Claude Code's folder for it, so it reads none."""
-    from termsprawl_context.store.harness_store import chosen_harnesses
-
-    if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
-        return [] if args.harness is None else chosen_harnesses("all", include_claude=False)
-    return chosen_harnesses(args.harness, include_claude=False)
-
-
-def run_show(argv: List[str]) -> int:
+def _show_options(parser) -> None:
     from termsprawl_context import handoff
 
-    parser = command_parser(
-        "show",
-        "Print one session's own conversation as the hand-off does: the person's prompts and the "
-        "assistant's text (sidechain, meta, compaction and injected turns left out), the last "
-        "--turns turns plus the person's last prompts and the last answer, within --max-chars.",
-    )
-    parser.add_argument("session", metavar="SESSION", help="a session id, a unique prefix of one, a path, or 'latest'")
-    _store_options(parser)
-    parser.add_argument(
-        "--turns",
-        type=positive_int,
-        default=handoff.DEFAULT_TURNS,
-        metavar="N",
-        help="the last N turns (default %d)" % handoff.DEFAULT_TURNS,
-    )
-    parser.add_argument(
-        "--max-chars",
-        type=positive_int,
-        default=handoff.DEFAULT_MAX_CHARS,
-        metavar="N",
-        help="characters of turn text in all (default %d)" % handoff.DEFAULT_MAX_CHARS,
-    )
+    add_count(parser, "--turns", "the last N turns", handoff.DEFAULT_TURNS)
+    add_count(parser, "--max-chars", "characters of turn text in all", handoff.DEFAULT_MAX_CHARS)
     parser.add_argument("--format", choices=handoff.FORMATS, default=handoff.FORMAT_MARKDOWN)
     parser.add_argument("--all", action="store_true", help="add tool calls and results as one-line summaries")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    from termsprawl_context.store.session_titles import session_title
 
-    if not args.session:
-        raise UsageError("show: session must not be empty")
+
+SHOW = Spec(
+    "show",
+    "Print one session's own conversation as the hand-off does: the person's prompts and the assistant's text "
+    "(sidechain, meta, compaction and injected turns left out), the last --turns turns plus the person's last "
+    "prompts and the last answer, within --max-chars. --json is --format json.",
+    (SESSION,),
+    STORE_OPTIONS,
+    JSON_ONE,
+    _show_options,
+)
+
+
+def _search_options(parser) -> None:
+    from termsprawl_context.store import search
+
+    parser.add_argument(
+        "--in",
+        dest="kinds",
+        default=None,
+        metavar="KINDS",
+        help="texts searched, a subset of %s (default: %s)" % (",".join(search.KINDS), ",".join(search.DEFAULT_KINDS)),
+    )
+    add_count(parser, "--limit", "at most N results", search.DEFAULT_LIMIT)
+    parser.add_argument(
+        "--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)"
+    )
+    parser.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="leave out the sessions' sub-agent records (searched by default, after each session)",
+    )
+
+
+SEARCH = Spec(
+    "search",
+    "Print the lines of the store's sessions whose text holds TEXT (case-insensitively), newest session first: "
+    "<path>:<line>, which text matched, the session's title, a snippet. No match prints nothing (exit 0).",
+    (Arg("text", "TEXT", "the text to find"),),
+    STORE_OPTIONS,
+    JSON_LIST,
+    _search_options,
+)
+
+
+@command(SHOW)
+def run_show(args) -> int:
+    from termsprawl_context import handoff
+
     session_id, path, harness = _resolve_any(args)
-    json_out = args.format == handoff.FORMAT_JSON
-    if harness != CLAUDE_CODE:
-        try:
+    json_out = args.json or args.format == handoff.FORMAT_JSON
+    try:
+        if harness != CLAUDE_CODE:
             turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
-        except OSError as exc:
-            raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
-        from termsprawl_context.store.harness_store import HarnessSession, describe
-
-        title = describe(HarnessSession(harness, session_id, path, 0, 0)).title or session_id
-    else:
-        try:
+        else:
             turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
-        except OSError as exc:
-            raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
-        if json_out:
-            turns = handoff.number_lines(path, turns)
-        # Named as `sessions` and `find --json` name it (summaries of its folder included).
-        title = session_title(path, session_id).text or session_id
+            if json_out:
+                turns = handoff.number_lines(path, turns)
+    except OSError as exc:
+        raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
+    title = _title(session_id, path, harness)
     peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
-        write_out(terminal_safe_json(json.dumps(handoff.handoff_data([peer])["peers"][0], ensure_ascii=False)) + "\n")
+        from termsprawl_context._output import write_out
+
+        write_out(json_line(handoff.handoff_data([peer])["peers"][0]))
     else:
         write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
     return 0
+
+
+def _title(session_id: str, path: str, harness: str) -> str:
+    """The session's title as ``sessions``, ``find --json`` and ``search`` name it."""
+    from termsprawl_context.store.session_titles import session_title
+
+    return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included
+
+
+def _resolve_any(args):
+    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
+    found = resolve_session(args, args.session)
+    return found.session_id, found.path, found.harness
 
 
 def _and_others(hits, args, others, kinds):
@@ -136,111 +141,28 @@ def _and_others(hits, args, others, kinds):
         )
 
 
-def _resolve_any(args):
-    """``(session id, path, harness)``: a path is read by the harness whose store (or
-    first record) it is, unless --harness says; an id, prefix or ``latest`` is looked
-    for in Claude Code's store first (its answer unchanged), then in the others'."""
-    import os
-
-    from termsprawl_context.store.harness_store import resolve_other
-    from termsprawl_context.store.resolve import _is_path, resolve_session
-
-    name = args.session
-    if _is_path(name):
-        from termsprawl_context import harness as harnesses
-
-        if args.harness and args.harness != "all":
-            chosen = harnesses.get(args.harness)
-            if chosen is None:
-                raise NotFound("unknown harness %s" % args.harness)
-        else:
-            chosen = harnesses.for_path(os.path.abspath(name))
-        if chosen.name == CLAUDE_CODE:
-            session_id, path = resolve_session(name, _store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        session_id, path = resolve_session(name, "", None)  # (the path checks: a regular file)
-        return chosen.session_id_of(path) or session_id, path, chosen.name
-    others = _others(args)
-    if _wants_claude(args):
-        try:
-            session_id, path = resolve_session(name, _store(args), args.project)
-            return session_id, path, CLAUDE_CODE
-        except NotFound:
-            if not others:
-                raise
-    session_id, path, harness = resolve_other(name, others)
-    return session_id, path, harness
+def _hit_row(hit) -> str:
+    return "%s:%d\t%s\t%s\t%s\n" % (hit.path, hit.line, hit.kind, cell(hit.title), cell(hit.snippet))
 
 
-def _cell(text: str) -> str:
-    """A result's field on its one line: anything that would break the line or drive a
-    terminal becomes a space."""
-    return terminal_safe(text, stand_in=" ", line_breaks=True)
-
-
-def run_search(argv: List[str]) -> int:
+@command(SEARCH)
+def run_search(args) -> int:
     from termsprawl_context.store import search
 
-    parser = command_parser(
-        "search",
-        "Print the lines of the store's sessions whose text holds TEXT (case-insensitively), newest "
-        "session first: <path>:<line>, which text matched, the session's title, a snippet. Exit 1 "
-        "when nothing matches.",
-    )
-    parser.add_argument("text", metavar="TEXT")
-    _store_options(parser)
-    parser.add_argument(
-        "--in",
-        dest="kinds",
-        default=None,
-        metavar="KINDS",
-        help="texts searched, a subset of human,assistant,tool (default: %s)" % ",".join(search.DEFAULT_KINDS),
-    )
-    parser.add_argument(
-        "--limit",
-        type=positive_int,
-        default=search.DEFAULT_LIMIT,
-        metavar="N",
-        help="at most N results (default %d)" % search.DEFAULT_LIMIT,
-    )
-    parser.add_argument(
-        "--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)"
-    )
-    parser.add_argument(
-        "--no-subagents",
-        dest="subagents",
-        action="store_false",
-        help="leave out the sessions' sub-agent records (searched by default, after each session)",
-    )
-    parser.add_argument("--json", action="store_true", help="one JSON object per result")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    if not args.text:
-        raise UsageError("search: text must not be empty")
     # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
-    others = _others(args)
+    others = other_harnesses(args)
     hits: Any = iter(())
-    if _wants_claude(args):
+    if wants_claude(args):
         try:
             hits = search.search_store(
-                args.text, _store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
+                args.text, claude_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
             )
         except NotFound:
             if not others:
                 raise
-    count = 0
-    for hit in _and_others(hits, args, others, kinds):
-        count += 1
-        if args.json:
-            line = json.dumps(hit._asdict(), ensure_ascii=False)
-        else:
-            line = "%s:%d\t%s\t%s\t%s" % (hit.path, hit.line, hit.kind, _cell(hit.title), _cell(hit.snippet))
-        write_out(line + "\n")
-    if not count:
-        error_line("no match for %s" % _cell(args.text))
-        return 1
-    sys.stdout.flush()
+    found = _and_others(hits, args, others, kinds)
+    if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
+        error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout
     return 0

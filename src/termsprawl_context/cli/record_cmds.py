@@ -4,36 +4,136 @@ refusals are raised for ``main`` (one stderr line, the refusal's exit code)."""
 
 import json
 import os
-from typing import Any, List
+from typing import Any
 
-from termsprawl_context._output import error_line, terminal_safe, write_out, write_path
-from termsprawl_context.cli._args import add_projects_dir, command_parser, parse
+from termsprawl_context._output import encode_path, error_line, terminal_safe_json
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, PATH, Arg, Spec, cell, json_line, command
+from termsprawl_context.cli.command import print_list, print_one
 from termsprawl_context.errors import EXIT_OK, UsageError
 
+__all__ = [
+    "BELONGS",
+    "ENTRIES",
+    "IDENTITY",
+    "NO_RESULT",
+    "PARENT",
+    "RELOCATE",
+    "ROOT",
+    "SUBAGENTS",
+    "run_belongs",
+    "run_entries",
+    "run_identity",
+    "run_parent",
+    "run_relocate",
+    "run_root",
+    "run_subagents",
+]
 
-def _cell(text: str) -> str:
-    """Record text printed in a tab-separated row: a tab, newline or escape code in it
-    would break the row or drive the terminal (``terminal_safe``)."""
-    return terminal_safe(text, stand_in="\ufffd")
+NO_RESULT = "no-result"  # a call no tool_result answers (interrupted, or still pending)
 
 
-def _json_line(value) -> str:
-    return json.dumps(value, ensure_ascii=False) + "\n"
+def _tree(parser) -> None:
+    parser.add_argument("--tree", action="store_true", help="the whole tree, in walk order")
 
 
-def _record_path(value: str, command: str) -> str:
-    """The path argument, refused when empty or when it names no readable regular file
-    (the open error, as the record reader words it)."""
-    if not value:
-        raise UsageError("%s: the transcript path must not be empty" % command)
+def _identity_projects_dir(parser) -> None:
+    parser.add_argument(
+        "--projects-dir",
+        metavar="DIR",
+        help="look for the conversation's other transcripts in DIR's folder for the directory the session "
+        "started in (default: the folder holding the record)",
+    )
+
+
+def _belongs_options(parser) -> None:
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--session", metavar="SESSION", help="a session id")
+    which.add_argument("--tree", metavar="DIR", help="a working directory")
+
+
+def _relocate_source(parser) -> None:
+    parser.add_argument(
+        "--source",
+        metavar="SOURCE",
+        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
+    )
+
+
+def _entries_options(parser) -> None:
+    parser.add_argument(
+        "--since", metavar="UUID", default="", help="only the entries after this one (an unknown uuid keeps them all)"
+    )
+    parser.add_argument("--calls", action="store_true", help="the tool calls instead of the entries")
+    parser.add_argument("--ran", action="store_true", help="only the calls that ran (implies --calls)")
+
+
+SUBAGENTS = Spec(
+    "subagents",
+    "Print the sub-agent records the transcript at PATH dispatched (one level, sorted); --tree: every one beneath "
+    "it, nested delegations and workflows included.",
+    (PATH,),
+    json=JSON_LIST,
+    options=_tree,
+)
+ROOT = Spec(
+    "root",
+    "Print the root record of the session the transcript at PATH belongs to (itself for a root; climbs nested "
+    "delegations). Exit 1 for a sub-agent's record whose root is not on disk.",
+    (PATH,),
+    json=JSON_ONE,
+)
+PARENT = Spec(
+    "parent",
+    "Print the record that dispatched the sub-agent at PATH (its immediate parent), found through its meta file's "
+    "toolUseId. Exit 1, saying why, when none can be named.",
+    (PATH,),
+    json=JSON_ONE,
+)
+IDENTITY = Spec(
+    "identity",
+    "Print the stable id of the conversation the transcript at PATH belongs to: its origin record's uuid, walked "
+    "back across restarts through the project's other transcripts. A degraded answer prints the id and says why on "
+    "stderr (exit 6).",
+    (PATH,),
+    json=JSON_ONE,
+    options=_identity_projects_dir,
+)
+BELONGS = Spec(
+    "belongs",
+    "Exit 0 if the transcript at PATH may belong to the session SESSION (--session) or was written in DIR or "
+    "beneath it (--tree); exit 5, naming what its records say, if they say otherwise.",
+    (PATH,),
+    options=_belongs_options,
+)
+RELOCATE = Spec(
+    "relocate",
+    "Print where the record the harness reported at PATH really is: PATH when it exists, else the same place under "
+    "another project folder whose file carries the session's id, else PATH.",
+    (Arg("path", "PATH", "a transcript path as a hook payload reported it"),),
+    ("projects-dir",),
+    JSON_ONE,
+    _relocate_source,
+)
+ENTRIES = Spec(
+    "entries",
+    "Print the entries of the transcript at PATH (line, uuid, type, speaker), or with --calls their tool calls "
+    "(line, id, name, outcome, input); --ran keeps the calls that ran.",
+    (PATH,),
+    json=JSON_LIST,
+    options=_entries_options,
+)
+
+
+def _readable(path: str) -> None:
+    """Refuse a PATH that names no readable regular file (the open error, as the record
+    reader words it)."""
     from termsprawl_context.jsonl import open_regular
     from termsprawl_context.transcript.record import TranscriptOpenError
 
     try:
-        open_regular(value).close()
+        open_regular(path).close()
     except OSError as exc:
-        raise TranscriptOpenError(value, exc) from None
-    return value
+        raise TranscriptOpenError(path, exc) from None
 
 
 def _other_harness(path: str):
@@ -51,91 +151,62 @@ def _not_recorded(command: str, found, path: str):
     return NotRecorded(command, found.label, path)
 
 
-def _parser(command: str, description: str, json_flag: bool = True):
-    parser = command_parser(command, description)
-    parser.add_argument("path", metavar="PATH", help="a transcript (.jsonl) file")
-    if json_flag:
-        parser.add_argument("--json", action="store_true", help="print JSON (one object per line)")
-    return parser
+def _path_line(path: str) -> bytes:
+    return encode_path(path) + b"\n"
 
 
-def run_subagents(argv: List[str]) -> int:
-    parser = _parser(
-        "subagents",
-        "Print the sub-agent records the transcript at PATH dispatched (one level, sorted); "
-        "--tree: every one beneath it, nested delegations and workflows included.",
-    )
-    parser.add_argument("--tree", action="store_true", help="the whole tree, in walk order")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+@command(SUBAGENTS)
+def run_subagents(args) -> int:
+    _readable(args.path)
     from termsprawl_context.store import subagents
 
-    path = _record_path(args.path, "subagents")
-    other = _other_harness(path)
+    other = _other_harness(args.path)
     if other is not None:
-        return _other_subagents(path, other, args)
-    found = subagents.subagent_tree(path) if args.tree else subagents.child_records(path)
-    if not args.json:
-        for record in found:
-            write_path(record)
-        return EXIT_OK
-    lines = []
-    for record in found:
-        item = {"path": record, "meta": None}
-        try:
-            meta = subagents.read_agent_meta(record)
-            if meta is not None:
-                item["meta"] = meta._asdict()  # type: ignore[assignment]
-        except subagents.MetaUnreadable as exc:
-            item["meta_error"] = exc.message
-        lines.append(_json_line(item))
-    write_out("".join(lines))
+        return _other_subagents(args.path, other, args)
+    found = subagents.subagent_tree(args.path) if args.tree else subagents.child_records(args.path)
+    print_list(args.json, found, _with_meta, _path_line)
     return EXIT_OK
 
 
-def run_root(argv: List[str]) -> int:
-    parser = _parser(
-        "root",
-        "Print the root record of the session the transcript at PATH belongs to (itself for a "
-        "root; climbs nested delegations). Exit 1 for a sub-agent's record whose root is not on disk.",
-    )
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+def _with_meta(record: str) -> dict:
     from termsprawl_context.store import subagents
 
-    path = _record_path(args.path, "root")
-    root = subagents.session_root_of(path)
+    item = {"path": record, "meta": None}
+    try:
+        meta = subagents.read_agent_meta(record)
+        if meta is not None:
+            item["meta"] = meta._asdict()  # type: ignore[assignment]
+    except subagents.MetaUnreadable as exc:
+        item["meta_error"] = exc.message
+    return item
+
+
+@command(ROOT)
+def run_root(args) -> int:
+    _readable(args.path)
+    from termsprawl_context.store import subagents
+
+    root = subagents.session_root_of(args.path)
     if not root:
-        raise subagents.OrphanRecord(path)
-    if args.json:
-        write_out(_json_line({"path": path, "root": root, "is_subagent": root != path}))
-    else:
-        write_path(root)
+        raise subagents.OrphanRecord(args.path)
+    print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, _path_line(root))
     return EXIT_OK
 
 
-def run_parent(argv: List[str]) -> int:
-    parser = _parser(
-        "parent",
-        "Print the record that dispatched the sub-agent at PATH (its immediate parent), found "
-        "through its meta file's toolUseId. Exit 1, saying why, when none can be named.",
-    )
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+@command(PARENT)
+def run_parent(args) -> int:
+    _readable(args.path)
     from termsprawl_context.store import subagents
 
-    path = _record_path(args.path, "parent")
-    parent, why = subagents.find_parent(path)
+    parent, why = subagents.find_parent(args.path)
     if not parent:
         raise subagents.NoParent("transcript: parent: " + why)
-    if args.json:
-        meta = subagents.read_agent_meta(path)
-        write_out(_json_line({"path": path, "parent": parent, "tool_use_id": meta.tool_use_id if meta else ""}))
-    else:
-        write_path(parent)
+
+    def data():
+        meta = subagents.read_agent_meta(args.path)
+        return {"path": args.path, "parent": parent, "tool_use_id": meta.tool_use_id if meta else ""}
+
+    print_one(args.json, data, _path_line(parent))
     return EXIT_OK
 
 
@@ -154,57 +225,24 @@ def _other_subagents(path: str, harness, args) -> int:
             walked.append(child)
             todo[0:0] = harness.subagent_paths(child) or []
         found = walked
-    if args.json:
-        write_out("".join(_json_line({"path": p, "meta": None, "harness": harness.name}) for p in found))
-    else:
-        for record in found:
-            write_path(record)
+    print_list(args.json, found, lambda p: {"path": p, "meta": None, "harness": harness.name}, _path_line)
     return EXIT_OK
 
 
-def run_identity(argv: List[str]) -> int:
-    parser = _parser(
-        "identity",
-        "Print the stable id of the conversation the transcript at PATH belongs to: its origin "
-        "record's uuid, walked back across restarts through the project's other transcripts. "
-        "A degraded answer prints the id and says why on stderr (exit 6).",
-    )
-    parser.add_argument(
-        "--projects-dir",
-        metavar="DIR",
-        help="look for the conversation's other transcripts in DIR's folder for the directory the session "
-        "started in (default: the folder holding the record)",
-    )
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    import os
-
+@command(IDENTITY)
+def run_identity(args) -> int:
+    _readable(args.path)
     from termsprawl_context.harness import claude as cc
     from termsprawl_context.store import identity
 
-    path = _record_path(args.path, "identity")
+    path = args.path
     other = _other_harness(path)
     if other is not None:
         stable = other.stable_id(path)
         if stable is None:
             raise _not_recorded("identity", other, path)
-        if args.json:
-            write_out(
-                _json_line(
-                    {
-                        "id": stable,
-                        "degraded": None,
-                        "reason": None,
-                        "unreadable_siblings": [],
-                        "path": path,
-                        "project_dir": None,
-                        "harness": other.name,
-                    }
-                )
-            )
-        else:
-            write_out(stable + "\n")
+        data = dict(_identity_data(stable, None, [], path, None), harness=other.name)
+        print_one(args.json, data, stable + "\n")
         return EXIT_OK
     project_dir = identity.project_dir_of_record(path)
     if args.projects_dir:
@@ -216,101 +254,57 @@ def run_identity(argv: List[str]) -> int:
     answer = identity.resolve_stable_session_id(project_dir, path)
     for sibling in answer.unreadable_siblings:
         error_line("could not read %s (skipped by the continuation walk)" % sibling)
-    if args.json:
-        write_out(
-            _json_line(
-                {
-                    "id": answer.id,
-                    "degraded": type(answer.degraded).__name__ if answer.degraded else None,
-                    "reason": answer.degraded.message if answer.degraded else None,
-                    "unreadable_siblings": list(answer.unreadable_siblings),
-                    "path": path,
-                    "project_dir": project_dir,
-                }
-            )
-        )
-    else:
-        write_out(answer.id + "\n")
+    data = _identity_data(answer.id, answer.degraded, answer.unreadable_siblings, path, project_dir)
+    print_one(args.json, data, answer.id + "\n")
     if answer.degraded is not None:
         error_line("degraded identity: " + answer.degraded.message)
         return answer.degraded.exit_code
     return EXIT_OK
 
 
-def run_belongs(argv: List[str]) -> int:
-    parser = _parser(
-        "belongs",
-        "Exit 0 if the transcript at PATH may belong to the session ID (--session) or was written "
-        "in DIR or beneath it (--tree); exit 5, naming what its records say, if they say otherwise.",
-        json_flag=False,
-    )
-    which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--session", metavar="ID", help="a session id")
-    which.add_argument("--tree", metavar="DIR", help="a working directory")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+def _identity_data(stable: str, degraded, siblings, path: str, project_dir) -> dict:
+    return {
+        "id": stable,
+        "degraded": type(degraded).__name__ if degraded else None,
+        "reason": degraded.message if degraded else None,
+        "unreadable_siblings": list(siblings),
+        "path": path,
+        "project_dir": project_dir,
+    }
+
+
+@command(BELONGS)
+def run_belongs(args) -> int:
+    _readable(args.path)
     from termsprawl_context.store import identity
 
-    path = _record_path(args.path, "belongs")
     if args.session is not None:
         if not args.session:
             raise UsageError("belongs: --session must not be empty")
-        identity.check_belongs_to_session(path, args.session)
+        identity.check_belongs_to_session(args.path, args.session)
     else:
         if not args.tree:
             raise UsageError("belongs: --tree must not be empty")
-        identity.check_belongs_to_tree(path, args.tree)
+        identity.check_belongs_to_tree(args.path, args.tree)
     return EXIT_OK
 
 
-def run_relocate(argv: List[str]) -> int:
-    parser = command_parser(
-        "relocate",
-        "Print where the record the harness reported at PATH really is: PATH when it exists, else "
-        "the same place under another project folder whose file carries the session's id, else PATH.",
-    )
-    parser.add_argument("path", metavar="PATH", help="a transcript path as a hook payload reported it")
-    add_projects_dir(parser)
-    parser.add_argument(
-        "--source",
-        metavar="SOURCE",
-        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    if not args.path:
-        raise UsageError("relocate: the transcript path must not be empty")
+@command(RELOCATE)
+def run_relocate(args) -> int:
     from termsprawl_context.store import identity, paths
 
     found = identity.relocate_record(paths.projects_dir(args.projects_dir), args.path, args.source)
-    if args.json:
-        write_out(_json_line({"path": found, "reported": args.path, "relocated": found != args.path}))
-    else:
-        write_path(found)
+    print_one(args.json, {"path": found, "reported": args.path, "relocated": found != args.path}, _path_line(found))
     return EXIT_OK
 
 
-def run_entries(argv: List[str]) -> int:
-    parser = _parser(
-        "entries",
-        "Print the entries of the transcript at PATH (line, uuid, type, speaker), or with --calls "
-        "their tool calls (line, id, name, outcome, input); --ran keeps the calls that ran.",
-    )
-    parser.add_argument(
-        "--since", metavar="UUID", default="", help="only the entries after this one (an unknown uuid keeps them all)"
-    )
-    parser.add_argument("--calls", action="store_true", help="the tool calls instead of the entries")
-    parser.add_argument("--ran", action="store_true", help="only the calls that ran (implies --calls)")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+@command(ENTRIES)
+def run_entries(args) -> int:
+    _readable(args.path)
     from termsprawl_context._output import Spool
     from termsprawl_context.transcript import record
 
-    path = _record_path(args.path, "entries")
+    path = args.path
     # Streamed: one entry held at a time, rows printed as they are made. The first pass
     # (the mark's line; with --calls, every call's outcome) reads the whole record, so a
     # refusal still comes before the first row.
@@ -348,29 +342,11 @@ def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
         if ran_only and outcome != record.RAN:
             continue
         if as_json:
-            out.add(
-                _json_line(
-                    {
-                        "line": item.line,
-                        "uuid": item.uuid,
-                        "id": call.id,
-                        "name": call.name,
-                        "outcome": outcome,
-                        "input": call.input,
-                    }
-                )
-            )
+            fields = {"line": item.line, "uuid": item.uuid, "id": call.id, "name": call.name, "outcome": outcome}
+            out.add(json_line(dict(fields, input=call.input)))
         else:
-            out.add(
-                "%d\t%s\t%s\t%s\t%s\n"
-                % (
-                    item.line,
-                    _cell(call.id),
-                    _cell(call.name),
-                    outcome,
-                    json.dumps(call.input, ensure_ascii=False, separators=(",", ":")),
-                )
-            )
+            shown = terminal_safe_json(json.dumps(call.input, ensure_ascii=False, separators=(",", ":")))
+            out.add("%d\t%s\t%s\t%s\t%s\n" % (item.line, cell(call.id), cell(call.name), outcome, shown))
 
 
 def _print_entry(out, item, as_json: bool) -> None:
@@ -378,22 +354,8 @@ def _print_entry(out, item, as_json: bool) -> None:
 
     who = model.speaker(item)
     if as_json:
-        out.add(
-            _json_line(
-                {
-                    "line": item.line,
-                    "offset": item.offset,
-                    "uuid": item.uuid,
-                    "parent_uuid": item.parent_uuid,
-                    "type": item.type,
-                    "speaker": who,
-                    "timestamp": item.timestamp,
-                    "is_sidechain": item.is_sidechain,
-                }
-            )
-        )
+        fields = {"line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid}
+        more = {"type": item.type, "speaker": who, "timestamp": item.timestamp, "is_sidechain": item.is_sidechain}
+        out.add(json_line(dict(fields, **more)))
     else:
-        out.add("%d\t%s\t%s\t%s\n" % (item.line, _cell(item.uuid), _cell(item.type), who))
-
-
-NO_RESULT = "no-result"  # a call no tool_result answers (interrupted, or still pending)
+        out.add("%d\t%s\t%s\t%s\n" % (item.line, cell(item.uuid), cell(item.type), who))

@@ -1,37 +1,42 @@
 """``sessions`` and ``find``: list the store's sessions, resolve one by id or prefix."""
 
-import json
 import os
 import time
 from typing import Any, List
 
-from termsprawl_context.cli._args import add_harness, add_projects_dir, command_parser, parse, positive_int
-from termsprawl_context.errors import EXIT_FAILURE, NotFound, UsageError
-from termsprawl_context._output import encode_path, encode_text, error_line, terminal_safe, warn, write_bytes, write_out
-from termsprawl_context.store import paths
-from termsprawl_context.store import session_lookup, session_titles
+from termsprawl_context._output import encode_path, encode_text, error_line, warn
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Spec, add_count, cell, json_line, command
+from termsprawl_context.cli.command import print_one
+from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses, resolve_session
+from termsprawl_context.store import catalog, paths, session_titles
 from termsprawl_context.store import sessions as store_sessions
+
+__all__ = ["FIND", "SESSIONS", "TITLE_COLUMN_WIDTH", "format_table", "human_size", "run_find", "run_sessions"]
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72
 _TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
-# Control characters in a title would move the cursor or recolour the terminal.
 
 
-def _add_store_options(parser, project: bool) -> None:
-    if project:
-        parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
-    add_projects_dir(parser)
-    add_harness(parser)
-    parser.add_argument("--json", action="store_true", help="one JSON object per line, every field")
+def _listing_options(parser) -> None:
+    add_count(parser, "--limit", "only the N most recently modified")
+    parser.add_argument("--newest-first", action="store_true", help="list the newest session first")
 
 
-def _others(args) -> list:
-    """The non-Claude harnesses to list (read_cmds' rule: --harness, else all of them
-    unless --projects-dir or --project name Claude Code's store)."""
-    from termsprawl_context.cli.read_cmds import _others as chosen
-
-    return chosen(args)
+SESSIONS = Spec(
+    "sessions",
+    "List the sessions in the harness's store, oldest first.",
+    common=("project", "projects-dir", "harness"),
+    json=JSON_LIST,
+    options=_listing_options,
+)
+FIND = Spec(
+    "find",
+    "Print the id and transcript path of the one session whose id is or starts with SESSION.",
+    (SESSION,),
+    ("projects-dir", "harness"),
+    JSON_ONE,
+)
 
 
 def human_size(size: int) -> str:
@@ -44,8 +49,8 @@ def human_size(size: int) -> str:
     return "%dB" % size  # unreachable
 
 
-def _cell(text: str, width: int) -> str:
-    text = terminal_safe(text, stand_in="\ufffd")
+def _cut(text: str, width: int) -> str:
+    text = cell(text)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -55,10 +60,10 @@ def format_table(items: List[store_sessions.SessionInfo]) -> str:
     for info in items:
         rows.append(
             (
-                _cell(info.session_id, 40),
+                _cut(info.session_id, 40),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime)),
                 human_size(info.size),
-                _cell(info.title, TITLE_COLUMN_WIDTH),
+                _cut(info.title, TITLE_COLUMN_WIDTH),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
@@ -69,34 +74,23 @@ def format_table(items: List[store_sessions.SessionInfo]) -> str:
     return "\n".join(lines) + "\n"
 
 
-# One encoder for every line: ``json.dumps`` with options builds a new one per call,
-# which a 10,000-session listing pays 10,000 times.
-_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
 def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_dict either way)
-    return _JSON.encode(info.to_dict()) + "\n"
+    return json_line(info.to_dict())
 
 
-def run_sessions(argv: List[str]) -> int:
-    parser = command_parser("sessions", "List the sessions in the harness's store, oldest first.")
-    _add_store_options(parser, project=True)
-    parser.add_argument("--limit", type=positive_int, metavar="N", help="only the N most recently modified")
-    parser.add_argument("--newest-first", action="store_true", help="list the newest session first")
-    args = parse(parser, argv)
-    if args is None:
-        return 0
+@command(SESSIONS)
+def run_sessions(args) -> int:
+    others = other_harnesses(args)
     projects_dir = paths.projects_dir(args.projects_dir)
-    others = _others(args)
-    if args.harness in (None, "all", "claude-code"):
+    found, lines = [], []  # type: List[Any], List[str]
+    if args.harness in (None, "all", CLAUDE_CODE):
         # JSON lines are made while each session is described: in the helper processes too.
+        projects_dir = claude_store(args)
         result = store_sessions.scan_sessions(
             projects_dir, project=args.project, render=_json_line if args.json else None
         )
-        store_sessions.report_skipped(result.skipped, "scan")
+        catalog.report_skipped(result.skipped, "scan")
         found, lines = result.sessions, result.rendered or []
-    else:
-        found, lines = [], []
     if others:
         found, lines = _merge_other_sessions(found, lines, others, args.json)
     if args.limit:
@@ -104,25 +98,20 @@ def run_sessions(argv: List[str]) -> int:
     if args.newest_first:
         found.reverse()
         lines.reverse()
-    if not found:
-        where = (
-            store_sessions.project_store_dir(projects_dir, args.project)
-            if args.project and projects_dir
-            else projects_dir
-        )
+    if not found:  # no results: exit 0, nothing on stdout; stderr says where it looked
+        where = catalog.project_store_dir(projects_dir, args.project) if args.project else projects_dir
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
-        # A store named on the command line that is not there is an error, not an empty one.
-        return EXIT_FAILURE if args.projects_dir and not os.path.isdir(projects_dir) else 0
-    write_out("".join(lines) if args.json else format_table(found))
+        return 0
+    print_one(False, None, "".join(lines) if args.json else format_table(found))
     return 0
 
 
 def _merge_other_sessions(found, lines, others, json_out):
     """Claude Code's sessions and the other stores', oldest first by modification time
     (Claude Code's keep their order among themselves)."""
-    from termsprawl_context.store.harness_store import describe, other_sessions
+    from termsprawl_context.store.harness_store import describe
 
-    extra = [describe(s) for s in other_sessions(others)]
+    extra = [describe(s) for s in catalog.other_sessions(others)]
     if not extra:
         return found, lines
     rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]
@@ -131,56 +120,46 @@ def _merge_other_sessions(found, lines, others, json_out):
     return [row[3] for row in rows], [row[4] for row in rows] if json_out else []
 
 
-def _find_other(args, others) -> int:
-    """``find`` in the other harnesses' stores: the same two columns, or one JSON line."""
-    from termsprawl_context.store.harness_store import HarnessSession, describe, resolve_other
+def _id_and_path(session_id: str, path: str) -> bytes:
+    # The path is the answer: it keeps its bytes, so it names the real file.
+    return encode_text(session_id + "\t") + encode_path(path) + b"\n"
 
-    session_id, path, harness = resolve_other(args.id, others)
-    if args.json:
+
+def _find_other(args, found) -> int:
+    """``find`` of another harness's session: the same two columns, or one JSON line."""
+    from termsprawl_context.store.harness_store import HarnessSession, describe
+
+    session_id, path = found.session_id, found.path
+
+    def data():
         try:
             st = os.stat(path)
             mtime, size = st.st_mtime, st.st_size
         except OSError:
             mtime, size = 0.0, 0
-        write_out(_json_line(describe(HarnessSession(harness, session_id, path, mtime, size))))
-    else:
-        write_bytes(encode_text(session_id + "\t") + encode_path(path) + b"\n")
+        return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
+
+    print_one(args.json, data, _id_and_path(session_id, path))
     return 0
 
 
-def run_find(argv: List[str]) -> int:
-    parser = command_parser(
-        "find", "Print the id and transcript path of the one session whose id is or starts with ID."
-    )
-    parser.add_argument("id", metavar="ID", help="a session id or a unique prefix of one")
-    _add_store_options(parser, project=False)
-    args = parse(parser, argv)
-    if args is None:
-        return 0
-    if not args.id:
-        raise UsageError("find: ID must not be empty")
-    from termsprawl_context.store.resolve import require_store
-
-    others = _others(args)
-    if args.harness not in (None, "all", "claude-code"):
-        return _find_other(args, others)
+@command(FIND)
+def run_find(args) -> int:
     try:
-        projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
-        info, copies = session_lookup.find_session(args.id, projects_dir)
-    except session_lookup.AmbiguousPrefix as refusal:
+        found = resolve_session(args, args.session)
+    except catalog.AmbiguousSession as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
-        for line in session_lookup.candidates_message(refusal.candidates):
+        for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    except NotFound:
-        if not others:
-            raise
-        return _find_other(args, others)
-    for line in session_lookup.copies_message(info.session_id, copies):
+    if found.harness != CLAUDE_CODE:
+        return _find_other(args, found)
+    info, copies = store_sessions.describe_resolved(found, claude_store(args))
+    for line in catalog.copies_message(info.session_id, copies):
         warn(line)
-    if args.json:
-        write_out(_json_line(session_titles.with_session_title(info)))
-    else:
-        # The path is the answer: it keeps its bytes, so it names the real file.
-        write_bytes(encode_text(info.session_id + "\t") + encode_path(info.transcript_path) + b"\n")
+    print_one(
+        args.json,
+        lambda: session_titles.with_session_title(info).to_dict(),
+        _id_and_path(info.session_id, info.transcript_path),
+    )
     return 0

@@ -13,8 +13,11 @@ import sys
 from typing import List
 
 from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
-from termsprawl_context.cli._args import add_cwd, add_projects_dir, command_parser, parse, project_dir
+from termsprawl_context.cli._args import project_dir
+from termsprawl_context.cli.command import Spec, command, parse_command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
+
+__all__ = ["HOOK", "HOOK_PREFIX", "INIT", "NoPayload", "run_hook", "run_init"]
 
 HOOK_PREFIX = "hook: "
 
@@ -42,20 +45,12 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 """
 
 
-def run_init(argv: List[str]) -> int:
-    from termsprawl_context.workspace import install
+def _init_options(parser) -> None:
     from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, HANDOFF_ARGS, gemini_md
+    from termsprawl_context.workspace import install
+    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, gemini_md
 
     GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
-
-    parser = command_parser(
-        "init",
-        "Install the command, discovery markers and .gitignore into a project "
-        "(with --hook, a Claude Code SessionStart hook that records transcripts; "
-        "with --claude-md, an import of the markers into CLAUDE.md).",
-    )
-    add_cwd(parser)
     parser.add_argument(
         "--hook",
         action="store_true",
@@ -91,9 +86,22 @@ def run_init(argv: List[str]) -> int:
         help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
         "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE),
     )
-    args = parse(parser, argv)
-    if args is None:
-        return EXIT_OK
+
+
+INIT = Spec(
+    "init",
+    "Install the command, discovery markers and .gitignore into a project (with --hook, a Claude Code SessionStart "
+    "hook that records transcripts; with --claude-md, an import of the markers into CLAUDE.md).",
+    common=("cwd",),
+    options=_init_options,
+)
+
+
+@command(INIT)
+def run_init(args) -> int:
+    from termsprawl_context.workspace import install
+    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
+
     cwd = project_dir(args.cwd, "init")
     extra = _prepare_harness_steps(cwd, args)
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
@@ -170,33 +178,33 @@ class NoPayload(Refusal):
         super().__init__("expects a Claude Code hook payload (JSON) on stdin; nothing recorded")
 
 
-def _hook_parser():
+def _hook_options(parser) -> None:
+    from termsprawl_context.harness import KNOWN_HARNESSES
     from termsprawl_context.hooks import PROJECT_DIR_ENV
 
-    parser = command_parser(
-        "hook",
-        "Record the session's transcript path for the node named by "
-        "$TERMSPRAWL_NODE_ID, from a Claude Code SessionStart payload on stdin, "
-        "and answer in Claude Code's hook JSON: the linked peers and the command "
-        "that reads them for the model, a warning with the fix for the user. "
-        "Always exits 0; stdout holds that one JSON object or nothing.",
-    )
     parser.add_argument(
         "--cwd",
         metavar="DIR",
         help="the project (default: the installed command's own, else the project at or above "
         "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
     )
-    add_projects_dir(parser)
-    from termsprawl_context.harness import KNOWN_HARNESSES
-
     parser.add_argument(
         "--harness",
         metavar="NAME",
         help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
         "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES),
     )
-    return parser
+
+
+HOOK = Spec(
+    "hook",
+    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from a Claude Code "
+    "SessionStart payload on stdin, and answer in Claude Code's hook JSON: the linked peers and the command that "
+    "reads them for the model, a warning with the fix for the user. Always exits 0; stdout holds that one JSON "
+    "object or nothing.",
+    common=("projects-dir",),
+    options=_hook_options,
+)
 
 
 def _answer_hook(text: str) -> None:
@@ -219,7 +227,7 @@ def run_hook(argv: List[str]) -> int:
     usage = None
     args = None
     try:
-        args = parse(_hook_parser(), argv)
+        args = parse_command(HOOK, argv)
         if args is None:
             return EXIT_OK
     except UsageError as error:  # told to the user like any other refusal, still exit 0

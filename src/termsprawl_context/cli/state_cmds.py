@@ -7,11 +7,14 @@ carries its own code.
 """
 
 import os
-from typing import List
 
 from termsprawl_context._output import error_line, write_out, write_path
-from termsprawl_context.cli._args import add_cwd, command_parser, parse, print_json, project_dir
-from termsprawl_context.errors import EXIT_OK, NotFound, Refusal, UsageError
+from termsprawl_context.cli._args import project_dir
+from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, NODE, PATH, Spec, command, print_list
+from termsprawl_context.cli.command import print_one
+from termsprawl_context.errors import EXIT_OK, NotFound, Refusal
+
+__all__ = ["INDEX", "IndexWriteFailed", "LINKS", "NoIndexEntry", "run_index", "run_links"]
 
 
 def _require_ids(command: str, *values: str) -> None:
@@ -26,40 +29,25 @@ def _require_ids(command: str, *values: str) -> None:
 
 # --- links ----------------------------------------------------------------------------------
 
+# A node id is checked by _require_ids (an empty one is an invalid node id, exit 2).
+_NODE = NODE._replace(required=False)
+_TWO_NODES = (_NODE._replace(dest="a"), _NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
 
-def _common(parser) -> None:
-    add_cwd(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-
-
-def _links_parser():
-    parser = command_parser(
-        "links",
-        "List, add or remove links between nodes, or list a node's peers. "
-        "Exit 2 for an invalid node id or a node linked to itself, "
-        "1 when the link file cannot be written.",
-    )
-    sub = parser.add_subparsers(dest="action", metavar="list|add|remove|peers")
-    sub.required = True
-    _common(sub.add_parser("list", help="every valid link (ignored link files are named on stderr)"))
-    for name, text in (
-        ("add", "link A and B (idempotent; refreshes the discovery markers)"),
-        ("remove", "remove the link between A and B"),
-    ):
-        action = sub.add_parser(name, help=text, description=text)
-        action.add_argument("a", metavar="A")
-        action.add_argument("b", metavar="B")
-        _common(action)
-    peers = sub.add_parser("peers", help="the nodes linked to ID")
-    peers.add_argument("node", metavar="ID")
-    _common(peers)
-    return parser
+LINKS = Spec(
+    "links",
+    "List, add or remove links between nodes, or list a node's peers. Exit 2 for an invalid node id or a node "
+    "linked to itself, 1 when the link file cannot be written.",
+    actions=(
+        Spec("list", "every valid link (ignored link files are named on stderr)", (), ("cwd",), JSON_LIST),
+        Spec("add", "link NODE and PEER (idempotent; refreshes the discovery markers)", _TWO_NODES, ("cwd",), JSON_ONE),
+        Spec("remove", "remove the link between NODE and PEER", _TWO_NODES, ("cwd",), JSON_ONE),
+        Spec("peers", "the nodes linked to NODE", (_NODE,), ("cwd",), JSON_LIST),
+    ),
+)
 
 
-def run_links(argv: List[str]) -> int:
-    args = parse(_links_parser(), argv)
-    if args is None:
-        return EXIT_OK
+@command(LINKS)
+def run_links(args) -> int:
     args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
     return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
 
@@ -70,14 +58,14 @@ def _links_list(args) -> int:
     files = scan_link_files(args.cwd)
     valid = [f for f in files if f.pair is not None]
     ignored = [f.name for f in files if f.pair is None]
-    if args.json:
-        print_json({"links": [{"a": f.pair.a, "b": f.pair.b, "path": f.path} for f in valid], "ignored": ignored})
-        return EXIT_OK
-    if valid:
-        write_out("".join("%s -- %s\n" % (f.pair.a, f.pair.b) for f in valid))
+    print_list(args.json, valid, _link_data, lambda f: "%s -- %s\n" % (f.pair.a, f.pair.b))
     if ignored:
         error_line("links list: ignored (not valid link files): %s" % ", ".join(ignored))
     return EXIT_OK
+
+
+def _link_data(found) -> dict:
+    return {"a": found.pair.a, "b": found.pair.b, "path": found.path}
 
 
 def _links_add(args) -> int:
@@ -91,10 +79,8 @@ def _links_add(args) -> int:
         error_line("links add: %s" % refusal.message)
         return refusal.exit_code
     ensure_context_discovery(args.cwd)  # as the app does when a link is added
-    if args.json:
-        print_json({"linked": sorted([args.a, args.b]), "path": path})
-    else:
-        write_out("linked %s and %s (%s)\n" % (args.a, args.b, os.path.relpath(path, args.cwd)))
+    shown = "linked %s and %s (%s)\n" % (args.a, args.b, os.path.relpath(path, args.cwd))
+    print_one(args.json, {"linked": sorted([args.a, args.b]), "path": path}, shown)
     return EXIT_OK
 
 
@@ -114,7 +100,7 @@ def _links_remove(args) -> int:
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
     if args.json:
-        print_json({"removed": removed, "a": args.a, "b": args.b, "still_linked": still})
+        print_one(True, {"removed": removed, "a": args.a, "b": args.b, "still_linked": still}, None)
     elif removed:
         write_out("removed the link between %s and %s\n" % (args.a, args.b))
     else:
@@ -135,10 +121,7 @@ def _links_peers(args) -> int:
 
     _require_ids("links peers", args.node)
     peers = peers_of(args.cwd, args.node)
-    if args.json:
-        print_json({"node": args.node, "peers": peers})
-    elif peers:
-        write_out("".join(peer + "\n" for peer in peers))
+    print_list(args.json, peers, lambda peer: {"node": args.node, "peer": peer}, lambda peer: peer + "\n")
     return EXIT_OK
 
 
@@ -150,11 +133,6 @@ class NoIndexEntry(NotFound):
         super().__init__("index get: no transcript path recorded for %s in %s" % (node, cwd))
 
 
-class EmptyPath(UsageError):
-    def __init__(self) -> None:
-        super().__init__("index set: the transcript path is empty")
-
-
 class IndexWriteFailed(Refusal):
     def __init__(self, cwd: str, node: str) -> None:
         from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
@@ -164,22 +142,20 @@ class IndexWriteFailed(Refusal):
         )
 
 
-def _index_parser():
-    parser = command_parser("index", "Read or write the transcript path recorded for a node.")
-    sub = parser.add_subparsers(dest="action", metavar="get|set")
-    sub.required = True
-    get = sub.add_parser("get", help="print the path recorded for NODE (exit 1 when none)")
-    get.add_argument("node", metavar="NODE")
-    add_cwd(get)
-    text = (
-        "record PATH as NODE's transcript, as given: a relative PATH is taken from the project "
-        "directory when read, not from where this runs"
-    )
-    put = sub.add_parser("set", help=text, description=text)
-    put.add_argument("node", metavar="NODE")
-    put.add_argument("path", metavar="PATH")
-    add_cwd(put)
-    return parser
+INDEX = Spec(
+    "index",
+    "Read or write the transcript path recorded for a node.",
+    actions=(
+        Spec("get", "print the path recorded for NODE (exit 1 when none)", (_NODE,), ("cwd",)),
+        Spec(
+            "set",
+            "record PATH as NODE's transcript, as given: a relative PATH is taken from the project directory when "
+            "read, not from where this runs",
+            (_NODE, PATH._replace(help="a transcript path, recorded as given")),
+            ("cwd",),
+        ),
+    ),
+)
 
 
 def _harness_of(cwd: str, path: str):
@@ -192,12 +168,10 @@ def _harness_of(cwd: str, path: str):
     return None if found is None or found.name == harnesses.CLAUDE_CODE else found.name
 
 
-def run_index(argv: List[str]) -> int:
+@command(INDEX)
+def run_index(args) -> int:
     from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
 
-    args = parse(_index_parser(), argv)
-    if args is None:
-        return EXIT_OK
     args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     _require_ids("index " + args.action, args.node)
     if args.action == "get":
@@ -206,8 +180,6 @@ def run_index(argv: List[str]) -> int:
             raise NoIndexEntry(args.cwd, args.node)
         write_path(recorded)
         return EXIT_OK
-    if not args.path:
-        raise EmptyPath()
     if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
         raise IndexWriteFailed(args.cwd, args.node)
     if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):

@@ -12,6 +12,19 @@ imports the module on first use, and a module this build lacks reads as "no such
 harness" (None), never an ImportError.
 """
 
+__all__ = [
+    "CLAUDE_CODE",
+    "CODEX_CLI",
+    "DEFAULT_HARNESS",
+    "GEMINI_CLI",
+    "KNOWN_HARNESSES",
+    "available",
+    "for_path",
+    "for_payload",
+    "get",
+]
+
+
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 GEMINI_CLI = "gemini-cli"

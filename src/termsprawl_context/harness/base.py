@@ -51,12 +51,13 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
+__all__ = ["Harness", "Q_ENTRIES", "Q_IDENTITY", "Q_SUBAGENTS", "Session"]
+
+
 # The questions a harness may not be able to answer from its records (``supports``).
 Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them
 Q_SUBAGENTS = "subagents"  # `subagents`: a session's sub-agent transcripts and their metadata
 Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven to belong to it
-Q_LOCATE = "locate"  # `locate`/`assemble`: a record by uuid and its ancestry
-QUESTIONS = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY, Q_LOCATE)
 
 
 class Session(object):
@@ -175,7 +176,7 @@ class Harness(object):
         return None
 
     def supports(self, question: str) -> bool:
-        """Whether its records hold what ``question`` (one of ``QUESTIONS``) needs."""
+        """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
         return question == Q_ENTRIES
 
     # --- hooks -------------------------------------------------------------------------------

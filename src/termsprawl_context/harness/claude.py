@@ -1,6 +1,6 @@
 """Claude Code's own facts, in one place: the store, the folder encoding, record field
-names, title record kinds, the text the harness injects into a conversation, the hook
-payload and its JSON output, the settings file and hook entry, the skill path.
+names, title record kinds, the text the harness injects into a conversation, the settings
+file and hook entry, the skill path (the hook's payload and JSON output: claude_hooks.py).
 
 Observed on Claude Code 1.0 through 2.x records and documented behaviour; when Claude
 Code changes shape, this module is what changes. Nothing here reads a file: paths are
@@ -12,6 +12,33 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
+
+# The facts other modules read, packed (one a line would be a sixth of the file).
+# fmt: off
+__all__ = [
+    "AGENT_FILE_PREFIX", "AGENT_LAUNCH_WORD", "AGENT_META_SUFFIX", "ANSWER_JOIN", "ANSWER_PREFIXES",
+    "ANSWER_PREVIEW_MARK", "ANSWER_TRAILERS", "COMMAND_ARGS_TAG", "COMMAND_NAME_TAG", "COMPACTION_PREFIX",
+    "CONFIG_DIR_ENV", "DELEGATION_TOOLS", "FIELD_AGENT_ID", "FIELD_AI_TITLE", "FIELD_ATTACHMENT", "FIELD_CUSTOM_TITLE",
+    "FIELD_CWD", "FIELD_GIT_BRANCH", "FIELD_IS_COMPACT_SUMMARY", "FIELD_IS_META", "FIELD_IS_SIDECHAIN",
+    "FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY", "FIELD_LEAF_UUID", "FIELD_LOGICAL_PARENT_UUID", "FIELD_MESSAGE",
+    "FIELD_ORIGIN", "FIELD_PARENT_UUID", "FIELD_PROMPT_SOURCE", "FIELD_RENDERED_ROLE", "FIELD_SESSION_ID",
+    "FIELD_SUMMARY", "FIELD_TIMESTAMP", "FIELD_TOOL_USE_RESULT", "FIELD_TURN_COMPANION", "FIELD_TURN_ORIGIN",
+    "FIELD_TYPE", "FIELD_UUID", "HARNESS", "HOOK_EVENT_SESSION_START", "HOOK_REFUSAL_MARK", "HOOK_REFUSAL_PREFIX",
+    "INJECTED_PREFIXES", "INPUT_COMMAND", "INPUT_FILE_PATH", "INPUT_PATH_KEYS", "INPUT_QUESTION", "INPUT_QUESTIONS",
+    "INPUT_RUN_IN_BACKGROUND", "LOCAL_COMMAND_ANSWERS", "LOCAL_COMMAND_CAVEAT", "LOCAL_COMMAND_CAVEAT_OPEN",
+    "LOCAL_COMMAND_OPEN", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX", "META_AGENT_TYPE", "META_DESCRIPTION",
+    "META_SPAWN_DEPTH", "META_TOOL_USE_ID", "NOTICE_PREFIXES", "NOT_RUN_DENIED", "NOT_RUN_DENIED_OPENING",
+    "NOT_RUN_HOOK", "NOT_RUN_PREFIXES", "ORIGIN_KIND", "ORIGIN_KINDS_PERSON", "ORIGIN_KIND_TASK", "PROJECTS_SUBDIR",
+    "PROJECT_CONFIG_DIR", "PROJECT_DIR_ENV", "PROMPT_COMMAND_OPEN", "PROMPT_SOURCES_PERSON", "PROMPT_SOURCE_SYSTEM",
+    "QUEUED_COMMAND", "QUEUED_PROMPT_MODE", "SETTINGS_LOCAL_FILE", "SETTINGS_LOCAL_NAME",
+    "SUBAGENTS_DIR", "TASK_NOTIFICATION_MODE", "TASK_NOTIFICATION_OPEN", "TASK_STATUS_TAG",
+    "TASK_SUMMARY_TAG", "TASK_TERMINAL_STATUSES", "TITLE_AI", "TITLE_CUSTOM", "TITLE_SUMMARY", "TOOL_ASK_USER_QUESTION",
+    "TOOL_BASH", "TOOL_TASK_OUTPUT", "TRANSCRIPT_SUFFIX", "TURN_ORIGINS_PERSON", "TURN_ORIGIN_TASK", "TYPE_ASSISTANT",
+    "TYPE_ATTACHMENT", "TYPE_SYSTEM", "TYPE_USER", "config_dir", "current_session_path", "encode_project_dir",
+    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "skill_file",
+]
+# fmt: on
+
 
 # --- the store --------------------------------------------------------------------------
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # overrides ~/.claude
@@ -72,9 +99,6 @@ FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
 FIELD_AI_TITLE = "aiTitle"  # on ai-title records
 FIELD_SUMMARY = "summary"  # on summary records
 FIELD_LEAF_UUID = "leafUuid"  # a summary naming another session's leaf message
-
-FIELD_LEAF_UUID = "leafUuid"  # a summary's pointer to the message it summarises
-FIELD_SUMMARY = "summary"
 
 # The record types that carry a conversation turn; others are kept verbatim as unknown.
 TYPE_USER = "user"
@@ -185,62 +209,6 @@ NOT_RUN_PREFIXES = (
     (NOT_RUN_SAFETY, ("Contains brace with quote character",)),
 )
 
-# --- hook payload and output --------------------------------------------------------------
-HOOK_SESSION_ID = "session_id"
-HOOK_TRANSCRIPT_PATH = "transcript_path"
-HOOK_CWD = "cwd"
-HOOK_EVENT_NAME = "hook_event_name"
-HOOK_SOURCE = "source"  # SessionStart: startup, resume, clear, compact
-HOOK_SOURCES = ("startup", "resume", "clear", "compact")  # SessionStart's `source`
-SOURCE_STARTUP = "startup"
-SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same process
-# A command hook's JSON output (stdout, exit 0): Claude Code parses stdout as JSON when
-# it is one object, so nothing else may be printed there. Documented for SessionStart:
-# `systemMessage` (common field: shown to the user, not to the model) and, under
-# `hookSpecificOutput` (which must name its `hookEventName`), `additionalContext` (added to
-# the model's context before the first prompt) and `sessionTitle` (sets the session's
-# title, as /rename does; honoured from SessionStart since about v2.1.152, and Claude
-# Code then writes a custom-title record into the transcript).
-HOOK_OUTPUT_SYSTEM_MESSAGE = "systemMessage"  # shown to the user
-HOOK_OUTPUT_SPECIFIC = "hookSpecificOutput"
-HOOK_OUTPUT_EVENT_NAME = "hookEventName"  # required inside hookSpecificOutput
-HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's context
-HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
-# The common fields every event accepts, and SessionStart's specific ones, with their
-# JSON types: what a test checks hook output against.
-HOOK_OUTPUT_COMMON_FIELDS = {
-    "continue": bool,
-    "stopReason": str,
-    "suppressOutput": bool,
-    HOOK_OUTPUT_SYSTEM_MESSAGE: str,
-    HOOK_OUTPUT_SPECIFIC: dict,
-}
-SESSION_START_SPECIFIC_FIELDS = {
-    HOOK_OUTPUT_EVENT_NAME: str,
-    HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
-    HOOK_OUTPUT_SESSION_TITLE: str,
-}
-
-
-def session_start_output(
-    system_message: "Optional[str]" = None,
-    additional_context: "Optional[str]" = None,
-    session_title: "Optional[str]" = None,
-) -> dict:
-    """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
-    output = {}  # type: dict
-    specific = {}  # type: dict
-    if additional_context:
-        specific[HOOK_OUTPUT_ADDITIONAL_CONTEXT] = additional_context
-    if session_title:
-        specific[HOOK_OUTPUT_SESSION_TITLE] = session_title
-    if specific:
-        output[HOOK_OUTPUT_SPECIFIC] = dict([(HOOK_OUTPUT_EVENT_NAME, HOOK_EVENT_SESSION_START)], **specific)
-    if system_message:
-        output[HOOK_OUTPUT_SYSTEM_MESSAGE] = system_message
-    return output
-
-
 # --- the harness interface (harness/base.py) ------------------------------------------------
 from termsprawl_context.harness.base import Harness, Session  # noqa: E402
 
@@ -294,6 +262,8 @@ class ClaudeCodeHarness(Harness):
     # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        from termsprawl_context.harness.claude_hooks import session_start_output
+
         return session_start_output(system_message, additional_context, session_title)
 
 
@@ -484,25 +454,3 @@ def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str
         if accept is None or accept(candidate, session_id, tree):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""
-
-
-# The permission rules live in harness/claude_permissions.py (init and doctor need them,
-# the dump never does); their names still import from here, on first use.
-_PERMISSION_NAMES = (
-    "SETTINGS_PERMISSIONS",
-    "SETTINGS_ALLOW",
-    "SETTINGS_FILE_SHARED",
-    "SKILL_DIR_VARIABLE",
-    "BASH_TOOL",
-    "bash_rule",
-    "skill_rule",
-    "bash_rule_matches",
-)
-
-
-def __getattr__(name: str):
-    if name in _PERMISSION_NAMES:
-        from termsprawl_context.harness import claude_permissions
-
-        return getattr(claude_permissions, name)
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

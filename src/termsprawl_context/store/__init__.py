@@ -1,1 +1,3 @@
 """The harness's store: ``~/.claude/projects`` and the transcripts in it (read only)."""
+
+__all__ = []

@@ -32,10 +32,18 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
+__all__ = [
+    "AgentSignalCursor",
+    "background_agent_signals",
+    "background_agent_signals_since",
+    "running",
+    "running_background_agents",
+]
+
+
 LAUNCHED = "launched"  # a background Agent call whose receipt returned the agent's id
 ENDED = "ended"  # a <task-notification> for the agent with a terminal status
 
-MAX_LINE_BYTES = 16 * 1024 * 1024  # one line, its newline included
 FINGERPRINT_HEAD = 256  # bytes of the record's start in a cursor's check
 FINGERPRINT_TAIL = 4096  # bytes before the cursor's offset in its check
 # A line holding none of these (nor an awaited call's id) cannot carry a signal: the
@@ -237,13 +245,17 @@ def running_background_agents(path: str) -> Set[str]:
 
 
 def _lines(f, path: str):
-    """Each line with its newline (the last one maybe without), bounded."""
+    """Each line with its newline (the last one maybe without), within jsonl's bound and
+    cost model, failing closed: an unreadable line makes the signals unknown."""
+    bound = jsonl.MAX_LINE_BYTES
     while True:
-        raw = f.readline(MAX_LINE_BYTES + 1)
+        raw = f.readline(bound + 2)  # the line, its newline, and one byte to tell it is too long
         if not raw:
             return
-        if len(raw) > MAX_LINE_BYTES:
-            raise SignalsUnknown("transcript: read %s: a record is longer than %d bytes" % (path, MAX_LINE_BYTES))
+        if len(raw) - raw.endswith(b"\n") > bound:
+            raise SignalsUnknown("transcript: read %s: a record is longer than %d bytes" % (path, bound + 1))
+        if not jsonl.readable(raw):
+            raise SignalsUnknown("transcript: read %s: a record would take too much memory to decode" % path)
         yield raw
 
 
@@ -254,15 +266,6 @@ def _read_at(f, start: int, size: int) -> bytes:
 
 def _fingerprint(head: bytes, tail: bytes) -> str:
     return hashlib.sha256(head + tail).hexdigest()
-
-
-def fingerprint(f, offset: int) -> str:
-    """The check of a cursor at ``offset``: SHA-256 (hex) of the first <=256 bytes, then
-    the last <=4096 bytes before the offset (the two may overlap)."""
-    return _fingerprint(
-        _read_at(f, 0, min(offset, FINGERPRINT_HEAD)),
-        _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL)),
-    )
 
 
 def background_agent_signals_since(

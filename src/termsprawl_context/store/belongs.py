@@ -25,6 +25,25 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import RecordUnreadable, decode_line, iter_raw_lines, iter_records
 
+__all__ = [
+    "SESSION_ID_FIELD",
+    "SessionEvidence",
+    "TreeEvidence",
+    "WrongSession",
+    "WrongTree",
+    "belongs_to_session",
+    "belongs_to_tree",
+    "carries_session",
+    "check_belongs_to_session",
+    "check_belongs_to_tree",
+    "current_session_path",
+    "session_evidence",
+    "start_cwd",
+    "tree_evidence",
+    "within",
+]
+
+
 SESSION_ID_FIELD = cc.FIELD_SESSION_ID
 # The decoder matches keys case-insensitively: bytescan's test for such a key.
 _SESSION_ID_KEY = FoldedKey.of(SESSION_ID_FIELD)
@@ -37,18 +56,34 @@ def _decoded(raw: bytes) -> Optional[Entry]:
     return decode_entry(record) if record is not None else None
 
 
-class WrongSession(Refusal):
-    """The transcript at a path names another session and never this one."""
+class WrongRecord(Refusal):
+    """A record positively names another session or tree than the one asked; ``found``
+    is the first it names."""
 
     exit_code = EXIT_WRONG_RECORD
+
+    def __init__(self, message: str, path: str, found: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.found = found
+
+
+def _disagrees(readable: bool, agrees: bool, first_other: Optional[str]) -> bool:
+    """The one belongs-to rule: only a positive disagreement counts (the file was read,
+    no record agrees, and some record names another); an absence of evidence never does."""
+    return readable and not agrees and first_other is not None
+
+
+class WrongSession(WrongRecord):
+    """The transcript at a path names another session and never this one."""
 
     def __init__(self, path: str, found: str, session_id: str) -> None:
         super().__init__(
             "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
-            % (path, found, session_id)
+            % (path, found, session_id),
+            path,
+            found,
         )
-        self.path = path
-        self.found = found
         self.session_id = session_id
 
 
@@ -92,8 +127,7 @@ def belongs_to_session(path: str, session_id: str) -> bool:
     (left to whoever reads it properly to report) all answer True."""
     if not session_id:
         return True
-    evidence = session_evidence(path, session_id)
-    return not evidence.readable or evidence.carries or evidence.first_foreign is None
+    return not _disagrees(*session_evidence(path, session_id))
 
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
@@ -102,8 +136,8 @@ def check_belongs_to_session(path: str, session_id: str) -> None:
     if not session_id:
         return
     evidence = session_evidence(path, session_id)
-    if evidence.readable and not evidence.carries and evidence.first_foreign is not None:
-        raise WrongSession(path, evidence.first_foreign, session_id)
+    if _disagrees(*evidence):
+        raise WrongSession(path, evidence.first_foreign or "", session_id)
 
 
 def carries_session(path: str, session_id: str) -> bool:
@@ -115,18 +149,16 @@ def carries_session(path: str, session_id: str) -> bool:
 # --- the tree a record was written in ----------------------------------------------------------
 
 
-class WrongTree(Refusal):
+class WrongTree(WrongRecord):
     """The transcript at a path was written in another working tree than the one asked."""
-
-    exit_code = EXIT_WRONG_RECORD
 
     def __init__(self, path: str, found: str, cwd: str) -> None:
         super().__init__(
             "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
-            % (path, found, cwd)
+            % (path, found, cwd),
+            path,
+            found,
         )
-        self.path = path
-        self.found = found
         self.cwd = cwd
 
 
@@ -182,8 +214,7 @@ def belongs_to_tree(path: str, cwd: str) -> bool:
     disagreement, never an absence of evidence."""
     if not cwd:
         return True
-    evidence = tree_evidence(path, cwd)
-    return not evidence.readable or evidence.inside or evidence.first_cwd is None
+    return not _disagrees(*tree_evidence(path, cwd))
 
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
@@ -192,8 +223,8 @@ def check_belongs_to_tree(path: str, cwd: str) -> None:
     if not cwd:
         return
     evidence = tree_evidence(path, cwd)
-    if evidence.readable and not evidence.inside and evidence.first_cwd is not None:
-        raise WrongTree(path, evidence.first_cwd, cwd)
+    if _disagrees(*evidence):
+        raise WrongTree(path, evidence.first_cwd or "", cwd)
 
 
 def start_cwd(path: str) -> str:

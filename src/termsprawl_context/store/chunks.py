@@ -7,8 +7,9 @@ them run near the speed of the disk cache, and a line longer than ``MAX_LINE_BYT
 never held. Reads are positional (``os.pread``), so processes forked to share a scan
 can read one inherited descriptor without moving each other's file position.
 
-Bytes only: nothing here knows JSON or Claude Code. (It could move into ``jsonl``,
-whose bound it shares; ``jsonl.iter_lines`` yields one line at a time, this a chunk.)
+Bytes only: nothing here knows JSON or any harness. It is the chunked reader of
+``jsonl``'s family, under its one bound: ``jsonl.iter_lines`` yields one line at a time,
+this a chunk of them (``chunk_lines`` splits one into lines).
 """
 
 import os
@@ -22,8 +23,15 @@ if TYPE_CHECKING:
 # Files are read in blocks of this size.
 BLOCK_SIZE = 1 << 20
 
-# The longest line any store reader holds: jsonl's bound, so every reader of the
-# package agrees on which lines are unreadable.
+__all__ = [
+    "chunk_lines",
+    "iter_blocks",
+    "iter_chunks",
+]
+
+# The longest line held: jsonl's one bound (named here too so that a test can lower it
+# for the chunked reader alone), so every reader of the package agrees on which lines
+# are unreadable.
 MAX_LINE_BYTES = jsonl.MAX_LINE_BYTES
 
 
@@ -60,9 +68,11 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
 
 
 def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":
-    """The offset of the first line that begins at or after ``start`` (> 0): just past
-    the first newline at or after ``start - 1``; None when there is none. A giant line
-    in the way is streamed past, a block at a time."""
+    """The offset of the first line that begins at or after ``start``: 0 for 0, else
+    just past the first newline at or after ``start - 1``; None when there is none. A
+    giant line in the way is streamed past, a block at a time."""
+    if start <= 0:
+        return 0
     pos = start - 1
     while True:
         got = _read(read_into, buf, 0, block_size, pos)
@@ -72,6 +82,17 @@ def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) ->
         if newline >= 0:
             return pos + newline + 1
         pos += got
+
+
+def _carry(buf: bytearray, begin: int, end: int, max_line: int) -> "Tuple[int, bool]":
+    """Move ``buf[begin:end]``, a line still open, to the buffer's start: ``(its length,
+    False)``; or ``(0, True)`` when it is already over ``max_line``, to be skipped up to
+    its newline."""
+    if end - begin > max_line:
+        return 0, True
+    if begin:
+        buf[: end - begin] = buf[begin:end]
+    return end - begin, False
 
 
 def iter_chunks(
@@ -91,20 +112,14 @@ def iter_chunks(
     share out a file's lines exactly once. A line longer than ``max_line`` bytes
     (newline excluded) is never yielded nor held: it is read past and a new chunk
     begins after it. Chunks are about ``block_size`` bytes. (The defaults,
-    ``MAX_LINE_BYTES`` and ``BLOCK_SIZE``, are read at each call.)
-    """
+    ``MAX_LINE_BYTES`` and ``BLOCK_SIZE``, are read at each call.)"""
     max_line = MAX_LINE_BYTES if max_line is None else max_line
     block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
     read_into = reader(f)
     buf = bytearray(block_size)
-    if start > 0:
-        found = _first_line_start(read_into, buf, start, block_size)
-        if found is None:
-            return
-        start = found
-    if stop is not None and start >= stop:
+    pos = _first_line_start(read_into, buf, start, block_size)  # the next byte to read
+    if pos is None or (stop is not None and pos >= stop):
         return
-    pos = start  # the next byte to read
     kept = 0  # buf[:kept] is the line in progress, begun in an earlier block
     skipping = False  # inside a line over the bound: drop bytes up to its newline
     while True:
@@ -115,22 +130,16 @@ def iter_chunks(
         pos += got
         end = kept + got
         begin = 0
-        if skipping:  # kept == 0
-            newline = buf.find(b"\n", 0, end)
-            if newline < 0:
+        if skipping:  # kept == 0: drop bytes up to the long line's newline
+            begin = buf.find(b"\n", 0, end) + 1
+            if not begin:
                 continue
             skipping = False
-            begin = newline + 1
             if stop is not None and base + begin >= stop:
                 return
         last = buf.rfind(b"\n", max(begin, kept), end)
         if last < 0:
-            if end - begin > max_line:
-                kept, skipping = 0, True
-            else:
-                if begin:
-                    buf[: end - begin] = buf[begin:end]
-                kept = end - begin
+            kept, skipping = _carry(buf, begin, end, max_line)
             continue
         if kept:
             first = buf.find(b"\n", kept, end)
@@ -139,20 +148,49 @@ def iter_chunks(
         if begin <= last:
             at = base + begin
             if stop is not None and at + last + 1 - begin > stop:
-                if at < stop:
-                    # Keep the lines that begin before stop: up to the newline ending
-                    # the line that holds byte stop - 1.
+                if at < stop:  # the lines that begin before stop, up to the one holding byte stop - 1
                     yield at, buf, begin, buf.find(b"\n", begin + stop - 1 - at, last + 1) + 1
                 return
             yield at, buf, begin, last + 1
-        kept = end - last - 1
-        if kept:
-            buf[:kept] = buf[last + 1 : end]
+        kept, skipping = _carry(buf, last + 1, end, max_line)
     if kept and not skipping and (stop is None or pos - kept < stop):
         yield pos - kept, buf, 0, kept
 
 
-def iter_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
+def iter_blocks(
+    f: "BinaryIO", block_size: "Optional[int]" = None, max_line: "Optional[int]" = None
+) -> "Iterator[Tuple[int, bytes, int, int]]":
+    """``iter_chunks``' chunks from ``f``'s position to its end, each in a fresh ``bytes``:
+    ``(offset, block, begin, end)``, ``block[begin:end]`` whole lines beginning at file
+    ``offset``, under the same bound. For a caller that transforms every chunk whole
+    (``search`` lowercases it) and so copies it anyway: a fresh block of one size costs
+    nothing more, where a copy out of the reused buffer costs the allocator fresh pages."""
+    max_line = MAX_LINE_BYTES if max_line is None else max_line
+    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
+    carry = b""
+    base = f.tell()  # the file offset of carry's first byte
+    skipping = False  # inside a line over the bound
+    while True:
+        data = f.read(block_size)
+        block = carry + data if carry else data
+        if not block:
+            return
+        cut = len(block) if not data else block.rfind(b"\n") + 1  # a last line without a newline is a line
+        if not cut:
+            carry, skipping = (b"", True) if skipping or len(block) > max_line else (block, False)
+            base += len(block) if skipping else 0
+            continue
+        first = block.find(b"\n", 0, cut)
+        begin = first + 1 if skipping or (carry and first > max_line) else 0
+        if begin < cut:
+            yield base + begin, block, begin, cut
+        if not data:
+            return
+        carry, skipping = block[cut:], False
+        base += cut
+
+
+def chunk_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
     """``(offset, raw)`` of every line in ``iter_chunks``' chunks, without its newline,
     as bytes (a copy: safe to keep)."""
     for at, buf, begin, end in chunk_iter:

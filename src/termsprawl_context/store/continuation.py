@@ -33,8 +33,30 @@ from termsprawl_context.transcript.record import (
     decode_line,
     entry_at,
     iter_raw_lines,
-    iter_records,
 )
+
+__all__ = [
+    "ByteSearchSiblings",
+    "CHAIN_RUNAWAY",
+    "CONTINUATION_MISSING",
+    "ChainRunaway",
+    "ContinuationMissing",
+    "Degraded",
+    "Identity",
+    "MAX_RESTART_HOPS",
+    "MAX_WALK_VISITS",
+    "NO_ORIGIN_RECORD",
+    "NO_PROJECT_DIR",
+    "NoOriginRecord",
+    "NoProjectDir",
+    "Origin",
+    "origin_record",
+    "project_dir_of_record",
+    "resolve_stable_session_id",
+    "scan_bytes",
+    "stable_session_id",
+]
+
 
 TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 
@@ -115,35 +137,6 @@ def _origin_of(entry: Entry) -> Origin:
 
 def _is_origin(entry: Optional[Entry]) -> bool:
     return entry is not None and not entry.parent_uuid
-
-
-class PlainSiblings:
-    """The oracle: every sibling is read whole and every line parsed, once."""
-
-    def __init__(self) -> None:
-        self._facts = {}  # type: Dict[str, Tuple[Optional[Origin], Set[str]]]
-
-    def _read(self, path: str) -> Tuple[Optional[Origin], Set[str]]:
-        facts = self._facts.get(path)
-        if facts is None:
-            origin = None
-            uuids = set()
-            for line, record in iter_records(path):
-                entry = entry_at(line, record)
-                if entry is None:
-                    continue
-                uuids.add(entry.uuid)
-                if origin is None and _is_origin(entry):
-                    origin = _origin_of(entry)
-            facts = self._facts[path] = (origin, uuids)
-        return facts
-
-    def origin(self, path: str) -> Optional[Origin]:
-        return self._read(path)[0]
-
-    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
-        held = self._read(path)[1]
-        return any(u in held for u in uuids)
 
 
 # Chunks of the byte search (bytescan's): no more than the line bound, so a line that
@@ -426,7 +419,7 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     Raises what leaves nothing to key on: NoTranscriptPath, RecordUnreadable (the
     starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
     NoProjectDir when a continuation must be crossed with no ``project_dir``.
-    ``siblings`` is the sibling reader (default: ByteSearchSiblings; PlainSiblings is
+    ``siblings`` is the sibling reader (default: ByteSearchSiblings; the tests' PlainSiblings is
     the oracle it must agree with)."""
     origin = origin_record(path)
     if not origin.logical_parent:

@@ -13,6 +13,9 @@ from typing import Any, Optional, Tuple
 
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_TOO_FRESH, NotFound
 
+__all__ = ["check_fresh"]
+
+
 FRESHNESS_SECONDS = 60
 
 TOO_FRESH = "WARNING \u2014 {path} was modified {age}s ago (< {limit} s threshold); " "skipping in-progress transcript."

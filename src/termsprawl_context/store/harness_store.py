@@ -1,8 +1,9 @@
 """The stores of the harnesses other than Claude Code, through the harness interface.
 
-Claude Code's store keeps its own fast readers (``sessions``, ``resolve``, ``search``,
-``session_lookup``): their answers are fixed by the fidelity tests. The other harnesses'
-stores are read here, harness-neutrally: each harness lists its transcripts
+Claude Code's store keeps its own fast readers (``sessions``, ``search``): their answers
+are fixed by the fidelity tests. The catalog (``store.catalog``) lists and names every
+store's sessions; the other harnesses' sessions are described and searched here,
+harness-neutrally: each harness lists its transcripts
 (``Harness.sessions``) and normalises its records (``Harness.entries``), and the rules
 (what the person typed, what the assistant said, what a tool call and result hold) are
 the record model's, as for Claude Code. Everything fails open per file: a transcript
@@ -10,21 +11,24 @@ that cannot be read is passed over.
 """
 
 import os
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterator, NamedTuple, Optional, Sequence
 
 from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.store.catalog import HarnessSession, other_sessions
 from termsprawl_context.transcript import entry as records
 
-LATEST = "latest"
+__all__ = [
+    "TITLE_MAX_CHARS",
+    "HarnessSession",
+    "HarnessSessionInfo",
+    "NotRecorded",
+    "require_claude_record",
+    "chosen_harnesses",
+    "describe",
+    "search_other",
+]
+
 TITLE_MAX_CHARS = 200
-
-
-class HarnessSession(NamedTuple):
-    harness: str
-    session_id: str
-    path: str
-    mtime: float
-    size: int
 
 
 class HarnessSessionInfo(NamedTuple):
@@ -49,11 +53,6 @@ class HarnessSessionInfo(NamedTuple):
         data = self._asdict()
         data["modified"] = iso_utc(self.mtime)
         return data
-
-
-class AmbiguousHarnessPrefix(Refusal):
-    def __init__(self, partial: str, ids: List[str]) -> None:
-        super().__init__("ambiguous session prefix %s: %s" % (partial, ", ".join(ids)))
 
 
 class NotRecorded(Refusal):
@@ -89,22 +88,6 @@ def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
     return [h for h in harnesses.available() if include_claude or h.name != harnesses.CLAUDE_CODE]
 
 
-def other_sessions(chosen: list, environ=None) -> List[HarnessSession]:
-    """Every transcript of the chosen non-Claude harnesses' stores, oldest first."""
-    found = []
-    for harness in chosen:
-        if harness.name == "claude-code":
-            continue
-        for session in harness.sessions(environ):
-            try:
-                st = os.stat(session.path)
-            except OSError:
-                continue
-            found.append(HarnessSession(harness.name, session.session_id, session.path, st.st_mtime, st.st_size))
-    found.sort(key=lambda s: (s.mtime, s.path))
-    return found
-
-
 def describe(session: HarnessSession) -> HarnessSessionInfo:
     """One session's listing fields: the first typed prompt (its title), the working
     directory and the first timestamp, read forward only as far as that prompt; the
@@ -124,62 +107,16 @@ def describe(session: HarnessSession) -> HarnessSessionInfo:
             if typed:
                 first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
                 break
-        else:
-            return HarnessSessionInfo(
-                session.harness,
-                session.session_id,
-                session.path,
-                session.mtime,
-                session.size,
-                "",
-                "",
-                cwd,
-                start,
-                end,
-                sidechain,
-            )
-        backwards = harness.entries_reverse(session.path)
-        for entry in backwards if backwards is not None else harness.entries(session.path):
-            if entry.timestamp:
-                end = entry.timestamp
-                if backwards is not None:
-                    break
+        if first:
+            backwards = harness.entries_reverse(session.path)
+            for entry in backwards if backwards is not None else harness.entries(session.path):
+                if entry.timestamp:
+                    end = entry.timestamp
+                    if backwards is not None:
+                        break
     except OSError:
         pass
-    return HarnessSessionInfo(
-        session.harness,
-        session.session_id,
-        session.path,
-        session.mtime,
-        session.size,
-        first,
-        first,
-        cwd,
-        start,
-        end,
-        sidechain,
-    )
-
-
-def resolve_other(name: str, chosen: list, environ=None) -> Tuple[str, str, str]:
-    """``(session id, path, harness)`` of the one session among the chosen stores whose
-    id is or starts with ``name``, or the newest (``latest``). NotFound, or a refusal
-    naming the ids a prefix fits."""
-    sessions = other_sessions(chosen, environ)
-    if name == LATEST:
-        if not sessions:
-            raise NotFound("no sessions found")
-        newest = sessions[-1]
-        return newest.session_id, newest.path, newest.harness
-    exact = [s for s in sessions if s.session_id == name]
-    fits = exact or [s for s in sessions if s.session_id.startswith(name)]
-    ids = sorted({s.session_id for s in fits})
-    if not ids:
-        raise NotFound("no session matching %s" % name)
-    if len(ids) > 1:
-        raise AmbiguousHarnessPrefix(name, ids)
-    pick = [s for s in fits if s.session_id == ids[0]][-1]
-    return pick.session_id, pick.path, pick.harness
+    return HarnessSessionInfo(*session, first, first, cwd, start, end, sidechain)
 
 
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
@@ -188,6 +125,7 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
     are ``store.search.entry_texts``'s (the peer's own conversation)."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.search import entry_texts, snippet
+    from termsprawl_context.store.session_titles import session_title
 
     left = limit
     for session in reversed(other_sessions(chosen, environ)):
@@ -204,7 +142,8 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
                     if found is None:
                         continue
                     if title is None:
-                        title = describe(session).title or session.session_id
+                        title = session_title(session.path, session.session_id, harness=session.harness).text
+                        title = title or session.session_id
                     yield session, title, entry, kind, snippet(*found)
                     left -= 1
                     break

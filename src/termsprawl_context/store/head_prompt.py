@@ -9,40 +9,16 @@ than it did: the head bound plus the tail window.
 
 from typing import BinaryIO, Iterator, Union
 
+from termsprawl_context.byte_windows import iter_lines_within
 from termsprawl_context.bytescan import Needles, candidate_lines
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import first_typed_prompt
 
-BLOCK_BYTES = 1 << 16
+__all__ = ["first_prompt_in", "prompt_past_head"]
+
 # Only a line whose bytes hold the user type's token can be a user entry (bytescan's
 # escape rule keeps the filter exact).
 _USER_LINES = Needles.of([b'"user"'])
-
-
-def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
-    """The lines of ``f`` that end before ``limit`` bytes from the file's start, read
-    from offset ``start`` on; ``leftover`` is what was read before ``start`` past the
-    last whole line (the start of the first line). A line still open at ``limit`` is
-    not a line of the window; a last line torn at the end of the file is."""
-    pending = bytes(leftover)
-    pos = start
-    f.seek(start)
-    while pos < limit:
-        block = f.read(min(BLOCK_BYTES, limit - pos))
-        if not block:
-            if pending:
-                yield pending  # the file ends without a newline: a torn last line
-            return
-        pos += len(block)
-        data = pending + block if pending else block
-        begin = 0
-        while True:
-            cut = data.find(b"\n", begin)
-            if cut < 0:
-                break
-            yield data[begin:cut]
-            begin = cut + 1
-        pending = data[begin:]
 
 
 def first_prompt_in(lines: Iterator[bytes]) -> str:

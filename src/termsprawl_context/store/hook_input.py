@@ -14,6 +14,15 @@ from termsprawl_context.errors import Refusal
 from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
+__all__ = [
+    "checked_hook_input",
+    "claude_hook_input",
+    "parse_payload",
+    "read_payload_bytes",
+    "validate_transcript_under",
+]
+
+
 # A payload larger than this is refused, not cut. A real one is a few hundred bytes (a
 # session id, paths, an event name); no harness sends a MiB. Parsed whole, a payload at
 # the limit costs at most about 30 MiB however dense its values (under the 64 MB bound).
@@ -179,9 +188,11 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     raise InvalidTranscriptPath("must be under %s" % store)
 
 
-def parse_hook_input(data: bytes, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> HookInput:
-    """Validate a payload already read: the seed's checks, in the seed's order."""
-    return checked_hook_input(parse_payload(data), lambda path: validate_transcript_path(path, projects_dir, environ))
+def claude_hook_input(
+    payload: Dict[str, Any], projects_dir: str, environ: Optional[Mapping[str, str]] = None
+) -> HookInput:
+    """A Claude Code payload already parsed, checked: the seed's checks, in the seed's order."""
+    return checked_hook_input(payload, lambda path: validate_transcript_path(path, projects_dir, environ))
 
 
 def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
@@ -204,18 +215,6 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
         source=payload.get("source") or "",
         raw=payload,
     )
-
-
-def read_hook_input(stream: BinaryIO, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> HookInput:
-    """Read a hook payload (at most ``HOOK_INPUT_MAX_BYTES``) from ``stream`` and
-    validate it. Raises a ``HookInputError`` subclass with the seed's message."""
-    try:
-        data = read_limited(stream)
-    except HookInputError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise HookInputError("failed to read hook input: %s" % exc) from None
-    return parse_hook_input(data, projects_dir, environ)
 
 
 def read_payload_bytes(stream: BinaryIO) -> bytes:

@@ -28,8 +28,11 @@ from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where
 from termsprawl_context.errors import NotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import iter_chunks, iter_lines
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
+
+__all__ = ["UuidSpellings", "locate", "locate_or_refuse", "scan_file"]
+
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 
@@ -166,7 +169,7 @@ def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
     contains = False
     max_ts = ""
     parse = jsonl.parse_object
-    for _at, raw in iter_lines(iter_chunks(f)):
+    for _at, raw in chunk_lines(iter_chunks(f)):
         obj = parse(raw)
         if obj is None:
             continue

@@ -15,3 +15,5 @@ from termsprawl_context.harness.claude import (  # noqa: F401  (the store layer'
     projects_dir,
     resolve_work_dir,
 )
+
+__all__ = ["CONFIG_DIR_ENV", "encode_project_dir", "projects_dir", "resolve_work_dir"]

@@ -7,6 +7,9 @@ from typing import Optional, Tuple
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.store.belongs import carries_session
 
+__all__ = ["STARTUP_SOURCE", "SUBAGENT_DIR", "SUBAGENT_PREFIX", "TRANSCRIPT_SUFFIX", "relocate_record"]
+
+
 TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 SUBAGENT_DIR = cc.SUBAGENTS_DIR
 SUBAGENT_PREFIX = cc.AGENT_FILE_PREFIX

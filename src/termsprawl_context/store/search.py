@@ -11,7 +11,8 @@ the two non-ASCII characters that lowercase to ASCII (U+0130, U+212A): only such
 are parsed. A needle with no such run, and every ``--regex``, parses every line. The
 plain algorithm (parse every line, then match) is the oracle the tests hold this to.
 
-The store is only read; a line longer than ``MAX_LINE_BYTES`` is not searched.
+The store is only read, in chunks of whole lines (``store.chunks``); a line longer than
+``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import os
@@ -29,16 +30,18 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
 from termsprawl_context.errors import UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
+from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
-from termsprawl_context.store.resolve import session_files
-from termsprawl_context.store.session_meta import session_metadata
+from termsprawl_context.store.catalog import session_files
+from termsprawl_context.store.session_titles import Titles
 from termsprawl_context.transcript import entry as records
 
-KIND_HUMAN = "human"
+KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
+KIND_PERSON_BEFORE = "human"  # the word --in took before; still accepted
 KIND_ASSISTANT = "assistant"
 KIND_TOOL = "tool"
-KINDS = (KIND_HUMAN, KIND_ASSISTANT, KIND_TOOL)
-DEFAULT_KINDS = (KIND_HUMAN, KIND_ASSISTANT)
+KINDS = (KIND_PERSON, KIND_ASSISTANT, KIND_TOOL)
+DEFAULT_KINDS = (KIND_PERSON, KIND_ASSISTANT)
 # A sub-agent's record, searched with no --in given: every kind, tool output included. Its
 # tools' output is the only record of what it did (the dispatching session sees only its
 # report: Claude Code 2.1.328's sub-agents run in the background by default).
@@ -46,7 +49,6 @@ SUBAGENT_DEFAULT_KINDS = KINDS
 DEFAULT_LIMIT = 50
 SNIPPET_CONTEXT = 40  # characters shown on each side of a hit
 CHUNK_BYTES = 1 << 20
-MAX_LINE_BYTES = 64 << 20  # bounds memory on one line; longer lines are passed over
 # Below this many bytes a fork costs more than the second core saves (measured).
 PARALLEL_MIN_BYTES = 32 << 20
 FIRST_BATCH_BYTES = 8 << 20  # a search stopped by its limit reads little more than this
@@ -200,7 +202,7 @@ def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = Fal
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
-        kind = KIND_ASSISTANT if subagent else KIND_HUMAN
+        kind = KIND_ASSISTANT if subagent else KIND_PERSON
         if kind in kinds:
             found.extend((kind, t) for t in records.typed_texts(entry))
     if who == records.ASSISTANT:
@@ -277,40 +279,17 @@ def search_file(
     """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
     file order, at most ``limit`` (``subagent``: the file is a sub-agent's own record).
     Raises OSError when it cannot be read."""
-    hits = []
+    hits = []  # type: List[tuple]
     with open_regular(path) as f:
-        carry = b""
-        base = 0  # file offset of carry's first byte
-        skipping = False  # inside a line longer than MAX_LINE_BYTES
-        while limit is None or len(hits) < limit:
-            data = f.read(CHUNK_BYTES)
-            at_end = not data
-            block = carry + data if carry else data
-            if at_end:
-                cut = len(block)  # a last line without a newline is a line
-            else:
-                cut = block.rfind(b"\n")
-                if cut < 0:
-                    carry = block
-                    if len(carry) > MAX_LINE_BYTES:
-                        base += len(carry)
-                        carry, skipping = b"", True
-                    continue
-            skip = 0
-            if skipping:  # the rest of a line too long to search
-                first = block.find(b"\n", 0, cut)
-                skip = cut if first < 0 else first + 1
-                skipping = False
-            for start, end in candidate_lines(block, skip, cut, matcher.prefilter):
-                found = match_line(block[start:end], base + start, matcher, kinds, subagent)
+        for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
+            for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
+                found = match_line(block[start:stop], at + start - begin, matcher, kinds, subagent)
                 if found is not None:
-                    hits.append((base + start,) + found)
+                    hits.append((at + start - begin,) + found)
                     if limit is not None and len(hits) >= limit:
                         break
-            if at_end:
+            if limit is not None and len(hits) >= limit:
                 break
-            carry = block[cut + 1 :]
-            base += cut + 1
         numbers = line_numbers(f, [h[0] for h in hits])
     return [(numbers.get(hit[0], 0),) + hit for hit in hits]
 
@@ -387,7 +366,7 @@ def search_store(
     left = limit
     units = list(_units(session_files(projects_dir, project), subagents))
     weights = [file_weight(u.path) for u in units]
-    titles = {}
+    titles = Titles()  # as `find` and `show` title a session (its folder's summaries included)
     for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
@@ -403,9 +382,7 @@ def search_store(
                 continue
             found = found[:left]
             session = unit.session
-            if session.path not in titles:
-                titles[session.path] = session_metadata(session.path, session.session_id).title
-            title = titles[session.path]
+            title = titles.text(session.path, session.session_id)
             for line, offset, kind, snip, timestamp, uuid in found:
                 yield Hit(
                     unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id
@@ -414,9 +391,10 @@ def search_store(
 
 
 def parse_kinds(value: str) -> Tuple[str, ...]:
-    """``human,assistant,tool`` (any non-empty subset, any order) as a tuple; a
-    UsageError names the unknown word."""
+    """``person,assistant,tool`` (any non-empty subset, any order; ``human`` is
+    ``person``) as a tuple; a UsageError names the unknown word."""
     words = [w.strip() for w in value.split(",")]
+    words = [KIND_PERSON if w == KIND_PERSON_BEFORE else w for w in words]
     if not value or any(w not in KINDS for w in words):
         bad = next((w for w in words if w not in KINDS), "")
         raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))

@@ -24,6 +24,21 @@ from termsprawl_context.transcript.titles import (
     typed_prompt,
 )
 
+__all__ = [
+    "MAX_METADATA_FIELD_SIZE",
+    "FIRST_USER_MESSAGE_MAX_BYTES",
+    "SummaryLink",
+    "ExtractionResult",
+    "SessionMetadata",
+    "HeadFacts",
+    "TailFacts",
+    "extract_metadata_from_lines",
+    "entry_of_line",
+    "scan_tail",
+    "combine",
+    "tail_summary_links_plain",
+]
+
 # The backend limit the seed truncates against; first user messages get half of it.
 MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
@@ -46,8 +61,14 @@ class ExtractionResult(NamedTuple):
 
 
 class SessionMetadata(NamedTuple):
-    """What a transcript's head and tail say about its session."""
+    """What a transcript's head and tail say about its session, after where its file
+    is (blank when described from its lines alone; ``sessions.SessionInfo`` fills them)."""
 
+    session_id: str = ""
+    transcript_path: str = ""
+    project_path: str = ""  # the transcript's folder, relative to the projects dir
+    mtime: float = 0.0
+    size: int = 0
     summary: str = ""
     first_user_message: str = ""
     summary_links: Tuple[SummaryLink, ...] = ()

@@ -42,19 +42,10 @@ from termsprawl_context.store.session_facts import (  # noqa: F401
     scan_tail,
     tail_summary_links_plain,
 )
-from termsprawl_context.store.session_scan import (  # noqa: F401
-    TITLE_KEY_SUFFIX,
-    _HeadIndex,
-    _KIND_RE,
-    _line_entry,
-    _scan_head,
-    _SUMMARY_KIND_RE,
-    _TITLE_KEY_RE,
-    _TOKEN_CWD,
-    _TOKEN_SUMMARY_KIND,
-    _TOKEN_TIMESTAMP,
-    _TOKEN_USER,
-    scan_head_window,
+from termsprawl_context.store.session_scan import (
+    TOKEN_TIMESTAMP,
+    HeadIndex,
+    scan_head,
     scan_tail_window,
     tail_summary_links,
 )
@@ -67,6 +58,20 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     TITLE_PROMPT,
     TITLE_SUMMARY,
 )
+
+__all__ = [
+    "MAX_BYTES_PER_SESSION",
+    "SessionMetadata",
+    "SummaryLink",
+    "extract_metadata_from_lines",
+    "read_buffers",
+    "read_head",
+    "read_session_metadata",
+    "read_tail_past",
+    "session_metadata",
+    "tail_links_past_head",
+]
+
 
 # The seed reads at most this many lines for summary and first user message: both are
 # expected near the beginning, and transcripts can be very large.
@@ -83,13 +88,6 @@ HEAD_BLOCK_BYTES = 1 << 16
 TAIL_MAX_BYTES = 1 << 16
 # What describing one session may read, whatever the file's size.
 MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
-
-
-def extract_session_metadata(path: str) -> ExtractionResult:
-    """The seed's ExtractSessionMetadata: extraction over the head of the file at
-    ``path``; an empty result when it cannot be opened as a regular file."""
-    meta = session_metadata(path)
-    return ExtractionResult(meta.summary, meta.first_user_message, meta.summary_links)
 
 
 def read_buffers() -> windows.ReadBuffers:
@@ -116,10 +114,17 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
     return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
 
 
-def tail_links_past_head(f: BinaryIO, size: int) -> List[SummaryLink]:
-    """``tail_summary_links`` of the open transcript ``f``, past its head's lines."""
-    window = read_head(f, size)
-    tail = windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
+    """The tail window of the open transcript ``f`` whose head is ``window`` (a slice of
+    the head's own bytes when the head holds the whole file)."""
+    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+
+
+def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
+    """``tail_summary_links`` of the open transcript ``f``, past its head's lines
+    (``window``: its head, when the caller read it already)."""
+    window = read_head(f, size) if window is None else window
+    tail = read_tail_past(f, size, window)
     return tail_summary_links(tail, None, past_head(window, tail, size))
 
 
@@ -140,7 +145,7 @@ def read_session_metadata(
     ``tail_links_out``, when given, gets the summary links of the tail window's lines
     past the head (``tail_summary_links``): they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
-    index = _HeadIndex(window)
+    index = HeadIndex(window)
     if window.whole_file:
         tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
     else:
@@ -156,7 +161,7 @@ def read_session_metadata(
     tail = scan_tail_window(tail_window, session_id, escaped, begin)
     # A custom title in the tail outranks every title the head could hold: the head's
     # title entries are then ignored.
-    head = _scan_head(index, session_id, titles=not tail.custom_title)
+    head = scan_head(index, session_id, titles=not tail.custom_title)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
         leftover = window.data[last_end : window.length]
@@ -181,7 +186,7 @@ def read_session_metadata(
 def _last_timestamp(window: HeadWindow) -> str:
     for index in range(len(window.ends) - 1, -1, -1):
         raw = window.line(index)
-        if _TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
+        if TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
             entry = entry_of_line(raw)
             if entry is not None and entry.timestamp:
                 return entry.timestamp

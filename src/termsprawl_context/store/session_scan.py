@@ -26,6 +26,9 @@ from termsprawl_context.store.session_facts import (
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
+__all__ = ["HeadIndex", "TOKEN_TIMESTAMP", "scan_head", "scan_head_window", "scan_tail_window", "tail_summary_links"]
+
+
 # The prefilter. Each fact is decided by lines of one kind, and a line of that kind
 # must hold the kind's token in its bytes, unless a JSON escape spells one of the
 # token's ASCII characters (\u0020-\u007f). Lines holding such an escape (never
@@ -33,7 +36,7 @@ from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 # so the filter spares parses without ever changing an answer.
 _TOKEN_USER = b'"user"'
 _TOKEN_CWD = b'"cwd"'
-_TOKEN_TIMESTAMP = b'"timestamp"'
+TOKEN_TIMESTAMP = b'"timestamp"'
 # A summary or title entry's line holds its "type" key naming the kind (JSON allows
 # whitespace around the colon): one search finds the head's summaries and titles
 # together. It starts at "ype" since the regex engine skips fastest to a rare first
@@ -44,15 +47,22 @@ _TOKEN_TIMESTAMP = b'"timestamp"'
 # measured 3-5x slower than the separate searches it would replace (bench_sessions.py,
 # one-pass row).
 _TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
-_KIND_RE = re.compile(
-    re.escape(_TYPE_KEY[1:] + b'"')
-    + b'(?<="'
-    + re.escape(_TYPE_KEY)
-    + b'")'
-    + rb'\s*:\s*"(?:'
-    + b"|".join(re.escape(kind.encode("ascii")) for kind in (cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
-    + b')"'
-)
+
+
+def _kind_re(kinds: Tuple[str, ...]) -> "re.Pattern[bytes]":
+    """A line's "type" key naming one of ``kinds``, found from its "ype" (above)."""
+    return re.compile(
+        re.escape(_TYPE_KEY[1:] + b'"')
+        + b'(?<="'
+        + re.escape(_TYPE_KEY)
+        + b'")'
+        + rb'\s*:\s*"(?:'
+        + b"|".join(re.escape(kind.encode("ascii")) for kind in kinds)
+        + b')"'
+    )
+
+
+_KIND_RE = _kind_re((cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
 # A title entry names its title under a key ending in this (cc.FIELD_CUSTOM_TITLE,
 # cc.FIELD_AI_TITLE): the tail, where no summary counts, seeks that token alone ('T'
 # is rare as well).
@@ -65,7 +75,7 @@ _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 _UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
 
 
-class _HeadIndex:
+class HeadIndex:
     """Line lookups over a head window: which lines hold a token, parsed once each."""
 
     def __init__(self, window: HeadWindow) -> None:
@@ -123,10 +133,10 @@ def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines whose bytes hold the token of the fact
     being sought, and stopping each search once its fact is known. It must return what
     parsing every line in order returns (the tests' oracle holds it to that)."""
-    return _scan_head(_HeadIndex(window), session_id)
+    return scan_head(HeadIndex(window), session_id)
 
 
-def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
+def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
     """``scan_head_window`` over an indexed head; without ``titles`` the head's title
     entries, which the summaries' search finds too, are ignored (its custom and AI
     titles come back "")."""
@@ -155,7 +165,7 @@ def _scan_head(index: _HeadIndex, session_id: str, titles: bool = True) -> HeadF
             branch = entry.git_branch
             break
     first_ts = ""
-    for entry in index.entries(_TOKEN_TIMESTAMP):
+    for entry in index.entries(TOKEN_TIMESTAMP):
         first_ts = entry.timestamp
         if first_ts:
             break
@@ -207,7 +217,7 @@ def scan_tail_window(
             break
     last_ts = ""
     while not last_ts:
-        hit = data.rfind(_TOKEN_TIMESTAMP, first, end)
+        hit = data.rfind(TOKEN_TIMESTAMP, first, end)
         if hit < 0:
             break
         end, entry = _line_entry(data, hit, first, end)
@@ -230,15 +240,7 @@ def scan_tail_window(
 
 
 # A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
-_SUMMARY_KIND_RE = re.compile(
-    re.escape(_TYPE_KEY[1:] + b'"')
-    + b'(?<="'
-    + re.escape(_TYPE_KEY)
-    + b'")'
-    + rb'\s*:\s*"'
-    + re.escape(cc.TITLE_SUMMARY.encode("ascii"))
-    + b'"'
-)
+_SUMMARY_KIND_RE = _kind_re((cc.TITLE_SUMMARY,))
 
 
 _TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'

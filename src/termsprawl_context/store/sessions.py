@@ -1,20 +1,17 @@
-"""Sessions in the harness's store: the public API, walk and find.
+"""Sessions in the harness's store: the listing (``sessions``), and one session described
+(``find``).
 
-A session is a ``<36-character stem>.jsonl`` regular file anywhere under the projects
-directory (``agent-*`` files are sub-agents, not sessions). Each is described by
-``session_meta`` at bounded cost (its head and tail, never the whole file).
+The sessions are the catalog's (``store.catalog``: the one walk, the one resolve); each is
+described by ``session_meta`` at bounded cost (its head and tail, never the whole file).
 """
 
 import os
 import stat
 import time
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, TextIO, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, TextIO, Tuple
 
-from termsprawl_context._output import write_diagnostic
-from termsprawl_context.errors import NotFound, Refusal
-from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.jsonl import NotARegularFile, open_regular
-from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
 from termsprawl_context.store import summary_index as _summaries
 from termsprawl_context.store.session_meta import (
@@ -26,8 +23,20 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.transcript.titles import Title
 
-# A session file's stem is a UUID; only its length is checked, as the seed does.
-UUID_LENGTH = 36
+__all__ = [
+    "PARALLEL_MIN_SESSIONS",
+    "SessionInfo",
+    "ScanResult",
+    "iso_utc",
+    "session_from_path",
+    "project_path_of",
+    "scan_sessions",
+    "apply_summary_index",
+    "scan_all_sessions",
+    "describe_resolved",
+    "find_session",
+]
+
 # Describing a session costs about the same whatever its size (head and tail only), so
 # a listing is shared between processes by its number of sessions. A helper costs about
 # 2 ms (fork, collect, unpack) and a session 0.2-0.7 ms of CPU, so two processes break
@@ -36,23 +45,10 @@ UUID_LENGTH = 36
 PARALLEL_MIN_SESSIONS = 64
 
 
-class SessionInfo(NamedTuple):
-    """One session found in the store."""
+class SessionInfo(SessionMetadata):
+    """One session found in the store: ``SessionMetadata`` with its file's fields filled."""
 
-    session_id: str
-    transcript_path: str
-    project_path: str  # the transcript's folder, relative to the projects dir
-    mtime: float
-    size: int
-    summary: str = ""
-    first_user_message: str = ""
-    summary_links: Tuple[SummaryLink, ...] = ()
-    title: str = ""
-    title_source: str = ""
-    cwd: str = ""
-    git_branch: str = ""
-    first_timestamp: str = ""
-    last_timestamp: str = ""
+    __slots__ = ()
 
     def to_dict(self) -> Dict[str, Any]:
         """Every field as plain JSON-ready data, plus ``modified`` (mtime, ISO UTC)."""
@@ -71,23 +67,6 @@ class ScanResult(NamedTuple):
     rendered: Optional[List[Any]] = None
 
 
-class SessionIdNotFound(NotFound):
-    """No session id equals or starts with what was asked for."""
-
-    def __init__(self, partial: str) -> None:
-        super().__init__("session not found: %s" % partial)
-        self.partial = partial
-
-
-class AmbiguousSession(Refusal):
-    """More than one session id starts with what was asked for."""
-
-    def __init__(self, partial: str, matches: List[SessionInfo]) -> None:
-        super().__init__("ambiguous session ID '%s' matches %d sessions" % (partial, len(matches)))
-        self.partial = partial
-        self.matches = matches
-
-
 def iso_utc(seconds: float) -> str:
     """``seconds`` since the epoch as ``YYYY-MM-DDTHH:MM:SS.mmmZ``, the transcripts' form."""
     whole = int(seconds // 1)
@@ -98,19 +77,6 @@ def iso_utc(seconds: float) -> str:
 
 
 # --- scanning the store -----------------------------------------------------------------
-
-
-def is_session_file_name(name: str) -> bool:
-    """``<36-character stem>.jsonl`` and not an ``agent-`` file."""
-    return (
-        name.endswith(TRANSCRIPT_SUFFIX)
-        and not name.startswith(AGENT_FILE_PREFIX)
-        and len(name) - len(TRANSCRIPT_SUFFIX) == UUID_LENGTH
-    )
-
-
-def session_id_of(name: str) -> str:
-    return name[: -len(TRANSCRIPT_SUFFIX)]
 
 
 def session_from_path(
@@ -126,9 +92,9 @@ def session_from_path(
     ``uuids_out``, ``tail_links_out``: as ``read_session_metadata`` fills them (nothing
     when unread)."""
     name = os.path.basename(path)
-    if not is_session_file_name(name):
+    if not catalog.is_session_file_name(name):
         return None
-    session_id = session_id_of(name)
+    session_id = catalog.session_id_of(name)
     meta = SessionMetadata()
     try:
         f = open_regular(path)
@@ -149,7 +115,10 @@ def session_from_path(
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     project = project_path_of(path, projects_dir)
-    return SessionInfo(session_id, path, project, st.st_mtime, st.st_size, **meta._asdict())
+    where = meta._replace(
+        session_id=session_id, transcript_path=path, project_path=project, mtime=st.st_mtime, size=st.st_size
+    )
+    return SessionInfo(*where)
 
 
 def project_path_of(path: str, projects_dir: str) -> str:
@@ -162,54 +131,6 @@ def project_path_of(path: str, projects_dir: str) -> str:
     if folder.startswith(projects_dir + os.sep):
         return folder[len(projects_dir) + 1 :]  # the walk's own paths: no syscalls needed
     return os.path.relpath(folder, projects_dir)
-
-
-def list_directory(path: str) -> List[Tuple[str, bool]]:
-    """(name, is a real directory) for each entry, sorted by name; raises OSError when
-    the directory cannot be listed. Symlinks to directories are not followed."""
-    entries = []
-    with os.scandir(path) as it:
-        for entry in it:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            entries.append((entry.name, is_dir))
-    entries.sort()
-    return entries
-
-
-def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
-    """Paths under ``root`` whose names are session file names, depth first in name
-    order; directories that cannot be listed are appended to ``skipped`` once each and
-    the walk goes on."""
-    stack = [root]
-    while stack:
-        directory = stack.pop()
-        try:
-            entries = list_directory(directory)
-        except OSError:
-            skipped.append(directory)
-            continue
-        subdirs = []
-        for name, is_dir in entries:
-            path = os.path.join(directory, name)
-            if is_dir:
-                subdirs.append(path)
-            elif is_session_file_name(name):
-                yield path
-        stack.extend(reversed(subdirs))
-
-
-def project_store_dir(projects_dir: str, work_dir: str) -> str:
-    """The store folder holding the sessions run in ``work_dir``."""
-    return os.path.join(projects_dir, encode_project_dir(resolve_work_dir(work_dir)))
-
-
-def _scan_root(projects_dir: str, project: Optional[str]) -> str:
-    if not projects_dir:
-        return ""
-    return project_store_dir(projects_dir, project) if project else projects_dir
 
 
 def scan_sessions(
@@ -226,14 +147,14 @@ def scan_sessions(
     messages (``store.summary_index``); without, as each file alone says. ``render``
     (a plain function whose results ``marshal`` can carry, such as a line of text) fills
     ``ScanResult.rendered``; a session the summary index retitles is rendered again."""
-    root = _scan_root(projects_dir, project)
+    root = catalog.store_root(projects_dir, project)
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped, [] if render is not None else None)
     paths = [
         path
-        for path in iter_candidate_paths(root, skipped)
-        if accept is None or accept(session_id_of(os.path.basename(path)))
+        for path in catalog.iter_candidate_paths(root, skipped)
+        if accept is None or accept(catalog.session_id_of(os.path.basename(path)))
     ]
     buffers = read_buffers()
 
@@ -308,39 +229,32 @@ def apply_summary_index(
     return titled
 
 
-def format_skipped_paths(paths: List[str], operation: str) -> str:
-    """The seed's warning about unreadable paths (without its log-file pointer); "" for
-    none."""
-    if not paths:
-        return ""
-    lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
-    lines.extend("  - %s" % p for p in paths)
-    lines.append("Check their permissions; the rest of the store was read.")
-    return "\n".join(lines) + "\n\n"
-
-
-def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
-    """``format_skipped_paths`` on ``stderr``, when there are any."""
-    text = format_skipped_paths(paths, operation)
-    if text:
-        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
-
-
 def scan_all_sessions(
     projects_dir: str, project: Optional[str] = None, stderr: Optional[TextIO] = None
 ) -> List[SessionInfo]:
     """The seed's ScanAllSessions: ``scan_sessions``, with directories that could not
     be read reported once on ``stderr`` while the rest is listed."""
     result = scan_sessions(projects_dir, project)
-    report_skipped(result.skipped, "scan", stderr)
+    catalog.report_skipped(result.skipped, "scan", stderr)
     return result.sessions
+
+
+def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[SessionInfo, Tuple[str, ...]]:
+    """The Claude Code session ``catalog.resolve`` found, described (head and tail), and
+    the paths of its other copies. A copy that vanished or stopped being a regular file
+    since the walk gives way to the next best one (``SessionIdNotFound`` when none is
+    left)."""
+    ranked = (resolved.path,) + resolved.copies
+    for number, path in enumerate(ranked):
+        info = session_from_path(path, projects_dir)
+        if info is not None:
+            return info, ranked[:number] + ranked[number + 1 :]
+    raise catalog.SessionIdNotFound(resolved.session_id)
 
 
 def find_session(partial: str, projects_dir: str, stderr: Optional[TextIO] = None) -> SessionInfo:
     """The seed's FindSessionByID: the one session whose id equals or starts with
-    ``partial``, resolved from the file names first (``store.session_lookup``): copies
-    of one id answer with the latest descendant. Raises ``SessionIdNotFound`` or
-    ``AmbiguousSession`` (exit 1)."""
-    from termsprawl_context.store import session_lookup  # it builds on this module
-
-    return session_lookup.find_session(partial, projects_dir, stderr)[0]
+    ``partial`` (``catalog.resolve``; copies of one id answer with the latest
+    descendant), described. Raises ``catalog.SessionIdNotFound`` or
+    ``catalog.AmbiguousSession`` (exit 1)."""
+    return describe_resolved(catalog.resolve(partial, projects_dir, stderr=stderr), projects_dir)[0]

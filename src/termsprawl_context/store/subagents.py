@@ -32,6 +32,24 @@ from termsprawl_context.transcript.record import (
     same_file,
 )
 
+__all__ = [
+    "MetaUnreadable",
+    "NoParent",
+    "OrphanRecord",
+    "SubagentsUnreadable",
+    "child_records",
+    "find_parent",
+    "is_subagent_record",
+    "parent_of",
+    "read_agent_meta",
+    "session_dir_of",
+    "session_dir_of_subagent",
+    "session_root_of",
+    "subagent_transcript_path",
+    "subagent_tree",
+]
+
+
 NOT_AN_AGENT_ID = "the reported agent id is not an agent id"
 _PATH_CONTEXT = "transcript: sub-agent transcript path: "
 

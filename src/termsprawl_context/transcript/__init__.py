@@ -1,1 +1,3 @@
 """One transcript record's meaning: entries, text, turns, names, predicates."""
+
+__all__ = []

@@ -189,7 +189,7 @@ def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional
     warn_schema_drift(path, lines_checked, seen_known, stream)
 
 
-def iter_lines(
+def iter_objects(
     path: Any, schema_drift_check_n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None
 ) -> Iterator[Tuple[int, dict]]:
     """Yield ``(line_no, obj)`` for every line of ``path`` that is a JSON object.

@@ -5,7 +5,7 @@ says, so they read it the way the Go reference does (``decode_entry``): a line t
 not parse, or parses to no uuid (titles, modes, queue operations, snapshots), is not an
 entry, but it is still counted, so every entry keeps the 1-based physical line a person
 would jump to. Lines split as Go's ``bufio.ScanLines`` splits them (on ``\\n`` only, one
-trailing ``\\r`` dropped); a line of 16 MiB or more is a read error, detected while it
+trailing ``\\r`` dropped); a line over ``jsonl.MAX_LINE_BYTES`` (16 MiB less a byte) is a read error, detected while it
 streams past and never held whole. A file that cannot be opened or read is a named
 refusal, never an empty answer: the caller asked about THIS record.
 
@@ -15,13 +15,40 @@ Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually r
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from termsprawl_context.bytescan import escaped_width
 from termsprawl_context.errors import EXIT_USAGE, Refusal
-from termsprawl_context.jsonl import Line, LineTooLong, iter_lines_bounded, loads_strict, open_regular
+from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, LineTooLong, iter_lines_strict, loads_strict, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
 
-# The Go reference's scanner buffer: one record line may be this long, less one byte.
-MAX_RECORD_BYTES = 16 * 1024 * 1024
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "NO_TRANSCRIPT_PATH",
+    "RAN",
+    "NoTranscriptPath",
+    "RecordUnreadable",
+    "TranscriptOpenError",
+    "TranscriptReadError",
+    "call_outcomes",
+    "check_readable",
+    "decode_line",
+    "entry_at",
+    "go_quote",
+    "iter_entries",
+    "iter_raw_lines",
+    "iter_records",
+    "iter_since",
+    "mark",
+    "mark_line",
+    "not_run_tool_ids",
+    "os_reason",
+    "ran_tool_ids",
+    "read_entries",
+    "same_file",
+    "since",
+]
+
+# The Go reference's name for the bound (its scanner's buffer): a line this long or longer
+# is a read error. The bound itself is jsonl's, shared by every reader.
+MAX_RECORD_BYTES = MAX_LINE_BYTES + 1
 
 NO_TRANSCRIPT_PATH = "no transcript path given"
 
@@ -121,46 +148,10 @@ def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
         yield line, decode_line(line.raw)
 
 
-def decode_cost(raw: bytes) -> int:
-    """An upper estimate of the bytes that decoding and parsing ``raw`` would hold at
-    once: the line, its text (CPython stores 1, 2 or 4 bytes a character, by the widest
-    one), the strings parsed out of it (as wide as the widest a ``\\u`` escape can
-    spell) and a cost per value, as ``jsonl.parse_cost`` counts them."""
-    size = len(raw)
-    wide = raw.translate(None, _ASCII)
-    top = max(wide) if wide else 0
-    text_width = 4 if top >= 0xF0 else 2 if top else 1
-    value_width = escaped_width(raw, text_width)
-    values = raw.count(b",") * _COMMA_COST + raw.count(b"[") * _ARRAY_COST + raw.count(b"{") * _OBJECT_COST
-    return size + (text_width + value_width) * size + values
-
-
-# A line whose decoding would cost more than this is refused: the 64 MB peak RSS bound,
-# less what the interpreter, the package and a command's own copies hold (measured:
-# `cite` on a plain 11 MiB record peaks at 58 MB). A plain ASCII record of up to about
-# 11 MiB is read; the reference would read one up to its 16 MiB bound.
-DECODE_BUDGET_BYTES = 34 * 1024 * 1024
-# Lines shorter than this cannot pass the budget whatever they hold (a 64 KiB line of
-# empty objects costs about 16 MiB).
-_COST_CHECK_FROM = 64 * 1024
-_ASCII = bytes(range(0x80))
-_COMMA_COST, _ARRAY_COST, _OBJECT_COST = 64, 72, 240
-
-
-def _builds_values(raw: bytes) -> bool:
-    """The line starts like a JSON value that parsing would build (an object, an array,
-    a string); anything else fails at its first byte, having cost only its text."""
-    return raw.lstrip(b" \t\r\n")[:1] in (b"{", b"[", b'"')
-
-
-class LineTooCostly(OSError):
-    """A line within the length bound whose decoding would pass the memory bound."""
-
-
 def iter_raw_lines(path: str) -> Iterator[Line]:
     """Every physical line of the transcript at ``path``, bounded, undecoded: for
     readers that search the bytes before they parse. Raises as ``iter_records``; a line
-    whose decoding would pass ``DECODE_BUDGET_BYTES`` is a read error too (fail
+    whose decoding would pass ``jsonl.DECODE_BUDGET_BYTES`` is a read error too (fail
     closed: skipping it could hide the very entry a caller asks about)."""
     try:
         f = open_regular(path)
@@ -168,15 +159,7 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
         raise TranscriptOpenError(path, exc) from None
     with f:
         try:
-            for line in iter_lines_bounded(f, MAX_RECORD_BYTES):
-                if (
-                    len(line.raw) >= _COST_CHECK_FROM
-                    and _builds_values(line.raw)
-                    and (decode_cost(line.raw) > DECODE_BUDGET_BYTES)
-                ):
-                    raise LineTooCostly(
-                        "line %d would take more than %d bytes to decode" % (line.number, DECODE_BUDGET_BYTES)
-                    )
+            for line in iter_lines_strict(f):
                 yield line
         except OSError as exc:
             raise TranscriptReadError(path, exc) from None

@@ -8,9 +8,10 @@ make one readable line of a string, and know nothing of where the string came fr
 
 import html
 import re
-from typing import Any, Mapping
 
-from termsprawl_context.transcript.content import first_content_text
+
+__all__ = ["collapse_whitespace", "sanitize_text", "truncate_utf8"]
+
 
 # Anything from "<" to the next ">" is a tag, exactly as the seed's `<[^>]*>`; it is
 # removed before entities are decoded, so an escaped "&lt;div&gt;" survives as "<div>".
@@ -47,11 +48,6 @@ def sanitize_text(text: str) -> str:
     return collapse_whitespace(decoded)
 
 
-def utf8_length(text: str) -> int:
-    """Length of ``text`` in UTF-8 bytes; a lone surrogate counts its 3 bytes."""
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
 def truncate_utf8(text: str, max_bytes: int) -> str:
     """The seed's truncateString: ``text`` if it fits in ``max_bytes`` UTF-8 bytes,
     else its longest prefix of at most ``max_bytes - 3`` bytes that ends on a character
@@ -67,11 +63,3 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     while cut > 0 and (data[cut] & 0xC0) == 0x80:
         cut -= 1
     return data[:cut].decode("utf-8", "surrogatepass") + ELLIPSIS
-
-
-def first_text(record: Mapping[str, Any]) -> str:
-    """The seed's extractTextFromMessage over a parsed line: ``message.content`` when it
-    is a string, else the first non-empty ``text`` of a ``text`` block; "" otherwise
-    (``content.first_content_text``, the one rule)."""
-    message = record.get("message")
-    return first_content_text(message.get("content")) if isinstance(message, dict) else ""

@@ -34,6 +34,24 @@ from termsprawl_context.transcript.entry import (
 )
 from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
 
+__all__ = [
+    "NO_TITLE",
+    "TITLE_AI",
+    "TITLE_COMMAND",
+    "TITLE_CUSTOM",
+    "TITLE_FIRST_MESSAGE",
+    "TITLE_MAX_BYTES",
+    "TITLE_PROMPT",
+    "TITLE_SUMMARY",
+    "Title",
+    "choose_title",
+    "clean_title_record_text",
+    "first_typed_prompt",
+    "typed_command",
+    "typed_prompt",
+]
+
+
 # The seed truncates first user messages to half the backend's 8 KiB field limit;
 # every title is cut the same way.
 TITLE_MAX_BYTES = 4 * 1024
@@ -45,7 +63,6 @@ TITLE_SUMMARY = cc.TITLE_SUMMARY  # "summary": a summary line naming the session
 TITLE_PROMPT = "prompt"  # the first prompt the person typed
 TITLE_COMMAND = "command"  # no prompt typed: the first slash command the person ran
 TITLE_FIRST_MESSAGE = "first-message"  # the seed's first user message, whatever it is
-TITLE_SOURCES = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_PROMPT, TITLE_COMMAND, TITLE_FIRST_MESSAGE)
 
 
 class Title(namedtuple("Title", "text source")):
@@ -104,16 +121,6 @@ def typed_command(entry: Entry) -> str:
         if title:
             return title
     return ""
-
-
-def command_of_record(record: Dict[str, Any]) -> str:
-    """``typed_command`` of a parsed line (a JSON object)."""
-    return typed_command(entry_of(record))
-
-
-def prompt_of_record(record: Dict[str, Any]) -> str:
-    """``typed_prompt`` of a parsed line (a JSON object)."""
-    return typed_prompt(entry_of(record))
 
 
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:

@@ -1,4 +1,4 @@
-"""The dump's reading of a transcript: printable user/assistant turns and the session name.
+"""The dump's reading of a transcript: its printable user and assistant turns.
 
 Rules (the context layer's, kept exact): a turn is an entry whose top-level ``type`` is
 exactly ``user`` or ``assistant``, whose ``message`` is an object, and whose
@@ -23,10 +23,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
+__all__ = ["MAX_LINKED_TURNS", "Turn", "entries_turns", "entry_turn", "format_linked_context", "read_turns"]
+
+
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
-SESSION_NAME_KEY = b"session_name"  # the key read_session_name looks for
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -101,32 +103,6 @@ def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = F
     except OSError:
         return []
     return list(reversed(found)) if newest_first else list(found)
-
-
-def read_session_name(path: str) -> Optional[str]:
-    """The latest non-empty string ``session_name`` on any line, or None.
-
-    Read from the end, so the answer costs only the tail when a name is present."""
-    from termsprawl_context.bytescan import Needles  # here: the dump imports this module, never this function
-
-    key = Needles.of([SESSION_NAME_KEY])
-    f = try_open_regular(path)
-    if f is None:
-        return None
-    try:
-        with f:
-            for _offset, raw in iter_lines_reverse(f):
-                if not key.in_line(raw):
-                    continue  # the key cannot be on this line, even escaped
-                entry = parse_object(raw)
-                if entry is None:
-                    continue
-                name = entry.get("session_name")
-                if isinstance(name, str) and name:
-                    return name
-    except OSError:
-        return None
-    return None
 
 
 def format_linked_context(peer_id: str, peer_title: str, turns: List[Turn]) -> str:

@@ -1,1 +1,3 @@
 """Project-local state under ``<project>/.termsprawl/``: ids, index, links, discovery."""
+
+__all__ = []

@@ -18,9 +18,39 @@ no file in a dot-folder unless imported.
 
 import os
 
-from termsprawl_context.harness.claude import SKILL_DIR_VARIABLE, bash_rule
-from termsprawl_context.workspace.files import PROJECT_FILE, STATE_DIR, read_managed_file, read_small_file, write_atomic
+from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, skill_file
+from termsprawl_context.harness.claude_permissions import SKILL_DIR_VARIABLE, bash_rule
+from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
+from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
+
+__all__ = [
+    "CLAUDE_MD_FILE",
+    "CLAUDE_MD_IMPORT",
+    "FAILED",
+    "HANDOFF_ARGS",
+    "SKILL_ABSENT",
+    "SKILL_DIR_BASE",
+    "SKILL_EDITED",
+    "SKILL_FILE",
+    "SKILL_NAME",
+    "SKILL_OLDER",
+    "SKILL_UNREADABLE",
+    "UNCHANGED",
+    "USER_EDITED",
+    "WRITTEN",
+    "ensure_claude_md",
+    "ensure_context_discovery",
+    "ensure_gemini_md",
+    "gemini_md",
+    "read_rules",
+    "refresh_discovery",
+    "refresh_marker",
+    "skill_state",
+    "upsert_managed_agents_block",
+    "wanted_block",
+]
+
 
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
 MARKER_CLOSE = "<!-- /termsprawl:context-links -->"
@@ -194,12 +224,11 @@ STANDALONE_SKILL_BODY = (
 # them was edited by its user. Append, never remove, when a text changes.
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
-CLAUDE_MD_FILE = "CLAUDE.md"
-CLAUDE_MD_IMPORT = "@.termsprawl/AGENTS.md"
-
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
+CLAUDE_MD_FILE = MEMORY_FILE
+CLAUDE_MD_IMPORT = MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
-SKILL_FILE = os.path.join(".claude", "skills", "termsprawl-context", "SKILL.md")
+SKILL_FILE = skill_file(SKILL_NAME)
 
 # JavaScript's String.prototype.trim set (WhiteSpace and LineTerminator), which the
 # context layer trims with; Python's str.strip differs at the edges (U+FEFF, U+001C..F).
@@ -250,7 +279,7 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _refresh(cwd: str, relative: str, render) -> str:
+def refresh_marker(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes. ``render(current)`` returns the
     wanted text, or None to leave the file alone. Best-effort (FAILED, never raises): a
     file that cannot be read whole (too large, a FIFO, a symlink) is left alone, and so is
@@ -320,8 +349,11 @@ def refresh_discovery(cwd: str):
         return [(AGENTS_FILE, FAILED), (SKILL_FILE, FAILED)]
     block = wanted_block(cwd)
     return [
-        (AGENTS_FILE, _refresh(cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block))),
-        (SKILL_FILE, _refresh(cwd, SKILL_FILE, _render_skill(cwd))),
+        (
+            AGENTS_FILE,
+            refresh_marker(cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block)),
+        ),
+        (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
     ]
 
 
@@ -364,7 +396,7 @@ def ensure_claude_md(cwd: str) -> str:
 
     if enclosing_project(cwd):
         return FAILED
-    return _refresh(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
+    return refresh_marker(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
 
 
 # --- GEMINI.md ---------------------------------------------------------------------------------
@@ -385,4 +417,4 @@ def ensure_gemini_md(cwd: str) -> str:
     if enclosing_project(cwd):
         return FAILED
     name, line = gemini_md()
-    return _refresh(cwd, name, lambda current: add_claude_md_import(current or "", line))
+    return refresh_marker(cwd, name, lambda current: add_claude_md_import(current or "", line))

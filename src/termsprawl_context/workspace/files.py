@@ -17,23 +17,29 @@ import errno
 import os
 import stat
 
-# The layout's names and state_path live in layout.py (the dump reads them alone).
-from termsprawl_context.workspace.layout import (  # noqa: F401 (re-exported)
-    BIN_DIR,
-    HARNESS_DIR,
-    HOME_HARNESS_DIRS,
-    LINKS_DIR,
-    PROJECT_FILE,
-    STATE_DIR,
-    TRANSCRIPTS_DIR,
-    state_path,
-)
+# The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
+# TRANSCRIPTS_DIR are also named from here by cli/state_cmds.
+from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
+
+__all__ = [
+    "STATE_DIR",
+    "TEMP_NAME_EXTRA_BYTES",
+    "TRANSCRIPTS_DIR",
+    "check_write_target",
+    "dump_json",
+    "file_mode",
+    "has_version",
+    "read_managed_file",
+    "read_small_file",
+    "remove_within",
+    "write_atomic",
+]
 
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file

@@ -20,8 +20,11 @@ from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
 from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
-from termsprawl_context.workspace.discovery import _refresh, upsert_managed_agents_block, wanted_block
+from termsprawl_context.workspace.discovery import refresh_marker, upsert_managed_agents_block, wanted_block
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
+
+__all__ = ["prepare_hook", "register_harness_hook", "write_root_agents_block"]
+
 
 ROOT_AGENTS_FILE = "AGENTS.md"
 
@@ -131,7 +134,7 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
 def write_root_agents_block(cwd: str) -> "install.Step":
     """The managed block in the root ``AGENTS.md`` (created if absent; text outside the
     block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
-    outcome = _refresh(
+    outcome = refresh_marker(
         cwd, ROOT_AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd))
     )
     if outcome == MARKER_FAILED:

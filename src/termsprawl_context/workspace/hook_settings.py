@@ -12,6 +12,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from termsprawl_context.errors import Refusal
+from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
 from termsprawl_context.harness.claude_permissions import (
     SETTINGS_ALLOW,
     SETTINGS_FILE_SHARED,
@@ -24,8 +25,34 @@ from termsprawl_context.workspace.files import check_write_target, dump_json, re
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
-SETTINGS_FILE = os.path.join(".claude", "settings.local.json")
-HOOK_EVENT = "SessionStart"
+__all__ = [
+    "HOOK_COMMAND",
+    "HOOK_ENTRY",
+    "HOOK_EVENT",
+    "HOOK_TIMEOUT",
+    "LEGACY_HOOK_COMMANDS",
+    "MAX_SETTINGS_DEPTH",
+    "SETTINGS_FILE",
+    "SETTINGS_FILES",
+    "SettingsUnusable",
+    "WRITE_PROBES",
+    "allow_rules",
+    "dump_settings",
+    "file_size",
+    "has_our_hook",
+    "load_settings",
+    "merge_hook_settings",
+    "merge_permissions",
+    "merge_settings",
+    "over_grants",
+    "parse_settings",
+    "register_hook",
+    "register_settings",
+]
+
+
+SETTINGS_FILE = SETTINGS_LOCAL_FILE
+HOOK_EVENT = HOOK_EVENT_SESSION_START
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.

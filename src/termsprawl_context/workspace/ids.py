@@ -8,6 +8,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any
 
+__all__ = ["BadNodeId", "SAFE_ID_SHOWN", "is_safe_id", "shown_id"]
+
+
 # First character alphanumeric, at most 128, no dots, slashes or spaces: an id can
 # never name a parent directory, a hidden file or a path outside the folder it is
 # joined into. The pattern is the rule as documented (and as the tests check it);

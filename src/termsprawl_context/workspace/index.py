@@ -15,19 +15,22 @@ import os
 
 from termsprawl_context.harness import DEFAULT_HARNESS, KNOWN_HARNESSES
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.workspace.files import (
-    TRANSCRIPTS_DIR,
-    dump_json,
-    has_version,
-    read_small_file,
-    state_path,
-    write_atomic,
-)
+from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import is_safe_id
+from termsprawl_context.workspace.layout import TRANSCRIPTS_DIR, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Optional
+
+__all__ = [
+    "index_file_path",
+    "read_transcript_path",
+    "read_transcript_source",
+    "record_transcript_path",
+    "resolve_transcript_path",
+]
+
 
 INDEX_VERSION = 1
 HARNESS_KEY = "harness"

@@ -2,6 +2,9 @@
 
 from typing import NamedTuple
 
+__all__ = ["FAILED", "KEPT", "OUTCOMES", "SKIPPED", "Step", "UNCHANGED", "WRITTEN"]
+
+
 # Step outcomes, as printed.
 WRITTEN = "written"
 UNCHANGED = "unchanged"

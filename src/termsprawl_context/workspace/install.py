@@ -7,8 +7,8 @@ installs what the markers point at (the running one-file artifact, copied to
 of version control and, optionally, registers a Claude Code ``SessionStart`` hook
 (what that hook runs is ``termsprawl_context.hooks.record_from_hook``).
 
-Every write is atomic and inside the project. An existing settings file is merged into,
-never replaced, and left untouched when it cannot be understood.
+Every write is atomic and inside the project; how the settings file is merged into is
+``hook_settings``'s (this module re-exports its names).
 """
 
 import os
@@ -18,8 +18,6 @@ from typing import List, NamedTuple, Optional
 from termsprawl_context.errors import EXIT_USAGE, NotFound, Refusal
 from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
 from termsprawl_context.workspace.files import (
-    STATE_DIR,
-    TRANSCRIPTS_DIR,
     check_write_target,
     file_mode,
     read_managed_file,
@@ -29,6 +27,7 @@ from termsprawl_context.workspace.files import (
 
 # The settings file's job and init's steps live beside this module; their names import
 # from here as before.
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
 from termsprawl_context.workspace.hook_settings import (  # noqa: F401
     HOOK_COMMAND,
     HOOK_ENTRY,
@@ -55,6 +54,27 @@ from termsprawl_context.workspace.hook_settings import (  # noqa: F401
 )
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step  # noqa: F401
 from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND, enclosing_project  # noqa: F401
+
+__all__ = [
+    "FAILED",
+    "INSTALLED_COMMAND",
+    "OUTCOMES",
+    "SETTINGS_FILE",
+    "SKIPPED",
+    "SettingsUnusable",
+    "Step",
+    "UNCHANGED",
+    "WRITTEN",
+    "allow_rules",
+    "dump_settings",
+    "ensure_gitignore",
+    "import_from_gemini_md",
+    "init_project",
+    "over_grants",
+    "parse_settings",
+    "running_artifact",
+]
+
 
 COMMAND_MODE = 0o755
 # Files a person may commit or share get the usual mode, not mkstemp's 0600.

@@ -4,6 +4,9 @@ project has links at all without loading the writers (``files``) or the link rea
 
 import os
 
+__all__ = ["BIN_DIR", "HOME_HARNESS_DIRS", "LINKS_DIR", "PROJECT_FILE", "STATE_DIR", "TRANSCRIPTS_DIR", "state_path"]
+
+
 STATE_DIR = ".termsprawl"
 LINKS_DIR = "links"
 TRANSCRIPTS_DIR = "transcripts"

@@ -15,21 +15,25 @@ import os
 from collections import namedtuple
 
 from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
-from termsprawl_context.workspace.files import (
-    LINKS_DIR,
-    TEMP_NAME_EXTRA_BYTES,
-    dump_json,
-    has_version,
-    read_small_file,
-    remove_within,
-    state_path,
-    write_atomic,
-)
+from termsprawl_context.workspace import files
 from termsprawl_context.workspace.ids import BadNodeId, is_safe_id
+from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional, Union
+
+__all__ = [
+    "LinkFile",
+    "LinkWriteFailed",
+    "SelfLink",
+    "add_link",
+    "link_file_path",
+    "peers_of",
+    "remove_link",
+    "scan_link_files",
+]
+
 
 LINK_FILE_VERSION = 1
 LINK_FILE_SUFFIX = ".json"
@@ -37,7 +41,7 @@ LINK_SEPARATOR = "--"
 # The longest file name the file systems we run on accept, in bytes.
 MAX_FILE_NAME_BYTES = 255
 # The longest link file name: its temp file's name (written first, then renamed) must fit too.
-MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - TEMP_NAME_EXTRA_BYTES
+MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - files.TEMP_NAME_EXTRA_BYTES
 HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
@@ -102,7 +106,7 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     from termsprawl_context.jsonl import parse_object  # json costs nothing until a link exists
 
     entry = parse_object(raw)
-    if entry is None or not has_version(entry, LINK_FILE_VERSION):
+    if entry is None or not files.has_version(entry, LINK_FILE_VERSION):
         return None
     a, b = entry.get("a"), entry.get("b")
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
@@ -129,7 +133,7 @@ def scan_link_files(cwd: str) -> List[LinkFile]:
         if not name.endswith(LINK_FILE_SUFFIX):
             continue
         path = os.path.join(directory, name)
-        data = read_small_file(path, MAX_LINK_FILE_BYTES)
+        data = files.read_small_file(path, MAX_LINK_FILE_BYTES)
         if data is None and not os.path.lexists(path):
             continue  # removed since the listing (a concurrent `links remove`): absent, not invalid
         found.append(LinkFile(name, path, parse_link_file(data) if data is not None else None))
@@ -154,7 +158,7 @@ def add_link(cwd: str, a: str, b: str) -> str:
     lo, hi = canonical_pair(a, b)
     path = link_file_path(cwd, lo, hi)
     try:
-        write_atomic(cwd, path, dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
+        files.write_atomic(cwd, path, files.dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
     except OSError as exc:
         raise LinkWriteFailed("cannot write %s: %s" % (path, exc.strerror or exc)) from None
     return path
@@ -169,7 +173,7 @@ def remove_link(cwd: str, a: str, b: str) -> bool:
         return False
     path = link_file_path(cwd, a, b)
     try:
-        return remove_within(cwd, path)
+        return files.remove_within(cwd, path)
     except OSError as exc:
         raise LinkWriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
 

@@ -19,11 +19,24 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.workspace.files import BIN_DIR, STATE_DIR
+from termsprawl_context.workspace.layout import BIN_DIR, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
+
+__all__ = [
+    "COMMAND_NAME",
+    "INSTALLED_COMMAND",
+    "NODE_ID_ENV",
+    "command_path",
+    "default_project",
+    "default_self",
+    "enclosing_project",
+    "find_project",
+    "running_project",
+]
+
 
 # The node an agent speaks for: injected at spawn by the desktop app, or set by the
 # user per terminal. A termsprawl fact, not Claude Code's.

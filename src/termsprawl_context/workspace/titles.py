@@ -12,11 +12,15 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.workspace.files import PROJECT_FILE, read_small_file, state_path
+from termsprawl_context.workspace.files import read_small_file
+from termsprawl_context.workspace.layout import PROJECT_FILE, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Dict, Optional, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+
+__all__ = ["node_title"]
+
 
 # cwd -> (the file's identity when read, node id -> title or None)
 _CACHE = {}  # type: Dict[str, Tuple[Optional[tuple], Dict[str, Optional[str]]]]

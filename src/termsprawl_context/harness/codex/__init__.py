@@ -56,19 +56,21 @@ from termsprawl_context.harness.codex.facts import (
     NAME,
     SESSIONS_SUBDIR,
     TRANSCRIPT_SUFFIX,
-    _sessions_root_of,
+    sessions_root_of,
     home_dir,
     rollouts_under,
     thread_id_of,
 )
 from termsprawl_context.harness.codex.records import (  # noqa: F401
     ANNOUNCE_PROBE_BYTES,
-    _str,
+    as_str,
     announces_answers,
     context_kind,
     meta_of,
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
+
+__all__ = ["HARNESS"]
 
 
 class CodexHarness(Harness):
@@ -126,11 +128,11 @@ class CodexHarness(Harness):
         if not thread or thread != thread_id_of(path):
             return None
         found = []
-        for candidate in rollouts_under(_sessions_root_of(path)):
+        for candidate in rollouts_under(sessions_root_of(path)):
             if candidate == path or thread_id_of(candidate) == thread:
                 continue
             meta = meta_of(candidate)
-            if meta and _str(meta.get(META_PARENT_THREAD)) == thread:
+            if meta and as_str(meta.get(META_PARENT_THREAD)) == thread:
                 found.append(candidate)
         return sorted(found)
 
@@ -138,7 +140,7 @@ class CodexHarness(Harness):
         """The thread id: a resumed thread appends to its own rollout, so the file's
         first record names the conversation; only when it agrees with the file name."""
         meta = meta_of(path)
-        thread = _str(meta.get(META_ID)) if meta else ""
+        thread = as_str(meta.get(META_ID)) if meta else ""
         return thread if thread and thread == thread_id_of(path) else None
 
     def hook_subagent(self, payload):

@@ -10,6 +10,70 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List
 
+__all__ = [
+    "ARCHIVED_SUBDIR",
+    "COMPACTION_PREFIX",
+    "CONTEXT_PREFIXES",
+    "EVENT_AGENT_MESSAGE",
+    "EVENT_ITEM_COMPLETED",
+    "FEATURES_TABLE",
+    "FIELD_PAYLOAD",
+    "FIELD_TIMESTAMP",
+    "FIELD_TYPE",
+    "HOME_DIR_NAME",
+    "HOME_ENV",
+    "HOOKS_FEATURE",
+    "HOOKS_FILE",
+    "HOOK_AGENT_ID",
+    "HOOK_MATCHER",
+    "HOOK_SOURCES",
+    "HOOK_TIMEOUT_SECONDS",
+    "INSTRUCTION_FILE",
+    "ITEM_CALLS",
+    "ITEM_KINDS",
+    "ITEM_MESSAGE",
+    "ITEM_OUTPUTS",
+    "ITEM_REASONING",
+    "KIND_COMPACTED",
+    "KIND_EVENT",
+    "KIND_RESPONSE_ITEM",
+    "KIND_SESSION_META",
+    "KIND_TURN_CONTEXT",
+    "MAX_FORK_DEPTH",
+    "META_CLI_VERSION",
+    "META_CWD",
+    "META_END_BYTE_OFFSET",
+    "META_FORKED_FROM",
+    "META_HISTORY_BASE",
+    "META_ID",
+    "META_ORIGINATOR",
+    "META_PARENT_THREAD",
+    "META_SOURCE",
+    "META_THREAD_SOURCE",
+    "NAME",
+    "PASSTHROUGH",
+    "PERSON_KIND",
+    "PROJECT_CONFIG_DIR",
+    "ROLE_ASSISTANT",
+    "ROLE_DEVELOPER",
+    "ROLE_SYSTEM",
+    "ROLE_USER",
+    "ROLLOUT_PREFIX",
+    "SESSIONS_SUBDIR",
+    "SESSION_ID_ENV",
+    "THREAD_ID_CHARS",
+    "THREAD_ID_ENV",
+    "THREAD_SOURCE_SUBAGENT",
+    "TRANSCRIPT_SUFFIX",
+    "UNKNOWN_KIND",
+    "find_rollout",
+    "home_dir",
+    "rollouts_under",
+    "sessions_root_of",
+    "thread_id_of",
+]
+
+
 NAME = "codex-cli"
 
 # --- the store --------------------------------------------------------------------------
@@ -154,6 +218,6 @@ def find_rollout(thread_id: str, roots: List[str]) -> str:
     return ""
 
 
-def _sessions_root_of(path: str) -> str:
+def sessions_root_of(path: str) -> str:
     """The sessions root a rollout at ``root/YYYY/MM/DD/name`` lies in."""
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path)))))

@@ -4,46 +4,35 @@ rules that class an assistant text as an answer or a compaction's summary."""
 
 from __future__ import annotations
 
-from termsprawl_context.harness.codex.facts import (
-    COMPACTION_PREFIX,
-    CONTEXT_PREFIXES,
-    EVENT_AGENT_MESSAGE,
-    EVENT_ITEM_COMPLETED,
-    FIELD_PAYLOAD,
-    FIELD_TYPE,
-    ITEM_CALLS,
-    ITEM_KINDS,
-    ITEM_MESSAGE,
-    ITEM_OUTPUTS,
-    ITEM_REASONING,
-    KIND_EVENT,
-    KIND_SESSION_META,
-    META_CWD,
-    META_ID,
-    META_PARENT_THREAD,
-    META_SOURCE,
-    META_THREAD_SOURCE,
-    PASSTHROUGH,
-    PERSON_KIND,
-    ROLE_ASSISTANT,
-    ROLE_DEVELOPER,
-    ROLE_SYSTEM,
-    ROLE_USER,
-    THREAD_SOURCE_SUBAGENT,
-    UNKNOWN_KIND,
-    thread_id_of,
-)
+from termsprawl_context.harness.codex import facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
+__all__ = [
+    "ANNOUNCE_PROBE_BYTES",
+    "Thread",
+    "announced_message",
+    "announces_answers",
+    "as_str",
+    "as_summary",
+    "classed",
+    "context_kind",
+    "is_text_answer",
+    "item_entries",
+    "meta_of",
+    "new_entry",
+    "rollout_line",
+    "thread_of",
+]
 
-def _str(value) -> str:
+
+def as_str(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _rollout_line(raw: bytes) -> "Optional[tuple]":
+def rollout_line(raw: bytes) -> "Optional[tuple]":
     """(record, its type, its payload) of a rollout line whose payload is an object; None
     for any other line (torn, not JSON, no payload): every reader skips those alike."""
     from termsprawl_context.jsonl import parse_object
@@ -51,19 +40,19 @@ def _rollout_line(raw: bytes) -> "Optional[tuple]":
     record = parse_object(raw)
     if record is None:
         return None
-    payload = record.get(FIELD_PAYLOAD)
+    payload = record.get(facts.FIELD_PAYLOAD)
     if not isinstance(payload, dict):
         return None
-    return record, record.get(FIELD_TYPE), payload
+    return record, record.get(facts.FIELD_TYPE), payload
 
 
 def _block_kinds(payload: dict) -> List[str]:
     """Per content block: the kind 0.169 marked it with ("" where it names none)."""
-    passthrough = payload.get(PASSTHROUGH)
-    kinds = passthrough.get(ITEM_KINDS) if isinstance(passthrough, dict) else None
+    passthrough = payload.get(facts.PASSTHROUGH)
+    kinds = passthrough.get(facts.ITEM_KINDS) if isinstance(passthrough, dict) else None
     if not isinstance(kinds, list):
         return []
-    return [kind if isinstance(kind, str) and kind != UNKNOWN_KIND else "" for kind in kinds]
+    return [kind if isinstance(kind, str) and kind != facts.UNKNOWN_KIND else "" for kind in kinds]
 
 
 def _marked_texts(payload: dict) -> List[tuple]:
@@ -87,11 +76,11 @@ def context_kind(text: str, marked: str = "") -> str:
     user-role message, "" for the person's own words: the block's 0.169 kind decides
     where it names one, else a marker at the start."""
     head = text.lstrip()
-    if head.startswith(COMPACTION_PREFIX):
+    if head.startswith(facts.COMPACTION_PREFIX):
         return "compaction"
     if marked:
-        return "" if marked == PERSON_KIND else "context"
-    if head.startswith(CONTEXT_PREFIXES):
+        return "" if marked == facts.PERSON_KIND else "context"
+    if head.startswith(facts.CONTEXT_PREFIXES):
         return "context"
     return ""
 
@@ -120,11 +109,11 @@ def _tool_output(output):
                 return parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
         return output, False
     if isinstance(output, dict):
-        return _str(output.get("content") or output.get("output")), output.get("success") is False
+        return as_str(output.get("content") or output.get("output")), output.get("success") is False
     return "", False
 
 
-class _Thread(object):
+class Thread(object):
     """What the lines of one rollout say about the thread they belong to."""
 
     __slots__ = ("session_id", "cwd", "sidechain", "agent_id")
@@ -133,10 +122,10 @@ class _Thread(object):
         self.session_id, self.cwd, self.sidechain, self.agent_id = session_id, "", False, ""
 
 
-def _entry(
+def new_entry(
     kind: str,
     blocks,
-    thread: _Thread,
+    thread: Thread,
     timestamp: str,
     line: int,
     offset: int,
@@ -173,25 +162,25 @@ def _entry(
     )
 
 
-def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
+def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
     from termsprawl_context.transcript.entry import result_texts
 
-    item = _str(payload.get(FIELD_TYPE))
-    uuid = _str(payload.get("id"))
+    item = as_str(payload.get(facts.FIELD_TYPE))
+    uuid = as_str(payload.get("id"))
     args = (thread, timestamp, line, offset, record)
-    if item == ITEM_MESSAGE:
-        role = _str(payload.get("role"))
+    if item == facts.ITEM_MESSAGE:
+        role = as_str(payload.get("role"))
         content = payload.get("content")
         texts = result_texts(content)
-        if role == ROLE_ASSISTANT:
+        if role == facts.ROLE_ASSISTANT:
             blocks = [{"type": "text", "text": t} for t in texts]
-            return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
-        if role in (ROLE_DEVELOPER, ROLE_SYSTEM):
+            return [new_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
+        if role in (facts.ROLE_DEVELOPER, facts.ROLE_SYSTEM):
             blocks = [{"type": "text", "text": t} for t in texts]
-            return [_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
-        if role != ROLE_USER:
+            return [new_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
+        if role != facts.ROLE_USER:
             return []
         person, context, bridge = [], [], []
         for text, marked in _marked_texts(payload):
@@ -201,47 +190,49 @@ def _item_entries(payload: dict, thread: _Thread, timestamp: str, line: int, off
             )
         found = []
         if context:
-            found.append(_entry("user", context, *args, meta=True))
+            found.append(new_entry("user", context, *args, meta=True))
         if bridge:
-            found.append(_entry("user", bridge, *args, compaction=True))
+            found.append(new_entry("user", bridge, *args, compaction=True))
         if person:
-            found.append(_entry("user", person, *args, uuid=uuid))
+            found.append(new_entry("user", person, *args, uuid=uuid))
         return found
-    if item == ITEM_REASONING:
+    if item == facts.ITEM_REASONING:
         summary = result_texts(payload.get("summary"))
         if not summary:
             return []
-        return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
-    if item in ITEM_CALLS:
-        call_id = _str(payload.get("call_id")) or uuid
-        name = _str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
+        return [new_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
+    if item in facts.ITEM_CALLS:
+        call_id = as_str(payload.get("call_id")) or uuid
+        name = as_str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
         raw = payload.get("arguments") if "arguments" in payload else payload.get("input", payload.get("action"))
         block = {"type": "tool_use", "id": call_id, "name": name, "input": _tool_input(raw)}
-        return [_entry("assistant", [block], *args, uuid=uuid)]
-    if item in ITEM_OUTPUTS:
+        return [new_entry("assistant", [block], *args, uuid=uuid)]
+    if item in facts.ITEM_OUTPUTS:
         text, is_error = _tool_output(payload.get("output"))
         block = {
             "type": "tool_result",
-            "tool_use_id": _str(payload.get("call_id")),
+            "tool_use_id": as_str(payload.get("call_id")),
             "content": text,
             "is_error": is_error,
         }
-        return [_entry("user", [block], *args, uuid=uuid)]
+        return [new_entry("user", [block], *args, uuid=uuid)]
     return []
 
 
 def _is_subagent(payload: dict) -> bool:
-    if payload.get(META_THREAD_SOURCE) == THREAD_SOURCE_SUBAGENT or _str(payload.get(META_PARENT_THREAD)):
+    if payload.get(facts.META_THREAD_SOURCE) == facts.THREAD_SOURCE_SUBAGENT:
         return True
-    source = payload.get(META_SOURCE)
+    if as_str(payload.get(facts.META_PARENT_THREAD)):
+        return True
+    source = payload.get(facts.META_SOURCE)
     return isinstance(source, dict) and "subagent" in source
 
 
-def _is_text_answer(entry) -> bool:
+def is_text_answer(entry) -> bool:
     return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
 
 
-def _classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
+def classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
     """An assistant text as an answer or as a compaction's summary. 0.169 announces each
     answer with an ``AgentMessage`` event among the lines just before it (since the
     previous item); in a file that announces answers, one it does not announce is the
@@ -251,9 +242,9 @@ def _classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
     if announced:
         return entry
     if announces:
-        return _as_summary(entry)
+        return as_summary(entry)
     if bridge and entry.content[0].get("text", "") in bridge:
-        return _as_summary(entry)
+        return as_summary(entry)
     return entry
 
 
@@ -273,34 +264,34 @@ def announces_answers(path: str) -> bool:
                     return False
                 if b"AgentMessage" not in line.raw:
                     continue
-                parts = _rollout_line(line.raw)
-                if parts is not None and parts[1] == KIND_EVENT and _announced_message(parts[2]):
+                parts = rollout_line(line.raw)
+                if parts is not None and parts[1] == facts.KIND_EVENT and announced_message(parts[2]):
                     return True
     except OSError:
         return False
     return False
 
 
-def _thread_of(path: str, meta: dict) -> _Thread:
-    thread = _Thread(_str(meta.get(META_ID)) or thread_id_of(path))
-    thread.cwd = _str(meta.get(META_CWD))
+def thread_of(path: str, meta: dict) -> Thread:
+    thread = Thread(as_str(meta.get(facts.META_ID)) or facts.thread_id_of(path))
+    thread.cwd = as_str(meta.get(facts.META_CWD))
     if meta and _is_subagent(meta):
         thread.sidechain, thread.agent_id = True, thread.session_id
     return thread
 
 
-def _as_summary(entry):
+def as_summary(entry):
     return entry._replace(type="user", is_compact_summary=True)
 
 
-def _announced_message(payload: dict) -> str:
+def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
-    if payload.get(FIELD_TYPE) != EVENT_ITEM_COMPLETED:
+    if payload.get(facts.FIELD_TYPE) != facts.EVENT_ITEM_COMPLETED:
         return ""
     item = payload.get("item")
-    if not isinstance(item, dict) or item.get(FIELD_TYPE) != EVENT_AGENT_MESSAGE:
+    if not isinstance(item, dict) or item.get(facts.FIELD_TYPE) != facts.EVENT_AGENT_MESSAGE:
         return ""
-    return _str(item.get("id"))
+    return as_str(item.get("id"))
 
 
 def meta_of(path: str) -> dict:
@@ -310,8 +301,8 @@ def meta_of(path: str) -> dict:
     try:
         with open_regular(path) as f:
             for line in iter_lines(f):
-                parts = _rollout_line(line.raw)
-                return parts[2] if parts is not None and parts[1] == KIND_SESSION_META else {}
+                parts = rollout_line(line.raw)
+                return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
     except OSError:
         return {}
     return {}

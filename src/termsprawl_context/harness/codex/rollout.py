@@ -5,42 +5,16 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.codex.facts import (
-    FIELD_TIMESTAMP,
-    KIND_COMPACTED,
-    KIND_EVENT,
-    KIND_RESPONSE_ITEM,
-    KIND_SESSION_META,
-    KIND_TURN_CONTEXT,
-    MAX_FORK_DEPTH,
-    META_CWD,
-    META_END_BYTE_OFFSET,
-    META_FORKED_FROM,
-    META_HISTORY_BASE,
-    _sessions_root_of,
-    find_rollout,
-    thread_id_of,
-)
-from termsprawl_context.harness.codex.records import (
-    _announced_message,
-    _as_summary,
-    _classed,
-    _entry,
-    _is_text_answer,
-    _item_entries,
-    _rollout_line,
-    _str,
-    _Thread,
-    _thread_of,
-    announces_answers,
-    meta_of,
-)
+from termsprawl_context.harness.codex import facts, records
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Optional
 
     from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["rollout_entries", "rollout_entries_reverse"]
 
 
 def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
@@ -49,43 +23,43 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
     Only the first line's ``session_meta`` names the thread."""
     from termsprawl_context.jsonl import iter_lines, open_regular
 
-    announces = announces_answers(path)
+    announces = records.announces_answers(path)
     with open_regular(path) as f:
         meta = {}  # type: dict
-        thread = _Thread(thread_id_of(path))
+        thread = records.Thread(facts.thread_id_of(path))
         held = None  # an unannounced assistant text, until the next item says what it was
         announced = set()  # AgentMessage ids seen since the last item
         for line in iter_lines(f):
             if end >= 0 and line.offset + len(line.raw) >= end:
                 break  # history_base ends at a line boundary: this line is the fork's, not ours
-            envelope = _rollout_line(line.raw)
+            envelope = records.rollout_line(line.raw)
             if envelope is None:
                 continue
             record, kind, payload = envelope
-            if kind == KIND_EVENT:
-                shown = _announced_message(payload)
+            if kind == facts.KIND_EVENT:
+                shown = records.announced_message(payload)
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = _str(record.get(FIELD_TIMESTAMP))
-            if kind == KIND_SESSION_META:
+            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     meta = payload
-                    thread = _thread_of(path, meta)
-                    for inherited in _inherited(path, payload, payload.get(META_HISTORY_BASE), roots, depth):
+                    thread = records.thread_of(path, meta)
+                    for inherited in _inherited(path, payload, payload.get(facts.META_HISTORY_BASE), roots, depth):
                         yield inherited
                 continue
-            if kind == KIND_TURN_CONTEXT:
-                thread.cwd = _str(payload.get(META_CWD)) or thread.cwd
+            if kind == facts.KIND_TURN_CONTEXT:
+                thread.cwd = records.as_str(payload.get(facts.META_CWD)) or thread.cwd
                 continue
-            if kind == KIND_COMPACTED:
-                bridge = _str(payload.get("message"))
+            if kind == facts.KIND_COMPACTED:
+                bridge = records.as_str(payload.get("message"))
                 if held is not None:
-                    yield _classed(held, False, False, bridge)
+                    yield records.classed(held, False, False, bridge)
                     held = None
                 announced = set()
                 if bridge:
-                    yield _entry(
+                    yield records.new_entry(
                         "user",
                         [{"type": "text", "text": bridge}],
                         thread,
@@ -96,9 +70,9 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                         compaction=True,
                     )
                 continue
-            if kind != KIND_RESPONSE_ITEM:
+            if kind != facts.KIND_RESPONSE_ITEM:
                 continue
-            found = _item_entries(payload, thread, timestamp, line.number, line.offset, record)
+            found = records.item_entries(payload, thread, timestamp, line.number, line.offset, record)
             if not found:
                 continue
             given, held = _forward_items(found, held, announced, announces)
@@ -106,7 +80,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 yield entry
             announced = set()
     if held is not None:
-        yield _classed(held, False, False, None)
+        yield records.classed(held, False, False, None)
 
 
 def rollout_entries_reverse(
@@ -118,9 +92,9 @@ def rollout_entries_reverse(
     backwards from the fork point, only once the fork's own lines are exhausted."""
     from termsprawl_context.jsonl import iter_lines_reverse, open_regular
 
-    meta = meta_of(path)
-    thread = _thread_of(path, meta)
-    announces = announces_answers(path)
+    meta = records.meta_of(path)
+    thread = records.thread_of(path, meta)
+    announces = records.announces_answers(path)
     pending = None  # the latest assistant text, until the lines before it say whether it was announced
     pending_bridge = None  # the bridge of a `compacted` that came right after it
     bridge = None  # the bridge of a `compacted` seen since the last item
@@ -128,47 +102,47 @@ def rollout_entries_reverse(
         for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
             if end >= 0 and offset + len(raw) >= end:
                 continue  # a line the fork point cuts: the forward reader stops before it
-            envelope = _rollout_line(raw)
+            envelope = records.rollout_line(raw)
             if envelope is None:
                 continue
             record, kind, payload = envelope
-            if kind == KIND_EVENT:
-                shown = _announced_message(payload)
+            if kind == facts.KIND_EVENT:
+                shown = records.announced_message(payload)
                 if pending is not None and shown and shown == pending.uuid:
                     yield pending
                     pending = None
                 continue
-            if kind in (KIND_SESSION_META, KIND_TURN_CONTEXT):
+            if kind in (facts.KIND_SESSION_META, facts.KIND_TURN_CONTEXT):
                 continue
-            timestamp = _str(record.get(FIELD_TIMESTAMP))
-            if kind == KIND_COMPACTED:
+            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            if kind == facts.KIND_COMPACTED:
                 if pending is not None:
-                    yield _classed(pending, False, announces, pending_bridge)
+                    yield records.classed(pending, False, announces, pending_bridge)
                     pending = None
-                text = _str(payload.get("message"))
+                text = records.as_str(payload.get("message"))
                 if text:
-                    yield _entry(
+                    yield records.new_entry(
                         "user", [{"type": "text", "text": text}], thread, timestamp, 0, offset, record, compaction=True
                     )
                 bridge = text
                 continue
-            if kind != KIND_RESPONSE_ITEM:
+            if kind != facts.KIND_RESPONSE_ITEM:
                 continue
-            found = _item_entries(payload, thread, timestamp, 0, offset, record)
+            found = records.item_entries(payload, thread, timestamp, 0, offset, record)
             if not found:
                 continue
             if pending is not None:
-                yield _classed(pending, False, announces, pending_bridge)
+                yield records.classed(pending, False, announces, pending_bridge)
                 pending = None
             for entry in reversed(found):
-                if _is_text_answer(entry):
+                if records.is_text_answer(entry):
                     pending, pending_bridge = entry, bridge
                 else:
                     yield entry
             bridge = None
     if pending is not None:
-        yield _classed(pending, False, announces, pending_bridge)
-    for inherited in _inherited(path, meta, meta.get(META_HISTORY_BASE), roots, depth, reverse=True):
+        yield records.classed(pending, False, announces, pending_bridge)
+    for inherited in _inherited(path, meta, meta.get(facts.META_HISTORY_BASE), roots, depth, reverse=True):
         yield inherited
 
 
@@ -179,15 +153,15 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
     a summary, and in a file that does not it is held until the next item says."""
     given = []
     if held is not None:
-        given.append(_classed(held, False, False, None))
+        given.append(records.classed(held, False, False, None))
         held = None
     for entry in found:
-        if not _is_text_answer(entry):
+        if not records.is_text_answer(entry):
             given.append(entry)
         elif entry.uuid and entry.uuid in announced:
             given.append(entry)  # an answer the person was shown
         elif announces:
-            given.append(_as_summary(entry))
+            given.append(records.as_summary(entry))
         else:
             held = entry
     return given, held
@@ -195,15 +169,15 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
 
 def _inherited(path: str, payload: dict, base, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
     """A fork's parent history: the parent's rollout up to ``end_byte_offset``; nothing when
-    ``base`` (``session_meta.history_base``) is absent or the chain is ``MAX_FORK_DEPTH`` deep."""
-    if not isinstance(base, dict) or depth >= MAX_FORK_DEPTH:
+    ``base`` (``session_meta.history_base``) is absent or the chain is ``facts.MAX_FORK_DEPTH`` deep."""
+    if not isinstance(base, dict) or depth >= facts.MAX_FORK_DEPTH:
         return
-    end = base.get(META_END_BYTE_OFFSET)
-    parent_id = _str(base.get("thread_id")) or _str(payload.get(META_FORKED_FROM))
+    end = base.get(facts.META_END_BYTE_OFFSET)
+    parent_id = records.as_str(base.get("thread_id")) or records.as_str(payload.get(facts.META_FORKED_FROM))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
         return
-    search = [_sessions_root_of(path)] + [r for r in (roots or []) if r]
-    parent = find_rollout(parent_id, list(dict.fromkeys(search)))
+    search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]
+    parent = facts.find_rollout(parent_id, list(dict.fromkeys(search)))
     if not parent or os.path.abspath(parent) == os.path.abspath(path):
         return
     try:

@@ -30,8 +30,8 @@ from termsprawl_context.harness.base import Harness, Session
 from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
     Chat,
     Where,
-    _indexed_winners,
-    _winners,
+    indexed_winners,
+    winners,
     apply_record,
     header_of,
     is_legacy,
@@ -49,6 +49,7 @@ from termsprawl_context.harness.gemini.facts import (
     KIND_SUBAGENT,
     LABEL,
     MEMORY_FILE,
+    MEMORY_IMPORT_PREFIX,
     NAME,
     PROJECT_DIR_ENV,
     SESSION_FILE_PREFIX,
@@ -76,6 +77,8 @@ from termsprawl_context.harness.gemini.parts import (  # noqa: F401
     response_body,
     split_hook_context,
 )
+
+__all__ = ["HARNESS", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX", "SETTINGS_FILE"]
 
 
 class GeminiHarness(Harness):

@@ -4,25 +4,26 @@ older single-JSON chats; a chat's header and a resume's real file."""
 
 import os
 
-from termsprawl_context.harness.gemini.facts import (
-    FIELD_ID,
-    FIELD_MESSAGES,
-    HEADER_KIND,
-    HEADER_PROJECT_HASH,
-    HEADER_SESSION_ID,
-    HEADER_START_TIME,
-    LEGACY_SUFFIX,
-    REWIND_KEY,
-    SESSION_FILE_PREFIX,
-    SET_KEY,
-    SUMMARY_KEY,
-    TRANSCRIPT_SUFFIX,
-)
-from termsprawl_context.harness.gemini.parts import _text, message_ids
+from termsprawl_context.harness.gemini import facts
+from termsprawl_context.harness.gemini.parts import as_text, message_ids
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Optional, Tuple
+
+__all__ = [
+    "Chat",
+    "Where",
+    "apply_record",
+    "header_of",
+    "indexed_winners",
+    "is_legacy",
+    "legacy_messages",
+    "resolve_lines",
+    "resumed_chat",
+    "sniff",
+    "winners",
+]
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
@@ -55,7 +56,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False)
     ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
     also keeps the tool call ids its message gives (``message_ids``)."""
     places = chat.places
-    rewind = record.get(REWIND_KEY)
+    rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
         if rewind in places:
             drop, found = [], False
@@ -68,32 +69,32 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False)
         else:
             places.clear()  # the client's rule for an id it does not know
         return
-    message_id = record.get(FIELD_ID)
+    message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
         if with_ids:
             where.ids = message_ids(record)
         places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
         return
-    update = record.get(SET_KEY)
+    update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
-        messages = update.get(FIELD_MESSAGES)
+        messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
             for index, message in enumerate(messages):
-                if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
-                    places[message[FIELD_ID]] = Where(
+                if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+                    places[message[facts.FIELD_ID]] = Where(
                         where.line, where.offset, where.size, index, message_ids(message) if with_ids else ()
                     )
-        if isinstance(update.get(SUMMARY_KEY), str):
-            chat.summary = update[SUMMARY_KEY]
-        if isinstance(update.get(HEADER_SESSION_ID), str) and not chat.session_id:
-            chat.session_id = update[HEADER_SESSION_ID]
+        if isinstance(update.get(facts.SUMMARY_KEY), str):
+            chat.summary = update[facts.SUMMARY_KEY]
+        if isinstance(update.get(facts.HEADER_SESSION_ID), str) and not chat.session_id:
+            chat.session_id = update[facts.HEADER_SESSION_ID]
         return
-    if isinstance(record.get(HEADER_SESSION_ID), str):
-        chat.session_id = chat.session_id or record[HEADER_SESSION_ID]
-        chat.kind = chat.kind or _text(record.get(HEADER_KIND))
-        chat.start_time = chat.start_time or _text(record.get(HEADER_START_TIME))
-        if isinstance(record.get(SUMMARY_KEY), str):
-            chat.summary = record[SUMMARY_KEY]
+    if isinstance(record.get(facts.HEADER_SESSION_ID), str):
+        chat.session_id = chat.session_id or record[facts.HEADER_SESSION_ID]
+        chat.kind = chat.kind or as_text(record.get(facts.HEADER_KIND))
+        chat.start_time = chat.start_time or as_text(record.get(facts.HEADER_START_TIME))
+        if isinstance(record.get(facts.SUMMARY_KEY), str):
+            chat.summary = record[facts.SUMMARY_KEY]
 
 
 def resolve_lines(f, with_ids: bool = False) -> Chat:
@@ -108,16 +109,16 @@ def resolve_lines(f, with_ids: bool = False) -> Chat:
     return chat
 
 
-def _winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
+def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
     """Each resolved message as its object, in order (or newest first), read back line by
     line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
     many winners in a row, and the messages it skipped sit between them."""
-    for message, where, _index in _indexed_winners(f, chat, newest_first):
+    for message, where, _index in indexed_winners(f, chat, newest_first):
         yield message, where
 
 
-def _indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
-    """``_winners`` with each message's place in the conversation (0 for the first)."""
+def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
+    """``winners`` with each message's place in the conversation (0 for the first)."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
@@ -138,8 +139,8 @@ def _indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tup
         if where.index < 0:
             yield parsed, where, index
             continue
-        update = parsed.get(SET_KEY)
-        messages = update.get(FIELD_MESSAGES) if isinstance(update, dict) else None
+        update = parsed.get(facts.SET_KEY)
+        messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
         if isinstance(messages, list) and where.index < len(messages) and isinstance(messages[where.index], dict):
             yield messages[where.index], where, index
 
@@ -148,30 +149,29 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
     """An older single-JSON chat (``{sessionId, ..., messages: [...]}``): its facts and
     messages (an id given twice keeps its first place and its last value); nothing when
     the text is no such object."""
-    from termsprawl_context.jsonl import affordable, loads_strict
+    from termsprawl_context.jsonl import loads_strict, readable
 
     chat = Chat()
     try:
-        text = data.decode("utf-8", "replace")
-        value = loads_strict(text) if affordable(text) else None
+        value = loads_strict(data.decode("utf-8", "replace")) if readable(data) else None
     except (ValueError, RecursionError):
         value = None
     if not isinstance(value, dict):
         return chat, []
-    chat.session_id = _text(value.get(HEADER_SESSION_ID))
-    chat.kind = _text(value.get(HEADER_KIND))
-    chat.start_time = _text(value.get(HEADER_START_TIME))
-    chat.summary = _text(value.get(SUMMARY_KEY))
-    messages = value.get(FIELD_MESSAGES)
+    chat.session_id = as_text(value.get(facts.HEADER_SESSION_ID))
+    chat.kind = as_text(value.get(facts.HEADER_KIND))
+    chat.start_time = as_text(value.get(facts.HEADER_START_TIME))
+    chat.summary = as_text(value.get(facts.SUMMARY_KEY))
+    messages = value.get(facts.FIELD_MESSAGES)
     by_id = {}  # type: dict
     for message in messages if isinstance(messages, list) else []:
-        if isinstance(message, dict) and isinstance(message.get(FIELD_ID), str):
-            by_id[message[FIELD_ID]] = message
+        if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+            by_id[message[facts.FIELD_ID]] = message
     return chat, list(by_id.values())
 
 
 def is_legacy(path: str) -> bool:
-    return path.endswith(LEGACY_SUFFIX)
+    return path.endswith(facts.LEGACY_SUFFIX)
 
 
 def header_of(path: str) -> "Optional[Chat]":
@@ -201,15 +201,15 @@ def resumed_chat(path: str, session_id: str) -> str:
     (the name opens with the start time); ``path`` itself when there is none."""
     folder, name = os.path.split(path)
     short = session_id[:8]
-    if not short or not name.startswith(SESSION_FILE_PREFIX):
+    if not short or not name.startswith(facts.SESSION_FILE_PREFIX):
         return path
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return path
-    tail = "-" + short + TRANSCRIPT_SUFFIX
+    tail = "-" + short + facts.TRANSCRIPT_SUFFIX
     for candidate in names:
-        if candidate.startswith(SESSION_FILE_PREFIX) and candidate.endswith(tail):
+        if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
             if os.path.islink(full):
                 continue  # the payload's path was checked inside the store; a link may lead out
@@ -222,4 +222,4 @@ def resumed_chat(path: str, session_id: str) -> str:
 def sniff(first: dict) -> bool:
     """A chat file's first record: the header (sessionId and projectHash), or a legacy
     object holding both and a messages list."""
-    return isinstance(first.get(HEADER_SESSION_ID), str) and isinstance(first.get(HEADER_PROJECT_HASH), str)
+    return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get(facts.HEADER_PROJECT_HASH), str)

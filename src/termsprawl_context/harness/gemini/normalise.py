@@ -1,49 +1,25 @@
 """A Gemini CLI chat's messages → the record model's ``Entry`` list: forward, newest first,
 and the dump's last turns."""
 
-from termsprawl_context.harness.gemini.chat import (
-    Chat,
-    Where,
-    _indexed_winners,
-    _winners,
-    is_legacy,
-    legacy_messages,
-    resolve_lines,
-)
-from termsprawl_context.harness.gemini.facts import (
-    COMPRESSION_ACK,
-    FIELD_CONTENT,
-    FIELD_DISPLAY,
-    FIELD_ID,
-    FIELD_THOUGHTS,
-    FIELD_TIMESTAMP,
-    FIELD_TYPE,
-    HOOK_CONTEXT_OPEN,
-    KIND_SUBAGENT,
-    RESPONSE_COPY_SUFFIX,
-    SESSION_CONTEXT_OPEN,
-    SYNTHETIC_TYPES,
-    TYPE_GEMINI,
-    TYPE_USER,
-)
-from termsprawl_context.harness.gemini.parts import (
-    CALL,
-    RESULT,
-    _gemini_calls,
-    _result_block,
-    _text,
-    _thought_text,
-    is_compression_summary,
-    parts_of,
-    split_hook_context,
-    typed_display,
-)
+from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
+from termsprawl_context.harness.gemini.chat import Chat, Where
+from termsprawl_context.harness.gemini.parts import as_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterable, Iterator, List, Tuple
 
     from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "NewestFirstNormaliser",
+    "Normaliser",
+    "entries",
+    "entries_of_messages",
+    "entries_reverse",
+    "last_turns",
+    "read_chat",
+]
 
 
 class Normaliser(object):
@@ -85,7 +61,7 @@ class Normaliser(object):
             "",
             "",
             self.session_id,
-            _text(message.get(FIELD_TIMESTAMP)),
+            as_text(message.get(facts.FIELD_TIMESTAMP)),
             "",
             "",
             bool(self.agent_id),
@@ -105,11 +81,11 @@ class Normaliser(object):
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
         for part in parts:
-            found = _result_block(part, failed) if isinstance(part, dict) else None
+            found = message_parts.result_block(part, failed) if isinstance(part, dict) else None
             if found is None:
                 continue
             call_id, block = found
-            if self.give(RESULT, call_id):
+            if self.give(message_parts.RESULT, call_id):
                 blocks.append(block)
         if blocks:
             yield self._entry("user", uuid, message, where, blocks, "user")
@@ -117,11 +93,11 @@ class Normaliser(object):
     def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
         """A user message the person typed: a hook's context first (meta), then the words;
         where ``displayContent`` keeps them apart, the client's expansion is meta too."""
-        hook, typed = split_hook_context(texts[0])
+        hook, typed = message_parts.split_hook_context(texts[0])
         if hook:
             yield self._entry(
                 "user",
-                message_id + "#" + HOOK_CONTEXT_OPEN.strip("<>"),
+                message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
                 message,
                 where,
                 _texts([hook]),
@@ -129,39 +105,39 @@ class Normaliser(object):
                 meta=True,
             )
         rest = ([typed] if typed else []) + texts[1:]
-        shown = typed_display(message)
+        shown = message_parts.typed_display(message)
         if shown:
             yield self._entry("user", message_id, message, where, _texts(shown), "user")
             added = [t for t in rest if t not in shown]
             if added:
                 yield self._entry(
-                    "user", message_id + "#" + FIELD_DISPLAY, message, where, _texts(added), "user", meta=True
+                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, _texts(added), "user", meta=True
                 )
         elif rest:
             yield self._entry("user", message_id, message, where, _texts(rest), "user")
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
-        kind = _text(message.get(FIELD_TYPE))
-        message_id = _text(message.get(FIELD_ID))
-        parts = parts_of(message.get(FIELD_CONTENT))
-        if kind == TYPE_USER:
+        kind = as_text(message.get(facts.FIELD_TYPE))
+        message_id = as_text(message.get(facts.FIELD_ID))
+        parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
+        if kind == facts.TYPE_USER:
             texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
             if texts:
                 first = texts[0]
-                if first.lstrip().startswith(SESSION_CONTEXT_OPEN):
+                if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
-                elif is_compression_summary(texts):
+                elif message_parts.is_compression_summary(texts):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
             for entry in self._results(message, where, parts, message_id):
                 yield entry
-        elif kind == TYPE_GEMINI:
+        elif kind == facts.TYPE_GEMINI:
             blocks = []  # type: List[dict]
-            thoughts = message.get(FIELD_THOUGHTS)
+            thoughts = message.get(facts.FIELD_THOUGHTS)
             for thought in thoughts if isinstance(thoughts, list) else []:
-                text = _thought_text(thought)
+                text = message_parts.thought_text(thought)
                 if text:
                     blocks.append({"type": "thinking", "thinking": text})
             for part in parts:
@@ -170,23 +146,28 @@ class Normaliser(object):
                         blocks.append({"type": "thinking", "thinking": part["text"]})
                     else:
                         blocks.append({"type": "text", "text": part["text"]})
-            calls, results = _gemini_calls(message, parts)
+            calls, results = message_parts.gemini_calls(message, parts)
             for call in calls:
-                call_id = _text(call.get("id"))
-                if self.give(CALL, call_id):
+                call_id = as_text(call.get("id"))
+                if self.give(message_parts.CALL, call_id):
                     blocks.append(
-                        {"type": "tool_use", "id": call_id, "name": _text(call.get("name")), "input": call.get("args")}
+                        {
+                            "type": "tool_use",
+                            "id": call_id,
+                            "name": as_text(call.get("name")),
+                            "input": call.get("args"),
+                        }
                     )
             if blocks:
                 # The compression's fixed reply is the CLI's line, not the model answering anyone.
-                ack = [b.get("text") for b in blocks] == [COMPRESSION_ACK]
+                ack = [b.get("text") for b in blocks] == [facts.COMPRESSION_ACK]
                 yield self._entry(
                     "system" if ack else "assistant", message_id, message, where, blocks, "assistant", meta=ack
                 )
             for part, failed in results:
-                for entry in self._results(message, where, [part], message_id + RESPONSE_COPY_SUFFIX, failed):
+                for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
                     yield entry
-        elif kind in SYNTHETIC_TYPES:
+        elif kind in facts.SYNTHETIC_TYPES:
             texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
             if texts:
                 yield self._entry("system", message_id, message, where, _texts(texts), "system")
@@ -217,11 +198,11 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
     read back newest first. Raises OSError as ``entries`` does."""
     from termsprawl_context.jsonl import open_regular
 
-    if is_legacy(path):
+    if chat_file.is_legacy(path):
         return iter(list(entries(path))[::-1])  # one object read whole anyway (bounded)
     f = open_regular(path)
     try:
-        chat = resolve_lines(f, with_ids=True)
+        chat = chat_file.resolve_lines(f, with_ids=True)
     except BaseException:
         f.close()
         raise
@@ -232,10 +213,10 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 
     def generate():
         normaliser = NewestFirstNormaliser(
-            chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "", first_holder
+            chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "", first_holder
         )
         with f:
-            for message, where, index in _indexed_winners(f, chat, newest_first=True):
+            for message, where, index in chat_file.indexed_winners(f, chat, newest_first=True):
                 normaliser.at(index)
                 for entry in reversed(list(normaliser.entries(message, where))):
                     yield entry
@@ -248,7 +229,7 @@ def _texts(texts: "Iterable[str]") -> "List[dict]":
 
 
 def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") -> "Iterator[Entry]":
-    normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "")
+    normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "")
     for message, where in messages:
         for entry in normaliser.entries(message, where):
             yield entry
@@ -258,23 +239,22 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     """A chat file's facts and its entries, in conversation order (a generator reading the
     open file: consume it before the next call). Raises OSError when ``path`` cannot be
     opened as a regular file; odd content only shrinks the answer."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES, open_regular
+    from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
-    if is_legacy(path):
+    if chat_file.is_legacy(path):
         with f:
-            data = f.read(MAX_LINE_BYTES + 1)
-        chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+            chat, messages = chat_file.legacy_messages(read_within_bound(f))
         return chat, entries_of_messages(chat, ((m, Where(0, -1, 0)) for m in messages))
     try:
-        chat = resolve_lines(f)
+        chat = chat_file.resolve_lines(f)
     except BaseException:
         f.close()
         raise
 
     def generate():
         with f:
-            for entry in entries_of_messages(chat, _winners(f, chat)):
+            for entry in entries_of_messages(chat, chat_file.winners(f, chat)):
                 yield entry
 
     return chat, generate()
@@ -286,7 +266,7 @@ def last_turns(path: str, limit: int) -> "list":
     the end only (after the resolution's one pass). Exact, because a message's printable
     text depends on that message alone: the tool calls and results that ``Normaliser``
     gives once per call id never print. [] when the file cannot be read."""
-    from termsprawl_context.jsonl import MAX_LINE_BYTES, try_open_regular
+    from termsprawl_context.jsonl import read_within_bound, try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 
     if limit <= 0:
@@ -298,14 +278,13 @@ def last_turns(path: str, limit: int) -> "list":
     count = 0
     try:
         with f:
-            if is_legacy(path):
-                data = f.read(MAX_LINE_BYTES + 1)
-                chat, messages = legacy_messages(data if len(data) <= MAX_LINE_BYTES else b"")
+            if chat_file.is_legacy(path):
+                chat, messages = chat_file.legacy_messages(read_within_bound(f))
                 newest = ((m, Where(0, -1, 0)) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
-                chat = resolve_lines(f)
-                newest = _winners(f, chat, newest_first=True)
-            normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == KIND_SUBAGENT else "")
+                chat = chat_file.resolve_lines(f)
+                newest = chat_file.winners(f, chat, newest_first=True)
+            normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "")
             for message, where in newest:
                 turns = entries_turns(normaliser.entries(message, where), limit)
                 if turns:

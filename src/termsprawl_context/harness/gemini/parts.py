@@ -1,26 +1,29 @@
 """One Gemini CLI message's parts: its content as parts, the hook block and compression
 summary in a user message, tool calls and results, and the call ids a message gives."""
 
-from termsprawl_context.harness.gemini.facts import (
-    FIELD_CONTENT,
-    FIELD_DISPLAY,
-    FIELD_TOOL_CALLS,
-    FIELD_TYPE,
-    HOOK_CONTEXT_CLOSE,
-    HOOK_CONTEXT_GAP,
-    HOOK_CONTEXT_OPEN,
-    STATE_SNAPSHOT_CLOSE,
-    STATE_SNAPSHOT_OPEN,
-    TYPE_GEMINI,
-    TYPE_USER,
-)
+from termsprawl_context.harness.gemini import facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional, Tuple
 
+__all__ = [
+    "CALL",
+    "RESULT",
+    "as_text",
+    "gemini_calls",
+    "is_compression_summary",
+    "message_ids",
+    "parts_of",
+    "response_body",
+    "result_block",
+    "split_hook_context",
+    "thought_text",
+    "typed_display",
+]
 
-def _text(value: "Any") -> str:
+
+def as_text(value: "Any") -> str:
     return value if isinstance(value, str) else ""
 
 
@@ -41,22 +44,22 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
     """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart
     hook's context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when it
     holds none."""
-    if not text.startswith(HOOK_CONTEXT_OPEN):
+    if not text.startswith(facts.HOOK_CONTEXT_OPEN):
         return "", text
-    end = text.find(HOOK_CONTEXT_CLOSE)
+    end = text.find(facts.HOOK_CONTEXT_CLOSE)
     if end < 0:
         return text, ""  # all of it is the hook's (the close never came)
-    end += len(HOOK_CONTEXT_CLOSE)
+    end += len(facts.HOOK_CONTEXT_CLOSE)
     rest = text[end:]
-    if rest.startswith(HOOK_CONTEXT_GAP):
-        rest = rest[len(HOOK_CONTEXT_GAP) :]
+    if rest.startswith(facts.HOOK_CONTEXT_GAP):
+        rest = rest[len(facts.HOOK_CONTEXT_GAP) :]
     return text[:end], rest
 
 
 def is_compression_summary(texts: "List[str]") -> bool:
     """A user message that is the compression's summary (both snapshot tags in one text:
     the model may write a scratchpad before it), not anything the person typed."""
-    return any(STATE_SNAPSHOT_OPEN in t and STATE_SNAPSHOT_CLOSE in t for t in texts)
+    return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
 
 
 def response_body(response: "Any") -> "Tuple[str, bool]":
@@ -77,31 +80,31 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
         return "", False
 
 
-def _result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dict]]":
+def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dict]]":
     response = part.get("functionResponse")
     if not isinstance(response, dict):
         return None
-    call_id = _text(response.get("id"))
+    call_id = as_text(response.get("id"))
     body, failed = response_body(response.get("response"))
     return call_id, {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
 
 
-def _thought_text(thought: "Any") -> str:
+def thought_text(thought: "Any") -> str:
     if not isinstance(thought, dict):
         return ""
-    subject, description = _text(thought.get("subject")), _text(thought.get("description"))
+    subject, description = as_text(thought.get("subject")), as_text(thought.get("description"))
     return "**%s** %s" % (subject, description) if subject and description else subject or description
 
 
 CALL, RESULT = "call", "result"  # what a call id names, for giving each once
 
 
-def _gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
+def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
     """A model message's tool calls (its ``functionCall`` parts, then ``toolCalls``) and the
     result parts its ``toolCalls`` carry, each with whether the call failed."""
     calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
     results = []  # type: List[Tuple[dict, bool]]
-    tool_calls = message.get(FIELD_TOOL_CALLS)
+    tool_calls = message.get(facts.FIELD_TOOL_CALLS)
     for call in tool_calls if isinstance(tool_calls, list) else []:
         if isinstance(call, dict):
             calls.append(call)
@@ -113,20 +116,20 @@ def _gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List
 
 def _response_id(part: "Any") -> "Optional[str]":
     response = part.get("functionResponse") if isinstance(part, dict) else None
-    return _text(response.get("id")) if isinstance(response, dict) else None
+    return as_text(response.get("id")) if isinstance(response, dict) else None
 
 
 def message_ids(message: dict) -> tuple:
     """The ``(CALL or RESULT, call id)`` pairs a message gives, in the order ``Normaliser``
     meets them (what the newest-first reading needs to give each once, as forward)."""
-    kind = message.get(FIELD_TYPE)
-    parts = parts_of(message.get(FIELD_CONTENT))
+    kind = message.get(facts.FIELD_TYPE)
+    parts = parts_of(message.get(facts.FIELD_CONTENT))
     found = []
-    if kind == TYPE_USER:
+    if kind == facts.TYPE_USER:
         result_parts = parts
-    elif kind == TYPE_GEMINI:
-        calls, results = _gemini_calls(message, parts)
-        found = [(CALL, _text(call.get("id"))) for call in calls]
+    elif kind == facts.TYPE_GEMINI:
+        calls, results = gemini_calls(message, parts)
+        found = [(CALL, as_text(call.get("id"))) for call in calls]
         result_parts = [part for part, _failed in results]
     else:
         return ()
@@ -140,7 +143,9 @@ def message_ids(message: dict) -> tuple:
 def typed_display(message: dict) -> "List[str]":
     """What the person typed, where the client kept it apart from what it sent (``[]``
     when it did not): the texts of ``displayContent``, less a hook's context."""
-    texts = [p["text"] for p in parts_of(message.get(FIELD_DISPLAY)) if isinstance(p.get("text"), str) and p["text"]]
+    texts = [
+        p["text"] for p in parts_of(message.get(facts.FIELD_DISPLAY)) if isinstance(p.get("text"), str) and p["text"]
+    ]
     if texts:
         texts[0] = split_hook_context(texts[0])[1]
     return [t for t in texts if t]

@@ -37,22 +37,8 @@ from collections import namedtuple
 
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_QUERY_NEVER_RAN, Refusal, UsageError
 from termsprawl_context.transcript.query.evaluator import RunError, evaluate, type_name
-from termsprawl_context.transcript.query.language import (  # noqa: F401 (the language's names, as before the split)
-    ANY,
-    BOOL,
-    FIELDS,
-    FUNCTIONS,
-    INT_BITS,
-    INT_DIGITS,
-    INT_MAX,
-    INT_MIN,
-    LIST,
-    NIL,
-    NUM,
-    STR,
-    Syntax,
-)
-from termsprawl_context.transcript.query.lexer import Token, tokenize  # noqa: F401
+from termsprawl_context.transcript.query.language import ANY, BOOL, Syntax
+from termsprawl_context.transcript.query.lexer import tokenize
 from termsprawl_context.transcript.query.parser import Parser
 from termsprawl_context.transcript.record import go_quote
 
@@ -62,19 +48,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "EXIT_QUERY_NEVER_RAN",
-    "Expression",
-    "ExpressionNeverRan",
-    "ExpressionNotBoolean",
-    "FIELDS",
-    "FUNCTIONS",
-    "QueryCompileError",
-    "compile_where",
-    "entry_env",
-    "filter",
-    "iter_filter",
-]
+__all__ = ["compile_where", "filter", "iter_filter"]
 
 
 # --- refusals --------------------------------------------------------------------------------

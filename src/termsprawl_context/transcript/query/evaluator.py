@@ -12,6 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Dict
 
+__all__ = ["RunError", "evaluate", "type_name"]
+
 
 class RunError(Exception):
     """This entry cannot be evaluated (another shape): not a match."""

@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.query.lexer import Token
 
+__all__ = ["Parser"]
+
 
 # --- the tree -------------------------------------------------------------------------------
 # Nodes are tuples: (kind, static type, ...). Kinds: lit, name, member, index, call, unary,
@@ -60,17 +62,17 @@ class Parser(object):
         return node
 
     def or_(self):
-        node = self.and_()
-        while self.at_word("or") or self.at("op", "||"):
-            self.take()
-            node = _logical("or", node, self.and_())
-        return node
+        return self._logical_chain("or", "||", self.and_)
 
     def and_(self):
-        node = self.not_()
-        while self.at_word("and") or self.at("op", "&&"):
+        return self._logical_chain("and", "&&", self.not_)
+
+    def _logical_chain(self, word: str, op: str, operand):
+        """``operand (word|op operand)*``, left to right: one precedence level of ``or``/``and``."""
+        node = operand()
+        while self.at_word(word) or self.at("op", op):
             self.take()
-            node = _logical("and", node, self.not_())
+            node = _logical(word, node, operand())
         return node
 
     def not_(self):
@@ -150,6 +152,17 @@ class Parser(object):
             kind = STR if (kind == STR and step == "index") else ANY
         return ("path", kind, node, tuple(chain))
 
+    def _comma_list(self, close: str) -> list:
+        """``expr (, expr)*`` (or nothing) up to ``close``, which is taken."""
+        items = []
+        if not self.at("op", close):
+            items.append(self.or_())
+            while self.at("op", ","):
+                self.take()
+                items.append(self.or_())
+        self.expect(close)
+        return items
+
     def primary(self):
         token = self.take()
         if token.kind == "num":
@@ -161,14 +174,7 @@ class Parser(object):
             self.expect(")")
             return node
         if token.kind == "op" and token.value == "[":
-            items = []
-            if not self.at("op", "]"):
-                items.append(self.or_())
-                while self.at("op", ","):
-                    self.take()
-                    items.append(self.or_())
-            self.expect("]")
-            return ("list", LIST, tuple(items))
+            return ("list", LIST, tuple(self._comma_list("]")))
         if token.kind == "name":
             name = token.value
             if name == "true" or name == "false":
@@ -179,13 +185,7 @@ class Parser(object):
                 if name not in FUNCTIONS:
                     raise Syntax("unknown function %s" % name)
                 self.take()
-                args = []
-                if not self.at("op", ")"):
-                    args.append(self.or_())
-                    while self.at("op", ","):
-                        self.take()
-                        args.append(self.or_())
-                self.expect(")")
+                args = self._comma_list(")")
                 if len(args) != 1:
                     raise Syntax("%s takes one argument, not %d" % (name, len(args)))
                 return ("call", NUM, name, args[0])

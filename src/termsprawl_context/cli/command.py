@@ -1,0 +1,220 @@
+"""The command base: one declarative ``Spec`` per command, and the one output path.
+
+A ``Spec`` names the command's positional arguments (from one vocabulary: ``PATH`` is
+a transcript, ``SESSION`` a session, ``NODE`` a node), the common options it takes
+(declared once here: ``--cwd``, ``--projects-dir``, ``--project``, ``--harness``) and
+what its ``--json`` prints. The contract every command follows (the README's "The
+command-line contract"):
+
+- ``--json`` on a list answer (``JSON_LIST``) is JSON Lines: one object per line per
+  item; on a single answer (``JSON_ONE``) one object on one line. Either way the JSON
+  is terminal-safe (``terminal_safe_json``: DEL, the C1 controls, U+2028 and U+2029 as
+  ``\\u`` escapes, the same values).
+- No results (a list answer with no items) is exit 0 and nothing on stdout, with or
+  without ``--json``; a command may say on stderr where it looked.
+- An empty positional argument is a usage error (exit 2): ``<command>: <ARG> must not
+  be empty``.
+- A cell of a tab-separated or aligned row passes ``cell`` (the one rule: line breaks
+  and tabs become spaces, any other control character U+FFFD).
+
+The dump (``cli/context.py``) never imports this module: its strict argv parse is what
+makes the narrow permission rules safe.
+"""
+
+import json
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+from termsprawl_context._output import Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
+from termsprawl_context.cli import _args
+from termsprawl_context.errors import UsageError
+
+__all__ = [
+    "Arg",
+    "JSON_LIST",
+    "JSON_ONE",
+    "LINE",
+    "NODE",
+    "PATH",
+    "SESSION",
+    "Spec",
+    "UUID",
+    "add_count",
+    "cell",
+    "command",
+    "json_line",
+    "parse_command",
+    "parser_for",
+    "print_list",
+    "print_one",
+]
+
+
+class Arg(NamedTuple):
+    """A positional argument: its name in the namespace, its metavar in usage and help,
+    and whether an empty value is refused (``<command>: <METAVAR> must not be empty``)."""
+
+    dest: str
+    metavar: str
+    help: str
+    required: bool = True
+
+
+# One word for each thing a command is given, in every usage line and the README.
+PATH = Arg("path", "PATH", "a transcript (.jsonl) file")
+SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a path, or 'latest'")
+UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")
+NODE = Arg("node", "NODE", "a node id")
+LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
+
+JSON_LIST = "list"  # the answer is a list: JSON Lines, one object per item
+JSON_ONE = "one"  # the answer is one thing: one object on one line
+JSON_HELP = {
+    JSON_LIST: "print JSON Lines: one object per line, one line per item",
+    JSON_ONE: "print the answer as one JSON object on one line",
+}
+
+
+def _add_project(parser) -> None:
+    parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
+
+
+# The common options, declared once: the name a Spec gives -> what adds it.
+COMMON: Dict[str, Callable[[Any], None]] = {
+    "cwd": _args.add_cwd,
+    "projects-dir": _args.add_projects_dir,
+    "project": _add_project,
+    "harness": _args.add_harness,
+}
+
+
+class Spec(NamedTuple):
+    """One command (or one action of ``links`` / ``index``): what its parser holds.
+    ``options`` adds the command's own options to the parser; ``actions`` are the
+    sub-commands, each a Spec of its own (chosen as ``args.action``)."""
+
+    name: str
+    description: str
+    args: Tuple[Arg, ...] = ()
+    common: Tuple[str, ...] = ()
+    json: str = ""
+    options: Optional[Callable[[Any], None]] = None
+    actions: Tuple["Spec", ...] = ()
+
+
+def _fill(parser, spec: Spec) -> None:
+    for arg in spec.args:
+        parser.add_argument(arg.dest, metavar=arg.metavar, help=arg.help)
+    for name in spec.common:
+        COMMON[name](parser)
+    if spec.options is not None:
+        spec.options(parser)
+    if spec.json:
+        parser.add_argument("--json", action="store_true", help=JSON_HELP[spec.json])
+    if spec.actions:
+        sub = parser.add_subparsers(dest="action", metavar="|".join(a.name for a in spec.actions))
+        sub.required = True
+        for action in spec.actions:
+            _fill(sub.add_parser(action.name, help=action.description, description=action.description), action)
+
+
+def parser_for(spec: Spec) -> _args.CommandParser:
+    """The command's argparse parser, made from its Spec."""
+    parser = _args.command_parser(spec.name, spec.description)
+    _fill(parser, spec)
+    return parser
+
+
+def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
+    """The parsed namespace (None after --help: the command returns 0), its required
+    positional arguments checked non-empty."""
+    args = _args.parse(parser_for(spec), argv)
+    if args is None:
+        return None
+    chosen = spec
+    if spec.actions:
+        chosen = next(a for a in spec.actions if a.name == args.action)
+    for arg in chosen.args:
+        if arg.required and not getattr(args, arg.dest):
+            name = spec.name + (" " + chosen.name if chosen is not spec else "")
+            raise UsageError("%s: %s must not be empty" % (name, arg.metavar))
+    return args
+
+
+def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]], int]]:
+    """Make ``body(args) -> exit code`` the command ``run(argv) -> exit code`` the
+    registry names: argv parsed by ``spec`` (``parse_command``), 0 after --help."""
+
+    def make(body: Callable[[Any], int]) -> Callable[[List[str]], int]:
+        def run(argv: List[str]) -> int:
+            args = parse_command(spec, argv)
+            return 0 if args is None else body(args)
+
+        run.__name__, run.__doc__ = body.__name__, body.__doc__
+        return run
+
+    return make
+
+
+def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
+    """An option taking a positive whole number N (``what`` says what N counts)."""
+    shown = " (default %d)" % default if default is not None else ""
+    parser.add_argument(flag, type=_args.positive_int, default=default, metavar="N", help=what + shown)
+
+
+# --- output -----------------------------------------------------------------------------------
+
+# One encoder for every line: ``json.dumps`` with options builds a new one per call,
+# which a 10,000-session listing pays 10,000 times.
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
+def json_line(value: Any) -> str:
+    """``value`` as one terminal-safe JSON line (non-ASCII kept, no raw control)."""
+    return terminal_safe_json(_JSON.encode(value)) + "\n"
+
+
+def _add(out: Spool, text: Any) -> None:
+    if isinstance(text, bytes):
+        out.add_bytes(text)
+    else:
+        out.add(text)
+
+
+def print_list(
+    as_json: bool, items: Iterable[Any], to_json: Callable[[Any], Any], to_text: Callable[[Any], Any]
+) -> int:
+    """Print a list answer as it is made: under --json one ``json_line(to_json(item))``
+    per item, else ``to_text(item)`` (str, or bytes written as they are: a path's own).
+    Nothing at all for no items. The count printed."""
+    out = Spool()
+    count = 0
+    for item in items:
+        _add(out, json_line(to_json(item)) if as_json else to_text(item))
+        count += 1
+    out.close()
+    return count
+
+
+def print_one(as_json: bool, data: Any, text: Any) -> None:
+    """Print a single answer: under --json ``data`` (or what calling it returns) as one
+    JSON line, else ``text`` (str; bytes as they are; None or "" prints nothing)."""
+    if as_json:
+        write_out(json_line(data() if callable(data) else data))
+    elif isinstance(text, bytes):
+        write_bytes(text)
+    elif text:
+        write_out(text)
+
+
+_CELL_SPACES = frozenset("\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _cell_stand_in(code: int) -> str:
+    return " " if chr(code) in _CELL_SPACES else "\ufffd"
+
+
+def cell(text: str) -> str:
+    """Text in one cell of a row (a title, a snippet, an id): line breaks and tabs
+    become spaces, so the row stays one row; any other control character a terminal
+    would act on becomes U+FFFD (``terminal_safe``)."""
+    return terminal_safe(text, stand_in=_cell_stand_in, line_breaks=True)

@@ -1,0 +1,135 @@
+"""Slash commands and local commands in a transcript: the envelope of a command the person
+ran that reached the model (``slash_command``, shown as typed: ``/review parser.py``), a
+local command's caveat or envelope (``/compact``, ``/model``) and the output that follows
+it as its child, and the one line a task notification is shown as. Read from an
+``Entry``'s fields and the signals and text rules of ``transcript.speakers``;
+``entry`` re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.speakers import (
+    PERSON,
+    SIGNAL_PERSON,
+    SIGNAL_TASK,
+    content_texts,
+    not_the_person,
+    text_kind,
+    turn_signal,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Optional
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "command_as_typed",
+    "is_local_command",
+    "is_local_command_output",
+    "output_parent",
+    "slash_command",
+    "task_notification_line",
+]
+
+
+def _tag_text(text: str, tag: str) -> str:
+    """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""
+    opening, closing = "<%s>" % tag, "</%s>" % tag
+    start = text.find(opening)
+    if start < 0:
+        return ""
+    start += len(opening)
+    end = text.find(closing, start)
+    return text[start:end] if end >= 0 else ""
+
+
+def command_as_typed(text: str) -> str:
+    """``/name args`` of a slash command's envelope text (older records write the name
+    without its slash), "" when the text names no command. Whitespace is the envelope's."""
+    name = _tag_text(text, cc.COMMAND_NAME_TAG).strip()
+    if not name:
+        return ""
+    if not name.startswith("/"):
+        name = "/" + name
+    args = _tag_text(text, cc.COMMAND_ARGS_TAG).strip()
+    return name + " " + args if args else name
+
+
+def slash_command(entry: Entry) -> str:
+    """The slash command the person ran, as they typed it (``/review parser.py``), when
+    this user entry is the envelope of one that reached the model; "" otherwise.
+
+    Reached the model: the record's signals say the person started the turn (2.1.328
+    writes ``turnOrigin`` on such an envelope and none on a local command's), or, without
+    signals, the envelope opens with ``<command-message>`` (a local command's opens with
+    ``<command-name>``, 1.0.x to 2.1.328). The expansion that follows (``isMeta``) is
+    the harness's, and so is a local command (/compact, /context, /model) and its output."""
+    if entry.type != cc.TYPE_USER or not_the_person(entry):
+        return ""
+    signal = turn_signal(entry)
+    for text in content_texts(entry.content):
+        head = text.lstrip()
+        if not head.startswith(cc.INJECTED_PREFIXES):
+            continue
+        if signal == SIGNAL_PERSON or head.startswith(cc.PROMPT_COMMAND_OPEN):
+            typed = command_as_typed(head)
+            if typed:
+                return typed
+    return ""
+
+
+def is_local_command(entry: Entry) -> bool:
+    """A user entry that is a local command's caveat or envelope (``/compact``,
+    ``/model``): what follows it as its child is that command's output, not typed."""
+    if entry.type != cc.TYPE_USER or slash_command(entry):
+        return False
+    for text in content_texts(entry.content):
+        head = text.lstrip()
+        if head.startswith((cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)):
+            return True
+    return False
+
+
+def output_parent(entry: Entry) -> str:
+    """The uuid of the entry that, were it a local command's caveat or envelope, would
+    make this entry's typed text that command's output (``is_local_command_output``);
+    "" when no parent could: not a user entry, no parent, an explicit signal that the
+    person typed it, or no text the text rules call typed. A reader that streams (cite)
+    keeps this uuid and looks the parent up later, instead of holding every entry."""
+    if entry.type != cc.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
+        return ""
+    if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
+        return ""  # the envelope after its caveat, or wrapped output: the text rules see to those
+    return entry.parent_uuid
+
+
+def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
+    """Whether ``entry`` (a user entry whose text rules call it typed) is the output of
+    the local command ``parent`` records: its parent is a caveat or a local command's
+    envelope and no explicit signal says the person typed it (older clients wrote a
+    command's answer as plain text there: ``Unknown skill: hookify`` after /hookify)."""
+    if parent is None:
+        return False
+    uuid = output_parent(entry)
+    return bool(uuid) and uuid == parent.uuid and is_local_command(parent)
+
+
+def task_notification_line(entry: Entry) -> str:
+    """One line saying what finished, for a task notification: its ``<summary>`` and
+    ``<status>`` (``Agent "Marker finder" finished (completed)``); never its task id,
+    tool-use id or output file. "" when the entry is not one or says neither."""
+    if entry.type != cc.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
+        return ""
+    for text in content_texts(entry.content):
+        if cc.TASK_NOTIFICATION_OPEN not in text:
+            continue
+        summary = " ".join(_tag_text(text, cc.TASK_SUMMARY_TAG).split())
+        status = " ".join(_tag_text(text, cc.TASK_STATUS_TAG).split())
+        if summary and status:
+            return summary if status in summary else "%s (%s)" % (summary, status)
+        if summary or status:
+            return summary or "a background task ended: %s" % status
+    return ""

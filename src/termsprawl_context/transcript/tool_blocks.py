@@ -1,0 +1,142 @@
+"""Tool calls and tool results in a transcript's entries: the ``tool_use`` blocks of an
+assistant entry, the ``tool_result`` blocks of a user entry, their bodies, and the
+harness's answers that say a call never ran (a hook's refusal, a denial). Read from an
+``Entry``'s fields; ``entry`` re-exports every name here.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.speakers import content_texts
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, List, Optional
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "ToolCall",
+    "ToolResult",
+    "assistant_text",
+    "hook_refusal_reason",
+    "is_hook_refusal",
+    "not_run_kind",
+    "result_texts",
+    "tool_calls",
+    "tool_results",
+    "tool_use_ids",
+]
+
+
+class ToolCall(namedtuple("ToolCall", "id name input")):
+    """A ``tool_use`` block of an assistant entry: its id, tool name and raw input."""
+
+    __slots__ = ()
+
+
+class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
+    """A ``tool_result`` block of a user entry: the call it answers, its raw content and
+    whether the harness marked it ``is_error``."""
+
+    __slots__ = ()
+
+
+def _blocks(entry: Entry, entry_type: str, block_type: str) -> "List[dict]":
+    """The content blocks of type ``block_type`` when ``entry`` is of ``entry_type``."""
+    if entry.type != entry_type or not isinstance(entry.content, list):
+        return []
+    return [block for block in entry.content if isinstance(block, dict) and block.get("type") == block_type]
+
+
+def _string(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def tool_calls(entry: Entry) -> List[ToolCall]:
+    """The tool calls of an assistant entry, in block order; [] for other entries."""
+    blocks = _blocks(entry, cc.TYPE_ASSISTANT, "tool_use")
+    return [ToolCall(_string(block.get("id")), _string(block.get("name")), block.get("input")) for block in blocks]
+
+
+def tool_results(entry: Entry) -> List[ToolResult]:
+    """The tool results a user entry carries, in block order; [] for other entries."""
+    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    return [
+        ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
+        for block in blocks
+    ]
+
+
+def result_texts(content: Any) -> List[str]:
+    """The bodies of a tool result's content: a string is one body; in a list, the
+    non-empty string ``text`` of every element, whatever its type."""
+    if isinstance(content, str):
+        return [content] if content else []
+    if not isinstance(content, list):
+        return []
+    bodies = []
+    for element in content:
+        if isinstance(element, dict):
+            value = element.get("text")
+            if isinstance(value, str) and value:
+                bodies.append(value)
+    return bodies
+
+
+def assistant_text(entry: Entry) -> str:
+    """An assistant entry's ``text`` blocks joined by newlines ("" for other entries)."""
+    if entry.type != cc.TYPE_ASSISTANT:
+        return ""
+    return "\n".join(content_texts(entry.content))
+
+
+def tool_use_ids(entry: Entry) -> List[str]:
+    """The non-empty ids of the ``tool_use`` blocks in an entry's content, whatever the
+    entry's type (a string content has none)."""
+    if not isinstance(entry.content, list):
+        return []
+    return [
+        block["id"]
+        for block in entry.content
+        if isinstance(block, dict)
+        and block.get("type") == "tool_use"
+        and isinstance(block.get("id"), str)
+        and block["id"]
+    ]
+
+
+def is_hook_refusal(body: str) -> bool:
+    """Whether a tool_result body is a PreToolUse hook blocking the call
+    (``PreToolUse:<Tool> hook error: <reason>``) rather than anything the tool produced."""
+    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
+
+
+def hook_refusal_reason(body: str) -> Optional[str]:
+    """The reason of a PreToolUse refusal body (what follows `` hook error: ``), or None
+    when the body is not one."""
+    if not is_hook_refusal(body):
+        return None
+    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1]
+
+
+def not_run_kind(result: ToolResult) -> str:
+    """Which of the harness's "this call never ran" answers a tool result is (one of
+    ``harness.claude``'s ``NOT_RUN_*`` kinds), or "" when the call ran.
+
+    Only a result marked ``is_error`` can say so: a tool's own output may print
+    anything, and text that merely looks like a refusal must not unmake a call."""
+    if not result.is_error:
+        return ""
+    for body in result_texts(result.content):
+        if is_hook_refusal(body):
+            return cc.NOT_RUN_HOOK
+        for kind, openings in cc.NOT_RUN_PREFIXES:
+            for opening in openings:
+                if body.startswith(opening):
+                    if opening == cc.NOT_RUN_DENIED_OPENING and cc.NOT_RUN_DENIED not in body:
+                        continue
+                    return kind
+    return ""
