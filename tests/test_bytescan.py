@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context import bytescan
+from termsprawl_context import bytescan, cite
 from termsprawl_context.bytescan import (
     FoldedKey,
     Needles,
@@ -16,11 +16,13 @@ from termsprawl_context.bytescan import (
     candidate_lines,
     escape_positions,
     escaped_width,
+    file_holds_ascii_escape,
     file_may_hold,
+    finds,
     has_ascii_escape,
     scan_buffer,
 )
-from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.jsonl import parse_object
 from termsprawl_context.store import belongs, head_prompt, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
@@ -44,6 +46,10 @@ WORDS = [
     "日本",
     "\U0001f600x",
     "<a&b>",
+    "tool_use",
+    "<command-name>/x",
+    "<local-command-caveat>",
+    "toolu/1",
 ]
 # Keys a line may carry, some in the other spellings a case-folding decoder accepts.
 KEYS = [
@@ -169,10 +175,27 @@ def locate_caller(raw, wanted):
 
 
 def cite_caller(raw, quote):
-    """What cite's prefilter would be: the longest plain run of the quote, found plainly
-    or under an escape, in a line holding a string that holds the quote."""
+    """cite's prefilter of a quote: a line holding a string that holds the quote."""
     found = any(quote in text for text in strings_in(parse_object(raw)))
-    return found, Needles.longest_run(quote, 4, b" <>&").in_line(raw)
+    needles = cite.matching.quote_needles(quote)
+    return found, needles is None or needles.in_line(raw)
+
+
+def cite_marker_callers(raw):
+    """cite's lines that may hold a tool call (a block typed "tool_use"), a local
+    command's marker, or a record's key (a transcript read back)."""
+    value = parse_object(raw)
+    texts = list(strings_in(value))
+    markers = [m.decode() for m in cite.records.LOCAL_COMMAND_MARKERS]
+    local = any(m in text for text in texts for m in markers)
+    clean = not has_ascii_escape(raw)  # what cite tests in a record holding no escape: plain bytes alone
+    return [
+        ("tool_use" in texts, cite.records.TOOL_USE_LINES.in_line(raw)),
+        ("tool_use" in texts and clean, cite.records.TOOL_USE_TOKEN in raw),
+        (local, cite.records.may_be_local_command(raw)),
+        (local and clean, cite.records.may_be_local_command(raw, escaped=False)),
+        ("sessionId" in (value or {}), cite.transcripts._SESSION_ID_KEY.in_line(raw)),
+    ]
 
 
 def width_of(text):
@@ -215,6 +238,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
         for caller in (search_caller, locate_caller, cite_caller):
             found, selected = caller(raw, wanted)
             assert selected or not found, (caller.__name__, raw, wanted)
+        for found, selected in cite_marker_callers(raw):
+            assert selected or not found, raw
         widest, allowed = cost_caller(raw)
         assert widest <= allowed, raw
     # The lines candidate_lines keeps, and a file search in overlapped chunks (small ones
@@ -226,6 +251,7 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     for buffer in (scan_buffer(chunk), None):
         if holding:
             assert file_may_hold(io.BytesIO(data), needles, buffer=buffer)
+        assert file_holds_ascii_escape(io.BytesIO(data), buffer) == has_ascii_escape(data)
     # summary_index's window rule: exactly the uuids the plain parse finds.
     assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
 
@@ -267,13 +293,31 @@ def test_needles_name_their_plain_spellings(token, plain):
 def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
     path = tmp_path_factory.mktemp("cite") / "t.jsonl"
     path.write_bytes(b"\n".join(raws) + b"\n")
-    needles = Needles.longest_run(quote, 4, b" <>&")
     if any(quote in text for raw in raws for text in strings_in(parse_object(raw))):
-        with open_regular(str(path)) as f:  # as cite would open it: regular files only
-            assert needles.plain is None or file_may_hold(f, needles)
+        needle = cite.quote_needle(quote)
+        for buffer in (None, scan_buffer(7), scan_buffer(40)):  # small chunks: runs and escapes straddle them
+            assert cite.file_may_contain(str(path), needle, buffer)
 
 
 def test_folded_keys_name_the_characters_that_fold_onto_them():
     assert FoldedKey.of("sessionId").others == ("\u017f".encode("utf-8"),)
     assert FoldedKey.of("cwd").others == () and FoldedKey.of("kind").others == ("\u212a".encode("utf-8"),)
     assert Needles.longest_run("ab/cdef", 4).plain == (b"cdef",) and Needles.longest_run("ab/c", 4).plain is None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    st.binary(max_size=300) | st.text("ab\\u0", max_size=300).map(str.encode),
+    st.sampled_from([b"abcabc", b"aaaaaa", b"ab", b"\\u0075ser", b"b" * 99, b"b" * 100]),
+    st.integers(0, 40),
+    st.integers(0, 320),
+    st.integers(1, 20),
+)
+def test_a_windowed_find_answers_as_one_find(data, needle, start, end, window):
+    kept, bytescan.FIND_WINDOW = bytescan.FIND_WINDOW, window  # windows of a few bytes: needles straddle their edges
+    try:
+        for haystack in (data, data + needle + data, bytearray(needle[1:] + data + needle[:-1])):
+            assert finds(haystack, needle, start, end) == (haystack.find(needle, start, end) >= 0)
+            assert finds(haystack, needle) == (needle in haystack)
+    finally:
+        bytescan.FIND_WINDOW = kept

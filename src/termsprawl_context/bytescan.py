@@ -30,6 +30,7 @@ __all__ = [
     "ESCAPES_ASCII",
     "ESCAPES_ASCII_FOLDED",
     "ESCAPE_LENGTH",
+    "FIND_WINDOW",
     "FoldedKey",
     "LOWER_TO_ASCII",
     "Needles",
@@ -39,7 +40,9 @@ __all__ = [
     "carry_over",
     "escape_positions",
     "escaped_width",
+    "file_holds_ascii_escape",
     "file_may_hold",
+    "finds",
     "has_ascii_escape",
     "scan_buffer",
 ]
@@ -131,14 +134,44 @@ class Needles(namedtuple("Needles", "tokens plain")):
 
     def in_line(self, raw: "Union[bytes, bytearray]") -> bool:
         """Whether the line ``raw`` may hold a token once parsed."""
-        if self.plain is None:
+        plain = self.plain
+        if plain is None:
             return True
-        return bool(self.plain) and (any(p in raw for p in self.plain) or has_ascii_escape(raw))
+        if len(raw) > FIND_WINDOW:
+            if self.plainly_in(raw):
+                return True
+        else:
+            for p in plain:  # a loop, not any(): this runs on every line of a search
+                if p in raw:
+                    return True
+        return bool(plain) and has_ascii_escape(raw)
 
     def plainly_in(self, data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
         """Whether a token's plain bytes are in ``data[start:end]`` (no escape rule)."""
         end = len(data) if end is None else end
-        return any(data.find(p, start, end) >= 0 for p in self.plain or ())
+        return any(finds(data, p, start, end) for p in self.plain or ())
+
+
+# CPython (3.10 on) searches a span of 30,000 bytes or more for a needle of 6 to 99 bytes
+# with its two-way algorithm, several times slower on JSON text than the skip search it
+# runs on a shorter span (a 16-byte needle in a 512 KiB transcript: 9x, Debian's 3.11):
+# such a span is searched in windows just under that size.
+FIND_WINDOW = 29000
+_WINDOWED = range(6, 100)
+
+
+def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "Optional[int]" = None) -> bool:
+    """Whether ``needle`` is in ``data[start:end]``: ``data.find``, in windows of
+    ``FIND_WINDOW`` bytes (overlapping by the needle's length less one) where that is
+    faster."""
+    end = len(data) if end is None else end
+    if len(needle) not in _WINDOWED or end - start <= FIND_WINDOW:
+        return data.find(needle, start, end) >= 0
+    reach = len(needle) - 1
+    for at in range(start, end, FIND_WINDOW):
+        if data.find(needle, at, min(end, at + FIND_WINDOW + reach)) >= 0:
+            return True
+    return False
 
 
 def candidate_lines(lines: "Iterable[bytes]", needles: Needles) -> "Iterator[bytes]":
@@ -178,6 +211,17 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer:
         return True
     if not needles.plain:
         return False
+    return _search_file(f, needles, escapes, buffer)
+
+
+def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None) -> bool:
+    """Whether the rest of ``f`` holds an ASCII-spelling escape (as ``file_may_hold``
+    searches): in a file that holds none, a token's plain bytes are its only spelling,
+    so a line test there needs no escape rule."""
+    return _search_file(f, Needles((), ()), True, buffer)
+
+
+def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
     chunk = CHUNK_BYTES
     if buffer is None or overlap > CARRY_BYTES:

@@ -1,0 +1,216 @@
+"""Citations: a quote grounded in exactly one entry of a session's record, or refused.
+
+Two pools, disjoint, never the assistant's own text:
+
+- ``user``: what the person typed (string content, text blocks), a prompt they queued
+  mid-turn, and the answers they picked in an AskUserQuestion envelope. The typed words
+  are ``transcript.entry.person_texts``, the classifier ``show`` and the hand-off print
+  by: never a meta, sidechain, compaction or transcript-only entry, never a text opening
+  with a harness marker, never a local command's output (its parent found by uuid),
+  never another tool's result; and never a slash command's envelope, which ``show``
+  prints as typed (the one text ``show`` shows that this pool leaves out).
+- ``tool_result``: the bodies of genuine tool results whose call is in the same record.
+  Excluded: answer envelopes (the person's words), replies to a sub-agent dispatch and
+  TaskOutput (model-written), hook refusals, results of calls that never ran, reads of
+  an agent transcript, and the output of commands that print the agent's record back
+  (``transcript.echo``).
+
+Matching is word for word: whitespace runs (Go's set) are one space, case counts, and a
+Read result also matches with its line-number gutter removed. A match is one entry.
+Resolution fails closed: none, several, or a pool that cannot be searched are distinct
+named refusals with a message a person can act on. The rules, messages and caps are the
+Go reference's (``go-transcript-citations.md``).
+
+The package, one module a job: ``values`` (requests, matches, ``Hits``), ``refusals``,
+``matching`` (words and the quote's bytes), ``envelopes`` (AskUserQuestion answers read
+as text), ``transcripts`` (a transcript read back), ``exclusions`` (why a result is not
+tool output), ``records`` (one record and the passes over its lines), ``pools`` (the
+person's words, tool output), ``search`` (one record searched), ``session`` (which
+records a session's pools are), ``hints``, ``resolution`` and ``at_line``.
+"""
+
+from __future__ import annotations
+
+from termsprawl_context.cite.at_line import calls_answered_at, entry_at_line, envelope_at, tool_result_at
+from termsprawl_context.cite.envelopes import (
+    extract_answers,
+    has_answer_prefix,
+    is_answer_envelope,
+    refused_tool_use_ids,
+)
+from termsprawl_context.cite.hints import (
+    HINT_ASK,
+    HINT_DELEGATION,
+    HINT_DISPATCH_PROMPT,
+    HINT_ECHO,
+    HINT_ENVELOPE,
+    HINT_NO_CALL,
+    HINT_OWN_DISPATCH_PROMPT,
+    HINT_TASK_OUTPUT,
+    HINT_TRANSCRIPT,
+    SUBAGENT_RECORD_ALONE,
+    SUBAGENT_USER_ADVICE,
+    SUBAGENT_USER_RULE,
+    dispatch_prompt_contains,
+    excluded_result_hint,
+    unresolved_hint,
+    unresolved_user_hint,
+)
+from termsprawl_context.cite.matching import (
+    MIN_NEEDLE,
+    contains_words,
+    file_may_contain,
+    normalize,
+    quote_needle,
+    strip_read_gutters,
+)
+from termsprawl_context.cite.pools import (
+    SOURCE_TOOL_RESULT,
+    SOURCE_TYPES,
+    SOURCE_USER,
+    envelope_readings,
+    message_texts,
+    parse_source_type,
+    parse_sources,
+    tool_bodies,
+    user_texts,
+)
+from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES, Record, load_record
+from termsprawl_context.cite.refusals import (
+    EMPTY_QUOTE,
+    NO_ENTRY_AT_LINE,
+    NO_SESSION_ROOT,
+    AnswerUnmatched,
+    CitationAmbiguous,
+    CitationError,
+    CitationNotFound,
+    CitationRefused,
+    CitationUnreadable,
+    EmptyQuote,
+    NoEntryAtLine,
+    NoSessionRoot,
+    NoSourceType,
+)
+from termsprawl_context.cite.resolution import (
+    CALL_TRUNCATED,
+    MAX_CITED_CALL,
+    MAX_CITED_MESSAGE,
+    MAX_LISTED_MATCHES,
+    MESSAGE_TRUNCATED,
+    entry_calls,
+    entry_text,
+    render_call,
+    resolve_across_sessions,
+    resolve_citation,
+    resolve_citations,
+    resolve_in_record,
+)
+from termsprawl_context.cite.search import cite, cite_in_record
+from termsprawl_context.cite.session import SessionRecords, cite_in_session, citation_records, session_candidates
+from termsprawl_context.cite.transcripts import is_transcript_path, looks_like_record, looks_like_transcript
+from termsprawl_context.cite.values import Citation, CitationRequest, Hits, Match
+from termsprawl_context.errors import EXIT_CITE_AMBIGUOUS, EXIT_CITE_NOT_FOUND, EXIT_CITE_REFUSED
+from termsprawl_context.store.subagents import session_root_of
+from termsprawl_context.transcript import echo
+from termsprawl_context.transcript.entry import person_texts
+from termsprawl_context.transcript.shell import command_paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Callable, Optional
+
+# The echo rule's classifier. FAILS CLOSED: set to None, every Bash result is an echo.
+# A package attribute so a test can swap it, as the reference's tests register theirs
+# (``exclusions`` reads it here at each call).
+command_echoes: Optional[Callable[[str], bool]] = echo.echoes_record
+
+__all__ = [
+    "CALL_TRUNCATED",
+    "EMPTY_QUOTE",
+    "EXIT_CITE_AMBIGUOUS",
+    "EXIT_CITE_NOT_FOUND",
+    "EXIT_CITE_REFUSED",
+    "HINT_ASK",
+    "HINT_DELEGATION",
+    "HINT_DISPATCH_PROMPT",
+    "HINT_ECHO",
+    "HINT_ENVELOPE",
+    "HINT_NO_CALL",
+    "HINT_OWN_DISPATCH_PROMPT",
+    "HINT_TASK_OUTPUT",
+    "HINT_TRANSCRIPT",
+    "MAX_CITED_CALL",
+    "MAX_CITED_MESSAGE",
+    "MAX_LISTED_MATCHES",
+    "MESSAGE_TRUNCATED",
+    "MIN_NEEDLE",
+    "NO_ENTRY_AT_LINE",
+    "NO_SESSION_ROOT",
+    "PARENT_LINE_BYTES",
+    "RECENT_LINES",
+    "SOURCE_TOOL_RESULT",
+    "SOURCE_TYPES",
+    "SOURCE_USER",
+    "SUBAGENT_RECORD_ALONE",
+    "SUBAGENT_USER_ADVICE",
+    "SUBAGENT_USER_RULE",
+    "AnswerUnmatched",
+    "Citation",
+    "CitationAmbiguous",
+    "CitationError",
+    "CitationNotFound",
+    "CitationRefused",
+    "CitationRequest",
+    "CitationUnreadable",
+    "EmptyQuote",
+    "Hits",
+    "Match",
+    "NoEntryAtLine",
+    "NoSessionRoot",
+    "NoSourceType",
+    "Record",
+    "SessionRecords",
+    "calls_answered_at",
+    "citation_records",
+    "cite",
+    "cite_in_record",
+    "cite_in_session",
+    "command_echoes",
+    "command_paths",
+    "contains_words",
+    "dispatch_prompt_contains",
+    "entry_at_line",
+    "entry_calls",
+    "entry_text",
+    "envelope_at",
+    "envelope_readings",
+    "excluded_result_hint",
+    "extract_answers",
+    "file_may_contain",
+    "has_answer_prefix",
+    "is_answer_envelope",
+    "is_transcript_path",
+    "load_record",
+    "looks_like_record",
+    "looks_like_transcript",
+    "message_texts",
+    "normalize",
+    "parse_source_type",
+    "parse_sources",
+    "person_texts",
+    "quote_needle",
+    "refused_tool_use_ids",
+    "render_call",
+    "resolve_across_sessions",
+    "resolve_citation",
+    "resolve_citations",
+    "resolve_in_record",
+    "session_candidates",
+    "session_root_of",
+    "strip_read_gutters",
+    "tool_bodies",
+    "tool_result_at",
+    "unresolved_hint",
+    "unresolved_user_hint",
+    "user_texts",
+]

@@ -1,0 +1,126 @@
+"""What is read at one line: the cited entry with just the calls and local command it
+needs (``record_at``), and what ``result-at`` and ``envelope-at`` print, reading no
+line past it."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from termsprawl_context.bytescan import Needles
+from termsprawl_context.cite.envelopes import has_answer_prefix
+from termsprawl_context.cite.pools import tool_bodies
+from termsprawl_context.cite.records import (
+    PARENT_LINE_BYTES,
+    RECENT_LINES,
+    UNREAD,
+    Record,
+    calls_and_commands,
+    calls_for,
+    filter_add,
+    parent_filter,
+    recent_finder,
+)
+from termsprawl_context.cite.refusals import NO_ENTRY_AT_LINE, NoEntryAtLine
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.entry import (
+    is_local_command,
+    output_parent,
+    person_texts,
+    result_texts,
+    tool_calls,
+    tool_results,
+)
+from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Dict, List, Optional, Tuple
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["calls_answered_at", "entry_at_line", "envelope_at", "record_at", "tool_result_at"]
+
+
+def record_at(path: str, line: int) -> Record:
+    """The entry at ``line`` alone, with the calls its tool results answer and, when its
+    typed text may be a local command's output, whether its parent is that command (in
+    the lines just before it, else a look-up by uuid). Only the lines those need are parsed."""
+    recent = deque(maxlen=RECENT_LINES)  # type: deque
+    for raw in iter_raw_lines(path):
+        if raw.number == line:
+            entry = entry_at(raw, decode_line(raw.raw))
+            if entry is None:
+                break
+            ids = {r.tool_use_id for r in tool_results(entry)}
+            parent = output_parent(entry) if person_texts(entry) else ""
+            found = recent_finder(recent)(parent) if parent else None
+            if found is not None:
+                local = {hash(parent)} if is_local_command(found) else set()
+                return Record(path, [entry], calls_for(path, ids), local)
+            parents = None
+            if parent:
+                parents = parent_filter(1)
+                filter_add(parents, hash(parent))
+            calls, local = calls_and_commands(path, ids, parents)
+            return Record(path, [entry], calls, local)
+        if len(raw.raw) <= PARENT_LINE_BYTES:
+            recent.append([raw, UNREAD])
+    return Record(path, [], {})
+
+
+def entry_at_line(path: str, line: int) -> Optional[Entry]:
+    """The entry at physical ``line`` of the record at ``path`` (None when that line is
+    no entry), reading no line past it and decoding no line before it."""
+    for found in iter_raw_lines(path):
+        if found.number == line:
+            return entry_at(found, decode_line(found.raw))
+    return None
+
+
+def calls_answered_at(path: str, entry: Entry) -> Record:
+    """A Record of ``path`` holding just the calls ``entry``'s results answer (each as
+    its last copy at or before ``entry``), read no further than ``entry``'s line: what
+    ``tool_bodies`` needs to judge them, in memory that does not grow with the record.
+    A line is decoded only when it may hold one of the ids (bytescan's ``Needles``)."""
+    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
+    needles = Needles.for_values(sorted(wanted))
+    holders: Dict[str, Entry] = {}
+    if wanted:
+        for found in iter_raw_lines(path):
+            if found.number > entry.line:
+                break
+            raw = found.raw
+            if not needles.in_line(raw):
+                continue
+            candidate = entry_at(found, decode_line(raw))
+            if candidate is None:
+                continue
+            for call in tool_calls(candidate):
+                if call.id in wanted:
+                    holders[call.id] = candidate
+    unique = {id(e): e for e in holders.values()}
+    return Record(path, sorted(unique.values(), key=lambda e: e.line))
+
+
+def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
+    """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
+    there is any; ("", False) for any other entry or no entry. Reads up to ``line``: the
+    call a result answers comes before it."""
+    entry = entry_at_line(path, line)
+    if entry is None or entry.type != cc.TYPE_USER:
+        return "", False
+    record = calls_answered_at(path, entry)
+    bodies = [body for _, body in tool_bodies(record, entry)]
+    if not bodies:
+        return "", False
+    return "\n".join(bodies), True
+
+
+def envelope_at(path: str, line: int) -> List[str]:
+    """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
+    order ([] when it carries none); NoEntryAtLine when the line is no entry. Reads up
+    to ``line``."""
+    entry = entry_at_line(path, line)
+    if entry is None:
+        raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
+    return [body for result in tool_results(entry) for body in result_texts(result.content) if has_answer_prefix(body)]

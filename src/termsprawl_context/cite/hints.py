@@ -1,0 +1,189 @@
+"""What a refusal adds when the words are somewhere the pools leave out: a sub-agent's
+dispatch prompt, or a tool result that is not tool output (and why)."""
+
+from __future__ import annotations
+
+from termsprawl_context.cite.envelopes import is_answer_envelope
+from termsprawl_context.cite.exclusions import (
+    EXCLUDED_ASK,
+    EXCLUDED_DELEGATION,
+    EXCLUDED_ECHO,
+    EXCLUDED_NO_CALL,
+    EXCLUDED_TASK_OUTPUT,
+    EXCLUDED_TRANSCRIPT,
+    exclusion,
+)
+from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
+from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
+from termsprawl_context.cite.records import Record, calls_for, stream_entries
+from termsprawl_context.cite.session import citation_records
+from termsprawl_context.cite.transcripts import looks_like_transcript
+from termsprawl_context.errors import Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
+from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Sequence
+
+    from termsprawl_context.cite.values import CitationRequest
+
+__all__ = [  # in the order they are written
+    "SUBAGENT_USER_RULE",
+    "SUBAGENT_USER_ADVICE",
+    "SUBAGENT_RECORD_ALONE",
+    "HINT_OWN_DISPATCH_PROMPT",
+    "HINT_DISPATCH_PROMPT",
+    "HINT_NO_CALL",
+    "HINT_DELEGATION",
+    "HINT_TASK_OUTPUT",
+    "HINT_TRANSCRIPT",
+    "HINT_ECHO",
+    "HINT_ASK",
+    "HINT_ENVELOPE",
+    "dispatch_prompt_contains",
+    "unresolved_user_hint",
+    "excluded_result_hint",
+    "unresolved_hint",
+    "session_hint",
+]
+
+SUBAGENT_USER_RULE = (
+    "your prompt is the parent agent's, not the user's. --cite:user resolves only against the user's messages in "
+    "the main conversation — quote them exactly as the user wrote them (the parent must pass them to you "
+    "verbatim), or cite --cite:tool_result for a tool's output."
+)
+SUBAGENT_USER_ADVICE = "You are a sub-agent: " + SUBAGENT_USER_RULE
+SUBAGENT_RECORD_ALONE = (
+    "citation %s cannot resolve the user's words in a sub-agent's record (%s) alone: its user messages are the "
+    "parent agent's dispatch, not the end user's own words; search the session (its root record) instead"
+)
+HINT_OWN_DISPATCH_PROMPT = "That quote is from your dispatch prompt, written by the parent agent. "
+HINT_DISPATCH_PROMPT = (
+    "That quote is from a sub-agent's dispatch prompt, written by the parent agent, not by the user. "
+    "If you are that sub-agent: "
+)
+HINT_NO_CALL = (
+    "Those words are in a tool result whose call is not in the record (the call that produced it is not in the "
+    "record), so where they came from is unknown and they are not citable as tool output; run the command again "
+    "so its output lands with its call, and cite that"
+)
+HINT_DELEGATION = (
+    "Those words are in a sub-agent's reply (model-written), which is not tool output; cite what the sub-agent's "
+    "own tools printed — its record is searched too"
+)
+HINT_TASK_OUTPUT = (
+    "Those words are what %s returned — a background task's output, which may be an agent's model-written "
+    "reply — so they are not citable as tool output; cite what that task's own tools printed"
+)
+HINT_TRANSCRIPT = (
+    "Those words were read out of an agent transcript (the file is an agent's record — its text is "
+    "model-written), which is not tool output; cite what the tools in that record printed — sub-agents' records "
+    "are searched too"
+)
+HINT_ECHO = (
+    "Those words are in the output of a command that prints agent-written text back (git log/show, or one of "
+    "sloprail's own tools: sr-checks, sr-session, sr-file, ...; their output carries commit messages, citations "
+    "and judges' model-written reasoning), so they are not citable as tool output; cite the output of the "
+    "command that produced the evidence, or the user's words"
+)
+HINT_ASK = (
+    "Those words are in an AskUserQuestion result: its questions are the agent's own words and only the answers "
+    "the person picked are theirs, so it is not tool output; cite an answer with --cite:user"
+)
+HINT_ENVELOPE = (
+    "Those words are an AskUserQuestion answer — the user's own words, not a tool's output; cite them with "
+    "--cite:user"
+)
+
+
+def dispatch_prompt_contains(path: str, quote: str) -> bool:
+    """Whether ``quote`` is in a sub-agent's dispatch prompt within the session."""
+    words = normalize(quote)
+    try:
+        top = session_root_of(path)
+        records = subagent_tree(top or path)
+        if not top:
+            records.append(path)
+        for record_path in records:
+            for entry in stream_entries(record_path, quote_needles(quote)):
+                if entry.type == cc.TYPE_USER and not entry.is_meta:
+                    if any(words in normalize(t) for t in message_texts(entry)):
+                        return True
+    except Refusal:
+        return False
+    return False
+
+
+def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
+    """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
+    sub = subagent or is_subagent_record(path)
+    if dispatch_prompt_contains(path, quote):
+        return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
+    return SUBAGENT_USER_ADVICE if sub else ""
+
+
+def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
+    """Which excluded kind of tool result the words sit in ("" when none)."""
+    words = normalize(quote)
+    try:
+        for record_path in citation_records(path, subagent).tool_in:
+            held = [
+                (result.tool_use_id, body)
+                for entry in stream_entries(record_path, quote_needles(quote))
+                for result in tool_results(entry)
+                for body in result_texts(result.content)
+                if body_matches(body, words)
+            ]  # only the bodies holding the quote are kept
+            record = Record(record_path, [], calls_for(record_path, {i for i, _ in held if i}))
+            for tool_use_id, body in held:
+                hint = _why_excluded(record, tool_use_id, body)
+                if hint:
+                    return hint
+    except Refusal:
+        return ""
+    return ""
+
+
+def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
+    """The excluded-result hint for one body holding the quote ("" to keep looking)."""
+    if is_hook_refusal(body):
+        return ""
+    found = record.calls.get(tool_use_id) if tool_use_id else None
+    reason = exclusion(found)
+    if reason == EXCLUDED_NO_CALL:
+        return HINT_NO_CALL
+    if reason == EXCLUDED_DELEGATION:
+        return HINT_DELEGATION
+    if reason == EXCLUDED_TASK_OUTPUT:
+        return HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT
+    if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
+        return HINT_TRANSCRIPT
+    if reason == EXCLUDED_ECHO:
+        return HINT_ECHO
+    if is_answer_envelope(body):
+        return HINT_ENVELOPE
+    return HINT_ASK if reason == EXCLUDED_ASK else ""
+
+
+def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
+    """The user-pool hint and the excluded-result hint that apply, joined by ``. ``."""
+    hints = []
+    if SOURCE_USER in sources:
+        hints.append(unresolved_user_hint(path, quote))
+    if SOURCE_TOOL_RESULT in sources:
+        hints.append(excluded_result_hint(path, quote, is_subagent_record(path)))
+    return ". ".join(h for h in hints if h)
+
+
+def session_hint(path: str, req: CitationRequest, subagent: bool):
+    def hint() -> str:
+        hints = []
+        if SOURCE_USER in req.sources:
+            hints.append(unresolved_user_hint(path, req.quote, subagent))
+        if SOURCE_TOOL_RESULT in req.sources:
+            hints.append(excluded_result_hint(path, req.quote, subagent))
+        return ". ".join(h for h in hints if h)
+
+    return hint

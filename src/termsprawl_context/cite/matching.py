@@ -1,0 +1,95 @@
+"""Matching a quote word for word, and the bytes searched for it before anything is
+parsed (speed only, never an answer)."""
+
+from __future__ import annotations
+
+import re
+
+from termsprawl_context import jsonl
+from termsprawl_context.bytescan import Needles, file_may_hold
+from termsprawl_context.transcript.text import collapse_whitespace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import BinaryIO, Callable, Optional
+
+__all__ = [
+    "MIN_NEEDLE",
+    "NEEDLE_CHUNK",
+    "body_matches",
+    "contains_words",
+    "file_may_contain",
+    "normalize",
+    "quote_needle",
+    "quote_needles",
+    "scan_file",
+    "strip_read_gutters",
+]
+
+MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
+NEEDLE_CHUNK = 1 << 20  # a session's files are searched for the needle in chunks this size (one buffer)
+
+_READ_GUTTER = re.compile(r"^[ \t]*[0-9]+\t", re.MULTILINE)
+# Beside what a JSON string never writes as itself (bytescan's rule): the bytes a writer may
+# escape anyway (Go's encoder writes < > & as \u003c ...), and the space, which a
+# normalised quote and the record may spell differently.
+_NEEDLE_EXCLUDED = b" <>&"
+
+
+def normalize(text: str) -> str:
+    """Whitespace runs (Go's set) become one space, the ends trimmed."""
+    return collapse_whitespace(text)
+
+
+def contains_words(text: str, quote: str) -> bool:
+    """Whether ``quote`` is in ``text`` word for word: only whitespace may differ."""
+    return normalize(quote) in normalize(text)
+
+
+def strip_read_gutters(body: str) -> str:
+    """A Read result without its ``   12\\t`` line-number prefixes."""
+    return _READ_GUTTER.sub("", body)
+
+
+def body_matches(body: str, words: str) -> bool:
+    if words in normalize(body):
+        return True
+    return "\t" in body and words in normalize(strip_read_gutters(body))
+
+
+def quote_needles(quote: str) -> Optional[Needles]:
+    """The bytes a line (or a file) holding ``quote`` must hold: the longest run of its
+    bytes that JSON writes as themselves (printable ASCII but ``" \\ < > & /``, first
+    longest on ties), found as itself or under bytescan's escape rule; None when the run
+    is shorter than 4 (every line a candidate). Speed only, never an answer."""
+    needles = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED)
+    return needles if needles.plain else None
+
+
+def quote_needle(quote: str) -> Optional[bytes]:
+    """The run ``quote_needles`` searches for (None when there is none)."""
+    needles = quote_needles(quote)
+    return needles.plain[0] if needles is not None else None
+
+
+def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
+    """Whether the file's bytes may hold ``needle`` (a quote's run): as itself or under
+    the escape rule (``bytescan.file_may_hold``, in ``buffer``'s chunks when given); no
+    needle, or a file that cannot be read, answers yes."""
+    if not needle:
+        return True
+    return scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
+
+
+def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
+    """``search`` over the regular file at ``path``; True (parse it: the line reader says
+    what is wrong) when it cannot be opened or read."""
+    try:
+        f = jsonl.open_regular(path)
+    except OSError:
+        return True
+    with f:
+        try:
+            return search(f)
+        except OSError:
+            return True

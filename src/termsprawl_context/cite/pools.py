@@ -1,0 +1,147 @@
+"""The two pools, disjoint, never the assistant's own text: which texts of an entry are
+the person's words (``user_texts``) and which are genuine tool output (``tool_bodies``)."""
+
+from __future__ import annotations
+
+from termsprawl_context.cite.envelopes import has_answer_prefix, is_answer_envelope
+from termsprawl_context.cite.refusals import NoSourceType
+from termsprawl_context.cite.transcripts import looks_like_transcript
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript import answers
+from termsprawl_context.transcript.entry import (
+    PERSON,
+    TOOL_RESULT,
+    is_hook_refusal,
+    not_run_kind,
+    result_texts,
+    speaker,
+    tool_results,
+)
+from termsprawl_context.transcript.record import go_quote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import List, Optional, Tuple
+
+    from termsprawl_context.cite.records import Record
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "SOURCE_TOOL_RESULT",
+    "SOURCE_TYPES",
+    "SOURCE_USER",
+    "answers_entry",
+    "envelope_readings",
+    "genuine_body",
+    "message_texts",
+    "own_results",
+    "parse_source_type",
+    "parse_sources",
+    "tool_bodies",
+    "user_texts",
+]
+
+SOURCE_USER = "user"
+SOURCE_TOOL_RESULT = "tool_result"
+SOURCE_TYPES = (SOURCE_USER, SOURCE_TOOL_RESULT)
+
+
+def parse_source_type(name: str) -> Optional[str]:
+    """``user`` or ``tool_result`` (exact, case-sensitive), else None."""
+    return name if name in SOURCE_TYPES else None
+
+
+def parse_sources(text: str) -> List[str]:
+    """A comma-separated pool list (``user,tool_result``), in the order written;
+    NoSourceType names the first unknown one."""
+    sources: List[str] = []
+    for name in text.split(","):
+        if parse_source_type(name) is None:
+            raise NoSourceType("unknown source type %s (want %s)" % (go_quote(name), " or ".join(SOURCE_TYPES)))
+        if name not in sources:
+            sources.append(name)
+    return sources
+
+
+def _is_injected(text: str) -> bool:
+    return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
+
+
+_GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def message_texts(entry: Entry) -> List[str]:
+    """A user entry's own texts, harness-injected ones left out (flags not consulted):
+    the reference's reading, kept for the dispatch-prompt hint."""
+    content = entry.content
+    if isinstance(content, str):
+        return [] if _is_injected(content) else [content]
+    if not isinstance(content, list):
+        return []
+    texts = []
+    for block in content:
+        if isinstance(block, str):
+            text = block
+        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            text = block["text"]
+            if not text:
+                continue
+        else:
+            continue
+        if not _is_injected(text):
+            texts.append(text)
+    return texts
+
+
+def answers_entry(entry: Entry) -> bool:
+    """A user entry whose tool results may carry the person's answers: the record model
+    calls it the person's or a tool's (not meta, sidechain, compaction or harness)."""
+    return entry.type == cc.TYPE_USER and speaker(entry) in (PERSON, TOOL_RESULT)
+
+
+def own_results(record: Record, entry: Entry):
+    """The tool results of a user entry that no other tool's call claims (an answer
+    envelope, or a result whose call is not in the record)."""
+    return [r for r in tool_results(entry) if r.tool_use_id not in record.other_tool_ids]
+
+
+def envelope_readings(record: Record, result, body: str) -> Tuple[Optional[List[Tuple[str, ...]]], str]:
+    """The readings of an answer envelope against the questions its call asked
+    (``transcript.answers``), or ``(None, why)`` when it cannot be matched to its call."""
+    found = record.calls.get(result.tool_use_id) if result.tool_use_id else None
+    if found is None:
+        return None, answers.NO_CALL
+    return answers.answer_readings(body, answers.call_questions(found.call.input))
+
+
+def user_texts(record: Record, entry: Entry) -> List[str]:
+    """The user pool's texts of one entry: typed text, a queued prompt, and the answers
+    of an envelope that reads one way against its call's questions."""
+    texts = record.person_texts(entry)
+    if answers_entry(entry):
+        for result in own_results(record, entry):
+            for body in result_texts(result.content):
+                if has_answer_prefix(body):
+                    readings, _ = envelope_readings(record, result, body)
+                    if readings is not None and len(readings) == 1:
+                        texts.extend(readings[0])
+    return texts
+
+
+def genuine_body(body: str) -> bool:
+    return not (is_answer_envelope(body) or is_hook_refusal(body) or looks_like_transcript(body))
+
+
+def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
+    """``(tool_use_id, body)`` of every genuine tool output on a user entry."""
+    found = []
+    for result in tool_results(entry):
+        if not result.tool_use_id or not record.citable(result.tool_use_id) or not_run_kind(result):
+            continue
+        for body in result_texts(result.content):
+            if genuine_body(body):
+                found.append((result.tool_use_id, body))
+    return found

@@ -1,0 +1,237 @@
+"""One record as the pools read it (``Record``), and the passes over its lines that
+load it: whole, streamed, or just the calls and local commands a search's candidates
+name (with the parent filter and the lines kept just before a candidate)."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_buffer
+from termsprawl_context.cite.exclusions import exclusion
+from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
+from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from collections import deque
+    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = [
+    "PARENT_LINE_BYTES",
+    "RECENT_LINES",
+    "UNREAD",
+    "Call",
+    "Record",
+    "calls_and_commands",
+    "calls_for",
+    "filter_add",
+    "holds_escapes",
+    "load_record",
+    "parent_filter",
+    "recent_finder",
+    "stream_entries",
+]
+
+Call = namedtuple("Call", "call cwd")
+
+
+class Record(object):
+    """One transcript's entries with what the pools need: every call by id (with its
+    entry's cwd), which results are citable as tool output, and which entries are local
+    commands (their uuids' hashes: a typed text under one is that command's output).
+    ``calls`` given: only those calls are known, and only the local commands in
+    ``local_commands`` (a streamed search looks up just the ones its candidates name)."""
+
+    def __init__(
+        self,
+        path: str,
+        entries: List[Entry],
+        calls: Optional[Dict[str, Call]] = None,
+        local_commands: Optional[Set[int]] = None,
+    ) -> None:
+        self.path = path
+        self.entries = entries
+        if calls is None:
+            calls = {}
+            for entry in entries:
+                for call in tool_calls(entry):
+                    if call.id:
+                        calls[call.id] = Call(call, entry.cwd)
+            if local_commands is None:
+                local_commands = {hash(e.uuid) for e in entries if is_local_command(e)}
+        self.calls: Dict[str, Call] = calls
+        self.local_commands: Set[int] = local_commands or set()
+        self.other_tool_ids: Set[str] = {i for i, c in calls.items() if c.call.name != cc.TOOL_ASK_USER_QUESTION}
+        self._citable: Dict[str, bool] = {}
+
+    def entry_at(self, line: int) -> Optional[Entry]:
+        for entry in self.entries:
+            if entry.line == line:
+                return entry
+        return None
+
+    def person_texts(self, entry: Entry) -> List[str]:
+        """What the person typed in ``entry`` (``transcript.entry.person_texts``), none
+        when its parent, found by uuid, is a local command whose output it is."""
+        texts = person_texts(entry)
+        parent = output_parent(entry) if texts else ""
+        return [] if parent and hash(parent) in self.local_commands else texts
+
+    def citable(self, tool_use_id: str) -> bool:
+        """Whether the result answering ``tool_use_id`` is tool output: its call is in
+        this record and produced output of its own (not a delegation, TaskOutput, a
+        transcript read back, or an echo of the record)."""
+        known = self._citable.get(tool_use_id)
+        if known is None:
+            known = exclusion(self.calls.get(tool_use_id)) == ""
+            self._citable[tool_use_id] = known
+        return known
+
+
+# The tokens a line holding a tool call holds (``tool_calls``: a block of this type), and
+# those one of which a local command's caveat or envelope line holds (the markers of
+# ``transcript.entry.is_local_command`` without the ``< >`` that Go's encoder escapes),
+# with a word each marker holds as a first test that rules out most lines. Speed only:
+# bytescan's escape rule makes a line spelling them with escapes a candidate too.
+TOOL_USE_TOKEN = b'"tool_use"'
+TOOL_USE_LINES = Needles.of([TOOL_USE_TOKEN])
+LOCAL_COMMAND_MARKERS = tuple(
+    marker.strip("<>").encode()
+    for marker in (cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)
+)
+COMMAND_WORD = b"command"
+_LOCAL_COMMAND_LINES = Needles.of(LOCAL_COMMAND_MARKERS)
+_COMMAND_LINES = Needles.of([COMMAND_WORD])
+# The last lines before a typed candidate are kept (unparsed) to find its parent there and
+# decide at once whether it is a local command: in the corpus, 99 of 164 typed entries'
+# parents are the line before, and 55 of the other 65 two or three lines up (past
+# file-history-snapshot, queue-operation and progress records). A parent further up, or on
+# a line over PARENT_LINE_BYTES (an envelope is a few hundred), is looked up by uuid later.
+RECENT_LINES = 4
+PARENT_LINE_BYTES = 64 * 1024
+# Bits of the filter of the uuids the deferred candidates' parents hash to: 16 a parent,
+# up to 2 MiB of them.
+_PARENT_FILTER_BITS = 1 << 24
+
+
+def holds_escapes(path: str) -> bool:
+    """Whether the record at ``path`` holds an escape that may spell a token (bytescan's
+    rule, one pass in 1 MiB chunks); True when it cannot be read (the line reader then
+    says why). A record without one spells every token as its plain bytes, so its lines
+    are tested for those alone: what the harness writes (JSON.stringify escapes no
+    printable ASCII) costs one pass, not an escape search a line. A line appended after
+    the pass is tested as the pass found the record."""
+    return scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK)))
+
+
+def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
+    """Whether the line ``raw`` may be a local command's caveat or envelope once parsed
+    (``escaped`` False: its record holds no escape, ``holds_escapes``)."""
+    if escaped:
+        return _COMMAND_LINES.in_line(raw) and _LOCAL_COMMAND_LINES.in_line(raw)
+    return COMMAND_WORD in raw and _LOCAL_COMMAND_LINES.plainly_in(raw)
+
+
+def load_record(path: str) -> Record:
+    """The record at ``path``, every entry held."""
+    entries = []
+    for line in iter_raw_lines(path):
+        entry = entry_at(line, decode_line(line.raw))
+        if entry is not None:
+            entries.append(entry)
+    return Record(path, entries)
+
+
+def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
+    """The entries of the record at ``path``, streamed (only the lines that may hold
+    ``needles``' tokens)."""
+    for line in iter_raw_lines(path):
+        if needles is None or needles.in_line(line.raw):
+            entry = entry_at(line, decode_line(line.raw))
+            if entry is not None:
+                yield entry
+
+
+def calls_for(path: str, ids: Set[str]) -> Dict[str, Call]:
+    """The calls of the record at ``path`` whose ids are in ``ids`` (a later one of the
+    same id wins), read in one pass over the lines that hold a tool call."""
+    return calls_and_commands(path, ids, None)[0]
+
+
+def calls_and_commands(
+    path: str, ids: Set[str], parents: Optional[bytearray], escaped: Optional[bool] = None
+) -> Tuple[Dict[str, Call], Set[int]]:
+    """The calls whose ids are in ``ids`` (as ``calls_for``) and the hashes of the uuids
+    of the local commands whose hash ``parents`` (a bit filter) may hold, in one pass
+    that parses only the lines that may hold either. A uuid on several lines counts as a
+    local command when any of them is one (fail closed: a typed text is dropped, never
+    added). ``escaped``: ``holds_escapes(path)`` when the caller knows it."""
+    found: Dict[str, Call] = {}
+    local: Set[int] = set()
+    if not ids and parents is None:
+        return found, local
+    escaped = holds_escapes(path) if escaped is None else escaped
+    for line in iter_raw_lines(path):
+        raw = line.raw
+        calls = bool(ids) and (TOOL_USE_TOKEN in raw or escaped and TOOL_USE_LINES.in_line(raw))
+        commands = parents is not None and may_be_local_command(raw, escaped)
+        if not (calls or commands):
+            continue
+        entry = entry_at(line, decode_line(raw))
+        if entry is None:
+            continue
+        for call in tool_calls(entry) if calls else ():
+            if call.id in ids:
+                found[call.id] = Call(call, entry.cwd)
+        if commands and _filter_has(parents, entry.uuid) and is_local_command(entry):
+            local.add(hash(entry.uuid))
+    return found, local
+
+
+def parent_filter(parents: int) -> bytearray:
+    """An empty filter for ``parents`` hashes (a power of two of bytes)."""
+    size = 128
+    while size * 8 < 16 * parents and size * 8 < _PARENT_FILTER_BITS:
+        size *= 2
+    return bytearray(size)
+
+
+def filter_add(bits: "Optional[bytearray]", key: int) -> None:
+    if bits is None:  # no parent was asked about
+        return
+    key &= len(bits) * 8 - 1
+    bits[key >> 3] |= 1 << (key & 7)
+
+
+def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:
+    if bits is None:
+        return False
+    key = hash(uuid) & (len(bits) * 8 - 1)
+    return bool(bits[key >> 3] >> (key & 7) & 1)
+
+
+UNREAD = object()  # a recent line kept undecoded
+
+
+def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
+    """The entry with a given uuid among ``recent`` ([line, its entry or ``UNREAD``]
+    each, oldest first), newest first; a line is decoded only when it may hold the uuid.
+    None when none is: the parent is looked up by uuid later."""
+
+    def find(uuid: str) -> Optional[Entry]:
+        key = Needles.for_values([uuid])
+        for item in reversed(recent):
+            line, entry = item
+            if entry is UNREAD:
+                if not key.in_line(line.raw):
+                    continue
+                entry = item[1] = entry_at(line, decode_line(line.raw))
+            if entry is not None and entry.uuid == uuid:
+                return entry
+        return None
+
+    return find

@@ -1,0 +1,243 @@
+"""Resolution: a request grounded in exactly one entry (of a record, a session, or a
+project's sessions), with the cited entry's text and calls, or a named refusal."""
+
+from __future__ import annotations
+
+import json
+
+from termsprawl_context.cite.at_line import record_at
+from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, session_hint, unresolved_hint
+from termsprawl_context.bytescan import scan_buffer
+from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
+from termsprawl_context.cite.pools import (
+    SOURCE_TOOL_RESULT,
+    SOURCE_USER,
+    answers_entry,
+    envelope_readings,
+    own_results,
+    parse_source_type,
+    tool_bodies,
+)
+from termsprawl_context.cite.envelopes import has_answer_prefix
+from termsprawl_context.cite.refusals import (
+    AnswerUnmatched,
+    CitationAmbiguous,
+    CitationNotFound,
+    CitationRefused,
+    CitationUnreadable,
+    EmptyQuote,
+    NoSessionRoot,
+    NoSourceType,
+)
+from termsprawl_context.cite.search import search_into
+from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.values import Citation, Hits
+from termsprawl_context.errors import Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.store.subagents import is_subagent_record
+from termsprawl_context.transcript.entry import result_texts
+from termsprawl_context.transcript.record import go_quote
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import List, Sequence
+
+    from termsprawl_context.cite.records import Record
+    from termsprawl_context.cite.values import CitationRequest
+    from termsprawl_context.transcript.entry import Entry, ToolCall
+
+__all__ = [
+    "CALL_TRUNCATED",
+    "MAX_CITED_CALL",
+    "MAX_CITED_MESSAGE",
+    "MAX_LISTED_MATCHES",
+    "MESSAGE_TRUNCATED",
+    "entry_calls",
+    "entry_text",
+    "render_call",
+    "resolve_across_sessions",
+    "resolve_citation",
+    "resolve_citations",
+    "resolve_in_record",
+]
+
+MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
+MAX_CITED_CALL = 2048  # bytes of one rendered call's argument
+MAX_LISTED_MATCHES = 50  # matches an ambiguity names (the rest are counted): one line, not megabytes
+MESSAGE_TRUNCATED = "\n[... truncated]"
+CALL_TRUNCATED = "[... truncated]"
+
+
+def _cap(text: str, limit: int, suffix: str) -> str:
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= limit:
+        return text
+    cut = limit
+    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # back up to a character's first byte
+        cut -= 1
+    return data[:cut].decode("utf-8", "surrogatepass") + suffix
+
+
+def render_call(call: ToolCall) -> str:
+    """``<Tool>: <command | file_path | input JSON>``, the argument capped at 2 KiB."""
+    data = call.input
+    arg = ""
+    if isinstance(data, dict):
+        for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH):
+            value = data.get(key)
+            if isinstance(value, str) and value:
+                arg = value
+                break
+    if not arg:
+        arg = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
+
+
+def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
+    """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
+    parts: List[str] = []
+    if SOURCE_USER in pools:
+        parts.extend(record.person_texts(entry))
+        if answers_entry(entry):
+            for result in own_results(record, entry):
+                parts.extend(
+                    b
+                    for b in result_texts(result.content)
+                    if has_answer_prefix(b) and envelope_readings(record, result, b)[0] is not None
+                )
+    if SOURCE_TOOL_RESULT in pools and entry.type == cc.TYPE_USER:
+        parts.extend(body for _, body in tool_bodies(record, entry))
+    return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
+
+
+def entry_calls(record: Record, entry: Entry) -> str:
+    """The call behind each genuine tool result on the entry, one line each."""
+    ids: List[str] = []
+    for tool_use_id, _ in tool_bodies(record, entry):
+        if not ids or ids[-1] != tool_use_id:
+            ids.append(tool_use_id)
+    return "\n".join(render_call(record.calls[i].call) for i in ids)
+
+
+def _check_request(req: CitationRequest) -> None:
+    if req.quote == "":
+        raise EmptyQuote()
+    if not req.sources:
+        raise NoSourceType("citation %s names no source type" % (req,))
+    for name in req.sources:
+        if parse_source_type(name) is None:
+            raise NoSourceType("citation %s: unknown source type %s" % (req, go_quote(name)))
+
+
+def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
+    _check_request(req)
+    hits = Hits()
+    pools: List[str] = []
+    for pool in req.sources:
+        try:
+            found = search(pool)
+        except NoSessionRoot:
+            raise CitationRefused(
+                "citation %s cannot resolve in a sub-agent's trajectory (%s) whose session record is not found: its "
+                "user messages are the parent agent's dispatch, not the end user's own words. %s"
+                % (req, path, SUBAGENT_USER_ADVICE)
+            ) from None
+        except AnswerUnmatched as exc:
+            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
+        except Refusal as exc:
+            raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
+        if found:
+            pools.append(pool)
+        hits.extend(found)
+    if not hits:
+        message = (
+            "citation %s does not resolve in %s: the quote is not there word for word in that pool "
+            "(only whitespace may differ)" % (req, path)
+        )
+        extra = hint()
+        raise CitationNotFound(message + (". " + extra if extra else ""))
+    if len(hits) > 1:
+        listed = ", ".join(str(hits[i]) for i in range(min(len(hits), MAX_LISTED_MATCHES)))
+        if len(hits) > MAX_LISTED_MATCHES:
+            listed += ", and %d more" % (len(hits) - MAX_LISTED_MATCHES)
+        raise CitationAmbiguous(
+            "citation %s is ambiguous: it matches more than one entry (%s) — extend the quote until it lands on "
+            "exactly one" % (req, listed),
+            hits,
+        )
+    hit = hits[0]
+    try:
+        record = record_at(hit.path, hit.line)
+    except Refusal as exc:
+        raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
+    entry = record.entry_at(hit.line)
+    message = entry_text(record, entry, pools) if entry is not None else ""
+    call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
+    return Citation(req.quote, pools, hit.path, hit.line, message, call)
+
+
+def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, prefilter: bool = True) -> Citation:
+    """Ground ``req`` in the session whose record is at ``path`` (``subagent``: the
+    caller is known to be a sub-agent). Exactly one entry, or a named refusal."""
+    return _resolve(
+        path,
+        req,
+        lambda pool: session_hits(path, req.quote, [pool], subagent, prefilter),
+        session_hint(path, req, subagent),
+    )
+
+
+def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
+    """Ground ``req`` in the one record at ``path`` (its own entries only). The user
+    pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
+    the session's root record holds the person's words (``resolve_citation``)."""
+    _check_request(req)
+    if SOURCE_USER in req.sources and is_subagent_record(path):
+        raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
+
+    def search(pool: str) -> Hits:
+        hits = Hits()
+        search_into(path, req.quote, [pool], prefilter, hits)
+        return hits
+
+    return _resolve(path, req, search, session_hint(path, req, False))
+
+
+def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:
+    """Every request in order; the first that does not resolve is raised (never partial)."""
+    return [resolve_citation(path, req) for req in reqs]
+
+
+def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest, prefilter: bool = True) -> Citation:
+    """Ground ``req`` in a project's sessions: the first (current first, then newest to
+    oldest) that holds the quote answers, and there it must land exactly once.
+    Unreadable records are named when nothing resolves."""
+    _check_request(req)
+    needle = quote_needle(req.quote) if prefilter else None
+    buffer = scan_buffer(NEEDLE_CHUNK) if needle is not None else None  # one for every session's files
+    unreadable: List[str] = []
+    for candidate in session_candidates(current, project_dir):
+        if not session_may_contain(candidate, needle, buffer):
+            continue
+        try:
+            matches = session_hits(candidate, req.quote, req.sources, prefilter=prefilter)
+        except NoSessionRoot:
+            continue
+        except AnswerUnmatched as exc:
+            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
+        except Refusal as exc:
+            unreadable.append("%s (%s)" % (candidate, exc.message))
+            continue
+        if matches:
+            return resolve_citation(candidate, req, prefilter=prefilter)
+    hint = unresolved_hint(current, req.quote, req.sources) if current else ""
+    if hint:
+        message = "citation %s does not resolve in any session of this project. %s" % (req, hint)
+    else:
+        message = (
+            "citation %s does not resolve in any session of this project: the quote is not there word for "
+            "word" % (req,)
+        )
+    if unreadable:
+        message += "; could not read: " + ", ".join(unreadable)
+    raise CitationNotFound(message)

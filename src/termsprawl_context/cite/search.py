@@ -1,0 +1,200 @@
+"""The search of one record: each entry's candidates (what the entry alone says), then
+whether each counts (with the calls and local commands they name), streamed."""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections import deque, namedtuple
+
+from termsprawl_context.bytescan import FIND_WINDOW, finds
+from termsprawl_context.cite.envelopes import has_answer_prefix
+from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
+from termsprawl_context.cite.pools import (
+    SOURCE_TOOL_RESULT,
+    SOURCE_USER,
+    answers_entry,
+    envelope_readings,
+    genuine_body,
+)
+from termsprawl_context.cite.records import (
+    PARENT_LINE_BYTES,
+    RECENT_LINES,
+    UNREAD,
+    Record,
+    calls_and_commands,
+    filter_add,
+    holds_escapes,
+    parent_filter,
+    recent_finder,
+)
+from termsprawl_context.cite.refusals import AnswerUnmatched
+from termsprawl_context.cite.values import Hits, Match
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.transcript import answers
+from termsprawl_context.transcript.entry import (
+    is_local_command,
+    not_run_kind,
+    output_parent,
+    person_texts,
+    result_texts,
+    tool_results,
+)
+from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Callable, List, Optional, Sequence, Set
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["cite", "cite_in_record", "search_into"]
+
+# One entry's search, in two steps so a streamed search keeps only candidates: what the
+# entry alone says (typed words, and the lines just before it when the local command
+# whose output they may be is there; tool results whose bodies hold the quote), then, with the
+# calls those results name and the local commands the typed words' parents may be,
+# whether each counts. envelopes: [(result, body)]; tools: [id]; parent: the uuid of an
+# entry not yet read whose being a local command unmakes ``typed`` ("" when decided).
+_Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
+
+
+def _candidate(
+    entry: Entry, words: str, sources: Sequence[str], recent: Optional[Callable[[str], Optional[Entry]]] = None
+) -> Optional[_Candidate]:
+    typed = SOURCE_USER in sources and any(words in normalize(t) for t in person_texts(entry))
+    parent = output_parent(entry) if typed else ""
+    found = recent(parent) if parent and recent is not None else None
+    if found is not None:  # decided here: is_local_command_output(entry, found)
+        typed, parent = not is_local_command(found), ""
+    envelopes, tools = [], []
+    if entry.type == cc.TYPE_USER:
+        user = SOURCE_USER in sources and answers_entry(entry)
+        for result in tool_results(entry):
+            for body in result_texts(result.content):
+                if user and has_answer_prefix(body) and words in normalize(body):
+                    envelopes.append((result, body))
+                if (
+                    SOURCE_TOOL_RESULT in sources
+                    and result.tool_use_id
+                    and body_matches(body, words)
+                    and genuine_body(body)
+                    and not not_run_kind(result)
+                ):
+                    tools.append(result.tool_use_id)
+    if typed or envelopes or tools:
+        return _Candidate(entry.line, typed, envelopes, tools, parent)
+    return None
+
+
+def _needed_calls(candidate: _Candidate) -> Set[str]:
+    return {r.tool_use_id for r, _ in candidate.envelopes if r.tool_use_id} | set(candidate.tools)
+
+
+def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
+    """Whether the candidate is a match; AnswerUnmatched when the quote sits in an
+    envelope that cannot be read against its call's questions, or is an answer in only
+    some of its readings."""
+    hit = candidate.typed and not (candidate.parent and hash(candidate.parent) in record.local_commands)
+    for result, body in candidate.envelopes:
+        if result.tool_use_id in record.other_tool_ids:
+            continue  # another tool printed it (a shell echoing an envelope): never the person's
+        readings, why = envelope_readings(record, result, body)
+        if readings is not None:
+            held = [any(words in normalize(answer) for answer in reading) for reading in readings]
+            if all(held):
+                hit = True
+                continue
+            if not any(held):
+                continue
+            why = answers.SPLIT
+        raise AnswerUnmatched(record.path, candidate.line, why)
+    return hit or any(record.citable(i) for i in candidate.tools)
+
+
+def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> List[Match]:
+    """One match per entry of ``record`` holding ``quote`` in a requested pool (empty
+    sources: the user pool), in file order. An all-whitespace quote matches nothing."""
+    words = normalize(quote)
+    if not words:
+        return []
+    sources = list(sources) or [SOURCE_USER]
+    found = []
+    for entry in record.entries:
+        candidate = _candidate(entry, words, sources)
+        if candidate is not None and _decide(record, candidate, words):
+            found.append(Match(record.path, entry.line))
+    return found
+
+
+def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
+    """``cite`` streamed into ``hits``: the record is read once for candidates (only the
+    entries holding the quote are kept, and of a typed match only its line; its parent is
+    looked for in the few lines before it, which may be the local command the typed
+    words answer), then, when some candidate's tool results need their calls or its
+    parent was not among those lines, once more for just those calls and the local
+    commands among those parents (a typed match waiting on its parent keeps its line
+    and its parent's hash: 16 bytes)."""
+    words = normalize(quote)
+    if not words:
+        return
+    sources = list(sources) or [SOURCE_USER]
+    needles = quote_needles(quote) if prefilter else None
+    # The quote's run, tested as its plain bytes alone unless the record holds an escape
+    # (then by bytescan's whole rule, ``may_hold``).
+    run = needles.plain[0] if needles is not None else None
+    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
+    may_hold = needles.in_line if needles is not None and escaped else None
+    typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
+    pending: List[_Candidate] = []
+    recent = deque(maxlen=RECENT_LINES)  # type: deque
+    find = recent_finder(recent)
+    for line in iter_raw_lines(path):
+        raw = line.raw
+        if (
+            run is not None
+            and not (run in raw if len(raw) <= FIND_WINDOW else finds(raw, run))  # a long line: bytescan's windows
+            and not (may_hold is not None and may_hold(raw))
+        ):
+            if len(raw) <= PARENT_LINE_BYTES:
+                recent.append([line, UNREAD])
+            continue
+        entry = entry_at(line, decode_line(raw))
+        candidate = _candidate(entry, words, sources, find) if entry is not None else None
+        if len(raw) <= PARENT_LINE_BYTES:
+            recent.append([line, entry])
+        if candidate is None:
+            continue
+        if candidate.typed and not candidate.envelopes:
+            if candidate.parent:
+                waiting_lines.append(candidate.line)
+                waiting_parents.append(hash(candidate.parent))
+            else:
+                typed_lines.append(candidate.line)  # decided without a call or a parent
+        else:
+            pending.append(candidate)
+    ids: Set[str] = set()
+    asked = len(waiting_parents) + sum(1 for c in pending if c.parent)
+    parents = parent_filter(asked) if asked else None
+    for candidate in pending:
+        ids |= _needed_calls(candidate)
+        if candidate.parent:
+            filter_add(parents, hash(candidate.parent))
+    for key in waiting_parents:
+        filter_add(parents, key)
+    calls, local = calls_and_commands(path, ids, parents, escaped)
+    record = Record(path, [], calls, local)
+    kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))
+    del waiting_lines, waiting_parents
+    decided = array("q", (c.line for c in pending if _decide(record, c, words)))
+    for number in heapq.merge(typed_lines, kept, decided):  # each in file order
+        hits.add(path, number)
+
+
+def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
+    """The matches of ``quote`` in the record at ``path`` (``cite_in_record``, streamed;
+    RecordUnreadable when it cannot be read). ``prefilter=False`` parses every line: the
+    plain oracle of the fast path."""
+    hits = Hits()
+    search_into(path, quote, sources, prefilter, hits)
+    return list(hits)

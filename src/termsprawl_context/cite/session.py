@@ -1,0 +1,136 @@
+"""A session's scope: which records each pool is searched in (the root's for the
+user's words, the root's tree for tool output), and a project's sessions in the order
+``--across`` tries them."""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+
+from termsprawl_context.cite.matching import file_may_contain
+from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER
+from termsprawl_context.cite.refusals import CitationUnreadable, NoSessionRoot
+from termsprawl_context.cite.search import search_into
+from termsprawl_context.cite.values import Hits
+from termsprawl_context.errors import Refusal
+from termsprawl_context.harness import claude as cc
+from termsprawl_context.store.subagents import session_dir_of_subagent, session_root_of, subagent_tree
+from termsprawl_context.transcript.record import os_reason, same_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import List, Optional, Sequence
+
+    from termsprawl_context.cite.values import Match
+
+__all__ = [
+    "SessionRecords",
+    "cite_in_session",
+    "citation_records",
+    "session_candidates",
+    "session_hits",
+    "session_may_contain",
+]
+
+
+class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
+    """Where each pool is searched: the root record for the user's words ("" when a
+    sub-agent's root is not found), and the root's (or orphan's) tree for tool output."""
+
+    __slots__ = ()
+
+
+def citation_records(path: str, subagent: bool = False) -> SessionRecords:
+    user_in = session_root_of(path)
+    if subagent and same_file(user_in, path):
+        user_in = ""
+    top = user_in or path
+    return SessionRecords(user_in, [top] + subagent_tree(top))
+
+
+def session_hits(
+    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
+) -> Hits:
+    sources = list(sources) or [SOURCE_USER]
+    records = citation_records(path, subagent)
+    hits = Hits()
+    if SOURCE_USER in sources:
+        if not records.user_in:
+            raise NoSessionRoot()
+        search_into(records.user_in, quote, [SOURCE_USER], prefilter, hits)
+    if SOURCE_TOOL_RESULT in sources:
+        own = Hits()
+        search_into(path, quote, [SOURCE_TOOL_RESULT], prefilter, own)
+        if own:
+            hits.extend(own)
+        else:
+            for other in records.tool_in:
+                if not same_file(other, path):
+                    search_into(other, quote, [SOURCE_TOOL_RESULT], prefilter, hits)
+    order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
+    return hits.sorted_by(order)
+
+
+def cite_in_session(
+    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
+) -> List[Match]:
+    """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
+    the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
+    in the caller's own record first and, only when that holds none, in the root and
+    every sub-agent record beneath it. Root's tree order, then line."""
+    return list(session_hits(path, quote, sources, subagent, prefilter))
+
+
+def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
+    """Whether any record the session search from ``path`` reads may hold the needle:
+    the caller's own, its root's (the user pool's) and every one beneath the root. A
+    record under no ``subagents`` directory is its own root (or has none), so only its
+    own tree is read and its first entry need not be parsed to find out."""
+    if needle is None:
+        return True
+    try:
+        if session_dir_of_subagent(path):
+            records = citation_records(path)
+            files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
+        else:
+            files = [path] + subagent_tree(path)
+    except Refusal:
+        return True
+    seen = set()
+    for name in files:
+        key = os.path.normpath(name)
+        if key not in seen:
+            seen.add(key)
+            if file_may_contain(name, needle, buffer):
+                return True
+    return False
+
+
+def session_candidates(current: str, project_dir: str) -> List[str]:
+    """The current record, then the project's other ``*.jsonl`` files newest first
+    (modification time; ties by path)."""
+    candidates = [current] if current else []
+    if not project_dir:
+        return candidates
+    try:
+        names = os.listdir(project_dir)
+    except FileNotFoundError:
+        return candidates
+    except OSError as exc:
+        raise CitationUnreadable("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
+    others = []
+    for name in names:
+        if not name.endswith(cc.TRANSCRIPT_SUFFIX):
+            continue
+        full = os.path.join(project_dir, name)
+        if current and os.path.normpath(full) == os.path.normpath(current):
+            continue
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        if os.path.isdir(full):
+            continue
+        others.append((-st.st_mtime_ns, full))
+    others.sort()
+    return candidates + [full for _, full in others]

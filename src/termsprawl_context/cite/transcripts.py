@@ -1,0 +1,126 @@
+"""Whether a tool result is an agent transcript read back: a body whose lines are
+harness records, or a path (in a call's input or command) naming a transcript."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from termsprawl_context import jsonl
+from termsprawl_context.bytescan import Needles
+from termsprawl_context.cite.matching import strip_read_gutters
+from termsprawl_context.harness import claude as cc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Dict, Tuple
+
+__all__ = [
+    "is_transcript_path",
+    "looks_like_record",
+    "looks_like_transcript",
+]
+
+TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
+TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
+# The key every record a body may hold has (``looks_like_record``): a body that may hold
+# none, spelled plainly or with escapes, holds no record.
+_SESSION_ID_KEY = Needles.of([b'"sessionId"'])
+
+
+def _raw_length(value: object) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+def looks_like_record(line: str) -> bool:
+    """Whether one line is a harness record (uuid, sessionId, parentUuid, version or
+    userType, and a conversation type)."""
+    brace = line.find("{")
+    if brace < 0:
+        return False
+    try:
+        value = json.loads(line[brace:])
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(value, dict):
+        return False
+    if "uuid" not in value or _raw_length(value["uuid"]) <= 2:
+        return False
+    if "sessionId" not in value or _raw_length(value["sessionId"]) <= 2:
+        return False
+    if "parentUuid" not in value or not ("version" in value or "userType" in value):
+        return False
+    return value.get("type") in (cc.TYPE_USER, cc.TYPE_ASSISTANT, cc.TYPE_ATTACHMENT, cc.TYPE_SYSTEM)
+
+
+def looks_like_transcript(body: str) -> bool:
+    """Whether a tool result body is an agent transcript's lines read back."""
+    if not _SESSION_ID_KEY.in_line(body.encode("utf-8", "surrogatepass")):
+        return False
+    return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
+
+
+def _under_projects(path: str) -> bool:
+    config = cc.config_dir()
+    if not config:
+        return False
+    root = os.path.join(config, cc.PROJECTS_SUBDIR)
+    if not os.path.exists(root):
+        return False
+    root = os.path.realpath(root)
+    resolved = cc.resolve_work_dir(path)
+    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
+
+
+_TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
+
+
+def _reads_as_transcript(path: str) -> bool:
+    try:
+        f = jsonl.open_regular(path)
+    except OSError:
+        return False
+    with f:
+        try:
+            st = os.fstat(f.fileno())
+            key = (path, st.st_size, st.st_mtime_ns)
+            if key in _TRANSCRIPT_FILE_CACHE:
+                return _TRANSCRIPT_FILE_CACHE[key]
+            answer = False
+            for _ in range(TRANSCRIPT_PROBE_LINES):
+                line = f.readline(TRANSCRIPT_PROBE_LINE_BYTES)
+                if not line:
+                    break
+                if looks_like_record(line.decode("utf-8", "replace")):
+                    answer = True
+                    break
+        except OSError:
+            return False
+    _TRANSCRIPT_FILE_CACHE[key] = answer
+    return answer
+
+
+def is_transcript_path(path: str, cwd: str) -> bool:
+    """Whether ``path`` (relative to the call's ``cwd``) names an agent transcript: in
+    the harness's store, or a file whose first lines are harness records."""
+    if path.startswith("~/"):
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        path = os.path.join(home, path[2:])
+    if not os.path.isabs(path):
+        if not cwd:
+            return False
+        path = os.path.join(cwd, path)
+    globs = [path.find(c) for c in "*?[" if c in path]
+    if globs:
+        return _under_projects(os.path.dirname(path[: min(globs)]))
+    try:
+        if not os.path.exists(path):
+            return False
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    if _under_projects(real):
+        return True
+    if os.path.isdir(real):
+        return False
+    return _reads_as_transcript(real)
