@@ -19,15 +19,6 @@ from conftest import SRC
 
 PACKAGE = "termsprawl_context"
 
-# Modules whose ``__all__`` another helper of issue 23 adds on its own branch (h1: cite,
-# echo): emptied when that branch is merged.
-PENDING = {
-    PACKAGE + "." + name
-    for name in """
-    cite transcript.echo
-    """.split()
-}
-
 # Public on purpose though no other module of the package takes them: (module, name) -> why.
 API = {
     # Read by name: harness/__init__.get imports the module and takes its HARNESS.
@@ -255,15 +246,13 @@ def _exists(modules, module, name):
     return any(source in modules and _exists(modules, source, name) for source in here.star)
 
 
-def violations(root, package=PACKAGE, pending=(), api=None, fact_tables=()):
+def violations(root, package=PACKAGE, api=None, fact_tables=()):
     """Every breach of the rules above in the package under ``root``, as sentences."""
     api = api or {}
     modules = load_modules(root, package)
     taken = taken_names(modules, {name: m.tree for name, m in modules.items()})
     found = []
     for name, module in sorted(modules.items()):
-        if name in pending:
-            continue
         if module.all is None:
             found.append("%s has no __all__" % name)
             continue
@@ -286,8 +275,6 @@ def violations(root, package=PACKAGE, pending=(), api=None, fact_tables=()):
             )
     for (name, entry), users in sorted(taken.items()):
         module = modules[name]
-        if name in pending:
-            continue
         if entry.startswith("_") and not entry.startswith("__"):
             found.append(
                 "%s takes %s from %s: a private name (make it public there)" % (", ".join(sorted(users)), entry, name)
@@ -327,7 +314,7 @@ def _api():
 
 
 def test_every_module_has_all_and_every_public_name_is_used():
-    assert violations(SRC, pending=PENDING, api=_api(), fact_tables=FACT_TABLES) == []
+    assert violations(SRC, api=_api(), fact_tables=FACT_TABLES) == []
 
 
 def test_what_the_readme_documents_exists_and_is_in_all():
@@ -335,14 +322,13 @@ def test_what_the_readme_documents_exists_and_is_in_all():
     documented = readme_names(README.read_text(encoding="utf-8"), modules)
     assert len(documented) > 20  # the reader found the README's lists
     assert sorted(key for key in documented if not _exists(modules, *key)) == []
-    missing = [key for key in documented if key[0] not in PENDING and key[1] not in (modules[key[0]].all or ())]
+    missing = [key for key in documented if key[1] not in (modules[key[0]].all or ())]
     assert sorted(missing) == []
 
 
 def test_the_api_list_names_only_what_exists():
     modules = load_modules(SRC)
     assert [key for key in API if key[0] not in modules or not _exists(modules, *key)] == []
-    assert [key for key in API if key[0] in PENDING] == []
     # Every registered command's module declares its Spec under the command's name.
     assert sorted(key for key in command_specs() if not _exists(modules, *key)) == []
 
