@@ -20,7 +20,7 @@ node (as the app's newest pty does) and both the user and ``doctor`` are told.
 import os
 import shlex
 import time
-from typing import BinaryIO, Callable, Mapping, NamedTuple, Optional
+from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness.claude import PROJECT_DIR_ENV
@@ -258,36 +258,9 @@ def record_from_hook(
     if chosen.name != CLAUDE_CODE and chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
     project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
-    if chosen.name == CLAUDE_CODE:
-        recorded = relocate_record(store, payload.transcript_path, payload.source)
-        changed = read_transcript_path(project, node_id) != recorded
-        written = not changed or record_transcript_path(project, node_id, recorded)
-    else:
-        # Codex appends a resumed session to the file it started; Gemini names a new stub.
-        recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
-        changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
-        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
-    if not written:
-        raise IndexNotWritten(project, node_id)
+    recorded, changed = _record_index(project, node_id, store, payload, chosen)
     me = claude_pid() if pid is None else pid
-    previous, _ = read_holder(project, node_id)
-    displaced = None
-    if (
-        previous is not None
-        and previous.session_id != payload.session_id
-        and previous.pid
-        and previous.pid != me
-        and alive(previous.pid)
-    ):
-        displaced = previous
-    if (
-        previous is None
-        or displaced is not None
-        or previous.session_id != payload.session_id
-        or previous.pid != me
-        or previous.path != recorded
-    ):
-        write_holder(project, node_id, Holder(payload.session_id, recorded, me, int(time.time())), displaced)
+    displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     ensure_context_discovery(project)
     return HookRecord(
         project,
@@ -299,6 +272,48 @@ def record_from_hook(
         displaced,
         "" if chosen.name == CLAUDE_CODE else chosen.name,
     )
+
+
+def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
+    """Where the node's transcript is recorded, and whether that changed the index."""
+    if chosen.name == CLAUDE_CODE:
+        recorded = relocate_record(store, payload.transcript_path, payload.source)
+        changed = read_transcript_path(project, node_id) != recorded
+        written = not changed or record_transcript_path(project, node_id, recorded)
+    else:
+        # Codex appends a resumed session to the file it started; Gemini names a new stub.
+        recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
+        changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
+        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
+    if not written:
+        raise IndexNotWritten(project, node_id)
+    return recorded, changed
+
+
+def _hold(
+    project: str, node_id: str, session_id: str, recorded: str, me: int, alive: Callable[[int], bool]
+) -> Optional[Holder]:
+    """Record this process as the node's holder; the live holder of another session it
+    displaces, if any."""
+    previous, _ = read_holder(project, node_id)
+    displaced = None
+    if (
+        previous is not None
+        and previous.session_id != session_id
+        and previous.pid
+        and previous.pid != me
+        and alive(previous.pid)
+    ):
+        displaced = previous
+    if (
+        previous is None
+        or displaced is not None
+        or previous.session_id != session_id
+        or previous.pid != me
+        or previous.path != recorded
+    ):
+        write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
+    return displaced
 
 
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):

@@ -127,24 +127,9 @@ def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> L
     return found
 
 
-def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
-    """``cite`` streamed into ``hits``: the record is read once for candidates (only the
-    entries holding the quote are kept, and of a typed match only its line; its parent is
-    looked for in the few lines before it, which may be the local command the typed
-    words answer), then, when some candidate's tool results need their calls or its
-    parent was not among those lines, once more for just those calls and the local
-    commands among those parents (a typed match waiting on its parent keeps its line
-    and its parent's hash: 16 bytes)."""
-    words = normalize(quote)
-    if not words:
-        return
-    sources = list(sources) or [SOURCE_USER]
-    needles = quote_needles(quote) if prefilter else None
-    # The quote's run, tested as its plain bytes alone unless the record holds an escape
-    # (then by bytescan's whole rule, ``may_hold``).
-    run = needles.plain[0] if needles is not None else None
-    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
-    may_hold = needles.in_line if needles is not None and escaped else None
+def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[bytes]", may_hold) -> tuple:
+    """The record's first pass: ``(typed lines decided already, typed lines waiting on
+    their parent, those parents' hashes, candidates waiting on their calls)``."""
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
@@ -173,6 +158,28 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
                 typed_lines.append(candidate.line)  # decided without a call or a parent
         else:
             pending.append(candidate)
+    return typed_lines, waiting_lines, waiting_parents, pending
+
+
+def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
+    """``cite`` streamed into ``hits``: the record is read once for candidates (only the
+    entries holding the quote are kept, and of a typed match only its line; its parent is
+    looked for in the few lines before it, which may be the local command the typed
+    words answer), then, when some candidate's tool results need their calls or its
+    parent was not among those lines, once more for just those calls and the local
+    commands among those parents (a typed match waiting on its parent keeps its line
+    and its parent's hash: 16 bytes)."""
+    words = normalize(quote)
+    if not words:
+        return
+    sources = list(sources) or [SOURCE_USER]
+    needles = quote_needles(quote) if prefilter else None
+    # The quote's run, tested as its plain bytes alone unless the record holds an escape
+    # (then by bytescan's whole rule, ``may_hold``).
+    run = needles.plain[0] if needles is not None else None
+    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
+    may_hold = needles.in_line if needles is not None and escaped else None
+    typed_lines, waiting_lines, waiting_parents, pending = _candidates(path, words, sources, run, may_hold)
     ids: Set[str] = set()
     asked = len(waiting_parents) + sum(1 for c in pending if c.parent)
     parents = parent_filter(asked) if asked else None

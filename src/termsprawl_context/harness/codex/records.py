@@ -18,11 +18,11 @@ __all__ = [
     "as_str",
     "as_summary",
     "classed",
+    "compaction_entry",
     "context_kind",
     "is_text_answer",
     "item_entries",
     "meta_of",
-    "new_entry",
     "rollout_line",
     "thread_of",
 ]
@@ -160,6 +160,12 @@ def new_entry(
         offset,
         record,
     )
+
+
+def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offset: int, record: dict):
+    """The user-role entry a ``compacted`` line's bridge text stands as (the compaction
+    summary that continues the conversation)."""
+    return new_entry("user", [{"type": "text", "text": text}], thread, timestamp, line, offset, record, compaction=True)
 
 
 def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:

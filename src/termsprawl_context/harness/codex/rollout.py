@@ -59,16 +59,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                     held = None
                 announced = set()
                 if bridge:
-                    yield records.new_entry(
-                        "user",
-                        [{"type": "text", "text": bridge}],
-                        thread,
-                        timestamp,
-                        line.number,
-                        line.offset,
-                        record,
-                        compaction=True,
-                    )
+                    yield records.compaction_entry(bridge, thread, timestamp, line.number, line.offset, record)
                 continue
             if kind != facts.KIND_RESPONSE_ITEM:
                 continue
@@ -121,9 +112,7 @@ def rollout_entries_reverse(
                     pending = None
                 text = records.as_str(payload.get("message"))
                 if text:
-                    yield records.new_entry(
-                        "user", [{"type": "text", "text": text}], thread, timestamp, 0, offset, record, compaction=True
-                    )
+                    yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
                 bridge = text
                 continue
             if kind != facts.KIND_RESPONSE_ITEM:
