@@ -397,3 +397,21 @@ def test_hook_refusal():
 )
 def test_go_quote(text, quoted):
     assert go_quote(text) == quoted
+
+
+@pytest.mark.parametrize("spelled", ["u2", "\\u0075\\u0032", "u\\u0032", "\\u00752"])
+def test_mark_line_finds_a_uuid_spelled_with_escapes(tmp_path, spelled):
+    """``entries --since`` finds its mark by bytescan's rule: a line that spells the uuid
+    only through ``\\u00XX`` escapes is decoded, not passed over by the byte test."""
+    from termsprawl_context.transcript.record import iter_since, mark_line
+
+    path = tmp_path / "s.jsonl"
+    lines = [
+        '{"type":"user","uuid":"u1","message":{"role":"user","content":"one"}}',
+        '{"type":"user","uuid":"%s","message":{"role":"user","content":"two"}}' % spelled,
+        '{"type":"user","uuid":"u3","message":{"role":"user","content":"three"}}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert mark_line(str(path), "u2") == 2
+    assert [e.uuid for e in iter_since(str(path), "u2")] == ["u3"]
+    assert mark_line(str(path), "u9") == 0

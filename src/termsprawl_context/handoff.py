@@ -295,27 +295,27 @@ def _uuid_later(f: Any) -> Any:
     whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
     Read in chunks of whole lines (``store.chunks``: positional reads, so the backward
     reader's position is not moved); only lines that can spell the uuid are parsed (its
-    bytes, or a ``\\u`` escape), and a chunk holding neither is passed over whole, so a
-    lookup costs about a read of the bytes."""
+    bytes, or an escape that spells ASCII: bytescan's rule), and a chunk holding neither
+    is passed over whole, so a lookup costs about a read of the bytes."""
 
     def holds(raw: bytes, uuid: str) -> bool:
         record = parse_object(raw)
         return record is not None and records.entry_of(record, 0, 0).uuid == uuid
 
     def later(uuid: str, start: int, stop: int) -> bool:
+        from termsprawl_context.bytescan import Needles, has_ascii_escape
         from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
 
-        try:
-            needle = uuid.encode("utf-8")  # type: Any
-        except UnicodeEncodeError:
-            needle = None
-        if needle is None or "\ufffd" in uuid or not needle:
-            needle = b"\n"  # no byte test: every line is looked at
+        needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
         for _at, buf, begin, end in iter_chunks(f, start, stop):
-            if needle != b"\n" and buf.find(needle, begin, end) < 0 and buf.find(b"\\u", begin, end) < 0:
+            if (
+                needles.plain is not None
+                and not needles.plainly_in(buf, begin, end)
+                and not has_ascii_escape(buf, begin, end)
+            ):
                 continue
             for raw in buf[begin:end].split(b"\n"):
-                if (needle == b"\n" or needle in raw or b"\\u" in raw) and holds(raw, uuid):
+                if needles.in_line(raw) and holds(raw, uuid):
                     return True
         return False
 
