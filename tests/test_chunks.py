@@ -31,12 +31,19 @@ def lines_of(f, **kwargs):
     return list(chunk_lines(iter_chunks(f, **kwargs)))
 
 
-@settings(max_examples=400, deadline=None)
-@given(
+# Files of a few short lines (some empty, some over a small bound), a final newline or not,
+# then a block size and a line bound: what every reader test here draws.
+FILE_SHAPES = (
     st.lists(st.sampled_from([b"", b"a", b"{}", b"xyz" * 5, b"q" * 40]), max_size=12),
     st.booleans(),
     st.integers(1, 17),
     st.integers(1, 50),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    *FILE_SHAPES,
     st.integers(0, 200),
     st.one_of(st.none(), st.integers(0, 200)),
 )
@@ -53,10 +60,7 @@ def test_any_range_any_block_size_matches_the_oracle(
 
 @settings(max_examples=400, deadline=None)
 @given(
-    st.lists(st.sampled_from([b"", b"a", b"{}", b"xyz" * 5, b"q" * 40]), max_size=12),
-    st.booleans(),
-    st.integers(1, 17),
-    st.integers(1, 50),
+    *FILE_SHAPES,
 )
 def test_fresh_blocks_hold_the_same_lines(tmp_path_factory, lines, final_newline, block, max_line):
     """iter_blocks (fresh bytes, for a caller that copies every chunk anyway) reads the
