@@ -385,14 +385,14 @@ def read_harness_turns(
     ``harness.base.Harness`` or a name; None: Claude Code, read backwards as always),
     with line numbers when ``lines``. Raises OSError when it cannot be read, and
     ``ValueError`` for a harness this build cannot read."""
-    if harness is not None and not hasattr(harness, "entries"):
-        from termsprawl_context.harness import get
+    from termsprawl_context.harness import CLAUDE_CODE, get
 
+    if harness is not None and not hasattr(harness, "entries"):
         found = get(harness)
         if found is None:
             raise ValueError("no such harness: %s" % harness)
         harness = found
-    if harness is None or harness.name == "claude-code":
+    if harness is None or harness.name == CLAUDE_CODE:
         turns = read_turns_backward(path, window, prompts, tools)
         return number_lines(path, turns) if lines and turns else turns
     backwards = harness.entries_reverse(path)

@@ -7,13 +7,13 @@ from termsprawl_context._output import error_line, write_transcript_text
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Arg, Spec, add_count, cell, json_line, command
 from termsprawl_context.cli.command import print_list
 from termsprawl_context.cli.store_options import (
-    CLAUDE_CODE,
     claude_store,
     other_harnesses,
     resolve_session,
     wants_claude,
 )
 from termsprawl_context.errors import NotFound
+from termsprawl_context.harness import CLAUDE_CODE
 
 __all__ = ["SEARCH", "SHOW", "run_search", "run_show"]
 

@@ -7,7 +7,8 @@ from typing import Any, List
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Spec, add_count, cell, json_line, command
 from termsprawl_context.cli.command import print_one
-from termsprawl_context.cli.store_options import CLAUDE_CODE, claude_store, other_harnesses, resolve_session
+from termsprawl_context.cli.store_options import claude_store, other_harnesses, resolve_session, wants_claude
+from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store import catalog, paths, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
@@ -83,7 +84,7 @@ def run_sessions(args) -> int:
     others = other_harnesses(args)
     projects_dir = paths.projects_dir(args.projects_dir)
     found, lines = [], []  # type: List[Any], List[str]
-    if args.harness in (None, "all", CLAUDE_CODE):
+    if wants_claude(args):
         # JSON lines are made while each session is described: in the helper processes too.
         projects_dir = claude_store(args)
         result = store_sessions.scan_sessions(

@@ -7,9 +7,7 @@ from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
-__all__ = ["CLAUDE_CODE", "claude_store", "other_harnesses", "resolve_session", "wants_claude"]
-
-CLAUDE_CODE = "claude-code"
+__all__ = ["claude_store", "other_harnesses", "resolve_session", "wants_claude"]
 
 
 class ProjectNotFound(NotFound):
@@ -35,7 +33,9 @@ def claude_store(args: Any) -> str:
 
 
 def wants_claude(args: Any) -> bool:
-    return args.harness in (None, "all", CLAUDE_CODE)
+    from termsprawl_context.store.catalog import reads_claude
+
+    return reads_claude(args.harness)
 
 
 def other_harnesses(args: Any) -> List[Any]:

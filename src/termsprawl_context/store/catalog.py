@@ -20,11 +20,11 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 
 __all__ = [
-    "CLAUDE_CODE",
     "HarnessSession",
     "Resolved",
     "SessionIdNotFound",
@@ -41,13 +41,13 @@ __all__ = [
     "store_root",
     "require_store",
     "other_sessions",
+    "reads_claude",
     "resolve",
     "resolve_uuid",
     "copies_message",
     "candidates_message",
 ]
 
-CLAUDE_CODE = "claude-code"
 LATEST = "latest"
 # A session file's stem is a UUID; only its length is checked, as the seed does.
 UUID_LENGTH = 36
@@ -372,6 +372,11 @@ def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     return Resolved(session_id, path, chosen.name)
 
 
+def reads_claude(harness: Optional[str]) -> bool:
+    """Whether the ``--harness`` value (None: every store) includes Claude Code's store."""
+    return harness in (None, "all", CLAUDE_CODE)
+
+
 def resolve(
     name: str,
     projects_dir: str,
@@ -393,7 +398,7 @@ def resolve(
     read. Unlistable directories are named once on ``stderr``."""
     if is_path(name):
         return _resolve_file(name, harness)
-    if harness in (None, "all", CLAUDE_CODE):
+    if reads_claude(harness):
         try:
             return _resolve_claude(name, store_root(projects_dir, project), stderr)
         except NotFound:

@@ -20,7 +20,8 @@ from termsprawl_context.bytescan import Needles, has_ascii_escape
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
-from termsprawl_context.store.catalog import CLAUDE_CODE, is_session_file_name, list_directory, stem_of
+from termsprawl_context.harness import CLAUDE_CODE
+from termsprawl_context.store.catalog import is_session_file_name, list_directory, stem_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
 
