@@ -17,6 +17,17 @@ from .clients import client_bin
 
 MODEL = "mock-model"
 EXEC_TIMEOUT = 90
+# `codex exec` as every test runs it (0.169.0): JSON events, no git repo or trust prompt,
+# the project's hooks trusted, and no sandbox between the client and the scratch project.
+EXEC_FLAGS = (
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--trust",
+    "--dangerously-bypass-hook-trust",
+    "-s",
+    "danger-full-access",
+)
 
 
 def config_toml(base_url, extra=""):
@@ -54,16 +65,7 @@ class CodexSandbox(object):
     def exec(self, *args, node=None, cwd=None, check=True):
         """``codex exec --json ARGS`` in the project; (thread id, events, completed process)."""
         extra = {"TERMSPRAWL_NODE_ID": node} if node else {}
-        argv = [
-            self.bin,
-            "exec",
-            "--json",
-            "--skip-git-repo-check",
-            "--trust",
-            "--dangerously-bypass-hook-trust",
-            "-s",
-            "danger-full-access",
-        ] + list(args)
+        argv = [self.bin, *EXEC_FLAGS, *args]
         done = subprocess.run(
             argv,
             cwd=str(cwd or self.project),

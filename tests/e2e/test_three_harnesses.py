@@ -31,7 +31,7 @@ import time
 import pytest
 
 from .clients import client_bin
-from .codex_run import CodexSandbox
+from .codex_run import EXEC_FLAGS, CodexSandbox
 from .gemini_server import GeminiServer, Say
 from .anthropic_server import ScriptedServer as ClaudeServer
 from .make_cc_fixtures import TITLE, decide
@@ -123,19 +123,7 @@ class CodexScript(Scenario):
 def interrupt_codex(box, server, thread):
     """``codex exec resume THREAD STALL``, interrupted (SIGINT) once its request reached the model:
     the client then writes a user-role ``<turn_aborted>`` message."""
-    argv = [
-        box.bin,
-        "exec",
-        "--json",
-        "--skip-git-repo-check",
-        "--trust",
-        "--dangerously-bypass-hook-trust",
-        "-s",
-        "danger-full-access",
-        "resume",
-        thread,
-        STALL,
-    ]
+    argv = [box.bin, *EXEC_FLAGS, "resume", thread, STALL]
     proc = subprocess.Popen(
         argv,
         cwd=str(box.project),
