@@ -123,14 +123,9 @@ def world(tmp_path):
     return {"projects": str(projects), "work": str(work), "path": path, "sub": sub, "project": str(project)}
 
 
-def run(pyz, argv):
-    done = subprocess.run(
-        [sys.executable, str(pyz)] + [str(a) for a in argv],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        timeout=120,
-        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C", "TERMSPRAWL_NODE_ID": "a"},
-    )
+def run(run_pyz, argv):
+    """The artifact on ``argv`` through conftest's ``run_pyz`` (a clean environment), as node ``a``."""
+    done = run_pyz(argv, env={"TERMSPRAWL_NODE_ID": "a"}, timeout=120)
     assert b"Traceback" not in done.stderr
     return done
 
@@ -162,7 +157,7 @@ def json_runs(w):
     }
 
 
-def test_every_json_follows_the_contract(pyz, world):
+def test_every_json_follows_the_contract(run_pyz, world):
     """JSON Lines (an object a line, at least one here) for a list; one object on one
     line for a single answer; never a raw control a terminal would act on."""
     runs = json_runs(world)
@@ -172,7 +167,7 @@ def test_every_json_follows_the_contract(pyz, world):
         wanted |= {(name, a.name) for a in spec.actions if a.json} | ({(name, "")} if spec.json else set())
     assert set(runs) == wanted  # every command with --json is run here
     for (name, action), argv in runs.items():
-        done = run(pyz, argv + ["--json"])
+        done = run(run_pyz, argv + ["--json"])
         assert done.returncode == 0, (argv, done.stderr)
         text = done.stdout.decode("utf-8")
         assert text.endswith("\n") and not any(c in text[:-1].replace("\n", "") for c in RAW_CONTROLS), argv
@@ -182,7 +177,7 @@ def test_every_json_follows_the_contract(pyz, world):
         kind = next(a.json for a in spec.actions if a.name == action) if action else spec.json
         assert len(lines) == 1 if kind == JSON_ONE else len(lines) >= 1, (argv, lines)
     # The same values: an escape in the line, the character itself once parsed.
-    assert "\x9b2J del \x7f" in json.loads(run(pyz, runs[("search", "")] + ["--json"]).stdout)["snippet"]
+    assert "\x9b2J del \x7f" in json.loads(run(run_pyz, runs[("search", "")] + ["--json"]).stdout)["snippet"]
 
 
 def no_result_runs(w):
@@ -201,7 +196,7 @@ def no_result_runs(w):
     }
 
 
-def test_no_results_is_exit_0_and_nothing_on_stdout(pyz, world):
+def test_no_results_is_exit_0_and_nothing_on_stdout(run_pyz, world):
     runs = no_result_runs(world)
     lists = set()
     for name in COMMANDS:
@@ -211,17 +206,17 @@ def test_no_results_is_exit_0_and_nothing_on_stdout(pyz, world):
     assert set(runs) == lists  # every list command is asked here
     for argv in runs.values():
         for flags in ([], ["--json"]):
-            done = run(pyz, argv + flags)
+            done = run(run_pyz, argv + flags)
             assert (done.returncode, done.stdout) == (0, b""), (argv + flags, done.stderr)
             assert done.stderr.count(b"\n") <= 1
 
 
 @pytest.mark.parametrize("command", [["sessions"], ["search", "refactor"], ["show", "latest"]])
-def test_a_project_that_names_nothing_is_refused(pyz, world, command):
+def test_a_project_that_names_nothing_is_refused(run_pyz, world, command):
     """--project DIR that is neither a directory nor a folder of the store is a typo: exit
     1 naming it. A real directory with no sessions is an empty answer (exit 0)."""
     missing = os.path.join(world["work"], "no-such-dir")
-    done = run(pyz, command + ["--project", missing, "--projects-dir", world["projects"]])
+    done = run(run_pyz, command + ["--project", missing, "--projects-dir", world["projects"]])
     assert (done.returncode, done.stdout) == (1, b"")
     assert (
         done.stderr.decode()
@@ -231,18 +226,18 @@ def test_a_project_that_names_nothing_is_refused(pyz, world, command):
             world["projects"],
         )
     )
-    done = run(pyz, command + ["--project", world["work"], "--projects-dir", world["projects"]])
+    done = run(run_pyz, command + ["--project", world["work"], "--projects-dir", world["projects"]])
     assert done.returncode == 0 and done.stdout  # the folder of a project that exists: its sessions
 
 
-def test_the_person_is_one_word(pyz, world):
+def test_the_person_is_one_word(run_pyz, world):
     """``search`` calls what the person typed ``person``, as ``entries``' speaker column
     does; ``--in human`` (the word before) is still taken."""
     store = ["--projects-dir", world["projects"]]
     for kinds in ("person", "human"):
-        hit = json.loads(run(pyz, ["search", "refactor", "--in", kinds, "--json"] + store).stdout)
+        hit = json.loads(run(run_pyz, ["search", "refactor", "--in", kinds, "--json"] + store).stdout)
         assert hit["kind"] == "person"
-    rows = run(pyz, ["entries", world["path"]]).stdout.decode().splitlines()
+    rows = run(run_pyz, ["entries", world["path"]]).stdout.decode().splitlines()
     assert rows[0].split("\t")[3] == "person"
 
 

@@ -86,14 +86,8 @@ def _on_a_terminal(pyz, args):
     return out
 
 
-def _through_a_pipe(pyz, args):
-    proc = subprocess.run(
-        [sys.executable, str(pyz)] + [str(a) for a in args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        timeout=60,
-        env={"PATH": os.environ.get("PATH", ""), "HOME": "/nonexistent", "LANG": "C"},
-    )
+def _through_a_pipe(run_pyz, args):
+    proc = run_pyz(args)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -121,7 +115,7 @@ def _commands(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["show", "show --all", "show json", "hand-off", "hand-off json", "dump"])
-def test_nothing_a_terminal_acts_on_reaches_a_terminal(pyz, tmp_path, name):
+def test_nothing_a_terminal_acts_on_reaches_a_terminal(pyz, run_pyz, tmp_path, name):
     args = _commands(tmp_path)[name]
     out = _on_a_terminal(pyz, args)
     assert b"red" in out and b"pwned title" in out and b"end" in out  # the words stay, spelled out
@@ -131,23 +125,23 @@ def test_nothing_a_terminal_acts_on_reaches_a_terminal(pyz, tmp_path, name):
         assert b"done\r\n" in out  # a CRLF ending moves nothing: kept
     else:
         document = json.loads(out.decode("utf-8"))  # the same values as through a pipe
-        assert document == json.loads(_through_a_pipe(pyz, args).decode("utf-8"))
+        assert document == json.loads(_through_a_pipe(run_pyz, args).decode("utf-8"))
 
 
 @pytest.mark.parametrize("name", ["show", "hand-off", "dump"])
-def test_a_pipe_gets_the_exact_text(pyz, tmp_path, name):
+def test_a_pipe_gets_the_exact_text(run_pyz, tmp_path, name):
     """Only a terminal gets the spelled-out text: a pipe (an agent's tool, a file) gets
     the transcript's own characters, so the dump stays byte-exact with the seed's."""
-    out = _through_a_pipe(pyz, _commands(tmp_path)[name]).decode("utf-8")
+    out = _through_a_pipe(run_pyz, _commands(tmp_path)[name]).decode("utf-8")
     assert HOSTILE in out
 
 
-def test_the_json_forms_escape_what_json_leaves_raw_even_in_a_pipe(pyz, tmp_path):
+def test_the_json_forms_escape_what_json_leaves_raw_even_in_a_pipe(run_pyz, tmp_path):
     """JSON escapes C0 itself; DEL, the C1 controls and U+2028/U+2029 are written as
     ``\\u`` escapes whatever stdout is: the same values, so no contract changes."""
     commands = _commands(tmp_path)
     for name in ("show json", "hand-off json"):
-        out = _through_a_pipe(pyz, commands[name])
+        out = _through_a_pipe(run_pyz, commands[name])
         _assert_inert(out.rstrip(b"\n"))
         assert any(HOSTILE in text for text in _strings(json.loads(out.decode("utf-8"))))
 
