@@ -87,6 +87,9 @@ class Harness(object):
     hook_event_session_start = "SessionStart"
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
+    # Whether the hook command names this harness (`hook --harness NAME`); the one the
+    # hook reads by default (Claude Code's) is not named, as its command always was.
+    hook_names_itself = True
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:

@@ -223,6 +223,9 @@ class ClaudeCodeHarness(Harness):
     hook_settings_file = SETTINGS_LOCAL_FILE
     instruction_file = MEMORY_FILE
     hook_event_session_start = HOOK_EVENT_SESSION_START
+    # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
+    hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
+    hook_names_itself = False
 
     def store_roots(self, environ=None):
         projects = projects_dir(None, environ)

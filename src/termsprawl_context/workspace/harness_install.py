@@ -22,6 +22,7 @@ from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
 from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
 from termsprawl_context.workspace.discovery import refresh_marker, upsert_managed_agents_block, wanted_block
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
+from termsprawl_context.workspace.project import hook_command as project_hook_command
 
 __all__ = ["prepare_hook", "register_harness_hook", "write_root_agents_block"]
 
@@ -30,16 +31,17 @@ ROOT_AGENTS_FILE = "AGENTS.md"
 
 
 def hook_command(harness_name: str) -> str:
-    """The hook command for a harness that sets no project variable: the installed
-    command is found by walking up from the session's directory, as Claude Code's hook
-    does from ``$CLAUDE_PROJECT_DIR``; ``--harness`` says whose payload it reads."""
+    """The hook command ``init`` writes for the harness named (``project.hook_command``)."""
     from termsprawl_context.harness import get
 
-    start = getattr(get(harness_name), "hook_start_dir", '"$PWD"')
-    return (
-        "d=%s; "
-        'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
-        'exec "$d/.termsprawl/bin/termsprawl-context" hook --harness %s' % (start, harness_name)
+    return project_hook_command(get(harness_name))
+
+
+def _unusable(harness: Any, reason: str) -> "install.SettingsUnusable":
+    """The refusal of the harness's hook file, naming the hook ``init`` would have written
+    there (never another CLI's)."""
+    return install.SettingsUnusable(
+        harness.hook_settings_file, reason, harness.hook_event_session_start, hook_command(harness.name)
     )
 
 
@@ -51,37 +53,39 @@ def _ours(entries: Any, command: str) -> bool:
     return False
 
 
-def load_hook_file(cwd: str, relative: str) -> Tuple[Dict[str, Any], int]:
-    """The hook file's object ({} when absent) and its size; raises SettingsUnusable as
-    ``install.load_settings`` does (unreadable, a symlink, not a JSON object)."""
+def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
+    """The harness's hook file's object ({} when absent) and its size; raises
+    SettingsUnusable as ``install.load_settings`` does (unreadable, a symlink, not a JSON
+    object), naming the harness's own hook."""
+    relative = harness.hook_settings_file
     path = os.path.join(cwd, relative)
     try:
         check_write_target(cwd, path)
     except OSError as exc:
-        raise install.SettingsUnusable(relative, "cannot be written here (%s)" % (exc.strerror or exc)) from None
+        raise _unusable(harness, "cannot be written here (%s)" % (exc.strerror or exc)) from None
     if not os.path.lexists(path):
         return {}, 0
     if os.path.islink(path):
-        raise install.SettingsUnusable(relative, "is a symbolic link")
+        raise _unusable(harness, "is a symbolic link")
     data = read_small_file(path)
     if data is None:
-        raise install.SettingsUnusable(relative, "cannot be read (not a readable regular file)")
-    return install.parse_settings(data, relative), len(data)
+        raise _unusable(harness, "cannot be read (not a readable regular file)")
+    try:
+        return install.parse_settings(data, relative), len(data)
+    except install.SettingsUnusable as exc:
+        raise _unusable(harness, exc.reason) from None
 
 
 def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with the harness's SessionStart entry added (None: already there);
     every other key, event and entry kept in its order."""
-    relative = harness.hook_settings_file
     event = harness.hook_event_session_start
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise install.SettingsUnusable(relative, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
+        raise _unusable(harness, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
     entries = hooks.get(event, [])
     if not isinstance(entries, list):
-        raise install.SettingsUnusable(
-            relative, 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries))
-        )
+        raise _unusable(harness, 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries)))
     command = hook_command(harness.name)
     if _ours(entries, command):
         return None
@@ -101,7 +105,7 @@ class PreparedHook(object):
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
-    settings, size = load_hook_file(cwd, harness.hook_settings_file)
+    settings, size = load_hook_file(cwd, harness)
     return PreparedHook(harness, merge_harness_hook(settings, harness), size)
 
 

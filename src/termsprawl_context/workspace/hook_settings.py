@@ -12,6 +12,7 @@ import os
 from typing import Any, Dict, List, Optional
 
 from termsprawl_context.errors import Refusal
+from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
 from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
 from termsprawl_context.harness.claude_permissions import (
     SETTINGS_ALLOW,
@@ -23,7 +24,7 @@ from termsprawl_context.harness.claude_permissions import (
 from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.workspace.files import check_write_target, dump_json, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
-from termsprawl_context.workspace.project import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, hook_command
 
 __all__ = [
     "HOOK_COMMAND",
@@ -56,11 +57,7 @@ HOOK_EVENT = HOOK_EVENT_SESSION_START
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
-HOOK_COMMAND = (
-    'd="${CLAUDE_PROJECT_DIR:-$PWD}"; '
-    'while [ ! -x "$d/.termsprawl/bin/termsprawl-context" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; '
-    'exec "$d/.termsprawl/bin/termsprawl-context" hook'
-)
+HOOK_COMMAND = hook_command(CLAUDE_CODE_HARNESS)
 # Commands earlier versions registered: an entry running one of them is ours too.
 LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 HOOK_TIMEOUT = 10
@@ -68,13 +65,15 @@ HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 
 
 
 class SettingsUnusable(Refusal):
-    """The existing settings file cannot be merged into; it is left untouched."""
+    """The existing settings file cannot be merged into; it is left untouched. The fix
+    names the hook ``init`` would have written there (by default Claude Code's)."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, event: str = HOOK_EVENT, command: str = HOOK_COMMAND) -> None:
         super().__init__(
             "init: %s %s; it was left untouched (fix it, or add the %s hook `%s` yourself)"
-            % (path, reason, HOOK_EVENT, HOOK_COMMAND)
+            % (path, reason, event, command)
         )
+        self.path, self.reason = path, reason
 
 
 # Deeper settings than this are not a person's; re-serialising them costs the parser's

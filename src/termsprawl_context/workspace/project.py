@@ -25,6 +25,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
+    from termsprawl_context.harness.base import Harness
+
 __all__ = [
     "COMMAND_NAME",
     "INSTALLED_COMMAND",
@@ -34,6 +36,7 @@ __all__ = [
     "default_self",
     "enclosing_project",
     "find_project",
+    "hook_command",
     "running_project",
 ]
 
@@ -134,6 +137,20 @@ def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optiona
 def command_path(project: str) -> str:
     """The installed command of ``project``, absolute."""
     return os.path.join(os.path.abspath(project), INSTALLED_COMMAND)
+
+
+def hook_command(harness: "Harness") -> str:
+    """The SessionStart hook command ``init`` writes for ``harness`` (a provider): walk up
+    from its ``hook_start_dir`` to the installed command (a CLI may start in a
+    subdirectory of the project) and run its ``hook``, naming the harness unless it is
+    the default one (``hook_names_itself``)."""
+    named = " --harness %s" % harness.name if harness.hook_names_itself else ""
+    return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" hook%s' % (
+        harness.hook_start_dir,
+        INSTALLED_COMMAND,
+        INSTALLED_COMMAND,
+        named,
+    )
 
 
 class EmptyNodeIdEnv(UsageError):
