@@ -6,6 +6,7 @@ import os
 import pytest
 
 from termsprawl_context.errors import EXIT_USAGE
+from termsprawl_context.workspace import layout
 from termsprawl_context.workspace import project as proj
 
 
@@ -67,13 +68,51 @@ def test_enclosing_project(tree):
 def test_installed_project(tree):
     _, work = tree
     command = work / ".termsprawl" / "bin" / "termsprawl-context"
-    assert proj.installed_project(str(command)) == str(work)
+    assert layout.installed_project(str(command)) == str(work)
     inside = command / "site-packages" / "termsprawl_context" / "__init__.py"
-    assert proj.installed_project(str(inside)) == str(work)
-    assert proj.installed_project(str(work / "termsprawl-context")) is None
-    assert proj.installed_project(str(work / ".termsprawl" / "bin" / "termsprawl-context-old")) is None
-    assert proj.installed_project(None) is None
+    assert layout.installed_project(str(inside)) == str(work)
+    assert layout.installed_project(str(work / "termsprawl-context")) is None
+    assert layout.installed_project(str(work / ".termsprawl" / "bin" / "termsprawl-context-old")) is None
+    assert layout.installed_project(None) is None
     assert proj.command_path(str(work)) == str(command)
+    # As spelled, `..` folded: the skill's spelling from its own folder is the same copy.
+    skill_dir = work / ".claude" / "skills" / "termsprawl-context"
+    assert layout.installed_project(str(skill_dir) + "/../../../.termsprawl/bin/termsprawl-context") == str(work)
+
+
+def test_an_installed_copy_needs_a_real_state_directory(tmp_path):
+    # A `.termsprawl` symlink (here: to another project's state) makes no installed copy.
+    other = tmp_path / "other"
+    (other / ".termsprawl" / "bin").mkdir(parents=True)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    os.symlink(str(other / ".termsprawl"), str(mine / ".termsprawl"))
+    assert layout.installed_project(str(mine / ".termsprawl" / "bin" / "termsprawl-context")) is None
+    assert layout.installed_project(str(other / ".termsprawl" / "bin" / "termsprawl-context")) == str(other)
+    (tmp_path / "none").mkdir()
+    assert layout.installed_project(str(tmp_path / "none" / ".termsprawl" / "bin" / "termsprawl-context")) is None
+
+
+def test_serves_its_own_project_and_what_lies_inside(tree, tmp_path):
+    home, work = tree
+    assert layout.serves(str(work), str(work))
+    assert layout.serves(str(work), str(work) + "/")
+    assert layout.serves(str(work), str(work / "src" / "deep"))
+    assert layout.serves(str(work), str(work / "src" / "not-yet"))  # no such folder: still inside
+    assert layout.serves(str(work), str(work / "src" / ".." / ".." / "shop"))
+    os.symlink(str(work / "src"), str(home / "to-src"))
+    assert layout.serves(str(work), str(home / "to-src"))  # resolved: it is inside
+    assert not layout.serves(str(work), str(home))  # above it
+    assert not layout.serves(str(work), str(home / "work" / "shop-b"))  # a sibling sharing a prefix
+    assert not layout.serves(str(work), "/")
+    other = home / "other"
+    (other / ".termsprawl").mkdir(parents=True)
+    assert not layout.serves(str(work), str(other))
+    os.symlink(str(other), str(work / "src" / "to-other"))  # inside by its spelling only
+    assert not layout.serves(str(work), str(work / "src" / "to-other"))
+    (work / "src" / "nested" / ".termsprawl").mkdir(parents=True)  # another project inside
+    assert not layout.serves(str(work), str(work / "src" / "nested"))
+    assert not layout.serves(str(work), str(work / "src" / "nested" / "x"))
 
 
 def test_default_self():

@@ -19,6 +19,7 @@ __all__ = [
     "EXIT_USAGE",
     "EXIT_WRONG_RECORD",
     "NotFound",
+    "OtherProject",
     "Refusal",
     "UsageError",
 ]
@@ -63,3 +64,14 @@ class NotFound(Refusal):
     """What was named (a session, a transcript, a file) is not there."""
 
     exit_code = EXIT_FAILURE
+
+
+class OtherProject(UsageError):
+    """An installed copy of the command was pointed at a project other than its own: it
+    reads only the linked peers of the project it is installed in."""
+
+    def __init__(self, cwd: str, own: str) -> None:
+        super().__init__(
+            "--cwd %s is not this project (%s): the command installed in a project reads only that project's "
+            "linked peers; run the other project's own .termsprawl/bin/termsprawl-context" % (cwd, own)
+        )

@@ -5,7 +5,9 @@ occurrence wins), any other word is refused at once, both are required; every re
 is one stderr line and exit 2. An absent flag has a default: ``--self`` is
 ``$TERMSPRAWL_NODE_ID`` (set but empty: its own error), ``--cwd`` the project found from
 here (``workspace.project``); with neither flag nor default the answer is the context
-layer's ``expected --cwd and --self``. The peer walk is ``termsprawl_context.dump``'s (shared with
+layer's ``expected --cwd and --self``. Run as a project's installed copy, the dump
+reads that project only: a ``--cwd`` resolving anywhere else is refused (exit 2), one
+inside it reads the project itself. The peer walk is ``termsprawl_context.dump``'s (shared with
 ``doctor``); this module keeps the argv parse and the printing: one write of everything,
 and nothing at all when nothing is printable.
 """
@@ -72,7 +74,23 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
         cwd = default_project() if cwd is None else cwd
     if not cwd or not self_id:
         raise _usage_error("expected --cwd and --self")
-    return ContextArgs(cwd, self_id), options
+    return ContextArgs(_served_project(cwd), self_id), options
+
+
+def _served_project(cwd: str) -> str:
+    """The project the dump reads: ``cwd``, or, run as a project's installed copy, that
+    project, refusing a ``cwd`` that resolves to any other (``layout.serves``): the read
+    rules init writes let that copy run unasked, so no argument may point it elsewhere."""
+    from termsprawl_context.workspace.layout import running_project, serves
+
+    own = running_project()
+    if own is None:
+        return cwd
+    if not serves(own, cwd):
+        from termsprawl_context.errors import OtherProject
+
+        raise OtherProject(cwd, own)
+    return own
 
 
 def _option_value(option: str, value: str) -> "Any":

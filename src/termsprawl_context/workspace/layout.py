@@ -1,10 +1,32 @@
-"""Where ``.termsprawl/`` state lives in a project: the folder and file names, and the
-one join that builds a path under it. Nothing else, so the dump can ask whether a
-project has links at all without loading the writers (``files``) or the link reader."""
+"""Where ``.termsprawl/`` state lives in a project: the folder and file names, the one
+join that builds a path under it, and which project an installed copy of the command
+serves. Nothing else, so the dump can ask whether a project has links at all, and
+whether it may read the project it was pointed at, without loading the writers
+(``files``), the link reader or the project finder (``project``).
+
+The read boundary: an installed copy (``<project>/.termsprawl/bin/termsprawl-context``,
+the only command a CLI's permission rules let run unasked) reads its own project's
+state and no other's; the distributed artifact, run from anywhere else, reads the
+project it is told (``--cwd``), as the context layer's contract says."""
 
 import os
 
-__all__ = ["BIN_DIR", "HOME_HARNESS_DIRS", "LINKS_DIR", "PROJECT_FILE", "STATE_DIR", "TRANSCRIPTS_DIR", "state_path"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Optional
+
+__all__ = [
+    "COMMAND_NAME",
+    "HOME_HARNESS_DIRS",
+    "INSTALLED_COMMAND",
+    "LINKS_DIR",
+    "PROJECT_FILE",
+    "STATE_DIR",
+    "TRANSCRIPTS_DIR",
+    "running_project",
+    "serves",
+    "state_path",
+]
 
 
 STATE_DIR = ".termsprawl"
@@ -21,3 +43,55 @@ HOME_HARNESS_DIRS = (HARNESS_DIR, ".codex", ".gemini")
 def state_path(cwd: str, *parts: str) -> str:
     """``<cwd>/.termsprawl/<parts...>``."""
     return os.path.join(cwd, STATE_DIR, *parts)
+
+
+COMMAND_NAME = "termsprawl-context"
+# Where init installs the command, relative to the project.
+INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
+
+
+def installed_project(path: "Optional[str]") -> "Optional[str]":
+    """The project whose installed command ``path`` is (or lies inside, as a module inside
+    the one-file artifact does), or None. ``path`` is taken as spelled (made absolute,
+    ``..`` folded), not resolved: a copy is installed by where it was run from, and
+    ``<project>/.termsprawl`` must be a real directory (a symlink there would make the
+    copy serve whatever state it points at)."""
+    if not path:
+        return None
+    marker = os.sep + INSTALLED_COMMAND
+    try:
+        absolute = os.path.abspath(path)
+    except (OSError, ValueError):  # a relative path, and the working directory was removed
+        return None
+    at = (absolute + os.sep).rfind(marker + os.sep)
+    if at < 0:
+        return None
+    project = absolute[:at] or os.sep
+    state = os.path.join(project, STATE_DIR)
+    return project if os.path.isdir(state) and not os.path.islink(state) else None
+
+
+def running_project() -> "Optional[str]":
+    """The project this process's own installed copy lives in, or None (a source
+    checkout, a copy elsewhere, ``python3 termsprawl-context.pyz``)."""
+    import termsprawl_context
+
+    return installed_project(getattr(termsprawl_context, "__file__", None))
+
+
+def serves(project: str, directory: str) -> bool:
+    """Whether ``directory``, symlinks resolved, is ``project`` or lies inside it with no
+    other project on the way (a ``.termsprawl`` directory of its own): what an installed
+    copy of ``project`` accepts as ``--cwd``."""
+    try:
+        root = os.path.realpath(project)
+        current = os.path.realpath(directory)
+    except (OSError, ValueError):
+        return False
+    if current != root and not current.startswith(root.rstrip(os.sep) + os.sep):
+        return False
+    while current != root:
+        if os.path.isdir(os.path.join(current, STATE_DIR)):
+            return False
+        current = os.path.dirname(current)
+    return True

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.workspace.layout import BIN_DIR, STATE_DIR
+from termsprawl_context.workspace.layout import COMMAND_NAME, INSTALLED_COMMAND, STATE_DIR, running_project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -44,9 +44,6 @@ __all__ = [
 # The node an agent speaks for: injected at spawn by the desktop app, or set by the
 # user per terminal. A termsprawl fact, not Claude Code's.
 NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
-COMMAND_NAME = "termsprawl-context"
-# Where init installs the command, relative to the project.
-INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
 
 
 def _home(environ: "Optional[Mapping[str, str]]") -> str:
@@ -97,28 +94,6 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
     if parent == absolute or absolute == _home(environ):
         return None
     return find_project(parent, environ)
-
-
-def installed_project(path: "Optional[str]") -> "Optional[str]":
-    """The project whose ``.termsprawl/bin/termsprawl-context`` ``path`` is (or lies
-    inside, as a module inside the one-file artifact does), or None."""
-    if not path:
-        return None
-    marker = os.sep + INSTALLED_COMMAND
-    absolute = os.path.abspath(path)
-    at = (absolute + os.sep).rfind(marker + os.sep)
-    if at < 0:
-        return None
-    project = absolute[:at] or os.sep
-    return project if _is_project(project) else None
-
-
-def running_project() -> "Optional[str]":
-    """The project this process's own installed copy lives in, or None (a source
-    checkout, a copy elsewhere, ``python3 termsprawl-context.pyz``)."""
-    import termsprawl_context
-
-    return installed_project(getattr(termsprawl_context, "__file__", None))
 
 
 def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
