@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
+from termsprawl_context.workspace.project import hook_command
 from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
 from termsprawl_context.harness.claude_permissions import (
     SETTINGS_ALLOW,
@@ -24,7 +25,7 @@ from termsprawl_context.harness.claude_permissions import (
 from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.workspace.files import check_write_target, dump_json, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, hook_command
+from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
 __all__ = [
     "HOOK_COMMAND",
