@@ -60,12 +60,6 @@ class UsageError(Refusal):
     exit_code = EXIT_USAGE
 
 
-class NotFound(Refusal):
-    """What was named (a session, a transcript, a file) is not there."""
-
-    exit_code = EXIT_FAILURE
-
-
 class OtherProject(UsageError):
     """An installed copy of the command was pointed at a project other than its own: it
     reads only the linked peers of the project it is installed in."""
@@ -75,3 +69,9 @@ class OtherProject(UsageError):
             "--cwd %s is not this project (%s): the command installed in a project reads only that project's "
             "linked peers; run the other project's own .termsprawl/bin/termsprawl-context" % (cwd, own)
         )
+
+
+class NotFound(Refusal):
+    """What was named (a session, a transcript, a file) is not there."""
+
+    exit_code = EXIT_FAILURE
