@@ -7,6 +7,7 @@ records all the same and says so; appending or refreshing keeps every byte aroun
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import snapshot
 from termsprawl_context import errors
@@ -157,3 +158,26 @@ def test_upsert_names_what_is_wrong():
     assert info.value.exit_code == 1
     assert info.value.message.startswith("X.md names %s not on a line of its own (line 3)" % OPEN)
     assert "\n" not in info.value.message
+
+
+# --- any text: refused by name, or every byte outside the block kept -------------------------
+
+PIECES = [OPEN, CLOSE, "`%s`" % OPEN, "x %s" % CLOSE, "```", "~~~~", "    ", "text", "", " \t", "\ufeff", "é\udce9"]
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(PIECES), max_size=10), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans())
+def test_any_text_is_refused_or_kept_around_one_block(pieces, eol, final):
+    content = eol.join(pieces) + (eol if final else "")
+    try:
+        out = discovery.upsert_managed_agents_block(content, discovery.STANDALONE_BLOCK, "A.md")
+    except errors.ManagedBlockRefused as refusal:
+        assert refusal.message.startswith("A.md ") and "\n" not in refusal.message
+        return
+    span = discovery.managed_block_span(content, "A.md")
+    if span is None:
+        assert out.startswith(content)
+    else:
+        assert out.startswith(content[: span[0]]) and out.endswith(content[span[1] :])
+    assert out.count(OPEN) == 1 and out.count(CLOSE) == 1
+    assert discovery.upsert_managed_agents_block(out, discovery.STANDALONE_BLOCK, "A.md") == out

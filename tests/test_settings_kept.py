@@ -7,8 +7,10 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from conftest import snapshot
+from termsprawl_context.workspace import install
 
 
 def one_error_line(done, *words):
@@ -135,3 +137,45 @@ def test_settings_serialisation_is_json_dumps_where_no_number_needs_its_text():
         assert dumps_settings(value, indent) == expected
         assert dumps_settings(loads_settings(expected), indent) == expected
     assert re.fullmatch(r'\{"s":"\\ud800"\}', dumps_settings({"s": "\ud800"}, None))
+
+
+# --- any document: the values come back, every number as its text ----------------------------
+
+number_text = st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,4})?", fullmatch=True)
+key_text = st.text(max_size=6)
+json_value = st.recursive(
+    st.none() | st.booleans() | number_text.map(lambda t: ("num", t)) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(key_text, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def spell(value, pretty):
+    """``value`` as JSON text, each ("num", text) written as its text."""
+    if isinstance(value, tuple):
+        return value[1]
+    if isinstance(value, list):
+        return "[" + ", ".join(spell(v, pretty) for v in value) + "]"
+    if isinstance(value, dict):
+        sep = ",\n " if pretty else ","
+        return "{" + sep.join("%s: %s" % (json.dumps(k), spell(v, pretty)) for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+def as_text_numbers(data):
+    keep = lambda t: ("num", t)  # noqa: E731
+    return json.loads(data, parse_float=keep, parse_int=keep, object_pairs_hook=lambda pairs: pairs)
+
+
+@hyp_settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.dictionaries(key_text.filter(lambda k: k != "hooks"), json_value, max_size=5), st.booleans())
+def test_any_settings_document_comes_back_value_for_value(document, pretty):
+    data = spell(document, pretty).encode("utf-8", "surrogatepass")
+    try:
+        parsed = install.parse_settings(data, "s.json")
+    except install.SettingsUnusable as refusal:  # a lone surrogate is not UTF-8: refused, never guessed
+        assert "is not UTF-8" in refusal.message
+        return
+    out = install.dump_settings(install.merge_hook_settings(parsed), len(data))
+    back = as_text_numbers(out)
+    assert back[:-1] == as_text_numbers(data) and back[-1][0] == "hooks"

@@ -104,8 +104,12 @@ def managed_block_span(content: str, shown: str) -> Optional[Tuple[int, int]]:
     return uses[MARKER_OPEN][0][2], uses[MARKER_CLOSE][0][3]
 
 
-def _line_ending(content: str) -> str:
-    """The file's line ending, by its first line: CRLF or LF."""
+def _line_ending(content: str, span: Optional[Tuple[int, int]]) -> str:
+    """CRLF or LF: the opening marker line's ending when there is a block (so a refresh
+    keeps what the block was written with), else the file's first line's."""
+    if span is not None:
+        rest = content[span[0] + len(MARKER_OPEN) :].lstrip(" \t")
+        return "\r\n" if rest.startswith("\r\n") else "\n"
     first = content.find("\n")
     return "\r\n" if first > 0 and content[first - 1] == "\r" else "\n"
 
@@ -117,7 +121,7 @@ def upsert_block(content: str, block: str, shown: str) -> str:
     Raises ManagedBlockRefused naming ``shown`` when the markers are there but do not
     form one real block."""
     span = managed_block_span(content, shown)
-    eol = _line_ending(content)
+    eol = _line_ending(content, span)
     block = block.replace("\n", eol)
     if span is not None:
         return content[: span[0]] + block + content[span[1] :]
