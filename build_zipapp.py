@@ -109,6 +109,7 @@ BYTECODE_MODULES = (
     "termsprawl_context.transcript.tool_blocks",
     "termsprawl_context.transcript.turns",
     "termsprawl_context.workspace",
+    "termsprawl_context.workspace.agents_block",
     "termsprawl_context.workspace.discovery",
     "termsprawl_context.workspace.files",
     "termsprawl_context.workspace.ids",

@@ -297,6 +297,19 @@ def over_grant_notes(cwd: str) -> List[str]:
     ]
 
 
+def agents_block_notes(cwd: str) -> List[str]:
+    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
+    real block (the hook leaves it alone at every session start)."""
+    from termsprawl_context.errors import ManagedBlockRefused
+    from termsprawl_context.workspace.discovery import check_agents_block
+
+    try:
+        check_agents_block(cwd)
+    except ManagedBlockRefused as refusal:
+        return [refusal.message]
+    return []
+
+
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     """What else stands between the agents and the dump, one sentence each: a skill file
     its user edited (left alone) or that is missing, an allow rule that over-grants our
@@ -323,6 +336,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
             "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
             "`termsprawl-context init`" % discovery.SKILL_FILE
         )
+    notes.extend(agents_block_notes(cwd))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
         current, displaced = read_holder(cwd, self_id)

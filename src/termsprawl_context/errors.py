@@ -18,6 +18,7 @@ __all__ = [
     "EXIT_TOO_FRESH",
     "EXIT_USAGE",
     "EXIT_WRONG_RECORD",
+    "ManagedBlockRefused",
     "NotFound",
     "OtherProject",
     "Refusal",
@@ -75,3 +76,17 @@ class NotFound(Refusal):
     """What was named (a session, a transcript, a file) is not there."""
 
     exit_code = EXIT_FAILURE
+
+
+class ManagedBlockRefused(Refusal):
+    """A file that names the managed block's markers holds no block we can tell apart from
+    its person's text (a marker inside a line or a code block, twice, out of order, alone):
+    rewriting it could take their lines for ours, so it is left byte for byte."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(
+            "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
+            "or remove them to have the block appended)" % (path, reason)
+        )

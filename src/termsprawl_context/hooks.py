@@ -123,6 +123,7 @@ class HookRecord(NamedTuple):
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
     harness: str = ""  # the harness whose payload it was ("" : Claude Code)
+    kept: Optional[str] = None  # why .termsprawl/AGENTS.md was left alone (its markers), if it was
 
 
 # --- the project ----------------------------------------------------------------------------
@@ -261,7 +262,7 @@ def record_from_hook(
     recorded, changed = _record_index(project, node_id, store, payload, chosen)
     me = claude_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
-    ensure_context_discovery(project)
+    kept = ensure_context_discovery(project)
     return HookRecord(
         project,
         node_id,
@@ -271,6 +272,7 @@ def record_from_hook(
         payload.source,
         displaced,
         "" if chosen.name == CLAUDE_CODE else chosen.name,
+        kept,
     )
 
 
@@ -413,6 +415,9 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
     if done.displaced is not None:
         shown = displaced_message(done, done.displaced)
         warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid)
+    if done.kept:  # recorded all the same: the person is told, the hook still succeeds
+        shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
+        warning = "; ".join(filter(None, (warning, done.kept)))
     answer = session_start_output
     if done.harness:
         from termsprawl_context.harness import get

@@ -142,7 +142,12 @@ _NEXT_CODEX = """codex: the hook runs once Codex CLI has `[features]` `hooks = t
 
 
 def _prepare_harness_steps(cwd: str, args) -> list:
-    """The other harnesses' hook merges, checked before init writes anything."""
+    """The other harnesses' hook merges (and the root AGENTS.md), checked before init
+    writes anything."""
+    if args.agents_md and os.path.isdir(cwd):
+        from termsprawl_context.workspace.harness_install import check_root_agents_block
+
+        check_root_agents_block(cwd)
     if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
         return []
     from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get

@@ -17,9 +17,12 @@ no file in a dot-folder unless imported.
 """
 
 import os
+from typing import Optional
 
+from termsprawl_context.errors import ManagedBlockRefused, Refusal
 from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, skill_file
 from termsprawl_context.harness.claude_permissions import SKILL_DIR_VARIABLE, bash_rule
+from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
@@ -29,6 +32,7 @@ __all__ = [
     "CLAUDE_MD_IMPORT",
     "FAILED",
     "HANDOFF_ARGS",
+    "REFUSED",
     "SKILL_ABSENT",
     "SKILL_DIR_BASE",
     "SKILL_EDITED",
@@ -39,6 +43,7 @@ __all__ = [
     "UNCHANGED",
     "USER_EDITED",
     "WRITTEN",
+    "check_agents_block",
     "ensure_claude_md",
     "ensure_context_discovery",
     "ensure_gemini_md",
@@ -52,8 +57,6 @@ __all__ = [
 ]
 
 
-MARKER_OPEN = "<!-- termsprawl:context-links -->"
-MARKER_CLOSE = "<!-- /termsprawl:context-links -->"
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'
 
 MANAGED_BLOCK = "\n".join(
@@ -230,34 +233,18 @@ CLAUDE_MD_IMPORT = MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = skill_file(SKILL_NAME)
 
-# JavaScript's String.prototype.trim set (WhiteSpace and LineTerminator), which the
-# context layer trims with; Python's str.strip differs at the edges (U+FEFF, U+001C..F).
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
-
-def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK) -> str:
-    """``content`` with the managed block inserted or refreshed; idempotent.
-
-    The block is the first open marker up to the first close marker after it; text
-    before it (trailing whitespace trimmed) and after it (trimmed) is kept, the parts
-    joined by a blank line, the whole ending in one newline."""
-    start = content.find(MARKER_OPEN)
-    end = content.find(MARKER_CLOSE)
-    if start >= 0 and end > start:
-        before = content[:start].rstrip(_JS_WHITESPACE)
-        after = content[end + len(MARKER_CLOSE) :].strip(_JS_WHITESPACE)
-    else:
-        before, after = content.rstrip(_JS_WHITESPACE), ""
-    return "\n\n".join(part for part in (before, block, after) if part) + "\n"
+def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK, shown: str = "") -> str:
+    """``content`` with the managed block refreshed in place, or appended (``agents_block``'s
+    rule); raises ManagedBlockRefused naming ``shown`` (default the state AGENTS.md)."""
+    return upsert_block(content, block, shown or AGENTS_FILE)
 
 
 # What happened to one marker file.
 WRITTEN = "written"
 UNCHANGED = "unchanged"
 USER_EDITED = "user-edited"  # left alone: the user changed it
+REFUSED = "refused"  # left alone: a named refusal (check_agents_block says which)
 FAILED = "failed"
 
 
@@ -281,10 +268,10 @@ def _decode(data: bytes) -> str:
 
 def refresh_marker(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes. ``render(current)`` returns the
-    wanted text, or None to leave the file alone. Best-effort (FAILED, never raises): a
-    file that cannot be read whole (too large, a FIFO, a symlink) is left alone, and so is
-    anything the write layer refuses (outside the project, the home's .claude/, a nested
-    project)."""
+    wanted text, or None to leave the file alone, or raises a Refusal (REFUSED: left
+    alone). Best-effort (FAILED, never raises): a file that cannot be read whole (too
+    large, a FIFO, a symlink) is left alone, and so is anything the write layer refuses
+    (outside the project, the home's .claude/, a nested project)."""
     path = os.path.join(cwd, relative)
     try:
         data = read_managed_file(path)
@@ -296,8 +283,19 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
             return UNCHANGED
         write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
         return WRITTEN
+    except Refusal:
+        return REFUSED
     except (OSError, ValueError):
         return FAILED
+
+
+def check_agents_block(cwd: str, relative: str = AGENTS_FILE) -> None:
+    """Raise ManagedBlockRefused when the file at ``relative`` names the markers but holds
+    no real block (what makes ``refresh_marker`` answer REFUSED for it); a file that is
+    absent or cannot be read passes (the write layer reports those)."""
+    data = read_small_file(os.path.join(cwd, relative))
+    if data is not None:
+        managed_block_span(_decode(data), relative.replace(os.sep, "/"))
 
 
 def skill_is_ours(text: str) -> bool:
@@ -351,15 +349,25 @@ def refresh_discovery(cwd: str):
     return [
         (
             AGENTS_FILE,
-            refresh_marker(cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block)),
+            refresh_marker(
+                cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block, AGENTS_FILE)
+            ),
         ),
         (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
     ]
 
 
-def ensure_context_discovery(cwd: str) -> None:
-    """Plant or refresh both markers under ``cwd``; never raises, never writes elsewhere."""
-    refresh_discovery(cwd)
+def ensure_context_discovery(cwd: str) -> Optional[str]:
+    """Plant or refresh both markers under ``cwd``; never raises, never writes elsewhere.
+    The refusal's message when the AGENTS.md was left alone for its markers, else None
+    (the hook tells the person; it still exits 0)."""
+    if dict(refresh_discovery(cwd)).get(AGENTS_FILE) != REFUSED:
+        return None
+    try:
+        check_agents_block(cwd)
+    except ManagedBlockRefused as refusal:
+        return refusal.message
+    return None
 
 
 # --- CLAUDE.md ------------------------------------------------------------------------------

@@ -20,11 +20,17 @@ from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
 from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
-from termsprawl_context.workspace.discovery import refresh_marker, upsert_managed_agents_block, wanted_block
+from termsprawl_context.workspace.discovery import REFUSED as MARKER_REFUSED
+from termsprawl_context.workspace.discovery import (
+    check_agents_block,
+    refresh_marker,
+    upsert_managed_agents_block,
+    wanted_block,
+)
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.project import hook_command as project_hook_command
 
-__all__ = ["prepare_hook", "register_harness_hook", "write_root_agents_block"]
+__all__ = ["check_root_agents_block", "prepare_hook", "register_harness_hook", "write_root_agents_block"]
 
 
 ROOT_AGENTS_FILE = "AGENTS.md"
@@ -135,12 +141,24 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
     return [step, ignored]
 
 
+def check_root_agents_block(cwd: str) -> None:
+    """ManagedBlockRefused when the root ``AGENTS.md`` names the markers but holds no real
+    block: ``init --agents-md`` refuses before writing anything."""
+    check_agents_block(cwd, ROOT_AGENTS_FILE)
+
+
 def write_root_agents_block(cwd: str) -> "install.Step":
-    """The managed block in the root ``AGENTS.md`` (created if absent; text outside the
-    block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
+    """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside
+    the block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
     outcome = refresh_marker(
-        cwd, ROOT_AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd))
+        cwd,
+        ROOT_AGENTS_FILE,
+        lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd), ROOT_AGENTS_FILE),
     )
+    if outcome == MARKER_REFUSED:  # checked before init wrote anything: it changed since
+        return install.Step(
+            "agents-md", ROOT_AGENTS_FILE, install.FAILED, "left untouched: its markers are not one block"
+        )
     if outcome == MARKER_FAILED:
         return install.Step("agents-md", ROOT_AGENTS_FILE, install.FAILED, "could not be written")
     if outcome == MARKER_UNCHANGED:

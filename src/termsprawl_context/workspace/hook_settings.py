@@ -22,10 +22,11 @@ from termsprawl_context.harness.claude_permissions import (
     SKILL_DIR_VARIABLE,
     skill_rule,
 )
-from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.workspace.files import check_write_target, dump_json, read_small_file, write_atomic
+from termsprawl_context.jsonl import json_type_name
+from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
+from termsprawl_context.workspace.settings_json import DuplicateKey, dumps_settings, loads_settings
 
 __all__ = [
     "HOOK_COMMAND",
@@ -102,22 +103,13 @@ def _nesting_depth(text: str) -> int:
     return deepest
 
 
-def _finite_float(literal: str) -> float:
-    import math
-
-    value = float(literal)
-    if math.isinf(value):
-        # JSON has no infinity: 1e400 would come back out as Infinity, which no JSON parser reads.
-        raise ValueError("the number %s is out of range" % (literal if len(literal) <= 40 else literal[:40] + "..."))
-    return value
-
-
 def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise.
 
-    Refused, so that a rewrite keeps every value it does not own exactly: text that is
-    not UTF-8 or not JSON, NaN/Infinity, a number too large for a double (``1e400``),
-    an integer too long to convert, nesting deeper than ``MAX_SETTINGS_DEPTH``."""
+    Every number is kept as written (``settings_json``). Refused, so that a rewrite
+    keeps every value it does not own exactly: text that is not UTF-8 or not JSON,
+    NaN/Infinity, a key twice in one object (a rewrite would keep only the last),
+    nesting deeper than ``MAX_SETTINGS_DEPTH``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -127,7 +119,9 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
         raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
     try:
-        value = loads_strict(text, parse_float=_finite_float)
+        value = loads_settings(text)
+    except DuplicateKey as exc:
+        raise SettingsUnusable(shown, "has %s (a rewrite would keep only the last)" % exc) from None
     except (ValueError, RecursionError) as exc:
         raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
@@ -287,14 +281,10 @@ def load_settings(cwd: str) -> Dict[str, Any]:
 def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
     """The merged settings as written: pretty (2-space indent) unless that would be more
     than twice the original's size (a compact file of many tiny values), then compact."""
-    pretty = dump_json(merged)
+    pretty = (dumps_settings(merged, 2) + "\n").encode("utf-8")
     if len(pretty) <= _PRETTY_GROWTH * original_size + _PRETTY_SLACK:
         return pretty
-    text = json.dumps(merged, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some string: escape, as dump_json does
-        return (json.dumps(merged, separators=(",", ":")) + "\n").encode("ascii")
+    return (dumps_settings(merged) + "\n").encode("utf-8")
 
 
 def register_hook(cwd: str, merged: Optional[Dict[str, Any]], original_size: int = 0) -> Step:

@@ -199,7 +199,9 @@ def plant_discovery(cwd: str) -> List[Step]:
     steps = []
     for relative, outcome in discovery.refresh_discovery(cwd):
         why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
-        if outcome == discovery.USER_EDITED:
+        if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
+            steps.append(Step("discovery", relative, FAILED, "left untouched: its markers are not one block"))
+        elif outcome == discovery.USER_EDITED:
             steps.append(Step("discovery", relative, KEPT, "edited by its user: left alone"))
         elif why is not None:
             steps.append(Step("discovery", relative, SKIPPED, why))
@@ -288,9 +290,10 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
     Refuses before writing anything when there is no artifact to copy, the directory
-    is missing or lies inside another project, or the settings file cannot be merged
-    into. A step that fails is reported as FAILED; the hook is not registered (SKIPPED)
-    unless the command it runs is in place."""
+    is missing or lies inside another project, ``.termsprawl/AGENTS.md`` names the
+    markers but holds no real block, or the settings file cannot be merged into. A step
+    that fails is reported as FAILED; the hook is not registered (SKIPPED) unless the
+    command it runs is in place."""
     if not artifact:
         raise NotFromArtifact()
     if not os.path.isdir(cwd):
@@ -298,6 +301,9 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     outer = enclosing_project(cwd)
     if outer:
         raise NestedProject(cwd, outer)
+    from termsprawl_context.workspace.discovery import check_agents_block
+
+    check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
     rules = allow_rules(cwd) if hook else []
     merged, hook_added, rules_added = merge_settings(load_settings(cwd), rules) if hook else (None, False, False)
     original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
