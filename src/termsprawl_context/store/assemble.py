@@ -9,10 +9,11 @@ never re-serialised. Runs of ``isSidechain`` lines are announced on stderr and p
 through. A torn or junk line is skipped, never fatal.
 
 Memory: transcripts run to hundreds of MB and may be mid-write, so the first pass
-keeps, per message, only its uuid's packed key, its timestamp and where its kept copy lies in the
-file (offset, length, two flag bits), in ``store.timeline``'s flat buffers; the second
-pass re-reads those bytes in order from the same open file, so bytes appended meanwhile
-are never mixed in.
+keeps, per message, only its uuid key's hash (the key is read back from the file where
+two hashes meet), its timestamp and where its kept copy lies in the file (offset,
+length, two flag bits), in ``store.timeline``'s flat buffers; the second pass re-reads
+those bytes in order from the same open file, so bytes appended meanwhile are never
+mixed in.
 
 Speed: lines are read in large chunks into one reused buffer (``store.chunks``), a line
 over ``jsonl.MAX_LINE_BYTES`` is skipped unread, and a file of ``PARALLEL_MIN_BYTES``
