@@ -14,7 +14,9 @@ peak under 64 MB (issue 13). A row also names the wall time, for scale only.
 ``streaming_rows`` (``--only streaming`` runs just those) adds issue 24's inputs: records
 of 200k short lines and of 1e6 entries for ``entries``, ``query``, ``result-at`` and
 ``envelope-at``; an 85 MB session with fewer than 3 prompts and one of 1e6 ``isMeta``
-prompts for ``show`` and the hand-off; ``assemble-file`` at 600k entries.
+prompts for ``show`` and the hand-off; ``assemble-file`` at 600k entries, and at 600k
+entries whose uuids are not in the 36-character form, in one process and in four (issue
+31 item 5; ``--only assemble`` runs just the assemble-file rows).
 """
 
 import argparse
@@ -272,11 +274,41 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
             ("hand-off", ["--cwd", project, "--self", "me", "--turns", "40"]),
         ):
             measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
+    assemble_rows(scratch, measure, quick)
+
+
+def assemble_rows(scratch: Path, measure, quick: bool) -> None:
+    """Peak RSS of ``assemble-file`` on 600k short entries (issue 24 item 4), and on as
+    many whose uuids are not canonical, in one process and in four (issue 31 item 5)."""
+    sizes = STREAMING_QUICK if quick else STREAMING_FULL
     many = _record_file(scratch / "assemble.jsonl", _short_kinds(sizes["assemble"]))
     measure(
         "peak RSS, assemble-file, %dk entries (%d MB)" % (sizes["assemble"] // 1000, many.stat().st_size // MB),
         ["assemble-file", many],
     )
+    odd = _odd_uuid_file(scratch / "assemble-odd-uuids.jsonl", sizes["assemble"])
+    for jobs in (1, 4):
+        measure(
+            "peak RSS, assemble-file, %dk entries, uuids not in the 36-character form (%d MB), %d job(s)"
+            % (sizes["assemble"] // 1000, odd.stat().st_size // MB, jobs),
+            ["assemble-file", odd],
+            jobs=jobs,
+        )
+
+
+def odd_uuid_line(i: int) -> bytes:
+    """Issue 31 item 5's shape: a short message whose uuid is 32 hex digits or a short id."""
+    return (
+        '{"type":"user","uuid":"%s","timestamp":"2025-01-01T%02d:%02d:%02d.%03dZ","message":{"content":"x"}}\n'
+        % ("%032x" % (i * 2654435761) if i % 2 else "m%d" % i, i // 360000 % 24, i // 6000 % 60, i // 100 % 60, i % 100)
+    ).encode()
+
+
+def _odd_uuid_file(path: Path, n: int) -> Path:
+    with open(str(path), "wb") as f:
+        for low in range(0, n, 10000):
+            f.write(b"".join(odd_uuid_line(i) for i in range(low, min(n, low + 10000))))
+    return path
 
 
 def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> List[Dict]:
@@ -298,8 +330,9 @@ def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> Li
     rows = []
     target = "< %d MB" % RSS_LIMIT_MB
 
-    def measure(metric: str, args: List[str], stdin: Path = None) -> None:
+    def measure(metric: str, args: List[str], stdin: Path = None, jobs: int = 0) -> None:
         argv = [py, str(artifact)] + [str(a) for a in args]
+        run_env = dict(env, TERMSPRAWL_JOBS=str(jobs)) if jobs else env
         started = time.perf_counter()
         try:
             if stdin is not None:
@@ -311,7 +344,7 @@ def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> Li
                     "os.execv(sys.argv[2], sys.argv[2:])",
                     str(stdin),
                 ] + argv
-            rss, code = peak_rss(argv, env)
+            rss, code = peak_rss(argv, run_env)
         except BenchError as exc:
             rows.append(row(metric, "error: %s" % exc, target, "ERROR"))
             return
@@ -323,6 +356,9 @@ def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> Li
     rows.append(row("peak RSS, python3 -I -c pass (for scale)", "%.1f MB" % baseline, "", True))
     if only == "streaming":
         streaming_rows(scratch, measure, quick)
+        return rows
+    if only == "assemble":
+        assemble_rows(scratch, measure, quick)
         return rows
     for name, transcript in inputs(scratch, sizes).items():
         project = project_for(scratch, transcript)
@@ -362,7 +398,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--scratch", help="where inputs go (default: a temp dir)")
     parser.add_argument("--artifact", help="measure this build instead of one made from src/ (a before figure)")
-    parser.add_argument("--only", choices=["streaming"], help="only these rows (issue 24's record readers)")
+    parser.add_argument(
+        "--only", choices=["streaming", "assemble"], help="only these rows (issue 24's record readers; assemble-file)"
+    )
     args = parser.parse_args(argv)
     import tempfile
 

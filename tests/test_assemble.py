@@ -608,8 +608,37 @@ def test_uuid_keys_compare_as_json_values_and_stay_flat():
     ]:
         assert _uuid_key(a) != _uuid_key(b), (a, b)
     deep = [[[[1]]]]
-    key = _uuid_key(deep)
-    assert all(not isinstance(token[1], (tuple, list)) for token in key[1])
+    assert isinstance(_uuid_key(deep), bytes)  # flat: equal deep keys compare as bytes do
+    assert _uuid_key([[[[1.0]]]]) == _uuid_key(deep)
+
+
+def _json_equal(a, b):
+    """The seed's key equality (Python's ==), booleans told apart from numbers."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, dict, str)) or isinstance(b, (list, dict, str)):
+        return type(a) is type(b) and a == b
+    return a == b or (a != a and b != b)  # the JSON parser's NaN is one object
+
+
+def test_uuid_keys_are_equal_exactly_when_the_values_are():
+    """Issue 31, item 5: every uuid is a flat bytes key; two keys are equal exactly when
+    the values are (the token string spells one value only)."""
+    from termsprawl_context.store.timeline import uuid_key as _uuid_key
+
+    pool = [
+        "a", "s1:a", "j", "", "\ud800", "\U0001f600", "\ud83d\ude00", 0, -0.0, 0.0, 1, 1.0, True, False, None,
+        1e22, 10**22, 10**22 + 1, 1.5, float("inf"), float("-inf"), json.loads("NaN"), 2**63, -(2**63),
+        [], {}, [1], [True], ["a"], [["a"]], ["a", "b"], ["ab"], {"a": "b"}, {"a": ["b"]}, {"ab": ""},
+        {"a": 1, "b": 2}, {"b": 2, "a": 1.0}, {"s1:a": 1}, [None], [[]], [{}], ["s1:a"], [1, [2]], [[1], 2],
+    ]  # fmt: skip
+    for a in pool:
+        for b in pool:
+            assert (_uuid_key(a) == _uuid_key(b)) == _json_equal(a, b), (a, b)
 
 
 # --- issue 24 item 4: the timeline in flat buffers ---------------------------------------------
@@ -681,3 +710,24 @@ def test_timestamp_codes_keep_the_order_of_the_strings():
         b"x" * 24,
     ):
         assert _ts_code(odd) is None
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_keys_whose_hashes_meet_are_read_back_and_told_apart(tmp_path, monkeypatch, seed):
+    """Issue 31, item 5: the timeline keeps each key's hash, not the key; where two
+    hashes are equal both keys are read back from the file and compared exactly. With
+    every key hashing to one of three values, the seed's order still comes out, in one
+    process and in two (whose helpers send hashes only)."""
+    import random
+
+    monkeypatch.setattr(assemble_mod, "hash", lambda key: len(key) % 3, raising=False)
+    monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
+    rnd = random.Random(seed)
+    lines = _many_messages(rnd, 300)
+    lines.insert(100, msg("%08x-0000-4000-8000-%012x" % (1, 1), "2025-01-01T00:00:00Z"))  # an odd timestamp
+    path = write_lines(tmp_path / "many.jsonl", lines)
+    expected = oracle(path.read_bytes())[0]
+    for jobs in (1, 2):
+        out = io.BytesIO()
+        assemble_file(str(path), out, io.StringIO(), jobs=jobs)
+        assert out.getvalue().split(b"\n")[:-1] == expected, jobs

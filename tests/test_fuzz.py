@@ -37,7 +37,8 @@ from termsprawl_context.cli import COMMANDS, main
 from termsprawl_context.errors import EXIT_INTERNAL
 
 LONG = os.environ.get("TERMSPRAWL_LONG_FUZZ") == "1"
-SCALE = 25 if LONG else 1
+# The long run's multiple of the examples; ``TERMSPRAWL_FUZZ_SCALE`` sets another.
+SCALE = int(os.environ.get("TERMSPRAWL_FUZZ_SCALE", "25" if LONG else "1"))
 FUZZ_COUNTS = {}
 
 

@@ -97,3 +97,66 @@ def test_one_line_bound_for_every_reader():
         "print(chunks.MAX_LINE_BYTES == jsonl.MAX_LINE_BYTES, parallel.available_jobs() >= 1)"
     ) % str(SRC)
     assert subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE).stdout.split() == [b"True", b"True"]
+
+
+# --- issue 31, item 5: assemble-file's memory does not grow with the messages' uuids ----------
+
+# Runs the artifact with its stdout in a file, reporting the peak RSS (KiB) of it and of the
+# helper processes it forks (wait4 counts reaped descendants) and its exit code.
+_TO_FILE = """\
+import os, sys
+out = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+null = os.open(os.devnull, os.O_WRONLY)
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], dict(os.environ),
+                     file_actions=[(os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_maxrss, os.WEXITSTATUS(status))
+"""
+
+MANY = 600000
+
+
+@pytest.fixture(scope="module")
+def many_short_entries(tmp_path_factory):
+    """The red team's file: 600k short messages (about 55 MB) whose uuids are not in the
+    36-character form (32 hex digits, and short ids), in time order, all distinct."""
+    path = tmp_path_factory.mktemp("many") / "t.jsonl"
+    with open(str(path), "wb") as f:
+        for low in range(0, MANY, 10000):
+            f.write(
+                "".join(
+                    '{"type":"user","uuid":"%s","timestamp":"2025-01-01T%02d:%02d:%02d.%03dZ","message":{"content":"x"}}\n'
+                    % (
+                        "%032x" % (i * 2654435761) if i % 2 else "m%d" % i,
+                        i // 360000,
+                        i // 6000 % 60,
+                        i // 100 % 60,
+                        i % 100,
+                    )
+                    for i in range(low, low + 10000)
+                ).encode()
+            )
+    return path
+
+
+@needs_posix
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_assemble_file_of_600k_short_entries_stays_bounded(pyz, many_short_entries, tmp_path, jobs):
+    out = tmp_path / "out.jsonl"
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8", "TERMSPRAWL_JOBS": str(jobs)}
+    argv = [
+        sys.executable,
+        "-c",
+        _TO_FILE,
+        str(out),
+        sys.executable,
+        str(pyz),
+        "assemble-file",
+        str(many_short_entries),
+    ]
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, timeout=600)
+    rss, code = map(int, done.stdout.split())
+    assert code == 0
+    # Every uuid distinct and the timestamps increasing: the timeline is the file itself.
+    assert out.read_bytes() == many_short_entries.read_bytes()
+    assert rss <= RSS_LIMIT_KIB, "peak RSS %.1f MB with %d job(s)" % (rss / 1024, jobs)

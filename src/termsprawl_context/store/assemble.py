@@ -9,10 +9,11 @@ never re-serialised. Runs of ``isSidechain`` lines are announced on stderr and p
 through. A torn or junk line is skipped, never fatal.
 
 Memory: transcripts run to hundreds of MB and may be mid-write, so the first pass
-keeps, per message, only its uuid, its timestamp and where its kept copy lies in the
-file (offset, length, two flag bits), in ``store.timeline``'s flat buffers; the second
-pass re-reads those bytes in order from the same open file, so bytes appended meanwhile
-are never mixed in.
+keeps, per message, only its uuid key's hash (the key is read back from the file where
+two hashes meet), its timestamp and where its kept copy lies in the file (offset,
+length, two flag bits), in ``store.timeline``'s flat buffers; the second pass re-reads
+those bytes in order from the same open file, so bytes appended meanwhile are never
+mixed in.
 
 Speed: lines are read in large chunks into one reused buffer (``store.chunks``), a line
 over ``jsonl.MAX_LINE_BYTES`` is skipped unread, and a file of ``PARALLEL_MIN_BYTES``
@@ -106,11 +107,10 @@ _UNKNOWN_OBJECT: Dict[str, Any] = {}
 
 def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> None:
     """Parse every line that begins in ``[start, stop)`` once, feeding ``drift`` and
-    handing each message to ``add(key, ts, offset, length, flags)`` in file order.
+    handing each message to ``add(key, hash, ts, offset, length, flags)`` in file order.
 
     A line over the length bound, one that is not a JSON object, and one nested too
-    deeply to parse or to key is junk, skipped."""
-    decode = _decode
+    deeply to parse is junk, skipped."""
     probing = not drift.settled
     for line_at, raw in chunk_lines(iter_chunks(f, start, stop)):
         if len(raw) >= jsonl.COST_CHECK_FROM and not jsonl.readable(raw):
@@ -121,16 +121,8 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        if raw[:1] == b"{":
-            try:
-                obj = decode(text)
-            except ValueError:  # perhaps Unicode whitespace that strip() removes
-                obj = _decode_stripped(text)
-            except RecursionError:
-                continue
-        else:
-            obj = _decode_stripped(text)
-        if obj is None or type(obj) is not dict:
+        obj = _object_of(text)
+        if obj is None:
             continue
         if probing:
             drift.see(obj)
@@ -138,11 +130,7 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         uuid = obj.get("uuid")
         if uuid is None:
             continue
-        try:
-            key = uuid_key(uuid)
-            hash(key)  # nested tuples hash recursively, in C
-        except RecursionError:
-            continue
+        key = uuid_key(uuid)  # flat bytes, built without recursion however deep the uuid
         ts = obj.get("timestamp")
         ts_bytes = ts.encode("utf-8", "surrogatepass") if isinstance(ts, str) else b""
         if obj.get("isSidechain"):
@@ -150,7 +138,45 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         length = len(raw)
         if not flags & _NOT_UTF8 and (raw[:1] != b"{" or raw[-1:] != b"}"):
             line_at, length = _trimmed_span(text, line_at)
-        add(key, ts_bytes, line_at, length, flags)
+        add(key, hash(key), ts_bytes, line_at, length, flags)
+
+
+def _object_of(text: str) -> Optional[dict]:
+    """The JSON object a line's text holds, or None (not an object, or nested too deeply)."""
+    if text[:1] == "{":
+        try:
+            obj = _decode(text)
+        except ValueError:  # perhaps Unicode whitespace that strip() removes
+            obj = _decode_stripped(text)
+        except RecursionError:
+            return None
+    else:
+        obj = _decode_stripped(text)
+    return obj if type(obj) is dict else None
+
+
+def _key_reader(f: BinaryIO, path: str):
+    """``key_at(offset, length, flags)``: the key of the message whose kept span the
+    first pass noted there, read back from the same open file (``Timeline`` asks only
+    where two keys' hashes are equal)."""
+
+    def key_at(offset: int, length: int, flags: int) -> bytes:
+        try:
+            data = _read_at(f, offset, length)
+        except OSError as exc:
+            raise TranscriptUnreadable(path, exc) from None
+        obj = None
+        if len(data) == length:
+            try:
+                obj = _object_of(data.decode("utf-8", "replace" if flags & _NOT_UTF8 else "strict"))
+            except UnicodeDecodeError:
+                pass
+        if obj is None or obj.get("uuid") is None:
+            # A message in the first pass is not one now: the file was rewritten in place.
+            raise TranscriptUnreadable(path, "the file changed while it was read")
+        return uuid_key(obj["uuid"])
+
+    return key_at
 
 
 def _decode_stripped(text: str) -> Any:
@@ -188,7 +214,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
     size = os.fstat(f.fileno()).st_size
     timeline: Optional[Timeline] = None
     if jobs <= 1 or size < PARALLEL_MIN_BYTES:
-        timeline = Timeline(size)
+        timeline = Timeline(_key_reader(f, path), size)
         _scan_range(f, 0, None, timeline.add, drift)
     else:
         # The timeline is made after the helpers are forked (in ``share``): they need none of its buffers.
@@ -203,7 +229,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
             index, span = item
             if os.getpid() == parent and index == direct[0]:
                 if timeline is None:
-                    timeline = Timeline(size)
+                    timeline = Timeline(_key_reader(f, path), size)
                 _scan_range(f, span[0], span[1], timeline.add, drift)
                 direct[0] += 1
                 return None
@@ -212,7 +238,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
         shares = parallel.map_shared(share, spans, [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
         shares = shares[direct[0] :]
         if timeline is None:
-            timeline = Timeline(size)
+            timeline = Timeline(_key_reader(f, path), size)
         shares.reverse()
         while shares:  # in file order, each share freed once replayed
             for note in shares[-1][-1]:

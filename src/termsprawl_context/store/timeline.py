@@ -1,83 +1,89 @@
 """The assembled timeline's messages as flat buffers: what ``store.assemble`` keeps of a
 transcript between its two passes.
 
-Per message only its uuid (a canonical one as 16 bytes), its timestamp (one written as
-Claude Code writes it as an order-keeping integer), and where its kept copy lies in the
-file (offset, length, flag bits); a uuid seen again replaces its copy's line and
-timestamp but keeps its first-seen place. A helper process's share of a file comes back
-as ``RangeRecords`` and is replayed in file order. Only flat buffers grow here (arrays,
-bytearrays), so 600k messages stay under 64 MB and no garbage collection walks them.
+Per message only its uuid's key's hash (``uuid_key``: the key compares as the seed's
+dict keys did; the key itself is read back from the file where two hashes meet), its
+timestamp (one written as Claude Code writes it as an order-keeping integer), and where
+its kept copy lies in the file (offset, length, flag bits); a uuid seen again replaces
+its copy's line and timestamp but keeps its first-seen place. A helper process's share
+of a file comes back as ``RangeRecords`` and is replayed in file order. Only flat
+buffers grow here (arrays, bytearrays), never a Python object per message, so 600k
+messages stay under 64 MB whatever their uuids look like (issue 31, item 5) and no
+garbage collection walks them.
 """
 
 import re
 from array import array
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 __all__ = ["RangeRecords", "Timeline", "replay", "uuid_key"]
 
-
-def _hashable(value: Any) -> Any:
-    """A dict key for any JSON value that compares as the value does: the seed keyed
-    its dict by the raw value and would crash on an array or object uuid. A boolean is
-    tagged, since Python's ``True == 1`` would make ``true`` and ``1`` one message.
-
-    An array or object becomes one flat tuple of (tag, value) tokens in document order
-    (an object's members sorted by key, so member order does not matter, as in a
-    dict's equality). Flat on purpose: nested tuples hash and compare recursively in C,
-    so two equal uuids nested 900 deep would be a RecursionError on the second insert."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if not isinstance(value, (list, dict)):
-        return value
-    tokens: List[Tuple[str, Any]] = []
-    pending: List[Any] = [value]  # a stack: the next value to flatten is last
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            tokens.append(("{", len(item)))
-            members = sorted(item.items(), key=_member_key)
-            for key, member in reversed(members):
-                pending.append(member)
-                pending.append(_Key(key))
-        elif isinstance(item, list):
-            tokens.append(("[", len(item)))
-            pending.extend(reversed(item))
-        elif isinstance(item, _Key):
-            tokens.append(("k", item.name))
-        elif isinstance(item, bool):
-            tokens.append(("b", item))
-        elif isinstance(item, str):
-            tokens.append(("s", item))
-        else:  # a number or null: 1 and 1.0 are one JSON number
-            tokens.append(("v", item))
-    return ("json", tuple(tokens))
+# Closing tokens of an array and an object, pushed on the flattening stack as they are
+# (no JSON value is bytes, so a bytes item on the stack is always output, never a value).
+_END_ARRAY = b"]"
+_END_OBJECT = b"}"
 
 
-class _Key:
-    """An object member's name on the flattening stack (told apart from a string value)."""
+def _string_token(text: str) -> bytes:
+    data = text.encode("utf-8", "surrogatepass")
+    return b"s%d:%s" % (len(data), data)
 
-    __slots__ = ("name",)
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+def _number_token(value: Any) -> bytes:
+    """One JSON number's token: equal numbers (1 and 1.0, -0.0 and 0) give one token,
+    as they are one dict key; the JSON parser's NaN is one object, so one key."""
+    if isinstance(value, float):
+        if value != value:
+            return b"n"
+        if not value.is_integer():  # inf included
+            return b"f%s;" % repr(value).encode()
+        value = int(value)
+    return b"i%d;" % value
 
 
 def _member_key(member: Tuple[str, Any]) -> str:
     return member[0]
 
 
-_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+def _value_tokens(value: Any) -> bytes:
+    """Any JSON value as one flat token string that is equal exactly when the values
+    compare equal as dict keys did in the seed (an object's members sorted by name, so
+    member order does not matter; ``true`` and ``1`` two values, since a boolean is
+    tagged). Every token is self-delimiting, so the string spells one value only. Built
+    with a stack, never recursion: a uuid nested 900 deep is a key like any other."""
+    out: List[bytes] = []
+    pending: List[Any] = [value]  # a stack: the next item is last
+    while pending:
+        item = pending.pop()
+        if type(item) is bytes:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append(b"{")
+            pending.append(_END_OBJECT)
+            for name, member in sorted(item.items(), key=_member_key, reverse=True):
+                pending.append(member)
+                pending.append(_string_token(name))
+        elif isinstance(item, list):
+            out.append(b"[")
+            pending.append(_END_ARRAY)
+            pending.extend(reversed(item))
+        elif isinstance(item, str):
+            out.append(_string_token(item))
+        elif item is True or item is False or item is None:
+            out.append(b"T" if item is True else b"F" if item is False else b"N")
+        else:
+            out.append(_number_token(item))
+    return b"".join(out)
 
 
-def uuid_key(uuid: Any) -> Any:
-    """The dedup key of a uuid value: a canonical lower-case uuid string as its 16 bytes
-    (a third of the memory; no JSON value is bytes, so no other key can equal it),
-    any other value as itself (booleans tagged, arrays and objects frozen)."""
+def uuid_key(uuid: Any) -> bytes:
+    """The dedup key of a uuid value, as bytes: equal exactly when the seed's dict keys
+    (the raw values) were equal. The first byte says which form: ``s`` and a string's
+    UTF-8 (surrogates passed through), ``j`` and any other value's tokens
+    (``_value_tokens``)."""
     if isinstance(uuid, str):
-        if len(uuid) == 36 and _CANONICAL_UUID.fullmatch(uuid):
-            return bytes.fromhex(uuid.replace("-", ""))
-        return uuid
-    return _hashable(uuid)
+        return b"s" + uuid.encode("utf-8", "surrogatepass")
+    return b"j" + _value_tokens(uuid)
 
 
 # Timestamps as Claude Code writes them (JavaScript's toISOString): kept as the integer
@@ -118,82 +124,38 @@ _PRESIZE_LIMIT = 1 << 19
 _MIN_LINE_GUESS = 100
 
 
-class UuidSlots(object):
-    """The slot of each distinct uuid key, in flat buffers (issue 24: a dict of 600k
-    keys cost about 100 bytes each). A canonical uuid (16 bytes, ``uuid_key``) lives in
-    an open-addressing table of slot numbers over one buffer of the keys themselves,
-    compared exactly; any other key, rare, in a dict."""
-
-    def __init__(self, expected: int = 0) -> None:
-        self.keys = bytearray()  # 16 bytes per slot (zeros for a slot whose key is in ``other``)
-        size = 1024
-        while 2 * size < 3 * min(expected, _PRESIZE_LIMIT):
-            size *= 2
-        self.table = array("i", [0]) * size  # slot + 1, 0 for empty; a power of two long
-        self.used = 0
-        self.other: Dict[Any, int] = {}
-
-    def slot_of(self, key: Any, new: int) -> int:
-        """The slot of ``key``; one not here yet is given slot ``new`` (one probe walk)."""
-        if type(key) is not bytes:
-            slot = self.other.get(key)
-            if slot is None:
-                self.other[key] = slot = new
-                self.keys += bytes(16)
-            return slot
-        table, keys = self.table, self.keys
-        mask = len(table) - 1
-        at = hash(key) & mask
-        while True:
-            value = table[at]
-            if not value:
-                break
-            if keys[16 * value - 16 : 16 * value] == key:
-                return value - 1
-            at = (at + 1) & mask
-        table[at] = new + 1
-        keys += key
-        self.used += 1
-        if 3 * self.used > 2 * len(table):  # at most two thirds full: short probes
-            self._grow()
-        return new
-
-    def _place(self, key: bytes, slot: int) -> None:
-        table = self.table
-        mask = len(table) - 1
-        at = hash(key) & mask
-        while table[at]:
-            at = (at + 1) & mask
-        table[at] = slot + 1
-
-    def _grow(self) -> None:
-        old = self.table
-        self.table = array("i", [0]) * (2 * len(old))
-        keys = self.keys
-        for value in old:
-            if value:
-                slot = value - 1
-                self._place(bytes(keys[16 * slot : 16 * slot + 16]), slot)
+def _item_at(blob: Any, ends: array, index: int) -> Any:
+    """The ``index``-th of the items packed end to end in ``blob`` (``ends``: where each ends)."""
+    return blob[ends[index - 1] if index else 0 : ends[index]]
 
 
 class Timeline:
     """Message metadata in first-seen order: slot i is the i-th distinct uuid.
 
-    Only flat buffers grow here (arrays, bytearrays, and a dict of the rare keys that
-    are not canonical uuids): a growing list would be traversed by every full garbage
-    collection, making the load quadratic. About 45 bytes a message: the key (16), its
-    share of the slot table (8), the timestamp's code (8; ``ts_code``), offset (8),
-    length (4) and flags. A timeline that meets a timestamp in another spelling keeps
+    Only flat buffers grow here (arrays, bytearrays), never an object per message: a
+    growing list or dict would be traversed by every full garbage collection, making the
+    load quadratic, and a key object costs 50 to 100 bytes (issues 24 and 31). A slot
+    keeps its key's hash (8 bytes) and its share of an open-addressing table of slot
+    numbers (8), its timestamp's code (8; ``ts_code``), offset (8), length (4) and
+    flags: 37 bytes, whatever the uuid. Keys are compared exactly all the same: where
+    two hashes are equal, both keys are read back from the file by ``key_at(offset,
+    length, flags)`` (each later copy of a uuid costs one read of its earlier copy:
+    linear in the file). A timeline that meets a timestamp in another spelling keeps
     every timestamp as UTF-8 bytes in one buffer instead; UTF-8 (surrogates passed
     through) sorts as the strings do.
     """
 
-    def __init__(self, size: int = 0) -> None:
-        self.slots = UuidSlots(size // _MIN_LINE_GUESS)
+    def __init__(self, key_at: Callable[[int, int, int], bytes], size: int = 0) -> None:
+        self.key_at = key_at
+        self.hashes = array("q")  # each slot's key's hash()
+        table_size = 1024
+        while 2 * table_size < 3 * min(size // _MIN_LINE_GUESS, _PRESIZE_LIMIT):
+            table_size *= 2
+        self.table = array("i", [0]) * table_size  # slot + 1, 0 for empty; a power of two long
         self.codes: Optional[array] = array("q")  # None once the strings are kept
         self.ts_blob = bytearray()
         self.ts_start = array("q")
-        self.ts_size = array("l")
+        self.ts_size = array("i")  # a timestamp is shorter than its line
         self.offsets = array("q")
         self.lengths = array("i")  # a kept line is at most jsonl.MAX_LINE_BYTES long
         self.flags = bytearray()
@@ -212,7 +174,50 @@ class Timeline:
         self.ts_size.append(len(ts))
         self.ts_blob += ts
 
-    def add(self, key: Any, ts: bytes, offset: int, length: int, flags: int, code: Optional[int] = None) -> None:
+    def _find(self, key: Optional[bytes], key_hash: int, offset: int, length: int, flags: int) -> int:
+        """The slot of the message's key, or -1 with a new slot's place taken in the table.
+        ``key`` None: it is read back from the file (at ``offset``) only if it is needed."""
+        table, hashes = self.table, self.hashes
+        mask = len(table) - 1
+        at = key_hash & mask
+        while True:
+            value = table[at]
+            if not value:
+                break
+            slot = value - 1
+            if hashes[slot] == key_hash:
+                if key is None:
+                    key = self.key_at(offset, length, flags)
+                if self.key_at(self.offsets[slot], self.lengths[slot], self.flags[slot]) == key:
+                    return slot
+            at = (at + 1) & mask
+        table[at] = len(hashes) + 1
+        hashes.append(key_hash)
+        if 3 * len(hashes) > 2 * len(table):  # at most two thirds full: short probes
+            self._grow()
+        return -1
+
+    def _grow(self) -> None:
+        self.table = table = array("i", [0]) * (2 * len(self.table))
+        mask = len(table) - 1
+        for slot, key_hash in enumerate(self.hashes):
+            at = key_hash & mask
+            while table[at]:
+                at = (at + 1) & mask
+            table[at] = slot + 1
+
+    def add(
+        self,
+        key: Optional[bytes],
+        key_hash: int,
+        ts: bytes,
+        offset: int,
+        length: int,
+        flags: int,
+        code: Optional[int] = None,
+    ) -> None:
+        """One message: its key (``uuid_key``; None to read it back when needed) and the
+        key's ``hash()``, its timestamp (or its ``code``), and where its line lies."""
         if self.codes is not None:
             if code is None:
                 code = ts_code(ts)
@@ -220,9 +225,8 @@ class Timeline:
                 self._keep_strings()
         elif code is not None:
             ts = ts_text(code)
-        count = len(self.offsets)
-        slot = self.slots.slot_of(key, count)
-        if slot == count:
+        slot = self._find(key, key_hash, offset, length, flags)
+        if slot < 0:
             if self.codes is not None:
                 self.codes.append(code)
             else:
@@ -243,11 +247,11 @@ class Timeline:
 
     def order(self) -> Iterator[int]:
         """Slots by (timestamp, first-seen): a stable sort on timestamp alone, since
-        slots are numbered in first-seen order. The uuids are not needed to print, so
-        they are freed first; the slots are sorted in runs of ``SORT_RUN`` and the runs
-        merged (earlier runs first among equals: still stable), so the sort's keys and
-        lists never hold every message."""
-        self.slots = UuidSlots()
+        slots are numbered in first-seen order. The keys' hashes are not needed to
+        print, so they are freed first; the slots are sorted in runs of ``SORT_RUN`` and
+        the runs merged (earlier runs first among equals: still stable), so the sort's
+        keys and lists never hold every message."""
+        self.hashes, self.table = array("q"), array("i", [0])
         key: Any
         if self.codes is not None:
             key = self.codes.__getitem__
@@ -272,30 +276,28 @@ class Timeline:
 
 class RangeRecords(object):
     """A range's messages as flat buffers, in file order, for a helper process to send
-    back: what ``Timeline.add`` would have been given, one call each (keys and
-    timestamps packed as the timeline packs them, the rare others beside)."""
+    back: what ``Timeline.add`` would have been given, one call each, but the keys (the
+    parent reads one back from the file if it needs it): their hashes (a forked process
+    hashes as its parent does), timestamps packed as the timeline packs them, the odd
+    ones end to end beside."""
 
-    __slots__ = ("keys", "other_keys", "codes", "odd_ts", "offsets", "lengths", "flags")
+    __slots__ = ("hashes", "codes", "odd_ts", "odd_ends", "offsets", "lengths", "flags")
 
     def __init__(self) -> None:
-        self.keys = bytearray()
-        self.other_keys: Dict[int, Any] = {}
+        self.hashes = array("q")
         self.codes = array("q")
-        self.odd_ts: Dict[int, bytes] = {}
+        self.odd_ts = bytearray()  # the timestamps coded ``_ODD_TS``, in order
+        self.odd_ends = array("q")
         self.offsets = array("q")
         self.lengths = array("i")
         self.flags = bytearray()
 
-    def add(self, key: Any, ts: bytes, offset: int, length: int, flags: int) -> None:
-        index = len(self.offsets)
-        if type(key) is bytes:
-            self.keys += key
-        else:
-            self.other_keys[index] = key
-            self.keys += bytes(16)
+    def add(self, key: bytes, key_hash: int, ts: bytes, offset: int, length: int, flags: int) -> None:
+        self.hashes.append(key_hash)
         code = ts_code(ts)
         if code is None:
-            self.odd_ts[index] = ts
+            self.odd_ts += ts
+            self.odd_ends.append(len(self.odd_ts))
             code = _ODD_TS
         self.codes.append(code)
         self.offsets.append(offset)
@@ -304,7 +306,7 @@ class RangeRecords(object):
 
     def plain(self, known: List[bool]) -> tuple:
         """The buffers themselves, not copies: marshal sends any buffer as bytes."""
-        return (self.keys, self.other_keys, self.codes, self.odd_ts, self.offsets, self.lengths, self.flags, known)
+        return (self.hashes, self.codes, self.odd_ts, self.odd_ends, self.offsets, self.lengths, self.flags, known)
 
 
 def _as_array(typecode: str, data: Any) -> array:
@@ -316,14 +318,15 @@ def _as_array(typecode: str, data: Any) -> array:
 def replay(timeline: Timeline, share: list) -> None:
     """Add a helper's share (``RangeRecords.plain``, given in a list this empties, so the
     share is freed as soon as it is unpacked) to ``timeline``, in its order."""
-    keys, other_keys, codes, odd_ts, offsets, lengths, flags = share.pop()[:7]
-    codes, offsets, lengths = _as_array("q", codes), _as_array("q", offsets), _as_array("i", lengths)
-    keys = bytes(keys)  # a slice of bytes is a bytes key (a bytearray's would be neither bytes nor hashable)
+    hashes, codes, odd_ts, odd_ends, offsets, lengths, flags = share.pop()[:7]
+    hashes, codes, odd_ends = _as_array("q", hashes), _as_array("q", codes), _as_array("q", odd_ends)
+    offsets, lengths, odd_ts = _as_array("q", offsets), _as_array("i", lengths), bytes(odd_ts)
     add = timeline.add
+    odd = 0
     for i in range(len(offsets)):
-        key = other_keys[i] if i in other_keys else keys[16 * i : 16 * i + 16]
         code = codes[i]
         if code == _ODD_TS:
-            add(key, odd_ts[i], offsets[i], lengths[i], flags[i])
+            add(None, hashes[i], _item_at(odd_ts, odd_ends, odd), offsets[i], lengths[i], flags[i])
+            odd += 1
         else:
-            add(key, b"", offsets[i], lengths[i], flags[i], code)
+            add(None, hashes[i], b"", offsets[i], lengths[i], flags[i], code)
