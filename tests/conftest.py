@@ -129,3 +129,12 @@ def run_pyz(pyz, empty_home):
         )
 
     return run
+
+
+def one_error_line(done, *words):
+    """The one stderr line of a refusal, holding every one of ``words``."""
+    err = done.stderr.decode("utf-8", "replace")
+    assert err.startswith("termsprawl-context: ") and err.count("\n") == 1, err
+    for word in words:
+        assert word in err, err
+    return err

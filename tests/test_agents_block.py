@@ -9,7 +9,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import snapshot
+from conftest import one_error_line, snapshot
 from termsprawl_context import errors
 from termsprawl_context.workspace import discovery
 
@@ -50,14 +50,6 @@ REFUSED = [
     ("undecodable bytes", b"caf\xe9 " + MENTIONS.encode(), "not on a line of its own"),
     ("no marker, an unclosed fence", b"notes\n~~~~sh\nls\n~~~\n", "ends inside a code block (opened on line 2)"),
 ]
-
-
-def one_error_line(done, *words):
-    err = done.stderr.decode("utf-8", "replace")
-    assert err.startswith("termsprawl-context: ") and err.count("\n") == 1, err
-    for word in words:
-        assert word in err, err
-    return err
 
 
 @pytest.fixture

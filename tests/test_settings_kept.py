@@ -9,16 +9,8 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from conftest import snapshot
+from conftest import one_error_line, snapshot
 from termsprawl_context.workspace import install
-
-
-def one_error_line(done, *words):
-    err = done.stderr.decode("utf-8", "replace")
-    assert err.startswith("termsprawl-context: ") and err.count("\n") == 1, err
-    for word in words:
-        assert word in err, err
-    return err
 
 
 @pytest.fixture
