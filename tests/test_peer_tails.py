@@ -66,3 +66,83 @@ def test_show_prints_a_gemini_chat_s_first_prompt(tmp_path, run_pyz):
     assert done.returncode == 0, done.stderr
     turns = json.loads(done.stdout)["turns"]
     assert [(t["role"], t["text"]) for t in turns] == [("user", PROMPT), ("assistant", "ok")]
+
+
+# --- Gemini's log rules, resolved in linear time, as plainly as the client states them -----------
+def _plain_resolution(data):
+    """The oracle: each line parsed whole, a rewind found by walking the list (the old
+    reading, quadratic, and the client's rules with ``$set.messages`` never dropping)."""
+    places = {}
+    for raw in data.split(b"\n"):
+        try:
+            record = json.loads(raw.decode("utf-8", "replace"))
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        target = record.get("$rewindTo")
+        if isinstance(target, str):
+            keys = list(places)
+            for key in keys[keys.index(target) :] if target in places else keys:
+                del places[key]
+        elif isinstance(record.get("id"), str):
+            places[record["id"]] = record
+        elif isinstance(record.get("$set"), dict) and isinstance(record["$set"].get("messages"), list):
+            for message in record["$set"]["messages"]:
+                if isinstance(message, dict) and isinstance(message.get("id"), str):
+                    places[message["id"]] = message
+    return list(places.items())
+
+
+def _generated_log(seed, count=60):
+    """A chat log with copies, rewinds, `$set.messages` lists (spaced, with duplicate keys,
+    odd bytes and non-ASCII text inside), torn and junk lines."""
+    import random
+
+    rnd = random.Random(seed)
+    ids = ["m%d" % i for i in range(12)]
+    lines = [json.dumps(HEADER).encode()]
+
+    def message():
+        mid = rnd.choice(ids)
+        text = rnd.choice(["plain", "n\u00e9 \u65e5\u672c", 'q\\"uote', "\u2028x"]) + str(rnd.randrange(99))
+        return (_user if rnd.random() < 0.5 else _said)(mid, text)
+
+    for _ in range(count):
+        roll = rnd.random()
+        if roll < 0.4:
+            lines.append(json.dumps(message()).encode())
+        elif roll < 0.55:
+            lines.append(json.dumps({"$rewindTo": rnd.choice(ids + ["unknown"])}).encode())
+        elif roll < 0.8:
+            listed = [message() for _ in range(rnd.randrange(5))] + [rnd.choice([1, "x", {}, {"id": 3}])]
+            rnd.shuffle(listed)
+            body = json.dumps(listed, separators=rnd.choice([(",", ":"), (" , ", " : ")]))
+            line = '{ "summary" : "t", "$set" : { "messages" : %s , "lastUpdated": "t" } }' % body
+            if rnd.random() < 0.2:
+                line = '{"$set": {"messages": []}, "$set": {"messages": %s, "messages": %s}}' % ("[1]", body)
+            raw = line.encode()
+            if rnd.random() < 0.2 and b"plain" in raw:
+                raw = raw.replace(b"plain", b"pl\xe2\x82ain", 1)  # a torn UTF-8 sequence inside a string
+            lines.append(raw)
+        elif roll < 0.9:
+            lines.append(json.dumps(message()).encode()[: rnd.randrange(40)])
+        else:
+            lines.append(rnd.choice([b"junk", b"", b"[]", b"{}"]))
+    return b"\n".join(lines) + b"\n"
+
+
+def test_log_resolution_equals_the_plain_reading(tmp_path):
+    """Issue 29, item 4: the linear resolution (rewinds cut from the end, a `$set` list's
+    messages read back alone) gives each message the plain reading gives, in its place."""
+    from termsprawl_context.harness.gemini import chat as chat_file
+    from termsprawl_context.jsonl import open_regular
+
+    path = tmp_path / "session-2026-01-01T00-00-5e55dddd.jsonl"
+    for seed in range(150):
+        data = _generated_log(seed)
+        path.write_bytes(data)
+        with open_regular(str(path)) as f:
+            chat = chat_file.resolve_lines(f)
+            found = [(m["id"], m) for m, _where in chat_file.winners(f, chat)]
+        assert found == [(k, json.loads(json.dumps(v))) for k, v in _plain_resolution(data)], seed

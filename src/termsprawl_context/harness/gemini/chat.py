@@ -28,20 +28,23 @@ __all__ = [
 
 # --- one chat file, resolved -----------------------------------------------------------------
 class Where(object):
-    """Where a message's winning copy is: its line (number, byte offset, size in bytes)
-    and, for a copy inside a ``$set.messages`` list, its index there (-1 otherwise)."""
+    """Where a message's winning copy is: its line (number, byte offset), its bytes (from
+    ``start`` bytes into the line, ``size`` long: a copy inside a ``$set.messages`` list is
+    read alone) and, when those bytes are the whole list's line, its ``index`` there (-1
+    otherwise)."""
 
-    __slots__ = ("line", "offset", "size", "index", "ids")
+    __slots__ = ("line", "offset", "size", "index", "ids", "start")
 
-    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = ()) -> None:
+    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = (), start: int = 0) -> None:
         self.line, self.offset, self.size, self.index = line, offset, size, index
         self.ids = ids  # the (kind, call id) pairs the message gives, when the resolution kept them
+        self.start = start
 
 
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "start_time", "summary", "places")
+    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "order")
 
     def __init__(self) -> None:
         self.session_id = ""
@@ -49,41 +52,65 @@ class Chat(object):
         self.start_time = ""
         self.summary = ""
         self.places = {}  # type: dict  # message id -> Where, in first-appearance order
+        # The same ids as a list: a rewind cuts its end, so finding the cut costs what it drops.
+        self.order = []  # type: list
 
 
-def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False) -> None:
+def _place(chat: Chat, message_id: str, where: Where) -> None:
+    if message_id not in chat.places:
+        chat.order.append(message_id)
+    chat.places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
+
+
+def _rewind(chat: Chat, target: str) -> None:
+    """Drop ``target`` and every message after it; all of them when it is unknown (the
+    client's rule). Rewinds only ever cut the end, so the cut is found from the end."""
+    places, order = chat.places, chat.order
+    if target not in places:
+        places.clear()
+        del order[:]
+        return
+    while True:
+        dropped = order.pop()
+        del places[dropped]
+        if dropped == target:
+            return
+
+
+def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False, raw: "Optional[bytes]" = None) -> None:
     """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
     ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
-    also keeps the tool call ids its message gives (``message_ids``)."""
-    places = chat.places
+    also keeps the tool call ids its message gives (``message_ids``). ``raw``: the line's
+    bytes, so a ``$set.messages`` message's place is its own bytes, not the whole line."""
     rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
-        if rewind in places:
-            drop, found = [], False
-            for key in places:
-                found = found or key == rewind
-                if found:
-                    drop.append(key)
-            for key in drop:
-                del places[key]
-        else:
-            places.clear()  # the client's rule for an id it does not know
+        _rewind(chat, rewind)
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
         if with_ids:
             where.ids = message_ids(record)
-        places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
+        _place(chat, message_id, where)
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
+            spans = None
+            if raw is not None and messages:
+                from termsprawl_context.harness.gemini.spans import message_spans
+
+                spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+                spans = spans if spans is not None and len(spans) == len(messages) else None
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    places[message[facts.FIELD_ID]] = Where(
-                        where.line, where.offset, where.size, index, message_ids(message) if with_ids else ()
-                    )
+                    ids = message_ids(message) if with_ids else ()
+                    if spans is None:
+                        found = Where(where.line, where.offset, where.size, index, ids)
+                    else:
+                        start, end = spans[index]
+                        found = Where(where.line, where.offset, end - start, -1, ids, start)
+                    _place(chat, message[facts.FIELD_ID], found)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
         if isinstance(update.get(facts.HEADER_SESSION_ID), str) and not chat.session_id:
@@ -105,7 +132,7 @@ def resolve_lines(f, with_ids: bool = False) -> Chat:
     for line in iter_lines(f):
         record = parse_object(line.raw)
         if record is not None:
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids)
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids, line.raw)
     return chat
 
 
@@ -125,14 +152,15 @@ def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tupl
     places = list(enumerate(chat.places.values()))
     for index, where in reversed(places) if newest_first else places:
         parsed = None
+        at = where.offset + where.start
         for offset, value in cache:
-            if offset == where.offset:
+            if offset == at:
                 parsed = value
                 break
         else:
-            f.seek(where.offset)
+            f.seek(at)
             parsed = parse_object(f.read(where.size))
-            cache.append((where.offset, parsed))
+            cache.append((at, parsed))
             del cache[:-2]
         if parsed is None:
             continue  # the file changed under us: what was there is gone
