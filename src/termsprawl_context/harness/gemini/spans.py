@@ -17,18 +17,23 @@ def _skip(text: str, i: int) -> int:
     return i
 
 
-def _member(text: str, i: int, key: str, scan: "Callable") -> int:
-    """The start of the value of the last ``key`` member of the object at ``text[i]`` (the
-    one ``json.loads`` keeps), or -1 when it has none; ValueError when it is no object."""
+def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tuple[Optional[list], int]":
+    """``(the element spans at the end of path, where the value at text[i] ends)``: down
+    the object members named by ``path`` (the last member of a name wins, as in
+    ``json.loads``), then the array's elements; spans None when the value is not so
+    shaped. Each value is parsed once, by the scan that passes over it."""
     from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, not in typeshed
 
-    i = _skip(text, i)
+    if not path:
+        if text[i : i + 1] != "[":
+            return None, scan(text, i)[1]
+        return _elements(text, i, scan)
     if text[i : i + 1] != "{":
-        raise ValueError("not an object")
+        return None, scan(text, i)[1]
     i = _skip(text, i + 1)
-    found = -1
+    found = None  # type: Optional[list]
     if text[i : i + 1] == "}":
-        return found
+        return found, i + 1
     while True:
         if text[i : i + 1] != '"':
             raise ValueError("no key")
@@ -37,26 +42,25 @@ def _member(text: str, i: int, key: str, scan: "Callable") -> int:
         if text[i : i + 1] != ":":
             raise ValueError("no colon")
         i = _skip(text, i + 1)
-        if name == key:
-            found = i
-        _value, i = scan(text, i)
+        if name == path[0]:
+            found, i = _walk(text, i, path[1:], scan)
+        else:
+            i = scan(text, i)[1]
         i = _skip(text, i)
         if text[i : i + 1] == ",":
             i = _skip(text, i + 1)
         elif text[i : i + 1] == "}":
-            return found
+            return found, i + 1
         else:
             raise ValueError("no comma")
 
 
-def _elements(text: str, i: int, scan: "Callable") -> "List[Tuple[int, int]]":
-    """The character spans of the elements of the array at ``text[i]``."""
-    if text[i : i + 1] != "[":
-        raise ValueError("not an array")
-    spans = []
+def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
+    """The character spans of the elements of the array at ``text[i]``, and its end."""
+    spans = []  # type: List[Tuple[int, int]]
     i = _skip(text, i + 1)
     if text[i : i + 1] == "]":
-        return spans
+        return spans, i + 1
     while True:
         _value, end = scan(text, i)
         spans.append((i, end))
@@ -64,7 +68,7 @@ def _elements(text: str, i: int, scan: "Callable") -> "List[Tuple[int, int]]":
         if text[i : i + 1] == ",":
             i = _skip(text, i + 1)
         elif text[i : i + 1] == "]":
-            return spans
+            return spans, i + 1
         else:
             raise ValueError("no comma")
 
@@ -80,9 +84,7 @@ def message_spans(raw: bytes, set_key: str, messages_key: str) -> "Optional[List
     scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
     text = raw.decode("utf-8", "surrogateescape")
     try:
-        update = _member(text, 0, set_key, scan)
-        at = _member(text, update, messages_key, scan) if update >= 0 else -1
-        spans = _elements(text, at, scan) if at >= 0 else None
+        spans, _end = _walk(text, _skip(text, 0), (set_key, messages_key), scan)
     except (StopIteration, ValueError, RecursionError):
         return None
     if spans is None:
