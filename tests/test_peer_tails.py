@@ -146,3 +146,60 @@ def test_log_resolution_equals_the_plain_reading(tmp_path):
             chat = chat_file.resolve_lines(f)
             found = [(m["id"], m) for m, _where in chat_file.winners(f, chat)]
         assert found == [(k, json.loads(json.dumps(v))) for k, v in _plain_resolution(data)], seed
+
+
+# --- memory: a chat of many small messages ------------------------------------------------------
+_RSS_PROBE = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+from conftest_rss import peak_rss_mb
+from termsprawl_context.cli import main
+sys.argv = ["termsprawl-context"] + sys.argv[3:]
+out = os.dup(1)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+try:
+    code = main()
+except SystemExit as exc:
+    code = exc.code
+os.dup2(out, 1)
+print(code, peak_rss_mb())
+"""
+
+
+@pytest.fixture(scope="module")
+def small_messages_chat(tmp_path_factory):
+    """A 22 MB chat of 150,000 short messages, in a store (the shape that cost `show` 73 MB)."""
+    home = tmp_path_factory.mktemp("home")
+    chats = home / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2026-12-01T00-00-5e55eeee.jsonl"
+    with open(str(path), "w") as out:
+        out.write(json.dumps(dict(HEADER, sessionId="5e55eeee-0000-4000-8000-000000000000")) + "\n")
+        for i in range(150000):
+            kind = "user" if i % 2 == 0 else "gemini"
+            mid = "%08x-aaaa-4bbb-8ccc-%012x" % (i, i)
+            message = {"id": mid, "timestamp": "2026-12-01T00:00:00.000Z", "type": kind, "content": [{"text": "hi"}]}
+            out.write(json.dumps(message) + "\n")
+    return home, path
+
+
+@pytest.mark.parametrize("command", ["show", "sessions"])
+def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, command):
+    """Issue 29, item 3: each message's place was a Python object (73 MB for `show`)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import SRC
+    from conftest_rss import HERE, rss_env
+
+    home, path = small_messages_chat
+    args = ["show", str(path)] if command == "show" else ["sessions", "--harness", gemini.NAME]
+    env = dict(rss_env(), HOME=str(home))
+    done = subprocess.run(
+        [sys.executable, "-c", _RSS_PROBE, HERE, str(SRC)] + args, env=env, stdout=subprocess.PIPE, timeout=300
+    )
+    code, peak = done.stdout.split()
+    assert code == b"0" and os.path.getsize(str(path)) > 20_000_000
+    assert int(peak) < 64, "peak RSS %s MB" % peak.decode()

@@ -3,6 +3,7 @@ into its header facts and its messages' places, read back one winner at a time; 
 older single-JSON chats; a chat's header and a resume's real file."""
 
 import os
+from array import array
 
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.parts import as_text, message_ids
@@ -44,35 +45,62 @@ class Where(object):
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "order")
+    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "columns", "ids", "free")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
         self.start_time = ""
         self.summary = ""
-        self.places = {}  # type: dict  # message id -> Where, in first-appearance order
-        # The same ids as a list: a rewind cuts its end, so finding the cut costs what it drops.
-        self.order = []  # type: list
+        # Message id -> its slot, in first-appearance order; a slot's place is one row of
+        # ``columns`` (line, offset, size, start, index: machine integers, not a Where
+        # object each, so a chat of many small messages costs a few words a message).
+        self.places = {}  # type: dict
+        self.columns = tuple(array("q") for _ in range(5))
+        self.ids = {}  # type: dict  # slot -> the call ids its message gives, when kept and any
+        self.free = []  # type: list  # slots a rewind emptied
+
+    def wheres(self, newest_first: bool = False) -> "Iterator[Where]":
+        """Each message's place, in order (or newest first)."""
+        line, offset, size, start, index = self.columns
+        ids = self.ids
+        for slot in reversed(self.places.values()) if newest_first else self.places.values():
+            yield Where(line[slot], offset[slot], size[slot], index[slot], ids.get(slot, ()), start[slot])
 
 
 def _place(chat: Chat, message_id: str, where: Where) -> None:
-    if message_id not in chat.places:
-        chat.order.append(message_id)
-    chat.places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
+    slot = chat.places.get(message_id)  # a known id keeps its place (dicts keep first insertion)
+    columns = chat.columns
+    if slot is None:
+        if chat.free:
+            slot = chat.free.pop()
+        else:
+            slot = len(columns[0])
+            for column in columns:
+                column.append(0)
+        chat.places[message_id] = slot
+    columns[0][slot], columns[1][slot], columns[2][slot] = where.line, where.offset, where.size
+    columns[3][slot], columns[4][slot] = where.start, where.index
+    if where.ids:
+        chat.ids[slot] = where.ids
+    else:
+        chat.ids.pop(slot, None)
 
 
 def _rewind(chat: Chat, target: str) -> None:
     """Drop ``target`` and every message after it; all of them when it is unknown (the
-    client's rule). Rewinds only ever cut the end, so the cut is found from the end."""
-    places, order = chat.places, chat.order
+    client's rule). Rewinds only ever cut the end, so the cut is popped from the end."""
+    places = chat.places
     if target not in places:
         places.clear()
-        del order[:]
+        chat.ids.clear()
+        chat.columns = tuple(array("q") for _ in range(5))
+        del chat.free[:]
         return
     while True:
-        dropped = order.pop()
-        del places[dropped]
+        dropped, slot = places.popitem()  # the newest
+        chat.free.append(slot)
+        chat.ids.pop(slot, None)
         if dropped == target:
             return
 
@@ -149,8 +177,9 @@ def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tupl
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
-    places = list(enumerate(chat.places.values()))
-    for index, where in reversed(places) if newest_first else places:
+    count = len(chat.places)
+    for number, where in enumerate(chat.wheres(newest_first)):
+        index = count - 1 - number if newest_first else number
         parsed = None
         at = where.offset + where.start
         for offset, value in cache:
