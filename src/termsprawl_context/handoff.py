@@ -403,6 +403,8 @@ def read_harness_turns(
         collector.add(entry)
         if collector.done():
             break
+    else:
+        collector.finish()  # the file's first entry: nothing before it decides its turns
     collector.turns.reverse()
     turns = select_turns(collector.turns, window, prompts)
     return number_lines(path, turns) if lines and turns else turns

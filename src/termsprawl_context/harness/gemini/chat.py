@@ -3,6 +3,7 @@ into its header facts and its messages' places, read back one winner at a time; 
 older single-JSON chats; a chat's header and a resume's real file."""
 
 import os
+from array import array
 
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.parts import as_text, message_ids
@@ -28,62 +29,116 @@ __all__ = [
 
 # --- one chat file, resolved -----------------------------------------------------------------
 class Where(object):
-    """Where a message's winning copy is: its line (number, byte offset, size in bytes)
-    and, for a copy inside a ``$set.messages`` list, its index there (-1 otherwise)."""
+    """Where a message's winning copy is: its line (number, byte offset), its bytes (from
+    ``start`` bytes into the line, ``size`` long: a copy inside a ``$set.messages`` list is
+    read alone) and, when those bytes are the whole list's line, its ``index`` there (-1
+    otherwise)."""
 
-    __slots__ = ("line", "offset", "size", "index", "ids")
+    __slots__ = ("line", "offset", "size", "index", "ids", "start")
 
-    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = ()) -> None:
+    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = (), start: int = 0) -> None:
         self.line, self.offset, self.size, self.index = line, offset, size, index
         self.ids = ids  # the (kind, call id) pairs the message gives, when the resolution kept them
+        self.start = start
 
 
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "start_time", "summary", "places")
+    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "columns", "ids", "free")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
         self.start_time = ""
         self.summary = ""
-        self.places = {}  # type: dict  # message id -> Where, in first-appearance order
+        # Message id -> its slot, in first-appearance order; a slot's place is one row of
+        # ``columns`` (line, offset, size, start, index: machine integers, not a Where
+        # object each, so a chat of many small messages costs a few words a message).
+        self.places = {}  # type: dict
+        self.columns = tuple(array("q") for _ in range(5))
+        self.ids = {}  # type: dict  # slot -> the call ids its message gives, when kept and any
+        self.free = []  # type: list  # slots a rewind emptied
+
+    def wheres(self, newest_first: bool = False) -> "Iterator[Where]":
+        """Each message's place, in order (or newest first)."""
+        line, offset, size, start, index = self.columns
+        ids = self.ids
+        for slot in reversed(self.places.values()) if newest_first else self.places.values():
+            yield Where(line[slot], offset[slot], size[slot], index[slot], ids.get(slot, ()), start[slot])
 
 
-def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False) -> None:
+def _place(chat: Chat, message_id: str, where: Where) -> None:
+    slot = chat.places.get(message_id)  # a known id keeps its place (dicts keep first insertion)
+    columns = chat.columns
+    if slot is None:
+        if chat.free:
+            slot = chat.free.pop()
+        else:
+            slot = len(columns[0])
+            for column in columns:
+                column.append(0)
+        chat.places[message_id] = slot
+    columns[0][slot], columns[1][slot], columns[2][slot] = where.line, where.offset, where.size
+    columns[3][slot], columns[4][slot] = where.start, where.index
+    if where.ids:
+        chat.ids[slot] = where.ids
+    else:
+        chat.ids.pop(slot, None)
+
+
+def _rewind(chat: Chat, target: str) -> None:
+    """Drop ``target`` and every message after it; all of them when it is unknown (the
+    client's rule). Rewinds only ever cut the end, so the cut is popped from the end."""
+    places = chat.places
+    if target not in places:
+        places.clear()
+        chat.ids.clear()
+        chat.columns = tuple(array("q") for _ in range(5))
+        del chat.free[:]
+        return
+    while True:
+        dropped, slot = places.popitem()  # the newest
+        chat.free.append(slot)
+        chat.ids.pop(slot, None)
+        if dropped == target:
+            return
+
+
+def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False, raw: "Optional[bytes]" = None) -> None:
     """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
     ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
-    also keeps the tool call ids its message gives (``message_ids``)."""
-    places = chat.places
+    also keeps the tool call ids its message gives (``message_ids``). ``raw``: the line's
+    bytes, so a ``$set.messages`` message's place is its own bytes, not the whole line."""
     rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
-        if rewind in places:
-            drop, found = [], False
-            for key in places:
-                found = found or key == rewind
-                if found:
-                    drop.append(key)
-            for key in drop:
-                del places[key]
-        else:
-            places.clear()  # the client's rule for an id it does not know
+        _rewind(chat, rewind)
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
         if with_ids:
             where.ids = message_ids(record)
-        places[message_id] = where  # a known id keeps its place (dicts keep first insertion)
+        _place(chat, message_id, where)
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
+            spans = None
+            if raw is not None and messages:
+                from termsprawl_context.harness.gemini.spans import message_spans
+
+                spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+                spans = spans if spans is not None and len(spans) == len(messages) else None
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    places[message[facts.FIELD_ID]] = Where(
-                        where.line, where.offset, where.size, index, message_ids(message) if with_ids else ()
-                    )
+                    ids = message_ids(message) if with_ids else ()
+                    if spans is None:
+                        found = Where(where.line, where.offset, where.size, index, ids)
+                    else:
+                        start, end = spans[index]
+                        found = Where(where.line, where.offset, end - start, -1, ids, start)
+                    _place(chat, message[facts.FIELD_ID], found)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
         if isinstance(update.get(facts.HEADER_SESSION_ID), str) and not chat.session_id:
@@ -105,7 +160,7 @@ def resolve_lines(f, with_ids: bool = False) -> Chat:
     for line in iter_lines(f):
         record = parse_object(line.raw)
         if record is not None:
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids)
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids, line.raw)
     return chat
 
 
@@ -122,17 +177,19 @@ def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tupl
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
-    places = list(enumerate(chat.places.values()))
-    for index, where in reversed(places) if newest_first else places:
+    count = len(chat.places)
+    for number, where in enumerate(chat.wheres(newest_first)):
+        index = count - 1 - number if newest_first else number
         parsed = None
+        at = where.offset + where.start
         for offset, value in cache:
-            if offset == where.offset:
+            if offset == at:
                 parsed = value
                 break
         else:
-            f.seek(where.offset)
+            f.seek(at)
             parsed = parse_object(f.read(where.size))
-            cache.append((where.offset, parsed))
+            cache.append((at, parsed))
             del cache[:-2]
         if parsed is None:
             continue  # the file changed under us: what was there is gone

@@ -207,7 +207,7 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
         f.close()
         raise
     first_holder = {}  # type: dict
-    for index, where in enumerate(chat.places.values()):
+    for index, where in enumerate(chat.wheres()):
         for pair in where.ids:
             first_holder.setdefault(pair, index)
 
