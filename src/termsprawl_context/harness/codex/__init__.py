@@ -11,7 +11,8 @@ How records become entries (``harness/base.py`` has the shape):
 
 - ``message`` role ``user``: each ``input_text`` block is the person's, or harness
   context when it opens with one of ``CONTEXT_PREFIXES`` (instruction files, the
-  environment block, sub-agent notifications) or is marked as a hook's text; the
+  environment block, sub-agent notifications), is framed as one of ``CONTEXT_FRAMES`` (a
+  ``!cmd`` and its output, a skill's body, ...) or is marked as a hook's text; the
   person's blocks and the harness's become two entries (the harness's ``is_meta``), the
   compaction bridge one ``is_compact_summary``.
 - role ``developer``: permissions, skills, a SessionStart hook's context: ``is_meta``.

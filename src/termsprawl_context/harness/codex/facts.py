@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 __all__ = [
     "ARCHIVED_SUBDIR",
     "COMPACTION_PREFIX",
+    "CONTEXT_FRAMES",
     "CONTEXT_PREFIXES",
     "EVENT_AGENT_MESSAGE",
     "EVENT_ITEM_COMPLETED",
@@ -155,6 +156,22 @@ CONTEXT_PREFIXES = (
     "<subagent_notification>",
     "<user_instructions>",
     "<turn_aborted>",  # 0.169, after an interrupted turn
+)
+# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/
+# contextual_user_message.rs), each the text's start and end as Codex matches them (trimmed,
+# ASCII case ignored): a `!cmd` the person ran with its output, a skill file's body, a hook's
+# prompt, extension, goal and internal context, and the warnings older releases wrote.
+CONTEXT_FRAMES = (
+    ("<user_shell_command>", "</user_shell_command>"),
+    ("<skill>", "</skill>"),
+    ("<hook_prompt", "</hook_prompt>"),
+    ("<extension_context>", "</extension_context>"),
+    ("<goal_context>", "</goal_context>"),
+    ("<codex_internal_context", "</codex_internal_context>"),
+    ("Warning: apply_patch was requested via ", "Use the apply_patch tool instead of exec_command."),
+    ("Warning: The maximum number of unified exec processes you can keep open is", ""),
+    ("Warning: Your account was flagged for potentially high-risk cyber activity", ""),
+    ("Here is a list of plugins that are available but not installed.", ""),
 )
 # The bridge a compaction leaves: the summary, presented as another model's.
 COMPACTION_PREFIX = "Another language model started to solve this problem"

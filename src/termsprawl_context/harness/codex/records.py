@@ -80,9 +80,18 @@ def context_kind(text: str, marked: str = "") -> str:
         return "compaction"
     if marked:
         return "" if marked == facts.PERSON_KIND else "context"
-    if head.startswith(facts.CONTEXT_PREFIXES):
+    if head.startswith(facts.CONTEXT_PREFIXES) or _framed(text.strip()):
         return "context"
     return ""
+
+
+def _framed(text: str) -> bool:
+    """Whether a text opens and closes as one of Codex's other contextual fragments."""
+    folded = text.lower()
+    for start, end in facts.CONTEXT_FRAMES:
+        if folded.startswith(start.lower()) and folded.endswith(end.lower()):
+            return True
+    return False
 
 
 def _tool_input(arguments):

@@ -1,0 +1,60 @@
+"""Codex CLI peers read as Claude Code's are (issue 29): text the CLI wrote is never the
+person's, reading is bounded, fork chains cannot loop, identity answers from Codex's own
+records; on real 0.169 rollouts (tests/fixtures/codex) and shapes made from Codex's source."""
+
+import json
+
+from test_codex import ABORTED
+from test_harness_readers import codex_entry, project
+
+# codex-rs/core/src/context/user_shell_command.rs and skill_instructions.rs render these
+# (START, body, "\n", END) as one user-role input_text message.
+SHELL_BLOCK = (
+    "<user_shell_command>\n<command>\ncat secrets.txt\n</command>\n<result>\nExit code: 0\n"
+    "Duration: 0.0100 seconds\nOutput:\nSHELL-OUTPUT-LINE\n</result>\n\n</user_shell_command>"
+)
+SKILL_BLOCK = "<skill>\n<name>deploy</name>\n<path>/p/.codex/skills/deploy/SKILL.md</path>\nSKILL-BODY-LINE\n\n</skill>"
+
+
+def _user_message(text, template):
+    line = json.loads(template)
+    line["payload"]["content"] = [{"type": "input_text", "text": text}]
+    line["payload"].pop("id", None)
+    return json.dumps(line) + "\n"
+
+
+def older_rollout(tmp_path, *texts):
+    """The real 0.169 rollout as an earlier release wrote it (no block kinds), with a
+    user-role message for each of ``texts`` after the first prompt."""
+    out = []
+    for line in ABORTED.read_text().splitlines(True):
+        record = json.loads(line)
+        record.get("payload", {}).pop("internal_chat_message_metadata_passthrough", None)
+        out.append(json.dumps(record) + "\n")
+        if '"first prompt"' in line and record["type"] == "response_item":
+            out.extend(_user_message(t, out[-1]) for t in texts)
+    path = tmp_path / ABORTED.name
+    path.write_text("".join(out))
+    return path
+
+
+def test_a_shell_command_and_a_skill_body_are_never_the_person_s(tmp_path, run_pyz):
+    path = older_rollout(tmp_path, SHELL_BLOCK, SKILL_BLOCK)
+    proj = project(tmp_path, {"cx": codex_entry(path)})
+    people = ["first prompt", "please stall now", "after the abort"]
+    dump = run_pyz(["--cwd", proj, "--self", "lead"]).stdout.decode()
+    handoff = json.loads(run_pyz(["--cwd", proj, "--self", "lead", "--format", "json"]).stdout)
+    shown = json.loads(run_pyz(["show", str(path), "--format", "json"], env={"HOME": str(tmp_path)}).stdout)
+    for said in (dump, json.dumps(handoff), json.dumps(shown)):
+        assert "SHELL-OUTPUT-LINE" not in said and "SKILL-BODY-LINE" not in said and "cat secrets" not in said
+    assert [t["text"] for t in handoff["peers"][0]["turns"] if t["role"] == "user"] == people
+    assert [t["text"] for t in shown["turns"] if t["role"] == "user"] == people
+    assert dump.count("## user\n") == 3
+
+
+def test_a_fragment_is_known_by_its_start_and_its_end_as_codex_knows_it():
+    from termsprawl_context.harness.codex import records
+
+    assert records.context_kind("  <USER_SHELL_COMMAND>\nx\n</user_shell_command>\n") == "context"
+    assert records.context_kind("<skill> is the tag I mean, not a skill body") == ""
+    assert records.context_kind(SKILL_BLOCK, "user.text") == ""  # 0.169's kind decides where it names one
