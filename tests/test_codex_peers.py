@@ -4,7 +4,9 @@ records; on real 0.169 rollouts (tests/fixtures/codex) and shapes made from Code
 
 import json
 
-from test_codex import ABORTED
+from test_codex import ABORTED, CX
+
+from termsprawl_context.transcript import entry as records
 from test_harness_readers import codex_entry, project
 
 # codex-rs/core/src/context/user_shell_command.rs and skill_instructions.rs render these
@@ -58,3 +60,30 @@ def test_a_fragment_is_known_by_its_start_and_its_end_as_codex_knows_it():
     assert records.context_kind("  <USER_SHELL_COMMAND>\nx\n</user_shell_command>\n") == "context"
     assert records.context_kind("<skill> is the tag I mean, not a skill body") == ""
     assert records.context_kind(SKILL_BLOCK, "user.text") == ""  # 0.169's kind decides where it names one
+
+
+def _with_shell_call(tmp_path, output):
+    """The real rollout with an exec_command call and its output (0.169's shape) added."""
+    call = {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"ls"}', "call_id": "c1"}
+    result = {"type": "function_call_output", "call_id": "c1", "output": output}
+    lines = [
+        json.dumps({"timestamp": "2026-12-02T00:33:46Z", "type": "response_item", "payload": p}) for p in (call, result)
+    ]
+    path = tmp_path / ABORTED.name
+    path.write_text(ABORTED.read_text() + "\n".join(lines) + "\n")
+    return path
+
+
+def test_show_all_summarises_a_result_by_the_output_not_the_cli_s_wrapper(tmp_path, run_pyz):
+    from test_gemini import FIXTURES as GEMINI_FIXTURES
+
+    header = "Chunk ID: 9f1c2a\nWall time: 0.0010 seconds\nProcess exited with code 0\nOriginal token count: 6\n"
+    codex = _with_shell_call(tmp_path, header + "Output:\nREADME.md\nsrc\n")
+    gemini = sorted(GEMINI_FIXTURES.glob("session-*.jsonl"))[0]  # the real 0.61 chat: one shell call
+    for path, first in ((codex, "README.md (3 lines)"), (gemini, "hello-from-shell")):
+        shown = json.loads(
+            run_pyz(["show", str(path), "--all", "--format", "json"], env={"HOME": str(tmp_path)}).stdout
+        )
+        assert [t["text"] for t in shown["turns"] if t["role"] == "tool_result"] == [first]
+    (result,) = [r for e in CX.entries(str(codex)) for r in records.tool_results(e)]
+    assert result.content.startswith("Chunk ID: 9f1c2a")  # the result itself is kept as the CLI wrote it

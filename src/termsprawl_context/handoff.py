@@ -135,9 +135,9 @@ def tool_call_summary(call: records.ToolCall) -> str:
 
 
 def tool_result_summary(result: records.ToolResult) -> str:
-    """``error: `` when the harness says so, the first non-blank line of the output,
-    and how many lines it had."""
-    bodies = records.result_texts(result.content)
+    """``error: `` when the harness says so, the first non-blank line of the output (the
+    tool's own, past any wrapper the CLI put round it), and how many lines it had."""
+    bodies = [result.output] if result.output is not None else records.result_texts(result.content)
     lines = "\n".join(bodies).split("\n") if bodies else []
     first = next((line for line in lines if line.strip()), "")
     text = _one_line(first) or "(no output)"

@@ -19,7 +19,8 @@ every reader built on it work unchanged for every harness:
   keeps its own kind and prints nowhere.
 - ``content``: a list of blocks ``{"type": "text", "text"}``, ``{"type": "thinking",
   "thinking"}``, ``{"type": "tool_use", "id", "name", "input"}`` and ``{"type":
-  "tool_result", "tool_use_id", "content", "is_error"}``.
+  "tool_result", "tool_use_id", "content", "is_error"}`` (with ``"output"``, the tool's own
+  output, where the CLI wrapped it in lines of its own: a chunk header, a tag).
 - Flags, for text that reached the model but was not typed by the person:
   ``is_meta`` (harness context: instruction files, environment blocks, a hook's
   context, sub-agent notifications), ``is_compact_summary`` (the text that continues a

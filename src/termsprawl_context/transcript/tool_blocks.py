@@ -37,9 +37,10 @@ class ToolCall(namedtuple("ToolCall", "id name input")):
     __slots__ = ()
 
 
-class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
-    """A ``tool_result`` block of a user entry: the call it answers, its raw content and
-    whether the harness marked it ``is_error``."""
+class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error output", defaults=(None,))):
+    """A ``tool_result`` block of a user entry: the call it answers, its raw content,
+    whether the harness marked it ``is_error``, and the tool's own output where the CLI
+    wrapped it in lines of its own (None where it did not)."""
 
     __slots__ = ()
 
@@ -65,7 +66,12 @@ def tool_results(entry: Entry) -> List[ToolResult]:
     """The tool results a user entry carries, in block order; [] for other entries."""
     blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
     return [
-        ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
+        ToolResult(
+            _string(block.get("tool_use_id")),
+            block.get("content"),
+            block.get("is_error") is True,
+            block["output"] if isinstance(block.get("output"), str) else None,
+        )
         for block in blocks
     ]
 

@@ -52,6 +52,8 @@ __all__ = [
     "META_SOURCE",
     "META_THREAD_SOURCE",
     "NAME",
+    "OUTPUT_HEADER_STARTS",
+    "OUTPUT_MARK",
     "PASSTHROUGH",
     "PERSON_KIND",
     "PROJECT_CONFIG_DIR",
@@ -175,6 +177,12 @@ CONTEXT_FRAMES = (
 )
 # The bridge a compaction leaves: the summary, presented as another model's.
 COMPACTION_PREFIX = "Another language model started to solve this problem"
+
+# 0.169's exec_command output opens with its own header lines, then a line `Output:` and the
+# command's output (`Chunk ID: ...`, `Wall time: ...`, `Process exited with code N`, ...);
+# earlier unified exec wrote `Exit code: N` / `Wall time: ...` first.
+OUTPUT_HEADER_STARTS = ("Chunk ID: ", "Exit code: ", "Wall time: ")
+OUTPUT_MARK = "Output:\n"
 
 # Forks of forks are read parent first; a chain longer than this (or a loop) stops.
 MAX_FORK_DEPTH = 16

@@ -122,6 +122,15 @@ def _tool_output(output):
     return "", False
 
 
+def _unwrapped(text: str) -> "Optional[str]":
+    """The command's own output past the header lines Codex put before it, or None when
+    the text does not open with them."""
+    if not text.startswith(facts.OUTPUT_HEADER_STARTS):
+        return None
+    at = text.find("\n" + facts.OUTPUT_MARK)
+    return text[at + 1 + len(facts.OUTPUT_MARK) :] if at >= 0 else None
+
+
 class Thread(object):
     """What the lines of one rollout say about the thread they belong to."""
 
@@ -230,6 +239,9 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
             "content": text,
             "is_error": is_error,
         }
+        output = _unwrapped(text)
+        if output is not None:
+            block["output"] = output
         return [new_entry("user", [block], *args, uuid=uuid)]
     return []
 

@@ -48,6 +48,8 @@ __all__ = [
     "SESSION_FILE_PREFIX",
     "SESSION_ID_ENV",
     "SETTINGS_FILE",
+    "SHELL_OUTPUT_PREFIX",
+    "SHELL_SECTION_PREFIXES",
     "SET_KEY",
     "STATE_SNAPSHOT_CLOSE",
     "STATE_SNAPSHOT_OPEN",
@@ -57,6 +59,8 @@ __all__ = [
     "TOOL_ENV",
     "TRANSCRIPT_SUFFIX",
     "TRUST_ENV",
+    "UNTRUSTED_CLOSE",
+    "UNTRUSTED_OPEN",
     "TYPE_GEMINI",
     "TYPE_USER",
     "chat_files",
@@ -125,6 +129,12 @@ HOOK_CONTEXT_GAP = "\n\n"  # between the hook's block and the typed prompt
 # then this fixed model reply, each recorded as a new message at the log's end.
 STATE_SNAPSHOT_OPEN = "<state_snapshot>"
 STATE_SNAPSHOT_CLOSE = "</state_snapshot>"
+# 0.61 wraps a tool's output (wrapUntrusted) in these tags, and the shell tool's own text
+# opens `Output: ` (then `Error: `, `Exit Code: `, `Process Group PGID: ` lines).
+UNTRUSTED_OPEN = "<untrusted_context>\n"
+UNTRUSTED_CLOSE = "\n</untrusted_context>"
+SHELL_OUTPUT_PREFIX = "Output: "
+SHELL_SECTION_PREFIXES = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 # The id 0.61 gives the tool-result copy it rebuilds on resume.
 RESPONSE_COPY_SUFFIX = "_response"
