@@ -87,3 +87,38 @@ def test_show_all_summarises_a_result_by_the_output_not_the_cli_s_wrapper(tmp_pa
         assert [t["text"] for t in shown["turns"] if t["role"] == "tool_result"] == [first]
     (result,) = [r for e in CX.entries(str(codex)) for r in records.tool_results(e)]
     assert result.content.startswith("Chunk ID: 9f1c2a")  # the result itself is kept as the CLI wrote it
+
+
+def _two_stores(tmp_path, session_id, when):
+    """A Claude Code store holding one session ``session_id`` last written at ``when``,
+    beside the Codex fixtures' store."""
+    from test_codex import FIXTURES
+
+    folder = tmp_path / ".claude" / "projects" / "-proj"
+    folder.mkdir(parents=True)
+    record = {"type": "user", "uuid": "u1", "sessionId": session_id, "timestamp": "2020-01-01T00:00:00Z"}
+    record["message"] = {"role": "user", "content": "the old claude question"}
+    path = folder / (session_id + ".jsonl")
+    path.write_text(json.dumps(record) + "\n")
+    import os
+
+    os.utime(str(path), (when, when))
+    return {"HOME": str(tmp_path), "CODEX_HOME": str(FIXTURES)}, path
+
+
+def test_a_prefix_of_ids_in_two_stores_is_ambiguous(tmp_path, run_pyz):
+    env, path = _two_stores(tmp_path, "01a233eb-aec0-4000-8000-000000000000", 2e9)
+    for command in (["find", "01a233eb-aec"], ["show", "01a233eb-aec"]):
+        done = run_pyz(command, env=env)
+        assert done.returncode == 1 and done.stdout == b""
+        assert b"ambiguous session ID '01a233eb-aec' matches 2 sessions" in done.stderr
+    # A prefix of one store's id alone still answers it, and a full id is exact.
+    assert run_pyz(["find", "01a233eb-aec0"], env=env).stdout.decode().split("\t")[1] == str(path) + "\n"
+
+
+def test_latest_is_the_newest_session_of_every_store(tmp_path, run_pyz):
+    env, _ = _two_stores(tmp_path, "5e55e55e-0000-4000-8000-000000000000", 1e9)  # 2001: older than every rollout
+    shown = run_pyz(["show", "latest", "--format", "json"], env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "the old claude question" not in shown.stdout.decode()
+    assert json.loads(run_pyz(["find", "latest", "--json"], env=env).stdout)["harness"] == "codex-cli"
