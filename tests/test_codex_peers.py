@@ -122,3 +122,53 @@ def test_latest_is_the_newest_session_of_every_store(tmp_path, run_pyz):
     assert shown.returncode == 0, shown.stderr
     assert "the old claude question" not in shown.stdout.decode()
     assert json.loads(run_pyz(["find", "latest", "--json"], env=env).stdout)["harness"] == "codex-cli"
+
+
+def test_root_and_belongs_answer_from_the_cli_s_own_records(tmp_path, run_pyz):
+    from test_codex import CHILD, FIXTURES, SPAWNER
+
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(FIXTURES)}
+    root = json.loads(run_pyz(["root", "--json", str(CHILD)], env=env).stdout)
+    assert (root["root"], root["is_subagent"]) == (str(SPAWNER), True)
+    assert json.loads(run_pyz(["root", "--json", str(SPAWNER)], env=env).stdout)["is_subagent"] is False
+    own, parent = "01a233ef-7c37-78d1-bef6-95de3480e947", "01a233ef-7ba9-7282-8c7e-283fead20bc5"
+    for session in (own, parent):  # its thread, and the session its hook payload names
+        assert run_pyz(["belongs", "--session", session, str(CHILD)], env=env).returncode == 0
+    other = run_pyz(["belongs", "--session", "01a233eb-aec3-7ca3-ad52-6d382ed8cbfe", str(CHILD)], env=env)
+    assert other.returncode == 5 and b"belongs to " + own.encode() in other.stderr
+    assert run_pyz(["belongs", "--tree", "/tmp/cx3e68upbqs/proj/sub", str(CHILD)], env=env).returncode == 5
+    assert run_pyz(["belongs", "--tree", "/tmp/cx3e68upbqs", str(CHILD)], env=env).returncode == 0
+    # A rollout whose first line is not its session_meta says nothing: refused by name.
+    home = tmp_path / "codex-home"
+    bare = home / "sessions" / "2026" / "12" / "01" / CHILD.name
+    bare.parent.mkdir(parents=True)
+    bare.write_text("".join(CHILD.read_text().splitlines(True)[1:]))
+    for command in (
+        ["root", str(bare)],
+        ["belongs", "--session", own, str(bare)],
+        ["belongs", "--tree", "/", str(bare)],
+    ):
+        done = run_pyz(command, env={"HOME": str(tmp_path), "CODEX_HOME": str(home)})
+        assert done.returncode == 1 and b"Codex CLI records do not hold" in done.stderr, command
+
+
+def test_a_gemini_sub_agent_s_root_and_tree(tmp_path, run_pyz):
+    from test_gemini import FIXTURES as GEMINI_FIXTURES
+
+    main = GEMINI_FIXTURES / "session-2026-12-01T23-26-8f455c26.jsonl"
+    project = tmp_path / ".gemini" / "tmp" / "proj"
+    chats = project / "chats"
+    (chats / "8f455c26-deef-46f3-bb75-17621b3a9608").mkdir(parents=True)
+    (chats / main.name).write_text(main.read_text())
+    child = chats / "8f455c26-deef-46f3-bb75-17621b3a9608" / "child-1.jsonl"
+    child.write_text(
+        json.dumps({"sessionId": "child-1", "projectHash": "x", "startTime": "t", "kind": "subagent"}) + "\n"
+    )
+    (project / ".project_root").write_text("/work/the-project\n")
+    env = {"HOME": str(tmp_path)}
+    root = json.loads(run_pyz(["root", "--json", str(child)], env=env).stdout)
+    assert (root["root"], root["is_subagent"]) == (str(chats / main.name), True)
+    assert run_pyz(["belongs", "--tree", "/work/the-project", str(child)], env=env).returncode == 0
+    assert run_pyz(["belongs", "--tree", "/work/other", str(child)], env=env).returncode == 5
+    assert run_pyz(["belongs", "--session", "child-1", str(child)], env=env).returncode == 0
+    assert run_pyz(["belongs", "--session", "someone-else", str(chats / main.name)], env=env).returncode == 5

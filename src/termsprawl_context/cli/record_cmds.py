@@ -185,7 +185,8 @@ def run_root(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import subagents
 
-    root = subagents.session_root_of(args.path)
+    other = _other_harness(args.path)
+    root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
     if not root:
         raise subagents.OrphanRecord(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, _path_line(root))
@@ -277,14 +278,21 @@ def run_belongs(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import identity
 
+    other = _other_harness(args.path)
     if args.session is not None:
         if not args.session:
             raise UsageError("belongs: --session must not be empty")
-        identity.check_belongs_to_session(args.path, args.session)
+        if other is not None:
+            identity.check_harness_belongs_to_session(other, args.path, args.session)
+        else:
+            identity.check_belongs_to_session(args.path, args.session)
     else:
         if not args.tree:
             raise UsageError("belongs: --tree must not be empty")
-        identity.check_belongs_to_tree(args.path, args.tree)
+        if other is not None:
+            identity.check_harness_belongs_to_tree(other, args.path, args.tree)
+        else:
+            identity.check_belongs_to_tree(args.path, args.tree)
     return EXIT_OK
 
 

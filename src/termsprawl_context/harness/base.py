@@ -176,6 +176,23 @@ class Harness(object):
         its records, or None when they do not prove one (a named refusal, then)."""
         return None
 
+    def subagent_parent(self, path: str) -> "Optional[tuple]":
+        """``(is a sub-agent, the transcript of the session that started it)`` from the
+        transcript's own records: ``(False, "")`` for a main session, ``(True, "")`` for a
+        sub-agent whose parent is not on disk; None when its records do not say (a named
+        refusal, then)."""
+        return None
+
+    def session_ids(self, path: str) -> "Optional[List[str]]":
+        """The session ids the transcript's own records say it belongs to (its own first),
+        or None when they name none (a named refusal, then)."""
+        return None
+
+    def work_dirs(self, path: str) -> "Optional[List[str]]":
+        """The working directories the transcript's own records say it was written in (as
+        written), or None when they name none (a named refusal, then)."""
+        return None
+
     def supports(self, question: str) -> bool:
         """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
         return question == Q_ENTRIES

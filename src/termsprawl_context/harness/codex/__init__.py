@@ -51,12 +51,15 @@ from termsprawl_context.harness.codex.facts import (
     INSTRUCTION_FILE,
     KIND_SESSION_META,
     META_CLI_VERSION,
+    META_CWD,
     META_ID,
     META_ORIGINATOR,
     META_PARENT_THREAD,
+    META_SESSION_ID,
     NAME,
     SESSIONS_SUBDIR,
     TRANSCRIPT_SUFFIX,
+    find_rollout,
     sessions_root_of,
     home_dir,
     rollouts_under,
@@ -67,7 +70,9 @@ from termsprawl_context.harness.codex.records import (  # noqa: F401
     as_str,
     announces_answers,
     context_kind,
+    is_subagent_meta,
     meta_of,
+    parent_thread_of,
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
@@ -143,6 +148,34 @@ class CodexHarness(Harness):
         meta = meta_of(path)
         thread = as_str(meta.get(META_ID)) if meta else ""
         return thread if thread and thread == thread_id_of(path) else None
+
+    def subagent_parent(self, path):
+        """A sub-agent thread's ``session_meta`` names its parent thread (0.169); the
+        parent's rollout is looked for in the roots the child lies in, then the store."""
+        meta = meta_of(path)
+        if not meta or self.stable_id(path) is None:
+            return None
+        if not is_subagent_meta(meta):
+            return False, ""
+        parent = parent_thread_of(meta)
+        roots = [sessions_root_of(path)] + [r for r in self.store_roots() if r != sessions_root_of(path)]
+        found = find_rollout(parent, roots) if parent and parent != thread_id_of(path) else ""
+        return True, found
+
+    def session_ids(self, path):
+        """The thread id, then the session a sub-agent thread runs in (its hook payload's
+        ``session_id``, the parent's), as ``session_meta`` names them."""
+        meta = meta_of(path)
+        thread = self.stable_id(path)
+        if not meta or thread is None:
+            return None
+        session = as_str(meta.get(META_SESSION_ID))
+        return [thread] + ([session] if session and session != thread else [])
+
+    def work_dirs(self, path):
+        """``session_meta``'s ``cwd`` (a resume keeps its thread's directory)."""
+        cwd = as_str(meta_of(path).get(META_CWD))
+        return [cwd] if cwd else None
 
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the

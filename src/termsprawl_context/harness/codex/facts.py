@@ -49,6 +49,7 @@ __all__ = [
     "META_ID",
     "META_ORIGINATOR",
     "META_PARENT_THREAD",
+    "META_SESSION_ID",
     "META_SOURCE",
     "META_THREAD_SOURCE",
     "NAME",
@@ -136,6 +137,7 @@ META_FORKED_FROM = "forked_from_id"
 META_HISTORY_BASE = "history_base"  # {thread_id, end_ordinal_exclusive, end_byte_offset}
 META_END_BYTE_OFFSET = "end_byte_offset"
 META_PARENT_THREAD = "parent_thread_id"
+META_SESSION_ID = "session_id"  # 0.169, a sub-agent's: the session (its parent thread) it runs in
 META_THREAD_SOURCE = "thread_source"
 THREAD_SOURCE_SUBAGENT = "subagent"
 META_SOURCE = "source"  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}

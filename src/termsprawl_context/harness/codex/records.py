@@ -20,9 +20,11 @@ __all__ = [
     "classed",
     "compaction_entry",
     "context_kind",
+    "is_subagent_meta",
     "is_text_answer",
     "item_entries",
     "meta_of",
+    "parent_thread_of",
     "rollout_line",
     "thread_of",
 ]
@@ -246,13 +248,24 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
     return []
 
 
-def _is_subagent(payload: dict) -> bool:
+def is_subagent_meta(payload: dict) -> bool:
+    """Whether a ``session_meta`` payload is a sub-agent thread's."""
     if payload.get(facts.META_THREAD_SOURCE) == facts.THREAD_SOURCE_SUBAGENT:
         return True
     if as_str(payload.get(facts.META_PARENT_THREAD)):
         return True
     source = payload.get(facts.META_SOURCE)
     return isinstance(source, dict) and "subagent" in source
+
+
+def parent_thread_of(payload: dict) -> str:
+    """The parent thread a sub-agent's ``session_meta`` names: ``parent_thread_id``, else
+    ``source.subagent.thread_spawn.parent_thread_id`` ("" when neither)."""
+    found = as_str(payload.get(facts.META_PARENT_THREAD))
+    source = payload.get(facts.META_SOURCE)
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    return found or (as_str(spawn.get(facts.META_PARENT_THREAD)) if isinstance(spawn, dict) else "")
 
 
 def is_text_answer(entry) -> bool:
@@ -302,7 +315,7 @@ def announces_answers(path: str) -> bool:
 def thread_of(path: str, meta: dict) -> Thread:
     thread = Thread(as_str(meta.get(facts.META_ID)) or facts.thread_id_of(path))
     thread.cwd = as_str(meta.get(facts.META_CWD))
-    if meta and _is_subagent(meta):
+    if meta and is_subagent_meta(meta):
         thread.sidechain, thread.agent_id = True, thread.session_id
     return thread
 

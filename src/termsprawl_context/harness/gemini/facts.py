@@ -6,7 +6,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, Mapping, Optional, Tuple
+    from typing import Iterator, List, Mapping, Optional, Tuple
 
 __all__ = [
     "CHATS_SUBDIR",
@@ -64,6 +64,7 @@ __all__ = [
     "TYPE_GEMINI",
     "TYPE_USER",
     "chat_files",
+    "project_root_of",
     "config_dir",
     "store_root",
     "subagent_dir",
@@ -201,3 +202,19 @@ def subagent_dir(chat_path: str, session_id: str) -> str:
     if not session_id or session_id.strip("-") == "" or any(c not in _ID_CHARS for c in session_id):
         return ""
     return os.path.join(os.path.dirname(chat_path), session_id)
+
+
+def project_root_of(project_dir: str) -> "Optional[List[str]]":
+    """The launch directory ``tmp/<project>/.project_root`` names, as a one-item list, or None
+    when the file is missing, not a regular file, or empty."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(os.path.join(project_dir, PROJECT_ROOT_FILE))
+    if f is None:
+        return None
+    with f:
+        try:
+            text = f.read(1 << 16).decode("utf-8", "replace").strip()
+        except OSError:
+            return None
+    return [text] if text else None
