@@ -172,3 +172,101 @@ def test_a_gemini_sub_agent_s_root_and_tree(tmp_path, run_pyz):
     assert run_pyz(["belongs", "--tree", "/work/other", str(child)], env=env).returncode == 5
     assert run_pyz(["belongs", "--session", "child-1", str(child)], env=env).returncode == 0
     assert run_pyz(["belongs", "--session", "someone-else", str(chats / main.name)], env=env).returncode == 5
+
+
+def _store_with(tmp_path, edits):
+    """A copy of the fork fixtures' sessions day, each file's session_meta payload changed
+    by ``edits[name](payload)``."""
+    from test_codex import FORK, PARENT
+
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    for source in (PARENT, FORK):
+        lines = source.read_text().splitlines(True)
+        meta = json.loads(lines[0])
+        edits.get(source.name, lambda p: None)(meta["payload"])
+        (day / source.name).write_text(json.dumps(meta) + "\n" + "".join(lines[1:]))
+    return day / PARENT.name, day / FORK.name
+
+
+def _people(entries):
+    return [t for e in entries if records.speaker(e) == records.PERSON for t in records.typed_texts(e)]
+
+
+def test_two_rollouts_naming_each_other_as_fork_parents_are_a_loop(tmp_path, run_pyz):
+    from test_codex import FORK
+
+    fork_id = FORK.name[-len("01a233eb-b2fb-7891-9b52-0f1dd18f15f7.jsonl") : -len(".jsonl")]
+
+    def names_the_fork(payload):
+        payload["history_base"] = {"thread_id": fork_id, "end_byte_offset": 5000}
+
+    parent, fork = _store_with(
+        tmp_path, {"rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl": names_the_fork}
+    )
+    for path, own in ((fork, ["fork prompt"]), (parent, ["first prompt", "second prompt"])):
+        assert _people(CX.entries(str(path))) == own  # the loop is caught: only the rollout's own lines
+        assert _people(CX.entries_reverse(str(path)))[::-1] == own
+    proj = project(tmp_path, {"cx": codex_entry(fork)})
+    dump = run_pyz(["--cwd", proj, "--self", "lead"]).stdout.decode()
+    assert dump.count("## user\n") == 1 and dump.count("## assistant\n") == 1
+
+
+def test_a_fork_point_past_the_parent_s_end_reads_the_same_both_ways(tmp_path):
+    from test_codex import PARENT
+
+    def past_the_end(payload):
+        payload["history_base"]["end_byte_offset"] = PARENT.stat().st_size + 4096
+
+    _, fork = _store_with(
+        tmp_path, {"rollout-2026-12-01T23-23-34-01a233eb-b2fb-7891-9b52-0f1dd18f15f7.jsonl": past_the_end}
+    )
+    forward = _people(CX.entries(str(fork)))
+    assert forward == ["first prompt", "second prompt", "fork prompt"]
+    assert _people(CX.entries_reverse(str(fork)))[::-1] == forward
+
+
+# Counts the opens of files under a folder while the command runs, in a child process.
+_COUNT_OPENS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+root, opened = sys.argv[2], [0]
+def hook(event, args):
+    if event == "open" and isinstance(args[0], str) and args[0].startswith(root) and args[0].endswith(".jsonl"):
+        opened[0] += 1
+sys.addaudithook(hook)
+from termsprawl_context.cli import main
+code = main(sys.argv[3:])
+sys.stdout.flush()
+sys.stderr.write("opens=%d\\n" % opened[0])
+"""
+
+
+def test_subagents_tree_reads_the_store_once(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import SRC
+    from test_codex import CHILD, SPAWNER
+
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    parent_id = "01a233ef-7ba9-7282-8c7e-283fead20bc5"
+    (day / SPAWNER.name).write_text(SPAWNER.read_text())
+    lines = CHILD.read_text().splitlines(True)
+    made = []
+    for i in range(12):  # twelve sub-agents of the spawner, each a rollout of its own
+        child_id = "01a233ef-7c37-78d1-bef6-%012d" % i
+        meta = json.loads(lines[0])
+        meta["payload"].update(id=child_id, parent_thread_id=parent_id)
+        path = day / ("rollout-2026-12-01T23-27-42-%s.jsonl" % child_id)
+        path.write_text(json.dumps(meta) + "\n" + "".join(lines[1:]))
+        made.append(str(path))
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_OPENS, str(SRC), str(tmp_path), "subagents", "--tree", str(day / SPAWNER.name)],
+        env={"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+    )
+    assert done.stdout.decode().splitlines() == sorted(made)
+    opens = int(done.stderr.decode().split("opens=")[1])
+    assert opens <= 2 * (len(made) + 1)  # a first line per rollout (and the spawner's), not one walk per sub-agent

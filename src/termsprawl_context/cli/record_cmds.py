@@ -213,18 +213,9 @@ def run_parent(args) -> int:
 def _other_subagents(path: str, harness, args) -> int:
     """Another harness's sub-agent transcripts, as its records link them; a named
     refusal when they do not."""
-    found = harness.subagent_paths(path)
+    found = harness.subagent_tree(path) if args.tree else harness.subagent_paths(path)
     if found is None:
         raise _not_recorded("subagents", harness, path)
-    if args.tree:
-        walked, todo = [], list(found)
-        while todo:
-            child = todo.pop(0)
-            if child in walked:
-                continue
-            walked.append(child)
-            todo[0:0] = harness.subagent_paths(child) or []
-        found = walked
     print_list(args.json, found, lambda p: {"path": p, "meta": None, "harness": harness.name}, _path_line)
     return EXIT_OK
 

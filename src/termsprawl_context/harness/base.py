@@ -171,6 +171,22 @@ class Harness(object):
         sorted), or None when its records do not link them (a named refusal, then)."""
         return None
 
+    def subagent_tree(self, path: str) -> "Optional[List[str]]":
+        """Every sub-agent transcript beneath the session at ``path``, depth first (each
+        child's own before the next child), each once; None as ``subagent_paths``."""
+        found = self.subagent_paths(path)
+        if found is None:
+            return None
+        walked, todo, seen = [], list(found), set()
+        while todo:
+            child = todo.pop(0)
+            if child in seen:
+                continue
+            seen.add(child)
+            walked.append(child)
+            todo[0:0] = self.subagent_paths(child) or []
+        return walked
+
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from
         its records, or None when they do not prove one (a named refusal, then)."""

@@ -130,17 +130,27 @@ class CodexHarness(Harness):
     def subagent_paths(self, path):
         """The rollouts whose ``session_meta`` names this thread as their parent, in the
         sessions root the rollout lies in (a child is written beside its parent)."""
-        thread = meta_of(path).get(META_ID) if meta_of(path) else None
-        if not thread or thread != thread_id_of(path):
+        thread = self.stable_id(path)
+        if thread is None:
             return None
-        found = []
-        for candidate in rollouts_under(sessions_root_of(path)):
-            if candidate == path or thread_id_of(candidate) == thread:
+        return _children_index(sessions_root_of(path)).get(thread, [])
+
+    def subagent_tree(self, path):
+        """``subagent_paths`` of the whole tree from one walk of the sessions root (each
+        rollout's first line read once, not once per sub-agent)."""
+        thread = self.stable_id(path)
+        if thread is None:
+            return None
+        index = _children_index(sessions_root_of(path))
+        walked, todo, seen = [], list(index.get(thread, [])), {path}
+        while todo:
+            child = todo.pop(0)
+            if child in seen:
                 continue
-            meta = meta_of(candidate)
-            if meta and as_str(meta.get(META_PARENT_THREAD)) == thread:
-                found.append(candidate)
-        return sorted(found)
+            seen.add(child)
+            walked.append(child)
+            todo[0:0] = index.get(thread_id_of(child), [])
+        return walked
 
     def stable_id(self, path):
         """The thread id: a resumed thread appends to its own rollout, so the file's
@@ -188,6 +198,20 @@ class CodexHarness(Harness):
             "matcher": HOOK_MATCHER,
             "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}],
         }
+
+
+def _children_index(root: str) -> dict:
+    """Per parent thread id, the sub-agent rollouts under ``root`` whose ``session_meta``
+    names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
+    index = {}  # type: dict
+    for candidate in rollouts_under(root):
+        meta = meta_of(candidate)
+        parent = as_str(meta.get(META_PARENT_THREAD)) if meta else ""
+        if parent and parent != thread_id_of(candidate):
+            index.setdefault(parent, []).append(candidate)
+    for children in index.values():
+        children.sort()
+    return index
 
 
 HARNESS = CodexHarness()
