@@ -270,3 +270,75 @@ def test_subagents_tree_reads_the_store_once(tmp_path):
     assert done.stdout.decode().splitlines() == sorted(made)
     opens = int(done.stderr.decode().split("opens=")[1])
     assert opens <= 2 * (len(made) + 1)  # a first line per rollout (and the spawner's), not one walk per sub-agent
+
+
+_ENTRIES_PROBE = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from conftest_rss import peak_rss_mb
+from termsprawl_context.cli import main
+out = os.open(os.devnull, os.O_WRONLY)
+os.dup2(out, 1)
+code = main(sys.argv[2:])
+sys.stderr.write("exit=%d peak=%d\n" % (code, peak_rss_mb()))
+"""
+
+
+def _big_rollout(tmp_path, megabytes):
+    """The real rollout's first line, then turns of 0.169's shape (a prompt, a shell call,
+    its output, an answer) up to ``megabytes``."""
+    from test_codex import PARENT
+
+    path = tmp_path / PARENT.name
+    with open(str(path), "w") as f:
+        f.write(PARENT.read_text().splitlines(True)[0])
+        size, i = 0, 0
+        while size < megabytes << 20:
+            items = [
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "prompt %d" % i}]},
+                {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"ls"}', "call_id": "c%d" % i},
+                {"type": "function_call_output", "call_id": "c%d" % i, "output": "Output:\n" + "line\n" * 200},
+                {
+                    "type": "message",
+                    "id": "m%d" % i,
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": "a"}],
+                },
+            ]
+            for item in items:
+                line = (
+                    json.dumps({"timestamp": "2026-12-01T23:23:33Z", "type": "response_item", "payload": item}) + "\n"
+                )
+                f.write(line)
+                size += len(line)
+            i += 1
+    return path
+
+
+def test_entries_of_a_big_rollout_stay_under_64_mb(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import SRC
+    from conftest_rss import rss_env
+
+    path = _big_rollout(tmp_path, 24)
+    for options in ([], ["--calls", "--json"], ["--since", "m5"]):
+        done = subprocess.run(
+            [sys.executable, "-c", _ENTRIES_PROBE, str(SRC), "entries"] + options + [str(path)],
+            env=dict(rss_env(), HOME=str(tmp_path)),
+            stderr=subprocess.PIPE,
+            timeout=300,
+        )
+        verdict = done.stderr.decode().split()
+        assert verdict[-2] == "exit=0" and int(verdict[-1].split("=")[1]) < 64, (options, verdict)
+
+
+def test_entries_since_a_mark_and_call_outcomes_stream_as_before(tmp_path, run_pyz):
+    path = _big_rollout(tmp_path, 1)
+    since = run_pyz(["entries", "--since", "m3", str(path)], env={"HOME": str(tmp_path)}).stdout.decode().splitlines()
+    assert since[0].split("\t")[3] == "person" and since[3].split("\t")[1] == "m4"  # the turn after the mark's
+    unknown = run_pyz(["entries", "--since", "nope", str(path)], env={"HOME": str(tmp_path)}).stdout
+    assert unknown == run_pyz(["entries", str(path)], env={"HOME": str(tmp_path)}).stdout  # no such mark: everything
+    calls = run_pyz(["entries", "--ran", "--json", str(path)], env={"HOME": str(tmp_path)}).stdout.splitlines()
+    assert calls and all(json.loads(c)["outcome"] == "ran" for c in calls)

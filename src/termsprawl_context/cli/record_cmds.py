@@ -309,15 +309,11 @@ def run_entries(args) -> int:
     calls = args.calls or args.ran
     other = _other_harness(path)
     if other is not None:
-        # Another harness's entries are normalised from the whole file (a fork's from its
-        # parent's too): held in memory, then printed the same way.
-        try:
-            everything = list(other.entries(path))
-        except OSError as exc:
-            raise record.TranscriptOpenError(path, exc) from None
-        # Outcomes are judged over the whole record: a call's answer may follow the mark.
-        outcomes = record.call_outcomes(everything) if calls else {}
-        chosen: Any = record.since(everything, args.since)
+        # Another harness's entries (a fork's parent's too) are read twice, one entry held
+        # at a time: first for the mark's place and every call's outcome (a call's answer
+        # may follow the mark), then for the rows.
+        outcomes, after = _first_pass(_harness_entries(other, path), calls, args.since)
+        chosen: Any = (item for i, item in enumerate(_harness_entries(other, path)) if i > after)
     else:
         outcomes = record.call_outcomes(record.iter_entries(path)) if calls else {}
         chosen = record.iter_since(path, args.since, checked=calls)
@@ -329,6 +325,38 @@ def run_entries(args) -> int:
             _print_entry(out, item, args.json)
     out.close()
     return EXIT_OK
+
+
+def _harness_entries(harness, path: str):
+    from termsprawl_context.transcript import record
+
+    try:
+        for item in harness.entries(path):
+            yield item
+    except OSError as exc:
+        raise record.TranscriptOpenError(path, exc) from None
+
+
+def _first_pass(entries, calls: bool, mark: str) -> tuple:
+    """``(every call's outcome, the index of the mark's entry)``: -1 when there is no mark
+    or it names no entry (``record.since``: then everything is shown)."""
+    from termsprawl_context.transcript import record
+
+    found = [-1]
+
+    def watched():
+        for index, item in enumerate(entries):
+            if mark and found[0] < 0 and item.uuid == mark:
+                found[0] = index
+                if not calls:
+                    return  # the mark's place is all this pass is for
+            yield item
+
+    if calls:
+        return record.call_outcomes(watched()), found[0]
+    for _ in watched() if mark else ():
+        pass
+    return {}, found[0]
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
