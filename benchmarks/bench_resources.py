@@ -272,11 +272,24 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
             ("hand-off", ["--cwd", project, "--self", "me", "--turns", "40"]),
         ):
             measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
+    codex_rows(scratch, measure, quick)
     many = _record_file(scratch / "assemble.jsonl", _short_kinds(sizes["assemble"]))
     measure(
         "peak RSS, assemble-file, %dk entries (%d MB)" % (sizes["assemble"] // 1000, many.stat().st_size // MB),
         ["assemble-file", many],
     )
+
+
+def codex_rows(scratch: Path, measure, quick: bool) -> None:
+    """Peak RSS of ``entries`` on a Codex CLI rollout of the shape bench_codex writes
+    (issue 29 item 3: it held every entry, 335 MB for 23 MB)."""
+    from benchmarks.bench_codex import codex_rollout
+
+    name = "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl"
+    rollout = codex_rollout(scratch / name, (4 if quick else 24) * MB)
+    size = rollout.stat().st_size // MB
+    for label, args in (("entries", ["entries", rollout]), ("entries --calls", ["entries", rollout, "--calls"])):
+        measure("peak RSS, %s, Codex CLI rollout (%d MB)" % (label, size), args)
 
 
 def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> List[Dict]:
