@@ -131,6 +131,8 @@ def test_root_and_belongs_answer_from_the_cli_s_own_records(tmp_path, run_pyz):
     root = json.loads(run_pyz(["root", "--json", str(CHILD)], env=env).stdout)
     assert (root["root"], root["is_subagent"]) == (str(SPAWNER), True)
     assert json.loads(run_pyz(["root", "--json", str(SPAWNER)], env=env).stdout)["is_subagent"] is False
+    assert run_pyz(["parent", str(CHILD)], env=env).stdout.decode() == str(SPAWNER) + "\n"
+    assert run_pyz(["parent", str(SPAWNER)], env=env).returncode == 1  # a main thread has no parent
     own, parent = "01a233ef-7c37-78d1-bef6-95de3480e947", "01a233ef-7ba9-7282-8c7e-283fead20bc5"
     for session in (own, parent):  # its thread, and the session its hook payload names
         assert run_pyz(["belongs", "--session", session, str(CHILD)], env=env).returncode == 0

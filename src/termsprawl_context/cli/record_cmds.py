@@ -198,6 +198,9 @@ def run_parent(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import subagents
 
+    other = _other_harness(args.path)
+    if other is not None:
+        return _other_parent(args.path, other, args)
     parent, why = subagents.find_parent(args.path)
     if not parent:
         raise subagents.NoParent("transcript: parent: " + why)
@@ -207,6 +210,21 @@ def run_parent(args) -> int:
         return {"path": args.path, "parent": parent, "tool_use_id": meta.tool_use_id if meta else ""}
 
     print_one(args.json, data, _path_line(parent))
+    return EXIT_OK
+
+
+def _other_parent(path: str, harness, args) -> int:
+    """Another harness's sub-agent's parent, as its own records name it."""
+    from termsprawl_context.store import subagents
+
+    answer = harness.subagent_parent(path)
+    if answer is None:
+        raise _not_recorded("parent", harness, path)
+    if not answer[0]:
+        raise subagents.NoParent("transcript: parent: %s is not a sub-agent's record" % path)
+    if not answer[1]:
+        raise subagents.NoParent("transcript: parent: the record its %s records name is not on disk" % harness.label)
+    print_one(args.json, {"path": path, "parent": answer[1], "tool_use_id": ""}, _path_line(answer[1]))
     return EXIT_OK
 
 
