@@ -343,7 +343,6 @@ def _resolve_in_stores(name: str, claude: List[SessionFile], others: List[Harnes
         if not newest:
             raise SessionIdNotFound(LATEST)
         _, harness, session_id = max(newest, key=lambda n: n[0])  # a tie: Claude Code's, listed first
-        fits = [Candidate(session_id, "", harness)]
     else:
         candidates = [Candidate(f.session_id, f.path) for f in claude]
         candidates += [Candidate(s.session_id, s.path, s.harness) for s in reversed(others)]
