@@ -26,6 +26,7 @@ __all__ = [
     "not_run_kind",
     "result_texts",
     "tool_calls",
+    "tool_outputs",
     "tool_results",
     "tool_use_ids",
 ]
@@ -37,10 +38,9 @@ class ToolCall(namedtuple("ToolCall", "id name input")):
     __slots__ = ()
 
 
-class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error output", defaults=(None,))):
-    """A ``tool_result`` block of a user entry: the call it answers, its raw content,
-    whether the harness marked it ``is_error``, and the tool's own output where the CLI
-    wrapped it in lines of its own (None where it did not)."""
+class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
+    """A ``tool_result`` block of a user entry: the call it answers, its raw content and
+    whether the harness marked it ``is_error``."""
 
     __slots__ = ()
 
@@ -66,14 +66,16 @@ def tool_results(entry: Entry) -> List[ToolResult]:
     """The tool results a user entry carries, in block order; [] for other entries."""
     blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
     return [
-        ToolResult(
-            _string(block.get("tool_use_id")),
-            block.get("content"),
-            block.get("is_error") is True,
-            block["output"] if isinstance(block.get("output"), str) else None,
-        )
+        ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
         for block in blocks
     ]
+
+
+def tool_outputs(entry: Entry) -> "List[Optional[str]]":
+    """Per tool result of ``tool_results(entry)``, the tool's own output where the CLI
+    wrapped it in lines of its own (the block's ``output``), else None."""
+    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    return [block["output"] if isinstance(block.get("output"), str) else None for block in blocks]
 
 
 def result_texts(content: Any) -> List[str]:
