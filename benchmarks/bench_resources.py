@@ -275,6 +275,7 @@ def streaming_rows(scratch: Path, measure, quick: bool) -> None:
         ):
             measure("peak RSS, %s, %s (%d MB)" % (label, name, path.stat().st_size // MB), args)
     assemble_rows(scratch, measure, quick)
+    codex_rows(scratch, measure, quick)
 
 
 def assemble_rows(scratch: Path, measure, quick: bool) -> None:
@@ -309,6 +310,18 @@ def _odd_uuid_file(path: Path, n: int) -> Path:
         for low in range(0, n, 10000):
             f.write(b"".join(odd_uuid_line(i) for i in range(low, min(n, low + 10000))))
     return path
+
+
+def codex_rows(scratch: Path, measure, quick: bool) -> None:
+    """Peak RSS of ``entries`` on a Codex CLI rollout of the shape bench_codex writes
+    (issue 29 item 3: it held every entry, 335 MB for 23 MB)."""
+    from benchmarks.bench_codex import codex_rollout
+
+    name = "rollout-2026-12-01T23-23-33-01a233eb-aec3-7ca3-ad52-6d382ed8cbfe.jsonl"
+    rollout = codex_rollout(scratch / name, (4 if quick else 24) * MB)
+    size = rollout.stat().st_size // MB
+    for label, args in (("entries", ["entries", rollout]), ("entries --calls", ["entries", rollout, "--calls"])):
+        measure("peak RSS, %s, Codex CLI rollout (%d MB)" % (label, size), args)
 
 
 def run(scratch: Path, quick: bool, artifact: Path = None, only: str = "") -> List[Dict]:

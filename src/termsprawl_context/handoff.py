@@ -134,10 +134,10 @@ def tool_call_summary(call: records.ToolCall) -> str:
     return _clip(_one_line(("%s %s" % (call.name or "?", detail)).strip()))
 
 
-def tool_result_summary(result: records.ToolResult) -> str:
-    """``error: `` when the harness says so, the first non-blank line of the output,
-    and how many lines it had."""
-    bodies = records.result_texts(result.content)
+def tool_result_summary(result: records.ToolResult, output: "Optional[str]" = None) -> str:
+    """``error: `` when the harness says so, the first non-blank line of the output (the
+    tool's own ``output``, past any wrapper the CLI put round it), and how many lines it had."""
+    bodies = [output] if output is not None else records.result_texts(result.content)
     lines = "\n".join(bodies).split("\n") if bodies else []
     first = next((line for line in lines if line.strip()), "")
     text = _one_line(first) or "(no output)"
@@ -177,7 +177,10 @@ def entry_turns(
         if tools:
             found.extend((ROLE_TOOL_CALL, tool_call_summary(call)) for call in records.tool_calls(entry))
     if tools and who in (records.PERSON, records.TOOL_RESULT):
-        found.extend((ROLE_TOOL_RESULT, tool_result_summary(res)) for res in records.tool_results(entry))
+        outputs = records.tool_outputs(entry)
+        found.extend(
+            (ROLE_TOOL_RESULT, tool_result_summary(res, out)) for res, out in zip(records.tool_results(entry), outputs)
+        )
     return [
         HandoffTurn(role, text, entry.timestamp, entry.uuid, entry.line, entry.offset, False, len(text))
         for role, text in found

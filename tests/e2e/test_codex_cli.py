@@ -179,6 +179,8 @@ def test_codex_node_is_recorded_and_reads_its_claude_peer_and_is_read(sandbox, p
     shown = run_pyz(pyz, ["show", rollout, "--all"], sandbox.project, env=sandbox.env())
     text = shown.stdout.decode()
     assert "exec_command" in text and not any(mark in text for mark in HARNESS_MARKS)
+    # The result is summarised by the command's own first line, not Codex's `Chunk ID: ...` header.
+    assert "Chunk ID" not in text and "```text\n# linked context from cc (cc) (" in text
 
 
 def test_resume_fork_subagent_and_compaction(sandbox, pyz):

@@ -185,7 +185,8 @@ def run_root(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import subagents
 
-    root = subagents.session_root_of(args.path)
+    other = _other_harness(args.path)
+    root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
     if not root:
         raise subagents.OrphanRecord(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, _path_line(root))
@@ -197,6 +198,9 @@ def run_parent(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import subagents
 
+    other = _other_harness(args.path)
+    if other is not None:
+        return _other_parent(args.path, other, args)
     parent, why = subagents.find_parent(args.path)
     if not parent:
         raise subagents.NoParent("transcript: parent: " + why)
@@ -209,21 +213,27 @@ def run_parent(args) -> int:
     return EXIT_OK
 
 
+def _other_parent(path: str, harness, args) -> int:
+    """Another harness's sub-agent's parent, as its own records name it."""
+    from termsprawl_context.store import subagents
+
+    answer = harness.subagent_parent(path)
+    if answer is None:
+        raise _not_recorded("parent", harness, path)
+    if not answer[0]:
+        raise subagents.NoParent("transcript: parent: %s is not a sub-agent's record" % path)
+    if not answer[1]:
+        raise subagents.NoParent("transcript: parent: the record its %s records name is not on disk" % harness.label)
+    print_one(args.json, {"path": path, "parent": answer[1], "tool_use_id": ""}, _path_line(answer[1]))
+    return EXIT_OK
+
+
 def _other_subagents(path: str, harness, args) -> int:
     """Another harness's sub-agent transcripts, as its records link them; a named
     refusal when they do not."""
-    found = harness.subagent_paths(path)
+    found = harness.subagent_tree(path) if args.tree else harness.subagent_paths(path)
     if found is None:
         raise _not_recorded("subagents", harness, path)
-    if args.tree:
-        walked, todo = [], list(found)
-        while todo:
-            child = todo.pop(0)
-            if child in walked:
-                continue
-            walked.append(child)
-            todo[0:0] = harness.subagent_paths(child) or []
-        found = walked
     print_list(args.json, found, lambda p: {"path": p, "meta": None, "harness": harness.name}, _path_line)
     return EXIT_OK
 
@@ -277,14 +287,21 @@ def run_belongs(args) -> int:
     _readable(args.path)
     from termsprawl_context.store import identity
 
+    other = _other_harness(args.path)
     if args.session is not None:
         if not args.session:
             raise UsageError("belongs: --session must not be empty")
-        identity.check_belongs_to_session(args.path, args.session)
+        if other is not None:
+            identity.check_harness_belongs_to_session(other, args.path, args.session)
+        else:
+            identity.check_belongs_to_session(args.path, args.session)
     else:
         if not args.tree:
             raise UsageError("belongs: --tree must not be empty")
-        identity.check_belongs_to_tree(args.path, args.tree)
+        if other is not None:
+            identity.check_harness_belongs_to_tree(other, args.path, args.tree)
+        else:
+            identity.check_belongs_to_tree(args.path, args.tree)
     return EXIT_OK
 
 
@@ -310,15 +327,11 @@ def run_entries(args) -> int:
     calls = args.calls or args.ran
     other = _other_harness(path)
     if other is not None:
-        # Another harness's entries are normalised from the whole file (a fork's from its
-        # parent's too): held in memory, then printed the same way.
-        try:
-            everything = list(other.entries(path))
-        except OSError as exc:
-            raise record.TranscriptOpenError(path, exc) from None
-        # Outcomes are judged over the whole record: a call's answer may follow the mark.
-        outcomes = record.call_outcomes(everything) if calls else {}
-        chosen: Any = record.since(everything, args.since)
+        # Another harness's entries (a fork's parent's too) are read twice, one entry held
+        # at a time: first for the mark's place and every call's outcome (a call's answer
+        # may follow the mark), then for the rows.
+        outcomes, after = _first_pass(_harness_entries(other, path), calls, args.since)
+        chosen: Any = (item for i, item in enumerate(_harness_entries(other, path)) if i > after)
     else:
         outcomes = record.call_outcomes(record.iter_entries(path)) if calls else {}
         chosen = record.iter_since(path, args.since, checked=calls)
@@ -330,6 +343,38 @@ def run_entries(args) -> int:
             _print_entry(out, item, args.json)
     out.close()
     return EXIT_OK
+
+
+def _harness_entries(harness, path: str):
+    from termsprawl_context.transcript import record
+
+    try:
+        for item in harness.entries(path):
+            yield item
+    except OSError as exc:
+        raise record.TranscriptOpenError(path, exc) from None
+
+
+def _first_pass(entries, calls: bool, mark: str) -> tuple:
+    """``(every call's outcome, the index of the mark's entry)``: -1 when there is no mark
+    or it names no entry (``record.since``: then everything is shown)."""
+    from termsprawl_context.transcript import record
+
+    found = [-1]
+
+    def watched():
+        for index, item in enumerate(entries):
+            if mark and found[0] < 0 and item.uuid == mark:
+                found[0] = index
+                if not calls:
+                    return  # the mark's place is all this pass is for
+            yield item
+
+    if calls:
+        return record.call_outcomes(watched()), found[0]
+    for _ in watched() if mark else ():
+        pass
+    return {}, found[0]
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:

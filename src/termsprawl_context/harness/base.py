@@ -19,7 +19,8 @@ every reader built on it work unchanged for every harness:
   keeps its own kind and prints nowhere.
 - ``content``: a list of blocks ``{"type": "text", "text"}``, ``{"type": "thinking",
   "thinking"}``, ``{"type": "tool_use", "id", "name", "input"}`` and ``{"type":
-  "tool_result", "tool_use_id", "content", "is_error"}``.
+  "tool_result", "tool_use_id", "content", "is_error"}`` (with ``"output"``, the tool's own
+  output, where the CLI wrapped it in lines of its own: a chunk header, a tag).
 - Flags, for text that reached the model but was not typed by the person:
   ``is_meta`` (harness context: instruction files, environment blocks, a hook's
   context, sub-agent notifications), ``is_compact_summary`` (the text that continues a
@@ -173,9 +174,42 @@ class Harness(object):
         sorted), or None when its records do not link them (a named refusal, then)."""
         return None
 
+    def subagent_tree(self, path: str) -> "Optional[List[str]]":
+        """Every sub-agent transcript beneath the session at ``path``, depth first (each
+        child's own before the next child), each once; None as ``subagent_paths``."""
+        found = self.subagent_paths(path)
+        if found is None:
+            return None
+        walked, todo, seen = [], list(found), set()
+        while todo:
+            child = todo.pop(0)
+            if child in seen:
+                continue
+            seen.add(child)
+            walked.append(child)
+            todo[0:0] = self.subagent_paths(child) or []
+        return walked
+
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from
         its records, or None when they do not prove one (a named refusal, then)."""
+        return None
+
+    def subagent_parent(self, path: str) -> "Optional[tuple]":
+        """``(is a sub-agent, the transcript of the session that started it)`` from the
+        transcript's own records: ``(False, "")`` for a main session, ``(True, "")`` for a
+        sub-agent whose parent is not on disk; None when its records do not say (a named
+        refusal, then)."""
+        return None
+
+    def session_ids(self, path: str) -> "Optional[List[str]]":
+        """The session ids the transcript's own records say it belongs to (its own first),
+        or None when they name none (a named refusal, then)."""
+        return None
+
+    def work_dirs(self, path: str) -> "Optional[List[str]]":
+        """The working directories the transcript's own records say it was written in (as
+        written), or None when they name none (a named refusal, then)."""
         return None
 
     def supports(self, question: str) -> bool:

@@ -36,6 +36,8 @@ __all__ = [
     "carries_session",
     "check_belongs_to_session",
     "check_belongs_to_tree",
+    "check_harness_belongs_to_session",
+    "check_harness_belongs_to_tree",
     "current_session_path",
     "session_evidence",
     "start_cwd",
@@ -235,6 +237,35 @@ def start_cwd(path: str) -> str:
         if entry is not None and entry.cwd:
             return entry.cwd
     return ""
+
+
+# --- another harness's transcript: its own records, or a refusal ------------------------------
+
+
+def _recorded(found: "Optional[list]", question: str, harness, path: str) -> list:
+    if not found:
+        from termsprawl_context.store.harness_store import NotRecorded
+
+        raise NotRecorded(question, harness.label, path)
+    return found
+
+
+def check_harness_belongs_to_session(harness, path: str, session_id: str) -> None:
+    """The belongs-to check for another harness's transcript, from the session ids its own
+    records name (``Harness.session_ids``): WrongSession when none is ``session_id``,
+    NotRecorded when they name none (no other harness's rules stand in)."""
+    ids = _recorded(harness.session_ids(path), "belongs", harness, path)
+    if session_id not in ids:
+        raise WrongSession(path, ids[0], session_id)
+
+
+def check_harness_belongs_to_tree(harness, path: str, cwd: str) -> None:
+    """The tree check for another harness's transcript, from the directories its own
+    records name (``Harness.work_dirs``), compared resolved as ``belongs_to_tree`` does."""
+    dirs = _recorded(harness.work_dirs(path), "belongs", harness, path)
+    want = cc.resolve_work_dir(cwd)
+    if not any(within(cc.resolve_work_dir(d), want) for d in dirs):
+        raise WrongTree(path, dirs[0], cwd)
 
 
 # --- the running session's own record ---------------------------------------------------------

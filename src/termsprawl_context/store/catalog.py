@@ -10,7 +10,8 @@ prefix of one, a path to its transcript, or ``latest``; only names and ``stat`` 
 alone (issue 14). One id held by several files (a backup folder such as
 ``projects.bak-...``, a resumed copy) is one session: Claude Code's copies are ranked as
 ``locate`` ranks holders (the latest descendant), another harness's by mtime.
-Claude Code's store answers first; the others are asked when it has no such session.
+Every store is asked alike: ``latest`` is the newest session of any, and a prefix that fits
+sessions of two stores is ambiguous.
 """
 
 import operator
@@ -318,34 +319,42 @@ def latest_descendant(session_id: str, paths: List[str], err: Optional[TextIO] =
     return [path for _, path in ranked]
 
 
-def _resolve_claude(name: str, root: str, stderr: Optional[TextIO]) -> Resolved:
+def _claude_files(name: str, root: str, stderr: Optional[TextIO]) -> List[SessionFile]:
+    """Claude Code's session files ``name`` may mean (every one for ``latest``), newest first."""
     skipped: List[str] = []
+    files = session_files(root, None, "" if name == LATEST else name, skipped)
+    report_skipped(skipped, "search", stderr)
+    return files
+
+
+def _resolved(session_id: str, harness: str, paths: List[str], stderr: Optional[TextIO]) -> Resolved:
+    """The chosen copy of one session: Claude Code's ranked as ``locate`` ranks holders,
+    another harness's newest first (``paths`` is in that order already)."""
+    ranked = latest_descendant(session_id, paths, stderr) if harness == CLAUDE_CODE else paths
+    return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
+
+
+def _resolve_in_stores(name: str, claude: List[SessionFile], others: List[HarnessSession], stderr) -> Resolved:
+    """``name`` over every store alike: ``latest`` is the newest file of any store, an id
+    or prefix is refused as ambiguous when it fits sessions of different stores."""
     if name == LATEST:
-        files = session_files(root, skipped=skipped)
-        report_skipped(skipped, "search", stderr)
-        if not files:
+        newest = [(f.mtime, CLAUDE_CODE, f.session_id) for f in claude[:1]]
+        newest += [(s.mtime, s.harness, s.session_id) for s in others[-1:]]
+        if not newest:
             raise SessionIdNotFound(LATEST)
-        session_id = files[0].session_id  # the newest file names the session; its copies rank as an id's
-        paths = [f.path for f in files if f.session_id == session_id]
+        _, harness, session_id = max(newest, key=lambda n: n[0])  # a tie: Claude Code's, listed first
     else:
-        candidates = [Candidate(f.session_id, f.path) for f in session_files(root, None, name, skipped)]
-        report_skipped(skipped, "search", stderr)
+        candidates = [Candidate(f.session_id, f.path) for f in claude]
+        candidates += [Candidate(s.session_id, s.path, s.harness) for s in reversed(others)]
         fits = _one_id(name, candidates)
-        session_id, paths = fits[0].session_id, [c.path for c in fits]
-    ranked = latest_descendant(session_id, paths, stderr)
-    return Resolved(session_id, ranked[0], CLAUDE_CODE, tuple(ranked[1:]))
-
-
-def _resolve_other(name: str, others: Sequence[object], environ=None) -> Resolved:
-    sessions = other_sessions(others, environ)
-    if name == LATEST:
-        if not sessions:
-            raise SessionIdNotFound(LATEST)
-        session_id = sessions[-1].session_id
+        if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
+            raise AmbiguousSession(name, fits)
+        session_id, harness = fits[0].session_id, fits[0].harness
+    if harness == CLAUDE_CODE:
+        paths = [f.path for f in claude if f.session_id == session_id]
     else:
-        session_id = _one_id(name, [Candidate(s.session_id, s.path, s.harness) for s in sessions])[0].session_id
-    copies = [s for s in reversed(sessions) if s.session_id == session_id]  # newest first
-    return Resolved(session_id, copies[0].path, copies[0].harness, tuple(s.path for s in copies[1:]))
+        paths = [s.path for s in reversed(others) if s.session_id == session_id and s.harness == harness]
+    return _resolved(session_id, harness, paths, stderr)
 
 
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
@@ -390,21 +399,17 @@ def resolve(
 
     ``projects_dir`` is Claude Code's store (``project``: only the sessions run there),
     read unless ``harness`` names another harness; ``others`` are the other harnesses
-    whose stores are asked when Claude Code's has no such session (the CLI checks the
-    store it names first: ``cli/store_options.claude_store``). Refusals (the CLI refuses
+    whose stores are asked alike (the CLI checks the store it names first:
+    ``cli/store_options.claude_store``). Refusals (the CLI refuses
     an empty name first, exit 2; here it is the prefix of every id): ``SessionIdNotFound``,
     or ``NotFound`` for a path that is not a regular file (exit 1); ``AmbiguousSession``
     (exit 1) for a prefix of several ids, decided from the names before any file is
-    read. Unlistable directories are named once on ``stderr``."""
+    read, also when the ids are of different stores. Unlistable directories are named
+    once on ``stderr``."""
     if is_path(name):
         return _resolve_file(name, harness)
-    if reads_claude(harness):
-        try:
-            return _resolve_claude(name, store_root(projects_dir, project), stderr)
-        except NotFound:
-            if not others:
-                raise
-    return _resolve_other(name, others)
+    claude = _claude_files(name, store_root(projects_dir, project), stderr) if reads_claude(harness) else []
+    return _resolve_in_stores(name, claude, other_sessions(others) if others else [], stderr)
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:

@@ -44,6 +44,7 @@ __all__ = [
     "read_agent_meta",
     "session_dir_of",
     "session_dir_of_subagent",
+    "harness_root_of",
     "session_root_of",
     "subagent_transcript_path",
     "subagent_tree",
@@ -279,6 +280,26 @@ def session_root_of(path: str) -> str:
             return ""
         current = above
     return current
+
+
+def harness_root_of(harness, path: str) -> str:
+    """``session_root_of`` for another harness's transcript, climbed through the parents its
+    own records name (``Harness.subagent_parent``); "" for an orphan or a loop, NotRecorded
+    when its records do not say."""
+    current, seen = path, set()
+    while True:
+        answer = harness.subagent_parent(current)
+        if answer is None:
+            from termsprawl_context.store.harness_store import NotRecorded
+
+            raise NotRecorded("root", harness.label, current)
+        is_subagent, parent = answer
+        if not is_subagent:
+            return current
+        seen.add(os.path.realpath(current))
+        if not parent or os.path.realpath(parent) in seen:
+            return ""
+        current = parent
 
 
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:

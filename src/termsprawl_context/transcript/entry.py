@@ -50,7 +50,7 @@ __all__ += ["content_texts", "not_the_person", "text_kind", "typed_texts"]  # sp
 __all__ += ["command_as_typed", "is_local_command", "is_local_command_output", "output_parent"]  # slash_commands
 __all__ += ["slash_command", "task_notification_line"]  # slash_commands
 __all__ += ["ToolCall", "ToolResult", "assistant_text", "is_hook_refusal", "not_run_kind"]  # tool_blocks
-__all__ += ["result_texts", "tool_calls", "tool_results", "tool_use_ids"]  # tool_blocks
+__all__ += ["result_texts", "tool_calls", "tool_outputs", "tool_results", "tool_use_ids"]  # tool_blocks
 
 
 # (One literal, so type checkers see the fields.)

@@ -26,6 +26,7 @@ __all__ = [
     "not_run_kind",
     "result_texts",
     "tool_calls",
+    "tool_outputs",
     "tool_results",
     "tool_use_ids",
 ]
@@ -68,6 +69,13 @@ def tool_results(entry: Entry) -> List[ToolResult]:
         ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
         for block in blocks
     ]
+
+
+def tool_outputs(entry: Entry) -> "List[Optional[str]]":
+    """Per tool result of ``tool_results(entry)``, the tool's own output where the CLI
+    wrapped it in lines of its own (the block's ``output``), else None."""
+    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    return [block["output"] if isinstance(block.get("output"), str) else None for block in blocks]
 
 
 def result_texts(content: Any) -> List[str]:

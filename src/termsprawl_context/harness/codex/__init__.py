@@ -11,7 +11,8 @@ How records become entries (``harness/base.py`` has the shape):
 
 - ``message`` role ``user``: each ``input_text`` block is the person's, or harness
   context when it opens with one of ``CONTEXT_PREFIXES`` (instruction files, the
-  environment block, sub-agent notifications) or is marked as a hook's text; the
+  environment block, sub-agent notifications), is framed as one of ``CONTEXT_FRAMES`` (a
+  ``!cmd`` and its output, a skill's body, ...) or is marked as a hook's text; the
   person's blocks and the harness's become two entries (the harness's ``is_meta``), the
   compaction bridge one ``is_compact_summary``.
 - role ``developer``: permissions, skills, a SessionStart hook's context: ``is_meta``.
@@ -50,12 +51,15 @@ from termsprawl_context.harness.codex.facts import (
     INSTRUCTION_FILE,
     KIND_SESSION_META,
     META_CLI_VERSION,
+    META_CWD,
     META_ID,
     META_ORIGINATOR,
     META_PARENT_THREAD,
+    META_SESSION_ID,
     NAME,
     SESSIONS_SUBDIR,
     TRANSCRIPT_SUFFIX,
+    find_rollout,
     sessions_root_of,
     home_dir,
     rollouts_under,
@@ -66,7 +70,9 @@ from termsprawl_context.harness.codex.records import (  # noqa: F401
     as_str,
     announces_answers,
     context_kind,
+    is_subagent_meta,
     meta_of,
+    parent_thread_of,
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
@@ -124,17 +130,27 @@ class CodexHarness(Harness):
     def subagent_paths(self, path):
         """The rollouts whose ``session_meta`` names this thread as their parent, in the
         sessions root the rollout lies in (a child is written beside its parent)."""
-        thread = meta_of(path).get(META_ID) if meta_of(path) else None
-        if not thread or thread != thread_id_of(path):
+        thread = self.stable_id(path)
+        if thread is None:
             return None
-        found = []
-        for candidate in rollouts_under(sessions_root_of(path)):
-            if candidate == path or thread_id_of(candidate) == thread:
+        return _children_index(sessions_root_of(path)).get(thread, [])
+
+    def subagent_tree(self, path):
+        """``subagent_paths`` of the whole tree from one walk of the sessions root (each
+        rollout's first line read once, not once per sub-agent)."""
+        thread = self.stable_id(path)
+        if thread is None:
+            return None
+        index = _children_index(sessions_root_of(path))
+        walked, todo, seen = [], list(index.get(thread, [])), {path}
+        while todo:
+            child = todo.pop(0)
+            if child in seen:
                 continue
-            meta = meta_of(candidate)
-            if meta and as_str(meta.get(META_PARENT_THREAD)) == thread:
-                found.append(candidate)
-        return sorted(found)
+            seen.add(child)
+            walked.append(child)
+            todo[0:0] = index.get(thread_id_of(child), [])
+        return walked
 
     def stable_id(self, path):
         """The thread id: a resumed thread appends to its own rollout, so the file's
@@ -142,6 +158,34 @@ class CodexHarness(Harness):
         meta = meta_of(path)
         thread = as_str(meta.get(META_ID)) if meta else ""
         return thread if thread and thread == thread_id_of(path) else None
+
+    def subagent_parent(self, path):
+        """A sub-agent thread's ``session_meta`` names its parent thread (0.169); the
+        parent's rollout is looked for in the roots the child lies in, then the store."""
+        meta = meta_of(path)
+        if not meta or self.stable_id(path) is None:
+            return None
+        if not is_subagent_meta(meta):
+            return False, ""
+        parent = parent_thread_of(meta)
+        roots = [sessions_root_of(path)] + [r for r in self.store_roots() if r != sessions_root_of(path)]
+        found = find_rollout(parent, roots) if parent and parent != thread_id_of(path) else ""
+        return True, found
+
+    def session_ids(self, path):
+        """The thread id, then the session a sub-agent thread runs in (its hook payload's
+        ``session_id``, the parent's), as ``session_meta`` names them."""
+        meta = meta_of(path)
+        thread = self.stable_id(path)
+        if not meta or thread is None:
+            return None
+        session = as_str(meta.get(META_SESSION_ID))
+        return [thread] + ([session] if session and session != thread else [])
+
+    def work_dirs(self, path):
+        """``session_meta``'s ``cwd`` (a resume keeps its thread's directory)."""
+        cwd = as_str(meta_of(path).get(META_CWD))
+        return [cwd] if cwd else None
 
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the
@@ -154,6 +198,20 @@ class CodexHarness(Harness):
             "matcher": HOOK_MATCHER,
             "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}],
         }
+
+
+def _children_index(root: str) -> dict:
+    """Per parent thread id, the sub-agent rollouts under ``root`` whose ``session_meta``
+    names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
+    index = {}  # type: dict
+    for candidate in rollouts_under(root):
+        meta = meta_of(candidate)
+        parent = as_str(meta.get(META_PARENT_THREAD)) if meta else ""
+        if parent and parent != thread_id_of(candidate):
+            index.setdefault(parent, []).append(candidate)
+    for children in index.values():
+        children.sort()
+    return index
 
 
 HARNESS = CodexHarness()

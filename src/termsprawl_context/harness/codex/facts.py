@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 __all__ = [
     "ARCHIVED_SUBDIR",
     "COMPACTION_PREFIX",
+    "CONTEXT_FRAMES",
     "CONTEXT_PREFIXES",
     "EVENT_AGENT_MESSAGE",
     "EVENT_ITEM_COMPLETED",
@@ -48,9 +49,12 @@ __all__ = [
     "META_ID",
     "META_ORIGINATOR",
     "META_PARENT_THREAD",
+    "META_SESSION_ID",
     "META_SOURCE",
     "META_THREAD_SOURCE",
     "NAME",
+    "OUTPUT_HEADER_STARTS",
+    "OUTPUT_MARK",
     "PASSTHROUGH",
     "PERSON_KIND",
     "PROJECT_CONFIG_DIR",
@@ -133,6 +137,7 @@ META_FORKED_FROM = "forked_from_id"
 META_HISTORY_BASE = "history_base"  # {thread_id, end_ordinal_exclusive, end_byte_offset}
 META_END_BYTE_OFFSET = "end_byte_offset"
 META_PARENT_THREAD = "parent_thread_id"
+META_SESSION_ID = "session_id"  # 0.169, a sub-agent's: the session (its parent thread) it runs in
 META_THREAD_SOURCE = "thread_source"
 THREAD_SOURCE_SUBAGENT = "subagent"
 META_SOURCE = "source"  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
@@ -156,8 +161,30 @@ CONTEXT_PREFIXES = (
     "<user_instructions>",
     "<turn_aborted>",  # 0.169, after an interrupted turn
 )
+# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/
+# contextual_user_message.rs), each the text's start and end as Codex matches them (trimmed,
+# ASCII case ignored): a `!cmd` the person ran with its output, a skill file's body, a hook's
+# prompt, extension, goal and internal context, and the warnings older releases wrote.
+CONTEXT_FRAMES = (
+    ("<user_shell_command>", "</user_shell_command>"),
+    ("<skill>", "</skill>"),
+    ("<hook_prompt", "</hook_prompt>"),
+    ("<extension_context>", "</extension_context>"),
+    ("<goal_context>", "</goal_context>"),
+    ("<codex_internal_context", "</codex_internal_context>"),
+    ("Warning: apply_patch was requested via ", "Use the apply_patch tool instead of exec_command."),
+    ("Warning: The maximum number of unified exec processes you can keep open is", ""),
+    ("Warning: Your account was flagged for potentially high-risk cyber activity", ""),
+    ("Here is a list of plugins that are available but not installed.", ""),
+)
 # The bridge a compaction leaves: the summary, presented as another model's.
 COMPACTION_PREFIX = "Another language model started to solve this problem"
+
+# 0.169's exec_command output opens with its own header lines, then a line `Output:` and the
+# command's output (`Chunk ID: ...`, `Wall time: ...`, `Process exited with code N`, ...);
+# earlier unified exec wrote `Exit code: N` / `Wall time: ...` first.
+OUTPUT_HEADER_STARTS = ("Chunk ID: ", "Exit code: ", "Wall time: ")
+OUTPUT_MARK = "Output:\n"
 
 # Forks of forks are read parent first; a chain longer than this (or a loop) stops.
 MAX_FORK_DEPTH = 16

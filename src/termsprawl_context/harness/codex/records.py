@@ -20,9 +20,11 @@ __all__ = [
     "classed",
     "compaction_entry",
     "context_kind",
+    "is_subagent_meta",
     "is_text_answer",
     "item_entries",
     "meta_of",
+    "parent_thread_of",
     "rollout_line",
     "thread_of",
 ]
@@ -80,9 +82,18 @@ def context_kind(text: str, marked: str = "") -> str:
         return "compaction"
     if marked:
         return "" if marked == facts.PERSON_KIND else "context"
-    if head.startswith(facts.CONTEXT_PREFIXES):
+    if head.startswith(facts.CONTEXT_PREFIXES) or _framed(text.strip()):
         return "context"
     return ""
+
+
+def _framed(text: str) -> bool:
+    """Whether a text opens and closes as one of Codex's other contextual fragments."""
+    folded = text.lower()
+    for start, end in facts.CONTEXT_FRAMES:
+        if folded.startswith(start.lower()) and folded.endswith(end.lower()):
+            return True
+    return False
 
 
 def _tool_input(arguments):
@@ -111,6 +122,15 @@ def _tool_output(output):
     if isinstance(output, dict):
         return as_str(output.get("content") or output.get("output")), output.get("success") is False
     return "", False
+
+
+def _unwrapped(text: str) -> "Optional[str]":
+    """The command's own output past the header lines Codex put before it, or None when
+    the text does not open with them."""
+    if not text.startswith(facts.OUTPUT_HEADER_STARTS):
+        return None
+    at = text.find("\n" + facts.OUTPUT_MARK)
+    return text[at + 1 + len(facts.OUTPUT_MARK) :] if at >= 0 else None
 
 
 class Thread(object):
@@ -221,17 +241,31 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
             "content": text,
             "is_error": is_error,
         }
+        output = _unwrapped(text)
+        if output is not None:
+            block["output"] = output
         return [new_entry("user", [block], *args, uuid=uuid)]
     return []
 
 
-def _is_subagent(payload: dict) -> bool:
+def is_subagent_meta(payload: dict) -> bool:
+    """Whether a ``session_meta`` payload is a sub-agent thread's."""
     if payload.get(facts.META_THREAD_SOURCE) == facts.THREAD_SOURCE_SUBAGENT:
         return True
     if as_str(payload.get(facts.META_PARENT_THREAD)):
         return True
     source = payload.get(facts.META_SOURCE)
     return isinstance(source, dict) and "subagent" in source
+
+
+def parent_thread_of(payload: dict) -> str:
+    """The parent thread a sub-agent's ``session_meta`` names: ``parent_thread_id``, else
+    ``source.subagent.thread_spawn.parent_thread_id`` ("" when neither)."""
+    found = as_str(payload.get(facts.META_PARENT_THREAD))
+    source = payload.get(facts.META_SOURCE)
+    spawn = source.get("subagent") if isinstance(source, dict) else None
+    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+    return found or (as_str(spawn.get(facts.META_PARENT_THREAD)) if isinstance(spawn, dict) else "")
 
 
 def is_text_answer(entry) -> bool:
@@ -281,7 +315,7 @@ def announces_answers(path: str) -> bool:
 def thread_of(path: str, meta: dict) -> Thread:
     thread = Thread(as_str(meta.get(facts.META_ID)) or facts.thread_id_of(path))
     thread.cwd = as_str(meta.get(facts.META_CWD))
-    if meta and _is_subagent(meta):
+    if meta and is_subagent_meta(meta):
         thread.sidechain, thread.agent_id = True, thread.session_id
     return thread
 

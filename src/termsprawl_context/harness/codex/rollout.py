@@ -156,18 +156,50 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
     return given, held
 
 
-def _inherited(path: str, payload: dict, base, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
-    """A fork's parent history: the parent's rollout up to ``end_byte_offset``; nothing when
-    ``base`` (``session_meta.history_base``) is absent or the chain is ``facts.MAX_FORK_DEPTH`` deep."""
-    if not isinstance(base, dict) or depth >= facts.MAX_FORK_DEPTH:
-        return
+def _parent_of(path: str, payload: dict, roots) -> tuple:
+    """``(the parent's rollout, the fork point)`` a ``session_meta`` payload's
+    ``history_base`` names, the point clamped to the parent's size (so both reading
+    directions read the same bytes of a parent shorter than it says); ``("", 0)`` when none."""
+    base = payload.get(facts.META_HISTORY_BASE)
+    if not isinstance(base, dict):
+        return "", 0
     end = base.get(facts.META_END_BYTE_OFFSET)
     parent_id = records.as_str(base.get("thread_id")) or records.as_str(payload.get(facts.META_FORKED_FROM))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
-        return
+        return "", 0
     search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]
     parent = facts.find_rollout(parent_id, list(dict.fromkeys(search)))
-    if not parent or os.path.abspath(parent) == os.path.abspath(path):
+    try:
+        return (parent, min(end, os.path.getsize(parent))) if parent else ("", 0)
+    except OSError:
+        return "", 0
+
+
+def _chain_loops(path: str, payload: dict, roots) -> bool:
+    """Whether the fork chain from ``path`` comes back to a rollout already in it (two
+    rollouts naming each other, or one itself): then no parent history is inherited."""
+    seen = {os.path.realpath(path)}
+    current, meta = path, payload
+    for _ in range(facts.MAX_FORK_DEPTH):
+        parent, _ = _parent_of(current, meta, roots)
+        if not parent:
+            return False
+        real = os.path.realpath(parent)
+        if real in seen:
+            return True
+        seen.add(real)
+        current, meta = parent, records.meta_of(parent)
+    return False
+
+
+def _inherited(path: str, payload: dict, base, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
+    """A fork's parent history: the parent's rollout up to ``end_byte_offset``; nothing when
+    ``base`` (``session_meta.history_base``) is absent, the chain loops (checked once, from
+    the rollout asked for) or is ``facts.MAX_FORK_DEPTH`` deep: the fork's own lines still read."""
+    if not isinstance(base, dict) or depth >= facts.MAX_FORK_DEPTH:
+        return
+    parent, end = _parent_of(path, payload, roots)
+    if not parent or end <= 0 or (depth == 0 and _chain_loops(path, payload, roots)):
         return
     try:
         read = rollout_entries_reverse if reverse else rollout_entries

@@ -56,6 +56,7 @@ from termsprawl_context.harness.gemini.facts import (
     SETTINGS_FILE,
     TRANSCRIPT_SUFFIX,
     chat_files,
+    project_root_of,
     store_root,
     subagent_dir,
 )
@@ -164,6 +165,50 @@ class GeminiHarness(Harness):
             return chat.session_id
         if name.startswith(SESSION_FILE_PREFIX) and name.endswith("-" + chat.session_id[:8] + TRANSCRIPT_SUFFIX):
             return chat.session_id
+        return None
+
+    def subagent_parent(self, path):
+        """A sub-agent's chat (header ``kind: subagent``) lies in ``chats/<parent id>/``;
+        its parent is the main chat in ``chats/`` whose header names that id."""
+        chat = header_of(path) if not is_legacy(path) else None
+        if chat is None:
+            return None
+        folder = os.path.dirname(os.path.abspath(path))
+        if chat.kind != KIND_SUBAGENT and os.path.basename(folder) == CHATS_SUBDIR:
+            return False, ""
+        chats, parent_id = os.path.split(folder)
+        if os.path.basename(chats) != CHATS_SUBDIR:
+            return True, ""
+        try:
+            names = sorted(os.listdir(chats))
+        except OSError:
+            names = []
+        for name in names:
+            candidate = os.path.join(chats, name)
+            if name.endswith("-" + parent_id[:8] + TRANSCRIPT_SUFFIX) and self.stable_id(candidate) == parent_id:
+                return True, candidate
+        return True, ""
+
+    def session_ids(self, path):
+        """The header's session id, then (a sub-agent's) the session whose folder holds it."""
+        if self.stable_id(path) is None:
+            return None
+        chat = header_of(path)
+        found = [chat.session_id] if chat is not None else []
+        parent = self.subagent_parent(path)
+        folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        if parent is not None and parent[0] and folder not in found:
+            found.append(folder)
+        return found or None
+
+    def work_dirs(self, path):
+        """The launch directory ``tmp/<project>/.project_root`` names for the chats folder
+        the chat lies in (a chat's lines name no directory)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
+            if os.path.basename(folder) == CHATS_SUBDIR:
+                return project_root_of(os.path.dirname(folder))
+            folder = os.path.dirname(folder)
         return None
 
     def hook_subagent(self, payload):

@@ -6,7 +6,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, Mapping, Optional, Tuple
+    from typing import Iterator, List, Mapping, Optional, Tuple
 
 __all__ = [
     "CHATS_SUBDIR",
@@ -48,6 +48,8 @@ __all__ = [
     "SESSION_FILE_PREFIX",
     "SESSION_ID_ENV",
     "SETTINGS_FILE",
+    "SHELL_OUTPUT_PREFIX",
+    "SHELL_SECTION_PREFIXES",
     "SET_KEY",
     "STATE_SNAPSHOT_CLOSE",
     "STATE_SNAPSHOT_OPEN",
@@ -57,9 +59,12 @@ __all__ = [
     "TOOL_ENV",
     "TRANSCRIPT_SUFFIX",
     "TRUST_ENV",
+    "UNTRUSTED_CLOSE",
+    "UNTRUSTED_OPEN",
     "TYPE_GEMINI",
     "TYPE_USER",
     "chat_files",
+    "project_root_of",
     "config_dir",
     "store_root",
     "subagent_dir",
@@ -125,6 +130,12 @@ HOOK_CONTEXT_GAP = "\n\n"  # between the hook's block and the typed prompt
 # then this fixed model reply, each recorded as a new message at the log's end.
 STATE_SNAPSHOT_OPEN = "<state_snapshot>"
 STATE_SNAPSHOT_CLOSE = "</state_snapshot>"
+# 0.61 wraps a tool's output (wrapUntrusted) in these tags, and the shell tool's own text
+# opens `Output: ` (then `Error: `, `Exit Code: `, `Process Group PGID: ` lines).
+UNTRUSTED_OPEN = "<untrusted_context>\n"
+UNTRUSTED_CLOSE = "\n</untrusted_context>"
+SHELL_OUTPUT_PREFIX = "Output: "
+SHELL_SECTION_PREFIXES = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 # The id 0.61 gives the tool-result copy it rebuilds on resume.
 RESPONSE_COPY_SUFFIX = "_response"
@@ -191,3 +202,19 @@ def subagent_dir(chat_path: str, session_id: str) -> str:
     if not session_id or session_id.strip("-") == "" or any(c not in _ID_CHARS for c in session_id):
         return ""
     return os.path.join(os.path.dirname(chat_path), session_id)
+
+
+def project_root_of(project_dir: str) -> "Optional[List[str]]":
+    """The launch directory ``tmp/<project>/.project_root`` names, as a one-item list, or None
+    when the file is missing, not a regular file, or empty."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(os.path.join(project_dir, PROJECT_ROOT_FILE))
+    if f is None:
+        return None
+    with f:
+        try:
+            text = f.read(1 << 16).decode("utf-8", "replace").strip()
+        except OSError:
+            return None
+    return [text] if text else None

@@ -80,13 +80,30 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
         return "", False
 
 
+def _unwrapped(body: str) -> "Optional[str]":
+    """The tool's own output inside the CLI's ``<untrusted_context>`` wrapper (of the
+    shell's sections, ``Output: ``'s text alone), or None when it is not wrapped."""
+    if not (body.startswith(facts.UNTRUSTED_OPEN) and body.endswith(facts.UNTRUSTED_CLOSE)):
+        return None
+    inner = body[len(facts.UNTRUSTED_OPEN) : len(body) - len(facts.UNTRUSTED_CLOSE)]
+    if not inner.startswith(facts.SHELL_OUTPUT_PREFIX):
+        return inner
+    lines = inner[len(facts.SHELL_OUTPUT_PREFIX) :].split("\n")
+    end = next((i for i, line in enumerate(lines) if i and line.startswith(facts.SHELL_SECTION_PREFIXES)), len(lines))
+    return "\n".join(lines[:end])
+
+
 def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dict]]":
     response = part.get("functionResponse")
     if not isinstance(response, dict):
         return None
     call_id = as_text(response.get("id"))
     body, failed = response_body(response.get("response"))
-    return call_id, {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
+    output = _unwrapped(body)
+    if output is not None:
+        block["output"] = output
+    return call_id, block
 
 
 def thought_text(thought: "Any") -> str:
