@@ -94,17 +94,18 @@ class Normaliser(object):
         """A user message the person typed: a hook's context first (meta), then the words;
         where ``displayContent`` keeps them apart, the client's expansion is meta too."""
         hook, typed = message_parts.split_hook_context(texts[0])
-        if hook:
+        hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
+        if hooks:
             yield self._entry(
                 "user",
                 message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
                 message,
                 where,
-                _texts([hook]),
+                _texts(hooks),
                 "user",
                 meta=True,
             )
-        rest = ([typed] if typed else []) + texts[1:]
+        rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
             yield self._entry("user", message_id, message, where, _texts(shown), "user")
@@ -128,6 +129,8 @@ class Normaliser(object):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
                 elif message_parts.is_compression_summary(texts):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
+                elif message_parts.is_cli_prompt(message, texts):
+                    yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
