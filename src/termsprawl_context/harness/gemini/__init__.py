@@ -180,6 +180,25 @@ class GeminiHarness(Harness):
         """The resume's payload names a stub; the conversation is in the session's first file."""
         return resumed_chat(path, session_id) if source == "resume" else path
 
+    def merge_project_settings(self, settings, read_command):
+        """The read server and the kept chats (``gemini/project.py``) added to the
+        project's settings: ``(merged or None, notes)``."""
+        from termsprawl_context.harness.gemini.project import merge_project_settings
+
+        return merge_project_settings(settings, read_command)
+
+    def read_tool(self, project):
+        """The tool the hook's context line names: the read server's, when registered."""
+        from termsprawl_context.harness.gemini.project import read_tool
+
+        return read_tool(project)
+
+    def gone_note(self, project, peer, path):
+        """Why the peer's recorded chat is gone, and the fix ("" when it is there)."""
+        from termsprawl_context.harness.gemini.project import gone_chat_note
+
+        return gone_chat_note(project, peer, path)
+
     def hook_entry(self, command):
         return {
             "matcher": HOOK_MATCHER_ANY,
