@@ -105,18 +105,31 @@ class GeminiHarness(Harness):
         see ``resumed_chat``) is not a session of its own."""
         seen = set()
         for project, path in chat_files(environ):
-            chat = header_of(path) if not is_legacy(path) else None
-            session_id = chat.session_id if chat is not None else ""
+            session_id = self.session_id_of(path)
             if session_id and (project, session_id) in seen:
                 continue
             seen.add((project, session_id))
             yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):
-        return ""  # the file name holds only the id's first 8 characters: read the header
+        """The header's session id (the file name holds only its first 8 characters); an
+        older single-JSON chat's from its head."""
+        if is_legacy(path):
+            from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+
+            return head_facts(read_head(path)).get("sessionId", "")
+        chat = header_of(path)
+        return chat.session_id if chat is not None else ""
 
     def sniff(self, first):
         return sniff(first)
+
+    def sniff_file(self, path):
+        """An older single-JSON chat by its head alone (its first line is "{", or the whole
+        compact object, over any line bound)."""
+        from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+
+        return is_legacy(path) and bool(head_facts(read_head(path)))
 
     def entries(self, path):
         return entries(path)

@@ -22,6 +22,11 @@ __all__ = [
 ]
 
 
+# Every message of an older single-JSON chat is on the file's one record: line 1 (a line
+# of 0 would read as a fork's inherited history, which `search` skips); no offset of its own.
+LEGACY_WHERE = Where(1, -1, 0)
+
+
 class Normaliser(object):
     """Turns a chat's resolved messages into entries, in order, remembering the tool calls
     and results already given (so a resume's copies are given once)."""
@@ -248,7 +253,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     if chat_file.is_legacy(path):
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        return chat, entries_of_messages(chat, ((m, Where(0, -1, 0)) for m in messages))
+        return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
     try:
         chat = chat_file.resolve_lines(f)
     except BaseException:
@@ -283,7 +288,7 @@ def last_turns(path: str, limit: int) -> "list":
         with f:
             if chat_file.is_legacy(path):
                 chat, messages = chat_file.legacy_messages(read_within_bound(f))
-                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
+                newest = ((m, LEGACY_WHERE) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
                 chat = chat_file.resolve_lines(f)
                 newest = chat_file.winners(f, chat, newest_first=True)
