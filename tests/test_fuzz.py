@@ -952,6 +952,7 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
         ["show", "latest", "--all", "--projects-dir", store],
         ["search", "hi", "--projects-dir", store],
         ["--cwd", project, "--self", "aaa", "--format", "json"],
+        ["mcp", "--cwd", project],
     ]
     commands += record_commands(store / "-p" / "s1.jsonl", "u1", ["--projects-dir", store])
     assert {c[0] for c in commands} >= set(COMMANDS)
