@@ -153,3 +153,30 @@ def test_a_peer_whose_gemini_chat_was_deleted_is_named_with_the_cause_and_fix(pr
     assert b"general.sessionRetention" in doctor.stdout and b"init --gemini-hook" in doctor.stdout
     plain = run_pyz(["--cwd", project, "--self", "alice"])
     assert (plain.returncode, plain.stdout, plain.stderr) == (0, b"", b"")  # the dump's contract is unchanged
+
+
+def test_the_read_server_holds_on_any_input(project, run_pyz):
+    """Junk, torn, giant, nested, binary and non-object lines: one answer per line it can
+    answer, never a traceback, exit 0 at the end of input."""
+    import random
+
+    rng = random.Random(29)
+    lines = [
+        b"",
+        b"\xff\xfe\x00garbage",
+        b"[" * 100000,
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"}',
+        b'{"jsonrpc": "2.0", "id": [], "method": 5}',
+        b"x" * (3 << 20),
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_peers", "arguments": {"turns": true}}}',
+        b"null",
+        b'"just a string"',
+    ] + [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))) for _ in range(50)]
+    done = run_pyz(["mcp", "--cwd", project, "--self", "carol"], stdin=b"\n".join(lines))
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    for line in done.stdout.decode().splitlines():
+        answer = json.loads(line)
+        assert answer["jsonrpc"] == "2.0" and ("result" in answer or "error" in answer)
+    assert b'"invalid value for turns' in done.stdout
+    torn = run_pyz(["mcp", "--cwd", project], stdin=b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"')
+    assert torn.returncode == 0 and b"Traceback" not in torn.stderr
