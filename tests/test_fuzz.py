@@ -953,6 +953,7 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
         ["show", "latest", "--all", "--projects-dir", store],
         ["search", "hi", "--projects-dir", store],
         ["--cwd", project, "--self", "aaa", "--format", "json"],
+        ["mcp", "--cwd", project],
     ]
     commands += record_commands(store / "-p" / "s1.jsonl", "u1", ["--projects-dir", store])
     assert {c[0] for c in commands} >= set(COMMANDS)
@@ -1477,6 +1478,7 @@ def test_every_registered_command_is_fuzzed(tmp_path):
     """A command added to the registry must be added here: the fuzz runs every one."""
     world = World(str(tmp_path))
     fuzzed = {argv[0] for argv in world.transcript_commands("u1")} | {"links", "index", "init", "hook"}
+    fuzzed |= {"mcp"}  # its stdin is fuzzed in test_gemini_wiring.py
     assert set(COMMANDS) <= fuzzed, sorted(set(COMMANDS) - fuzzed)
 
 

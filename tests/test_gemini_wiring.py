@@ -91,3 +91,92 @@ def test_gemini_md_created_when_absent(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
     assert (project / "GEMINI.md").read_text() == discovery.gemini_md()[1] + "\n"
+
+
+# --- the read tool and the kept chats (Gemini CLI 0.61; proved with the real client in
+# tests/e2e/test_gemini_read_tool.py) ----------------------------------------------------------
+def test_gemini_hook_registers_the_read_server_and_keeps_the_chats(project, run_pyz):
+    done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
+    assert done.returncode == 0, done.stderr
+    written = settings(project)
+    server = written["mcpServers"]["termsprawl"]
+    assert server["trust"] is True and server["command"] == "sh" and server["args"][1].endswith('" mcp')
+    assert written["general"] == {"sessionRetention": {"enabled": False}}
+    # The server it names answers the protocol with the one read tool, and nothing writes.
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "read_peers", "arguments": {"x": 1}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "links", "arguments": {}}},
+    ]
+    stdin = ("\n".join(json.dumps(m) for m in messages) + "\nnot json\n").encode()
+    served = run_pyz(["mcp", "--cwd", project, "--self", "carol"], stdin=stdin)
+    answers = [json.loads(line) for line in served.stdout.decode().splitlines()]
+    assert [a["id"] for a in answers] == [1, 2, 3, 4, None]
+    assert [t["name"] for t in answers[1]["result"]["tools"]] == ["read_peers"]
+    assert (
+        answers[2]["result"]["isError"] is True
+        and "unexpected argument: x" in answers[2]["result"]["content"][0]["text"]
+    )
+    assert answers[3]["error"]["code"] == -32602 and answers[4]["error"]["code"] == -32700
+    assert not (project / ".termsprawl" / "links").exists() or not list((project / ".termsprawl" / "links").iterdir())
+
+
+def test_gemini_hook_keeps_the_person_s_values_at_those_keys(project, run_pyz):
+    (project / ".gemini").mkdir()
+    theirs = {"mcpServers": {"termsprawl": {"command": "mine"}}, "general": {"sessionRetention": {"maxAge": "7d"}}}
+    (project / gemini.SETTINGS_FILE).write_text(json.dumps(theirs))
+    done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
+    assert done.returncode == 0, done.stderr
+    written = settings(project)
+    assert written["mcpServers"] == theirs["mcpServers"]
+    assert written["general"] == {"sessionRetention": {"maxAge": "7d", "enabled": False}}
+    assert b"kept" in done.stdout and b"mcpServers.termsprawl is yours" in done.stdout
+
+
+def test_a_peer_whose_gemini_chat_was_deleted_is_named_with_the_cause_and_fix(project, run_pyz, tmp_path):
+    gone = tmp_path / "home" / ".gemini" / "tmp" / "proj" / "chats" / "session-2026-12-01T00-00-5e55aaaa.jsonl"
+    gone.parent.mkdir(parents=True)
+    gone.write_text(json.dumps({"sessionId": "5e55aaaa-0000", "projectHash": "ab", "kind": "main"}) + "\n")
+    assert run_pyz(["init", "--cwd", project], env={}).returncode in (0, 1)
+    (project / ".termsprawl").mkdir(exist_ok=True)
+    assert run_pyz(["index", "set", "carol", gone], cwd=project).returncode == 0
+    assert json.loads((project / ".termsprawl" / "transcripts" / "carol.json").read_text())["harness"] == gemini.NAME
+    assert run_pyz(["links", "add", "alice", "carol"], cwd=project).returncode == 0
+    gone.unlink()  # what Gemini CLI's start-up cleanup does to a resumed session's files
+    handed = run_pyz(["--cwd", project, "--self", "alice", "--format", "markdown"])
+    assert handed.returncode == 0 and handed.stdout == b""
+    assert b"carol's Gemini CLI chat" in handed.stderr and b"init --gemini-hook" in handed.stderr
+    assert handed.stderr.count(b"\n") == 1
+    doctor = run_pyz(["doctor", "--cwd", project, "--self", "alice"])
+    assert b"general.sessionRetention" in doctor.stdout and b"init --gemini-hook" in doctor.stdout
+    plain = run_pyz(["--cwd", project, "--self", "alice"])
+    assert (plain.returncode, plain.stdout, plain.stderr) == (0, b"", b"")  # the dump's contract is unchanged
+
+
+def test_the_read_server_holds_on_any_input(project, run_pyz):
+    """Junk, torn, giant, nested, binary and non-object lines: one answer per line it can
+    answer, never a traceback, exit 0 at the end of input."""
+    import random
+
+    rng = random.Random(29)
+    lines = [
+        b"",
+        b"\xff\xfe\x00garbage",
+        b"[" * 100000,
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": "x"}',
+        b'{"jsonrpc": "2.0", "id": [], "method": 5}',
+        b"x" * (3 << 20),
+        b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read_peers", "arguments": {"turns": true}}}',
+        b"null",
+        b'"just a string"',
+    ] + [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))) for _ in range(50)]
+    done = run_pyz(["mcp", "--cwd", project, "--self", "carol"], stdin=b"\n".join(lines))
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    for line in done.stdout.decode().splitlines():
+        answer = json.loads(line)
+        assert answer["jsonrpc"] == "2.0" and ("result" in answer or "error" in answer)
+    assert b'"invalid value for turns' in done.stdout
+    torn = run_pyz(["mcp", "--cwd", project], stdin=b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"')
+    assert torn.returncode == 0 and b"Traceback" not in torn.stderr

@@ -65,7 +65,8 @@ def test_every_number_is_kept_as_written(project, run_pyz, flag, relative):
     assert '"list": [\n    %s\n  ]' % ",\n    ".join(NUMBERS) in text
     merged = json.loads(text, parse_int=str)
     assert merged["escaped"] == "tab\there \u00e9 \U0001f600"  # strings: the same values
-    assert list(merged) == ["mine", "list", "escaped", "hooks"] + (["permissions"] if flag == "--hook" else [])
+    extra = {"--hook": ["permissions"], "--gemini-hook": ["mcpServers", "general"]}.get(flag, [])
+    assert list(merged) == ["mine", "list", "escaped", "hooks"] + extra
     before = path.read_bytes()
     again = run_pyz(["init", "--cwd", project, flag])
     assert again.returncode == 0 and path.read_bytes() == before

@@ -339,6 +339,10 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     notes.extend(agents_block_notes(cwd))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
+        from termsprawl_context.dump import ProjectIO
+        from termsprawl_context.handoff import gone_notes, linked_sources
+
+        notes.extend(gone_notes(cwd, list(linked_sources(self_id, ProjectIO(cwd)))))
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:
             if alive(displaced.pid):

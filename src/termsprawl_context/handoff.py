@@ -71,6 +71,7 @@ __all__ = [
     "HandoffTurn",
     "PeerHandoff",
     "build_handoff",
+    "gone_notes",
     "linked_sources",
     "number_lines",
     "read_harness_turns",
@@ -436,6 +437,20 @@ def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
         title = io.node_title(linked.peer)
         harness = io.harness_of(linked.peer) if hasattr(io, "harness_of") else None
         yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness
+
+
+def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
+    """For each peer whose harness can say why its recorded transcript is gone (Gemini CLI
+    deletes resumed chats), that sentence; the peers are ``linked_sources``'s."""
+    from termsprawl_context.harness import get
+
+    found = []
+    for source in peers:
+        explain = getattr(get(source[3]), "gone_note", None) if len(source) > 3 and source[3] else None
+        note = explain(project, source[0], source[2]) if explain is not None else ""
+        if note:
+            found.append(note)
+    return found
 
 
 def build_handoff(

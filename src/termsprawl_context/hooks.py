@@ -35,7 +35,7 @@ from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, stat
 from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
 
-__all__ = ["PROJECT_DIR_ENV", "process_alive", "read_holder", "record_from_hook", "session_start"]
+__all__ = ["PROJECT_DIR_ENV", "context_line", "process_alive", "read_holder", "record_from_hook", "session_start"]
 
 
 HOLDER_SUFFIX = ".holder.json"
@@ -370,14 +370,16 @@ def read_command(project: str, node_id: str) -> str:
     )
 
 
-def context_line(project: str, node_id: str, peers) -> Optional[str]:
-    """The short line added to the model's context, or None when the node has no peers."""
+def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[str]:
+    """The short line added to the model's context, or None when the node has no peers;
+    ``tool`` names a tool that reads them with no prompt (a harness's read-only MCP tool)."""
     peers = list(dict.fromkeys(peers))  # two link files may name one pair
     if not peers:
         return None
+    read = "call the tool %s (it asks nothing), or run: " % tool if tool else "run: "
     return (
         "termsprawl: you are agent node %s; linked agents: %s. To read their recent conversation "
-        "(only when it helps the task), run: %s" % (node_id, ", ".join(peers), read_command(project, node_id))
+        "(only when it helps the task), %s%s" % (node_id, ", ".join(peers), read, read_command(project, node_id))
     )
 
 
@@ -418,14 +420,16 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
     if done.kept:  # recorded all the same: the person is told, the hook still succeeds
         shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
         warning = "; ".join(filter(None, (warning, done.kept)))
-    answer = session_start_output
+    answer, tool = session_start_output, ""
     if done.harness:
         from termsprawl_context.harness import get
 
-        answer = get(done.harness).session_start_output  # the shape that harness shows
+        harness = get(done.harness)
+        answer = harness.session_start_output  # the shape that harness shows
+        tool = harness.read_tool(done.project) if hasattr(harness, "read_tool") else ""
     output = answer(
         system_message=shown,
-        additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id)),
+        additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id), tool),
         session_title=title,
     )
     return HookAnswer(done, output, warning)

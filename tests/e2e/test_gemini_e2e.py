@@ -41,7 +41,7 @@ CAROL_TWO = "carol-prompt-two: and after that?"
 CAROL_ANSWER_TWO = "carol-answer-two: she merges"
 HARNESS_TEXT = (gemini.HOOK_CONTEXT_OPEN, gemini.SESSION_CONTEXT_OPEN, "termsprawl: you are agent node")
 # The hook's context line ends with the exact command that reads the node's peers.
-COMMAND_IN_CONTEXT = re.compile(r"run: (.+?)</hook_context>", re.S)
+COMMAND_IN_CONTEXT = re.compile(r"run: ([^\n]+?)</hook_context>")  # one line; the MCP server's instructions say it too
 
 
 def claude_transcript(path):

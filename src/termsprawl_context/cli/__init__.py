@@ -124,6 +124,12 @@ COMMANDS = {
         "hook",
         "record a session's transcript from a Claude Code hook payload",
     ),
+    "mcp": (
+        "termsprawl_context.cli.mcp_cmds",
+        "run_mcp",
+        "mcp",
+        "serve the hand-off as a read-only MCP tool on stdio (Gemini CLI)",
+    ),
     "links": (
         "termsprawl_context.cli.state_cmds",
         "run_links",

@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["run_dump"]
+__all__ = ["ContextArgs", "RealContextIO", "run_dump", "run_handoff"]
 
 
 class ContextArgs(tuple):
@@ -141,8 +141,14 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     from termsprawl_context import handoff
 
     fmt = options.get("--format", handoff.FORMAT_MARKDOWN)
+    sources = list(handoff.linked_sources(args.self_id, io))
+    if sources:
+        from termsprawl_context._output import error_line
+
+        for note in handoff.gone_notes(args.cwd, sources):
+            error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
     peers = handoff.build_handoff(
-        handoff.linked_sources(args.self_id, io),
+        sources,
         options.get("--turns", handoff.DEFAULT_TURNS),
         options.get("--max-chars", handoff.DEFAULT_MAX_CHARS),
         lines=fmt == handoff.FORMAT_JSON,

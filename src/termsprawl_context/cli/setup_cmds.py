@@ -131,7 +131,8 @@ def run_init(args) -> int:
 
 _NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
       GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
-      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other.
+      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other; it reads its
+      peers with the trusted read-only tool read_peers (no prompt, headless or not).
 """
 
 

@@ -75,6 +75,10 @@ def for_path(path, environ=None):
         for harness in harnesses:
             if harness.name != DEFAULT_HARNESS and harness.sniff(first):
                 return harness
+    for harness in harnesses:
+        sniff_file = getattr(harness, "sniff_file", None)
+        if sniff_file is not None and sniff_file(path):
+            return harness  # a file that is one JSON object (no first line to parse)
     return get(DEFAULT_HARNESS)
 
 

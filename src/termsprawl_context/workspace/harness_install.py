@@ -27,8 +27,10 @@ from termsprawl_context.workspace.discovery import (
     upsert_managed_agents_block,
     wanted_block,
 )
+from termsprawl_context.workspace.init_steps import KEPT
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.project import hook_command as project_hook_command
+from termsprawl_context.workspace.project import walk_up_command
 
 __all__ = ["check_root_agents_block", "prepare_hook", "register_harness_hook", "write_root_agents_block"]
 
@@ -49,6 +51,10 @@ def _unusable(harness: Any, reason: str) -> "install.SettingsUnusable":
     return install.SettingsUnusable(
         harness.hook_settings_file, reason, harness.hook_event_session_start, hook_command(harness.name)
     )
+
+
+# The read server runs where the agent CLI runs (Gemini CLI gives it no project variable).
+MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
 def _ours(entries: Any, command: str) -> bool:
@@ -93,26 +99,38 @@ def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[
     if not isinstance(entries, list):
         raise _unusable(harness, 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries)))
     command = hook_command(harness.name)
-    if _ours(entries, command):
-        return None
-    merged_hooks = dict(hooks)
-    merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
-    merged = dict(settings)
-    merged["hooks"] = merged_hooks
-    return merged
+    merged = settings
+    if not _ours(entries, command):
+        merged_hooks = dict(hooks)
+        merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
+        merged = dict(settings)
+        merged["hooks"] = merged_hooks
+    return merged if merged is not settings else None
+
+
+def merge_harness_extras(settings: Dict[str, Any], harness: Any) -> Tuple[Optional[Dict[str, Any]], list]:
+    """What else the harness wants in its settings file (Gemini CLI: the read server, its
+    chats kept): ``(merged or None, notes on values of the person's kept)``."""
+    extra = getattr(harness, "merge_project_settings", None)
+    return extra(settings, MCP_COMMAND) if extra is not None else (None, [])
 
 
 class PreparedHook(object):
     """A harness's hook merge, checked before ``init`` writes anything."""
 
-    def __init__(self, harness: Any, merged: Optional[Dict[str, Any]], size: int) -> None:
+    def __init__(
+        self, harness: Any, merged: Optional[Dict[str, Any]], size: int, added: bool = True, notes: tuple = ()
+    ) -> None:
         self.harness, self.merged, self.size = harness, merged, size
+        self.added, self.notes = added, notes  # whether the hook itself is new; kept values of the person's
 
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
     settings, size = load_hook_file(cwd, harness)
-    return PreparedHook(harness, merge_harness_hook(settings, harness), size)
+    merged = merge_harness_hook(settings, harness)
+    more, notes = merge_harness_extras(merged if merged is not None else settings, harness)
+    return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))
 
 
 def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> list:
@@ -125,11 +143,13 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
     if prepared.merged is None:
         step = install.Step("hook", relative, install.UNCHANGED, "%s hook already registered" % event)
     else:
+        done = "%s runs `%s`" % (event, hook_command(harness.name)) if prepared.added else "settings completed"
         try:
             write_atomic(cwd, os.path.join(cwd, relative), install.dump_settings(prepared.merged, prepared.size))
-            step = install.Step("hook", relative, install.WRITTEN, "%s runs `%s`" % (event, hook_command(harness.name)))
+            step = install.Step("hook", relative, install.WRITTEN, done)
         except (OSError, ValueError, RecursionError) as exc:
             step = install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
+    kept = [install.Step("hook", relative, KEPT, note) for note in prepared.notes]
     folder, name = os.path.split(relative)
     ignored = install.ensure_gitignore(
         cwd,
@@ -138,7 +158,7 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
         "# termsprawl: the %s hook that records this person's sessions, never shared" % harness.label,
         frozenset((name, "/" + name)),
     )
-    return [step, ignored]
+    return [step] + kept + [ignored]
 
 
 def check_root_agents_block(cwd: str) -> None:

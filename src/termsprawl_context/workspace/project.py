@@ -38,6 +38,7 @@ __all__ = [
     "find_project",
     "hook_command",
     "running_project",
+    "walk_up_command",
 ]
 
 
@@ -120,11 +121,17 @@ def hook_command(harness: "Harness") -> str:
     subdirectory of the project) and run its ``hook``, naming the harness unless it is
     the default one (``hook_names_itself``)."""
     named = " --harness %s" % harness.name if harness.hook_names_itself else ""
-    return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" hook%s' % (
-        harness.hook_start_dir,
+    return walk_up_command(harness.hook_start_dir, "hook" + named)
+
+
+def walk_up_command(start: str, args: str) -> str:
+    """A ``sh`` line that finds the installed command at or above ``start`` and runs it
+    with ``args``."""
+    return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" %s' % (
+        start,
         INSTALLED_COMMAND,
         INSTALLED_COMMAND,
-        named,
+        args,
     )
 
 

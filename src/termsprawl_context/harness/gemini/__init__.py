@@ -106,18 +106,31 @@ class GeminiHarness(Harness):
         see ``resumed_chat``) is not a session of its own."""
         seen = set()
         for project, path in chat_files(environ):
-            chat = header_of(path) if not is_legacy(path) else None
-            session_id = chat.session_id if chat is not None else ""
+            session_id = self.session_id_of(path)
             if session_id and (project, session_id) in seen:
                 continue
             seen.add((project, session_id))
             yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):
-        return ""  # the file name holds only the id's first 8 characters: read the header
+        """The header's session id (the file name holds only its first 8 characters); an
+        older single-JSON chat's from its head."""
+        if is_legacy(path):
+            from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+
+            return head_facts(read_head(path)).get("sessionId", "")
+        chat = header_of(path)
+        return chat.session_id if chat is not None else ""
 
     def sniff(self, first):
         return sniff(first)
+
+    def sniff_file(self, path):
+        """An older single-JSON chat by its head alone (its first line is "{", or the whole
+        compact object, over any line bound)."""
+        from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+
+        return is_legacy(path) and bool(head_facts(read_head(path)))
 
     def entries(self, path):
         return entries(path)
@@ -224,6 +237,25 @@ class GeminiHarness(Harness):
     def hook_transcript(self, path, session_id, source):
         """The resume's payload names a stub; the conversation is in the session's first file."""
         return resumed_chat(path, session_id) if source == "resume" else path
+
+    def merge_project_settings(self, settings, read_command):
+        """The read server and the kept chats (``gemini/project.py``) added to the
+        project's settings: ``(merged or None, notes)``."""
+        from termsprawl_context.harness.gemini.project import merge_project_settings
+
+        return merge_project_settings(settings, read_command)
+
+    def read_tool(self, project):
+        """The tool the hook's context line names: the read server's, when registered."""
+        from termsprawl_context.harness.gemini.project import read_tool
+
+        return read_tool(project)
+
+    def gone_note(self, project, peer, path):
+        """Why the peer's recorded chat is gone, and the fix ("" when it is there)."""
+        from termsprawl_context.harness.gemini.project import gone_chat_note
+
+        return gone_chat_note(project, peer, path)
 
     def hook_entry(self, command):
         return {

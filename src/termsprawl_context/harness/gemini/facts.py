@@ -10,7 +10,10 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 __all__ = [
     "CHATS_SUBDIR",
+    "CLI_PROMPT_OPENINGS",
     "COMPRESSION_ACK",
+    "DIRECTORY_CONTEXT_OPEN",
+    "DIRECTORY_STRUCTURE_LINE",
     "CONFIG_DIR_NAME",
     "FIELD_CONTENT",
     "FIELD_DISPLAY",
@@ -42,6 +45,7 @@ __all__ = [
     "PROJECT_CONFIG_DIR",
     "PROJECT_DIR_ENV",
     "PROJECT_ROOT_FILE",
+    "REFERENCE_CONTENT_START",
     "RESPONSE_COPY_SUFFIX",
     "REWIND_KEY",
     "SESSION_CONTEXT_OPEN",
@@ -137,6 +141,19 @@ UNTRUSTED_CLOSE = "\n</untrusted_context>"
 SHELL_OUTPUT_PREFIX = "Output: "
 SHELL_SECTION_PREFIXES = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
+# Prompts 0.61 writes itself and records as user messages (read in its bundle): the IDE's
+# editor context in full and as a delta (GeminiClient.getIdeContextParts), the loop-recovery
+# feedback (_recoverFromLoop; it quotes the model's own words), each at the text's start.
+CLI_PROMPT_OPENINGS = (
+    "Here is the user's editor context as a JSON object. This is for your information only.",
+    "Here is a summary of changes in the user's editor context, in JSON format." " This is for your information only.",
+    "System: Potential loop detected. Details: ",
+)
+# `/directory add`'s context (getDirectoryContextString): both lines, the first one first.
+DIRECTORY_CONTEXT_OPEN = "- **Workspace Directories:**\n"
+DIRECTORY_STRUCTURE_LINE = "\n- **Directory Structure:**\n"
+# An @ reference's expansion in a typed prompt's content (the typed text is displayContent).
+REFERENCE_CONTENT_START = "--- Content from referenced files ---"
 # The id 0.61 gives the tool-result copy it rebuilds on resume.
 RESPONSE_COPY_SUFFIX = "_response"
 

@@ -22,6 +22,11 @@ __all__ = [
 ]
 
 
+# Every message of an older single-JSON chat is on the file's one record: line 1 (a line
+# of 0 would read as a fork's inherited history, which `search` skips); no offset of its own.
+LEGACY_WHERE = Where(1, -1, 0)
+
+
 class Normaliser(object):
     """Turns a chat's resolved messages into entries, in order, remembering the tool calls
     and results already given (so a resume's copies are given once)."""
@@ -94,17 +99,18 @@ class Normaliser(object):
         """A user message the person typed: a hook's context first (meta), then the words;
         where ``displayContent`` keeps them apart, the client's expansion is meta too."""
         hook, typed = message_parts.split_hook_context(texts[0])
-        if hook:
+        hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
+        if hooks:
             yield self._entry(
                 "user",
                 message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
                 message,
                 where,
-                _texts([hook]),
+                _texts(hooks),
                 "user",
                 meta=True,
             )
-        rest = ([typed] if typed else []) + texts[1:]
+        rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
             yield self._entry("user", message_id, message, where, _texts(shown), "user")
@@ -128,6 +134,8 @@ class Normaliser(object):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
                 elif message_parts.is_compression_summary(texts):
                     yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
+                elif message_parts.is_cli_prompt(message, texts):
+                    yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
@@ -245,7 +253,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     if chat_file.is_legacy(path):
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        return chat, entries_of_messages(chat, ((m, Where(0, -1, 0)) for m in messages))
+        return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
     try:
         chat = chat_file.resolve_lines(f)
     except BaseException:
@@ -280,7 +288,7 @@ def last_turns(path: str, limit: int) -> "list":
         with f:
             if chat_file.is_legacy(path):
                 chat, messages = chat_file.legacy_messages(read_within_bound(f))
-                newest = ((m, Where(0, -1, 0)) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
+                newest = ((m, LEGACY_WHERE) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
                 chat = chat_file.resolve_lines(f)
                 newest = chat_file.winners(f, chat, newest_first=True)

@@ -12,7 +12,9 @@ __all__ = [
     "RESULT",
     "as_text",
     "gemini_calls",
+    "is_cli_prompt",
     "is_compression_summary",
+    "is_hook_block",
     "message_ids",
     "parts_of",
     "response_body",
@@ -60,6 +62,31 @@ def is_compression_summary(texts: "List[str]") -> bool:
     """A user message that is the compression's summary (both snapshot tags in one text:
     the model may write a scratchpad before it), not anything the person typed."""
     return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
+
+
+def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
+    """A user message 0.61 wrote itself (not the person): the IDE's editor context or its
+    delta, the loop-recovery feedback, ``/directory add``'s context; or a prompt the client
+    sent on the person's behalf under their prompt's ``displayContent`` (an AfterAgent hook's
+    blocking reason, the loop feedback, the next-speaker "Please continue."), which then
+    holds neither that typed text nor an @ reference's expansion of it."""
+    first = texts[0] if texts else ""
+    if first.startswith(facts.CLI_PROMPT_OPENINGS):
+        return True
+    if first.startswith(facts.DIRECTORY_CONTEXT_OPEN) and facts.DIRECTORY_STRUCTURE_LINE in first:
+        return True
+    shown = typed_display(message)
+    if not shown or not texts:
+        return False
+    sent = split_hook_context(first)[1]
+    return not (shown[0] in sent or any(facts.REFERENCE_CONTENT_START in t for t in texts))
+
+
+def is_hook_block(text: str) -> bool:
+    """A text part that is a hook's context block and nothing else (a BeforeAgent hook's
+    context, appended to the prompt as a part of its own; a SessionStart hook's, in the TUI
+    a message of its own)."""
+    return text.startswith(facts.HOOK_CONTEXT_OPEN) and text.rstrip().endswith(facts.HOOK_CONTEXT_CLOSE)
 
 
 def response_body(response: "Any") -> "Tuple[str, bool]":

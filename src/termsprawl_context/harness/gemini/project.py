@@ -1,0 +1,127 @@
+"""What ``init --gemini-hook`` adds to the project's ``.gemini/settings.json`` besides the
+hook, for Gemini CLI 0.61 (read in its bundle and run in tests/e2e/):
+
+- the read as a tool that asks nothing: ``mcpServers.termsprawl``, the command's ``mcp``
+  server (one read-only tool), ``trust: true``. 0.61 asks before every
+  ``run_shell_command`` in its TUI and offers no shell tool at all headless in its default
+  approval mode; a prefix allow rule on the command would also admit ``... links add``;
+  and the policy engine's project tier is switched off in 0.61 (``disableWorkspacePolicies``
+  in ``config/policy.ts``; a ``policyPaths`` setting would replace the person's own
+  ``~/.gemini/policies``). A trusted MCP server's tools run with no prompt in both, and
+  nothing but its tools is admitted.
+- ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup
+  (``cleanupExpiredSessions``) takes a resumed session's header-only stub for a corrupt
+  file and deletes every file of the project sharing its 8-character id, the conversation
+  the node reads included. The setting holds for this project's chats only (the cleanup
+  walks the project's own ``chats/``).
+
+Each is added only where the file says nothing at that key; what the person wrote there
+is kept as it is, and reported.
+"""
+
+import json
+import os
+
+from termsprawl_context.harness.gemini.facts import SETTINGS_FILE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, Dict, List, Optional, Tuple
+
+__all__ = ["gone_chat_note", "merge_project_settings", "read_tool"]
+
+MCP_SERVERS_KEY = "mcpServers"
+MCP_SERVER_NAME = "termsprawl"  # the command's `mcp` answers under this name (no underscore: FQNs split on it)
+MCP_TOOL = "mcp_%s_read_peers" % MCP_SERVER_NAME  # the name 0.61 declares the tool under to the model
+RETENTION_PATH = ("general", "sessionRetention", "enabled")
+_MAX_SETTINGS_BYTES = 1 << 20
+
+
+def mcp_server_entry(command: str) -> "Dict[str, Any]":
+    """The server entry: ``sh -c command`` (the walk up to the installed command, from the
+    directory Gemini CLI runs in), trusted, so its tool runs with no prompt."""
+    return {"command": "sh", "args": ["-c", command], "trust": True}
+
+
+def _at(settings: "Any", path: "Tuple[str, ...]") -> "Tuple[bool, Any]":
+    """``(present, value)`` of a nested key; a non-object on the way counts as present."""
+    if not isinstance(settings, dict):
+        return False, None
+    node = settings
+    for key in path:
+        if not isinstance(node, dict):
+            return True, node
+        if key not in node:
+            return False, None
+        node = node[key]
+    return True, node
+
+
+def _with(settings: "Dict[str, Any]", path: "Tuple[str, ...]", value: "Any") -> "Dict[str, Any]":
+    """A copy of ``settings`` with ``value`` at ``path``, every other key kept in its order."""
+    merged = dict(settings)
+    inner = merged.get(path[0])
+    merged[path[0]] = _with(inner if isinstance(inner, dict) else {}, path[1:], value) if path[1:] else value
+    return merged
+
+
+def merge_project_settings(settings: "Dict[str, Any]", command: str) -> "Tuple[Optional[Dict[str, Any]], List[str]]":
+    """``(settings with what is missing added, or None when nothing is, notes)``: a note
+    for each key where the file holds a value of the person's, kept instead of ours."""
+    notes = []  # type: List[str]
+    merged = settings
+    entry = mcp_server_entry(command)
+    present, current = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
+    if not present:
+        servers = settings.get(MCP_SERVERS_KEY)
+        if servers is None or isinstance(servers, dict):
+            merged = _with(merged, (MCP_SERVERS_KEY, MCP_SERVER_NAME), entry)
+        else:
+            notes.append("%s is not an object: the read tool is not registered" % MCP_SERVERS_KEY)
+    elif current != entry:
+        notes.append("%s.%s is yours: kept as it is" % (MCP_SERVERS_KEY, MCP_SERVER_NAME))
+    present, current = _at(settings, RETENTION_PATH)
+    if not present:
+        merged = _with(merged, RETENTION_PATH, False)
+    elif current is not False:
+        notes.append("%s is yours (%s): kept as it is" % (".".join(RETENTION_PATH), json.dumps(current)))
+    return (None if merged is settings else merged), notes
+
+
+def _project_settings(project: str) -> "Any":
+    path = os.path.join(project, SETTINGS_FILE)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MAX_SETTINGS_BYTES + 1)
+        return json.loads(data.decode("utf-8")) if len(data) <= _MAX_SETTINGS_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def read_tool(project: str) -> str:
+    """The tool name to give the model when the project registers the read server, else ""."""
+    settings = _project_settings(project)
+    present, entry = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
+    return MCP_TOOL if present and isinstance(entry, dict) and entry.get("trust") is True else ""
+
+
+def retention_kept(project: str) -> bool:
+    """Whether the project's settings keep Gemini CLI from deleting its chats at start-up."""
+    present, enabled = _at(_project_settings(project), RETENTION_PATH)
+    return present and enabled is False
+
+
+def gone_chat_note(project: str, peer: str, path: str) -> str:
+    """Why a peer's recorded chat is gone and the fix, or "" when it is there."""
+    if os.path.lexists(path):
+        return ""
+    fix = (
+        "this project's settings now keep its chats"
+        if retention_kept(project)
+        else "run `termsprawl-context init --gemini-hook` (it turns that cleanup off for this project)"
+    )
+    return (
+        "peer %s's Gemini CLI chat %s is gone: Gemini CLI's start-up cleanup (general.sessionRetention) deletes "
+        "every file of a resumed session, whose header-only stub it takes for a corrupt chat. Fix: %s, and start "
+        "%s's session again so its hook records a chat" % (peer, path, fix, peer)
+    )
