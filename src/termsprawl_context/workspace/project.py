@@ -35,6 +35,7 @@ __all__ = [
     "enclosing_project",
     "find_project",
     "running_project",
+    "start_command",
 ]
 
 
@@ -129,6 +130,11 @@ def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optiona
     except OSError:  # the working directory was removed
         return None
     return find_project(start, environ)
+
+
+def start_command(cli_command: str, node: str = "<node>") -> str:
+    """How a terminal starts an agent CLI (its command ``cli_command``) as ``node``."""
+    return "%s=%s %s" % (NODE_ID_ENV, node, cli_command)
 
 
 def command_path(project: str) -> str:
