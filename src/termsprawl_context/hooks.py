@@ -304,15 +304,16 @@ def record_from_hook(
 
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
     """Where the node's transcript is recorded, and whether that changed the index."""
+    before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     if chosen.name == CLAUDE_CODE:
         recorded = relocate_record(store, payload.transcript_path, payload.source)
         changed = read_transcript_path(project, node_id) != recorded
-        written = not changed or record_transcript_path(project, node_id, recorded)
+        written = not changed or record_transcript_path(project, node_id, recorded, None, before)
     else:
         # Codex appends a resumed session to the file it started; Gemini names a new stub.
         recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
-        changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
-        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
+        changed = before != (recorded, chosen.name)
+        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:
         raise IndexNotWritten(project, node_id)
     return recorded, changed
