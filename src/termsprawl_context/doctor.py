@@ -16,7 +16,7 @@ from termsprawl_context.dump import PeerVisit, ProjectIO, walk_peers
 from termsprawl_context.workspace.layout import STATE_DIR, state_path
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
-__all__ = ["diagnose", "format_doctor", "report_json", "setup_notes", "unrecorded_notes"]
+__all__ = ["diagnose", "format_doctor", "report_json", "setup_notes", "subdir_import_notes", "unrecorded_notes"]
 
 
 # Where a peer's walk ends; PRINTED means the dump prints it.
@@ -369,6 +369,27 @@ def _recorded_everywhere(cwd: str) -> set:
         if recorded:
             found.add(os.path.realpath(resolve_transcript_path(cwd, recorded)))
     return found
+
+
+def subdir_import_notes(cwd: str, environ=None) -> List[str]:
+    """One note per CLI that was started below the project root while the project's
+    CLAUDE.md imports the instruction block (an import its CLI may refuse from there)."""
+    from termsprawl_context.harness import available
+    from termsprawl_context.workspace import discovery
+    from termsprawl_context.workspace.files import read_small_file
+
+    data = read_small_file(os.path.join(cwd, discovery.CLAUDE_MD_FILE))
+    if data is None or not discovery.imports_agents_file(data.decode("utf-8", "replace")):
+        return []
+    notes = []
+    root = os.path.realpath(cwd)
+    for harness in available():
+        if not harness.subdir_import_note:
+            continue
+        below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
+        if below:
+            notes.append(harness.subdir_import_note % {"dir": below[0]})
+    return notes
 
 
 def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:

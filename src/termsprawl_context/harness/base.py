@@ -170,6 +170,9 @@ class Harness(object):
     # recorded though it was started at the project root (see ``unrecorded_cause``;
     # ``%(start)s`` is how a node's session is started).
     unrecorded_at_root = ""
+    # Said by `doctor` when the project's instruction file imports the managed block and a
+    # session of this CLI was started below the project root ("" when that is harmless).
+    subdir_import_note = ""
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:

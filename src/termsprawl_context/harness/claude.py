@@ -238,6 +238,16 @@ class ClaudeCodeHarness(Harness):
         "%(start)s at the project root, accepting the project's hooks"
     )
 
+    # Observed with the 2.1.328 TUI: an `@` import of a file outside the working directory
+    # asks once per folder; files it loads itself (CLAUDE.md, .claude/CLAUDE.md of each
+    # folder above) never ask.
+    subdir_import_note = (
+        'Claude Code was started in %(dir)s, below the project root: there it asks "Allow external CLAUDE.md '
+        'file imports?" for the CLAUDE.md line that imports the instruction block, and the default "No" is '
+        "saved for that folder, so the block never reaches its model from there: answer Yes, or start it at "
+        "the project root"
+    )
+
     def store_roots(self, environ=None):
         projects = projects_dir(None, environ)
         return [projects] if projects else []
