@@ -65,3 +65,25 @@ def test_new_session_is_filled_from_the_earlier_one(tmp_path, run_pyz):
     # The bare dump (the seed's contract) is unchanged: the current session only.
     bare = run_pyz(["--cwd", project, "--self", "alice"], env=env).stdout.decode()
     assert "write the test" in bare and "lexer.py" not in bare
+
+
+def test_a_session_holding_the_earlier_turns_is_not_filled_twice(tmp_path, run_pyz):
+    """A fork or a resumed copy carries the earlier session's turns: the hand-off shows them once."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    (home / ".claude").mkdir(parents=True)
+    env = {"HOME": str(home)}
+    assert run_pyz(["init", "--cwd", project, "--claude"], env=env).returncode == 0
+    project = os.path.realpath(str(project))
+    folder = home / ".claude" / "projects" / encode_project_dir(project)
+    folder.mkdir(parents=True)
+    lines = [_turn(OLD, 1, "user", "find the parser bug"), _turn(OLD, 2, "assistant", "it is in lexer.py line 40")]
+    _start(run_pyz, home, project, folder, OLD)
+    (folder / (OLD + ".jsonl")).write_text("\n".join(lines) + "\n")
+    _start(run_pyz, home, project, folder, NEW)
+    copied = [line.replace(OLD, NEW) for line in lines] + [_turn(NEW, 3, "user", "now write the test")]
+    (folder / (NEW + ".jsonl")).write_text("\n".join(copied) + "\n")
+    assert run_pyz(["links", "add", "alice", "bob", "--cwd", project], env=env).returncode == 0
+    data = json.loads(run_pyz(["--cwd", project, "--self", "alice", "--format", "json"], env=env).stdout)
+    assert [p.get("earlier", False) for p in data["peers"]] == [False]
+    assert [t["text"] for t in data["peers"][0]["turns"]][0] == "find the parser bug"

@@ -466,6 +466,9 @@ def build_handoff(
                 earlier = read_harness_turns(previous[0], previous[1], window - len(turns), 0, tools, lines)
             except (OSError, ValueError):
                 earlier = []
+            # A resumed or forked session may hold the earlier one's turns already: never twice.
+            held = set((t.role, t.text, t.timestamp) for t in turns)
+            earlier = [t for t in earlier if (t.role, t.text, t.timestamp) not in held]
             if earlier:
                 found.append(PeerHandoff(peer_id, EARLIER_TITLE % title, previous[0], earlier, True))
         if turns:
