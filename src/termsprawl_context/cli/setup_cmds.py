@@ -141,6 +141,9 @@ def run_init(args) -> int:
         return EXIT_OK
     if wired is not None:
         write_out(_wired_line(wired))
+    if wired:
+        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+        return EXIT_OK
     template = _NEXT_WITH_HOOK if report.hook or _claude_hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
     write_out(
         template.format(
@@ -148,12 +151,10 @@ def run_init(args) -> int:
             abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
         )
     )
-    if args.codex_hook and wired is None:
+    if args.codex_hook:
         write_out(_NEXT_CODEX)
-    if args.gemini_hook and wired is None:
+    if args.gemini_hook:
         write_out(_NEXT_GEMINI)
-    for harness in wired or []:
-        write_out("%s: %s.\n" % (harness.command, harness.setup_steps))
     return EXIT_OK
 
 
@@ -176,6 +177,29 @@ def _choose_clis(args) -> "Optional[list]":
         for option in harness.init_options:
             setattr(args, option, True)
     return named
+
+
+def _next_for(wired: list, command: str) -> str:
+    """What the person does next, for the CLIs this run wired: start each terminal as a
+    node (its CLI's own command), link two nodes, check one; then each CLI's trust steps."""
+    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
+    from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
+
+    starts = ["        %s" % start_command(h.command, node) for h, node in zip(wired, ("alice", "bob", "carol"))]
+    lines = (
+        [
+            "next: start each agent in its own terminal with its own node id, from the project folder, e.g.",
+        ]
+        + starts
+        + [
+            "      (sessions started from now on are recorded; one alias per node, e.g. in ~/.bashrc). Then:",
+            "        %s links add alice bob       link two agents" % INSTALLED_COMMAND,
+            "        %s doctor --self alice       see what alice's hand-off sees" % INSTALLED_COMMAND,
+            "      and each agent reads its peers with: %s %s" % (command, HANDOFF_ARGS),
+        ]
+    )
+    lines += ["%s: %s." % (h.command, h.setup_steps) for h in wired]
+    return "\n".join(lines) + "\n"
 
 
 def _wired_line(wired: list) -> str:

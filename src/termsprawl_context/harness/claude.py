@@ -229,8 +229,8 @@ class ClaudeCodeHarness(Harness):
     init_options = ("hook", "claude_md")
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
-        "(it reads the project's settings from a subdirectory only in a git repository: else start it "
-        "at the project root)"
+        "(from a subdirectory it reads the project's settings only in a git repository, and asks \"Allow "
+        'external CLAUDE.md file imports?": start it at the project root)'
     )
     unrecorded_at_root = (
         "its SessionStart hook did not record it: the project's hooks were not accepted, it was started "
