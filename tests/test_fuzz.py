@@ -941,7 +941,8 @@ def test_every_command_leaves_everything_outside_the_project_state_alone(pyz, tm
         ["links", "peers", "aaa", "--cwd", project],
         ["index", "set", "aaa", "/x.jsonl", "--cwd", project],
         ["index", "get", "aaa", "--cwd", project],
-        ["init", "--cwd", project],
+        # A bare init wires every CLI found, with its instruction file at the root (issue 32): named out here.
+        ["init", "--cwd", project, "--no-claude", "--no-codex", "--no-gemini"],
         ["init", "--hook", "--cwd", project],
         ["hook", "--cwd", project, "--projects-dir", store],
         ["sessions", "--projects-dir", store],

@@ -196,7 +196,7 @@ def test_tty_stdin_is_refused_without_waiting(world, run_pyz, pyz):
     finally:
         os.close(slave)
         os.close(master)
-    assert_refused(done, "expects a Claude Code hook payload (JSON) on stdin")
+    assert_refused(done, "expects an agent CLI's SessionStart hook payload (JSON) on stdin")
     assert not (world.project / ".termsprawl").exists()
 
 

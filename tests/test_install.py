@@ -468,3 +468,36 @@ def test_git_ignores_what_is_personal_and_keeps_what_is_shared(project, run_pyz)
         ".claude/.gitignore",
     ):
         assert not ignored(shared), shared
+
+
+def test_init_without_cli_option_wires_every_cli_found(project, run_pyz, tmp_path):
+    """Issue 32: a home where Claude Code, Codex and Gemini each have their folder gets all
+    three wired by a bare `init`; a second run changes nothing and says so."""
+    home = tmp_path / "home"
+    for folder in (".claude", ".codex", ".gemini"):
+        (home / folder).mkdir(parents=True)
+    env = {"HOME": str(home), "PATH": "/nonexistent"}
+    done = run_pyz(["init", "--cwd", project], env=env)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "wired: Claude Code, Codex CLI, Gemini CLI" in out
+    for relative in (SETTINGS, ".codex/hooks.json", ".gemini/settings.json", "CLAUDE.md", "AGENTS.md", "GEMINI.md"):
+        assert has_step(out, "written", relative), relative
+    assert "init --hook" not in out
+    again = run_pyz(["init", "--cwd", project], env=env)
+    text = again.stdout.decode()
+    assert again.returncode == 0 and "written" not in text and "nothing changed" in text
+    assert "next:" not in text and "init --hook" not in text
+
+
+def test_init_cli_options_name_and_exclude(project, run_pyz, tmp_path):
+    home = tmp_path / "home"
+    for folder in (".claude", ".codex", ".gemini"):
+        (home / folder).mkdir(parents=True)
+    env = {"HOME": str(home), "PATH": "/nonexistent"}
+    done = run_pyz(["init", "--cwd", project, "--no-codex"], env=env)
+    assert done.returncode == 0 and "wired: Claude Code, Gemini CLI" in done.stdout.decode()
+    assert not (project / ".codex").exists() and (project / ".gemini/settings.json").is_file()
+    named = run_pyz(["init", "--cwd", project, "--codex"], env={"HOME": str(tmp_path), "PATH": "/nonexistent"})
+    assert named.returncode == 0 and "wired: Codex CLI" in named.stdout.decode()
+    assert (project / ".codex/hooks.json").is_file()

@@ -243,13 +243,11 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     assert out["systemMessage"].startswith("termsprawl: TERMSPRAWL_NODE_ID is not set; nothing recorded")
     assert "Fix: quit, then start Claude Code as `TERMSPRAWL_NODE_ID=<node> claude`" in out["systemMessage"]
     assert sorted(os.listdir(str(project / ".termsprawl" / "transcripts"))) == before
-    # Its agent, running the skill's command, gets the context layer's own answer.
+    # Its agent, running the skill's command, is told the variable is missing and how to set it (issue 32).
     tried = nobody.run(skill_command)
-    assert (tried.returncode, tried.stdout, tried.stderr) == (
-        2,
-        b"",
-        b"termsprawl-context: expected --cwd and --self\n",
-    )
+    assert (tried.returncode, tried.stdout) == (2, b"")
+    assert tried.stderr.startswith(b"termsprawl-context: expected --cwd and --self: $TERMSPRAWL_NODE_ID is not set")
+    assert b"TERMSPRAWL_NODE_ID=<node>" in tried.stderr and tried.stderr.count(b"\n") == 1
 
     # 5. A fourth terminal reusing alice's id while alice's Claude Code still runs (the
     #    hook finds its Claude Code process above the shell through /proc).

@@ -16,7 +16,7 @@ from termsprawl_context.dump import PeerVisit, ProjectIO, walk_peers
 from termsprawl_context.workspace.layout import STATE_DIR, state_path
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
-__all__ = ["diagnose", "format_doctor", "report_json", "setup_notes"]
+__all__ = ["diagnose", "format_doctor", "report_json", "setup_notes", "subdir_import_notes", "unrecorded_notes"]
 
 
 # Where a peer's walk ends; PRINTED means the dump prints it.
@@ -27,6 +27,7 @@ MISSING_FILE = "missing-file"
 NOT_A_FILE = "not-a-regular-file"
 UNREADABLE = "unreadable"
 NO_TURNS = "no-printable-turns"
+NO_TURNS_YET = "no-turns-yet"
 
 REASONS = {
     PRINTED: "printed",
@@ -36,6 +37,7 @@ REASONS = {
     NOT_A_FILE: "skipped: the recorded transcript is not a regular file",
     UNREADABLE: "skipped: the recorded transcript cannot be read",
     NO_TURNS: "skipped: the transcript holds no printable user/assistant turns",
+    NO_TURNS_YET: "skipped: no turns yet (its session has started; its CLI writes the transcript at the first prompt)",
 }
 
 
@@ -122,7 +124,7 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     exists, regular, readable = _file_facts(visit.path)
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
     if not exists:
-        return PeerReport(outcome=MISSING_FILE, **base)
+        return PeerReport(outcome=NO_TURNS_YET if _started(cwd, peer, visit.recorded) else MISSING_FILE, **base)
     if not regular:
         return PeerReport(outcome=NOT_A_FILE, **base)
     if not readable:
@@ -132,6 +134,15 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
     base.update(zip(("handoff_turns", "harness_turns"), counts))
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
+
+
+def _started(cwd: str, node: str, recorded: Optional[str]) -> bool:
+    """The node's hook recorded this very transcript at a session's start (its holder
+    names it): a missing file is then a session nobody has typed in yet."""
+    from termsprawl_context.hooks import read_holder
+
+    current, _ = read_holder(cwd, node)
+    return current is not None and recorded is not None and current.path == recorded
 
 
 def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
@@ -357,4 +368,85 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
                     "node %s was taken from session %s (process %d), which has since ended"
                     % (self_id, displaced.session_id, displaced.pid)
                 )
+    return notes
+
+
+def _recorded_everywhere(cwd: str) -> set:
+    """Every transcript path the project's index records, resolved, for any node."""
+    from termsprawl_context.workspace.index import read_transcript_path, resolve_transcript_path
+    from termsprawl_context.workspace.layout import TRANSCRIPTS_DIR
+
+    try:
+        names = os.listdir(state_path(cwd, TRANSCRIPTS_DIR))
+    except OSError:
+        return set()
+    found = set()
+    for name in names:
+        node = name[: -len(".json")] if name.endswith(".json") and not name.endswith(".holder.json") else ""
+        recorded = read_transcript_path(cwd, node) if node else None
+        if recorded:
+            found.add(os.path.realpath(resolve_transcript_path(cwd, recorded)))
+    return found
+
+
+def subdir_import_notes(cwd: str, environ=None) -> List[str]:
+    """One note per CLI that was started below the project root while the project's
+    CLAUDE.md imports the instruction block (an import its CLI may refuse from there)."""
+    from termsprawl_context.harness import available
+    from termsprawl_context.workspace import discovery
+    from termsprawl_context.workspace.files import read_small_file
+
+    data = read_small_file(os.path.join(cwd, discovery.CLAUDE_MD_FILE))
+    if data is None or not discovery.imports_agents_file(data.decode("utf-8", "replace")):
+        return []
+    notes = []
+    root = os.path.realpath(cwd)
+    for harness in available():
+        if not harness.subdir_import_note:
+            continue
+        below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
+        if below:
+            notes.append(harness.subdir_import_note % {"dir": below[0]})
+    return notes
+
+
+def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
+    """For each node (in order) whose CLI holds a session of this project newer than the
+    one recorded for it, and recorded for no node: that session and the likely cause
+    (hooks or folder not trusted, started below the root), with the fix."""
+    from termsprawl_context.harness import get
+    from termsprawl_context.workspace.index import read_transcript_source, resolve_transcript_path
+    from termsprawl_context.workspace.project import start_command
+
+    recorded_all = None  # type: Optional[set]
+    notes = []
+    for node in dict.fromkeys(nodes):
+        source = read_transcript_source(cwd, node) if is_safe_id(node) else None
+        harness = get(source[1]) if source else None
+        if source is None or harness is None:
+            continue
+        path = resolve_transcript_path(cwd, source[0])
+        try:
+            since = os.stat(path).st_mtime
+        except (OSError, ValueError):
+            continue  # no file yet: nothing is newer than a session not typed in
+        if recorded_all is None:
+            recorded_all = _recorded_everywhere(cwd)
+        for candidate in harness.project_sessions(cwd, environ, since):
+            if os.path.realpath(candidate.session.path) in recorded_all:
+                continue
+            start = "`%s`" % start_command(harness.command, node)
+            notes.append(
+                "node %s: %s holds a newer session of this project than the one recorded (%s), recorded for no "
+                "node: %s; if it is %s's, likely cause: %s"
+                % (
+                    node,
+                    harness.label,
+                    path,
+                    candidate.session.path,
+                    node,
+                    harness.unrecorded_cause(cwd, candidate.cwd, start),
+                )
+            )
+            break
     return notes

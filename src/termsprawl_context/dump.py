@@ -208,6 +208,14 @@ class ProjectIO(ContextIO):
     def harness_of(self, peer_id: str) -> "Optional[str]":
         return self._harnesses.get(peer_id)
 
+    def previous_source(self, peer_id: str) -> "Optional[tuple]":
+        """``(path, harness)`` of the peer's session before its current one (resolved), or
+        None: what the hand-off fills its window from."""
+        from termsprawl_context.workspace.index import read_previous_source
+
+        found = read_previous_source(self.cwd, peer_id)
+        return (self.resolve(found[0]), found[1]) if found else None
+
     def resolve(self, recorded: str) -> str:
         from termsprawl_context.workspace.index import resolve_transcript_path
 

@@ -95,8 +95,9 @@ class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offse
     __slots__ = ()
 
 
-class PeerHandoff(namedtuple("PeerHandoff", "id title path turns")):
-    """One peer's (or one session's) turns, oldest first."""
+class PeerHandoff(namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))):
+    """One peer's (or one session's) turns, oldest first; ``earlier``: the peer's session
+    before its current one, filling a window its current session leaves short."""
 
     __slots__ = ()
 
@@ -427,16 +428,21 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
 
 
 def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
-    """``(peer id, title, transcript path, harness name or None)`` for each peer linked
-    to ``self_id`` that has an index entry, in the dump's order, over the dump's IO
-    (``dump.ContextIO``); the title is the node's, else the id."""
+    """``(peer id, title, transcript path, harness name or None, previous)`` for each
+    peer linked to ``self_id`` that has an index entry, in the dump's order, over the
+    dump's IO (``dump.ContextIO``); the title is the node's, else the id; ``previous``
+    the ``(path, harness)`` of the peer's session before this one, or None."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         if not recorded:
             continue
         title = io.node_title(linked.peer)
         harness = io.harness_of(linked.peer) if hasattr(io, "harness_of") else None
-        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness
+        previous = io.previous_source(linked.peer) if hasattr(io, "previous_source") else None
+        yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness, previous
+
+
+EARLIER_TITLE = "%s, earlier session"  # the heading of the turns a previous session fills in
 
 
 def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
@@ -472,8 +478,19 @@ def build_handoff(
         try:
             turns = read_harness_turns(path, harness, window, prompts, tools, lines)
         except (OSError, ValueError):
-            continue
-        if not turns:
-            continue
-        found.append(PeerHandoff(peer_id, title, path, turns))
+            turns = []
+        previous = source[4] if len(source) > 4 else None
+        if previous and len(turns) < window:
+            # The peer's current session is short (a new one): its earlier session fills the window.
+            try:
+                earlier = read_harness_turns(previous[0], previous[1], window - len(turns), 0, tools, lines)
+            except (OSError, ValueError):
+                earlier = []
+            # A resumed or forked session may hold the earlier one's turns already: never twice.
+            held = set((t.role, t.text, t.timestamp) for t in turns)
+            earlier = [t for t in earlier if (t.role, t.text, t.timestamp) not in held]
+            if earlier:
+                found.append(PeerHandoff(peer_id, EARLIER_TITLE % title, previous[0], earlier, True))
+        if turns:
+            found.append(PeerHandoff(peer_id, title, path, turns))
     return apply_budget(found, max_chars)

@@ -170,6 +170,7 @@ def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
                     }
                     for t in peer.turns
                 ],
+                **({"earlier": True} if peer.earlier else {}),
             }
             for peer in peers
         ]

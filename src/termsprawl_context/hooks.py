@@ -33,7 +33,13 @@ from termsprawl_context.workspace.files import dump_json, read_small_file, write
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
-from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project
+from termsprawl_context.workspace.project import (
+    NODE_ID_ENV,
+    command_path,
+    find_project,
+    running_project,
+    start_command,
+)
 
 __all__ = ["PROJECT_DIR_ENV", "context_line", "process_alive", "read_holder", "record_from_hook", "session_start"]
 
@@ -42,43 +48,61 @@ HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1
 # Shells Claude Code may run a hook command through; the process above one is Claude Code.
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"))
-_ALIAS_EXAMPLE = "alias claude-alice='TERMSPRAWL_NODE_ID=alice claude'"
 
 
 class HookRefused(Refusal):
     """The hook recorded nothing; the message says why (the hook still exits 0)."""
 
-    fix = ""  # what the user does about it, for the message shown in Claude Code
+    fix = ""  # what the user does about it, for the message shown in the agent CLI
+    harness = None  # type: Any  # the harness whose hook it was, when known
+
+    def fix_for(self, harness: Any) -> str:
+        """The fix, in the words of the CLI that ran the hook."""
+        return self.fix
+
+
+def _default_harness() -> Any:
+    from termsprawl_context.harness import get
+
+    return get(CLAUDE_CODE)
 
 
 class NodeIdMissing(HookRefused):
-    fix = "quit, then start Claude Code as `%s=<node> claude` in this terminal (one alias per node: %s)" % (
-        NODE_ID_ENV,
-        _ALIAS_EXAMPLE,
-    )
-
-    def __init__(self, empty: bool = False) -> None:
+    def __init__(self, empty: bool = False, harness: Any = None) -> None:
         super().__init__(
             "%s is %s; nothing recorded (start the agent with %s=<node>)"
             % (NODE_ID_ENV, "set but empty" if empty else "not set", NODE_ID_ENV)
         )
+        self.harness = harness
+
+    def fix_for(self, harness: Any) -> str:
+        return "quit, then start %s as `%s` in this terminal (one alias per node: alias %s-alice='%s')" % (
+            harness.label,
+            start_command(harness.command),
+            harness.command,
+            start_command(harness.command, "alice"),
+        )
 
 
 class NodeIdUnsafe(HookRefused):
-    fix = (
-        "quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
-        "(e.g. `%s=alice claude`)" % NODE_ID_ENV
-    )
-
-    def __init__(self, value: str) -> None:
+    def __init__(self, value: str, harness: Any = None) -> None:
         super().__init__("%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN))
+        self.harness = harness
+
+    def fix_for(self, harness: Any) -> str:
+        return (
+            "quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
+            "(e.g. `%s`)" % start_command(harness.command, "alice")
+        )
 
 
 class NoProject(HookRefused):
-    fix = "run `termsprawl-context init --hook` in the project"
-
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, harness: Any = None) -> None:
         super().__init__("no project directory: %s; nothing recorded" % detail)
+        self.harness = harness
+
+    def fix_for(self, harness: Any) -> str:
+        return "run `termsprawl-context init --%s` in the project" % harness.cli_option
 
 
 class IndexNotWritten(HookRefused):
@@ -253,12 +277,16 @@ def record_from_hook(
     payload, chosen = read_harness_payload(stream, store, environ, harness)
     node_id = environ.get(NODE_ID_ENV)
     if node_id is None or node_id == "":
-        raise NodeIdMissing(empty=node_id == "")
+        raise NodeIdMissing(node_id == "", chosen)
     if not is_safe_id(node_id):
-        raise NodeIdUnsafe(node_id)
+        raise NodeIdUnsafe(node_id, chosen)
     if chosen.name != CLAUDE_CODE and chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
-    project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
+    try:
+        project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
+    except NoProject as refusal:
+        refusal.harness = chosen
+        raise
     recorded, changed = _record_index(project, node_id, store, payload, chosen)
     me = claude_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
@@ -278,15 +306,16 @@ def record_from_hook(
 
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
     """Where the node's transcript is recorded, and whether that changed the index."""
+    before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     if chosen.name == CLAUDE_CODE:
         recorded = relocate_record(store, payload.transcript_path, payload.source)
         changed = read_transcript_path(project, node_id) != recorded
-        written = not changed or record_transcript_path(project, node_id, recorded)
+        written = not changed or record_transcript_path(project, node_id, recorded, None, before)
     else:
         # Codex appends a resumed session to the file it started; Gemini names a new stub.
         recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
-        changed = read_transcript_source(project, node_id) != (recorded, chosen.name)
-        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name)
+        changed = before != (recorded, chosen.name)
+        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:
         raise IndexNotWritten(project, node_id)
     return recorded, changed
@@ -385,31 +414,46 @@ def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[
 
 def displaced_message(record: HookRecord, old: Holder) -> str:
     """The user's message when ``record`` took its node from the live session ``old``."""
+    from termsprawl_context.harness import get
+
+    label = get(record.harness or CLAUDE_CODE).label
     return (
-        "termsprawl: node %s was already held by another live Claude Code session (process %d, transcript %s); "
+        "termsprawl: node %s was already held by another live %s session (process %d, transcript %s); "
         "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
         "its own %s (quit one and restart it with another id)."
-        % (record.node_id, old.pid, old.path, record.node_id, NODE_ID_ENV)
+        % (record.node_id, label, old.pid, old.path, record.node_id, NODE_ID_ENV)
     )
 
 
-def refusal_message(refusal: Refusal) -> str:
-    fix = getattr(refusal, "fix", "") or "check the hook's set-up with `termsprawl-context doctor`"
+def refusal_message(refusal: Refusal, harness: Any = None) -> str:
+    """What the person is shown: the refusal and its fix, in the words of ``harness``
+    (the CLI that ran the hook; default Claude Code)."""
+    fix = ""
+    if isinstance(refusal, HookRefused):
+        fix = refusal.fix_for(refusal.harness or harness or _default_harness())
+    fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
     return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
 
 
-def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
-    """Run ``record`` (a bound ``record_from_hook``) and say what Claude Code should show:
-    never raises."""
+def session_start(record: Callable[[], HookRecord], harness: Optional[str] = None) -> HookAnswer:
+    """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the
+    hook (``harness``, the name its hook command gives; default: the payload's, else
+    Claude Code) should show: never raises."""
+    from termsprawl_context.harness import get
+
+    named = get(harness) if harness else None
     try:
         done = record()
     except SubagentSession as refusal:
         return HookAnswer(None, {}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
-        return HookAnswer(None, session_start_output(system_message=refusal_message(refusal)), refusal.message)
+        cli = getattr(refusal, "harness", None) or named or _default_harness()
+        output = cli.session_start_output(system_message=refusal_message(refusal, cli))
+        return HookAnswer(None, output, refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
         message = "internal error: %s: %s" % (type(exc).__name__, exc)
-        return HookAnswer(None, session_start_output(system_message="termsprawl: hook %s." % message), message)
+        output = (named or _default_harness()).session_start_output(system_message="termsprawl: hook %s." % message)
+        return HookAnswer(None, output, message)
     from termsprawl_context.workspace.links import peers_of
 
     title = done.node_id if done.source in (SOURCE_STARTUP, SOURCE_CLEAR) else None
@@ -422,11 +466,9 @@ def session_start(record: Callable[[], HookRecord]) -> HookAnswer:
         warning = "; ".join(filter(None, (warning, done.kept)))
     answer, tool = session_start_output, ""
     if done.harness:
-        from termsprawl_context.harness import get
-
-        harness = get(done.harness)
-        answer = harness.session_start_output  # the shape that harness shows
-        tool = harness.read_tool(done.project) if hasattr(harness, "read_tool") else ""
+        cli = get(done.harness)
+        answer = cli.session_start_output  # the shape that harness shows
+        tool = cli.read_tool(done.project) if hasattr(cli, "read_tool") else ""
     output = answer(
         system_message=shown,
         additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id), tool),

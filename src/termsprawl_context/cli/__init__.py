@@ -122,7 +122,7 @@ COMMANDS = {
         "termsprawl_context.cli.setup_cmds",
         "run_hook",
         "hook",
-        "record a session's transcript from a Claude Code hook payload",
+        "record a session's transcript from an agent CLI's SessionStart hook payload",
     ),
     "mcp": (
         "termsprawl_context.cli.mcp_cmds",
@@ -181,11 +181,16 @@ COMMANDS = {
 }
 
 _USAGE_HEAD = """\
-usage: {prog} --cwd DIR --self NODE
+usage: {prog} --cwd DIR --self NODE [--format markdown|json] [--turns N] [--max-chars N]
        {prog} COMMAND [ARGS...]   ({prog} COMMAND --help for each)
        {prog} --help | --version | help COMMAND
 
 Print the recent turns of the agents linked to NODE in the project at DIR.
+--cwd defaults to the project found from here, --self to $TERMSPRAWL_NODE_ID.
+The hand-off (any of its options): each peer's own conversation, not harness text.
+  --format markdown|json   its rendering (default markdown)
+  --turns N                the last N turns of each peer (default 40), plus its last prompts and answer
+  --max-chars N            all peers' text together, shared fairly (default 20000)
 
 commands:
 """

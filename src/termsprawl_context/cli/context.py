@@ -65,6 +65,8 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
             options[arg] = _option_value(arg, argv[i + 1])
         i += 2
     cwd, self_id = values["--cwd"], values["--self"]
+    from_env = self_id is None
+    found_cwd = cwd is None
     if cwd is None or self_id is None:
         # Absent flags have defaults (the project found from here, $TERMSPRAWL_NODE_ID);
         # imported only then, so the app's explicit calls pay nothing for them.
@@ -72,8 +74,18 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
 
         self_id = default_self(self_id)
         cwd = default_project() if cwd is None else cwd
+    if cwd and found_cwd and from_env and self_id is None:  # (an explicit --cwd keeps the seed's words)
+        from termsprawl_context.workspace.project import NODE_ID_ENV
+
+        raise _usage_error(
+            "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, or "
+            "start the agent as "
+            "%s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
+        )
     if not cwd or not self_id:
         raise _usage_error("expected --cwd and --self")
+    if from_env:
+        _check_env_id(self_id)
     return ContextArgs(_served_project(cwd), self_id), options
 
 
@@ -91,6 +103,21 @@ def _served_project(cwd: str) -> str:
 
         raise OtherProject(cwd, own)
     return own
+
+
+def _check_env_id(self_id: str) -> None:
+    """An unsafe id from $TERMSPRAWL_NODE_ID prints nothing (the contract's fail-open
+    answer); the person is told why on stderr."""
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
+
+    if not is_safe_id(self_id):
+        from termsprawl_context._output import error_line
+        from termsprawl_context.workspace.project import NODE_ID_ENV
+
+        error_line(
+            "$%s=%s is not a safe node id (%s): nothing is printed; set it to this agent's node id"
+            % (NODE_ID_ENV, shown_id(self_id), SAFE_ID_SHOWN)
+        )
 
 
 def _option_value(option: str, value: str) -> "Any":

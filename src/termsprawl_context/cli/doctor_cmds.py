@@ -31,6 +31,7 @@ DOCTOR = Spec(
 @command(DOCTOR)
 def run_doctor(args) -> int:
     from termsprawl_context.doctor import diagnose, format_doctor, report_json, setup_notes
+    from termsprawl_context.doctor import subdir_import_notes, unrecorded_notes
     from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
     args.cwd = project_dir(args.cwd, "doctor")
@@ -39,6 +40,8 @@ def run_doctor(args) -> int:
         raise UsageError("doctor: give --self NODE (or set $%s)" % NODE_ID_ENV)
     report = diagnose(args.cwd, self_id)
     notes = setup_notes(args.cwd, self_id)
+    notes += unrecorded_notes(args.cwd, [self_id] + [p.peer for p in report.peers])
+    notes += subdir_import_notes(args.cwd)
     # The notes go just above the verdict, which stays the last line.
     head, _, last = format_doctor(report).rstrip("\n").rpartition("\n")
     text = "".join(line + "\n" for line in [head] + ["note: " + n for n in notes] + [last])

@@ -10,7 +10,7 @@ Claude Code's hook output shape (or nothing), and a refusal is also one stderr l
 import json
 import os
 import sys
-from typing import List
+from typing import List, Optional
 
 from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
 from termsprawl_context.cli._args import project_dir
@@ -86,12 +86,32 @@ def _init_options(parser) -> None:
         help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
         "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE),
     )
+    from termsprawl_context.harness import available
+
+    for harness in available():
+        flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
+        parser.add_argument(
+            "--" + harness.cli_option,
+            action="store_true",
+            dest="cli_" + harness.cli_option,
+            help="wire %s: its hook and instruction import (%s); without any CLI option, init wires every "
+            "supported CLI found here (its folder in the home directory, or `%s` on PATH)"
+            % (harness.label, flags, harness.command),
+        )
+        parser.add_argument(
+            "--no-" + harness.cli_option,
+            action="store_true",
+            dest="no_" + harness.cli_option,
+            help="do not wire %s, even when it is found" % harness.label,
+        )
 
 
 INIT = Spec(
     "init",
-    "Install the command, discovery markers and .gitignore into a project (with --hook, a Claude Code SessionStart "
-    "hook that records transcripts; with --claude-md, an import of the markers into CLAUDE.md).",
+    "Install the command, discovery markers and .gitignore into a project, and wire the agent CLIs: with no CLI "
+    "option, every supported CLI found on this machine (--no-codex etc. leave one out); --claude, --codex, "
+    "--gemini name them; --hook, --claude-md, --codex-hook, --agents-md, --gemini-hook, --gemini-md name one "
+    "step each.",
     common=("cwd",),
     options=_init_options,
 )
@@ -103,6 +123,7 @@ def run_init(args) -> int:
     from termsprawl_context.workspace.discovery import HANDOFF_ARGS
 
     cwd = project_dir(args.cwd, "init")
+    wired = _choose_clis(args)
     extra = _prepare_harness_steps(cwd, args)
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
     report = _harness_steps(report, extra, args)
@@ -115,7 +136,15 @@ def run_init(args) -> int:
     if not report.ok:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
-    template = _NEXT_WITH_HOOK if report.hook else _NEXT_WITHOUT_HOOK
+    if all(step.outcome == install.UNCHANGED for step in report.steps):
+        write_out(_nothing_changed(wired))
+        return EXIT_OK
+    if wired is not None:
+        write_out(_wired_line(wired))
+    if wired:
+        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+        return EXIT_OK
+    template = _NEXT_WITH_HOOK if report.hook or _claude_hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
     write_out(
         template.format(
             cmd=install.INSTALLED_COMMAND,
@@ -127,6 +156,79 @@ def run_init(args) -> int:
     if args.gemini_hook:
         write_out(_NEXT_GEMINI)
     return EXIT_OK
+
+
+_STEP_OPTIONS = ("hook", "claude_md", "codex_hook", "agents_md", "gemini_hook", "gemini_md")
+
+
+def _choose_clis(args) -> "Optional[list]":
+    """The CLIs this run wires (their ``init_options`` set on ``args``), or None when the
+    steps were named one by one (the options as before). No CLI option at all: every
+    supported CLI found here (``Harness.found``), less those excluded."""
+    from termsprawl_context.harness import available
+
+    if any(getattr(args, name) for name in _STEP_OPTIONS):
+        return None
+    harnesses = available()
+    named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
+    if not named:
+        named = [h for h in harnesses if not getattr(args, "no_" + h.cli_option) and h.found(os.environ)]
+    for harness in named:
+        for option in harness.init_options:
+            setattr(args, option, True)
+    return named
+
+
+def _next_for(wired: list, command: str) -> str:
+    """What the person does next, for the CLIs this run wired: start each terminal as a
+    node (its CLI's own command), link two nodes, check one; then each CLI's trust steps."""
+    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
+    from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
+
+    starts = ["        %s" % start_command(h.command, node) for h, node in zip(wired, ("alice", "bob", "carol"))]
+    lines = (
+        [
+            "next: start each agent in its own terminal with its own node id, from the project folder, e.g.",
+        ]
+        + starts
+        + [
+            "      (sessions started from now on are recorded; one alias per node, e.g. in ~/.bashrc). Then:",
+            "        %s links add alice bob       link two agents" % INSTALLED_COMMAND,
+            "        %s doctor --self alice       see what alice's hand-off sees" % INSTALLED_COMMAND,
+            "      and each agent reads its peers with: %s %s" % (command, HANDOFF_ARGS),
+        ]
+    )
+    lines += ["%s: %s." % (h.command, h.setup_steps) for h in wired]
+    return "\n".join(lines) + "\n"
+
+
+def _wired_line(wired: list) -> str:
+    if not wired:
+        return (
+            "found no supported agent CLI here (looked for ~/.claude, ~/.codex, ~/.gemini and claude, codex, gemini "
+            "on PATH); name one: init --claude, --codex or --gemini\n"
+        )
+    return "wired: %s\n" % ", ".join(h.label for h in wired)
+
+
+def _nothing_changed(wired: "Optional[list]") -> str:
+    which = " for %s" % ", ".join(h.label for h in wired) if wired else ""
+    return (
+        "nothing changed: the project was already set up%s. Check a node with "
+        "`termsprawl-context doctor --self NODE`.\n" % which
+    )
+
+
+def _claude_hook_in_place(cwd: str) -> bool:
+    """Claude Code's hook is already registered (a plain ``init`` must not suggest it)."""
+    from termsprawl_context.workspace.hook_settings import has_our_hook, load_settings
+
+    try:
+        hooks = load_settings(cwd).get("hooks", {})
+    except Refusal:
+        return False
+    entries = hooks.get("SessionStart", []) if isinstance(hooks, dict) else []
+    return isinstance(entries, list) and has_our_hook(entries)
 
 
 _NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
@@ -181,7 +283,7 @@ def _harness_steps(report, prepared: list, args):
 
 class NoPayload(Refusal):
     def __init__(self) -> None:
-        super().__init__("expects a Claude Code hook payload (JSON) on stdin; nothing recorded")
+        super().__init__("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
 
 
 def _hook_options(parser) -> None:
@@ -204,10 +306,10 @@ def _hook_options(parser) -> None:
 
 HOOK = Spec(
     "hook",
-    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from a Claude Code "
-    "SessionStart payload on stdin, and answer in Claude Code's hook JSON: the linked peers and the command that "
-    "reads them for the model, a warning with the fix for the user. Always exits 0; stdout holds that one JSON "
-    "object or nothing.",
+    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from an agent CLI's "
+    "SessionStart hook payload on stdin (Claude Code, Codex CLI, Gemini CLI: see --harness), and answer in that "
+    "CLI's hook JSON: the linked peers and the command that reads them for the model, a warning with the fix for "
+    "the user. Always exits 0; stdout holds that one JSON object or nothing.",
     common=("projects-dir",),
     options=_hook_options,
 )
@@ -247,7 +349,7 @@ def run_hook(argv: List[str]) -> int:
             raise NoPayload()
         return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
 
-    answer = hooks.session_start(record)
+    answer = hooks.session_start(record, args.harness if args is not None else None)
     if answer.output:
         # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
         _answer_hook(json.dumps(answer.output) + "\n")

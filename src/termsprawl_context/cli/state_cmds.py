@@ -48,13 +48,22 @@ LINKS = Spec(
 
 @command(LINKS)
 def run_links(args) -> int:
+    args.searched = args.cwd is None  # no --cwd: the project is looked for from here
     args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
     return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
 
 
 def _links_list(args) -> int:
+    from termsprawl_context.workspace.layout import state_path
     from termsprawl_context.workspace.links import scan_link_files
 
+    if args.searched and not os.path.isdir(state_path(args.cwd)):
+        # A list answer with nothing in it: exit 0, one stderr line saying where it looked.
+        error_line(
+            "links list: no project found at or above %s (no .termsprawl/): run `termsprawl-context init` there, "
+            "or give --cwd DIR" % os.path.abspath(args.cwd)
+        )
+        return EXIT_OK
     files = scan_link_files(args.cwd)
     valid = [f for f in files if f.pair is not None]
     ignored = [f.name for f in files if f.pair is None]

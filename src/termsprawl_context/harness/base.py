@@ -52,7 +52,17 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["Harness", "Q_ENTRIES", "Q_IDENTITY", "Q_SUBAGENTS", "Session"]
+__all__ = [
+    "Harness",
+    "ProjectSession",
+    "Q_ENTRIES",
+    "Q_IDENTITY",
+    "Q_SUBAGENTS",
+    "Session",
+    "head_value",
+    "recent_files",
+    "under",
+]
 
 
 # The questions a harness may not be able to answer from its records (``supports``).
@@ -73,6 +83,67 @@ class Session(object):
         return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
 
 
+class ProjectSession(object):
+    """One of a harness's sessions of a project (``Harness.project_sessions``): the
+    transcript's modification time and the directory the session was started in."""
+
+    __slots__ = ("session", "mtime", "cwd")
+
+    def __init__(self, session: Session, mtime: float, cwd: str) -> None:
+        self.session, self.mtime, self.cwd = session, mtime, cwd
+
+    def __repr__(self) -> str:
+        return "ProjectSession(%r, %r, %r)" % (self.session, self.mtime, self.cwd)
+
+
+def under(path: str, project: str) -> bool:
+    """Whether the directory ``path`` is ``project`` or lies below it (both absolute)."""
+    path, project = os.path.normpath(path), os.path.normpath(project)
+    return path == project or path.startswith(project.rstrip(os.sep) + os.sep)
+
+
+def recent_files(paths, since: float) -> list:
+    """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``,
+    newest first."""
+    found = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if st.st_mtime > since and (st.st_mode & 0o170000) == 0o100000:
+            found.append((st.st_mtime, path))
+    found.sort(reverse=True)
+    return found
+
+
+# How far into a transcript ``head_value`` looks (a Codex session_meta line holds its
+# ~20 KB system prompt; a Claude Code file opens with a few snapshot records).
+HEAD_BYTES = 1 << 20
+HEAD_RECORDS = 64
+
+
+def head_value(path: str, pick) -> str:
+    """The first non-empty ``pick(record)`` among a transcript's first records, or ""."""
+    from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return ""
+    try:
+        with f:
+            for count, line in enumerate(iter_lines(f, HEAD_BYTES)):
+                if count >= HEAD_RECORDS or line.offset > HEAD_BYTES:
+                    break
+                record = parse_object(line.raw)
+                value = pick(record) if record is not None else ""
+                if isinstance(value, str) and value:
+                    return value
+    except OSError:
+        pass
+    return ""
+
+
 class Harness(object):
     """One agent CLI's facts, behind one interface. Subclasses override what differs;
     every method is pure over its arguments and the files it is pointed at (paths are
@@ -91,6 +162,21 @@ class Harness(object):
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
     # hook reads by default (Claude Code's) is not named, as its command always was.
     hook_names_itself = True
+    # How a person starts it in a terminal (its command on PATH), and the word `init`
+    # names it by (`init --<cli_option>`, `init --no-<cli_option>`).
+    command = ""
+    cli_option = ""
+    # `init`'s options that wire it (its hook with its permission rules, its instruction
+    # import), as argparse destinations, and what the person must still do afterwards.
+    init_options = ()  # type: tuple
+    setup_steps = ""
+    # The likely cause, with its fix, of a session of this project the hook never
+    # recorded though it was started at the project root (see ``unrecorded_cause``;
+    # ``%(start)s`` is how a node's session is started).
+    unrecorded_at_root = ""
+    # Said by `doctor` when the project's instruction file imports the managed block and a
+    # session of this CLI was started below the project root ("" when that is harmless).
+    subdir_import_note = ""
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
@@ -118,6 +204,42 @@ class Harness(object):
         """Every transcript of its store (main sessions; sub-agent files too when they are
         sessions of their own), in no promised order. Never raises."""
         return iter(())
+
+    def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
+        """The folders (in the home directory) it keeps its settings and sessions in; []
+        when no home can be found. They may not exist."""
+        return []
+
+    def found(self, environ: "Optional[Mapping[str, str]]" = None) -> bool:
+        """Whether it is installed here: one of ``config_dirs`` exists, or ``command``
+        is on ``$PATH``."""
+        env = os.environ if environ is None else environ
+        if any(os.path.isdir(d) for d in self.config_dirs(env)):
+            return True
+        if not self.command:
+            return False
+        import shutil
+
+        return shutil.which(self.command, path=env.get("PATH") or os.defpath) is not None
+
+    def project_sessions(
+        self, project: str, environ: "Optional[Mapping[str, str]]" = None, since: float = 0.0
+    ) -> List[ProjectSession]:
+        """Its sessions started in ``project`` or a directory below it whose transcript was
+        modified after ``since`` (seconds since the epoch), newest first. Never raises;
+        reads at most the first records of each candidate file."""
+        return []
+
+    def unrecorded_cause(self, project: str, session_dir: str, start: str) -> str:
+        """The likely cause, with the fix, of a session started in ``session_dir`` that the
+        hook did not record for ``project``; ``start`` is how a node's session is started
+        (the caller's words, e.g. ```X=<node> claude```)."""
+        if session_dir and os.path.realpath(session_dir) != os.path.realpath(project):
+            return (
+                "it was started in %s, below the project root, where %s may not apply the project's settings "
+                "(its hook): start %s from %s" % (session_dir, self.label, start, project)
+            )
+        return self.unrecorded_at_root % {"start": start}
 
     def session_id_of(self, path: str) -> str:
         """The session id a transcript's file name carries, or "" when it carries none."""

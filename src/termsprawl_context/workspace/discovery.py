@@ -48,6 +48,7 @@ __all__ = [
     "ensure_context_discovery",
     "ensure_gemini_md",
     "gemini_md",
+    "imports_agents_file",
     "read_rules",
     "refresh_discovery",
     "refresh_marker",

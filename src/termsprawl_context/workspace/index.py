@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 __all__ = [
     "index_file_path",
+    "read_previous_source",
     "read_transcript_path",
     "read_transcript_source",
     "record_transcript_path",
@@ -34,13 +35,18 @@ __all__ = [
 
 INDEX_VERSION = 1
 HARNESS_KEY = "harness"
+# The node's transcript before this one, when the hook moved it to a new session:
+# {"path", "harness"?}, so a hand-off can fill its window from the earlier session.
+PREVIOUS_KEY = "previous"
 
 
 def index_file_path(cwd: str, node_id: str) -> str:
     return state_path(cwd, TRANSCRIPTS_DIR, node_id + ".json")
 
 
-def record_transcript_path(cwd: str, node_id: str, transcript_path: str, harness: Optional[str] = None) -> bool:
+def record_transcript_path(
+    cwd: str, node_id: str, transcript_path: str, harness: Optional[str] = None, previous: "Optional[tuple]" = None
+) -> bool:
     """Record ``transcript_path`` for ``node_id``; True when written. ``harness`` names
     the harness that writes it (None or Claude Code: the key is left out, so the entry
     is byte for byte what it always was).
@@ -53,6 +59,11 @@ def record_transcript_path(cwd: str, node_id: str, transcript_path: str, harness
         entry = {"version": INDEX_VERSION, "path": transcript_path}
         if harness and harness != DEFAULT_HARNESS:
             entry[HARNESS_KEY] = harness
+        if previous and previous[0] and previous[0] != transcript_path:
+            earlier = {"path": previous[0]}
+            if previous[1] and previous[1] != DEFAULT_HARNESS:
+                earlier[HARNESS_KEY] = previous[1]
+            entry[PREVIOUS_KEY] = earlier
         body = dump_json(entry)
         write_atomic(cwd, index_file_path(cwd, node_id), body)
         return True
@@ -93,6 +104,16 @@ def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
         return None
     path = entry.get("path")
     return (path, harness) if isinstance(path, str) and path else None
+
+
+def read_previous_source(cwd: str, node_id: str) -> "Optional[tuple]":
+    """``(path as written, harness name)`` of the node's session before its current one,
+    or None (none recorded, junk, a harness this build cannot read)."""
+    entry = read_index_entry(cwd, node_id)
+    previous = entry.get(PREVIOUS_KEY) if entry is not None else None
+    harness = entry_harness(previous) if isinstance(previous, dict) else None
+    path = previous.get("path") if isinstance(previous, dict) else None
+    return (path, harness) if harness is not None and isinstance(path, str) and path else None
 
 
 def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:

@@ -39,6 +39,7 @@ __all__ = [
     "hook_command",
     "running_project",
     "walk_up_command",
+    "start_command",
 ]
 
 
@@ -108,6 +109,11 @@ def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optiona
     except OSError:  # the working directory was removed
         return None
     return find_project(start, environ)
+
+
+def start_command(cli_command: str, node: str = "<node>") -> str:
+    """How a terminal starts an agent CLI (its command ``cli_command``) as ``node``."""
+    return "%s=%s %s" % (NODE_ID_ENV, node, cli_command)
 
 
 def command_path(project: str) -> str:

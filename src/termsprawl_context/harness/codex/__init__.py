@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Session
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
 from termsprawl_context.harness.codex.facts import (
     ARCHIVED_SUBDIR,
@@ -79,16 +79,55 @@ from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_en
 __all__ = ["HARNESS"]
 
 
+# The hook's warning as the model reads it, for the person who may not see it.
+RELAY_TO_PERSON = (
+    "The hook that connects this session to its linked agents reported a problem the person must fix; "
+    "before anything else, tell them, word for word: %s"
+)
+
+
 class CodexHarness(Harness):
     name = NAME
     label = "Codex CLI"
     transcript_suffix = TRANSCRIPT_SUFFIX
     hook_settings_file = HOOKS_FILE
     instruction_file = INSTRUCTION_FILE
+    command = "codex"
+    cli_option = "codex"
+    init_options = ("codex_hook", "agents_md")
+    setup_steps = (
+        "Codex CLI asks, at the first start in this folder, to trust the project, then to review its "
+        'hooks: trust both ("Continue without trusting" means the hook never runs; `codex exec --trust` '
+        "in scripts)"
+    )
+    unrecorded_at_root = (
+        "Codex CLI did not run the project's hook: the project or its hooks were not trusted (\"Continue "
+        "without trusting (hooks won't run)\"), or it was started before `init`: quit it and start "
+        "%(start)s at the project root, trusting the project and its hooks"
+    )
 
     def store_roots(self, environ=None):
         home = home_dir(environ)
         return [os.path.join(home, SESSIONS_SUBDIR), os.path.join(home, ARCHIVED_SUBDIR)] if home else []
+
+    def config_dirs(self, environ=None):
+        home = home_dir(environ)
+        return [home] if home else []
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Rollouts (sub-agent threads left out) whose ``session_meta`` names a working
+        directory in the project; only files modified after ``since`` are opened."""
+        home = home_dir(environ)
+        paths = list(rollouts_under(os.path.join(home, SESSIONS_SUBDIR))) if home else []
+        real = os.path.realpath(project)
+        found = []
+        for mtime, path in recent_files(paths, since):
+            meta = meta_of(path)
+            cwd = as_str(meta.get(META_CWD)) if meta else ""
+            if not cwd or meta.get(META_PARENT_THREAD) or not under(os.path.realpath(cwd), real):
+                continue
+            found.append(ProjectSession(Session(self.name, thread_id_of(path), path), mtime, cwd))
+        return found
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
@@ -192,6 +231,16 @@ class CodexHarness(Harness):
         # child's thread id as agent_id (0.169).
         value = payload.get(HOOK_AGENT_ID)
         return value if isinstance(value, str) else ""
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        """Claude Code's shape; a warning for the person also goes to the model, to pass
+        on: Codex 0.169's TUI showed no SessionStart ``systemMessage`` (its source turns
+        one into a warning of the hook's run, shown only with the hook's other output),
+        while ``additionalContext`` reaches the model as a developer message."""
+        if system_message:
+            relay = RELAY_TO_PERSON % system_message
+            additional_context = additional_context + "\n" + relay if additional_context else relay
+        return Harness.session_start_output(self, system_message, additional_context, session_title)
 
     def hook_entry(self, command):
         return {

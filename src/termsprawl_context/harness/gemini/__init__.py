@@ -26,7 +26,7 @@ file alone can say which message is where (an id's place is its first appearance
 
 import os
 
-from termsprawl_context.harness.base import Harness, Session
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
 from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
     Chat,
     Where,
@@ -52,11 +52,13 @@ from termsprawl_context.harness.gemini.facts import (
     MEMORY_IMPORT_PREFIX,
     NAME,
     PROJECT_DIR_ENV,
+    PROJECT_ROOT_FILE,
     SESSION_FILE_PREFIX,
     SETTINGS_FILE,
     TRANSCRIPT_SUFFIX,
     chat_files,
     project_root_of,
+    config_dir,
     store_root,
     subagent_dir,
 )
@@ -97,9 +99,51 @@ class GeminiHarness(Harness):
     # (so it is left unquoted here), and sets it in the hook's environment too.
     hook_start_dir = "$" + PROJECT_DIR_ENV
 
+    command = "gemini"
+    cli_option = "gemini"
+    init_options = ("gemini_hook", "gemini_md")
+    setup_steps = (
+        'Gemini CLI asks, at the first start in this folder, whether to trust it: trust it ("Don\'t trust" '
+        "means no project settings, so no hook; `/permissions` changes it later); start it from the project "
+        "folder, not a subdirectory"
+    )
+    unrecorded_at_root = (
+        "Gemini CLI did not run the project's hook: the folder is not trusted (\"Don't trust\"), or it was "
+        "started before `init`: trust the folder (`/permissions` in Gemini CLI), then quit it and start "
+        "%(start)s at the project root"
+    )
+
     def store_roots(self, environ=None):
         root = store_root(environ)
         return [root] if root else []
+
+    def config_dirs(self, environ=None):
+        found = config_dir(environ)
+        return [found] if found else []
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """The chats of every store folder whose ``.project_root`` (the launch directory) is
+        in the project; a resume's later file of one session id is that session's."""
+        real = os.path.realpath(project)
+        chats = {}  # type: dict
+        for folder, path in chat_files(environ):
+            chats.setdefault(folder, []).append(path)
+        found = []
+        for folder, paths in sorted(chats.items()):
+            launched = _project_root(os.path.join(store_root(environ), folder, PROJECT_ROOT_FILE))
+            if not launched or not under(os.path.realpath(launched), real):
+                continue
+            seen = set()
+            for path in sorted(paths):
+                chat = header_of(path) if not is_legacy(path) else None
+                session_id = chat.session_id if chat is not None else ""
+                if session_id in seen:
+                    continue
+                seen.add(session_id)
+                for mtime, recent in recent_files([path], since):
+                    found.append(ProjectSession(Session(self.name, session_id, recent), mtime, launched))
+        found.sort(key=lambda one: one.mtime, reverse=True)
+        return found
 
     def sessions(self, environ=None):
         """Each session once: a resume's stub (a later file of the same project and id,
@@ -262,6 +306,20 @@ class GeminiHarness(Harness):
             "matcher": HOOK_MATCHER_ANY,
             "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}],
         }
+
+
+def _project_root(path: str) -> str:
+    """The launch directory a store folder's ``.project_root`` names ("" when unreadable)."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return ""
+    try:
+        with f:
+            return f.read(1 << 16).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return ""
 
 
 HARNESS = GeminiHarness()
