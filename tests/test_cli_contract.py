@@ -1,5 +1,5 @@
 """One CLI contract (issue 23 item 5), tested against the registry and the built artifact:
-the README's command table is the registry's (synopsis, summary, what --json prints), its
+docs/cli.md's command table is the registry's (synopsis, summary, what --json prints), its
 exit-code table is errors.py's, every --json prints JSON Lines for a list and one line
 for one answer, and every list answer with nothing in it exits 0 with nothing on stdout."""
 
@@ -20,7 +20,7 @@ from termsprawl_context.cli import COMMANDS
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE
 from termsprawl_context.harness.claude import encode_project_dir, resolve_work_dir
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+CLI_DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 JSON_SHOWN = {JSON_LIST: "JSON Lines", JSON_ONE: "one object", "": "no"}
 # Raw in a JSON document these would act on a terminal: the contract escapes them.
 RAW_CONTROLS = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0))] + ["\u2028", "\u2029"]
@@ -38,7 +38,7 @@ def json_kinds(spec):
 
 
 def command_table():
-    """The README's command table, made from the registry."""
+    """docs/cli.md's command table, made from the registry (independently of docs/gen_cli.py)."""
     rows = ["| command | what it does | `--json` |", "| --- | --- | --- |"]
     for name, (_, _, synopsis, summary) in COMMANDS.items():
         shown = " / ".join(JSON_SHOWN[k] for k in sorted(json_kinds(spec_of(name)), key=list(JSON_SHOWN).index))
@@ -47,20 +47,20 @@ def command_table():
     return "\n".join(rows) + "\n"
 
 
-def readme_block(heading):
-    text = README.read_text(encoding="utf-8")
+def doc_block(heading):
+    text = CLI_DOC.read_text(encoding="utf-8")
     start = text.index(heading + "\n")
     return text[start : text.find("\n## ", start + 1)]
 
 
-def test_the_readme_command_table_is_the_registry():
-    block = readme_block("## The command-line contract")
-    assert command_table() in block, "README's command table should read:\n" + command_table()
+def test_the_documented_command_table_is_the_registry():
+    block = doc_block("## Commands")
+    assert command_table() in block, "docs/cli.md's command table should read:\n" + command_table()
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_each_synopsis_names_its_specs_arguments(name):
-    """The usage line, the README and the parser agree: the synopsis opens with the
+    """The usage line, docs/cli.md and the parser agree: the synopsis opens with the
     command's name, then its positional arguments (or its actions) as its Spec names them."""
     spec, synopsis = spec_of(name), COMMANDS[name][2]
     assert spec.name == name and synopsis.split()[0] == name
@@ -86,7 +86,7 @@ def test_one_word_for_each_thing():
 
 
 def test_the_exit_code_table_is_errors_py():
-    block = readme_block("## Exit codes (all commands)")
+    block = doc_block("## Exit codes")
     rows = re.findall(r"^\| (\d+)( \(no results\))? \|", block, re.M)
     documented = [int(code) for code, _ in rows]
     defined = sorted({v for k, v in vars(errors).items() if k.startswith("EXIT_")})

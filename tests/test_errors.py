@@ -1,5 +1,5 @@
 """One refusal path: every refusal is a named class carrying its exit code, the names are
-unique across the package, every code is in the README's table, and the two exits that
+unique across the package, every code is in docs/cli.md's table, and the two exits that
 are not refusals (an internal error, Ctrl-C) are one quiet line or none, never a
 traceback."""
 
@@ -44,8 +44,8 @@ def refusal_classes():
 
 
 def readme_exit_codes():
-    """The codes of the README's ``## Exit codes`` table."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """The codes of docs/cli.md's ``## Exit codes`` table."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     return {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.M)}
 
@@ -64,10 +64,10 @@ def test_refusal_class_names_are_unique():
     assert {name: where for name, where in by_name.items() if len(where) > 1} == {}
 
 
-def test_every_exit_code_is_in_the_readme_table():
+def test_every_exit_code_is_in_the_documented_table():
     table = readme_exit_codes()
     for cls in refusal_classes():
-        assert cls.exit_code in table, "%s.%s exits %d, not in the README" % (
+        assert cls.exit_code in table, "%s.%s exits %d, not in docs/cli.md" % (
             cls.__module__,
             cls.__name__,
             cls.exit_code,

@@ -4,7 +4,7 @@ Every reader and every command that takes a transcript, a project's state or a h
 payload is fed mutated real lines (``../shared/corpus``), truncations of real files,
 random bytes, invalid UTF-8, lone surrogates, deep nesting, giant lines and wrong JSON
 types in every field. Properties: no exit 70 and no traceback, ever; exit codes only
-from the README's table; the fail-open dump answers exactly what a plain oracle answers
+from docs/cli.md's table; the fail-open dump answers exactly what a plain oracle answers
 on the parseable lines. Then partial writes (a writer appending in pieces while readers
 loop), concurrency (writers of links, index, hook against readers) and containment
 (nothing outside ``<cwd>/.termsprawl`` and ``<cwd>/.claude`` changes; no ``fcntl``).
@@ -58,8 +58,8 @@ def count(name, n=1):
 
 
 def documented_exit_codes():
-    """The codes of the README's exit code table, 70 excluded: a bug is never an answer."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """The codes of docs/cli.md's exit code table, 70 excluded: a bug is never an answer."""
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
     return {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.M)} - {EXIT_INTERNAL}
 

@@ -5,7 +5,7 @@ too). A module's ``__all__`` is what other modules of the package take from it; 
 name (no leading underscore) left out of it is private by that choice: no other module
 may take it, nor any name with a leading underscore. Every name in ``__all__`` is taken
 by another module of the package or is public on purpose (``API``, with its reason, and
-the names the README documents as importable); every public name a module defines is
+the names docs/api.md documents as importable); every public name a module defines is
 used by the package (in its own module or another) or is public on purpose too, so
 nothing in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``).
 Tests may still import a module's private helpers to test them on their own.
@@ -32,15 +32,15 @@ API = {
     (
         "cli",
         "COMMANDS",
-    ): "the command registry: the README's command table and the CLI contract tests are checked against it",
+    ): "the command registry: docs/cli.md's command table and the CLI contract tests are checked against it",
 }
 API = {(PACKAGE + "." + module, name): why for (module, name), why in API.items()}
 
-README = SRC.parent / "README.md"
+API_DOC = SRC.parent / "docs" / "api.md"
 
 
 def readme_names(text, modules):
-    """``(module, name)`` for each name the README documents as importable: a module in
+    """``(module, name)`` for each name docs/api.md documents as importable: a module in
     backticks followed by its names in parentheses (`` `pkg.mod` (`a`, `b`) ``), or one
     dotted name (`` `pkg.mod.name` ``)."""
     import re
@@ -303,13 +303,13 @@ def command_specs():
 
 
 def _api():
-    """``API``, the commands' Specs and the names the README documents as importable."""
+    """``API``, the commands' Specs and the names docs/api.md documents as importable."""
     modules = load_modules(SRC)
     found = dict(API)
     for key in command_specs():
         found.setdefault(key, "the Spec of a registered command, read by its name")
-    for key in readme_names(README.read_text(encoding="utf-8"), modules):
-        found.setdefault(key, "the README documents it as importable")
+    for key in readme_names(API_DOC.read_text(encoding="utf-8"), modules):
+        found.setdefault(key, "docs/api.md documents it as importable")
     return found
 
 
@@ -319,8 +319,8 @@ def test_every_module_has_all_and_every_public_name_is_used():
 
 def test_what_the_readme_documents_exists_and_is_in_all():
     modules = load_modules(SRC)
-    documented = readme_names(README.read_text(encoding="utf-8"), modules)
-    assert len(documented) > 20  # the reader found the README's lists
+    documented = readme_names(API_DOC.read_text(encoding="utf-8"), modules)
+    assert len(documented) > 20  # the reader found docs/api.md's lists
     assert sorted(key for key in documented if not _exists(modules, *key)) == []
     missing = [key for key in documented if key[1] not in (modules[key[0]].all or ())]
     assert sorted(missing) == []

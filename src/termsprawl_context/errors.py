@@ -26,8 +26,8 @@ __all__ = [
 ]
 
 
-# Exit codes shared by every command; documented in the README.
-EXIT_OK = 0
+# Exit codes shared by every command; docs/gen_cli.py writes each line's comment into docs/cli.md's table.
+EXIT_OK = 0  # done (the dump and `hook` always exit 0: they fail open)
 EXIT_FAILURE = 1  # the thing asked for does not exist or could not be read
 EXIT_USAGE = 2  # the command line itself is wrong
 EXIT_WRONG_RECORD = 5  # `belongs`: the record names another session, or was written in another tree

@@ -30,23 +30,24 @@ EXEC_FLAGS = (
 )
 
 
-def config_toml(base_url, extra=""):
+def config_toml(base_url, extra="", features=True):
+    """The scratch config; ``features=False`` leaves out ``[features] hooks = true`` (the
+    README's quick start says Codex needs none)."""
     return (
         'model = "%s"\nmodel_provider = "mock"\n%s\n'
-        '[model_providers.mock]\nname = "mock"\nbase_url = "%s"\nwire_api = "responses"\n\n'
-        "[features]\nhooks = true\n" % (MODEL, extra, base_url)
-    )
+        '[model_providers.mock]\nname = "mock"\nbase_url = "%s"\nwire_api = "responses"\n\n' % (MODEL, extra, base_url)
+    ) + ("[features]\nhooks = true\n" if features else "")
 
 
 class CodexSandbox(object):
-    def __init__(self, root, server, extra_config=""):
+    def __init__(self, root, server, extra_config="", features=True):
         self.root = Path(root)
         self.home = self.root / "home"
         self.codex_home = self.home / ".codex"
         self.project = self.root / "proj"
         self.codex_home.mkdir(parents=True)
         self.project.mkdir(parents=True)
-        (self.codex_home / "config.toml").write_text(config_toml(server.base_url, extra_config))
+        (self.codex_home / "config.toml").write_text(config_toml(server.base_url, extra_config, features))
         self.server = server
         self.bin = client_bin("codex")
 

@@ -47,9 +47,9 @@ def claude():
 
 
 def readme_walkthrough():
-    """The commands of the README's walk-through ("Installing into a project"), verbatim."""
+    """The commands of the README's Claude Code quick start, verbatim."""
     text = (REPO / "README.md").read_text()
-    section = text.split("## Installing into a project", 1)[1]
+    section = text.split("### Claude Code\n", 1)[1]
     block = section.split("```sh\n", 1)[1].split("```", 1)[0]
     return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
 

@@ -148,6 +148,18 @@ def sandbox(tmp_path, pyz):
         yield box
 
 
+def test_the_hook_runs_without_a_features_entry(tmp_path, pyz):
+    """Codex 0.169.0 runs a trusted project's hook with no `[features] hooks = true` in its
+    config: the README's Codex quick start asks for none."""
+    with ResponsesServer(lambda body, n: [message("hi")]) as server:
+        box = CodexSandbox(tmp_path, server, features=False)
+        assert "[features]" not in (box.codex_home / "config.toml").read_text()
+        done = run_pyz(pyz, ["init", "--cwd", box.project, "--codex-hook"], box.project)
+        assert done.returncode == 0, done.stderr
+        thread, _, _ = box.exec("hello", node="cx")
+        assert index_entry(box, "cx") == {"version": 1, "path": str(box.rollout(thread)), "harness": "codex-cli"}
+
+
 def index_entry(box, node):
     return json.loads((box.project / ".termsprawl" / "transcripts" / (node + ".json")).read_text())
 

@@ -76,7 +76,7 @@ def positive_int(value: str) -> int:
 def add_cwd(parser: argparse.ArgumentParser) -> None:
     """``--cwd DIR``, the project directory; absent, ``project_dir`` finds it."""
     parser.add_argument(
-        "--cwd", metavar="DIR", help="the project directory (default: the project found from here, see the README)"
+        "--cwd", metavar="DIR", help="the project directory (default: the project found from here, see docs/setup.md)"
     )
 
 

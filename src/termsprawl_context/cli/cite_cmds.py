@@ -86,7 +86,7 @@ def _where(parser) -> None:
 QUERY = Spec(
     "query",
     "Print the entries of PATH for which EXPR holds, as <path>:<line> TYPE UUID (tab-separated). EXPR is the small "
-    "expression language of the README (type, uuid, parentUuid, logicalParentUuid, timestamp, isSidechain, message, "
+    "expression language of docs/citations.md (type, uuid, parentUuid, logicalParentUuid, timestamp, isSidechain, message, "
     "toolUseResult; == != < <= > >= and or not in contains startsWith endsWith, ?. [i] int() len() + - * / %). "
     "Exit 2 when it will not compile, 13 when no entry could be evaluated.",
     (PATH,),

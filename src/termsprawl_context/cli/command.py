@@ -3,7 +3,7 @@
 A ``Spec`` names the command's positional arguments (from one vocabulary: ``PATH`` is
 a transcript, ``SESSION`` a session, ``NODE`` a node), the common options it takes
 (declared once here: ``--cwd``, ``--projects-dir``, ``--project``, ``--harness``) and
-what its ``--json`` prints. The contract every command follows (the README's "The
+what its ``--json`` prints. The contract every command follows (docs/cli.md's "The
 command-line contract"):
 
 - ``--json`` on a list answer (``JSON_LIST``) is JSON Lines: one object per line per
@@ -58,7 +58,7 @@ class Arg(NamedTuple):
     required: bool = True
 
 
-# One word for each thing a command is given, in every usage line and the README.
+# One word for each thing a command is given, in every usage line and docs/cli.md.
 PATH = Arg("path", "PATH", "a transcript (.jsonl) file")
 SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a path, or 'latest'")
 UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")

@@ -66,7 +66,7 @@ def _init_options(parser) -> None:
         "--codex-hook",
         action="store_true",
         help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
-        "Codex runs it with `[features] hooks = true` in its config, in a trusted project)",
+        "Codex runs it in a project whose hooks you trusted; no `[features]` entry is needed)",
     )
     parser.add_argument(
         "--agents-md",
@@ -238,8 +238,8 @@ _NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it a
 """
 
 
-_NEXT_CODEX = """codex: the hook runs once Codex CLI has `[features]` `hooks = true` in ~/.codex/config.toml and
-      trusts this project (it asks at the first start; `codex exec --trust` in scripts); start it
+_NEXT_CODEX = """codex: the hook runs once Codex CLI trusts this project and its hooks (it asks at the first
+      start; `codex exec --trust --dangerously-bypass-hook-trust` in scripts); start it
       as `TERMSPRAWL_NODE_ID=carol codex` and its sessions are nodes like any other.
 """
 
