@@ -369,6 +369,9 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
         chosen = harnesses.for_payload(payload, environ)
     if chosen.name == CLAUDE_CODE:
         return claude_hook_input(payload, store, environ), chosen
+    adapt = getattr(chosen, "hook_payload", None)  # a CLI whose payload is not Claude-shaped
+    if adapt is not None:
+        payload = adapt(payload, environ)
     roots = chosen.store_roots(environ)
     where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
     return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen

@@ -89,6 +89,16 @@ def _init_options(parser) -> None:
     from termsprawl_context.harness import available
 
     for harness in available():
+        owned = getattr(harness, "owned_option", "")
+        if owned:
+            files = ", ".join("DIR/" + f[0] for f in harness.owned_files("."))
+            parser.add_argument(
+                "--" + owned.replace("_", "-"),
+                action="store_true",
+                help="write %s, which records %s sessions (termsprawl's own file; another file there is "
+                "refused)" % (files, harness.label),
+            )
+    for harness in available():
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
         parser.add_argument(
             "--" + harness.cli_option,
@@ -158,7 +168,16 @@ def run_init(args) -> int:
     return EXIT_OK
 
 
-_STEP_OPTIONS = ("hook", "claude_md", "codex_hook", "agents_md", "gemini_hook", "gemini_md")
+_STEP_OPTIONS = (
+    "hook",
+    "claude_md",
+    "codex_hook",
+    "agents_md",
+    "gemini_hook",
+    "gemini_md",
+    "copilot_hook",
+    "pi_extension",
+)
 
 
 def _choose_clis(args) -> "Optional[list]":
@@ -262,15 +281,24 @@ def _prepare_harness_steps(cwd: str, args) -> list:
 
 def _harness_steps(report, prepared: list, args):
     """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
-    if not prepared and not args.agents_md and not args.gemini_md:
+    from termsprawl_context.harness import available
+
+    owning = [h for h in available() if getattr(args, getattr(h, "owned_option", "") or "-", False)]
+    if not prepared and not owning and not args.agents_md and not args.gemini_md:
         return report
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.harness_install import register_harness_hook, write_root_agents_block
+    from termsprawl_context.workspace.harness_install import (
+        register_harness_hook,
+        write_owned_files,
+        write_root_agents_block,
+    )
 
     steps = list(report.steps)
     installed = bool(steps) and steps[0].outcome != install.FAILED
     for one in prepared:
         steps.extend(register_harness_hook(report.cwd, one, installed))
+    for harness in owning:
+        steps.extend(write_owned_files(report.cwd, harness))
     if args.agents_md:
         steps.append(write_root_agents_block(report.cwd))
     if args.gemini_md:

@@ -28,9 +28,17 @@ __all__ = [
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 GEMINI_CLI = "gemini-cli"
+COPILOT_CLI = "copilot-cli"
+PI = "pi"
 DEFAULT_HARNESS = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
-_MODULES = ((CLAUDE_CODE, "claude"), (CODEX_CLI, "codex"), (GEMINI_CLI, "gemini"))
+_MODULES = (
+    (CLAUDE_CODE, "claude"),
+    (CODEX_CLI, "codex"),
+    (GEMINI_CLI, "gemini"),
+    (COPILOT_CLI, "copilot"),
+    (PI, "pi"),
+)
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 
 _loaded = {}  # type: dict

@@ -357,6 +357,12 @@ class Harness(object):
             output["systemMessage"] = system_message
         return output
 
+    def owned_files(self, project: str) -> list:
+        """The files under ``project`` that termsprawl owns whole for this CLI (a hook
+        file, an extension), as ``(relative path, content bytes, mode)``: ``init`` writes
+        each when absent or already ours (``workspace.harness_install.write_owned_files``)."""
+        return []
+
     def hook_entry(self, command: str) -> dict:
         """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
         return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}

@@ -32,7 +32,13 @@ from termsprawl_context.workspace.files import check_write_target, read_small_fi
 from termsprawl_context.workspace.project import hook_command as project_hook_command
 from termsprawl_context.workspace.project import walk_up_command
 
-__all__ = ["check_root_agents_block", "prepare_hook", "register_harness_hook", "write_root_agents_block"]
+__all__ = [
+    "check_root_agents_block",
+    "prepare_hook",
+    "register_harness_hook",
+    "write_owned_files",
+    "write_root_agents_block",
+]
 
 
 ROOT_AGENTS_FILE = "AGENTS.md"
@@ -186,3 +192,34 @@ def write_root_agents_block(cwd: str) -> "install.Step":
     return install.Step(
         "agents-md", ROOT_AGENTS_FILE, install.WRITTEN, "managed block for agents that read AGENTS.md (Codex CLI)"
     )
+
+
+def _owned_already(current: bytes, wanted: bytes) -> bool:
+    """Whether a file's bytes are ours to replace: identical, or opening with the managed
+    marker line the provider writes first (a version of ours from another release)."""
+    marker = wanted.split(b"\n", 1)[0]
+    return current == wanted or (bool(marker.strip()) and current.split(b"\n", 1)[0] == marker)
+
+
+def write_owned_files(cwd: str, harness: Any) -> list:
+    """Write each file the harness owns whole (``Harness.owned_files``) when it is absent
+    or already ours; any other file there is refused (``FAILED``, its bytes untouched)."""
+    steps = []
+    for relative, data, mode in harness.owned_files(cwd):
+        path = os.path.join(cwd, relative)
+        what = "hook"
+        try:
+            check_write_target(cwd, path)
+            if os.path.lexists(path):
+                current = None if os.path.islink(path) else read_small_file(path)
+                if current is None or not _owned_already(current, data):
+                    steps.append(install.Step(what, relative, install.FAILED, "left untouched: not a file of ours"))
+                    continue
+                if current == data and (os.stat(path).st_mode & 0o777) == mode:
+                    steps.append(install.Step(what, relative, install.UNCHANGED, "already current"))
+                    continue
+            write_atomic(cwd, path, data, mode)
+            steps.append(install.Step(what, relative, install.WRITTEN, "%s records its sessions" % harness.label))
+        except (OSError, ValueError) as exc:
+            steps.append(install.Step(what, relative, install.FAILED, getattr(exc, "strerror", None) or str(exc)))
+    return steps

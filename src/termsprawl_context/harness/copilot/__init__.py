@@ -1,0 +1,184 @@
+"""GitHub Copilot CLI behind the harness interface: its session folders, its
+``events.jsonl`` records as ``Entry`` values (``events``), its ``sessionStart`` hook
+payload and answer, and the hook file ``init`` owns (facts in ``facts``, 1.0.102).
+
+What its records cannot answer: its sub-agents have no transcript of their own (their
+lines are inlined, with ``agentId``, in the session's file), so ``subagent_paths`` is a
+named refusal (``supports(Q_SUBAGENTS)`` is False); the entries say which lines are a
+sub-agent's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.copilot import facts
+from termsprawl_context.harness.copilot.events import events_entries, events_entries_reverse, session_head
+
+__all__ = ["HARNESS"]
+
+# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
+# harness/ may not import workspace; a test holds the two equal).
+INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
+
+# The hook's warning as the model reads it: 1.0.102 passes only ``additionalContext`` on.
+RELAY_TO_PERSON = (
+    "The hook that connects this session to its linked agents reported a problem the person must fix; "
+    "before anything else, tell them, word for word: %s"
+)
+
+
+class CopilotHarness(Harness):
+    name = facts.NAME
+    label = facts.LABEL
+    transcript_suffix = facts.EVENTS_FILE
+    hook_event_session_start = facts.HOOK_EVENT
+    # 1.0.102 sets $COPILOT_HOOK_DIR to the folder of the hook file it runs
+    # (<project>/.github/hooks), so the project is two folders up, wherever the session started.
+    hook_start_dir = '"$COPILOT_HOOK_DIR/../.."'
+    instruction_file = "AGENTS.md"  # 1.0.102 also reads CLAUDE.md, GEMINI.md, .github/copilot-instructions.md
+    command = "copilot"
+    cli_option = "copilot"
+    init_options = ("copilot_hook", "agents_md")
+    owned_option = "copilot_hook"  # the init option that writes ``owned_files``
+    setup_steps = (
+        "Copilot CLI loads a project's hooks only in a trusted folder: trust it when asked at the first start "
+        "(`--trust-folder`, or COPILOT_ALLOW_ALL=true, headless); it asks before running any shell command, "
+        "the read command included: allow `shell(.termsprawl/bin/termsprawl-context)` with "
+        "`--deny-tool 'shell(.termsprawl/bin/termsprawl-context links:*)'` (and `index`, `init`, ...) for no prompt"
+    )
+    unrecorded_at_root = (
+        "Copilot CLI did not run the project's hook: the folder is not trusted, or it was started before "
+        "`init`: quit it and start %(start)s at the project root, trusting the folder"
+    )
+
+    def store_roots(self, environ=None):
+        home = facts.copilot_home(environ)
+        return [os.path.join(home, facts.SESSION_STATE_SUBDIR)] if home else []
+
+    def config_dirs(self, environ=None):
+        home = facts.copilot_home(environ)
+        return [home] if home else []
+
+    def _records(self, environ=None):
+        for root in self.store_roots(environ):
+            try:
+                names = sorted(os.listdir(root))
+            except OSError:
+                continue
+            for name in names:
+                path = os.path.join(root, name, facts.EVENTS_FILE)
+                if facts.is_session_id(name) and os.path.isfile(path):
+                    yield name, path
+
+    def sessions(self, environ=None):
+        for session_id, path in self._records(environ):
+            yield Session(self.name, session_id, path)
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Sessions whose ``session.start`` names a directory in the project."""
+        real = os.path.realpath(project)
+        found = []
+        for mtime, path in recent_files([p for _, p in self._records(environ)], since):
+            cwd = _cwd(session_head(path))
+            if cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, facts.session_folder_id(path), path), mtime, cwd))
+        return found
+
+    def session_id_of(self, path):
+        return facts.session_folder_id(path)
+
+    def sniff(self, first):
+        data = first.get("data")
+        return first.get("type") == facts.KIND_SESSION_START and isinstance(data, dict) and "copilotVersion" in data
+
+    def entries(self, path):
+        return events_entries(path)
+
+    def entries_reverse(self, path):
+        return events_entries_reverse(path)
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(events_entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
+
+        return question in (Q_ENTRIES, Q_IDENTITY)
+
+    def stable_id(self, path):
+        """The session id ``session.start`` names, when its folder agrees (a resume
+        appends to the same file, so the first line names the conversation)."""
+        session_id = head_id = session_head(path).get("sessionId")
+        return session_id if isinstance(head_id, str) and head_id == facts.session_folder_id(path) else None
+
+    def subagent_parent(self, path):
+        return (False, "") if self.stable_id(path) else None
+
+    def session_ids(self, path):
+        found = self.stable_id(path)
+        return [found] if found else None
+
+    def work_dirs(self, path):
+        cwd = _cwd(session_head(path))
+        return [cwd] if cwd else None
+
+    # --- hooks -------------------------------------------------------------------------------
+    def is_hook_payload(self, payload, environ=None):
+        """A ``sessionStart`` payload: a ``sessionId`` and no Claude-shaped fields, whose
+        session folder is in this store (or run from Copilot CLI's hook environment)."""
+        session_id = payload.get(facts.PAYLOAD_SESSION_ID)
+        if not facts.is_session_id(session_id) or "session_id" in payload or "transcript_path" in payload:
+            return False
+        env = os.environ if environ is None else environ
+        path = facts.events_path(session_id, env)
+        return env.get(facts.HOOK_ENV) == "1" or bool(path and os.path.isdir(os.path.dirname(path)))
+
+    def hook_payload(self, payload, environ=None):
+        """The payload in the shape the recorder checks: ``session_id``, the
+        ``transcript_path`` its id names in this store, ``cwd`` and ``source``."""
+        session_id = payload.get(facts.PAYLOAD_SESSION_ID)
+        adapted = dict(payload)
+        if isinstance(session_id, str) and "session_id" not in payload:
+            adapted["session_id"] = session_id
+            path = facts.events_path(session_id, environ)
+            if path:
+                adapted["transcript_path"] = path
+        source = payload.get("source")
+        adapted["source"] = facts.PAYLOAD_SOURCES.get(source, "") if isinstance(source, str) else ""
+        cwd = payload.get("cwd")
+        adapted["cwd"] = cwd if isinstance(cwd, str) else ""
+        return adapted
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        """1.0.102 passes a top-level ``additionalContext`` to the model (a user message of
+        its own before the first prompt, on resume too) and shows nothing else: a warning
+        for the person goes to the model, to pass on."""
+        if system_message:
+            relay = RELAY_TO_PERSON % system_message
+            additional_context = additional_context + "\n" + relay if additional_context else relay
+        return {"additionalContext": additional_context} if additional_context else {}
+
+    def owned_files(self, project):
+        """The project hook file that runs ``hook`` at every session start (whole, ours)."""
+        command = "exec %s/%s hook --harness %s" % (self.hook_start_dir, INSTALLED_COMMAND, self.name)
+        hook = {"type": "command", "bash": command, "timeoutSec": facts.HOOK_TIMEOUT_SECONDS}
+        body = json.dumps({"version": 1, "hooks": {facts.HOOK_EVENT: [hook]}}, indent=2)
+        text = facts.MANAGED_MARKER + "\n" + body[1:].lstrip("\n") + "\n"
+        return [(facts.HOOK_FILE, text.encode("utf-8"), 0o644)]
+
+
+def _cwd(head: dict) -> str:
+    context = head.get("context")
+    cwd = context.get("cwd") if isinstance(context, dict) else None
+    return cwd if isinstance(cwd, str) else ""
+
+
+HARNESS = CopilotHarness()

@@ -1,0 +1,113 @@
+"""GitHub Copilot CLI's own facts: where it keeps its sessions, the kinds of its event lines,
+its hook payload and the files ``init`` plants for it.
+
+Observed on Copilot CLI 1.0.102 (``@github/copilot``) run headless against a scripted
+chat-completions server with BYOK env and ``COPILOT_OFFLINE=true`` (no GitHub login;
+``../shared/reference/more-clis.md`` §3). A session is the folder
+``$COPILOT_HOME/session-state/<session id>/`` (``$COPILOT_HOME`` defaults to
+``~/.copilot``, as its bundle's ``configDir ?? COPILOT_HOME ?? ~/.copilot`` reads); its
+record is ``events.jsonl`` there, append-only, one file across ``--resume``. Every line is
+``{type, data, id, timestamp, parentId}``, plus top-level ``agentId`` on a sub-agent's lines
+(a sub-agent is inlined in its parent's file: it has no transcript of its own) and
+``ephemeral`` on kinds that are shown on stdout only. ``session-store.db`` (SQLite) beside
+it is an index of the same turns: never read here, so a Python without ``sqlite3`` loses
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Mapping, Optional
+
+__all__ = [
+    "EVENTS_FILE",
+    "FIELD_AGENT_ID",
+    "HOOK_ENV",
+    "HOOK_EVENT",
+    "HOOK_FILE",
+    "HOOK_TIMEOUT_SECONDS",
+    "KIND_ASSISTANT",
+    "KIND_HOOK_END",
+    "KIND_SESSION_START",
+    "KIND_SYSTEM",
+    "KIND_TOOL_DONE",
+    "KIND_USER",
+    "LABEL",
+    "MANAGED_MARKER",
+    "NAME",
+    "PAYLOAD_SESSION_ID",
+    "PAYLOAD_SOURCES",
+    "SESSION_STATE_SUBDIR",
+    "USER_SOURCE",
+    "copilot_home",
+    "events_path",
+    "is_session_id",
+    "session_folder_id",
+]
+
+NAME = "copilot-cli"
+LABEL = "GitHub Copilot CLI"
+HOME_ENV = "COPILOT_HOME"
+HOME_SUBDIR = ".copilot"
+SESSION_STATE_SUBDIR = "session-state"
+EVENTS_FILE = "events.jsonl"
+
+# The line kinds read (1.0.102); every other kind (turn bounds, usage, model changes,
+# sub-agent bookkeeping, shutdown) is the client's own and prints nowhere.
+KIND_SESSION_START = "session.start"
+KIND_USER = "user.message"  # data.content is what was typed; transformedContent adds <current_datetime>
+KIND_SYSTEM = "system.message"  # the full system prompt (a sub-agent's too)
+KIND_ASSISTANT = "assistant.message"  # data.content, data.toolRequests[{toolCallId, name, arguments}]
+KIND_TOOL_DONE = "tool.execution_complete"  # data.toolCallId, success, result.content / error
+KIND_HOOK_END = "hook.end"  # data.output: what a hook answered (additionalContext reached the model)
+FIELD_AGENT_ID = "agentId"  # top level: the line belongs to a sub-agent run inside the session
+# A sub-agent's prompt carries data.source "agent-<parent session id>"; a typed one has none.
+USER_SOURCE = "source"
+
+# Hook payloads (1.0.102): sessionStart {sessionId, timestamp (ms), cwd, source "new" |
+# "resume", initialPrompt}: the id, no transcript path (the path follows from the id).
+PAYLOAD_SESSION_ID = "sessionId"
+PAYLOAD_SOURCES = {"new": "startup", "resume": "resume"}
+HOOK_ENV = "COPILOT_CLI"  # "1" in every hook's environment
+HOOK_EVENT = "sessionStart"
+HOOK_TIMEOUT_SECONDS = 30
+# A project hook file (`.github/hooks/*.json`, loaded once the folder is trusted); this one
+# is termsprawl's own, written whole by `init`, its first line (a "//" key: the format
+# is JSON, so the marker is a key) saying so.
+HOOK_FILE = ".github/hooks/termsprawl.json"
+MANAGED_MARKER = '{"//": "managed by termsprawl-context init: rewritten by it, do not edit",'
+
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def is_session_id(value) -> bool:
+    """Whether ``value`` can name a session folder (letters, digits, ``-``, ``_``)."""
+    return isinstance(value, str) and 0 < len(value) <= 128 and not (set(value) - _SAFE)
+
+
+def copilot_home(environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """``$COPILOT_HOME``, else ``~/.copilot``; "" when no home can be found."""
+    env = os.environ if environ is None else environ
+    explicit = (env.get(HOME_ENV) or "").strip()
+    if explicit:
+        return os.path.abspath(explicit)
+    home = env.get("HOME") or ""
+    return os.path.join(os.path.abspath(home), HOME_SUBDIR) if home else ""
+
+
+def events_path(session_id: str, environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """The record of the session ``session_id`` (checked), or "" when it cannot name one."""
+    home = copilot_home(environ)
+    if not home or not is_session_id(session_id):
+        return ""
+    return os.path.join(home, SESSION_STATE_SUBDIR, session_id, EVENTS_FILE)
+
+
+def session_folder_id(path: str) -> str:
+    """The session id an ``events.jsonl`` path's folder names, or ""."""
+    folder, name = os.path.split(path)
+    found = os.path.basename(folder)
+    return found if name == EVENTS_FILE and is_session_id(found) else ""

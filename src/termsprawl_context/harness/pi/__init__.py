@@ -1,0 +1,152 @@
+"""pi behind the harness interface: its session files, their lines as ``Entry`` values
+(``records``), the extension's hook payload and answer, and the extension ``init`` owns
+(facts in ``facts``, 0.73.1).
+
+What its records cannot answer: pi has no sub-agents (``supports(Q_SUBAGENTS)`` is False);
+it has no permission system either (every tool call runs, nothing asks), so ``init``
+writes no permission rule for it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.pi import facts
+from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
+
+__all__ = ["HARNESS"]
+
+# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
+# harness/ may not import workspace; a test holds the two equal).
+INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
+
+RELAY_TO_PERSON = (
+    "The hook that connects this session to its linked agents reported a problem the person must fix; "
+    "before anything else, tell them, word for word: %s"
+)
+
+
+class PiHarness(Harness):
+    name = facts.NAME
+    label = facts.LABEL
+    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    hook_event_session_start = "session_start"
+    instruction_file = "AGENTS.md"  # 0.73.1 reads AGENTS.md (or CLAUDE.md) from the cwd and its parents
+    command = "pi"
+    cli_option = "pi"
+    init_options = ("pi_extension", "agents_md")
+    owned_option = "pi_extension"  # the init option that writes ``owned_files``
+    setup_steps = (
+        "pi loads the project's extension .pi/extensions/termsprawl.ts at every start (no trust step); "
+        "pi has no permission system: every command the model runs, runs, the read command included"
+    )
+    unrecorded_at_root = (
+        "pi did not run the project's extension: it was started before `init`, or with extensions off "
+        "(`--no-extensions`): quit it and start %(start)s at the project root"
+    )
+
+    def store_roots(self, environ=None):
+        root = facts.sessions_root(environ)
+        return [root] if root else []
+
+    def config_dirs(self, environ=None):
+        found = facts.agent_dir(environ)
+        return [found] if found else []
+
+    def _files(self, environ=None):
+        for root in self.store_roots(environ):
+            try:
+                folders = sorted(os.listdir(root))
+            except OSError:
+                continue
+            for folder in folders:
+                try:
+                    names = sorted(os.listdir(os.path.join(root, folder)))
+                except OSError:
+                    continue
+                for name in names:
+                    path = os.path.join(root, folder, name)
+                    if facts.session_id_of(path) and os.path.isfile(path):
+                        yield path
+
+    def sessions(self, environ=None):
+        for path in self._files(environ):
+            yield Session(self.name, facts.session_id_of(path), path)
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Sessions whose header names a directory in the project."""
+        real = os.path.realpath(project)
+        found = []
+        for mtime, path in recent_files(list(self._files(environ)), since):
+            cwd = header_of(path).get("cwd")
+            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, facts.session_id_of(path), path), mtime, cwd))
+        return found
+
+    def session_id_of(self, path):
+        return facts.session_id_of(path)
+
+    def sniff(self, first):
+        return first.get("type") == "session" and first.get("version") == 3 and isinstance(first.get("cwd"), str)
+
+    def entries(self, path):
+        return session_entries(path)
+
+    def entries_reverse(self, path):
+        return session_entries_reverse(path)
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(session_entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
+
+        return question in (Q_ENTRIES, Q_IDENTITY)
+
+    def stable_id(self, path):
+        """The header's id, when the file name carries it (``-c`` appends to the same file)."""
+        found = header_of(path).get("id")
+        return found if isinstance(found, str) and found and found == facts.session_id_of(path) else None
+
+    def subagent_parent(self, path):
+        return (False, "") if self.stable_id(path) else None
+
+    def session_ids(self, path):
+        found = self.stable_id(path)
+        return [found] if found else None
+
+    def work_dirs(self, path):
+        cwd = header_of(path).get("cwd")
+        return [cwd] if isinstance(cwd, str) and cwd else None
+
+    # --- hooks -------------------------------------------------------------------------------
+    def hook_payload(self, payload, environ=None):
+        """The extension's payload with ``source`` in the recorder's words."""
+        source = payload.get("source")
+        adapted = dict(payload)
+        adapted["source"] = facts.REASON_SOURCES.get(source, "") if isinstance(source, str) else ""
+        return adapted
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        """What the extension reads: ``additionalContext``, handed to the model as a hidden
+        message; a warning for the person goes to the model, to pass on (pi's ``-p`` shows
+        no notification)."""
+        if system_message:
+            relay = RELAY_TO_PERSON % system_message
+            additional_context = additional_context + "\n" + relay if additional_context else relay
+        return {"additionalContext": additional_context} if additional_context else {}
+
+    def owned_files(self, project):
+        """The project extension that runs ``hook`` at every session start (whole, ours)."""
+        from termsprawl_context.harness.pi.extension import extension_source
+
+        return [(facts.EXTENSION_FILE, extension_source(INSTALLED_COMMAND).encode("utf-8"), 0o644)]
+
+
+HARNESS = PiHarness()
