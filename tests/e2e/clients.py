@@ -20,14 +20,24 @@ CLIENTS_DIR_ENV = "TERMSPRAWL_CLIENTS_DIR"
 REQUIRE_CLIENTS_ENV = "TERMSPRAWL_REQUIRE_CLIENTS"
 SKIP_E2E_ENV = "TERMSPRAWL_SKIP_E2E"
 # npm package of each client, as pinned in package.json; the key is the binary's name.
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+    "copilot": "@github/copilot",
+    "pi": "@mariozechner/pi-coding-agent",
+}
 # What to run, under node_modules/. Claude Code 2.1.328's `bin/claude.exe` is a stub its
 # postinstall replaces; install-clients skips install scripts, so the suite runs the native
-# binary from the platform package itself. Codex's and Gemini's bins run as installed.
+# binary from the platform package itself. The other clients' bins run as installed.
 EXECUTABLES = {
     "claude": "@anthropic-ai/claude-code-linux-x64/claude",
     "codex": ".bin/codex",
     "gemini": ".bin/gemini",
+    # Copilot's loader picks its platform package (@github/copilot-linux-x64, an optional
+    # dependency the lock pins) and unpacks it under $HOME/.cache/copilot on first run.
+    "copilot": ".bin/copilot",
+    "pi": ".bin/pi",
 }
 
 

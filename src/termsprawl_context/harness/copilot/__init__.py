@@ -43,11 +43,17 @@ class CopilotHarness(Harness):
     cli_option = "copilot"
     init_options = ("copilot_hook", "agents_md")
     owned_option = "copilot_hook"  # the init option that writes ``owned_files``
+    # Permissions (1.0.102, headless): a rule matches the executable and its subcommand,
+    # never its flags, and lives only on the command line (`--allow-tool` / `--deny-tool`):
+    # the narrowest is the executable allowed and each writing subcommand denied; every
+    # reading one (`show`, `search`, `sessions`: other projects' sessions too) stays allowed.
     setup_steps = (
-        "Copilot CLI loads a project's hooks only in a trusted folder: trust it when asked at the first start "
-        "(`--trust-folder`, or COPILOT_ALLOW_ALL=true, headless); it asks before running any shell command, "
-        "the read command included: allow `shell(.termsprawl/bin/termsprawl-context)` with "
-        "`--deny-tool 'shell(.termsprawl/bin/termsprawl-context links:*)'` (and `index`, `init`, ...) for no prompt"
+        "Copilot CLI loads the project's hook only in a trusted folder: trust it at the first start "
+        "(`--trust-folder`; COPILOT_ALLOW_ALL=true headless). It asks before every shell command, the read "
+        "command included; to let it read its peers unasked, start it with "
+        "`--allow-tool 'shell(<project>/.termsprawl/bin/termsprawl-context)'` and `--deny-tool "
+        "'shell(<project>/.termsprawl/bin/termsprawl-context links:*)'` (the same for index, init, hook, mcp): "
+        "its rules match the command and subcommand, not the flags, so every reading subcommand stays allowed"
     )
     unrecorded_at_root = (
         "Copilot CLI did not run the project's hook: the folder is not trusted, or it was started before "
