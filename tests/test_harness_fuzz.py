@@ -20,6 +20,8 @@ from test_fuzz import check_outcome, fuzz_settings, run_cli
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX_ROLLOUTS = sorted((FIXTURES / "codex").rglob("rollout-*.jsonl"))
 GEMINI_CHATS = sorted((FIXTURES / "gemini-0.61").rglob("session-*.jsonl"))
+COPILOT_EVENTS = sorted((FIXTURES / "copilot-1.0.102").rglob("events.jsonl"))
+PI_SESSIONS = sorted((FIXTURES / "pi-0.73.1").rglob("*.jsonl"))
 HARNESS_COUNTS = {}
 
 
@@ -99,6 +101,10 @@ class Place(object):
         self.codex_home = self.home / ".codex"
         if harness == "codex-cli":
             self.chat = self.codex_home / "sessions" / "2026" / "12" / "01" / name
+        elif harness == "copilot-cli":
+            self.chat = self.home / ".copilot" / "session-state" / "66928374-6e51-4abd-9b55-f07ffa8207af" / name
+        elif harness == "pi":
+            self.chat = self.home / ".pi" / "agent" / "sessions" / "--proj--" / name
         else:
             self.chat = self.home / ".gemini" / "tmp" / "p" / "chats" / name
         self.chat.parent.mkdir(parents=True)
@@ -184,10 +190,30 @@ def test_gemini_single_json_chats(root):
     check()
 
 
+def test_copilot_events(root):
+    @fuzz_settings(150)
+    @given(mangled(COPILOT_EVENTS))
+    def check(data):
+        _run_readers(Place(root, "copilot-cli", "events.jsonl", data), "Copilot CLI events.jsonl")
+
+    check()
+
+
+def test_pi_sessions(root):
+    @fuzz_settings(150)
+    @given(mangled(PI_SESSIONS))
+    def check(data):
+        _run_readers(Place(root, "pi", PI_SESSIONS[0].name, data), "pi sessions")
+
+    check()
+
+
 @st.composite
 def hook_payload(draw):
     body = {
         "session_id": draw(st.one_of(st.just("01a233eb-aec3-7ca3-ad52-6d382ed8cbfe"), st.text(max_size=40))),
+        # Copilot CLI 1.0.102's sessionStart names its session this way (no transcript path).
+        "sessionId": draw(st.sampled_from(["66928374-6e51-4abd-9b55-f07ffa8207af", "../x", "", 7, None])),
         "transcript_path": draw(st.sampled_from(["<chat>", "<home>/x.jsonl", "/etc/passwd", "", "<chat>/..", 7])),
         "cwd": draw(st.sampled_from(["<project>", "/", "", None])),
         "hook_event_name": draw(st.sampled_from(["SessionStart", "Stop", "", None])),
@@ -204,9 +230,10 @@ def hook_payload(draw):
 
 def test_each_harness_s_hook_payload(root):
     @fuzz_settings(150)
-    @given(st.sampled_from(["codex-cli", "gemini-cli"]), hook_payload())
+    @given(st.sampled_from(["codex-cli", "gemini-cli", "copilot-cli", "pi"]), hook_payload())
     def check(harness, raw):
-        source = CODEX_ROLLOUTS[0] if harness == "codex-cli" else GEMINI_CHATS[0]
+        sources = {"codex-cli": CODEX_ROLLOUTS, "copilot-cli": COPILOT_EVENTS, "pi": PI_SESSIONS}
+        source = sources.get(harness, GEMINI_CHATS)[0]
         place = Place(root, harness, source.name, source.read_bytes())
         raw = raw.replace(b"<chat>", str(place.chat).encode()).replace(b"<home>", str(place.home).encode())
         raw = raw.replace(b"<project>", str(place.project).encode())
@@ -260,6 +287,8 @@ _MERGED = {
     "--codex-hook": ".codex/hooks.json",
     "--gemini-hook": ".gemini/settings.json",
     "--agents-md": "AGENTS.md",
+    "--copilot-hook": ".github/hooks/termsprawl.json",
+    "--pi-extension": ".pi/extensions/termsprawl.ts",
 }
 
 

@@ -1,0 +1,103 @@
+"""GitHub Copilot CLI 1.0.102 and pi 0.73.1 as providers (issue 30), on records the real
+clients wrote (tests/fixtures/copilot-1.0.102, tests/fixtures/pi-0.73.1): the person's words
+and nothing else as theirs, the same entries read forward and from the end, the logged
+Copilot ``sessionStart`` payload recording a node a lead reads, and the files ``init`` owns."""
+
+import json
+import shutil
+from pathlib import Path
+
+from termsprawl_context.harness import get
+from termsprawl_context.transcript.entry import typed_texts
+from termsprawl_context.workspace import install
+from termsprawl_context.workspace.harness_install import write_owned_files
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND
+
+FIXTURES = Path(__file__).parent / "fixtures"
+COPILOT_ID = "66928374-6e51-4abd-9b55-f07ffa8207af"
+COPILOT = FIXTURES / "copilot-1.0.102" / COPILOT_ID / "events.jsonl"
+(PI,) = sorted((FIXTURES / "pi-0.73.1").glob("*.jsonl"))
+
+
+def typed(harness, path):
+    return [t for e in get(harness).entries(str(path)) for t in typed_texts(e)]
+
+
+def same_both_ways(harness, path):
+    h = get(harness)
+    forward = [(e.type, e.offset, e.content) for e in h.entries(str(path))]
+    backward = [(e.type, e.offset, e.content) for e in h.entries_reverse(str(path))]
+    return forward == list(reversed(backward)) and forward
+
+
+def test_copilot_typed_prompts_are_the_person_s_and_nothing_else():
+    assert typed("copilot-cli", COPILOT) == ["CP-PROMPT-1 hello", "CP-PROMPT-2 RUNSHELL", "CP-PROMPT-3 SPAWN"]
+    entries = list(get("copilot-cli").entries(str(COPILOT)))
+    hook = [e for e in entries if any("MARKER-HOOK-CTX" in str(b) for b in e.content)]
+    assert len(hook) == 3 and all(e.is_meta for e in hook)
+    (child,) = [e for e in entries if e.type == "user" and e.agent_id and "CHILD-TASK" in str(e.content)]
+    assert child.is_sidechain and child.agent_id == "d1df797a-5dca-4fc6-b607-f22f820358aa"
+    assert all(e.is_meta for e in entries if e.type == "system")
+    assert same_both_ways("copilot-cli", COPILOT)
+
+
+def test_pi_custom_messages_are_never_the_person_s():
+    assert typed("pi", PI) == ["PI-PROMPT-1 hello", "PI-PROMPT-2 RUNSHELL"]
+    assert same_both_ways("pi", PI)
+    assert get("pi").stable_id(str(PI)) == "01a24637-4fcc-737d-aa1f-6ec62e75d401"
+
+
+def test_the_owned_files_run_the_installed_command():
+    # harness/ may not import workspace: each provider restates the path, held equal here.
+    for name in ("copilot-cli", "pi"):
+        ((relative, data, mode),) = get(name).owned_files("/p")
+        assert INSTALLED_COMMAND.encode() in data and mode == 0o644
+
+
+def test_the_logged_copilot_payload_records_a_node_a_lead_reads(tmp_path, run_pyz):
+    home = tmp_path / "home"
+    events = home / ".copilot" / "session-state" / COPILOT_ID / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    shutil.copyfile(str(COPILOT), str(events))
+    project = tmp_path / "proj"
+    project.mkdir()
+    logged = next(json.loads(x)["data"]["input"] for x in COPILOT.open() if '"type":"hook.start"' in x)
+    payload = dict(logged, cwd=str(project))
+    assert "transcript_path" not in payload
+    env = {"HOME": str(home), "TERMSPRAWL_NODE_ID": "cp"}
+    assert run_pyz(["init", "--cwd", str(project), "--copilot"], cwd=str(project), env=env).returncode == 0
+    assert run_pyz(["links", "add", "cp", "lead", "--cwd", str(project)], cwd=str(project)).returncode == 0
+    done = run_pyz(
+        ["hook", "--harness", "copilot-cli", "--cwd", str(project)], env=env, stdin=json.dumps(payload).encode()
+    )
+    assert done.returncode == 0 and json.loads(done.stdout)["additionalContext"].startswith(
+        "termsprawl: you are agent node cp; linked agents: lead."
+    ), done.stderr
+    entry = json.loads((project / ".termsprawl" / "transcripts" / "cp.json").read_text())
+    assert entry == {"version": 1, "path": str(events), "harness": "copilot-cli"}
+    dump = run_pyz(["--cwd", str(project), "--self", "lead"], cwd=str(project)).stdout.decode()
+    assert "CP-PROMPT-3 SPAWN" in dump and "MARKER-HOOK-CTX" not in dump and "CHILD-TASK" not in dump
+    bad = dict(payload, sessionId="../../etc")
+    refused = run_pyz(
+        ["hook", "--harness", "copilot-cli", "--cwd", str(project)], env=env, stdin=json.dumps(bad).encode()
+    )
+    assert refused.returncode == 0 and b"invalid session_id" in refused.stderr
+
+
+def test_write_owned_files_rewrites_ours_and_refuses_the_rest(tmp_path):
+    project = tmp_path / "p"
+    (project / ".termsprawl").mkdir(parents=True)
+    pi = get("pi")
+    ((relative, data, _mode),) = pi.owned_files(str(project))
+    target = project / relative
+    target.parent.mkdir(parents=True)
+    older = data.split(b"\n", 1)[0] + b"\n// an older release of ours\n"
+    target.write_bytes(older)
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.WRITTEN]
+    assert target.read_bytes() == data
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.UNCHANGED]
+    target.unlink()
+    (tmp_path / "elsewhere.ts").write_bytes(data)
+    target.symlink_to(tmp_path / "elsewhere.ts")
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.FAILED]
+    assert target.is_symlink()
