@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from termsprawl_context.harness import get
 from termsprawl_context.transcript.entry import typed_texts
 from termsprawl_context.workspace import install
@@ -101,3 +103,70 @@ def test_write_owned_files_rewrites_ours_and_refuses_the_rest(tmp_path):
     target.symlink_to(tmp_path / "elsewhere.ts")
     assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.FAILED]
     assert target.is_symlink()
+
+
+def _big_store(home, harness, lines):
+    """A ~25 MB record of ``lines`` short prompt/answer pairs, behind the real client's own
+    first lines, where the harness keeps it; a project whose node ``peer`` is it."""
+    if harness == "copilot-cli":
+        path = home / ".copilot" / "session-state" / COPILOT_ID / "events.jsonl"
+        head = COPILOT.read_bytes().split(b"\n", 1)[0]
+
+        def pair(i):
+            said = {"type": "user.message", "data": {"content": "prompt %d" % i}, "id": "u%d" % i}
+            answer = {"type": "assistant.message", "data": {"content": "answer %d" % i}, "id": "a%d" % i}
+            return json.dumps(said) + "\n" + json.dumps(answer) + "\n"
+
+    else:
+        path = home / ".pi" / "agent" / "sessions" / "--proj--" / PI.name
+        head = PI.read_bytes().split(b"\n", 1)[0]
+
+        def pair(i):
+            said = {"type": "message", "id": "u%d" % i, "message": {"role": "user", "content": "prompt %d" % i}}
+            answer = {"role": "assistant", "content": [{"type": "text", "text": "answer %d" % i}]}
+            return json.dumps(said) + "\n" + json.dumps({"type": "message", "id": "a%d" % i, "message": answer}) + "\n"
+
+    path.parent.mkdir(parents=True)
+    with open(str(path), "w") as out:
+        out.write(head.decode() + "\n")
+        for i in range(lines):
+            out.write(pair(i))
+    return path
+
+
+@pytest.mark.parametrize("harness", ["copilot-cli", "pi"])
+def test_a_big_record_is_read_under_64_mb(tmp_path, harness):
+    """The dump and `show` of a 25 MB record of 300,000 short lines stay under 64 MB; the
+    dump's turns are the file's last ones (read from the end)."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import SRC
+    from conftest_rss import HERE, rss_env
+    from test_peer_tails import _RSS_PROBE
+
+    home = tmp_path / "home"
+    path = _big_store(home, harness, 150000)
+    project = tmp_path / "proj"
+    (project / ".termsprawl" / "transcripts").mkdir(parents=True)
+    (project / ".termsprawl" / "links").mkdir()
+    entry = {"version": 1, "path": str(path), "harness": harness}
+    (project / ".termsprawl" / "transcripts" / "peer.json").write_text(json.dumps(entry))
+    (project / ".termsprawl" / "links" / "lead--peer.json").write_text(
+        json.dumps({"version": 1, "a": "lead", "b": "peer"})
+    )
+    env = dict(rss_env(), HOME=str(home))
+    assert os.path.getsize(str(path)) > 10_000_000
+    for args in (["--cwd", str(project), "--self", "lead"], ["show", str(path)]):
+        probe = [sys.executable, "-c", _RSS_PROBE, HERE, str(SRC)] + args
+        done = subprocess.run(probe, env=env, stdout=subprocess.PIPE, timeout=300)
+        code, peak = done.stdout.split()
+        assert code == b"0" and int(peak) < 64, (args, peak)
+    dump = subprocess.run(
+        [sys.executable, "-m", "termsprawl_context", "--cwd", str(project), "--self", "lead"],
+        env=dict(env, PYTHONPATH=str(SRC)),
+        stdout=subprocess.PIPE,
+        timeout=300,
+    ).stdout.decode()
+    assert dump.rstrip().endswith("## user\nprompt 149999\n## assistant\nanswer 149999")
