@@ -170,3 +170,24 @@ def test_a_big_record_is_read_under_64_mb(tmp_path, harness):
         timeout=300,
     ).stdout.decode()
     assert dump.rstrip().endswith("## user\nprompt 149999\n## assistant\nanswer 149999")
+
+
+def test_copilot_notifications_reasoning_and_compaction_are_not_the_person_s(tmp_path):
+    """Kinds read in the 1.0.102 bundle (not yet seen in a record): only the typed prompt
+    and the answer are turns."""
+    from termsprawl_context.transcript.turns import entries_turns
+
+    lines = [
+        {"type": "user.message", "data": {"content": "typed"}},
+        {"type": "assistant.reasoning", "data": {"content": "thinking"}},
+        {"type": "assistant.message", "data": {"content": "answered"}},
+        {"type": "system.notification", "data": {"content": "a note to the model"}},
+        {"type": "session.compaction_complete", "data": {"summaryContent": "the summary"}},
+        {"type": "user.message", "data": {"content": "from a skill", "source": "skill-x"}},
+    ]
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    entries = list(get("copilot-cli").entries(str(path)))
+    assert [t for e in entries for t in typed_texts(e)] == ["typed"]
+    assert [(t.role, t.text) for t in entries_turns(iter(entries))] == [("user", "typed"), ("assistant", "answered")]
+    assert same_both_ways("copilot-cli", path)

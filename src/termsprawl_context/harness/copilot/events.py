@@ -5,7 +5,10 @@ file read forward or newest first (1.0.102; the kinds are in ``facts``).
   which prefixes ``<current_datetime>``), only when the line has no ``agentId`` and no
   ``data.source``; a sub-agent's prompt (``agentId``, ``source: "agent-<parent id>"``) is
   the sub-agent's (``is_sidechain``) and any other sourced message the harness's (``is_meta``).
-- ``system.message``: the system prompt, a ``system`` entry (``is_meta``).
+- ``system.message``: the system prompt, a ``system`` entry (``is_meta``);
+  ``system.notification``: the harness's note to the model (``is_meta``);
+  ``session.compaction_complete``: its ``summaryContent`` (``is_compact_summary``);
+  ``assistant.reasoning``: a thinking block (these three read in the bundle, not yet seen).
 - ``hook.end``: a hook's ``additionalContext`` reached the model as a user message of its
   own (``is_meta``); nothing else a hook wrote is read.
 - ``assistant.message``: its text and ``toolRequests`` (``tool_use`` blocks);
@@ -56,7 +59,7 @@ def _entry(kind: str, blocks: list, record: dict, line: int, offset: int, **flag
         git_branch="",
         is_sidechain=bool(agent) or flags.get("sidechain", False),
         is_meta=flags.get("meta", False),
-        is_compact_summary=False,
+        is_compact_summary=flags.get("summary", False),
         is_transcript_only=False,
         agent_id=agent,
         message=message,
@@ -124,6 +127,15 @@ def line_entries(record: dict, line: int, offset: int, session_id: str = "", cwd
     if kind == facts.KIND_SYSTEM:
         text = _str(data.get("content"))
         return [_entry("system", _text(text), record, line, offset, meta=True, **ids)] if text else []
+    if kind in (facts.KIND_NOTIFICATION, facts.KIND_COMPACTED):
+        text = _str(data.get("content" if kind == facts.KIND_NOTIFICATION else "summaryContent"))
+        flag = {"meta": True} if kind == facts.KIND_NOTIFICATION else {"summary": True}
+        return [_entry("user", _text(text), record, line, offset, **dict(flag, **ids))] if text else []
+    if kind == facts.KIND_REASONING:
+        text = _str(data.get("content"))
+        return (
+            [_entry("assistant", [{"type": "thinking", "thinking": text}], record, line, offset, **ids)] if text else []
+        )
     if kind == facts.KIND_HOOK_END:
         output = data.get("output")
         text = _str(output.get("additionalContext")) if isinstance(output, dict) else ""

@@ -30,7 +30,10 @@ __all__ = [
     "HOOK_FILE",
     "HOOK_TIMEOUT_SECONDS",
     "KIND_ASSISTANT",
+    "KIND_COMPACTED",
     "KIND_HOOK_END",
+    "KIND_NOTIFICATION",
+    "KIND_REASONING",
     "KIND_SESSION_START",
     "KIND_SYSTEM",
     "KIND_TOOL_DONE",
@@ -62,6 +65,11 @@ KIND_USER = "user.message"  # data.content is what was typed; transformedContent
 KIND_SYSTEM = "system.message"  # the full system prompt (a sub-agent's too)
 KIND_ASSISTANT = "assistant.message"  # data.content, data.toolRequests[{toolCallId, name, arguments}]
 KIND_TOOL_DONE = "tool.execution_complete"  # data.toolCallId, success, result.content / error
+# Read in its bundle, not yet seen in a record: a notification the harness sends the model,
+# the model's reasoning, and the summary that continues a compacted conversation.
+KIND_NOTIFICATION = "system.notification"  # data.content
+KIND_REASONING = "assistant.reasoning"  # data.content
+KIND_COMPACTED = "session.compaction_complete"  # data.summaryContent
 KIND_HOOK_END = "hook.end"  # data.output: what a hook answered (additionalContext reached the model)
 FIELD_AGENT_ID = "agentId"  # top level: the line belongs to a sub-agent run inside the session
 # A sub-agent's prompt carries data.source "agent-<parent session id>"; a typed one has none.
