@@ -4,6 +4,7 @@ and nothing else as theirs, the same entries read forward and from the end, the 
 Copilot ``sessionStart`` payload recording a node a lead reads, and the files ``init`` owns."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -191,3 +192,37 @@ def test_copilot_notifications_reasoning_and_compaction_are_not_the_person_s(tmp
     assert [t for e in entries for t in typed_texts(e)] == ["typed"]
     assert [(t.role, t.text) for t in entries_turns(iter(entries))] == [("user", "typed"), ("assistant", "answered")]
     assert same_both_ways("copilot-cli", path)
+
+
+@pytest.mark.parametrize("harness", ["copilot-cli", "pi"])
+def test_the_dump_and_hand_off_read_the_tail_of_an_8_gb_record(tmp_path, run_pyz, harness):
+    """A record whose first line is the client's own, then an 8 GB hole (a sparse file), then
+    60 prompt/answer pairs: the dump, the hand-off and doctor read only what their turns
+    need, from the end (a forward reader would scan the 8 GB)."""
+    home = tmp_path / "home"
+    path = _big_store(home, harness, 0)
+    with open(str(path), "r+b") as f:
+        f.truncate(os.path.getsize(str(path)) + (8 << 30))
+    if os.stat(str(path)).st_blocks * 512 > (64 << 20):
+        pytest.skip("this filesystem does not keep sparse files")
+    with open(str(path), "ab") as f:
+        f.write(b"\n")
+    tail = tmp_path / "tail.jsonl"
+    _big_store(tmp_path / "tail-home", harness, 60).replace(tail)
+    with open(str(path), "ab") as f, open(str(tail), "rb") as lines:
+        f.write(lines.read().split(b"\n", 1)[1])
+    project = tmp_path / "proj"
+    (project / ".termsprawl" / "transcripts").mkdir(parents=True)
+    (project / ".termsprawl" / "links").mkdir()
+    entry = {"version": 1, "path": str(path), "harness": harness}
+    (project / ".termsprawl" / "transcripts" / "peer.json").write_text(json.dumps(entry))
+    (project / ".termsprawl" / "links" / "lead--peer.json").write_text(
+        json.dumps({"version": 1, "a": "lead", "b": "peer"})
+    )
+    env = {"HOME": str(home)}
+    dump = run_pyz(["--cwd", str(project), "--self", "lead"], env=env)
+    assert dump.returncode == 0 and dump.stdout.decode().endswith("## user\nprompt 59\n## assistant\nanswer 59\n")
+    handoff = run_pyz(["--cwd", str(project), "--self", "lead", "--format", "markdown"], env=env)
+    assert handoff.returncode == 0 and b"answer 59" in handoff.stdout
+    doctor = run_pyz(["doctor", "--cwd", str(project), "--self", "lead"], env=env)
+    assert doctor.returncode == 0 and b"40 turns" in doctor.stdout
