@@ -23,10 +23,6 @@ row says. On a shared machine wall time mostly measures the neighbours: read it 
   and in CPU time of one process; and vs the floor:
   a process that walks the store and reads each session's head (blocks up to its 50th
   newline within 1 MiB) and its last 64 KiB, parsing nothing.
-* what the real-shaped target would take (info rows, wall, default jobs, in the same rounds):
-  main as filed against our source copied with rules relaxed (``WHATIFS``, never shipped): without
-  the search for escapes that spell ASCII (so no longer exact, as DESIGN.md requires), and also
-  with a session's own uuids narrowed to its tail's last (issue 15's rule changed).
 * the same listing's answers: ours in one process, in two, and the previous one print the
   same bytes.
 * ``sessions --json`` in two processes vs one (wall time), only when a second CPU is idle.
@@ -73,7 +69,8 @@ from benchmarks.generate import write_transcript  # noqa: E402
 # The source the listing is compared with: main before the one-pass head and the shared listing
 # (the same answers as ours), and main as it was when the issue was filed, before the title rules
 # of issue 15 (the summary index, tail titles, the typed prompt) were added: "today" in its table.
-PREVIOUS_REV = "15bc9c9310fd913c76b21187f685f56dff72aab6"
+# $TERMSPRAWL_BENCH_PREVIOUS_REV names another (a fast path's last commit, to measure what it bought).
+PREVIOUS_REV = os.environ.get("TERMSPRAWL_BENCH_PREVIOUS_REV") or "15bc9c9310fd913c76b21187f685f56dff72aab6"
 FILED_REV = "b747df7"
 SESSIONS_FULL, SESSIONS_QUICK = 10000, 500
 BODIES_FULL, BODIES_QUICK = 400, 40
@@ -179,58 +176,6 @@ def previous_source(scratch, rev=PREVIOUS_REV):
     return target / "src"
 
 
-# What the real-shaped row's target would take: our source with rules relaxed, measured beside
-# it. Each is a list of (file under src/termsprawl_context, text, replacement); never shipped.
-WHATIF_NO_CENSUS = (
-    # No search for escapes that spell ASCII: a line spelling a token with one is then missed,
-    # so the fast path no longer returns what parsing every line returns (DESIGN.md's rule).
-    (
-        "store/session_scan.py",
-        "self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]",
-        "self.escapes = []",
-    ),
-    (
-        "store/session_scan.py",
-        "        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):\n"
-        "            return True",
-        "        return False",
-    ),
-    (
-        "store/session_meta.py",
-        "        escaped = _has_ascii_escape(tail_window.data, first, stop)",
-        "        escaped = False",
-    ),
-)
-WHATIF_LAST_UUID = WHATIF_NO_CENSUS + (
-    # A session's own uuids narrowed from its tail window's to the last one (issue 15's rule changed).
-    (
-        "store/summary_index.py",
-        "    packed = pack(_UUID_VALUE.findall(data, start, end))",
-        "    last = data.rfind(b'\"uuid\"', start, end)\n"
-        "    found = _UUID_VALUE.match(data, last, end) if last >= 0 else None\n"
-        '    packed = found.group(1) if found else b""',
-    ),
-)
-WHATIFS = (
-    ("ours without the escape census (inexact)", "no-census", WHATIF_NO_CENSUS),
-    ("ours without the census, own uuids the tail's last (a rule change)", "last-uuid", WHATIF_LAST_UUID),
-)
-
-
-def whatif_source(scratch, key, edits):
-    """Our ``src`` copied into ``scratch`` with ``edits`` made; (path, "") or (None, why not)."""
-    target = scratch / ("whatif-" + key)
-    shutil.rmtree(str(target), ignore_errors=True)
-    shutil.copytree(str(REPO / "src"), str(target / "src"), ignore=shutil.ignore_patterns("__pycache__"))
-    for name, text, replacement in edits:
-        path = target / "src" / "termsprawl_context" / name
-        source = path.read_text()
-        if source.count(text) != 1:
-            return None, "the what-if edit no longer applies to %s" % name
-        path.write_text(source.replace(text, replacement))
-    return target / "src", ""
-
-
 def cpu_run(argv, env, ok_codes=(0,), timeout=3600):
     """(CPU seconds of the child, wall seconds, stdout) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -305,13 +250,6 @@ class Bench(object):
             commands["previous"] = (listing, self.prev_env)
         if self.filed_env:
             commands["as filed"] = (listing, self.filed_env)
-        whatifs = []  # (label, why not measured or "")
-        if shape == "real-shaped" and self.filed_env:
-            for label, key, edits in WHATIFS:
-                source, why = whatif_source(self.scratch, key, edits)
-                if source is not None:
-                    commands[label] = (listing, dict(self.ours_default_env, PYTHONPATH=str(source)))
-                whatifs.append((label, why))
         progress("sessions --json on the %s store, %d rounds ..." % (shape, self.rounds))
         outs = {name: cpu_run(argv, env)[2] for name, (argv, env) in commands.items() if name in ("ours", "previous")}
         outs["ours, two processes"] = cpu_run(listing, self.ours2_env)[2]
@@ -359,12 +297,6 @@ class Bench(object):
                     "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours")),
                 )
             )
-        for label, why in whatifs:
-            metric = "sessions --json, %s store: as filed / %s, wall, default jobs" % (shape, label)
-            if why:
-                rows.append(row(metric, "not measured: " + why))
-                continue
-            rows.append(row(metric, "%.2fx (%.2f s)" % (ratio(wall, "as filed", label), medw(label))))
         rows.append(
             row(
                 "sessions --json, %s store: ours / head+tail floor (CPU)" % shape,

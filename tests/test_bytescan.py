@@ -23,7 +23,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import belongs, head_prompt, identity, search, session_scan, session_titles, summary_index
+from termsprawl_context.store import belongs, head_prompt, identity, search, session_titles
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -111,19 +111,6 @@ def parsed(raw):
 # Each migrated caller: the needles it names, and what the plain parse of a line decides.
 def head_prompt_caller(raw):
     return parsed(raw).get("type") == "user", head_prompt._USER_LINES.in_line(raw)
-
-
-def session_meta_caller(raw):
-    entry = parsed(raw)
-    verdicts = []
-    for token, holds in (
-        (session_scan._TOKEN_USER, entry.get("type") == "user"),
-        (session_scan._TOKEN_CWD, "cwd" in entry),
-        (session_scan.TOKEN_TIMESTAMP, "timestamp" in entry),
-    ):
-        # the rule session_meta applies line by line: its token's bytes, or the escape rule
-        verdicts.append((holds, token in raw or session_scan._has_ascii_escape(raw)))
-    return verdicts
 
 
 def identity_caller(raw, wanted):
@@ -227,8 +214,6 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     for raw in raws:
         found, selected = head_prompt_caller(raw)
         assert selected or not found, raw
-        for found, selected in session_meta_caller(raw):
-            assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
         found, selected = session_titles_caller(raw)
@@ -252,8 +237,6 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
         if holding:
             assert file_may_hold(io.BytesIO(data), needles, buffer=buffer)
         assert file_holds_ascii_escape(io.BytesIO(data), buffer) == has_ascii_escape(data)
-    # summary_index's window rule: exactly the uuids the plain parse finds.
-    assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -35,7 +35,6 @@ __all__ = [
     "LOWER_TO_ASCII",
     "Needles",
     "ValueSpellings",
-    "ascii_escape_pattern",
     "candidate_lines",
     "carry_over",
     "escape_positions",
