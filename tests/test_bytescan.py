@@ -13,7 +13,6 @@ from termsprawl_context.bytescan import (
     FoldedKey,
     Needles,
     ValueSpellings,
-    candidate_lines,
     escape_positions,
     escaped_width,
     file_holds_ascii_escape,
@@ -23,7 +22,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import belongs, head_prompt, identity, search, session_titles
+from termsprawl_context.store import belongs, identity, search, session_titles
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -109,10 +108,6 @@ def parsed(raw):
 
 
 # Each migrated caller: the needles it names, and what the plain parse of a line decides.
-def head_prompt_caller(raw):
-    return parsed(raw).get("type") == "user", head_prompt._USER_LINES.in_line(raw)
-
-
 def identity_caller(raw, wanted):
     needles = Needles.for_values([wanted])
     return parsed(raw).get("uuid") == wanted, needles.in_line(raw)
@@ -212,8 +207,6 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     value = spell(wanted, set(data.draw(st.lists(st.integers(0, 3), max_size=3))), data.draw(st.booleans()))
     raws = raws + [("{%s:%s}" % (key, value)).encode("utf-8", "surrogatepass")]
     for raw in raws:
-        found, selected = head_prompt_caller(raw)
-        assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
         found, selected = session_titles_caller(raw)
@@ -231,7 +224,7 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     # here, so tokens and escapes straddle their edges).
     needles = Needles.for_values([wanted])
     holding = [raw for raw in raws if parsed(raw).get("uuid") == wanted]
-    assert set(holding) <= set(candidate_lines(raws, needles))
+    assert set(holding) <= {raw for raw in raws if needles.in_line(raw)}
     data = b"\n".join(raws)
     for buffer in (scan_buffer(chunk), None):
         if holding:
