@@ -22,7 +22,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import belongs, identity, search, session_titles
+from termsprawl_context.store import belongs, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -108,6 +108,19 @@ def parsed(raw):
 
 
 # Each migrated caller: the needles it names, and what the plain parse of a line decides.
+def session_meta_caller(raw):
+    entry = parsed(raw)
+    verdicts = []
+    for token, holds in (
+        (session_scan._TOKEN_USER, entry.get("type") == "user"),
+        (session_scan._TOKEN_CWD, "cwd" in entry),
+        (session_scan.TOKEN_TIMESTAMP, "timestamp" in entry),
+    ):
+        # the rule the fast scanner applies line by line: its token's bytes, or the escape rule
+        verdicts.append((holds, token in raw or session_scan._has_ascii_escape(raw)))
+    return verdicts
+
+
 def identity_caller(raw, wanted):
     needles = Needles.for_values([wanted])
     return parsed(raw).get("uuid") == wanted, needles.in_line(raw)
@@ -207,6 +220,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     value = spell(wanted, set(data.draw(st.lists(st.integers(0, 3), max_size=3))), data.draw(st.booleans()))
     raws = raws + [("{%s:%s}" % (key, value)).encode("utf-8", "surrogatepass")]
     for raw in raws:
+        for found, selected in session_meta_caller(raw):
+            assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
         found, selected = session_titles_caller(raw)
@@ -230,6 +245,8 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
         if holding:
             assert file_may_hold(io.BytesIO(data), needles, buffer=buffer)
         assert file_holds_ascii_escape(io.BytesIO(data), buffer) == has_ascii_escape(data)
+    # summary_index's window rule: exactly the uuids the plain parse finds.
+    assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -30,6 +30,10 @@ from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import describe_resolved, scan_sessions, session_from_path
 from oracles import first_text, tail_lines_oracle
+from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
+
+# The whole module runs under both scanners: the fast one and the plain one.
+pytestmark = pytest.mark.usefixtures("both_scanners")
 
 
 def scan_all_sessions(projects_dir, project=None, stderr=None):
@@ -315,10 +319,13 @@ def _plain_head_lines(path):
     return lines
 
 
+FAST, PLAIN = session_scan.FAST_SCANNER, session_scan.PLAIN_SCANNER
+
+
 def test_bounded_reads_match_the_seed_on_the_corpus(corpus):
     """The bounded head read returns what the seed's extraction over the first 50 lines
-    returns, and the tail window holds the file's last whole lines, on every real
-    transcript."""
+    returns, the tail window holds the file's last whole lines, and the fast scanners
+    answer what the plain ones do, on every real transcript."""
     compared = 0
     for path in corpus:
         plain = _plain_head_lines(path)
@@ -329,9 +336,14 @@ def test_bounded_reads_match_the_seed_on_the_corpus(corpus):
             compared += 1
         with open_regular(str(path)) as f:
             size = os.fstat(f.fileno()).st_size
+            window = M.read_head(f, size)
             tail_lines = list(tail_lines_oracle(f, size))
             tail_window = M.read_tail(f, size)
         assert list(tail_window.lines_last_first()) == tail_lines
+        assert FAST.head(window, path.stem) == PLAIN.head(window, path.stem), path.name
+        first = tail_window.first_whole_line()
+        assert FAST.tail(tail_window, path.stem, first) == PLAIN.tail(tail_window, path.stem, first), path.name
+        assert FAST.tail_uuids(tail_window) == PLAIN.tail_uuids(tail_window), path.name
     assert compared >= 40
 
 
@@ -356,8 +368,9 @@ ESCAPED_LINES = [
 
 
 def test_escaped_keys_and_values_count():
-    """A JSON string may spell any letter as a \\u escape: such lines count as written."""
-    head = session_scan.scan_head(window_of(ESCAPED_LINES).lines())
+    """A JSON string may spell any letter as a \\u escape: such lines count as written
+    (the fast scanners parse every line holding such an escape)."""
+    head = session_scan.scanner.head(window_of(ESCAPED_LINES), "")
     assert (head.first_user_message, head.summary, head.custom_title, head.cwd, head.first_timestamp) == (
         "escaped user",
         "escaped summary",
@@ -365,11 +378,11 @@ def test_escaped_keys_and_values_count():
         "/e",
         "T0",
     )
-    tail = session_scan.scan_tail_window(tail_window_of(ESCAPED_LINES))
+    tail = session_scan.scanner.tail(tail_window_of(ESCAPED_LINES), "", None)
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
     # an escaped "timestamp" key with no title anywhere
     lines = [b'{"timestamp":"T1"}', b'{"time\\u0073tamp":"T2"}', b'{"type":"x"}']
-    assert session_scan.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
+    assert session_scan.scanner.tail(tail_window_of(lines), "", None).last_timestamp == "T2"
 
 
 def test_a_cut_tail_window_skips_its_first_line():
@@ -377,9 +390,72 @@ def test_a_cut_tail_window_skips_its_first_line():
     window's whole lines."""
     lines = [json.dumps(user("u", timestamp="T1")).encode(), b'{"type":"custom-title","customTitle":"C"}']
     junk = b'"timestamp":"partial", "type":"ai-title", "aiTitle":"junk"}\n'
-    whole = session_scan.scan_tail_window(tail_window_of(lines))
-    assert session_scan.scan_tail_window(tail_window_of(lines, junk)) == whole
+    whole = session_scan.scanner.tail(tail_window_of(lines), "", None)
+    assert session_scan.scanner.tail(tail_window_of(lines, junk), "", None) == whole
     assert (whole.custom_title, whole.ai_title, whole.last_timestamp) == ("C", "", "T1")
+
+
+def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
+    """Random heads and tails mixing every kind of line the facts come from, junk
+    included, with and without ASCII-spelling escapes (which send both fast paths to
+    the plain algorithm for the lines concerned)."""
+    import random
+
+    rng = random.Random(7)
+    plain_pool = (
+        [
+            json.dumps(e).encode()
+            for e in [
+                user("first", cwd="", timestamp=""),
+                user("second", cwd="/a", gitBranch="b1", timestamp="T1"),
+                user("ansi \x1b[31m red", timestamp="T-ansi"),
+                user("<command-name>/x</command-name>"),
+                user([IMAGE]),
+                user("meta", isMeta=True),
+                assistant("a", cwd="/z", timestamp="T2", gitBranch="b2"),
+                summary("local"),
+                summary("linked", "leaf"),
+                summary(""),
+                {"type": "custom-title", "customTitle": "C1", "sessionId": ID1},
+                {"type": "custom-title", "customTitle": "C2", "sessionId": ID2},
+                {"type": "custom-title", "customTitle": "C3"},
+                {"type": "ai-title", "aiTitle": "A1"},
+                {"type": "ai-title", "aiTitle": "A2", "sessionId": ID1},
+                {
+                    "type": "progress",
+                    "data": {"type": "user", "timestamp": "nested"},
+                    "note": '"user" "summary" -title"',
+                },
+                {"summary": "not a summary line", "type": "assistant"},
+                {"type": "file-history-snapshot", "snapshot": {"timestamp": "T-snap"}},
+            ]
+        ]
+        + [b"not json", b"", b'{"type": "user"', b"[1]", b'{"type": "custom-title", "customTitle": 5}']
+        + [
+            # the kind search's edges: JSON's whitespace around the colon, a repeated key
+            # (the last wins), a kind nested below the top level, keys in any order
+            b'{"type" :\t"summary", "summary": "spaced"}',
+            b'{"type":"summary","type":"user","summary":"shadowed"}',
+            b'{"type":"user","type":"summary","summary":"second key wins"}',
+            b'{"type":"user","x":{"type":"summary","summary":"nested"},"message":{"content":"n"}}',
+            b'{"customTitle":"K","type":"custom-title"}',
+            b'{"type":"custom-title","title":"no title key"}',
+            b'{"aiTitle" : "spaced ai","type" : "ai-title"}',
+        ]
+    )
+    for pool in (plain_pool, plain_pool + ESCAPED_LINES):
+        for _ in range(120):
+            lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
+            window = window_of(lines)
+            for session_id in ("", ID1):
+                assert FAST.head(window, session_id) == PLAIN.head(window, session_id)
+                for junk in (b"", b'"timestamp":"partial", "type":"custom-title"}\n'):
+                    tail = tail_window_of(lines, junk)
+                    first = tail.first_whole_line()
+                    assert FAST.tail(tail, session_id, first) == PLAIN.tail(tail, session_id, first)
+                    assert FAST.tail(tail, session_id, None) == PLAIN.tail(tail, session_id, None)
+                    assert FAST.tail_links(tail, None) == PLAIN.tail_links(tail, None)
+                    assert FAST.tail_uuids(tail) == PLAIN.tail_uuids(tail)
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------

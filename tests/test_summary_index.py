@@ -3,6 +3,7 @@ lookup by a session's own message uuids, and the fast window-uuid reader checked
 against the plain one (every line parsed), on made-up lines and on the real corpus."""
 
 import json
+import random
 
 
 from termsprawl_context.store import summary_index as SI
@@ -114,21 +115,36 @@ def test_whole_lines():
 
 def test_own_uuids_on_odd_lines():
     data, lines = window([ln for ln in ODD_LINES if b"\\u00" not in ln])
-    assert SI.own_uuids(data, 0, len(data)) == SI.pack(
-        [
-            U[1].encode(),
-            U[5].encode(),
-            b"short-id",
-            U[7].upper().encode(),
-            b'"quoted\\',
-            U[8].encode(),  # a torn line, by the keys its bytes show
-            U[2].encode(),  # a nested record's uuid is the session's too
-            U[3].encode(),
-        ]
-    )
-    # an escape that spells the key: the parsed line's uuid counts
+    plain = SI.own_uuids_plain(lines)
+    assert plain == [
+        U[1].encode(),
+        U[5].encode(),
+        b"short-id",
+        U[7].upper().encode(),
+        b'"quoted\\',
+        U[8].encode(),  # a torn line, by the keys its bytes show
+        U[2].encode(),  # a nested record's uuid is the session's too
+        U[3].encode(),
+    ]
+    assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain)
+    # an escape that may spell the key: the window is parsed, line by line
     data, lines = window(ODD_LINES)
-    assert U[9].encode() in SI.own_uuids(data, 0, len(data)).split(b"\n")
+    assert SI.own_uuids(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
+    assert U[9].encode() in SI.own_uuids_plain(lines)
+
+
+def test_own_uuids_agree_with_the_plain_rule_on_random_windows():
+    rng = random.Random(15)
+    for _ in range(300):
+        data, lines = window([rng.choice(ODD_LINES) for _ in range(rng.randint(0, 12))])
+        assert SI.own_uuids(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
+
+
+def test_own_uuids_agree_with_the_plain_rule_on_every_corpus_file(corpus):
+    for path in corpus:
+        data = path.read_bytes()
+        plain = SI.own_uuids_plain(SI.whole_lines(data, 0, len(data)))
+        assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain), path.name
 
 
 def test_linked_title():

@@ -35,6 +35,7 @@ __all__ = [
     "LOWER_TO_ASCII",
     "Needles",
     "ValueSpellings",
+    "ascii_escape_pattern",
     "carry_over",
     "escape_positions",
     "escaped_width",

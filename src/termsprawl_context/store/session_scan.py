@@ -1,17 +1,26 @@
-"""A session's facts from its head and tail windows, by the plain rules of
-``store/session_facts.py``: every whole line of each window is parsed.
+"""A session's facts from its head and tail windows, two ways that answer alike.
 
-The windows are bounded (``session_meta``: 50 lines within 1 MiB, the last 64 KiB), so
-parsing them whole costs what describing the session costs whatever the file's size.
-A byte-searching scanner (parse only the lines holding a fact's token) stood here until
-issue 28: it saved about 0.4 ms a session and no ``benchmarks/`` target needed it
-(benchmarks/FAST_PATHS.md).
+The plain scanners (``PLAIN_SCANNER``) parse every whole line of each window by the
+rules of ``store/session_facts.py``. The fast ones (``FAST_SCANNER``) search the bytes
+for each fact's token, parse only the lines that may hold it, and stop once it is known:
+a line of one kind must hold the kind's token in its bytes, unless a JSON escape spells
+one of the token's ASCII characters (``bytescan``'s rule), and lines or windows holding
+such an escape are parsed whole. ``scanner`` is the switch the listing reads through
+(CPython's ``json.scanner`` rule); the session tests run under both
+(tests/scanner_fixtures.py), and benchmarks/FAST_PATHS.md names the row that keeps the
+fast one: on a store of large tool results, where 50-line heads run to 1 MiB, parsing
+every line puts ``sessions --json`` behind the peers it must beat.
 """
 
-from typing import Iterable, List, Optional
+import bisect
+import re
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
-from termsprawl_context.byte_windows import TailWindow
+from termsprawl_context.byte_windows import HeadWindow, TailWindow
+from termsprawl_context.bytescan import ascii_escape_pattern
+from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context.harness import claude as cc
+from termsprawl_context.store import summary_index
 from termsprawl_context.store.session_facts import (
     HeadFacts,
     SummaryLink,
@@ -23,19 +32,32 @@ from termsprawl_context.store.session_facts import (
     scan_tail,
     tail_summary_links_plain,
 )
+from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
-__all__ = ["scan_head", "scan_tail_window", "tail_summary_links"]
+__all__ = ["scanner"]
 
 
-def scan_head(lines: Iterable[bytes], session_id: str = "") -> HeadFacts:
+class Scanner(NamedTuple):
+    """One way to read a session's facts from its windows (every way answers alike)."""
+
+    head: Callable[[HeadWindow, str], HeadFacts]  # (window, session_id)
+    tail: Callable[[TailWindow, str, Optional[int]], TailFacts]  # (window, session_id, summaries_from)
+    tail_links: Callable[[TailWindow, Optional[int]], List[SummaryLink]]  # (window, begin)
+    tail_uuids: Callable[[TailWindow], bytes]  # the window's own uuids, packed
+
+
+# --- the plain scanners: every whole line parsed ---------------------------------------
+
+
+def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts: every line parsed in file order (the first user message and
     prompt, the last local summary and every link, the last custom and AI titles
     naming this session, the first cwd with its branch, the first timestamp)."""
     users = UserFacts()
     summary = cwd = branch = first_ts = custom = ai = ""
     links: List[SummaryLink] = []
-    for raw in lines:
+    for raw in window.lines():
         entry = entry_of_line(raw)
         if entry is None:
             continue
@@ -58,23 +80,267 @@ def scan_head(lines: Iterable[bytes], session_id: str = "") -> HeadFacts:
     )
 
 
-def scan_tail_window(window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None) -> TailFacts:
+def _plain_tail(window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None) -> TailFacts:
     """``scan_tail`` over the window's whole lines; with ``summaries_from`` (a line's
-    start in ``window.data``), also the summary links of the lines from there on
-    (``tail_summary_links``)."""
+    start in ``window.data``), also the summary links of the lines from there on."""
     facts = scan_tail(window.lines_last_first(), session_id)
     if summaries_from is None or summaries_from >= window.stop():
         return facts
-    return facts._replace(summary_links=tuple(tail_summary_links(window, summaries_from)))
+    return facts._replace(summary_links=tuple(_plain_tail_links(window, summaries_from)))
 
 
-def tail_summary_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
+def _from_line(window: TailWindow, begin: Optional[int]) -> TailWindow:
+    """The window without its lines before ``begin`` (a line's start in its data)."""
+    first, end = window.first_whole_line(), window.stop()
+    if begin is not None and begin > first:
+        return window._replace(start=min(begin, end), cut=False)
+    return window
+
+
+def _plain_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
+    """The summary links in the tail window's whole lines (from ``begin`` on), in file
+    order: Claude Code 2.0.x appends a summary of the conversation so far to the
+    session's own file, often past its first 50 lines (the head, where the seed looks),
+    naming the record just before it."""
+    return tail_summary_links_plain(_from_line(window, begin).lines_last_first())
+
+
+def _plain_tail_uuids(window: TailWindow) -> bytes:
+    return summary_index.pack(summary_index.own_uuids_plain(_whole_lines(window)))
+
+
+def _whole_lines(window: TailWindow) -> List[bytes]:
+    return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
+
+
+PLAIN_SCANNER = Scanner(_plain_head, _plain_tail, _plain_tail_links, _plain_tail_uuids)
+
+
+# --- the fast scanners: the bytes searched before a line is parsed ---------------------
+
+_TOKEN_USER = b'"user"'
+_TOKEN_CWD = b'"cwd"'
+TOKEN_TIMESTAMP = b'"timestamp"'
+# A summary or title entry's line holds its "type" key naming the kind (JSON allows
+# whitespace around the colon): one search finds the head's summaries and titles
+# together. It starts at "ype" since the regex engine skips fastest to a rare first
+# byte ('y' is under 1% of transcript bytes, '"' over 4%); the lookbehind checks the
+# key's opening quote and "t".
+# Each token otherwise gets its own search, stopped once its fact is known: one
+# alternation of newlines and all the tokens has no literal prefix to skip by, and
+# measured 3-5x slower than the separate searches it would replace (bench_sessions.py,
+# one-pass row).
+_TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
+
+
+def _kind_re(kinds: Tuple[str, ...]) -> "re.Pattern[bytes]":
+    """A line's "type" key naming one of ``kinds``, found from its "ype" (above)."""
+    return re.compile(
+        re.escape(_TYPE_KEY[1:] + b'"')
+        + b'(?<="'
+        + re.escape(_TYPE_KEY)
+        + b'")'
+        + rb'\s*:\s*"(?:'
+        + b"|".join(re.escape(kind.encode("ascii")) for kind in kinds)
+        + b')"'
+    )
+
+
+_KIND_RE = _kind_re((cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
+_ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, escapes that spell ASCII
+_Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
+
+
+_UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
+
+
+class HeadIndex:
+    """Line lookups over a head window: which lines hold a token, parsed once each."""
+
+    def __init__(self, window: HeadWindow) -> None:
+        self.window = window
+        self.limit = window.ends[-1] if window.ends else 0
+        self.parsed: Dict[int, Optional[Entry]] = {}
+        # The head's one census of ASCII-spelling escapes: the lines holding one.
+        self.escaped = sorted({self.line_of(m.start()) for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)})
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_left(self.window.ends, pos)
+
+    def _token_lines(self, token: _Token) -> Iterator[int]:
+        data, ends, limit = self.window.data, self.window.ends, self.limit
+        if isinstance(token, bytes):
+            find = data.find
+            pos = find(token, 0, limit)
+            while pos >= 0:
+                index = bisect.bisect_left(ends, pos)
+                yield index
+                pos = find(token, ends[index] + 1, limit)
+            return
+        search = token.search
+        match = search(data, 0, limit)
+        while match is not None:
+            index = bisect.bisect_left(ends, match.start())
+            yield index
+            match = search(data, ends[index] + 1, limit)
+
+    def entries(self, token: _Token) -> Iterator[Entry]:
+        """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
+        indexes: Iterable[int] = self._token_lines(token)
+        if self.escaped:
+            indexes = sorted(set(indexes) | set(self.escaped))
+        parsed = self.parsed
+        for index in indexes:
+            entry = parsed.get(index, _UNPARSED)
+            if entry is _UNPARSED:
+                entry = parsed[index] = entry_of_line(self.window.line(index))
+            if entry is not None:
+                yield entry  # type: ignore[misc]
+
+
+def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
+    """The head's facts, parsing only lines whose bytes hold the token of the fact
+    being sought, and stopping each search once its fact is known."""
+    index = HeadIndex(window)
+    if not index.window.ends:
+        return HeadFacts()
+    users = UserFacts()
+    for entry in index.entries(_TOKEN_USER):
+        users.feed(entry)
+        if users.done():
+            break
+    summary = custom = ai = ""
+    links: List[SummaryLink] = []
+    for entry in index.entries(_KIND_RE):
+        if entry.type == cc.TITLE_SUMMARY:
+            summary = take_summary(entry, summary, links)
+        else:
+            title_kind, title = title_of(entry, session_id)
+            if title_kind == TITLE_CUSTOM:
+                custom = title
+            elif title_kind == TITLE_AI:
+                ai = title
+    cwd = branch = ""
+    for entry in index.entries(_TOKEN_CWD):
+        cwd = entry.cwd
+        if cwd:
+            branch = entry.git_branch
+            break
+    first_ts = ""
+    for entry in index.entries(TOKEN_TIMESTAMP):
+        first_ts = entry.timestamp
+        if first_ts:
+            break
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
+
+
+def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, Optional[Entry]]:
+    """(start, parsed entry) of the line of ``data[first:end]`` holding offset ``hit``."""
+    newline = data.rfind(b"\n", first, hit)
+    start = first if newline < 0 else newline + 1
+    stop = data.find(b"\n", hit, end)
+    return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
+
+
+def _fast_tail(window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None) -> TailFacts:
+    """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
+    a title or timestamp token, found by searching the bytes (no line is split or
+    walked). A window with an ASCII-spelling escape (never written by the harness) is
+    walked line by line with the plain algorithm instead. With ``summaries_from`` (a
+    line's start in ``window.data``), the same search's summary lines from there on give
+    ``summary_links`` (``tail_summary_links``, at no second pass over the bytes)."""
+    data, first, end = window.data, window.first_whole_line(), window.stop()
+    if _has_ascii_escape(data, first, end):
+        return _plain_tail(window, session_id, summaries_from)
+    # One search finds the title and summary lines (their "type" key naming the kind).
+    hits = list(_KIND_RE.finditer(data, first, end))
+    custom = ai = ""
+    floor = end
+    for match in reversed(hits):
+        hit = match.start()
+        if hit >= floor or data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+            continue  # on a line already read, or a summary
+        floor, entry = _line_entry(data, hit, first, end)
+        if entry is None:
+            continue
+        title_kind, title = title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM and not custom:
+            custom = title
+        elif title_kind == TITLE_AI and not ai:
+            ai = title
+        if custom and ai:
+            break
+    last_ts = ""
+    while not last_ts:
+        hit = data.rfind(TOKEN_TIMESTAMP, first, end)
+        if hit < 0:
+            break
+        end, entry = _line_entry(data, hit, first, end)
+        if entry is not None:
+            last_ts = entry.timestamp
+    links: List[SummaryLink] = []
+    if summaries_from is not None:
+        line_end = -1
+        for match in hits:
+            hit = match.start()
+            if hit < summaries_from or hit <= line_end or not data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+                continue
+            _, entry = _line_entry(data, hit, first, window.stop())
+            line_end = data.find(b"\n", hit, window.stop())
+            if line_end < 0:
+                line_end = window.stop()
+            if entry is not None and entry.type == cc.TITLE_SUMMARY:
+                take_summary(entry, "", links)
+    return TailFacts(custom, ai, last_ts, tuple(links))
+
+
+# A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
+_SUMMARY_KIND_RE = _kind_re((cc.TITLE_SUMMARY,))
+
+
+_TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
+
+
+def _fast_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
     """The summary links in the tail window's whole lines, in file order: Claude Code
     2.0.x appends a summary of the conversation so far to the session's own file,
     often past its first 50 lines (the head, where the seed looks), naming the record
     just before it. ``begin`` (a line's start in ``window.data``) leaves out the lines
-    before it: those the head holds, whose links the head gives."""
-    first, end = window.first_whole_line(), window.stop()
+    before it: those the head holds, whose links the head gives. Only lines whose bytes
+    name the kind are parsed; a window with an ASCII-spelling escape is parsed line by
+    line instead."""
+    data, first, end = window.data, window.first_whole_line(), window.stop()
     if begin is not None and begin > first:
-        window = window._replace(start=min(begin, end), cut=False)
-    return tail_summary_links_plain(window.lines_last_first())
+        window, first = window._replace(start=min(begin, end), cut=False), min(begin, end)
+    if _has_ascii_escape(data, first, end):
+        return _plain_tail_links(window, begin)
+    links: List[SummaryLink] = []
+    # Most tails hold no summary: one plain search of the kind's quoted name decides that
+    # (a match of the regex holds it), and the regex starts on the line of its first one.
+    gate = data.find(_TOKEN_SUMMARY_KIND, first, end)
+    if gate < 0:
+        return links
+    pos = data.rfind(b"\n", first, gate) + 1 or first
+    while True:
+        m = _SUMMARY_KIND_RE.search(data, pos, end)
+        if m is None:
+            return links
+        start, entry = _line_entry(data, m.start(), first, end)
+        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+            take_summary(entry, "", links)
+        newline = data.find(b"\n", m.start(), end)
+        if newline < 0:
+            return links
+        pos = newline + 1
+
+
+def _fast_tail_uuids(window: TailWindow) -> bytes:
+    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop())
+
+
+FAST_SCANNER = Scanner(_fast_head, _fast_tail, _fast_tail_links, _fast_tail_uuids)
+
+# The switch: the listing reads every session through this one.
+scanner = FAST_SCANNER

@@ -12,8 +12,9 @@ records, past the head's 50 lines), and
 a session's own message uuids are those its tail window shows (the file's last 64 KiB,
 all of a smaller file: bytes the listing reads anyway), never a full read of any file.
 The tail is where a summarised leaf sits: the harness writes a summary when a
-conversation stops or is resumed from its latest messages. The ``uuid`` values are kept
-packed until the index is complete. Sessions titled by a custom or AI title are not looked at: those
+conversation stops or is resumed from its latest messages. The ``uuid`` keys are found
+in the window's bytes without splitting or parsing a line, and kept packed until the
+index is complete. Sessions titled by a custom or AI title are not looked at: those
 titles rank higher.
 
 Which summary wins when several name one session ("the summary written last"): the
@@ -26,11 +27,12 @@ written later and the file's mtime bounds when its lines were written.
 import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
+from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 
-__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids"]
+__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids", "own_uuids_plain", "pack", "whole_lines"]
 
 Buffer = Union[bytes, bytearray]
 
@@ -175,8 +177,8 @@ def _walk_uuids(value: object, found: List[bytes]) -> None:
                 _walk_uuids(item, found)
 
 
-def _uuids_in_lines(lines: Iterable[Buffer]) -> List[bytes]:
-    """Every line parsed: the string value of every ``uuid`` key of the
+def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
+    """The plain rule, every line parsed: the string value of every ``uuid`` key of the
     line's object, at any depth (a record the line carries, such as a sub-agent's
     message, belongs to the session too), in file order, as UTF-8 bytes. A line that is
     not JSON (torn mid-write) counts by the keys its bytes show."""
@@ -191,9 +193,13 @@ def _uuids_in_lines(lines: Iterable[Buffer]) -> List[bytes]:
 
 
 def own_uuids(data: Buffer, start: int, end: int) -> bytes:
-    """The uuids of the window ``data[start:end]`` (whole lines), packed: the string
-    value of every ``uuid`` key at any depth (``_uuids_in_lines``), in file order."""
-    return pack(_uuids_in_lines(whole_lines(data, start, end)))
+    """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
+    in the bytes without splitting or parsing a line (the fast scanner's,
+    ``store.session_scan``)."""
+    packed = pack(_UUID_VALUE.findall(data, start, end))
+    if b"\\" in packed or has_ascii_escape(data, start, end):  # an escape could spell the key: parse the lines
+        return pack(own_uuids_plain(whole_lines(data, start, end)))
+    return packed
 
 
 def pack(uuids: Iterable[bytes]) -> bytes:
