@@ -176,6 +176,27 @@ def previous_source(scratch, rev=PREVIOUS_REV):
     return target / "src"
 
 
+# The listing's fast path, switched off: our source copied into the scratch dir with its switch
+# (store/session_scan.py) on the plain scanners, never shipped. Beside ours it shows what the
+# fast scanners buy, on the peer rows' target above all (benchmarks/FAST_PATHS.md).
+PLAIN_SWITCH = ("store/session_scan.py", "scanner = FAST_SCANNER", "scanner = PLAIN_SCANNER")
+
+
+def plain_source(scratch):
+    """Our ``src`` copied into ``scratch`` with the listing on its plain scanners; None when
+    the switch is not where ``PLAIN_SWITCH`` says."""
+    target = scratch / "plain-scanners"
+    shutil.rmtree(str(target), ignore_errors=True)
+    shutil.copytree(str(REPO / "src"), str(target / "src"), ignore=shutil.ignore_patterns("__pycache__"))
+    name, text, replacement = PLAIN_SWITCH
+    path = target / "src" / "termsprawl_context" / name
+    source = path.read_text()
+    if source.count(text) != 1:
+        return None
+    path.write_text(source.replace(text, replacement))
+    return target / "src"
+
+
 def cpu_run(argv, env, ok_codes=(0,), timeout=3600):
     """(CPU seconds of the child, wall seconds, stdout) of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -232,6 +253,8 @@ class Bench(object):
         self.prev_env = dict(base, PYTHONPATH=str(previous), TERMSPRAWL_JOBS="1") if previous else None
         self.filed_env = dict(base, PYTHONPATH=str(filed)) if filed else None
         self.base_env = base
+        plain = plain_source(self.homes)  # a copy of this run's own: the scratch dir is only read
+        self.plain_env = dict(base, PYTHONPATH=str(plain)) if plain else None  # default jobs, as users run it
         self.peers = peers.peers_dir(peers_root)
         self.peer_timeout = PEER_TIMEOUT_QUICK if quick else PEER_TIMEOUT_FULL
         self.slow_peer = SLOW_PEER_QUICK if quick else SLOW_PEER_FULL
@@ -250,8 +273,14 @@ class Bench(object):
             commands["previous"] = (listing, self.prev_env)
         if self.filed_env:
             commands["as filed"] = (listing, self.filed_env)
+        if self.plain_env:
+            commands["plain scanners"] = (listing, dict(self.plain_env, TERMSPRAWL_JOBS="1"))
         progress("sessions --json on the %s store, %d rounds ..." % (shape, self.rounds))
-        outs = {name: cpu_run(argv, env)[2] for name, (argv, env) in commands.items() if name in ("ours", "previous")}
+        outs = {
+            name: cpu_run(argv, env)[2]
+            for name, (argv, env) in commands.items()
+            if name in ("ours", "previous", "plain scanners")
+        }
         outs["ours, two processes"] = cpu_run(listing, self.ours2_env)[2]
         cpu, wall = alternate(commands, self.rounds)
         med = lambda name: statistics.median(cpu[name])  # noqa: E731
@@ -295,6 +324,14 @@ class Bench(object):
                 row(
                     "sessions --json, %s store: %s (%s) / ours, CPU, one process" % (shape, name, rev),
                     "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours")),
+                )
+            )
+        if "plain scanners" in cpu:
+            rows.append(
+                row(
+                    "sessions --json, %s store: ours with the plain scanners / ours, CPU, one process" % shape,
+                    "%.2fx (%.2f s vs %.2f s CPU)"
+                    % (ratio(cpu, "plain scanners", "ours"), med("plain scanners"), med("ours")),
                 )
             )
         rows.append(
@@ -351,6 +388,8 @@ class Bench(object):
         """Each peer's listing of the store against ours (wall, whole processes), or why it is not measured."""
         listing = self.cli("sessions", "--json", "--projects-dir", projects)
         ours = {"ours": (listing, self.ours_default_env), "ours, one process": (listing, self.ours_env)}
+        if self.plain_env:  # what the fast scanners buy on this row's target
+            ours["ours, plain scanners"] = (listing, self.plain_env)
         sessions = cpu_run(listing, self.ours_default_env)[2].count(b"\n")
         target = "> %.1fx" % PEER_TARGET
         rows = []
@@ -383,6 +422,13 @@ class Bench(object):
                 statistics.median(wall["ours"]),
                 statistics.median(wall["ours, one process"]),
             )
+            if "ours, plain scanners" in wall:
+                plain = statistics.median(wall["ours, plain scanners"])
+                times += ", with the plain scanners %.2f s (%s / that: %.2fx)" % (
+                    plain,
+                    peer.name,
+                    (statistics.median(wall["peer"]) if "peer" in wall else first.wall) / plain,
+                )
             if first.code is None:
                 rows.append(
                     row(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 __all__ = [
     "MIN_NEEDLE",
     "NEEDLE_CHUNK",
+    "PREFILTER",
     "body_matches",
     "contains_words",
     "file_may_contain",
@@ -57,10 +58,11 @@ def body_matches(body: str, words: str) -> bool:
     return "\t" in body and words in normalize(strip_read_gutters(body))
 
 
-# The one switch of cite's fast path (CPython's json.scanner rule): True searches each
-# record's bytes for the quote's run before parsing a line; False is the plain search,
-# every line of every record parsed. The cite tests run under both (cite_fixtures.both
-# _searches), and bench_cite's target row (>= 10x on `cite --across`) is what it buys.
+# The one switch of cite's fast path (CPython's json.scanner rule): True searches bytes
+# before parsing (each record for the quote's run; its lines for calls, local commands,
+# ids and uuids: records, at_line, transcripts); False is the plain search, every line
+# parsed. The cite tests run under both (cite_fixtures.both_searches), and bench_cite's
+# target row (>= 10x on `cite --across`) is what it buys.
 PREFILTER = True
 
 
