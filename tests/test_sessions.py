@@ -452,7 +452,10 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
                 for junk in (b"", b'"timestamp":"partial", "type":"custom-title"}\n'):
                     tail = tail_window_of(lines, junk)
                     first = tail.first_whole_line()
-                    assert FAST.tail(tail, session_id, first) == PLAIN.tail(tail, session_id, first)
+                    plain_tail = PLAIN.tail(tail, session_id, first)
+                    for census in (None, FAST.census(tail), True):  # True: the fast scanner parses every line
+                        assert FAST.tail(tail, session_id, first, census) == plain_tail
+                        assert FAST.tail_uuids(tail, census) == PLAIN.tail_uuids(tail)
                     assert FAST.tail(tail, session_id, None) == PLAIN.tail(tail, session_id, None)
                     assert FAST.tail_links(tail, None) == PLAIN.tail_links(tail, None)
                     assert FAST.tail_uuids(tail) == PLAIN.tail_uuids(tail)

@@ -131,6 +131,7 @@ def test_own_uuids_on_odd_lines():
     data, lines = window(ODD_LINES)
     assert SI.own_uuids(data, 0, len(data)) == SI.pack(SI.own_uuids_plain(lines))
     assert U[9].encode() in SI.own_uuids_plain(lines)
+    assert SI.own_uuids(data, 0, len(data), escaped=True) == SI.own_uuids(data, 0, len(data))
 
 
 def test_own_uuids_agree_with_the_plain_rule_on_random_windows():

@@ -141,7 +141,8 @@ def read_session_metadata(
         tail_window = read_tail(f, size, buffers.tail if buffers else None)
     begin = past_head(window, tail_window, size) if tail_links_out is not None else None
     scanner = session_scan.scanner  # the fast scanners, or the plain ones they must equal
-    tail = scanner.tail(tail_window, session_id, begin)
+    escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers
+    tail = scanner.tail(tail_window, session_id, begin, escaped)
     head = scanner.head(window, session_id)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
@@ -158,7 +159,7 @@ def read_session_metadata(
     meta = combine(head, tail)
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
-        uuids_out.append(b"" if titled else scanner.tail_uuids(tail_window))
+        uuids_out.append(b"" if titled else scanner.tail_uuids(tail_window, escaped))
     if tail_links_out is not None:
         tail_links_out.extend(tail.summary_links)
     return meta

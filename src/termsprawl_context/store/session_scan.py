@@ -42,9 +42,12 @@ class Scanner(NamedTuple):
     """One way to read a session's facts from its windows (every way answers alike)."""
 
     head: Callable[[HeadWindow, str], HeadFacts]  # (window, session_id)
-    tail: Callable[[TailWindow, str, Optional[int]], TailFacts]  # (window, session_id, summaries_from)
+    # What the tail's readers share: whether its whole lines hold an ASCII-spelling escape
+    # (None: not searched). The fast ones search once, then each takes the answer.
+    census: Callable[[TailWindow], Optional[bool]]
+    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], TailFacts]  # (..., summaries_from, census)
     tail_links: Callable[[TailWindow, Optional[int]], List[SummaryLink]]  # (window, begin)
-    tail_uuids: Callable[[TailWindow], bytes]  # the window's own uuids, packed
+    tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
 
 
 # --- the plain scanners: every whole line parsed ---------------------------------------
@@ -80,7 +83,13 @@ def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     )
 
 
-def _plain_tail(window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None) -> TailFacts:
+def _no_census(window: TailWindow) -> Optional[bool]:
+    return None  # the plain readers parse every line: nothing to search for
+
+
+def _plain_tail(
+    window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
+) -> TailFacts:
     """``scan_tail`` over the window's whole lines; with ``summaries_from`` (a line's
     start in ``window.data``), also the summary links of the lines from there on."""
     facts = scan_tail(window.lines_last_first(), session_id)
@@ -105,7 +114,7 @@ def _plain_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[S
     return tail_summary_links_plain(_from_line(window, begin).lines_last_first())
 
 
-def _plain_tail_uuids(window: TailWindow) -> bytes:
+def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
     return summary_index.pack(summary_index.own_uuids_plain(_whole_lines(window)))
 
 
@@ -113,7 +122,7 @@ def _whole_lines(window: TailWindow) -> List[bytes]:
     return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
 
 
-PLAIN_SCANNER = Scanner(_plain_head, _plain_tail, _plain_tail_links, _plain_tail_uuids)
+PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_links, _plain_tail_uuids)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
@@ -244,7 +253,13 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
 
 
-def _fast_tail(window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None) -> TailFacts:
+def _census(window: TailWindow) -> Optional[bool]:
+    return _has_ascii_escape(window.data, window.first_whole_line(), window.stop())
+
+
+def _fast_tail(
+    window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
+) -> TailFacts:
     """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
     a title or timestamp token, found by searching the bytes (no line is split or
     walked). A window with an ASCII-spelling escape (never written by the harness) is
@@ -252,7 +267,7 @@ def _fast_tail(window: TailWindow, session_id: str = "", summaries_from: Optiona
     line's start in ``window.data``), the same search's summary lines from there on give
     ``summary_links`` (``tail_summary_links``, at no second pass over the bytes)."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
-    if _has_ascii_escape(data, first, end):
+    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
         return _plain_tail(window, session_id, summaries_from)
     # One search finds the title and summary lines (their "type" key naming the kind).
     hits = list(_KIND_RE.finditer(data, first, end))
@@ -336,11 +351,11 @@ def _fast_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[Su
         pos = newline + 1
 
 
-def _fast_tail_uuids(window: TailWindow) -> bytes:
-    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop())
+def _fast_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
+    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
 
 
-FAST_SCANNER = Scanner(_fast_head, _fast_tail, _fast_tail_links, _fast_tail_uuids)
+FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _fast_tail_links, _fast_tail_uuids)
 
 # The switch: the listing reads every session through this one.
 scanner = FAST_SCANNER

@@ -192,12 +192,15 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
     return found
 
 
-def own_uuids(data: Buffer, start: int, end: int) -> bytes:
+def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
     """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
     in the bytes without splitting or parsing a line (the fast scanner's,
-    ``store.session_scan``)."""
+    ``store.session_scan``). ``escaped``: whether the window holds an escape that spells
+    an ASCII character, when the caller searched already."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
-    if b"\\" in packed or has_ascii_escape(data, start, end):  # an escape could spell the key: parse the lines
+    if escaped is None:
+        escaped = has_ascii_escape(data, start, end)  # it could spell the key: parse the lines
+    if escaped or b"\\" in packed:
         return pack(own_uuids_plain(whole_lines(data, start, end)))
     return packed
 
