@@ -5,7 +5,7 @@
    are planted in the OLDEST one, so every session is a candidate before the answer. Side
    by side in this process: ``resolve_across_sessions`` with the byte prefilter (the
    quote's longest plain word searched in each session's bytes before any line is
-   parsed) against the same call with ``prefilter=False`` (every file parsed and
+   parsed) against the same call with ``cite.matching.PREFILTER`` off (every file parsed and
    searched), the plain oracle. Answers must be identical; target: at least 10x.
 3. Many matches (issue 24): a quote held by 10k/20k/40k/143k entries, resolved (an
    ambiguity) by this tree and by the seed's cite.py loaded from git, side by side.
@@ -36,6 +36,7 @@ for entry in (str(REPO / "src"), str(REPO)):
 
 from benchmarks.generate import write_transcript  # noqa: E402
 from termsprawl_context import cite  # noqa: E402
+from termsprawl_context.cite import matching  # noqa: E402
 from termsprawl_context.jsonl import open_regular  # noqa: E402
 from termsprawl_context.store import background  # noqa: E402
 
@@ -131,10 +132,13 @@ def project(scratch, sizes):
 
 
 def _answer(current, folder, request, prefilter):
+    matching.PREFILTER = prefilter  # the fast path's one switch
     try:
-        return cite.resolve_across_sessions(current, str(folder), request, prefilter=prefilter)
+        return cite.resolve_across_sessions(current, str(folder), request)
     except cite.CitationError as exc:
         return (type(exc).__name__, str(exc))
+    finally:
+        matching.PREFILTER = True
 
 
 def bench_across(scratch, sizes):

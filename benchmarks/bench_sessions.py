@@ -35,7 +35,6 @@ import json
 import os
 import pathlib
 import random
-import re
 import shutil
 import sys
 import tempfile
@@ -503,77 +502,7 @@ def run(scratch, quick=False):
                 target="0 wrong",
                 ok=wrong == 0,
             ),
-            one_pass_row(paths[:ONE_PASS_SESSIONS]),
         ]
-    )
-
-
-# The issue asked for one pass over each head that finds lines and tokens together. In
-# CPython's regex engine an alternation has no literal prefix to skip by, so this row
-# measures it against the separate searches session_meta makes (newlines by memchr, then
-# one search per token), on the same heads, each read into one reused buffer.
-ONE_PASS_SESSIONS = 1000
-_ONE_PASS = re.compile(rb'\n|\\u00[2-7]|"summary"|-title"')
-_CENSUS = re.compile(rb"\\u00[2-7]")
-_TITLE = re.compile(rb'-title"')
-
-
-def _separate_searches(buf, n):
-    ends, find = [], buf.find
-    cut = find(b"\n", 0, n)
-    while cut >= 0 and len(ends) < M.HEAD_MAX_LINES:
-        ends.append(cut)
-        cut = find(b"\n", cut + 1, n)
-    limit = ends[-1] if ends else 0
-    escapes = [m.start() for m in _CENSUS.finditer(buf, 0, limit)]
-    summaries, pos = [], find(b'"summary"', 0, limit)
-    while pos >= 0:
-        summaries.append(pos)
-        pos = find(b'"summary"', pos + 1, limit)
-    return ends, escapes, summaries, [m.start() for m in _TITLE.finditer(buf, 0, limit)]
-
-
-def _one_pass(buf, n):
-    ends, escapes, summaries, titles = [], [], [], []
-    for match in _ONE_PASS.finditer(buf, 0, n):
-        first = buf[match.start()]
-        if first == 0x0A:
-            ends.append(match.start())
-            if len(ends) == M.HEAD_MAX_LINES:
-                break
-        else:
-            (escapes if first == 0x5C else summaries if first == 0x22 else titles).append(match.start())
-    return ends, escapes, summaries, titles
-
-
-def one_pass_row(paths, rounds=5):
-    """One alternation over each head against the separate searches (best of ``rounds``)."""
-    heads = []
-    for path in paths:
-        with open_regular(path) as f:
-            heads.append(f.read(M.HEAD_MAX_BYTES))
-    buf = bytearray(M.HEAD_MAX_BYTES)
-    best = {}
-    for _ in range(rounds):
-        for name, scan in (("none", lambda b, n: None), ("separate", _separate_searches), ("one", _one_pass)):
-            start = time.perf_counter()
-            for head in heads:
-                buf[: len(head)] = head
-                scan(buf, len(head))
-            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
-    same = True
-    for head in heads:
-        buf[: len(head)] = head
-        a, b = _separate_searches(buf, len(head)), _one_pass(buf, len(head))
-        limit = a[0][-1] if a[0] else 0
-        same = same and a[0] == b[0] and a[1:] == tuple(sorted(x for x in hits if x < limit) for hits in b[1:])
-    separate, one = best["separate"] - best["none"], best["one"] - best["none"]
-    return dict(
-        metric="one-pass head scan (one alternation) / separate searches, %d heads" % len(heads),
-        measured="%.1fx (%.0f vs %.0f us a head; same hits: %s)"
-        % (one / separate, one / len(heads) * 1e6, separate / len(heads) * 1e6, "yes" if same else "NO"),
-        target="info",
-        ok=same,
     )
 
 

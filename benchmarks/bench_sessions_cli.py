@@ -23,10 +23,6 @@ row says. On a shared machine wall time mostly measures the neighbours: read it 
   and in CPU time of one process; and vs the floor:
   a process that walks the store and reads each session's head (blocks up to its 50th
   newline within 1 MiB) and its last 64 KiB, parsing nothing.
-* what the real-shaped target would take (info rows, wall, default jobs, in the same rounds):
-  main as filed against our source copied with rules relaxed (``WHATIFS``, never shipped): without
-  the search for escapes that spell ASCII (so no longer exact, as DESIGN.md requires), and also
-  with a session's own uuids narrowed to its tail's last (issue 15's rule changed).
 * the same listing's answers: ours in one process, in two, and the previous one print the
   same bytes.
 * ``sessions --json`` in two processes vs one (wall time), only when a second CPU is idle.
@@ -73,7 +69,8 @@ from benchmarks.generate import write_transcript  # noqa: E402
 # The source the listing is compared with: main before the one-pass head and the shared listing
 # (the same answers as ours), and main as it was when the issue was filed, before the title rules
 # of issue 15 (the summary index, tail titles, the typed prompt) were added: "today" in its table.
-PREVIOUS_REV = "15bc9c9310fd913c76b21187f685f56dff72aab6"
+# $TERMSPRAWL_BENCH_PREVIOUS_REV names another (a fast path's last commit, to measure what it bought).
+PREVIOUS_REV = os.environ.get("TERMSPRAWL_BENCH_PREVIOUS_REV") or "15bc9c9310fd913c76b21187f685f56dff72aab6"
 FILED_REV = "b747df7"
 SESSIONS_FULL, SESSIONS_QUICK = 10000, 500
 BODIES_FULL, BODIES_QUICK = 400, 40
@@ -179,56 +176,25 @@ def previous_source(scratch, rev=PREVIOUS_REV):
     return target / "src"
 
 
-# What the real-shaped row's target would take: our source with rules relaxed, measured beside
-# it. Each is a list of (file under src/termsprawl_context, text, replacement); never shipped.
-WHATIF_NO_CENSUS = (
-    # No search for escapes that spell ASCII: a line spelling a token with one is then missed,
-    # so the fast path no longer returns what parsing every line returns (DESIGN.md's rule).
-    (
-        "store/session_scan.py",
-        "self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]",
-        "self.escapes = []",
-    ),
-    (
-        "store/session_scan.py",
-        "        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):\n"
-        "            return True",
-        "        return False",
-    ),
-    (
-        "store/session_meta.py",
-        "        escaped = _has_ascii_escape(tail_window.data, first, stop)",
-        "        escaped = False",
-    ),
-)
-WHATIF_LAST_UUID = WHATIF_NO_CENSUS + (
-    # A session's own uuids narrowed from its tail window's to the last one (issue 15's rule changed).
-    (
-        "store/summary_index.py",
-        "    packed = pack(_UUID_VALUE.findall(data, start, end))",
-        "    last = data.rfind(b'\"uuid\"', start, end)\n"
-        "    found = _UUID_VALUE.match(data, last, end) if last >= 0 else None\n"
-        '    packed = found.group(1) if found else b""',
-    ),
-)
-WHATIFS = (
-    ("ours without the escape census (inexact)", "no-census", WHATIF_NO_CENSUS),
-    ("ours without the census, own uuids the tail's last (a rule change)", "last-uuid", WHATIF_LAST_UUID),
-)
+# The listing's fast path, switched off: our source copied into the scratch dir with its switch
+# (store/session_scan.py) on the plain scanners, never shipped. Beside ours it shows what the
+# fast scanners buy, on the peer rows' target above all (benchmarks/FAST_PATHS.md).
+PLAIN_SWITCH = ("store/session_scan.py", "scanner = FAST_SCANNER", "scanner = PLAIN_SCANNER")
 
 
-def whatif_source(scratch, key, edits):
-    """Our ``src`` copied into ``scratch`` with ``edits`` made; (path, "") or (None, why not)."""
-    target = scratch / ("whatif-" + key)
+def plain_source(scratch):
+    """Our ``src`` copied into ``scratch`` with the listing on its plain scanners; None when
+    the switch is not where ``PLAIN_SWITCH`` says."""
+    target = scratch / "plain-scanners"
     shutil.rmtree(str(target), ignore_errors=True)
     shutil.copytree(str(REPO / "src"), str(target / "src"), ignore=shutil.ignore_patterns("__pycache__"))
-    for name, text, replacement in edits:
-        path = target / "src" / "termsprawl_context" / name
-        source = path.read_text()
-        if source.count(text) != 1:
-            return None, "the what-if edit no longer applies to %s" % name
-        path.write_text(source.replace(text, replacement))
-    return target / "src", ""
+    name, text, replacement = PLAIN_SWITCH
+    path = target / "src" / "termsprawl_context" / name
+    source = path.read_text()
+    if source.count(text) != 1:
+        return None
+    path.write_text(source.replace(text, replacement))
+    return target / "src"
 
 
 def cpu_run(argv, env, ok_codes=(0,), timeout=3600):
@@ -287,6 +253,8 @@ class Bench(object):
         self.prev_env = dict(base, PYTHONPATH=str(previous), TERMSPRAWL_JOBS="1") if previous else None
         self.filed_env = dict(base, PYTHONPATH=str(filed)) if filed else None
         self.base_env = base
+        plain = plain_source(self.homes)  # a copy of this run's own: the scratch dir is only read
+        self.plain_env = dict(base, PYTHONPATH=str(plain)) if plain else None  # default jobs, as users run it
         self.peers = peers.peers_dir(peers_root)
         self.peer_timeout = PEER_TIMEOUT_QUICK if quick else PEER_TIMEOUT_FULL
         self.slow_peer = SLOW_PEER_QUICK if quick else SLOW_PEER_FULL
@@ -305,15 +273,14 @@ class Bench(object):
             commands["previous"] = (listing, self.prev_env)
         if self.filed_env:
             commands["as filed"] = (listing, self.filed_env)
-        whatifs = []  # (label, why not measured or "")
-        if shape == "real-shaped" and self.filed_env:
-            for label, key, edits in WHATIFS:
-                source, why = whatif_source(self.scratch, key, edits)
-                if source is not None:
-                    commands[label] = (listing, dict(self.ours_default_env, PYTHONPATH=str(source)))
-                whatifs.append((label, why))
+        if self.plain_env:
+            commands["plain scanners"] = (listing, dict(self.plain_env, TERMSPRAWL_JOBS="1"))
         progress("sessions --json on the %s store, %d rounds ..." % (shape, self.rounds))
-        outs = {name: cpu_run(argv, env)[2] for name, (argv, env) in commands.items() if name in ("ours", "previous")}
+        outs = {
+            name: cpu_run(argv, env)[2]
+            for name, (argv, env) in commands.items()
+            if name in ("ours", "previous", "plain scanners")
+        }
         outs["ours, two processes"] = cpu_run(listing, self.ours2_env)[2]
         cpu, wall = alternate(commands, self.rounds)
         med = lambda name: statistics.median(cpu[name])  # noqa: E731
@@ -359,12 +326,14 @@ class Bench(object):
                     "%.2fx (%.2f s vs %.2f s CPU)" % (ratio(cpu, name, "ours"), med(name), med("ours")),
                 )
             )
-        for label, why in whatifs:
-            metric = "sessions --json, %s store: as filed / %s, wall, default jobs" % (shape, label)
-            if why:
-                rows.append(row(metric, "not measured: " + why))
-                continue
-            rows.append(row(metric, "%.2fx (%.2f s)" % (ratio(wall, "as filed", label), medw(label))))
+        if "plain scanners" in cpu:
+            rows.append(
+                row(
+                    "sessions --json, %s store: ours with the plain scanners / ours, CPU, one process" % shape,
+                    "%.2fx (%.2f s vs %.2f s CPU)"
+                    % (ratio(cpu, "plain scanners", "ours"), med("plain scanners"), med("ours")),
+                )
+            )
         rows.append(
             row(
                 "sessions --json, %s store: ours / head+tail floor (CPU)" % shape,
@@ -419,6 +388,8 @@ class Bench(object):
         """Each peer's listing of the store against ours (wall, whole processes), or why it is not measured."""
         listing = self.cli("sessions", "--json", "--projects-dir", projects)
         ours = {"ours": (listing, self.ours_default_env), "ours, one process": (listing, self.ours_env)}
+        if self.plain_env:  # what the fast scanners buy on this row's target
+            ours["ours, plain scanners"] = (listing, self.plain_env)
         sessions = cpu_run(listing, self.ours_default_env)[2].count(b"\n")
         target = "> %.1fx" % PEER_TARGET
         rows = []
@@ -451,6 +422,13 @@ class Bench(object):
                 statistics.median(wall["ours"]),
                 statistics.median(wall["ours, one process"]),
             )
+            if "ours, plain scanners" in wall:
+                plain = statistics.median(wall["ours, plain scanners"])
+                times += ", with the plain scanners %.2f s (%s / that: %.2fx)" % (
+                    plain,
+                    peer.name,
+                    (statistics.median(wall["peer"]) if "peer" in wall else first.wall) / plain,
+                )
             if first.code is None:
                 rows.append(
                     row(

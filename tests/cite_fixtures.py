@@ -1,8 +1,33 @@
 """Record builders for the citation, query and background-agent tests: the Go
 reference's fixture helpers (go-transcript-citations.md, section 20), one JSON line each."""
 
+import contextlib
 import json
 import os
+
+import pytest
+
+from termsprawl_context.cite import matching
+
+
+@pytest.fixture(params=[True, False], ids=["prefilter", "plain"])
+def both_searches(request, monkeypatch):
+    """Runs a cite test under both searches: the byte prefilter, and the plain one that
+    parses every line (``cite.matching.PREFILTER``, the fast path's one switch). A
+    module opts in with ``pytestmark = pytest.mark.usefixtures("both_searches")``."""
+    monkeypatch.setattr(matching, "PREFILTER", request.param)
+    return request.param
+
+
+@contextlib.contextmanager
+def plain_search():
+    """Within the block, cite parses every line (the plain search)."""
+    kept = matching.PREFILTER
+    matching.PREFILTER = False
+    try:
+        yield
+    finally:
+        matching.PREFILTER = kept
 
 
 def line(obj):

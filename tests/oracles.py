@@ -15,43 +15,7 @@ from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.store.session_meta import (
     TAIL_MAX_BYTES,
-    TITLE_AI,
-    TITLE_CUSTOM,
-    HeadFacts,
-    take_summary,
-    title_of,
-    UserFacts,
-    entry_of_line,
 )
-
-
-def scan_head_oracle(lines, session_id=""):
-    """The plain algorithm: parse every head line in order, with the same rules.
-    ``session_meta.scan_head_window`` is the fast path and must return exactly this."""
-    users = UserFacts()
-    summary = cwd = branch = first_ts = custom = ai = ""
-    links = []
-    for raw in lines:
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        users.feed(entry)
-        if entry.type == "summary":
-            summary = take_summary(entry, summary, links)
-        title_kind, title = title_of(entry, session_id)
-        if title_kind == TITLE_CUSTOM:
-            custom = title
-        elif title_kind == TITLE_AI:
-            ai = title
-        if not cwd:
-            cwd = entry.cwd
-            if cwd:
-                branch = entry.git_branch  # the branch the session started on
-        if not first_ts:
-            first_ts = entry.timestamp
-    return HeadFacts(
-        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
-    )
 
 
 class _Window:

@@ -13,7 +13,6 @@ from termsprawl_context.bytescan import (
     FoldedKey,
     Needles,
     ValueSpellings,
-    candidate_lines,
     escape_positions,
     escaped_width,
     file_holds_ascii_escape,
@@ -23,7 +22,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import belongs, head_prompt, identity, search, session_scan, session_titles, summary_index
+from termsprawl_context.store import belongs, identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -109,10 +108,6 @@ def parsed(raw):
 
 
 # Each migrated caller: the needles it names, and what the plain parse of a line decides.
-def head_prompt_caller(raw):
-    return parsed(raw).get("type") == "user", head_prompt._USER_LINES.in_line(raw)
-
-
 def session_meta_caller(raw):
     entry = parsed(raw)
     verdicts = []
@@ -121,7 +116,7 @@ def session_meta_caller(raw):
         (session_scan._TOKEN_CWD, "cwd" in entry),
         (session_scan.TOKEN_TIMESTAMP, "timestamp" in entry),
     ):
-        # the rule session_meta applies line by line: its token's bytes, or the escape rule
+        # the rule the fast scanner applies line by line: its token's bytes, or the escape rule
         verdicts.append((holds, token in raw or session_scan._has_ascii_escape(raw)))
     return verdicts
 
@@ -225,8 +220,6 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     value = spell(wanted, set(data.draw(st.lists(st.integers(0, 3), max_size=3))), data.draw(st.booleans()))
     raws = raws + [("{%s:%s}" % (key, value)).encode("utf-8", "surrogatepass")]
     for raw in raws:
-        found, selected = head_prompt_caller(raw)
-        assert selected or not found, raw
         for found, selected in session_meta_caller(raw):
             assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
@@ -246,7 +239,7 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
     # here, so tokens and escapes straddle their edges).
     needles = Needles.for_values([wanted])
     holding = [raw for raw in raws if parsed(raw).get("uuid") == wanted]
-    assert set(holding) <= set(candidate_lines(raws, needles))
+    assert set(holding) <= {raw for raw in raws if needles.in_line(raw)}
     data = b"\n".join(raws)
     for buffer in (scan_buffer(chunk), None):
         if holding:

@@ -15,6 +15,10 @@ from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import search
 from termsprawl_context.transcript import entry as records
 from oracles import read_turns_forward_oracle
+from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
+
+# The listing runs under both scanners: the fast one and the plain one.
+pytestmark = pytest.mark.usefixtures("both_scanners")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "cc-2.1.328"
 MARKER = "SUB-TOOL-OUTPUT-42"
@@ -298,8 +302,9 @@ def test_a_summary_past_the_head_names_the_session_it_points_at(tmp_path):
     assert ST.session_title(str(path)) == (info.title, info.title_source)
 
 
-def test_tail_summary_links_match_the_plain_rule_on_the_corpus(corpus):
+def test_tail_summary_links_on_the_corpus(corpus):
     from termsprawl_context.store import session_meta as M
+    from termsprawl_context.store.session_scan import FAST_SCANNER as FAST, PLAIN_SCANNER as PLAIN
 
     seen = 0
     for path in corpus:
@@ -308,13 +313,12 @@ def test_tail_summary_links_match_the_plain_rule_on_the_corpus(corpus):
 
             size = os.fstat(f.fileno()).st_size
             window = M.read_tail(f, size)
-        fast = M.tail_summary_links(window)
-        assert fast == M.tail_summary_links_plain(window.lines_last_first()), path.name
-        # the listing's own pass (the title search's) finds the same, escapes or not
-        first = window.first_whole_line()
-        for escaped in (None, True):
-            assert M.scan_tail_window(window, "", escaped, first).summary_links == tuple(fast), path.name
-        seen += len(fast)
+        links = PLAIN.tail_links(window, None)
+        assert FAST.tail_links(window, None) == links, path.name
+        # the listing's own pass (the title search's) finds the same
+        for scanner in (FAST, PLAIN):
+            assert scanner.tail(window, "", window.first_whole_line()).summary_links == tuple(links), path.name
+        seen += len(links)
     assert seen >= 5
 
 

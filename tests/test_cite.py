@@ -7,6 +7,7 @@ code; each is tested under the code's rule and says so."""
 import pytest
 
 import cite_fixtures as fx
+from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
 from termsprawl_context.cite import (
     CitationAmbiguous,
@@ -20,6 +21,9 @@ from termsprawl_context.cite import (
 from termsprawl_context.transcript.entry import hook_refusal_reason, is_hook_refusal
 from termsprawl_context.transcript.record import RecordUnreadable
 from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
+
+# The whole module runs under both searches: the byte prefilter and the plain one.
+pytestmark = pytest.mark.usefixtures("both_searches")
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
 BOTH = [U, T]
@@ -719,7 +723,7 @@ def test_envelope_at(rec):
     ],
 )
 def test_quote_needle(quote, needle):
-    assert cite.quote_needle(quote) == needle
+    assert cite.quote_needle(quote) == (needle if fx.matching.PREFILTER else None)  # the plain search has none
 
 
 def test_quotes_json_writes_differently(rec):
@@ -848,7 +852,9 @@ def test_prefilter_never_changes_an_answer(rec):
     )
     for quote in ("ORACLEWORD", "café résumé", "ORACLEWORD built", "again", "e"):
         for sources in ([U], [T], BOTH):
-            assert cite.cite(path, quote, sources) == cite.cite(path, quote, sources, prefilter=False)
+            with fx.plain_search():
+                plain = cite.cite(path, quote, sources)
+            assert cite.cite(path, quote, sources) == plain
 
 
 @pytest.mark.parametrize(

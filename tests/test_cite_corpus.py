@@ -6,6 +6,9 @@ import os
 
 import pytest
 
+import cite_fixtures as fx
+from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
+
 from conftest import corpus_files
 from termsprawl_context import cite
 from termsprawl_context.store import background
@@ -16,7 +19,10 @@ U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
 FILES = corpus_files()
 if os.environ.get("TERMSPRAWL_REQUIRE_CORPUS") == "1" and not FILES:
     raise RuntimeError("TERMSPRAWL_REQUIRE_CORPUS=1 but ../shared/corpus is absent")
-pytestmark = pytest.mark.skipif(not FILES, reason="no ../shared/corpus beside this checkout")
+pytestmark = [
+    pytest.mark.skipif(not FILES, reason="no ../shared/corpus beside this checkout"),
+    pytest.mark.usefixtures("both_searches"),  # the byte prefilter and the plain search
+]
 
 
 def _quote_of(text):
@@ -54,7 +60,9 @@ def test_quotes_resolve_where_they_were_taken(path):
                 assert got.message
             except cite.CitationAmbiguous as exc:
                 assert cite.Match(str(path), line) in exc.matches
-            assert cite.cite(str(path), quote, [pool]) == cite.cite(str(path), quote, [pool], prefilter=False)
+            with fx.plain_search():
+                plain = cite.cite(str(path), quote, [pool])
+            assert cite.cite(str(path), quote, [pool]) == plain
 
 
 def test_the_corpus_holds_citable_words():

@@ -8,7 +8,11 @@ import os
 import pytest
 
 import cite_fixtures as fx
+from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
+
+# The whole module runs under both searches: the byte prefilter and the plain one.
+pytestmark = pytest.mark.usefixtures("both_searches")
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
 PROMPT = "deploy the server now"
@@ -50,8 +54,7 @@ def test_a_tool_call_block_written_with_an_escape_grounds_its_output(tmp_path, r
     path = tool_record(tmp_path, lambda line: escaped(line, '"tool_use"', '"tool\\u005fuse"'))
     want = [cite.Match(path, 3)]
     assert oracle(path, "ALLTESTSPASSED in 3s", [T]) == want
-    for prefilter in (True, False):
-        assert cite.cite(path, "ALLTESTSPASSED in 3s", [T], prefilter=prefilter) == want
+    assert cite.cite(path, "ALLTESTSPASSED in 3s", [T]) == want
     got = cite.resolve_in_record(path, cite.CitationRequest("ALLTESTSPASSED in 3s", [T]))
     assert (got.line, got.call) == (3, "Bash: make test")
     done = run_pyz(["cite", path, "ALLTESTSPASSED in 3s", "--source", "tool_result"])
@@ -62,7 +65,8 @@ def test_a_tool_call_block_written_with_an_escape_grounds_its_output(tmp_path, r
 def test_a_quote_with_an_escaped_letter_is_found(tmp_path, run_pyz, spelled):
     line = escaped(fx.user_msg("u1", "please %s, thanks" % PROMPT), "deploy", spelled)
     path = write(tmp_path, "r.jsonl", [line])
-    assert cite.quote_needle(PROMPT) == b"deploy"  # the run the prefilter looks for is the escaped one
+    # the run the prefilter looks for is the escaped one
+    assert cite.quote_needle(PROMPT) == (b"deploy" if fx.matching.PREFILTER else None)
     assert oracle(path, PROMPT, [U]) == cite.cite(path, PROMPT) == [cite.Match(path, 1)]
     done = run_pyz(["cite", path, PROMPT])
     assert (done.returncode, done.stdout) == (0, (path + ":1\n").encode()), done.stderr
@@ -76,7 +80,6 @@ def test_across_sessions_a_session_spelling_the_quote_with_escapes_is_searched(t
     os.utime(older, (1000, 1000))
     got = cite.resolve_across_sessions(current, str(project), cite.CitationRequest(PROMPT, [U]))
     assert (got.path, got.line) == (older, 1)
-    assert got == cite.resolve_across_sessions(current, str(project), cite.CitationRequest(PROMPT, [U]), False)
     done = run_pyz(["cite", current, PROMPT, "--across", str(project)])
     assert (done.returncode, done.stdout) == (0, (older + ":1\n").encode()), done.stderr
 
@@ -130,6 +133,5 @@ def test_a_local_commands_escaped_marker_keeps_its_output_out_of_the_persons_wor
         fx.user_msg("u1", "<command-name>/hookify</command-name>"), "<command-name>", "<command\\u002dname>"
     )
     path = write(tmp_path, "r.jsonl", [command, fx.user_msg("u2", "Unknown skill: hookify", parent="u1")])
-    for prefilter in (True, False):
-        assert cite.cite(path, "Unknown skill: hookify", prefilter=prefilter) == []
+    assert cite.cite(path, "Unknown skill: hookify") == []
     assert oracle(path, "Unknown skill: hookify", [U]) == []

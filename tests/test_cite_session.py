@@ -4,6 +4,7 @@ reference's citation_subagent, citation_sessions and provenance tables.
 citation_subagent_test was written before "own record first" and provenance; its rows
 marked with a warning in the notes are tested under the newer code's rule, and say so."""
 
+import contextlib
 import json
 import os
 import time
@@ -11,9 +12,13 @@ import time
 import pytest
 
 import cite_fixtures as fx
+from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
 from termsprawl_context.store.subagents import subagent_tree
 from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
+
+# The whole module runs under both searches: the byte prefilter and the plain one.
+pytestmark = pytest.mark.usefixtures("both_searches")
 
 U, T = cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT
 BOTH = [U, T]
@@ -310,9 +315,8 @@ def test_a_subagent_as_current_session_searches_its_root(project):
     newer = fx.write(project / "s2.jsonl", [fx.user_msg("n1", "ROOTWORDS from the person")])
     _age(rootp, 3600)
     assert newer and cite.session_candidates(sub, str(project))[:2] == [sub, newer]
-    for prefilter in (True, False):
-        got = cite.resolve_across_sessions(sub, str(project), req("ROOTWORDS"), prefilter=prefilter)
-        assert got.path == rootp  # the current session (the sub-agent's) answers first
+    got = cite.resolve_across_sessions(sub, str(project), req("ROOTWORDS"))
+    assert got.path == rootp  # the current session (the sub-agent's) answers first
 
 
 def test_orphan_sessions_are_skipped_for_the_user_pool(project):
@@ -335,13 +339,12 @@ def test_across_sessions_prefilter_is_the_plain_answer(project):
         _age(path, 100 * i)
     for quote, sources in (("session 4", [U]), ("OUTPUTWORD 2", [T]), ("OUTPUTWORD", [T]), ("nope", BOTH)):
         outcomes = []
-        for prefilter in (True, False):
-            try:
-                outcomes.append(
-                    cite.resolve_across_sessions("", str(project), req(quote, sources), prefilter=prefilter)
-                )
-            except cite.CitationError as exc:
-                outcomes.append((type(exc), str(exc)))
+        for search in (contextlib.nullcontext, fx.plain_search):
+            with search():
+                try:
+                    outcomes.append(cite.resolve_across_sessions("", str(project), req(quote, sources)))
+                except cite.CitationError as exc:
+                    outcomes.append((type(exc), str(exc)))
         assert outcomes[0] == outcomes[1]
 
 

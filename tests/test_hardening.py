@@ -507,6 +507,7 @@ def test_record_readers_stay_under_64_mb_on_a_15_mb_line(tmp_path, shape):
 
 # --- issue 24: citations that cannot be forged, cite in bounded memory, exact queries --------
 import cite_fixtures as fx  # noqa: E402
+from cite_fixtures import both_searches  # noqa: E402, F401 (a fixture, used by name)
 from termsprawl_context import cite, handoff  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
 from termsprawl_context.transcript import entry as records  # noqa: E402
@@ -695,16 +696,14 @@ SHOW_PRINTS_THE_ANSWER = (
 
 
 @pytest.mark.parametrize("shape", sorted(HOOKIFY_SHAPES))
+@pytest.mark.usefixtures("both_searches")
 def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shape):
     path = str(tmp_path / "r.jsonl")
     with open(path, "w") as f:
         f.write(HOOKIFY_SHAPES[shape])
     prompt_line = 1 + HOOKIFY_SHAPES[shape].split("\n").index(_user_line("u4", "u3", "now the real question")[:-1])
-    for prefilter in (True, False):
-        assert cite.cite(path, HOOKIFY_ANSWER, [cite.SOURCE_USER], prefilter=prefilter) == []
-        assert cite.cite(path, "now the real question", [cite.SOURCE_USER], prefilter=prefilter) == [
-            cite.Match(path, prompt_line)
-        ]
+    assert cite.cite(path, HOOKIFY_ANSWER, [cite.SOURCE_USER]) == []
+    assert cite.cite(path, "now the real question", [cite.SOURCE_USER]) == [cite.Match(path, prompt_line)]
     for resolve in (cite.resolve_in_record, cite.resolve_citation):
         with pytest.raises(cite.CitationNotFound):
             resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))

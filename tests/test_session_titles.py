@@ -21,6 +21,10 @@ from termsprawl_context.transcript import titles as T
 from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts
 from termsprawl_context.transcript.text import sanitize_text
 from oracles import folder_index_oracle
+from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
+
+# The listing runs under both scanners: the fast one and the plain one.
+pytestmark = pytest.mark.usefixtures("both_scanners")
 
 
 def sid(n):

@@ -1,5 +1,5 @@
 """Session discovery: the seed's extraction, scan and find tables; the bounded head and
-tail reads (checked against the plain algorithm); titles; unreadable directories,
+tail reads; titles; unreadable directories,
 FIFOs and directories that look like transcripts; the real corpus."""
 
 import io
@@ -29,7 +29,11 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import describe_resolved, scan_sessions, session_from_path
-from oracles import first_text, scan_head_oracle, tail_lines_oracle
+from oracles import first_text, tail_lines_oracle
+from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
+
+# The whole module runs under both scanners: the fast one and the plain one.
+pytestmark = pytest.mark.usefixtures("both_scanners")
 
 
 def scan_all_sessions(projects_dir, project=None, stderr=None):
@@ -315,9 +319,13 @@ def _plain_head_lines(path):
     return lines
 
 
-def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
-    """Bounded reads plus byte prefilters return what parsing every line of the head
-    (and of the tail window) returns, on every real transcript."""
+FAST, PLAIN = session_scan.FAST_SCANNER, session_scan.PLAIN_SCANNER
+
+
+def test_bounded_reads_match_the_seed_on_the_corpus(corpus):
+    """The bounded head read returns what the seed's extraction over the first 50 lines
+    returns, the tail window holds the file's last whole lines, and the fast scanners
+    answer what the plain ones do, on every real transcript."""
     compared = 0
     for path in corpus:
         plain = _plain_head_lines(path)
@@ -331,10 +339,11 @@ def test_fast_reads_match_the_plain_algorithm_on_the_corpus(corpus):
             window = M.read_head(f, size)
             tail_lines = list(tail_lines_oracle(f, size))
             tail_window = M.read_tail(f, size)
-        assert session_scan.scan_head_window(window, path.stem) == scan_head_oracle(window.lines(), path.stem)
-        plain_tail = M.scan_tail(tail_lines, path.stem)
         assert list(tail_window.lines_last_first()) == tail_lines
-        assert session_scan.scan_tail_window(tail_window, path.stem) == plain_tail
+        assert FAST.head(window, path.stem) == PLAIN.head(window, path.stem), path.name
+        first = tail_window.first_whole_line()
+        assert FAST.tail(tail_window, path.stem, first) == PLAIN.tail(tail_window, path.stem, first), path.name
+        assert FAST.tail_uuids(tail_window) == PLAIN.tail_uuids(tail_window), path.name
     assert compared >= 40
 
 
@@ -358,10 +367,10 @@ ESCAPED_LINES = [
 ]
 
 
-def test_prefilter_is_exact_on_escaped_keys_and_values():
-    """A JSON string may spell any letter as a \\u escape: such lines are still parsed."""
-    head = session_scan.scan_head_window(window_of(ESCAPED_LINES))
-    assert head == scan_head_oracle(ESCAPED_LINES)
+def test_escaped_keys_and_values_count():
+    """A JSON string may spell any letter as a \\u escape: such lines count as written
+    (the fast scanners parse every line holding such an escape)."""
+    head = session_scan.scanner.head(window_of(ESCAPED_LINES), "")
     assert (head.first_user_message, head.summary, head.custom_title, head.cwd, head.first_timestamp) == (
         "escaped user",
         "escaped summary",
@@ -369,21 +378,21 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
         "/e",
         "T0",
     )
-    tail = M.scan_tail(list(reversed(ESCAPED_LINES)))
+    tail = session_scan.scanner.tail(tail_window_of(ESCAPED_LINES), "", None)
     assert (tail.custom_title, tail.last_timestamp) == ("escaped title", "T0")
-    assert session_scan.scan_tail_window(tail_window_of(ESCAPED_LINES)) == tail
     # an escaped "timestamp" key with no title anywhere
     lines = [b'{"timestamp":"T1"}', b'{"time\\u0073tamp":"T2"}', b'{"type":"x"}']
-    assert session_scan.scan_tail_window(tail_window_of(lines)).last_timestamp == "T2"
+    assert session_scan.scanner.tail(tail_window_of(lines), "", None).last_timestamp == "T2"
 
 
-def test_the_tail_title_token_ends_every_title_key():
-    """The tail seeks title lines by the end their title keys share."""
-    from termsprawl_context.harness import claude as cc
-
-    assert cc.FIELD_CUSTOM_TITLE.endswith(session_scan.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(
-        session_scan.TITLE_KEY_SUFFIX
-    )
+def test_a_cut_tail_window_skips_its_first_line():
+    """The line the tail window starts inside is not read: the facts are those of the
+    window's whole lines."""
+    lines = [json.dumps(user("u", timestamp="T1")).encode(), b'{"type":"custom-title","customTitle":"C"}']
+    junk = b'"timestamp":"partial", "type":"ai-title", "aiTitle":"junk"}\n'
+    whole = session_scan.scanner.tail(tail_window_of(lines), "", None)
+    assert session_scan.scanner.tail(tail_window_of(lines, junk), "", None) == whole
+    assert (whole.custom_title, whole.ai_title, whole.last_timestamp) == ("C", "", "T1")
 
 
 def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
@@ -439,11 +448,17 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
             lines = [rng.choice(pool) for _ in range(rng.randint(0, 60))]
             window = window_of(lines)
             for session_id in ("", ID1):
-                assert session_scan.scan_head_window(window, session_id) == scan_head_oracle(window.lines(), session_id)
-                plain = M.scan_tail(list(reversed(lines)), session_id)
-                assert session_scan.scan_tail_window(tail_window_of(lines), session_id) == plain
-                junk = b'"timestamp":"partial", "type":"custom-title"}\n'
-                assert session_scan.scan_tail_window(tail_window_of(lines, junk), session_id) == plain
+                assert FAST.head(window, session_id) == PLAIN.head(window, session_id)
+                for junk in (b"", b'"timestamp":"partial", "type":"custom-title"}\n'):
+                    tail = tail_window_of(lines, junk)
+                    first = tail.first_whole_line()
+                    plain_tail = PLAIN.tail(tail, session_id, first)
+                    for census in (None, FAST.census(tail), True):  # True: the fast scanner parses every line
+                        assert FAST.tail(tail, session_id, first, census) == plain_tail
+                        assert FAST.tail_uuids(tail, census) == PLAIN.tail_uuids(tail)
+                    assert FAST.tail(tail, session_id, None) == PLAIN.tail(tail, session_id, None)
+                    assert FAST.tail_links(tail, None) == PLAIN.tail_links(tail, None)
+                    assert FAST.tail_uuids(tail) == PLAIN.tail_uuids(tail)
 
 
 # --- titles, cwd, branch, timestamps ---------------------------------------------------

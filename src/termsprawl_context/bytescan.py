@@ -36,7 +36,6 @@ __all__ = [
     "Needles",
     "ValueSpellings",
     "ascii_escape_pattern",
-    "candidate_lines",
     "carry_over",
     "escape_positions",
     "escaped_width",
@@ -172,13 +171,6 @@ def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "
         if data.find(needle, at, min(end, at + FIND_WINDOW + reach)) >= 0:
             return True
     return False
-
-
-def candidate_lines(lines: "Iterable[bytes]", needles: Needles) -> "Iterator[bytes]":
-    """The lines of ``lines`` that may hold one of ``needles``' tokens once parsed."""
-    if needles.plain is None:
-        return iter(lines)
-    return (raw for raw in lines if needles.in_line(raw))
 
 
 # Chunks of a file search: large enough that a find runs at memory speed, bounded so a

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import deque
 
 from termsprawl_context.bytescan import Needles
+from termsprawl_context.cite import matching
 from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.pools import tool_bodies
 from termsprawl_context.cite.records import (
@@ -84,13 +85,14 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     A line is decoded only when it may hold one of the ids (bytescan's ``Needles``)."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
     needles = Needles.for_values(sorted(wanted))
+    fast = matching.PREFILTER  # off: every line decoded (the plain search)
     holders: Dict[str, Entry] = {}
     if wanted:
         for found in iter_raw_lines(path):
             if found.number > entry.line:
                 break
             raw = found.raw
-            if not needles.in_line(raw):
+            if fast and not needles.in_line(raw):
                 continue
             candidate = entry_at(found, decode_line(raw))
             if candidate is None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 __all__ = [
     "MIN_NEEDLE",
     "NEEDLE_CHUNK",
+    "PREFILTER",
     "body_matches",
     "contains_words",
     "file_may_contain",
@@ -57,11 +58,22 @@ def body_matches(body: str, words: str) -> bool:
     return "\t" in body and words in normalize(strip_read_gutters(body))
 
 
+# The one switch of cite's fast path (CPython's json.scanner rule): True searches bytes
+# before parsing (each record for the quote's run; its lines for calls, local commands,
+# ids and uuids: records, at_line, transcripts); False is the plain search, every line
+# parsed. The cite tests run under both (cite_fixtures.both_searches), and bench_cite's
+# target row (>= 10x on `cite --across`) is what it buys.
+PREFILTER = True
+
+
 def quote_needles(quote: str) -> Optional[Needles]:
     """The bytes a line (or a file) holding ``quote`` must hold: the longest run of its
     bytes that JSON writes as themselves (printable ASCII but ``" \\ < > & /``, first
     longest on ties), found as itself or under bytescan's escape rule; None when the run
-    is shorter than 4 (every line a candidate). Speed only, never an answer."""
+    is shorter than 4, or with ``PREFILTER`` off (every line a candidate). Speed only,
+    never an answer."""
+    if not PREFILTER:
+        return None
     needles = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED)
     return needles if needles.plain else None
 

@@ -8,6 +8,7 @@ from collections import namedtuple
 
 from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_buffer
 from termsprawl_context.cite.exclusions import exclusion
+from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
@@ -174,11 +175,12 @@ def calls_and_commands(
     local: Set[int] = set()
     if not ids and parents is None:
         return found, local
-    escaped = holds_escapes(path) if escaped is None else escaped
+    fast = matching.PREFILTER  # off: every line parsed (the plain search)
+    escaped = (holds_escapes(path) if escaped is None else escaped) if fast else True
     for line in iter_raw_lines(path):
         raw = line.raw
-        calls = bool(ids) and (TOOL_USE_TOKEN in raw or escaped and TOOL_USE_LINES.in_line(raw))
-        commands = parents is not None and may_be_local_command(raw, escaped)
+        calls = bool(ids) and (not fast or TOOL_USE_TOKEN in raw or escaped and TOOL_USE_LINES.in_line(raw))
+        commands = parents is not None and (not fast or may_be_local_command(raw, escaped))
         if not (calls or commands):
             continue
         entry = entry_at(line, decode_line(raw))
@@ -224,10 +226,11 @@ def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
 
     def find(uuid: str) -> Optional[Entry]:
         key = Needles.for_values([uuid])
+        fast = matching.PREFILTER  # off: every line decoded (the plain search)
         for item in reversed(recent):
             line, entry = item
             if entry is UNREAD:
-                if not key.in_line(line.raw):
+                if fast and not key.in_line(line.raw):
                     continue
                 entry = item[1] = entry_at(line, decode_line(line.raw))
             if entry is not None and entry.uuid == uuid:

@@ -176,18 +176,18 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     return Citation(req.quote, pools, hit.path, hit.line, message, call)
 
 
-def resolve_citation(path: str, req: CitationRequest, subagent: bool = False, prefilter: bool = True) -> Citation:
+def resolve_citation(path: str, req: CitationRequest, subagent: bool = False) -> Citation:
     """Ground ``req`` in the session whose record is at ``path`` (``subagent``: the
     caller is known to be a sub-agent). Exactly one entry, or a named refusal."""
     return _resolve(
         path,
         req,
-        lambda pool: session_hits(path, req.quote, [pool], subagent, prefilter),
+        lambda pool: session_hits(path, req.quote, [pool], subagent),
         session_hint(path, req, subagent),
     )
 
 
-def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -> Citation:
+def resolve_in_record(path: str, req: CitationRequest) -> Citation:
     """Ground ``req`` in the one record at ``path`` (its own entries only). The user
     pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
     the session's root record holds the person's words (``resolve_citation``)."""
@@ -197,7 +197,7 @@ def resolve_in_record(path: str, req: CitationRequest, prefilter: bool = True) -
 
     def search(pool: str) -> Hits:
         hits = Hits()
-        search_into(path, req.quote, [pool], prefilter, hits)
+        search_into(path, req.quote, [pool], hits)
         return hits
 
     return _resolve(path, req, search, session_hint(path, req, False))
@@ -208,19 +208,19 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
     return [resolve_citation(path, req) for req in reqs]
 
 
-def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest, prefilter: bool = True) -> Citation:
+def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest) -> Citation:
     """Ground ``req`` in a project's sessions: the first (current first, then newest to
     oldest) that holds the quote answers, and there it must land exactly once.
     Unreadable records are named when nothing resolves."""
     _check_request(req)
-    needle = quote_needle(req.quote) if prefilter else None
+    needle = quote_needle(req.quote)
     buffer = scan_buffer(NEEDLE_CHUNK) if needle is not None else None  # one for every session's files
     unreadable: List[str] = []
     for candidate in session_candidates(current, project_dir):
         if not session_may_contain(candidate, needle, buffer):
             continue
         try:
-            matches = session_hits(candidate, req.quote, req.sources, prefilter=prefilter)
+            matches = session_hits(candidate, req.quote, req.sources)
         except NoSessionRoot:
             continue
         except AnswerUnmatched as exc:
@@ -229,7 +229,7 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
             unreadable.append("%s (%s)" % (candidate, exc.message))
             continue
         if matches:
-            return resolve_citation(candidate, req, prefilter=prefilter)
+            return resolve_citation(candidate, req)
     hint = unresolved_hint(current, req.quote, req.sources) if current else ""
     if hint:
         message = "citation %s does not resolve in any session of this project. %s" % (req, hint)

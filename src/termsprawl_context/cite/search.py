@@ -161,7 +161,7 @@ def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[by
     return typed_lines, waiting_lines, waiting_parents, pending
 
 
-def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, hits: "Hits") -> None:
+def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
     """``cite`` streamed into ``hits``: the record is read once for candidates (only the
     entries holding the quote are kept, and of a typed match only its line; its parent is
     looked for in the few lines before it, which may be the local command the typed
@@ -173,7 +173,7 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
     if not words:
         return
     sources = list(sources) or [SOURCE_USER]
-    needles = quote_needles(quote) if prefilter else None
+    needles = quote_needles(quote)
     # The quote's run, tested as its plain bytes alone unless the record holds an escape
     # (then by bytescan's whole rule, ``may_hold``).
     run = needles.plain[0] if needles is not None else None
@@ -198,10 +198,9 @@ def search_into(path: str, quote: str, sources: Sequence[str], prefilter: bool, 
         hits.add(path, number)
 
 
-def cite(path: str, quote: str, sources: Sequence[str] = (), prefilter: bool = True) -> List[Match]:
+def cite(path: str, quote: str, sources: Sequence[str] = ()) -> List[Match]:
     """The matches of ``quote`` in the record at ``path`` (``cite_in_record``, streamed;
-    RecordUnreadable when it cannot be read). ``prefilter=False`` parses every line: the
-    plain oracle of the fast path."""
+    RecordUnreadable when it cannot be read)."""
     hits = Hits()
-    search_into(path, quote, sources, prefilter, hits)
+    search_into(path, quote, sources, hits)
     return list(hits)

@@ -48,37 +48,33 @@ def citation_records(path: str, subagent: bool = False) -> SessionRecords:
     return SessionRecords(user_in, [top] + subagent_tree(top))
 
 
-def session_hits(
-    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
-) -> Hits:
+def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> Hits:
     sources = list(sources) or [SOURCE_USER]
     records = citation_records(path, subagent)
     hits = Hits()
     if SOURCE_USER in sources:
         if not records.user_in:
             raise NoSessionRoot()
-        search_into(records.user_in, quote, [SOURCE_USER], prefilter, hits)
+        search_into(records.user_in, quote, [SOURCE_USER], hits)
     if SOURCE_TOOL_RESULT in sources:
         own = Hits()
-        search_into(path, quote, [SOURCE_TOOL_RESULT], prefilter, own)
+        search_into(path, quote, [SOURCE_TOOL_RESULT], own)
         if own:
             hits.extend(own)
         else:
             for other in records.tool_in:
                 if not same_file(other, path):
-                    search_into(other, quote, [SOURCE_TOOL_RESULT], prefilter, hits)
+                    search_into(other, quote, [SOURCE_TOOL_RESULT], hits)
     order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
     return hits.sorted_by(order)
 
 
-def cite_in_session(
-    path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False, prefilter: bool = True
-) -> List[Match]:
+def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> List[Match]:
     """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
     the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
     in the caller's own record first and, only when that holds none, in the root and
     every sub-agent record beneath it. Root's tree order, then line."""
-    return list(session_hits(path, quote, sources, subagent, prefilter))
+    return list(session_hits(path, quote, sources, subagent))
 
 
 def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:

@@ -8,6 +8,7 @@ import os
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import Needles
+from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import strip_read_gutters
 from termsprawl_context.harness import claude as cc
 
@@ -55,8 +56,8 @@ def looks_like_record(line: str) -> bool:
 
 def looks_like_transcript(body: str) -> bool:
     """Whether a tool result body is an agent transcript's lines read back."""
-    if not _SESSION_ID_KEY.in_line(body.encode("utf-8", "surrogatepass")):
-        return False
+    if matching.PREFILTER and not _SESSION_ID_KEY.in_line(body.encode("utf-8", "surrogatepass")):
+        return False  # no record without the key (the plain search parses every line anyway)
     return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
 
 

@@ -10,21 +10,15 @@ than it did: the head bound plus the tail window.
 from typing import BinaryIO, Iterator, Union
 
 from termsprawl_context.byte_windows import iter_lines_within
-from termsprawl_context.bytescan import Needles, candidate_lines
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import first_typed_prompt
 
 __all__ = ["first_prompt_in", "prompt_past_head"]
 
-# Only a line whose bytes hold the user type's token can be a user entry (bytescan's
-# escape rule keeps the filter exact).
-_USER_LINES = Needles.of([b'"user"'])
-
 
 def first_prompt_in(lines: Iterator[bytes]) -> str:
-    """The first typed prompt among raw ``lines`` (as a title), parsing only lines that
-    may be user entries; "" when none."""
-    return first_typed_prompt(parse_object(raw) for raw in candidate_lines(lines, _USER_LINES))
+    """The first typed prompt among raw ``lines`` (as a title); "" when none."""
+    return first_typed_prompt(parse_object(raw) for raw in lines)
 
 
 def prompt_past_head(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> str:

@@ -204,8 +204,8 @@ class UserFacts:
 
 def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
     """The plain algorithm: parse every tail line, last first, keeping the latest custom
-    title, AI title and timestamp. ``scan_tail_window`` is the fast path and must
-    return exactly this (the tests hold it to that); it falls back on this for a window
+    title, AI title and timestamp. ``session_scan``'s fast tail scanner must return
+    exactly this (the tests hold it to that); it falls back on this for a window
     holding an ASCII-spelling escape."""
     custom = ai = last_ts = ""
     for raw in lines_last_first:
@@ -251,7 +251,7 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
 
 def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
     """The plain rule: the summary links (``leafUuid`` set) of every tail line, parsed,
-    in file order. ``tail_summary_links`` must return exactly this."""
+    in file order. ``session_scan``'s fast tail scanner must return exactly this."""
     links: List[SummaryLink] = []
     for raw in reversed(list(lines_last_first)):
         entry = entry_of_line(raw)

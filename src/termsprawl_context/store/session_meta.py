@@ -1,27 +1,25 @@
 """What a session's transcript says about it (first user message, first prompt, summary,
 titles, working directory, branch, first and last timestamps), read from a bounded head
-and tail: the windows read here, the plain rules in ``store/session_facts.py``, the fast
-scanners that find them in ``store/session_scan.py``.
+and tail: the windows read here, the plain rules in ``store/session_facts.py``, the
+scanners that apply them to the windows in ``store/session_scan.py`` (fast and plain,
+behind one switch).
 
 Describing a session never parses the whole transcript: its head (at most
 ``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``) and its tail (the last
 ``TAIL_MAX_BYTES``) are all that is read (``byte_windows``), ``MAX_BYTES_PER_SESSION``
-at most, so a 400 MB transcript costs what a 400 KB one does. Within those windows only
-the lines whose bytes hold a fact's token are parsed; the plain algorithms (every line
-parsed) are kept in the tests as the oracles the fast ones are checked against.
+at most, so a 400 MB transcript costs what a 400 KB one does. Within those windows the
+fast scanners parse only the lines whose bytes hold a fact's token.
 """
 
 import os
 from typing import BinaryIO, List, Optional
 
 from termsprawl_context import byte_windows as windows
-from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context.byte_windows import HeadWindow, TailWindow  # noqa: F401 (re-exported)
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import head_prompt
-from termsprawl_context.store import summary_index as _summaries
 
-# The plain rules and the fast scanners live beside this module (one job each); their
+# The plain rules and the window scanners live beside this module (one job each); their
 # names import from here as before.
 from termsprawl_context.store.session_facts import (  # noqa: F401
     FIRST_USER_MESSAGE_MAX_BYTES,
@@ -40,13 +38,7 @@ from termsprawl_context.store.session_facts import (  # noqa: F401
     scan_tail,
     tail_summary_links_plain,
 )
-from termsprawl_context.store.session_scan import (
-    TOKEN_TIMESTAMP,
-    HeadIndex,
-    scan_head,
-    scan_tail_window,
-    tail_summary_links,
-)
+from termsprawl_context.store import session_scan
 from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
     TITLE_AI,
     TITLE_COMMAND,
@@ -119,11 +111,11 @@ def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
 
 
 def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
-    """``tail_summary_links`` of the open transcript ``f``, past its head's lines
+    """The summary links of the open transcript ``f``'s tail window, past its head's lines
     (``window``: its head, when the caller read it already)."""
     window = read_head(f, size) if window is None else window
     tail = read_tail_past(f, size, window)
-    return tail_summary_links(tail, None, past_head(window, tail, size))
+    return session_scan.scanner.tail_links(tail, past_head(window, tail, size))
 
 
 def read_session_metadata(
@@ -138,28 +130,20 @@ def read_session_metadata(
     ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
     first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
     ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
-    entry: the tail window's uuids (``store.summary_index.own_uuids``), or b"" when a
+    entry: the tail window's uuids (the scanner's ``tail_uuids``), or b"" when a
     custom or AI title already names the session (no summary can outrank it).
     ``tail_links_out``, when given, gets the summary links of the tail window's lines
-    past the head (``tail_summary_links``): they may name this session or another."""
+    past the head: they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
-    index = HeadIndex(window)
     if window.whole_file:
         tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
     else:
         tail_window = read_tail(f, size, buffers.tail if buffers else None)
-    # Each window is searched once for escapes, by all of its readers; a tail inside
-    # the head takes the head's census.
-    first, stop = tail_window.first_whole_line(), tail_window.stop()
-    if window.whole_file:
-        escaped = index.escaped_within(first, stop)
-    else:
-        escaped = _has_ascii_escape(tail_window.data, first, stop)
     begin = past_head(window, tail_window, size) if tail_links_out is not None else None
-    tail = scan_tail_window(tail_window, session_id, escaped, begin)
-    # A custom title in the tail outranks every title the head could hold: the head's
-    # title entries are then ignored.
-    head = scan_head(index, session_id, titles=not tail.custom_title)
+    scanner = session_scan.scanner  # the fast scanners, or the plain ones they must equal
+    escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers
+    tail = scanner.tail(tail_window, session_id, begin, escaped)
+    head = scanner.head(window, session_id)
     if not head.prompt:
         last_end = window.ends[-1] + 1 if window.ends else 0
         leftover = window.data[last_end : window.length]
@@ -175,7 +159,7 @@ def read_session_metadata(
     meta = combine(head, tail)
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
-        uuids_out.append(b"" if titled else _summaries.own_uuids(tail_window.data, first, stop, escaped))
+        uuids_out.append(b"" if titled else scanner.tail_uuids(tail_window, escaped))
     if tail_links_out is not None:
         tail_links_out.extend(tail.summary_links)
     return meta
@@ -183,11 +167,9 @@ def read_session_metadata(
 
 def _last_timestamp(window: HeadWindow) -> str:
     for index in range(len(window.ends) - 1, -1, -1):
-        raw = window.line(index)
-        if TOKEN_TIMESTAMP in raw or _has_ascii_escape(raw):
-            entry = entry_of_line(raw)
-            if entry is not None and entry.timestamp:
-                return entry.timestamp
+        entry = entry_of_line(window.line(index))
+        if entry is not None and entry.timestamp:
+            return entry.timestamp
     return ""
 
 

@@ -1,17 +1,26 @@
-"""The fast scanners over a session's head and tail windows: search the bytes for each
-fact's token, parse only the lines that may hold it, and stop once it is known. Each
-must return exactly what the plain rules (``store/session_facts.py``) return over every
-line; the tests' oracles hold them to that.
+"""A session's facts from its head and tail windows, two ways that answer alike.
+
+The plain scanners (``PLAIN_SCANNER``) parse every whole line of each window by the
+rules of ``store/session_facts.py``. The fast ones (``FAST_SCANNER``) search the bytes
+for each fact's token, parse only the lines that may hold it, and stop once it is known:
+a line of one kind must hold the kind's token in its bytes, unless a JSON escape spells
+one of the token's ASCII characters (``bytescan``'s rule), and lines or windows holding
+such an escape are parsed whole. ``scanner`` is the switch the listing reads through
+(CPython's ``json.scanner`` rule); the session tests run under both
+(tests/scanner_fixtures.py), and benchmarks/FAST_PATHS.md names the row that keeps the
+fast one: on a store of large tool results, where 50-line heads run to 1 MiB, parsing
+every line puts ``sessions --json`` behind the peers it must beat.
 """
 
 import bisect
 import re
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
-from termsprawl_context.bytescan import ESCAPE_LENGTH as _ESCAPE_LENGTH, ascii_escape_pattern
+from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context.harness import claude as cc
+from termsprawl_context.store import summary_index
 from termsprawl_context.store.session_facts import (
     HeadFacts,
     SummaryLink,
@@ -26,14 +35,98 @@ from termsprawl_context.store.session_facts import (
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
-__all__ = ["HeadIndex", "TOKEN_TIMESTAMP", "scan_head", "scan_head_window", "scan_tail_window", "tail_summary_links"]
+__all__ = ["scanner"]
 
 
-# The prefilter. Each fact is decided by lines of one kind, and a line of that kind
-# must hold the kind's token in its bytes, unless a JSON escape spells one of the
-# token's ASCII characters (\u0020-\u007f). Lines holding such an escape (never
-# written by the harness, which escapes only control characters) are always parsed,
-# so the filter spares parses without ever changing an answer.
+class Scanner(NamedTuple):
+    """One way to read a session's facts from its windows (every way answers alike)."""
+
+    head: Callable[[HeadWindow, str], HeadFacts]  # (window, session_id)
+    # What the tail's readers share: whether its whole lines hold an ASCII-spelling escape
+    # (None: not searched). The fast ones search once, then each takes the answer.
+    census: Callable[[TailWindow], Optional[bool]]
+    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], TailFacts]  # (..., summaries_from, census)
+    tail_links: Callable[[TailWindow, Optional[int]], List[SummaryLink]]  # (window, begin)
+    tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
+
+
+# --- the plain scanners: every whole line parsed ---------------------------------------
+
+
+def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
+    """The head's facts: every line parsed in file order (the first user message and
+    prompt, the last local summary and every link, the last custom and AI titles
+    naming this session, the first cwd with its branch, the first timestamp)."""
+    users = UserFacts()
+    summary = cwd = branch = first_ts = custom = ai = ""
+    links: List[SummaryLink] = []
+    for raw in window.lines():
+        entry = entry_of_line(raw)
+        if entry is None:
+            continue
+        users.feed(entry)
+        if entry.type == cc.TITLE_SUMMARY:
+            summary = take_summary(entry, summary, links)
+        title_kind, title = title_of(entry, session_id)
+        if title_kind == TITLE_CUSTOM:
+            custom = title
+        elif title_kind == TITLE_AI:
+            ai = title
+        if not cwd:
+            cwd = entry.cwd
+            if cwd:
+                branch = entry.git_branch  # the branch the session started on
+        if not first_ts:
+            first_ts = entry.timestamp
+    return HeadFacts(
+        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
+    )
+
+
+def _no_census(window: TailWindow) -> Optional[bool]:
+    return None  # the plain readers parse every line: nothing to search for
+
+
+def _plain_tail(
+    window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
+) -> TailFacts:
+    """``scan_tail`` over the window's whole lines; with ``summaries_from`` (a line's
+    start in ``window.data``), also the summary links of the lines from there on."""
+    facts = scan_tail(window.lines_last_first(), session_id)
+    if summaries_from is None or summaries_from >= window.stop():
+        return facts
+    return facts._replace(summary_links=tuple(_plain_tail_links(window, summaries_from)))
+
+
+def _from_line(window: TailWindow, begin: Optional[int]) -> TailWindow:
+    """The window without its lines before ``begin`` (a line's start in its data)."""
+    first, end = window.first_whole_line(), window.stop()
+    if begin is not None and begin > first:
+        return window._replace(start=min(begin, end), cut=False)
+    return window
+
+
+def _plain_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
+    """The summary links in the tail window's whole lines (from ``begin`` on), in file
+    order: Claude Code 2.0.x appends a summary of the conversation so far to the
+    session's own file, often past its first 50 lines (the head, where the seed looks),
+    naming the record just before it."""
+    return tail_summary_links_plain(_from_line(window, begin).lines_last_first())
+
+
+def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
+    return summary_index.pack(summary_index.own_uuids_plain(_whole_lines(window)))
+
+
+def _whole_lines(window: TailWindow) -> List[bytes]:
+    return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
+
+
+PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_links, _plain_tail_uuids)
+
+
+# --- the fast scanners: the bytes searched before a line is parsed ---------------------
+
 _TOKEN_USER = b'"user"'
 _TOKEN_CWD = b'"cwd"'
 TOKEN_TIMESTAMP = b'"timestamp"'
@@ -63,11 +156,6 @@ def _kind_re(kinds: Tuple[str, ...]) -> "re.Pattern[bytes]":
 
 
 _KIND_RE = _kind_re((cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
-# A title entry names its title under a key ending in this (cc.FIELD_CUSTOM_TITLE,
-# cc.FIELD_AI_TITLE): the tail, where no summary counts, seeks that token alone ('T'
-# is rare as well).
-TITLE_KEY_SUFFIX = "Title"
-_TITLE_KEY_RE = re.compile(re.escape(TITLE_KEY_SUFFIX.encode("ascii") + b'"'))
 _ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, escapes that spell ASCII
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 
@@ -82,18 +170,8 @@ class HeadIndex:
         self.window = window
         self.limit = window.ends[-1] if window.ends else 0
         self.parsed: Dict[int, Optional[Entry]] = {}
-        # The head's one census of ASCII-spelling escapes: where they start, and their
-        # lines (a whole-file tail reuses the positions instead of searching again).
-        self.escapes = [m.start() for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)]
-        self.escaped = sorted({self.line_of(pos) for pos in self.escapes})
-
-    def escaped_within(self, start: int, end: int) -> bool:
-        """Whether ``data[start:end]`` holds an ASCII-spelling escape, from the census
-        where it covers the range and a search only past its end."""
-        if any(start <= pos and pos + _ESCAPE_LENGTH <= end for pos in self.escapes):
-            return True
-        past = max(start, self.limit - _ESCAPE_LENGTH + 1)  # a match the census could not see ends past limit
-        return past < end and _has_ascii_escape(self.window.data, past, end)
+        # The head's one census of ASCII-spelling escapes: the lines holding one.
+        self.escaped = sorted({self.line_of(m.start()) for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)})
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_left(self.window.ends, pos)
@@ -129,17 +207,10 @@ class HeadIndex:
                 yield entry  # type: ignore[misc]
 
 
-def scan_head_window(window: HeadWindow, session_id: str = "") -> HeadFacts:
+def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines whose bytes hold the token of the fact
-    being sought, and stopping each search once its fact is known. It must return what
-    parsing every line in order returns (the tests' oracle holds it to that)."""
-    return scan_head(HeadIndex(window), session_id)
-
-
-def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFacts:
-    """``scan_head_window`` over an indexed head; without ``titles`` the head's title
-    entries, which the summaries' search finds too, are ignored (its custom and AI
-    titles come back "")."""
+    being sought, and stopping each search once its fact is known."""
+    index = HeadIndex(window)
     if not index.window.ends:
         return HeadFacts()
     users = UserFacts()
@@ -152,7 +223,7 @@ def scan_head(index: HeadIndex, session_id: str, titles: bool = True) -> HeadFac
     for entry in index.entries(_KIND_RE):
         if entry.type == cc.TITLE_SUMMARY:
             summary = take_summary(entry, summary, links)
-        elif titles:
+        else:
             title_kind, title = title_of(entry, session_id)
             if title_kind == TITLE_CUSTOM:
                 custom = title
@@ -182,8 +253,12 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
 
 
-def scan_tail_window(
-    window: TailWindow, session_id: str = "", escaped: Optional[bool] = None, summaries_from: Optional[int] = None
+def _census(window: TailWindow) -> Optional[bool]:
+    return _has_ascii_escape(window.data, window.first_whole_line(), window.stop())
+
+
+def _fast_tail(
+    window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
     """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
     a title or timestamp token, found by searching the bytes (no line is split or
@@ -193,10 +268,7 @@ def scan_tail_window(
     ``summary_links`` (``tail_summary_links``, at no second pass over the bytes)."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
     if _has_ascii_escape(data, first, end) if escaped is None else escaped:
-        facts = scan_tail(window.lines_last_first(), session_id)
-        if summaries_from is None or summaries_from >= end:
-            return facts
-        return facts._replace(summary_links=tuple(tail_summary_links(window, True, summaries_from)))
+        return _plain_tail(window, session_id, summaries_from)
     # One search finds the title and summary lines (their "type" key naming the kind).
     hits = list(_KIND_RE.finditer(data, first, end))
     custom = ai = ""
@@ -246,9 +318,7 @@ _SUMMARY_KIND_RE = _kind_re((cc.TITLE_SUMMARY,))
 _TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
 
 
-def tail_summary_links(
-    window: TailWindow, escaped: Optional[bool] = None, begin: Optional[int] = None
-) -> List[SummaryLink]:
+def _fast_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
     """The summary links in the tail window's whole lines, in file order: Claude Code
     2.0.x appends a summary of the conversation so far to the session's own file,
     often past its first 50 lines (the head, where the seed looks), naming the record
@@ -259,8 +329,8 @@ def tail_summary_links(
     data, first, end = window.data, window.first_whole_line(), window.stop()
     if begin is not None and begin > first:
         window, first = window._replace(start=min(begin, end), cut=False), min(begin, end)
-    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
-        return tail_summary_links_plain(window.lines_last_first())
+    if _has_ascii_escape(data, first, end):
+        return _plain_tail_links(window, begin)
     links: List[SummaryLink] = []
     # Most tails hold no summary: one plain search of the kind's quoted name decides that
     # (a match of the regex holds it), and the regex starts on the line of its first one.
@@ -279,3 +349,13 @@ def tail_summary_links(
         if newline < 0:
             return links
         pos = newline + 1
+
+
+def _fast_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
+    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
+
+
+FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _fast_tail_links, _fast_tail_uuids)
+
+# The switch: the listing reads every session through this one.
+scanner = FAST_SCANNER

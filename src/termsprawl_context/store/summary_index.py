@@ -32,7 +32,7 @@ from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 
-__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids"]
+__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids", "own_uuids_plain", "pack", "whole_lines"]
 
 Buffer = Union[bytes, bytearray]
 
@@ -194,8 +194,9 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
 
 def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
     """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
-    in the bytes without splitting or parsing a line. ``escaped``: whether the window
-    holds an escape that spells an ASCII character, when the caller searched already."""
+    in the bytes without splitting or parsing a line (the fast scanner's,
+    ``store.session_scan``). ``escaped``: whether the window holds an escape that spells
+    an ASCII character, when the caller searched already."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:
         escaped = has_ascii_escape(data, start, end)  # it could spell the key: parse the lines
