@@ -33,7 +33,7 @@ from oracles import first_text, scan_head_oracle, tail_lines_oracle
 
 
 def scan_all_sessions(projects_dir, project=None, stderr=None):
-    """What ``sessions`` lists (cli/session_cmds.py): ``scan_sessions``, with the folders
+    """What ``sessions`` lists (cli/commands/): ``scan_sessions``, with the folders
     it could not read reported once on ``stderr``."""
     result = scan_sessions(projects_dir, project)
     catalog.report_skipped(result.skipped, "scan", stderr)
@@ -41,7 +41,7 @@ def scan_all_sessions(projects_dir, project=None, stderr=None):
 
 
 def find_session(partial, projects_dir, stderr=None):
-    """What ``find`` answers (cli/session_cmds.py): the session ``catalog.resolve`` finds, described."""
+    """What ``find`` answers (cli/commands/): the session ``catalog.resolve`` finds, described."""
     return describe_resolved(catalog.resolve(partial, projects_dir, stderr=stderr), projects_dir)[0]
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "parse",
     "positive_int",
     "project_dir",
+    "require_ids",
 ]
 
 
@@ -78,6 +79,17 @@ def add_cwd(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cwd", metavar="DIR", help="the project directory (default: the project found from here, see docs/setup.md)"
     )
+
+
+def require_ids(command: str, *values: str) -> None:
+    """Refuse a value that is not a safe node id (``BadNodeId``, exit 2)."""
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id, shown_id
+
+    for value in values:
+        if not is_safe_id(value):
+            raise BadNodeId(
+                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
+            )
 
 
 class InsideProject(UsageError):

@@ -1,13 +1,26 @@
-"""The store a command reads, from its common options: ``--projects-dir`` (Claude
-Code's store, which must exist when named), ``--project`` (which must name a
-directory or a folder of the store) and ``--harness`` (which other stores)."""
+"""What a command reads: the store, from its common options (``--projects-dir``, Claude
+Code's store, which must exist when named; ``--project``, which must name a directory or
+a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
 from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
-__all__ = ["claude_store", "other_harnesses", "resolve_session", "wants_claude"]
+__all__ = [
+    "STORE_OPTIONS",
+    "at_line",
+    "claude_only",
+    "claude_store",
+    "not_recorded",
+    "other_harness",
+    "other_harnesses",
+    "path_line",
+    "readable",
+    "resolve_session",
+    "session_uuid",
+    "wants_claude",
+]
 
 
 class ProjectNotFound(NotFound):
@@ -64,3 +77,70 @@ def resolve_session(args: Any, name: str) -> Any:
             if not others:
                 raise
     return catalog.resolve(name, store, getattr(args, "project", None), args.harness, others)
+
+
+STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store
+
+
+def session_uuid(args: Any) -> Any:
+    """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's
+    id (store/catalog.py); a store named on the command line must exist."""
+    from termsprawl_context.store.catalog import resolve_uuid
+
+    projects = claude_store(args)
+    return resolve_uuid(args.uuid, projects), projects
+
+
+# --- the transcript at PATH -------------------------------------------------------------------
+
+
+def readable(path: str) -> None:
+    """Refuse a PATH that names no readable regular file (the open error, as the record
+    reader words it)."""
+    from termsprawl_context.jsonl import open_regular
+    from termsprawl_context.transcript.record import TranscriptOpenError
+
+    try:
+        open_regular(path).close()
+    except OSError as exc:
+        raise TranscriptOpenError(path, exc) from None
+
+
+def other_harness(path: str) -> Any:
+    """The harness that wrote the transcript at ``path`` when it is not Claude Code
+    (its store holds it, or its first record is that harness's), else None."""
+    from termsprawl_context import harness as harnesses
+
+    found = harnesses.for_path(os.path.abspath(path))
+    return None if found is None or found.name == harnesses.CLAUDE_CODE else found
+
+
+def not_recorded(command: str, found: Any, path: str) -> Any:
+    from termsprawl_context.store.harness_store import NotRecorded
+
+    return NotRecorded(command, found.label, path)
+
+
+def path_line(path: str) -> bytes:
+    from termsprawl_context._output import encode_path
+
+    return encode_path(path) + b"\n"
+
+
+def claude_only(path: str, command: str) -> None:
+    from termsprawl_context.store.harness_store import require_claude_record
+
+    require_claude_record(path, command)
+
+
+def at_line(args: Any, command_name: str) -> int:
+    """The checked ``LINE`` of an at-a-line command, its record Claude Code's."""
+    import json
+
+    from termsprawl_context.errors import UsageError
+
+    if not args.line.isdigit() or int(args.line) < 1:
+        raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
+    line = int(args.line)
+    claude_only(args.path, command_name)
+    return line

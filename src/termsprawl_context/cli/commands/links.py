@@ -1,37 +1,28 @@
-"""``links`` and ``index``: the project's links between nodes and its transcript index.
+"""``links``: manage links between nodes (``workspace.links``).
 
-Each parses argv, calls one ``workspace`` function and prints. Exit codes: 0 done; 1 a
-failure of the world (unwritable file, no index entry); 2 a usage error, including an
+Exit codes: 0 done; 1 the link file cannot be written; 2 a usage error, including an
 unsafe node id (``BadNodeId``) or a node linked to itself (``SelfLink``): each refusal
 carries its own code.
 """
 
 import os
 
-from termsprawl_context._output import error_line, write_out, write_path
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, NODE, PATH, Spec, command, print_list
-from termsprawl_context.cli.command import print_one
-from termsprawl_context.errors import EXIT_OK, NotFound, Refusal
+from termsprawl_context._output import error_line, write_out
+from termsprawl_context.cli._args import project_dir, require_ids
+from termsprawl_context.cli.command import (
+    ANY_NODE,
+    JSON_LIST,
+    JSON_ONE,
+    Spec,
+    command,
+    print_list,
+    print_one,
+)
+from termsprawl_context.errors import EXIT_OK, Refusal
 
-__all__ = ["INDEX", "LINKS", "run_index", "run_links"]
+__all__ = ["LINKS", "run_links"]
 
-
-def _require_ids(command: str, *values: str) -> None:
-    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id, shown_id
-
-    for value in values:
-        if not is_safe_id(value):
-            raise BadNodeId(
-                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
-            )
-
-
-# --- links ----------------------------------------------------------------------------------
-
-# A node id is checked by _require_ids (an empty one is an invalid node id, exit 2).
-_NODE = NODE._replace(required=False)
-_TWO_NODES = (_NODE._replace(dest="a"), _NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
+_TWO_NODES = (ANY_NODE._replace(dest="a"), ANY_NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
 
 LINKS = Spec(
     "links",
@@ -41,7 +32,7 @@ LINKS = Spec(
         Spec("list", "every valid link (ignored link files are named on stderr)", (), ("cwd",), JSON_LIST),
         Spec("add", "link NODE and PEER (idempotent; refreshes the discovery markers)", _TWO_NODES, ("cwd",), JSON_ONE),
         Spec("remove", "remove the link between NODE and PEER", _TWO_NODES, ("cwd",), JSON_ONE),
-        Spec("peers", "the nodes linked to NODE", (_NODE,), ("cwd",), JSON_LIST),
+        Spec("peers", "the nodes linked to NODE", (ANY_NODE,), ("cwd",), JSON_LIST),
     ),
 )
 
@@ -81,7 +72,7 @@ def _links_add(args) -> int:
     from termsprawl_context.workspace.discovery import ensure_context_discovery
     from termsprawl_context.workspace.links import add_link
 
-    _require_ids("links add", args.a, args.b)
+    require_ids("links add", args.a, args.b)
     try:
         path = add_link(args.cwd, args.a, args.b)
     except Refusal as refusal:  # SelfLink (2), LinkWriteFailed (1): the code is the class's
@@ -96,7 +87,7 @@ def _links_add(args) -> int:
 def _links_remove(args) -> int:
     from termsprawl_context.workspace.links import LinkWriteFailed, SelfLink, link_file_path, peers_of, remove_link
 
-    _require_ids("links remove", args.a, args.b)
+    require_ids("links remove", args.a, args.b)
     if args.a == args.b:
         refusal = SelfLink()
         error_line("links remove: %s" % refusal.message)
@@ -128,69 +119,7 @@ def _links_remove(args) -> int:
 def _links_peers(args) -> int:
     from termsprawl_context.workspace.links import peers_of
 
-    _require_ids("links peers", args.node)
+    require_ids("links peers", args.node)
     peers = peers_of(args.cwd, args.node)
     print_list(args.json, peers, lambda peer: {"node": args.node, "peer": peer}, lambda peer: peer + "\n")
-    return EXIT_OK
-
-
-# --- index ----------------------------------------------------------------------------------
-
-
-class NoIndexEntry(NotFound):
-    def __init__(self, cwd: str, node: str) -> None:
-        super().__init__("index get: no transcript path recorded for %s in %s" % (node, cwd))
-
-
-class IndexWriteFailed(Refusal):
-    def __init__(self, cwd: str, node: str) -> None:
-        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
-
-        super().__init__(
-            "index set: cannot write %s under %s" % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node + ".json"), cwd)
-        )
-
-
-INDEX = Spec(
-    "index",
-    "Read or write the transcript path recorded for a node.",
-    actions=(
-        Spec("get", "print the path recorded for NODE (exit 1 when none)", (_NODE,), ("cwd",)),
-        Spec(
-            "set",
-            "record PATH as NODE's transcript, as given: a relative PATH is taken from the project directory when "
-            "read, not from where this runs",
-            (_NODE, PATH._replace(help="a transcript path, recorded as given")),
-            ("cwd",),
-        ),
-    ),
-)
-
-
-def _harness_of(cwd: str, path: str):
-    """The harness whose transcript ``path`` is (None: Claude Code, whose entries name
-    none): its store holds it, or its first record is that harness's."""
-    from termsprawl_context import harness as harnesses
-    from termsprawl_context.workspace.index import resolve_transcript_path
-
-    found = harnesses.for_path(resolve_transcript_path(cwd, path))
-    return None if found is None or found.name == harnesses.CLAUDE_CODE else found.name
-
-
-@command(INDEX)
-def run_index(args) -> int:
-    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
-
-    args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
-    _require_ids("index " + args.action, args.node)
-    if args.action == "get":
-        recorded = read_transcript_path(args.cwd, args.node)
-        if recorded is None:
-            raise NoIndexEntry(args.cwd, args.node)
-        write_path(recorded)
-        return EXIT_OK
-    if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
-        raise IndexWriteFailed(args.cwd, args.node)
-    if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
-        error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
     return EXIT_OK

@@ -1,44 +1,26 @@
-"""``show`` and ``search``: read one session as an agent or a person would, and search
-across sessions. Argv in, one library call, output out."""
+"""``search``: find text across sessions, newest first, as PATH:LINE."""
 
 from typing import Any
 
-from termsprawl_context._output import error_line, write_transcript_text
-from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Arg, Spec, add_count, cell, json_line, command
-from termsprawl_context.cli.command import print_list
+from termsprawl_context._output import error_line
+from termsprawl_context.cli.command import (
+    JSON_LIST,
+    Arg,
+    Spec,
+    add_count,
+    cell,
+    command,
+    print_list,
+)
 from termsprawl_context.cli.store_options import (
+    STORE_OPTIONS,
     claude_store,
     other_harnesses,
-    resolve_session,
     wants_claude,
 )
 from termsprawl_context.errors import NotFound
-from termsprawl_context.harness import CLAUDE_CODE
 
-__all__ = ["SEARCH", "SHOW", "run_search", "run_show"]
-
-STORE_OPTIONS = ("projects-dir", "project", "harness")
-
-
-def _show_options(parser) -> None:
-    from termsprawl_context import handoff
-
-    add_count(parser, "--turns", "the last N turns", handoff.DEFAULT_TURNS)
-    add_count(parser, "--max-chars", "characters of turn text in all", handoff.DEFAULT_MAX_CHARS)
-    parser.add_argument("--format", choices=handoff.FORMATS, default=handoff.FORMAT_MARKDOWN)
-    parser.add_argument("--all", action="store_true", help="add tool calls and results as one-line summaries")
-
-
-SHOW = Spec(
-    "show",
-    "Print one session's own conversation as the hand-off does: the person's prompts and the assistant's text "
-    "(sidechain, meta, compaction and injected turns left out), the last --turns turns plus the person's last "
-    "prompts and the last answer, within --max-chars. --json is --format json.",
-    (SESSION,),
-    STORE_OPTIONS,
-    JSON_ONE,
-    _show_options,
-)
+__all__ = ["SEARCH", "run_search"]
 
 
 def _search_options(parser) -> None:
@@ -72,45 +54,6 @@ SEARCH = Spec(
     JSON_LIST,
     _search_options,
 )
-
-
-@command(SHOW)
-def run_show(args) -> int:
-    from termsprawl_context import handoff
-
-    session_id, path, harness = _resolve_any(args)
-    json_out = args.json or args.format == handoff.FORMAT_JSON
-    try:
-        if harness != CLAUDE_CODE:
-            turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
-        else:
-            turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
-            if json_out:
-                turns = handoff.number_lines(path, turns)
-    except OSError as exc:
-        raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
-    title = _title(session_id, path, harness)
-    peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
-    if json_out:
-        from termsprawl_context._output import write_out
-
-        write_out(json_line(handoff.handoff_data([peer])["peers"][0]))
-    else:
-        write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
-    return 0
-
-
-def _title(session_id: str, path: str, harness: str) -> str:
-    """The session's title as ``sessions``, ``find --json`` and ``search`` name it."""
-    from termsprawl_context.store.session_titles import session_title
-
-    return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included
-
-
-def _resolve_any(args):
-    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
-    found = resolve_session(args, args.session)
-    return found.session_id, found.path, found.harness
 
 
 def _and_others(hits, args, others, kinds):

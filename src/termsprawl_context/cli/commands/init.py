@@ -1,26 +1,18 @@
-"""``init`` and ``hook``: put the command into a project, and record a session's
-transcript from Claude Code's hook payload.
+"""``init``: install the command and discovery markers into a project, and wire the agent CLIs.
 
-``init`` exits 0 done, 1 a failure of the world (missing directory, unwritable file, not
-run from the artifact, unusable settings file), 2 a directory inside another project.
-``hook`` is run by Claude Code, so it always exits 0; its stdout is one JSON object in
-Claude Code's hook output shape (or nothing), and a refusal is also one stderr line.
+Exit 0 done, 1 a failure of the world (missing directory, unwritable file, not run from
+the artifact, unusable settings file), 2 a directory inside another project.
 """
 
-import json
 import os
-import sys
-from typing import List, Optional
+from typing import Optional
 
-from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
+from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command, parse_command
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
+from termsprawl_context.cli.command import Spec, command
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal
 
-__all__ = ["HOOK", "INIT", "run_hook", "run_init"]
-
-HOOK_PREFIX = "hook: "
-
+__all__ = ["INIT", "run_init"]
 
 # --- init -----------------------------------------------------------------------------------
 
@@ -276,84 +268,3 @@ def _harness_steps(report, prepared: list, args):
     if args.gemini_md:
         steps.append(install.import_from_gemini_md(report.cwd))
     return report._replace(steps=steps)
-
-
-# --- hook -----------------------------------------------------------------------------------
-
-
-class NoPayload(Refusal):
-    def __init__(self) -> None:
-        super().__init__("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
-
-
-def _hook_options(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-    from termsprawl_context.hooks import PROJECT_DIR_ENV
-
-    parser.add_argument(
-        "--cwd",
-        metavar="DIR",
-        help="the project (default: the installed command's own, else the project at or above "
-        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
-    )
-    parser.add_argument(
-        "--harness",
-        metavar="NAME",
-        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
-        "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES),
-    )
-
-
-HOOK = Spec(
-    "hook",
-    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from an agent CLI's "
-    "SessionStart hook payload on stdin (Claude Code, Codex CLI, Gemini CLI: see --harness), and answer in that "
-    "CLI's hook JSON: the linked peers and the command that reads them for the model, a warning with the fix for "
-    "the user. Always exits 0; stdout holds that one JSON object or nothing.",
-    common=("projects-dir",),
-    options=_hook_options,
-)
-
-
-def _answer_hook(text: str) -> None:
-    """The hook's one JSON answer on stdout. A closed pipe, a full disk or a stdout closed
-    before we started is told on stderr and the hook still exits 0 (what was recorded
-    stands; the agent must not be broken by where its hook's stdout went)."""
-    try:
-        write_out(text)
-    except BrokenPipeError:
-        silence_stdout()
-    except StdoutFailed as exc:
-        silence_stdout()
-        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
-
-
-def run_hook(argv: List[str]) -> int:
-    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
-    from termsprawl_context import hooks
-
-    usage = None
-    args = None
-    try:
-        args = parse_command(HOOK, argv)
-        if args is None:
-            return EXIT_OK
-    except UsageError as error:  # told to the user like any other refusal, still exit 0
-        usage = error
-
-    def record():
-        if usage is not None or args is None:
-            raise usage or UsageError("no arguments parsed")
-        stdin = getattr(sys.stdin, "buffer", None)
-        if stdin is None or sys.stdin.isatty():
-            raise NoPayload()
-        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
-
-    answer = hooks.session_start(record, args.harness if args is not None else None)
-    if answer.output:
-        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
-        _answer_hook(json.dumps(answer.output) + "\n")
-    if answer.warning:
-        message = answer.warning
-        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
-    return EXIT_OK
