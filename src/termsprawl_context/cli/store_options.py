@@ -23,14 +23,6 @@ __all__ = [
 ]
 
 
-class ProjectNotFound(NotFound):
-    """``--project DIR`` names neither a directory nor a folder of the store: a typo, not
-    a project without sessions (that one is an empty answer)."""
-
-    def __init__(self, project: str, store: str) -> None:
-        super().__init__("project not found: %s (no such directory, and no sessions of it in %s)" % (project, store))
-
-
 def claude_store(args: Any) -> str:
     """Claude Code's projects directory: refused when ``--projects-dir`` names one that is
     not there, or ``--project`` a directory that neither exists nor has a store folder."""
@@ -41,7 +33,9 @@ def claude_store(args: Any) -> str:
     project = getattr(args, "project", None)
     if project and projects_dir and not os.path.isdir(project):
         if not os.path.isdir(store_root(projects_dir, project)):
-            raise ProjectNotFound(project, projects_dir)
+            raise NotFound(
+                "project not found: %s (no such directory, and no sessions of it in %s)" % (project, projects_dir)
+            )
     return projects_dir
 
 
@@ -97,13 +91,13 @@ def session_uuid(args: Any) -> Any:
 def readable(path: str) -> None:
     """Refuse a PATH that names no readable regular file (the open error, as the record
     reader words it)."""
+    from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
-    from termsprawl_context.transcript.record import TranscriptOpenError
 
     try:
         open_regular(path).close()
     except OSError as exc:
-        raise TranscriptOpenError(path, exc) from None
+        raise RecordUnreadable.opening(path, exc) from None
 
 
 def other_harness(path: str) -> Any:
@@ -116,7 +110,7 @@ def other_harness(path: str) -> Any:
 
 
 def not_recorded(command: str, found: Any, path: str) -> Any:
-    from termsprawl_context.store.harness_store import NotRecorded
+    from termsprawl_context.errors import NotRecorded
 
     return NotRecorded(command, found.label, path)
 

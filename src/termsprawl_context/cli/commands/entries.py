@@ -13,7 +13,7 @@ from termsprawl_context.cli.command import (
     json_line,
 )
 from termsprawl_context.cli.store_options import other_harness, readable
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.errors import EXIT_OK, RecordUnreadable
 
 __all__ = ["ENTRIES", "run_entries"]
 
@@ -70,13 +70,11 @@ def run_entries(args) -> int:
 
 
 def _harness_entries(harness, path: str):
-    from termsprawl_context.transcript import record
-
     try:
         for item in harness.entries(path):
             yield item
     except OSError as exc:
-        raise record.TranscriptOpenError(path, exc) from None
+        raise RecordUnreadable.opening(path, exc) from None
 
 
 def _first_pass(entries, calls: bool, mark: str) -> tuple:

@@ -11,6 +11,7 @@ from termsprawl_context.cli.command import (
     print_one,
 )
 from termsprawl_context.cli.store_options import claude_store, resolve_session
+from termsprawl_context.errors import AmbiguousSession
 from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store import catalog, session_titles
 from termsprawl_context.store import sessions as store_sessions
@@ -53,7 +54,7 @@ def _find_other(args, found) -> int:
 def run_find(args) -> int:
     try:
         found = resolve_session(args, args.session)
-    except catalog.AmbiguousSession as refusal:
+    except AmbiguousSession as refusal:
         error_line(str(refusal))  # the refusal, then every candidate file, one a line
         for line in catalog.candidates_message(refusal.candidates):
             warn(line)

@@ -11,7 +11,7 @@ from typing import List
 
 from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
 from termsprawl_context.cli.command import Spec, parse_command
-from termsprawl_context.errors import EXIT_OK, Refusal, UsageError
+from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
 
 __all__ = ["HOOK", "run_hook"]
 
@@ -19,11 +19,6 @@ HOOK_PREFIX = "hook: "
 
 
 # --- hook -----------------------------------------------------------------------------------
-
-
-class NoPayload(Refusal):
-    def __init__(self) -> None:
-        super().__init__("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
 
 
 def _hook_options(parser) -> None:
@@ -86,7 +81,7 @@ def run_hook(argv: List[str]) -> int:
             raise usage or UsageError("no arguments parsed")
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
-            raise NoPayload()
+            raise HookInputError("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
         return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
 
     answer = hooks.session_start(record, args.harness if args is not None else None)

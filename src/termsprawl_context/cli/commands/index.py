@@ -10,25 +10,11 @@ from termsprawl_context.cli.command import (
     Spec,
     command,
 )
-from termsprawl_context.errors import EXIT_OK, NotFound, Refusal
+from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
 
 __all__ = ["INDEX", "run_index"]
 
 # --- index ----------------------------------------------------------------------------------
-
-
-class NoIndexEntry(NotFound):
-    def __init__(self, cwd: str, node: str) -> None:
-        super().__init__("index get: no transcript path recorded for %s in %s" % (node, cwd))
-
-
-class IndexWriteFailed(Refusal):
-    def __init__(self, cwd: str, node: str) -> None:
-        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
-
-        super().__init__(
-            "index set: cannot write %s under %s" % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node + ".json"), cwd)
-        )
 
 
 INDEX = Spec(
@@ -66,11 +52,14 @@ def run_index(args) -> int:
     if args.action == "get":
         recorded = read_transcript_path(args.cwd, args.node)
         if recorded is None:
-            raise NoIndexEntry(args.cwd, args.node)
+            raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
         write_path(recorded)
         return EXIT_OK
     if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
-        raise IndexWriteFailed(args.cwd, args.node)
+        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
+
+        written = os.path.join(STATE_DIR, TRANSCRIPTS_DIR, args.node + ".json")
+        raise WriteFailed("index set: cannot write %s under %s" % (written, args.cwd))
     if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
         error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
     return EXIT_OK

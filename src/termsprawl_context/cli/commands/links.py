@@ -18,7 +18,7 @@ from termsprawl_context.cli.command import (
     print_list,
     print_one,
 )
-from termsprawl_context.errors import EXIT_OK, Refusal
+from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
 
 __all__ = ["LINKS", "run_links"]
 
@@ -75,7 +75,7 @@ def _links_add(args) -> int:
     require_ids("links add", args.a, args.b)
     try:
         path = add_link(args.cwd, args.a, args.b)
-    except Refusal as refusal:  # SelfLink (2), LinkWriteFailed (1): the code is the class's
+    except Refusal as refusal:  # SelfLink (2), WriteFailed (1): the code is the class's
         error_line("links add: %s" % refusal.message)
         return refusal.exit_code
     ensure_context_discovery(args.cwd)  # as the app does when a link is added
@@ -85,7 +85,7 @@ def _links_add(args) -> int:
 
 
 def _links_remove(args) -> int:
-    from termsprawl_context.workspace.links import LinkWriteFailed, SelfLink, link_file_path, peers_of, remove_link
+    from termsprawl_context.workspace.links import link_file_path, peers_of, remove_link
 
     require_ids("links remove", args.a, args.b)
     if args.a == args.b:
@@ -94,7 +94,7 @@ def _links_remove(args) -> int:
         return refusal.exit_code
     try:
         removed = remove_link(args.cwd, args.a, args.b)
-    except LinkWriteFailed as refusal:  # behind a symlink leaving the project, or itself one
+    except WriteFailed as refusal:  # behind a symlink leaving the project, or itself one
         error_line("links remove: %s" % refusal.message)
         return refusal.exit_code
     # A hand-written file naming the same pair under another name keeps them linked.

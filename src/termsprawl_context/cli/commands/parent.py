@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
 from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.errors import EXIT_OK, NoParent
 
 __all__ = ["PARENT", "run_parent"]
 
@@ -25,7 +25,7 @@ def run_parent(args) -> int:
         return _other_parent(args.path, other, args)
     parent, why = subagents.find_parent(args.path)
     if not parent:
-        raise subagents.NoParent("transcript: parent: " + why)
+        raise NoParent("transcript: parent: " + why)
 
     def data():
         meta = subagents.read_agent_meta(args.path)
@@ -37,14 +37,13 @@ def run_parent(args) -> int:
 
 def _other_parent(path: str, harness, args) -> int:
     """Another harness's sub-agent's parent, as its own records name it."""
-    from termsprawl_context.store import subagents
 
     answer = harness.subagent_parent(path)
     if answer is None:
         raise not_recorded("parent", harness, path)
     if not answer[0]:
-        raise subagents.NoParent("transcript: parent: %s is not a sub-agent's record" % path)
+        raise NoParent("transcript: parent: %s is not a sub-agent's record" % path)
     if not answer[1]:
-        raise subagents.NoParent("transcript: parent: the record its %s records name is not on disk" % harness.label)
+        raise NoParent("transcript: parent: the record its %s records name is not on disk" % harness.label)
     print_one(args.json, {"path": path, "parent": answer[1], "tool_use_id": ""}, path_line(answer[1]))
     return EXIT_OK

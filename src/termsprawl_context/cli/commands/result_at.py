@@ -7,10 +7,6 @@ from termsprawl_context.errors import NotFound
 __all__ = ["RESULT_AT", "run_result_at"]
 
 
-class NotAToolResult(NotFound):
-    """The entry at the line is not a tool result the session produced (or no entry)."""
-
-
 RESULT_AT = Spec(
     "result-at",
     "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a call in "
@@ -27,6 +23,6 @@ def run_result_at(args) -> int:
     args.line = at_line(args, "result-at")
     text, is_result = cite.tool_result_at(args.path, args.line)
     if not is_result:
-        raise NotAToolResult("%s:%d is not a tool result the session produced" % (args.path, args.line))
+        raise NotFound("%s:%d is not a tool result the session produced" % (args.path, args.line))
     print_text(text)
     return 0

@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
 from termsprawl_context.cli.store_options import other_harness, path_line, readable
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.errors import EXIT_OK, NoParent
 
 __all__ = ["ROOT", "run_root"]
 
@@ -23,6 +23,6 @@ def run_root(args) -> int:
     other = other_harness(args.path)
     root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
     if not root:
-        raise subagents.OrphanRecord(args.path)
+        raise NoParent.orphan(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, path_line(root))
     return EXIT_OK
