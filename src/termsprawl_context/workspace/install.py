@@ -58,7 +58,6 @@ __all__ = [
     "FAILED",
     "INSTALLED_COMMAND",
     "OUTCOMES",
-    "SETTINGS_FILE",
     "SKIPPED",
     "Step",
     "UNCHANGED",

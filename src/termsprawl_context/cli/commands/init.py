@@ -38,49 +38,14 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 
 def _init_options(parser) -> None:
-    from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
-    from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, gemini_md
-
-    GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
-    parser.add_argument(
-        "--hook",
-        action="store_true",
-        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE,
-    )
-    parser.add_argument(
-        "--claude-md",
-        action="store_true",
-        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
-        "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE),
-    )
-    parser.add_argument(
-        "--codex-hook",
-        action="store_true",
-        help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
-        "Codex runs it in a project whose hooks you trusted; no `[features]` entry is needed)",
-    )
-    parser.add_argument(
-        "--agents-md",
-        action="store_true",
-        help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
-        "launch: the one file outside .termsprawl/ init writes only when asked",
-    )
-    parser.add_argument(
-        "--gemini-hook",
-        action="store_true",
-        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
-        "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE,
-    )
-    parser.add_argument(
-        "--gemini-md",
-        action="store_true",
-        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
-        "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE),
-    )
     from termsprawl_context.harness import available
+    from termsprawl_context.workspace.discovery import AGENTS_FILE
 
-    for harness in available():
+    harnesses = available()
+    for harness in harnesses:  # each CLI's steps: its hook, its instruction import
+        for option, text in zip(harness.init_options, harness.init_help(AGENTS_FILE.replace(os.sep, "/"))):
+            parser.add_argument("--" + option.replace("_", "-"), action="store_true", help=text)
+    for harness in harnesses:
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
         parser.add_argument(
             "--" + harness.cli_option,
@@ -143,14 +108,9 @@ def run_init(args) -> int:
             abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
         )
     )
-    if args.codex_hook:
-        write_out(_NEXT_CODEX)
-    if args.gemini_hook:
-        write_out(_NEXT_GEMINI)
+    for harness in _hooks_asked(args):
+        write_out(harness.hook_next_steps)
     return EXIT_OK
-
-
-_STEP_OPTIONS = ("hook", "claude_md", "codex_hook", "agents_md", "gemini_hook", "gemini_md")
 
 
 def _choose_clis(args) -> "Optional[list]":
@@ -159,9 +119,9 @@ def _choose_clis(args) -> "Optional[list]":
     supported CLI found here (``Harness.found``), less those excluded."""
     from termsprawl_context.harness import available
 
-    if any(getattr(args, name) for name in _STEP_OPTIONS):
-        return None
     harnesses = available()
+    if any(getattr(args, name) for harness in harnesses for name in harness.init_options):
+        return None
     named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
     if not named:
         named = [h for h in harnesses if not getattr(args, "no_" + h.cli_option) and h.found(os.environ)]
@@ -196,9 +156,16 @@ def _next_for(wired: list, command: str) -> str:
 
 def _wired_line(wired: list) -> str:
     if not wired:
+        from termsprawl_context.harness import available
+
+        harnesses = available()
+        options = ["--" + h.cli_option for h in harnesses]
         return (
-            "found no supported agent CLI here (looked for ~/.claude, ~/.codex, ~/.gemini and claude, codex, gemini "
-            "on PATH); name one: init --claude, --codex or --gemini\n"
+            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
+            % (
+                ", ".join(h.command for h in harnesses),
+                ", ".join(options[:-1]) + " or " + options[-1],
+            )
         )
     return "wired: %s\n" % ", ".join(h.label for h in wired)
 
@@ -223,19 +190,6 @@ def _claude_hook_in_place(cwd: str) -> bool:
     return isinstance(entries, list) and has_our_hook(entries)
 
 
-_NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
-      GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
-      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other; it reads its
-      peers with the trusted read-only tool read_peers (no prompt, headless or not).
-"""
-
-
-_NEXT_CODEX = """codex: the hook runs once Codex CLI trusts this project and its hooks (it asks at the first
-      start; `codex exec --trust --dangerously-bypass-hook-trust` in scripts); start it
-      as `TERMSPRAWL_NODE_ID=carol codex` and its sessions are nodes like any other.
-"""
-
-
 def _prepare_harness_steps(cwd: str, args) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before init
     writes anything."""
@@ -243,17 +197,24 @@ def _prepare_harness_steps(cwd: str, args) -> list:
         from termsprawl_context.workspace.harness_install import check_root_agents_block
 
         check_root_agents_block(cwd)
-    if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
+    wanted = _hooks_asked(args)
+    if not wanted or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get
     from termsprawl_context.workspace.harness_install import prepare_hook
 
-    wanted = [name for name, asked in ((CODEX_CLI, args.codex_hook), (GEMINI_CLI, args.gemini_hook)) if asked]
-    return [prepare_hook(cwd, get(name)) for name in wanted]
+    return [prepare_hook(cwd, harness) for harness in wanted]
+
+
+def _hooks_asked(args) -> list:
+    """The harnesses whose hook step was asked for and is merged by ``harness_install``:
+    each but the default one (its hook names no harness), whose hook ``init_project`` writes."""
+    from termsprawl_context.harness import available
+
+    return [h for h in available() if h.hook_names_itself and getattr(args, h.init_options[0])]
 
 
 def _harness_steps(report, prepared: list, args):
-    """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
+    """``report`` with the steps of the other harnesses' hooks and instruction files added."""
     if not prepared and not args.agents_md and not args.gemini_md:
         return report
     from termsprawl_context.workspace import install
