@@ -1,17 +1,18 @@
-"""What a command reads: the store, from its common options (``--projects-dir``, Claude
-Code's store, which must exist when named; ``--project``, which must name a directory or
+"""What a command reads: the store, from its common options (``--projects-dir``, the
+``native`` harness's store, which must exist when named; ``--project``, which must name a directory or
 a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
-from typing import Any, List
+from typing import Any, List, Optional
 
 from termsprawl_context.errors import NotFound
 
 __all__ = [
     "STORE_OPTIONS",
     "at_line",
-    "claude_only",
-    "claude_store",
+    "native",
+    "native_only",
+    "native_store",
     "not_recorded",
     "other_harness",
     "other_harnesses",
@@ -19,12 +20,12 @@ __all__ = [
     "readable",
     "resolve_session",
     "session_uuid",
-    "wants_claude",
+    "reads_native",
 ]
 
 
-def claude_store(args: Any) -> str:
-    """Claude Code's projects directory: refused when ``--projects-dir`` names one that is
+def native_store(args: Any) -> str:
+    """The ``native`` harness's projects directory: refused when ``--projects-dir`` names one that is
     not there, or ``--project`` a directory that neither exists nor has a store folder."""
     from termsprawl_context.store import paths
     from termsprawl_context.store.catalog import require_store, store_root
@@ -39,16 +40,16 @@ def claude_store(args: Any) -> str:
     return projects_dir
 
 
-def wants_claude(args: Any) -> bool:
+def reads_native(args: Any) -> bool:
     from termsprawl_context.store.catalog import reads_claude
 
     return reads_claude(args.harness)
 
 
 def other_harnesses(args: Any) -> List[Any]:
-    """The non-Claude harnesses to read: those --harness names, else (without
-    --projects-dir, which names Claude Code's store) every one this build reads. A
-    --project limits listings to Claude Code's folder for it, so it reads none."""
+    """The other harnesses to read (not the ``native`` one): those --harness names, else
+    (without --projects-dir, which names the native store) every one this build reads. A
+    --project limits listings to the native store's folder for it, so it reads none."""
     from termsprawl_context.store.harness_store import chosen_harnesses
 
     if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
@@ -58,15 +59,15 @@ def other_harnesses(args: Any) -> List[Any]:
 
 def resolve_session(args: Any, name: str) -> Any:
     """The session ``name`` names (``store.catalog.resolve``) in the stores the options
-    choose: Claude Code's first (a missing store or project refused, unless another
+    choose: the ``native`` one's first (a missing store or project refused, unless another
     harness's store may answer), then the others'."""
     from termsprawl_context.store import catalog
 
     others = [] if catalog.is_path(name) else other_harnesses(args)
     store = ""
-    if wants_claude(args):
+    if reads_native(args):
         try:
-            store = claude_store(args)
+            store = native_store(args)
         except NotFound:
             if not others:
                 raise
@@ -81,7 +82,7 @@ def session_uuid(args: Any) -> Any:
     id (store/catalog.py); a store named on the command line must exist."""
     from termsprawl_context.store.catalog import resolve_uuid
 
-    projects = claude_store(args)
+    projects = native_store(args)
     return resolve_uuid(args.uuid, projects), projects
 
 
@@ -100,13 +101,22 @@ def readable(path: str) -> None:
         raise RecordUnreadable.opening(path, exc) from None
 
 
+def native(name: "Optional[str]") -> bool:
+    """Whether ``store/`` reads the harness named ``name`` by its own code (the registry's
+    default harness, whose index entries name none) rather than through the harness
+    interface: the one place the commands tell the two apart."""
+    from termsprawl_context.harness import DEFAULT_HARNESS
+
+    return name is None or name == DEFAULT_HARNESS
+
+
 def other_harness(path: str) -> Any:
-    """The harness that wrote the transcript at ``path`` when it is not Claude Code
-    (its store holds it, or its first record is that harness's), else None."""
+    """The harness that wrote the transcript at ``path`` when it is not the ``native``
+    one (its store holds it, or its first record is that harness's), else None."""
     from termsprawl_context import harness as harnesses
 
     found = harnesses.for_path(os.path.abspath(path))
-    return None if found is None or found.name == harnesses.CLAUDE_CODE else found
+    return None if found is None or native(found.name) else found
 
 
 def not_recorded(command: str, found: Any, path: str) -> Any:
@@ -121,14 +131,16 @@ def path_line(path: str) -> bytes:
     return encode_path(path) + b"\n"
 
 
-def claude_only(path: str, command: str) -> None:
+def native_only(path: str, command: str) -> None:
+    """Refuse, by name, a transcript the ``native`` harness did not write (the command's
+    rules are its records')."""
     from termsprawl_context.store.harness_store import require_claude_record
 
     require_claude_record(path, command)
 
 
 def at_line(args: Any, command_name: str) -> int:
-    """The checked ``LINE`` of an at-a-line command, its record Claude Code's."""
+    """The checked ``LINE`` of an at-a-line command, its record the ``native`` harness's."""
     import json
 
     from termsprawl_context.errors import UsageError
@@ -136,5 +148,5 @@ def at_line(args: Any, command_name: str) -> int:
     if not args.line.isdigit() or int(args.line) < 1:
         raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
     line = int(args.line)
-    claude_only(args.path, command_name)
+    native_only(args.path, command_name)
     return line

@@ -3,6 +3,7 @@
 import sys
 
 from termsprawl_context._output import byte_sink
+from termsprawl_context.cli.store_options import native_only
 from termsprawl_context.cli.command import PATH, Spec, command
 
 __all__ = ["ASSEMBLE_FILE", "run_assemble_file"]
@@ -18,9 +19,8 @@ ASSEMBLE_FILE = Spec(
 @command(ASSEMBLE_FILE)
 def run_assemble_file(args) -> int:
     from termsprawl_context.store.assemble import assemble_file
-    from termsprawl_context.store.harness_store import require_claude_record
 
-    require_claude_record(args.path, "assemble-file")
+    native_only(args.path, "assemble-file")
     assemble_file(args.path, byte_sink(), sys.stderr)
     sys.stdout.flush()
     return 0

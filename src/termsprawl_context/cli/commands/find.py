@@ -10,9 +10,8 @@ from termsprawl_context.cli.command import (
     command,
     print_one,
 )
-from termsprawl_context.cli.store_options import claude_store, resolve_session
+from termsprawl_context.cli.store_options import native_store, native, resolve_session
 from termsprawl_context.errors import AmbiguousSession
-from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store import catalog, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
@@ -59,9 +58,9 @@ def run_find(args) -> int:
         for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    if found.harness != CLAUDE_CODE:
+    if not native(found.harness):
         return _find_other(args, found)
-    info, copies = store_sessions.describe_resolved(found, claude_store(args))
+    info, copies = store_sessions.describe_resolved(found, native_store(args))
     for line in catalog.copies_message(info.session_id, copies):
         warn(line)
     print_one(

@@ -14,9 +14,9 @@ from termsprawl_context.cli.command import (
 )
 from termsprawl_context.cli.store_options import (
     STORE_OPTIONS,
-    claude_store,
+    native_store,
     other_harnesses,
-    wants_claude,
+    reads_native,
 )
 from termsprawl_context.errors import NotFound
 
@@ -57,7 +57,7 @@ SEARCH = Spec(
 
 
 def _and_others(hits, args, others, kinds):
-    """Claude Code's hits, then the other stores' (newest session first), within --limit."""
+    """The native store's hits, then the other stores' (newest session first), within --limit."""
     from termsprawl_context.store import search
 
     count = 0
@@ -97,10 +97,10 @@ def run_search(args) -> int:
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = other_harnesses(args)
     hits: Any = iter(())
-    if wants_claude(args):
+    if reads_native(args):
         try:
             hits = search.search_store(
-                args.text, claude_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
+                args.text, native_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
             )
         except NotFound:
             if not others:

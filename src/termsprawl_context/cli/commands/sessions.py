@@ -5,7 +5,7 @@ from typing import Any, List
 
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
-from termsprawl_context.cli.store_options import claude_store, other_harnesses, wants_claude
+from termsprawl_context.cli.store_options import native_store, other_harnesses, reads_native
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -74,9 +74,9 @@ def run_sessions(args) -> int:
     others = other_harnesses(args)
     projects_dir = paths.projects_dir(args.projects_dir)
     found, lines = [], []  # type: List[Any], List[str]
-    if wants_claude(args):
+    if reads_native(args):
         # JSON lines are made while each session is described: in the helper processes too.
-        projects_dir = claude_store(args)
+        projects_dir = native_store(args)
         result = store_sessions.scan_sessions(
             projects_dir, project=args.project, render=_json_line if args.json else None
         )
@@ -98,8 +98,8 @@ def run_sessions(args) -> int:
 
 
 def _merge_other_sessions(found, lines, others, json_out):
-    """Claude Code's sessions and the other stores', oldest first by modification time
-    (Claude Code's keep their order among themselves)."""
+    """The native store's sessions and the other stores', oldest first by modification
+    time (the native ones keep their order among themselves)."""
     from termsprawl_context.store.harness_store import describe
 
     extra = [describe(s) for s in catalog.other_sessions(others)]

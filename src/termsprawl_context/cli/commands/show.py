@@ -3,11 +3,11 @@
 from termsprawl_context._output import write_transcript_text
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line
 from termsprawl_context.cli.store_options import (
+    native,
     STORE_OPTIONS,
     resolve_session,
 )
 from termsprawl_context.errors import NotFound
-from termsprawl_context.harness import CLAUDE_CODE
 
 __all__ = ["SHOW", "run_show"]
 
@@ -40,7 +40,7 @@ def run_show(args) -> int:
     session_id, path, harness = _resolve_any(args)
     json_out = args.json or args.format == handoff.FORMAT_JSON
     try:
-        if harness != CLAUDE_CODE:
+        if not native(harness):
             turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
         else:
             turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
