@@ -1,82 +1,31 @@
-"""Named refusals: one class each, a message a person can act on, and a CLI exit code.
+"""Every exception the package raises, by concern: one class a meaning, its exit code, its message.
 
-Callers tell failures apart by class, never by the words of the message; the CLI turns
-each into one ``termsprawl-context: <message>`` line on stderr and its exit code. A class
-whose cases share one meaning takes its message from where it is raised; one whose
-message is its meaning builds it here. This module imports nothing of the package (every
-layer may raise what it holds), so a message's words come in as arguments. Grouped by
-concern: the exit codes; the bases; the command line and the project; the files the
-project owns; a hook's payload and outcome; the stores and their sessions; one record
-read (lines, entries, belonging, identity, sub-agents); citations; the query language.
-One exception lives elsewhere: ``_output.StdoutFailed``, raised on the dump's path, which
-never loads this module.
+Callers tell failures apart by class, never by the words; the CLI turns a refusal into one
+``termsprawl-context: <message>`` line on stderr and its exit code. A class whose cases share
+one meaning takes its message from where it is raised. Imports nothing of the package (every
+layer raises what it holds). Elsewhere only ``_output.StdoutFailed``: the dump raises it on a
+path that never loads this module.
 """
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Callable, Sequence, Union
 
+# fmt: off
 __all__ = [
-    "EMPTY_QUOTE",
-    "EXIT_CITE_AMBIGUOUS",
-    "EXIT_CITE_NOT_FOUND",
-    "EXIT_CITE_REFUSED",
-    "EXIT_FAILURE",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_OUTPUT_FAILED",
-    "EXIT_TOO_FRESH",
-    "IDENTITY_CONTEXT",
-    "NO_ENTRY_AT_LINE",
-    "NO_SESSION_ROOT",
-    "NO_TRANSCRIPT_PATH",
-    "AmbiguousSession",
-    "AnswerUnmatched",
-    "ChainRunaway",
-    "CitationAmbiguous",
-    "CitationError",
-    "CitationNotFound",
-    "CitationRefused",
-    "ContinuationMissing",
-    "Degraded",
-    "DuplicateKey",
-    "ExpressionNeverRan",
-    "ExpressionNotBoolean",
-    "HookInputError",
-    "HookRefused",
-    "InsideProject",
-    "LineTooLong",
-    "ManagedBlockRefused",
-    "ManagedFileRefused",
-    "MetaUnreadable",
-    "NoOriginRecord",
-    "NoParent",
-    "NoProjectDir",
-    "NoSessionRoot",
-    "NotARegularFile",
-    "NotAnAgentId",
-    "NotFound",
-    "NotRecorded",
-    "OtherProject",
-    "OutsideProject",
-    "QueryCompileError",
-    "RecordUnreadable",
-    "Refusal",
-    "RunError",
-    "SessionIdNotFound",
-    "SelfLink",
-    "SessionNotFound",
-    "SettingsUnusable",
-    "SignalsUnknown",
-    "SubagentSession",
-    "SubagentsUnreadable",
-    "UsageError",
-    "BadNodeId",
-    "WriteFailed",
-    "WrongRecord",
-    "os_reason",
+    "EMPTY_QUOTE", "EXIT_CITE_AMBIGUOUS", "EXIT_CITE_NOT_FOUND", "EXIT_CITE_REFUSED", "EXIT_FAILURE",
+    "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_OUTPUT_FAILED", "EXIT_TOO_FRESH", "IDENTITY_CONTEXT",
+    "NO_ENTRY_AT_LINE", "NO_SESSION_ROOT", "NO_TRANSCRIPT_PATH", "AmbiguousSession", "AnswerUnmatched",
+    "ChainRunaway", "CitationAmbiguous", "CitationError", "CitationNotFound", "CitationRefused",
+    "ContinuationMissing", "Degraded", "DuplicateKey", "ExpressionNeverRan", "ExpressionNotBoolean",
+    "HookInputError", "HookRefused", "InsideProject", "LineTooLong", "ManagedBlockRefused", "ManagedFileRefused",
+    "MetaUnreadable", "NoOriginRecord", "NoParent", "NoProjectDir", "NoSessionRoot", "NotARegularFile",
+    "NotAnAgentId", "NotFound", "NotRecorded", "OtherProject", "OutsideProject", "QueryCompileError",
+    "RecordUnreadable", "Refusal", "RunError", "SessionIdNotFound", "SelfLink", "SessionNotFound",
+    "SettingsUnusable", "SignalsUnknown", "SubagentSession", "SubagentsUnreadable", "UsageError", "BadNodeId",
+    "WriteFailed", "WrongRecord", "os_reason",
 ]
+# fmt: on
 
 
 # Exit codes shared by every command; docs/gen_cli.py writes each line's comment into docs/cli.md's table.
@@ -112,15 +61,13 @@ class Refusal(Exception):
 
 
 class UsageError(Refusal):
-    """The command line does not fit the command's contract (an empty quote, an unknown
-    pool, an empty ``$TERMSPRAWL_NODE_ID`` standing in for ``--self``, no path given)."""
+    """The command line does not fit the command's contract (an empty quote, no path...)."""
 
     exit_code = EXIT_USAGE
 
 
 class NotFound(Refusal):
-    """What was named (a session, a transcript, a file, a directory, an index entry, an
-    entry at a line, the artifact to install) is not there, or could not be read."""
+    """What was named (a session, a file, an index entry, the artifact...) is not there."""
 
     exit_code = EXIT_FAILURE
 
@@ -129,23 +76,21 @@ class NotFound(Refusal):
 
 
 class BadNodeId(UsageError):
-    """A node id that cannot be one (and so cannot become a file name): the command
-    line's fault, exit 2."""
+    """A node id that cannot be one (and so cannot become a file name)."""
 
     def __init__(self, message: str = "invalid node id") -> None:
         super().__init__(message)
 
 
 class SelfLink(UsageError):
-    """A node linked to itself: the command line's fault, exit 2."""
+    """A node linked to itself."""
 
     def __init__(self, message: str = "cannot link a node to itself") -> None:
         super().__init__(message)
 
 
 class OtherProject(UsageError):
-    """An installed copy of the command was pointed at a project other than its own: it
-    reads only the linked peers of the project it is installed in."""
+    """An installed copy of the command was pointed at a project other than its own."""
 
     def __init__(self, cwd: str, own: str) -> None:
         super().__init__(
@@ -155,8 +100,7 @@ class OtherProject(UsageError):
 
 
 class InsideProject(UsageError):
-    """A writing command (``init`` too) was pointed at a directory inside an existing
-    project: it would start a nested one. ``fix`` says what to run instead."""
+    """A writing command (``init`` too) would start a project inside another; ``fix``: what instead."""
 
     def __init__(self, command: str, cwd: str, outer: str, fix: str = "") -> None:
         fix = fix or "use --cwd %s, or omit --cwd to use it from anywhere inside" % outer
@@ -167,29 +111,22 @@ class InsideProject(UsageError):
 
 
 class WriteFailed(Refusal):
-    """A file of ``.termsprawl/`` (a link, an index entry) could not be written or
-    removed: the world's fault, exit 1."""
-
-    exit_code = EXIT_FAILURE
+    """A file of ``.termsprawl/`` (a link, an index entry) could not be written or removed."""
 
 
 class OutsideProject(OSError):
-    """A write would land outside the project directory (a symlinked folder), in the home
-    directory's own ``.claude/``, or would start a second ``.termsprawl/`` project inside
-    an existing one."""
+    """A write would land outside the project (a symlinked folder, the home directory's CLI
+    folders) or start a second ``.termsprawl/`` project inside one."""
 
 
 class ManagedFileRefused(OSError):
-    """A managed file exists but is not a regular file we may replace (a symlink, a FIFO,
-    a folder), or cannot be read whole: it is left alone."""
+    """A managed file is no regular file we may replace, or cannot be read whole: left alone."""
 
 
 class ManagedBlockRefused(Refusal):
     """A file that names the managed block's markers holds no block we can tell apart from
     its person's text (a marker inside a line or a code block, twice, out of order, alone):
     rewriting it could take their lines for ours, so it is left byte for byte."""
-
-    exit_code = EXIT_FAILURE
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(
@@ -224,8 +161,7 @@ class DuplicateKey(ValueError):
 
 
 class HookInputError(Refusal):
-    """The hook payload on stdin cannot be used (none, too large, not JSON, a field
-    missing or unsafe); the message says why."""
+    """The hook payload on stdin cannot be used (none, too large, not JSON, a bad field)."""
 
 
 class HookRefused(Refusal):
@@ -259,8 +195,7 @@ MAX_CANDIDATES_SHOWN = 10  # session ids an ambiguous prefix names in its refusa
 
 
 class SessionIdNotFound(NotFound):
-    """No session is named so: no id equals or starts with it, or no session at all
-    (``latest``)."""
+    """No session id equals or starts with the name, or no session at all (``latest``)."""
 
     def __init__(self, name: str) -> None:
         super().__init__("session not found: %s" % name)
@@ -276,9 +211,8 @@ class SessionNotFound(NotFound):
 
 
 class AmbiguousSession(Refusal):
-    """Different session ids start with what was asked for (copies of one id count
-    once); the ids are named so the person can pick one, and every candidate file is
-    kept in ``candidates``."""
+    """Different session ids start with the name (copies of one id count once); the ids
+    are named so the person can pick one, every candidate file kept in ``candidates``."""
 
     def __init__(self, partial: str, candidates: "Sequence[Any]") -> None:
         ids = sorted({c.session_id for c in candidates})
@@ -301,8 +235,7 @@ class NotRecorded(Refusal):
 
 
 class SignalsUnknown(NotFound):
-    """The record could not be read to its end as records: what it says is unknown (a
-    caller must judge every agent rather than assume none is running)."""
+    """The record cannot be read to its end: which agents run is unknown (judge each)."""
 
     def __init__(self, message: str, cursor: "Any" = None) -> None:
         super().__init__(message)
@@ -319,8 +252,7 @@ class NotARegularFile(OSError):
 
 
 class LineTooLong(OSError):
-    """A line passed the bound, or its decoding would pass the cost model's budget: the
-    file cannot be read as records."""
+    """A line passed the bound, or its decoding the cost model's budget: no records read."""
 
 
 def os_reason(error: OSError) -> str:
@@ -331,8 +263,7 @@ def os_reason(error: OSError) -> str:
 
 
 class RecordUnreadable(Refusal):
-    """A transcript could not be opened or read to its end. ``missing`` says whether
-    the file is simply not there (the reference's fs.ErrNotExist)."""
+    """A transcript could not be opened or read to its end; ``missing``: it is not there."""
 
     def __init__(self, message: str, path: str, missing: bool = False) -> None:
         super().__init__(message)
@@ -354,8 +285,7 @@ class RecordUnreadable(Refusal):
 
 
 class WrongRecord(Refusal):
-    """A record positively names another session or tree than the one asked; ``found``
-    is the first it names."""
+    """A record names another session or tree than the one asked; ``found``, the first."""
 
     exit_code = EXIT_WRONG_RECORD
 
@@ -400,8 +330,7 @@ class NoOriginRecord(Refusal):
 
 
 class NoProjectDir(Refusal):
-    """Crossing a restart needs the conversation's other transcripts, and where they
-    sit is unknown."""
+    """Crossing a restart needs the conversation's other transcripts, which are not found."""
 
     def __init__(self, path: str, continues: str) -> None:
         super().__init__("%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
@@ -440,8 +369,7 @@ class NotAnAgentId(Refusal):
 
 
 class NoParent(Refusal):
-    """No dispatching record can be named for a record (none given; a sub-agent's record
-    whose session root is not on disk; no parent the records name), and why."""
+    """No dispatching record can be named for a record (none given, none on disk), and why."""
 
     @classmethod
     def orphan(cls, path: str) -> "NoParent":
@@ -482,8 +410,7 @@ class CitationNotFound(CitationError):
 
 
 class CitationAmbiguous(CitationError):
-    """The quote is in more than one entry; ``matches`` names them (kept as given when it
-    is a collection, so a million matches are not copied into a list)."""
+    """The quote is in more than one entry; ``matches`` names them (a collection kept as is)."""
 
     exit_code = EXIT_CITE_AMBIGUOUS
 
@@ -493,8 +420,7 @@ class CitationAmbiguous(CitationError):
 
 
 class CitationRefused(CitationError):
-    """A pool that cannot be searched honestly: the user's words asked of a sub-agent
-    whose session root is not on disk."""
+    """A pool that cannot be searched honestly (a sub-agent's user words, its root gone)."""
 
     exit_code = EXIT_CITE_REFUSED
 
@@ -530,8 +456,7 @@ class AnswerUnmatched(CitationRefused):
 
 
 class QueryCompileError(UsageError):
-    """The expression will not compile: the lexer's or the parser's reason, reported as
-    ``transcript: where "<src>": <why>``."""
+    """The expression will not compile: ``transcript: where "<src>": <why>``."""
 
 
 class RunError(Exception):
@@ -540,8 +465,6 @@ class RunError(Exception):
 
 class ExpressionNotBoolean(Refusal):
     """An entry made the expression produce something that is not a boolean."""
-
-    exit_code = EXIT_FAILURE
 
 
 class ExpressionNeverRan(Refusal):
