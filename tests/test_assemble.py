@@ -13,15 +13,12 @@ from termsprawl_context.store import assemble as assemble_mod, timeline as timel
 from termsprawl_context.store.assemble import (
     SIDECHAIN_BEGINS,
     SIDECHAIN_ENDS,
-    TranscriptFileNotFound,
-    TranscriptUnreadable,
-    TranscriptVanished,
     assemble,
     assemble_file,
 )
 from termsprawl_context.store import chunks
 from termsprawl_context.store.chunks import MAX_LINE_BYTES
-from termsprawl_context.store.locate import SessionNotFound
+from termsprawl_context.errors import NotFound, RecordUnreadable, SessionNotFound
 from termsprawl_context.transcript import parse as parse_mod
 
 PREFIX = "termsprawl-context: "
@@ -168,7 +165,7 @@ def test_truncated_final_line_is_dropped(tmp_path):
 
 
 def test_missing_file_is_not_found(tmp_path):
-    with pytest.raises(TranscriptFileNotFound) as caught:
+    with pytest.raises(NotFound) as caught:
         assemble_file(str(tmp_path / "missing.jsonl"), io.BytesIO(), io.StringIO())
     assert caught.value.exit_code == 1
     assert caught.value.message == "transcript file not found: %s" % (tmp_path / "missing.jsonl")
@@ -178,7 +175,7 @@ def test_a_directory_or_fifo_is_not_a_transcript(tmp_path):
     os.mkfifo(str(tmp_path / "fifo.jsonl"))  # would block forever if opened plainly
     (tmp_path / "dir.jsonl").mkdir()
     for name in ("fifo.jsonl", "dir.jsonl"):
-        with pytest.raises(TranscriptFileNotFound):
+        with pytest.raises(NotFound):
             assemble_file(str(tmp_path / name), io.BytesIO(), io.StringIO())
 
 
@@ -382,7 +379,7 @@ def test_a_file_changed_between_the_passes_is_unreadable(tmp_path, monkeypatch):
         return real_order(self)
 
     monkeypatch.setattr(timeline_mod.Timeline, "order", truncate_then_order)
-    with pytest.raises(TranscriptUnreadable) as caught:
+    with pytest.raises(RecordUnreadable) as caught:
         assemble_file(str(path), io.BytesIO(), io.StringIO())
     assert caught.value.exit_code == 1
     assert caught.value.message.startswith("cannot read %s: " % path)
@@ -410,7 +407,7 @@ def test_a_read_error_is_unreadable(tmp_path, monkeypatch):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(assemble_mod, "_read_at", failing)
-    with pytest.raises(TranscriptUnreadable) as caught:
+    with pytest.raises(RecordUnreadable) as caught:
         assemble_file(str(path), io.BytesIO(), io.StringIO())
     assert caught.value.message == "cannot read %s: [Errno 5] Input/output error" % path
 
@@ -445,7 +442,7 @@ def test_assemble_locates_then_prints(tmp_path):
 def test_assemble_reports_a_located_file_that_vanished(tmp_path, monkeypatch):
     gone = str(tmp_path / "gone.jsonl")
     monkeypatch.setattr(assemble_mod, "locate_or_refuse", lambda uuid, projects, err=None, jobs=None: gone)
-    with pytest.raises(TranscriptVanished) as caught:
+    with pytest.raises(NotFound) as caught:
         assemble("x", str(tmp_path), io.BytesIO(), io.StringIO())
     assert caught.value.exit_code == 1
     assert caught.value.message == "canonical file disappeared during read: %s" % gone

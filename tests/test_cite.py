@@ -9,14 +9,12 @@ import pytest
 import cite_fixtures as fx
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
+from termsprawl_context.errors import NotFound, UsageError
 from termsprawl_context.cite import (
     CitationAmbiguous,
     CitationError,
     CitationNotFound,
     CitationRequest,
-    EmptyQuote,
-    NoEntryAtLine,
-    NoSourceType,
 )
 from termsprawl_context.transcript.entry import hook_refusal_reason, is_hook_refusal
 from termsprawl_context.transcript.record import RecordUnreadable
@@ -449,10 +447,10 @@ def test_refusals(rec):
         'citation tool_result "ONLYUSER" does not resolve in %s: the quote is not there word for word in that pool '
         "(only whitespace may differ)" % path
     )
-    with pytest.raises(EmptyQuote) as caught:
+    with pytest.raises(UsageError) as caught:
         resolve(path, "")
     assert str(caught.value) == "an empty quote grounds nothing"
-    with pytest.raises(NoSourceType) as caught:
+    with pytest.raises(UsageError) as caught:
         resolve(path, "ONLYUSER", [])
     assert str(caught.value) == 'citation  "ONLYUSER" names no source type'
     assert len({CitationNotFound.exit_code, CitationAmbiguous.exit_code, cite.CitationRefused.exit_code}) == 3
@@ -626,7 +624,7 @@ def test_quote_shapes(rec):
     )
     for quote, line in QUOTE_SHAPES:
         assert resolve(path, quote).line == line
-    with pytest.raises(EmptyQuote):
+    with pytest.raises(UsageError):
         resolve(path, "")
     for quote in (" \n\t ", "a thought second half", "e", "Rename the café", "half"):
         with pytest.raises(CitationError):
@@ -700,12 +698,12 @@ def test_envelope_at(rec):
     assert cite.envelope_at(path, 2) == []
     assert cite.envelope_at(path, 6) == []
     for missing in (99, 1):
-        with pytest.raises(NoEntryAtLine) as caught:
+        with pytest.raises(NotFound) as caught:
             cite.envelope_at(path, missing)
         assert str(caught.value) == "transcript: envelope at %s:%d: no entry at the given line" % (path, missing)
     with pytest.raises(RecordUnreadable) as caught:
         cite.envelope_at(path + ".absent", 1)
-    assert not isinstance(caught.value, NoEntryAtLine)
+    assert not isinstance(caught.value, NotFound)
     assert str(caught.value).startswith("transcript: open ")
 
 
@@ -899,6 +897,6 @@ def test_tool_use_ids_of_any_entry():
 def test_parse_sources_keeps_the_order_written():
     assert cite.parse_sources("tool_result,user") == [T, U]
     assert cite.parse_sources("user,user") == [U]
-    with pytest.raises(NoSourceType) as caught:
+    with pytest.raises(UsageError) as caught:
         cite.parse_sources("user,USER")
     assert str(caught.value) == 'unknown source type "USER" (want user or tool_result)'

@@ -13,7 +13,7 @@ import pytest
 
 import cite_fixtures as fx
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
-from termsprawl_context import cite
+from termsprawl_context import cite, errors
 from termsprawl_context.store.subagents import subagent_tree
 from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
 
@@ -305,7 +305,7 @@ def test_no_or_missing_project_dir(project):
     cur = fx.write(project / "cur.jsonl", [fx.user_msg("u1", "CURQUOTE")])
     assert cite.resolve_across_sessions(cur, "", req("CURQUOTE")).path == cur
     assert cite.resolve_across_sessions(cur, str(project / "absent"), req("CURQUOTE")).path == cur
-    with pytest.raises(cite.EmptyQuote):
+    with pytest.raises(errors.UsageError):
         cite.resolve_across_sessions("", "", req(""))
 
 

@@ -54,7 +54,7 @@ def test_the_package_has_refusals_to_check():
     classes = refusal_classes()
     assert len(classes) >= 20  # every module was imported: the walk found them
     names = {c.__name__ for c in classes}
-    assert {"BadNodeId", "SelfLink", "LinkWriteFailed", "SessionIdNotFound", "SessionNotFound"} <= names
+    assert {"BadNodeId", "SelfLink", "WriteFailed", "SessionIdNotFound", "SessionNotFound"} <= names
 
 
 def test_refusal_class_names_are_unique():
@@ -82,11 +82,9 @@ def test_no_refusal_carries_a_parallel_code_string():
 
 
 def test_link_refusals_carry_their_own_exit_codes():
-    from termsprawl_context.workspace import links
-
-    assert links.BadNodeId().exit_code == errors.EXIT_USAGE
-    assert links.SelfLink().exit_code == errors.EXIT_USAGE
-    assert links.LinkWriteFailed("cannot write x").exit_code == errors.EXIT_FAILURE
+    assert errors.BadNodeId().exit_code == errors.EXIT_USAGE
+    assert errors.SelfLink().exit_code == errors.EXIT_USAGE
+    assert errors.WriteFailed("cannot write x").exit_code == errors.EXIT_FAILURE
 
 
 def run_with_fault(fault, tmp_path):

@@ -5,10 +5,9 @@ import time
 
 import pytest
 
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_TOO_FRESH
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_TOO_FRESH, NotFound
 from termsprawl_context.store.freshness import (
     FRESHNESS_SECONDS,
-    FreshnessFileNotFound,
     check_fresh,
     freshness_age,
 )
@@ -75,7 +74,7 @@ def test_missing_directory_and_fifo_are_not_found(tmp_path):
     os.mkfifo(str(fifo))
     for path in (str(tmp_path / "missing.jsonl"), str(tmp_path), str(fifo)):
         assert check_fresh(path, False) == (EXIT_FAILURE, "file not found: %s" % path)
-        with pytest.raises(FreshnessFileNotFound) as caught:
+        with pytest.raises(NotFound) as caught:
             freshness_age(path)
         assert caught.value.exit_code == 1
 

@@ -1226,7 +1226,7 @@ def test_no_question_cites_as_the_persons_answer(tmp_path):
 def _collected_entries(path, argv):
     """What ``entries`` printed when it read the whole record first (the plain
     algorithm: ``read_entries``, ``since``, outcomes over every entry), or the refusal."""
-    from termsprawl_context.cli import record_cmds
+    from termsprawl_context.cli.commands import entries as record_cmds
     from termsprawl_context.errors import Refusal
     from termsprawl_context.transcript import record
 

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings, strategies as st
 
 import cite_fixtures as fx
-from termsprawl_context import cite
+from termsprawl_context import cite, errors
 from termsprawl_context.transcript import echo, query
 from termsprawl_context.transcript.entry import decode_entry
 
@@ -89,5 +89,5 @@ def test_any_quote_resolves_or_is_refused(tmp_path_factory, quote):
     try:
         got = cite.resolve_citation(path, cite.CitationRequest(quote, [cite.SOURCE_USER]))
         assert got.line == 1
-    except (cite.CitationError, cite.EmptyQuote):
+    except (cite.CitationError, errors.UsageError):
         pass

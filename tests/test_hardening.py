@@ -14,6 +14,7 @@ from conftest_rss import rss_env
 from termsprawl_context.store import hook_input
 from termsprawl_context.workspace import discovery, files, install, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
+from termsprawl_context import errors
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def test_links_remove_through_a_symlinked_state_folder_deletes_nothing(project, 
     (outside / "links").mkdir()
     (outside / "links" / "aaa--bbb.json").write_text('{"version": 1, "a": "aaa", "b": "bbb"}')
     os.symlink(str(outside), str(project / ".termsprawl"))
-    with pytest.raises(links.LinkWriteFailed):
+    with pytest.raises(errors.WriteFailed):
         links.remove_link(str(project), "aaa", "bbb")
     assert (outside / "links" / "aaa--bbb.json").exists()
 
@@ -179,7 +180,7 @@ def test_init_reports_a_refused_marker_as_skipped(project, outside):
     ],
 )
 def test_settings_that_cannot_be_kept_exactly_are_refused(text, reason):
-    with pytest.raises(install.SettingsUnusable) as caught:
+    with pytest.raises(errors.SettingsUnusable) as caught:
         install.parse_settings(text, install.SETTINGS_FILE)
     assert reason in caught.value.message and "\n" not in caught.value.message
 

@@ -12,12 +12,6 @@ from termsprawl_context.store.hook_input import (
     HOOK_INPUT_MAX_BYTES,
     HookInput,
     HookInputError,
-    HookInputParseError,
-    HookInputTooLarge,
-    InvalidSessionId,
-    InvalidTranscriptPath,
-    MissingSessionId,
-    MissingTranscriptPath,
     claude_hook_input,
     parse_payload,
     read_payload_bytes,
@@ -90,40 +84,40 @@ def test_valid_input_every_field(store):
 
 def test_missing_transcript_path(store):
     _, projects, env = store
-    assert refused(MissingTranscriptPath, {"session_id": "abc-123"}, projects, env) == "transcript_path is required"
-    refused(MissingTranscriptPath, {"session_id": "abc-123", "transcript_path": ""}, projects, env)
-    refused(MissingTranscriptPath, {"session_id": "abc-123", "transcript_path": None}, projects, env)
+    assert refused(HookInputError, {"session_id": "abc-123"}, projects, env) == "transcript_path is required"
+    refused(HookInputError, {"session_id": "abc-123", "transcript_path": ""}, projects, env)
+    refused(HookInputError, {"session_id": "abc-123", "transcript_path": None}, projects, env)
 
 
 def test_missing_session_id(store):
     _, projects, env = store
     path = str(projects / "p" / "x.jsonl")
-    assert refused(MissingSessionId, {"transcript_path": path}, projects, env) == "session_id is required"
-    refused(MissingSessionId, {"session_id": "", "transcript_path": path}, projects, env)
-    refused(MissingSessionId, {"session_id": None, "transcript_path": path}, projects, env)
+    assert refused(HookInputError, {"transcript_path": path}, projects, env) == "session_id is required"
+    refused(HookInputError, {"session_id": "", "transcript_path": path}, projects, env)
+    refused(HookInputError, {"session_id": None, "transcript_path": path}, projects, env)
     # session_id is checked before transcript_path, as in the seed
-    refused(MissingSessionId, {}, projects, env)
+    refused(HookInputError, {}, projects, env)
 
 
 def test_invalid_json(store):
     _, projects, env = store
-    message = refused(HookInputParseError, b"not json", projects, env)
+    message = refused(HookInputError, b"not json", projects, env)
     assert message.startswith("failed to parse hook input: ")
-    refused(HookInputParseError, b"", projects, env)
-    refused(HookInputParseError, b'{"session_id": "a"', projects, env)
-    refused(HookInputParseError, b'\xef\xbb\xbf{"session_id": "a"}', projects, env)  # a BOM, as Go
+    refused(HookInputError, b"", projects, env)
+    refused(HookInputError, b'{"session_id": "a"', projects, env)
+    refused(HookInputError, b'\xef\xbb\xbf{"session_id": "a"}', projects, env)  # a BOM, as Go
 
 
 def test_path_outside_the_store(store):
     _, projects, env = store
-    message = refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": "/tmp/evil.jsonl"}, projects, env)
+    message = refused(HookInputError, {"session_id": "a", "transcript_path": "/tmp/evil.jsonl"}, projects, env)
     assert message == "invalid transcript_path: must be under Claude projects directory (%s)" % projects
 
 
 def test_relative_path(store):
     _, projects, env = store
     for path in ("relative/path.jsonl", "x.jsonl", "./x.jsonl", "~/x.jsonl"):
-        message = refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": path}, projects, env)
+        message = refused(HookInputError, {"session_id": "a", "transcript_path": path}, projects, env)
         assert message == "invalid transcript_path: must be an absolute path"
 
 
@@ -140,7 +134,7 @@ def test_relative_path(store):
 def test_traversal(store, tmp_path, template):
     _, projects, env = store
     path = template.format(tmp=tmp_path, projects=projects)
-    message = refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": path}, projects, env)
+    message = refused(HookInputError, {"session_id": "a", "transcript_path": path}, projects, env)
     assert message == "invalid transcript_path: must not contain '..' components"
 
 
@@ -154,7 +148,7 @@ def test_traversal(store, tmp_path, template):
 def test_invalid_session_ids(store, session_id):
     _, projects, env = store
     path = str(projects / "p" / "x.jsonl")
-    message = refused(InvalidSessionId, {"session_id": session_id, "transcript_path": path}, projects, env)
+    message = refused(HookInputError, {"session_id": session_id, "transcript_path": path}, projects, env)
     assert message == "invalid session_id: must contain only alphanumeric, hyphen, or underscore characters"
 
 
@@ -192,14 +186,14 @@ def test_valid_session_ids(store, session_id):
 )
 def test_wrong_types(store, payload, message):
     _, projects, env = store
-    assert refused(HookInputParseError, payload, projects, env) == message
+    assert refused(HookInputError, payload, projects, env) == message
 
 
 def test_non_standard_json_is_refused(store):
     _, projects, env = store
-    refused(HookInputParseError, b'{"session_id": "a", "x": NaN}', projects, env)
-    refused(HookInputParseError, b'{"session_id": "a", "x": Infinity}', projects, env)
-    message = refused(HookInputParseError, b'{"a": ' + b"[" * 200000 + b"]" * 200000 + b"}", projects, env)
+    refused(HookInputError, b'{"session_id": "a", "x": NaN}', projects, env)
+    refused(HookInputError, b'{"session_id": "a", "x": Infinity}', projects, env)
+    message = refused(HookInputError, b'{"a": ' + b"[" * 200000 + b"]" * 200000 + b"}", projects, env)
     assert message.startswith("failed to parse hook input: ")
 
 
@@ -237,7 +231,7 @@ class EndlessStream:
 def test_over_1_mib_is_refused_after_reading_at_most_limit_plus_one(store):
     _, projects, env = store
     stream = EndlessStream()
-    with pytest.raises(HookInputTooLarge) as caught:
+    with pytest.raises(HookInputError) as caught:
         read_hook_input(stream, str(projects), env)
     assert stream.read_bytes == HOOK_INPUT_MAX_BYTES + 1
     assert HOOK_INPUT_MAX_BYTES == 1 << 20
@@ -252,7 +246,7 @@ def test_exactly_1_mib_plus_one_byte_of_json(store):
     exact = body + b" " * (HOOK_INPUT_MAX_BYTES - len(body))
     assert len(exact) == HOOK_INPUT_MAX_BYTES
     assert read(exact, projects, env).session_id == "a"
-    refused(HookInputTooLarge, exact + b" ", projects, env)
+    refused(HookInputError, exact + b" ", projects, env)
 
 
 def test_read_errors_are_refusals(store):
@@ -276,7 +270,7 @@ def test_symlinked_folder_escaping_the_store(store, tmp_path):
     outside.mkdir()
     os.symlink(str(outside), str(projects / "escape"))
     for path in (projects / "escape" / "x.jsonl", projects / "escape" / "new" / "deeper" / "x.jsonl"):
-        refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": str(path)}, projects, env)
+        refused(HookInputError, {"session_id": "a", "transcript_path": str(path)}, projects, env)
 
 
 def test_symlinked_file_escaping_the_store(store, tmp_path):
@@ -285,7 +279,7 @@ def test_symlinked_file_escaping_the_store(store, tmp_path):
     secret.write_text("{}\n")
     link = projects / "-home-me-proj" / (SID + ".jsonl")
     os.symlink(str(secret), str(link))
-    refused(InvalidTranscriptPath, {"session_id": SID, "transcript_path": str(link)}, projects, env)
+    refused(HookInputError, {"session_id": SID, "transcript_path": str(link)}, projects, env)
 
 
 def test_symlinks_staying_inside_are_fine(store, tmp_path):
@@ -309,17 +303,17 @@ def test_not_yet_existing_folder_is_judged_lexically(store):
 def test_prefix_of_a_sibling_is_not_inside(store, tmp_path):
     _, projects, _ = store
     sibling = str(projects) + "-evil/x.jsonl"
-    refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": sibling}, projects, {})
+    refused(HookInputError, {"session_id": "a", "transcript_path": sibling}, projects, {})
     # the projects dir itself is not a transcript path
-    refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": str(projects)}, projects, {})
+    refused(HookInputError, {"session_id": "a", "transcript_path": str(projects)}, projects, {})
 
 
 def test_config_dir_root_only_when_set(store):
     config, projects, env = store
     path = str(config / "elsewhere" / "x.jsonl")
     assert read({"session_id": "a", "transcript_path": path}, projects, env).session_id == "a"
-    refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": path}, projects, {})
-    refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": path}, projects, {"CLAUDE_CONFIG_DIR": "  "})
+    refused(HookInputError, {"session_id": "a", "transcript_path": path}, projects, {})
+    refused(HookInputError, {"session_id": "a", "transcript_path": path}, projects, {"CLAUDE_CONFIG_DIR": "  "})
 
 
 def test_environ_defaults_to_the_process_environment(store, monkeypatch):
@@ -329,12 +323,12 @@ def test_environ_defaults_to_the_process_environment(store, monkeypatch):
     data = json.dumps({"session_id": "a", "transcript_path": path}).encode()
     assert read_hook_input(io.BytesIO(data), str(projects)).session_id == "a"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR")
-    with pytest.raises(InvalidTranscriptPath):
+    with pytest.raises(HookInputError):
         read_hook_input(io.BytesIO(data), str(projects))
 
 
 def test_no_store_at_all():
-    with pytest.raises(InvalidTranscriptPath) as caught:
+    with pytest.raises(HookInputError) as caught:
         validate_transcript_path("/anywhere/x.jsonl", "", {})
     assert str(caught.value) == "invalid transcript_path: must be under Claude projects directory"
 
@@ -342,7 +336,7 @@ def test_no_store_at_all():
 def test_nul_in_path(store):
     _, projects, env = store
     path = str(projects / "p" / "x.jsonl") + "\x00.txt"
-    refused(InvalidTranscriptPath, {"session_id": "a", "transcript_path": path}, projects, env)
+    refused(HookInputError, {"session_id": "a", "transcript_path": path}, projects, env)
 
 
 def test_parse_hook_input_on_bytes(store):

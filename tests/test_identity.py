@@ -12,7 +12,6 @@ from oracles import PlainSiblings
 from termsprawl_context.errors import Refusal
 from termsprawl_context.store.identity import (
     STARTUP_SOURCE,
-    WrongSession,
     belongs_to_session,
     carries_session,
     check_belongs_to_session,
@@ -79,7 +78,7 @@ def test_belongs_to_session_table(tmp_path, name, entries, ask, expected):
     if expected:
         check_belongs_to_session(path, ask)
     else:
-        with pytest.raises(WrongSession) as info:
+        with pytest.raises(WrongRecord) as info:
             check_belongs_to_session(path, ask)
         assert isinstance(info.value, Refusal)
         first_foreign = next(e["sessionId"] for e in entries if isinstance(e.get("sessionId"), str) and e["sessionId"])
@@ -264,15 +263,8 @@ def test_projects_spelled_through_a_symlink(projects, tmp_path):
 
 from record_fixtures import Project, boundary, preamble, record as rec, root as origin_line  # noqa: E402
 from termsprawl_context.store.identity import (  # noqa: E402
-    CHAIN_RUNAWAY,
-    CONTINUATION_MISSING,
     MAX_RESTART_HOPS,
     ByteSearchSiblings,
-    ChainRunaway,
-    ContinuationMissing,
-    NoOriginRecord,
-    NoProjectDir,
-    WrongTree,
     belongs_to_tree,
     check_belongs_to_tree,
     current_session_path,
@@ -283,7 +275,17 @@ from termsprawl_context.store.identity import (  # noqa: E402
     start_time,
     within,
 )
-from termsprawl_context.transcript.record import NoTranscriptPath, RecordUnreadable  # noqa: E402
+from termsprawl_context.errors import (  # noqa: E402
+    CHAIN_RUNAWAY,
+    CONTINUATION_MISSING,
+    ChainRunaway,
+    ContinuationMissing,
+    NoOriginRecord,
+    NoProjectDir,
+    RecordUnreadable,
+    UsageError,
+    WrongRecord,
+)
 
 
 @pytest.fixture
@@ -322,7 +324,7 @@ def test_belongs_to_tree_table(tmp_path, tree, cwds, ask, expected):
     if expected:
         check_belongs_to_tree(path, ask)
     else:
-        with pytest.raises(WrongTree) as info:
+        with pytest.raises(WrongRecord) as info:
             check_belongs_to_tree(path, ask)
         assert info.value.message == (
             "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
@@ -582,7 +584,7 @@ def test_no_project_dir(proj):
 
 
 def test_no_path():
-    with pytest.raises(NoTranscriptPath) as info:
+    with pytest.raises(UsageError) as info:
         resolve_stable_session_id("/somewhere", "")
     assert info.value.message == "transcript: stable session id: no transcript path given"
 
@@ -719,7 +721,7 @@ def test_corpus_sessions_belong_to_their_stem_and_tree(corpus):
         if not folder.startswith("-"):
             continue
         if not any(encode_project_dir(cwd) == folder for cwd in cwds):
-            with pytest.raises(WrongTree) as info:
+            with pytest.raises(WrongRecord) as info:
                 check_belongs_to_tree(str(path), "/nowhere/" + folder)
             assert info.value.found == cwds[0]
             refused += 1

@@ -11,11 +11,11 @@ import pytest
 
 from conftest import snapshot
 from termsprawl_context.cli import main
+from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.install import (
     HOOK_COMMAND,
     HOOK_ENTRY,
-    SettingsUnusable,
     merge_gitignore,
     merge_hook_settings,
     parse_settings,

@@ -12,7 +12,8 @@ from termsprawl_context import jsonl
 from termsprawl_context.store import search
 from termsprawl_context.store.background import SignalsUnknown, background_agent_signals
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks
-from termsprawl_context.transcript.record import MAX_RECORD_BYTES, TranscriptReadError, read_entries
+from termsprawl_context.errors import RecordUnreadable
+from termsprawl_context.transcript.record import MAX_RECORD_BYTES, read_entries
 
 MiB = 1 << 20
 
@@ -67,7 +68,7 @@ def test_both_policies_agree_on_each_edge(files, name, size, read):
     if read:
         assert [e.uuid for e in read_entries(path)] == expected
         return
-    with pytest.raises(TranscriptReadError) as info:
+    with pytest.raises(RecordUnreadable) as info:
         read_entries(path)
     if size > jsonl.MAX_LINE_BYTES:
         assert "line 2 is longer than %d bytes" % MAX_RECORD_BYTES in info.value.message

@@ -1,6 +1,6 @@
 """links list|add|remove|peers and index get|set, run from the built artifact.
 
-Exit codes: 0 done; 2 usage (including BadNodeId and SelfLink); 1 the world (LinkWriteFailed, no entry)."""
+Exit codes: 0 done; 2 usage (including BadNodeId and SelfLink); 1 the world (WriteFailed, no entry)."""
 
 import json
 import os

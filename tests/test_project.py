@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from termsprawl_context import errors
 from termsprawl_context.errors import EXIT_USAGE
 from termsprawl_context.workspace import layout
 from termsprawl_context.workspace import project as proj
@@ -121,7 +122,7 @@ def test_default_self():
     assert proj.default_self(None, env) == "alice"
     assert proj.default_self(None, {}) is None
     assert proj.default_self("", {}) == ""  # an explicit empty flag is the flag's business
-    with pytest.raises(proj.EmptyNodeIdEnv) as caught:
+    with pytest.raises(errors.UsageError) as caught:
         proj.default_self(None, {proj.NODE_ID_ENV: ""}, "doctor")
     assert caught.value.exit_code == EXIT_USAGE
     assert caught.value.message == (
@@ -134,10 +135,10 @@ def test_writes_never_start_a_nested_project(tree):
 
     home, work = tree
     sub = str(work / "src")
-    with pytest.raises(files.NestedProject):
+    with pytest.raises(errors.OutsideProject):
         files.write_atomic(sub, os.path.join(sub, ".termsprawl", "x"), b"x")
     assert not index.record_transcript_path(sub, "alice", "/x.jsonl")
-    with pytest.raises(links.LinkWriteFailed):
+    with pytest.raises(errors.WriteFailed):
         links.add_link(sub, "alice", "bob")
     assert discovery.refresh_discovery(sub) == [
         (discovery.AGENTS_FILE, discovery.FAILED),

@@ -292,7 +292,7 @@ def violations(root, package=PACKAGE, api=None, fact_tables=()):
 
 
 def command_specs():
-    """``(module, NAME)`` for each command a ``cli/*_cmds.py`` module runs: its Spec, named
+    """``(module, NAME)`` for each command a ``cli/commands/`` module runs: its Spec, named
     after the registered command in capitals (``result-at`` is ``RESULT_AT``), which
     tests/test_cli_contract.py reads by that convention."""
     from termsprawl_context.cli import COMMANDS
@@ -300,7 +300,7 @@ def command_specs():
     return {
         (module, name.upper().replace("-", "_"))
         for name, (module, *_rest) in COMMANDS.items()
-        if module.startswith(PACKAGE + ".cli.") and module.endswith("_cmds")
+        if module.startswith(PACKAGE + ".cli.commands.")
     }
 
 

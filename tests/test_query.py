@@ -7,7 +7,7 @@ import pytest
 import cite_fixtures as fx
 from termsprawl_context.transcript import query
 from termsprawl_context.transcript.entry import decode_entry
-from termsprawl_context.transcript.query import ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError
+from termsprawl_context.errors import EXIT_QUERY_NEVER_RAN, ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError
 
 
 def entries(*lines):
@@ -73,7 +73,7 @@ def test_errors_when_the_expression_never_ran():
         "of the 2 entries could be evaluated against it, so the answer would report no violations without having "
         "looked"
     )
-    assert caught.value.exit_code == query.EXIT_QUERY_NEVER_RAN
+    assert caught.value.exit_code == EXIT_QUERY_NEVER_RAN
 
 
 def test_an_expression_that_ran_and_said_no():

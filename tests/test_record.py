@@ -15,7 +15,7 @@ from record_fixtures import (
     tool_call,
     user_msg,
 )
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import RecordUnreadable, Refusal, UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import (
     ToolResult,
@@ -28,11 +28,7 @@ from termsprawl_context.transcript.entry import (
 )
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
-    NoTranscriptPath,
-    TranscriptOpenError,
-    TranscriptReadError,
     RAN,
-    RecordUnreadable,
     call_outcomes,
     go_quote,
     iter_entries,
@@ -132,7 +128,7 @@ def test_line_bound(tmp_path):
     too_long = head + b"x" * (MAX_RECORD_BYTES - len(head) - len(tail)) + tail
     for name, data in (("nl.jsonl", too_long + b"\n"), ("eof.jsonl", too_long)):
         bad = write(tmp_path, dumps(root("u1")).encode() + b"\n" + data, name)
-        with pytest.raises(TranscriptReadError) as info:
+        with pytest.raises(RecordUnreadable) as info:
             read_entries(bad)
         assert info.value.message.startswith("transcript: read %s: " % bad)
         assert "line 2" in info.value.message
@@ -156,7 +152,7 @@ def test_decode_budget(tmp_path):
     for name, data in (("plain.jsonl", plain), ("wide.jsonl", wide), ("dense.jsonl", dense)):
         assert decode_cost(data) > DECODE_BUDGET_BYTES, name
         bad = write(tmp_path, dumps(root("u1")).encode() + b"\n" + data + b"\n", name)
-        with pytest.raises(TranscriptReadError) as info:
+        with pytest.raises(RecordUnreadable) as info:
             read_entries(bad)
         assert "line 2 would take more than %d bytes to decode" % DECODE_BUDGET_BYTES in info.value.message
     assert decode_cost(b'{"a":"' + b"x" * 1000 + b'"}') < 4000
@@ -164,7 +160,7 @@ def test_decode_budget(tmp_path):
 
 def test_open_errors(tmp_path):
     missing = str(tmp_path / "absent.jsonl")
-    with pytest.raises(TranscriptOpenError) as info:
+    with pytest.raises(RecordUnreadable) as info:
         read_entries(missing)
     assert info.value.missing is True
     assert info.value.message == "transcript: open %s: No such file or directory" % missing
@@ -173,11 +169,11 @@ def test_open_errors(tmp_path):
     folder = tmp_path / "dir.jsonl"
     folder.mkdir()
     for path in (str(fifo), str(folder)):
-        with pytest.raises(TranscriptOpenError) as info:
+        with pytest.raises(RecordUnreadable) as info:
             read_entries(path)
         assert info.value.missing is False
         assert info.value.message.startswith("transcript: open %s: " % path)
-    with pytest.raises(NoTranscriptPath) as info:
+    with pytest.raises(UsageError) as info:
         read_entries("")
     assert info.value.message == "transcript: no transcript path given"
 

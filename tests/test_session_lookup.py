@@ -25,7 +25,7 @@ def turn(text, ts, session_id):
 
 
 def find_session(partial, projects_dir):
-    """What ``find`` answers (cli/session_cmds.py): the session ``catalog.resolve`` finds, described."""
+    """What ``find`` answers (cli/commands/): the session ``catalog.resolve`` finds, described."""
     return S.describe_resolved(C.resolve(partial, projects_dir), projects_dir)[0]
 
 

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.usefixtures("both_scanners")
 
 
 def scan_all_sessions(projects_dir, project=None, stderr=None):
-    """What ``sessions`` lists (cli/session_cmds.py): ``scan_sessions``, with the folders
+    """What ``sessions`` lists (cli/commands/): ``scan_sessions``, with the folders
     it could not read reported once on ``stderr``."""
     result = scan_sessions(projects_dir, project)
     catalog.report_skipped(result.skipped, "scan", stderr)
@@ -45,7 +45,7 @@ def scan_all_sessions(projects_dir, project=None, stderr=None):
 
 
 def find_session(partial, projects_dir, stderr=None):
-    """What ``find`` answers (cli/session_cmds.py): the session ``catalog.resolve`` finds, described."""
+    """What ``find`` answers (cli/commands/): the session ``catalog.resolve`` finds, described."""
     return describe_resolved(catalog.resolve(partial, projects_dir, stderr=stderr), projects_dir)[0]
 
 

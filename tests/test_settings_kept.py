@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings as hyp_settings, strategies 
 
 from conftest import one_error_line, snapshot
 from termsprawl_context.workspace import install
+from termsprawl_context import errors
 
 
 @pytest.fixture
@@ -166,7 +167,7 @@ def test_any_settings_document_comes_back_value_for_value(document, pretty):
     data = spell(document, pretty).encode("utf-8", "surrogatepass")
     try:
         parsed = install.parse_settings(data, "s.json")
-    except install.SettingsUnusable as refusal:  # a lone surrogate is not UTF-8: refused, never guessed
+    except errors.SettingsUnusable as refusal:  # a lone surrogate is not UTF-8: refused, never guessed
         assert "is not UTF-8" in refusal.message
         return
     out = install.dump_settings(install.merge_hook_settings(parsed), len(data))

@@ -7,10 +7,10 @@ import re
 import pytest
 
 from record_fixtures import Project, named_call, root, sidechain_root, user_msg
+from termsprawl_context.errors import NoParent
 from termsprawl_context.store.subagents import (
     AgentMeta,
     MetaUnreadable,
-    NoParentPath,
     NotAnAgentId,
     SubagentsUnreadable,
     child_records,
@@ -76,7 +76,7 @@ def test_transcript_path_refuses_empty():
         info.value.message
         == "transcript: sub-agent transcript path: the reported agent id is not an agent id: it is empty"
     )
-    with pytest.raises(NoParentPath) as info:
+    with pytest.raises(NoParent) as info:
         subagent_transcript_path("", "abc")
     assert info.value.message == "transcript: sub-agent transcript path: no transcript path given"
 

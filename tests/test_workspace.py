@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context.workspace import discovery, files, index, links, titles
+from termsprawl_context import errors
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_USAGE
 from termsprawl_context.workspace.ids import is_safe_id
 
@@ -154,7 +155,7 @@ def test_bad_id_refused_first(tmp_path, bad):
 
 def test_io_failure_is_reported(tmp_path):
     (tmp_path / ".termsprawl").write_text("not a folder")
-    with pytest.raises(links.LinkWriteFailed) as info:
+    with pytest.raises(errors.WriteFailed) as info:
         links.add_link(str(tmp_path), "aaa", "bbb")
     assert info.value.exit_code == EXIT_FAILURE
 
@@ -196,7 +197,7 @@ def test_symlinked_state_dir_leaving_the_project_is_refused(tmp_path):
     project = tmp_path / "project"
     project.mkdir()
     os.symlink(str(outside), str(project / ".termsprawl"))
-    with pytest.raises(links.LinkWriteFailed):
+    with pytest.raises(errors.WriteFailed):
         links.add_link(str(project), "aaa", "bbb")
     assert not index.record_transcript_path(str(project), "n", "/x")
     assert list(outside.iterdir()) == []

@@ -1,29 +1,31 @@
-"""Named refusals: one class each, a message a person can act on, and a CLI exit code.
+"""Every exception the package raises, by concern: one class a meaning, its exit code, its message.
 
-Callers tell failures apart by class, never by the words of the message; the CLI turns
-each into one ``termsprawl-context: <message>`` line on stderr and its exit code.
+Callers tell failures apart by class, never by the words; the CLI turns a refusal into one
+``termsprawl-context: <message>`` line on stderr and its exit code. A class whose cases share
+one meaning takes its message from where it is raised. Imports nothing of the package (every
+layer raises what it holds). Elsewhere only ``_output.StdoutFailed``: the dump raises it on a
+path that never loads this module.
 """
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations are never evaluated
+    from typing import Any, Callable, Sequence, Union
+
+# fmt: off
 __all__ = [
-    "EXIT_CITE_AMBIGUOUS",
-    "EXIT_CITE_NOT_FOUND",
-    "EXIT_CITE_REFUSED",
-    "EXIT_DEGRADED",
-    "EXIT_FAILURE",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_OK",
-    "EXIT_OUTPUT_FAILED",
-    "EXIT_QUERY_NEVER_RAN",
-    "EXIT_TOO_FRESH",
-    "EXIT_USAGE",
-    "EXIT_WRONG_RECORD",
-    "ManagedBlockRefused",
-    "NotFound",
-    "OtherProject",
-    "Refusal",
-    "UsageError",
+    "EMPTY_QUOTE", "EXIT_CITE_AMBIGUOUS", "EXIT_CITE_NOT_FOUND", "EXIT_CITE_REFUSED", "EXIT_FAILURE",
+    "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_OUTPUT_FAILED", "EXIT_TOO_FRESH", "IDENTITY_CONTEXT",
+    "NO_ENTRY_AT_LINE", "NO_SESSION_ROOT", "NO_TRANSCRIPT_PATH", "AmbiguousSession", "AnswerUnmatched",
+    "ChainRunaway", "CitationAmbiguous", "CitationError", "CitationNotFound", "CitationRefused",
+    "ContinuationMissing", "Degraded", "DuplicateKey", "ExpressionNeverRan", "ExpressionNotBoolean",
+    "HookInputError", "HookRefused", "InsideProject", "LineTooLong", "ManagedBlockRefused", "ManagedFileRefused",
+    "MetaUnreadable", "NoOriginRecord", "NoParent", "NoProjectDir", "NoSessionRoot", "NotARegularFile",
+    "NotAnAgentId", "NotFound", "NotRecorded", "OtherProject", "OutsideProject", "QueryCompileError",
+    "RecordUnreadable", "Refusal", "RunError", "SessionIdNotFound", "SelfLink", "SessionNotFound",
+    "SettingsUnusable", "SignalsUnknown", "SubagentSession", "SubagentsUnreadable", "UsageError", "BadNodeId",
+    "WriteFailed", "WrongRecord", "os_reason",
 ]
+# fmt: on
 
 
 # Exit codes shared by every command; docs/gen_cli.py writes each line's comment into docs/cli.md's table.
@@ -42,6 +44,9 @@ EXIT_OUTPUT_FAILED = 74  # the answer could not be written to stdout (full disk,
 EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as a shell reports it
 
 
+# --- the bases ---------------------------------------------------------------------------------
+
+
 class Refusal(Exception):
     """Base of every refusal the package raises on purpose."""
 
@@ -56,14 +61,36 @@ class Refusal(Exception):
 
 
 class UsageError(Refusal):
-    """The command line does not fit the command's contract."""
+    """The command line does not fit the command's contract (an empty quote, no path...)."""
 
     exit_code = EXIT_USAGE
 
 
+class NotFound(Refusal):
+    """What was named (a session, a file, an index entry, the artifact...) is not there."""
+
+    exit_code = EXIT_FAILURE
+
+
+# --- the command line and the project ----------------------------------------------------------
+
+
+class BadNodeId(UsageError):
+    """A node id that cannot be one (and so cannot become a file name)."""
+
+    def __init__(self, message: str = "invalid node id") -> None:
+        super().__init__(message)
+
+
+class SelfLink(UsageError):
+    """A node linked to itself."""
+
+    def __init__(self, message: str = "cannot link a node to itself") -> None:
+        super().__init__(message)
+
+
 class OtherProject(UsageError):
-    """An installed copy of the command was pointed at a project other than its own: it
-    reads only the linked peers of the project it is installed in."""
+    """An installed copy of the command was pointed at a project other than its own."""
 
     def __init__(self, cwd: str, own: str) -> None:
         super().__init__(
@@ -72,10 +99,28 @@ class OtherProject(UsageError):
         )
 
 
-class NotFound(Refusal):
-    """What was named (a session, a transcript, a file) is not there."""
+class InsideProject(UsageError):
+    """A writing command (``init`` too) would start a project inside another; ``fix``: what instead."""
 
-    exit_code = EXIT_FAILURE
+    def __init__(self, command: str, cwd: str, outer: str, fix: str = "") -> None:
+        fix = fix or "use --cwd %s, or omit --cwd to use it from anywhere inside" % outer
+        super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); %s" % (command, cwd, outer, fix))
+
+
+# --- the files the project owns ------------------------------------------------------------------
+
+
+class WriteFailed(Refusal):
+    """A file of ``.termsprawl/`` (a link, an index entry) could not be written or removed."""
+
+
+class OutsideProject(OSError):
+    """A write would land outside the project (a symlinked folder, the home directory's CLI
+    folders) or start a second ``.termsprawl/`` project inside one."""
+
+
+class ManagedFileRefused(OSError):
+    """A managed file is no regular file we may replace, or cannot be read whole: left alone."""
 
 
 class ManagedBlockRefused(Refusal):
@@ -83,10 +128,347 @@ class ManagedBlockRefused(Refusal):
     its person's text (a marker inside a line or a code block, twice, out of order, alone):
     rewriting it could take their lines for ours, so it is left byte for byte."""
 
-    exit_code = EXIT_FAILURE
-
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(
             "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
             "or remove them to have the block appended)" % (path, reason)
         )
+
+
+class SettingsUnusable(Refusal):
+    """An agent CLI's settings file cannot be merged into; it is left untouched. The fix
+    names the hook ``init`` would have written there (``event``, ``command``)."""
+
+    def __init__(self, path: str, reason: str, event: str, command: str) -> None:
+        super().__init__(
+            "init: %s %s; it was left untouched (fix it, or add the %s hook `%s` yourself)"
+            % (path, reason, event, command)
+        )
+        self.path, self.reason = path, reason
+
+
+class DuplicateKey(ValueError):
+    """A settings object names one key twice (after its escapes are decoded)."""
+
+    def __init__(self, key: str) -> None:
+        import json
+
+        super().__init__("the key %s twice in one object" % json.dumps(key))
+        self.key = key
+
+
+# --- a hook's payload and outcome --------------------------------------------------------------
+
+
+class HookInputError(Refusal):
+    """The hook payload on stdin cannot be used (none, too large, not JSON, a bad field)."""
+
+
+class HookRefused(Refusal):
+    """The hook recorded nothing; the message says why (the hook still exits 0). ``fix``
+    is what the user does about it: text, or a function of the harness that ran the hook
+    (the fix in that CLI's words)."""
+
+    def __init__(self, message: str, fix: "Union[str, Callable[[Any], str]]" = "", harness: "Any" = None) -> None:
+        super().__init__(message)
+        self.fix = fix
+        self.harness = harness  # the harness whose hook it was, when known
+
+    def fix_for(self, harness: "Any") -> str:
+        """The fix, in the words of the CLI that ran the hook."""
+        return self.fix(harness) if callable(self.fix) else self.fix
+
+
+class SubagentSession(HookRefused):
+    """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix."""
+
+    def __init__(self, agent_id: str) -> None:
+        super().__init__(
+            "the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id,
+            "nothing to do: the node stays on the session that started the sub-agent",
+        )
+
+
+# --- the stores and their sessions ----------------------------------------------------------------
+
+MAX_CANDIDATES_SHOWN = 10  # session ids an ambiguous prefix names in its refusal
+
+
+class SessionIdNotFound(NotFound):
+    """No session id equals or starts with the name, or no session at all (``latest``)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__("session not found: %s" % name)
+        self.partial = name
+
+
+class SessionNotFound(NotFound):
+    """No transcript in the store holds the uuid."""
+
+    def __init__(self, uuid: str) -> None:
+        super().__init__("uuid not found in any transcript: %s" % (uuid,))
+        self.uuid = uuid
+
+
+class AmbiguousSession(Refusal):
+    """Different session ids start with the name (copies of one id count once); the ids
+    are named so the person can pick one, every candidate file kept in ``candidates``."""
+
+    def __init__(self, partial: str, candidates: "Sequence[Any]") -> None:
+        ids = sorted({c.session_id for c in candidates})
+        shown = ", ".join(ids[:MAX_CANDIDATES_SHOWN])
+        if len(ids) > MAX_CANDIDATES_SHOWN:
+            shown += ", ... (%d more)" % (len(ids) - MAX_CANDIDATES_SHOWN)
+        super().__init__("ambiguous session ID '%s' matches %d sessions: %s" % (partial, len(ids), shown))
+        self.partial = partial
+        self.ids = ids
+        self.candidates = sorted(candidates)
+
+
+class NotRecorded(Refusal):
+    """The harness's records do not hold what the question needs: fail closed, by name
+    (seed 002's ErrSubagentUnlinked is the model)."""
+
+    def __init__(self, question: str, label: str, path: str = "") -> None:
+        where = " (%s)" % path if path else ""
+        super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))
+
+
+class SignalsUnknown(NotFound):
+    """The record cannot be read to its end: which agents run is unknown (judge each)."""
+
+    def __init__(self, message: str, cursor: "Any" = None) -> None:
+        super().__init__(message)
+        self.cursor = cursor
+
+
+# --- one record: its lines and entries ---------------------------------------------------------
+
+NO_TRANSCRIPT_PATH = "no transcript path given"
+
+
+class NotARegularFile(OSError):
+    """The path names a FIFO, a directory, a device or a socket: never read as a file."""
+
+
+class LineTooLong(OSError):
+    """A line passed the bound, or its decoding the cost model's budget: no records read."""
+
+
+def os_reason(error: OSError) -> str:
+    """An OS error's reason without the path it names (the message names it once)."""
+    if isinstance(error, LineTooLong) or not error.strerror:
+        return str(error.args[0]) if error.args else type(error).__name__
+    return error.strerror
+
+
+class RecordUnreadable(Refusal):
+    """A transcript could not be opened or read to its end; ``missing``: it is not there."""
+
+    def __init__(self, message: str, path: str, missing: bool = False) -> None:
+        super().__init__(message)
+        self.path = path
+        self.missing = missing
+
+    @classmethod
+    def opening(cls, path: str, error: OSError) -> "RecordUnreadable":
+        """``transcript: open <path>: <reason>``."""
+        return cls("transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError))
+
+    @classmethod
+    def reading(cls, path: str, error: OSError) -> "RecordUnreadable":
+        """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
+        return cls("transcript: read %s: %s" % (path, os_reason(error)), path)
+
+
+# --- one record: whom it belongs to, its stable identity -------------------------------------------
+
+
+class WrongRecord(Refusal):
+    """A record names another session or tree than the one asked; ``found``, the first."""
+
+    exit_code = EXIT_WRONG_RECORD
+
+    def __init__(self, message: str, path: str, found: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.found = found
+
+    @classmethod
+    def session(cls, path: str, found: str, session_id: str) -> "WrongRecord":
+        """The transcript at a path names another session and never this one."""
+        return cls(
+            "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
+            % (path, found, session_id),
+            path,
+            found,
+        )
+
+    @classmethod
+    def tree(cls, path: str, found: str, cwd: str) -> "WrongRecord":
+        """The transcript at a path was written in another working tree than the one asked."""
+        return cls(
+            "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
+            % (path, found, cwd),
+            path,
+            found,
+        )
+
+
+NO_ORIGIN_RECORD = "transcript has no origin record"
+CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
+NO_PROJECT_DIR = "the harness's project directory is unknown"
+CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
+IDENTITY_CONTEXT = "transcript: stable session id: "
+
+
+class NoOriginRecord(Refusal):
+    """Every entry of the transcript has a parent: the conversation has no beginning in it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("%s%s: %s: every entry in it has a parent" % (IDENTITY_CONTEXT, path, NO_ORIGIN_RECORD))
+
+
+class NoProjectDir(Refusal):
+    """Crossing a restart needs the conversation's other transcripts, which are not found."""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
+
+
+class Degraded(Refusal):
+    """Why an identity is the furthest the walk reached rather than the origin. Not
+    raised by the library (a degraded id is an answer); the CLI reports it."""
+
+    exit_code = EXIT_DEGRADED
+    reason = ""
+
+    def __init__(self, path: str, continues: str) -> None:
+        super().__init__("%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, self.reason))
+        self.path = path
+        self.continues = continues
+
+
+class ContinuationMissing(Degraded):
+    """No readable transcript holds the record a continuation names."""
+
+    reason = CONTINUATION_MISSING
+
+
+class ChainRunaway(Degraded):
+    """The continuations close on themselves or run past the walk's bounds."""
+
+    reason = CHAIN_RUNAWAY
+
+
+# --- one record: its sub-agents ------------------------------------------------------------------
+
+
+class NotAnAgentId(Refusal):
+    """What was offered as a sub-agent's id would not stay one file name."""
+
+
+class NoParent(Refusal):
+    """No dispatching record can be named for a record (none given, none on disk), and why."""
+
+    @classmethod
+    def orphan(cls, path: str) -> "NoParent":
+        """A sub-agent's record whose session root is not on disk where the layout puts it."""
+        return cls(
+            "transcript: session root: %s is a sub-agent's record, and no dispatching record is on disk "
+            "where the layout puts it" % path
+        )
+
+
+class SubagentsUnreadable(Refusal):
+    """A directory of sub-agent records exists and could not be listed."""
+
+
+class MetaUnreadable(Refusal):
+    """A sub-agent's meta companion is there and could not be read or parsed."""
+
+    def __init__(self, message: str, meta_path: str) -> None:
+        super().__init__(message)
+        self.meta_path = meta_path
+
+
+# --- citations -------------------------------------------------------------------------------------
+
+EMPTY_QUOTE = "an empty quote grounds nothing"
+NO_ENTRY_AT_LINE = "no entry at the given line"
+NO_SESSION_ROOT = "a sub-agent's record whose session root is not found holds none of the end user's words"
+
+
+class CitationError(Refusal):
+    """A citation that was read and did not resolve (the reference's ResolutionError)."""
+
+
+class CitationNotFound(CitationError):
+    """The quote is in no entry of the pools searched."""
+
+    exit_code = EXIT_CITE_NOT_FOUND
+
+
+class CitationAmbiguous(CitationError):
+    """The quote is in more than one entry; ``matches`` names them (a collection kept as is)."""
+
+    exit_code = EXIT_CITE_AMBIGUOUS
+
+    def __init__(self, message: str, matches: "Any" = ()) -> None:
+        super().__init__(message)
+        self.matches = matches if hasattr(matches, "__len__") and not isinstance(matches, tuple) else list(matches)
+
+
+class CitationRefused(CitationError):
+    """A pool that cannot be searched honestly (a sub-agent's user words, its root gone)."""
+
+    exit_code = EXIT_CITE_REFUSED
+
+
+class NoSessionRoot(CitationRefused):
+    """The bare reason (the reference's ErrNoSessionRoot), raised by ``cite_in_session``."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_SESSION_ROOT)
+
+
+class AnswerUnmatched(CitationRefused):
+    """The quote is in an AskUserQuestion answer envelope that cannot be read against the
+    questions its own call asked: which words are the person's answer and which the
+    agent's question is unknown, so the answer is refused rather than guessed."""
+
+    def __init__(self, path: str, line: int, why: str) -> None:
+        super().__init__(
+            "the quote is in an AskUserQuestion answer at %s:%d that cannot be matched to its call (%s), so its "
+            "words may be the agent's question rather than the person's answer; quote words the person typed, or "
+            "an answer from an envelope whose call is in the record" % (path, line, why)
+        )
+        self.path, self.line, self.why = path, line, why
+
+    def with_request(self, req: "Any") -> "AnswerUnmatched":
+        """The refusal as the resolution reports it: ``citation <req> cannot resolve: ...``."""
+        self.message = "citation %s cannot resolve: %s" % (req, self.message)
+        self.args = (self.message,)
+        return self
+
+
+# --- the query language --------------------------------------------------------------------------
+
+
+class QueryCompileError(UsageError):
+    """The expression will not compile: ``transcript: where "<src>": <why>``."""
+
+
+class RunError(Exception):
+    """An entry the expression cannot be evaluated against (another shape): not a match."""
+
+
+class ExpressionNotBoolean(Refusal):
+    """An entry made the expression produce something that is not a boolean."""
+
+
+class ExpressionNeverRan(Refusal):
+    """The expression could be evaluated against none of the entries it was offered:
+    "nothing matched" would report no violations without having looked."""
+
+    exit_code = EXIT_QUERY_NEVER_RAN

@@ -22,7 +22,7 @@ import shlex
 import time
 from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
 from termsprawl_context.harness.claude import PROJECT_DIR_ENV
 from termsprawl_context.harness.claude_hooks import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.harness import CLAUDE_CODE
@@ -50,83 +50,33 @@ HOLDER_VERSION = 1
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"))
 
 
-class HookRefused(Refusal):
-    """The hook recorded nothing; the message says why (the hook still exits 0)."""
-
-    fix = ""  # what the user does about it, for the message shown in the agent CLI
-    harness = None  # type: Any  # the harness whose hook it was, when known
-
-    def fix_for(self, harness: Any) -> str:
-        """The fix, in the words of the CLI that ran the hook."""
-        return self.fix
-
-
 def _default_harness() -> Any:
     from termsprawl_context.harness import get
 
     return get(CLAUDE_CODE)
 
 
-class NodeIdMissing(HookRefused):
-    def __init__(self, empty: bool = False, harness: Any = None) -> None:
-        super().__init__(
-            "%s is %s; nothing recorded (start the agent with %s=<node>)"
-            % (NODE_ID_ENV, "set but empty" if empty else "not set", NODE_ID_ENV)
-        )
-        self.harness = harness
-
-    def fix_for(self, harness: Any) -> str:
-        return "quit, then start %s as `%s` in this terminal (one alias per node: alias %s-alice='%s')" % (
-            harness.label,
-            start_command(harness.command),
-            harness.command,
-            start_command(harness.command, "alice"),
-        )
+def _node_id_fix(harness: Any) -> str:
+    return "quit, then start %s as `%s` in this terminal (one alias per node: alias %s-alice='%s')" % (
+        harness.label,
+        start_command(harness.command),
+        harness.command,
+        start_command(harness.command, "alice"),
+    )
 
 
-class NodeIdUnsafe(HookRefused):
-    def __init__(self, value: str, harness: Any = None) -> None:
-        super().__init__("%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, value, SAFE_ID_SHOWN))
-        self.harness = harness
-
-    def fix_for(self, harness: Any) -> str:
-        return (
-            "quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
-            "(e.g. `%s`)" % start_command(harness.command, "alice")
-        )
+def _unsafe_id_fix(harness: Any) -> str:
+    return (
+        "quit, then restart with a node id of letters, digits, '-' and '_', starting with a letter or digit "
+        "(e.g. `%s`)" % start_command(harness.command, "alice")
+    )
 
 
-class NoProject(HookRefused):
-    def __init__(self, detail: str, harness: Any = None) -> None:
-        super().__init__("no project directory: %s; nothing recorded" % detail)
-        self.harness = harness
-
-    def fix_for(self, harness: Any) -> str:
-        return "run `termsprawl-context init --%s` in the project" % harness.cli_option
-
-
-class IndexNotWritten(HookRefused):
-    fix = "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)"
-
-    def __init__(self, cwd: str, node_id: str) -> None:
-        super().__init__(
-            "could not write %s under %s; nothing recorded"
-            % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), cwd)
-        )
-
-
-class SubagentSession(HookRefused):
-    fix = "nothing to do: the node stays on the session that started the sub-agent"
-
-    def __init__(self, agent_id: str) -> None:
-        super().__init__("the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id)
-
-
-class UnknownHarness(HookRefused):
-    fix = "name one of the harnesses this build reads in the hook's `--harness` option"
-
-    def __init__(self, name: str) -> None:
-        super().__init__("--harness %s is not a harness this build reads; nothing recorded" % name)
+def _no_project(detail: str) -> HookRefused:
+    return HookRefused(
+        "no project directory: %s; nothing recorded" % detail,
+        lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option,
+    )
 
 
 class Holder(NamedTuple):
@@ -169,9 +119,9 @@ def hook_project(
     ):
         if candidate:
             if not os.path.isdir(candidate):
-                raise NoProject("%s %s is not a directory" % (named, candidate))
+                raise _no_project("%s %s is not a directory" % (named, candidate))
             return find_project(candidate, environ) or candidate
-    raise NoProject("give --cwd, or set $%s" % PROJECT_DIR_ENV)
+    raise _no_project("give --cwd, or set $%s" % PROJECT_DIR_ENV)
 
 
 # --- who holds a node -----------------------------------------------------------------------
@@ -277,14 +227,23 @@ def record_from_hook(
     payload, chosen = read_harness_payload(stream, store, environ, harness)
     node_id = environ.get(NODE_ID_ENV)
     if node_id is None or node_id == "":
-        raise NodeIdMissing(node_id == "", chosen)
+        raise HookRefused(
+            "%s is %s; nothing recorded (start the agent with %s=<node>)"
+            % (NODE_ID_ENV, "set but empty" if node_id == "" else "not set", NODE_ID_ENV),
+            _node_id_fix,
+            chosen,
+        )
     if not is_safe_id(node_id):
-        raise NodeIdUnsafe(node_id, chosen)
+        raise HookRefused(
+            "%s=%r is not a safe node id (%s); nothing recorded" % (NODE_ID_ENV, node_id, SAFE_ID_SHOWN),
+            _unsafe_id_fix,
+            chosen,
+        )
     if chosen.name != CLAUDE_CODE and chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
     try:
         project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
-    except NoProject as refusal:
+    except HookRefused as refusal:  # no project directory
         refusal.harness = chosen
         raise
     recorded, changed = _record_index(project, node_id, store, payload, chosen)
@@ -317,7 +276,11 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
         changed = before != (recorded, chosen.name)
         written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:
-        raise IndexNotWritten(project, node_id)
+        raise HookRefused(
+            "could not write %s under %s; nothing recorded"
+            % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), project),
+            "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)",
+        )
     return recorded, changed
 
 
@@ -362,7 +325,10 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
 
     chosen = harnesses.get(name) if name else None
     if name and chosen is None:
-        raise UnknownHarness(name)
+        raise HookRefused(
+            "--harness %s is not a harness this build reads; nothing recorded" % name,
+            "name one of the harnesses this build reads in the hook's `--harness` option",
+        )
     data = read_payload_bytes(stream)
     payload = parse_payload(data)
     if chosen is None:

@@ -11,7 +11,7 @@ under one bound and one cost model (``readable``), with two policies. Fail open
 than ``MAX_LINE_BYTES`` or whose decoding would cost more than ``DECODE_BUDGET_BYTES``,
 is streamed past one block at a time and yielded with empty ``raw`` (so numbers and
 offsets stay true and it parses to None, like any junk line). Fail closed
-(``iter_lines_strict``): the same line is a ``LineTooLong`` or ``LineTooCostly`` read
+(``iter_lines_strict``): the same line is a ``LineTooLong`` read
 error naming it, for readers whose answer a skipped line could falsify.
 """
 
@@ -21,6 +21,8 @@ import os
 import stat
 from collections import namedtuple
 
+from termsprawl_context.errors import LineTooLong, NotARegularFile
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
@@ -29,8 +31,6 @@ __all__ = [
     "COST_CHECK_FROM",
     "MAX_LINE_BYTES",
     "Line",
-    "LineTooLong",
-    "NotARegularFile",
     "iter_lines",
     "iter_lines_reverse",
     "iter_lines_strict",
@@ -109,10 +109,6 @@ except ImportError:  # an interpreter built without the C accelerator
     _scan_value = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
 else:
     _scan_value = _make_scanner(_LoadsSettings())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; the scanner reads only these attributes
-
-
-class NotARegularFile(OSError):
-    """The path names a FIFO, a directory, a device or a socket: never read as a file."""
 
 
 class Line(namedtuple("Line", "number offset raw")):
@@ -399,23 +395,15 @@ def iter_lines_reverse(
         yield 0, _joined(pending, held, max_line)  # what is left is the file's first line
 
 
-class LineTooLong(OSError):
-    """A line passed the bound: the file cannot be read as records."""
-
-
-class LineTooCostly(OSError):
-    """A line within the bound whose decoding would pass the cost model's budget."""
-
-
 def iter_lines_strict(f: BinaryIO) -> Iterator[Line]:
     """``iter_lines`` for the readers that fail closed: an unreadable line is a read
     error naming it, not a skipped line. One longer than ``MAX_LINE_BYTES`` raises
     LineTooLong once its first ``MAX_LINE_BYTES + 1`` bytes are in (as Go's
     bufio.Scanner does with the reference's buffer), so no more is ever held; one whose
-    decoding would pass ``DECODE_BUDGET_BYTES`` raises LineTooCostly."""
+    decoding would pass ``DECODE_BUDGET_BYTES`` raises it too."""
     for number, offset, raw in _physical_lines(f, MAX_LINE_BYTES, skip=False):
         if raw is None:
             raise LineTooLong("line %d is longer than %d bytes" % (number, MAX_LINE_BYTES + 1))
         if not readable(raw):
-            raise LineTooCostly("line %d would take more than %d bytes to decode" % (number, DECODE_BUDGET_BYTES))
+            raise LineTooLong("line %d would take more than %d bytes to decode" % (number, DECODE_BUDGET_BYTES))
         yield Line(number, offset, raw)

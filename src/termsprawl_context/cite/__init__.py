@@ -80,21 +80,6 @@ from termsprawl_context.cite.pools import (
     user_texts,
 )
 from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES, Record, load_record
-from termsprawl_context.cite.refusals import (
-    EMPTY_QUOTE,
-    NO_ENTRY_AT_LINE,
-    NO_SESSION_ROOT,
-    AnswerUnmatched,
-    CitationAmbiguous,
-    CitationError,
-    CitationNotFound,
-    CitationRefused,
-    CitationUnreadable,
-    EmptyQuote,
-    NoEntryAtLine,
-    NoSessionRoot,
-    NoSourceType,
-)
 from termsprawl_context.cite.resolution import (
     CALL_TRUNCATED,
     MAX_CITED_CALL,
@@ -113,7 +98,20 @@ from termsprawl_context.cite.search import cite, cite_in_record
 from termsprawl_context.cite.session import SessionRecords, cite_in_session, citation_records, session_candidates
 from termsprawl_context.cite.transcripts import is_transcript_path, looks_like_record, looks_like_transcript
 from termsprawl_context.cite.values import Citation, CitationRequest, Hits, Match
-from termsprawl_context.errors import EXIT_CITE_AMBIGUOUS, EXIT_CITE_NOT_FOUND, EXIT_CITE_REFUSED
+from termsprawl_context.errors import (
+    EMPTY_QUOTE,
+    EXIT_CITE_AMBIGUOUS,
+    EXIT_CITE_NOT_FOUND,
+    EXIT_CITE_REFUSED,
+    NO_ENTRY_AT_LINE,
+    NO_SESSION_ROOT,
+    AnswerUnmatched,
+    CitationAmbiguous,
+    CitationError,
+    CitationNotFound,
+    CitationRefused,
+    NoSessionRoot,
+)
 from termsprawl_context.store.subagents import session_root_of
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts

@@ -21,7 +21,7 @@ from termsprawl_context.cite.records import (
     parent_filter,
     recent_finder,
 )
-from termsprawl_context.cite.refusals import NO_ENTRY_AT_LINE, NoEntryAtLine
+from termsprawl_context.errors import NO_ENTRY_AT_LINE, NotFound
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import (
     is_local_command,
@@ -120,9 +120,9 @@ def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
 
 def envelope_at(path: str, line: int) -> List[str]:
     """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
-    order ([] when it carries none); NoEntryAtLine when the line is no entry. Reads up
+    order ([] when it carries none); NotFound when the line is no entry. Reads up
     to ``line``."""
     entry = entry_at_line(path, line)
     if entry is None:
-        raise NoEntryAtLine("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
+        raise NotFound("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
     return [body for result in tool_results(entry) for body in result_texts(result.content) if has_answer_prefix(body)]

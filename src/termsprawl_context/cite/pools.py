@@ -4,7 +4,7 @@ the person's words (``user_texts``) and which are genuine tool output (``tool_bo
 from __future__ import annotations
 
 from termsprawl_context.cite.envelopes import has_answer_prefix, is_answer_envelope
-from termsprawl_context.cite.refusals import NoSourceType
+from termsprawl_context.errors import UsageError
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript import answers
@@ -53,11 +53,11 @@ def parse_source_type(name: str) -> Optional[str]:
 
 def parse_sources(text: str) -> List[str]:
     """A comma-separated pool list (``user,tool_result``), in the order written;
-    NoSourceType names the first unknown one."""
+    UsageError names the first unknown one."""
     sources: List[str] = []
     for name in text.split(","):
         if parse_source_type(name) is None:
-            raise NoSourceType("unknown source type %s (want %s)" % (go_quote(name), " or ".join(SOURCE_TYPES)))
+            raise UsageError("unknown source type %s (want %s)" % (go_quote(name), " or ".join(SOURCE_TYPES)))
         if name not in sources:
             sources.append(name)
     return sources

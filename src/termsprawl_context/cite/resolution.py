@@ -19,20 +19,20 @@ from termsprawl_context.cite.pools import (
     tool_bodies,
 )
 from termsprawl_context.cite.envelopes import has_answer_prefix
-from termsprawl_context.cite.refusals import (
+from termsprawl_context.cite.search import search_into
+from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.values import Citation, Hits
+from termsprawl_context.errors import (
+    EMPTY_QUOTE,
     AnswerUnmatched,
     CitationAmbiguous,
     CitationNotFound,
     CitationRefused,
-    CitationUnreadable,
-    EmptyQuote,
     NoSessionRoot,
-    NoSourceType,
+    NotFound,
+    Refusal,
+    UsageError,
 )
-from termsprawl_context.cite.search import search_into
-from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
-from termsprawl_context.cite.values import Citation, Hits
-from termsprawl_context.errors import Refusal
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.store.subagents import is_subagent_record
 from termsprawl_context.transcript.entry import result_texts
@@ -121,12 +121,12 @@ def entry_calls(record: Record, entry: Entry) -> str:
 
 def _check_request(req: CitationRequest) -> None:
     if req.quote == "":
-        raise EmptyQuote()
+        raise UsageError(EMPTY_QUOTE)
     if not req.sources:
-        raise NoSourceType("citation %s names no source type" % (req,))
+        raise UsageError("citation %s names no source type" % (req,))
     for name in req.sources:
         if parse_source_type(name) is None:
-            raise NoSourceType("citation %s: unknown source type %s" % (req, go_quote(name)))
+            raise UsageError("citation %s: unknown source type %s" % (req, go_quote(name)))
 
 
 def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
@@ -145,7 +145,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
         except AnswerUnmatched as exc:
             raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
         except Refusal as exc:
-            raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
+            raise NotFound("citation %s: %s" % (req, exc.message)) from None
         if found:
             pools.append(pool)
         hits.extend(found)
@@ -169,7 +169,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     try:
         record = record_at(hit.path, hit.line)
     except Refusal as exc:
-        raise CitationUnreadable("citation %s: %s" % (req, exc.message)) from None
+        raise NotFound("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
     message = entry_text(record, entry, pools) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""

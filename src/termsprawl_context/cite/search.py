@@ -28,7 +28,7 @@ from termsprawl_context.cite.records import (
     parent_filter,
     recent_finder,
 )
-from termsprawl_context.cite.refusals import AnswerUnmatched
+from termsprawl_context.errors import AnswerUnmatched
 from termsprawl_context.cite.values import Hits, Match
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript import answers

@@ -9,13 +9,13 @@ from collections import namedtuple
 
 from termsprawl_context.cite.matching import file_may_contain
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER
-from termsprawl_context.cite.refusals import CitationUnreadable, NoSessionRoot
+from termsprawl_context.errors import NoSessionRoot, NotFound, os_reason
 from termsprawl_context.cite.search import search_into
 from termsprawl_context.cite.values import Hits
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.store.subagents import session_dir_of_subagent, session_root_of, subagent_tree
-from termsprawl_context.transcript.record import os_reason, same_file
+from termsprawl_context.transcript.record import same_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -113,7 +113,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
     except FileNotFoundError:
         return candidates
     except OSError as exc:
-        raise CitationUnreadable("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
+        raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
     others = []
     for name in names:
         if not name.endswith(cc.TRANSCRIPT_SUFFIX):

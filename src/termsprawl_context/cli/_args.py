@@ -5,7 +5,7 @@ import argparse
 from typing import List, Optional
 
 from termsprawl_context._output import PROG
-from termsprawl_context.errors import UsageError
+from termsprawl_context.errors import InsideProject, UsageError
 
 __all__ = [
     "CommandParser",
@@ -16,11 +16,8 @@ __all__ = [
     "parse",
     "positive_int",
     "project_dir",
+    "require_ids",
 ]
-
-
-class _HelpShown(Exception):
-    """--help was printed; the command ends with exit 0."""
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -30,7 +27,7 @@ class CommandParser(argparse.ArgumentParser):
     def exit(self, status: int = 0, message: Optional[str] = None) -> None:  # type: ignore[override]
         if status:
             raise UsageError((message or "usage error").strip())
-        raise _HelpShown()
+        raise SystemExit(0)  # --help was printed: ``parse`` returns None
 
 
 def command_parser(command: str, description: str) -> CommandParser:
@@ -42,7 +39,7 @@ def parse(parser: CommandParser, argv: List[str]) -> Optional[argparse.Namespace
     """The parsed namespace, or None when --help was shown (the caller returns 0)."""
     try:
         return parser.parse_args(argv)
-    except _HelpShown:
+    except SystemExit:  # only ``exit`` above raises it, after --help
         return None
 
 
@@ -80,14 +77,15 @@ def add_cwd(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class InsideProject(UsageError):
-    """A writing command was pointed at a directory inside an existing project."""
+def require_ids(command: str, *values: str) -> None:
+    """Refuse a value that is not a safe node id (``BadNodeId``, exit 2)."""
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id, shown_id
 
-    def __init__(self, command: str, cwd: str, outer: str) -> None:
-        super().__init__(
-            "%s: %s lies inside the project %s (it has .termsprawl/); use --cwd %s, or omit "
-            "--cwd to use it from anywhere inside" % (command, cwd, outer, outer)
-        )
+    for value in values:
+        if not is_safe_id(value):
+            raise BadNodeId(
+                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
+            )
 
 
 def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:

@@ -24,16 +24,23 @@ makes the narrow permission rules safe.
 import json
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from termsprawl_context._output import Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
+from termsprawl_context._output import (
+    Spool,
+    terminal_safe,
+    terminal_safe_json,
+    write_bytes,
+    write_out,
+    write_transcript_text,
+)
 from termsprawl_context.cli import _args
 from termsprawl_context.errors import UsageError
 
 __all__ = [
+    "ANY_NODE",
     "Arg",
     "JSON_LIST",
     "JSON_ONE",
     "LINE",
-    "NODE",
     "PATH",
     "SESSION",
     "Spec",
@@ -45,6 +52,7 @@ __all__ = [
     "parse_command",
     "print_list",
     "print_one",
+    "print_text",
 ]
 
 
@@ -64,6 +72,8 @@ SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a pat
 UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")
 NODE = Arg("node", "NODE", "a node id")
 LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
+# A node id ``_args.require_ids`` checks (an empty one is an invalid node id, exit 2).
+ANY_NODE = NODE._replace(required=False)
 
 JSON_LIST = "list"  # the answer is a list: JSON Lines, one object per item
 JSON_ONE = "one"  # the answer is one thing: one object on one line
@@ -203,6 +213,11 @@ def print_one(as_json: bool, data: Any, text: Any) -> None:
         write_bytes(text)
     elif text:
         write_out(text)
+
+
+def print_text(text: str) -> None:
+    """Transcript text as the answer: exact to a pipe, terminal-safe on a terminal."""
+    write_transcript_text(text if text.endswith("\n") else text + "\n")
 
 
 _CELL_SPACES = frozenset("\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")

@@ -1,25 +1,31 @@
-"""The store a command reads, from its common options: ``--projects-dir`` (Claude
-Code's store, which must exist when named), ``--project`` (which must name a
-directory or a folder of the store) and ``--harness`` (which other stores)."""
+"""What a command reads: the store, from its common options (``--projects-dir``, the
+``native`` harness's store, which must exist when named; ``--project``, which must name a directory or
+a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
-from typing import Any, List
+from typing import Any, List, Optional
 
 from termsprawl_context.errors import NotFound
 
-__all__ = ["claude_store", "other_harnesses", "resolve_session", "wants_claude"]
+__all__ = [
+    "STORE_OPTIONS",
+    "at_line",
+    "native",
+    "native_only",
+    "native_store",
+    "not_recorded",
+    "other_harness",
+    "other_harnesses",
+    "path_line",
+    "readable",
+    "resolve_session",
+    "session_uuid",
+    "reads_native",
+]
 
 
-class ProjectNotFound(NotFound):
-    """``--project DIR`` names neither a directory nor a folder of the store: a typo, not
-    a project without sessions (that one is an empty answer)."""
-
-    def __init__(self, project: str, store: str) -> None:
-        super().__init__("project not found: %s (no such directory, and no sessions of it in %s)" % (project, store))
-
-
-def claude_store(args: Any) -> str:
-    """Claude Code's projects directory: refused when ``--projects-dir`` names one that is
+def native_store(args: Any) -> str:
+    """The ``native`` harness's projects directory: refused when ``--projects-dir`` names one that is
     not there, or ``--project`` a directory that neither exists nor has a store folder."""
     from termsprawl_context.store import paths
     from termsprawl_context.store.catalog import require_store, store_root
@@ -28,20 +34,22 @@ def claude_store(args: Any) -> str:
     project = getattr(args, "project", None)
     if project and projects_dir and not os.path.isdir(project):
         if not os.path.isdir(store_root(projects_dir, project)):
-            raise ProjectNotFound(project, projects_dir)
+            raise NotFound(
+                "project not found: %s (no such directory, and no sessions of it in %s)" % (project, projects_dir)
+            )
     return projects_dir
 
 
-def wants_claude(args: Any) -> bool:
+def reads_native(args: Any) -> bool:
     from termsprawl_context.store.catalog import reads_claude
 
     return reads_claude(args.harness)
 
 
 def other_harnesses(args: Any) -> List[Any]:
-    """The non-Claude harnesses to read: those --harness names, else (without
-    --projects-dir, which names Claude Code's store) every one this build reads. A
-    --project limits listings to Claude Code's folder for it, so it reads none."""
+    """The other harnesses to read (not the ``native`` one): those --harness names, else
+    (without --projects-dir, which names the native store) every one this build reads. A
+    --project limits listings to the native store's folder for it, so it reads none."""
     from termsprawl_context.store.harness_store import chosen_harnesses
 
     if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
@@ -51,16 +59,94 @@ def other_harnesses(args: Any) -> List[Any]:
 
 def resolve_session(args: Any, name: str) -> Any:
     """The session ``name`` names (``store.catalog.resolve``) in the stores the options
-    choose: Claude Code's first (a missing store or project refused, unless another
+    choose: the ``native`` one's first (a missing store or project refused, unless another
     harness's store may answer), then the others'."""
     from termsprawl_context.store import catalog
 
     others = [] if catalog.is_path(name) else other_harnesses(args)
     store = ""
-    if wants_claude(args):
+    if reads_native(args):
         try:
-            store = claude_store(args)
+            store = native_store(args)
         except NotFound:
             if not others:
                 raise
     return catalog.resolve(name, store, getattr(args, "project", None), args.harness, others)
+
+
+STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store
+
+
+def session_uuid(args: Any) -> Any:
+    """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's
+    id (store/catalog.py); a store named on the command line must exist."""
+    from termsprawl_context.store.catalog import resolve_uuid
+
+    projects = native_store(args)
+    return resolve_uuid(args.uuid, projects), projects
+
+
+# --- the transcript at PATH -------------------------------------------------------------------
+
+
+def readable(path: str) -> None:
+    """Refuse a PATH that names no readable regular file (the open error, as the record
+    reader words it)."""
+    from termsprawl_context.errors import RecordUnreadable
+    from termsprawl_context.jsonl import open_regular
+
+    try:
+        open_regular(path).close()
+    except OSError as exc:
+        raise RecordUnreadable.opening(path, exc) from None
+
+
+def native(name: "Optional[str]") -> bool:
+    """Whether ``store/`` reads the harness named ``name`` by its own code (the registry's
+    default harness, whose index entries name none) rather than through the harness
+    interface: the one place the commands tell the two apart."""
+    from termsprawl_context.harness import DEFAULT_HARNESS
+
+    return name is None or name == DEFAULT_HARNESS
+
+
+def other_harness(path: str) -> Any:
+    """The harness that wrote the transcript at ``path`` when it is not the ``native``
+    one (its store holds it, or its first record is that harness's), else None."""
+    from termsprawl_context import harness as harnesses
+
+    found = harnesses.for_path(os.path.abspath(path))
+    return None if found is None or native(found.name) else found
+
+
+def not_recorded(command: str, found: Any, path: str) -> Any:
+    from termsprawl_context.errors import NotRecorded
+
+    return NotRecorded(command, found.label, path)
+
+
+def path_line(path: str) -> bytes:
+    from termsprawl_context._output import encode_path
+
+    return encode_path(path) + b"\n"
+
+
+def native_only(path: str, command: str) -> None:
+    """Refuse, by name, a transcript the ``native`` harness did not write (the command's
+    rules are its records')."""
+    from termsprawl_context.store.harness_store import require_claude_record
+
+    require_claude_record(path, command)
+
+
+def at_line(args: Any, command_name: str) -> int:
+    """The checked ``LINE`` of an at-a-line command, its record the ``native`` harness's."""
+    import json
+
+    from termsprawl_context.errors import UsageError
+
+    if not args.line.isdigit() or int(args.line) < 1:
+        raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
+    line = int(args.line)
+    native_only(args.path, command_name)
+    return line

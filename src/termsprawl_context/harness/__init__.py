@@ -14,9 +14,7 @@ harness" (None), never an ImportError.
 
 __all__ = [
     "CLAUDE_CODE",
-    "CODEX_CLI",
     "DEFAULT_HARNESS",
-    "GEMINI_CLI",
     "KNOWN_HARNESSES",
     "available",
     "for_path",

@@ -166,10 +166,16 @@ class Harness(object):
     # names it by (`init --<cli_option>`, `init --no-<cli_option>`).
     command = ""
     cli_option = ""
-    # `init`'s options that wire it (its hook with its permission rules, its instruction
-    # import), as argparse destinations, and what the person must still do afterwards.
+    # `init`'s options that wire it (its hook with its permission rules first, then its
+    # instruction import), as argparse destinations, and what the person must still do afterwards.
     init_options = ()  # type: tuple
     setup_steps = ""
+    # `init --help`'s text for each of `init_options`, in order (see ``init_help``).
+    init_option_help = ()  # type: tuple
+    # How a line of its instruction file imports another file ("@path"; "" when none does).
+    instruction_import_prefix = ""
+    # What the person does next once `init` registered its hook as a step of its own.
+    hook_next_steps = ""
     # The likely cause, with its fix, of a session of this project the hook never
     # recorded though it was started at the project root (see ``unrecorded_cause``;
     # ``%(start)s`` is how a node's session is started).
@@ -177,6 +183,17 @@ class Harness(object):
     # Said by `doctor` when the project's instruction file imports the managed block and a
     # session of this CLI was started below the project root ("" when that is harmless).
     subdir_import_note = ""
+
+    def init_help(self, agents_file: str) -> tuple:
+        """``init_option_help`` filled in: ``%(settings)s`` is its hook settings file,
+        ``%(instruction)s`` its instruction file, ``%(import)s`` the line importing
+        ``agents_file`` (the managed block, a project-relative path with ``/``)."""
+        values = {
+            "settings": self.hook_settings_file,
+            "instruction": self.instruction_file,
+            "import": self.instruction_import_prefix + agents_file,
+        }
+        return tuple(text % values for text in self.init_option_help)
 
     # --- the store --------------------------------------------------------------------------
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:

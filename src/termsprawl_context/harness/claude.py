@@ -230,6 +230,12 @@ class ClaudeCodeHarness(Harness):
     command = "claude"
     cli_option = "claude"
     init_options = ("hook", "claude_md")
+    init_option_help = (
+        "register the SessionStart hook in DIR/%(settings)s (kept out of git)",
+        "add the line %(import)s to DIR/%(instruction)s (created if absent), so Claude Code reads the markers "
+        "at launch",
+    )
+    instruction_import_prefix = property(lambda self: MEMORY_IMPORT_PREFIX)  # type: ignore[assignment]  # below
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository, and asks \"Allow "

@@ -26,7 +26,7 @@ import os
 from typing import Any, BinaryIO, Dict, List, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
-from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.errors import NotARegularFile, NotFound, RecordUnreadable
 from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 from termsprawl_context.store.locate import locate_or_refuse
@@ -59,30 +59,6 @@ SIDECHAIN_ENDS = "isSidechain span ends"
 # Per-message flag bits.
 _SIDECHAIN = 1
 _NOT_UTF8 = 2  # the line held invalid UTF-8: print it as decoded, U+FFFD and all
-
-
-class TranscriptFileNotFound(NotFound):
-    """``assemble-file`` was given a path that is not a regular file."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("transcript file not found: %s" % (path,))
-        self.path = path
-
-
-class TranscriptVanished(NotFound):
-    """The located transcript was gone by the time it was opened."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("canonical file disappeared during read: %s" % (path,))
-        self.path = path
-
-
-class TranscriptUnreadable(Refusal):
-    """The transcript exists but could not be read to the end."""
-
-    def __init__(self, path: str, reason: Any) -> None:
-        super().__init__("cannot read %s: %s" % (path, reason))
-        self.path = path
 
 
 class _DriftRecord(object):
@@ -164,7 +140,7 @@ def _key_reader(f: BinaryIO, path: str):
         try:
             data = _read_at(f, offset, length)
         except OSError as exc:
-            raise TranscriptUnreadable(path, exc) from None
+            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
         obj = None
         if len(data) == length:
             try:
@@ -173,7 +149,7 @@ def _key_reader(f: BinaryIO, path: str):
                 pass
         if obj is None or obj.get("uuid") is None:
             # A message in the first pass is not one now: the file was rewritten in place.
-            raise TranscriptUnreadable(path, "the file changed while it was read")
+            raise RecordUnreadable("cannot read %s: the file changed while it was read" % path, path)
         return uuid_key(obj["uuid"])
 
     return key_at
@@ -271,7 +247,7 @@ def _read_at(f: BinaryIO, offset: int, length: int) -> bytes:
 def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: Optional[TextIO]) -> int:
     """Second pass: each kept copy re-read from the same open file and printed.
 
-    Only reads are turned into ``TranscriptUnreadable``; a write error (a closed
+    Only reads are turned into ``RecordUnreadable``; a write error (a closed
     stdout pipe) reaches the caller as it is."""
     offsets, lengths, flags = timeline.offsets, timeline.lengths, timeline.flags
     in_sidechain = False
@@ -281,7 +257,7 @@ def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: 
         try:
             data = _read_at(f, offsets[slot], length)
         except OSError as exc:
-            raise TranscriptUnreadable(path, exc) from None
+            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
         bits = flags[slot]
         if len(data) == length and bits & _NOT_UTF8:
             data = data.decode("utf-8", "replace").strip().encode("utf-8")
@@ -290,7 +266,7 @@ def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: 
         if data[:1] != b"{" or data[-1:] != b"}":
             # What was a JSON object in the first pass is not one now: the file was
             # truncated or rewritten in place between the passes.
-            raise TranscriptUnreadable(path, "the file changed while it was read")
+            raise RecordUnreadable("cannot read %s: the file changed while it was read" % path, path)
         side = bool(bits & _SIDECHAIN)
         if side and not in_sidechain:
             in_sidechain = True
@@ -304,29 +280,29 @@ def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: 
     return emitted
 
 
-def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: type, jobs: Optional[int] = None) -> int:
+def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: str, jobs: Optional[int] = None) -> int:
     try:
         f = jsonl.open_regular(path)
-    except (FileNotFoundError, NotADirectoryError, jsonl.NotARegularFile):
-        raise missing(path) from None
+    except (FileNotFoundError, NotADirectoryError, NotARegularFile):
+        raise NotFound(missing % (path,)) from None
     except OSError as exc:
-        raise TranscriptUnreadable(path, exc) from None
+        raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
     with f:
         try:
             timeline = _load(f, path, err, jobs)
         except OSError as exc:
-            raise TranscriptUnreadable(path, exc) from None
+            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
         return _emit_lines(f, path, timeline, out, err)
 
 
 def assemble_file(path: Any, out: BinaryIO, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> int:
     """Print the timeline of exactly the file ``path``; the number of lines printed.
 
-    Raises ``TranscriptFileNotFound`` when ``path`` is not a regular file and
-    ``TranscriptUnreadable`` when it cannot be read. Zero messages is not an error.
+    Raises ``NotFound`` when ``path`` is not a regular file and
+    ``RecordUnreadable`` when it cannot be read. Zero messages is not an error.
     """
     path = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else path
-    return _assemble_open(path, out, err, TranscriptFileNotFound, jobs)
+    return _assemble_open(path, out, err, "transcript file not found: %s", jobs)
 
 
 def assemble(
@@ -334,8 +310,8 @@ def assemble(
 ) -> int:
     """Locate the canonical transcript of ``uuid`` and print its timeline.
 
-    Raises ``SessionNotFound`` when no transcript holds it, ``TranscriptVanished`` when
+    Raises ``SessionNotFound`` when no transcript holds it, ``NotFound`` when
     it was removed before it could be read.
     """
     path = locate_or_refuse(uuid, projects_dir, err, jobs)
-    return _assemble_open(path, out, err, TranscriptVanished, jobs)
+    return _assemble_open(path, out, err, "canonical file disappeared during read: %s", jobs)

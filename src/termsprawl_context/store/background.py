@@ -21,10 +21,10 @@ import re
 from collections import namedtuple
 
 from termsprawl_context import jsonl
-from termsprawl_context.errors import NotFound
+from termsprawl_context.errors import SignalsUnknown, os_reason
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
-from termsprawl_context.transcript.record import decode_line, os_reason
+from termsprawl_context.transcript.record import decode_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -57,15 +57,6 @@ _GO_SPACE = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000"
 )
-
-
-class SignalsUnknown(NotFound):
-    """The record could not be read to its end as records: what it says is unknown (a
-    caller must judge every agent rather than assume none is running)."""
-
-    def __init__(self, message: str, cursor: Optional["AgentSignalCursor"] = None) -> None:
-        super().__init__(message)
-        self.cursor = cursor
 
 
 class AgentSignal(namedtuple("AgentSignal", "kind agent_id status key")):

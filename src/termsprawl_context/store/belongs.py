@@ -20,17 +20,15 @@ import os
 from typing import Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.bytescan import FoldedKey
-from termsprawl_context.errors import EXIT_WRONG_RECORD, Refusal
+from termsprawl_context.errors import NotRecorded, RecordUnreadable, WrongRecord
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.transcript.entry import Entry, decode_entry
-from termsprawl_context.transcript.record import RecordUnreadable, decode_line, iter_raw_lines, iter_records
+from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
 
 __all__ = [
     "SESSION_ID_FIELD",
     "SessionEvidence",
     "TreeEvidence",
-    "WrongSession",
-    "WrongTree",
     "belongs_to_session",
     "belongs_to_tree",
     "carries_session",
@@ -58,35 +56,10 @@ def _decoded(raw: bytes) -> Optional[Entry]:
     return decode_entry(record) if record is not None else None
 
 
-class WrongRecord(Refusal):
-    """A record positively names another session or tree than the one asked; ``found``
-    is the first it names."""
-
-    exit_code = EXIT_WRONG_RECORD
-
-    def __init__(self, message: str, path: str, found: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.found = found
-
-
 def _disagrees(readable: bool, agrees: bool, first_other: Optional[str]) -> bool:
     """The one belongs-to rule: only a positive disagreement counts (the file was read,
     no record agrees, and some record names another); an absence of evidence never does."""
     return readable and not agrees and first_other is not None
-
-
-class WrongSession(WrongRecord):
-    """The transcript at a path names another session and never this one."""
-
-    def __init__(self, path: str, found: str, session_id: str) -> None:
-        super().__init__(
-            "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
-            % (path, found, session_id),
-            path,
-            found,
-        )
-        self.session_id = session_id
 
 
 class SessionEvidence(NamedTuple):
@@ -133,13 +106,13 @@ def belongs_to_session(path: str, session_id: str) -> bool:
 
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
-    """``belongs_to_session`` for callers that refuse: raises WrongSession naming the
+    """``belongs_to_session`` for callers that refuse: raises WrongRecord naming the
     first foreign id found."""
     if not session_id:
         return
     evidence = session_evidence(path, session_id)
     if _disagrees(*evidence):
-        raise WrongSession(path, evidence.first_foreign or "", session_id)
+        raise WrongRecord.session(path, evidence.first_foreign or "", session_id)
 
 
 def carries_session(path: str, session_id: str) -> bool:
@@ -149,19 +122,6 @@ def carries_session(path: str, session_id: str) -> bool:
 
 
 # --- the tree a record was written in ----------------------------------------------------------
-
-
-class WrongTree(WrongRecord):
-    """The transcript at a path was written in another working tree than the one asked."""
-
-    def __init__(self, path: str, found: str, cwd: str) -> None:
-        super().__init__(
-            "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
-            % (path, found, cwd),
-            path,
-            found,
-        )
-        self.cwd = cwd
 
 
 class TreeEvidence(NamedTuple):
@@ -220,13 +180,13 @@ def belongs_to_tree(path: str, cwd: str) -> bool:
 
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
-    """``belongs_to_tree`` for callers that refuse: raises WrongTree naming the first
+    """``belongs_to_tree`` for callers that refuse: raises WrongRecord naming the first
     directory the file's records give."""
     if not cwd:
         return
     evidence = tree_evidence(path, cwd)
     if _disagrees(*evidence):
-        raise WrongTree(path, evidence.first_cwd or "", cwd)
+        raise WrongRecord.tree(path, evidence.first_cwd or "", cwd)
 
 
 def start_cwd(path: str) -> str:
@@ -244,19 +204,17 @@ def start_cwd(path: str) -> str:
 
 def _recorded(found: "Optional[list]", question: str, harness, path: str) -> list:
     if not found:
-        from termsprawl_context.store.harness_store import NotRecorded
-
         raise NotRecorded(question, harness.label, path)
     return found
 
 
 def check_harness_belongs_to_session(harness, path: str, session_id: str) -> None:
     """The belongs-to check for another harness's transcript, from the session ids its own
-    records name (``Harness.session_ids``): WrongSession when none is ``session_id``,
+    records name (``Harness.session_ids``): WrongRecord when none is ``session_id``,
     NotRecorded when they name none (no other harness's rules stand in)."""
     ids = _recorded(harness.session_ids(path), "belongs", harness, path)
     if session_id not in ids:
-        raise WrongSession(path, ids[0], session_id)
+        raise WrongRecord.session(path, ids[0], session_id)
 
 
 def check_harness_belongs_to_tree(harness, path: str, cwd: str) -> None:
@@ -265,7 +223,7 @@ def check_harness_belongs_to_tree(harness, path: str, cwd: str) -> None:
     dirs = _recorded(harness.work_dirs(path), "belongs", harness, path)
     want = cc.resolve_work_dir(cwd)
     if not any(within(cc.resolve_work_dir(d), want) for d in dirs):
-        raise WrongTree(path, dirs[0], cwd)
+        raise WrongRecord.tree(path, dirs[0], cwd)
 
 
 # --- the running session's own record ---------------------------------------------------------

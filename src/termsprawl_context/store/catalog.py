@@ -20,7 +20,7 @@ import stat
 from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
-from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
 from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
@@ -28,8 +28,6 @@ from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 __all__ = [
     "HarnessSession",
     "Resolved",
-    "SessionIdNotFound",
-    "AmbiguousSession",
     "is_session_file_name",
     "session_id_of",
     "stem_of",
@@ -53,7 +51,6 @@ LATEST = "latest"
 # A session file's stem is a UUID; only its length is checked, as the seed does.
 UUID_LENGTH = 36
 # An ambiguity names at most this many ids: the refusal must stay one line.
-MAX_CANDIDATES_SHOWN = 10
 
 
 class SessionFile(NamedTuple):
@@ -90,39 +87,6 @@ class Resolved(NamedTuple):
     path: str
     harness: str = CLAUDE_CODE
     copies: Tuple[str, ...] = ()
-
-
-class SessionIdNotFound(NotFound):
-    """No session is named so: no id equals or starts with it, or no session at all
-    (``latest``)."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__("session not found: %s" % name)
-        self.partial = name
-
-
-class AmbiguousSession(Refusal):
-    """Different session ids start with what was asked for (copies of one id count
-    once); the ids are named so the person can pick one, and every candidate file is
-    kept in ``candidates``."""
-
-    def __init__(self, partial: str, candidates: Sequence[Candidate]) -> None:
-        ids = sorted({c.session_id for c in candidates})
-        shown = ", ".join(ids[:MAX_CANDIDATES_SHOWN])
-        if len(ids) > MAX_CANDIDATES_SHOWN:
-            shown += ", ... (%d more)" % (len(ids) - MAX_CANDIDATES_SHOWN)
-        super().__init__("ambiguous session ID '%s' matches %d sessions: %s" % (partial, len(ids), shown))
-        self.partial = partial
-        self.ids = ids
-        self.candidates = sorted(candidates)
-
-
-class StoreNotFound(NotFound):
-    """An explicitly named projects directory does not exist."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("projects directory not found: %s" % path)
-        self.path = path
 
 
 # --- names -------------------------------------------------------------------------------
@@ -215,7 +179,7 @@ def require_store(projects_dir: str, explicit: Optional[str]) -> str:
     """``projects_dir``, refused (exit 1) when it was named explicitly (``--projects-dir``)
     and is not a directory. A missing default store is an empty one."""
     if explicit and not os.path.isdir(projects_dir):
-        raise StoreNotFound(projects_dir)
+        raise NotFound("projects directory not found: %s" % projects_dir)
     return projects_dir
 
 

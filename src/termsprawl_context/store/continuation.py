@@ -19,17 +19,24 @@ from termsprawl_context.bytescan import (
     has_ascii_escape,
     scan_buffer,
 )
-from termsprawl_context.errors import EXIT_DEGRADED, Refusal
+from termsprawl_context.errors import (
+    IDENTITY_CONTEXT,
+    NO_TRANSCRIPT_PATH,
+    ChainRunaway,
+    ContinuationMissing,
+    Degraded,
+    LineTooLong,
+    NoOriginRecord,
+    NoProjectDir,
+    RecordUnreadable,
+    UsageError,
+)
 from termsprawl_context.harness import claude as cc
-from termsprawl_context.jsonl import LineTooLong, open_regular
+from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store.timestamps import parse_timestamp
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
-    NoTranscriptPath,
-    RecordUnreadable,
-    TranscriptOpenError,
-    TranscriptReadError,
     decode_line,
     entry_at,
     iter_raw_lines,
@@ -37,18 +44,9 @@ from termsprawl_context.transcript.record import (
 
 __all__ = [
     "ByteSearchSiblings",
-    "CHAIN_RUNAWAY",
-    "CONTINUATION_MISSING",
-    "ChainRunaway",
-    "ContinuationMissing",
-    "Degraded",
     "Identity",
     "MAX_RESTART_HOPS",
     "MAX_WALK_VISITS",
-    "NO_ORIGIN_RECORD",
-    "NO_PROJECT_DIR",
-    "NoOriginRecord",
-    "NoProjectDir",
     "Origin",
     "origin_record",
     "project_dir_of_record",
@@ -63,52 +61,6 @@ TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 # A real conversation resumes a handful of times: past these the chain is malformed.
 MAX_RESTART_HOPS = 64
 MAX_WALK_VISITS = 512
-
-NO_ORIGIN_RECORD = "transcript has no origin record"
-CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
-NO_PROJECT_DIR = "the harness's project directory is unknown"
-CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
-_IDENTITY_CONTEXT = "transcript: stable session id: "
-
-
-class NoOriginRecord(Refusal):
-    """Every entry of the transcript has a parent: the conversation has no beginning in it."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("%s%s: %s: every entry in it has a parent" % (_IDENTITY_CONTEXT, path, NO_ORIGIN_RECORD))
-
-
-class NoProjectDir(Refusal):
-    """Crossing a restart needs the conversation's other transcripts, and where they
-    sit is unknown."""
-
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
-
-
-class Degraded(Refusal):
-    """Why an identity is the furthest the walk reached rather than the origin. Not
-    raised by the library (a degraded id is an answer); the CLI reports it."""
-
-    exit_code = EXIT_DEGRADED
-    reason = ""
-
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__("%s%s continues %s: %s" % (_IDENTITY_CONTEXT, path, continues, self.reason))
-        self.path = path
-        self.continues = continues
-
-
-class ContinuationMissing(Degraded):
-    """No readable transcript holds the record a continuation names."""
-
-    reason = CONTINUATION_MISSING
-
-
-class ChainRunaway(Degraded):
-    """The continuations close on themselves or run past the walk's bounds."""
-
-    reason = CHAIN_RUNAWAY
 
 
 class Identity(NamedTuple):
@@ -220,7 +172,7 @@ def scan_bytes(
     try:
         f = open_regular(path)
     except OSError as exc:
-        raise TranscriptOpenError(path, exc) from None
+        raise RecordUnreadable.opening(path, exc) from None
     if buffer is None:
         buffer = scan_buffer()
     with f:
@@ -229,7 +181,7 @@ def scan_bytes(
                 return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
             found, escaped = _scan_checked(f, path, needles, buffer)
         except OSError as exc:
-            raise TranscriptReadError(path, exc) from None
+            raise RecordUnreadable.reading(path, exc) from None
     if clean is not None and not escaped:
         clean.add(path)
     return found
@@ -307,8 +259,8 @@ def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -
     return found, escaped
 
 
-def _too_long(path: str, chunk: int) -> TranscriptReadError:
-    return TranscriptReadError(
+def _too_long(path: str, chunk: int) -> RecordUnreadable:
+    return RecordUnreadable.reading(
         path, LineTooLong("a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk)))
     )
 
@@ -394,10 +346,10 @@ class _Walk:
 
 def origin_record(path: str) -> Origin:
     """The transcript's origin (its first parentless entry). Reads the whole file, as
-    the reference does: a line past the bound anywhere is TranscriptReadError. Raises
-    NoTranscriptPath, RecordUnreadable, NoOriginRecord."""
+    the reference does: a line past the bound anywhere is RecordUnreadable. Raises
+    UsageError (no path), RecordUnreadable, NoOriginRecord."""
     if not path:
-        raise NoTranscriptPath(_IDENTITY_CONTEXT)
+        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
     origin = ByteSearchSiblings().origin(path)
     scan_bytes(path, ())
     if origin is None:
@@ -416,7 +368,7 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     ChainRunaway). Siblings that cannot be read are listed, never fatal; a file
     sharing this transcript's origin (itself, a fork) is never its predecessor.
 
-    Raises what leaves nothing to key on: NoTranscriptPath, RecordUnreadable (the
+    Raises what leaves nothing to key on: UsageError (no path), RecordUnreadable (the
     starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
     NoProjectDir when a continuation must be crossed with no ``project_dir``.
     ``siblings`` is the sibling reader (default: ByteSearchSiblings; the tests' PlainSiblings is

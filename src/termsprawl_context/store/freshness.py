@@ -25,27 +25,19 @@ PROCEEDING = (
 )
 
 
-class FreshnessFileNotFound(NotFound):
-    """The path given to the guard is not a regular file."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("file not found: %s" % (path,))
-        self.path = path
-
-
 def freshness_age(path: Any, now: Optional[float] = None) -> int:
     """Whole seconds since ``path`` was modified: ``floor(now) - floor(mtime)``, as
     ``date +%s`` minus ``stat -c %Y``; negative when the mtime is in the future.
 
-    Raises ``FreshnessFileNotFound`` unless ``path`` is (a link to) a regular file.
+    Raises ``NotFound`` unless ``path`` is (a link to) a regular file.
     """
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     try:
         st = os.stat(path)
     except (OSError, ValueError, TypeError):
-        raise FreshnessFileNotFound(text) from None
+        raise NotFound("file not found: %s" % (text,)) from None
     if not stat.S_ISREG(st.st_mode):
-        raise FreshnessFileNotFound(text)
+        raise NotFound("file not found: %s" % (text,))
     mtime = st.st_mtime_ns // 1000000000
     current = int(time.time() // 1) if now is None else int(now // 1)
     return current - mtime
@@ -59,7 +51,7 @@ def check_fresh(path: Any, allow_in_progress: bool = False, now: Optional[float]
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     try:
         age = freshness_age(path, now)
-    except FreshnessFileNotFound as refusal:
+    except NotFound as refusal:
         return EXIT_FAILURE, refusal.message
     if age >= FRESHNESS_SECONDS:
         return EXIT_OK, None

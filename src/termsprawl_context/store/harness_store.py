@@ -13,11 +13,11 @@ that cannot be read is passed over.
 import os
 from typing import Iterator, NamedTuple, Optional, Sequence
 
-from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.errors import NotFound, NotRecorded
 from termsprawl_context.store.catalog import HarnessSession, other_sessions
 from termsprawl_context.transcript import entry as records
 
-__all__ = ["HarnessSession", "NotRecorded", "require_claude_record", "chosen_harnesses", "describe", "search_other"]
+__all__ = ["HarnessSession", "require_claude_record", "chosen_harnesses", "describe", "search_other"]
 
 TITLE_MAX_CHARS = 200
 
@@ -44,15 +44,6 @@ class HarnessSessionInfo(NamedTuple):
         data = self._asdict()
         data["modified"] = iso_utc(self.mtime)
         return data
-
-
-class NotRecorded(Refusal):
-    """The harness's records do not hold what the question needs: fail closed, by name
-    (seed 002's ErrSubagentUnlinked is the model)."""
-
-    def __init__(self, question: str, label: str, path: str = "") -> None:
-        where = " (%s)" % path if path else ""
-        super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))
 
 
 def require_claude_record(path: str, command: str) -> None:

@@ -10,7 +10,7 @@ import os
 import re
 from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
 
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
@@ -37,44 +37,6 @@ _SAFE_SESSION_ID = re.compile(r"[a-zA-Z0-9\-_]+")
 _STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source")
 
 
-class HookInputError(Refusal):
-    """The hook payload cannot be used; the message says why."""
-
-
-class HookInputTooLarge(HookInputError):
-    def __init__(self) -> None:
-        super().__init__(
-            "failed to read hook input: larger than %d bytes (%d MiB)"
-            % (HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20)
-        )
-
-
-class HookInputParseError(HookInputError):
-    def __init__(self, reason: str) -> None:
-        super().__init__("failed to parse hook input: %s" % reason)
-
-
-class MissingSessionId(HookInputError):
-    def __init__(self) -> None:
-        super().__init__("session_id is required")
-
-
-class InvalidSessionId(HookInputError):
-    def __init__(self) -> None:
-        super().__init__("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
-
-
-class MissingTranscriptPath(HookInputError):
-    def __init__(self) -> None:
-        super().__init__("transcript_path is required")
-
-
-class InvalidTranscriptPath(HookInputError):
-    def __init__(self, reason: str) -> None:
-        super().__init__("invalid transcript_path: %s" % reason)
-        self.reason = reason
-
-
 class HookInput(NamedTuple):
     session_id: str
     transcript_path: str
@@ -86,7 +48,7 @@ class HookInput(NamedTuple):
 
 def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
     """All of ``stream`` if it holds at most ``limit`` bytes; reads at most ``limit + 1``
-    bytes and raises ``HookInputTooLarge`` when that many came."""
+    bytes and raises ``HookInputError`` when that many came."""
     chunks: List[bytes] = []
     total = 0
     while total <= limit:
@@ -98,7 +60,10 @@ def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
         chunks.append(chunk)
         total += len(chunk)
     if total > limit:
-        raise HookInputTooLarge()
+        raise HookInputError(
+            "failed to read hook input: larger than %d bytes (%d MiB)"
+            % (HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20)
+        )
     return b"".join(chunks)
 
 
@@ -109,15 +74,17 @@ def parse_payload(data: bytes) -> Dict[str, Any]:
         # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
         value = loads_strict(data.decode("utf-8", "replace"))
     except ValueError as exc:
-        raise HookInputParseError(str(exc)) from None
+        raise HookInputError("failed to parse hook input: %s" % exc) from None
     except RecursionError:
-        raise HookInputParseError("JSON nested too deeply") from None
+        raise HookInputError("failed to parse hook input: JSON nested too deeply") from None
     if not isinstance(value, dict):
-        raise HookInputParseError("expected a JSON object, got %s" % json_type_name(value))
+        raise HookInputError("failed to parse hook input: expected a JSON object, got %s" % json_type_name(value))
     for key in _STRING_FIELDS:
         field = value.get(key)
         if field is not None and not isinstance(field, str):
-            raise HookInputParseError("%s must be a string, not %s" % (key, json_type_name(field)))
+            raise HookInputError(
+                "failed to parse hook input: %s must be a string, not %s" % (key, json_type_name(field))
+            )
     return value
 
 
@@ -160,7 +127,7 @@ def allowed_roots(projects_dir: str, environ: Optional[Mapping[str, str]] = None
 
 
 def validate_transcript_path(path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> None:
-    """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
+    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
     inside an allowed root once symlinks are resolved on both sides."""
     validate_transcript_under(
         path,
@@ -170,22 +137,22 @@ def validate_transcript_path(path: str, projects_dir: str, environ: Optional[Map
 
 
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """Raise ``InvalidTranscriptPath`` unless ``path`` is absolute, free of ``..`` and
+    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
     inside one of ``roots`` once symlinks are resolved on both sides; ``store`` names
     them in the message ("must be under <store>")."""
     if not os.path.isabs(path):
-        raise InvalidTranscriptPath("must be an absolute path")
+        raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
     # so the seed's check could not fire; a payload that spells one out is refused.
     if _has_dot_dot(path):
-        raise InvalidTranscriptPath("must not contain '..' components")
+        raise HookInputError("invalid transcript_path: must not contain '..' components")
     if "\0" in path:
-        raise InvalidTranscriptPath("must not contain NUL characters")
+        raise HookInputError("invalid transcript_path: must not contain NUL characters")
     resolved = _real(_clean(path))
     for root in roots:
         if root and _is_under(resolved, _real(_clean(root))):
             return
-    raise InvalidTranscriptPath("must be under %s" % store)
+    raise HookInputError("invalid transcript_path: must be under %s" % store)
 
 
 def claude_hook_input(
@@ -200,12 +167,12 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
     for a path outside the harness's store), as a ``HookInput``."""
     session_id = payload.get("session_id") or ""
     if not session_id:
-        raise MissingSessionId()
+        raise HookInputError("session_id is required")
     if _SAFE_SESSION_ID.fullmatch(session_id) is None:
-        raise InvalidSessionId()
+        raise HookInputError("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
     transcript_path = payload.get("transcript_path") or ""
     if not transcript_path:
-        raise MissingTranscriptPath()
+        raise HookInputError("transcript_path is required")
     check_path(transcript_path)
     return HookInput(
         session_id=session_id,

@@ -25,7 +25,7 @@ from typing import BinaryIO, Iterator, List, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where a line may spell the uuid
-from termsprawl_context.errors import NotFound
+from termsprawl_context.errors import SessionNotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks
@@ -45,14 +45,6 @@ PARALLEL_MIN_BYTES = 8 << 20
 
 # Phase 1's verdict on one file.
 NOT_HELD, HELD, UNREADABLE = 0, 1, 2
-
-
-class SessionNotFound(NotFound):
-    """No transcript in the store holds the uuid."""
-
-    def __init__(self, uuid: str) -> None:
-        super().__init__("uuid not found in any transcript: %s" % (uuid,))
-        self.uuid = uuid
 
 
 def _warn(err: Optional[TextIO], message: str) -> None:

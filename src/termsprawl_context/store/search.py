@@ -27,7 +27,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
     LOWER_TO_ASCII,
     escape_positions,
 )
-from termsprawl_context.errors import UsageError
+from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
@@ -352,7 +352,7 @@ def _units(sessions: Sequence[object], subagents: bool) -> Iterator[_Unit]:
             continue
         try:
             tree = agents.subagent_tree(path)
-        except agents.SubagentsUnreadable:
+        except SubagentsUnreadable:
             continue
         for child in tree:
             name = os.path.basename(child)

@@ -10,7 +10,8 @@ import stat
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from termsprawl_context.jsonl import NotARegularFile, open_regular
+from termsprawl_context.errors import NotARegularFile, SessionIdNotFound
+from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
 from termsprawl_context.store import summary_index as _summaries
@@ -227,4 +228,4 @@ def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[Se
         info = session_from_path(path, projects_dir)
         if info is not None:
             return info, ranked[:number] + ranked[number + 1 :]
-    raise catalog.SessionIdNotFound(resolved.session_id)
+    raise SessionIdNotFound(resolved.session_id)

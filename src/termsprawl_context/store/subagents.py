@@ -15,28 +15,29 @@ Path facts come from ``harness.claude``.
 import os
 from typing import List, NamedTuple, Optional, Tuple
 
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import (
+    NO_TRANSCRIPT_PATH,
+    MetaUnreadable,
+    NoParent,
+    NotAnAgentId,
+    RecordUnreadable,
+    SubagentsUnreadable,
+    os_reason,
+)
 from termsprawl_context.harness import claude as cc
 from termsprawl_context.jsonl import loads_strict, open_regular
 from termsprawl_context.transcript.entry import tool_use_ids
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
-    NO_TRANSCRIPT_PATH,
-    RecordUnreadable,
     entry_at,
     go_quote,
     iter_raw_lines,
     decode_line,
     iter_entries,
-    os_reason,
     same_file,
 )
 
 __all__ = [
-    "MetaUnreadable",
-    "NoParent",
-    "OrphanRecord",
-    "SubagentsUnreadable",
     "child_records",
     "find_parent",
     "is_subagent_record",
@@ -53,26 +54,6 @@ __all__ = [
 
 NOT_AN_AGENT_ID = "the reported agent id is not an agent id"
 _PATH_CONTEXT = "transcript: sub-agent transcript path: "
-
-
-class NotAnAgentId(Refusal):
-    """What was offered as a sub-agent's id would not stay one file name."""
-
-
-class NoParentPath(Refusal):
-    """``subagent_transcript_path`` was given no dispatching record."""
-
-
-class SubagentsUnreadable(Refusal):
-    """A directory of sub-agent records exists and could not be listed."""
-
-
-class MetaUnreadable(Refusal):
-    """A sub-agent's meta companion is there and could not be read or parsed."""
-
-    def __init__(self, message: str, meta_path: str) -> None:
-        super().__init__(message)
-        self.meta_path = meta_path
 
 
 class AgentMeta(NamedTuple):
@@ -290,7 +271,7 @@ def harness_root_of(harness, path: str) -> str:
     while True:
         answer = harness.subagent_parent(current)
         if answer is None:
-            from termsprawl_context.store.harness_store import NotRecorded
+            from termsprawl_context.errors import NotRecorded
 
             raise NotRecorded("root", harness.label, current)
         is_subagent, parent = answer
@@ -308,7 +289,7 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     either kind, or is ``.`` or ``..`` is refused (NotAnAgentId): joined onto a directory
     it would climb out into another conversation. ``..x`` and ``a..b`` are names."""
     if not session_path:
-        raise NoParentPath(_PATH_CONTEXT + NO_TRANSCRIPT_PATH)
+        raise NoParent(_PATH_CONTEXT + NO_TRANSCRIPT_PATH)
     if not agent_id:
         raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": it is empty")
     if not cc.is_plain_name(agent_id):
@@ -344,20 +325,6 @@ def session_dir_of(path: str) -> str:
             break
         folder = above
     return folder
-
-
-class OrphanRecord(Refusal):
-    """A sub-agent's record whose session root is not on disk where the layout puts it."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            "transcript: session root: %s is a sub-agent's record, and no dispatching record is on disk "
-            "where the layout puts it" % path
-        )
-
-
-class NoParent(Refusal):
-    """No dispatching record can be named for a record, and why."""
 
 
 def parent_of(path: str) -> str:

@@ -15,18 +15,13 @@ Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually r
 import os
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from termsprawl_context.errors import EXIT_USAGE, Refusal
-from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, LineTooLong, iter_lines_strict, loads_strict, open_regular
+from termsprawl_context.errors import NO_TRANSCRIPT_PATH, RecordUnreadable, UsageError
+from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, iter_lines_strict, loads_strict, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
 
 __all__ = [
     "MAX_RECORD_BYTES",
-    "NO_TRANSCRIPT_PATH",
     "RAN",
-    "NoTranscriptPath",
-    "RecordUnreadable",
-    "TranscriptOpenError",
-    "TranscriptReadError",
     "call_outcomes",
     "check_readable",
     "decode_line",
@@ -37,7 +32,6 @@ __all__ = [
     "iter_records",
     "iter_since",
     "mark",
-    "os_reason",
     "ran_tool_ids",
     "read_entries",
     "same_file",
@@ -47,50 +41,6 @@ __all__ = [
 # The Go reference's name for the bound (its scanner's buffer): a line this long or longer
 # is a read error. The bound itself is jsonl's, shared by every reader.
 MAX_RECORD_BYTES = MAX_LINE_BYTES + 1
-
-NO_TRANSCRIPT_PATH = "no transcript path given"
-
-
-class NoTranscriptPath(Refusal):
-    """Nothing was named to read."""
-
-    exit_code = EXIT_USAGE
-
-    def __init__(self, context: str = "") -> None:
-        super().__init__(context + NO_TRANSCRIPT_PATH)
-
-
-class RecordUnreadable(Refusal):
-    """A transcript could not be opened or read to its end. ``missing`` says whether
-    the file is simply not there (the reference's fs.ErrNotExist)."""
-
-    def __init__(self, message: str, path: str, missing: bool) -> None:
-        super().__init__(message)
-        self.path = path
-        self.missing = missing
-
-
-class TranscriptOpenError(RecordUnreadable):
-    """``transcript: open <path>: <reason>``."""
-
-    def __init__(self, path: str, error: OSError) -> None:
-        super().__init__(
-            "transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError)
-        )
-
-
-class TranscriptReadError(RecordUnreadable):
-    """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
-
-    def __init__(self, path: str, error: OSError) -> None:
-        super().__init__("transcript: read %s: %s" % (path, os_reason(error)), path, False)
-
-
-def os_reason(error: OSError) -> str:
-    """An OS error's reason without the path it names (the message names it once)."""
-    if isinstance(error, LineTooLong) or not error.strerror:
-        return str(error.args[0]) if error.args else type(error).__name__
-    return error.strerror
 
 
 def go_quote(text: str) -> str:
@@ -138,10 +88,10 @@ def decode_line(raw: bytes) -> Optional[dict]:
 
 def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
     """Every physical line of the transcript at ``path`` with its decoded object (None
-    when it does not parse). Raises TranscriptOpenError / TranscriptReadError, the
+    when it does not parse). Raises RecordUnreadable (opening, reading), the
     latter on a line of ``MAX_RECORD_BYTES`` or more."""
     if not path:
-        raise NoTranscriptPath("transcript: ")
+        raise UsageError("transcript: " + NO_TRANSCRIPT_PATH)
     for line in iter_raw_lines(path):
         yield line, decode_line(line.raw)
 
@@ -154,13 +104,13 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
     try:
         f = open_regular(path)
     except OSError as exc:
-        raise TranscriptOpenError(path, exc) from None
+        raise RecordUnreadable.opening(path, exc) from None
     with f:
         try:
             for line in iter_lines_strict(f):
                 yield line
         except OSError as exc:
-            raise TranscriptReadError(path, exc) from None
+            raise RecordUnreadable.reading(path, exc) from None
 
 
 def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:

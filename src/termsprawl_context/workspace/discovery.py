@@ -28,6 +28,7 @@ from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
 __all__ = [
+    "AGENTS_FILE",
     "CLAUDE_MD_FILE",
     "CLAUDE_MD_IMPORT",
     "FAILED",

@@ -19,6 +19,7 @@ import stat
 
 # The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
 # TRANSCRIPTS_DIR are also named from here by cli/state_cmds.
+from termsprawl_context.errors import ManagedFileRefused, OutsideProject
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
 TYPE_CHECKING = False
@@ -58,20 +59,6 @@ _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
 # (the path fallback's mkstemp adds less). A name must fit NAME_MAX with this added, or
 # the write fails with "File name too long" before the rename.
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
-
-
-class OutsideProject(OSError):
-    """A write would land outside the project directory (a symlinked folder), or in the
-    home directory's own ``.claude/``."""
-
-
-class ManagedFileRefused(OSError):
-    """A managed file exists but is not a regular file we may replace (a symlink, a FIFO,
-    a folder), or cannot be read whole: it is left alone."""
-
-
-class NestedProject(OSError):
-    """A write would start a second ``.termsprawl/`` project inside an existing one."""
 
 
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
@@ -251,19 +238,19 @@ def _temp_name(base: str) -> str:
 
 
 def _refuse_nested(root: str) -> None:
-    """NestedProject when ``root`` holds no ``.termsprawl/`` but lies inside a project:
+    """OutsideProject when ``root`` holds no ``.termsprawl/`` but lies inside a project:
     writing there would start a second project inside it."""
     if not os.path.isdir(os.path.join(root, STATE_DIR)):
         from termsprawl_context.workspace.project import enclosing_project
 
         outer = enclosing_project(root)
         if outer:
-            raise NestedProject("refusing to start a project inside the project %s: %s" % (outer, root))
+            raise OutsideProject("refusing to start a project inside the project %s: %s" % (outer, root))
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
-    (OutsideProject, ManagedFileRefused, NestedProject when ``root`` has no ``.termsprawl/``
+    (OutsideProject, also when ``root`` starts a nested project; ManagedFileRefused; ``root`` has no ``.termsprawl/``
     but lies inside a project, or the system's error).
 
     The new file gets ``mode``, else the mode of the file it replaces, else the

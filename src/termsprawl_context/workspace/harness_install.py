@@ -16,6 +16,7 @@ The merge rules (what counts as unusable, how the file is rewritten) are
 import os
 from typing import Any, Dict, Optional, Tuple
 
+from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
@@ -51,10 +52,10 @@ def hook_command(harness_name: str) -> str:
     return project_hook_command(get(harness_name))
 
 
-def _unusable(harness: Any, reason: str) -> "install.SettingsUnusable":
+def _unusable(harness: Any, reason: str) -> SettingsUnusable:
     """The refusal of the harness's hook file, naming the hook ``init`` would have written
     there (never another CLI's)."""
-    return install.SettingsUnusable(
+    return SettingsUnusable(
         harness.hook_settings_file, reason, harness.hook_event_session_start, hook_command(harness.name)
     )
 
@@ -90,7 +91,7 @@ def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
         raise _unusable(harness, "cannot be read (not a readable regular file)")
     try:
         return install.parse_settings(data, relative), len(data)
-    except install.SettingsUnusable as exc:
+    except SettingsUnusable as exc:
         raise _unusable(harness, exc.reason) from None
 
 

@@ -11,7 +11,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
-from termsprawl_context.errors import Refusal
+from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
 from termsprawl_context.workspace.project import hook_command
 from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
@@ -26,7 +26,7 @@ from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
-from termsprawl_context.workspace.settings_json import DuplicateKey, dumps_settings, loads_settings
+from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
 __all__ = [
     "HOOK_COMMAND",
@@ -37,7 +37,6 @@ __all__ = [
     "MAX_SETTINGS_DEPTH",
     "SETTINGS_FILE",
     "SETTINGS_FILES",
-    "SettingsUnusable",
     "WRITE_PROBES",
     "allow_rules",
     "dump_settings",
@@ -64,18 +63,6 @@ HOOK_COMMAND = hook_command(CLAUDE_CODE_HARNESS)
 LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 HOOK_TIMEOUT = 10
 HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
-
-
-class SettingsUnusable(Refusal):
-    """The existing settings file cannot be merged into; it is left untouched. The fix
-    names the hook ``init`` would have written there (by default Claude Code's)."""
-
-    def __init__(self, path: str, reason: str, event: str = HOOK_EVENT, command: str = HOOK_COMMAND) -> None:
-        super().__init__(
-            "init: %s %s; it was left untouched (fix it, or add the %s hook `%s` yourself)"
-            % (path, reason, event, command)
-        )
-        self.path, self.reason = path, reason
 
 
 # Deeper settings than this are not a person's; re-serialising them costs the parser's
@@ -113,19 +100,23 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsUnusable(shown, "is not UTF-8 text") from None
+        raise SettingsUnusable(shown, "is not UTF-8 text", HOOK_EVENT, HOOK_COMMAND) from None
     if not text.strip():
         return {}
     if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
-        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
+        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH, HOOK_EVENT, HOOK_COMMAND)
     try:
         value = loads_settings(text)
     except DuplicateKey as exc:
-        raise SettingsUnusable(shown, "has %s (a rewrite would keep only the last)" % exc) from None
+        raise SettingsUnusable(
+            shown, "has %s (a rewrite would keep only the last)" % exc, HOOK_EVENT, HOOK_COMMAND
+        ) from None
     except (ValueError, RecursionError) as exc:
-        raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc) from None
+        raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc, HOOK_EVENT, HOOK_COMMAND) from None
     if not isinstance(value, dict):
-        raise SettingsUnusable(shown, "holds a JSON %s, not an object" % json_type_name(value))
+        raise SettingsUnusable(
+            shown, "holds a JSON %s, not an object" % json_type_name(value), HOOK_EVENT, HOOK_COMMAND
+        )
     return value
 
 
@@ -147,11 +138,16 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) ->
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
+        raise SettingsUnusable(
+            shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks), HOOK_EVENT, HOOK_COMMAND
+        )
     entries = hooks.get(HOOK_EVENT, [])
     if not isinstance(entries, list):
         raise SettingsUnusable(
-            shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries))
+            shown,
+            'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)),
+            HOOK_EVENT,
+            HOOK_COMMAND,
         )
     if has_our_hook(entries):
         return None
@@ -194,13 +190,18 @@ def merge_permissions(
     permissions = settings.get(SETTINGS_PERMISSIONS, {})
     if not isinstance(permissions, dict):
         raise SettingsUnusable(
-            shown, 'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions))
+            shown,
+            'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions)),
+            HOOK_EVENT,
+            HOOK_COMMAND,
         )
     allow = permissions.get(SETTINGS_ALLOW, [])
     if not isinstance(allow, list):
         raise SettingsUnusable(
             shown,
             'has "%s.%s" as a JSON %s, not an array' % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)),
+            HOOK_EVENT,
+            HOOK_COMMAND,
         )
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
     if not missing:
@@ -267,14 +268,16 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     try:
         check_write_target(cwd, path)
     except OSError as exc:
-        raise SettingsUnusable(SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc)) from None
+        raise SettingsUnusable(
+            SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc), HOOK_EVENT, HOOK_COMMAND
+        ) from None
     if not os.path.lexists(path):
         return {}
     if os.path.islink(path):
-        raise SettingsUnusable(SETTINGS_FILE, "is a symbolic link")
+        raise SettingsUnusable(SETTINGS_FILE, "is a symbolic link", HOOK_EVENT, HOOK_COMMAND)
     data = read_small_file(path)
     if data is None:
-        raise SettingsUnusable(SETTINGS_FILE, "cannot be read (not a readable regular file)")
+        raise SettingsUnusable(SETTINGS_FILE, "cannot be read (not a readable regular file)", HOOK_EVENT, HOOK_COMMAND)
     return parse_settings(data, SETTINGS_FILE)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from termsprawl_context.errors import UsageError
+from termsprawl_context.errors import BadNodeId
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -22,14 +22,6 @@ SAFE_ID_MAX_LENGTH = 128
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _ID_CHARS = _ALNUM | frozenset("_-")
-
-
-class BadNodeId(UsageError):
-    """A node id that cannot be one (and so cannot become a file name): the command
-    line's fault, exit 2."""
-
-    def __init__(self, message: str = "invalid node id") -> None:
-        super().__init__(message)
 
 
 def shown_id(value: str) -> str:

@@ -15,7 +15,7 @@ import os
 import zipfile
 from typing import List, NamedTuple, Optional
 
-from termsprawl_context.errors import EXIT_USAGE, NotFound, Refusal
+from termsprawl_context.errors import InsideProject, NotFound
 from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
 from termsprawl_context.workspace.files import (
     check_write_target,
@@ -38,7 +38,6 @@ from termsprawl_context.workspace.hook_settings import (  # noqa: F401
     SETTINGS_FILE,
     SETTINGS_FILES,
     WRITE_PROBES,
-    SettingsUnusable,
     allow_rules,
     dump_settings,
     file_size,
@@ -59,9 +58,7 @@ __all__ = [
     "FAILED",
     "INSTALLED_COMMAND",
     "OUTCOMES",
-    "SETTINGS_FILE",
     "SKIPPED",
-    "SettingsUnusable",
     "Step",
     "UNCHANGED",
     "WRITTEN",
@@ -101,30 +98,6 @@ BUILD_HINT = (
     "build it with `python3 build_zipapp.py` (writes dist/termsprawl-context.pyz) or copy "
     "dist/termsprawl-context.pyz from the repository, then run `python3 termsprawl-context.pyz init`"
 )
-
-
-class NotFromArtifact(Refusal):
-    """init copies the running one-file artifact; a source checkout has none to copy."""
-
-    def __init__(self) -> None:
-        super().__init__("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
-
-
-class ProjectMissing(NotFound):
-    def __init__(self, cwd: str) -> None:
-        super().__init__("init: no such directory: %s" % cwd)
-
-
-class NestedProject(Refusal):
-    """init would start a second project inside an existing one."""
-
-    exit_code = EXIT_USAGE
-
-    def __init__(self, cwd: str, outer: str) -> None:
-        super().__init__(
-            "init: %s lies inside the project %s (it has .termsprawl/); run init there, "
-            "or without --cwd from anywhere inside it" % (cwd, outer)
-        )
 
 
 class InitReport(NamedTuple):
@@ -295,12 +268,12 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     that fails is reported as FAILED; the hook is not registered (SKIPPED) unless the
     command it runs is in place."""
     if not artifact:
-        raise NotFromArtifact()
+        raise NotFound("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
     if not os.path.isdir(cwd):
-        raise ProjectMissing(cwd)
+        raise NotFound("init: no such directory: %s" % cwd)
     outer = enclosing_project(cwd)
     if outer:
-        raise NestedProject(cwd, outer)
+        raise InsideProject("init", cwd, outer, "run init there, or without --cwd from anywhere inside it")
     from termsprawl_context.workspace.discovery import check_agents_block
 
     check_agents_block(cwd)  # ManagedBlockRefused, before anything is written

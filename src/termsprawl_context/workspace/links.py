@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-from termsprawl_context.errors import EXIT_FAILURE, Refusal, UsageError
+from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 from termsprawl_context.workspace import files
-from termsprawl_context.workspace.ids import BadNodeId, is_safe_id
+from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
 TYPE_CHECKING = False
@@ -25,8 +25,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 __all__ = [
     "LinkFile",
-    "LinkWriteFailed",
-    "SelfLink",
     "add_link",
     "link_file_path",
     "peers_of",
@@ -57,19 +55,6 @@ class Link(namedtuple("Link", "a b path")):
     """A valid link and the file that holds it."""
 
     __slots__ = ()
-
-
-class SelfLink(UsageError):
-    """A node linked to itself: the command line's fault, exit 2."""
-
-    def __init__(self, message: str = "cannot link a node to itself") -> None:
-        super().__init__(message)
-
-
-class LinkWriteFailed(Refusal):
-    """The link file could not be written: the world's fault, exit 1."""
-
-    exit_code = EXIT_FAILURE
 
 
 def links_dir(cwd: str) -> str:
@@ -148,7 +133,7 @@ def list_links(cwd: str) -> List[Link]:
 def add_link(cwd: str, a: str, b: str) -> str:
     """Link ``a`` and ``b``; returns the link file's path. Idempotent.
 
-    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or LinkWriteFailed
+    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or WriteFailed
     (exit 1); nothing is written
     before the ids pass."""
     if not is_safe_id(a) or not is_safe_id(b):
@@ -160,14 +145,14 @@ def add_link(cwd: str, a: str, b: str) -> str:
     try:
         files.write_atomic(cwd, path, files.dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
     except OSError as exc:
-        raise LinkWriteFailed("cannot write %s: %s" % (path, exc.strerror or exc)) from None
+        raise WriteFailed("cannot write %s: %s" % (path, exc.strerror or exc)) from None
     return path
 
 
 def remove_link(cwd: str, a: str, b: str) -> bool:
     """Remove the link if there is one; True when a file was removed. Unsafe ids, a
     self pair and a missing file are all simply nothing to remove (False). Raises
-    LinkWriteFailed when the file cannot be removed, or lies behind a symlink leaving
+    WriteFailed when the file cannot be removed, or lies behind a symlink leaving
     the project, or is itself a symlink (left alone)."""
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return False
@@ -175,7 +160,7 @@ def remove_link(cwd: str, a: str, b: str) -> bool:
     try:
         return files.remove_within(cwd, path)
     except OSError as exc:
-        raise LinkWriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
+        raise WriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
 
 
 def peers_of(cwd: str, node_id: str) -> List[str]:

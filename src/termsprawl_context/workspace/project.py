@@ -141,25 +141,18 @@ def walk_up_command(start: str, args: str) -> str:
     )
 
 
-class EmptyNodeIdEnv(UsageError):
-    """``$TERMSPRAWL_NODE_ID`` is set but empty where it would stand in for ``--self``."""
-
-    def __init__(self, command: str = "") -> None:
-        super().__init__(
-            "%s$%s is set but empty; give --self NODE or set it to this agent's node id"
-            % (command + ": " if command else "", NODE_ID_ENV)
-        )
-
-
 def default_self(
     explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None, command: str = ""
 ) -> "Optional[str]":
     """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``; None when neither is there.
-    An empty variable is refused on its own (EmptyNodeIdEnv): it is a set-up mistake,
+    An empty variable is refused on its own (UsageError): it is a set-up mistake,
     not a missing flag."""
     if explicit is not None:
         return explicit
     value = (os.environ if environ is None else environ).get(NODE_ID_ENV)
     if value == "":
-        raise EmptyNodeIdEnv(command)
+        raise UsageError(
+            "%s$%s is set but empty; give --self NODE or set it to this agent's node id"
+            % (command + ": " if command else "", NODE_ID_ENV)
+        )
     return value

@@ -14,9 +14,10 @@ into (Claude Code's, Codex CLI's, Gemini CLI's).
 
 import json
 
+from termsprawl_context.errors import DuplicateKey
 from termsprawl_context.jsonl import loads_strict
 
-__all__ = ["DuplicateKey", "dumps_settings", "loads_settings"]
+__all__ = ["dumps_settings", "loads_settings"]
 
 
 # Longer integers are kept as text unconverted: int() of a long digit string is
@@ -35,14 +36,6 @@ class NumberText(float):
         self = super().__new__(cls, text)
         self.text = text
         return self
-
-
-class DuplicateKey(ValueError):
-    """An object names one key twice (after its escapes are decoded)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__("the key %s twice in one object" % json.dumps(key))
-        self.key = key
 
 
 def _unique_object(pairs: list) -> dict:

@@ -95,6 +95,16 @@ class CodexHarness(Harness):
     command = "codex"
     cli_option = "codex"
     init_options = ("codex_hook", "agents_md")
+    init_option_help = (
+        "register a SessionStart hook for Codex CLI in DIR/%(settings)s (kept out of git; Codex runs it in a "
+        "project whose hooks you trusted; no `[features]` entry is needed)",
+        "add the managed block to DIR/%(instruction)s (created if absent), which Codex CLI reads at launch: the "
+        "one file outside .termsprawl/ init writes only when asked",
+    )
+    hook_next_steps = """codex: the hook runs once Codex CLI trusts this project and its hooks (it asks at the first
+      start; `codex exec --trust --dangerously-bypass-hook-trust` in scripts); start it
+      as `TERMSPRAWL_NODE_ID=carol codex` and its sessions are nodes like any other.
+"""
     setup_steps = (
         "Codex CLI asks, at the first start in this folder, to trust the project, then to review its "
         'hooks: trust both ("Continue without trusting" means the hook never runs; `codex exec --trust` '

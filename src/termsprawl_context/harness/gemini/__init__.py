@@ -81,7 +81,7 @@ from termsprawl_context.harness.gemini.parts import (  # noqa: F401
     split_hook_context,
 )
 
-__all__ = ["HARNESS", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX", "SETTINGS_FILE"]
+__all__ = ["HARNESS", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX"]
 
 
 class GeminiHarness(Harness):
@@ -102,6 +102,18 @@ class GeminiHarness(Harness):
     command = "gemini"
     cli_option = "gemini"
     init_options = ("gemini_hook", "gemini_md")
+    init_option_help = (
+        "register a SessionStart hook for Gemini CLI in DIR/%(settings)s (kept out of git; Gemini CLI runs "
+        "project hooks only in a trusted folder)",
+        "add the line %(import)s to DIR/%(instruction)s (created if absent), so Gemini CLI reads the markers "
+        "at launch",
+    )
+    instruction_import_prefix = MEMORY_IMPORT_PREFIX
+    hook_next_steps = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
+      GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
+      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other; it reads its
+      peers with the trusted read-only tool read_peers (no prompt, headless or not).
+"""
     setup_steps = (
         'Gemini CLI asks, at the first start in this folder, whether to trust it: trust it ("Don\'t trust" '
         "means no project settings, so no hook; `/permissions` changes it later); start it from the project "

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_QUERY_NEVER_RAN, Refusal, UsageError
-from termsprawl_context.transcript.query.evaluator import RunError, evaluate, type_name
-from termsprawl_context.transcript.query.language import ANY, BOOL, Syntax
+from termsprawl_context.errors import ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError, RunError
+from termsprawl_context.transcript.query.evaluator import evaluate, type_name
+from termsprawl_context.transcript.query.language import ANY, BOOL
 from termsprawl_context.transcript.query.lexer import tokenize
 from termsprawl_context.transcript.query.parser import Parser
 from termsprawl_context.transcript.record import go_quote
@@ -49,24 +49,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = ["compile_where", "filter", "iter_filter"]
-
-
-# --- refusals --------------------------------------------------------------------------------
-class QueryCompileError(UsageError):
-    """The expression will not compile: ``transcript: where "<src>": <why>``."""
-
-
-class ExpressionNotBoolean(Refusal):
-    """An entry made the expression produce something that is not a boolean."""
-
-    exit_code = EXIT_FAILURE
-
-
-class ExpressionNeverRan(Refusal):
-    """The expression could be evaluated against none of the entries it was offered:
-    "nothing matched" would report no violations without having looked."""
-
-    exit_code = EXIT_QUERY_NEVER_RAN
 
 
 # --- the public face --------------------------------------------------------------------------
@@ -84,7 +66,7 @@ def compile_where(source: str) -> Expression:
     """The compiled expression; QueryCompileError names what is wrong with it."""
     try:
         tree = Parser(tokenize(source)).parse()
-    except Syntax as exc:
+    except QueryCompileError as exc:  # the lexer's or the parser's bare reason
         raise QueryCompileError("%s: %s" % (_where(source), exc)) from None
     except RecursionError:
         raise QueryCompileError("%s: nested too deeply" % _where(source)) from None

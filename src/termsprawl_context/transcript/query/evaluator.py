@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from termsprawl_context.errors import RunError
+
 from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, clip
 from termsprawl_context.transcript.record import go_quote
 
@@ -12,11 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Dict
 
-__all__ = ["RunError", "evaluate", "type_name"]
-
-
-class RunError(Exception):
-    """This entry cannot be evaluated (another shape): not a match."""
+__all__ = ["evaluate", "type_name"]
 
 
 def _is_num(value: Any) -> bool:

@@ -1,6 +1,6 @@
 """The query language's vocabulary, shared by its lexer, parser and evaluator: the static
 types the compiler tracks, the names and functions an expression may use, the 64-bit
-integer bounds, and the compile-time error."""
+integer bounds."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ __all__ = [
     "NIL",
     "NUM",
     "STR",
-    "Syntax",
     "clip",
 ]
 
@@ -46,10 +45,6 @@ INT_BITS = 64
 INT_MIN, INT_MAX = -(1 << (INT_BITS - 1)), (1 << (INT_BITS - 1)) - 1
 INT_DIGITS = len(str(INT_MAX))  # 19: a longer run of digits (leading zeros aside) cannot fit
 KEYWORDS = frozenset("and or not in contains startsWith endsWith true false nil".split())
-
-
-class Syntax(Exception):
-    """The expression will not compile (the lexer's or the parser's reason)."""
 
 
 def clip(text: str, limit: int = 40) -> str:

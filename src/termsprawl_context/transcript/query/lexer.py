@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, Syntax, clip
+from termsprawl_context.errors import QueryCompileError
+from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, clip
 from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
@@ -97,13 +98,13 @@ def _number(src: str, i: int) -> Tuple[Token, int]:
     text = src[i:j].replace("_", "")
     is_float = any(ch in text for ch in ".eE")
     if not is_float and len(text.lstrip("0")) > INT_DIGITS:
-        raise Syntax("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
     try:
         value = float(text) if is_float else int(text)
     except ValueError:
-        raise Syntax("invalid number %s at %d" % (clip(src[i:j]), i)) from None
+        raise QueryCompileError("invalid number %s at %d" % (clip(src[i:j]), i)) from None
     if not is_float and not INT_MIN <= value <= INT_MAX:
-        raise Syntax("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
     return Token("num", value, i), j
 
 
@@ -113,23 +114,23 @@ def _string(src: str, i: int) -> Tuple[Token, int]:
     j, out = i + 1, []
     while True:
         if j >= n:
-            raise Syntax("unterminated string at %d" % i)
+            raise QueryCompileError("unterminated string at %d" % i)
         ch = src[j]
         if ch == c:
             break
         if ch == "\\":
             if j + 1 >= n:
-                raise Syntax("unterminated string at %d" % i)
+                raise QueryCompileError("unterminated string at %d" % i)
             esc = src[j + 1]
             if esc == "u":
                 digits = src[j + 2 : j + 6]
                 if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
-                    raise Syntax("invalid escape at %d" % j)
+                    raise QueryCompileError("invalid escape at %d" % j)
                 out.append(chr(int(digits, 16)))
                 j += 6
                 continue
             if esc not in _ESCAPES:
-                raise Syntax("invalid escape \\%s at %d" % (esc, j))
+                raise QueryCompileError("invalid escape \\%s at %d" % (esc, j))
             out.append(_ESCAPES[esc])
             j += 2
             continue
@@ -142,4 +143,4 @@ def _operator(src: str, i: int) -> Tuple[Token, int]:
     for op in _OPERATORS:
         if src.startswith(op, i):
             return Token("op", op, i), i + len(op)
-    raise Syntax("unexpected %s at %d" % (go_quote(src[i]), i))
+    raise QueryCompileError("unexpected %s at %d" % (go_quote(src[i]), i))

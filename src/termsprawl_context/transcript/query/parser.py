@@ -3,6 +3,7 @@ operand types can never take."""
 
 from __future__ import annotations
 
+from termsprawl_context.errors import QueryCompileError
 from termsprawl_context.transcript.query.language import (
     ANY,
     BOOL,
@@ -13,7 +14,6 @@ from termsprawl_context.transcript.query.language import (
     NIL,
     NUM,
     STR,
-    Syntax,
 )
 from termsprawl_context.transcript.record import go_quote
 
@@ -53,12 +53,12 @@ class Parser(object):
     def expect(self, value: str) -> None:
         token = self.take()
         if token.kind != "op" or token.value != value:
-            raise Syntax("expected %s at %d, found %s" % (value, token.pos, _describe(token)))
+            raise QueryCompileError("expected %s at %d, found %s" % (value, token.pos, _describe(token)))
 
     def parse(self):
         node = self.or_()
         if not self.at("end"):
-            raise Syntax("unexpected %s at %d" % (_describe(self.peek()), self.peek().pos))
+            raise QueryCompileError("unexpected %s at %d" % (_describe(self.peek()), self.peek().pos))
         return node
 
     def or_(self):
@@ -131,7 +131,7 @@ class Parser(object):
                 optional = self.take().value == "?."
                 token = self.take()
                 if token.kind != "name":
-                    raise Syntax("expected a field name at %d, found %s" % (token.pos, _describe(token)))
+                    raise QueryCompileError("expected a field name at %d, found %s" % (token.pos, _describe(token)))
                 chain.append((optional, "member", token.value))
             elif self.at("op", "[") or self.at("op", "?.["):
                 optional = self.take().value == "?.["
@@ -146,9 +146,11 @@ class Parser(object):
         for optional, step, key in chain:
             if kind in (STR, BOOL, NUM, NIL) and not (step == "index" and kind == STR):
                 if kind != NIL or not optional:
-                    raise Syntax("a %s has no %s" % (kind, "field %s" % key if step == "member" else "index"))
+                    raise QueryCompileError(
+                        "a %s has no %s" % (kind, "field %s" % key if step == "member" else "index")
+                    )
             if step == "index" and key[1] in (BOOL, NIL, LIST):
-                raise Syntax("cannot index with a %s" % key[1])
+                raise QueryCompileError("cannot index with a %s" % key[1])
             kind = STR if (kind == STR and step == "index") else ANY
         return ("path", kind, node, tuple(chain))
 
@@ -183,18 +185,18 @@ class Parser(object):
                 return ("lit", NIL, None)
             if self.at("op", "("):
                 if name not in FUNCTIONS:
-                    raise Syntax("unknown function %s" % name)
+                    raise QueryCompileError("unknown function %s" % name)
                 self.take()
                 args = self._comma_list(")")
                 if len(args) != 1:
-                    raise Syntax("%s takes one argument, not %d" % (name, len(args)))
+                    raise QueryCompileError("%s takes one argument, not %d" % (name, len(args)))
                 return ("call", NUM, name, args[0])
             if name in KEYWORDS:
-                raise Syntax("unexpected %s at %d" % (name, token.pos))
+                raise QueryCompileError("unexpected %s at %d" % (name, token.pos))
             if name not in FIELDS:
-                raise Syntax("unknown name %s (known: %s)" % (name, ", ".join(FIELDS)))
+                raise QueryCompileError("unknown name %s (known: %s)" % (name, ", ".join(FIELDS)))
             return ("name", FIELDS[name], name)
-        raise Syntax("unexpected %s at %d" % (_describe(token), token.pos))
+        raise QueryCompileError("unexpected %s at %d" % (_describe(token), token.pos))
 
 
 def _describe(token: Token) -> str:
@@ -205,7 +207,7 @@ def _describe(token: Token) -> str:
 
 def _need(node, allowed: Tuple[str, ...], op: str) -> None:
     if node[1] not in allowed:
-        raise Syntax("%s cannot take a %s" % (op, node[1]))
+        raise QueryCompileError("%s cannot take a %s" % (op, node[1]))
 
 
 def _logical(op: str, left, right):
@@ -220,7 +222,7 @@ def _binary(op: str, left, right):
         return ("binary", BOOL, op, left, right)
     if op in ("<", "<=", ">", ">="):
         if not (lt == ANY or rt == ANY or (lt == rt and lt in (NUM, STR))):
-            raise Syntax("%s cannot compare a %s with a %s" % (op, lt, rt))
+            raise QueryCompileError("%s cannot compare a %s with a %s" % (op, lt, rt))
         return ("binary", BOOL, op, left, right)
     if op in ("contains", "startsWith", "endsWith"):
         _need(left, (STR, ANY), op)
@@ -231,7 +233,7 @@ def _binary(op: str, left, right):
         return ("binary", BOOL, op, left, right)
     if op == "+" and (lt == STR or rt == STR):
         if not (lt in (STR, ANY) and rt in (STR, ANY)):
-            raise Syntax("+ cannot join a %s and a %s" % (lt, rt))
+            raise QueryCompileError("+ cannot join a %s and a %s" % (lt, rt))
         return ("binary", STR, op, left, right)
     _need(left, (NUM, ANY), op)
     _need(right, (NUM, ANY), op)

@@ -1,18 +1,15 @@
-"""``sessions`` and ``find``: list the store's sessions, resolve one by id or prefix."""
+"""``sessions``: list the sessions in the harness's store."""
 
-import os
 import time
 from typing import Any, List
 
-from termsprawl_context._output import encode_path, encode_text, error_line, warn
-from termsprawl_context.cli.command import JSON_LIST, JSON_ONE, SESSION, Spec, add_count, cell, json_line, command
-from termsprawl_context.cli.command import print_one
-from termsprawl_context.cli.store_options import claude_store, other_harnesses, resolve_session, wants_claude
-from termsprawl_context.harness import CLAUDE_CODE
-from termsprawl_context.store import catalog, paths, session_titles
+from termsprawl_context._output import error_line
+from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
+from termsprawl_context.cli.store_options import native_store, other_harnesses, reads_native
+from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
-__all__ = ["FIND", "SESSIONS", "run_find", "run_sessions"]
+__all__ = ["SESSIONS", "run_sessions"]
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72
@@ -30,13 +27,6 @@ SESSIONS = Spec(
     common=("project", "projects-dir", "harness"),
     json=JSON_LIST,
     options=_listing_options,
-)
-FIND = Spec(
-    "find",
-    "Print the id and transcript path of the one session whose id is or starts with SESSION.",
-    (SESSION,),
-    ("projects-dir", "harness"),
-    JSON_ONE,
 )
 
 
@@ -84,9 +74,9 @@ def run_sessions(args) -> int:
     others = other_harnesses(args)
     projects_dir = paths.projects_dir(args.projects_dir)
     found, lines = [], []  # type: List[Any], List[str]
-    if wants_claude(args):
+    if reads_native(args):
         # JSON lines are made while each session is described: in the helper processes too.
-        projects_dir = claude_store(args)
+        projects_dir = native_store(args)
         result = store_sessions.scan_sessions(
             projects_dir, project=args.project, render=_json_line if args.json else None
         )
@@ -108,8 +98,8 @@ def run_sessions(args) -> int:
 
 
 def _merge_other_sessions(found, lines, others, json_out):
-    """Claude Code's sessions and the other stores', oldest first by modification time
-    (Claude Code's keep their order among themselves)."""
+    """The native store's sessions and the other stores', oldest first by modification
+    time (the native ones keep their order among themselves)."""
     from termsprawl_context.store.harness_store import describe
 
     extra = [describe(s) for s in catalog.other_sessions(others)]
@@ -119,48 +109,3 @@ def _merge_other_sessions(found, lines, others, json_out):
     rows += [(info.mtime, 1, i, info, _json_line(info) if json_out else None) for i, info in enumerate(extra)]
     rows.sort(key=lambda row: (row[0], row[1], row[2]))
     return [row[3] for row in rows], [row[4] for row in rows] if json_out else []
-
-
-def _id_and_path(session_id: str, path: str) -> bytes:
-    # The path is the answer: it keeps its bytes, so it names the real file.
-    return encode_text(session_id + "\t") + encode_path(path) + b"\n"
-
-
-def _find_other(args, found) -> int:
-    """``find`` of another harness's session: the same two columns, or one JSON line."""
-    from termsprawl_context.store.harness_store import HarnessSession, describe
-
-    session_id, path = found.session_id, found.path
-
-    def data():
-        try:
-            st = os.stat(path)
-            mtime, size = st.st_mtime, st.st_size
-        except OSError:
-            mtime, size = 0.0, 0
-        return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
-
-    print_one(args.json, data, _id_and_path(session_id, path))
-    return 0
-
-
-@command(FIND)
-def run_find(args) -> int:
-    try:
-        found = resolve_session(args, args.session)
-    except catalog.AmbiguousSession as refusal:
-        error_line(str(refusal))  # the refusal, then every candidate file, one a line
-        for line in catalog.candidates_message(refusal.candidates):
-            warn(line)
-        return refusal.exit_code
-    if found.harness != CLAUDE_CODE:
-        return _find_other(args, found)
-    info, copies = store_sessions.describe_resolved(found, claude_store(args))
-    for line in catalog.copies_message(info.session_id, copies):
-        warn(line)
-    print_one(
-        args.json,
-        lambda: session_titles.with_session_title(info).to_dict(),
-        _id_and_path(info.session_id, info.transcript_path),
-    )
-    return 0

@@ -1,26 +1,18 @@
-"""``init`` and ``hook``: put the command into a project, and record a session's
-transcript from Claude Code's hook payload.
+"""``init``: install the command and discovery markers into a project, and wire the agent CLIs.
 
-``init`` exits 0 done, 1 a failure of the world (missing directory, unwritable file, not
-run from the artifact, unusable settings file), 2 a directory inside another project.
-``hook`` is run by Claude Code, so it always exits 0; its stdout is one JSON object in
-Claude Code's hook output shape (or nothing), and a refusal is also one stderr line.
+Exit 0 done, 1 a failure of the world (missing directory, unwritable file, not run from
+the artifact, unusable settings file), 2 a directory inside another project.
 """
 
-import json
 import os
-import sys
-from typing import List, Optional
+from typing import Optional
 
-from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
+from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command, parse_command
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal, UsageError
+from termsprawl_context.cli.command import Spec, command
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal
 
-__all__ = ["HOOK", "INIT", "run_hook", "run_init"]
-
-HOOK_PREFIX = "hook: "
-
+__all__ = ["INIT", "run_init"]
 
 # --- init -----------------------------------------------------------------------------------
 
@@ -46,59 +38,28 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 
 def _init_options(parser) -> None:
-    from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
-    from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, gemini_md
-
-    GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
-    parser.add_argument(
-        "--hook",
-        action="store_true",
-        help="register the SessionStart hook in DIR/%s (kept out of git)" % install.SETTINGS_FILE,
-    )
-    parser.add_argument(
-        "--claude-md",
-        action="store_true",
-        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
-        "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE),
-    )
-    parser.add_argument(
-        "--codex-hook",
-        action="store_true",
-        help="register a SessionStart hook for Codex CLI in DIR/.codex/hooks.json (kept out of git; "
-        "Codex runs it in a project whose hooks you trusted; no `[features]` entry is needed)",
-    )
-    parser.add_argument(
-        "--agents-md",
-        action="store_true",
-        help="add the managed block to DIR/AGENTS.md (created if absent), which Codex CLI reads at "
-        "launch: the one file outside .termsprawl/ init writes only when asked",
-    )
-    parser.add_argument(
-        "--gemini-hook",
-        action="store_true",
-        help="register a SessionStart hook for Gemini CLI in DIR/%s (kept out of git; Gemini CLI "
-        "runs project hooks only in a trusted folder)" % GEMINI_SETTINGS_FILE,
-    )
-    parser.add_argument(
-        "--gemini-md",
-        action="store_true",
-        help="add the line %s to DIR/%s (created if absent), so Gemini CLI reads the markers "
-        "at launch" % (GEMINI_MD_IMPORT, GEMINI_MD_FILE),
-    )
     from termsprawl_context.harness import available
+    from termsprawl_context.workspace.discovery import AGENTS_FILE
 
-    for harness in available():
+    harnesses = available()
+    seen = set()
+    for harness in harnesses:  # each CLI's steps: its hook (or its own file), its instruction import
         owned = getattr(harness, "owned_option", "")
-        if owned:
-            files = ", ".join("DIR/" + f[0] for f in harness.owned_files("."))
-            parser.add_argument(
-                "--" + owned.replace("_", "-"),
-                action="store_true",
-                help="write %s, which records %s sessions (termsprawl's own file; another file there is "
-                "refused)" % (files, harness.label),
-            )
-    for harness in available():
+        texts = harness.init_help(AGENTS_FILE.replace(os.sep, "/"))
+        for i, option in enumerate(harness.init_options):
+            if option in seen:  # AGENTS.md is read by several CLIs: one option
+                continue
+            seen.add(option)
+            if option == owned:
+                files = ", ".join("DIR/" + f[0] for f in harness.owned_files("."))
+                text = (
+                    "write %s, which records %s sessions (termsprawl's own file; another file there is "
+                    "refused)" % (files, harness.label)
+                )
+            else:
+                text = texts[i] if i < len(texts) else ""
+            parser.add_argument("--" + option.replace("_", "-"), action="store_true", help=text)
+    for harness in harnesses:
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
         parser.add_argument(
             "--" + harness.cli_option,
@@ -161,23 +122,9 @@ def run_init(args) -> int:
             abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
         )
     )
-    if args.codex_hook:
-        write_out(_NEXT_CODEX)
-    if args.gemini_hook:
-        write_out(_NEXT_GEMINI)
+    for harness in _hooks_asked(args):
+        write_out(harness.hook_next_steps)
     return EXIT_OK
-
-
-_STEP_OPTIONS = (
-    "hook",
-    "claude_md",
-    "codex_hook",
-    "agents_md",
-    "gemini_hook",
-    "gemini_md",
-    "copilot_hook",
-    "pi_extension",
-)
 
 
 def _choose_clis(args) -> "Optional[list]":
@@ -186,9 +133,9 @@ def _choose_clis(args) -> "Optional[list]":
     supported CLI found here (``Harness.found``), less those excluded."""
     from termsprawl_context.harness import available
 
-    if any(getattr(args, name) for name in _STEP_OPTIONS):
-        return None
     harnesses = available()
+    if any(getattr(args, name) for harness in harnesses for name in harness.init_options):
+        return None
     named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
     if not named:
         named = [h for h in harnesses if not getattr(args, "no_" + h.cli_option) and h.found(os.environ)]
@@ -223,9 +170,16 @@ def _next_for(wired: list, command: str) -> str:
 
 def _wired_line(wired: list) -> str:
     if not wired:
+        from termsprawl_context.harness import available
+
+        harnesses = available()
+        options = ["--" + h.cli_option for h in harnesses]
         return (
-            "found no supported agent CLI here (looked for ~/.claude, ~/.codex, ~/.gemini and claude, codex, gemini "
-            "on PATH); name one: init --claude, --codex or --gemini\n"
+            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
+            % (
+                ", ".join(h.command for h in harnesses),
+                ", ".join(options[:-1]) + " or " + options[-1],
+            )
         )
     return "wired: %s\n" % ", ".join(h.label for h in wired)
 
@@ -250,19 +204,6 @@ def _claude_hook_in_place(cwd: str) -> bool:
     return isinstance(entries, list) and has_our_hook(entries)
 
 
-_NEXT_GEMINI = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
-      GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
-      `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other; it reads its
-      peers with the trusted read-only tool read_peers (no prompt, headless or not).
-"""
-
-
-_NEXT_CODEX = """codex: the hook runs once Codex CLI trusts this project and its hooks (it asks at the first
-      start; `codex exec --trust --dangerously-bypass-hook-trust` in scripts); start it
-      as `TERMSPRAWL_NODE_ID=carol codex` and its sessions are nodes like any other.
-"""
-
-
 def _prepare_harness_steps(cwd: str, args) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before init
     writes anything."""
@@ -270,17 +211,24 @@ def _prepare_harness_steps(cwd: str, args) -> list:
         from termsprawl_context.workspace.harness_install import check_root_agents_block
 
         check_root_agents_block(cwd)
-    if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
+    wanted = _hooks_asked(args)
+    if not wanted or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get
     from termsprawl_context.workspace.harness_install import prepare_hook
 
-    wanted = [name for name, asked in ((CODEX_CLI, args.codex_hook), (GEMINI_CLI, args.gemini_hook)) if asked]
-    return [prepare_hook(cwd, get(name)) for name in wanted]
+    return [prepare_hook(cwd, harness) for harness in wanted]
+
+
+def _hooks_asked(args) -> list:
+    """The harnesses whose hook step was asked for and is merged by ``harness_install``:
+    each but the default one (its hook names no harness), whose hook ``init_project`` writes."""
+    from termsprawl_context.harness import available
+
+    return [h for h in available() if h.hook_names_itself and getattr(args, h.init_options[0])]
 
 
 def _harness_steps(report, prepared: list, args):
-    """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
+    """``report`` with the steps of the other harnesses' hooks and instruction files added."""
     from termsprawl_context.harness import available
 
     owning = [h for h in available() if getattr(args, getattr(h, "owned_option", "") or "-", False)]
@@ -304,84 +252,3 @@ def _harness_steps(report, prepared: list, args):
     if args.gemini_md:
         steps.append(install.import_from_gemini_md(report.cwd))
     return report._replace(steps=steps)
-
-
-# --- hook -----------------------------------------------------------------------------------
-
-
-class NoPayload(Refusal):
-    def __init__(self) -> None:
-        super().__init__("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
-
-
-def _hook_options(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-    from termsprawl_context.hooks import PROJECT_DIR_ENV
-
-    parser.add_argument(
-        "--cwd",
-        metavar="DIR",
-        help="the project (default: the installed command's own, else the project at or above "
-        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
-    )
-    parser.add_argument(
-        "--harness",
-        metavar="NAME",
-        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
-        "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES),
-    )
-
-
-HOOK = Spec(
-    "hook",
-    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from an agent CLI's "
-    "SessionStart hook payload on stdin (Claude Code, Codex CLI, Gemini CLI: see --harness), and answer in that "
-    "CLI's hook JSON: the linked peers and the command that reads them for the model, a warning with the fix for "
-    "the user. Always exits 0; stdout holds that one JSON object or nothing.",
-    common=("projects-dir",),
-    options=_hook_options,
-)
-
-
-def _answer_hook(text: str) -> None:
-    """The hook's one JSON answer on stdout. A closed pipe, a full disk or a stdout closed
-    before we started is told on stderr and the hook still exits 0 (what was recorded
-    stands; the agent must not be broken by where its hook's stdout went)."""
-    try:
-        write_out(text)
-    except BrokenPipeError:
-        silence_stdout()
-    except StdoutFailed as exc:
-        silence_stdout()
-        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
-
-
-def run_hook(argv: List[str]) -> int:
-    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
-    from termsprawl_context import hooks
-
-    usage = None
-    args = None
-    try:
-        args = parse_command(HOOK, argv)
-        if args is None:
-            return EXIT_OK
-    except UsageError as error:  # told to the user like any other refusal, still exit 0
-        usage = error
-
-    def record():
-        if usage is not None or args is None:
-            raise usage or UsageError("no arguments parsed")
-        stdin = getattr(sys.stdin, "buffer", None)
-        if stdin is None or sys.stdin.isatty():
-            raise NoPayload()
-        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
-
-    answer = hooks.session_start(record, args.harness if args is not None else None)
-    if answer.output:
-        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
-        _answer_hook(json.dumps(answer.output) + "\n")
-    if answer.warning:
-        message = answer.warning
-        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
-    return EXIT_OK

@@ -30,8 +30,14 @@ DOCTOR = Spec(
 
 @command(DOCTOR)
 def run_doctor(args) -> int:
-    from termsprawl_context.doctor import diagnose, format_doctor, report_json, setup_notes
-    from termsprawl_context.doctor import subdir_import_notes, unrecorded_notes
+    from termsprawl_context.doctor import (
+        diagnose,
+        format_doctor,
+        report_json,
+        setup_notes,
+        subdir_import_notes,
+        unrecorded_notes,
+    )
     from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
     args.cwd = project_dir(args.cwd, "doctor")

@@ -1,0 +1,3 @@
+"""The commands, one module each (registered in ``termsprawl_context.cli.COMMANDS``)."""
+
+__all__: list = []

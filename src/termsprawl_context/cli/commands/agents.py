@@ -1,0 +1,27 @@
+"""``agents``: print the background sub-agents still running."""
+
+from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, print_one
+from termsprawl_context.cli.store_options import native_only
+
+__all__ = ["AGENTS", "run_agents"]
+
+AGENTS = Spec(
+    "agents",
+    "Print the ids of the background sub-agents the record at PATH shows as still running (launched, with no later "
+    "terminal <task-notification>), one per line, sorted. Exit 1 when a line will not parse: what runs is then "
+    "unknown.",
+    (PATH,),
+    json=JSON_ONE,
+)
+
+
+@command(AGENTS)
+def run_agents(args) -> int:
+    from termsprawl_context.store import background
+
+    native_only(args.path, "agents")
+    signals = background.background_agent_signals(args.path)
+    alive = sorted(background.running(signals))
+    data = {"running": alive, "signals": [s.to_json() for s in signals]}
+    print_one(args.json, data, "".join(cell(agent) + "\n" for agent in alive))
+    return 0

@@ -1,0 +1,27 @@
+"""``assemble``: print its messages deduplicated, in time order."""
+
+import sys
+
+from termsprawl_context._output import byte_sink
+from termsprawl_context.cli.command import UUID, Spec, command
+from termsprawl_context.cli.store_options import session_uuid
+
+__all__ = ["ASSEMBLE", "run_assemble"]
+
+ASSEMBLE = Spec(
+    "assemble",
+    "Locate the canonical transcript of a uuid and print its messages (lines with a non-null uuid), deduplicated "
+    "keep-last, ordered by (timestamp, first seen), as their original lines.",
+    (UUID,),
+    ("projects-dir",),
+)
+
+
+@command(ASSEMBLE)
+def run_assemble(args) -> int:
+    from termsprawl_context.store.assemble import assemble
+
+    uuid, projects = session_uuid(args)
+    assemble(uuid, projects, byte_sink(), sys.stderr)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,26 @@
+"""``assemble-file``: the same for one named transcript file."""
+
+import sys
+
+from termsprawl_context._output import byte_sink
+from termsprawl_context.cli.store_options import native_only
+from termsprawl_context.cli.command import PATH, Spec, command
+
+__all__ = ["ASSEMBLE_FILE", "run_assemble_file"]
+
+ASSEMBLE_FILE = Spec(
+    "assemble-file",
+    "Print the messages of exactly this transcript file, as assemble does (no locate). Exit 1 if it is not a "
+    "readable regular file.",
+    (PATH,),
+)
+
+
+@command(ASSEMBLE_FILE)
+def run_assemble_file(args) -> int:
+    from termsprawl_context.store.assemble import assemble_file
+
+    native_only(args.path, "assemble-file")
+    assemble_file(args.path, byte_sink(), sys.stderr)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,45 @@
+"""``belongs``: check a transcript against a session id or a working tree."""
+
+from termsprawl_context.cli.command import PATH, Spec, command
+from termsprawl_context.cli.store_options import other_harness, readable
+from termsprawl_context.errors import EXIT_OK, UsageError
+
+__all__ = ["BELONGS", "run_belongs"]
+
+
+def _belongs_options(parser) -> None:
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--session", metavar="SESSION", help="a session id")
+    which.add_argument("--tree", metavar="DIR", help="a working directory")
+
+
+BELONGS = Spec(
+    "belongs",
+    "Exit 0 if the transcript at PATH may belong to the session SESSION (--session) or was written in DIR or "
+    "beneath it (--tree); exit 5, naming what its records say, if they say otherwise.",
+    (PATH,),
+    options=_belongs_options,
+)
+
+
+@command(BELONGS)
+def run_belongs(args) -> int:
+    readable(args.path)
+    from termsprawl_context.store import identity
+
+    other = other_harness(args.path)
+    if args.session is not None:
+        if not args.session:
+            raise UsageError("belongs: --session must not be empty")
+        if other is not None:
+            identity.check_harness_belongs_to_session(other, args.path, args.session)
+        else:
+            identity.check_belongs_to_session(args.path, args.session)
+    else:
+        if not args.tree:
+            raise UsageError("belongs: --tree must not be empty")
+        if other is not None:
+            identity.check_harness_belongs_to_tree(other, args.path, args.tree)
+        else:
+            identity.check_belongs_to_tree(args.path, args.tree)
+    return EXIT_OK

@@ -1,0 +1,35 @@
+"""``envelope-at``: print the whole AskUserQuestion answer envelopes at a line."""
+
+from termsprawl_context.cli.command import (
+    JSON_LIST,
+    LINE,
+    PATH,
+    Spec,
+    command,
+    print_list,
+    print_text,
+)
+from termsprawl_context.cli.store_options import at_line
+
+__all__ = ["ENVELOPE_AT", "run_envelope_at"]
+
+ENVELOPE_AT = Spec(
+    "envelope-at",
+    "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at LINE "
+    "of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names no entry.",
+    (PATH, LINE),
+    json=JSON_LIST,
+)
+
+
+@command(ENVELOPE_AT)
+def run_envelope_at(args) -> int:
+    from termsprawl_context import cite
+
+    args.line = at_line(args, "envelope-at")
+    envelopes = cite.envelope_at(args.path, args.line)
+    if args.json:
+        print_list(True, envelopes, lambda text: {"path": args.path, "line": args.line, "envelope": text}, str)
+    elif envelopes:
+        print_text("\n\n".join(envelopes))
+    return 0

@@ -1,0 +1,71 @@
+"""``find``: print one session's id and transcript path."""
+
+import os
+
+from termsprawl_context._output import encode_path, encode_text, error_line, warn
+from termsprawl_context.cli.command import (
+    JSON_ONE,
+    SESSION,
+    Spec,
+    command,
+    print_one,
+)
+from termsprawl_context.cli.store_options import native_store, native, resolve_session
+from termsprawl_context.errors import AmbiguousSession
+from termsprawl_context.store import catalog, session_titles
+from termsprawl_context.store import sessions as store_sessions
+
+__all__ = ["FIND", "run_find"]
+
+FIND = Spec(
+    "find",
+    "Print the id and transcript path of the one session whose id is or starts with SESSION.",
+    (SESSION,),
+    ("projects-dir", "harness"),
+    JSON_ONE,
+)
+
+
+def _id_and_path(session_id: str, path: str) -> bytes:
+    # The path is the answer: it keeps its bytes, so it names the real file.
+    return encode_text(session_id + "\t") + encode_path(path) + b"\n"
+
+
+def _find_other(args, found) -> int:
+    """``find`` of another harness's session: the same two columns, or one JSON line."""
+    from termsprawl_context.store.harness_store import HarnessSession, describe
+
+    session_id, path = found.session_id, found.path
+
+    def data():
+        try:
+            st = os.stat(path)
+            mtime, size = st.st_mtime, st.st_size
+        except OSError:
+            mtime, size = 0.0, 0
+        return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
+
+    print_one(args.json, data, _id_and_path(session_id, path))
+    return 0
+
+
+@command(FIND)
+def run_find(args) -> int:
+    try:
+        found = resolve_session(args, args.session)
+    except AmbiguousSession as refusal:
+        error_line(str(refusal))  # the refusal, then every candidate file, one a line
+        for line in catalog.candidates_message(refusal.candidates):
+            warn(line)
+        return refusal.exit_code
+    if not native(found.harness):
+        return _find_other(args, found)
+    info, copies = store_sessions.describe_resolved(found, native_store(args))
+    for line in catalog.copies_message(info.session_id, copies):
+        warn(line)
+    print_one(
+        args.json,
+        lambda: session_titles.with_session_title(info).to_dict(),
+        _id_and_path(info.session_id, info.transcript_path),
+    )
+    return 0

@@ -1,0 +1,33 @@
+"""``fresh``: exit 9 if the transcript was written in the last 60 s."""
+
+from termsprawl_context._output import error_line
+from termsprawl_context.cli.command import PATH, Spec, command
+
+__all__ = ["FRESH", "run_fresh"]
+
+
+def _allow_in_progress(parser) -> None:
+    parser.add_argument(
+        "--allow-in-progress",
+        action="store_true",
+        help="read it anyway (the PreCompact capture path): a note instead of exit 9",
+    )
+
+
+FRESH = Spec(
+    "fresh",
+    "Decline a transcript written to in the last 60 seconds: exit 9 with a warning; exit 0 if older (silent) or "
+    "with --allow-in-progress (a note); exit 1 if it is not a regular file.",
+    (PATH,),
+    options=_allow_in_progress,
+)
+
+
+@command(FRESH)
+def run_fresh(args) -> int:
+    from termsprawl_context.store.freshness import check_fresh
+
+    code, message = check_fresh(args.path, args.allow_in_progress)
+    if message is not None:
+        error_line(message)
+    return code

@@ -1,0 +1,94 @@
+"""``hook``: record a session's transcript from an agent CLI's SessionStart hook payload.
+
+It is run by the agent CLI, so it always exits 0; its stdout is one JSON object in that
+CLI's hook output shape (or nothing), and a refusal is also one stderr line.
+"""
+
+import json
+import os
+import sys
+from typing import List
+
+from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
+from termsprawl_context.cli.command import Spec, parse_command
+from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
+
+__all__ = ["HOOK", "run_hook"]
+
+HOOK_PREFIX = "hook: "
+
+
+# --- hook -----------------------------------------------------------------------------------
+
+
+def _hook_options(parser) -> None:
+    from termsprawl_context.harness import KNOWN_HARNESSES
+    from termsprawl_context.hooks import PROJECT_DIR_ENV
+
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the project (default: the installed command's own, else the project at or above "
+        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
+    )
+    parser.add_argument(
+        "--harness",
+        metavar="NAME",
+        help="the agent CLI that runs the hook, one of %s (default: the one whose session store "
+        "holds the payload's transcript_path, else Claude Code)" % ", ".join(KNOWN_HARNESSES),
+    )
+
+
+HOOK = Spec(
+    "hook",
+    "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from an agent CLI's "
+    "SessionStart hook payload on stdin (Claude Code, Codex CLI, Gemini CLI: see --harness), and answer in that "
+    "CLI's hook JSON: the linked peers and the command that reads them for the model, a warning with the fix for "
+    "the user. Always exits 0; stdout holds that one JSON object or nothing.",
+    common=("projects-dir",),
+    options=_hook_options,
+)
+
+
+def _answer_hook(text: str) -> None:
+    """The hook's one JSON answer on stdout. A closed pipe, a full disk or a stdout closed
+    before we started is told on stderr and the hook still exits 0 (what was recorded
+    stands; the agent must not be broken by where its hook's stdout went)."""
+    try:
+        write_out(text)
+    except BrokenPipeError:
+        silence_stdout()
+    except StdoutFailed as exc:
+        silence_stdout()
+        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
+
+
+def run_hook(argv: List[str]) -> int:
+    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
+    from termsprawl_context import hooks
+
+    usage = None
+    args = None
+    try:
+        args = parse_command(HOOK, argv)
+        if args is None:
+            return EXIT_OK
+    except UsageError as error:  # told to the user like any other refusal, still exit 0
+        usage = error
+
+    def record():
+        if usage is not None or args is None:
+            raise usage or UsageError("no arguments parsed")
+        stdin = getattr(sys.stdin, "buffer", None)
+        if stdin is None or sys.stdin.isatty():
+            raise HookInputError("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
+        return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
+
+    answer = hooks.session_start(record, args.harness if args is not None else None)
+    if answer.output:
+        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
+        _answer_hook(json.dumps(answer.output) + "\n")
+    if answer.warning:
+        message = answer.warning
+        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
+    return EXIT_OK

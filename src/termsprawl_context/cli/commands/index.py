@@ -1,0 +1,66 @@
+"""``index``: read or write a node's transcript path."""
+
+import os
+
+from termsprawl_context._output import error_line, write_path
+from termsprawl_context.cli._args import project_dir, require_ids
+from termsprawl_context.cli.store_options import native
+from termsprawl_context.cli.command import (
+    ANY_NODE,
+    PATH,
+    Spec,
+    command,
+)
+from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
+
+__all__ = ["INDEX", "run_index"]
+
+# --- index ----------------------------------------------------------------------------------
+
+
+INDEX = Spec(
+    "index",
+    "Read or write the transcript path recorded for a node.",
+    actions=(
+        Spec("get", "print the path recorded for NODE (exit 1 when none)", (ANY_NODE,), ("cwd",)),
+        Spec(
+            "set",
+            "record PATH as NODE's transcript, as given: a relative PATH is taken from the project directory when "
+            "read, not from where this runs",
+            (ANY_NODE, PATH._replace(help="a transcript path, recorded as given")),
+            ("cwd",),
+        ),
+    ),
+)
+
+
+def _harness_of(cwd: str, path: str):
+    """The harness whose transcript ``path`` is (None: the ``native`` one, whose entries name
+    none): its store holds it, or its first record is that harness's."""
+    from termsprawl_context import harness as harnesses
+    from termsprawl_context.workspace.index import resolve_transcript_path
+
+    found = harnesses.for_path(resolve_transcript_path(cwd, path))
+    return None if found is None or native(found.name) else found.name
+
+
+@command(INDEX)
+def run_index(args) -> int:
+    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
+
+    args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
+    require_ids("index " + args.action, args.node)
+    if args.action == "get":
+        recorded = read_transcript_path(args.cwd, args.node)
+        if recorded is None:
+            raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
+        write_path(recorded)
+        return EXIT_OK
+    if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
+        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
+
+        written = os.path.join(STATE_DIR, TRANSCRIPTS_DIR, args.node + ".json")
+        raise WriteFailed("index set: cannot write %s under %s" % (written, args.cwd))
+    if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
+        error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
+    return EXIT_OK

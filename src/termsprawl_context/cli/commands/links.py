@@ -1,0 +1,125 @@
+"""``links``: manage links between nodes (``workspace.links``).
+
+Exit codes: 0 done; 1 the link file cannot be written; 2 a usage error, including an
+unsafe node id (``BadNodeId``) or a node linked to itself (``SelfLink``): each refusal
+carries its own code.
+"""
+
+import os
+
+from termsprawl_context._output import error_line, write_out
+from termsprawl_context.cli._args import project_dir, require_ids
+from termsprawl_context.cli.command import (
+    ANY_NODE,
+    JSON_LIST,
+    JSON_ONE,
+    Spec,
+    command,
+    print_list,
+    print_one,
+)
+from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
+
+__all__ = ["LINKS", "run_links"]
+
+_TWO_NODES = (ANY_NODE._replace(dest="a"), ANY_NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
+
+LINKS = Spec(
+    "links",
+    "List, add or remove links between nodes, or list a node's peers. Exit 2 for an invalid node id or a node "
+    "linked to itself, 1 when the link file cannot be written.",
+    actions=(
+        Spec("list", "every valid link (ignored link files are named on stderr)", (), ("cwd",), JSON_LIST),
+        Spec("add", "link NODE and PEER (idempotent; refreshes the discovery markers)", _TWO_NODES, ("cwd",), JSON_ONE),
+        Spec("remove", "remove the link between NODE and PEER", _TWO_NODES, ("cwd",), JSON_ONE),
+        Spec("peers", "the nodes linked to NODE", (ANY_NODE,), ("cwd",), JSON_LIST),
+    ),
+)
+
+
+@command(LINKS)
+def run_links(args) -> int:
+    args.searched = args.cwd is None  # no --cwd: the project is looked for from here
+    args.cwd = project_dir(args.cwd, "links " + args.action, writing=args.action == "add")
+    return {"list": _links_list, "add": _links_add, "remove": _links_remove, "peers": _links_peers}[args.action](args)
+
+
+def _links_list(args) -> int:
+    from termsprawl_context.workspace.layout import state_path
+    from termsprawl_context.workspace.links import scan_link_files
+
+    if args.searched and not os.path.isdir(state_path(args.cwd)):
+        # A list answer with nothing in it: exit 0, one stderr line saying where it looked.
+        error_line(
+            "links list: no project found at or above %s (no .termsprawl/): run `termsprawl-context init` there, "
+            "or give --cwd DIR" % os.path.abspath(args.cwd)
+        )
+        return EXIT_OK
+    files = scan_link_files(args.cwd)
+    valid = [f for f in files if f.pair is not None]
+    ignored = [f.name for f in files if f.pair is None]
+    print_list(args.json, valid, _link_data, lambda f: "%s -- %s\n" % (f.pair.a, f.pair.b))
+    if ignored:
+        error_line("links list: ignored (not valid link files): %s" % ", ".join(ignored))
+    return EXIT_OK
+
+
+def _link_data(found) -> dict:
+    return {"a": found.pair.a, "b": found.pair.b, "path": found.path}
+
+
+def _links_add(args) -> int:
+    from termsprawl_context.workspace.discovery import ensure_context_discovery
+    from termsprawl_context.workspace.links import add_link
+
+    require_ids("links add", args.a, args.b)
+    try:
+        path = add_link(args.cwd, args.a, args.b)
+    except Refusal as refusal:  # SelfLink (2), WriteFailed (1): the code is the class's
+        error_line("links add: %s" % refusal.message)
+        return refusal.exit_code
+    ensure_context_discovery(args.cwd)  # as the app does when a link is added
+    shown = "linked %s and %s (%s)\n" % (args.a, args.b, os.path.relpath(path, args.cwd))
+    print_one(args.json, {"linked": sorted([args.a, args.b]), "path": path}, shown)
+    return EXIT_OK
+
+
+def _links_remove(args) -> int:
+    from termsprawl_context.workspace.links import link_file_path, peers_of, remove_link
+
+    require_ids("links remove", args.a, args.b)
+    if args.a == args.b:
+        refusal = SelfLink()
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
+    try:
+        removed = remove_link(args.cwd, args.a, args.b)
+    except WriteFailed as refusal:  # behind a symlink leaving the project, or itself one
+        error_line("links remove: %s" % refusal.message)
+        return refusal.exit_code
+    # A hand-written file naming the same pair under another name keeps them linked.
+    still = args.b in peers_of(args.cwd, args.a)
+    if args.json:
+        print_one(True, {"removed": removed, "a": args.a, "b": args.b, "still_linked": still}, None)
+    elif removed:
+        write_out("removed the link between %s and %s\n" % (args.a, args.b))
+    else:
+        write_out(
+            "no link file %s (nothing to remove)\n"
+            % os.path.relpath(link_file_path(args.cwd, args.a, args.b), args.cwd)
+        )
+    if still:
+        error_line(
+            "links remove: another file in .termsprawl/links still links %s and %s "
+            "(see `termsprawl-context links list --json`)" % (args.a, args.b)
+        )
+    return EXIT_OK
+
+
+def _links_peers(args) -> int:
+    from termsprawl_context.workspace.links import peers_of
+
+    require_ids("links peers", args.node)
+    peers = peers_of(args.cwd, args.node)
+    print_list(args.json, peers, lambda peer: {"node": args.node, "peer": peer}, lambda peer: peer + "\n")
+    return EXIT_OK

@@ -1,0 +1,26 @@
+"""``locate``: print the canonical transcript holding a session or message uuid."""
+
+import sys
+
+from termsprawl_context._output import write_path
+from termsprawl_context.cli.command import UUID, Spec, command
+from termsprawl_context.cli.store_options import session_uuid
+
+__all__ = ["LOCATE", "run_locate"]
+
+LOCATE = Spec(
+    "locate",
+    "Print the canonical transcript holding a session or message uuid: among <projects>/*/*.jsonl that hold it "
+    "(file name or a line's uuid), the one with the latest timestamp. Exit 1 if none does.",
+    (UUID,),
+    ("projects-dir",),
+)
+
+
+@command(LOCATE)
+def run_locate(args) -> int:
+    from termsprawl_context.store.locate import locate_or_refuse
+
+    uuid, projects = session_uuid(args)
+    write_path(locate_or_refuse(uuid, projects, sys.stderr))
+    return 0

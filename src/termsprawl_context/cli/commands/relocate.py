@@ -1,0 +1,35 @@
+"""``relocate``: print where a reported transcript path really is."""
+
+from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, print_one
+from termsprawl_context.cli.store_options import path_line
+from termsprawl_context.errors import EXIT_OK
+
+__all__ = ["RELOCATE", "run_relocate"]
+
+
+def _relocate_source(parser) -> None:
+    parser.add_argument(
+        "--source",
+        metavar="SOURCE",
+        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
+    )
+
+
+RELOCATE = Spec(
+    "relocate",
+    "Print where the record the harness reported at PATH really is: PATH when it exists, else the same place under "
+    "another project folder whose file carries the session's id, else PATH.",
+    (Arg("path", "PATH", "a transcript path as a hook payload reported it"),),
+    ("projects-dir",),
+    JSON_ONE,
+    _relocate_source,
+)
+
+
+@command(RELOCATE)
+def run_relocate(args) -> int:
+    from termsprawl_context.store import identity, paths
+
+    found = identity.relocate_record(paths.projects_dir(args.projects_dir), args.path, args.source)
+    print_one(args.json, {"path": found, "reported": args.path, "relocated": found != args.path}, path_line(found))
+    return EXIT_OK

@@ -1,0 +1,28 @@
+"""``result-at``: print the genuine tool output at a line."""
+
+from termsprawl_context.cli.command import LINE, PATH, Spec, command, print_text
+from termsprawl_context.cli.store_options import at_line
+from termsprawl_context.errors import NotFound
+
+__all__ = ["RESULT_AT", "run_result_at"]
+
+
+RESULT_AT = Spec(
+    "result-at",
+    "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a call in "
+    "the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of the record. Exit 1 "
+    "when the entry is not one.",
+    (PATH, LINE),
+)
+
+
+@command(RESULT_AT)
+def run_result_at(args) -> int:
+    from termsprawl_context import cite
+
+    args.line = at_line(args, "result-at")
+    text, is_result = cite.tool_result_at(args.path, args.line)
+    if not is_result:
+        raise NotFound("%s:%d is not a tool result the session produced" % (args.path, args.line))
+    print_text(text)
+    return 0

@@ -1,0 +1,28 @@
+"""``root``: print the root record of a transcript's session."""
+
+from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
+from termsprawl_context.cli.store_options import other_harness, path_line, readable
+from termsprawl_context.errors import EXIT_OK, NoParent
+
+__all__ = ["ROOT", "run_root"]
+
+ROOT = Spec(
+    "root",
+    "Print the root record of the session the transcript at PATH belongs to (itself for a root; climbs nested "
+    "delegations). Exit 1 for a sub-agent's record whose root is not on disk.",
+    (PATH,),
+    json=JSON_ONE,
+)
+
+
+@command(ROOT)
+def run_root(args) -> int:
+    readable(args.path)
+    from termsprawl_context.store import subagents
+
+    other = other_harness(args.path)
+    root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
+    if not root:
+        raise NoParent.orphan(args.path)
+    print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, path_line(root))
+    return EXIT_OK

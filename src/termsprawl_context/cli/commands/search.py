@@ -1,0 +1,111 @@
+"""``search``: find text across sessions, newest first, as PATH:LINE."""
+
+from typing import Any
+
+from termsprawl_context._output import error_line
+from termsprawl_context.cli.command import (
+    JSON_LIST,
+    Arg,
+    Spec,
+    add_count,
+    cell,
+    command,
+    print_list,
+)
+from termsprawl_context.cli.store_options import (
+    STORE_OPTIONS,
+    native_store,
+    other_harnesses,
+    reads_native,
+)
+from termsprawl_context.errors import NotFound
+
+__all__ = ["SEARCH", "run_search"]
+
+
+def _search_options(parser) -> None:
+    from termsprawl_context.store import search
+
+    parser.add_argument(
+        "--in",
+        dest="kinds",
+        default=None,
+        metavar="KINDS",
+        help="texts searched, a subset of %s (default: %s)" % (",".join(search.KINDS), ",".join(search.DEFAULT_KINDS)),
+    )
+    add_count(parser, "--limit", "at most N results", search.DEFAULT_LIMIT)
+    parser.add_argument(
+        "--regex", action="store_true", help="TEXT is a regular expression (Python's, case-insensitive)"
+    )
+    parser.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="leave out the sessions' sub-agent records (searched by default, after each session)",
+    )
+
+
+SEARCH = Spec(
+    "search",
+    "Print the lines of the store's sessions whose text holds TEXT (case-insensitively), newest session first: "
+    "<path>:<line>, which text matched, the session's title, a snippet. No match prints nothing (exit 0).",
+    (Arg("text", "TEXT", "the text to find"),),
+    STORE_OPTIONS,
+    JSON_LIST,
+    _search_options,
+)
+
+
+def _and_others(hits, args, others, kinds):
+    """The native store's hits, then the other stores' (newest session first), within --limit."""
+    from termsprawl_context.store import search
+
+    count = 0
+    for hit in hits:
+        count += 1
+        yield hit
+    if not others or count >= args.limit:
+        return
+    from termsprawl_context.store.harness_store import search_other
+
+    matcher = search.Matcher(args.text, args.regex)
+    for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):
+        yield search.Hit(
+            session.path,
+            entry.line,
+            entry.offset,
+            entry.session_id or session.session_id,
+            title,
+            kind,
+            snip,
+            entry.timestamp,
+            entry.uuid,
+            "",
+        )
+
+
+def _hit_row(hit) -> str:
+    return "%s:%d\t%s\t%s\t%s\n" % (hit.path, hit.line, hit.kind, cell(hit.title), cell(hit.snippet))
+
+
+@command(SEARCH)
+def run_search(args) -> int:
+    from termsprawl_context.store import search
+
+    # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
+    kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
+    sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
+    others = other_harnesses(args)
+    hits: Any = iter(())
+    if reads_native(args):
+        try:
+            hits = search.search_store(
+                args.text, native_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
+            )
+        except NotFound:
+            if not others:
+                raise
+    found = _and_others(hits, args, others, kinds)
+    if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
+        error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout
+    return 0

@@ -1,0 +1,72 @@
+"""``show``: print one session's own conversation (id, prefix, path or latest)."""
+
+from termsprawl_context._output import write_transcript_text
+from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line
+from termsprawl_context.cli.store_options import (
+    native,
+    STORE_OPTIONS,
+    resolve_session,
+)
+from termsprawl_context.errors import NotFound
+
+__all__ = ["SHOW", "run_show"]
+
+
+def _show_options(parser) -> None:
+    from termsprawl_context import handoff
+
+    add_count(parser, "--turns", "the last N turns", handoff.DEFAULT_TURNS)
+    add_count(parser, "--max-chars", "characters of turn text in all", handoff.DEFAULT_MAX_CHARS)
+    parser.add_argument("--format", choices=handoff.FORMATS, default=handoff.FORMAT_MARKDOWN)
+    parser.add_argument("--all", action="store_true", help="add tool calls and results as one-line summaries")
+
+
+SHOW = Spec(
+    "show",
+    "Print one session's own conversation as the hand-off does: the person's prompts and the assistant's text "
+    "(sidechain, meta, compaction and injected turns left out), the last --turns turns plus the person's last "
+    "prompts and the last answer, within --max-chars. --json is --format json.",
+    (SESSION,),
+    STORE_OPTIONS,
+    JSON_ONE,
+    _show_options,
+)
+
+
+@command(SHOW)
+def run_show(args) -> int:
+    from termsprawl_context import handoff
+
+    session_id, path, harness = _resolve_any(args)
+    json_out = args.json or args.format == handoff.FORMAT_JSON
+    try:
+        if not native(harness):
+            turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
+        else:
+            turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
+            if json_out:
+                turns = handoff.number_lines(path, turns)
+    except OSError as exc:
+        raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
+    title = _title(session_id, path, harness)
+    peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
+    if json_out:
+        from termsprawl_context._output import write_out
+
+        write_out(json_line(handoff.handoff_data([peer])["peers"][0]))
+    else:
+        write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
+    return 0
+
+
+def _title(session_id: str, path: str, harness: str) -> str:
+    """The session's title as ``sessions``, ``find --json`` and ``search`` name it."""
+    from termsprawl_context.store.session_titles import session_title
+
+    return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included
+
+
+def _resolve_any(args):
+    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
+    found = resolve_session(args, args.session)
+    return found.session_id, found.path, found.harness
