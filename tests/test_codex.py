@@ -199,7 +199,11 @@ def test_truncated_and_torn_copies_read_a_prefix(tmp_path, path):
         if path == FORK:
             continue  # (its parent is not beside the copy: its own prefix is checked below)
         assert part == whole[: len(part)], cut
-    torn = tmp_path / path.name
+    # In a store's own layout, so a fork finds its parent there (never elsewhere on the machine).
+    day = tmp_path / "sessions" / "2026" / "12" / "01"
+    day.mkdir(parents=True)
+    shutil.copy(str(PARENT), str(day / PARENT.name))
+    torn = day / path.name
     torn.write_bytes(data + b'{"timestamp":"x","type":"response_item","payload":{"type":"mess')
     assert conversation(torn) == whole
 
@@ -309,3 +313,15 @@ def test_an_interrupted_turn_s_notice_is_the_harness_s(tmp_path):
     marked = tmp_path / ("m-" + ABORTED.name)
     marked.write_text("".join(line.replace("<turn_aborted>", "turn was aborted") for line in lines))
     assert [t for e in CX.entries(str(marked)) for t in records.typed_texts(e)] == users
+
+
+def test_a_fork_outside_a_store_layout_never_finds_a_parent_elsewhere(tmp_path):
+    # Four folders up from a copy is no sessions root: a parent lying three levels below
+    # that folder (as another test's copy may) is not the fork's parent.
+    stray = tmp_path / "a" / "b" / "c"
+    stray.mkdir(parents=True)
+    shutil.copy(str(PARENT), str(stray / PARENT.name))
+    copy = tmp_path / "x" / "y" / "z" / FORK.name
+    copy.parent.mkdir(parents=True)
+    shutil.copy(str(FORK), str(copy))
+    assert conversation(copy) == [("person", "fork prompt"), ("assistant", "answer 2 to: fork prompt")]

@@ -246,5 +246,13 @@ def find_rollout(thread_id: str, roots: List[str]) -> str:
 
 
 def sessions_root_of(path: str) -> str:
-    """The sessions root a rollout at ``root/YYYY/MM/DD/name`` lies in."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path)))))
+    """The sessions root a rollout at ``root/YYYY/MM/DD/name`` lies in; "" for a rollout
+    outside that layout (four levels up from a copy elsewhere may be any folder, ``/`` too,
+    whose every file a parent search would walk)."""
+    day = os.path.dirname(os.path.abspath(path))
+    month = os.path.dirname(day)
+    year = os.path.dirname(month)
+    parts = (os.path.basename(year), os.path.basename(month), os.path.basename(day))
+    if not all(p.isdigit() and p.isascii() for p in parts) or [len(p) for p in parts] != [4, 2, 2]:
+        return ""
+    return os.path.dirname(year)
