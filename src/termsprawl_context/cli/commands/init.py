@@ -224,7 +224,11 @@ def _hooks_asked(args) -> list:
     each but the default one (its hook names no harness), whose hook ``init_project`` writes."""
     from termsprawl_context.harness import available
 
-    return [h for h in available() if h.hook_names_itself and getattr(args, h.init_options[0])]
+    return [
+        h
+        for h in available()
+        if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])
+    ]
 
 
 def _harness_steps(report, prepared: list, args):
