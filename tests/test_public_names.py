@@ -25,6 +25,8 @@ API = {
     ("harness.claude", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.codex", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.gemini", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
+    ("harness.opencode", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
+    ("harness.cline", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("store.session_meta", "MAX_BYTES_PER_SESSION"): "the bound on one session's reads the sessions tests check",
     ("store.session_scan", "scan_head_window"): "the head scanner on a window, held to tests/oracles.scan_head_oracle",
     ("store.session_meta", "session_metadata"): "one transcript's metadata by its path, the seed's per-file reading",

@@ -89,6 +89,11 @@ def _init_options(parser) -> None:
     from termsprawl_context.harness import available
 
     for harness in available():
+        for name in harness.init_options:  # a CLI's own step (its plugin, its hook scripts)
+            if name not in _STEP_OPTIONS:
+                parser.add_argument(
+                    "--" + name.replace("_", "-"), action="store_true", help="wire %s's node" % harness.label
+                )
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
         parser.add_argument(
             "--" + harness.cli_option,
@@ -262,10 +267,16 @@ def _prepare_harness_steps(cwd: str, args) -> list:
 
 def _harness_steps(report, prepared: list, args):
     """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
-    if not prepared and not args.agents_md and not args.gemini_md:
+    owning = _owning_harnesses(args)
+    if not prepared and not args.agents_md and not args.gemini_md and not owning:
         return report
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.harness_install import register_harness_hook, write_root_agents_block
+    from termsprawl_context.workspace.harness_install import (
+        merge_harness_config,
+        register_harness_hook,
+        write_owned_files,
+        write_root_agents_block,
+    )
 
     steps = list(report.steps)
     installed = bool(steps) and steps[0].outcome != install.FAILED
@@ -275,7 +286,20 @@ def _harness_steps(report, prepared: list, args):
         steps.append(write_root_agents_block(report.cwd))
     if args.gemini_md:
         steps.append(install.import_from_gemini_md(report.cwd))
+    for harness in owning if installed else ():
+        steps.extend(write_owned_files(report.cwd, harness) + merge_harness_config(report.cwd, harness))
     return report._replace(steps=steps)
+
+
+def _owning_harnesses(args) -> list:
+    """The CLIs whose own init step was asked for and that own files (plugins, hook scripts)."""
+    from termsprawl_context.harness import available
+
+    return [
+        h
+        for h in available()
+        if h.owned_files(".") and any(getattr(args, n, False) for n in h.init_options if n not in _STEP_OPTIONS)
+    ]
 
 
 # --- hook -----------------------------------------------------------------------------------

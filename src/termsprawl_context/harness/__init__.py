@@ -28,9 +28,17 @@ __all__ = [
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 GEMINI_CLI = "gemini-cli"
+OPENCODE = "opencode"
+CLINE_CLI = "cline"
 DEFAULT_HARNESS = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
-_MODULES = ((CLAUDE_CODE, "claude"), (CODEX_CLI, "codex"), (GEMINI_CLI, "gemini"))
+_MODULES = (
+    (CLAUDE_CODE, "claude"),
+    (CODEX_CLI, "codex"),
+    (GEMINI_CLI, "gemini"),
+    (OPENCODE, "opencode"),
+    (CLINE_CLI, "cline"),
+)
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 
 _loaded = {}  # type: dict

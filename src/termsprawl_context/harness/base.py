@@ -334,6 +334,22 @@ class Harness(object):
         written), or None when they name none (a named refusal, then)."""
         return None
 
+    def session_stat(self, path: str) -> "Optional[tuple]":
+        """``(mtime, size)`` of the session at ``path`` (by default its file's), or None
+        when it is not there; a store whose sessions are not files says its own."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return (st.st_mtime, st.st_size) if (st.st_mode & 0o170000) == 0o100000 else None
+
+    def owned_files(self, project: str, command: str = "") -> list:
+        """``(relative path, content bytes, mode)`` of each file ``init`` writes into
+        ``project`` that termsprawl owns wholly (a plugin, a hook script): rewritten when
+        absent or already ours, any other file refused (``workspace.harness_install``).
+        ``command`` is the hook command they run (``workspace.project.hook_command``)."""
+        return []
+
     def supports(self, question: str) -> bool:
         """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
         return question == Q_ENTRIES
