@@ -71,9 +71,9 @@ def connect(path: str, label: str) -> "Any":
 
 def _rows(path: str, label: str, sql: str, args: tuple) -> "Iterator[tuple]":
     """The query's rows, streamed; a SQLite failure at any row becomes DatabaseUnreadable."""
+    conn = connect(path, label)  # NoSQLite first, when this Python has no sqlite3
     import sqlite3
 
-    conn = connect(path, label)
     try:
         cursor = conn.execute(sql, args)
         while True:
