@@ -5,7 +5,7 @@ and ``opencode.json``'s ``permission.bash``). ``TERMSPRAWL_NODE_ID=alice opencod
 its session as node ``alice`` through the plugin; alice is linked to a Claude Code peer
 (``cc``) and reads it by running the dump through its bash tool (the one command the rule
 admits); a second turn resumes the session (``run -s``); a third tries a write through the
-same tool, which the rule refuses. A lead linked to alice reads every typed prompt and answer.
+same tool, which the rule refuses. The plugin put the hook's answer into the system prompt. A lead linked to alice reads every typed prompt and answer.
 ``npm_config_offline``: OpenCode's background install of its plugin package fails at once
 instead of waiting on the registry (the plain-JS plugin needs none of it).
 """
@@ -118,6 +118,13 @@ def test_the_node_read_its_claude_code_peer_through_its_shell_tool(world):
     assert "OC-ANSWER-1 peer prompt seen: True" in answers
     outputs = [o for body in world.requests for o in after_last_user(body)[1]]
     assert any(CC_TYPED in o and CC_ANSWER in o for o in outputs)
+
+
+def test_the_hooks_answer_reached_the_model_in_its_system_prompt(world):
+    systems = [
+        m.get("content") for body in world.requests for m in body.get("messages", []) if m.get("role") == "system"
+    ]
+    assert any(isinstance(s, str) and "termsprawl: you are agent node alice" in s for s in systems)
 
 
 def test_the_rule_refused_the_write_through_the_same_tool(world):

@@ -9,7 +9,8 @@ the tail's rows, not the session's. A Python without ``sqlite3`` reads no OpenCo
 
 The node: OpenCode passes a plugin its session on ``session.created`` (the project plugin
 ``init`` writes, ``.opencode/plugins/termsprawl.js``), which runs the hook command with
-``{"session_id", "cwd"}``; the transcript path follows from the id (``hook_transcript``).
+``{"session_id", "cwd"}``; the transcript path follows from the id (``hook_payload``); the
+hook's answer (Claude Code's shape) goes into the session's system prompt (``install.py``).
 """
 
 import os
@@ -208,11 +209,6 @@ class OpenCodeHarness(Harness):
             if found:
                 payload = dict(payload, transcript_path=facts.session_path(found, session_id))
         return payload
-
-    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
-        """The plugin prints nothing to the model (1.18.33 shows a plugin's output nowhere);
-        the answer is kept for the plugin to log."""
-        return Harness.session_start_output(self, system_message, additional_context, session_title)
 
     config_file = facts.CONFIG_FILE
 

@@ -3,9 +3,11 @@ and the permission rule that lets the model read its linked peers unasked.
 
 - ``.opencode/plugins/termsprawl.js``: plain JS, loaded at start with no trust step. On
   ``session.created`` for a main session (a sub-agent's has ``parentID``) it runs the hook
-  command with ``{"session_id", "cwd"}`` on stdin, in the project folder. Nothing it
-  prints reaches the model (OpenCode shows a plugin's output nowhere), so the model learns
-  its node from ``AGENTS.md`` and ``$TERMSPRAWL_NODE_ID``, which its shell tool inherits.
+  command with ``{"session_id", "cwd"}`` on stdin, in the project folder, and adds the
+  hook's answer (its ``additionalContext`` and ``systemMessage``) to the system prompt of
+  that session's model calls (``experimental.chat.system.transform``, which 1.18.33 passes
+  the session id; seen to reach the model, the title request's too). A resumed session
+  (``run -s``) fires no ``session.created``: it gets no such line, only ``AGENTS.md``.
 - ``opencode.json`` ``permission.bash``: ``{"*": "ask", "<read command>": "allow"}``.
   1.18.33 runs every bash command unasked by default; its patterns are globs over the
   whole command, so this admits exactly the read command and asks for every other one
@@ -24,10 +26,38 @@ PLUGIN_MODE = 0o644
 READ_COMMAND = ".termsprawl/bin/termsprawl-context --format markdown"
 
 _PLUGIN = """%(marker)s
-// OpenCode 1.18.33 project plugin: records this session as the termsprawl node it runs as.
+// OpenCode 1.18.33 project plugin: records this session as the termsprawl node it runs as,
+// and puts the hook's answer (the node, its linked agents, the read command) into the
+// system prompt of the session's model calls.
 import { spawn } from "node:child_process";
 
 const COMMAND = %(command)s;
+const context = new Map(); // session id -> Promise of the text for the model ("" for none)
+
+function runHook(directory, payload) {
+  return new Promise((resolve) => {
+    let out = "";
+    let child;
+    try {
+      child = spawn("/bin/sh", ["-c", COMMAND], { cwd: directory, stdio: ["pipe", "pipe", "ignore"] });
+    } catch (e) {
+      return resolve("");
+    }
+    child.stdout.on("data", (chunk) => { out += chunk; });
+    child.on("error", () => resolve(""));
+    child.on("close", () => {
+      try {
+        const answer = JSON.parse(out || "{}");
+        const specific = answer.hookSpecificOutput || {};
+        resolve([answer.systemMessage, specific.additionalContext].filter((t) => typeof t === "string").join("\\n"));
+      } catch (e) {
+        resolve("");
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(payload);
+  });
+}
 
 export const Termsprawl = async (ctx) => ({
   event: async ({ event }) => {
@@ -40,18 +70,14 @@ export const Termsprawl = async (ctx) => ({
       cwd: info.directory || ctx.directory,
       source: "startup",
     });
-    await new Promise((resolve) => {
-      let child;
-      try {
-        child = spawn("/bin/sh", ["-c", COMMAND], { cwd: ctx.directory, stdio: ["pipe", "ignore", "ignore"] });
-      } catch (e) {
-        return resolve();
-      }
-      child.on("error", resolve);
-      child.on("close", resolve);
-      child.stdin.on("error", () => {});
-      child.stdin.end(payload);
-    });
+    const pending = runHook(ctx.directory, payload);
+    context.set(info.id, pending);
+    await pending;
+  },
+  "experimental.chat.system.transform": async (input, output) => {
+    const pending = input && context.get(input.sessionID);
+    const text = pending ? await pending : "";
+    if (text && output && Array.isArray(output.system)) output.system.push(text);
   },
 });
 """
