@@ -153,3 +153,9 @@ def test_sessions_lists_it_and_show_prints_every_prompt_and_answer(world):
     turns = [(t["role"], t["text"]) for t in json.loads(shown.stdout.decode())["turns"]]
     assert [t for r, t in turns if r == "user"] == TYPED
     assert "OC-ANSWER-2 summary" in [t for r, t in turns if r == "assistant"]
+
+
+def test_doctor_sees_the_node_the_dump_prints(world):
+    done = world.tool("doctor", "--self", "lead")
+    assert done.returncode == 0, done.stderr
+    assert "verdict: the dump prints 1 peer" in done.stdout.decode() and ": alice" in done.stdout.decode()
