@@ -133,3 +133,23 @@ def test_init_refuses_a_hook_script_of_the_persons_own(run_pyz, pyz, tmp_path):
     assert (hooks / "TaskStart").read_text() == "#!/bin/sh\necho mine\n"
     assert b"failed" in done.stdout and b"TaskStart" in done.stdout
     assert (hooks / "TaskResume").stat().st_mode & 0o777 == 0o755
+
+
+def test_opencode_sub_agents_are_its_child_sessions_and_cline_refuses_by_name(run_pyz, tmp_path):
+    home, project = tmp_path / "home", tmp_path / "p"
+    db = opencode_db(home, project)
+    child = "ses_9z8y7x6w5v4uChildSessionAb"
+    with sqlite3.connect(str(db)) as conn:
+        conn.execute(
+            "INSERT INTO session VALUES (?, 'global', ?, 's', ?, 'Inspect (@general subagent)', '1.18.33', 1500, 1600)",
+            (child, SID, str(project)),
+        )
+    env = {"HOME": str(home)}
+    done = run_pyz(["subagents", "%s#%s" % (db, SID)], env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode().split() == ["%s#%s" % (db, child)]
+    up = run_pyz(["parent", "%s#%s" % (db, child)], env=env)
+    assert up.returncode == 0 and up.stdout.decode().split() == ["%s#%s" % (db, SID)], up.stderr
+    cline = cline_session(home, json.dumps({"sessionId": CLINE_ID, "messages": []}))
+    refused = run_pyz(["subagents", str(cline)], env=env)
+    assert refused.returncode != 0 and b"Cline CLI records do not hold" in refused.stderr

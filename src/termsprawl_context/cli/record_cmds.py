@@ -129,6 +129,10 @@ def _readable(path: str) -> None:
     from termsprawl_context.jsonl import open_regular
     from termsprawl_context.transcript.record import TranscriptOpenError
 
+    if not os.path.lexists(path):
+        other = _other_harness(path)
+        if other is not None and other.session_stat(path) is not None:
+            return  # a session that is no file (OpenCode's database row)
     try:
         open_regular(path).close()
     except OSError as exc:
