@@ -153,3 +153,21 @@ def test_opencode_sub_agents_are_its_child_sessions_and_cline_refuses_by_name(ru
     cline = cline_session(home, json.dumps({"sessionId": CLINE_ID, "messages": []}))
     refused = run_pyz(["subagents", str(cline)], env=env)
     assert refused.returncode != 0 and b"Cline CLI records do not hold" in refused.stderr
+
+
+def test_a_long_cline_session_is_read_to_its_last_prompt_message_by_message(run_pyz, tmp_path):
+    # ~9 MB: over what one document may cost to parse at once, under the 16 MiB file bound.
+    home = tmp_path / "home"
+    messages = []
+    for i in range(7000):
+        text = '<user_input mode="act">CL-TYPED %d</user_input>' % i if i % 2 == 0 else "said %d %s" % (i, "x" * 1200)
+        messages.append({"role": "user" if i % 2 == 0 else "assistant", "content": [{"type": "text", "text": text}]})
+    cline_session(home, json.dumps({"sessionId": CLINE_ID, "messages": messages}))
+    env = {"HOME": str(home)}
+    listed = run_pyz(["sessions", "--json", "--harness", "cline"], env=env)
+    assert json.loads(listed.stdout.decode())["first_user_message"] == "CL-TYPED 0"
+    done = run_pyz(["--cwd", str(tmp_path), "--self", "x"], env=env)  # a dump with nothing linked: fail open
+    assert done.returncode == 0
+    shown = run_pyz(["show", CLINE_ID, "--format", "json"], env=env)
+    turns = [(t["role"], t["text"]) for t in json.loads(shown.stdout.decode())["turns"]]
+    assert ("user", "CL-TYPED 6998") in turns

@@ -2,8 +2,9 @@
 store, ``records.py`` the bounded whole-file reads and the entries, ``install.py`` the
 hook scripts ``init`` writes).
 
-A session's path is its messages file. Nothing is read backwards (the file is one JSON
-document), so the dump and the hand-off read it whole, within the 16 MiB line bound.
+A session's path is its messages file, one JSON document read whole within the 16 MiB line
+bound; its messages are found in its bytes and parsed one by one, the dump's and the
+hand-off's from the end (``entries_reverse``).
 Sub-agents are not answered: 3.0.65 was not seen to write one (``supports``).
 
 The node: the TaskStart hook (and TaskResume, a TUI resume) gets
@@ -16,7 +17,8 @@ model reads its peers as it runs any command.
 import os
 
 from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, ProjectSession, Session, recent_files, under
-from termsprawl_context.harness.cline import facts, records
+from termsprawl_context.harness.cline import facts, records, spans
+from termsprawl_context.jsonl import parse_object
 
 __all__ = ["HARNESS"]
 
@@ -64,22 +66,36 @@ class ClineHarness(Harness):
                 found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
         return found
 
-    def entries(self, path):
-        document = records.read_document(path)
-        return self._entries(path, document)
-
-    def _entries(self, path, document):
-        if document is None:
-            return
-        messages = document.get("messages")
-        session_id = document.get("sessionId") if isinstance(document.get("sessionId"), str) else ""
+    def _read(self, path):
+        """``(bytes, message spans, session id, cwd)`` of a messages file."""
+        data = records.read_bytes(path)
         cwd = records.manifest_of(path).get("cwd")
-        for entry in records.message_entries(
-            session_id or self.session_id_of(path),
-            cwd if isinstance(cwd, str) else "",
-            messages if isinstance(messages, list) else [],
-        ):
-            yield entry
+        session_id = spans.session_id_of_document(data) or self.session_id_of(path)
+        return data, spans.message_spans(data), session_id, cwd if isinstance(cwd, str) else ""
+
+    def entries(self, path):
+        data, found, session_id, cwd = self._read(path)
+        parsed = ((i, parse_object(data[a:b])) for i, (a, b) in enumerate(found))
+        return records.message_entries(session_id, cwd, parsed)
+
+    def entries_reverse(self, path):
+        data, found, session_id, cwd = self._read(path)
+        return self._backward(data, found, session_id, cwd)
+
+    def _backward(self, data, found, session_id, cwd):
+        for index in range(len(found) - 1, -1, -1):
+            start, end = found[index]
+            one = [(index, parse_object(data[start:end]))]
+            for entry in reversed(list(records.message_entries(session_id, cwd, one))):
+                yield entry
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
 
     def supports(self, question):
         return question in (Q_ENTRIES, Q_IDENTITY)
@@ -87,10 +103,9 @@ class ClineHarness(Harness):
     def stable_id(self, path):
         """The messages file's ``sessionId``, when its folder and name agree with it."""
         try:
-            document = records.read_document(path)
+            session_id = spans.session_id_of_document(records.read_bytes(path))
         except OSError:
             return None
-        session_id = document.get("sessionId") if document else None
         if not facts.is_session_id(session_id):
             return None
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))

@@ -3,8 +3,9 @@ record model's ``Entry`` (observed on Cline CLI 3.0.65).
 
 A messages file is one JSON document rewritten whole, so no tail of it is a document: it is
 read in one piece of at most ``jsonl.MAX_LINE_BYTES`` (16 MiB; a larger file reads as
-empty, fail open) and parsed under ``jsonl.parse_object``'s decode budget, which keeps a
-reader under 64 MB; the dump keeps only its tail's turns of that.
+empty, fail open), its messages are found in its bytes (``spans.py``) and parsed one at a
+time under ``jsonl.parse_object``'s cost model (a message over it reads as absent), which
+keeps a reader under 64 MB; the dump parses only the last messages.
 """
 
 import os
@@ -14,18 +15,17 @@ from termsprawl_context.jsonl import open_regular, parse_object, read_within_bou
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterator, List, Optional
+    from typing import Any, Iterable, Iterator, List, Optional, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["manifest_of", "message_entries", "read_document", "session_folder_ids"]
+__all__ = ["manifest_of", "message_entries", "read_bytes", "session_folder_ids"]
 
 
-def read_document(path: str) -> "Optional[dict]":
+def _read_document(path: str) -> "Optional[dict]":
     """The JSON object in ``path`` (bounded), or None when it is not one. Raises OSError
     when ``path`` cannot be opened as a regular file."""
-    with open_regular(path) as f:
-        data = read_within_bound(f)
+    data = read_bytes(path)
     return parse_object(data) if data else None
 
 
@@ -34,7 +34,7 @@ def manifest_of(messages_file: str) -> dict:
     if not messages_file.endswith(facts.MESSAGES_SUFFIX):
         return {}
     try:
-        found = read_document(messages_file[: -len(facts.MESSAGES_SUFFIX)] + facts.MANIFEST_SUFFIX)
+        found = _read_document(messages_file[: -len(facts.MESSAGES_SUFFIX)] + facts.MANIFEST_SUFFIX)
     except OSError:
         return {}
     return found or {}
@@ -83,10 +83,17 @@ def _result_text(content: "Any") -> str:
     return "\n".join(texts)
 
 
-def message_entries(session_id: str, cwd: str, messages: "List[Any]") -> "Iterator[Entry]":
-    """Each message as at most two entries: a user message's typed words and the CLI's
-    text (``is_meta``) or its tool results; an assistant message's text, thinking and calls."""
-    for index, message in enumerate(messages):
+def read_bytes(path: str) -> bytes:
+    """The file's bytes, at most ``MAX_LINE_BYTES`` (b"" for a larger one); raises OSError
+    when ``path`` cannot be opened as a regular file."""
+    with open_regular(path) as f:
+        return read_within_bound(f)
+
+
+def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, Any]]") -> "Iterator[Entry]":
+    """Each ``(index, message)`` as its entries: a user message's typed words, the CLI's
+    text (``is_meta``), its tool results; an assistant message's text, thinking and calls."""
+    for index, message in messages:
         if not isinstance(message, dict) or not isinstance(message.get("content"), (list, str)):
             continue
         role, uuid, stamp = _str(message.get("role")), _str(message.get("id")), iso_ms(message.get("ts"))
