@@ -73,7 +73,7 @@ def test_a_python_without_sqlite3_refuses_opencode_by_name_and_reads_the_rest(ru
     assert done.returncode == 0 and b"Traceback" not in done.stderr
     shown = run_pyz(["show", "%s#%s" % (db, SID)], env=env)
     assert shown.returncode != 0 and b"Traceback" not in shown.stderr
-    assert b"sqlite3" in shown.stderr
+    assert b"built without the sqlite3 module" in shown.stderr
 
 
 def test_a_database_that_is_not_one_is_refused_by_name(run_pyz, tmp_path):
@@ -83,7 +83,7 @@ def test_a_database_that_is_not_one_is_refused_by_name(run_pyz, tmp_path):
     env = {"HOME": str(tmp_path / "home")}
     assert run_pyz(["sessions", "--json"], env=env).returncode == 0
     shown = run_pyz(["show", "%s#%s" % (folder / "opencode.db", SID)], env=env)
-    assert shown.returncode != 0 and b"Traceback" not in shown.stderr and b"database" in shown.stderr
+    assert shown.returncode != 0 and b"Traceback" not in shown.stderr and b"cannot read the database" in shown.stderr
     assert not (folder / "opencode.db-wal").exists()  # read-only: nothing created
 
 
@@ -171,3 +171,20 @@ def test_a_long_cline_session_is_read_to_its_last_prompt_message_by_message(run_
     shown = run_pyz(["show", CLINE_ID, "--format", "json"], env=env)
     turns = [(t["role"], t["text"]) for t in json.loads(shown.stdout.decode())["turns"]]
     assert ("user", "CL-TYPED 6998") in turns
+
+
+def test_a_locked_database_is_refused_by_name(run_pyz, tmp_path):
+    home, project = tmp_path / "home", tmp_path / "p"
+    db = opencode_db(home, project)
+    holder = sqlite3.connect(str(db), isolation_level=None)
+    holder.execute("PRAGMA journal_mode=DELETE")
+    holder.execute("BEGIN EXCLUSIVE")  # a writer mid-transaction, in rollback-journal mode
+    try:
+        shown = run_pyz(["show", "%s#%s" % (db, SID)], env={"HOME": str(home)})
+        listed = run_pyz(["sessions", "--json"], env={"HOME": str(home)})
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert shown.returncode != 0 and b"Traceback" not in shown.stderr
+    assert b"cannot read the database" in shown.stderr and b"locked" in shown.stderr
+    assert listed.returncode == 0  # a listing fails open

@@ -66,16 +66,23 @@ class OpenCodeHarness(Harness):
 
     def session_stat(self, path):
         """``(mtime, size)`` of a session: its row's last update, and the database's size
-        (a session has no file of its own); None when the row cannot be read."""
+        (a session has no file of its own); None when the database or the row is not there.
+        A database that cannot be read now (locked, torn, no ``sqlite3``) answers with its
+        file's own time, so the reader that opens it refuses by name (``db``)."""
         found, session_id = facts.split_path(path)
         try:
-            row = db.session_row(found, self.label, session_id) if found else None
-            size = os.stat(found).st_size if row is not None else 0
+            st = os.stat(found) if found else None
         except OSError:
             return None
-        if row is None or not isinstance(row[5], (int, float)):
+        if st is None or (st.st_mode & 0o170000) != 0o100000:
             return None
-        return row[5] / 1000.0, size
+        try:
+            row = db.session_row(found, self.label, session_id)
+        except OSError:
+            return st.st_mtime, st.st_size
+        if row is None:
+            return None
+        return (row[5] / 1000.0 if isinstance(row[5], (int, float)) else st.st_mtime), st.st_size
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Main sessions whose ``directory`` is in the project, updated after ``since``."""
