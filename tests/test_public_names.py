@@ -27,6 +27,8 @@ API = {
     ("harness.gemini", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.copilot", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.pi", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
+    ("harness.opencode", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
+    ("harness.cline", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("store.session_meta", "MAX_BYTES_PER_SESSION"): "the bound on one session's reads the sessions tests check",
     ("store.session_scan", "PLAIN_SCANNER"): "the plain scanners the switch may select; the session tests run both",
     ("store.session_meta", "session_metadata"): "one transcript's metadata by its path, the seed's per-file reading",

@@ -10,7 +10,6 @@ from record_fixtures import Project, named_call, root, sidechain_root, user_msg
 from termsprawl_context.errors import NoParent
 from termsprawl_context.store.subagents import (
     AgentMeta,
-    MetaUnreadable,
     NotAnAgentId,
     SubagentsUnreadable,
     child_records,
@@ -191,7 +190,7 @@ def test_read_agent_meta(project):
 def test_malformed_meta_is_an_error(project, text, kind):
     sub = project.write_subagent("sess", "a1", [sidechain_root("s", "a1")])
     meta = project.write_meta(sub, text)
-    with pytest.raises(MetaUnreadable) as info:
+    with pytest.raises(SubagentsUnreadable) as info:
         read_agent_meta(sub)
     assert info.value.message.startswith("transcript: %s sub-agent meta %s: " % (kind, meta))
 
@@ -199,7 +198,7 @@ def test_malformed_meta_is_an_error(project, text, kind):
 def test_meta_that_is_a_directory_is_a_read_error(project):
     sub = project.write_subagent("sess", "a1", [sidechain_root("s", "a1")])
     os.mkdir(sub[: -len(".jsonl")] + ".meta.json")
-    with pytest.raises(MetaUnreadable) as info:
+    with pytest.raises(SubagentsUnreadable) as info:
         read_agent_meta(sub)
     assert info.value.message.startswith("transcript: read sub-agent meta ")
 
@@ -342,7 +341,7 @@ def test_parent_with_malformed_meta_is_an_error(family):
     project, _, _, _ = family
     sub = project.write_subagent("the-session", "bad", [sidechain_root("x", "bad")])
     project.write_meta(sub, "{torn")
-    with pytest.raises(MetaUnreadable):
+    with pytest.raises(SubagentsUnreadable):
         parent_of(sub)
 
 

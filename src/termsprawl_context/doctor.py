@@ -81,10 +81,17 @@ class DoctorReport(NamedTuple):
         return [p for p in self.peers if p.printed]
 
 
-def _file_facts(path: str):
-    """(exists, regular, readable) as the dump's reader would find them."""
+def _file_facts(path: str, harness: Optional[str] = None):
+    """(exists, regular, readable) as the dump's reader would find them (a store whose
+    sessions are not files answers by ``session_stat``)."""
     from termsprawl_context.jsonl import try_open_regular
 
+    if harness is not None:
+        from termsprawl_context.harness import get
+
+        found = get(harness)
+        if found is not None and not os.path.lexists(path) and found.session_stat(path) is not None:
+            return True, True, True  # a session that is no file (a database row)
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
@@ -121,7 +128,7 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     if visit.recorded is None:
         outcome = INVALID_INDEX_ENTRY if os.path.lexists(index_file) else NO_INDEX_ENTRY
         return PeerReport(outcome=outcome, **base)
-    exists, regular, readable = _file_facts(visit.path)
+    exists, regular, readable = _file_facts(visit.path, io.harness_of(peer))
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
     if not exists:
         return PeerReport(outcome=NO_TURNS_YET if _started(cwd, peer, visit.recorded) else MISSING_FILE, **base)

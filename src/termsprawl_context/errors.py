@@ -15,11 +15,11 @@ if TYPE_CHECKING:  # annotations are never evaluated
 __all__ = [
     "EMPTY_QUOTE", "EXIT_CITE_AMBIGUOUS", "EXIT_CITE_NOT_FOUND", "EXIT_CITE_REFUSED", "EXIT_FAILURE",
     "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_OUTPUT_FAILED", "EXIT_TOO_FRESH", "IDENTITY_CONTEXT",
-    "NO_ENTRY_AT_LINE", "NO_SESSION_ROOT", "NO_TRANSCRIPT_PATH", "AmbiguousSession", "AnswerUnmatched",
+    "NO_ENTRY_AT_LINE", "NO_SESSION_ROOT", "NO_TRANSCRIPT_PATH", "AmbiguousSession", "AnswerUnmatched", "DatabaseUnreadable",
     "ChainRunaway", "CitationAmbiguous", "CitationError", "CitationNotFound", "CitationRefused",
     "ContinuationMissing", "Degraded", "DuplicateKey", "ExpressionNeverRan", "ExpressionNotBoolean",
     "HookInputError", "HookRefused", "InsideProject", "LineTooLong", "ManagedBlockRefused", "ManagedFileRefused",
-    "MetaUnreadable", "NoOriginRecord", "NoParent", "NoProjectDir", "NoSessionRoot", "NotARegularFile",
+    "NoOriginRecord", "NoParent", "NoProjectDir", "NoSessionRoot", "NotARegularFile",
     "NotAnAgentId", "NotFound", "NotRecorded", "OtherProject", "OutsideProject", "QueryCompileError",
     "RecordUnreadable", "Refusal", "RunError", "SessionIdNotFound", "SelfLink", "SessionNotFound",
     "SettingsUnusable", "SignalsUnknown", "SubagentSession", "SubagentsUnreadable", "UsageError", "BadNodeId",
@@ -381,13 +381,10 @@ class NoParent(Refusal):
 
 
 class SubagentsUnreadable(Refusal):
-    """A directory of sub-agent records exists and could not be listed."""
+    """A directory of sub-agent records exists and could not be listed, or a sub-agent's
+    meta companion is there and could not be read or parsed (``meta_path`` names it)."""
 
-
-class MetaUnreadable(Refusal):
-    """A sub-agent's meta companion is there and could not be read or parsed."""
-
-    def __init__(self, message: str, meta_path: str) -> None:
+    def __init__(self, message: str, meta_path: str = "") -> None:
         super().__init__(message)
         self.meta_path = meta_path
 
@@ -472,3 +469,18 @@ class ExpressionNeverRan(Refusal):
     "nothing matched" would report no violations without having looked."""
 
     exit_code = EXIT_QUERY_NEVER_RAN
+
+
+class DatabaseUnreadable(OSError):
+    """A CLI's SQLite store that cannot be read (missing, locked, torn, not a database), or
+    a Python built without ``sqlite3`` (``no_sqlite``): an OSError, so a listing skips it
+    as it skips an unreadable file, and a command names it."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__("cannot read the database %s: %s" % (path, reason))
+
+    @classmethod
+    def no_sqlite(cls, label: str) -> "DatabaseUnreadable":
+        found = cls("", "")
+        found.args = ("%s sessions cannot be read: this Python was built without the sqlite3 module" % label,)
+        return found

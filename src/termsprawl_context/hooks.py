@@ -333,6 +333,9 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     payload = parse_payload(data)
     if chosen is None:
         chosen = harnesses.for_payload(payload, environ)
+    translate = getattr(chosen, "hook_payload", None)  # a CLI whose payload names the session its own way
+    if translate is not None:
+        payload = translate(payload, environ)
     if chosen.name == CLAUDE_CODE:
         return claude_hook_input(payload, store, environ), chosen
     adapt = getattr(chosen, "hook_payload", None)  # a CLI whose payload is not Claude-shaped

@@ -26,6 +26,8 @@ PACKAGES = {
     "gemini": "@google/gemini-cli",
     "copilot": "@github/copilot",
     "pi": "@mariozechner/pi-coding-agent",
+    "opencode": "opencode-linux-x64",
+    "cline": "@cline/cli-linux-x64",
 }
 # What to run, under node_modules/. Claude Code 2.1.328's `bin/claude.exe` is a stub its
 # postinstall replaces; install-clients skips install scripts, so the suite runs the native
@@ -38,6 +40,9 @@ EXECUTABLES = {
     # dependency the lock pins) and unpacks it under $HOME/.cache/copilot on first run.
     "copilot": ".bin/copilot",
     "pi": ".bin/pi",
+    # OpenCode's and Cline CLI's binaries, from their platform packages (install-clients).
+    "opencode": "opencode-linux-x64/bin/opencode",
+    "cline": "@cline/cli-linux-x64/bin/cline",
 }
 
 

@@ -95,6 +95,10 @@ def readable(path: str) -> None:
     from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
 
+    if not os.path.lexists(path):
+        other = other_harness(path)
+        if other is not None and other.session_stat(path) is not None:
+            return  # a session that is no file (OpenCode's database row)
     try:
         open_regular(path).close()
     except OSError as exc:

@@ -28,6 +28,8 @@ CODEX_CLI = "codex-cli"
 GEMINI_CLI = "gemini-cli"
 COPILOT_CLI = "copilot-cli"
 PI = "pi"
+OPENCODE = "opencode"
+CLINE_CLI = "cline"
 DEFAULT_HARNESS = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
 _MODULES = (
@@ -36,6 +38,8 @@ _MODULES = (
     (GEMINI_CLI, "gemini"),
     (COPILOT_CLI, "copilot"),
     (PI, "pi"),
+    (OPENCODE, "opencode"),
+    (CLINE_CLI, "cline"),
 )
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 

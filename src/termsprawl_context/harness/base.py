@@ -169,6 +169,8 @@ class Harness(object):
     # `init`'s options that wire it (its hook with its permission rules first, then its
     # instruction import), as argparse destinations, and what the person must still do afterwards.
     init_options = ()  # type: tuple
+    # The one of `init_options` that writes ``owned_files`` (its hook is a file of its own).
+    owned_option = ""
     setup_steps = ""
     # `init --help`'s text for each of `init_options`, in order (see ``init_help``).
     init_option_help = ()  # type: tuple
@@ -351,6 +353,22 @@ class Harness(object):
         written), or None when they name none (a named refusal, then)."""
         return None
 
+    def session_stat(self, path: str) -> "Optional[tuple]":
+        """``(mtime, size)`` of the session at ``path`` (by default its file's), or None
+        when it is not there; a store whose sessions are not files says its own."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return (st.st_mtime, st.st_size) if (st.st_mode & 0o170000) == 0o100000 else None
+
+    def owned_files(self, project: str, command: str = "") -> list:
+        """``(relative path, content bytes, mode)`` of each file ``init`` writes into
+        ``project`` that termsprawl owns wholly (a plugin, a hook script): rewritten when
+        absent or already ours, any other file refused (``workspace.harness_install``).
+        ``command`` is the hook command they run (``workspace.project.hook_command``)."""
+        return []
+
     def supports(self, question: str) -> bool:
         """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
         return question == Q_ENTRIES
@@ -373,12 +391,6 @@ class Harness(object):
         if system_message:
             output["systemMessage"] = system_message
         return output
-
-    def owned_files(self, project: str) -> list:
-        """The files under ``project`` that termsprawl owns whole for this CLI (a hook
-        file, an extension), as ``(relative path, content bytes, mode)``: ``init`` writes
-        each when absent or already ours (``workspace.harness_install.write_owned_files``)."""
-        return []
 
     def hook_entry(self, command: str) -> dict:
         """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""

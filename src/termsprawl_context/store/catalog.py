@@ -242,11 +242,9 @@ def other_sessions(chosen: Sequence[object], environ=None) -> List[HarnessSessio
         if name == CLAUDE_CODE:
             continue
         for session in getattr(harness, "sessions")(environ):
-            try:
-                st = os.stat(session.path)
-            except OSError:
-                continue
-            found.append(HarnessSession(name, session.session_id, session.path, st.st_mtime, st.st_size))
+            st = getattr(harness, "session_stat")(session.path)
+            if st is not None:
+                found.append(HarnessSession(name, session.session_id, session.path, st[0], st[1]))
     found.sort(key=lambda s: (s.mtime, s.path))
     return found
 
@@ -333,10 +331,13 @@ def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
             raise NotFound("unknown harness %s" % harness)
     else:
         chosen = harnesses.for_path(path)
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        regular = False
+    if chosen.name != CLAUDE_CODE:
+        regular = chosen.session_stat(path) is not None
+    else:
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError:
+            regular = False
     if not regular:
         raise NotFound("transcript file not found: %s" % name)
     session_id = stem_of(path)

@@ -17,7 +17,6 @@ from typing import List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import (
     NO_TRANSCRIPT_PATH,
-    MetaUnreadable,
     NoParent,
     NotAnAgentId,
     RecordUnreadable,
@@ -163,7 +162,7 @@ def meta_path_of(path: str) -> str:
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
     """The meta companion of the sub-agent record at ``path``; None when there is none
     (a root record's ordinary case). One that is there but cannot be read, or does not
-    decode as the reference's struct would (a field of the wrong type), is MetaUnreadable."""
+    decode as the reference's struct would (a field of the wrong type), is SubagentsUnreadable."""
     meta = meta_path_of(path)
     if not meta:
         return None
@@ -172,23 +171,23 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise MetaUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
+        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
     try:
         with f:
             data = f.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
-        raise MetaUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
+        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
     if len(data) > MAX_RECORD_BYTES:
-        raise MetaUnreadable(
+        raise SubagentsUnreadable(
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
     try:
         value = loads_strict(data.decode("utf-8", "replace"))
     except (ValueError, RecursionError) as exc:
-        raise MetaUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
+        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
     decoded = _decode_meta(value)
     if isinstance(decoded, str):
-        raise MetaUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
+        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
     return decoded
 
 
@@ -227,7 +226,7 @@ def is_subagent_transcript(path: str) -> bool:
     try:
         if read_agent_meta(path) is not None:
             return True
-    except MetaUnreadable:
+    except SubagentsUnreadable:
         pass
     try:
         for entry in iter_entries(path):
@@ -335,7 +334,7 @@ def parent_of(path: str) -> str:
 
     "" when there is nothing to name: a root record (no meta), a meta without
     ``toolUseId``, or an id no record holds (the dispatch is somewhere unseen, and a
-    link is never invented). An unparseable meta file is MetaUnreadable."""
+    link is never invented). An unparseable meta file is SubagentsUnreadable."""
     return find_parent(path)[0]
 
 

@@ -35,6 +35,7 @@ from termsprawl_context.workspace.project import walk_up_command
 
 __all__ = [
     "check_root_agents_block",
+    "merge_harness_config",
     "prepare_hook",
     "register_harness_hook",
     "write_owned_files",
@@ -195,32 +196,69 @@ def write_root_agents_block(cwd: str) -> "install.Step":
     )
 
 
-def _owned_already(current: bytes, wanted: bytes) -> bool:
-    """Whether a file's bytes are ours to replace: identical, or opening with the managed
-    marker line the provider writes first (a version of ours from another release)."""
-    marker = wanted.split(b"\n", 1)[0]
-    return current == wanted or (bool(marker.strip()) and current.split(b"\n", 1)[0] == marker)
+# The words every file termsprawl owns wholly carries on its first line (on its second,
+# after a `#!` line): ``Harness.owned_files`` writes them.
+MANAGED_MARKER = b"termsprawl-context: managed file"
+
+
+def _is_ours(existing: bytes, content: bytes) -> bool:
+    """Identical, or its first line (its second after a ``#!`` line) carries the marker."""
+    if existing == content:
+        return True
+    lines = existing.split(b"\n", 2)
+    heading = lines[1] if lines[0].startswith(b"#!") and len(lines) > 1 else lines[0]
+    # Or the marker line the provider writes first (a JSON file's `"//"` key, a comment).
+    return MANAGED_MARKER in heading or (bool(content.strip()) and heading == content.split(b"\n", 1)[0])
+
+
+def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "install.Step":
+    """One owned file: written atomically when absent or already ours, its mode applied;
+    any other file is refused (FAILED, its bytes untouched)."""
+    path = os.path.join(cwd, relative)
+    try:
+        check_write_target(cwd, path)
+        if os.path.lexists(path):
+            existing = read_small_file(path) if not os.path.islink(path) else None
+            if existing is None or not _is_ours(existing, content):
+                return install.Step("hook", relative, install.FAILED, "a file of yours is there; left as it is")
+            if existing == content and (os.stat(path).st_mode & 0o777) == mode:
+                return install.Step("hook", relative, install.UNCHANGED, "already in place")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        check_write_target(cwd, path)  # the folders just made are checked again, symlinks and all
+        write_atomic(cwd, path, content, mode)
+        os.chmod(path, mode)
+    except (OSError, ValueError) as exc:
+        return install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
+    return install.Step("hook", relative, install.WRITTEN, "mode %o" % mode)
 
 
 def write_owned_files(cwd: str, harness: Any) -> list:
-    """Write each file the harness owns whole (``Harness.owned_files``) when it is absent
-    or already ours; any other file there is refused (``FAILED``, its bytes untouched)."""
-    steps = []
-    for relative, data, mode in harness.owned_files(cwd):
-        path = os.path.join(cwd, relative)
-        what = "hook"
-        try:
-            check_write_target(cwd, path)
-            if os.path.lexists(path):
-                current = None if os.path.islink(path) else read_small_file(path)
-                if current is None or not _owned_already(current, data):
-                    steps.append(install.Step(what, relative, install.FAILED, "left untouched: not a file of ours"))
-                    continue
-                if current == data and (os.stat(path).st_mode & 0o777) == mode:
-                    steps.append(install.Step(what, relative, install.UNCHANGED, "already current"))
-                    continue
-            write_atomic(cwd, path, data, mode)
-            steps.append(install.Step(what, relative, install.WRITTEN, "%s records its sessions" % harness.label))
-        except (OSError, ValueError) as exc:
-            steps.append(install.Step(what, relative, install.FAILED, getattr(exc, "strerror", None) or str(exc)))
-    return steps
+    """``Harness.owned_files`` written into the project (``write_owned_file`` each)."""
+    files = harness.owned_files(cwd, hook_command(harness.name))
+    return [write_owned_file(cwd, rel, content, mode) for rel, content, mode in files]
+
+
+def merge_harness_config(cwd: str, harness: Any) -> list:
+    """The harness's project config (``config_file``) merged by its ``merge_config``
+    (OpenCode's read permission): written when it changes, refused (FAILED, untouched)
+    when it is not a plain JSON object; [] for a harness with none."""
+    relative = getattr(harness, "config_file", "")
+    if not relative:
+        return []
+    path = os.path.join(cwd, relative)
+    try:
+        check_write_target(cwd, path)
+        data = read_small_file(path) if os.path.lexists(path) and not os.path.islink(path) else b""
+        if data is None or os.path.islink(path):
+            return [install.Step("permission", relative, install.FAILED, "cannot be read as a regular file")]
+        settings = install.parse_settings(data, relative) if data else {}
+        merged, notes = harness.merge_config(settings)
+        steps = [install.Step("permission", relative, KEPT, note) for note in notes]
+        if merged is None:
+            return [install.Step("permission", relative, install.UNCHANGED, "read rule in place")] + steps
+        write_atomic(cwd, path, install.dump_settings(merged, len(data)))
+    except SettingsUnusable as exc:
+        return [install.Step("permission", relative, install.FAILED, exc.reason)]
+    except (OSError, ValueError, RecursionError) as exc:
+        return [install.Step("permission", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))]
+    return [install.Step("permission", relative, install.WRITTEN, "only the read command runs unasked")] + steps

@@ -1,7 +1,5 @@
 """``find``: print one session's id and transcript path."""
 
-import os
-
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
 from termsprawl_context.cli.command import (
     JSON_ONE,
@@ -38,11 +36,9 @@ def _find_other(args, found) -> int:
     session_id, path = found.session_id, found.path
 
     def data():
-        try:
-            st = os.stat(path)
-            mtime, size = st.st_mtime, st.st_size
-        except OSError:
-            mtime, size = 0.0, 0
+        from termsprawl_context.harness import get
+
+        mtime, size = get(found.harness).session_stat(path) or (0.0, 0)
         return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
 
     print_one(args.json, data, _id_and_path(session_id, path))

@@ -44,7 +44,7 @@ def _init_options(parser) -> None:
     harnesses = available()
     seen = set()
     for harness in harnesses:  # each CLI's steps: its hook (or its own file), its instruction import
-        owned = getattr(harness, "owned_option", "")
+        owned = harness.owned_option
         texts = harness.init_help(AGENTS_FILE.replace(os.sep, "/"))
         for i, option in enumerate(harness.init_options):
             if option in seen:  # AGENTS.md is read by several CLIs: one option
@@ -224,22 +224,19 @@ def _hooks_asked(args) -> list:
     each but the default one (its hook names no harness), whose hook ``init_project`` writes."""
     from termsprawl_context.harness import available
 
-    return [
-        h
-        for h in available()
-        if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])
-    ]
+    return [h for h in available() if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
 
 
 def _harness_steps(report, prepared: list, args):
     """``report`` with the steps of the other harnesses' hooks and instruction files added."""
     from termsprawl_context.harness import available
 
-    owning = [h for h in available() if getattr(args, getattr(h, "owned_option", "") or "-", False)]
+    owning = [h for h in available() if h.owned_option and getattr(args, h.owned_option, False)]
     if not prepared and not owning and not args.agents_md and not args.gemini_md:
         return report
     from termsprawl_context.workspace import install
     from termsprawl_context.workspace.harness_install import (
+        merge_harness_config,
         register_harness_hook,
         write_owned_files,
         write_root_agents_block,
@@ -249,10 +246,10 @@ def _harness_steps(report, prepared: list, args):
     installed = bool(steps) and steps[0].outcome != install.FAILED
     for one in prepared:
         steps.extend(register_harness_hook(report.cwd, one, installed))
-    for harness in owning:
-        steps.extend(write_owned_files(report.cwd, harness))
     if args.agents_md:
         steps.append(write_root_agents_block(report.cwd))
     if args.gemini_md:
         steps.append(install.import_from_gemini_md(report.cwd))
+    for harness in owning if installed else ():
+        steps.extend(write_owned_files(report.cwd, harness) + merge_harness_config(report.cwd, harness))
     return report._replace(steps=steps)

@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, print_list
 from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
-from termsprawl_context.errors import EXIT_OK, MetaUnreadable
+from termsprawl_context.errors import EXIT_OK, SubagentsUnreadable
 
 __all__ = ["SUBAGENTS", "run_subagents"]
 
@@ -42,7 +42,7 @@ def _with_meta(record: str) -> dict:
         meta = subagents.read_agent_meta(record)
         if meta is not None:
             item["meta"] = meta._asdict()  # type: ignore[assignment]
-    except MetaUnreadable as exc:
+    except SubagentsUnreadable as exc:
         item["meta_error"] = exc.message
     return item
 

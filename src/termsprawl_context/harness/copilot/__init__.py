@@ -172,7 +172,7 @@ class CopilotHarness(Harness):
             additional_context = additional_context + "\n" + relay if additional_context else relay
         return {"additionalContext": additional_context} if additional_context else {}
 
-    def owned_files(self, project):
+    def owned_files(self, project, command=""):
         """The project hook file that runs ``hook`` at every session start (whole, ours)."""
         command = "exec %s/%s hook --harness %s" % (self.hook_start_dir, INSTALLED_COMMAND, self.name)
         hook = {"type": "command", "bash": command, "timeoutSec": facts.HOOK_TIMEOUT_SECONDS}

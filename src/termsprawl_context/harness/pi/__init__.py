@@ -142,7 +142,7 @@ class PiHarness(Harness):
             additional_context = additional_context + "\n" + relay if additional_context else relay
         return {"additionalContext": additional_context} if additional_context else {}
 
-    def owned_files(self, project):
+    def owned_files(self, project, command=""):
         """The project extension that runs ``hook`` at every session start (whole, ours)."""
         from termsprawl_context.harness.pi.extension import extension_source
 

@@ -1,0 +1,184 @@
+"""Cline CLI's files read whole, within the line readers' bound, and its messages as the
+record model's ``Entry`` (observed on Cline CLI 3.0.65).
+
+A messages file is one JSON document rewritten whole, so no tail of it is a document: it is
+read in one piece of at most ``jsonl.MAX_LINE_BYTES`` (16 MiB; a larger file reads as
+empty, fail open), its messages are found in its bytes (``spans.py``) and parsed one at a
+time under ``jsonl.parse_object``'s cost model (a message over it reads as absent), which
+keeps a reader under 64 MB; the dump parses only the last messages.
+"""
+
+import os
+
+from termsprawl_context.harness.cline import facts
+from termsprawl_context.jsonl import open_regular, parse_object, read_within_bound
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, Iterable, Iterator, List, Optional, Tuple
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["manifest_of", "message_entries", "read_bytes", "session_folder_ids"]
+
+
+def _read_document(path: str) -> "Optional[dict]":
+    """The JSON object in ``path`` (bounded), or None when it is not one. Raises OSError
+    when ``path`` cannot be opened as a regular file."""
+    data = read_bytes(path)
+    return parse_object(data) if data else None
+
+
+def manifest_of(messages_file: str) -> dict:
+    """The session's manifest (``<id>.json`` beside its messages), {} when unreadable."""
+    if not messages_file.endswith(facts.MESSAGES_SUFFIX):
+        return {}
+    try:
+        found = _read_document(messages_file[: -len(facts.MESSAGES_SUFFIX)] + facts.MANIFEST_SUFFIX)
+    except OSError:
+        return {}
+    return found or {}
+
+
+def split_user_input(text: str) -> "tuple":
+    """``(typed, rest)``: the words inside ``<user_input mode="...">…</user_input>`` when
+    the text is so wrapped, else ("", text): unwrapped text is the CLI's."""
+    stripped = text.strip()
+    if not stripped.startswith(facts.USER_INPUT_OPEN):
+        return "", text
+    end_tag = stripped.find(">")
+    close = stripped.rfind(facts.USER_INPUT_CLOSE)
+    if end_tag < 0 or close < end_tag:
+        return "", text
+    rest = stripped[close + len(facts.USER_INPUT_CLOSE) :].strip()
+    return stripped[end_tag + 1 : close], rest
+
+
+def iso_ms(value: "Any") -> str:
+    """A millisecond epoch (``ts``) as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` ("" when it is none)."""
+    import time
+
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
+        return ""
+    seconds, ms = divmod(int(value), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
+
+
+def _str(value: "Any") -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _result_text(content: "Any") -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    texts = []
+    for item in content:
+        if isinstance(item, dict):
+            value = item.get("result") if "result" in item else item.get("text")
+            texts.append(value if isinstance(value, str) else "")
+        elif isinstance(item, str):
+            texts.append(item)
+    return "\n".join(texts)
+
+
+def read_bytes(path: str) -> bytes:
+    """The file's bytes, at most ``MAX_LINE_BYTES`` (b"" for a larger one); raises OSError
+    when ``path`` cannot be opened as a regular file."""
+    with open_regular(path) as f:
+        return read_within_bound(f)
+
+
+def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, Any]]") -> "Iterator[Entry]":
+    """Each ``(index, message)`` as its entries: a user message's typed words, the CLI's
+    text (``is_meta``), its tool results; an assistant message's text, thinking and calls."""
+    for index, message in messages:
+        if not isinstance(message, dict) or not isinstance(message.get("content"), (list, str)):
+            continue
+        role, uuid, stamp = _str(message.get("role")), _str(message.get("id")), iso_ms(message.get("ts"))
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        line = index + 1
+        if role == "user":
+            typed, injected, results = [], [], []  # type: List[dict], List[dict], List[dict]
+            for block in blocks:
+                kind = _str(block.get("type")) if isinstance(block, dict) else ""
+                if kind == "text" and isinstance(block.get("text"), str):
+                    words, rest = split_user_input(block["text"])
+                    if words:
+                        typed.append({"type": "text", "text": words})
+                    if rest.strip():
+                        injected.append({"type": "text", "text": rest})
+                elif kind == "tool_result":
+                    results.append(
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": _str(block.get("tool_use_id")),
+                            "content": _result_text(block.get("content")),
+                            "is_error": block.get("is_error") is True,
+                        }
+                    )
+            for kind_blocks, meta, suffix in (
+                (typed, False, ""),
+                (injected, True, ":meta"),
+                (results, False, ":results"),
+            ):
+                if kind_blocks:
+                    yield _entry(session_id, cwd, "user", uuid + suffix, stamp, kind_blocks, message, line, meta)
+        elif role == "assistant":
+            kept = []
+            for block in blocks:
+                kind = _str(block.get("type")) if isinstance(block, dict) else ""
+                if kind == "text" and isinstance(block.get("text"), str):
+                    kept.append({"type": "text", "text": block["text"]})
+                elif kind in ("thinking", "reasoning"):
+                    kept.append({"type": "thinking", "thinking": _str(block.get("thinking") or block.get("text"))})
+                elif kind == "tool_use":
+                    kept.append(
+                        {
+                            "type": "tool_use",
+                            "id": _str(block.get("id")),
+                            "name": _str(block.get("name")),
+                            "input": block.get("input") or {},
+                        }
+                    )
+            if kept:
+                yield _entry(session_id, cwd, "assistant", uuid, stamp, kept, message, line, False)
+
+
+def _entry(session_id, cwd, kind, uuid, stamp, blocks, record, line, meta) -> "Entry":
+    from termsprawl_context.transcript.entry import Entry
+
+    body = {"role": kind, "content": blocks}
+    return Entry(
+        kind,
+        uuid,
+        "",
+        "",
+        session_id,
+        stamp,
+        cwd,
+        "",
+        False,
+        meta,
+        False,
+        False,
+        "",
+        body,
+        blocks,
+        None,
+        None,
+        line,
+        -1,
+        record,
+    )
+
+
+def session_folder_ids(root: str) -> "List[str]":
+    """The session folders' names under ``root`` that are session ids, sorted."""
+    try:
+        names = sorted(os.listdir(root)) if root else []
+    except OSError:
+        return []
+    return [name for name in names if facts.is_session_id(name)]

@@ -1,0 +1,164 @@
+"""OpenCode's rows as the record model's ``Entry`` (the shape ``harness/base.py`` gives),
+forward and newest first, one message at a time (observed on OpenCode 1.18.33).
+
+A message's parts become at most three entries, in this order: the person's words (a user
+message's ``text`` parts not marked ``synthetic``/``ignored``), the harness's (its
+synthetic text and what it attached: ``is_meta``), or, for an assistant message, its text,
+reasoning and tool calls, then one ``user`` entry with the calls' results (as Claude Code
+records them). A compaction's assistant message (``summary: true``) is
+``is_compact_summary``. A sub-agent's session (``parent_id`` set) is all sub-agent
+(``is_sidechain``, ``agent_id`` its own id): its "user" messages are the parent model's.
+"""
+
+import time
+
+from termsprawl_context.harness.opencode import facts
+from termsprawl_context.jsonl import parse_object
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Any, Iterable, Iterator, List, Optional
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["Session", "group_messages", "message_entries"]
+
+
+class Session(object):
+    """The facts of one session row every entry carries."""
+
+    __slots__ = ("session_id", "directory", "sub_agent")
+
+    def __init__(self, session_id: str, directory: str, sub_agent: bool) -> None:
+        self.session_id, self.directory, self.sub_agent = session_id, directory, sub_agent
+
+
+def iso_ms(value: "Any") -> str:
+    """A millisecond epoch as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` ("" when it is none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
+        return ""
+    seconds, ms = divmod(int(value), 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
+
+
+def _str(value: "Any") -> str:
+    return value if isinstance(value, str) else ""
+
+
+def group_messages(rows: "Iterable[tuple]") -> "Iterator[tuple]":
+    """``(message id, message data, [part data, ...])`` from joined rows, in the rows'
+    order (their parts in the rows' order too); a message's parts are consecutive rows."""
+    current, data, parts = None, None, []  # type: Any, Any, List[dict]
+    for message_id, message_data, _part_id, part_data in rows:
+        if message_id != current:
+            if current is not None:
+                yield current, data, parts
+            current, parts = message_id, []
+            data = parse_object(message_data) if isinstance(message_data, str) else None
+        part = parse_object(part_data) if isinstance(part_data, str) else None
+        if part is not None:
+            parts.append(part)
+    if current is not None:
+        yield current, data, parts
+
+
+def _tool_blocks(part: dict) -> "tuple":
+    """``(tool_use block, tool_result block or None)`` of a tool part."""
+    found = part.get("state")
+    state = found if isinstance(found, dict) else {}  # type: dict
+    call_id = _str(part.get("callID")) or _str(part.get("id"))
+    use = {"type": "tool_use", "id": call_id, "name": _str(part.get("tool")), "input": state.get("input") or {}}
+    status = _str(state.get("status"))
+    if status not in ("completed", facts.STATUS_ERROR):
+        return use, None
+    failed = status == facts.STATUS_ERROR
+    output = _str(state.get("error") if failed else state.get("output"))
+    result = {"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": failed}
+    return use, result
+
+
+def message_entries(
+    session: Session, message_id: str, data: "Optional[dict]", parts: "List[dict]", line: int
+) -> "List[Entry]":
+    """The entries of one message, in order (see the module docstring); ``line`` is the
+    ordinal the first one is given (0 for a reverse read)."""
+    if not isinstance(data, dict):
+        return []
+    role = _str(data.get("role"))
+    times = data.get("time")
+    created = times.get("created") if isinstance(times, dict) else None
+    stamp = iso_ms(created)
+    found = []  # type: List[Entry]
+
+    def add(kind: str, uuid: str, blocks: list, meta: bool = False, summary: bool = False) -> None:
+        if blocks:
+            number = line + len(found) if line else 0
+            found.append(_entry(session, kind, uuid, stamp, blocks, data, number, meta, summary))
+
+    if role == facts.ROLE_USER:
+        typed, injected = [], []  # type: List[dict], List[dict]
+        for part in parts:
+            kind = _str(part.get("type"))
+            if kind == facts.PART_TEXT and isinstance(part.get("text"), str):
+                not_typed = part.get("synthetic") is True or part.get("ignored") is True
+                (injected if not_typed else typed).append({"type": "text", "text": part["text"]})
+            elif kind in facts.PART_NOT_TYPED:
+                injected.append({"type": "text", "text": "[%s]" % kind})
+        add("user", message_id, typed)
+        add("user", message_id + ":meta", injected, meta=True)
+    elif role == facts.ROLE_ASSISTANT:
+        blocks, results = [], []  # type: List[dict], List[dict]
+        for part in parts:
+            kind = _str(part.get("type"))
+            if kind == facts.PART_TEXT and isinstance(part.get("text"), str) and part.get("synthetic") is not True:
+                blocks.append({"type": "text", "text": part["text"]})
+            elif kind == facts.PART_REASONING and isinstance(part.get("text"), str):
+                blocks.append({"type": "thinking", "thinking": part["text"]})
+            elif kind == facts.PART_TOOL:
+                use, result = _tool_blocks(part)
+                blocks.append(use)
+                if result is not None:
+                    results.append(result)
+        summary = data.get("summary") is True
+        add("assistant", message_id, blocks, summary=summary)
+        add("user", message_id + ":results", results)
+    return found
+
+
+def _entry(
+    session: Session,
+    kind: str,
+    uuid: str,
+    stamp: str,
+    blocks: list,
+    record: dict,
+    line: int,
+    meta: bool,
+    summary: bool,
+) -> "Entry":
+    from termsprawl_context.transcript.entry import Entry
+
+    body = {"role": kind, "content": blocks}
+    agent = session.session_id if session.sub_agent else ""
+    return Entry(
+        kind,
+        uuid,
+        "",
+        "",
+        session.session_id,
+        stamp,
+        session.directory,
+        "",
+        session.sub_agent,
+        meta,
+        summary,
+        False,
+        agent,
+        body,
+        blocks,
+        None,
+        None,
+        line,
+        -1,
+        record,
+    )
