@@ -88,6 +88,9 @@ def _init_options(parser) -> None:
     )
     from termsprawl_context.harness import available
 
+    for harness in available():  # the step options a provider declares (Qwen Code, Factory Droid, Vibe)
+        for dest, text in sorted(getattr(harness, "option_help", {}).items()):
+            parser.add_argument("--" + dest.replace("_", "-"), action="store_true", dest=dest, help=text)
     for harness in available():
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
         parser.add_argument(
@@ -161,13 +164,19 @@ def run_init(args) -> int:
 _STEP_OPTIONS = ("hook", "claude_md", "codex_hook", "agents_md", "gemini_hook", "gemini_md")
 
 
+def _provider_options() -> tuple:
+    from termsprawl_context.harness import available
+
+    return tuple(d for h in available() for d in sorted(getattr(h, "option_help", {})))
+
+
 def _choose_clis(args) -> "Optional[list]":
     """The CLIs this run wires (their ``init_options`` set on ``args``), or None when the
     steps were named one by one (the options as before). No CLI option at all: every
     supported CLI found here (``Harness.found``), less those excluded."""
     from termsprawl_context.harness import available
 
-    if any(getattr(args, name) for name in _STEP_OPTIONS):
+    if any(getattr(args, name, False) for name in _STEP_OPTIONS + _provider_options()):
         return None
     harnesses = available()
     named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
@@ -251,21 +260,32 @@ def _prepare_harness_steps(cwd: str, args) -> list:
         from termsprawl_context.workspace.harness_install import check_root_agents_block
 
         check_root_agents_block(cwd)
-    if not (args.codex_hook or args.gemini_hook) or not os.path.isdir(cwd):
+    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, available, get
+
+    asked = [h for h in available() if getattr(args, getattr(h, "hook_option", "") or "-", False)]
+    if not (args.codex_hook or args.gemini_hook or asked) or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.harness import CODEX_CLI, GEMINI_CLI, get
     from termsprawl_context.workspace.harness_install import prepare_hook
 
     wanted = [name for name, asked in ((CODEX_CLI, args.codex_hook), (GEMINI_CLI, args.gemini_hook)) if asked]
-    return [prepare_hook(cwd, get(name)) for name in wanted]
+    return [prepare_hook(cwd, get(name)) for name in wanted] + [prepare_hook(cwd, h) for h in asked]
 
 
 def _harness_steps(report, prepared: list, args):
     """``report`` with the steps of ``--codex-hook`` and ``--agents-md`` added."""
-    if not prepared and not args.agents_md and not args.gemini_md:
+    from termsprawl_context.harness import available
+
+    imports = [h for h in available() if getattr(args, getattr(h, "import_option", "") or "-", False)]
+    owned = [h for h in available() if getattr(args, getattr(h, "owned_option", "") or "-", False)]
+    if not prepared and not args.agents_md and not args.gemini_md and not imports and not owned:
         return report
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.harness_install import register_harness_hook, write_root_agents_block
+    from termsprawl_context.workspace.harness_install import (
+        register_harness_hook,
+        write_instruction_import,
+        write_owned_files,
+        write_root_agents_block,
+    )
 
     steps = list(report.steps)
     installed = bool(steps) and steps[0].outcome != install.FAILED
@@ -275,6 +295,9 @@ def _harness_steps(report, prepared: list, args):
         steps.append(write_root_agents_block(report.cwd))
     if args.gemini_md:
         steps.append(install.import_from_gemini_md(report.cwd))
+    steps.extend(write_instruction_import(report.cwd, h) for h in imports)
+    for harness in owned:
+        steps.extend(write_owned_files(report.cwd, harness) if installed else [])
     return report._replace(steps=steps)
 
 

@@ -28,9 +28,19 @@ __all__ = [
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 GEMINI_CLI = "gemini-cli"
+QWEN_CODE = "qwen-code"
+FACTORY_DROID = "factory-droid"
+MISTRAL_VIBE = "mistral-vibe"
 DEFAULT_HARNESS = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
-_MODULES = ((CLAUDE_CODE, "claude"), (CODEX_CLI, "codex"), (GEMINI_CLI, "gemini"))
+_MODULES = (
+    (CLAUDE_CODE, "claude"),
+    (CODEX_CLI, "codex"),
+    (GEMINI_CLI, "gemini"),
+    (QWEN_CODE, "qwen"),
+    (FACTORY_DROID, "droid"),
+    (MISTRAL_VIBE, "vibe"),
+)
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 
 _loaded = {}  # type: dict

@@ -357,6 +357,13 @@ class Harness(object):
             output["systemMessage"] = system_message
         return output
 
+    def owned_files(self, project: str) -> list:
+        """The files ``init`` writes for it that termsprawl owns wholly, as
+        ``(project-relative path, content bytes, mode)``: written when absent or already
+        ours (identical, or its first line the managed marker the content opens with),
+        refused otherwise (``workspace.harness_install.write_owned_files``)."""
+        return []
+
     def hook_entry(self, command: str) -> dict:
         """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
         return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}

@@ -28,8 +28,10 @@ from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
 __all__ = [
+    "AGENTS_FILE",
     "CLAUDE_MD_FILE",
     "CLAUDE_MD_IMPORT",
+    "add_claude_md_import",
     "FAILED",
     "HANDOFF_ARGS",
     "REFUSED",

@@ -1,0 +1,164 @@
+"""Mistral Vibe behind the interface (``store.py`` reads its unified session store).
+
+Observed on Mistral Vibe 3.0.3 (``../shared/reference/more-clis.md`` §8). A session is a
+folder, ``<vibe home>/logs/session/unified/<session id>/``; the transcript path this tool
+keeps for it is the folder's ``meta.json`` (a regular file every session has), and its
+entries come from the folder. The store is rewritten in place (generations, ``CURRENT``),
+not appended to, so there is no cheap tail: a read costs the live generation's chunks and
+the journal since it, each bounded by the line readers' budget.
+
+Vibe has no session-start hook. Its node is found as the newest session whose
+``meta.json`` names the project as its working directory (``project_sessions``): what can
+go wrong is two Vibe sessions started in the project at once (the newest wins, which may
+be the other terminal's) and a session that never wrote its store yet (none found until it
+does). Its ``pre_tool``/``post_tool`` hooks carry the session folder, but only once the
+model calls a tool; their output reaches the model only appended to a tool's result.
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
+
+__all__ = ["HARNESS"]
+
+NAME = "mistral-vibe"
+HOME_ENV, HOME_DIR_NAME = "VIBE_HOME", ".vibe"
+UNIFIED_SUBDIR = os.path.join("logs", "session", "unified")
+
+
+def _vibe_home(environ) -> str:
+    env = os.environ if environ is None else environ
+    value = env.get(HOME_ENV) or ""
+    if value and os.path.isabs(value):
+        return value
+    home = env.get("HOME") or ""
+    return os.path.join(home, HOME_DIR_NAME) if os.path.isabs(home) else ""
+
+
+def _meta_files(root: str):
+    try:
+        names = sorted(os.listdir(root))
+    except (OSError, ValueError):
+        return
+    for name in names:
+        if not name.startswith("."):
+            path = os.path.join(root, name, META_FILE)
+            if os.path.isfile(path):
+                yield path
+
+
+def _str(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _meta(path: str) -> dict:
+    value = read_json(path)
+    return value if isinstance(value, dict) else {}
+
+
+def _working_dir(meta: dict) -> str:
+    env = meta.get("environment")
+    return _str(env.get("working_directory")) if isinstance(env, dict) else ""
+
+
+class VibeHarness(Harness):
+    name = NAME
+    label = "Mistral Vibe"
+    transcript_suffix = META_FILE
+    instruction_file = "AGENTS.md"  # read only in a trusted folder (`vibe --trust`, or trusted once)
+    command = "vibe"
+    cli_option = "vibe"
+    init_options = ("agents_md",)
+    setup_steps = (
+        "Mistral Vibe has no session-start hook: its node is the newest Vibe session started in the project "
+        "(`index set NODE <its meta.json>` names one by hand); it reads AGENTS.md only in a trusted folder, and "
+        "runs the read command unasked only with `[tools.bash] allowlist` in ~/.vibe/config.toml (a prefix rule, "
+        "in the home folder: add it yourself)"
+    )
+    unrecorded_at_root = (
+        "Mistral Vibe has no session-start hook: name its session by hand with `index set NODE` (start %(start)s "
+        "at the project root)"
+    )
+
+    def store_roots(self, environ=None):
+        home = _vibe_home(environ)
+        return [os.path.join(home, UNIFIED_SUBDIR)] if home else []
+
+    def config_dirs(self, environ=None):
+        home = _vibe_home(environ)
+        return [home] if home else []
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            for path in _meta_files(root):
+                yield Session(self.name, self.session_id_of(path), path)
+
+    def session_id_of(self, path):
+        if os.path.basename(path) != META_FILE:
+            return ""
+        return os.path.basename(os.path.dirname(path))
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Sessions whose ``meta.json`` names a working directory in the project, newest
+        first (the node of a Vibe terminal, which no hook records)."""
+        real = os.path.realpath(project)
+        paths = [p for root in self.store_roots(environ) for p in _meta_files(root)]
+        found = []
+        for mtime, path in recent_files(paths, since):
+            cwd = _working_dir(_meta(path))
+            if cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
+        return found
+
+    def sniff(self, first):
+        env = first.get("environment")
+        return isinstance(env, dict) and "working_directory" in env and "session_id" in first and "config" in first
+
+    def hook_transcript(self, path, session_id, source):
+        # A pre_tool/post_tool payload's transcript_path is the session folder (3.0.3).
+        return os.path.join(path, META_FILE) if os.path.isdir(path) else path
+
+    def entries(self, path):
+        from termsprawl_context.jsonl import open_regular
+
+        open_regular(path).close()  # the contract: OSError when it is no regular file
+        folder = os.path.dirname(path)
+        meta = _meta(path)
+        session, cwd = _str(meta.get("session_id")) or self.session_id_of(path), _working_dir(meta)
+        return _entries(folder, session, cwd)
+
+    def supports(self, question):
+        # Sub-agents (meta.json's child_sessions) were not exercised here: a named refusal.
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
+
+        return question in (Q_ENTRIES, Q_IDENTITY)
+
+    def stable_id(self, path):
+        found = _str(_meta(path).get("session_id"))
+        return found if found and found == self.session_id_of(path) else None
+
+    def subagent_parent(self, path):
+        meta = _meta(path)
+        if self.stable_id(path) is None:
+            return None
+        return (bool(meta.get("parent_session_id")), "")
+
+    def session_ids(self, path):
+        found = self.stable_id(path)
+        return [found] if found else None
+
+    def work_dirs(self, path):
+        cwd = _working_dir(_meta(path))
+        return [cwd] if cwd else None
+
+
+def _entries(folder: str, session: str, cwd: str):
+    for number, entry in enumerate(session_entries(folder), 1):
+        for one in projection_entries(entry, session, cwd, number):
+            yield one
+
+
+HARNESS = VibeHarness()
