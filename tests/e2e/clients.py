@@ -20,7 +20,13 @@ CLIENTS_DIR_ENV = "TERMSPRAWL_CLIENTS_DIR"
 REQUIRE_CLIENTS_ENV = "TERMSPRAWL_REQUIRE_CLIENTS"
 SKIP_E2E_ENV = "TERMSPRAWL_SKIP_E2E"
 # npm package of each client, as pinned in package.json; the key is the binary's name.
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+    "qwen": "@qwen-code/qwen-code",
+    "droid": "@factory/cli",
+}
 # What to run, under node_modules/. Claude Code 2.1.328's `bin/claude.exe` is a stub its
 # postinstall replaces; install-clients skips install scripts, so the suite runs the native
 # binary from the platform package itself. Codex's and Gemini's bins run as installed.
@@ -28,6 +34,11 @@ EXECUTABLES = {
     "claude": "@anthropic-ai/claude-code-linux-x64/claude",
     "codex": ".bin/codex",
     "gemini": ".bin/gemini",
+    "qwen": ".bin/qwen",
+    # Droid's 0.225.1 wrapper runs the platform binary pinned beside it (0.225.2).
+    "droid": ".bin/droid",
+    # Mistral Vibe is a PyPI package: install-clients puts it in a venv beside node_modules/.
+    "vibe": "../vibe-venv/bin/vibe",
 }
 
 
