@@ -1,0 +1,173 @@
+"""The real Mistral Vibe 3.0.3 as a node, against the scripted chat-completions server.
+
+Vibe has no session-start hook, so its node is the newest Vibe session whose working
+directory is the project (``sessions --json`` names it; ``index set`` records it). One project
+set up with ``init --agents-md`` in a scratch HOME; ``~/.vibe/config.toml`` names the scripted
+model and allows the read command by prefix (``[tools.bash] allowlist``: home-folder settings
+the person adds, never ``init``). Turn 1 is a plain prompt; the session is then recorded as
+node ``carol`` and linked to ``alice`` (a Claude Code transcript); turn 2 (``--resume``) runs
+the read command through Vibe's bash tool and gets alice's words. Then the lead reads carol.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from chat_server import ChatServer, last_tool_output, reply, tool_call  # noqa: E402
+from clients import client_bin  # noqa: E402
+
+RUN_TIMEOUT = 90
+ALICE_WORDS = "alice-says: the migration is blocked on the schema review"
+ALICE_ANSWER = "alice-answers: I will wait for the review"
+CAROL_ONE = "carol-prompt-one: hello"
+CAROL_ANSWER_ONE = "carol-answer-one: hello to you"
+CAROL_TWO = "carol-prompt-two: what is alice doing?"
+CAROL_ANSWER_TWO = "carol-answer-two: alice waits for a schema review"
+HARNESS_TEXT = ("termsprawl:context-links", "Running hooks")
+
+
+def claude_transcript(path):
+    records = [
+        {"type": "user", "uuid": "u1", "sessionId": "s-alice", "timestamp": "2026-12-01T00:00:00Z",
+         "message": {"role": "user", "content": ALICE_WORDS}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s-alice",
+         "timestamp": "2026-12-01T00:00:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": ALICE_ANSWER}]}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+CONFIG = """active_model = "mock"
+enable_update_checks = false
+enable_auto_update = false
+enable_telemetry = false
+
+[[providers]]
+name = "mock"
+api_base = "%s"
+api_key_env_var = "MOCK_API_KEY"
+backend = "generic"
+
+[[models]]
+name = "mock-model"
+provider = "mock"
+alias = "mock"
+
+[tools.bash]
+allowlist = [%s]
+"""
+
+
+class World(object):
+    def __init__(self, root, pyz):
+        self.root, self.pyz = root, str(pyz)
+        self.home, self.project = root / "home", root / "proj"
+        (self.home / ".vibe").mkdir(parents=True)
+        self.project.mkdir()
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        self.vibe = client_bin("vibe")
+        self.read_prefix = "%s --format markdown" % (self.project / ".termsprawl" / "bin" / "termsprawl-context")
+
+    def env(self, **extra):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("VIBE_", "MISTRAL_", "TERMSPRAWL_"))}
+        env.update(HOME=str(self.home), NO_COLOR="1", MOCK_API_KEY="sk-mock")
+        env.update(extra)
+        return env
+
+    def tool(self, *args):
+        done = subprocess.run(
+            [sys.executable, self.pyz] + [str(a) for a in args],
+            cwd=str(self.project),
+            env=self.env(),
+            capture_output=True,
+            timeout=60,
+        )
+        assert b"Traceback" not in done.stderr
+        return done
+
+    def run_vibe(self, server, *args):
+        (self.home / ".vibe" / "config.toml").write_text(CONFIG % (server.base_url, json.dumps(self.read_prefix)))
+        done = subprocess.run(
+            [self.vibe, "--trust"] + list(args) + ["--output", "json"],
+            cwd=str(self.project),
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+        return done
+
+
+def project_session(world):
+    """The node rule: the newest Vibe session whose working directory is the project."""
+    listed = world.tool("sessions", "--harness", "mistral-vibe", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = [json.loads(line) for line in listed.stdout.decode().splitlines()]
+    mine = [r for r in rows if os.path.realpath(r["cwd"]) == os.path.realpath(str(world.project))]
+    return max(mine, key=lambda r: r["mtime"])
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, pyz):
+    world = World(tmp_path_factory.mktemp("vibe-e2e"), pyz)
+    assert world.tool("init", "--cwd", world.project, "--agents-md").returncode == 0
+    alice = world.root / "alice.jsonl"
+    claude_transcript(alice)
+    assert world.tool("index", "set", "alice", alice).returncode == 0
+    with ChatServer(lambda body, n: reply(CAROL_ANSWER_ONE)) as first:
+        world.run_vibe(first, "-p", CAROL_ONE)
+    world.row = project_session(world)
+    assert world.tool("index", "set", "carol", world.row["transcript_path"]).returncode == 0
+    assert world.tool("links", "add", "alice", "carol").returncode == 0
+    read = "%s --cwd %s --self carol" % (world.read_prefix, world.project)
+
+    def second_script(body, n):
+        output = last_tool_output(body)
+        if output is None:
+            return reply(None, [tool_call("call_read0", "bash", {"command": read})])
+        return reply(CAROL_ANSWER_TWO if ALICE_WORDS in output else "the read failed: " + output[:300])
+
+    with ChatServer(second_script) as second:
+        world.second = second
+        world.run_vibe(second, "--resume", world.row["session_id"], "-p", CAROL_TWO)
+    return world
+
+
+def test_the_project_s_newest_session_is_the_node(world):
+    entry = json.loads((world.project / ".termsprawl" / "transcripts" / "carol.json").read_text())
+    assert entry["harness"] == "mistral-vibe"
+    assert entry["path"].endswith("/unified/%s/meta.json" % world.row["session_id"])
+
+
+def test_the_model_reads_alice_through_the_bash_allowlist(world):
+    outputs = [last_tool_output(body) for body in world.second.completions()]
+    assert any(o and ALICE_WORDS in o and ALICE_ANSWER in o for o in outputs)
+
+
+def test_the_lead_reads_carols_prompts_and_answers(world):
+    done = world.tool("--cwd", world.project, "--self", "alice")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    for words in (CAROL_ONE, CAROL_ANSWER_ONE, CAROL_TWO, CAROL_ANSWER_TWO):
+        assert words in out
+    assert out.index(CAROL_ONE) < out.index(CAROL_ANSWER_ONE) < out.index(CAROL_TWO) < out.index(CAROL_ANSWER_TWO)
+    for text in HARNESS_TEXT:
+        assert text not in out
+
+
+def test_show_prints_every_typed_prompt_and_answer(world):
+    shown = world.tool("show", world.row["session_id"])
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.decode()
+    for words in (CAROL_ONE, CAROL_ANSWER_ONE, CAROL_TWO, CAROL_ANSWER_TWO):
+        assert words in out
+    for text in HARNESS_TEXT:
+        assert text not in out
