@@ -121,3 +121,14 @@ def test_owned_files_are_written_or_refused_never_overwritten(tmp_path):
     target.write_bytes(b"the person's own\n")
     assert [s.outcome for s in write_owned_files(project, _Owner())] == [install.FAILED]
     assert target.read_bytes() == b"the person's own\n"
+
+
+def test_vibe_s_hook_file_runs_the_installed_command(tmp_path):
+    from termsprawl_context.harness.vibe import INSTALLED_COMMAND
+    from termsprawl_context.workspace.project import INSTALLED_COMMAND as INSTALLED
+
+    assert INSTALLED_COMMAND == INSTALLED
+    [(relative, content, mode)] = get("mistral-vibe").owned_files(str(tmp_path))
+    assert relative == os.path.join(".vibe", "hooks.toml") and mode == 0o644
+    assert content.startswith(b"# termsprawl-context:") and b'type = "post_tool"' in content
+    assert get("mistral-vibe").owned_files("/it's/quoted") == []  # no TOML literal can hold it

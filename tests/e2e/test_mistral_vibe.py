@@ -1,16 +1,20 @@
 """The real Mistral Vibe 3.0.3 as a node, against the scripted chat-completions server.
 
-Vibe has no session-start hook, so its node is the newest Vibe session whose working
-directory is the project (``sessions --json`` names it; ``index set`` records it). One project
-set up with ``init --agents-md`` in a scratch HOME; ``~/.vibe/config.toml`` names the scripted
-model and allows the read command by prefix (``[tools.bash] allowlist``: home-folder settings
-the person adds, never ``init``). Turn 1 is a plain prompt; the session is then recorded as
-node ``carol`` and linked to ``alice`` (a Claude Code transcript); turn 2 (``--resume``) runs
-the read command through Vibe's bash tool and gets alice's words. Then the lead reads carol.
+Vibe has no session-start hook: ``init --vibe-hook`` writes ``.vibe/hooks.toml`` with a
+``post_tool`` hook, which records the session at the model's first tool call and appends the
+context line to that tool's result. One project set up with ``init --vibe-hook --agents-md``
+in a scratch HOME; ``~/.vibe/config.toml`` names the scripted model and allows the read
+command by prefix (``[tools.bash] allowlist``: home-folder settings the person adds, never
+``init``). ``alice`` (a Claude Code transcript) and ``carol`` are linked first. Turn 1: the
+model runs ``cat parser.py``; the hook records carol and the result carries the context line;
+the model runs the command it names and gets alice's words. Turn 2 (``--resume``): a second
+prompt. Then the lead reads carol; and without the hook, the project's newest Vibe session
+(``sessions --json``) is the same one.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -25,11 +29,12 @@ from clients import client_bin  # noqa: E402
 RUN_TIMEOUT = 90
 ALICE_WORDS = "alice-says: the migration is blocked on the schema review"
 ALICE_ANSWER = "alice-answers: I will wait for the review"
-CAROL_ONE = "carol-prompt-one: hello"
-CAROL_ANSWER_ONE = "carol-answer-one: hello to you"
-CAROL_TWO = "carol-prompt-two: what is alice doing?"
-CAROL_ANSWER_TWO = "carol-answer-two: alice waits for a schema review"
-HARNESS_TEXT = ("termsprawl:context-links", "Running hooks")
+CAROL_ONE = "carol-prompt-one: what is alice doing?"
+CAROL_ANSWER_ONE = "carol-answer-one: alice waits for a schema review"
+CAROL_TWO = "carol-prompt-two: and after that?"
+CAROL_ANSWER_TWO = "carol-answer-two: she merges"
+HARNESS_TEXT = ("termsprawl:context-links", "Running hooks", "termsprawl: you are agent node")
+COMMAND_IN_CONTEXT = re.compile(r"run: ([^\n]+)")
 
 
 def claude_transcript(path):
@@ -96,7 +101,7 @@ class World(object):
         done = subprocess.run(
             [self.vibe, "--trust"] + list(args) + ["--output", "json"],
             cwd=str(self.project),
-            env=self.env(),
+            env=self.env(TERMSPRAWL_NODE_ID="carol"),
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,
@@ -115,40 +120,48 @@ def project_session(world):
     return max(mine, key=lambda r: r["mtime"])
 
 
+def first_script(body, n):
+    """``cat parser.py``; then the command the hook's context line (on that result) names."""
+    output = last_tool_output(body)
+    if output is None:
+        return reply(None, [tool_call("call_cat", "bash", {"command": "cat parser.py"})])
+    if ALICE_WORDS in output:
+        return reply(CAROL_ANSWER_ONE)
+    found = COMMAND_IN_CONTEXT.search(output)
+    if not found:
+        return reply("no context line: " + output[-300:])
+    return reply(None, [tool_call("call_read", "bash", {"command": found.group(1).strip()})])
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, pyz):
     world = World(tmp_path_factory.mktemp("vibe-e2e"), pyz)
-    assert world.tool("init", "--cwd", world.project, "--agents-md").returncode == 0
+    done = world.tool("init", "--cwd", world.project, "--vibe-hook", "--agents-md")
+    assert done.returncode == 0, done.stderr
+    (world.project / "parser.py").write_text("print('parser')\n")
     alice = world.root / "alice.jsonl"
     claude_transcript(alice)
     assert world.tool("index", "set", "alice", alice).returncode == 0
-    with ChatServer(lambda body, n: reply(CAROL_ANSWER_ONE)) as first:
-        world.run_vibe(first, "-p", CAROL_ONE)
-    world.row = project_session(world)
-    assert world.tool("index", "set", "carol", world.row["transcript_path"]).returncode == 0
     assert world.tool("links", "add", "alice", "carol").returncode == 0
-    read = "%s --cwd %s --self carol" % (world.read_prefix, world.project)
-
-    def second_script(body, n):
-        output = last_tool_output(body)
-        if output is None:
-            return reply(None, [tool_call("call_read0", "bash", {"command": read})])
-        return reply(CAROL_ANSWER_TWO if ALICE_WORDS in output else "the read failed: " + output[:300])
-
-    with ChatServer(second_script) as second:
-        world.second = second
+    with ChatServer(first_script) as first:
+        world.first = first
+        world.run_vibe(first, "-p", CAROL_ONE)
+    world.entry = json.loads((world.project / ".termsprawl" / "transcripts" / "carol.json").read_text())
+    world.row = project_session(world)
+    with ChatServer(lambda body, n: reply(CAROL_ANSWER_TWO)) as second:
         world.run_vibe(second, "--resume", world.row["session_id"], "-p", CAROL_TWO)
     return world
 
 
-def test_the_project_s_newest_session_is_the_node(world):
-    entry = json.loads((world.project / ".termsprawl" / "transcripts" / "carol.json").read_text())
-    assert entry["harness"] == "mistral-vibe"
-    assert entry["path"].endswith("/unified/%s/meta.json" % world.row["session_id"])
+def test_the_post_tool_hook_records_the_node_and_it_is_the_project_s_newest_session(world):
+    assert world.entry["harness"] == "mistral-vibe"
+    assert world.entry["path"] == world.row["transcript_path"]
+    assert world.entry["path"].endswith("/unified/%s/meta.json" % world.row["session_id"])
 
 
-def test_the_model_reads_alice_through_the_bash_allowlist(world):
-    outputs = [last_tool_output(body) for body in world.second.completions()]
+def test_the_hook_s_context_reaches_the_model_and_it_reads_alice(world):
+    outputs = [last_tool_output(body) for body in world.first.completions()]
+    assert any(o and "termsprawl: you are agent node carol; linked agents: alice." in o for o in outputs)
     assert any(o and ALICE_WORDS in o and ALICE_ANSWER in o for o in outputs)
 
 

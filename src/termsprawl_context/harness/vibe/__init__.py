@@ -7,17 +7,23 @@ entries come from the folder. The store is rewritten in place (generations, ``CU
 not appended to, so there is no cheap tail: a read costs the live generation's chunks and
 the journal since it, each bounded by the line readers' budget.
 
-Vibe has no session-start hook. Its node is found as the newest session whose
-``meta.json`` names the project as its working directory (``project_sessions``): what can
-go wrong is two Vibe sessions started in the project at once (the newest wins, which may
-be the other terminal's) and a session that never wrote its store yet (none found until it
-does). Its ``pre_tool``/``post_tool`` hooks carry the session folder, but only once the
-model calls a tool; their output reaches the model only appended to a tool's result.
+Vibe has no session-start hook. ``init --vibe-hook`` writes ``.vibe/hooks.toml`` (a file
+termsprawl owns wholly: Vibe reads hooks from nowhere else in the project) with a ``post_tool``
+hook running ``hook --harness mistral-vibe``: its payload (``session_id``, ``transcript_path``
+= the session folder, ``cwd``) records the node, and its
+``hook_specific_output.additional_context`` is appended to the tool's result the model reads.
+What can go wrong: nothing is recorded until the model first calls a tool (a session that
+only talks is no node until then), the context line rides on every tool result, and Vibe
+reads project hooks only in a trusted folder (``vibe --trust``, or trusted once). Without
+the hook, the node is the newest session whose ``meta.json`` names the project as its working
+directory (``project_sessions``; ``index set`` records it): two Vibe sessions started in the
+project at once make that the newest one, which may be the other terminal's.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 
 from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
@@ -27,6 +33,20 @@ __all__ = ["HARNESS"]
 NAME = "mistral-vibe"
 HOME_ENV, HOME_DIR_NAME = "VIBE_HOME", ".vibe"
 UNIFIED_SUBDIR = os.path.join("logs", "session", "unified")
+# The installed command, as workspace.project.INSTALLED_COMMAND names it (harness/ may not
+# import workspace/; tests/test_more_harnesses.py holds the two equal).
+INSTALLED_COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
+HOOKS_FILE = os.path.join(".vibe", "hooks.toml")
+MANAGED_MARKER = "# termsprawl-context: written by `termsprawl-context init --vibe-hook`; it replaces this file"
+# Vibe 3.0.3's hook table: `type` one of pre_tool, post_tool, post_agent; the command gets the
+# payload on stdin; only post_tool's output reaches the model.
+HOOKS_TOML = """%(marker)s
+[[hooks]]
+name = "termsprawl-context"
+type = "post_tool"
+command = '%(command)s'
+"""
+HOOK_OUTPUT, HOOK_CONTEXT = "hook_specific_output", "additional_context"
 
 
 def _vibe_home(environ) -> str:
@@ -71,16 +91,21 @@ class VibeHarness(Harness):
     instruction_file = "AGENTS.md"  # read only in a trusted folder (`vibe --trust`, or trusted once)
     command = "vibe"
     cli_option = "vibe"
-    init_options = ("agents_md",)
+    init_options = ("vibe_hook", "agents_md")
+    owned_option = "vibe_hook"
+    option_help = {
+        "vibe_hook": "write DIR/.vibe/hooks.toml (termsprawl's own file; an existing one of yours is refused): a "
+        "post_tool hook that records Mistral Vibe's session at its first tool call",
+    }
     setup_steps = (
-        "Mistral Vibe has no session-start hook: its node is the newest Vibe session started in the project "
-        "(`index set NODE <its meta.json>` names one by hand); it reads AGENTS.md only in a trusted folder, and "
-        "runs the read command unasked only with `[tools.bash] allowlist` in ~/.vibe/config.toml (a prefix rule, "
-        "in the home folder: add it yourself)"
+        "Mistral Vibe reads the project's hooks and AGENTS.md only in a trusted folder (`vibe --trust`); it has "
+        "no session-start hook, so its session is recorded at the model's first tool call; it runs the read "
+        "command unasked only with `[tools.bash] allowlist` in ~/.vibe/config.toml (a prefix rule in the home "
+        "folder: add it yourself)"
     )
     unrecorded_at_root = (
-        "Mistral Vibe has no session-start hook: name its session by hand with `index set NODE` (start %(start)s "
-        "at the project root)"
+        "Mistral Vibe did not run the project's hook: the folder is not trusted, or its model has not called a "
+        "tool yet, or it was started before `init`: start %(start)s at the project root with `--trust`"
     )
 
     def store_roots(self, environ=None):
@@ -116,6 +141,22 @@ class VibeHarness(Harness):
     def sniff(self, first):
         env = first.get("environment")
         return isinstance(env, dict) and "working_directory" in env and "session_id" in first and "config" in first
+
+    def owned_files(self, project):
+        """``.vibe/hooks.toml`` with the post_tool hook (its first line the managed marker)."""
+        command = os.path.join(os.path.abspath(project), INSTALLED_COMMAND)
+        line = "%s hook --cwd %s --harness %s" % (shlex.quote(command), shlex.quote(os.path.abspath(project)), NAME)
+        if "'" in line:  # a TOML literal string holds no quote of its own kind
+            return []
+        text = HOOKS_TOML % {"marker": MANAGED_MARKER, "command": line}
+        return [(HOOKS_FILE, text.encode("utf-8"), 0o644)]
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        """Vibe's post_tool shape (3.0.3); a warning for the person goes to the model too, to
+        pass on (Vibe shows the person no hook output)."""
+        if system_message:
+            additional_context = "\n".join(t for t in (additional_context, system_message) if t)
+        return {HOOK_OUTPUT: {HOOK_CONTEXT: additional_context}} if additional_context else {}
 
     def hook_transcript(self, path, session_id, source):
         # A pre_tool/post_tool payload's transcript_path is the session folder (3.0.3).
