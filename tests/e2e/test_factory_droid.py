@@ -193,3 +193,7 @@ def test_sessions_and_show_read_the_droid_store(world):
             assert one in out
         for text in HARNESS_TEXT:
             assert text not in out
+    found = world.tool("search", "bob-prompt-two")
+    assert found.returncode == 0 and found.stdout.decode().startswith(world.after_second["path"] + ":")
+    unfound = world.tool("search", "termsprawl: you are agent node")  # harness text is not the conversation
+    assert unfound.stdout == b""

@@ -184,3 +184,7 @@ def test_show_prints_every_typed_prompt_and_answer(world):
         assert words in out
     for text in HARNESS_TEXT:
         assert text not in out
+    found = world.tool("search", "carol-prompt-two")
+    assert found.returncode == 0 and found.stdout.decode().startswith(world.entry["path"] + ":")
+    unfound = world.tool("search", "termsprawl: you are agent node")  # harness text is not the conversation
+    assert unfound.stdout == b""
