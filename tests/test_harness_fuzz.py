@@ -20,6 +20,9 @@ from test_fuzz import check_outcome, fuzz_settings, run_cli
 FIXTURES = Path(__file__).parent / "fixtures"
 CODEX_ROLLOUTS = sorted((FIXTURES / "codex").rglob("rollout-*.jsonl"))
 GEMINI_CHATS = sorted((FIXTURES / "gemini-0.61").rglob("session-*.jsonl"))
+# Written by the real clients against the scripted model (tests/e2e's drives, issue 30).
+QWEN_CHATS = sorted((FIXTURES / "qwen-0.24.4").glob("*.jsonl"))
+DROID_SESSIONS = sorted((FIXTURES / "droid-0.225.2").glob("*.jsonl"))
 HARNESS_COUNTS = {}
 
 
@@ -99,6 +102,10 @@ class Place(object):
         self.codex_home = self.home / ".codex"
         if harness == "codex-cli":
             self.chat = self.codex_home / "sessions" / "2026" / "12" / "01" / name
+        elif harness == "qwen-code":
+            self.chat = self.home / ".qwen" / "projects" / "-p" / "chats" / name
+        elif harness == "factory-droid":
+            self.chat = self.home / ".factory" / "sessions" / "-p" / name
         else:
             self.chat = self.home / ".gemini" / "tmp" / "p" / "chats" / name
         self.chat.parent.mkdir(parents=True)
@@ -180,6 +187,24 @@ def test_gemini_single_json_chats(root):
     @given(legacy_chat())
     def check(data):
         _run_readers(Place(root, "gemini-cli", "session-2025-01-01T00-00-old.json", data), "Gemini CLI session-*.json")
+
+    check()
+
+
+def test_qwen_code_chats(root):
+    @fuzz_settings(100)
+    @given(mangled(QWEN_CHATS))
+    def check(data):
+        _run_readers(Place(root, "qwen-code", QWEN_CHATS[0].name, data), "Qwen Code chats")
+
+    check()
+
+
+def test_factory_droid_sessions(root):
+    @fuzz_settings(100)
+    @given(mangled(DROID_SESSIONS))
+    def check(data):
+        _run_readers(Place(root, "factory-droid", DROID_SESSIONS[0].name, data), "Factory Droid sessions")
 
     check()
 
