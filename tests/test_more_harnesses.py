@@ -128,7 +128,14 @@ def test_vibe_s_hook_file_runs_the_installed_command(tmp_path):
     from termsprawl_context.workspace.project import INSTALLED_COMMAND as INSTALLED
 
     assert INSTALLED_COMMAND == INSTALLED
-    [(relative, content, mode)] = get("mistral-vibe").owned_files(str(tmp_path))
+    project = tmp_path / "it's here"
+    [(relative, content, mode)] = get("mistral-vibe").owned_files(str(project))
     assert relative == os.path.join(".vibe", "hooks.toml") and mode == 0o644
     assert content.startswith(b"# termsprawl-context:") and b'type = "post_tool"' in content
-    assert get("mistral-vibe").owned_files("/it's/quoted") == []  # no TOML literal can hold it
+    # The command line is a JSON string, which is a TOML basic string: the quote survives.
+    command = json.loads(content.split(b"command = ", 1)[1].strip())
+    quoted = "'%s'" % str(project).replace("'", "'\"'\"'")
+    assert command == "%s/.termsprawl/bin/termsprawl-context' hook --cwd %s --harness mistral-vibe" % (
+        quoted[:-1],
+        quoted,
+    )

@@ -4,8 +4,8 @@ Vibe has no session-start hook: ``init --vibe-hook`` writes ``.vibe/hooks.toml``
 ``post_tool`` hook, which records the session at the model's first tool call and appends the
 context line to that tool's result. One project set up with ``init --vibe-hook --agents-md``
 in a scratch HOME; ``~/.vibe/config.toml`` names the scripted model and allows the read
-command by prefix (``[tools.bash] allowlist``: home-folder settings the person adds, never
-``init``). ``alice`` (a Claude Code transcript) and ``carol`` are linked first. Turn 1: the
+command by prefix (``[tools.bash] allowlist``: a rule the person adds; ``init`` cannot own
+a project ``.vibe/config.toml``, which Vibe rewrites on its first run). ``alice`` (a Claude Code transcript) and ``carol`` are linked first. Turn 1: the
 model runs ``cat parser.py``; the hook records carol and the result carries the context line;
 the model runs the command it names and gets alice's words. Turn 2 (``--resume``): a second
 prompt. Then the lead reads carol; and without the hook, the project's newest Vibe session
@@ -151,6 +151,13 @@ def world(tmp_path_factory, pyz):
     with ChatServer(lambda body, n: reply(CAROL_ANSWER_TWO)) as second:
         world.run_vibe(second, "--resume", world.row["session_id"], "-p", CAROL_TWO)
     return world
+
+
+def test_init_wrote_the_hook_and_vibe_left_it_as_written(world):
+    hooks = (world.project / ".vibe" / "hooks.toml").read_text()
+    assert hooks.startswith("# termsprawl-context:") and 'type = "post_tool"' in hooks
+    again = world.tool("init", "--cwd", world.project, "--vibe-hook")  # still ours after Vibe ran
+    assert again.returncode == 0 and b"unchanged  .vibe/hooks.toml" in again.stdout
 
 
 def test_the_post_tool_hook_records_the_node_and_it_is_the_project_s_newest_session(world):

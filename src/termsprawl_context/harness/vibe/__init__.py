@@ -8,7 +8,8 @@ not appended to, so there is no cheap tail: a read costs the live generation's c
 the journal since it, each bounded by the line readers' budget.
 
 Vibe has no session-start hook. ``init --vibe-hook`` writes ``.vibe/hooks.toml`` (a file
-termsprawl owns wholly: Vibe reads hooks from nowhere else in the project) with a ``post_tool``
+termsprawl owns wholly: Vibe reads hooks from nowhere else in the project; refused when a
+file of the person's is there), a ``post_tool``
 hook running ``hook --harness mistral-vibe``: its payload (``session_id``, ``transcript_path``
 = the session folder, ``cwd``) records the node, and its
 ``hook_specific_output.additional_context`` is appended to the tool's result the model reads.
@@ -22,6 +23,7 @@ project at once make that the newest one, which may be the other terminal's.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 
@@ -39,12 +41,14 @@ INSTALLED_COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
 HOOKS_FILE = os.path.join(".vibe", "hooks.toml")
 MANAGED_MARKER = "# termsprawl-context: written by `termsprawl-context init --vibe-hook`; it replaces this file"
 # Vibe 3.0.3's hook table: `type` one of pre_tool, post_tool, post_agent; the command gets the
-# payload on stdin; only post_tool's output reaches the model.
-HOOKS_TOML = """%(marker)s
+# payload on stdin; only post_tool's output reaches the model. (A JSON string is a TOML basic
+# string.) Not `.vibe/config.toml`: Vibe 3.0.3 rewrote it on its first run (a migration merged
+# its read-only defaults into `[tools.bash] allowlist`, comments dropped), so no marker lasts.
+HOOKS_TOML = """%s
 [[hooks]]
 name = "termsprawl-context"
 type = "post_tool"
-command = '%(command)s'
+command = %s
 """
 HOOK_OUTPUT, HOOK_CONTEXT = "hook_specific_output", "additional_context"
 
@@ -100,8 +104,10 @@ class VibeHarness(Harness):
     setup_steps = (
         "Mistral Vibe reads the project's hooks and AGENTS.md only in a trusted folder (`vibe --trust`); it has "
         "no session-start hook, so its session is recorded at the model's first tool call; it runs the read "
-        "command unasked only with `[tools.bash] allowlist` in ~/.vibe/config.toml (a prefix rule in the home "
-        "folder: add it yourself)"
+        "command unasked only with a `[tools.bash] allowlist` rule naming it (a command prefix: "
+        '"<project>/.termsprawl/bin/termsprawl-context --format markdown"), which you add to ~/.vibe/config.toml '
+        "or the project's .vibe/config.toml (Vibe rewrites that file on its first run, so termsprawl does not "
+        "own it)"
     )
     unrecorded_at_root = (
         "Mistral Vibe did not run the project's hook: the folder is not trusted, or its model has not called a "
@@ -143,13 +149,11 @@ class VibeHarness(Harness):
         return isinstance(env, dict) and "working_directory" in env and "session_id" in first and "config" in first
 
     def owned_files(self, project):
-        """``.vibe/hooks.toml`` with the post_tool hook (its first line the managed marker)."""
-        command = os.path.join(os.path.abspath(project), INSTALLED_COMMAND)
-        line = "%s hook --cwd %s --harness %s" % (shlex.quote(command), shlex.quote(os.path.abspath(project)), NAME)
-        if "'" in line:  # a TOML literal string holds no quote of its own kind
-            return []
-        text = HOOKS_TOML % {"marker": MANAGED_MARKER, "command": line}
-        return [(HOOKS_FILE, text.encode("utf-8"), 0o644)]
+        """``.vibe/hooks.toml`` with the post_tool hook, opening with the managed marker line."""
+        project = os.path.abspath(project)
+        command = shlex.quote(os.path.join(project, INSTALLED_COMMAND))
+        hook = "%s hook --cwd %s --harness %s" % (command, shlex.quote(project), NAME)
+        return [(HOOKS_FILE, (HOOKS_TOML % (MANAGED_MARKER, json.dumps(hook))).encode("utf-8"), 0o644)]
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """Vibe's post_tool shape (3.0.3); a warning for the person goes to the model too, to
