@@ -29,6 +29,7 @@ BOB_ONE = "bob-prompt-one: what is alice doing?"
 BOB_ANSWER_ONE = "bob-answer-one: alice waits for a schema review"
 BOB_TWO = "bob-prompt-two: and after that?"
 BOB_ANSWER_TWO = "bob-answer-two: she merges"
+PROBE = "bob-probe: link x and y"
 HARNESS_TEXT = ("termsprawl: you are agent node", "qwen:session-start-context", "<system-reminder>")
 COMMAND_IN_CONTEXT = re.compile(r"run: ([^\n<]+)")
 
@@ -131,6 +132,16 @@ def world(tmp_path_factory, pyz):
     world.after_first = world.index_entry("bob")
     with ChatServer(lambda body, n: reply(BOB_ANSWER_TWO)) as second:
         world.second_run = world.run_qwen(second, "-r", world.session_id, BOB_TWO)
+    write = "%s links add x y" % (world.project / ".termsprawl" / "bin" / "termsprawl-context")
+
+    def probe(body, n):  # the same command, another subcommand: the rule must not admit it
+        if "call_write0" not in json.dumps(body):  # (the resumed history holds the earlier read's output)
+            return reply(None, [tool_call("call_write0", "run_shell_command", {"command": write})])
+        return reply("PROBE-DONE")
+
+    with ChatServer(probe) as third:
+        world.probe = third
+        world.probe_run = world.run_qwen(third, "-r", world.session_id, PROBE)
     return world
 
 
@@ -140,6 +151,18 @@ def test_init_wrote_the_hook_the_rule_and_the_import(world):
     assert settings["permissions"]["allow"] == ["run_shell_command(%s --format markdown)" % command]
     assert "hook --harness qwen-code" in json.dumps(settings["hooks"]["SessionStart"])
     assert "@./.termsprawl/AGENTS.md" in (world.project / "QWEN.md").read_text()
+
+
+def test_the_rule_admits_no_other_subcommand(world):
+    # Headless, the declined call ends the run: its result is in the chat, not sent back.
+    results = [
+        json.dumps(part)
+        for line in open(world.after_first["path"], encoding="utf-8")
+        for part in json.loads(line).get("message", {}).get("parts") or []
+        if "call_write0" in json.dumps(part) and "functionResponse" in part
+    ]
+    assert results and all("declined" in r or "permission" in r for r in results), world.probe_run.stdout[-1500:]
+    assert not (world.project / ".termsprawl" / "links" / "x--y.json").exists()
 
 
 def test_hook_records_the_qwen_session_as_a_node(world):
@@ -172,8 +195,8 @@ def test_the_lead_reads_bobs_prompts_and_answers_without_harness_text(world):
     peers = handoff["peers"] if isinstance(handoff, dict) and "peers" in handoff else handoff
     bob = [p for p in peers if p["id"] == "bob"][0]
     turns = [(t["role"], t["text"]) for t in bob["turns"]]
-    assert [t for t in turns if t[0] == "user"] == [("user", BOB_ONE), ("user", BOB_TWO)]
-    assert ("assistant", BOB_ANSWER_ONE) in turns and turns[-1] == ("assistant", BOB_ANSWER_TWO)
+    assert [t for t in turns if t[0] == "user"] == [("user", BOB_ONE), ("user", BOB_TWO), ("user", PROBE)]
+    assert ("assistant", BOB_ANSWER_ONE) in turns and ("assistant", BOB_ANSWER_TWO) in turns
 
 
 def test_sessions_and_show_read_the_qwen_store(world):
