@@ -22,6 +22,9 @@ CODEX_ROLLOUTS = sorted((FIXTURES / "codex").rglob("rollout-*.jsonl"))
 GEMINI_CHATS = sorted((FIXTURES / "gemini-0.61").rglob("session-*.jsonl"))
 COPILOT_EVENTS = sorted((FIXTURES / "copilot-1.0.102").rglob("events.jsonl"))
 PI_SESSIONS = sorted((FIXTURES / "pi-0.73.1").rglob("*.jsonl"))
+# Written by the real clients against the scripted model (tests/e2e's drives, issue 30).
+QWEN_CHATS = sorted((FIXTURES / "qwen-0.24.4").glob("*.jsonl"))
+DROID_SESSIONS = sorted((FIXTURES / "droid-0.225.2").glob("*.jsonl"))
 HARNESS_COUNTS = {}
 
 
@@ -105,6 +108,10 @@ class Place(object):
             self.chat = self.home / ".copilot" / "session-state" / "66928374-6e51-4abd-9b55-f07ffa8207af" / name
         elif harness == "pi":
             self.chat = self.home / ".pi" / "agent" / "sessions" / "--proj--" / name
+        elif harness == "qwen-code":
+            self.chat = self.home / ".qwen" / "projects" / "-p" / "chats" / name
+        elif harness == "factory-droid":
+            self.chat = self.home / ".factory" / "sessions" / "-p" / name
         else:
             self.chat = self.home / ".gemini" / "tmp" / "p" / "chats" / name
         self.chat.parent.mkdir(parents=True)
@@ -199,11 +206,29 @@ def test_copilot_events(root):
     check()
 
 
+def test_qwen_code_chats(root):
+    @fuzz_settings(100)
+    @given(mangled(QWEN_CHATS))
+    def check(data):
+        _run_readers(Place(root, "qwen-code", QWEN_CHATS[0].name, data), "Qwen Code chats")
+
+    check()
+
+
 def test_pi_sessions(root):
     @fuzz_settings(150)
     @given(mangled(PI_SESSIONS))
     def check(data):
         _run_readers(Place(root, "pi", PI_SESSIONS[0].name, data), "pi sessions")
+
+    check()
+
+
+def test_factory_droid_sessions(root):
+    @fuzz_settings(100)
+    @given(mangled(DROID_SESSIONS))
+    def check(data):
+        _run_readers(Place(root, "factory-droid", DROID_SESSIONS[0].name, data), "Factory Droid sessions")
 
     check()
 

@@ -28,6 +28,8 @@ PACKAGES = {
     "pi": "@mariozechner/pi-coding-agent",
     "opencode": "opencode-linux-x64",
     "cline": "@cline/cli-linux-x64",
+    "qwen": "@qwen-code/qwen-code",
+    "droid": "@factory/cli",
 }
 # What to run, under node_modules/. Claude Code 2.1.328's `bin/claude.exe` is a stub its
 # postinstall replaces; install-clients skips install scripts, so the suite runs the native
@@ -43,6 +45,11 @@ EXECUTABLES = {
     # OpenCode's and Cline CLI's binaries, from their platform packages (install-clients).
     "opencode": "opencode-linux-x64/bin/opencode",
     "cline": "@cline/cli-linux-x64/bin/cline",
+    "qwen": ".bin/qwen",
+    # Droid's 0.225.1 wrapper runs the platform binary pinned beside it (0.225.2).
+    "droid": ".bin/droid",
+    # Mistral Vibe is a PyPI package: install-clients puts it in a venv beside node_modules/.
+    "vibe": "../vibe-venv/bin/vibe",
 }
 
 

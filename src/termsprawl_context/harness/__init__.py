@@ -30,6 +30,9 @@ COPILOT_CLI = "copilot-cli"
 PI = "pi"
 OPENCODE = "opencode"
 CLINE_CLI = "cline"
+QWEN_CODE = "qwen-code"
+FACTORY_DROID = "factory-droid"
+MISTRAL_VIBE = "mistral-vibe"
 DEFAULT_HARNESS = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
 _MODULES = (
@@ -40,6 +43,9 @@ _MODULES = (
     (PI, "pi"),
     (OPENCODE, "opencode"),
     (CLINE_CLI, "cline"),
+    (QWEN_CODE, "qwen"),
+    (FACTORY_DROID, "droid"),
+    (MISTRAL_VIBE, "vibe"),
 )
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 

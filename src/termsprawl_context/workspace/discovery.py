@@ -31,6 +31,7 @@ __all__ = [
     "AGENTS_FILE",
     "CLAUDE_MD_FILE",
     "CLAUDE_MD_IMPORT",
+    "add_claude_md_import",
     "FAILED",
     "HANDOFF_ARGS",
     "REFUSED",

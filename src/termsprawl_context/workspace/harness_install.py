@@ -14,6 +14,7 @@ The merge rules (what counts as unusable, how the file is rewritten) are
 """
 
 import os
+import shlex
 from typing import Any, Dict, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
@@ -38,6 +39,7 @@ __all__ = [
     "merge_harness_config",
     "prepare_hook",
     "register_harness_hook",
+    "write_instruction_import",
     "write_owned_files",
     "write_root_agents_block",
 ]
@@ -116,11 +118,23 @@ def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[
     return merged if merged is not settings else None
 
 
-def merge_harness_extras(settings: Dict[str, Any], harness: Any) -> Tuple[Optional[Dict[str, Any]], list]:
+def merge_harness_extras(
+    settings: Dict[str, Any], harness: Any, cwd: str = ""
+) -> Tuple[Optional[Dict[str, Any]], list]:
     """What else the harness wants in its settings file (Gemini CLI: the read server, its
-    chats kept): ``(merged or None, notes on values of the person's kept)``."""
+    chats kept; Qwen Code: the read command's permission rule): ``(merged or None, notes
+    on values of the person's kept)``."""
     extra = getattr(harness, "merge_project_settings", None)
-    return extra(settings, MCP_COMMAND) if extra is not None else (None, [])
+    merged, notes = extra(settings, MCP_COMMAND) if extra is not None else (None, [])
+    permissions = getattr(harness, "merge_project_permissions", None)
+    if permissions is not None and cwd:
+        from termsprawl_context.workspace.discovery import HANDOFF_ARGS
+        from termsprawl_context.workspace.project import command_path
+
+        read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
+        more, more_notes = permissions(merged if merged is not None else settings, read_prefix)
+        merged, notes = (more if more is not None else merged), list(notes) + list(more_notes)
+    return merged, notes
 
 
 class PreparedHook(object):
@@ -137,7 +151,7 @@ def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
     settings, size = load_hook_file(cwd, harness)
     merged = merge_harness_hook(settings, harness)
-    more, notes = merge_harness_extras(merged if merged is not None else settings, harness)
+    more, notes = merge_harness_extras(merged if merged is not None else settings, harness, cwd)
     return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))
 
 
@@ -194,6 +208,22 @@ def write_root_agents_block(cwd: str) -> "install.Step":
     return install.Step(
         "agents-md", ROOT_AGENTS_FILE, install.WRITTEN, "managed block for agents that read AGENTS.md (Codex CLI)"
     )
+
+
+def write_instruction_import(cwd: str, harness: Any) -> "install.Step":
+    """The import line of the managed block in the instruction file the harness reads
+    and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
+    QWEN.md), created if absent, every other byte kept."""
+    from termsprawl_context.workspace.discovery import AGENTS_FILE, FAILED, WRITTEN, add_claude_md_import
+
+    relative = harness.instruction_file
+    line = harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
+    outcome = refresh_marker(cwd, relative, lambda current: add_claude_md_import(current or "", line))
+    if outcome == FAILED:
+        return install.Step("memory", relative, install.FAILED, "could not be written")
+    if outcome == WRITTEN:
+        return install.Step("memory", relative, install.WRITTEN, "imports %s" % line)
+    return install.Step("memory", relative, install.UNCHANGED, "already imports %s" % line)
 
 
 # The words every file termsprawl owns wholly carries on its first line (on its second,

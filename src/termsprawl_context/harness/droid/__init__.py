@@ -1,0 +1,174 @@
+"""Factory Droid behind the interface (``records.py`` has the lines).
+
+Observed on Factory Droid 0.225.2 (``droid exec`` with a BYOK ``customModels`` entry, no
+login; ``../shared/reference/more-clis.md`` §7). Store: ``~/.factory/sessions/<enc cwd>/<session
+id>.jsonl``, ``<enc cwd>`` the project's absolute path with every non-alphanumeric character
+replaced by ``-``. A node is recorded by a SessionStart hook in the project's
+``.factory/settings.json`` (Claude's format; payload ``session_id``, ``transcript_path``;
+``source`` "startup"); ``hookSpecificOutput.additionalContext`` reaches the model as a user
+message. Droid cannot resume offline (``exec -s`` fetches the session from Factory's cloud),
+so each headless run is a session of its own.
+
+Permissions: Droid's ``Execute`` tool makes the model declare a ``riskLevel``; ``droid exec``
+runs what the model calls low-risk at its default autonomy and refuses the rest. Its only
+command rules (``commandAllowlist``/``commandDenylist``) live in the home folder's settings and
+match by prefix in a way that admitted ``links add`` too: no rule admits exactly the read
+command, so ``init`` writes none (the read runs when the model rates it low-risk, as a
+read-only command is).
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, head_value, recent_files, under
+from termsprawl_context.harness.droid.records import KIND_SESSION_START, line_to_entries
+
+__all__ = ["HARNESS"]
+
+NAME = "factory-droid"
+SESSIONS_SUBDIR = os.path.join(".factory", "sessions")
+TRANSCRIPT_SUFFIX = ".jsonl"
+SETTINGS_FILE = os.path.join(".factory", "settings.json")
+
+
+def _home(environ) -> str:
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or ""
+    return home if os.path.isabs(home) else ""
+
+
+def _session_files(root: str):
+    try:
+        folders = sorted(os.listdir(root))
+    except (OSError, ValueError):
+        return
+    for folder in folders:
+        try:
+            names = sorted(os.listdir(os.path.join(root, folder)))
+        except (OSError, ValueError):
+            continue
+        for name in names:
+            if name.endswith(TRANSCRIPT_SUFFIX) and len(name) > len(TRANSCRIPT_SUFFIX):
+                yield os.path.join(root, folder, name)
+
+
+def _start(path: str) -> dict:
+    """The ``session_start`` record (the file's first line), or {}."""
+    found = {}  # type: dict
+
+    def pick(record):
+        if record.get("type") == KIND_SESSION_START:
+            found.update(record)
+            return "found"
+        return ""
+
+    head_value(path, pick)
+    return found
+
+
+def _str(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class DroidHarness(Harness):
+    name = NAME
+    label = "Factory Droid"
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = SETTINGS_FILE
+    instruction_file = "AGENTS.md"  # Droid reads the project's AGENTS.md (no import syntax)
+    # Droid sets $FACTORY_PROJECT_DIR (= the project) in the hook's environment (0.225.2).
+    hook_start_dir = '"${FACTORY_PROJECT_DIR:-$PWD}"'
+    command = "droid"
+    cli_option = "droid"
+    init_options = ("droid_hook", "agents_md")
+    init_option_help = (
+        "register a SessionStart hook for Factory Droid in DIR/.factory/settings.json (kept out of git; no permission rule: Droid runs a command by the risk level its model declares)",
+        "add the managed block to DIR/AGENTS.md (created if absent), which Factory Droid reads at launch",
+    )
+    setup_steps = (
+        "Factory Droid runs the project's hook from .factory/settings.json; it runs the read command when its "
+        "model rates it low-risk (no rule admits exactly that command), and resumes only with a Factory login"
+    )
+    unrecorded_at_root = (
+        "Factory Droid did not run the project's hook: it was started before `init`: quit it and start "
+        "%(start)s at the project root"
+    )
+
+    def store_roots(self, environ=None):
+        home = _home(environ)
+        return [os.path.join(home, SESSIONS_SUBDIR)] if home else []
+
+    def config_dirs(self, environ=None):
+        home = _home(environ)
+        return [os.path.join(home, ".factory")] if home else []
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            for path in _session_files(root):
+                yield Session(self.name, self.session_id_of(path), path)
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        real = os.path.realpath(project)
+        paths = [p for root in self.store_roots(environ) for p in _session_files(root)]
+        found = []
+        for mtime, path in recent_files(paths, since):
+            cwd = _str(_start(path).get("cwd"))
+            if cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
+        return found
+
+    def sniff(self, first):
+        return first.get("type") == KIND_SESSION_START and "hostId" in first and isinstance(first.get("id"), str)
+
+    def _converter(self, path):
+        start = _start(path)
+        session, cwd = _str(start.get("id")) or self.session_id_of(path), _str(start.get("cwd"))
+        return lambda record, line, offset: line_to_entries(record, line, offset, session, cwd)
+
+    def entries(self, path):
+        from termsprawl_context.harness.linelog import line_entries
+
+        return line_entries(path, self._converter(path))
+
+    def entries_reverse(self, path):
+        from termsprawl_context.harness.linelog import line_entries_reverse
+
+        return line_entries_reverse(path, self._converter(path))
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
+
+    def supports(self, question):
+        # Sub-agents: none were seen in its records (0.225.2 exec): a named refusal.
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
+
+        return question in (Q_ENTRIES, Q_IDENTITY)
+
+    def stable_id(self, path):
+        """The ``session_start`` line's ``id``, when it agrees with the file name."""
+        found = _str(_start(path).get("id"))
+        return found if found and found == self.session_id_of(path) else None
+
+    def subagent_parent(self, path):
+        return (False, "") if self.stable_id(path) is not None else None
+
+    def session_ids(self, path):
+        found = self.stable_id(path)
+        return [found] if found else None
+
+    def work_dirs(self, path):
+        cwd = _str(_start(path).get("cwd"))
+        return [cwd] if cwd else None
+
+    def hook_entry(self, command):
+        # Claude's shape (timeout in seconds); "*" matches startup and resume (0.225.2).
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
+
+
+HARNESS = DroidHarness()

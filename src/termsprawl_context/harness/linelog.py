@@ -1,0 +1,86 @@
+"""A JSONL transcript whose every line maps to entries on its own (Qwen Code's chats, Factory
+Droid's sessions): read forward, or newest first from the file's end with the bounded
+reverse reader, so the dump and the hand-off pay for the tail only.
+
+A provider passes ``convert(record, line, offset) -> list of Entry`` (its format's rules);
+lines that are not JSON objects, torn or costlier than the line budget are skipped by the
+line readers (``jsonl``), never raised.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Callable, Iterator, List
+
+    from termsprawl_context.transcript.entry import Entry
+
+__all__ = ["line_entries", "line_entries_reverse", "new_entry"]
+
+
+def line_entries(path: str, convert: "Callable[[dict, int, int], List[Entry]]") -> "Iterator[Entry]":
+    """The entries of every line, forward. Raises OSError when ``path`` is no regular file."""
+    from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+
+    f = open_regular(path)
+    return _forward(f, convert, iter_lines, parse_object)
+
+
+def _forward(f, convert, iter_lines, parse_object):
+    with f:
+        for line in iter_lines(f):
+            record = parse_object(line.raw)
+            if record is not None:
+                for entry in convert(record, line.number, line.offset):
+                    yield entry
+
+
+def line_entries_reverse(path: str, convert: "Callable[[dict, int, int], List[Entry]]") -> "Iterator[Entry]":
+    """``line_entries`` newest first, from the end (``line`` 0: only offsets are known).
+    Raises OSError when ``path`` is no regular file."""
+    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+
+    f = open_regular(path)
+    return _backward(f, convert, iter_lines_reverse, parse_object)
+
+
+def _backward(f, convert, iter_lines_reverse, parse_object):
+    with f:
+        for offset, raw in iter_lines_reverse(f):
+            record = parse_object(raw)
+            if record is not None:
+                for entry in reversed(convert(record, 0, offset)):
+                    yield entry
+
+
+def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
+    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
+    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
+    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
+    ``agent_id``)."""
+    from termsprawl_context.transcript.entry import Entry
+
+    message = {"role": "assistant" if kind == "assistant" else "user", "content": blocks}
+    get = fields.get
+    return Entry(
+        kind,
+        get("uuid", ""),
+        get("parent_uuid", ""),
+        "",
+        get("session_id", ""),
+        get("timestamp", ""),
+        get("cwd", ""),
+        "",
+        bool(get("is_sidechain", False)),
+        bool(get("is_meta", False)),
+        bool(get("is_compact_summary", False)),
+        False,
+        get("agent_id", ""),
+        message,
+        blocks,
+        None,
+        None,
+        line,
+        offset,
+        record,
+    )

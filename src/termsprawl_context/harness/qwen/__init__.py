@@ -1,0 +1,169 @@
+"""Qwen Code behind the interface (``facts.py`` has the store, ``records.py`` the lines).
+
+Observed on Qwen Code 0.24.4. A node is recorded by a SessionStart hook in the project's
+``.qwen/settings.json`` (its payload names ``session_id`` and ``transcript_path``, the chat
+file; ``source`` "startup" or "resume"); the hook's ``hookSpecificOutput.additionalContext``
+reaches the model, appended to its system message (the top-level ``additionalContext``
+does not). The chat file is append-only, so the dump and the hand-off read it from the end.
+"""
+
+from __future__ import annotations
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, Session, head_value, recent_files, under
+from termsprawl_context.harness.qwen import facts
+from termsprawl_context.harness.qwen.records import line_to_entries
+
+__all__ = ["HARNESS"]
+
+
+class QwenHarness(Harness):
+    name = facts.NAME
+    label = "Qwen Code"
+    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    hook_settings_file = facts.SETTINGS_FILE
+    instruction_file = facts.INSTRUCTION_FILE
+    instruction_import_prefix = facts.MEMORY_IMPORT_PREFIX
+    # Qwen sets $QWEN_PROJECT_DIR (= the project) in the hook's environment (0.24.4).
+    hook_start_dir = '"${QWEN_PROJECT_DIR:-$PWD}"'
+    command = "qwen"
+    cli_option = "qwen"
+    init_options = ("qwen_hook", "qwen_md")
+    import_option = "qwen_md"  # the init option that writes its instruction import
+    init_option_help = (
+        "register a SessionStart hook for Qwen Code in DIR/.qwen/settings.json, with the permission rule run_shell_command(<the read command>) (kept out of git)",
+        "add the line @./.termsprawl/AGENTS.md to DIR/QWEN.md (created if absent), so Qwen Code reads the markers at launch",
+    )
+    setup_steps = (
+        "Qwen Code runs the project's hook from .qwen/settings.json; headless (`qwen -p`) it offers the shell "
+        "tool only for the command the permission rule there admits"
+    )
+    unrecorded_at_root = (
+        "Qwen Code did not run the project's hook: it was started before `init`, or hooks are disabled in its "
+        "settings: quit it and start %(start)s at the project root"
+    )
+
+    def store_roots(self, environ=None):
+        root = facts.runtime_dir(environ)
+        return [os.path.join(root, facts.PROJECTS_SUBDIR)] if root else []
+
+    def config_dirs(self, environ=None):
+        root = facts.runtime_dir(environ)
+        return [root] if root else []
+
+    def sessions(self, environ=None):
+        root = facts.runtime_dir(environ)
+        if not root:
+            return
+        for path in facts.chat_files(root):
+            yield Session(self.name, self.session_id_of(path), path)
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Chats whose first record's ``cwd`` lies in the project (only files modified
+        after ``since`` are opened)."""
+        root = facts.runtime_dir(environ)
+        real = os.path.realpath(project)
+        found = []
+        for mtime, path in recent_files(facts.chat_files(root) if root else (), since):
+            cwd = head_value(path, lambda r: r.get("cwd"))
+            if cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
+        return found
+
+    def sniff(self, first):
+        return isinstance(first.get("provenance"), str) and isinstance(first.get("sessionId"), str)
+
+    def entries(self, path):
+        from termsprawl_context.harness.linelog import line_entries
+
+        return line_entries(path, self._converter(path))
+
+    def entries_reverse(self, path):
+        from termsprawl_context.harness.linelog import line_entries_reverse
+
+        return line_entries_reverse(path, self._converter(path))
+
+    def last_turns(self, path, limit):
+        from termsprawl_context.transcript.turns import entries_turns
+
+        try:
+            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
+        except OSError:
+            return []
+
+    def _converter(self, path):
+        agent = _agent_id_of(path)
+        return lambda record, line, offset: line_to_entries(record, line, offset, agent)
+
+    def supports(self, question):
+        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
+
+        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
+    def subagent_paths(self, path):
+        """``subagents/<session id>/agent-*.jsonl`` beside the chats folder; a sub-agent's
+        own file starts none (its sub-agents are its parent session's)."""
+        if _agent_id_of(path):
+            return []
+        session = self.stable_id(path)
+        if session is None:
+            return None
+        folder = os.path.join(os.path.dirname(os.path.dirname(path)), facts.SUBAGENTS_SUBDIR, session)
+        try:
+            names = sorted(os.listdir(folder))
+        except (OSError, ValueError):
+            return []
+        return [
+            os.path.join(folder, n)
+            for n in names
+            if n.startswith(facts.AGENT_FILE_PREFIX) and n.endswith(facts.TRANSCRIPT_SUFFIX)
+        ]
+
+    def stable_id(self, path):
+        """The session id: the file name's, when the first record's ``sessionId`` agrees
+        (a sub-agent's records carry its own id)."""
+        recorded = head_value(path, lambda r: r.get("sessionId"))
+        if _agent_id_of(path):
+            return recorded or None
+        return recorded if recorded and recorded == self.session_id_of(path) else None
+
+    def subagent_parent(self, path):
+        agent = _agent_id_of(path)
+        if not agent:
+            return (False, "") if self.stable_id(path) is not None else None
+        session = os.path.basename(os.path.dirname(path))
+        store = os.path.dirname(os.path.dirname(os.path.dirname(path)))
+        parent = os.path.join(store, facts.CHATS_SUBDIR, session + facts.TRANSCRIPT_SUFFIX)
+        return True, parent if os.path.isfile(parent) else ""
+
+    def session_ids(self, path):
+        found = self.stable_id(path)
+        return [found] if found else None
+
+    def work_dirs(self, path):
+        cwd = head_value(path, lambda r: r.get("cwd"))
+        return [cwd] if cwd else None
+
+    def hook_entry(self, command):
+        # Qwen's hook timeout is in milliseconds (0.24.4); "*" matches startup and resume.
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30000}]}
+
+    def merge_project_permissions(self, settings, read_prefix):
+        """The one permission rule that lets Qwen run the read command (``read_prefix``: the
+        project's absolute command and its format words) unasked, headless too."""
+        from termsprawl_context.harness.qwen.project import merge_permission
+
+        return merge_permission(settings, read_prefix)
+
+
+def _agent_id_of(path: str) -> str:
+    """A sub-agent file's id (``subagents/<session>/agent-<type>-<call id>.jsonl``), else ""."""
+    name = os.path.basename(path)
+    parent = os.path.basename(os.path.dirname(os.path.dirname(path)))
+    if parent != facts.SUBAGENTS_SUBDIR or not name.startswith(facts.AGENT_FILE_PREFIX):
+        return ""
+    return name[: -len(facts.TRANSCRIPT_SUFFIX)] if name.endswith(facts.TRANSCRIPT_SUFFIX) else ""
+
+
+HARNESS = QwenHarness()
