@@ -250,7 +250,9 @@ def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "ins
         if os.path.lexists(path):
             existing = read_small_file(path) if not os.path.islink(path) else None
             if existing is None or not _is_ours(existing, content):
-                return install.Step("hook", relative, install.FAILED, "a file of yours is there; left as it is")
+                return install.Step(
+                    "hook", relative, install.FAILED, "left untouched: a file of yours is there, not ours"
+                )
             if existing == content and (os.stat(path).st_mode & 0o777) == mode:
                 return install.Step("hook", relative, install.UNCHANGED, "already in place")
         os.makedirs(os.path.dirname(path), exist_ok=True)
