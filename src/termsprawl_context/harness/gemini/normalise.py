@@ -258,7 +258,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
         return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
     try:
-        chat = chat_file.resolve_lines(f, with_ids=True)
+        chat = _resolved(f)
     except BaseException:
         f.close()
         raise
@@ -276,6 +276,25 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
                     yield entry
 
     return chat, generate()
+
+
+# The last forward resolution and the file it is of: a second reader of the same file while
+# the first is still reading it (``search`` titles the session it found a hit in) shares it,
+# rather than holding a second one (the resolution holds a few words per message).
+_LAST = []  # type: list  # [(file key, Chat)], at most one
+
+
+def _resolved(f) -> Chat:
+    import os
+
+    st = os.fstat(f.fileno())
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    del _LAST[:]  # the old one goes before the new one is built
+    chat = chat_file.resolve_lines(f, with_ids=True)
+    _LAST.append((key, chat))
+    return chat
 
 
 def last_turns(path: str, limit: int) -> "list":
