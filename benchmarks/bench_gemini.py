@@ -201,7 +201,7 @@ def _rows(scratch, quick, python=None):
     claude_path = scratch / "claude-large.jsonl"
     write_transcript(str(claude_path), big_size, seed=1)
     cc = project(scratch / "cp-large", claude_path)
-    tag = "%d MB, %s" % (round(big_size / MB), python)
+    tag = "%d MB" % round(big_size / MB)
     rows = []
     for label, extra in (("dump", []), ("hand-off", ["--format", "markdown"])):
         commands = [[python, str(artifact), "--cwd", str(p), "--self", "a"] + extra for p in (big, cc, small, resumed)]
@@ -215,7 +215,7 @@ def _rows(scratch, quick, python=None):
         t_big, t_cc, t_small, t_resumed = interleaved(commands, env, runs, warmups)
         rows.append(
             {
-                "metric": "%s, Gemini peer vs Claude Code peer, %s" % (label, tag),
+                "metric": "%s, Gemini peer vs Claude Code peer, %s (%s)" % (label, tag, python),
                 "measured": "%.3fs vs %.3fs = %.2fx" % (t_big, t_cc, t_big / t_cc),
                 "target": "<= 3x",
                 "ok": t_big / t_cc <= 3,
@@ -223,7 +223,7 @@ def _rows(scratch, quick, python=None):
         )
         rows.append(
             {
-                "metric": "%s, Gemini peer %s vs 1 MB (%.1f MB)" % (label, tag, small_size / MB),
+                "metric": "%s, Gemini peer %s vs 1 MB (%.1f MB; %s)" % (label, tag, small_size / MB, python),
                 "measured": "%.3fs vs %.3fs = %.2fx" % (t_big, t_small, t_big / t_small),
                 "target": "<= 1.5x",
                 "ok": t_big / t_small <= 1.5,
@@ -231,7 +231,7 @@ def _rows(scratch, quick, python=None):
         )
         rows.append(
             {
-                "metric": "%s, Gemini peer %s resumed 10 turns before its end vs not" % (label, tag),
+                "metric": "%s, Gemini peer %s resumed 10 turns before its end vs not (%s)" % (label, tag, python),
                 "measured": "%.3fs vs %.3fs = %.2fx" % (t_resumed, t_big, t_resumed / t_big),
                 "target": "shown",
                 "ok": None,
@@ -241,7 +241,7 @@ def _rows(scratch, quick, python=None):
     peaks = [peak_rss(command, env)[0] for _ in range(3)]
     rows.append(
         {
-            "metric": "peak RSS, dump with a %s Gemini peer" % tag,
+            "metric": "peak RSS, dump with a %s Gemini peer (%s)" % (tag, python),
             "measured": "%.1f MB" % max(peaks),
             "target": "<= 64 MB",
             "ok": max(peaks) <= 64,

@@ -72,8 +72,8 @@ def test_show_prints_a_gemini_chat_s_first_prompt(tmp_path, run_pyz):
 def _plain_resolution(data):
     """The oracle: each line parsed whole, a rewind found by walking the list, a `$set` list
     merged by walking both (the client's rules, as plainly as they can be said: a message
-    sits at its last copy on a line of its own; a list orders the conversation, keeping in
-    place what it lacks and never dropping it)."""
+    sits at its last copy on a line of its own; a list orders the conversation, keeping what
+    it lacks right before the listed message that followed it, never dropping it)."""
     order, value = [], {}
     for raw in data.split(b"\n"):
         try:
@@ -94,13 +94,14 @@ def _plain_resolution(data):
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
                     listed += [] if message["id"] in listed else [message["id"]]
                     value[message["id"]] = message
-            merged = []
-            for key in order:
+            newest, left = [], len(listed) - 1  # the conversation from its newest; the list's newest not given
+            for key in reversed(order):
                 if key not in listed:
-                    merged.append(key)
-                elif key not in merged:
-                    merged += listed[len([k for k in merged if k in listed]) : listed.index(key) + 1]
-            order = merged + [k for k in listed if k not in merged]
+                    newest.append(key)
+                elif listed.index(key) <= left:
+                    newest += listed[listed.index(key) : left + 1][::-1]
+                    left = listed.index(key) - 1
+            order = (newest + listed[: left + 1][::-1])[::-1]
     return [(k, value[k]) for k in order]
 
 

@@ -94,26 +94,27 @@ def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None
 
 
 def _merge(chat: Chat, listed: dict) -> None:
-    """A ``$set.messages`` list applied: the conversation in the list's order, with each
-    message the list lacks kept where it was among the listed ones (the client's loader
-    would drop it: on resume 0.61's list lacks the first prompt, see ``__init__``); a
-    listed message new to the log goes before the next listed one it preceded there."""
+    """A ``$set.messages`` list applied: the conversation in the list's order, each message
+    the list lacks kept (the client's loader would drop it: on resume 0.61's list lacks the
+    first prompt, see ``__init__``) right before the listed message that followed it, and
+    each listed message given, from the newest, when the conversation read from its newest
+    reaches a message the list holds at or before it (``tail._Merge``, the same walk)."""
     if not listed:
         return
+    names = list(listed)
+    index = {name: at for at, name in enumerate(names)}
     old = chat.places
-    merged = {}  # type: dict
-    pending = iter(list(listed))
-    for message_id, slot in old.items():
-        if message_id not in listed:
-            merged[message_id] = slot
-        elif message_id not in merged:
-            for name in pending:
-                merged[name] = old.get(name, -1)  # -1: a slot to take
-                if name == message_id:
-                    break
-    for name in pending:
-        merged[name] = -1
-    chat.places = merged
+    newest = []  # type: list
+    left = len(names) - 1  # the newest listed message not yet given
+    for name in reversed(old):
+        at = index.get(name)
+        if at is None:
+            newest.append(name)
+        elif at <= left:
+            newest.extend(names[left : at - 1 if at else None : -1])
+            left = at - 1
+    newest.extend(names[left::-1] if left >= 0 else ())
+    chat.places = {name: old.get(name, -1) for name in reversed(newest)}  # -1: a slot to take
     for name, where in listed.items():
         _place(chat, name, where, move=False)
 

@@ -11,6 +11,8 @@ writes a message again while it is the conversation's last (``recordMessageToken
 ``recordToolCalls`` update ``getLastMessage``), so on every log it writes the last copy's
 place is the first copy's place."""
 
+from array import array
+
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.chat import Where
 
@@ -19,6 +21,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterator, Optional, Tuple
 
 __all__ = ["newest_messages"]
+
+# ``$set.messages`` lists merged from the end at once (each holds its ids: a resume's holds the
+# whole history); an older one is resolved forward. 0.61 writes one at each start (the first,
+# at the log's head) and one at each resume, cancelled turn and compression.
+MAX_LISTS = 1
 
 _LOSE, _WIN, _STOP = 0, 1, 2
 
@@ -60,39 +67,149 @@ class _Backwards(object):
         return _WIN
 
 
+class _Merge(object):
+    """A ``$set.messages`` list met from the end, merged with the conversation before it
+    (met newest first) as ``chat._merge`` merges them forward: each listed message (its
+    first position in the list, its last copy) is given when the older stream reaches a
+    message the list holds at or before it, or at the start; the others pass between."""
+
+    __slots__ = ("f", "offset", "size", "index", "copies", "spans", "messages", "next")
+
+    def __init__(self, f: "BinaryIO", offset: int, raw: bytes, messages: list) -> None:
+        from termsprawl_context.harness.gemini.spans import message_spans
+
+        self.f, self.offset, self.size = f, offset, len(raw)
+        self.index = {}  # type: dict  # id -> its position among the listed ids
+        self.copies = array("q")  # position -> the list element holding its last copy
+        for at, message in enumerate(messages):
+            if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+                known = self.index.setdefault(message[facts.FIELD_ID], len(self.copies))
+                if known == len(self.copies):
+                    self.copies.append(at)
+                else:
+                    self.copies[known] = at
+        spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+        # Each listed message is read back alone when given (a resume's list is the whole
+        # history on one line); the parsed list is kept only when the line cannot be so cut.
+        self.spans = None  # type: Optional[array]  # element -> its start and end in the line
+        if spans is not None and len(spans) == len(messages):
+            self.spans = array("q", (at for span in spans for at in span))
+        self.messages = None if self.spans is not None else messages
+        self.next = len(self.copies) - 1  # the newest listed message not yet given
+
+    def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+        from termsprawl_context.jsonl import parse_object
+
+        while self.next >= down_to:
+            at = self.copies[self.next]
+            self.next -= 1
+            if self.spans is None:
+                message = self.messages[at]  # type: ignore[index]
+            else:
+                start, end = self.spans[2 * at], self.spans[2 * at + 1]
+                self.f.seek(self.offset + start)
+                message = parse_object(self.f.read(end - start))
+                if message is None:
+                    continue  # the file changed under us
+            yield message, Where(0, self.offset, self.size)
+
+    def feed(self, message: dict, where: Where) -> "Iterator[Tuple[dict, Where]]":
+        at = self.index.get(message[facts.FIELD_ID])
+        if at is None:
+            yield message, where
+        else:
+            for found in self._given(at):
+                yield found
+
+    def flush(self) -> "Iterator[Tuple[dict, Where]]":
+        return self._given(0)
+
+
+class _Frame(object):
+    """The lines between two ``$set.messages`` lists (or a list and the end): their
+    rewinds and copies (``state``), and the list that closes them from below (``merge``)."""
+
+    __slots__ = ("state", "merge")
+
+    def __init__(self) -> None:
+        self.state = _Backwards()
+        self.merge = None  # type: Optional[_Merge]
+
+
+def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, int]":
+    """``batch``, winners of ``frames[level]`` newest first (None: that frame is exhausted,
+    so the list above it gives what it has left), carried up through each list and each
+    newer frame's rules: what the top frame gives, and the level whose rewind found the
+    conversation before it gone (-1: none), below which nothing more can win."""
+    stop = -1
+    while level > 0:
+        merge, state = frames[level - 1].merge, frames[level - 1].state
+        source = merge.flush() if batch is None else (found for given in batch for found in merge.feed(*given))
+        out = []
+        for message, where in source:
+            verdict = state.meet(message[facts.FIELD_ID])
+            if verdict == _STOP:
+                stop = level - 1
+                break
+            if verdict == _WIN:
+                out.append((message, where))
+        batch, level = out, level - 1
+    return batch or [], stop
+
+
 def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
     """Each resolved message of the open chat log, newest first, with its place (``line``
-    0: line numbers are unknown from the end; ``offset`` its line's). Memory: the ids met
-    and one line at a time. A ``$set.messages`` list is met only when the tail reaches back
-    past it (a resume's or a compression's): what came before it is then resolved forward,
-    up to it, as ``chat.resolve_lines`` does (a listed message keeps its earlier place)."""
+    0: line numbers are unknown from the end; ``offset`` its line's). Memory: the ids met,
+    one line, and the ids of the ``$set.messages`` lists met (at most ``MAX_LISTS``; older
+    than those, the log is resolved forward up to the list, as ``chat.resolve_lines`` does)."""
     from termsprawl_context.harness.gemini.chat import resolve_lines, winners
     from termsprawl_context.jsonl import iter_lines_reverse, parse_object
 
-    state = _Backwards()
+    frames = [_Frame()]
+    stop = -1
     for offset, raw in iter_lines_reverse(f):
         record = parse_object(raw)
         if record is None:
             continue
         found = _record_messages(record)
         if found is None:
-            state.rewind(record[facts.REWIND_KEY])
+            frames[-1].state.rewind(record[facts.REWIND_KEY])
             continue
         listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
-        if listed:
+        if listed and len(frames) <= MAX_LISTS:
+            frames[-1].merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
+            frames.append(_Frame())
+            continue
+        if listed:  # resolved forward up to the list, which gives everything before it
             f.seek(0)
             before = winners(f, resolve_lines(f, until=offset), newest_first=True)
             placed = ((message, Where(0, where.offset, where.size)) for message, where in before)
         else:
             placed = ((message, Where(0, offset, len(raw))) for message in found)
+        level = len(frames) - 1
+        state, batch = frames[level].state, []
         for message, where in placed:
             verdict = state.meet(message[facts.FIELD_ID])
             if verdict == _STOP:
-                return
+                stop = level
+                break
             if verdict == _WIN:
-                yield message, where
-        if listed:
-            return  # the forward resolution up to the list gave everything before it
+                batch.append((message, where))
+        batch, above = _carry(frames, level, batch)
+        for given in batch:
+            yield given
+        stop = above if above >= 0 else stop
+        if stop >= 0 or listed:
+            break
+    while True:  # each exhausted frame's list gives what it has left, deepest first
+        if stop >= 0:
+            del frames[stop + 1 :]
+        if len(frames) <= 1:
+            return
+        frames.pop()
+        batch, stop = _carry(frames, len(frames), None)
+        for given in batch:
+            yield given
 
 
 def _record_messages(record: dict) -> "Optional[list]":
