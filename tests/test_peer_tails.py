@@ -223,6 +223,14 @@ def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, co
 
 
 # --- issue 29, item 5: a Gemini chat read from its end ------------------------------------------
+def _forward(path):
+    from termsprawl_context.harness.gemini import chat as chat_file
+    from termsprawl_context.jsonl import open_regular
+
+    with open_regular(str(path)) as f:
+        return [m for m, _where in chat_file.winners(f, chat_file.resolve_lines(f))]
+
+
 def _newest_first(path):
     from termsprawl_context.harness.gemini.tail import newest_messages
     from termsprawl_context.jsonl import open_regular
@@ -310,6 +318,17 @@ def test_the_dump_s_tail_of_a_long_chat_reads_its_end_only(tmp_path):
         newest = [m["id"] for m, _where in itertools.islice(newest_messages(f), 6)]
     assert newest == ["g19999", "u19999", "g19998", "u19998", "g19997", "u19997"]
     assert path.stat().st_size > 6_000_000 and f.read_bytes < 300_000
+    # Resumed two turns before the end: 0.61's rebuilt list (here its last 300 messages, the
+    # prompts with a hook's context left out) is merged from the end, not resolved forward.
+    listed = [r for r in records[-900:] if not (r["id"].startswith("g") and not r["content"])]
+    resume = {"$set": {"messages": [r for r in listed if r["id"] != "u19997"]}}
+    _chat(path, records[:-6] + [resume] + records[-6:])
+    with open_regular(str(path)) as raw:
+        f = _CountingFile(raw)
+        newest = [m["id"] for m, _where in itertools.islice(newest_messages(f), 8)]
+    assert newest == ["g19999", "u19999", "g19998", "u19998", "g19997", "u19997", "g19996", "u19996"]
+    assert f.read_bytes < 300_000 + len(json.dumps(resume)) * 2
+    assert [found[0] for found in _newest_first(path)] == [m["id"] for m in _forward(path)][::-1]
     turns = gemini.last_turns(str(path), 4)
     assert [t.text.split()[:2] for t in turns] == [
         ["question", "19998"],

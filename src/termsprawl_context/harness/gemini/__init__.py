@@ -13,7 +13,7 @@ last message, see ``tail.py``), ``{"$set": {...}}`` updates metadata or replaces
 message list, and ``{"$rewindTo": id}`` drops that message and everything after it. The
 resolution here follows the client's, with one deliberate difference: a ``$set.messages``
 list orders the messages it names and adds new ones, but never drops one already seen
-(kept where it was among them). On resume 0.61 rebuilds that list from the model's
+(kept right before the listed message that followed it). On resume 0.61 rebuilds that list from the model's
 history, which skips a user message opening with ``<hook_context>`` (so, with a
 SessionStart hook, the first typed prompt) and adds a copy of each tool result under
 ``<gemini message id>_response``; a reader that applied the list literally would lose the
@@ -23,8 +23,8 @@ holding it).
 Memory: the resolution keeps, per message id, where its winning line is (offset, size,
 index inside a ``$set`` list), never the lines; the winners are then read again one line
 at a time. Time: the forward reading is one pass over the file; the dump and the hand-off
-read from the end (``tail.py``), as far back as the tail they need (and forward up to a
-``$set.messages`` list, when that tail reaches back past one).
+read from the end (``tail.py``), as far back as the tail they need (merging the newest
+``$set.messages`` list they pass from the end; forward up to an older one).
 """
 
 import os
