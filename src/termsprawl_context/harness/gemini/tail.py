@@ -5,11 +5,12 @@ The rule is the forward resolution's (``chat.py``): a message sits where its las
 is, so the first copy of an id met from the end wins, in its place; a ``$rewindTo`` met
 backwards drops every message met before it (backwards) down to the copy of its target,
 the target included (all of them when that target was not in the conversation then); a
-``$set.messages`` list is its messages placed at that line, in list order. Why a message
-sits at its last copy (Gemini CLI 0.61's ``chatRecordingService``): the client only ever
-writes a message again while it is the conversation's last (``recordMessageTokens`` and
-``recordToolCalls`` update ``getLastMessage``), so on every log it writes the last copy's
-place is the first copy's place."""
+``$set.messages`` list is merged with what came before it by one walk from the newest
+(``_Merge``; ``chat._merge`` is the same walk forward). Why a message sits at its last
+copy: Gemini CLI 0.61's loader keeps it at its first (``loadConversationRecord`` sets a JS
+Map), but its writer only ever writes a message again while it is the conversation's last
+(``ChatRecordingService.recordMessageTokens`` and ``recordToolCalls`` update
+``getLastMessage``), so on every log 0.61 writes the two places are one."""
 
 from array import array
 
