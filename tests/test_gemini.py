@@ -141,7 +141,16 @@ def test_harness_registry_finds_gemini_files_by_store_and_by_content(tmp_path):
 
 
 # --- the log's rules ------------------------------------------------------------------------------
-def test_last_copy_of_a_message_wins_in_its_first_place(tmp_path):
+def test_last_copy_of_a_message_wins_in_its_place(tmp_path):
+    """A message sits where its last copy is, so a reader from the end knows it at the first
+    copy it meets (issue 29, item 5). Gemini CLI 0.61's loader keeps a message at its first
+    copy (bundle/chunk-JDPZ4CE3.js, packages/core/dist/src/services/chatRecordingService.js:
+    ``loadConversationRecord``, ``messagesMap.set(id, record)`` on a JS Map), but its writer
+    only ever writes a message again while it is the conversation's last
+    (``ChatRecordingService.recordMessageTokens`` and ``recordToolCalls`` update
+    ``getLastMessage``; ``pushMessage`` appends the copy; no caller passes an existing id to
+    ``recordMessage``), so on every log 0.61 writes the two places are one. Only a log no
+    client wrote, like this one, tells them apart."""
     path = write_chat(
         tmp_path,
         [
@@ -155,7 +164,9 @@ def test_last_copy_of_a_message_wins_in_its_first_place(tmp_path):
     )
     assert prompts(path) == ["one", "two"]
     assert answers(path) == ["answer one, filled in later"]
-    assert [e.uuid for e in gemini.entries(str(path))] == ["u1", "g1", "u2"]
+    assert [e.uuid for e in gemini.entries(str(path))] == ["u1", "u2", "g1"]
+    assert [e.uuid for e in gemini.entries_reverse(str(path))] == ["g1", "u2", "u1"]
+    assert [t.text for t in gemini.last_turns(str(path), 2)] == ["two", "answer one, filled in later"]
 
 
 def test_rewind_drops_the_message_and_everything_after_it(tmp_path):
@@ -441,7 +452,7 @@ def test_entries_reverse_equal_the_forward_reading_reversed(tmp_path):
     datas = [MAIN.read_bytes(), MAIN.read_bytes() + b"\n".join(extra) + b"\n", STUB.read_bytes(), b"", b"junk"]
     for data in datas + list(_mutated_copies(7, 80)):
         copy.write_bytes(data)
-        forward = list(gemini.entries(str(copy)))
+        forward = [e._replace(line=0) for e in gemini.entries(str(copy))]  # no line numbers from the end
         assert list(gemini.entries_reverse(str(copy))) == forward[::-1]
         assert gemini.HARNESS.entries_reverse(str(copy)) is not None
     legacy = tmp_path / "session-old.json"

@@ -70,9 +70,11 @@ def test_show_prints_a_gemini_chat_s_first_prompt(tmp_path, run_pyz):
 
 # --- Gemini's log rules, resolved in linear time, as plainly as the client states them -----------
 def _plain_resolution(data):
-    """The oracle: each line parsed whole, a rewind found by walking the list (the old
-    reading, quadratic, and the client's rules with ``$set.messages`` never dropping)."""
-    places = {}
+    """The oracle: each line parsed whole, a rewind found by walking the list, a `$set` list
+    merged by walking both (the client's rules, as plainly as they can be said: a message
+    sits at its last copy on a line of its own; a list orders the conversation, keeping what
+    it lacks right before the listed message that followed it, never dropping it)."""
+    order, value = [], {}
     for raw in data.split(b"\n"):
         try:
             record = json.loads(raw.decode("utf-8", "replace"))
@@ -82,16 +84,25 @@ def _plain_resolution(data):
             continue
         target = record.get("$rewindTo")
         if isinstance(target, str):
-            keys = list(places)
-            for key in keys[keys.index(target) :] if target in places else keys:
-                del places[key]
+            order = order[: order.index(target)] if target in order else []
         elif isinstance(record.get("id"), str):
-            places[record["id"]] = record
+            order = [k for k in order if k != record["id"]] + [record["id"]]
+            value[record["id"]] = record
         elif isinstance(record.get("$set"), dict) and isinstance(record["$set"].get("messages"), list):
+            listed = []
             for message in record["$set"]["messages"]:
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
-                    places[message["id"]] = message
-    return list(places.items())
+                    listed += [] if message["id"] in listed else [message["id"]]
+                    value[message["id"]] = message
+            newest, left = [], len(listed) - 1  # the conversation from its newest; the list's newest not given
+            for key in reversed(order):
+                if key not in listed:
+                    newest.append(key)
+                elif listed.index(key) <= left:
+                    newest += listed[listed.index(key) : left + 1][::-1]
+                    left = listed.index(key) - 1
+            order = (newest + listed[: left + 1][::-1])[::-1]
+    return [(k, value[k]) for k in order]
 
 
 def _generated_log(seed, count=60):
@@ -184,9 +195,10 @@ def small_messages_chat(tmp_path_factory):
     return home, path
 
 
-@pytest.mark.parametrize("command", ["show", "sessions"])
+@pytest.mark.parametrize("command", ["show", "sessions", "entries", "search"])
 def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, command):
-    """Issue 29, item 3: each message's place was a Python object (73 MB for `show`)."""
+    """Issue 29, item 3: each message's place was a Python object (73 MB for `show`);
+    `search` resolved the chat a second time, at once, to title its first hit (75 MB)."""
     import os
     import subprocess
     import sys
@@ -195,7 +207,12 @@ def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, co
     from conftest_rss import HERE, rss_env
 
     home, path = small_messages_chat
-    args = ["show", str(path)] if command == "show" else ["sessions", "--harness", gemini.NAME]
+    args = {
+        "show": ["show", str(path)],
+        "sessions": ["sessions", "--harness", gemini.NAME],
+        "entries": ["entries", str(path)],
+        "search": ["search", "hi", "--harness", gemini.NAME],
+    }[command]
     env = dict(rss_env(), HOME=str(home))
     done = subprocess.run(
         [sys.executable, "-c", _RSS_PROBE, HERE, str(SRC)] + args, env=env, stdout=subprocess.PIPE, timeout=300
@@ -203,3 +220,119 @@ def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, co
     code, peak = done.stdout.split()
     assert code == b"0" and os.path.getsize(str(path)) > 20_000_000
     assert int(peak) < 64, "peak RSS %s MB" % peak.decode()
+
+
+# --- issue 29, item 5: a Gemini chat read from its end ------------------------------------------
+def _forward(path):
+    from termsprawl_context.harness.gemini import chat as chat_file
+    from termsprawl_context.jsonl import open_regular
+
+    with open_regular(str(path)) as f:
+        return [m for m, _where in chat_file.winners(f, chat_file.resolve_lines(f))]
+
+
+def _newest_first(path):
+    from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.jsonl import open_regular
+
+    with open_regular(str(path)) as f:
+        return [(m["id"], m, where.offset) for m, where in newest_messages(f)]
+
+
+def test_the_log_read_from_its_end_equals_the_forward_resolution(tmp_path):
+    """The backward rule (the first copy of an id met from the end wins; a rewind cuts back
+    to its target's copy; a `$set` list resolved forward only when the tail reaches it) gives
+    the forward resolution's messages, newest first."""
+    from termsprawl_context.harness.gemini import chat as chat_file
+    from termsprawl_context.jsonl import open_regular
+
+    path = tmp_path / "session-2026-01-01T00-00-5e55dddd.jsonl"
+    for seed in range(300):
+        data = _generated_log(seed, count=rnd_count(seed))
+        path.write_bytes(data)
+        with open_regular(str(path)) as f:
+            chat = chat_file.resolve_lines(f)
+            forward = [(m["id"], m, where.offset) for m, where in chat_file.winners(f, chat)]
+        assert _newest_first(path) == forward[::-1], seed
+
+
+def rnd_count(seed):
+    return 10 + seed % 70
+
+
+def test_rewinds_met_backwards_follow_the_client(tmp_path):
+    """Rewinds nested, repeated, to a message copied again later, or to one an earlier rewind
+    removed (which clears everything before the later one): as the forward reading."""
+    logs = [
+        [_user("a", "1"), _said("b", "2"), _user("c", "3"), {"$rewindTo": "b"}, _said("b", "4"), _user("d", "5")],
+        [_user("a", "1"), _said("b", "2"), _user("c", "3"), {"$rewindTo": "c"}, {"$rewindTo": "b"}, _user("e", "6")],
+        [_user("a", "1"), _said("b", "2"), {"$rewindTo": "b"}, {"$rewindTo": "b"}, _user("e", "6")],
+        [_user("a", "1"), _said("b", "2"), _user("c", "3"), {"$rewindTo": "b"}, {"$rewindTo": "c"}, _user("e", "6")],
+        [_user("a", "1"), _said("b", "2"), _user("a", "1b"), {"$rewindTo": "b"}, _user("e", "6")],
+        [_user("a", "1"), {"$set": {"messages": [_user("a", "1c"), _said("n", "x")]}}, _user("z", "9")],
+    ]
+    from termsprawl_context.harness.gemini import chat as chat_file
+    from termsprawl_context.jsonl import open_regular
+
+    path = tmp_path / "session-2026-01-01T00-00-5e55dddd.jsonl"
+    expected = [["d", "b", "a"], ["e", "a"], ["e"], ["e"], ["e"], ["z", "n", "a"]]
+    for records, ids in zip(logs, expected):
+        _chat(path, [HEADER] + records)
+        with open_regular(str(path)) as f:
+            forward = [m["id"] for m, _where in chat_file.winners(f, chat_file.resolve_lines(f))]
+        assert [found[0] for found in _newest_first(path)] == forward[::-1] == ids
+
+
+class _CountingFile(object):
+    """A file that counts the bytes read through it."""
+
+    def __init__(self, f):
+        self.f, self.read_bytes = f, 0
+
+    def read(self, size=-1):
+        data = self.f.read(size)
+        self.read_bytes += len(data)
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+def test_the_dump_s_tail_of_a_long_chat_reads_its_end_only(tmp_path):
+    """Issue 29, item 5: the newest messages of a 6 MB chat cost a few blocks of its end,
+    not its whole file (the forward resolution read all of it to place the first)."""
+    import itertools
+
+    from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.jsonl import open_regular
+
+    path = tmp_path / "session-2026-01-01T00-00-5e55eeee.jsonl"
+    records = [HEADER, {"$set": {"messages": [_user("ctx", "<session_context>x</session_context>")]}}]
+    for i in range(20000):
+        records.append(_user("u%d" % i, "question %d " % i + "x" * 120))
+        records.append(_said("g%d" % i, ""))
+        records.append(_said("g%d" % i, "answer %d " % i + "y" * 120))  # the copy that fills it in
+    _chat(path, records)
+    with open_regular(str(path)) as raw:
+        f = _CountingFile(raw)
+        newest = [m["id"] for m, _where in itertools.islice(newest_messages(f), 6)]
+    assert newest == ["g19999", "u19999", "g19998", "u19998", "g19997", "u19997"]
+    assert path.stat().st_size > 6_000_000 and f.read_bytes < 300_000
+    # Resumed two turns before the end: 0.61's rebuilt list (here its last 300 messages, the
+    # prompts with a hook's context left out) is merged from the end, not resolved forward.
+    listed = [r for r in records[-900:] if not (r["id"].startswith("g") and not r["content"])]
+    resume = {"$set": {"messages": [r for r in listed if r["id"] != "u19997"]}}
+    _chat(path, records[:-6] + [resume] + records[-6:])
+    with open_regular(str(path)) as raw:
+        f = _CountingFile(raw)
+        newest = [m["id"] for m, _where in itertools.islice(newest_messages(f), 8)]
+    assert newest == ["g19999", "u19999", "g19998", "u19998", "g19997", "u19997", "g19996", "u19996"]
+    assert f.read_bytes < 300_000 + len(json.dumps(resume)) * 2
+    assert [found[0] for found in _newest_first(path)] == [m["id"] for m in _forward(path)][::-1]
+    turns = gemini.last_turns(str(path), 4)
+    assert [t.text.split()[:2] for t in turns] == [
+        ["question", "19998"],
+        ["answer", "19998"],
+        ["question", "19999"],
+        ["answer", "19999"],
+    ]

@@ -8,20 +8,23 @@ chat files from public samples. When Gemini CLI changes shape, this module is wh
 changes.
 
 The chat file is a log, not a list: a message is appended again whenever it changes (the
-same ``id``; the last line wins, in the place the id first took), ``{"$set": {...}}``
-updates metadata or replaces the whole message list, and ``{"$rewindTo": id}`` drops that
-message and everything after it. The resolution here follows the client's, with one
-deliberate difference: a ``$set.messages`` list updates the messages it names and adds
-new ones, but never drops one already seen. On resume 0.61 rebuilds that list from the
-model's history, which skips a user message opening with ``<hook_context>`` (so, with a
+same ``id``; the last copy wins, in its own place: 0.61 only rewrites the conversation's
+last message, see ``tail.py``), ``{"$set": {...}}`` updates metadata or replaces the whole
+message list, and ``{"$rewindTo": id}`` drops that message and everything after it. The
+resolution here follows the client's, with one deliberate difference: a ``$set.messages``
+list orders the messages it names and adds new ones, but never drops one already seen
+(kept right before the listed message that followed it). On resume 0.61 rebuilds that list from the model's
+history, which skips a user message opening with ``<hook_context>`` (so, with a
 SessionStart hook, the first typed prompt) and adds a copy of each tool result under
 ``<gemini message id>_response``; a reader that applied the list literally would lose the
-first prompt. The copies are dropped by call id (one result per call).
+first prompt. The copies are dropped by call id (one result per call, at the last message
+holding it).
 
 Memory: the resolution keeps, per message id, where its winning line is (offset, size,
 index inside a ``$set`` list), never the lines; the winners are then read again one line
-at a time. Time is one forward pass over the file: the last line wins, so no tail of the
-file alone can say which message is where (an id's place is its first appearance).
+at a time. Time: the forward reading is one pass over the file; the dump and the hand-off
+read from the end (``tail.py``), as far back as the tail they need (merging the newest
+``$set.messages`` list they pass from the end; forward up to an older one).
 """
 
 import os
@@ -63,7 +66,7 @@ from termsprawl_context.harness.gemini.facts import (
     subagent_dir,
 )
 from termsprawl_context.harness.gemini.normalise import (  # noqa: F401
-    NewestFirstNormaliser,
+    HeldNormaliser,
     Normaliser,
     entries,
     entries_of_messages,

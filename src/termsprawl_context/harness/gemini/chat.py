@@ -45,20 +45,23 @@ class Where(object):
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "columns", "ids", "free")
+    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "columns", "ids", "free", "opened")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
         self.start_time = ""
         self.summary = ""
-        # Message id -> its slot, in first-appearance order; a slot's place is one row of
+        # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of
         # ``columns`` (line, offset, size, start, index: machine integers, not a Where
         # object each, so a chat of many small messages costs a few words a message).
         self.places = {}  # type: dict
         self.columns = tuple(array("q") for _ in range(5))
         self.ids = {}  # type: dict  # slot -> the call ids its message gives, when kept and any
         self.free = []  # type: list  # slots a rewind emptied
+        # The header facts are the first record's only (``header_of``'s, and what a reader from
+        # the end can know without reading the whole file).
+        self.opened = False
 
     def wheres(self, newest_first: bool = False) -> "Iterator[Where]":
         """Each message's place, in order (or newest first)."""
@@ -68,23 +71,52 @@ class Chat(object):
             yield Where(line[slot], offset[slot], size[slot], index[slot], ids.get(slot, ()), start[slot])
 
 
-def _place(chat: Chat, message_id: str, where: Where) -> None:
-    slot = chat.places.get(message_id)  # a known id keeps its place (dicts keep first insertion)
+def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None:
+    """``where`` is the message's place: at the end, where a copy on a line of its own puts
+    it (a message sits at its last copy: see ``tail.py`` for why that is 0.61's place), or,
+    not ``move``, where the message already was (a ``$set.messages`` list's; new ones last)."""
+    slot = chat.places.pop(message_id, None) if move else chat.places.get(message_id)
     columns = chat.columns
-    if slot is None:
+    if slot is None or slot < 0:
         if chat.free:
             slot = chat.free.pop()
         else:
             slot = len(columns[0])
             for column in columns:
                 column.append(0)
-        chat.places[message_id] = slot
+    chat.places[message_id] = slot
     columns[0][slot], columns[1][slot], columns[2][slot] = where.line, where.offset, where.size
     columns[3][slot], columns[4][slot] = where.start, where.index
     if where.ids:
         chat.ids[slot] = where.ids
     else:
         chat.ids.pop(slot, None)
+
+
+def _merge(chat: Chat, listed: dict) -> None:
+    """A ``$set.messages`` list applied: the conversation in the list's order, each message
+    the list lacks kept (the client's loader would drop it: on resume 0.61's list lacks the
+    first prompt, see ``__init__``) right before the listed message that followed it, and
+    each listed message given, from the newest, when the conversation read from its newest
+    reaches a message the list holds at or before it (``tail._Merge``, the same walk)."""
+    if not listed:
+        return
+    names = list(listed)
+    index = {name: at for at, name in enumerate(names)}
+    old = chat.places
+    newest = []  # type: list
+    left = len(names) - 1  # the newest listed message not yet given
+    for name in reversed(old):
+        at = index.get(name)
+        if at is None:
+            newest.append(name)
+        elif at <= left:
+            newest.extend(names[left : at - 1 if at else None : -1])
+            left = at - 1
+    newest.extend(names[left::-1] if left >= 0 else ())
+    chat.places = {name: old.get(name, -1) for name in reversed(newest)}  # -1: a slot to take
+    for name, where in listed.items():
+        _place(chat, name, where, move=False)
 
 
 def _rewind(chat: Chat, target: str) -> None:
@@ -110,6 +142,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
     ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
     also keeps the tool call ids its message gives (``message_ids``). ``raw``: the line's
     bytes, so a ``$set.messages`` message's place is its own bytes, not the whole line."""
+    first, chat.opened = not chat.opened, True
     rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
         _rewind(chat, rewind)
@@ -130,6 +163,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
 
                 spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
                 spans = spans if spans is not None and len(spans) == len(messages) else None
+            listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
                     ids = message_ids(message) if with_ids else ()
@@ -138,26 +172,31 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
                     else:
                         start, end = spans[index]
                         found = Where(where.line, where.offset, end - start, -1, ids, start)
-                    _place(chat, message[facts.FIELD_ID], found)
+                    listed[message[facts.FIELD_ID]] = found
+            _merge(chat, listed)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
-        if isinstance(update.get(facts.HEADER_SESSION_ID), str) and not chat.session_id:
+        if isinstance(update.get(facts.HEADER_SESSION_ID), str) and first:
             chat.session_id = update[facts.HEADER_SESSION_ID]
         return
     if isinstance(record.get(facts.HEADER_SESSION_ID), str):
-        chat.session_id = chat.session_id or record[facts.HEADER_SESSION_ID]
-        chat.kind = chat.kind or as_text(record.get(facts.HEADER_KIND))
-        chat.start_time = chat.start_time or as_text(record.get(facts.HEADER_START_TIME))
+        if first:
+            chat.session_id = record[facts.HEADER_SESSION_ID]
+            chat.kind = as_text(record.get(facts.HEADER_KIND))
+            chat.start_time = as_text(record.get(facts.HEADER_START_TIME))
         if isinstance(record.get(facts.SUMMARY_KEY), str):
             chat.summary = record[facts.SUMMARY_KEY]
 
 
-def resolve_lines(f, with_ids: bool = False) -> Chat:
-    """Resolve an open chat file (a ``.jsonl`` log) from its start, one bounded line at a time."""
+def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
+    """Resolve an open chat file (a ``.jsonl`` log) from its start, one bounded line at a
+    time; with ``until``, only its lines up to the one at that offset."""
     from termsprawl_context.jsonl import iter_lines, parse_object
 
     chat = Chat()
     for line in iter_lines(f):
+        if 0 <= until < line.offset:
+            break
         record = parse_object(line.raw)
         if record is not None:
             apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids, line.raw)

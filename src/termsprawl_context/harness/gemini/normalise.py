@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
-    "NewestFirstNormaliser",
+    "HeldNormaliser",
     "Normaliser",
     "entries",
     "entries_of_messages",
@@ -181,51 +181,54 @@ class Normaliser(object):
                 yield self._entry("system", message_id, message, where, _texts(texts), "system")
 
 
-class NewestFirstNormaliser(Normaliser):
-    """``Normaliser`` for messages met newest first: a call (or result) is given where the
-    forward reading gives it, at the first message holding its id (known from the
+class HeldNormaliser(Normaliser):
+    """``Normaliser`` for a forward reading that gives each tool call (or result) where the
+    reading from the end gives it: at the last message holding its id (known from the
     resolution's ``message_ids``), and once there."""
 
-    def __init__(self, session_id: str, agent_id: str, first_holder: dict) -> None:
+    def __init__(self, session_id: str, agent_id: str, last_holder: dict) -> None:
         Normaliser.__init__(self, session_id, agent_id)
-        self.first_holder = first_holder  # (kind, call id) -> index of the first message holding it
+        self.last_holder = last_holder  # (kind, call id) -> index of the last message holding it
         self.index = -1
 
     def at(self, index: int) -> None:
         self.index, self.given = index, set()
 
     def give(self, kind: str, call_id: str) -> bool:
-        if call_id and self.first_holder.get((kind, call_id)) != self.index:
+        if call_id and self.last_holder.get((kind, call_id)) != self.index:
             return False
         return Normaliser.give(self, kind, call_id)
 
 
+def _agent_id(chat: Chat) -> str:
+    """A sub-agent's chat is all sub-agent: its entries name the agent (its session id)."""
+    return chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
+
+
+def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
+    """The chat's header facts and its messages newest first, read from the end of ``f``."""
+    from termsprawl_context.harness.gemini.tail import newest_messages
+
+    chat = chat_file.header_of(path) or Chat()
+    return chat, newest_messages(f)
+
+
 def entries_reverse(path: str) -> "Iterator[Entry]":
-    """``reversed(list(entries(path)))`` without normalising more than the consumer takes:
-    the log is resolved in one pass (keeping each message's call ids), then messages are
-    read back newest first. Raises OSError as ``entries`` does."""
+    """``reversed(list(entries(path)))``, read from the end and only as far back as the
+    consumer takes (with ``line`` 0: only offsets are known from the end). Each tool call
+    and result is given at the newest message holding its id, the first met. Raises
+    OSError as ``entries`` does."""
     from termsprawl_context.jsonl import open_regular
 
     if chat_file.is_legacy(path):
         return iter(list(entries(path))[::-1])  # one object read whole anyway (bounded)
     f = open_regular(path)
-    try:
-        chat = chat_file.resolve_lines(f, with_ids=True)
-    except BaseException:
-        f.close()
-        raise
-    first_holder = {}  # type: dict
-    for index, where in enumerate(chat.wheres()):
-        for pair in where.ids:
-            first_holder.setdefault(pair, index)
 
     def generate():
-        normaliser = NewestFirstNormaliser(
-            chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "", first_holder
-        )
         with f:
-            for message, where, index in chat_file.indexed_winners(f, chat, newest_first=True):
-                normaliser.at(index)
+            chat, newest = _newest_first(path, f)
+            normaliser = Normaliser(chat.session_id, _agent_id(chat))
+            for message, where in newest:
                 for entry in reversed(list(normaliser.entries(message, where))):
                     yield entry
 
@@ -237,7 +240,7 @@ def _texts(texts: "Iterable[str]") -> "List[dict]":
 
 
 def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") -> "Iterator[Entry]":
-    normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "")
+    normaliser = Normaliser(chat.session_id, _agent_id(chat))
     for message, where in messages:
         for entry in normaliser.entries(message, where):
             yield entry
@@ -255,25 +258,51 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
         return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
     try:
-        chat = chat_file.resolve_lines(f)
+        chat = _resolved(f)
     except BaseException:
         f.close()
         raise
+    last_holder = {}  # type: dict
+    for index, where in enumerate(chat.wheres()):
+        for pair in where.ids:
+            last_holder[pair] = index
 
     def generate():
+        normaliser = HeldNormaliser(chat.session_id, _agent_id(chat), last_holder)
         with f:
-            for entry in entries_of_messages(chat, chat_file.winners(f, chat)):
-                yield entry
+            for message, where, index in chat_file.indexed_winners(f, chat):
+                normaliser.at(index)
+                for entry in normaliser.entries(message, where):
+                    yield entry
 
     return chat, generate()
+
+
+# The last forward resolution and the file it is of: a second reader of the same file while
+# the first is still reading it (``search`` titles the session it found a hit in) shares it,
+# rather than holding a second one (the resolution holds a few words per message).
+_LAST = []  # type: list  # [(file key, Chat)], at most one
+
+
+def _resolved(f) -> Chat:
+    import os
+
+    st = os.fstat(f.fileno())
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if _LAST and _LAST[0][0] == key:
+        return _LAST[0][1]
+    del _LAST[:]  # the old one goes before the new one is built
+    chat = chat_file.resolve_lines(f, with_ids=True)
+    _LAST.append((key, chat))
+    return chat
 
 
 def last_turns(path: str, limit: int) -> "list":
     """The dump's last ``limit`` turns of a chat, oldest first: what
     ``transcript.turns.entries_turns(entries(path), limit)`` gives, from the messages at
-    the end only (after the resolution's one pass). Exact, because a message's printable
-    text depends on that message alone: the tool calls and results that ``Normaliser``
-    gives once per call id never print. [] when the file cannot be read."""
+    the end only, read from the file's end. Exact, because a message's printable text
+    depends on that message alone: the tool calls and results given once per call id never
+    print. [] when the file cannot be read."""
     from termsprawl_context.jsonl import read_within_bound, try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 
@@ -290,9 +319,8 @@ def last_turns(path: str, limit: int) -> "list":
                 chat, messages = chat_file.legacy_messages(read_within_bound(f))
                 newest = ((m, LEGACY_WHERE) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
             else:
-                chat = chat_file.resolve_lines(f)
-                newest = chat_file.winners(f, chat, newest_first=True)
-            normaliser = Normaliser(chat.session_id, chat.session_id if chat.kind == facts.KIND_SUBAGENT else "")
+                chat, newest = _newest_first(path, f)
+            normaliser = Normaliser(chat.session_id, _agent_id(chat))
             for message, where in newest:
                 turns = entries_turns(normaliser.entries(message, where), limit)
                 if turns:

@@ -1,0 +1,227 @@
+"""A Gemini CLI chat log resolved from its end: each message newest first, reading only as
+far back as the consumer takes (the dump's and the hand-off's tail read).
+
+The rule is the forward resolution's (``chat.py``): a message sits where its last copy
+is, so the first copy of an id met from the end wins, in its place; a ``$rewindTo`` met
+backwards drops every message met before it (backwards) down to the copy of its target,
+the target included (all of them when that target was not in the conversation then); a
+``$set.messages`` list is merged with what came before it by one walk from the newest
+(``_Merge``; ``chat._merge`` is the same walk forward). Why a message sits at its last
+copy: Gemini CLI 0.61's loader keeps it at its first (``loadConversationRecord`` sets a JS
+Map), but its writer only ever writes a message again while it is the conversation's last
+(``ChatRecordingService.recordMessageTokens`` and ``recordToolCalls`` update
+``getLastMessage``), so on every log 0.61 writes the two places are one."""
+
+from array import array
+
+from termsprawl_context.harness.gemini import facts
+from termsprawl_context.harness.gemini.chat import Where
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import BinaryIO, Iterator, Optional, Tuple
+
+__all__ = ["newest_messages"]
+
+# ``$set.messages`` lists merged from the end at once (each holds its ids: a resume's holds the
+# whole history); an older one is resolved forward. 0.61 writes one at each start (the first,
+# at the log's head) and one at each resume, cancelled turn and compression.
+MAX_LISTS = 1
+
+_LOSE, _WIN, _STOP = 0, 1, 2
+
+
+class _Backwards(object):
+    """The state of a backward resolution: the ids already decided (won, or dropped by a
+    rewind met later in the file) and the rewinds whose target is not yet met."""
+
+    __slots__ = ("decided", "cuts", "pending")
+
+    def __init__(self) -> None:
+        self.decided = set()  # type: set
+        self.cuts = []  # type: list  # rewind targets, the earliest line last
+        self.pending = {}  # type: dict  # target -> how many of ``cuts`` name it
+
+    def rewind(self, target: str) -> None:
+        self.cuts.append(target)
+        self.pending[target] = self.pending.get(target, 0) + 1
+
+    def meet(self, message_id: str) -> int:
+        """What the copy of ``message_id`` met now (the newest not yet read) is: the winner,
+        a loser, or the sign that everything before it is gone."""
+        cuts = self.cuts
+        if cuts:
+            if message_id == cuts[-1]:
+                cuts.pop()
+                self.pending[message_id] -= 1
+                self.decided.add(message_id)
+                # A later rewind naming it again found it gone (this earlier one cut it): that
+                # later one cleared the whole conversation before it.
+                return _STOP if self.pending[message_id] else _LOSE
+            if self.pending.get(message_id):
+                return _STOP  # an earlier rewind cut this target before the later one named it
+            self.decided.add(message_id)
+            return _LOSE
+        if message_id in self.decided:
+            return _LOSE
+        self.decided.add(message_id)
+        return _WIN
+
+
+class _Merge(object):
+    """A ``$set.messages`` list met from the end, merged with the conversation before it
+    (met newest first) as ``chat._merge`` merges them forward: each listed message (its
+    first position in the list, its last copy) is given when the older stream reaches a
+    message the list holds at or before it, or at the start; the others pass between."""
+
+    __slots__ = ("f", "offset", "size", "index", "copies", "spans", "messages", "next")
+
+    def __init__(self, f: "BinaryIO", offset: int, raw: bytes, messages: list) -> None:
+        from termsprawl_context.harness.gemini.spans import message_spans
+
+        self.f, self.offset, self.size = f, offset, len(raw)
+        self.index = {}  # type: dict  # id -> its position among the listed ids
+        self.copies = array("q")  # position -> the list element holding its last copy
+        for at, message in enumerate(messages):
+            if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+                known = self.index.setdefault(message[facts.FIELD_ID], len(self.copies))
+                if known == len(self.copies):
+                    self.copies.append(at)
+                else:
+                    self.copies[known] = at
+        spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+        # Each listed message is read back alone when given (a resume's list is the whole
+        # history on one line); the parsed list is kept only when the line cannot be so cut.
+        self.spans = None  # type: Optional[array]  # element -> its start and end in the line
+        if spans is not None and len(spans) == len(messages):
+            self.spans = array("q", (at for span in spans for at in span))
+        self.messages = None if self.spans is not None else messages
+        self.next = len(self.copies) - 1  # the newest listed message not yet given
+
+    def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+        from termsprawl_context.jsonl import parse_object
+
+        while self.next >= down_to:
+            at = self.copies[self.next]
+            self.next -= 1
+            if self.spans is None:
+                message = self.messages[at]  # type: ignore[index]
+            else:
+                start, end = self.spans[2 * at], self.spans[2 * at + 1]
+                self.f.seek(self.offset + start)
+                message = parse_object(self.f.read(end - start))
+                if message is None:
+                    continue  # the file changed under us
+            yield message, Where(0, self.offset, self.size)
+
+    def feed(self, message: dict, where: Where) -> "Iterator[Tuple[dict, Where]]":
+        at = self.index.get(message[facts.FIELD_ID])
+        if at is None:
+            yield message, where
+        else:
+            for found in self._given(at):
+                yield found
+
+    def flush(self) -> "Iterator[Tuple[dict, Where]]":
+        return self._given(0)
+
+
+class _Frame(object):
+    """The lines between two ``$set.messages`` lists (or a list and the end): their
+    rewinds and copies (``state``), and the list that closes them from below (``merge``)."""
+
+    __slots__ = ("state", "merge")
+
+    def __init__(self) -> None:
+        self.state = _Backwards()
+        self.merge = None  # type: Optional[_Merge]
+
+
+def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, int]":
+    """``batch``, winners of ``frames[level]`` newest first (None: that frame is exhausted,
+    so the list above it gives what it has left), carried up through each list and each
+    newer frame's rules: what the top frame gives, and the level whose rewind found the
+    conversation before it gone (-1: none), below which nothing more can win."""
+    stop = -1
+    while level > 0:
+        merge, state = frames[level - 1].merge, frames[level - 1].state
+        source = merge.flush() if batch is None else (found for given in batch for found in merge.feed(*given))
+        out = []
+        for message, where in source:
+            verdict = state.meet(message[facts.FIELD_ID])
+            if verdict == _STOP:
+                stop = level - 1
+                break
+            if verdict == _WIN:
+                out.append((message, where))
+        batch, level = out, level - 1
+    return batch or [], stop
+
+
+def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
+    """Each resolved message of the open chat log, newest first, with its place (``line``
+    0: line numbers are unknown from the end; ``offset`` its line's). Memory: the ids met,
+    one line, and the ids of the ``$set.messages`` lists met (at most ``MAX_LISTS``; older
+    than those, the log is resolved forward up to the list, as ``chat.resolve_lines`` does)."""
+    from termsprawl_context.harness.gemini.chat import resolve_lines, winners
+    from termsprawl_context.jsonl import iter_lines_reverse, parse_object
+
+    frames = [_Frame()]
+    stop = -1
+    for offset, raw in iter_lines_reverse(f):
+        record = parse_object(raw)
+        if record is None:
+            continue
+        found = _record_messages(record)
+        if found is None:
+            frames[-1].state.rewind(record[facts.REWIND_KEY])
+            continue
+        listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
+        if listed and len(frames) <= MAX_LISTS:
+            frames[-1].merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
+            frames.append(_Frame())
+            continue
+        if listed:  # resolved forward up to the list, which gives everything before it
+            f.seek(0)
+            before = winners(f, resolve_lines(f, until=offset), newest_first=True)
+            placed = ((message, Where(0, where.offset, where.size)) for message, where in before)
+        else:
+            placed = ((message, Where(0, offset, len(raw))) for message in found)
+        level = len(frames) - 1
+        state, batch = frames[level].state, []
+        for message, where in placed:
+            verdict = state.meet(message[facts.FIELD_ID])
+            if verdict == _STOP:
+                stop = level
+                break
+            if verdict == _WIN:
+                batch.append((message, where))
+        batch, above = _carry(frames, level, batch)
+        for given in batch:
+            yield given
+        stop = above if above >= 0 else stop
+        if stop >= 0 or listed:
+            break
+    while True:  # each exhausted frame's list gives what it has left, deepest first
+        if stop >= 0:
+            del frames[stop + 1 :]
+        if len(frames) <= 1:
+            return
+        frames.pop()
+        batch, stop = _carry(frames, len(frames), None)
+        for given in batch:
+            yield given
+
+
+def _record_messages(record: dict) -> "Optional[list]":
+    """The messages one record places, the last placed first; None for a rewind (the
+    precedence of ``chat.apply_record``)."""
+    if isinstance(record.get(facts.REWIND_KEY), str):
+        return None
+    if isinstance(record.get(facts.FIELD_ID), str):
+        return [record]
+    update = record.get(facts.SET_KEY)
+    messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
+    if not isinstance(messages, list):
+        return []
+    return [m for m in reversed(messages) if isinstance(m, dict) and isinstance(m.get(facts.FIELD_ID), str)]
