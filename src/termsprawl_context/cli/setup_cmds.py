@@ -48,7 +48,7 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 def _init_options(parser) -> None:
     from termsprawl_context.harness.gemini import SETTINGS_FILE as GEMINI_SETTINGS_FILE
     from termsprawl_context.workspace import install
-    from termsprawl_context.workspace.discovery import CLAUDE_MD_FILE, CLAUDE_MD_IMPORT, gemini_md
+    from termsprawl_context.workspace.discovery import CLAUDE_RULES_FILE, gemini_md
 
     GEMINI_MD_FILE, GEMINI_MD_IMPORT = gemini_md()
     parser.add_argument(
@@ -59,8 +59,8 @@ def _init_options(parser) -> None:
     parser.add_argument(
         "--claude-md",
         action="store_true",
-        help="add the line %s to DIR/%s (created if absent), so Claude Code reads the markers "
-        "at launch" % (CLAUDE_MD_IMPORT, CLAUDE_MD_FILE),
+        help="write the instruction block to DIR/%s, which Claude Code loads at launch from the project "
+        "root or any folder below it, with no import to approve" % CLAUDE_RULES_FILE,
     )
     parser.add_argument(
         "--codex-hook",
