@@ -106,15 +106,41 @@ def test_doctor_says_a_started_peer_has_no_turns_yet(tmp_path, run_pyz):
 
 def test_doctor_warns_of_the_import_prompt_below_the_root(tmp_path, run_pyz):
     """Claude Code 2.1.328 asks "Allow external CLAUDE.md file imports?" in a subdirectory
-    (seen in its TUI); once a session of the project ran there, doctor says so."""
+    (seen in its TUI); once a session of the project ran there, doctor says so for a project
+    whose CLAUDE.md imports the block (as init wrote it before it wrote .claude/rules/)."""
     home, project = _world(tmp_path, run_pyz)
     env = {"HOME": str(home)}
-    quiet = run_pyz(["doctor", "--self", "alice", "--cwd", project], env=env).stdout.decode()
-    assert "Allow external CLAUDE.md file imports?" not in quiet
     sub = home / ".claude" / "projects" / encode_project_dir(os.path.join(project, "src"))
     sub.mkdir(parents=True)
     session = "dddddddd-0000-4000-8000-000000000004"
     (sub / (session + ".jsonl")).write_text(_claude_line(os.path.join(project, "src"), session, "hi") + "\n")
+    quiet = run_pyz(["doctor", "--self", "alice", "--cwd", project], env=env).stdout.decode()
+    assert "Allow external CLAUDE.md file imports?" not in quiet  # init's rules file asks nothing
+    with open(os.path.join(project, "CLAUDE.md"), "w") as older:
+        older.write("@.termsprawl/AGENTS.md\n")
     out = run_pyz(["doctor", "--self", "alice", "--cwd", project], env=env).stdout.decode()
     note = [line for line in out.splitlines() if "Allow external CLAUDE.md file imports?" in line]
     assert len(note) == 1 and os.path.join(project, "src") in note[0] and "project root" in note[0]
+
+
+def test_doctor_names_a_newer_gemini_session_at_the_root(tmp_path, run_pyz):
+    """The third CLI of the bar: a Gemini chat of the project newer than dave's recorded
+    one, recorded for no node, is named with the folder-trust cause."""
+    home, project = _world(tmp_path, run_pyz)
+    store = home / ".gemini" / "tmp" / "project"
+    (store / "chats").mkdir(parents=True)
+    (store / ".project_root").write_text(project)
+    paths = []
+    for n, session in enumerate(("gem-old", "gem-new")):
+        path = store / "chats" / ("session-2026-01-01T00-0%d-%s.jsonl" % (n, session))
+        header = {"sessionId": session, "projectHash": "p", "startTime": "2026-01-01T00:00:00Z", "kind": "main"}
+        path.write_text(json.dumps(header) + "\n")
+        paths.append(path)
+    _aged(paths[0], 3600)
+    env = {"HOME": str(home)}
+    assert run_pyz(["index", "set", "dave", str(paths[0]), "--cwd", project], env=env).returncode == 0
+    assert run_pyz(["links", "add", "alice", "dave", "--cwd", project], env=env).returncode == 0
+    out = run_pyz(["doctor", "--self", "alice", "--cwd", project], env=env).stdout.decode()
+    note = [line for line in out.splitlines() if line.startswith("note: node dave:")]
+    assert len(note) == 1 and str(paths[1]) in note[0], out
+    assert "not trusted" in note[0] and "`TERMSPRAWL_NODE_ID=dave gemini`" in note[0]

@@ -367,22 +367,30 @@ def test_init_usage_error(run_pyz):
 # --- one project, found from anywhere inside it -------------------------------------------------
 
 
-def test_init_claude_md_adds_one_import_and_keeps_the_users_text(project, run_pyz):
+RULES = ".claude/rules/termsprawl-context.md"
+
+
+def test_init_claude_md_writes_the_block_where_claude_code_loads_it_and_leaves_claude_md_alone(project, run_pyz):
+    """Issue 32 item 5: an `@` import from CLAUDE.md asks "Allow external CLAUDE.md file
+    imports?" in a subdirectory (Claude Code 2.1.328); its rules file is loaded with none."""
     (project / "CLAUDE.md").write_text("# Shop\n\nRun `make test` before committing.\n")
     done = run_pyz(["init", "--cwd", project, "--claude-md"])
     assert done.returncode == 0, done.stderr
-    assert has_step(done.stdout.decode(), "written", "CLAUDE.md")
-    assert (project / "CLAUDE.md").read_text() == (
-        "# Shop\n\nRun `make test` before committing.\n\n@.termsprawl/AGENTS.md\n"
-    )
+    assert has_step(done.stdout.decode(), "written", RULES)
+    assert (project / "CLAUDE.md").read_text() == "# Shop\n\nRun `make test` before committing.\n"
+    block = (project / ".termsprawl/AGENTS.md").read_text()
+    assert (project / RULES).read_text() == block and not any(line.startswith("@") for line in block.splitlines())
     before = snapshot(project)
     again = run_pyz(["init", "--cwd", project, "--claude-md"])
-    assert has_step(again.stdout.decode(), "unchanged", "CLAUDE.md") and snapshot(project) == before
+    assert has_step(again.stdout.decode(), "unchanged", RULES) and snapshot(project) == before
 
 
-def test_init_claude_md_creates_the_file(project, run_pyz):
-    assert run_pyz(["init", "--claude-md"], cwd=project).returncode == 0
-    assert (project / "CLAUDE.md").read_text() == "@.termsprawl/AGENTS.md\n"
+def test_init_claude_md_keeps_an_edited_rules_file(project, run_pyz):
+    (project / RULES).parent.mkdir(parents=True)
+    (project / RULES).write_text("my own rules\n")
+    done = run_pyz(["init", "--claude-md"], cwd=project)
+    assert done.returncode == 0 and has_step(done.stdout.decode(), "kept", RULES)
+    assert (project / RULES).read_text() == "my own rules\n"
 
 
 def test_init_without_claude_md_leaves_it_alone(project, run_pyz):
@@ -463,7 +471,7 @@ def test_git_ignores_what_is_personal_and_keeps_what_is_shared(project, run_pyz)
         ".termsprawl/AGENTS.md",
         ".termsprawl/bin/termsprawl-context",
         ".claude/skills/termsprawl-context/SKILL.md",
-        "CLAUDE.md",
+        RULES,
         ".termsprawl/.gitignore",
         ".claude/.gitignore",
     ):
@@ -481,7 +489,7 @@ def test_init_without_cli_option_wires_every_cli_found(project, run_pyz, tmp_pat
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
     assert "wired: Claude Code, Codex CLI, Gemini CLI" in out
-    for relative in (SETTINGS, ".codex/hooks.json", ".gemini/settings.json", "CLAUDE.md", "AGENTS.md", "GEMINI.md"):
+    for relative in (SETTINGS, ".codex/hooks.json", ".gemini/settings.json", RULES, "AGENTS.md", "GEMINI.md"):
         assert has_step(out, "written", relative), relative
     assert "init --hook" not in out
     again = run_pyz(["init", "--cwd", project], env=env)
@@ -501,3 +509,12 @@ def test_init_cli_options_name_and_exclude(project, run_pyz, tmp_path):
     named = run_pyz(["init", "--cwd", project, "--codex"], env={"HOME": str(tmp_path), "PATH": "/nonexistent"})
     assert named.returncode == 0 and "wired: Codex CLI" in named.stdout.decode()
     assert (project / ".codex/hooks.json").is_file()
+
+
+def test_init_s_claude_md_help_names_the_rules_file_it_writes():
+    from termsprawl_context.harness import get
+    from termsprawl_context.workspace.discovery import CLAUDE_RULES_FILE
+
+    claude = get("claude-code")
+    text = claude.init_help(".termsprawl/AGENTS.md")[claude.init_options.index("claude_md")]
+    assert "DIR/%s," % CLAUDE_RULES_FILE.replace(os.sep, "/") in text

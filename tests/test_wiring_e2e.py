@@ -163,12 +163,11 @@ def test_two_agents_from_start_to_hand_off(world, run_pyz):
     project = world.project
     installed = project / ".termsprawl" / "bin" / "termsprawl-context"
 
-    # 1. Set-up, once per project: the command, markers, CLAUDE.md import, hook.
+    # 1. Set-up, once per project: the command, markers, the rules file, hook.
     done = run_pyz(["init", "--hook", "--claude-md"], cwd=project)
     assert done.returncode == 0 and done.stderr == b"", done.stderr
-    assert (project / "CLAUDE.md").read_text() == (
-        "# Shop\n\nRun `make test` before you commit.\n\n@.termsprawl/AGENTS.md\n"
-    )
+    assert (project / "CLAUDE.md").read_text() == "# Shop\n\nRun `make test` before you commit.\n"
+    assert "Linked agent context" in (project / ".claude/rules/termsprawl-context.md").read_text()
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     (entry,) = settings["hooks"]["SessionStart"]
     hook_command = entry["hooks"][0]["command"]

@@ -25,6 +25,8 @@ from .claude_run import records, run_claude, session_record, transcripts
 from .clients import client_bin
 
 COMMAND = ".termsprawl/bin/termsprawl-context"
+RULES = ".claude/rules/termsprawl-context.md"
+BLOCK_MARK = "Linked agent context: run"
 ALICE_PROMPT = "Find out why the parser drops tabs."
 ALICE_ANSWER = "The tokenizer splits on spaces only; tabs fall through. Fix: split on any whitespace."
 CONTEXT_PREFIX = "SessionStart hook additional context: "
@@ -156,11 +158,10 @@ def alice_speaks(project, prompt=ALICE_PROMPT, answer=ALICE_ANSWER, extra=None):
 
 def test_readme_walkthrough_bob_reads_alice_with_no_prompt(project):
     alice, alice_server = alice_speaks(project)
-    # What reached alice's model: the hook's line, the CLAUDE.md import, the skill listing.
+    # What reached alice's model: the hook's line, the rules file's block, the skill listing.
     texts = "\n".join(main_texts(alice_server))
     assert CONTEXT_PREFIX + "termsprawl: you are agent node alice; linked agents: bob." in texts
-    assert "Contents of %s/CLAUDE.md" % project.path in texts
-    assert "Contents of %s/.termsprawl/AGENTS.md" % project.path in texts
+    assert "Contents of %s/%s" % (project.path, RULES) in texts
     assert "`%s --format markdown`" % COMMAND in texts
     assert "termsprawl-context: Read the recent conversation of the other agents linked to this one" in texts
     recorded = json.loads((project.path / ".termsprawl/transcripts/alice.json").read_text())["path"]
@@ -233,6 +234,67 @@ def test_start_from_a_subdirectory(tmp_path, pyz):
     assert ALICE_ANSWER in results(server)[1]
     assert context_line(server).endswith("--cwd %s --self bob" % project.path)
     assert os.listdir(str(sub)) == []  # nothing nested
+
+
+def test_the_instruction_block_reaches_a_subdirectory_with_no_import_to_approve(tmp_path, pyz):
+    """Issue 32 item 5. 2.1.328 started below the root asks "Allow external CLAUDE.md file
+    imports?" for CLAUDE.md's `@.termsprawl/AGENTS.md` (and print mode leaves the import
+    out); the rules file init writes is loaded from there with no question, in print mode
+    and in the TUI, git repository or not."""
+    project = Project(tmp_path, pyz)
+    sub = project.path / "src"
+    sub.mkdir()
+    with ScriptedServer([Text("ok")]) as server:
+        run = run_claude("hello", sub, project.home("bob"), server.url, node_id="bob")
+    assert run.returncode == 0, run.stderr
+    texts = "\n".join(main_texts(server))
+    assert "Contents of %s/%s" % (project.path, RULES) in texts and BLOCK_MARK in texts
+    (project.path / "CLAUDE.md").write_text("@.termsprawl/AGENTS.md\n")  # the import init wrote before
+    (project.path / RULES).unlink()
+    with ScriptedServer([Text("ok")]) as server:
+        run = run_claude("hello", sub, project.home("carol"), server.url, node_id="carol")
+    assert run.returncode == 0 and BLOCK_MARK not in "\n".join(main_texts(server))
+    assert tui_asks_for_external_imports(project, sub, "dave")
+    assert run_pyz_init(project, pyz).returncode == 0
+    (project.path / "CLAUDE.md").unlink()
+    assert not tui_asks_for_external_imports(project, sub, "erin")
+
+
+def run_pyz_init(project, pyz):
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(project.root)}
+    argv = [sys.executable, str(pyz), "init", "--cwd", str(project.path), "--hook", "--claude-md"]
+    return subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def tui_asks_for_external_imports(project, start, node):
+    """Start the TUI in ``start`` (folder and API key already trusted) until it shows the
+    import question or its prompt box; True when it asked."""
+    from .claude_run import client_env
+    from .gemini_pty import Tui
+
+    home = project.home(node)
+    trusted = {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+    config = {
+        "hasCompletedOnboarding": True,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": ["x"], "rejected": []},
+        "projects": {str(start): dict(trusted), str(project.path): dict(trusted)},
+    }
+    (home / ".claude.json").write_text(json.dumps(config))
+    with ScriptedServer([Text("ok")]) as server:
+        env = dict(client_env(home, server.url, node), TERM="xterm-256color")
+        tui = Tui([client_bin("claude")], str(start), env)
+        try:
+            # The TUI draws words apart by cursor moves: compare its text without spaces.
+            def drawn():
+                return tui.text().replace(" ", "")
+
+            tui.pump(60, until=lambda: "AllowexternalCLAUDE.md" in drawn() or "\u276f\u2500" in drawn()[-4000:])
+        finally:
+            tui.close()
+    flat = drawn()
+    assert "AllowexternalCLAUDE.md" in flat or "\u276f" in flat, flat[-2000:]
+    return "AllowexternalCLAUDE.mdfileimports?" in flat
 
 
 def system_message(home):

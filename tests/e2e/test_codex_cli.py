@@ -160,6 +160,39 @@ def test_the_hook_runs_without_a_features_entry(tmp_path, pyz):
         assert index_entry(box, "cx") == {"version": 1, "path": str(box.rollout(thread)), "harness": "codex-cli"}
 
 
+def test_the_unset_id_message_reaches_the_person(tmp_path, pyz):
+    """Issue 32: where the hook's message for the person shows. Codex 0.169.0's TUI draws a
+    SessionStart hook's systemMessage under the first prompt (`↳ Hook · ...`: the session,
+    and its hook, start with the first turn); `codex exec --json` carries it in no event and
+    not on stderr, so the same words also reach the model, asked to pass them on."""
+    import fcntl
+    import struct
+    import termios
+
+    from .gemini_pty import Tui
+
+    with ResponsesServer(lambda body, n: [message("hi there")]) as server:
+        box = CodexSandbox(tmp_path, server)
+        done = run_pyz(pyz, ["init", "--cwd", box.project, "--codex-hook"], box.project)
+        assert done.returncode == 0, done.stderr
+        thread, events, run = box.exec("hello")  # no TERMSPRAWL_NODE_ID
+        words = "termsprawl: TERMSPRAWL_NODE_ID is not set; nothing recorded"
+        assert words not in json.dumps(events) and words not in run.stderr
+        assert any(words in text for body in server.responses() for text in input_texts(body))
+        tui = Tui([box.bin, "--dangerously-bypass-hook-trust"], str(box.project), box.env(TERM="xterm-256color"))
+        fcntl.ioctl(tui.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 160, 0, 0))  # a 0x0 terminal quits
+        try:
+            tui.pump(20)
+            tui.type("say hi")
+            # The TUI draws words apart by cursor moves: compare its text without spaces.
+            drawn = tui.pump(40, until=lambda: "hithere" in tui.text().replace(" ", ""))
+            flat = tui.text().replace(" ", "")
+        finally:
+            tui.close()
+    assert drawn, flat[-2000:]
+    assert ("Hook\u00b7" + words.replace(" ", "")) in flat, flat[-2000:]
+
+
 def index_entry(box, node):
     return json.loads((box.project / ".termsprawl" / "transcripts" / (node + ".json")).read_text())
 

@@ -35,7 +35,7 @@ __all__ = [
     "TASK_SUMMARY_TAG", "TASK_TERMINAL_STATUSES", "TITLE_AI", "TITLE_CUSTOM", "TITLE_SUMMARY", "TOOL_ASK_USER_QUESTION",
     "TOOL_BASH", "TOOL_TASK_OUTPUT", "TRANSCRIPT_SUFFIX", "TURN_ORIGINS_PERSON", "TURN_ORIGIN_TASK", "TYPE_ASSISTANT",
     "TYPE_ATTACHMENT", "TYPE_SYSTEM", "TYPE_USER", "config_dir", "current_session_path", "encode_project_dir",
-    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "skill_file",
+    "is_plain_name", "project_dir", "projects_dir", "resolve_work_dir", "rules_file", "skill_file",
 ]
 # fmt: on
 
@@ -232,14 +232,15 @@ class ClaudeCodeHarness(Harness):
     init_options = ("hook", "claude_md")
     init_option_help = (
         "register the SessionStart hook in DIR/%(settings)s (kept out of git)",
-        "add the line %(import)s to DIR/%(instruction)s (created if absent), so Claude Code reads the markers "
-        "at launch",
+        # (the file `workspace.discovery.CLAUDE_RULES_FILE` names; a test holds the two equal)
+        "write the instruction block to DIR/.claude/rules/termsprawl-context.md, which Claude Code loads at launch "
+        "from the project root or any folder below it, with no import to approve",
     )
     instruction_import_prefix = property(lambda self: MEMORY_IMPORT_PREFIX)  # type: ignore[assignment]  # below
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
-        "(from a subdirectory it reads the project's settings only in a git repository, and asks \"Allow "
-        'external CLAUDE.md file imports?": start it at the project root)'
+        "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
+        "project root)"
     )
     unrecorded_at_root = (
         "its SessionStart hook did not record it: the project's hooks were not accepted, it was started "
@@ -253,8 +254,9 @@ class ClaudeCodeHarness(Harness):
     subdir_import_note = (
         'Claude Code was started in %(dir)s, below the project root: there it asks "Allow external CLAUDE.md '
         'file imports?" for the CLAUDE.md line that imports the instruction block, and the default "No" is '
-        "saved for that folder, so the block never reaches its model from there: answer Yes, or start it at "
-        "the project root"
+        "saved for that folder, so the block never reaches its model from there: remove that line (`init "
+        "--claude-md` writes the block to .claude/rules/, which Claude Code loads from any folder with no "
+        "prompt), or answer Yes, or start it at the project root"
     )
 
     def store_roots(self, environ=None):
@@ -418,6 +420,17 @@ def project_dir(config: str, directory: str) -> str:
 def skill_file(name: str) -> str:
     """A project's skill file for ``name``, relative to the project directory."""
     return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
+
+
+# 2.1.328 loads every `.claude/rules/*.md` of the launch folder and of each folder above it
+# with no prompt; an `@` import of a file outside the launch folder asks "Allow external
+# CLAUDE.md file imports?" there, and its default No is saved (seen in its TUI).
+RULES_DIR = os.path.join(PROJECT_CONFIG_DIR, "rules")
+
+
+def rules_file(name: str) -> str:
+    """A project's rules file for ``name``, relative to the project directory."""
+    return os.path.join(RULES_DIR, name + ".md")
 
 
 # --- tools, results and notices the citations and background-agent readers know --------

@@ -11,16 +11,17 @@ shell variable), the skill's description carries the requests it answers and its
 
 A skill file that matches no version ever written here (``WRITTEN_SKILL_BODIES``) was
 edited by its user: it is left alone, and ``skill_state`` says so for ``doctor``.
-Optionally (``init --claude-md``) one import line in the project's ``CLAUDE.md`` makes
-Claude Code read the managed block at launch: it reads CLAUDE.md, never AGENTS.md, and
-no file in a dot-folder unless imported.
+Optionally (``init --claude-md``) the managed block is written whole to
+``.claude/rules/termsprawl-context.md``, which Claude Code loads at launch from the project
+root and from any folder below it with no prompt (it never reads AGENTS.md; an ``@`` import
+of it from CLAUDE.md asks for approval in a subdirectory).
 """
 
 import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, skill_file
+from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, rules_file, skill_file
 from termsprawl_context.harness.claude_permissions import SKILL_DIR_VARIABLE, bash_rule
 from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
@@ -30,7 +31,7 @@ from termsprawl_context.workspace.project import INSTALLED_COMMAND
 __all__ = [
     "AGENTS_FILE",
     "CLAUDE_MD_FILE",
-    "CLAUDE_MD_IMPORT",
+    "CLAUDE_RULES_FILE",
     "add_claude_md_import",
     "FAILED",
     "HANDOFF_ARGS",
@@ -46,7 +47,7 @@ __all__ = [
     "USER_EDITED",
     "WRITTEN",
     "check_agents_block",
-    "ensure_claude_md",
+    "ensure_claude_rules",
     "ensure_context_discovery",
     "ensure_gemini_md",
     "gemini_md",
@@ -235,6 +236,7 @@ CLAUDE_MD_FILE = MEMORY_FILE
 CLAUDE_MD_IMPORT = MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = skill_file(SKILL_NAME)
+CLAUDE_RULES_FILE = rules_file(SKILL_NAME)
 
 
 def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK, shown: str = "") -> str:
@@ -401,13 +403,16 @@ def add_claude_md_import(content: str, import_line: str = CLAUDE_MD_IMPORT) -> s
     return content + ("\n" if content.strip() else "") + import_line + "\n"
 
 
-def ensure_claude_md(cwd: str) -> str:
-    """Add the import line to ``<cwd>/CLAUDE.md`` (created if absent): an outcome."""
+def ensure_claude_rules(cwd: str) -> str:
+    """Write the managed block whole to ``<cwd>/.claude/rules/termsprawl-context.md``: an
+    outcome. A file holding neither block text was edited by its user and is left alone."""
     from termsprawl_context.workspace.project import enclosing_project
 
     if enclosing_project(cwd):
         return FAILED
-    return refresh_marker(cwd, CLAUDE_MD_FILE, lambda current: add_claude_md_import(current or ""))
+    ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
+    wanted = wanted_block(cwd) + "\n"
+    return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
 
 
 # --- GEMINI.md ---------------------------------------------------------------------------------

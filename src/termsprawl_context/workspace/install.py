@@ -185,17 +185,18 @@ def plant_discovery(cwd: str) -> List[Step]:
     return steps
 
 
-def import_from_claude_md(cwd: str) -> Step:
-    """The import line in the project's CLAUDE.md, so Claude Code reads the block at launch."""
+def claude_rules(cwd: str) -> Step:
+    """The managed block in the project's Claude Code rules file, which Claude Code loads at
+    launch from the root or any folder below it, with no import to approve."""
     from termsprawl_context.workspace import discovery
 
-    outcome = discovery.ensure_claude_md(cwd)
-    path = discovery.CLAUDE_MD_FILE
+    outcome = discovery.ensure_claude_rules(cwd)
+    path = discovery.CLAUDE_RULES_FILE
     if outcome == discovery.FAILED:
         return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step("memory", path, WRITTEN, "imports %s" % discovery.CLAUDE_MD_IMPORT)
-    return Step("memory", path, UNCHANGED, "already imports %s" % discovery.CLAUDE_MD_IMPORT)
+    if outcome == discovery.USER_EDITED:
+        return Step("memory", path, KEPT, "edited by its user: left alone")
+    return Step("memory", path, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED, "the instruction block")
 
 
 def import_from_gemini_md(cwd: str) -> Step:
@@ -259,7 +260,7 @@ def ignore_local_settings(cwd: str) -> Step:
 
 
 def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore, (with ``claude_md``) the CLAUDE.md import
+    """Install the command, markers, .gitignore, (with ``claude_md``) the Claude Code rules file holding the block
     and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
     Refuses before writing anything when there is no artifact to copy, the directory
@@ -283,7 +284,7 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
     if claude_md:
-        steps.append(import_from_claude_md(cwd))
+        steps.append(claude_rules(cwd))
     steps.append(ensure_gitignore(cwd))
     if hook:
         if steps[0].outcome == FAILED:

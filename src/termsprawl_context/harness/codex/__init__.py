@@ -244,9 +244,9 @@ class CodexHarness(Harness):
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """Claude Code's shape; a warning for the person also goes to the model, to pass
-        on: Codex 0.169's TUI showed no SessionStart ``systemMessage`` (its source turns
-        one into a warning of the hook's run, shown only with the hook's other output),
-        while ``additionalContext`` reaches the model as a developer message."""
+        on: Codex 0.169's TUI draws a SessionStart ``systemMessage`` only under the first
+        prompt (`↳ Hook · ...`) and ``codex exec`` nowhere, while ``additionalContext``
+        reaches the model as a developer message."""
         if system_message:
             relay = RELAY_TO_PERSON % system_message
             additional_context = additional_context + "\n" + relay if additional_context else relay
