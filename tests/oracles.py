@@ -83,10 +83,10 @@ def tail_lines_oracle(f, size):
 
 
 def entry_of_oracle(record, line=0, offset=-1):
-    """``entry.entry_of`` read off the field table (``entry._DECODED``), one field at a
+    """``model.entry_of`` read off the field table (``model._DECODED``), one field at a
     time: exact keys, a string field of another type is "", a flag is True only for
     ``true``, raw fields as they are, ``message`` only when it is an object."""
-    from termsprawl_context.transcript import entry as E
+    from termsprawl_context import model as E
 
     values = {}
     for key, field, kind in E._DECODED:

@@ -20,25 +20,25 @@ from conftest import SRC
 PACKAGE = "termsprawl_context"
 PACKAGE_DIR = SRC / PACKAGE
 
-# The bottom: every layer may use these.
-BOTTOM = {"__init__", "_output", "errors"}
+# The bottom: every layer may use these (model.py: the shapes every provider produces).
+BOTTOM = {"__init__", "_output", "errors", "model"}
 # Group -> the groups it may import (a group is the first name under the package).
 ALLOWED = {
     "__init__": set(),
     "_output": set(),
     "errors": set(),
-    # A harness module reads its own files (jsonl) and normalises them into the record
-    # model's Entry (transcript/entry.py, imported lazily: entry.py reads Claude Code's
-    # field names from harness/claude.py).
-    "harness": BOTTOM | {"harness", "jsonl", "transcript"},
+    "model": set(),
     # Bytes only: nothing of Claude Code, of one record's meaning or of the store. The
     # readers' cost model asks bytescan, the other bytes-only module, what width of
     # string an escape can spell (the escape rule is written once, there).
     "jsonl": BOTTOM | {"jsonl", "bytescan"},
     "bytescan": BOTTOM,
     "byte_windows": BOTTOM | {"jsonl"},
-    # One record's meaning: nothing of the store or of .termsprawl/.
-    "transcript": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript"},
+    # CLI-neutral rules over the model's Entry: nothing of a provider, the store or .termsprawl/.
+    "transcript": BOTTOM | {"jsonl", "bytescan", "byte_windows", "transcript"},
+    # A provider reads its own files (jsonl) into the model's Entry, and may speed a
+    # transcript rule up over its own format (the dump's last turns).
+    "harness": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript"},
     "store": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript", "store"},
     # .termsprawl/ state: nothing of transcripts' meaning or of the store.
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},

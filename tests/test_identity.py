@@ -614,7 +614,7 @@ CURRENT_ID = "11111111-2222-3333-4444-555555555555"
 
 
 def test_current_session_path(tmp_path):
-    from termsprawl_context.harness.claude import project_dir
+    from termsprawl_context.harness.claude.facts import project_dir
 
     cfg = tmp_path / "cfg"
     start = tmp_path / "work" / "start"
@@ -641,7 +641,7 @@ def test_current_session_path(tmp_path):
 def test_current_session_path_checks_the_tree(tmp_path):
     """A directory-derived guess written in a colliding sibling tree is passed over: the
     walk goes on to the ancestor whose folder holds this tree's record."""
-    from termsprawl_context.harness.claude import project_dir
+    from termsprawl_context.harness.claude.facts import project_dir
 
     cfg = tmp_path / "cfg"
     (tmp_path / "proj" / "pkg").mkdir(parents=True)
@@ -658,7 +658,7 @@ def test_current_session_path_checks_the_tree(tmp_path):
     )
     env = {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_SESSION_ID": CURRENT_ID}
     assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == ours
-    from termsprawl_context.harness.claude import current_session_path as unchecked
+    from termsprawl_context.harness.claude.facts import current_session_path as unchecked
 
     assert unchecked(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
 

@@ -379,7 +379,7 @@ def test_prefilter_is_exact_on_escaped_keys_and_values():
 
 def test_the_tail_title_token_ends_every_title_key():
     """The tail seeks title lines by the end their title keys share."""
-    from termsprawl_context.harness import claude as cc
+    from termsprawl_context import model as cc
 
     assert cc.FIELD_CUSTOM_TITLE.endswith(session_scan.TITLE_KEY_SUFFIX) and cc.FIELD_AI_TITLE.endswith(
         session_scan.TITLE_KEY_SUFFIX

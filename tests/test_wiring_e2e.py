@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START
-from termsprawl_context.harness.claude_hooks import (
+from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START
+from termsprawl_context.harness.claude.hooks import (
     HOOK_OUTPUT_COMMON_FIELDS,
     HOOK_OUTPUT_EVENT_NAME,
     HOOK_OUTPUT_SPECIFIC,

@@ -23,8 +23,8 @@ import time
 from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness.claude import PROJECT_DIR_ENV
-from termsprawl_context.harness.claude_hooks import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
+from termsprawl_context.harness.claude.facts import PROJECT_DIR_ENV
+from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
 from termsprawl_context.harness import CLAUDE_CODE
 from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir

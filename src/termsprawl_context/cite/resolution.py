@@ -33,7 +33,7 @@ from termsprawl_context.cite.search import search_into
 from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.values import Citation, Hits
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.store.subagents import is_subagent_record
 from termsprawl_context.transcript.entry import result_texts
 from termsprawl_context.transcript.record import go_quote

@@ -9,7 +9,7 @@ module-level name ``HARNESS``. The registry (``harness/__init__.py``: ``get``,
 that name (absent: Claude Code). Nothing outside ``harness/`` reads another harness's
 field names: readers ask the object.
 
-What every reader gets back is the record model's ``Entry`` (``transcript/entry.py``),
+What every reader gets back is the record model's ``Entry`` (``model.py``),
 normalised to the shape the record model already reads (Claude Code's), so the
 classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and
 every reader built on it work unchanged for every harness:
@@ -38,19 +38,21 @@ content never raises.
 Readers that a harness cannot answer (its records lack what the question needs) get a
 named refusal (``store.harness_store.NotRecorded``); ``Harness.supports(question)`` says which.
 
-This module imports nothing of the record model at import time (``transcript.entry``
-imports ``harness.claude``), and is on the dump's path: no ``typing`` or ``re``.
+The shapes (``Entry``, ``Session``, ``SessionInfo``) are ``model.py``'s, beneath every
+provider. On the dump's path: no ``typing`` or ``re``.
 """
 
 from __future__ import annotations
 
 import os
 
+from termsprawl_context.model import Session
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Mapping, Optional
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 __all__ = [
     "Harness",
@@ -69,18 +71,6 @@ __all__ = [
 Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them
 Q_SUBAGENTS = "subagents"  # `subagents`: a session's sub-agent transcripts and their metadata
 Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven to belong to it
-
-
-class Session(object):
-    """One transcript file of a harness's store, as listings see it (no content read)."""
-
-    __slots__ = ("harness", "session_id", "path")
-
-    def __init__(self, harness: str, session_id: str, path: str) -> None:
-        self.harness, self.session_id, self.path = harness, session_id, path
-
-    def __repr__(self) -> str:
-        return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
 
 
 class ProjectSession(object):

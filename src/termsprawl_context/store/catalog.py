@@ -22,7 +22,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
 from termsprawl_context.harness import CLAUDE_CODE
-from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
+from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
 from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
 
 __all__ = [

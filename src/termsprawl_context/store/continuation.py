@@ -20,7 +20,7 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.errors import EXIT_DEGRADED, Refusal
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import LineTooLong, open_regular
 from termsprawl_context.store.timestamps import parse_timestamp
 from termsprawl_context.transcript.entry import Entry

@@ -6,7 +6,7 @@ The facts themselves are Claude Code's, so they live in the harness module; this
 store layer's view of them.
 """
 
-from termsprawl_context.harness.claude import (  # noqa: F401  (the store layer's names)
+from termsprawl_context.harness.claude.facts import (  # noqa: F401  (the store layer's names)
     CONFIG_DIR_ENV,
     PROJECTS_SUBDIR,
     config_dir,

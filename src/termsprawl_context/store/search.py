@@ -28,7 +28,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
     escape_positions,
 )
 from termsprawl_context.errors import UsageError
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple, Union
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.bytescan import ESCAPE_LENGTH as _ESCAPE_LENGTH, ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.store.session_facts import (
     HeadFacts,
     SummaryLink,

@@ -17,7 +17,7 @@ from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.byte_windows import HeadWindow
 from termsprawl_context.bytescan import Needles, has_ascii_escape
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
 from termsprawl_context.harness import CLAUDE_CODE
@@ -31,7 +31,7 @@ __all__ = ["session_title", "with_session_title", "Titles"]
 _SUMMARY_LINES = Needles.of([b'"summary"'])
 # A summary's link as the harness writes it: the key, then its string value's bytes up to
 # the next quote (a value holding an escape shows a backslash there).
-_LEAF_KEY = b'"' + cc.FIELD_LEAF_UUID.encode("ascii") + b'"'
+_LEAF_KEY = b'"' + model.FIELD_LEAF_UUID.encode("ascii") + b'"'
 _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 

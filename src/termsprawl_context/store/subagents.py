@@ -16,7 +16,7 @@ import os
 from typing import List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import loads_strict, open_regular
 from termsprawl_context.transcript.entry import tool_use_ids
 from termsprawl_context.transcript.record import (

@@ -1,0 +1,137 @@
+"""Claude Code as a provider behind ``harness/base.py``'s interface: its store and
+sessions, its records (already the record model's shape, so ``entries`` is
+``model.entry_of`` line by line), its hook answer and what ``init`` installs for it. Its
+facts (store layout, project files, the running session) are in ``facts.py``, its hook
+payload and output in ``hooks.py``, its permission rules in ``permissions.py``.
+"""
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, head_value, recent_files, under
+from termsprawl_context.harness.claude.facts import (
+    HOOK_EVENT_SESSION_START,
+    MEMORY_FILE,
+    PROJECT_DIR_ENV,
+    SETTINGS_LOCAL_FILE,
+    TRANSCRIPT_SUFFIX,
+    config_dir,
+    encode_project_dir,
+    projects_dir,
+    resolve_work_dir,
+)
+from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
+
+__all__ = ["HARNESS", "encode_project_dir", "resolve_work_dir"]
+
+
+class ClaudeCodeHarness(Harness):
+    """Claude Code behind the interface: its records already are the record model's
+    shape, so ``entries`` is ``entry_of`` line by line."""
+
+    name = "claude-code"
+    label = "Claude Code"
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = SETTINGS_LOCAL_FILE
+    instruction_file = MEMORY_FILE
+    hook_event_session_start = HOOK_EVENT_SESSION_START
+    # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
+    hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
+    hook_names_itself = False
+    command = "claude"
+    cli_option = "claude"
+    init_options = ("hook", "claude_md")
+    setup_steps = (
+        "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
+        "(from a subdirectory it reads the project's settings only in a git repository, and asks \"Allow "
+        'external CLAUDE.md file imports?": start it at the project root)'
+    )
+    unrecorded_at_root = (
+        "its SessionStart hook did not record it: the project's hooks were not accepted, it was started "
+        "before `init`, or without a node id (its message then said so): quit it and start "
+        "%(start)s at the project root, accepting the project's hooks"
+    )
+
+    # Observed with the 2.1.328 TUI: an `@` import of a file outside the working directory
+    # asks once per folder; files it loads itself (CLAUDE.md, .claude/CLAUDE.md of each
+    # folder above) never ask.
+    subdir_import_note = (
+        'Claude Code was started in %(dir)s, below the project root: there it asks "Allow external CLAUDE.md '
+        'file imports?" for the CLAUDE.md line that imports the instruction block, and the default "No" is '
+        "saved for that folder, so the block never reaches its model from there: answer Yes, or start it at "
+        "the project root"
+    )
+
+    def store_roots(self, environ=None):
+        projects = projects_dir(None, environ)
+        return [projects] if projects else []
+
+    def config_dirs(self, environ=None):
+        found = config_dir(environ)
+        return [found] if found else []
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Sessions of the project's folder in the store, and of every folder whose name
+        starts with it (a subdirectory's, the name being lossy: its records' ``cwd`` decides)."""
+        root = projects_dir(None, environ)
+        own = encode_project_dir(resolve_work_dir(project))
+        try:
+            folders = [n for n in os.listdir(root) if n == own or n.startswith(own + "-")] if root else []
+        except OSError:
+            folders = []
+        real = resolve_work_dir(project)
+        found = []
+        for folder in folders:
+            try:
+                names = os.listdir(os.path.join(root, folder))
+            except OSError:
+                continue
+            paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
+            for mtime, path in recent_files(paths, since):
+                cwd = head_value(path, lambda record: record.get(FIELD_CWD))
+                if folder != own and not (cwd and under(resolve_work_dir(cwd), real)):
+                    continue
+                session = Session(self.name, os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)], path)
+                found.append(ProjectSession(session, mtime, cwd or project))
+        found.sort(key=lambda one: one.mtime, reverse=True)
+        return found
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            try:
+                folders = sorted(os.listdir(root))
+            except OSError:
+                continue
+            for folder in folders:
+                try:
+                    names = sorted(os.listdir(os.path.join(root, folder)))
+                except OSError:
+                    continue
+                for name in names:
+                    if name.endswith(TRANSCRIPT_SUFFIX):
+                        yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
+
+    def sniff(self, first):
+        return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
+
+    def entries(self, path):
+        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+        from termsprawl_context.model import entry_of
+
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                if record is not None:
+                    yield entry_of(record, line.number, line.offset)
+
+    def supports(self, question):
+        return True  # every reader was written against Claude Code's records
+
+    # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        from termsprawl_context.harness.claude.hooks import session_start_output
+
+        return session_start_output(system_message, additional_context, session_title)
+
+
+HARNESS = ClaudeCodeHarness()
