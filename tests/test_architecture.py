@@ -116,6 +116,102 @@ def test_the_checker_sees_lazy_and_package_level_imports(tmp_path):
     assert tree_groups == ["jsonl", "__init__", "store", "cli"]
 
 
+# --- every CLI a provider behind one interface (issue 28) -----------------------------------
+
+# A CLI's own module: a provider package under harness/ (harness/base.py and the registry
+# are the interface, not a CLI's).
+PROVIDERS = ("claude", "codex", "gemini")
+# Its name as the registry spells it, or the registry's constant for it.
+CLI_NAMES = ("claude-code", "codex-cli", "gemini-cli", "CLAUDE_CODE", "CODEX_CLI", "GEMINI_CLI")
+# Modules outside harness/ that still reach into Claude Code's provider for facts the
+# interface does not carry yet (the seed's store readers and init's Claude Code steps):
+# this list only shrinks. cli/ is being split into one module per command in parallel
+# and is held once that lands.
+NOT_YET_BEHIND_THE_INTERFACE = {
+    "cite/session.py",
+    "cite/transcripts.py",
+    "store/belongs.py",
+    "store/catalog.py",
+    "store/continuation.py",
+    "store/paths.py",
+    "store/relocation.py",
+    "store/search.py",
+    "store/subagents.py",
+    "workspace/discovery.py",
+    "workspace/hook_settings.py",
+    "workspace/install.py",
+}
+PENDING_GROUPS = {"cli"}
+
+
+def _provider_imports(path):
+    """The provider modules ``path`` imports (every import, the lazy ones too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + ["%s.%s" % (node.module, alias.name) for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[:2] == [PACKAGE, "harness"] and len(parts) > 2 and parts[2] in PROVIDERS:
+                found.append((node.lineno, name))
+    return found
+
+
+def _outside_harness():
+    for path in module_files():
+        group = group_of(path)
+        if group != "harness" and group not in PENDING_GROUPS:
+            yield path
+
+
+def test_no_module_outside_harness_imports_a_cli_module():
+    importers = set()
+    for path in _outside_harness():
+        if _provider_imports(path):
+            importers.add(str(path.relative_to(PACKAGE_DIR)))
+    assert importers - NOT_YET_BEHIND_THE_INTERFACE == set(), "ask the provider through harness/base.py's interface"
+    assert NOT_YET_BEHIND_THE_INTERFACE - importers == set(), "no longer imports a CLI's module: drop it from the list"
+
+
+def _lines_naming_a_cli(path):
+    """The lines of ``path`` whose code names a CLI: a string that is its registry name,
+    or the registry's constant for it (comments and docstrings may speak of it)."""
+    import io
+    import tokenize
+
+    found = set()
+    with io.open(str(path), encoding="utf-8") as f:
+        for token in tokenize.generate_tokens(f.readline):
+            if token.type == tokenize.NAME and token.string in CLI_NAMES:
+                found.add(token.start[0])
+            elif token.type == tokenize.STRING and token.string.strip("\"'") in CLI_NAMES:
+                found.add(token.start[0])
+    return sorted(found)
+
+
+def test_at_most_two_lines_outside_harness_name_a_cli():
+    naming = []
+    for path in _outside_harness():
+        naming += ["%s:%d" % (path.relative_to(PACKAGE_DIR), n) for n in _lines_naming_a_cli(path)]
+    assert len(naming) <= 2, naming
+
+
+def test_the_interface_checks_see_a_provider_import(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f(h):\n    from termsprawl_context.harness import codex\n    import termsprawl_context.harness.gemini.facts\n"
+        "    return h == 'codex-cli'  # claude-code in a comment is not code\n"
+    )
+    assert [name for _, name in _provider_imports(probe)] == [
+        "termsprawl_context.harness.codex",
+        "termsprawl_context.harness.gemini.facts",
+    ]
+    assert _lines_naming_a_cli(probe) == [4]
+
+
 # --- the dump's import set -----------------------------------------------------------------
 
 # A run with no peers (a fresh project): argv, a look for the links folder, nothing else

@@ -52,7 +52,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Mapping, Optional
 
-    from termsprawl_context.model import Entry
+    from termsprawl_context.model import Entry, SessionInfo
 
 __all__ = [
     "Harness",
@@ -107,6 +107,9 @@ def recent_files(paths, since: float) -> list:
     return found
 
 
+# A session's title from its first prompt is cut to this many characters.
+TITLE_MAX_CHARS = 200
+
 # How far into a transcript ``head_value`` looks (a Codex session_meta line holds its
 # ~20 KB system prompt; a Claude Code file opens with a few snapshot records).
 HEAD_BYTES = 1 << 20
@@ -147,6 +150,10 @@ class Harness(object):
     hook_settings_file = ""
     instruction_file = ""
     hook_event_session_start = "SessionStart"
+    # The hook payload's ``source`` values that start a new conversation (it is then titled).
+    hook_new_session_sources = ("startup", "clear")
+    # The variable it sets, for hooks and tools, to the project it runs in ("" when none).
+    project_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
@@ -164,6 +171,12 @@ class Harness(object):
     # recorded though it was started at the project root (see ``unrecorded_cause``;
     # ``%(start)s`` is how a node's session is started).
     unrecorded_at_root = ""
+    # Whether its records are the model's own shape line for line (``model.entry_of`` of
+    # each parsed line): the features' byte-level readers (the seed's listing, titles,
+    # locate and identity, the dump's and hand-off's backward readers, citations) then
+    # read its files directly, and its hook payload gets the seed's checks. False: every
+    # reader goes through ``entries``/``entries_reverse`` and the methods below.
+    native_records = False
     # Said by `doctor` when the project's instruction file imports the managed block and a
     # session of this CLI was started below the project root ("" when that is harmless).
     subdir_import_note = ""
@@ -235,6 +248,49 @@ class Harness(object):
         """The session id a transcript's file name carries, or "" when it carries none."""
         name = os.path.basename(path)
         return name[: -len(self.transcript_suffix)] if name.endswith(self.transcript_suffix) else ""
+
+    def describe(self, path: str, mtime: float = 0.0, size: int = 0, session_id: str = "") -> "SessionInfo":
+        """One session described (``model.SessionInfo``, the shape every CLI shares): its
+        title is the first prompt the person typed (``title_source`` "prompt"), with the
+        working directory and first timestamp, read forward only as far as that prompt;
+        the last timestamp from the end when the provider reads backwards (else one
+        pass). ``session_id``: as its listing named it (default: from the file's name).
+        Fails open: an unreadable file is described from its name alone."""
+        from termsprawl_context.model import SessionInfo
+        from termsprawl_context.transcript.entry import typed_texts
+
+        first = cwd = start = end = ""
+        try:
+            for entry in self.entries(path):
+                start = start or entry.timestamp
+                end = entry.timestamp or end
+                cwd = cwd or entry.cwd
+                typed = [t for t in typed_texts(entry) if t.strip()]
+                if typed:
+                    first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+                    break
+            if first:
+                backwards = self.entries_reverse(path)
+                for entry in backwards if backwards is not None else self.entries(path):
+                    if entry.timestamp:
+                        end = entry.timestamp
+                        if backwards is not None:
+                            break
+        except OSError:
+            pass
+        return SessionInfo(
+            session_id=session_id or self.session_id_of(path) or os.path.basename(path),
+            transcript_path=path,
+            mtime=mtime,
+            size=size,
+            first_user_message=first,
+            title=first,
+            title_source="prompt" if first else "",
+            cwd=cwd,
+            first_timestamp=start,
+            last_timestamp=end,
+            harness=self.name,
+        )
 
     # --- recognising its files and payloads -------------------------------------------------
     def sniff(self, first: dict) -> bool:

@@ -11,39 +11,13 @@ that cannot be read is passed over.
 """
 
 import os
-from typing import Iterator, NamedTuple, Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 from termsprawl_context.errors import NotFound, Refusal
+from termsprawl_context.model import SessionInfo
 from termsprawl_context.store.catalog import HarnessSession, other_sessions
-from termsprawl_context.transcript import entry as records
 
 __all__ = ["HarnessSession", "NotRecorded", "require_claude_record", "chosen_harnesses", "describe", "search_other"]
-
-TITLE_MAX_CHARS = 200
-
-
-class HarnessSessionInfo(NamedTuple):
-    """What ``sessions`` prints for another harness's session: the fields Claude Code's
-    ``SessionInfo`` has that its records can fill, and its harness."""
-
-    harness: str
-    session_id: str
-    transcript_path: str
-    mtime: float
-    size: int
-    title: str = ""
-    first_user_message: str = ""
-    cwd: str = ""
-    first_timestamp: str = ""
-    last_timestamp: str = ""
-    sidechain: bool = False
-
-    def to_dict(self) -> dict:
-        from termsprawl_context.store.sessions import iso_utc
-
-        data = self._asdict()
-        data["modified"] = iso_utc(self.mtime)
-        return data
 
 
 class NotRecorded(Refusal):
@@ -62,7 +36,7 @@ def require_claude_record(path: str, command: str) -> None:
     from termsprawl_context import harness as harnesses
 
     found = harnesses.for_path(os.path.abspath(path)) if path else None
-    if found is not None and found.name != harnesses.CLAUDE_CODE:
+    if found is not None and not found.native_records:
         raise NotRecorded(command, found.label, path)
 
 
@@ -75,39 +49,15 @@ def chosen_harnesses(name: Optional[str], include_claude: bool = True) -> list:
         found = harnesses.get(name)
         if found is None:
             raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(h.name for h in harnesses.available())))
-        return [found] if include_claude or found.name != harnesses.CLAUDE_CODE else []
-    return [h for h in harnesses.available() if include_claude or h.name != harnesses.CLAUDE_CODE]
+        return [found] if include_claude or not found.native_records else []
+    return [h for h in harnesses.available() if include_claude or not h.native_records]
 
 
-def describe(session: HarnessSession) -> HarnessSessionInfo:
-    """One session's listing fields: the first typed prompt (its title), the working
-    directory and the first timestamp, read forward only as far as that prompt; the
-    last timestamp from the end when the harness reads backwards (else one pass)."""
+def describe(session: HarnessSession) -> SessionInfo:
+    """One session's listing fields, as its provider describes it (``Harness.describe``)."""
     from termsprawl_context import harness as harnesses
 
-    first = cwd = start = end = ""
-    sidechain = False
-    harness = harnesses.get(session.harness)
-    try:
-        for entry in harness.entries(session.path):
-            start = start or entry.timestamp
-            end = entry.timestamp or end
-            cwd = cwd or entry.cwd
-            sidechain = sidechain or entry.is_sidechain
-            typed = [t for t in records.typed_texts(entry) if t.strip()]
-            if typed:
-                first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
-                break
-        if first:
-            backwards = harness.entries_reverse(session.path)
-            for entry in backwards if backwards is not None else harness.entries(session.path):
-                if entry.timestamp:
-                    end = entry.timestamp
-                    if backwards is not None:
-                        break
-    except OSError:
-        pass
-    return HarnessSessionInfo(*session, first, first, cwd, start, end, sidechain)
+    return harnesses.get(session.harness).describe(session.path, session.mtime, session.size, session.session_id)
 
 
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:

@@ -11,7 +11,7 @@ from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.harness import DEFAULT_HARNESS
 from termsprawl_context.jsonl import NotARegularFile, open_regular
-from termsprawl_context.model import SessionInfo, iso_utc
+from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
 from termsprawl_context.store import summary_index as _summaries
@@ -24,7 +24,7 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.transcript.titles import Title
 
-__all__ = ["SessionInfo", "iso_utc", "scan_sessions", "describe_resolved"]
+__all__ = ["SessionInfo", "scan_sessions", "describe_resolved"]
 
 # Describing a session costs about the same whatever its size (head and tail only), so
 # a listing is shared between processes by its number of sessions. A helper costs about

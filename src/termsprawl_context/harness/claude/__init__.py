@@ -19,6 +19,7 @@ from termsprawl_context.harness.claude.facts import (
     projects_dir,
     resolve_work_dir,
 )
+from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 __all__ = ["HARNESS", "encode_project_dir", "resolve_work_dir"]
@@ -37,6 +38,9 @@ class ClaudeCodeHarness(Harness):
     # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
     hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
     hook_names_itself = False
+    native_records = True
+    project_dir_env = PROJECT_DIR_ENV
+    hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     command = "claude"
     cli_option = "claude"
     init_options = ("hook", "claude_md")
@@ -122,6 +126,12 @@ class ClaudeCodeHarness(Harness):
                 record = parse_object(line.raw)
                 if record is not None:
                     yield entry_of(record, line.number, line.offset)
+
+    def last_turns(self, path, limit):
+        """The seed's reading: raw records from the file's end (``transcript.turns.read_turns``)."""
+        from termsprawl_context.transcript.turns import read_turns
+
+        return read_turns(path, limit)
 
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
