@@ -107,7 +107,6 @@ __all__ = [
     "ToolResult",
     "decode_entry",
     "entry_of",
-    "iso_utc",
 ]
 
 
