@@ -20,6 +20,7 @@ __all__ = [
     "EXIT_WRONG_RECORD",
     "ManagedBlockRefused",
     "NotFound",
+    "NotRecorded",
     "OtherProject",
     "Refusal",
     "UsageError",
@@ -90,3 +91,15 @@ class ManagedBlockRefused(Refusal):
             "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
             "or remove them to have the block appended)" % (path, reason)
         )
+
+
+# --- a provider's records (issue 28) ----------------------------------------------------------
+
+
+class NotRecorded(Refusal):
+    """A provider's records do not hold what the question needs: fail closed, by name
+    (seed 002's ErrSubagentUnlinked is the model), never another CLI's rules applied."""
+
+    def __init__(self, question: str, label: str, path: str = "") -> None:
+        where = " (%s)" % path if path else ""
+        super().__init__("%s: %s records do not hold what this needs%s" % (question, label, where))

@@ -36,7 +36,7 @@ cannot be opened as a regular file raises OSError, as ``jsonl.open_regular`` doe
 content never raises.
 
 Readers that a harness cannot answer (its records lack what the question needs) get a
-named refusal (``store.harness_store.NotRecorded``); ``Harness.supports(question)`` says which.
+named refusal (``errors.NotRecorded``); ``Harness.supports(question)`` says which.
 
 The shapes (``Entry``, ``Session``, ``SessionInfo``) are ``model.py``'s, beneath every
 provider. On the dump's path: no ``typing`` or ``re``.

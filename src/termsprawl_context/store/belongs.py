@@ -245,7 +245,7 @@ def start_cwd(path: str) -> str:
 
 def _recorded(found: "Optional[list]", question: str, harness, path: str) -> list:
     if not found:
-        from termsprawl_context.store.harness_store import NotRecorded
+        from termsprawl_context.errors import NotRecorded
 
         raise NotRecorded(question, harness.label, path)
     return found

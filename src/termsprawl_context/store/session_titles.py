@@ -7,7 +7,7 @@ rule: the session is described as the listing describes it, and the summaries th
 name it are those in the heads and tails of its own project folder (where the harness
 writes them), so titling one session reads that folder's heads, never the whole store
 and never any file whole. Another harness's session is titled by its first typed prompt
-(``harness_store.describe``).
+(``Harness.describe``).
 """
 
 import bisect

@@ -290,7 +290,7 @@ def harness_root_of(harness, path: str) -> str:
     while True:
         answer = harness.subagent_parent(current)
         if answer is None:
-            from termsprawl_context.store.harness_store import NotRecorded
+            from termsprawl_context.errors import NotRecorded
 
             raise NotRecorded("root", harness.label, current)
         is_subagent, parent = answer
