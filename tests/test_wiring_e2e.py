@@ -24,7 +24,7 @@ from termsprawl_context.harness.claude.hooks import (
     HOOK_SOURCES,
     SESSION_START_SPECIFIC_FIELDS,
 )
-from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 SID_ALICE = "a11ce000-0000-4000-8000-000000000001"
 SID_ALICE_CLEARED = "a11ce000-0000-4000-8000-00000000000c"

@@ -152,8 +152,10 @@ class Harness(object):
     hook_event_session_start = "SessionStart"
     # The hook payload's ``source`` values that start a new conversation (it is then titled).
     hook_new_session_sources = ("startup", "clear")
-    # The variable it sets, for hooks and tools, to the project it runs in ("" when none).
+    # The variable it sets, for hooks and tools, to the project it runs in ("" when none),
+    # and the one that moves its configuration directory (its store with it).
     project_dir_env = ""
+    config_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
@@ -202,6 +204,16 @@ class Harness(object):
             if real.startswith(top.rstrip(os.sep) + os.sep):
                 return True
         return False
+
+    def is_session_file_name(self, name: str) -> bool:
+        """Whether a file named ``name`` in its store is a session's own transcript (not a
+        sub-agent's, not another file): names only, no file opened."""
+        return name.endswith(self.transcript_suffix)
+
+    def project_folder(self, root: str, work_dir: str) -> str:
+        """The folder of the store ``root`` (one of ``store_roots``) holding the sessions
+        started in ``work_dir``, or "" when its store is not kept per project."""
+        return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every transcript of its store (main sessions; sub-agent files too when they are

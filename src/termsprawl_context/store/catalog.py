@@ -21,9 +21,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import NotFound, Refusal
-from termsprawl_context.harness import DEFAULT_HARNESS
-from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
-from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
 
 __all__ = [
     "HarnessSession",
@@ -50,7 +48,10 @@ __all__ = [
 ]
 
 LATEST = "latest"
-# A session file's stem is a UUID; only its length is checked, as the seed does.
+# The seed's store (``--projects-dir``, ``--project``): the default provider's, walked here.
+_SEED = _provider(DEFAULT_HARNESS)
+TRANSCRIPT_SUFFIX = _SEED.transcript_suffix
+# A full session id (a UUID): a shorter name may be a prefix of one.
 UUID_LENGTH = 36
 # An ambiguity names at most this many ids: the refusal must stay one line.
 MAX_CANDIDATES_SHOWN = 10
@@ -128,13 +129,7 @@ class StoreNotFound(NotFound):
 # --- names -------------------------------------------------------------------------------
 
 
-def is_session_file_name(name: str) -> bool:
-    """``<36-character stem>.jsonl`` and not an ``agent-`` file."""
-    return (
-        name.endswith(TRANSCRIPT_SUFFIX)
-        and not name.startswith(AGENT_FILE_PREFIX)
-        and len(name) - len(TRANSCRIPT_SUFFIX) == UUID_LENGTH
-    )
+is_session_file_name = _SEED.is_session_file_name  # bound once: the walk asks it of every file
 
 
 def session_id_of(name: str) -> str:
@@ -201,7 +196,7 @@ def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
 
 def project_store_dir(projects_dir: str, work_dir: str) -> str:
     """The store folder holding the sessions run in ``work_dir``."""
-    return os.path.join(projects_dir, encode_project_dir(resolve_work_dir(work_dir)))
+    return _SEED.project_folder(projects_dir, work_dir)
 
 
 def store_root(projects_dir: str, project: Optional[str] = None) -> str:

@@ -9,6 +9,9 @@ import os
 
 from termsprawl_context.harness.base import Harness, ProjectSession, head_value, recent_files, under
 from termsprawl_context.harness.claude.facts import (
+    AGENT_FILE_PREFIX,
+    CONFIG_DIR_ENV,
+    SESSION_ID_LENGTH,
     HOOK_EVENT_SESSION_START,
     MEMORY_FILE,
     PROJECT_DIR_ENV,
@@ -40,6 +43,7 @@ class ClaudeCodeHarness(Harness):
     hook_names_itself = False
     native_records = True
     project_dir_env = PROJECT_DIR_ENV
+    config_dir_env = CONFIG_DIR_ENV
     hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     command = "claude"
     cli_option = "claude"
@@ -68,6 +72,20 @@ class ClaudeCodeHarness(Harness):
     def store_roots(self, environ=None):
         projects = projects_dir(None, environ)
         return [projects] if projects else []
+
+    def is_session_file_name(self, name):
+        """``<36-character stem>.jsonl``, not an ``agent-`` file (only the stem's length is
+        checked, as the seed does)."""
+        return (
+            name.endswith(TRANSCRIPT_SUFFIX)
+            and not name.startswith(AGENT_FILE_PREFIX)
+            and len(name) - len(TRANSCRIPT_SUFFIX) == SESSION_ID_LENGTH
+        )
+
+    def project_folder(self, root, work_dir):
+        """Its folder name for a working directory, symlinks resolved (lossy: see
+        ``facts.encode_project_dir``)."""
+        return os.path.join(root, encode_project_dir(resolve_work_dir(work_dir)))
 
     def config_dirs(self, environ=None):
         found = config_dir(environ)

@@ -28,6 +28,7 @@ __all__ = [
     "PROJECT_CONFIG_DIR",
     "PROJECT_DIR_ENV",
     "SETTINGS_LOCAL_FILE",
+    "SESSION_ID_LENGTH",
     "SETTINGS_LOCAL_NAME",
     "SUBAGENTS_DIR",
     "TRANSCRIPT_SUFFIX",
@@ -35,7 +36,6 @@ __all__ = [
     "current_session_path",
     "encode_project_dir",
     "is_plain_name",
-    "project_dir",
     "projects_dir",
     "resolve_work_dir",
     "skill_file",
@@ -51,6 +51,7 @@ WORKFLOWS_DIR = "workflows"  # <session>/subagents/workflows/wf_<id>/agent-<id>.
 WORKFLOW_PREFIX = "wf_"
 AGENT_FILE_PREFIX = "agent-"
 TRANSCRIPT_SUFFIX = ".jsonl"
+SESSION_ID_LENGTH = 36  # a session file's stem is a UUID
 AGENT_META_SUFFIX = ".meta.json"  # agent-<id>.meta.json beside agent-<id>.jsonl
 # The meta companion's fields: {agentType, description, toolUseId, spawnDepth}. toolUseId is
 # the id of the tool_use, in the dispatching record, that started the sub-agent.
