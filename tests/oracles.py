@@ -7,7 +7,7 @@ package's scanners search bytes first and parse only what may hold a fact.
 
 from termsprawl_context import handoff
 from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
-from termsprawl_context.store import continuation
+from termsprawl_context.harness.claude import continuation
 from termsprawl_context.store.session_titles import folder_files, head_summary_links
 from termsprawl_context.store.summary_index import SummaryIndex
 from termsprawl_context.transcript import entry as records

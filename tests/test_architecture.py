@@ -130,10 +130,8 @@ CLI_NAMES = ("claude-code", "codex-cli", "gemini-cli", "CLAUDE_CODE", "CODEX_CLI
 NOT_YET_BEHIND_THE_INTERFACE = {
     "cite/session.py",
     "cite/transcripts.py",
-    "store/belongs.py",
-    "store/continuation.py",
-    "store/relocation.py",
     "store/search.py",
+    "store/identity.py",
     "store/subagents.py",
     "workspace/discovery.py",
     "workspace/hook_settings.py",

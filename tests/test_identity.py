@@ -825,7 +825,7 @@ def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
     """A needle split by the edge of a read chunk is found on the first pass (which also
     checks escapes and the line bound) and on a later hop's pass over a clean file; one
     a byte short of the needle is not."""
-    from termsprawl_context.store.continuation import _CHUNK, scan_bytes
+    from termsprawl_context.harness.claude.continuation import _CHUNK, scan_bytes
 
     line = b"x" * 1000 + b"\n"
     head = line * (_CHUNK // len(line)) + b"y" * (
@@ -846,7 +846,7 @@ def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
 def test_escape_across_a_chunk_edge_is_seen(tmp_path, cut):
     """An escape that could spell a needle, split by a chunk edge, still makes the file a
     candidate (and keeps it out of the clean set)."""
-    from termsprawl_context.store.continuation import _CHUNK, scan_bytes
+    from termsprawl_context.harness.claude.continuation import _CHUNK, scan_bytes
 
     line = b"x" * 1000 + b"\n"
     head = line * (_CHUNK // len(line)) + b"y" * (_CHUNK % len(line) - cut)

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from record_fixtures import Project, named_call, root, sidechain_root, user_msg
-from termsprawl_context.store.subagents import (
+from termsprawl_context.harness.claude.subagents import (
     AgentMeta,
     MetaUnreadable,
     NoParentPath,

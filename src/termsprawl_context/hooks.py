@@ -24,7 +24,6 @@ from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import Refusal
 from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
-from termsprawl_context.store.relocation import relocate_record
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
@@ -308,13 +307,12 @@ def record_from_hook(
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
     """Where the node's transcript is recorded, and whether that changed the index."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
-    if chosen.native_records:  # the seed's store: where a resumed session's record really is
-        recorded = relocate_record(store, payload.transcript_path, payload.source)
+    # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
+    recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
+    if chosen.name == DEFAULT_HARNESS:  # its index entry names no harness, as the seed's did
         changed = read_transcript_path(project, node_id) != recorded
         written = not changed or record_transcript_path(project, node_id, recorded, None, before)
     else:
-        # Codex appends a resumed session to the file it started; Gemini names a new stub.
-        recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
         changed = before != (recorded, chosen.name)
         written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:

@@ -321,9 +321,11 @@ class Harness(object):
         sub-agent's SessionStart must not move its parent's node."""
         return ""
 
-    def hook_transcript(self, path: str, session_id: str, source: str) -> str:
+    def hook_transcript(self, path: str, session_id: str, source: str, store: str = "") -> str:
         """The file that holds the session's conversation, for a hook payload's checked
-        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself)."""
+        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself);
+        ``store``: the store root the hook was pointed at (``hook --projects-dir``), "" for
+        its own."""
         return path
 
     # --- records -> Entry ----------------------------------------------------------------------

@@ -151,6 +151,13 @@ class ClaudeCodeHarness(Harness):
 
         return read_turns(path, limit)
 
+    def hook_transcript(self, path, session_id, source, store=""):
+        """Where a resumed session's record really is (``relocation.relocate_record``: the
+        payload may name a folder the session was not written in)."""
+        from termsprawl_context.harness.claude.relocation import relocate_record
+
+        return relocate_record(store or projects_dir(None), path, source)
+
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
 
