@@ -158,6 +158,38 @@ class ClaudeCodeHarness(Harness):
 
         return relocate_record(store or projects_dir(None), path, source)
 
+    # --- sub-agents and identity: its own readers, for the interface's questions ------------
+    def subagent_paths(self, path):
+        """The ``agent-*.jsonl`` files of ``<session>/subagents/`` (one level, sorted)."""
+        from termsprawl_context.harness.claude.subagents import child_records
+
+        return child_records(path)
+
+    def subagent_tree(self, path):
+        """Both layouts (nested delegations, workflows), in the reference's walk order."""
+        from termsprawl_context.harness.claude.subagents import subagent_tree
+
+        return subagent_tree(path)
+
+    def subagent_parent(self, path):
+        """A sub-agent's dispatching session is the record its ``subagents`` folder is filed
+        under (``<session>.jsonl`` beside ``<session>/``)."""
+        from termsprawl_context.harness.claude.subagents import is_subagent_record, session_dir_of_subagent
+
+        if not is_subagent_record(path):
+            return False, ""
+        folder = session_dir_of_subagent(path)
+        above = folder + TRANSCRIPT_SUFFIX if folder else ""
+        return True, above if above and os.path.isfile(above) else ""
+
+    def stable_id(self, path):
+        """The origin record's uuid, walked back through restarts in its project folder;
+        None when the walk is degraded (the answer would not be proven)."""
+        from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
+
+        answer = resolve_stable_session_id(project_dir_of_record(path), path)
+        return None if answer.degraded is not None or not answer.id else answer.id
+
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
 
