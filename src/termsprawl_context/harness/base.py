@@ -1,6 +1,6 @@
 """The interface every harness module supplies: one ``Harness`` object per agent CLI.
 
-A harness module (``harness/claude.py``, the packages ``harness/codex/``, ``harness/gemini/``)
+A provider package (``harness/claude/``, ``harness/codex/``, ``harness/gemini/``)
 keeps its own facts (store location and environment variables, file names, record
 field names, the text it injects, its hook payload and output, its settings and
 instruction files) and exposes them through one subclass of ``Harness`` bound to the
