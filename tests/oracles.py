@@ -7,7 +7,7 @@ package's scanners search bytes first and parse only what may hold a fact.
 
 from termsprawl_context import handoff
 from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
-from termsprawl_context.store import continuation
+from termsprawl_context.harness.claude import continuation
 from termsprawl_context.store.session_titles import folder_files, head_summary_links
 from termsprawl_context.store.summary_index import SummaryIndex
 from termsprawl_context.transcript import entry as records
@@ -47,10 +47,10 @@ def tail_lines_oracle(f, size):
 
 
 def entry_of_oracle(record, line=0, offset=-1):
-    """``entry.entry_of`` read off the field table (``entry._DECODED``), one field at a
+    """``model.entry_of`` read off the field table (``model._DECODED``), one field at a
     time: exact keys, a string field of another type is "", a flag is True only for
     ``true``, raw fields as they are, ``message`` only when it is an object."""
-    from termsprawl_context.transcript import entry as E
+    from termsprawl_context import model as E
 
     values = {}
     for key, field, kind in E._DECODED:

@@ -20,25 +20,25 @@ from conftest import SRC
 PACKAGE = "termsprawl_context"
 PACKAGE_DIR = SRC / PACKAGE
 
-# The bottom: every layer may use these.
-BOTTOM = {"__init__", "_output", "errors"}
+# The bottom: every layer may use these (model.py: the shapes every provider produces).
+BOTTOM = {"__init__", "_output", "errors", "model"}
 # Group -> the groups it may import (a group is the first name under the package).
 ALLOWED = {
     "__init__": set(),
     "_output": set(),
     "errors": set(),
-    # A harness module reads its own files (jsonl) and normalises them into the record
-    # model's Entry (transcript/entry.py, imported lazily: entry.py reads Claude Code's
-    # field names from harness/claude.py).
-    "harness": BOTTOM | {"harness", "jsonl", "transcript"},
+    "model": set(),
     # Bytes only: nothing of Claude Code, of one record's meaning or of the store. The
     # readers' cost model asks bytescan, the other bytes-only module, what width of
     # string an escape can spell (the escape rule is written once, there).
     "jsonl": BOTTOM | {"jsonl", "bytescan"},
     "bytescan": BOTTOM,
     "byte_windows": BOTTOM | {"jsonl"},
-    # One record's meaning: nothing of the store or of .termsprawl/.
-    "transcript": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript"},
+    # CLI-neutral rules over the model's Entry: nothing of a provider, the store or .termsprawl/.
+    "transcript": BOTTOM | {"jsonl", "bytescan", "byte_windows", "transcript"},
+    # A provider reads its own files (jsonl) into the model's Entry, and may speed a
+    # transcript rule up over its own format (the dump's last turns).
+    "harness": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript"},
     "store": BOTTOM | {"harness", "jsonl", "bytescan", "byte_windows", "transcript", "store"},
     # .termsprawl/ state: nothing of transcripts' meaning or of the store.
     "workspace": BOTTOM | {"harness", "jsonl", "workspace"},
@@ -114,6 +114,98 @@ def test_the_checker_sees_lazy_and_package_level_imports(tmp_path):
     fake.write_text(source)
     tree_groups = [g for _, g in imported_groups(fake)]
     assert tree_groups == ["jsonl", "__init__", "store", "cli"]
+
+
+# --- every CLI a provider behind one interface (issue 28) -----------------------------------
+
+# A CLI's own module: a provider package under harness/ (harness/base.py and the registry
+# are the interface, not a CLI's).
+PROVIDERS = ("claude", "codex", "gemini")
+# Its name as the registry spells it, or the registry's constant for it.
+CLI_NAMES = ("claude-code", "codex-cli", "gemini-cli", "CLAUDE_CODE", "CODEX_CLI", "GEMINI_CLI")
+# Modules outside harness/ that still reach into Claude Code's provider for facts the
+# interface does not carry yet (the seed's store readers and init's Claude Code steps):
+# this list only shrinks. cli/ is being split into one module per command in parallel
+# and is held once that lands.
+NOT_YET_BEHIND_THE_INTERFACE = {
+    "cite/session.py",
+    "cite/transcripts.py",
+    "store/search.py",
+    "store/identity.py",
+    "store/subagents.py",
+    "workspace/discovery.py",
+    "workspace/hook_settings.py",
+    "workspace/install.py",
+}
+PENDING_GROUPS = {"cli"}
+
+
+def _provider_imports(path):
+    """The provider modules ``path`` imports (every import, the lazy ones too)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + ["%s.%s" % (node.module, alias.name) for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[:2] == [PACKAGE, "harness"] and len(parts) > 2 and parts[2] in PROVIDERS:
+                found.append((node.lineno, name))
+    return found
+
+
+def _outside_harness():
+    for path in module_files():
+        group = group_of(path)
+        if group != "harness" and group not in PENDING_GROUPS:
+            yield path
+
+
+def test_no_module_outside_harness_imports_a_cli_module():
+    importers = set()
+    for path in _outside_harness():
+        if _provider_imports(path):
+            importers.add(str(path.relative_to(PACKAGE_DIR)))
+    assert importers - NOT_YET_BEHIND_THE_INTERFACE == set(), "ask the provider through harness/base.py's interface"
+    assert NOT_YET_BEHIND_THE_INTERFACE - importers == set(), "no longer imports a CLI's module: drop it from the list"
+
+
+def _lines_naming_a_cli(path):
+    """The lines of ``path`` whose code names a CLI: a string that is its registry name,
+    or the registry's constant for it (comments and docstrings may speak of it)."""
+    import io
+    import tokenize
+
+    found = set()
+    with io.open(str(path), encoding="utf-8") as f:
+        for token in tokenize.generate_tokens(f.readline):
+            if token.type == tokenize.NAME and token.string in CLI_NAMES:
+                found.add(token.start[0])
+            elif token.type == tokenize.STRING and token.string.strip("\"'") in CLI_NAMES:
+                found.add(token.start[0])
+    return sorted(found)
+
+
+def test_at_most_two_lines_outside_harness_name_a_cli():
+    naming = []
+    for path in _outside_harness():
+        naming += ["%s:%d" % (path.relative_to(PACKAGE_DIR), n) for n in _lines_naming_a_cli(path)]
+    assert len(naming) <= 2, naming
+
+
+def test_the_interface_checks_see_a_provider_import(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f(h):\n    from termsprawl_context.harness import codex\n    import termsprawl_context.harness.gemini.facts\n"
+        "    return h == 'codex-cli'  # claude-code in a comment is not code\n"
+    )
+    assert [name for _, name in _provider_imports(probe)] == [
+        "termsprawl_context.harness.codex",
+        "termsprawl_context.harness.gemini.facts",
+    ]
+    assert _lines_naming_a_cli(probe) == [4]
 
 
 # --- the dump's import set -----------------------------------------------------------------

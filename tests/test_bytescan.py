@@ -22,7 +22,8 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.store import belongs, identity, search, session_scan, session_titles, summary_index
+from termsprawl_context.harness.claude import belongs
+from termsprawl_context.store import identity, search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [

@@ -222,3 +222,30 @@ def test_every_command_titles_a_session_alike(run_pyz, stores):
     word = max(codex_title.split(), key=len)
     codex_hits = [json.loads(line) for line in lines(run(["search", word, "--json", "--harness", "codex-cli"]))]
     assert codex_hits and {h["title"] for h in codex_hits if h["path"] == codex_path} == {codex_title}
+
+
+GEMINI_CHAT = os.path.join(
+    os.path.dirname(__file__), "fixtures", "gemini-0.61", "session-2026-12-01T23-26-8f455c26.jsonl"
+)
+
+
+def test_sessions_json_prints_one_shape_for_every_cli(run_pyz, stores, tmp_path):
+    """A Claude Code, a Codex CLI and a Gemini CLI session are described alike: one key
+    set (``model.SessionInfo``'s), each naming its provider, its title's source and its
+    first and last time."""
+    env, paths, codex_path = stores
+    chats = tmp_path / "home" / ".gemini" / "tmp" / "app" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copyfile(GEMINI_CHAT, str(chats / os.path.basename(GEMINI_CHAT)))
+    listed = [json.loads(line) for line in lines(run_pyz(["sessions", "--json"], env=env))]
+    by_cli = {}
+    for row in listed:
+        by_cli.setdefault(row["harness"], []).append(row)
+    assert set(by_cli) == {"claude-code", "codex-cli", "gemini-cli"}
+    assert len({frozenset(row) for row in listed}) == 1  # one key set
+    for rows in by_cli.values():
+        for row in rows:
+            assert row["title"] and row["title_source"] and row["first_timestamp"] and row["last_timestamp"], row
+            assert row["size"] == os.path.getsize(row["transcript_path"])
+    found = json.loads(run_pyz(["find", CODEX_ID, "--json"], env=env).stdout)
+    assert set(found) == set(listed[0]) and found["harness"] == "codex-cli"

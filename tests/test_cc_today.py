@@ -13,6 +13,7 @@ import pytest
 from termsprawl_context import handoff as h
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import search
+from termsprawl_context import model
 from termsprawl_context.transcript import entry as records
 from oracles import read_turns_forward_oracle
 from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
@@ -75,7 +76,7 @@ def test_signals_decide_who_speaks():
             speakers.setdefault(records.speaker(e), []).append(" ".join(records.content_texts(e.content))[:40])
     assert [t[:23] for t in speakers[records.COMMAND]] == ["<command-message>review"]
     assert all(not t.startswith("Review the file") for t in speakers[records.PERSON])
-    assert any(t.startswith("Review the file") for t in speakers[records.META])  # the expansion (turnCompanion)
+    assert any(t.startswith("Review the file") for t in speakers[model.META])  # the expansion (turnCompanion)
     assert any(t.startswith("<command-name>/context") for t in speakers[records.INJECTED])
     assert any(t.startswith("<command-name>/compact") for t in speakers[records.INJECTED])
     for path in (AGENT, BACKGROUND):

@@ -14,6 +14,7 @@ import pytest
 
 from termsprawl_context import harness
 from termsprawl_context.harness import codex
+from termsprawl_context import model
 from termsprawl_context.transcript import entry as records
 
 from conftest import REPO
@@ -61,7 +62,7 @@ def test_the_person_and_the_assistant_and_nothing_of_the_harness():
     ]
     kinds = [records.speaker(e) for e in CX.entries(str(PARENT))]
     # The skills list and the hook's context (developer), the environment block (user role).
-    assert kinds.count(records.META) == 4
+    assert kinds.count(model.META) == 4
     texts = [t for e in CX.entries(str(PARENT)) for t in records.content_texts(e.content)]
     assert any(t.startswith("<environment_context>") for t in texts)
     assert not any(t.startswith("<environment_context>") for _, t in talk)
@@ -85,7 +86,7 @@ def test_calls_and_results_pair_by_call_id():
 
 def test_compaction_summary_and_bridge_are_the_harness_s():
     entries = list(CX.entries(str(SPAWNER)))
-    compaction = [e for e in entries if records.speaker(e) == records.COMPACTION]
+    compaction = [e for e in entries if records.speaker(e) == model.COMPACTION]
     assert len(compaction) == 2
     assert records.content_texts(compaction[0].content) == ["SUMMARY-OF-WORK: the user asked for things"]
     assert records.content_texts(compaction[1].content)[0].startswith(codex.COMPACTION_PREFIX)
@@ -271,7 +272,7 @@ def test_reading_backwards_without_announcements(tmp_path):
     body = [json.dumps(summary).encode() + b"\n", json.dumps(compacted).encode() + b"\n"]
     copy.write_bytes(b"".join(lines[:13] + body + lines[13:]))
     forward = backwards_oracle(copy)
-    assert [records.speaker(e) for e in forward].count(records.COMPACTION) == 2
+    assert [records.speaker(e) for e in forward].count(model.COMPACTION) == 2
     assert "the summary" not in [t for _, t in conversation(copy)]
 
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import content
 from termsprawl_context.transcript import entry as model
-from termsprawl_context.transcript.entry import (
+from termsprawl_context.model import (
     ASSISTANT,
     COMPACTION,
     INJECTED,
@@ -20,10 +20,8 @@ from termsprawl_context.transcript.entry import (
     TOOL_RESULT,
     decode_entry,
     entry_of,
-    speaker,
-    text_kind,
-    typed_texts,
 )
+from termsprawl_context.transcript.entry import speaker, text_kind, typed_texts
 
 
 def user(content, **flags):

@@ -3,7 +3,7 @@ table, and the session title's text rule."""
 
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context.transcript import entry as E
+from termsprawl_context import model as E
 from termsprawl_context.transcript.content import first_content_text
 
 from oracles import entry_of_oracle

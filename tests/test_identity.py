@@ -616,7 +616,7 @@ CURRENT_ID = "11111111-2222-3333-4444-555555555555"
 
 
 def test_current_session_path(tmp_path):
-    from termsprawl_context.harness.claude import project_dir
+    from termsprawl_context.harness.claude.facts import project_dir
 
     cfg = tmp_path / "cfg"
     start = tmp_path / "work" / "start"
@@ -643,7 +643,7 @@ def test_current_session_path(tmp_path):
 def test_current_session_path_checks_the_tree(tmp_path):
     """A directory-derived guess written in a colliding sibling tree is passed over: the
     walk goes on to the ancestor whose folder holds this tree's record."""
-    from termsprawl_context.harness.claude import project_dir
+    from termsprawl_context.harness.claude.facts import project_dir
 
     cfg = tmp_path / "cfg"
     (tmp_path / "proj" / "pkg").mkdir(parents=True)
@@ -660,7 +660,7 @@ def test_current_session_path_checks_the_tree(tmp_path):
     )
     env = {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_SESSION_ID": CURRENT_ID}
     assert current_session_path(env, str(tmp_path / "proj" / "pkg")) == ours
-    from termsprawl_context.harness.claude import current_session_path as unchecked
+    from termsprawl_context.harness.claude.facts import current_session_path as unchecked
 
     assert unchecked(env, str(tmp_path / "proj" / "pkg")) == str(Path(folder) / (CURRENT_ID + ".jsonl"))
 
@@ -827,7 +827,7 @@ def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
     """A needle split by the edge of a read chunk is found on the first pass (which also
     checks escapes and the line bound) and on a later hop's pass over a clean file; one
     a byte short of the needle is not."""
-    from termsprawl_context.store.continuation import _CHUNK, scan_bytes
+    from termsprawl_context.harness.claude.continuation import _CHUNK, scan_bytes
 
     line = b"x" * 1000 + b"\n"
     head = line * (_CHUNK // len(line)) + b"y" * (
@@ -848,7 +848,7 @@ def test_byte_search_finds_a_needle_across_a_chunk_edge(tmp_path, needle, cut):
 def test_escape_across_a_chunk_edge_is_seen(tmp_path, cut):
     """An escape that could spell a needle, split by a chunk edge, still makes the file a
     candidate (and keeps it out of the clean set)."""
-    from termsprawl_context.store.continuation import _CHUNK, scan_bytes
+    from termsprawl_context.harness.claude.continuation import _CHUNK, scan_bytes
 
     line = b"x" * 1000 + b"\n"
     head = line * (_CHUNK // len(line)) + b"y" * (_CHUNK % len(line) - cut)

@@ -2,6 +2,7 @@
 
 import os
 
+from termsprawl_context.harness.claude import facts
 from termsprawl_context.store import paths
 
 
@@ -20,11 +21,11 @@ def test_relative_config_dir_is_made_absolute(tmp_path, monkeypatch):
 
 
 def test_encode_project_dir_is_lossy_as_the_harness():
-    assert paths.encode_project_dir("/home/u/proj") == "-home-u-proj"
+    assert facts.encode_project_dir("/home/u/proj") == "-home-u-proj"
     for a, b in [("/a/b-c", "/a/b/c"), ("/a/b_c", "/a/b-c"), ("/a/b.c", "/a/b/c"), ("/home/u/x y", "/home/u/x-y")]:
-        assert paths.encode_project_dir(a) == paths.encode_project_dir(b)
-    assert paths.encode_project_dir("C:\\Users\\x") == "C--Users-x"
-    assert paths.encode_project_dir("/caf\u00e9") == "-caf-"
+        assert facts.encode_project_dir(a) == facts.encode_project_dir(b)
+    assert facts.encode_project_dir("C:\\Users\\x") == "C--Users-x"
+    assert facts.encode_project_dir("/caf\u00e9") == "-caf-"
 
 
 def test_resolve_work_dir(tmp_path):
@@ -32,16 +33,16 @@ def test_resolve_work_dir(tmp_path):
     real.mkdir()
     link = tmp_path / "link"
     link.symlink_to(real)
-    resolved = paths.resolve_work_dir(str(link))
+    resolved = facts.resolve_work_dir(str(link))
     assert resolved == os.path.realpath(str(real))
-    assert paths.resolve_work_dir(resolved) == resolved
-    missing = paths.resolve_work_dir(str(link / "not" / "there" / "yet"))
+    assert facts.resolve_work_dir(resolved) == resolved
+    missing = facts.resolve_work_dir(str(link / "not" / "there" / "yet"))
     assert missing == os.path.join(os.path.realpath(str(real)), "not", "there", "yet")
-    assert paths.resolve_work_dir("") == ""
+    assert facts.resolve_work_dir("") == ""
 
 
 def test_project_dir():
-    assert paths.project_dir("/cfg", "/w/p") == os.path.join(
-        "/cfg", "projects", paths.encode_project_dir(paths.resolve_work_dir("/w/p"))
+    assert facts.project_dir("/cfg", "/w/p") == os.path.join(
+        "/cfg", "projects", facts.encode_project_dir(facts.resolve_work_dir("/w/p"))
     )
-    assert paths.project_dir("", "/w/p") == ""
+    assert facts.project_dir("", "/w/p") == ""

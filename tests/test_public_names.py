@@ -68,7 +68,7 @@ def readme_names(text, modules):
 # end-to-end tests check) is the record of what was observed, kept with the rest.
 # Constants only: a function there is code like any other. (Codex's and Gemini's facts
 # modules need no such leave: their packages re-export every fact with a star import.)
-FACT_TABLES = {PACKAGE + ".harness.claude", PACKAGE + ".harness.claude_hooks"}
+FACT_TABLES = {PACKAGE + ".harness.claude.facts", PACKAGE + ".harness.claude.hooks", PACKAGE + ".model"}
 
 
 class Module(object):

@@ -16,7 +16,7 @@ from record_fixtures import (
     user_msg,
 )
 from termsprawl_context.errors import RecordUnreadable, Refusal, UsageError
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import (
     ToolResult,
     assistant_text,

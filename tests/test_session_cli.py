@@ -10,7 +10,7 @@ from conftest import snapshot
 from termsprawl_context import cli
 from termsprawl_context.store import catalog as C
 from termsprawl_context.store import sessions as S
-from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 ID1 = "11111111-aaaa-bbbb-cccc-000000000001"
 ID2 = "22222222-aaaa-bbbb-cccc-000000000002"

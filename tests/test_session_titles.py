@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import session_titles as ST

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 from termsprawl_context.store import session_meta as M
 from termsprawl_context.store import catalog as C
 from termsprawl_context.store import session_scan

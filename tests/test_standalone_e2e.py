@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 
-from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 from conftest import snapshot
 
 SID_ALICE = "a11ce000-0000-4000-8000-000000000001"

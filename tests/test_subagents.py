@@ -8,7 +8,7 @@ import pytest
 
 from record_fixtures import Project, named_call, root, sidechain_root, user_msg
 from termsprawl_context.errors import NoParent
-from termsprawl_context.store.subagents import (
+from termsprawl_context.harness.claude.subagents import (
     AgentMeta,
     NotAnAgentId,
     SubagentsUnreadable,
@@ -395,3 +395,23 @@ def test_corpus_subagent_records(corpus, tmp_path):
     for path in sessions.values():
         if not is_subagent_record(str(path)):
             assert session_root_of(str(path)) == str(path)
+
+
+def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its_readers():
+    """Claude Code behind harness/base.py: its sub-agents, a sub-agent's parent and the
+    root climbed through the interface are what its own readers say (issue 28)."""
+    import os
+
+    from termsprawl_context.harness import get
+    from termsprawl_context.harness.claude.subagents import harness_root_of, subagent_tree
+
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "cc-2.1.328")
+    parent = os.path.join(fixtures, "dca23ce2-d761-4d72-ba0e-6c1ad59828a9.jsonl")
+    provider = get(None)
+    children = provider.subagent_paths(parent)
+    assert children == child_records(parent) and len(children) == 1
+    assert provider.subagent_tree(parent) == subagent_tree(parent) == children
+    assert provider.subagent_parent(children[0]) == (True, parent)
+    assert provider.subagent_parent(parent) == (False, "")
+    assert harness_root_of(provider, children[0]) == session_root_of(children[0]) == parent
+    assert provider.stable_id(parent)

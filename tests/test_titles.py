@@ -4,7 +4,7 @@ order of title sources."""
 
 import pytest
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import titles as T
 from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts

@@ -16,15 +16,15 @@ import sys
 
 import pytest
 
-from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START
-from termsprawl_context.harness.claude_hooks import (
+from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START
+from termsprawl_context.harness.claude.hooks import (
     HOOK_OUTPUT_COMMON_FIELDS,
     HOOK_OUTPUT_EVENT_NAME,
     HOOK_OUTPUT_SPECIFIC,
     HOOK_SOURCES,
     SESSION_START_SPECIFIC_FIELDS,
 )
-from termsprawl_context.store.paths import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 SID_ALICE = "a11ce000-0000-4000-8000-000000000001"
 SID_ALICE_CLEARED = "a11ce000-0000-4000-8000-00000000000c"

@@ -345,7 +345,7 @@ def _frontmatter(text):
 
 
 def test_standalone_skill_names_the_hand_off_and_allows_only_reads(tmp_path):
-    from termsprawl_context.harness.claude import SKILL_DESCRIPTION_MAX
+    from termsprawl_context.harness.claude.facts import SKILL_DESCRIPTION_MAX
 
     discovery.ensure_context_discovery(str(tmp_path))
     text = (tmp_path / SKILL_PATH).read_text()

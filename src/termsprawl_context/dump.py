@@ -114,12 +114,15 @@ class ContextIO(object):
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
     harness = io.harness_of(peer)
-    if harness is None or harness == _CLAUDE_CODE:
-        return io.turns(path, limit)
+    if harness is None or harness == _default_provider():
+        return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
     return io.harness_turns(path, limit, harness)
 
 
-_CLAUDE_CODE = "claude-code"  # (harness.CLAUDE_CODE, without loading the registry on the dump's path)
+def _default_provider() -> str:
+    from termsprawl_context.harness import DEFAULT_HARNESS  # the registry: already loaded by the index
+
+    return DEFAULT_HARNESS
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":

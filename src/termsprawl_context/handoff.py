@@ -387,17 +387,18 @@ def read_harness_turns(
     lines: bool = False,
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
-    ``harness.base.Harness`` or a name; None: Claude Code, read backwards as always),
+    ``harness.base.Harness`` or a name; None: the registry's default), read from the end:
+    a provider whose records are the model's own shape by the seed's backward reader,
     with line numbers when ``lines``. Raises OSError when it cannot be read, and
     ``ValueError`` for a harness this build cannot read."""
-    from termsprawl_context.harness import CLAUDE_CODE, get
+    from termsprawl_context.harness import get
 
-    if harness is not None and not hasattr(harness, "entries"):
+    if not hasattr(harness, "entries"):
         found = get(harness)
         if found is None:
             raise ValueError("no such harness: %s" % harness)
         harness = found
-    if harness is None or harness.name == CLAUDE_CODE:
+    if harness.native_records:
         turns = read_turns_backward(path, window, prompts, tools)
         return number_lines(path, turns) if lines and turns else turns
     backwards = harness.entries_reverse(path)

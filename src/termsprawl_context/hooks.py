@@ -23,10 +23,7 @@ import time
 from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
-from termsprawl_context.harness.claude import PROJECT_DIR_ENV
-from termsprawl_context.harness.claude_hooks import SOURCE_CLEAR, SOURCE_STARTUP, session_start_output
-from termsprawl_context.harness import CLAUDE_CODE
-from termsprawl_context.store.relocation import relocate_record
+from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
@@ -41,6 +38,9 @@ from termsprawl_context.workspace.project import (
     start_command,
 )
 
+# The variable the default provider sets to the project it runs in, for hooks and tools.
+PROJECT_DIR_ENV = _provider(None).project_dir_env
+
 __all__ = ["PROJECT_DIR_ENV", "context_line", "process_alive", "read_holder", "record_from_hook", "session_start"]
 
 
@@ -53,7 +53,7 @@ _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox
 def _default_harness() -> Any:
     from termsprawl_context.harness import get
 
-    return get(CLAUDE_CODE)
+    return get(None)
 
 
 def _node_id_fix(harness: Any) -> str:
@@ -239,7 +239,7 @@ def record_from_hook(
             _unsafe_id_fix,
             chosen,
         )
-    if chosen.name != CLAUDE_CODE and chosen.hook_subagent(payload.raw):
+    if chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
     try:
         project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
@@ -258,7 +258,7 @@ def record_from_hook(
         changed,
         payload.source,
         displaced,
-        "" if chosen.name == CLAUDE_CODE else chosen.name,
+        "" if chosen.name == DEFAULT_HARNESS else chosen.name,
         kept,
     )
 
@@ -266,13 +266,12 @@ def record_from_hook(
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
     """Where the node's transcript is recorded, and whether that changed the index."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
-    if chosen.name == CLAUDE_CODE:
-        recorded = relocate_record(store, payload.transcript_path, payload.source)
+    # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
+    recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
+    if chosen.name == DEFAULT_HARNESS:  # its index entry names no harness, as the seed's did
         changed = read_transcript_path(project, node_id) != recorded
         written = not changed or record_transcript_path(project, node_id, recorded, None, before)
     else:
-        # Codex appends a resumed session to the file it started; Gemini names a new stub.
-        recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source)
         changed = before != (recorded, chosen.name)
         written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:
@@ -336,7 +335,7 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     translate = getattr(chosen, "hook_payload", None)  # a CLI whose payload names the session its own way
     if translate is not None:
         payload = translate(payload, environ)
-    if chosen.name == CLAUDE_CODE:
+    if chosen.native_records:  # the seed's checks and messages
         return claude_hook_input(payload, store, environ), chosen
     adapt = getattr(chosen, "hook_payload", None)  # a CLI whose payload is not Claude-shaped
     if adapt is not None:
@@ -388,7 +387,7 @@ def displaced_message(record: HookRecord, old: Holder) -> str:
     """The user's message when ``record`` took its node from the live session ``old``."""
     from termsprawl_context.harness import get
 
-    label = get(record.harness or CLAUDE_CODE).label
+    label = get(record.harness or None).label
     return (
         "termsprawl: node %s was already held by another live %s session (process %d, transcript %s); "
         "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
@@ -428,7 +427,8 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
         return HookAnswer(None, output, message)
     from termsprawl_context.workspace.links import peers_of
 
-    title = done.node_id if done.source in (SOURCE_STARTUP, SOURCE_CLEAR) else None
+    cli = get(done.harness or None)
+    title = done.node_id if done.source in cli.hook_new_session_sources else None
     shown = warning = None  # type: Optional[str]
     if done.displaced is not None:
         shown = displaced_message(done, done.displaced)
@@ -436,12 +436,8 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     if done.kept:  # recorded all the same: the person is told, the hook still succeeds
         shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
         warning = "; ".join(filter(None, (warning, done.kept)))
-    answer, tool = session_start_output, ""
-    if done.harness:
-        cli = get(done.harness)
-        answer = cli.session_start_output  # the shape that harness shows
-        tool = cli.read_tool(done.project) if hasattr(cli, "read_tool") else ""
-    output = answer(
+    tool = cli.read_tool(done.project) if hasattr(cli, "read_tool") else ""
+    output = cli.session_start_output(  # the shape that harness shows
         system_message=shown,
         additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id), tool),
         session_title=title,

@@ -22,7 +22,7 @@ from termsprawl_context.cite.records import (
     recent_finder,
 )
 from termsprawl_context.errors import NO_ENTRY_AT_LINE, NotFound
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import (
     is_local_command,
     output_parent,

@@ -4,7 +4,7 @@ the questions its call asked is ``transcript.answers``."""
 
 from __future__ import annotations
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import is_hook_refusal, tool_results
 
 TYPE_CHECKING = False

@@ -4,7 +4,7 @@ model, reads a transcript back, or prints the record back (the echo rule)."""
 from __future__ import annotations
 
 from termsprawl_context.cite.transcripts import is_transcript_path
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript.shell import command_paths
 
 TYPE_CHECKING = False

@@ -19,7 +19,7 @@ from termsprawl_context.cite.records import Record, calls_for, stream_entries
 from termsprawl_context.cite.session import citation_records
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
 from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from termsprawl_context.cite.envelopes import has_answer_prefix, is_answer_envelope
 from termsprawl_context.errors import UsageError
 from termsprawl_context.cite.transcripts import looks_like_transcript
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import (
     PERSON,

@@ -10,7 +10,7 @@ from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_b
 from termsprawl_context.cite.exclusions import exclusion
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 

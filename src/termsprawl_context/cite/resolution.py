@@ -33,7 +33,7 @@ from termsprawl_context.errors import (
     Refusal,
     UsageError,
 )
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.store.subagents import is_subagent_record
 from termsprawl_context.transcript.entry import result_texts
 from termsprawl_context.transcript.record import go_quote

@@ -30,7 +30,7 @@ from termsprawl_context.cite.records import (
 )
 from termsprawl_context.errors import AnswerUnmatched
 from termsprawl_context.cite.values import Hits, Match
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import (
     is_local_command,

@@ -13,7 +13,7 @@ from termsprawl_context.errors import NoSessionRoot, NotFound, os_reason
 from termsprawl_context.cite.search import search_into
 from termsprawl_context.cite.values import Hits
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.store.subagents import session_dir_of_subagent, session_root_of, subagent_tree
 from termsprawl_context.transcript.record import same_file
 

@@ -10,7 +10,8 @@ from termsprawl_context import jsonl
 from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import strip_read_gutters
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
+from termsprawl_context.harness.claude import facts as claude_facts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -62,14 +63,14 @@ def looks_like_transcript(body: str) -> bool:
 
 
 def _under_projects(path: str) -> bool:
-    config = cc.config_dir()
+    config = claude_facts.config_dir()
     if not config:
         return False
-    root = os.path.join(config, cc.PROJECTS_SUBDIR)
+    root = os.path.join(config, claude_facts.PROJECTS_SUBDIR)
     if not os.path.exists(root):
         return False
     root = os.path.realpath(root)
-    resolved = cc.resolve_work_dir(path)
+    resolved = claude_facts.resolve_work_dir(path)
     return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
 
 

@@ -50,11 +50,11 @@ def other_harnesses(args: Any) -> List[Any]:
     """The other harnesses to read (not the ``native`` one): those --harness names, else
     (without --projects-dir, which names the native store) every one this build reads. A
     --project limits listings to the native store's folder for it, so it reads none."""
-    from termsprawl_context.store.harness_store import chosen_harnesses
+    from termsprawl_context.harness import chosen
 
     if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
-        return [] if args.harness is None else chosen_harnesses("all", include_claude=False)
-    return chosen_harnesses(args.harness, include_claude=False)
+        return [] if args.harness is None else chosen("all", include_native=False)
+    return chosen(args.harness, include_native=False)
 
 
 def resolve_session(args: Any, name: str) -> Any:
@@ -138,9 +138,9 @@ def path_line(path: str) -> bytes:
 def native_only(path: str, command: str) -> None:
     """Refuse, by name, a transcript the ``native`` harness did not write (the command's
     rules are its records')."""
-    from termsprawl_context.store.harness_store import require_claude_record
+    from termsprawl_context.harness import require_native_records
 
-    require_claude_record(path, command)
+    require_native_records(path, command)
 
 
 def at_line(args: Any, command_name: str) -> int:

@@ -13,13 +13,14 @@ harness" (None), never an ImportError.
 """
 
 __all__ = [
-    "CLAUDE_CODE",
     "DEFAULT_HARNESS",
     "KNOWN_HARNESSES",
     "available",
+    "chosen",
     "for_path",
     "for_payload",
     "get",
+    "require_native_records",
 ]
 
 
@@ -110,6 +111,34 @@ def for_payload(payload, environ=None):
         if harness.name != DEFAULT_HARNESS and harness.is_hook_payload(payload, environ):
             return harness
     return default
+
+
+def chosen(name, include_native=True):
+    """The providers ``--harness NAME`` chooses (None or "all": every one this build
+    reads; ``include_native`` False leaves out those whose store the seed's readers walk,
+    ``native_records``); a NotFound names an unknown one."""
+    if name and name != "all":
+        found = get(name)
+        if found is None:
+            from termsprawl_context.errors import NotFound
+
+            raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(h.name for h in available())))
+        return [found] if include_native or not found.native_records else []
+    return [h for h in available() if include_native or not h.native_records]
+
+
+def require_native_records(path, command):
+    """Refuse, by name (``errors.NotRecorded``), a command whose rules read the model's own
+    record shape line for line (citations, uuids and their ancestry, background-agent
+    signals) on a transcript whose provider writes another shape: a grounded answer must
+    not come from records read as a shape they are not."""
+    import os
+
+    found = for_path(os.path.abspath(path)) if path else None
+    if found is not None and not found.native_records:
+        from termsprawl_context.errors import NotRecorded
+
+        raise NotRecorded(command, found.label, path)
 
 
 # How far into a file sniffing looks for its first object (a Codex session_meta line

@@ -1,6 +1,6 @@
 """The interface every harness module supplies: one ``Harness`` object per agent CLI.
 
-A harness module (``harness/claude.py``, the packages ``harness/codex/``, ``harness/gemini/``)
+A provider package (``harness/claude/``, ``harness/codex/``, ``harness/gemini/``)
 keeps its own facts (store location and environment variables, file names, record
 field names, the text it injects, its hook payload and output, its settings and
 instruction files) and exposes them through one subclass of ``Harness`` bound to the
@@ -9,7 +9,7 @@ module-level name ``HARNESS``. The registry (``harness/__init__.py``: ``get``,
 that name (absent: Claude Code). Nothing outside ``harness/`` reads another harness's
 field names: readers ask the object.
 
-What every reader gets back is the record model's ``Entry`` (``transcript/entry.py``),
+What every reader gets back is the record model's ``Entry`` (``model.py``),
 normalised to the shape the record model already reads (Claude Code's), so the
 classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and
 every reader built on it work unchanged for every harness:
@@ -36,21 +36,23 @@ cannot be opened as a regular file raises OSError, as ``jsonl.open_regular`` doe
 content never raises.
 
 Readers that a harness cannot answer (its records lack what the question needs) get a
-named refusal (``store.harness_store.NotRecorded``); ``Harness.supports(question)`` says which.
+named refusal (``errors.NotRecorded``); ``Harness.supports(question)`` says which.
 
-This module imports nothing of the record model at import time (``transcript.entry``
-imports ``harness.claude``), and is on the dump's path: no ``typing`` or ``re``.
+The shapes (``Entry``, ``Session``, ``SessionInfo``) are ``model.py``'s, beneath every
+provider. On the dump's path: no ``typing`` or ``re``.
 """
 
 from __future__ import annotations
 
 import os
 
+from termsprawl_context.model import Session
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Mapping, Optional
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry, SessionInfo
 
 __all__ = [
     "Harness",
@@ -69,18 +71,6 @@ __all__ = [
 Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them
 Q_SUBAGENTS = "subagents"  # `subagents`: a session's sub-agent transcripts and their metadata
 Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven to belong to it
-
-
-class Session(object):
-    """One transcript file of a harness's store, as listings see it (no content read)."""
-
-    __slots__ = ("harness", "session_id", "path")
-
-    def __init__(self, harness: str, session_id: str, path: str) -> None:
-        self.harness, self.session_id, self.path = harness, session_id, path
-
-    def __repr__(self) -> str:
-        return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
 
 
 class ProjectSession(object):
@@ -116,6 +106,9 @@ def recent_files(paths, since: float) -> list:
     found.sort(reverse=True)
     return found
 
+
+# A session's title from its first prompt is cut to this many characters.
+TITLE_MAX_CHARS = 200
 
 # How far into a transcript ``head_value`` looks (a Codex session_meta line holds its
 # ~20 KB system prompt; a Claude Code file opens with a few snapshot records).
@@ -157,6 +150,12 @@ class Harness(object):
     hook_settings_file = ""
     instruction_file = ""
     hook_event_session_start = "SessionStart"
+    # The hook payload's ``source`` values that start a new conversation (it is then titled).
+    hook_new_session_sources = ("startup", "clear")
+    # The variable it sets, for hooks and tools, to the project it runs in ("" when none),
+    # and the one that moves its configuration directory (its store with it).
+    project_dir_env = ""
+    config_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
@@ -185,6 +184,12 @@ class Harness(object):
     # recorded though it was started at the project root (see ``unrecorded_cause``;
     # ``%(start)s`` is how a node's session is started).
     unrecorded_at_root = ""
+    # Whether its records are the model's own shape line for line (``model.entry_of`` of
+    # each parsed line): the features' byte-level readers (the seed's listing, titles,
+    # locate and identity, the dump's and hand-off's backward readers, citations) then
+    # read its files directly, and its hook payload gets the seed's checks. False: every
+    # reader goes through ``entries``/``entries_reverse`` and the methods below.
+    native_records = False
     # Said by `doctor` when the project's instruction file imports the managed block and a
     # session of this CLI was started below the project root ("" when that is harmless).
     subdir_import_note = ""
@@ -221,6 +226,16 @@ class Harness(object):
             if real.startswith(top.rstrip(os.sep) + os.sep):
                 return True
         return False
+
+    def is_session_file_name(self, name: str) -> bool:
+        """Whether a file named ``name`` in its store is a session's own transcript (not a
+        sub-agent's, not another file): names only, no file opened."""
+        return name.endswith(self.transcript_suffix)
+
+    def project_folder(self, root: str, work_dir: str) -> str:
+        """The folder of the store ``root`` (one of ``store_roots``) holding the sessions
+        started in ``work_dir``, or "" when its store is not kept per project."""
+        return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every transcript of its store (main sessions; sub-agent files too when they are
@@ -268,6 +283,49 @@ class Harness(object):
         name = os.path.basename(path)
         return name[: -len(self.transcript_suffix)] if name.endswith(self.transcript_suffix) else ""
 
+    def describe(self, path: str, mtime: float = 0.0, size: int = 0, session_id: str = "") -> "SessionInfo":
+        """One session described (``model.SessionInfo``, the shape every CLI shares): its
+        title is the first prompt the person typed (``title_source`` "prompt"), with the
+        working directory and first timestamp, read forward only as far as that prompt;
+        the last timestamp from the end when the provider reads backwards (else one
+        pass). ``session_id``: as its listing named it (default: from the file's name).
+        Fails open: an unreadable file is described from its name alone."""
+        from termsprawl_context.model import SessionInfo
+        from termsprawl_context.transcript.entry import typed_texts
+
+        first = cwd = start = end = ""
+        try:
+            for entry in self.entries(path):
+                start = start or entry.timestamp
+                end = entry.timestamp or end
+                cwd = cwd or entry.cwd
+                typed = [t for t in typed_texts(entry) if t.strip()]
+                if typed:
+                    first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+                    break
+            if first:
+                backwards = self.entries_reverse(path)
+                for entry in backwards if backwards is not None else self.entries(path):
+                    if entry.timestamp:
+                        end = entry.timestamp
+                        if backwards is not None:
+                            break
+        except OSError:
+            pass
+        return SessionInfo(
+            session_id=session_id or self.session_id_of(path) or os.path.basename(path),
+            transcript_path=path,
+            mtime=mtime,
+            size=size,
+            first_user_message=first,
+            title=first,
+            title_source="prompt" if first else "",
+            cwd=cwd,
+            first_timestamp=start,
+            last_timestamp=end,
+            harness=self.name,
+        )
+
     # --- recognising its files and payloads -------------------------------------------------
     def sniff(self, first: dict) -> bool:
         """Whether a transcript whose first parsed record is ``first`` was written by this
@@ -285,9 +343,11 @@ class Harness(object):
         sub-agent's SessionStart must not move its parent's node."""
         return ""
 
-    def hook_transcript(self, path: str, session_id: str, source: str) -> str:
+    def hook_transcript(self, path: str, session_id: str, source: str, store: str = "") -> str:
         """The file that holds the session's conversation, for a hook payload's checked
-        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself)."""
+        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself);
+        ``store``: the store root the hook was pointed at (``hook --projects-dir``), "" for
+        its own."""
         return path
 
     # --- records -> Entry ----------------------------------------------------------------------

@@ -22,7 +22,7 @@ from collections import namedtuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import SignalsUnknown, os_reason
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line
 
@@ -111,15 +111,15 @@ def start_cursor(path: str) -> AgentSignalCursor:
 def _is_background(call_input: object) -> bool:
     if not isinstance(call_input, dict):
         return False
-    flag = call_input.get(cc.INPUT_RUN_IN_BACKGROUND)
+    flag = call_input.get(model.INPUT_RUN_IN_BACKGROUND)
     return flag is True or flag == "true"
 
 
 def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
-    if not text.strip(_GO_SPACE).startswith(cc.TASK_NOTIFICATION_OPEN):
+    if not text.strip(_GO_SPACE).startswith(model.TASK_NOTIFICATION_OPEN):
         return None
     task, status = _TASK_ID.search(text), _STATUS.search(text)
-    if task is None or status is None or status.group(1) not in cc.TASK_TERMINAL_STATUSES:
+    if task is None or status is None or status.group(1) not in model.TASK_TERMINAL_STATUSES:
         return None
     agent = task.group(1)
     key = uuid or hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8].hex()
@@ -127,12 +127,12 @@ def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
 
 
 def _notification_texts(entry: Entry) -> List[str]:
-    if entry.type == cc.TYPE_ATTACHMENT:
+    if entry.type == model.TYPE_ATTACHMENT:
         attachment = entry.attachment
         if (
             isinstance(attachment, dict)
-            and attachment.get("type") == cc.QUEUED_COMMAND
-            and attachment.get("commandMode") == cc.TASK_NOTIFICATION_MODE
+            and attachment.get("type") == model.QUEUED_COMMAND
+            and attachment.get("commandMode") == model.TASK_NOTIFICATION_MODE
         ):
             prompt = attachment.get("prompt")
             if isinstance(prompt, str):
@@ -144,18 +144,18 @@ def _notification_texts(entry: Entry) -> List[str]:
 def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
     """Add the signals ``entry`` carries to ``out``, updating the background calls still
     ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
-    if entry.type == cc.TYPE_ASSISTANT:
+    if entry.type == model.TYPE_ASSISTANT:
         for call in tool_calls(entry):
-            if call.id and call.name in cc.DELEGATION_TOOLS and _is_background(call.input):
+            if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
                 awaited.add(call.id)
         return
-    if entry.type == cc.TYPE_ATTACHMENT:
+    if entry.type == model.TYPE_ATTACHMENT:
         for text in _notification_texts(entry):
             signal = _notification(text, entry.uuid)
             if signal is not None:
                 out.append(signal)
         return
-    if entry.type != cc.TYPE_USER:
+    if entry.type != model.TYPE_USER:
         return
     content = entry.content
     if isinstance(content, str):
@@ -182,7 +182,7 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
                 continue
             for body in result_texts(block.get("content")):
                 found = _AGENT_ID.search(body)
-                if found is not None and cc.AGENT_LAUNCH_WORD in body:
+                if found is not None and model.AGENT_LAUNCH_WORD in body:
                     out.append(AgentSignal(LAUNCHED, found.group(1), "", "%s:%s" % (entry.uuid, found.group(1))))
                     break
 

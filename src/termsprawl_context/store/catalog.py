@@ -21,12 +21,9 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
-from termsprawl_context.harness import CLAUDE_CODE
-from termsprawl_context.harness.claude import AGENT_FILE_PREFIX, TRANSCRIPT_SUFFIX
-from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
 
 __all__ = [
-    "HarnessSession",
     "Resolved",
     "is_session_file_name",
     "session_id_of",
@@ -48,7 +45,10 @@ __all__ = [
 ]
 
 LATEST = "latest"
-# A session file's stem is a UUID; only its length is checked, as the seed does.
+# The seed's store (``--projects-dir``, ``--project``): the default provider's, walked here.
+_SEED = _provider(DEFAULT_HARNESS)
+TRANSCRIPT_SUFFIX = _SEED.transcript_suffix
+# A full session id (a UUID): a shorter name may be a prefix of one.
 UUID_LENGTH = 36
 # An ambiguity names at most this many ids: the refusal must stay one line.
 
@@ -66,7 +66,7 @@ class Candidate(NamedTuple):
 
     session_id: str
     path: str
-    harness: str = CLAUDE_CODE
+    harness: str = DEFAULT_HARNESS
 
 
 class HarnessSession(NamedTuple):
@@ -85,20 +85,14 @@ class Resolved(NamedTuple):
 
     session_id: str
     path: str
-    harness: str = CLAUDE_CODE
+    harness: str = DEFAULT_HARNESS
     copies: Tuple[str, ...] = ()
 
 
 # --- names -------------------------------------------------------------------------------
 
 
-def is_session_file_name(name: str) -> bool:
-    """``<36-character stem>.jsonl`` and not an ``agent-`` file."""
-    return (
-        name.endswith(TRANSCRIPT_SUFFIX)
-        and not name.startswith(AGENT_FILE_PREFIX)
-        and len(name) - len(TRANSCRIPT_SUFFIX) == UUID_LENGTH
-    )
+is_session_file_name = _SEED.is_session_file_name  # bound once: the walk asks it of every file
 
 
 def session_id_of(name: str) -> str:
@@ -165,7 +159,7 @@ def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
 
 def project_store_dir(projects_dir: str, work_dir: str) -> str:
     """The store folder holding the sessions run in ``work_dir``."""
-    return os.path.join(projects_dir, encode_project_dir(resolve_work_dir(work_dir)))
+    return _SEED.project_folder(projects_dir, work_dir)
 
 
 def store_root(projects_dir: str, project: Optional[str] = None) -> str:
@@ -234,12 +228,13 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
 
 
 def other_sessions(chosen: Sequence[object], environ=None) -> List[HarnessSession]:
-    """Every transcript of the chosen non-Claude harnesses' stores (``Harness.sessions``),
-    oldest first (a tie: the smaller path first)."""
+    """Every transcript of the chosen providers' stores (``Harness.sessions``) but the
+    seed's (the projects directory, walked by ``session_files``), oldest first (a tie:
+    the smaller path first)."""
     found = []
     for harness in chosen:
         name = getattr(harness, "name")
-        if name == CLAUDE_CODE:
+        if getattr(harness, "native_records"):
             continue
         for session in getattr(harness, "sessions")(environ):
             st = getattr(harness, "session_stat")(session.path)
@@ -292,7 +287,7 @@ def _claude_files(name: str, root: str, stderr: Optional[TextIO]) -> List[Sessio
 def _resolved(session_id: str, harness: str, paths: List[str], stderr: Optional[TextIO]) -> Resolved:
     """The chosen copy of one session: Claude Code's ranked as ``locate`` ranks holders,
     another harness's newest first (``paths`` is in that order already)."""
-    ranked = latest_descendant(session_id, paths, stderr) if harness == CLAUDE_CODE else paths
+    ranked = latest_descendant(session_id, paths, stderr) if harness == DEFAULT_HARNESS else paths
     return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
 
 
@@ -300,7 +295,7 @@ def _resolve_in_stores(name: str, claude: List[SessionFile], others: List[Harnes
     """``name`` over every store alike: ``latest`` is the newest file of any store, an id
     or prefix is refused as ambiguous when it fits sessions of different stores."""
     if name == LATEST:
-        newest = [(f.mtime, CLAUDE_CODE, f.session_id) for f in claude[:1]]
+        newest = [(f.mtime, DEFAULT_HARNESS, f.session_id) for f in claude[:1]]
         newest += [(s.mtime, s.harness, s.session_id) for s in others[-1:]]
         if not newest:
             raise SessionIdNotFound(LATEST)
@@ -312,7 +307,7 @@ def _resolve_in_stores(name: str, claude: List[SessionFile], others: List[Harnes
         if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
             raise AmbiguousSession(name, fits)
         session_id, harness = fits[0].session_id, fits[0].harness
-    if harness == CLAUDE_CODE:
+    if harness == DEFAULT_HARNESS:
         paths = [f.path for f in claude if f.session_id == session_id]
     else:
         paths = [s.path for s in reversed(others) if s.session_id == session_id and s.harness == harness]
@@ -331,24 +326,19 @@ def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
             raise NotFound("unknown harness %s" % harness)
     else:
         chosen = harnesses.for_path(path)
-    if chosen.name != CLAUDE_CODE:
-        regular = chosen.session_stat(path) is not None
-    else:
-        try:
-            regular = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError:
-            regular = False
+    regular = chosen.session_stat(path) is not None  # a regular file, or a row of a CLI's database
     if not regular:
         raise NotFound("transcript file not found: %s" % name)
     session_id = stem_of(path)
-    if chosen.name != CLAUDE_CODE:
+    if not chosen.native_records:
         session_id = chosen.session_id_of(path) or session_id
     return Resolved(session_id, path, chosen.name)
 
 
 def reads_claude(harness: Optional[str]) -> bool:
-    """Whether the ``--harness`` value (None: every store) includes Claude Code's store."""
-    return harness in (None, "all", CLAUDE_CODE)
+    """Whether the ``--harness`` value (None: every store) includes the seed's store (the
+    projects directory: the default provider's)."""
+    return harness in (None, "all", DEFAULT_HARNESS)
 
 
 def resolve(

@@ -10,7 +10,7 @@ Each job lives in its own module; their public names are re-exported here so cal
 name ``store.identity`` alone.
 """
 
-from termsprawl_context.store.belongs import (  # noqa: F401 (the tests name these here too)
+from termsprawl_context.harness.claude.belongs import (  # noqa: F401 (the tests name these here too)
     SESSION_ID_FIELD,
     SessionEvidence,
     TreeEvidence,
@@ -27,7 +27,7 @@ from termsprawl_context.store.belongs import (  # noqa: F401 (the tests name the
     tree_evidence,
     within,
 )
-from termsprawl_context.store.continuation import (  # noqa: F401 (the tests name these here too)
+from termsprawl_context.harness.claude.continuation import (  # noqa: F401 (the tests name these here too)
     MAX_RESTART_HOPS,
     MAX_WALK_VISITS,
     ByteSearchSiblings,
@@ -39,14 +39,14 @@ from termsprawl_context.store.continuation import (  # noqa: F401 (the tests nam
     scan_bytes,
     stable_session_id,
 )
-from termsprawl_context.store.relocation import (  # noqa: F401 (the tests name these here too)
+from termsprawl_context.harness.claude.relocation import (  # noqa: F401 (the tests name these here too)
     STARTUP_SOURCE,
     SUBAGENT_DIR,
     SUBAGENT_PREFIX,
     TRANSCRIPT_SUFFIX,
     relocate_record,
 )
-from termsprawl_context.store.timestamps import parse_timestamp, start_time  # noqa: F401
+from termsprawl_context.transcript.timestamps import parse_timestamp, start_time  # noqa: F401
 
 __all__ = [
     "belongs_to_session",

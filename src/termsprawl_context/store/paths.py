@@ -1,19 +1,25 @@
-"""Where the harness keeps its store, and how it names a working directory's folder.
+"""Where the seed's store is (the default provider's: ``--projects-dir``, else its own
+store root) and the variable that moves it, asked of the provider. The store is only
+ever read."""
 
-One resolver serves every command that reads the store: ``--projects-dir``, else
-``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``. The store is only ever read.
-The facts themselves are Claude Code's, so they live in the harness module; this is the
-store layer's view of them.
-"""
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 
-from termsprawl_context.harness.claude import (  # noqa: F401  (the store layer's names)
-    CONFIG_DIR_ENV,
-    PROJECTS_SUBDIR,
-    config_dir,
-    encode_project_dir,
-    project_dir,
-    projects_dir,
-    resolve_work_dir,
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Mapping, Optional
 
-__all__ = ["CONFIG_DIR_ENV", "encode_project_dir", "projects_dir", "resolve_work_dir"]
+__all__ = ["CONFIG_DIR_ENV", "projects_dir"]
+
+_SEED = get(DEFAULT_HARNESS)
+CONFIG_DIR_ENV = _SEED.config_dir_env
+
+
+def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """The store to read: ``explicit`` if given, else the provider's own; absolute, so every
+    path printed from it can be opened from anywhere ("" when no home can be found)."""
+    import os
+
+    if explicit:
+        return os.path.abspath(explicit)
+    roots = _SEED.store_roots(environ)
+    return roots[0] if roots else ""

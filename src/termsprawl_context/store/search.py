@@ -28,7 +28,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
     escape_positions,
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
@@ -43,10 +43,9 @@ __all__ = [
     "KINDS",
     "Matcher",
     "SUBAGENT_DEFAULT_KINDS",
-    "entry_texts",
     "parse_kinds",
+    "search_other",
     "search_store",
-    "snippet",
 ]
 
 KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
@@ -412,3 +411,38 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
         bad = next((w for w in words if w not in KINDS), "")
         raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))
     return tuple(k for k in KINDS if k in words)
+
+
+def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
+    """Search the stores of the ``chosen`` providers whose records are read through the
+    interface (``Harness.entries``): ``(session, title, entry, kind, snippet)`` for each
+    matching entry, newest session first and in file order within one, at most
+    ``limit``; the texts searched are ``entry_texts``'s (the peer's own conversation)."""
+    from termsprawl_context import harness as harnesses
+    from termsprawl_context.store.catalog import other_sessions
+    from termsprawl_context.store.session_titles import session_title
+
+    left = limit
+    for session in reversed(other_sessions(chosen, environ)):
+        if left <= 0:
+            return
+        harness = harnesses.get(session.harness)
+        title = None
+        try:
+            for entry in harness.entries(session.path):
+                if entry.line <= 0:
+                    continue  # a fork's inherited history: its hits are its own session's
+                for kind, text in entry_texts(entry, kinds):
+                    found = matcher.find(text)
+                    if found is None:
+                        continue
+                    if title is None:
+                        title = session_title(session.path, session.session_id, harness=session.harness).text
+                        title = title or session.session_id
+                    yield session, title, entry, kind, snippet(*found)
+                    left -= 1
+                    break
+                if left <= 0:
+                    return
+        except OSError:
+            continue

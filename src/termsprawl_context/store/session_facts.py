@@ -7,8 +7,9 @@ exactly what these rules return over every line.
 
 from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
+from termsprawl_context.model import SummaryLink
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.entry import Entry, entry_of, is_local_command_output
 from termsprawl_context.transcript.text import (
@@ -46,13 +47,6 @@ __all__ = [
 MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
 # Titles, their sources and what the person typed: one rule, in transcript.titles.
-
-
-class SummaryLink(NamedTuple):
-    """A summary naming another session's leaf message (``leafUuid``)."""
-
-    summary: str
-    leaf_uuid: str
 
 
 class ExtractionResult(NamedTuple):
@@ -97,9 +91,9 @@ def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> Extractio
         if entry is None:
             continue
         kind = entry.type
-        if not first_user and kind == cc.TYPE_USER:
+        if not first_user and kind == model.TYPE_USER:
             first_user = _first_user_message(entry)
-        elif kind == cc.TITLE_SUMMARY:
+        elif kind == model.TITLE_SUMMARY:
             summary = take_summary(entry, summary, links)
     return ExtractionResult(summary, first_user, tuple(links))
 
@@ -117,10 +111,10 @@ def _first_user_message(entry: Entry) -> str:
 
 def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     """Apply one summary entry: append a link, or return the new local summary."""
-    text = entry.record.get(cc.FIELD_SUMMARY)
+    text = entry.record.get(model.FIELD_SUMMARY)
     if not isinstance(text, str) or not text:
         return summary
-    leaf = entry.record.get(cc.FIELD_LEAF_UUID)
+    leaf = entry.record.get(model.FIELD_LEAF_UUID)
     if isinstance(leaf, str) and leaf:
         links.append(SummaryLink(sanitize_text(text), leaf))
         return summary
@@ -138,9 +132,9 @@ def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     the harness wrote it into this file (anthropics/claude-code#27202)."""
     kind = entry.type
     if kind == TITLE_CUSTOM:
-        key = cc.FIELD_CUSTOM_TITLE
+        key = model.FIELD_CUSTOM_TITLE
     elif kind == TITLE_AI:
-        key = cc.FIELD_AI_TITLE
+        key = model.FIELD_AI_TITLE
     else:
         return "", ""
     owner = entry.session_id
@@ -184,7 +178,7 @@ class UserFacts:
         return bool(self.first_user and self.prompt)
 
     def feed(self, entry: Entry) -> None:
-        if entry.type != cc.TYPE_USER or self.done():
+        if entry.type != model.TYPE_USER or self.done():
             return
         if not self.first_user:
             self.first_user = _first_user_message(entry)
@@ -255,6 +249,6 @@ def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryL
     links: List[SummaryLink] = []
     for raw in reversed(list(lines_last_first)):
         entry = entry_of_line(raw)
-        if entry is not None and entry.type == cc.TITLE_SUMMARY:
+        if entry is not None and entry.type == model.TITLE_SUMMARY:
             take_summary(entry, "", links)
     return links

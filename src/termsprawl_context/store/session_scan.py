@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optiona
 from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.store import summary_index
 from termsprawl_context.store.session_facts import (
     HeadFacts,

@@ -7,7 +7,7 @@ rule: the session is described as the listing describes it, and the summaries th
 name it are those in the heads and tails of its own project folder (where the harness
 writes them), so titling one session reads that folder's heads, never the whole store
 and never any file whole. Another harness's session is titled by its first typed prompt
-(``harness_store.describe``).
+(``Harness.describe``).
 """
 
 import bisect
@@ -17,13 +17,14 @@ from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.byte_windows import HeadWindow
 from termsprawl_context.bytescan import Needles, has_ascii_escape
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
-from termsprawl_context.harness import CLAUDE_CODE
+from termsprawl_context import harness as harnesses
+from termsprawl_context.harness import DEFAULT_HARNESS
 from termsprawl_context.store.catalog import is_session_file_name, list_directory, stem_of
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
-from termsprawl_context.transcript.titles import NO_TITLE, TITLE_PROMPT, Title
+from termsprawl_context.transcript.titles import NO_TITLE, Title
 
 __all__ = ["session_title", "with_session_title", "Titles"]
 
@@ -31,7 +32,7 @@ __all__ = ["session_title", "with_session_title", "Titles"]
 _SUMMARY_LINES = Needles.of([b'"summary"'])
 # A summary's link as the harness writes it: the key, then its string value's bytes up to
 # the next quote (a value holding an escape shows a backslash there).
-_LEAF_KEY = b'"' + cc.FIELD_LEAF_UUID.encode("ascii") + b'"'
+_LEAF_KEY = b'"' + model.FIELD_LEAF_UUID.encode("ascii") + b'"'
 _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
@@ -134,11 +135,10 @@ def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
 
 
 def _title(path: str, session_id: str, harness: str, index_of: Callable[[str, bytes], SummaryIndex]) -> Title:
-    if harness != CLAUDE_CODE:
-        from termsprawl_context.store.harness_store import HarnessSession, describe
-
-        text = describe(HarnessSession(harness, session_id, path, 0.0, 0)).title
-        return Title(text, TITLE_PROMPT) if text else NO_TITLE
+    provider = harnesses.get(harness)
+    if provider is not None and not provider.native_records:
+        info = provider.describe(path, session_id=session_id)
+        return Title(info.title, info.title_source) if info.title else NO_TITLE
     session_id = session_id or stem_of(path)
     uuids_out: List[bytes] = []
     try:
@@ -154,7 +154,7 @@ def _title(path: str, session_id: str, harness: str, index_of: Callable[[str, by
 
 
 def session_title(
-    path: str, session_id: str = "", index: Optional[SummaryIndex] = None, harness: str = CLAUDE_CODE
+    path: str, session_id: str = "", index: Optional[SummaryIndex] = None, harness: str = DEFAULT_HARNESS
 ) -> Title:
     """The title of the session whose transcript is at ``path`` and its source (a
     ``Title(text, source)``; ``NO_TITLE`` when the file cannot be read), by the rule
@@ -178,7 +178,7 @@ class Titles:
             self._folders[folder] = folder_files(folder)
         return index_naming(self._folders[folder], packed)
 
-    def text(self, path: str, session_id: str = "", harness: str = CLAUDE_CODE) -> str:
+    def text(self, path: str, session_id: str = "", harness: str = DEFAULT_HARNESS) -> str:
         """The title's text ("" for an untitled session)."""
         key = (harness, path)
         if key not in self._titles:

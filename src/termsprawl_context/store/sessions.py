@@ -7,11 +7,12 @@ described by ``session_meta`` at bounded cost (its head and tail, never the whol
 
 import os
 import stat
-import time
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import NotARegularFile, SessionIdNotFound
+from termsprawl_context.harness import DEFAULT_HARNESS
 from termsprawl_context.jsonl import open_regular
+from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
 from termsprawl_context.store import summary_index as _summaries
@@ -24,7 +25,7 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.transcript.titles import Title
 
-__all__ = ["SessionInfo", "iso_utc", "scan_sessions", "describe_resolved"]
+__all__ = ["SessionInfo", "scan_sessions", "describe_resolved"]
 
 # Describing a session costs about the same whatever its size (head and tail only), so
 # a listing is shared between processes by its number of sessions. A helper costs about
@@ -34,19 +35,6 @@ __all__ = ["SessionInfo", "iso_utc", "scan_sessions", "describe_resolved"]
 PARALLEL_MIN_SESSIONS = 64
 
 
-class SessionInfo(SessionMetadata):
-    """One session found in the store: ``SessionMetadata`` with its file's fields filled."""
-
-    __slots__ = ()
-
-    def to_dict(self) -> Dict[str, Any]:
-        """Every field as plain JSON-ready data, plus ``modified`` (mtime, ISO UTC)."""
-        data = self._asdict()
-        data["summary_links"] = [{"summary": link.summary, "leaf_uuid": link.leaf_uuid} for link in self.summary_links]
-        data["modified"] = iso_utc(self.mtime)
-        return data
-
-
 class ScanResult(NamedTuple):
     sessions: List[SessionInfo]
     skipped: List[str]  # directories that could not be listed
@@ -54,15 +42,6 @@ class ScanResult(NamedTuple):
     # given a renderer (else None): made where the session was described, so a listing
     # shared between processes shares its rendering too.
     rendered: Optional[List[Any]] = None
-
-
-def iso_utc(seconds: float) -> str:
-    """``seconds`` since the epoch as ``YYYY-MM-DDTHH:MM:SS.mmmZ``, the transcripts' form."""
-    whole = int(seconds // 1)
-    millis = int(round((seconds - whole) * 1000))
-    if millis == 1000:
-        whole, millis = whole + 1, 0
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + ".%03dZ" % millis
 
 
 # --- scanning the store -----------------------------------------------------------------
@@ -107,7 +86,7 @@ def session_from_path(
     where = meta._replace(
         session_id=session_id, transcript_path=path, project_path=project, mtime=st.st_mtime, size=st.st_size
     )
-    return SessionInfo(*where)
+    return SessionInfo(*where, harness=DEFAULT_HARNESS)
 
 
 def project_path_of(path: str, projects_dir: str) -> str:

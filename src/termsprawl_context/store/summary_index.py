@@ -28,7 +28,7 @@ import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context.bytescan import has_ascii_escape
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 

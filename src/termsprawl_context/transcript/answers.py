@@ -15,7 +15,7 @@ an answer, and the caller refuses by name rather than guess.
 
 from __future__ import annotations
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -44,12 +44,12 @@ SPLIT = (
 def call_questions(call_input: Any) -> Optional[List[str]]:
     """The question texts of an AskUserQuestion call's input, in order, or None when it
     holds none that can be read (not a list of objects each with a string ``question``)."""
-    questions = call_input.get(cc.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
+    questions = call_input.get(model.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
     if not isinstance(questions, list) or not questions or len(questions) > MAX_QUESTIONS:
         return None
     texts = []
     for item in questions:
-        text = item.get(cc.INPUT_QUESTION) if isinstance(item, dict) else None
+        text = item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None
         if not isinstance(text, str) or not text:
             return None
         texts.append(text)
@@ -59,13 +59,13 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
 def _pairs(body: str) -> Optional[str]:
     """The pairs of an envelope: the text between its opening prefix (at the very start)
     and the last trailer; None when it has no such shape."""
-    for prefix in cc.ANSWER_PREFIXES:
+    for prefix in model.ANSWER_PREFIXES:
         if body.startswith(prefix):
             rest = body[len(prefix) :]
             break
     else:
         return None
-    cut = max(rest.rfind(trailer) for trailer in cc.ANSWER_TRAILERS)
+    cut = max(rest.rfind(trailer) for trailer in model.ANSWER_TRAILERS)
     if cut < 0 or not rest.startswith(" "):
         return None
     return rest[1:cut]  # the real trailer is the last one: it comes after every answer
@@ -123,6 +123,6 @@ def answer_readings(body: str, questions: Optional[List[str]]) -> Tuple[Optional
         return None, NO_PARSE
     if len(readings) > MAX_READINGS:
         return None, AMBIGUOUS
-    if any(cc.ANSWER_PREVIEW_MARK in answer for reading in readings for answer in reading):
+    if any(model.ANSWER_PREVIEW_MARK in answer for reading in readings for answer in reading):
         return None, NO_PARSE  # an option's preview (the model's words) would read as part of an answer
     return readings, ""

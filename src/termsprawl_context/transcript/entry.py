@@ -26,9 +26,26 @@ decoding, ``speaker`` and ``person_texts`` here. On the hand-off's path: no ``ty
 
 from __future__ import annotations
 
-from collections import namedtuple
-
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
+from termsprawl_context.model import (
+    ASSISTANT,
+    COMMAND,
+    COMPACTION,
+    INJECTED,
+    META,
+    NOTICE,
+    OTHER,
+    PERSON,
+    SIDECHAIN,
+    SYSTEM,
+    TASK_NOTIFICATION,
+    TOOL_RESULT,
+    Entry,
+    ToolCall,
+    ToolResult,
+    decode_entry,
+    entry_of,
+)
 
 # The modules this one is split into, star-imported: every reader of the model imports
 # this one module, and this module's own rules use their names (so ruff cannot tell where
@@ -40,7 +57,7 @@ from termsprawl_context.transcript.tool_blocks import *  # noqa: F403
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Optional
+    from typing import List, Optional
 
 # The model's API: this module's own names and those of the modules it is split into that
 # the package reads through it.
@@ -51,145 +68,6 @@ __all__ += ["command_as_typed", "is_local_command", "is_local_command_output", "
 __all__ += ["slash_command", "task_notification_line"]  # slash_commands
 __all__ += ["ToolCall", "ToolResult", "assistant_text", "is_hook_refusal", "not_run_kind"]  # tool_blocks
 __all__ += ["result_texts", "tool_calls", "tool_outputs", "tool_results", "tool_use_ids"]  # tool_blocks
-
-
-# (One literal, so type checkers see the fields.)
-class Entry(
-    namedtuple(
-        "Entry",
-        "type uuid parent_uuid logical_parent_uuid session_id timestamp cwd git_branch "
-        "is_sidechain is_meta is_compact_summary is_transcript_only agent_id "
-        "message content tool_use_result attachment line offset record",
-    )
-):
-    """One transcript line's meaning.
-
-    Strings are "" when absent; flags are False unless the record says ``true``;
-    ``message`` is the message object or None, ``content`` its ``content`` (a string, a
-    list of blocks, or None); ``tool_use_result`` and ``attachment`` are kept raw.
-    ``line`` is the 1-based physical line (0 when unknown), ``offset`` the byte offset of
-    the line's start (-1 when unknown), ``record`` the parsed object itself, for fields
-    the model does not name.
-    """
-
-    __slots__ = ()
-
-
-# JSON key -> (Entry field, kind): kind "s" string-or-null, "b" bool-or-null, "r" raw.
-_DECODED = (
-    (cc.FIELD_TYPE, "type", "s"),
-    (cc.FIELD_UUID, "uuid", "s"),
-    (cc.FIELD_PARENT_UUID, "parent_uuid", "s"),
-    (cc.FIELD_LOGICAL_PARENT_UUID, "logical_parent_uuid", "s"),
-    (cc.FIELD_SESSION_ID, "session_id", "s"),
-    (cc.FIELD_TIMESTAMP, "timestamp", "s"),
-    (cc.FIELD_CWD, "cwd", "s"),
-    (cc.FIELD_GIT_BRANCH, "git_branch", "s"),
-    (cc.FIELD_IS_SIDECHAIN, "is_sidechain", "b"),
-    (cc.FIELD_IS_META, "is_meta", "b"),
-    (cc.FIELD_IS_COMPACT_SUMMARY, "is_compact_summary", "b"),
-    (cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "is_transcript_only", "b"),
-    (cc.FIELD_AGENT_ID, "agent_id", "s"),
-    (cc.FIELD_MESSAGE, "message", "r"),
-    (cc.FIELD_TOOL_USE_RESULT, "tool_use_result", "r"),
-    (cc.FIELD_ATTACHMENT, "attachment", "r"),
-)
-_BY_FOLDED_KEY = {key.casefold(): (field, kind) for key, field, kind in _DECODED}
-_ZERO = {"s": "", "b": False, "r": None}
-
-
-def _build(values: dict, record: dict, line: int, offset: int) -> Entry:
-    message = values.get("message")
-    if not isinstance(message, dict):
-        message = None
-    content = message.get("content") if message is not None else None
-    return Entry(
-        values.get("type", ""),
-        values.get("uuid", ""),
-        values.get("parent_uuid", ""),
-        values.get("logical_parent_uuid", ""),
-        values.get("session_id", ""),
-        values.get("timestamp", ""),
-        values.get("cwd", ""),
-        values.get("git_branch", ""),
-        values.get("is_sidechain", False),
-        values.get("is_meta", False),
-        values.get("is_compact_summary", False),
-        values.get("is_transcript_only", False),
-        values.get("agent_id", ""),
-        message,
-        content,
-        values.get("tool_use_result"),
-        values.get("attachment"),
-        line,
-        offset,
-        record,
-    )
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
-    """The lenient reading of a parsed line: exact key names, and a field of the wrong
-    type reads as absent. For readers that fail open (the dump, session listings)."""
-    # Spelled out field by field rather than looped over _DECODED: session listings
-    # build one per parsed line, and the loop cost them a tenth of their time.
-    get = record.get
-    message = get(cc.FIELD_MESSAGE)
-    if not isinstance(message, dict):
-        message = None
-    return Entry(
-        _text(get(cc.FIELD_TYPE)),
-        _text(get(cc.FIELD_UUID)),
-        _text(get(cc.FIELD_PARENT_UUID)),
-        _text(get(cc.FIELD_LOGICAL_PARENT_UUID)),
-        _text(get(cc.FIELD_SESSION_ID)),
-        _text(get(cc.FIELD_TIMESTAMP)),
-        _text(get(cc.FIELD_CWD)),
-        _text(get(cc.FIELD_GIT_BRANCH)),
-        get(cc.FIELD_IS_SIDECHAIN) is True,
-        get(cc.FIELD_IS_META) is True,
-        get(cc.FIELD_IS_COMPACT_SUMMARY) is True,
-        get(cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY) is True,
-        _text(get(cc.FIELD_AGENT_ID)),
-        message,
-        message.get("content") if message is not None else None,
-        get(cc.FIELD_TOOL_USE_RESULT),
-        get(cc.FIELD_ATTACHMENT),
-        line,
-        offset,
-        record,
-    )
-
-
-def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry]:
-    """The canonical decoding, or None when the line is "not a record": not an object,
-    or a kept field of the wrong JSON type (``"timestamp": 123``, ``"isSidechain":
-    "true"``). Keys match case-insensitively (``"UUID"`` fills uuid), the last of two
-    spellings wins, and ``null`` reads as the zero value."""
-    if not isinstance(record, dict):
-        return None
-    values = {}
-    for key, value in record.items():
-        hit = _BY_FOLDED_KEY.get(key.casefold()) if isinstance(key, str) else None
-        if hit is None:
-            continue
-        field, kind = hit
-        if value is None:
-            values[field] = _ZERO[kind]
-        elif kind == "s":
-            if not isinstance(value, str):
-                return None
-            values[field] = value
-        elif kind == "b":
-            if not isinstance(value, bool):
-                return None
-            values[field] = value
-        else:
-            values[field] = value
-    return _build(values, record, line, offset)
 
 
 def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
@@ -223,15 +101,15 @@ def speaker(entry: Entry) -> str:
     kind = entry.type
     if entry.is_sidechain:
         return SIDECHAIN
-    if kind == cc.TYPE_ASSISTANT:
+    if kind == model.TYPE_ASSISTANT:
         return ASSISTANT
-    if kind == cc.TYPE_SYSTEM:
+    if kind == model.TYPE_SYSTEM:
         return SYSTEM
-    if kind == cc.TYPE_ATTACHMENT:
+    if kind == model.TYPE_ATTACHMENT:
         if queued_prompt(entry) is not None and not not_the_person(entry):
             return PERSON
         return INJECTED
-    if kind != cc.TYPE_USER:
+    if kind != model.TYPE_USER:
         return OTHER
     if entry.is_compact_summary:
         return COMPACTION

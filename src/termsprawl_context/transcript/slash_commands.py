@@ -8,9 +8,9 @@ it as its child, and the one line a task notification is shown as. Read from an
 
 from __future__ import annotations
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
+from termsprawl_context.model import PERSON
 from termsprawl_context.transcript.speakers import (
-    PERSON,
     SIGNAL_PERSON,
     SIGNAL_TASK,
     content_texts,
@@ -49,12 +49,12 @@ def _tag_text(text: str, tag: str) -> str:
 def command_as_typed(text: str) -> str:
     """``/name args`` of a slash command's envelope text (older records write the name
     without its slash), "" when the text names no command. Whitespace is the envelope's."""
-    name = _tag_text(text, cc.COMMAND_NAME_TAG).strip()
+    name = _tag_text(text, model.COMMAND_NAME_TAG).strip()
     if not name:
         return ""
     if not name.startswith("/"):
         name = "/" + name
-    args = _tag_text(text, cc.COMMAND_ARGS_TAG).strip()
+    args = _tag_text(text, model.COMMAND_ARGS_TAG).strip()
     return name + " " + args if args else name
 
 
@@ -67,14 +67,14 @@ def slash_command(entry: Entry) -> str:
     signals, the envelope opens with ``<command-message>`` (a local command's opens with
     ``<command-name>``, 1.0.x to 2.1.328). The expansion that follows (``isMeta``) is
     the harness's, and so is a local command (/compact, /context, /model) and its output."""
-    if entry.type != cc.TYPE_USER or not_the_person(entry):
+    if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     signal = turn_signal(entry)
     for text in content_texts(entry.content):
         head = text.lstrip()
-        if not head.startswith(cc.INJECTED_PREFIXES):
+        if not head.startswith(model.INJECTED_PREFIXES):
             continue
-        if signal == SIGNAL_PERSON or head.startswith(cc.PROMPT_COMMAND_OPEN):
+        if signal == SIGNAL_PERSON or head.startswith(model.PROMPT_COMMAND_OPEN):
             typed = command_as_typed(head)
             if typed:
                 return typed
@@ -84,11 +84,11 @@ def slash_command(entry: Entry) -> str:
 def is_local_command(entry: Entry) -> bool:
     """A user entry that is a local command's caveat or envelope (``/compact``,
     ``/model``): what follows it as its child is that command's output, not typed."""
-    if entry.type != cc.TYPE_USER or slash_command(entry):
+    if entry.type != model.TYPE_USER or slash_command(entry):
         return False
     for text in content_texts(entry.content):
         head = text.lstrip()
-        if head.startswith((cc.LOCAL_COMMAND_OPEN, cc.LOCAL_COMMAND_CAVEAT_OPEN, cc.LOCAL_COMMAND_CAVEAT)):
+        if head.startswith((model.LOCAL_COMMAND_OPEN, model.LOCAL_COMMAND_CAVEAT_OPEN, model.LOCAL_COMMAND_CAVEAT)):
             return True
     return False
 
@@ -99,7 +99,7 @@ def output_parent(entry: Entry) -> str:
     "" when no parent could: not a user entry, no parent, an explicit signal that the
     person typed it, or no text the text rules call typed. A reader that streams (cite)
     keeps this uuid and looks the parent up later, instead of holding every entry."""
-    if entry.type != cc.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
+    if entry.type != model.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
         return ""
     if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
         return ""  # the envelope after its caveat, or wrapped output: the text rules see to those
@@ -121,13 +121,13 @@ def task_notification_line(entry: Entry) -> str:
     """One line saying what finished, for a task notification: its ``<summary>`` and
     ``<status>`` (``Agent "Marker finder" finished (completed)``); never its task id,
     tool-use id or output file. "" when the entry is not one or says neither."""
-    if entry.type != cc.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
+    if entry.type != model.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
         return ""
     for text in content_texts(entry.content):
-        if cc.TASK_NOTIFICATION_OPEN not in text:
+        if model.TASK_NOTIFICATION_OPEN not in text:
             continue
-        summary = " ".join(_tag_text(text, cc.TASK_SUMMARY_TAG).split())
-        status = " ".join(_tag_text(text, cc.TASK_STATUS_TAG).split())
+        summary = " ".join(_tag_text(text, model.TASK_SUMMARY_TAG).split())
+        status = " ".join(_tag_text(text, model.TASK_STATUS_TAG).split())
         if summary and status:
             return summary if status in summary else "%s (%s)" % (summary, status)
         if summary or status:

@@ -10,7 +10,13 @@ the record model; ``entry`` re-exports every name here. On the hand-off's path: 
 
 from __future__ import annotations
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
+from termsprawl_context.model import (
+    COMPACTION,
+    INJECTED,
+    NOTICE,
+    PERSON,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -19,23 +25,10 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
-    "ASSISTANT",
-    "COMMAND",
-    "COMPACTION",
-    "INJECTED",
-    "META",
-    "NOTICE",
-    "OTHER",
-    "PERSON",
-    "SIDECHAIN",
     "SIGNALS",
     "SIGNAL_HARNESS",
     "SIGNAL_PERSON",
     "SIGNAL_TASK",
-    "SPEAKERS",
-    "SYSTEM",
-    "TASK_NOTIFICATION",
-    "TOOL_RESULT",
     "content_texts",
     "has_tool_result",
     "not_the_person",
@@ -45,36 +38,6 @@ __all__ = [
     "typed_texts",
 ]
 
-# --- who is speaking ---------------------------------------------------------------------
-PERSON = "person"  # text the person typed (or a prompt they queued)
-ASSISTANT = "assistant"  # the model's own turn
-INJECTED = "injected"  # harness text in a user-role message (<system-reminder>, command envelopes, ...)
-NOTICE = "notice"  # harness notices beside a typed prompt (IDE context, caveats, interruptions)
-META = "meta"  # isMeta / isVisibleInTranscriptOnly: shown to the model, never typed
-COMPACTION = "compaction"  # the summary that continues a compacted conversation
-TOOL_RESULT = "tool_result"  # a tool's output, carried in a user-role message
-SIDECHAIN = "sidechain"  # an inline sub-agent's turn (isSidechain)
-SYSTEM = "system"  # the harness's own system records
-OTHER = "other"  # anything else (titles, summaries, snapshots, unknown kinds)
-# Only from a record's explicit signals (SIGNALS below), so older files never get them:
-TASK_NOTIFICATION = "task_notification"  # a sub-agent or background job finished (the harness's turn)
-COMMAND = "command"  # a slash command the person ran that reached the model (its envelope)
-
-SPEAKERS = (
-    PERSON,
-    ASSISTANT,
-    INJECTED,
-    NOTICE,
-    META,
-    COMPACTION,
-    TOOL_RESULT,
-    SIDECHAIN,
-    SYSTEM,
-    OTHER,
-    TASK_NOTIFICATION,
-    COMMAND,
-)
-
 # --- the explicit signals -------------------------------------------------------------------
 # Fields that say who produced a record, where a record has them; a record without any is
 # read by the text rules below, exactly as before these fields existed (the corpus's files,
@@ -82,26 +45,30 @@ SPEAKERS = (
 # (field, value, meaning, first seen): "first seen" is the oldest client version we have
 # records of holding the field, not necessarily the version that introduced it.
 SIGNALS = (
-    (cc.FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
-    (cc.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
-    (cc.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
-    (cc.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
-    (cc.FIELD_TURN_ORIGIN, "sdk", "a print-mode or SDK prompt started it (a slash command's too)", "2.1.328"),
-    (cc.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
-    (cc.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
-    (cc.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
+    (model.FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
+    (model.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
+    (model.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
+    (model.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
+    (model.FIELD_TURN_ORIGIN, "sdk", "a print-mode or SDK prompt started it (a slash command's too)", "2.1.328"),
+    (model.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
+    (model.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
+    (model.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
     # turnCompanion: a slash command's expansion, the reminder before a notification.
-    (cc.FIELD_TURN_COMPANION, "true", "written beside a turn (with isMeta): never typed", "2.1.328"),
-    (cc.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
-    (cc.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
-    (cc.FIELD_RENDERED_ROLE, "system|user", "an attachment as the model saw it: the harness's text", "2.1.328"),
+    (model.FIELD_TURN_COMPANION, "true", "written beside a turn (with isMeta): never typed", "2.1.328"),
+    (model.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
+    (model.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
+    (model.FIELD_RENDERED_ROLE, "system|user", "an attachment as the model saw it: the harness's text", "2.1.328"),
 )
 SIGNAL_PERSON = "person"  # the record says the person produced the turn
 SIGNAL_TASK = "task"  # the record says it is a task notification
 SIGNAL_HARNESS = "harness"  # the record says the harness produced it
 
 
-_FIELD_ORIGIN, _FIELD_TURN_ORIGIN, _FIELD_PROMPT_SOURCE = cc.FIELD_ORIGIN, cc.FIELD_TURN_ORIGIN, cc.FIELD_PROMPT_SOURCE
+_FIELD_ORIGIN, _FIELD_TURN_ORIGIN, _FIELD_PROMPT_SOURCE = (
+    model.FIELD_ORIGIN,
+    model.FIELD_TURN_ORIGIN,
+    model.FIELD_PROMPT_SOURCE,
+)
 
 
 def turn_signal(entry: Entry) -> str:
@@ -115,12 +82,12 @@ def turn_signal(entry: Entry) -> str:
     origin, turn, source = get(_FIELD_ORIGIN), get(_FIELD_TURN_ORIGIN), get(_FIELD_PROMPT_SOURCE)
     if origin is None and turn is None and source is None:
         return ""  # every record before the signals (session listings ask this per user line)
-    kind = origin.get(cc.ORIGIN_KIND) if isinstance(origin, dict) else None
-    if kind == cc.ORIGIN_KIND_TASK or turn == cc.TURN_ORIGIN_TASK:
+    kind = origin.get(model.ORIGIN_KIND) if isinstance(origin, dict) else None
+    if kind == model.ORIGIN_KIND_TASK or turn == model.TURN_ORIGIN_TASK:
         return SIGNAL_TASK
-    if source == cc.PROMPT_SOURCE_SYSTEM:
+    if source == model.PROMPT_SOURCE_SYSTEM:
         return SIGNAL_HARNESS
-    if kind in cc.ORIGIN_KINDS_PERSON or turn in cc.TURN_ORIGINS_PERSON or source in cc.PROMPT_SOURCES_PERSON:
+    if kind in model.ORIGIN_KINDS_PERSON or turn in model.TURN_ORIGINS_PERSON or source in model.PROMPT_SOURCES_PERSON:
         return SIGNAL_PERSON
     return ""
 
@@ -132,11 +99,11 @@ def text_kind(text: str) -> str:
     PERSON. A marker counts only at the start (after trimming): quoted elsewhere, it is
     the person's text."""
     head = text.lstrip()
-    if head.startswith(cc.INJECTED_PREFIXES):
+    if head.startswith(model.INJECTED_PREFIXES):
         return INJECTED
-    if head.startswith(cc.NOTICE_PREFIXES):
+    if head.startswith(model.NOTICE_PREFIXES):
         return NOTICE
-    if head.startswith(cc.COMPACTION_PREFIX):
+    if head.startswith(model.COMPACTION_PREFIX):
         return COMPACTION
     return PERSON
 
@@ -165,9 +132,9 @@ def queued_prompt(entry: Entry) -> Optional[str]:
     """The text of a prompt the person queued while the agent worked (an ``attachment``
     of type ``queued_command`` in prompt mode), or None for any other entry."""
     attachment = entry.attachment
-    if entry.type != cc.TYPE_ATTACHMENT or not isinstance(attachment, dict):
+    if entry.type != model.TYPE_ATTACHMENT or not isinstance(attachment, dict):
         return None
-    if attachment.get("type") != cc.QUEUED_COMMAND or attachment.get("commandMode") != cc.QUEUED_PROMPT_MODE:
+    if attachment.get("type") != model.QUEUED_COMMAND or attachment.get("commandMode") != model.QUEUED_PROMPT_MODE:
         return None
     prompt = attachment.get("prompt")
     if isinstance(prompt, str):
@@ -190,7 +157,7 @@ def not_the_person(entry: Entry) -> bool:
     signals of a task notification or a harness-sourced turn included)."""
     if entry.is_meta or entry.is_sidechain or entry.is_compact_summary or entry.is_transcript_only:
         return True
-    return entry.type == cc.TYPE_USER and turn_signal(entry) in (SIGNAL_TASK, SIGNAL_HARNESS)
+    return entry.type == model.TYPE_USER and turn_signal(entry) in (SIGNAL_TASK, SIGNAL_HARNESS)
 
 
 def typed_texts(entry: Entry) -> List[str]:
@@ -198,10 +165,10 @@ def typed_texts(entry: Entry) -> List[str]:
     (or a queued prompt) that no flag and no harness marker claims. [] for the rest."""
     if not_the_person(entry):
         return []
-    if entry.type == cc.TYPE_ATTACHMENT:
+    if entry.type == model.TYPE_ATTACHMENT:
         prompt = queued_prompt(entry)
         return [prompt] if prompt else []
-    if entry.type != cc.TYPE_USER:
+    if entry.type != model.TYPE_USER:
         return []
     return [text for text in content_texts(entry.content) if text_kind(text) == PERSON]
 

@@ -19,7 +19,7 @@ This module reads no file: callers hand it parsed records or the facts they foun
 from collections import namedtuple
 from typing import Any, Dict, Iterable, Optional
 
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
 from termsprawl_context.transcript.entry import (
     INJECTED,
     PERSON,
@@ -57,9 +57,9 @@ __all__ = [
 TITLE_MAX_BYTES = 4 * 1024
 
 # ``title_source`` values: where a session's title came from.
-TITLE_CUSTOM = cc.TITLE_CUSTOM  # "custom-title"
-TITLE_AI = cc.TITLE_AI  # "ai-title"
-TITLE_SUMMARY = cc.TITLE_SUMMARY  # "summary": a summary line naming the session
+TITLE_CUSTOM = model.TITLE_CUSTOM  # "custom-title"
+TITLE_AI = model.TITLE_AI  # "ai-title"
+TITLE_SUMMARY = model.TITLE_SUMMARY  # "summary": a summary line naming the session
 TITLE_PROMPT = "prompt"  # the first prompt the person typed
 TITLE_COMMAND = "command"  # no prompt typed: the first slash command the person ran
 TITLE_FIRST_MESSAGE = "first-message"  # the seed's first user message, whatever it is
@@ -90,7 +90,7 @@ def typed_prompt(entry: Entry) -> str:
     """The first text block of a ``user`` entry that the person typed, as a title;
     "" when the entry holds none (a notice, a caveat, command markup, a compaction
     summary, a tool result, or typed text that is empty once sanitised)."""
-    if entry.type != cc.TYPE_USER:
+    if entry.type != model.TYPE_USER:
         return ""  # queued prompts come after a first prompt: never the first
     for text in typed_texts(entry):
         title = clean_title(text)
@@ -104,7 +104,7 @@ def is_harness_title(text: str) -> bool:
     its opening is an envelope, notice or compaction marker (``text_kind``), or a
     local command's known answer (``harness.claude.LOCAL_COMMAND_ANSWERS``). Such text
     never titles a session, whatever rule found it."""
-    return text_kind(text) != PERSON or text.lstrip().startswith(cc.LOCAL_COMMAND_ANSWERS)
+    return text_kind(text) != PERSON or text.lstrip().startswith(model.LOCAL_COMMAND_ANSWERS)
 
 
 def typed_command(entry: Entry) -> str:
@@ -112,7 +112,7 @@ def typed_command(entry: Entry) -> str:
     it (``/name args``) and as a title; "" for any other entry. A session of commands
     alone (``/model``, ``/clear``) is named by its first one rather than by the
     harness's envelope around it."""
-    if entry.type != cc.TYPE_USER or not_the_person(entry):
+    if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     for text in content_texts(entry.content):
         if text_kind(text) != INJECTED:
@@ -130,7 +130,7 @@ def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
     for record in records:
         if record is not None:
             entry = entry_of(record)
-            if entry.type != cc.TYPE_USER:
+            if entry.type != model.TYPE_USER:
                 continue
             if not is_local_command_output(entry, previous):
                 prompt = typed_prompt(entry)

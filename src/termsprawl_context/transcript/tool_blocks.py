@@ -6,9 +6,8 @@ harness's answers that say a call never ran (a hook's refusal, a denial). Read f
 
 from __future__ import annotations
 
-from collections import namedtuple
-
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model
+from termsprawl_context.model import ToolCall, ToolResult
 from termsprawl_context.transcript.speakers import content_texts
 
 TYPE_CHECKING = False
@@ -18,8 +17,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.entry import Entry
 
 __all__ = [
-    "ToolCall",
-    "ToolResult",
     "assistant_text",
     "hook_refusal_reason",
     "is_hook_refusal",
@@ -30,19 +27,6 @@ __all__ = [
     "tool_results",
     "tool_use_ids",
 ]
-
-
-class ToolCall(namedtuple("ToolCall", "id name input")):
-    """A ``tool_use`` block of an assistant entry: its id, tool name and raw input."""
-
-    __slots__ = ()
-
-
-class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
-    """A ``tool_result`` block of a user entry: the call it answers, its raw content and
-    whether the harness marked it ``is_error``."""
-
-    __slots__ = ()
 
 
 def _blocks(entry: Entry, entry_type: str, block_type: str) -> "List[dict]":
@@ -58,13 +42,13 @@ def _string(value: Any) -> str:
 
 def tool_calls(entry: Entry) -> List[ToolCall]:
     """The tool calls of an assistant entry, in block order; [] for other entries."""
-    blocks = _blocks(entry, cc.TYPE_ASSISTANT, "tool_use")
+    blocks = _blocks(entry, model.TYPE_ASSISTANT, "tool_use")
     return [ToolCall(_string(block.get("id")), _string(block.get("name")), block.get("input")) for block in blocks]
 
 
 def tool_results(entry: Entry) -> List[ToolResult]:
     """The tool results a user entry carries, in block order; [] for other entries."""
-    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    blocks = _blocks(entry, model.TYPE_USER, "tool_result")
     return [
         ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
         for block in blocks
@@ -74,7 +58,7 @@ def tool_results(entry: Entry) -> List[ToolResult]:
 def tool_outputs(entry: Entry) -> "List[Optional[str]]":
     """Per tool result of ``tool_results(entry)``, the tool's own output where the CLI
     wrapped it in lines of its own (the block's ``output``), else None."""
-    blocks = _blocks(entry, cc.TYPE_USER, "tool_result")
+    blocks = _blocks(entry, model.TYPE_USER, "tool_result")
     return [block["output"] if isinstance(block.get("output"), str) else None for block in blocks]
 
 
@@ -96,7 +80,7 @@ def result_texts(content: Any) -> List[str]:
 
 def assistant_text(entry: Entry) -> str:
     """An assistant entry's ``text`` blocks joined by newlines ("" for other entries)."""
-    if entry.type != cc.TYPE_ASSISTANT:
+    if entry.type != model.TYPE_ASSISTANT:
         return ""
     return "\n".join(content_texts(entry.content))
 
@@ -119,7 +103,7 @@ def tool_use_ids(entry: Entry) -> List[str]:
 def is_hook_refusal(body: str) -> bool:
     """Whether a tool_result body is a PreToolUse hook blocking the call
     (``PreToolUse:<Tool> hook error: <reason>``) rather than anything the tool produced."""
-    return body.startswith(cc.HOOK_REFUSAL_PREFIX) and cc.HOOK_REFUSAL_MARK in body
+    return body.startswith(model.HOOK_REFUSAL_PREFIX) and model.HOOK_REFUSAL_MARK in body
 
 
 def hook_refusal_reason(body: str) -> Optional[str]:
@@ -127,7 +111,7 @@ def hook_refusal_reason(body: str) -> Optional[str]:
     when the body is not one."""
     if not is_hook_refusal(body):
         return None
-    return body.split(cc.HOOK_REFUSAL_MARK, 1)[1]
+    return body.split(model.HOOK_REFUSAL_MARK, 1)[1]
 
 
 def not_run_kind(result: ToolResult) -> str:
@@ -140,11 +124,11 @@ def not_run_kind(result: ToolResult) -> str:
         return ""
     for body in result_texts(result.content):
         if is_hook_refusal(body):
-            return cc.NOT_RUN_HOOK
-        for kind, openings in cc.NOT_RUN_PREFIXES:
+            return model.NOT_RUN_HOOK
+        for kind, openings in model.NOT_RUN_PREFIXES:
             for opening in openings:
                 if body.startswith(opening):
-                    if opening == cc.NOT_RUN_DENIED_OPENING and cc.NOT_RUN_DENIED not in body:
+                    if opening == model.NOT_RUN_DENIED_OPENING and model.NOT_RUN_DENIED not in body:
                         continue
                     return kind
     return ""

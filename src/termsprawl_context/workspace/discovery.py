@@ -21,8 +21,8 @@ import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness.claude import MEMORY_FILE, MEMORY_IMPORT_PREFIX, rules_file, skill_file
-from termsprawl_context.harness.claude_permissions import SKILL_DIR_VARIABLE, bash_rule
+from termsprawl_context.harness.claude.facts import MEMORY_FILE, MEMORY_IMPORT_PREFIX, rules_file, skill_file
+from termsprawl_context.harness.claude.permissions import SKILL_DIR_VARIABLE, bash_rule
 from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR

@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Optional
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
 from termsprawl_context.workspace.project import hook_command
-from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
-from termsprawl_context.harness.claude_permissions import (
+from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
+from termsprawl_context.harness.claude.permissions import (
     SETTINGS_ALLOW,
     SETTINGS_FILE_SHARED,
     SETTINGS_PERMISSIONS,
@@ -223,7 +223,7 @@ def over_grants(cwd: str) -> List["tuple"]:
     our command run ``links``, ``index`` or ``init`` with no prompt (``Bash(<cmd> *)``, the
     one-click "don't ask again", ``Bash(*)``, bare ``Bash``), in file order. A file that
     cannot be read or parsed gives nothing."""
-    from termsprawl_context.harness.claude_permissions import bash_rule_matches
+    from termsprawl_context.harness.claude.permissions import bash_rule_matches
     from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
     from termsprawl_context.workspace.project import command_path
 

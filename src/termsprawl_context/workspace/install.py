@@ -16,7 +16,7 @@ import zipfile
 from typing import List, NamedTuple, Optional
 
 from termsprawl_context.errors import InsideProject, NotFound
-from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
+from termsprawl_context.harness.claude.facts import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
 from termsprawl_context.workspace.files import (
     check_write_target,
     file_mode,

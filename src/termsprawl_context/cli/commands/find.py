@@ -31,15 +31,14 @@ def _id_and_path(session_id: str, path: str) -> bytes:
 
 def _find_other(args, found) -> int:
     """``find`` of another harness's session: the same two columns, or one JSON line."""
-    from termsprawl_context.store.harness_store import HarnessSession, describe
-
     session_id, path = found.session_id, found.path
 
     def data():
         from termsprawl_context.harness import get
 
-        mtime, size = get(found.harness).session_stat(path) or (0.0, 0)
-        return describe(HarnessSession(found.harness, session_id, path, mtime, size)).to_dict()
+        provider = get(found.harness)
+        mtime, size = provider.session_stat(path) or (0.0, 0)
+        return provider.describe(path, mtime, size, session_id).to_dict()
 
     print_one(args.json, data, _id_and_path(session_id, path))
     return 0

@@ -33,7 +33,7 @@ IDENTITY = Spec(
 @command(IDENTITY)
 def run_identity(args) -> int:
     readable(args.path)
-    from termsprawl_context.store.paths import encode_project_dir, resolve_work_dir
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
     from termsprawl_context.store import identity
 
     path = args.path
@@ -49,7 +49,7 @@ def run_identity(args) -> int:
     if args.projects_dir:
         cwd = identity.start_cwd(path)
         if cwd:
-            project_dir = os.path.join(os.path.abspath(args.projects_dir), encode_project_dir(resolve_work_dir(cwd)))
+            project_dir = get(DEFAULT_HARNESS).project_folder(os.path.abspath(args.projects_dir), cwd)
     answer = identity.resolve_stable_session_id(project_dir, path)
     for sibling in answer.unreadable_siblings:
         error_line("could not read %s (skipped by the continuation walk)" % sibling)

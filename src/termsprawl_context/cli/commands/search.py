@@ -66,7 +66,7 @@ def _and_others(hits, args, others, kinds):
         yield hit
     if not others or count >= args.limit:
         return
-    from termsprawl_context.store.harness_store import search_other
+    from termsprawl_context.store.search import search_other
 
     matcher = search.Matcher(args.text, args.regex)
     for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):

@@ -100,9 +100,9 @@ def run_sessions(args) -> int:
 def _merge_other_sessions(found, lines, others, json_out):
     """The native store's sessions and the other stores', oldest first by modification
     time (the native ones keep their order among themselves)."""
-    from termsprawl_context.store.harness_store import describe
+    from termsprawl_context.harness import get
 
-    extra = [describe(s) for s in catalog.other_sessions(others)]
+    extra = [get(s.harness).describe(s.path, s.mtime, s.size, s.session_id) for s in catalog.other_sessions(others)]
     if not extra:
         return found, lines
     rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]

@@ -154,7 +154,7 @@ def new_entry(
     meta: bool = False,
     compaction: bool = False,
 ):
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
     role = "assistant" if kind == "assistant" else "user"
     message = {"role": role, "content": blocks}

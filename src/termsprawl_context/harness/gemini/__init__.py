@@ -293,7 +293,7 @@ class GeminiHarness(Harness):
             return ""
         return name[: -len(TRANSCRIPT_SUFFIX)]
 
-    def hook_transcript(self, path, session_id, source):
+    def hook_transcript(self, path, session_id, source, store=""):
         """The resume's payload names a stub; the conversation is in the session's first file."""
         return resumed_chat(path, session_id) if source == "resume" else path
 

@@ -9,7 +9,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterable, Iterator, List, Tuple
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 __all__ = [
     "HeldNormaliser",
@@ -55,7 +55,7 @@ class Normaliser(object):
         meta: bool = False,
         summary: bool = False,
     ) -> "Entry":
-        from termsprawl_context.transcript.entry import Entry
+        from termsprawl_context.model import Entry
 
         body = {"role": role, "content": blocks}
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's

@@ -162,7 +162,7 @@ class VibeHarness(Harness):
             additional_context = "\n".join(t for t in (additional_context, system_message) if t)
         return {HOOK_OUTPUT: {HOOK_CONTEXT: additional_context}} if additional_context else {}
 
-    def hook_transcript(self, path, session_id, source):
+    def hook_transcript(self, path, session_id, source, store=""):
         # A pre_tool/post_tool payload's transcript_path is the session folder (3.0.3).
         return os.path.join(path, META_FILE) if os.path.isdir(path) else path
 

@@ -4,8 +4,8 @@ directory's project folder and keeps appending to the original."""
 import os
 from typing import Optional, Tuple
 
-from termsprawl_context.harness import claude as cc
-from termsprawl_context.store.belongs import carries_session
+from termsprawl_context.harness.claude import facts as cc
+from termsprawl_context.harness.claude.belongs import carries_session
 
 __all__ = ["STARTUP_SOURCE", "SUBAGENT_DIR", "SUBAGENT_PREFIX", "TRANSCRIPT_SUFFIX", "relocate_record"]
 

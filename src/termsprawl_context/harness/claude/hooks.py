@@ -2,7 +2,7 @@
 it reads (observed on 2.1.x and documented); ``hooks.py`` builds its answer from these.
 Only the hook command imports this, so the dump pays nothing for it."""
 
-from termsprawl_context.harness.claude import HOOK_EVENT_SESSION_START
+from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

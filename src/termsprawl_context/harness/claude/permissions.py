@@ -4,7 +4,7 @@ writes and ``doctor`` checks; the dump never needs it)."""
 
 import os
 
-from termsprawl_context.harness.claude import PROJECT_CONFIG_DIR
+from termsprawl_context.harness.claude.facts import PROJECT_CONFIG_DIR
 
 __all__ = [
     "SETTINGS_ALLOW",

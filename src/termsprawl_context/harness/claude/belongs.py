@@ -21,7 +21,8 @@ from typing import Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used 
 
 from termsprawl_context.bytescan import FoldedKey
 from termsprawl_context.errors import NotRecorded, RecordUnreadable, WrongRecord
-from termsprawl_context.harness import claude as cc
+from termsprawl_context import model as cc
+from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
 
@@ -143,7 +144,7 @@ def within(path: str, tree: str) -> bool:
 
 def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     """Scan ``path`` until a record's resolved ``cwd`` lies in ``cwd`` (or the end)."""
-    want = cc.resolve_work_dir(cwd)
+    want = claude_facts.resolve_work_dir(cwd)
     resolved = {}  # type: Dict[str, str]
     first_cwd = None  # type: Optional[str]
     try:
@@ -158,7 +159,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
                 first_cwd = entry.cwd
             seen = resolved.get(entry.cwd)
             if seen is None:
-                seen = resolved[entry.cwd] = cc.resolve_work_dir(entry.cwd)
+                seen = resolved[entry.cwd] = claude_facts.resolve_work_dir(entry.cwd)
             if within(seen, want):
                 return TreeEvidence(True, True, first_cwd)
     except RecordUnreadable:
@@ -221,8 +222,8 @@ def check_harness_belongs_to_tree(harness, path: str, cwd: str) -> None:
     """The tree check for another harness's transcript, from the directories its own
     records name (``Harness.work_dirs``), compared resolved as ``belongs_to_tree`` does."""
     dirs = _recorded(harness.work_dirs(path), "belongs", harness, path)
-    want = cc.resolve_work_dir(cwd)
-    if not any(within(cc.resolve_work_dir(d), want) for d in dirs):
+    want = claude_facts.resolve_work_dir(cwd)
+    if not any(within(claude_facts.resolve_work_dir(d), want) for d in dirs):
         raise WrongRecord.tree(path, dirs[0], cwd)
 
 
@@ -238,7 +239,7 @@ def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str =
     whose records do not name another session and, for a directory-derived one, were
     written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``, verbatim
     (a tool a hook started gets the hook's record there)."""
-    return cc.current_session_path(environ, cwd, _is_current_session)
+    return claude_facts.current_session_path(environ, cwd, _is_current_session)
 
 
 def _is_current_session(candidate: str, session_id: str, tree: str) -> bool:

@@ -31,9 +31,9 @@ from termsprawl_context.errors import (
     RecordUnreadable,
     UsageError,
 )
-from termsprawl_context.harness import claude as cc
+from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import open_regular
-from termsprawl_context.store.timestamps import parse_timestamp
+from termsprawl_context.transcript.timestamps import parse_timestamp
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
@@ -391,7 +391,7 @@ def stable_session_id(project_dir: str, path: str) -> str:
 def project_dir_of_record(path: str) -> str:
     """The directory holding a record's conversation's other transcripts: the record's
     own folder, or for a sub-agent's record, its session's folder."""
-    from termsprawl_context.store.subagents import session_dir_of
+    from termsprawl_context.harness.claude.subagents import session_dir_of
 
     session_dir = session_dir_of(path)
     return os.path.dirname(session_dir) if session_dir else os.path.dirname(os.path.abspath(path))

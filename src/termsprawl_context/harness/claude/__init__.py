@@ -1,0 +1,213 @@
+"""Claude Code as a provider behind ``harness/base.py``'s interface: its store and
+sessions, its records (already the record model's shape, so ``entries`` is
+``model.entry_of`` line by line), its hook answer and what ``init`` installs for it. Its
+facts (store layout, project files, the running session) are in ``facts.py``, its hook
+payload and output in ``hooks.py``, its permission rules in ``permissions.py``.
+"""
+
+import os
+
+from termsprawl_context.harness.base import Harness, ProjectSession, head_value, recent_files, under
+from termsprawl_context.harness.claude.facts import (
+    AGENT_FILE_PREFIX,
+    CONFIG_DIR_ENV,
+    SESSION_ID_LENGTH,
+    HOOK_EVENT_SESSION_START,
+    MEMORY_FILE,
+    MEMORY_IMPORT_PREFIX,
+    PROJECT_DIR_ENV,
+    SETTINGS_LOCAL_FILE,
+    TRANSCRIPT_SUFFIX,
+    config_dir,
+    encode_project_dir,
+    projects_dir,
+    resolve_work_dir,
+)
+from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
+
+__all__ = ["HARNESS"]
+
+
+class ClaudeCodeHarness(Harness):
+    """Claude Code behind the interface: its records already are the record model's
+    shape, so ``entries`` is ``entry_of`` line by line."""
+
+    name = "claude-code"
+    label = "Claude Code"
+    transcript_suffix = TRANSCRIPT_SUFFIX
+    hook_settings_file = SETTINGS_LOCAL_FILE
+    instruction_file = MEMORY_FILE
+    hook_event_session_start = HOOK_EVENT_SESSION_START
+    # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
+    hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
+    hook_names_itself = False
+    native_records = True
+    project_dir_env = PROJECT_DIR_ENV
+    config_dir_env = CONFIG_DIR_ENV
+    hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
+    command = "claude"
+    cli_option = "claude"
+    init_options = ("hook", "claude_md")
+    init_option_help = (
+        "register the SessionStart hook in DIR/%(settings)s (kept out of git)",
+        # (the file `workspace.discovery.CLAUDE_RULES_FILE` names; a test holds the two equal)
+        "write the instruction block to DIR/.claude/rules/termsprawl-context.md, which Claude Code loads at launch "
+        "from the project root or any folder below it, with no import to approve",
+    )
+    instruction_import_prefix = MEMORY_IMPORT_PREFIX
+    setup_steps = (
+        "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
+        "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
+        "project root)"
+    )
+    unrecorded_at_root = (
+        "its SessionStart hook did not record it: the project's hooks were not accepted, it was started "
+        "before `init`, or without a node id (its message then said so): quit it and start "
+        "%(start)s at the project root, accepting the project's hooks"
+    )
+
+    # Observed with the 2.1.328 TUI: an `@` import of a file outside the working directory
+    # asks once per folder; files it loads itself (CLAUDE.md, .claude/CLAUDE.md of each
+    # folder above) never ask.
+    subdir_import_note = (
+        'Claude Code was started in %(dir)s, below the project root: there it asks "Allow external CLAUDE.md '
+        'file imports?" for the CLAUDE.md line that imports the instruction block, and the default "No" is '
+        "saved for that folder, so the block never reaches its model from there: remove that line (`init "
+        "--claude-md` writes the block to .claude/rules/, which Claude Code loads from any folder with no "
+        "prompt), or answer Yes, or start it at the project root"
+    )
+
+    def store_roots(self, environ=None):
+        projects = projects_dir(None, environ)
+        return [projects] if projects else []
+
+    def is_session_file_name(self, name):
+        """``<36-character stem>.jsonl``, not an ``agent-`` file (only the stem's length is
+        checked, as the seed does)."""
+        return (
+            name.endswith(TRANSCRIPT_SUFFIX)
+            and not name.startswith(AGENT_FILE_PREFIX)
+            and len(name) - len(TRANSCRIPT_SUFFIX) == SESSION_ID_LENGTH
+        )
+
+    def project_folder(self, root, work_dir):
+        """Its folder name for a working directory, symlinks resolved (lossy: see
+        ``facts.encode_project_dir``)."""
+        return os.path.join(root, encode_project_dir(resolve_work_dir(work_dir)))
+
+    def config_dirs(self, environ=None):
+        found = config_dir(environ)
+        return [found] if found else []
+
+    def project_sessions(self, project, environ=None, since=0.0):
+        """Sessions of the project's folder in the store, and of every folder whose name
+        starts with it (a subdirectory's, the name being lossy: its records' ``cwd`` decides)."""
+        root = projects_dir(None, environ)
+        own = encode_project_dir(resolve_work_dir(project))
+        try:
+            folders = [n for n in os.listdir(root) if n == own or n.startswith(own + "-")] if root else []
+        except OSError:
+            folders = []
+        real = resolve_work_dir(project)
+        found = []
+        for folder in folders:
+            try:
+                names = os.listdir(os.path.join(root, folder))
+            except OSError:
+                continue
+            paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
+            for mtime, path in recent_files(paths, since):
+                cwd = head_value(path, lambda record: record.get(FIELD_CWD))
+                if folder != own and not (cwd and under(resolve_work_dir(cwd), real)):
+                    continue
+                session = Session(self.name, os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)], path)
+                found.append(ProjectSession(session, mtime, cwd or project))
+        found.sort(key=lambda one: one.mtime, reverse=True)
+        return found
+
+    def sessions(self, environ=None):
+        for root in self.store_roots(environ):
+            try:
+                folders = sorted(os.listdir(root))
+            except OSError:
+                continue
+            for folder in folders:
+                try:
+                    names = sorted(os.listdir(os.path.join(root, folder)))
+                except OSError:
+                    continue
+                for name in names:
+                    if name.endswith(TRANSCRIPT_SUFFIX):
+                        yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
+
+    def sniff(self, first):
+        return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
+
+    def entries(self, path):
+        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+        from termsprawl_context.model import entry_of
+
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                if record is not None:
+                    yield entry_of(record, line.number, line.offset)
+
+    def last_turns(self, path, limit):
+        """The seed's reading: raw records from the file's end (``transcript.turns.read_turns``)."""
+        from termsprawl_context.transcript.turns import read_turns
+
+        return read_turns(path, limit)
+
+    def hook_transcript(self, path, session_id, source, store=""):
+        """Where a resumed session's record really is (``relocation.relocate_record``: the
+        payload may name a folder the session was not written in)."""
+        from termsprawl_context.harness.claude.relocation import relocate_record
+
+        return relocate_record(store or projects_dir(None), path, source)
+
+    # --- sub-agents and identity: its own readers, for the interface's questions ------------
+    def subagent_paths(self, path):
+        """The ``agent-*.jsonl`` files of ``<session>/subagents/`` (one level, sorted)."""
+        from termsprawl_context.harness.claude.subagents import child_records
+
+        return child_records(path)
+
+    def subagent_tree(self, path):
+        """Both layouts (nested delegations, workflows), in the reference's walk order."""
+        from termsprawl_context.harness.claude.subagents import subagent_tree
+
+        return subagent_tree(path)
+
+    def subagent_parent(self, path):
+        """A sub-agent's dispatching session is the record its ``subagents`` folder is filed
+        under (``<session>.jsonl`` beside ``<session>/``)."""
+        from termsprawl_context.harness.claude.subagents import is_subagent_record, session_dir_of_subagent
+
+        if not is_subagent_record(path):
+            return False, ""
+        folder = session_dir_of_subagent(path)
+        above = folder + TRANSCRIPT_SUFFIX if folder else ""
+        return True, above if above and os.path.isfile(above) else ""
+
+    def stable_id(self, path):
+        """The origin record's uuid, walked back through restarts in its project folder;
+        None when the walk is degraded (the answer would not be proven)."""
+        from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
+
+        answer = resolve_stable_session_id(project_dir_of_record(path), path)
+        return None if answer.degraded is not None or not answer.id else answer.id
+
+    def supports(self, question):
+        return True  # every reader was written against Claude Code's records
+
+    # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
+
+    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
+        from termsprawl_context.harness.claude.hooks import session_start_output
+
+        return session_start_output(system_message, additional_context, session_title)
+
+
+HARNESS = ClaudeCodeHarness()

@@ -1,0 +1,240 @@
+"""Claude Code's own facts: the store and its folder encoding, sub-agent files, the
+running session, the project's settings, memory and skill files (its record shape, the
+one every provider produces, is ``model.py``'s; its hook payload and output: hooks.py).
+
+Observed on Claude Code 1.0 through 2.x records and documented behaviour; when Claude
+Code changes shape, this module is what changes. Nothing here reads a file: paths are
+computed from an environment mapping so that tests inject one.
+"""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Mapping, Optional
+
+__all__ = [
+    "AGENT_FILE_PREFIX",
+    "AGENT_META_SUFFIX",
+    "CONFIG_DIR_ENV",
+    "HOOK_EVENT_SESSION_START",
+    "MEMORY_FILE",
+    "MEMORY_IMPORT_PREFIX",
+    "META_AGENT_TYPE",
+    "META_DESCRIPTION",
+    "META_SPAWN_DEPTH",
+    "META_TOOL_USE_ID",
+    "PROJECTS_SUBDIR",
+    "PROJECT_CONFIG_DIR",
+    "PROJECT_DIR_ENV",
+    "SETTINGS_LOCAL_FILE",
+    "SESSION_ID_LENGTH",
+    "SETTINGS_LOCAL_NAME",
+    "SUBAGENTS_DIR",
+    "TRANSCRIPT_SUFFIX",
+    "config_dir",
+    "current_session_path",
+    "encode_project_dir",
+    "is_plain_name",
+    "projects_dir",
+    "resolve_work_dir",
+    "rules_file",
+    "skill_file",
+]
+
+
+# --- the store --------------------------------------------------------------------------
+CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # overrides ~/.claude
+CONFIG_DIR_NAME = ".claude"
+PROJECTS_SUBDIR = "projects"
+SUBAGENTS_DIR = "subagents"  # <session>/subagents/agent-<id>.jsonl
+WORKFLOWS_DIR = "workflows"  # <session>/subagents/workflows/wf_<id>/agent-<id>.jsonl
+WORKFLOW_PREFIX = "wf_"
+AGENT_FILE_PREFIX = "agent-"
+TRANSCRIPT_SUFFIX = ".jsonl"
+SESSION_ID_LENGTH = 36  # a session file's stem is a UUID
+AGENT_META_SUFFIX = ".meta.json"  # agent-<id>.meta.json beside agent-<id>.jsonl
+# The meta companion's fields: {agentType, description, toolUseId, spawnDepth}. toolUseId is
+# the id of the tool_use, in the dispatching record, that started the sub-agent.
+META_AGENT_TYPE = "agentType"
+META_DESCRIPTION = "description"
+META_TOOL_USE_ID = "toolUseId"
+META_SPAWN_DEPTH = "spawnDepth"
+
+# --- the running session ---------------------------------------------------------------
+# Claude Code (2.1.132 and later) sets this in the environment of the Bash tool's
+# subprocesses, matching the hook payload's session_id.
+SESSION_ID_ENV = "CLAUDE_CODE_SESSION_ID"
+# Ours, not Claude Code's: the record a hook resolved, for a tool that hook started (the
+# reference's SR_TRANSCRIPT); used verbatim when the harness names no session.
+TRANSCRIPT_ENV = "TERMSPRAWL_TRANSCRIPT"
+
+# --- the project ------------------------------------------------------------------------
+PROJECT_DIR_ENV = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks and tools
+PROJECT_CONFIG_DIR = ".claude"
+SETTINGS_LOCAL_NAME = "settings.local.json"
+# Personal settings: Claude Code keeps the file out of git when it creates it (through
+# the user's global excludes); a file made by anything else is not, so init does it.
+SETTINGS_LOCAL_FILE = os.path.join(PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME)
+SKILLS_DIR = os.path.join(PROJECT_CONFIG_DIR, "skills")
+SKILL_FILE_NAME = "SKILL.md"
+MEMORY_FILE = "CLAUDE.md"  # read at launch; imports other files with @path
+HOOK_EVENT_SESSION_START = "SessionStart"
+
+
+# --- memory (CLAUDE.md) ---------------------------------------------------------------------
+# CLAUDE.md files are read at launch from the working directory up to (not including)
+# the root; a line `@path` imports another file (relative to the importing file), but not
+# inside a code span or block. Claude Code never reads AGENTS.md, nor files in dot-folders
+# unless imported.
+MEMORY_IMPORT_PREFIX = "@"
+
+# --- skills -----------------------------------------------------------------------------
+# SKILL.md opens with YAML frontmatter: `name` (lowercase, digits, hyphens; the folder's
+# name), `description` (what the model matches a request against to load the skill:
+# what it does and when to use it, up to 1024 characters) and `allowed-tools` (tools the
+# skill may use without a permission prompt while active, e.g. `Bash(cmd:*)` for one
+# command with any arguments).
+SKILL_NAME_FIELD = "name"
+SKILL_DESCRIPTION_FIELD = "description"
+SKILL_ALLOWED_TOOLS_FIELD = "allowed-tools"
+SKILL_DESCRIPTION_MAX = 1024
+
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def config_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """The harness's configuration directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``;
+    "" when no home can be found."""
+    env = os.environ if environ is None else environ
+    explicit = (env.get(CONFIG_DIR_ENV) or "").strip()
+    if explicit:
+        return explicit
+    home = env.get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")  # HOME unset: the password database's answer
+        if home == "~":
+            home = ""
+    if not home:
+        return ""
+    return os.path.join(home, CONFIG_DIR_NAME)
+
+
+def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:
+    """The projects directory: ``explicit`` if given, else ``<config dir>/projects``.
+
+    Made absolute, so every path printed from it can be opened from anywhere."""
+    if explicit:
+        return os.path.abspath(explicit)
+    base = config_dir(environ)
+    return os.path.abspath(os.path.join(base, PROJECTS_SUBDIR)) if base else ""
+
+
+def encode_project_dir(directory: str) -> str:
+    """The harness's folder name for a working directory: every character that is not
+    an ASCII letter or digit becomes ``-``, one for one. Lossy by the harness's design:
+    ``/a/b-c`` and ``/a/b/c`` share a folder."""
+    return "".join(c if c in _ALNUM else "-" for c in directory)
+
+
+def resolve_work_dir(directory: str) -> str:
+    """``directory`` with symlinks resolved; a missing tail is re-joined onto its
+    longest existing ancestor, resolved. "" stays ""; any failure returns the input."""
+    if not directory:
+        return ""
+    try:
+        absolute = os.path.abspath(directory)
+        existing, tail = absolute, []
+        while not os.path.exists(existing):
+            parent, name = os.path.split(existing)
+            if parent == existing:
+                break
+            tail.append(name)
+            existing = parent
+        resolved = os.path.realpath(existing)
+        return os.path.join(resolved, *reversed(tail)) if tail else resolved
+    except (OSError, ValueError):
+        return directory
+
+
+def project_dir(config: str, directory: str) -> str:
+    """Where the harness keeps the transcripts of sessions run in ``directory``."""
+    if not config:
+        return ""
+    return os.path.join(config, PROJECTS_SUBDIR, encode_project_dir(resolve_work_dir(directory)))
+
+
+def skill_file(name: str) -> str:
+    """A project's skill file for ``name``, relative to the project directory."""
+    return os.path.join(SKILLS_DIR, name, SKILL_FILE_NAME)
+
+
+# 2.1.328 loads every `.claude/rules/*.md` of the launch folder and of each folder above it
+# with no prompt; an `@` import of a file outside the launch folder asks "Allow external
+# CLAUDE.md file imports?" there, and its default No is saved (seen in its TUI).
+RULES_DIR = os.path.join(PROJECT_CONFIG_DIR, "rules")
+
+
+def rules_file(name: str) -> str:
+    """A project's rules file for ``name``, relative to the project directory."""
+    return os.path.join(RULES_DIR, name + ".md")
+
+
+def is_plain_name(value: str) -> bool:
+    """A non-empty single path component: no separator of either kind, not ``.``/``..``.
+    Ids that become file names must be one (a session id, an agent id)."""
+    return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
+
+
+def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cwd: str = ""):
+    """Where the running session's own record may be, in the order to try it: for each
+    directory from ``cwd`` (default: the process's) up to the filesystem root,
+    ``(<its project dir>/<session id>.jsonl, that directory)``; then every
+    ``<config>/projects/*/<session id>.jsonl``, sorted, with "" for the directory (no
+    tree to check). Nothing when the environment names no session, or names one that
+    is not a plain name. Lazy: the projects directory is listed only if reached."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    if not is_plain_name(session_id):
+        return
+    name = session_id + TRANSCRIPT_SUFFIX
+    config = config_dir(environ)
+    if not cwd:
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            return
+    current = os.path.normpath(os.path.abspath(cwd))
+    while True:
+        folder = project_dir(config, current)
+        if folder:
+            yield os.path.join(folder, name), current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    if not config:
+        return
+    projects = os.path.join(config, PROJECTS_SUBDIR)
+    try:
+        folders = sorted(os.listdir(projects))
+    except OSError:
+        return
+    for folder in folders:
+        yield os.path.join(projects, folder, name), ""
+
+
+def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None) -> str:
+    """The running session's own record (the reference's CurrentSessionPath), or "": the
+    first of ``current_session_candidates`` that ``accept(path, session id, tree)``
+    takes (default: a regular file is there; the store's
+    ``identity.current_session_path`` adds the belongs-to checks), else
+    ``$TERMSPRAWL_TRANSCRIPT`` verbatim."""
+    env = os.environ if environ is None else environ
+    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+    for candidate, tree in current_session_candidates(environ, cwd):
+        if not os.path.isfile(candidate):
+            continue
+        if accept is None or accept(candidate, session_id, tree):
+            return candidate
+    return env.get(TRANSCRIPT_ENV) or ""

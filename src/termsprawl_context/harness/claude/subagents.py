@@ -1,0 +1,361 @@
+"""Sub-agent records: where a session's delegated work is filed, and how to climb back.
+
+Claude Code files a sub-agent's record under the record that dispatched it:
+``<project>/<session>/subagents/agent-<id>.jsonl``, nested again for a sub-agent that
+dispatched another (``.../agent-<a>/subagents/agent-<b>.jsonl``), and a workflow's agents
+under ``subagents/workflows/wf_<id>/``. Beside each sits ``agent-<id>.meta.json``, whose
+``toolUseId`` names the tool_use, in the dispatching record, that started it.
+
+These answers decide whose record a sub-agent's words are read from, so they fail
+closed: an agent id that could climb out of its directory is refused, an unparseable
+meta file is an error (not "no meta"), and an orphan's root is "" rather than a guess.
+Path facts come from ``harness.claude``.
+"""
+
+import os
+from typing import List, NamedTuple, Optional, Tuple
+
+from termsprawl_context.errors import (
+    NO_TRANSCRIPT_PATH,
+    NoParent,
+    NotAnAgentId,
+    RecordUnreadable,
+    SubagentsUnreadable,
+    os_reason,
+)
+from termsprawl_context.harness.claude import facts as cc
+from termsprawl_context.jsonl import loads_strict, open_regular
+from termsprawl_context.transcript.entry import tool_use_ids
+from termsprawl_context.transcript.record import (
+    MAX_RECORD_BYTES,
+    entry_at,
+    go_quote,
+    iter_raw_lines,
+    decode_line,
+    iter_entries,
+    same_file,
+)
+
+__all__ = [
+    "child_records",
+    "find_parent",
+    "is_subagent_record",
+    "parent_of",
+    "read_agent_meta",
+    "session_dir_of",
+    "session_dir_of_subagent",
+    "harness_root_of",
+    "session_root_of",
+    "subagent_transcript_path",
+    "subagent_tree",
+]
+
+
+NOT_AN_AGENT_ID = "the reported agent id is not an agent id"
+_PATH_CONTEXT = "transcript: sub-agent transcript path: "
+
+
+class AgentMeta(NamedTuple):
+    """The companion record of a delegation: the sub-agent's role, its task, the
+    dispatching tool_use's id, and how many delegations deep it sits."""
+
+    agent_type: str
+    description: str
+    tool_use_id: str
+    spawn_depth: int
+
+
+def record_stem(path: str) -> str:
+    """``path`` without its ``.jsonl``: the directory its own sub-agents nest in."""
+    return path[: -len(cc.TRANSCRIPT_SUFFIX)] if path.endswith(cc.TRANSCRIPT_SUFFIX) else path
+
+
+def is_agent_file_name(name: str) -> bool:
+    """``agent-<something>.jsonl``: the name of a sub-agent's record."""
+    return (
+        name.startswith(cc.AGENT_FILE_PREFIX)
+        and name.endswith(cc.TRANSCRIPT_SUFFIX)
+        and len(name) > len(cc.AGENT_FILE_PREFIX) + len(cc.TRANSCRIPT_SUFFIX) - 1
+    )
+
+
+def child_records(path: str) -> List[str]:
+    """The sub-agent records the record at ``path`` dispatched, one level: the
+    ``agent-*.jsonl`` files directly in ``<path minus .jsonl>/subagents/``, sorted.
+    [] when there is no such directory; SubagentsUnreadable when it cannot be listed."""
+    folder = os.path.join(record_stem(path), cc.SUBAGENTS_DIR)
+    try:
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if is_agent_file_name(e.name) and not e.is_dir()]
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        return []
+    except OSError as exc:
+        raise SubagentsUnreadable("transcript: enumerate sub-agents in %s: %s" % (folder, os_reason(exc))) from None
+    return [os.path.join(folder, name) for name in sorted(names)]
+
+
+def subagent_tree(path: str) -> List[str]:
+    """Every sub-agent record beneath the record at ``path``: the ones it dispatched,
+    theirs in turn, and the workflow layout (``subagents/workflows/wf_<id>/``), in the
+    reference's walk order (depth first, each directory's entries by name, files and
+    directories interleaved). Symlinked directories are not followed. [] when nothing
+    was dispatched; SubagentsUnreadable when a directory in the tree cannot be listed."""
+    top = os.path.join(record_stem(path), cc.SUBAGENTS_DIR)
+    if not os.path.isdir(top):
+        return []
+    found = []
+    walking = [iter(_sorted_entries(top, top))]
+    while walking:
+        step = next(walking[-1], None)
+        if step is None:
+            walking.pop()
+            continue
+        child, is_dir = step
+        if is_dir:
+            walking.append(iter(_sorted_entries(child, top)))
+        elif is_agent_file_name(os.path.basename(child)):
+            found.append(child)
+    return found
+
+
+def _sorted_entries(folder: str, top: str) -> List[Tuple[str, bool]]:
+    """``(path, is a directory)`` for each entry of ``folder``, by name; symlinks are
+    not directories here, so the walk never leaves the tree."""
+    try:
+        with os.scandir(folder) as entries:
+            listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)
+    except OSError as exc:
+        raise SubagentsUnreadable(
+            "transcript: enumerate sub-agents under %s: open %s: %s" % (top, folder, os_reason(exc))
+        ) from None
+    return [(os.path.join(folder, name), is_dir) for name, is_dir in listed]
+
+
+def session_dir_of_subagent(path: str) -> str:
+    """The directory a sub-agent's record is nested under (the dispatching record's
+    own path minus ``.jsonl``), or "" when ``path`` is under no ``subagents`` directory.
+
+    The ``subagents`` component is searched for from the record outwards, deepest
+    first, so the answer does not depend on how deep a layout nests a record, and a
+    session directory that itself holds a component named ``subagents`` cannot
+    capture it."""
+    current = os.path.dirname(path)
+    while True:
+        parent, name = os.path.split(current)
+        if name == cc.SUBAGENTS_DIR:
+            return parent
+        if parent == current or not current:
+            return ""
+        current = parent
+
+
+def meta_path_of(path: str) -> str:
+    """Where the meta companion of the record at ``path`` would be ("" for a path that
+    is not a ``.jsonl``)."""
+    if not path.endswith(cc.TRANSCRIPT_SUFFIX):
+        return ""
+    return record_stem(path) + cc.AGENT_META_SUFFIX
+
+
+def read_agent_meta(path: str) -> Optional[AgentMeta]:
+    """The meta companion of the sub-agent record at ``path``; None when there is none
+    (a root record's ordinary case). One that is there but cannot be read, or does not
+    decode as the reference's struct would (a field of the wrong type), is SubagentsUnreadable."""
+    meta = meta_path_of(path)
+    if not meta:
+        return None
+    try:
+        f = open_regular(meta)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
+    try:
+        with f:
+            data = f.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise SubagentsUnreadable(
+            "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
+        )
+    try:
+        value = loads_strict(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
+    decoded = _decode_meta(value)
+    if isinstance(decoded, str):
+        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
+    return decoded
+
+
+_META_FIELDS = {
+    cc.META_AGENT_TYPE.casefold(): "agent_type",
+    cc.META_DESCRIPTION.casefold(): "description",
+    cc.META_TOOL_USE_ID.casefold(): "tool_use_id",
+    cc.META_SPAWN_DEPTH.casefold(): "spawn_depth",
+}
+
+
+def _decode_meta(value: object):
+    """An AgentMeta, or the reason the value would not decode (as Go's decoder does:
+    keys case-insensitive, null is the zero value, a wrong type is an error)."""
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        return "the meta file is not a JSON object"
+    fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
+    for key, item in value.items():
+        field = _META_FIELDS.get(key.casefold())
+        if field is None or item is None:
+            continue
+        if field == "spawn_depth":
+            if isinstance(item, bool) or not isinstance(item, int):
+                return "%s is not an integer" % key
+        elif not isinstance(item, str):
+            return "%s is not a string" % key
+        fields[field] = item
+    return AgentMeta(**fields)  # type: ignore[arg-type]
+
+
+def is_subagent_transcript(path: str) -> bool:
+    """Whether the record at ``path`` says it is a sub-agent's: a meta companion that
+    parses, else its first entry's ``isSidechain``. An unreadable record is False."""
+    try:
+        if read_agent_meta(path) is not None:
+            return True
+    except SubagentsUnreadable:
+        pass
+    try:
+        for entry in iter_entries(path):
+            return entry.is_sidechain
+    except RecordUnreadable:
+        return False
+    return False
+
+
+def is_subagent_record(path: str) -> bool:
+    """Whether the record at ``path`` is a sub-agent's: filed as one
+    (``agent-*.jsonl`` under a ``subagents`` directory), or saying so itself
+    (``is_subagent_transcript``)."""
+    if is_agent_file_name(os.path.basename(path)) and session_dir_of_subagent(path):
+        return True
+    return is_subagent_transcript(path)
+
+
+def session_root_of(path: str) -> str:
+    """The root record of the session the record at ``path`` belongs to: the end
+    user's own conversation, climbed to through however many delegations. A root
+    answers itself; "" for a sub-agent's record whose dispatcher is not on disk where
+    the layout puts it (an orphan is not a session whose root can be named)."""
+    current = path
+    while is_subagent_record(current):
+        folder = session_dir_of_subagent(current)
+        if not folder:
+            return ""
+        above = folder + cc.TRANSCRIPT_SUFFIX
+        if not os.path.isfile(above) or same_file(above, current):
+            return ""
+        current = above
+    return current
+
+
+def harness_root_of(harness, path: str) -> str:
+    """``session_root_of`` for another harness's transcript, climbed through the parents its
+    own records name (``Harness.subagent_parent``); "" for an orphan or a loop, NotRecorded
+    when its records do not say."""
+    current, seen = path, set()
+    while True:
+        answer = harness.subagent_parent(current)
+        if answer is None:
+            from termsprawl_context.errors import NotRecorded
+
+            raise NotRecorded("root", harness.label, current)
+        is_subagent, parent = answer
+        if not is_subagent:
+            return current
+        seen.add(os.path.realpath(current))
+        if not parent or os.path.realpath(parent) in seen:
+            return ""
+        current = parent
+
+
+def subagent_transcript_path(session_path: str, agent_id: str) -> str:
+    """Where the sub-agent ``agent_id`` dispatched by the record at ``session_path``
+    wrote its record (the flat layout). An id that is empty, holds a path separator of
+    either kind, or is ``.`` or ``..`` is refused (NotAnAgentId): joined onto a directory
+    it would climb out into another conversation. ``..x`` and ``a..b`` are names."""
+    if not session_path:
+        raise NoParent(_PATH_CONTEXT + NO_TRANSCRIPT_PATH)
+    if not agent_id:
+        raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": it is empty")
+    if not cc.is_plain_name(agent_id):
+        raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": " + go_quote(agent_id))
+    return os.path.join(
+        record_stem(session_path), cc.SUBAGENTS_DIR, cc.AGENT_FILE_PREFIX + agent_id + cc.TRANSCRIPT_SUFFIX
+    )
+
+
+def holds_tool_use(path: str, tool_use_id: str) -> bool:
+    """Whether some entry of the record at ``path`` carries a tool_use block with this
+    id. Lines not holding the id's bytes are not parsed; an unreadable record is False."""
+    needle = tool_use_id.encode("utf-8")
+    try:
+        for line in iter_raw_lines(path):
+            if needle not in line.raw:
+                continue
+            entry = entry_at(line, decode_line(line.raw))
+            if entry is not None and tool_use_id in tool_use_ids(entry):
+                return True
+    except RecordUnreadable:
+        return False
+    return False
+
+
+def session_dir_of(path: str) -> str:
+    """The outermost session directory a sub-agent's record nests under (climbing
+    nested delegations by path alone), or "" when it is under no ``subagents``."""
+    folder = session_dir_of_subagent(path)
+    while folder and os.path.basename(folder).startswith(cc.AGENT_FILE_PREFIX):
+        above = session_dir_of_subagent(folder)
+        if not above:
+            break
+        folder = above
+    return folder
+
+
+def parent_of(path: str) -> str:
+    """The record that dispatched the sub-agent at ``path``: its IMMEDIATE parent (the
+    root, or another sub-agent), found as the record holding the tool_use whose id the
+    meta file's ``toolUseId`` names, searched in the session's root record and then
+    every sub-agent record of the session, ``path`` itself skipped.
+
+    "" when there is nothing to name: a root record (no meta), a meta without
+    ``toolUseId``, or an id no record holds (the dispatch is somewhere unseen, and a
+    link is never invented). An unparseable meta file is SubagentsUnreadable."""
+    return find_parent(path)[0]
+
+
+def find_parent(path: str) -> Tuple[str, str]:
+    """``(parent_of(path), why "" when it is "")``."""
+    meta = read_agent_meta(path)
+    if meta is None:
+        return "", "%s has no sub-agent meta file beside it: no dispatch to trace" % path
+    if not meta.tool_use_id:
+        return "", "the meta file of %s names no toolUseId: the dispatch cannot be traced" % path
+    folder = session_dir_of(path)
+    if not folder:
+        return "", "%s is under no subagents directory: its session's records cannot be searched" % path
+    candidates = []
+    root = folder + cc.TRANSCRIPT_SUFFIX
+    if os.path.isfile(root):
+        candidates.append(root)
+    candidates.extend(subagent_tree(root))
+    for candidate in candidates:
+        if same_file(candidate, path):
+            continue
+        if holds_tool_use(candidate, meta.tool_use_id):
+            return candidate, ""
+    return "", "no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id)
