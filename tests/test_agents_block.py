@@ -195,3 +195,12 @@ def test_init_finding_no_cli_names_every_registered_one(project, run_pyz, tmp_pa
     assert len(line) == 1, said
     for harness in available():
         assert harness.command in line[0] and "--" + harness.cli_option in line[0], (harness.name, line)
+
+
+def test_init_help_for_agents_md_names_every_cli_that_reads_it(run_pyz):
+    from termsprawl_context.harness import available
+
+    done = run_pyz(["init", "--help"], env={"COLUMNS": "1000"})
+    (line,) = [x for x in done.stdout.decode().splitlines() if x.strip().startswith("--agents-md ")]
+    for harness in available():
+        assert (harness.label in line) == ("agents_md" in harness.init_options), (harness.label, line)
