@@ -173,3 +173,34 @@ def test_any_text_is_refused_or_kept_around_one_block(pieces, eol, final):
         assert out.startswith(content[: span[0]]) and out.endswith(content[span[1] :])
     assert out.count(OPEN) == 1 and out.count(CLOSE) == 1
     assert discovery.upsert_managed_agents_block(out, discovery.STANDALONE_BLOCK, "A.md") == out
+
+
+def test_init_agents_md_names_every_cli_that_reads_it(project, run_pyz):
+    from termsprawl_context.harness import available
+
+    done = run_pyz(["init", "--cwd", project, "--agents-md"])
+    assert done.returncode == 0, done.stderr
+    line = [x for x in done.stdout.decode().splitlines() if "managed block for agents that read AGENTS.md" in x]
+    assert len(line) == 1, done.stdout
+    readers = [h.label for h in available() if "agents_md" in h.init_options]
+    assert len(readers) >= 7 and all(label in line[0] for label in readers), line
+
+
+def test_init_finding_no_cli_names_every_registered_one(project, run_pyz, tmp_path):
+    from termsprawl_context.harness import available
+
+    done = run_pyz(["init", "--cwd", project], env={"PATH": str(tmp_path / "empty-path")})
+    said = (done.stdout + done.stderr).decode()
+    line = [x for x in said.splitlines() if "found no supported agent CLI here" in x]
+    assert len(line) == 1, said
+    for harness in available():
+        assert harness.command in line[0] and "--" + harness.cli_option in line[0], (harness.name, line)
+
+
+def test_init_help_for_agents_md_names_every_cli_that_reads_it(run_pyz):
+    from termsprawl_context.harness import available
+
+    done = run_pyz(["init", "--help"], env={"COLUMNS": "1000"})
+    (line,) = [x for x in done.stdout.decode().splitlines() if x.strip().startswith("--agents-md ")]
+    for harness in available():
+        assert (harness.label in line) == ("agents_md" in harness.init_options), (harness.label, line)

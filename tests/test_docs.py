@@ -61,3 +61,15 @@ def test_the_readme_is_a_front_page():
         assert "\n### %s\n" % cli in text.split("## Quick start", 1)[1]
     troubleshooting = text.split("## Troubleshooting\n", 1)[1].split("\n## ", 1)[0]
     assert troubleshooting.count("\n| ") >= 8 and "| symptom | cause | fix |" in troubleshooting
+
+
+def test_the_quick_start_names_every_registered_cli():
+    from termsprawl_context.harness import available
+
+    quick_start = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    for harness in available():
+        # its own block (a `### <label>` heading) or its row of the table (`| <label> |`), with its init option
+        assert "\n### %s\n" % harness.label in quick_start or "\n| %s |" % harness.label in quick_start, harness.label
+        assert (
+            "--" + harness.cli_option in quick_start or "--" + harness.init_options[0].replace("_", "-") in quick_start
+        ), harness.label

@@ -102,3 +102,40 @@ def test_each_quick_start_records_its_node_and_links_it(cli, tmp_path, pyz):
     recorded = json.loads((project / ".termsprawl" / "transcripts" / (node + ".json")).read_text())
     assert recorded["path"] == str(transcript)
     assert "linked agents: alice" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def more_clis():
+    """The README's table of the other CLIs: {label: (files `init` writes, start line)}, and
+    the block's one `init` line with the options its comment names."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0].split("\n### Qwen Code", 1)[1]
+    line = section.split("```sh\n", 1)[1].split("```", 1)[0].strip()
+    rows = {}
+    for row in section.split("\n| ")[3:]:
+        cells = [c.strip() for c in row.split(" | ")]
+        ticked = cells[1].split("`")[1::2]
+        files = [t for t in ticked if " " not in t and ("/" in t or t.endswith((".md", ".json")))]
+        rows[cells[0]] = (files, cells[2].strip("`"))
+    return line, rows
+
+
+def test_the_other_clis_quick_start_writes_what_its_table_says(tmp_path, pyz):
+    from termsprawl_context.harness import available
+
+    line, rows = more_clis()
+    command, comment = line.split("#", 1)
+    options = [command.split()[-1]] + comment.split()[1:]
+    by_label = {h.label: h for h in available()}
+    assert sorted("--" + by_label[label].cli_option for label in rows) == sorted(options)
+    for label, (files, start) in rows.items():
+        harness = by_label[label]
+        project, home = tmp_path / harness.name / "project", tmp_path / harness.name / "home"
+        project.mkdir(parents=True)
+        home.mkdir()
+        run = command.replace("/path/to/project", str(project)).replace("python3 dist/termsprawl-context.pyz", "")
+        args = [sys.executable, str(pyz)] + shlex.split(run)[:-1] + ["--" + harness.cli_option]
+        done = subprocess.run(args, env={"PATH": os.environ.get("PATH", ""), "HOME": str(home)}, stdout=subprocess.PIPE)
+        assert done.returncode == 0, (label, done.stdout)
+        assert files and all((project / f).is_file() for f in files), (label, files)
+        assert (project / "AGENTS.md").is_file() == ("agents_md" in harness.init_options), label
+        assert start.split()[:2] == ["TERMSPRAWL_NODE_ID=erin", harness.command], (label, start)

@@ -206,8 +206,18 @@ def write_root_agents_block(cwd: str) -> "install.Step":
     if outcome == MARKER_UNCHANGED:
         return install.Step("agents-md", ROOT_AGENTS_FILE, install.UNCHANGED, "managed block already current")
     return install.Step(
-        "agents-md", ROOT_AGENTS_FILE, install.WRITTEN, "managed block for agents that read AGENTS.md (Codex CLI)"
+        "agents-md",
+        ROOT_AGENTS_FILE,
+        install.WRITTEN,
+        "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers(),
     )
+
+
+def _agents_md_readers() -> str:
+    """The labels of the registered CLIs whose instructions are the root ``AGENTS.md``."""
+    from termsprawl_context.harness import available
+
+    return ", ".join(h.label for h in available() if "agents_md" in h.init_options)
 
 
 def write_instruction_import(cwd: str, harness: Any) -> "install.Step":

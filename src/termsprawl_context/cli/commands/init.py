@@ -58,6 +58,9 @@ def _init_options(parser) -> None:
                 )
             else:
                 text = texts[i] if i < len(texts) else ""
+                readers = [h.label for h in harnesses if option in h.init_options]
+                if len(readers) > 1:  # one option for several CLIs (AGENTS.md): name each
+                    text += "; read at launch by " + ", ".join(readers)
             parser.add_argument("--" + option.replace("_", "-"), action="store_true", help=text)
     for harness in harnesses:
         flags = " ".join("--" + name.replace("_", "-") for name in harness.init_options)
@@ -80,9 +83,8 @@ def _init_options(parser) -> None:
 INIT = Spec(
     "init",
     "Install the command, discovery markers and .gitignore into a project, and wire the agent CLIs: with no CLI "
-    "option, every supported CLI found on this machine (--no-codex etc. leave one out); --claude, --codex, "
-    "--gemini name them; --hook, --claude-md, --codex-hook, --agents-md, --gemini-hook, --gemini-md name one "
-    "step each.",
+    "option, every supported CLI found on this machine (--no-codex etc. leave one out); --claude, --codex etc. "
+    "name CLIs (each with all its steps); --hook, --claude-md, --codex-hook, --agents-md etc. name one step each.",
     common=("cwd",),
     options=_init_options,
 )

@@ -98,8 +98,8 @@ class CodexHarness(Harness):
     init_option_help = (
         "register a SessionStart hook for Codex CLI in DIR/%(settings)s (kept out of git; Codex runs it in a "
         "project whose hooks you trusted; no `[features]` entry is needed)",
-        "add the managed block to DIR/%(instruction)s (created if absent), which Codex CLI reads at launch: the "
-        "one file outside .termsprawl/ init writes only when asked",
+        "add the managed block to DIR/%(instruction)s (created if absent): the one file outside .termsprawl/ "
+        "init writes only when asked",
     )
     hook_next_steps = """codex: the hook runs once Codex CLI trusts this project and its hooks (it asks at the first
       start; `codex exec --trust --dangerously-bypass-hook-trust` in scripts); start it
