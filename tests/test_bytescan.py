@@ -315,3 +315,11 @@ def test_a_windowed_find_answers_as_one_find(data, needle, start, end, window):
             assert finds(haystack, needle) == (needle in haystack)
     finally:
         bytescan.FIND_WINDOW = kept
+
+
+def test_a_torn_uuid_key_never_takes_the_next_line_s_bytes():
+    # Found by the superset property above: a line torn right after `"uuid":"`.
+    raws = [b'{"timestamp":"user","uuid":"', b'{"x":"u-1"}', b'{"uuid" :\t"u-2"}']
+    data = b"\n".join(raws)
+    assert summary_index.own_uuids(data, 0, len(data)) == summary_index.pack(summary_index.own_uuids_plain(raws))
+    assert summary_index.own_uuids(data, 0, len(data)) == b"u-2"

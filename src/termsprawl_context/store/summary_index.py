@@ -147,7 +147,8 @@ def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
 # backslash there (an escaped quote ends the bytes early, at its backslash): rare, so
 # the window is then parsed instead. Quoted inside a string, a key is escaped
 # (``\"uuid\"``) and not matched; after a string, only a key is followed by a colon.
-_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"\s*:\s*"([^"]*)"')
+# A match never crosses a line's end: a torn line's key must not take the next line's bytes.
+_UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"[ \t\r]*:[ \t\r]*"([^"\n]*)"')
 
 
 def _encoded(text: str) -> bytes:
