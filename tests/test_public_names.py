@@ -1,13 +1,12 @@
-"""The package's public names: an ``__all__`` per module, and every public name used.
+"""The package's public names: private means a leading underscore, and every public name is used.
 
 Read from the source with ``ast`` (every import counts, the lazy ones inside functions
-too). A module's ``__all__`` is what other modules of the package take from it; a public
-name (no leading underscore) left out of it is private by that choice: no other module
-may take it, nor any name with a leading underscore. Every name in ``__all__`` is taken
-by another module of the package or is public on purpose (``API``, with its reason, and
-the names docs/api.md documents as importable); every public name a module defines is
-used by the package (in its own module or another) or is public on purpose too, so
-nothing in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``).
+too). No module takes another's name with a leading underscore. Every public name a
+module defines is used by the package (in its own module or another) or is public on
+purpose (``API``, with its reason, and the names docs/api.md documents as importable),
+so nothing in ``src/`` serves only the tests (an oracle lives in ``tests/oracles.py``).
+``__all__`` is kept only where there is a published list of names (``WITH_ALL``: the
+harness registry); there it holds exactly what other modules take or the API names.
 Tests may still import a module's private helpers to test them on their own.
 """
 
@@ -42,6 +41,8 @@ API = {
     ): "the command registry: docs/cli.md's command table and the CLI contract tests are checked against it",
 }
 API = {(PACKAGE + "." + module, name): why for (module, name), why in API.items()}
+# The modules that publish a list of names (issue 28: `__all__` only there).
+WITH_ALL = {PACKAGE + ".harness"}
 
 API_DOC = SRC.parent / "docs" / "api.md"
 
@@ -253,17 +254,17 @@ def _exists(modules, module, name):
     return any(source in modules and _exists(modules, source, name) for source in here.star)
 
 
-def violations(root, package=PACKAGE, api=None, fact_tables=()):
+def violations(root, package=PACKAGE, api=None, fact_tables=(), with_all=None):
     """Every breach of the rules above in the package under ``root``, as sentences."""
     api = api or {}
+    with_all = WITH_ALL if with_all is None else with_all
     modules = load_modules(root, package)
     taken = taken_names(modules, {name: m.tree for name, m in modules.items()})
     found = []
     for name, module in sorted(modules.items()):
-        if module.all is None:
-            found.append("%s has no __all__" % name)
-            continue
-        for entry in module.all:
+        if module.all is not None and name not in with_all:
+            found.append("%s has an __all__, which only a module publishing its names keeps" % name)
+        for entry in module.all or ():
             if not _exists(modules, name, entry):
                 found.append("%s.__all__ names %s, which it neither defines nor imports" % (name, entry))
             elif (name, entry) not in taken and (name, entry) not in api:
@@ -320,17 +321,16 @@ def _api():
     return found
 
 
-def test_every_module_has_all_and_every_public_name_is_used():
+def test_private_names_stay_private_and_every_public_name_is_used():
     assert violations(SRC, api=_api(), fact_tables=FACT_TABLES) == []
 
 
-def test_what_the_readme_documents_exists_and_is_in_all():
+def test_what_docs_api_documents_exists_and_is_public():
     modules = load_modules(SRC)
     documented = readme_names(API_DOC.read_text(encoding="utf-8"), modules)
     assert len(documented) > 20  # the reader found docs/api.md's lists
     assert sorted(key for key in documented if not _exists(modules, *key)) == []
-    missing = [key for key in documented if key[1] not in (modules[key[0]].all or ())]
-    assert sorted(missing) == []
+    assert sorted(key for key in documented if not _is_public(key[1])) == []
 
 
 def test_the_api_list_names_only_what_exists():
@@ -377,9 +377,10 @@ def test_the_checker_sees_each_breach(tmp_path):
             """
         )
     )
-    assert violations(tmp_path, "pkg") == [
+    assert violations(tmp_path, "pkg", with_all={"pkg.a"}) == [
+        "pkg has an __all__, which only a module publishing its names keeps",
         "pkg.a.__all__ names ghost, which it neither defines nor imports",
-        "pkg.b has no __all__",
+        "pkg.c has an __all__, which only a module publishing its names keeps",
         "pkg.b takes _private from pkg.a: a private name (make it public there)",
         "pkg.c takes dead from pkg.a, which leaves it out of __all__",
         "pkg.b takes inner from pkg.a, which leaves it out of __all__",

@@ -6,7 +6,4 @@ transcripts) -> ``cite``; ``workspace`` holds ``<project>/.termsprawl/`` state; 
 only parses argv, calls one function and prints.
 """
 
-__all__ = ["__version__"]
-
-
 __version__ = "0.1.0"

@@ -4,6 +4,5 @@ import sys
 
 from termsprawl_context.cli import main
 
-__all__ = []
 
 sys.exit(main())

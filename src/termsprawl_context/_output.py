@@ -31,26 +31,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Optional, TextIO
 
-__all__ = [
-    "MESSAGE_PREFIX",
-    "PROG",
-    "Spool",
-    "StdoutFailed",
-    "byte_sink",
-    "encode_path",
-    "encode_text",
-    "error_line",
-    "guard_standard_streams",
-    "silence_stdout",
-    "terminal_safe",
-    "terminal_safe_json",
-    "warn",
-    "write_bytes",
-    "write_diagnostic",
-    "write_out",
-    "write_path",
-    "write_transcript_text",
-]
 
 PROG = "termsprawl-context"
 # Every stderr line the package writes starts with the command's name.

@@ -11,15 +11,6 @@ from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Union
 
 from termsprawl_context.jsonl import iter_lines_reverse
 
-__all__ = [
-    "HeadWindow",
-    "ReadBuffers",
-    "TailWindow",
-    "iter_lines_within",
-    "read_head",
-    "read_tail",
-    "tail_of_head",
-]
 
 # A window read past the head goes in blocks of this size (the head's own bound caps it).
 WINDOW_BLOCK_BYTES = 1 << 16

@@ -23,29 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import BinaryIO, Iterable, Iterator, List, Optional, Union
 
-__all__ = [
-    "CARRY_BYTES",
-    "CHUNK_BYTES",
-    "ESCAPES_ANY",
-    "ESCAPES_ASCII",
-    "ESCAPES_ASCII_FOLDED",
-    "ESCAPE_LENGTH",
-    "FIND_WINDOW",
-    "FoldedKey",
-    "LOWER_TO_ASCII",
-    "Needles",
-    "ValueSpellings",
-    "ascii_escape_pattern",
-    "carry_over",
-    "escape_positions",
-    "escaped_width",
-    "file_holds_ascii_escape",
-    "file_may_hold",
-    "finds",
-    "has_ascii_escape",
-    "scan_buffer",
-]
-
 
 # The bytes every escape of a character below U+0100 starts with: a literal find of it
 # is several times faster than the regex, and rules out most chunks at once.

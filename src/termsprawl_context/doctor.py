@@ -16,8 +16,6 @@ from termsprawl_context.dump import PeerVisit, ProjectIO, walk_peers
 from termsprawl_context.workspace.layout import STATE_DIR, state_path
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
-__all__ = ["diagnose", "format_doctor", "report_json", "setup_notes", "subdir_import_notes", "unrecorded_notes"]
-
 
 # Where a peer's walk ends; PRINTED means the dump prints it.
 PRINTED = "printed"

@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
 
-__all__ = ["ContextIO", "PeerVisit", "ProjectIO", "collect", "render", "walk_peers"]
 
 PEER_SEPARATOR = "\n---\n"
 

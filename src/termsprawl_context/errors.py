@@ -12,19 +12,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Callable, Sequence, Union
 
 # fmt: off
-__all__ = [
-    "EMPTY_QUOTE", "EXIT_CITE_AMBIGUOUS", "EXIT_CITE_NOT_FOUND", "EXIT_CITE_REFUSED", "EXIT_FAILURE",
-    "EXIT_INTERNAL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_OUTPUT_FAILED", "EXIT_TOO_FRESH", "IDENTITY_CONTEXT",
-    "NO_ENTRY_AT_LINE", "NO_SESSION_ROOT", "NO_TRANSCRIPT_PATH", "AmbiguousSession", "AnswerUnmatched", "DatabaseUnreadable",
-    "ChainRunaway", "CitationAmbiguous", "CitationError", "CitationNotFound", "CitationRefused",
-    "ContinuationMissing", "Degraded", "DuplicateKey", "ExpressionNeverRan", "ExpressionNotBoolean",
-    "HookInputError", "HookRefused", "InsideProject", "LineTooLong", "ManagedBlockRefused", "ManagedFileRefused",
-    "NoOriginRecord", "NoParent", "NoProjectDir", "NoSessionRoot", "NotARegularFile",
-    "NotAnAgentId", "NotFound", "NotRecorded", "OtherProject", "OutsideProject", "QueryCompileError",
-    "RecordUnreadable", "Refusal", "RunError", "SessionIdNotFound", "SelfLink", "SessionNotFound",
-    "SettingsUnusable", "SignalsUnknown", "SubagentSession", "SubagentsUnreadable", "UsageError", "BadNodeId",
-    "WriteFailed", "WrongRecord", "os_reason",
-]
 # fmt: on
 
 

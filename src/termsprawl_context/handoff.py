@@ -65,26 +65,6 @@ ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
 
 # Defined here; the names imported from handoff_render above are its API too.
-__all__ = [
-    "DEFAULT_MAX_CHARS",
-    "DEFAULT_TURNS",
-    "HandoffTurn",
-    "PeerHandoff",
-    "build_handoff",
-    "gone_notes",
-    "linked_sources",
-    "number_lines",
-    "read_harness_turns",
-    "read_turns_backward",
-    "FORMATS",
-    "FORMAT_JSON",
-    "FORMAT_MARKDOWN",
-    "SESSION_HEADING",
-    "apply_budget",
-    "format_peer_markdown",
-    "handoff_data",
-    "render",
-]
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):

@@ -9,24 +9,6 @@ so no content can close it), and JSON. Pure functions over ``handoff``'s plain t
 
 from __future__ import annotations
 
-__all__ = [
-    "CUT_MARKER",
-    "FORMATS",
-    "FORMAT_JSON",
-    "FORMAT_MARKDOWN",
-    "PEER_HEADING",
-    "SESSION_HEADING",
-    "apply_budget",
-    "cut_turn",
-    "fence_for",
-    "format_json",
-    "format_markdown",
-    "format_peer_markdown",
-    "handoff_data",
-    "one_line",
-    "render",
-    "share",
-]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

@@ -41,8 +41,6 @@ from termsprawl_context.workspace.project import (
 # The variable the default provider sets to the project it runs in, for hooks and tools.
 PROJECT_DIR_ENV = _provider(None).project_dir_env
 
-__all__ = ["PROJECT_DIR_ENV", "context_line", "process_alive", "read_holder", "record_from_hook", "session_start"]
-
 
 HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1

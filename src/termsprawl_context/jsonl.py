@@ -27,22 +27,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
-__all__ = [
-    "COST_CHECK_FROM",
-    "MAX_LINE_BYTES",
-    "Line",
-    "iter_lines",
-    "iter_lines_reverse",
-    "iter_lines_strict",
-    "json_type_name",
-    "line_numbers",
-    "loads_strict",
-    "open_regular",
-    "parse_object",
-    "read_within_bound",
-    "readable",
-    "try_open_regular",
-]
 
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
 # dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.

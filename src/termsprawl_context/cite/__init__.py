@@ -30,7 +30,7 @@ records a session's pools are), ``hints``, ``resolution`` and ``at_line``.
 """
 
 # The parts' other names stay importable here (``cite.normalize``, ``cite.HINT_ECHO``): the
-# tests and the reference's checks read the package whole; ``__all__`` is what the CLI takes.
+# tests and the reference's checks read the package whole; what the CLI takes is imported by name.
 # ruff: noqa: F401
 
 from __future__ import annotations
@@ -125,22 +125,3 @@ if TYPE_CHECKING:  # annotations are never evaluated
 # A package attribute so a test can swap it, as the reference's tests register theirs
 # (``exclusions`` reads it here at each call).
 command_echoes: Optional[Callable[[str], bool]] = echo.echoes_record
-
-__all__ = [
-    "SOURCE_USER",
-    "CitationRequest",
-    "cite",
-    "cite_in_session",
-    "command_echoes",
-    "envelope_at",
-    "extract_answers",
-    "parse_sources",
-    "person_texts",
-    "refused_tool_use_ids",
-    "resolve_across_sessions",
-    "resolve_citation",
-    "resolve_citations",
-    "resolve_in_record",
-    "tool_result_at",
-    "unresolved_hint",
-]

@@ -39,8 +39,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["calls_answered_at", "entry_at_line", "envelope_at", "record_at", "tool_result_at"]
-
 
 def record_at(path: str, line: int) -> Record:
     """The entry at ``line`` alone, with the calls its tool results answer and, when its

@@ -13,8 +13,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["extract_answers", "has_answer_prefix", "is_answer_envelope", "refused_tool_use_ids"]
-
 
 def extract_answers(body: str) -> List[str]:
     """The answers the person picked, out of an AskUserQuestion envelope (questions and

@@ -14,16 +14,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.cite.records import Call
     from termsprawl_context.transcript.entry import ToolCall
 
-__all__ = [
-    "EXCLUDED_ASK",
-    "EXCLUDED_DELEGATION",
-    "EXCLUDED_ECHO",
-    "EXCLUDED_NO_CALL",
-    "EXCLUDED_TASK_OUTPUT",
-    "EXCLUDED_TRANSCRIPT",
-    "exclusion",
-]
-
 
 def _call_reads_transcript(found: Call) -> bool:
     data = found.call.input if isinstance(found.call.input, dict) else {}

@@ -29,25 +29,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.cite.values import CitationRequest
 
-__all__ = [  # in the order they are written
-    "SUBAGENT_USER_RULE",
-    "SUBAGENT_USER_ADVICE",
-    "SUBAGENT_RECORD_ALONE",
-    "HINT_OWN_DISPATCH_PROMPT",
-    "HINT_DISPATCH_PROMPT",
-    "HINT_NO_CALL",
-    "HINT_DELEGATION",
-    "HINT_TASK_OUTPUT",
-    "HINT_TRANSCRIPT",
-    "HINT_ECHO",
-    "HINT_ASK",
-    "HINT_ENVELOPE",
-    "dispatch_prompt_contains",
-    "unresolved_user_hint",
-    "excluded_result_hint",
-    "unresolved_hint",
-    "session_hint",
-]
 
 SUBAGENT_USER_RULE = (
     "your prompt is the parent agent's, not the user's. --cite:user resolves only against the user's messages in "

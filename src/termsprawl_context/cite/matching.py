@@ -13,19 +13,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import BinaryIO, Callable, Optional
 
-__all__ = [
-    "MIN_NEEDLE",
-    "NEEDLE_CHUNK",
-    "PREFILTER",
-    "body_matches",
-    "contains_words",
-    "file_may_contain",
-    "normalize",
-    "quote_needle",
-    "quote_needles",
-    "scan_file",
-    "strip_read_gutters",
-]
 
 MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
 NEEDLE_CHUNK = 1 << 20  # a session's files are searched for the needle in chunks this size (one buffer)

@@ -26,20 +26,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.cite.records import Record
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "SOURCE_TOOL_RESULT",
-    "SOURCE_TYPES",
-    "SOURCE_USER",
-    "answers_entry",
-    "envelope_readings",
-    "genuine_body",
-    "message_texts",
-    "own_results",
-    "parse_source_type",
-    "parse_sources",
-    "tool_bodies",
-    "user_texts",
-]
 
 SOURCE_USER = "user"
 SOURCE_TOOL_RESULT = "tool_result"

@@ -21,21 +21,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "PARENT_LINE_BYTES",
-    "RECENT_LINES",
-    "UNREAD",
-    "Call",
-    "Record",
-    "calls_and_commands",
-    "calls_for",
-    "filter_add",
-    "holds_escapes",
-    "load_record",
-    "parent_filter",
-    "recent_finder",
-    "stream_entries",
-]
 
 Call = namedtuple("Call", "call cwd")
 

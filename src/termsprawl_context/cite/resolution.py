@@ -46,20 +46,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.cite.values import CitationRequest
     from termsprawl_context.transcript.entry import Entry, ToolCall
 
-__all__ = [
-    "CALL_TRUNCATED",
-    "MAX_CITED_CALL",
-    "MAX_CITED_MESSAGE",
-    "MAX_LISTED_MATCHES",
-    "MESSAGE_TRUNCATED",
-    "entry_calls",
-    "entry_text",
-    "render_call",
-    "resolve_across_sessions",
-    "resolve_citation",
-    "resolve_citations",
-    "resolve_in_record",
-]
 
 MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
 MAX_CITED_CALL = 2048  # bytes of one rendered call's argument

@@ -48,7 +48,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["cite", "cite_in_record", "search_into"]
 
 # One entry's search, in two steps so a streamed search keeps only candidates: what the
 # entry alone says (typed words, and the lines just before it when the local command

@@ -23,15 +23,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.cite.values import Match
 
-__all__ = [
-    "SessionRecords",
-    "cite_in_session",
-    "citation_records",
-    "session_candidates",
-    "session_hits",
-    "session_may_contain",
-]
-
 
 class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
     """Where each pool is searched: the root record for the user's words ("" when a

@@ -17,11 +17,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, Tuple
 
-__all__ = [
-    "is_transcript_path",
-    "looks_like_record",
-    "looks_like_transcript",
-]
 
 TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
 TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024

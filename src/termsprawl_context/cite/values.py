@@ -13,8 +13,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, Iterable, List, Set, Tuple
 
-__all__ = ["Citation", "CitationRequest", "Hits", "Match"]
-
 
 # --- values ---------------------------------------------------------------------------------
 class Match(namedtuple("Match", "path line")):

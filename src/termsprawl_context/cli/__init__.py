@@ -16,7 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
-__all__ = ["COMMANDS", "main"]
 
 # name -> (module, function, synopsis, summary): constant data, read only when a command is
 # named or the usage is printed; each function takes the argv after the command name and

@@ -7,18 +7,6 @@ from typing import List, Optional
 from termsprawl_context._output import PROG
 from termsprawl_context.errors import InsideProject, UsageError
 
-__all__ = [
-    "CommandParser",
-    "add_cwd",
-    "add_harness",
-    "add_projects_dir",
-    "command_parser",
-    "parse",
-    "positive_int",
-    "project_dir",
-    "require_ids",
-]
-
 
 class CommandParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -79,7 +67,8 @@ def add_cwd(parser: argparse.ArgumentParser) -> None:
 
 def require_ids(command: str, *values: str) -> None:
     """Refuse a value that is not a safe node id (``BadNodeId``, exit 2)."""
-    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, BadNodeId, is_safe_id, shown_id
+    from termsprawl_context.errors import BadNodeId
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
     for value in values:
         if not is_safe_id(value):

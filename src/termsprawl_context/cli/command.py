@@ -35,26 +35,6 @@ from termsprawl_context._output import (
 from termsprawl_context.cli import _args
 from termsprawl_context.errors import UsageError
 
-__all__ = [
-    "ANY_NODE",
-    "Arg",
-    "JSON_LIST",
-    "JSON_ONE",
-    "LINE",
-    "PATH",
-    "SESSION",
-    "Spec",
-    "UUID",
-    "add_count",
-    "cell",
-    "command",
-    "json_line",
-    "parse_command",
-    "print_list",
-    "print_one",
-    "print_text",
-]
-
 
 class Arg(NamedTuple):
     """A positional argument: its name in the namespace, its metavar in usage and help,

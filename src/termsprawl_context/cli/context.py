@@ -20,8 +20,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
-__all__ = ["ContextArgs", "RealContextIO", "run_dump", "run_handoff"]
-
 
 class ContextArgs(tuple):
     """The dump's two arguments: the project directory and the node asking. A plain

@@ -7,22 +7,6 @@ from typing import Any, List, Optional
 
 from termsprawl_context.errors import NotFound
 
-__all__ = [
-    "STORE_OPTIONS",
-    "at_line",
-    "native",
-    "native_only",
-    "native_store",
-    "not_recorded",
-    "other_harness",
-    "other_harnesses",
-    "path_line",
-    "readable",
-    "resolve_session",
-    "session_uuid",
-    "reads_native",
-]
-
 
 def native_store(args: Any) -> str:
     """The ``native`` harness's projects directory: refused when ``--projects-dir`` names one that is

@@ -54,18 +54,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.model import Entry, SessionInfo
 
-__all__ = [
-    "Harness",
-    "ProjectSession",
-    "Q_ENTRIES",
-    "Q_IDENTITY",
-    "Q_SUBAGENTS",
-    "Session",
-    "head_value",
-    "recent_files",
-    "under",
-]
-
 
 # The questions a harness may not be able to answer from its records (``supports``).
 Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them

@@ -15,8 +15,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["line_entries", "line_entries_reverse", "new_entry"]
-
 
 def line_entries(path: str, convert: "Callable[[dict, int, int], List[Entry]]") -> "Iterator[Entry]":
     """The entries of every line, forward. Raises OSError when ``path`` is no regular file."""

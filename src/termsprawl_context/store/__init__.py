@@ -1,3 +1,1 @@
 """The harness's store: ``~/.claude/projects`` and the transcripts in it (read only)."""
-
-__all__ = []

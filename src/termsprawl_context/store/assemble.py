@@ -38,10 +38,6 @@ from termsprawl_context.transcript.parse import (
     has_known_field,
 )
 
-__all__ = [
-    "assemble",
-    "assemble_file",
-]
 
 # json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
 _decode = json.JSONDecoder().decode

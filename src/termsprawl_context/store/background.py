@@ -32,14 +32,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "AgentSignalCursor",
-    "background_agent_signals",
-    "background_agent_signals_since",
-    "running",
-    "running_background_agents",
-]
-
 
 LAUNCHED = "launched"  # a background Agent call whose receipt returned the agent's id
 ENDED = "ended"  # a <task-notification> for the agent with a terminal status

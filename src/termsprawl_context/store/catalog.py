@@ -23,26 +23,6 @@ from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
 from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
 
-__all__ = [
-    "Resolved",
-    "is_session_file_name",
-    "session_id_of",
-    "stem_of",
-    "is_path",
-    "list_directory",
-    "iter_candidate_paths",
-    "session_files",
-    "report_skipped",
-    "project_store_dir",
-    "store_root",
-    "require_store",
-    "other_sessions",
-    "reads_claude",
-    "resolve",
-    "resolve_uuid",
-    "copies_message",
-    "candidates_message",
-]
 
 LATEST = "latest"
 # The seed's store (``--projects-dir``, ``--project``): the default provider's, walked here.

@@ -23,11 +23,6 @@ if TYPE_CHECKING:
 # Files are read in blocks of this size.
 BLOCK_SIZE = 1 << 20
 
-__all__ = [
-    "chunk_lines",
-    "iter_blocks",
-    "iter_chunks",
-]
 
 # The longest line held: jsonl's one bound (named here too so that a test can lower it
 # for the chunked reader alone), so every reader of the package agrees on which lines

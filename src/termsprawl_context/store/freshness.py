@@ -13,8 +13,6 @@ from typing import Any, Optional, Tuple
 
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, EXIT_TOO_FRESH, NotFound
 
-__all__ = ["check_fresh"]
-
 
 FRESHNESS_SECONDS = 60
 

@@ -13,8 +13,6 @@ from termsprawl_context.byte_windows import iter_lines_within
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import first_typed_prompt
 
-__all__ = ["first_prompt_in", "prompt_past_head"]
-
 
 def first_prompt_in(lines: Iterator[bytes]) -> str:
     """The first typed prompt among raw ``lines`` (as a title); "" when none."""

@@ -14,14 +14,6 @@ from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
-__all__ = [
-    "checked_hook_input",
-    "claude_hook_input",
-    "parse_payload",
-    "read_payload_bytes",
-    "validate_transcript_under",
-]
-
 
 # A payload larger than this is refused, not cut. A real one is a few hundred bytes (a
 # session id, paths, an event name); no harness sends a MiB. Parsed whole, a payload at

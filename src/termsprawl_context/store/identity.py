@@ -47,19 +47,3 @@ from termsprawl_context.harness.claude.relocation import (  # noqa: F401 (the te
     relocate_record,
 )
 from termsprawl_context.transcript.timestamps import parse_timestamp, start_time  # noqa: F401
-
-__all__ = [
-    "belongs_to_session",
-    "belongs_to_tree",
-    "check_belongs_to_session",
-    "check_belongs_to_tree",
-    "check_harness_belongs_to_session",
-    "check_harness_belongs_to_tree",
-    "current_session_path",
-    "project_dir_of_record",
-    "relocate_record",
-    "resolve_stable_session_id",
-    "stable_session_id",
-    "start_cwd",
-    "start_time",
-]

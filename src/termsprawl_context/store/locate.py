@@ -31,8 +31,6 @@ from termsprawl_context.store import parallel
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
-__all__ = ["UuidSpellings", "locate", "locate_or_refuse", "scan_file"]
-
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 

@@ -21,7 +21,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["available_jobs", "file_weight", "map_shared"]
 
 JOBS_ENV = "TERMSPRAWL_JOBS"
 

@@ -8,7 +8,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
-__all__ = ["CONFIG_DIR_ENV", "projects_dir"]
 
 _SEED = get(DEFAULT_HARNESS)
 CONFIG_DIR_ENV = _SEED.config_dir_env

@@ -36,17 +36,6 @@ from termsprawl_context.store.catalog import session_files
 from termsprawl_context.store.session_titles import Titles
 from termsprawl_context.transcript import entry as records
 
-__all__ = [
-    "DEFAULT_KINDS",
-    "DEFAULT_LIMIT",
-    "Hit",
-    "KINDS",
-    "Matcher",
-    "SUBAGENT_DEFAULT_KINDS",
-    "parse_kinds",
-    "search_other",
-    "search_store",
-]
 
 KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
 KIND_PERSON_BEFORE = "human"  # the word --in took before; still accepted

@@ -25,23 +25,6 @@ from termsprawl_context.transcript.titles import (
     typed_prompt,
 )
 
-__all__ = [
-    "MAX_METADATA_FIELD_SIZE",
-    "FIRST_USER_MESSAGE_MAX_BYTES",
-    "SummaryLink",
-    "ExtractionResult",
-    "SessionMetadata",
-    "HeadFacts",
-    "TailFacts",
-    "extract_metadata_from_lines",
-    "entry_of_line",
-    "scan_tail",
-    "combine",
-    "tail_summary_links_plain",
-    "UserFacts",
-    "take_summary",
-    "title_of",
-]
 
 # The backend limit the seed truncates against; first user messages get half of it.
 MAX_METADATA_FIELD_SIZE = 8 * 1024

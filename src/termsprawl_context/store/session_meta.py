@@ -49,19 +49,6 @@ from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_sour
     TITLE_SUMMARY,
 )
 
-__all__ = [
-    "MAX_BYTES_PER_SESSION",
-    "SessionMetadata",
-    "SummaryLink",
-    "extract_metadata_from_lines",
-    "read_buffers",
-    "read_head",
-    "read_session_metadata",
-    "read_tail_past",
-    "session_metadata",
-    "tail_links_past_head",
-]
-
 
 # The seed reads at most this many lines for summary and first user message: both are
 # expected near the beginning, and transcripts can be very large.

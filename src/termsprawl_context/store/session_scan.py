@@ -35,8 +35,6 @@ from termsprawl_context.store.session_facts import (
 from termsprawl_context.transcript.entry import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
-__all__ = ["scanner"]
-
 
 class Scanner(NamedTuple):
     """One way to read a session's facts from its windows (every way answers alike)."""

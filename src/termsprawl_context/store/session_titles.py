@@ -26,7 +26,6 @@ from termsprawl_context.store.catalog import is_session_file_name, list_director
 from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, Title
 
-__all__ = ["session_title", "with_session_title", "Titles"]
 
 # A head line can be a summary only if bytescan finds its type's token there.
 _SUMMARY_LINES = Needles.of([b'"summary"'])

@@ -25,7 +25,6 @@ from termsprawl_context.store.session_meta import (
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.transcript.titles import Title
 
-__all__ = ["SessionInfo", "scan_sessions", "describe_resolved"]
 
 # Describing a session costs about the same whatever its size (head and tail only), so
 # a listing is shared between processes by its number of sessions. A helper costs about

@@ -15,16 +15,3 @@ from termsprawl_context.harness.claude.subagents import (  # noqa: F401
     subagent_transcript_path,
     subagent_tree,
 )
-
-__all__ = [
-    "child_records",
-    "find_parent",
-    "harness_root_of",
-    "is_subagent_record",
-    "parent_of",
-    "read_agent_meta",
-    "session_dir_of_subagent",
-    "session_root_of",
-    "subagent_transcript_path",
-    "subagent_tree",
-]

@@ -32,7 +32,6 @@ from termsprawl_context import model as cc
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, TITLE_SUMMARY, Title
 
-__all__ = ["SummaryIndex", "apply_to_title", "index_sessions", "own_uuids", "own_uuids_plain", "pack", "whole_lines"]
 
 Buffer = Union[bytes, bytearray]
 

@@ -16,7 +16,6 @@ import re
 from array import array
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 
-__all__ = ["RangeRecords", "Timeline", "replay", "uuid_key"]
 
 # Closing tokens of an array and an object, pushed on the flattening stack as they are
 # (no JSON value is bytes, so a bytes item on the stack is always output, never a value).

@@ -1,3 +1,1 @@
 """One transcript record's meaning: entries, text, turns, names, predicates."""
-
-__all__ = []

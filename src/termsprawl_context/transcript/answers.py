@@ -21,8 +21,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, List, Optional, Tuple
 
-__all__ = ["NO_CALL", "SPLIT", "answer_readings", "call_questions"]
-
 
 # More questions than a real call can ask (Claude Code's schema allows 1 to 4) are no call
 # to read an envelope against; the bound also keeps the parse's recursion shallow. Four

@@ -16,8 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Optional
 
-__all__ = ["display_text", "first_content_text", "text_with_thinking"]
-
 
 def display_text(content: Any) -> Optional[str]:
     """The dump's text rule (the context layer's, exact): a string content as is (even

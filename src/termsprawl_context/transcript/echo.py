@@ -25,7 +25,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Optional
 
-__all__ = ["echoes_record"]
 
 # git subcommands that print commit messages, notes, tags or stashes (the notes' table).
 GIT_HISTORY_SUBCOMMANDS = frozenset(

@@ -41,10 +41,10 @@ from termsprawl_context.model import (
     TASK_NOTIFICATION,
     TOOL_RESULT,
     Entry,
-    ToolCall,
-    ToolResult,
-    decode_entry,
-    entry_of,
+    ToolCall,  # noqa: F401 (the record model's readers take it from here)
+    ToolResult,  # noqa: F401 (the record model's readers take it from here)
+    decode_entry,  # noqa: F401 (the record model's readers take it from here)
+    entry_of,  # noqa: F401 (the record model's readers take it from here)
 )
 
 # The modules this one is split into, star-imported: every reader of the model imports
@@ -61,13 +61,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 # The model's API: this module's own names and those of the modules it is split into that
 # the package reads through it.
-__all__ = ["Entry", "decode_entry", "entry_of", "person_texts", "speaker"]
-__all__ += ["ASSISTANT", "COMMAND", "INJECTED", "PERSON", "TASK_NOTIFICATION", "TOOL_RESULT"]  # speakers
-__all__ += ["content_texts", "not_the_person", "text_kind", "typed_texts"]  # speakers
-__all__ += ["command_as_typed", "is_local_command", "is_local_command_output", "output_parent"]  # slash_commands
-__all__ += ["slash_command", "task_notification_line"]  # slash_commands
-__all__ += ["ToolCall", "ToolResult", "assistant_text", "is_hook_refusal", "not_run_kind"]  # tool_blocks
-__all__ += ["result_texts", "tool_calls", "tool_outputs", "tool_results", "tool_use_ids"]  # tool_blocks
 
 
 def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:

@@ -13,25 +13,6 @@ from termsprawl_context import jsonl
 from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
 from termsprawl_context.transcript.content import text_with_thinking
 
-__all__ = [
-    "DriftProbe",
-    "KNOWN_TOP_FIELDS",
-    "SCHEMA_DRIFT_CHECK_N",
-    "SIDECHAIN_SIGNAL_CUES",
-    "edit_file_path",
-    "has_known_field",
-    "is_edit_tool",
-    "is_meta",
-    "is_sidechain",
-    "is_tool_result",
-    "iter_objects",
-    "msg_text",
-    "parse_line",
-    "schema_drift_warn",
-    "sidechain_cue_hit",
-    "sidechain_is_signal",
-    "warn_schema_drift",
-]
 
 # A file in which none of these keys shows up in its first lines is probably not a
 # Claude Code transcript any more (the format drifted): worth one warning, never fatal.

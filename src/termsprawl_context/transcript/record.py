@@ -19,24 +19,6 @@ from termsprawl_context.errors import NO_TRANSCRIPT_PATH, RecordUnreadable, Usag
 from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, iter_lines_strict, loads_strict, open_regular
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
 
-__all__ = [
-    "MAX_RECORD_BYTES",
-    "RAN",
-    "call_outcomes",
-    "check_readable",
-    "decode_line",
-    "entry_at",
-    "go_quote",
-    "iter_entries",
-    "iter_raw_lines",
-    "iter_records",
-    "iter_since",
-    "mark",
-    "ran_tool_ids",
-    "read_entries",
-    "same_file",
-    "since",
-]
 
 # The Go reference's name for the bound (its scanner's buffer): a line this long or longer
 # is a read error. The bound itself is jsonl's, shared by every reader.

@@ -7,8 +7,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List
 
-__all__ = ["command_paths"]
-
 
 def command_paths(command: str) -> List[str]:
     """The words of a shell command that look like paths (the reference's hand

@@ -25,15 +25,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "command_as_typed",
-    "is_local_command",
-    "is_local_command_output",
-    "output_parent",
-    "slash_command",
-    "task_notification_line",
-]
-
 
 def _tag_text(text: str, tag: str) -> str:
     """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""

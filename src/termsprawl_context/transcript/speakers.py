@@ -24,19 +24,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "SIGNALS",
-    "SIGNAL_HARNESS",
-    "SIGNAL_PERSON",
-    "SIGNAL_TASK",
-    "content_texts",
-    "has_tool_result",
-    "not_the_person",
-    "queued_prompt",
-    "text_kind",
-    "turn_signal",
-    "typed_texts",
-]
 
 # --- the explicit signals -------------------------------------------------------------------
 # Fields that say who produced a record, where a record has them; a record without any is

@@ -10,9 +10,6 @@ import html
 import re
 
 
-__all__ = ["collapse_whitespace", "sanitize_text", "truncate_utf8"]
-
-
 # Anything from "<" to the next ">" is a tag, exactly as the seed's `<[^>]*>`; it is
 # removed before entities are decoded, so an escaped "&lt;div&gt;" survives as "<div>".
 _TAG = re.compile(r"<[^>]*>")

@@ -7,8 +7,6 @@ from typing import Optional, Tuple
 from termsprawl_context.transcript.entry import decode_entry
 from termsprawl_context.transcript.record import iter_records
 
-__all__ = ["parse_timestamp", "start_time"]
-
 
 # RFC 3339 with any number of fractional digits (Go's RFC3339Nano layout when parsing).
 _RFC3339 = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):(\d{2}))\Z")

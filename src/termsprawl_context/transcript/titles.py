@@ -34,23 +34,6 @@ from termsprawl_context.transcript.entry import (
 )
 from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
 
-__all__ = [
-    "NO_TITLE",
-    "TITLE_AI",
-    "TITLE_COMMAND",
-    "TITLE_CUSTOM",
-    "TITLE_FIRST_MESSAGE",
-    "TITLE_MAX_BYTES",
-    "TITLE_PROMPT",
-    "TITLE_SUMMARY",
-    "Title",
-    "choose_title",
-    "clean_title_record_text",
-    "first_typed_prompt",
-    "typed_command",
-    "typed_prompt",
-]
-
 
 # The seed truncates first user messages to half the backend's 8 KiB field limit;
 # every title is cut the same way.

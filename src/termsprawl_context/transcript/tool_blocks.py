@@ -16,18 +16,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "assistant_text",
-    "hook_refusal_reason",
-    "is_hook_refusal",
-    "not_run_kind",
-    "result_texts",
-    "tool_calls",
-    "tool_outputs",
-    "tool_results",
-    "tool_use_ids",
-]
-
 
 def _blocks(entry: Entry, entry_type: str, block_type: str) -> "List[dict]":
     """The content blocks of type ``block_type`` when ``entry`` is of ``entry_type``."""

@@ -23,8 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
-__all__ = ["MAX_LINKED_TURNS", "Turn", "entries_turns", "entry_turn", "format_linked_context", "read_turns"]
-
 
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000

@@ -1,3 +1,1 @@
 """Project-local state under ``<project>/.termsprawl/``: ids, index, links, discovery."""
-
-__all__ = []

@@ -13,8 +13,6 @@ from typing import Dict, List, Optional, Tuple
 
 from termsprawl_context.errors import ManagedBlockRefused
 
-__all__ = ["MARKER_CLOSE", "MARKER_OPEN", "managed_block_span", "upsert_block"]
-
 
 MARKER_OPEN = "<!-- termsprawl:context-links -->"
 MARKER_CLOSE = "<!-- /termsprawl:context-links -->"

@@ -28,38 +28,6 @@ from termsprawl_context.workspace.files import read_managed_file, read_small_fil
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 
-__all__ = [
-    "AGENTS_FILE",
-    "CLAUDE_MD_FILE",
-    "CLAUDE_RULES_FILE",
-    "add_claude_md_import",
-    "FAILED",
-    "HANDOFF_ARGS",
-    "REFUSED",
-    "SKILL_ABSENT",
-    "SKILL_DIR_BASE",
-    "SKILL_EDITED",
-    "SKILL_FILE",
-    "SKILL_NAME",
-    "SKILL_OLDER",
-    "SKILL_UNREADABLE",
-    "UNCHANGED",
-    "USER_EDITED",
-    "WRITTEN",
-    "check_agents_block",
-    "ensure_claude_rules",
-    "ensure_context_discovery",
-    "ensure_gemini_md",
-    "gemini_md",
-    "imports_agents_file",
-    "read_rules",
-    "refresh_discovery",
-    "refresh_marker",
-    "skill_state",
-    "upsert_managed_agents_block",
-    "wanted_block",
-]
-
 
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'
 

@@ -28,20 +28,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     T = TypeVar("T")
 
-__all__ = [
-    "STATE_DIR",
-    "TEMP_NAME_EXTRA_BYTES",
-    "TRANSCRIPTS_DIR",
-    "check_write_target",
-    "dump_json",
-    "file_mode",
-    "has_version",
-    "read_managed_file",
-    "read_small_file",
-    "remove_within",
-    "write_atomic",
-]
-
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file
 # larger than this is not ours to parse, and reading it whole would be a trap.

@@ -34,16 +34,6 @@ from termsprawl_context.workspace.files import check_write_target, read_small_fi
 from termsprawl_context.workspace.project import hook_command as project_hook_command
 from termsprawl_context.workspace.project import walk_up_command
 
-__all__ = [
-    "check_root_agents_block",
-    "merge_harness_config",
-    "prepare_hook",
-    "register_harness_hook",
-    "write_instruction_import",
-    "write_owned_files",
-    "write_root_agents_block",
-]
-
 
 ROOT_AGENTS_FILE = "AGENTS.md"
 

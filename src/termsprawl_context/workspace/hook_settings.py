@@ -28,30 +28,6 @@ from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, 
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
-__all__ = [
-    "HOOK_COMMAND",
-    "HOOK_ENTRY",
-    "HOOK_EVENT",
-    "HOOK_TIMEOUT",
-    "LEGACY_HOOK_COMMANDS",
-    "MAX_SETTINGS_DEPTH",
-    "SETTINGS_FILE",
-    "SETTINGS_FILES",
-    "WRITE_PROBES",
-    "allow_rules",
-    "dump_settings",
-    "file_size",
-    "has_our_hook",
-    "load_settings",
-    "merge_hook_settings",
-    "merge_permissions",
-    "merge_settings",
-    "over_grants",
-    "parse_settings",
-    "register_hook",
-    "register_settings",
-]
-
 
 SETTINGS_FILE = SETTINGS_LOCAL_FILE
 HOOK_EVENT = HOOK_EVENT_SESSION_START

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from termsprawl_context.errors import BadNodeId
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any
-
-__all__ = ["BadNodeId", "SAFE_ID_SHOWN", "is_safe_id", "shown_id"]
 
 
 # First character alphanumeric, at most 128, no dots, slashes or spaces: an id can

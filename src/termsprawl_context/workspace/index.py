@@ -23,15 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Optional
 
-__all__ = [
-    "index_file_path",
-    "read_previous_source",
-    "read_transcript_path",
-    "read_transcript_source",
-    "record_transcript_path",
-    "resolve_transcript_path",
-]
-
 
 INDEX_VERSION = 1
 HARNESS_KEY = "harness"

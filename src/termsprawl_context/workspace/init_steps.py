@@ -2,8 +2,6 @@
 
 from typing import NamedTuple
 
-__all__ = ["FAILED", "KEPT", "OUTCOMES", "SKIPPED", "Step", "UNCHANGED", "WRITTEN"]
-
 
 # Step outcomes, as printed.
 WRITTEN = "written"

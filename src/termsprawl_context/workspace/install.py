@@ -52,25 +52,7 @@ from termsprawl_context.workspace.hook_settings import (  # noqa: F401
     register_settings,
 )
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step  # noqa: F401
-from termsprawl_context.workspace.project import COMMAND_NAME, INSTALLED_COMMAND, enclosing_project  # noqa: F401
-
-__all__ = [
-    "FAILED",
-    "INSTALLED_COMMAND",
-    "OUTCOMES",
-    "SKIPPED",
-    "Step",
-    "UNCHANGED",
-    "WRITTEN",
-    "allow_rules",
-    "dump_settings",
-    "ensure_gitignore",
-    "import_from_gemini_md",
-    "init_project",
-    "over_grants",
-    "parse_settings",
-    "running_artifact",
-]
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
 
 COMMAND_MODE = 0o755

@@ -15,19 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Optional
 
-__all__ = [
-    "COMMAND_NAME",
-    "HOME_HARNESS_DIRS",
-    "INSTALLED_COMMAND",
-    "LINKS_DIR",
-    "PROJECT_FILE",
-    "STATE_DIR",
-    "TRANSCRIPTS_DIR",
-    "running_project",
-    "serves",
-    "state_path",
-]
-
 
 STATE_DIR = ".termsprawl"
 LINKS_DIR = "links"

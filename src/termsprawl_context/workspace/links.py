@@ -23,15 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional, Union
 
-__all__ = [
-    "LinkFile",
-    "add_link",
-    "link_file_path",
-    "peers_of",
-    "remove_link",
-    "scan_link_files",
-]
-
 
 LINK_FILE_VERSION = 1
 LINK_FILE_SUFFIX = ".json"

@@ -19,28 +19,13 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.workspace.layout import COMMAND_NAME, INSTALLED_COMMAND, STATE_DIR, running_project
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND, STATE_DIR, running_project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
     from termsprawl_context.harness.base import Harness
-
-__all__ = [
-    "COMMAND_NAME",
-    "INSTALLED_COMMAND",
-    "NODE_ID_ENV",
-    "command_path",
-    "default_project",
-    "default_self",
-    "enclosing_project",
-    "find_project",
-    "hook_command",
-    "running_project",
-    "walk_up_command",
-    "start_command",
-]
 
 
 # The node an agent speaks for: injected at spawn by the desktop app, or set by the

@@ -17,8 +17,6 @@ import json
 from termsprawl_context.errors import DuplicateKey
 from termsprawl_context.jsonl import loads_strict
 
-__all__ = ["dumps_settings", "loads_settings"]
-
 
 # Longer integers are kept as text unconverted: int() of a long digit string is
 # quadratic before Python 3.12 and refused past 4300 digits from 3.11.

@@ -19,8 +19,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Dict, Optional, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
-__all__ = ["node_title"]
-
 
 # cwd -> (the file's identity when read, node id -> title or None)
 _CACHE = {}  # type: Dict[str, Tuple[Optional[tuple], Dict[str, Optional[str]]]]

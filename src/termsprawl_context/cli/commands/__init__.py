@@ -1,3 +1,1 @@
 """The commands, one module each (registered in ``termsprawl_context.cli.COMMANDS``)."""
-
-__all__: list = []

@@ -3,7 +3,6 @@
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, print_one
 from termsprawl_context.cli.store_options import native_only
 
-__all__ = ["AGENTS", "run_agents"]
 
 AGENTS = Spec(
     "agents",

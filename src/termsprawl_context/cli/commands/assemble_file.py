@@ -6,7 +6,6 @@ from termsprawl_context._output import byte_sink
 from termsprawl_context.cli.store_options import native_only
 from termsprawl_context.cli.command import PATH, Spec, command
 
-__all__ = ["ASSEMBLE_FILE", "run_assemble_file"]
 
 ASSEMBLE_FILE = Spec(
     "assemble-file",

@@ -4,8 +4,6 @@ from termsprawl_context.cli.command import PATH, Spec, command
 from termsprawl_context.cli.store_options import other_harness, readable
 from termsprawl_context.errors import EXIT_OK, UsageError
 
-__all__ = ["BELONGS", "run_belongs"]
-
 
 def _belongs_options(parser) -> None:
     which = parser.add_mutually_exclusive_group(required=True)

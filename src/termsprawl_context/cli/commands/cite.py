@@ -5,8 +5,6 @@ from termsprawl_context.cli.command import JSON_ONE, PATH, Arg, Spec, command, p
 from termsprawl_context.cli.store_options import native_only
 from termsprawl_context.errors import UsageError
 
-__all__ = ["CITE", "run_cite"]
-
 
 def _cite_options(parser) -> None:
     from termsprawl_context import cite

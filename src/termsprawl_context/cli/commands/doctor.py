@@ -7,8 +7,6 @@ from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import JSON_ONE, Spec, command, print_one
 from termsprawl_context.errors import EXIT_OK, UsageError
 
-__all__ = ["DOCTOR", "run_doctor"]
-
 
 def _self_option(parser) -> None:
     from termsprawl_context.workspace.project import NODE_ID_ENV

@@ -15,7 +15,6 @@ from termsprawl_context.cli.command import (
 from termsprawl_context.cli.store_options import other_harness, readable
 from termsprawl_context.errors import EXIT_OK, RecordUnreadable
 
-__all__ = ["ENTRIES", "run_entries"]
 
 NO_RESULT = "no-result"  # a call no tool_result answers (interrupted, or still pending)
 

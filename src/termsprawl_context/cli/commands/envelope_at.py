@@ -11,7 +11,6 @@ from termsprawl_context.cli.command import (
 )
 from termsprawl_context.cli.store_options import at_line
 
-__all__ = ["ENVELOPE_AT", "run_envelope_at"]
 
 ENVELOPE_AT = Spec(
     "envelope-at",

@@ -13,7 +13,6 @@ from termsprawl_context.errors import AmbiguousSession
 from termsprawl_context.store import catalog, session_titles
 from termsprawl_context.store import sessions as store_sessions
 
-__all__ = ["FIND", "run_find"]
 
 FIND = Spec(
     "find",

@@ -3,8 +3,6 @@
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import PATH, Spec, command
 
-__all__ = ["FRESH", "run_fresh"]
-
 
 def _allow_in_progress(parser) -> None:
     parser.add_argument(

@@ -13,7 +13,6 @@ from termsprawl_context._output import StdoutFailed, error_line, silence_stdout,
 from termsprawl_context.cli.command import Spec, parse_command
 from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
 
-__all__ = ["HOOK", "run_hook"]
 
 HOOK_PREFIX = "hook: "
 

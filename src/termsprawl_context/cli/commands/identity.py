@@ -7,8 +7,6 @@ from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_
 from termsprawl_context.cli.store_options import not_recorded, other_harness, readable
 from termsprawl_context.errors import EXIT_OK
 
-__all__ = ["IDENTITY", "run_identity"]
-
 
 def _identity_projects_dir(parser) -> None:
     parser.add_argument(

@@ -13,7 +13,6 @@ from termsprawl_context.cli.command import (
 )
 from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
 
-__all__ = ["INDEX", "run_index"]
 
 # --- index ----------------------------------------------------------------------------------
 

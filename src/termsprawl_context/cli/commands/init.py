@@ -12,7 +12,6 @@ from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal
 
-__all__ = ["INIT", "run_init"]
 
 # --- init -----------------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from termsprawl_context.cli.command import (
 )
 from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
 
-__all__ = ["LINKS", "run_links"]
 
 _TWO_NODES = (ANY_NODE._replace(dest="a"), ANY_NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
 

@@ -6,7 +6,6 @@ from termsprawl_context._output import write_path
 from termsprawl_context.cli.command import UUID, Spec, command
 from termsprawl_context.cli.store_options import session_uuid
 
-__all__ = ["LOCATE", "run_locate"]
 
 LOCATE = Spec(
     "locate",

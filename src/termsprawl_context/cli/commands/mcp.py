@@ -28,7 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, BinaryIO, Callable, Dict, List, Optional  # noqa: F401 (type comments)
 
-__all__ = ["MCP", "run_mcp"]
 
 READ_TOOL = "read_peers"
 # Versions of the protocol this server speaks; it answers a client's own when listed.

@@ -4,7 +4,6 @@ from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_
 from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
 from termsprawl_context.errors import EXIT_OK, NoParent
 
-__all__ = ["PARENT", "run_parent"]
 
 PARENT = Spec(
     "parent",

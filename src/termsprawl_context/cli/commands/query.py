@@ -4,8 +4,6 @@ from termsprawl_context._output import encode_path, encode_text
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, print_list
 from termsprawl_context.cli.store_options import native_only
 
-__all__ = ["QUERY", "run_query"]
-
 
 def _where(parser) -> None:
     parser.add_argument("--where", required=True, metavar="EXPR", help='e.g. type == "user"; "" admits all')

@@ -4,8 +4,6 @@ from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, print_o
 from termsprawl_context.cli.store_options import path_line
 from termsprawl_context.errors import EXIT_OK
 
-__all__ = ["RELOCATE", "run_relocate"]
-
 
 def _relocate_source(parser) -> None:
     parser.add_argument(

@@ -4,8 +4,6 @@ from termsprawl_context.cli.command import LINE, PATH, Spec, command, print_text
 from termsprawl_context.cli.store_options import at_line
 from termsprawl_context.errors import NotFound
 
-__all__ = ["RESULT_AT", "run_result_at"]
-
 
 RESULT_AT = Spec(
     "result-at",

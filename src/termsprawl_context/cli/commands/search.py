@@ -20,8 +20,6 @@ from termsprawl_context.cli.store_options import (
 )
 from termsprawl_context.errors import NotFound
 
-__all__ = ["SEARCH", "run_search"]
-
 
 def _search_options(parser) -> None:
     from termsprawl_context.store import search

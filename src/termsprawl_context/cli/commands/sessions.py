@@ -9,7 +9,6 @@ from termsprawl_context.cli.store_options import native_store, other_harnesses, 
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
-__all__ = ["SESSIONS", "run_sessions"]
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72

@@ -9,8 +9,6 @@ from termsprawl_context.cli.store_options import (
 )
 from termsprawl_context.errors import NotFound
 
-__all__ = ["SHOW", "run_show"]
-
 
 def _show_options(parser) -> None:
     from termsprawl_context import handoff

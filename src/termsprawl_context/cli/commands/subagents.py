@@ -4,8 +4,6 @@ from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, print
 from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
 from termsprawl_context.errors import EXIT_OK, SubagentsUnreadable
 
-__all__ = ["SUBAGENTS", "run_subagents"]
-
 
 def _tree(parser) -> None:
     parser.add_argument("--tree", action="store_true", help="the whole tree, in walk order")

@@ -26,8 +26,6 @@ from termsprawl_context.harness.claude.facts import (
 from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
-__all__ = ["HARNESS"]
-
 
 class ClaudeCodeHarness(Harness):
     """Claude Code behind the interface: its records already are the record model's

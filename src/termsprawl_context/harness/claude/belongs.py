@@ -26,24 +26,6 @@ from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
 
-__all__ = [
-    "SESSION_ID_FIELD",
-    "SessionEvidence",
-    "TreeEvidence",
-    "belongs_to_session",
-    "belongs_to_tree",
-    "carries_session",
-    "check_belongs_to_session",
-    "check_belongs_to_tree",
-    "check_harness_belongs_to_session",
-    "check_harness_belongs_to_tree",
-    "current_session_path",
-    "session_evidence",
-    "start_cwd",
-    "tree_evidence",
-    "within",
-]
-
 
 SESSION_ID_FIELD = cc.FIELD_SESSION_ID
 # The decoder matches keys case-insensitively: bytescan's test for such a key.

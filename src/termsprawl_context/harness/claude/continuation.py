@@ -42,19 +42,6 @@ from termsprawl_context.transcript.record import (
     iter_raw_lines,
 )
 
-__all__ = [
-    "ByteSearchSiblings",
-    "Identity",
-    "MAX_RESTART_HOPS",
-    "MAX_WALK_VISITS",
-    "Origin",
-    "origin_record",
-    "project_dir_of_record",
-    "resolve_stable_session_id",
-    "scan_bytes",
-    "stable_session_id",
-]
-
 
 TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 

@@ -13,35 +13,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
-__all__ = [
-    "AGENT_FILE_PREFIX",
-    "AGENT_META_SUFFIX",
-    "CONFIG_DIR_ENV",
-    "HOOK_EVENT_SESSION_START",
-    "MEMORY_FILE",
-    "MEMORY_IMPORT_PREFIX",
-    "META_AGENT_TYPE",
-    "META_DESCRIPTION",
-    "META_SPAWN_DEPTH",
-    "META_TOOL_USE_ID",
-    "PROJECTS_SUBDIR",
-    "PROJECT_CONFIG_DIR",
-    "PROJECT_DIR_ENV",
-    "SETTINGS_LOCAL_FILE",
-    "SESSION_ID_LENGTH",
-    "SETTINGS_LOCAL_NAME",
-    "SUBAGENTS_DIR",
-    "TRANSCRIPT_SUFFIX",
-    "config_dir",
-    "current_session_path",
-    "encode_project_dir",
-    "is_plain_name",
-    "projects_dir",
-    "resolve_work_dir",
-    "rules_file",
-    "skill_file",
-]
-
 
 # --- the store --------------------------------------------------------------------------
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # overrides ~/.claude

@@ -8,11 +8,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Optional
 
-__all__ = [
-    "SOURCE_CLEAR",
-    "SOURCE_STARTUP",
-    "session_start_output",
-]
 
 # --- hook payload and output --------------------------------------------------------------
 HOOK_SESSION_ID = "session_id"

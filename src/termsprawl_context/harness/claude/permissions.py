@@ -6,16 +6,6 @@ import os
 
 from termsprawl_context.harness.claude.facts import PROJECT_CONFIG_DIR
 
-__all__ = [
-    "SETTINGS_ALLOW",
-    "SETTINGS_FILE_SHARED",
-    "SETTINGS_PERMISSIONS",
-    "SKILL_DIR_VARIABLE",
-    "bash_rule",
-    "bash_rule_matches",
-    "skill_rule",
-]
-
 
 # Observed with 2.1.328 (--permission-mode default, print and interactive mode alike):
 # settings' "permissions": {"allow": [...]} holds rules `Bash(<command>)` (that command

@@ -7,8 +7,6 @@ from typing import Optional, Tuple
 from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.harness.claude.belongs import carries_session
 
-__all__ = ["STARTUP_SOURCE", "SUBAGENT_DIR", "SUBAGENT_PREFIX", "TRANSCRIPT_SUFFIX", "relocate_record"]
-
 
 TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
 SUBAGENT_DIR = cc.SUBAGENTS_DIR

@@ -36,20 +36,6 @@ from termsprawl_context.transcript.record import (
     same_file,
 )
 
-__all__ = [
-    "child_records",
-    "find_parent",
-    "is_subagent_record",
-    "parent_of",
-    "read_agent_meta",
-    "session_dir_of",
-    "session_dir_of_subagent",
-    "harness_root_of",
-    "session_root_of",
-    "subagent_transcript_path",
-    "subagent_tree",
-]
-
 
 NOT_AN_AGENT_ID = "the reported agent id is not an agent id"
 _PATH_CONTEXT = "transcript: sub-agent transcript path: "

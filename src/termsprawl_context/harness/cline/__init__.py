@@ -20,8 +20,6 @@ from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, Proj
 from termsprawl_context.harness.cline import facts, records, spans
 from termsprawl_context.jsonl import parse_object
 
-__all__ = ["HARNESS"]
-
 
 class ClineHarness(Harness):
     name = facts.NAME

@@ -24,21 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
-__all__ = [
-    "HOOK_DIR",
-    "HOOK_EVENTS",
-    "HOOK_RESUME",
-    "INSTRUCTION_FILE",
-    "LABEL",
-    "MANIFEST_SUFFIX",
-    "MESSAGES_SUFFIX",
-    "NAME",
-    "USER_INPUT_CLOSE",
-    "USER_INPUT_OPEN",
-    "is_session_id",
-    "messages_path",
-    "sessions_dir",
-]
 
 NAME = "cline"
 LABEL = "Cline CLI"

@@ -7,7 +7,6 @@ import os
 
 from termsprawl_context.harness.cline import facts
 
-__all__ = ["hook_scripts"]
 
 # The second line (the first is the interpreter's): the managed-file marker.
 MARKER = "# termsprawl-context: managed file, written by `termsprawl-context init`; edits are replaced."

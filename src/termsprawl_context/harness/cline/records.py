@@ -19,8 +19,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["manifest_of", "message_entries", "read_bytes", "session_folder_ids"]
-
 
 def _read_document(path: str) -> "Optional[dict]":
     """The JSON object in ``path`` (bounded), or None when it is not one. Raises OSError

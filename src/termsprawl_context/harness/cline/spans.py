@@ -15,7 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Tuple
 
-__all__ = ["message_spans", "session_id_of_document"]
 
 _STRUCTURE = re.compile(rb'["\\\[\]{}]')
 _MESSAGES_KEY = b'"messages"'

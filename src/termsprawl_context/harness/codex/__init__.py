@@ -76,8 +76,6 @@ from termsprawl_context.harness.codex.records import (  # noqa: F401
 )
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
-__all__ = ["HARNESS"]
-
 
 # The hook's warning as the model reads it, for the person who may not see it.
 RELAY_TO_PERSON = (

@@ -10,25 +10,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
-__all__ = [
-    "ANNOUNCE_PROBE_BYTES",
-    "Thread",
-    "announced_message",
-    "announces_answers",
-    "as_str",
-    "as_summary",
-    "classed",
-    "compaction_entry",
-    "context_kind",
-    "is_subagent_meta",
-    "is_text_answer",
-    "item_entries",
-    "meta_of",
-    "parent_thread_of",
-    "rollout_line",
-    "thread_of",
-]
-
 
 def as_str(value) -> str:
     return value if isinstance(value, str) else ""

@@ -14,8 +14,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.model import Entry
 
-__all__ = ["rollout_entries", "rollout_entries_reverse"]
-
 
 def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
     """The normalised entries of the rollout at ``path`` (up to byte ``end`` when given),

@@ -17,7 +17,6 @@ from termsprawl_context.harness.base import Harness, ProjectSession, Session, re
 from termsprawl_context.harness.copilot import facts
 from termsprawl_context.harness.copilot.events import events_entries, events_entries_reverse, session_head
 
-__all__ = ["HARNESS"]
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
 # harness/ may not import workspace; a test holds the two equal).

@@ -30,12 +30,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "events_entries",
-    "events_entries_reverse",
-    "session_head",
-]
-
 
 def _str(value) -> str:
     return value if isinstance(value, str) else ""

@@ -22,34 +22,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
-__all__ = [
-    "EVENTS_FILE",
-    "FIELD_AGENT_ID",
-    "HOOK_ENV",
-    "HOOK_EVENT",
-    "HOOK_FILE",
-    "HOOK_TIMEOUT_SECONDS",
-    "KIND_ASSISTANT",
-    "KIND_COMPACTED",
-    "KIND_HOOK_END",
-    "KIND_NOTIFICATION",
-    "KIND_REASONING",
-    "KIND_SESSION_START",
-    "KIND_SYSTEM",
-    "KIND_TOOL_DONE",
-    "KIND_USER",
-    "LABEL",
-    "MANAGED_MARKER",
-    "NAME",
-    "PAYLOAD_SESSION_ID",
-    "PAYLOAD_SOURCES",
-    "SESSION_STATE_SUBDIR",
-    "USER_SOURCE",
-    "copilot_home",
-    "events_path",
-    "is_session_id",
-    "session_folder_id",
-]
 
 NAME = "copilot-cli"
 LABEL = "GitHub Copilot CLI"

@@ -24,7 +24,6 @@ import os
 from termsprawl_context.harness.base import Harness, ProjectSession, Session, head_value, recent_files, under
 from termsprawl_context.harness.droid.records import KIND_SESSION_START, line_to_entries
 
-__all__ = ["HARNESS"]
 
 NAME = "factory-droid"
 SESSIONS_SUBDIR = os.path.join(".factory", "sessions")

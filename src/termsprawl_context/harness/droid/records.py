@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from termsprawl_context.harness.linelog import new_entry
 
-__all__ = ["KIND_SESSION_START", "line_to_entries"]
 
 KIND_SESSION_START = "session_start"
 KIND_MESSAGE = "message"

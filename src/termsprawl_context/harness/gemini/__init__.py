@@ -84,8 +84,6 @@ from termsprawl_context.harness.gemini.parts import (  # noqa: F401
     split_hook_context,
 )
 
-__all__ = ["HARNESS", "MEMORY_FILE", "MEMORY_IMPORT_PREFIX"]
-
 
 class GeminiHarness(Harness):
     """Gemini CLI behind the interface."""

@@ -12,20 +12,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List, Optional, Tuple
 
-__all__ = [
-    "Chat",
-    "Where",
-    "apply_record",
-    "header_of",
-    "indexed_winners",
-    "is_legacy",
-    "legacy_messages",
-    "resolve_lines",
-    "resumed_chat",
-    "sniff",
-    "winners",
-]
-
 
 # --- one chat file, resolved -----------------------------------------------------------------
 class Where(object):

@@ -6,7 +6,6 @@ listing or a sniff needs, read from the first ``HEAD_BYTES`` only, never the who
 
 import json
 
-__all__ = ["head_facts", "read_head"]
 
 HEAD_BYTES = 1 << 16
 _KEYS = ("sessionId", "projectHash")

@@ -11,16 +11,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.model import Entry
 
-__all__ = [
-    "HeldNormaliser",
-    "Normaliser",
-    "entries",
-    "entries_of_messages",
-    "entries_reverse",
-    "last_turns",
-    "read_chat",
-]
-
 
 # Every message of an older single-JSON chat is on the file's one record: line 1 (a line
 # of 0 would read as a fork's inherited history, which `search` skips); no offset of its own.

@@ -7,23 +7,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional, Tuple
 
-__all__ = [
-    "CALL",
-    "RESULT",
-    "as_text",
-    "gemini_calls",
-    "is_cli_prompt",
-    "is_compression_summary",
-    "is_hook_block",
-    "message_ids",
-    "parts_of",
-    "response_body",
-    "result_block",
-    "split_hook_context",
-    "thought_text",
-    "typed_display",
-]
-
 
 def as_text(value: "Any") -> str:
     return value if isinstance(value, str) else ""

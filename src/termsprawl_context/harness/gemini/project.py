@@ -28,7 +28,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["gone_chat_note", "merge_project_settings", "read_tool"]
 
 MCP_SERVERS_KEY = "mcpServers"
 MCP_SERVER_NAME = "termsprawl"  # the command's `mcp` answers under this name (no underscore: FQNs split on it)

@@ -6,7 +6,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Callable, List, Optional, Tuple
 
-__all__ = ["message_spans"]
 
 _SPACE = " \t\n\r"  # JSON's whitespace
 

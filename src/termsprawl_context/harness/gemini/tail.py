@@ -21,7 +21,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import BinaryIO, Iterator, Optional, Tuple
 
-__all__ = ["newest_messages"]
 
 # ``$set.messages`` lists merged from the end at once (each holds its ids: a resume's holds the
 # whole history); an older one is resolved forward. 0.61 writes one at each start (the first,

@@ -18,8 +18,6 @@ import os
 from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS, Harness, ProjectSession, Session, under
 from termsprawl_context.harness.opencode import db, facts, records
 
-__all__ = ["HARNESS"]
-
 
 class OpenCodeHarness(Harness):
     name = facts.NAME

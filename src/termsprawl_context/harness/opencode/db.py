@@ -17,7 +17,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Iterator, List, Optional, Tuple
 
-__all__ = ["DatabaseUnreadable", "child_ids", "has_sqlite", "message_rows", "session_row", "session_rows"]
 
 MAX_ROW_BYTES = MAX_LINE_BYTES  # the line readers' one bound, for a row's JSON
 # How long a reader waits on a writer's lock before it refuses (seconds).

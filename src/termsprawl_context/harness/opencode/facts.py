@@ -18,24 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional, Tuple
 
-__all__ = [
-    "CONFIG_FILE",
-    "INSTRUCTION_FILE",
-    "LABEL",
-    "NAME",
-    "PART_NOT_TYPED",
-    "PART_REASONING",
-    "PART_TEXT",
-    "PART_TOOL",
-    "PLUGIN_FILE",
-    "ROLE_ASSISTANT",
-    "ROLE_USER",
-    "STATUS_ERROR",
-    "data_dir",
-    "db_path",
-    "session_path",
-    "split_path",
-]
 
 NAME = "opencode"
 LABEL = "OpenCode"

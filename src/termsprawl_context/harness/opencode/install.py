@@ -18,7 +18,6 @@ import json
 
 from termsprawl_context.harness.opencode import facts
 
-__all__ = ["merge_permission", "plugin_file"]
 
 MARKER = "// termsprawl-context: managed file, written by `termsprawl-context init`; edits are replaced."
 PLUGIN_MODE = 0o644

@@ -21,8 +21,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["Session", "group_messages", "message_entries"]
-
 
 class Session(object):
     """The facts of one session row every entry carries."""

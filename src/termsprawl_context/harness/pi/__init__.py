@@ -15,7 +15,6 @@ from termsprawl_context.harness.base import Harness, ProjectSession, Session, re
 from termsprawl_context.harness.pi import facts
 from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
 
-__all__ = ["HARNESS"]
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
 # harness/ may not import workspace; a test holds the two equal).

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from termsprawl_context.harness.pi import facts
 
-__all__ = ["extension_source"]
 
 _SOURCE = """%(marker)s
 // Records this pi session as a termsprawl node ($TERMSPRAWL_NODE_ID) and tells the model

@@ -21,28 +21,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
-__all__ = [
-    "EXTENSION_FILE",
-    "KIND_BRANCH_SUMMARY",
-    "KIND_COMPACTION",
-    "KIND_CUSTOM_MESSAGE",
-    "KIND_HEADER",
-    "KIND_MESSAGE",
-    "LABEL",
-    "MANAGED_MARKER",
-    "NAME",
-    "REASON_SOURCES",
-    "ROLES_SUMMARY",
-    "ROLE_ASSISTANT",
-    "ROLE_BASH",
-    "ROLE_CUSTOM",
-    "ROLE_TOOL_RESULT",
-    "ROLE_USER",
-    "TRANSCRIPT_SUFFIX",
-    "agent_dir",
-    "session_id_of",
-    "sessions_root",
-]
 
 NAME = "pi"
 LABEL = "pi"

@@ -22,12 +22,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = [
-    "header_of",
-    "session_entries",
-    "session_entries_reverse",
-]
-
 
 def _str(value) -> str:
     return value if isinstance(value, str) else ""

@@ -15,8 +15,6 @@ from termsprawl_context.harness.base import Harness, ProjectSession, Session, he
 from termsprawl_context.harness.qwen import facts
 from termsprawl_context.harness.qwen.records import line_to_entries
 
-__all__ = ["HARNESS"]
-
 
 class QwenHarness(Harness):
     name = facts.NAME

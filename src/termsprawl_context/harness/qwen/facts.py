@@ -20,22 +20,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, Mapping, Optional
 
-__all__ = [
-    "AGENT_FILE_PREFIX",
-    "CHATS_SUBDIR",
-    "INSTRUCTION_FILE",
-    "MEMORY_IMPORT_PREFIX",
-    "NAME",
-    "PERMISSIONS_KEY",
-    "PERMISSION_ALLOW",
-    "PROJECTS_SUBDIR",
-    "SETTINGS_FILE",
-    "SHELL_RULE",
-    "SUBAGENTS_SUBDIR",
-    "TRANSCRIPT_SUFFIX",
-    "chat_files",
-    "runtime_dir",
-]
 
 NAME = "qwen-code"
 TRANSCRIPT_SUFFIX = ".jsonl"

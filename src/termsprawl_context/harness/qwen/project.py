@@ -15,8 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["merge_permission"]
-
 
 def shell_rule(read_prefix: str) -> str:
     return SHELL_RULE % read_prefix

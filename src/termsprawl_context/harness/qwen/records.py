@@ -24,7 +24,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Optional
 
-__all__ = ["line_to_entries"]
 
 PROVENANCE_PERSON = "real_user"
 KIND_USER, KIND_ASSISTANT, KIND_TOOL_RESULT, KIND_SYSTEM = "user", "assistant", "tool_result", "system"

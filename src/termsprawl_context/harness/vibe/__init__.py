@@ -30,7 +30,6 @@ import shlex
 from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
 
-__all__ = ["HARNESS"]
 
 NAME = "mistral-vibe"
 HOME_ENV, HOME_DIR_NAME = "VIBE_HOME", ".vibe"

@@ -33,7 +33,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Iterator, List
 
-__all__ = ["META_FILE", "projection_entries", "read_json", "session_entries"]
 
 META_FILE = "meta.json"
 CURRENT_FILE = "CURRENT"

@@ -48,8 +48,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.entry import Entry
 
-__all__ = ["compile_where", "filter", "iter_filter"]
-
 
 # --- the public face --------------------------------------------------------------------------
 class Expression(namedtuple("Expression", "source tree")):

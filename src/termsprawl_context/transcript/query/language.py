@@ -4,23 +4,6 @@ integer bounds."""
 
 from __future__ import annotations
 
-__all__ = [
-    "ANY",
-    "BOOL",
-    "FIELDS",
-    "FUNCTIONS",
-    "INT_BITS",
-    "INT_DIGITS",
-    "INT_MAX",
-    "INT_MIN",
-    "KEYWORDS",
-    "LIST",
-    "NIL",
-    "NUM",
-    "STR",
-    "clip",
-]
-
 
 # Static types the compiler tracks; ANY is whatever JSON a record holds.
 STR, BOOL, NUM, NIL, LIST, ANY = "string", "bool", "number", "nil", "list", "any"

@@ -13,8 +13,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Tuple
 
-__all__ = ["Token", "tokenize"]
-
 
 Token = namedtuple("Token", "kind value pos")  # kind: num str name op end
 _OPERATORS = (

@@ -23,8 +23,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.transcript.query.lexer import Token
 
-__all__ = ["Parser"]
-
 
 # --- the tree -------------------------------------------------------------------------------
 # Nodes are tuples: (kind, static type, ...). Kinds: lit, name, member, index, call, unary,
