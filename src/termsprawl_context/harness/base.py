@@ -352,11 +352,15 @@ class Harness(object):
         raise NotImplementedError
 
     def last_turns(self, path: str, limit: int) -> list:
-        """The dump's last ``limit`` turns (``transcript.turns.entries_turns`` over
-        ``entries``); a harness whose records allow it reads only what the tail needs."""
+        """The dump's last ``limit`` turns (``transcript.turns.entries_turns``): over
+        ``entries_reverse`` where the harness reads from the end (only what the tail
+        needs), else over ``entries``."""
         from termsprawl_context.transcript.turns import entries_turns
 
         try:
+            newest = self.entries_reverse(path)
+            if newest is not None:
+                return entries_turns(newest, limit, newest_first=True)
             return entries_turns(self.entries(path), limit)
         except OSError:
             return []

@@ -88,14 +88,6 @@ class ClineHarness(Harness):
             for entry in reversed(list(records.message_entries(session_id, cwd, one))):
                 yield entry
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def supports(self, question):
         return question in (Q_ENTRIES, Q_IDENTITY)
 

@@ -161,14 +161,6 @@ class CodexHarness(Harness):
     def entries_reverse(self, path):
         return rollout_entries_reverse(path, self.store_roots())
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def supports(self, question):
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
 

@@ -105,14 +105,6 @@ class CopilotHarness(Harness):
     def entries_reverse(self, path):
         return events_entries_reverse(path)
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(events_entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def supports(self, question):
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
 

@@ -135,14 +135,6 @@ class DroidHarness(Harness):
 
         return line_entries_reverse(path, self._converter(path))
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def supports(self, question):
         # Sub-agents: none were seen in its records (0.225.2 exec): a named refusal.
         from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY

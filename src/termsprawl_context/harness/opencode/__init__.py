@@ -147,14 +147,6 @@ class OpenCodeHarness(Harness):
             for entry in reversed(records.message_entries(session, message_id, data, parts, 0)):
                 yield entry
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def supports(self, question):
         return db.has_sqlite() and question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
 

@@ -82,14 +82,6 @@ class QwenHarness(Harness):
 
         return line_entries_reverse(path, self._converter(path))
 
-    def last_turns(self, path, limit):
-        from termsprawl_context.transcript.turns import entries_turns
-
-        try:
-            return entries_turns(self.entries_reverse(path), limit, newest_first=True)
-        except OSError:
-            return []
-
     def _converter(self, path):
         agent = _agent_id_of(path)
         return lambda record, line, offset: line_to_entries(record, line, offset, agent)
