@@ -13,8 +13,16 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 CONFIRMATION_MARKS = ("Action Required", "Allow execution", "Allow once")
 
 
+def _as_a_person_runs_it(env):
+    """The environment without CI's markers: ink (the TUI of Gemini CLI 0.61 and others) draws
+    only its last frame when it sees CI, CONTINUOUS_INTEGRATION or a CI_* variable (is-in-ci),
+    so under `CI=true bash .ci/run` the start screen never appeared; a person's terminal has none."""
+    return {k: v for k, v in env.items() if k not in ("CI", "CONTINUOUS_INTEGRATION") and not k.startswith("CI_")}
+
+
 class Tui(object):
     def __init__(self, argv, cwd, env):
+        env = _as_a_person_runs_it(env)
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # the child: become the CLI
             os.chdir(cwd)
