@@ -255,6 +255,17 @@ class Harness(object):
         reads at most the first records of each candidate file."""
         return []
 
+    def _sessions_in(self, project: str, paths, since: float, cwd_of) -> List[ProjectSession]:
+        """``project_sessions`` for a store of files: those among ``paths`` modified after
+        ``since`` whose recorded directory (``cwd_of(path)``, "" when none) is in ``project``."""
+        real = os.path.realpath(project)
+        found = []
+        for mtime, path in recent_files(paths, since):
+            cwd = cwd_of(path)
+            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
+                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
+        return found
+
     def unrecorded_cause(self, project: str, session_dir: str, start: str) -> str:
         """The likely cause, with the fix, of a session started in ``session_dir`` that the
         hook did not record for ``project``; ``start`` is how a node's session is started
@@ -400,8 +411,9 @@ class Harness(object):
 
     def session_ids(self, path: str) -> "Optional[List[str]]":
         """The session ids the transcript's own records say it belongs to (its own first),
-        or None when they name none (a named refusal, then)."""
-        return None
+        or None when they name none (a named refusal, then): by default its ``stable_id``."""
+        found = self.stable_id(path)
+        return [found] if found else None
 
     def work_dirs(self, path: str) -> "Optional[List[str]]":
         """The working directories the transcript's own records say it was written in (as
@@ -424,9 +436,11 @@ class Harness(object):
         ``command`` is the hook command they run (``workspace.project.hook_command``)."""
         return []
 
+    answers = (Q_ENTRIES,)  # type: tuple  # the ``Q_`` questions its records can answer (``supports``)
+
     def supports(self, question: str) -> bool:
         """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
-        return question == Q_ENTRIES
+        return question in self.answers
 
     # --- hooks -------------------------------------------------------------------------------
     def session_start_output(

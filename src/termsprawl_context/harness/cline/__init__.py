@@ -16,7 +16,7 @@ model reads its peers as it runs any command.
 
 import os
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, Session
 from termsprawl_context.harness.cline import facts, records, spans
 from termsprawl_context.jsonl import parse_object
 
@@ -56,14 +56,8 @@ class ClineHarness(Harness):
                 yield Session(self.name, session_id, path)
 
     def project_sessions(self, project, environ=None, since=0.0):
-        real = os.path.realpath(project)
         paths = [s.path for s in self.sessions(environ)]
-        found = []
-        for mtime, path in recent_files(paths, since):
-            cwd = records.manifest_of(path).get("cwd")
-            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
-        return found
+        return self._sessions_in(project, paths, since, lambda p: records.manifest_of(p).get("cwd"))
 
     def _read(self, path):
         """``(bytes, message spans, session id, cwd)`` of a messages file."""
@@ -88,8 +82,7 @@ class ClineHarness(Harness):
             for entry in reversed(list(records.message_entries(session_id, cwd, one))):
                 yield entry
 
-    def supports(self, question):
-        return question in (Q_ENTRIES, Q_IDENTITY)
+    answers = (Q_ENTRIES, Q_IDENTITY)
 
     def stable_id(self, path):
         """The messages file's ``sessionId``, when its folder and name agree with it."""
@@ -101,10 +94,6 @@ class ClineHarness(Harness):
             return None
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
         return session_id if folder == session_id and self.session_id_of(path) == session_id else None
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = records.manifest_of(path).get("cwd")

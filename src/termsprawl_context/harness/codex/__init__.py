@@ -38,7 +38,16 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.base import (
+    Harness,
+    ProjectSession,
+    Q_ENTRIES,
+    Q_IDENTITY,
+    Q_SUBAGENTS,
+    Session,
+    recent_files,
+    under,
+)
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
 from termsprawl_context.harness.codex.facts import (
     ARCHIVED_SUBDIR,
@@ -161,10 +170,7 @@ class CodexHarness(Harness):
     def entries_reverse(self, path):
         return rollout_entries_reverse(path, self.store_roots())
 
-    def supports(self, question):
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
-
-        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
 
     def subagent_paths(self, path):
         """The rollouts whose ``session_meta`` names this thread as their parent, in the

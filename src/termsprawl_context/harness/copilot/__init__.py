@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
 from termsprawl_context.harness.copilot import facts
 from termsprawl_context.harness.copilot.events import events_entries, events_entries_reverse, session_head
 
@@ -84,13 +84,8 @@ class CopilotHarness(Harness):
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Sessions whose ``session.start`` names a directory in the project."""
-        real = os.path.realpath(project)
-        found = []
-        for mtime, path in recent_files([p for _, p in self._records(environ)], since):
-            cwd = _cwd(session_head(path))
-            if cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, facts.session_folder_id(path), path), mtime, cwd))
-        return found
+        paths = [p for _, p in self._records(environ)]
+        return self._sessions_in(project, paths, since, lambda p: _cwd(session_head(p)))
 
     def session_id_of(self, path):
         return facts.session_folder_id(path)
@@ -105,10 +100,7 @@ class CopilotHarness(Harness):
     def entries_reverse(self, path):
         return events_entries_reverse(path)
 
-    def supports(self, question):
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
-
-        return question in (Q_ENTRIES, Q_IDENTITY)
+    answers = (Q_ENTRIES, Q_IDENTITY)
 
     def stable_id(self, path):
         """The session id ``session.start`` names, when its folder agrees (a resume
@@ -118,10 +110,6 @@ class CopilotHarness(Harness):
 
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = _cwd(session_head(path))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, head_value, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session, head_value
 from termsprawl_context.harness.droid.records import KIND_SESSION_START, line_to_entries
 
 
@@ -108,14 +108,8 @@ class DroidHarness(Harness):
                 yield Session(self.name, self.session_id_of(path), path)
 
     def project_sessions(self, project, environ=None, since=0.0):
-        real = os.path.realpath(project)
         paths = [p for root in self.store_roots(environ) for p in _session_files(root)]
-        found = []
-        for mtime, path in recent_files(paths, since):
-            cwd = _str(_start(path).get("cwd"))
-            if cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
-        return found
+        return self._sessions_in(project, paths, since, lambda p: _str(_start(p).get("cwd")))
 
     def sniff(self, first):
         return first.get("type") == KIND_SESSION_START and "hostId" in first and isinstance(first.get("id"), str)
@@ -135,11 +129,8 @@ class DroidHarness(Harness):
 
         return line_entries_reverse(path, self._converter(path))
 
-    def supports(self, question):
-        # Sub-agents: none were seen in its records (0.225.2 exec): a named refusal.
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
-
-        return question in (Q_ENTRIES, Q_IDENTITY)
+    # Sub-agents: none were seen in its records (0.225.2 exec): a named refusal.
+    answers = (Q_ENTRIES, Q_IDENTITY)
 
     def stable_id(self, path):
         """The ``session_start`` line's ``id``, when it agrees with the file name."""
@@ -148,10 +139,6 @@ class DroidHarness(Harness):
 
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) is not None else None
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = _str(_start(path).get("cwd"))

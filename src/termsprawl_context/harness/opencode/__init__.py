@@ -147,8 +147,10 @@ class OpenCodeHarness(Harness):
             for entry in reversed(records.message_entries(session, message_id, data, parts, 0)):
                 yield entry
 
+    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+
     def supports(self, question):
-        return db.has_sqlite() and question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+        return db.has_sqlite() and question in self.answers
 
     def subagent_paths(self, path):
         """The sessions whose ``parent_id`` is this one (the ``task`` tool's sub-agents)."""
@@ -181,10 +183,6 @@ class OpenCodeHarness(Harness):
         except OSError:
             return None
         return True, facts.session_path(found, row[1]) if parent is not None else ""
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         found, session_id = facts.split_path(path)

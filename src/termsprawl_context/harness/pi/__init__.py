@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
 from termsprawl_context.harness.pi import facts
 from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
 
@@ -75,13 +75,7 @@ class PiHarness(Harness):
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Sessions whose header names a directory in the project."""
-        real = os.path.realpath(project)
-        found = []
-        for mtime, path in recent_files(list(self._files(environ)), since):
-            cwd = header_of(path).get("cwd")
-            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, facts.session_id_of(path), path), mtime, cwd))
-        return found
+        return self._sessions_in(project, list(self._files(environ)), since, lambda p: header_of(p).get("cwd"))
 
     def session_id_of(self, path):
         return facts.session_id_of(path)
@@ -95,10 +89,7 @@ class PiHarness(Harness):
     def entries_reverse(self, path):
         return session_entries_reverse(path)
 
-    def supports(self, question):
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
-
-        return question in (Q_ENTRIES, Q_IDENTITY)
+    answers = (Q_ENTRIES, Q_IDENTITY)
 
     def stable_id(self, path):
         """The header's id, when the file name carries it (``-c`` appends to the same file)."""
@@ -107,10 +98,6 @@ class PiHarness(Harness):
 
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = header_of(path).get("cwd")

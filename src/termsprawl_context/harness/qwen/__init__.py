@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, head_value, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS, Session, head_value
 from termsprawl_context.harness.qwen import facts
 from termsprawl_context.harness.qwen.records import line_to_entries
 
@@ -61,13 +61,8 @@ class QwenHarness(Harness):
         """Chats whose first record's ``cwd`` lies in the project (only files modified
         after ``since`` are opened)."""
         root = facts.runtime_dir(environ)
-        real = os.path.realpath(project)
-        found = []
-        for mtime, path in recent_files(facts.chat_files(root) if root else (), since):
-            cwd = head_value(path, lambda r: r.get("cwd"))
-            if cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
-        return found
+        paths = facts.chat_files(root) if root else ()
+        return self._sessions_in(project, paths, since, lambda p: head_value(p, lambda r: r.get("cwd")))
 
     def sniff(self, first):
         return isinstance(first.get("provenance"), str) and isinstance(first.get("sessionId"), str)
@@ -86,10 +81,7 @@ class QwenHarness(Harness):
         agent = _agent_id_of(path)
         return lambda record, line, offset: line_to_entries(record, line, offset, agent)
 
-    def supports(self, question):
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS
-
-        return question in (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
 
     def subagent_paths(self, path):
         """``subagents/<session id>/agent-*.jsonl`` beside the chats folder; a sub-agent's
@@ -126,10 +118,6 @@ class QwenHarness(Harness):
         store = os.path.dirname(os.path.dirname(os.path.dirname(path)))
         parent = os.path.join(store, facts.CHATS_SUBDIR, session + facts.TRANSCRIPT_SUFFIX)
         return True, parent if os.path.isfile(parent) else ""
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = head_value(path, lambda r: r.get("cwd"))

@@ -27,7 +27,7 @@ import json
 import os
 import shlex
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Session, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
 
 
@@ -134,14 +134,8 @@ class VibeHarness(Harness):
     def project_sessions(self, project, environ=None, since=0.0):
         """Sessions whose ``meta.json`` names a working directory in the project, newest
         first (the node of a Vibe terminal, which no hook records)."""
-        real = os.path.realpath(project)
         paths = [p for root in self.store_roots(environ) for p in _meta_files(root)]
-        found = []
-        for mtime, path in recent_files(paths, since):
-            cwd = _working_dir(_meta(path))
-            if cwd and under(os.path.realpath(cwd), real):
-                found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
-        return found
+        return self._sessions_in(project, paths, since, lambda p: _working_dir(_meta(p)))
 
     def sniff(self, first):
         env = first.get("environment")
@@ -174,11 +168,8 @@ class VibeHarness(Harness):
         session, cwd = _str(meta.get("session_id")) or self.session_id_of(path), _working_dir(meta)
         return _entries(folder, session, cwd)
 
-    def supports(self, question):
-        # Sub-agents (meta.json's child_sessions) were not exercised here: a named refusal.
-        from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY
-
-        return question in (Q_ENTRIES, Q_IDENTITY)
+    # Sub-agents (meta.json's child_sessions) were not exercised here: a named refusal.
+    answers = (Q_ENTRIES, Q_IDENTITY)
 
     def stable_id(self, path):
         found = _str(_meta(path).get("session_id"))
@@ -189,10 +180,6 @@ class VibeHarness(Harness):
         if self.stable_id(path) is None:
             return None
         return (bool(meta.get("parent_session_id")), "")
-
-    def session_ids(self, path):
-        found = self.stable_id(path)
-        return [found] if found else None
 
     def work_dirs(self, path):
         cwd = _working_dir(_meta(path))
