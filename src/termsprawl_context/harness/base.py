@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 Q_ENTRIES = "entries"  # `entries`: the records as the record model reads them
 Q_SUBAGENTS = "subagents"  # `subagents`: a session's sub-agent transcripts and their metadata
 Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven to belong to it
+Q_ALL = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)  # what a CLI whose records answer every question sets ``answers`` to
 
 
 class ProjectSession(object):
@@ -102,6 +103,33 @@ TITLE_MAX_CHARS = 200
 # ~20 KB system prompt; a Claude Code file opens with a few snapshot records).
 HEAD_BYTES = 1 << 20
 HEAD_RECORDS = 64
+
+
+def depth_first(first, children_of, seen=()) -> list:
+    """``first`` and, each before the next, its descendants (``children_of(one)``), each
+    once and none of ``seen``: a sub-agent tree in the order the dump reads it."""
+    walked, todo, seen = [], list(first), set(seen)
+    while todo:
+        child = todo.pop(0)
+        if child in seen:
+            continue
+        seen.add(child)
+        walked.append(child)
+        todo[0:0] = children_of(child)
+    return walked
+
+
+def folder_files(root: str) -> list:
+    """``(folder, name)`` of each entry one folder below ``root``, sorted; [] for what
+    cannot be listed (a store laid out ``<root>/<folder>/<file>``)."""
+    return [(folder, name) for folder in _listing(root) for name in _listing(os.path.join(root, folder))]
+
+
+def _listing(folder: str) -> list:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
 
 
 def head_value(path: str, pick) -> str:
@@ -387,15 +415,7 @@ class Harness(object):
         found = self.subagent_paths(path)
         if found is None:
             return None
-        walked, todo, seen = [], list(found), set()
-        while todo:
-            child = todo.pop(0)
-            if child in seen:
-                continue
-            seen.add(child)
-            walked.append(child)
-            todo[0:0] = self.subagent_paths(child) or []
-        return walked
+        return depth_first(found, lambda child: self.subagent_paths(child) or [])
 
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from

@@ -38,16 +38,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import (
-    Harness,
-    ProjectSession,
-    Q_ENTRIES,
-    Q_IDENTITY,
-    Q_SUBAGENTS,
-    Session,
-    recent_files,
-    under,
-)
+from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, depth_first, recent_files, under
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
 from termsprawl_context.harness.codex.facts import (
     ARCHIVED_SUBDIR,
@@ -170,7 +161,7 @@ class CodexHarness(Harness):
     def entries_reverse(self, path):
         return rollout_entries_reverse(path, self.store_roots())
 
-    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = Q_ALL
 
     def subagent_paths(self, path):
         """The rollouts whose ``session_meta`` names this thread as their parent, in the
@@ -187,15 +178,7 @@ class CodexHarness(Harness):
         if thread is None:
             return None
         index = _children_index(sessions_root_of(path))
-        walked, todo, seen = [], list(index.get(thread, [])), {path}
-        while todo:
-            child = todo.pop(0)
-            if child in seen:
-                continue
-            seen.add(child)
-            walked.append(child)
-            todo[0:0] = index.get(thread_id_of(child), [])
-        return walked
+        return depth_first(index.get(thread, []), lambda child: index.get(thread_id_of(child), []), {path})
 
     def stable_id(self, path):
         """The thread id: a resumed thread appends to its own rollout, so the file's

@@ -29,16 +29,7 @@ read from the end (``tail.py``), as far back as the tail they need (merging the 
 
 import os
 
-from termsprawl_context.harness.base import (
-    Harness,
-    ProjectSession,
-    Q_ENTRIES,
-    Q_IDENTITY,
-    Q_SUBAGENTS,
-    Session,
-    recent_files,
-    under,
-)
+from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, recent_files, under
 from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
     Chat,
     Where,
@@ -207,7 +198,7 @@ class GeminiHarness(Harness):
     def entries_reverse(self, path):
         return entries_reverse(path)
 
-    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = Q_ALL
 
     def subagent_paths(self, path):
         """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say

@@ -45,13 +45,9 @@ def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tupl
             found, i = _walk(text, i, path[1:], scan)
         else:
             i = scan(text, i)[1]
-        i = _skip(text, i)
-        if text[i : i + 1] == ",":
-            i = _skip(text, i + 1)
-        elif text[i : i + 1] == "}":
-            return found, i + 1
-        else:
-            raise ValueError("no comma")
+        i, closed = _after_item(text, i, "}")
+        if closed:
+            return found, i
 
 
 def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
@@ -63,13 +59,20 @@ def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
     while True:
         _value, end = scan(text, i)
         spans.append((i, end))
-        i = _skip(text, end)
-        if text[i : i + 1] == ",":
-            i = _skip(text, i + 1)
-        elif text[i : i + 1] == "]":
-            return spans, i + 1
-        else:
-            raise ValueError("no comma")
+        i, closed = _after_item(text, end, "]")
+        if closed:
+            return spans, i
+
+
+def _after_item(text: str, i: int, close: str) -> "Tuple[int, bool]":
+    """Past the comma after an object's member or an array's element at ``text[i]``, or
+    past the container's ``close`` (then True); ValueError at anything else."""
+    i = _skip(text, i)
+    if text[i : i + 1] == ",":
+        return _skip(text, i + 1), False
+    if text[i : i + 1] == close:
+        return i + 1, True
+    raise ValueError("no comma")
 
 
 def message_spans(raw: bytes, set_key: str, messages_key: str) -> "Optional[List[Tuple[int, int]]]":

@@ -15,7 +15,7 @@ hook's answer (Claude Code's shape) goes into the session's system prompt (``ins
 
 import os
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS, Harness, ProjectSession, Session, under
+from termsprawl_context.harness.base import Q_ALL, Harness, ProjectSession, Session, under
 from termsprawl_context.harness.opencode import db, facts, records
 
 
@@ -147,7 +147,7 @@ class OpenCodeHarness(Harness):
             for entry in reversed(records.message_entries(session, message_id, data, parts, 0)):
                 yield entry
 
-    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = Q_ALL
 
     def supports(self, question):
         return db.has_sqlite() and question in self.answers

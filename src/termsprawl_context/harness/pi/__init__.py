@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import Harness, folder_files, Q_ENTRIES, Q_IDENTITY, Session
 from termsprawl_context.harness.pi import facts
 from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
 
@@ -55,19 +55,10 @@ class PiHarness(Harness):
 
     def _files(self, environ=None):
         for root in self.store_roots(environ):
-            try:
-                folders = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for folder in folders:
-                try:
-                    names = sorted(os.listdir(os.path.join(root, folder)))
-                except OSError:
-                    continue
-                for name in names:
-                    path = os.path.join(root, folder, name)
-                    if facts.session_id_of(path) and os.path.isfile(path):
-                        yield path
+            for folder, name in folder_files(root):
+                path = os.path.join(root, folder, name)
+                if facts.session_id_of(path) and os.path.isfile(path):
+                    yield path
 
     def sessions(self, environ=None):
         for path in self._files(environ):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Q_SUBAGENTS, Session, head_value
+from termsprawl_context.harness.base import Harness, Q_ALL, Session, head_value
 from termsprawl_context.harness.qwen import facts
 from termsprawl_context.harness.qwen.records import line_to_entries
 
@@ -81,7 +81,7 @@ class QwenHarness(Harness):
         agent = _agent_id_of(path)
         return lambda record, line, offset: line_to_entries(record, line, offset, agent)
 
-    answers = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)
+    answers = Q_ALL
 
     def subagent_paths(self, path):
         """``subagents/<session id>/agent-*.jsonl`` beside the chats folder; a sub-agent's
