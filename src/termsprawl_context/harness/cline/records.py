@@ -10,6 +10,7 @@ keeps a reader under 64 MB; the dump parses only the last messages.
 
 import os
 
+from termsprawl_context.harness.blocks import iso_ms
 from termsprawl_context.harness.cline import facts
 from termsprawl_context.jsonl import open_regular, parse_object, read_within_bound
 
@@ -50,16 +51,6 @@ def split_user_input(text: str) -> "tuple":
         return "", text
     rest = stripped[close + len(facts.USER_INPUT_CLOSE) :].strip()
     return stripped[end_tag + 1 : close], rest
-
-
-def iso_ms(value: "Any") -> str:
-    """A millisecond epoch (``ts``) as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` ("" when it is none)."""
-    import time
-
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
-        return ""
-    seconds, ms = divmod(int(value), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
 
 
 def _str(value: "Any") -> str:

@@ -22,6 +22,7 @@ entries newest first at the cost of the tail.
 
 from __future__ import annotations
 
+from termsprawl_context.harness.blocks import tool_use
 from termsprawl_context.harness.copilot import facts
 
 TYPE_CHECKING = False
@@ -74,15 +75,7 @@ def _tool_uses(requests) -> list:
     blocks = []
     for request in requests if isinstance(requests, list) else ():
         if isinstance(request, dict) and _str(request.get("toolCallId")):
-            arguments = request.get("arguments")
-            blocks.append(
-                {
-                    "type": "tool_use",
-                    "id": request["toolCallId"],
-                    "name": _str(request.get("name")),
-                    "input": arguments if isinstance(arguments, (dict, list, str)) else {},
-                }
-            )
+            blocks.append(tool_use(request["toolCallId"], _str(request.get("name")), request.get("arguments")))
     return blocks
 
 

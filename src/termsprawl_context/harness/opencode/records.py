@@ -10,8 +10,7 @@ records them). A compaction's assistant message (``summary: true``) is
 (``is_sidechain``, ``agent_id`` its own id): its "user" messages are the parent model's.
 """
 
-import time
-
+from termsprawl_context.harness.blocks import iso_ms
 from termsprawl_context.harness.opencode import facts
 from termsprawl_context.jsonl import parse_object
 
@@ -29,14 +28,6 @@ class Session(object):
 
     def __init__(self, session_id: str, directory: str, sub_agent: bool) -> None:
         self.session_id, self.directory, self.sub_agent = session_id, directory, sub_agent
-
-
-def iso_ms(value: "Any") -> str:
-    """A millisecond epoch as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` ("" when it is none)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
-        return ""
-    seconds, ms = divmod(int(value), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
 
 
 def _str(value: "Any") -> str:

@@ -14,6 +14,7 @@ Every line stands alone, so reading from the end gives the same entries newest f
 
 from __future__ import annotations
 
+from termsprawl_context.harness.blocks import tool_use
 from termsprawl_context.harness.pi import facts
 
 TYPE_CHECKING = False
@@ -74,15 +75,7 @@ def _assistant_blocks(content) -> list:
         elif kind == "thinking" and _str(block.get("thinking")):
             found.append({"type": "thinking", "thinking": block["thinking"]})
         elif kind == "toolCall" and _str(block.get("id")):
-            arguments = block.get("arguments")
-            found.append(
-                {
-                    "type": "tool_use",
-                    "id": block["id"],
-                    "name": _str(block.get("name")),
-                    "input": arguments if isinstance(arguments, (dict, list, str)) else {},
-                }
-            )
+            found.append(tool_use(block["id"], _str(block.get("name")), block.get("arguments")))
     return found
 
 
