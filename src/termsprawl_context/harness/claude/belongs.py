@@ -53,20 +53,25 @@ class SessionEvidence(NamedTuple):
     first_foreign: Optional[str]  # the first other non-empty sessionId seen, if any
 
 
+def _keyed_entries(path: str, key: "FoldedKey"):
+    """The decoded records of ``path`` whose line may hold ``key``: a line that cannot hold
+    it, not even JSON-escaped or in another case (the decoder matches keys case-insensitively),
+    costs no parse. RecordUnreadable as ``iter_raw_lines``."""
+    for line in iter_raw_lines(path):
+        if key.in_line(line.raw):
+            entry = _decoded(line.raw)
+            if entry is not None:
+                yield entry
+
+
 def session_evidence(path: str, session_id: str) -> SessionEvidence:
     """Scan ``path`` until a record carries ``session_id`` (or the end).
 
     Records with no, an empty or a non-string ``sessionId`` are skipped, never decisive."""
     first_foreign = None  # type: Optional[str]
     try:
-        for line in iter_raw_lines(path):
-            # A line that cannot hold the key, not even JSON-escaped or in another case
-            # (the decoder matches keys case-insensitively), costs no parse.
-            raw = line.raw
-            if not _SESSION_ID_KEY.in_line(raw):
-                continue
-            entry = _decoded(line.raw)
-            found = entry.session_id if entry is not None else ""
+        for entry in _keyed_entries(path, _SESSION_ID_KEY):
+            found = entry.session_id
             if not found:
                 continue
             if found == session_id:
@@ -130,12 +135,8 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     resolved = {}  # type: Dict[str, str]
     first_cwd = None  # type: Optional[str]
     try:
-        for line in iter_raw_lines(path):
-            raw = line.raw
-            if not _CWD_KEY.in_line(raw):
-                continue
-            entry = _decoded(raw)
-            if entry is None or not entry.cwd:
+        for entry in _keyed_entries(path, _CWD_KEY):
+            if not entry.cwd:
                 continue
             if first_cwd is None:
                 first_cwd = entry.cwd
