@@ -144,6 +144,15 @@ def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]]
     return make
 
 
+def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
+    """``Spec.options`` for a command whose own option is one ``add_argument`` call."""
+
+    def add(parser) -> None:
+        parser.add_argument(*flags, **kwargs)
+
+    return add
+
+
 def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
     """An option taking a positive whole number N (``what`` says what N counts)."""
     shown = " (default %d)" % default if default is not None else ""
