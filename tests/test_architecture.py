@@ -125,8 +125,7 @@ PROVIDERS = ("claude", "codex", "gemini")
 CLI_NAMES = ("claude-code", "codex-cli", "gemini-cli", "CLAUDE_CODE", "CODEX_CLI", "GEMINI_CLI")
 # Modules outside harness/ that still reach into Claude Code's provider for facts the
 # interface does not carry yet (the seed's store readers and init's Claude Code steps):
-# this list only shrinks. cli/ is being split into one module per command in parallel
-# and is held once that lands.
+# this list only shrinks.
 NOT_YET_BEHIND_THE_INTERFACE = {
     "cite/session.py",
     "cite/transcripts.py",
@@ -137,7 +136,6 @@ NOT_YET_BEHIND_THE_INTERFACE = {
     "workspace/hook_settings.py",
     "workspace/install.py",
 }
-PENDING_GROUPS = {"cli"}
 
 
 def _provider_imports(path):
@@ -158,8 +156,7 @@ def _provider_imports(path):
 
 def _outside_harness():
     for path in module_files():
-        group = group_of(path)
-        if group != "harness" and group not in PENDING_GROUPS:
+        if group_of(path) != "harness":
             yield path
 
 

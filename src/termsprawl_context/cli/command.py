@@ -21,10 +21,12 @@ The dump (``cli/context.py``) never imports this module: its strict argv parse i
 makes the narrow permission rules safe.
 """
 
+import argparse
 import json
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context._output import (
+    PROG,
     Spool,
     terminal_safe,
     terminal_safe_json,
@@ -32,8 +34,20 @@ from termsprawl_context._output import (
     write_out,
     write_transcript_text,
 )
-from termsprawl_context.cli import _args
 from termsprawl_context.errors import UsageError
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse made to fit the house contract: a usage error is one stderr line and
+    exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError("%s: %s" % (self.prog.split(" ", 1)[-1], message))
+
+    def exit(self, status: int = 0, message: Optional[str] = None) -> None:  # type: ignore[override]
+        if status:
+            raise UsageError((message or "usage error").strip())
+        raise SystemExit(0)  # --help was printed: ``parse_command`` returns None
 
 
 class Arg(NamedTuple):
@@ -52,7 +66,7 @@ SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a pat
 UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")
 NODE = Arg("node", "NODE", "a node id")
 LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
-# A node id ``_args.require_ids`` checks (an empty one is an invalid node id, exit 2).
+# A node id ``cli._args.require_ids`` checks (an empty one is an invalid node id, exit 2).
 ANY_NODE = NODE._replace(required=False)
 
 JSON_LIST = "list"  # the answer is a list: JSON Lines, one object per item
@@ -63,16 +77,38 @@ JSON_HELP = {
 }
 
 
-def _add_project(parser) -> None:
-    parser.add_argument("--project", metavar="DIR", help="only the sessions run in this working directory")
+def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
+    """``Spec.options`` for a command whose own option is one ``add_argument`` call."""
+
+    def add(parser) -> None:
+        parser.add_argument(*flags, **kwargs)
+
+    return add
+
+
+def _add_harness(parser) -> None:
+    from termsprawl_context.harness import KNOWN_HARNESSES
+
+    parser.add_argument(
+        "--harness",
+        metavar="NAME",
+        help="only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
+        "--projects-dir, Claude Code's)" % ", ".join(KNOWN_HARNESSES),
+    )
 
 
 # The common options, declared once: the name a Spec gives -> what adds it.
 COMMON: Dict[str, Callable[[Any], None]] = {
-    "cwd": _args.add_cwd,
-    "projects-dir": _args.add_projects_dir,
-    "project": _add_project,
-    "harness": _args.add_harness,
+    "cwd": option(
+        "--cwd", metavar="DIR", help="the project directory (default: the project found from here, see docs/setup.md)"
+    ),
+    "projects-dir": option(
+        "--projects-dir",
+        metavar="DIR",
+        help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)",
+    ),
+    "project": option("--project", metavar="DIR", help="only the sessions run in this working directory"),
+    "harness": _add_harness,
 }
 
 
@@ -106,9 +142,10 @@ def _fill(parser, spec: Spec) -> None:
             _fill(sub.add_parser(action.name, help=action.description, description=action.description), action)
 
 
-def parser_for(spec: Spec) -> _args.CommandParser:
+def parser_for(spec: Spec) -> CommandParser:
     """The command's argparse parser, made from its Spec."""
-    parser = _args.command_parser(spec.name, spec.description)
+    # No abbreviations: `--allow` must not silently mean `--allow-in-progress`.
+    parser = CommandParser(prog="%s %s" % (PROG, spec.name), description=spec.description, allow_abbrev=False)
     _fill(parser, spec)
     return parser
 
@@ -116,8 +153,9 @@ def parser_for(spec: Spec) -> _args.CommandParser:
 def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
     """The parsed namespace (None after --help: the command returns 0), its required
     positional arguments checked non-empty."""
-    args = _args.parse(parser_for(spec), argv)
-    if args is None:
+    try:
+        args = parser_for(spec).parse_args(argv)
+    except SystemExit:  # only ``CommandParser.exit`` raises it, after --help
         return None
     chosen = spec
     if spec.actions:
@@ -144,10 +182,17 @@ def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]]
     return make
 
 
+def _positive_int(value: str) -> int:
+    """argparse type: a whole number of at least 1, in plain ASCII digits."""
+    if not (value.isdigit() and value.isascii() and int(value) > 0):
+        raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % value)
+    return int(value)
+
+
 def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
     """An option taking a positive whole number N (``what`` says what N counts)."""
     shown = " (default %d)" % default if default is not None else ""
-    parser.add_argument(flag, type=_args.positive_int, default=default, metavar="N", help=what + shown)
+    parser.add_argument(flag, type=_positive_int, default=default, metavar="N", help=what + shown)
 
 
 # --- output -----------------------------------------------------------------------------------

@@ -73,20 +73,22 @@ def session_uuid(args: Any) -> Any:
 # --- the transcript at PATH -------------------------------------------------------------------
 
 
-def readable(path: str) -> None:
+def readable(path: str) -> Any:
     """Refuse a PATH that names no readable regular file (the open error, as the record
-    reader words it)."""
+    reader words it); else the harness that wrote it when not the ``native`` one
+    (``other_harness``), else None."""
     from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
 
     if not os.path.lexists(path):
         other = other_harness(path)
         if other is not None and other.session_stat(path) is not None:
-            return  # a session that is no file (OpenCode's database row)
+            return other  # a session that is no file (OpenCode's database row)
     try:
         open_regular(path).close()
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
+    return other_harness(path)
 
 
 def native(name: "Optional[str]") -> bool:

@@ -1,7 +1,7 @@
 """``belongs``: check a transcript against a session id or a working tree."""
 
 from termsprawl_context.cli.command import PATH, Spec, command
-from termsprawl_context.cli.store_options import other_harness, readable
+from termsprawl_context.cli.store_options import readable
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 
@@ -22,22 +22,17 @@ BELONGS = Spec(
 
 @command(BELONGS)
 def run_belongs(args) -> int:
-    readable(args.path)
+    other = readable(args.path)
     from termsprawl_context.store import identity
 
-    other = other_harness(args.path)
-    if args.session is not None:
-        if not args.session:
-            raise UsageError("belongs: --session must not be empty")
-        if other is not None:
-            identity.check_harness_belongs_to_session(other, args.path, args.session)
-        else:
-            identity.check_belongs_to_session(args.path, args.session)
+    by_session = args.session is not None
+    value = args.session if by_session else args.tree
+    if not value:
+        raise UsageError("belongs: %s must not be empty" % ("--session" if by_session else "--tree"))
+    if other is not None:
+        by_harness = identity.check_harness_belongs_to_session if by_session else identity.check_harness_belongs_to_tree
+        by_harness(other, args.path, value)
     else:
-        if not args.tree:
-            raise UsageError("belongs: --tree must not be empty")
-        if other is not None:
-            identity.check_harness_belongs_to_tree(other, args.path, args.tree)
-        else:
-            identity.check_belongs_to_tree(args.path, args.tree)
+        check = identity.check_belongs_to_session if by_session else identity.check_belongs_to_tree
+        check(args.path, value)
     return EXIT_OK

@@ -12,7 +12,7 @@ from termsprawl_context.cli.command import (
     command,
     json_line,
 )
-from termsprawl_context.cli.store_options import other_harness, readable
+from termsprawl_context.cli.store_options import readable
 from termsprawl_context.errors import EXIT_OK, RecordUnreadable
 
 
@@ -39,16 +39,15 @@ ENTRIES = Spec(
 
 @command(ENTRIES)
 def run_entries(args) -> int:
-    readable(args.path)
+    path = args.path
+    other = readable(path)
     from termsprawl_context._output import Spool
     from termsprawl_context.transcript import record
 
-    path = args.path
     # Streamed: one entry held at a time, rows printed as they are made. The first pass
     # (the mark's line; with --calls, every call's outcome) reads the whole record, so a
     # refusal still comes before the first row.
     calls = args.calls or args.ran
-    other = other_harness(path)
     if other is not None:
         # Another harness's entries (a fork's parent's too) are read twice, one entry held
         # at a time: first for the mark's place and every call's outcome (a call's answer

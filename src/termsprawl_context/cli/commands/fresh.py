@@ -1,15 +1,7 @@
 """``fresh``: exit 9 if the transcript was written in the last 60 s."""
 
 from termsprawl_context._output import error_line
-from termsprawl_context.cli.command import PATH, Spec, command
-
-
-def _allow_in_progress(parser) -> None:
-    parser.add_argument(
-        "--allow-in-progress",
-        action="store_true",
-        help="read it anyway (the PreCompact capture path): a note instead of exit 9",
-    )
+from termsprawl_context.cli.command import PATH, Spec, command, option
 
 
 FRESH = Spec(
@@ -17,7 +9,11 @@ FRESH = Spec(
     "Decline a transcript written to in the last 60 seconds: exit 9 with a warning; exit 0 if older (silent) or "
     "with --allow-in-progress (a note); exit 1 if it is not a regular file.",
     (PATH,),
-    options=_allow_in_progress,
+    options=option(
+        "--allow-in-progress",
+        action="store_true",
+        help="read it anyway (the PreCompact capture path): a note instead of exit 9",
+    ),
 )
 
 

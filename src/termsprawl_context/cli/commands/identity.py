@@ -3,18 +3,9 @@
 import os
 
 from termsprawl_context._output import error_line
-from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
-from termsprawl_context.cli.store_options import not_recorded, other_harness, readable
+from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, option, print_one
+from termsprawl_context.cli.store_options import not_recorded, readable
 from termsprawl_context.errors import EXIT_OK
-
-
-def _identity_projects_dir(parser) -> None:
-    parser.add_argument(
-        "--projects-dir",
-        metavar="DIR",
-        help="look for the conversation's other transcripts in DIR's folder for the directory the session "
-        "started in (default: the folder holding the record)",
-    )
 
 
 IDENTITY = Spec(
@@ -24,18 +15,22 @@ IDENTITY = Spec(
     "stderr (exit 6).",
     (PATH,),
     json=JSON_ONE,
-    options=_identity_projects_dir,
+    options=option(
+        "--projects-dir",
+        metavar="DIR",
+        help="look for the conversation's other transcripts in DIR's folder for the directory the session "
+        "started in (default: the folder holding the record)",
+    ),
 )
 
 
 @command(IDENTITY)
 def run_identity(args) -> int:
-    readable(args.path)
+    path = args.path
+    other = readable(path)
     from termsprawl_context.harness import DEFAULT_HARNESS, get
     from termsprawl_context.store import identity
 
-    path = args.path
-    other = other_harness(path)
     if other is not None:
         stable = other.stable_id(path)
         if stable is None:

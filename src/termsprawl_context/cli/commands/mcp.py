@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-from termsprawl_context.cli.command import Spec, command
+from termsprawl_context.cli.command import Spec, command, option
 from termsprawl_context.errors import EXIT_OK
 
 TYPE_CHECKING = False
@@ -162,16 +162,12 @@ def serve(server: Server, stream: "BinaryIO", write: "Callable[[bytes], None]") 
             write((json.dumps(answer) + "\n").encode("utf-8"))
 
 
-def _options(parser) -> None:
-    parser.add_argument("--self", dest="self_id", metavar="NODE", help="the node whose peers it reads")
-
-
 MCP = Spec(
     "mcp",
     "Serve the hand-off to an agent CLI as a read-only MCP tool on stdio (read_peers); "
     "init --gemini-hook registers it for Gemini CLI.",
     common=("cwd",),
-    options=_options,
+    options=option("--self", dest="self_id", metavar="NODE", help="the node whose peers it reads"),
 )
 
 

@@ -1,7 +1,7 @@
 """``parent``: print the record that dispatched a sub-agent."""
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
-from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
+from termsprawl_context.cli.store_options import not_recorded, path_line, readable
 from termsprawl_context.errors import EXIT_OK, NoParent
 
 
@@ -16,10 +16,9 @@ PARENT = Spec(
 
 @command(PARENT)
 def run_parent(args) -> int:
-    readable(args.path)
+    other = readable(args.path)
     from termsprawl_context.store import subagents
 
-    other = other_harness(args.path)
     if other is not None:
         return _other_parent(args.path, other, args)
     parent, why = subagents.find_parent(args.path)

@@ -1,16 +1,8 @@
 """``relocate``: print where a reported transcript path really is."""
 
-from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, print_one
+from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, option, print_one
 from termsprawl_context.cli.store_options import path_line
 from termsprawl_context.errors import EXIT_OK
-
-
-def _relocate_source(parser) -> None:
-    parser.add_argument(
-        "--source",
-        metavar="SOURCE",
-        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
-    )
 
 
 RELOCATE = Spec(
@@ -20,7 +12,11 @@ RELOCATE = Spec(
     (Arg("path", "PATH", "a transcript path as a hook payload reported it"),),
     ("projects-dir",),
     JSON_ONE,
-    _relocate_source,
+    option(
+        "--source",
+        metavar="SOURCE",
+        help="the SessionStart source; 'startup' is never relocated (its record is not written yet)",
+    ),
 )
 
 

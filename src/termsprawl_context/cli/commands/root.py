@@ -1,7 +1,7 @@
 """``root``: print the root record of a transcript's session."""
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
-from termsprawl_context.cli.store_options import other_harness, path_line, readable
+from termsprawl_context.cli.store_options import path_line, readable
 from termsprawl_context.errors import EXIT_OK, NoParent
 
 
@@ -16,10 +16,9 @@ ROOT = Spec(
 
 @command(ROOT)
 def run_root(args) -> int:
-    readable(args.path)
+    other = readable(args.path)
     from termsprawl_context.store import subagents
 
-    other = other_harness(args.path)
     root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
     if not root:
         raise NoParent.orphan(args.path)

@@ -35,7 +35,8 @@ SHOW = Spec(
 def run_show(args) -> int:
     from termsprawl_context import handoff
 
-    session_id, path, harness = _resolve_any(args)
+    found = resolve_session(args, args.session)
+    session_id, path, harness = found.session_id, found.path, found.harness
     json_out = args.json or args.format == handoff.FORMAT_JSON
     try:
         if not native(harness):
@@ -62,9 +63,3 @@ def _title(session_id: str, path: str, harness: str) -> str:
     from termsprawl_context.store.session_titles import session_title
 
     return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included
-
-
-def _resolve_any(args):
-    """``(session id, path, harness)`` of the session named (``store.catalog.resolve``)."""
-    found = resolve_session(args, args.session)
-    return found.session_id, found.path, found.harness

@@ -1,12 +1,8 @@
 """``subagents``: print the sub-agent records a transcript dispatched."""
 
-from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, print_list
-from termsprawl_context.cli.store_options import not_recorded, other_harness, path_line, readable
+from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, option, print_list
+from termsprawl_context.cli.store_options import not_recorded, path_line, readable
 from termsprawl_context.errors import EXIT_OK, SubagentsUnreadable
-
-
-def _tree(parser) -> None:
-    parser.add_argument("--tree", action="store_true", help="the whole tree, in walk order")
 
 
 SUBAGENTS = Spec(
@@ -15,16 +11,15 @@ SUBAGENTS = Spec(
     "it, nested delegations and workflows included.",
     (PATH,),
     json=JSON_LIST,
-    options=_tree,
+    options=option("--tree", action="store_true", help="the whole tree, in walk order"),
 )
 
 
 @command(SUBAGENTS)
 def run_subagents(args) -> int:
-    readable(args.path)
+    other = readable(args.path)
     from termsprawl_context.store import subagents
 
-    other = other_harness(args.path)
     if other is not None:
         return _other_subagents(args.path, other, args)
     found = subagents.subagent_tree(args.path) if args.tree else subagents.child_records(args.path)
