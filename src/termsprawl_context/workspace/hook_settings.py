@@ -12,16 +12,8 @@ import os
 from typing import Any, Dict, List, Optional
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
-from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.workspace.project import hook_command
-from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
-from termsprawl_context.harness.claude.permissions import (
-    SETTINGS_ALLOW,
-    SETTINGS_FILE_SHARED,
-    SETTINGS_PERMISSIONS,
-    SKILL_DIR_VARIABLE,
-    skill_rule,
-)
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
@@ -29,12 +21,15 @@ from termsprawl_context.workspace.project import INSTALLED_COMMAND
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
 
-SETTINGS_FILE = SETTINGS_LOCAL_FILE
-HOOK_EVENT = HOOK_EVENT_SESSION_START
+# The harness whose settings `init --hook` merges our hook and read rules into.
+_DEFAULT = get(DEFAULT_HARNESS)
+SETTINGS_FILE = _DEFAULT.hook_settings_file
+HOOK_EVENT = _DEFAULT.hook_event_session_start
+SETTINGS_PERMISSIONS, SETTINGS_ALLOW = _DEFAULT.settings_allow_keys
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
-HOOK_COMMAND = hook_command(CLAUDE_CODE_HARNESS)
+HOOK_COMMAND = hook_command(_DEFAULT)
 # Commands earlier versions registered: an entry running one of them is ours too.
 LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 HOOK_TIMEOUT = 10
@@ -48,6 +43,11 @@ MAX_SETTINGS_DEPTH = 64
 # merge falls back to compact output: a file is never rewritten many times its size.
 _PRETTY_GROWTH = 2
 _PRETTY_SLACK = 4096
+
+
+def _refused(shown: str, reason: str) -> SettingsUnusable:
+    """The settings file ``shown`` refused for ``reason``, naming the hook ``init`` would write."""
+    return SettingsUnusable(shown, reason, HOOK_EVENT, HOOK_COMMAND)
 
 
 def _nesting_depth(text: str) -> int:
@@ -76,23 +76,19 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsUnusable(shown, "is not UTF-8 text", HOOK_EVENT, HOOK_COMMAND) from None
+        raise _refused(shown, "is not UTF-8 text") from None
     if not text.strip():
         return {}
     if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
-        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH, HOOK_EVENT, HOOK_COMMAND)
+        raise _refused(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
     try:
         value = loads_settings(text)
     except DuplicateKey as exc:
-        raise SettingsUnusable(
-            shown, "has %s (a rewrite would keep only the last)" % exc, HOOK_EVENT, HOOK_COMMAND
-        ) from None
+        raise _refused(shown, "has %s (a rewrite would keep only the last)" % exc) from None
     except (ValueError, RecursionError) as exc:
-        raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc, HOOK_EVENT, HOOK_COMMAND) from None
+        raise _refused(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
-        raise SettingsUnusable(
-            shown, "holds a JSON %s, not an object" % json_type_name(value), HOOK_EVENT, HOOK_COMMAND
-        )
+        raise _refused(shown, "holds a JSON %s, not an object" % json_type_name(value))
     return value
 
 
@@ -114,17 +110,10 @@ def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) ->
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise SettingsUnusable(
-            shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks), HOOK_EVENT, HOOK_COMMAND
-        )
+        raise _refused(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
     entries = hooks.get(HOOK_EVENT, [])
     if not isinstance(entries, list):
-        raise SettingsUnusable(
-            shown,
-            'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
-        )
+        raise _refused(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)))
     if has_our_hook(entries):
         return None
     merged_hooks = dict(hooks)
@@ -152,7 +141,7 @@ def allow_rules(cwd: str) -> List[str]:
         command = command_path(root)
         if shlex.quote(command) == command:
             rules.extend(read_rules(command))
-    rules.append(skill_rule(SKILL_NAME))
+    rules.append(_DEFAULT.skill_rule(SKILL_NAME))
     return rules
 
 
@@ -165,19 +154,14 @@ def merge_permissions(
     not an object, or an ``allow`` that is not an array, raises SettingsUnusable."""
     permissions = settings.get(SETTINGS_PERMISSIONS, {})
     if not isinstance(permissions, dict):
-        raise SettingsUnusable(
-            shown,
-            'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
+        raise _refused(
+            shown, 'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions))
         )
     allow = permissions.get(SETTINGS_ALLOW, [])
     if not isinstance(allow, list):
-        raise SettingsUnusable(
+        raise _refused(
             shown,
             'has "%s.%s" as a JSON %s, not an array' % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
         )
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
     if not missing:
@@ -191,7 +175,7 @@ def merge_permissions(
 
 # What a read rule must never let run: the commands that change who reads whom.
 WRITE_PROBES = ("links add a b", "index set a /x", "init")
-SETTINGS_FILES = (SETTINGS_FILE, SETTINGS_FILE_SHARED)
+SETTINGS_FILES = (SETTINGS_FILE, _DEFAULT.shared_settings_file)
 
 
 def over_grants(cwd: str) -> List["tuple"]:
@@ -199,7 +183,6 @@ def over_grants(cwd: str) -> List["tuple"]:
     our command run ``links``, ``index`` or ``init`` with no prompt (``Bash(<cmd> *)``, the
     one-click "don't ask again", ``Bash(*)``, bare ``Bash``), in file order. A file that
     cannot be read or parsed gives nothing."""
-    from termsprawl_context.harness.claude.permissions import bash_rule_matches
     from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
     from termsprawl_context.workspace.project import command_path
 
@@ -207,7 +190,9 @@ def over_grants(cwd: str) -> List["tuple"]:
         INSTALLED_COMMAND,
         command_path(cwd),
         command_path(os.path.realpath(cwd)),
-        SKILL_DIR_BASE.replace(SKILL_DIR_VARIABLE, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))),
+        SKILL_DIR_BASE.replace(
+            _DEFAULT.skill_dir_variable, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))
+        ),
     ]
     found = []
     for relative in SETTINGS_FILES:
@@ -220,7 +205,7 @@ def over_grants(cwd: str) -> List["tuple"]:
         allow = permissions.get(SETTINGS_ALLOW) if isinstance(permissions, dict) else None
         for rule in allow if isinstance(allow, list) else []:
             if isinstance(rule, str) and any(
-                bash_rule_matches(rule, "%s %s" % (form, probe)) for form in forms for probe in WRITE_PROBES
+                _DEFAULT.rule_matches(rule, "%s %s" % (form, probe)) for form in forms for probe in WRITE_PROBES
             ):
                 found.append((relative, rule))
     return found
@@ -244,16 +229,14 @@ def load_settings(cwd: str) -> Dict[str, Any]:
     try:
         check_write_target(cwd, path)
     except OSError as exc:
-        raise SettingsUnusable(
-            SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc), HOOK_EVENT, HOOK_COMMAND
-        ) from None
+        raise _refused(SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc)) from None
     if not os.path.lexists(path):
         return {}
     if os.path.islink(path):
-        raise SettingsUnusable(SETTINGS_FILE, "is a symbolic link", HOOK_EVENT, HOOK_COMMAND)
+        raise _refused(SETTINGS_FILE, "is a symbolic link")
     data = read_small_file(path)
     if data is None:
-        raise SettingsUnusable(SETTINGS_FILE, "cannot be read (not a readable regular file)", HOOK_EVENT, HOOK_COMMAND)
+        raise _refused(SETTINGS_FILE, "cannot be read (not a readable regular file)")
     return parse_settings(data, SETTINGS_FILE)
 
 
