@@ -472,6 +472,9 @@ class Harness(object):
             output["systemMessage"] = system_message
         return output
 
+    # Hook commands earlier versions registered: an entry running one of them is ours too.
+    legacy_hook_commands = ()  # type: tuple
+
     def hook_entry(self, command: str) -> dict:
         """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
         return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}

@@ -1,15 +1,16 @@
-"""The project's Claude Code settings (``.claude/settings.local.json``), as ``init --hook``
-writes them: parsed so that a rewrite keeps every value it does not own exactly, our
+"""A CLI's JSON hook settings as ``init`` writes them (``load_hook_file``, ``merge_hook``:
+every CLI whose hook lives in a JSON settings file), and the default harness's own
+(``init --hook``): parsed so that a rewrite keeps every value it does not own exactly, our
 ``SessionStart`` hook and read rules merged in (nothing removed or widened), written
-atomically; and the check for allow rules that grant our writing commands.
+atomically; and the check for allow rules that grant our writing commands. What is the
+CLI's (its file, its entry's shape, its permission rules) its provider answers.
 
 Every write is atomic and inside the project. An existing settings file is merged into,
 never replaced, and left untouched when it cannot be understood.
 """
 
-import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.harness import DEFAULT_HARNESS, get
@@ -30,10 +31,9 @@ SETTINGS_PERMISSIONS, SETTINGS_ALLOW = _DEFAULT.settings_allow_keys
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
 HOOK_COMMAND = hook_command(_DEFAULT)
-# Commands earlier versions registered: an entry running one of them is ours too.
-LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
-HOOK_TIMEOUT = 10
-HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
+LEGACY_HOOK_COMMANDS = _DEFAULT.legacy_hook_commands
+HOOK_ENTRY = _DEFAULT.hook_entry(HOOK_COMMAND)
+HOOK_TIMEOUT = HOOK_ENTRY["hooks"][0]["timeout"]
 
 
 # Deeper settings than this are not a person's; re-serialising them costs the parser's
@@ -92,35 +92,42 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     return value
 
 
-def has_our_hook(entries: List[Any]) -> bool:
-    """Some SessionStart entry already runs our command (whatever its matcher or timeout)."""
+def has_our_hook(entries: List[Any], commands: tuple = (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS) -> bool:
+    """Some SessionStart entry already runs one of ``commands`` (whatever its matcher or timeout)."""
     for entry in entries:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(
-            isinstance(h, dict) and h.get("command") in (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS for h in hooks
-        ):
+        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in commands for h in hooks):
             return True
     return False
 
 
-def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
-    """``settings`` with our SessionStart hook added, or None when it is already there.
+def merge_hook(settings: Dict[str, Any], harness: Any, shown: str = "") -> Optional[Dict[str, Any]]:
+    """``settings`` with the harness's SessionStart entry added, or None when it is already
+    there (``shown``: its hook settings file, named in a refusal).
 
     Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
+    event, command = harness.hook_event_session_start, hook_command(harness)
+    shown = shown or harness.hook_settings_file
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise _refused(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
-    entries = hooks.get(HOOK_EVENT, [])
+        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks), event, command)
+    entries = hooks.get(event, [])
     if not isinstance(entries, list):
-        raise _refused(shown, 'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)))
-    if has_our_hook(entries):
+        reason = 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries))
+        raise SettingsUnusable(shown, reason, event, command)
+    if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
         return None
     merged_hooks = dict(hooks)
-    merged_hooks[HOOK_EVENT] = list(entries) + [json.loads(json.dumps(HOOK_ENTRY))]
+    merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
     merged = dict(settings)
     merged["hooks"] = merged_hooks
     return merged
+
+
+def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
+    """``settings`` with our SessionStart hook added (``merge_hook``), or None when it is already there."""
+    return merge_hook(settings, _DEFAULT, shown)
 
 
 def allow_rules(cwd: str) -> List[str]:
@@ -220,24 +227,34 @@ def merge_settings(settings: Dict[str, Any], rules: List[str], shown: str = SETT
     return merged, with_hook is not None, with_rules is not None
 
 
-def load_settings(cwd: str) -> Dict[str, Any]:
-    """The project's local settings ({} when absent).
+def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
+    """The harness's hook settings file's object ({} when absent) and its size.
 
-    Raises SettingsUnusable for a file that cannot be read or understood, or is a
-    symbolic link (rewriting it would replace the link with a copy)."""
-    path = os.path.join(cwd, SETTINGS_FILE)
+    Raises SettingsUnusable, naming the harness's own hook, for a file that cannot be read
+    or understood, or is a symbolic link (rewriting it would replace the link with a copy)."""
+    relative, path = harness.hook_settings_file, os.path.join(cwd, harness.hook_settings_file)
+    event, command = harness.hook_event_session_start, hook_command(harness)
     try:
         check_write_target(cwd, path)
     except OSError as exc:
-        raise _refused(SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc)) from None
+        reason = "cannot be written here (%s)" % (exc.strerror or exc)
+        raise SettingsUnusable(relative, reason, event, command) from None
     if not os.path.lexists(path):
-        return {}
+        return {}, 0
     if os.path.islink(path):
-        raise _refused(SETTINGS_FILE, "is a symbolic link")
+        raise SettingsUnusable(relative, "is a symbolic link", event, command)
     data = read_small_file(path)
     if data is None:
-        raise _refused(SETTINGS_FILE, "cannot be read (not a readable regular file)")
-    return parse_settings(data, SETTINGS_FILE)
+        raise SettingsUnusable(relative, "cannot be read (not a readable regular file)", event, command)
+    try:
+        return parse_settings(data, relative), len(data)
+    except SettingsUnusable as exc:
+        raise SettingsUnusable(relative, exc.reason, event, command) from None
+
+
+def load_settings(cwd: str) -> Dict[str, Any]:
+    """The project's local settings ({} when absent; ``load_hook_file``)."""
+    return load_hook_file(cwd, _DEFAULT)[0]
 
 
 def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:

@@ -211,7 +211,10 @@ class ClaudeCodeHarness(Harness):
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
 
-    # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
+    legacy_hook_commands = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
+
+    def hook_entry(self, command):
+        return {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         from termsprawl_context.harness.claude.hooks import session_start_output
