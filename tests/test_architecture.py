@@ -132,9 +132,6 @@ NOT_YET_BEHIND_THE_INTERFACE = {
     "store/search.py",
     "store/identity.py",
     "store/subagents.py",
-    "workspace/discovery.py",
-    "workspace/hook_settings.py",
-    "workspace/install.py",
 }
 
 

@@ -449,6 +449,31 @@ class Harness(object):
             return None
         return (st.st_mtime, st.st_size) if (st.st_mode & 0o170000) == 0o100000 else None
 
+    # --- init's skill, rules and permission rules (Claude Code's; none by default) ------------
+    skill_dir_variable = ""  # the variable its skills' text names their own folder by
+    shared_settings_file = ""  # the shared settings whose allow rules `doctor` checks too
+    settings_allow_keys = ()  # type: tuple  # where its settings hold the allow rules
+
+    def skill_file(self, name: str) -> str:
+        """The project-relative skill file named ``name`` ("" when it reads none)."""
+        return ""
+
+    def rules_file(self, name: str) -> str:
+        """The project-relative rules file named ``name`` ("" when it reads none)."""
+        return ""
+
+    def command_rule(self, command: str) -> str:
+        """The allow rule that lets ``command`` run in its shell tool ("" when none)."""
+        return ""
+
+    def skill_rule(self, name: str) -> str:
+        """The allow rule that lets its model use the skill ``name`` ("" when none)."""
+        return ""
+
+    def rule_matches(self, rule: str, command: str) -> bool:
+        """Whether the allow rule ``rule`` lets ``command`` run with no prompt."""
+        return False
+
     def owned_files(self, project: str, command: str = "") -> list:
         """``(relative path, content bytes, mode)`` of each file ``init`` writes into
         ``project`` that termsprawl owns wholly (a plugin, a hook script): rewritten when
@@ -480,6 +505,9 @@ class Harness(object):
         if system_message:
             output["systemMessage"] = system_message
         return output
+
+    # Hook commands earlier versions registered: an entry running one of them is ours too.
+    legacy_hook_commands = ()  # type: tuple
 
     def hook_entry(self, command: str) -> dict:
         """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""

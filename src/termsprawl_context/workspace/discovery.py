@@ -21,8 +21,7 @@ import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness.claude.facts import MEMORY_FILE, MEMORY_IMPORT_PREFIX, rules_file, skill_file
-from termsprawl_context.harness.claude.permissions import SKILL_DIR_VARIABLE, bash_rule
+from termsprawl_context.harness import DEFAULT_HARNESS, available, get
 from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
@@ -131,7 +130,9 @@ STANDALONE_COMMAND = "%s %s" % (INSTALLED_COMMAND, HANDOFF_ARGS)
 # ${CLAUDE_SKILL_DIR} in a skill's text (and its allowed-tools) with that folder's absolute
 # path before the model reads it (since v2.1.64), so the model runs an absolute command
 # with no variable, right wherever the session started, a subdirectory included.
-SKILL_DIR_BASE = "%s/../../../%s" % (SKILL_DIR_VARIABLE, INSTALLED_COMMAND)
+# The harness whose skill, rules and memory files `init --claude-md` writes.
+_DEFAULT = get(DEFAULT_HARNESS)
+SKILL_DIR_BASE = "%s/../../../%s" % (_DEFAULT.skill_dir_variable, INSTALLED_COMMAND)
 SKILL_DIR_COMMAND = "%s %s" % (SKILL_DIR_BASE, HANDOFF_ARGS)
 # The options a read may start with: the dump's hand-off options, whose strict parsing
 # (anything else on the line is "unexpected argument", exit 2) is what makes a rule
@@ -142,7 +143,8 @@ READ_RULE_OPTIONS = ("--format", "--turns", "--max-chars")
 def read_rules(command: str):
     """The allow rules that let ``command`` read, and nothing else: the command alone,
     and the command followed by each read option and anything after it."""
-    return [bash_rule(command)] + [bash_rule("%s %s *" % (command, option)) for option in READ_RULE_OPTIONS]
+    rule = _DEFAULT.command_rule
+    return [rule(command)] + [rule("%s %s *" % (command, option)) for option in READ_RULE_OPTIONS]
 
 
 STANDALONE_BLOCK = "\n".join(
@@ -200,11 +202,11 @@ STANDALONE_SKILL_BODY = (
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
-CLAUDE_MD_FILE = MEMORY_FILE
-CLAUDE_MD_IMPORT = MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
+CLAUDE_MD_FILE = _DEFAULT.instruction_file
+CLAUDE_MD_IMPORT = _DEFAULT.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
-SKILL_FILE = skill_file(SKILL_NAME)
-CLAUDE_RULES_FILE = rules_file(SKILL_NAME)
+SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
+CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
 def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK, shown: str = "") -> str:
@@ -388,10 +390,9 @@ def gemini_md() -> "tuple":
     """``(file name, import line)``: Gemini CLI reads GEMINI.md at launch and imports
     `@./path` lines, as Claude Code does CLAUDE.md's `@path` lines (harness/gemini.py);
     the same managed block reaches its model. Imported when asked: the hook, which loads
-    this module at every session start, never needs Gemini's facts."""
-    from termsprawl_context.harness import gemini as gemini_facts
-
-    return gemini_facts.MEMORY_FILE, gemini_facts.MEMORY_IMPORT_PREFIX + AGENTS_FILE.replace(os.sep, "/")
+    this module at every session start, never needs them."""
+    harness = next(h for h in available() if "gemini_md" in h.init_options)
+    return harness.instruction_file, harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
 
 
 def ensure_gemini_md(cwd: str) -> str:

@@ -18,7 +18,6 @@ import shlex
 from typing import Any, Dict, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
-from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
 from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
@@ -45,67 +44,14 @@ def hook_command(harness_name: str) -> str:
     return project_hook_command(get(harness_name))
 
 
-def _unusable(harness: Any, reason: str) -> SettingsUnusable:
-    """The refusal of the harness's hook file, naming the hook ``init`` would have written
-    there (never another CLI's)."""
-    return SettingsUnusable(
-        harness.hook_settings_file, reason, harness.hook_event_session_start, hook_command(harness.name)
-    )
-
-
 # The read server runs where the agent CLI runs (Gemini CLI gives it no project variable).
 MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
-def _ours(entries: Any, command: str) -> bool:
-    for entry in entries:
-        hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") == command for h in hooks):
-            return True
-    return False
-
-
-def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
-    """The harness's hook file's object ({} when absent) and its size; raises
-    SettingsUnusable as ``install.load_settings`` does (unreadable, a symlink, not a JSON
-    object), naming the harness's own hook."""
-    relative = harness.hook_settings_file
-    path = os.path.join(cwd, relative)
-    try:
-        check_write_target(cwd, path)
-    except OSError as exc:
-        raise _unusable(harness, "cannot be written here (%s)" % (exc.strerror or exc)) from None
-    if not os.path.lexists(path):
-        return {}, 0
-    if os.path.islink(path):
-        raise _unusable(harness, "is a symbolic link")
-    data = read_small_file(path)
-    if data is None:
-        raise _unusable(harness, "cannot be read (not a readable regular file)")
-    try:
-        return install.parse_settings(data, relative), len(data)
-    except SettingsUnusable as exc:
-        raise _unusable(harness, exc.reason) from None
-
-
 def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with the harness's SessionStart entry added (None: already there);
-    every other key, event and entry kept in its order."""
-    event = harness.hook_event_session_start
-    hooks = settings.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise _unusable(harness, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks))
-    entries = hooks.get(event, [])
-    if not isinstance(entries, list):
-        raise _unusable(harness, 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries)))
-    command = hook_command(harness.name)
-    merged = settings
-    if not _ours(entries, command):
-        merged_hooks = dict(hooks)
-        merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
-        merged = dict(settings)
-        merged["hooks"] = merged_hooks
-    return merged if merged is not settings else None
+    every other key, event and entry kept in its order (``install.merge_hook``)."""
+    return install.merge_hook(settings, harness)
 
 
 def merge_harness_extras(
@@ -139,7 +85,7 @@ class PreparedHook(object):
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
-    settings, size = load_hook_file(cwd, harness)
+    settings, size = install.load_hook_file(cwd, harness)
     merged = merge_harness_hook(settings, harness)
     more, notes = merge_harness_extras(merged if merged is not None else settings, harness, cwd)
     return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))

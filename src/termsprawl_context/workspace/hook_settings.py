@@ -1,27 +1,20 @@
-"""The project's Claude Code settings (``.claude/settings.local.json``), as ``init --hook``
-writes them: parsed so that a rewrite keeps every value it does not own exactly, our
+"""A CLI's JSON hook settings as ``init`` writes them (``load_hook_file``, ``merge_hook``:
+every CLI whose hook lives in a JSON settings file), and the default harness's own
+(``init --hook``): parsed so that a rewrite keeps every value it does not own exactly, our
 ``SessionStart`` hook and read rules merged in (nothing removed or widened), written
-atomically; and the check for allow rules that grant our writing commands.
+atomically; and the check for allow rules that grant our writing commands. What is the
+CLI's (its file, its entry's shape, its permission rules) its provider answers.
 
 Every write is atomic and inside the project. An existing settings file is merged into,
 never replaced, and left untouched when it cannot be understood.
 """
 
-import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
-from termsprawl_context.harness.claude import HARNESS as CLAUDE_CODE_HARNESS
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.workspace.project import hook_command
-from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START, SETTINGS_LOCAL_FILE
-from termsprawl_context.harness.claude.permissions import (
-    SETTINGS_ALLOW,
-    SETTINGS_FILE_SHARED,
-    SETTINGS_PERMISSIONS,
-    SKILL_DIR_VARIABLE,
-    skill_rule,
-)
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
@@ -29,16 +22,18 @@ from termsprawl_context.workspace.project import INSTALLED_COMMAND
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
 
-SETTINGS_FILE = SETTINGS_LOCAL_FILE
-HOOK_EVENT = HOOK_EVENT_SESSION_START
+# The harness whose settings `init --hook` merges our hook and read rules into.
+_DEFAULT = get(DEFAULT_HARNESS)
+SETTINGS_FILE = _DEFAULT.hook_settings_file
+HOOK_EVENT = _DEFAULT.hook_event_session_start
+SETTINGS_PERMISSIONS, SETTINGS_ALLOW = _DEFAULT.settings_allow_keys
 # Claude Code started in a subdirectory may read the project's local settings yet name
 # the subdirectory as $CLAUDE_PROJECT_DIR, so the command is found by walking up from
 # there (as `init` finds the project), not assumed at $CLAUDE_PROJECT_DIR itself.
-HOOK_COMMAND = hook_command(CLAUDE_CODE_HARNESS)
-# Commands earlier versions registered: an entry running one of them is ours too.
-LEGACY_HOOK_COMMANDS = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
-HOOK_TIMEOUT = 10
-HOOK_ENTRY = {"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": HOOK_TIMEOUT}]}
+HOOK_COMMAND = hook_command(_DEFAULT)
+LEGACY_HOOK_COMMANDS = _DEFAULT.legacy_hook_commands
+HOOK_ENTRY = _DEFAULT.hook_entry(HOOK_COMMAND)
+HOOK_TIMEOUT = HOOK_ENTRY["hooks"][0]["timeout"]
 
 
 # Deeper settings than this are not a person's; re-serialising them costs the parser's
@@ -48,6 +43,11 @@ MAX_SETTINGS_DEPTH = 64
 # merge falls back to compact output: a file is never rewritten many times its size.
 _PRETTY_GROWTH = 2
 _PRETTY_SLACK = 4096
+
+
+def _refused(shown: str, reason: str) -> SettingsUnusable:
+    """The settings file ``shown`` refused for ``reason``, naming the hook ``init`` would write."""
+    return SettingsUnusable(shown, reason, HOOK_EVENT, HOOK_COMMAND)
 
 
 def _nesting_depth(text: str) -> int:
@@ -76,62 +76,58 @@ def parse_settings(data: bytes, shown: str) -> Dict[str, Any]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsUnusable(shown, "is not UTF-8 text", HOOK_EVENT, HOOK_COMMAND) from None
+        raise _refused(shown, "is not UTF-8 text") from None
     if not text.strip():
         return {}
     if _nesting_depth(text) > MAX_SETTINGS_DEPTH:
-        raise SettingsUnusable(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH, HOOK_EVENT, HOOK_COMMAND)
+        raise _refused(shown, "nests deeper than %d levels" % MAX_SETTINGS_DEPTH)
     try:
         value = loads_settings(text)
     except DuplicateKey as exc:
-        raise SettingsUnusable(
-            shown, "has %s (a rewrite would keep only the last)" % exc, HOOK_EVENT, HOOK_COMMAND
-        ) from None
+        raise _refused(shown, "has %s (a rewrite would keep only the last)" % exc) from None
     except (ValueError, RecursionError) as exc:
-        raise SettingsUnusable(shown, "is not valid JSON (%s)" % exc, HOOK_EVENT, HOOK_COMMAND) from None
+        raise _refused(shown, "is not valid JSON (%s)" % exc) from None
     if not isinstance(value, dict):
-        raise SettingsUnusable(
-            shown, "holds a JSON %s, not an object" % json_type_name(value), HOOK_EVENT, HOOK_COMMAND
-        )
+        raise _refused(shown, "holds a JSON %s, not an object" % json_type_name(value))
     return value
 
 
-def has_our_hook(entries: List[Any]) -> bool:
-    """Some SessionStart entry already runs our command (whatever its matcher or timeout)."""
+def has_our_hook(entries: List[Any], commands: tuple = (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS) -> bool:
+    """Some SessionStart entry already runs one of ``commands`` (whatever its matcher or timeout)."""
     for entry in entries:
         hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(
-            isinstance(h, dict) and h.get("command") in (HOOK_COMMAND,) + LEGACY_HOOK_COMMANDS for h in hooks
-        ):
+        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in commands for h in hooks):
             return True
     return False
 
 
-def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
-    """``settings`` with our SessionStart hook added, or None when it is already there.
+def merge_hook(settings: Dict[str, Any], harness: Any, shown: str = "") -> Optional[Dict[str, Any]]:
+    """``settings`` with the harness's SessionStart entry added, or None when it is already
+    there (``shown``: its hook settings file, named in a refusal).
 
     Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
+    event, command = harness.hook_event_session_start, hook_command(harness)
+    shown = shown or harness.hook_settings_file
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise SettingsUnusable(
-            shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks), HOOK_EVENT, HOOK_COMMAND
-        )
-    entries = hooks.get(HOOK_EVENT, [])
+        raise SettingsUnusable(shown, 'has "hooks" as a JSON %s, not an object' % json_type_name(hooks), event, command)
+    entries = hooks.get(event, [])
     if not isinstance(entries, list):
-        raise SettingsUnusable(
-            shown,
-            'has "hooks.%s" as a JSON %s, not an array' % (HOOK_EVENT, json_type_name(entries)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
-        )
-    if has_our_hook(entries):
+        reason = 'has "hooks.%s" as a JSON %s, not an array' % (event, json_type_name(entries))
+        raise SettingsUnusable(shown, reason, event, command)
+    if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
         return None
     merged_hooks = dict(hooks)
-    merged_hooks[HOOK_EVENT] = list(entries) + [json.loads(json.dumps(HOOK_ENTRY))]
+    merged_hooks[event] = list(entries) + [harness.hook_entry(command)]
     merged = dict(settings)
     merged["hooks"] = merged_hooks
     return merged
+
+
+def merge_hook_settings(settings: Dict[str, Any], shown: str = SETTINGS_FILE) -> Optional[Dict[str, Any]]:
+    """``settings`` with our SessionStart hook added (``merge_hook``), or None when it is already there."""
+    return merge_hook(settings, _DEFAULT, shown)
 
 
 def allow_rules(cwd: str) -> List[str]:
@@ -152,7 +148,7 @@ def allow_rules(cwd: str) -> List[str]:
         command = command_path(root)
         if shlex.quote(command) == command:
             rules.extend(read_rules(command))
-    rules.append(skill_rule(SKILL_NAME))
+    rules.append(_DEFAULT.skill_rule(SKILL_NAME))
     return rules
 
 
@@ -165,19 +161,14 @@ def merge_permissions(
     not an object, or an ``allow`` that is not an array, raises SettingsUnusable."""
     permissions = settings.get(SETTINGS_PERMISSIONS, {})
     if not isinstance(permissions, dict):
-        raise SettingsUnusable(
-            shown,
-            'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
+        raise _refused(
+            shown, 'has "%s" as a JSON %s, not an object' % (SETTINGS_PERMISSIONS, json_type_name(permissions))
         )
     allow = permissions.get(SETTINGS_ALLOW, [])
     if not isinstance(allow, list):
-        raise SettingsUnusable(
+        raise _refused(
             shown,
             'has "%s.%s" as a JSON %s, not an array' % (SETTINGS_PERMISSIONS, SETTINGS_ALLOW, json_type_name(allow)),
-            HOOK_EVENT,
-            HOOK_COMMAND,
         )
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
     if not missing:
@@ -191,7 +182,7 @@ def merge_permissions(
 
 # What a read rule must never let run: the commands that change who reads whom.
 WRITE_PROBES = ("links add a b", "index set a /x", "init")
-SETTINGS_FILES = (SETTINGS_FILE, SETTINGS_FILE_SHARED)
+SETTINGS_FILES = (SETTINGS_FILE, _DEFAULT.shared_settings_file)
 
 
 def over_grants(cwd: str) -> List["tuple"]:
@@ -199,7 +190,6 @@ def over_grants(cwd: str) -> List["tuple"]:
     our command run ``links``, ``index`` or ``init`` with no prompt (``Bash(<cmd> *)``, the
     one-click "don't ask again", ``Bash(*)``, bare ``Bash``), in file order. A file that
     cannot be read or parsed gives nothing."""
-    from termsprawl_context.harness.claude.permissions import bash_rule_matches
     from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
     from termsprawl_context.workspace.project import command_path
 
@@ -207,7 +197,9 @@ def over_grants(cwd: str) -> List["tuple"]:
         INSTALLED_COMMAND,
         command_path(cwd),
         command_path(os.path.realpath(cwd)),
-        SKILL_DIR_BASE.replace(SKILL_DIR_VARIABLE, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))),
+        SKILL_DIR_BASE.replace(
+            _DEFAULT.skill_dir_variable, os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))
+        ),
     ]
     found = []
     for relative in SETTINGS_FILES:
@@ -220,7 +212,7 @@ def over_grants(cwd: str) -> List["tuple"]:
         allow = permissions.get(SETTINGS_ALLOW) if isinstance(permissions, dict) else None
         for rule in allow if isinstance(allow, list) else []:
             if isinstance(rule, str) and any(
-                bash_rule_matches(rule, "%s %s" % (form, probe)) for form in forms for probe in WRITE_PROBES
+                _DEFAULT.rule_matches(rule, "%s %s" % (form, probe)) for form in forms for probe in WRITE_PROBES
             ):
                 found.append((relative, rule))
     return found
@@ -235,26 +227,34 @@ def merge_settings(settings: Dict[str, Any], rules: List[str], shown: str = SETT
     return merged, with_hook is not None, with_rules is not None
 
 
-def load_settings(cwd: str) -> Dict[str, Any]:
-    """The project's local settings ({} when absent).
+def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
+    """The harness's hook settings file's object ({} when absent) and its size.
 
-    Raises SettingsUnusable for a file that cannot be read or understood, or is a
-    symbolic link (rewriting it would replace the link with a copy)."""
-    path = os.path.join(cwd, SETTINGS_FILE)
+    Raises SettingsUnusable, naming the harness's own hook, for a file that cannot be read
+    or understood, or is a symbolic link (rewriting it would replace the link with a copy)."""
+    relative, path = harness.hook_settings_file, os.path.join(cwd, harness.hook_settings_file)
+    event, command = harness.hook_event_session_start, hook_command(harness)
     try:
         check_write_target(cwd, path)
     except OSError as exc:
-        raise SettingsUnusable(
-            SETTINGS_FILE, "cannot be written here (%s)" % (exc.strerror or exc), HOOK_EVENT, HOOK_COMMAND
-        ) from None
+        reason = "cannot be written here (%s)" % (exc.strerror or exc)
+        raise SettingsUnusable(relative, reason, event, command) from None
     if not os.path.lexists(path):
-        return {}
+        return {}, 0
     if os.path.islink(path):
-        raise SettingsUnusable(SETTINGS_FILE, "is a symbolic link", HOOK_EVENT, HOOK_COMMAND)
+        raise SettingsUnusable(relative, "is a symbolic link", event, command)
     data = read_small_file(path)
     if data is None:
-        raise SettingsUnusable(SETTINGS_FILE, "cannot be read (not a readable regular file)", HOOK_EVENT, HOOK_COMMAND)
-    return parse_settings(data, SETTINGS_FILE)
+        raise SettingsUnusable(relative, "cannot be read (not a readable regular file)", event, command)
+    try:
+        return parse_settings(data, relative), len(data)
+    except SettingsUnusable as exc:
+        raise SettingsUnusable(relative, exc.reason, event, command) from None
+
+
+def load_settings(cwd: str) -> Dict[str, Any]:
+    """The project's local settings ({} when absent; ``load_hook_file``)."""
+    return load_hook_file(cwd, _DEFAULT)[0]
 
 
 def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:

@@ -16,7 +16,6 @@ import zipfile
 from typing import List, NamedTuple, Optional
 
 from termsprawl_context.errors import InsideProject, NotFound
-from termsprawl_context.harness.claude.facts import PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME
 from termsprawl_context.workspace.files import (
     check_write_target,
     file_mode,
@@ -42,7 +41,9 @@ from termsprawl_context.workspace.hook_settings import (  # noqa: F401
     dump_settings,
     file_size,
     has_our_hook,
+    load_hook_file,
     load_settings,
+    merge_hook,
     merge_hook_settings,
     merge_permissions,
     merge_settings,
@@ -70,6 +71,7 @@ _IGNORING_LINES = frozenset(pattern % TRANSCRIPTS_DIR for pattern in _IGNORING_P
 # Claude Code keeps the personal settings file out of git when it creates the file
 # itself (through the user's global excludes, which we never write); for the file init
 # creates, a .gitignore beside it does the same for every clone.
+PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME = os.path.split(SETTINGS_FILE)
 CLAUDE_GITIGNORE_FILE = os.path.join(PROJECT_CONFIG_DIR, ".gitignore")
 CLAUDE_IGNORED_ENTRY = SETTINGS_LOCAL_NAME
 CLAUDE_GITIGNORE_COMMENT = "# termsprawl: personal Claude Code settings (the SessionStart hook), never shared"

@@ -22,8 +22,11 @@ from termsprawl_context.harness.claude.facts import (
     encode_project_dir,
     projects_dir,
     resolve_work_dir,
+    rules_file,
+    skill_file,
 )
 from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 
@@ -54,6 +57,14 @@ class ClaudeCodeHarness(Harness):
         "from the project root or any folder below it, with no import to approve",
     )
     instruction_import_prefix = MEMORY_IMPORT_PREFIX
+    skill_dir_variable = permissions.SKILL_DIR_VARIABLE
+    shared_settings_file = permissions.SETTINGS_FILE_SHARED
+    settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
+    skill_file = staticmethod(skill_file)  # type: ignore[assignment]
+    rules_file = staticmethod(rules_file)  # type: ignore[assignment]
+    command_rule = staticmethod(permissions.bash_rule)  # type: ignore[assignment]
+    skill_rule = staticmethod(permissions.skill_rule)  # type: ignore[assignment]
+    rule_matches = staticmethod(permissions.bash_rule_matches)  # type: ignore[assignment]
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
@@ -200,7 +211,10 @@ class ClaudeCodeHarness(Harness):
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
 
-    # (init plants Claude Code's hook through workspace/hook_settings.py's own HOOK_ENTRY.)
+    legacy_hook_commands = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
+
+    def hook_entry(self, command):
+        return {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         from termsprawl_context.harness.claude.hooks import session_start_output
