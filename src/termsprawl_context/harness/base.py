@@ -215,6 +215,16 @@ class Harness(object):
                 return True
         return False
 
+    def in_store(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
+        """Whether ``path`` is one of ``store_roots`` that exists or lies below it, symlinks
+        resolved: ``owns_path`` with the root itself counted (a glob over the store reads
+        its transcripts)."""
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        return any(os.path.exists(root) and under(real, os.path.realpath(root)) for root in self.store_roots(environ))
+
     def is_session_file_name(self, name: str) -> bool:
         """Whether a file named ``name`` in its store is a session's own transcript (not a
         sub-agent's, not another file): names only, no file opened."""
@@ -385,6 +395,43 @@ class Harness(object):
             walked.append(child)
             todo[0:0] = self.subagent_paths(child) or []
         return walked
+
+    def subagent_id_of(self, path: str) -> str:
+        """The sub-agent's own id the name of a sub-agent's transcript carries, or "" when it
+        carries none."""
+        return ""
+
+    def is_subagent(self, path: str) -> bool:
+        """Whether the transcript at ``path`` is a sub-agent's (``subagent_parent``'s first
+        answer; False when its records do not say)."""
+        answer = self.subagent_parent(path)
+        return bool(answer and answer[0])
+
+    def session_root(self, path: str) -> str:
+        """The transcript of the session the one at ``path`` belongs to, climbed through
+        every sub-agent's parent (``subagent_parent``): itself for a session's own, "" for
+        an orphan or a loop; NotRecorded when its records do not say."""
+        current, seen = path, set()
+        while True:
+            answer = self.subagent_parent(current)
+            if answer is None:
+                from termsprawl_context.errors import NotRecorded
+
+                raise NotRecorded("root", self.label, current)
+            is_subagent, parent = answer
+            if not is_subagent:
+                return current
+            seen.add(os.path.realpath(current))
+            if not parent or os.path.realpath(parent) in seen:
+                return ""
+            current = parent
+
+    def session_files(self, path: str) -> List[str]:
+        """Every transcript of the session the one at ``path`` belongs to: its root's (an
+        orphan's own when the root is not there) and every sub-agent's beneath it, in
+        ``subagent_tree`` order."""
+        top = self.session_root(path) or path
+        return [top] + (self.subagent_tree(top) or [])
 
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from

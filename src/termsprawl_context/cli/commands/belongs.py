@@ -23,21 +23,21 @@ BELONGS = Spec(
 @command(BELONGS)
 def run_belongs(args) -> int:
     readable(args.path)
-    from termsprawl_context.store import identity
+    from termsprawl_context.harness.claude import belongs
 
     other = other_harness(args.path)
     if args.session is not None:
         if not args.session:
             raise UsageError("belongs: --session must not be empty")
         if other is not None:
-            identity.check_harness_belongs_to_session(other, args.path, args.session)
+            belongs.check_harness_belongs_to_session(other, args.path, args.session)
         else:
-            identity.check_belongs_to_session(args.path, args.session)
+            belongs.check_belongs_to_session(args.path, args.session)
     else:
         if not args.tree:
             raise UsageError("belongs: --tree must not be empty")
         if other is not None:
-            identity.check_harness_belongs_to_tree(other, args.path, args.tree)
+            belongs.check_harness_belongs_to_tree(other, args.path, args.tree)
         else:
-            identity.check_belongs_to_tree(args.path, args.tree)
+            belongs.check_belongs_to_tree(args.path, args.tree)
     return EXIT_OK

@@ -17,7 +17,7 @@ PARENT = Spec(
 @command(PARENT)
 def run_parent(args) -> int:
     readable(args.path)
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness.claude import subagents
 
     other = other_harness(args.path)
     if other is not None:

@@ -22,7 +22,7 @@ SUBAGENTS = Spec(
 @command(SUBAGENTS)
 def run_subagents(args) -> int:
     readable(args.path)
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness.claude import subagents
 
     other = other_harness(args.path)
     if other is not None:
@@ -33,7 +33,7 @@ def run_subagents(args) -> int:
 
 
 def _with_meta(record: str) -> dict:
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness.claude import subagents
 
     item = {"path": record, "meta": None}
     try:

@@ -80,6 +80,13 @@ class ClaudeCodeHarness(Harness):
         projects = projects_dir(None, environ)
         return [projects] if projects else []
 
+    def in_store(self, path, environ=None):
+        """As the interface's, ``path`` resolved as a working directory is (``resolve_work_dir``)."""
+        resolved = resolve_work_dir(path)
+        return any(
+            os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
+        )
+
     def is_session_file_name(self, name):
         """``<36-character stem>.jsonl``, not an ``agent-`` file (only the stem's length is
         checked, as the seed does)."""
@@ -188,6 +195,28 @@ class ClaudeCodeHarness(Harness):
         folder = session_dir_of_subagent(path)
         above = folder + TRANSCRIPT_SUFFIX if folder else ""
         return True, above if above and os.path.isfile(above) else ""
+
+    def subagent_id_of(self, path):
+        """``agent-<id>.jsonl``: the id."""
+        from termsprawl_context.harness.claude.subagents import is_agent_file_name
+
+        name = os.path.basename(path)
+        return name[len(AGENT_FILE_PREFIX) : -len(TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
+
+    def session_root(self, path):
+        """Climbed by where each sub-agent's record is filed (``subagents.session_root_of``)."""
+        from termsprawl_context.harness.claude.subagents import session_root_of
+
+        return session_root_of(path)
+
+    def session_files(self, path):
+        """A record filed under no ``subagents`` folder is its session's root or an orphan,
+        its own tree's top either way: its first record is not read to tell which."""
+        from termsprawl_context.harness.claude.subagents import session_dir_of_subagent, subagent_tree
+
+        if session_dir_of_subagent(path):
+            return Harness.session_files(self, path)
+        return [path] + subagent_tree(path)
 
     def stable_id(self, path):
         """The origin record's uuid, walked back through restarts in its project folder;
