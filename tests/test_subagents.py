@@ -418,8 +418,12 @@ def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its
     assert Harness.session_root(provider, children[0]) == provider.session_root(children[0]) == parent
     assert session_root_of(children[0]) == parent
     assert provider.is_subagent(children[0]) and not provider.is_subagent(parent)
-    assert provider.session_files(children[0]) == Harness.session_files(provider, children[0]) == [parent] + children
-    assert provider.session_files(parent) == Harness.session_files(provider, parent) == [parent] + children
+    assert (
+        provider.session_transcripts(children[0])
+        == Harness.session_transcripts(provider, children[0])
+        == [parent] + children
+    )
+    assert provider.session_transcripts(parent) == Harness.session_transcripts(provider, parent) == [parent] + children
     assert provider.subagent_id_of(children[0]) == os.path.basename(children[0])[len("agent-") : -len(".jsonl")]
     assert provider.subagent_id_of(parent) == ""
     assert provider.stable_id(parent)

@@ -75,11 +75,11 @@ def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent
 def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
     """Whether any record the session search from ``path`` reads may hold the needle:
     the caller's own, its root's (the user pool's) and every one beneath the root
-    (``Harness.session_files``)."""
+    (``Harness.session_transcripts``)."""
     if needle is None:
         return True
     try:
-        files = [path] + PROVIDER.session_files(path)
+        files = [path] + PROVIDER.session_transcripts(path)
     except Refusal:
         return True
     seen = set()

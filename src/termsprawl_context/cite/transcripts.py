@@ -57,7 +57,7 @@ def looks_like_transcript(body: str) -> bool:
     return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
 
 
-# The store whose transcripts the records citations read were written beside.
+# The store a path is checked against: that of the provider whose records citations read.
 _STORE = get(DEFAULT_HARNESS)
 _TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 

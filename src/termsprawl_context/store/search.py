@@ -330,7 +330,7 @@ def _units(sessions: Sequence[object], subagents: bool) -> Iterator[_Unit]:
     """Each session's record, then (with ``subagents``) its sub-agents' records in the
     tree's walk order. A tree that cannot be listed is passed over, as an unreadable
     session is."""
-    seed = get(DEFAULT_HARNESS)  # the store ``session_files`` lists
+    seed = get(DEFAULT_HARNESS)  # the store ``catalog.session_files`` lists
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")

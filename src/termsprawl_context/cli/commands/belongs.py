@@ -23,21 +23,15 @@ BELONGS = Spec(
 @command(BELONGS)
 def run_belongs(args) -> int:
     readable(args.path)
-    from termsprawl_context.harness.claude import belongs
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
-    other = other_harness(args.path)
+    harness = other_harness(args.path) or get(DEFAULT_HARNESS)
     if args.session is not None:
         if not args.session:
             raise UsageError("belongs: --session must not be empty")
-        if other is not None:
-            belongs.check_harness_belongs_to_session(other, args.path, args.session)
-        else:
-            belongs.check_belongs_to_session(args.path, args.session)
+        harness.check_session(args.path, args.session)
     else:
         if not args.tree:
             raise UsageError("belongs: --tree must not be empty")
-        if other is not None:
-            belongs.check_harness_belongs_to_tree(other, args.path, args.tree)
-        else:
-            belongs.check_belongs_to_tree(args.path, args.tree)
+        harness.check_tree(args.path, args.tree)
     return EXIT_OK

@@ -1,7 +1,5 @@
 """``identity``: print the stable id of a transcript's conversation."""
 
-import os
-
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
 from termsprawl_context.cli.store_options import not_recorded, other_harness, readable
@@ -32,8 +30,6 @@ IDENTITY = Spec(
 def run_identity(args) -> int:
     readable(args.path)
     from termsprawl_context.harness import DEFAULT_HARNESS, get
-    from termsprawl_context.harness.claude.belongs import start_cwd
-    from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
 
     path = args.path
     other = other_harness(path)
@@ -44,12 +40,7 @@ def run_identity(args) -> int:
         data = dict(_identity_data(stable, None, [], path, None), harness=other.name)
         print_one(args.json, data, stable + "\n")
         return EXIT_OK
-    project_dir = project_dir_of_record(path)
-    if args.projects_dir:
-        cwd = start_cwd(path)
-        if cwd:
-            project_dir = get(DEFAULT_HARNESS).project_folder(os.path.abspath(args.projects_dir), cwd)
-    answer = resolve_stable_session_id(project_dir, path)
+    answer, project_dir = get(DEFAULT_HARNESS).identity_walk(path, args.projects_dir)
     for sibling in answer.unreadable_siblings:
         error_line("could not read %s (skipped by the continuation walk)" % sibling)
     data = _identity_data(answer.id, answer.degraded, answer.unreadable_siblings, path, project_dir)

@@ -80,13 +80,6 @@ class ClaudeCodeHarness(Harness):
         projects = projects_dir(None, environ)
         return [projects] if projects else []
 
-    def in_store(self, path, environ=None):
-        """As the interface's, ``path`` resolved as a working directory is (``resolve_work_dir``)."""
-        resolved = resolve_work_dir(path)
-        return any(
-            os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
-        )
-
     def is_session_file_name(self, name):
         """``<36-character stem>.jsonl``, not an ``agent-`` file (only the stem's length is
         checked, as the seed does)."""
@@ -209,13 +202,13 @@ class ClaudeCodeHarness(Harness):
 
         return session_root_of(path)
 
-    def session_files(self, path):
+    def session_transcripts(self, path):
         """A record filed under no ``subagents`` folder is its session's root or an orphan,
         its own tree's top either way: its first record is not read to tell which."""
         from termsprawl_context.harness.claude.subagents import session_dir_of_subagent, subagent_tree
 
         if session_dir_of_subagent(path):
-            return Harness.session_files(self, path)
+            return Harness.session_transcripts(self, path)
         return [path] + subagent_tree(path)
 
     def stable_id(self, path):
@@ -225,6 +218,43 @@ class ClaudeCodeHarness(Harness):
 
         answer = resolve_stable_session_id(project_dir_of_record(path), path)
         return None if answer.degraded is not None or not answer.id else answer.id
+
+    def check_session(self, path, session_id):
+        """Any of its records naming the session will do (``belongs.check_belongs_to_session``)."""
+        from termsprawl_context.harness.claude.belongs import check_belongs_to_session
+
+        check_belongs_to_session(path, session_id)
+
+    def check_tree(self, path, cwd):
+        from termsprawl_context.harness.claude.belongs import check_belongs_to_tree
+
+        check_belongs_to_tree(path, cwd)
+
+    def subagent_meta(self, path):
+        """``agent-<id>.meta.json``: agent_type, description, tool_use_id, spawn_depth."""
+        from termsprawl_context.harness.claude.subagents import read_agent_meta
+
+        meta = read_agent_meta(path)
+        return None if meta is None else meta._asdict()
+
+    def dispatcher(self, path):
+        """The record holding the tool_use the meta file's ``toolUseId`` names."""
+        from termsprawl_context.harness.claude.subagents import find_parent
+
+        return find_parent(path)
+
+    def identity_walk(self, path, projects_dir=""):
+        """Through the other transcripts of its project folder (in ``projects_dir``: the
+        folder for the directory the session started in)."""
+        from termsprawl_context.harness.claude.belongs import start_cwd
+        from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
+
+        folder = project_dir_of_record(path)
+        if projects_dir:
+            cwd = start_cwd(path)
+            if cwd:
+                folder = self.project_folder(os.path.abspath(projects_dir), cwd)
+        return resolve_stable_session_id(folder, path), folder
 
     def supports(self, question):
         return True  # every reader was written against Claude Code's records
