@@ -49,7 +49,7 @@ def test_index_entry_names_its_harness(tmp_path):
 
 
 def test_in_store_counts_the_root_itself_and_what_lies_below_it(tmp_path):
-    # Claude Code's answer (its working-directory resolution) and the interface's default (Codex's).
+    # Two providers' stores, one rule (the interface's: paths compared resolve_dir-ed).
     env = {"HOME": str(tmp_path / "home")}
     for provider in (harness.get(harness.CLAUDE_CODE), harness.get(harness.CODEX_CLI)):
         root = provider.store_roots(env)[0]
