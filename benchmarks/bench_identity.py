@@ -41,7 +41,7 @@ for entry in (str(REPO), str(REPO / "src")):
         sys.path.insert(0, entry)
 
 from benchmarks.generate import write_transcript  # noqa: E402
-from termsprawl_context.store import identity  # noqa: E402
+from termsprawl_context.harness.claude import continuation  # noqa: E402
 from tests.oracles import PlainSiblings  # noqa: E402
 
 MB = 1 << 20
@@ -216,10 +216,10 @@ def run(scratch, quick: bool = False) -> List[Dict]:
         answers = {}
 
         def ours():
-            answers["ours"] = identity.resolve_stable_session_id(project, start, identity.ByteSearchSiblings())
+            answers["ours"] = continuation.resolve_stable_session_id(project, start, continuation.ByteSearchSiblings())
 
         def plain():
-            answers["plain"] = identity.resolve_stable_session_id(project, start, PlainSiblings())
+            answers["plain"] = continuation.resolve_stable_session_id(project, start, PlainSiblings())
 
         t_ours, t_plain = [], []
         for i in range(sizes["runs"]):
@@ -255,8 +255,8 @@ def run(scratch, quick: bool = False) -> List[Dict]:
     big_t, small_t = [], []
     repeats = 20
     for i in range(repeats):
-        big_t.append(timed(lambda: identity.resolve_stable_session_id(project, facts["plain"])))
-        small_t.append(timed(lambda: identity.resolve_stable_session_id(facts["small"], facts["small_plain"])))
+        big_t.append(timed(lambda: continuation.resolve_stable_session_id(project, facts["plain"])))
+        small_t.append(timed(lambda: continuation.resolve_stable_session_id(facts["small"], facts["small_plain"])))
     flat = statistics.median(big_t) / statistics.median(small_t)
     rows.append(
         row(

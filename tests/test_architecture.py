@@ -123,16 +123,6 @@ def test_the_checker_sees_lazy_and_package_level_imports(tmp_path):
 PROVIDERS = ("claude", "codex", "gemini")
 # Its name as the registry spells it, or the registry's constant for it.
 CLI_NAMES = ("claude-code", "codex-cli", "gemini-cli", "CLAUDE_CODE", "CODEX_CLI", "GEMINI_CLI")
-# Modules outside harness/ that still reach into Claude Code's provider for facts the
-# interface does not carry yet (the seed's store readers and init's Claude Code steps):
-# this list only shrinks.
-NOT_YET_BEHIND_THE_INTERFACE = {
-    "cite/session.py",
-    "cite/transcripts.py",
-    "store/search.py",
-    "store/identity.py",
-    "store/subagents.py",
-}
 
 
 def _provider_imports(path):
@@ -162,8 +152,7 @@ def test_no_module_outside_harness_imports_a_cli_module():
     for path in _outside_harness():
         if _provider_imports(path):
             importers.add(str(path.relative_to(PACKAGE_DIR)))
-    assert importers - NOT_YET_BEHIND_THE_INTERFACE == set(), "ask the provider through harness/base.py's interface"
-    assert NOT_YET_BEHIND_THE_INTERFACE - importers == set(), "no longer imports a CLI's module: drop it from the list"
+    assert importers == set(), "ask the provider through harness/base.py's interface"
 
 
 def _lines_naming_a_cli(path):

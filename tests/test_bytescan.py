@@ -23,7 +23,8 @@ from termsprawl_context.bytescan import (
 )
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.harness.claude import belongs
-from termsprawl_context.store import identity, search, session_scan, session_titles, summary_index
+from termsprawl_context.harness.claude import continuation
+from termsprawl_context.store import search, session_scan, session_titles, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -257,8 +258,8 @@ def test_identity_file_search_is_a_superset(tmp_path_factory, raws, wanted):
     path.write_bytes(b"\n".join(raws) + b"\n")
     needles = Needles.for_values([wanted])
     if any(parsed(raw).get("uuid") == wanted for raw in raws):
-        assert identity.scan_bytes(str(path), needles.plain)
-        assert identity.scan_bytes(str(path), needles.plain, set())
+        assert continuation.scan_bytes(str(path), needles.plain)
+        assert continuation.scan_bytes(str(path), needles.plain, set())
 
 
 def test_the_escape_rule():

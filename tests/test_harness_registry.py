@@ -1,6 +1,7 @@
 """The harness registry and interface (harness/__init__.py, harness/base.py)."""
 
 import json
+import os
 
 from termsprawl_context import harness
 from termsprawl_context.harness import base
@@ -45,3 +46,19 @@ def test_index_entry_names_its_harness(tmp_path):
     )
     assert index.read_transcript_source(str(tmp_path), "b") is None
     assert index.read_transcript_path(str(tmp_path), "b") is None
+
+
+def test_in_store_counts_the_root_itself_and_what_lies_below_it(tmp_path):
+    # Two providers' stores, one rule (the interface's: paths compared resolve_dir-ed).
+    env = {"HOME": str(tmp_path / "home")}
+    for provider in (harness.get(harness.CLAUDE_CODE), harness.get(harness.CODEX_CLI)):
+        root = provider.store_roots(env)[0]
+        below = os.path.join(root, "folder", "missing.jsonl")
+        assert not provider.in_store(root, env)  # a store that is not there holds nothing
+        os.makedirs(root)
+        assert provider.in_store(root, env) and provider.in_store(below, env)
+        assert provider.owns_path(below, env) and not provider.owns_path(root, env)
+        assert not provider.in_store(os.path.dirname(root), env) and not provider.in_store(root + "x", env)
+        link = str(tmp_path / ("link-" + provider.name))
+        os.symlink(root, link)
+        assert provider.in_store(os.path.join(link, "a.jsonl"), env)

@@ -10,14 +10,13 @@ import pytest
 from oracles import PlainSiblings
 
 from termsprawl_context.errors import Refusal
-from termsprawl_context.store.identity import (
-    STARTUP_SOURCE,
+from termsprawl_context.harness.claude.belongs import (
     belongs_to_session,
     carries_session,
     check_belongs_to_session,
-    relocate_record,
     session_evidence,
 )
+from termsprawl_context.harness.claude.relocation import STARTUP_SOURCE, relocate_record
 
 
 def record(kind="user", session=None, **extra):
@@ -262,19 +261,20 @@ def test_projects_spelled_through_a_symlink(projects, tmp_path):
 # --- belongs_to_tree ----------------------------------------------------------------------------
 
 from record_fixtures import Project, boundary, preamble, record as rec, root as origin_line  # noqa: E402
-from termsprawl_context.store.identity import (  # noqa: E402
-    MAX_RESTART_HOPS,
-    ByteSearchSiblings,
+from termsprawl_context.harness.claude.belongs import (  # noqa: E402
     belongs_to_tree,
     check_belongs_to_tree,
     current_session_path,
-    parse_timestamp,
-    resolve_stable_session_id,
-    stable_session_id,
     start_cwd,
-    start_time,
     within,
 )
+from termsprawl_context.harness.claude.continuation import (  # noqa: E402
+    MAX_RESTART_HOPS,
+    ByteSearchSiblings,
+    resolve_stable_session_id,
+    stable_session_id,
+)
+from termsprawl_context.transcript.timestamps import parse_timestamp, start_time  # noqa: E402
 from termsprawl_context.errors import (  # noqa: E402
     CHAIN_RUNAWAY,
     CONTINUATION_MISSING,

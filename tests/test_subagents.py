@@ -1,4 +1,4 @@
-"""store.subagents: both layouts, nested delegations, meta companions, parents, traversal ids."""
+"""Claude Code's sub-agent records (harness/claude/subagents.py): both layouts, nested delegations, meta companions, parents, traversal ids."""
 
 import json
 import os
@@ -403,7 +403,8 @@ def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its
     import os
 
     from termsprawl_context.harness import get
-    from termsprawl_context.harness.claude.subagents import harness_root_of, subagent_tree
+    from termsprawl_context.harness.base import Harness
+    from termsprawl_context.harness.claude.subagents import subagent_tree
 
     fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "cc-2.1.328")
     parent = os.path.join(fixtures, "dca23ce2-d761-4d72-ba0e-6c1ad59828a9.jsonl")
@@ -413,5 +414,16 @@ def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its
     assert provider.subagent_tree(parent) == subagent_tree(parent) == children
     assert provider.subagent_parent(children[0]) == (True, parent)
     assert provider.subagent_parent(parent) == (False, "")
-    assert harness_root_of(provider, children[0]) == session_root_of(children[0]) == parent
+    # The interface's own climb (through subagent_parent) agrees with the provider's.
+    assert Harness.session_root(provider, children[0]) == provider.session_root(children[0]) == parent
+    assert session_root_of(children[0]) == parent
+    assert provider.is_subagent(children[0]) and not provider.is_subagent(parent)
+    assert (
+        provider.session_transcripts(children[0])
+        == Harness.session_transcripts(provider, children[0])
+        == [parent] + children
+    )
+    assert provider.session_transcripts(parent) == Harness.session_transcripts(provider, parent) == [parent] + children
+    assert provider.subagent_id_of(children[0]) == os.path.basename(children[0])[len("agent-") : -len(".jsonl")]
+    assert provider.subagent_id_of(parent) == ""
     assert provider.stable_id(parent)

@@ -112,7 +112,6 @@ from termsprawl_context.errors import (
     CitationRefused,
     NoSessionRoot,
 )
-from termsprawl_context.store.subagents import session_root_of
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts
 from termsprawl_context.transcript.shell import command_paths

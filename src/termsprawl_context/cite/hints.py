@@ -16,11 +16,10 @@ from termsprawl_context.cite.exclusions import (
 from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
 from termsprawl_context.cite.records import Record, calls_for, stream_entries
-from termsprawl_context.cite.session import citation_records
+from termsprawl_context.cite.session import PROVIDER, citation_records
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
-from termsprawl_context.store.subagents import is_subagent_record, session_root_of, subagent_tree
 from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
 
 TYPE_CHECKING = False
@@ -83,8 +82,8 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
     """Whether ``quote`` is in a sub-agent's dispatch prompt within the session."""
     words = normalize(quote)
     try:
-        top = session_root_of(path)
-        records = subagent_tree(top or path)
+        top = PROVIDER.session_root(path)
+        records = PROVIDER.subagent_tree(top or path) or []
         if not top:
             records.append(path)
         for record_path in records:
@@ -99,7 +98,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
 
 def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
     """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
-    sub = subagent or is_subagent_record(path)
+    sub = subagent or PROVIDER.is_subagent(path)
     if dispatch_prompt_contains(path, quote):
         return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
     return SUBAGENT_USER_ADVICE if sub else ""
@@ -154,7 +153,7 @@ def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
     if SOURCE_USER in sources:
         hints.append(unresolved_user_hint(path, quote))
     if SOURCE_TOOL_RESULT in sources:
-        hints.append(excluded_result_hint(path, quote, is_subagent_record(path)))
+        hints.append(excluded_result_hint(path, quote, PROVIDER.is_subagent(path)))
     return ". ".join(h for h in hints if h)
 
 

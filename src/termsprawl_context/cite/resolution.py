@@ -20,7 +20,7 @@ from termsprawl_context.cite.pools import (
 )
 from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.search import search_into
-from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.session import PROVIDER, session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.values import Citation, Hits
 from termsprawl_context.errors import (
     EMPTY_QUOTE,
@@ -34,7 +34,6 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context import model as cc
-from termsprawl_context.store.subagents import is_subagent_record
 from termsprawl_context.transcript.entry import result_texts
 from termsprawl_context.transcript.record import go_quote
 
@@ -178,7 +177,7 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
     pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
     the session's root record holds the person's words (``resolve_citation``)."""
     _check_request(req)
-    if SOURCE_USER in req.sources and is_subagent_record(path):
+    if SOURCE_USER in req.sources and PROVIDER.is_subagent(path):
         raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
 
     def search(pool: str) -> Hits:

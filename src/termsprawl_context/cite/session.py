@@ -13,8 +13,7 @@ from termsprawl_context.errors import NoSessionRoot, NotFound, os_reason
 from termsprawl_context.cite.search import search_into
 from termsprawl_context.cite.values import Hits
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness.claude import facts as cc
-from termsprawl_context.store.subagents import session_dir_of_subagent, session_root_of, subagent_tree
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.transcript.record import same_file
 
 TYPE_CHECKING = False
@@ -22,6 +21,11 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Optional, Sequence
 
     from termsprawl_context.cite.values import Match
+
+
+# The provider whose records citations read (the CLI refuses another's transcript:
+# ``harness.require_native_records``).
+PROVIDER = get(DEFAULT_HARNESS)
 
 
 class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
@@ -32,11 +36,11 @@ class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
 
 
 def citation_records(path: str, subagent: bool = False) -> SessionRecords:
-    user_in = session_root_of(path)
+    user_in = PROVIDER.session_root(path)
     if subagent and same_file(user_in, path):
         user_in = ""
     top = user_in or path
-    return SessionRecords(user_in, [top] + subagent_tree(top))
+    return SessionRecords(user_in, [top] + (PROVIDER.subagent_tree(top) or []))
 
 
 def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> Hits:
@@ -70,17 +74,12 @@ def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent
 
 def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
     """Whether any record the session search from ``path`` reads may hold the needle:
-    the caller's own, its root's (the user pool's) and every one beneath the root. A
-    record under no ``subagents`` directory is its own root (or has none), so only its
-    own tree is read and its first entry need not be parsed to find out."""
+    the caller's own, its root's (the user pool's) and every one beneath the root
+    (``Harness.session_transcripts``)."""
     if needle is None:
         return True
     try:
-        if session_dir_of_subagent(path):
-            records = citation_records(path)
-            files = [path] + ([records.user_in] if records.user_in else []) + records.tool_in
-        else:
-            files = [path] + subagent_tree(path)
+        files = [path] + PROVIDER.session_transcripts(path)
     except Refusal:
         return True
     seen = set()
@@ -107,7 +106,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
         raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
     others = []
     for name in names:
-        if not name.endswith(cc.TRANSCRIPT_SUFFIX):
+        if not name.endswith(PROVIDER.transcript_suffix):
             continue
         full = os.path.join(project_dir, name)
         if current and os.path.normpath(full) == os.path.normpath(current):

@@ -11,7 +11,7 @@ from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import strip_read_gutters
 from termsprawl_context import model as cc
-from termsprawl_context.harness.claude import facts as claude_facts
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -57,18 +57,8 @@ def looks_like_transcript(body: str) -> bool:
     return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
 
 
-def _under_projects(path: str) -> bool:
-    config = claude_facts.config_dir()
-    if not config:
-        return False
-    root = os.path.join(config, claude_facts.PROJECTS_SUBDIR)
-    if not os.path.exists(root):
-        return False
-    root = os.path.realpath(root)
-    resolved = claude_facts.resolve_work_dir(path)
-    return resolved == root or resolved.startswith(root.rstrip(os.sep) + os.sep)
-
-
+# The store a path is checked against: that of the provider whose records citations read.
+_STORE = get(DEFAULT_HARNESS)
 _TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 
 
@@ -109,14 +99,14 @@ def is_transcript_path(path: str, cwd: str) -> bool:
         path = os.path.join(cwd, path)
     globs = [path.find(c) for c in "*?[" if c in path]
     if globs:
-        return _under_projects(os.path.dirname(path[: min(globs)]))
+        return _STORE.in_store(os.path.dirname(path[: min(globs)]))
     try:
         if not os.path.exists(path):
             return False
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return False
-    if _under_projects(real):
+    if _STORE.in_store(real):
         return True
     if os.path.isdir(real):
         return False

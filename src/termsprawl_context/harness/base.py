@@ -81,6 +81,26 @@ def under(path: str, project: str) -> bool:
     return path == project or path.startswith(project.rstrip(os.sep) + os.sep)
 
 
+def resolve_dir(directory: str) -> str:
+    """``directory`` with symlinks resolved; a missing tail is re-joined onto its
+    longest existing ancestor, resolved. "" stays ""; any failure returns the input."""
+    if not directory:
+        return ""
+    try:
+        absolute = os.path.abspath(directory)
+        existing, tail = absolute, []
+        while not os.path.exists(existing):
+            parent, name = os.path.split(existing)
+            if parent == existing:
+                break
+            tail.append(name)
+            existing = parent
+        resolved = os.path.realpath(existing)
+        return os.path.join(resolved, *reversed(tail)) if tail else resolved
+    except (OSError, ValueError):
+        return directory
+
+
 def recent_files(paths, since: float) -> list:
     """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``,
     newest first."""
@@ -242,6 +262,15 @@ class Harness(object):
             if real.startswith(top.rstrip(os.sep) + os.sep):
                 return True
         return False
+
+    def in_store(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
+        """Whether ``path`` is one of ``store_roots`` that exists or lies below it
+        (``resolve_dir``): ``owns_path`` with the root itself counted (a glob over the store reads
+        its transcripts)."""
+        resolved = resolve_dir(path)
+        return any(
+            os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
+        )
 
     def is_session_file_name(self, name: str) -> bool:
         """Whether a file named ``name`` in its store is a session's own transcript (not a
@@ -417,6 +446,43 @@ class Harness(object):
             return None
         return depth_first(found, lambda child: self.subagent_paths(child) or [])
 
+    def subagent_id_of(self, path: str) -> str:
+        """The sub-agent's own id the name of a sub-agent's transcript carries, or "" when it
+        carries none."""
+        return ""
+
+    def is_subagent(self, path: str) -> bool:
+        """Whether the transcript at ``path`` is a sub-agent's (``subagent_parent``'s first
+        answer; False when its records do not say)."""
+        answer = self.subagent_parent(path)
+        return bool(answer and answer[0])
+
+    def session_root(self, path: str) -> str:
+        """The transcript of the session the one at ``path`` belongs to, climbed through
+        every sub-agent's parent (``subagent_parent``): itself for a session's own, "" for
+        an orphan or a loop; NotRecorded when its records do not say."""
+        current, seen = path, set()
+        while True:
+            answer = self.subagent_parent(current)
+            if answer is None:
+                from termsprawl_context.errors import NotRecorded
+
+                raise NotRecorded("root", self.label, current)
+            is_subagent, parent = answer
+            if not is_subagent:
+                return current
+            seen.add(os.path.realpath(current))
+            if not parent or os.path.realpath(parent) in seen:
+                return ""
+            current = parent
+
+    def session_transcripts(self, path: str) -> List[str]:
+        """Every transcript of the session the one at ``path`` belongs to: its root's (an
+        orphan's own when the root is not there) and every sub-agent's beneath it, in
+        ``subagent_tree`` order."""
+        top = self.session_root(path) or path
+        return [top] + (self.subagent_tree(top) or [])
+
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from
         its records, or None when they do not prove one (a named refusal, then)."""
@@ -438,6 +504,49 @@ class Harness(object):
     def work_dirs(self, path: str) -> "Optional[List[str]]":
         """The working directories the transcript's own records say it was written in (as
         written), or None when they name none (a named refusal, then)."""
+        return None
+
+    def check_session(self, path: str, session_id: str) -> None:
+        """Refuse a transcript whose own records say it belongs to sessions other than
+        ``session_id`` (``errors.WrongRecord``), by default from ``session_ids``: NotRecorded
+        when they name none."""
+        from termsprawl_context.errors import NotRecorded, WrongRecord
+
+        ids = self.session_ids(path)
+        if not ids:
+            raise NotRecorded("belongs", self.label, path)
+        if session_id not in ids:
+            raise WrongRecord.session(path, ids[0], session_id)
+
+    def check_tree(self, path: str, cwd: str) -> None:
+        """Refuse a transcript whose own records say it was written outside ``cwd``
+        (``errors.WrongRecord``; compared ``resolve_dir``-ed), by default from ``work_dirs``:
+        NotRecorded when they name none."""
+        from termsprawl_context.errors import NotRecorded, WrongRecord
+
+        dirs = self.work_dirs(path)
+        if not dirs:
+            raise NotRecorded("belongs", self.label, path)
+        want = resolve_dir(cwd)
+        if not any(under(resolve_dir(d), want) for d in dirs):
+            raise WrongRecord.tree(path, dirs[0], cwd)
+
+    def subagent_meta(self, path: str) -> "Optional[dict]":
+        """What the CLI keeps beside a sub-agent's transcript about it (its role, its task,
+        the call that started it), or None when it keeps nothing."""
+        return None
+
+    def dispatcher(self, path: str) -> "Optional[tuple]":
+        """``(the transcript holding the call that started the sub-agent at path, why ""
+        when none can be named)``, or None when its records do not say (see
+        ``subagent_parent``)."""
+        return None
+
+    def identity_walk(self, path: str, projects_dir: str = "") -> "Optional[tuple]":
+        """``(answer, the folder read)`` where a restarted conversation's transcripts are
+        walked back to its origin: ``answer`` has ``id``, ``degraded`` (None, or the
+        refusal saying why the walk stopped short) and ``unreadable_siblings``;
+        ``projects_dir``: another store to walk in. None where ``stable_id`` answers alone."""
         return None
 
     def session_stat(self, path: str) -> "Optional[tuple]":

@@ -15,7 +15,6 @@ The store is only read, in chunks of whole lines (``store.chunks``); a line long
 ``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
-import os
 import re
 from collections import namedtuple
 from typing import Iterator, List, Optional, Sequence, Tuple
@@ -28,7 +27,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
     escape_positions,
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
-from termsprawl_context.harness.claude import facts as cc
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
@@ -331,20 +330,18 @@ def _units(sessions: Sequence[object], subagents: bool) -> Iterator[_Unit]:
     """Each session's record, then (with ``subagents``) its sub-agents' records in the
     tree's walk order. A tree that cannot be listed is passed over, as an unreadable
     session is."""
-    from termsprawl_context.store import subagents as agents
-
+    seed = get(DEFAULT_HARNESS)  # the store ``catalog.session_files`` lists
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
         if not subagents:
             continue
         try:
-            tree = agents.subagent_tree(path)
+            tree = seed.subagent_tree(path) or []
         except SubagentsUnreadable:
             continue
         for child in tree:
-            name = os.path.basename(child)
-            yield _Unit(session, child, name[len(cc.AGENT_FILE_PREFIX) : -len(cc.TRANSCRIPT_SUFFIX)])
+            yield _Unit(session, child, seed.subagent_id_of(child))
 
 
 def search_store(

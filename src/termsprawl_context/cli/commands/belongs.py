@@ -23,16 +23,12 @@ BELONGS = Spec(
 @command(BELONGS)
 def run_belongs(args) -> int:
     other = readable(args.path)
-    from termsprawl_context.store import identity
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
     by_session = args.session is not None
     value = args.session if by_session else args.tree
     if not value:
         raise UsageError("belongs: %s must not be empty" % ("--session" if by_session else "--tree"))
-    if other is not None:
-        by_harness = identity.check_harness_belongs_to_session if by_session else identity.check_harness_belongs_to_tree
-        by_harness(other, args.path, value)
-    else:
-        check = identity.check_belongs_to_session if by_session else identity.check_belongs_to_tree
-        check(args.path, value)
+    harness = other or get(DEFAULT_HARNESS)
+    (harness.check_session if by_session else harness.check_tree)(args.path, value)
     return EXIT_OK

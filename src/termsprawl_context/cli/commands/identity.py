@@ -1,7 +1,5 @@
 """``identity``: print the stable id of a transcript's conversation."""
 
-import os
-
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, option, print_one
 from termsprawl_context.cli.store_options import not_recorded, readable
@@ -29,7 +27,6 @@ def run_identity(args) -> int:
     path = args.path
     other = readable(path)
     from termsprawl_context.harness import DEFAULT_HARNESS, get
-    from termsprawl_context.store import identity
 
     if other is not None:
         stable = other.stable_id(path)
@@ -38,12 +35,7 @@ def run_identity(args) -> int:
         data = dict(_identity_data(stable, None, [], path, None), harness=other.name)
         print_one(args.json, data, stable + "\n")
         return EXIT_OK
-    project_dir = identity.project_dir_of_record(path)
-    if args.projects_dir:
-        cwd = identity.start_cwd(path)
-        if cwd:
-            project_dir = get(DEFAULT_HARNESS).project_folder(os.path.abspath(args.projects_dir), cwd)
-    answer = identity.resolve_stable_session_id(project_dir, path)
+    answer, project_dir = get(DEFAULT_HARNESS).identity_walk(path, args.projects_dir)
     for sibling in answer.unreadable_siblings:
         error_line("could not read %s (skipped by the continuation walk)" % sibling)
     data = _identity_data(answer.id, answer.degraded, answer.unreadable_siblings, path, project_dir)

@@ -17,17 +17,18 @@ PARENT = Spec(
 @command(PARENT)
 def run_parent(args) -> int:
     other = readable(args.path)
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
     if other is not None:
         return _other_parent(args.path, other, args)
-    parent, why = subagents.find_parent(args.path)
+    native = get(DEFAULT_HARNESS)
+    parent, why = native.dispatcher(args.path)
     if not parent:
         raise NoParent("transcript: parent: " + why)
 
     def data():
-        meta = subagents.read_agent_meta(args.path)
-        return {"path": args.path, "parent": parent, "tool_use_id": meta.tool_use_id if meta else ""}
+        meta = native.subagent_meta(args.path)
+        return {"path": args.path, "parent": parent, "tool_use_id": meta["tool_use_id"] if meta else ""}
 
     print_one(args.json, data, path_line(parent))
     return EXIT_OK

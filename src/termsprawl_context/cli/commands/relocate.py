@@ -22,8 +22,9 @@ RELOCATE = Spec(
 
 @command(RELOCATE)
 def run_relocate(args) -> int:
-    from termsprawl_context.store import identity, paths
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
+    from termsprawl_context.store import paths
 
-    found = identity.relocate_record(paths.projects_dir(args.projects_dir), args.path, args.source)
+    found = get(DEFAULT_HARNESS).hook_transcript(args.path, "", args.source, paths.projects_dir(args.projects_dir))
     print_one(args.json, {"path": found, "reported": args.path, "relocated": found != args.path}, path_line(found))
     return EXIT_OK

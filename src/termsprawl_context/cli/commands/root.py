@@ -17,9 +17,9 @@ ROOT = Spec(
 @command(ROOT)
 def run_root(args) -> int:
     other = readable(args.path)
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
-    root = subagents.harness_root_of(other, args.path) if other is not None else subagents.session_root_of(args.path)
+    root = (other or get(DEFAULT_HARNESS)).session_root(args.path)
     if not root:
         raise NoParent.orphan(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, path_line(root))

@@ -18,23 +18,22 @@ SUBAGENTS = Spec(
 @command(SUBAGENTS)
 def run_subagents(args) -> int:
     other = readable(args.path)
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
     if other is not None:
         return _other_subagents(args.path, other, args)
-    found = subagents.subagent_tree(args.path) if args.tree else subagents.child_records(args.path)
+    native = get(DEFAULT_HARNESS)
+    found = native.subagent_tree(args.path) if args.tree else native.subagent_paths(args.path)
     print_list(args.json, found, _with_meta, path_line)
     return EXIT_OK
 
 
 def _with_meta(record: str) -> dict:
-    from termsprawl_context.store import subagents
+    from termsprawl_context.harness import DEFAULT_HARNESS, get
 
     item = {"path": record, "meta": None}
     try:
-        meta = subagents.read_agent_meta(record)
-        if meta is not None:
-            item["meta"] = meta._asdict()  # type: ignore[assignment]
+        item["meta"] = get(DEFAULT_HARNESS).subagent_meta(record)
     except SubagentsUnreadable as exc:
         item["meta_error"] = exc.message
     return item

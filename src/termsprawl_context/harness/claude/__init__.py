@@ -200,6 +200,28 @@ class ClaudeCodeHarness(Harness):
         above = folder + TRANSCRIPT_SUFFIX if folder else ""
         return True, above if above and os.path.isfile(above) else ""
 
+    def subagent_id_of(self, path):
+        """``agent-<id>.jsonl``: the id."""
+        from termsprawl_context.harness.claude.subagents import is_agent_file_name
+
+        name = os.path.basename(path)
+        return name[len(AGENT_FILE_PREFIX) : -len(TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
+
+    def session_root(self, path):
+        """Climbed by where each sub-agent's record is filed (``subagents.session_root_of``)."""
+        from termsprawl_context.harness.claude.subagents import session_root_of
+
+        return session_root_of(path)
+
+    def session_transcripts(self, path):
+        """A record filed under no ``subagents`` folder is its session's root or an orphan,
+        its own tree's top either way: its first record is not read to tell which."""
+        from termsprawl_context.harness.claude.subagents import session_dir_of_subagent, subagent_tree
+
+        if session_dir_of_subagent(path):
+            return Harness.session_transcripts(self, path)
+        return [path] + subagent_tree(path)
+
     def stable_id(self, path):
         """The origin record's uuid, walked back through restarts in its project folder;
         None when the walk is degraded (the answer would not be proven)."""
@@ -207,6 +229,43 @@ class ClaudeCodeHarness(Harness):
 
         answer = resolve_stable_session_id(project_dir_of_record(path), path)
         return None if answer.degraded is not None or not answer.id else answer.id
+
+    def check_session(self, path, session_id):
+        """Any of its records naming the session will do (``belongs.check_belongs_to_session``)."""
+        from termsprawl_context.harness.claude.belongs import check_belongs_to_session
+
+        check_belongs_to_session(path, session_id)
+
+    def check_tree(self, path, cwd):
+        from termsprawl_context.harness.claude.belongs import check_belongs_to_tree
+
+        check_belongs_to_tree(path, cwd)
+
+    def subagent_meta(self, path):
+        """``agent-<id>.meta.json``: agent_type, description, tool_use_id, spawn_depth."""
+        from termsprawl_context.harness.claude.subagents import read_agent_meta
+
+        meta = read_agent_meta(path)
+        return None if meta is None else meta._asdict()
+
+    def dispatcher(self, path):
+        """The record holding the tool_use the meta file's ``toolUseId`` names."""
+        from termsprawl_context.harness.claude.subagents import find_parent
+
+        return find_parent(path)
+
+    def identity_walk(self, path, projects_dir=""):
+        """Through the other transcripts of its project folder (in ``projects_dir``: the
+        folder for the directory the session started in)."""
+        from termsprawl_context.harness.claude.belongs import start_cwd
+        from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
+
+        folder = project_dir_of_record(path)
+        if projects_dir:
+            cwd = start_cwd(path)
+            if cwd:
+                folder = self.project_folder(os.path.abspath(projects_dir), cwd)
+        return resolve_stable_session_id(folder, path), folder
 
     def supports(self, question):
         return True  # every reader was written against Claude Code's records

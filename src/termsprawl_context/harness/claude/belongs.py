@@ -20,7 +20,7 @@ import os
 from typing import Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.bytescan import FoldedKey
-from termsprawl_context.errors import NotRecorded, RecordUnreadable, WrongRecord
+from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context import model as cc
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
@@ -181,33 +181,6 @@ def start_cwd(path: str) -> str:
         if entry is not None and entry.cwd:
             return entry.cwd
     return ""
-
-
-# --- another harness's transcript: its own records, or a refusal ------------------------------
-
-
-def _recorded(found: "Optional[list]", question: str, harness, path: str) -> list:
-    if not found:
-        raise NotRecorded(question, harness.label, path)
-    return found
-
-
-def check_harness_belongs_to_session(harness, path: str, session_id: str) -> None:
-    """The belongs-to check for another harness's transcript, from the session ids its own
-    records name (``Harness.session_ids``): WrongRecord when none is ``session_id``,
-    NotRecorded when they name none (no other harness's rules stand in)."""
-    ids = _recorded(harness.session_ids(path), "belongs", harness, path)
-    if session_id not in ids:
-        raise WrongRecord.session(path, ids[0], session_id)
-
-
-def check_harness_belongs_to_tree(harness, path: str, cwd: str) -> None:
-    """The tree check for another harness's transcript, from the directories its own
-    records name (``Harness.work_dirs``), compared resolved as ``belongs_to_tree`` does."""
-    dirs = _recorded(harness.work_dirs(path), "belongs", harness, path)
-    want = claude_facts.resolve_work_dir(cwd)
-    if not any(within(claude_facts.resolve_work_dir(d), want) for d in dirs):
-        raise WrongRecord.tree(path, dirs[0], cwd)
 
 
 # --- the running session's own record ---------------------------------------------------------

@@ -9,6 +9,8 @@ computed from an environment mapping so that tests inject one.
 
 import os
 
+from termsprawl_context.harness.base import resolve_dir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
@@ -108,24 +110,8 @@ def encode_project_dir(directory: str) -> str:
     return "".join(c if c in _ALNUM else "-" for c in directory)
 
 
-def resolve_work_dir(directory: str) -> str:
-    """``directory`` with symlinks resolved; a missing tail is re-joined onto its
-    longest existing ancestor, resolved. "" stays ""; any failure returns the input."""
-    if not directory:
-        return ""
-    try:
-        absolute = os.path.abspath(directory)
-        existing, tail = absolute, []
-        while not os.path.exists(existing):
-            parent, name = os.path.split(existing)
-            if parent == existing:
-                break
-            tail.append(name)
-            existing = parent
-        resolved = os.path.realpath(existing)
-        return os.path.join(resolved, *reversed(tail)) if tail else resolved
-    except (OSError, ValueError):
-        return directory
+# Its working directories are compared, and its folders named, resolved (the interface's rule).
+resolve_work_dir = resolve_dir
 
 
 def project_dir(config: str, directory: str) -> str:

@@ -248,26 +248,6 @@ def session_root_of(path: str) -> str:
     return current
 
 
-def harness_root_of(harness, path: str) -> str:
-    """``session_root_of`` for another harness's transcript, climbed through the parents its
-    own records name (``Harness.subagent_parent``); "" for an orphan or a loop, NotRecorded
-    when its records do not say."""
-    current, seen = path, set()
-    while True:
-        answer = harness.subagent_parent(current)
-        if answer is None:
-            from termsprawl_context.errors import NotRecorded
-
-            raise NotRecorded("root", harness.label, current)
-        is_subagent, parent = answer
-        if not is_subagent:
-            return current
-        seen.add(os.path.realpath(current))
-        if not parent or os.path.realpath(parent) in seen:
-            return ""
-        current = parent
-
-
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     """Where the sub-agent ``agent_id`` dispatched by the record at ``session_path``
     wrote its record (the flat layout). An id that is empty, holds a path separator of
