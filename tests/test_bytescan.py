@@ -10,7 +10,6 @@ from hypothesis import given, settings, strategies as st
 
 from termsprawl_context import bytescan, cite
 from termsprawl_context.bytescan import (
-    FoldedKey,
     Needles,
     ValueSpellings,
     escape_positions,
@@ -22,9 +21,8 @@ from termsprawl_context.bytescan import (
     scan_buffer,
 )
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.harness.claude import belongs
 from termsprawl_context.harness.claude import continuation
-from termsprawl_context.store import search, session_scan, session_titles, summary_index
+from termsprawl_context.store import search, session_scan, summary_index
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [
@@ -128,19 +126,6 @@ def identity_caller(raw, wanted):
     return parsed(raw).get("uuid") == wanted, needles.in_line(raw)
 
 
-def session_titles_caller(raw):
-    return parsed(raw).get("type") == "summary", session_titles._SUMMARY_LINES.in_line(raw)
-
-
-def identity_key_callers(raw):
-    """identity's case-folded key tests, against the decoder that folds keys."""
-    entry = belongs._decoded(raw)
-    return [
-        (bool(entry is not None and entry.session_id), belongs._SESSION_ID_KEY.in_line(raw)),
-        (bool(entry is not None and entry.cwd), belongs._CWD_KEY.in_line(raw)),
-    ]
-
-
 def strings_in(value):
     """Every string of a parsed value, keys included."""
     if isinstance(value, str):
@@ -226,10 +211,6 @@ def test_every_caller_selects_a_superset_of_the_plain_parse(raws, wanted, chunk,
             assert selected or not found, raw
         found, selected = identity_caller(raw, wanted)
         assert selected or not found, (raw, wanted)
-        found, selected = session_titles_caller(raw)
-        assert selected or not found, raw
-        for found, selected in identity_key_callers(raw):
-            assert selected or not found, raw
         for caller in (search_caller, locate_caller, cite_caller):
             found, selected = caller(raw, wanted)
             assert selected or not found, (caller.__name__, raw, wanted)
@@ -294,9 +275,7 @@ def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
             assert cite.file_may_contain(str(path), needle, buffer)
 
 
-def test_folded_keys_name_the_characters_that_fold_onto_them():
-    assert FoldedKey.of("sessionId").others == ("\u017f".encode("utf-8"),)
-    assert FoldedKey.of("cwd").others == () and FoldedKey.of("kind").others == ("\u212a".encode("utf-8"),)
+def test_the_longest_run_is_the_plain_needle():
     assert Needles.longest_run("ab/cdef", 4).plain == (b"cdef",) and Needles.longest_run("ab/c", 4).plain is None
 
 

@@ -317,26 +317,6 @@ def test_no_corpus_title_starts_with_harness_text(corpus, tmp_path):
     assert titled >= 25
 
 
-def test_a_heads_summary_lines_are_found_as_each_line_would_find_them(tmp_path):
-    """``_summary_lines`` finds in the window's bytes exactly the lines that
-    ``_SUMMARY_LINES.in_line`` selects one by one: tokens anywhere in a line, several in
-    one line, escapes that could spell the token, a torn last line."""
-    import random
-
-    rng = random.Random(23)
-    pieces = [b'{"type":"summary","summary":"s","leafUuid":"x"}', b'{"type":"user"}', b'"summary"', b"summary"]
-    pieces += [b'{"t":"\\u0073ummary"}', b"x" * 40, b'{"a":"\\u00e9"}', b""]
-    for trial in range(300):
-        lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 60))]
-        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
-        path = tmp_path / ("%d.jsonl" % trial)
-        path.write_bytes(data)
-        with open(str(path), "rb") as f:
-            window = M.read_head(f, len(data))
-        each = [i for i in range(len(window.ends)) if ST._SUMMARY_LINES.in_line(window.line(i))]
-        assert ST._summary_lines(window) == each
-
-
 def test_a_folders_leaves_title_a_session_as_its_whole_index_does(tmp_path):
     """``index_naming`` (only the files whose bytes may name the session's own uuids are
     parsed) titles every session as the whole folder's index does: summaries in heads and

@@ -225,38 +225,6 @@ def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: in
         tail = data[-overlap:] if overlap > 0 else b""
 
 
-# --- keys a decoder matches case-insensitively ------------------------------------------
-
-# The bytes every JSON escape starts with: any escape may spell a character that folds
-# into a key's letters, so a folded key's test takes any escape as a candidate.
-ANY_ESCAPE = b"\\u"
-# The only characters outside ASCII that simple case folding (Go's encoding/json key
-# matching, as Claude Code's records are decoded) maps onto ASCII letters.
-FOLDS_TO_ASCII = {"\u017f": "s", "\u212a": "k"}
-
-
-class FoldedKey(namedtuple("FoldedKey", "exact folded others")):
-    """The test for lines that may hold a key a decoder matches case-insensitively
-    (``sessionId``, ``cwd``): its bytes as written, any escape, a non-ASCII character
-    folding onto one of its letters, or its lowercase in the lowercased line."""
-
-    __slots__ = ()
-
-    @classmethod
-    def of(cls, key: str) -> "FoldedKey":
-        others = tuple(c.encode("utf-8") for c, letter in sorted(FOLDS_TO_ASCII.items()) if letter in key.lower())
-        return cls(key.encode("ascii"), key.lower().encode("ascii"), others)
-
-    def in_line(self, raw: bytes) -> bool:
-        """Whether the line ``raw`` may hold the key once decoded."""
-        if self.exact in raw or ANY_ESCAPE in raw:
-            return True
-        for other in self.others:
-            if other in raw:
-                return True
-        return self.folded in raw.lower()
-
-
 # --- escapes in lowercased text (a case-insensitive search) -----------------------------
 
 # The only characters outside ASCII whose ``str.lower`` holds ASCII (checked over all of
@@ -266,6 +234,8 @@ LOWER_TO_ASCII = ("\u0130", "\u212a")
 ESCAPES_ASCII = "ascii"  # an escape spelling printable ASCII
 ESCAPES_ASCII_FOLDED = "ascii+folded"  # that, or a spelling of a LOWER_TO_ASCII character
 ESCAPES_ANY = "any"  # any escape but a control character's (for non-ASCII needles)
+# The bytes every JSON escape starts with.
+ANY_ESCAPE = b"\\u"
 _folded_res = None
 
 

@@ -284,22 +284,14 @@ class WrongRecord(Refusal):
     @classmethod
     def session(cls, path: str, found: str, session_id: str) -> "WrongRecord":
         """The transcript at a path names another session and never this one."""
-        return cls(
-            "the transcript at that path belongs to another session: %s says it belongs to %s, not %s"
-            % (path, found, session_id),
-            path,
-            found,
-        )
+        message = "belongs to another session: %s says it belongs to %s, not %s"
+        return cls("the transcript at that path " + message % (path, found, session_id), path, found)
 
     @classmethod
     def tree(cls, path: str, found: str, cwd: str) -> "WrongRecord":
         """The transcript at a path was written in another working tree than the one asked."""
-        return cls(
-            "the transcript at that path was written in another tree: %s was written in %s, which is not %s"
-            % (path, found, cwd),
-            path,
-            found,
-        )
+        message = "was written in another tree: %s was written in %s, which is not %s"
+        return cls("the transcript at that path " + message % (path, found, cwd), path, found)
 
 
 NO_ORIGIN_RECORD = "transcript has no origin record"

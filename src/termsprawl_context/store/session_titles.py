@@ -10,13 +10,11 @@ and never any file whole. Another harness's session is titled by its first typed
 (``Harness.describe``).
 """
 
-import bisect
 import os
 import re
 from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from termsprawl_context.byte_windows import HeadWindow
-from termsprawl_context.bytescan import Needles, has_ascii_escape
+from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context import model
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.store import session_meta
@@ -27,31 +25,10 @@ from termsprawl_context.store.summary_index import SummaryIndex, apply_to_title
 from termsprawl_context.transcript.titles import NO_TITLE, Title
 
 
-# A head line can be a summary only if bytescan finds its type's token there.
-_SUMMARY_LINES = Needles.of([b'"summary"'])
 # A summary's link as the harness writes it: the key, then its string value's bytes up to
 # the next quote (a value holding an escape shows a backslash there).
 _LEAF_KEY = b'"' + model.FIELD_LEAF_UUID.encode("ascii") + b'"'
 _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
-
-
-def _summary_lines(window: HeadWindow) -> List[int]:
-    """The indexes of the head's lines that may be summaries (``_SUMMARY_LINES.in_line``
-    of each), found in the window's bytes: a head holding no escape that could spell the
-    token (all of them, as the harness writes) has its candidates where the token is."""
-    if not window.ends:
-        return []
-    data, end = window.data, window.ends[-1]
-    if _SUMMARY_LINES.plain is None or has_ascii_escape(data, 0, end):
-        return [i for i in range(len(window.ends)) if _SUMMARY_LINES.in_line(window.line(i))]
-    found: List[int] = []
-    for token in _SUMMARY_LINES.plain:
-        at = data.find(token, 0, end)
-        while at >= 0:
-            line = bisect.bisect_left(window.ends, at)
-            found.append(line)
-            at = data.find(token, window.ends[line], end)  # the next line's
-    return sorted(set(found))
 
 
 def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
@@ -62,8 +39,8 @@ def head_summary_links(path: str) -> List[session_meta.SummaryLink]:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             window = session_meta.read_head(f, size)
-            lines = [window.line(i) for i in _summary_lines(window)]
-            links = list(session_meta.extract_metadata_from_lines(lines).summary_links) if lines else []
+            lines = [window.line(i) for i in range(len(window.ends))]
+            links = list(session_meta.extract_metadata_from_lines(lines).summary_links)
             return links + session_meta.tail_links_past_head(f, size, window)
     except OSError:
         return []

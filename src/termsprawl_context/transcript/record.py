@@ -131,19 +131,14 @@ def check_readable(path: str) -> None:
 
 def mark_line(path: str, mark: str) -> int:
     """The physical line of the first entry whose uuid is ``mark`` (0 when none, or no
-    mark), read as a stream. Only lines that can spell the uuid are decoded: those
-    holding its bytes, or an escape that spells ASCII (bytescan's rule; a uuid that is
-    not plain ASCII has every line decoded). Raises as ``iter_raw_lines``, so it also
-    checks the whole record."""
-    from termsprawl_context.bytescan import Needles
-
+    mark), read as a stream. Raises as ``iter_raw_lines``, so it also checks the whole
+    record."""
     if not mark:
         check_readable(path)
         return 0
-    needles = Needles.for_values((mark,))
     found = 0
     for line in iter_raw_lines(path):
-        if found or not needles.in_line(line.raw):
+        if found:
             continue
         entry = entry_at(line, decode_line(line.raw))
         if entry is not None and entry.uuid == mark:

@@ -95,10 +95,11 @@ def text_kind(text: str) -> str:
     return PERSON
 
 
-def content_texts(content: Any) -> List[str]:
+def content_texts(content: Any, any_object: bool = False) -> List[str]:
     """The non-empty texts of a message's content, block by block: a string content is
     one text; in a list, a bare string or a ``text`` block's string ``text`` each count.
-    Tool calls, tool results, thinking and images carry none."""
+    Tool calls, tool results, thinking and images carry none. ``any_object``: a tool
+    result's bodies instead, the string ``text`` of every object whatever its type."""
     if isinstance(content, str):
         return [content] if content else []
     if not isinstance(content, list):
@@ -106,9 +107,9 @@ def content_texts(content: Any) -> List[str]:
     texts = []
     for block in content:
         if isinstance(block, str):
-            if block:
+            if block and not any_object:
                 texts.append(block)
-        elif isinstance(block, dict) and block.get("type") == "text":
+        elif isinstance(block, dict) and (any_object or block.get("type") == "text"):
             value = block.get("text")
             if isinstance(value, str) and value:
                 texts.append(value)

@@ -53,17 +53,7 @@ def tool_outputs(entry: Entry) -> "List[Optional[str]]":
 def result_texts(content: Any) -> List[str]:
     """The bodies of a tool result's content: a string is one body; in a list, the
     non-empty string ``text`` of every element, whatever its type."""
-    if isinstance(content, str):
-        return [content] if content else []
-    if not isinstance(content, list):
-        return []
-    bodies = []
-    for element in content:
-        if isinstance(element, dict):
-            value = element.get("text")
-            if isinstance(value, str) and value:
-                bodies.append(value)
-    return bodies
+    return content_texts(content, any_object=True)
 
 
 def assistant_text(entry: Entry) -> str:

@@ -12,14 +12,12 @@ which session wrote them. Two readings of that evidence, on purpose:
   hands back another conversation.
 
 Both scan the whole file (containment, not first record: a resumed conversation may
-carry hundreds of an older session's records before its own), streaming line by line;
-only the lines bytescan says may hold the key are decoded.
+carry hundreds of an older session's records before its own), streaming line by line.
 """
 
 import os
-from typing import Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+from typing import Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
-from termsprawl_context.bytescan import FoldedKey
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context import model as cc
 from termsprawl_context.harness.claude import facts as claude_facts
@@ -28,8 +26,6 @@ from termsprawl_context.transcript.record import decode_line, iter_raw_lines, it
 
 
 SESSION_ID_FIELD = cc.FIELD_SESSION_ID
-# The decoder matches keys case-insensitively: bytescan's test for such a key.
-_SESSION_ID_KEY = FoldedKey.of(SESSION_ID_FIELD)
 
 
 def _decoded(raw: bytes) -> Optional[Entry]:
@@ -37,6 +33,16 @@ def _decoded(raw: bytes) -> Optional[Entry]:
     count preamble records too."""
     record = decode_line(raw)
     return decode_entry(record) if record is not None else None
+
+
+def _values(path: str, field: str) -> Iterator[str]:
+    """Each record's non-empty ``field`` (an ``Entry`` attribute), in file order; raises
+    RecordUnreadable when the file cannot be read to the end."""
+    for line in iter_raw_lines(path):
+        entry = _decoded(line.raw)
+        value = getattr(entry, field) if entry is not None else ""
+        if value:
+            yield value
 
 
 def _disagrees(readable: bool, agrees: bool, first_other: Optional[str]) -> bool:
@@ -53,27 +59,13 @@ class SessionEvidence(NamedTuple):
     first_foreign: Optional[str]  # the first other non-empty sessionId seen, if any
 
 
-def _keyed_entries(path: str, key: "FoldedKey"):
-    """The decoded records of ``path`` whose line may hold ``key``: a line that cannot hold
-    it, not even JSON-escaped or in another case (the decoder matches keys case-insensitively),
-    costs no parse. RecordUnreadable as ``iter_raw_lines``."""
-    for line in iter_raw_lines(path):
-        if key.in_line(line.raw):
-            entry = _decoded(line.raw)
-            if entry is not None:
-                yield entry
-
-
 def session_evidence(path: str, session_id: str) -> SessionEvidence:
     """Scan ``path`` until a record carries ``session_id`` (or the end).
 
     Records with no, an empty or a non-string ``sessionId`` are skipped, never decisive."""
     first_foreign = None  # type: Optional[str]
     try:
-        for entry in _keyed_entries(path, _SESSION_ID_KEY):
-            found = entry.session_id
-            if not found:
-                continue
+        for found in _values(path, "session_id"):
             if found == session_id:
                 return SessionEvidence(True, True, first_foreign)
             if first_foreign is None:
@@ -135,22 +127,17 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     resolved = {}  # type: Dict[str, str]
     first_cwd = None  # type: Optional[str]
     try:
-        for entry in _keyed_entries(path, _CWD_KEY):
-            if not entry.cwd:
-                continue
+        for found in _values(path, "cwd"):
             if first_cwd is None:
-                first_cwd = entry.cwd
-            seen = resolved.get(entry.cwd)
+                first_cwd = found
+            seen = resolved.get(found)
             if seen is None:
-                seen = resolved[entry.cwd] = claude_facts.resolve_work_dir(entry.cwd)
+                seen = resolved[found] = claude_facts.resolve_work_dir(found)
             if within(seen, want):
                 return TreeEvidence(True, True, first_cwd)
     except RecordUnreadable:
         return TreeEvidence(False, False, first_cwd)
     return TreeEvidence(True, False, first_cwd)
-
-
-_CWD_KEY = FoldedKey.of(cc.FIELD_CWD)
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
