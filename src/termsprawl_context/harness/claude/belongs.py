@@ -19,13 +19,9 @@ import os
 from typing import Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
-from termsprawl_context import model as cc
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
-
-
-SESSION_ID_FIELD = cc.FIELD_SESSION_ID
 
 
 def _decoded(raw: bytes) -> Optional[Entry]:
