@@ -47,9 +47,9 @@ def help_text(args):
 
 def spec_of(name):
     """The Spec a command's module declares: its name in capitals (``result-at`` is ``RESULT_AT``)."""
-    from termsprawl_context.cli import COMMANDS
+    from termsprawl_context.cli import command_target
 
-    return getattr(importlib.import_module(COMMANDS[name][0]), name.upper().replace("-", "_"))
+    return getattr(importlib.import_module(command_target(name)[0]), name.upper().replace("-", "_"))
 
 
 def json_shown(spec):
@@ -65,7 +65,7 @@ def command_table():
     from termsprawl_context.cli import COMMANDS
 
     rows = ["| command | what it does | `--json` |", "| --- | --- | --- |"]
-    for name, (_, _, synopsis, summary) in COMMANDS.items():
+    for name, (synopsis, summary) in COMMANDS.items():
         cells = tuple(c.replace("|", "\\|") for c in (synopsis, summary))
         rows.append("| `%s` | %s | %s |" % (cells + (json_shown(spec_of(name)),)))
     return "\n".join(rows) + "\n"

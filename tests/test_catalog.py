@@ -123,7 +123,7 @@ def named(run, name, harness=()):
 
 def test_the_naming_commands_are_the_registrys(stores):
     """Every registered command whose argument is a session's name is checked here."""
-    synopses = {name: row[2].split() for name, row in COMMANDS.items()}  # (module, function, synopsis, summary)
+    synopses = {name: synopsis.split() for name, (synopsis, _) in COMMANDS.items()}
     takes_a_name = {name for name, words in synopses.items() if {"SESSION", "UUID"} & set(words[1:2])}
     assert takes_a_name == set(NAMING)
 

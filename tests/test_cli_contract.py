@@ -16,7 +16,7 @@ import pytest
 
 import cite_fixtures as fx
 from termsprawl_context import errors
-from termsprawl_context.cli import COMMANDS
+from termsprawl_context.cli import COMMANDS, command_target
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE
 from termsprawl_context.harness.claude import encode_project_dir, resolve_work_dir
 
@@ -29,7 +29,7 @@ RAW_CONTROLS = [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0))] + [
 def spec_of(name):
     """The Spec a command's module declares for it: its name in capitals (``result-at`` is
     ``RESULT_AT``), the convention every command module follows."""
-    module = importlib.import_module(COMMANDS[name][0])
+    module = importlib.import_module(command_target(name)[0])
     return getattr(module, name.upper().replace("-", "_"))
 
 
@@ -40,7 +40,7 @@ def json_kinds(spec):
 def command_table():
     """docs/cli.md's command table, made from the registry (independently of docs/gen_cli.py)."""
     rows = ["| command | what it does | `--json` |", "| --- | --- | --- |"]
-    for name, (_, _, synopsis, summary) in COMMANDS.items():
+    for name, (synopsis, summary) in COMMANDS.items():
         shown = " / ".join(JSON_SHOWN[k] for k in sorted(json_kinds(spec_of(name)), key=list(JSON_SHOWN).index))
         cells = (synopsis, summary)
         rows.append("| `%s` | %s | %s |" % (tuple(c.replace("|", "\\|") for c in cells) + (shown,)))
@@ -62,7 +62,7 @@ def test_the_documented_command_table_is_the_registry():
 def test_each_synopsis_names_its_specs_arguments(name):
     """The usage line, docs/cli.md and the parser agree: the synopsis opens with the
     command's name, then its positional arguments (or its actions) as its Spec names them."""
-    spec, synopsis = spec_of(name), COMMANDS[name][2]
+    spec, synopsis = spec_of(name), COMMANDS[name][0]
     assert spec.name == name and synopsis.split()[0] == name
     words = synopsis.split()[1:]
     if spec.actions:
@@ -70,7 +70,7 @@ def test_each_synopsis_names_its_specs_arguments(name):
     else:
         leading = list(itertools.takewhile(lambda w: not w.startswith(("-", "[")), words))
         assert leading == [a.metavar for a in spec.args]
-    assert spec.description and COMMANDS[name][3]
+    assert spec.description and COMMANDS[name][1]
 
 
 def test_one_word_for_each_thing():

@@ -6,10 +6,11 @@ named exception, ``_output.StdoutFailed``, raised on the dump's path that never 
 
 import ast
 import builtins
+import importlib
 
 from conftest import SRC
 
-from termsprawl_context.cli import COMMANDS
+from termsprawl_context.cli import COMMANDS, command_target
 
 PACKAGE = "termsprawl_context"
 CLI = SRC / PACKAGE / "cli"
@@ -19,10 +20,13 @@ CLI_MODULES = ("claude", "codex", "gemini")
 
 
 def test_each_command_has_a_module_of_its_own():
-    modules = [module for module, *_rest in COMMANDS.values()]
+    """Each registered name leads to a module of its own under cli/commands/ that defines its run function."""
+    modules = [command_target(name)[0] for name in COMMANDS]
     assert len(set(modules)) == len(modules)
-    for name, (module, *_rest) in COMMANDS.items():
-        assert module == "%s.cli.commands.%s" % (PACKAGE, name.replace("-", "_"))
+    for name in COMMANDS:
+        module, function = command_target(name)
+        assert module.startswith(PACKAGE + ".cli.commands.")
+        assert callable(getattr(importlib.import_module(module), function, None)), (name, module, function)
     files = {p.stem for p in (CLI / "commands").glob("*.py")} - {"__init__"}
     assert files == {name.replace("-", "_") for name in COMMANDS}
 

@@ -301,13 +301,20 @@ def command_specs():
     """``(module, NAME)`` for each command a ``cli/commands/`` module runs: its Spec, named
     after the registered command in capitals (``result-at`` is ``RESULT_AT``), which
     tests/test_cli_contract.py reads by that convention."""
-    from termsprawl_context.cli import COMMANDS
+    from termsprawl_context.cli import COMMANDS, command_target
 
     return {
-        (module, name.upper().replace("-", "_"))
-        for name, (module, *_rest) in COMMANDS.items()
-        if module.startswith(PACKAGE + ".cli.commands.")
+        (command_target(name)[0], name.upper().replace("-", "_"))
+        for name in COMMANDS
+        if command_target(name)[0].startswith(PACKAGE + ".cli.commands.")
     }
+
+
+def command_runs():
+    """``(module, function)`` for each registered command, as the CLI derives them."""
+    from termsprawl_context.cli import COMMANDS, command_target
+
+    return {command_target(name) for name in COMMANDS}
 
 
 def _api():
@@ -316,6 +323,8 @@ def _api():
     found = dict(API)
     for key in command_specs():
         found.setdefault(key, "the Spec of a registered command, read by its name")
+    for key in command_runs():
+        found.setdefault(key, "the function of a registered command, imported by cli.command_target's name")
     for key in readme_names(API_DOC.read_text(encoding="utf-8"), modules):
         found.setdefault(key, "docs/api.md documents it as importable")
     return found

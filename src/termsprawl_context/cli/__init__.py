@@ -14,170 +14,51 @@ from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_sta
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional
+    from typing import List, Optional, Tuple
 
 
-# name -> (module, function, synopsis, summary): constant data, read only when a command is
-# named or the usage is printed; each function takes the argv after the command name and
-# its module is imported only when named. The usage text is made from this table.
+# name -> (synopsis, summary): constant data, read only when a command is named or the
+# usage is printed (the usage text is made from this table). Command NAME's module is
+# cli/commands/NAME.py and its function run_NAME (a dash in NAME an underscore).
 COMMANDS = {
-    "locate": (
-        "termsprawl_context.cli.commands.locate",
-        "run_locate",
-        "locate UUID",
-        "print the canonical transcript holding a session or message uuid",
-    ),
-    "assemble": (
-        "termsprawl_context.cli.commands.assemble",
-        "run_assemble",
-        "assemble UUID",
-        "print its messages deduplicated, in time order",
-    ),
-    "assemble-file": (
-        "termsprawl_context.cli.commands.assemble_file",
-        "run_assemble_file",
-        "assemble-file PATH",
-        "the same for one named transcript file",
-    ),
-    "fresh": (
-        "termsprawl_context.cli.commands.fresh",
-        "run_fresh",
-        "fresh PATH",
-        "exit 9 if the transcript was written in the last 60 s",
-    ),
-    "sessions": (
-        "termsprawl_context.cli.commands.sessions",
-        "run_sessions",
-        "sessions",
-        "list the sessions in the harness's store",
-    ),
-    "find": (
-        "termsprawl_context.cli.commands.find",
-        "run_find",
-        "find SESSION",
-        "print one session's id and transcript path",
-    ),
-    "subagents": (
-        "termsprawl_context.cli.commands.subagents",
-        "run_subagents",
-        "subagents PATH [--tree]",
-        "print the sub-agent records a transcript dispatched",
-    ),
-    "root": (
-        "termsprawl_context.cli.commands.root",
-        "run_root",
-        "root PATH",
-        "print the root record of a transcript's session",
-    ),
-    "parent": (
-        "termsprawl_context.cli.commands.parent",
-        "run_parent",
-        "parent PATH",
-        "print the record that dispatched a sub-agent",
-    ),
-    "identity": (
-        "termsprawl_context.cli.commands.identity",
-        "run_identity",
-        "identity PATH",
-        "print the stable id of a transcript's conversation",
-    ),
+    "locate": ("locate UUID", "print the canonical transcript holding a session or message uuid"),
+    "assemble": ("assemble UUID", "print its messages deduplicated, in time order"),
+    "assemble-file": ("assemble-file PATH", "the same for one named transcript file"),
+    "fresh": ("fresh PATH", "exit 9 if the transcript was written in the last 60 s"),
+    "sessions": ("sessions", "list the sessions in the harness's store"),
+    "find": ("find SESSION", "print one session's id and transcript path"),
+    "subagents": ("subagents PATH [--tree]", "print the sub-agent records a transcript dispatched"),
+    "root": ("root PATH", "print the root record of a transcript's session"),
+    "parent": ("parent PATH", "print the record that dispatched a sub-agent"),
+    "identity": ("identity PATH", "print the stable id of a transcript's conversation"),
     "belongs": (
-        "termsprawl_context.cli.commands.belongs",
-        "run_belongs",
         "belongs PATH --session SESSION|--tree DIR",
         "check a transcript against a session id or a working tree",
     ),
-    "relocate": (
-        "termsprawl_context.cli.commands.relocate",
-        "run_relocate",
-        "relocate PATH",
-        "print where a reported transcript path really is",
-    ),
-    "entries": (
-        "termsprawl_context.cli.commands.entries",
-        "run_entries",
-        "entries PATH [--calls] [--ran]",
-        "print a transcript's entries or tool calls with their lines",
-    ),
-    "show": (
-        "termsprawl_context.cli.commands.show",
-        "run_show",
-        "show SESSION",
-        "print one session's own conversation (id, prefix, path or latest)",
-    ),
-    "search": (
-        "termsprawl_context.cli.commands.search",
-        "run_search",
-        "search TEXT",
-        "find text across sessions, newest first, as PATH:LINE",
-    ),
-    "init": (
-        "termsprawl_context.cli.commands.init",
-        "run_init",
-        "init",
-        "install the command and discovery markers into a project",
-    ),
-    "hook": (
-        "termsprawl_context.cli.commands.hook",
-        "run_hook",
-        "hook",
-        "record a session's transcript from an agent CLI's SessionStart hook payload",
-    ),
-    "mcp": (
-        "termsprawl_context.cli.commands.mcp",
-        "run_mcp",
-        "mcp",
-        "serve the hand-off as a read-only MCP tool on stdio (Gemini CLI)",
-    ),
-    "links": (
-        "termsprawl_context.cli.commands.links",
-        "run_links",
-        "links list|add|remove|peers",
-        "manage links between nodes",
-    ),
-    "index": (
-        "termsprawl_context.cli.commands.index",
-        "run_index",
-        "index get|set",
-        "read or write a node's transcript path",
-    ),
-    "doctor": (
-        "termsprawl_context.cli.commands.doctor",
-        "run_doctor",
-        "doctor",
-        "explain, peer by peer, what the dump sees",
-    ),
-    "cite": (
-        "termsprawl_context.cli.commands.cite",
-        "run_cite",
-        "cite PATH QUOTE [options]",
-        "ground a quote in exactly one entry; print PATH:LINE",
-    ),
-    "result-at": (
-        "termsprawl_context.cli.commands.result_at",
-        "run_result_at",
-        "result-at PATH LINE",
-        "print the genuine tool output at a line",
-    ),
-    "envelope-at": (
-        "termsprawl_context.cli.commands.envelope_at",
-        "run_envelope_at",
-        "envelope-at PATH LINE",
-        "print the whole AskUserQuestion answer envelopes at a line",
-    ),
-    "agents": (
-        "termsprawl_context.cli.commands.agents",
-        "run_agents",
-        "agents PATH",
-        "print the background sub-agents still running",
-    ),
-    "query": (
-        "termsprawl_context.cli.commands.query",
-        "run_query",
-        "query PATH --where EXPR [--sidechains]",
-        "print the entries an expression holds for",
-    ),
+    "relocate": ("relocate PATH", "print where a reported transcript path really is"),
+    "entries": ("entries PATH [--calls] [--ran]", "print a transcript's entries or tool calls with their lines"),
+    "show": ("show SESSION", "print one session's own conversation (id, prefix, path or latest)"),
+    "search": ("search TEXT", "find text across sessions, newest first, as PATH:LINE"),
+    "init": ("init", "install the command and discovery markers into a project"),
+    "hook": ("hook", "record a session's transcript from an agent CLI's SessionStart hook payload"),
+    "mcp": ("mcp", "serve the hand-off as a read-only MCP tool on stdio (Gemini CLI)"),
+    "links": ("links list|add|remove|peers", "manage links between nodes"),
+    "index": ("index get|set", "read or write a node's transcript path"),
+    "doctor": ("doctor", "explain, peer by peer, what the dump sees"),
+    "cite": ("cite PATH QUOTE [options]", "ground a quote in exactly one entry; print PATH:LINE"),
+    "result-at": ("result-at PATH LINE", "print the genuine tool output at a line"),
+    "envelope-at": ("envelope-at PATH LINE", "print the whole AskUserQuestion answer envelopes at a line"),
+    "agents": ("agents PATH", "print the background sub-agents still running"),
+    "query": ("query PATH --where EXPR [--sidechains]", "print the entries an expression holds for"),
 }
+
+
+def command_target(name: str) -> "Tuple[str, str]":
+    """The module and function that run the registered command ``name``; each function
+    takes the argv after the command name and its module is imported only when named."""
+    stem = name.replace("-", "_")
+    return "termsprawl_context.cli.commands." + stem, "run_" + stem
+
 
 _USAGE_HEAD = """\
 usage: {prog} --cwd DIR --self NODE [--format markdown|json] [--turns N] [--max-chars N]
@@ -197,8 +78,8 @@ commands:
 
 def usage() -> str:
     """The top-level help, one line per registered command."""
-    width = max(len(row[2]) for row in COMMANDS.values()) + 2
-    lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for _, _, synopsis, summary in COMMANDS.values()]
+    width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
+    lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
     return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
 
 
@@ -217,7 +98,7 @@ def _run_command(name: str, args: "List[str]") -> int:
     """Import the module of the registered command ``name`` and run it on ``args``."""
     import importlib
 
-    module, function = COMMANDS[name][:2]
+    module, function = command_target(name)
     run = getattr(importlib.import_module(module), function)
     _collect_garbage()
     return run(args)
