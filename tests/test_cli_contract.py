@@ -18,7 +18,8 @@ import cite_fixtures as fx
 from termsprawl_context import errors
 from termsprawl_context.cli import COMMANDS, command_target
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE
-from termsprawl_context.harness.claude import encode_project_dir, resolve_work_dir
+from termsprawl_context.harness.base import resolve_dir
+from termsprawl_context.harness.claude import encode_project_dir
 
 CLI_DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 JSON_SHOWN = {JSON_LIST: "JSON Lines", JSON_ONE: "one object", "": "no"}
@@ -105,7 +106,7 @@ def world(tmp_path):
     projects = tmp_path / "projects"
     work = tmp_path / "work"
     work.mkdir()
-    folder = projects / encode_project_dir(resolve_work_dir(str(work)))
+    folder = projects / encode_project_dir(resolve_dir(str(work)))
     path = fx.write(
         folder / (SESSION_ID + ".jsonl"),
         [

@@ -2,6 +2,7 @@
 
 import os
 
+from termsprawl_context.harness.base import resolve_dir
 from termsprawl_context.harness.claude import facts
 from termsprawl_context.store import paths
 
@@ -28,21 +29,21 @@ def test_encode_project_dir_is_lossy_as_the_harness():
     assert facts.encode_project_dir("/caf\u00e9") == "-caf-"
 
 
-def test_resolve_work_dir(tmp_path):
+def test_resolve_dir(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
     link = tmp_path / "link"
     link.symlink_to(real)
-    resolved = facts.resolve_work_dir(str(link))
+    resolved = resolve_dir(str(link))
     assert resolved == os.path.realpath(str(real))
-    assert facts.resolve_work_dir(resolved) == resolved
-    missing = facts.resolve_work_dir(str(link / "not" / "there" / "yet"))
+    assert resolve_dir(resolved) == resolved
+    missing = resolve_dir(str(link / "not" / "there" / "yet"))
     assert missing == os.path.join(os.path.realpath(str(real)), "not", "there", "yet")
-    assert facts.resolve_work_dir("") == ""
+    assert resolve_dir("") == ""
 
 
 def test_project_dir():
     assert facts.project_dir("/cfg", "/w/p") == os.path.join(
-        "/cfg", "projects", facts.encode_project_dir(facts.resolve_work_dir("/w/p"))
+        "/cfg", "projects", facts.encode_project_dir(resolve_dir("/w/p"))
     )
     assert facts.project_dir("", "/w/p") == ""

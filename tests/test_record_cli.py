@@ -80,12 +80,13 @@ def test_identity(run_pyz, layout):
 
 
 def test_identity_projects_dir_follows_the_start_directory(run_pyz, tmp_path):
-    from termsprawl_context.harness.claude import encode_project_dir, resolve_work_dir
+    from termsprawl_context.harness.base import resolve_dir
+    from termsprawl_context.harness.claude import encode_project_dir
 
     work = tmp_path / "work"
     work.mkdir()
     store = tmp_path / "store"
-    folder = Project(store / encode_project_dir(resolve_work_dir(str(work))))
+    folder = Project(store / encode_project_dir(resolve_dir(str(work))))
     folder.write("old", [dict(root("true-origin"), cwd=str(work)), record("end", "true-origin")])
     copied = Project(tmp_path / "copies").write("new", [dict(boundary("restart", "end"), cwd=str(work))])
     assert run_pyz(["identity", copied]).returncode == 6  # its own folder holds no predecessor

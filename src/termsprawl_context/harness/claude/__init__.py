@@ -7,7 +7,7 @@ payload and output in ``hooks.py``, its permission rules in ``permissions.py``.
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, head_value, recent_files, under
+from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, head_value, recent_files, resolve_dir, under
 from termsprawl_context.harness.claude.facts import (
     AGENT_FILE_PREFIX,
     CONFIG_DIR_ENV,
@@ -21,7 +21,6 @@ from termsprawl_context.harness.claude.facts import (
     config_dir,
     encode_project_dir,
     projects_dir,
-    resolve_work_dir,
     rules_file,
     skill_file,
 )
@@ -103,7 +102,7 @@ class ClaudeCodeHarness(Harness):
     def project_folder(self, root, work_dir):
         """Its folder name for a working directory, symlinks resolved (lossy: see
         ``facts.encode_project_dir``)."""
-        return os.path.join(root, encode_project_dir(resolve_work_dir(work_dir)))
+        return os.path.join(root, encode_project_dir(resolve_dir(work_dir)))
 
     def config_dirs(self, environ=None):
         found = config_dir(environ)
@@ -113,12 +112,12 @@ class ClaudeCodeHarness(Harness):
         """Sessions of the project's folder in the store, and of every folder whose name
         starts with it (a subdirectory's, the name being lossy: its records' ``cwd`` decides)."""
         root = projects_dir(None, environ)
-        own = encode_project_dir(resolve_work_dir(project))
+        own = encode_project_dir(resolve_dir(project))
         try:
             folders = [n for n in os.listdir(root) if n == own or n.startswith(own + "-")] if root else []
         except OSError:
             folders = []
-        real = resolve_work_dir(project)
+        real = resolve_dir(project)
         found = []
         for folder in folders:
             try:
@@ -128,7 +127,7 @@ class ClaudeCodeHarness(Harness):
             paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
             for mtime, path in recent_files(paths, since):
                 cwd = head_value(path, lambda record: record.get(FIELD_CWD))
-                if folder != own and not (cwd and under(resolve_work_dir(cwd), real)):
+                if folder != own and not (cwd and under(resolve_dir(cwd), real)):
                     continue
                 session = Session(self.name, os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)], path)
                 found.append(ProjectSession(session, mtime, cwd or project))
@@ -267,8 +266,7 @@ class ClaudeCodeHarness(Harness):
                 folder = self.project_folder(os.path.abspath(projects_dir), cwd)
         return resolve_stable_session_id(folder, path), folder
 
-    def supports(self, question):
-        return True  # every reader was written against Claude Code's records
+    answers = Q_ALL  # every reader was written against Claude Code's records
 
     legacy_hook_commands = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 

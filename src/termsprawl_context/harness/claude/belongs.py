@@ -19,6 +19,7 @@ import os
 from typing import Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
+from termsprawl_context.harness.base import resolve_dir
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
@@ -119,7 +120,7 @@ def within(path: str, tree: str) -> bool:
 
 def tree_evidence(path: str, cwd: str) -> TreeEvidence:
     """Scan ``path`` until a record's resolved ``cwd`` lies in ``cwd`` (or the end)."""
-    want = claude_facts.resolve_work_dir(cwd)
+    want = resolve_dir(cwd)
     resolved = {}  # type: Dict[str, str]
     first_cwd = None  # type: Optional[str]
     try:
@@ -128,7 +129,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
                 first_cwd = found
             seen = resolved.get(found)
             if seen is None:
-                seen = resolved[found] = claude_facts.resolve_work_dir(found)
+                seen = resolved[found] = resolve_dir(found)
             if within(seen, want):
                 return TreeEvidence(True, True, first_cwd)
     except RecordUnreadable:

@@ -110,15 +110,11 @@ def encode_project_dir(directory: str) -> str:
     return "".join(c if c in _ALNUM else "-" for c in directory)
 
 
-# Its working directories are compared, and its folders named, resolved (the interface's rule).
-resolve_work_dir = resolve_dir
-
-
 def project_dir(config: str, directory: str) -> str:
     """Where the harness keeps the transcripts of sessions run in ``directory``."""
     if not config:
         return ""
-    return os.path.join(config, PROJECTS_SUBDIR, encode_project_dir(resolve_work_dir(directory)))
+    return os.path.join(config, PROJECTS_SUBDIR, encode_project_dir(resolve_dir(directory)))
 
 
 def skill_file(name: str) -> str:
