@@ -48,12 +48,6 @@ def hook_command(harness_name: str) -> str:
 MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
-def merge_harness_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
-    """``settings`` with the harness's SessionStart entry added (None: already there);
-    every other key, event and entry kept in its order (``install.merge_hook``)."""
-    return install.merge_hook(settings, harness)
-
-
 def merge_harness_extras(
     settings: Dict[str, Any], harness: Any, cwd: str = ""
 ) -> Tuple[Optional[Dict[str, Any]], list]:
@@ -86,7 +80,7 @@ class PreparedHook(object):
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
     settings, size = install.load_hook_file(cwd, harness)
-    merged = merge_harness_hook(settings, harness)
+    merged = install.merge_hook(settings, harness)
     more, notes = merge_harness_extras(merged if merged is not None else settings, harness, cwd)
     return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))
 
