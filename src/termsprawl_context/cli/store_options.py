@@ -25,9 +25,9 @@ def native_store(args: Any) -> str:
 
 
 def reads_native(args: Any) -> bool:
-    from termsprawl_context.store.catalog import reads_claude
+    from termsprawl_context.store.catalog import reads_seed_store
 
-    return reads_claude(args.harness)
+    return reads_seed_store(args.harness)
 
 
 def other_harnesses(args: Any) -> List[Any]:

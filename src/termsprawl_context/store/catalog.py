@@ -256,8 +256,8 @@ def latest_descendant(session_id: str, paths: List[str], err: Optional[TextIO] =
     return [path for _, path in ranked]
 
 
-def _claude_files(name: str, root: str, stderr: Optional[TextIO]) -> List[SessionFile]:
-    """Claude Code's session files ``name`` may mean (every one for ``latest``), newest first."""
+def _seed_files(name: str, root: str, stderr: Optional[TextIO]) -> List[SessionFile]:
+    """The seed store's session files ``name`` may mean (every one for ``latest``), newest first."""
     skipped: List[str] = []
     files = session_files(root, None, "" if name == LATEST else name, skipped)
     report_skipped(skipped, "search", stderr)
@@ -265,30 +265,30 @@ def _claude_files(name: str, root: str, stderr: Optional[TextIO]) -> List[Sessio
 
 
 def _resolved(session_id: str, harness: str, paths: List[str], stderr: Optional[TextIO]) -> Resolved:
-    """The chosen copy of one session: Claude Code's ranked as ``locate`` ranks holders,
+    """The chosen copy of one session: the seed store's ranked as ``locate`` ranks holders,
     another harness's newest first (``paths`` is in that order already)."""
     ranked = latest_descendant(session_id, paths, stderr) if harness == DEFAULT_HARNESS else paths
     return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
 
 
-def _resolve_in_stores(name: str, claude: List[SessionFile], others: List[HarnessSession], stderr) -> Resolved:
+def _resolve_in_stores(name: str, seed: List[SessionFile], others: List[HarnessSession], stderr) -> Resolved:
     """``name`` over every store alike: ``latest`` is the newest file of any store, an id
     or prefix is refused as ambiguous when it fits sessions of different stores."""
     if name == LATEST:
-        newest = [(f.mtime, DEFAULT_HARNESS, f.session_id) for f in claude[:1]]
+        newest = [(f.mtime, DEFAULT_HARNESS, f.session_id) for f in seed[:1]]
         newest += [(s.mtime, s.harness, s.session_id) for s in others[-1:]]
         if not newest:
             raise SessionIdNotFound(LATEST)
-        _, harness, session_id = max(newest, key=lambda n: n[0])  # a tie: Claude Code's, listed first
+        _, harness, session_id = max(newest, key=lambda n: n[0])  # a tie: the seed store's, listed first
     else:
-        candidates = [Candidate(f.session_id, f.path) for f in claude]
+        candidates = [Candidate(f.session_id, f.path) for f in seed]
         candidates += [Candidate(s.session_id, s.path, s.harness) for s in reversed(others)]
         fits = _one_id(name, candidates)
         if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
             raise AmbiguousSession(name, fits)
         session_id, harness = fits[0].session_id, fits[0].harness
     if harness == DEFAULT_HARNESS:
-        paths = [f.path for f in claude if f.session_id == session_id]
+        paths = [f.path for f in seed if f.session_id == session_id]
     else:
         paths = [s.path for s in reversed(others) if s.session_id == session_id and s.harness == harness]
     return _resolved(session_id, harness, paths, stderr)
@@ -315,7 +315,7 @@ def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     return Resolved(session_id, path, chosen.name)
 
 
-def reads_claude(harness: Optional[str]) -> bool:
+def reads_seed_store(harness: Optional[str]) -> bool:
     """Whether the ``--harness`` value (None: every store) includes the seed's store (the
     projects directory: the default provider's)."""
     return harness in (None, "all", DEFAULT_HARNESS)
@@ -332,10 +332,10 @@ def resolve(
     """The session ``name`` names: a full id, a unique prefix of one, a path to a
     transcript file, or ``latest`` (the most recently modified).
 
-    ``projects_dir`` is Claude Code's store (``project``: only the sessions run there),
+    ``projects_dir`` is the seed's store (the default provider's) (``project``: only the sessions run there),
     read unless ``harness`` names another harness; ``others`` are the other harnesses
     whose stores are asked alike (the CLI checks the store it names first:
-    ``cli/store_options.claude_store``). Refusals (the CLI refuses
+    ``cli/store_options.native_store``). Refusals (the CLI refuses
     an empty name first, exit 2; here it is the prefix of every id): ``SessionIdNotFound``,
     or ``NotFound`` for a path that is not a regular file (exit 1); ``AmbiguousSession``
     (exit 1) for a prefix of several ids, decided from the names before any file is
@@ -343,8 +343,8 @@ def resolve(
     once on ``stderr``."""
     if is_path(name):
         return _resolve_file(name, harness)
-    claude = _claude_files(name, store_root(projects_dir, project), stderr) if reads_claude(harness) else []
-    return _resolve_in_stores(name, claude, other_sessions(others) if others else [], stderr)
+    seed = _seed_files(name, store_root(projects_dir, project), stderr) if reads_seed_store(harness) else []
+    return _resolve_in_stores(name, seed, other_sessions(others) if others else [], stderr)
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:

@@ -13,7 +13,7 @@ guards against Claude Code's shape changes live once. Two constructors, on purpo
 
 Who speaks (``speaker``) is decided from the flags first, then from a record's explicit
 signals where it has them (``SIGNALS``, Claude Code 2.1.328), then block by block from the
-text's opening marker (``harness.claude.INJECTED_PREFIXES`` and friends). The person's
+text's opening marker (``model.INJECTED_PREFIXES`` and friends). The person's
 words are ``person_texts`` (one classifier: ``show``, the hand-off and citations' user
 pool read it; titles and search read ``typed_texts`` beneath it).
 

@@ -1,6 +1,6 @@
 """Who wrote a record's text, beneath ``entry.speaker``: the speakers' names, the explicit
 signals a record may carry (``SIGNALS``, Claude Code 2.1.328) and the text rules read
-when it has none (a block's opening marker: ``harness.claude.INJECTED_PREFIXES`` and
+when it has none (a block's opening marker: ``model.INJECTED_PREFIXES`` and
 friends), and what the person typed by those rules (``typed_texts``).
 
 It reads an ``Entry`` (transcript/entry.py) by its fields only, so it imports nothing of

@@ -85,7 +85,7 @@ def typed_prompt(entry: Entry) -> str:
 def is_harness_title(text: str) -> bool:
     """Whether a title candidate (already one line of plain text) is the harness's text:
     its opening is an envelope, notice or compaction marker (``text_kind``), or a
-    local command's known answer (``harness.claude.LOCAL_COMMAND_ANSWERS``). Such text
+    local command's known answer (``model.LOCAL_COMMAND_ANSWERS``). Such text
     never titles a session, whatever rule found it."""
     return text_kind(text) != PERSON or text.lstrip().startswith(model.LOCAL_COMMAND_ANSWERS)
 

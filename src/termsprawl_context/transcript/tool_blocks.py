@@ -94,7 +94,7 @@ def hook_refusal_reason(body: str) -> Optional[str]:
 
 def not_run_kind(result: ToolResult) -> str:
     """Which of the harness's "this call never ran" answers a tool result is (one of
-    ``harness.claude``'s ``NOT_RUN_*`` kinds), or "" when the call ran.
+    ``model.NOT_RUN_*`` kinds), or "" when the call ran.
 
     Only a result marked ``is_error`` can say so: a tool's own output may print
     anything, and text that merely looks like a refusal must not unmake a call."""
