@@ -73,22 +73,22 @@ def session_uuid(args: Any) -> Any:
 # --- the transcript at PATH -------------------------------------------------------------------
 
 
-def readable(path: str) -> Any:
-    """Refuse a PATH that names no readable regular file (the open error, as the record
-    reader words it); else the harness that wrote it when not the ``native`` one
-    (``other_harness``), else None."""
+def provider_of(path: str) -> Any:
+    """The provider that wrote the transcript at PATH (``harness.for_path``), refusing a
+    PATH that names no readable regular file (the open error, as the record reader words
+    it) unless its provider holds a session there that is no file (OpenCode's database row)."""
+    from termsprawl_context import harness
     from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
 
-    if not os.path.lexists(path):
-        other = other_harness(path)
-        if other is not None and other.session_stat(path) is not None:
-            return other  # a session that is no file (OpenCode's database row)
+    found = harness.for_path(os.path.abspath(path))
+    if not os.path.lexists(path) and found.session_stat(path) is not None:
+        return found
     try:
         open_regular(path).close()
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
-    return other_harness(path)
+    return found
 
 
 def native(name: "Optional[str]") -> bool:
@@ -100,33 +100,10 @@ def native(name: "Optional[str]") -> bool:
     return name is None or name == DEFAULT_HARNESS
 
 
-def other_harness(path: str) -> Any:
-    """The harness that wrote the transcript at ``path`` when it is not the ``native``
-    one (its store holds it, or its first record is that harness's), else None."""
-    from termsprawl_context import harness as harnesses
-
-    found = harnesses.for_path(os.path.abspath(path))
-    return None if found is None or native(found.name) else found
-
-
-def not_recorded(command: str, found: Any, path: str) -> Any:
-    from termsprawl_context.errors import NotRecorded
-
-    return NotRecorded(command, found.label, path)
-
-
 def path_line(path: str) -> bytes:
     from termsprawl_context._output import encode_path
 
     return encode_path(path) + b"\n"
-
-
-def native_only(path: str, command: str) -> None:
-    """Refuse, by name, a transcript the ``native`` harness did not write (the command's
-    rules are its records')."""
-    from termsprawl_context.harness import require_native_records
-
-    require_native_records(path, command)
 
 
 def at_line(args: Any, command_name: str) -> int:
@@ -134,9 +111,10 @@ def at_line(args: Any, command_name: str) -> int:
     import json
 
     from termsprawl_context.errors import UsageError
+    from termsprawl_context.harness import require_native_records
 
     if not args.line.isdigit() or int(args.line) < 1:
         raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
     line = int(args.line)
-    native_only(args.path, command_name)
+    require_native_records(args.path, command_name)
     return line

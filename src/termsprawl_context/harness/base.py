@@ -536,18 +536,32 @@ class Harness(object):
         the call that started it), or None when it keeps nothing."""
         return None
 
-    def dispatcher(self, path: str) -> "Optional[tuple]":
-        """``(the transcript holding the call that started the sub-agent at path, why ""
-        when none can be named)``, or None when its records do not say (see
-        ``subagent_parent``)."""
-        return None
+    def dispatcher(self, path: str) -> tuple:
+        """``(the transcript holding the call that started the sub-agent at path, that
+        call's id or "")``, by default from ``subagent_parent``: NoParent saying why when
+        none can be named, NotRecorded when its records do not say."""
+        from termsprawl_context.errors import NoParent, NotRecorded
 
-    def identity_walk(self, path: str, projects_dir: str = "") -> "Optional[tuple]":
-        """``(answer, the folder read)`` where a restarted conversation's transcripts are
-        walked back to its origin: ``answer`` has ``id``, ``degraded`` (None, or the
-        refusal saying why the walk stopped short) and ``unreadable_siblings``;
-        ``projects_dir``: another store to walk in. None where ``stable_id`` answers alone."""
-        return None
+        answer = self.subagent_parent(path)
+        if answer is None:
+            raise NotRecorded("parent", self.label, path)
+        if not answer[0]:
+            raise NoParent("transcript: parent: %s is not a sub-agent's record" % path)
+        if not answer[1]:
+            raise NoParent("transcript: parent: the record its %s records name is not on disk" % self.label)
+        return answer[1], ""
+
+    def identity(self, path: str, projects_dir: str = "") -> tuple:
+        """``(the conversation's stable id, the refusal saying why the answer is degraded or
+        None, the transcripts its walk could not read, the folder walked or None)``: by
+        default ``stable_id``, NotRecorded when it proves none. ``projects_dir``: another
+        store to walk in, where a restarted conversation is walked back to its origin."""
+        found = self.stable_id(path)
+        if found is None:
+            from termsprawl_context.errors import NotRecorded
+
+            raise NotRecorded("identity", self.label, path)
+        return found, None, (), None
 
     def session_stat(self, path: str) -> "Optional[tuple]":
         """``(mtime, size)`` of the session at ``path`` (by default its file's), or None

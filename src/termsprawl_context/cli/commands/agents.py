@@ -1,7 +1,7 @@
 """``agents``: print the background sub-agents still running."""
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, print_one
-from termsprawl_context.cli.store_options import native_only
+from termsprawl_context.harness import require_native_records
 
 
 AGENTS = Spec(
@@ -18,7 +18,7 @@ AGENTS = Spec(
 def run_agents(args) -> int:
     from termsprawl_context.store import background
 
-    native_only(args.path, "agents")
+    require_native_records(args.path, "agents")
     signals = background.background_agent_signals(args.path)
     alive = sorted(background.running(signals))
     data = {"running": alive, "signals": [s.to_json() for s in signals]}

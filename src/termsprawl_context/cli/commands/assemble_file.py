@@ -3,7 +3,7 @@
 import sys
 
 from termsprawl_context._output import byte_sink
-from termsprawl_context.cli.store_options import native_only
+from termsprawl_context.harness import require_native_records
 from termsprawl_context.cli.command import PATH, Spec, command
 
 
@@ -19,7 +19,7 @@ ASSEMBLE_FILE = Spec(
 def run_assemble_file(args) -> int:
     from termsprawl_context.store.assemble import assemble_file
 
-    native_only(args.path, "assemble-file")
+    require_native_records(args.path, "assemble-file")
     assemble_file(args.path, byte_sink(), sys.stderr)
     sys.stdout.flush()
     return 0

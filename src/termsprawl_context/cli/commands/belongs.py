@@ -1,7 +1,7 @@
 """``belongs``: check a transcript against a session id or a working tree."""
 
 from termsprawl_context.cli.command import PATH, Spec, command
-from termsprawl_context.cli.store_options import readable
+from termsprawl_context.cli.store_options import provider_of
 from termsprawl_context.errors import EXIT_OK, UsageError
 
 
@@ -22,13 +22,10 @@ BELONGS = Spec(
 
 @command(BELONGS)
 def run_belongs(args) -> int:
-    other = readable(args.path)
-    from termsprawl_context.harness import DEFAULT_HARNESS, get
-
+    harness = provider_of(args.path)
     by_session = args.session is not None
     value = args.session if by_session else args.tree
     if not value:
         raise UsageError("belongs: %s must not be empty" % ("--session" if by_session else "--tree"))
-    harness = other or get(DEFAULT_HARNESS)
     (harness.check_session if by_session else harness.check_tree)(args.path, value)
     return EXIT_OK

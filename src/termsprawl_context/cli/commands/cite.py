@@ -2,7 +2,7 @@
 
 from termsprawl_context._output import encode_path
 from termsprawl_context.cli.command import JSON_ONE, PATH, Arg, Spec, command, print_one
-from termsprawl_context.cli.store_options import native_only
+from termsprawl_context.harness import require_native_records
 from termsprawl_context.errors import UsageError
 
 
@@ -39,7 +39,7 @@ CITE = Spec(
 def run_cite(args) -> int:
     from termsprawl_context import cite
 
-    native_only(args.path, "cite")
+    require_native_records(args.path, "cite")
     if args.across is None and not args.path:
         raise UsageError("cite: PATH must not be empty")
     request = cite.CitationRequest(args.quote, cite.parse_sources(args.source))

@@ -12,7 +12,7 @@ from termsprawl_context.cli.command import (
     command,
     json_line,
 )
-from termsprawl_context.cli.store_options import readable
+from termsprawl_context.cli.store_options import provider_of
 from termsprawl_context.errors import EXIT_OK, RecordUnreadable
 
 
@@ -40,7 +40,7 @@ ENTRIES = Spec(
 @command(ENTRIES)
 def run_entries(args) -> int:
     path = args.path
-    other = readable(path)
+    harness = provider_of(path)
     from termsprawl_context._output import Spool
     from termsprawl_context.transcript import record
 
@@ -48,12 +48,12 @@ def run_entries(args) -> int:
     # (the mark's line; with --calls, every call's outcome) reads the whole record, so a
     # refusal still comes before the first row.
     calls = args.calls or args.ran
-    if other is not None:
+    if not harness.native_records:
         # Another harness's entries (a fork's parent's too) are read twice, one entry held
         # at a time: first for the mark's place and every call's outcome (a call's answer
         # may follow the mark), then for the rows.
-        outcomes, after = _first_pass(_harness_entries(other, path), calls, args.since)
-        chosen: Any = (item for i, item in enumerate(_harness_entries(other, path)) if i > after)
+        outcomes, after = _first_pass(_harness_entries(harness, path), calls, args.since)
+        chosen: Any = (item for i, item in enumerate(_harness_entries(harness, path)) if i > after)
     else:
         outcomes = record.call_outcomes(record.iter_entries(path)) if calls else {}
         chosen = record.iter_since(path, args.since, checked=calls)

@@ -2,7 +2,7 @@
 
 from termsprawl_context._output import encode_path, encode_text
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, print_list
-from termsprawl_context.cli.store_options import native_only
+from termsprawl_context.harness import require_native_records
 
 
 def _where(parser) -> None:
@@ -28,7 +28,7 @@ def run_query(args) -> int:
     from termsprawl_context.transcript.record import check_readable, iter_entries
 
     path = args.path
-    native_only(path, "query")
+    require_native_records(path, "query")
     if args.where:
         query.compile_where(args.where)  # refuse a bad expression before reading the record
     # Streamed: one entry held at a time, each match printed as it is found. The byte

@@ -22,9 +22,12 @@ RELOCATE = Spec(
 
 @command(RELOCATE)
 def run_relocate(args) -> int:
-    from termsprawl_context.harness import DEFAULT_HARNESS, get
+    import os
+
+    from termsprawl_context.harness import for_path
     from termsprawl_context.store import paths
 
-    found = get(DEFAULT_HARNESS).hook_transcript(args.path, "", args.source, paths.projects_dir(args.projects_dir))
+    provider = for_path(os.path.abspath(args.path))
+    found = provider.hook_transcript(args.path, "", args.source, paths.projects_dir(args.projects_dir))
     print_one(args.json, {"path": found, "reported": args.path, "relocated": found != args.path}, path_line(found))
     return EXIT_OK

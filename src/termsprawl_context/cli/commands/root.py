@@ -1,7 +1,7 @@
 """``root``: print the root record of a transcript's session."""
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
-from termsprawl_context.cli.store_options import path_line, readable
+from termsprawl_context.cli.store_options import path_line, provider_of
 from termsprawl_context.errors import EXIT_OK, NoParent
 
 
@@ -16,10 +16,7 @@ ROOT = Spec(
 
 @command(ROOT)
 def run_root(args) -> int:
-    other = readable(args.path)
-    from termsprawl_context.harness import DEFAULT_HARNESS, get
-
-    root = (other or get(DEFAULT_HARNESS)).session_root(args.path)
+    root = provider_of(args.path).session_root(args.path)
     if not root:
         raise NoParent.orphan(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, path_line(root))

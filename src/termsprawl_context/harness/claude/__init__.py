@@ -253,9 +253,10 @@ class ClaudeCodeHarness(Harness):
 
         return find_parent(path)
 
-    def identity_walk(self, path, projects_dir=""):
-        """Through the other transcripts of its project folder (in ``projects_dir``: the
-        folder for the directory the session started in)."""
+    def identity(self, path, projects_dir=""):
+        """The origin record's uuid, walked back across restarts through the other
+        transcripts of its project folder (in ``projects_dir``: the folder for the
+        directory the session started in)."""
         from termsprawl_context.harness.claude.belongs import start_cwd
         from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
 
@@ -264,7 +265,8 @@ class ClaudeCodeHarness(Harness):
             cwd = start_cwd(path)
             if cwd:
                 folder = self.project_folder(os.path.abspath(projects_dir), cwd)
-        return resolve_stable_session_id(folder, path), folder
+        answer = resolve_stable_session_id(folder, path)
+        return answer.id, answer.degraded, answer.unreadable_siblings, folder
 
     answers = Q_ALL  # every reader was written against Claude Code's records
 

@@ -301,19 +301,22 @@ def parent_of(path: str) -> str:
     "" when there is nothing to name: a root record (no meta), a meta without
     ``toolUseId``, or an id no record holds (the dispatch is somewhere unseen, and a
     link is never invented). An unparseable meta file is SubagentsUnreadable."""
-    return find_parent(path)[0]
+    try:
+        return find_parent(path)[0]
+    except NoParent:
+        return ""
 
 
 def find_parent(path: str) -> Tuple[str, str]:
-    """``(parent_of(path), why "" when it is "")``."""
+    """``(parent_of(path), the toolUseId it holds)``; NoParent saying why when there is none."""
     meta = read_agent_meta(path)
     if meta is None:
-        return "", "%s has no sub-agent meta file beside it: no dispatch to trace" % path
+        raise _no_parent("%s has no sub-agent meta file beside it: no dispatch to trace" % path)
     if not meta.tool_use_id:
-        return "", "the meta file of %s names no toolUseId: the dispatch cannot be traced" % path
+        raise _no_parent("the meta file of %s names no toolUseId: the dispatch cannot be traced" % path)
     folder = session_dir_of(path)
     if not folder:
-        return "", "%s is under no subagents directory: its session's records cannot be searched" % path
+        raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
     candidates = []
     root = folder + cc.TRANSCRIPT_SUFFIX
     if os.path.isfile(root):
@@ -323,5 +326,9 @@ def find_parent(path: str) -> Tuple[str, str]:
         if same_file(candidate, path):
             continue
         if holds_tool_use(candidate, meta.tool_use_id):
-            return candidate, ""
-    return "", "no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id)
+            return candidate, meta.tool_use_id
+    raise _no_parent("no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id))
+
+
+def _no_parent(why: str) -> NoParent:
+    return NoParent("transcript: parent: " + why)
