@@ -266,8 +266,8 @@ from termsprawl_context.harness.claude.belongs import (  # noqa: E402
     check_belongs_to_tree,
     current_session_path,
     start_cwd,
-    within,
 )
+from termsprawl_context.harness.base import under  # noqa: E402
 from termsprawl_context.harness.claude.continuation import (  # noqa: E402
     MAX_RESTART_HOPS,
     ByteSearchSiblings,
@@ -348,9 +348,9 @@ def test_belongs_to_tree_unreadable_or_missing(tmp_path):
     assert belongs_to_tree(str(big), "/x") is True  # the scan stops at the giant line: the reference's gap
 
 
-def test_within():
-    assert within("/a/b", "/a") and within("/a", "/a") and not within("/ab", "/a")
-    assert within("/anything", "/")
+def test_under_is_component_wise():
+    assert under("/a/b", "/a") and under("/a", "/a") and not under("/ab", "/a")
+    assert under("/anything", "/")
 
 
 def test_start_cwd_and_time(tmp_path):

@@ -76,7 +76,8 @@ class ProjectSession(object):
 
 
 def under(path: str, project: str) -> bool:
-    """Whether the directory ``path`` is ``project`` or lies below it (both absolute)."""
+    """Whether the directory ``path`` is ``project`` or lies below it, component by
+    component (``/a`` does not hold ``/ab``); both absolute, compared as written, normalised."""
     path, project = os.path.normpath(path), os.path.normpath(project)
     return path == project or path.startswith(project.rstrip(os.sep) + os.sep)
 

@@ -15,11 +15,10 @@ Both scan the whole file (containment, not first record: a resumed conversation 
 carry hundreds of an older session's records before its own), streaming line by line.
 """
 
-import os
 from typing import Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
-from termsprawl_context.harness.base import resolve_dir
+from termsprawl_context.harness.base import resolve_dir, under
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.transcript.entry import Entry, decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
@@ -105,17 +104,8 @@ class TreeEvidence(NamedTuple):
     """What a file's records say about one tree."""
 
     readable: bool
-    inside: bool  # some record's resolved cwd is the tree or beneath it
+    inside: bool  # some record's resolved cwd is the tree or beneath it (``base.under``)
     first_cwd: Optional[str]  # the first non-empty cwd seen, as written
-
-
-def within(path: str, tree: str) -> bool:
-    """``path`` is ``tree`` or beneath it, component by component (``/a/b`` does not
-    hold ``/a/bc``). Literal paths: the lossy folder encoding is never compared."""
-    if path == tree:
-        return True
-    prefix = tree if tree.endswith(os.sep) else tree + os.sep
-    return path.startswith(prefix)
 
 
 def tree_evidence(path: str, cwd: str) -> TreeEvidence:
@@ -130,7 +120,7 @@ def tree_evidence(path: str, cwd: str) -> TreeEvidence:
             seen = resolved.get(found)
             if seen is None:
                 seen = resolved[found] = resolve_dir(found)
-            if within(seen, want):
+            if under(seen, want):
                 return TreeEvidence(True, True, first_cwd)
     except RecordUnreadable:
         return TreeEvidence(False, False, first_cwd)
