@@ -3,7 +3,7 @@
 a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
-from typing import Any, List, Optional
+from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
@@ -22,12 +22,6 @@ def native_store(args: Any) -> str:
                 "project not found: %s (no such directory, and no sessions of it in %s)" % (project, projects_dir)
             )
     return projects_dir
-
-
-def reads_native(args: Any) -> bool:
-    from termsprawl_context.store.catalog import reads_seed_store
-
-    return reads_seed_store(args.harness)
 
 
 def other_harnesses(args: Any) -> List[Any]:
@@ -49,7 +43,7 @@ def resolve_session(args: Any, name: str) -> Any:
 
     others = [] if catalog.is_path(name) else other_harnesses(args)
     store = ""
-    if reads_native(args):
+    if catalog.reads_seed_store(args.harness):
         try:
             store = native_store(args)
         except NotFound:
@@ -89,15 +83,6 @@ def provider_of(path: str) -> Any:
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
     return found
-
-
-def native(name: "Optional[str]") -> bool:
-    """Whether ``store/`` reads the harness named ``name`` by its own code (the registry's
-    default harness, whose index entries name none) rather than through the harness
-    interface: the one place the commands tell the two apart."""
-    from termsprawl_context.harness import DEFAULT_HARNESS
-
-    return name is None or name == DEFAULT_HARNESS
 
 
 def path_line(path: str) -> bytes:

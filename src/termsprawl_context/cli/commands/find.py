@@ -8,7 +8,7 @@ from termsprawl_context.cli.command import (
     command,
     print_one,
 )
-from termsprawl_context.cli.store_options import native_store, native, resolve_session
+from termsprawl_context.cli.store_options import native_store, resolve_session
 from termsprawl_context.errors import AmbiguousSession
 from termsprawl_context.store import catalog, session_titles
 from termsprawl_context.store import sessions as store_sessions
@@ -28,14 +28,12 @@ def _id_and_path(session_id: str, path: str) -> bytes:
     return encode_text(session_id + "\t") + encode_path(path) + b"\n"
 
 
-def _find_other(args, found) -> int:
-    """``find`` of another harness's session: the same two columns, or one JSON line."""
+def _find_other(args, found, provider) -> int:
+    """``find`` of a session whose provider's records are not the seed's: the same two
+    columns, or one JSON line."""
     session_id, path = found.session_id, found.path
 
     def data():
-        from termsprawl_context.harness import get
-
-        provider = get(found.harness)
         mtime, size = provider.session_stat(path) or (0.0, 0)
         return provider.describe(path, mtime, size, session_id).to_dict()
 
@@ -52,8 +50,11 @@ def run_find(args) -> int:
         for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    if not native(found.harness):
-        return _find_other(args, found)
+    from termsprawl_context.harness import get
+
+    provider = get(found.harness)
+    if not provider.native_records:
+        return _find_other(args, found, provider)
     info, copies = store_sessions.describe_resolved(found, native_store(args))
     for line in catalog.copies_message(info.session_id, copies):
         warn(line)

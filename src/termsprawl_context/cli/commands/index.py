@@ -4,7 +4,6 @@ import os
 
 from termsprawl_context._output import error_line, write_path
 from termsprawl_context.cli._args import project_dir, require_ids
-from termsprawl_context.cli.store_options import native
 from termsprawl_context.cli.command import (
     ANY_NODE,
     PATH,
@@ -34,13 +33,13 @@ INDEX = Spec(
 
 
 def _harness_of(cwd: str, path: str):
-    """The harness whose transcript ``path`` is (None: the ``native`` one, whose entries name
-    none): its store holds it, or its first record is that harness's."""
+    """The name of the harness whose transcript ``path`` is: its store holds it, or its
+    first record is that harness's (the index leaves the default one's out)."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.workspace.index import resolve_transcript_path
 
     found = harnesses.for_path(resolve_transcript_path(cwd, path))
-    return None if found is None or native(found.name) else found.name
+    return None if found is None else found.name
 
 
 @command(INDEX)

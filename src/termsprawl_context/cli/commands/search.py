@@ -12,12 +12,7 @@ from termsprawl_context.cli.command import (
     command,
     print_list,
 )
-from termsprawl_context.cli.store_options import (
-    STORE_OPTIONS,
-    native_store,
-    other_harnesses,
-    reads_native,
-)
+from termsprawl_context.cli.store_options import STORE_OPTIONS, native_store, other_harnesses
 from termsprawl_context.errors import NotFound
 
 
@@ -95,7 +90,9 @@ def run_search(args) -> int:
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = other_harnesses(args)
     hits: Any = iter(())
-    if reads_native(args):
+    from termsprawl_context.store.catalog import reads_seed_store
+
+    if reads_seed_store(args.harness):
         try:
             hits = search.search_store(
                 args.text, native_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds

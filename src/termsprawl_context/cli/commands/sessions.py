@@ -5,7 +5,7 @@ from typing import Any, List
 
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
-from termsprawl_context.cli.store_options import native_store, other_harnesses, reads_native
+from termsprawl_context.cli.store_options import native_store, other_harnesses
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -73,7 +73,7 @@ def run_sessions(args) -> int:
     others = other_harnesses(args)
     projects_dir = paths.projects_dir(args.projects_dir)
     found, lines = [], []  # type: List[Any], List[str]
-    if reads_native(args):
+    if catalog.reads_seed_store(args.harness):
         # JSON lines are made while each session is described: in the helper processes too.
         projects_dir = native_store(args)
         result = store_sessions.scan_sessions(

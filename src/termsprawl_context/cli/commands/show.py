@@ -2,11 +2,7 @@
 
 from termsprawl_context._output import write_transcript_text
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line
-from termsprawl_context.cli.store_options import (
-    native,
-    STORE_OPTIONS,
-    resolve_session,
-)
+from termsprawl_context.cli.store_options import STORE_OPTIONS, resolve_session
 from termsprawl_context.errors import NotFound
 
 
@@ -34,12 +30,13 @@ SHOW = Spec(
 @command(SHOW)
 def run_show(args) -> int:
     from termsprawl_context import handoff
+    from termsprawl_context.harness import get
 
     found = resolve_session(args, args.session)
     session_id, path, harness = found.session_id, found.path, found.harness
     json_out = args.json or args.format == handoff.FORMAT_JSON
     try:
-        if not native(harness):
+        if not get(harness).native_records:
             turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
         else:
             turns = handoff.read_turns_backward(path, args.turns, tools=args.all)

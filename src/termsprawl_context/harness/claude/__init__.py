@@ -222,12 +222,10 @@ class ClaudeCodeHarness(Harness):
         return [path] + subagent_tree(path)
 
     def stable_id(self, path):
-        """The origin record's uuid, walked back through restarts in its project folder;
-        None when the walk is degraded (the answer would not be proven)."""
-        from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
-
-        answer = resolve_stable_session_id(project_dir_of_record(path), path)
-        return None if answer.degraded is not None or not answer.id else answer.id
+        """``identity`` in its own project folder; None when the walk is degraded (the
+        answer would not be proven)."""
+        found, degraded, _unreadable, _folder = self.identity(path)
+        return None if degraded is not None or not found else found
 
     def check_session(self, path, session_id):
         """Any of its records naming the session will do (``belongs.check_belongs_to_session``)."""
