@@ -142,19 +142,14 @@ def _fill(parser, spec: Spec) -> None:
             _fill(sub.add_parser(action.name, help=action.description, description=action.description), action)
 
 
-def parser_for(spec: Spec) -> CommandParser:
-    """The command's argparse parser, made from its Spec."""
-    # No abbreviations: `--allow` must not silently mean `--allow-in-progress`.
-    parser = CommandParser(prog="%s %s" % (PROG, spec.name), description=spec.description, allow_abbrev=False)
-    _fill(parser, spec)
-    return parser
-
-
 def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
     """The parsed namespace (None after --help: the command returns 0), its required
     positional arguments checked non-empty."""
+    # No abbreviations: `--allow` must not silently mean `--allow-in-progress`.
+    parser = CommandParser(prog="%s %s" % (PROG, spec.name), description=spec.description, allow_abbrev=False)
+    _fill(parser, spec)
     try:
-        args = parser_for(spec).parse_args(argv)
+        args = parser.parse_args(argv)
     except SystemExit:  # only ``CommandParser.exit`` raises it, after --help
         return None
     chosen = spec

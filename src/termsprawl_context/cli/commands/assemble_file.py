@@ -3,8 +3,8 @@
 import sys
 
 from termsprawl_context._output import byte_sink
-from termsprawl_context.harness import require_native_records
 from termsprawl_context.cli.command import PATH, Spec, command
+from termsprawl_context.harness import require_native_records
 
 
 ASSEMBLE_FILE = Spec(

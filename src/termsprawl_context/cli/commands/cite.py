@@ -2,8 +2,8 @@
 
 from termsprawl_context._output import encode_path
 from termsprawl_context.cli.command import JSON_ONE, PATH, Arg, Spec, command, print_one
-from termsprawl_context.harness import require_native_records
 from termsprawl_context.errors import UsageError
+from termsprawl_context.harness import require_native_records
 
 
 def _cite_options(parser) -> None:
