@@ -75,8 +75,7 @@ def _links_add(args) -> int:
     try:
         path = add_link(args.cwd, args.a, args.b)
     except Refusal as refusal:  # SelfLink (2), WriteFailed (1): the code is the class's
-        error_line("links add: %s" % refusal.message)
-        return refusal.exit_code
+        return _refused("add", refusal)
     ensure_context_discovery(args.cwd)  # as the app does when a link is added
     shown = "linked %s and %s (%s)\n" % (args.a, args.b, os.path.relpath(path, args.cwd))
     print_one(args.json, {"linked": sorted([args.a, args.b]), "path": path}, shown)
@@ -88,14 +87,11 @@ def _links_remove(args) -> int:
 
     require_ids("links remove", args.a, args.b)
     if args.a == args.b:
-        refusal = SelfLink()
-        error_line("links remove: %s" % refusal.message)
-        return refusal.exit_code
+        return _refused("remove", SelfLink())
     try:
         removed = remove_link(args.cwd, args.a, args.b)
     except WriteFailed as refusal:  # behind a symlink leaving the project, or itself one
-        error_line("links remove: %s" % refusal.message)
-        return refusal.exit_code
+        return _refused("remove", refusal)
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
     if args.json:
@@ -113,6 +109,12 @@ def _links_remove(args) -> int:
             "(see `termsprawl-context links list --json`)" % (args.a, args.b)
         )
     return EXIT_OK
+
+
+def _refused(action: str, refusal: Refusal) -> int:
+    """The refusal told as ``links ACTION: <message>``; its exit code."""
+    error_line("links %s: %s" % (action, refusal.message))
+    return refusal.exit_code
 
 
 def _links_peers(args) -> int:
