@@ -65,15 +65,7 @@ from termsprawl_context.harness.codex.facts import (
     rollouts_under,
     thread_id_of,
 )
-from termsprawl_context.harness.codex.records import (  # noqa: F401
-    ANNOUNCE_PROBE_BYTES,
-    as_str,
-    announces_answers,
-    context_kind,
-    is_subagent_meta,
-    meta_of,
-    parent_thread_of,
-)
+from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
 
