@@ -16,11 +16,11 @@ _TAG = re.compile(r"<[^>]*>")
 
 # Go's unicode.IsSpace (strings.Fields): Python's str.split() would also split on the
 # ASCII separators \x1c-\x1f, which Go keeps as text, so the set is spelled out.
-_GO_SPACE_CHARS = (
+GO_SPACE_CHARS = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-_GO_SPACE_RUN = re.compile("[%s]+" % re.escape(_GO_SPACE_CHARS))
+_GO_SPACE_RUN = re.compile("[%s]+" % re.escape(GO_SPACE_CHARS))
 
 ELLIPSIS = "..."
 
@@ -34,7 +34,7 @@ def collapse_whitespace(text: str) -> str:
     """Every run of (Unicode) whitespace becomes one space; the ends are trimmed."""
     if not any(c in text for c in _PYTHON_ONLY_SPACES):
         return " ".join(text.split())
-    return _GO_SPACE_RUN.sub(" ", text).strip(_GO_SPACE_CHARS)
+    return _GO_SPACE_RUN.sub(" ", text).strip(GO_SPACE_CHARS)
 
 
 def sanitize_text(text: str) -> str:
