@@ -18,6 +18,7 @@ from termsprawl_context.transcript.entry import (
     tool_results,
 )
 from termsprawl_context.transcript.record import go_quote
+from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -50,13 +51,7 @@ def parse_sources(text: str) -> List[str]:
 
 
 def _is_injected(text: str) -> bool:
-    return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
-
-
-_GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
+    return text.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
 
 
 def message_texts(entry: Entry) -> List[str]:

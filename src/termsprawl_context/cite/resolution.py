@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from termsprawl_context.cite.at_line import record_at
-from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, session_hint, unresolved_hint
+from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, unresolved_hint
 from termsprawl_context.bytescan import scan_buffer
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
 from termsprawl_context.cite.pools import (
@@ -168,7 +168,7 @@ def resolve_citation(path: str, req: CitationRequest, subagent: bool = False) ->
         path,
         req,
         lambda pool: session_hits(path, req.quote, [pool], subagent),
-        session_hint(path, req, subagent),
+        lambda: unresolved_hint(path, req.quote, req.sources, subagent),
     )
 
 
@@ -185,7 +185,7 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
         search_into(path, req.quote, [pool], hits)
         return hits
 
-    return _resolve(path, req, search, session_hint(path, req, False))
+    return _resolve(path, req, search, lambda: unresolved_hint(path, req.quote, req.sources))
 
 
 def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:
