@@ -11,6 +11,7 @@ from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import (
     PERSON,
     TOOL_RESULT,
+    content_texts,
     is_hook_refusal,
     not_run_kind,
     result_texts,
@@ -55,26 +56,9 @@ def _is_injected(text: str) -> bool:
 
 
 def message_texts(entry: Entry) -> List[str]:
-    """A user entry's own texts, harness-injected ones left out (flags not consulted):
-    the reference's reading, kept for the dispatch-prompt hint."""
-    content = entry.content
-    if isinstance(content, str):
-        return [] if _is_injected(content) else [content]
-    if not isinstance(content, list):
-        return []
-    texts = []
-    for block in content:
-        if isinstance(block, str):
-            text = block
-        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            text = block["text"]
-            if not text:
-                continue
-        else:
-            continue
-        if not _is_injected(text):
-            texts.append(text)
-    return texts
+    """A user entry's own texts (``content_texts``), harness-injected ones left out (flags
+    not consulted): the reference's reading, kept for the dispatch-prompt hint."""
+    return [text for text in content_texts(entry.content) if not _is_injected(text)]
 
 
 def answers_entry(entry: Entry) -> bool:

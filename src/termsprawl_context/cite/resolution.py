@@ -36,6 +36,7 @@ from termsprawl_context.errors import (
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import result_texts
 from termsprawl_context.transcript.record import go_quote
+from termsprawl_context.transcript.text import utf8_prefix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -55,12 +56,7 @@ CALL_TRUNCATED = "[... truncated]"
 
 def _cap(text: str, limit: int, suffix: str) -> str:
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= limit:
-        return text
-    cut = limit
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # back up to a character's first byte
-        cut -= 1
-    return data[:cut].decode("utf-8", "surrogatepass") + suffix
+    return text if len(data) <= limit else utf8_prefix(data, limit) + suffix
 
 
 def render_call(call: ToolCall) -> str:

@@ -55,8 +55,13 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     room = max_bytes - len(ELLIPSIS)
     if room <= 0:
         return ELLIPSIS
-    cut = room
+    return utf8_prefix(data, room) + ELLIPSIS
+
+
+def utf8_prefix(data: bytes, size: int) -> str:
+    """The longest prefix of UTF-8 ``data`` of at most ``size`` bytes that ends on a
+    character boundary, decoded."""
     # A byte 0b10xxxxxx continues a sequence: cutting before it would split a character.
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:
-        cut -= 1
-    return data[:cut].decode("utf-8", "surrogatepass") + ELLIPSIS
+    while 0 < size < len(data) and (data[size] & 0xC0) == 0x80:
+        size -= 1
+    return data[:size].decode("utf-8", "surrogatepass")
