@@ -234,15 +234,13 @@ def is_text_answer(entry) -> bool:
     return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
 
 
-def classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
-    """An assistant text as an answer or as a compaction's summary. 0.169 announces each
-    answer with an ``AgentMessage`` event among the lines just before it (since the
-    previous item); in a file that announces answers, one it does not announce is the
-    compaction's summary (also when the ``compacted`` line after it was never written).
-    Without announcements (0.47) it is a summary only when the next item is the
-    ``compacted`` record whose bridge holds its text."""
-    if announced:
-        return entry
+def classed(entry, announces: bool, bridge: "Optional[str]"):
+    """An assistant text no ``AgentMessage`` event announced, as an answer or as a
+    compaction's summary. 0.169 announces each answer with that event among the lines just
+    before it (since the previous item); in a file that announces answers, one it does not
+    announce is the compaction's summary (also when the ``compacted`` line after it was
+    never written). Without announcements (0.47) it is a summary only when the next item
+    is the ``compacted`` record whose bridge holds its text."""
     if announces:
         return as_summary(entry)
     if bridge and entry.content[0].get("text", "") in bridge:
