@@ -136,3 +136,32 @@ def folder_index_oracle(folder):
     for item in folder_files(folder):
         index.add_file(item.path, item.mtime, head_summary_links(item.path))
     return index
+
+
+def load_record(path):
+    """The citation record at ``path`` with every entry held and every call known: what
+    cite's streamed search (``search.search_into``) reads only the candidates of."""
+    from termsprawl_context.cite.records import Record
+    from termsprawl_context.transcript.record import read_entries
+
+    return Record(path, read_entries(path))
+
+
+def cite_in_record(record, quote, sources=()):
+    """One match per entry of ``record`` (``load_record``'s) holding ``quote`` in a
+    requested pool, in file order: the plain algorithm ``cite.cite`` must equal."""
+    from termsprawl_context.cite.matching import normalize
+    from termsprawl_context.cite.pools import SOURCE_USER
+    from termsprawl_context.cite.search import _candidate, _decide
+    from termsprawl_context.cite.values import Match
+
+    words = normalize(quote)
+    if not words:
+        return []
+    sources = list(sources) or [SOURCE_USER]
+    found = []
+    for entry in record.entries:
+        candidate = _candidate(entry, words, sources)
+        if candidate is not None and _decide(record, candidate, words):
+            found.append(Match(record.path, entry.line))
+    return found

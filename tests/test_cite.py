@@ -7,6 +7,7 @@ code; each is tested under the code's rule and says so."""
 import pytest
 
 import cite_fixtures as fx
+import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
 from termsprawl_context.errors import NotFound, UsageError
@@ -136,7 +137,7 @@ def test_user_words_of_plain_list_and_answer(rec):
         ),
         fx.tool_answer("u4", None, "t2", "build succeeded in 3s"),
     )
-    record = cite.load_record(path)
+    record = oracles.load_record(path)
     texts = [cite.user_texts(record, e) for e in record.entries]
     assert texts == [["please refactor the parser"], ["first part", "second part"], [], ["yes, go with option B"], []]
 
@@ -270,7 +271,7 @@ def test_tool_result_texts_read_bodies_not_answers(rec):
         fx.tool_answer("u2", "u0", "c1", [{"type": "text", "text": "line one"}, {"type": "text", "text": "line two"}]),
         fx.user_msg("u3", "typed"),
     )
-    record = cite.load_record(path)
+    record = oracles.load_record(path)
     bodies = [[b for _, b in cite.tool_bodies(record, e)] for e in record.entries]
     assert bodies == [[], ["a body"], ["line one", "line two"], []]
     assert [cite.user_texts(record, e) for e in record.entries][1:3] == [[], []]
@@ -511,7 +512,7 @@ def test_skips_hook_refusals(rec):
     assert is_hook_refusal("PreToolUse:Bash hook error: no")
     assert hook_refusal_reason("PreToolUse:Bash hook error: [cmd]: denied") == "[cmd]: denied"
     assert hook_refusal_reason("ok") is None
-    entries = cite.load_record(path).entries
+    entries = oracles.load_record(path).entries
     assert cite.refused_tool_use_ids(entries) == {"t-c1"}
 
 
@@ -768,10 +769,10 @@ def test_physical_lines(rec):
         fx.line({"type": "queue-operation", "sessionId": "s"}),
         fx.user_msg("u3", "gamma LINEMARK"),
     )
-    assert [e.line for e in cite.load_record(path).entries] == [3, 4, 6]
+    assert [e.line for e in oracles.load_record(path).entries] == [3, 4, 6]
     assert lines_of(cite.cite(path, "LINEMARK")) == [3, 4, 6]
     path = rec(fx.user_msg("u1", "one"), "{ not json at all", fx.user_msg("u3", "three"))
-    assert [e.line for e in cite.load_record(path).entries] == [1, 3]
+    assert [e.line for e in oracles.load_record(path).entries] == [1, 3]
 
 
 def test_crlf_blank_and_torn_lines(tmp_path):

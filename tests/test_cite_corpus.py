@@ -7,6 +7,7 @@ import os
 import pytest
 
 import cite_fixtures as fx
+import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 
 from conftest import corpus_files
@@ -35,7 +36,7 @@ def _quote_of(text):
 
 
 def _samples(path):
-    record = cite.load_record(str(path))
+    record = oracles.load_record(str(path))
     users, tools = [], []
     for entry in record.entries:
         for text in cite.user_texts(record, entry):

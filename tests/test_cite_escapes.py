@@ -8,6 +8,7 @@ import os
 import pytest
 
 import cite_fixtures as fx
+import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
 
@@ -33,7 +34,7 @@ def write(tmp_path, name, lines):
 
 def oracle(path, quote, sources):
     """The plain parse: every entry held, every call known."""
-    return cite.cite_in_record(cite.load_record(path), quote, sources)
+    return oracles.cite_in_record(oracles.load_record(path), quote, sources)
 
 
 def tool_record(tmp_path, call_line=None, result_body="ok\nALLTESTSPASSED in 3s\n", call_id="toolu_1"):

@@ -200,7 +200,7 @@ def test_set_messages_updates_and_adds_but_never_drops(tmp_path):
             {"$set": {"messages": [said("g1", "a1 rebuilt"), user("u2", "two")], "summary": "The title"}},
         ],
     )
-    chat, found = gemini.read_chat(str(path))
+    chat, found = gemini.normalise.read_chat(str(path))
     found = list(found)
     assert [text for e in found for text in typed_texts(e)] == ["one", "two"]
     assert [assistant_text(e) for e in found if assistant_text(e)] == ["a1 rebuilt"]

@@ -508,6 +508,7 @@ def test_record_readers_stay_under_64_mb_on_a_15_mb_line(tmp_path, shape):
 
 # --- issue 24: citations that cannot be forged, cite in bounded memory, exact queries --------
 import cite_fixtures as fx  # noqa: E402
+import oracles  # noqa: E402
 from cite_fixtures import both_searches  # noqa: E402, F401 (a fixture, used by name)
 from termsprawl_context import cite, handoff  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
@@ -557,7 +558,7 @@ def test_the_user_pool_holds_nothing_show_does_not_call_the_persons(tmp_path, wh
     )
     with pytest.raises(cite.CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest(FORGED, [cite.SOURCE_USER]))
-    record = cite.load_record(path)
+    record = oracles.load_record(path)
     # show and the hand-off print no person's turn for it either: one classifier.
     assert [t.role for t in handoff.entry_turns(record.entries[1])] == []
     assert cite.resolve_in_record(path, cite.CitationRequest("tidy the notes", [cite.SOURCE_USER])).line == 1
@@ -580,7 +581,7 @@ def _shown_and_pooled(path):
             turns = [t.text for t in handoff.entry_turns(entry, previous=previous) if t.role == handoff.ROLE_USER]
             shown[line.number] = (turns, records.slash_command(entry))
             previous = entry
-    pool = cite.load_record(str(path))
+    pool = oracles.load_record(str(path))
     for entry in pool.entries:
         turns, command = shown.get(entry.line, ([], ""))
         yield entry.line, turns, command, "\n".join(pool.person_texts(entry))
@@ -624,7 +625,7 @@ def test_a_compaction_summary_from_claude_code_1_0_is_not_the_persons():
     found = [p for p in corpus_files() if "1b2c0332-e2dc-459f-88b9-1aad6e941e18" in p.name]
     if not found:
         pytest.skip("the corpus file is not beside this checkout")
-    record = cite.load_record(str(found[0]))
+    record = oracles.load_record(str(found[0]))
     summary = next(e for e in record.entries if e.line == 2)
     assert not summary.is_compact_summary and cite.person_texts(summary) == []
     quote = " ".join(cite.normalize(summary.content[0]["text"]).split(" ")[20:28])
@@ -710,10 +711,10 @@ def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shap
             resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
     # the quick test's premise: its word is in every marker
     assert all(cite.records.COMMAND_WORD in marker for marker in cite.records.LOCAL_COMMAND_MARKERS)
-    record = cite.load_record(path)
+    record = oracles.load_record(path)
     answer = next(e for e in record.entries if e.uuid == "u3")
     assert record.person_texts(answer) == [] and cite.user_texts(record, answer) == []
-    assert cite.cite_in_record(record, HOOKIFY_ANSWER) == []
+    assert oracles.cite_in_record(record, HOOKIFY_ANSWER) == []
     # the pool is within what show prints (show reads the line before as the parent: it
     # still prints the answer when another record sits between)
     compared, _, narrower = _assert_never_wider(path, equal=False)
@@ -800,7 +801,7 @@ def test_show_and_cite_agree_on_every_entry_of_claude_code_2_1_328(name):
     one text show prints and cite refuses: its envelope is the harness's)."""
     path = os.path.join(CC_FIXTURES, name)
     assert _assert_never_wider(path)[0] > 0
-    record = cite.load_record(path)
+    record = oracles.load_record(path)
     shown = {line: (turns, command) for line, turns, command, _ in _shown_and_pooled(path)}
     asked = 0
     for entry in record.entries:

@@ -29,81 +29,53 @@ person's words, tool output), ``search`` (one record searched), ``session`` (whi
 records a session's pools are), ``hints``, ``resolution`` and ``at_line``.
 """
 
-# The parts' other names stay importable here (``cite.normalize``, ``cite.HINT_ECHO``): the
-# tests and the reference's checks read the package whole; what the CLI takes is imported by name.
+# The package's face: the API docs/api.md names, and the names the CLI and the tests read
+# as ``cite.<name>``; each module's other names are imported from it.
 # ruff: noqa: F401
 
 from __future__ import annotations
 
-from termsprawl_context.cite.at_line import calls_answered_at, entry_at_line, envelope_at, tool_result_at
-from termsprawl_context.cite.envelopes import (
-    extract_answers,
-    has_answer_prefix,
-    is_answer_envelope,
-    refused_tool_use_ids,
-)
+from termsprawl_context.cite.at_line import envelope_at, tool_result_at
+from termsprawl_context.cite.envelopes import extract_answers, refused_tool_use_ids
 from termsprawl_context.cite.hints import (
-    HINT_ASK,
     HINT_DELEGATION,
     HINT_DISPATCH_PROMPT,
     HINT_ECHO,
-    HINT_ENVELOPE,
     HINT_NO_CALL,
     HINT_OWN_DISPATCH_PROMPT,
-    HINT_TASK_OUTPUT,
     HINT_TRANSCRIPT,
-    SUBAGENT_RECORD_ALONE,
     SUBAGENT_USER_ADVICE,
     SUBAGENT_USER_RULE,
-    dispatch_prompt_contains,
     excluded_result_hint,
     unresolved_hint,
     unresolved_user_hint,
 )
-from termsprawl_context.cite.matching import (
-    MIN_NEEDLE,
-    contains_words,
-    file_may_contain,
-    normalize,
-    quote_needle,
-    strip_read_gutters,
-)
+from termsprawl_context.cite.matching import file_may_contain, normalize, quote_needle
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
-    SOURCE_TYPES,
     SOURCE_USER,
-    envelope_readings,
-    message_texts,
     parse_source_type,
     parse_sources,
     tool_bodies,
     user_texts,
 )
-from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES, Record, load_record
+from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES, Record
 from termsprawl_context.cite.resolution import (
-    CALL_TRUNCATED,
-    MAX_CITED_CALL,
-    MAX_CITED_MESSAGE,
     MAX_LISTED_MATCHES,
     MESSAGE_TRUNCATED,
-    entry_calls,
-    entry_text,
-    render_call,
     resolve_across_sessions,
     resolve_citation,
     resolve_citations,
     resolve_in_record,
 )
-from termsprawl_context.cite.search import cite, cite_in_record
-from termsprawl_context.cite.session import SessionRecords, cite_in_session, citation_records, session_candidates
-from termsprawl_context.cite.transcripts import is_transcript_path, looks_like_record, looks_like_transcript
+from termsprawl_context.cite.search import cite
+from termsprawl_context.cite.session import cite_in_session, session_candidates
+from termsprawl_context.cite.transcripts import looks_like_record, looks_like_transcript
 from termsprawl_context.cite.values import Citation, CitationRequest, Hits, Match
 from termsprawl_context.errors import (
-    EMPTY_QUOTE,
     EXIT_CITE_AMBIGUOUS,
     EXIT_CITE_NOT_FOUND,
     EXIT_CITE_REFUSED,
-    NO_ENTRY_AT_LINE,
     NO_SESSION_ROOT,
     AnswerUnmatched,
     CitationAmbiguous,

@@ -26,8 +26,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Sequence
 
-    from termsprawl_context.cite.values import CitationRequest
-
 
 SUBAGENT_USER_RULE = (
     "your prompt is the parent agent's, not the user's. --cite:user resolves only against the user's messages in "
@@ -104,11 +102,12 @@ def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
     return SUBAGENT_USER_ADVICE if sub else ""
 
 
-def excluded_result_hint(path: str, quote: str, subagent: bool = False) -> str:
-    """Which excluded kind of tool result the words sit in ("" when none)."""
+def excluded_result_hint(path: str, quote: str) -> str:
+    """Which excluded kind of tool result the words sit in ("" when none), in the
+    records the session's tool pool is searched in."""
     words = normalize(quote)
     try:
-        for record_path in citation_records(path, subagent).tool_in:
+        for record_path in citation_records(path).tool_in:
             held = [
                 (result.tool_use_id, body)
                 for entry in stream_entries(record_path, quote_needles(quote))
@@ -147,23 +146,12 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
     return HINT_ASK if reason == EXCLUDED_ASK else ""
 
 
-def unresolved_hint(path: str, quote: str, sources: Sequence[str]) -> str:
-    """The user-pool hint and the excluded-result hint that apply, joined by ``. ``."""
+def unresolved_hint(path: str, quote: str, sources: Sequence[str], subagent: bool = False) -> str:
+    """The user-pool hint and the excluded-result hint that apply, joined by ``. ``
+    (``subagent``: the caller is known to be a sub-agent)."""
     hints = []
     if SOURCE_USER in sources:
-        hints.append(unresolved_user_hint(path, quote))
+        hints.append(unresolved_user_hint(path, quote, subagent))
     if SOURCE_TOOL_RESULT in sources:
-        hints.append(excluded_result_hint(path, quote, PROVIDER.is_subagent(path)))
+        hints.append(excluded_result_hint(path, quote))
     return ". ".join(h for h in hints if h)
-
-
-def session_hint(path: str, req: CitationRequest, subagent: bool):
-    def hint() -> str:
-        hints = []
-        if SOURCE_USER in req.sources:
-            hints.append(unresolved_user_hint(path, req.quote, subagent))
-        if SOURCE_TOOL_RESULT in req.sources:
-            hints.append(excluded_result_hint(path, req.quote, subagent))
-        return ". ".join(h for h in hints if h)
-
-    return hint

@@ -29,11 +29,6 @@ def normalize(text: str) -> str:
     return collapse_whitespace(text)
 
 
-def contains_words(text: str, quote: str) -> bool:
-    """Whether ``quote`` is in ``text`` word for word: only whitespace may differ."""
-    return normalize(quote) in normalize(text)
-
-
 def strip_read_gutters(body: str) -> str:
     """A Read result without its ``   12\\t`` line-number prefixes."""
     return _READ_GUTTER.sub("", body)

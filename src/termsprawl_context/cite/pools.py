@@ -11,6 +11,7 @@ from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import (
     PERSON,
     TOOL_RESULT,
+    content_texts,
     is_hook_refusal,
     not_run_kind,
     result_texts,
@@ -18,6 +19,7 @@ from termsprawl_context.transcript.entry import (
     tool_results,
 )
 from termsprawl_context.transcript.record import go_quote
+from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -50,36 +52,13 @@ def parse_sources(text: str) -> List[str]:
 
 
 def _is_injected(text: str) -> bool:
-    return text.strip(_GO_SPACE).startswith(cc.INJECTED_PREFIXES)
-
-
-_GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
+    return text.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
 
 
 def message_texts(entry: Entry) -> List[str]:
-    """A user entry's own texts, harness-injected ones left out (flags not consulted):
-    the reference's reading, kept for the dispatch-prompt hint."""
-    content = entry.content
-    if isinstance(content, str):
-        return [] if _is_injected(content) else [content]
-    if not isinstance(content, list):
-        return []
-    texts = []
-    for block in content:
-        if isinstance(block, str):
-            text = block
-        elif isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            text = block["text"]
-            if not text:
-                continue
-        else:
-            continue
-        if not _is_injected(text):
-            texts.append(text)
-    return texts
+    """A user entry's own texts (``content_texts``), harness-injected ones left out (flags
+    not consulted): the reference's reading, kept for the dispatch-prompt hint."""
+    return [text for text in content_texts(entry.content) if not _is_injected(text)]
 
 
 def answers_entry(entry: Entry) -> bool:

@@ -122,16 +122,6 @@ def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
     return COMMAND_WORD in raw and _LOCAL_COMMAND_LINES.plainly_in(raw)
 
 
-def load_record(path: str) -> Record:
-    """The record at ``path``, every entry held."""
-    entries = []
-    for line in iter_raw_lines(path):
-        entry = entry_at(line, decode_line(line.raw))
-        if entry is not None:
-            entries.append(entry)
-    return Record(path, entries)
-
-
 def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
     """The entries of the record at ``path``, streamed (only the lines that may hold
     ``needles``' tokens)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from termsprawl_context.cite.at_line import record_at
-from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, session_hint, unresolved_hint
+from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, unresolved_hint
 from termsprawl_context.bytescan import scan_buffer
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
 from termsprawl_context.cite.pools import (
@@ -36,6 +36,7 @@ from termsprawl_context.errors import (
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import result_texts
 from termsprawl_context.transcript.record import go_quote
+from termsprawl_context.transcript.text import utf8_prefix
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -55,12 +56,7 @@ CALL_TRUNCATED = "[... truncated]"
 
 def _cap(text: str, limit: int, suffix: str) -> str:
     data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= limit:
-        return text
-    cut = limit
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:  # back up to a character's first byte
-        cut -= 1
-    return data[:cut].decode("utf-8", "surrogatepass") + suffix
+    return text if len(data) <= limit else utf8_prefix(data, limit) + suffix
 
 
 def render_call(call: ToolCall) -> str:
@@ -168,7 +164,7 @@ def resolve_citation(path: str, req: CitationRequest, subagent: bool = False) ->
         path,
         req,
         lambda pool: session_hits(path, req.quote, [pool], subagent),
-        session_hint(path, req, subagent),
+        lambda: unresolved_hint(path, req.quote, req.sources, subagent),
     )
 
 
@@ -185,7 +181,7 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
         search_into(path, req.quote, [pool], hits)
         return hits
 
-    return _resolve(path, req, search, session_hint(path, req, False))
+    return _resolve(path, req, search, lambda: unresolved_hint(path, req.quote, req.sources))
 
 
 def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:

@@ -111,21 +111,6 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
     return hit or any(record.citable(i) for i in candidate.tools)
 
 
-def cite_in_record(record: Record, quote: str, sources: Sequence[str] = ()) -> List[Match]:
-    """One match per entry of ``record`` holding ``quote`` in a requested pool (empty
-    sources: the user pool), in file order. An all-whitespace quote matches nothing."""
-    words = normalize(quote)
-    if not words:
-        return []
-    sources = list(sources) or [SOURCE_USER]
-    found = []
-    for entry in record.entries:
-        candidate = _candidate(entry, words, sources)
-        if candidate is not None and _decide(record, candidate, words):
-            found.append(Match(record.path, entry.line))
-    return found
-
-
 def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[bytes]", may_hold) -> tuple:
     """The record's first pass: ``(typed lines decided already, typed lines waiting on
     their parent, those parents' hashes, candidates waiting on their calls)``."""
@@ -161,7 +146,7 @@ def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[by
 
 
 def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
-    """``cite`` streamed into ``hits``: the record is read once for candidates (only the
+    """Matches of ``quote`` streamed into ``hits``: the record is read once for candidates (only the
     entries holding the quote are kept, and of a typed match only its line; its parent is
     looked for in the few lines before it, which may be the local command the typed
     words answer), then, when some candidate's tool results need their calls or its
@@ -198,8 +183,9 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = ()) -> List[Match]:
-    """The matches of ``quote`` in the record at ``path`` (``cite_in_record``, streamed;
-    RecordUnreadable when it cannot be read)."""
+    """One match per entry of the record at ``path`` holding ``quote`` in a requested
+    pool (empty sources: the user pool), in file order (RecordUnreadable when it cannot
+    be read). An all-whitespace quote matches nothing."""
     hits = Hits()
     search_into(path, quote, sources, hits)
     return list(hits)

@@ -100,16 +100,6 @@ class Hits(object):
         for match in matches:
             self.add(match.path, match.line)
 
-    def __contains__(self, match: object) -> bool:
-        if not isinstance(match, tuple) or len(match) != 2:
-            return False
-        path, line = match
-        if line >= _BITMAP_LINES or line < 0:
-            return (path, line) in self._far
-        bits = self._seen.get(path)
-        byte, bit = divmod(line, 8)
-        return bits is not None and byte < len(bits) and bool(bits[byte] >> bit & 1)
-
     def __len__(self) -> int:
         return self._count
 

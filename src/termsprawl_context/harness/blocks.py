@@ -7,13 +7,12 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def iso_ms(value: "Any") -> str:
-    """A millisecond epoch as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` ("" when it is none)."""
-    import time
+    """A millisecond epoch as ``model.iso_utc`` writes seconds ("" when it is none)."""
+    from termsprawl_context.model import iso_utc
 
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
         return ""
-    seconds, ms = divmod(int(value), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + ".%03dZ" % ms
+    return iso_utc(int(value) / 1000)
 
 
 def tool_use(call_id: str, name: str, arguments: "Any") -> dict:

@@ -55,11 +55,11 @@ def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **f
     """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
     and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
     ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
-    ``agent_id``)."""
+    ``agent_id``; ``role``, the message's, when it is not the one ``kind`` implies)."""
     from termsprawl_context.transcript.entry import Entry
 
-    message = {"role": "assistant" if kind == "assistant" else "user", "content": blocks}
     get = fields.get
+    message = {"role": get("role") or ("assistant" if kind == "assistant" else "user"), "content": blocks}
     return Entry(
         kind,
         get("uuid", ""),

@@ -5,9 +5,9 @@
 - ``first_content_text``: the session title's rule (the first non-empty text);
 - ``text_with_thinking``: the parse seam's rule (the seed's ``msg_text``, thinking kept).
 
-``entry`` (the record model) re-exports them; they live here, with no imports at all,
-because the dump prints through ``display_text`` on every turn an agent takes and must
-not pay for the whole record model to do it.
+They live here, with no imports at all, because the dump prints through
+``display_text`` on every turn an agent takes and must not pay for the whole record
+model to do it.
 """
 
 from __future__ import annotations
@@ -62,11 +62,6 @@ def text_with_thinking(content: Any) -> str:
             if thinking:
                 out.append("<thinking>\n%s\n</thinking>" % (thinking,))
     return "\n".join(out)
-
-
-def _as_text(value: Any) -> str:
-    """A truthy non-string ``text`` would break the join in the seed; here it is its str."""
-    return value if isinstance(value, str) else str(value)
 
 
 def first_content_text(content: Any) -> str:

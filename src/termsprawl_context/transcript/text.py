@@ -16,11 +16,11 @@ _TAG = re.compile(r"<[^>]*>")
 
 # Go's unicode.IsSpace (strings.Fields): Python's str.split() would also split on the
 # ASCII separators \x1c-\x1f, which Go keeps as text, so the set is spelled out.
-_GO_SPACE_CHARS = (
+GO_SPACE_CHARS = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-_GO_SPACE_RUN = re.compile("[%s]+" % re.escape(_GO_SPACE_CHARS))
+_GO_SPACE_RUN = re.compile("[%s]+" % re.escape(GO_SPACE_CHARS))
 
 ELLIPSIS = "..."
 
@@ -34,7 +34,7 @@ def collapse_whitespace(text: str) -> str:
     """Every run of (Unicode) whitespace becomes one space; the ends are trimmed."""
     if not any(c in text for c in _PYTHON_ONLY_SPACES):
         return " ".join(text.split())
-    return _GO_SPACE_RUN.sub(" ", text).strip(_GO_SPACE_CHARS)
+    return _GO_SPACE_RUN.sub(" ", text).strip(GO_SPACE_CHARS)
 
 
 def sanitize_text(text: str) -> str:
@@ -55,8 +55,13 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     room = max_bytes - len(ELLIPSIS)
     if room <= 0:
         return ELLIPSIS
-    cut = room
+    return utf8_prefix(data, room) + ELLIPSIS
+
+
+def utf8_prefix(data: bytes, size: int) -> str:
+    """The longest prefix of UTF-8 ``data`` of at most ``size`` bytes that ends on a
+    character boundary, decoded."""
     # A byte 0b10xxxxxx continues a sequence: cutting before it would split a character.
-    while cut > 0 and (data[cut] & 0xC0) == 0x80:
-        cut -= 1
-    return data[:cut].decode("utf-8", "surrogatepass") + ELLIPSIS
+    while 0 < size < len(data) and (data[size] & 0xC0) == 0x80:
+        size -= 1
+    return data[:size].decode("utf-8", "surrogatepass")

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, depth_first, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
 from termsprawl_context.harness.codex.facts import (
     ARCHIVED_SUBDIR,
@@ -65,15 +65,7 @@ from termsprawl_context.harness.codex.facts import (
     rollouts_under,
     thread_id_of,
 )
-from termsprawl_context.harness.codex.records import (  # noqa: F401
-    ANNOUNCE_PROBE_BYTES,
-    as_str,
-    announces_answers,
-    context_kind,
-    is_subagent_meta,
-    meta_of,
-    parent_thread_of,
-)
+from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
 
@@ -123,19 +115,11 @@ class CodexHarness(Harness):
         return [home] if home else []
 
     def project_sessions(self, project, environ=None, since=0.0):
-        """Rollouts (sub-agent threads left out) whose ``session_meta`` names a working
-        directory in the project; only files modified after ``since`` are opened."""
+        """Rollouts whose ``session_meta`` names a working directory in the project (a
+        sub-agent thread's names none here); only files modified after ``since`` are opened."""
         home = home_dir(environ)
         paths = list(rollouts_under(os.path.join(home, SESSIONS_SUBDIR))) if home else []
-        real = os.path.realpath(project)
-        found = []
-        for mtime, path in recent_files(paths, since):
-            meta = meta_of(path)
-            cwd = as_str(meta.get(META_CWD)) if meta else ""
-            if not cwd or meta.get(META_PARENT_THREAD) or not under(os.path.realpath(cwd), real):
-                continue
-            found.append(ProjectSession(Session(self.name, thread_id_of(path), path), mtime, cwd))
-        return found
+        return self._sessions_in(project, paths, since, _main_thread_cwd)
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
@@ -236,6 +220,12 @@ class CodexHarness(Harness):
             "matcher": HOOK_MATCHER,
             "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}],
         }
+
+
+def _main_thread_cwd(path: str) -> str:
+    """``session_meta``'s ``cwd`` of a rollout that is no sub-agent's ("" otherwise)."""
+    meta = meta_of(path)
+    return "" if not meta or meta.get(META_PARENT_THREAD) else as_str(meta.get(META_CWD))
 
 
 def _children_index(root: str) -> dict:

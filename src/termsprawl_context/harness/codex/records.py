@@ -123,50 +123,31 @@ class Thread(object):
         self.session_id, self.cwd, self.sidechain, self.agent_id = session_id, "", False, ""
 
 
-def new_entry(
-    kind: str,
-    blocks,
-    thread: Thread,
-    timestamp: str,
-    line: int,
-    offset: int,
-    record: dict,
-    uuid: str = "",
-    meta: bool = False,
-    compaction: bool = False,
-):
-    from termsprawl_context.model import Entry
+def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, offset: int, record: dict, **flags):
+    """``linelog.new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
+    from termsprawl_context.harness.linelog import new_entry
 
-    role = "assistant" if kind == "assistant" else "user"
-    message = {"role": role, "content": blocks}
-    return Entry(
+    return new_entry(
         kind,
-        uuid,
-        "",
-        "",
-        thread.session_id,
-        timestamp,
-        thread.cwd,
-        "",
-        thread.sidechain,
-        meta,
-        compaction,
-        False,
-        thread.agent_id,
-        message,
         blocks,
-        None,
-        None,
+        record,
         line,
         offset,
-        record,
+        session_id=thread.session_id,
+        timestamp=timestamp,
+        cwd=thread.cwd,
+        is_sidechain=thread.sidechain,
+        agent_id=thread.agent_id,
+        **flags,
     )
 
 
 def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offset: int, record: dict):
     """The user-role entry a ``compacted`` line's bridge text stands as (the compaction
     summary that continues the conversation)."""
-    return new_entry("user", [{"type": "text", "text": text}], thread, timestamp, line, offset, record, compaction=True)
+    return _entry(
+        "user", [{"type": "text", "text": text}], thread, timestamp, line, offset, record, is_compact_summary=True
+    )
 
 
 def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
@@ -183,10 +164,10 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
         texts = result_texts(content)
         if role == facts.ROLE_ASSISTANT:
             blocks = [{"type": "text", "text": t} for t in texts]
-            return [new_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
+            return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
         if role in (facts.ROLE_DEVELOPER, facts.ROLE_SYSTEM):
             blocks = [{"type": "text", "text": t} for t in texts]
-            return [new_entry("user", blocks, *args, uuid=uuid, meta=True)] if blocks else []
+            return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
         if role != facts.ROLE_USER:
             return []
         person, context, bridge = [], [], []
@@ -197,23 +178,23 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
             )
         found = []
         if context:
-            found.append(new_entry("user", context, *args, meta=True))
+            found.append(_entry("user", context, *args, is_meta=True))
         if bridge:
-            found.append(new_entry("user", bridge, *args, compaction=True))
+            found.append(_entry("user", bridge, *args, is_compact_summary=True))
         if person:
-            found.append(new_entry("user", person, *args, uuid=uuid))
+            found.append(_entry("user", person, *args, uuid=uuid))
         return found
     if item == facts.ITEM_REASONING:
         summary = result_texts(payload.get("summary"))
         if not summary:
             return []
-        return [new_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
+        return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
     if item in facts.ITEM_CALLS:
         call_id = as_str(payload.get("call_id")) or uuid
         name = as_str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
         raw = payload.get("arguments") if "arguments" in payload else payload.get("input", payload.get("action"))
         block = {"type": "tool_use", "id": call_id, "name": name, "input": _tool_input(raw)}
-        return [new_entry("assistant", [block], *args, uuid=uuid)]
+        return [_entry("assistant", [block], *args, uuid=uuid)]
     if item in facts.ITEM_OUTPUTS:
         text, is_error = _tool_output(payload.get("output"))
         block = {
@@ -225,7 +206,7 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
         output = _unwrapped(text)
         if output is not None:
             block["output"] = output
-        return [new_entry("user", [block], *args, uuid=uuid)]
+        return [_entry("user", [block], *args, uuid=uuid)]
     return []
 
 
@@ -253,15 +234,13 @@ def is_text_answer(entry) -> bool:
     return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
 
 
-def classed(entry, announced: bool, announces: bool, bridge: "Optional[str]"):
-    """An assistant text as an answer or as a compaction's summary. 0.169 announces each
-    answer with an ``AgentMessage`` event among the lines just before it (since the
-    previous item); in a file that announces answers, one it does not announce is the
-    compaction's summary (also when the ``compacted`` line after it was never written).
-    Without announcements (0.47) it is a summary only when the next item is the
-    ``compacted`` record whose bridge holds its text."""
-    if announced:
-        return entry
+def classed(entry, announces: bool, bridge: "Optional[str]"):
+    """An assistant text no ``AgentMessage`` event announced, as an answer or as a
+    compaction's summary. 0.169 announces each answer with that event among the lines just
+    before it (since the previous item); in a file that announces answers, one it does not
+    announce is the compaction's summary (also when the ``compacted`` line after it was
+    never written). Without announcements (0.47) it is a summary only when the next item
+    is the ``compacted`` record whose bridge holds its text."""
     if announces:
         return as_summary(entry)
     if bridge and entry.content[0].get("text", "") in bridge:

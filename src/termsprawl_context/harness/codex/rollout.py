@@ -53,7 +53,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if kind == facts.KIND_COMPACTED:
                 bridge = records.as_str(payload.get("message"))
                 if held is not None:
-                    yield records.classed(held, False, False, bridge)
+                    yield records.classed(held, False, bridge)
                     held = None
                 announced = set()
                 if bridge:
@@ -69,7 +69,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 yield entry
             announced = set()
     if held is not None:
-        yield records.classed(held, False, False, None)
+        yield records.classed(held, False, None)
 
 
 def rollout_entries_reverse(
@@ -106,7 +106,7 @@ def rollout_entries_reverse(
             timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
             if kind == facts.KIND_COMPACTED:
                 if pending is not None:
-                    yield records.classed(pending, False, announces, pending_bridge)
+                    yield records.classed(pending, announces, pending_bridge)
                     pending = None
                 text = records.as_str(payload.get("message"))
                 if text:
@@ -119,7 +119,7 @@ def rollout_entries_reverse(
             if not found:
                 continue
             if pending is not None:
-                yield records.classed(pending, False, announces, pending_bridge)
+                yield records.classed(pending, announces, pending_bridge)
                 pending = None
             for entry in reversed(found):
                 if records.is_text_answer(entry):
@@ -128,7 +128,7 @@ def rollout_entries_reverse(
                     yield entry
             bridge = None
     if pending is not None:
-        yield records.classed(pending, False, announces, pending_bridge)
+        yield records.classed(pending, announces, pending_bridge)
     for inherited in _inherited(path, meta, meta.get(facts.META_HISTORY_BASE), roots, depth, reverse=True):
         yield inherited
 
@@ -140,7 +140,7 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
     a summary, and in a file that does not it is held until the next item says."""
     given = []
     if held is not None:
-        given.append(records.classed(held, False, False, None))
+        given.append(records.classed(held, False, None))
         held = None
     for entry in found:
         if not records.is_text_answer(entry):

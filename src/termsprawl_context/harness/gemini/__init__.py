@@ -30,19 +30,7 @@ read from the end (``tail.py``), as far back as the tail they need (merging the 
 import os
 
 from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, recent_files, under
-from termsprawl_context.harness.gemini.chat import (  # noqa: F401 (the names, as before the split)
-    Chat,
-    Where,
-    indexed_winners,
-    winners,
-    apply_record,
-    header_of,
-    is_legacy,
-    legacy_messages,
-    resolve_lines,
-    resumed_chat,
-    sniff,
-)
+from termsprawl_context.harness.gemini.chat import header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
 from termsprawl_context.harness.gemini.facts import (
     CHATS_SUBDIR,
@@ -55,34 +43,16 @@ from termsprawl_context.harness.gemini.facts import (
     MEMORY_IMPORT_PREFIX,
     NAME,
     PROJECT_DIR_ENV,
-    PROJECT_ROOT_FILE,
     SESSION_FILE_PREFIX,
     SETTINGS_FILE,
     TRANSCRIPT_SUFFIX,
     chat_files,
-    project_root_of,
+    launch_dir,
     config_dir,
     store_root,
     subagent_dir,
 )
-from termsprawl_context.harness.gemini.normalise import (  # noqa: F401
-    HeldNormaliser,
-    Normaliser,
-    entries,
-    entries_of_messages,
-    entries_reverse,
-    last_turns,
-    read_chat,
-)
-from termsprawl_context.harness.gemini.parts import (  # noqa: F401
-    CALL,
-    RESULT,
-    is_compression_summary,
-    message_ids,
-    parts_of,
-    response_body,
-    split_hook_context,
-)
+from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
 
 
 class GeminiHarness(Harness):
@@ -143,7 +113,7 @@ class GeminiHarness(Harness):
             chats.setdefault(folder, []).append(path)
         found = []
         for folder, paths in sorted(chats.items()):
-            launched = _project_root(os.path.join(store_root(environ), folder, PROJECT_ROOT_FILE))
+            launched = launch_dir(os.path.join(store_root(environ), folder))
             if not launched or not under(os.path.realpath(launched), real):
                 continue
             seen = set()
@@ -274,7 +244,8 @@ class GeminiHarness(Harness):
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
             if os.path.basename(folder) == CHATS_SUBDIR:
-                return project_root_of(os.path.dirname(folder))
+                launched = launch_dir(os.path.dirname(folder))
+                return [launched] if launched else None
             folder = os.path.dirname(folder)
         return None
 
@@ -316,20 +287,6 @@ class GeminiHarness(Harness):
             "matcher": HOOK_MATCHER_ANY,
             "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}],
         }
-
-
-def _project_root(path: str) -> str:
-    """The launch directory a store folder's ``.project_root`` names ("" when unreadable)."""
-    from termsprawl_context.jsonl import try_open_regular
-
-    f = try_open_regular(path)
-    if f is None:
-        return ""
-    try:
-        with f:
-            return f.read(1 << 16).decode("utf-8", "surrogateescape").strip()
-    except OSError:
-        return ""
 
 
 HARNESS = GeminiHarness()

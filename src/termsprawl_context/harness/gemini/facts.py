@@ -6,7 +6,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Mapping, Optional, Tuple
+    from typing import Iterator, Mapping, Optional, Tuple
 
 
 NAME = "gemini-cli"
@@ -155,17 +155,17 @@ def subagent_dir(chat_path: str, session_id: str) -> str:
     return os.path.join(os.path.dirname(chat_path), session_id)
 
 
-def project_root_of(project_dir: str) -> "Optional[List[str]]":
-    """The launch directory ``tmp/<project>/.project_root`` names, as a one-item list, or None
-    when the file is missing, not a regular file, or empty."""
+def launch_dir(project_dir: str) -> str:
+    """The launch directory ``tmp/<project>/.project_root`` names, its bytes kept as the OS
+    keeps a path's (surrogate escapes); "" when the file is missing, no regular file,
+    unreadable or empty."""
     from termsprawl_context.jsonl import try_open_regular
 
     f = try_open_regular(os.path.join(project_dir, PROJECT_ROOT_FILE))
     if f is None:
-        return None
-    with f:
-        try:
-            text = f.read(1 << 16).decode("utf-8", "replace").strip()
-        except OSError:
-            return None
-    return [text] if text else None
+        return ""
+    try:
+        with f:
+            return f.read(1 << 16).decode("utf-8", "surrogateescape").strip()
+    except OSError:
+        return ""

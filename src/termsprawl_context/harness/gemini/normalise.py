@@ -34,43 +34,25 @@ class Normaliser(object):
         self.given.add((kind, call_id))
         return True
 
-    def _entry(
-        self,
-        kind: str,
-        uuid: str,
-        message: dict,
-        where: Where,
-        blocks: "List[dict]",
-        role: str,
-        meta: bool = False,
-        summary: bool = False,
-    ) -> "Entry":
-        from termsprawl_context.model import Entry
+    def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
+        """``linelog.new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``,
+        ``role`` (the message's, when it is not the one ``kind`` implies)."""
+        from termsprawl_context.harness.linelog import new_entry
 
-        body = {"role": role, "content": blocks}
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
-        return Entry(
+        return new_entry(
             kind,
-            uuid,
-            "",
-            "",
-            self.session_id,
-            as_text(message.get(facts.FIELD_TIMESTAMP)),
-            "",
-            "",
-            bool(self.agent_id),
-            meta,
-            summary,
-            False,
-            self.agent_id,
-            body,
             blocks,
-            None,
-            None,
+            message,
             where.line,
             where.offset,
-            message,
+            uuid=uuid,
+            session_id=self.session_id,
+            timestamp=as_text(message.get(facts.FIELD_TIMESTAMP)),
+            is_sidechain=bool(self.agent_id),
+            agent_id=self.agent_id,
+            **flags,
         )
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
@@ -83,7 +65,7 @@ class Normaliser(object):
             if self.give(message_parts.RESULT, call_id):
                 blocks.append(block)
         if blocks:
-            yield self._entry("user", uuid, message, where, blocks, "user")
+            yield self._entry("user", uuid, message, where, blocks)
 
     def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
         """A user message the person typed: a hook's context first (meta), then the words;
@@ -97,20 +79,19 @@ class Normaliser(object):
                 message,
                 where,
                 _texts(hooks),
-                "user",
-                meta=True,
+                is_meta=True,
             )
         rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
-            yield self._entry("user", message_id, message, where, _texts(shown), "user")
+            yield self._entry("user", message_id, message, where, _texts(shown))
             added = [t for t in rest if t not in shown]
             if added:
                 yield self._entry(
-                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, _texts(added), "user", meta=True
+                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, _texts(added), is_meta=True
                 )
         elif rest:
-            yield self._entry("user", message_id, message, where, _texts(rest), "user")
+            yield self._entry("user", message_id, message, where, _texts(rest))
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = as_text(message.get(facts.FIELD_TYPE))
@@ -121,11 +102,11 @@ class Normaliser(object):
             if texts:
                 first = texts[0]
                 if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
-                    yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
+                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
                 elif message_parts.is_compression_summary(texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), "user", summary=True)
+                    yield self._entry("user", message_id, message, where, _texts(texts), is_compact_summary=True)
                 elif message_parts.is_cli_prompt(message, texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), "user", meta=True)
+                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
@@ -160,7 +141,7 @@ class Normaliser(object):
                 # The compression's fixed reply is the CLI's line, not the model answering anyone.
                 ack = [b.get("text") for b in blocks] == [facts.COMPRESSION_ACK]
                 yield self._entry(
-                    "system" if ack else "assistant", message_id, message, where, blocks, "assistant", meta=ack
+                    "system" if ack else "assistant", message_id, message, where, blocks, is_meta=ack, role="assistant"
                 )
             for part, failed in results:
                 for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
@@ -168,7 +149,7 @@ class Normaliser(object):
         elif kind in facts.SYNTHETIC_TYPES:
             texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
             if texts:
-                yield self._entry("system", message_id, message, where, _texts(texts), "system")
+                yield self._entry("system", message_id, message, where, _texts(texts), role="system")
 
 
 class HeldNormaliser(Normaliser):

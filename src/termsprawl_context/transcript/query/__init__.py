@@ -37,7 +37,7 @@ from collections import namedtuple
 
 from termsprawl_context.errors import ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError, RunError
 from termsprawl_context.transcript.query.evaluator import evaluate, type_name
-from termsprawl_context.transcript.query.language import ANY, BOOL
+from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS
 from termsprawl_context.transcript.query.lexer import tokenize
 from termsprawl_context.transcript.query.parser import Parser
 from termsprawl_context.transcript.record import go_quote
@@ -75,16 +75,7 @@ def compile_where(source: str) -> Expression:
 
 def entry_env(entry: Entry) -> Dict[str, Any]:
     """The names an expression sees for one entry."""
-    return {
-        "type": entry.type,
-        "uuid": entry.uuid,
-        "parentUuid": entry.parent_uuid,
-        "logicalParentUuid": entry.logical_parent_uuid,
-        "timestamp": entry.timestamp,
-        "isSidechain": entry.is_sidechain,
-        "message": entry.message,
-        "toolUseResult": entry.tool_use_result,
-    }
+    return {name: getattr(entry, field) for name, (_type, field) in FIELDS.items()}
 
 
 def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> List[Entry]:  # noqa: A001

@@ -8,16 +8,16 @@ from __future__ import annotations
 # Static types the compiler tracks; ANY is whatever JSON a record holds.
 STR, BOOL, NUM, NIL, LIST, ANY = "string", "bool", "number", "nil", "list", "any"
 
-# The names an expression may use, and their types.
+# The names an expression may use: each one's type, and the ``Entry`` field it reads.
 FIELDS = {
-    "type": STR,
-    "uuid": STR,
-    "parentUuid": STR,
-    "logicalParentUuid": STR,
-    "timestamp": STR,
-    "isSidechain": BOOL,
-    "message": ANY,
-    "toolUseResult": ANY,
+    "type": (STR, "type"),
+    "uuid": (STR, "uuid"),
+    "parentUuid": (STR, "parent_uuid"),
+    "logicalParentUuid": (STR, "logical_parent_uuid"),
+    "timestamp": (STR, "timestamp"),
+    "isSidechain": (BOOL, "is_sidechain"),
+    "message": (ANY, "message"),
+    "toolUseResult": (ANY, "tool_use_result"),
 }
 FUNCTIONS = ("int", "len")
 # Integers are Go's int, 64 bits, and computed exactly: a literal, an int() or a result of

@@ -193,7 +193,7 @@ class Parser(object):
                 raise QueryCompileError("unexpected %s at %d" % (name, token.pos))
             if name not in FIELDS:
                 raise QueryCompileError("unknown name %s (known: %s)" % (name, ", ".join(FIELDS)))
-            return ("name", FIELDS[name], name)
+            return ("name", FIELDS[name][0], name)
         raise QueryCompileError("unexpected %s at %d" % (_describe(token), token.pos))
 
 
