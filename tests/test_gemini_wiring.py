@@ -8,9 +8,10 @@ import pytest
 
 from termsprawl_context.harness import gemini
 from termsprawl_context.workspace import discovery, install
-from termsprawl_context.workspace.harness_install import hook_command
+from termsprawl_context.workspace.project import hook_command
 
-OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.NAME))
+CLAUDE_SETTINGS = install.hook_harness().hook_settings_file
+OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.HARNESS))
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def test_gemini_hook_from_scratch_then_again(project, run_pyz):
     assert "--harness gemini-cli" in group[0]["hooks"][0]["command"]
     assert (project / ".gemini" / ".gitignore").read_text().splitlines()[-1] == "settings.json"
     assert b"Gemini CLI" in done.stdout and b"trust" in done.stdout
-    assert not (project / install.SETTINGS_FILE).exists()  # Claude Code's file only with --hook
+    assert not (project / CLAUDE_SETTINGS).exists()  # Claude Code's file only with --hook
     before = (project / gemini.SETTINGS_FILE).read_bytes()
     again = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert again.returncode == 0 and b"already registered" in again.stdout
@@ -58,7 +59,7 @@ def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
     assert merged["model"] == theirs["model"] and merged["hooks"]["BeforeTool"] == []
     assert merged["hooks"]["SessionStart"][0] == theirs["hooks"]["SessionStart"][0]
     assert merged["hooks"]["SessionStart"][1] == OUR_ENTRY
-    assert (project / install.SETTINGS_FILE).exists()  # both harnesses' hooks when both are asked for
+    assert (project / CLAUDE_SETTINGS).exists()  # both harnesses' hooks when both are asked for
 
 
 def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):

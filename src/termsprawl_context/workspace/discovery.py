@@ -143,8 +143,7 @@ READ_RULE_OPTIONS = ("--format", "--turns", "--max-chars")
 def read_rules(command: str):
     """The allow rules that let ``command`` read, and nothing else: the command alone,
     and the command followed by each read option and anything after it."""
-    rule = _DEFAULT.command_rule
-    return [rule(command)] + [rule("%s %s *" % (command, option)) for option in READ_RULE_OPTIONS]
+    return _DEFAULT.read_rules(command, READ_RULE_OPTIONS)
 
 
 STANDALONE_BLOCK = "\n".join(
