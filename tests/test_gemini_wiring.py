@@ -3,6 +3,7 @@ reads in a project (its .gemini/settings.json hooks, its GEMINI.md imports) plan
 the project only, merged into what is there."""
 
 import json
+import os
 
 import pytest
 
@@ -11,6 +12,8 @@ from termsprawl_context.workspace import discovery, install
 from termsprawl_context.workspace.project import hook_command
 
 CLAUDE_SETTINGS = install.hook_harness().hook_settings_file
+# The line GEMINI.md imports the managed block with.
+GEMINI_IMPORT = gemini.HARNESS.instruction_import_prefix + discovery.AGENTS_FILE.replace(os.sep, "/")
 OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.HARNESS))
 
 
@@ -73,16 +76,13 @@ def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
 
 
 def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
-    mine = (
-        "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line"
-        % (discovery.gemini_md()[1])
-    )
+    mine = "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line" % (GEMINI_IMPORT)
     (project / "GEMINI.md").write_bytes(mine.encode())
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
     written = (project / "GEMINI.md").read_bytes()
-    assert written == (mine + "\n\n" + discovery.gemini_md()[1] + "\n").encode()
-    assert discovery.gemini_md()[1] == "@./.termsprawl/AGENTS.md"
+    assert written == (mine + "\n\n" + GEMINI_IMPORT + "\n").encode()
+    assert GEMINI_IMPORT == "@./.termsprawl/AGENTS.md"
     again = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert again.returncode == 0 and (project / "GEMINI.md").read_bytes() == written
     assert not (project / "CLAUDE.md").exists()
@@ -91,7 +91,7 @@ def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
 def test_gemini_md_created_when_absent(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
-    assert (project / "GEMINI.md").read_text() == discovery.gemini_md()[1] + "\n"
+    assert (project / "GEMINI.md").read_text() == GEMINI_IMPORT + "\n"
 
 
 # --- the read tool and the kept chats (Gemini CLI 0.61; proved with the real client in

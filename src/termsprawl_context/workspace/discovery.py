@@ -21,7 +21,7 @@ import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness import DEFAULT_HARNESS, available, get
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
@@ -382,23 +382,3 @@ def ensure_claude_rules(cwd: str) -> str:
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
     return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
-
-
-# --- GEMINI.md ---------------------------------------------------------------------------------
-def gemini_md() -> "tuple":
-    """``(file name, import line)``: Gemini CLI reads GEMINI.md at launch and imports
-    `@./path` lines, as Claude Code does CLAUDE.md's `@path` lines (harness/gemini.py);
-    the same managed block reaches its model. Imported when asked: the hook, which loads
-    this module at every session start, never needs them."""
-    harness = next(h for h in available() if "gemini_md" in h.init_options)
-    return harness.instruction_file, harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
-
-
-def ensure_gemini_md(cwd: str) -> str:
-    """Add the import line to ``<cwd>/GEMINI.md`` (created if absent): an outcome."""
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return FAILED
-    name, line = gemini_md()
-    return refresh_marker(cwd, name, lambda current: add_claude_md_import(current or "", line))

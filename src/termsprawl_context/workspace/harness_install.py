@@ -19,9 +19,6 @@ from typing import Any, Dict, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import install
-from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
-from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
-from termsprawl_context.workspace.discovery import REFUSED as MARKER_REFUSED
 from termsprawl_context.workspace.discovery import (
     check_agents_block,
     refresh_marker,
@@ -104,20 +101,8 @@ def write_root_agents_block(cwd: str) -> "install.Step":
         ROOT_AGENTS_FILE,
         lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd), ROOT_AGENTS_FILE),
     )
-    if outcome == MARKER_REFUSED:  # checked before init wrote anything: it changed since
-        return install.Step(
-            "agents-md", ROOT_AGENTS_FILE, install.FAILED, "left untouched: its markers are not one block"
-        )
-    if outcome == MARKER_FAILED:
-        return install.Step("agents-md", ROOT_AGENTS_FILE, install.FAILED, "could not be written")
-    if outcome == MARKER_UNCHANGED:
-        return install.Step("agents-md", ROOT_AGENTS_FILE, install.UNCHANGED, "managed block already current")
-    return install.Step(
-        "agents-md",
-        ROOT_AGENTS_FILE,
-        install.WRITTEN,
-        "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers(),
-    )
+    written = "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers()
+    return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
 
 
 def _agents_md_readers() -> str:
@@ -131,16 +116,12 @@ def write_instruction_import(cwd: str, harness: Any) -> "install.Step":
     """The import line of the managed block in the instruction file the harness reads
     and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
     QWEN.md), created if absent, every other byte kept."""
-    from termsprawl_context.workspace.discovery import AGENTS_FILE, FAILED, WRITTEN, add_claude_md_import
+    from termsprawl_context.workspace.discovery import AGENTS_FILE, add_claude_md_import
 
     relative = harness.instruction_file
     line = harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
     outcome = refresh_marker(cwd, relative, lambda current: add_claude_md_import(current or "", line))
-    if outcome == FAILED:
-        return install.Step("memory", relative, install.FAILED, "could not be written")
-    if outcome == WRITTEN:
-        return install.Step("memory", relative, install.WRITTEN, "imports %s" % line)
-    return install.Step("memory", relative, install.UNCHANGED, "already imports %s" % line)
+    return install.marker_step("memory", relative, outcome, "imports %s" % line, "already imports %s" % line)
 
 
 # The words every file termsprawl owns wholly carries on its first line (on its second,

@@ -135,6 +135,22 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
     return None
 
 
+def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
+    """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for;
+    ``written`` and ``unchanged`` say what the file holds."""
+    from termsprawl_context.workspace import discovery
+
+    if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
+        return Step(what, relative, FAILED, "left untouched: its markers are not one block")
+    if outcome == discovery.USER_EDITED:
+        return Step(what, relative, KEPT, "edited by its user: left alone")
+    if outcome == discovery.FAILED:
+        return Step(what, relative, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step(what, relative, WRITTEN, written)
+    return Step(what, relative, UNCHANGED, unchanged)
+
+
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
     from termsprawl_context.workspace import discovery
@@ -142,16 +158,7 @@ def plant_discovery(cwd: str) -> List[Step]:
     steps = []
     for relative, outcome in discovery.refresh_discovery(cwd):
         why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
-        if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
-            steps.append(Step("discovery", relative, FAILED, "left untouched: its markers are not one block"))
-        elif outcome == discovery.USER_EDITED:
-            steps.append(Step("discovery", relative, KEPT, "edited by its user: left alone"))
-        elif why is not None:
-            steps.append(Step("discovery", relative, SKIPPED, why))
-        elif outcome == discovery.FAILED:
-            steps.append(Step("discovery", relative, FAILED, "could not be written"))
-        else:
-            steps.append(Step("discovery", relative, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED))
+        steps.append(Step("discovery", relative, SKIPPED, why) if why else marker_step("discovery", relative, outcome))
     return steps
 
 
@@ -160,26 +167,16 @@ def claude_rules(cwd: str) -> Step:
     launch from the root or any folder below it, with no import to approve."""
     from termsprawl_context.workspace import discovery
 
-    outcome = discovery.ensure_claude_rules(cwd)
-    path = discovery.CLAUDE_RULES_FILE
-    if outcome == discovery.FAILED:
-        return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.USER_EDITED:
-        return Step("memory", path, KEPT, "edited by its user: left alone")
-    return Step("memory", path, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED, "the instruction block")
+    block = "the instruction block"
+    return marker_step("memory", discovery.CLAUDE_RULES_FILE, discovery.ensure_claude_rules(cwd), block, block)
 
 
 def import_from_gemini_md(cwd: str) -> Step:
     """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
-    from termsprawl_context.workspace import discovery
+    from termsprawl_context.harness import available
+    from termsprawl_context.workspace.harness_install import write_instruction_import
 
-    outcome = discovery.ensure_gemini_md(cwd)
-    path, line = discovery.gemini_md()
-    if outcome == discovery.FAILED:
-        return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step("memory", path, WRITTEN, "imports %s" % line)
-    return Step("memory", path, UNCHANGED, "already imports %s" % line)
+    return write_instruction_import(cwd, next(h for h in available() if "gemini_md" in h.init_options))
 
 
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
