@@ -404,18 +404,20 @@ def _recorded_everywhere(cwd: str) -> set:
 
 def subdir_import_notes(cwd: str, environ=None) -> List[str]:
     """One note per CLI that was started below the project root while the project's
-    CLAUDE.md imports the instruction block (an import its CLI may refuse from there)."""
+    instruction file for it imports the instruction block (an import its CLI may refuse
+    from there)."""
     from termsprawl_context.harness import available
     from termsprawl_context.workspace import discovery
     from termsprawl_context.workspace.files import read_small_file
 
-    data = read_small_file(os.path.join(cwd, discovery.CLAUDE_MD_FILE))
-    if data is None or not discovery.imports_agents_file(data.decode("utf-8", "replace")):
-        return []
     notes = []
     root = os.path.realpath(cwd)
     for harness in available():
         if not harness.subdir_import_note:
+            continue
+        data = read_small_file(os.path.join(cwd, harness.instruction_file))
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if not discovery.imports_agents_file(text, discovery.import_line(harness)):
             continue
         below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
         if below:

@@ -201,8 +201,6 @@ STANDALONE_SKILL_BODY = (
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
-CLAUDE_MD_FILE = _DEFAULT.instruction_file
-CLAUDE_MD_IMPORT = _DEFAULT.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
@@ -344,12 +342,17 @@ def ensure_context_discovery(cwd: str) -> Optional[str]:
     return None
 
 
-# --- CLAUDE.md ------------------------------------------------------------------------------
+# --- an instruction file's import of the block (CLAUDE.md, GEMINI.md, QWEN.md) ---------------
 
 _FENCES = ("```", "~~~")
 
 
-def imports_agents_file(content: str, import_line: str = CLAUDE_MD_IMPORT) -> bool:
+def import_line(harness) -> str:
+    """The line of the harness's instruction file that imports the managed block."""
+    return harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
+
+
+def imports_agents_file(content: str, import_line: str) -> bool:
     """Some line of ``content``, outside a fenced code block, is the import line (an
     import inside a code block or span is not evaluated by Claude Code)."""
     fenced = False
@@ -362,7 +365,7 @@ def imports_agents_file(content: str, import_line: str = CLAUDE_MD_IMPORT) -> bo
     return False
 
 
-def add_claude_md_import(content: str, import_line: str = CLAUDE_MD_IMPORT) -> str:
+def add_import(content: str, import_line: str) -> str:
     """``content`` with the import line appended after a blank line; unchanged when it
     is already there. The user's text is kept byte for byte."""
     if imports_agents_file(content, import_line):

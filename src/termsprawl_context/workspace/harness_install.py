@@ -116,11 +116,10 @@ def write_instruction_import(cwd: str, harness: Any) -> "install.Step":
     """The import line of the managed block in the instruction file the harness reads
     and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
     QWEN.md), created if absent, every other byte kept."""
-    from termsprawl_context.workspace.discovery import AGENTS_FILE, add_claude_md_import
+    from termsprawl_context.workspace.discovery import add_import, import_line
 
-    relative = harness.instruction_file
-    line = harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
-    outcome = refresh_marker(cwd, relative, lambda current: add_claude_md_import(current or "", line))
+    relative, line = harness.instruction_file, import_line(harness)
+    outcome = refresh_marker(cwd, relative, lambda current: add_import(current or "", line))
     return install.marker_step("memory", relative, outcome, "imports %s" % line, "already imports %s" % line)
 
 
