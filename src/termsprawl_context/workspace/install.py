@@ -56,12 +56,10 @@ GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
 IGNORED_ENTRY = TRANSCRIPTS_DIR + "/"
 GITIGNORE_COMMENT = "# termsprawl: transcript index entries are absolute, personal paths"
 
-# A file init writes that holds this person's hook (the CLI keeps its own copies out of
-# git, through the user's global excludes, which we never write): a .gitignore beside it
-# does the same for every clone.
+# Claude Code keeps its personal settings file out of git when it creates the file itself
+# (through the user's global excludes, which we never write); for a file init writes that
+# holds a CLI's hook for this person, a .gitignore beside it does the same for every clone.
 HOOK_GITIGNORE_COMMENT = "# termsprawl: the %s hook that records this person's sessions, never shared"
-
-
 # Why a CLI's hook was not registered: the command it would run is missing.
 NOT_INSTALLED = "the command it would run is not installed"
 BUILD_HINT = (
