@@ -3,14 +3,18 @@ reads in a project (its .gemini/settings.json hooks, its GEMINI.md imports) plan
 the project only, merged into what is there."""
 
 import json
+import os
 
 import pytest
 
 from termsprawl_context.harness import gemini
 from termsprawl_context.workspace import discovery, install
-from termsprawl_context.workspace.harness_install import hook_command
+from termsprawl_context.workspace.project import hook_command
 
-OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.NAME))
+CLAUDE_SETTINGS = install.hook_harness().hook_settings_file
+# The line GEMINI.md imports the managed block with.
+GEMINI_IMPORT = gemini.HARNESS.instruction_import_prefix + discovery.AGENTS_FILE.replace(os.sep, "/")
+OUR_ENTRY = gemini.HARNESS.hook_entry(hook_command(gemini.HARNESS))
 
 
 @pytest.fixture
@@ -33,7 +37,7 @@ def test_gemini_hook_from_scratch_then_again(project, run_pyz):
     assert "--harness gemini-cli" in group[0]["hooks"][0]["command"]
     assert (project / ".gemini" / ".gitignore").read_text().splitlines()[-1] == "settings.json"
     assert b"Gemini CLI" in done.stdout and b"trust" in done.stdout
-    assert not (project / install.SETTINGS_FILE).exists()  # Claude Code's file only with --hook
+    assert not (project / CLAUDE_SETTINGS).exists()  # Claude Code's file only with --hook
     before = (project / gemini.SETTINGS_FILE).read_bytes()
     again = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert again.returncode == 0 and b"already registered" in again.stdout
@@ -58,7 +62,7 @@ def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
     assert merged["model"] == theirs["model"] and merged["hooks"]["BeforeTool"] == []
     assert merged["hooks"]["SessionStart"][0] == theirs["hooks"]["SessionStart"][0]
     assert merged["hooks"]["SessionStart"][1] == OUR_ENTRY
-    assert (project / install.SETTINGS_FILE).exists()  # both harnesses' hooks when both are asked for
+    assert (project / CLAUDE_SETTINGS).exists()  # both harnesses' hooks when both are asked for
 
 
 def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
@@ -72,16 +76,13 @@ def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
 
 
 def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
-    mine = (
-        "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line"
-        % (discovery.gemini_md()[1])
-    )
+    mine = "# Notes\r\n\nkeep `@./.termsprawl/AGENTS.md` in a code span\n```\n%s\n```\nlast line" % (GEMINI_IMPORT)
     (project / "GEMINI.md").write_bytes(mine.encode())
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
     written = (project / "GEMINI.md").read_bytes()
-    assert written == (mine + "\n\n" + discovery.gemini_md()[1] + "\n").encode()
-    assert discovery.gemini_md()[1] == "@./.termsprawl/AGENTS.md"
+    assert written == (mine + "\n\n" + GEMINI_IMPORT + "\n").encode()
+    assert GEMINI_IMPORT == "@./.termsprawl/AGENTS.md"
     again = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert again.returncode == 0 and (project / "GEMINI.md").read_bytes() == written
     assert not (project / "CLAUDE.md").exists()
@@ -90,7 +91,7 @@ def test_gemini_md_import_keeps_the_text_byte_for_byte(project, run_pyz):
 def test_gemini_md_created_when_absent(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-md"])
     assert done.returncode == 0, done.stderr
-    assert (project / "GEMINI.md").read_text() == discovery.gemini_md()[1] + "\n"
+    assert (project / "GEMINI.md").read_text() == GEMINI_IMPORT + "\n"
 
 
 # --- the read tool and the kept chats (Gemini CLI 0.61; proved with the real client in

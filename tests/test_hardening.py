@@ -15,6 +15,10 @@ from termsprawl_context.store import hook_input
 from termsprawl_context.workspace import discovery, files, install, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context import errors
+from termsprawl_context.harness import get
+from termsprawl_context.workspace.project import hook_command
+
+CLAUDE = get("claude-code")
 
 
 @pytest.fixture
@@ -181,13 +185,13 @@ def test_init_reports_a_refused_marker_as_skipped(project, outside):
 )
 def test_settings_that_cannot_be_kept_exactly_are_refused(text, reason):
     with pytest.raises(errors.SettingsUnusable) as caught:
-        install.parse_settings(text, install.SETTINGS_FILE)
+        install.parse_settings(text, CLAUDE.hook_settings_file)
     assert reason in caught.value.message and "\n" not in caught.value.message
 
 
 @pytest.mark.parametrize("number", [b"1e400", b"-1e400"])
 def test_a_number_too_large_for_a_double_is_kept_as_written_not_infinity(number):
-    merged = install.merge_hook_settings(install.parse_settings(b'{"n": ' + number + b"}", "x"))
+    merged = install.merge_hook(install.parse_settings(b'{"n": ' + number + b"}", "x"), CLAUDE)
     out = install.dump_settings(merged, 0)
     assert out.startswith(b'{\n  "n": ' + number + b",\n") and b"Infinity" not in out
 
@@ -195,7 +199,7 @@ def test_a_number_too_large_for_a_double_is_kept_as_written_not_infinity(number)
 def test_deep_settings_through_the_command_are_one_line_and_untouched(tmp_path, run_pyz):
     project = tmp_path / "p"
     (project / ".claude").mkdir(parents=True)
-    settings = project / install.SETTINGS_FILE
+    settings = project / CLAUDE.hook_settings_file
     settings.write_bytes(b'{"a": ' + b"[" * 3000 + b"]" * 3000 + b"}")
     before = snapshot(project)
     done = run_pyz(["init", "--hook", "--cwd", project])
@@ -209,17 +213,17 @@ def test_merge_keeps_unowned_values_and_never_blows_up():
         "[" * (install.MAX_SETTINGS_DEPTH - 1) + "]" * (install.MAX_SETTINGS_DEPTH - 1)
     )
     data = deep.encode()
-    merged = install.merge_hook_settings(install.parse_settings(data, "x"))
+    merged = install.merge_hook(install.parse_settings(data, "x"), CLAUDE)
     out = install.dump_settings(merged, len(data))
     assert len(out) <= 2 * len(data) + 4096
     back = json.loads(out.decode("utf-8"))
     original = json.loads(deep)
     for key in original:
         assert json.dumps(back[key]) == json.dumps(original[key])
-    assert back["hooks"]["SessionStart"] == [install.HOOK_ENTRY]
+    assert back["hooks"]["SessionStart"] == [CLAUDE.hook_entry(hook_command(CLAUDE))]
     many = ("[" + "1," * 100000 + "1]").encode()
     data = b'{"m": ' + many + b"}"
-    out = install.dump_settings(install.merge_hook_settings(install.parse_settings(data, "x")), len(data))
+    out = install.dump_settings(install.merge_hook(install.parse_settings(data, "x"), CLAUDE), len(data))
     assert len(out) <= 2 * len(data) + 4096
     assert json.loads(out)["m"] == json.loads(many)
 

@@ -13,14 +13,13 @@ from conftest import snapshot
 from termsprawl_context.cli import main
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import install
-from termsprawl_context.workspace.install import (
-    HOOK_COMMAND,
-    HOOK_ENTRY,
-    merge_gitignore,
-    merge_hook_settings,
-    parse_settings,
-    running_artifact,
-)
+from termsprawl_context.harness import get
+from termsprawl_context.workspace.install import merge_gitignore, merge_hook, parse_settings, running_artifact
+from termsprawl_context.workspace.project import hook_command
+
+CLAUDE = get("claude-code")
+HOOK_COMMAND = hook_command(CLAUDE)
+HOOK_ENTRY = CLAUDE.hook_entry(HOOK_COMMAND)
 
 SETTINGS = os.path.join(".claude", "settings.local.json")
 COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
@@ -78,7 +77,7 @@ def test_merge_gitignore(content, expected):
 
 
 def test_merge_into_empty_settings():
-    assert merge_hook_settings({}) == {"hooks": {"SessionStart": [HOOK_ENTRY]}}
+    assert merge_hook({}, CLAUDE) == {"hooks": {"SessionStart": [HOOK_ENTRY]}}
 
 
 def test_merge_keeps_other_settings_and_hooks_in_order():
@@ -91,19 +90,19 @@ def test_merge_keeps_other_settings_and_hooks_in_order():
         "env": {"A": "1"},
     }
     original = json.loads(json.dumps(settings))
-    merged = merge_hook_settings(settings)
+    merged = merge_hook(settings, CLAUDE)
     assert settings == original  # the input is not modified
     assert list(merged) == ["permissions", "hooks", "env"]
     assert merged["permissions"] == original["permissions"] and merged["env"] == original["env"]
     assert merged["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
     assert merged["hooks"]["SessionStart"] == original["hooks"]["SessionStart"] + [HOOK_ENTRY]
-    assert merge_hook_settings(merged) is None
+    assert merge_hook(merged, CLAUDE) is None
 
 
 def test_an_entry_with_the_earlier_command_is_ours_too():
     legacy = '"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook'
     assert (
-        merge_hook_settings({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": legacy}]}]}}) is None
+        merge_hook({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": legacy}]}]}}, CLAUDE) is None
     )
 
 
@@ -135,7 +134,7 @@ def test_existing_identical_hook_is_left_alone():
             ]
         }
     }
-    assert merge_hook_settings(settings) is None
+    assert merge_hook(settings, CLAUDE) is None
 
 
 @pytest.mark.parametrize(
@@ -150,7 +149,7 @@ def test_existing_identical_hook_is_left_alone():
 )
 def test_wrong_json_types_are_refused(settings, words):
     with pytest.raises(SettingsUnusable) as info:
-        merge_hook_settings(settings)
+        merge_hook(settings, CLAUDE)
     assert words in info.value.message and "left untouched" in info.value.message
 
 
@@ -173,8 +172,8 @@ def test_unusable_settings_text(data, words):
 def test_lone_surrogate_in_settings_survives_the_merge(project):
     (project / ".claude").mkdir()
     (project / SETTINGS).write_bytes(b'{"note": "\\ud800 caf\xc3\xa9"}')
-    settings = install.load_settings(str(project))
-    step = install.register_hook(str(project), merge_hook_settings(settings))
+    settings = install.load_hook_file(str(project), CLAUDE)[0]
+    step = install.write_hook_file(str(project), CLAUDE, merge_hook(settings, CLAUDE))
     assert step.outcome == install.WRITTEN
     assert settings_of(project)["note"] == "\ud800 caf\u00e9"
 
@@ -218,7 +217,7 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
     assert settings_of(project) == {
         "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}]}]},
-        "permissions": {"allow": install.allow_rules(str(project))},
+        "permissions": {"allow": install.allow_rules(str(project), CLAUDE)},
     }
     assert has_step(out, "written", SETTINGS + " (allows the")
     assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
@@ -260,7 +259,7 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
     expected = json.loads(json.dumps(existing))
     expected["hooks"]["SessionStart"].append(HOOK_ENTRY)
     # The user's rule stays first and unchanged; ours follow it.
-    expected["permissions"]["allow"] += install.allow_rules(str(project))
+    expected["permissions"]["allow"] += install.allow_rules(str(project), CLAUDE)
     assert merged == expected
     assert list(merged) == ["permissions", "hooks", "note"]
     assert stat.S_IMODE((project / SETTINGS).stat().st_mode) == 0o640
@@ -272,7 +271,8 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
 def test_existing_identical_hook_file_untouched(project, run_pyz):
     (project / ".claude").mkdir()
     body = json.dumps(
-        {"hooks": {"SessionStart": [HOOK_ENTRY]}, "permissions": {"allow": install.allow_rules(str(project))}}, indent=4
+        {"hooks": {"SessionStart": [HOOK_ENTRY]}, "permissions": {"allow": install.allow_rules(str(project), CLAUDE)}},
+        indent=4,
     )
     (project / SETTINGS).write_text(body)
     done = run_pyz(["init", "--cwd", project, "--hook"])
@@ -443,7 +443,7 @@ def test_local_settings_ignore_merges_into_an_existing_claude_gitignore(project,
     (project / ".claude" / ".gitignore").write_text("agents/scratch/")
     assert run_pyz(["init", "--hook"], cwd=project).returncode == 0
     assert (project / ".claude" / ".gitignore").read_text() == (
-        "agents/scratch/\n" + install.CLAUDE_GITIGNORE_COMMENT + "\nsettings.local.json\n"
+        "agents/scratch/\n" + install.HOOK_GITIGNORE_COMMENT % "Claude Code" + "\nsettings.local.json\n"
     )
     (project / ".claude" / ".gitignore").write_text("*.local.json\n")
     done = run_pyz(["init", "--hook"], cwd=project)

@@ -6,6 +6,7 @@ import json
 import os
 
 from termsprawl_context.harness import get
+from termsprawl_context.harness.base import Harness
 from termsprawl_context.jsonl import MAX_LINE_BYTES
 from termsprawl_context.transcript.entry import assistant_text, typed_texts
 from termsprawl_context.workspace import install
@@ -103,9 +104,9 @@ def test_vibe_store_of_the_wrong_shape_reads_as_nothing(tmp_path):
     assert _said(vibe, str(meta)) == (["typed one"], ["answer one"])
 
 
-class _Owner(object):
+class _Owner(Harness):
     label = "Test CLI"
-    name = "codex-cli"  # whose hook command the file would run
+    name = "test-cli"
 
     def owned_files(self, project, command=""):
         return [(os.path.join(".cli", "hooks.toml"), b"# managed by termsprawl-context\n[[hooks]]\n", 0o644)]
@@ -140,3 +141,18 @@ def test_vibe_s_hook_file_runs_the_installed_command(tmp_path):
         quoted[:-1],
         quoted,
     )
+
+
+def test_vibe_s_hook_file_names_the_project_so_init_keeps_it_out_of_git(tmp_path):
+    project = str(tmp_path)
+    os.makedirs(os.path.join(project, ".termsprawl"))
+    steps = write_owned_files(project, get("mistral-vibe"))
+    assert [(s.outcome, s.path) for s in steps] == [
+        (install.WRITTEN, os.path.join(".vibe", "hooks.toml")),
+        (install.WRITTEN, os.path.join(".vibe", ".gitignore")),
+    ]
+    assert (tmp_path / ".vibe" / ".gitignore").read_text().splitlines() == [
+        install.HOOK_GITIGNORE_COMMENT % "Mistral Vibe",
+        "hooks.toml",
+    ]
+    assert [s.outcome for s in write_owned_files(project, get("mistral-vibe"))] == [install.UNCHANGED] * 2

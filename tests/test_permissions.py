@@ -12,6 +12,9 @@ from termsprawl_context.harness.claude.permissions import bash_rule_matches
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, read_rules
 
+from termsprawl_context.harness import get
+
+CLAUDE = get("claude-code")
 COMMAND = ".termsprawl/bin/termsprawl-context"
 SETTINGS = os.path.join(".claude", "settings.local.json")
 WRITES = ["links add alice eve", "links remove alice bob", "index set eve /tmp/x.jsonl", "init --hook", "init"]
@@ -29,15 +32,15 @@ def test_allow_rules_are_exactly_the_reads_and_the_skill(tmp_path):
     expected = []
     for base in (COMMAND, absolute):
         expected += ["Bash(%s)" % base] + ["Bash(%s %s *)" % (base, o) for o in ("--format", "--turns", "--max-chars")]
-    assert install.allow_rules(project) == expected + ["Skill(termsprawl-context)"]
-    for rule in install.allow_rules(project):
+    assert install.allow_rules(project, CLAUDE) == expected + ["Skill(termsprawl-context)"]
+    for rule in install.allow_rules(project, CLAUDE):
         for base in (COMMAND, absolute):
             for write in WRITES:
                 assert not bash_rule_matches(rule, "%s %s" % (base, write)), (rule, write)
     # A path a shell must quote gets no absolute rule: inside a rule a `*` would widen it.
     odd = tmp_path / "a b*"
     odd.mkdir()
-    assert install.allow_rules(str(odd)) == read_rules(COMMAND) + ["Skill(termsprawl-context)"]
+    assert install.allow_rules(str(odd), CLAUDE) == read_rules(COMMAND) + ["Skill(termsprawl-context)"]
 
 
 @pytest.mark.parametrize(
@@ -67,14 +70,14 @@ def test_merge_keeps_every_user_rule_and_is_idempotent(tmp_path):
         },
         "env": {"A": "1"},
     }
-    rules = install.allow_rules(str(tmp_path))
-    merged = install.merge_permissions(user, rules)
+    rules = install.allow_rules(str(tmp_path), CLAUDE)
+    merged = install.merge_permissions(user, rules, CLAUDE)
     assert merged["permissions"]["allow"][:2] == user["permissions"]["allow"]
     assert merged["permissions"]["allow"] == user["permissions"]["allow"] + [
         r for r in rules if r not in user["permissions"]["allow"]
     ]
     assert merged["permissions"]["deny"] == ["Bash(rm *)"] and merged["env"] == {"A": "1"}
-    assert install.merge_permissions(merged, rules) is None
+    assert install.merge_permissions(merged, rules, CLAUDE) is None
 
 
 @pytest.fixture
@@ -107,7 +110,7 @@ def test_strict_argv_parsing_makes_the_flag_rules_safe(installed):
     before = snapshot(installed / ".termsprawl")
     env = {"PATH": os.environ.get("PATH", ""), "TERMSPRAWL_NODE_ID": "bob", "HOME": str(installed)}
     tried = 0
-    for rule in install.allow_rules(str(installed)):
+    for rule in install.allow_rules(str(installed), CLAUDE):
         if not rule.startswith("Bash("):
             continue
         for write in WRITES:

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings as hyp_settings, strategies 
 from conftest import one_error_line, snapshot
 from termsprawl_context.workspace import install
 from termsprawl_context import errors
+from termsprawl_context.harness import get
 
 
 @pytest.fixture
@@ -170,6 +171,6 @@ def test_any_settings_document_comes_back_value_for_value(document, pretty):
     except errors.SettingsUnusable as refusal:  # a lone surrogate is not UTF-8: refused, never guessed
         assert "is not UTF-8" in refusal.message
         return
-    out = install.dump_settings(install.merge_hook_settings(parsed), len(data))
+    out = install.dump_settings(install.merge_hook(parsed, get("claude-code")), len(data))
     back = as_text_numbers(out)
     assert back[:-1] == as_text_numbers(data) and back[-1][0] == "hooks"

@@ -52,9 +52,10 @@ def test_two_agents_without_the_app(tmp_path, run_pyz, empty_home):
     settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     (entry,) = settings["hooks"]["SessionStart"]
     command = entry["hooks"][0]["command"]
-    from termsprawl_context.workspace.install import HOOK_COMMAND
+    from termsprawl_context.harness import get
+    from termsprawl_context.workspace.project import hook_command
 
-    assert command == HOOK_COMMAND
+    assert command == hook_command(get("claude-code"))
 
     def env(node=None):
         values = {

@@ -10,6 +10,7 @@ from termsprawl_context.workspace import discovery, files, index, links, titles
 from termsprawl_context import errors
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_USAGE
 from termsprawl_context.workspace.ids import is_safe_id
+from termsprawl_context.harness import get
 
 
 # --- ids ------------------------------------------------------------------------------
@@ -422,8 +423,9 @@ def test_every_written_skill_version_is_known():
     ],
 )
 def test_claude_md_import(content, expected):
-    assert discovery.add_claude_md_import(content) == expected
-    assert discovery.add_claude_md_import(expected) == expected
+    line = discovery.import_line(get("claude-code"))
+    assert discovery.add_import(content, line) == expected
+    assert discovery.add_import(expected, line) == expected
 
 
 def test_ensure_claude_rules_writes_the_block_and_keeps_an_edited_file(tmp_path):

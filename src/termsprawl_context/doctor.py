@@ -302,17 +302,23 @@ def format_doctor(report: DoctorReport) -> str:
 
 
 def over_grant_notes(cwd: str) -> List[str]:
-    """One sentence per allow rule that lets the model run ``links``, ``index`` or ``init``
-    unasked, with the tight rules that replace it."""
+    """One sentence per allow rule, in any CLI's project settings, that lets the model run
+    ``links``, ``index`` or ``init`` unasked, with the tight rules that replace it."""
+    from termsprawl_context.harness import available
     from termsprawl_context.workspace.install import allow_rules, over_grants
 
-    tight = ", ".join("`%s`" % rule for rule in allow_rules(cwd))
-    return [
-        "the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
-        "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
-        "`termsprawl-context init --hook` writes: %s" % (rule, relative, tight)
-        for relative, rule in over_grants(cwd)
-    ]
+    notes = []
+    for harness in available():
+        found = over_grants(cwd, harness)
+        tight = ", ".join("`%s`" % rule for rule in allow_rules(cwd, harness)) if found else ""
+        option = "--" + harness.init_options[0].replace("_", "-") if found else ""
+        notes.extend(
+            "the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
+            "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
+            "`termsprawl-context init %s` writes: %s" % (rule, relative, option, tight)
+            for relative, rule in found
+        )
+    return notes
 
 
 def agents_block_notes(cwd: str) -> List[str]:
@@ -398,18 +404,20 @@ def _recorded_everywhere(cwd: str) -> set:
 
 def subdir_import_notes(cwd: str, environ=None) -> List[str]:
     """One note per CLI that was started below the project root while the project's
-    CLAUDE.md imports the instruction block (an import its CLI may refuse from there)."""
+    instruction file for it imports the instruction block (an import its CLI may refuse
+    from there)."""
     from termsprawl_context.harness import available
     from termsprawl_context.workspace import discovery
     from termsprawl_context.workspace.files import read_small_file
 
-    data = read_small_file(os.path.join(cwd, discovery.CLAUDE_MD_FILE))
-    if data is None or not discovery.imports_agents_file(data.decode("utf-8", "replace")):
-        return []
     notes = []
     root = os.path.realpath(cwd)
     for harness in available():
         if not harness.subdir_import_note:
+            continue
+        data = read_small_file(os.path.join(cwd, harness.instruction_file))
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if not discovery.imports_agents_file(text, discovery.import_line(harness)):
             continue
         below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
         if below:

@@ -124,13 +124,11 @@ class ManagedBlockRefused(Refusal):
 
 class SettingsUnusable(Refusal):
     """An agent CLI's settings file cannot be merged into; it is left untouched. The fix
-    names the hook ``init`` would have written there (``event``, ``command``)."""
+    names the hook ``init`` would have written there (``event``, ``command``), if any."""
 
-    def __init__(self, path: str, reason: str, event: str, command: str) -> None:
-        super().__init__(
-            "init: %s %s; it was left untouched (fix it, or add the %s hook `%s` yourself)"
-            % (path, reason, event, command)
-        )
+    def __init__(self, path: str, reason: str, event: str = "", command: str = "") -> None:
+        hook = ", or add the %s hook `%s` yourself" % (event, command) if command else ""
+        super().__init__("init: %s %s; it was left untouched (fix it%s)" % (path, reason, hook))
         self.path, self.reason = path, reason
 
 

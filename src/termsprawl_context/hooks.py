@@ -1,18 +1,18 @@
-"""Recording a session's transcript from a Claude Code hook: the loop the desktop app
+"""Recording a session's transcript from an agent CLI's hook: the loop the desktop app
 closes by itself, closed for agents run anywhere else.
 
 This joins the two sides the layers keep apart: the harness's store (the payload's
 validation, relocating a resumed session's record) and the project's state (the index,
 the links, the discovery markers). The ``hook`` command calls ``session_start`` and
-prints its answer: one JSON object in Claude Code's hook output shape, with
-``additionalContext`` (a line for the model: its node, its linked peers, the exact
-command that reads them), ``sessionTitle`` (the node id, for a new session) and
-``systemMessage`` (shown to the user: why nothing was recorded, or that the node was
-taken from another live session, and the fix). A session started without a usable
+prints its answer: one JSON object in the CLI's hook output shape, holding a line for
+the model (its node, its linked peers, the exact command that reads them), a title (the
+node id, for a new session) and a message for the user (why nothing was recorded, or
+that the node was taken from another live session, and the fix), as far as the CLI
+shows each (``Harness.session_start_output``). A session started without a usable
 ``TERMSPRAWL_NODE_ID`` therefore cannot fail silently, and the hook still exits 0.
 
 Who holds a node: beside the index entry, ``<node>.holder.json`` names the session and
-the Claude Code process that last recorded it. A different session of a different live
+the agent CLI's process that last recorded it. A different session of a different live
 process recording the same node is a second terminal using the same id: it takes the
 node (as the app's newest pty does) and both the user and ``doctor`` are told.
 """
@@ -23,13 +23,13 @@ import time
 from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
-from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
+from termsprawl_context.harness import get
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
-from termsprawl_context.workspace.index import read_transcript_path, read_transcript_source, record_transcript_path
+from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
 from termsprawl_context.workspace.project import (
     NODE_ID_ENV,
     command_path,
@@ -38,20 +38,14 @@ from termsprawl_context.workspace.project import (
     start_command,
 )
 
-# The variable the default provider sets to the project it runs in, for hooks and tools.
-PROJECT_DIR_ENV = _provider(None).project_dir_env
+# The project variable the hook's help names: that of the CLI whose hook names no harness.
+PROJECT_DIR_ENV = get(None).project_dir_env
 
 
 HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1
 # Shells Claude Code may run a hook command through; the process above one is Claude Code.
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"))
-
-
-def _default_harness() -> Any:
-    from termsprawl_context.harness import get
-
-    return get(None)
 
 
 def _node_id_fix(harness: Any) -> str:
@@ -94,7 +88,7 @@ class HookRecord(NamedTuple):
     changed: bool  # False when the index already held it
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
-    harness: str = ""  # the harness whose payload it was ("" : Claude Code)
+    harness: str = ""  # the harness whose payload it was
     kept: Optional[str] = None  # why .termsprawl/AGENTS.md was left alone (its markers), if it was
 
 
@@ -102,24 +96,24 @@ class HookRecord(NamedTuple):
 
 
 def hook_project(
-    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str] = None
+    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], variable: str
 ) -> str:
     """The project to record into: ``--cwd``, else the installed command's own project,
-    else ``$CLAUDE_PROJECT_DIR``, else the payload's ``cwd``. Each candidate stands for
-    the nearest project at or above it (Claude Code may be started in a subdirectory);
-    when none lies above it, the candidate itself. It must be a directory."""
+    else the CLI's project ``variable`` (none when ""), else the payload's ``cwd``. Each
+    candidate stands for the nearest project at or above it (a CLI may be started in a
+    subdirectory); when none lies above it, the candidate itself. It must be a directory."""
     if not explicit and own:
         return own
     for candidate, named in (
         (explicit, "--cwd"),
-        (environ.get(PROJECT_DIR_ENV), "$" + PROJECT_DIR_ENV),
+        (environ.get(variable) if variable else None, "$" + variable),
         (payload_cwd, "the payload's cwd"),
     ):
         if candidate:
             if not os.path.isdir(candidate):
                 raise _no_project("%s %s is not a directory" % (named, candidate))
             return find_project(candidate, environ) or candidate
-    raise _no_project("give --cwd, or set $%s" % PROJECT_DIR_ENV)
+    raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""))
 
 
 # --- who holds a node -----------------------------------------------------------------------
@@ -240,7 +234,8 @@ def record_from_hook(
     if chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
     try:
-        project = hook_project(cwd, environ, payload.cwd, running_project() if own is None else own)
+        own = running_project() if own is None else own
+        project = hook_project(cwd, environ, payload.cwd, own, chosen.project_dir_env)
     except HookRefused as refusal:  # no project directory
         refusal.harness = chosen
         raise
@@ -256,7 +251,7 @@ def record_from_hook(
         changed,
         payload.source,
         displaced,
-        "" if chosen.name == DEFAULT_HARNESS else chosen.name,
+        chosen.name,
         kept,
     )
 
@@ -266,12 +261,8 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
-    if chosen.name == DEFAULT_HARNESS:  # its index entry names no harness, as the seed's did
-        changed = read_transcript_path(project, node_id) != recorded
-        written = not changed or record_transcript_path(project, node_id, recorded, None, before)
-    else:
-        changed = before != (recorded, chosen.name)
-        written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
+    changed = before != (recorded, chosen.name)
+    written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
     if not written:
         raise HookRefused(
             "could not write %s under %s; nothing recorded"
@@ -383,9 +374,7 @@ def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[
 
 def displaced_message(record: HookRecord, old: Holder) -> str:
     """The user's message when ``record`` took its node from the live session ``old``."""
-    from termsprawl_context.harness import get
-
-    label = get(record.harness or None).label
+    label = get(record.harness).label
     return (
         "termsprawl: node %s was already held by another live %s session (process %d, transcript %s); "
         "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
@@ -399,7 +388,7 @@ def refusal_message(refusal: Refusal, harness: Any = None) -> str:
     (the CLI that ran the hook; default Claude Code)."""
     fix = ""
     if isinstance(refusal, HookRefused):
-        fix = refusal.fix_for(refusal.harness or harness or _default_harness())
+        fix = refusal.fix_for(refusal.harness or harness or get(None))
     fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
     return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
 
@@ -408,24 +397,22 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the
     hook (``harness``, the name its hook command gives; default: the payload's, else
     Claude Code) should show: never raises."""
-    from termsprawl_context.harness import get
-
     named = get(harness) if harness else None
     try:
         done = record()
     except SubagentSession as refusal:
         return HookAnswer(None, {}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
-        cli = getattr(refusal, "harness", None) or named or _default_harness()
+        cli = getattr(refusal, "harness", None) or named or get(None)
         output = cli.session_start_output(system_message=refusal_message(refusal, cli))
         return HookAnswer(None, output, refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
         message = "internal error: %s: %s" % (type(exc).__name__, exc)
-        output = (named or _default_harness()).session_start_output(system_message="termsprawl: hook %s." % message)
+        output = (named or get(None)).session_start_output(system_message="termsprawl: hook %s." % message)
         return HookAnswer(None, output, message)
     from termsprawl_context.workspace.links import peers_of
 
-    cli = get(done.harness or None)
+    cli = get(done.harness)
     title = done.node_id if done.source in cli.hook_new_session_sources else None
     shown = warning = None  # type: Optional[str]
     if done.displaced is not None:

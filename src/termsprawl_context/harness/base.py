@@ -586,9 +586,10 @@ class Harness(object):
         """The project-relative rules file named ``name`` ("" when it reads none)."""
         return ""
 
-    def command_rule(self, command: str) -> str:
-        """The allow rule that lets ``command`` run in its shell tool ("" when none)."""
-        return ""
+    def read_rules(self, command: str, options: tuple) -> List[str]:
+        """The allow rules that let ``command`` run in its shell tool alone and followed by
+        each of ``options`` and anything after it, nothing else ([] when it has none)."""
+        return []
 
     def skill_rule(self, name: str) -> str:
         """The allow rule that lets its model use the skill ``name`` ("" when none)."""

@@ -21,7 +21,7 @@ import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness import DEFAULT_HARNESS, available, get
+from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
@@ -143,8 +143,7 @@ READ_RULE_OPTIONS = ("--format", "--turns", "--max-chars")
 def read_rules(command: str):
     """The allow rules that let ``command`` read, and nothing else: the command alone,
     and the command followed by each read option and anything after it."""
-    rule = _DEFAULT.command_rule
-    return [rule(command)] + [rule("%s %s *" % (command, option)) for option in READ_RULE_OPTIONS]
+    return _DEFAULT.read_rules(command, READ_RULE_OPTIONS)
 
 
 STANDALONE_BLOCK = "\n".join(
@@ -202,8 +201,6 @@ STANDALONE_SKILL_BODY = (
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
-CLAUDE_MD_FILE = _DEFAULT.instruction_file
-CLAUDE_MD_IMPORT = _DEFAULT.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
@@ -345,12 +342,17 @@ def ensure_context_discovery(cwd: str) -> Optional[str]:
     return None
 
 
-# --- CLAUDE.md ------------------------------------------------------------------------------
+# --- an instruction file's import of the block (CLAUDE.md, GEMINI.md, QWEN.md) ---------------
 
 _FENCES = ("```", "~~~")
 
 
-def imports_agents_file(content: str, import_line: str = CLAUDE_MD_IMPORT) -> bool:
+def import_line(harness) -> str:
+    """The line of the harness's instruction file that imports the managed block."""
+    return harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
+
+
+def imports_agents_file(content: str, import_line: str) -> bool:
     """Some line of ``content``, outside a fenced code block, is the import line (an
     import inside a code block or span is not evaluated by Claude Code)."""
     fenced = False
@@ -363,7 +365,7 @@ def imports_agents_file(content: str, import_line: str = CLAUDE_MD_IMPORT) -> bo
     return False
 
 
-def add_claude_md_import(content: str, import_line: str = CLAUDE_MD_IMPORT) -> str:
+def add_import(content: str, import_line: str) -> str:
     """``content`` with the import line appended after a blank line; unchanged when it
     is already there. The user's text is kept byte for byte."""
     if imports_agents_file(content, import_line):
@@ -383,23 +385,3 @@ def ensure_claude_rules(cwd: str) -> str:
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
     return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
-
-
-# --- GEMINI.md ---------------------------------------------------------------------------------
-def gemini_md() -> "tuple":
-    """``(file name, import line)``: Gemini CLI reads GEMINI.md at launch and imports
-    `@./path` lines, as Claude Code does CLAUDE.md's `@path` lines (harness/gemini.py);
-    the same managed block reaches its model. Imported when asked: the hook, which loads
-    this module at every session start, never needs them."""
-    harness = next(h for h in available() if "gemini_md" in h.init_options)
-    return harness.instruction_file, harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
-
-
-def ensure_gemini_md(cwd: str) -> str:
-    """Add the import line to ``<cwd>/GEMINI.md`` (created if absent): an outcome."""
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return FAILED
-    name, line = gemini_md()
-    return refresh_marker(cwd, name, lambda current: add_claude_md_import(current or "", line))

@@ -69,15 +69,13 @@ def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[
     symlink, even a dangling one, a FIFO, a folder, an unreadable file, more than
     ``limit`` bytes): rewriting it from what we could read would lose what we could not."""
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
+        st = _replaceable_stat(path, None, path)
+    except ManagedFileRefused:
+        raise
     except OSError as exc:
         raise ManagedFileRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
-    if stat.S_ISLNK(st.st_mode):
-        raise ManagedFileRefused("%s is a symbolic link; left alone" % path)
-    if not stat.S_ISREG(st.st_mode):
-        raise ManagedFileRefused("%s is not a regular file; left alone" % path)
+    if st is None:
+        return None
     if st.st_size > limit:
         raise ManagedFileRefused("%s is larger than %d bytes; left alone" % (path, limit))
     data = read_small_file(path, limit)
@@ -111,12 +109,10 @@ def _home_harness_dirs() -> List[str]:
 
 def _contained(root: str, directory: str) -> str:
     """``directory`` resolved, checked to lie inside ``root`` and outside ``~/.claude``."""
-    real_root = os.path.realpath(root)
     relative = os.path.relpath(directory, root)
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative):
-        raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
     real = os.path.realpath(directory)
-    if not _inside(real_root, real):
+    outside = relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative)
+    if outside or not _inside(os.path.realpath(root), real):
         raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
         if _inside(harness, real):
@@ -205,8 +201,8 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional[int]:
-    """The mode of the regular file ``name`` we are about to replace (None: absent).
+def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Optional[os.stat_result]":
+    """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent).
     Raises ManagedFileRefused for a symlink, FIFO, folder or device there."""
     try:
         st = os.lstat(name, dir_fd=dir_fd) if dir_fd is not None else os.lstat(name)
@@ -216,7 +212,13 @@ def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional
         raise ManagedFileRefused("%s is a symbolic link; left alone" % shown)
     if not stat.S_ISREG(st.st_mode):
         raise ManagedFileRefused("%s is not a regular file; left alone" % shown)
-    return st.st_mode & 0o7777
+    return st
+
+
+def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional[int]:
+    """The mode of the regular file ``name`` we are about to replace (None: absent)."""
+    st = _replaceable_stat(name, dir_fd, shown)
+    return None if st is None else st.st_mode & 0o7777
 
 
 def _temp_name(base: str) -> str:

@@ -19,9 +19,6 @@ from typing import Any, Dict, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import install
-from termsprawl_context.workspace.discovery import FAILED as MARKER_FAILED
-from termsprawl_context.workspace.discovery import UNCHANGED as MARKER_UNCHANGED
-from termsprawl_context.workspace.discovery import REFUSED as MARKER_REFUSED
 from termsprawl_context.workspace.discovery import (
     check_agents_block,
     refresh_marker,
@@ -30,18 +27,11 @@ from termsprawl_context.workspace.discovery import (
 )
 from termsprawl_context.workspace.init_steps import KEPT
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
-from termsprawl_context.workspace.project import hook_command as project_hook_command
+from termsprawl_context.workspace.project import hook_command
 from termsprawl_context.workspace.project import walk_up_command
 
 
 ROOT_AGENTS_FILE = "AGENTS.md"
-
-
-def hook_command(harness_name: str) -> str:
-    """The hook command ``init`` writes for the harness named (``project.hook_command``)."""
-    from termsprawl_context.harness import get
-
-    return project_hook_command(get(harness_name))
 
 
 # The read server runs where the agent CLI runs (Gemini CLI gives it no project variable).
@@ -89,28 +79,12 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
     """Write the merged hook file and keep it out of git; the steps, for init's report."""
     harness = prepared.harness
     relative = harness.hook_settings_file
-    event = harness.hook_event_session_start
     if not installed:
-        return [install.Step("hook", relative, install.SKIPPED, "the command it would run is not installed")]
-    if prepared.merged is None:
-        step = install.Step("hook", relative, install.UNCHANGED, "%s hook already registered" % event)
-    else:
-        done = "%s runs `%s`" % (event, hook_command(harness.name)) if prepared.added else "settings completed"
-        try:
-            write_atomic(cwd, os.path.join(cwd, relative), install.dump_settings(prepared.merged, prepared.size))
-            step = install.Step("hook", relative, install.WRITTEN, done)
-        except (OSError, ValueError, RecursionError) as exc:
-            step = install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
+        return [install.Step("hook", relative, install.SKIPPED, install.NOT_INSTALLED)]
+    done = "" if prepared.added else "settings completed"
+    step = install.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
     kept = [install.Step("hook", relative, KEPT, note) for note in prepared.notes]
-    folder, name = os.path.split(relative)
-    ignored = install.ensure_gitignore(
-        cwd,
-        os.path.join(folder, ".gitignore"),
-        name,
-        "# termsprawl: the %s hook that records this person's sessions, never shared" % harness.label,
-        frozenset((name, "/" + name)),
-    )
-    return [step] + kept + [ignored]
+    return [step] + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
 
 
 def check_root_agents_block(cwd: str) -> None:
@@ -127,20 +101,8 @@ def write_root_agents_block(cwd: str) -> "install.Step":
         ROOT_AGENTS_FILE,
         lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd), ROOT_AGENTS_FILE),
     )
-    if outcome == MARKER_REFUSED:  # checked before init wrote anything: it changed since
-        return install.Step(
-            "agents-md", ROOT_AGENTS_FILE, install.FAILED, "left untouched: its markers are not one block"
-        )
-    if outcome == MARKER_FAILED:
-        return install.Step("agents-md", ROOT_AGENTS_FILE, install.FAILED, "could not be written")
-    if outcome == MARKER_UNCHANGED:
-        return install.Step("agents-md", ROOT_AGENTS_FILE, install.UNCHANGED, "managed block already current")
-    return install.Step(
-        "agents-md",
-        ROOT_AGENTS_FILE,
-        install.WRITTEN,
-        "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers(),
-    )
+    written = "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers()
+    return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
 
 
 def _agents_md_readers() -> str:
@@ -154,16 +116,11 @@ def write_instruction_import(cwd: str, harness: Any) -> "install.Step":
     """The import line of the managed block in the instruction file the harness reads
     and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
     QWEN.md), created if absent, every other byte kept."""
-    from termsprawl_context.workspace.discovery import AGENTS_FILE, FAILED, WRITTEN, add_claude_md_import
+    from termsprawl_context.workspace.discovery import add_import, import_line
 
-    relative = harness.instruction_file
-    line = harness.instruction_import_prefix + AGENTS_FILE.replace(os.sep, "/")
-    outcome = refresh_marker(cwd, relative, lambda current: add_claude_md_import(current or "", line))
-    if outcome == FAILED:
-        return install.Step("memory", relative, install.FAILED, "could not be written")
-    if outcome == WRITTEN:
-        return install.Step("memory", relative, install.WRITTEN, "imports %s" % line)
-    return install.Step("memory", relative, install.UNCHANGED, "already imports %s" % line)
+    relative, line = harness.instruction_file, import_line(harness)
+    outcome = refresh_marker(cwd, relative, lambda current: add_import(current or "", line))
+    return install.marker_step("memory", relative, outcome, "imports %s" % line, "already imports %s" % line)
 
 
 # The words every file termsprawl owns wholly carries on its first line (on its second,
@@ -205,9 +162,18 @@ def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "ins
 
 
 def write_owned_files(cwd: str, harness: Any) -> list:
-    """``Harness.owned_files`` written into the project (``write_owned_file`` each)."""
-    files = harness.owned_files(cwd, hook_command(harness.name))
-    return [write_owned_file(cwd, rel, content, mode) for rel, content, mode in files]
+    """``Harness.owned_files`` written into the project (``write_owned_file`` each); one
+    that names the project's absolute path is this person's (a clone elsewhere would run
+    another project's command), so it is kept out of git as a hook settings file is."""
+    project = os.path.abspath(cwd)
+    steps = []
+    for relative, content, mode in harness.owned_files(cwd, hook_command(harness)):
+        step = write_owned_file(cwd, relative, content, mode)
+        steps.append(step)
+        named = any(form.encode("utf-8", "surrogateescape") in content for form in (project, shlex.quote(project)))
+        if named and step.outcome != install.FAILED:
+            steps.append(install.ignore_hook_file(cwd, relative, harness.label))
+    return steps
 
 
 def merge_harness_config(cwd: str, harness: Any) -> list:

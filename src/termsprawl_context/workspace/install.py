@@ -28,29 +28,20 @@ from termsprawl_context.workspace.files import (
 # from here as before.
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
 from termsprawl_context.workspace.hook_settings import (  # noqa: F401
-    HOOK_COMMAND,
-    HOOK_ENTRY,
-    HOOK_EVENT,
-    HOOK_TIMEOUT,
-    LEGACY_HOOK_COMMANDS,
     MAX_SETTINGS_DEPTH,
-    SETTINGS_FILE,
-    SETTINGS_FILES,
     WRITE_PROBES,
     allow_rules,
     dump_settings,
-    file_size,
     has_our_hook,
+    hook_registered,
     load_hook_file,
-    load_settings,
     merge_hook,
-    merge_hook_settings,
     merge_permissions,
     merge_settings,
     over_grants,
     parse_settings,
-    register_hook,
     register_settings,
+    write_hook_file,
 )
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step  # noqa: F401
 from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project  # noqa: F401
@@ -64,20 +55,13 @@ MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 GITIGNORE_FILE = os.path.join(STATE_DIR, ".gitignore")
 IGNORED_ENTRY = TRANSCRIPTS_DIR + "/"
 GITIGNORE_COMMENT = "# termsprawl: transcript index entries are absolute, personal paths"
-# Lines that already keep the index folder out of git, in the spellings people use.
-_IGNORING_PATTERNS = ("%s", "%s/", "/%s", "/%s/", "%s/*", "/%s/*", "%s/**", "/%s/**")
-_IGNORING_LINES = frozenset(pattern % TRANSCRIPTS_DIR for pattern in _IGNORING_PATTERNS)
 
-# Claude Code keeps the personal settings file out of git when it creates the file
-# itself (through the user's global excludes, which we never write); for the file init
-# creates, a .gitignore beside it does the same for every clone.
-PROJECT_CONFIG_DIR, SETTINGS_LOCAL_NAME = os.path.split(SETTINGS_FILE)
-CLAUDE_GITIGNORE_FILE = os.path.join(PROJECT_CONFIG_DIR, ".gitignore")
-CLAUDE_IGNORED_ENTRY = SETTINGS_LOCAL_NAME
-CLAUDE_GITIGNORE_COMMENT = "# termsprawl: personal Claude Code settings (the SessionStart hook), never shared"
-_CLAUDE_IGNORING_LINES = frozenset((SETTINGS_LOCAL_NAME, "/" + SETTINGS_LOCAL_NAME, "*.local.json", "/*.local.json"))
-
-
+# Claude Code keeps its personal settings file out of git when it creates the file itself
+# (through the user's global excludes, which we never write); for a file init writes that
+# holds a CLI's hook for this person, a .gitignore beside it does the same for every clone.
+HOOK_GITIGNORE_COMMENT = "# termsprawl: the %s hook that records this person's sessions, never shared"
+# Why a CLI's hook was not registered: the command it would run is missing.
+NOT_INSTALLED = "the command it would run is not installed"
 BUILD_HINT = (
     "build it with `python3 build_zipapp.py` (writes dist/termsprawl-context.pyz) or copy "
     "dist/termsprawl-context.pyz from the repository, then run `python3 termsprawl-context.pyz init`"
@@ -149,6 +133,22 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
     return None
 
 
+def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
+    """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for;
+    ``written`` and ``unchanged`` say what the file holds."""
+    from termsprawl_context.workspace import discovery
+
+    if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
+        return Step(what, relative, FAILED, "left untouched: its markers are not one block")
+    if outcome == discovery.USER_EDITED:
+        return Step(what, relative, KEPT, "edited by its user: left alone")
+    if outcome == discovery.FAILED:
+        return Step(what, relative, FAILED, "could not be written")
+    if outcome == discovery.WRITTEN:
+        return Step(what, relative, WRITTEN, written)
+    return Step(what, relative, UNCHANGED, unchanged)
+
+
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
     from termsprawl_context.workspace import discovery
@@ -156,16 +156,7 @@ def plant_discovery(cwd: str) -> List[Step]:
     steps = []
     for relative, outcome in discovery.refresh_discovery(cwd):
         why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
-        if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
-            steps.append(Step("discovery", relative, FAILED, "left untouched: its markers are not one block"))
-        elif outcome == discovery.USER_EDITED:
-            steps.append(Step("discovery", relative, KEPT, "edited by its user: left alone"))
-        elif why is not None:
-            steps.append(Step("discovery", relative, SKIPPED, why))
-        elif outcome == discovery.FAILED:
-            steps.append(Step("discovery", relative, FAILED, "could not be written"))
-        else:
-            steps.append(Step("discovery", relative, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED))
+        steps.append(Step("discovery", relative, SKIPPED, why) if why else marker_step("discovery", relative, outcome))
     return steps
 
 
@@ -174,36 +165,37 @@ def claude_rules(cwd: str) -> Step:
     launch from the root or any folder below it, with no import to approve."""
     from termsprawl_context.workspace import discovery
 
-    outcome = discovery.ensure_claude_rules(cwd)
-    path = discovery.CLAUDE_RULES_FILE
-    if outcome == discovery.FAILED:
-        return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.USER_EDITED:
-        return Step("memory", path, KEPT, "edited by its user: left alone")
-    return Step("memory", path, WRITTEN if outcome == discovery.WRITTEN else UNCHANGED, "the instruction block")
+    block = "the instruction block"
+    return marker_step("memory", discovery.CLAUDE_RULES_FILE, discovery.ensure_claude_rules(cwd), block, block)
 
 
 def import_from_gemini_md(cwd: str) -> Step:
     """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
-    from termsprawl_context.workspace import discovery
+    from termsprawl_context.harness import available
+    from termsprawl_context.workspace.harness_install import write_instruction_import
 
-    outcome = discovery.ensure_gemini_md(cwd)
-    path, line = discovery.gemini_md()
-    if outcome == discovery.FAILED:
-        return Step("memory", path, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step("memory", path, WRITTEN, "imports %s" % line)
-    return Step("memory", path, UNCHANGED, "already imports %s" % line)
+    return write_instruction_import(cwd, next(h for h in available() if "gemini_md" in h.init_options))
 
 
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
-def merge_gitignore(
-    content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT, ignoring=_IGNORING_LINES
-) -> str:
+def _ignores(line: str, entry: str) -> bool:
+    """Whether a ``.gitignore`` line already ignores ``entry`` (a name, or a folder ending
+    in ``/``), in the spellings people use: rooted or not, the folder's contents, a glob."""
+    import fnmatch
+
+    pattern = line.strip().lstrip("/")
+    for suffix in ("/**", "/*", "/"):
+        if entry.endswith("/") and pattern.endswith(suffix):
+            pattern = pattern[: -len(suffix)]
+            break
+    return bool(pattern) and not pattern.startswith(("#", "!")) and fnmatch.fnmatchcase(entry.rstrip("/"), pattern)
+
+
+def merge_gitignore(content: str, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT) -> str:
     """``content`` with ``entry`` ignored; unchanged when a line already does."""
-    if any(line.strip() in ignoring for line in content.splitlines()):
+    if any(_ignores(line, entry) for line in content.splitlines()):
         return content
     if content and not content.endswith("\n"):
         content += "\n"
@@ -211,11 +203,7 @@ def merge_gitignore(
 
 
 def ensure_gitignore(
-    cwd: str,
-    relative: str = GITIGNORE_FILE,
-    entry: str = IGNORED_ENTRY,
-    comment: str = GITIGNORE_COMMENT,
-    ignoring=_IGNORING_LINES,
+    cwd: str, relative: str = GITIGNORE_FILE, entry: str = IGNORED_ENTRY, comment: str = GITIGNORE_COMMENT
 ) -> Step:
     """Keep ``entry`` out of git with the ``.gitignore`` at ``relative``, merged into."""
     path = os.path.join(cwd, relative)
@@ -223,7 +211,7 @@ def ensure_gitignore(
     if data is None and os.path.lexists(path):
         return Step("gitignore", relative, FAILED, "exists but is not a readable regular file")
     current = data.decode("utf-8", "surrogateescape") if data is not None else ""
-    wanted = merge_gitignore(current, entry, comment, ignoring)
+    wanted = merge_gitignore(current, entry, comment)
     if data is not None and wanted == current:
         return Step("gitignore", relative, UNCHANGED, "already ignores %s" % entry)
     try:
@@ -233,14 +221,21 @@ def ensure_gitignore(
     return Step("gitignore", relative, WRITTEN, "ignores %s" % entry)
 
 
-def ignore_local_settings(cwd: str) -> Step:
-    """Keep ``.claude/settings.local.json`` out of git (``.claude/.gitignore``)."""
-    return ensure_gitignore(
-        cwd, CLAUDE_GITIGNORE_FILE, CLAUDE_IGNORED_ENTRY, CLAUDE_GITIGNORE_COMMENT, _CLAUDE_IGNORING_LINES
-    )
+def ignore_hook_file(cwd: str, relative: str, label: str) -> Step:
+    """Keep the file at ``relative``, which holds the ``label`` CLI's hook for this person,
+    out of git (a ``.gitignore`` beside it)."""
+    folder, name = os.path.split(relative)
+    return ensure_gitignore(cwd, os.path.join(folder, ".gitignore"), name, HOOK_GITIGNORE_COMMENT % label)
 
 
 # --- init -----------------------------------------------------------------------------------
+
+
+def hook_harness():
+    """The CLI whose hook and read rules ``init --hook`` registers (its ``hook`` option)."""
+    from termsprawl_context.harness import available
+
+    return next(h for h in available() if "hook" in h.init_options)
 
 
 def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
@@ -262,18 +257,21 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     from termsprawl_context.workspace.discovery import check_agents_block
 
     check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
-    rules = allow_rules(cwd) if hook else []
-    merged, hook_added, rules_added = merge_settings(load_settings(cwd), rules) if hook else (None, False, False)
-    original_size = file_size(os.path.join(cwd, SETTINGS_FILE)) if hook else 0
+    harness = hook_harness() if hook else None
+    if harness is not None:
+        rules = allow_rules(cwd, harness)
+        settings, size = load_hook_file(cwd, harness)
+        merged, hook_added, rules_added = merge_settings(settings, rules, harness)
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
     if claude_md:
         steps.append(claude_rules(cwd))
     steps.append(ensure_gitignore(cwd))
-    if hook:
+    if harness is not None:
+        relative = harness.hook_settings_file
         if steps[0].outcome == FAILED:
-            steps.append(Step("hook", SETTINGS_FILE, SKIPPED, "the command it would run is not installed"))
+            steps.append(Step("hook", relative, SKIPPED, NOT_INSTALLED))
         else:
-            steps.extend(register_settings(cwd, merged, hook_added, rules_added, len(rules), original_size))
-            steps.append(ignore_local_settings(cwd))
+            steps.extend(register_settings(cwd, harness, merged, hook_added, rules_added, len(rules), size))
+            steps.append(ignore_hook_file(cwd, relative, harness.label))
     return InitReport(cwd, artifact, hook, steps)

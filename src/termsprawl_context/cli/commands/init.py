@@ -10,7 +10,7 @@ from typing import Optional
 from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command
-from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK, Refusal
+from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def run_init(args) -> int:
     if wired:
         write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
         return EXIT_OK
-    template = _NEXT_WITH_HOOK if report.hook or _claude_hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
+    template = _NEXT_WITH_HOOK if report.hook or _hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
     write_out(
         template.format(
             cmd=install.INSTALLED_COMMAND,
@@ -193,16 +193,11 @@ def _nothing_changed(wired: "Optional[list]") -> str:
     )
 
 
-def _claude_hook_in_place(cwd: str) -> bool:
-    """Claude Code's hook is already registered (a plain ``init`` must not suggest it)."""
-    from termsprawl_context.workspace.hook_settings import has_our_hook, load_settings
+def _hook_in_place(cwd: str) -> bool:
+    """The hook ``--hook`` registers is already there (a plain ``init`` must not suggest it)."""
+    from termsprawl_context.workspace.install import hook_harness, hook_registered
 
-    try:
-        hooks = load_settings(cwd).get("hooks", {})
-    except Refusal:
-        return False
-    entries = hooks.get("SessionStart", []) if isinstance(hooks, dict) else []
-    return isinstance(entries, list) and has_our_hook(entries)
+    return hook_registered(cwd, hook_harness())
 
 
 def _prepare_harness_steps(cwd: str, args) -> list:

@@ -61,7 +61,7 @@ class ClaudeCodeHarness(Harness):
     settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
     skill_file = staticmethod(skill_file)  # type: ignore[assignment]
     rules_file = staticmethod(rules_file)  # type: ignore[assignment]
-    command_rule = staticmethod(permissions.bash_rule)  # type: ignore[assignment]
+    read_rules = staticmethod(permissions.read_rules)  # type: ignore[assignment]
     skill_rule = staticmethod(permissions.skill_rule)  # type: ignore[assignment]
     rule_matches = staticmethod(permissions.bash_rule_matches)  # type: ignore[assignment]
     setup_steps = (

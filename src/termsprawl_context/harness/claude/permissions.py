@@ -28,6 +28,12 @@ def bash_rule(command: str) -> str:
     return "%s(%s)" % (BASH_TOOL, command)
 
 
+def read_rules(command: str, options) -> list:
+    """The rules that let ``command`` run alone, and followed by each of ``options`` and
+    anything after it: nothing else."""
+    return [bash_rule(command)] + [bash_rule("%s %s *" % (command, option)) for option in options]
+
+
 def skill_rule(name: str) -> str:
     return "Skill(%s)" % name
 

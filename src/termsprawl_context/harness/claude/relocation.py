@@ -4,16 +4,13 @@ directory's project folder and keeps appending to the original."""
 import os
 from typing import Optional, Tuple
 
-from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.harness.claude.belongs import carries_session
+from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, SUBAGENTS_DIR, TRANSCRIPT_SUFFIX
+from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
 
-
-TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
-SUBAGENT_DIR = cc.SUBAGENTS_DIR
-SUBAGENT_PREFIX = cc.AGENT_FILE_PREFIX
 # A fresh session's record does not exist yet when SessionStart fires with this source;
 # looking elsewhere for it could only find another project's file of the same name.
-STARTUP_SOURCE = "startup"
+STARTUP_SOURCE = SOURCE_STARTUP
 
 
 def _same_directory(a: str, b: str) -> bool:
@@ -54,7 +51,7 @@ def _session_of_tail(tail: Tuple[str, ...]) -> str:
         return ""
     if len(tail) == 1:
         return last[: -len(TRANSCRIPT_SUFFIX)]
-    if len(tail) >= 3 and tail[1] == SUBAGENT_DIR and last.startswith(SUBAGENT_PREFIX):
+    if len(tail) >= 3 and tail[1] == SUBAGENTS_DIR and last.startswith(AGENT_FILE_PREFIX):
         return tail[0]
     return ""
 
