@@ -49,36 +49,3 @@ def _backward(f, convert, iter_lines_reverse, parse_object):
             if record is not None:
                 for entry in reversed(convert(record, 0, offset)):
                     yield entry
-
-
-def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
-    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
-    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
-    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
-    ``agent_id``)."""
-    from termsprawl_context.transcript.entry import Entry
-
-    message = {"role": "assistant" if kind == "assistant" else "user", "content": blocks}
-    get = fields.get
-    return Entry(
-        kind,
-        get("uuid", ""),
-        get("parent_uuid", ""),
-        "",
-        get("session_id", ""),
-        get("timestamp", ""),
-        get("cwd", ""),
-        "",
-        bool(get("is_sidechain", False)),
-        bool(get("is_meta", False)),
-        bool(get("is_compact_summary", False)),
-        False,
-        get("agent_id", ""),
-        message,
-        blocks,
-        None,
-        None,
-        line,
-        offset,
-        record,
-    )
