@@ -101,6 +101,22 @@ def resolve_dir(directory: str) -> str:
         return directory
 
 
+def user_dir(environ: "Optional[Mapping[str, str]]", variables: tuple, default: str) -> str:
+    """Where a CLI keeps a folder: below the first of ``variables`` (``(variable, path below
+    the folder it names)`` pairs) set in ``environ`` (default ``os.environ``), else ``default``
+    below the home directory; absolute, "" when no home can be found."""
+    env = os.environ if environ is None else environ
+    for name, below in variables:
+        value = (env.get(name) or "").strip()
+        if value:
+            return os.path.abspath(os.path.join(os.path.expanduser(value), below))
+    home = env.get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")  # HOME unset: the password database's answer
+        home = "" if home == "~" else home
+    return os.path.abspath(os.path.join(home, default)) if home else ""
+
+
 def recent_files(paths, since: float) -> list:
     """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``,
     newest first."""
@@ -242,10 +258,22 @@ class Harness(object):
         return tuple(text % values for text in self.init_option_help)
 
     # --- the store --------------------------------------------------------------------------
+    # Its folder (``home``) as ``user_dir`` finds it: the variables that move it, then its
+    # path in the home directory ("": it has none); its stores are ``store_subdirs`` of it.
+    home_variables = ()  # type: tuple
+    home_default = ""
+    store_subdirs = ("",)  # type: tuple
+
+    def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
+        """The folder it keeps its settings and sessions in (may not exist); "" when no home
+        can be found."""
+        return user_dir(environ, self.home_variables, self.home_default) if self.home_default else ""
+
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The absolute directories its transcripts live under (may not exist); [] when no
         home can be found."""
-        raise NotImplementedError
+        home = self.home(environ)
+        return [os.path.join(home, sub) if sub else home for sub in self.store_subdirs] if home else []
 
     def owns_path(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
         """Whether ``path`` lies inside one of ``store_roots`` (symlinks resolved on both
@@ -290,7 +318,8 @@ class Harness(object):
     def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The folders (in the home directory) it keeps its settings and sessions in; []
         when no home can be found. They may not exist."""
-        return []
+        home = self.home(environ)
+        return [home] if home else []
 
     def found(self, environ: "Optional[Mapping[str, str]]" = None) -> bool:
         """Whether it is installed here: one of ``config_dirs`` exists, or ``command``

@@ -16,7 +16,7 @@ model reads its peers as it runs any command.
 
 import os
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, Session
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, Session, user_dir
 from termsprawl_context.harness.cline import facts, records, spans
 from termsprawl_context.jsonl import parse_object
 
@@ -41,19 +41,18 @@ class ClineHarness(Harness):
     )
 
     def store_roots(self, environ=None):
-        found = facts.sessions_dir(environ)
+        found = user_dir(environ, facts.SESSIONS_VARIABLES, facts.SESSIONS_DEFAULT)
         return [found] if found else []
 
     def config_dirs(self, environ=None):
-        found = facts.sessions_dir(environ)
-        return [os.path.dirname(os.path.dirname(found))] if found else []
+        return [os.path.dirname(os.path.dirname(root)) for root in self.store_roots(environ)]
 
     def sessions(self, environ=None):
-        root = facts.sessions_dir(environ)
-        for session_id in records.session_folder_ids(root):
-            path = facts.messages_path(root, session_id)
-            if os.path.isfile(path):
-                yield Session(self.name, session_id, path)
+        for root in self.store_roots(environ):
+            for session_id in records.session_folder_ids(root):
+                path = facts.messages_path(root, session_id)
+                if os.path.isfile(path):
+                    yield Session(self.name, session_id, path)
 
     def project_sessions(self, project, environ=None, since=0.0):
         paths = [s.path for s in self.sessions(environ)]
@@ -111,13 +110,13 @@ class ClineHarness(Harness):
             return payload
         roots = payload.get("workspaceRoots")
         cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
-        root = facts.sessions_dir(environ)
+        roots = self.store_roots(environ)
         found = dict(
             payload, session_id=session_id, cwd=payload.get("cwd") or cwd, hook_event_name=self.hook_event_session_start
         )
         found["source"] = "resume" if payload.get("hookName") == facts.HOOK_RESUME else "startup"
-        if root and facts.is_session_id(session_id):
-            found["transcript_path"] = facts.messages_path(root, session_id)
+        if roots and facts.is_session_id(session_id):
+            found["transcript_path"] = facts.messages_path(roots[0], session_id)
         return found
 
     def owned_files(self, project, command=""):

@@ -59,13 +59,14 @@ class CopilotHarness(Harness):
         "`init`: quit it and start %(start)s at the project root, trusting the folder"
     )
 
-    def store_roots(self, environ=None):
-        home = facts.copilot_home(environ)
-        return [os.path.join(home, facts.SESSION_STATE_SUBDIR)] if home else []
+    home_variables = ((facts.HOME_ENV, ""),)
+    home_default = facts.HOME_SUBDIR
+    store_subdirs = (facts.SESSION_STATE_SUBDIR,)
 
-    def config_dirs(self, environ=None):
-        home = facts.copilot_home(environ)
-        return [home] if home else []
+    def _events_path(self, session_id, environ=None):
+        """The record of the session ``session_id`` (checked), or "" when it cannot name one."""
+        roots = self.store_roots(environ) if facts.is_session_id(session_id) else []
+        return os.path.join(roots[0], session_id, facts.EVENTS_FILE) if roots else ""
 
     def _records(self, environ=None):
         for root in self.store_roots(environ):
@@ -123,7 +124,7 @@ class CopilotHarness(Harness):
         if not facts.is_session_id(session_id) or "session_id" in payload or "transcript_path" in payload:
             return False
         env = os.environ if environ is None else environ
-        path = facts.events_path(session_id, env)
+        path = self._events_path(session_id, env)
         return env.get(facts.HOOK_ENV) == "1" or bool(path and os.path.isdir(os.path.dirname(path)))
 
     def hook_payload(self, payload, environ=None):
@@ -133,7 +134,7 @@ class CopilotHarness(Harness):
         adapted = dict(payload)
         if isinstance(session_id, str) and "session_id" not in payload:
             adapted["session_id"] = session_id
-            path = facts.events_path(session_id, environ)
+            path = self._events_path(session_id, environ)
             if path:
                 adapted["transcript_path"] = path
         source = payload.get("source")

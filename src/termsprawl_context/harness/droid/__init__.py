@@ -26,15 +26,9 @@ from termsprawl_context.harness.droid.records import KIND_SESSION_START, line_to
 
 
 NAME = "factory-droid"
-SESSIONS_SUBDIR = os.path.join(".factory", "sessions")
+HOME_DIR_NAME = ".factory"
 TRANSCRIPT_SUFFIX = ".jsonl"
 SETTINGS_FILE = os.path.join(".factory", "settings.json")
-
-
-def _home(environ) -> str:
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or ""
-    return home if os.path.isabs(home) else ""
 
 
 def _session_files(root: str):
@@ -94,13 +88,8 @@ class DroidHarness(Harness):
         "%(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        home = _home(environ)
-        return [os.path.join(home, SESSIONS_SUBDIR)] if home else []
-
-    def config_dirs(self, environ=None):
-        home = _home(environ)
-        return [os.path.join(home, ".factory")] if home else []
+    home_default = HOME_DIR_NAME
+    store_subdirs = ("sessions",)
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):

@@ -39,12 +39,12 @@ class OpenCodeHarness(Harness):
     )
 
     # --- the store ----------------------------------------------------------------------
-    def store_roots(self, environ=None):
-        found = facts.data_dir(environ)
-        return [found] if found else []
+    home_variables = ((facts.DATA_HOME_ENV, facts.DATA_SUBDIR),)
+    home_default = facts.DATA_DEFAULT
 
-    def config_dirs(self, environ=None):
-        return self.store_roots(environ)
+    def _database(self, environ=None):
+        home = self.home(environ)
+        return os.path.join(home, facts.DB_NAME) if home else ""
 
     def _db(self, path):
         found, session_id = facts.split_path(path)
@@ -54,7 +54,7 @@ class OpenCodeHarness(Harness):
 
     def sessions(self, environ=None):
         """Every session row (sub-agents' too: each is a session of its own), newest first."""
-        path = facts.db_path(environ)
+        path = self._database(environ)
         if not path or not os.path.exists(path):
             return iter(())
         try:
@@ -85,7 +85,7 @@ class OpenCodeHarness(Harness):
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Main sessions whose ``directory`` is in the project, updated after ``since``."""
-        path = facts.db_path(environ)
+        path = self._database(environ)
         if not path or not os.path.exists(path):
             return []
         try:
@@ -201,7 +201,7 @@ class OpenCodeHarness(Harness):
         cannot know where the database is)."""
         session_id = payload.get("session_id")
         if isinstance(session_id, str) and session_id and not payload.get("transcript_path"):
-            found = facts.db_path(environ)
+            found = self._database(environ)
             if found:
                 payload = dict(payload, transcript_path=facts.session_path(found, session_id))
         return payload

@@ -16,7 +16,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional, Tuple
+    from typing import Tuple
 
 
 NAME = "opencode"
@@ -24,6 +24,7 @@ LABEL = "OpenCode"
 
 DATA_HOME_ENV = "XDG_DATA_HOME"
 DATA_SUBDIR = "opencode"
+DATA_DEFAULT = os.path.join(".local", "share", DATA_SUBDIR)
 DB_NAME = "opencode.db"
 # `<db>#<session id>`: "#" is in no session id (`ses_` + 26 letters and digits).
 SEPARATOR = "#"
@@ -53,24 +54,6 @@ PLUGIN_FILE = os.path.join(".opencode", "plugins", "termsprawl.js")
 CONFIG_FILE = "opencode.json"
 # OpenCode reads AGENTS.md at the project root (and CLAUDE.md when AGENTS.md is absent).
 INSTRUCTION_FILE = "AGENTS.md"
-
-
-def data_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``; "" with no home."""
-    env = os.environ if environ is None else environ
-    base = (env.get(DATA_HOME_ENV) or "").strip()
-    if not base:
-        home = env.get("HOME") or ""
-        if not home and environ is None:
-            home = os.path.expanduser("~")
-            home = "" if home == "~" else home
-        base = os.path.join(home, ".local", "share") if home else ""
-    return os.path.abspath(os.path.join(base, DATA_SUBDIR)) if base else ""
-
-
-def db_path(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    found = data_dir(environ)
-    return os.path.join(found, DB_NAME) if found else ""
 
 
 def session_path(db: str, session_id: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, folder_files, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import Harness, folder_files, Q_ENTRIES, Q_IDENTITY, Session, user_dir
 from termsprawl_context.harness.pi import facts
 from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
 
@@ -45,12 +45,11 @@ class PiHarness(Harness):
         "(`--no-extensions`): quit it and start %(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        root = facts.sessions_root(environ)
-        return [root] if root else []
+    home_variables = ((facts.AGENT_DIR_ENV, ""),)
+    home_default = facts.AGENT_SUBDIR
 
-    def config_dirs(self, environ=None):
-        found = facts.agent_dir(environ)
+    def store_roots(self, environ=None):
+        found = user_dir(environ, facts.SESSIONS_VARIABLES, facts.SESSIONS_DEFAULT)
         return [found] if found else []
 
     def _files(self, environ=None):

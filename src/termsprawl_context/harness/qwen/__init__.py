@@ -42,16 +42,12 @@ class QwenHarness(Harness):
         "settings: quit it and start %(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        root = facts.runtime_dir(environ)
-        return [os.path.join(root, facts.PROJECTS_SUBDIR)] if root else []
-
-    def config_dirs(self, environ=None):
-        root = facts.runtime_dir(environ)
-        return [root] if root else []
+    home_variables = ((facts.RUNTIME_DIR_ENV, ""), (facts.HOME_ENV, ""))
+    home_default = facts.HOME_DIR_NAME
+    store_subdirs = (facts.PROJECTS_SUBDIR,)
 
     def sessions(self, environ=None):
-        root = facts.runtime_dir(environ)
+        root = self.home(environ)
         if not root:
             return
         for path in facts.chat_files(root):
@@ -60,7 +56,7 @@ class QwenHarness(Harness):
     def project_sessions(self, project, environ=None, since=0.0):
         """Chats whose first record's ``cwd`` lies in the project (only files modified
         after ``since`` are opened)."""
-        root = facts.runtime_dir(environ)
+        root = self.home(environ)
         paths = facts.chat_files(root) if root else ()
         return self._sessions_in(project, paths, since, lambda p: head_value(p, lambda r: r.get("cwd")))
 

@@ -18,7 +18,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, Mapping, Optional
+    from typing import Iterator
 
 
 NAME = "qwen-code"
@@ -44,16 +44,6 @@ MEMORY_IMPORT_PREFIX = "@./"
 PERMISSIONS_KEY = "permissions"
 PERMISSION_ALLOW = "allow"
 SHELL_RULE = "run_shell_command(%s)"
-
-
-def runtime_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    env = os.environ if environ is None else environ
-    for name in (RUNTIME_DIR_ENV, HOME_ENV):
-        value = env.get(name)
-        if value and os.path.isabs(value):
-            return value
-    home = env.get("HOME") or ""
-    return os.path.join(home, HOME_DIR_NAME) if home and os.path.isabs(home) else ""
 
 
 def chat_files(root: str) -> "Iterator[str]":

@@ -52,15 +52,6 @@ command = %s
 HOOK_OUTPUT, HOOK_CONTEXT = "hook_specific_output", "additional_context"
 
 
-def _vibe_home(environ) -> str:
-    env = os.environ if environ is None else environ
-    value = env.get(HOME_ENV) or ""
-    if value and os.path.isabs(value):
-        return value
-    home = env.get("HOME") or ""
-    return os.path.join(home, HOME_DIR_NAME) if os.path.isabs(home) else ""
-
-
 def _meta_files(root: str):
     try:
         names = sorted(os.listdir(root))
@@ -113,13 +104,9 @@ class VibeHarness(Harness):
         "tool yet, or it was started before `init`: start %(start)s at the project root with `--trust`"
     )
 
-    def store_roots(self, environ=None):
-        home = _vibe_home(environ)
-        return [os.path.join(home, UNIFIED_SUBDIR)] if home else []
-
-    def config_dirs(self, environ=None):
-        home = _vibe_home(environ)
-        return [home] if home else []
+    home_variables = ((HOME_ENV, ""),)
+    home_default = HOME_DIR_NAME
+    store_subdirs = (UNIFIED_SUBDIR,)
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
