@@ -155,16 +155,21 @@ def depth_first(first, children_of, seen=()) -> list:
     return walked
 
 
-def folder_files(root: str) -> list:
-    """``(folder, name)`` of each entry one folder below ``root``, sorted; [] for what
-    cannot be listed (a store laid out ``<root>/<folder>/<file>``)."""
-    return [(folder, name) for folder in _listing(root) for name in _listing(os.path.join(root, folder))]
+def folder_files(root: str, *middle: str) -> list:
+    """The path of each entry ``<root>/<folder>/<middle...>/<name>``, sorted; none for what
+    cannot be listed."""
+    return [
+        os.path.join(root, folder, *middle, name)
+        for folder in listing(root)
+        for name in listing(os.path.join(root, folder, *middle))
+    ]
 
 
-def _listing(folder: str) -> list:
+def listing(folder: str) -> list:
+    """The names in ``folder``, sorted; [] when it cannot be listed."""
     try:
         return sorted(os.listdir(folder))
-    except OSError:
+    except (OSError, ValueError):
         return []
 
 
@@ -187,6 +192,20 @@ def head_value(path: str, pick) -> str:
     except OSError:
         pass
     return ""
+
+
+def head_record(path: str, match) -> dict:
+    """The first of a transcript's first records for which ``match(record)`` holds, or {}."""
+    found = {}  # type: dict
+
+    def pick(record: dict) -> str:
+        if match(record):
+            found.update(record)
+            return "found"
+        return ""
+
+    head_value(path, pick)
+    return found
 
 
 class Harness(object):
@@ -313,7 +332,27 @@ class Harness(object):
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every transcript of its store (main sessions; sub-agent files too when they are
         sessions of their own), in no promised order. Never raises."""
-        return iter(())
+        return (Session(self.name, self.session_id_of(path), path) for path in self._session_files(environ))
+
+    # The folders between a store's own folders and their transcripts (Qwen Code's "chats").
+    transcript_subdirs = ()  # type: tuple
+
+    def _session_files(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
+        """The transcripts of its store, one a session, for ``sessions`` and ``project_sessions``:
+        the regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` whose path
+        carries a session id (``session_id_of``)."""
+        return [
+            path
+            for root in self.store_roots(environ)
+            for path in folder_files(root, *self.transcript_subdirs)
+            if self.session_id_of(path) and os.path.isfile(path)
+        ]
+
+    def _head(self, path: str) -> tuple:
+        """``(session id, working directory)`` as the transcript's own opening records name
+        them ("" each where they name none): ``stable_id``'s, ``work_dirs``' and
+        ``project_sessions``' answer unless the provider says otherwise."""
+        return "", ""
 
     def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The folders (in the home directory) it keeps its settings and sessions in; []
@@ -339,16 +378,11 @@ class Harness(object):
         """Its sessions started in ``project`` or a directory below it whose transcript was
         modified after ``since`` (seconds since the epoch), newest first. Never raises;
         reads at most the first records of each candidate file."""
-        return []
-
-    def _sessions_in(self, project: str, paths, since: float, cwd_of) -> List[ProjectSession]:
-        """``project_sessions`` for a store of files: those among ``paths`` modified after
-        ``since`` whose recorded directory (``cwd_of(path)``, "" when none) is in ``project``."""
         real = os.path.realpath(project)
         found = []
-        for mtime, path in recent_files(paths, since):
-            cwd = cwd_of(path)
-            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
+        for mtime, path in recent_files(self._session_files(environ), since):
+            cwd = self._head(path)[1]
+            if cwd and under(os.path.realpath(cwd), real):
                 found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
         return found
 
@@ -514,8 +548,10 @@ class Harness(object):
 
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from
-        its records, or None when they do not prove one (a named refusal, then)."""
-        return None
+        its records, or None when they do not prove one (a named refusal, then): by default
+        the id its head names, when the file's name carries the same."""
+        found = self._head(path)[0]
+        return found if found and found == self.session_id_of(path) else None
 
     def subagent_parent(self, path: str) -> "Optional[tuple]":
         """``(is a sub-agent, the transcript of the session that started it)`` from the
@@ -532,8 +568,9 @@ class Harness(object):
 
     def work_dirs(self, path: str) -> "Optional[List[str]]":
         """The working directories the transcript's own records say it was written in (as
-        written), or None when they name none (a named refusal, then)."""
-        return None
+        written), or None when they name none (a named refusal, then): by default its head's."""
+        cwd = self._head(path)[1]
+        return [cwd] if cwd else None
 
     def check_session(self, path: str, session_id: str) -> None:
         """Refuse a transcript whose own records say it belongs to sessions other than

@@ -8,15 +8,13 @@ time under ``jsonl.parse_object``'s cost model (a message over it reads as absen
 keeps a reader under 64 MB; the dump parses only the last messages.
 """
 
-import os
-
 from termsprawl_context.harness.blocks import as_str, iso_ms, new_entry
 from termsprawl_context.harness.cline import facts
 from termsprawl_context.jsonl import open_regular, parse_object, read_within_bound
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, Iterator, List, Optional, Tuple
+    from typing import Any, Iterable, Iterator, Optional, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -87,7 +85,7 @@ def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, An
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         line = index + 1
         if role == "user":
-            typed, injected, results = [], [], []  # type: List[dict], List[dict], List[dict]
+            typed, injected, results = [], [], []  # type: list, list, list
             for block in blocks:
                 kind = as_str(block.get("type")) if isinstance(block, dict) else ""
                 if kind == "text" and isinstance(block.get("text"), str):
@@ -131,12 +129,3 @@ def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, An
                     )
             if kept:
                 yield new_entry("assistant", kept, message, line, -1, uuid=uuid, **ids)
-
-
-def session_folder_ids(root: str) -> "List[str]":
-    """The session folders' names under ``root`` that are session ids, sorted."""
-    try:
-        names = sorted(os.listdir(root)) if root else []
-    except OSError:
-        return []
-    return [name for name in names if facts.is_session_id(name)]

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, head_record
+from termsprawl_context.harness.blocks import as_str
+from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.copilot import facts
-from termsprawl_context.harness.copilot.events import events_entries, events_entries_reverse, session_head
+from termsprawl_context.harness.copilot.events import line_entries
 
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
@@ -29,10 +31,11 @@ RELAY_TO_PERSON = (
 )
 
 
-class CopilotHarness(Harness):
+class CopilotHarness(LineLogHarness):
     name = facts.NAME
     label = facts.LABEL
     transcript_suffix = facts.EVENTS_FILE
+    line_converter = staticmethod(line_entries)
     hook_event_session_start = facts.HOOK_EVENT
     # 1.0.102 sets $COPILOT_HOOK_DIR to the folder of the hook file it runs
     # (<project>/.github/hooks), so the project is two folders up, wherever the session started.
@@ -68,25 +71,14 @@ class CopilotHarness(Harness):
         roots = self.store_roots(environ) if facts.is_session_id(session_id) else []
         return os.path.join(roots[0], session_id, facts.EVENTS_FILE) if roots else ""
 
-    def _records(self, environ=None):
-        for root in self.store_roots(environ):
-            try:
-                names = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(root, name, facts.EVENTS_FILE)
-                if facts.is_session_id(name) and os.path.isfile(path):
-                    yield name, path
-
-    def sessions(self, environ=None):
-        for session_id, path in self._records(environ):
-            yield Session(self.name, session_id, path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose ``session.start`` names a directory in the project."""
-        paths = [p for _, p in self._records(environ)]
-        return self._sessions_in(project, paths, since, lambda p: _cwd(session_head(p)))
+    def _head(self, path):
+        data = head_record(
+            path, lambda r: r.get("type") == facts.KIND_SESSION_START and isinstance(r.get("data"), dict)
+        )
+        context = data.get("data", {}).get("context")
+        return as_str(data.get("data", {}).get("sessionId")), as_str(
+            context.get("cwd") if isinstance(context, dict) else None
+        )
 
     def session_id_of(self, path):
         return facts.session_folder_id(path)
@@ -95,26 +87,10 @@ class CopilotHarness(Harness):
         data = first.get("data")
         return first.get("type") == facts.KIND_SESSION_START and isinstance(data, dict) and "copilotVersion" in data
 
-    def entries(self, path):
-        return events_entries(path)
-
-    def entries_reverse(self, path):
-        return events_entries_reverse(path)
-
     answers = (Q_ENTRIES, Q_IDENTITY)
-
-    def stable_id(self, path):
-        """The session id ``session.start`` names, when its folder agrees (a resume
-        appends to the same file, so the first line names the conversation)."""
-        session_id = head_id = session_head(path).get("sessionId")
-        return session_id if isinstance(head_id, str) and head_id == facts.session_folder_id(path) else None
 
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def work_dirs(self, path):
-        cwd = _cwd(session_head(path))
-        return [cwd] if cwd else None
 
     # --- hooks -------------------------------------------------------------------------------
     def is_hook_payload(self, payload, environ=None):
@@ -139,8 +115,7 @@ class CopilotHarness(Harness):
                 adapted["transcript_path"] = path
         source = payload.get("source")
         adapted["source"] = facts.PAYLOAD_SOURCES.get(source, "") if isinstance(source, str) else ""
-        cwd = payload.get("cwd")
-        adapted["cwd"] = cwd if isinstance(cwd, str) else ""
+        adapted["cwd"] = as_str(payload.get("cwd"))
         return adapted
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
@@ -159,12 +134,6 @@ class CopilotHarness(Harness):
         body = json.dumps({"version": 1, "hooks": {facts.HOOK_EVENT: [hook]}}, indent=2)
         text = facts.MANAGED_MARKER + "\n" + body[1:].lstrip("\n") + "\n"
         return [(facts.HOOK_FILE, text.encode("utf-8"), 0o644)]
-
-
-def _cwd(head: dict) -> str:
-    context = head.get("context")
-    cwd = context.get("cwd") if isinstance(context, dict) else None
-    return cwd if isinstance(cwd, str) else ""
 
 
 HARNESS = CopilotHarness()

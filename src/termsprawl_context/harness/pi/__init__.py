@@ -9,11 +9,11 @@ writes no permission rule for it.
 
 from __future__ import annotations
 
-import os
-
-from termsprawl_context.harness.base import Harness, folder_files, Q_ENTRIES, Q_IDENTITY, Session, user_dir
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, head_record, user_dir
+from termsprawl_context.harness.blocks import as_str
+from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.pi import facts
-from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
+from termsprawl_context.harness.pi.records import line_entries
 
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
@@ -26,10 +26,11 @@ RELAY_TO_PERSON = (
 )
 
 
-class PiHarness(Harness):
+class PiHarness(LineLogHarness):
     name = facts.NAME
     label = facts.LABEL
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    line_converter = staticmethod(line_entries)
     hook_event_session_start = "session_start"
     instruction_file = "AGENTS.md"  # 0.73.1 reads AGENTS.md (or CLAUDE.md) from the cwd and its parents
     command = "pi"
@@ -52,20 +53,9 @@ class PiHarness(Harness):
         found = user_dir(environ, facts.SESSIONS_VARIABLES, facts.SESSIONS_DEFAULT)
         return [found] if found else []
 
-    def _files(self, environ=None):
-        for root in self.store_roots(environ):
-            for folder, name in folder_files(root):
-                path = os.path.join(root, folder, name)
-                if facts.session_id_of(path) and os.path.isfile(path):
-                    yield path
-
-    def sessions(self, environ=None):
-        for path in self._files(environ):
-            yield Session(self.name, facts.session_id_of(path), path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose header names a directory in the project."""
-        return self._sessions_in(project, list(self._files(environ)), since, lambda p: header_of(p).get("cwd"))
+    def _head(self, path):
+        header = head_record(path, lambda record: record.get("type") == facts.KIND_HEADER)
+        return as_str(header.get("id")), as_str(header.get("cwd"))
 
     def session_id_of(self, path):
         return facts.session_id_of(path)
@@ -73,25 +63,10 @@ class PiHarness(Harness):
     def sniff(self, first):
         return first.get("type") == "session" and first.get("version") == 3 and isinstance(first.get("cwd"), str)
 
-    def entries(self, path):
-        return session_entries(path)
-
-    def entries_reverse(self, path):
-        return session_entries_reverse(path)
-
     answers = (Q_ENTRIES, Q_IDENTITY)
-
-    def stable_id(self, path):
-        """The header's id, when the file name carries it (``-c`` appends to the same file)."""
-        found = header_of(path).get("id")
-        return found if isinstance(found, str) and found and found == facts.session_id_of(path) else None
 
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def work_dirs(self, path):
-        cwd = header_of(path).get("cwd")
-        return [cwd] if isinstance(cwd, str) and cwd else None
 
     # --- hooks -------------------------------------------------------------------------------
     def hook_payload(self, payload, environ=None):

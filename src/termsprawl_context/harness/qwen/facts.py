@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator
-
 
 NAME = "qwen-code"
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -44,21 +40,3 @@ MEMORY_IMPORT_PREFIX = "@./"
 PERMISSIONS_KEY = "permissions"
 PERMISSION_ALLOW = "allow"
 SHELL_RULE = "run_shell_command(%s)"
-
-
-def chat_files(root: str) -> "Iterator[str]":
-    """Every ``projects/<enc cwd>/chats/*.jsonl`` under the runtime dir ``root``."""
-    projects = os.path.join(root, PROJECTS_SUBDIR)
-    try:
-        folders = sorted(os.listdir(projects))
-    except (OSError, ValueError):
-        return
-    for folder in folders:
-        chats = os.path.join(projects, folder, CHATS_SUBDIR)
-        try:
-            names = sorted(os.listdir(chats))
-        except (OSError, ValueError):
-            continue
-        for name in names:
-            if name.endswith(TRANSCRIPT_SUFFIX) and len(name) > len(TRANSCRIPT_SUFFIX):
-                yield os.path.join(chats, name)

@@ -27,7 +27,8 @@ import json
 import os
 import shlex
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY
+from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
 
 
@@ -52,22 +53,6 @@ command = %s
 HOOK_OUTPUT, HOOK_CONTEXT = "hook_specific_output", "additional_context"
 
 
-def _meta_files(root: str):
-    try:
-        names = sorted(os.listdir(root))
-    except (OSError, ValueError):
-        return
-    for name in names:
-        if not name.startswith("."):
-            path = os.path.join(root, name, META_FILE)
-            if os.path.isfile(path):
-                yield path
-
-
-def _str(value) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _meta(path: str) -> dict:
     value = read_json(path)
     return value if isinstance(value, dict) else {}
@@ -75,7 +60,7 @@ def _meta(path: str) -> dict:
 
 def _working_dir(meta: dict) -> str:
     env = meta.get("environment")
-    return _str(env.get("working_directory")) if isinstance(env, dict) else ""
+    return as_str(env.get("working_directory") if isinstance(env, dict) else None)
 
 
 class VibeHarness(Harness):
@@ -108,21 +93,12 @@ class VibeHarness(Harness):
     home_default = HOME_DIR_NAME
     store_subdirs = (UNIFIED_SUBDIR,)
 
-    def sessions(self, environ=None):
-        for root in self.store_roots(environ):
-            for path in _meta_files(root):
-                yield Session(self.name, self.session_id_of(path), path)
-
     def session_id_of(self, path):
-        if os.path.basename(path) != META_FILE:
-            return ""
-        return os.path.basename(os.path.dirname(path))
+        return os.path.basename(os.path.dirname(path)) if os.path.basename(path) == META_FILE else ""
 
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose ``meta.json`` names a working directory in the project, newest
-        first (the node of a Vibe terminal, which no hook records)."""
-        paths = [p for root in self.store_roots(environ) for p in _meta_files(root)]
-        return self._sessions_in(project, paths, since, lambda p: _working_dir(_meta(p)))
+    def _head(self, path):
+        meta = _meta(path)
+        return as_str(meta.get("session_id")), _working_dir(meta)
 
     def sniff(self, first):
         env = first.get("environment")
@@ -151,26 +127,16 @@ class VibeHarness(Harness):
 
         open_regular(path).close()  # the contract: OSError when it is no regular file
         folder = os.path.dirname(path)
-        meta = _meta(path)
-        session, cwd = _str(meta.get("session_id")) or self.session_id_of(path), _working_dir(meta)
-        return _entries(folder, session, cwd)
+        session, cwd = self._head(path)
+        return _entries(folder, session or self.session_id_of(path), cwd)
 
     # Sub-agents (meta.json's child_sessions) were not exercised here: a named refusal.
     answers = (Q_ENTRIES, Q_IDENTITY)
 
-    def stable_id(self, path):
-        found = _str(_meta(path).get("session_id"))
-        return found if found and found == self.session_id_of(path) else None
-
     def subagent_parent(self, path):
-        meta = _meta(path)
         if self.stable_id(path) is None:
             return None
-        return (bool(meta.get("parent_session_id")), "")
-
-    def work_dirs(self, path):
-        cwd = _working_dir(_meta(path))
-        return [cwd] if cwd else None
+        return (bool(_meta(path).get("parent_session_id")), "")
 
 
 def _entries(folder: str, session: str, cwd: str):
