@@ -132,6 +132,26 @@ def recent_files(paths, since: float) -> list:
     return found
 
 
+# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
+# harness/ may not import workspace; a test holds the two equal).
+INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
+
+# The hook's warning as the model reads it, for the person who may not see it.
+RELAY_TO_PERSON = (
+    "The hook that connects this session to its linked agents reported a problem the person must fix; "
+    "before anything else, tell them, word for word: %s"
+)
+
+
+def relay_to_person(additional_context: "Optional[str]", system_message: "Optional[str]") -> "Optional[str]":
+    """``additional_context`` with the hook's warning for the person (``system_message``)
+    appended, for the model to pass on where the CLI does not show it."""
+    if not system_message:
+        return additional_context
+    relay = RELAY_TO_PERSON % system_message
+    return additional_context + "\n" + relay if additional_context else relay
+
+
 # A session's title from its first prompt is cut to this many characters.
 TITLE_MAX_CHARS = 200
 
@@ -232,10 +252,7 @@ class Harness(object):
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
     # hook reads by default (Claude Code's) is not named, as its command always was.
     hook_names_itself = True
-    # How a person starts it in a terminal (its command on PATH), and the word `init`
-    # names it by (`init --<cli_option>`, `init --no-<cli_option>`).
-    command = ""
-    cli_option = ""
+    command = ""  # how a person starts it in a terminal (its command on PATH)
     # `init`'s options that wire it (its hook with its permission rules first, then its
     # instruction import), as argparse destinations, and what the person must still do afterwards.
     init_options = ()  # type: tuple
@@ -264,6 +281,11 @@ class Harness(object):
     # Said by `doctor` when the project's instruction file imports the managed block and a
     # session of this CLI was started below the project root ("" when that is harmless).
     subdir_import_note = ""
+
+    @property
+    def cli_option(self) -> str:
+        """The word `init` names it by (`init --<word>`, `init --no-<word>`): its command."""
+        return self.command
 
     def init_help(self, agents_file: str) -> tuple:
         """``init_option_help`` filled in: ``%(settings)s`` is its hook settings file,

@@ -1,6 +1,6 @@
 """Values the record model's shapes take that several CLIs' records give alike: a field
-read as a string, a millisecond epoch as a transcript time stamp, a tool call's
-``tool_use`` block, and one normalised ``Entry``."""
+read as a string, a line's own ids, a millisecond epoch as a transcript time stamp, a tool
+call's ``tool_use`` block, and one normalised ``Entry``."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -11,6 +11,16 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 def as_str(value: "Any") -> str:
     return value if isinstance(value, str) else ""
+
+
+def line_ids(record: dict) -> dict:
+    """``new_entry``'s ``uuid``, ``parent_uuid`` and ``timestamp`` of a line that names them
+    ``id``, ``parentId`` and ``timestamp`` (pi's, Copilot CLI's and Factory Droid's lines)."""
+    return {
+        "uuid": as_str(record.get("id")),
+        "parent_uuid": as_str(record.get("parentId")),
+        "timestamp": as_str(record.get("timestamp")),
+    }
 
 
 def iso_ms(value: "Any") -> str:

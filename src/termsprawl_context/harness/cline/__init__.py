@@ -29,9 +29,8 @@ class ClineHarness(Harness):
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "TaskStart"
     command = "cline"
-    cli_option = "cline"
     init_options = ("cline_hooks", "agents_md")
-    owned_option = "cline_hooks"  # the init option that writes ``owned_files``
+    owned_option = "cline_hooks"
     setup_steps = (
         "Cline CLI runs the project's hook scripts (.clinerules/hooks/) with no trust step; it auto-approves "
         "every command by default (3.0.65 has no per-command rule), so start it from the project folder"

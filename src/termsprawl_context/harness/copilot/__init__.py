@@ -13,22 +13,11 @@ from __future__ import annotations
 import json
 import os
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, head_record
+from termsprawl_context.harness.base import INSTALLED_COMMAND, Q_ENTRIES, Q_IDENTITY, head_record, relay_to_person
 from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.copilot import facts
 from termsprawl_context.harness.copilot.events import line_entries
-
-
-# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
-# harness/ may not import workspace; a test holds the two equal).
-INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
-
-# The hook's warning as the model reads it: 1.0.102 passes only ``additionalContext`` on.
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
-)
 
 
 class CopilotHarness(LineLogHarness):
@@ -42,9 +31,8 @@ class CopilotHarness(LineLogHarness):
     hook_start_dir = '"$COPILOT_HOOK_DIR/../.."'
     instruction_file = "AGENTS.md"  # 1.0.102 also reads CLAUDE.md, GEMINI.md, .github/copilot-instructions.md
     command = "copilot"
-    cli_option = "copilot"
     init_options = ("copilot_hook", "agents_md")
-    owned_option = "copilot_hook"  # the init option that writes ``owned_files``
+    owned_option = "copilot_hook"
     # Permissions (1.0.102, headless): a rule matches the executable and its subcommand,
     # never its flags, and lives only on the command line (`--allow-tool` / `--deny-tool`):
     # the narrowest is the executable allowed and each writing subcommand denied; every
@@ -122,10 +110,8 @@ class CopilotHarness(LineLogHarness):
         """1.0.102 passes a top-level ``additionalContext`` to the model (a user message of
         its own before the first prompt, on resume too) and shows nothing else: a warning
         for the person goes to the model, to pass on."""
-        if system_message:
-            relay = RELAY_TO_PERSON % system_message
-            additional_context = additional_context + "\n" + relay if additional_context else relay
-        return {"additionalContext": additional_context} if additional_context else {}
+        text = relay_to_person(additional_context, system_message)
+        return {"additionalContext": text} if text else {}
 
     def owned_files(self, project, command=""):
         """The project hook file that runs ``hook`` at every session start (whole, ours)."""

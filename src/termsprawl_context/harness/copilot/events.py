@@ -23,7 +23,7 @@ directory ``session.start`` names.
 
 from __future__ import annotations
 
-from termsprawl_context.harness.blocks import as_str, new_entry, tool_use
+from termsprawl_context.harness.blocks import as_str, line_ids, new_entry, tool_use
 from termsprawl_context.harness.copilot import facts
 
 TYPE_CHECKING = False
@@ -42,11 +42,9 @@ def _entry(kind: str, blocks: list, record: dict, line: int, offset: int, **flag
         line,
         offset,
         role="system" if kind == "system" else "",
-        uuid=as_str(record.get("id")),
-        parent_uuid=as_str(record.get("parentId")),
-        timestamp=as_str(record.get("timestamp")),
         agent_id=agent,
         tool_use_result=data.get("result") if isinstance(data, dict) and kind == "user" else None,
+        **line_ids(record),
         **flags,
     )
 

@@ -42,7 +42,6 @@ class DroidHarness(LineLogHarness):
     # Droid sets $FACTORY_PROJECT_DIR (= the project) in the hook's environment (0.225.2).
     hook_start_dir = '"${FACTORY_PROJECT_DIR:-$PWD}"'
     command = "droid"
-    cli_option = "droid"
     init_options = ("droid_hook", "agents_md")
     init_option_help = (
         "register a SessionStart hook for Factory Droid in DIR/.factory/settings.json (kept out of git; no permission rule: Droid runs a command by the risk level its model declares)",

@@ -15,7 +15,7 @@ beside it is rewritten in place and never read here). Lines:
 
 from __future__ import annotations
 
-from termsprawl_context.harness.blocks import as_str, new_entry
+from termsprawl_context.harness.blocks import line_ids, new_entry
 
 
 KIND_SESSION_START = "session_start"
@@ -43,16 +43,9 @@ def line_to_entries(record: dict, line: int, offset: int, session_id: str = "", 
     role = message.get("role")
     if role not in ("user", "assistant"):
         return []
-    uuid = as_str(record.get("id"))
-    fields = {
-        "uuid": uuid,
-        "parent_uuid": as_str(record.get("parentId")),
-        "session_id": session_id,
-        "timestamp": as_str(record.get("timestamp")),
-        "cwd": cwd,
-    }
+    fields = dict(line_ids(record), session_id=session_id, cwd=cwd)
     blocks = _blocks(message.get("content"))
     if role == "assistant":
         return [new_entry("assistant", blocks, record, line, offset, **fields)]
-    harness = uuid.startswith(CONTEXT_ID_PREFIX) or HOOK_EVENT_FIELD in message
+    harness = fields["uuid"].startswith(CONTEXT_ID_PREFIX) or HOOK_EVENT_FIELD in message
     return [new_entry("user", blocks, record, line, offset, is_meta=harness, **fields)]

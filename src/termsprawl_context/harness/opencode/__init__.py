@@ -26,9 +26,8 @@ class OpenCodeHarness(Harness):
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "session.created"
     command = "opencode"
-    cli_option = "opencode"
     init_options = ("opencode_plugin", "agents_md")
-    owned_option = "opencode_plugin"  # the init option that writes ``owned_files``
+    owned_option = "opencode_plugin"
     setup_steps = (
         "OpenCode loads the project plugin at its next start in the project folder (no trust step); "
         "start it from the project folder"

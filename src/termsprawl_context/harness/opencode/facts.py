@@ -14,10 +14,6 @@ unambiguously and lies in the store, for every reader that keys a session by its
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Tuple
-
 
 NAME = "opencode"
 LABEL = "OpenCode"
@@ -60,7 +56,7 @@ def session_path(db: str, session_id: str) -> str:
     return db + SEPARATOR + session_id
 
 
-def split_path(path: str) -> "Tuple[str, str]":
+def split_path(path: str) -> tuple:
     """``(database path, session id)`` of a session path; ("", "") when it is none."""
     db, sep, session_id = path.rpartition(SEPARATOR)
     if not sep or not session_id or not db.endswith(DB_NAME):

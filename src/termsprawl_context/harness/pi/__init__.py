@@ -9,21 +9,18 @@ writes no permission rule for it.
 
 from __future__ import annotations
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, head_record, user_dir
+from termsprawl_context.harness.base import (
+    INSTALLED_COMMAND,
+    Q_ENTRIES,
+    Q_IDENTITY,
+    head_record,
+    relay_to_person,
+    user_dir,
+)
 from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.pi import facts
 from termsprawl_context.harness.pi.records import line_entries
-
-
-# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
-# harness/ may not import workspace; a test holds the two equal).
-INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
-
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
-)
 
 
 class PiHarness(LineLogHarness):
@@ -34,9 +31,8 @@ class PiHarness(LineLogHarness):
     hook_event_session_start = "session_start"
     instruction_file = "AGENTS.md"  # 0.73.1 reads AGENTS.md (or CLAUDE.md) from the cwd and its parents
     command = "pi"
-    cli_option = "pi"
     init_options = ("pi_extension", "agents_md")
-    owned_option = "pi_extension"  # the init option that writes ``owned_files``
+    owned_option = "pi_extension"
     setup_steps = (
         "pi loads the project's extension .pi/extensions/termsprawl.ts at every start (no trust step); "
         "pi has no permission system: every command the model runs, runs, the read command included"
@@ -80,10 +76,8 @@ class PiHarness(LineLogHarness):
         """What the extension reads: ``additionalContext``, handed to the model as a hidden
         message; a warning for the person goes to the model, to pass on (pi's ``-p`` shows
         no notification)."""
-        if system_message:
-            relay = RELAY_TO_PERSON % system_message
-            additional_context = additional_context + "\n" + relay if additional_context else relay
-        return {"additionalContext": additional_context} if additional_context else {}
+        text = relay_to_person(additional_context, system_message)
+        return {"additionalContext": text} if text else {}
 
     def owned_files(self, project, command=""):
         """The project extension that runs ``hook`` at every session start (whole, ours)."""

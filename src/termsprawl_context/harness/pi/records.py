@@ -15,24 +15,12 @@ Every line stands alone, so reading from the end gives the same entries newest f
 
 from __future__ import annotations
 
-from termsprawl_context.harness.blocks import as_str, new_entry, tool_use
+from termsprawl_context.harness.blocks import as_str, line_ids, new_entry, tool_use
 from termsprawl_context.harness.pi import facts
 
 
 def _entry(kind: str, blocks: list, record: dict, line: int, offset: int, session_id: str, cwd: str, **flags):
-    return new_entry(
-        kind,
-        blocks,
-        record,
-        line,
-        offset,
-        uuid=as_str(record.get("id")),
-        parent_uuid=as_str(record.get("parentId")),
-        timestamp=as_str(record.get("timestamp")),
-        session_id=session_id,
-        cwd=cwd,
-        **flags,
-    )
+    return new_entry(kind, blocks, record, line, offset, session_id=session_id, cwd=cwd, **line_ids(record), **flags)
 
 
 def _texts(content) -> list:

@@ -27,9 +27,8 @@ class QwenHarness(LineLogHarness):
     # Qwen sets $QWEN_PROJECT_DIR (= the project) in the hook's environment (0.24.4).
     hook_start_dir = '"${QWEN_PROJECT_DIR:-$PWD}"'
     command = "qwen"
-    cli_option = "qwen"
     init_options = ("qwen_hook", "qwen_md")
-    import_option = "qwen_md"  # the init option that writes its instruction import
+    import_option = "qwen_md"
     init_option_help = (
         "register a SessionStart hook for Qwen Code in DIR/.qwen/settings.json, with the permission rule run_shell_command(<the read command>) (kept out of git)",
         "add the line @./.termsprawl/AGENTS.md to DIR/QWEN.md (created if absent), so Qwen Code reads the markers at launch",

@@ -27,7 +27,7 @@ import json
 import os
 import shlex
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY
+from termsprawl_context.harness.base import INSTALLED_COMMAND, Harness, Q_ENTRIES, Q_IDENTITY
 from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
 
@@ -35,9 +35,6 @@ from termsprawl_context.harness.vibe.store import META_FILE, projection_entries,
 NAME = "mistral-vibe"
 HOME_ENV, HOME_DIR_NAME = "VIBE_HOME", ".vibe"
 UNIFIED_SUBDIR = os.path.join("logs", "session", "unified")
-# The installed command, as workspace.project.INSTALLED_COMMAND names it (harness/ may not
-# import workspace/; tests/test_more_harnesses.py holds the two equal).
-INSTALLED_COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
 HOOKS_FILE = os.path.join(".vibe", "hooks.toml")
 MANAGED_MARKER = "# termsprawl-context: written by `termsprawl-context init --vibe-hook`; it replaces this file"
 # Vibe 3.0.3's hook table: `type` one of pre_tool, post_tool, post_agent; the command gets the
@@ -69,7 +66,6 @@ class VibeHarness(Harness):
     transcript_suffix = META_FILE
     instruction_file = "AGENTS.md"  # read only in a trusted folder (`vibe --trust`, or trusted once)
     command = "vibe"
-    cli_option = "vibe"
     init_options = ("vibe_hook", "agents_md")
     owned_option = "vibe_hook"
     init_option_help = (
