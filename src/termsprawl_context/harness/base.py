@@ -300,10 +300,13 @@ class Harness(object):
 
     # --- the store --------------------------------------------------------------------------
     # Its folder (``home``) as ``user_dir`` finds it: the variables that move it, then its
-    # path in the home directory ("": it has none); its stores are ``store_subdirs`` of it.
+    # path in the home directory ("": it has none); its stores are ``store_subdirs`` of it,
+    # and ``transcript_subdirs`` the folders between a store's own folders and their
+    # transcripts (Qwen Code's "chats").
     home_variables = ()  # type: tuple
     home_default = ""
     store_subdirs = ("",)  # type: tuple
+    transcript_subdirs = ()  # type: tuple
 
     def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
         """The folder it keeps its settings and sessions in (may not exist); "" when no home
@@ -355,9 +358,6 @@ class Harness(object):
         """Every transcript of its store (main sessions; sub-agent files too when they are
         sessions of their own), in no promised order. Never raises."""
         return (Session(self.name, self.session_id_of(path), path) for path in self._session_files(environ))
-
-    # The folders between a store's own folders and their transcripts (Qwen Code's "chats").
-    transcript_subdirs = ()  # type: tuple
 
     def _session_files(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The transcripts of its store, one a session, for ``sessions`` and ``project_sessions``:
