@@ -69,7 +69,9 @@ class CopilotHarness(LineLogHarness):
         )
 
     def session_id_of(self, path):
-        return facts.session_folder_id(path)
+        folder, name = os.path.split(path)
+        found = os.path.basename(folder)
+        return found if name == facts.EVENTS_FILE and facts.is_session_id(found) else ""
 
     def sniff(self, first):
         data = first.get("data")

@@ -16,8 +16,6 @@ nothing.
 
 from __future__ import annotations
 
-import os
-
 
 NAME = "copilot-cli"
 LABEL = "GitHub Copilot CLI"
@@ -62,10 +60,3 @@ _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 def is_session_id(value) -> bool:
     """Whether ``value`` can name a session folder (letters, digits, ``-``, ``_``)."""
     return isinstance(value, str) and 0 < len(value) <= 128 and not (set(value) - _SAFE)
-
-
-def session_folder_id(path: str) -> str:
-    """The session id an ``events.jsonl`` path's folder names, or ""."""
-    folder, name = os.path.split(path)
-    found = os.path.basename(folder)
-    return found if name == EVENTS_FILE and is_session_id(found) else ""

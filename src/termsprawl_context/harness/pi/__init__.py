@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from termsprawl_context.harness.base import (
     INSTALLED_COMMAND,
+    Harness,
     Q_ENTRIES,
     Q_IDENTITY,
     head_record,
@@ -54,7 +55,8 @@ class PiHarness(LineLogHarness):
         return as_str(header.get("id")), as_str(header.get("cwd"))
 
     def session_id_of(self, path):
-        return facts.session_id_of(path)
+        stem = Harness.session_id_of(self, path)  # <ISO time>_<id>
+        return stem.rsplit("_", 1)[1] if "_" in stem else ""
 
     def sniff(self, first):
         return first.get("type") == "session" and first.get("version") == 3 and isinstance(first.get("cwd"), str)

@@ -44,11 +44,3 @@ EXTENSION_FILE = ".pi/extensions/termsprawl.ts"
 MANAGED_MARKER = "// managed by termsprawl-context init: rewritten by it, do not edit"
 # The extension's payload: session_start's reason ("startup" also on -c in 0.73.1).
 REASON_SOURCES = {"startup": "startup", "new": "startup", "resume": "resume", "fork": "resume", "reload": "resume"}
-
-
-def session_id_of(path: str) -> str:
-    """The session id a file name ``<time>_<id>.jsonl`` carries, or ""."""
-    name = os.path.basename(path)
-    if not name.endswith(TRANSCRIPT_SUFFIX) or "_" not in name:
-        return ""
-    return name[: -len(TRANSCRIPT_SUFFIX)].rsplit("_", 1)[1]
