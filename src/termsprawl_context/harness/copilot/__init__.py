@@ -20,6 +20,10 @@ from termsprawl_context.harness.copilot import facts
 from termsprawl_context.harness.copilot.events import line_entries
 
 
+def _is_start(record: dict) -> bool:
+    return record.get("type") == facts.KIND_SESSION_START and isinstance(record.get("data"), dict)
+
+
 class CopilotHarness(LineLogHarness):
     name = facts.NAME
     label = facts.LABEL
@@ -60,13 +64,10 @@ class CopilotHarness(LineLogHarness):
         return os.path.join(roots[0], session_id, facts.EVENTS_FILE) if roots else ""
 
     def _head(self, path):
-        data = head_record(
-            path, lambda r: r.get("type") == facts.KIND_SESSION_START and isinstance(r.get("data"), dict)
-        )
-        context = data.get("data", {}).get("context")
-        return as_str(data.get("data", {}).get("sessionId")), as_str(
-            context.get("cwd") if isinstance(context, dict) else None
-        )
+        # ``session.start``'s data names the session, and its context the directory.
+        data = head_record(path, _is_start).get("data", {})
+        context = data.get("context")
+        return as_str(data.get("sessionId")), as_str(context.get("cwd") if isinstance(context, dict) else None)
 
     def session_id_of(self, path):
         folder, name = os.path.split(path)
@@ -74,8 +75,7 @@ class CopilotHarness(LineLogHarness):
         return found if name == facts.EVENTS_FILE and facts.is_session_id(found) else ""
 
     def sniff(self, first):
-        data = first.get("data")
-        return first.get("type") == facts.KIND_SESSION_START and isinstance(data, dict) and "copilotVersion" in data
+        return _is_start(first) and "copilotVersion" in first["data"]
 
     answers = (Q_ENTRIES, Q_IDENTITY)
 

@@ -59,7 +59,9 @@ class PiHarness(LineLogHarness):
         return stem.rsplit("_", 1)[1] if "_" in stem else ""
 
     def sniff(self, first):
-        return first.get("type") == "session" and first.get("version") == 3 and isinstance(first.get("cwd"), str)
+        return (
+            first.get("type") == facts.KIND_HEADER and first.get("version") == 3 and isinstance(first.get("cwd"), str)
+        )
 
     answers = (Q_ENTRIES, Q_IDENTITY)
 
