@@ -126,7 +126,7 @@ def test_owned_files_are_written_or_refused_never_overwritten(tmp_path):
 
 
 def test_vibe_s_hook_file_runs_the_installed_command(tmp_path):
-    from termsprawl_context.harness.vibe import INSTALLED_COMMAND
+    from termsprawl_context.harness.base import INSTALLED_COMMAND
     from termsprawl_context.workspace.project import INSTALLED_COMMAND as INSTALLED
 
     assert INSTALLED_COMMAND == INSTALLED

@@ -102,6 +102,22 @@ def resolve_dir(directory: str) -> str:
         return directory
 
 
+def user_dir(environ: "Optional[Mapping[str, str]]", variables: tuple, default: str) -> str:
+    """Where a CLI keeps a folder: below the first of ``variables`` (``(variable, path below
+    the folder it names)`` pairs) set in ``environ`` (default ``os.environ``), else ``default``
+    below the home directory; absolute, "" when no home can be found."""
+    env = os.environ if environ is None else environ
+    for name, below in variables:
+        value = (env.get(name) or "").strip()
+        if value:
+            return os.path.abspath(os.path.join(os.path.expanduser(value), below))
+    home = env.get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")  # HOME unset: the password database's answer
+        home = "" if home == "~" else home
+    return os.path.abspath(os.path.join(home, default)) if home else ""
+
+
 def recent_files(paths, since: float) -> list:
     """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``,
     newest first."""
@@ -115,6 +131,26 @@ def recent_files(paths, since: float) -> list:
             found.append((st.st_mtime, path))
     found.sort(reverse=True)
     return found
+
+
+# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
+# harness/ may not import workspace; a test holds the two equal).
+INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
+
+# The hook's warning as the model reads it, for the person who may not see it.
+RELAY_TO_PERSON = (
+    "The hook that connects this session to its linked agents reported a problem the person must fix; "
+    "before anything else, tell them, word for word: %s"
+)
+
+
+def relay_to_person(additional_context: "Optional[str]", system_message: "Optional[str]") -> "Optional[str]":
+    """``additional_context`` with the hook's warning for the person (``system_message``)
+    appended, for the model to pass on where the CLI does not show it."""
+    if not system_message:
+        return additional_context
+    relay = RELAY_TO_PERSON % system_message
+    return additional_context + "\n" + relay if additional_context else relay
 
 
 # A session's title from its first prompt is cut to this many characters.
@@ -140,16 +176,21 @@ def depth_first(first, children_of, seen=()) -> list:
     return walked
 
 
-def folder_files(root: str) -> list:
-    """``(folder, name)`` of each entry one folder below ``root``, sorted; [] for what
-    cannot be listed (a store laid out ``<root>/<folder>/<file>``)."""
-    return [(folder, name) for folder in _listing(root) for name in _listing(os.path.join(root, folder))]
+def folder_files(root: str, *middle: str) -> list:
+    """The path of each entry ``<root>/<folder>/<middle...>/<name>``, sorted; none for what
+    cannot be listed."""
+    return [
+        os.path.join(root, folder, *middle, name)
+        for folder in listing(root)
+        for name in listing(os.path.join(root, folder, *middle))
+    ]
 
 
-def _listing(folder: str) -> list:
+def listing(folder: str) -> list:
+    """The names in ``folder``, sorted; [] when it cannot be listed."""
     try:
         return sorted(os.listdir(folder))
-    except OSError:
+    except (OSError, ValueError):
         return []
 
 
@@ -172,6 +213,20 @@ def head_value(path: str, pick) -> str:
     except OSError:
         pass
     return ""
+
+
+def head_record(path: str, match) -> dict:
+    """The first of a transcript's first records for which ``match(record)`` holds, or {}."""
+    found = {}  # type: dict
+
+    def pick(record: dict) -> str:
+        if match(record):
+            found.update(record)
+            return "found"
+        return ""
+
+    head_value(path, pick)
+    return found
 
 
 class Harness(object):
@@ -198,10 +253,7 @@ class Harness(object):
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
     # hook reads by default (Claude Code's) is not named, as its command always was.
     hook_names_itself = True
-    # How a person starts it in a terminal (its command on PATH), and the word `init`
-    # names it by (`init --<cli_option>`, `init --no-<cli_option>`).
-    command = ""
-    cli_option = ""
+    command = ""  # how a person starts it in a terminal (its command on PATH)
     # `init`'s options that wire it (its hook with its permission rules first, then its
     # instruction import), as argparse destinations, and what the person must still do afterwards.
     init_options = ()  # type: tuple
@@ -231,6 +283,11 @@ class Harness(object):
     # session of this CLI was started below the project root ("" when that is harmless).
     subdir_import_note = ""
 
+    @property
+    def cli_option(self) -> str:
+        """The word `init` names it by (`init --<word>`, `init --no-<word>`): its command."""
+        return self.command
+
     def init_help(self, agents_file: str) -> tuple:
         """``init_option_help`` filled in: ``%(settings)s`` is its hook settings file,
         ``%(instruction)s`` its instruction file, ``%(import)s`` the line importing
@@ -243,10 +300,25 @@ class Harness(object):
         return tuple(text % values for text in self.init_option_help)
 
     # --- the store --------------------------------------------------------------------------
+    # Its folder (``home``) as ``user_dir`` finds it: the variables that move it, then its
+    # path in the home directory ("": it has none); its stores are ``store_subdirs`` of it,
+    # and ``transcript_subdirs`` the folders between a store's own folders and their
+    # transcripts (Qwen Code's "chats").
+    home_variables = ()  # type: tuple
+    home_default = ""
+    store_subdirs = ("",)  # type: tuple
+    transcript_subdirs = ()  # type: tuple
+
+    def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
+        """The folder it keeps its settings and sessions in (may not exist); "" when no home
+        can be found."""
+        return user_dir(environ, self.home_variables, self.home_default) if self.home_default else ""
+
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The absolute directories its transcripts live under (may not exist); [] when no
         home can be found."""
-        raise NotImplementedError
+        home = self.home(environ)
+        return [os.path.join(home, sub) if sub else home for sub in self.store_subdirs] if home else []
 
     def owns_path(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
         """Whether ``path`` lies inside one of ``store_roots`` (symlinks resolved on both
@@ -286,12 +358,30 @@ class Harness(object):
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every transcript of its store (main sessions; sub-agent files too when they are
         sessions of their own), in no promised order. Never raises."""
-        return iter(())
+        return (Session(self.name, self.session_id_of(path), path) for path in self._session_files(environ))
+
+    def _session_files(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
+        """The transcripts of its store, one a session, for ``sessions`` and ``project_sessions``:
+        the regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` whose path
+        carries a session id (``session_id_of``)."""
+        return [
+            path
+            for root in self.store_roots(environ)
+            for path in folder_files(root, *self.transcript_subdirs)
+            if self.session_id_of(path) and os.path.isfile(path)
+        ]
+
+    def _head(self, path: str) -> tuple:
+        """``(session id, working directory)`` as the transcript's own opening records name
+        them ("" each where they name none): ``stable_id``'s, ``work_dirs``' and
+        ``project_sessions``' answer unless the provider says otherwise."""
+        return "", ""
 
     def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
         """The folders (in the home directory) it keeps its settings and sessions in; []
         when no home can be found. They may not exist."""
-        return []
+        home = self.home(environ)
+        return [home] if home else []
 
     def found(self, environ: "Optional[Mapping[str, str]]" = None) -> bool:
         """Whether it is installed here: one of ``config_dirs`` exists, or ``command``
@@ -311,16 +401,11 @@ class Harness(object):
         """Its sessions started in ``project`` or a directory below it whose transcript was
         modified after ``since`` (seconds since the epoch), newest first. Never raises;
         reads at most the first records of each candidate file."""
-        return []
-
-    def _sessions_in(self, project: str, paths, since: float, cwd_of) -> List[ProjectSession]:
-        """``project_sessions`` for a store of files: those among ``paths`` modified after
-        ``since`` whose recorded directory (``cwd_of(path)``, "" when none) is in ``project``."""
         real = os.path.realpath(project)
         found = []
-        for mtime, path in recent_files(paths, since):
-            cwd = cwd_of(path)
-            if isinstance(cwd, str) and cwd and under(os.path.realpath(cwd), real):
+        for mtime, path in recent_files(self._session_files(environ), since):
+            cwd = self._head(path)[1]
+            if cwd and under(os.path.realpath(cwd), real):
                 found.append(ProjectSession(Session(self.name, self.session_id_of(path), path), mtime, cwd))
         return found
 
@@ -486,8 +571,10 @@ class Harness(object):
 
     def stable_id(self, path: str) -> "Optional[str]":
         """The id of the conversation the transcript at ``path`` belongs to, proven from
-        its records, or None when they do not prove one (a named refusal, then)."""
-        return None
+        its records, or None when they do not prove one (a named refusal, then): by default
+        the id its head names, when the file's name carries the same."""
+        found = self._head(path)[0]
+        return found if found and found == self.session_id_of(path) else None
 
     def subagent_parent(self, path: str) -> "Optional[tuple]":
         """``(is a sub-agent, the transcript of the session that started it)`` from the
@@ -504,8 +591,9 @@ class Harness(object):
 
     def work_dirs(self, path: str) -> "Optional[List[str]]":
         """The working directories the transcript's own records say it was written in (as
-        written), or None when they name none (a named refusal, then)."""
-        return None
+        written), or None when they name none (a named refusal, then): by default its head's."""
+        cwd = self._head(path)[1]
+        return [cwd] if cwd else None
 
     def check_session(self, path: str, session_id: str) -> None:
         """Refuse a transcript whose own records say it belongs to sessions other than

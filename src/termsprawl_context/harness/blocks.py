@@ -1,9 +1,26 @@
-"""Values the record model's shapes take that several CLIs' records give alike: a
-millisecond epoch as a transcript time stamp, and a tool call's ``tool_use`` block."""
+"""Values the record model's shapes take that several CLIs' records give alike: a field
+read as a string, a line's own ids, a millisecond epoch as a transcript time stamp, a tool
+call's ``tool_use`` block, and one normalised ``Entry``."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any
+
+    from termsprawl_context.model import Entry
+
+
+def as_str(value: "Any") -> str:
+    return value if isinstance(value, str) else ""
+
+
+def line_ids(record: dict) -> dict:
+    """``new_entry``'s ``uuid``, ``parent_uuid`` and ``timestamp`` of a line that names them
+    ``id``, ``parentId`` and ``timestamp`` (pi's, Copilot CLI's and Factory Droid's lines)."""
+    return {
+        "uuid": as_str(record.get("id")),
+        "parent_uuid": as_str(record.get("parentId")),
+        "timestamp": as_str(record.get("timestamp")),
+    }
 
 
 def iso_ms(value: "Any") -> str:
@@ -23,3 +40,37 @@ def tool_use(call_id: str, name: str, arguments: "Any") -> dict:
         "name": name,
         "input": arguments if isinstance(arguments, (dict, list, str)) else {},
     }
+
+
+def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
+    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
+    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
+    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
+    ``agent_id``, ``tool_use_result``; ``role``, the message's, when it is not the one
+    ``kind`` gives)."""
+    from termsprawl_context.model import Entry
+
+    get = fields.get
+    message = {"role": get("role") or ("assistant" if kind == "assistant" else "user"), "content": blocks}
+    return Entry(
+        kind,
+        get("uuid", ""),
+        get("parent_uuid", ""),
+        "",
+        get("session_id", ""),
+        get("timestamp", ""),
+        get("cwd", ""),
+        "",
+        bool(get("is_sidechain", False)),
+        bool(get("is_meta", False)),
+        bool(get("is_compact_summary", False)),
+        False,
+        get("agent_id", ""),
+        message,
+        blocks,
+        get("tool_use_result"),
+        None,
+        line,
+        offset,
+        record,
+    )

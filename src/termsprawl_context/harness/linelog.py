@@ -1,6 +1,6 @@
 """A JSONL transcript whose every line maps to entries on its own (Qwen Code's chats, Factory
-Droid's sessions): read forward, or newest first from the file's end with the bounded
-reverse reader, so the dump and the hand-off pay for the tail only.
+Droid's, pi's and Copilot CLI's sessions): read forward, or newest first from the file's end
+with the bounded reverse reader, so the dump and the hand-off pay for the tail only.
 
 A provider passes ``convert(record, line, offset) -> list of Entry`` (its format's rules);
 lines that are not JSON objects, torn or costlier than the line budget are skipped by the
@@ -9,11 +9,13 @@ line readers (``jsonl``), never raised.
 
 from __future__ import annotations
 
+from termsprawl_context.harness.base import Harness
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Callable, Iterator, List
+    from typing import Any, Callable, Iterator, List
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 def line_entries(path: str, convert: "Callable[[dict, int, int], List[Entry]]") -> "Iterator[Entry]":
@@ -51,34 +53,22 @@ def _backward(f, convert, iter_lines_reverse, parse_object):
                     yield entry
 
 
-def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
-    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
-    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
-    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
-    ``agent_id``; ``role``, the message's, when it is not the one ``kind`` implies)."""
-    from termsprawl_context.transcript.entry import Entry
+class LineLogHarness(Harness):
+    """A CLI whose transcript is such a file: ``entries`` and ``entries_reverse`` give each
+    line to ``line_converter(record, line, offset, session id, cwd)`` (a staticmethod) with
+    the session id and working directory its head names (``_head``; the file name's id when
+    it names none)."""
 
-    get = fields.get
-    message = {"role": get("role") or ("assistant" if kind == "assistant" else "user"), "content": blocks}
-    return Entry(
-        kind,
-        get("uuid", ""),
-        get("parent_uuid", ""),
-        "",
-        get("session_id", ""),
-        get("timestamp", ""),
-        get("cwd", ""),
-        "",
-        bool(get("is_sidechain", False)),
-        bool(get("is_meta", False)),
-        bool(get("is_compact_summary", False)),
-        False,
-        get("agent_id", ""),
-        message,
-        blocks,
-        None,
-        None,
-        line,
-        offset,
-        record,
-    )
+    line_converter: "Any" = None
+
+    def _converter(self, path: str) -> "Callable[[dict, int, int], List[Entry]]":
+        session, cwd = self._head(path)
+        session = session or self.session_id_of(path)
+        convert = self.line_converter
+        return lambda record, line, offset: convert(record, line, offset, session, cwd)
+
+    def entries(self, path):
+        return line_entries(path, self._converter(path))
+
+    def entries_reverse(self, path):
+        return line_entries_reverse(path, self._converter(path))

@@ -16,7 +16,8 @@ model reads its peers as it runs any command.
 
 import os
 
-from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, Session
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, Harness, user_dir
+from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.cline import facts, records, spans
 from termsprawl_context.jsonl import parse_object
 
@@ -28,9 +29,8 @@ class ClineHarness(Harness):
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "TaskStart"
     command = "cline"
-    cli_option = "cline"
     init_options = ("cline_hooks", "agents_md")
-    owned_option = "cline_hooks"  # the init option that writes ``owned_files``
+    owned_option = "cline_hooks"
     setup_steps = (
         "Cline CLI runs the project's hook scripts (.clinerules/hooks/) with no trust step; it auto-approves "
         "every command by default (3.0.65 has no per-command rule), so start it from the project folder"
@@ -41,30 +41,21 @@ class ClineHarness(Harness):
     )
 
     def store_roots(self, environ=None):
-        found = facts.sessions_dir(environ)
+        found = user_dir(environ, facts.SESSIONS_VARIABLES, facts.SESSIONS_DEFAULT)
         return [found] if found else []
 
     def config_dirs(self, environ=None):
-        found = facts.sessions_dir(environ)
-        return [os.path.dirname(os.path.dirname(found))] if found else []
+        return [os.path.dirname(os.path.dirname(root)) for root in self.store_roots(environ)]
 
-    def sessions(self, environ=None):
-        root = facts.sessions_dir(environ)
-        for session_id in records.session_folder_ids(root):
-            path = facts.messages_path(root, session_id)
-            if os.path.isfile(path):
-                yield Session(self.name, session_id, path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        paths = [s.path for s in self.sessions(environ)]
-        return self._sessions_in(project, paths, since, lambda p: records.manifest_of(p).get("cwd"))
+    def _head(self, path):
+        # The id is proven from the messages file itself (``stable_id``); the manifest has the cwd.
+        return "", as_str(records.manifest_of(path).get("cwd"))
 
     def _read(self, path):
         """``(bytes, message spans, session id, cwd)`` of a messages file."""
         data = records.read_bytes(path)
-        cwd = records.manifest_of(path).get("cwd")
         session_id = spans.session_id_of_document(data) or self.session_id_of(path)
-        return data, spans.message_spans(data), session_id, cwd if isinstance(cwd, str) else ""
+        return data, spans.message_spans(data), session_id, self._head(path)[1]
 
     def entries(self, path):
         data, found, session_id, cwd = self._read(path)
@@ -95,10 +86,6 @@ class ClineHarness(Harness):
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
         return session_id if folder == session_id and self.session_id_of(path) == session_id else None
 
-    def work_dirs(self, path):
-        cwd = records.manifest_of(path).get("cwd")
-        return [cwd] if isinstance(cwd, str) and cwd else None
-
     def is_hook_payload(self, payload, environ=None):
         return False  # the hook script names it (`hook --harness cline`)
 
@@ -111,13 +98,13 @@ class ClineHarness(Harness):
             return payload
         roots = payload.get("workspaceRoots")
         cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
-        root = facts.sessions_dir(environ)
+        roots = self.store_roots(environ)
         found = dict(
             payload, session_id=session_id, cwd=payload.get("cwd") or cwd, hook_event_name=self.hook_event_session_start
         )
         found["source"] = "resume" if payload.get("hookName") == facts.HOOK_RESUME else "startup"
-        if root and facts.is_session_id(session_id):
-            found["transcript_path"] = facts.messages_path(root, session_id)
+        if roots and facts.is_session_id(session_id):
+            found["transcript_path"] = facts.messages_path(roots[0], session_id)
         return found
 
     def owned_files(self, project, command=""):

@@ -20,18 +20,17 @@ is a user message of ``tool_result`` blocks whose ``content`` is a list of
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional
-
 
 NAME = "cline"
 LABEL = "Cline CLI"
 
-SESSION_DIR_ENV = "CLINE_SESSION_DATA_DIR"
-DATA_DIR_ENV = "CLINE_DATA_DIR"
-CLINE_DIR_ENV = "CLINE_DIR"
-CONFIG_DIR_NAME = ".cline"
+# The sessions folder, as ``base.user_dir`` reads it (the store paragraph above).
+SESSIONS_VARIABLES = (
+    ("CLINE_SESSION_DATA_DIR", ""),
+    ("CLINE_DATA_DIR", "sessions"),
+    ("CLINE_DIR", os.path.join("data", "sessions")),
+)
+SESSIONS_DEFAULT = os.path.join(".cline", "data", "sessions")
 MANIFEST_SUFFIX = ".json"
 MESSAGES_SUFFIX = ".messages.json"
 
@@ -54,25 +53,6 @@ _ID_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
 
 def is_session_id(value: object) -> bool:
     return isinstance(value, str) and 0 < len(value) <= 128 and value[0] != "-" and set(value) <= _ID_CHARS
-
-
-def sessions_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """Where the session folders are ("" with no home)."""
-    env = os.environ if environ is None else environ
-    found = (env.get(SESSION_DIR_ENV) or "").strip()
-    if found:
-        return os.path.abspath(found)
-    data = (env.get(DATA_DIR_ENV) or "").strip()
-    if data:
-        return os.path.abspath(os.path.join(data, "sessions"))
-    base = (env.get(CLINE_DIR_ENV) or "").strip()
-    if not base:
-        home = env.get("HOME") or ""
-        if not home and environ is None:
-            home = os.path.expanduser("~")
-            home = "" if home == "~" else home
-        base = os.path.join(home, CONFIG_DIR_NAME) if home else ""
-    return os.path.abspath(os.path.join(base, "data", "sessions")) if base else ""
 
 
 def messages_path(root: str, session_id: str) -> str:

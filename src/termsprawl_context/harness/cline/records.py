@@ -8,15 +8,13 @@ time under ``jsonl.parse_object``'s cost model (a message over it reads as absen
 keeps a reader under 64 MB; the dump parses only the last messages.
 """
 
-import os
-
-from termsprawl_context.harness.blocks import iso_ms
+from termsprawl_context.harness.blocks import as_str, iso_ms, new_entry
 from termsprawl_context.harness.cline import facts
 from termsprawl_context.jsonl import open_regular, parse_object, read_within_bound
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, Iterator, List, Optional, Tuple
+    from typing import Any, Iterable, Iterator, Optional, Tuple
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -53,10 +51,6 @@ def split_user_input(text: str) -> "tuple":
     return stripped[end_tag + 1 : close], rest
 
 
-def _str(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _result_text(content: "Any") -> str:
     if isinstance(content, str):
         return content
@@ -85,14 +79,15 @@ def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, An
     for index, message in messages:
         if not isinstance(message, dict) or not isinstance(message.get("content"), (list, str)):
             continue
-        role, uuid, stamp = _str(message.get("role")), _str(message.get("id")), iso_ms(message.get("ts"))
+        role, uuid = as_str(message.get("role")), as_str(message.get("id"))
+        ids = {"session_id": session_id, "cwd": cwd, "timestamp": iso_ms(message.get("ts"))}
         content = message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         line = index + 1
         if role == "user":
-            typed, injected, results = [], [], []  # type: List[dict], List[dict], List[dict]
+            typed, injected, results = [], [], []  # type: list, list, list
             for block in blocks:
-                kind = _str(block.get("type")) if isinstance(block, dict) else ""
+                kind = as_str(block.get("type")) if isinstance(block, dict) else ""
                 if kind == "text" and isinstance(block.get("text"), str):
                     words, rest = split_user_input(block["text"])
                     if words:
@@ -103,7 +98,7 @@ def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, An
                     results.append(
                         {
                             "type": "tool_result",
-                            "tool_use_id": _str(block.get("tool_use_id")),
+                            "tool_use_id": as_str(block.get("tool_use_id")),
                             "content": _result_text(block.get("content")),
                             "is_error": block.get("is_error") is True,
                         }
@@ -114,60 +109,23 @@ def message_entries(session_id: str, cwd: str, messages: "Iterable[Tuple[int, An
                 (results, False, ":results"),
             ):
                 if kind_blocks:
-                    yield _entry(session_id, cwd, "user", uuid + suffix, stamp, kind_blocks, message, line, meta)
+                    yield new_entry("user", kind_blocks, message, line, -1, uuid=uuid + suffix, is_meta=meta, **ids)
         elif role == "assistant":
             kept = []
             for block in blocks:
-                kind = _str(block.get("type")) if isinstance(block, dict) else ""
+                kind = as_str(block.get("type")) if isinstance(block, dict) else ""
                 if kind == "text" and isinstance(block.get("text"), str):
                     kept.append({"type": "text", "text": block["text"]})
                 elif kind in ("thinking", "reasoning"):
-                    kept.append({"type": "thinking", "thinking": _str(block.get("thinking") or block.get("text"))})
+                    kept.append({"type": "thinking", "thinking": as_str(block.get("thinking") or block.get("text"))})
                 elif kind == "tool_use":
                     kept.append(
                         {
                             "type": "tool_use",
-                            "id": _str(block.get("id")),
-                            "name": _str(block.get("name")),
+                            "id": as_str(block.get("id")),
+                            "name": as_str(block.get("name")),
                             "input": block.get("input") or {},
                         }
                     )
             if kept:
-                yield _entry(session_id, cwd, "assistant", uuid, stamp, kept, message, line, False)
-
-
-def _entry(session_id, cwd, kind, uuid, stamp, blocks, record, line, meta) -> "Entry":
-    from termsprawl_context.transcript.entry import Entry
-
-    body = {"role": kind, "content": blocks}
-    return Entry(
-        kind,
-        uuid,
-        "",
-        "",
-        session_id,
-        stamp,
-        cwd,
-        "",
-        False,
-        meta,
-        False,
-        False,
-        "",
-        body,
-        blocks,
-        None,
-        None,
-        line,
-        -1,
-        record,
-    )
-
-
-def session_folder_ids(root: str) -> "List[str]":
-    """The session folders' names under ``root`` that are session ids, sorted."""
-    try:
-        names = sorted(os.listdir(root)) if root else []
-    except OSError:
-        return []
-    return [name for name in names if facts.is_session_id(name)]
+                yield new_entry("assistant", kept, message, line, -1, uuid=uuid, **ids)

@@ -114,12 +114,14 @@ class CodexHarness(Harness):
         home = home_dir(environ)
         return [home] if home else []
 
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Rollouts whose ``session_meta`` names a working directory in the project (a
-        sub-agent thread's names none here); only files modified after ``since`` are opened."""
+    def _session_files(self, environ=None):
+        """Rollouts of the live store (archived ones are never a project's current session)."""
         home = home_dir(environ)
-        paths = list(rollouts_under(os.path.join(home, SESSIONS_SUBDIR))) if home else []
-        return self._sessions_in(project, paths, since, _main_thread_cwd)
+        return list(rollouts_under(os.path.join(home, SESSIONS_SUBDIR))) if home else []
+
+    def _head(self, path):
+        """A sub-agent thread names no working directory here, so ``project_sessions`` leaves it out."""
+        return thread_id_of(path), _main_thread_cwd(path)
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):

@@ -124,8 +124,8 @@ class Thread(object):
 
 
 def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, offset: int, record: dict, **flags):
-    """``linelog.new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
-    from termsprawl_context.harness.linelog import new_entry
+    """``blocks.new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
+    from termsprawl_context.harness.blocks import new_entry
 
     return new_entry(
         kind,

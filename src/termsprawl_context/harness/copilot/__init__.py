@@ -13,35 +13,30 @@ from __future__ import annotations
 import json
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import INSTALLED_COMMAND, Q_ENTRIES, Q_IDENTITY, head_record, relay_to_person
+from termsprawl_context.harness.blocks import as_str
+from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.copilot import facts
-from termsprawl_context.harness.copilot.events import events_entries, events_entries_reverse, session_head
+from termsprawl_context.harness.copilot.events import line_entries
 
 
-# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
-# harness/ may not import workspace; a test holds the two equal).
-INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
-
-# The hook's warning as the model reads it: 1.0.102 passes only ``additionalContext`` on.
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
-)
+def _is_start(record: dict) -> bool:
+    return record.get("type") == facts.KIND_SESSION_START and isinstance(record.get("data"), dict)
 
 
-class CopilotHarness(Harness):
+class CopilotHarness(LineLogHarness):
     name = facts.NAME
     label = facts.LABEL
     transcript_suffix = facts.EVENTS_FILE
+    line_converter = staticmethod(line_entries)
     hook_event_session_start = facts.HOOK_EVENT
     # 1.0.102 sets $COPILOT_HOOK_DIR to the folder of the hook file it runs
     # (<project>/.github/hooks), so the project is two folders up, wherever the session started.
     hook_start_dir = '"$COPILOT_HOOK_DIR/../.."'
     instruction_file = "AGENTS.md"  # 1.0.102 also reads CLAUDE.md, GEMINI.md, .github/copilot-instructions.md
     command = "copilot"
-    cli_option = "copilot"
     init_options = ("copilot_hook", "agents_md")
-    owned_option = "copilot_hook"  # the init option that writes ``owned_files``
+    owned_option = "copilot_hook"
     # Permissions (1.0.102, headless): a rule matches the executable and its subcommand,
     # never its flags, and lives only on the command line (`--allow-tool` / `--deny-tool`):
     # the narrowest is the executable allowed and each writing subcommand denied; every
@@ -59,61 +54,33 @@ class CopilotHarness(Harness):
         "`init`: quit it and start %(start)s at the project root, trusting the folder"
     )
 
-    def store_roots(self, environ=None):
-        home = facts.copilot_home(environ)
-        return [os.path.join(home, facts.SESSION_STATE_SUBDIR)] if home else []
+    home_variables = ((facts.HOME_ENV, ""),)
+    home_default = facts.HOME_SUBDIR
+    store_subdirs = (facts.SESSION_STATE_SUBDIR,)
 
-    def config_dirs(self, environ=None):
-        home = facts.copilot_home(environ)
-        return [home] if home else []
+    def _events_path(self, session_id, environ=None):
+        """The record of the session ``session_id`` (checked), or "" when it cannot name one."""
+        roots = self.store_roots(environ) if facts.is_session_id(session_id) else []
+        return os.path.join(roots[0], session_id, facts.EVENTS_FILE) if roots else ""
 
-    def _records(self, environ=None):
-        for root in self.store_roots(environ):
-            try:
-                names = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(root, name, facts.EVENTS_FILE)
-                if facts.is_session_id(name) and os.path.isfile(path):
-                    yield name, path
-
-    def sessions(self, environ=None):
-        for session_id, path in self._records(environ):
-            yield Session(self.name, session_id, path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose ``session.start`` names a directory in the project."""
-        paths = [p for _, p in self._records(environ)]
-        return self._sessions_in(project, paths, since, lambda p: _cwd(session_head(p)))
+    def _head(self, path):
+        # ``session.start``'s data names the session, and its context the directory.
+        data = head_record(path, _is_start).get("data", {})
+        context = data.get("context")
+        return as_str(data.get("sessionId")), as_str(context.get("cwd") if isinstance(context, dict) else None)
 
     def session_id_of(self, path):
-        return facts.session_folder_id(path)
+        folder, name = os.path.split(path)
+        found = os.path.basename(folder)
+        return found if name == facts.EVENTS_FILE and facts.is_session_id(found) else ""
 
     def sniff(self, first):
-        data = first.get("data")
-        return first.get("type") == facts.KIND_SESSION_START and isinstance(data, dict) and "copilotVersion" in data
-
-    def entries(self, path):
-        return events_entries(path)
-
-    def entries_reverse(self, path):
-        return events_entries_reverse(path)
+        return _is_start(first) and "copilotVersion" in first["data"]
 
     answers = (Q_ENTRIES, Q_IDENTITY)
 
-    def stable_id(self, path):
-        """The session id ``session.start`` names, when its folder agrees (a resume
-        appends to the same file, so the first line names the conversation)."""
-        session_id = head_id = session_head(path).get("sessionId")
-        return session_id if isinstance(head_id, str) and head_id == facts.session_folder_id(path) else None
-
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def work_dirs(self, path):
-        cwd = _cwd(session_head(path))
-        return [cwd] if cwd else None
 
     # --- hooks -------------------------------------------------------------------------------
     def is_hook_payload(self, payload, environ=None):
@@ -123,7 +90,7 @@ class CopilotHarness(Harness):
         if not facts.is_session_id(session_id) or "session_id" in payload or "transcript_path" in payload:
             return False
         env = os.environ if environ is None else environ
-        path = facts.events_path(session_id, env)
+        path = self._events_path(session_id, env)
         return env.get(facts.HOOK_ENV) == "1" or bool(path and os.path.isdir(os.path.dirname(path)))
 
     def hook_payload(self, payload, environ=None):
@@ -133,23 +100,20 @@ class CopilotHarness(Harness):
         adapted = dict(payload)
         if isinstance(session_id, str) and "session_id" not in payload:
             adapted["session_id"] = session_id
-            path = facts.events_path(session_id, environ)
+            path = self._events_path(session_id, environ)
             if path:
                 adapted["transcript_path"] = path
         source = payload.get("source")
         adapted["source"] = facts.PAYLOAD_SOURCES.get(source, "") if isinstance(source, str) else ""
-        cwd = payload.get("cwd")
-        adapted["cwd"] = cwd if isinstance(cwd, str) else ""
+        adapted["cwd"] = as_str(payload.get("cwd"))
         return adapted
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """1.0.102 passes a top-level ``additionalContext`` to the model (a user message of
         its own before the first prompt, on resume too) and shows nothing else: a warning
         for the person goes to the model, to pass on."""
-        if system_message:
-            relay = RELAY_TO_PERSON % system_message
-            additional_context = additional_context + "\n" + relay if additional_context else relay
-        return {"additionalContext": additional_context} if additional_context else {}
+        text = relay_to_person(additional_context, system_message)
+        return {"additionalContext": text} if text else {}
 
     def owned_files(self, project, command=""):
         """The project hook file that runs ``hook`` at every session start (whole, ours)."""
@@ -158,12 +122,6 @@ class CopilotHarness(Harness):
         body = json.dumps({"version": 1, "hooks": {facts.HOOK_EVENT: [hook]}}, indent=2)
         text = facts.MANAGED_MARKER + "\n" + body[1:].lstrip("\n") + "\n"
         return [(facts.HOOK_FILE, text.encode("utf-8"), 0o644)]
-
-
-def _cwd(head: dict) -> str:
-    context = head.get("context")
-    cwd = context.get("cwd") if isinstance(context, dict) else None
-    return cwd if isinstance(cwd, str) else ""
 
 
 HARNESS = CopilotHarness()

@@ -16,12 +16,6 @@ nothing.
 
 from __future__ import annotations
 
-import os
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional
-
 
 NAME = "copilot-cli"
 LABEL = "GitHub Copilot CLI"
@@ -66,28 +60,3 @@ _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 def is_session_id(value) -> bool:
     """Whether ``value`` can name a session folder (letters, digits, ``-``, ``_``)."""
     return isinstance(value, str) and 0 < len(value) <= 128 and not (set(value) - _SAFE)
-
-
-def copilot_home(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """``$COPILOT_HOME``, else ``~/.copilot``; "" when no home can be found."""
-    env = os.environ if environ is None else environ
-    explicit = (env.get(HOME_ENV) or "").strip()
-    if explicit:
-        return os.path.abspath(explicit)
-    home = env.get("HOME") or ""
-    return os.path.join(os.path.abspath(home), HOME_SUBDIR) if home else ""
-
-
-def events_path(session_id: str, environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """The record of the session ``session_id`` (checked), or "" when it cannot name one."""
-    home = copilot_home(environ)
-    if not home or not is_session_id(session_id):
-        return ""
-    return os.path.join(home, SESSION_STATE_SUBDIR, session_id, EVENTS_FILE)
-
-
-def session_folder_id(path: str) -> str:
-    """The session id an ``events.jsonl`` path's folder names, or ""."""
-    folder, name = os.path.split(path)
-    found = os.path.basename(folder)
-    return found if name == EVENTS_FILE and is_session_id(found) else ""

@@ -21,56 +21,19 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session, head_value
+from termsprawl_context.harness.base import Q_ENTRIES, Q_IDENTITY, head_record
+from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.droid.records import KIND_SESSION_START, line_to_entries
+from termsprawl_context.harness.linelog import LineLogHarness
 
 
 NAME = "factory-droid"
-SESSIONS_SUBDIR = os.path.join(".factory", "sessions")
+HOME_DIR_NAME = ".factory"
 TRANSCRIPT_SUFFIX = ".jsonl"
 SETTINGS_FILE = os.path.join(".factory", "settings.json")
 
 
-def _home(environ) -> str:
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or ""
-    return home if os.path.isabs(home) else ""
-
-
-def _session_files(root: str):
-    try:
-        folders = sorted(os.listdir(root))
-    except (OSError, ValueError):
-        return
-    for folder in folders:
-        try:
-            names = sorted(os.listdir(os.path.join(root, folder)))
-        except (OSError, ValueError):
-            continue
-        for name in names:
-            if name.endswith(TRANSCRIPT_SUFFIX) and len(name) > len(TRANSCRIPT_SUFFIX):
-                yield os.path.join(root, folder, name)
-
-
-def _start(path: str) -> dict:
-    """The ``session_start`` record (the file's first line), or {}."""
-    found = {}  # type: dict
-
-    def pick(record):
-        if record.get("type") == KIND_SESSION_START:
-            found.update(record)
-            return "found"
-        return ""
-
-    head_value(path, pick)
-    return found
-
-
-def _str(value) -> str:
-    return value if isinstance(value, str) else ""
-
-
-class DroidHarness(Harness):
+class DroidHarness(LineLogHarness):
     name = NAME
     label = "Factory Droid"
     transcript_suffix = TRANSCRIPT_SUFFIX
@@ -79,7 +42,6 @@ class DroidHarness(Harness):
     # Droid sets $FACTORY_PROJECT_DIR (= the project) in the hook's environment (0.225.2).
     hook_start_dir = '"${FACTORY_PROJECT_DIR:-$PWD}"'
     command = "droid"
-    cli_option = "droid"
     init_options = ("droid_hook", "agents_md")
     init_option_help = (
         "register a SessionStart hook for Factory Droid in DIR/.factory/settings.json (kept out of git; no permission rule: Droid runs a command by the risk level its model declares)",
@@ -94,55 +56,22 @@ class DroidHarness(Harness):
         "%(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        home = _home(environ)
-        return [os.path.join(home, SESSIONS_SUBDIR)] if home else []
+    home_default = HOME_DIR_NAME
+    store_subdirs = ("sessions",)
+    line_converter = staticmethod(line_to_entries)
 
-    def config_dirs(self, environ=None):
-        home = _home(environ)
-        return [os.path.join(home, ".factory")] if home else []
-
-    def sessions(self, environ=None):
-        for root in self.store_roots(environ):
-            for path in _session_files(root):
-                yield Session(self.name, self.session_id_of(path), path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        paths = [p for root in self.store_roots(environ) for p in _session_files(root)]
-        return self._sessions_in(project, paths, since, lambda p: _str(_start(p).get("cwd")))
+    def _head(self, path):
+        start = head_record(path, lambda record: record.get("type") == KIND_SESSION_START)
+        return as_str(start.get("id")), as_str(start.get("cwd"))
 
     def sniff(self, first):
         return first.get("type") == KIND_SESSION_START and "hostId" in first and isinstance(first.get("id"), str)
 
-    def _converter(self, path):
-        start = _start(path)
-        session, cwd = _str(start.get("id")) or self.session_id_of(path), _str(start.get("cwd"))
-        return lambda record, line, offset: line_to_entries(record, line, offset, session, cwd)
-
-    def entries(self, path):
-        from termsprawl_context.harness.linelog import line_entries
-
-        return line_entries(path, self._converter(path))
-
-    def entries_reverse(self, path):
-        from termsprawl_context.harness.linelog import line_entries_reverse
-
-        return line_entries_reverse(path, self._converter(path))
-
     # Sub-agents: none were seen in its records (0.225.2 exec): a named refusal.
     answers = (Q_ENTRIES, Q_IDENTITY)
 
-    def stable_id(self, path):
-        """The ``session_start`` line's ``id``, when it agrees with the file name."""
-        found = _str(_start(path).get("id"))
-        return found if found and found == self.session_id_of(path) else None
-
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) is not None else None
-
-    def work_dirs(self, path):
-        cwd = _str(_start(path).get("cwd"))
-        return [cwd] if cwd else None
 
     def hook_entry(self, command):
         # Claude's shape (timeout in seconds); "*" matches startup and resume (0.225.2).

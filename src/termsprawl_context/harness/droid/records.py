@@ -15,7 +15,7 @@ beside it is rewritten in place and never read here). Lines:
 
 from __future__ import annotations
 
-from termsprawl_context.harness.linelog import new_entry
+from termsprawl_context.harness.blocks import line_ids, new_entry
 
 
 KIND_SESSION_START = "session_start"
@@ -23,10 +23,6 @@ KIND_MESSAGE = "message"
 CONTEXT_ID_PREFIX = "context-"
 HOOK_EVENT_FIELD = "hookEventName"
 BLOCK_KINDS = ("text", "thinking", "tool_use", "tool_result")
-
-
-def _str(value) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _blocks(content) -> list:
@@ -47,16 +43,9 @@ def line_to_entries(record: dict, line: int, offset: int, session_id: str = "", 
     role = message.get("role")
     if role not in ("user", "assistant"):
         return []
-    uuid = _str(record.get("id"))
-    fields = {
-        "uuid": uuid,
-        "parent_uuid": _str(record.get("parentId")),
-        "session_id": session_id,
-        "timestamp": _str(record.get("timestamp")),
-        "cwd": cwd,
-    }
+    fields = dict(line_ids(record), session_id=session_id, cwd=cwd)
     blocks = _blocks(message.get("content"))
     if role == "assistant":
         return [new_entry("assistant", blocks, record, line, offset, **fields)]
-    harness = uuid.startswith(CONTEXT_ID_PREFIX) or HOOK_EVENT_FIELD in message
+    harness = fields["uuid"].startswith(CONTEXT_ID_PREFIX) or HOOK_EVENT_FIELD in message
     return [new_entry("user", blocks, record, line, offset, is_meta=harness, **fields)]

@@ -35,9 +35,9 @@ class Normaliser(object):
         return True
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
-        """``linelog.new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``,
+        """``blocks.new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``,
         ``role`` (the message's, when it is not the one ``kind`` implies)."""
-        from termsprawl_context.harness.linelog import new_entry
+        from termsprawl_context.harness.blocks import new_entry
 
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).

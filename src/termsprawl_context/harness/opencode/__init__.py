@@ -16,6 +16,7 @@ hook's answer (Claude Code's shape) goes into the session's system prompt (``ins
 import os
 
 from termsprawl_context.harness.base import Q_ALL, Harness, ProjectSession, Session, under
+from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.opencode import db, facts, records
 
 
@@ -26,9 +27,8 @@ class OpenCodeHarness(Harness):
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "session.created"
     command = "opencode"
-    cli_option = "opencode"
     init_options = ("opencode_plugin", "agents_md")
-    owned_option = "opencode_plugin"  # the init option that writes ``owned_files``
+    owned_option = "opencode_plugin"
     setup_steps = (
         "OpenCode loads the project plugin at its next start in the project folder (no trust step); "
         "start it from the project folder"
@@ -39,28 +39,38 @@ class OpenCodeHarness(Harness):
     )
 
     # --- the store ----------------------------------------------------------------------
-    def store_roots(self, environ=None):
-        found = facts.data_dir(environ)
-        return [found] if found else []
+    home_variables = ((facts.DATA_HOME_ENV, facts.DATA_SUBDIR),)
+    home_default = facts.DATA_DEFAULT
 
-    def config_dirs(self, environ=None):
-        return self.store_roots(environ)
+    def _database(self, environ=None):
+        home = self.home(environ)
+        return os.path.join(home, facts.DB_NAME) if home else ""
 
-    def _db(self, path):
+    def _session_rows(self, environ=None):
+        """``(database, its session rows)``; no rows when it is not there or cannot be read now."""
+        path = self._database(environ)
+        try:
+            return path, db.session_rows(path, self.label) if path and os.path.exists(path) else []
+        except OSError:
+            return path, []
+
+    def _row(self, path):
+        """``(database, row)`` of the session at ``path``; None when either is not there or
+        cannot be read now (no ``sqlite3`` too)."""
         found, session_id = facts.split_path(path)
-        if not found:
-            raise db.DatabaseUnreadable(path, "not an OpenCode session path (<database>#<session id>)")
-        return found, session_id
+        try:
+            row = db.session_row(found, self.label, session_id) if found else None
+        except OSError:
+            return None
+        return (found, row) if row is not None else None
+
+    def _head(self, path):
+        found = self._row(path)
+        return (facts.split_path(path)[1], as_str(found[1][2])) if found else ("", "")
 
     def sessions(self, environ=None):
         """Every session row (sub-agents' too: each is a session of its own), newest first."""
-        path = facts.db_path(environ)
-        if not path or not os.path.exists(path):
-            return iter(())
-        try:
-            rows = db.session_rows(path, self.label)
-        except OSError:
-            rows = []
+        path, rows = self._session_rows(environ)
         return iter([Session(self.name, row[0], facts.session_path(path, row[0])) for row in rows if row[0]])
 
     def session_stat(self, path):
@@ -85,13 +95,7 @@ class OpenCodeHarness(Harness):
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Main sessions whose ``directory`` is in the project, updated after ``since``."""
-        path = facts.db_path(environ)
-        if not path or not os.path.exists(path):
-            return []
-        try:
-            rows = db.session_rows(path, self.label)
-        except OSError:
-            return []
+        path, rows = self._session_rows(environ)
         real = os.path.realpath(project)
         found = []
         for session_id, parent, directory, _title, _created, updated in rows:
@@ -116,7 +120,9 @@ class OpenCodeHarness(Harness):
 
     # --- records ------------------------------------------------------------------------
     def _session(self, path):
-        found, session_id = self._db(path)
+        found, session_id = facts.split_path(path)
+        if not found:
+            raise db.DatabaseUnreadable(path, "not an OpenCode session path (<database>#<session id>)")
         row = db.session_row(found, self.label, session_id)
         if row is None:
             raise db.DatabaseUnreadable(found, "no session %s" % session_id)
@@ -154,43 +160,25 @@ class OpenCodeHarness(Harness):
 
     def subagent_paths(self, path):
         """The sessions whose ``parent_id`` is this one (the ``task`` tool's sub-agents)."""
-        found, session_id = facts.split_path(path)
-        if not found or not db.has_sqlite():
-            return None
+        found = self._row(path)
         try:
-            if db.session_row(found, self.label, session_id) is None:
-                return None
-            return [facts.session_path(found, child) for child in db.child_ids(found, self.label, session_id)]
+            children = db.child_ids(found[0], self.label, found[1][0]) if found else None
         except OSError:
             return None
-
-    def stable_id(self, path):
-        found, session_id = facts.split_path(path)
-        try:
-            return session_id if found and db.session_row(found, self.label, session_id) is not None else None
-        except OSError:
-            return None
+        return None if children is None else [facts.session_path(found[0], child) for child in children]
 
     def subagent_parent(self, path):
-        found, session_id = facts.split_path(path)
+        found = self._row(path)
+        if found is None:
+            return None
+        database, parent = found[0], found[1][1]
+        if not parent:
+            return False, ""
         try:
-            row = db.session_row(found, self.label, session_id) if found else None
-            if row is None:
-                return None
-            if not row[1]:
-                return False, ""
-            parent = db.session_row(found, self.label, row[1])
+            there = db.session_row(database, self.label, parent) is not None
         except OSError:
             return None
-        return True, facts.session_path(found, row[1]) if parent is not None else ""
-
-    def work_dirs(self, path):
-        found, session_id = facts.split_path(path)
-        try:
-            row = db.session_row(found, self.label, session_id) if found else None
-        except OSError:
-            return None
-        return [row[2]] if row is not None and isinstance(row[2], str) and row[2] else None
+        return True, facts.session_path(database, parent) if there else ""
 
     # --- hooks --------------------------------------------------------------------------
     def is_hook_payload(self, payload, environ=None):
@@ -201,7 +189,7 @@ class OpenCodeHarness(Harness):
         cannot know where the database is)."""
         session_id = payload.get("session_id")
         if isinstance(session_id, str) and session_id and not payload.get("transcript_path"):
-            found = facts.db_path(environ)
+            found = self._database(environ)
             if found:
                 payload = dict(payload, transcript_path=facts.session_path(found, session_id))
         return payload

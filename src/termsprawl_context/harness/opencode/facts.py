@@ -14,16 +14,13 @@ unambiguously and lies in the store, for every reader that keys a session by its
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional, Tuple
-
 
 NAME = "opencode"
 LABEL = "OpenCode"
 
 DATA_HOME_ENV = "XDG_DATA_HOME"
 DATA_SUBDIR = "opencode"
+DATA_DEFAULT = os.path.join(".local", "share", DATA_SUBDIR)
 DB_NAME = "opencode.db"
 # `<db>#<session id>`: "#" is in no session id (`ses_` + 26 letters and digits).
 SEPARATOR = "#"
@@ -55,29 +52,11 @@ CONFIG_FILE = "opencode.json"
 INSTRUCTION_FILE = "AGENTS.md"
 
 
-def data_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """``$XDG_DATA_HOME/opencode``, else ``~/.local/share/opencode``; "" with no home."""
-    env = os.environ if environ is None else environ
-    base = (env.get(DATA_HOME_ENV) or "").strip()
-    if not base:
-        home = env.get("HOME") or ""
-        if not home and environ is None:
-            home = os.path.expanduser("~")
-            home = "" if home == "~" else home
-        base = os.path.join(home, ".local", "share") if home else ""
-    return os.path.abspath(os.path.join(base, DATA_SUBDIR)) if base else ""
-
-
-def db_path(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    found = data_dir(environ)
-    return os.path.join(found, DB_NAME) if found else ""
-
-
 def session_path(db: str, session_id: str) -> str:
     return db + SEPARATOR + session_id
 
 
-def split_path(path: str) -> "Tuple[str, str]":
+def split_path(path: str) -> tuple:
     """``(database path, session id)`` of a session path; ("", "") when it is none."""
     db, sep, session_id = path.rpartition(SEPARATOR)
     if not sep or not session_id or not db.endswith(DB_NAME):

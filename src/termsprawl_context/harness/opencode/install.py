@@ -16,13 +16,14 @@ and the permission rule that lets the model read its linked peers unasked.
 
 import json
 
+from termsprawl_context.harness.base import INSTALLED_COMMAND
 from termsprawl_context.harness.opencode import facts
 
 
 MARKER = "// termsprawl-context: managed file, written by `termsprawl-context init`; edits are replaced."
 PLUGIN_MODE = 0o644
 # The dump, as the model runs it from the project root (the node from $TERMSPRAWL_NODE_ID).
-READ_COMMAND = ".termsprawl/bin/termsprawl-context --format markdown"
+READ_COMMAND = INSTALLED_COMMAND + " --format markdown"
 
 _PLUGIN = """%(marker)s
 // OpenCode 1.18.33 project plugin: records this session as the termsprawl node it runs as,

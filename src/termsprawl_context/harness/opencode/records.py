@@ -10,13 +10,13 @@ records them). A compaction's assistant message (``summary: true``) is
 (``is_sidechain``, ``agent_id`` its own id): its "user" messages are the parent model's.
 """
 
-from termsprawl_context.harness.blocks import iso_ms
+from termsprawl_context.harness.blocks import as_str, iso_ms, new_entry
 from termsprawl_context.harness.opencode import facts
 from termsprawl_context.jsonl import parse_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable, Iterator, List, Optional
+    from typing import Iterable, Iterator, List, Optional
 
     from termsprawl_context.transcript.entry import Entry
 
@@ -30,14 +30,10 @@ class Session(object):
         self.session_id, self.directory, self.sub_agent = session_id, directory, sub_agent
 
 
-def _str(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
-
-
 def group_messages(rows: "Iterable[tuple]") -> "Iterator[tuple]":
     """``(message id, message data, [part data, ...])`` from joined rows, in the rows'
     order (their parts in the rows' order too); a message's parts are consecutive rows."""
-    current, data, parts = None, None, []  # type: Any, Any, List[dict]
+    current, data, parts = None, None, []  # type: Optional[str], Optional[dict], List[dict]
     for message_id, message_data, _part_id, part_data in rows:
         if message_id != current:
             if current is not None:
@@ -55,13 +51,13 @@ def _tool_blocks(part: dict) -> "tuple":
     """``(tool_use block, tool_result block or None)`` of a tool part."""
     found = part.get("state")
     state = found if isinstance(found, dict) else {}  # type: dict
-    call_id = _str(part.get("callID")) or _str(part.get("id"))
-    use = {"type": "tool_use", "id": call_id, "name": _str(part.get("tool")), "input": state.get("input") or {}}
-    status = _str(state.get("status"))
+    call_id = as_str(part.get("callID")) or as_str(part.get("id"))
+    use = {"type": "tool_use", "id": call_id, "name": as_str(part.get("tool")), "input": state.get("input") or {}}
+    status = as_str(state.get("status"))
     if status not in ("completed", facts.STATUS_ERROR):
         return use, None
     failed = status == facts.STATUS_ERROR
-    output = _str(state.get("error") if failed else state.get("output"))
+    output = as_str(state.get("error") if failed else state.get("output"))
     result = {"type": "tool_result", "tool_use_id": call_id, "content": output, "is_error": failed}
     return use, result
 
@@ -73,21 +69,29 @@ def message_entries(
     ordinal the first one is given (0 for a reverse read)."""
     if not isinstance(data, dict):
         return []
-    role = _str(data.get("role"))
+    role = as_str(data.get("role"))
     times = data.get("time")
     created = times.get("created") if isinstance(times, dict) else None
-    stamp = iso_ms(created)
+    ids = {
+        "session_id": session.session_id,
+        "cwd": session.directory,
+        "timestamp": iso_ms(created),
+        "is_sidechain": session.sub_agent,
+        "agent_id": session.session_id if session.sub_agent else "",
+    }
     found = []  # type: List[Entry]
 
     def add(kind: str, uuid: str, blocks: list, meta: bool = False, summary: bool = False) -> None:
         if blocks:
             number = line + len(found) if line else 0
-            found.append(_entry(session, kind, uuid, stamp, blocks, data, number, meta, summary))
+            found.append(
+                new_entry(kind, blocks, data, number, -1, uuid=uuid, is_meta=meta, is_compact_summary=summary, **ids)
+            )
 
     if role == facts.ROLE_USER:
         typed, injected = [], []  # type: List[dict], List[dict]
         for part in parts:
-            kind = _str(part.get("type"))
+            kind = as_str(part.get("type"))
             if kind == facts.PART_TEXT and isinstance(part.get("text"), str):
                 not_typed = part.get("synthetic") is True or part.get("ignored") is True
                 (injected if not_typed else typed).append({"type": "text", "text": part["text"]})
@@ -98,7 +102,7 @@ def message_entries(
     elif role == facts.ROLE_ASSISTANT:
         blocks, results = [], []  # type: List[dict], List[dict]
         for part in parts:
-            kind = _str(part.get("type"))
+            kind = as_str(part.get("type"))
             if kind == facts.PART_TEXT and isinstance(part.get("text"), str) and part.get("synthetic") is not True:
                 blocks.append({"type": "text", "text": part["text"]})
             elif kind == facts.PART_REASONING and isinstance(part.get("text"), str):
@@ -112,42 +116,3 @@ def message_entries(
         add("assistant", message_id, blocks, summary=summary)
         add("user", message_id + ":results", results)
     return found
-
-
-def _entry(
-    session: Session,
-    kind: str,
-    uuid: str,
-    stamp: str,
-    blocks: list,
-    record: dict,
-    line: int,
-    meta: bool,
-    summary: bool,
-) -> "Entry":
-    from termsprawl_context.transcript.entry import Entry
-
-    body = {"role": kind, "content": blocks}
-    agent = session.session_id if session.sub_agent else ""
-    return Entry(
-        kind,
-        uuid,
-        "",
-        "",
-        session.session_id,
-        stamp,
-        session.directory,
-        "",
-        session.sub_agent,
-        meta,
-        summary,
-        False,
-        agent,
-        body,
-        blocks,
-        None,
-        None,
-        line,
-        -1,
-        record,
-    )

@@ -9,33 +9,31 @@ writes no permission rule for it.
 
 from __future__ import annotations
 
-import os
-
-from termsprawl_context.harness.base import Harness, folder_files, Q_ENTRIES, Q_IDENTITY, Session
-from termsprawl_context.harness.pi import facts
-from termsprawl_context.harness.pi.records import header_of, session_entries, session_entries_reverse
-
-
-# The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
-# harness/ may not import workspace; a test holds the two equal).
-INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
-
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
+from termsprawl_context.harness.base import (
+    INSTALLED_COMMAND,
+    Harness,
+    Q_ENTRIES,
+    Q_IDENTITY,
+    head_record,
+    relay_to_person,
+    user_dir,
 )
+from termsprawl_context.harness.blocks import as_str
+from termsprawl_context.harness.linelog import LineLogHarness
+from termsprawl_context.harness.pi import facts
+from termsprawl_context.harness.pi.records import line_entries
 
 
-class PiHarness(Harness):
+class PiHarness(LineLogHarness):
     name = facts.NAME
     label = facts.LABEL
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    line_converter = staticmethod(line_entries)
     hook_event_session_start = "session_start"
     instruction_file = "AGENTS.md"  # 0.73.1 reads AGENTS.md (or CLAUDE.md) from the cwd and its parents
     command = "pi"
-    cli_option = "pi"
     init_options = ("pi_extension", "agents_md")
-    owned_option = "pi_extension"  # the init option that writes ``owned_files``
+    owned_option = "pi_extension"
     setup_steps = (
         "pi loads the project's extension .pi/extensions/termsprawl.ts at every start (no trust step); "
         "pi has no permission system: every command the model runs, runs, the read command included"
@@ -45,54 +43,30 @@ class PiHarness(Harness):
         "(`--no-extensions`): quit it and start %(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        root = facts.sessions_root(environ)
-        return [root] if root else []
+    home_variables = ((facts.AGENT_DIR_ENV, ""),)
+    home_default = facts.AGENT_SUBDIR
 
-    def config_dirs(self, environ=None):
-        found = facts.agent_dir(environ)
+    def store_roots(self, environ=None):
+        found = user_dir(environ, facts.SESSIONS_VARIABLES, facts.SESSIONS_DEFAULT)
         return [found] if found else []
 
-    def _files(self, environ=None):
-        for root in self.store_roots(environ):
-            for folder, name in folder_files(root):
-                path = os.path.join(root, folder, name)
-                if facts.session_id_of(path) and os.path.isfile(path):
-                    yield path
-
-    def sessions(self, environ=None):
-        for path in self._files(environ):
-            yield Session(self.name, facts.session_id_of(path), path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose header names a directory in the project."""
-        return self._sessions_in(project, list(self._files(environ)), since, lambda p: header_of(p).get("cwd"))
+    def _head(self, path):
+        header = head_record(path, lambda record: record.get("type") == facts.KIND_HEADER)
+        return as_str(header.get("id")), as_str(header.get("cwd"))
 
     def session_id_of(self, path):
-        return facts.session_id_of(path)
+        stem = Harness.session_id_of(self, path)  # <ISO time>_<id>
+        return stem.rsplit("_", 1)[1] if "_" in stem else ""
 
     def sniff(self, first):
-        return first.get("type") == "session" and first.get("version") == 3 and isinstance(first.get("cwd"), str)
-
-    def entries(self, path):
-        return session_entries(path)
-
-    def entries_reverse(self, path):
-        return session_entries_reverse(path)
+        return (
+            first.get("type") == facts.KIND_HEADER and first.get("version") == 3 and isinstance(first.get("cwd"), str)
+        )
 
     answers = (Q_ENTRIES, Q_IDENTITY)
 
-    def stable_id(self, path):
-        """The header's id, when the file name carries it (``-c`` appends to the same file)."""
-        found = header_of(path).get("id")
-        return found if isinstance(found, str) and found and found == facts.session_id_of(path) else None
-
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) else None
-
-    def work_dirs(self, path):
-        cwd = header_of(path).get("cwd")
-        return [cwd] if isinstance(cwd, str) and cwd else None
 
     # --- hooks -------------------------------------------------------------------------------
     def hook_payload(self, payload, environ=None):
@@ -106,10 +80,8 @@ class PiHarness(Harness):
         """What the extension reads: ``additionalContext``, handed to the model as a hidden
         message; a warning for the person goes to the model, to pass on (pi's ``-p`` shows
         no notification)."""
-        if system_message:
-            relay = RELAY_TO_PERSON % system_message
-            additional_context = additional_context + "\n" + relay if additional_context else relay
-        return {"additionalContext": additional_context} if additional_context else {}
+        text = relay_to_person(additional_context, system_message)
+        return {"additionalContext": text} if text else {}
 
     def owned_files(self, project, command=""):
         """The project extension that runs ``hook`` at every session start (whole, ours)."""

@@ -17,17 +17,14 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional
-
 
 NAME = "pi"
 LABEL = "pi"
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
-SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 AGENT_SUBDIR = os.path.join(".pi", "agent")
-SESSIONS_SUBDIR = "sessions"
+# The sessions folder, as ``base.user_dir`` reads it.
+SESSIONS_VARIABLES = (("PI_CODING_AGENT_SESSION_DIR", ""), (AGENT_DIR_ENV, "sessions"))
+SESSIONS_DEFAULT = os.path.join(AGENT_SUBDIR, "sessions")
 TRANSCRIPT_SUFFIX = ".jsonl"
 
 KIND_HEADER = "session"
@@ -47,29 +44,3 @@ EXTENSION_FILE = ".pi/extensions/termsprawl.ts"
 MANAGED_MARKER = "// managed by termsprawl-context init: rewritten by it, do not edit"
 # The extension's payload: session_start's reason ("startup" also on -c in 0.73.1).
 REASON_SOURCES = {"startup": "startup", "new": "startup", "resume": "resume", "fork": "resume", "reload": "resume"}
-
-
-def agent_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    env = os.environ if environ is None else environ
-    explicit = (env.get(AGENT_DIR_ENV) or "").strip()
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    home = env.get("HOME") or ""
-    return os.path.join(os.path.abspath(home), AGENT_SUBDIR) if home else ""
-
-
-def sessions_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    env = os.environ if environ is None else environ
-    explicit = (env.get(SESSION_DIR_ENV) or "").strip()
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    found = agent_dir(env)
-    return os.path.join(found, SESSIONS_SUBDIR) if found else ""
-
-
-def session_id_of(path: str) -> str:
-    """The session id a file name ``<time>_<id>.jsonl`` carries, or ""."""
-    name = os.path.basename(path)
-    if not name.endswith(TRANSCRIPT_SUFFIX) or "_" not in name:
-        return ""
-    return name[: -len(TRANSCRIPT_SUFFIX)].rsplit("_", 1)[1]

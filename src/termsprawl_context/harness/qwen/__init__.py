@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ALL, Session, head_value
+from termsprawl_context.harness.base import Harness, Q_ALL, head_value, listing
+from termsprawl_context.harness.linelog import LineLogHarness
 from termsprawl_context.harness.qwen import facts
 from termsprawl_context.harness.qwen.records import line_to_entries
 
 
-class QwenHarness(Harness):
+class QwenHarness(LineLogHarness):
     name = facts.NAME
     label = "Qwen Code"
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
@@ -26,9 +27,8 @@ class QwenHarness(Harness):
     # Qwen sets $QWEN_PROJECT_DIR (= the project) in the hook's environment (0.24.4).
     hook_start_dir = '"${QWEN_PROJECT_DIR:-$PWD}"'
     command = "qwen"
-    cli_option = "qwen"
     init_options = ("qwen_hook", "qwen_md")
-    import_option = "qwen_md"  # the init option that writes its instruction import
+    import_option = "qwen_md"
     init_option_help = (
         "register a SessionStart hook for Qwen Code in DIR/.qwen/settings.json, with the permission rule run_shell_command(<the read command>) (kept out of git)",
         "add the line @./.termsprawl/AGENTS.md to DIR/QWEN.md (created if absent), so Qwen Code reads the markers at launch",
@@ -42,42 +42,19 @@ class QwenHarness(Harness):
         "settings: quit it and start %(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        root = facts.runtime_dir(environ)
-        return [os.path.join(root, facts.PROJECTS_SUBDIR)] if root else []
+    home_variables = ((facts.RUNTIME_DIR_ENV, ""), (facts.HOME_ENV, ""))
+    home_default = facts.HOME_DIR_NAME
+    store_subdirs = (facts.PROJECTS_SUBDIR,)
+    transcript_subdirs = (facts.CHATS_SUBDIR,)
 
-    def config_dirs(self, environ=None):
-        root = facts.runtime_dir(environ)
-        return [root] if root else []
-
-    def sessions(self, environ=None):
-        root = facts.runtime_dir(environ)
-        if not root:
-            return
-        for path in facts.chat_files(root):
-            yield Session(self.name, self.session_id_of(path), path)
-
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Chats whose first record's ``cwd`` lies in the project (only files modified
-        after ``since`` are opened)."""
-        root = facts.runtime_dir(environ)
-        paths = facts.chat_files(root) if root else ()
-        return self._sessions_in(project, paths, since, lambda p: head_value(p, lambda r: r.get("cwd")))
+    def _head(self, path):
+        return head_value(path, lambda r: r.get("sessionId")), head_value(path, lambda r: r.get("cwd"))
 
     def sniff(self, first):
         return isinstance(first.get("provenance"), str) and isinstance(first.get("sessionId"), str)
 
-    def entries(self, path):
-        from termsprawl_context.harness.linelog import line_entries
-
-        return line_entries(path, self._converter(path))
-
-    def entries_reverse(self, path):
-        from termsprawl_context.harness.linelog import line_entries_reverse
-
-        return line_entries_reverse(path, self._converter(path))
-
     def _converter(self, path):
+        # Every line names its own session and directory; a sub-agent's file is all its agent's.
         agent = _agent_id_of(path)
         return lambda record, line, offset: line_to_entries(record, line, offset, agent)
 
@@ -92,23 +69,14 @@ class QwenHarness(Harness):
         if session is None:
             return None
         folder = os.path.join(os.path.dirname(os.path.dirname(path)), facts.SUBAGENTS_SUBDIR, session)
-        try:
-            names = sorted(os.listdir(folder))
-        except (OSError, ValueError):
-            return []
-        return [
-            os.path.join(folder, n)
-            for n in names
-            if n.startswith(facts.AGENT_FILE_PREFIX) and n.endswith(facts.TRANSCRIPT_SUFFIX)
-        ]
+        return [os.path.join(folder, n) for n in listing(folder) if _agent_id_of(os.path.join(folder, n))]
 
     def stable_id(self, path):
         """The session id: the file name's, when the first record's ``sessionId`` agrees
         (a sub-agent's records carry its own id)."""
-        recorded = head_value(path, lambda r: r.get("sessionId"))
         if _agent_id_of(path):
-            return recorded or None
-        return recorded if recorded and recorded == self.session_id_of(path) else None
+            return self._head(path)[0] or None
+        return Harness.stable_id(self, path)
 
     def subagent_parent(self, path):
         agent = _agent_id_of(path)
@@ -118,10 +86,6 @@ class QwenHarness(Harness):
         store = os.path.dirname(os.path.dirname(os.path.dirname(path)))
         parent = os.path.join(store, facts.CHATS_SUBDIR, session + facts.TRANSCRIPT_SUFFIX)
         return True, parent if os.path.isfile(parent) else ""
-
-    def work_dirs(self, path):
-        cwd = head_value(path, lambda r: r.get("cwd"))
-        return [cwd] if cwd else None
 
     def hook_entry(self, command):
         # Qwen's hook timeout is in milliseconds (0.24.4); "*" matches startup and resume.

@@ -16,10 +16,6 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, Mapping, Optional
-
 
 NAME = "qwen-code"
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -44,31 +40,3 @@ MEMORY_IMPORT_PREFIX = "@./"
 PERMISSIONS_KEY = "permissions"
 PERMISSION_ALLOW = "allow"
 SHELL_RULE = "run_shell_command(%s)"
-
-
-def runtime_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    env = os.environ if environ is None else environ
-    for name in (RUNTIME_DIR_ENV, HOME_ENV):
-        value = env.get(name)
-        if value and os.path.isabs(value):
-            return value
-    home = env.get("HOME") or ""
-    return os.path.join(home, HOME_DIR_NAME) if home and os.path.isabs(home) else ""
-
-
-def chat_files(root: str) -> "Iterator[str]":
-    """Every ``projects/<enc cwd>/chats/*.jsonl`` under the runtime dir ``root``."""
-    projects = os.path.join(root, PROJECTS_SUBDIR)
-    try:
-        folders = sorted(os.listdir(projects))
-    except (OSError, ValueError):
-        return
-    for folder in folders:
-        chats = os.path.join(projects, folder, CHATS_SUBDIR)
-        try:
-            names = sorted(os.listdir(chats))
-        except (OSError, ValueError):
-            continue
-        for name in names:
-            if name.endswith(TRANSCRIPT_SUFFIX) and len(name) > len(TRANSCRIPT_SUFFIX):
-                yield os.path.join(chats, name)

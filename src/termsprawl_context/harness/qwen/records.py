@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from termsprawl_context.harness.linelog import new_entry
+from termsprawl_context.harness.blocks import as_str, new_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -27,10 +27,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 PROVENANCE_PERSON = "real_user"
 KIND_USER, KIND_ASSISTANT, KIND_TOOL_RESULT, KIND_SYSTEM = "user", "assistant", "tool_result", "system"
-
-
-def _str(value) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def _parts(record: dict) -> list:
@@ -44,7 +40,7 @@ def _call(part: dict) -> "Optional[dict]":
     if not isinstance(call, dict):
         return None
     args = call.get("args")
-    return {"type": "tool_use", "id": _str(call.get("id")), "name": _str(call.get("name")), "input": args}
+    return {"type": "tool_use", "id": as_str(call.get("id")), "name": as_str(call.get("name")), "input": args}
 
 
 def _result(part: dict) -> "Optional[dict]":
@@ -57,7 +53,7 @@ def _result(part: dict) -> "Optional[dict]":
     if isinstance(body, dict) and error:
         output = body.get("error")
     text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, default=str)
-    return {"type": "tool_result", "tool_use_id": _str(response.get("id")), "content": text, "is_error": error}
+    return {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": text, "is_error": error}
 
 
 def _blocks(parts: list, kind: str) -> list:
@@ -80,11 +76,11 @@ def line_to_entries(record: dict, line: int, offset: int, agent_id: str = "") ->
     """The entries of one chat line (at most one)."""
     kind = record.get("type")
     fields = {
-        "uuid": _str(record.get("uuid")),
-        "parent_uuid": _str(record.get("parentUuid")),
-        "session_id": _str(record.get("sessionId")),
-        "timestamp": _str(record.get("timestamp")),
-        "cwd": _str(record.get("cwd")),
+        "uuid": as_str(record.get("uuid")),
+        "parent_uuid": as_str(record.get("parentUuid")),
+        "session_id": as_str(record.get("sessionId")),
+        "timestamp": as_str(record.get("timestamp")),
+        "cwd": as_str(record.get("cwd")),
         "is_sidechain": bool(agent_id),
         "agent_id": agent_id,
     }

@@ -27,16 +27,14 @@ import json
 import os
 import shlex
 
-from termsprawl_context.harness.base import Harness, Q_ENTRIES, Q_IDENTITY, Session
+from termsprawl_context.harness.base import INSTALLED_COMMAND, Harness, Q_ENTRIES, Q_IDENTITY
+from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.vibe.store import META_FILE, projection_entries, read_json, session_entries
 
 
 NAME = "mistral-vibe"
 HOME_ENV, HOME_DIR_NAME = "VIBE_HOME", ".vibe"
 UNIFIED_SUBDIR = os.path.join("logs", "session", "unified")
-# The installed command, as workspace.project.INSTALLED_COMMAND names it (harness/ may not
-# import workspace/; tests/test_more_harnesses.py holds the two equal).
-INSTALLED_COMMAND = os.path.join(".termsprawl", "bin", "termsprawl-context")
 HOOKS_FILE = os.path.join(".vibe", "hooks.toml")
 MANAGED_MARKER = "# termsprawl-context: written by `termsprawl-context init --vibe-hook`; it replaces this file"
 # Vibe 3.0.3's hook table: `type` one of pre_tool, post_tool, post_agent; the command gets the
@@ -52,31 +50,6 @@ command = %s
 HOOK_OUTPUT, HOOK_CONTEXT = "hook_specific_output", "additional_context"
 
 
-def _vibe_home(environ) -> str:
-    env = os.environ if environ is None else environ
-    value = env.get(HOME_ENV) or ""
-    if value and os.path.isabs(value):
-        return value
-    home = env.get("HOME") or ""
-    return os.path.join(home, HOME_DIR_NAME) if os.path.isabs(home) else ""
-
-
-def _meta_files(root: str):
-    try:
-        names = sorted(os.listdir(root))
-    except (OSError, ValueError):
-        return
-    for name in names:
-        if not name.startswith("."):
-            path = os.path.join(root, name, META_FILE)
-            if os.path.isfile(path):
-                yield path
-
-
-def _str(value) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _meta(path: str) -> dict:
     value = read_json(path)
     return value if isinstance(value, dict) else {}
@@ -84,7 +57,7 @@ def _meta(path: str) -> dict:
 
 def _working_dir(meta: dict) -> str:
     env = meta.get("environment")
-    return _str(env.get("working_directory")) if isinstance(env, dict) else ""
+    return as_str(env.get("working_directory") if isinstance(env, dict) else None)
 
 
 class VibeHarness(Harness):
@@ -93,7 +66,6 @@ class VibeHarness(Harness):
     transcript_suffix = META_FILE
     instruction_file = "AGENTS.md"  # read only in a trusted folder (`vibe --trust`, or trusted once)
     command = "vibe"
-    cli_option = "vibe"
     init_options = ("vibe_hook", "agents_md")
     owned_option = "vibe_hook"
     init_option_help = (
@@ -113,29 +85,16 @@ class VibeHarness(Harness):
         "tool yet, or it was started before `init`: start %(start)s at the project root with `--trust`"
     )
 
-    def store_roots(self, environ=None):
-        home = _vibe_home(environ)
-        return [os.path.join(home, UNIFIED_SUBDIR)] if home else []
-
-    def config_dirs(self, environ=None):
-        home = _vibe_home(environ)
-        return [home] if home else []
-
-    def sessions(self, environ=None):
-        for root in self.store_roots(environ):
-            for path in _meta_files(root):
-                yield Session(self.name, self.session_id_of(path), path)
+    home_variables = ((HOME_ENV, ""),)
+    home_default = HOME_DIR_NAME
+    store_subdirs = (UNIFIED_SUBDIR,)
 
     def session_id_of(self, path):
-        if os.path.basename(path) != META_FILE:
-            return ""
-        return os.path.basename(os.path.dirname(path))
+        return os.path.basename(os.path.dirname(path)) if os.path.basename(path) == META_FILE else ""
 
-    def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions whose ``meta.json`` names a working directory in the project, newest
-        first (the node of a Vibe terminal, which no hook records)."""
-        paths = [p for root in self.store_roots(environ) for p in _meta_files(root)]
-        return self._sessions_in(project, paths, since, lambda p: _working_dir(_meta(p)))
+    def _head(self, path):
+        meta = _meta(path)
+        return as_str(meta.get("session_id")), _working_dir(meta)
 
     def sniff(self, first):
         env = first.get("environment")
@@ -164,26 +123,16 @@ class VibeHarness(Harness):
 
         open_regular(path).close()  # the contract: OSError when it is no regular file
         folder = os.path.dirname(path)
-        meta = _meta(path)
-        session, cwd = _str(meta.get("session_id")) or self.session_id_of(path), _working_dir(meta)
-        return _entries(folder, session, cwd)
+        session, cwd = self._head(path)
+        return _entries(folder, session or self.session_id_of(path), cwd)
 
     # Sub-agents (meta.json's child_sessions) were not exercised here: a named refusal.
     answers = (Q_ENTRIES, Q_IDENTITY)
 
-    def stable_id(self, path):
-        found = _str(_meta(path).get("session_id"))
-        return found if found and found == self.session_id_of(path) else None
-
     def subagent_parent(self, path):
-        meta = _meta(path)
         if self.stable_id(path) is None:
             return None
-        return (bool(meta.get("parent_session_id")), "")
-
-    def work_dirs(self, path):
-        cwd = _working_dir(_meta(path))
-        return [cwd] if cwd else None
+        return (bool(_meta(path).get("parent_session_id")), "")
 
 
 def _entries(folder: str, session: str, cwd: str):

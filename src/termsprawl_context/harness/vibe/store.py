@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import os
 
-from termsprawl_context.harness.linelog import new_entry
+from termsprawl_context.harness.blocks import as_str, iso_ms, new_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -147,15 +147,6 @@ def session_entries(folder: str) -> "Iterator[dict]":
             yield entry
 
 
-def _time(value: object) -> str:
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 1e14:
-        return ""
-    import datetime
-
-    moment = datetime.datetime.fromtimestamp(value / 1000.0, datetime.timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (moment.microsecond // 1000)
-
-
 def _texts(content: object) -> list:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
@@ -169,10 +160,8 @@ def _texts(content: object) -> list:
 def projection_entries(entry: dict, session: str, cwd: str, number: int) -> list:
     """The ``Entry`` values of one projection entry (``number`` its place, as ``line``)."""
     kind = entry.get("type")
-    fields = {"session_id": session, "cwd": cwd, "timestamp": _time(entry.get("createdAt"))}
-    found = entry.get("id")
-    uuid = found if isinstance(found, str) else ""
-    fields["uuid"] = uuid
+    uuid = as_str(entry.get("id"))
+    fields = {"uuid": uuid, "session_id": session, "cwd": cwd, "timestamp": iso_ms(entry.get("createdAt"))}
     if kind == "message":
         role = entry.get("role")
         blocks = _texts(entry.get("content"))
@@ -186,8 +175,7 @@ def projection_entries(entry: dict, session: str, cwd: str, number: int) -> list
         detail, state = entry.get("detail"), entry.get("state")
         if not isinstance(detail, dict) or detail.get("kind") != "tool":
             return [new_entry("system", [], entry, number, -1, **fields)]
-        name = detail.get("toolName") if isinstance(detail.get("toolName"), str) else ""
-        call = {"type": "tool_use", "id": uuid, "name": name, "input": detail.get("input")}
+        call = {"type": "tool_use", "id": uuid, "name": as_str(detail.get("toolName")), "input": detail.get("input")}
         output = state.get("outputText") if isinstance(state, dict) else None
         failed = isinstance(state, dict) and state.get("status") not in ("completed", None)
         result = {"type": "tool_result", "tool_use_id": uuid, "content": output or "", "is_error": failed}
