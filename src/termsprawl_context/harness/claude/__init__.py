@@ -149,6 +149,22 @@ class ClaudeCodeHarness(Harness):
                     if name.endswith(TRANSCRIPT_SUFFIX):
                         yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
 
+    def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
+        """From its head and tail, titled as the listing titles it: by a summary of its own
+        folder naming one of its messages when no custom or AI title names it (``folders``:
+        a dict that keeps each folder's files read once over several calls)."""
+        from termsprawl_context.harness.claude.listing import describe_alone
+
+        return describe_alone(path, mtime, size, session_id, folders=folders)
+
+    def describe_store(self, paths, store, render=None, summaries=True, map_items=None):
+        """The sessions at ``paths`` (files of ``store``) described as ``describe`` does,
+        oldest first, with ``render`` of each, every summary that any of them holds applied
+        at once (``listing.describe_store``)."""
+        from termsprawl_context.harness.claude.listing import describe_store
+
+        return describe_store(paths, store, render, summaries, map_items)
+
     def sniff(self, first):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
 

@@ -1,7 +1,7 @@
 """A session's facts from its head and tail windows, two ways that answer alike.
 
 The plain scanners (``PLAIN_SCANNER``) parse every whole line of each window by the
-rules of ``store/session_facts.py``. The fast ones (``FAST_SCANNER``) search the bytes
+rules of ``session_facts``. The fast ones (``FAST_SCANNER``) search the bytes
 for each fact's token, parse only the lines that may hold it, and stop once it is known:
 a line of one kind must hold the kind's token in its bytes, unless a JSON escape spells
 one of the token's ASCII characters (``bytescan``'s rule), and lines or windows holding
@@ -20,8 +20,8 @@ from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context import model as cc
-from termsprawl_context.store import summary_index
-from termsprawl_context.store.session_facts import (
+from termsprawl_context.harness.claude import summary_index
+from termsprawl_context.harness.claude.session_facts import (
     HeadFacts,
     SummaryLink,
     TailFacts,

@@ -195,7 +195,7 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
 def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
     """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
     in the bytes without splitting or parsing a line (the fast scanner's,
-    ``store.session_scan``). ``escaped``: whether the window holds an escape that spells
+    ``session_scan``). ``escaped``: whether the window holds an escape that spells
     an ASCII character, when the caller searched already."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:
