@@ -276,7 +276,7 @@ class CountingFile:
 
 def _candidate_paths(projects):
     skipped = []
-    return list(catalog.iter_candidate_paths(str(projects), skipped))
+    return [entry.path for entry in catalog.walk(str(projects), skipped)]
 
 
 def read_whole_at_once(path):

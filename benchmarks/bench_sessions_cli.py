@@ -486,7 +486,7 @@ class Bench(object):
         from termsprawl_context.store import catalog
         from termsprawl_context.store import sessions as S
 
-        paths = sorted(catalog.iter_candidate_paths(str(projects), []))[:400]
+        paths = sorted(entry.path for entry in catalog.walk(str(projects)))[:400]
         buffers = session_meta.read_buffers()
         start = time.process_time()
         for path in paths:

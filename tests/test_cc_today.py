@@ -313,11 +313,8 @@ def test_tail_summary_links_on_the_corpus(corpus):
 
             size = os.fstat(f.fileno()).st_size
             window = M.read_tail(f, size)
-        links = PLAIN.tail_links(window, None)
-        assert FAST.tail_links(window, None) == links, path.name
-        # the listing's own pass (the title search's) finds the same
-        for scanner in (FAST, PLAIN):
-            assert scanner.tail(window, "", window.first_whole_line()).summary_links == tuple(links), path.name
+        links = PLAIN.tail(window, "", window.first_whole_line()).summary_links
+        assert FAST.tail(window, "", window.first_whole_line()).summary_links == links, path.name
         seen += len(links)
     assert seen >= 5
 

@@ -462,7 +462,6 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
                         assert FAST.tail(tail, session_id, first, census) == plain_tail
                         assert FAST.tail_uuids(tail, census) == PLAIN.tail_uuids(tail)
                     assert FAST.tail(tail, session_id, None) == PLAIN.tail(tail, session_id, None)
-                    assert FAST.tail_links(tail, None) == PLAIN.tail_links(tail, None)
                     assert FAST.tail_uuids(tail) == PLAIN.tail_uuids(tail)
 
 

@@ -126,12 +126,6 @@ def walk(root: str, skipped: Optional[List[str]] = None, ordered: bool = True) -
         stack.extend(reversed(subdirs))
 
 
-def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
-    """The paths ``walk`` finds, in its order (the listing's walk)."""
-    for entry in walk(root, skipped):
-        yield entry.path
-
-
 def project_store_dir(projects_dir: str, work_dir: str) -> str:
     """The store folder holding the sessions run in ``work_dir``."""
     return SEED.project_folder(projects_dir, work_dir)

@@ -51,7 +51,7 @@ def scan_sessions(
     skipped: List[str] = []
     if not root or not os.path.isdir(root):
         return ScanResult([], skipped, [] if render is not None else None)
-    paths = list(catalog.iter_candidate_paths(root, skipped))
+    paths = [entry.path for entry in catalog.walk(root, skipped)]
     found, texts = catalog.SEED.describe_store(paths, projects_dir, render, summaries, _shared)
     return ScanResult(found, skipped, texts if render is not None else None)
 

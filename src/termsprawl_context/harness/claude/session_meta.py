@@ -69,12 +69,11 @@ def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
     return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
 
 
-def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
+def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
     """The summary links of the open transcript ``f``'s tail window, past its head's lines
-    (``window``: its head, when the caller read it already)."""
-    window = read_head(f, size) if window is None else window
+    (``window``)."""
     tail = read_tail_past(f, size, window)
-    return session_scan.scanner.tail_links(tail, past_head(window, tail, size))
+    return list(session_scan.scanner.tail(tail, "", past_head(window, tail, size), None).summary_links)
 
 
 def read_session_metadata(
