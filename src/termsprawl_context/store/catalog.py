@@ -1,6 +1,6 @@
-"""The session catalog: the one walk over a store, the one way to name a session, and the
-one title rule, for every command that names a session (``sessions``, ``find``, ``show``,
-``search``, ``locate``, ``assemble``).
+"""The session catalog: the one walk over a store and the one way to name a session, for
+every command that names a session (``sessions``, ``find``, ``show``, ``search``,
+``locate``, ``assemble``).
 
 A Claude Code session is a ``<36-character stem>.jsonl`` regular file anywhere under the
 projects directory (``agent-*`` files are sub-agents, not sessions). Another harness's

@@ -2,7 +2,8 @@
 sessions, its records (already the record model's shape, so ``entries`` is
 ``model.entry_of`` line by line), its hook answer and what ``init`` installs for it. Its
 facts (store layout, project files, the running session) are in ``facts.py``, its hook
-payload and output in ``hooks.py``, its permission rules in ``permissions.py``.
+payload and output in ``hooks.py``, its permission rules in ``permissions.py``, its
+sessions described (head and tail, titled by summaries) in ``listing.py``.
 """
 
 import os
@@ -158,9 +159,9 @@ class ClaudeCodeHarness(Harness):
         return describe_alone(path, mtime, size, session_id, folders=folders)
 
     def describe_store(self, paths, store, render=None, summaries=True, map_items=None):
-        """The sessions at ``paths`` (files of ``store``) described as ``describe`` does,
-        oldest first, with ``render`` of each, every summary that any of them holds applied
-        at once (``listing.describe_store``)."""
+        """``(sessions, rendered)``: the sessions at ``paths`` (files of ``store``) oldest
+        first, titled by every summary any of them holds, and ``render`` of each
+        (``listing.describe_store``; ``map_items``: how the files are shared out)."""
         from termsprawl_context.harness.claude.listing import describe_store
 
         return describe_store(paths, store, render, summaries, map_items)

@@ -42,7 +42,7 @@ class ExtractionResult(NamedTuple):
 
 class SessionMetadata(NamedTuple):
     """What a transcript's head and tail say about its session, after where its file
-    is (blank when described from its lines alone; ``sessions.SessionInfo`` fills them)."""
+    is (blank when described from its lines alone; ``model.SessionInfo`` fills them)."""
 
     session_id: str = ""
     transcript_path: str = ""

@@ -63,10 +63,10 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
     return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
 
 
-def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
+def read_tail_past(f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None) -> TailWindow:
     """The tail window of the open transcript ``f`` whose head is ``window`` (a slice of
     the head's own bytes when the head holds the whole file)."""
-    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size, buffer)
 
 
 def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
@@ -93,10 +93,7 @@ def read_session_metadata(
     ``tail_links_out``, when given, gets the summary links of the tail window's lines
     past the head: they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
-    if window.whole_file:
-        tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
-    else:
-        tail_window = read_tail(f, size, buffers.tail if buffers else None)
+    tail_window = read_tail_past(f, size, window, buffers.tail if buffers else None)
     begin = past_head(window, tail_window, size) if tail_links_out is not None else None
     scanner = session_scan.scanner  # the fast scanners, or the plain ones they must equal
     escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers
