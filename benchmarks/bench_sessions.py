@@ -46,7 +46,8 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from termsprawl_context.jsonl import open_regular  # noqa: E402
-from termsprawl_context.store import session_meta as M  # noqa: E402
+from termsprawl_context.harness.claude import listing as L  # noqa: E402
+from termsprawl_context.harness.claude import session_meta as M  # noqa: E402
 from termsprawl_context.store import catalog  # noqa: E402
 from termsprawl_context.store import sessions as S  # noqa: E402
 
@@ -275,7 +276,7 @@ class CountingFile:
 
 def _candidate_paths(projects):
     skipped = []
-    return list(catalog.iter_candidate_paths(str(projects), skipped))
+    return [entry.path for entry in catalog.walk(str(projects), skipped)]
 
 
 def read_whole_at_once(path):
@@ -379,7 +380,7 @@ def run(scratch, quick=False):
     buffers = M.read_buffers()  # what scan_sessions reuses across a scan
 
     def ours_one(path):
-        S.session_from_path(path, projects_dir, buffers)
+        L.session_from_path(path, projects_dir, buffers)
 
     def base_one(path):
         nonlocal base_bytes

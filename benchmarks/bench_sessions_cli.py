@@ -177,9 +177,9 @@ def previous_source(scratch, rev=PREVIOUS_REV):
 
 
 # The listing's fast path, switched off: our source copied into the scratch dir with its switch
-# (store/session_scan.py) on the plain scanners, never shipped. Beside ours it shows what the
+# (harness/claude/session_scan.py) on the plain scanners, never shipped. Beside ours it shows what the
 # fast scanners buy, on the peer rows' target above all (benchmarks/FAST_PATHS.md).
-PLAIN_SWITCH = ("store/session_scan.py", "scanner = FAST_SCANNER", "scanner = PLAIN_SCANNER")
+PLAIN_SWITCH = ("harness/claude/session_scan.py", "scanner = FAST_SCANNER", "scanner = PLAIN_SCANNER")
 
 
 def plain_source(scratch):
@@ -481,15 +481,16 @@ class Bench(object):
 
     def threshold_rows(self, projects):
         """One helper's cost against one session's, in this process (CPU of the parent)."""
+        from termsprawl_context.harness.claude import listing, session_meta
         from termsprawl_context.store import parallel
         from termsprawl_context.store import catalog
         from termsprawl_context.store import sessions as S
 
-        paths = sorted(catalog.iter_candidate_paths(str(projects), []))[:400]
-        buffers = S.read_buffers()
+        paths = sorted(entry.path for entry in catalog.walk(str(projects)))[:400]
+        buffers = session_meta.read_buffers()
         start = time.process_time()
         for path in paths:
-            S.session_from_path(path, str(projects), buffers, [])
+            listing.session_from_path(path, str(projects), buffers, [])
         per_session = (time.process_time() - start) / len(paths)
         start = time.perf_counter()
         for _ in range(20):

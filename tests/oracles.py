@@ -8,12 +8,12 @@ package's scanners search bytes first and parse only what may hold a fact.
 from termsprawl_context import handoff
 from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
 from termsprawl_context.harness.claude import continuation
-from termsprawl_context.store.session_titles import folder_files, head_summary_links
-from termsprawl_context.store.summary_index import SummaryIndex
+from termsprawl_context.harness.claude.listing import folder_files, head_summary_links
+from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context.transcript import entry as records
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
-from termsprawl_context.store.session_meta import (
+from termsprawl_context.harness.claude.session_meta import (
     TAIL_MAX_BYTES,
 )
 
@@ -131,7 +131,7 @@ def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handof
 
 def folder_index_oracle(folder):
     """The summary index of the heads and tails of every session file directly in
-    ``folder``: what ``session_titles.index_naming`` answers for the uuids it is given."""
+    ``folder``: what ``listing.index_naming`` answers for the uuids it is given."""
     index = SummaryIndex()
     for item in folder_files(folder):
         index.add_file(item.path, item.mtime, head_summary_links(item.path))

@@ -1,9 +1,9 @@
-"""The session listing's two scanners (store/session_scan.py): a fixture that runs a
+"""The session listing's two scanners (harness/claude/session_scan.py): a fixture that runs a
 test module under both, the fast one and the plain one it must equal."""
 
 import pytest
 
-from termsprawl_context.store import session_scan
+from termsprawl_context.harness.claude import session_scan
 
 
 @pytest.fixture(params=["fast", "plain"])

@@ -22,7 +22,8 @@ from termsprawl_context.bytescan import (
 )
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.harness.claude import continuation
-from termsprawl_context.store import search, session_scan, summary_index
+from termsprawl_context.harness.claude import session_scan, summary_index
+from termsprawl_context.store import search
 
 # Values a line may carry: the tokens callers seek, their near misses, odd characters.
 WORDS = [

@@ -1,5 +1,5 @@
 """Every command that names a session names and titles it alike (store/catalog.py's one
-resolve, store/session_titles.py's one title rule): ``show``, ``find``, ``locate`` and
+resolve, the providers' one title rule, Harness.describe): ``show``, ``find``, ``locate`` and
 ``assemble`` resolve the same names to the same session with the same refusals, and
 ``sessions``, ``find --json``, ``show`` and ``search`` give each session the same title,
 on one real store (Claude Code's and Codex CLI's) run through the built artifact."""

@@ -1,11 +1,11 @@
-"""The bounded search for a typed prompt past the head (store/head_prompt.py, its window
-reader in byte_windows.py)."""
+"""The bounded search for a typed prompt past the head (harness/claude/session_meta.py,
+its window reader in byte_windows.py)."""
 
 import io
 import json
 
 from termsprawl_context import byte_windows
-from termsprawl_context.store import head_prompt as H
+from termsprawl_context.harness.claude import session_meta as M
 
 
 def line(record):
@@ -37,7 +37,7 @@ def test_lines_cross_read_blocks(monkeypatch):
     assert lines_of(data, 0, len(data)) == [b"%d-line" % i for i in range(20)]
 
 
-def test_prompt_past_head():
+def test_prompt_past_head(monkeypatch):
     head = user("<command-name>/clear</command-name>") + user("ctx", isCompactSummary=True)
     rest = (
         line({"type": "assistant", "message": {"content": "ok"}})
@@ -45,10 +45,15 @@ def test_prompt_past_head():
         + user("the real ask")
     )
     data = head + rest
-    f = io.BytesIO(data)
-    assert H.prompt_past_head(f, b"", len(head), len(data)) == "the real ask"
-    assert H.prompt_past_head(f, b"", len(head), len(data) - 1) == ""  # beyond the bound
-    assert H.prompt_past_head(f, b"", len(data), len(data)) == ""
+    monkeypatch.setattr(M, "HEAD_MAX_LINES", 2)  # the head is its first two lines
+
+    def title(head_read, bound):
+        monkeypatch.setattr(M, "HEAD_BLOCK_BYTES", head_read)  # where the head's read stops
+        monkeypatch.setattr(M, "HEAD_MAX_BYTES", bound)
+        meta = M.read_session_metadata(io.BytesIO(data), len(data))
+        return meta.title if meta.title_source == "prompt" else ""
+
+    assert title(len(head), len(data)) == "the real ask"
+    assert title(len(head), len(data) - 1) == ""  # beyond the bound
     # the head's read stopped mid-line: its bytes are handed over
-    cut = len(head) + 10
-    assert H.prompt_past_head(f, data[len(head) : cut], cut, len(data)) == "the real ask"
+    assert title(len(head) + 10, len(data)) == "the real ask"

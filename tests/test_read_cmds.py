@@ -11,7 +11,7 @@ from termsprawl_context import handoff as h
 from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import catalog as resolve, chunks, search
-from termsprawl_context.store.session_titles import session_title
+from termsprawl_context.store.sessions import session_title
 from termsprawl_context.transcript import entry as records
 from conftest import NO_CORPUS, corpus_files
 from oracles import read_turns_forward_oracle
@@ -320,8 +320,6 @@ def test_show_artifact(run_pyz, store):
 def test_session_files_walk_matches_the_store_scan(tmp_path):
     """The fast walk lists what store.sessions' walk lists: nested folders, no FIFOs, no
     agent files, no directories through symlinks, newest first."""
-    store_sessions = resolve
-
     projects = tmp_path / "projects"
     (projects / "a" / "deep").mkdir(parents=True)
     (projects / "b").mkdir()
@@ -337,12 +335,10 @@ def test_session_files_walk_matches_the_store_scan(tmp_path):
     os.mkfifo(str(projects / "b" / (fake_id(77) + ".jsonl")))
     (projects / "a" / (fake_id(88) + ".jsonl")).mkdir()
     expected = []
-    for path in store_sessions.iter_candidate_paths(str(projects), []):
+    for path in [entry.path for entry in resolve.walk(str(projects))]:
         st = os.stat(path)
         if __import__("stat").S_ISREG(st.st_mode):
-            expected.append(
-                resolve.SessionFile(store_sessions.session_id_of(os.path.basename(path)), path, st.st_mtime)
-            )
+            expected.append(resolve.SessionFile(os.path.basename(path)[: -len(".jsonl")], path, st.st_mtime))
     expected.sort(key=lambda s: (-s.mtime, s.path))
     assert resolve.session_files(str(projects)) == expected and len(expected) == 5
     assert [s.session_id for s in resolve.session_files(str(projects), prefix=fake_id(2)[:9])] == [fake_id(2)]

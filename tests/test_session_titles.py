@@ -1,6 +1,7 @@
 """Session titles end to end: each title source in a listed store, the summary index
 across files (which summary wins, what it may name), the typed prompt past the head,
-the same title for one session (session_titles.session_title) and from the command
+the same title for one session (store.sessions.session_title, Claude Code's
+listing.describe_alone) and from the command
 line (``sessions --json``, ``find --json``, copies and candidates on stderr), and every
 corpus session: no title starts with harness text."""
 
@@ -13,10 +14,10 @@ import pytest
 
 from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.store import session_meta as M
-from termsprawl_context.store import session_titles as ST
+from termsprawl_context.harness.claude import session_meta as M
+from termsprawl_context.harness.claude import listing as L
 from termsprawl_context.store import sessions as S
-from termsprawl_context.store.summary_index import SummaryIndex
+from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context.transcript import titles as T
 from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts
 from termsprawl_context.transcript.text import sanitize_text
@@ -25,6 +26,12 @@ from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by nam
 
 # The listing runs under both scanners: the fast one and the plain one.
 pytestmark = pytest.mark.usefixtures("both_scanners")
+
+
+def alone(path, session_id="", index=None, folders=None):
+    """The title of the session at ``path`` described alone (Claude Code's rule)."""
+    info = L.describe_alone(path, session_id=session_id, index=index, folders=folders)
+    return T.Title(info.title, info.title_source)
 
 
 def sid(n):
@@ -208,7 +215,7 @@ def test_the_typed_prompt_past_the_head(tmp_path):
     info = listed(projects)[sid(1)]
     assert (info.title, info.title_source) == ("now fix the bug", "prompt")
     assert info.first_user_message == "The user opened the file a.py in the IDE."  # the seed's field, unchanged
-    assert ST.session_title(path) == T.Title("now fix the bug", "prompt")
+    assert S.session_title(path) == T.Title("now fix the bug", "prompt")
     # Beyond the head's byte bound, the prompt is not sought.
     big = [assistant("y" * 50_000, mid(300 + i), mid(299 + i)) for i in range(M.HEAD_MAX_BYTES // 50_000 + 2)]
     write(projects / "p" / (sid(2) + ".jsonl"), compaction + big + typed, 100)
@@ -220,14 +227,14 @@ def test_session_title_is_the_listings_title(store):
     projects, folder = store
     sessions = listed(projects)
     for session_id, info in sessions.items():
-        assert ST.session_title(info.transcript_path) == (info.title, info.title_source), session_id
+        assert S.session_title(info.transcript_path) == (info.title, info.title_source), session_id
     # an index given is used instead of the folder's
     path = sessions[sid(4)].transcript_path
     index = SummaryIndex()
     index.add_file("/elsewhere.jsonl", 1.0, [("Given", mid(42))])
-    assert ST.session_title(path, sid(4), index) == T.Title("Given", "summary")
-    assert ST.session_title(str(folder / "missing.jsonl")) == T.NO_TITLE
-    assert ST.with_session_title(S.session_from_path(path, str(projects))).title == "fourth typed"
+    assert alone(path, sid(4), index) == T.Title("Given", "summary")
+    assert S.session_title(str(folder / "missing.jsonl")) == T.NO_TITLE
+    assert S.with_session_title(L.session_from_path(path, str(projects))).title == "fourth typed"
 
 
 # --- the command line ----------------------------------------------------------------------
@@ -313,7 +320,7 @@ def test_no_corpus_title_starts_with_harness_text(corpus, tmp_path):
                 info.title_source,
                 info.title[:80],
             )
-        assert ST.session_title(info.transcript_path) == (info.title, info.title_source)
+        assert S.session_title(info.transcript_path) == (info.title, info.title_source)
     assert titled >= 25
 
 
@@ -349,9 +356,9 @@ def test_a_folders_leaves_title_a_session_as_its_whole_index_does(tmp_path):
             path.write_text("\n".join(lines) + "\n")
             os.utime(str(path), (1000 + rng.randint(0, 3),) * 2)
         whole = folder_index_oracle(str(folder))
-        titles = ST.Titles()
+        folders = {}
         for sid in ids:
             path = str(folder / (sid + ".jsonl"))
-            expected = ST.session_title(path, sid, whole)
-            assert ST.session_title(path, sid) == expected
-            assert titles.text(path, sid) == expected.text
+            expected = alone(path, sid, whole)
+            assert S.session_title(path, sid) == expected
+            assert alone(path, sid, folders=folders) == expected

@@ -10,25 +10,30 @@ import pytest
 
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.harness.claude.facts import encode_project_dir
-from termsprawl_context.store import session_meta as M
+from termsprawl_context.harness.claude import session_meta as M
 from termsprawl_context.store import catalog as C
-from termsprawl_context.store import session_scan
+from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.titles import is_harness_title
-from termsprawl_context.store.session_meta import (
+from termsprawl_context.harness.claude.session_facts import (
     FIRST_USER_MESSAGE_MAX_BYTES,
+    ExtractionResult,
+    SessionMetadata,
+    SummaryLink,
+    extract_metadata_from_lines,
+)
+from termsprawl_context.harness.claude.session_meta import (
     HEAD_MAX_BYTES,
     HEAD_MAX_LINES,
     MAX_BYTES_PER_SESSION,
     TAIL_MAX_BYTES,
-    ExtractionResult,
-    SummaryLink,
-    extract_metadata_from_lines,
     session_metadata,
 )
+from termsprawl_context.harness.claude import listing
+from termsprawl_context.harness.claude.listing import session_from_path
 from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
-from termsprawl_context.store.sessions import describe_resolved, scan_sessions, session_from_path
+from termsprawl_context.store.sessions import describe_resolved, scan_sessions
 from oracles import first_text, tail_lines_oracle
 from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
 
@@ -149,7 +154,7 @@ def test_first_user_message_truncated_to_4096_bytes(tmp_path):
 
 def test_missing_file_gives_empty_result(tmp_path):
     assert extract_session_metadata(str(tmp_path / "nope.jsonl")) == ExtractionResult()
-    assert session_metadata(str(tmp_path / "nope.jsonl")) == M.SessionMetadata()
+    assert session_metadata(str(tmp_path / "nope.jsonl")) == SessionMetadata()
 
 
 # --- the seed's TestExtractMetadataFromLines table -------------------------------------
@@ -457,7 +462,6 @@ def test_fast_scans_match_plain_on_shuffled_synthetic_lines():
                         assert FAST.tail(tail, session_id, first, census) == plain_tail
                         assert FAST.tail_uuids(tail, census) == PLAIN.tail_uuids(tail)
                     assert FAST.tail(tail, session_id, None) == PLAIN.tail(tail, session_id, None)
-                    assert FAST.tail_links(tail, None) == PLAIN.tail_links(tail, None)
                     assert FAST.tail_uuids(tail) == PLAIN.tail_uuids(tail)
 
 
@@ -624,7 +628,7 @@ def test_unreadable_regular_file_is_listed_without_metadata(tmp_path, monkeypatc
     def refuse(p):
         raise PermissionError(13, "Permission denied", p)
 
-    monkeypatch.setattr(S, "open_regular", refuse)
+    monkeypatch.setattr(listing, "open_regular", refuse)
     info = session_from_path(str(path), str(tmp_path))
     assert (info.session_id, info.first_user_message, info.size) == (ID1, "", path.stat().st_size)
 

@@ -1,4 +1,4 @@
-"""The summary index (store/summary_index.py): which summary is "written last", the
+"""The summary index (harness/claude/summary_index.py): which summary is "written last", the
 lookup by a session's own message uuids, and the fast window-uuid reader checked
 against the plain one (every line parsed), on made-up lines and on the real corpus."""
 
@@ -6,8 +6,8 @@ import json
 import random
 
 
-from termsprawl_context.store import summary_index as SI
-from termsprawl_context.store.summary_index import LinkedSummary, SummaryIndex, written_after
+from termsprawl_context.harness.claude import summary_index as SI
+from termsprawl_context.harness.claude.summary_index import LinkedSummary, SummaryIndex, written_after
 from termsprawl_context.transcript import titles as T
 
 U = ["%08x-0000-4000-8000-%012x" % (i, i) for i in range(10)]

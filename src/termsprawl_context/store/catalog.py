@@ -1,6 +1,6 @@
-"""The session catalog: the one walk over a store, the one way to name a session, and the
-one title rule, for every command that names a session (``sessions``, ``find``, ``show``,
-``search``, ``locate``, ``assemble``).
+"""The session catalog: the one walk over a store and the one way to name a session, for
+every command that names a session (``sessions``, ``find``, ``show``, ``search``,
+``locate``, ``assemble``).
 
 A Claude Code session is a ``<36-character stem>.jsonl`` regular file anywhere under the
 projects directory (``agent-*`` files are sub-agents, not sessions). Another harness's
@@ -26,8 +26,8 @@ from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
 
 LATEST = "latest"
 # The seed's store (``--projects-dir``, ``--project``): the default provider's, walked here.
-_SEED = _provider(DEFAULT_HARNESS)
-TRANSCRIPT_SUFFIX = _SEED.transcript_suffix
+SEED = _provider(DEFAULT_HARNESS)
+TRANSCRIPT_SUFFIX = SEED.transcript_suffix
 # A full session id (a UUID): a shorter name may be a prefix of one.
 UUID_LENGTH = 36
 # An ambiguity names at most this many ids: the refusal must stay one line.
@@ -72,12 +72,7 @@ class Resolved(NamedTuple):
 # --- names -------------------------------------------------------------------------------
 
 
-is_session_file_name = _SEED.is_session_file_name  # bound once: the walk asks it of every file
-
-
-def session_id_of(name: str) -> str:
-    """The session id a session file's name says: its stem."""
-    return name[: -len(TRANSCRIPT_SUFFIX)]
+is_session_file_name = SEED.is_session_file_name  # bound once: the walk asks it of every file
 
 
 def stem_of(path: str) -> str:
@@ -131,15 +126,9 @@ def walk(root: str, skipped: Optional[List[str]] = None, ordered: bool = True) -
         stack.extend(reversed(subdirs))
 
 
-def iter_candidate_paths(root: str, skipped: List[str]) -> Iterator[str]:
-    """The paths ``walk`` finds, in its order (the listing's walk)."""
-    for entry in walk(root, skipped):
-        yield entry.path
-
-
 def project_store_dir(projects_dir: str, work_dir: str) -> str:
     """The store folder holding the sessions run in ``work_dir``."""
-    return _SEED.project_folder(projects_dir, work_dir)
+    return SEED.project_folder(projects_dir, work_dir)
 
 
 def store_root(projects_dir: str, project: Optional[str] = None) -> str:

@@ -17,7 +17,7 @@ The store is only read, in chunks of whole lines (``store.chunks``); a line long
 
 import re
 from collections import namedtuple
-from typing import Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_positions: this module's API too)
     ESCAPES_ANY,
@@ -31,8 +31,7 @@ from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
-from termsprawl_context.store.catalog import session_files
-from termsprawl_context.store.session_titles import Titles
+from termsprawl_context.store.catalog import SEED, session_files
 from termsprawl_context.transcript import entry as records
 
 
@@ -364,7 +363,8 @@ def search_store(
     left = limit
     units = list(_units(session_files(projects_dir, project), subagents))
     weights = [file_weight(u.path) for u in units]
-    titles = Titles()  # as `find` and `show` title a session (its folder's summaries included)
+    folders: Dict[str, Any] = {}  # each folder's files read once to title its sessions
+    titles: Dict[str, str] = {}  # as `find` and `show` title a session (its folder's summaries included)
     for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
@@ -380,7 +380,10 @@ def search_store(
                 continue
             found = found[:left]
             session = unit.session
-            title = titles.text(session.path, session.session_id)
+            if session.path not in titles:
+                described = SEED.describe(session.path, session_id=session.session_id, folders=folders)
+                titles[session.path] = described.title
+            title = titles[session.path]
             for line, offset, kind, snip, timestamp, uuid in found:
                 yield Hit(
                     unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id
@@ -406,7 +409,7 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
     ``limit``; the texts searched are ``entry_texts``'s (the peer's own conversation)."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.catalog import other_sessions
-    from termsprawl_context.store.session_titles import session_title
+    from termsprawl_context.store.sessions import session_title
 
     left = limit
     for session in reversed(other_sessions(chosen, environ)):

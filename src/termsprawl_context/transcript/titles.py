@@ -2,8 +2,8 @@
 
 The order (best first): the latest ``custom-title`` (the person's /rename), the latest
 ``ai-title``, a ``summary`` whose ``leafUuid`` is one of the session's own messages
-(found anywhere in the store: ``store.summary_index``), a summary local to the file (no
-``leafUuid``), the first prompt the person typed, the first slash command the person
+(found anywhere in the store: ``harness/claude/summary_index.py``), a summary local to
+the file (no ``leafUuid``), the first prompt the person typed, the first slash command the person
 ran (a session of commands alone), then the seed's first user message.
 
 "The first prompt the person typed" is decided by the record model

@@ -10,7 +10,7 @@ from termsprawl_context.cli.command import (
 )
 from termsprawl_context.cli.store_options import native_store, resolve_session
 from termsprawl_context.errors import AmbiguousSession
-from termsprawl_context.store import catalog, session_titles
+from termsprawl_context.store import catalog
 from termsprawl_context.store import sessions as store_sessions
 
 
@@ -60,7 +60,7 @@ def run_find(args) -> int:
         warn(line)
     print_one(
         args.json,
-        lambda: session_titles.with_session_title(info).to_dict(),
+        lambda: store_sessions.with_session_title(info).to_dict(),
         _id_and_path(info.session_id, info.transcript_path),
     )
     return 0

@@ -57,6 +57,6 @@ def run_show(args) -> int:
 
 def _title(session_id: str, path: str, harness: str) -> str:
     """The session's title as ``sessions``, ``find --json`` and ``search`` name it."""
-    from termsprawl_context.store.session_titles import session_title
+    from termsprawl_context.store.sessions import session_title
 
     return session_title(path, session_id, harness=harness).text or session_id  # summaries of its folder included

@@ -2,7 +2,8 @@
 sessions, its records (already the record model's shape, so ``entries`` is
 ``model.entry_of`` line by line), its hook answer and what ``init`` installs for it. Its
 facts (store layout, project files, the running session) are in ``facts.py``, its hook
-payload and output in ``hooks.py``, its permission rules in ``permissions.py``.
+payload and output in ``hooks.py``, its permission rules in ``permissions.py``, its
+sessions described (head and tail, titled by summaries) in ``listing.py``.
 """
 
 import os
@@ -148,6 +149,22 @@ class ClaudeCodeHarness(Harness):
                 for name in names:
                     if name.endswith(TRANSCRIPT_SUFFIX):
                         yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
+
+    def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
+        """From its head and tail, titled as the listing titles it: by a summary of its own
+        folder naming one of its messages when no custom or AI title names it (``folders``:
+        a dict that keeps each folder's files read once over several calls)."""
+        from termsprawl_context.harness.claude.listing import describe_alone
+
+        return describe_alone(path, mtime, size, session_id, folders=folders)
+
+    def describe_store(self, paths, store, render=None, summaries=True, map_items=None):
+        """``(sessions, rendered)``: the sessions at ``paths`` (files of ``store``) oldest
+        first, titled by every summary any of them holds, and ``render`` of each
+        (``listing.describe_store``; ``map_items``: how the files are shared out)."""
+        from termsprawl_context.harness.claude.listing import describe_store
+
+        return describe_store(paths, store, render, summaries, map_items)
 
     def sniff(self, first):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)

@@ -1,7 +1,7 @@
 """A session's facts from its head and tail windows, two ways that answer alike.
 
 The plain scanners (``PLAIN_SCANNER``) parse every whole line of each window by the
-rules of ``store/session_facts.py``. The fast ones (``FAST_SCANNER``) search the bytes
+rules of ``session_facts``. The fast ones (``FAST_SCANNER``) search the bytes
 for each fact's token, parse only the lines that may hold it, and stop once it is known:
 a line of one kind must hold the kind's token in its bytes, unless a JSON escape spells
 one of the token's ASCII characters (``bytescan``'s rule), and lines or windows holding
@@ -20,8 +20,8 @@ from termsprawl_context.byte_windows import HeadWindow, TailWindow
 from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context import model as cc
-from termsprawl_context.store import summary_index
-from termsprawl_context.store.session_facts import (
+from termsprawl_context.harness.claude import summary_index
+from termsprawl_context.harness.claude.session_facts import (
     HeadFacts,
     SummaryLink,
     TailFacts,
@@ -44,7 +44,6 @@ class Scanner(NamedTuple):
     # (None: not searched). The fast ones search once, then each takes the answer.
     census: Callable[[TailWindow], Optional[bool]]
     tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], TailFacts]  # (..., summaries_from, census)
-    tail_links: Callable[[TailWindow, Optional[int]], List[SummaryLink]]  # (window, begin)
     tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
 
 
@@ -96,20 +95,14 @@ def _plain_tail(
     return facts._replace(summary_links=tuple(_plain_tail_links(window, summaries_from)))
 
 
-def _from_line(window: TailWindow, begin: Optional[int]) -> TailWindow:
-    """The window without its lines before ``begin`` (a line's start in its data)."""
-    first, end = window.first_whole_line(), window.stop()
-    if begin is not None and begin > first:
-        return window._replace(start=min(begin, end), cut=False)
-    return window
-
-
-def _plain_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
-    """The summary links in the tail window's whole lines (from ``begin`` on), in file
-    order: Claude Code 2.0.x appends a summary of the conversation so far to the
-    session's own file, often past its first 50 lines (the head, where the seed looks),
-    naming the record just before it."""
-    return tail_summary_links_plain(_from_line(window, begin).lines_last_first())
+def _plain_tail_links(window: TailWindow, begin: int) -> List[SummaryLink]:
+    """The summary links in the tail window's whole lines from ``begin`` (a line's start
+    in its data) on, in file order: Claude Code 2.0.x appends a summary of the
+    conversation so far to the session's own file, often past its first 50 lines (the
+    head, where the seed looks), naming the record just before it."""
+    if begin > window.first_whole_line():
+        window = window._replace(start=min(begin, window.stop()), cut=False)
+    return tail_summary_links_plain(window.lines_last_first())
 
 
 def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
@@ -120,7 +113,7 @@ def _whole_lines(window: TailWindow) -> List[bytes]:
     return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
 
 
-PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_links, _plain_tail_uuids)
+PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_uuids)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
@@ -263,7 +256,7 @@ def _fast_tail(
     walked). A window with an ASCII-spelling escape (never written by the harness) is
     walked line by line with the plain algorithm instead. With ``summaries_from`` (a
     line's start in ``window.data``), the same search's summary lines from there on give
-    ``summary_links`` (``tail_summary_links``, at no second pass over the bytes)."""
+    ``summary_links`` at no second pass over the bytes."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
     if _has_ascii_escape(data, first, end) if escaped is None else escaped:
         return _plain_tail(window, session_id, summaries_from)
@@ -309,51 +302,14 @@ def _fast_tail(
     return TailFacts(custom, ai, last_ts, tuple(links))
 
 
-# A summary line in the tail: its "type" key naming the kind (the head's search, one kind).
-_SUMMARY_KIND_RE = _kind_re((cc.TITLE_SUMMARY,))
-
-
 _TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
-
-
-def _fast_tail_links(window: TailWindow, begin: Optional[int] = None) -> List[SummaryLink]:
-    """The summary links in the tail window's whole lines, in file order: Claude Code
-    2.0.x appends a summary of the conversation so far to the session's own file,
-    often past its first 50 lines (the head, where the seed looks), naming the record
-    just before it. ``begin`` (a line's start in ``window.data``) leaves out the lines
-    before it: those the head holds, whose links the head gives. Only lines whose bytes
-    name the kind are parsed; a window with an ASCII-spelling escape is parsed line by
-    line instead."""
-    data, first, end = window.data, window.first_whole_line(), window.stop()
-    if begin is not None and begin > first:
-        window, first = window._replace(start=min(begin, end), cut=False), min(begin, end)
-    if _has_ascii_escape(data, first, end):
-        return _plain_tail_links(window, begin)
-    links: List[SummaryLink] = []
-    # Most tails hold no summary: one plain search of the kind's quoted name decides that
-    # (a match of the regex holds it), and the regex starts on the line of its first one.
-    gate = data.find(_TOKEN_SUMMARY_KIND, first, end)
-    if gate < 0:
-        return links
-    pos = data.rfind(b"\n", first, gate) + 1 or first
-    while True:
-        m = _SUMMARY_KIND_RE.search(data, pos, end)
-        if m is None:
-            return links
-        start, entry = _line_entry(data, m.start(), first, end)
-        if entry is not None and entry.type == cc.TITLE_SUMMARY:
-            take_summary(entry, "", links)
-        newline = data.find(b"\n", m.start(), end)
-        if newline < 0:
-            return links
-        pos = newline + 1
 
 
 def _fast_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
     return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
 
 
-FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _fast_tail_links, _fast_tail_uuids)
+FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _fast_tail_uuids)
 
 # The switch: the listing reads every session through this one.
 scanner = FAST_SCANNER

@@ -1,7 +1,7 @@
 """What one transcript line says about its session, and the plain rules over such lines:
 the first user message and first prompt, summaries and their links, titles naming this
 session, the head's and tail's facts combined into a session's metadata (titled by
-``transcript.titles``). The fast scanners (``store/session_scan.py``) must return
+``transcript.titles``). The fast scanners (``session_scan``) must return
 exactly what these rules return over every line.
 """
 
@@ -42,7 +42,7 @@ class ExtractionResult(NamedTuple):
 
 class SessionMetadata(NamedTuple):
     """What a transcript's head and tail say about its session, after where its file
-    is (blank when described from its lines alone; ``sessions.SessionInfo`` fills them)."""
+    is (blank when described from its lines alone; ``model.SessionInfo`` fills them)."""
 
     session_id: str = ""
     transcript_path: str = ""
@@ -201,7 +201,7 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
     """One session's metadata from its head and tail facts, titled by
-    ``transcript.titles.choose_title`` without the store's summary index (``scan_sessions``
+    ``transcript.titles.choose_title`` without the store's summary index (``listing.describe_store``
     applies it): a custom title (tail, then head), an AI title (tail, then head), the
     local summary, the first prompt a person typed, the first slash command, the first
     user message."""

@@ -1,7 +1,7 @@
 """What a session's transcript says about it (first user message, first prompt, summary,
 titles, working directory, branch, first and last timestamps), read from a bounded head
-and tail: the windows read here, the plain rules in ``store/session_facts.py``, the
-scanners that apply them to the windows in ``store/session_scan.py`` (fast and plain,
+and tail: the windows read here, the plain rules in ``session_facts``, the
+scanners that apply them to the windows in ``session_scan`` (fast and plain,
 behind one switch).
 
 Describing a session never parses the whole transcript: its head (at most
@@ -15,39 +15,11 @@ import os
 from typing import BinaryIO, List, Optional
 
 from termsprawl_context import byte_windows as windows
-from termsprawl_context.byte_windows import HeadWindow, TailWindow  # noqa: F401 (re-exported)
-from termsprawl_context.jsonl import open_regular
-from termsprawl_context.store import head_prompt
-
-# The plain rules and the window scanners live beside this module (one job each); their
-# names import from here as before.
-from termsprawl_context.store.session_facts import (  # noqa: F401
-    FIRST_USER_MESSAGE_MAX_BYTES,
-    MAX_METADATA_FIELD_SIZE,
-    ExtractionResult,
-    HeadFacts,
-    SessionMetadata,
-    SummaryLink,
-    TailFacts,
-    take_summary,
-    title_of,
-    UserFacts,
-    combine,
-    entry_of_line,
-    extract_metadata_from_lines,
-    scan_tail,
-    tail_summary_links_plain,
-)
-from termsprawl_context.store import session_scan
-from termsprawl_context.transcript.titles import (  # noqa: F401 (the title_source values, re-exported)
-    TITLE_AI,
-    TITLE_COMMAND,
-    TITLE_CUSTOM,
-    TITLE_FIRST_MESSAGE,
-    TITLE_MAX_BYTES,
-    TITLE_PROMPT,
-    TITLE_SUMMARY,
-)
+from termsprawl_context.byte_windows import HeadWindow, TailWindow, iter_lines_within
+from termsprawl_context.harness.claude import session_scan
+from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink, combine, entry_of_line
+from termsprawl_context.jsonl import open_regular, parse_object
+from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, first_typed_prompt
 
 
 # The seed reads at most this many lines for summary and first user message: both are
@@ -91,18 +63,17 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
     return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
 
 
-def read_tail_past(f: BinaryIO, size: int, window: HeadWindow) -> TailWindow:
+def read_tail_past(f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None) -> TailWindow:
     """The tail window of the open transcript ``f`` whose head is ``window`` (a slice of
     the head's own bytes when the head holds the whole file)."""
-    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size)
+    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size, buffer)
 
 
-def tail_links_past_head(f: BinaryIO, size: int, window: Optional[HeadWindow] = None) -> List[SummaryLink]:
+def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
     """The summary links of the open transcript ``f``'s tail window, past its head's lines
-    (``window``: its head, when the caller read it already)."""
-    window = read_head(f, size) if window is None else window
+    (``window``)."""
     tail = read_tail_past(f, size, window)
-    return session_scan.scanner.tail_links(tail, past_head(window, tail, size))
+    return list(session_scan.scanner.tail(tail, "", past_head(window, tail, size), None).summary_links)
 
 
 def read_session_metadata(
@@ -122,23 +93,14 @@ def read_session_metadata(
     ``tail_links_out``, when given, gets the summary links of the tail window's lines
     past the head: they may name this session or another."""
     window = read_head(f, size, buffers.head if buffers else None)
-    if window.whole_file:
-        tail_window = windows.tail_of_head(window, TAIL_MAX_BYTES)  # already in memory
-    else:
-        tail_window = read_tail(f, size, buffers.tail if buffers else None)
+    tail_window = read_tail_past(f, size, window, buffers.tail if buffers else None)
     begin = past_head(window, tail_window, size) if tail_links_out is not None else None
     scanner = session_scan.scanner  # the fast scanners, or the plain ones they must equal
     escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers
     tail = scanner.tail(tail_window, session_id, begin, escaped)
     head = scanner.head(window, session_id)
     if not head.prompt:
-        last_end = window.ends[-1] + 1 if window.ends else 0
-        leftover = window.data[last_end : window.length]
-        if window.whole_file:  # the rest of the file is in memory already
-            prompt = head_prompt.first_prompt_in(iter(bytes(leftover).split(b"\n")))
-        else:
-            prompt = head_prompt.prompt_past_head(f, leftover, window.length, HEAD_MAX_BYTES)
-        head = head._replace(prompt=prompt)
+        head = head._replace(prompt=_prompt_past_head(f, window))
     if not window.whole_file and not tail.last_timestamp:
         # The tail window held no whole dated line (one giant last line): the head's
         # last dated line is the latest we know of.
@@ -150,6 +112,22 @@ def read_session_metadata(
     if tail_links_out is not None:
         tail_links_out.extend(tail.summary_links)
     return meta
+
+
+def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
+    """The first prompt the person typed past a head that holds none (a compaction
+    summary opens it, or a run of slash commands and their output), sought on from where
+    the head's read stopped, within ``HEAD_MAX_BYTES`` of the file's start: describing
+    a session still reads no more than the head bound plus the tail window."""
+    last_end = window.ends[-1] + 1 if window.ends else 0
+    leftover = window.data[last_end : window.length]
+    if window.whole_file:  # the rest of the file is in memory already
+        lines = iter(bytes(leftover).split(b"\n"))
+    elif window.length >= HEAD_MAX_BYTES:
+        return ""
+    else:
+        lines = iter_lines_within(f, leftover, window.length, HEAD_MAX_BYTES)
+    return first_typed_prompt(parse_object(raw) for raw in lines)
 
 
 def _last_timestamp(window: HeadWindow) -> str:

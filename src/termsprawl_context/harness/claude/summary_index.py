@@ -94,20 +94,15 @@ class SummaryIndex:
             return []
         return [known[raw] for raw in uuids if raw in known]
 
-    def latest_for(self, uuids: Iterable[str]) -> Optional[LinkedSummary]:
-        """The summary written last among those naming any of ``uuids``."""
+    def title_for(self, uuids: Iterable[str]) -> str:
+        """The summary written last among those naming any of ``uuids``; "" when none does."""
         best = None
         lookup = self._by_leaf.get
         for uuid in uuids:
             hit = lookup(uuid)
             if hit is not None and (best is None or written_after(hit, best)):
                 best = hit
-        return best
-
-    def title_for(self, uuids: Iterable[str]) -> str:
-        """The text of ``latest_for(uuids)``; "" when no summary names them."""
-        hit = self.latest_for(uuids) if self._by_leaf else None
-        return hit.summary if hit is not None else ""
+        return best.summary if best is not None else ""
 
 
 def index_sessions(
@@ -195,7 +190,7 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
 def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
     """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
     in the bytes without splitting or parsing a line (the fast scanner's,
-    ``store.session_scan``). ``escaped``: whether the window holds an escape that spells
+    ``session_scan``). ``escaped``: whether the window holds an escape that spells
     an ASCII character, when the caller searched already."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:

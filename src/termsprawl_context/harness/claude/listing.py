@@ -1,0 +1,302 @@
+"""Claude Code's sessions described: the whole store at once (``sessions``), and one
+session alone (``find --json``, ``show``, ``search``'s hits, the hand-off's headers),
+titled by one rule.
+
+Each session is described from its head and tail (``session_meta``: never the whole
+file). A session no custom or AI title names is titled by a summary that names one of
+its own messages (``summary_index``). The listing indexes the summaries of every head
+and tail it reads; one session alone is titled by those of its own project folder
+(where the harness writes them), whose files are parsed only when their bytes may name
+one of its messages, so titling one session reads that folder's heads and tails, never
+the whole store and never any file whole.
+"""
+
+import os
+import re
+import stat
+from typing import Any, Callable, FrozenSet, List, NamedTuple, Optional, Tuple
+
+from termsprawl_context import model
+from termsprawl_context.byte_windows import ReadBuffers
+from termsprawl_context.bytescan import has_ascii_escape
+from termsprawl_context.errors import NotARegularFile
+from termsprawl_context.harness.claude import HARNESS
+from termsprawl_context.harness.claude import session_meta
+from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
+from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink, extract_metadata_from_lines
+from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
+from termsprawl_context.jsonl import open_regular
+from termsprawl_context.model import SessionInfo
+from termsprawl_context.transcript.titles import Title
+
+
+# --- one session described ---------------------------------------------------------------
+
+
+def session_from_path(
+    path: str,
+    projects_dir: str,
+    buffers: Optional[ReadBuffers] = None,
+    uuids_out: Optional[List[bytes]] = None,
+    tail_links_out: Optional[List[SummaryLink]] = None,
+) -> Optional[SessionInfo]:
+    """The seed's parseSessionFromPath: the session at ``path``, or None when the name
+    is not a session's or the path is not a regular file (a directory, a FIFO). A regular file that cannot be read is
+    listed with no metadata, as the seed lists it. ``uuids_out``, ``tail_links_out``: as
+    ``read_session_metadata`` fills them (nothing when unread)."""
+    name = os.path.basename(path)
+    if not HARNESS.is_session_file_name(name):
+        return None
+    session_id = name[: -len(TRANSCRIPT_SUFFIX)]
+    meta = SessionMetadata()
+    try:
+        f = open_regular(path)
+    except NotARegularFile:
+        return None
+    except OSError:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None  # gone since it was listed
+        if not stat.S_ISREG(st.st_mode):
+            return None
+    else:
+        with f:
+            st = os.fstat(f.fileno())
+            try:
+                meta = session_meta.read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
+            except OSError:
+                pass  # an I/O error mid-read: the session is there, its metadata is not
+    where = meta._replace(
+        session_id=session_id,
+        transcript_path=path,
+        project_path=project_path_of(path, projects_dir),
+        mtime=st.st_mtime,
+        size=st.st_size,
+    )
+    return SessionInfo(*where, harness=HARNESS.name)
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else name
+
+
+def project_path_of(path: str, projects_dir: str) -> str:
+    """The folder of ``path`` relative to ``projects_dir`` ("." for the dir itself)."""
+    folder = os.path.dirname(path)
+    if not projects_dir:
+        return ""
+    if folder == projects_dir:
+        return "."
+    if folder.startswith(projects_dir + os.sep):
+        return folder[len(projects_dir) + 1 :]  # the walk's own paths: no syscalls needed
+    return os.path.relpath(folder, projects_dir)
+
+
+def describe_alone(
+    path: str,
+    mtime: float = 0.0,
+    size: int = 0,
+    session_id: str = "",
+    index: Optional[SummaryIndex] = None,
+    folders=None,
+) -> SessionInfo:
+    """The session at ``path`` described and titled by the rule the listing titles it
+    with (no title when the file cannot be read): summaries from ``index``, else from the
+    file's own folder; ``folders`` (a dict the caller keeps) holds each folder's files,
+    read once for sessions titled one after another."""
+    session_id = session_id or _stem(path)
+    uuids_out: List[bytes] = []
+    try:
+        with open_regular(path) as f:
+            meta = session_meta.read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
+    except OSError:
+        meta = SessionMetadata()
+    packed = uuids_out[0] if uuids_out else b""
+    if packed:  # else a custom or AI title, or a tail naming no message
+        if index is None:
+            folder = os.path.dirname(path)
+            files = folders.get(folder) if folders is not None else None
+            if files is None:
+                files = folder_files(folder)
+                if folders is not None:
+                    folders[folder] = files
+            index = index_naming(files, packed)
+        title = apply_to_title(Title(meta.title, meta.title_source), packed, index)
+        meta = meta._replace(title=title.text, title_source=title.source)
+    where = meta._replace(session_id=session_id, transcript_path=path, mtime=mtime, size=size)
+    return SessionInfo(*where, harness=HARNESS.name)
+
+
+# --- one folder's summaries --------------------------------------------------------------
+
+# A summary's link as the harness writes it: the key, then its string value's bytes up to
+# the next quote (a value holding an escape shows a backslash there).
+_LEAF_KEY = b'"' + model.FIELD_LEAF_UUID.encode("ascii") + b'"'
+_LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
+
+
+def head_summary_links(path: str) -> List[SummaryLink]:
+    """The seed's summary links in the head of the file at ``path``, then those of its
+    tail window (as the listing indexes them; [] when it cannot be read as a regular
+    file)."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            window = session_meta.read_head(f, size)
+            lines = [window.line(i) for i in range(len(window.ends))]
+            links = list(extract_metadata_from_lines(lines).summary_links)
+            return links + session_meta.tail_links_past_head(f, size, window)
+    except OSError:
+        return []
+
+
+class FileLeaves(NamedTuple):
+    """One session file of a folder, and the ``leafUuid`` values its head and tail
+    windows' bytes show (None: an escape hides what they say, so it is parsed)."""
+
+    path: str
+    mtime: float
+    leaves: Optional[FrozenSet[bytes]]
+
+
+def file_leaves(path: str, mtime: float) -> FileLeaves:
+    """The ``leafUuid`` values in the bytes of the windows ``head_summary_links`` parses
+    (a superset of the links it finds: a key or value spelled with an escape makes it
+    None), found without splitting or parsing a line."""
+    try:
+        with open_regular(path) as f:
+            size = os.fstat(f.fileno()).st_size
+            head = session_meta.read_head(f, size)
+            tail = session_meta.read_tail_past(f, size, head)
+    except OSError:
+        return FileLeaves(path, mtime, frozenset())
+    found: List[bytes] = []
+    for data, start, end in ((head.data, 0, head.ends[-1] if head.ends else 0), (tail.data, tail.start, tail.stop())):
+        if has_ascii_escape(data, start, end):
+            return FileLeaves(path, mtime, None)
+        at = data.find(_LEAF_KEY, start, end)  # a literal find runs at memory speed; the regex only where it is
+        while at >= 0:
+            value = _LEAF_VALUE.match(data, at, end)
+            if value is not None:
+                found.append(value.group(1))
+            at = data.find(_LEAF_KEY, at + 1, end)
+    if any(b"\\" in leaf for leaf in found):
+        return FileLeaves(path, mtime, None)
+    return FileLeaves(path, mtime, frozenset(found))
+
+
+def folder_files(folder: str) -> List[FileLeaves]:
+    """``file_leaves`` of each session file directly in ``folder``, in name order."""
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda entry: entry.name)
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if HARNESS.is_session_file_name(entry.name):
+            try:
+                mtime = entry.stat().st_mtime
+            except OSError:
+                continue
+            found.append(file_leaves(entry.path, mtime))
+    return found
+
+
+def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
+    """The summary index of those of ``files`` that may name one of the packed uuids
+    (``summary_index.pack``): for those uuids it answers as the whole folder's index
+    does, since a link in another file names none of them."""
+    own = frozenset(packed.split(b"\n"))
+    index = SummaryIndex()
+    for item in files:
+        if item.leaves is None or not own.isdisjoint(item.leaves):
+            index.add_file(item.path, item.mtime, head_summary_links(item.path))
+    return index
+
+
+# --- the whole store ---------------------------------------------------------------------
+
+_Row = Tuple[Any, ...]  # one session as plain data, what a helper process can send back
+
+
+def describe_store(
+    paths: List[str],
+    projects_dir: str,
+    render: Optional[Callable[[SessionInfo], Any]] = None,
+    summaries: bool = True,
+    map_items: Optional[Callable[[Callable[[str], Optional[_Row]], List[str]], List[Optional[_Row]]]] = None,
+) -> Tuple[List[SessionInfo], List[Any]]:
+    """The sessions at ``paths`` described, oldest first by mtime, and ``render(session)``
+    of each (a plain function whose results ``marshal`` can carry, such as a line of text;
+    [] without one), made where the session was described, so a listing shared between
+    processes (``map_items``, else one) shares its rendering too. With ``summaries``, a session no
+    custom or AI title names is titled by a summary in any listed head or tail that names
+    one of its messages, and rendered again; without, as each file alone says."""
+    buffers = session_meta.read_buffers()
+
+    def row(path: str) -> Optional[_Row]:
+        found: Optional[List[bytes]] = [] if summaries else None
+        links: Optional[List[SummaryLink]] = [] if summaries else None
+        info = session_from_path(path, projects_dir, buffers, found, links)
+        if info is None:
+            return None
+        plain = _plain_session(info, found[0] if found else b"")
+        tail = tuple((link.summary, link.leaf_uuid) for link in links) if links else ()
+        return (plain, None if render is None else render(info), tail)
+
+    sessions = []
+    packed: List[bytes] = []  # per listed session: its tail window's uuids
+    texts: List[Any] = []  # per listed session: what render made of it
+    tail_links: List[Tuple[Tuple[str, str], ...]] = []  # per listed session: its tail's summary links
+    for item in map_items(row, paths) if map_items is not None else map(row, paths):
+        if item is not None:
+            info, uuids = _session_of_plain(item[0])
+            sessions.append(info)
+            packed.append(uuids)
+            texts.append(item[1])
+            tail_links.append(item[2])
+    if summaries:
+        titled = apply_summary_index(sessions, packed, tail_links)
+        if render is not None:
+            texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
+        sessions = titled
+    order = sorted(range(len(sessions)), key=lambda number: sessions[number].mtime)
+    return [sessions[number] for number in order], [texts[number] for number in order] if render is not None else []
+
+
+def _plain_session(info: SessionInfo, uuids: bytes) -> _Row:
+    links = tuple((link.summary, link.leaf_uuid) for link in info.summary_links)
+    return tuple(info._replace(summary_links=links)) + (uuids,)  # type: ignore[arg-type]
+
+
+def _session_of_plain(plain: _Row) -> Tuple[SessionInfo, bytes]:
+    """``_plain_session`` undone: (the session, its tail window's packed uuids)."""
+    info = SessionInfo(*plain[:-1])
+    if not info.summary_links:  # most heads hold none: no second tuple to build
+        return info, plain[-1]
+    links = tuple(SummaryLink(text, leaf) for text, leaf in info.summary_links)
+    return info._replace(summary_links=links), plain[-1]
+
+
+def apply_summary_index(
+    sessions: List[SessionInfo], packed: List[bytes], tail_links: Optional[List[Tuple[Tuple[str, str], ...]]] = None
+) -> List[SessionInfo]:
+    """``sessions`` retitled by the summary index of their heads and tails: a session
+    one of whose tail window's uuids (``packed``, one entry each) a summary names takes
+    that summary as its title. ``tail_links``: each session's tail window's summary
+    links ((summary, leaf) pairs in file order), written after its head's."""
+    index = index_sessions(sessions, tail_links)
+    if not len(index):
+        return sessions
+    titled = list(sessions)
+    for number, uuids in enumerate(packed):
+        if not uuids:
+            continue  # titled by a custom or AI title, or a tail naming no message
+        info = titled[number]
+        title = apply_to_title(Title(info.title, info.title_source), uuids, index)
+        if title.source != info.title_source:
+            titled[number] = info._replace(title=title.text, title_source=title.source)
+    return titled
