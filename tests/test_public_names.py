@@ -33,6 +33,7 @@ API = {
     ("harness.vibe", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("store.session_meta", "MAX_BYTES_PER_SESSION"): "the bound on one session's reads the sessions tests check",
     ("store.session_scan", "PLAIN_SCANNER"): "the plain scanners the switch may select; the session tests run both",
+    ("transcript.turns", "every_line"): "the plain line filter the switch may select; test_turns runs both",
     ("store.session_meta", "session_metadata"): "one transcript's metadata by its path, the seed's per-file reading",
     # The console script's entry point (pyproject.toml: termsprawl_context.cli:main) and its registry.
     (

@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.workspace.links import LinkFile
 
 
-PEER_SEPARATOR = "\n---\n"
-
 # The walk's records are plain tuple classes, not namedtuples: building a namedtuple
 # class costs the dump's start (a quarter of a millisecond each) even when nothing is linked.
 
@@ -149,7 +147,7 @@ def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
 def render(found: "List[PeerContext]") -> str:
     """The dump's text for the collected peers, without the final newline."""
     # Imported only now: a run with nothing to print never loads the transcript reader.
-    from termsprawl_context.transcript.turns import format_linked_context
+    from termsprawl_context.transcript.turns import PEER_SEPARATOR, format_linked_context
 
     return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
 

@@ -9,6 +9,7 @@ so no content can close it), and JSON. Pure functions over ``handoff``'s plain t
 
 from __future__ import annotations
 
+from termsprawl_context.transcript.turns import PEER_HEADING, PEER_SEPARATOR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -20,9 +21,7 @@ FORMAT_MARKDOWN = "markdown"
 FORMAT_JSON = "json"
 FORMATS = (FORMAT_MARKDOWN, FORMAT_JSON)
 
-PEER_HEADING = "# linked context from "  # the dump's own heading, kept for readers that know it
 SESSION_HEADING = "# session "
-PEER_SEPARATOR = "\n---\n"
 PEER_FENCE_INFO = "peer"
 TURN_FENCE_INFO = "text"
 MIN_FENCE = 3

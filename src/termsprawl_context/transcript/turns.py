@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
+PEER_HEADING = "# linked context from "  # the hand-off's Markdown opens each peer with it too
+PEER_SEPARATOR = "\n---\n"
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -174,7 +176,7 @@ def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = F
 
 def format_linked_context(peer_id: str, peer_title: str, turns: List[Turn]) -> str:
     """One peer's block of the dump, without a trailing newline."""
-    lines = ["# linked context from %s (%s)" % (peer_title, peer_id)]
+    lines = ["%s%s (%s)" % (PEER_HEADING, peer_title, peer_id)]
     for turn in turns:
         lines.append("## " + turn.role)
         lines.append(turn.text)
