@@ -110,16 +110,12 @@ class ContextIO(object):
 
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
-    harness = io.harness_of(peer)
-    if harness is None or harness == _default_provider():
-        return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
-    return io.harness_turns(path, limit, harness)
-
-
-def _default_provider() -> str:
     from termsprawl_context.harness import DEFAULT_HARNESS  # the registry: already loaded by the index
 
-    return DEFAULT_HARNESS
+    harness = io.harness_of(peer)
+    if harness is None or harness == DEFAULT_HARNESS:
+        return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
+    return io.harness_turns(path, limit, harness)
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
