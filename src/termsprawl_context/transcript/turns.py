@@ -8,8 +8,9 @@ and thinking never print. Each turn is cut to ``LINKED_TURN_MAX_CHARS`` characte
 only the last ``MAX_LINKED_TURNS`` are kept.
 
 Only the tail matters, so the file is read backwards and reading stops as soon as the
-last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. The
-plain forward reading is kept in the tests as the oracle this must equal.
+last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. A line is
+parsed only when its bytes could print (``may_print``, behind the switch ``line_filter``).
+The plain forward reading is kept in the tests as the oracle this must equal.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def entry_turn(entry: dict) -> Optional[Turn]:
 
 # --- which lines are parsed: the fast path and its plain version ----------------------
 # A 1 MB peer's tail is mostly tool results, tool calls and thinking, which never print:
-# parsing them was most of what a peer adds to the dump's start. ``may_print`` looks at a line's bytes first and
-# says False only when the line, were it any valid JSON, could not print.
+# parsing them was most of what a peer adds to the dump's start. ``may_print`` looks at
+# a line's bytes first and says False only when the line, were it any valid JSON, could
+# not print.
 
 
 def every_line(raw: bytes) -> bool:
