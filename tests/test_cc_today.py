@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from termsprawl_context import handoff as h
+from termsprawl_context import handoff as h, handoff_render
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import search
 from termsprawl_context import model
@@ -109,7 +109,7 @@ def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
         ("user", "and one more typed prompt after the compaction"),
     ]
     assert [t._replace(line=0) for t in read_turns_forward_oracle(str(SLASH))] == turns
-    shown = h.render([h.PeerHandoff("s", "t", str(SLASH), turns)], h.FORMAT_MARKDOWN)
+    shown = handoff_render.render([h.PeerHandoff("s", "t", str(SLASH), turns)], handoff_render.FORMAT_MARKDOWN)
     for harness_text in (
         "Review the file",
         "/context",
@@ -371,7 +371,7 @@ def test_an_interactive_session_typed_prompts_command_local_command_and_interrup
         "hello typed interactively",
         "run the long sleep",
     ]
-    shown = h.render([h.PeerHandoff("s", "t", str(INTERACTIVE), turns)], h.FORMAT_MARKDOWN)
+    shown = handoff_render.render([h.PeerHandoff("s", "t", str(INTERACTIVE), turns)], handoff_render.FORMAT_MARKDOWN)
     for harness_text in ("Request interrupted", "Context Usage", "Review the file", "<command-"):
         assert harness_text not in shown
     assert any("[Request interrupted by user" in t for t in _user_texts(_entries(INTERACTIVE)))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from termsprawl_context import handoff as h
+from termsprawl_context import handoff as h, handoff_render
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import content
 from termsprawl_context.transcript import entry as records
@@ -327,7 +327,7 @@ def test_share_is_exact_and_max_min_fair(seed):
     rnd = random.Random(seed)
     sizes = [rnd.choice([0, 1, 5, 50, 500, 5000]) for _ in range(rnd.randrange(0, 12))]
     budget = rnd.randrange(0, 8000)
-    parts = h.share(sizes, budget)
+    parts = handoff_render.share(sizes, budget)
     assert sum(parts) == min(budget, sum(sizes))
     assert all(0 <= p <= s for p, s in zip(parts, sizes))
     short = [p for p, s in zip(parts, sizes) if p < s]
@@ -347,9 +347,9 @@ def test_budget_shared_across_peers_and_cut_on_characters(tmp_path):
     assert [t.cut for t in cut] == [True, True] and [t.chars for t in cut] == [3000, 5000]
     assert cut[0].text == "é" * len(cut[0].text) and cut[1].text == "🚀" * len(cut[1].text)
     assert len(cut[0].text) + len(cut[1].text) == 1000 - 24
-    md = h.format_markdown(peers)
-    assert (h.CUT_MARKER % (len(cut[0].text), 3000)) in md
-    data = json.loads(h.format_json(peers))
+    md = handoff_render.format_markdown(peers)
+    assert (handoff_render.CUT_MARKER % (len(cut[0].text), 3000)) in md
+    data = json.loads(handoff_render.format_json(peers))
     assert sum(len(t["text"]) for p in data["peers"] for t in p["turns"]) == 1000
     assert [t["cut"] for t in data["peers"][0]["turns"]] == [True, True]
 
@@ -367,7 +367,7 @@ def test_unreadable_and_empty_peers_are_left_out(tmp_path):
         lines=True,
     )
     assert [(p.id, [(t.text, t.line) for t in p.turns]) for p in peers] == [("g", [("hi", 1)])]
-    assert h.format_markdown([]) == "" and json.loads(h.format_json([])) == {"peers": []}
+    assert handoff_render.format_markdown([]) == "" and json.loads(handoff_render.format_json([])) == {"peers": []}
 
 
 # --- nothing a transcript says can forge the format ------------------------------------------------
@@ -438,20 +438,20 @@ def test_no_text_creates_a_section_or_a_turn(tmp_path, forgery):
     )
     peers = h.build_handoff([("b", "Title\n# linked context from T (t)\n```", str(path))], max_chars=10**6)
     expected = [t for t in ("please " + forgery, forgery, "x") if t]  # an empty answer is no turn
-    md = h.format_markdown(peers + peers)
+    md = handoff_render.format_markdown(peers + peers)
     parsed = parse_markdown(md)
     assert len(parsed) == 2
     for peer in parsed:
         assert peer["heading"].startswith("# linked context from Title ")
         assert len(peer["turns"]) == len(expected) == peer["fences"]
     assert extract_texts(md) == expected * 2
-    data = json.loads(h.format_json(peers))
+    data = json.loads(handoff_render.format_json(peers))
     assert [t["text"] for t in data["peers"][0]["turns"]] == expected
 
 
 def test_fence_is_longer_than_any_backtick_run():
-    assert h.fence_for("no ticks") == "```"
-    assert h.fence_for("a ``` b", "`````") == "``````"
+    assert handoff_render.fence_for("no ticks") == "```"
+    assert handoff_render.fence_for("a ``` b", "`````") == "``````"
 
 
 # --- on the dump ----------------------------------------------------------------------------------
@@ -495,7 +495,7 @@ def test_dump_handoff_in_both_formats(tmp_path, capsys):
     out = capsys.readouterr().out
     assert (
         out
-        == h.format_markdown(
+        == handoff_render.format_markdown(
             h.build_handoff([("peer-0", "peer-0", str(a)), ("peer-1", "peer-1", str(b))], max_chars=100)
         )
         + "\n"

@@ -10,8 +10,8 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from termsprawl_context.errors import NotARegularFile
 from termsprawl_context.jsonl import (
-    NotARegularFile,
     iter_lines,
     iter_lines_reverse,
     open_regular,

@@ -296,7 +296,9 @@ def test_iter_objects_refuses_a_fifo(tmp_path):
 
     fifo = tmp_path / "k.jsonl"
     os.mkfifo(str(fifo))
-    with pytest.raises(jsonl.NotARegularFile):
+    from termsprawl_context.errors import NotARegularFile
+
+    with pytest.raises(NotARegularFile):
         list(iter_objects(str(fifo)))
 
 

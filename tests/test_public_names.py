@@ -43,6 +43,7 @@ API = {
         "harness.claude.session_meta",
         "session_metadata",
     ): "one transcript's metadata by its path, the seed's per-file reading",
+    ("transcript.turns", "every_line"): "the plain line filter the switch may select; test_turns runs both",
     # The console script's entry point (pyproject.toml: termsprawl_context.cli:main) and its registry.
     (
         "cli",

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from termsprawl_context import handoff as h
+from termsprawl_context import handoff as h, handoff_render
 from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import catalog as resolve, chunks, search
@@ -250,7 +250,9 @@ def expected_show(path, turns=h.DEFAULT_TURNS, max_chars=h.DEFAULT_MAX_CHARS, to
     chosen = read_turns_forward_oracle(str(path), turns, tools=tools)
     # The title rule is `sessions`' own (issue 15: one rule wherever a session is named).
     title = session_title(str(path)).text or os.path.basename(str(path))[:36]
-    return h.apply_budget([h.PeerHandoff(os.path.basename(str(path))[:36], title, str(path), chosen)], max_chars)[0]
+    return handoff_render.apply_budget(
+        [h.PeerHandoff(os.path.basename(str(path))[:36], title, str(path), chosen)], max_chars
+    )[0]
 
 
 @pytest.mark.parametrize("options", [[], ["--turns", "3", "--max-chars", "500"], ["--all", "--turns", "10"]])
@@ -261,7 +263,7 @@ def test_show_matches_the_oracle_for_every_session(store, options, capsys):
         got = json.loads(capsys.readouterr().out)
         turns = int(options[options.index("--turns") + 1]) if "--turns" in options else h.DEFAULT_TURNS
         chars = int(options[options.index("--max-chars") + 1]) if "--max-chars" in options else h.DEFAULT_MAX_CHARS
-        want = h.handoff_data([expected_show(path, turns, chars, "--all" in options)])["peers"][0]
+        want = handoff_render.handoff_data([expected_show(path, turns, chars, "--all" in options)])["peers"][0]
         assert got == want
         assert sum(len(t["text"]) for t in got["turns"]) <= chars
 
@@ -274,7 +276,7 @@ def test_show_names_a_session_by_id_prefix_path_or_latest(store, capsys):
         assert main(["show", name, "--projects-dir", str(projects)]) == 0
         outputs.append(capsys.readouterr().out)
     assert len(set(outputs)) == 1
-    assert outputs[0].startswith(h.SESSION_HEADING) and "transcript: %s\n" % newest in outputs[0]
+    assert outputs[0].startswith(handoff_render.SESSION_HEADING) and "transcript: %s\n" % newest in outputs[0]
     assert main(["show", "0000", "--projects-dir", str(projects)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(

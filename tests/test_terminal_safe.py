@@ -13,7 +13,7 @@ import tty
 
 import pytest
 
-from termsprawl_context import _output, handoff
+from termsprawl_context import _output, handoff_render
 from termsprawl_context.cli import main
 
 # Every attack the red team used, and the 8-bit forms a UTF-8 terminal may act on.
@@ -165,9 +165,9 @@ def test_one_function_decides_for_every_sanitiser():
     from termsprawl_context.cli.command import cell
 
     attack = "a\x9b2Jb\x1b]52;c;x\x07c\u2028d\te\nf"
-    for out in (cell(attack), handoff.one_line(attack), _output.one_line(attack)):
+    for out in (cell(attack), handoff_render.one_line(attack), _output.one_line(attack)):
         assert not any(ch in out for ch in CONTROLS), repr(out)
-    assert handoff.one_line(attack) == "a 2Jb ]52;c;x c d e f"
+    assert handoff_render.one_line(attack) == "a 2Jb ]52;c;x c d e f"
     # A cell keeps its row one row (line breaks and tabs are spaces) and marks any other control.
     assert cell(attack) == "a\ufffd2Jb\ufffd]52;c;x\ufffdc d e f"
     assert _output.one_line(attack) == "a\\x9b2Jb\\x1b]52;c;x\\x07c\u2028d\te\\nf"

@@ -1,4 +1,5 @@
-"""The dump's transcript rules, the reverse reader against the forward oracle."""
+"""The dump's transcript rules, the reverse reader against the forward oracle, under both
+line filters (``turns.line_filter``: the fast ``may_print`` and the plain ``every_line``)."""
 
 import json
 import os
@@ -8,15 +9,30 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import corpus_files, corpus_params
-from termsprawl_context.jsonl import MAX_LINE_BYTES, readable
+from termsprawl_context.jsonl import MAX_LINE_BYTES, parse_object, readable
+from termsprawl_context.transcript import turns as turns_module
 from termsprawl_context.transcript.turns import (
     LINKED_TURN_MAX_CHARS,
     MAX_LINKED_TURNS,
+    SKELETON_FROM,
     Turn,
     content_to_text,
+    entry_turn,
+    every_line,
     format_linked_context,
+    may_print,
     read_turns,
 )
+
+
+@pytest.fixture(scope="module", params=["fast", "plain"], autouse=True)
+def both_line_filters(request):
+    """Every test here runs under the switch's two settings (module scope: hypothesis
+    refuses function-scoped fixtures)."""
+    saved = turns_module.line_filter
+    turns_module.line_filter = may_print if request.param == "fast" else every_line
+    yield
+    turns_module.line_filter = saved
 
 
 def oracle_turns(path):
@@ -311,3 +327,93 @@ def test_corpus_file_matches_oracle(path):
 
 def test_corpus_present_or_skipped(corpus):
     assert len(corpus) > 10
+
+
+# --- the fast path's own rule: it never drops a line that prints -----------------------------
+
+
+def prints(raw):
+    entry = parse_object(raw)
+    return entry is not None and entry_turn(entry) is not None
+
+
+def spell(value, draw):
+    """``value`` as JSON text spelled as any writer may: whitespace around the syntax,
+    characters as escapes; an object is a list of pairs, so keys may repeat."""
+    space = draw(st.sampled_from(["", "", " ", "\t", "\r\n", " " * 300]))
+    if isinstance(value, tuple):  # an object, as its pairs
+        members = ",".join(space + spell(k, draw) + space + ":" + space + spell(v, draw) for k, v in value)
+        return "{" + members + space + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(space + spell(v, draw) for v in value) + "]"
+    if not isinstance(value, str):
+        return json.dumps(value)
+    escaped = draw(st.booleans())
+    out = []
+    for ch in value:
+        if ch in '"\\' or ord(ch) < 0x20 or (escaped and ch.isalpha()):
+            out.append("\\u%04x" % ord(ch) if ord(ch) < 0x20 or ch.isalpha() else "\\" + ch)
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+_LONG = st.sampled_from(["", "x", 'say "hi" \\ there', "C:\\dir\\", "\u00e9\U0001f600", "o" * (SKELETON_FROM + 1)])
+_BLOCK = st.one_of(
+    st.tuples(st.just(("type", "text")), st.tuples(st.just("text"), st.one_of(_LONG, st.just(5)))),
+    st.tuples(st.just(("type", "tool_result")), st.tuples(st.just("content"), _LONG)),
+    st.tuples(st.just(("type", "thinking")), st.tuples(st.just("thinking"), _LONG)),
+    st.tuples(st.just(("type", "tool_use")), st.tuples(st.just("input"), st.tuples(st.tuples(st.just("text"), _LONG)))),
+)
+_CONTENT = st.one_of(_LONG, st.lists(_BLOCK, max_size=3), st.none())
+_MESSAGE = st.one_of(st.tuples(st.tuples(st.just("content"), _CONTENT)), st.just("s"))
+_MEMBER = st.one_of(
+    st.tuples(st.just("type"), st.sampled_from(["user", "assistant", "system", "text"])),
+    st.tuples(st.just("message"), _MESSAGE),
+    st.tuples(st.just("toolUseResult"), _LONG),
+    st.tuples(st.just("content"), _LONG),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_may_print_keeps_every_line_that_prints(data):
+    members = data.draw(st.lists(_MEMBER, max_size=5))
+    raw = spell(tuple(members), data.draw).encode("utf-8", "surrogatepass")
+    if prints(raw):
+        assert may_print(raw)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"type":"user","message":{"con\\u0074ent":"escaped key"}}',
+        '{"type":"assistant","message":{"content":[{"type":"te\\u0078t","text":"escaped value"}]}}',
+        '{"type":"user","message":{"content"' + " " * 300 + ':\t"far colon"}}',
+        '{"type":"user","message":{"content":[]},"message":{"content":"the last one wins"}}',
+        '{"x":"' + '\\\\\\"' * SKELETON_FROM + '","type":"user","message":{"content":"after escapes"}}',
+        '{"x":"' + "o" * SKELETON_FROM + '\\\\","type":"user","message":{"content":"after a backslash"}}',
+        '{"type":"user","message":{"content":[{"type":"text","text":"' + "t" * SKELETON_FROM + '"}]}}',
+    ],
+)
+def test_may_print_keeps_the_spellings_that_print(line):
+    raw = line.encode()
+    assert prints(raw) and may_print(raw)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        user(
+            [{"type": "tool_result", "tool_use_id": "t", "content": "out " * 2000}],
+            toolUseResult={"stdout": "o" * 9000},
+        ),
+        user([{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image"}]}]),
+        assistant([{"type": "thinking", "thinking": "hmm", "signature": "s"}]),
+        assistant([{"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}}]),
+        {"type": "progress", "data": {"message": {"type": "user"}}},
+    ],
+)
+def test_may_print_drops_what_never_prints(entry):
+    raw = json.dumps(entry).encode()
+    assert not prints(raw) and not may_print(raw)

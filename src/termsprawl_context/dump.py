@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.workspace.links import LinkFile
 
 
-PEER_SEPARATOR = "\n---\n"
-
 # The walk's records are plain tuple classes, not namedtuples: building a namedtuple
 # class costs the dump's start (a quarter of a millisecond each) even when nothing is linked.
 
@@ -112,16 +110,12 @@ class ContextIO(object):
 
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
-    harness = io.harness_of(peer)
-    if harness is None or harness == _default_provider():
-        return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
-    return io.harness_turns(path, limit, harness)
-
-
-def _default_provider() -> str:
     from termsprawl_context.harness import DEFAULT_HARNESS  # the registry: already loaded by the index
 
-    return DEFAULT_HARNESS
+    harness = io.harness_of(peer)
+    if harness is None or harness == DEFAULT_HARNESS:
+        return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
+    return io.harness_turns(path, limit, harness)
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
@@ -149,7 +143,7 @@ def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
 def render(found: "List[PeerContext]") -> str:
     """The dump's text for the collected peers, without the final newline."""
     # Imported only now: a run with nothing to print never loads the transcript reader.
-    from termsprawl_context.transcript.turns import format_linked_context
+    from termsprawl_context.transcript.turns import PEER_SEPARATOR, format_linked_context
 
     return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
 

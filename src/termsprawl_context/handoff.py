@@ -16,7 +16,7 @@ How much text (``handoff_render.share``): a total character budget, shared fairl
 (max-min) across peers and then across each peer's turns, so short prompts stay whole
 and only the longest texts are cut, on code-point boundaries, with a visible marker.
 Its two renderings, Markdown that no transcript text can forge and JSON, are
-``handoff_render``'s too; their names are importable from here as well.
+``handoff_render``'s too.
 
 This module joins the transcript reader with what the caller knows of peers (ids,
 titles, paths); it reads no project state itself. Pure functions over plain tuples,
@@ -28,24 +28,7 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-from termsprawl_context.handoff_render import (  # noqa: F401 (the hand-off's API: its text and renderings)
-    CUT_MARKER,
-    FORMAT_JSON,
-    FORMAT_MARKDOWN,
-    FORMATS,
-    PEER_HEADING,
-    SESSION_HEADING,
-    apply_budget,
-    cut_turn,
-    fence_for,
-    format_json,
-    format_markdown,
-    format_peer_markdown,
-    handoff_data,
-    one_line,
-    render,
-    share,
-)
+from termsprawl_context.handoff_render import apply_budget
 from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
 from termsprawl_context.transcript import entry as records
 
@@ -63,8 +46,6 @@ ROLE_ASSISTANT = "assistant"
 ROLE_TOOL_CALL = "tool_call"
 ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
-
-# Defined here; the names imported from handoff_render above are its API too.
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
@@ -267,12 +248,21 @@ class _Collector(object):
         self._settle(entry)
         self.waiting = (entry, entry_turns(entry, self.tools), end, uuid)
 
-    def finish(self) -> None:
-        self._settle(None)
-
     def done(self) -> bool:
         # The waiting entry's turns are not counted yet: one more message decides them.
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
+
+    def select(self, entries: Iterable[Any]) -> List[HandoffTurn]:
+        """``select_turns`` over ``entries`` (``(entry, the end of its line)``, last first),
+        read only until the selection is known."""
+        for entry, end in entries:
+            self.add(entry, end)
+            if self.done():
+                break  # the waiting entry is older than all the selection needs
+        else:
+            self._settle(None)  # the first entry: nothing before it decides its turns
+        self.turns.reverse()
+        return select_turns(self.turns, self.window, self.prompts)
 
 
 def _uuid_later(f: Any) -> Any:
@@ -316,17 +306,15 @@ def read_turns_backward(
     with open_regular(path) as f:
         collector = _Collector(window, prompts, tools, _uuid_later(f))
         end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
-        for offset, raw in iter_lines_reverse(f, end):
-            record = parse_object(raw)
-            if record is None:
-                continue
-            collector.add(records.entry_of(record, 0, offset), offset + len(raw) + 1)
-            if collector.done():
-                break  # the waiting entry is older than all the selection needs
-        else:
-            collector.finish()  # the file's first message: nothing before it
-    collector.turns.reverse()
-    return select_turns(collector.turns, window, prompts)
+        return collector.select(_records_reverse(f, end))
+
+
+def _records_reverse(f: Any, end: int) -> Iterable[Any]:
+    """``(entry, the end of its line)`` of each record of ``f`` before ``end``, last first."""
+    for offset, raw in iter_lines_reverse(f, end):
+        record = parse_object(raw)
+        if record is not None:
+            yield records.entry_of(record, 0, offset), offset + len(raw) + 1
 
 
 def select_from_entries(
@@ -384,15 +372,7 @@ def read_harness_turns(
     backwards = harness.entries_reverse(path)
     if backwards is None:
         return select_from_entries(harness.entries(path), window, prompts, tools)
-    collector = _Collector(window, prompts, tools)
-    for entry in backwards:
-        collector.add(entry)
-        if collector.done():
-            break
-    else:
-        collector.finish()  # the file's first entry: nothing before it decides its turns
-    collector.turns.reverse()
-    turns = select_turns(collector.turns, window, prompts)
+    turns = _Collector(window, prompts, tools).select((entry, 0) for entry in backwards)
     return number_lines(path, turns) if lines and turns else turns
 
 
@@ -440,13 +420,16 @@ def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
     return found
 
 
+def _turns_or_none(path: str, harness: Any, window: int, prompts: int, lines: bool) -> List[HandoffTurn]:
+    """``read_harness_turns``, failing open: [] for a transcript that cannot be read."""
+    try:
+        return read_harness_turns(path, harness, window, prompts, lines=lines)
+    except (OSError, ValueError):
+        return []
+
+
 def build_handoff(
-    peers: Iterable[Any],
-    window: int = DEFAULT_TURNS,
-    max_chars: int = DEFAULT_MAX_CHARS,
-    prompts: int = PROMPTS_KEPT,
-    tools: bool = False,
-    lines: bool = False,
+    peers: Iterable[Any], window: int = DEFAULT_TURNS, max_chars: int = DEFAULT_MAX_CHARS, lines: bool = False
 ) -> List[PeerHandoff]:
     """The hand-off of ``peers`` (``(id, title, path)`` each, in the caller's order):
     every readable peer with at least one turn, its turns selected, the whole cut to
@@ -456,17 +439,11 @@ def build_handoff(
     for source in peers:
         peer_id, title, path = source[:3]
         harness = source[3] if len(source) > 3 else None
-        try:
-            turns = read_harness_turns(path, harness, window, prompts, tools, lines)
-        except (OSError, ValueError):
-            turns = []
+        turns = _turns_or_none(path, harness, window, PROMPTS_KEPT, lines)
         previous = source[4] if len(source) > 4 else None
         if previous and len(turns) < window:
             # The peer's current session is short (a new one): its earlier session fills the window.
-            try:
-                earlier = read_harness_turns(previous[0], previous[1], window - len(turns), 0, tools, lines)
-            except (OSError, ValueError):
-                earlier = []
+            earlier = _turns_or_none(previous[0], previous[1], window - len(turns), 0, lines)
             # A resumed or forked session may hold the earlier one's turns already: never twice.
             held = set((t.role, t.text, t.timestamp) for t in turns)
             earlier = [t for t in earlier if (t.role, t.text, t.timestamp) not in held]

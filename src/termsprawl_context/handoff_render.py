@@ -9,6 +9,7 @@ so no content can close it), and JSON. Pure functions over ``handoff``'s plain t
 
 from __future__ import annotations
 
+from termsprawl_context.transcript.turns import PEER_HEADING, PEER_SEPARATOR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -20,9 +21,7 @@ FORMAT_MARKDOWN = "markdown"
 FORMAT_JSON = "json"
 FORMATS = (FORMAT_MARKDOWN, FORMAT_JSON)
 
-PEER_HEADING = "# linked context from "  # the dump's own heading, kept for readers that know it
 SESSION_HEADING = "# session "
-PEER_SEPARATOR = "\n---\n"
 PEER_FENCE_INFO = "peer"
 TURN_FENCE_INFO = "text"
 MIN_FENCE = 3
@@ -77,23 +76,13 @@ def one_line(text: Any) -> str:
     return terminal_safe(text, stand_in=" ", line_breaks=True)
 
 
-def longest_backtick_run(text: str) -> int:
-    """The length of the longest run of backticks in ``text``."""
-    best = run = 0
-    for c in text:
-        if c == "`":
-            run += 1
-            if run > best:
-                best = run
-        else:
-            run = 0
-    return best
-
-
 def fence_for(*texts: str) -> str:
     """A backtick fence no content among ``texts`` can close: longer than any backtick
     run in them (at least three)."""
-    return "`" * max(MIN_FENCE, max((longest_backtick_run(t) for t in texts), default=0) + 1)
+    fence = "`" * MIN_FENCE
+    while any(fence in text for text in texts):
+        fence += "`"
+    return fence
 
 
 def _turn_heading(turn: HandoffTurn) -> str:

@@ -113,8 +113,7 @@ TURN_ORIGINS_PERSON = ("human", "sdk")
 TURN_ORIGIN_TASK = "task_notification"
 ORIGIN_KINDS_PERSON = ("human",)
 ORIGIN_KIND_TASK = "task-notification"
-# An attachment's text as the model saw it, and in which role (2.1.328): never typed.
-FIELD_RENDERED = "rendered"
+# An attachment's text as the model saw it (``rendered``), and in which role (2.1.328): never typed.
 FIELD_RENDERED_ROLE = "renderedRole"
 # A task notification's parts that may be shown: what finished and how; never its ids or
 # output file (internal paths under /tmp/claude-<uid>/).
@@ -280,35 +279,7 @@ _DECODED = (
 )
 _BY_FOLDED_KEY = {key.casefold(): (field, kind) for key, field, kind in _DECODED}
 _ZERO = {"s": "", "b": False, "r": None}
-
-
-def _build(values: dict, record: dict, line: int, offset: int) -> Entry:
-    message = values.get("message")
-    if not isinstance(message, dict):
-        message = None
-    content = message.get("content") if message is not None else None
-    return Entry(
-        values.get("type", ""),
-        values.get("uuid", ""),
-        values.get("parent_uuid", ""),
-        values.get("logical_parent_uuid", ""),
-        values.get("session_id", ""),
-        values.get("timestamp", ""),
-        values.get("cwd", ""),
-        values.get("git_branch", ""),
-        values.get("is_sidechain", False),
-        values.get("is_meta", False),
-        values.get("is_compact_summary", False),
-        values.get("is_transcript_only", False),
-        values.get("agent_id", ""),
-        message,
-        content,
-        values.get("tool_use_result"),
-        values.get("attachment"),
-        line,
-        offset,
-        record,
-    )
+_ZEROS = {field: _ZERO[kind] for _, field, kind in _DECODED}
 
 
 def _text(value: Any) -> str:
@@ -373,7 +344,10 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
             values[field] = value
         else:
             values[field] = value
-    return _build(values, record, line, offset)
+    fields = dict(_ZEROS, **values)
+    message = fields["message"] if isinstance(fields["message"], dict) else None
+    fields.update(message=message, content=message.get("content") if message is not None else None)
+    return Entry(line=line, offset=offset, record=record, **fields)
 
 
 # --- a store's sessions -------------------------------------------------------------------------

@@ -163,9 +163,9 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     """Print the hand-off of every linked peer (``termsprawl_context.handoff``) in one
     write; always 0. Markdown prints nothing when no peer has a turn; JSON prints its
     document, with no peers."""
-    from termsprawl_context import handoff
+    from termsprawl_context import handoff, handoff_render
 
-    fmt = options.get("--format", handoff.FORMAT_MARKDOWN)
+    fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     sources = list(handoff.linked_sources(args.self_id, io))
     if sources:
         from termsprawl_context._output import error_line
@@ -176,9 +176,9 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
         sources,
         options.get("--turns", handoff.DEFAULT_TURNS),
         options.get("--max-chars", handoff.DEFAULT_MAX_CHARS),
-        lines=fmt == handoff.FORMAT_JSON,
+        lines=fmt == handoff_render.FORMAT_JSON,
     )
-    text = handoff.render(peers, fmt)
+    text = handoff_render.render(peers, fmt)
     if text:
         io.print(text)
     return 0

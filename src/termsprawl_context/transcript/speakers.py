@@ -11,12 +11,7 @@ the record model; ``entry`` re-exports every name here. On the hand-off's path: 
 from __future__ import annotations
 
 from termsprawl_context import model
-from termsprawl_context.model import (
-    COMPACTION,
-    INJECTED,
-    NOTICE,
-    PERSON,
-)
+from termsprawl_context.model import COMPACTION, INJECTED, NOTICE, PERSON
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

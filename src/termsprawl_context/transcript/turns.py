@@ -8,8 +8,9 @@ and thinking never print. Each turn is cut to ``LINKED_TURN_MAX_CHARS`` characte
 only the last ``MAX_LINKED_TURNS`` are kept.
 
 Only the tail matters, so the file is read backwards and reading stops as soon as the
-last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. The
-plain forward reading is kept in the tests as the oracle this must equal.
+last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. A line is
+parsed only when its bytes could print (``may_print``, behind the switch ``line_filter``).
+The plain forward reading is kept in the tests as the oracle this must equal.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 MAX_LINKED_TURNS = 40
 LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
+PEER_HEADING = "# linked context from "  # the hand-off's Markdown opens each peer with it too
+PEER_SEPARATOR = "\n---\n"
 
 
 class Turn(namedtuple("Turn", "role text")):
@@ -51,6 +54,73 @@ def entry_turn(entry: dict) -> Optional[Turn]:
     return Turn(role, text[:LINKED_TURN_MAX_CHARS])
 
 
+# --- which lines are parsed: the fast path and its plain version ----------------------
+# A 1 MB peer's tail is mostly tool results, tool calls and thinking, which never print:
+# parsing them was most of what a peer adds to the dump's start. ``may_print`` looks at
+# a line's bytes first and says False only when the line, were it any valid JSON, could
+# not print.
+
+
+def every_line(raw: bytes) -> bool:
+    """The plain version: every line is parsed and ``entry_turn`` decides."""
+    return True
+
+
+# Past this many bytes (a tool's output) the line's skeleton decides; shorter lines are
+# searched for the tokens a turn's text needs.
+SKELETON_FROM = 4096
+# A string longer than this cannot spell a key or a value the rule compares
+# ("assistant", 9 characters, at most 6 bytes each as an escape): the skeleton empties it.
+_SKELETON_KEPT = 64
+_JSON_SPACE = b" \t\r\n"
+
+
+def may_print(raw: bytes) -> bool:
+    """False only for a line that cannot print. A turn's text is a ``content`` string or a
+    ``text`` block, so a short line's bytes hold a ``"content"`` key before a string, or
+    ``"text"``, or a ``\\u`` escape, which might spell one of their letters."""
+    if len(raw) > SKELETON_FROM:
+        return _skeleton_prints(raw)
+    return b'"text"' in raw or b"\\u" in raw or _string_content(raw)
+
+
+def _string_content(raw: bytes) -> bool:
+    at = raw.find(b'"content"')
+    while at >= 0:
+        colon = _token_at(raw, at + 9)
+        if raw[colon : colon + 1] == b":":
+            value = _token_at(raw, colon + 1)
+            if raw[value : value + 1] == b'"':
+                return True
+        at = raw.find(b'"content"', at + 9)
+    return False
+
+
+def _token_at(raw: bytes, at: int) -> int:
+    """Where the JSON token at or after ``at`` starts, past JSON's whitespace."""
+    while at < len(raw) and raw[at] in _JSON_SPACE:
+        at += 1
+    return at
+
+
+def _skeleton_prints(raw: bytes) -> bool:
+    """Whether the line's skeleton prints: the line with every string longer than
+    ``_SKELETON_KEPT`` bytes emptied. In valid JSON every backslash opens an escape, so
+    once ``\\\\`` and ``\\"`` are replaced every quote left delimits a string; the
+    skeleton keeps every object, array, key and short value, and so every fact
+    ``entry_turn`` reads (a text it keeps is a string still)."""
+    parts = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__").split(b'"')
+    parts[1::2] = [p if len(p) <= _SKELETON_KEPT else b"" for p in parts[1::2]]
+    skeleton = b'"'.join(parts)
+    if len(skeleton) * 2 > len(raw):
+        return True  # mostly short strings: parsing the line itself costs less
+    entry = parse_object(skeleton)
+    return entry is not None and entry_turn(entry) is not None
+
+
+line_filter = may_print  # the switch (issue 28 item 3): every_line is the plain version
+
+
 def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
     """The last ``limit`` printable turns of the transcript, oldest first.
 
@@ -61,9 +131,12 @@ def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
     if f is None:
         return []
     found: List[Turn] = []
+    keep = line_filter
     try:
         with f:
             for _offset, raw in iter_lines_reverse(f):
+                if not keep(raw):
+                    continue
                 entry = parse_object(raw)
                 turn = entry_turn(entry) if entry is not None else None
                 if turn is not None:
@@ -105,7 +178,7 @@ def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = F
 
 def format_linked_context(peer_id: str, peer_title: str, turns: List[Turn]) -> str:
     """One peer's block of the dump, without a trailing newline."""
-    lines = ["# linked context from %s (%s)" % (peer_title, peer_id)]
+    lines = ["%s%s (%s)" % (PEER_HEADING, peer_title, peer_id)]
     for turn in turns:
         lines.append("## " + turn.role)
         lines.append(turn.text)

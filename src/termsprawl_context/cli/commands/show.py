@@ -7,11 +7,11 @@ from termsprawl_context.errors import NotFound
 
 
 def _show_options(parser) -> None:
-    from termsprawl_context import handoff
+    from termsprawl_context import handoff, handoff_render
 
     add_count(parser, "--turns", "the last N turns", handoff.DEFAULT_TURNS)
     add_count(parser, "--max-chars", "characters of turn text in all", handoff.DEFAULT_MAX_CHARS)
-    parser.add_argument("--format", choices=handoff.FORMATS, default=handoff.FORMAT_MARKDOWN)
+    parser.add_argument("--format", choices=handoff_render.FORMATS, default=handoff_render.FORMAT_MARKDOWN)
     parser.add_argument("--all", action="store_true", help="add tool calls and results as one-line summaries")
 
 
@@ -29,12 +29,12 @@ SHOW = Spec(
 
 @command(SHOW)
 def run_show(args) -> int:
-    from termsprawl_context import handoff
+    from termsprawl_context import handoff, handoff_render
     from termsprawl_context.harness import get
 
     found = resolve_session(args, args.session)
     session_id, path, harness = found.session_id, found.path, found.harness
-    json_out = args.json or args.format == handoff.FORMAT_JSON
+    json_out = args.json or args.format == handoff_render.FORMAT_JSON
     try:
         if not get(harness).native_records:
             turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
@@ -45,13 +45,13 @@ def run_show(args) -> int:
     except OSError as exc:
         raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
     title = _title(session_id, path, harness)
-    peer = handoff.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
+    peer = handoff_render.apply_budget([handoff.PeerHandoff(session_id, title, path, turns)], args.max_chars)[0]
     if json_out:
         from termsprawl_context._output import write_out
 
-        write_out(json_line(handoff.handoff_data([peer])["peers"][0]))
+        write_out(json_line(handoff_render.handoff_data([peer])["peers"][0]))
     else:
-        write_transcript_text(handoff.format_peer_markdown(peer, handoff.SESSION_HEADING) + "\n")
+        write_transcript_text(handoff_render.format_peer_markdown(peer, handoff_render.SESSION_HEADING) + "\n")
     return 0
 
 
