@@ -95,11 +95,12 @@ def at_line(args: Any, command_name: str) -> int:
     """The checked ``LINE`` of an at-a-line command, its record the ``native`` harness's."""
     import json
 
+    from termsprawl_context.cli._args import positive_int
     from termsprawl_context.errors import UsageError
     from termsprawl_context.harness import require_native_records
 
-    if not args.line.isdigit() or int(args.line) < 1:
+    line = positive_int(args.line)
+    if line is None:
         raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
-    line = int(args.line)
     require_native_records(args.path, command_name)
     return line
