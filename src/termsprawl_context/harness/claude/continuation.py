@@ -43,8 +43,6 @@ from termsprawl_context.transcript.record import (
 )
 
 
-TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
-
 # A real conversation resumes a handful of times: past these the chain is malformed.
 MAX_RESTART_HOPS = 64
 MAX_WALK_VISITS = 512
@@ -180,8 +178,8 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     The escape rule is bytescan's (``has_ascii_escape``: a literal find first, the
     regex only where it hits)."""
     overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
-    if overlap > CARRY_BYTES:
-        return _scan_checked_long(f, path, needles, overlap)
+    if overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
+        buffer = bytearray(overlap + _CHUNK)
     found = escaped = False
     run = 0  # bytes since the last newline
     chunks = 0
@@ -215,37 +213,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     return found, escaped
 
 
-def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -> Tuple[bool, bool]:
-    """``_scan_checked`` for a needle longer than the buffer's carry."""
-    found = escaped = False
-    tail = b""
-    run = 0
-    chunks = 0
-    while True:
-        chunk = f.read(_CHUNK)
-        if not chunk:
-            break
-        first = chunk.find(b"\n")
-        if first < 0:
-            run += len(chunk)
-            if run >= MAX_RECORD_BYTES:
-                raise _too_long(path, chunks + 1)
-        else:
-            if run + first >= MAX_RECORD_BYTES:
-                raise _too_long(path, chunks + 1)
-            run = len(chunk) - chunk.rfind(b"\n") - 1
-        window = tail + chunk[:overlap]
-        if not escaped and (has_ascii_escape(chunk) or has_ascii_escape(window)):
-            escaped = True
-        if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
-            found = True
-        tail = chunk[-overlap:]
-        chunks += 1
-    if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, chunks + 1)
-    return found, escaped
-
-
 def _too_long(path: str, chunk: int) -> RecordUnreadable:
     return RecordUnreadable.reading(
         path, LineTooLong("a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk)))
@@ -274,7 +241,7 @@ class _Walk:
                     self._names = sorted(
                         os.path.join(self.project_dir, e.name)
                         for e in entries
-                        if e.name.endswith(TRANSCRIPT_SUFFIX) and not e.is_dir()
+                        if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
                     )
             except OSError:
                 self._names = []
