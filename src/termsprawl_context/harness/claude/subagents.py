@@ -73,9 +73,7 @@ def child_records(path: str) -> List[str]:
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries if is_agent_file_name(e.name) and not e.is_dir()]
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise SubagentsUnreadable("transcript: enumerate sub-agents in %s: %s" % (folder, os_reason(exc))) from None
@@ -137,30 +135,18 @@ def session_dir_of_subagent(path: str) -> str:
         current = parent
 
 
-def meta_path_of(path: str) -> str:
-    """Where the meta companion of the record at ``path`` would be ("" for a path that
-    is not a ``.jsonl``)."""
-    if not path.endswith(cc.TRANSCRIPT_SUFFIX):
-        return ""
-    return record_stem(path) + cc.AGENT_META_SUFFIX
-
-
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
     """The meta companion of the sub-agent record at ``path``; None when there is none
     (a root record's ordinary case). One that is there but cannot be read, or does not
     decode as the reference's struct would (a field of the wrong type), is SubagentsUnreadable."""
-    meta = meta_path_of(path)
-    if not meta:
+    if not path.endswith(cc.TRANSCRIPT_SUFFIX):
         return None
+    meta = record_stem(path) + cc.AGENT_META_SUFFIX
     try:
-        f = open_regular(meta)
+        with open_regular(meta) as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
-    try:
-        with f:
-            data = f.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
     if len(data) > MAX_RECORD_BYTES:
@@ -317,12 +303,8 @@ def find_parent(path: str) -> Tuple[str, str]:
     folder = session_dir_of(path)
     if not folder:
         raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
-    candidates = []
     root = folder + cc.TRANSCRIPT_SUFFIX
-    if os.path.isfile(root):
-        candidates.append(root)
-    candidates.extend(subagent_tree(root))
-    for candidate in candidates:
+    for candidate in ([root] if os.path.isfile(root) else []) + subagent_tree(root):
         if same_file(candidate, path):
             continue
         if holds_tool_use(candidate, meta.tool_use_id):
