@@ -13,9 +13,6 @@ from termsprawl_context.cli.command import (
 from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
 
 
-# --- index ----------------------------------------------------------------------------------
-
-
 INDEX = Spec(
     "index",
     "Read or write the transcript path recorded for a node.",

@@ -214,13 +214,9 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
 
 
 def _too_long(path: str, chunk: int) -> RecordUnreadable:
-    return RecordUnreadable.reading(
-        path, LineTooLong("a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk)))
-    )
-
-
-def _ordinal_mib(chunk: int) -> str:
-    return "%d-%d" % ((chunk - 1) * (_CHUNK >> 20), chunk * (_CHUNK >> 20))
+    mib = _CHUNK >> 20
+    why = "a line is longer than %d bytes (in its %d-%d MiB)" % (MAX_RECORD_BYTES, (chunk - 1) * mib, chunk * mib)
+    return RecordUnreadable.reading(path, LineTooLong(why))
 
 
 class _Walk:
