@@ -217,23 +217,6 @@ def is_subagent_record(path: str) -> bool:
     return is_subagent_transcript(path)
 
 
-def session_root_of(path: str) -> str:
-    """The root record of the session the record at ``path`` belongs to: the end
-    user's own conversation, climbed to through however many delegations. A root
-    answers itself; "" for a sub-agent's record whose dispatcher is not on disk where
-    the layout puts it (an orphan is not a session whose root can be named)."""
-    current = path
-    while is_subagent_record(current):
-        folder = session_dir_of_subagent(current)
-        if not folder:
-            return ""
-        above = folder + cc.TRANSCRIPT_SUFFIX
-        if not os.path.isfile(above) or same_file(above, current):
-            return ""
-        current = above
-    return current
-
-
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     """Where the sub-agent ``agent_id`` dispatched by the record at ``session_path``
     wrote its record (the flat layout). An id that is empty, holds a path separator of
