@@ -97,7 +97,7 @@ class ByteSearchSiblings:
 
     def origin(self, path: str) -> Optional[Origin]:
         if path not in self._origins:
-            self._origins[path] = self._scan(path, _NO_NEEDLES)[0]
+            self._origins[path] = _scan(path, _NO_NEEDLES)[0]
         return self._origins[path]
 
     def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
@@ -114,33 +114,32 @@ class ByteSearchSiblings:
         needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
         if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
             return False
-        origin, held = self._scan(path, needles, frozenset(wanted))
+        origin, held = _scan(path, needles, frozenset(wanted))
         if path not in self._origins:
             self._origins[path] = origin
         return bool(held)
 
-    def _scan(
-        self, path: str, needles: Needles, wanted: "frozenset" = frozenset()
-    ) -> Tuple[Optional[Origin], Set[str]]:
-        """The origin, and which of ``wanted`` the file's entries carry, decoding only
-        the head up to the origin and the lines that may hold a needle (every line
-        when ``needles`` has no plain spelling). Stops once both are known; without a
-        plain spelling it reads to the end, so the line bound is checked on every line."""
-        origin = None
-        held = set()  # type: Set[str]
-        for line in iter_raw_lines(path):
-            raw = line.raw
-            candidate = needles.in_line(raw)
-            if origin is None or candidate:
-                entry = entry_at(line, decode_line(raw))
-                if entry is not None:
-                    if origin is None and _is_origin(entry):
-                        origin = _origin_of(entry)
-                    if candidate and entry.uuid in wanted:
-                        held.add(entry.uuid)
-            if needles.plain is not None and origin is not None and (held or not needles.plain):
-                break
-        return origin, held
+
+def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
+    """The origin, and which of ``wanted`` the file's entries carry, decoding only
+    the head up to the origin and the lines that may hold a needle (every line
+    when ``needles`` has no plain spelling). Stops once both are known; without a
+    plain spelling it reads to the end, so the line bound is checked on every line."""
+    origin = None
+    held = set()  # type: Set[str]
+    for line in iter_raw_lines(path):
+        raw = line.raw
+        candidate = needles.in_line(raw)
+        if origin is None or candidate:
+            entry = entry_at(line, decode_line(raw))
+            if entry is not None:
+                if origin is None and _is_origin(entry):
+                    origin = _origin_of(entry)
+                if candidate and entry.uuid in wanted:
+                    held.add(entry.uuid)
+        if needles.plain is not None and origin is not None and (held or not needles.plain):
+            break
+    return origin, held
 
 
 def scan_bytes(
@@ -300,7 +299,7 @@ def origin_record(path: str) -> Origin:
     UsageError (no path), RecordUnreadable, NoOriginRecord."""
     if not path:
         raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = ByteSearchSiblings().origin(path)
+    origin = _scan(path, _NO_NEEDLES)[0]
     scan_bytes(path, ())
     if origin is None:
         raise NoOriginRecord(path)
