@@ -320,6 +320,16 @@ def test_id_also_in_own_file_still_names_the_parent(family):
     assert parent_of(sub) == parent
 
 
+def test_parent_whose_call_id_is_spelled_with_an_escape(family):
+    """The dispatching call is found however its JSON spells the id (``\\u0074`` is "t"):
+    the byte search before the parse does not miss it."""
+    project, parent, mid, _ = family
+    path = project.dir / "the-session.jsonl"
+    path.write_text(path.read_text().replace('"toolu_dispatch"', '"\\u0074oolu_dispatch"'))
+    assert "toolu_dispatch" not in path.read_text()
+    assert parent_of(mid) == parent
+
+
 def test_parent_in_the_workflow_layout(family):
     project, _, mid, _ = family
     wf = project.write_subagent(

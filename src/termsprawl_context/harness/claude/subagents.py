@@ -15,6 +15,7 @@ Path facts come from ``harness.claude``.
 import os
 from typing import List, NamedTuple, Optional, Tuple
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.errors import (
     NO_TRANSCRIPT_PATH,
     NoParent,
@@ -235,11 +236,12 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
 
 def holds_tool_use(path: str, tool_use_id: str) -> bool:
     """Whether some entry of the record at ``path`` carries a tool_use block with this
-    id. Lines not holding the id's bytes are not parsed; an unreadable record is False."""
-    needle = tool_use_id.encode("utf-8")
+    id. Only the lines that may spell the id (bytescan's needles and escape rule) are
+    parsed; an unreadable record is False."""
+    needles = Needles.for_values([tool_use_id])
     try:
         for line in iter_raw_lines(path):
-            if needle not in line.raw:
+            if not needles.in_line(line.raw):
                 continue
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None and tool_use_id in tool_use_ids(entry):
