@@ -204,13 +204,6 @@ def json_line(value: Any) -> str:
     return terminal_safe_json(_JSON.encode(value)) + "\n"
 
 
-def _add(out: Spool, text: Any) -> None:
-    if isinstance(text, bytes):
-        out.add_bytes(text)
-    else:
-        out.add(text)
-
-
 def print_list(
     as_json: bool, items: Iterable[Any], to_json: Callable[[Any], Any], to_text: Callable[[Any], Any]
 ) -> int:
@@ -220,7 +213,11 @@ def print_list(
     out = Spool()
     count = 0
     for item in items:
-        _add(out, json_line(to_json(item)) if as_json else to_text(item))
+        text = json_line(to_json(item)) if as_json else to_text(item)
+        if isinstance(text, bytes):
+            out.add_bytes(text)
+        else:
+            out.add(text)
         count += 1
     out.close()
     return count

@@ -69,8 +69,7 @@ def run_entries(args) -> int:
 
 def _harness_entries(harness, path: str):
     try:
-        for item in harness.entries(path):
-            yield item
+        yield from harness.entries(path)
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
 
