@@ -14,7 +14,8 @@ import pytest
 import cite_fixtures as fx
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite, errors
-from termsprawl_context.harness.claude.subagents import session_root_of, subagent_tree
+from termsprawl_context.harness.claude import HARNESS as CLAUDE
+from termsprawl_context.harness.claude.subagents import subagent_tree
 from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
@@ -69,7 +70,7 @@ def test_in_a_nested_subagent_record(tmp_path, session):
     assert subagent_tree(rootp) == [nested, sub]  # WalkDir: the agent-a1b2/ dir before its file
     for start in (rootp, nested):
         assert cite.resolve_citation(start, req("NESTEDMARKER", [T])).path == nested
-    assert session_root_of(nested) == rootp
+    assert CLAUDE.session_root(nested) == rootp
 
 
 def test_one_record_refuses_a_subagents_user_pool(session):

@@ -246,3 +246,24 @@ def test_the_dump_never_imports_the_command_base():
     code = "import sys, termsprawl_context.cli.context; print('termsprawl_context.cli.command' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True)
     assert done.stdout == b"False\n"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "+1", " 1", "1.0", "1e3", "ten", "\u0661", "\u00b2", "\uff11"])
+def test_one_positive_number_rule(tmp_path, capsys, value):
+    """A count or a LINE is ASCII digits naming 1 or more, whichever parser reads it: the
+    commands' options, the dump's hand-off options, and an at-a-line command's LINE (which
+    once took another script's digits, and a superscript to a traceback)."""
+    from termsprawl_context.cli import main
+    from termsprawl_context.cli._args import positive_int
+
+    assert positive_int(value) is None and positive_int("007") == 7
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"type":"user","uuid":"u1","message":{"content":"hi"}}\n')
+    for argv in (
+        ["sessions", "--limit", value, "--projects-dir", str(tmp_path)],
+        ["--cwd", str(tmp_path), "--self", "me", "--turns", value],
+        ["result-at", str(path), value],
+    ):
+        assert main(argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "positive" in err, (argv, err)

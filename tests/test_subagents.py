@@ -8,6 +8,7 @@ import pytest
 
 from record_fixtures import Project, named_call, root, sidechain_root, user_msg
 from termsprawl_context.errors import NoParent
+from termsprawl_context.harness.claude import HARNESS as CLAUDE
 from termsprawl_context.harness.claude.subagents import (
     AgentMeta,
     NotAnAgentId,
@@ -18,7 +19,6 @@ from termsprawl_context.harness.claude.subagents import (
     parent_of,
     read_agent_meta,
     session_dir_of_subagent,
-    session_root_of,
     subagent_transcript_path,
     subagent_tree,
 )
@@ -224,10 +224,10 @@ def test_is_subagent_transcript(project):
     assert is_subagent_transcript(filed) is False and is_subagent_record(filed) is True
 
 
-# --- session_root_of ----------------------------------------------------------------------------
+# --- session_root -------------------------------------------------------------------------------
 
 
-def test_session_root_of_climbs_every_layout(project):
+def test_session_root_climbs_every_layout(project):
     parent = project.write("the-session", [root("u1")])
     flat = project.write_subagent("the-session", "a1b2", [sidechain_root("s0", "a1b2")])
     nested = project.write_subagent("the-session/subagents/agent-a1b2", "c3d4", [sidechain_root("n0", "c3d4")])
@@ -235,20 +235,20 @@ def test_session_root_of_climbs_every_layout(project):
         "the-session", "w1", [sidechain_root("w0", "w1")], under=("subagents", "workflows", "wf_3")
     )
     for path in (parent, flat, nested, wf):
-        assert session_root_of(path) == parent
-    assert session_root_of(str(project.dir / "not-there.jsonl")) == str(project.dir / "not-there.jsonl")
+        assert CLAUDE.session_root(path) == parent
+    assert CLAUDE.session_root(str(project.dir / "not-there.jsonl")) == str(project.dir / "not-there.jsonl")
 
 
 def test_orphans_have_no_root(project):
     orphan = project.write_subagent("gone-session", "a1b2", [sidechain_root("s0", "a1b2")])
-    assert session_root_of(orphan) == ""
+    assert CLAUDE.session_root(orphan) == ""
     nested_orphan = project.write_subagent("gone/subagents/agent-mid", "leaf", [sidechain_root("l", "leaf")])
-    assert session_root_of(nested_orphan) == ""  # its dispatcher agent-mid.jsonl is not on disk
+    assert CLAUDE.session_root(nested_orphan) == ""  # its dispatcher agent-mid.jsonl is not on disk
     os.makedirs(str(project.dir / "dir-session.jsonl"))
     in_dir = project.write_subagent("dir-session", "a", [sidechain_root("s", "a")])
-    assert session_root_of(in_dir) == ""  # a directory is not a record
+    assert CLAUDE.session_root(in_dir) == ""  # a directory is not a record
     loose = project.write("loose", [sidechain_root("s", "a")])  # a sidechain record filed nowhere
-    assert session_root_of(loose) == ""
+    assert CLAUDE.session_root(loose) == ""
 
 
 # --- parent_of (describe_test.go) ---------------------------------------------------------------
@@ -320,6 +320,16 @@ def test_id_also_in_own_file_still_names_the_parent(family):
     assert parent_of(sub) == parent
 
 
+def test_parent_whose_call_id_is_spelled_with_an_escape(family):
+    """The dispatching call is found however its JSON spells the id (``\\u0074`` is "t"):
+    the byte search before the parse does not miss it."""
+    project, parent, mid, _ = family
+    path = project.dir / "the-session.jsonl"
+    path.write_text(path.read_text().replace('"toolu_dispatch"', '"\\u0074oolu_dispatch"'))
+    assert "toolu_dispatch" not in path.read_text()
+    assert parent_of(mid) == parent
+
+
 def test_parent_in_the_workflow_layout(family):
     project, _, mid, _ = family
     wf = project.write_subagent(
@@ -377,7 +387,7 @@ def test_corpus_subagent_records(corpus, tmp_path):
     resolved = 0
     for path in agents:
         assert is_subagent_record(str(path)), path
-        assert session_root_of(str(path)) == ""
+        assert CLAUDE.session_root(str(path)) == ""
         session = _first_session_id(path)
         if session not in sessions:
             continue
@@ -388,13 +398,13 @@ def test_corpus_subagent_records(corpus, tmp_path):
         sub_link = store.dir / session / "subagents" / name
         sub_link.parent.mkdir(parents=True)
         os.symlink(str(path), str(sub_link))
-        assert session_root_of(str(sub_link)) == str(root_link)
+        assert CLAUDE.session_root(str(sub_link)) == str(root_link)
         assert child_records(str(root_link)) == [str(sub_link)]
         resolved += 1
     assert resolved > 0  # the corpus holds the sessions of some of its sub-agents
     for path in sessions.values():
         if not is_subagent_record(str(path)):
-            assert session_root_of(str(path)) == str(path)
+            assert CLAUDE.session_root(str(path)) == str(path)
 
 
 def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its_readers():
@@ -414,9 +424,7 @@ def test_claude_codes_provider_answers_the_interfaces_sub_agent_questions_as_its
     assert provider.subagent_tree(parent) == subagent_tree(parent) == children
     assert provider.subagent_parent(children[0]) == (True, parent)
     assert provider.subagent_parent(parent) == (False, "")
-    # The interface's own climb (through subagent_parent) agrees with the provider's.
-    assert Harness.session_root(provider, children[0]) == provider.session_root(children[0]) == parent
-    assert session_root_of(children[0]) == parent
+    assert provider.session_root(children[0]) == parent  # the interface's climb, through subagent_parent
     assert provider.is_subagent(children[0]) and not provider.is_subagent(parent)
     assert (
         provider.session_transcripts(children[0])

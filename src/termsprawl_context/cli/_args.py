@@ -1,8 +1,18 @@
-"""What a command's arguments name, checked: a node id, the project directory."""
+"""What a command's arguments name, checked: a node id, the project directory, a count.
 
-from typing import Optional
+The dump imports this module for its hand-off options, so it imports nothing at load:
+not typing, not errors.py (loaded only when a refusal is raised).
+"""
 
-from termsprawl_context.errors import InsideProject
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
+    from typing import Optional
+
+
+def positive_int(value: str) -> "Optional[int]":
+    """``value`` as a whole number of at least 1 written in ASCII digits, else None (the
+    one rule for every count and line an argument gives: no sign, no other script's digits)."""
+    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
 
 
 def require_ids(command: str, *values: str) -> None:
@@ -17,7 +27,7 @@ def require_ids(command: str, *values: str) -> None:
             )
 
 
-def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
+def project_dir(cwd: "Optional[str]", command: str, writing: bool = False) -> str:
     """``--cwd`` as given, else the project found (the installed command's own, else the
     nearest at or above the working directory), else ``.``. A writing command refuses a
     directory that lies inside another project: it would start a nested one."""
@@ -27,5 +37,7 @@ def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
     if writing:
         outer = enclosing_project(chosen)
         if outer:
+            from termsprawl_context.errors import InsideProject
+
             raise InsideProject(command, chosen, outer)
     return chosen

@@ -34,6 +34,7 @@ from termsprawl_context._output import (
     write_out,
     write_transcript_text,
 )
+from termsprawl_context.cli._args import positive_int
 from termsprawl_context.errors import UsageError
 
 
@@ -178,10 +179,11 @@ def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]]
 
 
 def _positive_int(value: str) -> int:
-    """argparse type: a whole number of at least 1, in plain ASCII digits."""
-    if not (value.isdigit() and value.isascii() and int(value) > 0):
+    """argparse type: ``positive_int``'s number, or its refusal."""
+    number = positive_int(value)
+    if number is None:
         raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % value)
-    return int(value)
+    return number
 
 
 def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
@@ -202,13 +204,6 @@ def json_line(value: Any) -> str:
     return terminal_safe_json(_JSON.encode(value)) + "\n"
 
 
-def _add(out: Spool, text: Any) -> None:
-    if isinstance(text, bytes):
-        out.add_bytes(text)
-    else:
-        out.add(text)
-
-
 def print_list(
     as_json: bool, items: Iterable[Any], to_json: Callable[[Any], Any], to_text: Callable[[Any], Any]
 ) -> int:
@@ -218,7 +213,11 @@ def print_list(
     out = Spool()
     count = 0
     for item in items:
-        _add(out, json_line(to_json(item)) if as_json else to_text(item))
+        text = json_line(to_json(item)) if as_json else to_text(item)
+        if isinstance(text, bytes):
+            out.add_bytes(text)
+        else:
+            out.add(text)
         count += 1
     out.close()
     return count

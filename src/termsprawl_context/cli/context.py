@@ -123,9 +123,12 @@ def _option_value(option: str, value: str) -> "Any":
         if value not in ("markdown", "json"):
             raise _usage_error("invalid value for --format: %s (expected markdown or json)" % value)
         return value
-    if not (value.isdigit() and value.isascii() and int(value) > 0):
+    from termsprawl_context.cli._args import positive_int
+
+    number = positive_int(value)
+    if number is None:
         raise _usage_error("invalid value for %s: %s (expected a positive integer)" % (option, value))
-    return int(value)
+    return number
 
 
 class ContextIO(dump.ContextIO):

@@ -3,7 +3,7 @@
 a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
-from typing import Any, List
+from typing import Any, List, Optional
 
 from termsprawl_context.errors import NotFound
 
@@ -35,20 +35,28 @@ def other_harnesses(args: Any) -> List[Any]:
     return chosen(args.harness, include_native=False)
 
 
+def chosen_native_store(args: Any, others: List[Any]) -> Optional[str]:
+    """``native_store`` when the options read the ``native`` harness's store, else None;
+    a missing store or project is refused only when none of the ``others`` may answer."""
+    from termsprawl_context.store.catalog import reads_seed_store
+
+    if not reads_seed_store(args.harness):
+        return None
+    try:
+        return native_store(args)
+    except NotFound:
+        if not others:
+            raise
+        return None
+
+
 def resolve_session(args: Any, name: str) -> Any:
     """The session ``name`` names (``store.catalog.resolve``) in the stores the options
-    choose: the ``native`` one's first (a missing store or project refused, unless another
-    harness's store may answer), then the others'."""
+    choose: the ``native`` one's first, then the others'."""
     from termsprawl_context.store import catalog
 
     others = [] if catalog.is_path(name) else other_harnesses(args)
-    store = ""
-    if catalog.reads_seed_store(args.harness):
-        try:
-            store = native_store(args)
-        except NotFound:
-            if not others:
-                raise
+    store = chosen_native_store(args, others) or ""
     return catalog.resolve(name, store, getattr(args, "project", None), args.harness, others)
 
 
@@ -95,11 +103,12 @@ def at_line(args: Any, command_name: str) -> int:
     """The checked ``LINE`` of an at-a-line command, its record the ``native`` harness's."""
     import json
 
+    from termsprawl_context.cli._args import positive_int
     from termsprawl_context.errors import UsageError
     from termsprawl_context.harness import require_native_records
 
-    if not args.line.isdigit() or int(args.line) < 1:
+    line = positive_int(args.line)
+    if line is None:
         raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
-    line = int(args.line)
     require_native_records(args.path, command_name)
     return line

@@ -69,8 +69,7 @@ def run_entries(args) -> int:
 
 def _harness_entries(harness, path: str):
     try:
-        for item in harness.entries(path):
-            yield item
+        yield from harness.entries(path)
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
 
@@ -80,21 +79,17 @@ def _first_pass(entries, calls: bool, mark: str) -> tuple:
     or it names no entry (``record.since``: then everything is shown)."""
     from termsprawl_context.transcript import record
 
+    if not calls:  # the mark's place is all this pass is for: read up to it
+        return {}, next((i for i, item in enumerate(entries) if item.uuid == mark), -1) if mark else -1
     found = [-1]
 
     def watched():
         for index, item in enumerate(entries):
             if mark and found[0] < 0 and item.uuid == mark:
                 found[0] = index
-                if not calls:
-                    return  # the mark's place is all this pass is for
             yield item
 
-    if calls:
-        return record.call_outcomes(watched()), found[0]
-    for _ in watched() if mark else ():
-        pass
-    return {}, found[0]
+    return record.call_outcomes(watched()), found[0]
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:

@@ -17,9 +17,6 @@ from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
 HOOK_PREFIX = "hook: "
 
 
-# --- hook -----------------------------------------------------------------------------------
-
-
 def _hook_options(parser) -> None:
     from termsprawl_context.harness import KNOWN_HARNESSES
     from termsprawl_context.hooks import PROJECT_DIR_ENV

@@ -13,9 +13,6 @@ from termsprawl_context.cli.command import (
 from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
 
 
-# --- index ----------------------------------------------------------------------------------
-
-
 INDEX = Spec(
     "index",
     "Read or write the transcript path recorded for a node.",
@@ -38,8 +35,7 @@ def _harness_of(cwd: str, path: str):
     from termsprawl_context import harness as harnesses
     from termsprawl_context.workspace.index import resolve_transcript_path
 
-    found = harnesses.for_path(resolve_transcript_path(cwd, path))
-    return None if found is None else found.name
+    return harnesses.for_path(resolve_transcript_path(cwd, path)).name
 
 
 @command(INDEX)

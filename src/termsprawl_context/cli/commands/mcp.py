@@ -21,6 +21,7 @@ import json
 import os
 import sys
 
+from termsprawl_context import __version__
 from termsprawl_context.cli.command import Spec, command, option
 from termsprawl_context.errors import EXIT_OK
 
@@ -35,7 +36,7 @@ PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18")
 MAX_MESSAGE_BYTES = 1 << 20  # a real request is a few hundred bytes
 _BLOCK = 1 << 16
 PARSE_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND = -32700, -32602, -32601
-# The hand-off's options a call may set, as ``{name: (option, hand-off default)}``.
+# The hand-off's options a call may set, as ``{argument: option}``.
 _ARGUMENTS = {"turns": "--turns", "max_chars": "--max-chars"}
 
 READ_TOOL_SPEC = {
@@ -90,7 +91,7 @@ class Server(object):
         found = {
             "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1],
             "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "termsprawl-context", "version": _version()},
+            "serverInfo": {"name": "termsprawl-context", "version": __version__},
         }
         if self.instructions:
             found["instructions"] = self.instructions
@@ -116,12 +117,6 @@ class Server(object):
         except Exception as exc:  # a refusal of ours (no node, no project) is the tool's answer
             return _tool_text(request_id, "termsprawl-context: %s" % (getattr(exc, "message", None) or exc), True)
         return _tool_text(request_id, text or "(no linked agent has said anything yet)", False)
-
-
-def _version() -> str:
-    from termsprawl_context import __version__
-
-    return __version__
 
 
 def _result(request_id: "Any", result: dict) -> dict:

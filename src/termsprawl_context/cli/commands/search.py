@@ -12,8 +12,7 @@ from termsprawl_context.cli.command import (
     command,
     print_list,
 )
-from termsprawl_context.cli.store_options import STORE_OPTIONS, native_store, other_harnesses
-from termsprawl_context.errors import NotFound
+from termsprawl_context.cli.store_options import STORE_OPTIONS, chosen_native_store, other_harnesses
 
 
 def _search_options(parser) -> None:
@@ -59,10 +58,8 @@ def _and_others(hits, args, others, kinds):
         yield hit
     if not others or count >= args.limit:
         return
-    from termsprawl_context.store.search import search_other
-
     matcher = search.Matcher(args.text, args.regex)
-    for session, title, entry, kind, snip in search_other(matcher, others, kinds, args.limit - count):
+    for session, title, entry, kind, snip in search.search_other(matcher, others, kinds, args.limit - count):
         yield search.Hit(
             session.path,
             entry.line,
@@ -89,17 +86,12 @@ def run_search(args) -> int:
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
     others = other_harnesses(args)
+    store = chosen_native_store(args, others)
     hits: Any = iter(())
-    from termsprawl_context.store.catalog import reads_seed_store
-
-    if reads_seed_store(args.harness):
-        try:
-            hits = search.search_store(
-                args.text, native_store(args), args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
-            )
-        except NotFound:
-            if not others:
-                raise
+    if store is not None:
+        hits = search.search_store(
+            args.text, store, args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
+        )
     found = _and_others(hits, args, others, kinds)
     if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
         error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout

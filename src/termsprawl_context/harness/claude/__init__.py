@@ -223,12 +223,6 @@ class ClaudeCodeHarness(Harness):
         name = os.path.basename(path)
         return name[len(AGENT_FILE_PREFIX) : -len(TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
 
-    def session_root(self, path):
-        """Climbed by where each sub-agent's record is filed (``subagents.session_root_of``)."""
-        from termsprawl_context.harness.claude.subagents import session_root_of
-
-        return session_root_of(path)
-
     def session_transcripts(self, path):
         """A record filed under no ``subagents`` folder is its session's root or an orphan,
         its own tree's top either way: its first record is not read to tell which."""

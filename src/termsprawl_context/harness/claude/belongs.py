@@ -15,60 +15,57 @@ Both scan the whole file (containment, not first record: a resumed conversation 
 carry hundreds of an older session's records before its own), streaming line by line.
 """
 
-from typing import Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+from typing import Callable, Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
 from termsprawl_context.harness.claude import facts as claude_facts
-from termsprawl_context.transcript.entry import Entry, decode_entry
+from termsprawl_context.transcript.entry import decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
 
 
-def _decoded(raw: bytes) -> Optional[Entry]:
-    """Any record's canonical decoding (uuid or not), or None: the belongs-to checks
-    count preamble records too."""
-    record = decode_line(raw)
-    return decode_entry(record) if record is not None else None
-
-
 def _values(path: str, field: str) -> Iterator[str]:
-    """Each record's non-empty ``field`` (an ``Entry`` attribute), in file order; raises
-    RecordUnreadable when the file cannot be read to the end."""
+    """Each record's non-empty ``field`` (an ``Entry`` attribute), in file order, preamble
+    records (no uuid) included; raises RecordUnreadable when the file cannot be read to the end."""
     for line in iter_raw_lines(path):
-        entry = _decoded(line.raw)
+        record = decode_line(line.raw)
+        entry = decode_entry(record) if record is not None else None
         value = getattr(entry, field) if entry is not None else ""
         if value:
             yield value
 
 
-def _disagrees(readable: bool, agrees: bool, first_other: Optional[str]) -> bool:
-    """The one belongs-to rule: only a positive disagreement counts (the file was read,
-    no record agrees, and some record names another); an absence of evidence never does."""
-    return readable and not agrees and first_other is not None
-
-
-class SessionEvidence(NamedTuple):
-    """What a file's records say about one session id."""
+class Evidence(NamedTuple):
+    """What a file's records say about one value of a field (a session id, a tree)."""
 
     readable: bool  # False: it could not be opened or read to the end
-    carries: bool  # some record's sessionId is the id asked about
-    first_foreign: Optional[str]  # the first other non-empty sessionId seen, if any
+    carries: bool  # some record's value is the one asked about
+    first_foreign: Optional[str]  # the first other non-empty value seen before that, if any
+
+    @property
+    def disagrees(self) -> bool:
+        """The one belongs-to rule: only a positive disagreement counts (the file was read,
+        no record agrees, and some record names another); an absence of evidence never does."""
+        return self.readable and not self.carries and self.first_foreign is not None
 
 
-def session_evidence(path: str, session_id: str) -> SessionEvidence:
-    """Scan ``path`` until a record carries ``session_id`` (or the end).
-
-    Records with no, an empty or a non-string ``sessionId`` are skipped, never decisive."""
+def _evidence(path: str, field: str, matches: Callable[[str], bool]) -> Evidence:
+    """Scan ``path`` until a record's ``field`` ``matches`` (or the end). Records with no,
+    an empty or a non-string value are skipped, never decisive."""
     first_foreign = None  # type: Optional[str]
     try:
-        for found in _values(path, "session_id"):
-            if found == session_id:
-                return SessionEvidence(True, True, first_foreign)
+        for found in _values(path, field):
+            if matches(found):
+                return Evidence(True, True, first_foreign)
             if first_foreign is None:
                 first_foreign = found
     except RecordUnreadable:
-        return SessionEvidence(False, False, first_foreign)
-    return SessionEvidence(True, False, first_foreign)
+        return Evidence(False, False, first_foreign)
+    return Evidence(True, False, first_foreign)
+
+
+def session_evidence(path: str, session_id: str) -> Evidence:
+    return _evidence(path, "session_id", lambda found: found == session_id)
 
 
 def belongs_to_session(path: str, session_id: str) -> bool:
@@ -76,18 +73,14 @@ def belongs_to_session(path: str, session_id: str) -> bool:
 
     An empty ``session_id``, a file naming no session, and an unreadable or missing file
     (left to whoever reads it properly to report) all answer True."""
-    if not session_id:
-        return True
-    return not _disagrees(*session_evidence(path, session_id))
+    return not session_id or not session_evidence(path, session_id).disagrees
 
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
     """``belongs_to_session`` for callers that refuse: raises WrongRecord naming the
     first foreign id found."""
-    if not session_id:
-        return
-    evidence = session_evidence(path, session_id)
-    if _disagrees(*evidence):
+    evidence = session_evidence(path, session_id) if session_id else None
+    if evidence is not None and evidence.disagrees:
         raise WrongRecord.session(path, evidence.first_foreign or "", session_id)
 
 
@@ -100,31 +93,17 @@ def carries_session(path: str, session_id: str) -> bool:
 # --- the tree a record was written in ----------------------------------------------------------
 
 
-class TreeEvidence(NamedTuple):
-    """What a file's records say about one tree."""
-
-    readable: bool
-    inside: bool  # some record's resolved cwd is the tree or beneath it (``base.under``)
-    first_cwd: Optional[str]  # the first non-empty cwd seen, as written
-
-
-def tree_evidence(path: str, cwd: str) -> TreeEvidence:
-    """Scan ``path`` until a record's resolved ``cwd`` lies in ``cwd`` (or the end)."""
+def _tree_evidence(path: str, cwd: str) -> Evidence:
+    """Whether some record's resolved cwd is ``cwd`` or beneath it (``base.under``)."""
     want = resolve_dir(cwd)
     resolved = {}  # type: Dict[str, str]
-    first_cwd = None  # type: Optional[str]
-    try:
-        for found in _values(path, "cwd"):
-            if first_cwd is None:
-                first_cwd = found
-            seen = resolved.get(found)
-            if seen is None:
-                seen = resolved[found] = resolve_dir(found)
-            if under(seen, want):
-                return TreeEvidence(True, True, first_cwd)
-    except RecordUnreadable:
-        return TreeEvidence(False, False, first_cwd)
-    return TreeEvidence(True, False, first_cwd)
+
+    def inside(found: str) -> bool:
+        if found not in resolved:
+            resolved[found] = resolve_dir(found)
+        return under(resolved[found], want)
+
+    return _evidence(path, "cwd", inside)
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
@@ -132,19 +111,15 @@ def belongs_to_tree(path: str, cwd: str) -> bool:
     beneath it (compared resolved, as literal paths). An empty ``cwd``, a file naming
     no directory, and an unreadable file answer True: what is caught is a positive
     disagreement, never an absence of evidence."""
-    if not cwd:
-        return True
-    return not _disagrees(*tree_evidence(path, cwd))
+    return not cwd or not _tree_evidence(path, cwd).disagrees
 
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
     """``belongs_to_tree`` for callers that refuse: raises WrongRecord naming the first
     directory the file's records give."""
-    if not cwd:
-        return
-    evidence = tree_evidence(path, cwd)
-    if _disagrees(*evidence):
-        raise WrongRecord.tree(path, evidence.first_cwd or "", cwd)
+    evidence = _tree_evidence(path, cwd) if cwd else None
+    if evidence is not None and evidence.disagrees:
+        raise WrongRecord.tree(path, evidence.first_foreign or "", cwd)
 
 
 def start_cwd(path: str) -> str:

@@ -43,8 +43,6 @@ from termsprawl_context.transcript.record import (
 )
 
 
-TRANSCRIPT_SUFFIX = cc.TRANSCRIPT_SUFFIX
-
 # A real conversation resumes a handful of times: past these the chain is malformed.
 MAX_RESTART_HOPS = 64
 MAX_WALK_VISITS = 512
@@ -99,7 +97,7 @@ class ByteSearchSiblings:
 
     def origin(self, path: str) -> Optional[Origin]:
         if path not in self._origins:
-            self._origins[path] = self._scan(path, _NO_NEEDLES)[0]
+            self._origins[path] = _scan(path, _NO_NEEDLES)[0]
         return self._origins[path]
 
     def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
@@ -116,33 +114,32 @@ class ByteSearchSiblings:
         needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
         if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
             return False
-        origin, held = self._scan(path, needles, frozenset(wanted))
+        origin, held = _scan(path, needles, frozenset(wanted))
         if path not in self._origins:
             self._origins[path] = origin
         return bool(held)
 
-    def _scan(
-        self, path: str, needles: Needles, wanted: "frozenset" = frozenset()
-    ) -> Tuple[Optional[Origin], Set[str]]:
-        """The origin, and which of ``wanted`` the file's entries carry, decoding only
-        the head up to the origin and the lines that may hold a needle (every line
-        when ``needles`` has no plain spelling). Stops once both are known; without a
-        plain spelling it reads to the end, so the line bound is checked on every line."""
-        origin = None
-        held = set()  # type: Set[str]
-        for line in iter_raw_lines(path):
-            raw = line.raw
-            candidate = needles.in_line(raw)
-            if origin is None or candidate:
-                entry = entry_at(line, decode_line(raw))
-                if entry is not None:
-                    if origin is None and _is_origin(entry):
-                        origin = _origin_of(entry)
-                    if candidate and entry.uuid in wanted:
-                        held.add(entry.uuid)
-            if needles.plain is not None and origin is not None and (held or not needles.plain):
-                break
-        return origin, held
+
+def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
+    """The origin, and which of ``wanted`` the file's entries carry, decoding only
+    the head up to the origin and the lines that may hold a needle (every line
+    when ``needles`` has no plain spelling). Stops once both are known; without a
+    plain spelling it reads to the end, so the line bound is checked on every line."""
+    origin = None
+    held = set()  # type: Set[str]
+    for line in iter_raw_lines(path):
+        raw = line.raw
+        candidate = needles.in_line(raw)
+        if origin is None or candidate:
+            entry = entry_at(line, decode_line(raw))
+            if entry is not None:
+                if origin is None and _is_origin(entry):
+                    origin = _origin_of(entry)
+                if candidate and entry.uuid in wanted:
+                    held.add(entry.uuid)
+        if needles.plain is not None and origin is not None and (held or not needles.plain):
+            break
+    return origin, held
 
 
 def scan_bytes(
@@ -180,8 +177,8 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     The escape rule is bytescan's (``has_ascii_escape``: a literal find first, the
     regex only where it hits)."""
     overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
-    if overlap > CARRY_BYTES:
-        return _scan_checked_long(f, path, needles, overlap)
+    if overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
+        buffer = bytearray(overlap + _CHUNK)
     found = escaped = False
     run = 0  # bytes since the last newline
     chunks = 0
@@ -215,45 +212,10 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     return found, escaped
 
 
-def _scan_checked_long(f, path: str, needles: Tuple[bytes, ...], overlap: int) -> Tuple[bool, bool]:
-    """``_scan_checked`` for a needle longer than the buffer's carry."""
-    found = escaped = False
-    tail = b""
-    run = 0
-    chunks = 0
-    while True:
-        chunk = f.read(_CHUNK)
-        if not chunk:
-            break
-        first = chunk.find(b"\n")
-        if first < 0:
-            run += len(chunk)
-            if run >= MAX_RECORD_BYTES:
-                raise _too_long(path, chunks + 1)
-        else:
-            if run + first >= MAX_RECORD_BYTES:
-                raise _too_long(path, chunks + 1)
-            run = len(chunk) - chunk.rfind(b"\n") - 1
-        window = tail + chunk[:overlap]
-        if not escaped and (has_ascii_escape(chunk) or has_ascii_escape(window)):
-            escaped = True
-        if needles and not found and (escaped or any(n in chunk or n in window for n in needles)):
-            found = True
-        tail = chunk[-overlap:]
-        chunks += 1
-    if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, chunks + 1)
-    return found, escaped
-
-
 def _too_long(path: str, chunk: int) -> RecordUnreadable:
-    return RecordUnreadable.reading(
-        path, LineTooLong("a line is longer than %d bytes (in its %s MiB)" % (MAX_RECORD_BYTES, _ordinal_mib(chunk)))
-    )
-
-
-def _ordinal_mib(chunk: int) -> str:
-    return "%d-%d" % ((chunk - 1) * (_CHUNK >> 20), chunk * (_CHUNK >> 20))
+    mib = _CHUNK >> 20
+    why = "a line is longer than %d bytes (in its %d-%d MiB)" % (MAX_RECORD_BYTES, (chunk - 1) * mib, chunk * mib)
+    return RecordUnreadable.reading(path, LineTooLong(why))
 
 
 class _Walk:
@@ -274,7 +236,7 @@ class _Walk:
                     self._names = sorted(
                         os.path.join(self.project_dir, e.name)
                         for e in entries
-                        if e.name.endswith(TRANSCRIPT_SUFFIX) and not e.is_dir()
+                        if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
                     )
             except OSError:
                 self._names = []
@@ -337,7 +299,7 @@ def origin_record(path: str) -> Origin:
     UsageError (no path), RecordUnreadable, NoOriginRecord."""
     if not path:
         raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = ByteSearchSiblings().origin(path)
+    origin = _scan(path, _NO_NEEDLES)[0]
     scan_bytes(path, ())
     if origin is None:
         raise NoOriginRecord(path)

@@ -7,18 +7,11 @@ from typing import Optional, Tuple
 from termsprawl_context.harness.claude.belongs import carries_session
 from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, SUBAGENTS_DIR, TRANSCRIPT_SUFFIX
 from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
+from termsprawl_context.transcript.record import same_file
 
 # A fresh session's record does not exist yet when SessionStart fires with this source;
 # looking elsewhere for it could only find another project's file of the same name.
 STARTUP_SOURCE = SOURCE_STARTUP
-
-
-def _same_directory(a: str, b: str) -> bool:
-    """Both name one existing directory, whatever symlinks or spellings lead there."""
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):
-        return False
 
 
 def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
@@ -33,7 +26,7 @@ def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, 
             return None
         parts.append(name)
         current = parent
-        if _same_directory(current, projects):
+        if same_file(current, projects):
             break
     parts.reverse()
     if len(parts) < 2:

@@ -15,6 +15,7 @@ Path facts come from ``harness.claude``.
 import os
 from typing import List, NamedTuple, Optional, Tuple
 
+from termsprawl_context.bytescan import Needles
 from termsprawl_context.errors import (
     NO_TRANSCRIPT_PATH,
     NoParent,
@@ -73,9 +74,7 @@ def child_records(path: str) -> List[str]:
     try:
         with os.scandir(folder) as entries:
             names = [e.name for e in entries if is_agent_file_name(e.name) and not e.is_dir()]
-    except FileNotFoundError:
-        return []
-    except NotADirectoryError:
+    except (FileNotFoundError, NotADirectoryError):
         return []
     except OSError as exc:
         raise SubagentsUnreadable("transcript: enumerate sub-agents in %s: %s" % (folder, os_reason(exc))) from None
@@ -137,30 +136,18 @@ def session_dir_of_subagent(path: str) -> str:
         current = parent
 
 
-def meta_path_of(path: str) -> str:
-    """Where the meta companion of the record at ``path`` would be ("" for a path that
-    is not a ``.jsonl``)."""
-    if not path.endswith(cc.TRANSCRIPT_SUFFIX):
-        return ""
-    return record_stem(path) + cc.AGENT_META_SUFFIX
-
-
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
     """The meta companion of the sub-agent record at ``path``; None when there is none
     (a root record's ordinary case). One that is there but cannot be read, or does not
     decode as the reference's struct would (a field of the wrong type), is SubagentsUnreadable."""
-    meta = meta_path_of(path)
-    if not meta:
+    if not path.endswith(cc.TRANSCRIPT_SUFFIX):
         return None
+    meta = record_stem(path) + cc.AGENT_META_SUFFIX
     try:
-        f = open_regular(meta)
+        with open_regular(meta) as f:
+            data = f.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
-    try:
-        with f:
-            data = f.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
     if len(data) > MAX_RECORD_BYTES:
@@ -231,23 +218,6 @@ def is_subagent_record(path: str) -> bool:
     return is_subagent_transcript(path)
 
 
-def session_root_of(path: str) -> str:
-    """The root record of the session the record at ``path`` belongs to: the end
-    user's own conversation, climbed to through however many delegations. A root
-    answers itself; "" for a sub-agent's record whose dispatcher is not on disk where
-    the layout puts it (an orphan is not a session whose root can be named)."""
-    current = path
-    while is_subagent_record(current):
-        folder = session_dir_of_subagent(current)
-        if not folder:
-            return ""
-        above = folder + cc.TRANSCRIPT_SUFFIX
-        if not os.path.isfile(above) or same_file(above, current):
-            return ""
-        current = above
-    return current
-
-
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     """Where the sub-agent ``agent_id`` dispatched by the record at ``session_path``
     wrote its record (the flat layout). An id that is empty, holds a path separator of
@@ -266,11 +236,12 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
 
 def holds_tool_use(path: str, tool_use_id: str) -> bool:
     """Whether some entry of the record at ``path`` carries a tool_use block with this
-    id. Lines not holding the id's bytes are not parsed; an unreadable record is False."""
-    needle = tool_use_id.encode("utf-8")
+    id. Only the lines that may spell the id (bytescan's needles and escape rule) are
+    parsed; an unreadable record is False."""
+    needles = Needles.for_values([tool_use_id])
     try:
         for line in iter_raw_lines(path):
-            if needle not in line.raw:
+            if not needles.in_line(line.raw):
                 continue
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None and tool_use_id in tool_use_ids(entry):
@@ -317,12 +288,8 @@ def find_parent(path: str) -> Tuple[str, str]:
     folder = session_dir_of(path)
     if not folder:
         raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
-    candidates = []
     root = folder + cc.TRANSCRIPT_SUFFIX
-    if os.path.isfile(root):
-        candidates.append(root)
-    candidates.extend(subagent_tree(root))
-    for candidate in candidates:
+    for candidate in ([root] if os.path.isfile(root) else []) + subagent_tree(root):
         if same_file(candidate, path):
             continue
         if holds_tool_use(candidate, meta.tool_use_id):
