@@ -29,7 +29,7 @@ read from the end (``tail.py``), as far back as the tail they need (merging the 
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, recent_files, under
+from termsprawl_context.harness.base import Harness, Q_ALL, Session
 from termsprawl_context.harness.gemini.chat import header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
 from termsprawl_context.harness.gemini.facts import (
@@ -105,28 +105,17 @@ class GeminiHarness(Harness):
         return [found] if found else []
 
     def project_sessions(self, project, environ=None, since=0.0):
-        """The chats of every store folder whose ``.project_root`` (the launch directory) is
-        in the project; a resume's later file of one session id is that session's."""
-        real = os.path.realpath(project)
-        chats = {}  # type: dict
-        for folder, path in chat_files(environ):
-            chats.setdefault(folder, []).append(path)
-        found = []
-        for folder, paths in sorted(chats.items()):
-            launched = launch_dir(os.path.join(store_root(environ), folder))
-            if not launched or not under(os.path.realpath(launched), real):
-                continue
-            seen = set()
-            for path in sorted(paths):
-                chat = header_of(path) if not is_legacy(path) else None
-                session_id = chat.session_id if chat is not None else ""
-                if session_id in seen:
-                    continue
-                seen.add(session_id)
-                for mtime, recent in recent_files([path], since):
-                    found.append(ProjectSession(Session(self.name, session_id, recent), mtime, launched))
-        found.sort(key=lambda one: one.mtime, reverse=True)
-        return found
+        """The chats (each session once, as ``sessions`` lists them) of every store folder
+        whose ``.project_root`` names a launch directory in the project."""
+        launched = {}  # type: dict  # store folder -> its launch directory, read once
+
+        def launch_of(path):
+            folder = os.path.dirname(os.path.dirname(path))  # tmp/<project>/chats/<chat>
+            if folder not in launched:
+                launched[folder] = launch_dir(folder)
+            return launched[folder]
+
+        return self._sessions_in(project, [s.path for s in self.sessions(environ)], since, launch_of)
 
     def sessions(self, environ=None):
         """Each session once: a resume's stub (a later file of the same project and id,
@@ -173,7 +162,7 @@ class GeminiHarness(Harness):
     def subagent_paths(self, path):
         """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
         ``kind: subagent``; None when the chat's header names no session."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None or self.stable_id(path) is None:
             return None
         folder = subagent_dir(path, chat.session_id)
@@ -194,7 +183,7 @@ class GeminiHarness(Harness):
         """The header's session id, when the file name agrees with it (a main chat is
         named for its first 8 characters, a sub-agent's for all of it): a resume goes on
         in the same file, so its first header names the conversation."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None:
             return None
         name = os.path.basename(path)
@@ -207,7 +196,7 @@ class GeminiHarness(Harness):
     def subagent_parent(self, path):
         """A sub-agent's chat (header ``kind: subagent``) lies in ``chats/<parent id>/``;
         its parent is the main chat in ``chats/`` whose header names that id."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None:
             return None
         folder = os.path.dirname(os.path.abspath(path))

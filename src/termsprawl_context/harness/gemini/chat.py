@@ -189,16 +189,11 @@ def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
     return chat
 
 
-def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
-    """Each resolved message as its object, in order (or newest first), read back line by
-    line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
-    many winners in a row, and the messages it skipped sit between them."""
-    for message, where, _index in indexed_winners(f, chat, newest_first):
-        yield message, where
-
-
-def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
-    """``winners`` with each message's place in the conversation (0 for the first)."""
+def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
+    """Each resolved message as its object, with its place in the conversation (0 for the
+    first), in order (or newest first), read back line by line. The last two lines read
+    are kept parsed: a resume's ``$set.messages`` line holds many winners in a row, and
+    the messages it skipped sit between them."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
@@ -257,10 +252,11 @@ def is_legacy(path: str) -> bool:
 
 
 def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first header line (session id, kind, start time), or None."""
+    """The facts of a chat file's first header line (session id, kind, start time), or None
+    (an older single-JSON chat has no header line)."""
     from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
 
-    f = try_open_regular(path)
+    f = try_open_regular(path) if not is_legacy(path) else None
     if f is None:
         return None
     with f:

@@ -241,7 +241,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     def generate():
         normaliser = HeldNormaliser(chat.session_id, _agent_id(chat), last_holder)
         with f:
-            for message, where, index in chat_file.indexed_winners(f, chat):
+            for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)
                 for entry in normaliser.entries(message, where):
                     yield entry
