@@ -16,7 +16,7 @@ from termsprawl_context.cite.exclusions import (
 from termsprawl_context.cite.matching import body_matches, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
-from termsprawl_context.cite.records import Record, calls_for, stream_entries
+from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
 from termsprawl_context.cite.session import PROVIDER, citation_records
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context.errors import Refusal
@@ -116,7 +116,7 @@ def excluded_result_hint(path: str, quote: str) -> str:
                 for body in result_texts(result.content)
                 if body_matches(body, words)
             ]  # only the bodies holding the quote are kept
-            record = Record(record_path, [], calls_for(record_path, {i for i, _ in held if i}))
+            record = Record(record_path, [], calls_and_commands(record_path, {i for i, _ in held if i}, None)[0])
             for tool_use_id, body in held:
                 hint = _why_excluded(record, tool_use_id, body)
                 if hint:
