@@ -16,7 +16,6 @@ from termsprawl_context.cite.records import (
     UNREAD,
     Record,
     calls_and_commands,
-    filter_add,
     parent_filter,
     recent_finder,
 )
@@ -52,10 +51,7 @@ def record_at(path: str, line: int) -> Record:
             ids = {r.tool_use_id for r in tool_results(entry)}
             parent = output_parent(entry) if person_texts(entry) else ""
             found = recent_finder(recent)(parent) if parent else None
-            parents = None
-            if parent and found is None:
-                parents = parent_filter(1)
-                filter_add(parents, hash(parent))
+            parents = parent_filter(1, [hash(parent)]) if parent and found is None else None
             calls, local = calls_and_commands(path, ids, parents)
             if found is not None:
                 local = {hash(parent)} if is_local_command(found) else set()

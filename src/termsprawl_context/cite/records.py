@@ -163,19 +163,19 @@ def calls_and_commands(
     return found, local
 
 
-def parent_filter(parents: int) -> bytearray:
-    """An empty filter for ``parents`` hashes (a power of two of bytes)."""
+def parent_filter(count: int, keys: Iterable[int]) -> Optional[bytearray]:
+    """The bit filter of ``count`` parents' uuid hashes ``keys`` (a power of two of bytes),
+    or None when there are none (no parent is asked about)."""
+    if not count:
+        return None
     size = 128
-    while size * 8 < 16 * parents and size * 8 < _PARENT_FILTER_BITS:
+    while size * 8 < 16 * count and size * 8 < _PARENT_FILTER_BITS:
         size *= 2
-    return bytearray(size)
-
-
-def filter_add(bits: "Optional[bytearray]", key: int) -> None:
-    if bits is None:  # no parent was asked about
-        return
-    key &= len(bits) * 8 - 1
-    bits[key >> 3] |= 1 << (key & 7)
+    bits = bytearray(size)
+    for key in keys:
+        key &= size * 8 - 1
+        bits[key >> 3] |= 1 << (key & 7)
+    return bits
 
 
 def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:

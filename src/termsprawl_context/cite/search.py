@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import deque, namedtuple
+from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
 from termsprawl_context.cite.envelopes import has_answer_prefix
@@ -24,7 +25,6 @@ from termsprawl_context.cite.records import (
     UNREAD,
     Record,
     calls_and_commands,
-    filter_add,
     holds_escapes,
     parent_filter,
     recent_finder,
@@ -166,14 +166,10 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
     may_hold = needles.in_line if needles is not None and escaped else None
     typed_lines, waiting_lines, waiting_parents, pending = _candidates(path, words, sources, run, may_hold)
     ids: Set[str] = set()
-    asked = len(waiting_parents) + sum(1 for c in pending if c.parent)
-    parents = parent_filter(asked) if asked else None
     for candidate in pending:
         ids |= _needed_calls(candidate)
-        if candidate.parent:
-            filter_add(parents, hash(candidate.parent))
-    for key in waiting_parents:
-        filter_add(parents, key)
+    asked = [hash(c.parent) for c in pending if c.parent]
+    parents = parent_filter(len(waiting_parents) + len(asked), chain(waiting_parents, asked))
     calls, local = calls_and_commands(path, ids, parents, escaped)
     record = Record(path, [], calls, local)
     kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))
