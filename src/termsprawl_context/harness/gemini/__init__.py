@@ -56,8 +56,6 @@ from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
 
 class GeminiHarness(Harness):
-    """Gemini CLI behind the interface."""
-
     name = NAME
     label = LABEL
     transcript_suffix = TRANSCRIPT_SUFFIX

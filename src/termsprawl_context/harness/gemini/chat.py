@@ -298,6 +298,6 @@ def resumed_chat(path: str, session_id: str) -> str:
 
 
 def sniff(first: dict) -> bool:
-    """A chat file's first record: the header (sessionId and projectHash), or a legacy
-    object holding both and a messages list."""
+    """A chat file's first record: the header (sessionId and projectHash, as a legacy
+    object holds them too)."""
     return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get(facts.HEADER_PROJECT_HASH), str)

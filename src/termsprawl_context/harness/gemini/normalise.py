@@ -98,7 +98,7 @@ class Normaliser(object):
         message_id = as_text(message.get(facts.FIELD_ID))
         parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
         if kind == facts.TYPE_USER:
-            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            texts = message_parts.part_texts(parts)
             if texts:
                 first = texts[0]
                 if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
@@ -147,7 +147,7 @@ class Normaliser(object):
                 for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
                     yield entry
         elif kind in facts.SYNTHETIC_TYPES:
-            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            texts = message_parts.part_texts(parts)
             if texts:
                 yield self._entry("system", message_id, message, where, _texts(texts), role="system")
 
@@ -307,5 +307,4 @@ def last_turns(path: str, limit: int) -> "list":
 
 def entries(path: str) -> "Iterator[Entry]":
     """The chat's entries, forward (see ``read_chat``)."""
-    _chat, found = read_chat(path)
-    return found
+    return read_chat(path)[1]
