@@ -21,12 +21,13 @@ Resolution fails closed: none, several, or a pool that cannot be searched are di
 named refusals with a message a person can act on. The rules, messages and caps are the
 Go reference's (``go-transcript-citations.md``).
 
-The package, one module a job: ``values`` (requests, matches, ``Hits``), ``refusals``,
-``matching`` (words and the quote's bytes), ``envelopes`` (AskUserQuestion answers read
-as text), ``transcripts`` (a transcript read back), ``exclusions`` (why a result is not
-tool output), ``records`` (one record and the passes over its lines), ``pools`` (the
-person's words, tool output), ``search`` (one record searched), ``session`` (which
-records a session's pools are), ``hints``, ``resolution`` and ``at_line``.
+The package, one module a job (its refusals are ``errors``'s): ``values`` (requests,
+matches, ``Hits``), ``matching`` (words and the quote's bytes), ``envelopes``
+(AskUserQuestion answers read as text), ``transcripts`` (a transcript read back),
+``exclusions`` (why a result is not tool output), ``records`` (one record and the passes
+over its lines), ``pools`` (the person's words, tool output), ``search`` (one record
+searched), ``session`` (which records a session's pools are), ``hints``, ``resolution``
+and ``at_line``.
 """
 
 # The package's face: the API docs/api.md names, and the names the CLI reads as
