@@ -17,8 +17,8 @@ from termsprawl_context.cite.matching import body_matches, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
 from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
-from termsprawl_context.cite.session import PROVIDER, citation_records
-from termsprawl_context.cite.transcripts import looks_like_transcript
+from termsprawl_context.cite.session import citation_records
+from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
