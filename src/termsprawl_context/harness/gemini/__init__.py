@@ -30,7 +30,7 @@ read from the end (``tail.py``), as far back as the tail they need (merging the 
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session
-from termsprawl_context.harness.gemini.chat import header_of, is_legacy, resumed_chat, sniff
+from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
 from termsprawl_context.harness.gemini.facts import (
     CHATS_SUBDIR,
@@ -203,15 +203,7 @@ class GeminiHarness(Harness):
         chats, parent_id = os.path.split(folder)
         if os.path.basename(chats) != CHATS_SUBDIR:
             return True, ""
-        try:
-            names = sorted(os.listdir(chats))
-        except OSError:
-            names = []
-        for name in names:
-            candidate = os.path.join(chats, name)
-            if name.endswith("-" + parent_id[:8] + TRANSCRIPT_SUFFIX) and self.stable_id(candidate) == parent_id:
-                return True, candidate
-        return True, ""
+        return True, first_chat(chats, parent_id)
 
     def session_ids(self, path):
         """The header's session id, then (a sub-agent's) the session whose folder holds it."""

@@ -274,27 +274,33 @@ def resumed_chat(path: str, session_id: str) -> str:
     """The chat file a resumed session really writes to, for a SessionStart payload naming
     ``path``. Observed on 0.61: at ``gemini -r`` the hook's transcript_path is a new file
     (``session-<now>-<id8>.jsonl``, a header and the session context, nothing more) while
-    the conversation goes on in the session's first file. So: of the files in ``path``'s
-    folder named for the same id whose header names ``session_id``, the earliest by name
-    (the name opens with the start time); ``path`` itself when there is none."""
+    the conversation goes on in the session's first file (``first_chat`` of ``path``'s
+    folder); ``path`` itself when there is none."""
     folder, name = os.path.split(path)
+    if not name.startswith(facts.SESSION_FILE_PREFIX):
+        return path
+    return first_chat(folder, session_id) or path
+
+
+def first_chat(folder: str, session_id: str) -> str:
+    """The session's first chat file in ``folder``: of the files named for its id whose
+    header names ``session_id``, the earliest by name (the name opens with the start
+    time); "" when there is none."""
     short = session_id[:8]
-    if not short or not name.startswith(facts.SESSION_FILE_PREFIX):
-        return path
     try:
-        names = sorted(os.listdir(folder))
+        names = sorted(os.listdir(folder)) if short else []
     except OSError:
-        return path
+        return ""
     tail = "-" + short + facts.TRANSCRIPT_SUFFIX
     for candidate in names:
         if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
             if os.path.islink(full):
-                continue  # the payload's path was checked inside the store; a link may lead out
+                continue  # the folder was checked inside the store; a link may lead out
             chat = header_of(full)
             if chat is not None and chat.session_id == session_id:
                 return full
-    return path
+    return ""
 
 
 def sniff(first: dict) -> bool:
