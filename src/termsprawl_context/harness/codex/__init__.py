@@ -178,8 +178,7 @@ class CodexHarness(Harness):
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the
         # child's thread id as agent_id (0.169).
-        value = payload.get(facts.HOOK_AGENT_ID)
-        return value if isinstance(value, str) else ""
+        return as_str(payload.get(facts.HOOK_AGENT_ID))
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """Claude Code's shape; a warning for the person also goes to the model, to pass

@@ -210,13 +210,6 @@ def _texts(texts: "Iterable[str]") -> "List[dict]":
     return [{"type": "text", "text": text} for text in texts]
 
 
-def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") -> "Iterator[Entry]":
-    normaliser = Normaliser(chat.session_id, _agent_id(chat))
-    for message, where in messages:
-        for entry in normaliser.entries(message, where):
-            yield entry
-
-
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     """A chat file's facts and its entries, in conversation order (a generator reading the
     open file: consume it before the next call). Raises OSError when ``path`` cannot be
@@ -227,7 +220,8 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     if chat_file.is_legacy(path):
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
+        legacy = Normaliser(chat.session_id, _agent_id(chat))
+        return chat, (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
         chat = _resolved(f)
     except BaseException:
