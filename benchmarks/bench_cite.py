@@ -36,6 +36,8 @@ for entry in (str(REPO / "src"), str(REPO)):
 
 from benchmarks.generate import write_transcript  # noqa: E402
 from termsprawl_context import cite  # noqa: E402
+from termsprawl_context.cite.values import Citation  # noqa: E402
+from termsprawl_context.errors import CitationError  # noqa: E402
 from termsprawl_context.cite import matching  # noqa: E402
 from termsprawl_context.jsonl import open_regular  # noqa: E402
 from termsprawl_context.store import background  # noqa: E402
@@ -135,7 +137,7 @@ def _answer(current, folder, request, prefilter):
     matching.PREFILTER = prefilter  # the fast path's one switch
     try:
         return cite.resolve_across_sessions(current, str(folder), request)
-    except cite.CitationError as exc:
+    except CitationError as exc:
         return (type(exc).__name__, str(exc))
     finally:
         matching.PREFILTER = True
@@ -157,7 +159,7 @@ def bench_across(scratch, sizes):
         (fast_t if prefilter else plain_t).append(time.perf_counter() - started)
     same = answers[True] == answers[False]
     found = answers[True]
-    resolved = all(isinstance(a, cite.Citation) and a.path == oldest for a in found)
+    resolved = all(isinstance(a, Citation) and a.path == oldest for a in found)
     # The command itself, once, for the record (start-up included).
     started = time.perf_counter()
     done = subprocess.run(

@@ -150,12 +150,12 @@ def load_record(path):
 def cite_in_record(record, quote, sources=()):
     """One match per entry of ``record`` (``load_record``'s) holding ``quote`` in a
     requested pool, in file order: the plain algorithm ``cite.cite`` must equal."""
-    from termsprawl_context.cite.matching import normalize
+    from termsprawl_context.transcript.text import collapse_whitespace
     from termsprawl_context.cite.pools import SOURCE_USER
     from termsprawl_context.cite.search import _candidate, _decide
     from termsprawl_context.cite.values import Match
 
-    words = normalize(quote)
+    words = collapse_whitespace(quote)
     if not words:
         return []
     sources = list(sources) or [SOURCE_USER]
@@ -165,3 +165,21 @@ def cite_in_record(record, quote, sources=()):
         if candidate is not None and _decide(record, candidate, words):
             found.append(Match(record.path, entry.line))
     return found
+
+
+def user_texts(record, entry):
+    """The user pool's texts of one entry, read whole: typed text, a queued prompt, and
+    the answers of an envelope that reads one way against its call's questions."""
+    from termsprawl_context.cite.envelopes import has_answer_prefix
+    from termsprawl_context.cite.pools import answers_entry, envelope_readings, own_results
+    from termsprawl_context.transcript.entry import result_texts
+
+    texts = record.person_texts(entry)
+    if answers_entry(entry):
+        for result in own_results(record, entry):
+            for body in result_texts(result.content):
+                if has_answer_prefix(body):
+                    readings, _ = envelope_readings(record, result, body)
+                    if readings is not None and len(readings) == 1:
+                        texts.extend(readings[0])
+    return texts

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context import bytescan, cite
+from termsprawl_context.cite.matching import file_may_contain, quote_needle
 from termsprawl_context.bytescan import (
     Needles,
     ValueSpellings,
@@ -271,9 +272,9 @@ def test_cites_file_search_is_a_superset(tmp_path_factory, raws, quote):
     path = tmp_path_factory.mktemp("cite") / "t.jsonl"
     path.write_bytes(b"\n".join(raws) + b"\n")
     if any(quote in text for raw in raws for text in strings_in(parse_object(raw))):
-        needle = cite.quote_needle(quote)
+        needle = quote_needle(quote)
         for buffer in (None, scan_buffer(7), scan_buffer(40)):  # small chunks: runs and escapes straddle them
-            assert cite.file_may_contain(str(path), needle, buffer)
+            assert file_may_contain(str(path), needle, buffer)
 
 
 def test_the_longest_run_is_the_plain_needle():

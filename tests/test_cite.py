@@ -10,14 +10,23 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
-from termsprawl_context.errors import NotFound, UsageError
-from termsprawl_context.cite import (
+from termsprawl_context.cite.hints import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
+from termsprawl_context.cite.matching import file_may_contain, quote_needle
+from termsprawl_context.cite.pools import parse_source_type, tool_bodies
+from termsprawl_context.cite.resolution import MESSAGE_TRUNCATED
+from termsprawl_context.cite.values import Citation, Match
+from termsprawl_context.errors import (
+    AnswerUnmatched,
     CitationAmbiguous,
     CitationError,
     CitationNotFound,
-    CitationRequest,
+    CitationRefused,
+    EXIT_CITE_AMBIGUOUS,
+    EXIT_CITE_REFUSED,
 )
-from termsprawl_context.transcript.entry import hook_refusal_reason, is_hook_refusal
+from termsprawl_context.errors import NotFound, UsageError
+from termsprawl_context.cite import CitationRequest
+from termsprawl_context.transcript.entry import is_hook_refusal
 from termsprawl_context.transcript.record import RecordUnreadable
 from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
 
@@ -138,7 +147,7 @@ def test_user_words_of_plain_list_and_answer(rec):
         fx.tool_answer("u4", None, "t2", "build succeeded in 3s"),
     )
     record = oracles.load_record(path)
-    texts = [cite.user_texts(record, e) for e in record.entries]
+    texts = [oracles.user_texts(record, e) for e in record.entries]
     assert texts == [["please refactor the parser"], ["first part", "second part"], [], ["yes, go with option B"], []]
 
 
@@ -224,12 +233,12 @@ def test_cite_matches_an_answer_with_no_call(rec):
     # the seed's answer.
     envelope = 'The user answered: "pick one"="the second option please". Read the answers carefully.'
     path = rec(fx.user_msg("u1", "hi"), fx.record("u2", "u1"), fx.tool_answer("u3", "u2", "t1", envelope))
-    with pytest.raises(cite.AnswerUnmatched) as caught:
+    with pytest.raises(AnswerUnmatched) as caught:
         cite.cite(path, "second option")
-    assert "its call is not in the record" in str(caught.value) and caught.value.exit_code == cite.EXIT_CITE_REFUSED
+    assert "its call is not in the record" in str(caught.value) and caught.value.exit_code == EXIT_CITE_REFUSED
     path = rec(fx.user_msg("u1", "hi"), ask("u2", "u1", "t1", "pick one"), fx.tool_answer("u3", "u2", "t1", envelope))
     matches = cite.cite(path, "second option")
-    assert matches == [cite.Match(path, 3)]
+    assert matches == [Match(path, 3)]
     assert tuple(matches[0]) == (path, 3)
     assert cite.cite(path, "") == [] and cite.cite(path, " \n\t ") == []
 
@@ -272,9 +281,9 @@ def test_tool_result_texts_read_bodies_not_answers(rec):
         fx.user_msg("u3", "typed"),
     )
     record = oracles.load_record(path)
-    bodies = [[b for _, b in cite.tool_bodies(record, e)] for e in record.entries]
+    bodies = [[b for _, b in tool_bodies(record, e)] for e in record.entries]
     assert bodies == [[], ["a body"], ["line one", "line two"], []]
-    assert [cite.user_texts(record, e) for e in record.entries][1:3] == [[], []]
+    assert [oracles.user_texts(record, e) for e in record.entries][1:3] == [[], []]
 
 
 def test_tool_result_at(rec):
@@ -321,7 +330,7 @@ def test_an_answer_envelope_is_not_a_tool_result(rec):
     ],
 )
 def test_parse_source_type(name, ok):
-    assert (cite.parse_source_type(name) == name) is ok
+    assert (parse_source_type(name) == name) is ok
 
 
 def test_mid_turn_queued_command_with_image(rec):
@@ -379,7 +388,7 @@ def test_our_own_commands_and_git_log_are_echoes(rec):
     )
     for quote in ("OWNMARKER", "GITMARKER"):
         assert cite.cite(path, quote, [T]) == []
-        assert cite.excluded_result_hint(path, quote) == cite.HINT_ECHO
+        assert excluded_result_hint(path, quote) == HINT_ECHO
     assert lines_of(cite.cite(path, "MAKEMARKER", [T])) == [6]
 
 
@@ -387,7 +396,7 @@ def test_our_own_commands_and_git_log_are_echoes(rec):
 def test_single_pool_resolution(rec):
     path = rec(fx.user_msg("u1", "always use snake_case for filenames"))
     got = resolve(path, "always use snake_case")
-    assert got == cite.Citation("always use snake_case", [U], path, 1, "always use snake_case for filenames", "")
+    assert got == Citation("always use snake_case", [U], path, 1, "always use snake_case for filenames", "")
     assert got.to_json() == {
         "quote": "always use snake_case",
         "sourceTypes": ["user"],
@@ -416,7 +425,7 @@ def test_records_only_the_pool_it_landed_in_old_fixture_is_refused(rec):
 def test_caps_a_huge_message(rec):
     path = rec(fx.user_msg("u1", "HUGEMARKER " + "é" * 16384))
     message = resolve(path, "HUGEMARKER").message
-    assert len(message.encode("utf-8")) <= 16384 + len(cite.MESSAGE_TRUNCATED)
+    assert len(message.encode("utf-8")) <= 16384 + len(MESSAGE_TRUNCATED)
     assert message.endswith("\n[... truncated]")
     message.encode("utf-8", "strict")
 
@@ -441,7 +450,7 @@ def test_refusals(rec):
         'citation user "DUPMARKER" is ambiguous: it matches more than one entry (%s:1, %s:2) — extend the quote '
         "until it lands on exactly one" % (path, path)
     )
-    assert caught.value.exit_code == cite.EXIT_CITE_AMBIGUOUS
+    assert caught.value.exit_code == EXIT_CITE_AMBIGUOUS
     with pytest.raises(CitationNotFound) as caught:
         resolve(path, "ONLYUSER", [T])
     assert str(caught.value) == (
@@ -454,7 +463,7 @@ def test_refusals(rec):
     with pytest.raises(UsageError) as caught:
         resolve(path, "ONLYUSER", [])
     assert str(caught.value) == 'citation  "ONLYUSER" names no source type'
-    assert len({CitationNotFound.exit_code, CitationAmbiguous.exit_code, cite.CitationRefused.exit_code}) == 3
+    assert len({CitationNotFound.exit_code, CitationAmbiguous.exit_code, CitationRefused.exit_code}) == 3
 
 
 def test_an_answer_carries_its_question(rec):
@@ -510,8 +519,7 @@ def test_skips_hook_refusals(rec):
     with pytest.raises(CitationNotFound):
         resolve(path, "retries are now infinite", [T])
     assert is_hook_refusal("PreToolUse:Bash hook error: no")
-    assert hook_refusal_reason("PreToolUse:Bash hook error: [cmd]: denied") == "[cmd]: denied"
-    assert hook_refusal_reason("ok") is None
+    assert not is_hook_refusal("ok")
     entries = oracles.load_record(path).entries
     assert cite.refused_tool_use_ids(entries) == {"t-c1"}
 
@@ -547,7 +555,7 @@ def test_names_the_call(rec):
     # Warning row: the old code named a missing call; the newer one does not cite the result at all.
     with pytest.raises(CitationNotFound) as caught:
         resolve(path, "ORPHAN OUTPUT", [T])
-    assert cite.HINT_NO_CALL in str(caught.value)
+    assert HINT_NO_CALL in str(caught.value)
     assert resolve(path, "run the tests").call == ""
 
 
@@ -722,7 +730,7 @@ def test_envelope_at(rec):
     ],
 )
 def test_quote_needle(quote, needle):
-    assert cite.quote_needle(quote) == (needle if fx.matching.PREFILTER else None)  # the plain search has none
+    assert quote_needle(quote) == (needle if fx.matching.PREFILTER else None)  # the plain search has none
 
 
 def test_quotes_json_writes_differently(rec):
@@ -743,12 +751,12 @@ def test_file_may_contain(tmp_path):
         data[offset : offset + 10] = b"NEEDLEWORD"
         path = tmp_path / ("f%d" % offset)
         path.write_bytes(bytes(data))
-        assert cite.file_may_contain(str(path), b"NEEDLEWORD")
+        assert file_may_contain(str(path), b"NEEDLEWORD")
     absent = tmp_path / "absent-needle"
     absent.write_bytes(b"x" * size)
-    assert not cite.file_may_contain(str(absent), b"NEEDLEWORD")
-    assert cite.file_may_contain(str(tmp_path / "missing"), b"NEEDLEWORD")
-    assert cite.file_may_contain(str(absent), None)
+    assert not file_may_contain(str(absent), b"NEEDLEWORD")
+    assert file_may_contain(str(tmp_path / "missing"), b"NEEDLEWORD")
+    assert file_may_contain(str(absent), None)
 
 
 def test_an_appended_record_is_read_again(rec):

@@ -12,6 +12,10 @@ from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 
 from conftest import corpus_files
 from termsprawl_context import cite
+from termsprawl_context.transcript.text import collapse_whitespace
+from termsprawl_context.cite.pools import tool_bodies
+from termsprawl_context.cite.values import Match
+from termsprawl_context.errors import CitationAmbiguous
 from termsprawl_context.store import background
 from termsprawl_context.transcript import query
 from termsprawl_context.transcript.record import read_entries
@@ -28,7 +32,7 @@ pytestmark = [
 
 def _quote_of(text):
     """A quote from the middle of ``text``: up to 8 words."""
-    words = cite.normalize(text).split(" ")
+    words = collapse_whitespace(text).split(" ")
     if len(words) < 3:
         return ""
     start = len(words) // 3
@@ -39,11 +43,11 @@ def _samples(path):
     record = oracles.load_record(str(path))
     users, tools = [], []
     for entry in record.entries:
-        for text in cite.user_texts(record, entry):
+        for text in oracles.user_texts(record, entry):
             quote = _quote_of(text)
             if quote:
                 users.append((quote, entry.line))
-        for _, body in cite.tool_bodies(record, entry):
+        for _, body in tool_bodies(record, entry):
             quote = _quote_of(body)
             if quote:
                 tools.append((quote, entry.line))
@@ -59,8 +63,8 @@ def test_quotes_resolve_where_they_were_taken(path):
                 got = cite.resolve_in_record(str(path), cite.CitationRequest(quote, [pool]))
                 assert got.line == line and got.path == str(path) and got.source_types == [pool]
                 assert got.message
-            except cite.CitationAmbiguous as exc:
-                assert cite.Match(str(path), line) in exc.matches
+            except CitationAmbiguous as exc:
+                assert Match(str(path), line) in exc.matches
             with fx.plain_search():
                 plain = cite.cite(str(path), quote, [pool])
             assert cite.cite(str(path), quote, [pool]) == plain

@@ -11,6 +11,10 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
+from termsprawl_context.cite.hints import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
+from termsprawl_context.cite.matching import quote_needle
+from termsprawl_context.cite.transcripts import looks_like_record, looks_like_transcript
+from termsprawl_context.cite.values import Match
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
 pytestmark = pytest.mark.usefixtures("both_searches")
@@ -53,7 +57,7 @@ def tool_record(tmp_path, call_line=None, result_body="ok\nALLTESTSPASSED in 3s\
 def test_a_tool_call_block_written_with_an_escape_grounds_its_output(tmp_path, run_pyz):
     # '"tool\u005fuse"' is the block type "tool_use": the call is in the record
     path = tool_record(tmp_path, lambda line: escaped(line, '"tool_use"', '"tool\\u005fuse"'))
-    want = [cite.Match(path, 3)]
+    want = [Match(path, 3)]
     assert oracle(path, "ALLTESTSPASSED in 3s", [T]) == want
     assert cite.cite(path, "ALLTESTSPASSED in 3s", [T]) == want
     got = cite.resolve_in_record(path, cite.CitationRequest("ALLTESTSPASSED in 3s", [T]))
@@ -67,8 +71,8 @@ def test_a_quote_with_an_escaped_letter_is_found(tmp_path, run_pyz, spelled):
     line = escaped(fx.user_msg("u1", "please %s, thanks" % PROMPT), "deploy", spelled)
     path = write(tmp_path, "r.jsonl", [line])
     # the run the prefilter looks for is the escaped one
-    assert cite.quote_needle(PROMPT) == (b"deploy" if fx.matching.PREFILTER else None)
-    assert oracle(path, PROMPT, [U]) == cite.cite(path, PROMPT) == [cite.Match(path, 1)]
+    assert quote_needle(PROMPT) == (b"deploy" if fx.matching.PREFILTER else None)
+    assert oracle(path, PROMPT, [U]) == cite.cite(path, PROMPT) == [Match(path, 1)]
     done = run_pyz(["cite", path, PROMPT])
     assert (done.returncode, done.stdout) == (0, (path + ":1\n").encode()), done.stderr
 
@@ -104,7 +108,7 @@ def test_the_hint_finds_an_excluded_result_spelling_the_quote_with_escapes(tmp_p
         [fx.user_msg("u1", "go"), fx.named_call("a1", "u1", "toolu_t", "Task", {"prompt": "look"}), reply],
     )
     assert oracle(path, "REPLYWORDS here", [T]) == cite.cite(path, "REPLYWORDS here", [T]) == []
-    assert cite.excluded_result_hint(path, "REPLYWORDS here") == cite.HINT_DELEGATION
+    assert excluded_result_hint(path, "REPLYWORDS here") == HINT_DELEGATION
     done = run_pyz(["cite", path, "REPLYWORDS here", "--source", "tool_result"])
     assert done.returncode == 10 and b"sub-agent's reply" in done.stderr, done.stderr
 
@@ -114,8 +118,8 @@ def test_a_transcript_read_back_with_an_escaped_key_is_not_tool_output(tmp_path)
         {"type": "user", "uuid": "x1", "parentUuid": None, "sessionId": "s1", "version": "2", "message": {}}
     )
     body = escaped(record, '"sessionId"', '"session\\u0049d"') + "\nTRANSCRIPTWORDS read back\n"
-    assert cite.looks_like_transcript(body)
-    assert any(cite.looks_like_record(line) for line in body.split("\n"))  # what the rule reads, unfiltered
+    assert looks_like_transcript(body)
+    assert any(looks_like_record(line) for line in body.split("\n"))  # what the rule reads, unfiltered
     path = write(
         tmp_path,
         "r.jsonl",
@@ -126,7 +130,7 @@ def test_a_transcript_read_back_with_an_escaped_key_is_not_tool_output(tmp_path)
         ],
     )
     assert cite.cite(path, "TRANSCRIPTWORDS read back", [T]) == oracle(path, "TRANSCRIPTWORDS read back", [T]) == []
-    assert cite.excluded_result_hint(path, "TRANSCRIPTWORDS read back") == cite.HINT_TRANSCRIPT
+    assert excluded_result_hint(path, "TRANSCRIPTWORDS read back") == HINT_TRANSCRIPT
 
 
 def test_a_local_commands_escaped_marker_keeps_its_output_out_of_the_persons_words(tmp_path):

@@ -14,9 +14,29 @@ import pytest
 import cite_fixtures as fx
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite, errors
+from termsprawl_context.cite.hints import (
+    HINT_DELEGATION,
+    HINT_DISPATCH_PROMPT,
+    HINT_OWN_DISPATCH_PROMPT,
+    SUBAGENT_USER_ADVICE,
+    SUBAGENT_USER_RULE,
+    unresolved_user_hint,
+)
+from termsprawl_context.cite.session import session_candidates
+from termsprawl_context.cite.values import Match
+from termsprawl_context.errors import (
+    CitationAmbiguous,
+    CitationError,
+    CitationNotFound,
+    CitationRefused,
+    EXIT_CITE_REFUSED,
+    NO_SESSION_ROOT,
+    NoSessionRoot,
+)
+from termsprawl_context.transcript.shell import command_paths
 from termsprawl_context.harness.claude import HARNESS as CLAUDE
 from termsprawl_context.harness.claude.subagents import subagent_tree
-from termsprawl_context.cite import CitationAmbiguous, CitationNotFound, CitationRefused, CitationRequest
+from termsprawl_context.cite import CitationRequest
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
 pytestmark = pytest.mark.usefixtures("both_searches")
@@ -98,12 +118,12 @@ def test_dispatch_prompt_hints(session):
     rootp, sub = session
     with pytest.raises(CitationNotFound) as caught:
         cite.resolve_citation(rootp, req("DISPATCHMARKER"))
-    assert cite.HINT_DISPATCH_PROMPT + cite.SUBAGENT_USER_RULE in str(caught.value)
+    assert HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE in str(caught.value)
     with pytest.raises(CitationNotFound) as caught:
         cite.resolve_citation(sub, req("DISPATCHMARKER"))
-    assert cite.HINT_OWN_DISPATCH_PROMPT + cite.SUBAGENT_USER_ADVICE in str(caught.value)
-    assert cite.unresolved_user_hint(sub, "never said") == cite.SUBAGENT_USER_ADVICE
-    assert cite.unresolved_user_hint(rootp, "never said") == ""
+    assert HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE in str(caught.value)
+    assert unresolved_user_hint(sub, "never said") == SUBAGENT_USER_ADVICE
+    assert unresolved_user_hint(rootp, "never said") == ""
 
 
 def test_orphan_subagent_refuses_the_user_pool(tmp_path):
@@ -119,14 +139,14 @@ def test_orphan_subagent_refuses_the_user_pool(tmp_path):
     )
     with pytest.raises(CitationRefused) as caught:
         cite.resolve_citation(orphan, req("ORPHANPROMPT"))
-    assert "sub-agent" in str(caught.value) and caught.value.exit_code == cite.EXIT_CITE_REFUSED
+    assert "sub-agent" in str(caught.value) and caught.value.exit_code == EXIT_CITE_REFUSED
     # The whole request fails, even when the tool pool would match (rule 5).
     with pytest.raises(CitationRefused):
         cite.resolve_citation(orphan, req("ORPHANOUTPUT", BOTH))
     assert cite.resolve_citation(orphan, req("ORPHANOUTPUT", [T])).path == orphan
-    with pytest.raises(cite.NoSessionRoot) as caught:
+    with pytest.raises(NoSessionRoot) as caught:
         cite.cite_in_session(orphan, "ORPHANPROMPT", [U])
-    assert str(caught.value) == cite.NO_SESSION_ROOT
+    assert str(caught.value) == NO_SESSION_ROOT
 
 
 def test_a_known_subagent_is_never_a_root(tmp_path):
@@ -160,10 +180,10 @@ def test_own_record_first_changes_ambiguity(tmp_path, session):
     )
     assert (cite.resolve_citation(rootp, req("TWICEMARKER", [T])).path, 3) == (rootp, 3)
     assert cite.resolve_citation(sub, req("TWICEMARKER", [T])).path == sub
-    assert cite.cite_in_session(rootp, "TWICEMARKER", [T]) == [cite.Match(rootp, 3)]
-    assert cite.cite_in_session(sub, "TWICEMARKER", [T]) == [cite.Match(sub, 3)]
+    assert cite.cite_in_session(rootp, "TWICEMARKER", [T]) == [Match(rootp, 3)]
+    assert cite.cite_in_session(sub, "TWICEMARKER", [T]) == [Match(sub, 3)]
     assert cite.cite_in_session(rootp, "DISPATCHMARKER", BOTH) == []
-    assert cite.cite_in_session(sub, "research the retry policy") == [cite.Match(rootp, 1)]
+    assert cite.cite_in_session(sub, "research the retry policy") == [Match(rootp, 1)]
     # Two sub-agents holding the same output, asked from the root (which has none): ambiguous.
     fx.write(rootp, [fx.user_msg("u1", "research the retry policy")])
     other = fx.write_subagent(
@@ -218,7 +238,7 @@ def test_orphan_tool_pool(tmp_path):
         ],
     )
     assert cite.cite_in_session(orphan, "ORPHANOUTPUT", [T]) == []
-    with pytest.raises(cite.NoSessionRoot):
+    with pytest.raises(NoSessionRoot):
         cite.cite_in_session(orphan, "x", [U])
 
 
@@ -252,9 +272,9 @@ def test_falls_back_to_earlier_sessions_newest_first(project):
     _age(z, 3600)
     got = cite.resolve_across_sessions(cur, str(project), req("EARLIERQUOTE"))
     assert (got.path, got.line) == (z, 1)
-    assert cite.session_candidates(cur, str(project)) == [cur, z, a]
+    assert session_candidates(cur, str(project)) == [cur, z, a]
     _age(a, 3600)  # a tie: by name
-    assert cite.session_candidates(cur, str(project))[1:] == sorted([a, z])
+    assert session_candidates(cur, str(project))[1:] == sorted([a, z])
     fx.write(z, [fx.user_msg("z1", "other words")])
     _age(z, 1)
     assert cite.resolve_across_sessions(cur, str(project), req("EARLIERQUOTE")).path == a
@@ -315,7 +335,7 @@ def test_a_subagent_as_current_session_searches_its_root(project):
     sub = fx.write_subagent(project, "s1", "a1", [fx.user_msg("s0", "go", isSidechain=True)])
     newer = fx.write(project / "s2.jsonl", [fx.user_msg("n1", "ROOTWORDS from the person")])
     _age(rootp, 3600)
-    assert newer and cite.session_candidates(sub, str(project))[:2] == [sub, newer]
+    assert newer and session_candidates(sub, str(project))[:2] == [sub, newer]
     got = cite.resolve_across_sessions(sub, str(project), req("ROOTWORDS"))
     assert got.path == rootp  # the current session (the sub-agent's) answers first
 
@@ -344,7 +364,7 @@ def test_across_sessions_prefilter_is_the_plain_answer(project):
             with search():
                 try:
                     outcomes.append(cite.resolve_across_sessions("", str(project), req(quote, sources)))
-                except cite.CitationError as exc:
+                except CitationError as exc:
                     outcomes.append((type(exc), str(exc)))
         assert outcomes[0] == outcomes[1]
 
@@ -384,7 +404,7 @@ def test_delegation_and_task_output_are_never_citable(tmp_path):
     assert "TaskOutput returned" in str(caught.value)
     with pytest.raises(CitationNotFound) as caught:
         cite.resolve_citation(path, req("AGENTREPLYMARKER", [T]))
-    assert cite.HINT_DELEGATION in str(caught.value)
+    assert HINT_DELEGATION in str(caught.value)
 
 
 HARNESS_LINES = [
@@ -498,4 +518,4 @@ def test_a_long_record_resolves(tmp_path):
     ],
 )
 def test_command_paths(command, paths):
-    assert cite.command_paths(command) == paths
+    assert command_paths(command) == paths

@@ -1182,6 +1182,8 @@ def test_no_question_cites_as_the_persons_answer(tmp_path):
     resolve as the person's unless the person's own answer holds them; an answer resolves
     at its entry or is refused by name; an envelope of no quote characters reads one way."""
     from termsprawl_context import cite
+    from termsprawl_context.transcript.text import collapse_whitespace
+    from termsprawl_context.errors import AnswerUnmatched, CitationNotFound
 
     counter = [0]
 
@@ -1204,15 +1206,15 @@ def test_no_question_cites_as_the_persons_answer(tmp_path):
                 fx.tool_answer("r1", "a1", "t1", body),
             ],
         )
-        answers = [cite.normalize(a) for _, a in answered]
+        answers = [collapse_whitespace(a) for _, a in answered]
         plain = not any('"' in q or '"' in (a or "") for q, a in pairs)
         for probe, is_answer in [(q, False) for q, _ in pairs] + [(a, True) for _, a in answered]:
-            words = cite.normalize(probe)
+            words = collapse_whitespace(probe)
             if not words or words in "hello there":
                 continue
             try:
                 got = cite.resolve_in_record(path, cite.CitationRequest(probe, [cite.SOURCE_USER]))
-            except (cite.CitationNotFound, cite.AnswerUnmatched):
+            except (CitationNotFound, AnswerUnmatched):
                 assert not (plain and is_answer), (body, probe)
                 count("cite envelope probes (refused)")
                 continue
@@ -1253,7 +1255,8 @@ def _collected_entries(path, argv):
 def _tool_output_up_to(path, line):
     """``result-at``'s answer from the plain algorithm: every entry up to ``line``
     parsed into one Record, the entry at ``line`` judged against it."""
-    from termsprawl_context import cite
+    from termsprawl_context.cite.pools import tool_bodies
+    from termsprawl_context.cite.records import Record
     from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
     entries = []
@@ -1263,11 +1266,11 @@ def _tool_output_up_to(path, line):
         entry = entry_at(found, decode_line(found.raw))
         if entry is not None:
             entries.append(entry)
-    record = cite.Record(path, entries)
+    record = Record(path, entries)
     target = record.entry_at(line)
     if target is None or target.type != "user":
         return None
-    bodies = [body for _, body in cite.tool_bodies(record, target)]
+    bodies = [body for _, body in tool_bodies(record, target)]
     return "\n".join(bodies) if bodies else None
 
 

@@ -8,6 +8,8 @@ from hypothesis import given, settings, strategies as st
 
 import cite_fixtures as fx
 from termsprawl_context import cite, errors
+from termsprawl_context.errors import CitationError
+from termsprawl_context.transcript.shell import command_paths
 from termsprawl_context.transcript import echo, query
 from termsprawl_context.transcript.entry import decode_entry
 
@@ -56,7 +58,7 @@ EXPRISH = st.lists(st.sampled_from(_PIECES), max_size=14).map(" ".join)
 @given(st.one_of(TEXT, SHELLISH))
 def test_echo_classifier_answers_every_string(command):
     assert echo.echoes_record(command) in (True, False)
-    assert isinstance(cite.command_paths(command), list)
+    assert isinstance(command_paths(command), list)
 
 
 @settings(max_examples=300, deadline=None)
@@ -89,5 +91,5 @@ def test_any_quote_resolves_or_is_refused(tmp_path_factory, quote):
     try:
         got = cite.resolve_citation(path, cite.CitationRequest(quote, [cite.SOURCE_USER]))
         assert got.line == 1
-    except (cite.CitationError, errors.UsageError):
+    except (CitationError, errors.UsageError):
         pass

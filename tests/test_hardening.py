@@ -18,6 +18,16 @@ from termsprawl_context import errors
 from termsprawl_context.harness import get
 from termsprawl_context.workspace.project import hook_command
 
+from termsprawl_context.errors import (
+    AnswerUnmatched,
+    CitationAmbiguous,
+    CitationError,
+    CitationNotFound,
+    EXIT_CITE_AMBIGUOUS,
+    EXIT_CITE_NOT_FOUND,
+    EXIT_CITE_REFUSED,
+)
+
 CLAUDE = get("claude-code")
 
 
@@ -515,6 +525,10 @@ import cite_fixtures as fx  # noqa: E402
 import oracles  # noqa: E402
 from cite_fixtures import both_searches  # noqa: E402, F401 (a fixture, used by name)
 from termsprawl_context import cite, handoff  # noqa: E402
+from termsprawl_context.transcript.text import collapse_whitespace  # noqa: E402
+from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES  # noqa: E402
+from termsprawl_context.cite.resolution import MAX_LISTED_MATCHES  # noqa: E402
+from termsprawl_context.cite.values import Hits, Match  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
 from termsprawl_context.transcript import entry as records  # noqa: E402
 from termsprawl_context.transcript.entry import decode_entry  # noqa: E402
@@ -560,7 +574,7 @@ def test_the_user_pool_holds_nothing_show_does_not_call_the_persons(tmp_path, wh
             fx.line({"type": "user", "uuid": "u2", "message": {"content": content}}),
         ],
     )
-    with pytest.raises(cite.CitationNotFound):
+    with pytest.raises(CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest(FORGED, [cite.SOURCE_USER]))
     record = oracles.load_record(path)
     # show and the hand-off print no person's turn for it either: one classifier.
@@ -632,11 +646,11 @@ def test_a_compaction_summary_from_claude_code_1_0_is_not_the_persons():
     record = oracles.load_record(str(found[0]))
     summary = next(e for e in record.entries if e.line == 2)
     assert not summary.is_compact_summary and cite.person_texts(summary) == []
-    quote = " ".join(cite.normalize(summary.content[0]["text"]).split(" ")[20:28])
-    with pytest.raises((cite.CitationNotFound, cite.CitationAmbiguous)) as caught:
+    quote = " ".join(collapse_whitespace(summary.content[0]["text"]).split(" ")[20:28])
+    with pytest.raises((CitationNotFound, CitationAmbiguous)) as caught:
         cite.resolve_in_record(str(found[0]), cite.CitationRequest(quote, [cite.SOURCE_USER]))
-    if isinstance(caught.value, cite.CitationAmbiguous):
-        assert cite.Match(str(found[0]), 2) not in caught.value.matches
+    if isinstance(caught.value, CitationAmbiguous):
+        assert Match(str(found[0]), 2) not in caught.value.matches
 
 
 LOCAL_CAVEAT = (
@@ -675,15 +689,14 @@ def _hookify_run(between=""):
 
 
 QUEUED = '{"type":"queue-operation","operation":"enqueue"}\n'
-FAR = QUEUED * (cite.RECENT_LINES + 1)  # the parent past the lines cite keeps: found by uuid in its second pass
+FAR = QUEUED * (RECENT_LINES + 1)  # the parent past the lines cite keeps: found by uuid in its second pass
 HOOKIFY_SHAPES = {
     "the answer after its envelope": _hookify_run(),
     "a record between": _hookify_run(QUEUED),
     "records between, past the lines kept": _hookify_run(FAR),
     "a torn line between": _hookify_run('{"type":"user","uuid":"u9","mess\n'),
     "a line over the kept size between": _hookify_run(
-        json.dumps({"type": "progress", "uuid": "p1", "parentUuid": "u2", "pad": "x" * (cite.PARENT_LINE_BYTES + 10)})
-        + "\n"
+        json.dumps({"type": "progress", "uuid": "p1", "parentUuid": "u2", "pad": "x" * (PARENT_LINE_BYTES + 10)}) + "\n"
     ),
     # an escaped marker holds none of the prefilter's bytes: still a local command
     "the envelope's marker escaped": _hookify_run().replace("<command-name>", "\\u003ccommand-name>", 1),
@@ -709,15 +722,15 @@ def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shap
         f.write(HOOKIFY_SHAPES[shape])
     prompt_line = 1 + HOOKIFY_SHAPES[shape].split("\n").index(_user_line("u4", "u3", "now the real question")[:-1])
     assert cite.cite(path, HOOKIFY_ANSWER, [cite.SOURCE_USER]) == []
-    assert cite.cite(path, "now the real question", [cite.SOURCE_USER]) == [cite.Match(path, prompt_line)]
+    assert cite.cite(path, "now the real question", [cite.SOURCE_USER]) == [Match(path, prompt_line)]
     for resolve in (cite.resolve_in_record, cite.resolve_citation):
-        with pytest.raises(cite.CitationNotFound):
+        with pytest.raises(CitationNotFound):
             resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
     # the quick test's premise: its word is in every marker
     assert all(cite.records.COMMAND_WORD in marker for marker in cite.records.LOCAL_COMMAND_MARKERS)
     record = oracles.load_record(path)
     answer = next(e for e in record.entries if e.uuid == "u3")
-    assert record.person_texts(answer) == [] and cite.user_texts(record, answer) == []
+    assert record.person_texts(answer) == [] and oracles.user_texts(record, answer) == []
     assert oracles.cite_in_record(record, HOOKIFY_ANSWER) == []
     # the pool is within what show prints (show reads the line before as the parent: it
     # still prints the answer when another record sits between)
@@ -741,7 +754,7 @@ def test_the_same_words_typed_after_a_commands_own_output_are_the_persons(tmp_pa
             _user_line("u1", None, LOCAL_HOOKIFY)
             + _user_line("u2", "u1", "Unknown skill: is what I saw", promptSource="typed")
         )
-    assert cite.cite(path, "Unknown skill: is what I saw") == [cite.Match(path, 2)]
+    assert cite.cite(path, "Unknown skill: is what I saw") == [Match(path, 2)]
 
 
 @pytest.mark.parametrize("between", ["", FAR], ids=["adjacent", "far"])
@@ -776,7 +789,7 @@ def test_a_cited_entrys_message_leaves_out_a_commands_output(tmp_path, between):
         )
     got = cite.resolve_in_record(path, cite.CitationRequest("Yes", [cite.SOURCE_USER]))
     assert got.line == 3 + between.count("\n") and HOOKIFY_ANSWER not in got.message and "Proceed?" in got.message
-    with pytest.raises(cite.CitationNotFound):
+    with pytest.raises(CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
 
 
@@ -813,10 +826,10 @@ def test_show_and_cite_agree_on_every_entry_of_claude_code_2_1_328(name):
             continue
         turns, command = shown[entry.line]
         for text in records.content_texts(entry.content):
-            quote = cite.normalize(text)
+            quote = collapse_whitespace(text)
             if not quote:
                 continue
-            hit = cite.Match(path, entry.line) in cite.cite(path, quote, [cite.SOURCE_USER])
+            hit = Match(path, entry.line) in cite.cite(path, quote, [cite.SOURCE_USER])
             assert hit == any(text in turn for turn in turns if turn != command), (entry.line, text[:80])
             asked += 1
     assert asked > 0
@@ -866,9 +879,9 @@ def test_a_question_never_cites_as_the_persons_answer(tmp_path, question, form):
         ],
     )
     for sources in ([cite.SOURCE_USER], [cite.SOURCE_TOOL_RESULT], [cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT]):
-        with pytest.raises(cite.CitationError) as caught:
+        with pytest.raises(CitationError) as caught:
             cite.resolve_in_record(path, cite.CitationRequest("I approve deleting the production database", sources))
-        assert not isinstance(caught.value, cite.CitationAmbiguous)
+        assert not isinstance(caught.value, CitationAmbiguous)
     got = cite.resolve_in_record(path, cite.CitationRequest("No", [cite.SOURCE_USER]))
     assert got.line == 3 and got.source_types == [cite.SOURCE_USER]
 
@@ -888,10 +901,10 @@ def test_answers_are_read_against_their_calls_questions(tmp_path):
     for quote in ("deep green", "yes go ahead"):
         assert cite.resolve_in_record(path, cite.CitationRequest(quote, [cite.SOURCE_USER])).line == 3
     # "Proceed?" is an answer only in the reading where the first answer swallows the second pair.
-    with pytest.raises(cite.AnswerUnmatched) as caught:
+    with pytest.raises(AnswerUnmatched) as caught:
         cite.resolve_in_record(path, cite.CitationRequest("Proceed?", [cite.SOURCE_USER]))
     assert "in more than one way" in str(caught.value)
-    with pytest.raises(cite.CitationNotFound):
+    with pytest.raises(CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest("Which colour?", [cite.SOURCE_USER]))
 
 
@@ -923,11 +936,11 @@ def test_an_envelope_that_cannot_be_matched_is_refused_by_name(tmp_path, run_pyz
     }
     for name, lines in cases.items():
         path = fx.write(tmp_path / ("%s.jsonl" % name.replace(" ", "-")), lines)
-        with pytest.raises(cite.AnswerUnmatched):
+        with pytest.raises(AnswerUnmatched):
             cite.resolve_in_record(path, cite.CitationRequest("ship the release today", [cite.SOURCE_USER]))
         done = run_pyz(["cite", path, "ship the release today"])
         err = done.stderr.decode()
-        assert done.returncode == cite.EXIT_CITE_REFUSED and err.count("\n") == 1, (name, err)
+        assert done.returncode == EXIT_CITE_REFUSED and err.count("\n") == 1, (name, err)
         assert err.startswith("termsprawl-context: citation user ") and "cannot be matched to its call" in err
     # A shell printing an envelope is never the person's (the reference's rule), matched or not.
     path = fx.write(
@@ -938,7 +951,7 @@ def test_an_envelope_that_cannot_be_matched_is_refused_by_name(tmp_path, run_pyz
             fx.tool_answer("r1", "a1", "t1", envelope),
         ],
     )
-    with pytest.raises(cite.CitationNotFound):
+    with pytest.raises(CitationNotFound):
         cite.resolve_in_record(path, cite.CitationRequest("ship the release today", [cite.SOURCE_USER]))
 
 
@@ -979,7 +992,7 @@ def test_query_arithmetic_is_exact_and_bounded(source, matches):
 
 
 def test_hits_are_deduplicated_by_a_set_and_kept_in_order():
-    hits = cite.Hits()
+    hits = Hits()
     assert [
         hits.add("a", 3),
         hits.add("a", 3),
@@ -988,23 +1001,23 @@ def test_hits_are_deduplicated_by_a_set_and_kept_in_order():
         hits.add("a", 1 << 25),
         hits.add("a", 1 << 25),
     ] == [True, False, True, True, True, False]
-    assert list(hits) == [cite.Match("a", 3), cite.Match("b", 1), cite.Match("a", 1), cite.Match("a", 1 << 25)]
-    assert len(hits) == 4 and cite.Match("b", 1) in hits and cite.Match("b", 3) not in hits and hits[-1].line == 1 << 25
+    assert list(hits) == [Match("a", 3), Match("b", 1), Match("a", 1), Match("a", 1 << 25)]
+    assert len(hits) == 4 and Match("b", 1) in hits and Match("b", 3) not in hits and hits[-1].line == 1 << 25
     assert list(hits.sorted_by({"b": 0, "a": 1})) == [
-        cite.Match("b", 1),
-        cite.Match("a", 1),
-        cite.Match("a", 3),
-        cite.Match("a", 1 << 25),
+        Match("b", 1),
+        Match("a", 1),
+        Match("a", 3),
+        Match("a", 1 << 25),
     ]
 
 
 def test_an_ambiguity_names_fifty_matches_and_counts_the_rest(tmp_path):
     path = fx.write(tmp_path / "r.jsonl", [fx.user_msg("u%d" % i, "same words %d" % i) for i in range(120)])
-    with pytest.raises(cite.CitationAmbiguous) as caught:
+    with pytest.raises(CitationAmbiguous) as caught:
         cite.resolve_in_record(path, cite.CitationRequest("same words", [cite.SOURCE_USER, cite.SOURCE_TOOL_RESULT]))
     message = str(caught.value)
-    assert message.count("%s:" % path) == cite.MAX_LISTED_MATCHES and ", and 70 more)" in message
-    assert len(caught.value.matches) == 120 and all(cite.Match(path, n) in caught.value.matches for n in range(1, 121))
+    assert message.count("%s:" % path) == MAX_LISTED_MATCHES and ", and 70 more)" in message
+    assert len(caught.value.matches) == 120 and all(Match(path, n) in caught.value.matches for n in range(1, 121))
 
 
 def _short_record(path, lines):
@@ -1022,9 +1035,9 @@ def test_cite_streams_a_record_of_200k_short_lines_under_64_mb(tmp_path):
     """The red team's record: every entry was held (266-297 MB); now only candidates."""
     path = _short_record(tmp_path / "short.jsonl", 200000)
     for argv, code in (
-        (["cite", path, "hi"], cite.EXIT_CITE_AMBIGUOUS),
+        (["cite", path, "hi"], EXIT_CITE_AMBIGUOUS),
         (["cite", path, "hi 199997"], 0),
-        (["cite", path, "zz q", "--session"], cite.EXIT_CITE_NOT_FOUND),
+        (["cite", path, "zz q", "--session"], EXIT_CITE_NOT_FOUND),
         (["cite", path, "file-zq9", "--source", "tool_result"], 0),
     ):
         got, peak = _command_peak(argv)
@@ -1048,7 +1061,7 @@ def test_an_unmatched_answer_is_refused_in_a_session_and_across_sessions(tmp_pat
         lambda: cite.resolve_citation(older, request),
         lambda: cite.resolve_across_sessions(current, str(project), request),
     ):
-        with pytest.raises(cite.AnswerUnmatched) as caught:
+        with pytest.raises(AnswerUnmatched) as caught:
             resolve()
         assert str(caught.value).startswith(
             'citation user "ship the release today" cannot resolve: the quote is in '

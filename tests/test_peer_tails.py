@@ -155,7 +155,7 @@ def test_log_resolution_equals_the_plain_reading(tmp_path):
         path.write_bytes(data)
         with open_regular(str(path)) as f:
             chat = chat_file.resolve_lines(f)
-            found = [(m["id"], m) for m, _where in chat_file.winners(f, chat)]
+            found = [(m["id"], m) for m, _where, _index in chat_file.winners(f, chat)]
         assert found == [(k, json.loads(json.dumps(v))) for k, v in _plain_resolution(data)], seed
 
 
@@ -228,7 +228,7 @@ def _forward(path):
     from termsprawl_context.jsonl import open_regular
 
     with open_regular(str(path)) as f:
-        return [m for m, _where in chat_file.winners(f, chat_file.resolve_lines(f))]
+        return [m for m, _where, _index in chat_file.winners(f, chat_file.resolve_lines(f))]
 
 
 def _newest_first(path):
@@ -252,7 +252,7 @@ def test_the_log_read_from_its_end_equals_the_forward_resolution(tmp_path):
         path.write_bytes(data)
         with open_regular(str(path)) as f:
             chat = chat_file.resolve_lines(f)
-            forward = [(m["id"], m, where.offset) for m, where in chat_file.winners(f, chat)]
+            forward = [(m["id"], m, where.offset) for m, where, _index in chat_file.winners(f, chat)]
         assert _newest_first(path) == forward[::-1], seed
 
 
@@ -279,7 +279,7 @@ def test_rewinds_met_backwards_follow_the_client(tmp_path):
     for records, ids in zip(logs, expected):
         _chat(path, [HEADER] + records)
         with open_regular(str(path)) as f:
-            forward = [m["id"] for m, _where in chat_file.winners(f, chat_file.resolve_lines(f))]
+            forward = [m["id"] for m, _where, _index in chat_file.winners(f, chat_file.resolve_lines(f))]
         assert [found[0] for found in _newest_first(path)] == forward[::-1] == ids
 
 

@@ -21,72 +21,36 @@ Resolution fails closed: none, several, or a pool that cannot be searched are di
 named refusals with a message a person can act on. The rules, messages and caps are the
 Go reference's (``go-transcript-citations.md``).
 
-The package, one module a job: ``values`` (requests, matches, ``Hits``), ``refusals``,
-``matching`` (words and the quote's bytes), ``envelopes`` (AskUserQuestion answers read
-as text), ``transcripts`` (a transcript read back), ``exclusions`` (why a result is not
-tool output), ``records`` (one record and the passes over its lines), ``pools`` (the
-person's words, tool output), ``search`` (one record searched), ``session`` (which
-records a session's pools are), ``hints``, ``resolution`` and ``at_line``.
+The package, one module a job (its refusals are ``errors``'s): ``values`` (requests,
+matches, ``Hits``), ``matching`` (words and the quote's bytes), ``envelopes``
+(AskUserQuestion answers read as text), ``transcripts`` (a transcript read back),
+``exclusions`` (why a result is not tool output), ``records`` (one record and the passes
+over its lines), ``pools`` (the person's words, tool output), ``search`` (one record
+searched), ``session`` (which records a session's pools are), ``hints``, ``resolution``
+and ``at_line``.
 """
 
-# The package's face: the API docs/api.md names, and the names the CLI and the tests read
-# as ``cite.<name>``; each module's other names are imported from it.
+# The package's face: the API docs/api.md names, and the names the CLI reads as
+# ``cite.<name>``; every other name is imported from its module.
 # ruff: noqa: F401
 
 from __future__ import annotations
 
 from termsprawl_context.cite.at_line import envelope_at, tool_result_at
 from termsprawl_context.cite.envelopes import extract_answers, refused_tool_use_ids
-from termsprawl_context.cite.hints import (
-    HINT_DELEGATION,
-    HINT_DISPATCH_PROMPT,
-    HINT_ECHO,
-    HINT_NO_CALL,
-    HINT_OWN_DISPATCH_PROMPT,
-    HINT_TRANSCRIPT,
-    SUBAGENT_USER_ADVICE,
-    SUBAGENT_USER_RULE,
-    excluded_result_hint,
-    unresolved_hint,
-    unresolved_user_hint,
-)
-from termsprawl_context.cite.matching import file_may_contain, normalize, quote_needle
-from termsprawl_context.cite.pools import (
-    SOURCE_TOOL_RESULT,
-    SOURCE_USER,
-    parse_source_type,
-    parse_sources,
-    tool_bodies,
-    user_texts,
-)
-from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES, Record
+from termsprawl_context.cite.hints import unresolved_hint
+from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
 from termsprawl_context.cite.resolution import (
-    MAX_LISTED_MATCHES,
-    MESSAGE_TRUNCATED,
     resolve_across_sessions,
     resolve_citation,
     resolve_citations,
     resolve_in_record,
 )
 from termsprawl_context.cite.search import cite
-from termsprawl_context.cite.session import cite_in_session, session_candidates
-from termsprawl_context.cite.transcripts import looks_like_record, looks_like_transcript
-from termsprawl_context.cite.values import Citation, CitationRequest, Hits, Match
-from termsprawl_context.errors import (
-    EXIT_CITE_AMBIGUOUS,
-    EXIT_CITE_NOT_FOUND,
-    EXIT_CITE_REFUSED,
-    NO_SESSION_ROOT,
-    AnswerUnmatched,
-    CitationAmbiguous,
-    CitationError,
-    CitationNotFound,
-    CitationRefused,
-    NoSessionRoot,
-)
+from termsprawl_context.cite.session import cite_in_session
+from termsprawl_context.cite.values import CitationRequest
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts
-from termsprawl_context.transcript.shell import command_paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated

@@ -16,8 +16,6 @@ from termsprawl_context.cite.records import (
     UNREAD,
     Record,
     calls_and_commands,
-    calls_for,
-    filter_add,
     parent_filter,
     recent_finder,
 )
@@ -53,14 +51,10 @@ def record_at(path: str, line: int) -> Record:
             ids = {r.tool_use_id for r in tool_results(entry)}
             parent = output_parent(entry) if person_texts(entry) else ""
             found = recent_finder(recent)(parent) if parent else None
+            parents = parent_filter(1, [hash(parent)]) if parent and found is None else None
+            calls, local = calls_and_commands(path, ids, parents)
             if found is not None:
                 local = {hash(parent)} if is_local_command(found) else set()
-                return Record(path, [entry], calls_for(path, ids), local)
-            parents = None
-            if parent:
-                parents = parent_filter(1)
-                filter_add(parents, hash(parent))
-            calls, local = calls_and_commands(path, ids, parents)
             return Record(path, [entry], calls, local)
         if len(raw.raw) <= PARENT_LINE_BYTES:
             recent.append([raw, UNREAD])

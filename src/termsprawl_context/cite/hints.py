@@ -13,11 +13,12 @@ from termsprawl_context.cite.exclusions import (
     EXCLUDED_TRANSCRIPT,
     exclusion,
 )
-from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
+from termsprawl_context.cite.matching import body_matches, quote_needles
+from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
-from termsprawl_context.cite.records import Record, calls_for, stream_entries
-from termsprawl_context.cite.session import PROVIDER, citation_records
-from termsprawl_context.cite.transcripts import looks_like_transcript
+from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
+from termsprawl_context.cite.session import citation_records
+from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
@@ -78,7 +79,7 @@ HINT_ENVELOPE = (
 
 def dispatch_prompt_contains(path: str, quote: str) -> bool:
     """Whether ``quote`` is in a sub-agent's dispatch prompt within the session."""
-    words = normalize(quote)
+    words = collapse_whitespace(quote)
     try:
         top = PROVIDER.session_root(path)
         records = PROVIDER.subagent_tree(top or path) or []
@@ -87,7 +88,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
         for record_path in records:
             for entry in stream_entries(record_path, quote_needles(quote)):
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
-                    if any(words in normalize(t) for t in message_texts(entry)):
+                    if any(words in collapse_whitespace(t) for t in message_texts(entry)):
                         return True
     except Refusal:
         return False
@@ -105,7 +106,7 @@ def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
 def excluded_result_hint(path: str, quote: str) -> str:
     """Which excluded kind of tool result the words sit in ("" when none), in the
     records the session's tool pool is searched in."""
-    words = normalize(quote)
+    words = collapse_whitespace(quote)
     try:
         for record_path in citation_records(path).tool_in:
             held = [
@@ -115,7 +116,7 @@ def excluded_result_hint(path: str, quote: str) -> str:
                 for body in result_texts(result.content)
                 if body_matches(body, words)
             ]  # only the bodies holding the quote are kept
-            record = Record(record_path, [], calls_for(record_path, {i for i, _ in held if i}))
+            record = Record(record_path, [], calls_and_commands(record_path, {i for i, _ in held if i}, None)[0])
             for tool_use_id, body in held:
                 hint = _why_excluded(record, tool_use_id, body)
                 if hint:

@@ -24,20 +24,15 @@ _READ_GUTTER = re.compile(r"^[ \t]*[0-9]+\t", re.MULTILINE)
 _NEEDLE_EXCLUDED = b" <>&"
 
 
-def normalize(text: str) -> str:
-    """Whitespace runs (Go's set) become one space, the ends trimmed."""
-    return collapse_whitespace(text)
-
-
 def strip_read_gutters(body: str) -> str:
     """A Read result without its ``   12\\t`` line-number prefixes."""
     return _READ_GUTTER.sub("", body)
 
 
 def body_matches(body: str, words: str) -> bool:
-    if words in normalize(body):
+    if words in collapse_whitespace(body):
         return True
-    return "\t" in body and words in normalize(strip_read_gutters(body))
+    return "\t" in body and words in collapse_whitespace(strip_read_gutters(body))
 
 
 # The one switch of cite's fast path (CPython's json.scanner rule): True searches bytes

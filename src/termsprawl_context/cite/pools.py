@@ -1,9 +1,10 @@
-"""The two pools, disjoint, never the assistant's own text: which texts of an entry are
-the person's words (``user_texts``) and which are genuine tool output (``tool_bodies``)."""
+"""The two pools, disjoint, never the assistant's own text: the pool names, which
+entries' tool results may carry the person's answers and how an answer envelope reads
+against its call, and which bodies are genuine tool output (``tool_bodies``)."""
 
 from __future__ import annotations
 
-from termsprawl_context.cite.envelopes import has_answer_prefix, is_answer_envelope
+from termsprawl_context.cite.envelopes import is_answer_envelope
 from termsprawl_context.errors import UsageError
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context import model as cc
@@ -80,20 +81,6 @@ def envelope_readings(record: Record, result, body: str) -> Tuple[Optional[List[
     if found is None:
         return None, answers.NO_CALL
     return answers.answer_readings(body, answers.call_questions(found.call.input))
-
-
-def user_texts(record: Record, entry: Entry) -> List[str]:
-    """The user pool's texts of one entry: typed text, a queued prompt, and the answers
-    of an envelope that reads one way against its call's questions."""
-    texts = record.person_texts(entry)
-    if answers_entry(entry):
-        for result in own_results(record, entry):
-            for body in result_texts(result.content):
-                if has_answer_prefix(body):
-                    readings, _ = envelope_readings(record, result, body)
-                    if readings is not None and len(readings) == 1:
-                        texts.extend(readings[0])
-    return texts
 
 
 def genuine_body(body: str) -> bool:

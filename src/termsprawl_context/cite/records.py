@@ -132,20 +132,14 @@ def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Ent
                 yield entry
 
 
-def calls_for(path: str, ids: Set[str]) -> Dict[str, Call]:
-    """The calls of the record at ``path`` whose ids are in ``ids`` (a later one of the
-    same id wins), read in one pass over the lines that hold a tool call."""
-    return calls_and_commands(path, ids, None)[0]
-
-
 def calls_and_commands(
     path: str, ids: Set[str], parents: Optional[bytearray], escaped: Optional[bool] = None
 ) -> Tuple[Dict[str, Call], Set[int]]:
-    """The calls whose ids are in ``ids`` (as ``calls_for``) and the hashes of the uuids
-    of the local commands whose hash ``parents`` (a bit filter) may hold, in one pass
-    that parses only the lines that may hold either. A uuid on several lines counts as a
-    local command when any of them is one (fail closed: a typed text is dropped, never
-    added). ``escaped``: ``holds_escapes(path)`` when the caller knows it."""
+    """The calls whose ids are in ``ids`` (a later one of the same id wins) and the hashes
+    of the uuids of the local commands whose hash ``parents`` (a bit filter) may hold, in
+    one pass that parses only the lines that may hold either. A uuid on several lines
+    counts as a local command when any of them is one (fail closed: a typed text is
+    dropped, never added). ``escaped``: ``holds_escapes(path)`` when the caller knows it."""
     found: Dict[str, Call] = {}
     local: Set[int] = set()
     if not ids and parents is None:
@@ -169,19 +163,19 @@ def calls_and_commands(
     return found, local
 
 
-def parent_filter(parents: int) -> bytearray:
-    """An empty filter for ``parents`` hashes (a power of two of bytes)."""
+def parent_filter(count: int, keys: Iterable[int]) -> Optional[bytearray]:
+    """The bit filter of ``count`` parents' uuid hashes ``keys`` (a power of two of bytes),
+    or None when there are none (no parent is asked about)."""
+    if not count:
+        return None
     size = 128
-    while size * 8 < 16 * parents and size * 8 < _PARENT_FILTER_BITS:
+    while size * 8 < 16 * count and size * 8 < _PARENT_FILTER_BITS:
         size *= 2
-    return bytearray(size)
-
-
-def filter_add(bits: "Optional[bytearray]", key: int) -> None:
-    if bits is None:  # no parent was asked about
-        return
-    key &= len(bits) * 8 - 1
-    bits[key >> 3] |= 1 << (key & 7)
+    bits = bytearray(size)
+    for key in keys:
+        key &= size * 8 - 1
+        bits[key >> 3] |= 1 << (key & 7)
+    return bits
 
 
 def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:

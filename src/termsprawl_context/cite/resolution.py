@@ -20,7 +20,8 @@ from termsprawl_context.cite.pools import (
 )
 from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.search import search_into
-from termsprawl_context.cite.session import PROVIDER, session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.transcripts import PROVIDER
 from termsprawl_context.cite.values import Citation, Hits
 from termsprawl_context.errors import (
     EMPTY_QUOTE,

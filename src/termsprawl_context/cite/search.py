@@ -6,10 +6,12 @@ from __future__ import annotations
 import heapq
 from array import array
 from collections import deque, namedtuple
+from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
 from termsprawl_context.cite.envelopes import has_answer_prefix
-from termsprawl_context.cite.matching import body_matches, normalize, quote_needles
+from termsprawl_context.cite.matching import body_matches, quote_needles
+from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
     SOURCE_USER,
@@ -23,7 +25,6 @@ from termsprawl_context.cite.records import (
     UNREAD,
     Record,
     calls_and_commands,
-    filter_add,
     holds_escapes,
     parent_filter,
     recent_finder,
@@ -61,7 +62,7 @@ _Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
 def _candidate(
     entry: Entry, words: str, sources: Sequence[str], recent: Optional[Callable[[str], Optional[Entry]]] = None
 ) -> Optional[_Candidate]:
-    typed = SOURCE_USER in sources and any(words in normalize(t) for t in person_texts(entry))
+    typed = SOURCE_USER in sources and any(words in collapse_whitespace(t) for t in person_texts(entry))
     parent = output_parent(entry) if typed else ""
     found = recent(parent) if parent and recent is not None else None
     if found is not None:  # decided here: is_local_command_output(entry, found)
@@ -71,7 +72,7 @@ def _candidate(
         user = SOURCE_USER in sources and answers_entry(entry)
         for result in tool_results(entry):
             for body in result_texts(result.content):
-                if user and has_answer_prefix(body) and words in normalize(body):
+                if user and has_answer_prefix(body) and words in collapse_whitespace(body):
                     envelopes.append((result, body))
                 if (
                     SOURCE_TOOL_RESULT in sources
@@ -100,7 +101,7 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
             continue  # another tool printed it (a shell echoing an envelope): never the person's
         readings, why = envelope_readings(record, result, body)
         if readings is not None:
-            held = [any(words in normalize(answer) for answer in reading) for reading in readings]
+            held = [any(words in collapse_whitespace(answer) for answer in reading) for reading in readings]
             if all(held):
                 hit = True
                 continue
@@ -153,7 +154,7 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
     parent was not among those lines, once more for just those calls and the local
     commands among those parents (a typed match waiting on its parent keeps its line
     and its parent's hash: 16 bytes)."""
-    words = normalize(quote)
+    words = collapse_whitespace(quote)
     if not words:
         return
     sources = list(sources) or [SOURCE_USER]
@@ -165,14 +166,10 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
     may_hold = needles.in_line if needles is not None and escaped else None
     typed_lines, waiting_lines, waiting_parents, pending = _candidates(path, words, sources, run, may_hold)
     ids: Set[str] = set()
-    asked = len(waiting_parents) + sum(1 for c in pending if c.parent)
-    parents = parent_filter(asked) if asked else None
     for candidate in pending:
         ids |= _needed_calls(candidate)
-        if candidate.parent:
-            filter_add(parents, hash(candidate.parent))
-    for key in waiting_parents:
-        filter_add(parents, key)
+    asked = [hash(c.parent) for c in pending if c.parent]
+    parents = parent_filter(len(waiting_parents) + len(asked), chain(waiting_parents, asked))
     calls, local = calls_and_commands(path, ids, parents, escaped)
     record = Record(path, [], calls, local)
     kept = array("q", (line for line, key in zip(waiting_lines, waiting_parents) if key not in local))

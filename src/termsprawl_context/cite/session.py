@@ -11,9 +11,9 @@ from termsprawl_context.cite.matching import file_may_contain
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER
 from termsprawl_context.errors import NoSessionRoot, NotFound, os_reason
 from termsprawl_context.cite.search import search_into
+from termsprawl_context.cite.transcripts import PROVIDER
 from termsprawl_context.cite.values import Hits
 from termsprawl_context.errors import Refusal
-from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.transcript.record import same_file
 
 TYPE_CHECKING = False
@@ -21,11 +21,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Optional, Sequence
 
     from termsprawl_context.cite.values import Match
-
-
-# The provider whose records citations read (the CLI refuses another's transcript:
-# ``harness.require_native_records``).
-PROVIDER = get(DEFAULT_HARNESS)
 
 
 class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):

@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, Tuple
 
 
+# The provider whose records citations read (the CLI refuses another's transcript:
+# ``harness.require_native_records``); a path is checked against its store.
+PROVIDER = get(DEFAULT_HARNESS)
 TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
 TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
 # The key every record a body may hold has (``looks_like_record``): a body that may hold
@@ -57,8 +60,6 @@ def looks_like_transcript(body: str) -> bool:
     return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
 
 
-# The store a path is checked against: that of the provider whose records citations read.
-_STORE = get(DEFAULT_HARNESS)
 _TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 
 
@@ -99,14 +100,14 @@ def is_transcript_path(path: str, cwd: str) -> bool:
         path = os.path.join(cwd, path)
     globs = [path.find(c) for c in "*?[" if c in path]
     if globs:
-        return _STORE.in_store(os.path.dirname(path[: min(globs)]))
+        return PROVIDER.in_store(os.path.dirname(path[: min(globs)]))
     try:
         if not os.path.exists(path):
             return False
         real = os.path.realpath(path)
     except (OSError, ValueError):
         return False
-    if _STORE.in_store(real):
+    if PROVIDER.in_store(real):
         return True
     if os.path.isdir(real):
         return False

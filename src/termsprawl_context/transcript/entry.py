@@ -59,9 +59,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
-# The model's API: this module's own names and those of the modules it is split into that
-# the package reads through it.
-
 
 def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
     """What the person typed in ``entry``: the one classifier of "the person's words"

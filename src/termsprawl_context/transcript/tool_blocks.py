@@ -84,14 +84,6 @@ def is_hook_refusal(body: str) -> bool:
     return body.startswith(model.HOOK_REFUSAL_PREFIX) and model.HOOK_REFUSAL_MARK in body
 
 
-def hook_refusal_reason(body: str) -> Optional[str]:
-    """The reason of a PreToolUse refusal body (what follows `` hook error: ``), or None
-    when the body is not one."""
-    if not is_hook_refusal(body):
-        return None
-    return body.split(model.HOOK_REFUSAL_MARK, 1)[1]
-
-
 def not_run_kind(result: ToolResult) -> str:
     """Which of the harness's "this call never ran" answers a tool result is (one of
     ``model.NOT_RUN_*`` kinds), or "" when the call ran.

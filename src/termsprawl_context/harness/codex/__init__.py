@@ -39,32 +39,8 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first
-from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (the names, as before the split)
-from termsprawl_context.harness.codex.facts import (
-    ARCHIVED_SUBDIR,
-    FIELD_PAYLOAD,
-    FIELD_TYPE,
-    HOOK_AGENT_ID,
-    HOOK_MATCHER,
-    HOOK_TIMEOUT_SECONDS,
-    HOOKS_FILE,
-    INSTRUCTION_FILE,
-    KIND_SESSION_META,
-    META_CLI_VERSION,
-    META_CWD,
-    META_ID,
-    META_ORIGINATOR,
-    META_PARENT_THREAD,
-    META_SESSION_ID,
-    NAME,
-    SESSIONS_SUBDIR,
-    TRANSCRIPT_SUFFIX,
-    find_rollout,
-    sessions_root_of,
-    home_dir,
-    rollouts_under,
-    thread_id_of,
-)
+from termsprawl_context.harness.codex import facts
+from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 
@@ -77,11 +53,11 @@ RELAY_TO_PERSON = (
 
 
 class CodexHarness(Harness):
-    name = NAME
+    name = facts.NAME
     label = "Codex CLI"
-    transcript_suffix = TRANSCRIPT_SUFFIX
-    hook_settings_file = HOOKS_FILE
-    instruction_file = INSTRUCTION_FILE
+    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    hook_settings_file = facts.HOOKS_FILE
+    instruction_file = facts.INSTRUCTION_FILE
     command = "codex"
     cli_option = "codex"
     init_options = ("codex_hook", "agents_md")
@@ -107,38 +83,38 @@ class CodexHarness(Harness):
     )
 
     def store_roots(self, environ=None):
-        home = home_dir(environ)
-        return [os.path.join(home, SESSIONS_SUBDIR), os.path.join(home, ARCHIVED_SUBDIR)] if home else []
+        home = facts.home_dir(environ)
+        return [os.path.join(home, facts.SESSIONS_SUBDIR), os.path.join(home, facts.ARCHIVED_SUBDIR)] if home else []
 
     def config_dirs(self, environ=None):
-        home = home_dir(environ)
+        home = facts.home_dir(environ)
         return [home] if home else []
 
     def _session_files(self, environ=None):
         """Rollouts of the live store (archived ones are never a project's current session)."""
-        home = home_dir(environ)
-        return list(rollouts_under(os.path.join(home, SESSIONS_SUBDIR))) if home else []
+        home = facts.home_dir(environ)
+        return list(facts.rollouts_under(os.path.join(home, facts.SESSIONS_SUBDIR))) if home else []
 
     def _head(self, path):
         """A sub-agent thread names no working directory here, so ``project_sessions`` leaves it out."""
-        return thread_id_of(path), _main_thread_cwd(path)
+        return facts.thread_id_of(path), _main_thread_cwd(path)
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
-            for path in rollouts_under(root):
-                thread = thread_id_of(path)
+            for path in facts.rollouts_under(root):
+                thread = facts.thread_id_of(path)
                 if thread:
                     yield Session(self.name, thread, path)
 
     def session_id_of(self, path):
-        return thread_id_of(path)
+        return facts.thread_id_of(path)
 
     def sniff(self, first):
-        payload = first.get(FIELD_PAYLOAD)
+        payload = first.get(facts.FIELD_PAYLOAD)
         return (
-            first.get(FIELD_TYPE) == KIND_SESSION_META
+            first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META
             and isinstance(payload, dict)
-            and (META_CLI_VERSION in payload or META_ORIGINATOR in payload)
+            and (facts.META_CLI_VERSION in payload or facts.META_ORIGINATOR in payload)
         )
 
     def entries(self, path):
@@ -155,7 +131,7 @@ class CodexHarness(Harness):
         thread = self.stable_id(path)
         if thread is None:
             return None
-        return _children_index(sessions_root_of(path)).get(thread, [])
+        return _children_index(facts.sessions_root_of(path)).get(thread, [])
 
     def subagent_tree(self, path):
         """``subagent_paths`` of the whole tree from one walk of the sessions root (each
@@ -163,15 +139,15 @@ class CodexHarness(Harness):
         thread = self.stable_id(path)
         if thread is None:
             return None
-        index = _children_index(sessions_root_of(path))
-        return depth_first(index.get(thread, []), lambda child: index.get(thread_id_of(child), []), {path})
+        index = _children_index(facts.sessions_root_of(path))
+        return depth_first(index.get(thread, []), lambda child: index.get(facts.thread_id_of(child), []), {path})
 
     def stable_id(self, path):
         """The thread id: a resumed thread appends to its own rollout, so the file's
         first record names the conversation; only when it agrees with the file name."""
         meta = meta_of(path)
-        thread = as_str(meta.get(META_ID)) if meta else ""
-        return thread if thread and thread == thread_id_of(path) else None
+        thread = as_str(meta.get(facts.META_ID)) if meta else ""
+        return thread if thread and thread == facts.thread_id_of(path) else None
 
     def subagent_parent(self, path):
         """A sub-agent thread's ``session_meta`` names its parent thread (0.169); the
@@ -182,8 +158,8 @@ class CodexHarness(Harness):
         if not is_subagent_meta(meta):
             return False, ""
         parent = parent_thread_of(meta)
-        roots = [sessions_root_of(path)] + [r for r in self.store_roots() if r != sessions_root_of(path)]
-        found = find_rollout(parent, roots) if parent and parent != thread_id_of(path) else ""
+        roots = [facts.sessions_root_of(path)] + [r for r in self.store_roots() if r != facts.sessions_root_of(path)]
+        found = facts.find_rollout(parent, roots) if parent and parent != facts.thread_id_of(path) else ""
         return True, found
 
     def session_ids(self, path):
@@ -193,19 +169,18 @@ class CodexHarness(Harness):
         thread = self.stable_id(path)
         if not meta or thread is None:
             return None
-        session = as_str(meta.get(META_SESSION_ID))
+        session = as_str(meta.get(facts.META_SESSION_ID))
         return [thread] + ([session] if session and session != thread else [])
 
     def work_dirs(self, path):
         """``session_meta``'s ``cwd`` (a resume keeps its thread's directory)."""
-        cwd = as_str(meta_of(path).get(META_CWD))
+        cwd = as_str(meta_of(path).get(facts.META_CWD))
         return [cwd] if cwd else None
 
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the
         # child's thread id as agent_id (0.169).
-        value = payload.get(HOOK_AGENT_ID)
-        return value if isinstance(value, str) else ""
+        return as_str(payload.get(facts.HOOK_AGENT_ID))
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """Claude Code's shape; a warning for the person also goes to the model, to pass
@@ -219,25 +194,25 @@ class CodexHarness(Harness):
 
     def hook_entry(self, command):
         return {
-            "matcher": HOOK_MATCHER,
-            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}],
+            "matcher": facts.HOOK_MATCHER,
+            "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_SECONDS}],
         }
 
 
 def _main_thread_cwd(path: str) -> str:
     """``session_meta``'s ``cwd`` of a rollout that is no sub-agent's ("" otherwise)."""
     meta = meta_of(path)
-    return "" if not meta or meta.get(META_PARENT_THREAD) else as_str(meta.get(META_CWD))
+    return "" if not meta or meta.get(facts.META_PARENT_THREAD) else as_str(meta.get(facts.META_CWD))
 
 
 def _children_index(root: str) -> dict:
     """Per parent thread id, the sub-agent rollouts under ``root`` whose ``session_meta``
     names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
     index = {}  # type: dict
-    for candidate in rollouts_under(root):
+    for candidate in facts.rollouts_under(root):
         meta = meta_of(candidate)
-        parent = as_str(meta.get(META_PARENT_THREAD)) if meta else ""
-        if parent and parent != thread_id_of(candidate):
+        parent = as_str(meta.get(facts.META_PARENT_THREAD)) if meta else ""
+        if parent and parent != facts.thread_id_of(candidate):
             index.setdefault(parent, []).append(candidate)
     for children in index.values():
         children.sort()

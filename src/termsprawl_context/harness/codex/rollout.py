@@ -44,7 +44,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if line.number == 1:
                     meta = payload
                     thread = records.thread_of(path, meta)
-                    for inherited in _inherited(path, payload, payload.get(facts.META_HISTORY_BASE), roots, depth):
+                    for inherited in _inherited(path, payload, roots, depth):
                         yield inherited
                 continue
             if kind == facts.KIND_TURN_CONTEXT:
@@ -129,7 +129,7 @@ def rollout_entries_reverse(
             bridge = None
     if pending is not None:
         yield records.classed(pending, announces, pending_bridge)
-    for inherited in _inherited(path, meta, meta.get(facts.META_HISTORY_BASE), roots, depth, reverse=True):
+    for inherited in _inherited(path, meta, roots, depth, reverse=True):
         yield inherited
 
 
@@ -190,11 +190,11 @@ def _chain_loops(path: str, payload: dict, roots) -> bool:
     return False
 
 
-def _inherited(path: str, payload: dict, base, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
+def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
     """A fork's parent history: the parent's rollout up to ``end_byte_offset``; nothing when
-    ``base`` (``session_meta.history_base``) is absent, the chain loops (checked once, from
-    the rollout asked for) or is ``facts.MAX_FORK_DEPTH`` deep: the fork's own lines still read."""
-    if not isinstance(base, dict) or depth >= facts.MAX_FORK_DEPTH:
+    ``payload`` (``session_meta``) names no parent, the chain loops (checked once, from the
+    rollout asked for) or is ``facts.MAX_FORK_DEPTH`` deep: the fork's own lines still read."""
+    if depth >= facts.MAX_FORK_DEPTH:
         return
     parent, end = _parent_of(path, payload, roots)
     if not parent or end <= 0 or (depth == 0 and _chain_loops(path, payload, roots)):

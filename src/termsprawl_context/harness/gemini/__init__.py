@@ -29,46 +29,25 @@ read from the end (``tail.py``), as far back as the tail they need (merging the 
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, Session, recent_files, under
-from termsprawl_context.harness.gemini.chat import header_of, is_legacy, resumed_chat, sniff
-from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403
-from termsprawl_context.harness.gemini.facts import (
-    CHATS_SUBDIR,
-    HOOK_EVENT_SESSION_START,
-    HOOK_MATCHER_ANY,
-    HOOK_TIMEOUT_MS,
-    KIND_SUBAGENT,
-    LABEL,
-    MEMORY_FILE,
-    MEMORY_IMPORT_PREFIX,
-    NAME,
-    PROJECT_DIR_ENV,
-    SESSION_FILE_PREFIX,
-    SETTINGS_FILE,
-    TRANSCRIPT_SUFFIX,
-    chat_files,
-    launch_dir,
-    config_dir,
-    store_root,
-    subagent_dir,
-)
+from termsprawl_context.harness.base import Harness, Q_ALL, Session
+from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
+from termsprawl_context.harness.gemini import facts
+from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
 
 
 class GeminiHarness(Harness):
-    """Gemini CLI behind the interface."""
-
-    name = NAME
-    label = LABEL
-    transcript_suffix = TRANSCRIPT_SUFFIX
-    hook_settings_file = SETTINGS_FILE
-    instruction_file = MEMORY_FILE
-    hook_event_session_start = HOOK_EVENT_SESSION_START
+    name = facts.NAME
+    label = facts.LABEL
+    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    hook_settings_file = facts.SETTINGS_FILE
+    instruction_file = facts.MEMORY_FILE
+    hook_event_session_start = facts.HOOK_EVENT_SESSION_START
     # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
     # started by a program that changed directory without setting it; the CLI replaces
     # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
     # (so it is left unquoted here), and sets it in the hook's environment too.
-    hook_start_dir = "$" + PROJECT_DIR_ENV
+    hook_start_dir = "$" + facts.PROJECT_DIR_ENV
 
     command = "gemini"
     cli_option = "gemini"
@@ -79,7 +58,7 @@ class GeminiHarness(Harness):
         "add the line %(import)s to DIR/%(instruction)s (created if absent), so Gemini CLI reads the markers "
         "at launch",
     )
-    instruction_import_prefix = MEMORY_IMPORT_PREFIX
+    instruction_import_prefix = facts.MEMORY_IMPORT_PREFIX
     hook_next_steps = """gemini: the hook runs when Gemini CLI trusts this folder (it asks at the first start;
       GEMINI_CLI_TRUST_WORKSPACE=true for one headless run); start it from the project folder as
       `TERMSPRAWL_NODE_ID=dave gemini` and its sessions are nodes like any other; it reads its
@@ -97,42 +76,25 @@ class GeminiHarness(Harness):
     )
 
     def store_roots(self, environ=None):
-        root = store_root(environ)
+        root = facts.store_root(environ)
         return [root] if root else []
 
     def config_dirs(self, environ=None):
-        found = config_dir(environ)
+        found = facts.config_dir(environ)
         return [found] if found else []
 
-    def project_sessions(self, project, environ=None, since=0.0):
-        """The chats of every store folder whose ``.project_root`` (the launch directory) is
-        in the project; a resume's later file of one session id is that session's."""
-        real = os.path.realpath(project)
-        chats = {}  # type: dict
-        for folder, path in chat_files(environ):
-            chats.setdefault(folder, []).append(path)
-        found = []
-        for folder, paths in sorted(chats.items()):
-            launched = launch_dir(os.path.join(store_root(environ), folder))
-            if not launched or not under(os.path.realpath(launched), real):
-                continue
-            seen = set()
-            for path in sorted(paths):
-                chat = header_of(path) if not is_legacy(path) else None
-                session_id = chat.session_id if chat is not None else ""
-                if session_id in seen:
-                    continue
-                seen.add(session_id)
-                for mtime, recent in recent_files([path], since):
-                    found.append(ProjectSession(Session(self.name, session_id, recent), mtime, launched))
-        found.sort(key=lambda one: one.mtime, reverse=True)
-        return found
+    def _session_files(self, environ=None):
+        return [s.path for s in self.sessions(environ)]
+
+    def _head(self, path):
+        """The chat's store folder names its launch directory (``.project_root``), not its records."""
+        return "", facts.launch_dir(os.path.dirname(os.path.dirname(path)))  # tmp/<project>/chats/<chat>
 
     def sessions(self, environ=None):
         """Each session once: a resume's stub (a later file of the same project and id,
         see ``resumed_chat``) is not a session of its own."""
         seen = set()
-        for project, path in chat_files(environ):
+        for project, path in facts.chat_files(environ):
             session_id = self.session_id_of(path)
             if session_id and (project, session_id) in seen:
                 continue
@@ -173,10 +135,10 @@ class GeminiHarness(Harness):
     def subagent_paths(self, path):
         """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
         ``kind: subagent``; None when the chat's header names no session."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None or self.stable_id(path) is None:
             return None
-        folder = subagent_dir(path, chat.session_id)
+        folder = facts.subagent_dir(path, chat.session_id)
         try:
             names = sorted(os.listdir(folder)) if folder else []
         except OSError:
@@ -184,9 +146,9 @@ class GeminiHarness(Harness):
         found = []
         for name in names:
             child = os.path.join(folder, name)
-            if name.endswith(TRANSCRIPT_SUFFIX) and not os.path.islink(child):
+            if name.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child):
                 header = header_of(child)
-                if header is not None and header.kind == KIND_SUBAGENT:
+                if header is not None and header.kind == facts.KIND_SUBAGENT:
                     found.append(child)
         return found
 
@@ -194,37 +156,31 @@ class GeminiHarness(Harness):
         """The header's session id, when the file name agrees with it (a main chat is
         named for its first 8 characters, a sub-agent's for all of it): a resume goes on
         in the same file, so its first header names the conversation."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None:
             return None
         name = os.path.basename(path)
-        if name == chat.session_id + TRANSCRIPT_SUFFIX:
+        if name == chat.session_id + facts.TRANSCRIPT_SUFFIX:
             return chat.session_id
-        if name.startswith(SESSION_FILE_PREFIX) and name.endswith("-" + chat.session_id[:8] + TRANSCRIPT_SUFFIX):
+        if name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(
+            "-" + chat.session_id[:8] + facts.TRANSCRIPT_SUFFIX
+        ):
             return chat.session_id
         return None
 
     def subagent_parent(self, path):
         """A sub-agent's chat (header ``kind: subagent``) lies in ``chats/<parent id>/``;
         its parent is the main chat in ``chats/`` whose header names that id."""
-        chat = header_of(path) if not is_legacy(path) else None
+        chat = header_of(path)
         if chat is None:
             return None
         folder = os.path.dirname(os.path.abspath(path))
-        if chat.kind != KIND_SUBAGENT and os.path.basename(folder) == CHATS_SUBDIR:
+        if chat.kind != facts.KIND_SUBAGENT and os.path.basename(folder) == facts.CHATS_SUBDIR:
             return False, ""
         chats, parent_id = os.path.split(folder)
-        if os.path.basename(chats) != CHATS_SUBDIR:
+        if os.path.basename(chats) != facts.CHATS_SUBDIR:
             return True, ""
-        try:
-            names = sorted(os.listdir(chats))
-        except OSError:
-            names = []
-        for name in names:
-            candidate = os.path.join(chats, name)
-            if name.endswith("-" + parent_id[:8] + TRANSCRIPT_SUFFIX) and self.stable_id(candidate) == parent_id:
-                return True, candidate
-        return True, ""
+        return True, first_chat(chats, parent_id)
 
     def session_ids(self, path):
         """The header's session id, then (a sub-agent's) the session whose folder holds it."""
@@ -243,8 +199,8 @@ class GeminiHarness(Harness):
         the chat lies in (a chat's lines name no directory)."""
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
-            if os.path.basename(folder) == CHATS_SUBDIR:
-                launched = launch_dir(os.path.dirname(folder))
+            if os.path.basename(folder) == facts.CHATS_SUBDIR:
+                launched = facts.launch_dir(os.path.dirname(folder))
                 return [launched] if launched else None
             folder = os.path.dirname(folder)
         return None
@@ -252,12 +208,12 @@ class GeminiHarness(Harness):
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
         path = payload.get("transcript_path")
-        if not isinstance(path, str) or not path.endswith(TRANSCRIPT_SUFFIX):
+        if not isinstance(path, str) or not path.endswith(facts.TRANSCRIPT_SUFFIX):
             return ""
         folder, name = os.path.split(path)
-        if os.path.basename(folder) == CHATS_SUBDIR:
+        if os.path.basename(folder) == facts.CHATS_SUBDIR:
             return ""
-        return name[: -len(TRANSCRIPT_SUFFIX)]
+        return name[: -len(facts.TRANSCRIPT_SUFFIX)]
 
     def hook_transcript(self, path, session_id, source, store=""):
         """The resume's payload names a stub; the conversation is in the session's first file."""
@@ -284,8 +240,8 @@ class GeminiHarness(Harness):
 
     def hook_entry(self, command):
         return {
-            "matcher": HOOK_MATCHER_ANY,
-            "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_MS}],
+            "matcher": facts.HOOK_MATCHER_ANY,
+            "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}],
         }
 
 

@@ -189,16 +189,11 @@ def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
     return chat
 
 
-def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where]]":
-    """Each resolved message as its object, in order (or newest first), read back line by
-    line. The last two lines read are kept parsed: a resume's ``$set.messages`` line holds
-    many winners in a row, and the messages it skipped sit between them."""
-    for message, where, _index in indexed_winners(f, chat, newest_first):
-        yield message, where
-
-
-def indexed_winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
-    """``winners`` with each message's place in the conversation (0 for the first)."""
+def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
+    """Each resolved message as its object, with its place in the conversation (0 for the
+    first), in order (or newest first), read back line by line. The last two lines read
+    are kept parsed: a resume's ``$set.messages`` line holds many winners in a row, and
+    the messages it skipped sit between them."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
@@ -257,10 +252,11 @@ def is_legacy(path: str) -> bool:
 
 
 def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first header line (session id, kind, start time), or None."""
+    """The facts of a chat file's first header line (session id, kind, start time), or None
+    (an older single-JSON chat has no header line)."""
     from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
 
-    f = try_open_regular(path)
+    f = try_open_regular(path) if not is_legacy(path) else None
     if f is None:
         return None
     with f:
@@ -278,30 +274,36 @@ def resumed_chat(path: str, session_id: str) -> str:
     """The chat file a resumed session really writes to, for a SessionStart payload naming
     ``path``. Observed on 0.61: at ``gemini -r`` the hook's transcript_path is a new file
     (``session-<now>-<id8>.jsonl``, a header and the session context, nothing more) while
-    the conversation goes on in the session's first file. So: of the files in ``path``'s
-    folder named for the same id whose header names ``session_id``, the earliest by name
-    (the name opens with the start time); ``path`` itself when there is none."""
+    the conversation goes on in the session's first file (``first_chat`` of ``path``'s
+    folder); ``path`` itself when there is none."""
     folder, name = os.path.split(path)
+    if not name.startswith(facts.SESSION_FILE_PREFIX):
+        return path
+    return first_chat(folder, session_id) or path
+
+
+def first_chat(folder: str, session_id: str) -> str:
+    """The session's first chat file in ``folder``: of the files named for its id whose
+    header names ``session_id``, the earliest by name (the name opens with the start
+    time); "" when there is none."""
     short = session_id[:8]
-    if not short or not name.startswith(facts.SESSION_FILE_PREFIX):
-        return path
     try:
-        names = sorted(os.listdir(folder))
+        names = sorted(os.listdir(folder)) if short else []
     except OSError:
-        return path
+        return ""
     tail = "-" + short + facts.TRANSCRIPT_SUFFIX
     for candidate in names:
         if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
             if os.path.islink(full):
-                continue  # the payload's path was checked inside the store; a link may lead out
+                continue  # the folder was checked inside the store; a link may lead out
             chat = header_of(full)
             if chat is not None and chat.session_id == session_id:
                 return full
-    return path
+    return ""
 
 
 def sniff(first: dict) -> bool:
-    """A chat file's first record: the header (sessionId and projectHash), or a legacy
-    object holding both and a messages list."""
+    """A chat file's first record: the header (sessionId and projectHash, as a legacy
+    object holds them too)."""
     return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get(facts.HEADER_PROJECT_HASH), str)

@@ -98,7 +98,7 @@ class Normaliser(object):
         message_id = as_text(message.get(facts.FIELD_ID))
         parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
         if kind == facts.TYPE_USER:
-            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            texts = message_parts.part_texts(parts)
             if texts:
                 first = texts[0]
                 if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
@@ -147,7 +147,7 @@ class Normaliser(object):
                 for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
                     yield entry
         elif kind in facts.SYNTHETIC_TYPES:
-            texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+            texts = message_parts.part_texts(parts)
             if texts:
                 yield self._entry("system", message_id, message, where, _texts(texts), role="system")
 
@@ -210,13 +210,6 @@ def _texts(texts: "Iterable[str]") -> "List[dict]":
     return [{"type": "text", "text": text} for text in texts]
 
 
-def entries_of_messages(chat: Chat, messages: "Iterable[Tuple[dict, Where]]") -> "Iterator[Entry]":
-    normaliser = Normaliser(chat.session_id, _agent_id(chat))
-    for message, where in messages:
-        for entry in normaliser.entries(message, where):
-            yield entry
-
-
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     """A chat file's facts and its entries, in conversation order (a generator reading the
     open file: consume it before the next call). Raises OSError when ``path`` cannot be
@@ -227,7 +220,8 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     if chat_file.is_legacy(path):
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        return chat, entries_of_messages(chat, ((m, LEGACY_WHERE) for m in messages))
+        legacy = Normaliser(chat.session_id, _agent_id(chat))
+        return chat, (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
         chat = _resolved(f)
     except BaseException:
@@ -241,7 +235,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     def generate():
         normaliser = HeldNormaliser(chat.session_id, _agent_id(chat), last_holder)
         with f:
-            for message, where, index in chat_file.indexed_winners(f, chat):
+            for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)
                 for entry in normaliser.entries(message, where):
                     yield entry
@@ -307,5 +301,4 @@ def last_turns(path: str, limit: int) -> "list":
 
 def entries(path: str) -> "Iterator[Entry]":
     """The chat's entries, forward (see ``read_chat``)."""
-    _chat, found = read_chat(path)
-    return found
+    return read_chat(path)[1]

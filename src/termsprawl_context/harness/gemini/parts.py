@@ -25,6 +25,11 @@ def parts_of(content: "Any") -> "List[dict]":
     return [{"text": p} if isinstance(p, str) else p for p in content if isinstance(p, (str, dict))]
 
 
+def part_texts(parts: "List[dict]") -> "List[str]":
+    """The non-empty string texts of a message's parts, in order."""
+    return [p["text"] for p in parts if isinstance(p.get("text"), str) and p["text"]]
+
+
 def split_hook_context(text: str) -> "Tuple[str, str]":
     """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart
     hook's context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when it
@@ -170,9 +175,7 @@ def message_ids(message: dict) -> tuple:
 def typed_display(message: dict) -> "List[str]":
     """What the person typed, where the client kept it apart from what it sent (``[]``
     when it did not): the texts of ``displayContent``, less a hook's context."""
-    texts = [
-        p["text"] for p in parts_of(message.get(facts.FIELD_DISPLAY)) if isinstance(p.get("text"), str) and p["text"]
-    ]
+    texts = part_texts(parts_of(message.get(facts.FIELD_DISPLAY)))
     if texts:
         texts[0] = split_hook_context(texts[0])[1]
     return [t for t in texts if t]

@@ -183,7 +183,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         if listed:  # resolved forward up to the list, which gives everything before it
             f.seek(0)
             before = winners(f, resolve_lines(f, until=offset), newest_first=True)
-            placed = ((message, Where(0, where.offset, where.size)) for message, where in before)
+            placed = ((message, Where(0, where.offset, where.size)) for message, where, _index in before)
         else:
             placed = ((message, Where(0, offset, len(raw))) for message in found)
         level = len(frames) - 1
