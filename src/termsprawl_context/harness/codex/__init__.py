@@ -82,17 +82,13 @@ class CodexHarness(Harness):
         "%(start)s at the project root, trusting the project and its hooks"
     )
 
-    def store_roots(self, environ=None):
-        home = facts.home_dir(environ)
-        return [os.path.join(home, facts.SESSIONS_SUBDIR), os.path.join(home, facts.ARCHIVED_SUBDIR)] if home else []
-
-    def config_dirs(self, environ=None):
-        home = facts.home_dir(environ)
-        return [home] if home else []
+    home_variables = ((facts.HOME_ENV, ""),)
+    home_default = facts.HOME_DIR_NAME
+    store_subdirs = (facts.SESSIONS_SUBDIR, facts.ARCHIVED_SUBDIR)
 
     def _session_files(self, environ=None):
         """Rollouts of the live store (archived ones are never a project's current session)."""
-        home = facts.home_dir(environ)
+        home = self.home(environ)
         return list(facts.rollouts_under(os.path.join(home, facts.SESSIONS_SUBDIR))) if home else []
 
     def _head(self, path):

@@ -123,20 +123,6 @@ OUTPUT_MARK = "Output:\n"
 MAX_FORK_DEPTH = 16
 
 
-def home_dir(environ=None) -> str:
-    """``$CODEX_HOME``, else ``~/.codex``; "" when no home can be found."""
-    env = os.environ if environ is None else environ
-    explicit = (env.get(HOME_ENV) or "").strip()
-    if explicit:
-        return os.path.abspath(explicit)
-    home = env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")
-        if home == "~":
-            home = ""
-    return os.path.abspath(os.path.join(home, HOME_DIR_NAME)) if home else ""
-
-
 def thread_id_of(path: str) -> str:
     """The thread id a rollout's file name ends with, or ""."""
     name = os.path.basename(path)

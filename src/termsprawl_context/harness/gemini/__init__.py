@@ -75,13 +75,9 @@ class GeminiHarness(Harness):
         "%(start)s at the project root"
     )
 
-    def store_roots(self, environ=None):
-        root = facts.store_root(environ)
-        return [root] if root else []
-
-    def config_dirs(self, environ=None):
-        found = facts.config_dir(environ)
-        return [found] if found else []
+    home_variables = facts.HOME_VARIABLES
+    home_default = facts.CONFIG_DIR_NAME
+    store_subdirs = (facts.TMP_SUBDIR,)
 
     def _session_files(self, environ=None):
         return [s.path for s in self.sessions(environ)]

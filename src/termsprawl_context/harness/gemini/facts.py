@@ -110,20 +110,15 @@ HOOK_SOURCES = ("startup", "resume")
 
 
 # --- where --------------------------------------------------------------------------------
-def config_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """``$GEMINI_CLI_HOME/.gemini``, else ``~/.gemini``; "" when no home can be found."""
-    env = os.environ if environ is None else environ
-    home = (env.get(HOME_ENV) or "").strip() or env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")
-        if home == "~":
-            home = ""
-    return os.path.abspath(os.path.join(home, CONFIG_DIR_NAME)) if home else ""
+HOME_VARIABLES = ((HOME_ENV, CONFIG_DIR_NAME),)  # $GEMINI_CLI_HOME names the folder that holds .gemini
 
 
 def store_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """Where every project's chats live (``~/.gemini/tmp``); "" without a home."""
-    base = config_dir(environ)
+    """Where every project's chats live (``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``); ""
+    without a home."""
+    from termsprawl_context.harness.base import user_dir
+
+    base = user_dir(environ, HOME_VARIABLES, CONFIG_DIR_NAME)
     return os.path.join(base, TMP_SUBDIR) if base else ""
 
 
