@@ -194,22 +194,15 @@ def store_paths(provider: Any, store: str, project: Optional[str] = None, skippe
     return [entry.path for entry in walk(root, skipped, True, provider.is_session_file_name)]
 
 
-def format_skipped_paths(paths: List[str], operation: str) -> str:
-    """The seed's warning about unreadable paths (without its log-file pointer); "" for
-    none."""
+def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
+    """The seed's warning about unreadable paths (without its log-file pointer) on
+    ``stderr``, when there are any."""
     if not paths:
-        return ""
+        return
     lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
     lines.extend("  - %s" % p for p in paths)
     lines.append("Check their permissions; the rest of the store was read.")
-    return "\n".join(lines) + "\n\n"
-
-
-def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
-    """``format_skipped_paths`` on ``stderr``, when there are any."""
-    text = format_skipped_paths(paths, operation)
-    if text:
-        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
+    write_diagnostic("\n".join(lines) + "\n\n", stderr)  # the listing stands even when stderr is closed
 
 
 def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionFile:
@@ -323,9 +316,8 @@ def resolve_uuid(name: str, projects_dir: str) -> str:
         return latest_session(projects_dir).session_id
     if len(name) >= UUID_LENGTH:
         return name
-    candidates = [Candidate(f.session_id, f.path) for f in session_files(projects_dir, None, name)]
     try:
-        return _one_id(name, candidates)[0].session_id
+        return _one_id(name, listed(ROOTED, projects_dir, prefix=name))[0].session_id
     except SessionIdNotFound:
         return name
 

@@ -77,11 +77,6 @@ def session_from_path(
     return SessionInfo(*where, harness=HARNESS.name)
 
 
-def _stem(path: str) -> str:
-    name = os.path.basename(path)
-    return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else name
-
-
 def project_path_of(path: str, projects_dir: str) -> str:
     """The folder of ``path`` relative to ``projects_dir`` ("." for the dir itself)."""
     folder = os.path.dirname(path)
@@ -106,7 +101,7 @@ def describe_alone(
     with (no title when the file cannot be read): summaries from ``index``, else from the
     file's own folder; ``folders`` (a dict the caller keeps) holds each folder's files,
     read once for sessions titled one after another."""
-    session_id = session_id or _stem(path)
+    session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
     try:
         with open_regular(path) as f:
