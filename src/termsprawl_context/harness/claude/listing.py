@@ -103,11 +103,7 @@ def describe_alone(
     read once for sessions titled one after another."""
     session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
-    try:
-        with open_regular(path) as f:
-            meta = session_meta.read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
-    except OSError:
-        meta = SessionMetadata()
+    meta = session_meta.session_metadata(path, session_id, uuids_out)
     packed = uuids_out[0] if uuids_out else b""
     if packed:  # else a custom or AI title, or a tail naming no message
         if index is None:
