@@ -3,7 +3,7 @@
 a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
 
 import os
-from typing import Any, List, Optional
+from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
@@ -24,40 +24,50 @@ def native_store(args: Any) -> str:
     return projects_dir
 
 
-def other_harnesses(args: Any) -> List[Any]:
-    """The other harnesses to read (not the ``native`` one): those --harness names, else
-    (without --projects-dir, which names the native store) every one this build reads. A
-    --project limits listings to the native store's folder for it, so it reads none."""
+def chosen_stores(args: Any) -> List[Any]:
+    """The providers whose stores to read: those --harness names, else every one this build
+    reads; only the one whose root --projects-dir names when --projects-dir or --project
+    (which limits listings to that store's folder for it) is given without --harness."""
     from termsprawl_context.harness import chosen
 
-    if args.harness in (None, "all") and (args.projects_dir or getattr(args, "project", None)):
-        return [] if args.harness is None else chosen("all", include_native=False)
-    return chosen(args.harness, include_native=False)
+    found = chosen(args.harness)
+    if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
+        return [h for h in found if h.root_option]
+    return found
 
 
-def chosen_native_store(args: Any, others: List[Any]) -> Optional[str]:
-    """``native_store`` when the options read the ``native`` harness's store, else None;
-    a missing store or project is refused only when none of the ``others`` may answer."""
-    from termsprawl_context.store.catalog import reads_seed_store
-
-    if not reads_seed_store(args.harness):
-        return None
-    try:
-        return native_store(args)
-    except NotFound:
-        if not others:
-            raise
-        return None
+def stores(args: Any, others_answer: bool = True) -> List[Any]:
+    """``(provider, store)`` of each chosen store (``chosen_stores``): the store the options
+    name (``native_store``) for the provider that takes --projects-dir, else "" (its own).
+    A missing store or project is refused, unless ``others_answer`` and another harness's
+    store may answer (then that store is left out)."""
+    chosen = chosen_stores(args)
+    found = []
+    for provider in chosen:
+        store = ""
+        if provider.root_option:
+            try:
+                store = native_store(args)
+            except NotFound:
+                if not others_answer or len(chosen) == 1:
+                    raise
+                continue
+        found.append((provider, store))
+    return found
 
 
 def resolve_session(args: Any, name: str) -> Any:
     """The session ``name`` names (``store.catalog.resolve``) in the stores the options
-    choose: the ``native`` one's first, then the others'."""
+    choose (``stores``)."""
     from termsprawl_context.store import catalog
 
-    others = [] if catalog.is_path(name) else other_harnesses(args)
-    store = chosen_native_store(args, others) or ""
-    return catalog.resolve(name, store, getattr(args, "project", None), args.harness, others)
+    if catalog.is_path(name):
+        if args.harness in (None, "all", catalog.ROOTED.name):
+            native_store(args)  # a store named on the command line must exist, a path read or not
+        return catalog.resolve(name, "", harness=args.harness)
+    chosen = stores(args)
+    store = next((found for provider, found in chosen if provider.root_option), "")
+    return catalog.resolve(name, store, getattr(args, "project", None), args.harness, [p for p, _ in chosen])
 
 
 STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store

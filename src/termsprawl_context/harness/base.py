@@ -308,6 +308,10 @@ class Harness(object):
     home_default = ""
     store_subdirs = ("",)  # type: tuple
     transcript_subdirs = ()  # type: tuple
+    # The command-line option that names its store root in place of its own ("": none). A
+    # store so named is walked by the catalog (``is_session_file_name``, ``project_folder``)
+    # rather than listed by ``sessions``.
+    root_option = ""
 
     def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
         """The folder it keeps its settings and sessions in (may not exist); "" when no home
@@ -469,6 +473,27 @@ class Harness(object):
         )
 
     # --- recognising its files and payloads -------------------------------------------------
+    def describe_store(
+        self, paths: "List[str]", store: str, render=None, summaries: bool = True, map_items=None
+    ) -> tuple:
+        """``(sessions, rendered)``: the sessions at ``paths`` (of the store ``store``) described,
+        oldest first by mtime (a tie: the smaller path first), and ``render`` of each ([]
+        without one). By default each is described alone (``summaries`` and ``map_items``,
+        how the files are shared between processes, are for a listing that reads them all)."""
+        found = []
+        for path in paths:
+            st = self.session_stat(path)
+            if st is not None:
+                found.append(self.describe(path, st[0], st[1]))
+        found.sort(key=lambda info: (info.mtime, info.transcript_path))
+        return found, [render(info) for info in found] if render is not None else []
+
+    def rank_copies(self, paths: "List[str]", greatest_timestamp) -> "List[str]":
+        """The files one session was found in, best first (``paths`` come newest file first,
+        the order kept by default); ``greatest_timestamp(path)`` reads the greatest timestamp
+        of the session's records in one of them."""
+        return list(paths)
+
     def sniff(self, first: dict) -> bool:
         """Whether a transcript whose first parsed record is ``first`` was written by this
         harness (for a path outside every store root)."""

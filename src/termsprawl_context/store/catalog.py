@@ -2,35 +2,34 @@
 every command that names a session (``sessions``, ``find``, ``show``, ``search``,
 ``locate``, ``assemble``).
 
-A Claude Code session is a ``<36-character stem>.jsonl`` regular file anywhere under the
-projects directory (``agent-*`` files are sub-agents, not sessions). Another harness's
-sessions are those its ``Harness.sessions`` lists. A session is named by its full id, a
-prefix of one, a path to its transcript, or ``latest``; only names and ``stat`` decide
-(no transcript is opened), so a prefix shared by different ids is refused from the names
-alone (issue 14). One id held by several files (a backup folder such as
-``projects.bak-...``, a resumed copy) is one session: Claude Code's copies are ranked as
-``locate`` ranks holders (the latest descendant), another harness's by mtime.
-Every store is asked alike: ``latest`` is the newest session of any, and a prefix that fits
-sessions of two stores is ambiguous.
+Every chosen provider's store is listed alike (``listed``): a store whose root an option
+names (the provider's ``root_option``: ``--projects-dir``) is walked here, its session files
+told apart by name (``Harness.is_session_file_name``: Claude Code's ``agent-*`` files are
+sub-agents, not sessions), another is asked for its ``Harness.sessions``. A session is named
+by its full id, a prefix of one, a path to its transcript, or ``latest``; only names and
+``stat`` decide (no transcript is opened), so a prefix shared by different ids is refused
+from the names alone (issue 14). One id held by several files (a backup folder such as
+``projects.bak-...``, a resumed copy) is one session, its copies ranked by its provider
+(``Harness.rank_copies``). ``latest`` is the newest session of any store, and a prefix that
+fits sessions of two stores is ambiguous.
 """
 
 import operator
 import os
 import stat
-from typing import Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
-from termsprawl_context.harness import DEFAULT_HARNESS, get as _provider
+from termsprawl_context.harness import get as _provider
+from termsprawl_context.store.paths import ROOTED
 
 
 LATEST = "latest"
-# The seed's store (``--projects-dir``, ``--project``): the default provider's, walked here.
-SEED = _provider(DEFAULT_HARNESS)
-TRANSCRIPT_SUFFIX = SEED.transcript_suffix
+# A name ending so is a transcript's path, not a session id.
+TRANSCRIPT_SUFFIX = ".jsonl"
 # A full session id (a UUID): a shorter name may be a prefix of one.
 UUID_LENGTH = 36
-# An ambiguity names at most this many ids: the refusal must stay one line.
 
 
 class SessionFile(NamedTuple):
@@ -42,21 +41,12 @@ class SessionFile(NamedTuple):
 
 
 class Candidate(NamedTuple):
-    """A file whose name says it is session ``session_id`` of ``harness``."""
+    """A file whose name says it is session ``session_id`` of ``harness``, modified at ``mtime``."""
 
     session_id: str
     path: str
-    harness: str = DEFAULT_HARNESS
-
-
-class HarnessSession(NamedTuple):
-    """A transcript in another harness's store."""
-
-    harness: str
-    session_id: str
-    path: str
-    mtime: float
-    size: int
+    harness: str = ROOTED.name
+    mtime: float = 0.0
 
 
 class Resolved(NamedTuple):
@@ -65,14 +55,11 @@ class Resolved(NamedTuple):
 
     session_id: str
     path: str
-    harness: str = DEFAULT_HARNESS
+    harness: str = ROOTED.name
     copies: Tuple[str, ...] = ()
 
 
 # --- names -------------------------------------------------------------------------------
-
-
-is_session_file_name = SEED.is_session_file_name  # bound once: the walk asks it of every file
 
 
 def stem_of(path: str) -> str:
@@ -99,11 +86,16 @@ def list_directory(path: str, ordered: bool = True) -> List["os.DirEntry[str]"]:
         return sorted(it, key=_ENTRY_NAME) if ordered else list(it)
 
 
-def walk(root: str, skipped: Optional[List[str]] = None, ordered: bool = True) -> Iterator["os.DirEntry[str]"]:
-    """The entries under ``root`` whose names are session file names, depth first (in
-    name order when ``ordered``: a caller that sorts the answer itself need not pay for
-    it). Directories are not followed through symlinks; one that cannot be listed is
-    appended to ``skipped`` and the walk goes on."""
+def walk(
+    root: str,
+    skipped: Optional[List[str]] = None,
+    ordered: bool = True,
+    is_session: Callable[[str], bool] = ROOTED.is_session_file_name,
+) -> Iterator["os.DirEntry[str]"]:
+    """The entries under ``root`` whose names are session file names (``is_session``), depth
+    first (in name order when ``ordered``: a caller that sorts the answer itself need not
+    pay for it). Directories are not followed through symlinks; one that cannot be listed
+    is appended to ``skipped`` and the walk goes on."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -121,21 +113,17 @@ def walk(root: str, skipped: Optional[List[str]] = None, ordered: bool = True) -
                 is_dir = False
             if is_dir:
                 subdirs.append(entry.path)
-            elif is_session_file_name(entry.name):
+            elif is_session(entry.name):
                 yield entry
         stack.extend(reversed(subdirs))
 
 
-def project_store_dir(projects_dir: str, work_dir: str) -> str:
-    """The store folder holding the sessions run in ``work_dir``."""
-    return SEED.project_folder(projects_dir, work_dir)
-
-
-def store_root(projects_dir: str, project: Optional[str] = None) -> str:
-    """The folder to look in: the store, or only ``project``'s folder of it."""
+def store_root(projects_dir: str, project: Optional[str] = None, provider: Any = ROOTED) -> str:
+    """The folder of ``provider``'s store ``projects_dir`` to look in: the store, or only
+    ``project``'s folder of it."""
     if not projects_dir:
         return ""
-    return project_store_dir(projects_dir, project) if project else projects_dir
+    return provider.project_folder(projects_dir, project) if project else projects_dir
 
 
 def require_store(projects_dir: str, explicit: Optional[str]) -> str:
@@ -147,17 +135,21 @@ def require_store(projects_dir: str, explicit: Optional[str]) -> str:
 
 
 def session_files(
-    projects_dir: str, project: Optional[str] = None, prefix: str = "", skipped: Optional[List[str]] = None
+    projects_dir: str,
+    project: Optional[str] = None,
+    prefix: str = "",
+    skipped: Optional[List[str]] = None,
+    provider: Any = ROOTED,
 ) -> List[SessionFile]:
-    """Every regular session file under the store (or ``project``'s folder) whose id
-    starts with ``prefix``, newest first by mtime (a tie: the smaller path first): one
-    walk, a ``stat`` per session file, no transcript opened."""
-    root = store_root(projects_dir, project)
+    """Every regular session file under ``provider``'s store ``projects_dir`` (or
+    ``project``'s folder) whose id starts with ``prefix``, newest first by mtime (a tie: the
+    smaller path first): one walk, a ``stat`` per session file, no transcript opened."""
+    root = store_root(projects_dir, project, provider)
     if not root or not os.path.isdir(root):
         return []
     found = []
-    cut = -len(TRANSCRIPT_SUFFIX)
-    for entry in walk(root, skipped, ordered=False):  # a stat per session file: the cost of `show latest`
+    cut = -len(provider.transcript_suffix)
+    for entry in walk(root, skipped, False, provider.is_session_file_name):  # a stat per file: `show latest`'s cost
         name = entry.name
         if name.startswith(prefix):
             try:
@@ -170,22 +162,47 @@ def session_files(
     return found
 
 
-def format_skipped_paths(paths: List[str], operation: str) -> str:
-    """The seed's warning about unreadable paths (without its log-file pointer); "" for
-    none."""
-    if not paths:
-        return ""
-    lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
-    lines.extend("  - %s" % p for p in paths)
-    lines.append("Check their permissions; the rest of the store was read.")
-    return "\n".join(lines) + "\n\n"
+def listed(
+    provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None, environ=None
+) -> List[Candidate]:
+    """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the
+    smaller path first): its store ``store`` walked (``project``: only its folder) when an
+    option names its root (``root_option``), else those its ``sessions`` lists."""
+    if provider.root_option:
+        return [
+            Candidate(f.session_id, f.path, provider.name, f.mtime)
+            for f in session_files(store, project, prefix, skipped, provider)
+        ]
+    found = []
+    for session in provider.sessions(environ):
+        if session.session_id.startswith(prefix):
+            st = provider.session_stat(session.path)
+            if st is not None:
+                found.append(Candidate(session.session_id, session.path, provider.name, st[0]))
+    found.sort(key=lambda c: (-c.mtime, c.path))
+    return found
+
+
+def store_paths(provider: Any, store: str, project: Optional[str] = None, skipped=None) -> List[str]:
+    """The transcripts of ``provider``'s sessions, for a listing that describes them (its
+    store walked in name order, no file read or stat'ed, when an option names its root)."""
+    if not provider.root_option:
+        return [session.path for session in provider.sessions()]
+    root = store_root(store, project, provider)
+    if not root or not os.path.isdir(root):
+        return []
+    return [entry.path for entry in walk(root, skipped, True, provider.is_session_file_name)]
 
 
 def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
-    """``format_skipped_paths`` on ``stderr``, when there are any."""
-    text = format_skipped_paths(paths, operation)
-    if text:
-        write_diagnostic(text, stderr)  # the listing stands even when stderr is closed
+    """The seed's warning about unreadable paths (without its log-file pointer) on
+    ``stderr``, when there are any."""
+    if not paths:
+        return
+    lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
+    lines.extend("  - %s" % p for p in paths)
+    lines.append("Check their permissions; the rest of the store was read.")
+    write_diagnostic("\n".join(lines) + "\n\n", stderr)  # the listing stands even when stderr is closed
 
 
 def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionFile:
@@ -194,23 +211,6 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
     if not found:
         raise SessionIdNotFound(LATEST)
     return found[0]
-
-
-def other_sessions(chosen: Sequence[object], environ=None) -> List[HarnessSession]:
-    """Every transcript of the chosen providers' stores (``Harness.sessions``) but the
-    seed's (the projects directory, walked by ``session_files``), oldest first (a tie:
-    the smaller path first)."""
-    found = []
-    for harness in chosen:
-        name = getattr(harness, "name")
-        if getattr(harness, "native_records"):
-            continue
-        for session in getattr(harness, "sessions")(environ):
-            st = getattr(harness, "session_stat")(session.path)
-            if st is not None:
-                found.append(HarnessSession(name, session.session_id, session.path, st[0], st[1]))
-    found.sort(key=lambda s: (s.mtime, s.path))
-    return found
 
 
 # --- naming one session ------------------------------------------------------------------
@@ -229,58 +229,36 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
     return fits
 
 
-def latest_descendant(session_id: str, paths: List[str], err: Optional[TextIO] = None) -> List[str]:
-    """``paths`` (copies of one session) ordered as ``locate`` ranks holders: greatest
-    ``timestamp`` first, ties by the smaller path. Read only when there are two or more."""
-    if len(paths) < 2:
-        return list(paths)
-    from termsprawl_context.store import locate as store_locate
+def _greatest_timestamp(session_id: str, err: Optional[TextIO]) -> Callable[[str], str]:
+    """How ``locate`` reads the greatest timestamp of the session's records in one copy (its
+    rank of holders), for ``Harness.rank_copies``."""
 
-    spellings = store_locate.UuidSpellings(session_id)
-    ranked = []
-    for path in sorted(paths):
-        _, max_ts = store_locate.scan_file(path, session_id, spellings, err)
-        ranked.append((max_ts, path))
-    ranked.sort(key=lambda pair: pair[0], reverse=True)  # stable: equal timestamps keep the smaller path first
-    return [path for _, path in ranked]
+    def greatest(path: str) -> str:
+        from termsprawl_context.store import locate as store_locate
+
+        return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), err)[1]
+
+    return greatest
 
 
-def _seed_files(name: str, root: str, stderr: Optional[TextIO]) -> List[SessionFile]:
-    """The seed store's session files ``name`` may mean (every one for ``latest``), newest first."""
-    skipped: List[str] = []
-    files = session_files(root, None, "" if name == LATEST else name, skipped)
-    report_skipped(skipped, "search", stderr)
-    return files
-
-
-def _resolved(session_id: str, harness: str, paths: List[str], stderr: Optional[TextIO]) -> Resolved:
-    """The chosen copy of one session: the seed store's ranked as ``locate`` ranks holders,
-    another harness's newest first (``paths`` is in that order already)."""
-    ranked = latest_descendant(session_id, paths, stderr) if harness == DEFAULT_HARNESS else paths
-    return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
-
-
-def _resolve_in_stores(name: str, seed: List[SessionFile], others: List[HarnessSession], stderr) -> Resolved:
-    """``name`` over every store alike: ``latest`` is the newest file of any store, an id
-    or prefix is refused as ambiguous when it fits sessions of different stores."""
+def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optional[TextIO]) -> Resolved:
+    """``name`` over every store alike (``stores``: each one's sessions, newest first):
+    ``latest`` is the newest session of any store, an id or prefix is refused as ambiguous
+    when it fits sessions of different stores."""
     if name == LATEST:
-        newest = [(f.mtime, DEFAULT_HARNESS, f.session_id) for f in seed[:1]]
-        newest += [(s.mtime, s.harness, s.session_id) for s in others[-1:]]
+        newest = [found[0] for found in stores if found]
         if not newest:
             raise SessionIdNotFound(LATEST)
-        _, harness, session_id = max(newest, key=lambda n: n[0])  # a tie: the seed store's, listed first
+        best = max(newest, key=lambda c: c.mtime)  # a tie: the store listed first
+        session_id, harness = best.session_id, best.harness
     else:
-        candidates = [Candidate(f.session_id, f.path) for f in seed]
-        candidates += [Candidate(s.session_id, s.path, s.harness) for s in reversed(others)]
-        fits = _one_id(name, candidates)
+        fits = _one_id(name, [c for found in stores for c in found])
         if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
             raise AmbiguousSession(name, fits)
         session_id, harness = fits[0].session_id, fits[0].harness
-    if harness == DEFAULT_HARNESS:
-        paths = [f.path for f in seed if f.session_id == session_id]
-    else:
-        paths = [s.path for s in reversed(others) if s.session_id == session_id and s.harness == harness]
-    return _resolved(session_id, harness, paths, stderr)
+    paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == harness]
+    ranked = _provider(harness).rank_copies(paths, _greatest_timestamp(session_id, stderr))
+    return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
 
 
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
@@ -298,16 +276,7 @@ def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     regular = chosen.session_stat(path) is not None  # a regular file, or a row of a CLI's database
     if not regular:
         raise NotFound("transcript file not found: %s" % name)
-    session_id = stem_of(path)
-    if not chosen.native_records:
-        session_id = chosen.session_id_of(path) or session_id
-    return Resolved(session_id, path, chosen.name)
-
-
-def reads_seed_store(harness: Optional[str]) -> bool:
-    """Whether the ``--harness`` value (None: every store) includes the seed's store (the
-    projects directory: the default provider's)."""
-    return harness in (None, "all", DEFAULT_HARNESS)
+    return Resolved(chosen.session_id_of(path) or stem_of(path), path, chosen.name)
 
 
 def resolve(
@@ -315,25 +284,27 @@ def resolve(
     projects_dir: str,
     project: Optional[str] = None,
     harness: Optional[str] = None,
-    others: Sequence[object] = (),
+    chosen: Optional[Sequence[Any]] = None,
     stderr: Optional[TextIO] = None,
 ) -> Resolved:
     """The session ``name`` names: a full id, a unique prefix of one, a path to a
     transcript file, or ``latest`` (the most recently modified).
 
-    ``projects_dir`` is the seed's store (the default provider's) (``project``: only the sessions run there),
-    read unless ``harness`` names another harness; ``others`` are the other harnesses
-    whose stores are asked alike (the CLI checks the store it names first:
-    ``cli/store_options.native_store``). Refusals (the CLI refuses
-    an empty name first, exit 2; here it is the prefix of every id): ``SessionIdNotFound``,
-    or ``NotFound`` for a path that is not a regular file (exit 1); ``AmbiguousSession``
-    (exit 1) for a prefix of several ids, decided from the names before any file is
-    read, also when the ids are of different stores. Unlistable directories are named
-    once on ``stderr``."""
+    ``chosen``: the providers whose stores are asked alike (default: the one whose root
+    ``projects_dir`` is, ``project``: only the sessions run there; the CLI checks that store
+    first: ``cli/store_options.native_store``); ``harness`` (``--harness``) reads a path.
+    Refusals (the CLI refuses an empty name first, exit 2; here it is the prefix of every
+    id): ``SessionIdNotFound``, or ``NotFound`` for a path that is not a regular file (exit
+    1); ``AmbiguousSession`` (exit 1) for a prefix of several ids, decided from the names
+    before any file is read, also when the ids are of different stores. Unlistable
+    directories are named once on ``stderr``."""
     if is_path(name):
         return _resolve_file(name, harness)
-    seed = _seed_files(name, store_root(projects_dir, project), stderr) if reads_seed_store(harness) else []
-    return _resolve_in_stores(name, seed, other_sessions(others) if others else [], stderr)
+    skipped: List[str] = []
+    prefix = "" if name == LATEST else name
+    stores = [listed(p, projects_dir, project, prefix, skipped) for p in (chosen if chosen is not None else [ROOTED])]
+    report_skipped(skipped, "search", stderr)
+    return _resolve_in_stores(name, stores, stderr)
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:
@@ -345,9 +316,8 @@ def resolve_uuid(name: str, projects_dir: str) -> str:
         return latest_session(projects_dir).session_id
     if len(name) >= UUID_LENGTH:
         return name
-    candidates = [Candidate(f.session_id, f.path) for f in session_files(projects_dir, None, name)]
     try:
-        return _one_id(name, candidates)[0].session_id
+        return _one_id(name, listed(ROOTED, projects_dir, prefix=name))[0].session_id
     except SessionIdNotFound:
         return name
 

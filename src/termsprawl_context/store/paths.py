@@ -1,16 +1,20 @@
-"""Where the seed's store is (the default provider's: ``--projects-dir``, else its own
-store root) and the variable that moves it, asked of the provider. The store is only
-ever read."""
+"""Where the walked store is (``--projects-dir``, else its provider's own store root) and
+the variable that moves it, asked of the provider that declares ``--projects-dir`` as its
+``root_option``. The store is only ever read."""
 
-from termsprawl_context.harness import DEFAULT_HARNESS, get
+from termsprawl_context.harness import KNOWN_HARNESSES, get
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Mapping, Optional
 
 
-_SEED = get(DEFAULT_HARNESS)
-CONFIG_DIR_ENV = _SEED.config_dir_env
+ROOT_OPTION = "projects-dir"
+
+
+# Asked in registry order: only the modules up to the one that declares it are imported.
+ROOTED = next(h for h in map(get, KNOWN_HARNESSES) if h is not None and h.root_option == ROOT_OPTION)
+CONFIG_DIR_ENV = ROOTED.config_dir_env
 
 
 def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:
@@ -20,5 +24,5 @@ def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[st
 
     if explicit:
         return os.path.abspath(explicit)
-    roots = _SEED.store_roots(environ)
+    roots = ROOTED.store_roots(environ)
     return roots[0] if roots else ""

@@ -27,11 +27,10 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
     escape_positions,
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
-from termsprawl_context.harness import DEFAULT_HARNESS, get
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks
 from termsprawl_context.store.parallel import file_weight, map_shared
-from termsprawl_context.store.catalog import SEED, session_files
+from termsprawl_context.store.catalog import ROOTED, listed, session_files
 from termsprawl_context.transcript import entry as records
 
 
@@ -325,22 +324,21 @@ class _Unit(namedtuple("_Unit", "session path agent_id")):
     __slots__ = ()
 
 
-def _units(sessions: Sequence[object], subagents: bool) -> Iterator[_Unit]:
+def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
     """Each session's record, then (with ``subagents``) its sub-agents' records in the
     tree's walk order. A tree that cannot be listed is passed over, as an unreadable
     session is."""
-    seed = get(DEFAULT_HARNESS)  # the store ``catalog.session_files`` lists
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
         if not subagents:
             continue
         try:
-            tree = seed.subagent_tree(path) or []
+            tree = provider.subagent_tree(path) or []
         except SubagentsUnreadable:
             continue
         for child in tree:
-            yield _Unit(session, child, seed.subagent_id_of(child))
+            yield _Unit(session, child, provider.subagent_id_of(child))
 
 
 def search_store(
@@ -352,16 +350,18 @@ def search_store(
     regex: bool = False,
     subagents: bool = True,
     subagent_kinds: Optional[Sequence[str]] = None,
+    provider: Any = ROOTED,
 ) -> Iterator[Hit]:
-    """The hits, newest session first and in line order within one (its sub-agents'
-    records after its own, unless ``subagents`` is False, searched for
-    ``subagent_kinds``, else ``kinds``), at most ``limit``.
+    """The hits in the store ``provider`` walks (whose records are read as written), newest
+    session first and in line order within one (its sub-agents' records after its own,
+    unless ``subagents`` is False, searched for ``subagent_kinds``, else ``kinds``), at
+    most ``limit``.
     Unreadable files are passed over. Above ``PARALLEL_MIN_BYTES`` a batch of files is
     shared between the machine's cores (``store/parallel``); the answer is the same."""
     matcher = Matcher(text, regex)
     sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
-    units = list(_units(session_files(projects_dir, project), subagents))
+    units = list(_units(session_files(projects_dir, project, provider=provider), subagents, provider))
     weights = [file_weight(u.path) for u in units]
     folders: Dict[str, Any] = {}  # each folder's files read once to title its sessions
     titles: Dict[str, str] = {}  # as `find` and `show` title a session (its folder's summaries included)
@@ -381,7 +381,7 @@ def search_store(
             found = found[:left]
             session = unit.session
             if session.path not in titles:
-                described = SEED.describe(session.path, session_id=session.session_id, folders=folders)
+                described = provider.describe(session.path, session_id=session.session_id, folders=folders)
                 titles[session.path] = described.title
             title = titles[session.path]
             for line, offset, kind, snip, timestamp, uuid in found:
@@ -408,11 +408,11 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
     matching entry, newest session first and in file order within one, at most
     ``limit``; the texts searched are ``entry_texts``'s (the peer's own conversation)."""
     from termsprawl_context import harness as harnesses
-    from termsprawl_context.store.catalog import other_sessions
     from termsprawl_context.store.sessions import session_title
 
     left = limit
-    for session in reversed(other_sessions(chosen, environ)):
+    sessions = sorted((c for provider in chosen for c in listed(provider, environ=environ)), key=lambda c: -c.mtime)
+    for session in sessions:
         if left <= 0:
             return
         harness = harnesses.get(session.harness)

@@ -1,16 +1,14 @@
-"""Sessions described by their providers: the listing of the seed's store (``sessions``),
+"""Sessions described by their providers: the listing of a store (``sessions``),
 one session found (``find``), and the title of one session wherever it is named (``find
 --json``, ``show``, ``search``'s hits), each by the rule its ``Harness.describe`` keeps.
 
 The sessions are the catalog's (``store.catalog``: the one walk, the one resolve).
 """
 
-import os
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context import harness as harnesses
 from termsprawl_context.errors import SessionIdNotFound
-from termsprawl_context.harness import DEFAULT_HARNESS
 from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
@@ -42,34 +40,33 @@ def scan_sessions(
     project: Optional[str] = None,
     summaries: bool = True,
     render: Optional[Callable[[SessionInfo], Any]] = None,
+    provider: Any = catalog.ROOTED,
 ) -> ScanResult:
-    """Every session under ``projects_dir`` (only ``project``'s folder when given),
-    oldest first by mtime, as its provider describes a store (``describe_store``;
-    ``summaries``: titled by every summary the listing reads, else each by its own file).
-    A missing store is an empty one."""
-    root = catalog.store_root(projects_dir, project)
+    """Every session of ``provider``'s store (``projects_dir`` when an option names its root;
+    only ``project``'s folder when given), oldest first by mtime, as its provider describes
+    a store (``describe_store``; ``summaries``: titled by every summary the listing reads,
+    else each by its own file). A missing store is an empty one."""
     skipped: List[str] = []
-    if not root or not os.path.isdir(root):
-        return ScanResult([], skipped, [] if render is not None else None)
-    paths = [entry.path for entry in catalog.walk(root, skipped)]
-    found, texts = catalog.SEED.describe_store(paths, projects_dir, render, summaries, _shared)
+    paths = catalog.store_paths(provider, projects_dir, project, skipped)
+    found, texts = provider.describe_store(paths, projects_dir, render, summaries, _shared)
     return ScanResult(found, skipped, texts if render is not None else None)
 
 
 def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[SessionInfo, Tuple[str, ...]]:
-    """The seed store's session ``catalog.resolve`` found, described as the listing
-    describes it alone, and the paths of its other copies. A copy that vanished or
-    stopped being a regular file since the walk gives way to the next best one
-    (``SessionIdNotFound`` when none is left)."""
+    """The session ``catalog.resolve`` found, described as the listing describes it alone,
+    and the paths of its other copies. A copy that vanished or stopped being a regular
+    file since the walk gives way to the next best one (``SessionIdNotFound`` when none is
+    left)."""
+    provider = harnesses.get(resolved.harness)
     ranked = (resolved.path,) + resolved.copies
     for number, path in enumerate(ranked):
-        found, _ = catalog.SEED.describe_store([path], projects_dir, summaries=False)
+        found, _ = provider.describe_store([path], projects_dir, summaries=False)
         if found:
             return found[0], ranked[:number] + ranked[number + 1 :]
     raise SessionIdNotFound(resolved.session_id)
 
 
-def session_title(path: str, session_id: str = "", harness: str = DEFAULT_HARNESS) -> Title:
+def session_title(path: str, session_id: str = "", harness: str = catalog.ROOTED.name) -> Title:
     """The title of the session at ``path`` and its source (``NO_TITLE`` when the file
     cannot be read), as its provider describes it (``harness``: whose transcript it is)."""
     info = harnesses.get(harness).describe(path, session_id=session_id)

@@ -12,7 +12,7 @@ from termsprawl_context.cli.command import (
     command,
     print_list,
 )
-from termsprawl_context.cli.store_options import STORE_OPTIONS, chosen_native_store, other_harnesses
+from termsprawl_context.cli.store_options import STORE_OPTIONS, stores
 
 
 def _search_options(parser) -> None:
@@ -49,7 +49,7 @@ SEARCH = Spec(
 
 
 def _and_others(hits, args, others, kinds):
-    """The native store's hits, then the other stores' (newest session first), within --limit."""
+    """The walked store's hits, then the other stores' (newest session first), within --limit."""
     from termsprawl_context.store import search
 
     count = 0
@@ -85,13 +85,14 @@ def run_search(args) -> int:
     # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
-    others = other_harnesses(args)
-    store = chosen_native_store(args, others)
+    chosen = stores(args)
     hits: Any = iter(())
-    if store is not None:
-        hits = search.search_store(
-            args.text, store, args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds
-        )
+    for provider, store in chosen:
+        if provider.root_option:  # its store is walked and its records read as written
+            hits = search.search_store(
+                args.text, store, args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds, provider
+            )
+    others = [provider for provider, _ in chosen if not provider.root_option]
     found = _and_others(hits, args, others, kinds)
     if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
         error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout

@@ -5,7 +5,7 @@ from typing import Any, List
 
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
-from termsprawl_context.cli.store_options import native_store, other_harnesses
+from termsprawl_context.cli.store_options import stores
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -70,41 +70,23 @@ def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_d
 
 @command(SESSIONS)
 def run_sessions(args) -> int:
-    others = other_harnesses(args)
-    projects_dir = paths.projects_dir(args.projects_dir)
-    found, lines = [], []  # type: List[Any], List[str]
-    if catalog.reads_seed_store(args.harness):
+    rows = []  # type: List[Any]
+    for provider, store in stores(args, others_answer=False):
         # JSON lines are made while each session is described: in the helper processes too.
-        projects_dir = native_store(args)
         result = store_sessions.scan_sessions(
-            projects_dir, project=args.project, render=_json_line if args.json else None
+            store, args.project, render=_json_line if args.json else None, provider=provider
         )
         catalog.report_skipped(result.skipped, "scan")
-        found, lines = result.sessions, result.rendered or []
-    if others:
-        found, lines = _merge_other_sessions(found, lines, others, args.json)
+        rows += zip(result.sessions, result.rendered or [None] * len(result.sessions))
+    rows.sort(key=lambda row: row[0].mtime)  # stable: each store's own order, the stores' in turn
     if args.limit:
-        found, lines = found[-args.limit :], lines[-args.limit :]  # the scan is oldest first
+        rows = rows[-args.limit :]  # oldest first
     if args.newest_first:
-        found.reverse()
-        lines.reverse()
-    if not found:  # no results: exit 0, nothing on stdout; stderr says where it looked
-        where = catalog.project_store_dir(projects_dir, args.project) if args.project else projects_dir
+        rows.reverse()
+    if not rows:  # no results: exit 0, nothing on stdout; stderr says where it looked
+        projects_dir = paths.projects_dir(args.projects_dir)
+        where = catalog.store_root(projects_dir, args.project)
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
         return 0
-    print_one(False, None, "".join(lines) if args.json else format_table(found))
+    print_one(False, None, "".join(row[1] for row in rows) if args.json else format_table([row[0] for row in rows]))
     return 0
-
-
-def _merge_other_sessions(found, lines, others, json_out):
-    """The native store's sessions and the other stores', oldest first by modification
-    time (the native ones keep their order among themselves)."""
-    from termsprawl_context.harness import get
-
-    extra = [get(s.harness).describe(s.path, s.mtime, s.size, s.session_id) for s in catalog.other_sessions(others)]
-    if not extra:
-        return found, lines
-    rows = [(info.mtime, 0, i, info, lines[i] if json_out else None) for i, info in enumerate(found)]
-    rows += [(info.mtime, 1, i, info, _json_line(info) if json_out else None) for i, info in enumerate(extra)]
-    rows.sort(key=lambda row: (row[0], row[1], row[2]))
-    return [row[3] for row in rows], [row[4] for row in rows] if json_out else []

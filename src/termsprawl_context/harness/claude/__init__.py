@@ -44,6 +44,7 @@ class ClaudeCodeHarness(Harness):
     hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
     hook_names_itself = False
     native_records = True
+    root_option = "projects-dir"
     project_dir_env = PROJECT_DIR_ENV
     config_dir_env = CONFIG_DIR_ENV
     hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
@@ -165,6 +166,13 @@ class ClaudeCodeHarness(Harness):
         from termsprawl_context.harness.claude.listing import describe_store
 
         return describe_store(paths, store, render, summaries, map_items)
+
+    def rank_copies(self, paths, greatest_timestamp):
+        """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path
+        (read only when there are two or more)."""
+        if len(paths) < 2:
+            return list(paths)
+        return sorted(sorted(paths), key=greatest_timestamp, reverse=True)  # stable: ties keep path order
 
     def sniff(self, first):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)

@@ -77,11 +77,6 @@ def session_from_path(
     return SessionInfo(*where, harness=HARNESS.name)
 
 
-def _stem(path: str) -> str:
-    name = os.path.basename(path)
-    return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else name
-
-
 def project_path_of(path: str, projects_dir: str) -> str:
     """The folder of ``path`` relative to ``projects_dir`` ("." for the dir itself)."""
     folder = os.path.dirname(path)
@@ -106,13 +101,9 @@ def describe_alone(
     with (no title when the file cannot be read): summaries from ``index``, else from the
     file's own folder; ``folders`` (a dict the caller keeps) holds each folder's files,
     read once for sessions titled one after another."""
-    session_id = session_id or _stem(path)
+    session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
-    try:
-        with open_regular(path) as f:
-            meta = session_meta.read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
-    except OSError:
-        meta = SessionMetadata()
+    meta = session_meta.session_metadata(path, session_id, uuids_out)
     packed = uuids_out[0] if uuids_out else b""
     if packed:  # else a custom or AI title, or a tail naming no message
         if index is None:

@@ -138,11 +138,11 @@ def _last_timestamp(window: HeadWindow) -> str:
     return ""
 
 
-def session_metadata(path: str, session_id: str = "") -> SessionMetadata:
+def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> SessionMetadata:
     """``read_session_metadata`` of the file at ``path``; empty (fail open) when it is
     missing, unreadable or not a regular file."""
     try:
         with open_regular(path) as f:
-            return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id)
+            return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
     except OSError:
         return SessionMetadata()
