@@ -11,9 +11,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Callable, Sequence, Union
 
-# fmt: off
-# fmt: on
-
 
 # Exit codes shared by every command; docs/gen_cli.py writes each line's comment into docs/cli.md's table.
 EXIT_OK = 0  # done (the dump and `hook` always exit 0: they fail open)

@@ -326,9 +326,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
         payload = translate(payload, environ)
     if chosen.native_records:  # the seed's checks and messages
         return claude_hook_input(payload, store, environ), chosen
-    adapt = getattr(chosen, "hook_payload", None)  # a CLI whose payload is not Claude-shaped
-    if adapt is not None:
-        payload = adapt(payload, environ)
     roots = chosen.store_roots(environ)
     where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
     return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen

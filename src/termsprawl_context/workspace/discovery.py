@@ -67,17 +67,6 @@ _V1_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
 # wherever the session started, even in a subdirectory it names as its project.
 _V1_SKILL_DIR_COMMAND = '"${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"'
 
-_V1_BLOCK = "\n".join(
-    [
-        MARKER_OPEN,
-        "Linked agent context: run",
-        "`%s`" % _V1_COMMAND,
-        "to print peer transcripts (it finds the project from any directory and reads this",
-        "agent's node from $TERMSPRAWL_NODE_ID). Only read what that command prints.",
-        MARKER_CLOSE,
-    ]
-)
-
 _V1_SKILL_BODY = (
     "\n".join(
         [
