@@ -305,7 +305,7 @@ def over_grant_notes(cwd: str) -> List[str]:
     """One sentence per allow rule, in any CLI's project settings, that lets the model run
     ``links``, ``index`` or ``init`` unasked, with the tight rules that replace it."""
     from termsprawl_context.harness import available
-    from termsprawl_context.workspace.install import allow_rules, over_grants
+    from termsprawl_context.workspace.hook_settings import allow_rules, over_grants
 
     notes = []
     for harness in available():
@@ -319,19 +319,6 @@ def over_grant_notes(cwd: str) -> List[str]:
             for relative, rule in found
         )
     return notes
-
-
-def agents_block_notes(cwd: str) -> List[str]:
-    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
-    real block (the hook leaves it alone at every session start)."""
-    from termsprawl_context.errors import ManagedBlockRefused
-    from termsprawl_context.workspace.discovery import check_agents_block
-
-    try:
-        check_agents_block(cwd)
-    except ManagedBlockRefused as refusal:
-        return [refusal.message]
-    return []
 
 
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
@@ -360,7 +347,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
             "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
             "`termsprawl-context init`" % discovery.SKILL_FILE
         )
-    notes.extend(agents_block_notes(cwd))
+    notes.extend(filter(None, [discovery.agents_block_refusal(cwd)]))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
         from termsprawl_context.dump import ProjectIO

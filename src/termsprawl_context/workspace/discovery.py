@@ -195,12 +195,6 @@ SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK, shown: str = "") -> str:
-    """``content`` with the managed block refreshed in place, or appended (``agents_block``'s
-    rule); raises ManagedBlockRefused naming ``shown`` (default the state AGENTS.md)."""
-    return upsert_block(content, block, shown or AGENTS_FILE)
-
-
 # What happened to one marker file.
 WRITTEN = "written"
 UNCHANGED = "unchanged"
@@ -306,16 +300,17 @@ def refresh_discovery(cwd: str):
 
     if enclosing_project(cwd):
         return [(AGENTS_FILE, FAILED), (SKILL_FILE, FAILED)]
-    block = wanted_block(cwd)
     return [
-        (
-            AGENTS_FILE,
-            refresh_marker(
-                cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block, AGENTS_FILE)
-            ),
-        ),
+        (AGENTS_FILE, refresh_agents_block(cwd)),
         (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
     ]
+
+
+def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:
+    """The managed block refreshed in place in the file at ``relative``, or appended
+    (``agents_block``'s rule): an outcome."""
+    block = wanted_block(cwd)
+    return refresh_marker(cwd, relative, lambda current: upsert_block(current or "", block, relative))
 
 
 def ensure_context_discovery(cwd: str) -> Optional[str]:
@@ -324,6 +319,12 @@ def ensure_context_discovery(cwd: str) -> Optional[str]:
     (the hook tells the person; it still exits 0)."""
     if dict(refresh_discovery(cwd)).get(AGENTS_FILE) != REFUSED:
         return None
+    return agents_block_refusal(cwd)
+
+
+def agents_block_refusal(cwd: str) -> Optional[str]:
+    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
+    real block (the hook leaves it alone at every session start), else None."""
     try:
         check_agents_block(cwd)
     except ManagedBlockRefused as refusal:

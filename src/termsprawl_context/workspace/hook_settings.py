@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
-from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
+from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, hook_command
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
@@ -255,7 +255,7 @@ def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], si
     try:
         write_atomic(cwd, os.path.join(cwd, relative), dump_settings(merged, size))
     except (OSError, ValueError, RecursionError) as exc:
-        return Step("hook", relative, FAILED, getattr(exc, "strerror", None) or str(exc))
+        return failed("hook", relative, exc)
     return Step(
         "hook", relative, WRITTEN, done or "%s runs `%s`" % (harness.hook_event_session_start, hook_command(harness))
     )
