@@ -135,7 +135,7 @@ def test_writes_never_start_a_nested_project(tree):
 
     home, work = tree
     sub = str(work / "src")
-    with pytest.raises(errors.OutsideProject):
+    with pytest.raises(errors.WriteRefused):
         files.write_atomic(sub, os.path.join(sub, ".termsprawl", "x"), b"x")
     assert not index.record_transcript_path(sub, "alice", "/x.jsonl")
     with pytest.raises(errors.WriteFailed):
