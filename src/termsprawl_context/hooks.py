@@ -20,7 +20,7 @@ node (as the app's newest pty does) and both the user and ``doctor`` are told.
 import os
 import shlex
 import time
-from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
 from termsprawl_context.harness import get
@@ -83,9 +83,7 @@ class Holder(NamedTuple):
 class HookRecord(NamedTuple):
     project: str
     node_id: str
-    reported: str  # the transcript path the payload named
-    recorded: str  # what the index now holds (differs when the record was relocated)
-    changed: bool  # False when the index already held it
+    recorded: str  # what the index now holds (not the payload's path when the record was relocated)
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
     harness: str = ""  # the harness whose payload it was
@@ -239,25 +237,15 @@ def record_from_hook(
     except HookRefused as refusal:  # no project directory
         refusal.harness = chosen
         raise
-    recorded, changed = _record_index(project, node_id, store, payload, chosen)
+    recorded = _record_index(project, node_id, store, payload, chosen)
     me = claude_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
-    return HookRecord(
-        project,
-        node_id,
-        payload.transcript_path,
-        recorded,
-        changed,
-        payload.source,
-        displaced,
-        chosen.name,
-        kept,
-    )
+    return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
 
 
-def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
-    """Where the node's transcript is recorded, and whether that changed the index."""
+def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> str:
+    """Where the node's transcript is recorded (written to the index when that changed)."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
@@ -269,7 +257,7 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
             % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), project),
             "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)",
         )
-    return recorded, changed
+    return recorded
 
 
 def _hold(

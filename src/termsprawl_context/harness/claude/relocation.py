@@ -8,10 +8,6 @@ from termsprawl_context.harness.claude.belongs import carries_session
 from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, SUBAGENTS_DIR, TRANSCRIPT_SUFFIX
 from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
 
-# A fresh session's record does not exist yet when SessionStart fires with this source;
-# looking elsewhere for it could only find another project's file of the same name.
-STARTUP_SOURCE = SOURCE_STARTUP
-
 
 def _same_directory(a: str, b: str) -> bool:
     """Both name one existing directory, whatever symlinks or spellings lead there."""
@@ -68,7 +64,9 @@ def relocate_record(projects: str, path: str, source: Optional[str] = None) -> s
     it exists, when ``source`` is ``startup`` (a fresh session's record is not written
     yet), when it does not lie under ``projects``, or when nothing matches. Costs one
     stat unless the path is missing."""
-    if not projects or not path or source == STARTUP_SOURCE:
+    if not projects or not path or source == SOURCE_STARTUP:
+        # A fresh session's record does not exist yet: looking elsewhere for it could
+        # only find another project's file of the same name.
         return path
     try:
         os.stat(path)
