@@ -34,14 +34,13 @@ def test_nearest_wins_and_relative_start_is_made_absolute(tree, monkeypatch):
     assert proj.find_project("..", {"HOME": str(home)}) == str(work / "src")
 
 
-def test_home_is_adopted_only_when_asked(tree):
+def test_home_is_never_adopted(tree):
     home, work = tree
     (work / ".termsprawl").rmdir()
     (home / ".termsprawl").mkdir()
     env = {"HOME": str(home)}
     assert proj.find_project(str(work / "src"), env) is None
     assert proj.find_project(str(home), env) is None
-    assert proj.find_project(str(work / "src"), env, allow_home=True) == str(home)
 
 
 def test_walk_stops_at_home_even_above_it(tmp_path):
