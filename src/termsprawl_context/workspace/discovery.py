@@ -22,7 +22,13 @@ from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
 from termsprawl_context.harness import DEFAULT_HARNESS, get
-from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
+from termsprawl_context.workspace.agents_block import (
+    MARKER_CLOSE,
+    MARKER_OPEN,
+    managed_block_span,
+    next_fence,
+    upsert_block,
+)
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
@@ -334,8 +340,6 @@ def agents_block_refusal(cwd: str) -> Optional[str]:
 
 # --- an instruction file's import of the block (CLAUDE.md, GEMINI.md, QWEN.md) ---------------
 
-_FENCES = ("```", "~~~")
-
 
 def import_line(harness) -> str:
     """The line of the harness's instruction file that imports the managed block."""
@@ -343,15 +347,13 @@ def import_line(harness) -> str:
 
 
 def imports_agents_file(content: str, import_line: str) -> bool:
-    """Some line of ``content``, outside a fenced code block, is the import line (an
-    import inside a code block or span is not evaluated by Claude Code)."""
-    fenced = False
+    """Some line of ``content``, outside a fenced code block (``agents_block``'s rule), is
+    the import line (an import inside a code block or span is not evaluated by Claude Code)."""
+    fence = ""
     for line in content.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(_FENCES):
-            fenced = not fenced
-        elif not fenced and stripped == import_line:
+        if not fence and line.strip() == import_line:
             return True
+        fence = next_fence(line, fence)
     return False
 
 
