@@ -142,15 +142,14 @@ def _holder(value) -> Optional[Holder]:
     return Holder(session_id, path, number(pid), number(at))
 
 
-def write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> bool:
+def _write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> None:
     body = dict(version=HOLDER_VERSION, **holder._asdict())
     if displaced is not None:
         body["displaced"] = displaced._asdict()
     try:
         write_atomic(cwd, holder_file(cwd, node_id), dump_json(body))
-        return True
     except (OSError, ValueError):
-        return False
+        pass  # best-effort: the index entry is what peers read; only a takeover goes unseen
 
 
 def process_alive(pid: int) -> bool:
@@ -282,7 +281,7 @@ def _hold(
         or previous.pid != me
         or previous.path != recorded
     ):
-        write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
+        _write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
     return displaced
 
 
@@ -368,12 +367,10 @@ def displaced_message(record: HookRecord, old: Holder) -> str:
     )
 
 
-def refusal_message(refusal: Refusal, harness: Any = None) -> str:
+def refusal_message(refusal: Refusal, harness: Any) -> str:
     """What the person is shown: the refusal and its fix, in the words of ``harness``
-    (the CLI that ran the hook; default Claude Code)."""
-    fix = ""
-    if isinstance(refusal, HookRefused):
-        fix = refusal.fix_for(refusal.harness or harness or get(None))
+    (the CLI that ran the hook)."""
+    fix = refusal.fix_for(harness) if isinstance(refusal, HookRefused) else ""
     fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
     return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
 
