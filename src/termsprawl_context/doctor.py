@@ -252,17 +252,13 @@ def report_json(report: DoctorReport) -> dict:
     }
 
 
-def _yes_no(value: bool, yes: str, no: str) -> str:
-    return yes if value else no
-
-
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
     from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
 
     lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
     lines.append(
-        "self: %s (%s)" % (shown_id(report.self_id), _yes_no(report.self_safe, "a safe node id", "NOT a safe node id"))
+        "self: %s (%s)" % (shown_id(report.self_id), "a safe node id" if report.self_safe else "NOT a safe node id")
     )
     if report.self_safe:
         lines.append(
@@ -286,9 +282,9 @@ def format_doctor(report: DoctorReport) -> str:
             lines.append(
                 "  file: %s, %s, %s"
                 % (
-                    _yes_no(p.exists, "exists", "does not exist"),
-                    _yes_no(p.regular, "regular file", "not a regular file"),
-                    _yes_no(p.readable, "readable", "not readable"),
+                    "exists" if p.exists else "does not exist",
+                    "regular file" if p.regular else "not a regular file",
+                    "readable" if p.readable else "not readable",
                 )
             )
             if p.readable:
@@ -381,9 +377,8 @@ def _recorded_everywhere(cwd: str) -> set:
     except OSError:
         return set()
     found = set()
-    for name in names:
-        node = name[: -len(".json")] if name.endswith(".json") and not name.endswith(".holder.json") else ""
-        recorded = read_transcript_path(cwd, node) if node else None
+    for name in names:  # a holder's name (<node>.holder) is no safe id: never read as an entry
+        recorded = read_transcript_path(cwd, name[: -len(".json")]) if name.endswith(".json") else None
         if recorded:
             found.add(os.path.realpath(resolve_transcript_path(cwd, recorded)))
     return found

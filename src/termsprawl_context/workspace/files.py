@@ -18,7 +18,7 @@ import os
 import stat
 
 # The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
-# TRANSCRIPTS_DIR are also named from here by cli/state_cmds.
+# TRANSCRIPTS_DIR are also named from here by cli/commands/index.
 from termsprawl_context.errors import WriteRefused
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
@@ -86,10 +86,6 @@ def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[
     return data
 
 
-def _inside(real_root: str, real: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
 def _home_harness_dirs() -> List[str]:
     """The resolved ``~/.claude`` of ``$HOME`` and of the account (they may differ)."""
     homes = [os.path.expanduser("~")]
@@ -109,13 +105,15 @@ def _home_harness_dirs() -> List[str]:
 
 def _contained(root: str, directory: str) -> str:
     """``directory`` resolved, checked to lie inside ``root`` and outside ``~/.claude``."""
+    from termsprawl_context.harness.base import under  # the one containment rule
+
     relative = os.path.relpath(directory, root)
     real = os.path.realpath(directory)
     outside = relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative)
-    if outside or not _inside(os.path.realpath(root), real):
+    if outside or not under(real, os.path.realpath(root)):
         raise WriteRefused("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
-        if _inside(harness, real):
+        if under(real, harness):
             raise WriteRefused(
                 "refusing to write into the home directory's %s (the user-wide one): %s"
                 % (os.path.basename(harness), directory)
@@ -167,13 +165,10 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
         raise
 
 
-def ensure_dir_within(root: str, directory: str) -> None:
+def _make_dirs_by_path(root: str, directory: str) -> None:
     """Create ``directory`` under ``root`` one level at a time, refusing to step into
     (or create anything beneath) a level that resolves outside ``root``. A level that
     appears concurrently is success."""
-    if _DIR_FD:
-        os.close(_open_dir(root, directory, create=True))
-        return
     _contained(root, directory)
     relative = os.path.relpath(directory, root)
     current = root
@@ -275,7 +270,7 @@ def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mod
     """``write_atomic`` where folders cannot be opened by descriptor: checked by path."""
     import tempfile  # only this fallback pays for it
 
-    ensure_dir_within(root, directory)
+    _make_dirs_by_path(root, directory)
     path = os.path.join(directory, base)
     chosen = _replacement_mode(path, None, path, mode)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + base + ".", suffix=_TEMP_SUFFIX)
