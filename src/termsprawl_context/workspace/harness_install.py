@@ -141,10 +141,7 @@ def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "Ste
                 return Step("hook", relative, FAILED, "left untouched: a file of yours is there, not ours")
             if existing == content and (os.stat(path).st_mode & 0o777) == mode:
                 return Step("hook", relative, UNCHANGED, "already in place")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        check_write_target(cwd, path)  # the folders just made are checked again, symlinks and all
-        write_atomic(cwd, path, content, mode)
-        os.chmod(path, mode)
+        write_atomic(cwd, path, content, mode)  # its folders made level by level, never through a symlink
     except (OSError, ValueError) as exc:
         return failed("hook", relative, exc)
     return Step("hook", relative, WRITTEN, "mode %o" % mode)
