@@ -31,7 +31,7 @@ from termsprawl_context.workspace.agents_block import (
 )
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
-from termsprawl_context.workspace.project import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project
 
 
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'
@@ -232,7 +232,10 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
     wanted text, or None to leave the file alone, or raises a Refusal (REFUSED: left
     alone). Best-effort (FAILED, never raises): a file that cannot be read whole (too
     large, a FIFO, a symlink) is left alone, and so is anything the write layer refuses
-    (outside the project, the home's .claude/, a nested project)."""
+    (outside the project, the home's .claude/); a directory lying inside another project
+    gets nothing, not even a file already current (no nested ``.termsprawl/`` or ``.claude/``)."""
+    if enclosing_project(cwd):
+        return FAILED
     path = os.path.join(cwd, relative)
     try:
         data = read_managed_file(path)
@@ -298,14 +301,9 @@ def skill_state(cwd: str) -> str:
 def refresh_discovery(cwd: str):
     """Plant or refresh both markers under ``cwd``: ``[(relative path, outcome)]``.
 
-    Never raises, never writes elsewhere: a directory lying inside another project
-    gets nothing (no nested ``.termsprawl/`` or ``.claude/skills/``)."""
+    Never raises, never writes elsewhere (``refresh_marker``)."""
     if not cwd:
         return []
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return [(AGENTS_FILE, FAILED), (SKILL_FILE, FAILED)]
     return [
         (AGENTS_FILE, refresh_agents_block(cwd)),
         (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
@@ -370,10 +368,6 @@ def add_import(content: str, import_line: str) -> str:
 def ensure_claude_rules(cwd: str) -> str:
     """Write the managed block whole to ``<cwd>/.claude/rules/termsprawl-context.md``: an
     outcome. A file holding neither block text was edited by its user and is left alone."""
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return FAILED
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
     return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
