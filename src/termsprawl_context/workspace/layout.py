@@ -21,9 +21,10 @@ LINKS_DIR = "links"
 TRANSCRIPTS_DIR = "transcripts"
 BIN_DIR = "bin"
 PROJECT_FILE = "project.json"
-# Every agent CLI's per-user folder in the home directory (Claude Code, Codex CLI, Gemini
-# CLI): user-wide, not a project's, so never written.
-HOME_HARNESS_DIRS = (".claude", ".codex", ".gemini")
+# The harness's per-user folder: inside the home directory it is user-wide, not a project's.
+HARNESS_DIR = ".claude"
+# Every agent CLI's per-user folder (Claude Code, Codex CLI, Gemini CLI): never written.
+HOME_HARNESS_DIRS = (HARNESS_DIR, ".codex", ".gemini")
 
 
 def state_path(cwd: str, *parts: str) -> str:
