@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import one_error_line, snapshot
 from termsprawl_context import errors
 from termsprawl_context.workspace import discovery
+from termsprawl_context.workspace.agents_block import upsert_block
 
 OPEN = discovery.MARKER_OPEN
 CLOSE = discovery.MARKER_CLOSE
@@ -146,7 +147,7 @@ def test_a_real_block_is_refreshed_in_place_and_nothing_else_moves(project, run_
 
 def test_upsert_names_what_is_wrong():
     with pytest.raises(errors.ManagedBlockRefused) as info:
-        discovery.upsert_managed_agents_block(MENTIONS, shown="X.md")
+        upsert_block(MENTIONS, discovery.MANAGED_BLOCK, "X.md")
     assert info.value.exit_code == 1
     assert info.value.message.startswith("X.md names %s not on a line of its own (line 3)" % OPEN)
     assert "\n" not in info.value.message
@@ -162,7 +163,7 @@ PIECES = [OPEN, CLOSE, "`%s`" % OPEN, "x %s" % CLOSE, "```", "~~~~", "    ", "te
 def test_any_text_is_refused_or_kept_around_one_block(pieces, eol, final):
     content = eol.join(pieces) + (eol if final else "")
     try:
-        out = discovery.upsert_managed_agents_block(content, discovery.STANDALONE_BLOCK, "A.md")
+        out = upsert_block(content, discovery.STANDALONE_BLOCK, "A.md")
     except errors.ManagedBlockRefused as refusal:
         assert refusal.message.startswith("A.md ") and "\n" not in refusal.message
         return
@@ -172,7 +173,7 @@ def test_any_text_is_refused_or_kept_around_one_block(pieces, eol, final):
     else:
         assert out.startswith(content[: span[0]]) and out.endswith(content[span[1] :])
     assert out.count(OPEN) == 1 and out.count(CLOSE) == 1
-    assert discovery.upsert_managed_agents_block(out, discovery.STANDALONE_BLOCK, "A.md") == out
+    assert upsert_block(out, discovery.STANDALONE_BLOCK, "A.md") == out
 
 
 def test_init_agents_md_names_every_cli_that_reads_it(project, run_pyz):

@@ -12,7 +12,7 @@ import pytest
 from conftest import SRC, snapshot
 from conftest_rss import rss_env
 from termsprawl_context.store import hook_input
-from termsprawl_context.workspace import discovery, files, install, links, titles
+from termsprawl_context.workspace import discovery, files, hook_settings, install, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context import errors
 from termsprawl_context.harness import get
@@ -93,7 +93,7 @@ def test_write_atomic_refuses_a_symlink_and_a_fifo_in_place(project, outside):
     os.symlink(str(target), str(state / "a.json"))
     os.mkfifo(str(state / "b.json"))
     for name in ("a.json", "b.json"):
-        with pytest.raises(files.ManagedFileRefused):
+        with pytest.raises(files.WriteRefused):
             files.write_atomic(str(project), str(state / name), b"new")
     assert target.read_text() == "x" and os.path.islink(str(state / "a.json"))
     assert sorted(os.listdir(str(state))) == ["a.json", "b.json"]  # no temp file left behind
@@ -123,7 +123,7 @@ def test_a_folder_swapped_for_a_symlink_is_not_followed(project, outside, monkey
         return real
 
     monkeypatch.setattr(files, "_contained", swap_after_check)
-    with pytest.raises(files.OutsideProject):
+    with pytest.raises(files.WriteRefused):
         files.write_atomic(str(project), str(state / "x.json"), b"{}")
     assert list(outside.iterdir()) == []
 
@@ -147,14 +147,14 @@ def test_agents_md_that_cannot_be_read_whole_is_kept(project, kind, run_pyz):
     before = snapshot(project / ".termsprawl")
     assert run_pyz(["links", "add", "aaa", "bbb", "--cwd", project]).returncode == 0
     assert snapshot(project / ".termsprawl")[str(path)] == before[str(path)]
-    with pytest.raises(files.ManagedFileRefused):
+    with pytest.raises(files.WriteRefused):
         files.read_managed_file(str(path))
 
 
 def test_read_managed_file_refuses_a_file_over_the_limit(project):
     path = project / "big"
     path.write_bytes(b"x" * 1001)
-    with pytest.raises(files.ManagedFileRefused):
+    with pytest.raises(files.WriteRefused):
         files.read_managed_file(str(path), 1000)
     assert files.read_managed_file(str(project / "absent")) is None
     assert files.read_managed_file(str(path), 1001) == b"x" * 1001
@@ -195,14 +195,14 @@ def test_init_reports_a_refused_marker_as_skipped(project, outside):
 )
 def test_settings_that_cannot_be_kept_exactly_are_refused(text, reason):
     with pytest.raises(errors.SettingsUnusable) as caught:
-        install.parse_settings(text, CLAUDE.hook_settings_file)
+        hook_settings.parse_settings(text, CLAUDE.hook_settings_file)
     assert reason in caught.value.message and "\n" not in caught.value.message
 
 
 @pytest.mark.parametrize("number", [b"1e400", b"-1e400"])
 def test_a_number_too_large_for_a_double_is_kept_as_written_not_infinity(number):
-    merged = install.merge_hook(install.parse_settings(b'{"n": ' + number + b"}", "x"), CLAUDE)
-    out = install.dump_settings(merged, 0)
+    merged = hook_settings.merge_hook(hook_settings.parse_settings(b'{"n": ' + number + b"}", "x"), CLAUDE)
+    out = hook_settings.dump_settings(merged, 0)
     assert out.startswith(b'{\n  "n": ' + number + b",\n") and b"Infinity" not in out
 
 
@@ -220,11 +220,11 @@ def test_deep_settings_through_the_command_are_one_line_and_untouched(tmp_path, 
 
 def test_merge_keeps_unowned_values_and_never_blows_up():
     deep = '{"keep": %s, "big": 12345678901234567890123, "tiny": 5e-324, "neg0": -0.0, "s": "\\ud83d"}' % (
-        "[" * (install.MAX_SETTINGS_DEPTH - 1) + "]" * (install.MAX_SETTINGS_DEPTH - 1)
+        "[" * (hook_settings.MAX_SETTINGS_DEPTH - 1) + "]" * (hook_settings.MAX_SETTINGS_DEPTH - 1)
     )
     data = deep.encode()
-    merged = install.merge_hook(install.parse_settings(data, "x"), CLAUDE)
-    out = install.dump_settings(merged, len(data))
+    merged = hook_settings.merge_hook(hook_settings.parse_settings(data, "x"), CLAUDE)
+    out = hook_settings.dump_settings(merged, len(data))
     assert len(out) <= 2 * len(data) + 4096
     back = json.loads(out.decode("utf-8"))
     original = json.loads(deep)
@@ -233,7 +233,9 @@ def test_merge_keeps_unowned_values_and_never_blows_up():
     assert back["hooks"]["SessionStart"] == [CLAUDE.hook_entry(hook_command(CLAUDE))]
     many = ("[" + "1," * 100000 + "1]").encode()
     data = b'{"m": ' + many + b"}"
-    out = install.dump_settings(install.merge_hook(install.parse_settings(data, "x"), CLAUDE), len(data))
+    out = hook_settings.dump_settings(
+        hook_settings.merge_hook(hook_settings.parse_settings(data, "x"), CLAUDE), len(data)
+    )
     assert len(out) <= 2 * len(data) + 4096
     assert json.loads(out)["m"] == json.loads(many)
 
@@ -321,7 +323,7 @@ def test_home_rule_holds_for_the_write_layer_itself(tmp_path, monkeypatch):
     home = tmp_path / "h"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    with pytest.raises(files.OutsideProject):
+    with pytest.raises(files.WriteRefused):
         files.write_atomic(str(home), str(home / ".claude" / "skills" / "x" / "SKILL.md"), b"x")
     assert not (home / ".claude").exists()
 

@@ -16,7 +16,8 @@ from termsprawl_context.harness.claude.belongs import (
     check_belongs_to_session,
     session_evidence,
 )
-from termsprawl_context.harness.claude.relocation import STARTUP_SOURCE, relocate_record
+from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
+from termsprawl_context.harness.claude.relocation import relocate_record
 
 
 def record(kind="user", session=None, **extra):
@@ -168,7 +169,7 @@ def test_resumed_from_another_directory_is_found(projects):
 def test_fresh_session_is_never_relocated(projects):
     write(projects / "-elsewhere" / (SID + ".jsonl"), [record(session=SID)])
     reported = str(projects / "-repo" / (SID + ".jsonl"))
-    assert relocate_record(str(projects), reported, STARTUP_SOURCE) == reported
+    assert relocate_record(str(projects), reported, SOURCE_STARTUP) == reported
 
 
 def test_unwritten_fresh_session_unchanged(projects):

@@ -12,9 +12,10 @@ import pytest
 from conftest import snapshot
 from termsprawl_context.cli import main
 from termsprawl_context.errors import SettingsUnusable
-from termsprawl_context.workspace import install
+from termsprawl_context.workspace import hook_settings, install
 from termsprawl_context.harness import get
-from termsprawl_context.workspace.install import merge_gitignore, merge_hook, parse_settings, running_artifact
+from termsprawl_context.workspace.hook_settings import merge_hook, parse_settings
+from termsprawl_context.workspace.install import merge_gitignore, running_artifact
 from termsprawl_context.workspace.project import hook_command
 
 CLAUDE = get("claude-code")
@@ -173,7 +174,7 @@ def test_lone_surrogate_in_settings_survives_the_merge(project):
     (project / ".claude").mkdir()
     (project / SETTINGS).write_bytes(b'{"note": "\\ud800 caf\xc3\xa9"}')
     settings = install.load_hook_file(str(project), CLAUDE)[0]
-    step = install.write_hook_file(str(project), CLAUDE, merge_hook(settings, CLAUDE))
+    step = hook_settings.write_hook_file(str(project), CLAUDE, merge_hook(settings, CLAUDE))
     assert step.outcome == install.WRITTEN
     assert settings_of(project)["note"] == "\ud800 caf\u00e9"
 

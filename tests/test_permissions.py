@@ -9,7 +9,7 @@ import pytest
 
 from conftest import snapshot
 from termsprawl_context.harness.claude.permissions import bash_rule_matches
-from termsprawl_context.workspace import install
+from termsprawl_context.workspace import hook_settings, install
 from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, read_rules
 
 from termsprawl_context.harness import get
@@ -71,13 +71,13 @@ def test_merge_keeps_every_user_rule_and_is_idempotent(tmp_path):
         "env": {"A": "1"},
     }
     rules = install.allow_rules(str(tmp_path), CLAUDE)
-    merged = install.merge_permissions(user, rules, CLAUDE)
+    merged = hook_settings.merge_permissions(user, rules, CLAUDE)
     assert merged["permissions"]["allow"][:2] == user["permissions"]["allow"]
     assert merged["permissions"]["allow"] == user["permissions"]["allow"] + [
         r for r in rules if r not in user["permissions"]["allow"]
     ]
     assert merged["permissions"]["deny"] == ["Bash(rm *)"] and merged["env"] == {"A": "1"}
-    assert install.merge_permissions(merged, rules, CLAUDE) is None
+    assert hook_settings.merge_permissions(merged, rules, CLAUDE) is None
 
 
 @pytest.fixture

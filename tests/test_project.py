@@ -34,14 +34,13 @@ def test_nearest_wins_and_relative_start_is_made_absolute(tree, monkeypatch):
     assert proj.find_project("..", {"HOME": str(home)}) == str(work / "src")
 
 
-def test_home_is_adopted_only_when_asked(tree):
+def test_home_is_never_adopted(tree):
     home, work = tree
     (work / ".termsprawl").rmdir()
     (home / ".termsprawl").mkdir()
     env = {"HOME": str(home)}
     assert proj.find_project(str(work / "src"), env) is None
     assert proj.find_project(str(home), env) is None
-    assert proj.find_project(str(work / "src"), env, allow_home=True) == str(home)
 
 
 def test_walk_stops_at_home_even_above_it(tmp_path):
@@ -135,7 +134,7 @@ def test_writes_never_start_a_nested_project(tree):
 
     home, work = tree
     sub = str(work / "src")
-    with pytest.raises(errors.OutsideProject):
+    with pytest.raises(errors.WriteRefused):
         files.write_atomic(sub, os.path.join(sub, ".termsprawl", "x"), b"x")
     assert not index.record_transcript_path(sub, "alice", "/x.jsonl")
     with pytest.raises(errors.WriteFailed):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from conftest import one_error_line, snapshot
-from termsprawl_context.workspace import install
+from termsprawl_context.workspace import hook_settings
 from termsprawl_context import errors
 from termsprawl_context.harness import get
 
@@ -167,10 +167,10 @@ def as_text_numbers(data):
 def test_any_settings_document_comes_back_value_for_value(document, pretty):
     data = spell(document, pretty).encode("utf-8", "surrogatepass")
     try:
-        parsed = install.parse_settings(data, "s.json")
+        parsed = hook_settings.parse_settings(data, "s.json")
     except errors.SettingsUnusable as refusal:  # a lone surrogate is not UTF-8: refused, never guessed
         assert "is not UTF-8" in refusal.message
         return
-    out = install.dump_settings(install.merge_hook(parsed, get("claude-code")), len(data))
+    out = hook_settings.dump_settings(hook_settings.merge_hook(parsed, get("claude-code")), len(data))
     back = as_text_numbers(out)
     assert back[:-1] == as_text_numbers(data) and back[-1][0] == "hooks"

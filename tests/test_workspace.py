@@ -10,6 +10,7 @@ from termsprawl_context.workspace import discovery, files, index, links, titles
 from termsprawl_context import errors
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_USAGE
 from termsprawl_context.workspace.ids import is_safe_id
+from termsprawl_context.workspace.agents_block import upsert_block
 from termsprawl_context.harness import get
 
 
@@ -208,18 +209,18 @@ def test_symlinked_state_dir_leaving_the_project_is_refused(tmp_path):
 
 
 def test_block_in_empty_content():
-    out = discovery.upsert_managed_agents_block("")
+    out = upsert_block("", discovery.MANAGED_BLOCK, discovery.AGENTS_FILE)
     assert out == discovery.MANAGED_BLOCK + "\n"
     assert discovery.MARKER_OPEN in out and discovery.MARKER_CLOSE in out
 
 
 def test_existing_block_refreshed_with_prose_kept():
     old = "# my project\n\n<!-- termsprawl:context-links -->\nstale\n<!-- /termsprawl:context-links -->\n\nremember to hydrate\n"
-    out = discovery.upsert_managed_agents_block(old)
+    out = upsert_block(old, discovery.MANAGED_BLOCK, discovery.AGENTS_FILE)
     assert out.count("termsprawl:context-links") == 2
     assert out.startswith("# my project") and out.rstrip().endswith("remember to hydrate")
     assert "stale" not in out
-    assert discovery.upsert_managed_agents_block(out) == out
+    assert upsert_block(out, discovery.MANAGED_BLOCK, discovery.AGENTS_FILE) == out
 
 
 def test_block_text_exact():

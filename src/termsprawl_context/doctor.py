@@ -252,17 +252,13 @@ def report_json(report: DoctorReport) -> dict:
     }
 
 
-def _yes_no(value: bool, yes: str, no: str) -> str:
-    return yes if value else no
-
-
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
     from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
 
     lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
     lines.append(
-        "self: %s (%s)" % (shown_id(report.self_id), _yes_no(report.self_safe, "a safe node id", "NOT a safe node id"))
+        "self: %s (%s)" % (shown_id(report.self_id), "a safe node id" if report.self_safe else "NOT a safe node id")
     )
     if report.self_safe:
         lines.append(
@@ -286,9 +282,9 @@ def format_doctor(report: DoctorReport) -> str:
             lines.append(
                 "  file: %s, %s, %s"
                 % (
-                    _yes_no(p.exists, "exists", "does not exist"),
-                    _yes_no(p.regular, "regular file", "not a regular file"),
-                    _yes_no(p.readable, "readable", "not readable"),
+                    "exists" if p.exists else "does not exist",
+                    "regular file" if p.regular else "not a regular file",
+                    "readable" if p.readable else "not readable",
                 )
             )
             if p.readable:
@@ -305,7 +301,7 @@ def over_grant_notes(cwd: str) -> List[str]:
     """One sentence per allow rule, in any CLI's project settings, that lets the model run
     ``links``, ``index`` or ``init`` unasked, with the tight rules that replace it."""
     from termsprawl_context.harness import available
-    from termsprawl_context.workspace.install import allow_rules, over_grants
+    from termsprawl_context.workspace.hook_settings import allow_rules, over_grants
 
     notes = []
     for harness in available():
@@ -319,19 +315,6 @@ def over_grant_notes(cwd: str) -> List[str]:
             for relative, rule in found
         )
     return notes
-
-
-def agents_block_notes(cwd: str) -> List[str]:
-    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
-    real block (the hook leaves it alone at every session start)."""
-    from termsprawl_context.errors import ManagedBlockRefused
-    from termsprawl_context.workspace.discovery import check_agents_block
-
-    try:
-        check_agents_block(cwd)
-    except ManagedBlockRefused as refusal:
-        return [refusal.message]
-    return []
 
 
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
@@ -360,7 +343,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
             "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
             "`termsprawl-context init`" % discovery.SKILL_FILE
         )
-    notes.extend(agents_block_notes(cwd))
+    notes.extend(filter(None, [discovery.agents_block_refusal(cwd)]))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
         from termsprawl_context.dump import ProjectIO
@@ -394,9 +377,8 @@ def _recorded_everywhere(cwd: str) -> set:
     except OSError:
         return set()
     found = set()
-    for name in names:
-        node = name[: -len(".json")] if name.endswith(".json") and not name.endswith(".holder.json") else ""
-        recorded = read_transcript_path(cwd, node) if node else None
+    for name in names:  # a holder's name (<node>.holder) is no safe id: never read as an entry
+        recorded = read_transcript_path(cwd, name[: -len(".json")]) if name.endswith(".json") else None
         if recorded:
             found.add(os.path.realpath(resolve_transcript_path(cwd, recorded)))
     return found

@@ -11,9 +11,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Callable, Sequence, Union
 
-# fmt: off
-# fmt: on
-
 
 # Exit codes shared by every command; docs/gen_cli.py writes each line's comment into docs/cli.md's table.
 EXIT_OK = 0  # done (the dump and `hook` always exit 0: they fail open)
@@ -101,13 +98,11 @@ class WriteFailed(Refusal):
     """A file of ``.termsprawl/`` (a link, an index entry) could not be written or removed."""
 
 
-class OutsideProject(OSError):
-    """A write would land outside the project (a symlinked folder, the home directory's CLI
-    folders) or start a second ``.termsprawl/`` project inside one."""
-
-
-class ManagedFileRefused(OSError):
-    """A managed file is no regular file we may replace, or cannot be read whole: left alone."""
+class WriteRefused(OSError):
+    """A write refused, what is there left alone: it would land outside the project (a
+    symlinked folder, the home directory's CLI folders) or start a second ``.termsprawl/``
+    project inside one, or the managed file is no regular file we may replace, or cannot
+    be read whole."""
 
 
 class ManagedBlockRefused(Refusal):
@@ -299,6 +294,10 @@ CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conve
 IDENTITY_CONTEXT = "transcript: stable session id: "
 
 
+def _continues(path: str, continues: str, reason: str) -> str:
+    return "%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, reason)
+
+
 class NoOriginRecord(Refusal):
     """Every entry of the transcript has a parent: the conversation has no beginning in it."""
 
@@ -310,7 +309,7 @@ class NoProjectDir(Refusal):
     """Crossing a restart needs the conversation's other transcripts, which are not found."""
 
     def __init__(self, path: str, continues: str) -> None:
-        super().__init__("%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, NO_PROJECT_DIR))
+        super().__init__(_continues(path, continues, NO_PROJECT_DIR))
 
 
 class Degraded(Refusal):
@@ -321,7 +320,7 @@ class Degraded(Refusal):
     reason = ""
 
     def __init__(self, path: str, continues: str) -> None:
-        super().__init__("%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, self.reason))
+        super().__init__(_continues(path, continues, self.reason))
         self.path = path
         self.continues = continues
 

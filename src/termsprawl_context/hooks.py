@@ -20,7 +20,7 @@ node (as the app's newest pty does) and both the user and ``doctor`` are told.
 import os
 import shlex
 import time
-from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
 from termsprawl_context.harness import get
@@ -83,9 +83,7 @@ class Holder(NamedTuple):
 class HookRecord(NamedTuple):
     project: str
     node_id: str
-    reported: str  # the transcript path the payload named
-    recorded: str  # what the index now holds (differs when the record was relocated)
-    changed: bool  # False when the index already held it
+    recorded: str  # what the index now holds (not the payload's path when the record was relocated)
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
     harness: str = ""  # the harness whose payload it was
@@ -144,15 +142,14 @@ def _holder(value) -> Optional[Holder]:
     return Holder(session_id, path, number(pid), number(at))
 
 
-def write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> bool:
+def _write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> None:
     body = dict(version=HOLDER_VERSION, **holder._asdict())
     if displaced is not None:
         body["displaced"] = displaced._asdict()
     try:
         write_atomic(cwd, holder_file(cwd, node_id), dump_json(body))
-        return True
     except (OSError, ValueError):
-        return False
+        pass  # best-effort: the index entry is what peers read; only a takeover goes unseen
 
 
 def process_alive(pid: int) -> bool:
@@ -239,25 +236,15 @@ def record_from_hook(
     except HookRefused as refusal:  # no project directory
         refusal.harness = chosen
         raise
-    recorded, changed = _record_index(project, node_id, store, payload, chosen)
+    recorded = _record_index(project, node_id, store, payload, chosen)
     me = claude_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
-    return HookRecord(
-        project,
-        node_id,
-        payload.transcript_path,
-        recorded,
-        changed,
-        payload.source,
-        displaced,
-        chosen.name,
-        kept,
-    )
+    return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
 
 
-def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> Tuple[str, bool]:
-    """Where the node's transcript is recorded, and whether that changed the index."""
+def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> str:
+    """Where the node's transcript is recorded (written to the index when that changed)."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
@@ -269,7 +256,7 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
             % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), project),
             "check that the project's .termsprawl folder is a writable directory (`termsprawl-context doctor`)",
         )
-    return recorded, changed
+    return recorded
 
 
 def _hold(
@@ -294,7 +281,7 @@ def _hold(
         or previous.pid != me
         or previous.path != recorded
     ):
-        write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
+        _write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
     return displaced
 
 
@@ -326,9 +313,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
         payload = translate(payload, environ)
     if chosen.native_records:  # the seed's checks and messages
         return claude_hook_input(payload, store, environ), chosen
-    adapt = getattr(chosen, "hook_payload", None)  # a CLI whose payload is not Claude-shaped
-    if adapt is not None:
-        payload = adapt(payload, environ)
     roots = chosen.store_roots(environ)
     where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
     return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen
@@ -383,12 +367,10 @@ def displaced_message(record: HookRecord, old: Holder) -> str:
     )
 
 
-def refusal_message(refusal: Refusal, harness: Any = None) -> str:
+def refusal_message(refusal: Refusal, harness: Any) -> str:
     """What the person is shown: the refusal and its fix, in the words of ``harness``
-    (the CLI that ran the hook; default Claude Code)."""
-    fix = ""
-    if isinstance(refusal, HookRefused):
-        fix = refusal.fix_for(refusal.harness or harness or get(None))
+    (the CLI that ran the hook)."""
+    fix = refusal.fix_for(harness) if isinstance(refusal, HookRefused) else ""
     fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
     return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
 

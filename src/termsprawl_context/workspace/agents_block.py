@@ -24,7 +24,7 @@ FENCED = "inside a code block"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
-def _next_fence(bare: str, fence: str) -> str:
+def next_fence(bare: str, fence: str) -> str:
     """The fence open after the line ``bare`` ("" outside a fenced code block): a run of
     three or more backticks or tildes opens one; the same character, at least as many,
     with nothing after, closes it (CommonMark's rule, indentation up to three spaces)."""
@@ -57,7 +57,7 @@ def _marker_uses(content: str) -> Tuple[Dict[str, List[Tuple[int, str, int, int]
                 how = FENCED if fence else OWN_LINE if own else INLINE
                 found.append((number, how, offset + lead, offset + len(bare)))
                 at = line.find(marker, at + len(marker))
-        was, fence = fence, _next_fence(bare, fence)
+        was, fence = fence, next_fence(bare, fence)
         if fence and not was:
             fence_line = number
         offset += len(line) + 1

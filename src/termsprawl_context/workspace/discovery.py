@@ -22,10 +22,16 @@ from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
 from termsprawl_context.harness import DEFAULT_HARNESS, get
-from termsprawl_context.workspace.agents_block import MARKER_CLOSE, MARKER_OPEN, managed_block_span, upsert_block
+from termsprawl_context.workspace.agents_block import (
+    MARKER_CLOSE,
+    MARKER_OPEN,
+    managed_block_span,
+    next_fence,
+    upsert_block,
+)
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
 from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
-from termsprawl_context.workspace.project import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project
 
 
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'
@@ -66,17 +72,6 @@ _V1_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
 # ${CLAUDE_SKILL_DIR} in a skill's text with that folder (since v2.1.64), which is right
 # wherever the session started, even in a subdirectory it names as its project.
 _V1_SKILL_DIR_COMMAND = '"${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"'
-
-_V1_BLOCK = "\n".join(
-    [
-        MARKER_OPEN,
-        "Linked agent context: run",
-        "`%s`" % _V1_COMMAND,
-        "to print peer transcripts (it finds the project from any directory and reads this",
-        "agent's node from $TERMSPRAWL_NODE_ID). Only read what that command prints.",
-        MARKER_CLOSE,
-    ]
-)
 
 _V1_SKILL_BODY = (
     "\n".join(
@@ -206,12 +201,6 @@ SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-def upsert_managed_agents_block(content: str, block: str = MANAGED_BLOCK, shown: str = "") -> str:
-    """``content`` with the managed block refreshed in place, or appended (``agents_block``'s
-    rule); raises ManagedBlockRefused naming ``shown`` (default the state AGENTS.md)."""
-    return upsert_block(content, block, shown or AGENTS_FILE)
-
-
 # What happened to one marker file.
 WRITTEN = "written"
 UNCHANGED = "unchanged"
@@ -243,7 +232,10 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
     wanted text, or None to leave the file alone, or raises a Refusal (REFUSED: left
     alone). Best-effort (FAILED, never raises): a file that cannot be read whole (too
     large, a FIFO, a symlink) is left alone, and so is anything the write layer refuses
-    (outside the project, the home's .claude/, a nested project)."""
+    (outside the project, the home's .claude/); a directory lying inside another project
+    gets nothing, not even a file already current (no nested ``.termsprawl/`` or ``.claude/``)."""
+    if enclosing_project(cwd):
+        return FAILED
     path = os.path.join(cwd, relative)
     try:
         data = read_managed_file(path)
@@ -309,24 +301,20 @@ def skill_state(cwd: str) -> str:
 def refresh_discovery(cwd: str):
     """Plant or refresh both markers under ``cwd``: ``[(relative path, outcome)]``.
 
-    Never raises, never writes elsewhere: a directory lying inside another project
-    gets nothing (no nested ``.termsprawl/`` or ``.claude/skills/``)."""
+    Never raises, never writes elsewhere (``refresh_marker``)."""
     if not cwd:
         return []
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return [(AGENTS_FILE, FAILED), (SKILL_FILE, FAILED)]
-    block = wanted_block(cwd)
     return [
-        (
-            AGENTS_FILE,
-            refresh_marker(
-                cwd, AGENTS_FILE, lambda current: upsert_managed_agents_block(current or "", block, AGENTS_FILE)
-            ),
-        ),
+        (AGENTS_FILE, refresh_agents_block(cwd)),
         (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
     ]
+
+
+def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:
+    """The managed block refreshed in place in the file at ``relative``, or appended
+    (``agents_block``'s rule): an outcome."""
+    block = wanted_block(cwd)
+    return refresh_marker(cwd, relative, lambda current: upsert_block(current or "", block, relative))
 
 
 def ensure_context_discovery(cwd: str) -> Optional[str]:
@@ -335,6 +323,12 @@ def ensure_context_discovery(cwd: str) -> Optional[str]:
     (the hook tells the person; it still exits 0)."""
     if dict(refresh_discovery(cwd)).get(AGENTS_FILE) != REFUSED:
         return None
+    return agents_block_refusal(cwd)
+
+
+def agents_block_refusal(cwd: str) -> Optional[str]:
+    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
+    real block (the hook leaves it alone at every session start), else None."""
     try:
         check_agents_block(cwd)
     except ManagedBlockRefused as refusal:
@@ -344,8 +338,6 @@ def ensure_context_discovery(cwd: str) -> Optional[str]:
 
 # --- an instruction file's import of the block (CLAUDE.md, GEMINI.md, QWEN.md) ---------------
 
-_FENCES = ("```", "~~~")
-
 
 def import_line(harness) -> str:
     """The line of the harness's instruction file that imports the managed block."""
@@ -353,15 +345,13 @@ def import_line(harness) -> str:
 
 
 def imports_agents_file(content: str, import_line: str) -> bool:
-    """Some line of ``content``, outside a fenced code block, is the import line (an
-    import inside a code block or span is not evaluated by Claude Code)."""
-    fenced = False
+    """Some line of ``content``, outside a fenced code block (``agents_block``'s rule), is
+    the import line (an import inside a code block or span is not evaluated by Claude Code)."""
+    fence = ""
     for line in content.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(_FENCES):
-            fenced = not fenced
-        elif not fenced and stripped == import_line:
+        if not fence and line.strip() == import_line:
             return True
+        fence = next_fence(line, fence)
     return False
 
 
@@ -378,10 +368,6 @@ def add_import(content: str, import_line: str) -> str:
 def ensure_claude_rules(cwd: str) -> str:
     """Write the managed block whole to ``<cwd>/.claude/rules/termsprawl-context.md``: an
     outcome. A file holding neither block text was edited by its user and is left alone."""
-    from termsprawl_context.workspace.project import enclosing_project
-
-    if enclosing_project(cwd):
-        return FAILED
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
     return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)

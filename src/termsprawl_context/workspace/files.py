@@ -7,7 +7,7 @@ opened one level at a time without following symlinks (a symlink that stays insi
 project is resolved first; one that leaves it is refused), and the operation is made
 relative to the opened folder, so a folder swapped for a symlink mid-write cannot
 redirect it. A managed file that is itself a symlink, a FIFO or a folder is left alone
-(``ManagedFileRefused``), and nothing is ever written into the home directory's own
+(``WriteRefused``), and nothing is ever written into the home directory's own
 ``.claude/`` (the user-wide one), even when the project is the home directory.
 """
 
@@ -18,8 +18,8 @@ import os
 import stat
 
 # The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
-# TRANSCRIPTS_DIR are also named from here by cli/state_cmds.
-from termsprawl_context.errors import ManagedFileRefused, OutsideProject
+# TRANSCRIPTS_DIR are also named from here by cli/commands/index.
+from termsprawl_context.errors import WriteRefused
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
 TYPE_CHECKING = False
@@ -65,29 +65,25 @@ def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[by
 def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
     """The bytes of a file we are about to rewrite; None when there is none.
 
-    Raises ManagedFileRefused when something is there that cannot be read whole (a
+    Raises WriteRefused when something is there that cannot be read whole (a
     symlink, even a dangling one, a FIFO, a folder, an unreadable file, more than
     ``limit`` bytes): rewriting it from what we could read would lose what we could not."""
     try:
         st = _replaceable_stat(path, None, path)
-    except ManagedFileRefused:
+    except WriteRefused:
         raise
     except OSError as exc:
-        raise ManagedFileRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
+        raise WriteRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
     if st is None:
         return None
     if st.st_size > limit:
-        raise ManagedFileRefused("%s is larger than %d bytes; left alone" % (path, limit))
+        raise WriteRefused("%s is larger than %d bytes; left alone" % (path, limit))
     data = read_small_file(path, limit)
     if data is None:
         if not os.path.lexists(path):
             return None  # removed since the lstat: nothing there now
-        raise ManagedFileRefused("%s cannot be read whole; left alone" % path)
+        raise WriteRefused("%s cannot be read whole; left alone" % path)
     return data
-
-
-def _inside(real_root: str, real: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def _home_harness_dirs() -> List[str]:
@@ -109,14 +105,16 @@ def _home_harness_dirs() -> List[str]:
 
 def _contained(root: str, directory: str) -> str:
     """``directory`` resolved, checked to lie inside ``root`` and outside ``~/.claude``."""
+    from termsprawl_context.harness.base import under  # the one containment rule
+
     relative = os.path.relpath(directory, root)
     real = os.path.realpath(directory)
     outside = relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative)
-    if outside or not _inside(os.path.realpath(root), real):
-        raise OutsideProject("refusing to write outside %s: %s" % (root, directory))
+    if outside or not under(real, os.path.realpath(root)):
+        raise WriteRefused("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
-        if _inside(harness, real):
-            raise OutsideProject(
+        if under(real, harness):
+            raise WriteRefused(
                 "refusing to write into the home directory's %s (the user-wide one): %s"
                 % (os.path.basename(harness), directory)
             )
@@ -124,7 +122,7 @@ def _contained(root: str, directory: str) -> str:
 
 
 def check_write_target(root: str, path: str) -> None:
-    """Raise OutsideProject when ``write_atomic(root, path, ...)`` would be refused for
+    """Raise WriteRefused when ``write_atomic(root, path, ...)`` would be refused for
     where ``path`` lies (outside ``root``, or in the home directory's ``.claude/``)."""
     _contained(root, os.path.dirname(path))
 
@@ -138,7 +136,7 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 def _open_dir(root: str, directory: str, create: bool) -> int:
     """A descriptor of ``directory`` (created level by level when ``create``), reached
-    from ``root`` without following any symlink. Raises OutsideProject, or OSError
+    from ``root`` without following any symlink. Raises WriteRefused, or OSError
     (FileNotFoundError when a level is missing and not ``create``)."""
     real = _contained(root, directory)
     real_root = os.path.realpath(root)
@@ -157,7 +155,7 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
                 # A level resolved a moment ago is now a symlink: ELOOP, or ENOTDIR where
                 # O_DIRECTORY is checked first (Linux), EMLINK on some BSDs.
                 if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise OutsideProject("refusing to write through a symlink that changed: %s" % directory) from None
+                    raise WriteRefused("refusing to write through a symlink that changed: %s" % directory) from None
                 raise
             os.close(fd)
             fd = child
@@ -167,13 +165,10 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
         raise
 
 
-def ensure_dir_within(root: str, directory: str) -> None:
+def _make_dirs_by_path(root: str, directory: str) -> None:
     """Create ``directory`` under ``root`` one level at a time, refusing to step into
     (or create anything beneath) a level that resolves outside ``root``. A level that
     appears concurrently is success."""
-    if _DIR_FD:
-        os.close(_open_dir(root, directory, create=True))
-        return
     _contained(root, directory)
     relative = os.path.relpath(directory, root)
     current = root
@@ -203,22 +198,25 @@ def _new_file_mode() -> int:
 
 def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Optional[os.stat_result]":
     """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent).
-    Raises ManagedFileRefused for a symlink, FIFO, folder or device there."""
+    Raises WriteRefused for a symlink, FIFO, folder or device there."""
     try:
         st = os.lstat(name, dir_fd=dir_fd) if dir_fd is not None else os.lstat(name)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
-        raise ManagedFileRefused("%s is a symbolic link; left alone" % shown)
+        raise WriteRefused("%s is a symbolic link; left alone" % shown)
     if not stat.S_ISREG(st.st_mode):
-        raise ManagedFileRefused("%s is not a regular file; left alone" % shown)
+        raise WriteRefused("%s is not a regular file; left alone" % shown)
     return st
 
 
-def _check_replaceable(name: str, dir_fd: Optional[int], shown: str) -> Optional[int]:
-    """The mode of the regular file ``name`` we are about to replace (None: absent)."""
+def _replacement_mode(name: str, dir_fd: Optional[int], shown: str, mode: Optional[int]) -> int:
+    """The mode the file replacing ``name`` gets: ``mode``, else that of the regular file
+    it replaces, else the umask's default; WriteRefused for what may not be replaced."""
     st = _replaceable_stat(name, dir_fd, shown)
-    return None if st is None else st.st_mode & 0o7777
+    if mode is not None:
+        return mode
+    return _new_file_mode() if st is None else st.st_mode & 0o7777
 
 
 def _temp_name(base: str) -> str:
@@ -226,20 +224,20 @@ def _temp_name(base: str) -> str:
 
 
 def _refuse_nested(root: str) -> None:
-    """OutsideProject when ``root`` holds no ``.termsprawl/`` but lies inside a project:
+    """WriteRefused when ``root`` holds no ``.termsprawl/`` but lies inside a project:
     writing there would start a second project inside it."""
     if not os.path.isdir(os.path.join(root, STATE_DIR)):
         from termsprawl_context.workspace.project import enclosing_project
 
         outer = enclosing_project(root)
         if outer:
-            raise OutsideProject("refusing to start a project inside the project %s: %s" % (outer, root))
+            raise WriteRefused("refusing to start a project inside the project %s: %s" % (outer, root))
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
-    (OutsideProject, also when ``root`` starts a nested project; ManagedFileRefused; ``root`` has no ``.termsprawl/``
-    but lies inside a project, or the system's error).
+    (WriteRefused: outside the project, a nested project, a managed file we may not
+    replace; or the system's error).
 
     The new file gets ``mode``, else the mode of the file it replaces, else the
     umask's default. The temp file is removed on any failure, so none is left behind."""
@@ -250,14 +248,13 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
         return
     dfd = _open_dir(root, directory, create=True)
     try:
-        old_mode = _check_replaceable(base, dfd, path)
+        chosen = _replacement_mode(base, dfd, path, mode)
         tmp = _temp_name(base)
         fd = os.open(tmp, _TEMP_FLAGS, 0o600, dir_fd=dfd)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-                chosen = mode if mode is not None else old_mode
-                os.fchmod(f.fileno(), _new_file_mode() if chosen is None else chosen)
+                os.fchmod(f.fileno(), chosen)
             os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             try:
@@ -273,15 +270,14 @@ def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mod
     """``write_atomic`` where folders cannot be opened by descriptor: checked by path."""
     import tempfile  # only this fallback pays for it
 
-    ensure_dir_within(root, directory)
+    _make_dirs_by_path(root, directory)
     path = os.path.join(directory, base)
-    old_mode = _check_replaceable(path, None, path)
+    chosen = _replacement_mode(path, None, path, mode)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + base + ".", suffix=_TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        chosen = mode if mode is not None else old_mode
-        os.chmod(tmp, _new_file_mode() if chosen is None else chosen)
+        os.chmod(tmp, chosen)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -293,12 +289,12 @@ def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mod
 
 def remove_within(root: str, path: str) -> bool:
     """Unlink the regular file ``path`` inside ``root``; True when a file was removed,
-    False when there was none (or its folder is missing). Raises OutsideProject, or
-    ManagedFileRefused for a symlink or anything else that is not a regular file."""
+    False when there was none (or its folder is missing). Raises WriteRefused outside the
+    project, or for a symlink or anything else that is not a regular file."""
     directory, base = os.path.split(path)
     if not _DIR_FD:
         _contained(root, directory)
-        if _check_replaceable(path, None, path) is None:
+        if _replaceable_stat(path, None, path) is None:
             return False
         os.unlink(path)
         return True
@@ -307,7 +303,7 @@ def remove_within(root: str, path: str) -> bool:
     except FileNotFoundError:
         return False
     try:
-        if _check_replaceable(base, dfd, path) is None:
+        if _replaceable_stat(base, dfd, path) is None:
             return False
         try:
             os.unlink(base, dir_fd=dfd)

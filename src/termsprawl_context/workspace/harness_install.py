@@ -10,7 +10,7 @@
   written only when the person names it.
 
 The merge rules (what counts as unusable, how the file is rewritten) are
-``workspace.install``'s, called here, not restated.
+``workspace.hook_settings``'s, called here, not restated.
 """
 
 import os
@@ -18,14 +18,9 @@ import shlex
 from typing import Any, Dict, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
-from termsprawl_context.workspace import install
-from termsprawl_context.workspace.discovery import (
-    check_agents_block,
-    refresh_marker,
-    upsert_managed_agents_block,
-    wanted_block,
-)
-from termsprawl_context.workspace.init_steps import KEPT
+from termsprawl_context.workspace import hook_settings, install
+from termsprawl_context.workspace.discovery import check_agents_block, refresh_agents_block, refresh_marker
+from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.project import hook_command
 from termsprawl_context.workspace.project import walk_up_command
@@ -69,8 +64,8 @@ class PreparedHook(object):
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
-    settings, size = install.load_hook_file(cwd, harness)
-    merged = install.merge_hook(settings, harness)
+    settings, size = hook_settings.load_hook_file(cwd, harness)
+    merged = hook_settings.merge_hook(settings, harness)
     more, notes = merge_harness_extras(merged if merged is not None else settings, harness, cwd)
     return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))
 
@@ -80,10 +75,10 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
     harness = prepared.harness
     relative = harness.hook_settings_file
     if not installed:
-        return [install.Step("hook", relative, install.SKIPPED, install.NOT_INSTALLED)]
+        return [Step("hook", relative, SKIPPED, install.NOT_INSTALLED)]
     done = "" if prepared.added else "settings completed"
-    step = install.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
-    kept = [install.Step("hook", relative, KEPT, note) for note in prepared.notes]
+    step = hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
+    kept = [Step("hook", relative, KEPT, note) for note in prepared.notes]
     return [step] + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
 
 
@@ -93,14 +88,10 @@ def check_root_agents_block(cwd: str) -> None:
     check_agents_block(cwd, ROOT_AGENTS_FILE)
 
 
-def write_root_agents_block(cwd: str) -> "install.Step":
+def write_root_agents_block(cwd: str) -> "Step":
     """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside
     the block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
-    outcome = refresh_marker(
-        cwd,
-        ROOT_AGENTS_FILE,
-        lambda current: upsert_managed_agents_block(current or "", wanted_block(cwd), ROOT_AGENTS_FILE),
-    )
+    outcome = refresh_agents_block(cwd, ROOT_AGENTS_FILE)
     written = "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers()
     return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
 
@@ -112,7 +103,7 @@ def _agents_md_readers() -> str:
     return ", ".join(h.label for h in available() if "agents_md" in h.init_options)
 
 
-def write_instruction_import(cwd: str, harness: Any) -> "install.Step":
+def write_instruction_import(cwd: str, harness: Any) -> "Step":
     """The import line of the managed block in the instruction file the harness reads
     and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
     QWEN.md), created if absent, every other byte kept."""
@@ -138,7 +129,7 @@ def _is_ours(existing: bytes, content: bytes) -> bool:
     return MANAGED_MARKER in heading or (bool(content.strip()) and heading == content.split(b"\n", 1)[0])
 
 
-def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "install.Step":
+def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "Step":
     """One owned file: written atomically when absent or already ours, its mode applied;
     any other file is refused (FAILED, its bytes untouched)."""
     path = os.path.join(cwd, relative)
@@ -147,18 +138,13 @@ def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "ins
         if os.path.lexists(path):
             existing = read_small_file(path) if not os.path.islink(path) else None
             if existing is None or not _is_ours(existing, content):
-                return install.Step(
-                    "hook", relative, install.FAILED, "left untouched: a file of yours is there, not ours"
-                )
+                return Step("hook", relative, FAILED, "left untouched: a file of yours is there, not ours")
             if existing == content and (os.stat(path).st_mode & 0o777) == mode:
-                return install.Step("hook", relative, install.UNCHANGED, "already in place")
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        check_write_target(cwd, path)  # the folders just made are checked again, symlinks and all
-        write_atomic(cwd, path, content, mode)
-        os.chmod(path, mode)
+                return Step("hook", relative, UNCHANGED, "already in place")
+        write_atomic(cwd, path, content, mode)  # its folders made level by level, never through a symlink
     except (OSError, ValueError) as exc:
-        return install.Step("hook", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))
-    return install.Step("hook", relative, install.WRITTEN, "mode %o" % mode)
+        return failed("hook", relative, exc)
+    return Step("hook", relative, WRITTEN, "mode %o" % mode)
 
 
 def write_owned_files(cwd: str, harness: Any) -> list:
@@ -171,7 +157,7 @@ def write_owned_files(cwd: str, harness: Any) -> list:
         step = write_owned_file(cwd, relative, content, mode)
         steps.append(step)
         named = any(form.encode("utf-8", "surrogateescape") in content for form in (project, shlex.quote(project)))
-        if named and step.outcome != install.FAILED:
+        if named and step.outcome != FAILED:
             steps.append(install.ignore_hook_file(cwd, relative, harness.label))
     return steps
 
@@ -188,15 +174,15 @@ def merge_harness_config(cwd: str, harness: Any) -> list:
         check_write_target(cwd, path)
         data = read_small_file(path) if os.path.lexists(path) and not os.path.islink(path) else b""
         if data is None or os.path.islink(path):
-            return [install.Step("permission", relative, install.FAILED, "cannot be read as a regular file")]
-        settings = install.parse_settings(data, relative) if data else {}
+            return [Step("permission", relative, FAILED, "cannot be read as a regular file")]
+        settings = hook_settings.parse_settings(data, relative) if data else {}
         merged, notes = harness.merge_config(settings)
-        steps = [install.Step("permission", relative, KEPT, note) for note in notes]
+        steps = [Step("permission", relative, KEPT, note) for note in notes]
         if merged is None:
-            return [install.Step("permission", relative, install.UNCHANGED, "read rule in place")] + steps
-        write_atomic(cwd, path, install.dump_settings(merged, len(data)))
+            return [Step("permission", relative, UNCHANGED, "read rule in place")] + steps
+        write_atomic(cwd, path, hook_settings.dump_settings(merged, len(data)))
     except SettingsUnusable as exc:
-        return [install.Step("permission", relative, install.FAILED, exc.reason)]
+        return [Step("permission", relative, FAILED, exc.reason)]
     except (OSError, ValueError, RecursionError) as exc:
-        return [install.Step("permission", relative, install.FAILED, getattr(exc, "strerror", None) or str(exc))]
-    return [install.Step("permission", relative, install.WRITTEN, "only the read command runs unasked")] + steps
+        return [failed("permission", relative, exc)]
+    return [Step("permission", relative, WRITTEN, "only the read command runs unasked")] + steps

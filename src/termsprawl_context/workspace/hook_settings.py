@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
-from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step
+from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, hook_command
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
@@ -110,14 +110,14 @@ def has_our_hook(entries: List[Any], commands: tuple) -> bool:
     return False
 
 
-def merge_hook(settings: Dict[str, Any], harness: Any, shown: str = "") -> Optional[Dict[str, Any]]:
+def merge_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with the harness's SessionStart entry added, or None when it is already
-    there (``shown``: its hook settings file, named in a refusal).
+    there.
 
     Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
     not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
     event, command = harness.hook_event_session_start, hook_command(harness)
-    entries = _nested_list(settings, "hooks", event, harness, shown or harness.hook_settings_file)
+    entries = _nested_list(settings, "hooks", event, harness, harness.hook_settings_file)
     if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
         return None
     return _with_list(settings, "hooks", event, list(entries) + [harness.hook_entry(command)])
@@ -155,15 +155,13 @@ def allow_rules(cwd: str, harness: Any) -> List[str]:
     return rules + [harness.skill_rule(SKILL_NAME)]
 
 
-def merge_permissions(
-    settings: Dict[str, Any], rules: List[str], harness: Any, shown: str = ""
-) -> Optional[Dict[str, Any]]:
+def merge_permissions(settings: Dict[str, Any], rules: List[str], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with each of ``rules`` missing from the harness's allow list appended,
     or None when all are there. Every other rule (the user's, allow, ask or deny) and key
     is kept as it is, in its order: nothing is removed or widened. A wrong JSON type on
     the way to the list raises SettingsUnusable."""
     outer, inner = harness.settings_allow_keys
-    allow = _nested_list(settings, outer, inner, harness, shown or harness.hook_settings_file)
+    allow = _nested_list(settings, outer, inner, harness, harness.hook_settings_file)
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
     return _with_list(settings, outer, inner, list(allow) + missing) if missing else None
 
@@ -255,7 +253,7 @@ def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], si
     try:
         write_atomic(cwd, os.path.join(cwd, relative), dump_settings(merged, size))
     except (OSError, ValueError, RecursionError) as exc:
-        return Step("hook", relative, FAILED, getattr(exc, "strerror", None) or str(exc))
+        return failed("hook", relative, exc)
     return Step(
         "hook", relative, WRITTEN, done or "%s runs `%s`" % (harness.hook_event_session_start, hook_command(harness))
     )

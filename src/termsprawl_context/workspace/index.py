@@ -47,19 +47,21 @@ def record_transcript_path(
     if not is_safe_id(node_id) or not isinstance(transcript_path, str) or not transcript_path:
         return False
     try:
-        entry = {"version": INDEX_VERSION, "path": transcript_path}
-        if harness and harness != DEFAULT_HARNESS:
-            entry[HARNESS_KEY] = harness
+        entry = dict(version=INDEX_VERSION, **_located(transcript_path, harness))
         if previous and previous[0] and previous[0] != transcript_path:
-            earlier = {"path": previous[0]}
-            if previous[1] and previous[1] != DEFAULT_HARNESS:
-                earlier[HARNESS_KEY] = previous[1]
-            entry[PREVIOUS_KEY] = earlier
-        body = dump_json(entry)
-        write_atomic(cwd, index_file_path(cwd, node_id), body)
+            entry[PREVIOUS_KEY] = _located(*previous)
+        write_atomic(cwd, index_file_path(cwd, node_id), dump_json(entry))
         return True
     except (OSError, ValueError):
         return False
+
+
+def _located(path: str, harness: Optional[str]) -> dict:
+    """``{"path", "harness"?}``: the harness key is left out for Claude Code."""
+    found = {"path": path}
+    if harness and harness != DEFAULT_HARNESS:
+        found[HARNESS_KEY] = harness
+    return found
 
 
 def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
@@ -86,35 +88,32 @@ def entry_harness(entry: dict) -> Optional[str]:
     return harness if get(harness) is not None else None
 
 
-def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of the node's entry, or None (as
-    ``read_transcript_path``)."""
-    entry = read_index_entry(cwd, node_id)
-    harness = entry_harness(entry) if entry is not None else None
-    if harness is None or entry is None:
+def _source(located: object) -> "Optional[tuple]":
+    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object, or None
+    (not one, no path, a harness this build cannot read)."""
+    if not isinstance(located, dict):
         return None
-    path = entry.get("path")
-    return (path, harness) if isinstance(path, str) and path else None
+    harness, path = entry_harness(located), located.get("path")
+    return (path, harness) if harness is not None and isinstance(path, str) and path else None
+
+
+def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
+    """``(path as written, harness name)`` of the node's entry, or None (unsafe id,
+    absent, junk, wrong version, or a transcript of a harness this build cannot read)."""
+    return _source(read_index_entry(cwd, node_id))
 
 
 def read_previous_source(cwd: str, node_id: str) -> "Optional[tuple]":
     """``(path as written, harness name)`` of the node's session before its current one,
     or None (none recorded, junk, a harness this build cannot read)."""
     entry = read_index_entry(cwd, node_id)
-    previous = entry.get(PREVIOUS_KEY) if entry is not None else None
-    harness = entry_harness(previous) if isinstance(previous, dict) else None
-    path = previous.get("path") if isinstance(previous, dict) else None
-    return (path, harness) if harness is not None and isinstance(path, str) and path else None
+    return _source(entry.get(PREVIOUS_KEY)) if entry is not None else None
 
 
 def read_transcript_path(cwd: str, node_id: str) -> Optional[str]:
-    """The recorded path as written, or None (unsafe id, absent, junk, wrong version,
-    or a transcript of a harness this build cannot read)."""
-    entry = read_index_entry(cwd, node_id)
-    if entry is None or entry_harness(entry) is None:
-        return None
-    path = entry.get("path")
-    return path if isinstance(path, str) and path else None
+    """The recorded path as written, or None (as ``read_transcript_source``)."""
+    source = read_transcript_source(cwd, node_id)
+    return source[0] if source else None
 
 
 def resolve_transcript_path(cwd: str, recorded: str) -> str:

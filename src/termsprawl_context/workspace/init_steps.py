@@ -17,3 +17,8 @@ class Step(NamedTuple):
     path: str  # relative to the project
     outcome: str  # one of OUTCOMES
     detail: str = ""
+
+
+def failed(what: str, path: str, error: Exception) -> Step:
+    """The step of a write that raised ``error``: its OS reason, else its message."""
+    return Step(what, path, FAILED, getattr(error, "strerror", None) or str(error))

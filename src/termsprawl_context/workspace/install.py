@@ -8,7 +8,7 @@ of version control and, optionally, registers a Claude Code ``SessionStart`` hoo
 (what that hook runs is ``termsprawl_context.hooks.record_from_hook``).
 
 Every write is atomic and inside the project; how the settings file is merged into is
-``hook_settings``'s (this module re-exports its names).
+``hook_settings``'s.
 """
 
 import os
@@ -24,26 +24,15 @@ from termsprawl_context.workspace.files import (
     write_atomic,
 )
 
-# The settings file's job and init's steps live beside this module; their names import
-# from here as before.
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
-from termsprawl_context.workspace.hook_settings import (  # noqa: F401
-    MAX_SETTINGS_DEPTH,
-    WRITE_PROBES,
+from termsprawl_context.workspace.hook_settings import (  # noqa: F401 (hook_registered: cli/commands/init reads it here)
     allow_rules,
-    dump_settings,
-    has_our_hook,
     hook_registered,
     load_hook_file,
-    merge_hook,
-    merge_permissions,
     merge_settings,
-    over_grants,
-    parse_settings,
     register_settings,
-    write_hook_file,
 )
-from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step  # noqa: F401
+from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step, failed  # noqa: F401
 from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
 
@@ -114,7 +103,7 @@ def install_command(cwd: str, artifact: str) -> Step:
     try:
         write_atomic(cwd, target, data, mode=COMMAND_MODE)
     except OSError as exc:
-        return Step("command", INSTALLED_COMMAND, FAILED, exc.strerror or str(exc))
+        return failed("command", INSTALLED_COMMAND, exc)
     return Step("command", INSTALLED_COMMAND, WRITTEN, "copied from %s" % artifact)
 
 
@@ -217,7 +206,7 @@ def ensure_gitignore(
     try:
         write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
     except OSError as exc:
-        return Step("gitignore", relative, FAILED, exc.strerror or str(exc))
+        return failed("gitignore", relative, exc)
     return Step("gitignore", relative, WRITTEN, "ignores %s" % entry)
 
 

@@ -4,8 +4,8 @@ A project is a directory holding ``.termsprawl/``. Without ``--cwd`` a command u
 project its own installed copy lives in (``<project>/.termsprawl/bin/termsprawl-context``
 knows where it is), else the nearest directory at or above the working directory that
 holds ``.termsprawl/``. The walk stops at the home directory and at the filesystem root:
-``~/.termsprawl`` is adopted only when asked for (``allow_home``), because a stray one
-there would otherwise capture every directory below home.
+``~/.termsprawl`` is never adopted, because a stray one there would otherwise capture
+every directory below home.
 
 No command creates a second ``.termsprawl/`` (or ``.claude/skills/``) below a project:
 ``enclosing_project`` names the project a directory already lies in, and writers refuse
@@ -43,14 +43,11 @@ def _is_project(directory: str) -> bool:
     return os.path.isdir(os.path.join(directory, STATE_DIR))
 
 
-def find_project(
-    start: str, environ: "Optional[Mapping[str, str]]" = None, allow_home: bool = False
-) -> "Optional[str]":
+def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
     """The nearest directory at or above ``start`` holding ``.termsprawl/``, or None.
 
-    Stops at the home directory (adopted only with ``allow_home``) and before the
-    filesystem root; ``start`` is made absolute, not resolved, so the answer reads as
-    the user's own path."""
+    Stops at the home directory and before the filesystem root; ``start`` is made
+    absolute, not resolved, so the answer reads as the user's own path."""
     home = _home(environ)
     try:
         current = os.path.abspath(start)
@@ -61,7 +58,7 @@ def find_project(
         if parent == current:  # the filesystem root: never a project
             return None
         if current == home:
-            return current if allow_home and _is_project(current) else None
+            return None
         if _is_project(current):
             return current
         current = parent

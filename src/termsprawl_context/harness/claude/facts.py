@@ -20,9 +20,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 CONFIG_DIR_ENV = "CLAUDE_CONFIG_DIR"  # overrides ~/.claude
 CONFIG_DIR_NAME = ".claude"
 PROJECTS_SUBDIR = "projects"
-SUBAGENTS_DIR = "subagents"  # <session>/subagents/agent-<id>.jsonl
-WORKFLOWS_DIR = "workflows"  # <session>/subagents/workflows/wf_<id>/agent-<id>.jsonl
-WORKFLOW_PREFIX = "wf_"
+# <session>/subagents/agent-<id>.jsonl; a workflow's: <session>/subagents/workflows/wf_<id>/agent-<id>.jsonl
+SUBAGENTS_DIR = "subagents"
 AGENT_FILE_PREFIX = "agent-"
 TRANSCRIPT_SUFFIX = ".jsonl"
 SESSION_ID_LENGTH = 36  # a session file's stem is a UUID
@@ -68,9 +67,6 @@ MEMORY_IMPORT_PREFIX = "@"
 # what it does and when to use it, up to 1024 characters) and `allowed-tools` (tools the
 # skill may use without a permission prompt while active, e.g. `Bash(cmd:*)` for one
 # command with any arguments).
-SKILL_NAME_FIELD = "name"
-SKILL_DESCRIPTION_FIELD = "description"
-SKILL_ALLOWED_TOOLS_FIELD = "allowed-tools"
 SKILL_DESCRIPTION_MAX = 1024
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -10,11 +10,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 # --- hook payload and output --------------------------------------------------------------
-HOOK_SESSION_ID = "session_id"
-HOOK_TRANSCRIPT_PATH = "transcript_path"
-HOOK_CWD = "cwd"
-HOOK_EVENT_NAME = "hook_event_name"
-HOOK_SOURCE = "source"  # SessionStart: startup, resume, clear, compact
+# The payload's fields (store/hook_input reads them): session_id, transcript_path, cwd,
+# hook_event_name and, for SessionStart, source.
 HOOK_SOURCES = ("startup", "resume", "clear", "compact")  # SessionStart's `source`
 SOURCE_STARTUP = "startup"
 SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same process

@@ -9,10 +9,6 @@ from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, SUBAGENTS
 from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
 from termsprawl_context.transcript.record import same_file
 
-# A fresh session's record does not exist yet when SessionStart fires with this source;
-# looking elsewhere for it could only find another project's file of the same name.
-STARTUP_SOURCE = SOURCE_STARTUP
-
 
 def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
     """``(projects root as spelled in path, project folder name, tail parts)`` when
@@ -61,7 +57,9 @@ def relocate_record(projects: str, path: str, source: Optional[str] = None) -> s
     it exists, when ``source`` is ``startup`` (a fresh session's record is not written
     yet), when it does not lie under ``projects``, or when nothing matches. Costs one
     stat unless the path is missing."""
-    if not projects or not path or source == STARTUP_SOURCE:
+    if not projects or not path or source == SOURCE_STARTUP:
+        # A fresh session's record does not exist yet: looking elsewhere for it could
+        # only find another project's file of the same name.
         return path
     try:
         os.stat(path)
