@@ -30,18 +30,12 @@ SHOW = Spec(
 @command(SHOW)
 def run_show(args) -> int:
     from termsprawl_context import handoff, handoff_render
-    from termsprawl_context.harness import get
 
     found = resolve_session(args, args.session)
     session_id, path, harness = found.session_id, found.path, found.harness
     json_out = args.json or args.format == handoff_render.FORMAT_JSON
     try:
-        if not get(harness).native_records:
-            turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all)
-        else:
-            turns = handoff.read_turns_backward(path, args.turns, tools=args.all)
-            if json_out:
-                turns = handoff.number_lines(path, turns)
+        turns = handoff.read_harness_turns(path, harness, args.turns, tools=args.all, lines=json_out)
     except OSError as exc:
         raise NotFound("cannot read %s: %s" % (path, exc.strerror or exc))
     title = _title(session_id, path, harness)
