@@ -260,7 +260,7 @@ class Harness(object):
     # The one of `init_options` that writes ``owned_files`` (its hook is a file of its own).
     owned_option = ""
     # The one of `init_options` that adds its instruction import (`instruction_file`,
-    # `instruction_import_prefix`), where no other step writes it (Qwen Code's QWEN.md).
+    # `instruction_import_prefix`), where no other step writes it (GEMINI.md, QWEN.md).
     import_option = ""
     setup_steps = ""
     # `init --help`'s text for each of `init_options`, in order (see ``init_help``).

@@ -158,14 +158,6 @@ def claude_rules(cwd: str) -> Step:
     return marker_step("memory", discovery.CLAUDE_RULES_FILE, discovery.ensure_claude_rules(cwd), block, block)
 
 
-def import_from_gemini_md(cwd: str) -> Step:
-    """The import line in the project's GEMINI.md, so Gemini CLI reads the block at launch."""
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace.harness_install import write_instruction_import
-
-    return write_instruction_import(cwd, next(h for h in available() if "gemini_md" in h.init_options))
-
-
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 

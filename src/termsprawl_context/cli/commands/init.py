@@ -229,7 +229,7 @@ def _harness_steps(report, prepared: list, args):
 
     owning = [h for h in available() if h.owned_option and getattr(args, h.owned_option, False)]
     imports = [h for h in available() if h.import_option and getattr(args, h.import_option, False)]
-    if not prepared and not owning and not imports and not args.agents_md and not args.gemini_md:
+    if not prepared and not owning and not imports and not args.agents_md:
         return report
     from termsprawl_context.workspace import install
     from termsprawl_context.workspace.harness_install import (
@@ -246,8 +246,6 @@ def _harness_steps(report, prepared: list, args):
         steps.extend(register_harness_hook(report.cwd, one, installed))
     if args.agents_md:
         steps.append(write_root_agents_block(report.cwd))
-    if args.gemini_md:
-        steps.append(install.import_from_gemini_md(report.cwd))
     steps.extend(write_instruction_import(report.cwd, h) for h in imports)
     for harness in owning if installed else ():
         steps.extend(write_owned_files(report.cwd, harness) + merge_harness_config(report.cwd, harness))

@@ -52,6 +52,7 @@ class GeminiHarness(Harness):
     command = "gemini"
     cli_option = "gemini"
     init_options = ("gemini_hook", "gemini_md")
+    import_option = "gemini_md"
     init_option_help = (
         "register a SessionStart hook for Gemini CLI in DIR/%(settings)s (kept out of git; Gemini CLI runs "
         "project hooks only in a trusted folder)",
