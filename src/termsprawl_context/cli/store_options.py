@@ -30,10 +30,11 @@ def chosen_stores(args: Any) -> List[Any]:
     (which limits listings to that store's folder for it) is given without --harness."""
     from termsprawl_context.harness import chosen
 
-    found = chosen(args.harness)
     if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
-        return [h for h in found if h.root_option]
-    return found
+        from termsprawl_context.store.paths import ROOTED
+
+        return [ROOTED]  # without loading every provider's module only to ask which takes the option
+    return chosen(args.harness)
 
 
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
