@@ -336,7 +336,7 @@ class Harness(object):
                 top = os.path.realpath(root)
             except (OSError, ValueError):
                 continue
-            if real != top and under(real, top):
+            if real.startswith(top.rstrip(os.sep) + os.sep):
                 return True
         return False
 
