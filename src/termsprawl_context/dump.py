@@ -110,10 +110,10 @@ class ContextIO(object):
 
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
-    from termsprawl_context.harness import DEFAULT_HARNESS  # the registry: already loaded by the index
+    from termsprawl_context.harness import UNNAMED  # the registry: already loaded by the index
 
     harness = io.harness_of(peer)
-    if harness is None or harness == DEFAULT_HARNESS:
+    if harness is None or harness == UNNAMED:
         return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
     return io.harness_turns(path, limit, harness)
 

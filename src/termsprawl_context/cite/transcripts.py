@@ -11,7 +11,7 @@ from termsprawl_context.bytescan import Needles
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import strip_read_gutters
 from termsprawl_context import model as cc
-from termsprawl_context.harness import DEFAULT_HARNESS, get
+from termsprawl_context.harness import native
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
 # The provider whose records citations read (the CLI refuses another's transcript:
 # ``harness.require_native_records``); a path is checked against its store.
-PROVIDER = get(DEFAULT_HARNESS)
+PROVIDER = native()
 TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
 TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
 # The key every record a body may hold has (``looks_like_record``): a body that may hold

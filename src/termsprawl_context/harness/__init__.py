@@ -4,8 +4,8 @@ Every fact that belongs to a harness (where it keeps its store, how it names fol
 the field names of its records, the text it injects into a conversation, its hook
 payload and settings file) lives in that harness's module; the layers ask it, through
 the interface in ``harness/base.py``: each module binds one ``base.Harness`` subclass
-instance to ``HARNESS``. A transcript index entry may name its harness (``"harness"``);
-absent means Claude Code.
+instance to ``HARNESS``. A record that names no harness (an index entry without
+``"harness"``) is ``UNNAMED``'s; ``native()`` is the one whose records are the model's own shape.
 
 The registry is lazy (the dump's path imports nothing it does not need): ``get(name)``
 imports the module on first use, and a module this build lacks reads as "no such
@@ -13,13 +13,14 @@ harness" (None), never an ImportError.
 """
 
 __all__ = [
-    "DEFAULT_HARNESS",
     "KNOWN_HARNESSES",
+    "UNNAMED",
     "available",
     "chosen",
     "for_path",
     "for_payload",
     "get",
+    "native",
     "require_native_records",
 ]
 
@@ -34,7 +35,8 @@ CLINE_CLI = "cline"
 QWEN_CODE = "qwen-code"
 FACTORY_DROID = "factory-droid"
 MISTRAL_VIBE = "mistral-vibe"
-DEFAULT_HARNESS = CLAUDE_CODE
+# The harness of a record that names none: every file read before harnesses were named.
+UNNAMED = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
 _MODULES = (
     (CLAUDE_CODE, "claude"),
@@ -54,10 +56,10 @@ _loaded = {}  # type: dict
 
 
 def get(name):
-    """The ``Harness`` named ``name`` (``None`` names Claude Code), or None when the name
-    is no harness this build can read."""
+    """The ``Harness`` named ``name`` (``None``: ``UNNAMED``), or None when the name is no
+    harness this build can read."""
     if name is None:
-        name = DEFAULT_HARNESS
+        name = UNNAMED
     if name in _loaded:
         return _loaded[name]
     found = None
@@ -74,6 +76,12 @@ def get(name):
     return found
 
 
+def native():
+    """The harness whose records are the record model's own shape line for line
+    (``native_records``): the one citations, skills and the seed's readers are written for."""
+    return get(CLAUDE_CODE)
+
+
 def available():
     """Every harness this build can read, in registry order."""
     return [h for h in (get(name) for name in KNOWN_HARNESSES) if h is not None]
@@ -81,34 +89,32 @@ def available():
 
 def for_path(path, environ=None):
     """The harness whose store holds ``path``; else the one whose records the file's first
-    parsed object is; else Claude Code (every file this tool read before harnesses were
-    named)."""
+    parsed object is; else ``UNNAMED``'s."""
     harnesses = available()
     for harness in harnesses:
-        if harness.name != DEFAULT_HARNESS and harness.owns_path(path, environ):
+        if harness.name != UNNAMED and harness.owns_path(path, environ):
             return harness
     first = _first_object(path)
     if first is not None:
         for harness in harnesses:
-            if harness.name != DEFAULT_HARNESS and harness.sniff(first):
+            if harness.name != UNNAMED and harness.sniff(first):
                 return harness
     for harness in harnesses:
         sniff_file = getattr(harness, "sniff_file", None)
         if sniff_file is not None and sniff_file(path):
             return harness  # a file that is one JSON object (no first line to parse)
-    return get(DEFAULT_HARNESS)
+    return get(UNNAMED)
 
 
 def for_payload(payload, environ=None):
-    """The harness a hook payload came from (its transcript path's store), Claude Code
-    when none claims it (so Claude Code's own checks give the refusal). Claude Code's
-    store is asked first: its payloads, the common case, never import another harness's
-    module at session start."""
-    default = get(DEFAULT_HARNESS)
+    """The harness a hook payload came from (its transcript path's store), ``UNNAMED``'s
+    when none claims it (so its own checks give the refusal). Its store is asked first:
+    its payloads, the common case, never import another harness's module at session start."""
+    default = get(UNNAMED)
     if default.is_hook_payload(payload, environ):
         return default
     for harness in available():
-        if harness.name != DEFAULT_HARNESS and harness.is_hook_payload(payload, environ):
+        if harness.name != UNNAMED and harness.is_hook_payload(payload, environ):
             return harness
     return default
 

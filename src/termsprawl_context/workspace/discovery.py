@@ -21,7 +21,7 @@ import os
 from typing import Optional
 
 from termsprawl_context.errors import ManagedBlockRefused, Refusal
-from termsprawl_context.harness import DEFAULT_HARNESS, get
+from termsprawl_context.harness import native
 from termsprawl_context.workspace.agents_block import (
     MARKER_CLOSE,
     MARKER_OPEN,
@@ -126,7 +126,7 @@ STANDALONE_COMMAND = "%s %s" % (INSTALLED_COMMAND, HANDOFF_ARGS)
 # path before the model reads it (since v2.1.64), so the model runs an absolute command
 # with no variable, right wherever the session started, a subdirectory included.
 # The harness whose skill, rules and memory files `init --claude-md` writes.
-_DEFAULT = get(DEFAULT_HARNESS)
+_DEFAULT = native()
 SKILL_DIR_BASE = "%s/../../../%s" % (_DEFAULT.skill_dir_variable, INSTALLED_COMMAND)
 SKILL_DIR_COMMAND = "%s %s" % (SKILL_DIR_BASE, HANDOFF_ARGS)
 # The options a read may start with: the dump's hand-off options, whose strict parsing

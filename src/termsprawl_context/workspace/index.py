@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness import DEFAULT_HARNESS, KNOWN_HARNESSES
+from termsprawl_context.harness import KNOWN_HARNESSES, UNNAMED
 from termsprawl_context.jsonl import parse_object
 from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import is_safe_id
@@ -59,7 +59,7 @@ def record_transcript_path(
 def _located(path: str, harness: Optional[str]) -> dict:
     """``{"path", "harness"?}``: the harness key is left out for Claude Code."""
     found = {"path": path}
-    if harness and harness != DEFAULT_HARNESS:
+    if harness and harness != UNNAMED:
         found[HARNESS_KEY] = harness
     return found
 
@@ -78,10 +78,10 @@ def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
 def entry_harness(entry: dict) -> Optional[str]:
     """The harness an index entry names: absent means Claude Code; None for a value
     that is not a harness this build knows (a string of another, or junk)."""
-    harness = entry.get(HARNESS_KEY, DEFAULT_HARNESS)
+    harness = entry.get(HARNESS_KEY, UNNAMED)
     if not isinstance(harness, str) or harness not in KNOWN_HARNESSES:
         return None
-    if harness == DEFAULT_HARNESS:
+    if harness == UNNAMED:
         return harness  # (no module to load for the harness every entry names by default)
     from termsprawl_context.harness import get
 
