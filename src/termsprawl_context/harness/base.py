@@ -257,8 +257,6 @@ class Harness(object):
     # `init`'s options that wire it (its hook with its permission rules first, then its
     # instruction import), as argparse destinations, and what the person must still do afterwards.
     init_options = ()  # type: tuple
-    # The one of `init_options` that writes ``owned_files`` (its hook is a file of its own).
-    owned_option = ""
     # The one of `init_options` that adds its instruction import (`instruction_file`,
     # `instruction_import_prefix`), where no other step writes it (GEMINI.md, QWEN.md).
     import_option = ""
@@ -287,6 +285,12 @@ class Harness(object):
     def cli_option(self) -> str:
         """The word `init` names it by (`init --<word>`, `init --no-<word>`): its command."""
         return self.command
+
+    @property
+    def owned_option(self) -> str:
+        """The one of `init_options` that writes ``owned_files``: its first (its hook), when
+        that hook is a file of its own, not an entry merged into ``hook_settings_file``."""
+        return "" if self.hook_settings_file or not self.init_options else self.init_options[0]
 
     def init_help(self, agents_file: str) -> tuple:
         """``init_option_help`` filled in: ``%(settings)s`` is its hook settings file,
