@@ -23,14 +23,11 @@ from termsprawl_context.jsonl import parse_object
 
 
 class ClineHarness(Harness):
-    name = facts.NAME
-    label = facts.LABEL
+    name, label, command = facts.NAME, facts.LABEL, "cline"
     transcript_suffix = facts.MESSAGES_SUFFIX
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "TaskStart"
-    command = "cline"
     init_options = ("cline_hooks", "agents_md")
-    owned_option = "cline_hooks"
     setup_steps = (
         "Cline CLI runs the project's hook scripts (.clinerules/hooks/) with no trust step; it auto-approves "
         "every command by default (3.0.65 has no per-command rule), so start it from the project folder"

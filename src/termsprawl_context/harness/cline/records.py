@@ -54,16 +54,9 @@ def split_user_input(text: str) -> "tuple":
 def _result_text(content: "Any") -> str:
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
-        return ""
-    texts = []
-    for item in content:
-        if isinstance(item, dict):
-            value = item.get("result") if "result" in item else item.get("text")
-            texts.append(value if isinstance(value, str) else "")
-        elif isinstance(item, str):
-            texts.append(item)
-    return "\n".join(texts)
+    items = content if isinstance(content, list) else []
+    values = [i.get("result", i.get("text")) if isinstance(i, dict) else i for i in items if isinstance(i, (dict, str))]
+    return "\n".join(v if isinstance(v, str) else "" for v in values)
 
 
 def read_bytes(path: str) -> bytes:

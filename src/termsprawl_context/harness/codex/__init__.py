@@ -53,13 +53,9 @@ RELAY_TO_PERSON = (
 
 
 class CodexHarness(Harness):
-    name = facts.NAME
-    label = "Codex CLI"
-    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    name, label, command = facts.NAME, "Codex CLI", "codex"
     hook_settings_file = facts.HOOKS_FILE
     instruction_file = facts.INSTRUCTION_FILE
-    command = "codex"
-    cli_option = "codex"
     init_options = ("codex_hook", "agents_md")
     init_option_help = (
         "register a SessionStart hook for Codex CLI in DIR/%(settings)s (kept out of git; Codex runs it in a "

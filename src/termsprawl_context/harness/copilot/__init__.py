@@ -25,8 +25,7 @@ def _is_start(record: dict) -> bool:
 
 
 class CopilotHarness(LineLogHarness):
-    name = facts.NAME
-    label = facts.LABEL
+    name, label, command = facts.NAME, facts.LABEL, "copilot"
     transcript_suffix = facts.EVENTS_FILE
     line_converter = staticmethod(line_entries)
     hook_event_session_start = facts.HOOK_EVENT
@@ -34,9 +33,7 @@ class CopilotHarness(LineLogHarness):
     # (<project>/.github/hooks), so the project is two folders up, wherever the session started.
     hook_start_dir = '"$COPILOT_HOOK_DIR/../.."'
     instruction_file = "AGENTS.md"  # 1.0.102 also reads CLAUDE.md, GEMINI.md, .github/copilot-instructions.md
-    command = "copilot"
     init_options = ("copilot_hook", "agents_md")
-    owned_option = "copilot_hook"
     # Permissions (1.0.102, headless): a rule matches the executable and its subcommand,
     # never its flags, and lives only on the command line (`--allow-tool` / `--deny-tool`):
     # the narrowest is the executable allowed and each writing subcommand denied; every

@@ -35,18 +35,9 @@ def _entry(kind: str, blocks: list, record: dict, line: int, offset: int, **flag
     data = record.get("data")
     agent = as_str(record.get(facts.FIELD_AGENT_ID))
     flags.setdefault("is_sidechain", bool(agent))
-    return new_entry(
-        kind,
-        blocks,
-        record,
-        line,
-        offset,
-        role="system" if kind == "system" else "",
-        agent_id=agent,
-        tool_use_result=data.get("result") if isinstance(data, dict) and kind == "user" else None,
-        **line_ids(record),
-        **flags,
-    )
+    flags.update(line_ids(record), agent_id=agent, role="system" if kind == "system" else "")
+    flags["tool_use_result"] = data.get("result") if isinstance(data, dict) and kind == "user" else None
+    return new_entry(kind, blocks, record, line, offset, **flags)
 
 
 def _text(text: str) -> list:

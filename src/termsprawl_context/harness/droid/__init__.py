@@ -29,19 +29,15 @@ from termsprawl_context.harness.linelog import LineLogHarness
 
 NAME = "factory-droid"
 HOME_DIR_NAME = ".factory"
-TRANSCRIPT_SUFFIX = ".jsonl"
 SETTINGS_FILE = os.path.join(".factory", "settings.json")
 
 
 class DroidHarness(LineLogHarness):
-    name = NAME
-    label = "Factory Droid"
-    transcript_suffix = TRANSCRIPT_SUFFIX
+    name, label, command = NAME, "Factory Droid", "droid"
     hook_settings_file = SETTINGS_FILE
     instruction_file = "AGENTS.md"  # Droid reads the project's AGENTS.md (no import syntax)
     # Droid sets $FACTORY_PROJECT_DIR (= the project) in the hook's environment (0.225.2).
     hook_start_dir = '"${FACTORY_PROJECT_DIR:-$PWD}"'
-    command = "droid"
     init_options = ("droid_hook", "agents_md")
     init_option_help = (
         "register a SessionStart hook for Factory Droid in DIR/.factory/settings.json (kept out of git; no permission rule: Droid runs a command by the risk level its model declares)",

@@ -21,14 +21,11 @@ from termsprawl_context.harness.opencode import db, facts, records
 
 
 class OpenCodeHarness(Harness):
-    name = facts.NAME
-    label = facts.LABEL
+    name, label, command = facts.NAME, facts.LABEL, "opencode"
     transcript_suffix = ""
     instruction_file = facts.INSTRUCTION_FILE
     hook_event_session_start = "session.created"
-    command = "opencode"
     init_options = ("opencode_plugin", "agents_md")
-    owned_option = "opencode_plugin"
     setup_steps = (
         "OpenCode loads the project plugin at its next start in the project folder (no trust step); "
         "start it from the project folder"

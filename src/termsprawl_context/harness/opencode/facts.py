@@ -28,16 +28,13 @@ SEPARATOR = "#"
 # --- rows ---------------------------------------------------------------------------------
 # message.data: {"role": "user" | "assistant", "time": {"created": ms}, "summary": true on
 # the assistant message a compaction wrote, "path": {"cwd", "root"} (assistant)}.
-ROLE_USER = "user"
-ROLE_ASSISTANT = "assistant"
+ROLE_USER, ROLE_ASSISTANT = "user", "assistant"
 # part.data kinds: "text" (a typed prompt in a user message, an answer in an assistant
 # one; "synthetic": true marks text OpenCode wrote itself, "ignored": true text it keeps
 # from the model), "reasoning", "tool" ({"tool", "callID", "state": {"status", "input",
 # "output" | "error"}}), "step-start"/"step-finish"/"snapshot"/"patch" (bookkeeping),
 # "file", "agent", "subtask", "compaction" (what the CLI attached or did, never typed).
-PART_TEXT = "text"
-PART_REASONING = "reasoning"
-PART_TOOL = "tool"
+PART_TEXT, PART_REASONING, PART_TOOL = "text", "reasoning", "tool"
 PART_NOT_TYPED = ("file", "agent", "subtask", "compaction")
 # A tool part's state.status; "error" carries state.error instead of state.output.
 STATUS_ERROR = "error"

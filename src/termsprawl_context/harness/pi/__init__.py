@@ -25,15 +25,11 @@ from termsprawl_context.harness.pi.records import line_entries
 
 
 class PiHarness(LineLogHarness):
-    name = facts.NAME
-    label = facts.LABEL
-    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    name, label, command = facts.NAME, facts.LABEL, "pi"
     line_converter = staticmethod(line_entries)
     hook_event_session_start = "session_start"
     instruction_file = "AGENTS.md"  # 0.73.1 reads AGENTS.md (or CLAUDE.md) from the cwd and its parents
-    command = "pi"
     init_options = ("pi_extension", "agents_md")
-    owned_option = "pi_extension"
     setup_steps = (
         "pi loads the project's extension .pi/extensions/termsprawl.ts at every start (no trust step); "
         "pi has no permission system: every command the model runs, runs, the read command included"

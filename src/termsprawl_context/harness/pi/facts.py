@@ -25,7 +25,6 @@ AGENT_SUBDIR = os.path.join(".pi", "agent")
 # The sessions folder, as ``base.user_dir`` reads it.
 SESSIONS_VARIABLES = (("PI_CODING_AGENT_SESSION_DIR", ""), (AGENT_DIR_ENV, "sessions"))
 SESSIONS_DEFAULT = os.path.join(AGENT_SUBDIR, "sessions")
-TRANSCRIPT_SUFFIX = ".jsonl"
 
 KIND_HEADER = "session"
 KIND_MESSAGE = "message"

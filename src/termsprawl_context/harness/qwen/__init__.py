@@ -18,15 +18,12 @@ from termsprawl_context.harness.qwen.records import line_to_entries
 
 
 class QwenHarness(LineLogHarness):
-    name = facts.NAME
-    label = "Qwen Code"
-    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    name, label, command = facts.NAME, "Qwen Code", "qwen"
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.INSTRUCTION_FILE
     instruction_import_prefix = facts.MEMORY_IMPORT_PREFIX
     # Qwen sets $QWEN_PROJECT_DIR (= the project) in the hook's environment (0.24.4).
     hook_start_dir = '"${QWEN_PROJECT_DIR:-$PWD}"'
-    command = "qwen"
     init_options = ("qwen_hook", "qwen_md")
     import_option = "qwen_md"
     init_option_help = (

@@ -61,13 +61,10 @@ def _working_dir(meta: dict) -> str:
 
 
 class VibeHarness(Harness):
-    name = NAME
-    label = "Mistral Vibe"
+    name, label, command = NAME, "Mistral Vibe", "vibe"
     transcript_suffix = META_FILE
     instruction_file = "AGENTS.md"  # read only in a trusted folder (`vibe --trust`, or trusted once)
-    command = "vibe"
     init_options = ("vibe_hook", "agents_md")
-    owned_option = "vibe_hook"
     init_option_help = (
         "write DIR/.vibe/hooks.toml (termsprawl's own file; an existing one of yours is refused): a post_tool hook that records Mistral Vibe's session at its first tool call",
         "add the managed block to DIR/AGENTS.md (created if absent), which Mistral Vibe reads at launch in a trusted folder",
