@@ -38,18 +38,11 @@ from __future__ import annotations
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first
+from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first, relay_to_person
 from termsprawl_context.harness.codex import facts
 from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
-
-
-# The hook's warning as the model reads it, for the person who may not see it.
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
-)
 
 
 class CodexHarness(Harness):
@@ -179,10 +172,8 @@ class CodexHarness(Harness):
         on: Codex 0.169's TUI draws a SessionStart ``systemMessage`` only under the first
         prompt (`↳ Hook · ...`) and ``codex exec`` nowhere, while ``additionalContext``
         reaches the model as a developer message."""
-        if system_message:
-            relay = RELAY_TO_PERSON % system_message
-            additional_context = additional_context + "\n" + relay if additional_context else relay
-        return Harness.session_start_output(self, system_message, additional_context, session_title)
+        context = relay_to_person(additional_context, system_message)
+        return Harness.session_start_output(self, system_message, context, session_title)
 
     def hook_entry(self, command):
         return {
