@@ -1,16 +1,19 @@
-"""What a command reads: the store, from its common options (``--projects-dir``, the
-``native`` harness's store, which must exist when named; ``--project``, which must name a directory or
-a folder of the store; ``--harness``, which other stores), and the transcript PATH names."""
+"""What a command reads: the stores its common options choose (``--projects-dir``, which
+must exist when named; ``--project``, a directory or a folder of the store; ``--harness``),
+the session a name names in them, and the transcript PATH names."""
 
 import os
 from typing import Any, List
 
 from termsprawl_context.errors import NotFound
 
+STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store
+
 
 def native_store(args: Any) -> str:
-    """The ``native`` harness's projects directory: refused when ``--projects-dir`` names one that is
-    not there, or ``--project`` a directory that neither exists nor has a store folder."""
+    """The projects directory of the provider that takes --projects-dir: refused when
+    --projects-dir names one that is not there, or --project a directory that neither
+    exists nor has a store folder."""
     from termsprawl_context.store import paths
     from termsprawl_context.store.catalog import require_store, store_root
 
@@ -26,8 +29,8 @@ def native_store(args: Any) -> str:
 
 def chosen_stores(args: Any) -> List[Any]:
     """The providers whose stores to read: those --harness names, else every one this build
-    reads; only the one whose root --projects-dir names when --projects-dir or --project
-    (which limits listings to that store's folder for it) is given without --harness."""
+    reads; only the one that takes --projects-dir when --projects-dir or --project is given
+    without --harness."""
     from termsprawl_context.harness import chosen
 
     if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
@@ -37,29 +40,28 @@ def chosen_stores(args: Any) -> List[Any]:
     return chosen(args.harness)
 
 
+def store_of(args: Any, provider: Any) -> str:
+    """The store of ``provider`` to read: the one the options name (``native_store``) for the
+    provider that takes --projects-dir, else "" (its own)."""
+    return native_store(args) if provider.root_option else ""
+
+
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store)`` of each chosen store (``chosen_stores``): the store the options
-    name (``native_store``) for the provider that takes --projects-dir, else "" (its own).
-    A missing store or project is refused, unless ``others_answer`` and another harness's
-    store may answer (then that store is left out)."""
+    """``(provider, store_of)`` of each chosen store. A missing store or project is refused,
+    unless ``others_answer`` and another harness's store may answer (then it is left out)."""
     chosen = chosen_stores(args)
     found = []
     for provider in chosen:
-        store = ""
-        if provider.root_option:
-            try:
-                store = native_store(args)
-            except NotFound:
-                if not others_answer or len(chosen) == 1:
-                    raise
-                continue
-        found.append((provider, store))
+        try:
+            found.append((provider, store_of(args, provider)))
+        except NotFound:
+            if not others_answer or len(chosen) == 1:
+                raise
     return found
 
 
 def resolve_session(args: Any, name: str) -> Any:
-    """The session ``name`` names (``store.catalog.resolve``) in the stores the options
-    choose (``stores``)."""
+    """The session ``name`` names (``store.catalog.resolve``) in the chosen stores."""
     from termsprawl_context.store import catalog
 
     if catalog.is_path(name):
@@ -71,12 +73,8 @@ def resolve_session(args: Any, name: str) -> Any:
     return catalog.resolve(name, store, getattr(args, "project", None), args.harness, [p for p, _ in chosen])
 
 
-STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store
-
-
 def session_uuid(args: Any) -> Any:
-    """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's
-    id (store/catalog.py); a store named on the command line must exist."""
+    """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's id."""
     from termsprawl_context.store.catalog import resolve_uuid
 
     projects = native_store(args)
@@ -87,9 +85,9 @@ def session_uuid(args: Any) -> Any:
 
 
 def provider_of(path: str) -> Any:
-    """The provider that wrote the transcript at PATH (``harness.for_path``), refusing a
-    PATH that names no readable regular file (the open error, as the record reader words
-    it) unless its provider holds a session there that is no file (OpenCode's database row)."""
+    """The provider that wrote the transcript at PATH, refusing a PATH that names no readable
+    regular file (the open error, as the record reader words it) unless its provider holds a
+    session there that is no file (OpenCode's database row)."""
     from termsprawl_context import harness
     from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
@@ -111,7 +109,7 @@ def path_line(path: str) -> bytes:
 
 
 def at_line(args: Any, command_name: str) -> int:
-    """The checked ``LINE`` of an at-a-line command, its record the ``native`` harness's."""
+    """The checked ``LINE`` of an at-a-line command on a transcript of the native shape."""
     import json
 
     from termsprawl_context.cli._args import positive_int

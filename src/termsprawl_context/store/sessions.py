@@ -53,16 +53,16 @@ def scan_sessions(
 
 
 def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[SessionInfo, Tuple[str, ...]]:
-    """The session ``catalog.resolve`` found, described as the listing describes it alone,
-    and the paths of its other copies. A copy that vanished or stopped being a regular
-    file since the walk gives way to the next best one (``SessionIdNotFound`` when none is
-    left)."""
+    """The session ``catalog.resolve`` found, described as the listing describes it alone
+    (with the id it was found by), and the paths of its other copies. A copy that vanished
+    or stopped being a session since the walk gives way to the next best one
+    (``SessionIdNotFound`` when none is left)."""
     provider = harnesses.get(resolved.harness)
     ranked = (resolved.path,) + resolved.copies
     for number, path in enumerate(ranked):
         found, _ = provider.describe_store([path], projects_dir, summaries=False)
         if found:
-            return found[0], ranked[:number] + ranked[number + 1 :]
+            return found[0]._replace(session_id=resolved.session_id), ranked[:number] + ranked[number + 1 :]
     raise SessionIdNotFound(resolved.session_id)
 
 
