@@ -54,8 +54,7 @@ COMMANDS = {
 
 
 def command_target(name: str) -> "Tuple[str, str]":
-    """The module and function that run the registered command ``name``; each function
-    takes the argv after the command name and its module is imported only when named."""
+    """The module and function (taking the argv after the name) of the command ``name``."""
     stem = name.replace("-", "_")
     return "termsprawl_context.cli.commands." + stem, "run_" + stem
 
@@ -77,7 +76,6 @@ commands:
 
 
 def usage() -> str:
-    """The top-level help, one line per registered command."""
     width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
     lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
     return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
@@ -87,7 +85,6 @@ HELP_COMMAND = "help"
 
 
 def unknown_command(name: str) -> str:
-    """The refusal of a word that names no command, with the nearest one if any."""
     import difflib
 
     close = difflib.get_close_matches(name, list(COMMANDS) + [HELP_COMMAND], n=1, cutoff=0.7)
@@ -95,7 +92,6 @@ def unknown_command(name: str) -> str:
 
 
 def _run_command(name: str, args: "List[str]") -> int:
-    """Import the module of the registered command ``name`` and run it on ``args``."""
     import importlib
 
     module, function = command_target(name)
@@ -105,11 +101,9 @@ def _run_command(name: str, args: "List[str]") -> int:
 
 
 def _collect_garbage() -> None:
-    """Turn the cyclic garbage collector back on once a command's modules are loaded,
-    when the artifact's launcher turned it off while they loaded (each collection would
-    walk all their objects again, for no garbage). What is loaded by then is moved out of
-    the collector's sight (``gc.freeze``): the collections of the command's own work, and
-    the one at exit, walk only what the work made."""
+    """Turn the garbage collector back on, when the artifact's launcher turned it off while
+    the modules loaded (each collection would walk their objects again, for no garbage);
+    what is loaded is frozen out of its sight, so collections walk only what the work made."""
     import gc
 
     if not gc.isenabled():
@@ -151,8 +145,7 @@ def main(argv: "Optional[List[str]]" = None) -> int:
 
 def _failed(exc: Exception) -> int:
     """A refusal's line and exit code; any other exception is a bug of ours (exit 70).
-    errors.py is imported only here: the dump's path raises nothing and never loads it
-    (a Refusal can only have been raised by code that imported it)."""
+    errors.py is imported only here: the dump's path never loads it."""
     from termsprawl_context.errors import EXIT_INTERNAL, Refusal
 
     if isinstance(exc, Refusal):
@@ -163,8 +156,8 @@ def _failed(exc: Exception) -> int:
 
 
 def _stdout_failed(exc: StdoutFailed) -> int:
-    """One stderr line for an answer that could not be written; the interpreter's own
-    flush at exit is pointed at /dev/null so it does not fail a second time."""
+    """One stderr line for an answer that could not be written; the flush at exit goes to
+    /dev/null so it does not fail a second time."""
     from termsprawl_context.errors import EXIT_OUTPUT_FAILED
 
     silence_stdout()

@@ -1,39 +1,21 @@
 """The command base: one declarative ``Spec`` per command, and the one output path.
 
-A ``Spec`` names the command's positional arguments (from one vocabulary: ``PATH`` is
-a transcript, ``SESSION`` a session, ``NODE`` a node), the common options it takes
-(declared once here: ``--cwd``, ``--projects-dir``, ``--project``, ``--harness``) and
-what its ``--json`` prints. The contract every command follows (docs/cli.md's "The
-command-line contract"):
-
-- ``--json`` on a list answer (``JSON_LIST``) is JSON Lines: one object per line per
-  item; on a single answer (``JSON_ONE``) one object on one line. Either way the JSON
-  is terminal-safe (``terminal_safe_json``: DEL, the C1 controls, U+2028 and U+2029 as
-  ``\\u`` escapes, the same values).
-- No results (a list answer with no items) is exit 0 and nothing on stdout, with or
-  without ``--json``; a command may say on stderr where it looked.
-- An empty positional argument is a usage error (exit 2): ``<command>: <ARG> must not
-  be empty``.
-- A cell of a tab-separated or aligned row passes ``cell`` (the one rule: line breaks
-  and tabs become spaces, any other control character U+FFFD).
-
-The dump (``cli/context.py``) never imports this module: its strict argv parse is what
-makes the narrow permission rules safe.
+A ``Spec`` names the command's positional arguments (one vocabulary: ``PATH``, ``SESSION``,
+``NODE``), the common options it takes (declared once here) and what its ``--json`` prints.
+The contract (docs/cli.md's "The command-line contract"): ``--json`` is JSON Lines for a
+list answer (``JSON_LIST``), one object on one line for a single one (``JSON_ONE``), always
+terminal-safe (``terminal_safe_json``); no results is exit 0 and nothing on stdout (stderr
+may say where it looked); an empty positional argument is a usage error (exit 2); a cell of
+a row passes ``cell``. The dump (``cli/context.py``) never imports this module: its strict
+argv parse is what makes the narrow permission rules safe.
 """
 
 import argparse
 import json
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from termsprawl_context._output import (
-    PROG,
-    Spool,
-    terminal_safe,
-    terminal_safe_json,
-    write_bytes,
-    write_out,
-    write_transcript_text,
-)
+from termsprawl_context._output import PROG, Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
+from termsprawl_context._output import write_transcript_text
 from termsprawl_context.cli._args import positive_int
 from termsprawl_context.errors import UsageError
 
@@ -52,8 +34,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 class Arg(NamedTuple):
-    """A positional argument: its name in the namespace, its metavar in usage and help,
-    and whether an empty value is refused (``<command>: <METAVAR> must not be empty``)."""
+    """A positional argument; ``required``: an empty value is refused."""
 
     dest: str
     metavar: str
@@ -90,12 +71,9 @@ def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
 def _add_harness(parser) -> None:
     from termsprawl_context.harness import KNOWN_HARNESSES
 
-    parser.add_argument(
-        "--harness",
-        metavar="NAME",
-        help="only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
-        "--projects-dir, Claude Code's)" % ", ".join(KNOWN_HARNESSES),
-    )
+    shown = "only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
+    shown += "--projects-dir, Claude Code's)"
+    parser.add_argument("--harness", metavar="NAME", help=shown % ", ".join(KNOWN_HARNESSES))
 
 
 # The common options, declared once: the name a Spec gives -> what adds it.
@@ -114,9 +92,8 @@ COMMON: Dict[str, Callable[[Any], None]] = {
 
 
 class Spec(NamedTuple):
-    """One command (or one action of ``links`` / ``index``): what its parser holds.
-    ``options`` adds the command's own options to the parser; ``actions`` are the
-    sub-commands, each a Spec of its own (chosen as ``args.action``)."""
+    """One command (or one action of ``links`` / ``index``): ``options`` adds its own options
+    to the parser; ``actions`` are its sub-commands (chosen as ``args.action``)."""
 
     name: str
     description: str
@@ -144,8 +121,7 @@ def _fill(parser, spec: Spec) -> None:
 
 
 def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
-    """The parsed namespace (None after --help: the command returns 0), its required
-    positional arguments checked non-empty."""
+    """The parsed namespace (None after --help), its required positional arguments non-empty."""
     # No abbreviations: `--allow` must not silently mean `--allow-in-progress`.
     parser = CommandParser(prog="%s %s" % (PROG, spec.name), description=spec.description, allow_abbrev=False)
     _fill(parser, spec)
@@ -164,8 +140,7 @@ def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
 
 
 def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]], int]]:
-    """Make ``body(args) -> exit code`` the command ``run(argv) -> exit code`` the
-    registry names: argv parsed by ``spec`` (``parse_command``), 0 after --help."""
+    """``body(args) -> exit code`` as the registry's ``run(argv) -> exit code``: 0 after --help."""
 
     def make(body: Callable[[Any], int]) -> Callable[[List[str]], int]:
         def run(argv: List[str]) -> int:
@@ -179,7 +154,6 @@ def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]]
 
 
 def _positive_int(value: str) -> int:
-    """argparse type: ``positive_int``'s number, or its refusal."""
     number = positive_int(value)
     if number is None:
         raise argparse.ArgumentTypeError("expected a positive integer, got '%s'" % value)
@@ -187,7 +161,6 @@ def _positive_int(value: str) -> int:
 
 
 def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
-    """An option taking a positive whole number N (``what`` says what N counts)."""
     shown = " (default %d)" % default if default is not None else ""
     parser.add_argument(flag, type=_positive_int, default=default, metavar="N", help=what + shown)
 
@@ -207,25 +180,21 @@ def json_line(value: Any) -> str:
 def print_list(
     as_json: bool, items: Iterable[Any], to_json: Callable[[Any], Any], to_text: Callable[[Any], Any]
 ) -> int:
-    """Print a list answer as it is made: under --json one ``json_line(to_json(item))``
-    per item, else ``to_text(item)`` (str, or bytes written as they are: a path's own).
-    Nothing at all for no items. The count printed."""
+    """Print a list answer as it is made, one ``json_line(to_json(item))`` or ``to_text(item)``
+    (str, or bytes written as they are: a path's own) per item; the count printed."""
     out = Spool()
     count = 0
     for item in items:
         text = json_line(to_json(item)) if as_json else to_text(item)
-        if isinstance(text, bytes):
-            out.add_bytes(text)
-        else:
-            out.add(text)
+        out.add_bytes(text) if isinstance(text, bytes) else out.add(text)
         count += 1
     out.close()
     return count
 
 
 def print_one(as_json: bool, data: Any, text: Any) -> None:
-    """Print a single answer: under --json ``data`` (or what calling it returns) as one
-    JSON line, else ``text`` (str; bytes as they are; None or "" prints nothing)."""
+    """Print a single answer: ``data`` (or what calling it returns) as one JSON line, else
+    ``text`` (str; bytes as they are; None or "" prints nothing)."""
     if as_json:
         write_out(json_line(data() if callable(data) else data))
     elif isinstance(text, bytes):
@@ -235,7 +204,7 @@ def print_one(as_json: bool, data: Any, text: Any) -> None:
 
 
 def print_text(text: str) -> None:
-    """Transcript text as the answer: exact to a pipe, terminal-safe on a terminal."""
+    """Transcript text as the answer, ending in a newline."""
     write_transcript_text(text if text.endswith("\n") else text + "\n")
 
 
@@ -247,7 +216,6 @@ def _cell_stand_in(code: int) -> str:
 
 
 def cell(text: str) -> str:
-    """Text in one cell of a row (a title, a snippet, an id): line breaks and tabs
-    become spaces, so the row stays one row; any other control character a terminal
-    would act on becomes U+FFFD (``terminal_safe``)."""
+    """Text in one cell of a row: line breaks and tabs become spaces, so the row stays one
+    row; any other control character a terminal would act on becomes U+FFFD."""
     return terminal_safe(text, stand_in=_cell_stand_in, line_breaks=True)

@@ -1,15 +1,13 @@
-"""The dump: ``termsprawl-context --cwd DIR --self NODE``.
+"""The dump: ``termsprawl-context --cwd DIR --self NODE``: its argv parse and its printing.
 
 The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
-occurrence wins), any other word is refused at once, both are required; every refusal
-is one stderr line and exit 2. An absent flag has a default: ``--self`` is
-``$TERMSPRAWL_NODE_ID`` (set but empty: its own error), ``--cwd`` the project found from
-here (``workspace.project``); with neither flag nor default the answer is the context
-layer's ``expected --cwd and --self``. Run as a project's installed copy, the dump
-reads that project only: a ``--cwd`` resolving anywhere else is refused (exit 2), one
-inside it reads the project itself. The peer walk is ``termsprawl_context.dump``'s (shared with
-``doctor``); this module keeps the argv parse and the printing: one write of everything,
-and nothing at all when nothing is printable.
+occurrence wins) and the hand-off's options, anything else refused at once; every refusal
+is one stderr line and exit 2. An absent ``--self`` is ``$TERMSPRAWL_NODE_ID`` (set but
+empty: its own error), an absent ``--cwd`` the project found from here; with neither flag
+nor default the answer is the context layer's ``expected --cwd and --self``. Run as a
+project's installed copy, the dump reads that project only: a ``--cwd`` resolving
+anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'s; the
+answer is one write, or nothing at all when nothing is printable.
 """
 
 from operator import itemgetter
@@ -22,8 +20,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 class ContextArgs(tuple):
-    """The dump's two arguments: the project directory and the node asking. A plain
-    tuple class, not a namedtuple: building one of those costs the dump's start."""
+    """The project directory and the node asking: not a namedtuple, whose build costs the start."""
 
     __slots__ = ()
 
@@ -39,15 +36,14 @@ HANDOFF_OPTIONS = ("--turns", "--max-chars", "--format")
 
 
 def _usage_error(message: str) -> Exception:
-    """The refusal of a bad dump argv; errors.py is loaded only when one is raised."""
+    """The refusal of a bad argv; errors.py is loaded only when one is raised."""
     from termsprawl_context.errors import UsageError
 
     return UsageError(message)
 
 
 def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
-    """``(ContextArgs, hand-off options)``: the options a dict of those given (empty for
-    the bare dump), checked here so a bad value is one usage line and exit 2."""
+    """``(ContextArgs, the hand-off options given)``, each value checked (a bad one: exit 2)."""
     values = {"--cwd": None, "--self": None}  # type: Dict[str, Optional[str]]
     options = {}  # type: Dict[str, Any]
     i = 0
@@ -77,8 +73,7 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
 
         raise _usage_error(
             "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, or "
-            "start the agent as "
-            "%s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
+            "start the agent as %s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
         )
     if not cwd or not self_id:
         raise _usage_error("expected --cwd and --self")
@@ -88,9 +83,9 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
 
 
 def _served_project(cwd: str) -> str:
-    """The project the dump reads: ``cwd``, or, run as a project's installed copy, that
-    project, refusing a ``cwd`` that resolves to any other (``layout.serves``): the read
-    rules init writes let that copy run unasked, so no argument may point it elsewhere."""
+    """``cwd``, or, run as a project's installed copy, that project, refusing a ``cwd`` that
+    resolves to any other: the read rules init writes let that copy run unasked, so no
+    argument may point it elsewhere."""
     from termsprawl_context.workspace.layout import running_project, serves
 
     own = running_project()
@@ -104,8 +99,7 @@ def _served_project(cwd: str) -> str:
 
 
 def _check_env_id(self_id: str) -> None:
-    """An unsafe id from $TERMSPRAWL_NODE_ID prints nothing (the contract's fail-open
-    answer); the person is told why on stderr."""
+    """An unsafe id from $TERMSPRAWL_NODE_ID prints nothing (fail open), saying why on stderr."""
     from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
     if not is_safe_id(self_id):
@@ -132,7 +126,7 @@ def _option_value(option: str, value: str) -> "Any":
 
 
 class ContextIO(dump.ContextIO):
-    """The walk's IO plus where the dump's text goes; tests pass their own."""
+    """The walk's IO and where the text goes; tests pass their own."""
 
     def print(self, text: str) -> None:
         raise NotImplementedError
@@ -147,7 +141,7 @@ def run_context(args: ContextArgs, io: ContextIO) -> int:
 
 
 class RealContextIO(dump.ProjectIO, ContextIO):
-    """The walk bound to the project's files, printing to stdout (or ``write``)."""
+    """The walk over the project's files, printing to stdout (or ``write``)."""
 
     def __init__(self, cwd: str, write: "Optional[Callable[[str], None]]" = None) -> None:
         super().__init__(cwd)
@@ -163,9 +157,8 @@ class RealContextIO(dump.ProjectIO, ContextIO):
 
 
 def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
-    """Print the hand-off of every linked peer (``termsprawl_context.handoff``) in one
-    write; always 0. Markdown prints nothing when no peer has a turn; JSON prints its
-    document, with no peers."""
+    """Print every linked peer's hand-off in one write; always 0. Markdown prints nothing
+    when no peer has a turn; JSON prints its document, with no peers."""
     from termsprawl_context import handoff, handoff_render
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)

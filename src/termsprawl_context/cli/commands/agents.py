@@ -4,14 +4,12 @@ from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, 
 from termsprawl_context.harness import require_native_records
 
 
-AGENTS = Spec(
-    "agents",
+_HELP = (
     "Print the ids of the background sub-agents the record at PATH shows as still running (launched, with no later "
     "terminal <task-notification>), one per line, sorted. Exit 1 when a line will not parse: what runs is then "
-    "unknown.",
-    (PATH,),
-    json=JSON_ONE,
+    "unknown."
 )
+AGENTS = Spec("agents", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(AGENTS)

@@ -7,13 +7,11 @@ from termsprawl_context.cli.command import UUID, Spec, command
 from termsprawl_context.cli.store_options import session_uuid
 
 
-ASSEMBLE = Spec(
-    "assemble",
+_HELP = (
     "Locate the canonical transcript of a uuid and print its messages (lines with a non-null uuid), deduplicated "
-    "keep-last, ordered by (timestamp, first seen), as their original lines.",
-    (UUID,),
-    ("projects-dir",),
+    "keep-last, ordered by (timestamp, first seen), as their original lines."
 )
+ASSEMBLE = Spec("assemble", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(ASSEMBLE)

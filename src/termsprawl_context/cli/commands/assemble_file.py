@@ -7,12 +7,11 @@ from termsprawl_context.cli.command import PATH, Spec, command
 from termsprawl_context.harness import require_native_records
 
 
-ASSEMBLE_FILE = Spec(
-    "assemble-file",
+_HELP = (
     "Print the messages of exactly this transcript file, as assemble does (no locate). Exit 1 if it is not a "
-    "readable regular file.",
-    (PATH,),
+    "readable regular file."
 )
+ASSEMBLE_FILE = Spec("assemble-file", _HELP, (PATH,))
 
 
 @command(ASSEMBLE_FILE)

@@ -11,13 +11,11 @@ def _belongs_options(parser) -> None:
     which.add_argument("--tree", metavar="DIR", help="a working directory")
 
 
-BELONGS = Spec(
-    "belongs",
+_HELP = (
     "Exit 0 if the transcript at PATH may belong to the session SESSION (--session) or was written in DIR or "
-    "beneath it (--tree); exit 5, naming what its records say, if they say otherwise.",
-    (PATH,),
-    options=_belongs_options,
+    "beneath it (--tree); exit 5, naming what its records say, if they say otherwise."
 )
+BELONGS = Spec("belongs", _HELP, (PATH,), options=_belongs_options)
 
 
 @command(BELONGS)

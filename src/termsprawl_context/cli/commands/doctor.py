@@ -16,14 +16,11 @@ def _self_option(parser) -> None:
     )
 
 
-DOCTOR = Spec(
-    "doctor",
+_HELP = (
     "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` sees and why it prints what it prints. "
-    "Exit 0 whatever the verdict.",
-    common=("cwd",),
-    json=JSON_ONE,
-    options=_self_option,
+    "Exit 0 whatever the verdict."
 )
+DOCTOR = Spec("doctor", _HELP, common=("cwd",), json=JSON_ONE, options=_self_option)
 
 
 @command(DOCTOR)

@@ -4,14 +4,7 @@ import json
 from typing import Any
 
 from termsprawl_context._output import terminal_safe_json
-from termsprawl_context.cli.command import (
-    JSON_LIST,
-    PATH,
-    Spec,
-    cell,
-    command,
-    json_line,
-)
+from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line
 from termsprawl_context.cli.store_options import provider_of
 from termsprawl_context.errors import EXIT_OK, RecordUnreadable
 
@@ -27,31 +20,26 @@ def _entries_options(parser) -> None:
     parser.add_argument("--ran", action="store_true", help="only the calls that ran (implies --calls)")
 
 
-ENTRIES = Spec(
-    "entries",
+_HELP = (
     "Print the entries of the transcript at PATH (line, uuid, type, speaker), or with --calls their tool calls "
-    "(line, id, name, outcome, input); --ran keeps the calls that ran.",
-    (PATH,),
-    json=JSON_LIST,
-    options=_entries_options,
+    "(line, id, name, outcome, input); --ran keeps the calls that ran."
 )
+ENTRIES = Spec("entries", _HELP, (PATH,), json=JSON_LIST, options=_entries_options)
 
 
 @command(ENTRIES)
 def run_entries(args) -> int:
-    path = args.path
-    harness = provider_of(path)
     from termsprawl_context._output import Spool
     from termsprawl_context.transcript import record
 
-    # Streamed: one entry held at a time, rows printed as they are made. The first pass
-    # (the mark's line; with --calls, every call's outcome) reads the whole record, so a
-    # refusal still comes before the first row.
+    path = args.path
+    harness = provider_of(path)
+    # Streamed, one entry held at a time, rows printed as they are made. A first pass (the
+    # mark's place; with --calls every call's outcome, which may follow the mark) reads the
+    # whole record, so a refusal comes before the first row: another harness's entries (a
+    # fork's parent's too) are read twice for it.
     calls = args.calls or args.ran
     if not harness.native_records:
-        # Another harness's entries (a fork's parent's too) are read twice, one entry held
-        # at a time: first for the mark's place and every call's outcome (a call's answer
-        # may follow the mark), then for the rows.
         outcomes, after = _first_pass(_harness_entries(harness, path), calls, args.since)
         chosen: Any = (item for i, item in enumerate(_harness_entries(harness, path)) if i > after)
     else:

@@ -1,24 +1,14 @@
 """``envelope-at``: print the whole AskUserQuestion answer envelopes at a line."""
 
-from termsprawl_context.cli.command import (
-    JSON_LIST,
-    LINE,
-    PATH,
-    Spec,
-    command,
-    print_list,
-    print_text,
-)
+from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, command, print_list, print_text
 from termsprawl_context.cli.store_options import at_line
 
 
-ENVELOPE_AT = Spec(
-    "envelope-at",
+_HELP = (
     "Print the whole AskUserQuestion answer envelopes (questions, answers and trailer, uncut) on the entry at LINE "
-    "of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names no entry.",
-    (PATH, LINE),
-    json=JSON_LIST,
+    "of PATH, in order, separated by a blank line; nothing when it carries none. Exit 1 when LINE names no entry."
 )
+ENVELOPE_AT = Spec("envelope-at", _HELP, (PATH, LINE), json=JSON_LIST)
 
 
 @command(ENVELOPE_AT)

@@ -35,21 +35,18 @@ def _hook_options(parser) -> None:
     )
 
 
-HOOK = Spec(
-    "hook",
+_HELP = (
     "Record the session's transcript path for the node named by $TERMSPRAWL_NODE_ID, from an agent CLI's "
     "SessionStart hook payload on stdin (Claude Code, Codex CLI, Gemini CLI: see --harness), and answer in that "
     "CLI's hook JSON: the linked peers and the command that reads them for the model, a warning with the fix for "
-    "the user. Always exits 0; stdout holds that one JSON object or nothing.",
-    common=("projects-dir",),
-    options=_hook_options,
+    "the user. Always exits 0; stdout holds that one JSON object or nothing."
 )
+HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 
 def _answer_hook(text: str) -> None:
-    """The hook's one JSON answer on stdout. A closed pipe, a full disk or a stdout closed
-    before we started is told on stderr and the hook still exits 0 (what was recorded
-    stands; the agent must not be broken by where its hook's stdout went)."""
+    """The one JSON answer on stdout; a stdout that cannot take it is told on stderr, and the
+    hook still exits 0 (what was recorded stands; the agent must not be broken by it)."""
     try:
         write_out(text)
     except BrokenPipeError:
@@ -60,7 +57,7 @@ def _answer_hook(text: str) -> None:
 
 
 def run_hook(argv: List[str]) -> int:
-    """Always 0: a hook must never break the agent. stdout carries only the JSON answer."""
+    """Always 0: a hook must never break the agent."""
     from termsprawl_context import hooks
 
     usage = None

@@ -4,12 +4,7 @@ import os
 
 from termsprawl_context._output import error_line, write_path
 from termsprawl_context.cli._args import project_dir, require_ids
-from termsprawl_context.cli.command import (
-    ANY_NODE,
-    PATH,
-    Spec,
-    command,
-)
+from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command
 from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
 
 
@@ -29,15 +24,6 @@ INDEX = Spec(
 )
 
 
-def _harness_of(cwd: str, path: str):
-    """The name of the harness whose transcript ``path`` is: its store holds it, or its
-    first record is that harness's (the index leaves the default one's out)."""
-    from termsprawl_context import harness as harnesses
-    from termsprawl_context.workspace.index import resolve_transcript_path
-
-    return harnesses.for_path(resolve_transcript_path(cwd, path)).name
-
-
 @command(INDEX)
 def run_index(args) -> int:
     from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
@@ -50,7 +36,10 @@ def run_index(args) -> int:
             raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
         write_path(recorded)
         return EXIT_OK
-    if not record_transcript_path(args.cwd, args.node, args.path, _harness_of(args.cwd, args.path)):
+    from termsprawl_context.harness import for_path
+
+    harness = for_path(resolve_transcript_path(args.cwd, args.path)).name  # the one whose store or records it is
+    if not record_transcript_path(args.cwd, args.node, args.path, harness):
         from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
 
         written = os.path.join(STATE_DIR, TRANSCRIPTS_DIR, args.node + ".json")

@@ -1,23 +1,10 @@
-"""``links``: manage links between nodes (``workspace.links``).
-
-Exit codes: 0 done; 1 the link file cannot be written; 2 a usage error, including an
-unsafe node id (``BadNodeId``) or a node linked to itself (``SelfLink``): each refusal
-carries its own code.
-"""
+"""``links``: manage links between nodes (``workspace.links``); each refusal carries its exit code."""
 
 import os
 
 from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir, require_ids
-from termsprawl_context.cli.command import (
-    ANY_NODE,
-    JSON_LIST,
-    JSON_ONE,
-    Spec,
-    command,
-    print_list,
-    print_one,
-)
+from termsprawl_context.cli.command import ANY_NODE, JSON_LIST, JSON_ONE, Spec, command, print_list, print_one
 from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
 
 
@@ -57,14 +44,10 @@ def _links_list(args) -> int:
     files = scan_link_files(args.cwd)
     valid = [f for f in files if f.pair is not None]
     ignored = [f.name for f in files if f.pair is None]
-    print_list(args.json, valid, _link_data, lambda f: "%s -- %s\n" % (f.pair.a, f.pair.b))
+    print_list(args.json, valid, lambda f: dict(f.pair._asdict(), path=f.path), lambda f: "%s -- %s\n" % f.pair)
     if ignored:
         error_line("links list: ignored (not valid link files): %s" % ", ".join(ignored))
     return EXIT_OK
-
-
-def _link_data(found) -> dict:
-    return {"a": found.pair.a, "b": found.pair.b, "path": found.path}
 
 
 def _links_add(args) -> int:

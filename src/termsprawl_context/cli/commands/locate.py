@@ -7,13 +7,11 @@ from termsprawl_context.cli.command import UUID, Spec, command
 from termsprawl_context.cli.store_options import session_uuid
 
 
-LOCATE = Spec(
-    "locate",
+_HELP = (
     "Print the canonical transcript holding a session or message uuid: among <projects>/*/*.jsonl that hold it "
-    "(file name or a line's uuid), the one with the latest timestamp. Exit 1 if none does.",
-    (UUID,),
-    ("projects-dir",),
+    "(file name or a line's uuid), the one with the latest timestamp. Exit 1 if none does."
 )
+LOCATE = Spec("locate", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(LOCATE)

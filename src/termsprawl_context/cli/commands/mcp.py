@@ -38,6 +38,7 @@ _BLOCK = 1 << 16
 PARSE_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND = -32700, -32602, -32601
 # The hand-off's options a call may set, as ``{argument: option}``.
 _ARGUMENTS = {"turns": "--turns", "max_chars": "--max-chars"}
+_COUNT = {"type": "integer", "minimum": 1}
 
 READ_TOOL_SPEC = {
     "name": READ_TOOL,
@@ -49,12 +50,8 @@ READ_TOOL_SPEC = {
     "inputSchema": {
         "type": "object",
         "properties": {
-            "turns": {"type": "integer", "minimum": 1, "description": "the last N turns of each agent (default 40)"},
-            "max_chars": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "the characters of all turns together (default 20000)",
-            },
+            "turns": dict(_COUNT, description="the last N turns of each agent (default 40)"),
+            "max_chars": dict(_COUNT, description="the characters of all turns together (default 20000)"),
         },
         "additionalProperties": False,
     },
@@ -63,8 +60,8 @@ READ_TOOL_SPEC = {
 
 
 class Server(object):
-    """The answers of one session: ``reply(message)`` is the response object, or None for
-    a notification. ``read(options)`` prints the hand-off for ``{option: value}``."""
+    """One session's answers: ``reply(message)`` (None for a notification); ``read(options)``
+    is the hand-off for ``{option: value}``."""
 
     def __init__(self, read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> None:
         self.read, self.instructions = read, instructions
@@ -132,8 +129,7 @@ def _tool_text(request_id: "Any", text: str, failed: bool) -> dict:
 
 
 def messages(stream: "BinaryIO"):
-    """Each line of ``stream`` as a parsed message, or PARSE_ERROR for a line that is not
-    JSON; a line over ``MAX_MESSAGE_BYTES`` is read past and skipped."""
+    """Each line of ``stream`` parsed, or PARSE_ERROR for one that is not JSON."""
     while True:
         line = stream.readline(MAX_MESSAGE_BYTES + 1)
         if not line:
@@ -207,8 +203,7 @@ def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
 
 
 def _instructions(cwd: str, self_id: "Optional[str]") -> "Optional[str]":
-    """The hook's context line for the node (None without a node or links): the model is
-    told who it is and how to read, at every start, a resume's included."""
+    """The hook's context line for the node (None without a node or links)."""
     from termsprawl_context import hooks
     from termsprawl_context.workspace.links import peers_of
 

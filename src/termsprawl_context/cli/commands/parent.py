@@ -5,13 +5,11 @@ from termsprawl_context.cli.store_options import path_line, provider_of
 from termsprawl_context.errors import EXIT_OK
 
 
-PARENT = Spec(
-    "parent",
+_HELP = (
     "Print the record that dispatched the sub-agent at PATH (its immediate parent), found through its meta file's "
-    "toolUseId. Exit 1, saying why, when none can be named.",
-    (PATH,),
-    json=JSON_ONE,
+    "toolUseId. Exit 1, saying why, when none can be named."
 )
+PARENT = Spec("parent", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(PARENT)

@@ -10,16 +10,13 @@ def _where(parser) -> None:
     parser.add_argument("--sidechains", action="store_true", help="include sub-agents' sidechain entries")
 
 
-QUERY = Spec(
-    "query",
+_HELP = (
     "Print the entries of PATH for which EXPR holds, as <path>:<line> TYPE UUID (tab-separated). EXPR is the small "
     "expression language of docs/citations.md (type, uuid, parentUuid, logicalParentUuid, timestamp, isSidechain, message, "
     "toolUseResult; == != < <= > >= and or not in contains startsWith endsWith, ?. [i] int() len() + - * / %). "
-    "Exit 2 when it will not compile, 13 when no entry could be evaluated.",
-    (PATH,),
-    json=JSON_LIST,
-    options=_where,
+    "Exit 2 when it will not compile, 13 when no entry could be evaluated."
 )
+QUERY = Spec("query", _HELP, (PATH,), json=JSON_LIST, options=_where)
 
 
 @command(QUERY)

@@ -5,13 +5,12 @@ from termsprawl_context.cli.store_options import at_line
 from termsprawl_context.errors import NotFound
 
 
-RESULT_AT = Spec(
-    "result-at",
+_HELP = (
     "Print the genuine tool output on the entry at LINE (1-based physical line) of PATH: the result of a call in "
     "the same record, not an answer envelope, a hook refusal, a sub-agent's reply or an echo of the record. Exit 1 "
-    "when the entry is not one.",
-    (PATH, LINE),
+    "when the entry is not one."
 )
+RESULT_AT = Spec("result-at", _HELP, (PATH, LINE))
 
 
 @command(RESULT_AT)

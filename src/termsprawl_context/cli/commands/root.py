@@ -5,13 +5,11 @@ from termsprawl_context.cli.store_options import path_line, provider_of
 from termsprawl_context.errors import EXIT_OK, NoParent
 
 
-ROOT = Spec(
-    "root",
+_HELP = (
     "Print the root record of the session the transcript at PATH belongs to (itself for a root; climbs nested "
-    "delegations). Exit 1 for a sub-agent's record whose root is not on disk.",
-    (PATH,),
-    json=JSON_ONE,
+    "delegations). Exit 1 for a sub-agent's record whose root is not on disk."
 )
+ROOT = Spec("root", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(ROOT)

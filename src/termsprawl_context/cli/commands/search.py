@@ -3,15 +3,7 @@
 from typing import Any
 
 from termsprawl_context._output import error_line
-from termsprawl_context.cli.command import (
-    JSON_LIST,
-    Arg,
-    Spec,
-    add_count,
-    cell,
-    command,
-    print_list,
-)
+from termsprawl_context.cli.command import JSON_LIST, Arg, Spec, add_count, cell, command, print_list
 from termsprawl_context.cli.store_options import STORE_OPTIONS, stores
 
 
@@ -37,15 +29,11 @@ def _search_options(parser) -> None:
     )
 
 
-SEARCH = Spec(
-    "search",
+_HELP = (
     "Print the lines of the store's sessions whose text holds TEXT (case-insensitively), newest session first: "
-    "<path>:<line>, which text matched, the session's title, a snippet. No match prints nothing (exit 0).",
-    (Arg("text", "TEXT", "the text to find"),),
-    STORE_OPTIONS,
-    JSON_LIST,
-    _search_options,
+    "<path>:<line>, which text matched, the session's title, a snippet. No match prints nothing (exit 0)."
 )
+SEARCH = Spec("search", _HELP, (Arg("text", "TEXT", "the text to find"),), STORE_OPTIONS, JSON_LIST, _search_options)
 
 
 def _and_others(hits, args, others, kinds):
@@ -60,18 +48,8 @@ def _and_others(hits, args, others, kinds):
         return
     matcher = search.Matcher(args.text, args.regex)
     for session, title, entry, kind, snip in search.search_other(matcher, others, kinds, args.limit - count):
-        yield search.Hit(
-            session.path,
-            entry.line,
-            entry.offset,
-            entry.session_id or session.session_id,
-            title,
-            kind,
-            snip,
-            entry.timestamp,
-            entry.uuid,
-            "",
-        )
+        found = (entry.session_id or session.session_id, title, kind, snip, entry.timestamp, entry.uuid, "")
+        yield search.Hit(session.path, entry.line, entry.offset, *found)
 
 
 def _hit_row(hit) -> str:

@@ -48,19 +48,10 @@ def format_table(items: List[store_sessions.SessionInfo]) -> str:
     """The sessions as an aligned table, one row each, oldest first."""
     rows = [_TABLE_HEADER]
     for info in items:
-        rows.append(
-            (
-                _cut(info.session_id, 40),
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime)),
-                human_size(info.size),
-                _cut(info.title, TITLE_COLUMN_WIDTH),
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = [
-        "  ".join([row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].rjust(widths[2]), row[3]]).rstrip()
-        for row in rows
-    ]
+        modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
+        rows.append((_cut(info.session_id, 40), modified, human_size(info.size), _cut(info.title, TITLE_COLUMN_WIDTH)))
+    width = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join([a.ljust(width[0]), b.ljust(width[1]), c.rjust(width[2]), d]).rstrip() for a, b, c, d in rows]
     return "\n".join(lines) + "\n"
 
 
