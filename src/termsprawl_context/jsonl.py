@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections import namedtuple
+from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -93,12 +93,19 @@ else:
     _scan_value = _make_scanner(_LoadsSettings())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; the scanner reads only these attributes
 
 
-class Line(namedtuple("Line", "number offset raw")):
-    """One physical line: its 1-based number, the byte offset of its first byte, and
-    its bytes without the terminating newline (a carriage return, if any, is kept).
-    A named tuple from collections, not typing: this module is on every dump's path."""
+class Line(tuple):
+    """One physical line: its 1-based number, the byte offset of its first byte, and its
+    bytes without the newline (a carriage return is kept). A plain tuple class: a
+    namedtuple's is compiled at import, on every dump's path."""
 
     __slots__ = ()
+
+    def __new__(cls, number: int, offset: int, raw: bytes) -> "Line":
+        return tuple.__new__(cls, (number, offset, raw))
+
+    number = property(itemgetter(0))
+    offset = property(itemgetter(1))
+    raw = property(itemgetter(2))
 
 
 def open_regular(path: Union[str, bytes, "os.PathLike"]) -> BinaryIO:

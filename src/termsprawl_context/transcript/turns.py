@@ -15,7 +15,7 @@ The plain forward reading is kept in the tests as the oracle this must equal.
 
 from __future__ import annotations
 
-from collections import namedtuple
+from operator import itemgetter
 
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
 from termsprawl_context.transcript.content import display_text as content_to_text
@@ -32,11 +32,17 @@ PEER_HEADING = "# linked context from "  # the hand-off's Markdown opens each pe
 PEER_SEPARATOR = "\n---\n"
 
 
-class Turn(namedtuple("Turn", "role text")):
+class Turn(tuple):
     """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
     type, not ``message.role``), ``text`` is already cut to the cap."""
 
     __slots__ = ()
+
+    def __new__(cls, role: str, text: str) -> "Turn":
+        return tuple.__new__(cls, (role, text))
+
+    role = property(itemgetter(0))
+    text = property(itemgetter(1))
 
 
 def entry_turn(entry: dict) -> Optional[Turn]:

@@ -19,7 +19,6 @@ import stat
 
 # The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
 # TRANSCRIPTS_DIR are also named from here by cli/commands/index.
-from termsprawl_context.errors import WriteRefused
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
 TYPE_CHECKING = False
@@ -27,6 +26,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
+
+    from termsprawl_context.errors import WriteRefused
 
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file
@@ -45,6 +46,19 @@ _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
 # (the path fallback's mkstemp adds less). A name must fit NAME_MAX with this added, or
 # the write fails with "File name too long" before the rename.
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
+
+
+def __getattr__(name: str) -> "type":
+    # ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
+    if name != "WriteRefused":
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    from termsprawl_context.errors import WriteRefused
+
+    return WriteRefused
+
+
+def _refused(message: str) -> "WriteRefused":
+    return __getattr__("WriteRefused")(message)  # type: ignore[no-any-return]
 
 
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
@@ -70,19 +84,19 @@ def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[
     ``limit`` bytes): rewriting it from what we could read would lose what we could not."""
     try:
         st = _replaceable_stat(path, None, path)
-    except WriteRefused:
-        raise
     except OSError as exc:
-        raise WriteRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
+        if isinstance(exc, __getattr__("WriteRefused")):
+            raise
+        raise _refused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
     if st is None:
         return None
     if st.st_size > limit:
-        raise WriteRefused("%s is larger than %d bytes; left alone" % (path, limit))
+        raise _refused("%s is larger than %d bytes; left alone" % (path, limit))
     data = read_small_file(path, limit)
     if data is None:
         if not os.path.lexists(path):
             return None  # removed since the lstat: nothing there now
-        raise WriteRefused("%s cannot be read whole; left alone" % path)
+        raise _refused("%s cannot be read whole; left alone" % path)
     return data
 
 
@@ -111,10 +125,10 @@ def _contained(root: str, directory: str) -> str:
     real = os.path.realpath(directory)
     outside = relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative)
     if outside or not under(real, os.path.realpath(root)):
-        raise WriteRefused("refusing to write outside %s: %s" % (root, directory))
+        raise _refused("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
         if under(real, harness):
-            raise WriteRefused(
+            raise _refused(
                 "refusing to write into the home directory's %s (the user-wide one): %s"
                 % (os.path.basename(harness), directory)
             )
@@ -155,7 +169,7 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
                 # A level resolved a moment ago is now a symlink: ELOOP, or ENOTDIR where
                 # O_DIRECTORY is checked first (Linux), EMLINK on some BSDs.
                 if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise WriteRefused("refusing to write through a symlink that changed: %s" % directory) from None
+                    raise _refused("refusing to write through a symlink that changed: %s" % directory) from None
                 raise
             os.close(fd)
             fd = child
@@ -204,9 +218,9 @@ def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Option
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
-        raise WriteRefused("%s is a symbolic link; left alone" % shown)
+        raise _refused("%s is a symbolic link; left alone" % shown)
     if not stat.S_ISREG(st.st_mode):
-        raise WriteRefused("%s is not a regular file; left alone" % shown)
+        raise _refused("%s is not a regular file; left alone" % shown)
     return st
 
 
@@ -231,7 +245,7 @@ def _refuse_nested(root: str) -> None:
 
         outer = enclosing_project(root)
         if outer:
-            raise WriteRefused("refusing to start a project inside the project %s: %s" % (outer, root))
+            raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:

@@ -12,9 +12,8 @@ between listing and reading is simply not there.
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+from operator import itemgetter
 
-from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 from termsprawl_context.workspace import files
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
@@ -36,16 +35,42 @@ HASHED_NAME_PREFIX = "sha256-"
 MAX_LINK_FILE_BYTES = 64 * 1024
 
 
-class LinkPair(namedtuple("LinkPair", "a b")):
+# Plain tuple classes, not namedtuples (whose classes are compiled at import): a printing
+# dump loads this module.
+
+
+class LinkPair(tuple):
     """The two node ids a link file names."""
 
     __slots__ = ()
 
+    def __new__(cls, a: object, b: object) -> LinkPair:  # ids checked by the caller
+        return tuple.__new__(cls, (a, b))
 
-class Link(namedtuple("Link", "a b path")):
+    a = property(itemgetter(0))
+    b = property(itemgetter(1))
+
+
+class Link(tuple):
     """A valid link and the file that holds it."""
 
     __slots__ = ()
+
+    def __new__(cls, a: str, b: str, path: str) -> Link:
+        return tuple.__new__(cls, (a, b, path))
+
+    a = property(itemgetter(0))
+    b = property(itemgetter(1))
+    path = property(itemgetter(2))
+
+
+def __getattr__(name: str) -> type:
+    # ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
+    if name not in ("BadNodeId", "SelfLink"):
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    from termsprawl_context import errors
+
+    return getattr(errors, name)  # type: ignore[no-any-return]
 
 
 def links_dir(cwd: str) -> str:
@@ -90,11 +115,18 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     return LinkPair(a, b)
 
 
-class LinkFile(namedtuple("LinkFile", "name path pair")):
+class LinkFile(tuple):
     """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
     valid link (and so is ignored)."""
 
     __slots__ = ()
+
+    def __new__(cls, name: str, path: str, pair: Optional[LinkPair]) -> LinkFile:
+        return tuple.__new__(cls, (name, path, pair))
+
+    name = property(itemgetter(0))
+    path = property(itemgetter(1))
+    pair = property(itemgetter(2))
 
 
 def scan_link_files(cwd: str) -> List[LinkFile]:
@@ -124,9 +156,10 @@ def list_links(cwd: str) -> List[Link]:
 def add_link(cwd: str, a: str, b: str) -> str:
     """Link ``a`` and ``b``; returns the link file's path. Idempotent.
 
-    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or WriteFailed
-    (exit 1); nothing is written
-    before the ids pass."""
+    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or WriteFailed (exit 1);
+    nothing is written before the ids pass."""
+    from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
+
     if not is_safe_id(a) or not is_safe_id(b):
         raise BadNodeId()
     if a == b:
@@ -151,6 +184,8 @@ def remove_link(cwd: str, a: str, b: str) -> bool:
     try:
         return files.remove_within(cwd, path)
     except OSError as exc:
+        from termsprawl_context.errors import WriteFailed
+
         raise WriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
 
 
