@@ -34,8 +34,10 @@ class Refusal(Exception):
     """Base of every refusal the package raises on purpose."""
 
     exit_code = EXIT_FAILURE
+    default = ""  # the message of a class whose cases all say the same
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str = "") -> None:
+        message = message or self.default
         super().__init__(message)
         self.message = message
 
@@ -61,15 +63,13 @@ class NotFound(Refusal):
 class BadNodeId(UsageError):
     """A node id that cannot be one (and so cannot become a file name)."""
 
-    def __init__(self, message: str = "invalid node id") -> None:
-        super().__init__(message)
+    default = "invalid node id"
 
 
 class SelfLink(UsageError):
     """A node linked to itself."""
 
-    def __init__(self, message: str = "cannot link a node to itself") -> None:
-        super().__init__(message)
+    default = "cannot link a node to itself"
 
 
 class OtherProject(UsageError):
@@ -397,8 +397,7 @@ class CitationRefused(CitationError):
 class NoSessionRoot(CitationRefused):
     """The bare reason (the reference's ErrNoSessionRoot), raised by ``cite_in_session``."""
 
-    def __init__(self) -> None:
-        super().__init__(NO_SESSION_ROOT)
+    default = NO_SESSION_ROOT
 
 
 class AnswerUnmatched(CitationRefused):
