@@ -54,8 +54,6 @@ class UsageError(Refusal):
 class NotFound(Refusal):
     """What was named (a session, a file, an index entry, the artifact...) is not there."""
 
-    exit_code = EXIT_FAILURE
-
 
 # --- the command line and the project ----------------------------------------------------------
 
@@ -248,12 +246,11 @@ class RecordUnreadable(Refusal):
 
     @classmethod
     def opening(cls, path: str, error: OSError) -> "RecordUnreadable":
-        """``transcript: open <path>: <reason>``."""
         return cls("transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError))
 
     @classmethod
     def reading(cls, path: str, error: OSError) -> "RecordUnreadable":
-        """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
+        """A read failed or a line passed the bound."""
         return cls("transcript: read %s: %s" % (path, os_reason(error)), path)
 
 
@@ -272,13 +269,11 @@ class WrongRecord(Refusal):
 
     @classmethod
     def session(cls, path: str, found: str, session_id: str) -> "WrongRecord":
-        """The transcript at a path names another session and never this one."""
         message = "belongs to another session: %s says it belongs to %s, not %s"
         return cls("the transcript at that path " + message % (path, found, session_id), path, found)
 
     @classmethod
     def tree(cls, path: str, found: str, cwd: str) -> "WrongRecord":
-        """The transcript at a path was written in another working tree than the one asked."""
         message = "was written in another tree: %s was written in %s, which is not %s"
         return cls("the transcript at that path " + message % (path, found, cwd), path, found)
 
