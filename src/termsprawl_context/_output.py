@@ -1,26 +1,18 @@
-"""The one path to stdout and stderr, at the bottom of the package: every layer writes
-through it, so no two writers disagree on encoding or on a closed stream.
+"""The one path to stdout and stderr, at the bottom of the package, so no two writers
+disagree on encoding or on a closed stream. The policy, once:
 
-The policy, once:
-
-- Transcript text (``write_out``) is UTF-8 whatever the locale; a lone surrogate (from a
-  JSON escape like ``\\ud83d``) becomes U+FFFD rather than an error.
-- A path printed as an answer (``write_path``) keeps its bytes: a file name that is not
-  UTF-8 comes back from the OS as surrogate escapes, and ``os.fsencode`` turns them back
-  into the bytes that name the real file.
+- Transcript text (``write_out``) is UTF-8 whatever the locale; a lone surrogate (a JSON
+  escape like ``\ud83d``) becomes U+FFFD. A path answered (``write_path``) keeps its
+  bytes: ``os.fsencode`` turns the OS's surrogate escapes back into the real file name.
 - A diagnostic (``warn``, ``error_line``) is one ``termsprawl-context: ...`` line on
-  stderr; the paths in it keep their bytes as answers do, any other lone surrogate is
-  U+FFFD, and a closed stderr is ignored: there is nobody left to tell.
-- A closed stdout raises ``BrokenPipeError`` from ``write_out``; ``cli.main`` ends
-  quietly on it, once (``silence_stdout``).
-- Any other failure to write the answer (stdout on a full disk, stdout closed before
-  we started, an I/O error) raises ``StdoutFailed``; ``cli.main`` turns it into one
+  stderr, paths keeping their bytes; a closed or failing stderr swallows it (nothing
+  meant for stderr ever reaches stdout).
+- A closed stdout raises ``BrokenPipeError`` (``cli.main`` ends quietly, once:
+  ``silence_stdout``); any other failure to write the answer (full disk, stdout closed
+  at start, an I/O error) raises ``StdoutFailed``, which ``cli.main`` turns into one
   stderr line and exit 74 (the dump and ``hook`` still exit 0: they fail open).
-- A stderr that is closed or failing swallows the diagnostic: nothing meant for stderr
-  is ever written to stdout. ``guard_standard_streams`` sets this up once, at start.
 
-This module is on the dump's path: standard library only, no ``typing`` or ``re`` at
-import time.
+On the dump's path: standard library only, no ``typing`` or ``re`` at import.
 """
 
 import io  # already loaded by the interpreter for its own streams: free to import
@@ -33,14 +25,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 PROG = "termsprawl-context"
-# Every stderr line the package writes starts with the command's name.
 MESSAGE_PREFIX = PROG + ": "
-
-
-def _replace_surrogates(text: str) -> str:
-    import re  # rare path: only text holding lone surrogates pays for re
-
-    return re.sub("[\ud800-\udfff]", "\ufffd", text)
 
 
 def encode_text(text: str) -> bytes:
@@ -48,36 +33,27 @@ def encode_text(text: str) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _replace_surrogates(text).encode("utf-8")
+        import re  # rare path: only text holding lone surrogates pays for re
+
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")
 
 
 def encode_path(path: "Any") -> bytes:
-    """The bytes that name ``path`` (str, bytes or path-like): its original file-name
-    bytes when it came from the OS, else UTF-8 with U+FFFD for a surrogate that stands
-    for no byte."""
+    """The bytes that name ``path``: the OS's own when it came from the OS, else UTF-8
+    with U+FFFD for a surrogate that stands for no byte."""
     try:
         return os.fsencode(path)
     except UnicodeEncodeError:
         return encode_text(os.fspath(path))
 
 
-def _encode_message(text: str) -> bytes:
-    """A diagnostic's bytes: paths in it keep their bytes (surrogate escapes become the
-    bytes they stand for), any other surrogate is U+FFFD."""
-    try:
-        return text.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        return encode_text(text)
-
-
 class StdoutFailed(OSError):
-    """The answer could not be written to stdout (not a closed pipe: a full disk, a
-    stdout closed before the command started, an I/O error)."""
+    """The answer could not be written to stdout, for another reason than a closed pipe."""
 
 
 class _GuardedStdout(io.RawIOBase):
-    """The raw stdout under the interpreter's buffer: a failed write becomes
-    StdoutFailed, so it is told from every other OSError (a transcript's read error)."""
+    """The raw stdout: a failed write is a StdoutFailed, told apart from every other
+    OSError (a transcript's read error)."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
@@ -105,30 +81,6 @@ class _GuardedStdout(io.RawIOBase):
         io.RawIOBase.close(self)
 
 
-class _ClosedStdout(object):
-    """stdout as the interpreter gives it when fd 1 was closed at start (None): every
-    write is a StdoutFailed, so the command reports it instead of crashing."""
-
-    encoding = "utf-8"
-
-    @property
-    def buffer(self) -> "_ClosedStdout":
-        return self
-
-    def write(self, data: "Any") -> int:
-        import errno
-
-        raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
-
-    def flush(self) -> None:
-        pass
-
-    def fileno(self) -> int:
-        import io
-
-        raise io.UnsupportedOperation("stdout is closed")
-
-
 class _Discard(object):
     """stderr when fd 2 was closed at start: diagnostics go nowhere, never to stdout."""
 
@@ -145,10 +97,22 @@ class _Discard(object):
         pass
 
 
+class _ClosedStdout(_Discard):
+    """stdout when fd 1 was closed at start: every write is a StdoutFailed, reported
+    instead of a crash."""
+
+    def write(self, data: "Any") -> int:
+        import errno
+
+        raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("stdout is closed")
+
+
 def _reserve(fd: int) -> bool:
-    """Open /dev/null on ``fd`` when it is closed, so no file we open later gets the
-    number 0, 1 or 2 (a state file must never become where a stray write lands).
-    True when it was closed."""
+    """Open /dev/null on ``fd`` when it is closed (True), so no state file we open gets
+    the number 0, 1 or 2 and takes a stray write."""
     try:
         os.fstat(fd)
         return False
@@ -165,10 +129,9 @@ def _reserve(fd: int) -> bool:
 
 
 def guard_standard_streams() -> None:
-    """Called once by ``cli.main``: closed standard descriptors reserved, a stdout closed
-    at start made to fail loudly (``StdoutFailed``), a closed stderr made silent, and
-    the real stdout's failures told apart from every other OSError. Streams a test put
-    in place of the interpreter's own are left as they are."""
+    """Once, from ``cli.main``: closed standard descriptors reserved, a closed stdout made
+    to fail loudly, a closed stderr silent, the real stdout's failures told apart. A
+    test's own streams are left as they are."""
     for fd in (0, 1, 2):
         _reserve(fd)
     if sys.stderr is None:
@@ -196,9 +159,8 @@ def guard_standard_streams() -> None:
 
 
 def write_bytes(data: bytes, stream: "Optional[TextIO]" = None) -> None:
-    """Write ``data`` to stdout (or ``stream``) through its byte buffer and flush; a
-    text-only stream (a test's StringIO) gets the str those bytes decode to, surrogate
-    escapes and all, so a path survives there too."""
+    """Write ``data`` to stdout (or ``stream``) and flush; a text-only stream (a test's
+    StringIO) gets it decoded with surrogate escapes, so a path survives there too."""
     target = sys.stdout if stream is None else stream
     buffer = getattr(target, "buffer", None)
     if buffer is None:
@@ -221,9 +183,8 @@ class _TextSink(object):
 
 
 def byte_sink(stream: "Optional[TextIO]" = None) -> "Any":
-    """Something with ``write(bytes)`` onto stdout (or ``stream``), for writers that
-    pass a transcript's own lines through untouched (``assemble``); what was written
-    as text before is flushed first."""
+    """``write(bytes)`` onto stdout (or ``stream``), text written before flushed first:
+    for writers passing a transcript's lines through untouched (``assemble``)."""
     target = sys.stdout if stream is None else stream
     target.flush()
     buffer = getattr(target, "buffer", None)
@@ -231,17 +192,14 @@ def byte_sink(stream: "Optional[TextIO]" = None) -> "Any":
 
 
 def write_out(text: str, stream: "Optional[TextIO]" = None) -> None:
-    """Write transcript text (or any answer that is not a path) to stdout (or
-    ``stream``) as UTF-8 and flush. A BrokenPipeError propagates; ``main`` ends quietly
-    on it."""
+    """Transcript text (any answer but a path) to stdout (or ``stream``), flushed."""
     write_bytes(encode_text(text), stream)
 
 
 class Spool(object):
-    """An answer printed as it is made: pieces gathered and written about every 64 KiB,
-    so a command streaming a whole record holds one block of output, not all of it, and
-    pays one write per block, not per line. The bytes are those of one ``write_bytes``
-    of everything; ``close`` writes what is left."""
+    """An answer written as it is made, about every 64 KiB: a command streaming a whole
+    record holds one block, not all of it, and pays a write a block, not a line. The
+    bytes are one ``write_bytes`` of everything's."""
 
     BLOCK_BYTES = 1 << 16
 
@@ -268,20 +226,22 @@ class Spool(object):
 
 
 def write_path(path: "Any", stream: "Optional[TextIO]" = None) -> None:
-    """Write ``path`` and a newline to stdout (or ``stream``): the answer names the real
-    file even when its name is not UTF-8."""
+    """``path`` and a newline, in the bytes that name the real file."""
     write_bytes(encode_path(path) + b"\n", stream)
 
 
 def write_diagnostic(text: str, stream: "Optional[TextIO]" = None) -> None:
-    """Write ``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a
-    closed stream is ignored. For the few diagnostics that are not one prefixed line
-    (the store scan's listing of unreadable folders)."""
+    """``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a closed
+    stream is ignored. For diagnostics that are not one prefixed line."""
     target = sys.stderr if stream is None else stream
     if target is None:
         return  # stderr closed: never fall back to stdout, where it would read as the answer
     try:
-        write_bytes(_encode_message(text), target)
+        data = text.encode("utf-8", "surrogateescape")  # surrogate escapes (paths) become their bytes
+    except UnicodeEncodeError:
+        data = encode_text(text)  # any other surrogate is U+FFFD
+    try:
+        write_bytes(data, target)
     except (OSError, ValueError):
         # stderr failing (a full disk): nothing left to tell. Its descriptor is pointed at
         # /dev/null so the interpreter's flush at exit cannot fail and turn the exit code into 120.
@@ -304,7 +264,7 @@ _TABLES = {}  # type: dict
 
 
 def spell_control(code: int) -> str:
-    """A control character spelled as Python would: ``\\n``, ``\\r``, ``\\x1b``, ``\\u2028``."""
+    """A control character as Python spells it: ``\\n``, ``\\x1b``, ``\\u2028``."""
     return _SPELLED.get(code) or ("\\x%02x" % code if code < 0x100 else "\\u%04x" % code)
 
 
@@ -324,12 +284,10 @@ def _control_table(keep: str, stand_in, line_breaks: bool) -> dict:
 
 
 def terminal_safe(text: str, keep: str = "", stand_in=spell_control, line_breaks: bool = False) -> str:
-    """``text`` with every character a terminal would act on (``CONTROL_CODES``; with
-    ``line_breaks``, ``LINE_SEPARATORS`` too) except those in ``keep`` replaced by
-    ``stand_in``: a string, or a function of the code point (by default its spelling,
-    ``\\x1b``). When ``keep`` holds a newline, a carriage return just before one is kept
-    too (a CRLF ending moves nothing a newline would not). The one function every
-    sanitiser calls: diagnostics, table cells, headings, and text printed to a terminal."""
+    """``text`` with each character a terminal would act on (with ``line_breaks``,
+    ``LINE_SEPARATORS`` too) but those in ``keep`` replaced by ``stand_in``, a string or a
+    function of the code point. A kept newline keeps the carriage return of a CRLF (which
+    moves nothing a newline would not). Every sanitiser calls this one."""
     if text.isprintable() and not (line_breaks and ("\u2028" in text or "\u2029" in text)):
         return text
     table = _control_table(keep, stand_in, line_breaks)
@@ -339,44 +297,35 @@ def terminal_safe(text: str, keep: str = "", stand_in=spell_control, line_breaks
 
 
 def for_terminal(text: str) -> str:
-    """Transcript text as printed to a terminal: lines and tabs kept, anything else a
-    terminal would act on spelled out (``terminal_safe``)."""
+    """Transcript text for a terminal: lines and tabs kept, other controls spelled out."""
     return terminal_safe(text, keep="\n\t")
 
 
-def stdout_is_terminal() -> bool:
-    """Whether the answer goes to a terminal (never true for a pipe, a file, a closed
-    stdout, or a test's stream)."""
-    try:
-        return sys.stdout.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
-
-
 def write_transcript_text(text: str) -> None:
-    """Human-facing transcript text (the dump, the hand-off, ``show``): on a terminal
-    through ``for_terminal``; to a pipe or a file, the exact text (``write_out``)."""
-    write_out(for_terminal(text) if stdout_is_terminal() else text)
+    """Human-facing transcript text (the dump, the hand-off, ``show``): through
+    ``for_terminal`` on a terminal, exact to a pipe, a file or a test's stream."""
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):  # a closed stdout
+        terminal = False
+    write_out(for_terminal(text) if terminal else text)
 
 
 def terminal_safe_json(document: str) -> str:
-    """A JSON document (``ensure_ascii=False``) with the controls JSON leaves raw (DEL,
-    the C1 controls, U+2028 and U+2029) written as ``\\u`` escapes: the same values,
-    safe on a terminal. Every such character lies inside a string, where an escape
-    means the character itself."""
+    """A JSON document with the controls JSON leaves raw (DEL, C1, U+2028, U+2029) as
+    ``\\u`` escapes: inside a string, where they lie, the same values, safe on a terminal."""
     return terminal_safe(document, stand_in=json_escape, line_breaks=True)
 
 
 def one_line(message: str) -> str:
-    """``message`` with its control characters (a newline or carriage return from a
-    payload's path, a terminal escape) spelled ``\\n``, ``\\r``, ``\\x1b``: untrusted
-    text quoted in a diagnostic can neither split its one line nor forge another."""
+    """``message`` with its controls spelled out (``\\n``, ``\\x1b``): untrusted text
+    quoted in a diagnostic can neither split its line nor forge another."""
     return terminal_safe(message, keep="\t")  # a tab splits no line
 
 
 def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
-    """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed
-    stream is ignored. Control characters in the message are escaped (``one_line``)."""
+    """One ``termsprawl-context: <message>`` line on stderr (or ``stream``), its controls
+    spelled out; a closed stream is ignored."""
     write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
@@ -395,6 +344,5 @@ def _point_at_devnull(stream: "Any") -> None:
 
 
 def silence_stdout() -> None:
-    """After a closed pipe, point stdout at /dev/null so the interpreter's exit-time
-    flush does not raise a second time."""
+    """After a closed pipe, stdout to /dev/null: the exit-time flush must not raise again."""
     _point_at_devnull(sys.stdout)

@@ -1,9 +1,6 @@
-"""Byte windows: a file's first lines and its last bytes, each read in bounded,
-reusable buffers, never the whole file.
-
-A reader that only needs a file's head and tail (session metadata) reads them here; it
-knows bytes and newlines only, nothing of what the lines mean or who wrote them, so it
-sits beside ``jsonl`` at the bottom of the package. The bounds are the caller's.
+"""Byte windows: a file's first lines and its last bytes, read in bounded, reusable
+buffers, never the whole file. Bytes and newlines only, nothing of what lines mean, so
+it sits beside ``jsonl`` at the bottom; the bounds are the caller's.
 """
 
 import io
@@ -17,10 +14,8 @@ WINDOW_BLOCK_BYTES = 1 << 16
 
 
 class ReadBuffers:
-    """Buffers a scan reads every file's head and tail into. A fresh 64 KiB bytes object
-    per read costs more than the read itself (the allocator hands the pages back and
-    faults them in again), so a scan allocates these once and reuses them for every
-    file."""
+    """Buffers a scan reuses for every file's head and tail: a fresh 64 KiB bytes object
+    per read costs more than the read (its pages are handed back and faulted in again)."""
 
     def __init__(self, head_bytes: int, tail_bytes: int) -> None:
         self.head = bytearray(head_bytes)  # grown by read_head when a head needs it
@@ -28,10 +23,8 @@ class ReadBuffers:
 
 
 class HeadWindow(NamedTuple):
-    """The bytes read from a file's start (``data[:length]``) and where its first lines
-    end: ``ends[i]`` is the offset of the newline ending line i (or of the file's end,
-    for a torn last line). At most ``max_lines`` lines, within ``max_bytes``.
-    ``data`` may be a scan's reused buffer: valid until the next read into it."""
+    """A file's first bytes (``data[:length]``, maybe a reused buffer: valid until the next
+    read) and ``ends[i]``, the offset of line i's newline (or the end, for a torn line)."""
 
     data: Union[bytes, bytearray]
     ends: List[int]
@@ -49,12 +42,10 @@ class HeadWindow(NamedTuple):
 def read_head(
     f: BinaryIO, size: int, max_lines: int, max_bytes: int, block_bytes: int, buffer: Optional[bytearray] = None
 ) -> HeadWindow:
-    """Read the first lines of ``f`` (``size`` bytes) in ``block_bytes`` blocks,
-    stopping at the ``max_lines``-th newline, at ``max_bytes`` or at the end of the
-    file. A line that does not end within the bound is not a line of the head (a 20 MB
-    first line is skipped, not read whole); a last unterminated line counts only at the
-    end of the file, as a line scanner sees it. ``buffer`` is read into (and grown) when
-    given."""
+    """The first lines of ``f`` (``size`` bytes), read in blocks up to the
+    ``max_lines``-th newline, ``max_bytes`` or the end (into ``buffer``, grown, if given).
+    A line not ending within the bound is not in the head (a 20 MB first line is not read
+    whole); an unterminated one counts only at the file's end, as a line scanner's."""
     buf = buffer if buffer is not None else bytearray(block_bytes)
     f.seek(0)
     ends: List[int] = []
@@ -88,10 +79,8 @@ def read_head(
 
 
 def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
-    """The lines of ``f`` that end before ``limit`` bytes from the file's start, read
-    from offset ``start`` on; ``leftover`` is what was read before ``start`` past the
-    last whole line (the start of the first line). A line still open at ``limit`` is
-    not a line of the window; a last line torn at the end of the file is."""
+    """The lines of ``f`` ending before byte ``limit``, read from ``start`` on, the first
+    one opening with ``leftover``. A line open at ``limit`` is not one; a torn last is."""
     pending = bytes(leftover)
     pos = start
     f.seek(start)
@@ -139,8 +128,7 @@ class TailWindow(NamedTuple):
 
 
 def read_tail(f: BinaryIO, size: int, max_bytes: int, buffer: Optional[bytearray] = None) -> TailWindow:
-    """The last ``max_bytes`` of a file of ``size`` bytes, in one bounded read (into
-    ``buffer``, at least ``max_bytes`` long, when given)."""
+    """The last ``max_bytes`` of a file of ``size`` bytes, in one read (into ``buffer``)."""
     start = max(0, size - max_bytes)
     want = size - start
     buf = buffer if buffer is not None else bytearray(want)

@@ -1,16 +1,11 @@
 """The peer walk, once: from a node to its linked peers, each peer's transcript, its
-printable turns and its title. The dump collects what prints from it; ``doctor`` walks
-the same steps and writes each one down, so its verdict is the dump's.
-
-It joins the project's state (``workspace``: links, index, titles) with the transcript
-reader (``transcript.turns``), so it sits beside the layers, above both. The walk runs
-over an injected ``ContextIO``, so tests drive it in-process; ``ProjectIO`` binds it to
-the project's files. It never fails: a peer without an index entry, a readable file or
-printable turns is skipped.
-
-This module is on the dump's path: no ``typing``, ``re`` or ``json`` at import time,
-and the workspace and transcript modules are imported only when a step needs them (a
-run with no peers never loads the transcript reader).
+printable turns and its title. The dump prints what it collects; ``doctor`` writes each
+step down, so its verdict is the dump's. It joins the project's state (``workspace``)
+with the transcript reader, above both, over an injected ``ContextIO`` (``ProjectIO``
+binds it to the project's files). It never fails: a peer without an index entry, a
+readable file or printable turns is skipped. On the dump's path: no ``typing``, ``re``
+or ``json`` at import, and each module is imported when a step needs it (a run with no
+peers never loads the transcript reader).
 """
 
 import os
@@ -41,8 +36,8 @@ class LinkedPeer(tuple):
 
 
 class PeerVisit(tuple):
-    """One step of the walk: the peer, its link file, its index entry as recorded and
-    the path it points at (None without one), and its last printable turns."""
+    """One step of the walk: ``recorded``, the index entry as written, and ``path``, where
+    it points, are None without one."""
 
     __slots__ = ()
 
@@ -75,11 +70,10 @@ class ContextIO(object):
     """What the walk needs from the world; tests pass their own."""
 
     def linked_peers(self, self_id: str) -> "List[LinkedPeer]":
-        """The peers linked to ``self_id``, in link-file-name order."""
+        """In link-file-name order."""
         raise NotImplementedError
 
     def recorded_path(self, peer_id: str) -> "Optional[str]":
-        """The peer's transcript path as its index entry holds it, or None."""
         raise NotImplementedError
 
     def resolve(self, recorded: str) -> str:
@@ -94,8 +88,8 @@ class ContextIO(object):
         raise NotImplementedError
 
     def harness_of(self, peer_id: str) -> "Optional[str]":
-        """The harness the peer's index entry names, after ``recorded_path`` (None:
-        Claude Code, read as the seed reads it)."""
+        """The harness the peer's index entry names, after ``recorded_path`` (None: the
+        default, read as the seed reads it)."""
         return None
 
     def harness_turns(self, path: str, limit: "Optional[int]", harness: str) -> "List[Turn]":
@@ -119,9 +113,8 @@ def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> 
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
-    """Every linked peer in the dump's order, with its index entry and its last
-    ``limit`` printable turns (None: the dump's cap; [] when it has no entry or
-    nothing printable)."""
+    """Every linked peer in the dump's order with its last ``limit`` printable turns
+    (None: the dump's cap)."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         path = io.resolve(recorded) if recorded else None
@@ -130,8 +123,7 @@ def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "I
 
 
 def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
-    """The peers the dump prints, in order, with their titles (the id when the project
-    names none). Titles are read only for peers that print."""
+    """The peers the dump prints, with their titles (else the id), read only for them."""
     found = []
     for visit in walk_peers(self_id, io):
         if visit.turns:
@@ -141,8 +133,8 @@ def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
 
 
 def render(found: "List[PeerContext]") -> str:
-    """The dump's text for the collected peers, without the final newline."""
-    # Imported only now: a run with nothing to print never loads the transcript reader.
+    """The dump's text, without the final newline (a run printing nothing never loads
+    the transcript reader)."""
     from termsprawl_context.transcript.turns import PEER_SEPARATOR, format_linked_context
 
     return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
@@ -161,10 +153,9 @@ class ProjectIO(ContextIO):
         if self._link_files is None:
             from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
-            # (links.links_dir, without loading links.py to find out there are none.)
             if not os.path.isdir(state_path(self.cwd, LINKS_DIR)):
-                # Nothing is linked yet (a fresh project): the answer scan_link_files
-                # gives, without loading the link reader on every turn of a lone agent.
+                # A fresh project: scan_link_files's answer, without loading links.py on
+                # every turn of a lone agent.
                 self._link_files = []
             else:
                 from termsprawl_context.workspace.links import scan_link_files
@@ -205,8 +196,8 @@ class ProjectIO(ContextIO):
         return self._harnesses.get(peer_id)
 
     def previous_source(self, peer_id: str) -> "Optional[tuple]":
-        """``(path, harness)`` of the peer's session before its current one (resolved), or
-        None: what the hand-off fills its window from."""
+        """``(resolved path, harness)`` of the peer's previous session, which fills a
+        hand-off's short window, or None."""
         from termsprawl_context.workspace.index import read_previous_source
 
         found = read_previous_source(self.cwd, peer_id)

@@ -1,10 +1,9 @@
-"""Every exception the package raises, by concern: one class a meaning, its exit code, its message.
+"""Every exception the package raises, by concern: one class a meaning, with its exit code.
 
-Callers tell failures apart by class, never by the words; the CLI turns a refusal into one
-``termsprawl-context: <message>`` line on stderr and its exit code. A class whose cases share
-one meaning takes its message from where it is raised. Imports nothing of the package (every
-layer raises what it holds). Elsewhere only ``_output.StdoutFailed``: the dump raises it on a
-path that never loads this module.
+Callers tell failures apart by class, never by the words; the CLI prints a refusal as one
+``termsprawl-context: <message>`` line and exits with its code. Imports nothing of the
+package. Elsewhere only ``_output.StdoutFailed``, raised on the dump's path, which never
+loads this module.
 """
 
 TYPE_CHECKING = False
@@ -35,8 +34,10 @@ class Refusal(Exception):
     """Base of every refusal the package raises on purpose."""
 
     exit_code = EXIT_FAILURE
+    default = ""  # the message of a class whose cases all say the same
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str = "") -> None:
+        message = message or self.default
         super().__init__(message)
         self.message = message
 
@@ -53,8 +54,6 @@ class UsageError(Refusal):
 class NotFound(Refusal):
     """What was named (a session, a file, an index entry, the artifact...) is not there."""
 
-    exit_code = EXIT_FAILURE
-
 
 # --- the command line and the project ----------------------------------------------------------
 
@@ -62,15 +61,13 @@ class NotFound(Refusal):
 class BadNodeId(UsageError):
     """A node id that cannot be one (and so cannot become a file name)."""
 
-    def __init__(self, message: str = "invalid node id") -> None:
-        super().__init__(message)
+    default = "invalid node id"
 
 
 class SelfLink(UsageError):
     """A node linked to itself."""
 
-    def __init__(self, message: str = "cannot link a node to itself") -> None:
-        super().__init__(message)
+    default = "cannot link a node to itself"
 
 
 class OtherProject(UsageError):
@@ -99,16 +96,15 @@ class WriteFailed(Refusal):
 
 
 class WriteRefused(OSError):
-    """A write refused, what is there left alone: it would land outside the project (a
-    symlinked folder, the home directory's CLI folders) or start a second ``.termsprawl/``
-    project inside one, or the managed file is no regular file we may replace, or cannot
-    be read whole."""
+    """A write refused, what is there left alone: outside the project (a symlinked folder,
+    the home directory's CLI folders), a second project inside one, or a managed file
+    that is not a regular file or cannot be read whole."""
 
 
 class ManagedBlockRefused(Refusal):
-    """A file that names the managed block's markers holds no block we can tell apart from
-    its person's text (a marker inside a line or a code block, twice, out of order, alone):
-    rewriting it could take their lines for ours, so it is left byte for byte."""
+    """The managed block's markers are there but the block cannot be told from the
+    person's text (a marker inside a line or a code block, twice, out of order, alone):
+    rewriting could take their lines for ours, so the file is left byte for byte."""
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__(
@@ -118,8 +114,8 @@ class ManagedBlockRefused(Refusal):
 
 
 class SettingsUnusable(Refusal):
-    """An agent CLI's settings file cannot be merged into; it is left untouched. The fix
-    names the hook ``init`` would have written there (``event``, ``command``), if any."""
+    """An agent CLI's settings file cannot be merged into; the fix names the hook ``init``
+    would have written there, if any."""
 
     def __init__(self, path: str, reason: str, event: str = "", command: str = "") -> None:
         hook = ", or add the %s hook `%s` yourself" % (event, command) if command else ""
@@ -145,9 +141,8 @@ class HookInputError(Refusal):
 
 
 class HookRefused(Refusal):
-    """The hook recorded nothing; the message says why (the hook still exits 0). ``fix``
-    is what the user does about it: text, or a function of the harness that ran the hook
-    (the fix in that CLI's words)."""
+    """The hook recorded nothing, and why (it still exits 0); ``fix``, what to do: text,
+    or a function of the harness that ran the hook (in that CLI's words)."""
 
     def __init__(self, message: str, fix: "Union[str, Callable[[Any], str]]" = "", harness: "Any" = None) -> None:
         super().__init__(message)
@@ -155,7 +150,6 @@ class HookRefused(Refusal):
         self.harness = harness  # the harness whose hook it was, when known
 
     def fix_for(self, harness: "Any") -> str:
-        """The fix, in the words of the CLI that ran the hook."""
         return self.fix(harness) if callable(self.fix) else self.fix
 
 
@@ -191,8 +185,8 @@ class SessionNotFound(NotFound):
 
 
 class AmbiguousSession(Refusal):
-    """Different session ids start with the name (copies of one id count once); the ids
-    are named so the person can pick one, every candidate file kept in ``candidates``."""
+    """Different session ids start with the name (copies of one id count once), named so
+    the person can pick one."""
 
     def __init__(self, partial: str, candidates: "Sequence[Any]") -> None:
         ids = sorted({c.session_id for c in candidates})
@@ -207,7 +201,7 @@ class AmbiguousSession(Refusal):
 
 class NotRecorded(Refusal):
     """The harness's records do not hold what the question needs: fail closed, by name
-    (seed 002's ErrSubagentUnlinked is the model)."""
+    (as the seed's ErrSubagentUnlinked)."""
 
     def __init__(self, question: str, label: str, path: str = "") -> None:
         where = " (%s)" % path if path else ""
@@ -252,12 +246,11 @@ class RecordUnreadable(Refusal):
 
     @classmethod
     def opening(cls, path: str, error: OSError) -> "RecordUnreadable":
-        """``transcript: open <path>: <reason>``."""
         return cls("transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError))
 
     @classmethod
     def reading(cls, path: str, error: OSError) -> "RecordUnreadable":
-        """``transcript: read <path>: <reason>``: a read failed or a line passed the bound."""
+        """A read failed or a line passed the bound."""
         return cls("transcript: read %s: %s" % (path, os_reason(error)), path)
 
 
@@ -276,13 +269,11 @@ class WrongRecord(Refusal):
 
     @classmethod
     def session(cls, path: str, found: str, session_id: str) -> "WrongRecord":
-        """The transcript at a path names another session and never this one."""
         message = "belongs to another session: %s says it belongs to %s, not %s"
         return cls("the transcript at that path " + message % (path, found, session_id), path, found)
 
     @classmethod
     def tree(cls, path: str, found: str, cwd: str) -> "WrongRecord":
-        """The transcript at a path was written in another working tree than the one asked."""
         message = "was written in another tree: %s was written in %s, which is not %s"
         return cls("the transcript at that path " + message % (path, found, cwd), path, found)
 
@@ -313,8 +304,8 @@ class NoProjectDir(Refusal):
 
 
 class Degraded(Refusal):
-    """Why an identity is the furthest the walk reached rather than the origin. Not
-    raised by the library (a degraded id is an answer); the CLI reports it."""
+    """Why an identity is the furthest the walk reached, not the origin: an answer the
+    CLI reports, never raised by the library."""
 
     exit_code = EXIT_DEGRADED
     reason = ""
@@ -357,8 +348,8 @@ class NoParent(Refusal):
 
 
 class SubagentsUnreadable(Refusal):
-    """A directory of sub-agent records exists and could not be listed, or a sub-agent's
-    meta companion is there and could not be read or parsed (``meta_path`` names it)."""
+    """A sub-agent records folder that cannot be listed, or a meta companion
+    (``meta_path``) that cannot be read or parsed."""
 
     def __init__(self, message: str, meta_path: str = "") -> None:
         super().__init__(message)
@@ -401,14 +392,13 @@ class CitationRefused(CitationError):
 class NoSessionRoot(CitationRefused):
     """The bare reason (the reference's ErrNoSessionRoot), raised by ``cite_in_session``."""
 
-    def __init__(self) -> None:
-        super().__init__(NO_SESSION_ROOT)
+    default = NO_SESSION_ROOT
 
 
 class AnswerUnmatched(CitationRefused):
-    """The quote is in an AskUserQuestion answer envelope that cannot be read against the
-    questions its own call asked: which words are the person's answer and which the
-    agent's question is unknown, so the answer is refused rather than guessed."""
+    """The quote is in an AskUserQuestion answer that cannot be matched to its call's
+    questions: which words are the person's and which the agent's is unknown, so it is
+    refused, not guessed."""
 
     def __init__(self, path: str, line: int, why: str) -> None:
         super().__init__(
@@ -441,16 +431,16 @@ class ExpressionNotBoolean(Refusal):
 
 
 class ExpressionNeverRan(Refusal):
-    """The expression could be evaluated against none of the entries it was offered:
-    "nothing matched" would report no violations without having looked."""
+    """The expression could be evaluated against no entry: "nothing matched" would claim
+    no violations without having looked."""
 
     exit_code = EXIT_QUERY_NEVER_RAN
 
 
 class DatabaseUnreadable(OSError):
-    """A CLI's SQLite store that cannot be read (missing, locked, torn, not a database), or
-    a Python built without ``sqlite3`` (``no_sqlite``): an OSError, so a listing skips it
-    as it skips an unreadable file, and a command names it."""
+    """A CLI's SQLite store that cannot be read (missing, locked, torn, not a database; or
+    no ``sqlite3`` in this Python): an OSError, so a listing skips it like any unreadable
+    file and a command names it."""
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__("cannot read the database %s: %s" % (path, reason))

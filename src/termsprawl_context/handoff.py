@@ -1,26 +1,14 @@
 """The intent-carrying hand-off: what a peer was asked to do and what it answered.
 
-The bare dump prints the last 40 user/assistant lines as they are, so the person's own
-instructions drown under tool narration, and harness text (compaction summaries, slash
-command envelopes, ``isMeta`` bodies, inline sub-agent turns) prints as the peer's. The
-hand-off keeps only the peer's own conversation, as the record model classifies it
-(``transcript.entry.speaker``): the person's typed prompts and the assistant's text.
-
-Which turns (``select_turns``): the last ``window`` turns, plus the person's last
-``prompts`` prompts even when they are older than the window (they are what the peer
-was asked to do), plus the peer's last answer. The transcript is read backwards and
-reading stops as soon as all three are known, so the cost follows the tail, not the
-file. ``--all`` (``tools=True``) adds tool calls and results as one-line summaries.
-
-How much text (``handoff_render.share``): a total character budget, shared fairly
-(max-min) across peers and then across each peer's turns, so short prompts stay whole
-and only the longest texts are cut, on code-point boundaries, with a visible marker.
-Its two renderings, Markdown that no transcript text can forge and JSON, are
-``handoff_render``'s too.
-
-This module joins the transcript reader with what the caller knows of peers (ids,
-titles, paths); it reads no project state itself. Pure functions over plain tuples,
-the reading at the edges.
+The bare dump prints the last 40 user/assistant lines, where the person's instructions
+drown under tool narration and harness text (compaction summaries, slash command
+envelopes, ``isMeta`` bodies, inline sub-agent turns) prints as the peer's. The hand-off
+keeps the peer's own conversation as the record model classifies it
+(``transcript.entry.speaker``): the last ``window`` turns, plus the person's last
+``prompts`` prompts however old, plus the peer's last answer, read backwards only until
+all three are known (the cost follows the tail). ``--all`` (``tools=True``) adds tool
+calls and results as one-line summaries. How much text and its renderings are
+``handoff_render``'s. It reads no project state: the caller names peers, titles, paths.
 """
 
 from __future__ import annotations
@@ -49,9 +37,8 @@ ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never th
 
 
 class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
-    """One turn of a hand-off: ``role`` one of the ``ROLE_*``; ``text`` (cut to its share
-    when ``cut``); ``chars`` the full text's length in code points; ``line`` the
-    1-based physical line (0 until counted), ``offset`` the line's byte offset."""
+    """``text`` is cut to its share when ``cut``; ``chars`` is the whole text's length in
+    code points; ``line`` the 1-based physical line (0 until counted)."""
 
     __slots__ = ()
 
@@ -79,8 +66,7 @@ _INPUT_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "descr
 
 
 def tool_call_summary(call: records.ToolCall) -> str:
-    """``<name> <what it was asked>`` on one line: the first telling input field, else
-    the input as compact JSON."""
+    """``<name> <the first telling input field, else the input as compact JSON>``."""
     data = call.input
     detail = ""
     if isinstance(data, dict):
@@ -99,7 +85,7 @@ def tool_call_summary(call: records.ToolCall) -> str:
 
 def tool_result_summary(result: records.ToolResult, output: "Optional[str]" = None) -> str:
     """``error: `` when the harness says so, the first non-blank line of the output (the
-    tool's own ``output``, past any wrapper the CLI put round it), and how many lines it had."""
+    tool's own ``output``, past any wrapper the CLI put round it) and its line count."""
     bodies = [output] if output is not None else records.result_texts(result.content)
     lines = "\n".join(bodies).split("\n") if bodies else []
     first = next((line for line in lines if line.strip()), "")
@@ -112,13 +98,11 @@ def tool_result_summary(result: records.ToolResult, output: "Optional[str]" = No
 def entry_turns(
     entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None
 ) -> List[HandoffTurn]:
-    """The turns one entry contributes, in block order: the person's words
-    (``records.person_texts``, the classifier cite's user pool reads too; ``previous``,
-    the message before this one in the file, may be a local command whose output this
-    is), a slash command that reached the model as they typed it (``/review parser.py``:
-    the one turn of the person's that cite does not ground in), the assistant's text,
-    one line for a task notification, and (with ``tools``) one summary per tool call and
-    result. Sidechain, meta, compaction and other harness entries contribute nothing."""
+    """The turns one entry contributes, in block order: the person's words (as cite's user
+    pool reads them; ``previous`` may be the local command this entry is the output of),
+    a slash command as typed (``/review parser.py``, which cite does not ground in), the
+    assistant's text, a task notification's line, and with ``tools`` a summary per tool
+    call and result. Sidechain, meta, compaction and other harness entries give none."""
     who = records.speaker(entry)
     found = []
     if who == records.PERSON:
@@ -155,8 +139,7 @@ def entry_turns(
 
 def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMPTS_KEPT) -> List[HandoffTurn]:
     """The last ``window`` turns, the person's last ``prompts`` prompts and the last
-    assistant answer, in their order. ``turns`` may be any suffix of the conversation
-    that holds all three (``_Collector.done``): the answer is the same."""
+    answer, in order; the same from any suffix that holds all three (``_Collector.done``)."""
     keep = set(range(max(0, len(turns) - window), len(turns)))
     persons = 0
     answered = False
@@ -181,15 +164,11 @@ SEEN_UUIDS_HELD = 1 << 16
 
 
 class _Collector(object):
-    """Turns gathered from the end backwards, until the window, the prompts and the
-    answer are all known. Entries seen twice (one uuid on two lines) count once, at
-    their last line, as ``assemble`` keeps them.
-
-    Bounded: only turns ``select_turns`` can choose are kept (the window, then the
-    prompts and the answer still missing), so reading a session to its start holds the
-    selection, not every turn; uuids past ``SEEN_UUIDS_HELD`` are looked up in the file
-    (``later``: whether the uuid appears between a line's end and ``covered_from``, the
-    offset from which ``seen`` holds every uuid)."""
+    """Turns gathered backwards until the window, the prompts and the answer are known.
+    An entry seen twice (one uuid, two lines) counts once, at its last line, as
+    ``assemble`` keeps it. Bounded: only turns ``select_turns`` can choose are held, and
+    uuids past ``SEEN_UUIDS_HELD`` are looked up in the file (``later(uuid, line end,
+    covered_from)``; ``seen`` holds every uuid from ``covered_from`` on)."""
 
     def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
@@ -212,8 +191,8 @@ class _Collector(object):
         return turn.role == ROLE_ASSISTANT and not self.answered
 
     def _keep(self, turns: List[HandoffTurn], uuid: str, end: int) -> None:
-        """Count an entry's ``turns`` (file order); keep those the selection can choose.
-        ``uuid`` is set when ``seen`` could not hold it: a later line holding it wins."""
+        """Count an entry's ``turns``, keeping those the selection can choose; ``uuid`` is
+        set when ``seen`` could not hold it, and a later line holding it wins."""
         if not turns:
             return
         found = list(reversed(turns))
@@ -253,8 +232,8 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
     def select(self, entries: Iterable[Any]) -> List[HandoffTurn]:
-        """``select_turns`` over ``entries`` (``(entry, the end of its line)``, last first),
-        read only until the selection is known."""
+        """``select_turns`` over ``(entry, its line's end)`` pairs, last first, read only
+        until the selection is known."""
         for entry, end in entries:
             self.add(entry, end)
             if self.done():
@@ -266,12 +245,10 @@ class _Collector(object):
 
 
 def _uuid_later(f: Any) -> Any:
-    """``later(uuid, start, stop)`` over the open transcript ``f``: whether an entry
-    whose line lies between byte ``start`` and ``stop`` (both line starts) has ``uuid``.
-    Read in chunks of whole lines (``store.chunks``: positional reads, so the backward
-    reader's position is not moved); only lines that can spell the uuid are parsed (its
-    bytes, or an escape that spells ASCII: bytescan's rule), and a chunk holding neither
-    is passed over whole, so a lookup costs about a read of the bytes."""
+    """``later(uuid, start, stop)``: whether an entry of ``f`` whose line lies between
+    those line starts has ``uuid``. Positional chunk reads (``store.chunks``) leave the
+    backward reader's position alone; only lines that can spell the uuid (its bytes or an
+    ASCII escape: bytescan's rule) are parsed, so a lookup costs about a read."""
 
     def holds(raw: bytes, uuid: str) -> bool:
         record = parse_object(raw)
@@ -300,9 +277,8 @@ def _uuid_later(f: Any) -> Any:
 def read_turns_backward(
     path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """The hand-off's turns of the transcript at ``path`` (uncut, ``line`` 0), read from
-    its end and stopping as soon as the selection is known. Raises OSError when the
-    file cannot be opened as a regular file or read."""
+    """The hand-off's turns of a transcript in the model's own shape (uncut, ``line`` 0),
+    read from its end until the selection is known. Raises OSError when unreadable."""
     with open_regular(path) as f:
         collector = _Collector(window, prompts, tools, _uuid_later(f))
         end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
@@ -320,10 +296,8 @@ def _records_reverse(f: Any, end: int) -> Iterable[Any]:
 def select_from_entries(
     entries: Iterable[records.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """``select_turns`` over every turn of ``entries`` (another harness's transcript,
-    read forward through its module), in memory bounded by the selection: the last
-    ``window`` turns, the last ``prompts`` prompts and the last answer are kept as
-    they pass. Entries carry their own line numbers."""
+    """``select_turns`` over entries read forward (a harness without a backward reader),
+    holding only what the selection can keep as they pass."""
     from collections import deque
 
     tail = deque(maxlen=max(window, 0))  # type: deque
@@ -355,10 +329,10 @@ def read_harness_turns(
     lines: bool = False,
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
-    ``harness.base.Harness`` or a name; None: the registry's default), read from the end:
-    a provider whose records are the model's own shape by the seed's backward reader,
-    with line numbers when ``lines``. Raises OSError when it cannot be read, and
-    ``ValueError`` for a harness this build cannot read."""
+    ``Harness`` or a name; None: the default), with line numbers when ``lines``. Records
+    in the model's own shape are read by ``read_turns_backward``, which can look a uuid up
+    in the file; others through the provider, backward when it can. Raises OSError when
+    unreadable, ValueError for a harness this build cannot read."""
     from termsprawl_context.harness import get
 
     if not hasattr(harness, "entries"):
@@ -368,18 +342,17 @@ def read_harness_turns(
         harness = found
     if harness.native_records:
         turns = read_turns_backward(path, window, prompts, tools)
-        return number_lines(path, turns) if lines and turns else turns
-    backwards = harness.entries_reverse(path)
-    if backwards is None:
-        return select_from_entries(harness.entries(path), window, prompts, tools)
-    turns = _Collector(window, prompts, tools).select((entry, 0) for entry in backwards)
+    else:
+        backwards = harness.entries_reverse(path)
+        if backwards is None:
+            return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
+        turns = _Collector(window, prompts, tools).select((entry, 0) for entry in backwards)
     return number_lines(path, turns) if lines and turns else turns
 
 
 def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
-    """``turns`` with ``line`` filled from their offsets: one forward count of the
-    newlines before the last offset (the one cost that grows with the file; only the
-    JSON form pays it). Turns are returned unchanged when the file cannot be read."""
+    """``turns`` with ``line`` counted from their offsets (the one cost that grows with
+    the file; only the JSON form pays it); unchanged when the file cannot be read."""
     try:
         with open_regular(path) as f:
             lines = line_numbers(f, [t.offset for t in turns])
@@ -389,10 +362,9 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
 
 
 def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
-    """``(peer id, title, transcript path, harness name or None, previous)`` for each
-    peer linked to ``self_id`` that has an index entry, in the dump's order, over the
-    dump's IO (``dump.ContextIO``); the title is the node's, else the id; ``previous``
-    the ``(path, harness)`` of the peer's session before this one, or None."""
+    """``(peer id, title or id, transcript path, harness name or None, the previous
+    session's (path, harness) or None)`` for each linked peer with an index entry, in
+    the dump's order, over the dump's ``ContextIO``."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         if not recorded:
@@ -407,8 +379,8 @@ EARLIER_TITLE = "%s, earlier session"  # the heading of the turns a previous ses
 
 
 def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
-    """For each peer whose harness can say why its recorded transcript is gone (Gemini CLI
-    deletes resumed chats), that sentence; the peers are ``linked_sources``'s."""
+    """Why each of ``linked_sources``'s peers' transcript is gone, where its harness can
+    say (Gemini CLI deletes resumed chats)."""
     from termsprawl_context.harness import get
 
     found = []
@@ -431,10 +403,9 @@ def _turns_or_none(path: str, harness: Any, window: int, prompts: int, lines: bo
 def build_handoff(
     peers: Iterable[Any], window: int = DEFAULT_TURNS, max_chars: int = DEFAULT_MAX_CHARS, lines: bool = False
 ) -> List[PeerHandoff]:
-    """The hand-off of ``peers`` (``(id, title, path)`` each, in the caller's order):
-    every readable peer with at least one turn, its turns selected, the whole cut to
-    ``max_chars``; with ``lines``, line numbers counted. Fails open as the dump does:
-    an unreadable transcript or one with no turn leaves its peer out."""
+    """The hand-off of ``peers`` (``linked_sources``'s tuples, or ``(id, title, path)``),
+    the whole cut to ``max_chars``. Fails open as the dump does: a peer whose transcript
+    cannot be read or holds no turn is left out."""
     found = []
     for source in peers:
         peer_id, title, path = source[:3]

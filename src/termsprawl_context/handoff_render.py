@@ -1,10 +1,9 @@
-"""The hand-off's text: how much of it (a budget shared fairly across peers, then across
-each peer's turns) and its two renderings.
-
-Markdown in which no transcript text can forge a section or a turn (every turn's text,
-and every peer's block, sits in a backtick fence longer than any backtick run inside it,
-so no content can close it), and JSON. Pure functions over ``handoff``'s plain tuples
-(``HandoffTurn``, ``PeerHandoff``), which it needs only by their fields.
+"""The hand-off's text: how much (a budget shared fairly across peers, then across each
+peer's turns, so short prompts stay whole and only the longest texts are cut, on
+code-point boundaries, with a visible marker) and its two renderings: Markdown in which
+no transcript text can forge a section or a turn (every text sits in a backtick fence
+longer than any backtick run inside it), and JSON. Pure functions over ``handoff``'s
+tuples.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Sequence
 
-    from termsprawl_context.handoff import HandoffTurn, PeerHandoff
+    from termsprawl_context.handoff import PeerHandoff
 
 FORMAT_MARKDOWN = "markdown"
 FORMAT_JSON = "json"
@@ -26,15 +25,16 @@ PEER_FENCE_INFO = "peer"
 TURN_FENCE_INFO = "text"
 MIN_FENCE = 3
 CUT_MARKER = "[cut: %d of %d characters shown]"
+JSON_TURN_FIELDS = ("role", "text", "timestamp", "uuid", "line", "cut", "chars")  # in this order
 
 
 # --- how much text -----------------------------------------------------------------------------
 
 
 def share(sizes: Sequence[int], budget: int) -> List[int]:
-    """A max-min fair split of ``budget`` among claims of ``sizes``: no one gets more
-    than it asks, and what a small claim leaves goes to the larger ones. The parts sum
-    to exactly ``min(budget, sum(sizes))``."""
+    """A max-min fair split of ``budget`` among claims of ``sizes``: none gets more than it
+    asks, what a small claim leaves goes to the larger; the parts sum to
+    ``min(budget, sum(sizes))``."""
     parts = [0] * len(sizes)
     remaining = max(0, budget)
     order = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
@@ -45,21 +45,15 @@ def share(sizes: Sequence[int], budget: int) -> List[int]:
     return parts
 
 
-def cut_turn(turn: HandoffTurn, allowed: int) -> HandoffTurn:
-    """``turn`` with its text cut to ``allowed`` code points (marked ``cut``)."""
-    if len(turn.text) <= allowed:
-        return turn
-    return turn._replace(text=turn.text[:allowed], cut=True)
-
-
 def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHandoff]:
-    """Cut the peers' turn texts so that together they hold at most ``max_chars``
-    characters: shared fairly across peers, then across each peer's turns."""
+    """The peers' turn texts cut, in code points, to ``max_chars`` together: shared fairly
+    across peers, then across each peer's turns."""
     wanted = [sum(len(t.text) for t in peer.turns) for peer in peers]
     result = []
     for peer, allowed in zip(peers, share(wanted, max_chars)):
         parts = share([len(t.text) for t in peer.turns], allowed)
-        result.append(peer._replace(turns=[cut_turn(t, n) for t, n in zip(peer.turns, parts)]))
+        turns = [t if len(t.text) <= n else t._replace(text=t.text[:n], cut=True) for t, n in zip(peer.turns, parts)]
+        result.append(peer._replace(turns=turns))
     return result
 
 
@@ -67,8 +61,8 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
 
 
 def one_line(text: Any) -> str:
-    """``text`` as one line for a heading: line breaks (for CommonMark, Python's
-    splitlines, terminals) and every other control character become spaces."""
+    """``text`` as one line for a heading: line breaks (CommonMark's, splitlines's, a
+    terminal's) and other controls become spaces."""
     if not isinstance(text, str):
         return ""
     from termsprawl_context._output import terminal_safe
@@ -77,38 +71,24 @@ def one_line(text: Any) -> str:
 
 
 def fence_for(*texts: str) -> str:
-    """A backtick fence no content among ``texts`` can close: longer than any backtick
-    run in them (at least three)."""
+    """A backtick fence longer than any backtick run in ``texts`` (at least three)."""
     fence = "`" * MIN_FENCE
     while any(fence in text for text in texts):
         fence += "`"
     return fence
 
 
-def _turn_heading(turn: HandoffTurn) -> str:
-    parts = ["## " + turn.role]
-    if turn.timestamp:
-        parts.append(one_line(turn.timestamp))
-    return " \u00b7 ".join(parts)
-
-
-def _turn_block(turn: HandoffTurn) -> List[str]:
-    fence = fence_for(turn.text)
-    lines = [_turn_heading(turn), fence + TURN_FENCE_INFO, turn.text, fence]
-    if turn.cut:
-        lines.append(CUT_MARKER % (len(turn.text), turn.chars))
-    return lines
-
-
 def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
-    """One peer's block: the heading and transcript path on lines of their own, then
-    the turns inside one peer fence, each turn's text inside its own fence. The peer
-    fence is longer than every line inside it can hold, the turn fences longer than
-    any backtick run in their text: no text closes a fence, so none can start a
-    section or a turn."""
+    """One peer's block: heading and transcript path on lines of their own, then its turns
+    in one peer fence, each text in its own fence; no text can close a fence, so none
+    can start a section or a turn."""
     body = []
     for turn in peer.turns:
-        body.extend(_turn_block(turn))
+        fence = fence_for(turn.text)
+        stamp = " \u00b7 " + one_line(turn.timestamp) if turn.timestamp else ""
+        body.extend(["## " + turn.role + stamp, fence + TURN_FENCE_INFO, turn.text, fence])
+        if turn.cut:
+            body.append(CUT_MARKER % (len(turn.text), turn.chars))
     inner = "\n".join(body)
     fence = fence_for(inner)
     head = "%s%s (%s)" % (heading, one_line(peer.title), one_line(peer.id))
@@ -117,30 +97,18 @@ def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
 
 
 def format_markdown(peers: Sequence[PeerHandoff], heading: str = PEER_HEADING) -> str:
-    """Every peer's block, separated by ``---`` lines; "" when there are none."""
+    """Every peer's block, separated by ``---`` lines."""
     return PEER_SEPARATOR.join(format_peer_markdown(peer, heading) for peer in peers)
 
 
 def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
-    """The hand-off as plain JSON-ready data."""
     return {
         "peers": [
             {
                 "id": peer.id,
                 "title": peer.title,
                 "transcript": peer.path,
-                "turns": [
-                    {
-                        "role": t.role,
-                        "text": t.text,
-                        "timestamp": t.timestamp,
-                        "uuid": t.uuid,
-                        "line": t.line,
-                        "cut": t.cut,
-                        "chars": t.chars,
-                    }
-                    for t in peer.turns
-                ],
+                "turns": [{key: getattr(t, key) for key in JSON_TURN_FIELDS} for t in peer.turns],
                 **({"earlier": True} if peer.earlier else {}),
             }
             for peer in peers
@@ -149,7 +117,7 @@ def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
 
 
 def format_json(peers: Sequence[PeerHandoff]) -> str:
-    """The hand-off as one JSON document (one line)."""
+    """The hand-off as one JSON line."""
     import json
 
     from termsprawl_context._output import terminal_safe_json

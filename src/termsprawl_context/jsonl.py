@@ -1,25 +1,21 @@
-"""Streaming readers for JSON Lines files, forward and backward.
+"""Streaming readers for JSON Lines files, forward and backward: bytes, lines and JSON
+objects, nothing of any harness. Files here are hundreds of MB, appended to while read,
+and may end torn or hold invalid UTF-8, NUL bytes or one 2 GB line with no newline: so
+nothing reads a whole file or holds more than ``MAX_LINE_BYTES`` of a line.
 
-This layer knows bytes, lines and JSON objects, nothing of any harness. Files on this
-beat are hundreds of MB, appended to while we read, and may end in a torn line, hold
-invalid UTF-8, NUL bytes or a single 2 GB line with no newline at all; so nothing here
-reads a whole file and nothing here holds more than ``MAX_LINE_BYTES`` of one line.
-
-One family of readers (forward, reverse; ``store.chunks`` for whole chunks of lines)
-under one bound and one cost model (``readable``), with two policies. Fail open
-(``iter_lines``, ``iter_lines_reverse``, ``parse_object``): an unreadable line, longer
-than ``MAX_LINE_BYTES`` or whose decoding would cost more than ``DECODE_BUDGET_BYTES``,
-is streamed past one block at a time and yielded with empty ``raw`` (so numbers and
-offsets stay true and it parses to None, like any junk line). Fail closed
-(``iter_lines_strict``): the same line is a ``LineTooLong`` read
-error naming it, for readers whose answer a skipped line could falsify.
+One bound and one cost model (``readable``) for every reader (forward, reverse,
+``store.chunks``), two policies. Fail open (``iter_lines``, ``iter_lines_reverse``,
+``parse_object``): an unreadable line (too long, or too costly to decode) is streamed
+past and yielded with empty ``raw``, so numbers and offsets stay true and it parses to
+None like any junk. Fail closed (``iter_lines_strict``): it is a ``LineTooLong`` error,
+for readers whose answer a skipped line could falsify.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections import namedtuple
+from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -65,13 +61,11 @@ _FOUR_BYTE_LEADS = tuple(bytes([b]) for b in range(0xF0, 0x100))  # and the inva
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-# ``json.loads``'s own C scanner, called directly. ``loads`` wraps it in a whitespace
-# regex before and after the value and a type check: about 3 of the 8 microseconds a
-# typical 500-byte record costs. The text is stripped first, so "the value ends where
-# the text ends" is the test ``loads`` makes (JSON's whitespace is str.strip's too).
-# Made from ``_json`` with json.loads's own settings rather than from a JSONDecoder: the
-# json package imports re, a third of the dump's start-up (the scanner imports it only
-# to raise on a malformed value).
+# ``json.loads``'s own C scanner, called directly: ``loads``'s whitespace regexes and
+# type check cost about 3 of the 8 microseconds of a typical 500-byte record. The text
+# is stripped first (JSON's whitespace is str.strip's), so "the value ends where the text
+# ends" is ``loads``'s own test. Made from ``_json`` with loads's settings, not from a
+# JSONDecoder: the json package imports re, a third of the dump's start-up.
 class _LoadsSettings(object):
     """What ``json.JSONDecoder()`` hands its scanner: json.loads's defaults."""
 
@@ -93,21 +87,24 @@ else:
     _scan_value = _make_scanner(_LoadsSettings())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; the scanner reads only these attributes
 
 
-class Line(namedtuple("Line", "number offset raw")):
-    """One physical line: its 1-based number, the byte offset of its first byte, and
-    its bytes without the terminating newline (a carriage return, if any, is kept).
-    A named tuple from collections, not typing: this module is on every dump's path."""
+class Line(tuple):
+    """A physical line: 1-based number, first byte's offset, bytes without the newline
+    (a carriage return kept). Not a namedtuple: those compile at import."""
 
     __slots__ = ()
 
+    def __new__(cls, number: int, offset: int, raw: bytes) -> "Line":
+        return tuple.__new__(cls, (number, offset, raw))
+
+    number = property(itemgetter(0))
+    offset = property(itemgetter(1))
+    raw = property(itemgetter(2))
+
 
 def open_regular(path: Union[str, bytes, "os.PathLike"]) -> BinaryIO:
-    """Open ``path`` for binary reading if and only if it is a regular file.
-
-    Raises OSError (FileNotFoundError, PermissionError, NotARegularFile, ...) otherwise.
-    The check is made on the opened descriptor, so a file swapped for a FIFO between a
-    stat and the open cannot make a reader block forever.
-    """
+    """``path`` open for binary reading if it is a regular file, else OSError
+    (NotARegularFile, ...). Checked on the opened descriptor, so a file swapped for a
+    FIFO after a stat cannot make a reader block forever."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except (ValueError, TypeError) as exc:  # an embedded NUL, a non-path object
@@ -132,21 +129,16 @@ def try_open_regular(path) -> Optional[BinaryIO]:
 
 
 def read_within_bound(f: BinaryIO) -> bytes:
-    """The rest of ``f`` as one value (a document written on one line or many), or
-    ``b""`` when it is longer than a line may be: at most ``MAX_LINE_BYTES + 1`` bytes
-    are ever read."""
+    """The rest of ``f`` (a document on one line or many), or ``b""`` when longer than a
+    line may be; at most ``MAX_LINE_BYTES + 1`` bytes are read."""
     data = f.read(MAX_LINE_BYTES + 1)
     return data if len(data) <= MAX_LINE_BYTES else b""
 
 
 def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
-    """The JSON object on one line, or None for blank, junk, or a non-object value.
-
-    Bytes are decoded as UTF-8 with U+FFFD for invalid sequences, so a stray byte
-    costs one character, not the line. Nesting deep enough to exhaust the parser's
-    recursion guard is junk like any other; so is an unreadable line (``readable``:
-    longer than ``MAX_LINE_BYTES``, or costlier than ``DECODE_BUDGET_BYTES``).
-    """
+    """The JSON object on one line, or None for blank, junk, a non-object value, nesting
+    past the parser's recursion guard or an unreadable line (``readable``). Invalid
+    UTF-8 becomes U+FFFD: a stray byte costs one character, not the line."""
     if len(raw) >= COST_CHECK_FROM and not readable(raw):
         return None
     text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
@@ -181,10 +173,9 @@ def _values_cost(raw: Union[bytes, bytearray]) -> int:
 
 
 def decode_cost(raw: Union[bytes, bytearray]) -> int:
-    """An upper estimate of the bytes that decoding and parsing ``raw`` would hold at
-    once: the line, its text (CPython stores 1, 2 or 4 bytes a character, by the widest
-    one), the strings parsed out of it (as wide as the widest a ``\\u`` escape can
-    spell) and ``_COMMA_COST`` / ``_ARRAY_COST`` / ``_OBJECT_COST`` per value."""
+    """An upper estimate of what decoding and parsing ``raw`` holds at once: the line, its
+    text, the strings parsed out (as wide as the widest a ``\\u`` escape spells) and a
+    cost per value."""
     from termsprawl_context.bytescan import escaped_width  # only long lines are costed
 
     width = _text_width(raw)
@@ -198,10 +189,9 @@ def builds_values(raw: Union[bytes, bytearray]) -> bool:
 
 
 def readable(raw: Union[bytes, bytearray, str]) -> bool:
-    """Whether a line is within the bound and the cost model: what every reader, of
-    either policy, agrees a line must be to be read (a ``str`` is costed as its UTF-8).
-    ``decode_cost``'s escapes are looked for only when the widest strings they could
-    spell would pass the budget."""
+    """Whether a line is within the bound and the cost model, for every reader of either
+    policy (a ``str`` is costed as its UTF-8). Escapes are looked for only when the
+    widest strings they could spell would pass the budget."""
     if len(raw) < COST_CHECK_FROM:
         return True
     if isinstance(raw, str):
@@ -221,18 +211,15 @@ def _refuse_constant(name: str) -> None:
 
 
 def loads_strict(text: str, **options) -> object:
-    """``json.loads`` that refuses NaN and Infinity (ValueError; RecursionError when
-    nested too deeply). For documents we validate or rewrite, not transcript lines,
-    which ``parse_object`` reads as leniently as the harness's readers do. ``options``
-    go to ``json.loads`` (``parse_float``, ``object_pairs_hook``, ...)."""
+    """``json.loads(text, **options)`` refusing NaN and Infinity (ValueError), for
+    documents we validate or rewrite (transcript lines are ``parse_object``'s)."""
     import json
 
     return json.loads(text, parse_constant=_refuse_constant, **options)
 
 
 def json_type_name(value: object) -> str:
-    """The JSON name of a decoded value's type, for messages: object, array, string,
-    number, boolean, null."""
+    """The JSON name of a decoded value's type, for messages."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -278,21 +265,16 @@ def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[in
 
 
 def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
-    """Yield every physical line from the file's current position to its end.
-
-    Lines end at b"\\n" only: U+2028, U+0085 or a lone b"\\r" inside a line are data.
-    A last line without a newline (a torn write) is yielded like any other. A line
-    longer than ``max_line`` bytes is never held: it is read past in bounded blocks and
-    yielded with ``raw == b""``.
-    """
+    """Every physical line from the current position on. Lines end at b"\\n" only
+    (U+2028, U+0085, a lone b"\\r" are data); a torn last line is yielded too; one
+    longer than ``max_line`` is read past in bounded blocks, with ``raw == b""``."""
     for number, offset, raw in _physical_lines(f, max_line, skip=True):
         yield Line(number, offset, b"" if raw is None else raw)
 
 
 def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE * 16) -> "dict":
-    """``{offset: 1-based line number}`` for line-start ``offsets``: one forward count
-    of the newlines before the largest of them, in blocks (the lines themselves are
-    never split). An offset past the end of the file is left out."""
+    """``{offset: 1-based line number}`` for line-start ``offsets``, by one blockwise
+    count of newlines; an offset past the end is left out."""
     wanted = sorted(set(o for o in offsets if o >= 0))
     numbers = {}
     if not wanted:
@@ -315,8 +297,8 @@ def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE
 
 
 def _joined(pending: Optional[List[bytes]], held: int, max_line: int) -> bytes:
-    """The line whose pieces ``pending`` holds, latest piece first (and empties it, so the
-    line is held once while it is read); ``b""`` when it is over ``max_line``."""
+    """The line whose pieces ``pending`` holds, latest first (emptied, so the line is held
+    once); ``b""`` when it is over ``max_line``."""
     if pending is None or held > max_line:
         return b""
     pending.reverse()
@@ -328,16 +310,10 @@ def _joined(pending: Optional[List[bytes]], held: int, max_line: int) -> bytes:
 def iter_lines_reverse(
     f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:
-    """Yield ``(offset, raw)`` for each line from the last to the first.
-
-    ``end`` defaults to the file's size when called, so bytes appended while we read
-    are not seen: the answer is the file as it was, never a half-written line from
-    after that instant. Line numbers are unknown from the end, so only offsets are
-    given. The same lines as ``iter_lines`` are produced, in reverse order: an empty
-    tail after a final newline is not a line, and a line longer than ``max_line`` is
-    yielded as ``b""`` without ever being held (a tail that is one 2 GB line costs one
-    block of memory, not 2 GB).
-    """
+    """``(offset, raw)`` of ``iter_lines``'s lines, last first (numbers are unknown from
+    the end). ``end`` defaults to the size at the call, so nothing appended while we
+    read (a half-written line) is seen. A line over ``max_line`` is ``b""``, never held:
+    a tail that is one 2 GB line costs a block of memory."""
     if end is None:
         end = os.fstat(f.fileno()).st_size
     pos = end
@@ -380,11 +356,9 @@ def iter_lines_reverse(
 
 
 def iter_lines_strict(f: BinaryIO) -> Iterator[Line]:
-    """``iter_lines`` for the readers that fail closed: an unreadable line is a read
-    error naming it, not a skipped line. One longer than ``MAX_LINE_BYTES`` raises
-    LineTooLong once its first ``MAX_LINE_BYTES + 1`` bytes are in (as Go's
-    bufio.Scanner does with the reference's buffer), so no more is ever held; one whose
-    decoding would pass ``DECODE_BUDGET_BYTES`` raises it too."""
+    """``iter_lines`` failing closed: an unreadable line raises LineTooLong naming it, a
+    long one once its first ``MAX_LINE_BYTES + 1`` bytes are in (as Go's bufio.Scanner
+    with the reference's buffer), so no more is held."""
     from termsprawl_context.errors import LineTooLong
 
     for number, offset, raw in _physical_lines(f, MAX_LINE_BYTES, skip=False):

@@ -1,21 +1,18 @@
 """The dump's reading of a transcript: its printable user and assistant turns.
 
-Rules (the context layer's, kept exact): a turn is an entry whose top-level ``type`` is
-exactly ``user`` or ``assistant``, whose ``message`` is an object, and whose
-``message.content`` is a string (taken as is, even empty) or a list holding at least one
-``text`` block with string text (those texts joined by ``\\n``). Tool calls, tool results
-and thinking never print. Each turn is cut to ``LINKED_TURN_MAX_CHARS`` characters and
-only the last ``MAX_LINKED_TURNS`` are kept.
-
-Only the tail matters, so the file is read backwards and reading stops as soon as the
-last ``MAX_LINKED_TURNS`` turns are known: the cost does not grow with the file. A line is
-parsed only when its bytes could print (``may_print``, behind the switch ``line_filter``).
-The plain forward reading is kept in the tests as the oracle this must equal.
+The context layer's rule, exact: a turn is an entry whose top-level ``type`` is ``user``
+or ``assistant``, whose ``message`` is an object, and whose ``message.content`` is a
+string (as is, even empty) or a list with at least one ``text`` block with string text
+(joined by ``\n``); tool calls, tool results and thinking never print. Each turn is cut
+to ``LINKED_TURN_MAX_CHARS`` and the last ``MAX_LINKED_TURNS`` kept, so the file is read
+backwards until they are known: the cost does not grow with the file. A line is parsed
+only when its bytes could print (``may_print``, behind the switch ``line_filter``); the
+tests keep the plain forward reading as the oracle.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+from operator import itemgetter
 
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
 from termsprawl_context.transcript.content import display_text as content_to_text
@@ -32,11 +29,17 @@ PEER_HEADING = "# linked context from "  # the hand-off's Markdown opens each pe
 PEER_SEPARATOR = "\n---\n"
 
 
-class Turn(namedtuple("Turn", "role text")):
+class Turn(tuple):
     """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
     type, not ``message.role``), ``text`` is already cut to the cap."""
 
     __slots__ = ()
+
+    def __new__(cls, role: str, text: str) -> "Turn":
+        return tuple.__new__(cls, (role, text))
+
+    role = property(itemgetter(0))
+    text = property(itemgetter(1))
 
 
 def entry_turn(entry: dict) -> Optional[Turn]:
@@ -56,13 +59,11 @@ def entry_turn(entry: dict) -> Optional[Turn]:
 
 # --- which lines are parsed: the fast path and its plain version ----------------------
 # A 1 MB peer's tail is mostly tool results, tool calls and thinking, which never print:
-# parsing them was most of what a peer adds to the dump's start. ``may_print`` looks at
-# a line's bytes first and says False only when the line, were it any valid JSON, could
-# not print.
+# parsing them was most of what a peer adds to the dump's start.
 
 
 def every_line(raw: bytes) -> bool:
-    """The plain version: every line is parsed and ``entry_turn`` decides."""
+    """The plain version: ``entry_turn`` decides every line."""
     return True
 
 
@@ -76,9 +77,9 @@ _JSON_SPACE = b" \t\r\n"
 
 
 def may_print(raw: bytes) -> bool:
-    """False only for a line that cannot print. A turn's text is a ``content`` string or a
-    ``text`` block, so a short line's bytes hold a ``"content"`` key before a string, or
-    ``"text"``, or a ``\\u`` escape, which might spell one of their letters."""
+    """False only for a line that, were it any valid JSON, could not print: a short one
+    holds ``"text"``, a ``"content"`` key before a string, or a ``\\u`` escape (which
+    might spell one of their letters)."""
     if len(raw) > SKELETON_FROM:
         return _skeleton_prints(raw)
     return b'"text"' in raw or b"\\u" in raw or _string_content(raw)
@@ -104,11 +105,10 @@ def _token_at(raw: bytes, at: int) -> int:
 
 
 def _skeleton_prints(raw: bytes) -> bool:
-    """Whether the line's skeleton prints: the line with every string longer than
-    ``_SKELETON_KEPT`` bytes emptied. In valid JSON every backslash opens an escape, so
-    once ``\\\\`` and ``\\"`` are replaced every quote left delimits a string; the
-    skeleton keeps every object, array, key and short value, and so every fact
-    ``entry_turn`` reads (a text it keeps is a string still)."""
+    """Whether the line prints with every string longer than ``_SKELETON_KEPT`` bytes
+    emptied. In valid JSON every backslash opens an escape, so once ``\\\\`` and ``\\"``
+    are replaced each quote left delimits a string; the skeleton keeps every key and short
+    value, so every fact ``entry_turn`` reads."""
     parts = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__").split(b'"')
     parts[1::2] = [p if len(p) <= _SKELETON_KEPT else b"" for p in parts[1::2]]
     skeleton = b'"'.join(parts)
@@ -122,11 +122,8 @@ line_filter = may_print  # the switch (issue 28 item 3): every_line is the plain
 
 
 def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
-    """The last ``limit`` printable turns of the transcript, oldest first.
-
-    Fails open: a missing, unreadable or non-regular file, or one with nothing
-    printable, gives []. Bytes appended while reading are not seen.
-    """
+    """The last ``limit`` printable turns, oldest first; [] for a file that cannot be read
+    (fails open). Bytes appended while reading are not seen."""
     f = try_open_regular(path)
     if f is None:
         return []
@@ -150,13 +147,11 @@ def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
 
 
 def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = False) -> List[Turn]:
-    """The dump's turns from normalised entries (another harness's transcript, read
-    forward through its ``harness`` module): the same rule as ``entry_turn`` over the
-    entries' ``type`` and ``content``, without the entries that no one typed and no
-    model answered (harness context, compaction text, a sub-agent's turns), which in
-    Claude Code's own records stay as the seed prints them. The last ``limit``, oldest
-    first; [] when the file cannot be read. ``newest_first``: ``entries`` come from the
-    end (``Harness.entries_reverse``), and reading stops once ``limit`` are found."""
+    """``read_turns`` over normalised entries (another harness's, through its provider):
+    ``entry_turn``'s rule over ``type`` and ``content``, less what no one typed and no
+    model answered (harness context, compaction text, a sub-agent's turns), which the
+    seed's own records print as they are. ``newest_first``: ``entries`` come from the
+    end (``entries_reverse``) and reading stops at ``limit``."""
     from collections import deque
 
     from termsprawl_context.transcript.entry import not_the_person

@@ -1,14 +1,13 @@
-"""Files under ``<project>/.termsprawl/``: the layout, bounded reads and contained writes.
+"""Files under ``<project>/.termsprawl/``: bounded reads and contained writes.
 
-Every write is a temp file in the target's own directory, then ``os.replace``: a reader
-sees the old file or the new one, never a torn one, and no lock (no ``fcntl``) is
-needed. Every write, rename and unlink is contained: the folders down to the target are
-opened one level at a time without following symlinks (a symlink that stays inside the
-project is resolved first; one that leaves it is refused), and the operation is made
-relative to the opened folder, so a folder swapped for a symlink mid-write cannot
-redirect it. A managed file that is itself a symlink, a FIFO or a folder is left alone
-(``WriteRefused``), and nothing is ever written into the home directory's own
-``.claude/`` (the user-wide one), even when the project is the home directory.
+Every write is a temp file in the target's folder, then ``os.replace``: a reader sees the
+old file or the new, never a torn one, and no lock is needed. Every write, rename and
+unlink is contained: the folders down to the target are opened one level at a time
+without following symlinks (one staying inside the project is resolved first, one
+leaving it refused) and the operation made relative to the opened folder, so a folder
+swapped for a symlink mid-write cannot redirect it. A managed file that is a symlink, a
+FIFO or a folder is left alone (``WriteRefused``), and nothing is written into the home
+directory's user-wide ``.claude/``, even when the project is the home directory.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import stat
 
 # The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
 # TRANSCRIPTS_DIR are also named from here by cli/commands/index.
-from termsprawl_context.errors import WriteRefused
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
 
 TYPE_CHECKING = False
@@ -27,6 +25,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import List, Optional, TypeVar
 
     T = TypeVar("T")
+
+    from termsprawl_context.errors import WriteRefused
 
 
 # State files are a few hundred bytes; project.json is the app's whole project. A file
@@ -47,6 +47,19 @@ _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
 
 
+def __getattr__(name: str) -> "type":
+    # ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
+    if name != "WriteRefused":
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    from termsprawl_context.errors import WriteRefused
+
+    return WriteRefused
+
+
+def _refused(message: str) -> "WriteRefused":
+    return __getattr__("WriteRefused")(message)  # type: ignore[no-any-return]
+
+
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
     """The bytes of a regular file no larger than ``limit``; None for anything else."""
     from termsprawl_context.jsonl import try_open_regular
@@ -63,26 +76,24 @@ def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[by
 
 
 def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
-    """The bytes of a file we are about to rewrite; None when there is none.
-
-    Raises WriteRefused when something is there that cannot be read whole (a
-    symlink, even a dangling one, a FIFO, a folder, an unreadable file, more than
-    ``limit`` bytes): rewriting it from what we could read would lose what we could not."""
+    """The bytes of a file we are about to rewrite (None: none there). WriteRefused for
+    what cannot be read whole (a symlink, even dangling, a FIFO, a folder, an unreadable
+    file, over ``limit``): a rewrite from part of it would lose the rest."""
     try:
         st = _replaceable_stat(path, None, path)
-    except WriteRefused:
-        raise
     except OSError as exc:
-        raise WriteRefused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
+        if isinstance(exc, __getattr__("WriteRefused")):
+            raise
+        raise _refused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
     if st is None:
         return None
     if st.st_size > limit:
-        raise WriteRefused("%s is larger than %d bytes; left alone" % (path, limit))
+        raise _refused("%s is larger than %d bytes; left alone" % (path, limit))
     data = read_small_file(path, limit)
     if data is None:
         if not os.path.lexists(path):
             return None  # removed since the lstat: nothing there now
-        raise WriteRefused("%s cannot be read whole; left alone" % path)
+        raise _refused("%s cannot be read whole; left alone" % path)
     return data
 
 
@@ -111,10 +122,10 @@ def _contained(root: str, directory: str) -> str:
     real = os.path.realpath(directory)
     outside = relative == os.pardir or relative.startswith(os.pardir + os.sep) or os.path.isabs(relative)
     if outside or not under(real, os.path.realpath(root)):
-        raise WriteRefused("refusing to write outside %s: %s" % (root, directory))
+        raise _refused("refusing to write outside %s: %s" % (root, directory))
     for harness in _home_harness_dirs():
         if under(real, harness):
-            raise WriteRefused(
+            raise _refused(
                 "refusing to write into the home directory's %s (the user-wide one): %s"
                 % (os.path.basename(harness), directory)
             )
@@ -136,8 +147,7 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 def _open_dir(root: str, directory: str, create: bool) -> int:
     """A descriptor of ``directory`` (created level by level when ``create``), reached
-    from ``root`` without following any symlink. Raises WriteRefused, or OSError
-    (FileNotFoundError when a level is missing and not ``create``)."""
+    from ``root`` without following any symlink."""
     real = _contained(root, directory)
     real_root = os.path.realpath(root)
     relative = os.path.relpath(real, real_root)
@@ -155,7 +165,7 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
                 # A level resolved a moment ago is now a symlink: ELOOP, or ENOTDIR where
                 # O_DIRECTORY is checked first (Linux), EMLINK on some BSDs.
                 if exc.errno in (errno.ELOOP, errno.EMLINK) or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise WriteRefused("refusing to write through a symlink that changed: %s" % directory) from None
+                    raise _refused("refusing to write through a symlink that changed: %s" % directory) from None
                 raise
             os.close(fd)
             fd = child
@@ -166,9 +176,8 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
 
 
 def _make_dirs_by_path(root: str, directory: str) -> None:
-    """Create ``directory`` under ``root`` one level at a time, refusing to step into
-    (or create anything beneath) a level that resolves outside ``root``. A level that
-    appears concurrently is success."""
+    """Create ``directory`` one level at a time, refusing a level that resolves outside
+    ``root``; one made concurrently is success."""
     _contained(root, directory)
     relative = os.path.relpath(directory, root)
     current = root
@@ -197,16 +206,16 @@ def _new_file_mode() -> int:
 
 
 def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Optional[os.stat_result]":
-    """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent).
-    Raises WriteRefused for a symlink, FIFO, folder or device there."""
+    """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent);
+    WriteRefused for anything else there."""
     try:
         st = os.lstat(name, dir_fd=dir_fd) if dir_fd is not None else os.lstat(name)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
-        raise WriteRefused("%s is a symbolic link; left alone" % shown)
+        raise _refused("%s is a symbolic link; left alone" % shown)
     if not stat.S_ISREG(st.st_mode):
-        raise WriteRefused("%s is not a regular file; left alone" % shown)
+        raise _refused("%s is not a regular file; left alone" % shown)
     return st
 
 
@@ -224,23 +233,19 @@ def _temp_name(base: str) -> str:
 
 
 def _refuse_nested(root: str) -> None:
-    """WriteRefused when ``root`` holds no ``.termsprawl/`` but lies inside a project:
-    writing there would start a second project inside it."""
+    """WriteRefused when writing at ``root`` would start a second project inside one."""
     if not os.path.isdir(os.path.join(root, STATE_DIR)):
         from termsprawl_context.workspace.project import enclosing_project
 
         outer = enclosing_project(root)
         if outer:
-            raise WriteRefused("refusing to start a project inside the project %s: %s" % (outer, root))
+            raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace ``path`` (inside ``root``) with ``data`` atomically; raises OSError
-    (WriteRefused: outside the project, a nested project, a managed file we may not
-    replace; or the system's error).
-
-    The new file gets ``mode``, else the mode of the file it replaces, else the
-    umask's default. The temp file is removed on any failure, so none is left behind."""
+    """Replace ``path`` (inside ``root``) with ``data`` atomically, mode ``mode``, else the
+    replaced file's, else the umask's default; OSError (WriteRefused) otherwise, and no
+    temp file left behind."""
     _refuse_nested(root)
     directory, base = os.path.split(path)
     if not _DIR_FD:
@@ -288,9 +293,8 @@ def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mod
 
 
 def remove_within(root: str, path: str) -> bool:
-    """Unlink the regular file ``path`` inside ``root``; True when a file was removed,
-    False when there was none (or its folder is missing). Raises WriteRefused outside the
-    project, or for a symlink or anything else that is not a regular file."""
+    """Unlink the regular file ``path`` inside ``root``; False when there was none.
+    WriteRefused outside the project or for anything but a regular file."""
     directory, base = os.path.split(path)
     if not _DIR_FD:
         _contained(root, directory)
@@ -322,9 +326,8 @@ def has_version(entry: dict, expected: int) -> bool:
 
 
 def dump_json(value: object) -> bytes:
-    """Pretty JSON as the context layer writes it: 2-space indent, trailing newline,
-    non-ASCII kept as is (escaped only where it cannot be UTF-8, e.g. a path holding
-    undecodable bytes, so it reads back to the same path)."""
+    """JSON as the context layer writes it (2-space indent, final newline), non-ASCII as
+    is unless it cannot be UTF-8 (a path's undecodable bytes: escaped, to read back)."""
     import json
 
     text = json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,20 +1,18 @@
 """Links between nodes: one JSON file per unordered pair, named canonically.
 
 ``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
-with ``lo < hi``, so linking a to b and b to a is the same file and adding twice is one
-link. A pair whose name would not fit a file name (255 bytes, less what the atomic
-writer's temp name adds: two ids of up to 128 characters) is stored as ``sha256-<hex of "lo\nhi">.json`` instead: one name per pair,
-never equal to a short pair's name (which always holds ``--``). Readers tolerate
-anything: a file that does not parse as a valid link is ignored, and one removed
-between listing and reading is simply not there.
+with ``lo < hi``: linking a to b or b to a, once or twice, is one file. A pair whose
+name would not fit a file name (255 bytes less the atomic writer's temp name: two ids of
+up to 128 characters) is ``sha256-<hex of "lo\nhi">.json``, never a short pair's name
+(which holds ``--``). Readers tolerate anything: a file that is not a valid link is
+ignored, one removed between listing and reading is not there.
 """
 
 from __future__ import annotations
 
 import os
-from collections import namedtuple
+from operator import itemgetter
 
-from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 from termsprawl_context.workspace import files
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
@@ -36,16 +34,41 @@ HASHED_NAME_PREFIX = "sha256-"
 MAX_LINK_FILE_BYTES = 64 * 1024
 
 
-class LinkPair(namedtuple("LinkPair", "a b")):
+# Plain tuple classes, not namedtuples (compiled at import): a printing dump loads this module.
+
+
+class LinkPair(tuple):
     """The two node ids a link file names."""
 
     __slots__ = ()
 
+    def __new__(cls, a: object, b: object) -> LinkPair:  # ids checked by the caller
+        return tuple.__new__(cls, (a, b))
 
-class Link(namedtuple("Link", "a b path")):
+    a = property(itemgetter(0))
+    b = property(itemgetter(1))
+
+
+class Link(tuple):
     """A valid link and the file that holds it."""
 
     __slots__ = ()
+
+    def __new__(cls, a: str, b: str, path: str) -> Link:
+        return tuple.__new__(cls, (a, b, path))
+
+    a = property(itemgetter(0))
+    b = property(itemgetter(1))
+    path = property(itemgetter(2))
+
+
+def __getattr__(name: str) -> type:
+    # ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
+    if name not in ("BadNodeId", "SelfLink"):
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    from termsprawl_context import errors
+
+    return getattr(errors, name)  # type: ignore[no-any-return]
 
 
 def links_dir(cwd: str) -> str:
@@ -57,9 +80,8 @@ def canonical_pair(a: str, b: str) -> LinkPair:
 
 
 def link_file_name(a: str, b: str) -> str:
-    """The same name for (a, b) and (b, a): ``<lo>--<hi>.json`` when that fits
-    ``MAX_LINK_NAME_BYTES``, else ``sha256-<64 hex>.json`` of ``lo``, a newline (which no
-    id holds, so the pair is recoverable from the digest's input alone) and ``hi``."""
+    """The same name for (a, b) and (b, a); the digest's input ``lo\nhi`` is unambiguous,
+    no id holding a newline."""
     lo, hi = canonical_pair(a, b)
     name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
     if len(name.encode("utf-8", "surrogateescape")) <= MAX_LINK_NAME_BYTES:
@@ -71,14 +93,12 @@ def link_file_name(a: str, b: str) -> str:
 
 
 def link_file_path(cwd: str, a: str, b: str) -> str:
-    """The same path for (a, b) and (b, a); see ``link_file_name``."""
     return os.path.join(links_dir(cwd), link_file_name(a, b))
 
 
 def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
-    """The pair a link file names, or None for junk, a wrong version, a missing or
-    unsafe id, or a node linked to itself. (Order and file name are not checked: the
-    context layer accepts any file that names a valid pair.)"""
+    """The pair a link file names, or None for junk, a wrong version, a missing or unsafe
+    id or a self link. Order and file name are not checked, as the context layer's."""
     from termsprawl_context.jsonl import parse_object  # json costs nothing until a link exists
 
     entry = parse_object(raw)
@@ -90,11 +110,18 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     return LinkPair(a, b)
 
 
-class LinkFile(namedtuple("LinkFile", "name path pair")):
+class LinkFile(tuple):
     """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
     valid link (and so is ignored)."""
 
     __slots__ = ()
+
+    def __new__(cls, name: str, path: str, pair: Optional[LinkPair]) -> LinkFile:
+        return tuple.__new__(cls, (name, path, pair))
+
+    name = property(itemgetter(0))
+    path = property(itemgetter(1))
+    pair = property(itemgetter(2))
 
 
 def scan_link_files(cwd: str) -> List[LinkFile]:
@@ -122,11 +149,10 @@ def list_links(cwd: str) -> List[Link]:
 
 
 def add_link(cwd: str, a: str, b: str) -> str:
-    """Link ``a`` and ``b``; returns the link file's path. Idempotent.
+    """Link ``a`` and ``b`` (idempotent); the link file's path. Raises BadNodeId (checked
+    first), SelfLink or WriteFailed; nothing is written before the ids pass."""
+    from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 
-    Raises BadNodeId (checked first, exit 2), SelfLink (exit 2) or WriteFailed
-    (exit 1); nothing is written
-    before the ids pass."""
     if not is_safe_id(a) or not is_safe_id(b):
         raise BadNodeId()
     if a == b:
@@ -141,16 +167,17 @@ def add_link(cwd: str, a: str, b: str) -> str:
 
 
 def remove_link(cwd: str, a: str, b: str) -> bool:
-    """Remove the link if there is one; True when a file was removed. Unsafe ids, a
-    self pair and a missing file are all simply nothing to remove (False). Raises
-    WriteFailed when the file cannot be removed, or lies behind a symlink leaving
-    the project, or is itself a symlink (left alone)."""
+    """Remove the link; False when there is none (unsafe ids and a self pair included).
+    WriteFailed when it cannot be removed, lies behind a symlink leaving the project, or
+    is a symlink (left alone)."""
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return False
     path = link_file_path(cwd, a, b)
     try:
         return files.remove_within(cwd, path)
     except OSError as exc:
+        from termsprawl_context.errors import WriteFailed
+
         raise WriteFailed("cannot remove %s: %s" % (path, exc.strerror or exc)) from None
 
 
