@@ -9,7 +9,7 @@ trailing ``\\r`` dropped); a line over ``jsonl.MAX_LINE_BYTES`` (16 MiB less a b
 streams past and never held whole. A file that cannot be opened or read is a named
 refusal, never an empty answer: the caller asked about THIS record.
 
-Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually ran.
+Also here: the cycle mark (``since`` / ``mark``, ``entries_after``) and which tool calls actually ran.
 """
 
 import os
@@ -129,32 +129,29 @@ def check_readable(path: str) -> None:
         pass
 
 
-def mark_line(path: str, mark: str) -> int:
-    """The physical line of the first entry whose uuid is ``mark`` (0 when none, or no
-    mark), read as a stream. Raises as ``iter_raw_lines``, so it also checks the whole
-    record."""
-    if not mark:
-        check_readable(path)
-        return 0
-    found = 0
-    for line in iter_raw_lines(path):
-        if found:
-            continue
-        entry = entry_at(line, decode_line(line.raw))
-        if entry is not None and entry.uuid == mark:
-            found = line.number
-    return found
+def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
+    """``(every call's outcome, or {} without ``calls``; the entries after the one whose
+    uuid is ``mark``, streamed as ``since`` picks them)`` over ``read()``, a fresh forward
+    reading each call. The first pass (the mark's place; with ``calls`` the whole record,
+    as a call's answer may follow the mark) and ``check()`` (a reader that may refuse on
+    any line reads it all) come first, so a refusal precedes the first entry."""
+    outcomes, after = {}, -1  # type: Dict[str, str], int
+    if calls:
+        found = [-1]
 
+        def watched() -> Iterator[Entry]:
+            for index, entry in enumerate(read()):
+                if mark and found[0] < 0 and entry.uuid == mark:
+                    found[0] = index
+                yield entry
 
-def iter_since(path: str, mark: str, checked: bool = False) -> Iterator[Entry]:
-    """``since(read_entries(path), mark)`` as a stream: a first pass finds the mark's
-    line (and checks the record whole, so a refusal comes before any entry), the second
-    yields the entries after it, holding one at a time. ``checked``: the caller has just
-    read the whole record, so with no mark there is no first pass."""
-    after = 0 if checked and not mark else mark_line(path, mark)
-    for entry in iter_entries(path):
-        if entry.line > after:
-            yield entry
+        outcomes, after = call_outcomes(watched()), found[0]
+    else:
+        if mark:
+            after = next((i for i, entry in enumerate(read()) if entry.uuid == mark), -1)
+        if check is not None:
+            check()
+    return outcomes, (entry for i, entry in enumerate(read()) if i > after)
 
 
 def since(entries: List[Entry], mark: str) -> List[Entry]:
