@@ -1,14 +1,8 @@
-"""The shapes every provider produces, at the bottom of the package: one ``Entry`` per
-transcript record, tool calls and results, the speakers' names, a store's ``Session`` and
-the one ``SessionInfo`` every CLI's session is described as (so ``sessions --json`` has
-one shape), and the record vocabulary the model reads.
-
-Every provider (``harness/<cli>/``) normalises its records to one shape, the one Claude
-Code writes natively (observed on Claude Code 1.0 through 2.1.328): the field names,
-record kinds and text markers below are that shape's, read by the CLI-neutral rules in
-``transcript/`` over any provider's entries. Where a CLI keeps its store, how it names
-files and what its hooks say stay in its provider. Imports nothing of the package; on the
-dump's path: no ``typing`` or ``re`` at import time.
+"""The shapes every provider produces: one ``Entry`` per record, tool calls and results,
+the speakers' names, a store's ``Session`` and the one ``SessionInfo`` (so ``sessions
+--json`` has one shape), and the record vocabulary, Claude Code's native shape (observed
+on 1.0 through 2.1.328), which every provider normalises to and ``transcript/`` reads.
+Imports nothing of the package; on the dump's path: no ``typing`` or ``re`` at import.
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, Optional
 
 
-# --- the record vocabulary (Claude Code's record shape, which every provider produces) ------
+# --- the record vocabulary ---------------------------------------------------------------
 FIELD_TYPE = "type"
 FIELD_UUID = "uuid"
 FIELD_PARENT_UUID = "parentUuid"
@@ -37,7 +31,6 @@ FIELD_AGENT_ID = "agentId"
 FIELD_MESSAGE = "message"
 FIELD_TOOL_USE_RESULT = "toolUseResult"
 FIELD_ATTACHMENT = "attachment"
-# Fields of the title and summary records.
 FIELD_CUSTOM_TITLE = "customTitle"  # on custom-title records
 FIELD_AI_TITLE = "aiTitle"  # on ai-title records
 FIELD_SUMMARY = "summary"  # on summary records
@@ -59,8 +52,8 @@ QUEUED_COMMAND = "queued_command"
 QUEUED_PROMPT_MODE = "prompt"
 
 # --- text the harness injects into user-role messages -------------------------------------
-# A user-role text that, once trimmed, starts with one of these was written by the
-# harness, not typed by the person (the citation pool's exact list).
+# A user-role text that, once trimmed, opens with one of these is the harness's (the
+# citation pool's exact list).
 INJECTED_PREFIXES = (
     "<task-notification>",
     "[SYSTEM NOTIFICATION - NOT USER INPUT]",
@@ -70,9 +63,8 @@ INJECTED_PREFIXES = (
     "<command-message>",
     "<command-args>",
 )
-# Notices the harness adds beside a typed prompt (IDE context, caveats before local command
-# output, interruption markers): not typed by the person either, but outside the citation
-# pool's exact list, so kept apart.
+# Notices the harness adds beside a typed prompt: not typed either, but outside the
+# citation pool's exact list, so kept apart.
 NOTICE_PREFIXES = (
     "<ide_opened_file>",
     "<ide_selection>",
@@ -123,9 +115,8 @@ TASK_STATUS_TAG = "status"
 COMPACTION_PREFIX = "This session is being continued from a previous conversation"
 
 # --- tool calls that never ran ------------------------------------------------------------
-# A tool_result marked is_error whose body opens with one of these
-# is the harness saying the call did not run, not the tool's own output; measured on real
-# records. Kind name -> openings.
+# A tool_result marked is_error whose body opens with one of these (kind -> openings,
+# measured on real records) is the harness saying the call did not run.
 NOT_RUN_HOOK = "hook"  # a PreToolUse hook blocked the call
 NOT_RUN_PERMISSION = "permission"  # the person did not grant it
 NOT_RUN_INTERRUPTED = "interrupted"

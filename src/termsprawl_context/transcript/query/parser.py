@@ -4,17 +4,7 @@ operand types can never take."""
 from __future__ import annotations
 
 from termsprawl_context.errors import QueryCompileError
-from termsprawl_context.transcript.query.language import (
-    ANY,
-    BOOL,
-    FIELDS,
-    FUNCTIONS,
-    KEYWORDS,
-    LIST,
-    NIL,
-    NUM,
-    STR,
-)
+from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR
 from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
