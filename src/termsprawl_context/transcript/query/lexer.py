@@ -15,44 +15,10 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
 
 Token = namedtuple("Token", "kind value pos")  # kind: num str name op end
-_OPERATORS = (
-    "?.[",
-    "?.",
-    "==",
-    "!=",
-    "<=",
-    ">=",
-    "&&",
-    "||",
-    "<",
-    ">",
-    "!",
-    "+",
-    "-",
-    "*",
-    "/",
-    "%",
-    "(",
-    ")",
-    "[",
-    "]",
-    ",",
-    ".",
-)
-_ESCAPES = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "\\": "\\",
-    '"': '"',
-    "'": "'",
-    "0": "\0",
-    "b": "\b",
-    "f": "\f",
-    "v": "\v",
-    "a": "\a",
-    "/": "/",
-}
+# Longest first, so "?.[" is not read as "?." then "[".
+_OPERATORS = "?.[ ?. == != <= >= && || < > ! + - * / % ( ) [ ] , .".split()
+# A backslash escape's letter -> the character it stands for (``\\uXXXX`` apart).
+_ESCAPES = dict(zip("ntr\\\"'0bfva/", "\n\t\r\\\"'\0\b\f\v\a/"))
 
 
 def tokenize(src: str) -> List[Token]:
