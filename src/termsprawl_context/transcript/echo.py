@@ -158,16 +158,9 @@ def _binary_name(word: str) -> str:
 
 def _git_subcommand(args: List[str]) -> str:
     i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in GIT_VALUE_OPTIONS:
-            i += 2
-            continue
-        if arg.startswith("-"):
-            i += 1
-            continue
-        return arg
-    return ""
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in GIT_VALUE_OPTIONS else 1
+    return args[i] if i < len(args) else ""
 
 
 def _skip_assignments(words: List[str]) -> List[str]:
@@ -204,17 +197,11 @@ def _unwrap(words: List[str]) -> List[str]:
 
 def _shell_script(args: List[str]) -> Optional[str]:
     """The script of ``sh -c SCRIPT`` (None when the shell is not given ``-c``)."""
-    seen_c = False
-    for arg in args:
-        if not seen_c:
-            if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-                seen_c = True
-            elif arg.startswith("-") or arg.startswith("+"):
-                continue
-            else:
-                return None  # `sh script.sh`: a file we cannot see into
-            continue
-        return arg
+    for i, arg in enumerate(args):
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+            return args[i + 1] if i + 1 < len(args) else None
+        if not arg.startswith(("-", "+")):
+            return None  # `sh script.sh`: a file we cannot see into
     return None
 
 

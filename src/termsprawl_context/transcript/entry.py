@@ -1,13 +1,9 @@
-"""The record model's one import: ``Entry`` and who speaks in it, so every rule that asks
-what a record means (the dump, titles, citations, identity, the hand-off) reads the same
-guards against Claude Code's shape changes. ``entry_of`` (``model.py``) reads leniently for
-fail-open readers (a field of the wrong type reads as absent); ``decode_entry`` is the Go
-reference's ``encoding/json`` decoding for fail-closed ones (keys match case-insensitively,
-a kept field of the wrong type makes the line no record, ``null`` the zero value).
-
-Re-exported here: the speakers' names, signals and text rules (``speakers``), slash and
-local commands (``slash_commands``), tool calls and results (``tool_blocks``). On the
-hand-off's path: no ``typing`` or ``re`` at import time.
+"""The record model's one import: ``Entry`` (read leniently by ``entry_of``, canonically by
+``decode_entry``) and who speaks in it, so every rule that asks what a record means (the
+dump, titles, citations, identity, the hand-off) reads the same guards against Claude
+Code's shape changes. Re-exported here: the speakers' names, signals and text rules
+(``speakers``), slash and local commands (``slash_commands``), tool calls and results
+(``tool_blocks``). On the hand-off's path: no ``typing`` or ``re`` at import time.
 """
 
 from __future__ import annotations

@@ -109,15 +109,8 @@ def queued_prompt(entry: Entry) -> Optional[str]:
     if isinstance(prompt, str):
         return prompt
     if isinstance(prompt, list):
-        texts = [
-            block["text"]
-            for block in prompt
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-            and block["text"]
-        ]
-        return "\n\n".join(texts)
+        texts = (block.get("text") for block in prompt if isinstance(block, dict) and block.get("type") == "text")
+        return "\n\n".join(text for text in texts if isinstance(text, str) and text)
     return ""
 
 

@@ -59,14 +59,8 @@ def tool_use_ids(entry: Entry) -> List[str]:
     """The non-empty ids of an entry's ``tool_use`` blocks, whatever its type."""
     if not isinstance(entry.content, list):
         return []
-    return [
-        block["id"]
-        for block in entry.content
-        if isinstance(block, dict)
-        and block.get("type") == "tool_use"
-        and isinstance(block.get("id"), str)
-        and block["id"]
-    ]
+    ids = (block.get("id") for block in entry.content if isinstance(block, dict) and block.get("type") == "tool_use")
+    return [use_id for use_id in ids if isinstance(use_id, str) and use_id]
 
 
 def is_hook_refusal(body: str) -> bool:
