@@ -252,24 +252,7 @@ def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int
 # --- every position a JSON string may be spelled at -------------------------------------
 
 # JSON's two-character escapes, by the character they stand for.
-SHORT_ESCAPES = {
-    '"': b'\\"',
-    "\\": b"\\\\",
-    "/": b"\\/",
-    "\b": b"\\b",
-    "\f": b"\\f",
-    "\n": b"\\n",
-    "\r": b"\\r",
-    "\t": b"\\t",
-}
-
-
-def _letter_cases(hex_digits: bytes) -> "List[bytes]":
-    out = [b""]
-    for digit in hex_digits.decode("ascii"):
-        variants = {digit.lower(), digit.upper()}
-        out = [head + v.encode("ascii") for head in out for v in sorted(variants)]
-    return out
+SHORT_ESCAPES = {char: b"\\" + letter.encode() for char, letter in zip('"\\/\b\f\n\r\t', '"\\/bfnrt')}
 
 
 class ValueSpellings:
@@ -293,7 +276,8 @@ class ValueSpellings:
                 codepoint = 0xD800 + ((codepoint - 0x10000) >> 10)
             code = b"%04x" % codepoint
             codes.add(code)
-            prefixes.update(ANY_ESCAPE + variant for variant in _letter_cases(code[:2]))
+            first, second = code[:1], code[1:2]
+            prefixes.update(ANY_ESCAPE + a + b for a in (first, first.upper()) for b in (second, second.upper()))
             if char in SHORT_ESCAPES:
                 short.add(SHORT_ESCAPES[char])
         self.codes = frozenset(codes)
