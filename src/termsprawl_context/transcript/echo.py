@@ -103,10 +103,6 @@ def _tokens(command: str) -> List[str]:
     return list(lexer)
 
 
-def _is_operator(token: str) -> bool:
-    return bool(token) and all(c in _OPERATOR_CHARS for c in token)
-
-
 class _Simple(object):
     """One simple command: its words and the targets of its read redirections."""
 
@@ -121,7 +117,7 @@ def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
     current = _Simple()
     pending_redirect = ""
     for token in tokens:
-        if _is_operator(token):
+        if token and all(c in _OPERATOR_CHARS for c in token):  # an operator
             if "<" in token or ">" in token:
                 # An fd number before the operator (2>file) is not a word of the command.
                 if current.words and current.words[-1].isdigit():
@@ -165,12 +161,7 @@ def _git_subcommand(args: List[str]) -> str:
 
 def _skip_assignments(words: List[str]) -> List[str]:
     i = 0
-    while (
-        i < len(words)
-        and "=" in words[i]
-        and not words[i].startswith("=")
-        and words[i].split("=", 1)[0].replace("_", "a").isalnum()
-    ):
+    while i < len(words) and "=" in words[i] and words[i].split("=", 1)[0].replace("_", "a").isalnum():
         i += 1
     return words[i:]
 
@@ -179,9 +170,9 @@ def _unwrap(words: List[str]) -> List[str]:
     """The words of the command a prefix wrapper (env, sudo, nohup, ...) runs."""
     for _ in range(_MAX_DEPTH):
         words = _skip_assignments(words)
-        if not words or _binary_name(words[0]) not in WRAPPERS:
+        name = _binary_name(words[0]) if words else ""
+        if name not in WRAPPERS:
             return words
-        name = _binary_name(words[0])
         value_options = _WRAPPER_VALUE_OPTIONS.get(name, frozenset())
         i = 1
         while i < len(words) and words[i].startswith("-"):
