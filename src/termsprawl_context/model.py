@@ -152,12 +152,8 @@ INPUT_PATH_KEYS = ("file_path", "path", "notebook_path")
 INPUT_FILE_PATH = "file_path"
 INPUT_RUN_IN_BACKGROUND = "run_in_background"
 # An AskUserQuestion answer comes back as a tool result opening (somewhere) with one of
-# these, then `"<question>"="<answer>", ...`, then one of the trailers.
-ANSWER_PREFIXES = (
-    "The user answered:",
-    "Your questions have been answered:",
-    "User has answered your questions:",
-)  # the last: 2.0.x-2.1.14 (corpus)
+# these (the last: 2.0.x-2.1.14, corpus), then `"<question>"="<answer>", ...`, then a trailer.
+ANSWER_PREFIXES = ("The user answered:", "Your questions have been answered:", "User has answered your questions:")
 ANSWER_TRAILERS = (
     ". Read the answers",
     ". You can now continue with these answers",
