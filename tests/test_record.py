@@ -395,7 +395,7 @@ def test_go_quote(text, quoted):
 
 
 @pytest.mark.parametrize("spelled", ["u2", "\\u0075\\u0032", "u\\u0032", "\\u00752"])
-def test_mark_line_finds_a_uuid_spelled_with_escapes(tmp_path, spelled, capsys):
+def test_entries_since_finds_a_uuid_spelled_with_escapes(tmp_path, spelled, capsys):
     """``entries --since`` finds its mark by bytescan's rule: a line that spells the uuid
     only through ``\\u00XX`` escapes is decoded, not passed over by the byte test."""
     from termsprawl_context.cli import main
