@@ -395,10 +395,10 @@ def test_go_quote(text, quoted):
 
 
 @pytest.mark.parametrize("spelled", ["u2", "\\u0075\\u0032", "u\\u0032", "\\u00752"])
-def test_mark_line_finds_a_uuid_spelled_with_escapes(tmp_path, spelled):
+def test_entries_since_finds_a_uuid_spelled_with_escapes(tmp_path, spelled, capsys):
     """``entries --since`` finds its mark by bytescan's rule: a line that spells the uuid
     only through ``\\u00XX`` escapes is decoded, not passed over by the byte test."""
-    from termsprawl_context.transcript.record import iter_since, mark_line
+    from termsprawl_context.cli import main
 
     path = tmp_path / "s.jsonl"
     lines = [
@@ -407,6 +407,6 @@ def test_mark_line_finds_a_uuid_spelled_with_escapes(tmp_path, spelled):
         '{"type":"user","uuid":"u3","message":{"role":"user","content":"three"}}',
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert mark_line(str(path), "u2") == 2
-    assert [e.uuid for e in iter_since(str(path), "u2")] == ["u3"]
-    assert mark_line(str(path), "u9") == 0
+    for wanted, shown in (("u2", [["3", "u3"]]), ("u9", [["1", "u1"], ["2", "u2"], ["3", "u3"]])):
+        assert main(["entries", str(path), "--since", wanted]) == 0
+        assert [row.split("\t")[:2] for row in capsys.readouterr().out.splitlines()] == shown

@@ -1,18 +1,12 @@
-"""The one byte prefilter: which lines, or which files, may hold the tokens a caller needs.
-
-A caller that wants the entries whose JSON holds some ASCII token (a uuid, a key, a
-type's value) searches bytes before it parses: a line whose bytes hold none of the
-tokens cannot hold them once parsed, with one exception, the escape rule written here
-once: JSON lets any character be written ``\\u00XX``, so an escape of a printable ASCII
-character (``\\u0020``-``\\u007f``) may spell one of a token's characters and hide it
-from a byte search. A line (or a file) holding such an escape is a candidate too. The
-harness never writes one (JSON.stringify escapes only control characters and lone
-surrogates), so the rule costs nothing on real transcripts and keeps every answer exact.
-
-Tokens that are not plain ASCII (where a byte search would have to know every UTF-8
-and escaped spelling) give no needles: every line is a candidate.
-
-This layer knows bytes only, nothing of any harness. ``re`` is imported on first use.
+"""The one byte prefilter: which lines, or files, may hold the ASCII tokens a caller needs
+(a uuid, a key, a type's value), searched before anything is parsed. A line without a
+token's bytes cannot hold it parsed, save by the escape rule, written here once: JSON may
+spell any character ``\\u00XX``, so a line (or file) holding an escape of printable ASCII
+(``\\u0020``-``\\u007f``) is a candidate too. The harness never writes one
+(JSON.stringify escapes only control characters and lone surrogates), so the rule costs
+nothing on real transcripts and keeps every answer exact. A token that is not plain ASCII
+gives no needles: every line is a candidate. Bytes only, nothing of any harness; ``re``
+is imported on first use.
 """
 
 from __future__ import annotations
@@ -24,15 +18,15 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterable, Iterator, List, Optional, Union
 
 
-# The bytes every escape of a character below U+0100 starts with: a literal find of it
-# is several times faster than the regex, and rules out most chunks at once.
+# Every escape below U+0100 starts so: a literal find of it is several times faster than
+# the regex, and rules out most chunks at once.
 ESCAPE_PREFIX = b"\\u00"
 # An escape that spells a printable ASCII character (0x20-0x7f), in any hex case.
 ASCII_ESCAPE = rb"\\u00[2-7][0-9a-fA-F]"
 ESCAPE_LENGTH = 6  # the bytes one such escape spans
-# A token's bytes are JSON text ('"user"' holds the quotes of the syntax): printable
-# ASCII that a writer may spell otherwise only by the escape rule. A backslash starts an
-# escape and "/" may be written "\\/": a token holding either has no plain spelling.
+# A token's bytes are JSON text ('"user"' holds the syntax's quotes), printable ASCII a
+# writer may spell otherwise only by the escape rule; one holding a backslash (an escape)
+# or "/" (may be "\\/") has no plain spelling.
 _PLAIN = frozenset(c for c in range(0x20, 0x7F) if c not in b"\\/")
 # A string value's bytes inside its quotes: a quote in it is written escaped too.
 _PLAIN_VALUE = _PLAIN - frozenset(b'"')
@@ -41,7 +35,6 @@ _pattern = None
 
 
 def ascii_escape_pattern():
-    """``ASCII_ESCAPE`` compiled (once, on first use)."""
     global _pattern
     if _pattern is None:
         import re
@@ -62,35 +55,28 @@ def _plain_bytes(token: "Union[str, bytes]", allowed: "frozenset" = _PLAIN) -> "
 
 
 class Needles(namedtuple("Needles", "tokens plain")):
-    """The tokens a caller needs (``tokens``) and the bytes a search looks for
-    (``plain``: their ASCII spellings, or None when a token has none and every line
-    is a candidate). Their escaped spellings are the escape rule's: any line holding an
-    ASCII-spelling escape."""
+    """The tokens a caller needs and ``plain``, their ASCII spellings (None when one has
+    none: every line is a candidate); their escaped spellings are the escape rule's."""
 
     __slots__ = ()
 
     @classmethod
-    def of(cls, tokens: "Iterable[Union[str, bytes]]") -> "Needles":
-        """Needles for fragments of JSON text as a writer emits them (``b'"user"'``,
-        whose quotes are the syntax's)."""
+    def of(cls, tokens: "Iterable[Union[str, bytes]]", allowed: "frozenset" = _PLAIN) -> "Needles":
+        """Needles for fragments of JSON text as written (``b'"user"'``, quotes the syntax's)."""
         tokens = tuple(tokens)
-        plain = tuple(_plain_bytes(t) for t in tokens)
+        plain = tuple(_plain_bytes(t, allowed) for t in tokens)
         return cls(tokens, None if None in plain else plain)
 
     @classmethod
     def for_values(cls, values: "Iterable[Union[str, bytes]]") -> "Needles":
-        """Needles for string values (a uuid, a session id): what stands between their
-        quotes, where a quote of their own would be escaped."""
-        values = tuple(values)
-        plain = tuple(_plain_bytes(v, _PLAIN_VALUE) for v in values)
-        return cls(values, None if None in plain else plain)
+        """Needles for string values (a uuid): what stands between their quotes."""
+        return cls.of(values, _PLAIN_VALUE)
 
     @classmethod
     def longest_run(cls, text: str, minimum: int, excluded: bytes = b"") -> "Needles":
-        """Needles for the longest run of ``text``'s bytes that a JSON string writes as
-        themselves (not ``"``, ``\\``, ``/``), none of them in ``excluded`` (first longest on ties): a test that
-        any text holding ``text`` passes. No needles (every line a candidate) when the
-        run is shorter than ``minimum``."""
+        """Needles for the first longest run of ``text``'s bytes a JSON string writes as
+        themselves (not ``"``, ``\\``, ``/``, nor ``excluded``), which any text holding
+        ``text`` passes; none (every line a candidate) when shorter than ``minimum``."""
         allowed = _PLAIN_VALUE - frozenset(excluded)
         data = text.encode("utf-8", "surrogatepass")
         best, start = b"", -1
@@ -109,7 +95,6 @@ class Needles(namedtuple("Needles", "tokens plain")):
         return max((len(p) for p in self.plain or ()), default=0)
 
     def in_line(self, raw: "Union[bytes, bytearray]") -> bool:
-        """Whether the line ``raw`` may hold a token once parsed."""
         plain = self.plain
         if plain is None:
             return True
@@ -128,18 +113,16 @@ class Needles(namedtuple("Needles", "tokens plain")):
         return any(finds(data, p, start, end) for p in self.plain or ())
 
 
-# CPython (3.10 on) searches a span of 30,000 bytes or more for a needle of 6 to 99 bytes
-# with its two-way algorithm, several times slower on JSON text than the skip search it
-# runs on a shorter span (a 16-byte needle in a 512 KiB transcript: 9x, Debian's 3.11):
-# such a span is searched in windows just under that size.
+# CPython (3.10 on) searches a span of 30,000 bytes or more for a 6-99 byte needle with its
+# two-way algorithm, several times slower on JSON text than the skip search it runs on a
+# shorter span (a 16-byte needle in 512 KiB: 9x, Debian's 3.11): so, windows just under.
 FIND_WINDOW = 29000
 _WINDOWED = range(6, 100)
 
 
 def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "Optional[int]" = None) -> bool:
-    """Whether ``needle`` is in ``data[start:end]``: ``data.find``, in windows of
-    ``FIND_WINDOW`` bytes (overlapping by the needle's length less one) where that is
-    faster."""
+    """Whether ``needle`` is in ``data[start:end]``: ``data.find``, in overlapping windows
+    of ``FIND_WINDOW`` bytes where that is faster."""
     end = len(data) if end is None else end
     if len(needle) not in _WINDOWED or end - start <= FIND_WINDOW:
         return data.find(needle, start, end) >= 0
@@ -150,16 +133,14 @@ def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "
     return False
 
 
-# Chunks of a file search: large enough that a find runs at memory speed, bounded so a
-# search holds one chunk (and a carry) whatever the file.
+# A file search's chunk: large enough that a find runs at memory speed, bounded so a search
+# holds one (and a carry) whatever the file. The carry, what a chunk keeps of the one
+# before, holds a token or escape split by the edge; a longer token falls back to joining.
 CHUNK_BYTES = 4 << 20
-# What a chunk keeps of the one before: enough for a token or an escape split by the
-# chunk edge; a longer token falls back to joining.
 CARRY_BYTES = 64
 
 
 def scan_buffer(chunk: int = CHUNK_BYTES) -> bytearray:
-    """A reusable buffer for ``file_may_hold``: one chunk and the carry before it."""
     return bytearray(CARRY_BYTES + chunk)
 
 
@@ -172,10 +153,9 @@ def carry_over(buffer: bytearray, end: int, overlap: int) -> int:
 
 
 def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer: "Optional[bytearray]" = None) -> bool:
-    """Whether the rest of ``f`` holds a token's plain bytes, or (with ``escapes``) an
-    ASCII-spelling escape, searched in overlapped chunks and stopping at the first
-    found. Read, not mapped: a file truncated under a mapping kills the process
-    (SIGBUS). ``escapes=False`` is for a file already known to hold no escape."""
+    """Whether the rest of ``f`` holds a token's plain bytes or (``escapes``: unless the file
+    is known to hold none) an ASCII-spelling escape. Read in chunks, not mapped: a file
+    truncated under a mapping kills the process (SIGBUS)."""
     if needles.plain is None:
         return True
     if not needles.plain:
@@ -184,9 +164,8 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer:
 
 
 def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None) -> bool:
-    """Whether the rest of ``f`` holds an ASCII-spelling escape (as ``file_may_hold``
-    searches): in a file that holds none, a token's plain bytes are its only spelling,
-    so a line test there needs no escape rule."""
+    """Whether the rest of ``f`` holds an ASCII-spelling escape: in a file that holds none,
+    a line test needs no escape rule."""
     return _search_file(f, Needles((), ()), True, buffer)
 
 
@@ -212,8 +191,7 @@ def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Option
 
 
 def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
-    """``file_may_hold`` without a buffer: each chunk, and the window joining its start
-    to the end of the one before."""
+    """``file_may_hold`` without a buffer: each chunk, and the window joining it to the last."""
     tail = b""
     while True:
         data = f.read(chunk)
@@ -227,27 +205,23 @@ def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: in
 
 # --- escapes in lowercased text (a case-insensitive search) -----------------------------
 
-# The only characters outside ASCII whose ``str.lower`` holds ASCII (checked over all of
-# Unicode by the tests): a text holding them can match an ASCII needle.
+# The only non-ASCII characters whose ``str.lower`` holds ASCII (the tests check all of
+# Unicode): a text holding them can match an ASCII needle.
 LOWER_TO_ASCII = ("\u0130", "\u212a")
 # What a case-insensitive prefilter must also look for, besides its needle's bytes:
 ESCAPES_ASCII = "ascii"  # an escape spelling printable ASCII
 ESCAPES_ASCII_FOLDED = "ascii+folded"  # that, or a spelling of a LOWER_TO_ASCII character
 ESCAPES_ANY = "any"  # any escape but a control character's (for non-ASCII needles)
-# The bytes every JSON escape starts with.
 ANY_ESCAPE = b"\\u"
 _folded_res = None
 
 
 def _escape_finders() -> dict:
-    """Each kind's looks, compiled on first use: (gate, regex, shift). Each look is one
-    regex with a literal prefix, which the regex engine scans by stopping at each
-    occurrence of its first byte (an alternation without a common prefix would cost it
-    every position). The regex runs only from the gate's first occurrence (no gate: from
-    the start), and a match at ``m.start()`` is an escape at ``m.start() - shift``. For
-    ASCII the regex starts at the escape's ``00``: ``0`` is rarer in JSON than the
-    backslash or ``u``, so this one pass (measured) beats a find of ``u00`` and a regex
-    from there."""
+    """Each kind's looks ``(gate, regex, shift)``, compiled on first use: the regex runs from
+    the gate's first occurrence (or the start), a match at ``m.start() - shift``. Each has a
+    literal prefix, which the engine scans by its first byte (an alternation without one
+    costs every position); ASCII's starts at the escape's ``00``, ``0`` being rarer in JSON
+    than ``\\`` or ``u`` (measured: one pass beats a find of ``u00`` and a regex)."""
     global _folded_res
     if _folded_res is None:
         import re
@@ -262,8 +236,8 @@ def _escape_finders() -> dict:
 
 
 def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int]" = None) -> "Iterator[int]":
-    """Offsets in ``low[first:limit]`` (lowercased bytes) where a needle's character may
-    be spelled other than as itself, for a prefilter of ``kind``."""
+    """Offsets in lowercased ``low[first:limit]`` where a needle's character may be spelled
+    other than as itself, for a prefilter of ``kind``."""
     end = len(low) if limit is None else limit
     for gate, finder, shift in _escape_finders()[kind]:
         at = first
@@ -278,37 +252,14 @@ def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int
 # --- every position a JSON string may be spelled at -------------------------------------
 
 # JSON's two-character escapes, by the character they stand for.
-SHORT_ESCAPES = {
-    '"': b'\\"',
-    "\\": b"\\\\",
-    "/": b"\\/",
-    "\b": b"\\b",
-    "\f": b"\\f",
-    "\n": b"\\n",
-    "\r": b"\\r",
-    "\t": b"\\t",
-}
-
-
-def _letter_cases(hex_digits: bytes) -> "List[bytes]":
-    """Every spelling of hex digits with its letters in either case."""
-    out = [b""]
-    for digit in hex_digits.decode("ascii"):
-        variants = {digit.lower(), digit.upper()}
-        out = [head + v.encode("ascii") for head in out for v in sorted(variants)]
-    return out
+SHORT_ESCAPES = {char: b"\\" + letter.encode() for char, letter in zip('"\\/\b\f\n\r\t', '"\\/bfnrt')}
 
 
 class ValueSpellings:
-    """Where in a file's bytes a JSON string equal to ``target`` may be.
-
-    Such a string writes each character either as itself (its UTF-8 bytes) or as an
-    escape (``\\uXXXX`` in any hex case, a surrogate pair for characters beyond U+FFFF,
-    or a two-character escape). So a line holding it holds either the whole target
-    unescaped between quotes, or an escape of one of its characters. Invalid UTF-8
-    decodes to U+FFFD, so a target holding U+FFFD gets no filter (``usable`` False:
-    every line is a candidate).
-    """
+    """Where in a file's bytes a JSON string equal to ``target`` may be: the whole target
+    quoted, or an escape of one of its characters (``\\uXXXX`` in any hex case, a surrogate
+    pair beyond U+FFFF, a two-character escape). Invalid UTF-8 decodes to U+FFFD, so a
+    target holding it gets no filter (``usable`` False)."""
 
     def __init__(self, target: str) -> None:
         self.usable = "\ufffd" not in target
@@ -325,7 +276,8 @@ class ValueSpellings:
                 codepoint = 0xD800 + ((codepoint - 0x10000) >> 10)
             code = b"%04x" % codepoint
             codes.add(code)
-            prefixes.update(ANY_ESCAPE + variant for variant in _letter_cases(code[:2]))
+            first, second = code[:1], code[1:2]
+            prefixes.update(ANY_ESCAPE + a + b for a in (first, first.upper()) for b in (second, second.upper()))
             if char in SHORT_ESCAPES:
                 short.add(SHORT_ESCAPES[char])
         self.codes = frozenset(codes)
@@ -333,8 +285,7 @@ class ValueSpellings:
         self.short = tuple(sorted(short))
 
     def hits(self, data: "Union[bytes, bytearray]", begin: int = 0, end: "Optional[int]" = None) -> "List[int]":
-        """Positions in ``data[begin:end]`` where a spelling of the target may be,
-        ascending."""
+        """Positions in ``data[begin:end]`` where a spelling of the target may be, ascending."""
         end = len(data) if end is None else end
         found = []
         quoted = self.quoted
@@ -366,9 +317,9 @@ _SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")
 
 
 def escaped_width(raw: bytes, width: int) -> int:
-    """The widest character (1, 2 or 4 bytes in CPython's strings) that the strings
-    parsed out of ``raw`` may hold, given ``width`` for its unescaped text: escapes may
-    spell up to U+FFFF, or beyond through a surrogate pair."""
+    """The widest character (1, 2 or 4 bytes in CPython) the strings parsed out of ``raw``
+    may hold, ``width`` that of its unescaped text: escapes spell up to U+FFFF, or beyond
+    through a surrogate pair."""
     if ANY_ESCAPE not in raw:
         return width
     lowered = raw.lower()

@@ -534,6 +534,21 @@ class Harness(object):
         file; odd content only shrinks the answer."""
         raise NotImplementedError
 
+    def record_entries(self, path: str, mark: str = "", calls: bool = False) -> tuple:
+        """`entries`' reading (``transcript.record.entries_after`` over ``entries``): ``(every
+        tool call's outcome, or {} without ``calls``; the entries after ``mark``, streamed)``,
+        an unopenable file a ``RecordUnreadable`` before the first entry."""
+        from termsprawl_context.errors import RecordUnreadable
+        from termsprawl_context.transcript.record import entries_after
+
+        def read() -> "Iterator[Entry]":
+            try:
+                yield from self.entries(path)
+            except OSError as exc:
+                raise RecordUnreadable.opening(path, exc) from None
+
+        return entries_after(read, mark, calls)
+
     def last_turns(self, path: str, limit: int) -> list:
         """The dump's last ``limit`` turns (``transcript.turns.entries_turns``): over
         ``entries_reverse`` where the harness reads from the end (only what the tail

@@ -1,16 +1,11 @@
 """Which words of an AskUserQuestion answer envelope the person chose, read against the
-questions the call itself asked.
-
-The model writes the questions; Claude Code copies them into the envelope unescaped
-(``<prefix> "<q1>"="<a1>", "<q2>"="<a2>". <trailer>``, a question the person skipped
-left out). Parsed on its own, a question holding ``"="`` or ``", "x"="`` shifts every
-later pair, and the rest of the question reads as an answer. So the envelope is parsed
-here only as the questions of its own call: each pair must start with one of them,
-literally and in the call's order, and an answer is what lies between. The true reading
-always exists (the harness built the envelope that way), so when there are several (an
-answer holding ``", "<a later question>"="``), words count as the person's only where
-every reading puts them inside an answer; elsewhere a question's text could be taken for
-an answer, and the caller refuses by name rather than guess.
+questions its own call asked. Claude Code copies the model's questions in unescaped
+(``<prefix> "<q1>"="<a1>", "<q2>"="<a2>". <trailer>``, a skipped question left out), so a
+question holding ``"="`` or ``", "x"="`` would shift every later pair parsed alone: each
+pair must start with the call's next question, literally, and an answer is what lies
+between. The true reading always exists; where there are several (an answer holding
+``", "<a later question>"="``), words are the person's only where every reading holds
+them inside an answer, else the caller refuses by name rather than guess.
 """
 
 from __future__ import annotations
@@ -22,9 +17,9 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, List, Optional, Tuple
 
 
-# More questions than a real call can ask (Claude Code's schema allows 1 to 4) are no call
-# to read an envelope against; the bound also keeps the parse's recursion shallow. Four
-# answers can be read 8 ways at most (each may swallow the next); past 64 none is trusted.
+# More questions than a real call asks (Claude Code's schema allows 1 to 4) are no call to
+# read against, and the bound keeps the recursion shallow. Four answers read 8 ways at
+# most (each may swallow the next); past 64 none is trusted.
 MAX_QUESTIONS = 16
 MAX_READINGS = 64
 
@@ -41,7 +36,7 @@ SPLIT = (
 
 def call_questions(call_input: Any) -> Optional[List[str]]:
     """The question texts of an AskUserQuestion call's input, in order, or None when it
-    holds none that can be read (not a list of objects each with a string ``question``)."""
+    is not a list of objects each with a string ``question``."""
     questions = call_input.get(model.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
     if not isinstance(questions, list) or not questions or len(questions) > MAX_QUESTIONS:
         return None
@@ -55,8 +50,7 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
 
 
 def _pairs(body: str) -> Optional[str]:
-    """The pairs of an envelope: the text between its opening prefix (at the very start)
-    and the last trailer; None when it has no such shape."""
+    """The text between an envelope's opening prefix and its last trailer, or None."""
     for prefix in model.ANSWER_PREFIXES:
         if body.startswith(prefix):
             rest = body[len(prefix) :]
@@ -70,9 +64,8 @@ def _pairs(body: str) -> Optional[str]:
 
 
 def _readings(pairs: str, questions: List[str]) -> List[Tuple[str, ...]]:
-    """The distinct readings of ``pairs`` as ``"<q>"="<a>"`` joined by ``, ``, the
-    questions in order (skipped ones absent), at least one pair; at most
-    ``MAX_READINGS + 1`` are sought."""
+    """The distinct readings of ``pairs`` as ``"<q>"="<a>"`` joined by ``, ``, questions in
+    order (skipped ones absent), at least one pair; at most ``MAX_READINGS + 1`` sought."""
     heads = ['"%s"="' % q for q in questions]
     memo = {}
 
@@ -105,12 +98,8 @@ def _readings(pairs: str, questions: List[str]) -> List[Tuple[str, ...]]:
 
 
 def answer_readings(body: str, questions: Optional[List[str]]) -> Tuple[Optional[List[Tuple[str, ...]]], str]:
-    """``(readings, "")``: every way ``body`` reads as answers to ``questions`` (each a
-    tuple of answers; one, unless an answer holds ``", "<a later question>"="``); else
-    ``(None, why)``, ``why`` one of ``NO_QUESTIONS``, ``NO_PARSE``, ``AMBIGUOUS``.
-
-    Words are the person's only where every reading holds them inside an answer: where
-    readings differ, a question's text could be read as an answer."""
+    """``(readings, "")``, every way ``body`` reads as answers to ``questions`` (a tuple of
+    answers each), else ``(None, why)``: ``NO_QUESTIONS``, ``NO_PARSE`` or ``AMBIGUOUS``."""
     if not questions:
         return None, NO_QUESTIONS
     pairs = _pairs(body)

@@ -1,19 +1,14 @@
-"""Which shell commands print the agent's own record back (the citations' echo rule).
+"""Which shell commands print the agent's own record back (the citations' echo rule, the
+classifier the seed leaves open and fails closed without): a tool result is citable as
+tool output only when its command did something in the world, not print model-written
+text (git's history, with its commit messages, or this product's transcript readers).
 
-A tool result is citable as tool output only when the command that produced it did
-something in the world; a command that prints model-written text back (git's history,
-which carries commit messages, or this product's own commands, which print transcript
-text) would let an agent cite its own words as evidence. The seed leaves the decision
-to a classifier and fails closed without one; this is that classifier.
-
-The whole command line is read with ``shlex``: every simple command between ``&&``,
-``||``, ``;``, ``|``, ``&``, newlines, parentheses and backticks is judged, through
-``sh -c`` / ``bash -c`` / ``eval`` scripts, ``env`` and other prefix wrappers, and with
-redirections set apart (a read redirection's target still names a path). A command that
-will not tokenise is an echo unless it is blank: what cannot be read is not trusted.
-
-Known holes, as the seed lists them: paths built by ``$(...)`` or variables, git aliases,
-interpreters reading the history (``python -c``), ``git branch -v``.
+Read with ``shlex``: every simple command between ``&&`` ``||`` ``;`` ``|`` ``&``,
+newlines, parentheses and backticks is judged, through ``sh -c`` / ``eval`` scripts and
+prefix wrappers (``env``, ``sudo``...), redirections set apart (a read's target still
+names a path). A command that will not tokenise is an echo unless blank. Known holes, as
+the seed lists them: paths built by ``$(...)`` or variables, git aliases, interpreters
+reading the history (``python -c``), ``git branch -v``.
 """
 
 from __future__ import annotations
@@ -37,13 +32,12 @@ GIT_VALUE_OPTIONS = frozenset("-C -c --git-dir --work-tree --namespace --config-
 SLOPRAIL_BINARY = "sr"
 SLOPRAIL_PREFIX = "sr-"
 
-# This product, under every name its artifact is run by.
+# This product, under every name its artifact is run by, and its commands that print no
+# transcript text: every other (the dump, cite, query, ... and any added later) is an echo,
+# so a new command fails closed.
 PRODUCT_NAME = "termsprawl-context"
 PRODUCT_MODULE = "termsprawl_context"
 ARTIFACT_SUFFIX = ".pyz"
-# Our commands that print no transcript text. Every other command of ours (the dump,
-# assemble, cite, query, result-at, sessions, ... and any added later) is an echo:
-# the list of safe ones is the short one, so a new command fails closed.
 PRODUCT_SILENT_COMMANDS = frozenset(
     "locate fresh find init hook links index agents root parent identity belongs relocate --version --help -h".split()
 )
@@ -67,8 +61,8 @@ _MAX_DEPTH = 8  # sh -c nesting followed this deep; deeper is an echo (fail clos
 
 
 def _strip_comments(command: str) -> str:
-    """``command`` without its comments: an unquoted ``#`` that starts a word runs to
-    the end of its line (the newline kept, so the next line is still a command)."""
+    """``command`` without its comments: an unquoted ``#`` starting a word, to the end of
+    its line (the newline kept: the next line is still a command)."""
     out = []
     quote = ""
     i, n = 0, len(command)
@@ -109,10 +103,6 @@ def _tokens(command: str) -> List[str]:
     return list(lexer)
 
 
-def _is_operator(token: str) -> bool:
-    return bool(token) and all(c in _OPERATOR_CHARS for c in token)
-
-
 class _Simple(object):
     """One simple command: its words and the targets of its read redirections."""
 
@@ -127,7 +117,7 @@ def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
     current = _Simple()
     pending_redirect = ""
     for token in tokens:
-        if _is_operator(token):
+        if token and all(c in _OPERATOR_CHARS for c in token):  # an operator
             if "<" in token or ">" in token:
                 # An fd number before the operator (2>file) is not a word of the command.
                 if current.words and current.words[-1].isdigit():
@@ -151,8 +141,7 @@ def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
 
 
 def names_git_path(word: str) -> bool:
-    """Whether a word names a path inside a ``.git`` directory (or the directory): after
-    ``-opt=value`` becomes ``value`` and backslashes become slashes."""
+    """Whether a word (or an ``-opt=value``'s value) names a ``.git`` directory or a path in it."""
     if word.startswith("-") and "=" in word:
         word = word.split("=", 1)[1]
     word = word.replace("\\", "/")
@@ -165,26 +154,14 @@ def _binary_name(word: str) -> str:
 
 def _git_subcommand(args: List[str]) -> str:
     i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg in GIT_VALUE_OPTIONS:
-            i += 2
-            continue
-        if arg.startswith("-"):
-            i += 1
-            continue
-        return arg
-    return ""
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in GIT_VALUE_OPTIONS else 1
+    return args[i] if i < len(args) else ""
 
 
 def _skip_assignments(words: List[str]) -> List[str]:
     i = 0
-    while (
-        i < len(words)
-        and "=" in words[i]
-        and not words[i].startswith("=")
-        and words[i].split("=", 1)[0].replace("_", "a").isalnum()
-    ):
+    while i < len(words) and "=" in words[i] and words[i].split("=", 1)[0].replace("_", "a").isalnum():
         i += 1
     return words[i:]
 
@@ -193,9 +170,9 @@ def _unwrap(words: List[str]) -> List[str]:
     """The words of the command a prefix wrapper (env, sudo, nohup, ...) runs."""
     for _ in range(_MAX_DEPTH):
         words = _skip_assignments(words)
-        if not words or _binary_name(words[0]) not in WRAPPERS:
+        name = _binary_name(words[0]) if words else ""
+        if name not in WRAPPERS:
             return words
-        name = _binary_name(words[0])
         value_options = _WRAPPER_VALUE_OPTIONS.get(name, frozenset())
         i = 1
         while i < len(words) and words[i].startswith("-"):
@@ -211,23 +188,16 @@ def _unwrap(words: List[str]) -> List[str]:
 
 def _shell_script(args: List[str]) -> Optional[str]:
     """The script of ``sh -c SCRIPT`` (None when the shell is not given ``-c``)."""
-    seen_c = False
-    for arg in args:
-        if not seen_c:
-            if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-                seen_c = True
-            elif arg.startswith("-") or arg.startswith("+"):
-                continue
-            else:
-                return None  # `sh script.sh`: a file we cannot see into
-            continue
-        return arg
+    for i, arg in enumerate(args):
+        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+            return args[i + 1] if i + 1 < len(args) else None
+        if not arg.startswith(("-", "+")):
+            return None  # `sh script.sh`: a file we cannot see into
     return None
 
 
 def _product_subcommand(words: List[str]) -> Optional[str]:
-    """The subcommand an invocation of this product runs ("" for the dump), or None
-    when the words do not run this product."""
+    """The subcommand these words run this product with ("" for the dump), or None."""
     name = _binary_name(words[0])
     if name == PRODUCT_NAME or name.endswith(ARTIFACT_SUFFIX):
         return words[1] if len(words) > 1 else ""
@@ -271,17 +241,12 @@ def _echoes(command: str, depth: int) -> bool:
         tokens = _tokens(command)
     except ValueError:  # an unclosed quote or escape: unreadable, so not trusted
         return bool(command.strip())
-    simples = list(_simple_commands(tokens))
-    if not simples:
-        return False
-    return any(_simple_echoes(simple, depth) for simple in simples)
+    return any(_simple_echoes(simple, depth) for simple in _simple_commands(tokens))
 
 
 def echoes_record(command: str) -> bool:
-    """Whether the shell ``command`` prints agent-written text back: git's history
-    commands or any ``.git`` path, sloprail's ``sr``/``sr-*`` tools, or one of this
-    product's commands that print transcript text. An unparseable command is an echo
-    (fail closed); an empty one is not."""
+    """Whether the shell ``command`` prints agent-written text back: git's history or any
+    ``.git`` path, sloprail's ``sr``/``sr-*`` tools, this product's transcript readers."""
     if not isinstance(command, str):
         return True
     return _echoes(command, 0)

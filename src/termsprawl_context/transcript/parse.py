@@ -1,9 +1,7 @@
-"""Parse primitives for one transcript line: the transcript-parse seam, in one module.
-
-Consumers (a hand-off pre-pass, a retro gate) import these so that field rules, the
-thinking-block policy, the sidechain cue list and the schema-drift warning are defined
-once. Parse only, never score. Every line goes through ``jsonl.parse_object``; nothing
-here knows where a file lives in the harness's store.
+"""The transcript-parse seam, for consumers such as a hand-off pre-pass or a retro gate:
+one line's field rules, the thinking-block policy, the sidechain cues and the schema-drift
+warning, each defined once. Parse only, never score; every line goes through
+``jsonl.parse_object``.
 """
 
 import os
@@ -11,24 +9,19 @@ from typing import Any, Iterable, Iterator, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
-from termsprawl_context.transcript.content import text_with_thinking
 
 
-# A file in which none of these keys shows up in its first lines is probably not a
-# Claude Code transcript any more (the format drifted): worth one warning, never fatal.
+# A file whose first ``SCHEMA_DRIFT_CHECK_N`` lines hold none of these keys is probably no
+# Claude Code transcript any more (the format drifted): one warning, never fatal.
 KNOWN_TOP_FIELDS = frozenset({"type", "uuid", "message", "parentUuid", "sessionId", "timestamp"})
-
-# How many leading lines the drift check looks at.
 SCHEMA_DRIFT_CHECK_N = 50
 
-# Tools whose input names a file the agent changed.
+# Tools whose input names a file the agent changed, and the keys that may name it, in order.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-
-# Keys of a tool_use input that may name the edited file, in the order tried.
 EDIT_PATH_KEYS = ("file_path", "notebook_path", "path")
 
-# The closed list of phrases that make a sidechain run worth keeping in full (a
-# rejected hypothesis, a dead end). Single source of truth; matched case-insensitively.
+# The closed list of phrases that make a sidechain run worth keeping in full (a rejected
+# hypothesis, a dead end); matched case-insensitively.
 SIDECHAIN_SIGNAL_CUES: Tuple[str, ...] = (
     "actually,",
     "wait,",
@@ -57,17 +50,38 @@ _drift_warned: Set[str] = set()
 # The one line parser: the seed's parse_line (strip; blank, junk and non-objects are None).
 parse_line = jsonl.parse_object
 
-# The seed's msg_text (thinking blocks kept): one of the record model's text rules.
-msg_text = text_with_thinking
+
+def msg_text(content: Any) -> str:
+    """The seed's ``msg_text``: a message's content as one string, text and thinking blocks
+    (as ``<thinking>\\n...\\n</thinking>``) joined by newlines. The dump drops thinking; this
+    seam keeps it because hand-off extraction needs the rejected hypotheses."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    out = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text", "")
+            if text:
+                # A truthy non-string ``text`` would break the seed's join: here it is its str.
+                out.append(text if isinstance(text, str) else str(text))
+        elif kind == "thinking":
+            # Real blocks keep their text under "thinking"; some variants use "text".
+            thinking = block.get("thinking") or block.get("text") or ""
+            if thinking:
+                out.append("<thinking>\n%s\n</thinking>" % (thinking,))
+    return "\n".join(out)
 
 
 def is_edit_tool(name: Any) -> bool:
-    """True for Edit, Write, MultiEdit and NotebookEdit (exact case)."""
     return isinstance(name, str) and name in EDIT_TOOLS
 
 
 def edit_file_path(tool_input: Any) -> Optional[str]:
-    """The first non-empty string among file_path, notebook_path, path; else None."""
     if not isinstance(tool_input, dict):
         return None
     for key in EDIT_PATH_KEYS:
@@ -78,17 +92,14 @@ def edit_file_path(tool_input: Any) -> Optional[str]:
 
 
 def is_meta(obj: Any) -> bool:
-    """True for a harness-injected line (``isMeta`` truthy)."""
     return isinstance(obj, dict) and bool(obj.get("isMeta"))
 
 
 def is_sidechain(obj: Any) -> bool:
-    """True for a line of a sub-agent's sidechain (``isSidechain`` truthy, absent = False)."""
     return isinstance(obj, dict) and bool(obj.get("isSidechain"))
 
 
 def is_tool_result(obj: Any) -> bool:
-    """True when a whole line object carries a tool_result block in message.content."""
     if not isinstance(obj, dict):
         return False
     message = obj.get("message")
@@ -101,11 +112,8 @@ def is_tool_result(obj: Any) -> bool:
 
 
 def sidechain_cue_hit(text: Any) -> Optional[Tuple[str, str]]:
-    """``(cue, line)`` for the first cue (in list order) found in ``text``, else None.
-
-    The line is the first line holding the cue, stripped; when the cue spans a line
-    break, it is the whole text with its whitespace collapsed.
-    """
+    """``(cue, line)`` for the first cue (in list order) in ``text``, else None: the first
+    line holding it, stripped, or the whole text collapsed when it spans a line break."""
     if not isinstance(text, str) or not text:
         return None
     lower = text.lower()
@@ -120,18 +128,16 @@ def sidechain_cue_hit(text: Any) -> Optional[Tuple[str, str]]:
 
 
 def sidechain_is_signal(texts: Iterable[Any]) -> bool:
-    """True if any of ``texts`` holds a cue."""
     return any(sidechain_cue_hit(text) is not None for text in texts)
 
 
 def has_known_field(obj: dict) -> bool:
-    """True if the parsed line has at least one of ``KNOWN_TOP_FIELDS``."""
     return not KNOWN_TOP_FIELDS.isdisjoint(obj)
 
 
 class DriftProbe(object):
-    """The drift check over a file's first ``SCHEMA_DRIFT_CHECK_N`` parsed objects (the
-    rule assemble and locate apply, as opposed to ``schema_drift_warn``'s raw lines)."""
+    """The drift check over a file's first ``SCHEMA_DRIFT_CHECK_N`` parsed objects, as
+    assemble and locate apply it (``schema_drift_warn`` counts raw lines)."""
 
     __slots__ = ("probed", "known_seen")
 
@@ -154,14 +160,10 @@ class DriftProbe(object):
         warn_schema_drift(path, self.probed, self.known_seen, stream)
 
 
-def _path_text(path: Any) -> str:
-    return os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
-
-
 def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: Optional[TextIO] = None) -> None:
-    """Warn once per path per process that no known field was seen in the first
-    ``lines_checked`` lines; silent if one was, if nothing was checked, or if warned."""
-    key = _path_text(path)
+    """Warn once per path per process that none of the first ``lines_checked`` lines (none:
+    no warning) held a known field."""
+    key = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     if seen_known or key in _drift_warned:
         return
     if lines_checked == 0:
@@ -171,8 +173,8 @@ def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: O
 
 
 def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None) -> None:
-    """Read up to ``n`` physical lines of ``path`` (blank and junk lines count) and warn
-    if none parsed to an object with a known field. An unreadable file is silent."""
+    """Warn if none of the first ``n`` lines of ``path`` (blank and junk ones count) is an
+    object with a known field; an unreadable file is silent."""
     seen_known = False
     lines_checked = 0
     try:
@@ -193,13 +195,10 @@ def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional
 def iter_objects(
     path: Any, schema_drift_check_n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None
 ) -> Iterator[Tuple[int, dict]]:
-    """Yield ``(line_no, obj)`` for every line of ``path`` that is a JSON object.
-
-    ``line_no`` is the 0-based physical line (blank and junk lines use up numbers).
-    The drift check covers lines before ``schema_drift_check_n``: it fires when that
-    line is reached (before it is yielded) and again, if not yet, once the file is
-    exhausted. A missing or non-regular file raises OSError, as opening it would.
-    """
+    """``(0-based line, obj)`` of every line of ``path`` that is a JSON object; OSError when
+    it cannot be opened as a regular file. The drift check covers the lines before
+    ``schema_drift_check_n``: it fires when that line is reached (before it is yielded),
+    else once the file is exhausted."""
     seen_known = False
     line_no = -1
     with jsonl.open_regular(path) as f:

@@ -1,15 +1,13 @@
-"""A transcript file read into canonical entries, for the readers that fail closed.
-
-Identity, sub-agent links and citations key state or ground claims on what a record
-says, so they read it the way the Go reference does (``decode_entry``): a line that will
-not parse, or parses to no uuid (titles, modes, queue operations, snapshots), is not an
-entry, but it is still counted, so every entry keeps the 1-based physical line a person
-would jump to. Lines split as Go's ``bufio.ScanLines`` splits them (on ``\\n`` only, one
-trailing ``\\r`` dropped); a line over ``jsonl.MAX_LINE_BYTES`` (16 MiB less a byte) is a read error, detected while it
-streams past and never held whole. A file that cannot be opened or read is a named
+"""A transcript read into canonical entries, for the readers that fail closed (identity,
+sub-agent links, citations key state or ground claims on it), as the Go reference reads it
+(``decode_entry``): a line that will not parse or has no uuid (titles, modes, queue
+operations, snapshots) is no entry but still counted, so each entry keeps the 1-based line
+a person would jump to. Lines split as Go's ``bufio.ScanLines`` (on ``\\n``, one trailing
+``\\r`` dropped); a line over ``jsonl.MAX_LINE_BYTES`` (16 MiB less a byte) is a read error,
+found while it streams past, never held whole. An unopenable or unreadable file is a named
 refusal, never an empty answer: the caller asked about THIS record.
 
-Also here: the cycle mark (``since`` / ``mark``) and which tool calls actually ran.
+Also here: the cycle mark (``since``, ``mark``, ``entries_after``) and which calls ran.
 """
 
 import os
@@ -20,15 +18,13 @@ from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, iter_lines_strict, lo
 from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
 
 
-# The Go reference's name for the bound (its scanner's buffer): a line this long or longer
-# is a read error. The bound itself is jsonl's, shared by every reader.
+# The Go reference's bound (its scanner's buffer): a line this long or longer is a read
+# error. jsonl's bound, shared by every reader.
 MAX_RECORD_BYTES = MAX_LINE_BYTES + 1
 
 
 def go_quote(text: str) -> str:
-    """``text`` quoted as Go's ``%q`` quotes it, for messages that echo untrusted input:
-    double quotes, backslash escapes, non-printable characters as ``\\xNN`` /
-    ``\\uNNNN`` / ``\\UNNNNNNNN``."""
+    """``text`` quoted as Go's ``%q`` does, for messages that echo untrusted input."""
     out = ['"']
     for ch in text:
         code = ord(ch)
@@ -36,7 +32,7 @@ def go_quote(text: str) -> str:
             out.append("\\" + ch)
         elif ch in _GO_ESCAPES:
             out.append(_GO_ESCAPES[ch])
-        elif ch.isprintable() and not 0xD800 <= code <= 0xDFFF:
+        elif ch.isprintable():  # a lone surrogate is not
             out.append(ch)
         elif code < 0x80:
             out.append("\\x%02x" % code)
@@ -54,9 +50,8 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 
 
 def decode_line(raw: bytes) -> Optional[dict]:
-    """One physical line's JSON object as Go's decoder sees it, or None: a trailing
-    ``\\r`` is dropped, invalid UTF-8 becomes U+FFFD, NaN and Infinity are not JSON, and
-    a non-object (other than ``null``, which decodes to an empty record) is no record."""
+    """One line's JSON object as Go's decoder sees it (``null``: an empty record), else None:
+    a trailing ``\\r`` dropped, invalid UTF-8 read as U+FFFD, NaN and Infinity not JSON."""
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     try:
@@ -69,9 +64,8 @@ def decode_line(raw: bytes) -> Optional[dict]:
 
 
 def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
-    """Every physical line of the transcript at ``path`` with its decoded object (None
-    when it does not parse). Raises RecordUnreadable (opening, reading), the
-    latter on a line of ``MAX_RECORD_BYTES`` or more."""
+    """Every line of the transcript at ``path`` with its decoded object (None when it
+    does not parse); raises as ``iter_raw_lines``."""
     if not path:
         raise UsageError("transcript: " + NO_TRANSCRIPT_PATH)
     for line in iter_raw_lines(path):
@@ -79,10 +73,10 @@ def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
 
 
 def iter_raw_lines(path: str) -> Iterator[Line]:
-    """Every physical line of the transcript at ``path``, bounded, undecoded: for
-    readers that search the bytes before they parse. Raises as ``iter_records``; a line
-    whose decoding would pass ``jsonl.DECODE_BUDGET_BYTES`` is a read error too (fail
-    closed: skipping it could hide the very entry a caller asks about)."""
+    """Every line of the transcript at ``path``, undecoded, for readers that search bytes
+    first. RecordUnreadable when it cannot be opened or read, on a line of
+    ``MAX_RECORD_BYTES`` or more, or one whose decoding would pass
+    ``jsonl.DECODE_BUDGET_BYTES`` (skipping it could hide the very entry asked about)."""
     try:
         f = open_regular(path)
     except OSError as exc:
@@ -96,8 +90,7 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
 
 
 def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
-    """The canonical entry of one decoded line, or None when it is no entry (does not
-    decode, or has no uuid)."""
+    """The canonical entry of one decoded line; None when it does not decode or has no uuid."""
     if record is None:
         return None
     entry = decode_entry(record, line.number, line.offset)
@@ -107,8 +100,7 @@ def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
 
 
 def iter_entries(path: str) -> Iterator[Entry]:
-    """The canonical entries of the transcript at ``path``, streamed, each with its
-    physical ``line`` and byte ``offset``. Raises as ``iter_records``."""
+    """The canonical entries of the transcript at ``path``, streamed; raises as ``iter_records``."""
     for line, record in iter_records(path):
         entry = entry_at(line, record)
         if entry is not None:
@@ -116,53 +108,46 @@ def iter_entries(path: str) -> Iterator[Entry]:
 
 
 def read_entries(path: str) -> List[Entry]:
-    """The canonical entries of the transcript at ``path`` (the reference's
-    ``ReadLines``): lines that do not parse or carry no uuid are skipped but counted."""
+    """``iter_entries`` as a list (the reference's ``ReadLines``)."""
     return list(iter_entries(path))
 
 
 def check_readable(path: str) -> None:
-    """Read the transcript at ``path`` to its end without decoding it, raising as
-    ``iter_raw_lines`` would: a streaming reader calls it first, so a refusal still comes
-    before its first line of output (a byte pass, a fraction of the decoding's cost)."""
+    """Read the transcript to its end undecoded (a fraction of decoding's cost), raising
+    as ``iter_raw_lines``: so a streaming reader refuses before its first row."""
     for _ in iter_raw_lines(path):
         pass
 
 
-def mark_line(path: str, mark: str) -> int:
-    """The physical line of the first entry whose uuid is ``mark`` (0 when none, or no
-    mark), read as a stream. Raises as ``iter_raw_lines``, so it also checks the whole
-    record."""
-    if not mark:
-        check_readable(path)
-        return 0
-    found = 0
-    for line in iter_raw_lines(path):
-        if found:
-            continue
-        entry = entry_at(line, decode_line(line.raw))
-        if entry is not None and entry.uuid == mark:
-            found = line.number
-    return found
+def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
+    """``(every call's outcome, or {} without ``calls``; the entries after the one whose
+    uuid is ``mark``, streamed as ``since`` picks them)`` over ``read()``, a fresh forward
+    reading each call. The first pass (the mark's place; with ``calls`` the whole record,
+    as a call's answer may follow the mark) and ``check()`` (a reader that may refuse on
+    any line reads it all) come first, so a refusal precedes the first entry."""
+    outcomes, after = {}, -1  # type: Dict[str, str], int
+    if calls:
+        found = [-1]
 
+        def watched() -> Iterator[Entry]:
+            for index, entry in enumerate(read()):
+                if mark and found[0] < 0 and entry.uuid == mark:
+                    found[0] = index
+                yield entry
 
-def iter_since(path: str, mark: str, checked: bool = False) -> Iterator[Entry]:
-    """``since(read_entries(path), mark)`` as a stream: a first pass finds the mark's
-    line (and checks the record whole, so a refusal comes before any entry), the second
-    yields the entries after it, holding one at a time. ``checked``: the caller has just
-    read the whole record, so with no mark there is no first pass."""
-    after = 0 if checked and not mark else mark_line(path, mark)
-    for entry in iter_entries(path):
-        if entry.line > after:
-            yield entry
+        outcomes, after = call_outcomes(watched()), found[0]
+    else:
+        if mark:
+            after = next((i for i, entry in enumerate(read()) if entry.uuid == mark), -1)
+        if check is not None:
+            check()
+    return outcomes, (entry for i, entry in enumerate(read()) if i > after)
 
 
 def since(entries: List[Entry], mark: str) -> List[Entry]:
-    """The entries after the one whose uuid is ``mark``: this cycle's work.
-
-    An empty mark, or one naming no entry here (the record it pointed into is gone or
-    is another conversation's), yields everything: re-reading a turn costs a second
-    look, skipping one loses it for good."""
+    """The entries after the one whose uuid is ``mark``: this cycle's work. A mark naming
+    none (empty, or its record gone or another's) yields everything: re-reading a turn
+    costs a second look, skipping one loses it for good."""
     if mark:
         for index, entry in enumerate(entries):
             if entry.uuid == mark:
@@ -171,8 +156,7 @@ def since(entries: List[Entry], mark: str) -> List[Entry]:
 
 
 def mark(entries: List[Entry]) -> str:
-    """The uuid of the last entry, for the next cycle to resume after ("" when none:
-    the previous mark stands)."""
+    """The last entry's uuid, for the next cycle to resume after ("": the previous mark stands)."""
     return entries[-1].uuid if entries else ""
 
 
@@ -180,9 +164,8 @@ RAN = "ran"
 
 
 def call_outcomes(entries: Iterable[Entry]) -> Dict[str, str]:
-    """For each tool_use id answered in ``entries``: ``RAN``, or the ``not_run_kind`` of
-    its answer (a call answered once as run counts as run). A call with no answer at
-    all (interrupted, pending) is absent."""
+    """Each answered tool_use id's ``RAN`` or its answer's ``not_run_kind`` (answered once
+    as run counts as run); a call with no answer (interrupted, pending) is absent."""
     outcomes = {}  # type: Dict[str, str]
     for entry in entries:
         for result in tool_results(entry):
@@ -193,10 +176,7 @@ def call_outcomes(entries: Iterable[Entry]) -> Dict[str, str]:
 
 
 def ran_tool_ids(entries: List[Entry]) -> Set[str]:
-    """The tool_use id of every call that RAN: one answered by a tool_result that is not
-    the harness saying the call never ran (``not_run_kind``: a hook block, a permission
-    refused, an interruption, ``<tool_use_error>``, the shell's safety check, each only on
-    a result marked ``is_error``). A call with no result at all is not in the set."""
+    """The tool_use ids ``call_outcomes`` says RAN."""
     return {use_id for use_id, outcome in call_outcomes(entries).items() if outcome == RAN}
 
 

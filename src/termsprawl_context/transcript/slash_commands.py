@@ -1,23 +1,14 @@
-"""Slash commands and local commands in a transcript: the envelope of a command the person
-ran that reached the model (``slash_command``, shown as typed: ``/review parser.py``), a
-local command's caveat or envelope (``/compact``, ``/model``) and the output that follows
-it as its child, and the one line a task notification is shown as. Read from an
-``Entry``'s fields and the signals and text rules of ``transcript.speakers``;
-``entry`` re-exports every name here.
+"""Slash and local commands in a transcript: a command the person ran that reached the
+model (``slash_command``, shown as typed), a local command (``/compact``, ``/model``) and
+the output that follows it as its child, and a task notification's one line.
 """
 
 from __future__ import annotations
 
 from termsprawl_context import model
 from termsprawl_context.model import PERSON
-from termsprawl_context.transcript.speakers import (
-    SIGNAL_PERSON,
-    SIGNAL_TASK,
-    content_texts,
-    not_the_person,
-    text_kind,
-    turn_signal,
-)
+from termsprawl_context.transcript.speakers import SIGNAL_PERSON, SIGNAL_TASK, content_texts, not_the_person
+from termsprawl_context.transcript.speakers import text_kind, turn_signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -27,7 +18,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def _tag_text(text: str, tag: str) -> str:
-    """The text between ``<tag>`` and ``</tag>`` (the first pair), "" when absent."""
+    """The text between the first ``<tag>`` and ``</tag>``, "" when absent."""
     opening, closing = "<%s>" % tag, "</%s>" % tag
     start = text.find(opening)
     if start < 0:
@@ -38,8 +29,8 @@ def _tag_text(text: str, tag: str) -> str:
 
 
 def command_as_typed(text: str) -> str:
-    """``/name args`` of a slash command's envelope text (older records write the name
-    without its slash), "" when the text names no command. Whitespace is the envelope's."""
+    """``/name args`` of a slash command's envelope (older records write the name without
+    its slash), "" when it names none."""
     name = _tag_text(text, model.COMMAND_NAME_TAG).strip()
     if not name:
         return ""
@@ -50,14 +41,11 @@ def command_as_typed(text: str) -> str:
 
 
 def slash_command(entry: Entry) -> str:
-    """The slash command the person ran, as they typed it (``/review parser.py``), when
-    this user entry is the envelope of one that reached the model; "" otherwise.
-
-    Reached the model: the record's signals say the person started the turn (2.1.328
-    writes ``turnOrigin`` on such an envelope and none on a local command's), or, without
-    signals, the envelope opens with ``<command-message>`` (a local command's opens with
-    ``<command-name>``, 1.0.x to 2.1.328). The expansion that follows (``isMeta``) is
-    the harness's, and so is a local command (/compact, /context, /model) and its output."""
+    """The slash command the person ran, as typed (``/review parser.py``), when this user
+    entry is the envelope of one that reached the model: its signals say the person started
+    the turn (2.1.328 writes ``turnOrigin`` there, none on a local command's), or without
+    signals it opens with ``<command-message>`` (a local command's with ``<command-name>``,
+    1.0.x to 2.1.328); "" otherwise. Its expansion (``isMeta``) is the harness's."""
     if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     signal = turn_signal(entry)
@@ -73,8 +61,7 @@ def slash_command(entry: Entry) -> str:
 
 
 def is_local_command(entry: Entry) -> bool:
-    """A user entry that is a local command's caveat or envelope (``/compact``,
-    ``/model``): what follows it as its child is that command's output, not typed."""
+    """A local command's caveat or envelope: its child is the command's output, not typed."""
     if entry.type != model.TYPE_USER or slash_command(entry):
         return False
     for text in content_texts(entry.content):
@@ -85,11 +72,9 @@ def is_local_command(entry: Entry) -> bool:
 
 
 def output_parent(entry: Entry) -> str:
-    """The uuid of the entry that, were it a local command's caveat or envelope, would
-    make this entry's typed text that command's output (``is_local_command_output``);
-    "" when no parent could: not a user entry, no parent, an explicit signal that the
-    person typed it, or no text the text rules call typed. A reader that streams (cite)
-    keeps this uuid and looks the parent up later, instead of holding every entry."""
+    """The parent uuid that, were it a local command, would make this entry's typed text
+    its output (``is_local_command_output``), "" when no parent could; a streaming reader
+    (cite) keeps it to look the parent up later instead of holding every entry."""
     if entry.type != model.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
         return ""
     if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
@@ -98,10 +83,8 @@ def output_parent(entry: Entry) -> str:
 
 
 def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
-    """Whether ``entry`` (a user entry whose text rules call it typed) is the output of
-    the local command ``parent`` records: its parent is a caveat or a local command's
-    envelope and no explicit signal says the person typed it (older clients wrote a
-    command's answer as plain text there: ``Unknown skill: hookify`` after /hookify)."""
+    """Whether ``entry``'s typed text is the output of the local command ``parent`` (older
+    clients wrote its answer as plain text: ``Unknown skill: hookify`` after /hookify)."""
     if parent is None:
         return False
     uuid = output_parent(entry)
@@ -109,9 +92,8 @@ def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
 
 
 def task_notification_line(entry: Entry) -> str:
-    """One line saying what finished, for a task notification: its ``<summary>`` and
-    ``<status>`` (``Agent "Marker finder" finished (completed)``); never its task id,
-    tool-use id or output file. "" when the entry is not one or says neither."""
+    """A task notification's ``<summary>`` and ``<status>`` as one line (``Agent "Marker
+    finder" finished (completed)``), never its ids or output file; "" when it says neither."""
     if entry.type != model.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
         return ""
     for text in content_texts(entry.content):

@@ -1,17 +1,15 @@
-"""Who wrote a record's text, beneath ``entry.speaker``: the speakers' names, the explicit
-signals a record may carry (``SIGNALS``, Claude Code 2.1.328) and the text rules read
-when it has none (a block's opening marker: ``model.INJECTED_PREFIXES`` and
-friends), and what the person typed by those rules (``typed_texts``).
-
-It reads an ``Entry`` (transcript/entry.py) by its fields only, so it imports nothing of
-the record model; ``entry`` re-exports every name here. On the hand-off's path: no
-``typing`` or ``re`` at import time.
+"""Who wrote a record's text, beneath ``entry.speaker``: the explicit signals a record may
+carry (``SIGNALS``), the text rules read when it has none (a block's opening marker:
+``model.INJECTED_PREFIXES`` and friends), and what the person typed by them
+(``typed_texts``). Reads an ``Entry``'s fields only; on the hand-off's path: no ``typing``
+or ``re`` at import time.
 """
 
 from __future__ import annotations
 
 from termsprawl_context import model
 from termsprawl_context.model import COMPACTION, INJECTED, NOTICE, PERSON
+from termsprawl_context.model import FIELD_ORIGIN, FIELD_PROMPT_SOURCE, FIELD_TURN_ORIGIN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -21,11 +19,10 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 # --- the explicit signals -------------------------------------------------------------------
-# Fields that say who produced a record, where a record has them; a record without any is
-# read by the text rules below, exactly as before these fields existed (the corpus's files,
-# 1.0.24 to 2.1.114, hold none of promptSource/turnOrigin/origin/turnCompanion/rendered).
-# (field, value, meaning, first seen): "first seen" is the oldest client version we have
-# records of holding the field, not necessarily the version that introduced it.
+# Fields that say who produced a record; one without them is read by the text rules (the
+# corpus's files, 1.0.24 to 2.1.114, hold none of promptSource/turnOrigin/origin/
+# turnCompanion/rendered). (field, value, meaning, the oldest client version we have
+# records of holding it, not necessarily the one that introduced it.)
 SIGNALS = (
     (model.FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
     (model.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
@@ -46,22 +43,14 @@ SIGNAL_TASK = "task"  # the record says it is a task notification
 SIGNAL_HARNESS = "harness"  # the record says the harness produced it
 
 
-_FIELD_ORIGIN, _FIELD_TURN_ORIGIN, _FIELD_PROMPT_SOURCE = (
-    model.FIELD_ORIGIN,
-    model.FIELD_TURN_ORIGIN,
-    model.FIELD_PROMPT_SOURCE,
-)
-
-
 def turn_signal(entry: Entry) -> str:
-    """What a user record's explicit fields say produced it: ``SIGNAL_TASK``,
-    ``SIGNAL_HARNESS``, ``SIGNAL_PERSON``, or "" when it has none of them (every record
-    before 2.1.x's signals: the text rules decide)."""
+    """What a user record's explicit fields say produced it (a ``SIGNAL_*``), "" when it has
+    none (every record before 2.1.x: the text rules decide)."""
     record = entry.record
     if not isinstance(record, dict):
         return ""
     get = record.get
-    origin, turn, source = get(_FIELD_ORIGIN), get(_FIELD_TURN_ORIGIN), get(_FIELD_PROMPT_SOURCE)
+    origin, turn, source = get(FIELD_ORIGIN), get(FIELD_TURN_ORIGIN), get(FIELD_PROMPT_SOURCE)
     if origin is None and turn is None and source is None:
         return ""  # every record before the signals (session listings ask this per user line)
     kind = origin.get(model.ORIGIN_KIND) if isinstance(origin, dict) else None
@@ -76,10 +65,8 @@ def turn_signal(entry: Entry) -> str:
 
 # --- text ---------------------------------------------------------------------------------
 def text_kind(text: str) -> str:
-    """Who wrote a user-role text, from its opening words: INJECTED for the harness's
-    envelopes, NOTICE for its side notices, COMPACTION for a compaction summary, else
-    PERSON. A marker counts only at the start (after trimming): quoted elsewhere, it is
-    the person's text."""
+    """Who wrote a user-role text (INJECTED, NOTICE, COMPACTION, else PERSON), from its
+    opening marker after trimming: quoted elsewhere, a marker is the person's text."""
     head = text.lstrip()
     if head.startswith(model.INJECTED_PREFIXES):
         return INJECTED
@@ -91,10 +78,9 @@ def text_kind(text: str) -> str:
 
 
 def content_texts(content: Any, any_object: bool = False) -> List[str]:
-    """The non-empty texts of a message's content, block by block: a string content is
-    one text; in a list, a bare string or a ``text`` block's string ``text`` each count.
-    Tool calls, tool results, thinking and images carry none. ``any_object``: a tool
-    result's bodies instead, the string ``text`` of every object whatever its type."""
+    """The non-empty texts of a message's content: a string content, or in a list each bare
+    string and ``text`` block's ``text``; ``any_object``: a tool result's bodies instead,
+    every object's string ``text`` whatever its type."""
     if isinstance(content, str):
         return [content] if content else []
     if not isinstance(content, list):
@@ -112,8 +98,8 @@ def content_texts(content: Any, any_object: bool = False) -> List[str]:
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:
-    """The text of a prompt the person queued while the agent worked (an ``attachment``
-    of type ``queued_command`` in prompt mode), or None for any other entry."""
+    """The text of a prompt the person queued while the agent worked (a ``queued_command``
+    attachment in prompt mode), or None for any other entry."""
     attachment = entry.attachment
     if entry.type != model.TYPE_ATTACHMENT or not isinstance(attachment, dict):
         return None
@@ -123,29 +109,20 @@ def queued_prompt(entry: Entry) -> Optional[str]:
     if isinstance(prompt, str):
         return prompt
     if isinstance(prompt, list):
-        texts = [
-            block["text"]
-            for block in prompt
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
-            and block["text"]
-        ]
-        return "\n\n".join(texts)
+        texts = (block.get("text") for block in prompt if isinstance(block, dict) and block.get("type") == "text")
+        return "\n\n".join(text for text in texts if isinstance(text, str) and text)
     return ""
 
 
 def not_the_person(entry: Entry) -> bool:
-    """Flags that say no text of this entry was typed by the person (the explicit
-    signals of a task notification or a harness-sourced turn included)."""
+    """Whether flags or explicit signals say no text of this entry was typed."""
     if entry.is_meta or entry.is_sidechain or entry.is_compact_summary or entry.is_transcript_only:
         return True
     return entry.type == model.TYPE_USER and turn_signal(entry) in (SIGNAL_TASK, SIGNAL_HARNESS)
 
 
 def typed_texts(entry: Entry) -> List[str]:
-    """What the person typed in this entry, block by block: the texts of a user entry
-    (or a queued prompt) that no flag and no harness marker claims. [] for the rest."""
+    """The texts of a user entry (or a queued prompt) that no flag or harness marker claims."""
     if not_the_person(entry):
         return []
     if entry.type == model.TYPE_ATTACHMENT:
@@ -154,10 +131,3 @@ def typed_texts(entry: Entry) -> List[str]:
     if entry.type != model.TYPE_USER:
         return []
     return [text for text in content_texts(entry.content) if text_kind(text) == PERSON]
-
-
-def has_tool_result(entry: Entry) -> bool:
-    content = entry.content
-    return isinstance(content, list) and any(
-        isinstance(block, dict) and block.get("type") == "tool_result" for block in content
-    )

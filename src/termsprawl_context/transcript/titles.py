@@ -1,42 +1,20 @@
-"""A session's title, by one rule wherever a session is named.
-
-The order (best first): the latest ``custom-title`` (the person's /rename), the latest
-``ai-title``, a ``summary`` whose ``leafUuid`` is one of the session's own messages
-(found anywhere in the store: ``harness/claude/summary_index.py``), a summary local to
-the file (no ``leafUuid``), the first prompt the person typed, the first slash command the person
-ran (a session of commands alone), then the seed's first user message.
-
-"The first prompt the person typed" is decided by the record model
-(``transcript.entry.typed_texts``), block by block within one message: IDE notices,
-caveats and other ``isMeta`` text, slash-command markup, local-command output,
-interruption markers, compaction summaries and harness markers are not typed by the
-person and never title a session. Every title is one line of plain text (the seed's
-``SanitizeText``) cut to 4096 bytes with ``...``, like the first user message.
-
-This module reads no file: callers hand it parsed records or the facts they found.
+"""A session's title, by one rule wherever a session is named (``choose_title``'s order).
+What the person typed is the record model's (``typed_texts``): IDE notices, caveats and
+other ``isMeta`` text, command markup and output, interruption markers, compaction
+summaries and harness markers never title a session. Every title is one line of plain
+text (the seed's ``SanitizeText``) cut to ``TITLE_MAX_BYTES`` with ``...``. Reads no file.
 """
 
 from collections import namedtuple
 from typing import Any, Dict, Iterable, Optional
 
 from termsprawl_context import model
-from termsprawl_context.transcript.entry import (
-    INJECTED,
-    PERSON,
-    Entry,
-    command_as_typed,
-    content_texts,
-    entry_of,
-    is_local_command_output,
-    not_the_person,
-    text_kind,
-    typed_texts,
-)
+from termsprawl_context.transcript.entry import INJECTED, PERSON, Entry, command_as_typed, content_texts, entry_of
+from termsprawl_context.transcript.entry import is_local_command_output, not_the_person, text_kind, typed_texts
 from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
 
 
-# The seed truncates first user messages to half the backend's 8 KiB field limit;
-# every title is cut the same way.
+# The seed cuts first user messages to half the backend's 8 KiB field limit; every title too.
 TITLE_MAX_BYTES = 4 * 1024
 
 # ``title_source`` values: where a session's title came from.
@@ -58,21 +36,18 @@ NO_TITLE = Title("", "")
 
 
 def clean_title(text: str) -> str:
-    """``text`` as a title: tags stripped, entities decoded, whitespace collapsed (the
-    seed's SanitizeText), cut to ``TITLE_MAX_BYTES`` with ``...``."""
+    """``text`` sanitised (the seed's SanitizeText) and cut, as a title."""
     return truncate_utf8(sanitize_text(text), TITLE_MAX_BYTES)
 
 
 def clean_title_record_text(text: str) -> str:
-    """A ``custom-title`` / ``ai-title`` record's text as a title: whitespace collapsed
-    and cut, tags kept (a name the person chose is shown as they wrote it)."""
+    """A ``custom-title`` / ``ai-title`` record's text as a title: tags kept (a name the
+    person chose is shown as they wrote it)."""
     return truncate_utf8(collapse_whitespace(text), TITLE_MAX_BYTES)
 
 
 def typed_prompt(entry: Entry) -> str:
-    """The first text block of a ``user`` entry that the person typed, as a title;
-    "" when the entry holds none (a notice, a caveat, command markup, a compaction
-    summary, a tool result, or typed text that is empty once sanitised)."""
+    """The first text a ``user`` entry's person typed that is not empty once sanitised, as a title."""
     if entry.type != model.TYPE_USER:
         return ""  # queued prompts come after a first prompt: never the first
     for text in typed_texts(entry):
@@ -83,18 +58,14 @@ def typed_prompt(entry: Entry) -> str:
 
 
 def is_harness_title(text: str) -> bool:
-    """Whether a title candidate (already one line of plain text) is the harness's text:
-    its opening is an envelope, notice or compaction marker (``text_kind``), or a
-    local command's known answer (``model.LOCAL_COMMAND_ANSWERS``). Such text
-    never titles a session, whatever rule found it."""
+    """Whether a title candidate opens as the harness's text (``text_kind``) or a local
+    command's known answer: it never titles a session, whatever rule found it."""
     return text_kind(text) != PERSON or text.lstrip().startswith(model.LOCAL_COMMAND_ANSWERS)
 
 
 def typed_command(entry: Entry) -> str:
-    """The slash command a ``user`` entry records the person running, as they typed
-    it (``/name args``) and as a title; "" for any other entry. A session of commands
-    alone (``/model``, ``/clear``) is named by its first one rather than by the
-    harness's envelope around it."""
+    """The slash command a ``user`` entry records the person running, as typed, as a title:
+    a session of commands alone (``/model``) is named by its first, not by its envelope."""
     if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     for text in content_texts(entry.content):
@@ -107,8 +78,7 @@ def typed_command(entry: Entry) -> str:
 
 
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
-    """The first prompt the person typed among ``records`` (parsed lines in file order,
-    None for lines that are not objects), as a title; "" when none."""
+    """The first prompt the person typed among parsed ``records`` (None: not an object)."""
     previous = None
     for record in records:
         if record is not None:
@@ -132,10 +102,10 @@ def choose_title(
     command: str = "",
     first_message: str = "",
 ) -> Title:
-    """The first non-empty candidate, best first, and its ``title_source``: the latest
-    custom title, the latest AI title, the summary naming one of the session's messages,
-    the file's local summary, the first typed prompt, the first slash command typed,
-    the first user message."""
+    """The first non-empty candidate and its ``title_source``, best first: the latest
+    custom-title (/rename), the latest ai-title, a summary whose ``leafUuid`` is one of the
+    session's messages (found anywhere in the store), a summary local to the file, the first
+    typed prompt, the first slash command, the seed's first user message."""
     if first_message and is_harness_title(first_message):
         first_message = ""  # the seed's first user message, when the harness wrote it
     for text, source in (
@@ -148,7 +118,6 @@ def choose_title(
         (first_message, TITLE_FIRST_MESSAGE),
     ):
         if text:
-            # Every title is cut to the same bound, a summary's too (the summary field
-            # itself stays whole); text already within it is returned as it is.
+            # A summary's title is cut too (the summary field itself stays whole).
             return Title(truncate_utf8(text, TITLE_MAX_BYTES), source)
     return NO_TITLE

@@ -187,6 +187,13 @@ class ClaudeCodeHarness(Harness):
                 if record is not None:
                     yield entry_of(record, line.number, line.offset)
 
+    def record_entries(self, path, mark="", calls=False):
+        """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
+        so the whole record is checked before the first entry."""
+        from termsprawl_context.transcript import record
+
+        return record.entries_after(lambda: record.iter_entries(path), mark, calls, lambda: record.check_readable(path))
+
     def last_turns(self, path, limit):
         """The seed's reading: raw records from the file's end (``transcript.turns.read_turns``)."""
         from termsprawl_context.transcript.turns import read_turns

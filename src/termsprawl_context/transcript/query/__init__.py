@@ -1,34 +1,24 @@
-"""Queries over a record's entries: ``filter(entries, where)`` with a small, safe
-expression language, parsed and evaluated here (never ``eval``).
+"""``filter(entries, where)``: a small, safe expression language over a record's entries,
+parsed and evaluated here (never ``eval``): the subset of expr (github.com/expr-lang/expr)
+the reference's rules use, so a rule reads the same in both (docs/citations.md).
 
-The language is the subset of expr (github.com/expr-lang/expr) that the reference's
-rules use, so a rule reads the same in both:
+- names (``language.FIELDS``): ``type``, ``uuid``, ``parentUuid``, ``logicalParentUuid``,
+  ``timestamp``, ``isSidechain``, ``message``, ``toolUseResult`` (JSON as recorded);
+  literals ``"s"`` ``'s'`` (``\\n \\t \\\\ \\" \\' \\uXXXX``), numbers, ``true``, ``false``,
+  ``nil``, ``[1, "a"]``; paths ``a.b``, ``a?.b`` (nil on the left: the rest is nil),
+  ``a[0]``, ``a[-1]``, ``a["k"]`` (a missing key is nil, an index out of range an error);
+- ``==`` ``!=`` deep (1 == 1.0; ``true`` is not 1); ``<`` ``<=`` ``>`` ``>=`` on two
+  numbers or two strings; ``in`` / ``not in`` a list's element or an object's key;
+  ``contains`` ``startsWith`` ``endsWith`` on strings; ``and`` ``or`` ``not`` (``&&``
+  ``||`` ``!``) on booleans; ``+ - * / %``: ``/`` as floats (``1/0`` is +Inf), the rest
+  exact on 64-bit integers (an overflow an error), ``+`` also joins strings;
+- ``int(x)`` (a number or an integer's digits), ``len(x)`` (a string, list or object).
 
-- names: ``type``, ``uuid``, ``parentUuid``, ``logicalParentUuid``, ``timestamp``
-  (strings), ``isSidechain`` (a boolean), ``message`` and ``toolUseResult`` (the JSON as
-  recorded: objects, lists, strings, numbers, ``true``/``false``, ``nil``);
-- literals: ``"text"`` or ``'text'`` (``\\n \\t \\\\ \\" \\' \\uXXXX`` escapes), numbers,
-  ``true``, ``false``, ``nil``, lists ``[1, "a"]``;
-- field paths ``message.content``, optional chaining ``message?.content`` (a nil on the
-  left makes the rest of the path nil), indexing ``content[0]``, ``content[-1]``,
-  ``obj["key"]`` (a missing key is nil; an index out of range is an error);
-- ``==`` ``!=`` (deep equality; 1 == 1.0; ``true`` is not 1), ``<`` ``<=`` ``>`` ``>=``
-  (two numbers or two strings), ``in`` / ``not in`` (a list's element or an object's
-  key), ``contains`` ``startsWith`` ``endsWith`` (strings), ``and`` ``or`` ``not`` (also
-  ``&&`` ``||`` ``!``; operands must be booleans), ``+ - * / %`` (``/`` divides as
-  floats, so ``1/0`` is +Inf; ``%`` and the rest are exact on 64-bit integers, an
-  overflow an error; ``+`` also joins strings), parentheses;
-- functions: ``int(x)`` (a number or an integer's digits; anything else is an error),
-  ``len(x)`` (a string's, list's or object's length).
-
-Precedence, loosest first: ``or``, ``and``, ``not``, comparisons, ``+ -``, ``* / %``,
-unary ``-``, then paths. (Unlike expr, ``not`` binds looser than ``==``, as in Python:
-``not type == "user"`` means ``not (type == "user")``.)
-
-Refused when compiled: a syntax error, an unknown name or function, an operation the
-operand types can never take (``uuid and true``, ``type.x``), and an expression that
-cannot be a boolean (``uuid``). At run time an entry of another shape (a missing field,
-a string where a list was expected) is an error for that entry alone: not a match.
+Precedence, loosest first: ``or``, ``and``, ``not`` (looser than ``==``, as in Python,
+unlike expr), comparisons, ``+ -``, ``* / %``, unary ``-``, paths. Refused when compiled:
+a syntax error, an unknown name or function, an operation the types can never take
+(``uuid and true``, ``type.x``), an expression that cannot be a boolean. At run time an
+entry of another shape is an error for that entry alone: not a match.
 """
 
 from __future__ import annotations
@@ -49,7 +39,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.entry import Entry
 
 
-# --- the public face --------------------------------------------------------------------------
 class Expression(namedtuple("Expression", "source tree")):
     """A compiled ``where`` expression."""
 
@@ -79,18 +68,15 @@ def entry_env(entry: Entry) -> Dict[str, Any]:
 
 
 def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> List[Entry]:  # noqa: A001
-    """The entries ``where`` holds for, in order (sidechain entries only when asked).
-
-    Nothing matching is an answer ([]); an expression that could be evaluated against
-    none of the entries offered is ExpressionNeverRan; one that produced a non-boolean
-    is ExpressionNotBoolean; one that will not compile is QueryCompileError."""
+    """The entries ``where`` holds for, in order (sidechains only when asked): nothing
+    matching is an answer ([]); the refusals are ``iter_filter``'s."""
     return list(iter_filter(entries, where, include_sidechains))
 
 
 def iter_filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> Iterator[Entry]:
-    """``filter`` as a stream, one entry held at a time: each kept entry is yielded as it
-    is found; the refusals are raised where ``filter`` raises them (ExpressionNeverRan
-    only at the end, when nothing was yielded)."""
+    """``filter`` as a stream, one entry held at a time. QueryCompileError before the first;
+    ExpressionNotBoolean where an entry yields no boolean; ExpressionNeverRan at the end
+    when no entry offered could be evaluated."""
     expression = compile_where(where) if where else None
     offered = evaluated = 0
     for entry in entries:

@@ -37,17 +37,10 @@ def type_name(value: Any) -> str:
     """The value's type as Go (the reference) names it, for messages."""
     if value is None:
         return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "map[string]interface {}"
+    return next((name for kind, name in _GO_TYPES if isinstance(value, kind)), "map[string]interface {}")
+
+
+_GO_TYPES = ((bool, "bool"), (int, "int"), (float, "float64"), (str, "string"), (list, "[]interface {}"))
 
 
 def _step(value: Any, step: str, key: Any) -> Any:

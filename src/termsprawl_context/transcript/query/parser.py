@@ -4,17 +4,7 @@ operand types can never take."""
 from __future__ import annotations
 
 from termsprawl_context.errors import QueryCompileError
-from termsprawl_context.transcript.query.language import (
-    ANY,
-    BOOL,
-    FIELDS,
-    FUNCTIONS,
-    KEYWORDS,
-    LIST,
-    NIL,
-    NUM,
-    STR,
-)
+from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR
 from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
@@ -24,9 +14,8 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.transcript.query.lexer import Token
 
 
-# --- the tree -------------------------------------------------------------------------------
-# Nodes are tuples: (kind, static type, ...). Kinds: lit, name, member, index, call, unary,
-# binary, and, or, not, list.
+# Nodes are tuples (kind, static type, ...); kinds: lit, name, list, path, call, unary, not,
+# and, or, binary (``evaluator.evaluate`` reads them).
 class Parser(object):
     def __init__(self, tokens: List[Token]) -> None:
         self.tokens = tokens
