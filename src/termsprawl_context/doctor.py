@@ -151,38 +151,18 @@ def _started(cwd: str, node: str, recorded: Optional[str]) -> bool:
 
 
 def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
-    """(the turns the hand-off prints of the transcript at ``path``, written by
-    ``harness`` (None: the registry's default), how many of the bare dump's last
-    ``dump_turns`` printable turns are harness text): (0, 0) when it cannot be read. For a
-    provider whose records are the model's own shape the dump prints every user/assistant
-    line with text, as the seed does; the record model
-    says whose each is (``transcript.entry.speaker``). Another harness's dump prints its
-    normalised entries' person and assistant turns only: no harness text."""
+    """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
+    (None: the registry's default), how many of the bare dump's last ``dump_turns``
+    printable turns are harness text): (0, 0) when it cannot be read."""
     from termsprawl_context import handoff
     from termsprawl_context.harness import get
-    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
-    from termsprawl_context.transcript import entry as records
-    from termsprawl_context.transcript.turns import entry_turn
 
     try:
         shown = len(handoff.read_harness_turns(path, harness))
         provider = get(harness)
-        if provider is None or not provider.native_records:
-            return shown, 0
-        not_theirs = printed = 0
-        with open_regular(path) as f:
-            for _offset, raw in iter_lines_reverse(f):
-                record = parse_object(raw)
-                if record is None or entry_turn(record) is None:
-                    continue
-                printed += 1
-                if records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT):
-                    not_theirs += 1
-                if printed >= dump_turns:
-                    break
+        return shown, provider.harness_text_turns(path, dump_turns) if provider is not None else 0
     except (OSError, ValueError):  # ValueError: a harness this build cannot read
         return 0, 0
-    return shown, not_theirs
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:

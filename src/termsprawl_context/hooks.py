@@ -175,7 +175,7 @@ def _proc_field(pid: int, name: str) -> Optional[str]:
         return None
 
 
-def claude_pid() -> int:
+def agent_pid() -> int:
     """The Claude Code process running this hook: the parent, or the parent's parent when
     the parent is the shell a hook command runs in (read from /proc; where there is no
     /proc the parent stands in). 0 when unknown."""
@@ -237,7 +237,7 @@ def record_from_hook(
         refusal.harness = chosen
         raise
     recorded = _record_index(project, node_id, store, payload, chosen)
-    me = claude_pid() if pid is None else pid
+    me = agent_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
     return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
@@ -287,16 +287,9 @@ def _hold(
 
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
     """``(HookInput, Harness)``: the payload read and checked against the store of the
-    harness named (``name``), else of the one whose store holds its transcript path.
-    Claude Code's payloads go through exactly the seed's checks and messages."""
+    harness named (``name``), else of the one whose store holds its transcript path."""
     from termsprawl_context import harness as harnesses
-    from termsprawl_context.store.hook_input import (
-        checked_hook_input,
-        claude_hook_input,
-        parse_payload,
-        read_payload_bytes,
-        validate_transcript_under,
-    )
+    from termsprawl_context.store.hook_input import checked_hook_input, parse_payload, read_payload_bytes
 
     chosen = harnesses.get(name) if name else None
     if name and chosen is None:
@@ -304,18 +297,11 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
             "--harness %s is not a harness this build reads; nothing recorded" % name,
             "name one of the harnesses this build reads in the hook's `--harness` option",
         )
-    data = read_payload_bytes(stream)
-    payload = parse_payload(data)
+    payload = parse_payload(read_payload_bytes(stream))
     if chosen is None:
         chosen = harnesses.for_payload(payload, environ)
-    translate = getattr(chosen, "hook_payload", None)  # a CLI whose payload names the session its own way
-    if translate is not None:
-        payload = translate(payload, environ)
-    if chosen.native_records:  # the seed's checks and messages
-        return claude_hook_input(payload, store, environ), chosen
-    roots = chosen.store_roots(environ)
-    where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
-    return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen
+    payload = chosen.hook_payload(payload, environ)
+    return checked_hook_input(payload, *chosen.hook_roots(store, environ)), chosen
 
 
 # --- what the hook says ---------------------------------------------------------------------
@@ -403,7 +389,7 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     if done.kept:  # recorded all the same: the person is told, the hook still succeeds
         shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
         warning = "; ".join(filter(None, (warning, done.kept)))
-    tool = cli.read_tool(done.project) if hasattr(cli, "read_tool") else ""
+    tool = cli.read_tool(done.project)
     output = cli.session_start_output(  # the shape that harness shows
         system_message=shown,
         additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id), tool),

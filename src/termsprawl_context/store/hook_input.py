@@ -1,4 +1,4 @@
-"""A Claude Code hook payload (JSON on stdin), read with a size bound and validated.
+"""A hook payload (JSON on stdin), read with a size bound and validated.
 
 The payload names a session id and a transcript path that later become file names and
 files to read, so both are checked before anything trusts them: the id is made of safe
@@ -8,11 +8,10 @@ resolved). Every failure is a named refusal with the seed's message, never a tra
 
 import os
 import re
-from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
+from typing import Any, BinaryIO, Dict, List, NamedTuple
 
 from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
 
 # A payload larger than this is refused, not cut. A real one is a few hundred bytes (a
@@ -107,27 +106,6 @@ def _real(path: str) -> str:
         return _clean(path)
 
 
-def allowed_roots(projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> List[str]:
-    """Where a transcript may lie: the projects dir, plus ``$CLAUDE_CONFIG_DIR`` itself
-    when it is set (the seed's legacy root)."""
-    env = os.environ if environ is None else environ
-    roots = [projects_dir] if projects_dir else []
-    config = (env.get(CONFIG_DIR_ENV) or "").strip()
-    if config:
-        roots.append(config)
-    return roots
-
-
-def validate_transcript_path(path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> None:
-    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
-    inside an allowed root once symlinks are resolved on both sides."""
-    validate_transcript_under(
-        path,
-        allowed_roots(projects_dir, environ),
-        "Claude projects directory (%s)" % projects_dir if projects_dir else "Claude projects directory",
-    )
-
-
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
     inside one of ``roots`` once symlinks are resolved on both sides; ``store`` names
@@ -147,16 +125,9 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     raise HookInputError("invalid transcript_path: must be under %s" % store)
 
 
-def claude_hook_input(
-    payload: Dict[str, Any], projects_dir: str, environ: Optional[Mapping[str, str]] = None
-) -> HookInput:
-    """A Claude Code payload already parsed, checked: the seed's checks, in the seed's order."""
-    return checked_hook_input(payload, lambda path: validate_transcript_path(path, projects_dir, environ))
-
-
-def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
-    """A parsed payload's session id and transcript path checked (``check_path`` raises
-    for a path outside the harness's store), as a ``HookInput``."""
+def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
+    """A parsed payload's session id and transcript path checked, in the seed's order (the
+    path must lie under one of ``roots``, named ``where``: ``Harness.hook_roots``)."""
     session_id = payload.get("session_id") or ""
     if not session_id:
         raise HookInputError("session_id is required")
@@ -165,7 +136,7 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
     transcript_path = payload.get("transcript_path") or ""
     if not transcript_path:
         raise HookInputError("transcript_path is required")
-    check_path(transcript_path)
+    validate_transcript_under(transcript_path, roots, where)
     return HookInput(
         session_id=session_id,
         transcript_path=transcript_path,

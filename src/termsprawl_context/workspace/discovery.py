@@ -198,7 +198,7 @@ WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
-CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
+RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
 # What happened to one marker file.
@@ -365,9 +365,9 @@ def add_import(content: str, import_line: str) -> str:
     return content + ("\n" if content.strip() else "") + import_line + "\n"
 
 
-def ensure_claude_rules(cwd: str) -> str:
+def ensure_rules(cwd: str) -> str:
     """Write the managed block whole to ``<cwd>/.claude/rules/termsprawl-context.md``: an
     outcome. A file holding neither block text was edited by its user and is left alone."""
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
-    return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
+    return refresh_marker(cwd, RULES_FILE, lambda current: wanted if current in (None,) + ours else None)

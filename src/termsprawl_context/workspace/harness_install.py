@@ -39,15 +39,13 @@ def merge_harness_extras(
     """What else the harness wants in its settings file (Gemini CLI: the read server, its
     chats kept; Qwen Code: the read command's permission rule): ``(merged or None, notes
     on values of the person's kept)``."""
-    extra = getattr(harness, "merge_project_settings", None)
-    merged, notes = extra(settings, MCP_COMMAND) if extra is not None else (None, [])
-    permissions = getattr(harness, "merge_project_permissions", None)
-    if permissions is not None and cwd:
+    merged, notes = harness.merge_project_settings(settings, MCP_COMMAND)
+    if cwd:
         from termsprawl_context.workspace.discovery import HANDOFF_ARGS
         from termsprawl_context.workspace.project import command_path
 
         read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
-        more, more_notes = permissions(merged if merged is not None else settings, read_prefix)
+        more, more_notes = harness.merge_project_permissions(merged if merged is not None else settings, read_prefix)
         merged, notes = (more if more is not None else merged), list(notes) + list(more_notes)
     return merged, notes
 
@@ -166,7 +164,7 @@ def merge_harness_config(cwd: str, harness: Any) -> list:
     """The harness's project config (``config_file``) merged by its ``merge_config``
     (OpenCode's read permission): written when it changes, refused (FAILED, untouched)
     when it is not a plain JSON object; [] for a harness with none."""
-    relative = getattr(harness, "config_file", "")
+    relative = harness.config_file
     if not relative:
         return []
     path = os.path.join(cwd, relative)

@@ -149,15 +149,6 @@ def plant_discovery(cwd: str) -> List[Step]:
     return steps
 
 
-def claude_rules(cwd: str) -> Step:
-    """The managed block in the project's Claude Code rules file, which Claude Code loads at
-    launch from the root or any folder below it, with no import to approve."""
-    from termsprawl_context.workspace import discovery
-
-    block = "the instruction block"
-    return marker_step("memory", discovery.CLAUDE_RULES_FILE, discovery.ensure_claude_rules(cwd), block, block)
-
-
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
@@ -219,8 +210,8 @@ def hook_harness():
     return next(h for h in available() if "hook" in h.init_options)
 
 
-def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore, (with ``claude_md``) the Claude Code rules file holding the block
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_rules: bool = False) -> InitReport:
+    """Install the command, markers, .gitignore, (with ``write_rules``) the rules file holding the block
     and (with ``hook``) the SessionStart hook, its settings file kept out of git.
 
     Refuses before writing anything when there is no artifact to copy, the directory
@@ -235,9 +226,9 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     outer = enclosing_project(cwd)
     if outer:
         raise InsideProject("init", cwd, outer, "run init there, or without --cwd from anywhere inside it")
-    from termsprawl_context.workspace.discovery import check_agents_block
+    from termsprawl_context.workspace import discovery
 
-    check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
+    discovery.check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
     harness = hook_harness() if hook else None
     if harness is not None:
         rules = allow_rules(cwd, harness)
@@ -245,8 +236,9 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
         merged, hook_added, rules_added = merge_settings(settings, rules, harness)
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
-    if claude_md:
-        steps.append(claude_rules(cwd))
+    if write_rules:  # the block whole in a rules file its CLI loads from any folder, no import to approve
+        block = "the instruction block"
+        steps.append(marker_step("memory", discovery.RULES_FILE, discovery.ensure_rules(cwd), block, block))
     steps.append(ensure_gitignore(cwd))
     if harness is not None:
         relative = harness.hook_settings_file
