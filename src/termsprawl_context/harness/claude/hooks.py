@@ -2,7 +2,6 @@
 it reads (observed on 2.1.x and documented); ``Harness.session_start_output`` builds its answer.
 Only the hook command imports this, so the dump pays nothing for it."""
 
-
 # --- hook payload and output --------------------------------------------------------------
 # The payload's fields (store/hook_input reads them): session_id, transcript_path, cwd,
 # hook_event_name and, for SessionStart, source.
@@ -35,4 +34,3 @@ SESSION_START_SPECIFIC_FIELDS = {
     HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
     HOOK_OUTPUT_SESSION_TITLE: str,
 }
-
