@@ -1,11 +1,8 @@
-"""Why the dump printed what it printed: the same walk, with every step written down.
-
-The dump fails open, so an empty answer says nothing about its cause. ``diagnose`` runs
-the dump's own peer walk (``dump.walk_peers``: links, index, transcript, turns) and
-returns plain data: for each peer, what was found and where the walk stopped, so its
-verdict is the dump's. Its two renderings sit together here: ``format_doctor`` (text)
-and ``report_json``. It joins the project's state and the transcript reader, as the
-dump does, so it sits beside them rather than inside either layer.
+"""Why the dump printed what it printed: ``diagnose`` runs the dump's own peer walk
+(``dump.walk_peers``) and says, peer by peer, what was found and where the walk stopped,
+so its verdict is the dump's (which fails open: an empty dump says nothing of its cause).
+Rendered as text (``format_doctor``) or JSON (``report_json``); the other checks of the
+set-up (skill, allow rules, holders, unrecorded sessions) are the ``*_notes``.
 """
 
 import os
@@ -80,8 +77,7 @@ class DoctorReport(NamedTuple):
 
 
 def _file_facts(path: str, harness: Optional[str] = None):
-    """(exists, regular, readable) as the dump's reader would find them (a store whose
-    sessions are not files answers by ``session_stat``)."""
+    """(exists, regular, readable) as the dump's reader finds them (``session_stat`` for a session that is no file)."""
     from termsprawl_context.jsonl import try_open_regular
 
     if harness is not None:
@@ -142,8 +138,7 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
 
 
 def _started(cwd: str, node: str, recorded: Optional[str]) -> bool:
-    """The node's hook recorded this very transcript at a session's start (its holder
-    names it): a missing file is then a session nobody has typed in yet."""
+    """The node's holder names this transcript: missing, it is a session nobody has typed in yet."""
     from termsprawl_context.hooks import read_holder
 
     current, _ = read_holder(cwd, node)
@@ -306,23 +301,17 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     from termsprawl_context.workspace import discovery
 
     alive = process_alive if alive is None else alive
-    notes = []
+    unfound = "is %s: Claude Code cannot discover the command (run `termsprawl-context init`)"
+    said = {
+        discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
+        "`termsprawl-context init` for the current text)",
+        discovery.SKILL_OLDER: "holds an older text of ours: it is refreshed at the next session start or "
+        "`termsprawl-context init`",
+    }
+    if os.path.isdir(state_path(cwd)):  # no skill where there is no project is no news
+        said.update({discovery.SKILL_ABSENT: unfound % "missing", discovery.SKILL_UNREADABLE: unfound % "unreadable"})
     state = discovery.skill_state(cwd)
-    if state == discovery.SKILL_EDITED:
-        notes.append(
-            "the skill file %s was edited by its user: it is left alone, never refreshed (delete it and "
-            "run `termsprawl-context init` for the current text)" % discovery.SKILL_FILE
-        )
-    elif state in (discovery.SKILL_ABSENT, discovery.SKILL_UNREADABLE) and os.path.isdir(state_path(cwd)):
-        notes.append(
-            "the skill file %s is %s: Claude Code cannot discover the command (run `termsprawl-context "
-            "init`)" % (discovery.SKILL_FILE, "missing" if state == discovery.SKILL_ABSENT else "unreadable")
-        )
-    elif state == discovery.SKILL_OLDER:
-        notes.append(
-            "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
-            "`termsprawl-context init`" % discovery.SKILL_FILE
-        )
+    notes = ["the skill file %s %s" % (discovery.SKILL_FILE, said[state])] if state in said else []
     notes.extend(filter(None, [discovery.agents_block_refusal(cwd)]))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):

@@ -195,7 +195,8 @@ def _nothing_changed(wired: "Optional[list]") -> str:
 
 def _hook_in_place(cwd: str) -> bool:
     """The hook ``--hook`` registers is already there (a plain ``init`` must not suggest it)."""
-    from termsprawl_context.workspace.install import hook_harness, hook_registered
+    from termsprawl_context.workspace.hook_settings import hook_registered
+    from termsprawl_context.workspace.install import hook_harness
 
     return hook_registered(cwd, hook_harness())
 
