@@ -1,9 +1,7 @@
-"""A hook payload (JSON on stdin), read with a size bound and validated.
-
-The payload names a session id and a transcript path that later become file names and
-files to read, so both are checked before anything trusts them: the id is made of safe
-characters, the path is absolute, has no ``..`` and lies inside the store (symlinks
-resolved). Every failure is a named refusal with the seed's message, never a traceback.
+"""A hook payload (JSON on stdin), read with a size bound and validated: its session id
+and transcript path become file names and files to read, so the id must be safe
+characters and the path absolute, free of ``..`` and inside the store (symlinks resolved).
+Every failure is a named refusal with the seed's message, never a traceback.
 """
 
 import os
@@ -37,30 +35,29 @@ class HookInput(NamedTuple):
     raw: Dict[str, Any]
 
 
-def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
-    """All of ``stream`` if it holds at most ``limit`` bytes; reads at most ``limit + 1``
-    bytes and raises ``HookInputError`` when that many came."""
+def read_payload_bytes(stream: BinaryIO) -> bytes:
+    """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES`` (reading at most one byte
+    more); HookInputError for more, or for a read that fails."""
+    limit, total = HOOK_INPUT_MAX_BYTES, 0
     chunks: List[bytes] = []
-    total = 0
-    while total <= limit:
-        chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
-        if not chunk:
-            break
-        if isinstance(chunk, str):  # a text stream handed in by mistake
-            chunk = chunk.encode("utf-8", "surrogateescape")
-        chunks.append(chunk)
-        total += len(chunk)
+    try:
+        while total <= limit:
+            chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            if isinstance(chunk, str):  # a text stream handed in by mistake
+                chunk = chunk.encode("utf-8", "surrogateescape")
+            chunks.append(chunk)
+            total += len(chunk)
+    except (OSError, ValueError) as exc:
+        raise HookInputError("failed to read hook input: %s" % exc) from None
     if total > limit:
-        raise HookInputError(
-            "failed to read hook input: larger than %d bytes (%d MiB)"
-            % (HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20)
-        )
+        raise HookInputError("failed to read hook input: larger than %d bytes (%d MiB)" % (limit, limit >> 20))
     return b"".join(chunks)
 
 
 def parse_payload(data: bytes) -> Dict[str, Any]:
-    """The payload (at most ``HOOK_INPUT_MAX_BYTES``, read by ``read_limited``) as a dict
-    whose string fields are strings (null reads as "")."""
+    """The payload as a dict whose string fields are strings or null."""
     try:
         # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
         value = loads_strict(data.decode("utf-8", "replace"))
@@ -97,9 +94,8 @@ def _is_under(path: str, root: str) -> bool:
 
 
 def _real(path: str) -> str:
-    """``path`` with every symlink among its existing parts resolved; parts that do not
-    exist yet are kept as written (a fresh session's folder may not exist when the hook
-    fires), so a missing file under a symlinked folder is still judged where it lands."""
+    """``path`` with its existing parts' symlinks resolved, the rest as written (a fresh
+    session's folder may not exist yet): a missing file is judged where it lands."""
     try:
         return os.path.realpath(path)
     except (OSError, ValueError):
@@ -107,9 +103,8 @@ def _real(path: str) -> str:
 
 
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
-    inside one of ``roots`` once symlinks are resolved on both sides; ``store`` names
-    them in the message ("must be under <store>")."""
+    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots``
+    (symlinks resolved on both sides); ``store`` names them in the message."""
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -145,13 +140,3 @@ def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) ->
         source=payload.get("source") or "",
         raw=payload,
     )
-
-
-def read_payload_bytes(stream: BinaryIO) -> bytes:
-    """``read_limited`` with a read failure as a ``HookInputError``."""
-    try:
-        return read_limited(stream)
-    except HookInputError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise HookInputError("failed to read hook input: %s" % exc) from None
