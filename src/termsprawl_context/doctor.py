@@ -124,8 +124,12 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         return PeerReport(outcome=outcome, **base)
     exists, regular, readable = _file_facts(visit.path, io.harness_of(peer))
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
-    if not exists:
-        return PeerReport(outcome=NO_TURNS_YET if _started(cwd, peer, visit.recorded) else MISSING_FILE, **base)
+    if not exists:  # the node's holder names this very file: a session nobody has typed in yet
+        from termsprawl_context.hooks import read_holder
+
+        holder = read_holder(cwd, peer)[0]
+        started = holder is not None and holder.path == visit.recorded
+        return PeerReport(outcome=NO_TURNS_YET if started else MISSING_FILE, **base)
     if not regular:
         return PeerReport(outcome=NOT_A_FILE, **base)
     if not readable:
@@ -135,14 +139,6 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
     base.update(zip(("handoff_turns", "harness_turns"), counts))
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
-
-
-def _started(cwd: str, node: str, recorded: Optional[str]) -> bool:
-    """The node's holder names this transcript: missing, it is a session nobody has typed in yet."""
-    from termsprawl_context.hooks import read_holder
-
-    current, _ = read_holder(cwd, node)
-    return current is not None and recorded is not None and current.path == recorded
 
 
 def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
@@ -293,10 +289,8 @@ def over_grant_notes(cwd: str) -> List[str]:
 
 
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
-    """What else stands between the agents and the dump, one sentence each: a skill file
-    its user edited (left alone) or that is missing, an allow rule that over-grants our
-    command, and a node taken from a session that is still running (two terminals with
-    one id)."""
+    """What else stands between the agents and the dump, a sentence each: the skill file, an
+    over-granting allow rule, a gone transcript, a node taken from a session still running."""
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
@@ -354,9 +348,8 @@ def _recorded_everywhere(cwd: str) -> set:
 
 
 def subdir_import_notes(cwd: str, environ=None) -> List[str]:
-    """One note per CLI that was started below the project root while the project's
-    instruction file for it imports the instruction block (an import its CLI may refuse
-    from there)."""
+    """A note per CLI started below the project root while its instruction file imports the
+    block (an import its CLI may refuse from there)."""
     from termsprawl_context.harness import available
     from termsprawl_context.workspace import discovery
     from termsprawl_context.workspace.files import read_small_file
@@ -377,9 +370,8 @@ def subdir_import_notes(cwd: str, environ=None) -> List[str]:
 
 
 def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
-    """For each node (in order) whose CLI holds a session of this project newer than the
-    one recorded for it, and recorded for no node: that session and the likely cause
-    (hooks or folder not trusted, started below the root), with the fix."""
+    """For each node whose CLI holds a session of this project newer than its own, recorded
+    for no node: that session and the likely cause, with the fix."""
     from termsprawl_context.harness import get
     from termsprawl_context.workspace.index import read_transcript_source, resolve_transcript_path
     from termsprawl_context.workspace.project import start_command

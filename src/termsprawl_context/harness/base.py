@@ -736,8 +736,7 @@ class Harness(object):
         return payload
 
     def hook_roots(self, store: str, environ: "Optional[Mapping[str, str]]" = None) -> tuple:
-        """``(the roots a hook payload's transcript must lie under, their name in the refusal)``;
-        ``store`` is the store the hook was pointed at (``hook --projects-dir``)."""
+        """``(the roots a hook payload's transcript must lie under, their name in a refusal)``."""
         roots = self.store_roots(environ)
         return roots, "%s sessions directory" % self.label + (" (%s)" % roots[0] if roots else "")
 
@@ -766,8 +765,7 @@ class Harness(object):
         return ""
 
     def harness_text_turns(self, path: str, limit: int) -> int:
-        """How many of the bare dump's last ``limit`` printable turns of ``path`` are harness
-        text, not the person's or the assistant's (0 where the dump prints only theirs)."""
+        """How many of the bare dump's last ``limit`` printable turns of ``path`` are harness text."""
         return 0
 
     def gone_note(self, project: str, peer: str, path: str) -> str:
@@ -775,12 +773,11 @@ class Harness(object):
         return ""
 
     def merge_config(self, settings: dict) -> tuple:
-        """``(config_file's settings with its read permission merged, or None when in place, notes)``."""
+        """``(config_file's settings with its read permission merged, or None, notes)``."""
         return None, []
 
     def merge_project_settings(self, settings: dict, read_command: str) -> tuple:
-        """``(its hook settings with what else it wants merged (``read_command`` runs the read
-        server), or None when nothing changes, notes on values of the person's kept)``."""
+        """``(its hook settings with its read server (``read_command``) merged, or None, notes on values kept)``."""
         return None, []
 
     def merge_project_permissions(self, settings: dict, read_prefix: str) -> tuple:
