@@ -203,12 +203,7 @@ def verdict(report: DoctorReport) -> str:
 
 def report_json(report: DoctorReport) -> dict:
     """The report as one JSON-ready object (field names as in the NamedTuples)."""
-    peers = []
-    for p in report.peers:
-        entry = p._asdict()
-        entry["printed"] = p.printed
-        entry["reason"] = REASONS[p.outcome]
-        peers.append(entry)
+    peers = [dict(p._asdict(), printed=p.printed, reason=REASONS[p.outcome]) for p in report.peers]
     return {
         "cwd": report.cwd,
         "self": report.self_id,

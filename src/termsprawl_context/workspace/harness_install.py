@@ -9,7 +9,7 @@ that read no other file and have no import syntax, written only when the person 
 
 import os
 import shlex
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import hook_settings, install
@@ -43,14 +43,14 @@ def merge_harness_extras(
     return merged, notes
 
 
-class PreparedHook(object):
+class PreparedHook(NamedTuple):
     """A harness's hook merge, checked before ``init`` writes anything."""
 
-    def __init__(
-        self, harness: Any, merged: Optional[Dict[str, Any]], size: int, added: bool = True, notes: tuple = ()
-    ) -> None:
-        self.harness, self.merged, self.size = harness, merged, size
-        self.added, self.notes = added, notes  # whether the hook itself is new; kept values of the person's
+    harness: Any
+    merged: Optional[Dict[str, Any]]
+    size: int
+    added: bool = True  # whether the hook itself is new
+    notes: tuple = ()  # values of the person's kept
 
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:

@@ -84,11 +84,7 @@ def _nested_list(settings: Dict[str, Any], outer: str, inner: str, harness: Any,
 
 def _with_list(settings: Dict[str, Any], outer: str, inner: str, items: list) -> Dict[str, Any]:
     """``settings`` with ``settings[outer][inner]`` set to ``items``; every other key kept, in its order."""
-    table = dict(settings.get(outer, {}))
-    table[inner] = items
-    merged = dict(settings)
-    merged[outer] = table
-    return merged
+    return dict(settings, **{outer: dict(settings.get(outer, {}), **{inner: items})})
 
 
 def has_our_hook(entries: List[Any], commands: tuple) -> bool:
@@ -254,14 +250,8 @@ def register_settings(
     written = write_hook_file(cwd, harness, merged if hook_added or rules_added else None, size)
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
-    hook_step = written if hook_added else _already_registered(harness)
-    if rules_added:
-        rules_step = Step(
-            "permissions",
-            relative,
-            WRITTEN,
-            "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1),
-        )
-    else:
-        rules_step = Step("permissions", relative, UNCHANGED, "the read commands and the skill already allowed")
-    return [hook_step, rules_step]
+    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1)
+    if not rules_added:
+        detail = "the read commands and the skill already allowed"
+    rules_step = Step("permissions", relative, WRITTEN if rules_added else UNCHANGED, detail)
+    return [written if hook_added else _already_registered(harness), rules_step]
