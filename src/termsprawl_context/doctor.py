@@ -385,21 +385,16 @@ def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
             continue  # no file yet: nothing is newer than a session not typed in
         if recorded_all is None:
             recorded_all = _recorded_everywhere(cwd)
-        for candidate in harness.project_sessions(cwd, environ, since):
-            if os.path.realpath(candidate.session.path) in recorded_all:
-                continue
-            start = "`%s`" % start_command(harness.command, node)
+        newer = [
+            c
+            for c in harness.project_sessions(cwd, environ, since)
+            if os.path.realpath(c.session.path) not in recorded_all
+        ]
+        if newer:
+            cause = harness.unrecorded_cause(cwd, newer[0].cwd, "`%s`" % start_command(harness.command, node))
             notes.append(
                 "node %s: %s holds a newer session of this project than the one recorded (%s), recorded for no "
                 "node: %s; if it is %s's, likely cause: %s"
-                % (
-                    node,
-                    harness.label,
-                    path,
-                    candidate.session.path,
-                    node,
-                    harness.unrecorded_cause(cwd, candidate.cwd, start),
-                )
+                % (node, harness.label, path, newer[0].session.path, node, cause)
             )
-            break
     return notes

@@ -244,10 +244,8 @@ class Harness(object):
     hook_event_session_start = "SessionStart"
     # The hook payload's ``source`` values that start a new conversation (it is then titled).
     hook_new_session_sources = ("startup", "clear")
-    # The variable it sets, for hooks and tools, to the project it runs in ("" when none),
-    # and the one that moves its configuration directory (its store with it).
+    # The variable it sets, for hooks and tools, to the project it runs in ("" when none).
     project_dir_env = ""
-    config_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
     # Whether the hook command names this harness (`hook --harness NAME`); the one the

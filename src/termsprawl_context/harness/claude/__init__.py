@@ -46,7 +46,6 @@ class ClaudeCodeHarness(Harness):
     native_records = True
     root_option = "projects-dir"
     project_dir_env = PROJECT_DIR_ENV
-    config_dir_env = CONFIG_DIR_ENV
     hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
