@@ -286,11 +286,12 @@ def over_grant_notes(cwd: str) -> List[str]:
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
     """What else stands between the agents and the dump, a sentence each: the skill file, an
     over-granting allow rule, a gone transcript, a node taken from a session still running."""
+    from termsprawl_context.harness import get
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
     alive = process_alive if alive is None else alive
-    unfound = "is %s: Claude Code cannot discover the command (run `termsprawl-context init`)"
+    unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
     said = {
         discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
         "`termsprawl-context init` for the current text)",

@@ -23,13 +23,7 @@ from termsprawl_context.workspace.files import dump_json, read_small_file, write
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
-from termsprawl_context.workspace.project import (
-    NODE_ID_ENV,
-    command_path,
-    find_project,
-    running_project,
-    start_command,
-)
+from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project, start_command
 
 # The project variable the hook's help names: that of the CLI whose hook names no harness.
 PROJECT_DIR_ENV = get(None).project_dir_env
@@ -57,10 +51,8 @@ def _unsafe_id_fix(harness: Any) -> str:
 
 
 def _no_project(detail: str) -> HookRefused:
-    return HookRefused(
-        "no project directory: %s; nothing recorded" % detail,
-        lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option,
-    )
+    fix = lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option  # noqa: E731
+    return HookRefused("no project directory: %s; nothing recorded" % detail, fix)
 
 
 class Holder(NamedTuple):
