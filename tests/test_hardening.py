@@ -411,10 +411,12 @@ _PAYLOAD_PROBE = r"""
 import io, sys
 sys.path.insert(0, sys.argv[1])
 from conftest_rss import peak_rss_mb
+from termsprawl_context.harness import get
 from termsprawl_context.store import hook_input
 data = open(sys.argv[2], "rb").read()
 try:
-    hook_input.claude_hook_input(hook_input.parse_payload(hook_input.read_payload_bytes(io.BytesIO(data))), "/store")
+    payload = hook_input.parse_payload(hook_input.read_payload_bytes(io.BytesIO(data)))
+    hook_input.checked_hook_input(payload, *get(None).hook_roots("/store"))
     verdict = "ok"
 except hook_input.HookInputError as e:
     verdict = type(e).__name__

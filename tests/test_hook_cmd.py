@@ -354,14 +354,14 @@ def test_process_alive():
     assert not hooks.process_alive(0) and not hooks.process_alive(1) and not hooks.process_alive(2**40)
 
 
-def test_claude_pid_skips_the_shell_a_hook_runs_in(tmp_path):
+def test_agent_pid_skips_the_shell_a_hook_runs_in(tmp_path):
     """Run the way Claude Code runs a hook command: through `sh -c`, from a live parent."""
     import subprocess
     import sys
 
     if not os.path.isdir("/proc/self"):
         pytest.skip("no /proc")
-    script = "import sys; sys.path.insert(0, %r); from termsprawl_context.hooks import claude_pid; print(claude_pid())"
+    script = "import sys; sys.path.insert(0, %r); from termsprawl_context.hooks import agent_pid; print(agent_pid())"
     src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
     command = "%s -c %s; true" % (sys.executable, __import__("shlex").quote(script % src))
     done = subprocess.run(["/bin/sh", "-c", command], stdout=subprocess.PIPE, timeout=60)

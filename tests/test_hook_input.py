@@ -12,16 +12,16 @@ from termsprawl_context.store.hook_input import (
     HOOK_INPUT_MAX_BYTES,
     HookInput,
     HookInputError,
-    claude_hook_input,
+    checked_hook_input,
     parse_payload,
     read_payload_bytes,
-    validate_transcript_path,
 )
+from termsprawl_context.harness import get
 
 
 def parse_hook_input(data, projects_dir, environ=None):
     """The seed's hook-input parse: the payload parsed, then checked."""
-    return claude_hook_input(parse_payload(data), projects_dir, environ)
+    return checked_hook_input(parse_payload(data), *get(None).hook_roots(projects_dir, environ))
 
 
 def read_hook_input(stream, projects_dir, environ=None):
@@ -329,7 +329,7 @@ def test_environ_defaults_to_the_process_environment(store, monkeypatch):
 
 def test_no_store_at_all():
     with pytest.raises(HookInputError) as caught:
-        validate_transcript_path("/anywhere/x.jsonl", "", {})
+        parse_hook_input(b'{"session_id": "a", "transcript_path": "/anywhere/x.jsonl"}', "", {})
     assert str(caught.value) == "invalid transcript_path: must be under Claude projects directory"
 
 

@@ -514,8 +514,8 @@ def test_init_cli_options_name_and_exclude(project, run_pyz, tmp_path):
 
 def test_init_s_claude_md_help_names_the_rules_file_it_writes():
     from termsprawl_context.harness import get
-    from termsprawl_context.workspace.discovery import CLAUDE_RULES_FILE
+    from termsprawl_context.workspace.discovery import RULES_FILE
 
     claude = get("claude-code")
     text = claude.init_help(".termsprawl/AGENTS.md")[claude.init_options.index("claude_md")]
-    assert "DIR/%s," % CLAUDE_RULES_FILE.replace(os.sep, "/") in text
+    assert "DIR/%s," % RULES_FILE.replace(os.sep, "/") in text

@@ -429,17 +429,17 @@ def test_claude_md_import(content, expected):
     assert discovery.add_import(expected, line) == expected
 
 
-def test_ensure_claude_rules_writes_the_block_and_keeps_an_edited_file(tmp_path):
-    rules = tmp_path / discovery.CLAUDE_RULES_FILE
-    assert discovery.ensure_claude_rules(str(tmp_path)) == discovery.WRITTEN
+def test_ensure_rules_writes_the_block_and_keeps_an_edited_file(tmp_path):
+    rules = tmp_path / discovery.RULES_FILE
+    assert discovery.ensure_rules(str(tmp_path)) == discovery.WRITTEN
     assert rules.read_text() == discovery.wanted_block(str(tmp_path)) + "\n"
-    assert discovery.ensure_claude_rules(str(tmp_path)) == discovery.UNCHANGED
+    assert discovery.ensure_rules(str(tmp_path)) == discovery.UNCHANGED
     (tmp_path / ".termsprawl").mkdir()
     (tmp_path / ".termsprawl" / "project.json").write_text("{}")  # now app-managed: the app's block
-    assert discovery.ensure_claude_rules(str(tmp_path)) == discovery.WRITTEN
+    assert discovery.ensure_rules(str(tmp_path)) == discovery.WRITTEN
     assert rules.read_text() == discovery.wanted_block(str(tmp_path)) + "\n"
     rules.write_bytes(b"# caf\xe9 mine\r\n")
-    assert discovery.ensure_claude_rules(str(tmp_path)) == discovery.USER_EDITED
+    assert discovery.ensure_rules(str(tmp_path)) == discovery.USER_EDITED
     assert rules.read_bytes() == b"# caf\xe9 mine\r\n"
 
 

@@ -1,11 +1,8 @@
-"""Why the dump printed what it printed: the same walk, with every step written down.
-
-The dump fails open, so an empty answer says nothing about its cause. ``diagnose`` runs
-the dump's own peer walk (``dump.walk_peers``: links, index, transcript, turns) and
-returns plain data: for each peer, what was found and where the walk stopped, so its
-verdict is the dump's. Its two renderings sit together here: ``format_doctor`` (text)
-and ``report_json``. It joins the project's state and the transcript reader, as the
-dump does, so it sits beside them rather than inside either layer.
+"""Why the dump printed what it printed: ``diagnose`` runs the dump's own peer walk
+(``dump.walk_peers``) and says, peer by peer, what was found and where the walk stopped,
+so its verdict is the dump's (which fails open: an empty dump says nothing of its cause).
+Rendered as text (``format_doctor``) or JSON (``report_json``); the other checks of the
+set-up (skill, allow rules, holders, unrecorded sessions) are the ``*_notes``.
 """
 
 import os
@@ -80,8 +77,7 @@ class DoctorReport(NamedTuple):
 
 
 def _file_facts(path: str, harness: Optional[str] = None):
-    """(exists, regular, readable) as the dump's reader would find them (a store whose
-    sessions are not files answers by ``session_stat``)."""
+    """(exists, regular, readable) as the dump's reader finds them (``session_stat`` for a session that is no file)."""
     from termsprawl_context.jsonl import try_open_regular
 
     if harness is not None:
@@ -128,8 +124,12 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         return PeerReport(outcome=outcome, **base)
     exists, regular, readable = _file_facts(visit.path, io.harness_of(peer))
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
-    if not exists:
-        return PeerReport(outcome=NO_TURNS_YET if _started(cwd, peer, visit.recorded) else MISSING_FILE, **base)
+    if not exists:  # the node's holder names this very file: a session nobody has typed in yet
+        from termsprawl_context.hooks import read_holder
+
+        holder = read_holder(cwd, peer)[0]
+        started = holder is not None and holder.path == visit.recorded
+        return PeerReport(outcome=NO_TURNS_YET if started else MISSING_FILE, **base)
     if not regular:
         return PeerReport(outcome=NOT_A_FILE, **base)
     if not readable:
@@ -141,48 +141,19 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
 
 
-def _started(cwd: str, node: str, recorded: Optional[str]) -> bool:
-    """The node's hook recorded this very transcript at a session's start (its holder
-    names it): a missing file is then a session nobody has typed in yet."""
-    from termsprawl_context.hooks import read_holder
-
-    current, _ = read_holder(cwd, node)
-    return current is not None and recorded is not None and current.path == recorded
-
-
 def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
-    """(the turns the hand-off prints of the transcript at ``path``, written by
-    ``harness`` (None: the registry's default), how many of the bare dump's last
-    ``dump_turns`` printable turns are harness text): (0, 0) when it cannot be read. For a
-    provider whose records are the model's own shape the dump prints every user/assistant
-    line with text, as the seed does; the record model
-    says whose each is (``transcript.entry.speaker``). Another harness's dump prints its
-    normalised entries' person and assistant turns only: no harness text."""
+    """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
+    (None: the registry's default), how many of the bare dump's last ``dump_turns``
+    printable turns are harness text): (0, 0) when it cannot be read."""
     from termsprawl_context import handoff
     from termsprawl_context.harness import get
-    from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
-    from termsprawl_context.transcript import entry as records
-    from termsprawl_context.transcript.turns import entry_turn
 
     try:
         shown = len(handoff.read_harness_turns(path, harness))
         provider = get(harness)
-        if provider is None or not provider.native_records:
-            return shown, 0
-        not_theirs = printed = 0
-        with open_regular(path) as f:
-            for _offset, raw in iter_lines_reverse(f):
-                record = parse_object(raw)
-                if record is None or entry_turn(record) is None:
-                    continue
-                printed += 1
-                if records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT):
-                    not_theirs += 1
-                if printed >= dump_turns:
-                    break
+        return shown, provider.harness_text_turns(path, dump_turns) if provider is not None else 0
     except (OSError, ValueError):  # ValueError: a harness this build cannot read
         return 0, 0
-    return shown, not_theirs
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:
@@ -232,12 +203,7 @@ def verdict(report: DoctorReport) -> str:
 
 def report_json(report: DoctorReport) -> dict:
     """The report as one JSON-ready object (field names as in the NamedTuples)."""
-    peers = []
-    for p in report.peers:
-        entry = p._asdict()
-        entry["printed"] = p.printed
-        entry["reason"] = REASONS[p.outcome]
-        peers.append(entry)
+    peers = [dict(p._asdict(), printed=p.printed, reason=REASONS[p.outcome]) for p in report.peers]
     return {
         "cwd": report.cwd,
         "self": report.self_id,
@@ -318,31 +284,24 @@ def over_grant_notes(cwd: str) -> List[str]:
 
 
 def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
-    """What else stands between the agents and the dump, one sentence each: a skill file
-    its user edited (left alone) or that is missing, an allow rule that over-grants our
-    command, and a node taken from a session that is still running (two terminals with
-    one id)."""
+    """What else stands between the agents and the dump, a sentence each: the skill file, an
+    over-granting allow rule, a gone transcript, a node taken from a session still running."""
+    from termsprawl_context.harness import get
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
     alive = process_alive if alive is None else alive
-    notes = []
+    unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
+    said = {
+        discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
+        "`termsprawl-context init` for the current text)",
+        discovery.SKILL_OLDER: "holds an older text of ours: it is refreshed at the next session start or "
+        "`termsprawl-context init`",
+    }
+    if os.path.isdir(state_path(cwd)):  # no skill where there is no project is no news
+        said.update({discovery.SKILL_ABSENT: unfound % "missing", discovery.SKILL_UNREADABLE: unfound % "unreadable"})
     state = discovery.skill_state(cwd)
-    if state == discovery.SKILL_EDITED:
-        notes.append(
-            "the skill file %s was edited by its user: it is left alone, never refreshed (delete it and "
-            "run `termsprawl-context init` for the current text)" % discovery.SKILL_FILE
-        )
-    elif state in (discovery.SKILL_ABSENT, discovery.SKILL_UNREADABLE) and os.path.isdir(state_path(cwd)):
-        notes.append(
-            "the skill file %s is %s: Claude Code cannot discover the command (run `termsprawl-context "
-            "init`)" % (discovery.SKILL_FILE, "missing" if state == discovery.SKILL_ABSENT else "unreadable")
-        )
-    elif state == discovery.SKILL_OLDER:
-        notes.append(
-            "the skill file %s holds an older text of ours: it is refreshed at the next session start or "
-            "`termsprawl-context init`" % discovery.SKILL_FILE
-        )
+    notes = ["the skill file %s %s" % (discovery.SKILL_FILE, said[state])] if state in said else []
     notes.extend(filter(None, [discovery.agents_block_refusal(cwd)]))
     notes.extend(over_grant_notes(cwd))
     if is_safe_id(self_id):
@@ -385,9 +344,8 @@ def _recorded_everywhere(cwd: str) -> set:
 
 
 def subdir_import_notes(cwd: str, environ=None) -> List[str]:
-    """One note per CLI that was started below the project root while the project's
-    instruction file for it imports the instruction block (an import its CLI may refuse
-    from there)."""
+    """A note per CLI started below the project root while its instruction file imports the
+    block (an import its CLI may refuse from there)."""
     from termsprawl_context.harness import available
     from termsprawl_context.workspace import discovery
     from termsprawl_context.workspace.files import read_small_file
@@ -408,9 +366,8 @@ def subdir_import_notes(cwd: str, environ=None) -> List[str]:
 
 
 def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
-    """For each node (in order) whose CLI holds a session of this project newer than the
-    one recorded for it, and recorded for no node: that session and the likely cause
-    (hooks or folder not trusted, started below the root), with the fix."""
+    """For each node whose CLI holds a session of this project newer than its own, recorded
+    for no node: that session and the likely cause, with the fix."""
     from termsprawl_context.harness import get
     from termsprawl_context.workspace.index import read_transcript_source, resolve_transcript_path
     from termsprawl_context.workspace.project import start_command
@@ -429,21 +386,16 @@ def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
             continue  # no file yet: nothing is newer than a session not typed in
         if recorded_all is None:
             recorded_all = _recorded_everywhere(cwd)
-        for candidate in harness.project_sessions(cwd, environ, since):
-            if os.path.realpath(candidate.session.path) in recorded_all:
-                continue
-            start = "`%s`" % start_command(harness.command, node)
+        newer = [
+            c
+            for c in harness.project_sessions(cwd, environ, since)
+            if os.path.realpath(c.session.path) not in recorded_all
+        ]
+        if newer:
+            cause = harness.unrecorded_cause(cwd, newer[0].cwd, "`%s`" % start_command(harness.command, node))
             notes.append(
                 "node %s: %s holds a newer session of this project than the one recorded (%s), recorded for no "
                 "node: %s; if it is %s's, likely cause: %s"
-                % (
-                    node,
-                    harness.label,
-                    path,
-                    candidate.session.path,
-                    node,
-                    harness.unrecorded_cause(cwd, candidate.cwd, start),
-                )
+                % (node, harness.label, path, newer[0].session.path, node, cause)
             )
-            break
     return notes

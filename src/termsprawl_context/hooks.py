@@ -1,20 +1,13 @@
-"""Recording a session's transcript from an agent CLI's hook: the loop the desktop app
-closes by itself, closed for agents run anywhere else.
+"""Recording a session's transcript from an agent CLI's hook, the loop the desktop app
+closes by itself, for agents run anywhere else: the payload checked against the harness's
+store, the node's index entry and discovery markers written, and the answer the CLI shows
+(``Harness.session_start_output``): a context line for the model, a title for a new
+session, a message for the person when nothing was recorded (the hook still exits 0).
 
-This joins the two sides the layers keep apart: the harness's store (the payload's
-validation, relocating a resumed session's record) and the project's state (the index,
-the links, the discovery markers). The ``hook`` command calls ``session_start`` and
-prints its answer: one JSON object in the CLI's hook output shape, holding a line for
-the model (its node, its linked peers, the exact command that reads them), a title (the
-node id, for a new session) and a message for the user (why nothing was recorded, or
-that the node was taken from another live session, and the fix), as far as the CLI
-shows each (``Harness.session_start_output``). A session started without a usable
-``TERMSPRAWL_NODE_ID`` therefore cannot fail silently, and the hook still exits 0.
-
-Who holds a node: beside the index entry, ``<node>.holder.json`` names the session and
-the agent CLI's process that last recorded it. A different session of a different live
-process recording the same node is a second terminal using the same id: it takes the
-node (as the app's newest pty does) and both the user and ``doctor`` are told.
+``<node>.holder.json`` beside the index entry names the session and the agent CLI's
+process that last recorded the node: another live process's session recording the same
+node is a second terminal with the same id; it takes the node (as the app's newest pty
+does) and both the person and ``doctor`` are told.
 """
 
 import os
@@ -30,21 +23,14 @@ from termsprawl_context.workspace.files import dump_json, read_small_file, write
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
-from termsprawl_context.workspace.project import (
-    NODE_ID_ENV,
-    command_path,
-    find_project,
-    running_project,
-    start_command,
-)
+from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project, start_command
 
 # The project variable the hook's help names: that of the CLI whose hook names no harness.
 PROJECT_DIR_ENV = get(None).project_dir_env
 
-
 HOLDER_SUFFIX = ".holder.json"
 HOLDER_VERSION = 1
-# Shells Claude Code may run a hook command through; the process above one is Claude Code.
+# Shells an agent CLI may run a hook command through; the process above one is the CLI.
 _SHELLS = frozenset(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish"))
 
 
@@ -65,14 +51,12 @@ def _unsafe_id_fix(harness: Any) -> str:
 
 
 def _no_project(detail: str) -> HookRefused:
-    return HookRefused(
-        "no project directory: %s; nothing recorded" % detail,
-        lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option,
-    )
+    fix = lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option  # noqa: E731
+    return HookRefused("no project directory: %s; nothing recorded" % detail, fix)
 
 
 class Holder(NamedTuple):
-    """Who last recorded a node: its session, transcript and Claude Code process."""
+    """Who last recorded a node: its session, transcript and agent CLI process."""
 
     session_id: str
     path: str
@@ -96,10 +80,9 @@ class HookRecord(NamedTuple):
 def hook_project(
     explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], variable: str
 ) -> str:
-    """The project to record into: ``--cwd``, else the installed command's own project,
-    else the CLI's project ``variable`` (none when ""), else the payload's ``cwd``. Each
-    candidate stands for the nearest project at or above it (a CLI may be started in a
-    subdirectory); when none lies above it, the candidate itself. It must be a directory."""
+    """``--cwd``, else the installed command's own project, else the CLI's project
+    ``variable``, else the payload's ``cwd``: each the nearest project at or above it (a CLI
+    may start in a subdirectory), else itself; it must be a directory."""
     if not explicit and own:
         return own
     for candidate, named in (
@@ -117,15 +100,11 @@ def hook_project(
 # --- who holds a node -----------------------------------------------------------------------
 
 
-def holder_file(cwd: str, node_id: str) -> str:
-    return state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)
-
-
 def read_holder(cwd: str, node_id: str) -> "tuple":
     """(current holder or None, the holder it displaced or None); junk reads as none."""
     from termsprawl_context.jsonl import parse_object
 
-    data = read_small_file(holder_file(cwd, node_id)) if is_safe_id(node_id) else None
+    data = read_small_file(state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)) if is_safe_id(node_id) else None
     entry = parse_object(data) if data is not None else None
     if not entry or entry.get("version") != HOLDER_VERSION:
         return None, None
@@ -147,7 +126,7 @@ def _write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Ho
     if displaced is not None:
         body["displaced"] = displaced._asdict()
     try:
-        write_atomic(cwd, holder_file(cwd, node_id), dump_json(body))
+        write_atomic(cwd, state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX), dump_json(body))
     except (OSError, ValueError):
         pass  # best-effort: the index entry is what peers read; only a takeover goes unseen
 
@@ -175,10 +154,9 @@ def _proc_field(pid: int, name: str) -> Optional[str]:
         return None
 
 
-def claude_pid() -> int:
-    """The Claude Code process running this hook: the parent, or the parent's parent when
-    the parent is the shell a hook command runs in (read from /proc; where there is no
-    /proc the parent stands in). 0 when unknown."""
+def agent_pid() -> int:
+    """The agent CLI process running this hook: the parent, or its parent when the parent
+    is the hook command's shell (read from /proc; without it the parent). 0 when unknown."""
     parent = os.getppid()
     comm = _proc_field(parent, "comm")
     if comm is not None and os.path.basename(comm.strip()) in _SHELLS:
@@ -203,15 +181,10 @@ def record_from_hook(
     own: Optional[str] = None,
     harness: Optional[str] = None,
 ) -> HookRecord:
-    """Read a hook payload from ``stream`` and record its transcript for the node.
-
-    The path recorded is where the session's record really is (``relocate_record``: a
-    session resumed from another directory is reported where no file exists), then the
-    discovery markers are refreshed. Raises a Refusal (a HookInputError or a
-    HookRefused) when nothing was recorded. ``pid`` is the Claude Code process (default:
-    found from this one); ``own`` the installed command's project (default: found).
-    ``harness`` names the harness that ran the hook (default: the one whose store holds
-    the payload's transcript, else Claude Code, whose checks then refuse it)."""
+    """Read a hook payload from ``stream``, record where the session's conversation really
+    is (``Harness.hook_transcript``) for the node and refresh the discovery markers; a
+    Refusal when nothing was recorded. ``pid``: the agent CLI's process, ``own``: the
+    installed command's project, ``harness``: the one that ran the hook (each found by default)."""
     store = projects_dir(projects, environ)
     payload, chosen = read_harness_payload(stream, store, environ, harness)
     node_id = environ.get(NODE_ID_ENV)
@@ -237,7 +210,7 @@ def record_from_hook(
         refusal.harness = chosen
         raise
     recorded = _record_index(project, node_id, store, payload, chosen)
-    me = claude_pid() if pid is None else pid
+    me = agent_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
     return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
@@ -246,7 +219,6 @@ def record_from_hook(
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> str:
     """Where the node's transcript is recorded (written to the index when that changed)."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
-    # Claude Code's resumed record may lie in another folder; Gemini names a new stub.
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
     changed = before != (recorded, chosen.name)
     written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
@@ -262,41 +234,21 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
 def _hold(
     project: str, node_id: str, session_id: str, recorded: str, me: int, alive: Callable[[int], bool]
 ) -> Optional[Holder]:
-    """Record this process as the node's holder; the live holder of another session it
-    displaces, if any."""
+    """Record this process as the node's holder; the live holder of another session it displaces."""
     previous, _ = read_holder(project, node_id)
-    displaced = None
-    if (
-        previous is not None
-        and previous.session_id != session_id
-        and previous.pid
-        and previous.pid != me
-        and alive(previous.pid)
-    ):
-        displaced = previous
-    if (
-        previous is None
-        or displaced is not None
-        or previous.session_id != session_id
-        or previous.pid != me
-        or previous.path != recorded
-    ):
-        _write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
+    if previous is not None and (previous.session_id, previous.pid, previous.path) == (session_id, me, recorded):
+        return None
+    taken = previous is not None and previous.session_id != session_id and previous.pid not in (0, me)
+    displaced = previous if taken and alive(previous.pid) else None
+    _write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
     return displaced
 
 
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
     """``(HookInput, Harness)``: the payload read and checked against the store of the
-    harness named (``name``), else of the one whose store holds its transcript path.
-    Claude Code's payloads go through exactly the seed's checks and messages."""
+    harness named (``name``), else of the one whose store holds its transcript path."""
     from termsprawl_context import harness as harnesses
-    from termsprawl_context.store.hook_input import (
-        checked_hook_input,
-        claude_hook_input,
-        parse_payload,
-        read_payload_bytes,
-        validate_transcript_under,
-    )
+    from termsprawl_context.store.hook_input import checked_hook_input, parse_payload, read_payload_bytes
 
     chosen = harnesses.get(name) if name else None
     if name and chosen is None:
@@ -304,26 +256,18 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
             "--harness %s is not a harness this build reads; nothing recorded" % name,
             "name one of the harnesses this build reads in the hook's `--harness` option",
         )
-    data = read_payload_bytes(stream)
-    payload = parse_payload(data)
+    payload = parse_payload(read_payload_bytes(stream))
     if chosen is None:
         chosen = harnesses.for_payload(payload, environ)
-    translate = getattr(chosen, "hook_payload", None)  # a CLI whose payload names the session its own way
-    if translate is not None:
-        payload = translate(payload, environ)
-    if chosen.native_records:  # the seed's checks and messages
-        return claude_hook_input(payload, store, environ), chosen
-    roots = chosen.store_roots(environ)
-    where = "%s sessions directory (%s)" % (chosen.label, roots[0]) if roots else "%s sessions directory" % chosen.label
-    return checked_hook_input(payload, lambda path: validate_transcript_under(path, roots, where)), chosen
+    payload = chosen.hook_payload(payload, environ)
+    return checked_hook_input(payload, *chosen.hook_roots(store, environ)), chosen
 
 
 # --- what the hook says ---------------------------------------------------------------------
 
 
 class HookAnswer(NamedTuple):
-    """What the hook prints: ``output`` on stdout (one JSON object, or nothing when {}),
-    ``warning`` as one stderr line (None when there is nothing to say)."""
+    """``output`` for stdout (nothing when {}), ``warning`` for one stderr line (None: nothing)."""
 
     record: Optional[HookRecord]
     output: dict
@@ -331,10 +275,8 @@ class HookAnswer(NamedTuple):
 
 
 def read_command(project: str, node_id: str) -> str:
-    """The exact shell command that prints ``node_id``'s linked context (the hand-off:
-    the peers' own conversation, never harness text as theirs), from anywhere. Absolute
-    and with no shell variable, so the allow rule ``init --hook`` writes for the
-    absolute command (``Bash(<command> --format *)``) matches it."""
+    """The shell command that prints ``node_id``'s hand-off from anywhere: absolute and with
+    no shell variable, so the allow rule ``init --hook`` writes (``<command> --format *``) matches it."""
     return "%s %s --cwd %s --self %s" % (
         shlex.quote(command_path(project)),
         HANDOFF_ARGS,
@@ -344,8 +286,7 @@ def read_command(project: str, node_id: str) -> str:
 
 
 def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[str]:
-    """The short line added to the model's context, or None when the node has no peers;
-    ``tool`` names a tool that reads them with no prompt (a harness's read-only MCP tool)."""
+    """The line added to the model's context (None without peers); ``tool`` reads them unasked."""
     peers = list(dict.fromkeys(peers))  # two link files may name one pair
     if not peers:
         return None
@@ -368,17 +309,15 @@ def displaced_message(record: HookRecord, old: Holder) -> str:
 
 
 def refusal_message(refusal: Refusal, harness: Any) -> str:
-    """What the person is shown: the refusal and its fix, in the words of ``harness``
-    (the CLI that ran the hook)."""
+    """The refusal and its fix, in the words of ``harness`` (the CLI that ran the hook)."""
     fix = refusal.fix_for(harness) if isinstance(refusal, HookRefused) else ""
     fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
     return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
 
 
 def session_start(record: Callable[[], HookRecord], harness: Optional[str] = None) -> HookAnswer:
-    """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the
-    hook (``harness``, the name its hook command gives; default: the payload's, else
-    Claude Code) should show: never raises."""
+    """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the hook
+    (``harness``, as its command names it; default: the payload's) shows. Never raises."""
     named = get(harness) if harness else None
     try:
         done = record()
@@ -403,10 +342,7 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     if done.kept:  # recorded all the same: the person is told, the hook still succeeds
         shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
         warning = "; ".join(filter(None, (warning, done.kept)))
-    tool = cli.read_tool(done.project) if hasattr(cli, "read_tool") else ""
-    output = cli.session_start_output(  # the shape that harness shows
-        system_message=shown,
-        additional_context=context_line(done.project, done.node_id, peers_of(done.project, done.node_id), tool),
-        session_title=title,
+    context = context_line(
+        done.project, done.node_id, peers_of(done.project, done.node_id), cli.read_tool(done.project)
     )
-    return HookAnswer(done, output, warning)
+    return HookAnswer(done, cli.session_start_output(shown, context, title), warning)

@@ -244,10 +244,8 @@ class Harness(object):
     hook_event_session_start = "SessionStart"
     # The hook payload's ``source`` values that start a new conversation (it is then titled).
     hook_new_session_sources = ("startup", "clear")
-    # The variable it sets, for hooks and tools, to the project it runs in ("" when none),
-    # and the one that moves its configuration directory (its store with it).
+    # The variable it sets, for hooks and tools, to the project it runs in ("" when none).
     project_dir_env = ""
-    config_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
     # Whether the hook command names this harness (`hook --harness NAME`); the one the
@@ -744,7 +742,21 @@ class Harness(object):
         """Whether its records hold what ``question`` (one of the ``Q_`` names above) needs."""
         return question in self.answers
 
-    # --- hooks -------------------------------------------------------------------------------
+    # --- what the hook, `doctor` and `init` ask of it (nothing, by default) ------------------
+    # The key under the hook output's ``hookSpecificOutput`` that titles the session ("": none).
+    hook_title_field = ""
+    # A project config `init` merges its read permission into (``merge_config``; "": none).
+    config_file = ""
+
+    def hook_payload(self, payload: dict, environ: "Optional[Mapping[str, str]]" = None) -> dict:
+        """The parsed hook payload in the interface's fields (for a CLI that names its session its own way)."""
+        return payload
+
+    def hook_roots(self, store: str, environ: "Optional[Mapping[str, str]]" = None) -> tuple:
+        """``(the roots a hook payload's transcript must lie under, their name in a refusal)``."""
+        roots = self.store_roots(environ)
+        return roots, "%s sessions directory" % self.label + (" (%s)" % roots[0] if roots else "")
+
     def session_start_output(
         self,
         system_message: "Optional[str]" = None,
@@ -757,11 +769,37 @@ class Harness(object):
         specific = {}  # type: dict
         if additional_context:
             specific["additionalContext"] = additional_context
+        if session_title and self.hook_title_field:
+            specific[self.hook_title_field] = session_title
         if specific:
             output["hookSpecificOutput"] = dict([("hookEventName", self.hook_event_session_start)], **specific)
         if system_message:
             output["systemMessage"] = system_message
         return output
+
+    def read_tool(self, project: str) -> str:
+        """The tool that reads the peers with no prompt, for the hook's context line ("": none)."""
+        return ""
+
+    def harness_text_turns(self, path: str, limit: int) -> int:
+        """How many of the bare dump's last ``limit`` printable turns of ``path`` are harness text."""
+        return 0
+
+    def gone_note(self, project: str, peer: str, path: str) -> str:
+        """Why the peer's recorded transcript is gone, with the fix ("" when it is there)."""
+        return ""
+
+    def merge_config(self, settings: dict) -> tuple:
+        """``(config_file's settings with its read permission merged, or None, notes)``."""
+        return None, []
+
+    def merge_project_settings(self, settings: dict, read_command: str) -> tuple:
+        """``(its hook settings with its read server (``read_command``) merged, or None, notes on values kept)``."""
+        return None, []
+
+    def merge_project_permissions(self, settings: dict, read_prefix: str) -> tuple:
+        """As ``merge_project_settings``, for the permission rule that runs ``read_prefix`` unasked."""
+        return None, []
 
     # Hook commands earlier versions registered: an entry running one of them is ours too.
     legacy_hook_commands = ()  # type: tuple

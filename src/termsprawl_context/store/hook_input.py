@@ -1,18 +1,15 @@
-"""A Claude Code hook payload (JSON on stdin), read with a size bound and validated.
-
-The payload names a session id and a transcript path that later become file names and
-files to read, so both are checked before anything trusts them: the id is made of safe
-characters, the path is absolute, has no ``..`` and lies inside the store (symlinks
-resolved). Every failure is a named refusal with the seed's message, never a traceback.
+"""A hook payload (JSON on stdin), read with a size bound and validated: its session id
+and transcript path become file names and files to read, so the id must be safe
+characters and the path absolute, free of ``..`` and inside the store (symlinks resolved).
+Every failure is a named refusal with the seed's message, never a traceback.
 """
 
 import os
 import re
-from typing import Any, BinaryIO, Dict, List, Mapping, NamedTuple, Optional
+from typing import Any, BinaryIO, Dict, List, NamedTuple
 
 from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
-from termsprawl_context.store.paths import CONFIG_DIR_ENV
 
 
 # A payload larger than this is refused, not cut. A real one is a few hundred bytes (a
@@ -38,30 +35,29 @@ class HookInput(NamedTuple):
     raw: Dict[str, Any]
 
 
-def read_limited(stream: BinaryIO, limit: int = HOOK_INPUT_MAX_BYTES) -> bytes:
-    """All of ``stream`` if it holds at most ``limit`` bytes; reads at most ``limit + 1``
-    bytes and raises ``HookInputError`` when that many came."""
+def read_payload_bytes(stream: BinaryIO) -> bytes:
+    """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES`` (reading at most one byte
+    more); HookInputError for more, or for a read that fails."""
+    limit, total = HOOK_INPUT_MAX_BYTES, 0
     chunks: List[bytes] = []
-    total = 0
-    while total <= limit:
-        chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
-        if not chunk:
-            break
-        if isinstance(chunk, str):  # a text stream handed in by mistake
-            chunk = chunk.encode("utf-8", "surrogateescape")
-        chunks.append(chunk)
-        total += len(chunk)
+    try:
+        while total <= limit:
+            chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            if isinstance(chunk, str):  # a text stream handed in by mistake
+                chunk = chunk.encode("utf-8", "surrogateescape")
+            chunks.append(chunk)
+            total += len(chunk)
+    except (OSError, ValueError) as exc:
+        raise HookInputError("failed to read hook input: %s" % exc) from None
     if total > limit:
-        raise HookInputError(
-            "failed to read hook input: larger than %d bytes (%d MiB)"
-            % (HOOK_INPUT_MAX_BYTES, HOOK_INPUT_MAX_BYTES >> 20)
-        )
+        raise HookInputError("failed to read hook input: larger than %d bytes (%d MiB)" % (limit, limit >> 20))
     return b"".join(chunks)
 
 
 def parse_payload(data: bytes) -> Dict[str, Any]:
-    """The payload (at most ``HOOK_INPUT_MAX_BYTES``, read by ``read_limited``) as a dict
-    whose string fields are strings (null reads as "")."""
+    """The payload as a dict whose string fields are strings or null."""
     try:
         # Invalid UTF-8 costs a character (U+FFFD), not the payload, as in the seed.
         value = loads_strict(data.decode("utf-8", "replace"))
@@ -98,40 +94,17 @@ def _is_under(path: str, root: str) -> bool:
 
 
 def _real(path: str) -> str:
-    """``path`` with every symlink among its existing parts resolved; parts that do not
-    exist yet are kept as written (a fresh session's folder may not exist when the hook
-    fires), so a missing file under a symlinked folder is still judged where it lands."""
+    """``path`` with its existing parts' symlinks resolved, the rest as written (a fresh
+    session's folder may not exist yet): a missing file is judged where it lands."""
     try:
         return os.path.realpath(path)
     except (OSError, ValueError):
         return _clean(path)
 
 
-def allowed_roots(projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> List[str]:
-    """Where a transcript may lie: the projects dir, plus ``$CLAUDE_CONFIG_DIR`` itself
-    when it is set (the seed's legacy root)."""
-    env = os.environ if environ is None else environ
-    roots = [projects_dir] if projects_dir else []
-    config = (env.get(CONFIG_DIR_ENV) or "").strip()
-    if config:
-        roots.append(config)
-    return roots
-
-
-def validate_transcript_path(path: str, projects_dir: str, environ: Optional[Mapping[str, str]] = None) -> None:
-    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
-    inside an allowed root once symlinks are resolved on both sides."""
-    validate_transcript_under(
-        path,
-        allowed_roots(projects_dir, environ),
-        "Claude projects directory (%s)" % projects_dir if projects_dir else "Claude projects directory",
-    )
-
-
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """Raise ``HookInputError`` unless ``path`` is absolute, free of ``..`` and
-    inside one of ``roots`` once symlinks are resolved on both sides; ``store`` names
-    them in the message ("must be under <store>")."""
+    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots``
+    (symlinks resolved on both sides); ``store`` names them in the message."""
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -147,16 +120,9 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     raise HookInputError("invalid transcript_path: must be under %s" % store)
 
 
-def claude_hook_input(
-    payload: Dict[str, Any], projects_dir: str, environ: Optional[Mapping[str, str]] = None
-) -> HookInput:
-    """A Claude Code payload already parsed, checked: the seed's checks, in the seed's order."""
-    return checked_hook_input(payload, lambda path: validate_transcript_path(path, projects_dir, environ))
-
-
-def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
-    """A parsed payload's session id and transcript path checked (``check_path`` raises
-    for a path outside the harness's store), as a ``HookInput``."""
+def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
+    """A parsed payload's session id and transcript path checked, in the seed's order (the
+    path must lie under one of ``roots``, named ``where``: ``Harness.hook_roots``)."""
     session_id = payload.get("session_id") or ""
     if not session_id:
         raise HookInputError("session_id is required")
@@ -165,7 +131,7 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
     transcript_path = payload.get("transcript_path") or ""
     if not transcript_path:
         raise HookInputError("transcript_path is required")
-    check_path(transcript_path)
+    validate_transcript_under(transcript_path, roots, where)
     return HookInput(
         session_id=session_id,
         transcript_path=transcript_path,
@@ -174,13 +140,3 @@ def checked_hook_input(payload: Dict[str, Any], check_path) -> HookInput:
         source=payload.get("source") or "",
         raw=payload,
     )
-
-
-def read_payload_bytes(stream: BinaryIO) -> bytes:
-    """``read_limited`` with a read failure as a ``HookInputError``."""
-    try:
-        return read_limited(stream)
-    except HookInputError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise HookInputError("failed to read hook input: %s" % exc) from None

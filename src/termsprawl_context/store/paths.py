@@ -14,7 +14,6 @@ ROOT_OPTION = "projects-dir"
 
 # Asked in registry order: only the modules up to the one that declares it are imported.
 ROOTED = next(h for h in map(get, KNOWN_HARNESSES) if h is not None and h.root_option == ROOT_OPTION)
-CONFIG_DIR_ENV = ROOTED.config_dir_env
 
 
 def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:

@@ -83,14 +83,10 @@ def _block_problem(uses: Dict[str, List[Tuple[int, str, int, int]]]) -> Optional
 
 
 def managed_block_span(content: str, shown: str) -> Optional[Tuple[int, int]]:
-    """``(start, end)`` of the managed block in ``content`` (the opening marker's line to
-    the closing one's, line endings outside), None when neither marker is there (the
-    block is appended then, so the file must not end inside a code block).
-
-    Only a real block is ours: each marker alone on its line (a BOM or trailing blanks
-    aside), outside a code block, once, the opening one first. Anything else raises
-    ManagedBlockRefused naming ``shown``: a person's mention of the markers, in prose or a
-    code span, must never make their lines between the mentions look like ours."""
+    """``(start, end)`` of the managed block in ``content`` (the opening marker's line to the
+    closing one's, line endings outside), None when neither marker is there (the block is
+    appended then, so the file must not end inside a code block); any other use of the
+    markers raises ManagedBlockRefused naming ``shown``."""
     uses, unclosed = _marker_uses(content)
     if not uses[MARKER_OPEN] and not uses[MARKER_CLOSE]:
         if unclosed:  # appended there, the block would be code, and refused at the next refresh
@@ -113,11 +109,9 @@ def _line_ending(content: str, span: Optional[Tuple[int, int]]) -> str:
 
 
 def upsert_block(content: str, block: str, shown: str) -> str:
-    """``content`` with the managed block refreshed in place, or appended after a blank
-    line when there is none; idempotent. Every byte outside the block is kept (blank
-    lines, a BOM, a missing final newline); the block takes the file's line ending.
-    Raises ManagedBlockRefused naming ``shown`` when the markers are there but do not
-    form one real block."""
+    """``content`` with the managed block refreshed in place, or appended after a blank line;
+    idempotent, every byte outside it kept, in the file's line ending. ManagedBlockRefused
+    (naming ``shown``) when the markers form no block."""
     span = managed_block_span(content, shown)
     eol = _line_ending(content, span)
     block = block.replace("\n", eol)

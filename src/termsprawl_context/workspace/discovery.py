@@ -1,20 +1,14 @@
 """Discovery markers: how an agent whose cwd is the project learns the command exists.
 
-Two files, both best-effort and rewritten only when their content would change: a
-managed block in ``.termsprawl/AGENTS.md`` (user prose around it is kept) and a skill
-file under ``.claude/skills/termsprawl-context/``. In a project the desktop app manages
-(``.termsprawl/project.json`` exists) both texts are the context layer's, exactly, so
-the app and this command never rewrite each other's file. In a standalone project the
-texts name the hand-off (``--format markdown``) in forms an allow rule can match (no
-shell variable), the skill's description carries the requests it answers and its
-``allowed-tools`` lets exactly the reads run unprompted (``read_rules``).
-
-A skill file that matches no version ever written here (``WRITTEN_SKILL_BODIES``) was
-edited by its user: it is left alone, and ``skill_state`` says so for ``doctor``.
-Optionally (``init --claude-md``) the managed block is written whole to
-``.claude/rules/termsprawl-context.md``, which Claude Code loads at launch from the project
-root and from any folder below it with no prompt (it never reads AGENTS.md; an ``@`` import
-of it from CLAUDE.md asks for approval in a subdirectory).
+Two files, best-effort and rewritten only when their content changes: a managed block in
+``.termsprawl/AGENTS.md`` (prose around it kept) and the default CLI's skill file. In a
+project the desktop app manages (``.termsprawl/project.json``) both texts are the
+context layer's, exactly, so neither rewrites the other's file; standalone, they name the
+hand-off in forms an allow rule can match (no shell variable). A skill file matching no
+text ever written here (``WRITTEN_SKILL_BODIES``) is its user's: left alone. With
+``init --claude-md`` the block is also written whole to that CLI's rules file, which
+Claude Code loads from the root and any folder below it with no prompt (it never reads
+AGENTS.md; an ``@`` import of it from CLAUDE.md asks for approval in a subdirectory).
 """
 
 import os
@@ -63,11 +57,12 @@ SKILL_BODY = (
     + "\n"
 )
 
-# The first standalone texts (kept to recognise a skill file we wrote). The command finds its project from its own location and takes
-# --self from $TERMSPRAWL_NODE_ID, so no relative path or --cwd is needed from any
-# directory; $CLAUDE_PROJECT_DIR is set by Claude Code for its hooks and (in most versions)
-# its Bash tool; where it is not, the path is taken from the working directory.
+# The first standalone texts, kept to recognise a skill file we wrote. $CLAUDE_PROJECT_DIR
+# is set by Claude Code for its hooks and (in most versions) its Bash tool; where it is
+# not, the path is taken from the working directory.
 _V1_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
+# The harness whose skill and rules files these are (`init --claude-md` writes the rules).
+_DEFAULT = native()
 # The same command found from the skill's own folder: Claude Code replaces
 # ${CLAUDE_SKILL_DIR} in a skill's text with that folder (since v2.1.64), which is right
 # wherever the session started, even in a subdirectory it names as its project.
@@ -114,19 +109,15 @@ _V1_SKILL_BODY = (
 
 # The standalone texts. Every command they name is spelled with no shell variable: Claude
 # Code (2.1.328) never matches an allow rule against a command holding one, so it would ask
-# every time. The command finds its project from its own location and takes --self from
-# $TERMSPRAWL_NODE_ID; it names the hand-off (--format markdown), whose turns are the
-# peer's own conversation, where the bare dump also prints harness text as `## user`.
+# every time. They name the hand-off (--format markdown), the peer's own conversation,
+# where the bare dump also prints harness text as `## user`.
 HANDOFF_ARGS = "--format markdown"
 SKILL_NAME = "termsprawl-context"
 # Run from the project root (where Claude Code starts a session and runs its Bash tool).
 STANDALONE_COMMAND = "%s %s" % (INSTALLED_COMMAND, HANDOFF_ARGS)
 # The same command found from the skill's own folder: Claude Code replaces
 # ${CLAUDE_SKILL_DIR} in a skill's text (and its allowed-tools) with that folder's absolute
-# path before the model reads it (since v2.1.64), so the model runs an absolute command
-# with no variable, right wherever the session started, a subdirectory included.
-# The harness whose skill, rules and memory files `init --claude-md` writes.
-_DEFAULT = native()
+# path before the model reads it (since v2.1.64): right wherever the session started.
 SKILL_DIR_BASE = "%s/../../../%s" % (_DEFAULT.skill_dir_variable, INSTALLED_COMMAND)
 SKILL_DIR_COMMAND = "%s %s" % (SKILL_DIR_BASE, HANDOFF_ARGS)
 # The options a read may start with: the dump's hand-off options, whose strict parsing
@@ -136,8 +127,7 @@ READ_RULE_OPTIONS = ("--format", "--turns", "--max-chars")
 
 
 def read_rules(command: str):
-    """The allow rules that let ``command`` read, and nothing else: the command alone,
-    and the command followed by each read option and anything after it."""
+    """The allow rules that let ``command`` read, and nothing else."""
     return _DEFAULT.read_rules(command, READ_RULE_OPTIONS)
 
 
@@ -198,7 +188,7 @@ WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
 PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
-CLAUDE_RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
+RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
 # What happened to one marker file.
@@ -228,12 +218,10 @@ def _decode(data: bytes) -> str:
 
 
 def refresh_marker(cwd: str, relative: str, render) -> str:
-    """Rewrite one marker file if its content changes. ``render(current)`` returns the
-    wanted text, or None to leave the file alone, or raises a Refusal (REFUSED: left
-    alone). Best-effort (FAILED, never raises): a file that cannot be read whole (too
-    large, a FIFO, a symlink) is left alone, and so is anything the write layer refuses
-    (outside the project, the home's .claude/); a directory lying inside another project
-    gets nothing, not even a file already current (no nested ``.termsprawl/`` or ``.claude/``)."""
+    """Rewrite one marker file if its content changes: ``render(current)`` gives the wanted
+    text, None (USER_EDITED: left alone) or raises a Refusal (REFUSED). Best-effort (FAILED,
+    never raises): what cannot be read whole or the write layer refuses is left alone, and
+    a directory inside another project gets nothing (no nested ``.termsprawl/``)."""
     if enclosing_project(cwd):
         return FAILED
     path = os.path.join(cwd, relative)
@@ -254,28 +242,16 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
 
 
 def check_agents_block(cwd: str, relative: str = AGENTS_FILE) -> None:
-    """Raise ManagedBlockRefused when the file at ``relative`` names the markers but holds
-    no real block (what makes ``refresh_marker`` answer REFUSED for it); a file that is
-    absent or cannot be read passes (the write layer reports those)."""
+    """ManagedBlockRefused when the file at ``relative`` names the markers but holds no real
+    block; a file absent or unreadable passes (the write layer reports those)."""
     data = read_small_file(os.path.join(cwd, relative))
     if data is not None:
         managed_block_span(_decode(data), relative.replace(os.sep, "/"))
 
 
-def skill_is_ours(text: str) -> bool:
-    """``text`` is a skill body this package wrote (some version of it)."""
-    return text in WRITTEN_SKILL_BODIES
-
-
 def _render_skill(cwd: str):
     wanted = wanted_skill(cwd)
-
-    def render(current):
-        if current is None or current == wanted or skill_is_ours(current):
-            return wanted
-        return None
-
-    return render
+    return lambda current: wanted if current is None or current in WRITTEN_SKILL_BODIES else None
 
 
 # The skill file's state, as doctor reports it.
@@ -295,13 +271,11 @@ def skill_state(cwd: str) -> str:
     text = _decode(data)
     if text == wanted_skill(cwd):
         return SKILL_CURRENT
-    return SKILL_OLDER if skill_is_ours(text) else SKILL_EDITED
+    return SKILL_OLDER if text in WRITTEN_SKILL_BODIES else SKILL_EDITED
 
 
 def refresh_discovery(cwd: str):
-    """Plant or refresh both markers under ``cwd``: ``[(relative path, outcome)]``.
-
-    Never raises, never writes elsewhere (``refresh_marker``)."""
+    """Plant or refresh both markers under ``cwd``: ``[(relative path, outcome)]`` (``refresh_marker`` each)."""
     if not cwd:
         return []
     return [
@@ -318,17 +292,15 @@ def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:
 
 
 def ensure_context_discovery(cwd: str) -> Optional[str]:
-    """Plant or refresh both markers under ``cwd``; never raises, never writes elsewhere.
-    The refusal's message when the AGENTS.md was left alone for its markers, else None
-    (the hook tells the person; it still exits 0)."""
+    """Plant or refresh both markers; the refusal's message when the AGENTS.md was left
+    alone for its markers (the hook tells the person), else None."""
     if dict(refresh_discovery(cwd)).get(AGENTS_FILE) != REFUSED:
         return None
     return agents_block_refusal(cwd)
 
 
 def agents_block_refusal(cwd: str) -> Optional[str]:
-    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no
-    real block (the hook leaves it alone at every session start), else None."""
+    """The refusal's message when ``.termsprawl/AGENTS.md`` names the markers but holds no real block, else None."""
     try:
         check_agents_block(cwd)
     except ManagedBlockRefused as refusal:
@@ -356,8 +328,7 @@ def imports_agents_file(content: str, import_line: str) -> bool:
 
 
 def add_import(content: str, import_line: str) -> str:
-    """``content`` with the import line appended after a blank line; unchanged when it
-    is already there. The user's text is kept byte for byte."""
+    """``content`` with the import line appended after a blank line, unless already there; every byte kept."""
     if imports_agents_file(content, import_line):
         return content
     if content and not content.endswith("\n"):
@@ -365,9 +336,9 @@ def add_import(content: str, import_line: str) -> str:
     return content + ("\n" if content.strip() else "") + import_line + "\n"
 
 
-def ensure_claude_rules(cwd: str) -> str:
-    """Write the managed block whole to ``<cwd>/.claude/rules/termsprawl-context.md``: an
-    outcome. A file holding neither block text was edited by its user and is left alone."""
+def ensure_rules(cwd: str) -> str:
+    """Write the managed block whole to ``RULES_FILE``: an outcome. A file holding neither
+    block text was edited by its user and is left alone."""
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
-    return refresh_marker(cwd, CLAUDE_RULES_FILE, lambda current: wanted if current in (None,) + ours else None)
+    return refresh_marker(cwd, RULES_FILE, lambda current: wanted if current in (None,) + ours else None)

@@ -1,21 +1,15 @@
-"""What ``init`` plants for agent CLIs other than Claude Code, behind explicit options.
-
-- ``--codex-hook``: a SessionStart hook in the project's ``.codex/hooks.json`` (the
-  harness module names the file and the entry's shape), merged into whatever the file
-  holds as ``.claude/settings.local.json`` is, and kept out of git as that file is (its
-  hook runs for anyone who trusts the project). Never in ``~/.codex``.
-- ``--agents-md``: the managed block in the project's root ``AGENTS.md``. Seed 000 says
-  the layer never writes a root ``AGENTS.md``; Codex reads no other file (no import
-  syntax, and never ``.termsprawl/AGENTS.md``), so this is a deliberate exception,
-  written only when the person names it.
-
-The merge rules (what counts as unusable, how the file is rewritten) are
-``workspace.hook_settings``'s, called here, not restated.
+"""What ``init`` plants for the agent CLIs other than the default one, behind explicit
+options: each CLI's hook in its project settings file (merged by ``hook_settings``'s
+rules, kept out of git: its hook runs for anyone who trusts the project; never in the
+home directory), the files it owns wholly, its config's read permission, its instruction
+file's import, and (``--agents-md``) the managed block in the root ``AGENTS.md``: a
+deliberate exception to seed 000 (the layer never writes one), for CLIs such as Codex
+that read no other file and have no import syntax, written only when the person names it.
 """
 
 import os
 import shlex
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import hook_settings, install
@@ -36,30 +30,27 @@ MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 def merge_harness_extras(
     settings: Dict[str, Any], harness: Any, cwd: str = ""
 ) -> Tuple[Optional[Dict[str, Any]], list]:
-    """What else the harness wants in its settings file (Gemini CLI: the read server, its
-    chats kept; Qwen Code: the read command's permission rule): ``(merged or None, notes
-    on values of the person's kept)``."""
-    extra = getattr(harness, "merge_project_settings", None)
-    merged, notes = extra(settings, MCP_COMMAND) if extra is not None else (None, [])
-    permissions = getattr(harness, "merge_project_permissions", None)
-    if permissions is not None and cwd:
+    """What else the harness wants in its settings file (a read server, a permission rule):
+    ``(merged or None, notes on values of the person's kept)``."""
+    merged, notes = harness.merge_project_settings(settings, MCP_COMMAND)
+    if cwd:
         from termsprawl_context.workspace.discovery import HANDOFF_ARGS
         from termsprawl_context.workspace.project import command_path
 
         read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
-        more, more_notes = permissions(merged if merged is not None else settings, read_prefix)
+        more, more_notes = harness.merge_project_permissions(merged if merged is not None else settings, read_prefix)
         merged, notes = (more if more is not None else merged), list(notes) + list(more_notes)
     return merged, notes
 
 
-class PreparedHook(object):
+class PreparedHook(NamedTuple):
     """A harness's hook merge, checked before ``init`` writes anything."""
 
-    def __init__(
-        self, harness: Any, merged: Optional[Dict[str, Any]], size: int, added: bool = True, notes: tuple = ()
-    ) -> None:
-        self.harness, self.merged, self.size = harness, merged, size
-        self.added, self.notes = added, notes  # whether the hook itself is new; kept values of the person's
+    harness: Any
+    merged: Optional[Dict[str, Any]]
+    size: int
+    added: bool = True  # whether the hook itself is new
+    notes: tuple = ()  # values of the person's kept
 
 
 def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
@@ -83,14 +74,12 @@ def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> 
 
 
 def check_root_agents_block(cwd: str) -> None:
-    """ManagedBlockRefused when the root ``AGENTS.md`` names the markers but holds no real
-    block: ``init --agents-md`` refuses before writing anything."""
+    """ManagedBlockRefused when the root ``AGENTS.md``'s markers are no block (before any write)."""
     check_agents_block(cwd, ROOT_AGENTS_FILE)
 
 
 def write_root_agents_block(cwd: str) -> "Step":
-    """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside
-    the block kept). The deliberate exception to seed 000: only on ``--agents-md``."""
+    """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside it kept)."""
     outcome = refresh_agents_block(cwd, ROOT_AGENTS_FILE)
     written = "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers()
     return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
@@ -104,9 +93,8 @@ def _agents_md_readers() -> str:
 
 
 def write_instruction_import(cwd: str, harness: Any) -> "Step":
-    """The import line of the managed block in the instruction file the harness reads
-    and expands imports of (``instruction_file``, ``instruction_import_prefix``: Qwen Code's
-    QWEN.md), created if absent, every other byte kept."""
+    """The managed block's import line in the harness's ``instruction_file`` (created if
+    absent, every other byte kept)."""
     from termsprawl_context.workspace.discovery import add_import, import_line
 
     relative, line = harness.instruction_file, import_line(harness)
@@ -130,8 +118,7 @@ def _is_ours(existing: bytes, content: bytes) -> bool:
 
 
 def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "Step":
-    """One owned file: written atomically when absent or already ours, its mode applied;
-    any other file is refused (FAILED, its bytes untouched)."""
+    """One owned file, written atomically with its mode when absent or ours; else FAILED, untouched."""
     path = os.path.join(cwd, relative)
     try:
         check_write_target(cwd, path)
@@ -163,10 +150,9 @@ def write_owned_files(cwd: str, harness: Any) -> list:
 
 
 def merge_harness_config(cwd: str, harness: Any) -> list:
-    """The harness's project config (``config_file``) merged by its ``merge_config``
-    (OpenCode's read permission): written when it changes, refused (FAILED, untouched)
-    when it is not a plain JSON object; [] for a harness with none."""
-    relative = getattr(harness, "config_file", "")
+    """The harness's ``config_file`` merged by its ``merge_config``: written when it changes,
+    FAILED (untouched) when it is no plain JSON object; [] for a harness with none."""
+    relative = harness.config_file
     if not relative:
         return []
     path = os.path.join(cwd, relative)

@@ -1,11 +1,8 @@
-"""A CLI's JSON hook settings as ``init`` writes them: parsed so that a rewrite keeps every
-value it does not own exactly, its ``SessionStart`` hook and read rules merged in (nothing
-removed or widened), written atomically; and the check for allow rules that grant our
-writing commands. What is the CLI's (its file, its entry's shape, its permission rules in
-its own language) its provider answers.
-
-Every write is atomic and inside the project. An existing settings file is merged into,
-never replaced, and left untouched when it cannot be understood.
+"""A CLI's JSON hook settings as ``init`` merges into them (never replaced; left untouched
+when not understood): every value it does not own kept exactly, its SessionStart hook and
+read rules added (nothing removed or widened), written atomically inside the project; and
+the check for allow rules that grant our writing commands. The file, the entry's shape and
+the rules' language are the provider's.
 """
 
 import os
@@ -29,16 +26,14 @@ _PRETTY_SLACK = 4096
 
 
 def _refused(shown: str, reason: str, harness: Any = None) -> SettingsUnusable:
-    """The settings file ``shown`` refused for ``reason``, naming the hook ``init`` would
-    write there for ``harness`` (none named without one)."""
+    """The settings file ``shown`` refused for ``reason``, naming ``harness``'s hook when given."""
     if harness is None:
         return SettingsUnusable(shown, reason)
     return SettingsUnusable(shown, reason, harness.hook_event_session_start, hook_command(harness))
 
 
 def _nesting_depth(text: str) -> int:
-    """The deepest bracket nesting of a JSON text, counted without recursion (brackets
-    inside strings skipped)."""
+    """The deepest bracket nesting of a JSON text (strings skipped), counted without recursion."""
     import re
 
     depth = deepest = 0
@@ -53,13 +48,9 @@ def _nesting_depth(text: str) -> int:
 
 
 def parse_settings(data: bytes, shown: str, harness: Any = None) -> Dict[str, Any]:
-    """The settings object in ``data`` ({} for an empty file); SettingsUnusable otherwise
-    (naming ``harness``'s hook, when given).
-
-    Every number is kept as written (``settings_json``). Refused, so that a rewrite
-    keeps every value it does not own exactly: text that is not UTF-8 or not JSON,
-    NaN/Infinity, a key twice in one object (a rewrite would keep only the last),
-    nesting deeper than ``MAX_SETTINGS_DEPTH``."""
+    """The settings object in ``data`` ({} for an empty file), numbers kept as written
+    (``settings_json``). SettingsUnusable, so a rewrite never loses a value, for text that
+    is not UTF-8 or JSON, NaN/Infinity, a key twice in one object, nesting past ``MAX_SETTINGS_DEPTH``."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -80,8 +71,7 @@ def parse_settings(data: bytes, shown: str, harness: Any = None) -> Dict[str, An
 
 
 def _nested_list(settings: Dict[str, Any], outer: str, inner: str, harness: Any, shown: str) -> list:
-    """``settings[outer][inner]``, an array ([] when either is absent); SettingsUnusable
-    when ``outer`` is not an object or ``inner`` not an array."""
+    """``settings[outer][inner]``, an array ([] when absent); SettingsUnusable for another JSON type."""
     table = settings.get(outer, {})
     if not isinstance(table, dict):
         raise _refused(shown, 'has "%s" as a JSON %s, not an object' % (outer, json_type_name(table)), harness)
@@ -94,11 +84,7 @@ def _nested_list(settings: Dict[str, Any], outer: str, inner: str, harness: Any,
 
 def _with_list(settings: Dict[str, Any], outer: str, inner: str, items: list) -> Dict[str, Any]:
     """``settings`` with ``settings[outer][inner]`` set to ``items``; every other key kept, in its order."""
-    table = dict(settings.get(outer, {}))
-    table[inner] = items
-    merged = dict(settings)
-    merged[outer] = table
-    return merged
+    return dict(settings, **{outer: dict(settings.get(outer, {}), **{inner: items})})
 
 
 def has_our_hook(entries: List[Any], commands: tuple) -> bool:
@@ -111,11 +97,8 @@ def has_our_hook(entries: List[Any], commands: tuple) -> bool:
 
 
 def merge_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
-    """``settings`` with the harness's SessionStart entry added, or None when it is already
-    there.
-
-    Every other key, event and entry is kept as it is, in its order. A ``hooks`` that is
-    not an object, or a ``SessionStart`` that is not an array, raises SettingsUnusable."""
+    """``settings`` with the harness's SessionStart entry added (every other key kept, in its
+    order), or None when it is there; SettingsUnusable for a wrong JSON type on the way."""
     event, command = harness.hook_event_session_start, hook_command(harness)
     entries = _nested_list(settings, "hooks", event, harness, harness.hook_settings_file)
     if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
@@ -132,10 +115,9 @@ def hook_registered(cwd: str, harness: Any) -> bool:
 
 
 def _read_commands(cwd: str) -> List[str]:
-    """How an allow rule names our command: as the markers name it, and absolute for the
-    project's path as given and as resolved (the hook names the path it was run from); a
-    path a shell would need quoted (a space, a ``*``) gets no absolute form, since inside
-    a rule it could widen it."""
+    """How an allow rule names our command: as the markers do, and absolute for the project's
+    path as given and resolved (the hook names either); a path a shell would quote (a
+    space, a ``*``) gets no absolute form, since inside a rule it could widen it."""
     import shlex
 
     commands = [INSTALLED_COMMAND]
@@ -156,10 +138,9 @@ def allow_rules(cwd: str, harness: Any) -> List[str]:
 
 
 def merge_permissions(settings: Dict[str, Any], rules: List[str], harness: Any) -> Optional[Dict[str, Any]]:
-    """``settings`` with each of ``rules`` missing from the harness's allow list appended,
-    or None when all are there. Every other rule (the user's, allow, ask or deny) and key
-    is kept as it is, in its order: nothing is removed or widened. A wrong JSON type on
-    the way to the list raises SettingsUnusable."""
+    """``settings`` with each of ``rules`` missing from the harness's allow list appended
+    (every other rule and key kept, in its order), or None when all are there;
+    SettingsUnusable for a wrong JSON type on the way."""
     outer, inner = harness.settings_allow_keys
     allow = _nested_list(settings, outer, inner, harness, harness.hook_settings_file)
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
@@ -171,10 +152,9 @@ WRITE_PROBES = ("links add a b", "index set a /x", "init")
 
 
 def over_grants(cwd: str, harness: Any) -> List["tuple"]:
-    """``[(settings file, rule)]`` for each allow rule in the harness's project settings
-    that lets our command run ``links``, ``index`` or ``init`` with no prompt (the command
-    with any arguments, the one-click "don't ask again", any command at all), in file
-    order. A file that cannot be read or parsed gives nothing."""
+    """``[(settings file, rule)]`` for each allow rule in the harness's project settings that
+    lets our command run ``links``, ``index`` or ``init`` unasked (the command with any
+    arguments, "don't ask again", any command), in file order; an unreadable file gives none."""
     from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
 
     if not harness.settings_allow_keys:
@@ -208,10 +188,8 @@ def merge_settings(settings: Dict[str, Any], rules: List[str], harness: Any):
 
 
 def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
-    """The harness's hook settings file's object ({} when absent) and its size.
-
-    Raises SettingsUnusable, naming the harness's own hook, for a file that cannot be read
-    or understood, or is a symbolic link (rewriting it would replace the link with a copy)."""
+    """The harness's hook settings object ({} when absent) and its size; SettingsUnusable for
+    a file not read or understood, or a symlink (a rewrite would replace the link with a copy)."""
     relative = harness.hook_settings_file
     path = os.path.join(cwd, relative)
     try:
@@ -229,8 +207,8 @@ def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
 
 
 def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
-    """The merged settings as written: pretty (2-space indent) unless that would be more
-    than twice the original's size (a compact file of many tiny values), then compact."""
+    """The settings as written: pretty (2-space indent) unless that would be more than twice
+    the original's size (a compact file of many tiny values), then compact."""
     pretty = (dumps_settings(merged, 2) + "\n").encode("utf-8")
     if len(pretty) <= _PRETTY_GROWTH * original_size + _PRETTY_SLACK:
         return pretty
@@ -244,9 +222,8 @@ def _already_registered(harness: Any) -> Step:
 
 
 def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], size: int = 0, done: str = "") -> Step:
-    """The harness's hook settings file rewritten as ``merged`` (None: already registered,
-    nothing written), ``size`` the original's; ``done`` says what the write did (default:
-    the hook runs)."""
+    """The hook settings file rewritten as ``merged`` (None: already registered), ``size`` the
+    original's; ``done`` says what the write did (default: the hook runs)."""
     relative = harness.hook_settings_file
     if merged is None:
         return _already_registered(harness)
@@ -273,14 +250,8 @@ def register_settings(
     written = write_hook_file(cwd, harness, merged if hook_added or rules_added else None, size)
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
-    hook_step = written if hook_added else _already_registered(harness)
-    if rules_added:
-        rules_step = Step(
-            "permissions",
-            relative,
-            WRITTEN,
-            "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1),
-        )
-    else:
-        rules_step = Step("permissions", relative, UNCHANGED, "the read commands and the skill already allowed")
-    return [hook_step, rules_step]
+    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1)
+    if not rules_added:
+        detail = "the read commands and the skill already allowed"
+    rules_step = Step("permissions", relative, WRITTEN if rules_added else UNCHANGED, detail)
+    return [written if hook_added else _already_registered(harness), rules_step]

@@ -8,11 +8,9 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any
 
 
-# First character alphanumeric, at most 128, no dots, slashes or spaces: an id can
-# never name a parent directory, a hidden file or a path outside the folder it is
-# joined into. The pattern is the rule as documented (and as the tests check it);
-# the predicate below applies it without importing re, which the dump would pay for
-# on every start.
+# First character alphanumeric, at most 128, no dots, slashes or spaces: an id never names
+# a parent directory, a hidden file or a path outside its folder. The pattern is the rule
+# as documented; the predicate applies it without ``re``, which the dump would pay for.
 SAFE_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}\Z"
 SAFE_ID_SHOWN = SAFE_ID_PATTERN[: -len("\\Z")]  # for messages
 SAFE_ID_MAX_LENGTH = 128

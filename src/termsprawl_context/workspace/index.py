@@ -1,12 +1,8 @@
-"""The transcript index: which transcript file each node writes.
-
-The app learns a node's transcript path from hook events; the command has no event
-history, so this persisted index is the bridge. ``<cwd>/.termsprawl/transcripts/<node>.json``
-holds ``{"version": 1, "path": "..."}``, optionally with ``"harness"`` naming the agent
-harness that writes the transcript (absent: Claude Code, so every version-1 file stays
-valid). Reads fail open: anything odd, or a harness this build cannot read, is "no entry".
-A relative path is relative to the project directory (so a committed demo works
-wherever it is cloned).
+"""The transcript index, which transcript file each node writes (the app learns it from
+hook events; the command has none): ``.termsprawl/transcripts/<node>.json`` holds
+``{"version": 1, "path"}`` and a ``"harness"`` unless it is the default one (so every
+version-1 file stays valid). A relative path is from the project (a committed demo works
+wherever cloned). Reads fail open: anything odd, or a harness not built in, is no entry.
 """
 
 from __future__ import annotations
@@ -38,12 +34,8 @@ def index_file_path(cwd: str, node_id: str) -> str:
 def record_transcript_path(
     cwd: str, node_id: str, transcript_path: str, harness: Optional[str] = None, previous: "Optional[tuple]" = None
 ) -> bool:
-    """Record ``transcript_path`` for ``node_id``; True when written. ``harness`` names
-    the harness that writes it (None or Claude Code: the key is left out, so the entry
-    is byte for byte what it always was).
-
-    A documented no-op (False) for an unsafe id, an empty path, or any I/O failure:
-    the caller is a hook or an app event that must never fail because of this."""
+    """Record ``transcript_path`` (written by ``harness``) for ``node_id``; True when written,
+    False for an unsafe id, an empty path or an I/O failure (a hook must never fail for it)."""
     if not is_safe_id(node_id) or not isinstance(transcript_path, str) or not transcript_path:
         return False
     try:
@@ -57,7 +49,7 @@ def record_transcript_path(
 
 
 def _located(path: str, harness: Optional[str]) -> dict:
-    """``{"path", "harness"?}``: the harness key is left out for Claude Code."""
+    """``{"path", "harness"?}``: the key left out for the default harness."""
     found = {"path": path}
     if harness and harness != UNNAMED:
         found[HARNESS_KEY] = harness
@@ -76,8 +68,7 @@ def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
 
 
 def entry_harness(entry: dict) -> Optional[str]:
-    """The harness an index entry names: absent means Claude Code; None for a value
-    that is not a harness this build knows (a string of another, or junk)."""
+    """The harness an index entry names (absent: the default), None for one this build lacks or junk."""
     harness = entry.get(HARNESS_KEY, UNNAMED)
     if not isinstance(harness, str) or harness not in KNOWN_HARNESSES:
         return None
@@ -89,8 +80,7 @@ def entry_harness(entry: dict) -> Optional[str]:
 
 
 def _source(located: object) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object, or None
-    (not one, no path, a harness this build cannot read)."""
+    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object, or None."""
     if not isinstance(located, dict):
         return None
     harness, path = entry_harness(located), located.get("path")
@@ -98,14 +88,12 @@ def _source(located: object) -> "Optional[tuple]":
 
 
 def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of the node's entry, or None (unsafe id,
-    absent, junk, wrong version, or a transcript of a harness this build cannot read)."""
+    """``(path as written, harness name)`` of the node's entry, or None."""
     return _source(read_index_entry(cwd, node_id))
 
 
 def read_previous_source(cwd: str, node_id: str) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of the node's session before its current one,
-    or None (none recorded, junk, a harness this build cannot read)."""
+    """``(path as written, harness name)`` of the node's session before its current one, or None."""
     entry = read_index_entry(cwd, node_id)
     return _source(entry.get(PREVIOUS_KEY)) if entry is not None else None
 

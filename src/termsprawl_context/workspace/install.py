@@ -1,14 +1,8 @@
-"""Standalone use: put the command into a project, so sessions are recorded without the app.
-
-The desktop app records each node's transcript path and plants the discovery markers;
-without it nothing ever writes the index and the dump prints nothing. ``init_project``
-installs what the markers point at (the running one-file artifact, copied to
-``.termsprawl/bin/termsprawl-context``), plants the markers, keeps the personal index out
-of version control and, optionally, registers a Claude Code ``SessionStart`` hook
-(what that hook runs is ``termsprawl_context.hooks.record_from_hook``).
-
-Every write is atomic and inside the project; how the settings file is merged into is
-``hook_settings``'s.
+"""Standalone use: without the desktop app nothing writes the index, so ``init_project``
+installs the running one-file artifact as ``.termsprawl/bin/termsprawl-context``, plants
+the discovery markers, keeps the personal index out of git and, optionally, registers the
+default CLI's SessionStart hook (``hooks.record_from_hook``). Every write is atomic and
+inside the project; the settings merge is ``hook_settings``'s.
 """
 
 import os
@@ -25,19 +19,12 @@ from termsprawl_context.workspace.files import (
 )
 
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
-from termsprawl_context.workspace.hook_settings import (  # noqa: F401 (hook_registered: cli/commands/init reads it here)
-    allow_rules,
-    hook_registered,
-    load_hook_file,
-    merge_settings,
-    register_settings,
-)
+from termsprawl_context.workspace.hook_settings import allow_rules, load_hook_file, merge_settings, register_settings
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step, failed  # noqa: F401
 from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project  # noqa: F401
 
 
 COMMAND_MODE = 0o755
-# Files a person may commit or share get the usual mode, not mkstemp's 0600.
 # The artifact is a few MB; anything this large is not it.
 MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 
@@ -72,11 +59,8 @@ class InitReport(NamedTuple):
 
 
 def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
-    """The one-file artifact this code runs from, or None.
-
-    Run from a zip, a module's ``__file__`` lies inside it
-    (``/x/termsprawl-context.pyz/site-packages/termsprawl_context/__init__.py``): the
-    nearest ancestor that is a regular file is the artifact."""
+    """The one-file artifact this code runs from (the nearest ancestor of a module's
+    ``__file__`` that is a regular file, a zip), or None."""
     if module_file is None:
         import termsprawl_context
 
@@ -92,8 +76,7 @@ def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
 
 
 def install_command(cwd: str, artifact: str) -> Step:
-    """Copy ``artifact`` to ``.termsprawl/bin/termsprawl-context`` (0755), atomically,
-    only when the bytes or the mode differ."""
+    """Copy ``artifact`` to ``INSTALLED_COMMAND`` (0755), atomically, when the bytes or mode differ."""
     target = os.path.join(cwd, INSTALLED_COMMAND)
     data = read_small_file(artifact, MAX_ARTIFACT_BYTES)
     if data is None:
@@ -111,8 +94,7 @@ def install_command(cwd: str, artifact: str) -> Step:
 
 
 def _refusal(cwd: str, relative: str) -> Optional[str]:
-    """Why a marker file will be left alone (outside the project, the home directory's
-    own .claude/, not a regular file, too large to read whole), or None."""
+    """Why a marker file will be left alone (the write layer's refusal), or None."""
     path = os.path.join(cwd, relative)
     try:
         check_write_target(cwd, path)
@@ -123,8 +105,7 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
 
 
 def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
-    """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for;
-    ``written`` and ``unchanged`` say what the file holds."""
+    """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for."""
     from termsprawl_context.workspace import discovery
 
     if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
@@ -149,21 +130,12 @@ def plant_discovery(cwd: str) -> List[Step]:
     return steps
 
 
-def claude_rules(cwd: str) -> Step:
-    """The managed block in the project's Claude Code rules file, which Claude Code loads at
-    launch from the root or any folder below it, with no import to approve."""
-    from termsprawl_context.workspace import discovery
-
-    block = "the instruction block"
-    return marker_step("memory", discovery.CLAUDE_RULES_FILE, discovery.ensure_claude_rules(cwd), block, block)
-
-
 # --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
 def _ignores(line: str, entry: str) -> bool:
-    """Whether a ``.gitignore`` line already ignores ``entry`` (a name, or a folder ending
-    in ``/``), in the spellings people use: rooted or not, the folder's contents, a glob."""
+    """Whether a ``.gitignore`` line ignores ``entry`` (a name, or a folder ending in ``/``):
+    rooted or not, the folder's contents, a glob."""
     import fnmatch
 
     pattern = line.strip().lstrip("/")
@@ -203,8 +175,7 @@ def ensure_gitignore(
 
 
 def ignore_hook_file(cwd: str, relative: str, label: str) -> Step:
-    """Keep the file at ``relative``, which holds the ``label`` CLI's hook for this person,
-    out of git (a ``.gitignore`` beside it)."""
+    """Keep the file at ``relative`` (the ``label`` CLI's hook for this person) out of git."""
     folder, name = os.path.split(relative)
     return ensure_gitignore(cwd, os.path.join(folder, ".gitignore"), name, HOOK_GITIGNORE_COMMENT % label)
 
@@ -219,15 +190,12 @@ def hook_harness():
     return next(h for h in available() if "hook" in h.init_options)
 
 
-def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_md: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore, (with ``claude_md``) the Claude Code rules file holding the block
-    and (with ``hook``) the SessionStart hook, its settings file kept out of git.
-
-    Refuses before writing anything when there is no artifact to copy, the directory
-    is missing or lies inside another project, ``.termsprawl/AGENTS.md`` names the
-    markers but holds no real block, or the settings file cannot be merged into. A step
-    that fails is reported as FAILED; the hook is not registered (SKIPPED) unless the
-    command it runs is in place."""
+def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_rules: bool = False) -> InitReport:
+    """Install the command, markers, .gitignore, (``write_rules``) the rules file holding the
+    block and (``hook``) the SessionStart hook, its settings file kept out of git. Refuses
+    before writing anything when there is no artifact, the directory is missing or inside
+    another project, the AGENTS.md markers are no block, or the settings cannot be merged;
+    a failed step is FAILED, and the hook SKIPPED unless the command it runs is in place."""
     if not artifact:
         raise NotFound("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
     if not os.path.isdir(cwd):
@@ -235,9 +203,9 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
     outer = enclosing_project(cwd)
     if outer:
         raise InsideProject("init", cwd, outer, "run init there, or without --cwd from anywhere inside it")
-    from termsprawl_context.workspace.discovery import check_agents_block
+    from termsprawl_context.workspace import discovery
 
-    check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
+    discovery.check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
     harness = hook_harness() if hook else None
     if harness is not None:
         rules = allow_rules(cwd, harness)
@@ -245,8 +213,9 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, claude_m
         merged, hook_added, rules_added = merge_settings(settings, rules, harness)
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
-    if claude_md:
-        steps.append(claude_rules(cwd))
+    if write_rules:  # the block whole in a rules file its CLI loads from any folder, no import to approve
+        block = "the instruction block"
+        steps.append(marker_step("memory", discovery.RULES_FILE, discovery.ensure_rules(cwd), block, block))
     steps.append(ensure_gitignore(cwd))
     if harness is not None:
         relative = harness.hook_settings_file

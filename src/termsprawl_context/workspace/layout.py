@@ -1,13 +1,8 @@
-"""Where ``.termsprawl/`` state lives in a project: the folder and file names, the one
-join that builds a path under it, and which project an installed copy of the command
-serves. Nothing else, so the dump can ask whether a project has links at all, and
-whether it may read the project it was pointed at, without loading the writers
-(``files``), the link reader or the project finder (``project``).
-
-The read boundary: an installed copy (``<project>/.termsprawl/bin/termsprawl-context``,
-the only command a CLI's permission rules let run unasked) reads its own project's
-state and no other's; the distributed artifact, run from anywhere else, reads the
-project it is told (``--cwd``), as the context layer's contract says."""
+"""Where ``.termsprawl/`` state lives (names, the one join under it) and which project an
+installed copy serves, alone so the dump asks both without loading the writers, the link
+reader or the project finder. The read boundary: an installed copy (the only command a
+CLI's permission rules let run unasked) reads its own project's state and no other's; the
+artifact run from elsewhere reads the project it is told (``--cwd``)."""
 
 import os
 
@@ -38,11 +33,9 @@ INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
 
 
 def installed_project(path: "Optional[str]") -> "Optional[str]":
-    """The project whose installed command ``path`` is (or lies inside, as a module inside
-    the one-file artifact does), or None. ``path`` is taken as spelled (made absolute,
-    ``..`` folded), not resolved: a copy is installed by where it was run from, and
-    ``<project>/.termsprawl`` must be a real directory (a symlink there would make the
-    copy serve whatever state it points at)."""
+    """The project whose installed command ``path`` is or lies inside (a module in the
+    artifact), or None; taken as spelled, not resolved (a copy serves where it was run
+    from), and ``.termsprawl`` must be a real directory (a symlink would serve any state)."""
     if not path:
         return None
     marker = os.sep + INSTALLED_COMMAND
@@ -59,17 +52,15 @@ def installed_project(path: "Optional[str]") -> "Optional[str]":
 
 
 def running_project() -> "Optional[str]":
-    """The project this process's own installed copy lives in, or None (a source
-    checkout, a copy elsewhere, ``python3 termsprawl-context.pyz``)."""
+    """The project this process's installed copy lives in, or None (a checkout, the bare artifact)."""
     import termsprawl_context
 
     return installed_project(getattr(termsprawl_context, "__file__", None))
 
 
 def serves(project: str, directory: str) -> bool:
-    """Whether ``directory``, symlinks resolved, is ``project`` or lies inside it with no
-    other project on the way (a ``.termsprawl`` directory of its own): what an installed
-    copy of ``project`` accepts as ``--cwd``."""
+    """Whether ``directory`` (resolved) is ``project`` or inside it with no other project on
+    the way: what an installed copy of ``project`` accepts as ``--cwd``."""
     try:
         root = os.path.realpath(project)
         current = os.path.realpath(directory)

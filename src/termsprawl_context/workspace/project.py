@@ -1,17 +1,8 @@
-"""Which project a command works on, when it is not told: found from anywhere inside it.
-
-A project is a directory holding ``.termsprawl/``. Without ``--cwd`` a command uses the
-project its own installed copy lives in (``<project>/.termsprawl/bin/termsprawl-context``
-knows where it is), else the nearest directory at or above the working directory that
-holds ``.termsprawl/``. The walk stops at the home directory and at the filesystem root:
-``~/.termsprawl`` is never adopted, because a stray one there would otherwise capture
-every directory below home.
-
-No command creates a second ``.termsprawl/`` (or ``.claude/skills/``) below a project:
-``enclosing_project`` names the project a directory already lies in, and writers refuse
-to start a new one there.
-
-On the dump's path: no ``typing``, ``re`` or ``json`` at import time.
+"""Which project (a directory holding ``.termsprawl/``) a command works on when not told:
+its installed copy's own, else the nearest at or above the working directory. The walk
+stops at the home directory and the filesystem root (a stray ``~/.termsprawl`` would
+capture every directory below home). Writers refuse to start a project inside another
+(``enclosing_project``). On the dump's path: no ``typing``, ``re`` or ``json`` at import.
 """
 
 from __future__ import annotations
@@ -44,10 +35,8 @@ def _is_project(directory: str) -> bool:
 
 
 def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
-    """The nearest directory at or above ``start`` holding ``.termsprawl/``, or None.
-
-    Stops at the home directory and before the filesystem root; ``start`` is made
-    absolute, not resolved, so the answer reads as the user's own path."""
+    """The nearest project at or above ``start`` below home and the root, or None; ``start``
+    made absolute, not resolved, so the answer reads as the user's own path."""
     home = _home(environ)
     try:
         current = os.path.abspath(start)
@@ -65,9 +54,8 @@ def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "
 
 
 def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
-    """The project strictly above ``directory`` when ``directory`` itself is none: where
-    a write would start a nested ``.termsprawl/``. None when ``directory`` is a project
-    or lies in none."""
+    """The project strictly above ``directory`` when it is none itself (where a write would
+    nest a ``.termsprawl/``), else None."""
     try:
         absolute = os.path.abspath(directory)
     except OSError:  # a relative path, and the working directory was removed
@@ -81,8 +69,7 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
 
 
 def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
-    """The project a command without ``--cwd`` works on: its own installed copy's,
-    else the nearest one at or above ``cwd`` (default: the working directory)."""
+    """Its installed copy's project, else the nearest at or above ``cwd`` (default: the working directory)."""
     own = running_project()
     if own:
         return own
@@ -104,17 +91,14 @@ def command_path(project: str) -> str:
 
 
 def hook_command(harness: "Harness") -> str:
-    """The SessionStart hook command ``init`` writes for ``harness`` (a provider): walk up
-    from its ``hook_start_dir`` to the installed command (a CLI may start in a
-    subdirectory of the project) and run its ``hook``, naming the harness unless it is
-    the default one (``hook_names_itself``)."""
+    """The hook command ``init`` writes for ``harness``: up from its ``hook_start_dir`` (a CLI
+    may start in a subdirectory) to the installed command's ``hook``, naming it if ``hook_names_itself``."""
     named = " --harness %s" % harness.name if harness.hook_names_itself else ""
     return walk_up_command(harness.hook_start_dir, "hook" + named)
 
 
 def walk_up_command(start: str, args: str) -> str:
-    """A ``sh`` line that finds the installed command at or above ``start`` and runs it
-    with ``args``."""
+    """A ``sh`` line running the installed command at or above ``start`` with ``args``."""
     return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" %s' % (
         start,
         INSTALLED_COMMAND,
@@ -126,9 +110,8 @@ def walk_up_command(start: str, args: str) -> str:
 def default_self(
     explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None, command: str = ""
 ) -> "Optional[str]":
-    """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``; None when neither is there.
-    An empty variable is refused on its own (UsageError): it is a set-up mistake,
-    not a missing flag."""
+    """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``, else None; an empty variable is a
+    set-up mistake, refused (UsageError)."""
     if explicit is not None:
         return explicit
     value = (os.environ if environ is None else environ).get(NODE_ID_ENV)

@@ -1,6 +1,5 @@
 """A CLI's settings JSON, read and written so that a rewrite keeps every value the merge
-does not own exactly as written: the one rule for every settings file ``init`` merges
-into (Claude Code's, Codex CLI's, Gemini CLI's).
+does not own exactly as written: the one rule for every settings file ``init`` merges into.
 
 - A number that its float or int would not give back as the same text (``1e-400``,
   ``0.30000000000000000001``, ``-0``, ``1E5``, ``1e400``, an integer too long to convert)
@@ -118,10 +117,9 @@ def _write(value: object, out: list, indent, level: int) -> None:
 
 
 def dumps_settings(value: object, indent=None) -> str:
-    """``value`` as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it
-    (compact, ``separators=(",", ":")``, when ``indent`` is None), except that each
-    NumberText is written as its text and a string holding a lone surrogate is
-    ASCII-escaped. Raises ValueError for what is not JSON (a non-finite float)."""
+    """``value`` as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it (compact
+    when ``indent`` is None), but each NumberText as its text and a string holding a lone
+    surrogate ASCII-escaped; ValueError for what is not JSON (a non-finite float)."""
     out = []  # type: list
     _write(value, out, indent, 0)
     return "".join(out)

@@ -1,10 +1,7 @@
-"""Node titles, read from the app's ``.termsprawl/project.json`` (never written here).
-
-The file is the app's whole project (up to 16 MiB) and a dump or ``doctor`` asks for
-one title per peer, so it is parsed once per run: the titles are kept (a small map),
-the parsed project is dropped, and the map is reused while the file's identity (device,
-inode, size, mtime) is unchanged. A file too large or too dense to parse within the
-JSON reader's budget gives no titles (peers are then shown by id).
+"""Node titles from the app's ``.termsprawl/project.json`` (never written here). The file
+is the app's whole project (up to 16 MiB) and a dump asks one title per peer, so only
+the titles are kept, reused while the file's identity (device, inode, size, mtime) holds.
+A file too large or dense for the JSON reader's budget gives none (peers shown by id).
 """
 
 from __future__ import annotations
@@ -25,8 +22,7 @@ _CACHE = {}  # type: Dict[str, Tuple[Optional[tuple], Dict[str, Optional[str]]]]
 
 
 def titles_of(project: Optional[dict]) -> Dict[str, Optional[str]]:
-    """node id -> ``data.title`` (None when not a string) for the first ``nodes[]`` entry
-    of each id whose ``data`` is an object; later entries of the same id are ignored."""
+    """node id -> ``data.title`` (None when no string) of each id's first ``nodes[]`` entry with object ``data``."""
     nodes = project.get("nodes") if project is not None else None
     titles = {}  # type: Dict[str, Optional[str]]
     if not isinstance(nodes, list):
@@ -50,8 +46,7 @@ def _identity(path: str) -> Optional[tuple]:
 
 
 def project_titles(cwd: str) -> Dict[str, Optional[str]]:
-    """Every node's title in ``<cwd>/.termsprawl/project.json``, parsed at most once per
-    version of the file; {} when it is missing or malformed."""
+    """Every node's title, parsed at most once per version of the file; {} when missing or malformed."""
     path = state_path(cwd, PROJECT_FILE)
     identity = _identity(path)
     cached = _CACHE.get(cwd)
@@ -66,6 +61,5 @@ def project_titles(cwd: str) -> Dict[str, Optional[str]]:
 
 
 def node_title(cwd: str, node_id: str) -> Optional[str]:
-    """``data.title`` of the ``nodes[]`` entry whose ``id`` is ``node_id``, when it is a
-    string; None when the file, the node or the title is missing or malformed."""
+    """The node's title, or None when the file, the node or the title is missing or malformed."""
     return project_titles(cwd).get(node_id) if isinstance(node_id, str) else None

@@ -129,9 +129,8 @@ def run_init(args) -> int:
 
 
 def _choose_clis(args) -> "Optional[list]":
-    """The CLIs this run wires (their ``init_options`` set on ``args``), or None when the
-    steps were named one by one (the options as before). No CLI option at all: every
-    supported CLI found here (``Harness.found``), less those excluded."""
+    """The CLIs this run wires (their ``init_options`` set on ``args``): those named, else
+    every one found here less those excluded; None when steps were named one by one."""
     from termsprawl_context.harness import available
 
     harnesses = available()
@@ -147,24 +146,18 @@ def _choose_clis(args) -> "Optional[list]":
 
 
 def _next_for(wired: list, command: str) -> str:
-    """What the person does next, for the CLIs this run wired: start each terminal as a
-    node (its CLI's own command), link two nodes, check one; then each CLI's trust steps."""
+    """What the person does next: start each terminal as a node, link two, check one; each CLI's trust steps."""
     from termsprawl_context.workspace.discovery import HANDOFF_ARGS
     from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
 
     starts = ["        %s" % start_command(h.command, node) for h, node in zip(wired, ("alice", "bob", "carol"))]
-    lines = (
-        [
-            "next: start each agent in its own terminal with its own node id, from the project folder, e.g.",
-        ]
-        + starts
-        + [
-            "      (sessions started from now on are recorded; one alias per node, e.g. in ~/.bashrc). Then:",
-            "        %s links add alice bob       link two agents" % INSTALLED_COMMAND,
-            "        %s doctor --self alice       see what alice's hand-off sees" % INSTALLED_COMMAND,
-            "      and each agent reads its peers with: %s %s" % (command, HANDOFF_ARGS),
-        ]
-    )
+    lines = ["next: start each agent in its own terminal with its own node id, from the project folder, e.g."]
+    lines += starts + [
+        "      (sessions started from now on are recorded; one alias per node, e.g. in ~/.bashrc). Then:",
+        "        %s links add alice bob       link two agents" % INSTALLED_COMMAND,
+        "        %s doctor --self alice       see what alice's hand-off sees" % INSTALLED_COMMAND,
+        "      and each agent reads its peers with: %s %s" % (command, HANDOFF_ARGS),
+    ]
     lines += ["%s: %s." % (h.command, h.setup_steps) for h in wired]
     return "\n".join(lines) + "\n"
 
@@ -175,12 +168,11 @@ def _wired_line(wired: list) -> str:
 
         harnesses = available()
         options = ["--" + h.cli_option for h in harnesses]
+        looked = ", ".join(h.command for h in harnesses)
+        named = ", ".join(options[:-1]) + " or " + options[-1]
         return (
             "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
-            % (
-                ", ".join(h.command for h in harnesses),
-                ", ".join(options[:-1]) + " or " + options[-1],
-            )
+            % (looked, named)
         )
     return "wired: %s\n" % ", ".join(h.label for h in wired)
 
@@ -195,14 +187,14 @@ def _nothing_changed(wired: "Optional[list]") -> str:
 
 def _hook_in_place(cwd: str) -> bool:
     """The hook ``--hook`` registers is already there (a plain ``init`` must not suggest it)."""
-    from termsprawl_context.workspace.install import hook_harness, hook_registered
+    from termsprawl_context.workspace.hook_settings import hook_registered
+    from termsprawl_context.workspace.install import hook_harness
 
     return hook_registered(cwd, hook_harness())
 
 
 def _prepare_harness_steps(cwd: str, args) -> list:
-    """The other harnesses' hook merges (and the root AGENTS.md), checked before init
-    writes anything."""
+    """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
     if args.agents_md and os.path.isdir(cwd):
         from termsprawl_context.workspace.harness_install import check_root_agents_block
 
@@ -216,8 +208,7 @@ def _prepare_harness_steps(cwd: str, args) -> list:
 
 
 def _hooks_asked(args) -> list:
-    """The harnesses whose hook step was asked for and is merged by ``harness_install``:
-    each but the default one (its hook names no harness), whose hook ``init_project`` writes."""
+    """The harnesses whose hook step was asked for, but the default one (``init_project`` writes its hook)."""
     from termsprawl_context.harness import available
 
     return [h for h in available() if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]

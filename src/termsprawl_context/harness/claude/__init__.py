@@ -25,7 +25,7 @@ from termsprawl_context.harness.claude.facts import (
     rules_file,
     skill_file,
 )
-from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE, SOURCE_CLEAR, SOURCE_STARTUP
 from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
@@ -46,14 +46,14 @@ class ClaudeCodeHarness(Harness):
     native_records = True
     root_option = "projects-dir"
     project_dir_env = PROJECT_DIR_ENV
-    config_dir_env = CONFIG_DIR_ENV
     hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
+    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     cli_option = "claude"
     init_options = ("hook", "claude_md")
     init_option_help = (
         "register the SessionStart hook in DIR/%(settings)s (kept out of git)",
-        # (the file `workspace.discovery.CLAUDE_RULES_FILE` names; a test holds the two equal)
+        # (the file `workspace.discovery.RULES_FILE` names; a test holds the two equal)
         "write the instruction block to DIR/.claude/rules/termsprawl-context.md, which Claude Code loads at launch "
         "from the project root or any folder below it, with no import to approve",
     )
@@ -299,10 +299,30 @@ class ClaudeCodeHarness(Harness):
     def hook_entry(self, command):
         return {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
 
-    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
-        from termsprawl_context.harness.claude.hooks import session_start_output
+    def hook_roots(self, store, environ=None):
+        """The store walked, plus ``$CLAUDE_CONFIG_DIR`` itself when it is set (the seed's legacy root)."""
+        config = ((os.environ if environ is None else environ).get(CONFIG_DIR_ENV) or "").strip()
+        where = "Claude projects directory (%s)" % store if store else "Claude projects directory"
+        return [root for root in (store, config) if root], where
 
-        return session_start_output(system_message, additional_context, session_title)
+    def harness_text_turns(self, path, limit):
+        """The dump prints every user/assistant line with text, as the seed does; the record
+        model says whose each is (``transcript.entry.speaker``). Raises OSError."""
+        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+        from termsprawl_context.transcript import entry as records
+        from termsprawl_context.transcript.turns import entry_turn
+
+        not_theirs = printed = 0
+        with open_regular(path) as f:
+            for _offset, raw in iter_lines_reverse(f):
+                record = parse_object(raw)
+                if record is None or entry_turn(record) is None:
+                    continue
+                printed += 1
+                not_theirs += records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT)
+                if printed >= limit:
+                    break
+        return not_theirs
 
 
 HARNESS = ClaudeCodeHarness()
