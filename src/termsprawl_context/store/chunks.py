@@ -185,6 +185,25 @@ def iter_blocks(
         base += cut
 
 
+def line_bounds(buf: "bytes | bytearray", begin: int, end: int) -> "Iterator[Tuple[int, int]]":
+    """``(start, stop)`` of each line in ``buf[begin:end]`` (``begin`` a line's start),
+    its newline excluded."""
+    pos = begin
+    while pos < end:
+        stop = buf.find(b"\n", pos, end)
+        if stop < 0:
+            stop = end
+        yield pos, stop
+        pos = stop + 1
+
+
+def line_around(buf: "bytes | bytearray", at: int, begin: int, end: int) -> "Tuple[int, int]":
+    """``(start, stop)`` of the line in ``buf[begin:end]`` that holds position ``at``."""
+    start = buf.rfind(b"\n", begin, at) + 1
+    stop = buf.find(b"\n", at, end)
+    return (start if start > begin else begin), (end if stop < 0 else stop)
+
+
 def chunk_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
     """``(offset, raw)`` of every line in ``iter_chunks``' chunks, without its newline,
     as bytes (a copy: safe to keep)."""

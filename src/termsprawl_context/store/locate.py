@@ -28,7 +28,7 @@ from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where
 from termsprawl_context.errors import SessionNotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import chunk_lines, iter_chunks
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks, line_around, line_bounds
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
 
@@ -78,33 +78,13 @@ def _is_target(obj: Optional[dict], target: str) -> bool:
     return uuid is not None and uuid == target
 
 
-def _line_at(buf: bytearray, begin: int, end: int, at: int) -> Tuple[int, int]:
-    """The bounds in ``buf[begin:end]`` of the line holding position ``at``."""
-    start = buf.rfind(b"\n", begin, at) + 1
-    if start <= begin:
-        start = begin
-    stop = buf.find(b"\n", at, end)
-    return start, (end if stop < 0 else stop)
-
-
-def _lines(buf: bytearray, begin: int, end: int) -> Iterator[Tuple[int, int]]:
-    """The bounds of each line in ``buf[begin:end]``."""
-    pos = begin
-    while pos < end:
-        stop = buf.find(b"\n", pos, end)
-        if stop < 0:
-            stop = end
-        yield pos, stop
-        pos = stop + 1
-
-
 def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bool, drift: DriftProbe) -> bool:
     """Phase 1 on one open file: whether it holds ``target``, feeding ``drift``."""
     held = by_name
     parse = jsonl.parse_object
     for _at, buf, begin, end in iter_chunks(f):
         if not drift.settled:  # the drift probe: the first lines, in order
-            for start, stop in _lines(buf, begin, end):
+            for start, stop in line_bounds(buf, begin, end):
                 obj = parse(bytes(buf[start:stop]))
                 if obj is not None:
                     drift.see(obj)
@@ -116,13 +96,13 @@ def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bo
                 return True
             continue
         if not spellings.usable:
-            held = any(_is_target(parse(bytes(buf[start:stop])), target) for start, stop in _lines(buf, begin, end))
+            held = any(_is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end))
             continue
         line_end = -1
         for at in spellings.hits(buf, begin, end):
             if at < line_end:
                 continue  # in the line just parsed
-            start, line_end = _line_at(buf, begin, end, at)
+            start, line_end = line_around(buf, at, begin, end)
             if _is_target(parse(bytes(buf[start:line_end])), target):
                 held = True
                 break

@@ -19,7 +19,7 @@ import re
 from collections import namedtuple
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_positions: this module's API too)
+from termsprawl_context.bytescan import (
     ESCAPES_ANY,
     ESCAPES_ASCII,
     ESCAPES_ASCII_FOLDED,
@@ -28,7 +28,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_blocks
+from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import ROOTED, listed, session_files
 from termsprawl_context.transcript import entry as records
@@ -237,23 +237,11 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], 
     return None
 
 
-def _line_bounds(block: bytes, i: int, first: int, limit: int) -> Tuple[int, int]:
-    before = block.rfind(b"\n", first, i)
-    end = block.find(b"\n", i, limit)
-    return (first if before < 0 else before + 1), (limit if end < 0 else end)
-
-
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
     """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
     start) that may match, in order."""
     if prefilter.pattern is None:
-        bounds, start = [], first
-        while start < limit:
-            end = block.find(b"\n", start, limit)
-            end = limit if end < 0 else end
-            bounds.append((start, end))
-            start = end + 1
-        return bounds
+        return list(line_bounds(block, first, limit))
     low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
     pos = first
@@ -261,12 +249,12 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
         m = prefilter.finder.search(low, pos, limit)
         if m is None:
             break
-        start, end = _line_bounds(low, m.start(), first, limit)
+        start, end = line_around(low, m.start(), first, limit)
         starts[start] = end
         pos = end + 1
     if prefilter.escapes is not None:
         for i in escape_positions(low, prefilter.escapes, first, limit):
-            start, end = _line_bounds(low, i, first, limit)
+            start, end = line_around(low, i, first, limit)
             starts[start] = end
     return sorted(starts.items())
 
