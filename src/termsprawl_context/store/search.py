@@ -53,11 +53,9 @@ FIRST_BATCH_BYTES = 8 << 20  # a search stopped by its limit reads little more t
 BATCH_GROWTH = 4
 
 # Printable ASCII that JSON writers may escape: the quote and backslash always, and
-# <, >, &, / for writers that guard HTML.
+# <, >, &, / for writers that guard HTML. Any other spelling of a character is bytescan's
+# rule (``escape_positions``).
 _ESCAPABLE = frozenset('"\\<>&/')
-# How a line may spell a needle's character other than as itself is bytescan's rule
-# (``escape_positions``): a JSON ``\\u`` escape, or a non-ASCII character that lowercases
-# to ASCII (``LOWER_TO_ASCII``).
 
 
 class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):
@@ -124,9 +122,8 @@ def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
 
 
 def prefilter_for(needle: str) -> Prefilter:
-    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs
-    avoid ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them, so
-    a run without them needs no look for those two."""
+    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs avoid
+    ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them."""
     folded = needle.lower()
     spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
     runs = _runs(folded, _ESCAPABLE | spelled_by_others)
@@ -189,12 +186,10 @@ def _tool_strings(value, out: List[str]) -> None:
 
 
 def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
-    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the
-    person typed, the assistant's text, the strings of tool calls' inputs and tool
-    results' output. The peer's own conversation only: sidechain, meta, compaction
-    and injected texts are not searched. In a sub-agent's own record (``subagent``)
-    its turns are that conversation: its task, written by the dispatching model, counts
-    as assistant text; its replies and tools' output as in a session."""
+    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the person
+    typed, the assistant's text, tool calls' input strings and results' output; never
+    sidechain, meta, compaction or injected texts. In a sub-agent's own record
+    (``subagent``) its task, written by the dispatching model, is assistant text."""
     if subagent and entry.is_sidechain:
         entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
@@ -263,8 +258,7 @@ def search_file(
     path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
 ) -> List[tuple]:
     """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
-    file order, at most ``limit`` (``subagent``: the file is a sub-agent's own record).
-    Raises OSError when it cannot be read."""
+    order, at most ``limit``; OSError when it cannot be read."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
         for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
@@ -281,9 +275,7 @@ def search_file(
 
 
 def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, subagent: bool = False):
-    """One file's hits as plain data (what a helper process can send back):
-    ``(line, offset, kind, snippet, timestamp, uuid)`` tuples, or None when the file
-    cannot be read."""
+    """One file's hits as plain data a helper process can send back, None when unreadable."""
     try:
         found = search_file(path, matcher, kinds, limit, subagent)
     except OSError:
@@ -306,16 +298,13 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
         yield batch, sizes
 
 
-class _Unit(namedtuple("_Unit", "session path agent_id")):
-    """One file searched: a session's own record (``agent_id`` "") or a sub-agent's."""
-
-    __slots__ = ()
+# One file searched: a session's own record (``agent_id`` "") or a sub-agent's.
+_Unit = namedtuple("_Unit", "session path agent_id")
 
 
 def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
-    """Each session's record, then (with ``subagents``) its sub-agents' records in the
-    tree's walk order. A tree that cannot be listed is passed over, as an unreadable
-    session is."""
+    """Each session's record, then (``subagents``) its sub-agents' in the tree's order; an
+    unlistable tree is passed over, as an unreadable session is."""
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
@@ -340,12 +329,10 @@ def search_store(
     subagent_kinds: Optional[Sequence[str]] = None,
     provider: Any = ROOTED,
 ) -> Iterator[Hit]:
-    """The hits in the store ``provider`` walks (whose records are read as written), newest
-    session first and in line order within one (its sub-agents' records after its own,
-    unless ``subagents`` is False, searched for ``subagent_kinds``, else ``kinds``), at
-    most ``limit``.
-    Unreadable files are passed over. Above ``PARALLEL_MIN_BYTES`` a batch of files is
-    shared between the machine's cores (``store/parallel``); the answer is the same."""
+    """At most ``limit`` hits in the store ``provider`` walks, newest session first, in line
+    order within one, its sub-agents' records after its own (searched for
+    ``subagent_kinds``). Unreadable files are passed over; above ``PARALLEL_MIN_BYTES`` a
+    batch is shared between cores (``store.parallel``), with the same answer."""
     matcher = Matcher(text, regex)
     sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
@@ -391,10 +378,8 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
 
 
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
-    """Search the stores of the ``chosen`` providers whose records are read through the
-    interface (``Harness.entries``): ``(session, title, entry, kind, snippet)`` for each
-    matching entry, newest session first and in file order within one, at most
-    ``limit``; the texts searched are ``entry_texts``'s (the peer's own conversation)."""
+    """``(session, title, entry, kind, snippet)`` for at most ``limit`` matching entries of
+    the ``chosen`` providers' stores, read through ``Harness.entries``, newest session first."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.sessions import session_title
 
