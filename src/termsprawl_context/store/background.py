@@ -173,13 +173,6 @@ def running(signals: Iterable[AgentSignal]) -> Set[str]:
 
 
 # --- reading ------------------------------------------------------------------------------
-def _decode(raw: bytes) -> Optional[Entry]:
-    """The entry of one non-blank line, or None when it is not JSON or not a record
-    (not an object, or a kept field of the wrong type)."""
-    value = decode_line(raw)
-    return decode_entry(value) if value is not None else None
-
-
 def _open(path: str, opener: Optional[Callable]):
     try:
         return (opener or jsonl.open_regular)(path)
@@ -194,13 +187,7 @@ def background_agent_signals(path: str, opener: Optional[Callable] = None) -> Li
     awaited: Set[str] = set()
     with _open(path, opener) as f:
         for raw in _lines(f, path):
-            body = raw.strip()
-            if not body:
-                continue
-            entry = _decode(body)
-            if entry is None:
-                raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
-            fold_entry(entry, awaited, signals)
+            _fold_line(raw, path, awaited, signals, None, True)
     return signals
 
 
@@ -281,13 +268,23 @@ def background_agent_signals_since(
     return signals, AgentSignalCursor(path, offset, check, tuple(sorted(awaited)))
 
 
-def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSignal], cur: AgentSignalCursor) -> None:
+def _fold_line(
+    raw: bytes,
+    path: str,
+    awaited: Set[str],
+    signals: List[AgentSignal],
+    cur: Optional[AgentSignalCursor],
+    every: bool = False,
+) -> None:
+    """Fold one line's signals, raising SignalsUnknown (with ``cur``) when it is not a JSON
+    record; only a line that may carry a signal is decoded, unless ``every``."""
     body = raw.strip()
     if not body:
         return
-    if any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
-        entry = _decode(body)
-        if entry is None:
+    if every or any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
+        value = decode_line(body)
+        entry = decode_entry(value) if value is not None else None
+        if entry is None:  # not JSON, or not a record (a kept field of the wrong type)
             raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
         fold_entry(entry, awaited, signals)
         return
