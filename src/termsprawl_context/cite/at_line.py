@@ -99,9 +99,7 @@ def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
         return "", False
     record = calls_answered_at(path, entry)
     bodies = [body for _, body in tool_bodies(record, entry)]
-    if not bodies:
-        return "", False
-    return "\n".join(bodies), True
+    return "\n".join(bodies), bool(bodies)
 
 
 def envelope_at(path: str, line: int) -> List[str]:

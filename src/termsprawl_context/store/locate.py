@@ -6,17 +6,12 @@ it), the one whose greatest ``timestamp`` (plain string order) is greatest; ties
 the smaller path. A fork copies its parent's prefix, uuids and all, so the file with
 the latest content is the most complete copy.
 
-Speed without a second rule, in two phases:
-1. Which files hold the uuid. A file named after it holds it by name: its content is
-   not searched. Any other file can hold it only where its bytes spell it: the quoted
-   literal, or an escape of one of its characters (``bytescan.ValueSpellings``), so
-   only the lines holding such a spelling are parsed, and the search stops at the
-   first line that confirms the uuid.
-2. Timestamps, only when two or more files hold it: then each holder is parsed whole.
-Every file is also probed for schema drift (its first parsed lines), as the seed does.
-Phase 1 is shared between processes when the store is big enough (``parallel``).
-A line over ``chunks.MAX_LINE_BYTES`` is skipped as unreadable, never held.
-``byte_filter=False`` is the seed's algorithm (parse every line of every file), kept
+Two phases, one rule: (1) which files hold the uuid: a file named after it holds it by
+name; any other only where its bytes spell it (``bytescan.ValueSpellings``), so only
+those lines are parsed, up to the first that confirms it (shared between processes in a
+big store, ``parallel``); (2) timestamps, only when two or more files hold it: each
+holder parsed whole. Every file is probed for schema drift, as the seed does.
+``byte_filter=False`` is the seed's algorithm (every line of every file parsed), kept
 for measurement and as the tests' second oracle.
 """
 
@@ -46,11 +41,8 @@ NOT_HELD, HELD, UNREADABLE = 0, 1, 2
 
 
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:
-    """Every ``<projects_dir>/<dir>/<name>.jsonl``, in name order.
-
-    A missing store yields nothing; an unlistable store is one warning; an unlistable
-    project directory is skipped in silence (old projects come and go).
-    """
+    """Every ``<projects_dir>/<dir>/<name>.jsonl``, in name order: an unlistable store is
+    one warning, an unlistable project skipped in silence (old projects come and go)."""
     if not projects_dir or not os.path.isdir(projects_dir):
         return
     try:
@@ -216,10 +208,8 @@ def locate(
     byte_filter: bool = True,
     jobs: Optional[int] = None,
 ) -> Optional[str]:
-    """The canonical transcript path holding ``uuid``, or None. Never writes.
-
-    ``jobs`` caps the processes phase 1 may use (default ``parallel.available_jobs()``).
-    """
+    """The canonical transcript path holding ``uuid``, or None; ``jobs`` caps phase 1's
+    processes."""
     paths = list(iter_store_files(projects_dir, err))
     if not byte_filter:
         held = []

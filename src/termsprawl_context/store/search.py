@@ -1,18 +1,13 @@
 """Search across sessions: every line whose person, assistant or tool text holds a
 string (case-insensitively) or matches a regular expression, newest session first.
 
-Bytes are searched before any line is parsed. A literal is matched against the text a
-line decodes to, but looked for first in the line's raw JSON bytes, lowercased ASCII-
-wise: the needle's longest run of characters that JSON writes as themselves (printable
-ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape; or a run of
-caseless non-ASCII characters, such as CJK) must appear there, unless the line holds an
-escape that could spell one of those characters (``\\u0041``, ``\\u65e5``) or one of
-the two non-ASCII characters that lowercase to ASCII (U+0130, U+212A): only such lines
-are parsed. A needle with no such run, and every ``--regex``, parses every line. The
-plain algorithm (parse every line, then match) is the oracle the tests hold this to.
-
-The store is only read, in chunks of whole lines (``store.chunks``); a line longer than
-``jsonl.MAX_LINE_BYTES`` is not searched.
+A literal is matched against the text a line decodes to, but only lines whose raw bytes,
+lowercased ASCII-wise, hold a run of the needle that JSON writes as itself (printable
+ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless
+non-ASCII such as CJK) are parsed, with those holding an escape that could spell one of
+its characters or U+0130/U+212A (which lowercase to ASCII). A needle with no such run, and
+every ``--regex``, parses every line (the plain algorithm, the tests' oracle). Lines are
+read in chunks (``store.chunks``); one over ``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import re

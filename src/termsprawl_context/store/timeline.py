@@ -10,8 +10,7 @@ from operator import itemgetter
 from typing import Any, Callable, Iterator, List, Optional
 
 
-# Closing tokens of an array and an object, pushed on the flattening stack as they are
-# (no JSON value is bytes, so a bytes item on the stack is always output, never a value).
+# Closing tokens pushed on the flattening stack as they are (no JSON value is bytes).
 _END_ARRAY = b"]"
 _END_OBJECT = b"}"
 
@@ -71,17 +70,13 @@ def uuid_key(uuid: Any) -> bytes:
     return b"j" + _value_tokens(uuid)
 
 
-# Timestamps as Claude Code writes them (JavaScript's toISOString): kept as the integer
-# their 17 digits spell, 8 bytes instead of the string, in the same order (equal-length
-# digit strings sort as numbers; the separators are the same in every one). A missing
-# one is -1, sorting first as the empty string does; any other spelling switches the
-# timeline to keeping the strings themselves.
+# Timestamps as JavaScript's toISOString writes them: kept as the integer their 17 digits
+# spell, in the same order (the separators are the same in every one). A missing one is
+# -1, first as the empty string; any other spelling makes the timeline keep strings.
 _CANONICAL_TS = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _TS_PUNCTUATION = b"-T:.Z"
 _NO_TS = -1
 _ODD_TS = -2  # in a helper's share: the string is sent beside the codes
-# Slots are sorted in runs of this many, then merged: the sort's own keys and lists stay
-# this small, however many messages there are.
 SORT_RUN = 1 << 16
 
 
@@ -103,8 +98,8 @@ def ts_text(code: int) -> bytes:
 
 
 # The slot table is sized up front for the messages a file's size suggests (a line of at
-# least about 100 bytes each), so it is rarely rebuilt; never beyond this many (4 MiB of
-# table), so a big file of long lines reserves little it does not use.
+# least ~100 bytes each), so it is rarely rebuilt; at most 4 MiB of table, so a big file of
+# long lines reserves little it does not use.
 _PRESIZE_LIMIT = 1 << 19
 _MIN_LINE_GUESS = 100
 
