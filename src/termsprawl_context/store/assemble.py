@@ -46,6 +46,7 @@ PARALLEL_MIN_BYTES = 2 << 20
 SIDECHAIN_BEGINS = "isSidechain span begins (passthrough; collapse is prepass)"
 SIDECHAIN_ENDS = "isSidechain span ends"
 
+
 def _unreadable(path: str, why: object = "the file changed while it was read") -> RecordUnreadable:
     return RecordUnreadable("cannot read %s: %s" % (path, why), path)
 

@@ -88,7 +88,9 @@ def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bo
                 return True
             continue
         if not spellings.usable:
-            held = any(_is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end))
+            held = any(
+                _is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end)
+            )
             continue
         line_end = -1
         for at in spellings.hits(buf, begin, end):
