@@ -19,19 +19,10 @@ Matching is word for word: whitespace runs (Go's set) are one space, case counts
 Read result also matches with its line-number gutter removed. A match is one entry.
 Resolution fails closed: none, several, or a pool that cannot be searched are distinct
 named refusals with a message a person can act on. The rules, messages and caps are the
-Go reference's (``go-transcript-citations.md``).
-
-The package, one module a job (its refusals are ``errors``'s): ``values`` (requests,
-matches, ``Hits``), ``matching`` (words and the quote's bytes), ``envelopes``
-(AskUserQuestion answers read as text), ``transcripts`` (a transcript read back),
-``exclusions`` (why a result is not tool output), ``records`` (one record and the passes
-over its lines), ``pools`` (the person's words, tool output), ``search`` (one record
-searched), ``session`` (which records a session's pools are), ``hints``, ``resolution``
-and ``at_line``.
+Go reference's (``go-transcript-citations.md``); the refusals are ``errors``'s.
 """
 
-# The package's face: the API docs/api.md names, and the names the CLI reads as
-# ``cite.<name>``; every other name is imported from its module.
+# The API docs/api.md names and the CLI reads as ``cite.<name>``.
 # ruff: noqa: F401
 
 from __future__ import annotations
@@ -56,7 +47,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Callable, Optional
 
-# The echo rule's classifier. FAILS CLOSED: set to None, every Bash result is an echo.
-# A package attribute so a test can swap it, as the reference's tests register theirs
-# (``exclusions`` reads it here at each call).
+# The echo rule's classifier, a package attribute a test may swap (``exclusions`` reads
+# it at each call). FAILS CLOSED: set to None, every Bash result is an echo.
 command_echoes: Optional[Callable[[str], bool]] = echo.echoes_record

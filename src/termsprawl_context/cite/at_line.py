@@ -1,6 +1,5 @@
-"""What is read at one line: the cited entry with just the calls and local command it
-needs (``record_at``), and what ``result-at`` and ``envelope-at`` print, reading no
-line past it."""
+"""What is read at one line, reading no line past it: the cited entry with the calls and
+local command it needs (``record_at``), and what ``result-at`` and ``envelope-at`` print."""
 
 from __future__ import annotations
 
@@ -39,9 +38,8 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
 
 def record_at(path: str, line: int) -> Record:
-    """The entry at ``line`` alone, with the calls its tool results answer and, when its
-    typed text may be a local command's output, whether its parent is that command (in
-    the lines just before it, else a look-up by uuid). Only the lines those need are parsed."""
+    """The entry at ``line`` with the calls its results answer and whether its parent is a
+    local command (in the lines just before it, else looked up by uuid)."""
     recent = deque(maxlen=RECENT_LINES)  # type: deque
     for raw in iter_raw_lines(path):
         if raw.number == line:
@@ -62,8 +60,7 @@ def record_at(path: str, line: int) -> Record:
 
 
 def entry_at_line(path: str, line: int) -> Optional[Entry]:
-    """The entry at physical ``line`` of the record at ``path`` (None when that line is
-    no entry), reading no line past it and decoding no line before it."""
+    """The entry at physical ``line`` (None: no entry there), decoding no line before it."""
     for found in iter_raw_lines(path):
         if found.number == line:
             return entry_at(found, decode_line(found.raw))
@@ -71,10 +68,8 @@ def entry_at_line(path: str, line: int) -> Optional[Entry]:
 
 
 def calls_answered_at(path: str, entry: Entry) -> Record:
-    """A Record of ``path`` holding just the calls ``entry``'s results answer (each as
-    its last copy at or before ``entry``), read no further than ``entry``'s line: what
-    ``tool_bodies`` needs to judge them, in memory that does not grow with the record.
-    A line is decoded only when it may hold one of the ids (bytescan's ``Needles``)."""
+    """A Record holding just the calls ``entry``'s results answer (each its last copy up to
+    ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
     needles = Needles.for_values(sorted(wanted))
     fast = matching.PREFILTER  # off: every line decoded (the plain search)
@@ -98,22 +93,18 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
 
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
     """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
-    there is any; ("", False) for any other entry or no entry. Reads up to ``line``: the
-    call a result answers comes before it."""
+    there is any (the call a result answers comes before it)."""
     entry = entry_at_line(path, line)
     if entry is None or entry.type != cc.TYPE_USER:
         return "", False
     record = calls_answered_at(path, entry)
     bodies = [body for _, body in tool_bodies(record, entry)]
-    if not bodies:
-        return "", False
-    return "\n".join(bodies), True
+    return "\n".join(bodies), bool(bodies)
 
 
 def envelope_at(path: str, line: int) -> List[str]:
-    """The whole AskUserQuestion answer envelopes on the entry at ``line``, uncut and in
-    order ([] when it carries none); NotFound when the line is no entry. Reads up
-    to ``line``."""
+    """The AskUserQuestion answer envelopes on the entry at ``line``, whole and in order;
+    NotFound when the line is no entry."""
     entry = entry_at_line(path, line)
     if entry is None:
         raise NotFound("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))

@@ -37,7 +37,7 @@ def _call_echoes(call: ToolCall) -> bool:
     return bool(classifier(command if isinstance(command, str) else ""))
 
 
-# Why a result is not tool output, in the order the reasons are asked.
+# Why a result is not tool output, in the order asked.
 EXCLUDED_NO_CALL = "no-call"
 EXCLUDED_DELEGATION = "delegation"
 EXCLUDED_TASK_OUTPUT = "task-output"

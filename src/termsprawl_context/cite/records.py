@@ -1,6 +1,5 @@
-"""One record as the pools read it (``Record``), and the passes over its lines that
-load it: whole, streamed, or just the calls and local commands a search's candidates
-name (with the parent filter and the lines kept just before a candidate)."""
+"""One record as the pools read it (``Record``), and the passes that load it: whole,
+streamed, or just the calls and local commands a search's candidates name."""
 
 from __future__ import annotations
 
@@ -26,11 +25,9 @@ Call = namedtuple("Call", "call cwd")
 
 
 class Record(object):
-    """One transcript's entries with what the pools need: every call by id (with its
-    entry's cwd), which results are citable as tool output, and which entries are local
-    commands (their uuids' hashes: a typed text under one is that command's output).
-    ``calls`` given: only those calls are known, and only the local commands in
-    ``local_commands`` (a streamed search looks up just the ones its candidates name)."""
+    """One transcript's entries with every call by id (with its entry's cwd) and the local
+    commands' uuid hashes (a typed text under one is its output); ``calls`` given: only
+    those and ``local_commands`` are known (a streamed search looks up just those)."""
 
     def __init__(
         self,
@@ -54,23 +51,14 @@ class Record(object):
         self.other_tool_ids: Set[str] = {i for i, c in calls.items() if c.call.name != cc.TOOL_ASK_USER_QUESTION}
         self._citable: Dict[str, bool] = {}
 
-    def entry_at(self, line: int) -> Optional[Entry]:
-        for entry in self.entries:
-            if entry.line == line:
-                return entry
-        return None
-
     def person_texts(self, entry: Entry) -> List[str]:
-        """What the person typed in ``entry`` (``transcript.entry.person_texts``), none
-        when its parent, found by uuid, is a local command whose output it is."""
+        """``person_texts(entry)``, none when its parent is a local command (its output)."""
         texts = person_texts(entry)
         parent = output_parent(entry) if texts else ""
         return [] if parent and hash(parent) in self.local_commands else texts
 
     def citable(self, tool_use_id: str) -> bool:
-        """Whether the result answering ``tool_use_id`` is tool output: its call is in
-        this record and produced output of its own (not a delegation, TaskOutput, a
-        transcript read back, or an echo of the record)."""
+        """Whether the result answering ``tool_use_id`` is tool output (``exclusion``)."""
         known = self._citable.get(tool_use_id)
         if known is None:
             known = exclusion(self.calls.get(tool_use_id)) == ""
@@ -105,12 +93,10 @@ _PARENT_FILTER_BITS = 1 << 24
 
 
 def holds_escapes(path: str) -> bool:
-    """Whether the record at ``path`` holds an escape that may spell a token (bytescan's
-    rule, one pass in 1 MiB chunks); True when it cannot be read (the line reader then
-    says why). A record without one spells every token as its plain bytes, so its lines
-    are tested for those alone: what the harness writes (JSON.stringify escapes no
-    printable ASCII) costs one pass, not an escape search a line. A line appended after
-    the pass is tested as the pass found the record."""
+    """Whether the record may spell a token with an escape (bytescan's rule; True when it
+    cannot be read: the line reader says why). Without one its lines are tested for the
+    plain bytes alone: what the harness writes (JSON.stringify escapes no printable ASCII)
+    costs one pass, not an escape search a line (a line appended later is tested alike)."""
     return scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK)))
 
 
@@ -123,8 +109,7 @@ def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
 
 
 def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
-    """The entries of the record at ``path``, streamed (only the lines that may hold
-    ``needles``' tokens)."""
+    """The record's entries, streamed: only the lines that may hold ``needles``' tokens."""
     for line in iter_raw_lines(path):
         if needles is None or needles.in_line(line.raw):
             entry = entry_at(line, decode_line(line.raw))
@@ -135,11 +120,10 @@ def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Ent
 def calls_and_commands(
     path: str, ids: Set[str], parents: Optional[bytearray], escaped: Optional[bool] = None
 ) -> Tuple[Dict[str, Call], Set[int]]:
-    """The calls whose ids are in ``ids`` (a later one of the same id wins) and the hashes
-    of the uuids of the local commands whose hash ``parents`` (a bit filter) may hold, in
-    one pass that parses only the lines that may hold either. A uuid on several lines
-    counts as a local command when any of them is one (fail closed: a typed text is
-    dropped, never added). ``escaped``: ``holds_escapes(path)`` when the caller knows it."""
+    """The calls with ids in ``ids`` (the last copy wins) and the uuid hashes of the local
+    commands ``parents`` (a bit filter) may hold, in one pass parsing only lines that may
+    hold either. A uuid counts as a local command when any of its lines is one (fail
+    closed: a typed text is dropped, never added)."""
     found: Dict[str, Call] = {}
     local: Set[int] = set()
     if not ids and parents is None:
@@ -164,8 +148,7 @@ def calls_and_commands(
 
 
 def parent_filter(count: int, keys: Iterable[int]) -> Optional[bytearray]:
-    """The bit filter of ``count`` parents' uuid hashes ``keys`` (a power of two of bytes),
-    or None when there are none (no parent is asked about)."""
+    """The bit filter of ``count`` parents' uuid hashes ``keys``, None for none."""
     if not count:
         return None
     size = 128
@@ -189,9 +172,8 @@ UNREAD = object()  # a recent line kept undecoded
 
 
 def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
-    """The entry with a given uuid among ``recent`` ([line, its entry or ``UNREAD``]
-    each, oldest first), newest first; a line is decoded only when it may hold the uuid.
-    None when none is: the parent is looked up by uuid later."""
+    """The finder of an entry by uuid among ``recent`` ([line, entry or ``UNREAD``], oldest
+    first), newest first, decoding a line only when it may hold the uuid."""
 
     def find(uuid: str) -> Optional[Entry]:
         key = Needles.for_values([uuid])

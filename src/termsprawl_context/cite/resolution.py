@@ -19,7 +19,7 @@ from termsprawl_context.cite.pools import (
     tool_bodies,
 )
 from termsprawl_context.cite.envelopes import has_answer_prefix
-from termsprawl_context.cite.search import search_into
+from termsprawl_context.cite.search import cite
 from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.transcripts import PROVIDER
 from termsprawl_context.cite.values import Citation, Hits
@@ -152,7 +152,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
         record = record_at(hit.path, hit.line)
     except Refusal as exc:
         raise NotFound("citation %s: %s" % (req, exc.message)) from None
-    entry = record.entry_at(hit.line)
+    entry = record.entries[0] if record.entries else None  # record_at's: the entry at hit.line
     message = entry_text(record, entry, pools) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
     return Citation(req.quote, pools, hit.path, hit.line, message, call)
@@ -176,13 +176,9 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
     _check_request(req)
     if SOURCE_USER in req.sources and PROVIDER.is_subagent(path):
         raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
-
-    def search(pool: str) -> Hits:
-        hits = Hits()
-        search_into(path, req.quote, [pool], hits)
-        return hits
-
-    return _resolve(path, req, search, lambda: unresolved_hint(path, req.quote, req.sources))
+    return _resolve(
+        path, req, lambda pool: cite(path, req.quote, [pool]), lambda: unresolved_hint(path, req.quote, req.sources)
+    )
 
 
 def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citation]:

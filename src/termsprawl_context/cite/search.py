@@ -1,5 +1,5 @@
-"""The search of one record: each entry's candidates (what the entry alone says), then
-whether each counts (with the calls and local commands they name), streamed."""
+"""The search of one record, streamed: each entry's candidates (what the entry alone
+says), then whether each counts (with the calls and local commands they name)."""
 
 from __future__ import annotations
 
@@ -147,13 +147,9 @@ def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[by
 
 
 def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
-    """Matches of ``quote`` streamed into ``hits``: the record is read once for candidates (only the
-    entries holding the quote are kept, and of a typed match only its line; its parent is
-    looked for in the few lines before it, which may be the local command the typed
-    words answer), then, when some candidate's tool results need their calls or its
-    parent was not among those lines, once more for just those calls and the local
-    commands among those parents (a typed match waiting on its parent keeps its line
-    and its parent's hash: 16 bytes)."""
+    """Matches of ``quote`` into ``hits``: one pass for candidates (a typed match keeps its
+    line, and its parent's hash, 16 bytes, when that is not in the lines just before
+    it), then one more for just the calls and local commands the candidates name."""
     words = collapse_whitespace(quote)
     if not words:
         return
@@ -180,9 +176,8 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
 
 
 def cite(path: str, quote: str, sources: Sequence[str] = ()) -> List[Match]:
-    """One match per entry of the record at ``path`` holding ``quote`` in a requested
-    pool (empty sources: the user pool), in file order (RecordUnreadable when it cannot
-    be read). An all-whitespace quote matches nothing."""
+    """One match per entry of the record holding ``quote`` in a requested pool (none: the
+    user pool), in file order; an all-whitespace quote matches nothing."""
     hits = Hits()
     search_into(path, quote, sources, hits)
     return list(hits)

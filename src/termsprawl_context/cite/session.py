@@ -23,11 +23,9 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.cite.values import Match
 
 
-class SessionRecords(namedtuple("SessionRecords", "user_in tool_in")):
-    """Where each pool is searched: the root record for the user's words ("" when a
-    sub-agent's root is not found), and the root's (or orphan's) tree for tool output."""
-
-    __slots__ = ()
+# Where each pool is searched: the root record for the user's words ("" when a
+# sub-agent's root is not found), and the root's (or orphan's) tree for tool output.
+SessionRecords = namedtuple("SessionRecords", "user_in tool_in")
 
 
 def citation_records(path: str, subagent: bool = False) -> SessionRecords:
@@ -60,17 +58,14 @@ def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: b
 
 
 def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> List[Match]:
-    """Matches of ``quote`` in the session whose record is at ``path``: the user pool in
-    the root record only (NoSessionRoot for a sub-agent whose root is gone); the tool pool
-    in the caller's own record first and, only when that holds none, in the root and
-    every sub-agent record beneath it. Root's tree order, then line."""
+    """Matches of ``quote`` in the session: the user pool in the root record only
+    (NoSessionRoot when a sub-agent's root is gone); the tool pool in the caller's own
+    record, and only when that holds none in the root's whole tree. Tree order, then line."""
     return list(session_hits(path, quote, sources, subagent))
 
 
 def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
-    """Whether any record the session search from ``path`` reads may hold the needle:
-    the caller's own, its root's (the user pool's) and every one beneath the root
-    (``Harness.session_transcripts``)."""
+    """Whether any record the session search from ``path`` reads may hold the needle."""
     if needle is None:
         return True
     try:

@@ -44,10 +44,8 @@ def looks_like_record(line: str) -> bool:
         return False
     if not isinstance(value, dict):
         return False
-    if "uuid" not in value or _raw_length(value["uuid"]) <= 2:
-        return False
-    if "sessionId" not in value or _raw_length(value["sessionId"]) <= 2:
-        return False
+    if any(key not in value or _raw_length(value[key]) <= 2 for key in ("uuid", "sessionId")):
+        return False  # absent, or its raw JSON at most 2 characters ("", [], {})
     if "parentUuid" not in value or not ("version" in value or "userType" in value):
         return False
     return value.get("type") in (cc.TYPE_USER, cc.TYPE_ASSISTANT, cc.TYPE_ATTACHMENT, cc.TYPE_SYSTEM)

@@ -1,5 +1,5 @@
 """What a citation asks and answers: a request, a match, a resolved citation, and the
-matches a search found, each once (``Hits``)."""
+matches found, each once (``Hits``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, Iterable, List, Set, Tuple
 
 
-# --- values ---------------------------------------------------------------------------------
 class Match(namedtuple("Match", "path line")):
     """One entry a quote landed on: the record's path as given and its 1-based line."""
 
@@ -52,7 +51,6 @@ class Citation(namedtuple("Citation", "quote source_types path line message call
         return data
 
 
-# --- the matches found, each once ---------------------------------------------------------------
 _BITMAP_LINES = 1 << 24  # lines past this (a file of 16 million lines) are kept in a plain set
 
 

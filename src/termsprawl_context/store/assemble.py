@@ -1,24 +1,18 @@
 """A transcript's messages, deduplicated and in time order, as their original lines.
 
-The seed's pipeline: a message line is a JSON object whose ``uuid`` is not null (so
-bookkeeping lines of any type drop out without a list of types); a uuid seen again
-replaces the earlier copy's line and timestamp but keeps its first-seen position;
-messages are ordered by (timestamp, first-seen position), a missing or non-string
-timestamp sorting first; each is printed as its original line, whitespace-trimmed,
-never re-serialised. Runs of ``isSidechain`` lines are announced on stderr and passed
+The seed's pipeline: a message is a JSON object line whose ``uuid`` is not null; a uuid
+seen again replaces the earlier copy's line and timestamp but keeps its first-seen
+place; messages are ordered by (timestamp, first-seen), a missing or non-string
+timestamp first; each is printed as its original line, whitespace-trimmed, never
+re-serialised. Runs of ``isSidechain`` lines are announced on stderr and passed
 through. A torn or junk line is skipped, never fatal.
 
-Memory: transcripts run to hundreds of MB and may be mid-write, so the first pass
-keeps, per message, only its uuid key's hash (the key is read back from the file where
-two hashes meet), its timestamp and where its kept copy lies in the file (offset,
-length, two flag bits), in ``store.timeline``'s flat buffers; the second pass re-reads
-those bytes in order from the same open file, so bytes appended meanwhile are never
-mixed in.
-
-Speed: lines are read in large chunks into one reused buffer (``store.chunks``), a line
-over ``jsonl.MAX_LINE_BYTES`` is skipped unread, and a file of ``PARALLEL_MIN_BYTES``
-or more is cut into byte ranges parsed by forked processes (``store.parallel``) whose
-records are merged back in file order: the same timeline as one process builds.
+Transcripts run to hundreds of MB and may be mid-write, so the first pass keeps per
+message only what ``store.timeline`` holds (no line's bytes), and the second re-reads
+the kept spans from the same open file, so bytes appended meanwhile are never mixed in.
+Lines are read in chunks (``store.chunks``); a file of ``PARALLEL_MIN_BYTES`` or more
+is cut into byte ranges parsed by forked processes (``store.parallel``), merged back in
+file order: the same timeline as one process builds.
 """
 
 import json
@@ -52,14 +46,18 @@ PARALLEL_MIN_BYTES = 2 << 20
 SIDECHAIN_BEGINS = "isSidechain span begins (passthrough; collapse is prepass)"
 SIDECHAIN_ENDS = "isSidechain span ends"
 
+
+def _unreadable(path: str, why: object = "the file changed while it was read") -> RecordUnreadable:
+    return RecordUnreadable("cannot read %s: %s" % (path, why), path)
+
+
 # Per-message flag bits.
 _SIDECHAIN = 1
 _NOT_UTF8 = 2  # the line held invalid UTF-8: print it as decoded, U+FFFD and all
 
 
 class _DriftRecord(object):
-    """Stands in for a DriftProbe in a helper process: notes whether each of the range's
-    first parsed objects has a known field, to be replayed into the real probe."""
+    """A DriftProbe's stand-in in a helper process: the notes to replay into the real one."""
 
     __slots__ = ("known", "settled")
 
@@ -78,11 +76,9 @@ _UNKNOWN_OBJECT: Dict[str, Any] = {}
 
 
 def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> None:
-    """Parse every line that begins in ``[start, stop)`` once, feeding ``drift`` and
-    handing each message to ``add(key, hash, ts, offset, length, flags)`` in file order.
-
-    A line over the length bound, one that is not a JSON object, and one nested too
-    deeply to parse is junk, skipped."""
+    """Parse each line that begins in ``[start, stop)``, feeding ``drift`` and handing each
+    message to ``add(key, hash, ts, offset, length, flags)``; a line over the length
+    bound, not an object, or nested too deeply is junk, skipped."""
     probing = not drift.settled
     for line_at, raw in chunk_lines(iter_chunks(f, start, stop)):
         if len(raw) >= jsonl.COST_CHECK_FROM and not jsonl.readable(raw):
@@ -128,15 +124,14 @@ def _object_of(text: str) -> Optional[dict]:
 
 
 def _key_reader(f: BinaryIO, path: str):
-    """``key_at(offset, length, flags)``: the key of the message whose kept span the
-    first pass noted there, read back from the same open file (``Timeline`` asks only
-    where two keys' hashes are equal)."""
+    """``key_at(offset, length, flags)``: the key of the message kept there, read back
+    (``Timeline`` asks only where two keys' hashes are equal)."""
 
     def key_at(offset: int, length: int, flags: int) -> bytes:
         try:
             data = _read_at(f, offset, length)
         except OSError as exc:
-            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
+            raise _unreadable(path, exc) from None
         obj = None
         if len(data) == length:
             try:
@@ -144,8 +139,7 @@ def _key_reader(f: BinaryIO, path: str):
             except UnicodeDecodeError:
                 pass
         if obj is None or obj.get("uuid") is None:
-            # A message in the first pass is not one now: the file was rewritten in place.
-            raise RecordUnreadable("cannot read %s: the file changed while it was read" % path, path)
+            raise _unreadable(path)  # a message in the first pass is not one now: rewritten in place
         return uuid_key(obj["uuid"])
 
     return key_at
@@ -170,14 +164,6 @@ def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
     return records.plain(drift.known)
 
 
-def _ranges(size: int, parts: int) -> List[Tuple[int, Optional[int]]]:
-    """``parts`` byte ranges of near-equal size; the last one open-ended, so bytes
-    appended meanwhile are read as a single process would read them."""
-    starts = [size * i // parts for i in range(parts)]
-    stops: List[Optional[int]] = list(starts[1:])
-    return list(zip(starts, stops + [None]))
-
-
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> Timeline:
     """First pass: every line parsed once, message metadata kept, bytes dropped. A big
     file is cut into ranges parsed by several processes, merged back in file order."""
@@ -189,8 +175,10 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
         timeline = Timeline(_key_reader(f, path), size)
         _scan_range(f, 0, None, timeline.add, drift)
     else:
-        # The timeline is made after the helpers are forked (in ``share``): they need none of its buffers.
-        spans = list(enumerate(_ranges(size, jobs)))
+        # Near-equal byte ranges, the last open-ended (bytes appended meanwhile are read as
+        # one process reads them); the timeline is made after the helpers are forked.
+        starts = [size * i // jobs for i in range(jobs)]
+        spans = list(enumerate(zip(starts, starts[1:] + [None])))
         parent = os.getpid()
         direct = [0]  # how many leading ranges were added straight to the timeline
 
@@ -241,10 +229,8 @@ def _read_at(f: BinaryIO, offset: int, length: int) -> bytes:
 
 
 def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: Optional[TextIO]) -> int:
-    """Second pass: each kept copy re-read from the same open file and printed.
-
-    Only reads are turned into ``RecordUnreadable``; a write error (a closed
-    stdout pipe) reaches the caller as it is."""
+    """Second pass: each kept copy re-read and printed. A write error (a closed stdout
+    pipe) reaches the caller as it is; only reads become ``RecordUnreadable``."""
     offsets, lengths, flags = timeline.offsets, timeline.lengths, timeline.flags
     in_sidechain = False
     emitted = 0
@@ -253,16 +239,14 @@ def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: 
         try:
             data = _read_at(f, offsets[slot], length)
         except OSError as exc:
-            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
+            raise _unreadable(path, exc) from None
         bits = flags[slot]
         if len(data) == length and bits & _NOT_UTF8:
             data = data.decode("utf-8", "replace").strip().encode("utf-8")
         elif len(data) != length:
             data = b""
         if data[:1] != b"{" or data[-1:] != b"}":
-            # What was a JSON object in the first pass is not one now: the file was
-            # truncated or rewritten in place between the passes.
-            raise RecordUnreadable("cannot read %s: the file changed while it was read" % path, path)
+            raise _unreadable(path)  # an object in the first pass is not one now: truncated or rewritten
         side = bool(bits & _SIDECHAIN)
         if side and not in_sidechain:
             in_sidechain = True
@@ -282,21 +266,18 @@ def _assemble_open(path: str, out: BinaryIO, err: Optional[TextIO], missing: str
     except (FileNotFoundError, NotADirectoryError, NotARegularFile):
         raise NotFound(missing % (path,)) from None
     except OSError as exc:
-        raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
+        raise _unreadable(path, exc) from None
     with f:
         try:
             timeline = _load(f, path, err, jobs)
         except OSError as exc:
-            raise RecordUnreadable("cannot read %s: %s" % (path, exc), path) from None
+            raise _unreadable(path, exc) from None
         return _emit_lines(f, path, timeline, out, err)
 
 
 def assemble_file(path: Any, out: BinaryIO, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> int:
-    """Print the timeline of exactly the file ``path``; the number of lines printed.
-
-    Raises ``NotFound`` when ``path`` is not a regular file and
-    ``RecordUnreadable`` when it cannot be read. Zero messages is not an error.
-    """
+    """Print the timeline of exactly the file ``path``; the number of lines printed (0 is
+    no error). ``NotFound`` when it is not a regular file, ``RecordUnreadable`` unread."""
     path = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else path
     return _assemble_open(path, out, err, "transcript file not found: %s", jobs)
 
@@ -304,10 +285,7 @@ def assemble_file(path: Any, out: BinaryIO, err: Optional[TextIO] = None, jobs: 
 def assemble(
     uuid: str, projects_dir: str, out: BinaryIO, err: Optional[TextIO] = None, jobs: Optional[int] = None
 ) -> int:
-    """Locate the canonical transcript of ``uuid`` and print its timeline.
-
-    Raises ``SessionNotFound`` when no transcript holds it, ``NotFound`` when
-    it was removed before it could be read.
-    """
+    """Print the timeline of ``uuid``'s canonical transcript: ``SessionNotFound`` when no
+    transcript holds it, ``NotFound`` when it was removed before it could be read."""
     path = locate_or_refuse(uuid, projects_dir, err, jobs)
     return _assemble_open(path, out, err, "canonical file disappeared during read: %s", jobs)

@@ -25,6 +25,7 @@ from termsprawl_context.errors import SignalsUnknown, os_reason
 from termsprawl_context import model
 from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line
+from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -45,10 +46,6 @@ SIGNAL_KEYWORDS = (b"run_in_background", b"task-notification", b"agentId")
 _AGENT_ID = re.compile(r"agentId:\s*([A-Za-z0-9_-]+)")
 _TASK_ID = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
 _STATUS = re.compile(r"<status>\s*([a-z_]+)\s*</status>")
-_GO_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
 
 
 class AgentSignal(namedtuple("AgentSignal", "kind agent_id status key")):
@@ -84,10 +81,11 @@ class AgentSignalCursor(namedtuple("AgentSignalCursor", "path offset check backg
             return cls("", 0, "", ())
         path, offset, check = data.get("path"), data.get("offset"), data.get("check", "")
         background = data.get("background", [])
-        if not isinstance(path, str) or not isinstance(offset, int) or isinstance(offset, bool):
-            return cls("", 0, "", ())
         if (
-            not isinstance(check, str)
+            not isinstance(path, str)
+            or not isinstance(offset, int)
+            or isinstance(offset, bool)
+            or not isinstance(check, str)
             or not isinstance(background, list)
             or not all(isinstance(b, str) for b in background)
         ):
@@ -108,7 +106,7 @@ def _is_background(call_input: object) -> bool:
 
 
 def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
-    if not text.strip(_GO_SPACE).startswith(model.TASK_NOTIFICATION_OPEN):
+    if not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
         return None
     task, status = _TASK_ID.search(text), _STATUS.search(text)
     if task is None or status is None or status.group(1) not in model.TASK_TERMINAL_STATUSES:
@@ -118,65 +116,49 @@ def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
     return AgentSignal(ENDED, agent, status.group(1), "%s:%s" % (key, agent))
 
 
-def _notification_texts(entry: Entry) -> List[str]:
-    if entry.type == model.TYPE_ATTACHMENT:
+def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
+    """Add the signals ``entry`` carries to ``out``, updating the background calls still
+    ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
+
+    def note(text: str) -> None:
+        signal = _notification(text, entry.uuid)
+        if signal is not None:
+            out.append(signal)
+
+    if entry.type == model.TYPE_ASSISTANT:
+        for call in tool_calls(entry):
+            if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
+                awaited.add(call.id)
+    elif entry.type == model.TYPE_ATTACHMENT:
         attachment = entry.attachment
         if (
             isinstance(attachment, dict)
             and attachment.get("type") == model.QUEUED_COMMAND
             and attachment.get("commandMode") == model.TASK_NOTIFICATION_MODE
+            and isinstance(attachment.get("prompt"), str)
         ):
-            prompt = attachment.get("prompt")
-            if isinstance(prompt, str):
-                return [prompt]
-        return []
-    return []
-
-
-def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
-    """Add the signals ``entry`` carries to ``out``, updating the background calls still
-    ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
-    if entry.type == model.TYPE_ASSISTANT:
-        for call in tool_calls(entry):
-            if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
-                awaited.add(call.id)
-        return
-    if entry.type == model.TYPE_ATTACHMENT:
-        for text in _notification_texts(entry):
-            signal = _notification(text, entry.uuid)
-            if signal is not None:
-                out.append(signal)
-        return
-    if entry.type != model.TYPE_USER:
-        return
-    content = entry.content
-    if isinstance(content, str):
-        signal = _notification(content, entry.uuid)
-        if signal is not None:
-            out.append(signal)
-        return
-    if not isinstance(content, list):
-        return
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text" and isinstance(block.get("text"), str):
-            signal = _notification(block["text"], entry.uuid)
-            if signal is not None:
-                out.append(signal)
-        elif kind == "tool_result":
-            use_id = block.get("tool_use_id")
-            if not isinstance(use_id, str) or use_id not in awaited:
+            note(attachment["prompt"])
+    elif entry.type == model.TYPE_USER and isinstance(entry.content, str):
+        note(entry.content)
+    elif entry.type == model.TYPE_USER and isinstance(entry.content, list):
+        for block in entry.content:
+            if not isinstance(block, dict):
                 continue
-            awaited.discard(use_id)
-            if block.get("is_error") is True:
-                continue
-            for body in result_texts(block.get("content")):
-                found = _AGENT_ID.search(body)
-                if found is not None and model.AGENT_LAUNCH_WORD in body:
-                    out.append(AgentSignal(LAUNCHED, found.group(1), "", "%s:%s" % (entry.uuid, found.group(1))))
-                    break
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                note(block["text"])
+            elif kind == "tool_result":
+                use_id = block.get("tool_use_id")
+                if not isinstance(use_id, str) or use_id not in awaited:
+                    continue
+                awaited.discard(use_id)
+                if block.get("is_error") is True:
+                    continue
+                for body in result_texts(block.get("content")):
+                    found = _AGENT_ID.search(body)
+                    if found is not None and model.AGENT_LAUNCH_WORD in body:
+                        out.append(AgentSignal(LAUNCHED, found.group(1), "", "%s:%s" % (entry.uuid, found.group(1))))
+                        break
 
 
 def running(signals: Iterable[AgentSignal]) -> Set[str]:
@@ -191,13 +173,6 @@ def running(signals: Iterable[AgentSignal]) -> Set[str]:
 
 
 # --- reading ------------------------------------------------------------------------------
-def _decode(raw: bytes) -> Optional[Entry]:
-    """The entry of one non-blank line, or None when it is not JSON or not a record
-    (not an object, or a kept field of the wrong type)."""
-    value = decode_line(raw)
-    return decode_entry(value) if value is not None else None
-
-
 def _open(path: str, opener: Optional[Callable]):
     try:
         return (opener or jsonl.open_regular)(path)
@@ -212,13 +187,7 @@ def background_agent_signals(path: str, opener: Optional[Callable] = None) -> Li
     awaited: Set[str] = set()
     with _open(path, opener) as f:
         for raw in _lines(f, path):
-            body = raw.strip()
-            if not body:
-                continue
-            entry = _decode(body)
-            if entry is None:
-                raise SignalsUnknown("transcript: parse %s: not a JSON record" % path)
-            fold_entry(entry, awaited, signals)
+            _fold_line(raw, path, awaited, signals, None, True)
     return signals
 
 
@@ -299,13 +268,23 @@ def background_agent_signals_since(
     return signals, AgentSignalCursor(path, offset, check, tuple(sorted(awaited)))
 
 
-def _fold_line(raw: bytes, path: str, awaited: Set[str], signals: List[AgentSignal], cur: AgentSignalCursor) -> None:
+def _fold_line(
+    raw: bytes,
+    path: str,
+    awaited: Set[str],
+    signals: List[AgentSignal],
+    cur: Optional[AgentSignalCursor],
+    every: bool = False,
+) -> None:
+    """Fold one line's signals, raising SignalsUnknown (with ``cur``) when it is not a JSON
+    record; only a line that may carry a signal is decoded, unless ``every``."""
     body = raw.strip()
     if not body:
         return
-    if any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
-        entry = _decode(body)
-        if entry is None:
+    if every or any(word in body for word in SIGNAL_KEYWORDS) or any(i.encode() in body for i in awaited):
+        value = decode_line(body)
+        entry = decode_entry(value) if value is not None else None
+        if entry is None:  # not JSON, or not a record (a kept field of the wrong type)
             raise SignalsUnknown("transcript: parse %s: not a JSON record" % path, cur)
         fold_entry(entry, awaited, signals)
         return

@@ -1,16 +1,13 @@
 """The session catalog: the one walk over a store and the one way to name a session, for
-every command that names a session (``sessions``, ``find``, ``show``, ``search``,
-``locate``, ``assemble``).
+every command that names one.
 
-Every chosen provider's store is listed alike (``listed``): a store whose root an option
-names (the provider's ``root_option``: ``--projects-dir``) is walked here, its session files
-told apart by name (``Harness.is_session_file_name``: Claude Code's ``agent-*`` files are
-sub-agents, not sessions), another is asked for its ``Harness.sessions``. A session is named
-by its full id, a prefix of one, a path to its transcript, or ``latest``; only names and
-``stat`` decide (no transcript is opened), so a prefix shared by different ids is refused
-from the names alone (issue 14). One id held by several files (a backup folder such as
-``projects.bak-...``, a resumed copy) is one session, its copies ranked by its provider
-(``Harness.rank_copies``). ``latest`` is the newest session of any store, and a prefix that
+A store whose root an option names (``Harness.root_option``) is walked here, its session
+files told apart by name (``Harness.is_session_file_name``); another provider is asked for
+its ``sessions``. A session is named by its full id, a prefix of one, a path to its
+transcript, or ``latest``; only names and ``stat`` decide (no transcript is opened), so a
+prefix shared by different ids is refused from the names alone. One id held by several
+files (a backup folder, a resumed copy) is one session, its copies ranked by its provider
+(``Harness.rank_copies``). ``latest`` is the newest session of any store; a prefix that
 fits sessions of two stores is ambiguous.
 """
 
@@ -59,9 +56,6 @@ class Resolved(NamedTuple):
     copies: Tuple[str, ...] = ()
 
 
-# --- names -------------------------------------------------------------------------------
-
-
 def stem_of(path: str) -> str:
     """A transcript path's file name without ``.jsonl`` (the whole name without it)."""
     name = os.path.basename(path)
@@ -73,15 +67,11 @@ def is_path(name: str) -> bool:
     return os.sep in name or (os.altsep is not None and os.altsep in name) or name.endswith(TRANSCRIPT_SUFFIX)
 
 
-# --- the walk ----------------------------------------------------------------------------
-
-
 _ENTRY_NAME = operator.attrgetter("name")  # a sort key in C: a walk sorts every directory of the store
 
 
 def list_directory(path: str, ordered: bool = True) -> List["os.DirEntry[str]"]:
-    """The entries of the directory ``path`` (in name order when ``ordered``); raises
-    OSError when it cannot be listed."""
+    """The directory's entries (in name order when ``ordered``); OSError when unlistable."""
     with os.scandir(path) as it:
         return sorted(it, key=_ENTRY_NAME) if ordered else list(it)
 
@@ -92,10 +82,9 @@ def walk(
     ordered: bool = True,
     is_session: Callable[[str], bool] = ROOTED.is_session_file_name,
 ) -> Iterator["os.DirEntry[str]"]:
-    """The entries under ``root`` whose names are session file names (``is_session``), depth
-    first (in name order when ``ordered``: a caller that sorts the answer itself need not
-    pay for it). Directories are not followed through symlinks; one that cannot be listed
-    is appended to ``skipped`` and the walk goes on."""
+    """The entries under ``root`` that ``is_session`` names, depth first (in name order when
+    ``ordered``). Symlinked directories are not followed; an unlistable one is appended to
+    ``skipped`` and the walk goes on."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -119,16 +108,15 @@ def walk(
 
 
 def store_root(projects_dir: str, project: Optional[str] = None, provider: Any = ROOTED) -> str:
-    """The folder of ``provider``'s store ``projects_dir`` to look in: the store, or only
-    ``project``'s folder of it."""
+    """The folder of ``provider``'s store to look in: the store, or ``project``'s folder."""
     if not projects_dir:
         return ""
     return provider.project_folder(projects_dir, project) if project else projects_dir
 
 
 def require_store(projects_dir: str, explicit: Optional[str]) -> str:
-    """``projects_dir``, refused (exit 1) when it was named explicitly (``--projects-dir``)
-    and is not a directory. A missing default store is an empty one."""
+    """``projects_dir``, refused when named explicitly and not a directory (a missing
+    default store is an empty one)."""
     if explicit and not os.path.isdir(projects_dir):
         raise NotFound("projects directory not found: %s" % projects_dir)
     return projects_dir
@@ -141,9 +129,8 @@ def session_files(
     skipped: Optional[List[str]] = None,
     provider: Any = ROOTED,
 ) -> List[SessionFile]:
-    """Every regular session file under ``provider``'s store ``projects_dir`` (or
-    ``project``'s folder) whose id starts with ``prefix``, newest first by mtime (a tie: the
-    smaller path first): one walk, a ``stat`` per session file, no transcript opened."""
+    """Every regular session file of the store (or ``project``'s folder) whose id starts
+    with ``prefix``, newest first (a tie: the smaller path): a ``stat`` each, none opened."""
     root = store_root(projects_dir, project, provider)
     if not root or not os.path.isdir(root):
         return []
@@ -166,8 +153,7 @@ def listed(
     provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None, environ=None
 ) -> List[Candidate]:
     """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the
-    smaller path first): its store ``store`` walked (``project``: only its folder) when an
-    option names its root (``root_option``), else those its ``sessions`` lists."""
+    smaller path): its store walked when an option names its root, else its ``sessions``."""
     if provider.root_option:
         return [
             Candidate(f.session_id, f.path, provider.name, f.mtime)
@@ -184,8 +170,8 @@ def listed(
 
 
 def store_paths(provider: Any, store: str, project: Optional[str] = None, skipped=None) -> List[str]:
-    """The transcripts of ``provider``'s sessions, for a listing that describes them (its
-    store walked in name order, no file read or stat'ed, when an option names its root)."""
+    """The transcripts of ``provider``'s sessions (a rooted store walked in name order, no
+    file stat'ed), for a listing that describes them."""
     if not provider.root_option:
         return [session.path for session in provider.sessions()]
     root = store_root(store, project, provider)
@@ -195,8 +181,7 @@ def store_paths(provider: Any, store: str, project: Optional[str] = None, skippe
 
 
 def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = None) -> None:
-    """The seed's warning about unreadable paths (without its log-file pointer) on
-    ``stderr``, when there are any."""
+    """The seed's warning about unreadable paths (without its log-file pointer), if any."""
     if not paths:
         return
     lines = ["", "\u26a0 Warning: Could not access %d path(s) during %s:" % (len(paths), operation)]
@@ -213,12 +198,8 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
     return found[0]
 
 
-# --- naming one session ------------------------------------------------------------------
-
-
 def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
-    """The candidates of the one id ``name`` names (an exact id before prefixes);
-    refused when there is none or several."""
+    """The candidates of the one id ``name`` names (an exact id before prefixes), or refused."""
     exact = [c for c in candidates if c.session_id == name]
     fits = exact or [c for c in candidates if c.session_id.startswith(name)]
     ids = {c.session_id for c in fits}
@@ -230,8 +211,7 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
 
 
 def _greatest_timestamp(session_id: str, err: Optional[TextIO]) -> Callable[[str], str]:
-    """How ``locate`` reads the greatest timestamp of the session's records in one copy (its
-    rank of holders), for ``Harness.rank_copies``."""
+    """``locate``'s rank of one copy (its records' greatest timestamp), for ``rank_copies``."""
 
     def greatest(path: str) -> str:
         from termsprawl_context.store import locate as store_locate
@@ -242,9 +222,7 @@ def _greatest_timestamp(session_id: str, err: Optional[TextIO]) -> Callable[[str
 
 
 def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optional[TextIO]) -> Resolved:
-    """``name`` over every store alike (``stores``: each one's sessions, newest first):
-    ``latest`` is the newest session of any store, an id or prefix is refused as ambiguous
-    when it fits sessions of different stores."""
+    """``name`` over every store alike (``stores``: each one's sessions, newest first)."""
     if name == LATEST:
         newest = [found[0] for found in stores if found]
         if not newest:
@@ -262,8 +240,7 @@ def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optiona
 
 
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
-    """A path: the file (a regular one), read by the harness ``--harness`` names, else by
-    the one whose store (or first record) it is."""
+    """A path: the regular file, read by the harness ``--harness`` names, else by its own."""
     from termsprawl_context import harness as harnesses
 
     path = os.path.abspath(name)
@@ -287,17 +264,12 @@ def resolve(
     chosen: Optional[Sequence[Any]] = None,
     stderr: Optional[TextIO] = None,
 ) -> Resolved:
-    """The session ``name`` names: a full id, a unique prefix of one, a path to a
-    transcript file, or ``latest`` (the most recently modified).
-
-    ``chosen``: the providers whose stores are asked alike (default: the one whose root
-    ``projects_dir`` is, ``project``: only the sessions run there; the CLI checks that store
-    first: ``cli/store_options.native_store``); ``harness`` (``--harness``) reads a path.
-    Refusals (the CLI refuses an empty name first, exit 2; here it is the prefix of every
-    id): ``SessionIdNotFound``, or ``NotFound`` for a path that is not a regular file (exit
-    1); ``AmbiguousSession`` (exit 1) for a prefix of several ids, decided from the names
-    before any file is read, also when the ids are of different stores. Unlistable
-    directories are named once on ``stderr``."""
+    """The session ``name`` names: a full id, a unique prefix of one, a transcript's path,
+    or ``latest``, in the stores of ``chosen`` (default: the one rooted at ``projects_dir``;
+    ``project``: its sessions only); ``harness`` (``--harness``) reads a path. Refusals:
+    ``SessionIdNotFound``, ``NotFound`` for a path that is no regular file,
+    ``AmbiguousSession`` (an empty name, which the CLI refuses first, is the prefix of every
+    id). Unlistable directories are named once on ``stderr``."""
     if is_path(name):
         return _resolve_file(name, harness)
     skipped: List[str] = []
@@ -308,10 +280,8 @@ def resolve(
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:
-    """The uuid ``locate`` and ``assemble`` look for: ``latest`` becomes the newest
-    session's id, a unique prefix of a session id becomes that id; anything else
-    (a full session or message uuid, or a word no session id starts with) is kept as
-    given, for them to find or refuse."""
+    """The uuid ``locate`` and ``assemble`` look for: ``latest`` or a unique prefix of a
+    session id becomes that id; anything else is kept, for them to find or refuse."""
     if name == LATEST:
         return latest_session(projects_dir).session_id
     if len(name) >= UUID_LENGTH:

@@ -1,15 +1,11 @@
-"""Whole lines of a store file in large chunks, with a bound on one line.
+"""Whole lines of a store file in large chunks: the chunked reader of ``jsonl``'s family,
+under its one line bound (``jsonl.iter_lines`` yields a line at a time).
 
-``locate`` and ``assemble`` scan hundreds of MB: reading a block at a time and working
-on whole lines inside it (one ``bytes.find`` or ``bytes.split`` per block) is what lets
-them run near the speed of the disk cache, and a line longer than ``MAX_LINE_BYTES``
-(a newline-less file, a 2 GB torn write) is streamed past and skipped as unreadable,
-never held. Reads are positional (``os.pread``), so processes forked to share a scan
-can read one inherited descriptor without moving each other's file position.
-
-Bytes only: nothing here knows JSON or any harness. It is the chunked reader of
-``jsonl``'s family, under its one bound: ``jsonl.iter_lines`` yields one line at a time,
-this a chunk of them (``chunk_lines`` splits one into lines).
+``locate``, ``assemble`` and ``search`` scan hundreds of MB: working on whole lines inside
+a block is what lets them run near the speed of the disk cache; a line longer than
+``MAX_LINE_BYTES`` (a newline-less file, a 2 GB torn write) is streamed past, never held.
+Reads are positional, so processes forked to share a scan can read one inherited
+descriptor without moving each other's file position. Bytes only: no JSON, no harness.
 """
 
 import os
@@ -24,18 +20,14 @@ if TYPE_CHECKING:
 BLOCK_SIZE = 1 << 20
 
 
-# The longest line held: jsonl's one bound (named here too so that a test can lower it
-# for the chunked reader alone), so every reader of the package agrees on which lines
-# are unreadable.
+# jsonl's one bound, named here too so that a test can lower it for this reader alone.
 MAX_LINE_BYTES = jsonl.MAX_LINE_BYTES
 
 
 def reader(f: "BinaryIO") -> "Callable[[memoryview, int], int]":
-    """``read_into(view, offset) -> count`` for ``f``: positional where the platform has
-    ``preadv`` (the file position is never moved, so forked readers may share the
-    descriptor), seek-and-readinto elsewhere. Reading into one reused buffer, not a
-    fresh ``bytes`` a block, matters: each fresh megabyte is a quarter of a thousand
-    page faults, which cost more than searching it."""
+    """``read_into(view, offset) -> count`` for ``f``: ``preadv`` where there is one, else
+    seek and readinto. Into one reused buffer, not a fresh ``bytes`` a block: each fresh
+    megabyte is 256 page faults, which cost more than searching it."""
     preadv = getattr(os, "preadv", None)
     try:
         fd = f.fileno()
@@ -63,9 +55,8 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
 
 
 def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":
-    """The offset of the first line that begins at or after ``start``: 0 for 0, else
-    just past the first newline at or after ``start - 1``; None when there is none. A
-    giant line in the way is streamed past, a block at a time."""
+    """The offset of the first line that begins at or after ``start`` (None: there is none),
+    a giant line in the way streamed past a block at a time."""
     if start <= 0:
         return 0
     pos = start - 1
@@ -80,9 +71,8 @@ def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) ->
 
 
 def _carry(buf: bytearray, begin: int, end: int, max_line: int) -> "Tuple[int, bool]":
-    """Move ``buf[begin:end]``, a line still open, to the buffer's start: ``(its length,
-    False)``; or ``(0, True)`` when it is already over ``max_line``, to be skipped up to
-    its newline."""
+    """Move the open line ``buf[begin:end]`` to the buffer's start: ``(its length, False)``;
+    ``(0, True)`` when it is already over ``max_line``, to be skipped to its newline."""
     if end - begin > max_line:
         return 0, True
     if begin:
@@ -97,17 +87,11 @@ def iter_chunks(
     max_line: "Optional[int]" = None,
     block_size: "Optional[int]" = None,
 ) -> "Iterator[Tuple[int, bytearray, int, int]]":
-    """Yield ``(offset, buf, begin, end)``: ``buf[begin:end]`` holds consecutive whole
-    lines of ``f``, each ending in b"\\n" except a torn last line at the end of the file,
-    and begins at file ``offset``. ``buf`` is one reused buffer: read it (``find``,
-    slices) before the next step, never keep it.
-
-    The lines yielded are those that begin in ``[start, stop)`` (``stop`` None: up to
-    the end of the file, however long it has grown meanwhile); so ranges cut anywhere
-    share out a file's lines exactly once. A line longer than ``max_line`` bytes
-    (newline excluded) is never yielded nor held: it is read past and a new chunk
-    begins after it. Chunks are about ``block_size`` bytes. (The defaults,
-    ``MAX_LINE_BYTES`` and ``BLOCK_SIZE``, are read at each call.)"""
+    """``(offset, buf, begin, end)``: ``buf[begin:end]`` holds whole lines of ``f`` (a torn
+    last line at the end included) beginning at file ``offset``; ``buf`` is reused, so
+    read it before the next step. The lines are those that begin in ``[start, stop)``
+    (``stop`` None: the end, however far the file grew), so ranges cut anywhere share out
+    the lines exactly once. A line over ``max_line`` bytes is read past, never held."""
     max_line = MAX_LINE_BYTES if max_line is None else max_line
     block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
     read_into = reader(f)
@@ -155,11 +139,9 @@ def iter_chunks(
 def iter_blocks(
     f: "BinaryIO", block_size: "Optional[int]" = None, max_line: "Optional[int]" = None
 ) -> "Iterator[Tuple[int, bytes, int, int]]":
-    """``iter_chunks``' chunks from ``f``'s position to its end, each in a fresh ``bytes``:
-    ``(offset, block, begin, end)``, ``block[begin:end]`` whole lines beginning at file
-    ``offset``, under the same bound. For a caller that transforms every chunk whole
-    (``search`` lowercases it) and so copies it anyway: a fresh block of one size costs
-    nothing more, where a copy out of the reused buffer costs the allocator fresh pages."""
+    """``iter_chunks``' chunks from ``f``'s position, each a fresh ``bytes``: for a caller that
+    copies every chunk anyway (``search`` lowercases it), where a copy out of the reused
+    buffer would cost the allocator fresh pages."""
     max_line = MAX_LINE_BYTES if max_line is None else max_line
     block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
     carry = b""
@@ -185,9 +167,27 @@ def iter_blocks(
         base += cut
 
 
+def line_bounds(buf: "bytes | bytearray", begin: int, end: int) -> "Iterator[Tuple[int, int]]":
+    """``(start, stop)`` of each line in ``buf[begin:end]`` (``begin`` a line's start),
+    its newline excluded."""
+    pos = begin
+    while pos < end:
+        stop = buf.find(b"\n", pos, end)
+        if stop < 0:
+            stop = end
+        yield pos, stop
+        pos = stop + 1
+
+
+def line_around(buf: "bytes | bytearray", at: int, begin: int, end: int) -> "Tuple[int, int]":
+    """``(start, stop)`` of the line in ``buf[begin:end]`` that holds position ``at``."""
+    start = buf.rfind(b"\n", begin, at) + 1
+    stop = buf.find(b"\n", at, end)
+    return (start if start > begin else begin), (end if stop < 0 else stop)
+
+
 def chunk_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
-    """``(offset, raw)`` of every line in ``iter_chunks``' chunks, without its newline,
-    as bytes (a copy: safe to keep)."""
+    """``(offset, raw)`` of every line in ``iter_chunks``' chunks, a copy without its newline."""
     for at, buf, begin, end in chunk_iter:
         view = memoryview(buf)
         try:

@@ -24,11 +24,8 @@ PROCEEDING = (
 
 
 def freshness_age(path: Any, now: Optional[float] = None) -> int:
-    """Whole seconds since ``path`` was modified: ``floor(now) - floor(mtime)``, as
-    ``date +%s`` minus ``stat -c %Y``; negative when the mtime is in the future.
-
-    Raises ``NotFound`` unless ``path`` is (a link to) a regular file.
-    """
+    """Whole seconds since ``path`` was modified, as ``date +%s`` minus ``stat -c %Y``
+    (negative for a future mtime); ``NotFound`` unless it is (a link to) a regular file."""
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     try:
         st = os.stat(path)
@@ -42,10 +39,9 @@ def freshness_age(path: Any, now: Optional[float] = None) -> int:
 
 
 def check_fresh(path: Any, allow_in_progress: bool = False, now: Optional[float] = None) -> Tuple[int, Optional[str]]:
-    """(exit code, message for stderr or None): 0 and silence when the file is at least
-    a minute old; 9 and a warning when younger; 0 and a note when younger but
-    ``allow_in_progress``; 1 and "file not found: ..." when it is not a regular file.
-    A future mtime counts as younger, as the seed's ``AGE < 60`` does."""
+    """(exit code, message for stderr or None): 0 when at least a minute old, else 9 and a
+    warning (0 and a note with ``allow_in_progress``); a future mtime is younger, as the
+    seed's ``AGE < 60`` says."""
     text = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     try:
         age = freshness_age(path, now)

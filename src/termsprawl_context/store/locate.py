@@ -6,29 +6,24 @@ it), the one whose greatest ``timestamp`` (plain string order) is greatest; ties
 the smaller path. A fork copies its parent's prefix, uuids and all, so the file with
 the latest content is the most complete copy.
 
-Speed without a second rule, in two phases:
-1. Which files hold the uuid. A file named after it holds it by name: its content is
-   not searched. Any other file can hold it only where its bytes spell it: the quoted
-   literal, or an escape of one of its characters (``bytescan.ValueSpellings``), so
-   only the lines holding such a spelling are parsed, and the search stops at the
-   first line that confirms the uuid.
-2. Timestamps, only when two or more files hold it: then each holder is parsed whole.
-Every file is also probed for schema drift (its first parsed lines), as the seed does.
-Phase 1 is shared between processes when the store is big enough (``parallel``).
-A line over ``chunks.MAX_LINE_BYTES`` is skipped as unreadable, never held.
-``byte_filter=False`` is the seed's algorithm (parse every line of every file), kept
+Two phases, one rule: (1) which files hold the uuid: a file named after it holds it by
+name; any other only where its bytes spell it (``bytescan.ValueSpellings``), so only
+those lines are parsed, up to the first that confirms it (shared between processes in a
+big store, ``parallel``); (2) timestamps, only when two or more files hold it: each
+holder parsed whole. Every file is probed for schema drift, as the seed does.
+``byte_filter=False`` is the seed's algorithm (every line of every file parsed), kept
 for measurement and as the tests' second oracle.
 """
 
 import os
-from typing import BinaryIO, Iterator, List, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Callable, Iterator, List, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where a line may spell the uuid
 from termsprawl_context.errors import SessionNotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
-from termsprawl_context.store.chunks import chunk_lines, iter_chunks
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks, line_around, line_bounds
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
 
@@ -45,22 +40,15 @@ PARALLEL_MIN_BYTES = 8 << 20
 NOT_HELD, HELD, UNREADABLE = 0, 1, 2
 
 
-def _warn(err: Optional[TextIO], message: str) -> None:
-    warn(message, err)
-
-
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:
-    """Every ``<projects_dir>/<dir>/<name>.jsonl``, in name order.
-
-    A missing store yields nothing; an unlistable store is one warning; an unlistable
-    project directory is skipped in silence (old projects come and go).
-    """
+    """Every ``<projects_dir>/<dir>/<name>.jsonl``, in name order: an unlistable store is
+    one warning, an unlistable project skipped in silence (old projects come and go)."""
     if not projects_dir or not os.path.isdir(projects_dir):
         return
     try:
         subdirs = sorted(os.listdir(projects_dir))
     except OSError as exc:
-        _warn(err, "cannot list %s: %s" % (projects_dir, exc))
+        warn("cannot list %s: %s" % (projects_dir, exc), err)
         return
     for name in subdirs:
         sub = os.path.join(projects_dir, name)
@@ -82,43 +70,33 @@ def _is_target(obj: Optional[dict], target: str) -> bool:
     return uuid is not None and uuid == target
 
 
-def _line_at(buf: bytearray, begin: int, end: int, at: int) -> Tuple[int, int]:
-    """The bounds in ``buf[begin:end]`` of the line holding position ``at``."""
-    start = buf.rfind(b"\n", begin, at) + 1
-    if start <= begin:
-        start = begin
-    stop = buf.find(b"\n", at, end)
-    return start, (end if stop < 0 else stop)
-
-
 def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bool, drift: DriftProbe) -> bool:
     """Phase 1 on one open file: whether it holds ``target``, feeding ``drift``."""
     held = by_name
     parse = jsonl.parse_object
     for _at, buf, begin, end in iter_chunks(f):
-        line = begin
-        while not drift.settled and line < end:  # the drift probe: the first lines, in order
-            start, line = _line_at(buf, line, end, line)
-            obj = parse(bytes(buf[start:line]))
-            line += 1
-            if obj is not None:
-                drift.see(obj)
-                held = held or _is_target(obj, target)
+        if not drift.settled:  # the drift probe: the first lines, in order
+            for start, stop in line_bounds(buf, begin, end):
+                obj = parse(bytes(buf[start:stop]))
+                if obj is not None:
+                    drift.see(obj)
+                    held = held or _is_target(obj, target)
+                    if drift.settled:
+                        break
         if held:
             if drift.settled:
                 return True
             continue
         if not spellings.usable:
-            for start, stop in _lines(buf, begin, end):
-                if _is_target(parse(bytes(buf[start:stop])), target):
-                    held = True
-                    break
+            held = any(
+                _is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end)
+            )
             continue
         line_end = -1
         for at in spellings.hits(buf, begin, end):
             if at < line_end:
                 continue  # in the line just parsed
-            start, line_end = _line_at(buf, begin, end, at)
+            start, line_end = line_around(buf, at, begin, end)
             if _is_target(parse(bytes(buf[start:line_end])), target):
                 held = True
                 break
@@ -127,30 +105,41 @@ def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bo
     return held
 
 
-def _lines(buf: bytearray, begin: int, end: int) -> Iterator[Tuple[int, int]]:
-    """The bounds of each line in ``buf[begin:end]``."""
-    pos = begin
-    while pos < end:
-        stop = buf.find(b"\n", pos, end)
-        if stop < 0:
-            stop = end
-        yield pos, stop
-        pos = stop + 1
+def _read(path: str, scan: Callable[[BinaryIO], Any]) -> Tuple[Any, Optional[str]]:
+    """``(scan(f), None)`` over the file; ``(None, None)`` when it vanished, ``(None, warning)``
+    on any other failure (a FIFO or a directory named ``*.jsonl`` included)."""
+    try:
+        with jsonl.open_regular(path) as f:
+            return scan(f), None
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:
+        return None, "cannot read %s: %s" % (path, exc)
+
+
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
     """(verdict, drift lines probed, known field seen, warning or None) for one file:
     plain data, so a helper process can send it back."""
-    stem = os.path.splitext(os.path.basename(path))[0]
     drift = DriftProbe()
-    try:
-        with jsonl.open_regular(path) as f:
-            held = _find_holder(f, target, spellings, stem == target, drift)
-    except FileNotFoundError:
-        return UNREADABLE, 0, False, None
-    except OSError as exc:
-        return UNREADABLE, 0, False, "cannot read %s: %s" % (path, exc)
+    held, message = _read(path, lambda f: _find_holder(f, target, spellings, _stem(path) == target, drift))
+    if held is None:
+        return UNREADABLE, 0, False, message
     return (HELD if held else NOT_HELD), drift.probed, drift.known_seen, None
+
+
+def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
+    """Phase 1's verdict on one file, its warnings written: whether it holds the uuid."""
+    verdict, probed, known, message = phase_one
+    if message:
+        warn(message, err)
+    if verdict == UNREADABLE:
+        return False
+    warn_schema_drift(path, probed, known, err)
+    return verdict == HELD
 
 
 def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
@@ -172,15 +161,12 @@ def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
     return contains, max_ts
 
 
-def _max_timestamp(path: str) -> tuple:
-    """Phase 2 on one holder: (readable, greatest string timestamp, warning or None)."""
-    try:
-        with jsonl.open_regular(path) as f:
-            return True, _full_scan(f, "", DriftProbe())[1], None
-    except FileNotFoundError:
-        return False, "", None
-    except OSError as exc:
-        return False, "", "cannot read %s: %s" % (path, exc)
+def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
+    """Phase 2 on one holder: its greatest string timestamp, None when it cannot be read."""
+    max_ts, message = _read(path, lambda f: _full_scan(f, "", DriftProbe())[1])
+    if message:
+        warn(message, err)
+    return max_ts
 
 
 def scan_file(
@@ -190,36 +176,21 @@ def scan_file(
     err: Optional[TextIO] = None,
 ) -> Tuple[bool, str]:
     """(file holds ``target``, its greatest timestamp) for one store file: the seed's
-    whole-file scan, or phase 1 then phase 2 when ``spellings`` are given.
-
-    A file that vanished is silently not a holder; any other read failure (including a
-    FIFO or a directory named ``*.jsonl``) is one warning and not a holder.
-    """
+    whole-file scan, or phase 1 then phase 2 when ``spellings`` are given. A file that
+    vanished is silently not a holder; any other read failure is one warning."""
     if spellings is not None:
-        verdict, probed, known, message = _phase_one(path, target, spellings)
-        if message:
-            _warn(err, message)
-        if verdict == UNREADABLE:
+        if not _held(path, _phase_one(path, target, spellings), err):
             return False, ""
-        warn_schema_drift(path, probed, known, err)
-        if verdict != HELD:
-            return False, ""
-        readable, max_ts, message = _max_timestamp(path)
-        if message:
-            _warn(err, message)
-        return readable, max_ts
-    stem = os.path.splitext(os.path.basename(path))[0]
+        max_ts = _max_timestamp(path, err)
+        return max_ts is not None, max_ts or ""
     drift = DriftProbe()
-    try:
-        with jsonl.open_regular(path) as f:
-            contains, max_ts = _full_scan(f, target, drift)
-    except FileNotFoundError:
-        return False, ""
-    except OSError as exc:
-        _warn(err, "cannot read %s: %s" % (path, exc))
+    found, message = _read(path, lambda f: _full_scan(f, target, drift))
+    if found is None:
+        if message:
+            warn(message, err)
         return False, ""
     drift.warn(path, err)
-    return contains or stem == target, max_ts
+    return found[0] or _stem(path) == target, found[1]
 
 
 def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:
@@ -239,10 +210,8 @@ def locate(
     byte_filter: bool = True,
     jobs: Optional[int] = None,
 ) -> Optional[str]:
-    """The canonical transcript path holding ``uuid``, or None. Never writes.
-
-    ``jobs`` caps the processes phase 1 may use (default ``parallel.available_jobs()``).
-    """
+    """The canonical transcript path holding ``uuid``, or None; ``jobs`` caps phase 1's
+    processes."""
     paths = list(iter_store_files(projects_dir, err))
     if not byte_filter:
         held = []
@@ -259,25 +228,11 @@ def locate(
         PARALLEL_MIN_BYTES,
         jobs,
     )
-    holders = []
-    for path, (verdict, probed, known, message) in zip(paths, verdicts):
-        if message:
-            _warn(err, message)
-        if verdict == UNREADABLE:
-            continue
-        warn_schema_drift(path, probed, known, err)
-        if verdict == HELD:
-            holders.append(path)
+    holders = [path for path, verdict in zip(paths, verdicts) if _held(path, verdict, err)]
     if len(holders) < 2:
         return holders[0] if holders else None
-    stamped = []
-    for path in holders:
-        readable, max_ts, message = _max_timestamp(path)
-        if message:
-            _warn(err, message)
-        if readable:
-            stamped.append((path, max_ts))
-    return _latest(stamped)
+    stamped = [(path, _max_timestamp(path, err)) for path in holders]
+    return _latest([(path, max_ts) for path, max_ts in stamped if max_ts is not None])
 
 
 def locate_or_refuse(uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> str:

@@ -1,17 +1,13 @@
 """Share a full scan of the store between the machine's cores, with the same answer.
 
 ``map_shared(func, items, weights, min_weight)`` is ``[func(item) for item in items]``:
-when the items' total weight (bytes to scan) reaches ``min_weight`` and the platform
-can fork, the items are dealt out by weight to a few forked processes, each sends its
-results back through a pipe (``marshal``: no import cost, plain data only), and the
-results are put back in item order. Anything going wrong in a helper process (a failed
-fork, a crash, a short pipe) makes the parent compute that share itself, so the answer
-never depends on how it was computed. ``func`` must not write anything (its results
-say what to print) and must return plain data: None, bools, numbers, str, bytes, and
-tuples, lists, sets and dicts of them.
-
-``TERMSPRAWL_JOBS`` sets how many processes at most (``1``: never fork); the default
-is one per CPU this process may run on, up to ``MAX_JOBS``.
+when the total weight (bytes to scan) reaches ``min_weight`` and the platform can fork,
+the items are dealt out by weight to forked processes that send their results back
+through a pipe (``marshal``: no import cost), put back in item order. A helper that goes
+wrong in any way (a failed fork, a crash, a short pipe) has its share computed by the
+parent, so the answer never depends on how it was computed. ``func`` must write nothing
+and return plain data (None, bools, numbers, str, bytes, and containers of them).
+``TERMSPRAWL_JOBS`` caps the processes (``1``: never fork).
 """
 
 import marshal
@@ -31,9 +27,8 @@ _PIPE_READ = 1 << 20
 
 
 def available_jobs(environ: "Optional[Mapping[str, str]]" = None) -> int:
-    """How many processes a scan may use: ``$TERMSPRAWL_JOBS`` if it is a positive
-    integer, else the CPUs this process may run on (at most ``MAX_JOBS``); always 1
-    where there is no ``os.fork``."""
+    """How many processes a scan may use: ``$TERMSPRAWL_JOBS`` if a positive integer, else
+    the CPUs this process may run on (at most ``MAX_JOBS``); 1 without ``os.fork``."""
     if not hasattr(os, "fork"):
         return 1
     env = os.environ if environ is None else environ
@@ -48,8 +43,7 @@ def available_jobs(environ: "Optional[Mapping[str, str]]" = None) -> int:
 
 
 def file_weight(path: str) -> int:
-    """A file's share of the work: its size in bytes, 0 when it cannot be stat'ed (a
-    file that vanished costs nothing to skip)."""
+    """A file's share of the work: its size, 0 when it cannot be stat'ed (nothing to skip)."""
     try:
         return os.stat(path).st_size
     except OSError:
@@ -71,8 +65,8 @@ def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
 
 
 def _child(func, items, share, write_fd) -> None:
-    """In the forked process: compute the share, send it, exit without running any of
-    the parent's clean-up (its buffered output belongs to the parent)."""
+    """In the forked process: compute the share, send it, exit without the parent's
+    clean-up (its buffered output belongs to the parent)."""
     code = 1
     try:
         data = marshal.dumps([func(items[i]) for i in share])
@@ -122,8 +116,7 @@ def map_shared(
     min_weight: int,
     jobs: "Optional[int]" = None,
 ) -> list:
-    """``[func(item) for item in items]``, in several processes when the total weight
-    reaches ``min_weight`` and more than one job is available (see the module)."""
+    """``[func(item) for item in items]``, shared out as the module says."""
     jobs = available_jobs() if jobs is None else jobs
     if jobs <= 1 or len(items) < 2 or sum(weights) < min_weight or not hasattr(os, "fork"):
         return [func(item) for item in items]

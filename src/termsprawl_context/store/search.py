@@ -1,25 +1,20 @@
 """Search across sessions: every line whose person, assistant or tool text holds a
 string (case-insensitively) or matches a regular expression, newest session first.
 
-Bytes are searched before any line is parsed. A literal is matched against the text a
-line decodes to, but looked for first in the line's raw JSON bytes, lowercased ASCII-
-wise: the needle's longest run of characters that JSON writes as themselves (printable
-ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape; or a run of
-caseless non-ASCII characters, such as CJK) must appear there, unless the line holds an
-escape that could spell one of those characters (``\\u0041``, ``\\u65e5``) or one of
-the two non-ASCII characters that lowercase to ASCII (U+0130, U+212A): only such lines
-are parsed. A needle with no such run, and every ``--regex``, parses every line. The
-plain algorithm (parse every line, then match) is the oracle the tests hold this to.
-
-The store is only read, in chunks of whole lines (``store.chunks``); a line longer than
-``jsonl.MAX_LINE_BYTES`` is not searched.
+A literal is matched against the text a line decodes to, but only lines whose raw bytes,
+lowercased ASCII-wise, hold a run of the needle that JSON writes as itself (printable
+ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless
+non-ASCII such as CJK) are parsed, with those holding an escape that could spell one of
+its characters or U+0130/U+212A (which lowercase to ASCII). A needle with no such run, and
+every ``--regex``, parses every line (the plain algorithm, the tests' oracle). Lines are
+read in chunks (``store.chunks``); one over ``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import re
 from collections import namedtuple
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_positions: this module's API too)
+from termsprawl_context.bytescan import (
     ESCAPES_ANY,
     ESCAPES_ASCII,
     ESCAPES_ASCII_FOLDED,
@@ -28,7 +23,7 @@ from termsprawl_context.bytescan import (  # noqa: F401 (LOWER_TO_ASCII, escape_
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_blocks
+from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import ROOTED, listed, session_files
 from termsprawl_context.transcript import entry as records
@@ -53,11 +48,9 @@ FIRST_BATCH_BYTES = 8 << 20  # a search stopped by its limit reads little more t
 BATCH_GROWTH = 4
 
 # Printable ASCII that JSON writers may escape: the quote and backslash always, and
-# <, >, &, / for writers that guard HTML.
+# <, >, &, / for writers that guard HTML. Any other spelling of a character is bytescan's
+# rule (``escape_positions``).
 _ESCAPABLE = frozenset('"\\<>&/')
-# How a line may spell a needle's character other than as itself is bytescan's rule
-# (``escape_positions``): a JSON ``\\u`` escape, or a non-ASCII character that lowercases
-# to ASCII (``LOWER_TO_ASCII``).
 
 
 class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):
@@ -124,9 +117,8 @@ def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
 
 
 def prefilter_for(needle: str) -> Prefilter:
-    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs
-    avoid ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them, so
-    a run without them needs no look for those two."""
+    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs avoid
+    ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them."""
     folded = needle.lower()
     spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
     runs = _runs(folded, _ESCAPABLE | spelled_by_others)
@@ -189,12 +181,10 @@ def _tool_strings(value, out: List[str]) -> None:
 
 
 def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
-    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the
-    person typed, the assistant's text, the strings of tool calls' inputs and tool
-    results' output. The peer's own conversation only: sidechain, meta, compaction
-    and injected texts are not searched. In a sub-agent's own record (``subagent``)
-    its turns are that conversation: its task, written by the dispatching model, counts
-    as assistant text; its replies and tools' output as in a session."""
+    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the person
+    typed, the assistant's text, tool calls' input strings and results' output; never
+    sidechain, meta, compaction or injected texts. In a sub-agent's own record
+    (``subagent``) its task, written by the dispatching model, is assistant text."""
     if subagent and entry.is_sidechain:
         entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
@@ -237,23 +227,11 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], 
     return None
 
 
-def _line_bounds(block: bytes, i: int, first: int, limit: int) -> Tuple[int, int]:
-    before = block.rfind(b"\n", first, i)
-    end = block.find(b"\n", i, limit)
-    return (first if before < 0 else before + 1), (limit if end < 0 else end)
-
-
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
     """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
     start) that may match, in order."""
     if prefilter.pattern is None:
-        bounds, start = [], first
-        while start < limit:
-            end = block.find(b"\n", start, limit)
-            end = limit if end < 0 else end
-            bounds.append((start, end))
-            start = end + 1
-        return bounds
+        return list(line_bounds(block, first, limit))
     low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
     pos = first
@@ -261,12 +239,12 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
         m = prefilter.finder.search(low, pos, limit)
         if m is None:
             break
-        start, end = _line_bounds(low, m.start(), first, limit)
+        start, end = line_around(low, m.start(), first, limit)
         starts[start] = end
         pos = end + 1
     if prefilter.escapes is not None:
         for i in escape_positions(low, prefilter.escapes, first, limit):
-            start, end = _line_bounds(low, i, first, limit)
+            start, end = line_around(low, i, first, limit)
             starts[start] = end
     return sorted(starts.items())
 
@@ -275,8 +253,7 @@ def search_file(
     path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
 ) -> List[tuple]:
     """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
-    file order, at most ``limit`` (``subagent``: the file is a sub-agent's own record).
-    Raises OSError when it cannot be read."""
+    order, at most ``limit``; OSError when it cannot be read."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
         for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
@@ -293,9 +270,7 @@ def search_file(
 
 
 def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, subagent: bool = False):
-    """One file's hits as plain data (what a helper process can send back):
-    ``(line, offset, kind, snippet, timestamp, uuid)`` tuples, or None when the file
-    cannot be read."""
+    """One file's hits as plain data a helper process can send back, None when unreadable."""
     try:
         found = search_file(path, matcher, kinds, limit, subagent)
     except OSError:
@@ -318,16 +293,13 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
         yield batch, sizes
 
 
-class _Unit(namedtuple("_Unit", "session path agent_id")):
-    """One file searched: a session's own record (``agent_id`` "") or a sub-agent's."""
-
-    __slots__ = ()
+# One file searched: a session's own record (``agent_id`` "") or a sub-agent's.
+_Unit = namedtuple("_Unit", "session path agent_id")
 
 
 def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
-    """Each session's record, then (with ``subagents``) its sub-agents' records in the
-    tree's walk order. A tree that cannot be listed is passed over, as an unreadable
-    session is."""
+    """Each session's record, then (``subagents``) its sub-agents' in the tree's order; an
+    unlistable tree is passed over, as an unreadable session is."""
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
@@ -352,12 +324,10 @@ def search_store(
     subagent_kinds: Optional[Sequence[str]] = None,
     provider: Any = ROOTED,
 ) -> Iterator[Hit]:
-    """The hits in the store ``provider`` walks (whose records are read as written), newest
-    session first and in line order within one (its sub-agents' records after its own,
-    unless ``subagents`` is False, searched for ``subagent_kinds``, else ``kinds``), at
-    most ``limit``.
-    Unreadable files are passed over. Above ``PARALLEL_MIN_BYTES`` a batch of files is
-    shared between the machine's cores (``store/parallel``); the answer is the same."""
+    """At most ``limit`` hits in the store ``provider`` walks, newest session first, in line
+    order within one, its sub-agents' records after its own (searched for
+    ``subagent_kinds``). Unreadable files are passed over; above ``PARALLEL_MIN_BYTES`` a
+    batch is shared between cores (``store.parallel``), with the same answer."""
     matcher = Matcher(text, regex)
     sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
@@ -403,10 +373,8 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
 
 
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
-    """Search the stores of the ``chosen`` providers whose records are read through the
-    interface (``Harness.entries``): ``(session, title, entry, kind, snippet)`` for each
-    matching entry, newest session first and in file order within one, at most
-    ``limit``; the texts searched are ``entry_texts``'s (the peer's own conversation)."""
+    """``(session, title, entry, kind, snippet)`` for at most ``limit`` matching entries of
+    the ``chosen`` providers' stores, read through ``Harness.entries``, newest session first."""
     from termsprawl_context import harness as harnesses
     from termsprawl_context.store.sessions import session_title
 

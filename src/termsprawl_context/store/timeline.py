@@ -1,24 +1,16 @@
 """The assembled timeline's messages as flat buffers: what ``store.assemble`` keeps of a
-transcript between its two passes.
-
-Per message only its uuid's key's hash (``uuid_key``: the key compares as the seed's
-dict keys did; the key itself is read back from the file where two hashes meet), its
-timestamp (one written as Claude Code writes it as an order-keeping integer), and where
-its kept copy lies in the file (offset, length, flag bits); a uuid seen again replaces
-its copy's line and timestamp but keeps its first-seen place. A helper process's share
-of a file comes back as ``RangeRecords`` and is replayed in file order. Only flat
-buffers grow here (arrays, bytearrays), never a Python object per message, so 600k
-messages stay under 64 MB whatever their uuids look like (issue 31, item 5) and no
-garbage collection walks them.
+transcript between its two passes (``Timeline``), and a helper process's share of a
+file (``RangeRecords``), replayed in file order. 600k messages stay under 64 MB
+whatever their uuids look like, and no garbage collection walks them.
 """
 
 import re
 from array import array
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from operator import itemgetter
+from typing import Any, Callable, Iterator, List, Optional
 
 
-# Closing tokens of an array and an object, pushed on the flattening stack as they are
-# (no JSON value is bytes, so a bytes item on the stack is always output, never a value).
+# Closing tokens pushed on the flattening stack as they are (no JSON value is bytes).
 _END_ARRAY = b"]"
 _END_OBJECT = b"}"
 
@@ -40,16 +32,11 @@ def _number_token(value: Any) -> bytes:
     return b"i%d;" % value
 
 
-def _member_key(member: Tuple[str, Any]) -> str:
-    return member[0]
-
-
 def _value_tokens(value: Any) -> bytes:
-    """Any JSON value as one flat token string that is equal exactly when the values
-    compare equal as dict keys did in the seed (an object's members sorted by name, so
-    member order does not matter; ``true`` and ``1`` two values, since a boolean is
-    tagged). Every token is self-delimiting, so the string spells one value only. Built
-    with a stack, never recursion: a uuid nested 900 deep is a key like any other."""
+    """Any JSON value as a flat string of self-delimiting tokens, equal exactly when the
+    values were equal dict keys in the seed (members sorted by name; ``true`` and ``1``
+    apart, a boolean being tagged). A stack, not recursion: a uuid nested 900 deep is a
+    key like any other."""
     out: List[bytes] = []
     pending: List[Any] = [value]  # a stack: the next item is last
     while pending:
@@ -59,7 +46,7 @@ def _value_tokens(value: Any) -> bytes:
         elif isinstance(item, dict):
             out.append(b"{")
             pending.append(_END_OBJECT)
-            for name, member in sorted(item.items(), key=_member_key, reverse=True):
+            for name, member in sorted(item.items(), key=itemgetter(0), reverse=True):
                 pending.append(member)
                 pending.append(_string_token(name))
         elif isinstance(item, list):
@@ -76,26 +63,20 @@ def _value_tokens(value: Any) -> bytes:
 
 
 def uuid_key(uuid: Any) -> bytes:
-    """The dedup key of a uuid value, as bytes: equal exactly when the seed's dict keys
-    (the raw values) were equal. The first byte says which form: ``s`` and a string's
-    UTF-8 (surrogates passed through), ``j`` and any other value's tokens
-    (``_value_tokens``)."""
+    """The dedup key of a uuid value: equal exactly when the seed's dict keys were; ``s``
+    and a string's UTF-8 (surrogates passed through), or ``j`` and ``_value_tokens``."""
     if isinstance(uuid, str):
         return b"s" + uuid.encode("utf-8", "surrogatepass")
     return b"j" + _value_tokens(uuid)
 
 
-# Timestamps as Claude Code writes them (JavaScript's toISOString): kept as the integer
-# their 17 digits spell, 8 bytes instead of the string, in the same order (equal-length
-# digit strings sort as numbers; the separators are the same in every one). A missing
-# one is -1, sorting first as the empty string does; any other spelling switches the
-# timeline to keeping the strings themselves.
+# Timestamps as JavaScript's toISOString writes them: kept as the integer their 17 digits
+# spell, in the same order (the separators are the same in every one). A missing one is
+# -1, first as the empty string; any other spelling makes the timeline keep strings.
 _CANONICAL_TS = re.compile(rb"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _TS_PUNCTUATION = b"-T:.Z"
 _NO_TS = -1
 _ODD_TS = -2  # in a helper's share: the string is sent beside the codes
-# Slots are sorted in runs of this many, then merged: the sort's own keys and lists stay
-# this small, however many messages there are.
 SORT_RUN = 1 << 16
 
 
@@ -117,31 +98,24 @@ def ts_text(code: int) -> bytes:
 
 
 # The slot table is sized up front for the messages a file's size suggests (a line of at
-# least about 100 bytes each), so it is rarely rebuilt; never beyond this many (4 MiB of
-# table), so a big file of long lines reserves little it does not use.
+# least ~100 bytes each), so it is rarely rebuilt; at most 4 MiB of table, so a big file of
+# long lines reserves little it does not use.
 _PRESIZE_LIMIT = 1 << 19
 _MIN_LINE_GUESS = 100
 
 
-def _item_at(blob: Any, ends: array, index: int) -> Any:
-    """The ``index``-th of the items packed end to end in ``blob`` (``ends``: where each ends)."""
-    return blob[ends[index - 1] if index else 0 : ends[index]]
-
-
 class Timeline:
-    """Message metadata in first-seen order: slot i is the i-th distinct uuid.
+    """Message metadata in first-seen order: slot i is the i-th distinct uuid; a uuid seen
+    again replaces its copy's line and timestamp but keeps its slot.
 
-    Only flat buffers grow here (arrays, bytearrays), never an object per message: a
-    growing list or dict would be traversed by every full garbage collection, making the
-    load quadratic, and a key object costs 50 to 100 bytes (issues 24 and 31). A slot
-    keeps its key's hash (8 bytes) and its share of an open-addressing table of slot
-    numbers (8), its timestamp's code (8; ``ts_code``), offset (8), length (4) and
-    flags: 37 bytes, whatever the uuid. Keys are compared exactly all the same: where
-    two hashes are equal, both keys are read back from the file by ``key_at(offset,
-    length, flags)`` (each later copy of a uuid costs one read of its earlier copy:
-    linear in the file). A timeline that meets a timestamp in another spelling keeps
-    every timestamp as UTF-8 bytes in one buffer instead; UTF-8 (surrogates passed
-    through) sorts as the strings do.
+    Only flat buffers grow here, never an object per message: a growing list or dict
+    would be traversed by every full garbage collection (a quadratic load), and a key
+    object costs 50 to 100 bytes. A slot keeps its key's hash (8 bytes), its share of an
+    open-addressing table (8), its timestamp's code (8; ``ts_code``), offset (8), length
+    (4) and flags: 37 bytes whatever the uuid. Keys are still compared exactly: where two
+    hashes are equal both are read back from the file by ``key_at(offset, length,
+    flags)`` (one read per later copy: linear). Meeting a timestamp in another spelling,
+    it keeps every timestamp as UTF-8 bytes instead (which sort as the strings do).
     """
 
     def __init__(self, key_at: Callable[[int, int, int], bytes], size: int = 0) -> None:
@@ -245,11 +219,9 @@ class Timeline:
             self.flags[slot] = flags
 
     def order(self) -> Iterator[int]:
-        """Slots by (timestamp, first-seen): a stable sort on timestamp alone, since
-        slots are numbered in first-seen order. The keys' hashes are not needed to
-        print, so they are freed first; the slots are sorted in runs of ``SORT_RUN`` and
-        the runs merged (earlier runs first among equals: still stable), so the sort's
-        keys and lists never hold every message."""
+        """Slots by (timestamp, first-seen): a stable sort on timestamp, slots being numbered
+        first-seen. The hashes are freed first; runs of ``SORT_RUN`` are sorted and merged
+        (still stable), so the sort's keys and lists never hold every message."""
         self.hashes, self.table = array("q"), array("i", [0])
         key: Any
         if self.codes is not None:
@@ -274,11 +246,9 @@ class Timeline:
 
 
 class RangeRecords(object):
-    """A range's messages as flat buffers, in file order, for a helper process to send
-    back: what ``Timeline.add`` would have been given, one call each, but the keys (the
-    parent reads one back from the file if it needs it): their hashes (a forked process
-    hashes as its parent does), timestamps packed as the timeline packs them, the odd
-    ones end to end beside."""
+    """A range's messages in file order for a helper process to send back: ``Timeline.add``'s
+    arguments but the keys (a forked process hashes as its parent; the parent reads a
+    key back if it needs it), timestamps as codes, the odd ones end to end beside."""
 
     __slots__ = ("hashes", "codes", "odd_ts", "odd_ends", "offsets", "lengths", "flags")
 
@@ -309,14 +279,13 @@ class RangeRecords(object):
 
 
 def _as_array(typecode: str, data: Any) -> array:
-    """``data`` as an array: itself (a share made in this process) or built from the
-    bytes a helper sent."""
+    """``data`` itself (a share made in this process) or the array a helper's bytes spell."""
     return data if isinstance(data, array) else array(typecode, data)
 
 
 def replay(timeline: Timeline, share: list) -> None:
-    """Add a helper's share (``RangeRecords.plain``, given in a list this empties, so the
-    share is freed as soon as it is unpacked) to ``timeline``, in its order."""
+    """Add a helper's share (``RangeRecords.plain``) to ``timeline`` in its order; ``share``
+    is a list this empties, so the share is freed once unpacked."""
     hashes, codes, odd_ts, odd_ends, offsets, lengths, flags = share.pop()[:7]
     hashes, codes, odd_ends = _as_array("q", hashes), _as_array("q", codes), _as_array("q", odd_ends)
     offsets, lengths, odd_ts = _as_array("q", offsets), _as_array("i", lengths), bytes(odd_ts)
@@ -325,7 +294,8 @@ def replay(timeline: Timeline, share: list) -> None:
     for i in range(len(offsets)):
         code = codes[i]
         if code == _ODD_TS:
-            add(None, hashes[i], _item_at(odd_ts, odd_ends, odd), offsets[i], lengths[i], flags[i])
+            ts = odd_ts[odd_ends[odd - 1] if odd else 0 : odd_ends[odd]]
+            add(None, hashes[i], ts, offsets[i], lengths[i], flags[i])
             odd += 1
         else:
             add(None, hashes[i], b"", offsets[i], lengths[i], flags[i], code)
