@@ -2,15 +2,13 @@
 read as a string, a line's own ids, a millisecond epoch as a transcript time stamp, a tool
 call's ``tool_use`` block, and one normalised ``Entry``."""
 
+from termsprawl_context.model import as_str
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any
 
     from termsprawl_context.model import Entry
-
-
-def as_str(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
 
 
 def line_ids(record: dict) -> dict:

@@ -5,7 +5,7 @@ session, the head's and tail's facts combined into a session's metadata (titled 
 exactly what these rules return over every line.
 """
 
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
@@ -104,11 +104,6 @@ def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     return sanitize_text(text)
 
 
-def _string(record: Dict[str, Any], key: str) -> str:
-    value = record.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
     title entry whose ``sessionId`` names another session is that session's, even when
@@ -123,7 +118,7 @@ def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     owner = entry.session_id
     if session_id and owner and owner != session_id:
         return "", ""
-    title = clean_title_record_text(_string(entry.record, key))
+    title = clean_title_record_text(model.as_str(entry.record.get(key)))
     return (kind, title) if title else ("", "")
 
 

@@ -5,14 +5,11 @@ rules that class an assistant text as an answer or a compaction's summary."""
 from __future__ import annotations
 
 from termsprawl_context.harness.codex import facts
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
-
-
-def as_str(value) -> str:
-    return value if isinstance(value, str) else ""
 
 
 def rollout_line(raw: bytes) -> "Optional[tuple]":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.harness.codex import facts, records
+from termsprawl_context.model import as_str
 
 
 TYPE_CHECKING = False
@@ -39,7 +40,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     meta = payload
@@ -48,10 +49,10 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                         yield inherited
                 continue
             if kind == facts.KIND_TURN_CONTEXT:
-                thread.cwd = records.as_str(payload.get(facts.META_CWD)) or thread.cwd
+                thread.cwd = as_str(payload.get(facts.META_CWD)) or thread.cwd
                 continue
             if kind == facts.KIND_COMPACTED:
-                bridge = records.as_str(payload.get("message"))
+                bridge = as_str(payload.get("message"))
                 if held is not None:
                     yield records.classed(held, False, bridge)
                     held = None
@@ -103,12 +104,12 @@ def rollout_entries_reverse(
                 continue
             if kind in (facts.KIND_SESSION_META, facts.KIND_TURN_CONTEXT):
                 continue
-            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
             if kind == facts.KIND_COMPACTED:
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)
                     pending = None
-                text = records.as_str(payload.get("message"))
+                text = as_str(payload.get("message"))
                 if text:
                     yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
                 bridge = text
@@ -162,7 +163,7 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
     if not isinstance(base, dict):
         return "", 0
     end = base.get(facts.META_END_BYTE_OFFSET)
-    parent_id = records.as_str(base.get("thread_id")) or records.as_str(payload.get(facts.META_FORKED_FROM))
+    parent_id = as_str(base.get("thread_id")) or as_str(payload.get(facts.META_FORKED_FROM))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
         return "", 0
     search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]

@@ -6,7 +6,8 @@ import os
 from array import array
 
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.parts import as_text, message_ids
+from termsprawl_context.harness.gemini.parts import message_ids
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -168,8 +169,8 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
     if isinstance(record.get(facts.HEADER_SESSION_ID), str):
         if first:
             chat.session_id = record[facts.HEADER_SESSION_ID]
-            chat.kind = as_text(record.get(facts.HEADER_KIND))
-            chat.start_time = as_text(record.get(facts.HEADER_START_TIME))
+            chat.kind = as_str(record.get(facts.HEADER_KIND))
+            chat.start_time = as_str(record.get(facts.HEADER_START_TIME))
         if isinstance(record.get(facts.SUMMARY_KEY), str):
             chat.summary = record[facts.SUMMARY_KEY]
 
@@ -235,10 +236,10 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
         value = None
     if not isinstance(value, dict):
         return chat, []
-    chat.session_id = as_text(value.get(facts.HEADER_SESSION_ID))
-    chat.kind = as_text(value.get(facts.HEADER_KIND))
-    chat.start_time = as_text(value.get(facts.HEADER_START_TIME))
-    chat.summary = as_text(value.get(facts.SUMMARY_KEY))
+    chat.session_id = as_str(value.get(facts.HEADER_SESSION_ID))
+    chat.kind = as_str(value.get(facts.HEADER_KIND))
+    chat.start_time = as_str(value.get(facts.HEADER_START_TIME))
+    chat.summary = as_str(value.get(facts.SUMMARY_KEY))
     messages = value.get(facts.FIELD_MESSAGES)
     by_id = {}  # type: dict
     for message in messages if isinstance(messages, list) else []:

@@ -3,7 +3,7 @@ and the dump's last turns."""
 
 from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
 from termsprawl_context.harness.gemini.chat import Chat, Where
-from termsprawl_context.harness.gemini.parts import as_text
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -49,7 +49,7 @@ class Normaliser(object):
             where.offset,
             uuid=uuid,
             session_id=self.session_id,
-            timestamp=as_text(message.get(facts.FIELD_TIMESTAMP)),
+            timestamp=as_str(message.get(facts.FIELD_TIMESTAMP)),
             is_sidechain=bool(self.agent_id),
             agent_id=self.agent_id,
             **flags,
@@ -94,8 +94,8 @@ class Normaliser(object):
             yield self._entry("user", message_id, message, where, _texts(rest))
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
-        kind = as_text(message.get(facts.FIELD_TYPE))
-        message_id = as_text(message.get(facts.FIELD_ID))
+        kind = as_str(message.get(facts.FIELD_TYPE))
+        message_id = as_str(message.get(facts.FIELD_ID))
         parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
         if kind == facts.TYPE_USER:
             texts = message_parts.part_texts(parts)
@@ -127,13 +127,13 @@ class Normaliser(object):
                         blocks.append({"type": "text", "text": part["text"]})
             calls, results = message_parts.gemini_calls(message, parts)
             for call in calls:
-                call_id = as_text(call.get("id"))
+                call_id = as_str(call.get("id"))
                 if self.give(message_parts.CALL, call_id):
                     blocks.append(
                         {
                             "type": "tool_use",
                             "id": call_id,
-                            "name": as_text(call.get("name")),
+                            "name": as_str(call.get("name")),
                             "input": call.get("args"),
                         }
                     )

@@ -2,14 +2,11 @@
 summary in a user message, tool calls and results, and the call ids a message gives."""
 
 from termsprawl_context.harness.gemini import facts
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional, Tuple
-
-
-def as_text(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
 
 
 # --- one message -> entries -----------------------------------------------------------------
@@ -112,7 +109,7 @@ def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dic
     response = part.get("functionResponse")
     if not isinstance(response, dict):
         return None
-    call_id = as_text(response.get("id"))
+    call_id = as_str(response.get("id"))
     body, failed = response_body(response.get("response"))
     block = {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
     output = _unwrapped(body)
@@ -124,7 +121,7 @@ def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dic
 def thought_text(thought: "Any") -> str:
     if not isinstance(thought, dict):
         return ""
-    subject, description = as_text(thought.get("subject")), as_text(thought.get("description"))
+    subject, description = as_str(thought.get("subject")), as_str(thought.get("description"))
     return "**%s** %s" % (subject, description) if subject and description else subject or description
 
 
@@ -148,7 +145,7 @@ def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[
 
 def _response_id(part: "Any") -> "Optional[str]":
     response = part.get("functionResponse") if isinstance(part, dict) else None
-    return as_text(response.get("id")) if isinstance(response, dict) else None
+    return as_str(response.get("id")) if isinstance(response, dict) else None
 
 
 def message_ids(message: dict) -> tuple:
@@ -161,7 +158,7 @@ def message_ids(message: dict) -> tuple:
         result_parts = parts
     elif kind == facts.TYPE_GEMINI:
         calls, results = gemini_calls(message, parts)
-        found = [(CALL, as_text(call.get("id"))) for call in calls]
+        found = [(CALL, as_str(call.get("id"))) for call in calls]
         result_parts = [part for part, _failed in results]
     else:
         return ()
