@@ -663,6 +663,8 @@ class Harness(object):
         return question in self.answers
 
     # --- hooks -------------------------------------------------------------------------------
+    hook_title_field = ""  # the SessionStart answer's key that sets the session's title ("": none)
+
     def session_start_output(
         self,
         system_message: "Optional[str]" = None,
@@ -670,11 +672,13 @@ class Harness(object):
         session_title: "Optional[str]" = None,
     ) -> dict:
         """The SessionStart hook's JSON answer ({} when empty): by default Claude Code's shape,
-        which Codex and Gemini also accept."""
+        which Codex and Gemini also accept; the title only where ``hook_title_field`` names its key."""
         output = {}  # type: dict
         specific = {}  # type: dict
         if additional_context:
             specific["additionalContext"] = additional_context
+        if session_title and self.hook_title_field:
+            specific[self.hook_title_field] = session_title
         if specific:
             output["hookSpecificOutput"] = dict([("hookEventName", self.hook_event_session_start)], **specific)
         if system_message:

@@ -21,7 +21,6 @@ from termsprawl_context.harness.claude.facts import (
     AGENT_FILE_PREFIX,
     CONFIG_DIR_ENV,
     SESSION_ID_LENGTH,
-    HOOK_EVENT_SESSION_START,
     MEMORY_FILE,
     MEMORY_IMPORT_PREFIX,
     PROJECT_DIR_ENV,
@@ -33,7 +32,7 @@ from termsprawl_context.harness.claude.facts import (
     rules_file,
     skill_file,
 )
-from termsprawl_context.harness.claude.hooks import SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE, SOURCE_CLEAR, SOURCE_STARTUP
 from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
@@ -46,7 +45,7 @@ class ClaudeCodeHarness(Harness):
     transcript_suffix = TRANSCRIPT_SUFFIX
     hook_settings_file = SETTINGS_LOCAL_FILE
     instruction_file = MEMORY_FILE
-    hook_event_session_start = HOOK_EVENT_SESSION_START
+    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
     hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
     hook_names_itself = False
@@ -271,11 +270,6 @@ class ClaudeCodeHarness(Harness):
 
     def hook_entry(self, command):
         return {"hooks": [{"type": "command", "command": command, "timeout": 10}]}
-
-    def session_start_output(self, system_message=None, additional_context=None, session_title=None):
-        from termsprawl_context.harness.claude.hooks import session_start_output
-
-        return session_start_output(system_message, additional_context, session_title)
 
 
 HARNESS = ClaudeCodeHarness()

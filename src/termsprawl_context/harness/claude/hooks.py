@@ -1,13 +1,5 @@
 """Claude Code's SessionStart hook: the payload's fields and sources, and the JSON output
-it reads (observed on 2.1.x and documented); ``hooks.py`` builds its answer from these.
-Only the hook command imports this, so the dump pays nothing for it."""
-
-from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Optional
-
+it reads (observed on 2.1.x and documented; ``Harness.session_start_output`` writes it)."""
 
 # --- hook payload and output --------------------------------------------------------------
 # The payload's fields (store/hook_input reads them): session_id, transcript_path, cwd,
@@ -42,21 +34,3 @@ SESSION_START_SPECIFIC_FIELDS = {
     HOOK_OUTPUT_SESSION_TITLE: str,
 }
 
-
-def session_start_output(
-    system_message: "Optional[str]" = None,
-    additional_context: "Optional[str]" = None,
-    session_title: "Optional[str]" = None,
-) -> dict:
-    """A SessionStart hook's JSON output object holding only the fields given ({} when none)."""
-    output = {}  # type: dict
-    specific = {}  # type: dict
-    if additional_context:
-        specific[HOOK_OUTPUT_ADDITIONAL_CONTEXT] = additional_context
-    if session_title:
-        specific[HOOK_OUTPUT_SESSION_TITLE] = session_title
-    if specific:
-        output[HOOK_OUTPUT_SPECIFIC] = dict([(HOOK_OUTPUT_EVENT_NAME, HOOK_EVENT_SESSION_START)], **specific)
-    if system_message:
-        output[HOOK_OUTPUT_SYSTEM_MESSAGE] = system_message
-    return output

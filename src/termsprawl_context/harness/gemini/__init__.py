@@ -42,7 +42,6 @@ class GeminiHarness(Harness):
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.MEMORY_FILE
-    hook_event_session_start = facts.HOOK_EVENT_SESSION_START
     # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
     # started by a program that changed directory without setting it; the CLI replaces
     # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
