@@ -12,7 +12,7 @@ from termsprawl_context.harness.base import (
     Q_ALL,
     folder_files,
     head_value,
-    listing,
+    listing as names_in,  # not `listing`: that is this package's module
     recent_files,
     resolve_dir,
     under,
@@ -118,11 +118,11 @@ class ClaudeCodeHarness(Harness):
         subdirectory's; the name is lossy, so its records' ``cwd`` decides)."""
         root = projects_dir(None, environ)
         own = encode_project_dir(resolve_dir(project))
-        folders = [n for n in listing(root) if n == own or n.startswith(own + "-")] if root else []
+        folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
         real = resolve_dir(project)
         found = []
         for folder in folders:
-            names = listing(os.path.join(root, folder))
+            names = names_in(os.path.join(root, folder))
             paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
             for mtime, path in recent_files(paths, since):
                 cwd = head_value(path, lambda record: record.get(FIELD_CWD))
