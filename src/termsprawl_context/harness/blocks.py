@@ -1,12 +1,12 @@
-"""Values the record model's shapes take that several CLIs' records give alike: a field
-read as a string, a line's own ids, a millisecond epoch as a transcript time stamp, a tool
-call's ``tool_use`` block, and one normalised ``Entry``."""
+"""Values the record model's shapes take that several CLIs' records give alike: a line's
+own ids, a millisecond epoch as a transcript time stamp, text and ``tool_use`` blocks, and
+one normalised ``Entry``."""
 
 from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any
+    from typing import Any, Iterable
 
     from termsprawl_context.model import Entry
 
@@ -28,6 +28,10 @@ def iso_ms(value: "Any") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e14:
         return ""
     return iso_utc(int(value) / 1000)
+
+
+def text_blocks(texts: "Iterable[str]") -> list:
+    return [{"type": "text", "text": text} for text in texts]
 
 
 def tool_use(call_id: str, name: str, arguments: "Any") -> dict:

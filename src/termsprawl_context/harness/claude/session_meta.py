@@ -1,14 +1,8 @@
-"""What a session's transcript says about it (first user message, first prompt, summary,
-titles, working directory, branch, first and last timestamps), read from a bounded head
-and tail: the windows read here, the plain rules in ``session_facts``, the
-scanners that apply them to the windows in ``session_scan`` (fast and plain,
-behind one switch).
-
-Describing a session never parses the whole transcript: its head (at most
-``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``) and its tail (the last
-``TAIL_MAX_BYTES``) are all that is read (``byte_windows``), ``MAX_BYTES_PER_SESSION``
-at most, so a 400 MB transcript costs what a 400 KB one does. Within those windows the
-fast scanners parse only the lines whose bytes hold a fact's token.
+"""What a session's transcript says about it (first message and prompt, summary, titles,
+directory, branch, first and last timestamps), read from a bounded head and tail: the
+windows here, the rules in ``session_facts``, the scanners (fast and plain, one switch) in
+``session_scan``. At most ``MAX_BYTES_PER_SESSION`` is read, so a 400 MB transcript costs
+what a 400 KB one does; the fast scanners parse only lines holding a fact's token.
 """
 
 import os
@@ -55,8 +49,7 @@ def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> Tai
 
 
 def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
-    """Where, in ``tail_window.data``, the lines after the head's begin (a line's start,
-    maybe before the window or past its end)."""
+    """Where in ``tail_window.data`` the lines after the head's begin (maybe outside it)."""
     head_end = window.ends[-1] + 1 if window.ends else 0
     if window.whole_file:
         return head_end  # the tail is a slice of the head's own buffer
@@ -64,14 +57,12 @@ def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
 
 
 def read_tail_past(f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None) -> TailWindow:
-    """The tail window of the open transcript ``f`` whose head is ``window`` (a slice of
-    the head's own bytes when the head holds the whole file)."""
+    """The tail window of ``f`` whose head is ``window`` (a slice of it when it holds the file)."""
     return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size, buffer)
 
 
 def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
-    """The summary links of the open transcript ``f``'s tail window, past its head's lines
-    (``window``)."""
+    """The summary links of ``f``'s tail window past its head ``window``."""
     tail = read_tail_past(f, size, window)
     return list(session_scan.scanner.tail(tail, "", past_head(window, tail, size), None).summary_links)
 
@@ -84,14 +75,10 @@ def read_session_metadata(
     uuids_out: Optional[List[bytes]] = None,
     tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> SessionMetadata:
-    """Describe the open transcript ``f`` of ``size`` bytes, reading at most
-    ``MAX_BYTES_PER_SESSION`` of it (head and tail), never parsing it whole. When the
-    first ``HEAD_MAX_LINES`` lines hold no typed prompt, the search goes on within
-    ``HEAD_MAX_BYTES`` of the file's start. ``uuids_out``, when given, gets one packed
-    entry: the tail window's uuids (the scanner's ``tail_uuids``), or b"" when a
-    custom or AI title already names the session (no summary can outrank it).
-    ``tail_links_out``, when given, gets the summary links of the tail window's lines
-    past the head: they may name this session or another."""
+    """Describe the open transcript ``f`` from its head and tail; a typed prompt is sought on
+    within ``HEAD_MAX_BYTES`` when the head holds none. ``uuids_out`` gets the tail's packed
+    uuids (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, the
+    tail's summary links past the head (naming this session or another)."""
     window = read_head(f, size, buffers.head if buffers else None)
     tail_window = read_tail_past(f, size, window, buffers.tail if buffers else None)
     begin = past_head(window, tail_window, size) if tail_links_out is not None else None
@@ -115,10 +102,8 @@ def read_session_metadata(
 
 
 def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
-    """The first prompt the person typed past a head that holds none (a compaction
-    summary opens it, or a run of slash commands and their output), sought on from where
-    the head's read stopped, within ``HEAD_MAX_BYTES`` of the file's start: describing
-    a session still reads no more than the head bound plus the tail window."""
+    """The first typed prompt past a head holding none (a compaction summary or slash commands
+    open it), within ``HEAD_MAX_BYTES`` of the start: still no more than head plus tail."""
     last_end = window.ends[-1] + 1 if window.ends else 0
     leftover = window.data[last_end : window.length]
     if window.whole_file:  # the rest of the file is in memory already
@@ -139,8 +124,7 @@ def _last_timestamp(window: HeadWindow) -> str:
 
 
 def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> SessionMetadata:
-    """``read_session_metadata`` of the file at ``path``; empty (fail open) when it is
-    missing, unreadable or not a regular file."""
+    """``read_session_metadata`` of ``path``; empty (fail open) when it cannot be read."""
     try:
         with open_regular(path) as f:
             return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)

@@ -4,6 +4,7 @@ rules that class an assistant text as an answer or a compaction's summary."""
 
 from __future__ import annotations
 
+from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.codex import facts
 from termsprawl_context.model import as_str
 
@@ -121,9 +122,7 @@ class Thread(object):
 
 
 def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, offset: int, record: dict, **flags):
-    """``blocks.new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
-    from termsprawl_context.harness.blocks import new_entry
-
+    """``new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
     return new_entry(
         kind,
         blocks,
@@ -142,9 +141,7 @@ def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, o
 def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offset: int, record: dict):
     """The user-role entry a ``compacted`` line's bridge text stands as (the compaction
     summary that continues the conversation)."""
-    return _entry(
-        "user", [{"type": "text", "text": text}], thread, timestamp, line, offset, record, is_compact_summary=True
-    )
+    return _entry("user", text_blocks([text]), thread, timestamp, line, offset, record, is_compact_summary=True)
 
 
 def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
@@ -157,13 +154,10 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
     args = (thread, timestamp, line, offset, record)
     if item == facts.ITEM_MESSAGE:
         role = as_str(payload.get("role"))
-        content = payload.get("content")
-        texts = result_texts(content)
+        blocks = text_blocks(result_texts(payload.get("content")))
         if role == facts.ROLE_ASSISTANT:
-            blocks = [{"type": "text", "text": t} for t in texts]
             return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
         if role in (facts.ROLE_DEVELOPER, facts.ROLE_SYSTEM):
-            blocks = [{"type": "text", "text": t} for t in texts]
             return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
         if role != facts.ROLE_USER:
             return []

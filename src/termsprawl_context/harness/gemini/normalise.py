@@ -1,13 +1,14 @@
 """A Gemini CLI chat's messages → the record model's ``Entry`` list: forward, newest first,
 and the dump's last turns."""
 
+from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
 from termsprawl_context.harness.gemini.chat import Chat, Where
 from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterable, Iterator, List, Tuple
+    from typing import Iterator, List, Tuple
 
     from termsprawl_context.model import Entry
 
@@ -35,10 +36,7 @@ class Normaliser(object):
         return True
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
-        """``blocks.new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``,
-        ``role`` (the message's, when it is not the one ``kind`` implies)."""
-        from termsprawl_context.harness.blocks import new_entry
-
+        """``new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``, ``role``."""
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         return new_entry(
@@ -78,20 +76,20 @@ class Normaliser(object):
                 message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
                 message,
                 where,
-                _texts(hooks),
+                text_blocks(hooks),
                 is_meta=True,
             )
         rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
-            yield self._entry("user", message_id, message, where, _texts(shown))
+            yield self._entry("user", message_id, message, where, text_blocks(shown))
             added = [t for t in rest if t not in shown]
             if added:
                 yield self._entry(
-                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, _texts(added), is_meta=True
+                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, text_blocks(added), is_meta=True
                 )
         elif rest:
-            yield self._entry("user", message_id, message, where, _texts(rest))
+            yield self._entry("user", message_id, message, where, text_blocks(rest))
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = as_str(message.get(facts.FIELD_TYPE))
@@ -102,11 +100,11 @@ class Normaliser(object):
             if texts:
                 first = texts[0]
                 if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
                 elif message_parts.is_compression_summary(texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_compact_summary=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_compact_summary=True)
                 elif message_parts.is_cli_prompt(message, texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
@@ -149,7 +147,7 @@ class Normaliser(object):
         elif kind in facts.SYNTHETIC_TYPES:
             texts = message_parts.part_texts(parts)
             if texts:
-                yield self._entry("system", message_id, message, where, _texts(texts), role="system")
+                yield self._entry("system", message_id, message, where, text_blocks(texts), role="system")
 
 
 class HeldNormaliser(Normaliser):
@@ -204,10 +202,6 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
                     yield entry
 
     return generate()
-
-
-def _texts(texts: "Iterable[str]") -> "List[dict]":
-    return [{"type": "text", "text": text} for text in texts]
 
 
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
