@@ -23,11 +23,14 @@ pass, and the dump and hand-off read from the end (``tail.py``) only as far as t
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ALL, Session, listing
+from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
 from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
+
+
+CHAT_SUFFIXES = (facts.TRANSCRIPT_SUFFIX, facts.LEGACY_SUFFIX)
 
 
 class GeminiHarness(Harness):
@@ -80,15 +83,19 @@ class GeminiHarness(Harness):
         return "", facts.launch_dir(os.path.dirname(os.path.dirname(path)))  # tmp/<project>/chats/<chat>
 
     def sessions(self, environ=None):
-        """Each session once: a resume's stub (a later file of the same project and id,
-        see ``resumed_chat``) is not a session of its own."""
+        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub
+        (a later file of the same project and id, see ``resumed_chat``) is not a session of its own."""
         seen = set()
-        for project, path in facts.chat_files(environ):
-            session_id = self.session_id_of(path)
-            if session_id and (project, session_id) in seen:
-                continue
-            seen.add((project, session_id))
-            yield Session(self.name, session_id, path)
+        for root in self.store_roots(environ):
+            for path in folder_files(root, facts.CHATS_SUBDIR):
+                name = os.path.basename(path)
+                if not (name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(CHAT_SUFFIXES)):
+                    continue
+                session_id = self.session_id_of(path)
+                if session_id and (os.path.dirname(path), session_id) in seen:
+                    continue
+                seen.add((os.path.dirname(path), session_id))
+                yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):
         """The header's session id (the file name holds its first 8 characters only)."""

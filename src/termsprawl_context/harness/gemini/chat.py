@@ -138,12 +138,9 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
-            spans = None
-            if raw is not None and messages:
-                from termsprawl_context.harness.gemini.spans import message_spans
+            from termsprawl_context.harness.gemini.spans import message_spans
 
-                spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
-                spans = spans if spans is not None and len(spans) == len(messages) else None
+            spans = message_spans(raw, len(messages)) if raw is not None and messages else None
             listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):

@@ -88,11 +88,11 @@ class _Merge(object):
                     self.copies.append(at)
                 else:
                     self.copies[known] = at
-        spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+        spans = message_spans(raw, len(messages))
         # Each listed message is read back alone when given (a resume's list is the whole
         # history on one line); the parsed list is kept only when the line cannot be so cut.
         self.spans = None  # type: Optional[array]  # element -> its start and end in the line
-        if spans is not None and len(spans) == len(messages):
+        if spans is not None:
             self.spans = array("q", (at for span in spans for at in span))
         self.messages = None if self.spans is not None else messages
         self.next = len(self.copies) - 1  # the newest listed message not yet given
