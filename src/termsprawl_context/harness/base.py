@@ -60,15 +60,13 @@ class ProjectSession(object):
 
 
 def under(path: str, project: str) -> bool:
-    """Whether directory ``path`` is ``project`` or below it, component-wise (``/a`` does not
-    hold ``/ab``); both absolute, normalised, compared as written."""
+    """Whether directory ``path`` is ``project`` or below it, component-wise (``/a`` does not hold ``/ab``)."""
     path, project = os.path.normpath(path), os.path.normpath(project)
     return path == project or path.startswith(project.rstrip(os.sep) + os.sep)
 
 
 def resolve_dir(directory: str) -> str:
-    """``directory`` with symlinks resolved, a missing tail re-joined onto its longest existing
-    ancestor; "" stays "", any failure returns the input."""
+    """``directory`` with symlinks resolved (a missing tail re-joined); "" stays "", a failure returns it."""
     if not directory:
         return ""
     try:
@@ -127,8 +125,7 @@ RELAY_TO_PERSON = (
 
 
 def relay_to_person(additional_context: "Optional[str]", system_message: "Optional[str]") -> "Optional[str]":
-    """``additional_context`` with ``system_message`` appended for the model to relay, where the
-    CLI does not show it to the person."""
+    """``additional_context`` plus ``system_message``, for the model to relay where the CLI hides it."""
     if not system_message:
         return additional_context
     relay = RELAY_TO_PERSON % system_message
@@ -145,8 +142,7 @@ HEAD_RECORDS = 64
 
 
 def depth_first(first, children_of, seen=()) -> list:
-    """``first`` with each one's descendants (``children_of``) before the next, each once, none
-    of ``seen``: a sub-agent tree in the dump's order."""
+    """``first``, each one's descendants (``children_of``) before the next, each once: the dump's order."""
     walked, todo, seen = [], list(first), set(seen)
     while todo:
         child = todo.pop(0)
@@ -299,8 +295,7 @@ class Harness(object):
         return [os.path.join(home, sub) if sub else home for sub in self.store_subdirs] if home else []
 
     def owns_path(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """Whether ``path`` lies inside one of ``store_roots``, symlinks resolved on both sides (a
-        link out of the store is not the store's)."""
+        """Whether ``path`` lies inside a store root, symlinks resolved (a link out is not the store's)."""
         try:
             real = os.path.realpath(path)
         except (OSError, ValueError):
@@ -327,18 +322,15 @@ class Harness(object):
         return name.endswith(self.transcript_suffix)
 
     def project_folder(self, root: str, work_dir: str) -> str:
-        """The folder of store ``root`` holding the sessions started in ``work_dir``; "" when
-        its store is not kept per project."""
+        """The folder of store ``root`` holding the sessions started in ``work_dir`` ("": not per project)."""
         return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
-        """Every session transcript of its store (sub-agents' too where they are sessions), in
-        no promised order. Never raises."""
+        """Every session transcript of its store, in no promised order. Never raises."""
         return (Session(self.name, self.session_id_of(path), path) for path in self._session_files(environ))
 
     def _session_files(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
-        """The regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` whose path
-        carries a session id: one a session."""
+        """The regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` carrying a session id."""
         return [
             path
             for root in self.store_roots(environ)
@@ -347,8 +339,7 @@ class Harness(object):
         ]
 
     def _head(self, path: str) -> tuple:
-        """``(session id, working directory)`` the transcript's opening records name ("" each
-        where none), for ``stable_id``, ``work_dirs`` and ``project_sessions``."""
+        """``(session id, working directory)`` the transcript's opening records name ("" each where none)."""
         return "", ""
 
     def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
@@ -370,8 +361,7 @@ class Harness(object):
     def project_sessions(
         self, project: str, environ: "Optional[Mapping[str, str]]" = None, since: float = 0.0
     ) -> List[ProjectSession]:
-        """Its sessions started in or below ``project``, modified after ``since``, newest first.
-        Never raises; reads at most each candidate's first records."""
+        """Its sessions started in or below ``project``, modified after ``since``, newest first. Never raises."""
         real = os.path.realpath(project)
         found = []
         for mtime, path in recent_files(self._session_files(environ), since):
@@ -465,8 +455,7 @@ class Harness(object):
         return isinstance(path, str) and bool(path) and self.owns_path(path, environ)
 
     def hook_subagent(self, payload: dict) -> str:
-        """The sub-agent a hook payload is about ("" for the session): a sub-agent's
-        SessionStart must not move its parent's node."""
+        """The sub-agent a hook payload is about ("": its SessionStart must not move its parent's node)."""
         return ""
 
     def hook_transcript(self, path: str, session_id: str, source: str, store: str = "") -> str:
@@ -498,13 +487,11 @@ class Harness(object):
             return []
 
     def subagent_paths(self, path: str) -> "Optional[List[str]]":
-        """The sub-agent transcripts the session at ``path`` started (one level, sorted); None
-        when its records do not link them."""
+        """The sub-agent transcripts the session at ``path`` started (one level, sorted), or None."""
         return None
 
     def subagent_tree(self, path: str) -> "Optional[List[str]]":
-        """Every sub-agent transcript beneath ``path``, depth first, each once; None as
-        ``subagent_paths``."""
+        """Every sub-agent transcript beneath ``path``, depth first, each once, or None."""
         found = self.subagent_paths(path)
         if found is None:
             return None
@@ -538,25 +525,21 @@ class Harness(object):
             current = parent
 
     def session_transcripts(self, path: str) -> List[str]:
-        """Every transcript of ``path``'s session: its root's (an orphan's own when the root is
-        not there), then ``subagent_tree``'s."""
+        """Every transcript of ``path``'s session: its root's (or an orphan's own), then ``subagent_tree``'s."""
         top = self.session_root(path) or path
         return [top] + (self.subagent_tree(top) or [])
 
     def stable_id(self, path: str) -> "Optional[str]":
-        """The conversation id its records prove, or None: by default its head's id when the
-        file's name carries the same."""
+        """The conversation id its records prove, or None: by default its head's, when the file's name agrees."""
         found = self._head(path)[0]
         return found if found and found == self.session_id_of(path) else None
 
     def subagent_parent(self, path: str) -> "Optional[tuple]":
-        """``(is a sub-agent, its parent session's transcript)`` from its records: ``(False, "")``
-        for a main session, ``(True, "")`` when the parent is not on disk; None when unsaid."""
+        """``(is a sub-agent, parent session's transcript or "")`` from its records; None when unsaid."""
         return None
 
     def session_ids(self, path: str) -> "Optional[List[str]]":
-        """The session ids its records say it belongs to (its own first), or None: by default
-        its ``stable_id``."""
+        """The session ids its records say it belongs to (its own first), or None."""
         found = self.stable_id(path)
         return [found] if found else None
 
@@ -566,8 +549,7 @@ class Harness(object):
         return [cwd] if cwd else None
 
     def check_session(self, path: str, session_id: str) -> None:
-        """WrongRecord when its records say it belongs to sessions other than ``session_id``;
-        NotRecorded when they name none."""
+        """WrongRecord when its records name only other sessions than ``session_id``; NotRecorded for none."""
         from termsprawl_context.errors import NotRecorded, WrongRecord
 
         ids = self.session_ids(path)
@@ -577,8 +559,7 @@ class Harness(object):
             raise WrongRecord.session(path, ids[0], session_id)
 
     def check_tree(self, path: str, cwd: str) -> None:
-        """WrongRecord when its records say it was written outside ``cwd`` (``resolve_dir``-ed);
-        NotRecorded when they name none."""
+        """WrongRecord when its records say it was written outside ``cwd``; NotRecorded when they name none."""
         from termsprawl_context.errors import NotRecorded, WrongRecord
 
         dirs = self.work_dirs(path)
