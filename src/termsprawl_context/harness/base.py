@@ -103,14 +103,20 @@ def recent_files(paths, since: float) -> list:
     """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``, newest first."""
     found = []
     for path in paths:
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        if st.st_mtime > since and (st.st_mode & 0o170000) == 0o100000:
+        st = regular_stat(path)
+        if st is not None and st.st_mtime > since:
             found.append((st.st_mtime, path))
     found.sort(reverse=True)
     return found
+
+
+def regular_stat(path: str) -> "Optional[os.stat_result]":
+    """``os.stat`` of ``path`` when it is a regular file, else None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st if (st.st_mode & 0o170000) == 0o100000 else None
 
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
@@ -600,11 +606,8 @@ class Harness(object):
 
     def session_stat(self, path: str) -> "Optional[tuple]":
         """``(mtime, size)`` of the session at ``path`` (by default its file's), or None."""
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        return (st.st_mtime, st.st_size) if (st.st_mode & 0o170000) == 0o100000 else None
+        st = regular_stat(path)
+        return (st.st_mtime, st.st_size) if st is not None else None
 
     # --- init's skill, rules and permission rules (Claude Code's; none by default) ------------
     skill_dir_variable = ""  # the variable its skills' text names their own folder by

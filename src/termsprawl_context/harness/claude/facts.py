@@ -6,7 +6,7 @@ reads a file: paths come from an environment mapping, so tests inject one.
 
 import os
 
-from termsprawl_context.harness.base import resolve_dir
+from termsprawl_context.harness.base import listing, resolve_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -154,11 +154,7 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
     if not config:
         return
     projects = os.path.join(config, PROJECTS_SUBDIR)
-    try:
-        folders = sorted(os.listdir(projects))
-    except OSError:
-        return
-    for folder in folders:
+    for folder in listing(projects):
         yield os.path.join(projects, folder, name), ""
 
 
