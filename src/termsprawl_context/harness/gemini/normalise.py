@@ -19,8 +19,7 @@ LEGACY_WHERE = Where(1, -1, 0)
 
 
 class Normaliser(object):
-    """Turns a chat's resolved messages into entries, in order, remembering the tool calls
-    and results already given (so a resume's copies are given once)."""
+    """A chat's resolved messages as entries, each tool call and result given once (a resume copies them)."""
 
     def __init__(self, session_id: str, agent_id: str = "") -> None:
         self.session_id, self.agent_id = session_id, agent_id
@@ -66,8 +65,8 @@ class Normaliser(object):
             yield self._entry("user", uuid, message, where, blocks)
 
     def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
-        """A user message the person typed: a hook's context first (meta), then the words;
-        where ``displayContent`` keeps them apart, the client's expansion is meta too."""
+        """A typed user message: a hook's context first (meta), then the words; the client's
+        expansion is meta too where ``displayContent`` keeps it apart."""
         hook, typed = message_parts.split_hook_context(texts[0])
         hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
         if hooks:
@@ -151,9 +150,8 @@ class Normaliser(object):
 
 
 class HeldNormaliser(Normaliser):
-    """``Normaliser`` for a forward reading that gives each tool call (or result) where the
-    reading from the end gives it: at the last message holding its id (known from the
-    resolution's ``message_ids``), and once there."""
+    """``Normaliser`` for a forward reading giving each call (or result) where the reading from
+    the end does: once, at the last message holding its id (the resolution's ``message_ids``)."""
 
     def __init__(self, session_id: str, agent_id: str, last_holder: dict) -> None:
         Normaliser.__init__(self, session_id, agent_id)
@@ -183,10 +181,8 @@ def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
-    """``reversed(list(entries(path)))``, read from the end and only as far back as the
-    consumer takes (with ``line`` 0: only offsets are known from the end). Each tool call
-    and result is given at the newest message holding its id, the first met. Raises
-    OSError as ``entries`` does."""
+    """``reversed(list(entries(path)))``, read from the end only as far as the consumer takes
+    (``line`` 0); each call and result at the newest message holding it. OSError as ``entries``."""
     from termsprawl_context.jsonl import open_regular
 
     if chat_file.is_legacy(path):
@@ -205,9 +201,8 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 
 
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
-    """A chat file's facts and its entries, in conversation order (a generator reading the
-    open file: consume it before the next call). Raises OSError when ``path`` cannot be
-    opened as a regular file; odd content only shrinks the answer."""
+    """A chat's facts and its entries in order (a generator over the open file: consume it before
+    the next call). OSError when ``path`` is no regular file; odd content only shrinks it."""
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -257,11 +252,9 @@ def _resolved(f) -> Chat:
 
 
 def last_turns(path: str, limit: int) -> "list":
-    """The dump's last ``limit`` turns of a chat, oldest first: what
-    ``transcript.turns.entries_turns(entries(path), limit)`` gives, from the messages at
-    the end only, read from the file's end. Exact, because a message's printable text
-    depends on that message alone: the tool calls and results given once per call id never
-    print. [] when the file cannot be read."""
+    """``entries_turns(entries(path), limit)``, from the messages at the file's end only: exact,
+    as a message's printable text depends on it alone (calls and results never print). []
+    when the file cannot be read."""
     from termsprawl_context.jsonl import read_within_bound, try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 

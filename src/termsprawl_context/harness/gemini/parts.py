@@ -11,8 +11,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 # --- one message -> entries -----------------------------------------------------------------
 def parts_of(content: "Any") -> "List[dict]":
-    """A message's content as a list of parts (a string is one text part; bare strings in
-    a list are text parts; anything else is dropped)."""
+    """A message's content as parts (a string, bare or in the list, is a text part; others go)."""
     if isinstance(content, str):
         return [{"text": content}] if content else []
     if isinstance(content, dict):
@@ -28,9 +27,8 @@ def part_texts(parts: "List[dict]") -> "List[str]":
 
 
 def split_hook_context(text: str) -> "Tuple[str, str]":
-    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart
-    hook's context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when it
-    holds none."""
+    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart hook's
+    context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when none."""
     if not text.startswith(facts.HOOK_CONTEXT_OPEN):
         return "", text
     end = text.find(facts.HOOK_CONTEXT_CLOSE)
@@ -44,8 +42,8 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
 
 
 def is_compression_summary(texts: "List[str]") -> bool:
-    """A user message that is the compression's summary (both snapshot tags in one text:
-    the model may write a scratchpad before it), not anything the person typed."""
+    """A user message that is the compression's summary (both snapshot tags in one text: the model
+    may write a scratchpad before it)."""
     return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
 
 
@@ -68,15 +66,13 @@ def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
 
 
 def is_hook_block(text: str) -> bool:
-    """A text part that is a hook's context block and nothing else (a BeforeAgent hook's
-    context, appended to the prompt as a part of its own; a SessionStart hook's, in the TUI
-    a message of its own)."""
+    """A text part that is only a hook's context block (a BeforeAgent hook's, a part of its own; a
+    SessionStart hook's, in the TUI a message of its own)."""
     return text.startswith(facts.HOOK_CONTEXT_OPEN) and text.rstrip().endswith(facts.HOOK_CONTEXT_CLOSE)
 
 
 def response_body(response: "Any") -> "Tuple[str, bool]":
-    """A ``functionResponse.response``'s text and whether it reports an error: its string
-    ``output`` (or ``error``), else the object as JSON."""
+    """``(text, is an error)`` of a ``functionResponse.response``: ``output``, ``error``, else JSON."""
     if isinstance(response, dict):
         if isinstance(response.get("output"), str):
             return response["output"], False
@@ -93,8 +89,8 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
 
 
 def _unwrapped(body: str) -> "Optional[str]":
-    """The tool's own output inside the CLI's ``<untrusted_context>`` wrapper (of the
-    shell's sections, ``Output: ``'s text alone), or None when it is not wrapped."""
+    """The tool's own output inside ``<untrusted_context>`` (the shell's ``Output: `` section
+    alone), or None when it is not wrapped."""
     if not (body.startswith(facts.UNTRUSTED_OPEN) and body.endswith(facts.UNTRUSTED_CLOSE)):
         return None
     inner = body[len(facts.UNTRUSTED_OPEN) : len(body) - len(facts.UNTRUSTED_CLOSE)]
@@ -129,8 +125,8 @@ CALL, RESULT = "call", "result"  # what a call id names, for giving each once
 
 
 def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
-    """A model message's tool calls (its ``functionCall`` parts, then ``toolCalls``) and the
-    result parts its ``toolCalls`` carry, each with whether the call failed."""
+    """A model message's calls (``functionCall`` parts, then ``toolCalls``) and the result parts
+    its ``toolCalls`` carry, each with whether the call failed."""
     calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
     results = []  # type: List[Tuple[dict, bool]]
     tool_calls = message.get(facts.FIELD_TOOL_CALLS)
@@ -149,8 +145,8 @@ def _response_id(part: "Any") -> "Optional[str]":
 
 
 def message_ids(message: dict) -> tuple:
-    """The ``(CALL or RESULT, call id)`` pairs a message gives, in the order ``Normaliser``
-    meets them (what the newest-first reading needs to give each once, as forward)."""
+    """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the
+    newest-first reading gives each once where forward does)."""
     kind = message.get(facts.FIELD_TYPE)
     parts = parts_of(message.get(facts.FIELD_CONTENT))
     found = []
@@ -170,8 +166,8 @@ def message_ids(message: dict) -> tuple:
 
 
 def typed_display(message: dict) -> "List[str]":
-    """What the person typed, where the client kept it apart from what it sent (``[]``
-    when it did not): the texts of ``displayContent``, less a hook's context."""
+    """What the person typed where the client kept it apart (``displayContent``, less a hook's
+    context), or []."""
     texts = part_texts(parts_of(message.get(facts.FIELD_DISPLAY)))
     if texts:
         texts[0] = split_hook_context(texts[0])[1]
