@@ -79,8 +79,13 @@ class GeminiHarness(Harness):
         return [s.path for s in self.sessions(environ)]
 
     def _head(self, path):
-        """The chat's store folder names its launch directory (``.project_root``), not its records."""
-        return "", facts.launch_dir(os.path.dirname(os.path.dirname(path)))  # tmp/<project>/chats/<chat>
+        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
+            if os.path.basename(folder) == facts.CHATS_SUBDIR:
+                return "", facts.launch_dir(os.path.dirname(folder))
+            folder = os.path.dirname(folder)
+        return "", ""
 
     def sessions(self, environ=None):
         """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub
@@ -182,16 +187,6 @@ class GeminiHarness(Harness):
         if parent is not None and parent[0] and folder not in found:
             found.append(folder)
         return found or None
-
-    def work_dirs(self, path):
-        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none)."""
-        folder = os.path.dirname(os.path.abspath(path))
-        for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
-            if os.path.basename(folder) == facts.CHATS_SUBDIR:
-                launched = facts.launch_dir(os.path.dirname(folder))
-                return [launched] if launched else None
-            folder = os.path.dirname(folder)
-        return None
 
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
