@@ -30,6 +30,7 @@ content never raises. A question a CLI's records cannot answer gets ``errors.Not
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 
 from termsprawl_context.model import Session
 
@@ -47,16 +48,8 @@ Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven 
 Q_ALL = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)  # what a CLI whose records answer every question sets ``answers`` to
 
 
-class ProjectSession(object):
-    """A session of a project (``Harness.project_sessions``), its transcript's mtime and start directory."""
-
-    __slots__ = ("session", "mtime", "cwd")
-
-    def __init__(self, session: Session, mtime: float, cwd: str) -> None:
-        self.session, self.mtime, self.cwd = session, mtime, cwd
-
-    def __repr__(self) -> str:
-        return "ProjectSession(%r, %r, %r)" % (self.session, self.mtime, self.cwd)
+# A session of a project (``Harness.project_sessions``), its transcript's mtime and start directory.
+ProjectSession = namedtuple("ProjectSession", "session mtime cwd")
 
 
 def under(path: str, project: str) -> bool:

@@ -16,18 +16,14 @@ from termsprawl_context.jsonl import open_regular, parse_object
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, first_typed_prompt
 
 
-# The seed reads at most this many lines for summary and first user message: both are
-# expected near the beginning, and transcripts can be very large.
+# The seed reads at most 50 lines for summary and first user message (both sit near the
+# start; transcripts can be huge), within the seed's 1 MiB line limit: a 20 MB first line is
+# skipped, not read (real 50-line heads run 10-200 KB, the corpus median about 100 KB).
 HEAD_MAX_LINES = 50
-# ... and never more than this many bytes of them: a single 20 MB first line is not read
-# whole for metadata (a line longer than the bound is skipped). 1 MiB is the seed's own
-# per-line limit; real 50-line heads run 10-200 KB (the corpus median is about 100 KB).
 HEAD_MAX_BYTES = 1 << 20
-# The head is read in blocks this big (one or two reads hold a typical 50-line head),
-# stopping at the HEAD_MAX_LINES-th newline.
-HEAD_BLOCK_BYTES = 1 << 16
+HEAD_BLOCK_BYTES = 1 << 16  # one or two reads hold a typical head
 # Titles and the last timestamp come from the last 64 KiB, the window the harness's own
-# session picker reads (one read; its lines are then walked backwards).
+# session picker reads.
 TAIL_MAX_BYTES = 1 << 16
 # What describing one session may read, whatever the file's size.
 MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
