@@ -99,8 +99,7 @@ def _tree_evidence(path: str, cwd: str) -> Evidence:
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
-    """True unless the file's records name working directories and none is ``cwd`` or beneath
-    it (compared resolved)."""
+    """True unless the file's records name working directories and none is ``cwd`` or beneath it (compared resolved)."""
     return not cwd or not _tree_evidence(path, cwd).disagrees
 
 

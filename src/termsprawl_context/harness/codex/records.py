@@ -208,8 +208,7 @@ def is_subagent_meta(payload: dict) -> bool:
 
 
 def parent_thread_of(payload: dict) -> str:
-    """``parent_thread_id`` of a sub-agent's ``session_meta``, else its
-    ``source.subagent.thread_spawn``'s, else ""."""
+    """``parent_thread_id`` of a sub-agent's ``session_meta``, else its ``source.subagent.thread_spawn``'s, else ""."""
     found = as_str(payload.get(facts.META_PARENT_THREAD))
     source = payload.get(facts.META_SOURCE)
     spawn = source.get("subagent") if isinstance(source, dict) else None

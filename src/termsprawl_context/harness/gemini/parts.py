@@ -166,8 +166,7 @@ def message_ids(message: dict) -> tuple:
 
 
 def typed_display(message: dict) -> "List[str]":
-    """What the person typed where the client kept it apart (``displayContent``, less a hook's
-    context), or []."""
+    """What the person typed where the client kept it apart (``displayContent``, less a hook's context), or []."""
     texts = part_texts(parts_of(message.get(facts.FIELD_DISPLAY)))
     if texts:
         texts[0] = split_hook_context(texts[0])[1]
