@@ -114,8 +114,7 @@ class ClaudeCodeHarness(Harness):
         return [found] if found else []
 
     def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions of the project's folder and of every folder whose name starts with it (a
-        subdirectory's; the name is lossy, so its records' ``cwd`` decides)."""
+        """Sessions of the project's folder and of folders named as below it (the name is lossy: ``cwd`` decides)."""
         root = projects_dir(None, environ)
         own = encode_project_dir(resolve_dir(project))
         folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
@@ -140,8 +139,7 @@ class ClaudeCodeHarness(Harness):
                     yield Session(self.name, self.session_id_of(path), path)
 
     def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
-        """From its head and tail, titled as the listing titles it (``folders`` keeps each
-        folder's files read once over several calls)."""
+        """From its head and tail, titled as the listing titles it (``folders``: files read once per folder)."""
         from termsprawl_context.harness.claude.listing import describe_alone
 
         return describe_alone(path, mtime, size, session_id, folders=folders)
@@ -251,8 +249,7 @@ class ClaudeCodeHarness(Harness):
         return find_parent(path)
 
     def identity(self, path, projects_dir=""):
-        """The origin record's uuid, walked back across restarts through its project folder's
-        transcripts (in ``projects_dir``: the folder of the directory it started in)."""
+        """The origin record's uuid, walked back across restarts through its project folder's transcripts."""
         from termsprawl_context.harness.claude.belongs import start_cwd
         from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
 

@@ -23,8 +23,7 @@ from termsprawl_context.transcript.record import decode_line, iter_raw_lines, it
 
 
 def _values(path: str, field: str) -> Iterator[str]:
-    """Each record's non-empty ``Entry`` attribute ``field``, preamble records included;
-    RecordUnreadable when the file cannot be read to the end."""
+    """Each record's non-empty ``Entry`` attribute ``field``; RecordUnreadable when unreadable to the end."""
     for line in iter_raw_lines(path):
         record = decode_line(line.raw)
         entry = decode_entry(record) if record is not None else None
@@ -65,8 +64,7 @@ def session_evidence(path: str, session_id: str) -> Evidence:
 
 
 def belongs_to_session(path: str, session_id: str) -> bool:
-    """True unless the file's records name another session and never this one (an unreadable
-    file is left to its reader to report)."""
+    """True unless the file's records name another session and never this one."""
     return not session_id or not session_evidence(path, session_id).disagrees
 
 

@@ -255,8 +255,7 @@ class _Walk:
             yield path, origin
 
     def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
-        """Depth first: the first predecessor reaching a true origin, else the first's degraded
-        answer, else ``current`` degraded."""
+        """Depth first: a predecessor reaching a true origin, else the first's degraded answer, else ours."""
         self.visits += 1
         if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
             return current.uuid, ChainRunaway(path, current.logical_parent)

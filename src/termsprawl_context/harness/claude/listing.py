@@ -93,8 +93,7 @@ def describe_alone(
     index: Optional[SummaryIndex] = None,
     folders=None,
 ) -> SessionInfo:
-    """The session at ``path`` titled by the listing's rule, with summaries from ``index``, else
-    its own folder's (``folders``, a dict the caller keeps, reads each folder once)."""
+    """The session at ``path`` titled by the listing's rule (summaries of ``index``, else of its folder)."""
     session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
     meta = session_meta.session_metadata(path, session_id, uuids_out)
@@ -188,8 +187,7 @@ def folder_files(folder: str) -> List[FileLeaves]:
 
 
 def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
-    """The summary index of those ``files`` that may name one of the ``packed`` uuids: for them
-    it answers as the whole folder's would."""
+    """The summary index of those ``files`` that may name one of the ``packed`` uuids (as good as all)."""
     own = frozenset(packed.split(b"\n"))
     index = SummaryIndex()
     for item in files:
@@ -263,8 +261,7 @@ def _session_of_plain(plain: _Row) -> Tuple[SessionInfo, bytes]:
 def apply_summary_index(
     sessions: List[SessionInfo], packed: List[bytes], tail_links: Optional[List[Tuple[Tuple[str, str], ...]]] = None
 ) -> List[SessionInfo]:
-    """``sessions`` retitled by the summary index of their heads and ``tail_links``: one whose
-    ``packed`` tail uuids a summary names takes it as its title."""
+    """``sessions`` retitled by a summary naming one of their ``packed`` tail uuids."""
     index = index_sessions(sessions, tail_links)
     if not len(index):
         return sessions

@@ -30,8 +30,7 @@ def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, 
 
 
 def _session_of_tail(tail: Tuple[str, ...]) -> str:
-    """The session id a record's place names: ``<id>.jsonl``, or ``<id>/subagents/[...]/agent-<a>.jsonl``
-    (a sub-agent's moves with its session); else ""."""
+    """The session id a record's place names (``<id>.jsonl``, ``<id>/subagents/[...]/agent-*.jsonl``), or ""."""
     last = tail[-1]
     if not last.endswith(TRANSCRIPT_SUFFIX):
         return ""

@@ -185,8 +185,7 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
-    """One session's metadata, titled by ``choose_title`` (the tail's titles before the head's)
-    without the store's summary index (``listing`` applies it)."""
+    """One session's metadata, titled by ``choose_title`` (tail before head), no summary index yet."""
     title, source = choose_title(
         custom=tail.custom_title or head.custom_title,
         ai=tail.ai_title or head.ai_title,

@@ -82,8 +82,7 @@ def _no_census(window: TailWindow) -> Optional[bool]:
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """``scan_tail`` over the whole lines; with ``summaries_from`` (a line's start in
-    ``window.data``), also the summary links from there on."""
+    """``scan_tail`` over the whole lines, plus the summary links from ``summaries_from`` on."""
     facts = scan_tail(window.lines_last_first(), session_id)
     if summaries_from is None or summaries_from >= window.stop():
         return facts
@@ -192,8 +191,7 @@ class HeadIndex:
 
 
 def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
-    """The head's facts, parsing only lines holding the sought fact's token, each search
-    stopped once its fact is known."""
+    """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
     index = HeadIndex(window)
     if not index.window.ends:
         return HeadFacts()

@@ -65,8 +65,7 @@ def is_agent_file_name(name: str) -> bool:
 
 
 def child_records(path: str) -> List[str]:
-    """The ``agent-*.jsonl`` files directly in ``<path minus .jsonl>/subagents/``, sorted; []
-    when there is none, SubagentsUnreadable when it cannot be listed."""
+    """The ``agent-*.jsonl`` files in ``<path minus .jsonl>/subagents/``, sorted (unlistable: SubagentsUnreadable)."""
     folder = os.path.join(record_stem(path), cc.SUBAGENTS_DIR)
     try:
         with os.scandir(folder) as entries:
@@ -220,8 +219,7 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
 
 
 def holds_tool_use(path: str, tool_use_id: str) -> bool:
-    """Whether an entry at ``path`` carries this tool_use id, parsing only the lines that may
-    spell it (bytescan's needles); unreadable: False."""
+    """Whether an entry at ``path`` carries this tool_use id (only lines that may spell it parsed)."""
     needles = Needles.for_values([tool_use_id])
     try:
         for line in iter_raw_lines(path):

@@ -114,8 +114,7 @@ def index_sessions(
 
 
 def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
-    """``title`` with the index applied: a custom or AI title stands, else a summary naming one
-    of the session's ``packed`` uuids wins (``transcript.titles``' order)."""
+    """``title``, unless no custom or AI title stands and a summary names one of the ``packed`` uuids."""
     if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
     linked = linked_title(index, packed)

@@ -84,8 +84,7 @@ def _tool_input(arguments):
 
 
 def _tool_output(output):
-    """(text, is_error) of a call's output: 0.169 writes the text; 0.47 a JSON string
-    ``{"output": ..., "metadata": {"exit_code": N}}``."""
+    """(text, is_error) of a call's output: 0.169's text, or 0.47's JSON ``{output, metadata: {exit_code}}``."""
     if isinstance(output, str):
         if output.startswith("{"):
             from termsprawl_context.jsonl import parse_object

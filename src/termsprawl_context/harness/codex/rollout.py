@@ -186,8 +186,7 @@ def _chain_loops(path: str, payload: dict, roots) -> bool:
 
 
 def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
-    """A fork's parent history up to ``end_byte_offset``; nothing when there is no parent, the
-    chain loops (checked once, from the top) or is ``MAX_FORK_DEPTH`` deep."""
+    """A fork's parent history up to ``end_byte_offset``; nothing past a loop or ``MAX_FORK_DEPTH``."""
     if depth >= facts.MAX_FORK_DEPTH:
         return
     parent, end = _parent_of(path, payload, roots)

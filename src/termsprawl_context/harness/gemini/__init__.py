@@ -115,8 +115,7 @@ class GeminiHarness(Harness):
         return sniff(first)
 
     def sniff_file(self, path):
-        """An older single-JSON chat by its head alone (a first line "{", or the whole compact
-        object over any line bound)."""
+        """An older single-JSON chat by its head alone (over any line bound)."""
         from termsprawl_context.harness.gemini.legacy import head_facts, read_head
 
         return is_legacy(path) and bool(head_facts(read_head(path)))
@@ -133,8 +132,7 @@ class GeminiHarness(Harness):
     answers = Q_ALL
 
     def subagent_paths(self, path):
-        """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
-        ``kind: subagent``; None when the chat's header names no session."""
+        """The ``kind: subagent`` chats in ``chats/<session id>/``; None when the header names no session."""
         chat = header_of(path)
         if chat is None or self.stable_id(path) is None:
             return None

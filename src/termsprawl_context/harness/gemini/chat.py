@@ -271,8 +271,7 @@ def resumed_chat(path: str, session_id: str) -> str:
 
 
 def first_chat(folder: str, session_id: str) -> str:
-    """The earliest by name (it opens with the start time) of ``folder``'s files named for the
-    session whose header names it, or ""."""
+    """The earliest by name (start time first) of ``folder``'s chats whose header names the session, or ""."""
     short = session_id[:8]
     names = listing(folder) if short else []
     tail = "-" + short + facts.TRANSCRIPT_SUFFIX

@@ -114,8 +114,7 @@ HOME_VARIABLES = ((HOME_ENV, CONFIG_DIR_NAME),)  # $GEMINI_CLI_HOME names the fo
 
 
 def store_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """Where every project's chats live (``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``); ""
-    without a home."""
+    """``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``; "" without a home."""
     from termsprawl_context.harness.base import user_dir
 
     base = user_dir(environ, HOME_VARIABLES, CONFIG_DIR_NAME)

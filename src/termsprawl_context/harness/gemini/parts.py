@@ -42,8 +42,7 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
 
 
 def is_compression_summary(texts: "List[str]") -> bool:
-    """A user message that is the compression's summary (both snapshot tags in one text: the model
-    may write a scratchpad before it)."""
+    """Both snapshot tags in one text (the model may write a scratchpad before them)."""
     return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
 
 
@@ -89,8 +88,7 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
 
 
 def _unwrapped(body: str) -> "Optional[str]":
-    """The tool's own output inside ``<untrusted_context>`` (the shell's ``Output: `` section
-    alone), or None when it is not wrapped."""
+    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None."""
     if not (body.startswith(facts.UNTRUSTED_OPEN) and body.endswith(facts.UNTRUSTED_CLOSE)):
         return None
     inner = body[len(facts.UNTRUSTED_OPEN) : len(body) - len(facts.UNTRUSTED_CLOSE)]
@@ -125,8 +123,7 @@ CALL, RESULT = "call", "result"  # what a call id names, for giving each once
 
 
 def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
-    """A model message's calls (``functionCall`` parts, then ``toolCalls``) and the result parts
-    its ``toolCalls`` carry, each with whether the call failed."""
+    """A model message's calls and the result parts its ``toolCalls`` carry, with whether each failed."""
     calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
     results = []  # type: List[Tuple[dict, bool]]
     tool_calls = message.get(facts.FIELD_TOOL_CALLS)

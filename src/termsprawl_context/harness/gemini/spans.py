@@ -65,8 +65,7 @@ def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
 
 
 def _after_item(text: str, i: int, close: str) -> "Tuple[int, bool]":
-    """Past the comma after an object's member or an array's element at ``text[i]``, or
-    past the container's ``close`` (then True); ValueError at anything else."""
+    """Past the comma after an item at ``text[i]``, or past ``close`` (True); else ValueError."""
     i = _skip(text, i)
     if text[i : i + 1] == ",":
         return _skip(text, i + 1), False

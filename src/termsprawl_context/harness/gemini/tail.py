@@ -31,8 +31,7 @@ _LOSE, _WIN, _STOP = 0, 1, 2
 
 
 class _Backwards(object):
-    """A backward resolution's state: the ids decided (won, or dropped by a later rewind) and the
-    rewinds whose target is not yet met."""
+    """A backward resolution's state: the ids decided and the rewinds whose target is not yet met."""
 
     __slots__ = ("decided", "cuts", "pending")
 
@@ -124,8 +123,7 @@ class _Merge(object):
 
 
 class _Frame(object):
-    """The lines between two ``$set.messages`` lists (or one and the end): their ``state`` and
-    the list closing them from below (``merge``)."""
+    """The lines between two ``$set.messages`` lists: their ``state``, the list closing them (``merge``)."""
 
     __slots__ = ("state", "merge")
 
