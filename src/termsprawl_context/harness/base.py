@@ -85,11 +85,17 @@ def user_dir(environ: "Optional[Mapping[str, str]]", variables: tuple, default: 
         value = (env.get(name) or "").strip()
         if value:
             return os.path.abspath(os.path.join(os.path.expanduser(value), below))
-    home = env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")  # HOME unset: the password database's answer
-        home = "" if home == "~" else home
+    home = home_dir(environ)
     return os.path.abspath(os.path.join(home, default)) if home else ""
+
+
+def home_dir(environ: "Optional[Mapping[str, str]]") -> str:
+    """``$HOME`` of ``environ``; of none given, the password database's when HOME is unset; else ""."""
+    home = (os.environ if environ is None else environ).get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")
+        home = "" if home == "~" else home
+    return home
 
 
 def recent_files(paths, since: float) -> list:

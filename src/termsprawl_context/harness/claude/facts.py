@@ -6,7 +6,7 @@ reads a file: paths come from an environment mapping, so tests inject one.
 
 import os
 
-from termsprawl_context.harness.base import listing, resolve_dir
+from termsprawl_context.harness.base import home_dir, listing, resolve_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -75,14 +75,8 @@ def config_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
     explicit = (env.get(CONFIG_DIR_ENV) or "").strip()
     if explicit:
         return explicit
-    home = env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")  # HOME unset: the password database's answer
-        if home == "~":
-            home = ""
-    if not home:
-        return ""
-    return os.path.join(home, CONFIG_DIR_NAME)
+    home = home_dir(environ)
+    return os.path.join(home, CONFIG_DIR_NAME) if home else ""
 
 
 def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:
