@@ -12,8 +12,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def line_ids(record: dict) -> dict:
-    """``new_entry``'s ``uuid``, ``parent_uuid`` and ``timestamp`` of a line that names them
-    ``id``, ``parentId`` and ``timestamp`` (pi's, Copilot CLI's and Factory Droid's lines)."""
+    """``new_entry``'s ids of a line naming them ``id``, ``parentId``, ``timestamp`` (pi, Copilot, Droid)."""
     return {
         "uuid": as_str(record.get("id")),
         "parent_uuid": as_str(record.get("parentId")),
@@ -45,11 +44,8 @@ def tool_use(call_id: str, name: str, arguments: "Any") -> dict:
 
 
 def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
-    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
-    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
-    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
-    ``agent_id``, ``tool_use_result``; ``role``, the message's, when it is not the one
-    ``kind`` gives)."""
+    """One normalised entry of ``kind`` ("user", "assistant", "system") and its blocks; ``fields``
+    name its ids and flags as ``Entry`` does, and ``role`` where it is not the one ``kind`` gives."""
     from termsprawl_context.model import Entry
 
     get = fields.get
