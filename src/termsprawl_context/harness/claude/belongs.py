@@ -63,16 +63,26 @@ def session_evidence(path: str, session_id: str) -> Evidence:
     return _evidence(path, "session_id", lambda found: found == session_id)
 
 
+def _foreign(evidence_of: Callable[[str, str], Evidence], path: str, value: str) -> Optional[str]:
+    """The first foreign value when ``path``'s records disagree with a non-empty ``value``, else None."""
+    evidence = evidence_of(path, value) if value else None
+    return (evidence.first_foreign or "") if evidence is not None and evidence.disagrees else None
+
+
+def _check(evidence_of: Callable[[str, str], Evidence], refusal: Callable, path: str, value: str) -> None:
+    foreign = _foreign(evidence_of, path, value)
+    if foreign is not None:
+        raise refusal(path, foreign, value)
+
+
 def belongs_to_session(path: str, session_id: str) -> bool:
     """True unless the file's records name another session and never this one."""
-    return not session_id or not session_evidence(path, session_id).disagrees
+    return _foreign(session_evidence, path, session_id) is None
 
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
     """``belongs_to_session`` as a WrongRecord naming the first foreign id."""
-    evidence = session_evidence(path, session_id) if session_id else None
-    if evidence is not None and evidence.disagrees:
-        raise WrongRecord.session(path, evidence.first_foreign or "", session_id)
+    _check(session_evidence, WrongRecord.session, path, session_id)
 
 
 def carries_session(path: str, session_id: str) -> bool:
@@ -98,14 +108,12 @@ def _tree_evidence(path: str, cwd: str) -> Evidence:
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
     """True unless the file's records name working directories and none is ``cwd`` or beneath it (compared resolved)."""
-    return not cwd or not _tree_evidence(path, cwd).disagrees
+    return _foreign(_tree_evidence, path, cwd) is None
 
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
     """``belongs_to_tree`` as a WrongRecord naming the first directory its records give."""
-    evidence = _tree_evidence(path, cwd) if cwd else None
-    if evidence is not None and evidence.disagrees:
-        raise WrongRecord.tree(path, evidence.first_foreign or "", cwd)
+    _check(_tree_evidence, WrongRecord.tree, path, cwd)
 
 
 def start_cwd(path: str) -> str:
