@@ -14,6 +14,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, Optional
 
 
+def as_str(value: "Any") -> str:
+    """``value`` when it is a string, else "": a record's field read leniently."""
+    return value if isinstance(value, str) else ""
+
+
 # --- the record vocabulary ---------------------------------------------------------------
 FIELD_TYPE = "type"
 FIELD_UUID = "uuid"

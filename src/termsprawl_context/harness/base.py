@@ -1,50 +1,36 @@
-"""The interface every harness module supplies: one ``Harness`` object per agent CLI.
+"""The interface every provider supplies: one ``Harness`` subclass per agent CLI, bound to
+``HARNESS`` in its package (``harness/<cli>/``), which keeps that CLI's facts (store, file
+names, record fields, injected text, hook payload and output, settings and instruction
+files). The registry (``harness/__init__.py``) finds it by name; an index entry's
+``"harness"`` key is that name (absent: Claude Code). Nothing outside ``harness/`` reads a
+CLI's field names: readers ask the object.
 
-A provider package (``harness/claude/``, ``harness/codex/``, ``harness/gemini/``)
-keeps its own facts (store location and environment variables, file names, record
-field names, the text it injects, its hook payload and output, its settings and
-instruction files) and exposes them through one subclass of ``Harness`` bound to the
-module-level name ``HARNESS``. The registry (``harness/__init__.py``: ``get``,
-``for_path``, ``available``) finds it by name; an index entry's ``"harness"`` key is
-that name (absent: Claude Code). Nothing outside ``harness/`` reads another harness's
-field names: readers ask the object.
+Readers get ``model.Entry`` values normalised to Claude Code's record shape, so the
+classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and every
+reader built on it work for every CLI:
 
-What every reader gets back is the record model's ``Entry`` (``model.py``),
-normalised to the shape the record model already reads (Claude Code's), so the
-classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and
-every reader built on it work unchanged for every harness:
-
-- ``type``: ``"user"`` for a user-role message or a tool result, ``"assistant"`` for the
-  model's text and tool calls, ``"system"`` for the harness's own notes; anything else
-  keeps its own kind and prints nowhere.
-- ``content``: a list of blocks ``{"type": "text", "text"}``, ``{"type": "thinking",
-  "thinking"}``, ``{"type": "tool_use", "id", "name", "input"}`` and ``{"type":
-  "tool_result", "tool_use_id", "content", "is_error"}`` (with ``"output"``, the tool's own
+- ``type``: "user" (a user-role message or a tool result), "assistant" (the model's text
+  and tool calls), "system" (the CLI's own notes); any other kind prints nowhere.
+- ``content``: blocks ``text``, ``thinking``, ``tool_use`` (``id``, ``name``, ``input``) and
+  ``tool_result`` (``tool_use_id``, ``content``, ``is_error``; ``output``, the tool's own
   output, where the CLI wrapped it in lines of its own: a chunk header, a tag).
-- Flags, for text that reached the model but was not typed by the person:
-  ``is_meta`` (harness context: instruction files, environment blocks, a hook's
-  context, sub-agent notifications), ``is_compact_summary`` (the text that continues a
-  compacted conversation), ``is_sidechain`` (a sub-agent's turn inlined in its parent).
-- ids: ``uuid`` a unique id of the item when the harness gives one (else ""),
-  ``session_id`` the session (thread) id, ``agent_id`` a sub-agent thread's own id;
-  ``line``/``offset`` the physical line (1-based) and byte offset of the source line in
-  the file it came from, ``record`` the source object itself.
+- flags for text that reached the model but was not typed by the person: ``is_meta``
+  (instruction files, environment blocks, a hook's context, sub-agent notices),
+  ``is_compact_summary`` (continues a compacted conversation), ``is_sidechain`` (a
+  sub-agent's turn inlined in its parent).
+- ids: ``uuid`` (else ""), ``session_id``, ``agent_id`` (a sub-agent thread's own);
+  ``line``/``offset``, the source line's (1-based) and byte offset; ``record``, the source.
 
-Entries are produced forward (``entries``), streamed, one bounded line at a time, so
-a reader keeps what it needs (a tail, a match) in its own bounded memory. A file that
-cannot be opened as a regular file raises OSError, as ``jsonl.open_regular`` does;
-content never raises.
-
-Readers that a harness cannot answer (its records lack what the question needs) get a
-named refusal (``errors.NotRecorded``); ``Harness.supports(question)`` says which.
-
-The shapes (``Entry``, ``Session``, ``SessionInfo``) are ``model.py``'s, beneath every
-provider. On the dump's path: no ``typing`` or ``re``.
+Entries stream forward one bounded line at a time, so a reader keeps what it needs in
+bounded memory. A file that is no regular file raises OSError (``jsonl.open_regular``);
+content never raises. A question a CLI's records cannot answer gets ``errors.NotRecorded``
+(``Harness.supports``). On the dump's path: no ``typing`` or ``re``.
 """
 
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 
 from termsprawl_context.model import Session
 
@@ -62,29 +48,18 @@ Q_IDENTITY = "identity"  # `identity`: the running session's own record, proven 
 Q_ALL = (Q_ENTRIES, Q_SUBAGENTS, Q_IDENTITY)  # what a CLI whose records answer every question sets ``answers`` to
 
 
-class ProjectSession(object):
-    """One of a harness's sessions of a project (``Harness.project_sessions``): the
-    transcript's modification time and the directory the session was started in."""
-
-    __slots__ = ("session", "mtime", "cwd")
-
-    def __init__(self, session: Session, mtime: float, cwd: str) -> None:
-        self.session, self.mtime, self.cwd = session, mtime, cwd
-
-    def __repr__(self) -> str:
-        return "ProjectSession(%r, %r, %r)" % (self.session, self.mtime, self.cwd)
+# A session of a project (``Harness.project_sessions``), its transcript's mtime and start directory.
+ProjectSession = namedtuple("ProjectSession", "session mtime cwd")
 
 
 def under(path: str, project: str) -> bool:
-    """Whether the directory ``path`` is ``project`` or lies below it, component by
-    component (``/a`` does not hold ``/ab``); both absolute, compared as written, normalised."""
+    """Whether directory ``path`` is ``project`` or below it, component-wise (``/a`` does not hold ``/ab``)."""
     path, project = os.path.normpath(path), os.path.normpath(project)
     return path == project or path.startswith(project.rstrip(os.sep) + os.sep)
 
 
 def resolve_dir(directory: str) -> str:
-    """``directory`` with symlinks resolved; a missing tail is re-joined onto its
-    longest existing ancestor, resolved. "" stays ""; any failure returns the input."""
+    """``directory`` with symlinks resolved (a missing tail re-joined); "" stays "", a failure returns it."""
     if not directory:
         return ""
     try:
@@ -103,34 +78,44 @@ def resolve_dir(directory: str) -> str:
 
 
 def user_dir(environ: "Optional[Mapping[str, str]]", variables: tuple, default: str) -> str:
-    """Where a CLI keeps a folder: below the first of ``variables`` (``(variable, path below
-    the folder it names)`` pairs) set in ``environ`` (default ``os.environ``), else ``default``
-    below the home directory; absolute, "" when no home can be found."""
+    """A CLI's folder: below the first of ``variables`` (``(variable, path below it)`` pairs) set
+    in ``environ`` (default ``os.environ``), else ``default`` below home; "" without a home."""
     env = os.environ if environ is None else environ
     for name, below in variables:
         value = (env.get(name) or "").strip()
         if value:
             return os.path.abspath(os.path.join(os.path.expanduser(value), below))
-    home = env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")  # HOME unset: the password database's answer
-        home = "" if home == "~" else home
+    home = home_dir(environ)
     return os.path.abspath(os.path.join(home, default)) if home else ""
 
 
+def home_dir(environ: "Optional[Mapping[str, str]]") -> str:
+    """``$HOME`` of ``environ``; of none given, the password database's when HOME is unset; else ""."""
+    home = (os.environ if environ is None else environ).get("HOME") or ""
+    if not home and environ is None:
+        home = os.path.expanduser("~")
+        home = "" if home == "~" else home
+    return home
+
+
 def recent_files(paths, since: float) -> list:
-    """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``,
-    newest first."""
+    """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``, newest first."""
     found = []
     for path in paths:
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        if st.st_mtime > since and (st.st_mode & 0o170000) == 0o100000:
+        st = regular_stat(path)
+        if st is not None and st.st_mtime > since:
             found.append((st.st_mtime, path))
     found.sort(reverse=True)
     return found
+
+
+def regular_stat(path: str) -> "Optional[os.stat_result]":
+    """``os.stat`` of ``path`` when it is a regular file, else None."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st if (st.st_mode & 0o170000) == 0o100000 else None
 
 
 # The installed command, relative to the project (``workspace.layout.INSTALLED_COMMAND``:
@@ -145,8 +130,7 @@ RELAY_TO_PERSON = (
 
 
 def relay_to_person(additional_context: "Optional[str]", system_message: "Optional[str]") -> "Optional[str]":
-    """``additional_context`` with the hook's warning for the person (``system_message``)
-    appended, for the model to pass on where the CLI does not show it."""
+    """``additional_context`` plus ``system_message``, for the model to relay where the CLI hides it."""
     if not system_message:
         return additional_context
     relay = RELAY_TO_PERSON % system_message
@@ -163,8 +147,7 @@ HEAD_RECORDS = 64
 
 
 def depth_first(first, children_of, seen=()) -> list:
-    """``first`` and, each before the next, its descendants (``children_of(one)``), each
-    once and none of ``seen``: a sub-agent tree in the order the dump reads it."""
+    """``first``, each one's descendants (``children_of``) before the next, each once: the dump's order."""
     walked, todo, seen = [], list(first), set(seen)
     while todo:
         child = todo.pop(0)
@@ -177,8 +160,7 @@ def depth_first(first, children_of, seen=()) -> list:
 
 
 def folder_files(root: str, *middle: str) -> list:
-    """The path of each entry ``<root>/<folder>/<middle...>/<name>``, sorted; none for what
-    cannot be listed."""
+    """Each path ``<root>/<folder>/<middle...>/<name>``, sorted; none where a folder cannot be listed."""
     return [
         os.path.join(root, folder, *middle, name)
         for folder in listing(root)
@@ -230,9 +212,8 @@ def head_record(path: str, match) -> dict:
 
 
 class Harness(object):
-    """One agent CLI's facts, behind one interface. Subclasses override what differs;
-    every method is pure over its arguments and the files it is pointed at (paths are
-    computed from an ``environ`` mapping, default ``os.environ``, so tests inject one)."""
+    """One agent CLI's facts behind one interface; subclasses override what differs. Methods are
+    pure over their arguments and files (paths from ``environ``, default ``os.environ``)."""
 
     name = ""  # the index entry's "harness" value, and `--harness`'s
     label = ""  # how a person calls it, in messages ("Codex CLI")
@@ -248,8 +229,8 @@ class Harness(object):
     project_dir_env = ""
     # The shell word the hook command starts its walk up to the project from.
     hook_start_dir = '"$PWD"'
-    # Whether the hook command names this harness (`hook --harness NAME`); the one the
-    # hook reads by default (Claude Code's) is not named, as its command always was.
+    # Whether the hook command names this harness (`hook --harness NAME`); the default one
+    # (Claude Code's) is not named.
     hook_names_itself = True
     command = ""  # how a person starts it in a terminal (its command on PATH)
     # `init`'s options that wire it (its hook with its permission rules first, then its
@@ -269,11 +250,10 @@ class Harness(object):
     # recorded though it was started at the project root (see ``unrecorded_cause``;
     # ``%(start)s`` is how a node's session is started).
     unrecorded_at_root = ""
-    # Whether its records are the model's own shape line for line (``model.entry_of`` of
-    # each parsed line): the features' byte-level readers (the seed's listing, titles,
-    # locate and identity, the dump's and hand-off's backward readers, citations) then
-    # read its files directly, and its hook payload gets the seed's checks. False: every
-    # reader goes through ``entries``/``entries_reverse`` and the methods below.
+    # Whether its records are the model's own shape line for line (``model.entry_of``): the
+    # byte-level readers (listing, titles, locate, identity, backward readers, citations) then
+    # read its files directly and its hook payload gets the seed's checks; else every reader
+    # goes through ``entries``/``entries_reverse`` and the methods below.
     native_records = False
     # Said by `doctor` when the project's instruction file imports the managed block and a
     # session of this CLI was started below the project root ("" when that is harmless).
@@ -291,9 +271,8 @@ class Harness(object):
         return "" if self.hook_settings_file or not self.init_options else self.init_options[0]
 
     def init_help(self, agents_file: str) -> tuple:
-        """``init_option_help`` filled in: ``%(settings)s`` is its hook settings file,
-        ``%(instruction)s`` its instruction file, ``%(import)s`` the line importing
-        ``agents_file`` (the managed block, a project-relative path with ``/``)."""
+        """``init_option_help`` filled in: ``%(settings)s``, ``%(instruction)s`` and ``%(import)s``
+        (the line importing ``agents_file``, the managed block's project-relative path)."""
         values = {
             "settings": self.hook_settings_file,
             "instruction": self.instruction_file,
@@ -302,33 +281,28 @@ class Harness(object):
         return tuple(text % values for text in self.init_option_help)
 
     # --- the store --------------------------------------------------------------------------
-    # Its folder (``home``) as ``user_dir`` finds it: the variables that move it, then its
-    # path in the home directory ("": it has none); its stores are ``store_subdirs`` of it,
-    # and ``transcript_subdirs`` the folders between a store's own folders and their
-    # transcripts (Qwen Code's "chats").
+    # Its folder (``home``, by ``user_dir``): the variables that move it, then its path in the
+    # home directory ("": none); its stores are ``store_subdirs`` of it; ``transcript_subdirs``
+    # lie between a store's folders and their transcripts (Qwen Code's "chats").
     home_variables = ()  # type: tuple
     home_default = ""
     store_subdirs = ("",)  # type: tuple
     transcript_subdirs = ()  # type: tuple
-    # The command-line option that names its store root in place of its own ("": none). A
-    # store so named is walked by the catalog (``is_session_file_name``, ``project_folder``)
-    # rather than listed by ``sessions``.
+    # The option naming a store root in place of its own ("": none); such a store is walked
+    # by the catalog (``is_session_file_name``, ``project_folder``), not listed by ``sessions``.
     root_option = ""
 
     def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
-        """The folder it keeps its settings and sessions in (may not exist); "" when no home
-        can be found."""
+        """Its settings and sessions folder (may not exist); "" without a home."""
         return user_dir(environ, self.home_variables, self.home_default) if self.home_default else ""
 
     def store_roots(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
-        """The absolute directories its transcripts live under (may not exist); [] when no
-        home can be found."""
+        """The absolute directories its transcripts live under (may not exist); [] without a home."""
         home = self.home(environ)
         return [os.path.join(home, sub) if sub else home for sub in self.store_subdirs] if home else []
 
     def owns_path(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """Whether ``path`` lies inside one of ``store_roots`` (symlinks resolved on both
-        sides, so a link out of the store is not the store's)."""
+        """Whether ``path`` lies inside a store root, symlinks resolved (a link out is not the store's)."""
         try:
             real = os.path.realpath(path)
         except (OSError, ValueError):
@@ -343,33 +317,27 @@ class Harness(object):
         return False
 
     def in_store(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """Whether ``path`` is one of ``store_roots`` that exists or lies below it
-        (``resolve_dir``): ``owns_path`` with the root itself counted (a glob over the store reads
-        its transcripts)."""
+        """``owns_path`` with an existing root itself counted (a glob over the store reads its
+        transcripts); compared ``resolve_dir``-ed."""
         resolved = resolve_dir(path)
         return any(
             os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
         )
 
     def is_session_file_name(self, name: str) -> bool:
-        """Whether a file named ``name`` in its store is a session's own transcript (not a
-        sub-agent's, not another file): names only, no file opened."""
+        """Whether ``name`` in its store names a session's own transcript (no file opened)."""
         return name.endswith(self.transcript_suffix)
 
     def project_folder(self, root: str, work_dir: str) -> str:
-        """The folder of the store ``root`` (one of ``store_roots``) holding the sessions
-        started in ``work_dir``, or "" when its store is not kept per project."""
+        """The folder of store ``root`` holding the sessions started in ``work_dir`` ("": not per project)."""
         return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
-        """Every transcript of its store (main sessions; sub-agent files too when they are
-        sessions of their own), in no promised order. Never raises."""
+        """Every session transcript of its store, in no promised order. Never raises."""
         return (Session(self.name, self.session_id_of(path), path) for path in self._session_files(environ))
 
     def _session_files(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
-        """The transcripts of its store, one a session, for ``sessions`` and ``project_sessions``:
-        the regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` whose path
-        carries a session id (``session_id_of``)."""
+        """The regular files ``<store root>/<folder>/<transcript_subdirs...>/<name>`` carrying a session id."""
         return [
             path
             for root in self.store_roots(environ)
@@ -378,20 +346,16 @@ class Harness(object):
         ]
 
     def _head(self, path: str) -> tuple:
-        """``(session id, working directory)`` as the transcript's own opening records name
-        them ("" each where they name none): ``stable_id``'s, ``work_dirs``' and
-        ``project_sessions``' answer unless the provider says otherwise."""
+        """``(session id, working directory)`` the transcript's opening records name ("" each where none)."""
         return "", ""
 
     def config_dirs(self, environ: "Optional[Mapping[str, str]]" = None) -> List[str]:
-        """The folders (in the home directory) it keeps its settings and sessions in; []
-        when no home can be found. They may not exist."""
+        """The folders it keeps its settings and sessions in (may not exist); [] without a home."""
         home = self.home(environ)
         return [home] if home else []
 
     def found(self, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """Whether it is installed here: one of ``config_dirs`` exists, or ``command``
-        is on ``$PATH``."""
+        """Whether it is installed: one of ``config_dirs`` exists or ``command`` is on ``$PATH``."""
         env = os.environ if environ is None else environ
         if any(os.path.isdir(d) for d in self.config_dirs(env)):
             return True
@@ -404,9 +368,7 @@ class Harness(object):
     def project_sessions(
         self, project: str, environ: "Optional[Mapping[str, str]]" = None, since: float = 0.0
     ) -> List[ProjectSession]:
-        """Its sessions started in ``project`` or a directory below it whose transcript was
-        modified after ``since`` (seconds since the epoch), newest first. Never raises;
-        reads at most the first records of each candidate file."""
+        """Its sessions started in or below ``project``, modified after ``since``, newest first. Never raises."""
         real = os.path.realpath(project)
         found = []
         for mtime, path in recent_files(self._session_files(environ), since):
@@ -416,9 +378,8 @@ class Harness(object):
         return found
 
     def unrecorded_cause(self, project: str, session_dir: str, start: str) -> str:
-        """The likely cause, with the fix, of a session started in ``session_dir`` that the
-        hook did not record for ``project``; ``start`` is how a node's session is started
-        (the caller's words, e.g. ```X=<node> claude```)."""
+        """The likely cause and fix of a session started in ``session_dir`` that the hook did not
+        record for ``project``; ``start`` is how a node's session is started (```X=<node> claude```)."""
         if session_dir and os.path.realpath(session_dir) != os.path.realpath(project):
             return (
                 "it was started in %s, below the project root, where %s may not apply the project's settings "
@@ -432,11 +393,8 @@ class Harness(object):
         return name[: -len(self.transcript_suffix)] if name.endswith(self.transcript_suffix) else ""
 
     def describe(self, path: str, mtime: float = 0.0, size: int = 0, session_id: str = "") -> "SessionInfo":
-        """One session described (``model.SessionInfo``, the shape every CLI shares): its
-        title is the first prompt the person typed (``title_source`` "prompt"), with the
-        working directory and first timestamp, read forward only as far as that prompt;
-        the last timestamp from the end when the provider reads backwards (else one
-        pass). ``session_id``: as its listing named it (default: from the file's name).
+        """One session as ``model.SessionInfo``: titled by the first typed prompt, read forward
+        only that far; the last timestamp from the end where the provider reads backwards.
         Fails open: an unreadable file is described from its name alone."""
         from termsprawl_context.model import SessionInfo
         from termsprawl_context.transcript.entry import typed_texts
@@ -478,10 +436,9 @@ class Harness(object):
     def describe_store(
         self, paths: "List[str]", store: str, render=None, summaries: bool = True, map_items=None
     ) -> tuple:
-        """``(sessions, rendered)``: the sessions at ``paths`` (of the store ``store``) described,
-        oldest first by mtime (a tie: the smaller path first), and ``render`` of each ([]
-        without one). By default each is described alone (``summaries`` and ``map_items``,
-        how the files are shared between processes, are for a listing that reads them all)."""
+        """``(sessions, rendered)``: ``paths`` described, oldest first (a tie: smaller path first),
+        and ``render`` of each ([] without one). ``summaries`` and ``map_items`` are for a
+        listing that reads them all; by default each is described alone."""
         found = []
         for path in paths:
             st = self.session_stat(path)
@@ -491,45 +448,37 @@ class Harness(object):
         return found, [render(info) for info in found] if render is not None else []
 
     def rank_copies(self, paths: "List[str]", greatest_timestamp) -> "List[str]":
-        """The files one session was found in, best first (``paths`` come newest file first,
-        the order kept by default); ``greatest_timestamp(path)`` reads the greatest timestamp
-        of the session's records in one of them."""
+        """The files one session was found in, best first (by default the given newest-first
+        order); ``greatest_timestamp(path)`` reads the session's greatest timestamp in one."""
         return list(paths)
 
     def sniff(self, first: dict) -> bool:
-        """Whether a transcript whose first parsed record is ``first`` was written by this
-        harness (for a path outside every store root)."""
+        """Whether a transcript outside every store root, opening with ``first``, is its."""
         return False
 
     def is_hook_payload(self, payload: dict, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """Whether a hook payload (already parsed, string fields checked) came from this
-        harness: its transcript path lies in this harness's store."""
+        """Whether a (checked) hook payload is this harness's: its transcript path is in its store."""
         path = payload.get("transcript_path")
         return isinstance(path, str) and bool(path) and self.owns_path(path, environ)
 
     def hook_subagent(self, payload: dict) -> str:
-        """The sub-agent a hook payload is about ("" for the session itself): a
-        sub-agent's SessionStart must not move its parent's node."""
+        """The sub-agent a hook payload is about ("": its SessionStart must not move its parent's node)."""
         return ""
 
     def hook_transcript(self, path: str, session_id: str, source: str, store: str = "") -> str:
-        """The file that holds the session's conversation, for a hook payload's checked
-        ``transcript_path``, ``session_id`` and ``source`` (by default the path itself);
-        ``store``: the store root the hook was pointed at (``hook --projects-dir``), "" for
-        its own."""
+        """The file holding the session's conversation for a hook payload's checked fields (by
+        default ``path``); ``store``: ``hook --projects-dir``'s root, "" for its own."""
         return path
 
     # --- records -> Entry ----------------------------------------------------------------------
     def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
-        """``entries`` newest first, read from the file's end (for readers that want only
-        the tail: the dump, the hand-off), with ``line`` 0 where only offsets are known;
-        None when the harness reads forward only (readers then keep a bounded tail)."""
+        """``entries`` newest first from the file's end (``line`` 0 where only offsets are known),
+        for readers of the tail; None when it reads forward only."""
         return None
 
     def entries(self, path: str) -> Iterator[Entry]:
-        """The transcript's records as normalised ``Entry`` values, forward (the shape in
-        the module docstring). Raises OSError when ``path`` cannot be opened as a regular
-        file; odd content only shrinks the answer."""
+        """The transcript's records as normalised ``Entry`` values, forward. Raises OSError when
+        ``path`` is no regular file; odd content only shrinks the answer."""
         raise NotImplementedError
 
     def record_entries(self, path: str, mark: str = "", calls: bool = False) -> tuple:
@@ -548,9 +497,7 @@ class Harness(object):
         return entries_after(read, mark, calls)
 
     def last_turns(self, path: str, limit: int) -> list:
-        """The dump's last ``limit`` turns (``transcript.turns.entries_turns``): over
-        ``entries_reverse`` where the harness reads from the end (only what the tail
-        needs), else over ``entries``."""
+        """The dump's last ``limit`` turns, over ``entries_reverse`` where it reads from the end."""
         from termsprawl_context.transcript.turns import entries_turns
 
         try:
@@ -562,33 +509,28 @@ class Harness(object):
             return []
 
     def subagent_paths(self, path: str) -> "Optional[List[str]]":
-        """The transcripts of the sub-agents the session at ``path`` started (one level,
-        sorted), or None when its records do not link them (a named refusal, then)."""
+        """The sub-agent transcripts the session at ``path`` started (one level, sorted), or None."""
         return None
 
     def subagent_tree(self, path: str) -> "Optional[List[str]]":
-        """Every sub-agent transcript beneath the session at ``path``, depth first (each
-        child's own before the next child), each once; None as ``subagent_paths``."""
+        """Every sub-agent transcript beneath ``path``, depth first, each once, or None."""
         found = self.subagent_paths(path)
         if found is None:
             return None
         return depth_first(found, lambda child: self.subagent_paths(child) or [])
 
     def subagent_id_of(self, path: str) -> str:
-        """The sub-agent's own id the name of a sub-agent's transcript carries, or "" when it
-        carries none."""
+        """The sub-agent id a transcript's name carries, or ""."""
         return ""
 
     def is_subagent(self, path: str) -> bool:
-        """Whether the transcript at ``path`` is a sub-agent's (``subagent_parent``'s first
-        answer; False when its records do not say)."""
+        """Whether ``path`` is a sub-agent's transcript (False when its records do not say)."""
         answer = self.subagent_parent(path)
         return bool(answer and answer[0])
 
     def session_root(self, path: str) -> str:
-        """The transcript of the session the one at ``path`` belongs to, climbed through
-        every sub-agent's parent (``subagent_parent``): itself for a session's own, "" for
-        an orphan or a loop; NotRecorded when its records do not say."""
+        """The session transcript ``path`` belongs to, climbed through sub-agents' parents:
+        itself for a session's own, "" for an orphan or a loop; NotRecorded when unsaid."""
         current, seen = path, set()
         while True:
             answer = self.subagent_parent(current)
@@ -605,42 +547,31 @@ class Harness(object):
             current = parent
 
     def session_transcripts(self, path: str) -> List[str]:
-        """Every transcript of the session the one at ``path`` belongs to: its root's (an
-        orphan's own when the root is not there) and every sub-agent's beneath it, in
-        ``subagent_tree`` order."""
+        """Every transcript of ``path``'s session: its root's (or an orphan's own), then ``subagent_tree``'s."""
         top = self.session_root(path) or path
         return [top] + (self.subagent_tree(top) or [])
 
     def stable_id(self, path: str) -> "Optional[str]":
-        """The id of the conversation the transcript at ``path`` belongs to, proven from
-        its records, or None when they do not prove one (a named refusal, then): by default
-        the id its head names, when the file's name carries the same."""
+        """The conversation id its records prove, or None: by default its head's, when the file's name agrees."""
         found = self._head(path)[0]
         return found if found and found == self.session_id_of(path) else None
 
     def subagent_parent(self, path: str) -> "Optional[tuple]":
-        """``(is a sub-agent, the transcript of the session that started it)`` from the
-        transcript's own records: ``(False, "")`` for a main session, ``(True, "")`` for a
-        sub-agent whose parent is not on disk; None when its records do not say (a named
-        refusal, then)."""
+        """``(is a sub-agent, parent session's transcript or "")`` from its records; None when unsaid."""
         return None
 
     def session_ids(self, path: str) -> "Optional[List[str]]":
-        """The session ids the transcript's own records say it belongs to (its own first),
-        or None when they name none (a named refusal, then): by default its ``stable_id``."""
+        """The session ids its records say it belongs to (its own first), or None."""
         found = self.stable_id(path)
         return [found] if found else None
 
     def work_dirs(self, path: str) -> "Optional[List[str]]":
-        """The working directories the transcript's own records say it was written in (as
-        written), or None when they name none (a named refusal, then): by default its head's."""
+        """The working directories its records name (as written), or None: by default its head's."""
         cwd = self._head(path)[1]
         return [cwd] if cwd else None
 
     def check_session(self, path: str, session_id: str) -> None:
-        """Refuse a transcript whose own records say it belongs to sessions other than
-        ``session_id`` (``errors.WrongRecord``), by default from ``session_ids``: NotRecorded
-        when they name none."""
+        """WrongRecord when its records name only other sessions than ``session_id``; NotRecorded for none."""
         from termsprawl_context.errors import NotRecorded, WrongRecord
 
         ids = self.session_ids(path)
@@ -650,9 +581,7 @@ class Harness(object):
             raise WrongRecord.session(path, ids[0], session_id)
 
     def check_tree(self, path: str, cwd: str) -> None:
-        """Refuse a transcript whose own records say it was written outside ``cwd``
-        (``errors.WrongRecord``; compared ``resolve_dir``-ed), by default from ``work_dirs``:
-        NotRecorded when they name none."""
+        """WrongRecord when its records say it was written outside ``cwd``; NotRecorded when they name none."""
         from termsprawl_context.errors import NotRecorded, WrongRecord
 
         dirs = self.work_dirs(path)
@@ -663,14 +592,12 @@ class Harness(object):
             raise WrongRecord.tree(path, dirs[0], cwd)
 
     def subagent_meta(self, path: str) -> "Optional[dict]":
-        """What the CLI keeps beside a sub-agent's transcript about it (its role, its task,
-        the call that started it), or None when it keeps nothing."""
+        """What the CLI keeps beside a sub-agent's transcript (role, task, starting call), or None."""
         return None
 
     def dispatcher(self, path: str) -> tuple:
-        """``(the transcript holding the call that started the sub-agent at path, that
-        call's id or "")``, by default from ``subagent_parent``: NoParent saying why when
-        none can be named, NotRecorded when its records do not say."""
+        """``(the transcript holding the call that started the sub-agent at path, its id or "")``:
+        NoParent saying why when none can be named, NotRecorded when unsaid."""
         from termsprawl_context.errors import NoParent, NotRecorded
 
         answer = self.subagent_parent(path)
@@ -683,10 +610,9 @@ class Harness(object):
         return answer[1], ""
 
     def identity(self, path: str, projects_dir: str = "") -> tuple:
-        """``(the conversation's stable id, the refusal saying why the answer is degraded or
-        None, the transcripts its walk could not read, the folder walked or None)``: by
-        default ``stable_id``, NotRecorded when it proves none. ``projects_dir``: another
-        store to walk in, where a restarted conversation is walked back to its origin."""
+        """``(stable id, why it is degraded or None, transcripts the walk could not read, folder
+        walked or None)``; NotRecorded when none is proven. ``projects_dir``: another store to
+        walk a restarted conversation back to its origin in."""
         found = self.stable_id(path)
         if found is None:
             from termsprawl_context.errors import NotRecorded
@@ -695,13 +621,9 @@ class Harness(object):
         return found, None, (), None
 
     def session_stat(self, path: str) -> "Optional[tuple]":
-        """``(mtime, size)`` of the session at ``path`` (by default its file's), or None
-        when it is not there; a store whose sessions are not files says its own."""
-        try:
-            st = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        return (st.st_mtime, st.st_size) if (st.st_mode & 0o170000) == 0o100000 else None
+        """``(mtime, size)`` of the session at ``path`` (by default its file's), or None."""
+        st = regular_stat(path)
+        return (st.st_mtime, st.st_size) if st is not None else None
 
     # --- init's skill, rules and permission rules (Claude Code's; none by default) ------------
     skill_dir_variable = ""  # the variable its skills' text names their own folder by
@@ -717,8 +639,8 @@ class Harness(object):
         return ""
 
     def read_rules(self, command: str, options: tuple) -> List[str]:
-        """The allow rules that let ``command`` run in its shell tool alone and followed by
-        each of ``options`` and anything after it, nothing else ([] when it has none)."""
+        """The allow rules letting ``command`` run in its shell tool alone or followed by one of
+        ``options`` and anything after, nothing else ([] when it has none)."""
         return []
 
     def skill_rule(self, name: str) -> str:
@@ -730,10 +652,8 @@ class Harness(object):
         return False
 
     def owned_files(self, project: str, command: str = "") -> list:
-        """``(relative path, content bytes, mode)`` of each file ``init`` writes into
-        ``project`` that termsprawl owns wholly (a plugin, a hook script): rewritten when
-        absent or already ours, any other file refused (``workspace.harness_install``).
-        ``command`` is the hook command they run (``workspace.project.hook_command``)."""
+        """``(relative path, bytes, mode)`` of each file ``init`` writes that termsprawl owns wholly
+        (a plugin, a hook script), running hook ``command``: another file there is refused."""
         return []
 
     answers = (Q_ENTRIES,)  # type: tuple  # the ``Q_`` questions its records can answer (``supports``)
@@ -763,8 +683,8 @@ class Harness(object):
         additional_context: "Optional[str]" = None,
         session_title: "Optional[str]" = None,
     ) -> dict:
-        """The SessionStart hook's JSON answer holding what this harness shows ({} when
-        nothing): by default Claude Code's shape, which Codex and Gemini also accept."""
+        """The SessionStart hook's JSON answer ({} when empty): by default Claude Code's shape,
+        which Codex and Gemini also accept; the title only where ``hook_title_field`` names its key."""
         output = {}  # type: dict
         specific = {}  # type: dict
         if additional_context:

@@ -1,21 +1,18 @@
-"""Values the record model's shapes take that several CLIs' records give alike: a field
-read as a string, a line's own ids, a millisecond epoch as a transcript time stamp, a tool
-call's ``tool_use`` block, and one normalised ``Entry``."""
+"""Values the record model's shapes take that several CLIs' records give alike: a line's
+own ids, a millisecond epoch as a transcript time stamp, text and ``tool_use`` blocks, and
+one normalised ``Entry``."""
+
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any
+    from typing import Any, Iterable
 
     from termsprawl_context.model import Entry
 
 
-def as_str(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
-
-
 def line_ids(record: dict) -> dict:
-    """``new_entry``'s ``uuid``, ``parent_uuid`` and ``timestamp`` of a line that names them
-    ``id``, ``parentId`` and ``timestamp`` (pi's, Copilot CLI's and Factory Droid's lines)."""
+    """``new_entry``'s ids of a line naming them ``id``, ``parentId``, ``timestamp`` (pi, Copilot, Droid)."""
     return {
         "uuid": as_str(record.get("id")),
         "parent_uuid": as_str(record.get("parentId")),
@@ -32,6 +29,10 @@ def iso_ms(value: "Any") -> str:
     return iso_utc(int(value) / 1000)
 
 
+def text_blocks(texts: "Iterable[str]") -> list:
+    return [{"type": "text", "text": text} for text in texts]
+
+
 def tool_use(call_id: str, name: str, arguments: "Any") -> dict:
     """The ``tool_use`` block of a call whose arguments are kept when JSON-shaped (else {})."""
     return {
@@ -43,11 +44,8 @@ def tool_use(call_id: str, name: str, arguments: "Any") -> dict:
 
 
 def new_entry(kind: str, blocks: list, record: dict, line: int, offset: int, **fields) -> "Entry":
-    """One normalised entry: ``kind`` ("user", "assistant", "system"), its content blocks,
-    and the ids and flags named in ``fields`` (``uuid``, ``parent_uuid``, ``session_id``,
-    ``timestamp``, ``cwd``, ``is_sidechain``, ``is_meta``, ``is_compact_summary``,
-    ``agent_id``, ``tool_use_result``; ``role``, the message's, when it is not the one
-    ``kind`` gives)."""
+    """One normalised entry of ``kind`` ("user", "assistant", "system") and its blocks; ``fields``
+    name its ids and flags as ``Entry`` does, and ``role`` where it is not the one ``kind`` gives."""
     from termsprawl_context.model import Entry
 
     get = fields.get

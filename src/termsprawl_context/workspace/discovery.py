@@ -61,8 +61,6 @@ SKILL_BODY = (
 # is set by Claude Code for its hooks and (in most versions) its Bash tool; where it is
 # not, the path is taken from the working directory.
 _V1_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
-# The harness whose skill and rules files these are (`init --claude-md` writes the rules).
-_DEFAULT = native()
 # The same command found from the skill's own folder: Claude Code replaces
 # ${CLAUDE_SKILL_DIR} in a skill's text with that folder (since v2.1.64), which is right
 # wherever the session started, even in a subdirectory it names as its project.
@@ -115,6 +113,8 @@ HANDOFF_ARGS = "--format markdown"
 SKILL_NAME = "termsprawl-context"
 # Run from the project root (where Claude Code starts a session and runs its Bash tool).
 STANDALONE_COMMAND = "%s %s" % (INSTALLED_COMMAND, HANDOFF_ARGS)
+# The harness whose skill and rules files these are (`init --claude-md` writes the rules).
+_DEFAULT = native()
 # The same command found from the skill's own folder: Claude Code replaces
 # ${CLAUDE_SKILL_DIR} in a skill's text (and its allowed-tools) with that folder's absolute
 # path before the model reads it (since v2.1.64): right wherever the session started.

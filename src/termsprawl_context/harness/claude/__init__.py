@@ -1,19 +1,26 @@
-"""Claude Code as a provider behind ``harness/base.py``'s interface: its store and
-sessions, its records (already the record model's shape, so ``entries`` is
-``model.entry_of`` line by line), its hook answer and what ``init`` installs for it. Its
-facts (store layout, project files, the running session) are in ``facts.py``, its hook
-payload and output in ``hooks.py``, its permission rules in ``permissions.py``, its
-sessions described (head and tail, titled by summaries) in ``listing.py``.
+"""Claude Code behind ``harness/base.py``'s interface: its store and sessions, its records
+(already the record model's shape: ``entries`` is ``model.entry_of`` line by line), its hook
+answer and what ``init`` installs for it. Facts are in ``facts.py``, hook payload and output
+in ``hooks.py``, permission rules in ``permissions.py``, session listing in ``listing.py``.
 """
 
 import os
 
-from termsprawl_context.harness.base import Harness, ProjectSession, Q_ALL, head_value, recent_files, resolve_dir, under
+from termsprawl_context.harness.base import (
+    Harness,
+    ProjectSession,
+    Q_ALL,
+    folder_files,
+    head_value,
+    listing as names_in,  # not `listing`: that is this package's module
+    recent_files,
+    resolve_dir,
+    under,
+)
 from termsprawl_context.harness.claude.facts import (
     AGENT_FILE_PREFIX,
     CONFIG_DIR_ENV,
     SESSION_ID_LENGTH,
-    HOOK_EVENT_SESSION_START,
     MEMORY_FILE,
     MEMORY_IMPORT_PREFIX,
     PROJECT_DIR_ENV,
@@ -31,15 +38,14 @@ from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FI
 
 
 class ClaudeCodeHarness(Harness):
-    """Claude Code behind the interface: its records already are the record model's
-    shape, so ``entries`` is ``entry_of`` line by line."""
+    """Claude Code behind the interface."""
 
     name = "claude-code"
     label = "Claude Code"
     transcript_suffix = TRANSCRIPT_SUFFIX
     hook_settings_file = SETTINGS_LOCAL_FILE
     instruction_file = MEMORY_FILE
-    hook_event_session_start = HOOK_EVENT_SESSION_START
+    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
     hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
     hook_names_itself = False
@@ -49,7 +55,6 @@ class ClaudeCodeHarness(Harness):
     hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
-    cli_option = "claude"
     init_options = ("hook", "claude_md")
     init_option_help = (
         "register the SessionStart hook in DIR/%(settings)s (kept out of git)",
@@ -93,8 +98,7 @@ class ClaudeCodeHarness(Harness):
         return [projects] if projects else []
 
     def is_session_file_name(self, name):
-        """``<36-character stem>.jsonl``, not an ``agent-`` file (only the stem's length is
-        checked, as the seed does)."""
+        """``<36-character stem>.jsonl``, not an ``agent-`` file (only the length is checked, as the seed does)."""
         return (
             name.endswith(TRANSCRIPT_SUFFIX)
             and not name.startswith(AGENT_FILE_PREFIX)
@@ -102,8 +106,7 @@ class ClaudeCodeHarness(Harness):
         )
 
     def project_folder(self, root, work_dir):
-        """Its folder name for a working directory, symlinks resolved (lossy: see
-        ``facts.encode_project_dir``)."""
+        """Its folder for a working directory, symlinks resolved (lossy: ``facts.encode_project_dir``)."""
         return os.path.join(root, encode_project_dir(resolve_dir(work_dir)))
 
     def config_dirs(self, environ=None):
@@ -111,21 +114,14 @@ class ClaudeCodeHarness(Harness):
         return [found] if found else []
 
     def project_sessions(self, project, environ=None, since=0.0):
-        """Sessions of the project's folder in the store, and of every folder whose name
-        starts with it (a subdirectory's, the name being lossy: its records' ``cwd`` decides)."""
+        """Sessions of the project's folder and of folders named as below it (the name is lossy: ``cwd`` decides)."""
         root = projects_dir(None, environ)
         own = encode_project_dir(resolve_dir(project))
-        try:
-            folders = [n for n in os.listdir(root) if n == own or n.startswith(own + "-")] if root else []
-        except OSError:
-            folders = []
+        folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
         real = resolve_dir(project)
         found = []
         for folder in folders:
-            try:
-                names = os.listdir(os.path.join(root, folder))
-            except OSError:
-                continue
+            names = names_in(os.path.join(root, folder))
             paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
             for mtime, path in recent_files(paths, since):
                 cwd = head_value(path, lambda record: record.get(FIELD_CWD))
@@ -138,38 +134,24 @@ class ClaudeCodeHarness(Harness):
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
-            try:
-                folders = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for folder in folders:
-                try:
-                    names = sorted(os.listdir(os.path.join(root, folder)))
-                except OSError:
-                    continue
-                for name in names:
-                    if name.endswith(TRANSCRIPT_SUFFIX):
-                        yield Session(self.name, name[: -len(TRANSCRIPT_SUFFIX)], os.path.join(root, folder, name))
+            for path in folder_files(root):
+                if path.endswith(TRANSCRIPT_SUFFIX):
+                    yield Session(self.name, self.session_id_of(path), path)
 
     def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
-        """From its head and tail, titled as the listing titles it: by a summary of its own
-        folder naming one of its messages when no custom or AI title names it (``folders``:
-        a dict that keeps each folder's files read once over several calls)."""
+        """From its head and tail, titled as the listing titles it (``folders``: files read once per folder)."""
         from termsprawl_context.harness.claude.listing import describe_alone
 
         return describe_alone(path, mtime, size, session_id, folders=folders)
 
     def describe_store(self, paths, store, render=None, summaries=True, map_items=None):
-        """``(sessions, rendered)``: the sessions at ``paths`` (files of ``store``) oldest
-        first, titled by every summary any of them holds, and ``render`` of each
-        (``listing.describe_store``; ``map_items``: how the files are shared out)."""
+        """Titled by every summary any of ``paths`` holds (``listing.describe_store``)."""
         from termsprawl_context.harness.claude.listing import describe_store
 
         return describe_store(paths, store, render, summaries, map_items)
 
     def rank_copies(self, paths, greatest_timestamp):
-        """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path
-        (read only when there are two or more)."""
+        """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path."""
         if len(paths) < 2:
             return list(paths)
         return sorted(sorted(paths), key=greatest_timestamp, reverse=True)  # stable: ties keep path order
@@ -201,13 +183,12 @@ class ClaudeCodeHarness(Harness):
         return read_turns(path, limit)
 
     def hook_transcript(self, path, session_id, source, store=""):
-        """Where a resumed session's record really is (``relocation.relocate_record``: the
-        payload may name a folder the session was not written in)."""
+        """Where a resumed session's record really is (the payload may name another folder)."""
         from termsprawl_context.harness.claude.relocation import relocate_record
 
         return relocate_record(store or projects_dir(None), path, source)
 
-    # --- sub-agents and identity: its own readers, for the interface's questions ------------
+    # --- sub-agents and identity ------------------------------------------------------------
     def subagent_paths(self, path):
         """The ``agent-*.jsonl`` files of ``<session>/subagents/`` (one level, sorted)."""
         from termsprawl_context.harness.claude.subagents import child_records
@@ -221,8 +202,7 @@ class ClaudeCodeHarness(Harness):
         return subagent_tree(path)
 
     def subagent_parent(self, path):
-        """A sub-agent's dispatching session is the record its ``subagents`` folder is filed
-        under (``<session>.jsonl`` beside ``<session>/``)."""
+        """The record a ``subagents`` folder is filed under (``<session>.jsonl`` beside ``<session>/``)."""
         from termsprawl_context.harness.claude.subagents import is_subagent_record, session_dir_of_subagent
 
         if not is_subagent_record(path):
@@ -239,8 +219,7 @@ class ClaudeCodeHarness(Harness):
         return name[len(AGENT_FILE_PREFIX) : -len(TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
 
     def session_transcripts(self, path):
-        """A record filed under no ``subagents`` folder is its session's root or an orphan,
-        its own tree's top either way: its first record is not read to tell which."""
+        """A record filed under no ``subagents`` folder tops its own tree (root or orphan: not read)."""
         from termsprawl_context.harness.claude.subagents import session_dir_of_subagent, subagent_tree
 
         if session_dir_of_subagent(path):
@@ -248,8 +227,7 @@ class ClaudeCodeHarness(Harness):
         return [path] + subagent_tree(path)
 
     def stable_id(self, path):
-        """``identity`` in its own project folder; None when the walk is degraded (the
-        answer would not be proven)."""
+        """``identity`` in its own project folder; None when the walk is degraded (not proven)."""
         found, degraded, _unreadable, _folder = self.identity(path)
         return None if degraded is not None or not found else found
 
@@ -278,9 +256,7 @@ class ClaudeCodeHarness(Harness):
         return find_parent(path)
 
     def identity(self, path, projects_dir=""):
-        """The origin record's uuid, walked back across restarts through the other
-        transcripts of its project folder (in ``projects_dir``: the folder for the
-        directory the session started in)."""
+        """The origin record's uuid, walked back across restarts through its project folder's transcripts."""
         from termsprawl_context.harness.claude.belongs import start_cwd
         from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
 

@@ -3,16 +3,14 @@
 A file is asked, not trusted to match its name: records that carry a ``sessionId`` say
 which session wrote them. Two readings of that evidence, on purpose:
 
-- ``belongs_to_session`` guards a path someone GAVE us. It refuses only on positive
-  disagreement (some record names another session and none names this one); a file
-  naming no session, or one that cannot be read, is let through, so a harness that stops
-  writing the field does not turn every session into a refusal.
-- ``carries_session`` is for a path we GUESS (``relocation``): it takes a file only on
-  positive agreement (at least one record carries the id), so a coincidental name never
-  hands back another conversation.
+- ``belongs_to_session`` guards a path someone GAVE us: it refuses only on positive
+  disagreement (some record names another session, none this one), so a harness that
+  stops writing the field does not turn every session into a refusal.
+- ``carries_session`` is for a path we GUESS (``relocation``): it takes a file only when a
+  record carries the id, so a coincidental name never hands back another conversation.
 
-Both scan the whole file (containment, not first record: a resumed conversation may
-carry hundreds of an older session's records before its own), streaming line by line.
+Both stream the whole file: a resumed conversation may carry hundreds of an older
+session's records before its own.
 """
 
 from typing import Callable, Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
@@ -25,8 +23,7 @@ from termsprawl_context.transcript.record import decode_line, iter_raw_lines, it
 
 
 def _values(path: str, field: str) -> Iterator[str]:
-    """Each record's non-empty ``field`` (an ``Entry`` attribute), in file order, preamble
-    records (no uuid) included; raises RecordUnreadable when the file cannot be read to the end."""
+    """Each record's non-empty ``Entry`` attribute ``field``; RecordUnreadable when unreadable to the end."""
     for line in iter_raw_lines(path):
         record = decode_line(line.raw)
         entry = decode_entry(record) if record is not None else None
@@ -44,14 +41,12 @@ class Evidence(NamedTuple):
 
     @property
     def disagrees(self) -> bool:
-        """The one belongs-to rule: only a positive disagreement counts (the file was read,
-        no record agrees, and some record names another); an absence of evidence never does."""
+        """The one belongs-to rule: only a positive disagreement counts, never an absence of evidence."""
         return self.readable and not self.carries and self.first_foreign is not None
 
 
 def _evidence(path: str, field: str, matches: Callable[[str], bool]) -> Evidence:
-    """Scan ``path`` until a record's ``field`` ``matches`` (or the end). Records with no,
-    an empty or a non-string value are skipped, never decisive."""
+    """Scan ``path`` until a record's ``field`` ``matches``; records without a value never decide."""
     first_foreign = None  # type: Optional[str]
     try:
         for found in _values(path, field):
@@ -68,25 +63,30 @@ def session_evidence(path: str, session_id: str) -> Evidence:
     return _evidence(path, "session_id", lambda found: found == session_id)
 
 
-def belongs_to_session(path: str, session_id: str) -> bool:
-    """True unless the file's records positively name another session and never this one.
+def _foreign(evidence_of: Callable[[str, str], Evidence], path: str, value: str) -> Optional[str]:
+    """The first foreign value when ``path``'s records disagree with a non-empty ``value``, else None."""
+    evidence = evidence_of(path, value) if value else None
+    return (evidence.first_foreign or "") if evidence is not None and evidence.disagrees else None
 
-    An empty ``session_id``, a file naming no session, and an unreadable or missing file
-    (left to whoever reads it properly to report) all answer True."""
-    return not session_id or not session_evidence(path, session_id).disagrees
+
+def _check(evidence_of: Callable[[str, str], Evidence], refusal: Callable, path: str, value: str) -> None:
+    foreign = _foreign(evidence_of, path, value)
+    if foreign is not None:
+        raise refusal(path, foreign, value)
+
+
+def belongs_to_session(path: str, session_id: str) -> bool:
+    """True unless the file's records name another session and never this one."""
+    return _foreign(session_evidence, path, session_id) is None
 
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
-    """``belongs_to_session`` for callers that refuse: raises WrongRecord naming the
-    first foreign id found."""
-    evidence = session_evidence(path, session_id) if session_id else None
-    if evidence is not None and evidence.disagrees:
-        raise WrongRecord.session(path, evidence.first_foreign or "", session_id)
+    """``belongs_to_session`` as a WrongRecord naming the first foreign id."""
+    _check(session_evidence, WrongRecord.session, path, session_id)
 
 
 def carries_session(path: str, session_id: str) -> bool:
-    """True only when some record of the readable regular file at ``path`` carries
-    ``session_id``: the positive reading a guessed path needs."""
+    """True only when some record of the regular file at ``path`` carries ``session_id``."""
     return bool(session_id) and session_evidence(path, session_id).carries
 
 
@@ -107,24 +107,17 @@ def _tree_evidence(path: str, cwd: str) -> Evidence:
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
-    """True unless the file's records name working directories and none is ``cwd`` or
-    beneath it (compared resolved, as literal paths). An empty ``cwd``, a file naming
-    no directory, and an unreadable file answer True: what is caught is a positive
-    disagreement, never an absence of evidence."""
-    return not cwd or not _tree_evidence(path, cwd).disagrees
+    """True unless the file's records name working directories and none is ``cwd`` or beneath it (compared resolved)."""
+    return _foreign(_tree_evidence, path, cwd) is None
 
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
-    """``belongs_to_tree`` for callers that refuse: raises WrongRecord naming the first
-    directory the file's records give."""
-    evidence = _tree_evidence(path, cwd) if cwd else None
-    if evidence is not None and evidence.disagrees:
-        raise WrongRecord.tree(path, evidence.first_foreign or "", cwd)
+    """``belongs_to_tree`` as a WrongRecord naming the first directory its records give."""
+    _check(_tree_evidence, WrongRecord.tree, path, cwd)
 
 
 def start_cwd(path: str) -> str:
-    """The working directory the session began in: the first non-empty ``cwd`` its
-    records give ("" when none). Raises RecordUnreadable when it cannot be read."""
+    """The first non-empty ``cwd`` its records give, or ""; RecordUnreadable when unreadable."""
     for line, record in iter_records(path):
         entry = decode_entry(record) if record is not None else None
         if entry is not None and entry.cwd:
@@ -136,14 +129,9 @@ def start_cwd(path: str) -> str:
 
 
 def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str = "") -> str:
-    """The current session's own transcript, from the environment, or "".
-
-    The harness answers first (``harness.claude.current_session_path``: the session id
-    it sets, looked for under the project dir of ``cwd`` and each of its ancestors,
-    then under every project dir): a candidate is taken when it is a regular file
-    whose records do not name another session and, for a directory-derived one, were
-    written in that directory or beneath it. Else ``$TERMSPRAWL_TRANSCRIPT``, verbatim
-    (a tool a hook started gets the hook's record there)."""
+    """The current session's own transcript, or "": ``facts.current_session_path``'s candidate
+    whose records do not name another session and, when found by directory, were written
+    in or beneath it; else ``$TERMSPRAWL_TRANSCRIPT`` (a hook-started tool's record)."""
     return claude_facts.current_session_path(environ, cwd, _is_current_session)
 
 

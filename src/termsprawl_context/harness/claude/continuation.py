@@ -49,10 +49,8 @@ MAX_WALK_VISITS = 512
 
 
 class Identity(NamedTuple):
-    """The conversation a transcript belongs to. ``id`` is always usable; ``degraded``
-    is None when it is the true origin, else why the walk stopped at a continuation's
-    own root; ``unreadable_siblings`` lists every transcript the walk could not read
-    to a decision, whether or not it resolved."""
+    """The conversation a transcript belongs to: ``id`` (always usable), ``degraded`` (None at the
+    true origin, else why the walk stopped short) and every transcript it could not read."""
 
     id: str
     degraded: Optional[Degraded]
@@ -83,11 +81,10 @@ _NO_NEEDLES = Needles.of(())
 
 
 class ByteSearchSiblings:
-    """Siblings searched as bytes before any JSON is parsed: a file whose bytes hold
-    none of the uuids asked for (spelled any way the decoder would read them) is
-    answered without a parse; only the lines that hold one, and the head up to the
-    origin, are decoded. Reads every byte of each file it is asked about, so a line
-    past the bound is found exactly where the plain reader finds it."""
+    """Siblings searched as bytes first: a file holding none of the uuids asked for (in any
+    spelling the decoder reads) needs no parse; only the head up to the origin and the lines
+    holding one are decoded. Every byte is read, so a line past the bound is found as the
+    plain reader finds it."""
 
     def __init__(self) -> None:
         self._origins = {}  # type: Dict[str, Optional[Origin]]
@@ -121,10 +118,9 @@ class ByteSearchSiblings:
 
 
 def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
-    """The origin, and which of ``wanted`` the file's entries carry, decoding only
-    the head up to the origin and the lines that may hold a needle (every line
-    when ``needles`` has no plain spelling). Stops once both are known; without a
-    plain spelling it reads to the end, so the line bound is checked on every line."""
+    """The origin and which of ``wanted`` the file's entries carry, decoding the head up to the
+    origin and the lines that may hold a needle (all, without a plain spelling: then it reads
+    to the end, checking every line's bound); else stops once both are known."""
     origin = None
     held = set()  # type: Set[str]
     for line in iter_raw_lines(path):
@@ -145,14 +141,10 @@ def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tup
 def scan_bytes(
     path: str, needles: Tuple[bytes, ...], clean: Optional[Set[str]] = None, buffer: Optional[bytearray] = None
 ) -> bool:
-    """Whether the file's bytes hold any needle, or an escape that could spell one;
-    reads to the end either way, raising RecordUnreadable as the line reader would
-    (open failure, read failure, a line of MAX_RECORD_BYTES or more).
-
-    ``clean`` remembers the files already read through once with no long line and no
-    escape: a later search of one (the walk's next hop) only looks for the needles.
-    ``buffer`` (from ``scan_buffer``) is read into and searched in place, so a walk
-    that reads a thousand files allocates one chunk, not a thousand."""
+    """Whether the file's bytes hold a needle or an escape that could spell one, read to the end
+    and raising RecordUnreadable as the line reader would. ``clean``: files read once with no
+    long line and no escape, later searched for the needles only. ``buffer`` (``scan_buffer``)
+    is searched in place, so a walk of a thousand files allocates one chunk."""
     try:
         f = open_regular(path)
     except OSError as exc:
@@ -172,10 +164,7 @@ def scan_bytes(
 
 
 def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
-    """(a needle or an escape is in the file, an escape is), checking the line bound.
-
-    The escape rule is bytescan's (``has_ascii_escape``: a literal find first, the
-    regex only where it hits)."""
+    """(a needle or an escape is in the file, an escape is), checking the line bound."""
     overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
     if overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
         buffer = bytearray(overlap + _CHUNK)
@@ -219,8 +208,7 @@ def _too_long(path: str, chunk: int) -> RecordUnreadable:
 
 
 class _Walk:
-    """One resolution's state: the project dir's listing, the visit budget, and the
-    siblings found unreadable (in the order found)."""
+    """One resolution's state: the project dir's listing, the visit budget, the unreadable siblings."""
 
     def __init__(self, project_dir: str, siblings) -> None:
         self.project_dir = project_dir
@@ -249,9 +237,8 @@ class _Walk:
             self.unreadable.append(path)
 
     def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
-        """The project dir's transcripts, in name order, that may hold what ``current``
-        continues: another origin, not written after ``current``'s, and holding a
-        record whose uuid is the logical parent (or ``current``'s own uuid)."""
+        """The project dir's transcripts (name order) that may hold what ``current`` continues: another
+        origin, not written after it, holding its logical parent's (or its own) uuid."""
         wanted = (current.logical_parent, current.uuid)
         for path in self.names():
             try:
@@ -268,8 +255,7 @@ class _Walk:
             yield path, origin
 
     def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
-        """Depth first through the predecessors: the first that reaches a true origin
-        wins; else the first one's own degraded answer; else ``current`` degraded."""
+        """Depth first: a predecessor reaching a true origin, else the first's degraded answer, else ours."""
         self.visits += 1
         if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
             return current.uuid, ChainRunaway(path, current.logical_parent)
@@ -294,9 +280,8 @@ class _Walk:
 
 
 def origin_record(path: str) -> Origin:
-    """The transcript's origin (its first parentless entry). Reads the whole file, as
-    the reference does: a line past the bound anywhere is RecordUnreadable. Raises
-    UsageError (no path), RecordUnreadable, NoOriginRecord."""
+    """The transcript's first parentless entry; the whole file is read, as the reference does (a
+    line past the bound anywhere is RecordUnreadable). UsageError, NoOriginRecord."""
     if not path:
         raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
     origin = _scan(path, _NO_NEEDLES)[0]
@@ -307,21 +292,15 @@ def origin_record(path: str) -> Origin:
 
 
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
-    """The identity of the conversation the transcript at ``path`` belongs to.
+    """The identity of the conversation at ``path``: its origin's uuid, a continuation
+    (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
+    within MAX_RESTART_HOPS and MAX_WALK_VISITS) to the true origin; where the walk cannot cross
+    one, that continuation's root, ``degraded`` saying why. Unreadable siblings are listed, never
+    fatal; a file sharing this origin (itself, a fork) is never its predecessor.
 
-    The origin's uuid, when it continues nothing. A continuation (``logicalParentUuid``)
-    is walked back through the other transcripts of ``project_dir`` (name order; at most
-    MAX_RESTART_HOPS restarts and MAX_WALK_VISITS files) to the conversation's true
-    origin; when the walk cannot cross a continuation, the answer is that
-    continuation's own root, ``degraded`` saying why (ContinuationMissing,
-    ChainRunaway). Siblings that cannot be read are listed, never fatal; a file
-    sharing this transcript's origin (itself, a fork) is never its predecessor.
-
-    Raises what leaves nothing to key on: UsageError (no path), RecordUnreadable (the
-    starting transcript itself; ``missing`` when it is not there), NoOriginRecord, and
-    NoProjectDir when a continuation must be crossed with no ``project_dir``.
-    ``siblings`` is the sibling reader (default: ByteSearchSiblings; the tests' PlainSiblings is
-    the oracle it must agree with)."""
+    Raises what leaves nothing to key on: UsageError, RecordUnreadable (the transcript itself),
+    NoOriginRecord, NoProjectDir (a continuation to cross, no ``project_dir``). ``siblings``:
+    the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
     origin = origin_record(path)
     if not origin.logical_parent:
         return Identity(origin.uuid, None, ())
@@ -338,8 +317,7 @@ def stable_session_id(project_dir: str, path: str) -> str:
 
 
 def project_dir_of_record(path: str) -> str:
-    """The directory holding a record's conversation's other transcripts: the record's
-    own folder, or for a sub-agent's record, its session's folder."""
+    """The folder of a record's conversation's transcripts: its own, or its session's for a sub-agent's."""
     from termsprawl_context.harness.claude.subagents import session_dir_of
 
     session_dir = session_dir_of(path)

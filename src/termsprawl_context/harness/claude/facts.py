@@ -1,15 +1,12 @@
-"""Claude Code's own facts: the store and its folder encoding, sub-agent files, the
-running session, the project's settings, memory and skill files (its record shape, the
-one every provider produces, is ``model.py``'s; its hook payload and output: hooks.py).
-
-Observed on Claude Code 1.0 through 2.x records and documented behaviour; when Claude
-Code changes shape, this module is what changes. Nothing here reads a file: paths are
-computed from an environment mapping so that tests inject one.
+"""Claude Code's own facts, observed on 1.0 through 2.x and documented: the store and its
+folder encoding, sub-agent files, the running session, the project's settings, memory and
+skill files (its record shape is ``model.py``'s; its hook's, ``hooks.py``'s). Nothing here
+reads a file: paths come from an environment mapping, so tests inject one.
 """
 
 import os
 
-from termsprawl_context.harness.base import resolve_dir
+from termsprawl_context.harness.base import home_dir, listing, resolve_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -73,26 +70,17 @@ _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234567
 
 
 def config_dir(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """The harness's configuration directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``;
-    "" when no home can be found."""
+    """``$CLAUDE_CONFIG_DIR`` as written, else ``~/.claude``; "" without a home."""
     env = os.environ if environ is None else environ
     explicit = (env.get(CONFIG_DIR_ENV) or "").strip()
     if explicit:
         return explicit
-    home = env.get("HOME") or ""
-    if not home and environ is None:
-        home = os.path.expanduser("~")  # HOME unset: the password database's answer
-        if home == "~":
-            home = ""
-    if not home:
-        return ""
-    return os.path.join(home, CONFIG_DIR_NAME)
+    home = home_dir(environ)
+    return os.path.join(home, CONFIG_DIR_NAME) if home else ""
 
 
 def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """The projects directory: ``explicit`` if given, else ``<config dir>/projects``.
-
-    Made absolute, so every path printed from it can be opened from anywhere."""
+    """``explicit``, else ``<config dir>/projects``; absolute, so a path printed from it opens anywhere."""
     if explicit:
         return os.path.abspath(explicit)
     base = config_dir(environ)
@@ -100,9 +88,8 @@ def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[st
 
 
 def encode_project_dir(directory: str) -> str:
-    """The harness's folder name for a working directory: every character that is not
-    an ASCII letter or digit becomes ``-``, one for one. Lossy by the harness's design:
-    ``/a/b-c`` and ``/a/b/c`` share a folder."""
+    """The store's folder name for a working directory: each character but an ASCII letter or
+    digit becomes ``-``. Lossy by the harness's design: ``/a/b-c`` and ``/a/b/c`` share one."""
     return "".join(c if c in _ALNUM else "-" for c in directory)
 
 
@@ -130,18 +117,14 @@ def rules_file(name: str) -> str:
 
 
 def is_plain_name(value: str) -> bool:
-    """A non-empty single path component: no separator of either kind, not ``.``/``..``.
-    Ids that become file names must be one (a session id, an agent id)."""
+    """A non-empty single path component (not ``.``/``..``): what an id that becomes a file name must be."""
     return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
 
 
 def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cwd: str = ""):
-    """Where the running session's own record may be, in the order to try it: for each
-    directory from ``cwd`` (default: the process's) up to the filesystem root,
-    ``(<its project dir>/<session id>.jsonl, that directory)``; then every
-    ``<config>/projects/*/<session id>.jsonl``, sorted, with "" for the directory (no
-    tree to check). Nothing when the environment names no session, or names one that
-    is not a plain name. Lazy: the projects directory is listed only if reached."""
+    """Where the running session's record may be, in order: ``(<project dir>/<id>.jsonl, dir)``
+    for each directory from ``cwd`` up to the root, then every ``<config>/projects/*/<id>.jsonl``
+    sorted, with "" (no tree to check). Nothing unless the environment names a plain id. Lazy."""
     env = os.environ if environ is None else environ
     session_id = (env.get(SESSION_ID_ENV) or "").strip()
     if not is_plain_name(session_id):
@@ -165,20 +148,14 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
     if not config:
         return
     projects = os.path.join(config, PROJECTS_SUBDIR)
-    try:
-        folders = sorted(os.listdir(projects))
-    except OSError:
-        return
-    for folder in folders:
+    for folder in listing(projects):
         yield os.path.join(projects, folder, name), ""
 
 
 def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None) -> str:
-    """The running session's own record (the reference's CurrentSessionPath), or "": the
-    first of ``current_session_candidates`` that ``accept(path, session id, tree)``
-    takes (default: a regular file is there; the store's
-    ``identity.current_session_path`` adds the belongs-to checks), else
-    ``$TERMSPRAWL_TRANSCRIPT`` verbatim."""
+    """The running session's record (the reference's CurrentSessionPath): the first candidate
+    file ``accept(path, session id, tree)`` takes (``belongs`` adds its checks), else
+    ``$TERMSPRAWL_TRANSCRIPT`` verbatim, else ""."""
     env = os.environ if environ is None else environ
     session_id = (env.get(SESSION_ID_ENV) or "").strip()
     for candidate, tree in current_session_candidates(environ, cwd):

@@ -1,14 +1,11 @@
-"""Claude Code's sessions described: the whole store at once (``sessions``), and one
-session alone (``find --json``, ``show``, ``search``'s hits, the hand-off's headers),
-titled by one rule.
+"""Claude Code's sessions described, the whole store at once (``sessions``) or one alone
+(``find --json``, ``show``, ``search``'s hits, the hand-off's headers), titled by one rule.
 
-Each session is described from its head and tail (``session_meta``: never the whole
-file). A session no custom or AI title names is titled by a summary that names one of
-its own messages (``summary_index``). The listing indexes the summaries of every head
-and tail it reads; one session alone is titled by those of its own project folder
-(where the harness writes them), whose files are parsed only when their bytes may name
-one of its messages, so titling one session reads that folder's heads and tails, never
-the whole store and never any file whole.
+Each is described from its head and tail (``session_meta``). A session no custom or AI
+title names is titled by a summary naming one of its messages (``summary_index``): the
+listing indexes every head and tail it reads; one session alone, those of its own project
+folder (where the harness writes them) whose bytes may name one of its messages, so it
+never reads the whole store nor any file whole.
 """
 
 import os
@@ -40,10 +37,9 @@ def session_from_path(
     uuids_out: Optional[List[bytes]] = None,
     tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> Optional[SessionInfo]:
-    """The seed's parseSessionFromPath: the session at ``path``, or None when the name
-    is not a session's or the path is not a regular file (a directory, a FIFO). A regular file that cannot be read is
-    listed with no metadata, as the seed lists it. ``uuids_out``, ``tail_links_out``: as
-    ``read_session_metadata`` fills them (nothing when unread)."""
+    """The seed's parseSessionFromPath: the session at ``path``, or None when the name is not a
+    session's or it is no regular file; an unreadable one is listed with no metadata, as the
+    seed lists it. ``uuids_out``, ``tail_links_out``: as ``read_session_metadata`` fills them."""
     name = os.path.basename(path)
     if not HARNESS.is_session_file_name(name):
         return None
@@ -97,10 +93,7 @@ def describe_alone(
     index: Optional[SummaryIndex] = None,
     folders=None,
 ) -> SessionInfo:
-    """The session at ``path`` described and titled by the rule the listing titles it
-    with (no title when the file cannot be read): summaries from ``index``, else from the
-    file's own folder; ``folders`` (a dict the caller keeps) holds each folder's files,
-    read once for sessions titled one after another."""
+    """The session at ``path`` titled by the listing's rule (summaries of ``index``, else of its folder)."""
     session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
     meta = session_meta.session_metadata(path, session_id, uuids_out)
@@ -129,9 +122,7 @@ _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
 def head_summary_links(path: str) -> List[SummaryLink]:
-    """The seed's summary links in the head of the file at ``path``, then those of its
-    tail window (as the listing indexes them; [] when it cannot be read as a regular
-    file)."""
+    """The seed's summary links of the head of ``path``, then its tail window's ([] unreadable)."""
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
@@ -144,8 +135,8 @@ def head_summary_links(path: str) -> List[SummaryLink]:
 
 
 class FileLeaves(NamedTuple):
-    """One session file of a folder, and the ``leafUuid`` values its head and tail
-    windows' bytes show (None: an escape hides what they say, so it is parsed)."""
+    """A session file and the ``leafUuid`` values its head and tail bytes show (None: an escape
+    hides them, so it is parsed)."""
 
     path: str
     mtime: float
@@ -153,9 +144,8 @@ class FileLeaves(NamedTuple):
 
 
 def file_leaves(path: str, mtime: float) -> FileLeaves:
-    """The ``leafUuid`` values in the bytes of the windows ``head_summary_links`` parses
-    (a superset of the links it finds: a key or value spelled with an escape makes it
-    None), found without splitting or parsing a line."""
+    """The ``leafUuid`` values in the bytes ``head_summary_links`` parses, a superset of its
+    links, no line parsed (an escape anywhere: None)."""
     try:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
@@ -197,9 +187,7 @@ def folder_files(folder: str) -> List[FileLeaves]:
 
 
 def index_naming(files: List[FileLeaves], packed: bytes) -> SummaryIndex:
-    """The summary index of those of ``files`` that may name one of the packed uuids
-    (``summary_index.pack``): for those uuids it answers as the whole folder's index
-    does, since a link in another file names none of them."""
+    """The summary index of those ``files`` that may name one of the ``packed`` uuids (as good as all)."""
     own = frozenset(packed.split(b"\n"))
     index = SummaryIndex()
     for item in files:
@@ -220,12 +208,10 @@ def describe_store(
     summaries: bool = True,
     map_items: Optional[Callable[[Callable[[str], Optional[_Row]], List[str]], List[Optional[_Row]]]] = None,
 ) -> Tuple[List[SessionInfo], List[Any]]:
-    """The sessions at ``paths`` described, oldest first by mtime, and ``render(session)``
-    of each (a plain function whose results ``marshal`` can carry, such as a line of text;
-    [] without one), made where the session was described, so a listing shared between
-    processes (``map_items``, else one) shares its rendering too. With ``summaries``, a session no
-    custom or AI title names is titled by a summary in any listed head or tail that names
-    one of its messages, and rendered again; without, as each file alone says."""
+    """The sessions at ``paths`` described, oldest first, and ``render`` of each ([] without one),
+    made where it was described (its results ``marshal``-able), so a listing shared between
+    processes (``map_items``) shares its rendering. With ``summaries``, titled (and rendered
+    again) by any listed summary naming one of its messages; without, as each file says."""
     buffers = session_meta.read_buffers()
 
     def row(path: str) -> Optional[_Row]:
@@ -275,10 +261,7 @@ def _session_of_plain(plain: _Row) -> Tuple[SessionInfo, bytes]:
 def apply_summary_index(
     sessions: List[SessionInfo], packed: List[bytes], tail_links: Optional[List[Tuple[Tuple[str, str], ...]]] = None
 ) -> List[SessionInfo]:
-    """``sessions`` retitled by the summary index of their heads and tails: a session
-    one of whose tail window's uuids (``packed``, one entry each) a summary names takes
-    that summary as its title. ``tail_links``: each session's tail window's summary
-    links ((summary, leaf) pairs in file order), written after its head's."""
+    """``sessions`` retitled by a summary naming one of their ``packed`` tail uuids."""
     index = index_sessions(sessions, tail_links)
     if not len(index):
         return sessions

@@ -29,8 +29,6 @@ def bash_rule(command: str) -> str:
 
 
 def read_rules(command: str, options) -> list:
-    """The rules that let ``command`` run alone, and followed by each of ``options`` and
-    anything after it: nothing else."""
     return [bash_rule(command)] + [bash_rule("%s %s *" % (command, option)) for option in options]
 
 
@@ -39,9 +37,8 @@ def skill_rule(name: str) -> str:
 
 
 def bash_rule_matches(rule: str, command: str) -> bool:
-    """Would ``rule`` let ``command`` (one simple command, no variables) run unasked?
-    ``*`` matches any run of characters; ``<prefix>:*`` is ``<prefix> *``; a trailing
-    `` *`` also matches the prefix alone. Errs towards yes: it is used to warn."""
+    """Would ``rule`` let ``command`` (simple, no variables) run unasked? ``<prefix>:*`` is
+    ``<prefix> *``, which also matches the prefix alone. Errs towards yes: it is used to warn."""
     import re
 
     rule = rule.strip()

@@ -11,9 +11,8 @@ from termsprawl_context.transcript.record import same_file
 
 
 def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
-    """``(projects root as spelled in path, project folder name, tail parts)`` when
-    ``path`` lies under ``projects``; the root is climbed to from ``path``'s own
-    ancestors, so a symlinked or differently spelled ``projects`` still matches."""
+    """``(projects root as ``path`` spells it, project folder, tail parts)`` when ``path`` lies
+    under ``projects``, climbed to from ``path`` so another spelling of it still matches."""
     parts = []
     current = path
     while True:
@@ -31,10 +30,7 @@ def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, 
 
 
 def _session_of_tail(tail: Tuple[str, ...]) -> str:
-    """The session id a record's place in a project folder names, or "".
-
-    ``<id>.jsonl`` is a session's record; ``<id>/subagents/[...]/agent-<a>.jsonl`` is a
-    sub-agent's, which nests under its session and so moves with it."""
+    """The session id a record's place names (``<id>.jsonl``, ``<id>/subagents/[...]/agent-*.jsonl``), or ""."""
     last = tail[-1]
     if not last.endswith(TRANSCRIPT_SUFFIX):
         return ""
@@ -46,17 +42,9 @@ def _session_of_tail(tail: Tuple[str, ...]) -> str:
 
 
 def relocate_record(projects: str, path: str, source: Optional[str] = None) -> str:
-    """Where the record the harness reported at ``path`` really is; usually ``path``.
-
-    ``projects`` is the harness's projects directory (``<config dir>/projects``). When a
-    session is resumed from another directory, Claude Code reports ``transcript_path``
-    under the new directory's project folder, where no file exists, while it keeps
-    appending to the original. So a missing ``path`` is looked for at the same place
-    under every other project folder, in name order, and the first regular file one of
-    whose records carries the session id is taken. ``path`` is returned unchanged when
-    it exists, when ``source`` is ``startup`` (a fresh session's record is not written
-    yet), when it does not lie under ``projects``, or when nothing matches. Costs one
-    stat unless the path is missing."""
+    """Where the record reported at ``path`` really is, usually ``path``: a missing one is looked
+    for at the same place under every other project folder of ``projects``, in name order,
+    the first file carrying the session id taken. Costs one stat unless it is missing."""
     if not projects or not path or source == SOURCE_STARTUP:
         # A fresh session's record does not exist yet: looking elsewhere for it could
         # only find another project's file of the same name.

@@ -1,11 +1,9 @@
-"""What one transcript line says about its session, and the plain rules over such lines:
-the first user message and first prompt, summaries and their links, titles naming this
-session, the head's and tail's facts combined into a session's metadata (titled by
-``transcript.titles``). The fast scanners (``session_scan``) must return
-exactly what these rules return over every line.
+"""The plain rules over a transcript's lines: first user message and prompt, summaries and
+their links, titles naming this session, head and tail facts combined into its metadata
+(titled by ``transcript.titles``). ``session_scan``'s fast scanners must return exactly this.
 """
 
-from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
@@ -29,7 +27,6 @@ from termsprawl_context.transcript.titles import (
 # The backend limit the seed truncates against; first user messages get half of it.
 MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
-# Titles, their sources and what the person typed: one rule, in transcript.titles.
 
 
 class ExtractionResult(NamedTuple):
@@ -41,8 +38,7 @@ class ExtractionResult(NamedTuple):
 
 
 class SessionMetadata(NamedTuple):
-    """What a transcript's head and tail say about its session, after where its file
-    is (blank when described from its lines alone; ``model.SessionInfo`` fills them)."""
+    """What a transcript's head and tail say, after where its file is (blank from lines alone)."""
 
     session_id: str = ""
     transcript_path: str = ""
@@ -61,11 +57,8 @@ class SessionMetadata(NamedTuple):
 
 
 def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> ExtractionResult:
-    """The seed's ExtractMetadataFromLines over every line given.
-
-    The first ``user`` entry with text gives the first user message (sanitised, then
-    truncated to 4096 bytes); a ``summary`` without ``leafUuid`` is local (the last one
-    wins); one with ``leafUuid`` is kept as a link. Blank and junk lines are skipped."""
+    """The seed's ExtractMetadataFromLines: the first user entry's text (sanitised, cut to 4096
+    bytes); the last ``summary`` without ``leafUuid`` (local); those with one, as links."""
     first_user = ""
     summary = ""
     links: List[SummaryLink] = []
@@ -104,15 +97,9 @@ def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     return sanitize_text(text)
 
 
-def _string(record: Dict[str, Any], key: str) -> str:
-    value = record.get(key)
-    return value if isinstance(value, str) else ""
-
-
 def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
-    """(kind, title) of a ``custom-title``/``ai-title`` entry naming this session; a
-    title entry whose ``sessionId`` names another session is that session's, even when
-    the harness wrote it into this file (anthropics/claude-code#27202)."""
+    """(kind, title) of a custom or AI title entry naming this session: one naming another is
+    that session's, even in this file (anthropics/claude-code#27202)."""
     kind = entry.type
     if kind == TITLE_CUSTOM:
         key = model.FIELD_CUSTOM_TITLE
@@ -123,7 +110,7 @@ def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     owner = entry.session_id
     if session_id and owner and owner != session_id:
         return "", ""
-    title = clean_title_record_text(_string(entry.record, key))
+    title = clean_title_record_text(model.as_str(entry.record.get(key)))
     return (kind, title) if title else ("", "")
 
 
@@ -180,10 +167,8 @@ class UserFacts:
 
 
 def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
-    """The plain algorithm: parse every tail line, last first, keeping the latest custom
-    title, AI title and timestamp. ``session_scan``'s fast tail scanner must return
-    exactly this (the tests hold it to that); it falls back on this for a window
-    holding an ASCII-spelling escape."""
+    """The plain rule: every tail line parsed, last first, for the latest custom and AI title
+    and timestamp (the fast scanner's answer, and its fallback under an ASCII escape)."""
     custom = ai = last_ts = ""
     for raw in lines_last_first:
         entry = entry_of_line(raw)
@@ -200,11 +185,7 @@ def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFa
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
-    """One session's metadata from its head and tail facts, titled by
-    ``transcript.titles.choose_title`` without the store's summary index (``listing.describe_store``
-    applies it): a custom title (tail, then head), an AI title (tail, then head), the
-    local summary, the first prompt a person typed, the first slash command, the first
-    user message."""
+    """One session's metadata, titled by ``choose_title`` (tail before head), no summary index yet."""
     title, source = choose_title(
         custom=tail.custom_title or head.custom_title,
         ai=tail.ai_title or head.ai_title,
@@ -227,8 +208,7 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
 
 
 def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
-    """The plain rule: the summary links (``leafUuid`` set) of every tail line, parsed,
-    in file order. ``session_scan``'s fast tail scanner must return exactly this."""
+    """The plain rule: the summary links of every tail line, parsed, in file order."""
     links: List[SummaryLink] = []
     for raw in reversed(list(lines_last_first)):
         entry = entry_of_line(raw)

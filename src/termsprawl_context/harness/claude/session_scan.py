@@ -1,15 +1,12 @@
 """A session's facts from its head and tail windows, two ways that answer alike.
 
-The plain scanners (``PLAIN_SCANNER``) parse every whole line of each window by the
-rules of ``session_facts``. The fast ones (``FAST_SCANNER``) search the bytes
-for each fact's token, parse only the lines that may hold it, and stop once it is known:
-a line of one kind must hold the kind's token in its bytes, unless a JSON escape spells
-one of the token's ASCII characters (``bytescan``'s rule), and lines or windows holding
-such an escape are parsed whole. ``scanner`` is the switch the listing reads through
-(CPython's ``json.scanner`` rule); the session tests run under both
-(tests/scanner_fixtures.py), and benchmarks/FAST_PATHS.md names the row that keeps the
-fast one: on a store of large tool results, where 50-line heads run to 1 MiB, parsing
-every line puts ``sessions --json`` behind the peers it must beat.
+The plain scanners (``PLAIN_SCANNER``) parse every whole line by ``session_facts``' rules.
+The fast ones (``FAST_SCANNER``) search the bytes for each fact's token, parse only the
+lines that may hold it and stop once it is known; a line or window holding a JSON escape
+that spells an ASCII character (``bytescan``'s rule) is parsed whole. ``scanner`` is the
+switch; the session tests run under both (tests/scanner_fixtures.py). benchmarks/FAST_PATHS.md
+names the row that keeps the fast one: where 50-line heads run to 1 MiB of tool results,
+parsing every line puts ``sessions --json`` behind the peers it must beat.
 """
 
 import bisect
@@ -51,9 +48,7 @@ class Scanner(NamedTuple):
 
 
 def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
-    """The head's facts: every line parsed in file order (the first user message and
-    prompt, the last local summary and every link, the last custom and AI titles
-    naming this session, the first cwd with its branch, the first timestamp)."""
+    """The head's facts, every line parsed in file order."""
     users = UserFacts()
     summary = cwd = branch = first_ts = custom = ai = ""
     links: List[SummaryLink] = []
@@ -87,8 +82,7 @@ def _no_census(window: TailWindow) -> Optional[bool]:
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """``scan_tail`` over the window's whole lines; with ``summaries_from`` (a line's
-    start in ``window.data``), also the summary links of the lines from there on."""
+    """``scan_tail`` over the whole lines, plus the summary links from ``summaries_from`` on."""
     facts = scan_tail(window.lines_last_first(), session_id)
     if summaries_from is None or summaries_from >= window.stop():
         return facts
@@ -96,10 +90,8 @@ def _plain_tail(
 
 
 def _plain_tail_links(window: TailWindow, begin: int) -> List[SummaryLink]:
-    """The summary links in the tail window's whole lines from ``begin`` (a line's start
-    in its data) on, in file order: Claude Code 2.0.x appends a summary of the
-    conversation so far to the session's own file, often past its first 50 lines (the
-    head, where the seed looks), naming the record just before it."""
+    """The summary links of the whole lines from ``begin`` on: Claude Code 2.0.x appends a
+    summary of the conversation so far, naming the record before it, often past the head."""
     if begin > window.first_whole_line():
         window = window._replace(start=min(begin, window.stop()), cut=False)
     return tail_summary_links_plain(window.lines_last_first())
@@ -199,8 +191,7 @@ class HeadIndex:
 
 
 def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
-    """The head's facts, parsing only lines whose bytes hold the token of the fact
-    being sought, and stopping each search once its fact is known."""
+    """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
     index = HeadIndex(window)
     if not index.window.ends:
         return HeadFacts()
@@ -251,12 +242,9 @@ def _census(window: TailWindow) -> Optional[bool]:
 def _fast_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """``scan_tail`` over the window's whole lines, parsing only the latest lines holding
-    a title or timestamp token, found by searching the bytes (no line is split or
-    walked). A window with an ASCII-spelling escape (never written by the harness) is
-    walked line by line with the plain algorithm instead. With ``summaries_from`` (a
-    line's start in ``window.data``), the same search's summary lines from there on give
-    ``summary_links`` at no second pass over the bytes."""
+    """``_plain_tail``'s answer, parsing only the latest lines whose bytes hold a title or
+    timestamp token; a window with an ASCII-spelling escape (never written by the harness)
+    goes the plain way. The same search gives ``summaries_from``'s links, no second pass."""
     data, first, end = window.data, window.first_whole_line(), window.stop()
     if _has_ascii_escape(data, first, end) if escaped is None else escaped:
         return _plain_tail(window, session_id, summaries_from)

@@ -6,10 +6,9 @@ dispatched another (``.../agent-<a>/subagents/agent-<b>.jsonl``), and a workflow
 under ``subagents/workflows/wf_<id>/``. Beside each sits ``agent-<id>.meta.json``, whose
 ``toolUseId`` names the tool_use, in the dispatching record, that started it.
 
-These answers decide whose record a sub-agent's words are read from, so they fail
-closed: an agent id that could climb out of its directory is refused, an unparseable
-meta file is an error (not "no meta"), and an orphan's root is "" rather than a guess.
-Path facts come from ``harness.claude``.
+These answers decide whose record a sub-agent's words are read from, so they fail closed:
+an agent id that could climb out of its directory is refused, an unparseable meta file is an
+error (not "no meta"), and an orphan's root is "" rather than a guess.
 """
 
 import os
@@ -43,8 +42,7 @@ _PATH_CONTEXT = "transcript: sub-agent transcript path: "
 
 
 class AgentMeta(NamedTuple):
-    """The companion record of a delegation: the sub-agent's role, its task, the
-    dispatching tool_use's id, and how many delegations deep it sits."""
+    """A delegation's companion record: role, task, dispatching tool_use id, nesting depth."""
 
     agent_type: str
     description: str
@@ -67,9 +65,7 @@ def is_agent_file_name(name: str) -> bool:
 
 
 def child_records(path: str) -> List[str]:
-    """The sub-agent records the record at ``path`` dispatched, one level: the
-    ``agent-*.jsonl`` files directly in ``<path minus .jsonl>/subagents/``, sorted.
-    [] when there is no such directory; SubagentsUnreadable when it cannot be listed."""
+    """The ``agent-*.jsonl`` files in ``<path minus .jsonl>/subagents/``, sorted (unlistable: SubagentsUnreadable)."""
     folder = os.path.join(record_stem(path), cc.SUBAGENTS_DIR)
     try:
         with os.scandir(folder) as entries:
@@ -82,11 +78,9 @@ def child_records(path: str) -> List[str]:
 
 
 def subagent_tree(path: str) -> List[str]:
-    """Every sub-agent record beneath the record at ``path``: the ones it dispatched,
-    theirs in turn, and the workflow layout (``subagents/workflows/wf_<id>/``), in the
-    reference's walk order (depth first, each directory's entries by name, files and
-    directories interleaved). Symlinked directories are not followed. [] when nothing
-    was dispatched; SubagentsUnreadable when a directory in the tree cannot be listed."""
+    """Every sub-agent record beneath ``path`` (nested and workflow layouts) in the reference's
+    walk order: depth first, each directory's entries by name, symlinks not followed. []
+    when nothing was dispatched; SubagentsUnreadable when a directory cannot be listed."""
     top = os.path.join(record_stem(path), cc.SUBAGENTS_DIR)
     if not os.path.isdir(top):
         return []
@@ -106,8 +100,7 @@ def subagent_tree(path: str) -> List[str]:
 
 
 def _sorted_entries(folder: str, top: str) -> List[Tuple[str, bool]]:
-    """``(path, is a directory)`` for each entry of ``folder``, by name; symlinks are
-    not directories here, so the walk never leaves the tree."""
+    """``(path, is a directory)`` of each entry of ``folder`` by name; a symlink is no directory."""
     try:
         with os.scandir(folder) as entries:
             listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)
@@ -119,13 +112,9 @@ def _sorted_entries(folder: str, top: str) -> List[Tuple[str, bool]]:
 
 
 def session_dir_of_subagent(path: str) -> str:
-    """The directory a sub-agent's record is nested under (the dispatching record's
-    own path minus ``.jsonl``), or "" when ``path`` is under no ``subagents`` directory.
-
-    The ``subagents`` component is searched for from the record outwards, deepest
-    first, so the answer does not depend on how deep a layout nests a record, and a
-    session directory that itself holds a component named ``subagents`` cannot
-    capture it."""
+    """The directory a sub-agent's record nests under (its dispatcher's path minus ``.jsonl``),
+    or "". Searched from the record outwards, so a session directory that itself holds a
+    ``subagents`` component cannot capture it."""
     current = os.path.dirname(path)
     while True:
         parent, name = os.path.split(current)
@@ -137,9 +126,8 @@ def session_dir_of_subagent(path: str) -> str:
 
 
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
-    """The meta companion of the sub-agent record at ``path``; None when there is none
-    (a root record's ordinary case). One that is there but cannot be read, or does not
-    decode as the reference's struct would (a field of the wrong type), is SubagentsUnreadable."""
+    """The meta companion of the record at ``path``; None when there is none. One that cannot be
+    read or decoded as the reference's struct would be is SubagentsUnreadable."""
     if not path.endswith(cc.TRANSCRIPT_SUFFIX):
         return None
     meta = record_stem(path) + cc.AGENT_META_SUFFIX
@@ -194,8 +182,7 @@ def _decode_meta(value: object):
 
 
 def is_subagent_transcript(path: str) -> bool:
-    """Whether the record at ``path`` says it is a sub-agent's: a meta companion that
-    parses, else its first entry's ``isSidechain``. An unreadable record is False."""
+    """A meta companion that parses, else its first entry's ``isSidechain``; unreadable: False."""
     try:
         if read_agent_meta(path) is not None:
             return True
@@ -210,19 +197,16 @@ def is_subagent_transcript(path: str) -> bool:
 
 
 def is_subagent_record(path: str) -> bool:
-    """Whether the record at ``path`` is a sub-agent's: filed as one
-    (``agent-*.jsonl`` under a ``subagents`` directory), or saying so itself
-    (``is_subagent_transcript``)."""
+    """Filed as a sub-agent's (``agent-*.jsonl`` under ``subagents``) or saying it is one."""
     if is_agent_file_name(os.path.basename(path)) and session_dir_of_subagent(path):
         return True
     return is_subagent_transcript(path)
 
 
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:
-    """Where the sub-agent ``agent_id`` dispatched by the record at ``session_path``
-    wrote its record (the flat layout). An id that is empty, holds a path separator of
-    either kind, or is ``.`` or ``..`` is refused (NotAnAgentId): joined onto a directory
-    it would climb out into another conversation. ``..x`` and ``a..b`` are names."""
+    """Where sub-agent ``agent_id`` of ``session_path`` wrote its record (the flat layout). An id
+    that is empty, holds a path separator or is ``.``/``..`` is NotAnAgentId: it would climb
+    out into another conversation (``..x`` and ``a..b`` are names)."""
     if not session_path:
         raise NoParent(_PATH_CONTEXT + NO_TRANSCRIPT_PATH)
     if not agent_id:
@@ -235,9 +219,7 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
 
 
 def holds_tool_use(path: str, tool_use_id: str) -> bool:
-    """Whether some entry of the record at ``path`` carries a tool_use block with this
-    id. Only the lines that may spell the id (bytescan's needles and escape rule) are
-    parsed; an unreadable record is False."""
+    """Whether an entry at ``path`` carries this tool_use id (only lines that may spell it parsed)."""
     needles = Needles.for_values([tool_use_id])
     try:
         for line in iter_raw_lines(path):
@@ -252,8 +234,7 @@ def holds_tool_use(path: str, tool_use_id: str) -> bool:
 
 
 def session_dir_of(path: str) -> str:
-    """The outermost session directory a sub-agent's record nests under (climbing
-    nested delegations by path alone), or "" when it is under no ``subagents``."""
+    """The outermost session directory a sub-agent's record nests under (by path alone), or ""."""
     folder = session_dir_of_subagent(path)
     while folder and os.path.basename(folder).startswith(cc.AGENT_FILE_PREFIX):
         above = session_dir_of_subagent(folder)
@@ -264,14 +245,9 @@ def session_dir_of(path: str) -> str:
 
 
 def parent_of(path: str) -> str:
-    """The record that dispatched the sub-agent at ``path``: its IMMEDIATE parent (the
-    root, or another sub-agent), found as the record holding the tool_use whose id the
-    meta file's ``toolUseId`` names, searched in the session's root record and then
-    every sub-agent record of the session, ``path`` itself skipped.
-
-    "" when there is nothing to name: a root record (no meta), a meta without
-    ``toolUseId``, or an id no record holds (the dispatch is somewhere unseen, and a
-    link is never invented). An unparseable meta file is SubagentsUnreadable."""
+    """The IMMEDIATE parent of the sub-agent at ``path``: the session's record (root first)
+    holding the tool_use its meta's ``toolUseId`` names. "" when none can be named (a link is
+    never invented); an unparseable meta file is SubagentsUnreadable."""
     try:
         return find_parent(path)[0]
     except NoParent:

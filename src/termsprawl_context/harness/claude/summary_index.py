@@ -5,23 +5,17 @@ Claude Code 1.0 and 2.0 titled sessions for ``/resume`` with ``summary`` lines
 of the store than the session they name (the file that resumed it). A session is named
 by such a summary when the ``leafUuid`` is one of the session's own message uuids.
 
-Cost stays bounded: the index is built from the summary links the listing already
-found in each file's head (``SessionInfo.summary_links``: no file is read again) and
-tail window (where Claude Code 2.0.x appends a summary of the session's own last
-records, past the head's 50 lines), and
-a session's own message uuids are those its tail window shows (the file's last 64 KiB,
-all of a smaller file: bytes the listing reads anyway), never a full read of any file.
-The tail is where a summarised leaf sits: the harness writes a summary when a
-conversation stops or is resumed from its latest messages. The ``uuid`` keys are found
-in the window's bytes without splitting or parsing a line, and kept packed until the
-index is complete. Sessions titled by a custom or AI title are not looked at: those
-titles rank higher.
+Cost stays bounded, no file read whole: the index is built from the summary links the
+listing already found in each file's head (``SessionInfo.summary_links``) and tail window
+(where Claude Code 2.0.x appends a summary of the session's last records, past the head's
+50 lines); a session's own uuids are those its tail window shows (the last 64 KiB, read
+anyway), since a summary is written when a conversation stops or is resumed from its latest
+messages. The ``uuid`` keys are found in the bytes, no line parsed, and kept packed. Sessions
+with a custom or AI title are not looked at: those rank higher.
 
-Which summary wins when several name one session ("the summary written last"): the
-one in the file modified last (``st_mtime``); between files of the same mtime, the one
-in the file with the smaller path (``locate``'s tie rule); within one file, the later
-line. Summaries carry no timestamp, and a file is append-only, so a later line was
-written later and the file's mtime bounds when its lines were written.
+The summary written last wins: the file modified last, then the smaller path (``locate``'s
+tie rule), then the later line. Summaries carry no timestamp; a file is append-only, so a
+later line was written later and the mtime bounds when its lines were written.
 """
 
 import re
@@ -47,8 +41,7 @@ class LinkedSummary(NamedTuple):
 
 
 def written_after(a: LinkedSummary, b: LinkedSummary) -> bool:
-    """True when ``a`` was written after ``b`` by the module's rule: later file mtime;
-    same mtime, smaller path; same file, later line."""
+    """Whether ``a`` was written after ``b`` by the module's rule."""
     if a.mtime != b.mtime:
         return a.mtime > b.mtime
     if a.path != b.path:
@@ -82,8 +75,7 @@ class SummaryIndex:
         return self._by_leaf.get(leaf_uuid)
 
     def named_in(self, packed: bytes) -> List[str]:
-        """The leaves a summary names among packed uuids (``pack``), without decoding
-        the others."""
+        """The leaves a summary names among packed uuids, the others not decoded."""
         if self._encoded is None:
             self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
         known = self._encoded
@@ -108,11 +100,8 @@ class SummaryIndex:
 def index_sessions(
     sessions: Iterable[object], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None
 ) -> SummaryIndex:
-    """The index of every listed session's head summary links (objects with
-    ``transcript_path``, ``mtime`` and ``summary_links``, as ``SessionInfo`` has), and,
-    when given, of each one's tail window's links (``tail_links``, one per session, in
-    the same order): a tail line is later in its file than every head line (a line in
-    both windows counts twice, with the same text)."""
+    """The index of each ``SessionInfo``-like session's head summary links, then its tail
+    window's (``tail_links``, one per session, same order; a line in both counts twice)."""
     index = SummaryIndex()
     tails = iter(tail_links) if tail_links is not None else None
     for info in sessions:
@@ -125,9 +114,7 @@ def index_sessions(
 
 
 def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
-    """``title`` (chosen without the index) with the index applied: a custom or AI
-    title stands; otherwise a summary naming one of the session's own uuids
-    (``packed``) wins (the title order of ``transcript.titles``)."""
+    """``title``, unless no custom or AI title stands and a summary names one of the ``packed`` uuids."""
     if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
     linked = linked_title(index, packed)
@@ -136,12 +123,10 @@ def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
 
 # --- a session's own message uuids --------------------------------------------------------
 
-# A ``uuid`` key and its string value's bytes up to the next quote, as the harness
-# writes it (or with JSON's optional whitespace). A value holding an escape shows a
-# backslash there (an escaped quote ends the bytes early, at its backslash): rare, so
-# the window is then parsed instead. Quoted inside a string, a key is escaped
-# (``\"uuid\"``) and not matched; after a string, only a key is followed by a colon.
-# A match never crosses a line's end: a torn line's key must not take the next line's bytes.
+# A ``uuid`` key and its string value's bytes up to the next quote (JSON's optional spaces
+# allowed). A value with an escape shows a backslash (rare: the window is then parsed). A key
+# quoted inside a string is escaped and not matched; only a key is followed by a colon. A
+# match never crosses a line's end: a torn line's key must not take the next line's bytes.
 _UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"[ \t\r]*:[ \t\r]*"([^"\n]*)"')
 
 
@@ -150,8 +135,7 @@ def _encoded(text: str) -> bytes:
 
 
 def whole_lines(data: Buffer, start: int, end: int) -> List[bytes]:
-    """The lines of ``data[start:end]`` (the last may lack its newline; an empty
-    trailing piece is no line)."""
+    """The lines of ``data[start:end]`` (the last may lack its newline)."""
     lines = bytes(data[start:end]).split(b"\n")
     if lines and not lines[-1]:
         lines.pop()
@@ -173,10 +157,8 @@ def _walk_uuids(value: object, found: List[bytes]) -> None:
 
 
 def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
-    """The plain rule, every line parsed: the string value of every ``uuid`` key of the
-    line's object, at any depth (a record the line carries, such as a sub-agent's
-    message, belongs to the session too), in file order, as UTF-8 bytes. A line that is
-    not JSON (torn mid-write) counts by the keys its bytes show."""
+    """The plain rule: every string ``uuid`` at any depth of each line's object (a carried
+    sub-agent message is the session's too), in order, as UTF-8; a torn line by its bytes."""
     found: List[bytes] = []
     for raw in lines:
         record = parse_object(bytes(raw))
@@ -188,10 +170,8 @@ def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
 
 
 def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None) -> bytes:
-    """``own_uuids_plain`` of the window ``data[start:end]`` (whole lines), packed, found
-    in the bytes without splitting or parsing a line (the fast scanner's,
-    ``session_scan``). ``escaped``: whether the window holds an escape that spells
-    an ASCII character, when the caller searched already."""
+    """``own_uuids_plain`` of the whole lines ``data[start:end]``, packed, found in the bytes
+    (``session_scan``'s); ``escaped``: whether it holds an ASCII escape, if already searched."""
     packed = pack(_UUID_VALUE.findall(data, start, end))
     if escaped is None:
         escaped = has_ascii_escape(data, start, end)  # it could spell the key: parse the lines
@@ -201,14 +181,12 @@ def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None
 
 
 def pack(uuids: Iterable[bytes]) -> bytes:
-    """Uuids kept compactly until the index is complete: one bytes object, not one
-    object each (a uuid holding a newline byte is split, and so matches nothing)."""
+    """Uuids as one bytes object, not one each (a uuid holding a newline then matches nothing)."""
     return b"\n".join(uuids)
 
 
 def linked_title(index: SummaryIndex, packed: bytes) -> str:
-    """The title a summary gives a session whose own uuids are ``packed``: the summary
-    written last among those naming one of them; "" when none does."""
+    """The last-written summary naming one of the ``packed`` uuids, or ""."""
     if not packed or not len(index):
         return ""
     return index.title_for(index.named_in(packed))

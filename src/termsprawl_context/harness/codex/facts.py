@@ -1,6 +1,6 @@
-"""Codex CLI's facts: its store (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``), its
-environment, project files and hook, and the record fields and injected text of its
-rollouts (observed on Codex CLI 0.169.0 and the 0.47 shape; see the package's docstring)."""
+"""Codex CLI's facts, observed on 0.169.0 and the 0.47 shape: its store
+(``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``), environment, project files and hook,
+and its rollouts' record fields and injected text."""
 
 from __future__ import annotations
 
@@ -135,20 +135,15 @@ def thread_id_of(path: str) -> str:
     return tail if tail.count("-") == 4 and all(c in "0123456789abcdefABCDEF-" for c in tail) else ""
 
 
-def _listdir(path: str) -> List[str]:
-    try:
-        return sorted(os.listdir(path))
-    except OSError:
-        return []
-
-
 def rollouts_under(root: str) -> Iterator[str]:
     """Every ``YYYY/MM/DD/rollout-*.jsonl`` under a sessions root, oldest folder first."""
-    for year in _listdir(root):
-        for month in _listdir(os.path.join(root, year)):
-            for day in _listdir(os.path.join(root, year, month)):
+    from termsprawl_context.harness.base import listing
+
+    for year in listing(root):
+        for month in listing(os.path.join(root, year)):
+            for day in listing(os.path.join(root, year, month)):
                 folder = os.path.join(root, year, month, day)
-                for name in _listdir(folder):
+                for name in listing(folder):
                     if name.startswith(ROLLOUT_PREFIX) and name.endswith(TRANSCRIPT_SUFFIX):
                         yield os.path.join(folder, name)
 
@@ -165,9 +160,8 @@ def find_rollout(thread_id: str, roots: List[str]) -> str:
 
 
 def sessions_root_of(path: str) -> str:
-    """The sessions root a rollout at ``root/YYYY/MM/DD/name`` lies in; "" for a rollout
-    outside that layout (four levels up from a copy elsewhere may be any folder, ``/`` too,
-    whose every file a parent search would walk)."""
+    """The sessions root of a rollout at ``root/YYYY/MM/DD/name``; "" outside that layout (four
+    levels up from a copy elsewhere may be any folder, ``/`` too, for a parent search to walk)."""
     day = os.path.dirname(os.path.abspath(path))
     month = os.path.dirname(day)
     year = os.path.dirname(month)

@@ -4,20 +4,17 @@ rules that class an assistant text as an answer or a compaction's summary."""
 
 from __future__ import annotations
 
+from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.codex import facts
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import List, Optional
 
 
-def as_str(value) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def rollout_line(raw: bytes) -> "Optional[tuple]":
-    """(record, its type, its payload) of a rollout line whose payload is an object; None
-    for any other line (torn, not JSON, no payload): every reader skips those alike."""
+    """(record, type, payload) of a rollout line whose payload is an object, else None."""
     from termsprawl_context.jsonl import parse_object
 
     record = parse_object(raw)
@@ -55,9 +52,8 @@ def _marked_texts(payload: dict) -> List[tuple]:
 
 
 def context_kind(text: str, marked: str = "") -> str:
-    """ "compaction" for the compaction bridge, "context" for other harness text in a
-    user-role message, "" for the person's own words: the block's 0.169 kind decides
-    where it names one, else a marker at the start."""
+    """ "compaction", "context" (other harness text) or "" (the person's words) for a user-role
+    text: its 0.169 block kind decides where it names one, else its opening marker."""
     head = text.lstrip()
     if head.startswith(facts.COMPACTION_PREFIX):
         return "compaction"
@@ -88,8 +84,7 @@ def _tool_input(arguments):
 
 
 def _tool_output(output):
-    """(text, is_error) of a call's output: 0.169 writes the text; 0.47 a JSON string
-    ``{"output": ..., "metadata": {"exit_code": N}}``."""
+    """(text, is_error) of a call's output: 0.169's text, or 0.47's JSON ``{output, metadata: {exit_code}}``."""
     if isinstance(output, str):
         if output.startswith("{"):
             from termsprawl_context.jsonl import parse_object
@@ -106,8 +101,7 @@ def _tool_output(output):
 
 
 def _unwrapped(text: str) -> "Optional[str]":
-    """The command's own output past the header lines Codex put before it, or None when
-    the text does not open with them."""
+    """The command's own output past Codex's header lines, or None when it opens without them."""
     if not text.startswith(facts.OUTPUT_HEADER_STARTS):
         return None
     at = text.find("\n" + facts.OUTPUT_MARK)
@@ -124,9 +118,7 @@ class Thread(object):
 
 
 def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, offset: int, record: dict, **flags):
-    """``blocks.new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
-    from termsprawl_context.harness.blocks import new_entry
-
+    """``new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
     return new_entry(
         kind,
         blocks,
@@ -143,11 +135,8 @@ def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, o
 
 
 def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offset: int, record: dict):
-    """The user-role entry a ``compacted`` line's bridge text stands as (the compaction
-    summary that continues the conversation)."""
-    return _entry(
-        "user", [{"type": "text", "text": text}], thread, timestamp, line, offset, record, is_compact_summary=True
-    )
+    """The entry a ``compacted`` line's bridge (the summary continuing the conversation) stands as."""
+    return _entry("user", text_blocks([text]), thread, timestamp, line, offset, record, is_compact_summary=True)
 
 
 def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
@@ -160,13 +149,10 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
     args = (thread, timestamp, line, offset, record)
     if item == facts.ITEM_MESSAGE:
         role = as_str(payload.get("role"))
-        content = payload.get("content")
-        texts = result_texts(content)
+        blocks = text_blocks(result_texts(payload.get("content")))
         if role == facts.ROLE_ASSISTANT:
-            blocks = [{"type": "text", "text": t} for t in texts]
             return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
         if role in (facts.ROLE_DEVELOPER, facts.ROLE_SYSTEM):
-            blocks = [{"type": "text", "text": t} for t in texts]
             return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
         if role != facts.ROLE_USER:
             return []
@@ -221,8 +207,7 @@ def is_subagent_meta(payload: dict) -> bool:
 
 
 def parent_thread_of(payload: dict) -> str:
-    """The parent thread a sub-agent's ``session_meta`` names: ``parent_thread_id``, else
-    ``source.subagent.thread_spawn.parent_thread_id`` ("" when neither)."""
+    """``parent_thread_id`` of a sub-agent's ``session_meta``, else its ``source.subagent.thread_spawn``'s, else ""."""
     found = as_str(payload.get(facts.META_PARENT_THREAD))
     source = payload.get(facts.META_SOURCE)
     spawn = source.get("subagent") if isinstance(source, dict) else None
@@ -235,12 +220,10 @@ def is_text_answer(entry) -> bool:
 
 
 def classed(entry, announces: bool, bridge: "Optional[str]"):
-    """An assistant text no ``AgentMessage`` event announced, as an answer or as a
-    compaction's summary. 0.169 announces each answer with that event among the lines just
-    before it (since the previous item); in a file that announces answers, one it does not
-    announce is the compaction's summary (also when the ``compacted`` line after it was
-    never written). Without announcements (0.47) it is a summary only when the next item
-    is the ``compacted`` record whose bridge holds its text."""
+    """An unannounced assistant text, as an answer or a compaction's summary. 0.169 announces
+    each answer with an ``AgentMessage`` event just before it: in such a file an unannounced
+    one is the summary (even when the ``compacted`` line after it was never written). Without
+    announcements (0.47) it is one only when the next ``compacted`` bridge holds its text."""
     if announces:
         return as_summary(entry)
     if bridge and entry.content[0].get("text", "") in bridge:
@@ -253,8 +236,7 @@ ANNOUNCE_PROBE_BYTES = 1 << 20
 
 
 def announces_answers(path: str) -> bool:
-    """Whether the rollout announces its answers (an ``AgentMessage`` event within its
-    first ``ANNOUNCE_PROBE_BYTES``): the one rule both reading directions share."""
+    """Whether an ``AgentMessage`` event is within the rollout's first ``ANNOUNCE_PROBE_BYTES``."""
     from termsprawl_context.jsonl import iter_lines, open_regular
 
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context.harness.codex import facts, records
+from termsprawl_context.model import as_str
 
 
 TYPE_CHECKING = False
@@ -16,9 +17,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
-    """The normalised entries of the rollout at ``path`` (up to byte ``end`` when given),
-    a fork's inherited history first. Raises OSError when ``path`` cannot be opened.
-    Only the first line's ``session_meta`` names the thread."""
+    """The entries of the rollout at ``path`` (up to byte ``end``), a fork's inherited history
+    first; only the first line's ``session_meta`` names the thread. OSError when unopenable."""
     from termsprawl_context.jsonl import iter_lines, open_regular
 
     announces = records.announces_answers(path)
@@ -39,7 +39,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     meta = payload
@@ -48,10 +48,10 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                         yield inherited
                 continue
             if kind == facts.KIND_TURN_CONTEXT:
-                thread.cwd = records.as_str(payload.get(facts.META_CWD)) or thread.cwd
+                thread.cwd = as_str(payload.get(facts.META_CWD)) or thread.cwd
                 continue
             if kind == facts.KIND_COMPACTED:
-                bridge = records.as_str(payload.get("message"))
+                bridge = as_str(payload.get("message"))
                 if held is not None:
                     yield records.classed(held, False, bridge)
                     held = None
@@ -75,10 +75,8 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
 def rollout_entries_reverse(
     path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0
 ) -> Iterator[Entry]:
-    """``rollout_entries`` newest first, reading from the end (the dump and the hand-off
-    stop after the tail): the same entries, with ``line`` 0 (only offsets are known from
-    the end) and the session's ``cwd`` from its first line. A fork's parent is read,
-    backwards from the fork point, only once the fork's own lines are exhausted."""
+    """``rollout_entries`` newest first from the end, with ``line`` 0 and the session's ``cwd``
+    from its first line; a fork's parent is read back from the fork point once its own lines end."""
     from termsprawl_context.jsonl import iter_lines_reverse, open_regular
 
     meta = records.meta_of(path)
@@ -103,12 +101,12 @@ def rollout_entries_reverse(
                 continue
             if kind in (facts.KIND_SESSION_META, facts.KIND_TURN_CONTEXT):
                 continue
-            timestamp = records.as_str(record.get(facts.FIELD_TIMESTAMP))
+            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
             if kind == facts.KIND_COMPACTED:
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)
                     pending = None
-                text = records.as_str(payload.get("message"))
+                text = as_str(payload.get("message"))
                 if text:
                     yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
                 bridge = text
@@ -134,10 +132,9 @@ def rollout_entries_reverse(
 
 
 def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
-    """``(entries to give, the assistant text now held)`` for one ``response_item``'s entries
-    read forward: an earlier held text is settled first (no ``compacted`` came after it);
-    an answer the person was shown is given, an unannounced one in a file that announces is
-    a summary, and in a file that does not it is held until the next item says."""
+    """``(entries to give, the assistant text now held)`` for one ``response_item`` read forward:
+    a held text is settled first (no ``compacted`` followed it); a shown answer is given, an
+    unannounced one is a summary where the file announces, else held until the next item."""
     given = []
     if held is not None:
         given.append(records.classed(held, False, None))
@@ -155,14 +152,13 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
 
 
 def _parent_of(path: str, payload: dict, roots) -> tuple:
-    """``(the parent's rollout, the fork point)`` a ``session_meta`` payload's
-    ``history_base`` names, the point clamped to the parent's size (so both reading
-    directions read the same bytes of a parent shorter than it says); ``("", 0)`` when none."""
+    """``(parent rollout, fork point)`` a ``session_meta``'s ``history_base`` names, the point
+    clamped to the parent's size (both directions read the same bytes); ``("", 0)`` when none."""
     base = payload.get(facts.META_HISTORY_BASE)
     if not isinstance(base, dict):
         return "", 0
     end = base.get(facts.META_END_BYTE_OFFSET)
-    parent_id = records.as_str(base.get("thread_id")) or records.as_str(payload.get(facts.META_FORKED_FROM))
+    parent_id = as_str(base.get("thread_id")) or as_str(payload.get(facts.META_FORKED_FROM))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
         return "", 0
     search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]
@@ -174,8 +170,7 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
 
 
 def _chain_loops(path: str, payload: dict, roots) -> bool:
-    """Whether the fork chain from ``path`` comes back to a rollout already in it (two
-    rollouts naming each other, or one itself): then no parent history is inherited."""
+    """Whether the fork chain from ``path`` loops: then no parent history is inherited."""
     seen = {os.path.realpath(path)}
     current, meta = path, payload
     for _ in range(facts.MAX_FORK_DEPTH):
@@ -191,9 +186,7 @@ def _chain_loops(path: str, payload: dict, roots) -> bool:
 
 
 def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
-    """A fork's parent history: the parent's rollout up to ``end_byte_offset``; nothing when
-    ``payload`` (``session_meta``) names no parent, the chain loops (checked once, from the
-    rollout asked for) or is ``facts.MAX_FORK_DEPTH`` deep: the fork's own lines still read."""
+    """A fork's parent history up to ``end_byte_offset``; nothing past a loop or ``MAX_FORK_DEPTH``."""
     if depth >= facts.MAX_FORK_DEPTH:
         return
     parent, end = _parent_of(path, payload, roots)

@@ -1,39 +1,36 @@
-"""Gemini CLI's own facts, in one place: its store, its chat files, how their lines
-resolve into a conversation, and how each message normalises into the record model's
-``Entry`` (the shape ``harness/base.py`` describes: Claude Code's).
+"""Gemini CLI behind ``harness/base.py``'s interface: its store, its chat files, how their
+lines resolve into a conversation and normalise into ``Entry`` values. Observed on Gemini
+CLI 0.61.0 (against a scripted local model server) and read in its bundle
+(``chatRecordingService.ts``: ``loadConversationRecord``); the older single-JSON chats
+from public samples.
 
-Observed on Gemini CLI 0.61.0 (run against a scripted local model server) and read in its
-bundle (``chatRecordingService.ts``: ``loadConversationRecord``); the older single-JSON
-chat files from public samples. When Gemini CLI changes shape, this module is what
-changes.
+The chat file is a log: a changed message is appended again (same ``id``; the last copy
+wins, in its own place: 0.61 only rewrites the last message, see ``tail.py``),
+``{"$set": {...}}`` updates metadata or replaces the message list, ``{"$rewindTo": id}``
+drops that message and all after it. The resolution follows the client's with one
+deliberate difference: a ``$set.messages`` list orders the messages it names and adds new
+ones but never drops one already seen (kept before the listed message that followed it).
+On resume 0.61 rebuilds that list from the model's history, which skips a user message
+opening with ``<hook_context>`` (with a SessionStart hook, the first typed prompt) and
+copies each tool result under ``<message id>_response``: applied literally, the first
+prompt would be lost. The copies are dropped by call id (one result per call, at the last
+message holding it).
 
-The chat file is a log, not a list: a message is appended again whenever it changes (the
-same ``id``; the last copy wins, in its own place: 0.61 only rewrites the conversation's
-last message, see ``tail.py``), ``{"$set": {...}}`` updates metadata or replaces the whole
-message list, and ``{"$rewindTo": id}`` drops that message and everything after it. The
-resolution here follows the client's, with one deliberate difference: a ``$set.messages``
-list orders the messages it names and adds new ones, but never drops one already seen
-(kept right before the listed message that followed it). On resume 0.61 rebuilds that list from the model's
-history, which skips a user message opening with ``<hook_context>`` (so, with a
-SessionStart hook, the first typed prompt) and adds a copy of each tool result under
-``<gemini message id>_response``; a reader that applied the list literally would lose the
-first prompt. The copies are dropped by call id (one result per call, at the last message
-holding it).
-
-Memory: the resolution keeps, per message id, where its winning line is (offset, size,
-index inside a ``$set`` list), never the lines; the winners are then read again one line
-at a time. Time: the forward reading is one pass over the file; the dump and the hand-off
-read from the end (``tail.py``), as far back as the tail they need (merging the newest
-``$set.messages`` list they pass from the end; forward up to an older one).
+The resolution keeps, per message id, where its winning line is (offset, size, index in a
+``$set`` list), never the lines, and reads the winners again one at a time; forward is one
+pass, and the dump and hand-off read from the end (``tail.py``) only as far as they need.
 """
 
 import os
 
-from termsprawl_context.harness.base import Harness, Q_ALL, Session
+from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
 from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
+
+
+CHAT_SUFFIXES = (facts.TRANSCRIPT_SUFFIX, facts.LEGACY_SUFFIX)
 
 
 class GeminiHarness(Harness):
@@ -42,7 +39,6 @@ class GeminiHarness(Harness):
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.MEMORY_FILE
-    hook_event_session_start = facts.HOOK_EVENT_SESSION_START
     # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
     # started by a program that changed directory without setting it; the CLI replaces
     # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
@@ -50,7 +46,6 @@ class GeminiHarness(Harness):
     hook_start_dir = "$" + facts.PROJECT_DIR_ENV
 
     command = "gemini"
-    cli_option = "gemini"
     init_options = ("gemini_hook", "gemini_md")
     import_option = "gemini_md"
     init_option_help = (
@@ -84,23 +79,31 @@ class GeminiHarness(Harness):
         return [s.path for s in self.sessions(environ)]
 
     def _head(self, path):
-        """The chat's store folder names its launch directory (``.project_root``), not its records."""
-        return "", facts.launch_dir(os.path.dirname(os.path.dirname(path)))  # tmp/<project>/chats/<chat>
+        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
+            if os.path.basename(folder) == facts.CHATS_SUBDIR:
+                return "", facts.launch_dir(os.path.dirname(folder))
+            folder = os.path.dirname(folder)
+        return "", ""
 
     def sessions(self, environ=None):
-        """Each session once: a resume's stub (a later file of the same project and id,
-        see ``resumed_chat``) is not a session of its own."""
+        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub
+        (a later file of the same project and id, see ``resumed_chat``) is not a session of its own."""
         seen = set()
-        for project, path in facts.chat_files(environ):
-            session_id = self.session_id_of(path)
-            if session_id and (project, session_id) in seen:
-                continue
-            seen.add((project, session_id))
-            yield Session(self.name, session_id, path)
+        for root in self.store_roots(environ):
+            for path in folder_files(root, facts.CHATS_SUBDIR):
+                name = os.path.basename(path)
+                if not (name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(CHAT_SUFFIXES)):
+                    continue
+                session_id = self.session_id_of(path)
+                if session_id and (os.path.dirname(path), session_id) in seen:
+                    continue
+                seen.add((os.path.dirname(path), session_id))
+                yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):
-        """The header's session id (the file name holds only its first 8 characters); an
-        older single-JSON chat's from its head."""
+        """The header's session id (the file name holds its first 8 characters only)."""
         if is_legacy(path):
             from termsprawl_context.harness.gemini.legacy import head_facts, read_head
 
@@ -112,8 +115,7 @@ class GeminiHarness(Harness):
         return sniff(first)
 
     def sniff_file(self, path):
-        """An older single-JSON chat by its head alone (its first line is "{", or the whole
-        compact object, over any line bound)."""
+        """An older single-JSON chat by its head alone (over any line bound)."""
         from termsprawl_context.harness.gemini.legacy import head_facts, read_head
 
         return is_legacy(path) and bool(head_facts(read_head(path)))
@@ -130,18 +132,13 @@ class GeminiHarness(Harness):
     answers = Q_ALL
 
     def subagent_paths(self, path):
-        """The sub-agent chats in ``chats/<session id>/`` beside the chat, whose headers say
-        ``kind: subagent``; None when the chat's header names no session."""
+        """The ``kind: subagent`` chats in ``chats/<session id>/``; None when the header names no session."""
         chat = header_of(path)
         if chat is None or self.stable_id(path) is None:
             return None
         folder = facts.subagent_dir(path, chat.session_id)
-        try:
-            names = sorted(os.listdir(folder)) if folder else []
-        except OSError:
-            names = []
         found = []
-        for name in names:
+        for name in listing(folder) if folder else []:
             child = os.path.join(folder, name)
             if name.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child):
                 header = header_of(child)
@@ -150,9 +147,8 @@ class GeminiHarness(Harness):
         return found
 
     def stable_id(self, path):
-        """The header's session id, when the file name agrees with it (a main chat is
-        named for its first 8 characters, a sub-agent's for all of it): a resume goes on
-        in the same file, so its first header names the conversation."""
+        """The header's session id when the file name agrees (a main chat is named for its first
+        8 characters, a sub-agent's for all): a resume goes on in the same file."""
         chat = header_of(path)
         if chat is None:
             return None
@@ -166,8 +162,7 @@ class GeminiHarness(Harness):
         return None
 
     def subagent_parent(self, path):
-        """A sub-agent's chat (header ``kind: subagent``) lies in ``chats/<parent id>/``;
-        its parent is the main chat in ``chats/`` whose header names that id."""
+        """A sub-agent's chat lies in ``chats/<parent id>/``; its parent, the main chat naming that id."""
         chat = header_of(path)
         if chat is None:
             return None
@@ -191,17 +186,6 @@ class GeminiHarness(Harness):
             found.append(folder)
         return found or None
 
-    def work_dirs(self, path):
-        """The launch directory ``tmp/<project>/.project_root`` names for the chats folder
-        the chat lies in (a chat's lines name no directory)."""
-        folder = os.path.dirname(os.path.abspath(path))
-        for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
-            if os.path.basename(folder) == facts.CHATS_SUBDIR:
-                launched = facts.launch_dir(os.path.dirname(folder))
-                return [launched] if launched else None
-            folder = os.path.dirname(folder)
-        return None
-
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
         path = payload.get("transcript_path")
@@ -217,8 +201,7 @@ class GeminiHarness(Harness):
         return resumed_chat(path, session_id) if source == "resume" else path
 
     def merge_project_settings(self, settings, read_command):
-        """The read server and the kept chats (``gemini/project.py``) added to the
-        project's settings: ``(merged or None, notes)``."""
+        """``(settings merged with the read server and the kept chats, or None, notes)``."""
         from termsprawl_context.harness.gemini.project import merge_project_settings
 
         return merge_project_settings(settings, read_command)

@@ -5,8 +5,10 @@ older single-JSON chats; a chat's header and a resume's real file."""
 import os
 from array import array
 
+from termsprawl_context.harness.base import listing
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.parts import as_text, message_ids
+from termsprawl_context.harness.gemini.parts import message_ids
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -15,10 +17,9 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 # --- one chat file, resolved -----------------------------------------------------------------
 class Where(object):
-    """Where a message's winning copy is: its line (number, byte offset), its bytes (from
-    ``start`` bytes into the line, ``size`` long: a copy inside a ``$set.messages`` list is
-    read alone) and, when those bytes are the whole list's line, its ``index`` there (-1
-    otherwise)."""
+    """Where a message's winning copy is: its line (number, offset), its bytes (``size`` from
+    ``start`` into the line: a copy in a ``$set.messages`` list is read alone) and, when they
+    are the whole list's line, its ``index`` there (else -1)."""
 
     __slots__ = ("line", "offset", "size", "index", "ids", "start")
 
@@ -58,9 +59,8 @@ class Chat(object):
 
 
 def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None:
-    """``where`` is the message's place: at the end, where a copy on a line of its own puts
-    it (a message sits at its last copy: see ``tail.py`` for why that is 0.61's place), or,
-    not ``move``, where the message already was (a ``$set.messages`` list's; new ones last)."""
+    """``where`` is the message's place: at the end for a copy on its own line (its last copy:
+    0.61's place, see ``tail.py``), or, not ``move``, where it already was (new ones last)."""
     slot = chat.places.pop(message_id, None) if move else chat.places.get(message_id)
     columns = chat.columns
     if slot is None or slot < 0:
@@ -80,11 +80,9 @@ def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None
 
 
 def _merge(chat: Chat, listed: dict) -> None:
-    """A ``$set.messages`` list applied: the conversation in the list's order, each message
-    the list lacks kept (the client's loader would drop it: on resume 0.61's list lacks the
-    first prompt, see ``__init__``) right before the listed message that followed it, and
-    each listed message given, from the newest, when the conversation read from its newest
-    reaches a message the list holds at or before it (``tail._Merge``, the same walk)."""
+    """A ``$set.messages`` list applied: the list's order, each message it lacks kept (the
+    client would drop it; see ``__init__``) before the listed one that followed it, by the
+    same newest-first walk as ``tail._Merge``."""
     if not listed:
         return
     names = list(listed)
@@ -106,8 +104,7 @@ def _merge(chat: Chat, listed: dict) -> None:
 
 
 def _rewind(chat: Chat, target: str) -> None:
-    """Drop ``target`` and every message after it; all of them when it is unknown (the
-    client's rule). Rewinds only ever cut the end, so the cut is popped from the end."""
+    """Drop ``target`` and every message after it, all when it is unknown (the client's rule)."""
     places = chat.places
     if target not in places:
         places.clear()
@@ -124,10 +121,8 @@ def _rewind(chat: Chat, target: str) -> None:
 
 
 def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False, raw: "Optional[bytes]" = None) -> None:
-    """One parsed line of a chat file, applied to ``chat`` (the client's rules, but a
-    ``$set.messages`` list never drops a message already seen). ``with_ids``: each place
-    also keeps the tool call ids its message gives (``message_ids``). ``raw``: the line's
-    bytes, so a ``$set.messages`` message's place is its own bytes, not the whole line."""
+    """One parsed line applied to ``chat``. ``with_ids``: places keep their message's call ids;
+    ``raw``: the line's bytes, so a ``$set.messages`` message's place is its own bytes."""
     first, chat.opened = not chat.opened, True
     rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
@@ -143,12 +138,9 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
-            spans = None
-            if raw is not None and messages:
-                from termsprawl_context.harness.gemini.spans import message_spans
+            from termsprawl_context.harness.gemini.spans import message_spans
 
-                spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
-                spans = spans if spans is not None and len(spans) == len(messages) else None
+            spans = message_spans(raw, len(messages)) if raw is not None and messages else None
             listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
@@ -167,16 +159,19 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
         return
     if isinstance(record.get(facts.HEADER_SESSION_ID), str):
         if first:
-            chat.session_id = record[facts.HEADER_SESSION_ID]
-            chat.kind = as_text(record.get(facts.HEADER_KIND))
-            chat.start_time = as_text(record.get(facts.HEADER_START_TIME))
+            _take_header(chat, record)
         if isinstance(record.get(facts.SUMMARY_KEY), str):
             chat.summary = record[facts.SUMMARY_KEY]
 
 
+def _take_header(chat: Chat, record: dict) -> None:
+    chat.session_id = as_str(record.get(facts.HEADER_SESSION_ID))
+    chat.kind = as_str(record.get(facts.HEADER_KIND))
+    chat.start_time = as_str(record.get(facts.HEADER_START_TIME))
+
+
 def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
-    """Resolve an open chat file (a ``.jsonl`` log) from its start, one bounded line at a
-    time; with ``until``, only its lines up to the one at that offset."""
+    """Resolve an open chat log from its start, one bounded line at a time (up to offset ``until``)."""
     from termsprawl_context.jsonl import iter_lines, parse_object
 
     chat = Chat()
@@ -190,10 +185,9 @@ def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
 
 
 def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
-    """Each resolved message as its object, with its place in the conversation (0 for the
-    first), in order (or newest first), read back line by line. The last two lines read
-    are kept parsed: a resume's ``$set.messages`` line holds many winners in a row, and
-    the messages it skipped sit between them."""
+    """Each resolved message with its place and index, in order (or newest first), read back.
+    The last two lines stay parsed: a resume's ``$set.messages`` line holds many winners in a
+    row, the messages it skipped between them."""
     from termsprawl_context.jsonl import parse_object
 
     cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
@@ -223,9 +217,8 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
 
 
 def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
-    """An older single-JSON chat (``{sessionId, ..., messages: [...]}``): its facts and
-    messages (an id given twice keeps its first place and its last value); nothing when
-    the text is no such object."""
+    """An older single-JSON chat's (``{sessionId, ..., messages: [...]}``) facts and messages (an
+    id given twice keeps its first place, its last value); nothing for another text."""
     from termsprawl_context.jsonl import loads_strict, readable
 
     chat = Chat()
@@ -235,10 +228,8 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
         value = None
     if not isinstance(value, dict):
         return chat, []
-    chat.session_id = as_text(value.get(facts.HEADER_SESSION_ID))
-    chat.kind = as_text(value.get(facts.HEADER_KIND))
-    chat.start_time = as_text(value.get(facts.HEADER_START_TIME))
-    chat.summary = as_text(value.get(facts.SUMMARY_KEY))
+    _take_header(chat, value)
+    chat.summary = as_str(value.get(facts.SUMMARY_KEY))
     messages = value.get(facts.FIELD_MESSAGES)
     by_id = {}  # type: dict
     for message in messages if isinstance(messages, list) else []:
@@ -252,8 +243,7 @@ def is_legacy(path: str) -> bool:
 
 
 def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first header line (session id, kind, start time), or None
-    (an older single-JSON chat has no header line)."""
+    """The facts of a chat file's first line, its header, or None (a legacy chat has none)."""
     from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
 
     f = try_open_regular(path) if not is_legacy(path) else None
@@ -271,11 +261,9 @@ def header_of(path: str) -> "Optional[Chat]":
 
 
 def resumed_chat(path: str, session_id: str) -> str:
-    """The chat file a resumed session really writes to, for a SessionStart payload naming
-    ``path``. Observed on 0.61: at ``gemini -r`` the hook's transcript_path is a new file
-    (``session-<now>-<id8>.jsonl``, a header and the session context, nothing more) while
-    the conversation goes on in the session's first file (``first_chat`` of ``path``'s
-    folder); ``path`` itself when there is none."""
+    """The chat a resumed session really writes to. Observed on 0.61: at ``gemini -r`` the
+    hook's transcript_path is a new file (``session-<now>-<id8>.jsonl``: a header and the
+    session context) while the conversation goes on in the session's ``first_chat``."""
     folder, name = os.path.split(path)
     if not name.startswith(facts.SESSION_FILE_PREFIX):
         return path
@@ -283,14 +271,9 @@ def resumed_chat(path: str, session_id: str) -> str:
 
 
 def first_chat(folder: str, session_id: str) -> str:
-    """The session's first chat file in ``folder``: of the files named for its id whose
-    header names ``session_id``, the earliest by name (the name opens with the start
-    time); "" when there is none."""
+    """The earliest by name (start time first) of ``folder``'s chats whose header names the session, or ""."""
     short = session_id[:8]
-    try:
-        names = sorted(os.listdir(folder)) if short else []
-    except OSError:
-        return ""
+    names = listing(folder) if short else []
     tail = "-" + short + facts.TRANSCRIPT_SUFFIX
     for candidate in names:
         if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
@@ -304,6 +287,5 @@ def first_chat(folder: str, session_id: str) -> str:
 
 
 def sniff(first: dict) -> bool:
-    """A chat file's first record: the header (sessionId and projectHash, as a legacy
-    object holds them too)."""
+    """A chat file's first record: the header (sessionId and projectHash; a legacy object's too)."""
     return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get(facts.HEADER_PROJECT_HASH), str)

@@ -6,7 +6,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, Mapping, Optional, Tuple
+    from typing import Mapping, Optional
 
 
 NAME = "gemini-cli"
@@ -114,31 +114,11 @@ HOME_VARIABLES = ((HOME_ENV, CONFIG_DIR_NAME),)  # $GEMINI_CLI_HOME names the fo
 
 
 def store_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """Where every project's chats live (``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``); ""
-    without a home."""
+    """``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``; "" without a home."""
     from termsprawl_context.harness.base import user_dir
 
     base = user_dir(environ, HOME_VARIABLES, CONFIG_DIR_NAME)
     return os.path.join(base, TMP_SUBDIR) if base else ""
-
-
-def chat_files(environ: "Optional[Mapping[str, str]]" = None) -> "Iterator[Tuple[str, str]]":
-    """``(project name, path)`` of every main chat file in the store (sub-agent chats sit in
-    folders beside them), sorted by project then name. Never raises."""
-    root = store_root(environ)
-    try:
-        projects = sorted(os.listdir(root)) if root else []
-    except OSError:
-        projects = []
-    for project in projects:
-        chats = os.path.join(root, project, CHATS_SUBDIR)
-        try:
-            names = sorted(os.listdir(chats))
-        except OSError:
-            continue
-        for name in names:
-            if name.startswith(SESSION_FILE_PREFIX) and name.endswith((TRANSCRIPT_SUFFIX, LEGACY_SUFFIX)):
-                yield project, os.path.join(chats, name)
 
 
 def subagent_dir(chat_path: str, session_id: str) -> str:

@@ -28,8 +28,7 @@ def _string_after(text: str, key: str) -> "object":
 
 
 def head_facts(head: bytes) -> "dict":
-    """``{"sessionId", "projectHash"}`` when ``head`` opens a JSON object holding both as
-    strings (before its messages), else {}."""
+    """``{"sessionId", "projectHash"}`` when ``head`` opens an object naming both (strings), else {}."""
     text = head.decode("utf-8", "replace")
     if not text.lstrip().startswith("{"):
         return {}

@@ -1,13 +1,14 @@
 """A Gemini CLI chat's messages → the record model's ``Entry`` list: forward, newest first,
 and the dump's last turns."""
 
+from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
 from termsprawl_context.harness.gemini.chat import Chat, Where
-from termsprawl_context.harness.gemini.parts import as_text
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterable, Iterator, List, Tuple
+    from typing import Iterator, List, Tuple
 
     from termsprawl_context.model import Entry
 
@@ -18,8 +19,7 @@ LEGACY_WHERE = Where(1, -1, 0)
 
 
 class Normaliser(object):
-    """Turns a chat's resolved messages into entries, in order, remembering the tool calls
-    and results already given (so a resume's copies are given once)."""
+    """A chat's resolved messages as entries, each tool call and result given once (a resume copies them)."""
 
     def __init__(self, session_id: str, agent_id: str = "") -> None:
         self.session_id, self.agent_id = session_id, agent_id
@@ -35,10 +35,7 @@ class Normaliser(object):
         return True
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
-        """``blocks.new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``,
-        ``role`` (the message's, when it is not the one ``kind`` implies)."""
-        from termsprawl_context.harness.blocks import new_entry
-
+        """``new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``, ``role``."""
         # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
         # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         return new_entry(
@@ -49,7 +46,7 @@ class Normaliser(object):
             where.offset,
             uuid=uuid,
             session_id=self.session_id,
-            timestamp=as_text(message.get(facts.FIELD_TIMESTAMP)),
+            timestamp=as_str(message.get(facts.FIELD_TIMESTAMP)),
             is_sidechain=bool(self.agent_id),
             agent_id=self.agent_id,
             **flags,
@@ -68,8 +65,8 @@ class Normaliser(object):
             yield self._entry("user", uuid, message, where, blocks)
 
     def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
-        """A user message the person typed: a hook's context first (meta), then the words;
-        where ``displayContent`` keeps them apart, the client's expansion is meta too."""
+        """A typed user message: a hook's context first (meta), then the words; the client's
+        expansion is meta too where ``displayContent`` keeps it apart."""
         hook, typed = message_parts.split_hook_context(texts[0])
         hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
         if hooks:
@@ -78,35 +75,35 @@ class Normaliser(object):
                 message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
                 message,
                 where,
-                _texts(hooks),
+                text_blocks(hooks),
                 is_meta=True,
             )
         rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
-            yield self._entry("user", message_id, message, where, _texts(shown))
+            yield self._entry("user", message_id, message, where, text_blocks(shown))
             added = [t for t in rest if t not in shown]
             if added:
                 yield self._entry(
-                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, _texts(added), is_meta=True
+                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, text_blocks(added), is_meta=True
                 )
         elif rest:
-            yield self._entry("user", message_id, message, where, _texts(rest))
+            yield self._entry("user", message_id, message, where, text_blocks(rest))
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
-        kind = as_text(message.get(facts.FIELD_TYPE))
-        message_id = as_text(message.get(facts.FIELD_ID))
+        kind = as_str(message.get(facts.FIELD_TYPE))
+        message_id = as_str(message.get(facts.FIELD_ID))
         parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
         if kind == facts.TYPE_USER:
             texts = message_parts.part_texts(parts)
             if texts:
                 first = texts[0]
                 if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
                 elif message_parts.is_compression_summary(texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_compact_summary=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_compact_summary=True)
                 elif message_parts.is_cli_prompt(message, texts):
-                    yield self._entry("user", message_id, message, where, _texts(texts), is_meta=True)
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
                 else:
                     for entry in self._typed(message, message_id, where, texts):
                         yield entry
@@ -127,13 +124,13 @@ class Normaliser(object):
                         blocks.append({"type": "text", "text": part["text"]})
             calls, results = message_parts.gemini_calls(message, parts)
             for call in calls:
-                call_id = as_text(call.get("id"))
+                call_id = as_str(call.get("id"))
                 if self.give(message_parts.CALL, call_id):
                     blocks.append(
                         {
                             "type": "tool_use",
                             "id": call_id,
-                            "name": as_text(call.get("name")),
+                            "name": as_str(call.get("name")),
                             "input": call.get("args"),
                         }
                     )
@@ -149,13 +146,12 @@ class Normaliser(object):
         elif kind in facts.SYNTHETIC_TYPES:
             texts = message_parts.part_texts(parts)
             if texts:
-                yield self._entry("system", message_id, message, where, _texts(texts), role="system")
+                yield self._entry("system", message_id, message, where, text_blocks(texts), role="system")
 
 
 class HeldNormaliser(Normaliser):
-    """``Normaliser`` for a forward reading that gives each tool call (or result) where the
-    reading from the end gives it: at the last message holding its id (known from the
-    resolution's ``message_ids``), and once there."""
+    """``Normaliser`` for a forward reading giving each call (or result) where the reading from
+    the end does: once, at the last message holding its id (the resolution's ``message_ids``)."""
 
     def __init__(self, session_id: str, agent_id: str, last_holder: dict) -> None:
         Normaliser.__init__(self, session_id, agent_id)
@@ -185,10 +181,8 @@ def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
-    """``reversed(list(entries(path)))``, read from the end and only as far back as the
-    consumer takes (with ``line`` 0: only offsets are known from the end). Each tool call
-    and result is given at the newest message holding its id, the first met. Raises
-    OSError as ``entries`` does."""
+    """``reversed(list(entries(path)))``, read from the end only as far as the consumer takes
+    (``line`` 0); each call and result at the newest message holding it. OSError as ``entries``."""
     from termsprawl_context.jsonl import open_regular
 
     if chat_file.is_legacy(path):
@@ -206,14 +200,9 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
     return generate()
 
 
-def _texts(texts: "Iterable[str]") -> "List[dict]":
-    return [{"type": "text", "text": text} for text in texts]
-
-
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
-    """A chat file's facts and its entries, in conversation order (a generator reading the
-    open file: consume it before the next call). Raises OSError when ``path`` cannot be
-    opened as a regular file; odd content only shrinks the answer."""
+    """A chat's facts and its entries in order (a generator over the open file: consume it before
+    the next call). OSError when ``path`` is no regular file; odd content only shrinks it."""
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -263,11 +252,9 @@ def _resolved(f) -> Chat:
 
 
 def last_turns(path: str, limit: int) -> "list":
-    """The dump's last ``limit`` turns of a chat, oldest first: what
-    ``transcript.turns.entries_turns(entries(path), limit)`` gives, from the messages at
-    the end only, read from the file's end. Exact, because a message's printable text
-    depends on that message alone: the tool calls and results given once per call id never
-    print. [] when the file cannot be read."""
+    """``entries_turns(entries(path), limit)``, from the messages at the file's end only: exact,
+    as a message's printable text depends on it alone (calls and results never print). []
+    when the file cannot be read."""
     from termsprawl_context.jsonl import read_within_bound, try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 

@@ -2,20 +2,16 @@
 summary in a user message, tool calls and results, and the call ids a message gives."""
 
 from termsprawl_context.harness.gemini import facts
+from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional, Tuple
 
 
-def as_text(value: "Any") -> str:
-    return value if isinstance(value, str) else ""
-
-
 # --- one message -> entries -----------------------------------------------------------------
 def parts_of(content: "Any") -> "List[dict]":
-    """A message's content as a list of parts (a string is one text part; bare strings in
-    a list are text parts; anything else is dropped)."""
+    """A message's content as parts (a string, bare or in the list, is a text part; others go)."""
     if isinstance(content, str):
         return [{"text": content}] if content else []
     if isinstance(content, dict):
@@ -31,9 +27,8 @@ def part_texts(parts: "List[dict]") -> "List[str]":
 
 
 def split_hook_context(text: str) -> "Tuple[str, str]":
-    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart
-    hook's context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when it
-    holds none."""
+    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart hook's
+    context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when none."""
     if not text.startswith(facts.HOOK_CONTEXT_OPEN):
         return "", text
     end = text.find(facts.HOOK_CONTEXT_CLOSE)
@@ -47,8 +42,7 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
 
 
 def is_compression_summary(texts: "List[str]") -> bool:
-    """A user message that is the compression's summary (both snapshot tags in one text:
-    the model may write a scratchpad before it), not anything the person typed."""
+    """Both snapshot tags in one text (the model may write a scratchpad before them)."""
     return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
 
 
@@ -71,15 +65,13 @@ def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
 
 
 def is_hook_block(text: str) -> bool:
-    """A text part that is a hook's context block and nothing else (a BeforeAgent hook's
-    context, appended to the prompt as a part of its own; a SessionStart hook's, in the TUI
-    a message of its own)."""
+    """A text part that is only a hook's context block (a BeforeAgent hook's, a part of its own; a
+    SessionStart hook's, in the TUI a message of its own)."""
     return text.startswith(facts.HOOK_CONTEXT_OPEN) and text.rstrip().endswith(facts.HOOK_CONTEXT_CLOSE)
 
 
 def response_body(response: "Any") -> "Tuple[str, bool]":
-    """A ``functionResponse.response``'s text and whether it reports an error: its string
-    ``output`` (or ``error``), else the object as JSON."""
+    """``(text, is an error)`` of a ``functionResponse.response``: ``output``, ``error``, else JSON."""
     if isinstance(response, dict):
         if isinstance(response.get("output"), str):
             return response["output"], False
@@ -96,8 +88,7 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
 
 
 def _unwrapped(body: str) -> "Optional[str]":
-    """The tool's own output inside the CLI's ``<untrusted_context>`` wrapper (of the
-    shell's sections, ``Output: ``'s text alone), or None when it is not wrapped."""
+    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None."""
     if not (body.startswith(facts.UNTRUSTED_OPEN) and body.endswith(facts.UNTRUSTED_CLOSE)):
         return None
     inner = body[len(facts.UNTRUSTED_OPEN) : len(body) - len(facts.UNTRUSTED_CLOSE)]
@@ -112,7 +103,7 @@ def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dic
     response = part.get("functionResponse")
     if not isinstance(response, dict):
         return None
-    call_id = as_text(response.get("id"))
+    call_id = as_str(response.get("id"))
     body, failed = response_body(response.get("response"))
     block = {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
     output = _unwrapped(body)
@@ -124,7 +115,7 @@ def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dic
 def thought_text(thought: "Any") -> str:
     if not isinstance(thought, dict):
         return ""
-    subject, description = as_text(thought.get("subject")), as_text(thought.get("description"))
+    subject, description = as_str(thought.get("subject")), as_str(thought.get("description"))
     return "**%s** %s" % (subject, description) if subject and description else subject or description
 
 
@@ -132,8 +123,7 @@ CALL, RESULT = "call", "result"  # what a call id names, for giving each once
 
 
 def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[Tuple[dict, bool]]]":
-    """A model message's tool calls (its ``functionCall`` parts, then ``toolCalls``) and the
-    result parts its ``toolCalls`` carry, each with whether the call failed."""
+    """A model message's calls and the result parts its ``toolCalls`` carry, with whether each failed."""
     calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
     results = []  # type: List[Tuple[dict, bool]]
     tool_calls = message.get(facts.FIELD_TOOL_CALLS)
@@ -148,12 +138,12 @@ def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[
 
 def _response_id(part: "Any") -> "Optional[str]":
     response = part.get("functionResponse") if isinstance(part, dict) else None
-    return as_text(response.get("id")) if isinstance(response, dict) else None
+    return as_str(response.get("id")) if isinstance(response, dict) else None
 
 
 def message_ids(message: dict) -> tuple:
-    """The ``(CALL or RESULT, call id)`` pairs a message gives, in the order ``Normaliser``
-    meets them (what the newest-first reading needs to give each once, as forward)."""
+    """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the
+    newest-first reading gives each once where forward does)."""
     kind = message.get(facts.FIELD_TYPE)
     parts = parts_of(message.get(facts.FIELD_CONTENT))
     found = []
@@ -161,7 +151,7 @@ def message_ids(message: dict) -> tuple:
         result_parts = parts
     elif kind == facts.TYPE_GEMINI:
         calls, results = gemini_calls(message, parts)
-        found = [(CALL, as_text(call.get("id"))) for call in calls]
+        found = [(CALL, as_str(call.get("id"))) for call in calls]
         result_parts = [part for part, _failed in results]
     else:
         return ()
@@ -173,8 +163,7 @@ def message_ids(message: dict) -> tuple:
 
 
 def typed_display(message: dict) -> "List[str]":
-    """What the person typed, where the client kept it apart from what it sent (``[]``
-    when it did not): the texts of ``displayContent``, less a hook's context."""
+    """What the person typed where the client kept it apart (``displayContent``, less a hook's context), or []."""
     texts = part_texts(parts_of(message.get(facts.FIELD_DISPLAY)))
     if texts:
         texts[0] = split_hook_context(texts[0])[1]

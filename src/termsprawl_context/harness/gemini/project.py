@@ -1,22 +1,17 @@
-"""What ``init --gemini-hook`` adds to the project's ``.gemini/settings.json`` besides the
-hook, for Gemini CLI 0.61 (read in its bundle and run in tests/e2e/):
+"""What ``init --gemini-hook`` adds to ``.gemini/settings.json`` besides the hook, for Gemini
+CLI 0.61 (read in its bundle, run in tests/e2e/), each only where the file says nothing at
+that key (what the person wrote is kept, and reported):
 
-- the read as a tool that asks nothing: ``mcpServers.termsprawl``, the command's ``mcp``
-  server (one read-only tool), ``trust: true``. 0.61 asks before every
-  ``run_shell_command`` in its TUI and offers no shell tool at all headless in its default
-  approval mode; a prefix allow rule on the command would also admit ``... links add``;
-  and the policy engine's project tier is switched off in 0.61 (``disableWorkspacePolicies``
-  in ``config/policy.ts``; a ``policyPaths`` setting would replace the person's own
-  ``~/.gemini/policies``). A trusted MCP server's tools run with no prompt in both, and
-  nothing but its tools is admitted.
+- the read as a tool that asks nothing: ``mcpServers.termsprawl`` (the command's one-tool
+  ``mcp`` server), ``trust: true``. 0.61 asks before every ``run_shell_command`` in its TUI
+  and offers no shell tool headless by default; a prefix allow rule would also admit
+  ``... links add``; its policy engine's project tier is off (``disableWorkspacePolicies``
+  in ``config/policy.ts``; ``policyPaths`` would replace the person's ``~/.gemini/policies``).
+  A trusted MCP server's tools run with no prompt in both, and nothing else is admitted.
 - ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup
-  (``cleanupExpiredSessions``) takes a resumed session's header-only stub for a corrupt
-  file and deletes every file of the project sharing its 8-character id, the conversation
-  the node reads included. The setting holds for this project's chats only (the cleanup
-  walks the project's own ``chats/``).
-
-Each is added only where the file says nothing at that key; what the person wrote there
-is kept as it is, and reported.
+  (``cleanupExpiredSessions``) takes a resumed session's header-only stub for a corrupt file
+  and deletes every file of the project sharing its 8-character id, the conversation the
+  node reads included (it walks this project's ``chats/`` only).
 """
 
 import json
@@ -37,8 +32,7 @@ _MAX_SETTINGS_BYTES = 1 << 20
 
 
 def mcp_server_entry(command: str) -> "Dict[str, Any]":
-    """The server entry: ``sh -c command`` (the walk up to the installed command, from the
-    directory Gemini CLI runs in), trusted, so its tool runs with no prompt."""
+    """``sh -c command`` (the walk up to the installed command), trusted: its tool runs unasked."""
     return {"command": "sh", "args": ["-c", command], "trust": True}
 
 
@@ -65,8 +59,7 @@ def _with(settings: "Dict[str, Any]", path: "Tuple[str, ...]", value: "Any") -> 
 
 
 def merge_project_settings(settings: "Dict[str, Any]", command: str) -> "Tuple[Optional[Dict[str, Any]], List[str]]":
-    """``(settings with what is missing added, or None when nothing is, notes)``: a note
-    for each key where the file holds a value of the person's, kept instead of ours."""
+    """``(settings with what is missing added, or None, notes)``: a note per value of the person's kept."""
     notes = []  # type: List[str]
     merged = settings
     entry = mcp_server_entry(command)

@@ -65,8 +65,7 @@ def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
 
 
 def _after_item(text: str, i: int, close: str) -> "Tuple[int, bool]":
-    """Past the comma after an object's member or an array's element at ``text[i]``, or
-    past the container's ``close`` (then True); ValueError at anything else."""
+    """Past the comma after an item at ``text[i]``, or past ``close`` (True); else ValueError."""
     i = _skip(text, i)
     if text[i : i + 1] == ",":
         return _skip(text, i + 1), False
@@ -75,21 +74,23 @@ def _after_item(text: str, i: int, close: str) -> "Tuple[int, bool]":
     raise ValueError("no comma")
 
 
-def message_spans(raw: bytes, set_key: str, messages_key: str) -> "Optional[List[Tuple[int, int]]]":
-    """``(byte start, byte end)`` within ``raw`` of each element of its ``set_key`` object's
-    ``messages_key`` list, in order; None when the line is not shaped so. Exact whatever the
+def message_spans(raw: bytes, count: int) -> "Optional[List[Tuple[int, int]]]":
+    """``(byte start, byte end)`` within ``raw`` of each of the ``count`` elements of its
+    ``$set.messages`` list, in order; None when the line is not shaped so. Exact whatever the
     bytes: each invalid byte is one character here (``surrogateescape``), and a span starts
     and ends at ASCII punctuation, where UTF-8 decoding resynchronises, so decoding a span
     alone gives the characters that decoding the whole line gives there."""
     import json
 
+    from termsprawl_context.harness.gemini.facts import FIELD_MESSAGES, SET_KEY
+
     scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
     text = raw.decode("utf-8", "surrogateescape")
     try:
-        spans, _end = _walk(text, _skip(text, 0), (set_key, messages_key), scan)
+        spans, _end = _walk(text, _skip(text, 0), (SET_KEY, FIELD_MESSAGES), scan)
     except (StopIteration, ValueError, RecursionError):
         return None
-    if spans is None:
+    if spans is None or len(spans) != count:
         return None
     found, done, at_byte = [], 0, 0
     for start, end in spans:

@@ -31,8 +31,7 @@ _LOSE, _WIN, _STOP = 0, 1, 2
 
 
 class _Backwards(object):
-    """The state of a backward resolution: the ids already decided (won, or dropped by a
-    rewind met later in the file) and the rewinds whose target is not yet met."""
+    """A backward resolution's state: the ids decided and the rewinds whose target is not yet met."""
 
     __slots__ = ("decided", "cuts", "pending")
 
@@ -46,8 +45,7 @@ class _Backwards(object):
         self.pending[target] = self.pending.get(target, 0) + 1
 
     def meet(self, message_id: str) -> int:
-        """What the copy of ``message_id`` met now (the newest not yet read) is: the winner,
-        a loser, or the sign that everything before it is gone."""
+        """The copy of ``message_id`` met now: the winner, a loser, or all before it gone."""
         cuts = self.cuts
         if cuts:
             if message_id == cuts[-1]:
@@ -68,10 +66,9 @@ class _Backwards(object):
 
 
 class _Merge(object):
-    """A ``$set.messages`` list met from the end, merged with the conversation before it
-    (met newest first) as ``chat._merge`` merges them forward: each listed message (its
-    first position in the list, its last copy) is given when the older stream reaches a
-    message the list holds at or before it, or at the start; the others pass between."""
+    """A ``$set.messages`` list met from the end, merged with the older messages as ``chat._merge``
+    merges forward: each listed one (first position, last copy) is given when the older stream
+    reaches one the list holds at or before it, or at the start; others pass between."""
 
     __slots__ = ("f", "offset", "size", "index", "copies", "spans", "messages", "next")
 
@@ -88,11 +85,11 @@ class _Merge(object):
                     self.copies.append(at)
                 else:
                     self.copies[known] = at
-        spans = message_spans(raw, facts.SET_KEY, facts.FIELD_MESSAGES)
+        spans = message_spans(raw, len(messages))
         # Each listed message is read back alone when given (a resume's list is the whole
         # history on one line); the parsed list is kept only when the line cannot be so cut.
         self.spans = None  # type: Optional[array]  # element -> its start and end in the line
-        if spans is not None and len(spans) == len(messages):
+        if spans is not None:
             self.spans = array("q", (at for span in spans for at in span))
         self.messages = None if self.spans is not None else messages
         self.next = len(self.copies) - 1  # the newest listed message not yet given
@@ -126,8 +123,7 @@ class _Merge(object):
 
 
 class _Frame(object):
-    """The lines between two ``$set.messages`` lists (or a list and the end): their
-    rewinds and copies (``state``), and the list that closes them from below (``merge``)."""
+    """The lines between two ``$set.messages`` lists: their ``state``, the list closing them (``merge``)."""
 
     __slots__ = ("state", "merge")
 
@@ -137,10 +133,9 @@ class _Frame(object):
 
 
 def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, int]":
-    """``batch``, winners of ``frames[level]`` newest first (None: that frame is exhausted,
-    so the list above it gives what it has left), carried up through each list and each
-    newer frame's rules: what the top frame gives, and the level whose rewind found the
-    conversation before it gone (-1: none), below which nothing more can win."""
+    """``batch``, winners of ``frames[level]`` newest first (None: exhausted, so the list above
+    gives what it has left), carried up through each newer list and frame: what the top
+    gives, and the level whose rewind found all before it gone (-1: none)."""
     stop = -1
     while level > 0:
         merge, state = frames[level - 1].merge, frames[level - 1].state
@@ -158,10 +153,9 @@ def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, in
 
 
 def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
-    """Each resolved message of the open chat log, newest first, with its place (``line``
-    0: line numbers are unknown from the end; ``offset`` its line's). Memory: the ids met,
-    one line, and the ids of the ``$set.messages`` lists met (at most ``MAX_LISTS``; older
-    than those, the log is resolved forward up to the list, as ``chat.resolve_lines`` does)."""
+    """Each resolved message of the open log, newest first, with its place (``line`` 0). Memory:
+    the ids met, one line, and the ids of at most ``MAX_LISTS`` ``$set.messages`` lists (past
+    those, the log is resolved forward up to the list)."""
     from termsprawl_context.harness.gemini.chat import resolve_lines, winners
     from termsprawl_context.jsonl import iter_lines_reverse, parse_object
 
@@ -213,8 +207,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
 
 
 def _record_messages(record: dict) -> "Optional[list]":
-    """The messages one record places, the last placed first; None for a rewind (the
-    precedence of ``chat.apply_record``)."""
+    """The messages one record places, last first; None for a rewind (``apply_record``'s order)."""
     if isinstance(record.get(facts.REWIND_KEY), str):
         return None
     if isinstance(record.get(facts.FIELD_ID), str):
