@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from termsprawl_context.errors import QueryCompileError
-from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, clip
+from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, clip
 from termsprawl_context.transcript.record import go_quote
 
 TYPE_CHECKING = False
@@ -60,14 +60,16 @@ def _number(src: str, i: int) -> Tuple[Token, int]:
             while j < n and src[j].isdigit():
                 j += 1
     text = src[i:j].replace("_", "")
-    if not any(ch in text for ch in ".eE"):  # digits alone (int() never on more than fit 64 bits)
-        if len(text.lstrip("0")) > INT_DIGITS or int(text) > INT_MAX:
-            raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
-        return Token("num", int(text), i), j
+    is_float = any(ch in text for ch in ".eE")
+    if not is_float and len(text.lstrip("0")) > INT_DIGITS:
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
     try:
-        return Token("num", float(text), i), j
+        value = float(text) if is_float else int(text)
     except ValueError:
         raise QueryCompileError("invalid number %s at %d" % (clip(src[i:j]), i)) from None
+    if not is_float and not INT_MIN <= value <= INT_MAX:
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
+    return Token("num", value, i), j
 
 
 def _string(src: str, i: int) -> Tuple[Token, int]:
