@@ -51,6 +51,12 @@ class Record(object):
         self.other_tool_ids: Set[str] = {i for i, c in calls.items() if c.call.name != cc.TOOL_ASK_USER_QUESTION}
         self._citable: Dict[str, bool] = {}
 
+    def entry_at(self, line: int) -> Optional[Entry]:
+        for entry in self.entries:
+            if entry.line == line:
+                return entry
+        return None
+
     def person_texts(self, entry: Entry) -> List[str]:
         """``person_texts(entry)``, none when its parent is a local command (its output)."""
         texts = person_texts(entry)

@@ -152,7 +152,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
         record = record_at(hit.path, hit.line)
     except Refusal as exc:
         raise NotFound("citation %s: %s" % (req, exc.message)) from None
-    entry = record.entries[0] if record.entries else None  # record_at's: the entry at hit.line
+    entry = record.entry_at(hit.line)
     message = entry_text(record, entry, pools) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
     return Citation(req.quote, pools, hit.path, hit.line, message, call)
