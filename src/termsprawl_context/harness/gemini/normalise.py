@@ -97,18 +97,16 @@ class Normaliser(object):
         if kind == facts.TYPE_USER:
             texts = message_parts.part_texts(parts)
             if texts:
-                first = texts[0]
-                if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
-                elif message_parts.is_compression_summary(texts):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_compact_summary=True)
-                elif message_parts.is_cli_prompt(message, texts):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
+                context = texts[0].lstrip().startswith(facts.SESSION_CONTEXT_OPEN)
+                summary = not context and message_parts.is_compression_summary(texts)
+                if context or summary or message_parts.is_cli_prompt(message, texts):
+                    blocks = text_blocks(texts)
+                    yield self._entry(
+                        "user", message_id, message, where, blocks, is_meta=not summary, is_compact_summary=summary
+                    )
                 else:
-                    for entry in self._typed(message, message_id, where, texts):
-                        yield entry
-            for entry in self._results(message, where, parts, message_id):
-                yield entry
+                    yield from self._typed(message, message_id, where, texts)
+            yield from self._results(message, where, parts, message_id)
         elif kind == facts.TYPE_GEMINI:
             blocks = []  # type: List[dict]
             thoughts = message.get(facts.FIELD_THOUGHTS)
@@ -141,8 +139,7 @@ class Normaliser(object):
                     "system" if ack else "assistant", message_id, message, where, blocks, is_meta=ack, role="assistant"
                 )
             for part, failed in results:
-                for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
-                    yield entry
+                yield from self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed)
         elif kind in facts.SYNTHETIC_TYPES:
             texts = message_parts.part_texts(parts)
             if texts:
@@ -194,8 +191,7 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
             chat, newest = _newest_first(path, f)
             normaliser = Normaliser(chat.session_id, _agent_id(chat))
             for message, where in newest:
-                for entry in reversed(list(normaliser.entries(message, where))):
-                    yield entry
+                yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
 
@@ -226,8 +222,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
         with f:
             for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)
-                for entry in normaliser.entries(message, where):
-                    yield entry
+                yield from normaliser.entries(message, where)
 
     return chat, generate()
 
