@@ -75,10 +75,6 @@ def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     )
 
 
-def _no_census(window: TailWindow) -> Optional[bool]:
-    return None  # the plain readers parse every line: nothing to search for
-
-
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
@@ -86,26 +82,20 @@ def _plain_tail(
     facts = scan_tail(window.lines_last_first(), session_id)
     if summaries_from is None or summaries_from >= window.stop():
         return facts
-    return facts._replace(summary_links=tuple(_plain_tail_links(window, summaries_from)))
-
-
-def _plain_tail_links(window: TailWindow, begin: int) -> List[SummaryLink]:
-    """The summary links of the whole lines from ``begin`` on: Claude Code 2.0.x appends a
-    summary of the conversation so far, naming the record before it, often past the head."""
-    if begin > window.first_whole_line():
-        window = window._replace(start=min(begin, window.stop()), cut=False)
-    return tail_summary_links_plain(window.lines_last_first())
+    # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
+    # before it, often past the head.
+    if summaries_from > window.first_whole_line():
+        window = window._replace(start=min(summaries_from, window.stop()), cut=False)
+    return facts._replace(summary_links=tuple(tail_summary_links_plain(window.lines_last_first())))
 
 
 def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
-    return summary_index.pack(summary_index.own_uuids_plain(_whole_lines(window)))
+    lines = summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
+    return summary_index.pack(summary_index.own_uuids_plain(lines))
 
 
-def _whole_lines(window: TailWindow) -> List[bytes]:
-    return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
-
-
-PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_uuids)
+# The plain readers parse every line: no census to share.
+PLAIN_SCANNER = Scanner(_plain_head, lambda window: None, _plain_tail, _plain_tail_uuids)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
