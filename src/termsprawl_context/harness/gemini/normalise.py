@@ -170,11 +170,15 @@ def _agent_id(chat: Chat) -> str:
 
 
 def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
-    """The chat's header facts and its messages newest first, read from the end of ``f``."""
+    """The chat's header facts and its messages newest first, read from the end of ``f`` (a
+    legacy chat: read whole, it is one object)."""
     from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.jsonl import read_within_bound
 
-    chat = chat_file.header_of(path) or Chat()
-    return chat, newest_messages(f)
+    if chat_file.is_legacy(path):
+        chat, messages = chat_file.legacy_messages(read_within_bound(f))
+        return chat, ((m, LEGACY_WHERE) for m in reversed(messages))
+    return chat_file.header_of(path) or Chat(), newest_messages(f)
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
@@ -250,7 +254,7 @@ def last_turns(path: str, limit: int) -> "list":
     """``entries_turns(entries(path), limit)``, from the messages at the file's end only: exact,
     as a message's printable text depends on it alone (calls and results never print). []
     when the file cannot be read."""
-    from termsprawl_context.jsonl import read_within_bound, try_open_regular
+    from termsprawl_context.jsonl import try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 
     if limit <= 0:
@@ -262,11 +266,7 @@ def last_turns(path: str, limit: int) -> "list":
     count = 0
     try:
         with f:
-            if chat_file.is_legacy(path):
-                chat, messages = chat_file.legacy_messages(read_within_bound(f))
-                newest = ((m, LEGACY_WHERE) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
-            else:
-                chat, newest = _newest_first(path, f)
+            chat, newest = _newest_first(path, f)
             normaliser = Normaliser(chat.session_id, _agent_id(chat))
             for message, where in newest:
                 turns = entries_turns(normaliser.entries(message, where), limit)
