@@ -189,11 +189,10 @@ def is_subagent_transcript(path: str) -> bool:
     except SubagentsUnreadable:
         pass
     try:
-        for entry in iter_entries(path):
-            return entry.is_sidechain
+        first = next(iter_entries(path), None)
     except RecordUnreadable:
         return False
-    return False
+    return first is not None and first.is_sidechain
 
 
 def is_subagent_record(path: str) -> bool:
