@@ -143,10 +143,9 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
     try:
-        value = loads_strict(data.decode("utf-8", "replace"))
+        decoded = _decode_meta(loads_strict(data.decode("utf-8", "replace")))
     except (ValueError, RecursionError) as exc:
-        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
-    decoded = _decode_meta(value)
+        decoded = str(exc)
     if isinstance(decoded, str):
         raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
     return decoded
