@@ -509,9 +509,7 @@ class Harness(object):
     def subagent_tree(self, path: str) -> "Optional[List[str]]":
         """Every sub-agent transcript beneath ``path``, depth first, each once, or None."""
         found = self.subagent_paths(path)
-        if found is None:
-            return None
-        return depth_first(found, lambda child: self.subagent_paths(child) or [])
+        return None if found is None else depth_first(found, lambda child: self.subagent_paths(child) or [])
 
     def subagent_id_of(self, path: str) -> str:
         """The sub-agent id a transcript's name carries, or ""."""
