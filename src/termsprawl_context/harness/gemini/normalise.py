@@ -100,10 +100,8 @@ class Normaliser(object):
                 context = texts[0].lstrip().startswith(facts.SESSION_CONTEXT_OPEN)
                 summary = not context and message_parts.is_compression_summary(texts)
                 if context or summary or message_parts.is_cli_prompt(message, texts):
-                    blocks = text_blocks(texts)
-                    yield self._entry(
-                        "user", message_id, message, where, blocks, is_meta=not summary, is_compact_summary=summary
-                    )
+                    flags = {"is_meta": not summary, "is_compact_summary": summary}
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), **flags)
                 else:
                     yield from self._typed(message, message_id, where, texts)
             yield from self._results(message, where, parts, message_id)
