@@ -122,23 +122,17 @@ def regular_stat(path: str) -> "Optional[os.stat_result]":
 # harness/ may not import workspace; a test holds the two equal).
 INSTALLED_COMMAND = ".termsprawl/bin/termsprawl-context"
 
-# The hook's warning as the model reads it, for the person who may not see it.
-RELAY_TO_PERSON = (
-    "The hook that connects this session to its linked agents reported a problem the person must fix; "
-    "before anything else, tell them, word for word: %s"
-)
-
 
 def relay_to_person(additional_context: "Optional[str]", system_message: "Optional[str]") -> "Optional[str]":
     """``additional_context`` plus ``system_message``, for the model to relay where the CLI hides it."""
     if not system_message:
         return additional_context
-    relay = RELAY_TO_PERSON % system_message
+    relay = (
+        "The hook that connects this session to its linked agents reported a problem the person must fix; "
+        "before anything else, tell them, word for word: %s" % system_message
+    )
     return additional_context + "\n" + relay if additional_context else relay
 
-
-# A session's title from its first prompt is cut to this many characters.
-TITLE_MAX_CHARS = 200
 
 # How far into a transcript ``head_value`` looks (a Codex session_meta line holds its
 # ~20 KB system prompt; a Claude Code file opens with a few snapshot records).
@@ -407,7 +401,7 @@ class Harness(object):
                 cwd = cwd or entry.cwd
                 typed = [t for t in typed_texts(entry) if t.strip()]
                 if typed:
-                    first = " ".join(typed[0].split())[:TITLE_MAX_CHARS]
+                    first = " ".join(typed[0].split())[:200]  # a title: its first 200 characters
                     break
             if first:
                 backwards = self.entries_reverse(path)
@@ -515,9 +509,7 @@ class Harness(object):
     def subagent_tree(self, path: str) -> "Optional[List[str]]":
         """Every sub-agent transcript beneath ``path``, depth first, each once, or None."""
         found = self.subagent_paths(path)
-        if found is None:
-            return None
-        return depth_first(found, lambda child: self.subagent_paths(child) or [])
+        return None if found is None else depth_first(found, lambda child: self.subagent_paths(child) or [])
 
     def subagent_id_of(self, path: str) -> str:
         """The sub-agent id a transcript's name carries, or ""."""

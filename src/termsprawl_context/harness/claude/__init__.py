@@ -45,7 +45,6 @@ class ClaudeCodeHarness(Harness):
     transcript_suffix = TRANSCRIPT_SUFFIX
     hook_settings_file = SETTINGS_LOCAL_FILE
     instruction_file = MEMORY_FILE
-    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
     hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
     hook_names_itself = False

@@ -169,19 +169,17 @@ class UserFacts:
 def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
     """The plain rule: every tail line parsed, last first, for the latest custom and AI title
     and timestamp (the fast scanner's answer, and its fallback under an ASCII escape)."""
-    custom = ai = last_ts = ""
+    last_ts = ""
+    titles: dict = {}  # title kind -> the latest one
     for raw in lines_last_first:
         entry = entry_of_line(raw)
         if entry is None:
             continue
         if not last_ts:
             last_ts = entry.timestamp
-        title_kind, title = title_of(entry, session_id)
-        if title_kind == TITLE_CUSTOM and not custom:
-            custom = title
-        elif title_kind == TITLE_AI and not ai:
-            ai = title
-    return TailFacts(custom, ai, last_ts)
+        kind, title = title_of(entry, session_id)
+        titles.setdefault(kind, title)
+    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts)
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:

@@ -50,7 +50,8 @@ class Scanner(NamedTuple):
 def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, every line parsed in file order."""
     users = UserFacts()
-    summary = cwd = branch = first_ts = custom = ai = ""
+    summary = cwd = branch = first_ts = ""
+    titles: Dict[str, str] = {}  # title kind -> the last one
     links: List[SummaryLink] = []
     for raw in window.lines():
         entry = entry_of_line(raw)
@@ -59,24 +60,18 @@ def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
         users.feed(entry)
         if entry.type == cc.TITLE_SUMMARY:
             summary = take_summary(entry, summary, links)
-        title_kind, title = title_of(entry, session_id)
-        if title_kind == TITLE_CUSTOM:
-            custom = title
-        elif title_kind == TITLE_AI:
-            ai = title
+        kind, title = title_of(entry, session_id)
+        titles[kind] = title
         if not cwd:
             cwd = entry.cwd
             if cwd:
                 branch = entry.git_branch  # the branch the session started on
         if not first_ts:
             first_ts = entry.timestamp
+    custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
     return HeadFacts(
         summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
     )
-
-
-def _no_census(window: TailWindow) -> Optional[bool]:
-    return None  # the plain readers parse every line: nothing to search for
 
 
 def _plain_tail(
@@ -86,26 +81,20 @@ def _plain_tail(
     facts = scan_tail(window.lines_last_first(), session_id)
     if summaries_from is None or summaries_from >= window.stop():
         return facts
-    return facts._replace(summary_links=tuple(_plain_tail_links(window, summaries_from)))
-
-
-def _plain_tail_links(window: TailWindow, begin: int) -> List[SummaryLink]:
-    """The summary links of the whole lines from ``begin`` on: Claude Code 2.0.x appends a
-    summary of the conversation so far, naming the record before it, often past the head."""
-    if begin > window.first_whole_line():
-        window = window._replace(start=min(begin, window.stop()), cut=False)
-    return tail_summary_links_plain(window.lines_last_first())
+    # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
+    # before it, often past the head.
+    if summaries_from > window.first_whole_line():
+        window = window._replace(start=min(summaries_from, window.stop()), cut=False)
+    return facts._replace(summary_links=tuple(tail_summary_links_plain(window.lines_last_first())))
 
 
 def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
-    return summary_index.pack(summary_index.own_uuids_plain(_whole_lines(window)))
+    lines = summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
+    return summary_index.pack(summary_index.own_uuids_plain(lines))
 
 
-def _whole_lines(window: TailWindow) -> List[bytes]:
-    return summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
-
-
-PLAIN_SCANNER = Scanner(_plain_head, _no_census, _plain_tail, _plain_tail_uuids)
+# The plain readers parse every line: no census to share.
+PLAIN_SCANNER = Scanner(_plain_head, lambda window: None, _plain_tail, _plain_tail_uuids)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
@@ -200,17 +189,15 @@ def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
         users.feed(entry)
         if users.done():
             break
-    summary = custom = ai = ""
+    summary = ""
+    titles: Dict[str, str] = {}  # title kind -> the last one
     links: List[SummaryLink] = []
     for entry in index.entries(_KIND_RE):
         if entry.type == cc.TITLE_SUMMARY:
             summary = take_summary(entry, summary, links)
         else:
-            title_kind, title = title_of(entry, session_id)
-            if title_kind == TITLE_CUSTOM:
-                custom = title
-            elif title_kind == TITLE_AI:
-                ai = title
+            kind, title = title_of(entry, session_id)
+            titles[kind] = title
     cwd = branch = ""
     for entry in index.entries(_TOKEN_CWD):
         cwd = entry.cwd
@@ -222,6 +209,7 @@ def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
         first_ts = entry.timestamp
         if first_ts:
             break
+    custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
     return HeadFacts(
         summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
     )
@@ -250,7 +238,7 @@ def _fast_tail(
         return _plain_tail(window, session_id, summaries_from)
     # One search finds the title and summary lines (their "type" key naming the kind).
     hits = list(_KIND_RE.finditer(data, first, end))
-    custom = ai = ""
+    titles: Dict[str, str] = {}  # title kind -> the latest one
     floor = end
     for match in reversed(hits):
         hit = match.start()
@@ -259,12 +247,9 @@ def _fast_tail(
         floor, entry = _line_entry(data, hit, first, end)
         if entry is None:
             continue
-        title_kind, title = title_of(entry, session_id)
-        if title_kind == TITLE_CUSTOM and not custom:
-            custom = title
-        elif title_kind == TITLE_AI and not ai:
-            ai = title
-        if custom and ai:
+        kind, title = title_of(entry, session_id)
+        titles.setdefault(kind, title)
+        if TITLE_CUSTOM in titles and TITLE_AI in titles:
             break
     last_ts = ""
     while not last_ts:
@@ -287,7 +272,7 @@ def _fast_tail(
                 line_end = window.stop()
             if entry is not None and entry.type == cc.TITLE_SUMMARY:
                 take_summary(entry, "", links)
-    return TailFacts(custom, ai, last_ts, tuple(links))
+    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
 
 
 _TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'

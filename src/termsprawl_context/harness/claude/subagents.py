@@ -143,10 +143,9 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
     try:
-        value = loads_strict(data.decode("utf-8", "replace"))
+        decoded = _decode_meta(loads_strict(data.decode("utf-8", "replace")))
     except (ValueError, RecursionError) as exc:
-        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
-    decoded = _decode_meta(value)
+        decoded = str(exc)
     if isinstance(decoded, str):
         raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
     return decoded
@@ -189,11 +188,10 @@ def is_subagent_transcript(path: str) -> bool:
     except SubagentsUnreadable:
         pass
     try:
-        for entry in iter_entries(path):
-            return entry.is_sidechain
+        first = next(iter_entries(path), None)
     except RecordUnreadable:
         return False
-    return False
+    return first is not None and first.is_sidechain
 
 
 def is_subagent_record(path: str) -> bool:

@@ -114,9 +114,7 @@ class CodexHarness(Harness):
         """The rollouts whose ``session_meta`` names this thread as their parent, in the
         sessions root the rollout lies in (a child is written beside its parent)."""
         thread = self.stable_id(path)
-        if thread is None:
-            return None
-        return _children_index(facts.sessions_root_of(path)).get(thread, [])
+        return None if thread is None else _children_index(facts.sessions_root_of(path)).get(thread, [])
 
     def subagent_tree(self, path):
         """``subagent_paths`` of the whole tree from one walk of the sessions root (each

@@ -152,11 +152,7 @@ def find_rollout(thread_id: str, roots: List[str]) -> str:
     """The rollout of ``thread_id`` under any of ``roots``, or ""."""
     if not thread_id or len(thread_id) != THREAD_ID_CHARS:
         return ""
-    for root in roots:
-        for path in rollouts_under(root):
-            if thread_id_of(path) == thread_id:
-                return path
-    return ""
+    return next((path for root in roots for path in rollouts_under(root) if thread_id_of(path) == thread_id), "")
 
 
 def sessions_root_of(path: str) -> str:

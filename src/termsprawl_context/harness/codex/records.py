@@ -67,10 +67,7 @@ def context_kind(text: str, marked: str = "") -> str:
 def _framed(text: str) -> bool:
     """Whether a text opens and closes as one of Codex's other contextual fragments."""
     folded = text.lower()
-    for start, end in facts.CONTEXT_FRAMES:
-        if folded.startswith(start.lower()) and folded.endswith(end.lower()):
-            return True
-    return False
+    return any(folded.startswith(start.lower()) and folded.endswith(end.lower()) for start, end in facts.CONTEXT_FRAMES)
 
 
 def _tool_input(arguments):

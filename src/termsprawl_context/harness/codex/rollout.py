@@ -44,8 +44,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if line.number == 1:
                     meta = payload
                     thread = records.thread_of(path, meta)
-                    for inherited in _inherited(path, payload, roots, depth):
-                        yield inherited
+                    yield from _inherited(path, payload, roots, depth)
                 continue
             if kind == facts.KIND_TURN_CONTEXT:
                 thread.cwd = as_str(payload.get(facts.META_CWD)) or thread.cwd
@@ -65,8 +64,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if not found:
                 continue
             given, held = _forward_items(found, held, announced, announces)
-            for entry in given:
-                yield entry
+            yield from given
             announced = set()
     if held is not None:
         yield records.classed(held, False, None)
@@ -127,8 +125,7 @@ def rollout_entries_reverse(
             bridge = None
     if pending is not None:
         yield records.classed(pending, announces, pending_bridge)
-    for inherited in _inherited(path, meta, roots, depth, reverse=True):
-        yield inherited
+    yield from _inherited(path, meta, roots, depth, reverse=True)
 
 
 def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:

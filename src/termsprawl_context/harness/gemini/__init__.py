@@ -153,11 +153,8 @@ class GeminiHarness(Harness):
         if chat is None:
             return None
         name = os.path.basename(path)
-        if name == chat.session_id + facts.TRANSCRIPT_SUFFIX:
-            return chat.session_id
-        if name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(
-            "-" + chat.session_id[:8] + facts.TRANSCRIPT_SUFFIX
-        ):
+        short = facts.SESSION_FILE_PREFIX, "-" + chat.session_id[:8] + facts.TRANSCRIPT_SUFFIX
+        if name == chat.session_id + facts.TRANSCRIPT_SUFFIX or (name.startswith(short[0]) and name.endswith(short[1])):
             return chat.session_id
         return None
 

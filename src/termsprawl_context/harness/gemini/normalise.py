@@ -97,18 +97,14 @@ class Normaliser(object):
         if kind == facts.TYPE_USER:
             texts = message_parts.part_texts(parts)
             if texts:
-                first = texts[0]
-                if first.lstrip().startswith(facts.SESSION_CONTEXT_OPEN):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
-                elif message_parts.is_compression_summary(texts):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_compact_summary=True)
-                elif message_parts.is_cli_prompt(message, texts):
-                    yield self._entry("user", message_id, message, where, text_blocks(texts), is_meta=True)
+                context = texts[0].lstrip().startswith(facts.SESSION_CONTEXT_OPEN)
+                summary = not context and message_parts.is_compression_summary(texts)
+                if context or summary or message_parts.is_cli_prompt(message, texts):
+                    flags = {"is_meta": not summary, "is_compact_summary": summary}
+                    yield self._entry("user", message_id, message, where, text_blocks(texts), **flags)
                 else:
-                    for entry in self._typed(message, message_id, where, texts):
-                        yield entry
-            for entry in self._results(message, where, parts, message_id):
-                yield entry
+                    yield from self._typed(message, message_id, where, texts)
+            yield from self._results(message, where, parts, message_id)
         elif kind == facts.TYPE_GEMINI:
             blocks = []  # type: List[dict]
             thoughts = message.get(facts.FIELD_THOUGHTS)
@@ -141,8 +137,7 @@ class Normaliser(object):
                     "system" if ack else "assistant", message_id, message, where, blocks, is_meta=ack, role="assistant"
                 )
             for part, failed in results:
-                for entry in self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed):
-                    yield entry
+                yield from self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed)
         elif kind in facts.SYNTHETIC_TYPES:
             texts = message_parts.part_texts(parts)
             if texts:
@@ -173,11 +168,15 @@ def _agent_id(chat: Chat) -> str:
 
 
 def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
-    """The chat's header facts and its messages newest first, read from the end of ``f``."""
+    """The chat's header facts and its messages newest first, read from the end of ``f`` (a
+    legacy chat: read whole, it is one object)."""
     from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.jsonl import read_within_bound
 
-    chat = chat_file.header_of(path) or Chat()
-    return chat, newest_messages(f)
+    if chat_file.is_legacy(path):
+        chat, messages = chat_file.legacy_messages(read_within_bound(f))
+        return chat, ((m, LEGACY_WHERE) for m in reversed(messages))
+    return chat_file.header_of(path) or Chat(), newest_messages(f)
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
@@ -194,8 +193,7 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
             chat, newest = _newest_first(path, f)
             normaliser = Normaliser(chat.session_id, _agent_id(chat))
             for message, where in newest:
-                for entry in reversed(list(normaliser.entries(message, where))):
-                    yield entry
+                yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
 
@@ -226,8 +224,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
         with f:
             for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)
-                for entry in normaliser.entries(message, where):
-                    yield entry
+                yield from normaliser.entries(message, where)
 
     return chat, generate()
 
@@ -255,7 +252,7 @@ def last_turns(path: str, limit: int) -> "list":
     """``entries_turns(entries(path), limit)``, from the messages at the file's end only: exact,
     as a message's printable text depends on it alone (calls and results never print). []
     when the file cannot be read."""
-    from termsprawl_context.jsonl import read_within_bound, try_open_regular
+    from termsprawl_context.jsonl import try_open_regular
     from termsprawl_context.transcript.turns import entries_turns
 
     if limit <= 0:
@@ -267,11 +264,7 @@ def last_turns(path: str, limit: int) -> "list":
     count = 0
     try:
         with f:
-            if chat_file.is_legacy(path):
-                chat, messages = chat_file.legacy_messages(read_within_bound(f))
-                newest = ((m, LEGACY_WHERE) for m in reversed(messages))  # type: Iterator[Tuple[dict, Where]]
-            else:
-                chat, newest = _newest_first(path, f)
+            chat, newest = _newest_first(path, f)
             normaliser = Normaliser(chat.session_id, _agent_id(chat))
             for message, where in newest:
                 turns = entries_turns(normaliser.entries(message, where), limit)

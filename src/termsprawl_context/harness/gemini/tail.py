@@ -115,8 +115,7 @@ class _Merge(object):
         if at is None:
             yield message, where
         else:
-            for found in self._given(at):
-                yield found
+            yield from self._given(at)
 
     def flush(self) -> "Iterator[Tuple[dict, Where]]":
         return self._given(0)
@@ -190,8 +189,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
             if verdict == _WIN:
                 batch.append((message, where))
         batch, above = _carry(frames, level, batch)
-        for given in batch:
-            yield given
+        yield from batch
         stop = above if above >= 0 else stop
         if stop >= 0 or listed:
             break
@@ -202,8 +200,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
             return
         frames.pop()
         batch, stop = _carry(frames, len(frames), None)
-        for given in batch:
-            yield given
+        yield from batch
 
 
 def _record_messages(record: dict) -> "Optional[list]":
