@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from termsprawl_context.harness import get
-from termsprawl_context.transcript.entry import typed_texts
+from termsprawl_context.transcript.speakers import typed_texts
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.harness_install import write_owned_files
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND

@@ -15,19 +15,10 @@ import pytest
 
 from termsprawl_context import harness
 from termsprawl_context.harness import gemini
-from termsprawl_context.transcript.entry import (
-    ASSISTANT,
-    META,
-    PERSON,
-    SIDECHAIN,
-    SYSTEM,
-    TOOL_RESULT,
-    assistant_text,
-    speaker,
-    tool_calls,
-    tool_results,
-    typed_texts,
-)
+from termsprawl_context.model import ASSISTANT, META, PERSON, SIDECHAIN, SYSTEM, TOOL_RESULT
+from termsprawl_context.transcript.entry import speaker
+from termsprawl_context.transcript.speakers import typed_texts
+from termsprawl_context.transcript.tool_blocks import assistant_text, tool_calls, tool_results
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "gemini-0.61"
 MAIN = FIXTURES / "session-2026-12-01T23-26-8f455c26.jsonl"
@@ -398,7 +389,7 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
     """0.61's chat compression (read in its bundle): the history becomes the session
     context, the model's summary as a user message, a fixed reply, then the kept tail;
     the new two are appended at the log's end."""
-    from termsprawl_context.transcript.entry import COMPACTION
+    from termsprawl_context.model import COMPACTION
 
     summary = "scratchpad first\n<state_snapshot>\n<overall_goal>ship it</overall_goal>\n</state_snapshot>"
     path = write_chat(

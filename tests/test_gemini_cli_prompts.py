@@ -8,7 +8,7 @@ import json
 
 from termsprawl_context import handoff
 from termsprawl_context.harness import gemini
-from termsprawl_context.transcript.entry import typed_texts
+from termsprawl_context.transcript.speakers import typed_texts
 
 SESSION = "5e55aaaa-0000-4000-8000-000000000001"
 TYPED_ONE = "typed-one: fix the parser"

@@ -534,8 +534,9 @@ from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES  # n
 from termsprawl_context.cite.resolution import MAX_LISTED_MATCHES  # noqa: E402
 from termsprawl_context.cite.values import Hits, Match  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
-from termsprawl_context.transcript import entry as records  # noqa: E402
-from termsprawl_context.transcript.entry import decode_entry  # noqa: E402
+from termsprawl_context import model  # noqa: E402
+from termsprawl_context.transcript import slash_commands, speakers  # noqa: E402
+from termsprawl_context.model import decode_entry  # noqa: E402
 
 NOT_THE_PERSONS = [
     # (why, the text Claude Code wrote as a user message)
@@ -599,9 +600,9 @@ def _shown_and_pooled(path):
             record = parse_object(line.raw)
             if record is None:
                 continue
-            entry = records.entry_of(record, line.number, line.offset)
+            entry = model.entry_of(record, line.number, line.offset)
             turns = [t.text for t in handoff.entry_turns(entry, previous=previous) if t.role == handoff.ROLE_USER]
-            shown[line.number] = (turns, records.slash_command(entry))
+            shown[line.number] = (turns, slash_commands.slash_command(entry))
             previous = entry
     pool = oracles.load_record(str(path))
     for entry in pool.entries:
@@ -829,7 +830,7 @@ def test_show_and_cite_agree_on_every_entry_of_claude_code_2_1_328(name):
         if entry.type != "user":
             continue
         turns, command = shown[entry.line]
-        for text in records.content_texts(entry.content):
+        for text in speakers.content_texts(entry.content):
             quote = collapse_whitespace(text)
             if not quote:
                 continue

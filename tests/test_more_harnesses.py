@@ -8,7 +8,8 @@ import os
 from termsprawl_context.harness import get
 from termsprawl_context.harness.base import Harness
 from termsprawl_context.jsonl import MAX_LINE_BYTES
-from termsprawl_context.transcript.entry import assistant_text, typed_texts
+from termsprawl_context.transcript.speakers import typed_texts
+from termsprawl_context.transcript.tool_blocks import assistant_text
 from termsprawl_context.workspace import install
 from termsprawl_context.workspace.harness_install import write_owned_files
 

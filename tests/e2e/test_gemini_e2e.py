@@ -30,7 +30,8 @@ from clients import client_bin  # noqa: E402
 from gemini_server import GeminiServer, Say, Shell, request_texts  # noqa: E402
 
 from termsprawl_context.harness import gemini  # noqa: E402
-from termsprawl_context.transcript.entry import assistant_text, typed_texts  # noqa: E402
+from termsprawl_context.transcript.speakers import typed_texts  # noqa: E402
+from termsprawl_context.transcript.tool_blocks import assistant_text  # noqa: E402
 
 RUN_TIMEOUT = 120
 ALICE_WORDS = "alice-says: the migration is blocked on the schema review"
@@ -281,7 +282,9 @@ def test_hook_refusal_is_shown_and_the_client_goes_on(world):
 def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world):
     from gemini_server import Call
 
-    from termsprawl_context.transcript.entry import SIDECHAIN, speaker, tool_calls
+    from termsprawl_context.model import SIDECHAIN
+    from termsprawl_context.transcript.entry import speaker
+    from termsprawl_context.transcript.tool_blocks import tool_calls
 
     task = "sub-task: count the files under src"
     with GeminiServer(
