@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from termsprawl_context import harness
-from termsprawl_context.harness import codex
+from termsprawl_context.harness.codex import facts
 from termsprawl_context import model
 from termsprawl_context.transcript import entry as records, speakers, tool_blocks
 
@@ -89,7 +89,7 @@ def test_compaction_summary_and_bridge_are_the_harness_s():
     compaction = [e for e in entries if records.speaker(e) == model.COMPACTION]
     assert len(compaction) == 2
     assert speakers.content_texts(compaction[0].content) == ["SUMMARY-OF-WORK: the user asked for things"]
-    assert speakers.content_texts(compaction[1].content)[0].startswith(codex.COMPACTION_PREFIX)
+    assert speakers.content_texts(compaction[1].content)[0].startswith(facts.COMPACTION_PREFIX)
     talk = conversation(SPAWNER)
     assert ("person", "after compaction prompt") in talk
     assert not any("SUMMARY-OF-WORK" in t for _, t in talk)
@@ -266,7 +266,7 @@ def test_reading_backwards_without_announcements(tmp_path):
     compacted = {
         "timestamp": "t",
         "type": "compacted",
-        "payload": {"message": codex.COMPACTION_PREFIX + " ... the summary", "replacement_history": []},
+        "payload": {"message": facts.COMPACTION_PREFIX + " ... the summary", "replacement_history": []},
     }
     copy = tmp_path / LEGACY.name
     body = [json.dumps(summary).encode() + b"\n", json.dumps(compacted).encode() + b"\n"]
@@ -308,7 +308,7 @@ def test_an_interrupted_turn_s_notice_is_the_harness_s(tmp_path):
         "please stall now",
         "after the abort",
     ]
-    users = [t.text for t in handoff.read_harness_turns(str(ABORTED), codex.NAME) if t.role == "user"]
+    users = [t.text for t in handoff.read_harness_turns(str(ABORTED), facts.NAME) if t.role == "user"]
     assert users == ["first prompt", "please stall now", "after the abort"]
     # Without 0.169's kinds the marker decides; with them the kind does, whatever the text.
     lines = ABORTED.read_text().splitlines(True)
