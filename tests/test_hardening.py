@@ -12,7 +12,7 @@ import pytest
 from conftest import SRC, snapshot
 from conftest_rss import rss_env
 from termsprawl_context.store import hook_input
-from termsprawl_context.workspace import discovery, files, hook_settings, install, links, titles
+from termsprawl_context.workspace import discovery, files, hook_settings, init_steps, install, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context import errors
 from termsprawl_context.harness import get
@@ -82,7 +82,7 @@ def test_a_symlinked_managed_file_is_left_alone(project, outside, relative):
     assert os.path.islink(str(project / relative))
     assert target.read_text() == "their prose\n"
     if relative.endswith(".gitignore"):
-        assert step.outcome == install.FAILED
+        assert step.outcome == init_steps.FAILED
 
 
 def test_write_atomic_refuses_a_symlink_and_a_fifo_in_place(project, outside):
@@ -178,8 +178,8 @@ def test_init_reports_a_refused_marker_as_skipped(project, outside):
     path.parent.mkdir(parents=True)
     os.symlink(str(outside / "x.md"), str(path))
     steps = install.plant_discovery(str(project))
-    assert steps[0].outcome == install.SKIPPED and "symbolic link" in steps[0].detail
-    assert steps[1].outcome == install.WRITTEN
+    assert steps[0].outcome == init_steps.SKIPPED and "symbolic link" in steps[0].detail
+    assert steps[1].outcome == init_steps.WRITTEN
 
 
 # --- item 3: settings kept valid, or refused with one line -----------------------------------
