@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from termsprawl_context.harness import claude, gemini  # noqa: E402
+from termsprawl_context.harness.gemini import facts  # noqa: E402
 from termsprawl_context.transcript.turns import entries_turns, read_turns  # noqa: E402
 
 PAD = "lorem ipsum dolor sit amet " * 12
@@ -192,7 +193,7 @@ def _rows(scratch, quick, python=None):
         os.unlink(claude_record)
         root = project(scratch / ("gp-" + tag), Path(chat))
         entry = root / ".termsprawl" / "transcripts" / "b.json"
-        entry.write_text(json.dumps({"version": 1, "path": chat, "harness": gemini.NAME}))
+        entry.write_text(json.dumps({"version": 1, "path": chat, "harness": facts.NAME}))
         return root, os.path.getsize(chat)
 
     big, big_size = gemini_peer("large", large)

@@ -10,7 +10,7 @@ from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regula
 from termsprawl_context.harness.claude import continuation
 from termsprawl_context.harness.claude.listing import folder_files, head_summary_links
 from termsprawl_context.harness.claude.summary_index import SummaryIndex
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.harness.claude.session_meta import (
@@ -115,7 +115,7 @@ def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handof
             record = parse_object(line.raw)
             if record is None:
                 continue
-            entry = records.entry_of(record, line.number, line.offset)
+            entry = model.entry_of(record, line.number, line.offset)
             if entry.uuid:
                 last[entry.uuid] = len(entries)
             entries.append(entry)
@@ -172,7 +172,7 @@ def user_texts(record, entry):
     the answers of an envelope that reads one way against its call's questions."""
     from termsprawl_context.cite.envelopes import has_answer_prefix
     from termsprawl_context.cite.pools import answers_entry, envelope_readings, own_results
-    from termsprawl_context.transcript.entry import result_texts
+    from termsprawl_context.transcript.tool_blocks import result_texts
 
     texts = record.person_texts(entry)
     if answers_entry(entry):

@@ -14,7 +14,14 @@ from termsprawl_context import handoff as h, handoff_render
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import search
 from termsprawl_context import model
-from termsprawl_context.transcript import entry as records
+from termsprawl_context.transcript import entry as records, slash_commands, tool_blocks
+from termsprawl_context.transcript.speakers import (
+    SIGNAL_PERSON,
+    content_texts,
+    not_the_person,
+    turn_signal,
+    typed_texts,
+)
 from oracles import read_turns_forward_oracle
 from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
 
@@ -32,7 +39,7 @@ def _session_files():
 def _entries(path):
     with open_regular(str(path)) as f:
         return [
-            records.entry_of(parse_object(line.raw), line.number, line.offset)
+            model.entry_of(parse_object(line.raw), line.number, line.offset)
             for line in iter_lines(f)
             if parse_object(line.raw) is not None
         ]
@@ -46,7 +53,7 @@ def _with(predicate):
 
 
 def _user_texts(entries):
-    return [" ".join(records.content_texts(e.content)) for e in entries if e.type == "user"]
+    return [" ".join(content_texts(e.content)) for e in entries if e.type == "user"]
 
 
 SLASH = _with(
@@ -73,24 +80,24 @@ def test_signals_decide_who_speaks():
     speakers = {}
     for e in _entries(SLASH):
         if e.type == "user":
-            speakers.setdefault(records.speaker(e), []).append(" ".join(records.content_texts(e.content))[:40])
-    assert [t[:23] for t in speakers[records.COMMAND]] == ["<command-message>review"]
-    assert all(not t.startswith("Review the file") for t in speakers[records.PERSON])
+            speakers.setdefault(records.speaker(e), []).append(" ".join(content_texts(e.content))[:40])
+    assert [t[:23] for t in speakers[model.COMMAND]] == ["<command-message>review"]
+    assert all(not t.startswith("Review the file") for t in speakers[model.PERSON])
     assert any(t.startswith("Review the file") for t in speakers[model.META])  # the expansion (turnCompanion)
-    assert any(t.startswith("<command-name>/context") for t in speakers[records.INJECTED])
-    assert any(t.startswith("<command-name>/compact") for t in speakers[records.INJECTED])
+    assert any(t.startswith("<command-name>/context") for t in speakers[model.INJECTED])
+    assert any(t.startswith("<command-name>/compact") for t in speakers[model.INJECTED])
     for path in (AGENT, BACKGROUND):
-        notes = [e for e in _entries(path) if records.speaker(e) == records.TASK_NOTIFICATION]
-        assert len(notes) == 1 and records.typed_texts(notes[0]) == [] and records.not_the_person(notes[0])
+        notes = [e for e in _entries(path) if records.speaker(e) == model.TASK_NOTIFICATION]
+        assert len(notes) == 1 and typed_texts(notes[0]) == [] and not_the_person(notes[0])
 
 
 def test_every_signal_in_the_table_is_a_field_the_client_writes():
     written = set()
     for path in _session_files():
         for e in _entries(path):
-            written.update(k for k in e.record if k in {s[0] for s in records.SIGNALS})
+            written.update(k for k in e.record if k in {s[0] for s in model.SIGNALS})
             if isinstance(e.attachment, dict):
-                written.update(k for k in e.attachment if k in {s[0] for s in records.SIGNALS})
+                written.update(k for k in e.attachment if k in {s[0] for s in model.SIGNALS})
     assert {
         "promptSource",
         "turnOrigin",
@@ -130,8 +137,8 @@ def test_a_task_notification_is_one_line_without_ids_or_paths():
         tasks = [t for t in turns if t.role == h.ROLE_TASK]
         assert len(tasks) == 1 and "\n" not in tasks[0].text
         assert "finished" in tasks[0].text or "completed" in tasks[0].text
-        note = [e for e in _entries(path) if records.speaker(e) == records.TASK_NOTIFICATION][0]
-        raw = " ".join(records.content_texts(note.content))
+        note = [e for e in _entries(path) if records.speaker(e) == model.TASK_NOTIFICATION][0]
+        raw = " ".join(content_texts(note.content))
         for secret in ("/tmp/claude-", "<task-id>", "toolu_", raw.split("<task-id>")[1].split("<")[0]):
             assert secret not in tasks[0].text
         assert all(t.role != "user" or "<task-notification>" not in t.text for t in turns)
@@ -175,7 +182,7 @@ def test_search_finds_a_sub_agents_tool_output_in_its_own_record(run_pyz, store)
 
 def _marker_line(path):
     for e in _entries(path):
-        if any(MARKER in t for r in records.tool_results(e) for t in records.result_texts(r.content)):
+        if any(MARKER in t for r in tool_blocks.tool_results(e) for t in tool_blocks.result_texts(r.content)):
             return e.line
     raise AssertionError("no marker output in %s" % path)
 
@@ -188,7 +195,7 @@ def test_the_seeds_guards_hold(run_pyz, store):
     assert run_pyz(["cite", slash, "one more typed prompt"]).returncode == 0
     agent = folder / AGENT.name
     sub = folder / AGENT.stem / "subagents" / SUBAGENT.name
-    reply = [records.assistant_text(e) for e in _entries(SUBAGENT) if records.assistant_text(e)][-1]
+    reply = [tool_blocks.assistant_text(e) for e in _entries(SUBAGENT) if tool_blocks.assistant_text(e)][-1]
     # the sub-agent's reply is not tool output of the session; its tools' output resolves in its own record
     assert run_pyz(["cite", agent, reply, "--source", "tool_result"]).returncode == 10
     assert run_pyz(["cite", agent, MARKER, "--source", "tool_result"]).returncode == 10
@@ -324,11 +331,11 @@ def _typed_prompts(path):
     that reached the model as typed), from the records' own signals and texts."""
     found = []
     for e in _entries(path):
-        command = records.slash_command(e)
+        command = slash_commands.slash_command(e)
         if command:
             found.append(command)
-        elif records.speaker(e) == records.PERSON and records.turn_signal(e) == records.SIGNAL_PERSON:
-            found.append("\n".join(records.typed_texts(e)))
+        elif records.speaker(e) == model.PERSON and turn_signal(e) == SIGNAL_PERSON:
+            found.append("\n".join(typed_texts(e)))
     return found
 
 
@@ -364,7 +371,7 @@ def test_an_interactive_session_typed_prompts_command_local_command_and_interrup
     """Typed in the terminal interface: promptSource typed / turnOrigin human; /context's
     output (written as isMeta) and the interruption marker are the harness's."""
     speakers = [records.speaker(e) for e in _entries(INTERACTIVE) if e.type == "user"]
-    assert records.COMMAND in speakers and records.PERSON in speakers
+    assert model.COMMAND in speakers and model.PERSON in speakers
     turns = h.read_turns_backward(str(INTERACTIVE))
     assert [t.text for t in turns if t.role == "user"] == [
         "/review parser.py",

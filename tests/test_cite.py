@@ -26,9 +26,9 @@ from termsprawl_context.errors import (
 )
 from termsprawl_context.errors import NotFound, UsageError
 from termsprawl_context.cite import CitationRequest
-from termsprawl_context.transcript.entry import is_hook_refusal
 from termsprawl_context.transcript.record import RecordUnreadable
-from termsprawl_context.transcript.entry import decode_entry, tool_calls, assistant_text
+from termsprawl_context.model import decode_entry
+from termsprawl_context.transcript.tool_blocks import assistant_text, is_hook_refusal, tool_calls
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
 pytestmark = pytest.mark.usefixtures("both_searches")
@@ -883,7 +883,7 @@ def test_entries_without_tool_calls(record):
 
 
 def test_tool_use_ids_of_any_entry():
-    from termsprawl_context.transcript.entry import tool_use_ids
+    from termsprawl_context.transcript.tool_blocks import tool_use_ids
 
     entry = decode_entry(
         {

@@ -13,9 +13,9 @@ import shutil
 import pytest
 
 from termsprawl_context import harness
-from termsprawl_context.harness import codex
+from termsprawl_context.harness.codex import facts
 from termsprawl_context import model
-from termsprawl_context.transcript import entry as records
+from termsprawl_context.transcript import entry as records, speakers, tool_blocks
 
 from conftest import REPO
 
@@ -41,10 +41,10 @@ def conversation(path):
     found = []
     for entry in CX.entries(str(path)):
         who = records.speaker(entry)
-        if who == records.PERSON:
-            found.append((who, "\n".join(records.typed_texts(entry))))
-        elif who == records.ASSISTANT and records.assistant_text(entry):
-            found.append((who, records.assistant_text(entry)))
+        if who == model.PERSON:
+            found.append((who, "\n".join(speakers.typed_texts(entry))))
+        elif who == model.ASSISTANT and tool_blocks.assistant_text(entry):
+            found.append((who, tool_blocks.assistant_text(entry)))
     return found
 
 
@@ -63,7 +63,7 @@ def test_the_person_and_the_assistant_and_nothing_of_the_harness():
     kinds = [records.speaker(e) for e in CX.entries(str(PARENT))]
     # The skills list and the hook's context (developer), the environment block (user role).
     assert kinds.count(model.META) == 4
-    texts = [t for e in CX.entries(str(PARENT)) for t in records.content_texts(e.content)]
+    texts = [t for e in CX.entries(str(PARENT)) for t in speakers.content_texts(e.content)]
     assert any(t.startswith("<environment_context>") for t in texts)
     assert not any(t.startswith("<environment_context>") for _, t in talk)
 
@@ -76,8 +76,8 @@ def test_event_duplicates_are_not_counted():
 
 
 def test_calls_and_results_pair_by_call_id():
-    calls = [c for e in CX.entries(str(SPAWNER)) for c in records.tool_calls(e)]
-    results = [r for e in CX.entries(str(SPAWNER)) for r in records.tool_results(e)]
+    calls = [c for e in CX.entries(str(SPAWNER)) for c in tool_blocks.tool_calls(e)]
+    results = [r for e in CX.entries(str(SPAWNER)) for r in tool_blocks.tool_results(e)]
     assert [c.name for c in calls] == ["spawn_agent", "wait_agent"]
     assert calls[0].input == {"message": "child task"}
     assert [r.tool_use_id for r in results] == [c.id for c in calls]
@@ -88,8 +88,8 @@ def test_compaction_summary_and_bridge_are_the_harness_s():
     entries = list(CX.entries(str(SPAWNER)))
     compaction = [e for e in entries if records.speaker(e) == model.COMPACTION]
     assert len(compaction) == 2
-    assert records.content_texts(compaction[0].content) == ["SUMMARY-OF-WORK: the user asked for things"]
-    assert records.content_texts(compaction[1].content)[0].startswith(codex.COMPACTION_PREFIX)
+    assert speakers.content_texts(compaction[0].content) == ["SUMMARY-OF-WORK: the user asked for things"]
+    assert speakers.content_texts(compaction[1].content)[0].startswith(facts.COMPACTION_PREFIX)
     talk = conversation(SPAWNER)
     assert ("person", "after compaction prompt") in talk
     assert not any("SUMMARY-OF-WORK" in t for _, t in talk)
@@ -156,9 +156,9 @@ def test_legacy_0_47_shape():
         ("person", "thanks, now run the tests"),
         ("assistant", "One test fails."),
     ]
-    calls = [c for e in CX.entries(str(LEGACY)) for c in records.tool_calls(e)]
+    calls = [c for e in CX.entries(str(LEGACY)) for c in tool_blocks.tool_calls(e)]
     assert [c.name for c in calls] == ["shell", "apply_patch", "shell"]
-    results = [r for e in CX.entries(str(LEGACY)) for r in records.tool_results(e)]
+    results = [r for e in CX.entries(str(LEGACY)) for r in tool_blocks.tool_results(e)]
     assert results[0].content == "README.md\nparser.py\n" and not results[0].is_error
     assert results[2].is_error  # exit code 1
 
@@ -266,7 +266,7 @@ def test_reading_backwards_without_announcements(tmp_path):
     compacted = {
         "timestamp": "t",
         "type": "compacted",
-        "payload": {"message": codex.COMPACTION_PREFIX + " ... the summary", "replacement_history": []},
+        "payload": {"message": facts.COMPACTION_PREFIX + " ... the summary", "replacement_history": []},
     }
     copy = tmp_path / LEGACY.name
     body = [json.dumps(summary).encode() + b"\n", json.dumps(compacted).encode() + b"\n"]
@@ -303,17 +303,21 @@ def test_an_interrupted_turn_s_notice_is_the_harness_s(tmp_path):
 
     found = list(CX.entries(str(ABORTED)))
     assert "<turn_aborted>" in ABORTED.read_text()
-    assert [t for e in found for t in records.typed_texts(e)] == ["first prompt", "please stall now", "after the abort"]
-    users = [t.text for t in handoff.read_harness_turns(str(ABORTED), codex.NAME) if t.role == "user"]
+    assert [t for e in found for t in speakers.typed_texts(e)] == [
+        "first prompt",
+        "please stall now",
+        "after the abort",
+    ]
+    users = [t.text for t in handoff.read_harness_turns(str(ABORTED), facts.NAME) if t.role == "user"]
     assert users == ["first prompt", "please stall now", "after the abort"]
     # Without 0.169's kinds the marker decides; with them the kind does, whatever the text.
     lines = ABORTED.read_text().splitlines(True)
     bare = tmp_path / ABORTED.name
     bare.write_text("".join(line.replace('"content_item_kinds"', '"x"') for line in lines))
-    assert [t for e in CX.entries(str(bare)) for t in records.typed_texts(e)] == users
+    assert [t for e in CX.entries(str(bare)) for t in speakers.typed_texts(e)] == users
     marked = tmp_path / ("m-" + ABORTED.name)
     marked.write_text("".join(line.replace("<turn_aborted>", "turn was aborted") for line in lines))
-    assert [t for e in CX.entries(str(marked)) for t in records.typed_texts(e)] == users
+    assert [t for e in CX.entries(str(marked)) for t in speakers.typed_texts(e)] == users
 
 
 def test_a_fork_outside_a_store_layout_never_finds_a_parent_elsewhere(tmp_path):

@@ -6,7 +6,8 @@ import json
 
 from test_codex import ABORTED, CX
 
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
+from termsprawl_context.transcript import entry as records, speakers, tool_blocks
 from test_harness_readers import codex_entry, project
 
 # codex-rs/core/src/context/user_shell_command.rs and skill_instructions.rs render these
@@ -85,7 +86,7 @@ def test_show_all_summarises_a_result_by_the_output_not_the_cli_s_wrapper(tmp_pa
             run_pyz(["show", str(path), "--all", "--format", "json"], env={"HOME": str(tmp_path)}).stdout
         )
         assert [t["text"] for t in shown["turns"] if t["role"] == "tool_result"] == [first]
-    (result,) = [r for e in CX.entries(str(codex)) for r in records.tool_results(e)]
+    (result,) = [r for e in CX.entries(str(codex)) for r in tool_blocks.tool_results(e)]
     assert result.content.startswith("Chunk ID: 9f1c2a")  # the result itself is kept as the CLI wrote it
 
 
@@ -192,7 +193,7 @@ def _store_with(tmp_path, edits):
 
 
 def _people(entries):
-    return [t for e in entries if records.speaker(e) == records.PERSON for t in records.typed_texts(e)]
+    return [t for e in entries if records.speaker(e) == model.PERSON for t in speakers.typed_texts(e)]
 
 
 def test_two_rollouts_naming_each_other_as_fork_parents_are_a_loop(tmp_path, run_pyz):

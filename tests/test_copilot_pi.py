@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from termsprawl_context.harness import get
-from termsprawl_context.transcript.entry import typed_texts
-from termsprawl_context.workspace import install
+from termsprawl_context.transcript.speakers import typed_texts
+from termsprawl_context.workspace import init_steps
 from termsprawl_context.workspace.harness_install import write_owned_files
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND
 
@@ -96,13 +96,13 @@ def test_write_owned_files_rewrites_ours_and_refuses_the_rest(tmp_path):
     target.parent.mkdir(parents=True)
     older = data.split(b"\n", 1)[0] + b"\n// an older release of ours\n"
     target.write_bytes(older)
-    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.WRITTEN]
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [init_steps.WRITTEN]
     assert target.read_bytes() == data
-    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.UNCHANGED]
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [init_steps.UNCHANGED]
     target.unlink()
     (tmp_path / "elsewhere.ts").write_bytes(data)
     target.symlink_to(tmp_path / "elsewhere.ts")
-    assert [s.outcome for s in write_owned_files(str(project), pi)] == [install.FAILED]
+    assert [s.outcome for s in write_owned_files(str(project), pi)] == [init_steps.FAILED]
     assert target.is_symlink()
 
 

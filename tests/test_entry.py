@@ -4,8 +4,7 @@ import pytest
 
 from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.transcript import content
-from termsprawl_context.transcript import entry as model
+from termsprawl_context.transcript import content, tool_blocks
 from termsprawl_context.model import (
     ASSISTANT,
     COMPACTION,
@@ -21,7 +20,8 @@ from termsprawl_context.model import (
     decode_entry,
     entry_of,
 )
-from termsprawl_context.transcript.entry import speaker, text_kind, typed_texts
+from termsprawl_context.transcript.entry import speaker
+from termsprawl_context.transcript.speakers import text_kind, typed_texts
 
 
 def user(content, **flags):
@@ -191,16 +191,16 @@ def test_tool_calls_and_results():
             },
         }
     )
-    assert model.tool_calls(call) == [("t1", "Bash", {"command": "ls"}), ("", "", None)]
-    assert model.assistant_text(call) == "running"
+    assert tool_blocks.tool_calls(call) == [("t1", "Bash", {"command": "ls"}), ("", "", None)]
+    assert tool_blocks.assistant_text(call) == "running"
     result = entry_of(
         user(
             [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a"}], "is_error": True}]
         )
     )
-    assert model.tool_results(result) == [("t1", [{"type": "text", "text": "a"}], True)]
-    assert model.result_texts([{"type": "text", "text": "a"}, {"type": "image"}, {"text": "b"}]) == ["a", "b"]
-    assert model.tool_calls(result) == [] and model.tool_results(call) == []
+    assert tool_blocks.tool_results(result) == [("t1", [{"type": "text", "text": "a"}], True)]
+    assert tool_blocks.result_texts([{"type": "text", "text": "a"}, {"type": "image"}, {"text": "b"}]) == ["a", "b"]
+    assert tool_blocks.tool_calls(result) == [] and tool_blocks.tool_results(call) == []
 
 
 def test_every_corpus_line_has_exactly_one_speaker(corpus):

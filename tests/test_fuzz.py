@@ -1124,7 +1124,7 @@ def test_query_grammar_never_exits_70(tmp_path):
     ExpressionNotBoolean exit 1, ExpressionNeverRan exit 13), in process and through
     ``main``."""
     from termsprawl_context.transcript import query
-    from termsprawl_context.transcript.entry import decode_entry
+    from termsprawl_context.model import decode_entry
 
     path = tmp_path / "numbers.jsonl"
     path.write_text("\n".join(QUERY_RECORD_LINES) + "\n")

@@ -15,19 +15,11 @@ import pytest
 
 from termsprawl_context import harness
 from termsprawl_context.harness import gemini
-from termsprawl_context.transcript.entry import (
-    ASSISTANT,
-    META,
-    PERSON,
-    SIDECHAIN,
-    SYSTEM,
-    TOOL_RESULT,
-    assistant_text,
-    speaker,
-    tool_calls,
-    tool_results,
-    typed_texts,
-)
+from termsprawl_context.harness.gemini import facts
+from termsprawl_context.model import ASSISTANT, META, PERSON, SIDECHAIN, SYSTEM, TOOL_RESULT
+from termsprawl_context.transcript.entry import speaker
+from termsprawl_context.transcript.speakers import typed_texts
+from termsprawl_context.transcript.tool_blocks import assistant_text, tool_calls, tool_results
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "gemini-0.61"
 MAIN = FIXTURES / "session-2026-12-01T23-26-8f455c26.jsonl"
@@ -75,13 +67,13 @@ def test_real_chat_typed_prompts_and_answers_without_harness_text():
     assert kinds.count(PERSON) == 2 and kinds.count(ASSISTANT) == 3 and kinds.count(TOOL_RESULT) == 1
     metas = [e.content[0]["text"] for e in found if speaker(e) == META]
     # The session context, and each process's hook block split off its first prompt.
-    assert metas[0].startswith(gemini.SESSION_CONTEXT_OPEN)
+    assert metas[0].startswith(facts.SESSION_CONTEXT_OPEN)
     assert metas[1:] == ["<hook_context>hook says hi</hook_context>"] * 2
     for e in found:
         if speaker(e) in (PERSON, ASSISTANT):
             for block in e.content:
                 text = block.get("text") or ""
-                assert gemini.HOOK_CONTEXT_OPEN not in text and gemini.SESSION_CONTEXT_OPEN not in text
+                assert facts.HOOK_CONTEXT_OPEN not in text and facts.SESSION_CONTEXT_OPEN not in text
     assert {e.session_id for e in found} == {SESSION_ID}
 
 
@@ -130,14 +122,14 @@ def test_harness_registry_finds_gemini_files_by_store_and_by_content(tmp_path):
     (chats / MAIN.name).write_bytes(MAIN.read_bytes())
     (chats / STUB.name).write_bytes(STUB.read_bytes())  # a resume's stub: not a session of its own
     env = {"HOME": str(home)}
-    assert harness.get(gemini.NAME) is gemini.HARNESS
+    assert harness.get(facts.NAME) is gemini.HARNESS
     assert harness.for_path(str(chats / MAIN.name), env) is gemini.HARNESS
     assert harness.for_path(str(MAIN), env) is gemini.HARNESS  # outside the store: its header says so
     sessions = list(gemini.HARNESS.sessions(env))
     assert [(s.session_id, s.path) for s in sessions] == [(SESSION_ID, str(chats / MAIN.name))]
-    assert gemini.store_root({"GEMINI_CLI_HOME": str(tmp_path / "x"), "HOME": str(home)}) == str(
-        tmp_path / "x" / ".gemini" / "tmp"
-    )
+    assert gemini.HARNESS.store_roots({"GEMINI_CLI_HOME": str(tmp_path / "x"), "HOME": str(home)}) == [
+        str(tmp_path / "x" / ".gemini" / "tmp")
+    ]
 
 
 # --- the log's rules ------------------------------------------------------------------------------
@@ -251,8 +243,8 @@ def test_subagent_chat_names_its_agent(tmp_path):
     assert {e.agent_id for e in found} == {"child-1"}
     # The child's "user" text is the parent model's prompt, never the person's.
     assert {speaker(e) for e in found} == {SIDECHAIN} and prompts(path) == []
-    assert gemini.subagent_dir(str(MAIN), SESSION_ID) == str(FIXTURES / SESSION_ID)
-    assert gemini.subagent_dir(str(MAIN), "../x") == ""
+    assert facts.subagent_dir(str(MAIN), SESSION_ID) == str(FIXTURES / SESSION_ID)
+    assert facts.subagent_dir(str(MAIN), "../x") == ""
 
 
 def test_legacy_single_json_chat(tmp_path):
@@ -398,7 +390,7 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
     """0.61's chat compression (read in its bundle): the history becomes the session
     context, the model's summary as a user message, a fixed reply, then the kept tail;
     the new two are appended at the log's end."""
-    from termsprawl_context.transcript.entry import COMPACTION
+    from termsprawl_context.model import COMPACTION
 
     summary = "scratchpad first\n<state_snapshot>\n<overall_goal>ship it</overall_goal>\n</state_snapshot>"
     path = write_chat(
@@ -411,7 +403,7 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
             said("g2", "a2"),
             {"$set": {"messages": [user("u2", "two"), said("g2", "a2")]}},
             user("s1", summary),
-            said("k1", gemini.COMPRESSION_ACK),
+            said("k1", facts.COMPRESSION_ACK),
             user("u3", "three"),
             said("g3", "a3"),
         ],
@@ -475,7 +467,7 @@ def test_an_at_reference_s_expansion_is_not_the_person_s_words():
     assert "--- Content from referenced files ---" in AT_REFERENCE.read_text()
     found = list(gemini.entries(str(AT_REFERENCE)))
     assert [t for e in found for t in typed_texts(e)] == ["explain @parser.py please"]
-    turns = [(t.role, t.text) for t in handoff.read_harness_turns(str(AT_REFERENCE), gemini.NAME)]
+    turns = [(t.role, t.text) for t in handoff.read_harness_turns(str(AT_REFERENCE), facts.NAME)]
     assert turns == [("user", "explain @parser.py please"), ("assistant", "gm answer about the file")]
     backwards = list(gemini.entries_reverse(str(AT_REFERENCE)))
     assert [t for e in reversed(backwards) for t in typed_texts(e)] == ["explain @parser.py please"]

@@ -8,7 +8,8 @@ import json
 
 from termsprawl_context import handoff
 from termsprawl_context.harness import gemini
-from termsprawl_context.transcript.entry import typed_texts
+from termsprawl_context.harness.gemini import facts
+from termsprawl_context.transcript.speakers import typed_texts
 
 SESSION = "5e55aaaa-0000-4000-8000-000000000001"
 TYPED_ONE = "typed-one: fix the parser"
@@ -91,7 +92,7 @@ def test_the_records_model_gives_only_the_typed_prompts(tmp_path):
 
 
 def test_handoff_prints_each_typed_prompt_once_and_no_cli_prompt(tmp_path):
-    turns = [(t.role, t.text) for t in handoff.read_harness_turns(str(tui_chat(tmp_path)), gemini.NAME)]
+    turns = [(t.role, t.text) for t in handoff.read_harness_turns(str(tui_chat(tmp_path)), facts.NAME)]
     users = [text for role, text in turns if role == "user"]
     assert users == [TYPED_ONE, TYPED_TWO]
     assert not any(cli in text for _role, text in turns for cli in CLI_TEXTS)

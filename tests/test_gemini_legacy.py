@@ -11,7 +11,7 @@ from conftest import SRC
 from conftest_rss import rss_env
 
 from termsprawl_context import harness
-from termsprawl_context.harness import gemini
+from termsprawl_context.harness.gemini import facts
 
 SESSION = "01d5e551-aaaa-4bbb-8ccc-000000000001"
 PROMPT = "Refactor the billing module but DO NOT touch the refunds table"
@@ -47,14 +47,14 @@ def test_sessions_find_and_search_name_the_older_chat(tmp_path, run_pyz):
     home = tmp_path / "home"
     chat = store_chat(home)
     env = {"HOME": str(home)}
-    listed = run_pyz(["sessions", "--harness", gemini.NAME, "--json"], env=env)
+    listed = run_pyz(["sessions", "--harness", facts.NAME, "--json"], env=env)
     assert listed.returncode == 0, listed.stderr
     assert [(r["session_id"], r["transcript_path"]) for r in map(json.loads, listed.stdout.decode().splitlines())] == [
         (SESSION, str(chat))
     ]
     found = run_pyz(["find", SESSION[:8]], env=env)
     assert found.returncode == 0 and found.stdout.decode() == "%s\t%s\n" % (SESSION, chat)
-    hit = run_pyz(["search", "refunds", "--harness", gemini.NAME], env=env)
+    hit = run_pyz(["search", "refunds", "--harness", facts.NAME], env=env)
     assert hit.returncode == 0 and hit.stdout.decode().startswith("%s:1\t" % chat), (hit.stdout, hit.stderr)
 
 
@@ -62,7 +62,7 @@ def test_a_large_older_chat_outside_the_store_is_gemini_s(tmp_path, run_pyz):
     for indent in (2, None):  # pretty-printed (its first line is "{") or one line over the sniff bound
         big = legacy(tmp_path / ("out-%s" % indent) / "chat.json", answers=3000, indent=indent)
         assert big.stat().st_size > 1 << 20
-        assert harness.for_path(str(big)).name == gemini.NAME
+        assert harness.for_path(str(big)).name == facts.NAME
         shown = run_pyz(["show", str(big)])
         assert shown.returncode == 0 and shown.stdout.count(b"## assistant") > 0, shown.stderr
 
@@ -70,10 +70,10 @@ def test_a_large_older_chat_outside_the_store_is_gemini_s(tmp_path, run_pyz):
 def test_a_claude_file_is_not_taken_for_an_older_chat(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text(json.dumps({"type": "user", "sessionId": "s", "message": {"role": "user", "content": "hi"}}) + "\n")
-    assert harness.for_path(str(path)).name != gemini.NAME
+    assert harness.for_path(str(path)).name != facts.NAME
     braces = tmp_path / "y.json"
     braces.write_text('{\n  "messages": [{"sessionId": "a", "projectHash": "b"}]\n}')
-    assert harness.for_path(str(braces)).name != gemini.NAME  # the keys must come before the messages
+    assert harness.for_path(str(braces)).name != facts.NAME  # the keys must come before the messages
 
 
 _PROBE = r"""
@@ -82,11 +82,12 @@ sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2])
 from conftest_rss import peak_rss_mb
 from termsprawl_context import harness
 from termsprawl_context.harness import gemini
+from termsprawl_context.harness.gemini import facts
 import os
 os.environ["HOME"] = sys.argv[3]
 rows = [(s.session_id, s.path) for s in gemini.HARNESS.sessions()]
 assert rows and rows[0][0], rows
-assert harness.for_path(sys.argv[4]).name == gemini.NAME
+assert harness.for_path(sys.argv[4]).name == facts.NAME
 print(peak_rss_mb())
 """
 

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from termsprawl_context.harness import gemini
+from termsprawl_context.harness.gemini import facts
 from termsprawl_context.workspace import discovery, install
 from termsprawl_context.workspace.project import hook_command
 
@@ -25,23 +26,23 @@ def project(tmp_path):
 
 
 def settings(project):
-    return json.loads((project / gemini.SETTINGS_FILE).read_text())
+    return json.loads((project / facts.SETTINGS_FILE).read_text())
 
 
 def test_gemini_hook_from_scratch_then_again(project, run_pyz):
     done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert done.returncode == 0, done.stderr
-    group = settings(project)["hooks"][gemini.HOOK_EVENT_SESSION_START]
+    group = settings(project)["hooks"][facts.HOOK_EVENT_SESSION_START]
     assert group == [OUR_ENTRY]
-    assert group[0]["hooks"][0]["timeout"] == gemini.HOOK_TIMEOUT_MS  # milliseconds in Gemini CLI
+    assert group[0]["hooks"][0]["timeout"] == facts.HOOK_TIMEOUT_MS  # milliseconds in Gemini CLI
     assert "--harness gemini-cli" in group[0]["hooks"][0]["command"]
     assert (project / ".gemini" / ".gitignore").read_text().splitlines()[-1] == "settings.json"
     assert b"Gemini CLI" in done.stdout and b"trust" in done.stdout
     assert not (project / CLAUDE_SETTINGS).exists()  # Claude Code's file only with --hook
-    before = (project / gemini.SETTINGS_FILE).read_bytes()
+    before = (project / facts.SETTINGS_FILE).read_bytes()
     again = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert again.returncode == 0 and b"already registered" in again.stdout
-    assert (project / gemini.SETTINGS_FILE).read_bytes() == before
+    assert (project / facts.SETTINGS_FILE).read_bytes() == before
 
 
 def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
@@ -55,7 +56,7 @@ def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
             "BeforeTool": [],
         },
     }
-    (project / gemini.SETTINGS_FILE).write_text(json.dumps(theirs))
+    (project / facts.SETTINGS_FILE).write_text(json.dumps(theirs))
     done = run_pyz(["init", "--cwd", project, "--gemini-hook", "--hook"])
     assert done.returncode == 0, done.stderr
     merged = settings(project)
@@ -67,11 +68,11 @@ def test_gemini_hook_merges_into_the_settings_there(project, run_pyz):
 
 def test_unusable_gemini_settings_are_left_untouched(project, run_pyz):
     (project / ".gemini").mkdir()
-    (project / gemini.SETTINGS_FILE).write_text('{"hooks": [')
+    (project / facts.SETTINGS_FILE).write_text('{"hooks": [')
     done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert done.returncode == 1
-    assert done.stderr.count(b"\n") == 1 and gemini.SETTINGS_FILE.encode() in done.stderr
-    assert (project / gemini.SETTINGS_FILE).read_text() == '{"hooks": ['
+    assert done.stderr.count(b"\n") == 1 and facts.SETTINGS_FILE.encode() in done.stderr
+    assert (project / facts.SETTINGS_FILE).read_text() == '{"hooks": ['
     assert not (project / ".termsprawl").exists()  # refused before anything was written
 
 
@@ -127,7 +128,7 @@ def test_gemini_hook_registers_the_read_server_and_keeps_the_chats(project, run_
 def test_gemini_hook_keeps_the_person_s_values_at_those_keys(project, run_pyz):
     (project / ".gemini").mkdir()
     theirs = {"mcpServers": {"termsprawl": {"command": "mine"}}, "general": {"sessionRetention": {"maxAge": "7d"}}}
-    (project / gemini.SETTINGS_FILE).write_text(json.dumps(theirs))
+    (project / facts.SETTINGS_FILE).write_text(json.dumps(theirs))
     done = run_pyz(["init", "--cwd", project, "--gemini-hook"])
     assert done.returncode == 0, done.stderr
     written = settings(project)
@@ -143,7 +144,7 @@ def test_a_peer_whose_gemini_chat_was_deleted_is_named_with_the_cause_and_fix(pr
     assert run_pyz(["init", "--cwd", project], env={}).returncode in (0, 1)
     (project / ".termsprawl").mkdir(exist_ok=True)
     assert run_pyz(["index", "set", "carol", gone], cwd=project).returncode == 0
-    assert json.loads((project / ".termsprawl" / "transcripts" / "carol.json").read_text())["harness"] == gemini.NAME
+    assert json.loads((project / ".termsprawl" / "transcripts" / "carol.json").read_text())["harness"] == facts.NAME
     assert run_pyz(["links", "add", "alice", "carol"], cwd=project).returncode == 0
     gone.unlink()  # what Gemini CLI's start-up cleanup does to a resumed session's files
     handed = run_pyz(["--cwd", project, "--self", "alice", "--format", "markdown"])

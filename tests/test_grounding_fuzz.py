@@ -11,7 +11,7 @@ from termsprawl_context import cite, errors
 from termsprawl_context.errors import CitationError
 from termsprawl_context.transcript.shell import command_paths
 from termsprawl_context.transcript import echo, query
-from termsprawl_context.transcript.entry import decode_entry
+from termsprawl_context.model import decode_entry
 
 TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200)
 SHELLISH = st.text(alphabet=list("ab git log sh -c'\"\\|&;()<>`#=\n.$/"), max_size=80)

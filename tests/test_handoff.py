@@ -10,7 +10,8 @@ import pytest
 from termsprawl_context import handoff as h, handoff_render
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import content
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
+from termsprawl_context.transcript import entry as records, slash_commands, speakers
 from termsprawl_context.transcript.turns import read_turns
 from conftest import corpus_files, corpus_params
 from oracles import read_turns_forward_oracle
@@ -51,7 +52,7 @@ def every_entry(path):
     """The oracle's reading: every line parsed, in order."""
     with open_regular(str(path)) as f:
         return [
-            records.entry_of(o, line.number, line.offset)
+            model.entry_of(o, line.number, line.offset)
             for line in iter_lines(f)
             for o in [parse_object(line.raw)]
             if o is not None
@@ -261,8 +262,8 @@ def expected_prompts(entries):
         for i, e in enumerate(entries)
         if (not e.uuid or last[e.uuid] == i)
         and (
-            records.slash_command(e)
-            or (records.speaker(e) == records.PERSON and "\n".join(records.typed_texts(e)).strip())
+            slash_commands.slash_command(e)
+            or (records.speaker(e) == model.PERSON and "\n".join(speakers.typed_texts(e)).strip())
         )
     ]
 
@@ -274,7 +275,7 @@ def bare_dump_fails(path, entries):
         e
         for e in entries
         if e.type in ("user", "assistant")
-        and records.speaker(e) not in (records.PERSON, records.ASSISTANT)
+        and records.speaker(e) not in (model.PERSON, model.ASSISTANT)
         and content.display_text(e.content) is not None
     ]
     dump = read_turns(str(path))
@@ -294,11 +295,11 @@ def test_corpus_handoff_keeps_every_prompt_in_its_window_and_no_other_speaker(pa
     assert key(turns) == key(read_turns_forward_oracle(str(path)))
     for turn in turns:
         entry = by_offset[turn.offset]
-        assert not records.not_the_person(entry) and not entry.is_sidechain
-        if turn.role == "user" and records.slash_command(entry):
-            assert turn.text == records.slash_command(entry)  # a command that reached the model, as typed
+        assert not speakers.not_the_person(entry) and not entry.is_sidechain
+        if turn.role == "user" and slash_commands.slash_command(entry):
+            assert turn.text == slash_commands.slash_command(entry)  # a command that reached the model, as typed
         else:
-            assert records.speaker(entry) == (records.PERSON if turn.role == "user" else records.ASSISTANT)
+            assert records.speaker(entry) == (model.PERSON if turn.role == "user" else model.ASSISTANT)
     prompts = expected_prompts(entries)
     if turns:
         start = turns[0].offset
@@ -525,7 +526,7 @@ def test_dump_bare_output_unchanged_and_handoff_fixes_it_on_the_corpus(run_pyz, 
         for p in SESSIONS
         if not any(
             t.role == "user"
-            and records.text_kind(t.text) == records.PERSON
+            and speakers.text_kind(t.text) == model.PERSON
             and t.text in {x.text for x in h.read_turns_backward(str(p))}
             for t in read_turns(str(p))
         )

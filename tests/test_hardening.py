@@ -12,7 +12,7 @@ import pytest
 from conftest import SRC, snapshot
 from conftest_rss import rss_env
 from termsprawl_context.store import hook_input
-from termsprawl_context.workspace import discovery, files, hook_settings, install, links, titles
+from termsprawl_context.workspace import discovery, files, hook_settings, init_steps, install, links, titles
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context import errors
 from termsprawl_context.harness import get
@@ -82,7 +82,7 @@ def test_a_symlinked_managed_file_is_left_alone(project, outside, relative):
     assert os.path.islink(str(project / relative))
     assert target.read_text() == "their prose\n"
     if relative.endswith(".gitignore"):
-        assert step.outcome == install.FAILED
+        assert step.outcome == init_steps.FAILED
 
 
 def test_write_atomic_refuses_a_symlink_and_a_fifo_in_place(project, outside):
@@ -178,8 +178,8 @@ def test_init_reports_a_refused_marker_as_skipped(project, outside):
     path.parent.mkdir(parents=True)
     os.symlink(str(outside / "x.md"), str(path))
     steps = install.plant_discovery(str(project))
-    assert steps[0].outcome == install.SKIPPED and "symbolic link" in steps[0].detail
-    assert steps[1].outcome == install.WRITTEN
+    assert steps[0].outcome == init_steps.SKIPPED and "symbolic link" in steps[0].detail
+    assert steps[1].outcome == init_steps.WRITTEN
 
 
 # --- item 3: settings kept valid, or refused with one line -----------------------------------
@@ -534,8 +534,9 @@ from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES  # n
 from termsprawl_context.cite.resolution import MAX_LISTED_MATCHES  # noqa: E402
 from termsprawl_context.cite.values import Hits, Match  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
-from termsprawl_context.transcript import entry as records  # noqa: E402
-from termsprawl_context.transcript.entry import decode_entry  # noqa: E402
+from termsprawl_context import model  # noqa: E402
+from termsprawl_context.transcript import slash_commands, speakers  # noqa: E402
+from termsprawl_context.model import decode_entry  # noqa: E402
 
 NOT_THE_PERSONS = [
     # (why, the text Claude Code wrote as a user message)
@@ -599,9 +600,9 @@ def _shown_and_pooled(path):
             record = parse_object(line.raw)
             if record is None:
                 continue
-            entry = records.entry_of(record, line.number, line.offset)
+            entry = model.entry_of(record, line.number, line.offset)
             turns = [t.text for t in handoff.entry_turns(entry, previous=previous) if t.role == handoff.ROLE_USER]
-            shown[line.number] = (turns, records.slash_command(entry))
+            shown[line.number] = (turns, slash_commands.slash_command(entry))
             previous = entry
     pool = oracles.load_record(str(path))
     for entry in pool.entries:
@@ -829,7 +830,7 @@ def test_show_and_cite_agree_on_every_entry_of_claude_code_2_1_328(name):
         if entry.type != "user":
             continue
         turns, command = shown[entry.line]
-        for text in records.content_texts(entry.content):
+        for text in speakers.content_texts(entry.content):
             quote = collapse_whitespace(text)
             if not quote:
                 continue

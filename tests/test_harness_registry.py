@@ -5,7 +5,7 @@ import os
 
 from termsprawl_context import harness
 from termsprawl_context.harness import base
-from termsprawl_context.transcript.entry import entry_of
+from termsprawl_context.model import entry_of
 from termsprawl_context.workspace import index
 
 

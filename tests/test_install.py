@@ -12,7 +12,7 @@ import pytest
 from conftest import snapshot
 from termsprawl_context.cli import main
 from termsprawl_context.errors import SettingsUnusable
-from termsprawl_context.workspace import hook_settings, install
+from termsprawl_context.workspace import hook_settings, init_steps, install
 from termsprawl_context.harness import get
 from termsprawl_context.workspace.hook_settings import merge_hook, parse_settings
 from termsprawl_context.workspace.install import merge_gitignore, running_artifact
@@ -173,9 +173,9 @@ def test_unusable_settings_text(data, words):
 def test_lone_surrogate_in_settings_survives_the_merge(project):
     (project / ".claude").mkdir()
     (project / SETTINGS).write_bytes(b'{"note": "\\ud800 caf\xc3\xa9"}')
-    settings = install.load_hook_file(str(project), CLAUDE)[0]
+    settings = hook_settings.load_hook_file(str(project), CLAUDE)[0]
     step = hook_settings.write_hook_file(str(project), CLAUDE, merge_hook(settings, CLAUDE))
-    assert step.outcome == install.WRITTEN
+    assert step.outcome == init_steps.WRITTEN
     assert settings_of(project)["note"] == "\ud800 caf\u00e9"
 
 
@@ -218,7 +218,7 @@ def test_init_hook_from_scratch_then_again(project, run_pyz, pyz):
     assert (project / ".termsprawl/.gitignore").read_text().splitlines()[-1] == "transcripts/"
     assert settings_of(project) == {
         "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": HOOK_COMMAND, "timeout": 10}]}]},
-        "permissions": {"allow": install.allow_rules(str(project), CLAUDE)},
+        "permissions": {"allow": hook_settings.allow_rules(str(project), CLAUDE)},
     }
     assert has_step(out, "written", SETTINGS + " (allows the")
     assert "<!-- termsprawl:context-links -->" in (project / ".termsprawl/AGENTS.md").read_text()
@@ -260,7 +260,7 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
     expected = json.loads(json.dumps(existing))
     expected["hooks"]["SessionStart"].append(HOOK_ENTRY)
     # The user's rule stays first and unchanged; ours follow it.
-    expected["permissions"]["allow"] += install.allow_rules(str(project), CLAUDE)
+    expected["permissions"]["allow"] += hook_settings.allow_rules(str(project), CLAUDE)
     assert merged == expected
     assert list(merged) == ["permissions", "hooks", "note"]
     assert stat.S_IMODE((project / SETTINGS).stat().st_mode) == 0o640
@@ -272,7 +272,10 @@ def test_settings_merge_keeps_everything_else(project, run_pyz):
 def test_existing_identical_hook_file_untouched(project, run_pyz):
     (project / ".claude").mkdir()
     body = json.dumps(
-        {"hooks": {"SessionStart": [HOOK_ENTRY]}, "permissions": {"allow": install.allow_rules(str(project), CLAUDE)}},
+        {
+            "hooks": {"SessionStart": [HOOK_ENTRY]},
+            "permissions": {"allow": hook_settings.allow_rules(str(project), CLAUDE)},
+        },
         indent=4,
     )
     (project / SETTINGS).write_text(body)

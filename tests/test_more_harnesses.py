@@ -8,8 +8,9 @@ import os
 from termsprawl_context.harness import get
 from termsprawl_context.harness.base import Harness
 from termsprawl_context.jsonl import MAX_LINE_BYTES
-from termsprawl_context.transcript.entry import assistant_text, typed_texts
-from termsprawl_context.workspace import install
+from termsprawl_context.transcript.speakers import typed_texts
+from termsprawl_context.transcript.tool_blocks import assistant_text
+from termsprawl_context.workspace import init_steps, install
 from termsprawl_context.workspace.harness_install import write_owned_files
 
 QWEN_LINES = [
@@ -116,12 +117,12 @@ def test_owned_files_are_written_or_refused_never_overwritten(tmp_path):
     project = str(tmp_path)
     os.makedirs(os.path.join(project, ".termsprawl"))
     target = tmp_path / ".cli" / "hooks.toml"
-    assert [s.outcome for s in write_owned_files(project, _Owner())] == [install.WRITTEN]
-    assert [s.outcome for s in write_owned_files(project, _Owner())] == [install.UNCHANGED]
+    assert [s.outcome for s in write_owned_files(project, _Owner())] == [init_steps.WRITTEN]
+    assert [s.outcome for s in write_owned_files(project, _Owner())] == [init_steps.UNCHANGED]
     target.write_bytes(b"# managed by termsprawl-context\nold = 1\n")  # ours, an older version
-    assert [s.outcome for s in write_owned_files(project, _Owner())] == [install.WRITTEN]
+    assert [s.outcome for s in write_owned_files(project, _Owner())] == [init_steps.WRITTEN]
     target.write_bytes(b"the person's own\n")
-    assert [s.outcome for s in write_owned_files(project, _Owner())] == [install.FAILED]
+    assert [s.outcome for s in write_owned_files(project, _Owner())] == [init_steps.FAILED]
     assert target.read_bytes() == b"the person's own\n"
 
 
@@ -148,11 +149,11 @@ def test_vibe_s_hook_file_names_the_project_so_init_keeps_it_out_of_git(tmp_path
     os.makedirs(os.path.join(project, ".termsprawl"))
     steps = write_owned_files(project, get("mistral-vibe"))
     assert [(s.outcome, s.path) for s in steps] == [
-        (install.WRITTEN, os.path.join(".vibe", "hooks.toml")),
-        (install.WRITTEN, os.path.join(".vibe", ".gitignore")),
+        (init_steps.WRITTEN, os.path.join(".vibe", "hooks.toml")),
+        (init_steps.WRITTEN, os.path.join(".vibe", ".gitignore")),
     ]
     assert (tmp_path / ".vibe" / ".gitignore").read_text().splitlines() == [
         install.HOOK_GITIGNORE_COMMENT % "Mistral Vibe",
         "hooks.toml",
     ]
-    assert [s.outcome for s in write_owned_files(project, get("mistral-vibe"))] == [install.UNCHANGED] * 2
+    assert [s.outcome for s in write_owned_files(project, get("mistral-vibe"))] == [init_steps.UNCHANGED] * 2

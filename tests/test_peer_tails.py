@@ -8,6 +8,7 @@ import pytest
 
 from termsprawl_context import handoff, harness
 from termsprawl_context.harness import gemini
+from termsprawl_context.harness.gemini import facts
 
 from conftest import REPO
 
@@ -50,7 +51,7 @@ def test_the_oldest_entry_is_kept_when_reading_reaches_the_file_start(tmp_path, 
     legacy.write_text(json.dumps(dict(HEADER, messages=[_user("u1", PROMPT), _said("g1", "On it.")])))
     log = _chat(tmp_path / "session-2026-01-01T00-00-5e55bbbb.jsonl", [HEADER, _user("u1", PROMPT), _said("g1", "ok")])
     rollout = _codex_rollout(tmp_path / "rollout.jsonl", [("user", PROMPT), ("assistant", "On it.")])
-    for path, name in ((legacy, gemini.NAME), (log, gemini.NAME), (rollout, harness.CODEX_CLI)):
+    for path, name in ((legacy, facts.NAME), (log, facts.NAME), (rollout, harness.CODEX_CLI)):
         found = harness.get(name)
         backward = handoff.read_harness_turns(str(path), found, window, prompts, tools, lines=True)
         assert backward == handoff.select_from_entries(found.entries(str(path)), window, prompts, tools)
@@ -209,9 +210,9 @@ def test_a_chat_of_many_small_messages_costs_under_64_mb(small_messages_chat, co
     home, path = small_messages_chat
     args = {
         "show": ["show", str(path)],
-        "sessions": ["sessions", "--harness", gemini.NAME],
+        "sessions": ["sessions", "--harness", facts.NAME],
         "entries": ["entries", str(path)],
-        "search": ["search", "hi", "--harness", gemini.NAME],
+        "search": ["search", "hi", "--harness", facts.NAME],
     }[command]
     env = dict(rss_env(), HOME=str(home))
     done = subprocess.run(

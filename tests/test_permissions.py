@@ -9,7 +9,7 @@ import pytest
 
 from conftest import snapshot
 from termsprawl_context.harness.claude.permissions import bash_rule_matches
-from termsprawl_context.workspace import hook_settings, install
+from termsprawl_context.workspace import hook_settings
 from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, read_rules
 
 from termsprawl_context.harness import get
@@ -32,15 +32,15 @@ def test_allow_rules_are_exactly_the_reads_and_the_skill(tmp_path):
     expected = []
     for base in (COMMAND, absolute):
         expected += ["Bash(%s)" % base] + ["Bash(%s %s *)" % (base, o) for o in ("--format", "--turns", "--max-chars")]
-    assert install.allow_rules(project, CLAUDE) == expected + ["Skill(termsprawl-context)"]
-    for rule in install.allow_rules(project, CLAUDE):
+    assert hook_settings.allow_rules(project, CLAUDE) == expected + ["Skill(termsprawl-context)"]
+    for rule in hook_settings.allow_rules(project, CLAUDE):
         for base in (COMMAND, absolute):
             for write in WRITES:
                 assert not bash_rule_matches(rule, "%s %s" % (base, write)), (rule, write)
     # A path a shell must quote gets no absolute rule: inside a rule a `*` would widen it.
     odd = tmp_path / "a b*"
     odd.mkdir()
-    assert install.allow_rules(str(odd), CLAUDE) == read_rules(COMMAND) + ["Skill(termsprawl-context)"]
+    assert hook_settings.allow_rules(str(odd), CLAUDE) == read_rules(COMMAND) + ["Skill(termsprawl-context)"]
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_merge_keeps_every_user_rule_and_is_idempotent(tmp_path):
         },
         "env": {"A": "1"},
     }
-    rules = install.allow_rules(str(tmp_path), CLAUDE)
+    rules = hook_settings.allow_rules(str(tmp_path), CLAUDE)
     merged = hook_settings.merge_permissions(user, rules, CLAUDE)
     assert merged["permissions"]["allow"][:2] == user["permissions"]["allow"]
     assert merged["permissions"]["allow"] == user["permissions"]["allow"] + [
@@ -110,7 +110,7 @@ def test_strict_argv_parsing_makes_the_flag_rules_safe(installed):
     before = snapshot(installed / ".termsprawl")
     env = {"PATH": os.environ.get("PATH", ""), "TERMSPRAWL_NODE_ID": "bob", "HOME": str(installed)}
     tried = 0
-    for rule in install.allow_rules(str(installed), CLAUDE):
+    for rule in hook_settings.allow_rules(str(installed), CLAUDE):
         if not rule.startswith("Bash("):
             continue
         for write in WRITES:

@@ -77,9 +77,15 @@ def readme_names(text, modules):
 # Claude Code's facts module names its format as observed (DESIGN.md: each harness's
 # facts live in its module): a field, file or limit no code reads yet (some only the
 # end-to-end tests check) is the record of what was observed, kept with the rest.
-# Constants only: a function there is code like any other. (Codex's and Gemini's facts
-# modules need no such leave: their packages re-export every fact with a star import.)
-FACT_TABLES = {PACKAGE + ".harness.claude.facts", PACKAGE + ".harness.claude.hooks", PACKAGE + ".model"}
+# Constants only: a function there is code like any other. Codex's and Gemini's facts
+# modules are such records too.
+FACT_TABLES = {
+    PACKAGE + ".harness.claude.facts",
+    PACKAGE + ".harness.claude.hooks",
+    PACKAGE + ".harness.codex.facts",
+    PACKAGE + ".harness.gemini.facts",
+    PACKAGE + ".model",
+}
 
 
 class Module(object):

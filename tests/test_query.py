@@ -6,7 +6,7 @@ import pytest
 
 import cite_fixtures as fx
 from termsprawl_context.transcript import query
-from termsprawl_context.transcript.entry import decode_entry
+from termsprawl_context.model import decode_entry
 from termsprawl_context.errors import EXIT_QUERY_NEVER_RAN, ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError
 
 

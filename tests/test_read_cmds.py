@@ -12,7 +12,7 @@ from termsprawl_context.cli import main
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.store import catalog as resolve, chunks, search
 from termsprawl_context.store.sessions import session_title
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
 from conftest import NO_CORPUS, corpus_files
 from oracles import read_turns_forward_oracle
 
@@ -91,7 +91,7 @@ def every_entry(path):
     if path not in _PARSED:
         with open_regular(str(path)) as f:
             _PARSED[path] = [
-                records.entry_of(o, line.number, line.offset)
+                model.entry_of(o, line.number, line.offset)
                 for line in iter_lines(f)
                 for o in [parse_object(line.raw)]
                 if o is not None

@@ -17,8 +17,8 @@ from record_fixtures import (
 )
 from termsprawl_context.errors import RecordUnreadable, Refusal, UsageError
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import (
-    ToolResult,
+from termsprawl_context.model import ToolResult
+from termsprawl_context.transcript.tool_blocks import (
     assistant_text,
     is_hook_refusal,
     not_run_kind,

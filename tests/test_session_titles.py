@@ -19,7 +19,8 @@ from termsprawl_context.harness.claude import listing as L
 from termsprawl_context.store import sessions as S
 from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context.transcript import titles as T
-from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts
+from termsprawl_context.model import entry_of
+from termsprawl_context.transcript.speakers import content_texts, typed_texts
 from termsprawl_context.transcript.text import sanitize_text
 from oracles import folder_index_oracle
 from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)

@@ -7,7 +7,8 @@ import pytest
 from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.transcript import titles as T
-from termsprawl_context.transcript.entry import content_texts, entry_of, typed_texts
+from termsprawl_context.model import entry_of
+from termsprawl_context.transcript.speakers import content_texts, typed_texts
 from termsprawl_context.transcript.text import sanitize_text
 
 

@@ -18,7 +18,8 @@ from collections import namedtuple
 
 from termsprawl_context.handoff_render import apply_budget
 from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
+from termsprawl_context.transcript import entry as records, slash_commands, tool_blocks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -65,7 +66,7 @@ def _clip(text: str, limit: int = TOOL_SUMMARY_CHARS) -> str:
 _INPUT_KEYS = ("command", "file_path", "path", "pattern", "url", "query", "description", "prompt")
 
 
-def tool_call_summary(call: records.ToolCall) -> str:
+def tool_call_summary(call: model.ToolCall) -> str:
     """``<name> <the first telling input field, else the input as compact JSON>``."""
     data = call.input
     detail = ""
@@ -83,10 +84,10 @@ def tool_call_summary(call: records.ToolCall) -> str:
     return _clip(_one_line(("%s %s" % (call.name or "?", detail)).strip()))
 
 
-def tool_result_summary(result: records.ToolResult, output: "Optional[str]" = None) -> str:
+def tool_result_summary(result: model.ToolResult, output: "Optional[str]" = None) -> str:
     """``error: `` when the harness says so, the first non-blank line of the output (the
     tool's own ``output``, past any wrapper the CLI put round it) and its line count."""
-    bodies = [output] if output is not None else records.result_texts(result.content)
+    bodies = [output] if output is not None else tool_blocks.result_texts(result.content)
     lines = "\n".join(bodies).split("\n") if bodies else []
     first = next((line for line in lines if line.strip()), "")
     text = _one_line(first) or "(no output)"
@@ -95,9 +96,7 @@ def tool_result_summary(result: records.ToolResult, output: "Optional[str]" = No
     return _clip(("error: " if result.is_error else "") + text)
 
 
-def entry_turns(
-    entry: records.Entry, tools: bool = False, previous: "Optional[records.Entry]" = None
-) -> List[HandoffTurn]:
+def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[model.Entry]" = None) -> List[HandoffTurn]:
     """The turns one entry contributes, in block order: the person's words (as cite's user
     pool reads them; ``previous`` may be the local command this entry is the output of),
     a slash command as typed (``/review parser.py``, which cite does not ground in), the
@@ -105,28 +104,29 @@ def entry_turns(
     call and result. Sidechain, meta, compaction and other harness entries give none."""
     who = records.speaker(entry)
     found = []
-    if who == records.PERSON:
+    if who == model.PERSON:
         text = "\n".join(records.person_texts(entry, previous))
         if text.strip():
             found.append((ROLE_USER, text))
-    elif who in (records.COMMAND, records.INJECTED):
-        command = records.slash_command(entry)
+    elif who in (model.COMMAND, model.INJECTED):
+        command = slash_commands.slash_command(entry)
         if command:
             found.append((ROLE_USER, command))
-    elif who == records.TASK_NOTIFICATION:
-        line = records.task_notification_line(entry)
+    elif who == model.TASK_NOTIFICATION:
+        line = slash_commands.task_notification_line(entry)
         if line:
             found.append((ROLE_TASK, line))
-    elif who == records.ASSISTANT:
-        text = records.assistant_text(entry)
+    elif who == model.ASSISTANT:
+        text = tool_blocks.assistant_text(entry)
         if text.strip():  # a whitespace-only text block says nothing
             found.append((ROLE_ASSISTANT, text))
         if tools:
-            found.extend((ROLE_TOOL_CALL, tool_call_summary(call)) for call in records.tool_calls(entry))
-    if tools and who in (records.PERSON, records.TOOL_RESULT):
-        outputs = records.tool_outputs(entry)
+            found.extend((ROLE_TOOL_CALL, tool_call_summary(call)) for call in tool_blocks.tool_calls(entry))
+    if tools and who in (model.PERSON, model.TOOL_RESULT):
+        outputs = tool_blocks.tool_outputs(entry)
         found.extend(
-            (ROLE_TOOL_RESULT, tool_result_summary(res, out)) for res, out in zip(records.tool_results(entry), outputs)
+            (ROLE_TOOL_RESULT, tool_result_summary(res, out))
+            for res, out in zip(tool_blocks.tool_results(entry), outputs)
         )
     return [
         HandoffTurn(role, text, entry.timestamp, entry.uuid, entry.line, entry.offset, False, len(text))
@@ -206,15 +206,15 @@ class _Collector(object):
             elif turn.role == ROLE_ASSISTANT:
                 self.answered = True
 
-    def _settle(self, previous: Optional[records.Entry]) -> None:
+    def _settle(self, previous: Optional[model.Entry]) -> None:
         if self.waiting is not None:
             later, turns, end, uuid = self.waiting
             self.waiting = None
-            if records.is_local_command_output(later, previous):
+            if slash_commands.is_local_command_output(later, previous):
                 turns = entry_turns(later, self.tools, previous)
             self._keep(turns, uuid, end)
 
-    def add(self, entry: records.Entry, end: int = 0) -> None:
+    def add(self, entry: model.Entry, end: int = 0) -> None:
         """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
         uuid, seen = entry.uuid, self.seen
         if uuid:
@@ -252,7 +252,7 @@ def _uuid_later(f: Any) -> Any:
 
     def holds(raw: bytes, uuid: str) -> bool:
         record = parse_object(raw)
-        return record is not None and records.entry_of(record, 0, 0).uuid == uuid
+        return record is not None and model.entry_of(record, 0, 0).uuid == uuid
 
     def later(uuid: str, start: int, stop: int) -> bool:
         from termsprawl_context.bytescan import Needles, has_ascii_escape
@@ -290,11 +290,11 @@ def _records_reverse(f: Any, end: int) -> Iterable[Any]:
     for offset, raw in iter_lines_reverse(f, end):
         record = parse_object(raw)
         if record is not None:
-            yield records.entry_of(record, 0, offset), offset + len(raw) + 1
+            yield model.entry_of(record, 0, offset), offset + len(raw) + 1
 
 
 def select_from_entries(
-    entries: Iterable[records.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
+    entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
     """``select_turns`` over entries read forward (a harness without a backward reader),
     holding only what the selection can keep as they pass."""

@@ -97,7 +97,7 @@ LOCAL_COMMAND_ANSWERS = ("Unknown skill: ", "Unknown command: ")
 # ``<command-message>…</command-message><command-name>/x</command-name><command-args>…</command-args>``.
 COMMAND_NAME_TAG = "command-name"
 COMMAND_ARGS_TAG = "command-args"
-# Explicit "who produced this turn" fields of a user record (``speakers.SIGNALS``).
+# Explicit "who produced this turn" fields of a user record (``SIGNALS``).
 FIELD_PROMPT_SOURCE = "promptSource"  # "typed" | "sdk" | "system"
 FIELD_TURN_ORIGIN = "turnOrigin"  # "human" | "sdk" | "task_notification"
 FIELD_ORIGIN = "origin"  # {"kind": "human"} | {"kind": "task-notification", "producer", "runId"}
@@ -111,6 +111,25 @@ ORIGIN_KINDS_PERSON = ("human",)
 ORIGIN_KIND_TASK = "task-notification"
 # An attachment's text as the model saw it (``rendered``), and in which role (2.1.328): never typed.
 FIELD_RENDERED_ROLE = "renderedRole"
+# Fields that say who produced a record; one without them is read by the text rules (the
+# corpus's files, 1.0.24 to 2.1.114, hold none of promptSource/turnOrigin/origin/
+# turnCompanion/rendered). (field, value, meaning, the oldest client version we have
+# records of holding it, not necessarily the one that introduced it.)
+SIGNALS = (
+    (FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
+    (FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
+    (FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
+    (FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
+    (FIELD_TURN_ORIGIN, "sdk", "a print-mode or SDK prompt started it (a slash command's too)", "2.1.328"),
+    (FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
+    (FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
+    (FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
+    # turnCompanion: a slash command's expansion, the reminder before a notification.
+    (FIELD_TURN_COMPANION, "true", "written beside a turn (with isMeta): never typed", "2.1.328"),
+    (FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
+    (FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
+    (FIELD_RENDERED_ROLE, "system|user", "an attachment as the model saw it: the harness's text", "2.1.328"),
+)
 # A task notification's parts that may be shown: what finished and how; never its ids or
 # output file (internal paths under /tmp/claude-<uid>/).
 TASK_SUMMARY_TAG = "summary"
@@ -192,7 +211,7 @@ TOOL_RESULT = "tool_result"  # a tool's output, carried in a user-role message
 SIDECHAIN = "sidechain"  # an inline sub-agent's turn (isSidechain)
 SYSTEM = "system"  # the harness's own system records
 OTHER = "other"  # anything else (titles, summaries, snapshots, unknown kinds)
-# Only from a record's explicit signals (SIGNALS below), so older files never get them:
+# Only from a record's explicit signals (SIGNALS above), so older files never get them:
 TASK_NOTIFICATION = "task_notification"  # a sub-agent or background job finished (the harness's turn)
 COMMAND = "command"  # a slash command the person ran that reached the model (its envelope)
 

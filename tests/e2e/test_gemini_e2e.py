@@ -30,7 +30,9 @@ from clients import client_bin  # noqa: E402
 from gemini_server import GeminiServer, Say, Shell, request_texts  # noqa: E402
 
 from termsprawl_context.harness import gemini  # noqa: E402
-from termsprawl_context.transcript.entry import assistant_text, typed_texts  # noqa: E402
+from termsprawl_context.harness.gemini import facts  # noqa: E402
+from termsprawl_context.transcript.speakers import typed_texts  # noqa: E402
+from termsprawl_context.transcript.tool_blocks import assistant_text  # noqa: E402
 
 RUN_TIMEOUT = 120
 ALICE_WORDS = "alice-says: the migration is blocked on the schema review"
@@ -39,7 +41,7 @@ CAROL_ONE = "carol-prompt-one: what is alice doing?"
 CAROL_ANSWER_ONE = "carol-answer-one: alice waits for a schema review"
 CAROL_TWO = "carol-prompt-two: and after that?"
 CAROL_ANSWER_TWO = "carol-answer-two: she merges"
-HARNESS_TEXT = (gemini.HOOK_CONTEXT_OPEN, gemini.SESSION_CONTEXT_OPEN, "termsprawl: you are agent node")
+HARNESS_TEXT = (facts.HOOK_CONTEXT_OPEN, facts.SESSION_CONTEXT_OPEN, "termsprawl: you are agent node")
 # The hook's context line ends with the exact command that reads the node's peers.
 COMMAND_IN_CONTEXT = re.compile(r"run: ([^\n]+?)</hook_context>")  # one line; the MCP server's instructions say it too
 
@@ -157,7 +159,7 @@ def world(tmp_path_factory, pyz):
 
 def test_hook_records_the_gemini_session_as_a_node(world):
     entry = world.after_first
-    assert entry["harness"] == gemini.NAME
+    assert entry["harness"] == facts.NAME
     assert world.chats_after_first == [world.chats_after_first[0]] and entry["path"] == str(world.chats_after_first[0])
     assert gemini.header_of(entry["path"]).session_id == json.loads(world.first_run.stdout)["session_id"]
 
@@ -223,7 +225,7 @@ def test_claude_side_handoff_reads_carols_prompts_and_answers(world):
 def test_show_sessions_and_search_read_the_gemini_store(world):
     path = world.after_resume["path"]
     session_id = gemini.header_of(path).session_id
-    listed = world.tool("sessions", "--harness", gemini.NAME, "--json")
+    listed = world.tool("sessions", "--harness", facts.NAME, "--json")
     assert listed.returncode == 0, listed.stderr
     rows = [json.loads(line) for line in listed.stdout.decode().splitlines()]
     # One row for the session, however many files the resume left (the stub is not one).
@@ -249,7 +251,7 @@ def test_readers_hold_on_torn_copies_of_the_real_chat(world, tmp_path):
     torn.write_bytes(data)
     # `index set` names the harness from the file's first record: a Gemini header.
     assert world.tool("index", "set", "torn", torn).returncode == 0
-    assert world.index_entry("torn")["harness"] == gemini.NAME
+    assert world.index_entry("torn")["harness"] == facts.NAME
     assert world.tool("links", "add", "alice", "torn").returncode == 0
     cuts = sorted({len(data) // 3, len(data) // 2, len(data) - 7} | {data.rfind(b"\n", 0, len(data) - 1) + 1})
     shown_prompts = set()
@@ -281,7 +283,9 @@ def test_hook_refusal_is_shown_and_the_client_goes_on(world):
 def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world):
     from gemini_server import Call
 
-    from termsprawl_context.transcript.entry import SIDECHAIN, speaker, tool_calls
+    from termsprawl_context.model import SIDECHAIN
+    from termsprawl_context.transcript.entry import speaker
+    from termsprawl_context.transcript.tool_blocks import tool_calls
 
     task = "sub-task: count the files under src"
     with GeminiServer(
@@ -292,22 +296,22 @@ def test_subagent_chat_is_the_subagents_and_the_node_stays_on_the_session(world)
         assert server.subagent_requests, "the sub-agent never asked the model"
     session_id = json.loads(done.stdout)["session_id"]
     entry = world.index_entry("erin")
-    assert entry["harness"] == gemini.NAME and gemini.header_of(entry["path"]).session_id == session_id
+    assert entry["harness"] == facts.NAME and gemini.header_of(entry["path"]).session_id == session_id
     main = list(gemini.entries(entry["path"]))
     assert [t for e in main for t in typed_texts(e)] == ["erin-prompt: delegate the count"]
     assert [c.name for e in main for c in tool_calls(e)] == ["invoke_agent"]
-    children = sorted(os.listdir(gemini.subagent_dir(entry["path"], session_id)))
+    children = sorted(os.listdir(facts.subagent_dir(entry["path"], session_id)))
     assert len(children) == 1
-    child = list(gemini.entries(os.path.join(gemini.subagent_dir(entry["path"], session_id), children[0])))
+    child = list(gemini.entries(os.path.join(facts.subagent_dir(entry["path"], session_id), children[0])))
     assert child and {speaker(e) for e in child} == {SIDECHAIN}
-    assert {e.agent_id for e in child} == {children[0][: -len(gemini.TRANSCRIPT_SUFFIX)]}
+    assert {e.agent_id for e in child} == {children[0][: -len(facts.TRANSCRIPT_SUFFIX)]}
     assert task in [b.get("text") for e in child for b in e.content]
     assert [c.input for e in child for c in tool_calls(e)] == [{"result": "child-result: 3 files"}]
     # The record commands, through the artifact: the chat's sub-agents and its conversation id.
     listed = world.tool("subagents", entry["path"])
     assert listed.returncode == 0, listed.stderr
     assert listed.stdout.decode().splitlines() == [
-        os.path.join(gemini.subagent_dir(entry["path"], session_id), children[0])
+        os.path.join(facts.subagent_dir(entry["path"], session_id), children[0])
     ]
     identity = world.tool("identity", entry["path"])
     assert identity.returncode == 0 and identity.stdout.decode() == session_id + "\n"

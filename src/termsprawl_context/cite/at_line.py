@@ -20,21 +20,16 @@ from termsprawl_context.cite.records import (
 )
 from termsprawl_context.errors import NO_ENTRY_AT_LINE, NotFound
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import (
-    is_local_command,
-    output_parent,
-    person_texts,
-    result_texts,
-    tool_calls,
-    tool_results,
-)
+from termsprawl_context.transcript.entry import person_texts
+from termsprawl_context.transcript.slash_commands import is_local_command, output_parent
+from termsprawl_context.transcript.tool_blocks import result_texts, tool_calls, tool_results
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Dict, List, Optional, Tuple
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 def record_at(path: str, line: int) -> Record:

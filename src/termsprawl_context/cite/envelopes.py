@@ -5,13 +5,13 @@ the questions its call asked is ``transcript.answers``."""
 from __future__ import annotations
 
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import is_hook_refusal, tool_results
+from termsprawl_context.transcript.tool_blocks import is_hook_refusal, tool_results
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Iterable, List, Set
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 def extract_answers(body: str) -> List[str]:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Optional
 
     from termsprawl_context.cite.records import Call
-    from termsprawl_context.transcript.entry import ToolCall
+    from termsprawl_context.model import ToolCall
 
 
 def _call_reads_transcript(found: Call) -> bool:

@@ -21,7 +21,7 @@ from termsprawl_context.cite.session import citation_records
 from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import is_hook_refusal, result_texts, tool_results
+from termsprawl_context.transcript.tool_blocks import is_hook_refusal, result_texts, tool_results
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated

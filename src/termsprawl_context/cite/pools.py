@@ -9,16 +9,10 @@ from termsprawl_context.errors import UsageError
 from termsprawl_context.cite.transcripts import looks_like_transcript
 from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
-from termsprawl_context.transcript.entry import (
-    PERSON,
-    TOOL_RESULT,
-    content_texts,
-    is_hook_refusal,
-    not_run_kind,
-    result_texts,
-    speaker,
-    tool_results,
-)
+from termsprawl_context.model import PERSON, TOOL_RESULT
+from termsprawl_context.transcript.entry import speaker
+from termsprawl_context.transcript.speakers import content_texts
+from termsprawl_context.transcript.tool_blocks import is_hook_refusal, not_run_kind, result_texts, tool_results
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
@@ -27,7 +21,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Optional, Tuple
 
     from termsprawl_context.cite.records import Record
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 SOURCE_USER = "user"

@@ -10,7 +10,9 @@ from termsprawl_context.cite.exclusions import exclusion
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import is_local_command, output_parent, person_texts, tool_calls
+from termsprawl_context.transcript.entry import person_texts
+from termsprawl_context.transcript.slash_commands import is_local_command, output_parent
+from termsprawl_context.transcript.tool_blocks import tool_calls
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
 TYPE_CHECKING = False
@@ -18,7 +20,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from collections import deque
     from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 Call = namedtuple("Call", "call cwd")
@@ -74,7 +76,7 @@ class Record(object):
 
 # The tokens a line holding a tool call holds (``tool_calls``: a block of this type), and
 # those one of which a local command's caveat or envelope line holds (the markers of
-# ``transcript.entry.is_local_command`` without the ``< >`` that Go's encoder escapes),
+# ``transcript.slash_commands.is_local_command`` without the ``< >`` that Go's encoder escapes),
 # with a word each marker holds as a first test that rules out most lines. Speed only:
 # bytescan's escape rule makes a line spelling them with escapes a candidate too.
 TOOL_USE_TOKEN = b'"tool_use"'

@@ -35,7 +35,7 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.entry import result_texts
+from termsprawl_context.transcript.tool_blocks import result_texts
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import utf8_prefix
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
 
     from termsprawl_context.cite.records import Record
     from termsprawl_context.cite.values import CitationRequest
-    from termsprawl_context.transcript.entry import Entry, ToolCall
+    from termsprawl_context.model import Entry, ToolCall
 
 
 MAX_CITED_MESSAGE = 16384  # bytes of a citation's message

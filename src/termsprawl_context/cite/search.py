@@ -33,21 +33,16 @@ from termsprawl_context.errors import AnswerUnmatched
 from termsprawl_context.cite.values import Hits, Match
 from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
-from termsprawl_context.transcript.entry import (
-    is_local_command,
-    not_run_kind,
-    output_parent,
-    person_texts,
-    result_texts,
-    tool_results,
-)
+from termsprawl_context.transcript.entry import person_texts
+from termsprawl_context.transcript.slash_commands import is_local_command, output_parent
+from termsprawl_context.transcript.tool_blocks import not_run_kind, result_texts, tool_results
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Callable, List, Optional, Sequence, Set
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 # One entry's search, in two steps so a streamed search keeps only candidates: what the

@@ -391,7 +391,7 @@ class Harness(object):
         only that far; the last timestamp from the end where the provider reads backwards.
         Fails open: an unreadable file is described from its name alone."""
         from termsprawl_context.model import SessionInfo
-        from termsprawl_context.transcript.entry import typed_texts
+        from termsprawl_context.transcript.speakers import typed_texts
 
         first = cwd = start = end = ""
         try:

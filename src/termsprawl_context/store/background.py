@@ -23,7 +23,8 @@ from collections import namedtuple
 from termsprawl_context import jsonl
 from termsprawl_context.errors import SignalsUnknown, os_reason
 from termsprawl_context import model
-from termsprawl_context.transcript.entry import decode_entry, result_texts, tool_calls
+from termsprawl_context.model import decode_entry
+from termsprawl_context.transcript.tool_blocks import result_texts, tool_calls
 from termsprawl_context.transcript.record import decode_line
 from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
@@ -31,7 +32,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Callable, Iterable, List, Optional, Set, Tuple
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 LAUNCHED = "launched"  # a background Agent call whose receipt returned the agent's id

@@ -26,7 +26,8 @@ from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import ROOTED, listed, session_files
-from termsprawl_context.transcript import entry as records
+from termsprawl_context import model
+from termsprawl_context.transcript import entry as records, speakers, tool_blocks
 
 
 KIND_PERSON = "person"  # what the person typed: the CLI's one word for them (``entries``' speaker too)
@@ -180,7 +181,7 @@ def _tool_strings(value, out: List[str]) -> None:
             _tool_strings(item, out)
 
 
-def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
+def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
     """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the person
     typed, the assistant's text, tool calls' input strings and results' output; never
     sidechain, meta, compaction or injected texts. In a sub-agent's own record
@@ -189,21 +190,21 @@ def entry_texts(entry: records.Entry, kinds: Sequence[str], subagent: bool = Fal
         entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
     found = []
-    if who == records.PERSON:
+    if who == model.PERSON:
         kind = KIND_ASSISTANT if subagent else KIND_PERSON
         if kind in kinds:
-            found.extend((kind, t) for t in records.typed_texts(entry))
-    if who == records.ASSISTANT:
+            found.extend((kind, t) for t in speakers.typed_texts(entry))
+    if who == model.ASSISTANT:
         if KIND_ASSISTANT in kinds:
-            found.extend((KIND_ASSISTANT, t) for t in records.content_texts(entry.content))
+            found.extend((KIND_ASSISTANT, t) for t in speakers.content_texts(entry.content))
         if KIND_TOOL in kinds:
-            for call in records.tool_calls(entry):
+            for call in tool_blocks.tool_calls(entry):
                 strings = []
                 _tool_strings(call.input, strings)
                 found.extend((KIND_TOOL, s) for s in strings)
-    if who in (records.PERSON, records.TOOL_RESULT) and KIND_TOOL in kinds:
-        for result in records.tool_results(entry):
-            found.extend((KIND_TOOL, t) for t in records.result_texts(result.content))
+    if who in (model.PERSON, model.TOOL_RESULT) and KIND_TOOL in kinds:
+        for result in tool_blocks.tool_results(entry):
+            found.extend((KIND_TOOL, t) for t in tool_blocks.result_texts(result.content))
     return found
 
 
@@ -219,7 +220,7 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], 
     record = parse_object(raw)
     if record is None:
         return None
-    entry = records.entry_of(record, 0, offset)
+    entry = model.entry_of(record, 0, offset)
     for kind, text in entry_texts(entry, kinds, subagent):
         found = matcher.find(text)
         if found is not None:

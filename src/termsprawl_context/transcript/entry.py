@@ -1,9 +1,7 @@
-"""The record model's one import: ``Entry`` (read leniently by ``entry_of``, canonically by
-``decode_entry``) and who speaks in it, so every rule that asks what a record means (the
-dump, titles, citations, identity, the hand-off) reads the same guards against Claude
-Code's shape changes. Re-exported here: the speakers' names, signals and text rules
-(``speakers``), slash and local commands (``slash_commands``), tool calls and results
-(``tool_blocks``). On the hand-off's path: no ``typing`` or ``re`` at import time.
+"""Who speaks in an ``Entry`` (``speaker``) and the person's words in it (``person_texts``):
+the one classifier every rule that asks what a record means (the dump, titles, citations,
+identity, the hand-off) reads, so all read the same guards against Claude Code's shape
+changes. On the hand-off's path: no ``typing`` or ``re`` at import time.
 """
 
 from __future__ import annotations
@@ -11,13 +9,10 @@ from __future__ import annotations
 from termsprawl_context import model
 from termsprawl_context.model import ASSISTANT, COMMAND, COMPACTION, INJECTED, META, NOTICE, OTHER, PERSON, SIDECHAIN
 from termsprawl_context.model import SYSTEM, TASK_NOTIFICATION, TOOL_RESULT, Entry
-from termsprawl_context.model import ToolCall, ToolResult, decode_entry, entry_of  # noqa: F401 (readers take them from here)
-
-# Star-imported: every reader imports this one module (mypy checks the names exist).
-# ruff: noqa: F405
-from termsprawl_context.transcript.slash_commands import *  # noqa: F403
-from termsprawl_context.transcript.speakers import *  # noqa: F403
-from termsprawl_context.transcript.tool_blocks import *  # noqa: F403
+from termsprawl_context.transcript.slash_commands import is_local_command_output, slash_command
+from termsprawl_context.transcript.speakers import SIGNAL_HARNESS, SIGNAL_PERSON, SIGNAL_TASK, content_texts
+from termsprawl_context.transcript.speakers import not_the_person, queued_prompt, text_kind, turn_signal, typed_texts
+from termsprawl_context.transcript.tool_blocks import tool_results
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

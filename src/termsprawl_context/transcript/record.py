@@ -15,7 +15,8 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from termsprawl_context.errors import NO_TRANSCRIPT_PATH, RecordUnreadable, UsageError
 from termsprawl_context.jsonl import MAX_LINE_BYTES, Line, iter_lines_strict, loads_strict, open_regular
-from termsprawl_context.transcript.entry import Entry, decode_entry, not_run_kind, tool_results
+from termsprawl_context.model import Entry, decode_entry
+from termsprawl_context.transcript.tool_blocks import not_run_kind, tool_results
 
 
 # The Go reference's bound (its scanner's buffer): a line this long or longer is a read

@@ -1,5 +1,5 @@
 """Who wrote a record's text, beneath ``entry.speaker``: the explicit signals a record may
-carry (``SIGNALS``), the text rules read when it has none (a block's opening marker:
+carry (``model.SIGNALS``), the text rules read when it has none (a block's opening marker:
 ``model.INJECTED_PREFIXES`` and friends), and what the person typed by them
 (``typed_texts``). Reads an ``Entry``'s fields only; on the hand-off's path: no ``typing``
 or ``re`` at import time.
@@ -15,29 +15,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, Optional
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 # --- the explicit signals -------------------------------------------------------------------
-# Fields that say who produced a record; one without them is read by the text rules (the
-# corpus's files, 1.0.24 to 2.1.114, hold none of promptSource/turnOrigin/origin/
-# turnCompanion/rendered). (field, value, meaning, the oldest client version we have
-# records of holding it, not necessarily the one that introduced it.)
-SIGNALS = (
-    (model.FIELD_PROMPT_SOURCE, "typed", "the person typed the prompt (interactive)", "2.1.328"),
-    (model.FIELD_PROMPT_SOURCE, "sdk", "the person's prompt through print mode or the SDK", "2.1.328"),
-    (model.FIELD_PROMPT_SOURCE, "system", "the harness wrote the turn (a task notification)", "2.1.328"),
-    (model.FIELD_TURN_ORIGIN, "human", "the turn started from the person's input", "2.1.328"),
-    (model.FIELD_TURN_ORIGIN, "sdk", "a print-mode or SDK prompt started it (a slash command's too)", "2.1.328"),
-    (model.FIELD_TURN_ORIGIN, "task_notification", "a sub-agent or background job finished", "2.1.328"),
-    (model.FIELD_ORIGIN, "{kind: human}", "the person's turn", "2.1.328"),
-    (model.FIELD_ORIGIN, "{kind: task-notification}", "a task notification (producer, runId)", "2.1.328"),
-    # turnCompanion: a slash command's expansion, the reminder before a notification.
-    (model.FIELD_TURN_COMPANION, "true", "written beside a turn (with isMeta): never typed", "2.1.328"),
-    (model.FIELD_IS_COMPACT_SUMMARY, "true", "the summary that continues a compacted conversation", "1.0.80"),
-    (model.FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY, "true", "shown in the transcript, never typed", "2.1.5"),
-    (model.FIELD_RENDERED_ROLE, "system|user", "an attachment as the model saw it: the harness's text", "2.1.328"),
-)
 SIGNAL_PERSON = "person"  # the record says the person produced the turn
 SIGNAL_TASK = "task"  # the record says it is a task notification
 SIGNAL_HARNESS = "harness"  # the record says the harness produced it

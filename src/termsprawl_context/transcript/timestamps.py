@@ -4,7 +4,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Optional, Tuple
 
-from termsprawl_context.transcript.entry import decode_entry
+from termsprawl_context.model import decode_entry
 from termsprawl_context.transcript.record import iter_records
 
 

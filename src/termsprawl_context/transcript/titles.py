@@ -9,8 +9,9 @@ from collections import namedtuple
 from typing import Any, Dict, Iterable, Optional
 
 from termsprawl_context import model
-from termsprawl_context.transcript.entry import INJECTED, PERSON, Entry, command_as_typed, content_texts, entry_of
-from termsprawl_context.transcript.entry import is_local_command_output, not_the_person, text_kind, typed_texts
+from termsprawl_context.model import INJECTED, PERSON, Entry, entry_of
+from termsprawl_context.transcript.slash_commands import command_as_typed, is_local_command_output
+from termsprawl_context.transcript.speakers import content_texts, not_the_person, text_kind, typed_texts
 from termsprawl_context.transcript.text import collapse_whitespace, sanitize_text, truncate_utf8
 
 

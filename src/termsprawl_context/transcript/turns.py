@@ -154,7 +154,7 @@ def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = F
     end (``entries_reverse``) and reading stops at ``limit``."""
     from collections import deque
 
-    from termsprawl_context.transcript.entry import not_the_person
+    from termsprawl_context.transcript.speakers import not_the_person
 
     found = deque(maxlen=limit)  # type: deque
     try:

@@ -16,9 +16,7 @@ import errno
 import os
 import stat
 
-# The layout's names live in layout.py (the dump reads them alone); STATE_DIR and
-# TRANSCRIPTS_DIR are also named from here by cli/commands/index.
-from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR, TRANSCRIPTS_DIR  # noqa: F401
+from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated

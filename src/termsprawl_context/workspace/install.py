@@ -18,10 +18,10 @@ from termsprawl_context.workspace.files import (
     write_atomic,
 )
 
-from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND, STATE_DIR, TRANSCRIPTS_DIR
 from termsprawl_context.workspace.hook_settings import allow_rules, load_hook_file, merge_settings, register_settings
-from termsprawl_context.workspace.init_steps import FAILED, KEPT, OUTCOMES, SKIPPED, UNCHANGED, WRITTEN, Step, failed  # noqa: F401
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project  # noqa: F401
+from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
+from termsprawl_context.workspace.project import enclosing_project
 
 
 COMMAND_MODE = 0o755

@@ -46,10 +46,10 @@ def run_entries(args) -> int:
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
-    from termsprawl_context.transcript import entry as model
+    from termsprawl_context.transcript import tool_blocks
     from termsprawl_context.transcript import record
 
-    for call in model.tool_calls(item):
+    for call in tool_blocks.tool_calls(item):
         outcome = outcomes.get(call.id, NO_RESULT) if call.id else NO_RESULT
         if ran_only and outcome != record.RAN:
             continue
@@ -62,9 +62,9 @@ def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
 
 
 def _print_entry(out, item, as_json: bool) -> None:
-    from termsprawl_context.transcript import entry as model
+    from termsprawl_context.transcript import entry
 
-    who = model.speaker(item)
+    who = entry.speaker(item)
     if as_json:
         fields = {"line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid}
         more = {"type": item.type, "speaker": who, "timestamp": item.timestamp, "is_sidechain": item.is_sidechain}

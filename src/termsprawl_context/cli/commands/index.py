@@ -40,7 +40,7 @@ def run_index(args) -> int:
 
     harness = for_path(resolve_transcript_path(args.cwd, args.path)).name  # the one whose store or records it is
     if not record_transcript_path(args.cwd, args.node, args.path, harness):
-        from termsprawl_context.workspace.files import STATE_DIR, TRANSCRIPTS_DIR
+        from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
 
         written = os.path.join(STATE_DIR, TRANSCRIPTS_DIR, args.node + ".json")
         raise WriteFailed("index set: cannot write %s under %s" % (written, args.cwd))

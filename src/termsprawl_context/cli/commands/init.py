@@ -91,7 +91,7 @@ INIT = Spec(
 
 @command(INIT)
 def run_init(args) -> int:
-    from termsprawl_context.workspace import install
+    from termsprawl_context.workspace import init_steps, install, layout
     from termsprawl_context.workspace.discovery import HANDOFF_ARGS
 
     cwd = project_dir(args.cwd, "init")
@@ -100,7 +100,7 @@ def run_init(args) -> int:
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
     report = _harness_steps(report, extra, args)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
-    width = max(len(o) for o in install.OUTCOMES)
+    width = max(len(o) for o in init_steps.OUTCOMES)
     for step in report.steps:
         detail = " (%s)" % step.detail if step.detail else ""
         lines.append("  %-*s  %s%s" % (width, step.outcome, step.path, detail))
@@ -108,19 +108,19 @@ def run_init(args) -> int:
     if not report.ok:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
-    if all(step.outcome == install.UNCHANGED for step in report.steps):
+    if all(step.outcome == init_steps.UNCHANGED for step in report.steps):
         write_out(_nothing_changed(wired))
         return EXIT_OK
     if wired is not None:
         write_out(_wired_line(wired))
     if wired:
-        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND)))
+        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND)))
         return EXIT_OK
     template = _NEXT_WITH_HOOK if report.hook or _hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
     write_out(
         template.format(
-            cmd=install.INSTALLED_COMMAND,
-            abs_cmd=os.path.join(os.path.abspath(report.cwd), install.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
+            cmd=layout.INSTALLED_COMMAND,
+            abs_cmd=os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
         )
     )
     for harness in _hooks_asked(args):
@@ -222,7 +222,7 @@ def _harness_steps(report, prepared: list, args):
     imports = [h for h in available() if h.import_option and getattr(args, h.import_option, False)]
     if not prepared and not owning and not imports and not args.agents_md:
         return report
-    from termsprawl_context.workspace import install
+    from termsprawl_context.workspace import init_steps
     from termsprawl_context.workspace.harness_install import (
         merge_harness_config,
         register_harness_hook,
@@ -232,7 +232,7 @@ def _harness_steps(report, prepared: list, args):
     )
 
     steps = list(report.steps)
-    installed = bool(steps) and steps[0].outcome != install.FAILED
+    installed = bool(steps) and steps[0].outcome != init_steps.FAILED
     for one in prepared:
         steps.extend(register_harness_hook(report.cwd, one, installed))
     if args.agents_md:

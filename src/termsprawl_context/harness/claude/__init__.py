@@ -284,6 +284,7 @@ class ClaudeCodeHarness(Harness):
         """The dump prints every user/assistant line with text, as the seed does; the record
         model says whose each is (``transcript.entry.speaker``). Raises OSError."""
         from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+        from termsprawl_context import model
         from termsprawl_context.transcript import entry as records
         from termsprawl_context.transcript.turns import entry_turn
 
@@ -294,7 +295,7 @@ class ClaudeCodeHarness(Harness):
                 if record is None or entry_turn(record) is None:
                     continue
                 printed += 1
-                not_theirs += records.speaker(records.entry_of(record)) not in (records.PERSON, records.ASSISTANT)
+                not_theirs += records.speaker(model.entry_of(record)) not in (model.PERSON, model.ASSISTANT)
                 if printed >= limit:
                     break
         return not_theirs

@@ -18,7 +18,7 @@ from typing import Callable, Dict, Iterator, Mapping, NamedTuple, Optional  # no
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
 from termsprawl_context.harness.claude import facts as claude_facts
-from termsprawl_context.transcript.entry import decode_entry
+from termsprawl_context.model import decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
 
 

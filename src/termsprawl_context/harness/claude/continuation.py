@@ -34,7 +34,7 @@ from termsprawl_context.errors import (
 from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.transcript.timestamps import parse_timestamp
-from termsprawl_context.transcript.entry import Entry
+from termsprawl_context.model import Entry
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     decode_line,

@@ -7,9 +7,9 @@ from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.model import SummaryLink
+from termsprawl_context.model import Entry, SummaryLink, entry_of
 from termsprawl_context.transcript.content import first_content_text
-from termsprawl_context.transcript.entry import Entry, entry_of, is_local_command_output
+from termsprawl_context.transcript.slash_commands import is_local_command_output
 from termsprawl_context.transcript.text import (
     sanitize_text,
     truncate_utf8,

@@ -29,7 +29,7 @@ from termsprawl_context.harness.claude.session_facts import (
     scan_tail,
     tail_summary_links_plain,
 )
-from termsprawl_context.transcript.entry import Entry
+from termsprawl_context.model import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
 
 

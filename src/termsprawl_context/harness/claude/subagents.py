@@ -25,7 +25,7 @@ from termsprawl_context.errors import (
 )
 from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import loads_strict, open_regular
-from termsprawl_context.transcript.entry import tool_use_ids
+from termsprawl_context.transcript.tool_blocks import tool_use_ids
 from termsprawl_context.transcript.record import (
     MAX_RECORD_BYTES,
     entry_at,

@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, Iterable, Iterator, Optional, Tuple
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 def _read_document(path: str) -> "Optional[dict]":

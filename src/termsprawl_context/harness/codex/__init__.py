@@ -40,7 +40,6 @@ import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first, relay_to_person
 from termsprawl_context.harness.codex import facts
-from termsprawl_context.harness.codex.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
 from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
 

@@ -37,7 +37,7 @@ def _block_kinds(payload: dict) -> List[str]:
 
 def _marked_texts(payload: dict) -> List[tuple]:
     """``(text, kind)`` for each text block of a message, its kind aligned by block."""
-    from termsprawl_context.transcript.entry import result_texts
+    from termsprawl_context.transcript.tool_blocks import result_texts
 
     content = payload.get("content")
     if not isinstance(content, list):
@@ -139,7 +139,7 @@ def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offse
 def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
-    from termsprawl_context.transcript.entry import result_texts
+    from termsprawl_context.transcript.tool_blocks import result_texts
 
     item = as_str(payload.get(facts.FIELD_TYPE))
     uuid = as_str(payload.get("id"))

@@ -26,7 +26,6 @@ import os
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
 from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.facts import *  # noqa: F401,F403 (each fact a name of the package too)
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
 
 

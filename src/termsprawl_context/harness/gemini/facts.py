@@ -4,10 +4,6 @@ package's docstring)."""
 
 import os
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Mapping, Optional
-
 
 NAME = "gemini-cli"
 LABEL = "Gemini CLI"
@@ -111,14 +107,6 @@ HOOK_SOURCES = ("startup", "resume")
 
 # --- where --------------------------------------------------------------------------------
 HOME_VARIABLES = ((HOME_ENV, CONFIG_DIR_NAME),)  # $GEMINI_CLI_HOME names the folder that holds .gemini
-
-
-def store_root(environ: "Optional[Mapping[str, str]]" = None) -> str:
-    """``$GEMINI_CLI_HOME/.gemini/tmp``, else ``~/.gemini/tmp``; "" without a home."""
-    from termsprawl_context.harness.base import user_dir
-
-    base = user_dir(environ, HOME_VARIABLES, CONFIG_DIR_NAME)
-    return os.path.join(base, TMP_SUBDIR) if base else ""
 
 
 def subagent_dir(chat_path: str, session_id: str) -> str:

@@ -36,7 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Any, Dict, Iterable, Iterator, List
 
-    from termsprawl_context.transcript.entry import Entry
+    from termsprawl_context.model import Entry
 
 
 class Expression(namedtuple("Expression", "source tree")):
