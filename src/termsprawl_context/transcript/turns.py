@@ -81,7 +81,9 @@ def may_print(raw: bytes) -> bool:
     ``"text"`` or a ``\\u`` escape (which might spell a key's or a value's letters) only a
     string ``message.content`` prints: a ``"content"`` key two brackets deep before a
     string. A tool result's ``content`` string is four deep."""
-    if b'"text"' in raw or b"\\u" in raw:
+    # find, not ``in``: a bytes ``in`` bytes first fails as an integer test, and formatting
+    # that error costs more than the search of a short line.
+    if raw.find(b'"text"') >= 0 or raw.find(b"\\u") >= 0:
         return len(raw) <= SKELETON_FROM or _skeleton_prints(raw)
     done = depth = 0
     at = raw.find(b'"content"')
@@ -112,7 +114,7 @@ def _string_parts(raw: bytes) -> List[bytes]:
     In valid JSON every backslash opens an escape, so once ``\\\\`` and ``\\"`` are
     replaced each quote left delimits a string; the first replace (the slower: tool output
     is full of backslashes) changes no quote unless a quote follows two backslashes."""
-    if b'\\\\"' in raw:
+    if raw.find(b'\\\\"') >= 0:
         raw = raw.replace(b"\\\\", b"__")
     return raw.replace(b'\\"', b"__").split(b'"')
 
