@@ -67,8 +67,8 @@ def every_line(raw: bytes) -> bool:
     return True
 
 
-# Past this many bytes (a tool's output) the line's skeleton decides; shorter lines are
-# searched for the tokens a turn's text needs.
+# Past this many bytes (a tool's output) a line holding ``"text"`` or a ``\u`` escape is
+# decided by its skeleton; a shorter one is parsed.
 SKELETON_FROM = 4096
 # A string longer than this cannot spell a key or a value the rule compares
 # ("assistant", 9 characters, at most 6 bytes each as an escape): the skeleton empties it.
