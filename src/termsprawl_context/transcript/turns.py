@@ -81,23 +81,21 @@ def may_print(raw: bytes) -> bool:
     ``"text"`` or a ``\\u`` escape (which might spell a key's or a value's letters) only a
     string ``message.content`` prints: a ``"content"`` key two brackets deep before a
     string. A tool result's ``content`` string is four deep."""
-    # find, not ``in``: a bytes ``in`` bytes first fails as an integer test, and formatting
-    # that error costs more than the search of a short line.
+    # find, not ``in``: bytes ``in`` bytes first fails as an integer test, formatting an error.
     if raw.find(b'"text"') >= 0 or raw.find(b"\\u") >= 0:
         return len(raw) <= SKELETON_FROM or _skeleton_prints(raw)
     done = depth = 0
     at = raw.find(b'"content"')
     while at >= 0:
         colon = _token_at(raw, at + 9)
-        if raw[colon : colon + 1] == b":":
-            value = _token_at(raw, colon + 1)
-            if raw[value : value + 1] == b'"':
-                # Both ends are outside any string, so the quotes between them pair up.
-                outside = b"".join(_string_parts(raw[done:at])[0::2])
-                depth += outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]")
-                if depth == 2:
-                    return True
-                done = at
+        value = _token_at(raw, colon + 1)
+        if raw[colon : colon + 1] == b":" and raw[value : value + 1] == b'"':
+            # Both ends are outside any string, so the quotes between them pair up.
+            outside = b"".join(_string_parts(raw[done:at])[0::2])
+            depth += outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]")
+            if depth == 2:
+                return True
+            done = at
         at = raw.find(b'"content"', at + 9)
     return False
 
