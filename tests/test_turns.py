@@ -394,6 +394,9 @@ def test_may_print_keeps_every_line_that_prints(data):
         '{"x":"' + '\\\\\\"' * SKELETON_FROM + '","type":"user","message":{"content":"after escapes"}}',
         '{"x":"' + "o" * SKELETON_FROM + '\\\\","type":"user","message":{"content":"after a backslash"}}',
         '{"type":"user","message":{"content":[{"type":"text","text":"' + "t" * SKELETON_FROM + '"}]}}',
+        '{"type":"user","message":{"x":[{"content":"four deep"}],"content":"then two deep"}}',
+        '{"\\"content":"a key with a quote","type":"user","message":{"content":"after it"}}',
+        '{"x":"\\\\","type":"user","message":{"content":"after an escaped backslash"}}',
     ],
 )
 def test_may_print_keeps_the_spellings_that_print(line):
@@ -409,6 +412,7 @@ def test_may_print_keeps_the_spellings_that_print(line):
             toolUseResult={"stdout": "o" * 9000},
         ),
         user([{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "image"}]}]),
+        user([{"type": "tool_result", "tool_use_id": "t", "content": "a short string result"}]),
         assistant([{"type": "thinking", "thinking": "hmm", "signature": "s"}]),
         assistant([{"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "ls"}}]),
         {"type": "progress", "data": {"message": {"type": "user"}}},

@@ -67,8 +67,8 @@ def every_line(raw: bytes) -> bool:
     return True
 
 
-# Past this many bytes (a tool's output) the line's skeleton decides; shorter lines are
-# searched for the tokens a turn's text needs.
+# Past this many bytes (a tool's output) a line holding ``"text"`` or a ``\u`` escape is
+# decided by its skeleton; a shorter one is parsed.
 SKELETON_FROM = 4096
 # A string longer than this cannot spell a key or a value the rule compares
 # ("assistant", 9 characters, at most 6 bytes each as an escape): the skeleton empties it.
@@ -77,22 +77,25 @@ _JSON_SPACE = b" \t\r\n"
 
 
 def may_print(raw: bytes) -> bool:
-    """False only for a line that, were it any valid JSON, could not print: a short one
-    holds ``"text"``, a ``"content"`` key before a string, or a ``\\u`` escape (which
-    might spell one of their letters)."""
-    if len(raw) > SKELETON_FROM:
-        return _skeleton_prints(raw)
-    return b'"text"' in raw or b"\\u" in raw or _string_content(raw)
-
-
-def _string_content(raw: bytes) -> bool:
+    """False only for a line that, were it any valid JSON, could not print. Without
+    ``"text"`` or a ``\\u`` escape (which might spell a key's or a value's letters) only a
+    string ``message.content`` prints: a ``"content"`` key two brackets deep before a
+    string. A tool result's ``content`` string is four deep."""
+    # find, not ``in``: bytes ``in`` bytes first fails as an integer test, formatting an error.
+    if raw.find(b'"text"') >= 0 or raw.find(b"\\u") >= 0:
+        return len(raw) <= SKELETON_FROM or _skeleton_prints(raw)
+    done = depth = 0
     at = raw.find(b'"content"')
     while at >= 0:
         colon = _token_at(raw, at + 9)
-        if raw[colon : colon + 1] == b":":
-            value = _token_at(raw, colon + 1)
-            if raw[value : value + 1] == b'"':
+        value = _token_at(raw, colon + 1)
+        if raw[colon : colon + 1] == b":" and raw[value : value + 1] == b'"':
+            # Both ends are outside any string, so the quotes between them pair up.
+            outside = b"".join(_string_parts(raw[done:at])[0::2])
+            depth += outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]")
+            if depth == 2:
                 return True
+            done = at
         at = raw.find(b'"content"', at + 9)
     return False
 
@@ -104,12 +107,21 @@ def _token_at(raw: bytes, at: int) -> int:
     return at
 
 
+def _string_parts(raw: bytes) -> List[bytes]:
+    """``raw`` split at the quotes that delimit strings: odd parts are strings' insides.
+    In valid JSON every backslash opens an escape, so once ``\\\\`` and ``\\"`` are
+    replaced each quote left delimits a string; the first replace (the slower: tool output
+    is full of backslashes) changes no quote unless a quote follows two backslashes."""
+    if raw.find(b'\\\\"') >= 0:
+        raw = raw.replace(b"\\\\", b"__")
+    return raw.replace(b'\\"', b"__").split(b'"')
+
+
 def _skeleton_prints(raw: bytes) -> bool:
     """Whether the line prints with every string longer than ``_SKELETON_KEPT`` bytes
-    emptied. In valid JSON every backslash opens an escape, so once ``\\\\`` and ``\\"``
-    are replaced each quote left delimits a string; the skeleton keeps every key and short
-    value, so every fact ``entry_turn`` reads."""
-    parts = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__").split(b'"')
+    emptied: the skeleton keeps every key and short value, so every fact ``entry_turn``
+    reads."""
+    parts = _string_parts(raw)
     parts[1::2] = [p if len(p) <= _SKELETON_KEPT else b"" for p in parts[1::2]]
     skeleton = b'"'.join(parts)
     if len(skeleton) * 2 > len(raw):
