@@ -44,7 +44,9 @@ def _links_list(args) -> int:
     files = scan_link_files(args.cwd)
     valid = [f for f in files if f.pair is not None]
     ignored = [f.name for f in files if f.pair is None]
-    print_list(args.json, valid, lambda f: dict(f.pair._asdict(), path=f.path), lambda f: "%s -- %s\n" % f.pair)
+    print_list(
+        args.json, valid, lambda f: {"a": f.pair.a, "b": f.pair.b, "path": f.path}, lambda f: "%s -- %s\n" % f.pair
+    )
     if ignored:
         error_line("links list: ignored (not valid link files): %s" % ", ".join(ignored))
     return EXIT_OK
