@@ -202,20 +202,10 @@ def verdict(report: DoctorReport) -> str:
 
 
 def report_json(report: DoctorReport) -> dict:
-    """The report as one JSON-ready object (field names as in the NamedTuples)."""
+    """The report as one JSON-ready object (field names as in the NamedTuples; ``self_id`` is ``self``)."""
+    fields = {("self" if name == "self_id" else name): value for name, value in report._asdict().items()}
     peers = [dict(p._asdict(), printed=p.printed, reason=REASONS[p.outcome]) for p in report.peers]
-    return {
-        "cwd": report.cwd,
-        "self": report.self_id,
-        "self_safe": report.self_safe,
-        "state_dir": report.state_dir,
-        "self_recorded": report.self_recorded,
-        "link_files": report.link_files,
-        "invalid_link_files": report.invalid_link_files,
-        "peers": peers,
-        "printed_peers": len(report.printed),
-        "verdict": verdict(report),
-    }
+    return dict(fields, peers=peers, printed_peers=len(report.printed), verdict=verdict(report))
 
 
 def format_doctor(report: DoctorReport) -> str:

@@ -278,9 +278,7 @@ class WrongRecord(Refusal):
         return cls("the transcript at that path " + message % (path, found, cwd), path, found)
 
 
-NO_ORIGIN_RECORD = "transcript has no origin record"
 CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
-NO_PROJECT_DIR = "the harness's project directory is unknown"
 CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
 IDENTITY_CONTEXT = "transcript: stable session id: "
 
@@ -293,14 +291,16 @@ class NoOriginRecord(Refusal):
     """Every entry of the transcript has a parent: the conversation has no beginning in it."""
 
     def __init__(self, path: str) -> None:
-        super().__init__("%s%s: %s: every entry in it has a parent" % (IDENTITY_CONTEXT, path, NO_ORIGIN_RECORD))
+        super().__init__(
+            "%s%s: transcript has no origin record: every entry in it has a parent" % (IDENTITY_CONTEXT, path)
+        )
 
 
 class NoProjectDir(Refusal):
     """Crossing a restart needs the conversation's other transcripts, which are not found."""
 
     def __init__(self, path: str, continues: str) -> None:
-        super().__init__(_continues(path, continues, NO_PROJECT_DIR))
+        super().__init__(_continues(path, continues, "the harness's project directory is unknown"))
 
 
 class Degraded(Refusal):

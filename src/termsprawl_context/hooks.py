@@ -121,16 +121,6 @@ def _holder(value) -> Optional[Holder]:
     return Holder(session_id, path, number(pid), number(at))
 
 
-def _write_holder(cwd: str, node_id: str, holder: Holder, displaced: Optional[Holder]) -> None:
-    body = dict(version=HOLDER_VERSION, **holder._asdict())
-    if displaced is not None:
-        body["displaced"] = displaced._asdict()
-    try:
-        write_atomic(cwd, state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX), dump_json(body))
-    except (OSError, ValueError):
-        pass  # best-effort: the index entry is what peers read; only a takeover goes unseen
-
-
 def process_alive(pid: int) -> bool:
     """A process with this id exists (signal 0 probes without sending anything)."""
     if pid <= 1:
@@ -240,7 +230,13 @@ def _hold(
         return None
     taken = previous is not None and previous.session_id != session_id and previous.pid not in (0, me)
     displaced = previous if taken and alive(previous.pid) else None
-    _write_holder(project, node_id, Holder(session_id, recorded, me, int(time.time())), displaced)
+    body = dict(version=HOLDER_VERSION, **Holder(session_id, recorded, me, int(time.time()))._asdict())
+    if displaced is not None:
+        body["displaced"] = displaced._asdict()
+    try:
+        write_atomic(project, state_path(project, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX), dump_json(body))
+    except (OSError, ValueError):
+        pass  # best-effort: the index entry is what peers read; only a takeover goes unseen
     return displaced
 
 

@@ -46,14 +46,12 @@ def parse_sources(text: str) -> List[str]:
     return sources
 
 
-def _is_injected(text: str) -> bool:
-    return text.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
-
-
 def message_texts(entry: Entry) -> List[str]:
     """A user entry's own texts (``content_texts``), harness-injected ones left out (flags
     not consulted): the reference's reading, kept for the dispatch-prompt hint."""
-    return [text for text in content_texts(entry.content) if not _is_injected(text)]
+    return [
+        text for text in content_texts(entry.content) if not text.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
+    ]
 
 
 def answers_entry(entry: Entry) -> bool:

@@ -82,10 +82,6 @@ def _candidate(
     return None
 
 
-def _needed_calls(candidate: _Candidate) -> Set[str]:
-    return {r.tool_use_id for r, _ in candidate.envelopes if r.tool_use_id} | set(candidate.tools)
-
-
 def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
     """Whether the candidate is a match; AnswerUnmatched when the quote sits in an
     envelope that cannot be read against its call's questions, or is an answer in only
@@ -156,9 +152,8 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
     escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
     may_hold = needles.in_line if needles is not None and escaped else None
     typed_lines, waiting_lines, waiting_parents, pending = _candidates(path, words, sources, run, may_hold)
-    ids: Set[str] = set()
-    for candidate in pending:
-        ids |= _needed_calls(candidate)
+    ids: Set[str] = {r.tool_use_id for c in pending for r, _ in c.envelopes if r.tool_use_id}
+    ids.update(t for c in pending for t in c.tools)
     asked = [hash(c.parent) for c in pending if c.parent]
     parents = parent_filter(len(waiting_parents) + len(asked), chain(waiting_parents, asked))
     calls, local = calls_and_commands(path, ids, parents, escaped)

@@ -28,10 +28,6 @@ TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
 _SESSION_ID_KEY = Needles.of([b'"sessionId"'])
 
 
-def _raw_length(value: object) -> int:
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
-
-
 def looks_like_record(line: str) -> bool:
     """Whether one line is a harness record (uuid, sessionId, parentUuid, version or
     userType, and a conversation type)."""
@@ -44,7 +40,8 @@ def looks_like_record(line: str) -> bool:
         return False
     if not isinstance(value, dict):
         return False
-    if any(key not in value or _raw_length(value[key]) <= 2 for key in ("uuid", "sessionId")):
+    raw = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+    if any(key not in value or len(raw(value[key])) <= 2 for key in ("uuid", "sessionId")):
         return False  # absent, or its raw JSON at most 2 characters ("", [], {})
     if "parentUuid" not in value or not ("version" in value or "userType" in value):
         return False

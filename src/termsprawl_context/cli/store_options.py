@@ -27,19 +27,6 @@ def native_store(args: Any) -> str:
     return projects_dir
 
 
-def chosen_stores(args: Any) -> List[Any]:
-    """The providers whose stores to read: those --harness names, else every one this build
-    reads; only the one that takes --projects-dir when --projects-dir or --project is given
-    without --harness."""
-    from termsprawl_context.harness import chosen
-
-    if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
-        from termsprawl_context.store.paths import ROOTED
-
-        return [ROOTED]  # without loading every provider's module only to ask which takes the option
-    return chosen(args.harness)
-
-
 def store_of(args: Any, provider: Any) -> str:
     """The store of ``provider`` to read: the one the options name (``native_store``) for the
     provider that takes --projects-dir, else "" (its own)."""
@@ -47,15 +34,24 @@ def store_of(args: Any, provider: Any) -> str:
 
 
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store_of)`` of each chosen store. A missing store or project is refused,
-    unless ``others_answer`` and another harness's store may answer (then it is left out)."""
-    chosen = chosen_stores(args)
+    """``(provider, store_of)`` of each store to read: those --harness names, else every one
+    this build reads; only the one that takes --projects-dir when --projects-dir or --project
+    is given without --harness. A missing store or project is refused, unless
+    ``others_answer`` and another harness's store may answer (then it is left out)."""
+    from termsprawl_context.harness import chosen
+
+    if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
+        from termsprawl_context.store.paths import ROOTED
+
+        providers = [ROOTED]  # without loading every provider's module only to ask which takes the option
+    else:
+        providers = chosen(args.harness)
     found = []
-    for provider in chosen:
+    for provider in providers:
         try:
             found.append((provider, store_of(args, provider)))
         except NotFound:
-            if not others_answer or len(chosen) == 1:
+            if not others_answer or len(providers) == 1:
                 raise
     return found
 

@@ -76,21 +76,11 @@ def parse_payload(data: bytes) -> Dict[str, Any]:
     return value
 
 
-def _has_dot_dot(path: str) -> bool:
-    parts = re.split(r"[/\\]" if os.sep == "\\" else "/", path)
-    return ".." in parts
-
-
 def _clean(path: str) -> str:
     cleaned = os.path.normpath(path)
     if cleaned.startswith("//"):
         cleaned = "/" + cleaned.lstrip("/")  # POSIX keeps "//"; Go's Clean does not
     return cleaned
-
-
-def _is_under(path: str, root: str) -> bool:
-    prefix = root if root.endswith(os.sep) else root + os.sep
-    return path.startswith(prefix)
 
 
 def _real(path: str) -> str:
@@ -109,13 +99,13 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
     # so the seed's check could not fire; a payload that spells one out is refused.
-    if _has_dot_dot(path):
+    if ".." in re.split(r"[/\\]" if os.sep == "\\" else "/", path):
         raise HookInputError("invalid transcript_path: must not contain '..' components")
     if "\0" in path:
         raise HookInputError("invalid transcript_path: must not contain NUL characters")
     resolved = _real(_clean(path))
-    for root in roots:
-        if root and _is_under(resolved, _real(_clean(root))):
+    for root in (_real(_clean(r)) for r in roots if r):
+        if resolved.startswith(root if root.endswith(os.sep) else root + os.sep):
             return
     raise HookInputError("invalid transcript_path: must be under %s" % store)
 

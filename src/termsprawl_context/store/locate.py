@@ -64,10 +64,7 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
 
 
 def _is_target(obj: Optional[dict], target: str) -> bool:
-    if obj is None:
-        return False
-    uuid = obj.get("uuid")
-    return uuid is not None and uuid == target
+    return obj is not None and obj.get("uuid") == target  # target is a str: a missing uuid never equals it
 
 
 def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bool, drift: DriftProbe) -> bool:
@@ -195,12 +192,7 @@ def scan_file(
 
 def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:
     """The path of the greatest (timestamp, then the smaller path) among (path, ts)."""
-    best_path: Optional[str] = None
-    best_ts = ""
-    for path, max_ts in candidates:
-        if best_path is None or max_ts > best_ts or (max_ts == best_ts and path < best_path):
-            best_path, best_ts = path, max_ts
-    return best_path
+    return max(sorted(candidates), key=lambda c: c[1])[0] if candidates else None  # max keeps the first of a tie
 
 
 def locate(

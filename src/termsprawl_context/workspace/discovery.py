@@ -66,16 +66,19 @@ _V1_COMMAND = '"${CLAUDE_PROJECT_DIR:-.}/.termsprawl/bin/termsprawl-context"'
 # wherever the session started, even in a subdirectory it names as its project.
 _V1_SKILL_DIR_COMMAND = '"${CLAUDE_SKILL_DIR}/../../../.termsprawl/bin/termsprawl-context"'
 
+# The skill's description line since v1: a written text's bytes, never to be changed in place.
+_SKILL_DESCRIPTION = (
+    "description: Read the recent conversation of the other agents linked to this one (termsprawl peers in other "
+    "terminals). Use when the user mentions another agent, terminal, peer, node or teammate by name, asks what "
+    "another agent said, did, decided or is working on, asks to pick up, continue or take over another agent's "
+    "work (a hand-off), or to check, review or coordinate with it."
+)
 _V1_SKILL_BODY = (
     "\n".join(
         [
             "---",
             "name: termsprawl-context",
-            "description: Read the recent conversation of the other agents linked to this one (termsprawl "
-            "peers in other terminals). Use when the user mentions another agent, terminal, peer, node or "
-            "teammate by name, asks what another agent said, did, decided or is working on, asks to pick up, "
-            "continue or take over another agent's work (a hand-off), or to check, review or coordinate with "
-            "it.",
+            _SKILL_DESCRIPTION,
             "allowed-tools: Bash(%s:*), Bash(%s:*)" % (_V1_COMMAND, _V1_SKILL_DIR_COMMAND),
             "---",
             "# termsprawl context",
@@ -149,11 +152,7 @@ STANDALONE_SKILL_BODY = (
         [
             "---",
             "name: %s" % SKILL_NAME,
-            "description: Read the recent conversation of the other agents linked to this one (termsprawl "
-            "peers in other terminals). Use when the user mentions another agent, terminal, peer, node or "
-            "teammate by name, asks what another agent said, did, decided or is working on, asks to pick up, "
-            "continue or take over another agent's work (a hand-off), or to check, review or coordinate with "
-            "it.",
+            _SKILL_DESCRIPTION,
             "allowed-tools: %s" % ", ".join(read_rules(INSTALLED_COMMAND) + read_rules(SKILL_DIR_BASE)),
             "---",
             "# termsprawl context",
