@@ -2,7 +2,7 @@
 disagree on encoding or on a closed stream. The policy, once:
 
 - Transcript text (``write_out``) is UTF-8 whatever the locale; a lone surrogate (a JSON
-  escape like ``\ud83d``) becomes U+FFFD. A path answered (``write_path``) keeps its
+  escape like ``\\ud83d``) becomes U+FFFD. A path answered (``write_path``) keeps its
   bytes: ``os.fsencode`` turns the OS's surrogate escapes back into the real file name.
 - A diagnostic (``warn``, ``error_line``) is one ``termsprawl-context: ...`` line on
   stderr, paths keeping their bytes; a closed or failing stderr swallows it (nothing
