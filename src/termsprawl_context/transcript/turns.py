@@ -3,7 +3,7 @@
 The context layer's rule, exact: a turn is an entry whose top-level ``type`` is ``user``
 or ``assistant``, whose ``message`` is an object, and whose ``message.content`` is a
 string (as is, even empty) or a list with at least one ``text`` block with string text
-(joined by ``\n``); tool calls, tool results and thinking never print. Each turn is cut
+(joined by ``\\n``); tool calls, tool results and thinking never print. Each turn is cut
 to ``LINKED_TURN_MAX_CHARS`` and the last ``MAX_LINKED_TURNS`` kept, so the file is read
 backwards until they are known: the cost does not grow with the file. A line is parsed
 only when its bytes could print (``may_print``, behind the switch ``line_filter``); the

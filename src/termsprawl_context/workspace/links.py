@@ -3,7 +3,7 @@
 ``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
 with ``lo < hi``: linking a to b or b to a, once or twice, is one file. A pair whose
 name would not fit a file name (255 bytes less the atomic writer's temp name: two ids of
-up to 128 characters) is ``sha256-<hex of "lo\nhi">.json``, never a short pair's name
+up to 128 characters) is ``sha256-<hex of "lo\\nhi">.json``, never a short pair's name
 (which holds ``--``). Readers tolerate anything: a file that is not a valid link is
 ignored, one removed between listing and reading is not there.
 """
@@ -80,7 +80,7 @@ def canonical_pair(a: str, b: str) -> LinkPair:
 
 
 def link_file_name(a: str, b: str) -> str:
-    """The same name for (a, b) and (b, a); the digest's input ``lo\nhi`` is unambiguous,
+    """The same name for (a, b) and (b, a); the digest's input ``lo\\nhi`` is unambiguous,
     no id holding a newline."""
     lo, hi = canonical_pair(a, b)
     name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
