@@ -385,8 +385,7 @@ def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
 
     found = []
     for source in peers:
-        explain = getattr(get(source[3]), "gone_note", None) if len(source) > 3 and source[3] else None
-        note = explain(project, source[0], source[2]) if explain is not None else ""
+        note = get(source[3]).gone_note(project, source[0], source[2]) if len(source) > 3 and source[3] else ""
         if note:
             found.append(note)
     return found
