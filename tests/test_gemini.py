@@ -158,7 +158,7 @@ def test_last_copy_of_a_message_wins_in_its_place(tmp_path):
     assert answers(path) == ["answer one, filled in later"]
     assert [e.uuid for e in gemini.entries(str(path))] == ["u1", "u2", "g1"]
     assert [e.uuid for e in gemini.entries_reverse(str(path))] == ["g1", "u2", "u1"]
-    assert [t.text for t in gemini.last_turns(str(path), 2)] == ["two", "answer one, filled in later"]
+    assert [t.text for t in gemini.HARNESS.last_turns(str(path), 2)] == ["two", "answer one, filled in later"]
 
 
 def test_rewind_drops_the_message_and_everything_after_it(tmp_path):
@@ -362,14 +362,14 @@ def test_last_turns_equal_the_forward_reading(tmp_path, limit):
     copy = tmp_path / MAIN.name
     for data in [MAIN.read_bytes(), STUB.read_bytes(), b"", b"junk\n"] + list(_mutated_copies(limit, 60)):
         copy.write_bytes(data)
-        assert gemini.last_turns(str(copy), limit) == _oracle_turns(copy, limit)
-    assert [t.text for t in gemini.last_turns(str(MAIN), 40)] == [
+        assert gemini.HARNESS.last_turns(str(copy), limit) == _oracle_turns(copy, limit)
+    assert [t.text for t in gemini.HARNESS.last_turns(str(MAIN), 40)] == [
         "first prompt please",
         "first answer",
         "second prompt",
         "second answer",
     ]
-    assert gemini.last_turns(str(tmp_path / "missing.jsonl"), limit) == []
+    assert gemini.HARNESS.last_turns(str(tmp_path / "missing.jsonl"), limit) == []
 
 
 def test_last_turns_of_a_legacy_chat_equal_the_forward_reading(tmp_path):
@@ -383,7 +383,7 @@ def test_last_turns_of_a_legacy_chat_equal_the_forward_reading(tmp_path):
     path = tmp_path / "session-old.json"
     path.write_text(json.dumps(legacy))
     for limit in (1, 4, 40):
-        assert gemini.last_turns(str(path), limit) == _oracle_turns(path, limit)
+        assert gemini.HARNESS.last_turns(str(path), limit) == _oracle_turns(path, limit)
 
 
 def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
@@ -412,7 +412,7 @@ def test_compression_summary_and_its_reply_are_the_harness(tmp_path):
     assert prompts(path) == ["one", "two", "three"]
     assert [assistant_text(e) for e in found if speaker(e) == ASSISTANT] == ["a1", "a2", "a3"]
     assert [speaker(e) for e in found if e.uuid in ("s1", "k1")] == [COMPACTION, SYSTEM]
-    assert [t.text for t in gemini.last_turns(str(path), 40)] == ["one", "a1", "two", "a2", "three", "a3"]
+    assert [t.text for t in gemini.HARNESS.last_turns(str(path), 40)] == ["one", "a1", "two", "a2", "three", "a3"]
     # Quoting one tag in a prompt is still the person's prompt.
     path = write_chat(tmp_path, [HEADER, user("u1", "what is a <state_snapshot> for?")])
     assert prompts(path) == ["what is a <state_snapshot> for?"]

@@ -330,7 +330,7 @@ def test_the_dump_s_tail_of_a_long_chat_reads_its_end_only(tmp_path):
     assert newest == ["g19999", "u19999", "g19998", "u19998", "g19997", "u19997", "g19996", "u19996"]
     assert f.read_bytes < 300_000 + len(json.dumps(resume)) * 2
     assert [found[0] for found in _newest_first(path)] == [m["id"] for m in _forward(path)][::-1]
-    turns = gemini.last_turns(str(path), 4)
+    turns = gemini.HARNESS.last_turns(str(path), 4)
     assert [t.text.split()[:2] for t in turns] == [
         ["question", "19998"],
         ["answer", "19998"],

@@ -94,8 +94,10 @@ def for_path(path, environ=None):
     for harness in harnesses:
         if harness.name != UNNAMED and harness.owns_path(path, environ):
             return harness
-    first = _first_object(path)
-    if first is not None:
+    from termsprawl_context.harness.base import head_record
+
+    first = head_record(path, lambda record: True)
+    if first:
         for harness in harnesses:
             if harness.name != UNNAMED and harness.sniff(first):
                 return harness
@@ -145,27 +147,3 @@ def require_native_records(path, command):
         from termsprawl_context.errors import NotRecorded
 
         raise NotRecorded(command, found.label, path)
-
-
-# How far into a file sniffing looks for its first object (a Codex session_meta line
-# holds the ~20 KB system prompt).
-SNIFF_BYTES = 1 << 20
-
-
-def _first_object(path):
-    from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
-
-    f = try_open_regular(path)
-    if f is None:
-        return None
-    try:
-        with f:
-            for line in iter_lines(f, SNIFF_BYTES):
-                if line.offset > SNIFF_BYTES:
-                    return None
-                record = parse_object(line.raw)
-                if record is not None:
-                    return record
-    except OSError:
-        return None
-    return None

@@ -72,7 +72,7 @@ class CodexHarness(Harness):
 
     home_variables = ((facts.HOME_ENV, ""),)
     home_default = facts.HOME_DIR_NAME
-    store_subdirs = (facts.SESSIONS_SUBDIR, facts.ARCHIVED_SUBDIR)
+    store_subdirs = (facts.SESSIONS_SUBDIR, "archived_sessions")  # `codex` moves archived threads there
 
     def _session_files(self, environ=None):
         """Rollouts of the live store (archived ones are never a project's current session)."""
@@ -94,11 +94,11 @@ class CodexHarness(Harness):
         return facts.thread_id_of(path)
 
     def sniff(self, first):
-        payload = first.get(facts.FIELD_PAYLOAD)
+        payload = first.get("payload")
         return (
             first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META
             and isinstance(payload, dict)
-            and (facts.META_CLI_VERSION in payload or facts.META_ORIGINATOR in payload)
+            and ("cli_version" in payload or "originator" in payload)
         )
 
     def entries(self, path):
@@ -128,7 +128,7 @@ class CodexHarness(Harness):
         """The thread id: a resumed thread appends to its own rollout, so the file's
         first record names the conversation; only when it agrees with the file name."""
         meta = meta_of(path)
-        thread = as_str(meta.get(facts.META_ID)) if meta else ""
+        thread = as_str(meta.get("id")) if meta else ""
         return thread if thread and thread == facts.thread_id_of(path) else None
 
     def subagent_parent(self, path):
@@ -151,7 +151,7 @@ class CodexHarness(Harness):
         thread = self.stable_id(path)
         if not meta or thread is None:
             return None
-        session = as_str(meta.get(facts.META_SESSION_ID))
+        session = as_str(meta.get("session_id"))
         return [thread] + ([session] if session and session != thread else [])
 
     def work_dirs(self, path):
@@ -162,7 +162,7 @@ class CodexHarness(Harness):
     def hook_subagent(self, payload):
         # A sub-agent thread's hook payload keeps its parent's session_id and adds the
         # child's thread id as agent_id (0.169).
-        return as_str(payload.get(facts.HOOK_AGENT_ID))
+        return as_str(payload.get("agent_id"))
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
         """Claude Code's shape; a warning for the person also goes to the model, to pass
@@ -173,9 +173,11 @@ class CodexHarness(Harness):
         return Harness.session_start_output(self, system_message, context, session_title)
 
     def hook_entry(self, command):
+        # SessionStart's `source` (0.169): "startup", "resume", and "fork" for `exec fork` (a new
+        # thread: the matcher "startup|resume" misses it; "*" matches all three).
         return {
-            "matcher": facts.HOOK_MATCHER,
-            "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_SECONDS}],
+            "matcher": "*",
+            "hooks": [{"type": "command", "command": command, "timeout": 30}],
         }
 
 

@@ -20,19 +20,22 @@ def rollout_line(raw: bytes) -> "Optional[tuple]":
     record = parse_object(raw)
     if record is None:
         return None
-    payload = record.get(facts.FIELD_PAYLOAD)
+    payload = record.get("payload")
     if not isinstance(payload, dict):
         return None
     return record, record.get(facts.FIELD_TYPE), payload
 
 
 def _block_kinds(payload: dict) -> List[str]:
-    """Per content block: the kind 0.169 marked it with ("" where it names none)."""
-    passthrough = payload.get(facts.PASSTHROUGH)
-    kinds = passthrough.get(facts.ITEM_KINDS) if isinstance(passthrough, dict) else None
+    """Per content block: the kind 0.169 marked it with ("" where it names none). The person's
+    own text is ``user.text``; every other kind is the client's (hooks.additional_context,
+    agents_md.instructions, environments.environment_context, generic.turn_aborted,
+    multi_agent.subagent_notification, ...); "unknown" (and no kind) says nothing: the prefixes decide."""
+    passthrough = payload.get("internal_chat_message_metadata_passthrough")
+    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
     if not isinstance(kinds, list):
         return []
-    return [kind if isinstance(kind, str) and kind != facts.UNKNOWN_KIND else "" for kind in kinds]
+    return [kind if isinstance(kind, str) and kind != "unknown" else "" for kind in kinds]
 
 
 def _marked_texts(payload: dict) -> List[tuple]:
@@ -58,7 +61,7 @@ def context_kind(text: str, marked: str = "") -> str:
     if head.startswith(facts.COMPACTION_PREFIX):
         return "compaction"
     if marked:
-        return "" if marked == facts.PERSON_KIND else "context"
+        return "" if marked == "user.text" else "context"
     if head.startswith(facts.CONTEXT_PREFIXES) or _framed(text.strip()):
         return "context"
     return ""
@@ -98,11 +101,14 @@ def _tool_output(output):
 
 
 def _unwrapped(text: str) -> "Optional[str]":
-    """The command's own output past Codex's header lines, or None when it opens without them."""
-    if not text.startswith(facts.OUTPUT_HEADER_STARTS):
+    """The command's own output past Codex's header lines, or None when it opens without them.
+    0.169's exec_command output opens with its own header lines, then a line ``Output:`` and the
+    command's output (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...);
+    earlier unified exec wrote ``Exit code: N`` / ``Wall time: ...`` first."""
+    if not text.startswith(("Chunk ID: ", "Exit code: ", "Wall time: ")):
         return None
-    at = text.find("\n" + facts.OUTPUT_MARK)
-    return text[at + 1 + len(facts.OUTPUT_MARK) :] if at >= 0 else None
+    at = text.find("\nOutput:\n")
+    return text[at + len("\nOutput:\n") :] if at >= 0 else None
 
 
 class Thread(object):
@@ -144,14 +150,14 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
     item = as_str(payload.get(facts.FIELD_TYPE))
     uuid = as_str(payload.get("id"))
     args = (thread, timestamp, line, offset, record)
-    if item == facts.ITEM_MESSAGE:
+    if item == "message":
         role = as_str(payload.get("role"))
         blocks = text_blocks(result_texts(payload.get("content")))
-        if role == facts.ROLE_ASSISTANT:
+        if role == "assistant":
             return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
-        if role in (facts.ROLE_DEVELOPER, facts.ROLE_SYSTEM):
+        if role in ("developer", "system"):
             return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
-        if role != facts.ROLE_USER:
+        if role != "user":
             return []
         person, context, bridge = [], [], []
         for text, marked in _marked_texts(payload):
@@ -167,18 +173,18 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
         if person:
             found.append(_entry("user", person, *args, uuid=uuid))
         return found
-    if item == facts.ITEM_REASONING:
+    if item == "reasoning":
         summary = result_texts(payload.get("summary"))
         if not summary:
             return []
         return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
-    if item in facts.ITEM_CALLS:
+    if item in ("function_call", "custom_tool_call", "local_shell_call"):
         call_id = as_str(payload.get("call_id")) or uuid
         name = as_str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
         raw = payload.get("arguments") if "arguments" in payload else payload.get("input", payload.get("action"))
         block = {"type": "tool_use", "id": call_id, "name": name, "input": _tool_input(raw)}
         return [_entry("assistant", [block], *args, uuid=uuid)]
-    if item in facts.ITEM_OUTPUTS:
+    if item in ("function_call_output", "custom_tool_call_output"):
         text, is_error = _tool_output(payload.get("output"))
         block = {
             "type": "tool_result",
@@ -195,18 +201,18 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
 
 def is_subagent_meta(payload: dict) -> bool:
     """Whether a ``session_meta`` payload is a sub-agent thread's."""
-    if payload.get(facts.META_THREAD_SOURCE) == facts.THREAD_SOURCE_SUBAGENT:
+    if payload.get("thread_source") == "subagent":
         return True
     if as_str(payload.get(facts.META_PARENT_THREAD)):
         return True
-    source = payload.get(facts.META_SOURCE)
+    source = payload.get("source")  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
     return isinstance(source, dict) and "subagent" in source
 
 
 def parent_thread_of(payload: dict) -> str:
     """``parent_thread_id`` of a sub-agent's ``session_meta``, else its ``source.subagent.thread_spawn``'s, else ""."""
     found = as_str(payload.get(facts.META_PARENT_THREAD))
-    source = payload.get(facts.META_SOURCE)
+    source = payload.get("source")
     spawn = source.get("subagent") if isinstance(source, dict) else None
     spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
     return found or (as_str(spawn.get(facts.META_PARENT_THREAD)) if isinstance(spawn, dict) else "")
@@ -252,7 +258,7 @@ def announces_answers(path: str) -> bool:
 
 
 def thread_of(path: str, meta: dict) -> Thread:
-    thread = Thread(as_str(meta.get(facts.META_ID)) or facts.thread_id_of(path))
+    thread = Thread(as_str(meta.get("id")) or facts.thread_id_of(path))
     thread.cwd = as_str(meta.get(facts.META_CWD))
     if meta and is_subagent_meta(meta):
         thread.sidechain, thread.agent_id = True, thread.session_id
@@ -265,10 +271,10 @@ def as_summary(entry):
 
 def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
-    if payload.get(facts.FIELD_TYPE) != facts.EVENT_ITEM_COMPLETED:
+    if payload.get(facts.FIELD_TYPE) != "item_completed":
         return ""
     item = payload.get("item")
-    if not isinstance(item, dict) or item.get(facts.FIELD_TYPE) != facts.EVENT_AGENT_MESSAGE:
+    if not isinstance(item, dict) or item.get(facts.FIELD_TYPE) != "AgentMessage":
         return ""
     return as_str(item.get("id"))
 

@@ -39,17 +39,17 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
+            timestamp = as_str(record.get("timestamp"))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     meta = payload
                     thread = records.thread_of(path, meta)
                     yield from _inherited(path, payload, roots, depth)
                 continue
-            if kind == facts.KIND_TURN_CONTEXT:
+            if kind == "turn_context":
                 thread.cwd = as_str(payload.get(facts.META_CWD)) or thread.cwd
                 continue
-            if kind == facts.KIND_COMPACTED:
+            if kind == "compacted":
                 bridge = as_str(payload.get("message"))
                 if held is not None:
                     yield records.classed(held, False, bridge)
@@ -58,7 +58,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if bridge:
                     yield records.compaction_entry(bridge, thread, timestamp, line.number, line.offset, record)
                 continue
-            if kind != facts.KIND_RESPONSE_ITEM:
+            if kind != "response_item":
                 continue
             found = records.item_entries(payload, thread, timestamp, line.number, line.offset, record)
             if not found:
@@ -97,10 +97,10 @@ def rollout_entries_reverse(
                     yield pending
                     pending = None
                 continue
-            if kind in (facts.KIND_SESSION_META, facts.KIND_TURN_CONTEXT):
+            if kind in (facts.KIND_SESSION_META, "turn_context"):
                 continue
-            timestamp = as_str(record.get(facts.FIELD_TIMESTAMP))
-            if kind == facts.KIND_COMPACTED:
+            timestamp = as_str(record.get("timestamp"))
+            if kind == "compacted":
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)
                     pending = None
@@ -109,7 +109,7 @@ def rollout_entries_reverse(
                     yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
                 bridge = text
                 continue
-            if kind != facts.KIND_RESPONSE_ITEM:
+            if kind != "response_item":
                 continue
             found = records.item_entries(payload, thread, timestamp, 0, offset, record)
             if not found:
@@ -151,11 +151,11 @@ def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
 def _parent_of(path: str, payload: dict, roots) -> tuple:
     """``(parent rollout, fork point)`` a ``session_meta``'s ``history_base`` names, the point
     clamped to the parent's size (both directions read the same bytes); ``("", 0)`` when none."""
-    base = payload.get(facts.META_HISTORY_BASE)
+    base = payload.get("history_base")  # {thread_id, end_ordinal_exclusive, end_byte_offset}
     if not isinstance(base, dict):
         return "", 0
-    end = base.get(facts.META_END_BYTE_OFFSET)
-    parent_id = as_str(base.get("thread_id")) or as_str(payload.get(facts.META_FORKED_FROM))
+    end = base.get("end_byte_offset")
+    parent_id = as_str(base.get("thread_id")) or as_str(payload.get("forked_from_id"))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
         return "", 0
     search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]

@@ -26,7 +26,7 @@ import os
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
 from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.normalise import entries, entries_reverse, last_turns
+from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
 
 CHAT_SUFFIXES = (facts.TRANSCRIPT_SUFFIX, facts.LEGACY_SUFFIX)
@@ -104,9 +104,9 @@ class GeminiHarness(Harness):
     def session_id_of(self, path):
         """The header's session id (the file name holds its first 8 characters only)."""
         if is_legacy(path):
-            from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+            from termsprawl_context.harness.gemini.legacy import head_facts
 
-            return head_facts(read_head(path)).get("sessionId", "")
+            return head_facts(path).get("sessionId", "")
         chat = header_of(path)
         return chat.session_id if chat is not None else ""
 
@@ -115,15 +115,12 @@ class GeminiHarness(Harness):
 
     def sniff_file(self, path):
         """An older single-JSON chat by its head alone (over any line bound)."""
-        from termsprawl_context.harness.gemini.legacy import head_facts, read_head
+        from termsprawl_context.harness.gemini.legacy import head_facts
 
-        return is_legacy(path) and bool(head_facts(read_head(path)))
+        return is_legacy(path) and bool(head_facts(path))
 
     def entries(self, path):
         return entries(path)
-
-    def last_turns(self, path, limit):
-        return last_turns(path, limit)
 
     def entries_reverse(self, path):
         return entries_reverse(path)

@@ -122,13 +122,6 @@ def launch_dir(project_dir: str) -> str:
     """The launch directory ``tmp/<project>/.project_root`` names, its bytes kept as the OS
     keeps a path's (surrogate escapes); "" when the file is missing, no regular file,
     unreadable or empty."""
-    from termsprawl_context.jsonl import try_open_regular
+    from termsprawl_context.harness.gemini.legacy import read_head
 
-    f = try_open_regular(os.path.join(project_dir, PROJECT_ROOT_FILE))
-    if f is None:
-        return ""
-    try:
-        with f:
-            return f.read(1 << 16).decode("utf-8", "surrogateescape").strip()
-    except OSError:
-        return ""
+    return read_head(os.path.join(project_dir, PROJECT_ROOT_FILE)).decode("utf-8", "surrogateescape").strip()

@@ -27,9 +27,9 @@ def _string_after(text: str, key: str) -> "object":
     return value if isinstance(value, str) else None
 
 
-def head_facts(head: bytes) -> "dict":
-    """``{"sessionId", "projectHash"}`` when ``head`` opens an object naming both (strings), else {}."""
-    text = head.decode("utf-8", "replace")
+def head_facts(path: str) -> "dict":
+    """``{"sessionId", "projectHash"}`` when the file's head opens an object naming both (strings), else {}."""
+    text = read_head(path).decode("utf-8", "replace")
     if not text.lstrip().startswith("{"):
         return {}
     messages = text.find('"messages"')
@@ -39,7 +39,7 @@ def head_facts(head: bytes) -> "dict":
 
 
 def read_head(path: str) -> bytes:
-    """The file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
+    """A file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
     from termsprawl_context.jsonl import try_open_regular
 
     f = try_open_regular(path)

@@ -167,21 +167,10 @@ def _agent_id(chat: Chat) -> str:
     return chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
 
 
-def _newest_first(path: str, f) -> "Tuple[Chat, Iterator[Tuple[dict, Where]]]":
-    """The chat's header facts and its messages newest first, read from the end of ``f`` (a
-    legacy chat: read whole, it is one object)."""
-    from termsprawl_context.harness.gemini.tail import newest_messages
-    from termsprawl_context.jsonl import read_within_bound
-
-    if chat_file.is_legacy(path):
-        chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        return chat, ((m, LEGACY_WHERE) for m in reversed(messages))
-    return chat_file.header_of(path) or Chat(), newest_messages(f)
-
-
 def entries_reverse(path: str) -> "Iterator[Entry]":
     """``reversed(list(entries(path)))``, read from the end only as far as the consumer takes
     (``line`` 0); each call and result at the newest message holding it. OSError as ``entries``."""
+    from termsprawl_context.harness.gemini.tail import newest_messages
     from termsprawl_context.jsonl import open_regular
 
     if chat_file.is_legacy(path):
@@ -190,9 +179,9 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 
     def generate():
         with f:
-            chat, newest = _newest_first(path, f)
+            chat = chat_file.header_of(path) or Chat()
             normaliser = Normaliser(chat.session_id, _agent_id(chat))
-            for message, where in newest:
+            for message, where in newest_messages(f):
                 yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
@@ -246,37 +235,6 @@ def _resolved(f) -> Chat:
     chat = chat_file.resolve_lines(f, with_ids=True)
     _LAST.append((key, chat))
     return chat
-
-
-def last_turns(path: str, limit: int) -> "list":
-    """``entries_turns(entries(path), limit)``, from the messages at the file's end only: exact,
-    as a message's printable text depends on it alone (calls and results never print). []
-    when the file cannot be read."""
-    from termsprawl_context.jsonl import try_open_regular
-    from termsprawl_context.transcript.turns import entries_turns
-
-    if limit <= 0:
-        return []
-    f = try_open_regular(path)
-    if f is None:
-        return []
-    found = []  # type: list  # newest message first, each message's turns in order
-    count = 0
-    try:
-        with f:
-            chat, newest = _newest_first(path, f)
-            normaliser = Normaliser(chat.session_id, _agent_id(chat))
-            for message, where in newest:
-                turns = entries_turns(normaliser.entries(message, where), limit)
-                if turns:
-                    found.append(turns)
-                    count += len(turns)
-                    if count >= limit:
-                        break
-    except OSError:
-        return []
-    ordered = [turn for turns in reversed(found) for turn in turns]
-    return ordered[-limit:]
 
 
 def entries(path: str) -> "Iterator[Entry]":
