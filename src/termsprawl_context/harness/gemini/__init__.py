@@ -34,7 +34,7 @@ CHAT_SUFFIXES = (facts.TRANSCRIPT_SUFFIX, facts.LEGACY_SUFFIX)
 
 class GeminiHarness(Harness):
     name = facts.NAME
-    label = facts.LABEL
+    label = "Gemini CLI"
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.MEMORY_FILE
@@ -72,7 +72,7 @@ class GeminiHarness(Harness):
 
     home_variables = facts.HOME_VARIABLES
     home_default = facts.CONFIG_DIR_NAME
-    store_subdirs = (facts.TMP_SUBDIR,)
+    store_subdirs = ("tmp",)  # ~/.gemini/tmp/<project name>/chats/
 
     def _session_files(self, environ=None):
         return [s.path for s in self.sessions(environ)]
@@ -213,7 +213,7 @@ class GeminiHarness(Harness):
 
     def hook_entry(self, command):
         return {
-            "matcher": facts.HOOK_MATCHER_ANY,
+            "matcher": "*",
             "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}],
         }
 

@@ -32,12 +32,11 @@ class Where(object):
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "start_time", "summary", "places", "columns", "ids", "free", "opened")
+    __slots__ = ("session_id", "kind", "summary", "places", "columns", "ids", "free", "opened")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
-        self.start_time = ""
         self.summary = ""
         # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of
         # ``columns`` (line, offset, size, start, index: machine integers, not a Where
@@ -166,8 +165,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
 
 def _take_header(chat: Chat, record: dict) -> None:
     chat.session_id = as_str(record.get(facts.HEADER_SESSION_ID))
-    chat.kind = as_str(record.get(facts.HEADER_KIND))
-    chat.start_time = as_str(record.get(facts.HEADER_START_TIME))
+    chat.kind = as_str(record.get("kind"))
 
 
 def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
@@ -243,21 +241,12 @@ def is_legacy(path: str) -> bool:
 
 
 def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first line, its header, or None (a legacy chat has none)."""
-    from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
+    """The facts of a chat file's first record, its header, or None (a legacy chat has none)."""
+    from termsprawl_context.harness.base import head_record
 
-    f = try_open_regular(path) if not is_legacy(path) else None
-    if f is None:
-        return None
-    with f:
-        for line in iter_lines(f):
-            record = parse_object(line.raw)
-            if record is None:
-                continue
-            chat = Chat()
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)))
-            return chat if chat.session_id else None
-    return None
+    chat = Chat()
+    apply_record(chat, head_record(path, lambda record: True) if not is_legacy(path) else {}, Where(1, 0, 0))
+    return chat if chat.session_id else None
 
 
 def resumed_chat(path: str, session_id: str) -> str:
@@ -288,4 +277,4 @@ def first_chat(folder: str, session_id: str) -> str:
 
 def sniff(first: dict) -> bool:
     """A chat file's first record: the header (sessionId and projectHash; a legacy object's too)."""
-    return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get(facts.HEADER_PROJECT_HASH), str)
+    return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)

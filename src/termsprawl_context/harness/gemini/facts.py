@@ -6,14 +6,12 @@ import os
 
 
 NAME = "gemini-cli"
-LABEL = "Gemini CLI"
 
 # --- the store --------------------------------------------------------------------------
-HOME_ENV = "GEMINI_CLI_HOME"  # replaces the home directory the store lives under
 CONFIG_DIR_NAME = ".gemini"
-TMP_SUBDIR = "tmp"  # ~/.gemini/tmp/<project name>/chats/
-CHATS_SUBDIR = "chats"
-PROJECTS_FILE = "projects.json"  # {"projects": {"<abs launch dir>": "<project name>"}}
+# $GEMINI_CLI_HOME replaces the home directory: it names the folder that holds .gemini.
+HOME_VARIABLES = (("GEMINI_CLI_HOME", CONFIG_DIR_NAME),)
+CHATS_SUBDIR = "chats"  # ~/.gemini/tmp/<project name>/chats/ (projects.json maps launch dirs to names)
 PROJECT_ROOT_FILE = ".project_root"  # in tmp/<project name>/: the launch directory
 SESSION_FILE_PREFIX = "session-"  # session-<YYYY-MM-DDTHH-MM>-<first 8 of the id>.jsonl
 TRANSCRIPT_SUFFIX = ".jsonl"
@@ -22,37 +20,26 @@ LEGACY_SUFFIX = ".json"  # older versions: one JSON object with a `messages` arr
 _ID_CHARS = frozenset("0123456789abcdefABCDEF-ghijklmnopqrstuvwxyzGHIJKLMNOPQRSTUVWXYZ_")
 
 # --- the running session -----------------------------------------------------------------
-# Hooks get these (and CLAUDE_PROJECT_DIR, for compatibility); the shell tool's subprocess
-# gets only GEMINI_CLI=1, so a tool cannot learn its session from the environment.
-SESSION_ID_ENV = "GEMINI_SESSION_ID"
+# Hooks get this, GEMINI_SESSION_ID (and CLAUDE_PROJECT_DIR, for compatibility); the shell
+# tool's subprocess gets only GEMINI_CLI=1, so a tool cannot learn its session from the environment.
 PROJECT_DIR_ENV = "GEMINI_PROJECT_DIR"
-TOOL_ENV = "GEMINI_CLI"
 
 # --- line kinds --------------------------------------------------------------------------
 FIELD_ID = "id"
 FIELD_TYPE = "type"
-FIELD_CONTENT = "content"
 # 0.61: a user message whose content the client expanded (an @ reference's file text between
 # "--- Content from referenced files ---" and "--- End of content ---") keeps what the person
 # typed here; absent when the two are the same.
 FIELD_DISPLAY = "displayContent"
-FIELD_TIMESTAMP = "timestamp"
-FIELD_THOUGHTS = "thoughts"
-FIELD_TOOL_CALLS = "toolCalls"
 FIELD_MESSAGES = "messages"
 SET_KEY = "$set"
 REWIND_KEY = "$rewindTo"
-# The header (first line, and again at each resume).
+# The header (first line, and again at each resume): sessionId, projectHash, startTime, kind.
 HEADER_SESSION_ID = "sessionId"
-HEADER_PROJECT_HASH = "projectHash"
-HEADER_START_TIME = "startTime"
-HEADER_KIND = "kind"  # "main" | "subagent"
-KIND_SUBAGENT = "subagent"
+KIND_SUBAGENT = "subagent"  # the header's kind ("main" | "subagent")
 SUMMARY_KEY = "summary"  # in $set: the session's title
 
 TYPE_USER = "user"
-TYPE_GEMINI = "gemini"
-SYNTHETIC_TYPES = ("info", "error", "warning")  # the CLI's own notes, never the person's
 
 # Text the harness puts into user-role messages.
 SESSION_CONTEXT_OPEN = "<session_context>"  # the first message: environment, GEMINI.md text
@@ -84,8 +71,6 @@ DIRECTORY_CONTEXT_OPEN = "- **Workspace Directories:**\n"
 DIRECTORY_STRUCTURE_LINE = "\n- **Directory Structure:**\n"
 # An @ reference's expansion in a typed prompt's content (the typed text is displayContent).
 REFERENCE_CONTENT_START = "--- Content from referenced files ---"
-# The id 0.61 gives the tool-result copy it rebuilds on resume.
-RESPONSE_COPY_SUFFIX = "_response"
 
 # --- project files (init) ----------------------------------------------------------------
 PROJECT_CONFIG_DIR = ".gemini"
@@ -93,20 +78,8 @@ SETTINGS_FILE = os.path.join(PROJECT_CONFIG_DIR, "settings.json")  # read only i
 MEMORY_FILE = "GEMINI.md"  # read at launch (git root and the launch directory); `@./path` imports
 MEMORY_IMPORT_PREFIX = "@./"
 HOOK_EVENT_SESSION_START = "SessionStart"
-HOOK_MATCHER_ANY = "*"
 # Gemini's hook timeout is in milliseconds (Claude Code's and Codex's are seconds).
 HOOK_TIMEOUT_MS = 30000
-TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"  # "true": trust the folder for one headless run
-
-# --- hook payload ------------------------------------------------------------------------
-# SessionStart stdin: {session_id, transcript_path (the chat file), cwd, hook_event_name,
-# timestamp, source: "startup" | "resume"}; the answer's hookSpecificOutput.additionalContext
-# reaches the model as the <hook_context> prefix of the first prompt.
-HOOK_SOURCES = ("startup", "resume")
-
-
-# --- where --------------------------------------------------------------------------------
-HOME_VARIABLES = ((HOME_ENV, CONFIG_DIR_NAME),)  # $GEMINI_CLI_HOME names the folder that holds .gemini
 
 
 def subagent_dir(chat_path: str, session_id: str) -> str:

@@ -8,7 +8,7 @@ from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Tuple
+    from typing import Iterator, List, Optional, Tuple
 
     from termsprawl_context.model import Entry
 
@@ -19,16 +19,25 @@ LEGACY_WHERE = Where(1, -1, 0)
 
 
 class Normaliser(object):
-    """A chat's resolved messages as entries, each tool call and result given once (a resume copies them)."""
+    """A chat's resolved messages as entries, each tool call and result given once (a resume
+    copies them). Read forward with ``last_holder`` (``(CALL or RESULT, call id)`` -> index of
+    the last message holding it, by the resolution's ``message_ids``), each is given where the
+    reading from the end gives it: at that message (``at`` names the message being read)."""
 
-    def __init__(self, session_id: str, agent_id: str = "") -> None:
+    def __init__(self, session_id: str, agent_id: str = "", last_holder: "Optional[dict]" = None) -> None:
         self.session_id, self.agent_id = session_id, agent_id
+        self.last_holder, self.index = last_holder, -1
         self.given = set()  # type: set  # (CALL or RESULT, call id) already given
 
+    def at(self, index: int) -> None:
+        self.index, self.given = index, set()
+
     def give(self, kind: str, call_id: str) -> bool:
-        """Whether this call (or result) is given here: the first time its id is met."""
+        """Whether this call (or result) is given here: the first time its id is met (at its last holder)."""
         if not call_id:
             return True
+        if self.last_holder is not None and self.last_holder.get((kind, call_id)) != self.index:
+            return False
         if (kind, call_id) in self.given:
             return False  # a copy of one already given
         self.given.add((kind, call_id))
@@ -46,7 +55,7 @@ class Normaliser(object):
             where.offset,
             uuid=uuid,
             session_id=self.session_id,
-            timestamp=as_str(message.get(facts.FIELD_TIMESTAMP)),
+            timestamp=as_str(message.get("timestamp")),
             is_sidechain=bool(self.agent_id),
             agent_id=self.agent_id,
             **flags,
@@ -93,7 +102,7 @@ class Normaliser(object):
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = as_str(message.get(facts.FIELD_TYPE))
         message_id = as_str(message.get(facts.FIELD_ID))
-        parts = message_parts.parts_of(message.get(facts.FIELD_CONTENT))
+        parts = message_parts.parts_of(message.get("content"))
         if kind == facts.TYPE_USER:
             texts = message_parts.part_texts(parts)
             if texts:
@@ -105,9 +114,9 @@ class Normaliser(object):
                 else:
                     yield from self._typed(message, message_id, where, texts)
             yield from self._results(message, where, parts, message_id)
-        elif kind == facts.TYPE_GEMINI:
+        elif kind == "gemini":
             blocks = []  # type: List[dict]
-            thoughts = message.get(facts.FIELD_THOUGHTS)
+            thoughts = message.get("thoughts")
             for thought in thoughts if isinstance(thoughts, list) else []:
                 text = message_parts.thought_text(thought)
                 if text:
@@ -136,30 +145,12 @@ class Normaliser(object):
                 yield self._entry(
                     "system" if ack else "assistant", message_id, message, where, blocks, is_meta=ack, role="assistant"
                 )
-            for part, failed in results:
-                yield from self._results(message, where, [part], message_id + facts.RESPONSE_COPY_SUFFIX, failed)
-        elif kind in facts.SYNTHETIC_TYPES:
+            for part, failed in results:  # "_response": the id of the copy 0.61 rebuilds on resume
+                yield from self._results(message, where, [part], message_id + "_response", failed)
+        elif kind in ("info", "error", "warning"):  # the CLI's own notes, never the person's
             texts = message_parts.part_texts(parts)
             if texts:
                 yield self._entry("system", message_id, message, where, text_blocks(texts), role="system")
-
-
-class HeldNormaliser(Normaliser):
-    """``Normaliser`` for a forward reading giving each call (or result) where the reading from
-    the end does: once, at the last message holding its id (the resolution's ``message_ids``)."""
-
-    def __init__(self, session_id: str, agent_id: str, last_holder: dict) -> None:
-        Normaliser.__init__(self, session_id, agent_id)
-        self.last_holder = last_holder  # (kind, call id) -> index of the last message holding it
-        self.index = -1
-
-    def at(self, index: int) -> None:
-        self.index, self.given = index, set()
-
-    def give(self, kind: str, call_id: str) -> bool:
-        if call_id and self.last_holder.get((kind, call_id)) != self.index:
-            return False
-        return Normaliser.give(self, kind, call_id)
 
 
 def _agent_id(chat: Chat) -> str:
@@ -209,7 +200,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
             last_holder[pair] = index
 
     def generate():
-        normaliser = HeldNormaliser(chat.session_id, _agent_id(chat), last_holder)
+        normaliser = Normaliser(chat.session_id, _agent_id(chat), last_holder)
         with f:
             for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)

@@ -126,7 +126,7 @@ def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[
     """A model message's calls and the result parts its ``toolCalls`` carry, with whether each failed."""
     calls = [part["functionCall"] for part in parts if isinstance(part.get("functionCall"), dict)]
     results = []  # type: List[Tuple[dict, bool]]
-    tool_calls = message.get(facts.FIELD_TOOL_CALLS)
+    tool_calls = message.get("toolCalls")
     for call in tool_calls if isinstance(tool_calls, list) else []:
         if isinstance(call, dict):
             calls.append(call)
@@ -145,11 +145,11 @@ def message_ids(message: dict) -> tuple:
     """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the
     newest-first reading gives each once where forward does)."""
     kind = message.get(facts.FIELD_TYPE)
-    parts = parts_of(message.get(facts.FIELD_CONTENT))
+    parts = parts_of(message.get("content"))
     found = []
     if kind == facts.TYPE_USER:
         result_parts = parts
-    elif kind == facts.TYPE_GEMINI:
+    elif kind == "gemini":
         calls, results = gemini_calls(message, parts)
         found = [(CALL, as_str(call.get("id"))) for call in calls]
         result_parts = [part for part, _failed in results]
