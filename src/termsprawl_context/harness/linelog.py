@@ -15,30 +15,26 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.model import Entry
 
 
-def line_entries(
-    path: str, convert: "Callable[[dict, int, int], List[Entry]]", reverse: bool = False
-) -> "Iterator[Entry]":
+def _entries(path: str, convert: "Callable[[dict, int, int], List[Entry]]", reverse: bool) -> "Iterator[Entry]":
     """``convert(record, line, offset)`` of every line, forward, or newest first from the end
     (``line`` 0: only offsets are known). Raises OSError when ``path`` is no regular file."""
-    from termsprawl_context.jsonl import open_regular
+    from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
 
-    return _read(open_regular(path), convert, reverse)
+    f = open_regular(path)
 
+    def read() -> "Iterator[Entry]":
+        with f:
+            if reverse:
+                lines = ((0, offset, raw) for offset, raw in iter_lines_reverse(f))
+            else:
+                lines = ((line.number, line.offset, line.raw) for line in iter_lines(f))
+            for number, offset, raw in lines:
+                record = parse_object(raw)
+                if record is not None:
+                    found = convert(record, number, offset)
+                    yield from reversed(found) if reverse else found
 
-def _read(f, convert, reverse):
-    from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, parse_object
-
-    with f:
-        if reverse:
-            lines = ((0, offset, raw) for offset, raw in iter_lines_reverse(f))
-        else:
-            lines = ((line.number, line.offset, line.raw) for line in iter_lines(f))
-        for number, offset, raw in lines:
-            record = parse_object(raw)
-            if record is not None:
-                found = convert(record, number, offset)
-                for entry in reversed(found) if reverse else found:
-                    yield entry
+    return read()
 
 
 class LineLogHarness(Harness):
@@ -55,7 +51,7 @@ class LineLogHarness(Harness):
         return lambda record, line, offset: convert(record, line, offset, session, cwd)
 
     def entries(self, path):
-        return line_entries(path, self._converter(path))
+        return _entries(path, self._converter(path), False)
 
     def entries_reverse(self, path):
-        return line_entries(path, self._converter(path), reverse=True)
+        return _entries(path, self._converter(path), True)

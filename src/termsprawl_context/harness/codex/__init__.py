@@ -81,7 +81,8 @@ class CodexHarness(Harness):
 
     def _head(self, path):
         """A sub-agent thread names no working directory here, so ``project_sessions`` leaves it out."""
-        return facts.thread_id_of(path), _main_thread_cwd(path)
+        meta = meta_of(path)
+        return facts.thread_id_of(path), "" if meta.get(facts.META_PARENT_THREAD) else as_str(meta.get(facts.META_CWD))
 
     def sessions(self, environ=None):
         for root in self.store_roots(environ):
@@ -179,12 +180,6 @@ class CodexHarness(Harness):
             "matcher": "*",
             "hooks": [{"type": "command", "command": command, "timeout": 30}],
         }
-
-
-def _main_thread_cwd(path: str) -> str:
-    """``session_meta``'s ``cwd`` of a rollout that is no sub-agent's ("" otherwise)."""
-    meta = meta_of(path)
-    return "" if not meta or meta.get(facts.META_PARENT_THREAD) else as_str(meta.get(facts.META_CWD))
 
 
 def _children_index(root: str) -> dict:

@@ -26,31 +26,26 @@ def rollout_line(raw: bytes) -> "Optional[tuple]":
     return record, record.get(facts.FIELD_TYPE), payload
 
 
-def _block_kinds(payload: dict) -> List[str]:
-    """Per content block: the kind 0.169 marked it with ("" where it names none). The person's
-    own text is ``user.text``; every other kind is the client's (hooks.additional_context,
-    agents_md.instructions, environments.environment_context, generic.turn_aborted,
-    multi_agent.subagent_notification, ...); "unknown" (and no kind) says nothing: the prefixes decide."""
-    passthrough = payload.get("internal_chat_message_metadata_passthrough")
-    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
-    if not isinstance(kinds, list):
-        return []
-    return [kind if isinstance(kind, str) and kind != "unknown" else "" for kind in kinds]
-
-
 def _marked_texts(payload: dict) -> List[tuple]:
-    """``(text, kind)`` for each text block of a message, its kind aligned by block."""
+    """``(text, kind)`` for each text block of a message: the kind 0.169 marked its block with
+    ("" where it names none). The person's own text is ``user.text``; every other kind is the
+    client's (hooks.additional_context, agents_md.instructions, environments.environment_context,
+    generic.turn_aborted, multi_agent.subagent_notification, ...); "unknown" (and no kind) says
+    nothing: the prefixes decide."""
     from termsprawl_context.transcript.tool_blocks import result_texts
 
     content = payload.get("content")
     if not isinstance(content, list):
         return [(text, "") for text in result_texts(content)]
-    kinds = _block_kinds(payload)
+    passthrough = payload.get("internal_chat_message_metadata_passthrough")
+    kinds = passthrough.get("content_item_kinds") if isinstance(passthrough, dict) else None
+    kinds = kinds if isinstance(kinds, list) else []
     found = []
     for i, block in enumerate(content):
         text = block.get("text") if isinstance(block, dict) else None
         if isinstance(text, str) and text:
-            found.append((text, kinds[i] if i < len(kinds) else ""))
+            kind = kinds[i] if i < len(kinds) else ""
+            found.append((text, kind if isinstance(kind, str) and kind != "unknown" else ""))
     return found
 
 
@@ -62,15 +57,11 @@ def context_kind(text: str, marked: str = "") -> str:
         return "compaction"
     if marked:
         return "" if marked == "user.text" else "context"
-    if head.startswith(facts.CONTEXT_PREFIXES) or _framed(text.strip()):
-        return "context"
-    return ""
-
-
-def _framed(text: str) -> bool:
-    """Whether a text opens and closes as one of Codex's other contextual fragments."""
-    folded = text.lower()
-    return any(folded.startswith(start.lower()) and folded.endswith(end.lower()) for start, end in facts.CONTEXT_FRAMES)
+    folded = text.strip().lower()  # framed as one of Codex's other contextual fragments
+    framed = any(
+        folded.startswith(start.lower()) and folded.endswith(end.lower()) for start, end in facts.CONTEXT_FRAMES
+    )
+    return "context" if head.startswith(facts.CONTEXT_PREFIXES) or framed else ""
 
 
 def _tool_input(arguments):
@@ -159,20 +150,11 @@ def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offse
             return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
         if role != "user":
             return []
-        person, context, bridge = [], [], []
+        texts = {"context": [], "compaction": [], "": []}  # type: dict
         for text, marked in _marked_texts(payload):
-            kind = context_kind(text, marked)
-            (bridge if kind == "compaction" else context if kind == "context" else person).append(
-                {"type": "text", "text": text}
-            )
-        found = []
-        if context:
-            found.append(_entry("user", context, *args, is_meta=True))
-        if bridge:
-            found.append(_entry("user", bridge, *args, is_compact_summary=True))
-        if person:
-            found.append(_entry("user", person, *args, uuid=uuid))
-        return found
+            texts[context_kind(text, marked)].append(text)
+        flags = (("context", {"is_meta": True}), ("compaction", {"is_compact_summary": True}), ("", {"uuid": uuid}))
+        return [_entry("user", text_blocks(texts[kind]), *args, **flag) for kind, flag in flags if texts[kind]]
     if item == "reasoning":
         summary = result_texts(payload.get("summary"))
         if not summary:

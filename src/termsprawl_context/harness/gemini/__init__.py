@@ -169,15 +169,12 @@ class GeminiHarness(Harness):
 
     def session_ids(self, path):
         """The header's session id, then (a sub-agent's) the session whose folder holds it."""
-        if self.stable_id(path) is None:
+        found = self.stable_id(path)
+        if found is None:
             return None
-        chat = header_of(path)
-        found = [chat.session_id] if chat is not None else []
         parent = self.subagent_parent(path)
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-        if parent is not None and parent[0] and folder not in found:
-            found.append(folder)
-        return found or None
+        return [found] + ([folder] if parent is not None and parent[0] and folder != found else [])
 
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""

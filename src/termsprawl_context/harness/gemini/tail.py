@@ -31,14 +31,16 @@ _LOSE, _WIN, _STOP = 0, 1, 2
 
 
 class _Backwards(object):
-    """A backward resolution's state: the ids decided and the rewinds whose target is not yet met."""
+    """A backward resolution's state over the lines between two ``$set.messages`` lists: the
+    ids decided, the rewinds whose target is not yet met, and the list closing them (``merge``)."""
 
-    __slots__ = ("decided", "cuts", "pending")
+    __slots__ = ("decided", "cuts", "pending", "merge")
 
     def __init__(self) -> None:
         self.decided = set()  # type: set
         self.cuts = []  # type: list  # rewind targets, the earliest line last
         self.pending = {}  # type: dict  # target -> how many of ``cuts`` name it
+        self.merge = None  # type: Optional[_Merge]
 
     def rewind(self, target: str) -> None:
         self.cuts.append(target)
@@ -121,23 +123,14 @@ class _Merge(object):
         return self._given(0)
 
 
-class _Frame(object):
-    """The lines between two ``$set.messages`` lists: their ``state``, the list closing them (``merge``)."""
-
-    __slots__ = ("state", "merge")
-
-    def __init__(self) -> None:
-        self.state = _Backwards()
-        self.merge = None  # type: Optional[_Merge]
-
-
 def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, int]":
     """``batch``, winners of ``frames[level]`` newest first (None: exhausted, so the list above
     gives what it has left), carried up through each newer list and frame: what the top
     gives, and the level whose rewind found all before it gone (-1: none)."""
     stop = -1
     while level > 0:
-        merge, state = frames[level - 1].merge, frames[level - 1].state
+        state = frames[level - 1]
+        merge = state.merge
         source = merge.flush() if batch is None else (found for given in batch for found in merge.feed(*given))
         out = []
         for message, where in source:
@@ -158,7 +151,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
     from termsprawl_context.harness.gemini.chat import resolve_lines, winners
     from termsprawl_context.jsonl import iter_lines_reverse, parse_object
 
-    frames = [_Frame()]
+    frames = [_Backwards()]
     stop = -1
     for offset, raw in iter_lines_reverse(f):
         record = parse_object(raw)
@@ -166,12 +159,12 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
             continue
         found = _record_messages(record)
         if found is None:
-            frames[-1].state.rewind(record[facts.REWIND_KEY])
+            frames[-1].rewind(record[facts.REWIND_KEY])
             continue
         listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
         if listed and len(frames) <= MAX_LISTS:
             frames[-1].merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
-            frames.append(_Frame())
+            frames.append(_Backwards())
             continue
         if listed:  # resolved forward up to the list, which gives everything before it
             f.seek(0)
@@ -180,7 +173,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         else:
             placed = ((message, Where(0, offset, len(raw))) for message in found)
         level = len(frames) - 1
-        state, batch = frames[level].state, []
+        state, batch = frames[level], []
         for message, where in placed:
             verdict = state.meet(message[facts.FIELD_ID])
             if verdict == _STOP:
