@@ -19,7 +19,7 @@ from termsprawl_context.harness.gemini.chat import Where
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterator, Optional, Tuple
+    from typing import BinaryIO, Iterable, Iterator, Optional, Tuple
 
 
 # ``$set.messages`` lists merged from the end at once (each holds its ids: a resume's holds the
@@ -65,6 +65,17 @@ class _Backwards(object):
             return _LOSE
         self.decided.add(message_id)
         return _WIN
+
+    def sift(self, placed: "Iterable[Tuple[dict, Where]]") -> "Tuple[list, bool]":
+        """The winners among ``placed`` (met newest first), and whether a rewind found all before them gone."""
+        out = []
+        for message, where in placed:
+            verdict = self.meet(message[facts.FIELD_ID])
+            if verdict == _STOP:
+                return out, True
+            if verdict == _WIN:
+                out.append((message, where))
+        return out, False
 
 
 class _Merge(object):
@@ -129,18 +140,11 @@ def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, in
     gives, and the level whose rewind found all before it gone (-1: none)."""
     stop = -1
     while level > 0:
-        state = frames[level - 1]
-        merge = state.merge
+        level -= 1
+        merge = frames[level].merge
         source = merge.flush() if batch is None else (found for given in batch for found in merge.feed(*given))
-        out = []
-        for message, where in source:
-            verdict = state.meet(message[facts.FIELD_ID])
-            if verdict == _STOP:
-                stop = level - 1
-                break
-            if verdict == _WIN:
-                out.append((message, where))
-        batch, level = out, level - 1
+        batch, stopped = frames[level].sift(source)
+        stop = level if stopped else stop
     return batch or [], stop
 
 
@@ -173,14 +177,8 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         else:
             placed = ((message, Where(0, offset, len(raw))) for message in found)
         level = len(frames) - 1
-        state, batch = frames[level], []
-        for message, where in placed:
-            verdict = state.meet(message[facts.FIELD_ID])
-            if verdict == _STOP:
-                stop = level
-                break
-            if verdict == _WIN:
-                batch.append((message, where))
+        batch, stopped = frames[level].sift(placed)
+        stop = level if stopped else stop
         batch, above = _carry(frames, level, batch)
         yield from batch
         stop = above if above >= 0 else stop
