@@ -102,38 +102,17 @@ def _unwrapped(text: str) -> "Optional[str]":
     return text[at + len("\nOutput:\n") :] if at >= 0 else None
 
 
-class Thread(object):
-    """What the lines of one rollout say about the thread they belong to."""
-
-    __slots__ = ("session_id", "cwd", "sidechain", "agent_id")
-
-    def __init__(self, session_id: str) -> None:
-        self.session_id, self.cwd, self.sidechain, self.agent_id = session_id, "", False, ""
+def _entry(kind: str, blocks: list, thread: dict, timestamp: str, line: int, offset: int, record: dict, **flags):
+    """``new_entry`` with the thread's ids (``thread_of``); ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
+    return new_entry(kind, blocks, record, line, offset, timestamp=timestamp, **thread, **flags)
 
 
-def _entry(kind: str, blocks: list, thread: Thread, timestamp: str, line: int, offset: int, record: dict, **flags):
-    """``new_entry`` with the thread's ids; ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
-    return new_entry(
-        kind,
-        blocks,
-        record,
-        line,
-        offset,
-        session_id=thread.session_id,
-        timestamp=timestamp,
-        cwd=thread.cwd,
-        is_sidechain=thread.sidechain,
-        agent_id=thread.agent_id,
-        **flags,
-    )
-
-
-def compaction_entry(text: str, thread: Thread, timestamp: str, line: int, offset: int, record: dict):
+def compaction_entry(text: str, thread: dict, timestamp: str, line: int, offset: int, record: dict):
     """The entry a ``compacted`` line's bridge (the summary continuing the conversation) stands as."""
     return _entry("user", text_blocks([text]), thread, timestamp, line, offset, record, is_compact_summary=True)
 
 
-def item_entries(payload: dict, thread: Thread, timestamp: str, line: int, offset: int, record: dict) -> list:
+def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset: int, record: dict) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
     from termsprawl_context.transcript.tool_blocks import result_texts
@@ -239,12 +218,12 @@ def announces_answers(path: str) -> bool:
     return False
 
 
-def thread_of(path: str, meta: dict) -> Thread:
-    thread = Thread(as_str(meta.get("id")) or facts.thread_id_of(path))
-    thread.cwd = as_str(meta.get(facts.META_CWD))
-    if meta and is_subagent_meta(meta):
-        thread.sidechain, thread.agent_id = True, thread.session_id
-    return thread
+def thread_of(path: str, meta: dict) -> dict:
+    """What a rollout's ``session_meta`` says of the thread its lines belong to, as ``new_entry``'s fields."""
+    session = as_str(meta.get("id")) or facts.thread_id_of(path)
+    subagent = bool(meta) and is_subagent_meta(meta)
+    cwd = as_str(meta.get(facts.META_CWD))
+    return {"session_id": session, "cwd": cwd, "is_sidechain": subagent, "agent_id": session if subagent else ""}
 
 
 def as_summary(entry):

@@ -24,7 +24,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
     announces = records.announces_answers(path)
     with open_regular(path) as f:
         meta = {}  # type: dict
-        thread = records.Thread(facts.thread_id_of(path))
+        thread = records.thread_of(path, {})
         held = None  # an unannounced assistant text, until the next item says what it was
         announced = set()  # AgentMessage ids seen since the last item
         for line in iter_lines(f):
@@ -47,7 +47,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                     yield from _inherited(path, payload, roots, depth)
                 continue
             if kind == "turn_context":
-                thread.cwd = as_str(payload.get(facts.META_CWD)) or thread.cwd
+                thread["cwd"] = as_str(payload.get(facts.META_CWD)) or thread["cwd"]
                 continue
             if kind == "compacted":
                 bridge = as_str(payload.get("message"))
