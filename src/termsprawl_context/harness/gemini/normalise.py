@@ -1,5 +1,4 @@
-"""A Gemini CLI chat's messages → the record model's ``Entry`` list: forward, newest first,
-and the dump's last turns."""
+"""A Gemini CLI chat's messages → the record model's ``Entry`` list: forward and newest first."""
 
 from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
@@ -24,8 +23,10 @@ class Normaliser(object):
     the last message holding it, by the resolution's ``message_ids``), each is given where the
     reading from the end gives it: at that message (``at`` names the message being read)."""
 
-    def __init__(self, session_id: str, agent_id: str = "", last_holder: "Optional[dict]" = None) -> None:
-        self.session_id, self.agent_id = session_id, agent_id
+    def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
+        # A sub-agent's chat is all sub-agent: its entries name the agent (its session id).
+        self.session_id = chat.session_id
+        self.agent_id = chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
         self.last_holder, self.index = last_holder, -1
         self.given = set()  # type: set  # (CALL or RESULT, call id) already given
 
@@ -131,14 +132,8 @@ class Normaliser(object):
             for call in calls:
                 call_id = as_str(call.get("id"))
                 if self.give(message_parts.CALL, call_id):
-                    blocks.append(
-                        {
-                            "type": "tool_use",
-                            "id": call_id,
-                            "name": as_str(call.get("name")),
-                            "input": call.get("args"),
-                        }
-                    )
+                    name = as_str(call.get("name"))
+                    blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": call.get("args")})
             if blocks:
                 # The compression's fixed reply is the CLI's line, not the model answering anyone.
                 ack = [b.get("text") for b in blocks] == [facts.COMPRESSION_ACK]
@@ -151,11 +146,6 @@ class Normaliser(object):
             texts = message_parts.part_texts(parts)
             if texts:
                 yield self._entry("system", message_id, message, where, text_blocks(texts), role="system")
-
-
-def _agent_id(chat: Chat) -> str:
-    """A sub-agent's chat is all sub-agent: its entries name the agent (its session id)."""
-    return chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
@@ -171,7 +161,7 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
     def generate():
         with f:
             chat = chat_file.header_of(path) or Chat()
-            normaliser = Normaliser(chat.session_id, _agent_id(chat))
+            normaliser = Normaliser(chat)
             for message, where in newest_messages(f):
                 yield from reversed(list(normaliser.entries(message, where)))
 
@@ -187,7 +177,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     if chat_file.is_legacy(path):
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
-        legacy = Normaliser(chat.session_id, _agent_id(chat))
+        legacy = Normaliser(chat)
         return chat, (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
         chat = _resolved(f)
@@ -200,7 +190,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
             last_holder[pair] = index
 
     def generate():
-        normaliser = Normaliser(chat.session_id, _agent_id(chat), last_holder)
+        normaliser = Normaliser(chat, last_holder)
         with f:
             for message, where, index in chat_file.winners(f, chat):
                 normaliser.at(index)
