@@ -136,11 +136,6 @@ def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[
     return calls, results
 
 
-def _response_id(part: "Any") -> "Optional[str]":
-    response = part.get("functionResponse") if isinstance(part, dict) else None
-    return as_str(response.get("id")) if isinstance(response, dict) else None
-
-
 def message_ids(message: dict) -> tuple:
     """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the
     newest-first reading gives each once where forward does)."""
@@ -156,9 +151,9 @@ def message_ids(message: dict) -> tuple:
     else:
         return ()
     for part in result_parts:
-        call_id = _response_id(part)
-        if call_id is not None:
-            found.append((RESULT, call_id))
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict):
+            found.append((RESULT, as_str(response.get("id"))))
     return tuple(pair for pair in found if pair[1])
 
 

@@ -31,11 +31,6 @@ RETENTION_PATH = ("general", "sessionRetention", "enabled")
 _MAX_SETTINGS_BYTES = 1 << 20
 
 
-def mcp_server_entry(command: str) -> "Dict[str, Any]":
-    """``sh -c command`` (the walk up to the installed command), trusted: its tool runs unasked."""
-    return {"command": "sh", "args": ["-c", command], "trust": True}
-
-
 def _at(settings: "Any", path: "Tuple[str, ...]") -> "Tuple[bool, Any]":
     """``(present, value)`` of a nested key; a non-object on the way counts as present."""
     if not isinstance(settings, dict):
@@ -62,7 +57,8 @@ def merge_project_settings(settings: "Dict[str, Any]", command: str) -> "Tuple[O
     """``(settings with what is missing added, or None, notes)``: a note per value of the person's kept."""
     notes = []  # type: List[str]
     merged = settings
-    entry = mcp_server_entry(command)
+    # ``sh -c command`` (the walk up to the installed command), trusted: its tool runs unasked.
+    entry = {"command": "sh", "args": ["-c", command], "trust": True}
     present, current = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
     if not present:
         servers = settings.get(MCP_SERVERS_KEY)
@@ -97,19 +93,14 @@ def read_tool(project: str) -> str:
     return MCP_TOOL if present and isinstance(entry, dict) and entry.get("trust") is True else ""
 
 
-def retention_kept(project: str) -> bool:
-    """Whether the project's settings keep Gemini CLI from deleting its chats at start-up."""
-    present, enabled = _at(_project_settings(project), RETENTION_PATH)
-    return present and enabled is False
-
-
 def gone_chat_note(project: str, peer: str, path: str) -> str:
     """Why a peer's recorded chat is gone and the fix, or "" when it is there."""
     if os.path.lexists(path):
         return ""
+    present, enabled = _at(_project_settings(project), RETENTION_PATH)  # the settings keep the chats
     fix = (
         "this project's settings now keep its chats"
-        if retention_kept(project)
+        if present and enabled is False
         else "run `termsprawl-context init --gemini-hook` (it turns that cleanup off for this project)"
     )
     return (
