@@ -657,7 +657,7 @@ class Harness(object):
     # --- what the hook, `doctor` and `init` ask of it (nothing, by default) ------------------
     # The key under the hook output's ``hookSpecificOutput`` that titles the session ("": none).
     hook_title_field = ""
-    # A project config `init` merges its read permission into (``merge_config``; "": none).
+    # A project config `init` merges its read permission into ("": none), by the ``merge_config`` a harness naming one defines.
     config_file = ""
 
     def hook_payload(self, payload: dict, environ: "Optional[Mapping[str, str]]" = None) -> dict:
@@ -700,10 +700,6 @@ class Harness(object):
     def gone_note(self, project: str, peer: str, path: str) -> str:
         """Why the peer's recorded transcript is gone, with the fix ("" when it is there)."""
         return ""
-
-    def merge_config(self, settings: dict) -> tuple:
-        """``(config_file's settings with its read permission merged, or None, notes)``."""
-        return None, []
 
     def merge_project_settings(self, settings: dict, read_command: str) -> tuple:
         """``(its hook settings with its read server (``read_command``) merged, or None, notes on values kept)``."""

@@ -64,16 +64,6 @@ def context_kind(text: str, marked: str = "") -> str:
     return "context" if head.startswith(facts.CONTEXT_PREFIXES) or framed else ""
 
 
-def _tool_input(arguments):
-    """A call's arguments as the model sent them: a JSON object string is parsed."""
-    if isinstance(arguments, str):
-        from termsprawl_context.jsonl import parse_object
-
-        parsed = parse_object(arguments)
-        return parsed if parsed is not None else arguments
-    return arguments
-
-
 def _tool_output(output):
     """(text, is_error) of a call's output: 0.169's text, or 0.47's JSON ``{output, metadata: {exit_code}}``."""
     if isinstance(output, str):
@@ -115,6 +105,7 @@ def compaction_entry(text: str, thread: dict, timestamp: str, line: int, offset:
 def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset: int, record: dict) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
+    from termsprawl_context.jsonl import parse_object
     from termsprawl_context.transcript.tool_blocks import result_texts
 
     item = as_str(payload.get(facts.FIELD_TYPE))
@@ -143,16 +134,14 @@ def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset:
         call_id = as_str(payload.get("call_id")) or uuid
         name = as_str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
         raw = payload.get("arguments") if "arguments" in payload else payload.get("input", payload.get("action"))
-        block = {"type": "tool_use", "id": call_id, "name": name, "input": _tool_input(raw)}
+        # The arguments as the model sent them: a JSON object string is parsed.
+        parsed = parse_object(raw) if isinstance(raw, str) else None
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": raw if parsed is None else parsed}
         return [_entry("assistant", [block], *args, uuid=uuid)]
     if item in ("function_call_output", "custom_tool_call_output"):
         text, is_error = _tool_output(payload.get("output"))
-        block = {
-            "type": "tool_result",
-            "tool_use_id": as_str(payload.get("call_id")),
-            "content": text,
-            "is_error": is_error,
-        }
+        call_id = as_str(payload.get("call_id"))
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
         output = _unwrapped(text)
         if output is not None:
             block["output"] = output

@@ -24,7 +24,7 @@ pass, and the dump and hand-off read from the end (``tail.py``) only as far as t
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
-from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat, sniff
+from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
@@ -111,7 +111,8 @@ class GeminiHarness(Harness):
         return chat.session_id if chat is not None else ""
 
     def sniff(self, first):
-        return sniff(first)
+        """A chat file's first record: the header (sessionId and projectHash; a legacy object's too)."""
+        return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)
 
     def sniff_file(self, path):
         """An older single-JSON chat by its head alone (over any line bound)."""

@@ -273,8 +273,3 @@ def first_chat(folder: str, session_id: str) -> str:
             if chat is not None and chat.session_id == session_id:
                 return full
     return ""
-
-
-def sniff(first: dict) -> bool:
-    """A chat file's first record: the header (sessionId and projectHash; a legacy object's too)."""
-    return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)
