@@ -299,16 +299,11 @@ class Harness(object):
         """Whether ``path`` lies inside a store root, symlinks resolved (a link out is not the store's)."""
         try:
             real = os.path.realpath(path)
-        except (OSError, ValueError):
+            return any(
+                real.startswith(os.path.realpath(top).rstrip(os.sep) + os.sep) for top in self.store_roots(environ)
+            )
+        except (OSError, ValueError):  # a NUL in the path
             return False
-        for root in self.store_roots(environ):
-            try:
-                top = os.path.realpath(root)
-            except (OSError, ValueError):
-                continue
-            if real.startswith(top.rstrip(os.sep) + os.sep):
-                return True
-        return False
 
     def in_store(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
         """``owns_path`` with an existing root itself counted (a glob over the store reads its
