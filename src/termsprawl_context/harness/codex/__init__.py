@@ -133,17 +133,14 @@ class CodexHarness(Harness):
         return thread if thread and thread == facts.thread_id_of(path) else None
 
     def subagent_parent(self, path):
-        """A sub-agent thread's ``session_meta`` names its parent thread (0.169); the
-        parent's rollout is looked for in the roots the child lies in, then the store."""
+        """A sub-agent thread's ``session_meta`` names its parent thread (0.169), its rollout found by ``find_rollout``."""
         meta = meta_of(path)
         if not meta or self.stable_id(path) is None:
             return None
         if not is_subagent_meta(meta):
             return False, ""
         parent = parent_thread_of(meta)
-        roots = [facts.sessions_root_of(path)] + [r for r in self.store_roots() if r != facts.sessions_root_of(path)]
-        found = facts.find_rollout(parent, roots) if parent and parent != facts.thread_id_of(path) else ""
-        return True, found
+        return True, facts.find_rollout(parent, path, self.store_roots()) if parent != facts.thread_id_of(path) else ""
 
     def session_ids(self, path):
         """The thread id, then the session a sub-agent thread runs in (its hook payload's
@@ -176,10 +173,7 @@ class CodexHarness(Harness):
     def hook_entry(self, command):
         # SessionStart's `source` (0.169): "startup", "resume", and "fork" for `exec fork` (a new
         # thread: the matcher "startup|resume" misses it; "*" matches all three).
-        return {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": command, "timeout": 30}],
-        }
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
 
 
 def _children_index(root: str) -> dict:

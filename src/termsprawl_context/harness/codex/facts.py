@@ -92,11 +92,13 @@ def rollouts_under(root: str) -> Iterator[str]:
                         yield os.path.join(folder, name)
 
 
-def find_rollout(thread_id: str, roots: List[str]) -> str:
-    """The rollout of ``thread_id`` under any of ``roots``, or ""."""
+def find_rollout(thread_id: str, near: str, roots: List[str]) -> str:
+    """The rollout of ``thread_id``, looked for in the sessions root the rollout ``near`` lies in
+    first (a thread's sub-agents and forks are written beside it), then under ``roots``; or ""."""
     if not thread_id or len(thread_id) != THREAD_ID_CHARS:
         return ""
-    return next((path for root in roots for path in rollouts_under(root) if thread_id_of(path) == thread_id), "")
+    search = dict.fromkeys([sessions_root_of(near)] + [root for root in roots if root])
+    return next((path for root in search for path in rollouts_under(root) if thread_id_of(path) == thread_id), "")
 
 
 def sessions_root_of(path: str) -> str:

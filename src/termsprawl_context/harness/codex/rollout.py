@@ -23,7 +23,6 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
 
     announces = records.announces_answers(path)
     with open_regular(path) as f:
-        meta = {}  # type: dict
         thread = records.thread_of(path, {})
         held = None  # an unannounced assistant text, until the next item says what it was
         announced = set()  # AgentMessage ids seen since the last item
@@ -42,8 +41,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             timestamp = as_str(record.get("timestamp"))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
-                    meta = payload
-                    thread = records.thread_of(path, meta)
+                    thread = records.thread_of(path, payload)
                     yield from _inherited(path, payload, roots, depth)
                 continue
             if kind == "turn_context":
@@ -63,8 +61,16 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             found = records.item_entries(payload, thread, timestamp, line.number, line.offset, record)
             if not found:
                 continue
-            given, held = _forward_items(found, held, announced, announces)
-            yield from given
+            if held is not None:
+                yield records.classed(held, False, None)  # no `compacted` followed it
+                held = None
+            for entry in found:
+                if not records.is_text_answer(entry) or (entry.uuid and entry.uuid in announced):
+                    yield entry  # (an answer the person was shown)
+                elif announces:
+                    yield records.as_summary(entry)  # unannounced, in a file that announces its answers
+                else:
+                    held = entry
             announced = set()
     if held is not None:
         yield records.classed(held, False, None)
@@ -128,26 +134,6 @@ def rollout_entries_reverse(
     yield from _inherited(path, meta, roots, depth, reverse=True)
 
 
-def _forward_items(found: list, held, announced: set, announces: bool) -> tuple:
-    """``(entries to give, the assistant text now held)`` for one ``response_item`` read forward:
-    a held text is settled first (no ``compacted`` followed it); a shown answer is given, an
-    unannounced one is a summary where the file announces, else held until the next item."""
-    given = []
-    if held is not None:
-        given.append(records.classed(held, False, None))
-        held = None
-    for entry in found:
-        if not records.is_text_answer(entry):
-            given.append(entry)
-        elif entry.uuid and entry.uuid in announced:
-            given.append(entry)  # an answer the person was shown
-        elif announces:
-            given.append(records.as_summary(entry))
-        else:
-            held = entry
-    return given, held
-
-
 def _parent_of(path: str, payload: dict, roots) -> tuple:
     """``(parent rollout, fork point)`` a ``session_meta``'s ``history_base`` names, the point
     clamped to the parent's size (both directions read the same bytes); ``("", 0)`` when none."""
@@ -158,8 +144,7 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
     parent_id = as_str(base.get("thread_id")) or as_str(payload.get("forked_from_id"))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
         return "", 0
-    search = [facts.sessions_root_of(path)] + [r for r in (roots or []) if r]
-    parent = facts.find_rollout(parent_id, list(dict.fromkeys(search)))
+    parent = facts.find_rollout(parent_id, path, roots or [])
     try:
         return (parent, min(end, os.path.getsize(parent))) if parent else ("", 0)
     except OSError:

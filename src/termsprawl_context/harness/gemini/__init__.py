@@ -78,11 +78,15 @@ class GeminiHarness(Harness):
         return [s.path for s in self.sessions(environ)]
 
     def _head(self, path):
-        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none)."""
+        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none), its
+        bytes kept as the OS keeps a path's; "" when that file is missing, unreadable or empty."""
+        from termsprawl_context.harness.gemini.legacy import read_head
+
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
             if os.path.basename(folder) == facts.CHATS_SUBDIR:
-                return "", facts.launch_dir(os.path.dirname(folder))
+                root_file = os.path.join(os.path.dirname(folder), facts.PROJECT_ROOT_FILE)
+                return "", read_head(root_file).decode("utf-8", "surrogateescape").strip()
             folder = os.path.dirname(folder)
         return "", ""
 

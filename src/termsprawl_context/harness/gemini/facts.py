@@ -89,12 +89,3 @@ def subagent_dir(chat_path: str, session_id: str) -> str:
     if not session_id or session_id.strip("-") == "" or any(c not in _ID_CHARS for c in session_id):
         return ""
     return os.path.join(os.path.dirname(chat_path), session_id)
-
-
-def launch_dir(project_dir: str) -> str:
-    """The launch directory ``tmp/<project>/.project_root`` names, its bytes kept as the OS
-    keeps a path's (surrogate escapes); "" when the file is missing, no regular file,
-    unreadable or empty."""
-    from termsprawl_context.harness.gemini.legacy import read_head
-
-    return read_head(os.path.join(project_dir, PROJECT_ROOT_FILE)).decode("utf-8", "surrogateescape").strip()
