@@ -134,10 +134,10 @@ class GeminiHarness(Harness):
 
     def subagent_paths(self, path):
         """The ``kind: subagent`` chats in ``chats/<session id>/``; None when the header names no session."""
-        chat = header_of(path)
-        if chat is None or self.stable_id(path) is None:
+        session = self.stable_id(path)
+        if session is None:
             return None
-        folder = facts.subagent_dir(path, chat.session_id)
+        folder = facts.subagent_dir(path, session)
         found = []
         for name in listing(folder) if folder else []:
             child = os.path.join(folder, name)

@@ -80,23 +80,16 @@ class Normaliser(object):
         hook, typed = message_parts.split_hook_context(texts[0])
         hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
         if hooks:
-            yield self._entry(
-                "user",
-                message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>"),
-                message,
-                where,
-                text_blocks(hooks),
-                is_meta=True,
-            )
+            hook_id = message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>")
+            yield self._entry("user", hook_id, message, where, text_blocks(hooks), is_meta=True)
         rest = ([typed] if typed else []) + [t for t in texts[1:] if not message_parts.is_hook_block(t)]
         shown = message_parts.typed_display(message)
         if shown:
             yield self._entry("user", message_id, message, where, text_blocks(shown))
             added = [t for t in rest if t not in shown]
             if added:
-                yield self._entry(
-                    "user", message_id + "#" + facts.FIELD_DISPLAY, message, where, text_blocks(added), is_meta=True
-                )
+                added_id = message_id + "#" + facts.FIELD_DISPLAY
+                yield self._entry("user", added_id, message, where, text_blocks(added), is_meta=True)
         elif rest:
             yield self._entry("user", message_id, message, where, text_blocks(rest))
 
