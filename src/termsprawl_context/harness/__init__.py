@@ -60,20 +60,16 @@ def get(name):
     harness this build can read."""
     if name is None:
         name = UNNAMED
-    if name in _loaded:
-        return _loaded[name]
-    found = None
-    for known, module in _MODULES:
-        if known == name:
-            import importlib
+    if name not in _loaded:
+        import importlib
 
-            try:
-                found = getattr(importlib.import_module("termsprawl_context.harness." + module), "HARNESS", None)
-            except ImportError:
-                found = None
-            break
-    _loaded[name] = found
-    return found
+        module = dict(_MODULES).get(name)
+        try:
+            found = importlib.import_module("termsprawl_context.harness." + module) if module else None
+        except ImportError:
+            found = None
+        _loaded[name] = getattr(found, "HARNESS", None)
+    return _loaded[name]
 
 
 def native():
