@@ -51,12 +51,6 @@ HOOK_CONTEXT_GAP = "\n\n"  # between the hook's block and the typed prompt
 # then this fixed model reply, each recorded as a new message at the log's end.
 STATE_SNAPSHOT_OPEN = "<state_snapshot>"
 STATE_SNAPSHOT_CLOSE = "</state_snapshot>"
-# 0.61 wraps a tool's output (wrapUntrusted) in these tags, and the shell tool's own text
-# opens `Output: ` (then `Error: `, `Exit Code: `, `Process Group PGID: ` lines).
-UNTRUSTED_OPEN = "<untrusted_context>\n"
-UNTRUSTED_CLOSE = "\n</untrusted_context>"
-SHELL_OUTPUT_PREFIX = "Output: "
-SHELL_SECTION_PREFIXES = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
 COMPRESSION_ACK = "Got it. Thanks for the additional context!"
 # Prompts 0.61 writes itself and records as user messages (read in its bundle): the IDE's
 # editor context in full and as a delta (GeminiClient.getIdeContextParts), the loop-recovery
@@ -66,11 +60,6 @@ CLI_PROMPT_OPENINGS = (
     "Here is a summary of changes in the user's editor context, in JSON format." " This is for your information only.",
     "System: Potential loop detected. Details: ",
 )
-# `/directory add`'s context (getDirectoryContextString): both lines, the first one first.
-DIRECTORY_CONTEXT_OPEN = "- **Workspace Directories:**\n"
-DIRECTORY_STRUCTURE_LINE = "\n- **Directory Structure:**\n"
-# An @ reference's expansion in a typed prompt's content (the typed text is displayContent).
-REFERENCE_CONTENT_START = "--- Content from referenced files ---"
 
 # --- project files (init) ----------------------------------------------------------------
 PROJECT_CONFIG_DIR = ".gemini"

@@ -55,13 +55,14 @@ def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
     first = texts[0] if texts else ""
     if first.startswith(facts.CLI_PROMPT_OPENINGS):
         return True
-    if first.startswith(facts.DIRECTORY_CONTEXT_OPEN) and facts.DIRECTORY_STRUCTURE_LINE in first:
+    # `/directory add`'s context (getDirectoryContextString): both lines, the first one first.
+    if first.startswith("- **Workspace Directories:**\n") and "\n- **Directory Structure:**\n" in first:
         return True
     shown = typed_display(message)
     if not shown or not texts:
         return False
     sent = split_hook_context(first)[1]
-    return not (shown[0] in sent or any(facts.REFERENCE_CONTENT_START in t for t in texts))
+    return not (shown[0] in sent or any("--- Content from referenced files ---" in t for t in texts))
 
 
 def is_hook_block(text: str) -> bool:
@@ -88,14 +89,18 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
 
 
 def _unwrapped(body: str) -> "Optional[str]":
-    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None."""
-    if not (body.startswith(facts.UNTRUSTED_OPEN) and body.endswith(facts.UNTRUSTED_CLOSE)):
+    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None:
+    0.61 wraps a tool's output (wrapUntrusted) in those tags, and the shell tool's own text opens
+    ``Output: `` (then ``Error: ``, ``Exit Code: ``, ``Process Group PGID: `` lines)."""
+    opening, closing = "<untrusted_context>\n", "\n</untrusted_context>"
+    if not (body.startswith(opening) and body.endswith(closing)):
         return None
-    inner = body[len(facts.UNTRUSTED_OPEN) : len(body) - len(facts.UNTRUSTED_CLOSE)]
-    if not inner.startswith(facts.SHELL_OUTPUT_PREFIX):
+    inner = body[len(opening) : len(body) - len(closing)]
+    if not inner.startswith("Output: "):
         return inner
-    lines = inner[len(facts.SHELL_OUTPUT_PREFIX) :].split("\n")
-    end = next((i for i, line in enumerate(lines) if i and line.startswith(facts.SHELL_SECTION_PREFIXES)), len(lines))
+    lines = inner[len("Output: ") :].split("\n")
+    sections = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
+    end = next((i for i, line in enumerate(lines) if i and line.startswith(sections)), len(lines))
     return "\n".join(lines[:end])
 
 
