@@ -652,7 +652,7 @@ class Harness(object):
     # --- what the hook, `doctor` and `init` ask of it (nothing, by default) ------------------
     # The key under the hook output's ``hookSpecificOutput`` that titles the session ("": none).
     hook_title_field = ""
-    # A project config `init` merges its read permission into ("": none), by the ``merge_config`` a harness naming one defines.
+    # A project config `init` merges its read permission into, by its ``merge_config`` ("": none).
     config_file = ""
 
     def hook_payload(self, payload: dict, environ: "Optional[Mapping[str, str]]" = None) -> dict:
