@@ -4,6 +4,7 @@ older single-JSON chats; a chat's header and a resume's real file."""
 
 import os
 from array import array
+from collections import namedtuple
 
 from termsprawl_context.harness.base import listing
 from termsprawl_context.harness.gemini import facts
@@ -16,17 +17,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
-class Where(object):
-    """Where a message's winning copy is: its line (number, offset), its bytes (``size`` from
-    ``start`` into the line: a copy in a ``$set.messages`` list is read alone) and, when they
-    are the whole list's line, its ``index`` there (else -1)."""
-
-    __slots__ = ("line", "offset", "size", "index", "ids", "start")
-
-    def __init__(self, line: int, offset: int, size: int, index: int = -1, ids: tuple = (), start: int = 0) -> None:
-        self.line, self.offset, self.size, self.index = line, offset, size, index
-        self.ids = ids  # the (kind, call id) pairs the message gives, when the resolution kept them
-        self.start = start
+# Where a message's winning copy is: its line (number, offset), its bytes (``size`` from
+# ``start`` into the line: a copy in a ``$set.messages`` list is read alone) and, when they
+# are the whole list's line, its ``index`` there (else -1); ``ids``, the (kind, call id) pairs
+# the message gives, when the resolution kept them.
+Where = namedtuple("Where", "line offset size index ids start", defaults=(-1, (), 0))
 
 
 class Chat(object):
@@ -129,9 +124,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
-        if with_ids:
-            where.ids = message_ids(record)
-        _place(chat, message_id, where)
+        _place(chat, message_id, where._replace(ids=message_ids(record)) if with_ids else where)
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
