@@ -37,7 +37,7 @@ def body_matches(body: str, words: str) -> bool:
 
 # The one switch of cite's fast path (CPython's json.scanner rule): True searches bytes
 # before parsing (each record for the quote's run; its lines for calls, local commands,
-# ids and uuids: records, at_line, transcripts); False is the plain search, every line
+# ids and uuids: records, transcripts); False is the plain search, every line
 # parsed. The cite tests run under both (cite_fixtures.both_searches), and bench_cite's
 # target row (>= 10x on `cite --across`) is what it buys.
 PREFILTER = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from termsprawl_context.cite.at_line import record_at
+from termsprawl_context.cite.records import record_at
 from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, unresolved_hint
 from termsprawl_context.bytescan import scan_buffer
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
@@ -18,7 +18,7 @@ from termsprawl_context.cite.pools import (
     parse_source_type,
     tool_bodies,
 )
-from termsprawl_context.cite.envelopes import has_answer_prefix
+from termsprawl_context.cite.pools import has_answer_prefix
 from termsprawl_context.cite.search import cite
 from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.transcripts import PROVIDER

@@ -9,7 +9,7 @@ from collections import deque, namedtuple
 from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
-from termsprawl_context.cite.envelopes import has_answer_prefix
+from termsprawl_context.cite.pools import has_answer_prefix
 from termsprawl_context.cite.matching import body_matches, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
