@@ -73,9 +73,8 @@ def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytear
 def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
     """``search`` over the regular file at ``path``; True (parse it: the line reader says
     what is wrong) when it cannot be opened or read."""
-    try:
-        f = jsonl.open_regular(path)
-    except OSError:
+    f = jsonl.try_open_regular(path)
+    if f is None:
         return True
     with f:
         try:

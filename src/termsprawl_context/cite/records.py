@@ -20,7 +20,7 @@ from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+    from typing import Dict, Iterable, List, Optional, Set, Tuple
 
     from termsprawl_context.model import Entry
 
@@ -181,24 +181,20 @@ def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:
 UNREAD = object()  # a recent line kept undecoded
 
 
-def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
-    """The finder of an entry by uuid among ``recent`` ([line, entry or ``UNREAD``], oldest
-    first), newest first, decoding a line only when it may hold the uuid."""
-
-    def find(uuid: str) -> Optional[Entry]:
-        key = Needles.for_values([uuid])
-        fast = matching.PREFILTER  # off: every line decoded (the plain search)
-        for item in reversed(recent):
-            line, entry = item
-            if entry is UNREAD:
-                if fast and not key.in_line(line.raw):
-                    continue
-                entry = item[1] = entry_at(line, decode_line(line.raw))
-            if entry is not None and entry.uuid == uuid:
-                return entry
-        return None
-
-    return find
+def find_recent(recent: deque, uuid: str) -> Optional[Entry]:
+    """The entry ``uuid`` names among ``recent`` ([line, entry or ``UNREAD``], oldest first),
+    newest first, decoding a line only when it may hold the uuid."""
+    key = Needles.for_values([uuid])
+    fast = matching.PREFILTER  # off: every line decoded (the plain search)
+    for item in reversed(recent):
+        line, entry = item
+        if entry is UNREAD:
+            if fast and not key.in_line(line.raw):
+                continue
+            entry = item[1] = entry_at(line, decode_line(line.raw))
+        if entry is not None and entry.uuid == uuid:
+            return entry
+    return None
 
 
 def record_at(path: str, line: int) -> Record:
@@ -212,7 +208,7 @@ def record_at(path: str, line: int) -> Record:
                 break
             ids = {r.tool_use_id for r in tool_results(entry)}
             parent = output_parent(entry) if person_texts(entry) else ""
-            found = recent_finder(recent)(parent) if parent else None
+            found = find_recent(recent, parent) if parent else None
             parents = parent_filter(1, [hash(parent)]) if parent and found is None else None
             calls, local = calls_and_commands(path, ids, parents)
             if found is not None:
@@ -237,7 +233,7 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
     needles = Needles.for_values(sorted(wanted))
     fast = matching.PREFILTER  # off: every line decoded (the plain search)
-    holders: Dict[str, Entry] = {}
+    calls: Dict[str, Call] = {}
     if wanted:
         for found in iter_raw_lines(path):
             if found.number > entry.line:
@@ -250,9 +246,8 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
                 continue
             for call in tool_calls(candidate):
                 if call.id in wanted:
-                    holders[call.id] = candidate
-    unique = {id(e): e for e in holders.values()}
-    return Record(path, sorted(unique.values(), key=lambda e: e.line))
+                    calls[call.id] = Call(call, candidate.cwd)
+    return Record(path, [], calls)
 
 
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:

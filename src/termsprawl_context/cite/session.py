@@ -72,14 +72,8 @@ def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[byt
         files = [path] + PROVIDER.session_transcripts(path)
     except Refusal:
         return True
-    seen = set()
-    for name in files:
-        key = os.path.normpath(name)
-        if key not in seen:
-            seen.add(key)
-            if file_may_contain(name, needle, buffer):
-                return True
-    return False
+    unique = {os.path.normpath(name): name for name in reversed(files)}  # each file once, by its first name
+    return any(file_may_contain(name, needle, buffer) for name in unique.values())
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
