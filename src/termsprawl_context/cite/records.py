@@ -56,10 +56,7 @@ class Record(object):
         self._citable: Dict[str, bool] = {}
 
     def entry_at(self, line: int) -> Optional[Entry]:
-        for entry in self.entries:
-            if entry.line == line:
-                return entry
-        return None
+        return next((entry for entry in self.entries if entry.line == line), None)
 
     def person_texts(self, entry: Entry) -> List[str]:
         """``person_texts(entry)``, none when its parent is a local command (its output)."""
@@ -69,11 +66,9 @@ class Record(object):
 
     def citable(self, tool_use_id: str) -> bool:
         """Whether the result answering ``tool_use_id`` is tool output (``exclusion``)."""
-        known = self._citable.get(tool_use_id)
-        if known is None:
-            known = exclusion(self.calls.get(tool_use_id)) == ""
-            self._citable[tool_use_id] = known
-        return known
+        if tool_use_id not in self._citable:
+            self._citable[tool_use_id] = exclusion(self.calls.get(tool_use_id)) == ""
+        return self._citable[tool_use_id]
 
 
 # The tokens a line holding a tool call holds (``tool_calls``: a block of this type), and
@@ -118,9 +113,12 @@ def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
     return COMMAND_WORD in raw and _LOCAL_COMMAND_LINES.plainly_in(raw)
 
 
-def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
-    """The record's entries, streamed: only the lines that may hold ``needles``' tokens."""
+def stream_entries(path: str, needles: Optional[Needles] = None, until: int = 0) -> Iterable[Entry]:
+    """The record's entries, streamed: only the lines that may hold ``needles``' tokens
+    (up to line ``until`` when given, reading none past it)."""
     for line in iter_raw_lines(path):
+        if until and line.number > until:
+            break
         if needles is None or needles.in_line(line.raw):
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None:
@@ -231,22 +229,12 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     """A Record holding just the calls ``entry``'s results answer (each its last copy up to
     ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
-    needles = Needles.for_values(sorted(wanted))
-    fast = matching.PREFILTER  # off: every line decoded (the plain search)
+    needles = Needles.for_values(sorted(wanted)) if matching.PREFILTER else None  # off: every line decoded
     calls: Dict[str, Call] = {}
-    if wanted:
-        for found in iter_raw_lines(path):
-            if found.number > entry.line:
-                break
-            raw = found.raw
-            if fast and not needles.in_line(raw):
-                continue
-            candidate = entry_at(found, decode_line(raw))
-            if candidate is None:
-                continue
-            for call in tool_calls(candidate):
-                if call.id in wanted:
-                    calls[call.id] = Call(call, candidate.cwd)
+    for holder in stream_entries(path, needles, entry.line) if wanted else ():
+        for call in tool_calls(holder):
+            if call.id in wanted:
+                calls[call.id] = Call(call, holder.cwd)
     return Record(path, [], calls)
 
 

@@ -80,11 +80,9 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
     """The current record, then the project's other ``*.jsonl`` files newest first
     (modification time; ties by path)."""
     candidates = [current] if current else []
-    if not project_dir:
-        return candidates
     try:
         names = os.listdir(project_dir)
-    except FileNotFoundError:
+    except FileNotFoundError:  # "" too: no project directory, the current record alone
         return candidates
     except OSError as exc:
         raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
