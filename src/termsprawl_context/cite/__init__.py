@@ -27,16 +27,10 @@ Go reference's (``go-transcript-citations.md``); the refusals are ``errors``'s.
 
 from __future__ import annotations
 
-from termsprawl_context.cite.records import envelope_at, tool_result_at
-
 from termsprawl_context.cite.hints import unresolved_hint
-from termsprawl_context.cite.pools import (
-    SOURCE_TOOL_RESULT,
-    SOURCE_USER,
-    extract_answers,
-    parse_sources,
-    refused_tool_use_ids,
-)
+from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
+from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
+from termsprawl_context.cite.records import envelope_at, tool_result_at
 from termsprawl_context.cite.resolution import (
     resolve_across_sessions,
     resolve_citation,
