@@ -65,9 +65,7 @@ def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytear
     """Whether the file's bytes may hold ``needle`` (a quote's run): as itself or under
     the escape rule (``bytescan.file_may_hold``, in ``buffer``'s chunks when given); no
     needle, or a file that cannot be read, answers yes."""
-    if not needle:
-        return True
-    return scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
+    return not needle or scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
 
 
 def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:

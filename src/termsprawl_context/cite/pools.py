@@ -79,13 +79,12 @@ def envelope_readings(record: Record, result, body: str) -> Tuple[Optional[List[
 def extract_answers(body: str) -> List[str]:
     """The answers the person picked, out of an AskUserQuestion envelope (questions and
     trailer never); [] when ``body`` is not an envelope."""
-    start = -1
     for prefix in cc.ANSWER_PREFIXES:
         start = body.find(prefix)
         if start >= 0:
             pairs = body[start + len(prefix) :]
             break
-    if start < 0:
+    else:
         return []
     for trailer in cc.ANSWER_TRAILERS:
         cut = pairs.find(trailer)
@@ -100,24 +99,14 @@ def extract_answers(body: str) -> List[str]:
         if eq < 0:
             return picked
         begin = eq + len(join)
-        scan = begin
-        last_quote = -1
-        end = -1
-        last = False
-        while True:
-            q = pairs.find('"', scan)
-            if q < 0:
-                last = True
-                end = last_quote if last_quote >= 0 else len(pairs)
-                break
-            if pairs.startswith('", "', q) and join in pairs[q + 3 :]:
-                end = q
-                break
-            last_quote = q
-            scan = q + 1
-        picked.append(pairs[begin:end])
-        if last:
+        # An answer ends at the first `", "` a later pair's `"="` follows; past the last
+        # one, at its last quote (none: the rest of the text).
+        end = pairs.find('", "', begin)
+        if end < 0 or join not in pairs[end + 3 :]:
+            last_quote = pairs.rfind('"', begin)
+            picked.append(pairs[begin : last_quote if last_quote >= 0 else len(pairs)])
             return picked
+        picked.append(pairs[begin:end])
         pos = end + 3  # past `", ` to the next question's opening quote
 
 
@@ -183,21 +172,20 @@ def genuine_body(body: str) -> bool:
 
 def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
     """``(tool_use_id, body)`` of every genuine tool output on a user entry."""
-    found = []
-    for result in tool_results(entry):
-        if not result.tool_use_id or not record.citable(result.tool_use_id) or not_run_kind(result):
-            continue
-        for body in result_texts(result.content):
-            if genuine_body(body):
-                found.append((result.tool_use_id, body))
-    return found
+    return [
+        (result.tool_use_id, body)
+        for result in tool_results(entry)
+        if result.tool_use_id and record.citable(result.tool_use_id) and not not_run_kind(result)
+        for body in result_texts(result.content)
+        if genuine_body(body)
+    ]
 
 
 def refused_tool_use_ids(entries: Iterable[Entry]) -> Set[str]:
     """The ids of the calls a PreToolUse hook refused."""
-    refused = set()
-    for entry in entries:
-        for result in tool_results(entry):
-            if result.tool_use_id and any(is_hook_refusal(b) for b in result_texts(result.content)):
-                refused.add(result.tool_use_id)
-    return refused
+    return {
+        result.tool_use_id
+        for entry in entries
+        for result in tool_results(entry)
+        if result.tool_use_id and any(is_hook_refusal(b) for b in result_texts(result.content))
+    }

@@ -43,11 +43,7 @@ class Record(object):
         self.path = path
         self.entries = entries
         if calls is None:
-            calls = {}
-            for entry in entries:
-                for call in tool_calls(entry):
-                    if call.id:
-                        calls[call.id] = Call(call, entry.cwd)
+            calls = {call.id: Call(call, entry.cwd) for entry in entries for call in tool_calls(entry) if call.id}
             if local_commands is None:
                 local_commands = {hash(e.uuid) for e in entries if is_local_command(e)}
         self.calls: Dict[str, Call] = calls
@@ -230,11 +226,8 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
     needles = Needles.for_values(sorted(wanted)) if matching.PREFILTER else None  # off: every line decoded
-    calls: Dict[str, Call] = {}
-    for holder in stream_entries(path, needles, entry.line) if wanted else ():
-        for call in tool_calls(holder):
-            if call.id in wanted:
-                calls[call.id] = Call(call, holder.cwd)
+    holders = stream_entries(path, needles, entry.line) if wanted else ()
+    calls = {call.id: Call(call, holder.cwd) for holder in holders for call in tool_calls(holder) if call.id in wanted}
     return Record(path, [], calls)
 
 
