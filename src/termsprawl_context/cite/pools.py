@@ -146,24 +146,20 @@ EXCLUDED_ECHO = "echo"
 # own output (the reference left it citable; its follow-up and idle forms carry the
 # questions without the envelope's prefix, so the questions cited as tool output).
 EXCLUDED_ASK = "ask"
+# The tools whose result is never tool output, whatever it holds.
+_EXCLUDED_TOOLS = dict.fromkeys(cc.DELEGATION_TOOLS, EXCLUDED_DELEGATION)
+_EXCLUDED_TOOLS.update({cc.TOOL_TASK_OUTPUT: EXCLUDED_TASK_OUTPUT, cc.TOOL_ASK_USER_QUESTION: EXCLUDED_ASK})
 
 
 def exclusion(found: Optional[Call]) -> str:
     """Why a call's result is not tool output (one of ``EXCLUDED_*``; "" when it is)."""
     if found is None:
         return EXCLUDED_NO_CALL
-    name = found.call.name
-    if name in cc.DELEGATION_TOOLS:
-        return EXCLUDED_DELEGATION
-    if name == cc.TOOL_TASK_OUTPUT:
-        return EXCLUDED_TASK_OUTPUT
-    if name == cc.TOOL_ASK_USER_QUESTION:
-        return EXCLUDED_ASK
+    if found.call.name in _EXCLUDED_TOOLS:
+        return _EXCLUDED_TOOLS[found.call.name]
     if _call_reads_transcript(found):
         return EXCLUDED_TRANSCRIPT
-    if _call_echoes(found.call):
-        return EXCLUDED_ECHO
-    return ""
+    return EXCLUDED_ECHO if _call_echoes(found.call) else ""
 
 
 def genuine_body(body: str) -> bool:
