@@ -15,11 +15,11 @@ from termsprawl_context.cite.pools import (
     SOURCE_USER,
     answers_entry,
     envelope_readings,
+    has_answer_prefix,
     own_results,
     parse_source_type,
     tool_bodies,
 )
-from termsprawl_context.cite.pools import has_answer_prefix
 from termsprawl_context.cite.search import cite
 from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.transcripts import PROVIDER

@@ -9,7 +9,6 @@ from collections import deque, namedtuple
 from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
-from termsprawl_context.cite.pools import has_answer_prefix
 from termsprawl_context.cite.matching import body_matches, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
@@ -18,6 +17,7 @@ from termsprawl_context.cite.pools import (
     answers_entry,
     envelope_readings,
     genuine_body,
+    has_answer_prefix,
 )
 from termsprawl_context.cite.records import (
     PARENT_LINE_BYTES,
