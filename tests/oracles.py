@@ -170,7 +170,7 @@ def cite_in_record(record, quote, sources=()):
 def user_texts(record, entry):
     """The user pool's texts of one entry, read whole: typed text, a queued prompt, and
     the answers of an envelope that reads one way against its call's questions."""
-    from termsprawl_context.cite.envelopes import has_answer_prefix
+    from termsprawl_context.cite.pools import has_answer_prefix
     from termsprawl_context.cite.pools import answers_entry, envelope_readings, own_results
     from termsprawl_context.transcript.tool_blocks import result_texts
 

@@ -27,10 +27,10 @@ Go reference's (``go-transcript-citations.md``); the refusals are ``errors``'s.
 
 from __future__ import annotations
 
-from termsprawl_context.cite.at_line import envelope_at, tool_result_at
-from termsprawl_context.cite.envelopes import extract_answers, refused_tool_use_ids
 from termsprawl_context.cite.hints import unresolved_hint
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
+from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
+from termsprawl_context.cite.records import envelope_at, tool_result_at
 from termsprawl_context.cite.resolution import (
     resolve_across_sessions,
     resolve_citation,
@@ -47,6 +47,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Callable, Optional
 
-# The echo rule's classifier, a package attribute a test may swap (``exclusions`` reads
+# The echo rule's classifier, a package attribute a test may swap (``pools.exclusion`` reads
 # it at each call). FAILS CLOSED: set to None, every Bash result is an echo.
 command_echoes: Optional[Callable[[str], bool]] = echo.echoes_record

@@ -3,19 +3,21 @@ dispatch prompt, or a tool result that is not tool output (and why)."""
 
 from __future__ import annotations
 
-from termsprawl_context.cite.envelopes import is_answer_envelope
-from termsprawl_context.cite.exclusions import (
+from termsprawl_context.cite.matching import body_matches, quote_needles
+from termsprawl_context.transcript.text import collapse_whitespace
+from termsprawl_context.cite.pools import (
     EXCLUDED_ASK,
     EXCLUDED_DELEGATION,
     EXCLUDED_ECHO,
     EXCLUDED_NO_CALL,
     EXCLUDED_TASK_OUTPUT,
     EXCLUDED_TRANSCRIPT,
+    SOURCE_TOOL_RESULT,
+    SOURCE_USER,
     exclusion,
+    extract_answers,
+    message_texts,
 )
-from termsprawl_context.cite.matching import body_matches, quote_needles
-from termsprawl_context.transcript.text import collapse_whitespace
-from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, message_texts
 from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
 from termsprawl_context.cite.session import citation_records
 from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
@@ -71,6 +73,15 @@ HINT_ASK = (
     "Those words are in an AskUserQuestion result: its questions are the agent's own words and only the answers "
     "the person picked are theirs, so it is not tool output; cite an answer with --cite:user"
 )
+# Each exclusion's hint (``pools.exclusion``).
+_HINTS = {
+    EXCLUDED_NO_CALL: HINT_NO_CALL,
+    EXCLUDED_DELEGATION: HINT_DELEGATION,
+    EXCLUDED_TASK_OUTPUT: HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT,
+    EXCLUDED_TRANSCRIPT: HINT_TRANSCRIPT,
+    EXCLUDED_ECHO: HINT_ECHO,
+    EXCLUDED_ASK: HINT_ASK,
+}
 HINT_ENVELOPE = (
     "Those words are an AskUserQuestion answer — the user's own words, not a tool's output; cite them with "
     "--cite:user"
@@ -127,24 +138,16 @@ def excluded_result_hint(path: str, quote: str) -> str:
 
 
 def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
-    """The excluded-result hint for one body holding the quote ("" to keep looking)."""
+    """The excluded-result hint for one body holding the quote ("" to keep looking): its
+    call's exclusion, but a body that reads as a transcript or an answer envelope says so."""
     if is_hook_refusal(body):
         return ""
-    found = record.calls.get(tool_use_id) if tool_use_id else None
-    reason = exclusion(found)
-    if reason == EXCLUDED_NO_CALL:
-        return HINT_NO_CALL
-    if reason == EXCLUDED_DELEGATION:
-        return HINT_DELEGATION
-    if reason == EXCLUDED_TASK_OUTPUT:
-        return HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT
-    if reason == EXCLUDED_TRANSCRIPT or looks_like_transcript(body):
+    reason = exclusion(record.calls.get(tool_use_id) if tool_use_id else None)
+    if reason in ("", EXCLUDED_ECHO, EXCLUDED_ASK) and looks_like_transcript(body):
         return HINT_TRANSCRIPT
-    if reason == EXCLUDED_ECHO:
-        return HINT_ECHO
-    if is_answer_envelope(body):
+    if reason in ("", EXCLUDED_ASK) and extract_answers(body):
         return HINT_ENVELOPE
-    return HINT_ASK if reason == EXCLUDED_ASK else ""
+    return _HINTS.get(reason, "")
 
 
 def unresolved_hint(path: str, quote: str, sources: Sequence[str], subagent: bool = False) -> str:

@@ -37,7 +37,7 @@ def body_matches(body: str, words: str) -> bool:
 
 # The one switch of cite's fast path (CPython's json.scanner rule): True searches bytes
 # before parsing (each record for the quote's run; its lines for calls, local commands,
-# ids and uuids: records, at_line, transcripts); False is the plain search, every line
+# ids and uuids: records, transcripts); False is the plain search, every line
 # parsed. The cite tests run under both (cite_fixtures.both_searches), and bench_cite's
 # target row (>= 10x on `cite --across`) is what it buys.
 PREFILTER = True
@@ -65,17 +65,14 @@ def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytear
     """Whether the file's bytes may hold ``needle`` (a quote's run): as itself or under
     the escape rule (``bytescan.file_may_hold``, in ``buffer``'s chunks when given); no
     needle, or a file that cannot be read, answers yes."""
-    if not needle:
-        return True
-    return scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
+    return not needle or scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
 
 
 def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
     """``search`` over the regular file at ``path``; True (parse it: the line reader says
     what is wrong) when it cannot be opened or read."""
-    try:
-        f = jsonl.open_regular(path)
-    except OSError:
+    f = jsonl.try_open_regular(path)
+    if f is None:
         return True
     with f:
         try:

@@ -1,24 +1,26 @@
 """One record as the pools read it (``Record``), and the passes that load it: whole,
-streamed, or just the calls and local commands a search's candidates name."""
+streamed, just the calls and local commands a search's candidates name, or what is read
+at one line, reading no line past it (the cited entry with the calls and local command it
+needs, and what ``result-at`` and ``envelope-at`` print)."""
 
 from __future__ import annotations
 
-from collections import namedtuple
+from collections import deque, namedtuple
 
 from termsprawl_context.bytescan import Needles, file_holds_ascii_escape, scan_buffer
-from termsprawl_context.cite.exclusions import exclusion
+from termsprawl_context.cite.pools import exclusion, has_answer_prefix, tool_bodies
 from termsprawl_context.cite import matching
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, scan_file
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.entry import person_texts
 from termsprawl_context.transcript.slash_commands import is_local_command, output_parent
-from termsprawl_context.transcript.tool_blocks import tool_calls
+from termsprawl_context.errors import NO_ENTRY_AT_LINE, NotFound
+from termsprawl_context.transcript.tool_blocks import result_texts, tool_calls, tool_results
 from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from collections import deque
-    from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+    from typing import Dict, Iterable, List, Optional, Set, Tuple
 
     from termsprawl_context.model import Entry
 
@@ -41,11 +43,7 @@ class Record(object):
         self.path = path
         self.entries = entries
         if calls is None:
-            calls = {}
-            for entry in entries:
-                for call in tool_calls(entry):
-                    if call.id:
-                        calls[call.id] = Call(call, entry.cwd)
+            calls = {call.id: Call(call, entry.cwd) for entry in entries for call in tool_calls(entry) if call.id}
             if local_commands is None:
                 local_commands = {hash(e.uuid) for e in entries if is_local_command(e)}
         self.calls: Dict[str, Call] = calls
@@ -54,10 +52,7 @@ class Record(object):
         self._citable: Dict[str, bool] = {}
 
     def entry_at(self, line: int) -> Optional[Entry]:
-        for entry in self.entries:
-            if entry.line == line:
-                return entry
-        return None
+        return next((entry for entry in self.entries if entry.line == line), None)
 
     def person_texts(self, entry: Entry) -> List[str]:
         """``person_texts(entry)``, none when its parent is a local command (its output)."""
@@ -67,11 +62,9 @@ class Record(object):
 
     def citable(self, tool_use_id: str) -> bool:
         """Whether the result answering ``tool_use_id`` is tool output (``exclusion``)."""
-        known = self._citable.get(tool_use_id)
-        if known is None:
-            known = exclusion(self.calls.get(tool_use_id)) == ""
-            self._citable[tool_use_id] = known
-        return known
+        if tool_use_id not in self._citable:
+            self._citable[tool_use_id] = exclusion(self.calls.get(tool_use_id)) == ""
+        return self._citable[tool_use_id]
 
 
 # The tokens a line holding a tool call holds (``tool_calls``: a block of this type), and
@@ -116,9 +109,12 @@ def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
     return COMMAND_WORD in raw and _LOCAL_COMMAND_LINES.plainly_in(raw)
 
 
-def stream_entries(path: str, needles: Optional[Needles] = None) -> Iterable[Entry]:
-    """The record's entries, streamed: only the lines that may hold ``needles``' tokens."""
+def stream_entries(path: str, needles: Optional[Needles] = None, until: int = 0) -> Iterable[Entry]:
+    """The record's entries, streamed: only the lines that may hold ``needles``' tokens
+    (up to line ``until`` when given, reading none past it)."""
     for line in iter_raw_lines(path):
+        if until and line.number > until:
+            break
         if needles is None or needles.in_line(line.raw):
             entry = entry_at(line, decode_line(line.raw))
             if entry is not None:
@@ -179,21 +175,77 @@ def _filter_has(bits: "Optional[bytearray]", uuid: str) -> bool:
 UNREAD = object()  # a recent line kept undecoded
 
 
-def recent_finder(recent: deque) -> Callable[[str], Optional[Entry]]:
-    """The finder of an entry by uuid among ``recent`` ([line, entry or ``UNREAD``], oldest
-    first), newest first, decoding a line only when it may hold the uuid."""
+def find_recent(recent: deque, uuid: str) -> Optional[Entry]:
+    """The entry ``uuid`` names among ``recent`` ([line, entry or ``UNREAD``], oldest first),
+    newest first, decoding a line only when it may hold the uuid."""
+    key = Needles.for_values([uuid])
+    fast = matching.PREFILTER  # off: every line decoded (the plain search)
+    for item in reversed(recent):
+        line, entry = item
+        if entry is UNREAD:
+            if fast and not key.in_line(line.raw):
+                continue
+            entry = item[1] = entry_at(line, decode_line(line.raw))
+        if entry is not None and entry.uuid == uuid:
+            return entry
+    return None
 
-    def find(uuid: str) -> Optional[Entry]:
-        key = Needles.for_values([uuid])
-        fast = matching.PREFILTER  # off: every line decoded (the plain search)
-        for item in reversed(recent):
-            line, entry = item
-            if entry is UNREAD:
-                if fast and not key.in_line(line.raw):
-                    continue
-                entry = item[1] = entry_at(line, decode_line(line.raw))
-            if entry is not None and entry.uuid == uuid:
-                return entry
-        return None
 
-    return find
+def record_at(path: str, line: int) -> Record:
+    """The entry at ``line`` with the calls its results answer and whether its parent is a
+    local command (in the lines just before it, else looked up by uuid)."""
+    recent = deque(maxlen=RECENT_LINES)  # type: deque
+    for raw in iter_raw_lines(path):
+        if raw.number == line:
+            entry = entry_at(raw, decode_line(raw.raw))
+            if entry is None:
+                break
+            ids = {r.tool_use_id for r in tool_results(entry)}
+            parent = output_parent(entry) if person_texts(entry) else ""
+            found = find_recent(recent, parent) if parent else None
+            parents = parent_filter(1, [hash(parent)]) if parent and found is None else None
+            calls, local = calls_and_commands(path, ids, parents)
+            if found is not None:
+                local = {hash(parent)} if is_local_command(found) else set()
+            return Record(path, [entry], calls, local)
+        if len(raw.raw) <= PARENT_LINE_BYTES:
+            recent.append([raw, UNREAD])
+    return Record(path, [], {})
+
+
+def entry_at_line(path: str, line: int) -> Optional[Entry]:
+    """The entry at physical ``line`` (None: no entry there), decoding no line before it."""
+    for found in iter_raw_lines(path):
+        if found.number == line:
+            return entry_at(found, decode_line(found.raw))
+    return None
+
+
+def calls_answered_at(path: str, entry: Entry) -> Record:
+    """A Record holding just the calls ``entry``'s results answer (each its last copy up to
+    ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
+    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
+    needles = Needles.for_values(sorted(wanted)) if matching.PREFILTER else None  # off: every line decoded
+    holders = stream_entries(path, needles, entry.line) if wanted else ()
+    calls = {call.id: Call(call, holder.cwd) for holder in holders for call in tool_calls(holder) if call.id in wanted}
+    return Record(path, [], calls)
+
+
+def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
+    """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
+    there is any (the call a result answers comes before it)."""
+    entry = entry_at_line(path, line)
+    if entry is None or entry.type != cc.TYPE_USER:
+        return "", False
+    record = calls_answered_at(path, entry)
+    bodies = [body for _, body in tool_bodies(record, entry)]
+    return "\n".join(bodies), bool(bodies)
+
+
+def envelope_at(path: str, line: int) -> List[str]:
+    """The AskUserQuestion answer envelopes on the entry at ``line``, whole and in order;
+    NotFound when the line is no entry."""
+    entry = entry_at_line(path, line)
+    if entry is None:
+        raise NotFound("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
+    return [body for result in tool_results(entry) for body in result_texts(result.content) if has_answer_prefix(body)]

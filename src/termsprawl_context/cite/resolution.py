@@ -4,8 +4,9 @@ project's sessions), with the cited entry's text and calls, or a named refusal."
 from __future__ import annotations
 
 import json
+from itertools import groupby
 
-from termsprawl_context.cite.at_line import record_at
+from termsprawl_context.cite.records import record_at
 from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, unresolved_hint
 from termsprawl_context.bytescan import scan_buffer
 from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
@@ -14,11 +15,11 @@ from termsprawl_context.cite.pools import (
     SOURCE_USER,
     answers_entry,
     envelope_readings,
+    has_answer_prefix,
     own_results,
     parse_source_type,
     tool_bodies,
 )
-from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.search import cite
 from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.transcripts import PROVIDER
@@ -63,15 +64,9 @@ def _cap(text: str, limit: int, suffix: str) -> str:
 def render_call(call: ToolCall) -> str:
     """``<Tool>: <command | file_path | input JSON>``, the argument capped at 2 KiB."""
     data = call.input
-    arg = ""
-    if isinstance(data, dict):
-        for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH):
-            value = data.get(key)
-            if isinstance(value, str) and value:
-                arg = value
-                break
-    if not arg:
-        arg = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    named = [data.get(key) for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH)] if isinstance(data, dict) else []
+    arg = next((value for value in named if isinstance(value, str) and value), "")
+    arg = arg or json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
 
 
@@ -94,10 +89,7 @@ def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
 
 def entry_calls(record: Record, entry: Entry) -> str:
     """The call behind each genuine tool result on the entry, one line each."""
-    ids: List[str] = []
-    for tool_use_id, _ in tool_bodies(record, entry):
-        if not ids or ids[-1] != tool_use_id:
-            ids.append(tool_use_id)
+    ids = [tool_use_id for tool_use_id, _ in groupby(i for i, _ in tool_bodies(record, entry))]  # one per result
     return "\n".join(render_call(record.calls[i].call) for i in ids)
 
 
@@ -209,13 +201,8 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
         if matches:
             return resolve_citation(candidate, req)
     hint = unresolved_hint(current, req.quote, req.sources) if current else ""
-    if hint:
-        message = "citation %s does not resolve in any session of this project. %s" % (req, hint)
-    else:
-        message = (
-            "citation %s does not resolve in any session of this project: the quote is not there word for "
-            "word" % (req,)
-        )
+    message = "citation %s does not resolve in any session of this project" % (req,)
+    message += ". " + hint if hint else ": the quote is not there word for word"
     if unreadable:
         message += "; could not read: " + ", ".join(unreadable)
     raise CitationNotFound(message)

@@ -9,7 +9,6 @@ from collections import deque, namedtuple
 from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
-from termsprawl_context.cite.envelopes import has_answer_prefix
 from termsprawl_context.cite.matching import body_matches, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
@@ -18,6 +17,7 @@ from termsprawl_context.cite.pools import (
     answers_entry,
     envelope_readings,
     genuine_body,
+    has_answer_prefix,
 )
 from termsprawl_context.cite.records import (
     PARENT_LINE_BYTES,
@@ -27,7 +27,7 @@ from termsprawl_context.cite.records import (
     calls_and_commands,
     holds_escapes,
     parent_filter,
-    recent_finder,
+    find_recent,
 )
 from termsprawl_context.errors import AnswerUnmatched
 from termsprawl_context.cite.values import Hits, Match
@@ -40,7 +40,7 @@ from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Callable, List, Optional, Sequence, Set
+    from typing import List, Optional, Sequence, Set
 
     from termsprawl_context.model import Entry
 
@@ -55,11 +55,11 @@ _Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
 
 
 def _candidate(
-    entry: Entry, words: str, sources: Sequence[str], recent: Optional[Callable[[str], Optional[Entry]]] = None
+    entry: Entry, words: str, sources: Sequence[str], recent: Optional[deque] = None
 ) -> Optional[_Candidate]:
     typed = SOURCE_USER in sources and any(words in collapse_whitespace(t) for t in person_texts(entry))
     parent = output_parent(entry) if typed else ""
-    found = recent(parent) if parent and recent is not None else None
+    found = find_recent(recent, parent) if parent and recent is not None else None
     if found is not None:  # decided here: is_local_command_output(entry, found)
         typed, parent = not is_local_command(found), ""
     envelopes, tools = [], []
@@ -109,19 +109,16 @@ def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[by
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
-    find = recent_finder(recent)
     for line in iter_raw_lines(path):
         raw = line.raw
+        entry, candidate = UNREAD, None
         if (
-            run is not None
-            and not (run in raw if len(raw) <= FIND_WINDOW else finds(raw, run))  # a long line: bytescan's windows
-            and not (may_hold is not None and may_hold(raw))
+            run is None
+            or (run in raw if len(raw) <= FIND_WINDOW else finds(raw, run))  # a long line: bytescan's windows
+            or (may_hold is not None and may_hold(raw))
         ):
-            if len(raw) <= PARENT_LINE_BYTES:
-                recent.append([line, UNREAD])
-            continue
-        entry = entry_at(line, decode_line(raw))
-        candidate = _candidate(entry, words, sources, find) if entry is not None else None
+            entry = entry_at(line, decode_line(raw))
+            candidate = _candidate(entry, words, sources, recent) if entry is not None else None
         if len(raw) <= PARENT_LINE_BYTES:
             recent.append([line, entry])
         if candidate is None:

@@ -72,25 +72,17 @@ def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[byt
         files = [path] + PROVIDER.session_transcripts(path)
     except Refusal:
         return True
-    seen = set()
-    for name in files:
-        key = os.path.normpath(name)
-        if key not in seen:
-            seen.add(key)
-            if file_may_contain(name, needle, buffer):
-                return True
-    return False
+    unique = {os.path.normpath(name): name for name in reversed(files)}  # each file once, by its first name
+    return any(file_may_contain(name, needle, buffer) for name in unique.values())
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
     """The current record, then the project's other ``*.jsonl`` files newest first
     (modification time; ties by path)."""
     candidates = [current] if current else []
-    if not project_dir:
-        return candidates
     try:
         names = os.listdir(project_dir)
-    except FileNotFoundError:
+    except FileNotFoundError:  # "" too: no project directory, the current record alone
         return candidates
     except OSError as exc:
         raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None

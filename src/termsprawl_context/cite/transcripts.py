@@ -59,9 +59,8 @@ _TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 
 
 def _reads_as_transcript(path: str) -> bool:
-    try:
-        f = jsonl.open_regular(path)
-    except OSError:
+    f = jsonl.try_open_regular(path)
+    if f is None:
         return False
     with f:
         try:
@@ -69,14 +68,8 @@ def _reads_as_transcript(path: str) -> bool:
             key = (path, st.st_size, st.st_mtime_ns)
             if key in _TRANSCRIPT_FILE_CACHE:
                 return _TRANSCRIPT_FILE_CACHE[key]
-            answer = False
-            for _ in range(TRANSCRIPT_PROBE_LINES):
-                line = f.readline(TRANSCRIPT_PROBE_LINE_BYTES)
-                if not line:
-                    break
-                if looks_like_record(line.decode("utf-8", "replace")):
-                    answer = True
-                    break
+            lines = (f.readline(TRANSCRIPT_PROBE_LINE_BYTES) for _ in range(TRANSCRIPT_PROBE_LINES))
+            answer = any(looks_like_record(line.decode("utf-8", "replace")) for line in lines)  # b"": past the end
         except OSError:
             return False
     _TRANSCRIPT_FILE_CACHE[key] = answer

@@ -73,9 +73,7 @@ class Hits(object):
                 return False
             self._far.add(key)
             return True
-        bits = self._seen.get(path)
-        if bits is None:
-            bits = self._seen[path] = bytearray()
+        bits = self._seen.setdefault(path, bytearray())
         byte, bit = divmod(line, 8)
         if byte >= len(bits):
             bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
@@ -117,10 +115,7 @@ class Hits(object):
 
     def sorted_by(self, order: Dict[str, int]) -> "Hits":
         """The same matches ordered by ``order`` of their path (absent first), then line."""
-        paths: List[str] = []
-        for path, _ in self._runs:
-            if path not in paths:
-                paths.append(path)
+        paths = dict.fromkeys(path for path, _ in self._runs)
         ordered = Hits()
         for path in sorted(paths, key=lambda p: order.get(p, -1)):
             runs = [lines for p, lines in self._runs if p == path]
