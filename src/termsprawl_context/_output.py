@@ -110,12 +110,12 @@ class _ClosedStdout(_Discard):
         raise io.UnsupportedOperation("stdout is closed")
 
 
-def _reserve(fd: int) -> bool:
-    """Open /dev/null on ``fd`` when it is closed (True), so no state file we open gets
-    the number 0, 1 or 2 and takes a stray write."""
+def _reserve(fd: int) -> None:
+    """Open /dev/null on ``fd`` when it is closed, so no state file we open gets the
+    number 0, 1 or 2 and takes a stray write."""
     try:
         os.fstat(fd)
-        return False
+        return
     except OSError:
         pass
     try:
@@ -125,7 +125,6 @@ def _reserve(fd: int) -> bool:
             os.close(null)
     except OSError:
         pass
-    return True
 
 
 def guard_standard_streams() -> None:
@@ -329,9 +328,7 @@ def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
     write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
-def error_line(message: str) -> None:
-    """A refusal's one line on stderr: ``termsprawl-context: <message>``."""
-    warn(message)
+error_line = warn  # a refusal's one line on stderr: ``termsprawl-context: <message>``
 
 
 def _point_at_devnull(stream: "Any") -> None:

@@ -10,11 +10,9 @@ them inside an answer, else the caller refuses by name rather than guess.
 
 from __future__ import annotations
 
-from termsprawl_context import model
+from typing import Any, List, Optional, Tuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, List, Optional, Tuple
+from termsprawl_context import model
 
 
 # More questions than a real call asks (Claude Code's schema allows 1 to 4) are no call to

@@ -100,15 +100,9 @@ def is_sidechain(obj: Any) -> bool:
 
 
 def is_tool_result(obj: Any) -> bool:
-    if not isinstance(obj, dict):
-        return False
-    message = obj.get("message")
-    if not isinstance(message, dict):
-        return False
-    content = message.get("content")
-    if not isinstance(content, list):
-        return False
-    return any(isinstance(block, dict) and block.get("type") == "tool_result" for block in content)
+    message = obj.get("message") if isinstance(obj, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def sidechain_cue_hit(text: Any) -> Optional[Tuple[str, str]]:
@@ -164,9 +158,7 @@ def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: O
     """Warn once per path per process that none of the first ``lines_checked`` lines (none:
     no warning) held a known field."""
     key = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
-    if seen_known or key in _drift_warned:
-        return
-    if lines_checked == 0:
+    if seen_known or not lines_checked or key in _drift_warned:
         return
     _drift_warned.add(key)
     write_diagnostic(DRIFT_WARNING.format(lines_checked=lines_checked, path=key), stream)
@@ -204,14 +196,12 @@ def iter_objects(
     with jsonl.open_regular(path) as f:
         for line in jsonl.iter_lines(f):
             line_no = line.number - 1
+            if line_no == schema_drift_check_n:
+                warn_schema_drift(path, line_no, seen_known, stream)
             obj = jsonl.parse_object(line.raw)
             if obj is None:
-                if line_no == schema_drift_check_n:
-                    warn_schema_drift(path, line_no, seen_known, stream)
                 continue
             if not seen_known and line_no < schema_drift_check_n and has_known_field(obj):
                 seen_known = True
-            if line_no == schema_drift_check_n:
-                warn_schema_drift(path, line_no, seen_known, stream)
             yield line_no, obj
     warn_schema_drift(path, min(schema_drift_check_n, line_no + 1), seen_known, stream)

@@ -3,15 +3,12 @@ operand types can never take."""
 
 from __future__ import annotations
 
+from typing import Any, List, Tuple
+
 from termsprawl_context.errors import QueryCompileError
 from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR
+from termsprawl_context.transcript.query.lexer import Token
 from termsprawl_context.transcript.record import go_quote
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, List, Tuple
-
-    from termsprawl_context.transcript.query.lexer import Token
 
 
 # Nodes are tuples (kind, static type, ...); kinds: lit, name, list, path, call, unary, not,
