@@ -263,13 +263,14 @@ class ValueSpellings:
 
     def __init__(self, target: str) -> None:
         self.usable = "\ufffd" not in target
+        # Spellings found as they are: the target quoted, each two-character escape.
+        literals = set()
         try:
-            self.quoted = b'"' + target.encode("utf-8") + b'"'  # type: Optional[bytes]
+            literals.add(b'"' + target.encode("utf-8") + b'"')
         except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
-            self.quoted = None
+            pass
         codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
         prefixes = set()  # b"\\u" and the first two of those digits, in every letter case
-        short = set()
         for char in set(target):
             codepoint = ord(char)
             if codepoint > 0xFFFF:  # spelled as a surrogate pair: look for its first half
@@ -279,21 +280,20 @@ class ValueSpellings:
             first, second = code[:1], code[1:2]
             prefixes.update(ANY_ESCAPE + a + b for a in (first, first.upper()) for b in (second, second.upper()))
             if char in SHORT_ESCAPES:
-                short.add(SHORT_ESCAPES[char])
+                literals.add(SHORT_ESCAPES[char])
         self.codes = frozenset(codes)
         self.prefixes = tuple(sorted(prefixes))
-        self.short = tuple(sorted(short))
+        self.literals = tuple(sorted(literals))
 
     def hits(self, data: "Union[bytes, bytearray]", begin: int = 0, end: "Optional[int]" = None) -> "List[int]":
         """Positions in ``data[begin:end]`` where a spelling of the target may be, ascending."""
         end = len(data) if end is None else end
         found = []
-        quoted = self.quoted
-        if quoted is not None:
-            at = data.find(quoted, begin, end)
+        for literal in self.literals:
+            at = data.find(literal, begin, end)
             while at >= 0:
                 found.append(at)
-                at = data.find(quoted, at + 1, end)
+                at = data.find(literal, at + 1, end)
         codes = self.codes
         for prefix in self.prefixes:
             at = data.find(prefix, begin, end)
@@ -301,11 +301,6 @@ class ValueSpellings:
                 if bytes(data[at + 2 : min(at + 6, end)]).lower() in codes:
                     found.append(at)
                 at = data.find(prefix, at + 4, end)
-        for escape in self.short:
-            at = data.find(escape, begin, end)
-            while at >= 0:
-                found.append(at)
-                at = data.find(escape, at + 1, end)
         found.sort()
         return found
 
