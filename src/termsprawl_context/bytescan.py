@@ -135,7 +135,7 @@ def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "
 
 # A file search's chunk: large enough that a find runs at memory speed, bounded so a search
 # holds one (and a carry) whatever the file. The carry, what a chunk keeps of the one
-# before, holds a token or escape split by the edge; a longer token falls back to joining.
+# before, holds a token or escape split by the edge; a longer token takes room from the chunk.
 CHUNK_BYTES = 4 << 20
 CARRY_BYTES = 64
 
@@ -171,11 +171,11 @@ def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None)
 
 def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
-    chunk = CHUNK_BYTES
-    if buffer is None or overlap > CARRY_BYTES:
-        return _may_hold_joined(f, needles, escapes, overlap, chunk)
+    carry = max(CARRY_BYTES, overlap)
+    if buffer is None or len(buffer) < 2 * carry:
+        buffer = bytearray(carry + CHUNK_BYTES)
     view = memoryview(buffer)
-    chunk = len(buffer) - CARRY_BYTES
+    chunk = len(buffer) - carry
     have = 0
     try:
         while True:
@@ -188,19 +188,6 @@ def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Option
             have = carry_over(buffer, end, overlap)
     finally:
         view.release()
-
-
-def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
-    """``file_may_hold`` without a buffer: each chunk, and the window joining it to the last."""
-    tail = b""
-    while True:
-        data = f.read(chunk)
-        if not data:
-            return False
-        for part in (data, tail + data[:overlap]):
-            if needles.plainly_in(part) or (escapes and has_ascii_escape(part)):
-                return True
-        tail = data[-overlap:] if overlap > 0 else b""
 
 
 # --- escapes in lowercased text (a case-insensitive search) -----------------------------

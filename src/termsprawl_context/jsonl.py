@@ -182,12 +182,6 @@ def decode_cost(raw: Union[bytes, bytearray]) -> int:
     return len(raw) * (1 + width + escaped_width(raw, width)) + _values_cost(raw)
 
 
-def builds_values(raw: Union[bytes, bytearray]) -> bool:
-    """The line starts like a JSON value that parsing would build (an object, an array,
-    a string); anything else fails at its first byte, having cost only its text."""
-    return raw.lstrip(b" \t\r\n")[:1] in (b"{", b"[", b'"')
-
-
 def readable(raw: Union[bytes, bytearray, str]) -> bool:
     """Whether a line is within the bound and the cost model, for every reader of either
     policy (a ``str`` is costed as its UTF-8). Escapes are looked for only when the
@@ -198,8 +192,8 @@ def readable(raw: Union[bytes, bytearray, str]) -> bool:
         raw = raw.encode("utf-8", "surrogatepass")
     if len(raw) > MAX_LINE_BYTES:
         return False
-    if not builds_values(raw):
-        return True
+    if raw.lstrip(b" \t\r\n")[:1] not in (b"{", b"[", b'"'):
+        return True  # no value parsing would build: it fails at its first byte, having cost only its text
     base = len(raw) * (1 + _text_width(raw)) + _values_cost(raw)
     return base + 4 * len(raw) <= DECODE_BUDGET_BYTES or decode_cost(raw) <= DECODE_BUDGET_BYTES
 
