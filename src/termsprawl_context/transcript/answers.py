@@ -49,12 +49,10 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
 
 def _pairs(body: str) -> Optional[str]:
     """The text between an envelope's opening prefix and its last trailer, or None."""
-    for prefix in model.ANSWER_PREFIXES:
-        if body.startswith(prefix):
-            rest = body[len(prefix) :]
-            break
-    else:
+    prefix = next((prefix for prefix in model.ANSWER_PREFIXES if body.startswith(prefix)), None)
+    if prefix is None:
         return None
+    rest = body[len(prefix) :]
     cut = max(rest.rfind(trailer) for trailer in model.ANSWER_TRAILERS)
     if cut < 0 or not rest.startswith(" "):
         return None

@@ -82,13 +82,8 @@ def is_edit_tool(name: Any) -> bool:
 
 
 def edit_file_path(tool_input: Any) -> Optional[str]:
-    if not isinstance(tool_input, dict):
-        return None
-    for key in EDIT_PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    values = (tool_input.get(key) for key in EDIT_PATH_KEYS) if isinstance(tool_input, dict) else ()
+    return next((value for value in values if isinstance(value, str) and value), None)
 
 
 def is_meta(obj: Any) -> bool:
