@@ -76,10 +76,6 @@ class _GuardedStdout(io.RawIOBase):
     def isatty(self) -> bool:
         return os.isatty(self._fd)
 
-    def close(self) -> None:
-        # The descriptor is the process's stdout: it outlives this wrapper.
-        io.RawIOBase.close(self)
-
 
 class _Discard(object):
     """stderr when fd 2 was closed at start: diagnostics go nowhere, never to stdout."""
@@ -141,17 +137,14 @@ def guard_standard_streams() -> None:
     if sys.stdout is not sys.__stdout__:
         return
     try:
-        fd = sys.stdout.fileno()
         old = sys.stdout
+        fd = old.fileno()
         old.flush()
-        raw = _GuardedStdout(fd)
-        buffered = io.BufferedWriter(raw)
         sys.stdout = io.TextIOWrapper(
-            buffered,
+            io.BufferedWriter(_GuardedStdout(fd)),
             encoding=old.encoding,
             errors=old.errors,
             line_buffering=bool(old.line_buffering),
-            write_through=False,
         )
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass
