@@ -102,9 +102,6 @@ class _ClosedStdout(_Discard):
 
         raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
 
-    def fileno(self) -> int:
-        raise io.UnsupportedOperation("stdout is closed")
-
 
 def _reserve(fd: int) -> None:
     """Open /dev/null on ``fd`` when it is closed, so no state file we open gets the

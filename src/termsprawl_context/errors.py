@@ -38,11 +38,8 @@ class Refusal(Exception):
 
     def __init__(self, message: str = "") -> None:
         message = message or self.default
-        super().__init__(message)
+        super().__init__(message)  # str() is the message: its one argument
         self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class UsageError(Refusal):

@@ -213,16 +213,11 @@ def loads_strict(text: str, **options) -> object:
 
 
 def json_type_name(value: object) -> str:
-    """The JSON name of a decoded value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    """The JSON name of a decoded value's type, for messages (bool before int: it is one)."""
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "object")
+
+
+_JSON_TYPES = ((type(None), "null"), (bool, "boolean"), ((int, float), "number"), (str, "string"), (list, "array"))
 
 
 def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[int, int, Optional[bytes]]]:
