@@ -78,16 +78,8 @@ class Needles(namedtuple("Needles", "tokens plain")):
         themselves (not ``"``, ``\\``, ``/``, nor ``excluded``), which any text holding
         ``text`` passes; none (every line a candidate) when shorter than ``minimum``."""
         allowed = _PLAIN_VALUE - frozenset(excluded)
-        data = text.encode("utf-8", "surrogatepass")
-        best, start = b"", -1
-        for i in range(len(data) + 1):
-            plain = i < len(data) and data[i] in allowed
-            if plain and start < 0:
-                start = i
-            elif not plain and start >= 0:
-                if i - start > len(best):
-                    best = data[start:i]
-                start = -1
+        cuts = bytes(c if c in allowed else 0 for c in range(256))  # NUL, never allowed, ends a run
+        best = max(text.encode("utf-8", "surrogatepass").translate(cuts).split(b"\0"), key=len)  # the first longest
         return cls((text,), (best,) if best and len(best) >= minimum else None)
 
     @property
