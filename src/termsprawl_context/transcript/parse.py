@@ -142,8 +142,7 @@ class DriftProbe(object):
     def see(self, obj: dict) -> None:
         if self.probed < SCHEMA_DRIFT_CHECK_N:
             self.probed += 1
-            if not self.known_seen and has_known_field(obj):
-                self.known_seen = True
+            self.known_seen = self.known_seen or has_known_field(obj)
 
     def warn(self, path: Any, stream: Optional[TextIO] = None) -> None:
         warn_schema_drift(path, self.probed, self.known_seen, stream)
