@@ -92,7 +92,7 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
 
 def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
     """The canonical entry of one decoded line; None when it does not decode or has no uuid."""
-    entry = decode_entry(record, line.number, line.offset)  # None for a record that is None
+    entry = decode_entry(record, line.number, line.offset)  # None too for a line that did not parse
     return entry if entry is not None and entry.uuid else None
 
 
