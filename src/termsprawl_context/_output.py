@@ -76,10 +76,6 @@ class _GuardedStdout(io.RawIOBase):
     def isatty(self) -> bool:
         return os.isatty(self._fd)
 
-    def close(self) -> None:
-        # The descriptor is the process's stdout: it outlives this wrapper.
-        io.RawIOBase.close(self)
-
 
 class _Discard(object):
     """stderr when fd 2 was closed at start: diagnostics go nowhere, never to stdout."""
@@ -106,16 +102,13 @@ class _ClosedStdout(_Discard):
 
         raise StdoutFailed(errno.EBADF, "cannot write to stdout: it is closed")
 
-    def fileno(self) -> int:
-        raise io.UnsupportedOperation("stdout is closed")
 
-
-def _reserve(fd: int) -> bool:
-    """Open /dev/null on ``fd`` when it is closed (True), so no state file we open gets
-    the number 0, 1 or 2 and takes a stray write."""
+def _reserve(fd: int) -> None:
+    """Open /dev/null on ``fd`` when it is closed, so no state file we open gets the
+    number 0, 1 or 2 and takes a stray write."""
     try:
         os.fstat(fd)
-        return False
+        return
     except OSError:
         pass
     try:
@@ -125,7 +118,6 @@ def _reserve(fd: int) -> bool:
             os.close(null)
     except OSError:
         pass
-    return True
 
 
 def guard_standard_streams() -> None:
@@ -142,17 +134,14 @@ def guard_standard_streams() -> None:
     if sys.stdout is not sys.__stdout__:
         return
     try:
-        fd = sys.stdout.fileno()
         old = sys.stdout
+        fd = old.fileno()
         old.flush()
-        raw = _GuardedStdout(fd)
-        buffered = io.BufferedWriter(raw)
         sys.stdout = io.TextIOWrapper(
-            buffered,
+            io.BufferedWriter(_GuardedStdout(fd)),
             encoding=old.encoding,
             errors=old.errors,
             line_buffering=bool(old.line_buffering),
-            write_through=False,
         )
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass
@@ -329,9 +318,7 @@ def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
     write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
-def error_line(message: str) -> None:
-    """A refusal's one line on stderr: ``termsprawl-context: <message>``."""
-    warn(message)
+error_line = warn  # a refusal's one line on stderr: ``termsprawl-context: <message>``
 
 
 def _point_at_devnull(stream: "Any") -> None:

@@ -78,16 +78,8 @@ class Needles(namedtuple("Needles", "tokens plain")):
         themselves (not ``"``, ``\\``, ``/``, nor ``excluded``), which any text holding
         ``text`` passes; none (every line a candidate) when shorter than ``minimum``."""
         allowed = _PLAIN_VALUE - frozenset(excluded)
-        data = text.encode("utf-8", "surrogatepass")
-        best, start = b"", -1
-        for i in range(len(data) + 1):
-            plain = i < len(data) and data[i] in allowed
-            if plain and start < 0:
-                start = i
-            elif not plain and start >= 0:
-                if i - start > len(best):
-                    best = data[start:i]
-                start = -1
+        cuts = bytes(c if c in allowed else 0 for c in range(256))  # NUL, never allowed, ends a run
+        best = max(text.encode("utf-8", "surrogatepass").translate(cuts).split(b"\0"), key=len)  # the first longest
         return cls((text,), (best,) if best and len(best) >= minimum else None)
 
     @property
@@ -135,7 +127,7 @@ def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "
 
 # A file search's chunk: large enough that a find runs at memory speed, bounded so a search
 # holds one (and a carry) whatever the file. The carry, what a chunk keeps of the one
-# before, holds a token or escape split by the edge; a longer token falls back to joining.
+# before, holds a token or escape split by the edge; a longer token takes room from the chunk.
 CHUNK_BYTES = 4 << 20
 CARRY_BYTES = 64
 
@@ -171,11 +163,11 @@ def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None)
 
 def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
-    chunk = CHUNK_BYTES
-    if buffer is None or overlap > CARRY_BYTES:
-        return _may_hold_joined(f, needles, escapes, overlap, chunk)
+    carry = max(CARRY_BYTES, overlap)
+    if buffer is None or len(buffer) < 2 * carry:
+        buffer = bytearray(carry + CHUNK_BYTES)
     view = memoryview(buffer)
-    chunk = len(buffer) - CARRY_BYTES
+    chunk = len(buffer) - carry
     have = 0
     try:
         while True:
@@ -188,19 +180,6 @@ def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Option
             have = carry_over(buffer, end, overlap)
     finally:
         view.release()
-
-
-def _may_hold_joined(f: "BinaryIO", needles: Needles, escapes: bool, overlap: int, chunk: int) -> bool:
-    """``file_may_hold`` without a buffer: each chunk, and the window joining it to the last."""
-    tail = b""
-    while True:
-        data = f.read(chunk)
-        if not data:
-            return False
-        for part in (data, tail + data[:overlap]):
-            if needles.plainly_in(part) or (escapes and has_ascii_escape(part)):
-                return True
-        tail = data[-overlap:] if overlap > 0 else b""
 
 
 # --- escapes in lowercased text (a case-insensitive search) -----------------------------
@@ -263,13 +242,14 @@ class ValueSpellings:
 
     def __init__(self, target: str) -> None:
         self.usable = "\ufffd" not in target
+        # Spellings found as they are: the target quoted, each two-character escape.
+        literals = set()
         try:
-            self.quoted = b'"' + target.encode("utf-8") + b'"'  # type: Optional[bytes]
+            literals.add(b'"' + target.encode("utf-8") + b'"')
         except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
-            self.quoted = None
+            pass
         codes = set()  # the 4 hex digits (lower case) of each \uXXXX that may spell a character
         prefixes = set()  # b"\\u" and the first two of those digits, in every letter case
-        short = set()
         for char in set(target):
             codepoint = ord(char)
             if codepoint > 0xFFFF:  # spelled as a surrogate pair: look for its first half
@@ -279,21 +259,20 @@ class ValueSpellings:
             first, second = code[:1], code[1:2]
             prefixes.update(ANY_ESCAPE + a + b for a in (first, first.upper()) for b in (second, second.upper()))
             if char in SHORT_ESCAPES:
-                short.add(SHORT_ESCAPES[char])
+                literals.add(SHORT_ESCAPES[char])
         self.codes = frozenset(codes)
         self.prefixes = tuple(sorted(prefixes))
-        self.short = tuple(sorted(short))
+        self.literals = tuple(sorted(literals))
 
     def hits(self, data: "Union[bytes, bytearray]", begin: int = 0, end: "Optional[int]" = None) -> "List[int]":
         """Positions in ``data[begin:end]`` where a spelling of the target may be, ascending."""
         end = len(data) if end is None else end
         found = []
-        quoted = self.quoted
-        if quoted is not None:
-            at = data.find(quoted, begin, end)
+        for literal in self.literals:
+            at = data.find(literal, begin, end)
             while at >= 0:
                 found.append(at)
-                at = data.find(quoted, at + 1, end)
+                at = data.find(literal, at + 1, end)
         codes = self.codes
         for prefix in self.prefixes:
             at = data.find(prefix, begin, end)
@@ -301,11 +280,6 @@ class ValueSpellings:
                 if bytes(data[at + 2 : min(at + 6, end)]).lower() in codes:
                     found.append(at)
                 at = data.find(prefix, at + 4, end)
-        for escape in self.short:
-            at = data.find(escape, begin, end)
-            while at >= 0:
-                found.append(at)
-                at = data.find(escape, at + 1, end)
         found.sort()
         return found
 

@@ -38,11 +38,8 @@ class Refusal(Exception):
 
     def __init__(self, message: str = "") -> None:
         message = message or self.default
-        super().__init__(message)
+        super().__init__(message)  # str() is the message: its one argument
         self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 class UsageError(Refusal):
@@ -120,7 +117,7 @@ class SettingsUnusable(Refusal):
     def __init__(self, path: str, reason: str, event: str = "", command: str = "") -> None:
         hook = ", or add the %s hook `%s` yourself" % (event, command) if command else ""
         super().__init__("init: %s %s; it was left untouched (fix it%s)" % (path, reason, hook))
-        self.path, self.reason = path, reason
+        self.reason = reason
 
 
 class DuplicateKey(ValueError):
@@ -130,7 +127,6 @@ class DuplicateKey(ValueError):
         import json
 
         super().__init__("the key %s twice in one object" % json.dumps(key))
-        self.key = key
 
 
 # --- a hook's payload and outcome --------------------------------------------------------------
@@ -173,7 +169,6 @@ class SessionIdNotFound(NotFound):
 
     def __init__(self, name: str) -> None:
         super().__init__("session not found: %s" % name)
-        self.partial = name
 
 
 class SessionNotFound(NotFound):
@@ -181,7 +176,6 @@ class SessionNotFound(NotFound):
 
     def __init__(self, uuid: str) -> None:
         super().__init__("uuid not found in any transcript: %s" % (uuid,))
-        self.uuid = uuid
 
 
 class AmbiguousSession(Refusal):
@@ -194,8 +188,6 @@ class AmbiguousSession(Refusal):
         if len(ids) > MAX_CANDIDATES_SHOWN:
             shown += ", ... (%d more)" % (len(ids) - MAX_CANDIDATES_SHOWN)
         super().__init__("ambiguous session ID '%s' matches %d sessions: %s" % (partial, len(ids), shown))
-        self.partial = partial
-        self.ids = ids
         self.candidates = sorted(candidates)
 
 
@@ -312,8 +304,6 @@ class Degraded(Refusal):
 
     def __init__(self, path: str, continues: str) -> None:
         super().__init__(_continues(path, continues, self.reason))
-        self.path = path
-        self.continues = continues
 
 
 class ContinuationMissing(Degraded):

@@ -182,12 +182,6 @@ def decode_cost(raw: Union[bytes, bytearray]) -> int:
     return len(raw) * (1 + width + escaped_width(raw, width)) + _values_cost(raw)
 
 
-def builds_values(raw: Union[bytes, bytearray]) -> bool:
-    """The line starts like a JSON value that parsing would build (an object, an array,
-    a string); anything else fails at its first byte, having cost only its text."""
-    return raw.lstrip(b" \t\r\n")[:1] in (b"{", b"[", b'"')
-
-
 def readable(raw: Union[bytes, bytearray, str]) -> bool:
     """Whether a line is within the bound and the cost model, for every reader of either
     policy (a ``str`` is costed as its UTF-8). Escapes are looked for only when the
@@ -198,8 +192,8 @@ def readable(raw: Union[bytes, bytearray, str]) -> bool:
         raw = raw.encode("utf-8", "surrogatepass")
     if len(raw) > MAX_LINE_BYTES:
         return False
-    if not builds_values(raw):
-        return True
+    if raw.lstrip(b" \t\r\n")[:1] not in (b"{", b"[", b'"'):
+        return True  # no value parsing would build: it fails at its first byte, having cost only its text
     base = len(raw) * (1 + _text_width(raw)) + _values_cost(raw)
     return base + 4 * len(raw) <= DECODE_BUDGET_BYTES or decode_cost(raw) <= DECODE_BUDGET_BYTES
 
@@ -219,16 +213,11 @@ def loads_strict(text: str, **options) -> object:
 
 
 def json_type_name(value: object) -> str:
-    """The JSON name of a decoded value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    """The JSON name of a decoded value's type, for messages (bool before int: it is one)."""
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "object")
+
+
+_JSON_TYPES = ((type(None), "null"), (bool, "boolean"), ((int, float), "number"), (str, "string"), (list, "array"))
 
 
 def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[int, int, Optional[bytes]]]:

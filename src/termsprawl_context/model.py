@@ -232,17 +232,11 @@ SPEAKERS = (
 
 
 # --- tool calls and results ---------------------------------------------------------------------
-class ToolCall(namedtuple("ToolCall", "id name input")):
-    """A ``tool_use`` block of an assistant entry: its id, tool name and raw input."""
-
-    __slots__ = ()
-
-
-class ToolResult(namedtuple("ToolResult", "tool_use_id content is_error")):
-    """A ``tool_result`` block of a user entry: the call it answers, its raw content and
-    whether the harness marked it ``is_error``."""
-
-    __slots__ = ()
+# A ``tool_use`` block of an assistant entry: its id, tool name and raw input.
+ToolCall = namedtuple("ToolCall", "id name input")
+# A ``tool_result`` block of a user entry: the call it answers, its raw content and whether
+# the harness marked it ``is_error``.
+ToolResult = namedtuple("ToolResult", "tool_use_id content is_error")
 
 
 # --- one record ---------------------------------------------------------------------------------
@@ -287,10 +281,6 @@ _ZERO = {"s": "", "b": False, "r": None}
 _ZEROS = {field: _ZERO[kind] for _, field, kind in _DECODED}
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
     """The lenient reading, for readers that fail open (the dump, session listings): exact
     key names, a field of the wrong type read as absent, the rest of the line still counted."""
@@ -301,19 +291,19 @@ def entry_of(record: dict, line: int = 0, offset: int = -1) -> Entry:
     if not isinstance(message, dict):
         message = None
     return Entry(
-        _text(get(FIELD_TYPE)),
-        _text(get(FIELD_UUID)),
-        _text(get(FIELD_PARENT_UUID)),
-        _text(get(FIELD_LOGICAL_PARENT_UUID)),
-        _text(get(FIELD_SESSION_ID)),
-        _text(get(FIELD_TIMESTAMP)),
-        _text(get(FIELD_CWD)),
-        _text(get(FIELD_GIT_BRANCH)),
+        as_str(get(FIELD_TYPE)),
+        as_str(get(FIELD_UUID)),
+        as_str(get(FIELD_PARENT_UUID)),
+        as_str(get(FIELD_LOGICAL_PARENT_UUID)),
+        as_str(get(FIELD_SESSION_ID)),
+        as_str(get(FIELD_TIMESTAMP)),
+        as_str(get(FIELD_CWD)),
+        as_str(get(FIELD_GIT_BRANCH)),
         get(FIELD_IS_SIDECHAIN) is True,
         get(FIELD_IS_META) is True,
         get(FIELD_IS_COMPACT_SUMMARY) is True,
         get(FIELD_IS_VISIBLE_IN_TRANSCRIPT_ONLY) is True,
-        _text(get(FIELD_AGENT_ID)),
+        as_str(get(FIELD_AGENT_ID)),
         message,
         message.get("content") if message is not None else None,
         get(FIELD_TOOL_USE_RESULT),
@@ -361,10 +351,8 @@ class Session(object):
         return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
 
 
-class SummaryLink(namedtuple("SummaryLink", "summary leaf_uuid")):
-    """A summary record naming another session's leaf message (its ``leafUuid``)."""
-
-    __slots__ = ()
+# A summary record naming another session's leaf message (its ``leafUuid``).
+SummaryLink = namedtuple("SummaryLink", "summary leaf_uuid")
 
 
 # (One literal, so type checkers see the fields; the order is ``sessions --json``'s.)

@@ -10,11 +10,9 @@ them inside an answer, else the caller refuses by name rather than guess.
 
 from __future__ import annotations
 
-from termsprawl_context import model
+from typing import Any, List, Optional, Tuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, List, Optional, Tuple
+from termsprawl_context import model
 
 
 # More questions than a real call asks (Claude Code's schema allows 1 to 4) are no call to
@@ -51,12 +49,10 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
 
 def _pairs(body: str) -> Optional[str]:
     """The text between an envelope's opening prefix and its last trailer, or None."""
-    for prefix in model.ANSWER_PREFIXES:
-        if body.startswith(prefix):
-            rest = body[len(prefix) :]
-            break
-    else:
+    prefix = next((prefix for prefix in model.ANSWER_PREFIXES if body.startswith(prefix)), None)
+    if prefix is None:
         return None
+    rest = body[len(prefix) :]
     cut = max(rest.rfind(trailer) for trailer in model.ANSWER_TRAILERS)
     if cut < 0 or not rest.startswith(" "):
         return None

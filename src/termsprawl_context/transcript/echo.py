@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import os
 import shlex
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 
 # git subcommands that print commit messages, notes, tags or stashes (the notes' table).
@@ -103,41 +100,32 @@ def _tokens(command: str) -> List[str]:
     return list(lexer)
 
 
-class _Simple(object):
-    """One simple command: its words and the targets of its read redirections."""
-
-    __slots__ = ("words", "reads")
-
-    def __init__(self) -> None:
-        self.words: List[str] = []
-        self.reads: List[str] = []
-
-
-def _simple_commands(tokens: List[str]) -> Iterator[_Simple]:
-    current = _Simple()
+def _simple_commands(tokens: List[str]) -> Iterator[Tuple[List[str], List[str]]]:
+    """Each simple command's words and the targets of its read redirections."""
+    words, reads = [], []  # type: List[str], List[str]
     pending_redirect = ""
     for token in tokens:
         if token and all(c in _OPERATOR_CHARS for c in token):  # an operator
             if "<" in token or ">" in token:
                 # An fd number before the operator (2>file) is not a word of the command.
-                if current.words and current.words[-1].isdigit():
-                    current.words.pop()
+                if words and words[-1].isdigit():
+                    words.pop()
                 pending_redirect = token
                 continue
-            if current.words or current.reads:
-                yield current
-            current = _Simple()
+            if words or reads:
+                yield words, reads
+            words, reads = [], []
             pending_redirect = ""
             continue
         if pending_redirect:
             # `<file` reads it; `<<EOF` and `<<<word` are text, `>file` is written.
             if "<" in pending_redirect and "<<" not in pending_redirect and "&" not in pending_redirect:
-                current.reads.append(token)
+                reads.append(token)
             pending_redirect = ""
             continue
-        current.words.append(token)
-    if current.words or current.reads:
-        yield current
+        words.append(token)
+    if words or reads:
+        yield words, reads
 
 
 def names_git_path(word: str) -> bool:
@@ -212,10 +200,10 @@ def _product_subcommand(words: List[str]) -> Optional[str]:
     return None
 
 
-def _simple_echoes(simple: _Simple, depth: int) -> bool:
-    if any(names_git_path(word) for word in simple.words + simple.reads):
+def _simple_echoes(words: List[str], reads: List[str], depth: int) -> bool:
+    if any(names_git_path(word) for word in words + reads):
         return True
-    words = _unwrap(simple.words)
+    words = _unwrap(words)
     if not words:
         return False
     name = _binary_name(words[0])
@@ -241,7 +229,7 @@ def _echoes(command: str, depth: int) -> bool:
         tokens = _tokens(command)
     except ValueError:  # an unclosed quote or escape: unreadable, so not trusted
         return bool(command.strip())
-    return any(_simple_echoes(simple, depth) for simple in _simple_commands(tokens))
+    return any(_simple_echoes(words, reads, depth) for words, reads in _simple_commands(tokens))
 
 
 def echoes_record(command: str) -> bool:

@@ -62,7 +62,4 @@ def speaker(entry: Entry) -> str:
         return INJECTED if signal == SIGNAL_HARNESS else PERSON
     if tool_results(entry):
         return TOOL_RESULT
-    for harness_kind in (COMPACTION, INJECTED, NOTICE):
-        if harness_kind in kinds:
-            return harness_kind
-    return OTHER
+    return next((harness_kind for harness_kind in (COMPACTION, INJECTED, NOTICE) if harness_kind in kinds), OTHER)

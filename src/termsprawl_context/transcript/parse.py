@@ -82,13 +82,8 @@ def is_edit_tool(name: Any) -> bool:
 
 
 def edit_file_path(tool_input: Any) -> Optional[str]:
-    if not isinstance(tool_input, dict):
-        return None
-    for key in EDIT_PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    values = (tool_input.get(key) for key in EDIT_PATH_KEYS) if isinstance(tool_input, dict) else ()
+    return next((value for value in values if isinstance(value, str) and value), None)
 
 
 def is_meta(obj: Any) -> bool:
@@ -100,15 +95,9 @@ def is_sidechain(obj: Any) -> bool:
 
 
 def is_tool_result(obj: Any) -> bool:
-    if not isinstance(obj, dict):
-        return False
-    message = obj.get("message")
-    if not isinstance(message, dict):
-        return False
-    content = message.get("content")
-    if not isinstance(content, list):
-        return False
-    return any(isinstance(block, dict) and block.get("type") == "tool_result" for block in content)
+    message = obj.get("message") if isinstance(obj, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
 def sidechain_cue_hit(text: Any) -> Optional[Tuple[str, str]]:
@@ -153,8 +142,7 @@ class DriftProbe(object):
     def see(self, obj: dict) -> None:
         if self.probed < SCHEMA_DRIFT_CHECK_N:
             self.probed += 1
-            if not self.known_seen and has_known_field(obj):
-                self.known_seen = True
+            self.known_seen = self.known_seen or has_known_field(obj)
 
     def warn(self, path: Any, stream: Optional[TextIO] = None) -> None:
         warn_schema_drift(path, self.probed, self.known_seen, stream)
@@ -164,9 +152,7 @@ def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: O
     """Warn once per path per process that none of the first ``lines_checked`` lines (none:
     no warning) held a known field."""
     key = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
-    if seen_known or key in _drift_warned:
-        return
-    if lines_checked == 0:
+    if seen_known or not lines_checked or key in _drift_warned:
         return
     _drift_warned.add(key)
     write_diagnostic(DRIFT_WARNING.format(lines_checked=lines_checked, path=key), stream)
@@ -204,14 +190,12 @@ def iter_objects(
     with jsonl.open_regular(path) as f:
         for line in jsonl.iter_lines(f):
             line_no = line.number - 1
+            if line_no == schema_drift_check_n:
+                warn_schema_drift(path, line_no, seen_known, stream)
             obj = jsonl.parse_object(line.raw)
             if obj is None:
-                if line_no == schema_drift_check_n:
-                    warn_schema_drift(path, line_no, seen_known, stream)
                 continue
             if not seen_known and line_no < schema_drift_check_n and has_known_field(obj):
                 seen_known = True
-            if line_no == schema_drift_check_n:
-                warn_schema_drift(path, line_no, seen_known, stream)
             yield line_no, obj
     warn_schema_drift(path, min(schema_drift_check_n, line_no + 1), seen_known, stream)

@@ -92,12 +92,8 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
 
 def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
     """The canonical entry of one decoded line; None when it does not decode or has no uuid."""
-    if record is None:
-        return None
-    entry = decode_entry(record, line.number, line.offset)
-    if entry is None or not entry.uuid:
-        return None
-    return entry
+    entry = decode_entry(record, line.number, line.offset)  # None too for a line that did not parse
+    return entry if entry is not None and entry.uuid else None
 
 
 def iter_entries(path: str) -> Iterator[Entry]:

@@ -3,9 +3,7 @@ tokeniser): which words of a command may name a file an agent read."""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import List
+from typing import List
 
 
 def command_paths(command: str) -> List[str]:

@@ -6,7 +6,7 @@ the output that follows it as its child, and a task notification's one line.
 from __future__ import annotations
 
 from termsprawl_context import model
-from termsprawl_context.model import PERSON
+from termsprawl_context.model import INJECTED, PERSON
 from termsprawl_context.transcript.speakers import SIGNAL_PERSON, SIGNAL_TASK, content_texts, not_the_person
 from termsprawl_context.transcript.speakers import text_kind, turn_signal
 
@@ -51,9 +51,7 @@ def slash_command(entry: Entry) -> str:
     signal = turn_signal(entry)
     for text in content_texts(entry.content):
         head = text.lstrip()
-        if not head.startswith(model.INJECTED_PREFIXES):
-            continue
-        if signal == SIGNAL_PERSON or head.startswith(model.PROMPT_COMMAND_OPEN):
+        if text_kind(head) == INJECTED and (signal == SIGNAL_PERSON or head.startswith(model.PROMPT_COMMAND_OPEN)):
             typed = command_as_typed(head)
             if typed:
                 return typed
@@ -64,11 +62,8 @@ def is_local_command(entry: Entry) -> bool:
     """A local command's caveat or envelope: its child is the command's output, not typed."""
     if entry.type != model.TYPE_USER or slash_command(entry):
         return False
-    for text in content_texts(entry.content):
-        head = text.lstrip()
-        if head.startswith((model.LOCAL_COMMAND_OPEN, model.LOCAL_COMMAND_CAVEAT_OPEN, model.LOCAL_COMMAND_CAVEAT)):
-            return True
-    return False
+    opens = (model.LOCAL_COMMAND_OPEN, model.LOCAL_COMMAND_CAVEAT_OPEN, model.LOCAL_COMMAND_CAVEAT)
+    return any(text.lstrip().startswith(opens) for text in content_texts(entry.content))
 
 
 def output_parent(entry: Entry) -> str:

@@ -42,7 +42,7 @@ def start_time(path: str) -> Optional[datetime]:
     """When the session began: the first record timestamp that parses as RFC 3339
     (None when none does). Raises RecordUnreadable when it cannot be read."""
     for line, record in iter_records(path):
-        entry = decode_entry(record) if record is not None else None
+        entry = decode_entry(record)
         if entry is not None and entry.timestamp:
             parsed = parse_timestamp(entry.timestamp)
             if parsed is not None:

@@ -27,12 +27,8 @@ TITLE_COMMAND = "command"  # no prompt typed: the first slash command the person
 TITLE_FIRST_MESSAGE = "first-message"  # the seed's first user message, whatever it is
 
 
-class Title(namedtuple("Title", "text source")):
-    """A session's title and its ``title_source`` (both "" when nothing names it)."""
-
-    __slots__ = ()
-
-
+# A session's title and its ``title_source`` (both "" when nothing names it).
+Title = namedtuple("Title", "text source")
 NO_TITLE = Title("", "")
 
 
@@ -47,15 +43,16 @@ def clean_title_record_text(text: str) -> str:
     return truncate_utf8(collapse_whitespace(text), TITLE_MAX_BYTES)
 
 
+def _first_title(texts: Iterable[str]) -> str:
+    """The first of ``texts`` not empty once made a title (``clean_title``), as one."""
+    return next((title for title in map(clean_title, texts) if title), "")
+
+
 def typed_prompt(entry: Entry) -> str:
     """The first text a ``user`` entry's person typed that is not empty once sanitised, as a title."""
     if entry.type != model.TYPE_USER:
         return ""  # queued prompts come after a first prompt: never the first
-    for text in typed_texts(entry):
-        title = clean_title(text)
-        if title:
-            return title
-    return ""
+    return _first_title(typed_texts(entry))
 
 
 def is_harness_title(text: str) -> bool:
@@ -69,13 +66,8 @@ def typed_command(entry: Entry) -> str:
     a session of commands alone (``/model``) is named by its first, not by its envelope."""
     if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
-    for text in content_texts(entry.content):
-        if text_kind(text) != INJECTED:
-            continue
-        title = clean_title(command_as_typed(text))  # older records write the name bare
-        if title:
-            return title
-    return ""
+    texts = content_texts(entry.content)
+    return _first_title(command_as_typed(text) for text in texts if text_kind(text) == INJECTED)
 
 
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:

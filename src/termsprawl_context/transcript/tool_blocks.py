@@ -5,7 +5,7 @@ never ran (a hook's refusal, a denial)."""
 from __future__ import annotations
 
 from termsprawl_context import model
-from termsprawl_context.model import ToolCall, ToolResult
+from termsprawl_context.model import ToolCall, ToolResult, as_str
 from termsprawl_context.transcript.speakers import content_texts
 
 TYPE_CHECKING = False
@@ -16,24 +16,21 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def _blocks(entry: Entry, entry_type: str, block_type: str) -> "List[dict]":
-    if entry.type != entry_type or not isinstance(entry.content, list):
+    """``entry``'s blocks of ``block_type`` when it is of ``entry_type`` ("": any)."""
+    if (entry_type and entry.type != entry_type) or not isinstance(entry.content, list):
         return []
     return [block for block in entry.content if isinstance(block, dict) and block.get("type") == block_type]
 
 
-def _string(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def tool_calls(entry: Entry) -> List[ToolCall]:
     blocks = _blocks(entry, model.TYPE_ASSISTANT, "tool_use")
-    return [ToolCall(_string(block.get("id")), _string(block.get("name")), block.get("input")) for block in blocks]
+    return [ToolCall(as_str(block.get("id")), as_str(block.get("name")), block.get("input")) for block in blocks]
 
 
 def tool_results(entry: Entry) -> List[ToolResult]:
     blocks = _blocks(entry, model.TYPE_USER, "tool_result")
     return [
-        ToolResult(_string(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
+        ToolResult(as_str(block.get("tool_use_id")), block.get("content"), block.get("is_error") is True)
         for block in blocks
     ]
 
@@ -57,9 +54,7 @@ def assistant_text(entry: Entry) -> str:
 
 def tool_use_ids(entry: Entry) -> List[str]:
     """The non-empty ids of an entry's ``tool_use`` blocks, whatever its type."""
-    if not isinstance(entry.content, list):
-        return []
-    ids = (block.get("id") for block in entry.content if isinstance(block, dict) and block.get("type") == "tool_use")
+    ids = (block.get("id") for block in _blocks(entry, "", "tool_use"))
     return [use_id for use_id in ids if isinstance(use_id, str) and use_id]
 
 

@@ -24,19 +24,15 @@ entry of another shape is an error for that entry alone: not a match.
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Iterable, Iterator, List
 
 from termsprawl_context.errors import ExpressionNeverRan, ExpressionNotBoolean, QueryCompileError, RunError
+from termsprawl_context.model import Entry
 from termsprawl_context.transcript.query.evaluator import evaluate, type_name
 from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS
 from termsprawl_context.transcript.query.lexer import tokenize
 from termsprawl_context.transcript.query.parser import Parser
 from termsprawl_context.transcript.record import go_quote
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, Dict, Iterable, Iterator, List
-
-    from termsprawl_context.model import Entry
 
 
 class Expression(namedtuple("Expression", "source tree")):
@@ -62,11 +58,6 @@ def compile_where(source: str) -> Expression:
     return Expression(source, tree)
 
 
-def entry_env(entry: Entry) -> Dict[str, Any]:
-    """The names an expression sees for one entry."""
-    return {name: getattr(entry, field) for name, (_type, field) in FIELDS.items()}
-
-
 def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> List[Entry]:  # noqa: A001
     """The entries ``where`` holds for, in order (sidechains only when asked): nothing
     matching is an answer ([]); the refusals are ``iter_filter``'s."""
@@ -87,7 +78,7 @@ def iter_filter(entries: Iterable[Entry], where: str, include_sidechains: bool =
             yield entry
             continue
         try:
-            value = evaluate(expression.tree, entry_env(entry))
+            value = evaluate(expression.tree, {name: getattr(entry, field) for name, (_, field) in FIELDS.items()})
         except (RunError, RecursionError):
             continue
         evaluated += 1

@@ -4,15 +4,11 @@ expr's (Go's) semantics: deep equality, exact 64-bit integers, float division.""
 from __future__ import annotations
 
 import math
+from typing import Any, Dict
 
 from termsprawl_context.errors import RunError
-
 from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, clip
 from termsprawl_context.transcript.record import go_quote
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, Dict
 
 
 def _is_num(value: Any) -> bool:

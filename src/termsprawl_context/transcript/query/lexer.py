@@ -4,15 +4,11 @@ each with its offset for messages."""
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import List, Tuple
 
 from termsprawl_context.errors import QueryCompileError
 from termsprawl_context.transcript.query.language import INT_BITS, INT_DIGITS, INT_MAX, INT_MIN, clip
 from termsprawl_context.transcript.record import go_quote
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import List, Tuple
-
 
 Token = namedtuple("Token", "kind value pos")  # kind: num str name op end
 # Longest first, so "?.[" is not read as "?." then "[".

@@ -3,15 +3,12 @@ operand types can never take."""
 
 from __future__ import annotations
 
+from typing import List, Tuple
+
 from termsprawl_context.errors import QueryCompileError
 from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR
+from termsprawl_context.transcript.query.lexer import Token
 from termsprawl_context.transcript.record import go_quote
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import Any, List, Tuple
-
-    from termsprawl_context.transcript.query.lexer import Token
 
 
 # Nodes are tuples (kind, static type, ...); kinds: lit, name, list, path, call, unary, not,
@@ -29,13 +26,10 @@ class Parser(object):
         self.pos += 1
         return token
 
-    def at(self, kind: str, value: Any = None) -> bool:
+    def at(self, *values: str) -> bool:
+        """Whether the next token is an operator or a word among ``values``."""
         token = self.peek()
-        return token.kind == kind and (value is None or token.value == value)
-
-    def at_word(self, *words: str) -> bool:
-        token = self.peek()
-        return token.kind == "name" and token.value in words
+        return token.kind in ("op", "name") and token.value in values
 
     def expect(self, value: str) -> None:
         token = self.take()
@@ -44,7 +38,7 @@ class Parser(object):
 
     def parse(self):
         node = self.or_()
-        if not self.at("end"):
+        if self.peek().kind != "end":
             raise QueryCompileError("unexpected %s at %d" % (_describe(self.peek()), self.peek().pos))
         return node
 
@@ -57,13 +51,13 @@ class Parser(object):
     def _logical_chain(self, word: str, op: str, operand):
         """``operand (word|op operand)*``, left to right: one precedence level of ``or``/``and``."""
         node = operand()
-        while self.at_word(word) or self.at("op", op):
+        while self.at(word, op):
             self.take()
             node = _logical(word, node, operand())
         return node
 
     def not_(self):
-        if self.at_word("not") or self.at("op", "!"):
+        if self.at("not", "!"):
             self.take()
             operand = self.not_()
             _need(operand, (BOOL, ANY), "not")
@@ -73,16 +67,9 @@ class Parser(object):
     def compare(self):
         node = self.additive()
         while True:
-            token = self.peek()
-            if token.kind == "op" and token.value in ("==", "!=", "<", "<=", ">", ">="):
+            if self.at("==", "!=", "<", "<=", ">", ">=", "in", "contains", "startsWith", "endsWith"):
                 op = self.take().value
-            elif self.at_word("in", "contains", "startsWith", "endsWith"):
-                op = self.take().value
-            elif (
-                self.at_word("not")
-                and self.tokens[self.pos + 1].kind == "name"
-                and self.tokens[self.pos + 1].value == "in"
-            ):
+            elif self.at("not") and self.tokens[self.pos + 1][:2] == ("name", "in"):
                 self.take()
                 self.take()
                 op = "not in"
@@ -92,18 +79,18 @@ class Parser(object):
 
     def additive(self):
         node = self.multiplicative()
-        while self.at("op", "+") or self.at("op", "-"):
+        while self.at("+", "-"):
             node = _binary(self.take().value, node, self.multiplicative())
         return node
 
     def multiplicative(self):
         node = self.unary()
-        while self.at("op", "*") or self.at("op", "/") or self.at("op", "%"):
+        while self.at("*", "/", "%"):
             node = _binary(self.take().value, node, self.unary())
         return node
 
     def unary(self):
-        if self.at("op", "-") or self.at("op", "+"):
+        if self.at("-", "+"):
             op = self.take().value
             operand = self.unary()
             _need(operand, (NUM, ANY), op)
@@ -114,13 +101,13 @@ class Parser(object):
         node = self.primary()
         chain = []  # steps: (optional, kind, key node or name)
         while True:
-            if self.at("op", ".") or self.at("op", "?."):
+            if self.at(".", "?."):
                 optional = self.take().value == "?."
                 token = self.take()
                 if token.kind != "name":
                     raise QueryCompileError("expected a field name at %d, found %s" % (token.pos, _describe(token)))
                 chain.append((optional, "member", token.value))
-            elif self.at("op", "[") or self.at("op", "?.["):
+            elif self.at("[", "?.["):
                 optional = self.take().value == "?.["
                 key = self.or_()
                 self.expect("]")
@@ -144,9 +131,9 @@ class Parser(object):
     def _comma_list(self, close: str) -> list:
         """``expr (, expr)*`` (or nothing) up to ``close``, which is taken."""
         items = []
-        if not self.at("op", close):
+        if not self.at(close):
             items.append(self.or_())
-            while self.at("op", ","):
+            while self.at(","):
                 self.take()
                 items.append(self.or_())
         self.expect(close)
@@ -170,7 +157,7 @@ class Parser(object):
                 return ("lit", BOOL, name == "true")
             if name == "nil":
                 return ("lit", NIL, None)
-            if self.at("op", "("):
+            if self.at("("):
                 if name not in FUNCTIONS:
                     raise QueryCompileError("unknown function %s" % name)
                 self.take()
