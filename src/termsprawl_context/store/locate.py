@@ -23,11 +23,10 @@ from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where
 from termsprawl_context.errors import SessionNotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
+from termsprawl_context.store.catalog import TRANSCRIPT_SUFFIX, stem_of
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks, line_around, line_bounds
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
-
-TRANSCRIPT_SUFFIX = ".jsonl"
 
 # Below this many bytes in the store, phase 1 runs in one process. Measured on the
 # 2-core VM (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of
@@ -35,9 +34,6 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 # break even near 2.4 MB. Three times that keeps the loss small when the second core
 # turns out to be busy.
 PARALLEL_MIN_BYTES = 8 << 20
-
-# Phase 1's verdict on one file.
-NOT_HELD, HELD, UNREADABLE = 0, 1, 2
 
 
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:
@@ -84,13 +80,12 @@ def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bo
             if drift.settled:
                 return True
             continue
-        if not spellings.usable:
-            held = any(
-                _is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end)
-            )
-            continue
+        if spellings.usable:
+            hits = spellings.hits(buf, begin, end)
+        else:  # no byte test can find the uuid: every line is a candidate
+            hits = [start for start, _stop in line_bounds(buf, begin, end)]
         line_end = -1
-        for at in spellings.hits(buf, begin, end):
+        for at in hits:
             if at < line_end:
                 continue  # in the line just parsed
             start, line_end = line_around(buf, at, begin, end)
@@ -114,29 +109,23 @@ def _read(path: str, scan: Callable[[BinaryIO], Any]) -> Tuple[Any, Optional[str
         return None, "cannot read %s: %s" % (path, exc)
 
 
-def _stem(path: str) -> str:
-    return os.path.splitext(os.path.basename(path))[0]
-
-
 def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
-    """(verdict, drift lines probed, known field seen, warning or None) for one file:
-    plain data, so a helper process can send it back."""
+    """(holds the uuid, None when unreadable; drift lines probed, known field seen, warning
+    or None) for one file: plain data, so a helper process can send it back."""
     drift = DriftProbe()
-    held, message = _read(path, lambda f: _find_holder(f, target, spellings, _stem(path) == target, drift))
-    if held is None:
-        return UNREADABLE, 0, False, message
-    return (HELD if held else NOT_HELD), drift.probed, drift.known_seen, None
+    held, message = _read(path, lambda f: _find_holder(f, target, spellings, stem_of(path) == target, drift))
+    return held, drift.probed, drift.known_seen, message
 
 
 def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
     """Phase 1's verdict on one file, its warnings written: whether it holds the uuid."""
-    verdict, probed, known, message = phase_one
+    held, probed, known, message = phase_one
     if message:
         warn(message, err)
-    if verdict == UNREADABLE:
+    if held is None:
         return False
     warn_schema_drift(path, probed, known, err)
-    return verdict == HELD
+    return held
 
 
 def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
@@ -187,7 +176,7 @@ def scan_file(
             warn(message, err)
         return False, ""
     drift.warn(path, err)
-    return found[0] or _stem(path) == target, found[1]
+    return found[0] or stem_of(path) == target, found[1]
 
 
 def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:

@@ -133,9 +133,6 @@ class Timeline:
         self.lengths = array("i")  # a kept line is at most jsonl.MAX_LINE_BYTES long
         self.flags = bytearray()
 
-    def __len__(self) -> int:
-        return len(self.offsets)
-
     def _keep_strings(self) -> None:
         """Turn the codes back into the strings they stand for, from now on kept as such."""
         codes, self.codes = self.codes, None
