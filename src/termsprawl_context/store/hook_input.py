@@ -45,8 +45,6 @@ def read_payload_bytes(stream: BinaryIO) -> bytes:
             chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
             if not chunk:
                 break
-            if isinstance(chunk, str):  # a text stream handed in by mistake
-                chunk = chunk.encode("utf-8", "surrogateescape")
             chunks.append(chunk)
             total += len(chunk)
     except (OSError, ValueError) as exc:
