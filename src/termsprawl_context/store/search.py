@@ -222,16 +222,10 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], 
     if record is None:
         return None
     entry = model.entry_of(record, 0, offset)
-    found = _first_match(entry, matcher, kinds, subagent)
-    return None if found is None else (entry,) + found
-
-
-def _first_match(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
-    """``(kind, snippet)`` of the first of ``entry``'s searched texts that matches, or None."""
     for kind, text in entry_texts(entry, kinds, subagent):
         found = matcher.find(text)
         if found is not None:
-            return kind, snippet(*found)
+            return entry, kind, snippet(*found)
     return None
 
 
@@ -397,14 +391,16 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
             for entry in harness.entries(session.path):
                 if entry.line <= 0:
                     continue  # a fork's inherited history: its hits are its own session's
-                found = _first_match(entry, matcher, kinds)
-                if found is None:
-                    continue
-                if title is None:
-                    title = session_title(session.path, session.session_id, harness=session.harness).text
-                    title = title or session.session_id
-                yield (session, title, entry) + found
-                left -= 1
+                for kind, text in entry_texts(entry, kinds):
+                    found = matcher.find(text)
+                    if found is None:
+                        continue
+                    if title is None:
+                        title = session_title(session.path, session.session_id, harness=session.harness).text
+                        title = title or session.session_id
+                    yield session, title, entry, kind, snippet(*found)
+                    left -= 1
+                    break
                 if left <= 0:
                     return
         except OSError:
