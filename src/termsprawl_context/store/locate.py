@@ -11,12 +11,12 @@ name; any other only where its bytes spell it (``bytescan.ValueSpellings``), so 
 those lines are parsed, up to the first that confirms it (shared between processes in a
 big store, ``parallel``); (2) timestamps, only when two or more files hold it: each
 holder parsed whole. Every file is probed for schema drift, as the seed does.
-``byte_filter=False`` is the seed's algorithm (every line of every file parsed), kept
-for measurement and as the tests' second oracle.
+``byte_filter=False`` parses every line in phase 1 (the plain algorithm, the tests'
+second oracle).
 """
 
 import os
-from typing import Any, BinaryIO, Callable, Iterator, List, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Callable, Iterator, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where a line may spell the uuid
@@ -128,60 +128,34 @@ def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
     return held
 
 
-def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
-    """The seed's per-file scan over every line: (holds target as a line's uuid,
-    greatest string timestamp or ""), feeding ``drift`` as it goes."""
-    contains = False
+def _greatest_timestamp(f: BinaryIO) -> str:
+    """The greatest string ``timestamp`` of any line's object (plain string order), or ""."""
     max_ts = ""
     parse = jsonl.parse_object
     for _at, raw in chunk_lines(iter_chunks(f)):
         obj = parse(raw)
-        if obj is None:
-            continue
-        drift.see(obj)
-        if not contains and _is_target(obj, target):
-            contains = True
-        ts = obj.get("timestamp")
+        ts = obj.get("timestamp") if obj is not None else None
         if isinstance(ts, str) and ts > max_ts:
             max_ts = ts
-    return contains, max_ts
+    return max_ts
 
 
 def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
     """Phase 2 on one holder: its greatest string timestamp, None when it cannot be read."""
-    max_ts, message = _read(path, lambda f: _full_scan(f, "", DriftProbe())[1])
+    max_ts, message = _read(path, _greatest_timestamp)
     if message:
         warn(message, err)
     return max_ts
 
 
-def scan_file(
-    path: str,
-    target: str,
-    spellings: Optional[UuidSpellings] = None,
-    err: Optional[TextIO] = None,
-) -> Tuple[bool, str]:
-    """(file holds ``target``, its greatest timestamp) for one store file: the seed's
-    whole-file scan, or phase 1 then phase 2 when ``spellings`` are given. A file that
-    vanished is silently not a holder; any other read failure is one warning."""
-    if spellings is not None:
-        if not _held(path, _phase_one(path, target, spellings), err):
-            return False, ""
-        max_ts = _max_timestamp(path, err)
-        return max_ts is not None, max_ts or ""
-    drift = DriftProbe()
-    found, message = _read(path, lambda f: _full_scan(f, target, drift))
-    if found is None:
-        if message:
-            warn(message, err)
+def scan_file(path: str, target: str, spellings: UuidSpellings, err: Optional[TextIO] = None) -> Tuple[bool, str]:
+    """(file holds ``target``, its greatest timestamp) for one store file: phase 1, then
+    phase 2 on a holder. A file that vanished is silently not a holder; any other read
+    failure is one warning."""
+    if not _held(path, _phase_one(path, target, spellings), err):
         return False, ""
-    drift.warn(path, err)
-    return found[0] or stem_of(path) == target, found[1]
-
-
-def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:
-    """The path of the greatest (timestamp, then the smaller path) among (path, ts)."""
-    return max(sorted(candidates), key=lambda c: c[1])[0] if candidates else None  # max keeps the first of a tie
+    max_ts = _max_timestamp(path, err)
+    return max_ts is not None, max_ts or ""
 
 
 def locate(
@@ -194,14 +168,8 @@ def locate(
     """The canonical transcript path holding ``uuid``, or None; ``jobs`` caps phase 1's
     processes."""
     paths = list(iter_store_files(projects_dir, err))
-    if not byte_filter:
-        held = []
-        for path in paths:
-            contains, max_ts = scan_file(path, uuid, None, err)
-            if contains:
-                held.append((path, max_ts))
-        return _latest(held)
     spellings = UuidSpellings(uuid)
+    spellings.usable = spellings.usable and byte_filter  # not usable: every line is a candidate
     verdicts = parallel.map_shared(
         lambda path: _phase_one(path, uuid, spellings),
         paths,
@@ -213,7 +181,8 @@ def locate(
     if len(holders) < 2:
         return holders[0] if holders else None
     stamped = [(path, _max_timestamp(path, err)) for path in holders]
-    return _latest([(path, max_ts) for path, max_ts in stamped if max_ts is not None])
+    readable = sorted((path, max_ts) for path, max_ts in stamped if max_ts is not None)
+    return max(readable, key=lambda c: c[1])[0] if readable else None  # max keeps the first of a tie: the smaller path
 
 
 def locate_or_refuse(uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> str:
