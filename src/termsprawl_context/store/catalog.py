@@ -210,17 +210,6 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
     return fits
 
 
-def _greatest_timestamp(session_id: str, err: Optional[TextIO]) -> Callable[[str], str]:
-    """``locate``'s rank of one copy (its records' greatest timestamp), for ``rank_copies``."""
-
-    def greatest(path: str) -> str:
-        from termsprawl_context.store import locate as store_locate
-
-        return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), err)[1]
-
-    return greatest
-
-
 def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optional[TextIO]) -> Resolved:
     """``name`` over every store alike (``stores``: each one's sessions, newest first)."""
     if name == LATEST:
@@ -235,7 +224,13 @@ def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optiona
             raise AmbiguousSession(name, fits)
         session_id, harness = fits[0].session_id, fits[0].harness
     paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == harness]
-    ranked = _provider(harness).rank_copies(paths, _greatest_timestamp(session_id, stderr))
+
+    def greatest(path: str) -> str:  # locate's rank of one copy: its records' greatest timestamp
+        from termsprawl_context.store import locate as store_locate
+
+        return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), stderr)[1]
+
+    ranked = _provider(harness).rank_copies(paths, greatest)
     return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
 
 
