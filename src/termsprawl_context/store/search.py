@@ -23,7 +23,7 @@ from termsprawl_context.bytescan import (
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_chunks, line_around, line_bounds
+from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import listed, session_files
 from termsprawl_context.store.paths import ROOTED
@@ -228,12 +228,12 @@ def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], 
     return None
 
 
-def candidate_lines(block: bytearray, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
+def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
     """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
     start) that may match, in order."""
     if prefilter.pattern is None:
         return list(line_bounds(block, first, limit))
-    low = block[:limit].lower()  # not the reused buffer's whole length: it grows for a long line
+    low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
     pos = first
     while True:
@@ -257,7 +257,7 @@ def search_file(
     order, at most ``limit``; OSError when it cannot be read."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
-        for at, block, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
+        for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
             for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
                 found = match_line(block[start:stop], at + start - begin, matcher, kinds, subagent)
                 if found is not None:
