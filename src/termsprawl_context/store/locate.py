@@ -48,11 +48,9 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
         return
     for name in subdirs:
         sub = os.path.join(projects_dir, name)
-        if not os.path.isdir(sub):
-            continue
         try:
             entries = sorted(os.listdir(sub))
-        except OSError:
+        except OSError:  # not a directory (a file, a dangling link), or unlistable
             continue
         for entry in entries:
             if entry.endswith(TRANSCRIPT_SUFFIX):
