@@ -113,7 +113,7 @@ def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
     """A helper's share: the plain records of one byte range."""
     records, drift = RangeRecords(), DriftProbe()
     _scan_range(f, span[0], span[1], records.add, drift)
-    return records.plain(drift.probed, drift.known_seen)
+    return records.plain((drift.probed, drift.known_seen))
 
 
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> Timeline:
@@ -153,7 +153,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
             timeline = Timeline(_key_reader(f, path), size)
         shares.reverse()
         while shares:  # in file order, each share freed once replayed
-            probed, known = shares[-1][-2:]  # the range's probe stopped at its first known object
+            probed, known = shares[-1][-1]  # the range's drift probe stopped at its first known object
             for note in [False] * (probed - known) + [True] * known:
                 if drift.settled:
                     break

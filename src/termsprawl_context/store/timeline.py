@@ -270,20 +270,9 @@ class RangeRecords(object):
         self.lengths.append(length)
         self.flags.append(flags)
 
-    def plain(self, probed: int, known: bool) -> tuple:
-        """The buffers themselves, not copies (marshal sends any buffer as bytes), and the
-        range's drift probe."""
-        return (
-            self.hashes,
-            self.codes,
-            self.odd_ts,
-            self.odd_ends,
-            self.offsets,
-            self.lengths,
-            self.flags,
-            probed,
-            known,
-        )
+    def plain(self, drift: tuple) -> tuple:
+        """The buffers themselves, not copies (marshal sends any buffer as bytes), and ``drift``."""
+        return (self.hashes, self.codes, self.odd_ts, self.odd_ends, self.offsets, self.lengths, self.flags, drift)
 
 
 def _as_array(typecode: str, data: Any) -> array:
