@@ -99,7 +99,6 @@ print(len(found))
 # costs per MB, and locate's phase 1 per MB; then the break-even sizes they imply.
 _SHARING_COSTS = r"""
 import glob, marshal, sys, time
-from array import array
 sys.path.insert(0, sys.argv[1])
 from termsprawl_context.store import assemble as A, locate as L, parallel, timeline as T
 walls = []
@@ -116,10 +115,7 @@ with open(sys.argv[2], "rb") as f:
     parse = (time.perf_counter() - start) / (size / mb)
 data = marshal.dumps(records)
 start = time.perf_counter()
-keys, stamps, offsets, lengths, flags, known = marshal.loads(data)
-timeline, offsets, lengths = T.Timeline(), array("q", offsets), array("q", lengths)
-for i in range(len(keys)):
-    timeline.add(keys[i], stamps[i], offsets[i], lengths[i], flags[i])
+T.replay(T.Timeline(lambda offset, length, flags: b""), [marshal.loads(data)])
 merge = (time.perf_counter() - start) / (size / mb)
 files = sorted(glob.glob(sys.argv[3] + "/*/*.jsonl"))[:32]
 spellings = L.UuidSpellings("0badc0de-0000-4000-8000-000000000000")

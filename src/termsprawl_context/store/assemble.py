@@ -15,9 +15,8 @@ is cut into byte ranges parsed by forked processes (``store.parallel``), merged 
 file order: the same timeline as one process builds.
 """
 
-import json
 import os
-from typing import Any, BinaryIO, Dict, List, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Dict, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotARegularFile, NotFound, RecordUnreadable
@@ -26,15 +25,8 @@ from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 from termsprawl_context.store.locate import locate_or_refuse
 from termsprawl_context.store.timeline import RangeRecords, Timeline, replay, uuid_key
 from termsprawl_context._output import warn
-from termsprawl_context.transcript.parse import (
-    SCHEMA_DRIFT_CHECK_N,
-    DriftProbe,
-    has_known_field,
-)
+from termsprawl_context.transcript.parse import DriftProbe
 
-
-# json.loads(text) without its keyword handling, for the one-line-at-a-time loop.
-_decode = json.JSONDecoder().decode
 
 # Below this file size assemble-file parses in one process. Measured on the 2-core VM
 # (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of wall time
@@ -56,20 +48,6 @@ _SIDECHAIN = 1
 _NOT_UTF8 = 2  # the line held invalid UTF-8: print it as decoded, U+FFFD and all
 
 
-class _DriftRecord(object):
-    """A DriftProbe's stand-in in a helper process: the notes to replay into the real one."""
-
-    __slots__ = ("known", "settled")
-
-    def __init__(self) -> None:
-        self.known: List[bool] = []
-        self.settled = False
-
-    def see(self, obj: dict) -> None:
-        self.known.append(has_known_field(obj))
-        self.settled = len(self.known) >= SCHEMA_DRIFT_CHECK_N
-
-
 # What a replayed note is fed to the probe as: an object with a known field, or not.
 _KNOWN_OBJECT = {"uuid": None}
 _UNKNOWN_OBJECT: Dict[str, Any] = {}
@@ -89,7 +67,7 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        obj = _object_of(text)
+        obj = jsonl.parse_object(text)
         if obj is None:
             continue
         if probing:
@@ -109,20 +87,6 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         add(key, hash(key), ts_bytes, line_at, length, flags)
 
 
-def _object_of(text: str) -> Optional[dict]:
-    """The JSON object a line's text holds, or None (not an object, or nested too deeply)."""
-    if text[:1] == "{":
-        try:
-            obj = _decode(text)
-        except ValueError:  # perhaps Unicode whitespace that strip() removes
-            obj = _decode_stripped(text)
-        except RecursionError:
-            return None
-    else:
-        obj = _decode_stripped(text)
-    return obj if type(obj) is dict else None
-
-
 def _key_reader(f: BinaryIO, path: str):
     """``key_at(offset, length, flags)``: the key of the message kept there, read back
     (``Timeline`` asks only where two keys' hashes are equal)."""
@@ -135,7 +99,7 @@ def _key_reader(f: BinaryIO, path: str):
         obj = None
         if len(data) == length:
             try:
-                obj = _object_of(data.decode("utf-8", "replace" if flags & _NOT_UTF8 else "strict"))
+                obj = jsonl.parse_object(data.decode("utf-8", "replace" if flags & _NOT_UTF8 else "strict"))
             except UnicodeDecodeError:
                 pass
         if obj is None or obj.get("uuid") is None:
@@ -145,23 +109,11 @@ def _key_reader(f: BinaryIO, path: str):
     return key_at
 
 
-def _decode_stripped(text: str) -> Any:
-    """The JSON value of ``text.strip()`` when that differs from ``text`` and starts an
-    object, else None: the seed strips every Unicode space, JSON only four."""
-    stripped = text.strip()
-    if stripped == text or stripped[:1] != "{":
-        return None
-    try:
-        return _decode(stripped)
-    except (ValueError, RecursionError):
-        return None
-
-
 def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
     """A helper's share: the plain records of one byte range."""
-    records, drift = RangeRecords(), _DriftRecord()
+    records, drift = RangeRecords(), DriftProbe()
     _scan_range(f, span[0], span[1], records.add, drift)
-    return records.plain(drift.known)
+    return records.plain((drift.probed, drift.known_seen))
 
 
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> Timeline:
@@ -201,7 +153,8 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
             timeline = Timeline(_key_reader(f, path), size)
         shares.reverse()
         while shares:  # in file order, each share freed once replayed
-            for note in shares[-1][-1]:
+            probed, known = shares[-1][-1]  # the range's drift probe stopped at its first known object
+            for note in [False] * (probed - known) + [True] * known:
                 if drift.settled:
                     break
                 drift.see(_KNOWN_OBJECT if note else _UNKNOWN_OBJECT)

@@ -106,26 +106,21 @@ def _is_background(call_input: object) -> bool:
     return flag is True or flag == "true"
 
 
-def _notification(text: str, uuid: str) -> Optional[AgentSignal]:
+def _note_end(text: str, uuid: str, out: List[AgentSignal]) -> None:
+    """Add the end ``text`` announces, if it is a task notification with a terminal status."""
     if not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
-        return None
+        return
     task, status = _TASK_ID.search(text), _STATUS.search(text)
     if task is None or status is None or status.group(1) not in model.TASK_TERMINAL_STATUSES:
-        return None
+        return
     agent = task.group(1)
     key = uuid or hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8].hex()
-    return AgentSignal(ENDED, agent, status.group(1), "%s:%s" % (key, agent))
+    out.append(AgentSignal(ENDED, agent, status.group(1), "%s:%s" % (key, agent)))
 
 
 def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
     """Add the signals ``entry`` carries to ``out``, updating the background calls still
     ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
-
-    def note(text: str) -> None:
-        signal = _notification(text, entry.uuid)
-        if signal is not None:
-            out.append(signal)
-
     if entry.type == model.TYPE_ASSISTANT:
         for call in tool_calls(entry):
             if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
@@ -138,16 +133,16 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
             and attachment.get("commandMode") == model.TASK_NOTIFICATION_MODE
             and isinstance(attachment.get("prompt"), str)
         ):
-            note(attachment["prompt"])
+            _note_end(attachment["prompt"], entry.uuid, out)
     elif entry.type == model.TYPE_USER and isinstance(entry.content, str):
-        note(entry.content)
+        _note_end(entry.content, entry.uuid, out)
     elif entry.type == model.TYPE_USER and isinstance(entry.content, list):
         for block in entry.content:
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind == "text" and isinstance(block.get("text"), str):
-                note(block["text"])
+                _note_end(block["text"], entry.uuid, out)
             elif kind == "tool_result":
                 use_id = block.get("tool_use_id")
                 if not isinstance(use_id, str) or use_id not in awaited:

@@ -210,35 +210,6 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
     return fits
 
 
-def _greatest_timestamp(session_id: str, err: Optional[TextIO]) -> Callable[[str], str]:
-    """``locate``'s rank of one copy (its records' greatest timestamp), for ``rank_copies``."""
-
-    def greatest(path: str) -> str:
-        from termsprawl_context.store import locate as store_locate
-
-        return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), err)[1]
-
-    return greatest
-
-
-def _resolve_in_stores(name: str, stores: List[List[Candidate]], stderr: Optional[TextIO]) -> Resolved:
-    """``name`` over every store alike (``stores``: each one's sessions, newest first)."""
-    if name == LATEST:
-        newest = [found[0] for found in stores if found]
-        if not newest:
-            raise SessionIdNotFound(LATEST)
-        best = max(newest, key=lambda c: c.mtime)  # a tie: the store listed first
-        session_id, harness = best.session_id, best.harness
-    else:
-        fits = _one_id(name, [c for found in stores for c in found])
-        if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
-            raise AmbiguousSession(name, fits)
-        session_id, harness = fits[0].session_id, fits[0].harness
-    paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == harness]
-    ranked = _provider(harness).rank_copies(paths, _greatest_timestamp(session_id, stderr))
-    return Resolved(session_id, ranked[0], harness, tuple(ranked[1:]))
-
-
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     """A path: the regular file, read by the harness ``--harness`` names, else by its own."""
     from termsprawl_context import harness as harnesses
@@ -276,7 +247,26 @@ def resolve(
     prefix = "" if name == LATEST else name
     stores = [listed(p, projects_dir, project, prefix, skipped) for p in (chosen if chosen is not None else [ROOTED])]
     report_skipped(skipped, "search", stderr)
-    return _resolve_in_stores(name, stores, stderr)
+    if name == LATEST:
+        newest = [found[0] for found in stores if found]
+        if not newest:
+            raise SessionIdNotFound(LATEST)
+        best = max(newest, key=lambda c: c.mtime)  # a tie: the store listed first
+        session_id, owner = best.session_id, best.harness
+    else:
+        fits = _one_id(name, [c for found in stores for c in found])
+        if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
+            raise AmbiguousSession(name, fits)
+        session_id, owner = fits[0].session_id, fits[0].harness
+    paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == owner]
+
+    def greatest(path: str) -> str:  # locate's rank of one copy: its records' greatest timestamp
+        from termsprawl_context.store import locate as store_locate
+
+        return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), stderr)[1]
+
+    ranked = _provider(owner).rank_copies(paths, greatest)
+    return Resolved(session_id, ranked[0], owner, tuple(ranked[1:]))
 
 
 def resolve_uuid(name: str, projects_dir: str) -> str:

@@ -189,14 +189,6 @@ def line_around(buf: "bytes | bytearray", at: int, begin: int, end: int) -> "Tup
 def chunk_lines(chunk_iter) -> "Iterator[Tuple[int, bytes]]":
     """``(offset, raw)`` of every line in ``iter_chunks``' chunks, a copy without its newline."""
     for at, buf, begin, end in chunk_iter:
-        view = memoryview(buf)
-        try:
-            pos = begin
-            while pos < end:
-                newline = buf.find(b"\n", pos, end)
-                if newline < 0:
-                    newline = end
-                yield at + pos - begin, bytes(view[pos:newline])
-                pos = newline + 1
-        finally:
-            view.release()  # before the buffer may grow
+        with memoryview(buf) as view:  # released before the buffer may grow
+            for start, stop in line_bounds(buf, begin, end):
+                yield at + start - begin, bytes(view[start:stop])

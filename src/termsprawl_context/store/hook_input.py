@@ -16,7 +16,6 @@ from termsprawl_context.jsonl import json_type_name, loads_strict
 # session id, paths, an event name); no harness sends a MiB. Parsed whole, a payload at
 # the limit costs at most about 30 MiB however dense its values (under the 64 MB bound).
 HOOK_INPUT_MAX_BYTES = 1 << 20
-_READ_CHUNK = 1 << 16
 
 # Session ids become file names: letters, digits, hyphen, underscore only. fullmatch,
 # because Python's "$" would also accept a trailing newline.
@@ -36,24 +35,17 @@ class HookInput(NamedTuple):
 
 
 def read_payload_bytes(stream: BinaryIO) -> bytes:
-    """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES`` (reading at most one byte
-    more); HookInputError for more, or for a read that fails."""
-    limit, total = HOOK_INPUT_MAX_BYTES, 0
-    chunks: List[bytes] = []
+    """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES``, in one read of one byte more
+    (a buffered stream, as stdin is, reads until it has them or the stream ends);
+    HookInputError for more, or for a read that fails."""
+    limit = HOOK_INPUT_MAX_BYTES
     try:
-        while total <= limit:
-            chunk = stream.read(min(_READ_CHUNK, limit + 1 - total))
-            if not chunk:
-                break
-            if isinstance(chunk, str):  # a text stream handed in by mistake
-                chunk = chunk.encode("utf-8", "surrogateescape")
-            chunks.append(chunk)
-            total += len(chunk)
+        data = stream.read(limit + 1)
     except (OSError, ValueError) as exc:
         raise HookInputError("failed to read hook input: %s" % exc) from None
-    if total > limit:
+    if len(data) > limit:
         raise HookInputError("failed to read hook input: larger than %d bytes (%d MiB)" % (limit, limit >> 20))
-    return b"".join(chunks)
+    return data
 
 
 def parse_payload(data: bytes) -> Dict[str, Any]:

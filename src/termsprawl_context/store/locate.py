@@ -11,23 +11,22 @@ name; any other only where its bytes spell it (``bytescan.ValueSpellings``), so 
 those lines are parsed, up to the first that confirms it (shared between processes in a
 big store, ``parallel``); (2) timestamps, only when two or more files hold it: each
 holder parsed whole. Every file is probed for schema drift, as the seed does.
-``byte_filter=False`` is the seed's algorithm (every line of every file parsed), kept
-for measurement and as the tests' second oracle.
+``byte_filter=False`` parses every line in phase 1 (the plain algorithm, the tests'
+second oracle).
 """
 
 import os
-from typing import Any, BinaryIO, Callable, Iterator, List, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Callable, Iterator, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import ValueSpellings as UuidSpellings  # where a line may spell the uuid
 from termsprawl_context.errors import SessionNotFound
 from termsprawl_context._output import warn
 from termsprawl_context.store import parallel
+from termsprawl_context.store.catalog import TRANSCRIPT_SUFFIX, stem_of
 from termsprawl_context.store.chunks import chunk_lines, iter_chunks, line_around, line_bounds
 from termsprawl_context.transcript.parse import DriftProbe, warn_schema_drift
 
-
-TRANSCRIPT_SUFFIX = ".jsonl"
 
 # Below this many bytes in the store, phase 1 runs in one process. Measured on the
 # 2-core VM (benchmarks/bench_store.py, "sharing costs" row): a helper costs 0.6 ms of
@@ -35,9 +34,6 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 # break even near 2.4 MB. Three times that keeps the loss small when the second core
 # turns out to be busy.
 PARALLEL_MIN_BYTES = 8 << 20
-
-# Phase 1's verdict on one file.
-NOT_HELD, HELD, UNREADABLE = 0, 1, 2
 
 
 def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterator[str]:
@@ -52,11 +48,9 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
         return
     for name in subdirs:
         sub = os.path.join(projects_dir, name)
-        if not os.path.isdir(sub):
-            continue
         try:
             entries = sorted(os.listdir(sub))
-        except OSError:
+        except OSError:  # not a directory (a file, a dangling link), or unlistable
             continue
         for entry in entries:
             if entry.endswith(TRANSCRIPT_SUFFIX):
@@ -84,13 +78,12 @@ def _find_holder(f: BinaryIO, target: str, spellings: UuidSpellings, by_name: bo
             if drift.settled:
                 return True
             continue
-        if not spellings.usable:
-            held = any(
-                _is_target(parse(bytes(buf[start:stop])), target) for start, stop in line_bounds(buf, begin, end)
-            )
-            continue
+        if spellings.usable:
+            hits = spellings.hits(buf, begin, end)
+        else:  # no byte test can find the uuid: every line is a candidate
+            hits = [start for start, _stop in line_bounds(buf, begin, end)]
         line_end = -1
-        for at in spellings.hits(buf, begin, end):
+        for at in hits:
             if at < line_end:
                 continue  # in the line just parsed
             start, line_end = line_around(buf, at, begin, end)
@@ -114,85 +107,53 @@ def _read(path: str, scan: Callable[[BinaryIO], Any]) -> Tuple[Any, Optional[str
         return None, "cannot read %s: %s" % (path, exc)
 
 
-def _stem(path: str) -> str:
-    return os.path.splitext(os.path.basename(path))[0]
-
-
 def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
-    """(verdict, drift lines probed, known field seen, warning or None) for one file:
-    plain data, so a helper process can send it back."""
+    """(holds the uuid, None when unreadable; drift lines probed, known field seen, warning
+    or None) for one file: plain data, so a helper process can send it back."""
     drift = DriftProbe()
-    held, message = _read(path, lambda f: _find_holder(f, target, spellings, _stem(path) == target, drift))
-    if held is None:
-        return UNREADABLE, 0, False, message
-    return (HELD if held else NOT_HELD), drift.probed, drift.known_seen, None
+    held, message = _read(path, lambda f: _find_holder(f, target, spellings, stem_of(path) == target, drift))
+    return held, drift.probed, drift.known_seen, message
 
 
 def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
     """Phase 1's verdict on one file, its warnings written: whether it holds the uuid."""
-    verdict, probed, known, message = phase_one
+    held, probed, known, message = phase_one
     if message:
         warn(message, err)
-    if verdict == UNREADABLE:
+    if held is None:
         return False
     warn_schema_drift(path, probed, known, err)
-    return verdict == HELD
+    return held
 
 
-def _full_scan(f: BinaryIO, target: str, drift: DriftProbe) -> Tuple[bool, str]:
-    """The seed's per-file scan over every line: (holds target as a line's uuid,
-    greatest string timestamp or ""), feeding ``drift`` as it goes."""
-    contains = False
+def _greatest_timestamp(f: BinaryIO) -> str:
+    """The greatest string ``timestamp`` of any line's object (plain string order), or ""."""
     max_ts = ""
     parse = jsonl.parse_object
     for _at, raw in chunk_lines(iter_chunks(f)):
         obj = parse(raw)
-        if obj is None:
-            continue
-        drift.see(obj)
-        if not contains and _is_target(obj, target):
-            contains = True
-        ts = obj.get("timestamp")
+        ts = obj.get("timestamp") if obj is not None else None
         if isinstance(ts, str) and ts > max_ts:
             max_ts = ts
-    return contains, max_ts
+    return max_ts
 
 
 def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
     """Phase 2 on one holder: its greatest string timestamp, None when it cannot be read."""
-    max_ts, message = _read(path, lambda f: _full_scan(f, "", DriftProbe())[1])
+    max_ts, message = _read(path, _greatest_timestamp)
     if message:
         warn(message, err)
     return max_ts
 
 
-def scan_file(
-    path: str,
-    target: str,
-    spellings: Optional[UuidSpellings] = None,
-    err: Optional[TextIO] = None,
-) -> Tuple[bool, str]:
-    """(file holds ``target``, its greatest timestamp) for one store file: the seed's
-    whole-file scan, or phase 1 then phase 2 when ``spellings`` are given. A file that
-    vanished is silently not a holder; any other read failure is one warning."""
-    if spellings is not None:
-        if not _held(path, _phase_one(path, target, spellings), err):
-            return False, ""
-        max_ts = _max_timestamp(path, err)
-        return max_ts is not None, max_ts or ""
-    drift = DriftProbe()
-    found, message = _read(path, lambda f: _full_scan(f, target, drift))
-    if found is None:
-        if message:
-            warn(message, err)
+def scan_file(path: str, target: str, spellings: UuidSpellings, err: Optional[TextIO] = None) -> Tuple[bool, str]:
+    """(file holds ``target``, its greatest timestamp) for one store file: phase 1, then
+    phase 2 on a holder. A file that vanished is silently not a holder; any other read
+    failure is one warning."""
+    if not _held(path, _phase_one(path, target, spellings), err):
         return False, ""
-    drift.warn(path, err)
-    return found[0] or _stem(path) == target, found[1]
-
-
-def _latest(candidates: List[Tuple[str, str]]) -> Optional[str]:
-    """The path of the greatest (timestamp, then the smaller path) among (path, ts)."""
-    return max(sorted(candidates), key=lambda c: c[1])[0] if candidates else None  # max keeps the first of a tie
+    max_ts = _max_timestamp(path, err)
+    return max_ts is not None, max_ts or ""
 
 
 def locate(
@@ -205,14 +166,8 @@ def locate(
     """The canonical transcript path holding ``uuid``, or None; ``jobs`` caps phase 1's
     processes."""
     paths = list(iter_store_files(projects_dir, err))
-    if not byte_filter:
-        held = []
-        for path in paths:
-            contains, max_ts = scan_file(path, uuid, None, err)
-            if contains:
-                held.append((path, max_ts))
-        return _latest(held)
     spellings = UuidSpellings(uuid)
+    spellings.usable = spellings.usable and byte_filter  # not usable: every line is a candidate
     verdicts = parallel.map_shared(
         lambda path: _phase_one(path, uuid, spellings),
         paths,
@@ -224,7 +179,8 @@ def locate(
     if len(holders) < 2:
         return holders[0] if holders else None
     stamped = [(path, _max_timestamp(path, err)) for path in holders]
-    return _latest([(path, max_ts) for path, max_ts in stamped if max_ts is not None])
+    readable = sorted((path, max_ts) for path, max_ts in stamped if max_ts is not None)
+    return max(readable, key=lambda c: c[1])[0] if readable else None  # max keeps the first of a tie: the smaller path
 
 
 def locate_or_refuse(uuid: str, projects_dir: str, err: Optional[TextIO] = None, jobs: Optional[int] = None) -> str:

@@ -25,7 +25,8 @@ from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
-from termsprawl_context.store.catalog import ROOTED, listed, session_files
+from termsprawl_context.store.catalog import listed, session_files
+from termsprawl_context.store.paths import ROOTED
 from termsprawl_context import model
 from termsprawl_context.transcript import entry as records, speakers, tool_blocks
 
@@ -142,7 +143,6 @@ class Matcher(object):
     def __init__(self, text: str, regex: bool = False) -> None:
         if not text:
             raise UsageError("search: text must not be empty")
-        self.text = text
         self.regex = None
         if regex:
             try:
@@ -376,15 +376,11 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
 def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
     """``(session, title, entry, kind, snippet)`` for at most ``limit`` matching entries of
     the ``chosen`` providers' stores, read through ``Harness.entries``, newest session first."""
-    from termsprawl_context import harness as harnesses
-    from termsprawl_context.store.sessions import session_title
-
     left = limit
-    sessions = sorted((c for provider in chosen for c in listed(provider, environ=environ)), key=lambda c: -c.mtime)
-    for session in sessions:
+    found_in = [(c, provider) for provider in chosen for c in listed(provider, environ=environ)]
+    for session, harness in sorted(found_in, key=lambda pair: -pair[0].mtime):
         if left <= 0:
             return
-        harness = harnesses.get(session.harness)
         title = None
         try:
             for entry in harness.entries(session.path):
@@ -395,8 +391,9 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
                     if found is None:
                         continue
                     if title is None:
-                        title = session_title(session.path, session.session_id, harness=session.harness).text
-                        title = title or session.session_id
+                        title = (
+                            harness.describe(session.path, session_id=session.session_id).title or session.session_id
+                        )
                     yield session, title, entry, kind, snippet(*found)
                     left -= 1
                     break

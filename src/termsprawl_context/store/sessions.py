@@ -12,6 +12,7 @@ from termsprawl_context.errors import SessionIdNotFound
 from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog
 from termsprawl_context.store import parallel
+from termsprawl_context.store.paths import ROOTED
 from termsprawl_context.transcript.titles import Title
 
 
@@ -40,7 +41,7 @@ def scan_sessions(
     project: Optional[str] = None,
     summaries: bool = True,
     render: Optional[Callable[[SessionInfo], Any]] = None,
-    provider: Any = catalog.ROOTED,
+    provider: Any = ROOTED,
 ) -> ScanResult:
     """Every session of ``provider``'s store (``projects_dir`` when an option names its root;
     only ``project``'s folder when given), oldest first by mtime, as its provider describes
@@ -66,7 +67,7 @@ def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[Se
     raise SessionIdNotFound(resolved.session_id)
 
 
-def session_title(path: str, session_id: str = "", harness: str = catalog.ROOTED.name) -> Title:
+def session_title(path: str, session_id: str = "", harness: str = ROOTED.name) -> Title:
     """The title of the session at ``path`` and its source (``NO_TITLE`` when the file
     cannot be read), as its provider describes it (``harness``: whose transcript it is)."""
     info = harnesses.get(harness).describe(path, session_id=session_id)

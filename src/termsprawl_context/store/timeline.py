@@ -133,9 +133,6 @@ class Timeline:
         self.lengths = array("i")  # a kept line is at most jsonl.MAX_LINE_BYTES long
         self.flags = bytearray()
 
-    def __len__(self) -> int:
-        return len(self.offsets)
-
     def _keep_strings(self) -> None:
         """Turn the codes back into the strings they stand for, from now on kept as such."""
         codes, self.codes = self.codes, None
@@ -273,9 +270,9 @@ class RangeRecords(object):
         self.lengths.append(length)
         self.flags.append(flags)
 
-    def plain(self, known: List[bool]) -> tuple:
-        """The buffers themselves, not copies: marshal sends any buffer as bytes."""
-        return (self.hashes, self.codes, self.odd_ts, self.odd_ends, self.offsets, self.lengths, self.flags, known)
+    def plain(self, drift: tuple) -> tuple:
+        """The buffers themselves, not copies (marshal sends any buffer as bytes), and ``drift``."""
+        return (self.hashes, self.codes, self.odd_ts, self.odd_ends, self.offsets, self.lengths, self.flags, drift)
 
 
 def _as_array(typecode: str, data: Any) -> array:
