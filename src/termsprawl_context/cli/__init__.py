@@ -81,13 +81,10 @@ def usage() -> str:
     return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
 
 
-HELP_COMMAND = "help"
-
-
 def unknown_command(name: str) -> str:
     import difflib
 
-    close = difflib.get_close_matches(name, list(COMMANDS) + [HELP_COMMAND], n=1, cutoff=0.7)
+    close = difflib.get_close_matches(name, list(COMMANDS) + ["help"], n=1, cutoff=0.7)
     return "unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else "")
 
 
@@ -109,20 +106,6 @@ def _collect_garbage() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
-
-
-def _help(args: "List[str]") -> int:
-    """``help`` prints the usage; ``help COMMAND`` is ``COMMAND --help``."""
-    from termsprawl_context.errors import UsageError
-
-    if not args:
-        write_out(usage())
-        return 0
-    if len(args) > 1:
-        raise UsageError("help: expected one command, got %d" % len(args))
-    if args[0] not in COMMANDS:
-        raise UsageError(unknown_command(args[0]))
-    return _run_command(args[0], ["--help"])
 
 
 def main(argv: "Optional[List[str]]" = None) -> int:
@@ -169,21 +152,23 @@ def _dispatch(args: "List[str]") -> int:
     first = args[0] if args else ""
     if first.startswith("-") and first not in ("--help", "-h", "--version") or not args:
         return _run_dump(args)  # the call made every turn: before the registry is read
-    if args in (["--help"], ["-h"]):
+    if args in (["--help"], ["-h"], ["help"]):
         write_out(usage())
         return 0
     if args == ["--version"]:
         write_out("%s %s\n" % (PROG, __version__))
         return 0
-    if first == HELP_COMMAND:
-        return _help(args[1:])
-    if first in COMMANDS:
-        return _run_command(first, args[1:])
-    if not first.startswith("-"):
-        # The dump takes only options: a first word is a command, mistyped.
-        from termsprawl_context.errors import UsageError
+    from termsprawl_context.errors import UsageError
 
-        raise UsageError(unknown_command(first))
+    asked = first == "help"  # ``help COMMAND`` is ``COMMAND --help``
+    if asked and len(args) > 2:
+        raise UsageError("help: expected one command, got %d" % (len(args) - 1))
+    name = args[1] if asked else first
+    if name in COMMANDS:
+        return _run_command(name, ["--help"] if asked else args[1:])
+    if asked or not first.startswith("-"):
+        # The dump takes only options: a first word is a command, mistyped.
+        raise UsageError(unknown_command(name))
     return _run_dump(args)  # --help or --version with more words: the dump refuses them
 
 

@@ -91,14 +91,18 @@ INIT = Spec(
 
 @command(INIT)
 def run_init(args) -> int:
+    from termsprawl_context.harness import available
     from termsprawl_context.workspace import init_steps, install, layout
     from termsprawl_context.workspace.discovery import HANDOFF_ARGS
+    from termsprawl_context.workspace.hook_settings import hook_registered
 
     cwd = project_dir(args.cwd, "init")
-    wired = _choose_clis(args)
-    extra = _prepare_harness_steps(cwd, args)
+    harnesses = available()
+    wired = _choose_clis(args, harnesses)
+    hooks = _hooks_asked(args, harnesses)
+    extra = _prepare_harness_steps(cwd, args, hooks)
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
-    report = _harness_steps(report, extra, args)
+    report = _harness_steps(report, extra, args, harnesses)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
     width = max(len(o) for o in init_steps.OUTCOMES)
     for step in report.steps:
@@ -112,28 +116,27 @@ def run_init(args) -> int:
         write_out(_nothing_changed(wired))
         return EXIT_OK
     if wired is not None:
-        write_out(_wired_line(wired))
+        write_out(_wired_line(wired, harnesses))
     if wired:
         write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND)))
         return EXIT_OK
-    template = _NEXT_WITH_HOOK if report.hook or _hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
+    # A plain ``init`` must not suggest the hook ``--hook`` registers when it is already there.
+    in_place = report.hook or hook_registered(report.cwd, install.hook_harness())
+    template = _NEXT_WITH_HOOK if in_place else _NEXT_WITHOUT_HOOK
     write_out(
         template.format(
             cmd=layout.INSTALLED_COMMAND,
             abs_cmd=os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
         )
     )
-    for harness in _hooks_asked(args):
+    for harness in hooks:
         write_out(harness.hook_next_steps)
     return EXIT_OK
 
 
-def _choose_clis(args) -> "Optional[list]":
+def _choose_clis(args, harnesses: list) -> "Optional[list]":
     """The CLIs this run wires (their ``init_options`` set on ``args``): those named, else
     every one found here less those excluded; None when steps were named one by one."""
-    from termsprawl_context.harness import available
-
-    harnesses = available()
     if any(getattr(args, name) for harness in harnesses for name in harness.init_options):
         return None
     named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
@@ -162,11 +165,8 @@ def _next_for(wired: list, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _wired_line(wired: list) -> str:
+def _wired_line(wired: list, harnesses: list) -> str:
     if not wired:
-        from termsprawl_context.harness import available
-
-        harnesses = available()
         options = ["--" + h.cli_option for h in harnesses]
         looked = ", ".join(h.command for h in harnesses)
         named = ", ".join(options[:-1]) + " or " + options[-1]
@@ -185,21 +185,12 @@ def _nothing_changed(wired: "Optional[list]") -> str:
     )
 
 
-def _hook_in_place(cwd: str) -> bool:
-    """The hook ``--hook`` registers is already there (a plain ``init`` must not suggest it)."""
-    from termsprawl_context.workspace.hook_settings import hook_registered
-    from termsprawl_context.workspace.install import hook_harness
-
-    return hook_registered(cwd, hook_harness())
-
-
-def _prepare_harness_steps(cwd: str, args) -> list:
+def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
     if args.agents_md and os.path.isdir(cwd):
         from termsprawl_context.workspace.harness_install import check_root_agents_block
 
         check_root_agents_block(cwd)
-    wanted = _hooks_asked(args)
     if not wanted or not os.path.isdir(cwd):
         return []
     from termsprawl_context.workspace.harness_install import prepare_hook
@@ -207,19 +198,15 @@ def _prepare_harness_steps(cwd: str, args) -> list:
     return [prepare_hook(cwd, harness) for harness in wanted]
 
 
-def _hooks_asked(args) -> list:
+def _hooks_asked(args, harnesses: list) -> list:
     """The harnesses whose hook step was asked for, but the default one (``init_project`` writes its hook)."""
-    from termsprawl_context.harness import available
-
-    return [h for h in available() if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
+    return [h for h in harnesses if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
 
 
-def _harness_steps(report, prepared: list, args):
+def _harness_steps(report, prepared: list, args, harnesses: list):
     """``report`` with the steps of the other harnesses' hooks and instruction files added."""
-    from termsprawl_context.harness import available
-
-    owning = [h for h in available() if h.owned_option and getattr(args, h.owned_option, False)]
-    imports = [h for h in available() if h.import_option and getattr(args, h.import_option, False)]
+    owning = [h for h in harnesses if h.owned_option and getattr(args, h.owned_option, False)]
+    imports = [h for h in harnesses if h.import_option and getattr(args, h.import_option, False)]
     if not prepared and not owning and not imports and not args.agents_md:
         return report
     from termsprawl_context.workspace import init_steps
