@@ -2,7 +2,7 @@
 
 import os
 
-from termsprawl_context._output import error_line, write_out
+from termsprawl_context._output import error_line
 from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, JSON_LIST, JSON_ONE, Spec, command, print_list, print_one
 from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
@@ -79,15 +79,13 @@ def _links_remove(args) -> int:
         return _refused("remove", refusal)
     # A hand-written file naming the same pair under another name keeps them linked.
     still = args.b in peers_of(args.cwd, args.a)
-    if args.json:
-        print_one(True, {"removed": removed, "a": args.a, "b": args.b, "still_linked": still}, None)
-    elif removed:
-        write_out("removed the link between %s and %s\n" % (args.a, args.b))
+    if removed:
+        text = "removed the link between %s and %s\n" % (args.a, args.b)
     else:
-        write_out(
-            "no link file %s (nothing to remove)\n"
-            % os.path.relpath(link_file_path(args.cwd, args.a, args.b), args.cwd)
+        text = "no link file %s (nothing to remove)\n" % os.path.relpath(
+            link_file_path(args.cwd, args.a, args.b), args.cwd
         )
+    print_one(args.json, {"removed": removed, "a": args.a, "b": args.b, "still_linked": still}, text)
     if still:
         error_line(
             "links remove: another file in .termsprawl/links still links %s and %s "
