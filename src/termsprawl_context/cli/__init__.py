@@ -122,20 +122,14 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         from termsprawl_context.errors import EXIT_INTERRUPTED
 
         return EXIT_INTERRUPTED
-    except Exception as exc:  # a refusal, or a bug of ours: one line, never a traceback
-        return _failed(exc)
+    except Exception as exc:  # a refusal, or a bug of ours (exit 70): one line, never a traceback
+        from termsprawl_context.errors import EXIT_INTERNAL, Refusal  # here only: the dump's path never loads it
 
-
-def _failed(exc: Exception) -> int:
-    """A refusal's line and exit code; any other exception is a bug of ours (exit 70).
-    errors.py is imported only here: the dump's path never loads it."""
-    from termsprawl_context.errors import EXIT_INTERNAL, Refusal
-
-    if isinstance(exc, Refusal):
-        error_line(exc.message)
-        return exc.exit_code
-    error_line("internal error: %s: %s" % (type(exc).__name__, exc))
-    return EXIT_INTERNAL
+        if isinstance(exc, Refusal):
+            error_line(exc.message)
+            return exc.exit_code
+        error_line("internal error: %s: %s" % (type(exc).__name__, exc))
+        return EXIT_INTERNAL
 
 
 def _stdout_failed(exc: StdoutFailed) -> int:
