@@ -111,13 +111,26 @@ def _collect_garbage() -> None:
 def main(argv: "Optional[List[str]]" = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     guard_standard_streams()
+    # The dump takes only options (--help or --version with more words too: it refuses them).
+    dump = not args or args[0].startswith("-") and args not in (["--help"], ["-h"], ["--version"])
     try:
+        if dump:  # the call made every turn: run before the registry is read
+            from termsprawl_context.cli.context import run_dump
+
+            _collect_garbage()
+            return run_dump(args)
         return _dispatch(args)
     except BrokenPipeError:
         silence_stdout()
         return 0
-    except StdoutFailed as exc:
-        return _stdout_failed(exc)
+    except StdoutFailed as exc:  # one line; the flush at exit goes to /dev/null, not to fail twice
+        silence_stdout()
+        error_line(exc.strerror or str(exc))
+        if dump:
+            return 0  # the dump fails open, even when its answer cannot be written
+        from termsprawl_context.errors import EXIT_OUTPUT_FAILED
+
+        return EXIT_OUTPUT_FAILED
     except KeyboardInterrupt:
         from termsprawl_context.errors import EXIT_INTERRUPTED
 
@@ -132,20 +145,8 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         return EXIT_INTERNAL
 
 
-def _stdout_failed(exc: StdoutFailed) -> int:
-    """One stderr line for an answer that could not be written; the flush at exit goes to
-    /dev/null so it does not fail a second time."""
-    from termsprawl_context.errors import EXIT_OUTPUT_FAILED
-
-    silence_stdout()
-    error_line(exc.strerror or str(exc))
-    return EXIT_OUTPUT_FAILED
-
-
 def _dispatch(args: "List[str]") -> int:
-    first = args[0] if args else ""
-    if first.startswith("-") and first not in ("--help", "-h", "--version") or not args:
-        return _run_dump(args)  # the call made every turn: before the registry is read
+    """Every argv but the dump's: the usage, the version, a command or ``help COMMAND``."""
     if args in (["--help"], ["-h"], ["help"]):
         write_out(usage())
         return 0
@@ -154,24 +155,10 @@ def _dispatch(args: "List[str]") -> int:
         return 0
     from termsprawl_context.errors import UsageError
 
-    asked = first == "help"  # ``help COMMAND`` is ``COMMAND --help``
+    asked = args[0] == "help"  # ``help COMMAND`` is ``COMMAND --help``
     if asked and len(args) > 2:
         raise UsageError("help: expected one command, got %d" % (len(args) - 1))
-    name = args[1] if asked else first
+    name = args[1] if asked else args[0]
     if name in COMMANDS:
         return _run_command(name, ["--help"] if asked else args[1:])
-    if asked or not first.startswith("-"):
-        # The dump takes only options: a first word is a command, mistyped.
-        raise UsageError(unknown_command(name))
-    return _run_dump(args)  # --help or --version with more words: the dump refuses them
-
-
-def _run_dump(args: "List[str]") -> int:
-    from termsprawl_context.cli.context import run_dump
-
-    _collect_garbage()
-    try:
-        return run_dump(args)
-    except StdoutFailed as exc:
-        _stdout_failed(exc)
-        return 0  # the dump fails open, even when its answer cannot be written
+    raise UsageError(unknown_command(name))  # the dump takes only options: a first word is a command, mistyped

@@ -12,12 +12,14 @@ argv parse is what makes the narrow permission rules safe.
 
 import argparse
 import json
+import sys
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context._output import PROG, Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
 from termsprawl_context._output import write_transcript_text
 from termsprawl_context.cli._args import positive_int
 from termsprawl_context.errors import UsageError
+from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -30,7 +32,8 @@ class CommandParser(argparse.ArgumentParser):
     def exit(self, status: int = 0, message: Optional[str] = None) -> None:  # type: ignore[override]
         if status:
             raise UsageError((message or "usage error").strip())
-        raise SystemExit(0)  # --help was printed: ``parse_command`` returns None
+        sys.stdout.flush()  # --help was printed: a stdout that cannot take it fails here, not at exit
+        raise SystemExit(0)  # ``parse_command`` returns None
 
 
 class Arg(NamedTuple):
@@ -68,14 +71,6 @@ def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
     return add
 
 
-def _add_harness(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-
-    shown = "only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
-    shown += "--projects-dir, Claude Code's)"
-    parser.add_argument("--harness", metavar="NAME", help=shown % ", ".join(KNOWN_HARNESSES))
-
-
 # The common options, declared once: the name a Spec gives -> what adds it.
 COMMON: Dict[str, Callable[[Any], None]] = {
     "cwd": option(
@@ -87,7 +82,12 @@ COMMON: Dict[str, Callable[[Any], None]] = {
         help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)",
     ),
     "project": option("--project", metavar="DIR", help="only the sessions run in this working directory"),
-    "harness": _add_harness,
+    "harness": option(
+        "--harness",
+        metavar="NAME",
+        help="only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
+        "--projects-dir, Claude Code's)" % ", ".join(KNOWN_HARNESSES),
+    ),
 }
 
 

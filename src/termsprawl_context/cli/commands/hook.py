@@ -44,18 +44,6 @@ _HELP = (
 HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 
-def _answer_hook(text: str) -> None:
-    """The one JSON answer on stdout; a stdout that cannot take it is told on stderr, and the
-    hook still exits 0 (what was recorded stands; the agent must not be broken by it)."""
-    try:
-        write_out(text)
-    except BrokenPipeError:
-        silence_stdout()
-    except StdoutFailed as exc:
-        silence_stdout()
-        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
-
-
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent."""
     from termsprawl_context import hooks
@@ -79,8 +67,15 @@ def run_hook(argv: List[str]) -> int:
 
     answer = hooks.session_start(record, args.harness if args is not None else None)
     if answer.output:
-        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
-        _answer_hook(json.dumps(answer.output) + "\n")
+        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object. A stdout
+        # that cannot take it is told on stderr, and the hook still exits 0 (what was recorded stands).
+        try:
+            write_out(json.dumps(answer.output) + "\n")
+        except BrokenPipeError:
+            silence_stdout()
+        except StdoutFailed as exc:
+            silence_stdout()
+            error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
     if answer.warning:
         message = answer.warning
         error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
