@@ -187,15 +187,13 @@ def _nothing_changed(wired: "Optional[list]") -> str:
 
 def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
-    if args.agents_md and os.path.isdir(cwd):
-        from termsprawl_context.workspace.harness_install import check_root_agents_block
+    from termsprawl_context.workspace import harness_install
 
-        check_root_agents_block(cwd)
+    if args.agents_md and os.path.isdir(cwd):
+        harness_install.check_root_agents_block(cwd)
     if not wanted or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.workspace.harness_install import prepare_hook
-
-    return [prepare_hook(cwd, harness) for harness in wanted]
+    return [harness_install.prepare_hook(cwd, harness) for harness in wanted]
 
 
 def _hooks_asked(args, harnesses: list) -> list:
@@ -205,26 +203,18 @@ def _hooks_asked(args, harnesses: list) -> list:
 
 def _harness_steps(report, prepared: list, args, harnesses: list):
     """``report`` with the steps of the other harnesses' hooks and instruction files added."""
+    from termsprawl_context.workspace import harness_install, init_steps
+
     owning = [h for h in harnesses if h.owned_option and getattr(args, h.owned_option, False)]
     imports = [h for h in harnesses if h.import_option and getattr(args, h.import_option, False)]
-    if not prepared and not owning and not imports and not args.agents_md:
-        return report
-    from termsprawl_context.workspace import init_steps
-    from termsprawl_context.workspace.harness_install import (
-        merge_harness_config,
-        register_harness_hook,
-        write_instruction_import,
-        write_owned_files,
-        write_root_agents_block,
-    )
-
     steps = list(report.steps)
     installed = bool(steps) and steps[0].outcome != init_steps.FAILED
     for one in prepared:
-        steps.extend(register_harness_hook(report.cwd, one, installed))
+        steps.extend(harness_install.register_harness_hook(report.cwd, one, installed))
     if args.agents_md:
-        steps.append(write_root_agents_block(report.cwd))
-    steps.extend(write_instruction_import(report.cwd, h) for h in imports)
+        steps.append(harness_install.write_root_agents_block(report.cwd))
+    steps.extend(harness_install.write_instruction_import(report.cwd, h) for h in imports)
     for harness in owning if installed else ():
-        steps.extend(write_owned_files(report.cwd, harness) + merge_harness_config(report.cwd, harness))
+        steps.extend(harness_install.write_owned_files(report.cwd, harness))
+        steps.extend(harness_install.merge_harness_config(report.cwd, harness))
     return report._replace(steps=steps)
