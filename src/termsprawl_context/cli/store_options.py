@@ -28,7 +28,8 @@ def native_store(args: Any) -> str:
 
 
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store_of)`` of each store to read: those --harness names, else every one
+    """``(provider, store)`` of each store to read (the one the options name for the provider
+    that takes --projects-dir, "" for the others: their own): those --harness names, else every one
     this build reads; only the one that takes --projects-dir when --projects-dir or --project
     is given without --harness. A missing store or project is refused, unless
     ``others_answer`` and another harness's store may answer (then it is left out)."""
@@ -43,7 +44,6 @@ def stores(args: Any, others_answer: bool = True) -> List[Any]:
     found = []
     for provider in providers:
         try:
-            # The provider that takes --projects-dir reads the store the options name; the others their own.
             found.append((provider, native_store(args) if provider.root_option else ""))
         except NotFound:
             if not others_answer or len(providers) == 1:

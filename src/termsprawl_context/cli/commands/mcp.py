@@ -57,11 +57,15 @@ READ_TOOL_SPEC = {
     },
     "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
 }
+# The methods whose answer never changes.
+_CONSTANT_RESULTS = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}  # type: Dict[str, dict]
 
 
 def reply(message: "Any", read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> "Optional[dict]":
     """The answer to one message (None for a notification); ``read(options)`` is the hand-off
     for ``{option: value}``, ``instructions`` the hook's context line (None: none)."""
+    if message is PARSE_ERROR:
+        return _error(None, PARSE_ERROR, "parse error")
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
         return _error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
     if "id" not in message:
@@ -78,10 +82,8 @@ def reply(message: "Any", read: "Callable[[Dict[str, Any]], str]", instructions:
         if instructions:
             found["instructions"] = instructions
         return _result(request_id, found)
-    if method == "ping":
-        return _result(request_id, {})
-    if method == "tools/list":
-        return _result(request_id, {"tools": [READ_TOOL_SPEC]})
+    if method in _CONSTANT_RESULTS:
+        return _result(request_id, _CONSTANT_RESULTS[method])
     if method == "tools/call":
         return _call(request_id, params, read)
     return _error(request_id, METHOD_NOT_FOUND, "method not found: %s" % method)
@@ -156,10 +158,7 @@ def run_mcp(args) -> int:
     out = sys.stdout.buffer  # type: Any
     try:
         for message in messages(sys.stdin.buffer):
-            if message is PARSE_ERROR:
-                answer = _error(None, PARSE_ERROR, "parse error")  # type: Optional[dict]
-            else:
-                answer = reply(message, lambda options: _read(cwd, args.self_id, options), instructions)
+            answer = reply(message, lambda options: _read(cwd, args.self_id, options), instructions)
             if answer is not None:
                 out.write((json.dumps(answer) + "\n").encode("utf-8"))
                 out.flush()
