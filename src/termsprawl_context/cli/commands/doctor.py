@@ -1,14 +1,14 @@
 """``doctor``: explain, peer by peer, what the dump sees (``termsprawl_context.doctor``
 walks and renders; this parses and prints)."""
 
+from termsprawl_context import doctor
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import JSON_ONE, Spec, command, print_one
 from termsprawl_context.errors import EXIT_OK, UsageError
+from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
 
 def _self_option(parser) -> None:
-    from termsprawl_context.workspace.project import NODE_ID_ENV
-
     parser.add_argument(
         "--self", dest="self_id", metavar="NODE", help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV
     )
@@ -23,9 +23,6 @@ DOCTOR = Spec("doctor", _HELP, common=("cwd",), json=JSON_ONE, options=_self_opt
 
 @command(DOCTOR)
 def run_doctor(args) -> int:
-    from termsprawl_context import doctor
-    from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
-
     args.cwd = project_dir(args.cwd, "doctor")
     self_id = default_self(args.self_id, command="doctor")
     if self_id is None:

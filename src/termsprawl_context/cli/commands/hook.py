@@ -9,23 +9,22 @@ import os
 import sys
 from typing import List
 
+from termsprawl_context import hooks
 from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
 from termsprawl_context.cli.command import Spec, parse_command
 from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
+from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 HOOK_PREFIX = "hook: "
 
 
 def _hook_options(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-    from termsprawl_context.hooks import PROJECT_DIR_ENV
-
     parser.add_argument(
         "--cwd",
         metavar="DIR",
         help="the project (default: the installed command's own, else the project at or above "
-        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
+        "$%s, else the payload's cwd)" % hooks.PROJECT_DIR_ENV,
     )
     parser.add_argument(
         "--harness",
@@ -46,8 +45,6 @@ HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent."""
-    from termsprawl_context import hooks
-
     usage = None
     args = None
     try:

@@ -6,6 +6,8 @@ from termsprawl_context._output import error_line, write_path
 from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command
 from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
+from termsprawl_context.harness import for_path
+from termsprawl_context.workspace import index
 
 
 INDEX = Spec(
@@ -26,8 +28,6 @@ INDEX = Spec(
 
 @command(INDEX)
 def run_index(args) -> int:
-    from termsprawl_context.workspace import index
-
     args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     require_ids("index " + args.action, args.node)
     if args.action == "get":
@@ -36,8 +36,6 @@ def run_index(args) -> int:
             raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
         write_path(recorded)
         return EXIT_OK
-    from termsprawl_context.harness import for_path
-
     resolved = index.resolve_transcript_path(args.cwd, args.path)
     harness = for_path(resolved).name  # the one whose store or records it is
     if not index.record_transcript_path(args.cwd, args.node, args.path, harness):

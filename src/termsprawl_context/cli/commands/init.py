@@ -11,6 +11,11 @@ from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
+from termsprawl_context.harness import available
+from termsprawl_context.workspace import harness_install, init_steps, install, layout
+from termsprawl_context.workspace.discovery import AGENTS_FILE, HANDOFF_ARGS
+from termsprawl_context.workspace.hook_settings import hook_registered
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -37,9 +42,6 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 
 def _init_options(parser) -> None:
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace.discovery import AGENTS_FILE
-
     harnesses = available()
     seen = set()
     for harness in harnesses:  # each CLI's steps: its hook (or its own file), its instruction import
@@ -91,11 +93,6 @@ INIT = Spec(
 
 @command(INIT)
 def run_init(args) -> int:
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace import init_steps, install, layout
-    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
-    from termsprawl_context.workspace.hook_settings import hook_registered
-
     cwd = project_dir(args.cwd, "init")
     harnesses = available()
     wired = _choose_clis(args, harnesses)
@@ -150,9 +147,6 @@ def _choose_clis(args, harnesses: list) -> "Optional[list]":
 
 def _next_for(wired: list, command: str) -> str:
     """What the person does next: start each terminal as a node, link two, check one; each CLI's trust steps."""
-    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
-    from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
-
     starts = ["        %s" % start_command(h.command, node) for h, node in zip(wired, ("alice", "bob", "carol"))]
     lines = ["next: start each agent in its own terminal with its own node id, from the project folder, e.g."]
     lines += starts + [
@@ -187,8 +181,6 @@ def _nothing_changed(wired: "Optional[list]") -> str:
 
 def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
-    from termsprawl_context.workspace import harness_install
-
     if args.agents_md and os.path.isdir(cwd):
         harness_install.check_root_agents_block(cwd)
     if not wanted or not os.path.isdir(cwd):
@@ -203,8 +195,6 @@ def _hooks_asked(args, harnesses: list) -> list:
 
 def _harness_steps(report, prepared: list, args, harnesses: list):
     """``report`` with the steps of the other harnesses' hooks and instruction files added."""
-    from termsprawl_context.workspace import harness_install, init_steps
-
     owning = [h for h in harnesses if h.owned_option and getattr(args, h.owned_option, False)]
     imports = [h for h in harnesses if h.import_option and getattr(args, h.import_option, False)]
     steps = list(report.steps)

@@ -6,6 +6,8 @@ from termsprawl_context._output import error_line
 from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, JSON_LIST, JSON_ONE, Spec, command, print_list, print_one
 from termsprawl_context.errors import EXIT_OK, Refusal, SelfLink, WriteFailed
+from termsprawl_context.workspace.layout import state_path
+from termsprawl_context.workspace.links import add_link, link_file_path, peers_of, remove_link, scan_link_files
 
 
 _TWO_NODES = (ANY_NODE._replace(dest="a"), ANY_NODE._replace(dest="b", metavar="PEER", help="the node to link it with"))
@@ -31,9 +33,6 @@ def run_links(args) -> int:
 
 
 def _links_list(args) -> int:
-    from termsprawl_context.workspace.layout import state_path
-    from termsprawl_context.workspace.links import scan_link_files
-
     if args.searched and not os.path.isdir(state_path(args.cwd)):
         # A list answer with nothing in it: exit 0, one stderr line saying where it looked.
         error_line(
@@ -54,7 +53,6 @@ def _links_list(args) -> int:
 
 def _links_add(args) -> int:
     from termsprawl_context.workspace.discovery import ensure_context_discovery
-    from termsprawl_context.workspace.links import add_link
 
     require_ids("links add", args.a, args.b)
     try:
@@ -68,8 +66,6 @@ def _links_add(args) -> int:
 
 
 def _links_remove(args) -> int:
-    from termsprawl_context.workspace.links import link_file_path, peers_of, remove_link
-
     require_ids("links remove", args.a, args.b)
     if args.a == args.b:
         return _refused("remove", SelfLink())
@@ -101,8 +97,6 @@ def _refused(action: str, refusal: Refusal) -> int:
 
 
 def _links_peers(args) -> int:
-    from termsprawl_context.workspace.links import peers_of
-
     require_ids("links peers", args.node)
     peers = peers_of(args.cwd, args.node)
     print_list(args.json, peers, lambda peer: {"node": args.node, "peer": peer}, lambda peer: peer + "\n")

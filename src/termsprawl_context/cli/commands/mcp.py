@@ -21,9 +21,14 @@ import json
 import os
 import sys
 
-from termsprawl_context import __version__
+from termsprawl_context import __version__, hooks
+from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command, option
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
+from termsprawl_context.errors import EXIT_OK, UsageError
+from termsprawl_context.workspace.links import peers_of
+from termsprawl_context.workspace.project import default_self
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -151,8 +156,6 @@ MCP = Spec(
 @command(MCP)
 def run_mcp(args) -> int:
     """Serve until the client closes stdin; always 0."""
-    from termsprawl_context.cli._args import project_dir
-
     cwd = project_dir(args.cwd, "mcp")
     instructions = _instructions(cwd, args.self_id)
     out = sys.stdout.buffer  # type: Any
@@ -168,9 +171,6 @@ def run_mcp(args) -> int:
 
 
 def _node(self_id: "Optional[str]") -> str:
-    from termsprawl_context.errors import UsageError
-    from termsprawl_context.workspace.project import default_self
-
     node = default_self(self_id, command="mcp")
     if not node:
         raise UsageError("mcp: no node: start the agent CLI with TERMSPRAWL_NODE_ID=<node> (or give --self NODE)")
@@ -178,8 +178,6 @@ def _node(self_id: "Optional[str]") -> str:
 
 
 def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
-    from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
-
     printed = []  # type: List[str]
     options = dict(options, **{"--format": "markdown"})
     run_handoff(ContextArgs(cwd, _node(self_id)), options, RealContextIO(cwd, write=printed.append))
@@ -188,9 +186,6 @@ def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
 
 def _instructions(cwd: str, self_id: "Optional[str]") -> "Optional[str]":
     """The hook's context line for the node (None without a node or links)."""
-    from termsprawl_context import hooks
-    from termsprawl_context.workspace.links import peers_of
-
     try:
         node = _node(self_id)
         return hooks.context_line(os.path.abspath(cwd), node, peers_of(cwd, node), tool=READ_TOOL)

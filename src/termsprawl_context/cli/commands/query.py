@@ -3,6 +3,8 @@
 from termsprawl_context._output import encode_path, encode_text
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, print_list
 from termsprawl_context.harness import require_native_records
+from termsprawl_context.transcript import query
+from termsprawl_context.transcript.record import check_readable, iter_entries
 
 
 def _where(parser) -> None:
@@ -21,9 +23,6 @@ QUERY = Spec("query", _HELP, (PATH,), json=JSON_LIST, options=_where)
 
 @command(QUERY)
 def run_query(args) -> int:
-    from termsprawl_context.transcript import query
-    from termsprawl_context.transcript.record import check_readable, iter_entries
-
     path = args.path
     require_native_records(path, "query")
     if args.where:

@@ -5,11 +5,10 @@ from typing import Any
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Arg, Spec, add_count, cell, command, print_list
 from termsprawl_context.cli.store_options import STORE_OPTIONS, stores
+from termsprawl_context.store import search
 
 
 def _search_options(parser) -> None:
-    from termsprawl_context.store import search
-
     parser.add_argument(
         "--in",
         dest="kinds",
@@ -38,8 +37,6 @@ SEARCH = Spec("search", _HELP, (Arg("text", "TEXT", "the text to find"),), STORE
 
 def _and_others(hits, args, others, kinds):
     """The walked store's hits, then the other stores' (newest session first), within --limit."""
-    from termsprawl_context.store import search
-
     count = 0
     for hit in hits:
         count += 1
@@ -58,8 +55,6 @@ def _hit_row(hit) -> str:
 
 @command(SEARCH)
 def run_search(args) -> int:
-    from termsprawl_context.store import search
-
     # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
