@@ -12,10 +12,10 @@ from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
 from termsprawl_context.harness import available
-from termsprawl_context.workspace import harness_install, init_steps, install, layout
+from termsprawl_context.workspace import harness_install, init_steps, install
 from termsprawl_context.workspace.discovery import AGENTS_FILE, HANDOFF_ARGS
 from termsprawl_context.workspace.hook_settings import hook_registered
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, start_command
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -115,17 +115,12 @@ def run_init(args) -> int:
     if wired is not None:
         write_out(_wired_line(wired, harnesses))
     if wired:
-        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND)))
+        write_out(_next_for(wired, command_path(report.cwd)))
         return EXIT_OK
     # A plain ``init`` must not suggest the hook ``--hook`` registers when it is already there.
     in_place = report.hook or hook_registered(report.cwd, install.hook_harness())
     template = _NEXT_WITH_HOOK if in_place else _NEXT_WITHOUT_HOOK
-    write_out(
-        template.format(
-            cmd=layout.INSTALLED_COMMAND,
-            abs_cmd=os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
-        )
-    )
+    write_out(template.format(cmd=INSTALLED_COMMAND, abs_cmd=command_path(report.cwd) + " " + HANDOFF_ARGS))
     for harness in hooks:
         write_out(harness.hook_next_steps)
     return EXIT_OK
