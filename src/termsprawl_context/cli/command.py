@@ -54,12 +54,9 @@ LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
 # A node id ``cli._args.require_ids`` checks (an empty one is an invalid node id, exit 2).
 ANY_NODE = NODE._replace(required=False)
 
-JSON_LIST = "list"  # the answer is a list: JSON Lines, one object per item
-JSON_ONE = "one"  # the answer is one thing: one object on one line
-JSON_HELP = {
-    JSON_LIST: "print JSON Lines: one object per line, one line per item",
-    JSON_ONE: "print the answer as one JSON object on one line",
-}
+# What ``--json`` prints, as its help says it: a list answer, or one thing.
+JSON_LIST = "print JSON Lines: one object per line, one line per item"
+JSON_ONE = "print the answer as one JSON object on one line"
 
 
 def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
@@ -112,7 +109,7 @@ def _fill(parser, spec: Spec) -> None:
     if spec.options is not None:
         spec.options(parser)
     if spec.json:
-        parser.add_argument("--json", action="store_true", help=JSON_HELP[spec.json])
+        parser.add_argument("--json", action="store_true", help=spec.json)
     if spec.actions:
         sub = parser.add_subparsers(dest="action", metavar="|".join(a.name for a in spec.actions))
         sub.required = True
