@@ -136,13 +136,14 @@ def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
     return args
 
 
-def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]], int]]:
-    """``body(args) -> exit code`` as the registry's ``run(argv) -> exit code``: 0 after --help."""
+def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[List[str]], int]]:
+    """``body(args) -> exit code`` (None: 0, as a function that returns nothing succeeded) as
+    the registry's ``run(argv) -> exit code``: 0 after --help."""
 
-    def make(body: Callable[[Any], int]) -> Callable[[List[str]], int]:
+    def make(body: Callable[[Any], Optional[int]]) -> Callable[[List[str]], int]:
         def run(argv: List[str]) -> int:
             args = parse_command(spec, argv)
-            return 0 if args is None else body(args)
+            return 0 if args is None else body(args) or 0
 
         run.__name__, run.__doc__ = body.__name__, body.__doc__
         return run

@@ -16,8 +16,7 @@ ASSEMBLE = Spec("assemble", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(ASSEMBLE)
-def run_assemble(args) -> int:
+def run_assemble(args) -> None:
     uuid, projects = session_uuid(args)
     assemble(uuid, projects, byte_sink(), sys.stderr)
     sys.stdout.flush()
-    return 0

@@ -16,8 +16,7 @@ ASSEMBLE_FILE = Spec("assemble-file", _HELP, (PATH,))
 
 
 @command(ASSEMBLE_FILE)
-def run_assemble_file(args) -> int:
+def run_assemble_file(args) -> None:
     require_native_records(args.path, "assemble-file")
     assemble_file(args.path, byte_sink(), sys.stderr)
     sys.stdout.flush()
-    return 0

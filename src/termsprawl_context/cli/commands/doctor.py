@@ -4,7 +4,7 @@ walks and renders; this parses and prints)."""
 from termsprawl_context import doctor
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import JSON_ONE, Spec, command, print_one
-from termsprawl_context.errors import EXIT_OK, UsageError
+from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 
 
@@ -22,7 +22,7 @@ DOCTOR = Spec("doctor", _HELP, common=("cwd",), json=JSON_ONE, options=_self_opt
 
 
 @command(DOCTOR)
-def run_doctor(args) -> int:
+def run_doctor(args) -> None:
     args.cwd = project_dir(args.cwd, "doctor")
     self_id = default_self(args.self_id, command="doctor")
     if self_id is None:
@@ -35,4 +35,3 @@ def run_doctor(args) -> int:
     head, _, last = doctor.format_doctor(report).rstrip("\n").rpartition("\n")
     text = "".join(line + "\n" for line in [head] + ["note: " + n for n in notes] + [last])
     print_one(args.json, lambda: dict(doctor.report_json(report), notes=notes), text)
-    return EXIT_OK

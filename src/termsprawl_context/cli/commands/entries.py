@@ -5,7 +5,6 @@ import json
 from termsprawl_context._output import Spool, terminal_safe_json
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line
 from termsprawl_context.cli.store_options import provider_of
-from termsprawl_context.errors import EXIT_OK
 from termsprawl_context.transcript import entry, record, tool_blocks
 
 
@@ -28,7 +27,7 @@ ENTRIES = Spec("entries", _HELP, (PATH,), json=JSON_LIST, options=_entries_optio
 
 
 @command(ENTRIES)
-def run_entries(args) -> int:
+def run_entries(args) -> None:
     # Streamed: one entry held at a time, rows printed as they are made, after the
     # reading's first pass (the mark's place, the calls' outcomes), so a refusal still
     # comes before the first row.
@@ -41,7 +40,6 @@ def run_entries(args) -> int:
         else:
             _print_entry(out, item, args.json)
     out.close()
-    return EXIT_OK
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:

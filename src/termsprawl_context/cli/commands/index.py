@@ -5,7 +5,7 @@ import os
 from termsprawl_context._output import error_line, write_path
 from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command
-from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
+from termsprawl_context.errors import NotFound, WriteFailed
 from termsprawl_context.harness import for_path
 from termsprawl_context.workspace import index
 
@@ -27,7 +27,7 @@ INDEX = Spec(
 
 
 @command(INDEX)
-def run_index(args) -> int:
+def run_index(args) -> None:
     args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     require_ids("index " + args.action, args.node)
     if args.action == "get":
@@ -35,7 +35,7 @@ def run_index(args) -> int:
         if recorded is None:
             raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
         write_path(recorded)
-        return EXIT_OK
+        return
     resolved = index.resolve_transcript_path(args.cwd, args.path)
     harness = for_path(resolved).name  # the one whose store or records it is
     if not index.record_transcript_path(args.cwd, args.node, args.path, harness):
@@ -43,4 +43,3 @@ def run_index(args) -> int:
         raise WriteFailed("index set: cannot write %s under %s" % (written, args.cwd))
     if not os.path.isfile(resolved):
         error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
-    return EXIT_OK

@@ -16,7 +16,6 @@ LOCATE = Spec("locate", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(LOCATE)
-def run_locate(args) -> int:
+def run_locate(args) -> None:
     uuid, projects = session_uuid(args)
     write_path(locate_or_refuse(uuid, projects, sys.stderr))
-    return 0

@@ -25,7 +25,7 @@ from termsprawl_context import __version__, hooks
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command, option
 from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
-from termsprawl_context.errors import EXIT_OK, UsageError
+from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.links import peers_of
 from termsprawl_context.workspace.project import default_self
 
@@ -154,7 +154,7 @@ MCP = Spec(
 
 
 @command(MCP)
-def run_mcp(args) -> int:
+def run_mcp(args) -> None:
     """Serve until the client closes stdin; always 0."""
     cwd = project_dir(args.cwd, "mcp")
     instructions = _instructions(cwd, args.self_id)
@@ -167,7 +167,6 @@ def run_mcp(args) -> int:
                 out.flush()
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away
-    return EXIT_OK
 
 
 def _node(self_id: "Optional[str]") -> str:

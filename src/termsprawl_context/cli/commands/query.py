@@ -22,7 +22,7 @@ QUERY = Spec("query", _HELP, (PATH,), json=JSON_LIST, options=_where)
 
 
 @command(QUERY)
-def run_query(args) -> int:
+def run_query(args) -> None:
     path = args.path
     require_native_records(path, "query")
     if args.where:
@@ -38,4 +38,3 @@ def run_query(args) -> int:
         lambda e: {"path": path, "line": e.line, "record": e.record},
         lambda e: prefix + encode_text(":%d\t%s\t%s\n" % (e.line, cell(e.type), cell(e.uuid))),
     )
-    return 0

@@ -54,7 +54,7 @@ def _hit_row(hit) -> str:
 
 
 @command(SEARCH)
-def run_search(args) -> int:
+def run_search(args) -> None:
     # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
@@ -69,4 +69,3 @@ def run_search(args) -> int:
     found = _and_others(hits, args, others, kinds)
     if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
         error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout
-    return 0

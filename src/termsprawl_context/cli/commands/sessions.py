@@ -60,7 +60,7 @@ def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_d
 
 
 @command(SESSIONS)
-def run_sessions(args) -> int:
+def run_sessions(args) -> None:
     rows = []  # type: List[Any]
     for provider, store in stores(args, others_answer=False):
         # JSON lines are made while each session is described: in the helper processes too.
@@ -78,6 +78,5 @@ def run_sessions(args) -> int:
         projects_dir = paths.projects_dir(args.projects_dir)
         where = catalog.store_root(projects_dir, args.project)
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
-        return 0
+        return
     print_one(False, None, "".join(row[1] for row in rows) if args.json else format_table([row[0] for row in rows]))
-    return 0

@@ -24,7 +24,7 @@ SHOW = Spec("show", _HELP, (SESSION,), STORE_OPTIONS, JSON_ONE, _show_options)
 
 
 @command(SHOW)
-def run_show(args) -> int:
+def run_show(args) -> None:
     found = resolve_session(args, args.session)
     session_id, path, harness = found.session_id, found.path, found.harness
     json_out = args.json or args.format == handoff_render.FORMAT_JSON
@@ -38,4 +38,3 @@ def run_show(args) -> int:
         write_out(json_line(handoff_render.handoff_data([peer])["peers"][0]))
     else:
         write_transcript_text(handoff_render.format_peer_markdown(peer, handoff_render.SESSION_HEADING) + "\n")
-    return 0
