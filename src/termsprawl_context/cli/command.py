@@ -1,13 +1,7 @@
-"""The command base: one declarative ``Spec`` per command, and the one output path.
-
-A ``Spec`` names the command's positional arguments (one vocabulary: ``PATH``, ``SESSION``,
-``NODE``), the common options it takes (declared once here) and what its ``--json`` prints.
-The contract (docs/cli.md's "The command-line contract"): ``--json`` is JSON Lines for a
-list answer (``JSON_LIST``), one object on one line for a single one (``JSON_ONE``), always
-terminal-safe (``terminal_safe_json``); no results is exit 0 and nothing on stdout (stderr
-may say where it looked); an empty positional argument is a usage error (exit 2); a cell of
-a row passes ``cell``. The dump (``cli/context.py``) never imports this module: its strict
-argv parse is what makes the narrow permission rules safe.
+"""The command base: one declarative ``Spec`` per command (its arguments in one vocabulary,
+the common options declared once here, what its ``--json`` prints), and the one output path
+that keeps docs/cli.md's "The command-line contract". The dump (``cli/context.py``) never
+imports this module: its strict argv parse is what makes the narrow permission rules safe.
 """
 
 import argparse

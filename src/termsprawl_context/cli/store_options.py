@@ -28,11 +28,10 @@ def native_store(args: Any) -> str:
 
 
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store)`` of each store to read (the one the options name for the provider
-    that takes --projects-dir, "" for the others: their own): those --harness names, else every one
-    this build reads; only the one that takes --projects-dir when --projects-dir or --project
-    is given without --harness. A missing store or project is refused, unless
-    ``others_answer`` and another harness's store may answer (then it is left out)."""
+    """``(provider, store)`` of each store to read ("": the provider's own): those --harness
+    names, else every one this build reads; only the one that takes --projects-dir when
+    --projects-dir or --project is given without --harness. A missing store or project is
+    refused, unless ``others_answer`` and another harness's store may answer (then it is left out)."""
     from termsprawl_context.harness import chosen
 
     if args.harness is None and (args.projects_dir or getattr(args, "project", None)):

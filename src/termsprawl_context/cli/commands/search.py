@@ -38,8 +38,7 @@ SEARCH = Spec("search", _HELP, (Arg("text", "TEXT", "the text to find"),), STORE
 def _and_others(hits, args, others, kinds):
     """The walked store's hits, then the other stores' (newest session first), within --limit."""
     count = 0
-    for hit in hits:
-        count += 1
+    for count, hit in enumerate(hits, 1):
         yield hit
     if not others or count >= args.limit:
         return
