@@ -81,22 +81,6 @@ def usage() -> str:
     return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
 
 
-def unknown_command(name: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(COMMANDS) + ["help"], n=1, cutoff=0.7)
-    return "unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else "")
-
-
-def _run_command(name: str, args: "List[str]") -> int:
-    import importlib
-
-    module, function = command_target(name)
-    run = getattr(importlib.import_module(module), function)
-    _collect_garbage()
-    return run(args)
-
-
 def _collect_garbage() -> None:
     """Turn the garbage collector back on, when the artifact's launcher turned it off while
     the modules loaded (each collection would walk their objects again, for no garbage);
@@ -159,6 +143,14 @@ def _dispatch(args: "List[str]") -> int:
     if asked and len(args) > 2:
         raise UsageError("help: expected one command, got %d" % (len(args) - 1))
     name = args[1] if asked else args[0]
-    if name in COMMANDS:
-        return _run_command(name, ["--help"] if asked else args[1:])
-    raise UsageError(unknown_command(name))  # the dump takes only options: a first word is a command, mistyped
+    if name not in COMMANDS:  # the dump takes only options: a first word is a command, mistyped
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS) + ["help"], n=1, cutoff=0.7)
+        raise UsageError("unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else ""))
+    import importlib
+
+    module, function = command_target(name)
+    run = getattr(importlib.import_module(module), function)
+    _collect_garbage()
+    return run(["--help"] if asked else args[1:])
