@@ -110,13 +110,22 @@ def run_init(args) -> int:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
     if all(step.outcome == init_steps.UNCHANGED for step in report.steps):
-        write_out(_nothing_changed(wired))
+        which = " for %s" % ", ".join(h.label for h in wired) if wired else ""
+        write_out(
+            "nothing changed: the project was already set up%s. Check a node with "
+            "`termsprawl-context doctor --self NODE`.\n" % which
+        )
         return EXIT_OK
-    if wired is not None:
-        write_out(_wired_line(wired, harnesses))
     if wired:
+        write_out("wired: %s\n" % ", ".join(h.label for h in wired))
         write_out(_next_for(wired, command_path(report.cwd)))
         return EXIT_OK
+    if wired is not None:  # none found, none named
+        options = ["--" + h.cli_option for h in harnesses]
+        write_out(
+            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
+            % (", ".join(h.command for h in harnesses), ", ".join(options[:-1]) + " or " + options[-1])
+        )
     # A plain ``init`` must not suggest the hook ``--hook`` registers when it is already there.
     in_place = report.hook or hook_registered(report.cwd, install.hook_harness())
     template = _NEXT_WITH_HOOK if in_place else _NEXT_WITHOUT_HOOK
@@ -152,26 +161,6 @@ def _next_for(wired: list, command: str) -> str:
     ]
     lines += ["%s: %s." % (h.command, h.setup_steps) for h in wired]
     return "\n".join(lines) + "\n"
-
-
-def _wired_line(wired: list, harnesses: list) -> str:
-    if not wired:
-        options = ["--" + h.cli_option for h in harnesses]
-        looked = ", ".join(h.command for h in harnesses)
-        named = ", ".join(options[:-1]) + " or " + options[-1]
-        return (
-            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
-            % (looked, named)
-        )
-    return "wired: %s\n" % ", ".join(h.label for h in wired)
-
-
-def _nothing_changed(wired: "Optional[list]") -> str:
-    which = " for %s" % ", ".join(h.label for h in wired) if wired else ""
-    return (
-        "nothing changed: the project was already set up%s. Check a node with "
-        "`termsprawl-context doctor --self NODE`.\n" % which
-    )
 
 
 def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
