@@ -75,12 +75,6 @@ commands:
 """
 
 
-def usage() -> str:
-    width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
-    lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
-    return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
-
-
 def _collect_garbage() -> None:
     """Turn the garbage collector back on, when the artifact's launcher turned it off while
     the modules loaded (each collection would walk their objects again, for no garbage);
@@ -132,7 +126,9 @@ def main(argv: "Optional[List[str]]" = None) -> int:
 def _dispatch(args: "List[str]") -> int:
     """Every argv but the dump's: the usage, the version, a command or ``help COMMAND``."""
     if args in (["--help"], ["-h"], ["help"]):
-        write_out(usage())
+        width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
+        rows = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
+        write_out(_USAGE_HEAD.format(prog=PROG) + "".join(rows))
         return 0
     if args == ["--version"]:
         write_out("%s %s\n" % (PROG, __version__))

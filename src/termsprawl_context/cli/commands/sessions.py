@@ -12,7 +12,6 @@ from termsprawl_context.store import sessions as store_sessions
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72
-_TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
 
 
 def _listing_options(parser) -> None:
@@ -46,7 +45,7 @@ def _cut(text: str, width: int) -> str:
 
 def format_table(items: List[store_sessions.SessionInfo]) -> str:
     """The sessions as an aligned table, one row each, oldest first."""
-    rows = [_TABLE_HEADER]
+    rows = [("ID", "MODIFIED", "SIZE", "TITLE")]
     for info in items:
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
         rows.append((_cut(info.session_id, 40), modified, human_size(info.size), _cut(info.title, TITLE_COLUMN_WIDTH)))
