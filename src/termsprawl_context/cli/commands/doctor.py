@@ -3,22 +3,19 @@ walks and renders; this parses and prints)."""
 
 from termsprawl_context import doctor
 from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import JSON_ONE, Spec, command, print_one
+from termsprawl_context.cli.command import JSON_ONE, Spec, command, option, print_one
 from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
-
-
-def _self_option(parser) -> None:
-    parser.add_argument(
-        "--self", dest="self_id", metavar="NODE", help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV
-    )
 
 
 _HELP = (
     "Explain, peer by peer, what `termsprawl-context --cwd DIR --self NODE` sees and why it prints what it prints. "
     "Exit 0 whatever the verdict."
 )
-DOCTOR = Spec("doctor", _HELP, common=("cwd",), json=JSON_ONE, options=_self_option)
+_SELF = option(
+    "--self", dest="self_id", metavar="NODE", help="the node whose dump to explain (default: $%s)" % NODE_ID_ENV
+)
+DOCTOR = Spec("doctor", _HELP, common=("cwd",), json=JSON_ONE, options=_SELF)
 
 
 @command(DOCTOR)
