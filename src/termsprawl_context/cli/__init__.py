@@ -75,31 +75,6 @@ commands:
 """
 
 
-def usage() -> str:
-    width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
-    lines = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
-    return _USAGE_HEAD.format(prog=PROG) + "".join(lines)
-
-
-HELP_COMMAND = "help"
-
-
-def unknown_command(name: str) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(COMMANDS) + [HELP_COMMAND], n=1, cutoff=0.7)
-    return "unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else "")
-
-
-def _run_command(name: str, args: "List[str]") -> int:
-    import importlib
-
-    module, function = command_target(name)
-    run = getattr(importlib.import_module(module), function)
-    _collect_garbage()
-    return run(args)
-
-
 def _collect_garbage() -> None:
     """Turn the garbage collector back on, when the artifact's launcher turned it off while
     the modules loaded (each collection would walk their objects again, for no garbage);
@@ -111,88 +86,67 @@ def _collect_garbage() -> None:
         gc.enable()
 
 
-def _help(args: "List[str]") -> int:
-    """``help`` prints the usage; ``help COMMAND`` is ``COMMAND --help``."""
-    from termsprawl_context.errors import UsageError
-
-    if not args:
-        write_out(usage())
-        return 0
-    if len(args) > 1:
-        raise UsageError("help: expected one command, got %d" % len(args))
-    if args[0] not in COMMANDS:
-        raise UsageError(unknown_command(args[0]))
-    return _run_command(args[0], ["--help"])
-
-
 def main(argv: "Optional[List[str]]" = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     guard_standard_streams()
+    # The dump takes only options (--help or --version with more words too: it refuses them).
+    dump = not args or args[0].startswith("-") and args not in (["--help"], ["-h"], ["--version"])
     try:
+        if dump:  # the call made every turn: run before the registry is read
+            from termsprawl_context.cli.context import run_dump
+
+            _collect_garbage()
+            return run_dump(args)
         return _dispatch(args)
     except BrokenPipeError:
         silence_stdout()
         return 0
-    except StdoutFailed as exc:
-        return _stdout_failed(exc)
+    except StdoutFailed as exc:  # one line; the flush at exit goes to /dev/null, not to fail twice
+        silence_stdout()
+        error_line(exc.strerror or str(exc))
+        if dump:
+            return 0  # the dump fails open, even when its answer cannot be written
+        from termsprawl_context.errors import EXIT_OUTPUT_FAILED
+
+        return EXIT_OUTPUT_FAILED
     except KeyboardInterrupt:
         from termsprawl_context.errors import EXIT_INTERRUPTED
 
         return EXIT_INTERRUPTED
-    except Exception as exc:  # a refusal, or a bug of ours: one line, never a traceback
-        return _failed(exc)
+    except Exception as exc:  # a refusal, or a bug of ours (exit 70): one line, never a traceback
+        from termsprawl_context.errors import EXIT_INTERNAL, Refusal  # here only: the dump's path never loads it
 
-
-def _failed(exc: Exception) -> int:
-    """A refusal's line and exit code; any other exception is a bug of ours (exit 70).
-    errors.py is imported only here: the dump's path never loads it."""
-    from termsprawl_context.errors import EXIT_INTERNAL, Refusal
-
-    if isinstance(exc, Refusal):
-        error_line(exc.message)
-        return exc.exit_code
-    error_line("internal error: %s: %s" % (type(exc).__name__, exc))
-    return EXIT_INTERNAL
-
-
-def _stdout_failed(exc: StdoutFailed) -> int:
-    """One stderr line for an answer that could not be written; the flush at exit goes to
-    /dev/null so it does not fail a second time."""
-    from termsprawl_context.errors import EXIT_OUTPUT_FAILED
-
-    silence_stdout()
-    error_line(exc.strerror or str(exc))
-    return EXIT_OUTPUT_FAILED
+        if isinstance(exc, Refusal):
+            error_line(exc.message)
+            return exc.exit_code
+        error_line("internal error: %s: %s" % (type(exc).__name__, exc))
+        return EXIT_INTERNAL
 
 
 def _dispatch(args: "List[str]") -> int:
-    first = args[0] if args else ""
-    if first.startswith("-") and first not in ("--help", "-h", "--version") or not args:
-        return _run_dump(args)  # the call made every turn: before the registry is read
-    if args in (["--help"], ["-h"]):
-        write_out(usage())
+    """Every argv but the dump's: the usage, the version, a command or ``help COMMAND``."""
+    if args in (["--help"], ["-h"], ["help"]):
+        width = max(len(synopsis) for synopsis, _ in COMMANDS.values()) + 2
+        rows = ["  %s%s\n" % (synopsis.ljust(width), summary) for synopsis, summary in COMMANDS.values()]
+        write_out(_USAGE_HEAD.format(prog=PROG) + "".join(rows))
         return 0
     if args == ["--version"]:
         write_out("%s %s\n" % (PROG, __version__))
         return 0
-    if first == HELP_COMMAND:
-        return _help(args[1:])
-    if first in COMMANDS:
-        return _run_command(first, args[1:])
-    if not first.startswith("-"):
-        # The dump takes only options: a first word is a command, mistyped.
-        from termsprawl_context.errors import UsageError
+    from termsprawl_context.errors import UsageError
 
-        raise UsageError(unknown_command(first))
-    return _run_dump(args)  # --help or --version with more words: the dump refuses them
+    asked = args[0] == "help"  # ``help COMMAND`` is ``COMMAND --help``
+    if asked and len(args) > 2:
+        raise UsageError("help: expected one command, got %d" % (len(args) - 1))
+    name = args[1] if asked else args[0]
+    if name not in COMMANDS:  # the dump takes only options: a first word is a command, mistyped
+        import difflib
 
+        close = difflib.get_close_matches(name, list(COMMANDS) + ["help"], n=1, cutoff=0.7)
+        raise UsageError("unknown command '%s'%s" % (name, " (did you mean %s?)" % close[0] if close else ""))
+    import importlib
 
-def _run_dump(args: "List[str]") -> int:
-    from termsprawl_context.cli.context import run_dump
-
+    module, function = command_target(name)
+    run = getattr(importlib.import_module(module), function)
     _collect_garbage()
-    try:
-        return run_dump(args)
-    except StdoutFailed as exc:
-        _stdout_failed(exc)
-        return 0  # the dump fails open, even when its answer cannot be written
+    return run(["--help"] if asked else args[1:])

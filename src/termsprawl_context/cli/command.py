@@ -1,23 +1,19 @@
-"""The command base: one declarative ``Spec`` per command, and the one output path.
-
-A ``Spec`` names the command's positional arguments (one vocabulary: ``PATH``, ``SESSION``,
-``NODE``), the common options it takes (declared once here) and what its ``--json`` prints.
-The contract (docs/cli.md's "The command-line contract"): ``--json`` is JSON Lines for a
-list answer (``JSON_LIST``), one object on one line for a single one (``JSON_ONE``), always
-terminal-safe (``terminal_safe_json``); no results is exit 0 and nothing on stdout (stderr
-may say where it looked); an empty positional argument is a usage error (exit 2); a cell of
-a row passes ``cell``. The dump (``cli/context.py``) never imports this module: its strict
-argv parse is what makes the narrow permission rules safe.
+"""The command base: one declarative ``Spec`` per command (its arguments in one vocabulary,
+the common options declared once here, what its ``--json`` prints), and the one output path
+that keeps docs/cli.md's "The command-line contract". The dump (``cli/context.py``) never
+imports this module: its strict argv parse is what makes the narrow permission rules safe.
 """
 
 import argparse
 import json
+import sys
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context._output import PROG, Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
 from termsprawl_context._output import write_transcript_text
 from termsprawl_context.cli._args import positive_int
 from termsprawl_context.errors import UsageError
+from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -30,7 +26,8 @@ class CommandParser(argparse.ArgumentParser):
     def exit(self, status: int = 0, message: Optional[str] = None) -> None:  # type: ignore[override]
         if status:
             raise UsageError((message or "usage error").strip())
-        raise SystemExit(0)  # --help was printed: ``parse_command`` returns None
+        sys.stdout.flush()  # --help was printed: a stdout that cannot take it fails here, not at exit
+        raise SystemExit(0)  # ``parse_command`` returns None
 
 
 class Arg(NamedTuple):
@@ -51,12 +48,9 @@ LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
 # A node id ``cli._args.require_ids`` checks (an empty one is an invalid node id, exit 2).
 ANY_NODE = NODE._replace(required=False)
 
-JSON_LIST = "list"  # the answer is a list: JSON Lines, one object per item
-JSON_ONE = "one"  # the answer is one thing: one object on one line
-JSON_HELP = {
-    JSON_LIST: "print JSON Lines: one object per line, one line per item",
-    JSON_ONE: "print the answer as one JSON object on one line",
-}
+# What ``--json`` prints, as its help says it: a list answer, or one thing.
+JSON_LIST = "print JSON Lines: one object per line, one line per item"
+JSON_ONE = "print the answer as one JSON object on one line"
 
 
 def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
@@ -66,14 +60,6 @@ def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
         parser.add_argument(*flags, **kwargs)
 
     return add
-
-
-def _add_harness(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-
-    shown = "only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
-    shown += "--projects-dir, Claude Code's)"
-    parser.add_argument("--harness", metavar="NAME", help=shown % ", ".join(KNOWN_HARNESSES))
 
 
 # The common options, declared once: the name a Spec gives -> what adds it.
@@ -87,7 +73,12 @@ COMMON: Dict[str, Callable[[Any], None]] = {
         help="the harness's projects directory (default: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)",
     ),
     "project": option("--project", metavar="DIR", help="only the sessions run in this working directory"),
-    "harness": _add_harness,
+    "harness": option(
+        "--harness",
+        metavar="NAME",
+        help="only this agent CLI's store: %s, or all (default: the stores of every harness present; with "
+        "--projects-dir, Claude Code's)" % ", ".join(KNOWN_HARNESSES),
+    ),
 }
 
 
@@ -112,7 +103,7 @@ def _fill(parser, spec: Spec) -> None:
     if spec.options is not None:
         spec.options(parser)
     if spec.json:
-        parser.add_argument("--json", action="store_true", help=JSON_HELP[spec.json])
+        parser.add_argument("--json", action="store_true", help=spec.json)
     if spec.actions:
         sub = parser.add_subparsers(dest="action", metavar="|".join(a.name for a in spec.actions))
         sub.required = True
@@ -139,13 +130,14 @@ def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
     return args
 
 
-def command(spec: Spec) -> Callable[[Callable[[Any], int]], Callable[[List[str]], int]]:
-    """``body(args) -> exit code`` as the registry's ``run(argv) -> exit code``: 0 after --help."""
+def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[List[str]], int]]:
+    """``body(args) -> exit code`` (None: 0, as a function that returns nothing succeeded) as
+    the registry's ``run(argv) -> exit code``: 0 after --help."""
 
-    def make(body: Callable[[Any], int]) -> Callable[[List[str]], int]:
+    def make(body: Callable[[Any], Optional[int]]) -> Callable[[List[str]], int]:
         def run(argv: List[str]) -> int:
             args = parse_command(spec, argv)
-            return 0 if args is None else body(args)
+            return 0 if args is None else body(args) or 0
 
         run.__name__, run.__doc__ = body.__name__, body.__doc__
         return run

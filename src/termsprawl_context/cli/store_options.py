@@ -27,17 +27,11 @@ def native_store(args: Any) -> str:
     return projects_dir
 
 
-def store_of(args: Any, provider: Any) -> str:
-    """The store of ``provider`` to read: the one the options name (``native_store``) for the
-    provider that takes --projects-dir, else "" (its own)."""
-    return native_store(args) if provider.root_option else ""
-
-
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store_of)`` of each store to read: those --harness names, else every one
-    this build reads; only the one that takes --projects-dir when --projects-dir or --project
-    is given without --harness. A missing store or project is refused, unless
-    ``others_answer`` and another harness's store may answer (then it is left out)."""
+    """``(provider, store)`` of each store to read ("": the provider's own): those --harness
+    names, else every one this build reads; only the one that takes --projects-dir when
+    --projects-dir or --project is given without --harness. A missing store or project is
+    refused, unless ``others_answer`` and another harness's store may answer (then it is left out)."""
     from termsprawl_context.harness import chosen
 
     if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
@@ -49,7 +43,7 @@ def stores(args: Any, others_answer: bool = True) -> List[Any]:
     found = []
     for provider in providers:
         try:
-            found.append((provider, store_of(args, provider)))
+            found.append((provider, native_store(args) if provider.root_option else ""))
         except NotFound:
             if not others_answer or len(providers) == 1:
                 raise

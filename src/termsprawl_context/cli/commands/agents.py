@@ -2,6 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, print_one
 from termsprawl_context.harness import require_native_records
+from termsprawl_context.store import background
 
 
 _HELP = (
@@ -13,12 +14,9 @@ AGENTS = Spec("agents", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(AGENTS)
-def run_agents(args) -> int:
-    from termsprawl_context.store import background
-
+def run_agents(args) -> None:
     require_native_records(args.path, "agents")
     signals = background.background_agent_signals(args.path)
     alive = sorted(background.running(signals))
     data = {"running": alive, "signals": [s.to_json() for s in signals]}
     print_one(args.json, data, "".join(cell(agent) + "\n" for agent in alive))
-    return 0

@@ -5,6 +5,7 @@ import sys
 from termsprawl_context._output import byte_sink
 from termsprawl_context.cli.command import UUID, Spec, command
 from termsprawl_context.cli.store_options import session_uuid
+from termsprawl_context.store.assemble import assemble
 
 
 _HELP = (
@@ -15,10 +16,7 @@ ASSEMBLE = Spec("assemble", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(ASSEMBLE)
-def run_assemble(args) -> int:
-    from termsprawl_context.store.assemble import assemble
-
+def run_assemble(args) -> None:
     uuid, projects = session_uuid(args)
     assemble(uuid, projects, byte_sink(), sys.stderr)
     sys.stdout.flush()
-    return 0

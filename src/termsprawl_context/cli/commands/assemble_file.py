@@ -5,6 +5,7 @@ import sys
 from termsprawl_context._output import byte_sink
 from termsprawl_context.cli.command import PATH, Spec, command
 from termsprawl_context.harness import require_native_records
+from termsprawl_context.store.assemble import assemble_file
 
 
 _HELP = (
@@ -15,10 +16,7 @@ ASSEMBLE_FILE = Spec("assemble-file", _HELP, (PATH,))
 
 
 @command(ASSEMBLE_FILE)
-def run_assemble_file(args) -> int:
-    from termsprawl_context.store.assemble import assemble_file
-
+def run_assemble_file(args) -> None:
     require_native_records(args.path, "assemble-file")
     assemble_file(args.path, byte_sink(), sys.stderr)
     sys.stdout.flush()
-    return 0

@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import PATH, Spec, command
 from termsprawl_context.cli.store_options import provider_of
-from termsprawl_context.errors import EXIT_OK, UsageError
+from termsprawl_context.errors import UsageError
 
 
 def _belongs_options(parser) -> None:
@@ -19,11 +19,10 @@ BELONGS = Spec("belongs", _HELP, (PATH,), options=_belongs_options)
 
 
 @command(BELONGS)
-def run_belongs(args) -> int:
+def run_belongs(args) -> None:
     harness = provider_of(args.path)
     by_session = args.session is not None
     value = args.session if by_session else args.tree
     if not value:
         raise UsageError("belongs: %s must not be empty" % ("--session" if by_session else "--tree"))
     (harness.check_session if by_session else harness.check_tree)(args.path, value)
-    return EXIT_OK

@@ -2,10 +2,10 @@
 
 import json
 
-from termsprawl_context._output import terminal_safe_json
+from termsprawl_context._output import Spool, terminal_safe_json
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line
 from termsprawl_context.cli.store_options import provider_of
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.transcript import entry, record, tool_blocks
 
 
 NO_RESULT = "no-result"  # a call no tool_result answers (interrupted, or still pending)
@@ -27,9 +27,7 @@ ENTRIES = Spec("entries", _HELP, (PATH,), json=JSON_LIST, options=_entries_optio
 
 
 @command(ENTRIES)
-def run_entries(args) -> int:
-    from termsprawl_context._output import Spool
-
+def run_entries(args) -> None:
     # Streamed: one entry held at a time, rows printed as they are made, after the
     # reading's first pass (the mark's place, the calls' outcomes), so a refusal still
     # comes before the first row.
@@ -42,13 +40,9 @@ def run_entries(args) -> int:
         else:
             _print_entry(out, item, args.json)
     out.close()
-    return EXIT_OK
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
-    from termsprawl_context.transcript import tool_blocks
-    from termsprawl_context.transcript import record
-
     for call in tool_blocks.tool_calls(item):
         outcome = outcomes.get(call.id, NO_RESULT) if call.id else NO_RESULT
         if ran_only and outcome != record.RAN:
@@ -62,8 +56,6 @@ def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
 
 
 def _print_entry(out, item, as_json: bool) -> None:
-    from termsprawl_context.transcript import entry
-
     who = entry.speaker(item)
     if as_json:
         fields = {"line": item.line, "offset": item.offset, "uuid": item.uuid, "parent_uuid": item.parent_uuid}

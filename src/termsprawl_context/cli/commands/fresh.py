@@ -2,6 +2,7 @@
 
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import PATH, Spec, command, option
+from termsprawl_context.store.freshness import check_fresh
 
 
 FRESH = Spec(
@@ -19,8 +20,6 @@ FRESH = Spec(
 
 @command(FRESH)
 def run_fresh(args) -> int:
-    from termsprawl_context.store.freshness import check_fresh
-
     code, message = check_fresh(args.path, args.allow_in_progress)
     if message is not None:
         error_line(message)

@@ -9,23 +9,22 @@ import os
 import sys
 from typing import List
 
+from termsprawl_context import hooks
 from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
 from termsprawl_context.cli.command import Spec, parse_command
 from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
+from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 HOOK_PREFIX = "hook: "
 
 
 def _hook_options(parser) -> None:
-    from termsprawl_context.harness import KNOWN_HARNESSES
-    from termsprawl_context.hooks import PROJECT_DIR_ENV
-
     parser.add_argument(
         "--cwd",
         metavar="DIR",
         help="the project (default: the installed command's own, else the project at or above "
-        "$%s, else the payload's cwd)" % PROJECT_DIR_ENV,
+        "$%s, else the payload's cwd)" % hooks.PROJECT_DIR_ENV,
     )
     parser.add_argument(
         "--harness",
@@ -44,22 +43,8 @@ _HELP = (
 HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 
-def _answer_hook(text: str) -> None:
-    """The one JSON answer on stdout; a stdout that cannot take it is told on stderr, and the
-    hook still exits 0 (what was recorded stands; the agent must not be broken by it)."""
-    try:
-        write_out(text)
-    except BrokenPipeError:
-        silence_stdout()
-    except StdoutFailed as exc:
-        silence_stdout()
-        error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
-
-
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent."""
-    from termsprawl_context import hooks
-
     usage = None
     args = None
     try:
@@ -79,8 +64,15 @@ def run_hook(argv: List[str]) -> int:
 
     answer = hooks.session_start(record, args.harness if args is not None else None)
     if answer.output:
-        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object.
-        _answer_hook(json.dumps(answer.output) + "\n")
+        # ASCII escapes: a path's undecodable bytes cannot break the one JSON object. A stdout
+        # that cannot take it is told on stderr, and the hook still exits 0 (what was recorded stands).
+        try:
+            write_out(json.dumps(answer.output) + "\n")
+        except BrokenPipeError:
+            silence_stdout()
+        except StdoutFailed as exc:
+            silence_stdout()
+            error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
     if answer.warning:
         message = answer.warning
         error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)

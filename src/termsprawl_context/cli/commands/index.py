@@ -5,7 +5,9 @@ import os
 from termsprawl_context._output import error_line, write_path
 from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command
-from termsprawl_context.errors import EXIT_OK, NotFound, WriteFailed
+from termsprawl_context.errors import NotFound, WriteFailed
+from termsprawl_context.harness import for_path
+from termsprawl_context.workspace import index
 
 
 INDEX = Spec(
@@ -25,25 +27,19 @@ INDEX = Spec(
 
 
 @command(INDEX)
-def run_index(args) -> int:
-    from termsprawl_context.workspace.index import read_transcript_path, record_transcript_path, resolve_transcript_path
-
+def run_index(args) -> None:
     args.cwd = project_dir(args.cwd, "index " + args.action, writing=args.action == "set")
     require_ids("index " + args.action, args.node)
     if args.action == "get":
-        recorded = read_transcript_path(args.cwd, args.node)
+        recorded = index.read_transcript_path(args.cwd, args.node)
         if recorded is None:
             raise NotFound("index get: no transcript path recorded for %s in %s" % (args.node, args.cwd))
         write_path(recorded)
-        return EXIT_OK
-    from termsprawl_context.harness import for_path
-
-    harness = for_path(resolve_transcript_path(args.cwd, args.path)).name  # the one whose store or records it is
-    if not record_transcript_path(args.cwd, args.node, args.path, harness):
-        from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR
-
-        written = os.path.join(STATE_DIR, TRANSCRIPTS_DIR, args.node + ".json")
+        return
+    resolved = index.resolve_transcript_path(args.cwd, args.path)
+    harness = for_path(resolved).name  # the one whose store or records it is
+    if not index.record_transcript_path(args.cwd, args.node, args.path, harness):
+        written = os.path.relpath(index.index_file_path(args.cwd, args.node), args.cwd)
         raise WriteFailed("index set: cannot write %s under %s" % (written, args.cwd))
-    if not os.path.isfile(resolve_transcript_path(args.cwd, args.path)):
+    if not os.path.isfile(resolved):
         error_line("index set: note: %s is not a file (yet); recorded anyway" % args.path)
-    return EXIT_OK

@@ -11,6 +11,11 @@ from termsprawl_context._output import error_line, write_out
 from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
+from termsprawl_context.harness import available
+from termsprawl_context.workspace import harness_install, init_steps, install
+from termsprawl_context.workspace.discovery import AGENTS_FILE, HANDOFF_ARGS
+from termsprawl_context.workspace.hook_settings import hook_registered
+from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, start_command
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -37,9 +42,6 @@ next: record each agent's transcript: run `{cmd} init --hook` so Claude Code's
 
 
 def _init_options(parser) -> None:
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace.discovery import AGENTS_FILE
-
     harnesses = available()
     seen = set()
     for harness in harnesses:  # each CLI's steps: its hook (or its own file), its instruction import
@@ -91,14 +93,13 @@ INIT = Spec(
 
 @command(INIT)
 def run_init(args) -> int:
-    from termsprawl_context.workspace import init_steps, install, layout
-    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
-
     cwd = project_dir(args.cwd, "init")
-    wired = _choose_clis(args)
-    extra = _prepare_harness_steps(cwd, args)
+    harnesses = available()
+    wired = _choose_clis(args, harnesses)
+    hooks = _hooks_asked(args, harnesses)
+    extra = _prepare_harness_steps(cwd, args, hooks)
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
-    report = _harness_steps(report, extra, args)
+    report = _harness_steps(report, extra, args, harnesses)
     lines = ["termsprawl-context init: %s" % os.path.abspath(report.cwd)]
     width = max(len(o) for o in init_steps.OUTCOMES)
     for step in report.steps:
@@ -109,31 +110,34 @@ def run_init(args) -> int:
         error_line("init: not every step succeeded (see above)")
         return EXIT_FAILURE
     if all(step.outcome == init_steps.UNCHANGED for step in report.steps):
-        write_out(_nothing_changed(wired))
-        return EXIT_OK
-    if wired is not None:
-        write_out(_wired_line(wired))
-    if wired:
-        write_out(_next_for(wired, os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND)))
-        return EXIT_OK
-    template = _NEXT_WITH_HOOK if report.hook or _hook_in_place(report.cwd) else _NEXT_WITHOUT_HOOK
-    write_out(
-        template.format(
-            cmd=layout.INSTALLED_COMMAND,
-            abs_cmd=os.path.join(os.path.abspath(report.cwd), layout.INSTALLED_COMMAND) + " " + HANDOFF_ARGS,
+        which = " for %s" % ", ".join(h.label for h in wired) if wired else ""
+        write_out(
+            "nothing changed: the project was already set up%s. Check a node with "
+            "`termsprawl-context doctor --self NODE`.\n" % which
         )
-    )
-    for harness in _hooks_asked(args):
+        return EXIT_OK
+    if wired:
+        write_out("wired: %s\n" % ", ".join(h.label for h in wired))
+        write_out(_next_for(wired, command_path(report.cwd)))
+        return EXIT_OK
+    if wired is not None:  # none found, none named
+        options = ["--" + h.cli_option for h in harnesses]
+        write_out(
+            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
+            % (", ".join(h.command for h in harnesses), ", ".join(options[:-1]) + " or " + options[-1])
+        )
+    # A plain ``init`` must not suggest the hook ``--hook`` registers when it is already there.
+    in_place = report.hook or hook_registered(report.cwd, install.hook_harness())
+    template = _NEXT_WITH_HOOK if in_place else _NEXT_WITHOUT_HOOK
+    write_out(template.format(cmd=INSTALLED_COMMAND, abs_cmd=command_path(report.cwd) + " " + HANDOFF_ARGS))
+    for harness in hooks:
         write_out(harness.hook_next_steps)
     return EXIT_OK
 
 
-def _choose_clis(args) -> "Optional[list]":
+def _choose_clis(args, harnesses: list) -> "Optional[list]":
     """The CLIs this run wires (their ``init_options`` set on ``args``): those named, else
     every one found here less those excluded; None when steps were named one by one."""
-    from termsprawl_context.harness import available
-
-    harnesses = available()
     if any(getattr(args, name) for harness in harnesses for name in harness.init_options):
         return None
     named = [h for h in harnesses if getattr(args, "cli_" + h.cli_option)]
@@ -147,9 +151,6 @@ def _choose_clis(args) -> "Optional[list]":
 
 def _next_for(wired: list, command: str) -> str:
     """What the person does next: start each terminal as a node, link two, check one; each CLI's trust steps."""
-    from termsprawl_context.workspace.discovery import HANDOFF_ARGS
-    from termsprawl_context.workspace.project import INSTALLED_COMMAND, start_command
-
     starts = ["        %s" % start_command(h.command, node) for h, node in zip(wired, ("alice", "bob", "carol"))]
     lines = ["next: start each agent in its own terminal with its own node id, from the project folder, e.g."]
     lines += starts + [
@@ -162,82 +163,32 @@ def _next_for(wired: list, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _wired_line(wired: list) -> str:
-    if not wired:
-        from termsprawl_context.harness import available
-
-        harnesses = available()
-        options = ["--" + h.cli_option for h in harnesses]
-        looked = ", ".join(h.command for h in harnesses)
-        named = ", ".join(options[:-1]) + " or " + options[-1]
-        return (
-            "found no supported agent CLI here (looked for %s in the home directory and on PATH); name one: init %s\n"
-            % (looked, named)
-        )
-    return "wired: %s\n" % ", ".join(h.label for h in wired)
-
-
-def _nothing_changed(wired: "Optional[list]") -> str:
-    which = " for %s" % ", ".join(h.label for h in wired) if wired else ""
-    return (
-        "nothing changed: the project was already set up%s. Check a node with "
-        "`termsprawl-context doctor --self NODE`.\n" % which
-    )
-
-
-def _hook_in_place(cwd: str) -> bool:
-    """The hook ``--hook`` registers is already there (a plain ``init`` must not suggest it)."""
-    from termsprawl_context.workspace.hook_settings import hook_registered
-    from termsprawl_context.workspace.install import hook_harness
-
-    return hook_registered(cwd, hook_harness())
-
-
-def _prepare_harness_steps(cwd: str, args) -> list:
+def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
     if args.agents_md and os.path.isdir(cwd):
-        from termsprawl_context.workspace.harness_install import check_root_agents_block
-
-        check_root_agents_block(cwd)
-    wanted = _hooks_asked(args)
+        harness_install.check_root_agents_block(cwd)
     if not wanted or not os.path.isdir(cwd):
         return []
-    from termsprawl_context.workspace.harness_install import prepare_hook
-
-    return [prepare_hook(cwd, harness) for harness in wanted]
+    return [harness_install.prepare_hook(cwd, harness) for harness in wanted]
 
 
-def _hooks_asked(args) -> list:
+def _hooks_asked(args, harnesses: list) -> list:
     """The harnesses whose hook step was asked for, but the default one (``init_project`` writes its hook)."""
-    from termsprawl_context.harness import available
-
-    return [h for h in available() if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
+    return [h for h in harnesses if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
 
 
-def _harness_steps(report, prepared: list, args):
+def _harness_steps(report, prepared: list, args, harnesses: list):
     """``report`` with the steps of the other harnesses' hooks and instruction files added."""
-    from termsprawl_context.harness import available
-
-    owning = [h for h in available() if h.owned_option and getattr(args, h.owned_option, False)]
-    imports = [h for h in available() if h.import_option and getattr(args, h.import_option, False)]
-    if not prepared and not owning and not imports and not args.agents_md:
-        return report
-    from termsprawl_context.workspace import init_steps
-    from termsprawl_context.workspace.harness_install import (
-        merge_harness_config,
-        register_harness_hook,
-        write_instruction_import,
-        write_owned_files,
-        write_root_agents_block,
-    )
-
+    owning = [h for h in harnesses if h.owned_option and getattr(args, h.owned_option, False)]
+    imports = [h for h in harnesses if h.import_option and getattr(args, h.import_option, False)]
     steps = list(report.steps)
     installed = bool(steps) and steps[0].outcome != init_steps.FAILED
     for one in prepared:
-        steps.extend(register_harness_hook(report.cwd, one, installed))
+        steps.extend(harness_install.register_harness_hook(report.cwd, one, installed))
     if args.agents_md:
-        steps.append(write_root_agents_block(report.cwd))
-    steps.extend(write_instruction_import(report.cwd, h) for h in imports)
+        steps.append(harness_install.write_root_agents_block(report.cwd))
+    steps.extend(harness_install.write_instruction_import(report.cwd, h) for h in imports)
     for harness in owning if installed else ():
-        steps.extend(write_owned_files(report.cwd, harness) + merge_harness_config(report.cwd, harness))
+        steps.extend(harness_install.write_owned_files(report.cwd, harness))
+        steps.extend(harness_install.merge_harness_config(report.cwd, harness))
     return report._replace(steps=steps)

@@ -5,6 +5,7 @@ import sys
 from termsprawl_context._output import write_path
 from termsprawl_context.cli.command import UUID, Spec, command
 from termsprawl_context.cli.store_options import session_uuid
+from termsprawl_context.store.locate import locate_or_refuse
 
 
 _HELP = (
@@ -15,9 +16,6 @@ LOCATE = Spec("locate", _HELP, (UUID,), ("projects-dir",))
 
 
 @command(LOCATE)
-def run_locate(args) -> int:
-    from termsprawl_context.store.locate import locate_or_refuse
-
+def run_locate(args) -> None:
     uuid, projects = session_uuid(args)
     write_path(locate_or_refuse(uuid, projects, sys.stderr))
-    return 0

@@ -21,9 +21,14 @@ import json
 import os
 import sys
 
-from termsprawl_context import __version__
+from termsprawl_context import __version__, hooks
+from termsprawl_context.cli._args import project_dir
 from termsprawl_context.cli.command import Spec, command, option
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
+from termsprawl_context.errors import UsageError
+from termsprawl_context.workspace.links import peers_of
+from termsprawl_context.workspace.project import default_self
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -57,63 +62,56 @@ READ_TOOL_SPEC = {
     },
     "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
 }
+# The methods whose answer never changes.
+_CONSTANT_RESULTS = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}  # type: Dict[str, dict]
 
 
-class Server(object):
-    """One session's answers: ``reply(message)`` (None for a notification); ``read(options)``
-    is the hand-off for ``{option: value}``."""
-
-    def __init__(self, read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> None:
-        self.read, self.instructions = read, instructions
-
-    def reply(self, message: "Any") -> "Optional[dict]":
-        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            return _error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
-        if "id" not in message:
-            return None  # a notification (notifications/initialized, cancelled): nothing to answer
-        method, params = message["method"], message.get("params")
-        params = params if isinstance(params, dict) else {}
-        if method == "initialize":
-            return _result(message["id"], self.initialize(params))
-        if method == "ping":
-            return _result(message["id"], {})
-        if method == "tools/list":
-            return _result(message["id"], {"tools": [READ_TOOL_SPEC]})
-        if method == "tools/call":
-            return self.call(message["id"], params)
-        return _error(message["id"], METHOD_NOT_FOUND, "method not found: %s" % method)
-
-    def initialize(self, params: dict) -> dict:
+def reply(message: "Any", read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> "Optional[dict]":
+    """The answer to one message (None for a notification); ``read(options)`` is the hand-off
+    for ``{option: value}``, ``instructions`` the hook's context line (None: none)."""
+    if message is PARSE_ERROR:
+        return _error(None, PARSE_ERROR, "parse error")
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return _error(message.get("id") if isinstance(message, dict) else None, -32600, "invalid request")
+    if "id" not in message:
+        return None  # a notification (notifications/initialized, cancelled): nothing to answer
+    request_id, method, params = message["id"], message["method"], message.get("params")
+    params = params if isinstance(params, dict) else {}
+    if method == "initialize":
         asked = params.get("protocolVersion")
         found = {
             "protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1],
             "capabilities": {"tools": {"listChanged": False}},
             "serverInfo": {"name": "termsprawl-context", "version": __version__},
         }
-        if self.instructions:
-            found["instructions"] = self.instructions
-        return found
+        if instructions:
+            found["instructions"] = instructions
+        return _result(request_id, found)
+    if method in _CONSTANT_RESULTS:
+        return _result(request_id, _CONSTANT_RESULTS[method])
+    if method == "tools/call":
+        return _call(request_id, params, read)
+    return _error(request_id, METHOD_NOT_FOUND, "method not found: %s" % method)
 
-    def call(self, request_id: "Any", params: dict) -> dict:
-        if params.get("name") != READ_TOOL:
-            return _error(request_id, INVALID_PARAMS, "unknown tool: %s" % (params.get("name"),))
-        arguments = params.get("arguments")
-        arguments = arguments if isinstance(arguments, dict) else {}
-        options = {}  # type: Dict[str, Any]
-        for name, value in arguments.items():
-            option = _ARGUMENTS.get(name)
-            if option is None:
-                return _tool_text(
-                    request_id, "unexpected argument: %s (read_peers takes turns, max_chars)" % name, True
-                )
-            if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
-                return _tool_text(request_id, "invalid value for %s: expected a positive integer" % name, True)
-            options[option] = value
-        try:
-            text = self.read(options)
-        except Exception as exc:  # a refusal of ours (no node, no project) is the tool's answer
-            return _tool_text(request_id, "termsprawl-context: %s" % (getattr(exc, "message", None) or exc), True)
-        return _tool_text(request_id, text or "(no linked agent has said anything yet)", False)
+
+def _call(request_id: "Any", params: dict, read: "Callable[[Dict[str, Any]], str]") -> dict:
+    if params.get("name") != READ_TOOL:
+        return _error(request_id, INVALID_PARAMS, "unknown tool: %s" % (params.get("name"),))
+    arguments = params.get("arguments")
+    arguments = arguments if isinstance(arguments, dict) else {}
+    options = {}  # type: Dict[str, Any]
+    for name, value in arguments.items():
+        option = _ARGUMENTS.get(name)
+        if option is None:
+            return _tool_text(request_id, "unexpected argument: %s (read_peers takes turns, max_chars)" % name, True)
+        if not (isinstance(value, int) and not isinstance(value, bool) and value > 0):
+            return _tool_text(request_id, "invalid value for %s: expected a positive integer" % name, True)
+        options[option] = value
+    try:
+        text = read(options)
+    except Exception as exc:  # a refusal of ours (no node, no project) is the tool's answer
+        return _tool_text(request_id, "termsprawl-context: %s" % (getattr(exc, "message", None) or exc), True)
+    return _tool_text(request_id, text or "(no linked agent has said anything yet)", False)
 
 
 def _result(request_id: "Any", result: dict) -> dict:
@@ -146,13 +144,6 @@ def messages(stream: "BinaryIO"):
             yield PARSE_ERROR
 
 
-def serve(server: Server, stream: "BinaryIO", write: "Callable[[bytes], None]") -> None:
-    for message in messages(stream):
-        answer = _error(None, PARSE_ERROR, "parse error") if message is PARSE_ERROR else server.reply(message)
-        if answer is not None:
-            write((json.dumps(answer) + "\n").encode("utf-8"))
-
-
 MCP = Spec(
     "mcp",
     "Serve the hand-off to an agent CLI as a read-only MCP tool on stdio (read_peers); "
@@ -163,30 +154,22 @@ MCP = Spec(
 
 
 @command(MCP)
-def run_mcp(args) -> int:
+def run_mcp(args) -> None:
     """Serve until the client closes stdin; always 0."""
-    from termsprawl_context.cli._args import project_dir
-
     cwd = project_dir(args.cwd, "mcp")
-    server = Server(lambda options: _read(cwd, args.self_id, options), _instructions(cwd, args.self_id))
-    stdin = sys.stdin.buffer  # type: Any
+    instructions = _instructions(cwd, args.self_id)
     out = sys.stdout.buffer  # type: Any
-
-    def write(data: bytes) -> None:
-        out.write(data)
-        out.flush()
-
     try:
-        serve(server, stdin, write)
+        for message in messages(sys.stdin.buffer):
+            answer = reply(message, lambda options: _read(cwd, args.self_id, options), instructions)
+            if answer is not None:
+                out.write((json.dumps(answer) + "\n").encode("utf-8"))
+                out.flush()
     except (BrokenPipeError, KeyboardInterrupt):
         pass  # the client went away
-    return EXIT_OK
 
 
 def _node(self_id: "Optional[str]") -> str:
-    from termsprawl_context.errors import UsageError
-    from termsprawl_context.workspace.project import default_self
-
     node = default_self(self_id, command="mcp")
     if not node:
         raise UsageError("mcp: no node: start the agent CLI with TERMSPRAWL_NODE_ID=<node> (or give --self NODE)")
@@ -194,8 +177,6 @@ def _node(self_id: "Optional[str]") -> str:
 
 
 def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
-    from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
-
     printed = []  # type: List[str]
     options = dict(options, **{"--format": "markdown"})
     run_handoff(ContextArgs(cwd, _node(self_id)), options, RealContextIO(cwd, write=printed.append))
@@ -204,9 +185,6 @@ def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
 
 def _instructions(cwd: str, self_id: "Optional[str]") -> "Optional[str]":
     """The hook's context line for the node (None without a node or links)."""
-    from termsprawl_context import hooks
-    from termsprawl_context.workspace.links import peers_of
-
     try:
         node = _node(self_id)
         return hooks.context_line(os.path.abspath(cwd), node, peers_of(cwd, node), tool=READ_TOOL)

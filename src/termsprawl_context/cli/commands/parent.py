@@ -2,7 +2,6 @@
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
 from termsprawl_context.cli.store_options import path_line, provider_of
-from termsprawl_context.errors import EXIT_OK
 
 
 _HELP = (
@@ -13,7 +12,6 @@ PARENT = Spec("parent", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(PARENT)
-def run_parent(args) -> int:
+def run_parent(args) -> None:
     parent, call = provider_of(args.path).dispatcher(args.path)
     print_one(args.json, {"path": args.path, "parent": parent, "tool_use_id": call}, path_line(parent))
-    return EXIT_OK

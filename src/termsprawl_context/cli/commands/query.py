@@ -3,6 +3,8 @@
 from termsprawl_context._output import encode_path, encode_text
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, print_list
 from termsprawl_context.harness import require_native_records
+from termsprawl_context.transcript import query
+from termsprawl_context.transcript.record import check_readable, iter_entries
 
 
 def _where(parser) -> None:
@@ -20,10 +22,7 @@ QUERY = Spec("query", _HELP, (PATH,), json=JSON_LIST, options=_where)
 
 
 @command(QUERY)
-def run_query(args) -> int:
-    from termsprawl_context.transcript import query
-    from termsprawl_context.transcript.record import check_readable, iter_entries
-
+def run_query(args) -> None:
     path = args.path
     require_native_records(path, "query")
     if args.where:
@@ -39,4 +38,3 @@ def run_query(args) -> int:
         lambda e: {"path": path, "line": e.line, "record": e.record},
         lambda e: prefix + encode_text(":%d\t%s\t%s\n" % (e.line, cell(e.type), cell(e.uuid))),
     )
-    return 0

@@ -1,8 +1,11 @@
 """``relocate``: print where a reported transcript path really is."""
 
+import os
+
 from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, option, print_one
 from termsprawl_context.cli.store_options import path_line
-from termsprawl_context.errors import EXIT_OK
+from termsprawl_context.harness import for_path
+from termsprawl_context.store import paths
 
 
 RELOCATE = Spec(
@@ -21,13 +24,7 @@ RELOCATE = Spec(
 
 
 @command(RELOCATE)
-def run_relocate(args) -> int:
-    import os
-
-    from termsprawl_context.harness import for_path
-    from termsprawl_context.store import paths
-
+def run_relocate(args) -> None:
     provider = for_path(os.path.abspath(args.path))
     found = provider.hook_transcript(args.path, "", args.source, paths.projects_dir(args.projects_dir))
     print_one(args.json, {"path": found, "reported": args.path, "relocated": found != args.path}, path_line(found))
-    return EXIT_OK

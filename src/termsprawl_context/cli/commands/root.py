@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, print_one
 from termsprawl_context.cli.store_options import path_line, provider_of
-from termsprawl_context.errors import EXIT_OK, NoParent
+from termsprawl_context.errors import NoParent
 
 
 _HELP = (
@@ -13,9 +13,8 @@ ROOT = Spec("root", _HELP, (PATH,), json=JSON_ONE)
 
 
 @command(ROOT)
-def run_root(args) -> int:
+def run_root(args) -> None:
     root = provider_of(args.path).session_root(args.path)
     if not root:
         raise NoParent.orphan(args.path)
     print_one(args.json, {"path": args.path, "root": root, "is_subagent": root != args.path}, path_line(root))
-    return EXIT_OK

@@ -5,11 +5,10 @@ from typing import Any
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Arg, Spec, add_count, cell, command, print_list
 from termsprawl_context.cli.store_options import STORE_OPTIONS, stores
+from termsprawl_context.store import search
 
 
 def _search_options(parser) -> None:
-    from termsprawl_context.store import search
-
     parser.add_argument(
         "--in",
         dest="kinds",
@@ -38,11 +37,8 @@ SEARCH = Spec("search", _HELP, (Arg("text", "TEXT", "the text to find"),), STORE
 
 def _and_others(hits, args, others, kinds):
     """The walked store's hits, then the other stores' (newest session first), within --limit."""
-    from termsprawl_context.store import search
-
     count = 0
-    for hit in hits:
-        count += 1
+    for count, hit in enumerate(hits, 1):
         yield hit
     if not others or count >= args.limit:
         return
@@ -57,9 +53,7 @@ def _hit_row(hit) -> str:
 
 
 @command(SEARCH)
-def run_search(args) -> int:
-    from termsprawl_context.store import search
-
+def run_search(args) -> None:
     # No --in: the default kinds, and every kind in a sub-agent's record (search.py says why).
     kinds = search.parse_kinds(args.kinds) if args.kinds is not None else search.DEFAULT_KINDS
     sub_kinds = kinds if args.kinds is not None else search.SUBAGENT_DEFAULT_KINDS
@@ -74,4 +68,3 @@ def run_search(args) -> int:
     found = _and_others(hits, args, others, kinds)
     if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
         error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout
-    return 0

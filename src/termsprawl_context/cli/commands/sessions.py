@@ -12,7 +12,6 @@ from termsprawl_context.store import sessions as store_sessions
 
 # The table's title column is cut to this many characters so a row fits a terminal.
 TITLE_COLUMN_WIDTH = 72
-_TABLE_HEADER = ("ID", "MODIFIED", "SIZE", "TITLE")
 
 
 def _listing_options(parser) -> None:
@@ -46,7 +45,7 @@ def _cut(text: str, width: int) -> str:
 
 def format_table(items: List[store_sessions.SessionInfo]) -> str:
     """The sessions as an aligned table, one row each, oldest first."""
-    rows = [_TABLE_HEADER]
+    rows = [("ID", "MODIFIED", "SIZE", "TITLE")]
     for info in items:
         modified = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.mtime))
         rows.append((_cut(info.session_id, 40), modified, human_size(info.size), _cut(info.title, TITLE_COLUMN_WIDTH)))
@@ -60,7 +59,7 @@ def _json_line(info: "Any") -> str:  # a SessionInfo, or another harness's (to_d
 
 
 @command(SESSIONS)
-def run_sessions(args) -> int:
+def run_sessions(args) -> None:
     rows = []  # type: List[Any]
     for provider, store in stores(args, others_answer=False):
         # JSON lines are made while each session is described: in the helper processes too.
@@ -78,6 +77,5 @@ def run_sessions(args) -> int:
         projects_dir = paths.projects_dir(args.projects_dir)
         where = catalog.store_root(projects_dir, args.project)
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
-        return 0
+        return
     print_one(False, None, "".join(row[1] for row in rows) if args.json else format_table([row[0] for row in rows]))
-    return 0

@@ -1,14 +1,14 @@
 """``show``: print one session's own conversation (id, prefix, path or latest)."""
 
+from termsprawl_context import handoff, handoff_render
 from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line
 from termsprawl_context.cli.store_options import STORE_OPTIONS, resolve_session
 from termsprawl_context.errors import NotFound
+from termsprawl_context.store.sessions import session_title
 
 
 def _show_options(parser) -> None:
-    from termsprawl_context import handoff, handoff_render
-
     add_count(parser, "--turns", "the last N turns", handoff.DEFAULT_TURNS)
     add_count(parser, "--max-chars", "characters of turn text in all", handoff.DEFAULT_MAX_CHARS)
     parser.add_argument("--format", choices=handoff_render.FORMATS, default=handoff_render.FORMAT_MARKDOWN)
@@ -24,10 +24,7 @@ SHOW = Spec("show", _HELP, (SESSION,), STORE_OPTIONS, JSON_ONE, _show_options)
 
 
 @command(SHOW)
-def run_show(args) -> int:
-    from termsprawl_context import handoff, handoff_render
-    from termsprawl_context.store.sessions import session_title
-
+def run_show(args) -> None:
     found = resolve_session(args, args.session)
     session_id, path, harness = found.session_id, found.path, found.harness
     json_out = args.json or args.format == handoff_render.FORMAT_JSON
@@ -41,4 +38,3 @@ def run_show(args) -> int:
         write_out(json_line(handoff_render.handoff_data([peer])["peers"][0]))
     else:
         write_transcript_text(handoff_render.format_peer_markdown(peer, handoff_render.SESSION_HEADING) + "\n")
-    return 0

@@ -2,7 +2,7 @@
 
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, option, print_list
 from termsprawl_context.cli.store_options import path_line, provider_of
-from termsprawl_context.errors import EXIT_OK, NotRecorded, SubagentsUnreadable
+from termsprawl_context.errors import NotRecorded, SubagentsUnreadable
 
 
 SUBAGENTS = Spec(
@@ -16,7 +16,7 @@ SUBAGENTS = Spec(
 
 
 @command(SUBAGENTS)
-def run_subagents(args) -> int:
+def run_subagents(args) -> None:
     harness = provider_of(args.path)
     found = harness.subagent_tree(args.path) if args.tree else harness.subagent_paths(args.path)
     if found is None:
@@ -31,4 +31,3 @@ def run_subagents(args) -> int:
         return item
 
     print_list(args.json, found, with_meta, path_line)
-    return EXIT_OK
