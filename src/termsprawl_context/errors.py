@@ -231,19 +231,18 @@ def os_reason(error: OSError) -> str:
 class RecordUnreadable(Refusal):
     """A transcript could not be opened or read to its end; ``missing``: it is not there."""
 
-    def __init__(self, message: str, path: str, missing: bool = False) -> None:
+    def __init__(self, message: str, missing: bool = False) -> None:
         super().__init__(message)
-        self.path = path
         self.missing = missing
 
     @classmethod
     def opening(cls, path: str, error: OSError) -> "RecordUnreadable":
-        return cls("transcript: open %s: %s" % (path, os_reason(error)), path, isinstance(error, FileNotFoundError))
+        return cls("transcript: open %s: %s" % (path, os_reason(error)), isinstance(error, FileNotFoundError))
 
     @classmethod
     def reading(cls, path: str, error: OSError) -> "RecordUnreadable":
         """A read failed or a line passed the bound."""
-        return cls("transcript: read %s: %s" % (path, os_reason(error)), path)
+        return cls("transcript: read %s: %s" % (path, os_reason(error)))
 
 
 # --- one record: whom it belongs to, its stable identity -------------------------------------------
@@ -254,20 +253,19 @@ class WrongRecord(Refusal):
 
     exit_code = EXIT_WRONG_RECORD
 
-    def __init__(self, message: str, path: str, found: str) -> None:
+    def __init__(self, message: str, found: str) -> None:
         super().__init__(message)
-        self.path = path
         self.found = found
 
     @classmethod
     def session(cls, path: str, found: str, session_id: str) -> "WrongRecord":
         message = "belongs to another session: %s says it belongs to %s, not %s"
-        return cls("the transcript at that path " + message % (path, found, session_id), path, found)
+        return cls("the transcript at that path " + message % (path, found, session_id), found)
 
     @classmethod
     def tree(cls, path: str, found: str, cwd: str) -> "WrongRecord":
         message = "was written in another tree: %s was written in %s, which is not %s"
-        return cls("the transcript at that path " + message % (path, found, cwd), path, found)
+        return cls("the transcript at that path " + message % (path, found, cwd), found)
 
 
 CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"

@@ -52,10 +52,10 @@ def stores(args: Any, others_answer: bool = True) -> List[Any]:
 
 def resolve_session(args: Any, name: str) -> Any:
     """The session ``name`` names (``store.catalog.resolve``) in the chosen stores."""
-    from termsprawl_context.store import catalog
+    from termsprawl_context.store import catalog, paths
 
     if catalog.is_path(name):
-        if args.harness in (None, "all", catalog.ROOTED.name):
+        if args.harness in (None, "all", paths.ROOTED.name):
             native_store(args)  # a store named on the command line must exist, a path read or not
         return catalog.resolve(name, "", harness=args.harness)
     chosen = stores(args)

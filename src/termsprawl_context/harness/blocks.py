@@ -6,7 +6,7 @@ from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterable
+    from typing import Any, Iterable, Optional
 
     from termsprawl_context.model import Entry
 
@@ -31,6 +31,15 @@ def iso_ms(value: "Any") -> str:
 
 def text_blocks(texts: "Iterable[str]") -> list:
     return [{"type": "text", "text": text} for text in texts]
+
+
+def part_text(part: dict) -> "Optional[dict]":
+    """The block of a Gemini API ``parts`` item's non-empty ``text`` (Gemini CLI, Qwen Code):
+    a thinking one when it is a ``thought``; None when it holds no text."""
+    text = part.get("text")
+    if not isinstance(text, str) or not text:
+        return None
+    return {"type": "thinking", "thinking": text} if part.get("thought") is True else {"type": "text", "text": text}
 
 
 def tool_use(call_id: str, name: str, arguments: "Any") -> dict:

@@ -16,7 +16,7 @@ file order: the same timeline as one process builds.
 """
 
 import os
-from typing import Any, BinaryIO, Dict, Optional, TextIO, Tuple
+from typing import Any, BinaryIO, Optional, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context.errors import NotARegularFile, NotFound, RecordUnreadable
@@ -40,17 +40,12 @@ SIDECHAIN_ENDS = "isSidechain span ends"
 
 
 def _unreadable(path: str, why: object = "the file changed while it was read") -> RecordUnreadable:
-    return RecordUnreadable("cannot read %s: %s" % (path, why), path)
+    return RecordUnreadable("cannot read %s: %s" % (path, why))
 
 
 # Per-message flag bits.
 _SIDECHAIN = 1
 _NOT_UTF8 = 2  # the line held invalid UTF-8: print it as decoded, U+FFFD and all
-
-
-# What a replayed note is fed to the probe as: an object with a known field, or not.
-_KNOWN_OBJECT = {"uuid": None}
-_UNKNOWN_OBJECT: Dict[str, Any] = {}
 
 
 def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> None:
@@ -153,11 +148,7 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
             timeline = Timeline(_key_reader(f, path), size)
         shares.reverse()
         while shares:  # in file order, each share freed once replayed
-            probed, known = shares[-1][-1]  # the range's drift probe stopped at its first known object
-            for note in [False] * (probed - known) + [True] * known:
-                if drift.settled:
-                    break
-                drift.see(_KNOWN_OBJECT if note else _UNKNOWN_OBJECT)
+            drift.merge(*shares[-1][-1])
             replay(timeline, [shares.pop()])
     drift.warn(path, err)
     return timeline

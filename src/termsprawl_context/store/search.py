@@ -373,11 +373,17 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
     return tuple(k for k in KINDS if k in words)
 
 
-def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, environ=None) -> Iterator[tuple]:
-    """``(session, title, entry, kind, snippet)`` for at most ``limit`` matching entries of
-    the ``chosen`` providers' stores, read through ``Harness.entries``, newest session first."""
+def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kinds, limit: int) -> Iterator[Hit]:
+    """``hits`` (the walked store's), then the ``chosen`` providers' matching entries, read
+    through ``Harness.entries``, newest session first: at most ``limit`` in all."""
     left = limit
-    found_in = [(c, provider) for provider in chosen for c in listed(provider, environ=environ)]
+    for hit in hits:
+        yield hit
+        left -= 1
+    if not chosen or left <= 0:
+        return
+    matcher = Matcher(text, regex)
+    found_in = [(c, provider) for provider in chosen for c in listed(provider)]
     for session, harness in sorted(found_in, key=lambda pair: -pair[0].mtime):
         if left <= 0:
             return
@@ -386,15 +392,16 @@ def search_other(matcher, chosen: list, kinds: Sequence[str], limit: int, enviro
             for entry in harness.entries(session.path):
                 if entry.line <= 0:
                     continue  # a fork's inherited history: its hits are its own session's
-                for kind, text in entry_texts(entry, kinds):
-                    found = matcher.find(text)
+                for kind, said in entry_texts(entry, kinds):
+                    found = matcher.find(said)
                     if found is None:
                         continue
                     if title is None:
                         title = (
                             harness.describe(session.path, session_id=session.session_id).title or session.session_id
                         )
-                    yield session, title, entry, kind, snippet(*found)
+                    where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
+                    yield Hit(*where, title, kind, snippet(*found), entry.timestamp, entry.uuid, "")
                     left -= 1
                     break
                 if left <= 0:

@@ -144,6 +144,13 @@ class DriftProbe(object):
             self.probed += 1
             self.known_seen = self.known_seen or has_known_field(obj)
 
+    def merge(self, probed: int, known: bool) -> None:
+        """Count a later range's probe (stopped at its first known object) as if seen here."""
+        if not self.settled:
+            self.probed = min(self.probed + probed - known, SCHEMA_DRIFT_CHECK_N)
+            self.known_seen = known and self.probed < SCHEMA_DRIFT_CHECK_N
+            self.probed += self.known_seen
+
     def warn(self, path: Any, stream: Optional[TextIO] = None) -> None:
         warn_schema_drift(path, self.probed, self.known_seen, stream)
 

@@ -35,19 +35,6 @@ _HELP = (
 SEARCH = Spec("search", _HELP, (Arg("text", "TEXT", "the text to find"),), STORE_OPTIONS, JSON_LIST, _search_options)
 
 
-def _and_others(hits, args, others, kinds):
-    """The walked store's hits, then the other stores' (newest session first), within --limit."""
-    count = 0
-    for count, hit in enumerate(hits, 1):
-        yield hit
-    if not others or count >= args.limit:
-        return
-    matcher = search.Matcher(args.text, args.regex)
-    for session, title, entry, kind, snip in search.search_other(matcher, others, kinds, args.limit - count):
-        found = (entry.session_id or session.session_id, title, kind, snip, entry.timestamp, entry.uuid, "")
-        yield search.Hit(session.path, entry.line, entry.offset, *found)
-
-
 def _hit_row(hit) -> str:
     return "%s:%d\t%s\t%s\t%s\n" % (hit.path, hit.line, hit.kind, cell(hit.title), cell(hit.snippet))
 
@@ -65,6 +52,6 @@ def run_search(args) -> None:
                 args.text, store, args.project, kinds, args.limit, args.regex, args.subagents, sub_kinds, provider
             )
     others = [provider for provider, _ in chosen if not provider.root_option]
-    found = _and_others(hits, args, others, kinds)
+    found = search.search_other(hits, args.text, args.regex, others, kinds, args.limit)
     if not print_list(args.json, found, lambda hit: hit._asdict(), _hit_row):
         error_line("no match for %s" % cell(args.text))  # no results: exit 0, nothing on stdout

@@ -6,6 +6,7 @@ from typing import Any, List
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
 from termsprawl_context.cli.store_options import stores
+from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions
 
@@ -43,7 +44,7 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def format_table(items: List[store_sessions.SessionInfo]) -> str:
+def format_table(items: List[SessionInfo]) -> str:
     """The sessions as an aligned table, one row each, oldest first."""
     rows = [("ID", "MODIFIED", "SIZE", "TITLE")]
     for info in items:

@@ -1,6 +1,6 @@
 """A Gemini CLI chat's messages → the record model's ``Entry`` list: forward and newest first."""
 
-from termsprawl_context.harness.blocks import new_entry, text_blocks
+from termsprawl_context.harness.blocks import new_entry, part_text, text_blocks
 from termsprawl_context.harness.gemini import chat as chat_file, facts, parts as message_parts
 from termsprawl_context.harness.gemini.chat import Chat, Where
 from termsprawl_context.model import as_str
@@ -115,12 +115,7 @@ class Normaliser(object):
                 text = message_parts.thought_text(thought)
                 if text:
                     blocks.append({"type": "thinking", "thinking": text})
-            for part in parts:
-                if isinstance(part.get("text"), str) and part["text"]:
-                    if part.get("thought") is True:
-                        blocks.append({"type": "thinking", "thinking": part["text"]})
-                    else:
-                        blocks.append({"type": "text", "text": part["text"]})
+            blocks.extend(block for block in map(part_text, parts) if block is not None)
             calls, results = message_parts.gemini_calls(message, parts)
             for call in calls:
                 call_id = as_str(call.get("id"))

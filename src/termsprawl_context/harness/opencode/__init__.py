@@ -15,7 +15,7 @@ hook's answer (Claude Code's shape) goes into the session's system prompt (``ins
 
 import os
 
-from termsprawl_context.harness.base import Q_ALL, Harness, ProjectSession, Session, under
+from termsprawl_context.harness.base import Q_ALL, Harness, ProjectSession, Session, regular_stat, under
 from termsprawl_context.harness.blocks import as_str
 from termsprawl_context.harness.opencode import db, facts, records
 
@@ -76,11 +76,8 @@ class OpenCodeHarness(Harness):
         A database that cannot be read now (locked, torn, no ``sqlite3``) answers with its
         file's own time, so the reader that opens it refuses by name (``db``)."""
         found, session_id = facts.split_path(path)
-        try:
-            st = os.stat(found) if found else None
-        except OSError:
-            return None
-        if st is None or (st.st_mode & 0o170000) != 0o100000:
+        st = regular_stat(found) if found else None
+        if st is None:
             return None
         try:
             row = db.session_row(found, self.label, session_id)

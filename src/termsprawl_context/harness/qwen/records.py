@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from termsprawl_context.harness.blocks import as_str, new_entry
+from termsprawl_context.harness.blocks import as_str, new_entry, part_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -59,14 +59,7 @@ def _result(part: dict) -> "Optional[dict]":
 def _blocks(parts: list, kind: str) -> list:
     blocks = []
     for part in parts:
-        text = part.get("text")
-        if isinstance(text, str) and text:
-            if part.get("thought") is True:
-                blocks.append({"type": "thinking", "thinking": text})
-            else:
-                blocks.append({"type": "text", "text": text})
-            continue
-        block = _call(part) if kind == KIND_ASSISTANT else _result(part)
+        block = part_text(part) or (_call(part) if kind == KIND_ASSISTANT else _result(part))
         if block is not None:
             blocks.append(block)
     return blocks
