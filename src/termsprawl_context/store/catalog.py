@@ -150,7 +150,7 @@ def session_files(
 
 
 def listed(
-    provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None, environ=None
+    provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None
 ) -> List[Candidate]:
     """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the
     smaller path): its store walked when an option names its root, else its ``sessions``."""
@@ -160,7 +160,7 @@ def listed(
             for f in session_files(store, project, prefix, skipped, provider)
         ]
     found = []
-    for session in provider.sessions(environ):
+    for session in provider.sessions():
         if session.session_id.startswith(prefix):
             st = provider.session_stat(session.path)
             if st is not None:
