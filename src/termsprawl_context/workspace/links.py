@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from operator import itemgetter
 
-from termsprawl_context.workspace import files
+from termsprawl_context.workspace import files, lazy_errors
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
@@ -62,13 +62,8 @@ class Link(tuple):
     path = property(itemgetter(2))
 
 
-def __getattr__(name: str) -> type:
-    # ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
-    if name not in ("BadNodeId", "SelfLink"):
-        raise AttributeError("module %r has no attribute %r" % (__name__, name))
-    from termsprawl_context import errors
-
-    return getattr(errors, name)  # type: ignore[no-any-return]
+# ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
+__getattr__ = lazy_errors(__name__, "BadNodeId", "SelfLink")
 
 
 def links_dir(cwd: str) -> str:
