@@ -24,8 +24,9 @@ from termsprawl_context.workspace.agents_block import (
     upsert_block,
 )
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
-from termsprawl_context.workspace.layout import PROJECT_FILE, STATE_DIR
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, enclosing_project
+from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND, PROJECT_FILE, STATE_DIR, state_path
+from termsprawl_context.workspace.project import enclosing_project
 
 
 COMMAND_LINE = '.termsprawl/bin/termsprawl-context --cwd . --self "$TERMSPRAWL_NODE_ID"'
@@ -185,22 +186,18 @@ STANDALONE_SKILL_BODY = (
 WRITTEN_SKILL_BODIES = (SKILL_BODY, _V1_SKILL_BODY, STANDALONE_SKILL_BODY)
 
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
-PROJECT_FILE_PATH = os.path.join(STATE_DIR, PROJECT_FILE)
 SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-# What happened to one marker file.
-WRITTEN = "written"
-UNCHANGED = "unchanged"
+# What happened to one marker file: init's WRITTEN, UNCHANGED or FAILED, or
 USER_EDITED = "user-edited"  # left alone: the user changed it
 REFUSED = "refused"  # left alone: a named refusal (check_agents_block says which)
-FAILED = "failed"
 
 
 def app_managed(cwd: str) -> bool:
     """The desktop app manages this project (it keeps ``.termsprawl/project.json``)."""
-    return os.path.isfile(os.path.join(cwd, PROJECT_FILE_PATH))
+    return os.path.isfile(state_path(cwd, PROJECT_FILE))
 
 
 def wanted_block(cwd: str) -> str:
@@ -248,11 +245,6 @@ def check_agents_block(cwd: str, relative: str = AGENTS_FILE) -> None:
         managed_block_span(_decode(data), relative.replace(os.sep, "/"))
 
 
-def _render_skill(cwd: str):
-    wanted = wanted_skill(cwd)
-    return lambda current: wanted if current is None or current in WRITTEN_SKILL_BODIES else None
-
-
 # The skill file's state, as doctor reports it.
 SKILL_ABSENT = "absent"
 SKILL_CURRENT = "current"
@@ -277,10 +269,9 @@ def refresh_discovery(cwd: str):
     """Plant or refresh both markers under ``cwd``: ``[(relative path, outcome)]`` (``refresh_marker`` each)."""
     if not cwd:
         return []
-    return [
-        (AGENTS_FILE, refresh_agents_block(cwd)),
-        (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, _render_skill(cwd))),
-    ]
+    skill = wanted_skill(cwd)
+    ours = lambda current: skill if current is None or current in WRITTEN_SKILL_BODIES else None  # noqa: E731
+    return [(AGENTS_FILE, refresh_agents_block(cwd)), (SKILL_FILE, refresh_marker(cwd, SKILL_FILE, ours))]
 
 
 def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:

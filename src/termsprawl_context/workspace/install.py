@@ -106,17 +106,15 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
 
 def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
     """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for."""
-    from termsprawl_context.workspace import discovery
+    from termsprawl_context.workspace.discovery import REFUSED, USER_EDITED
 
-    if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
-        return Step(what, relative, FAILED, "left untouched: its markers are not one block")
-    if outcome == discovery.USER_EDITED:
-        return Step(what, relative, KEPT, "edited by its user: left alone")
-    if outcome == discovery.FAILED:
-        return Step(what, relative, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step(what, relative, WRITTEN, written)
-    return Step(what, relative, UNCHANGED, unchanged)
+    details = {  # (REFUSED: init checked the file before writing, so it changed since)
+        REFUSED: (FAILED, "left untouched: its markers are not one block"),
+        USER_EDITED: (KEPT, "edited by its user: left alone"),
+        FAILED: (FAILED, "could not be written"),
+        WRITTEN: (WRITTEN, written),
+    }
+    return Step(what, relative, *details.get(outcome, (UNCHANGED, unchanged)))
 
 
 def plant_discovery(cwd: str) -> List[Step]:
