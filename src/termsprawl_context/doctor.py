@@ -128,17 +128,16 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         from termsprawl_context.hooks import read_holder
 
         holder = read_holder(cwd, peer)[0]
-        started = holder is not None and holder.path == visit.recorded
-        return PeerReport(outcome=NO_TURNS_YET if started else MISSING_FILE, **base)
-    if not regular:
-        return PeerReport(outcome=NOT_A_FILE, **base)
-    if not readable:
-        return PeerReport(outcome=UNREADABLE, **base)
-    turns = visit.turns
-    base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
-    counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
-    base.update(zip(("handoff_turns", "harness_turns"), counts))
-    return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
+        outcome = NO_TURNS_YET if holder is not None and holder.path == visit.recorded else MISSING_FILE
+    elif not regular or not readable:
+        outcome = NOT_A_FILE if not regular else UNREADABLE
+    else:
+        turns = visit.turns
+        base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
+        counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
+        base.update(zip(("handoff_turns", "harness_turns"), counts))
+        outcome = PRINTED if turns else NO_TURNS
+    return PeerReport(outcome=outcome, **base)
 
 
 def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):

@@ -127,11 +127,9 @@ def process_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True  # exists, owned by someone else
-    except (OSError, OverflowError):
+    except (OSError, OverflowError):  # ProcessLookupError among them: none
         return False
     return True
 
