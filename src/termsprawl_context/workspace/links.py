@@ -180,10 +180,4 @@ def peers_of(cwd: str, node_id: str) -> List[str]:
     """The other end of every valid link that includes ``node_id``, in link order."""
     if not is_safe_id(node_id):
         return []
-    peers = []
-    for link in list_links(cwd):
-        if link.a == node_id:
-            peers.append(link.b)
-        elif link.b == node_id:
-            peers.append(link.a)
-    return peers
+    return [link.b if link.a == node_id else link.a for link in list_links(cwd) if node_id in (link.a, link.b)]

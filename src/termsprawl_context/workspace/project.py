@@ -44,9 +44,7 @@ def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "
         return None
     while True:
         parent = os.path.dirname(current)
-        if parent == current:  # the filesystem root: never a project
-            return None
-        if current == home:
+        if parent == current or current == home:  # the filesystem root and home are never projects
             return None
         if _is_project(current):
             return current
@@ -60,12 +58,9 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
         absolute = os.path.abspath(directory)
     except OSError:  # a relative path, and the working directory was removed
         return None
-    if _is_project(absolute):
+    if _is_project(absolute) or absolute == _home(environ):
         return None
-    parent = os.path.dirname(absolute)
-    if parent == absolute or absolute == _home(environ):
-        return None
-    return find_project(parent, environ)
+    return find_project(os.path.dirname(absolute), environ)  # (the root's parent is the root: None)
 
 
 def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
