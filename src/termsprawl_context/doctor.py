@@ -140,7 +140,7 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     return PeerReport(outcome=outcome, **base)
 
 
-def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
+def handoff_counts(path: str, dump_turns: int, harness: Optional[str]):
     """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
     (None: the registry's default), how many of the bare dump's last ``dump_turns``
     printable turns are harness text): (0, 0) when it cannot be read."""
@@ -272,14 +272,13 @@ def over_grant_notes(cwd: str) -> List[str]:
     return notes
 
 
-def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
+def setup_notes(cwd: str, self_id: str) -> List[str]:
     """What else stands between the agents and the dump, a sentence each: the skill file, an
     over-granting allow rule, a gone transcript, a node taken from a session still running."""
     from termsprawl_context.harness import get
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
-    alive = process_alive if alive is None else alive
     unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
     said = {
         discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
@@ -300,7 +299,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
         notes.extend(gone_notes(cwd, list(linked_sources(self_id, ProjectIO(cwd)))))
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:
-            if alive(displaced.pid):
+            if process_alive(displaced.pid):
                 notes.append(
                     "node %s is displaced: session %s (process %d) took it from session %s (process %d, "
                     "transcript %s), which is still running; peers read only the newer one. Give each "
@@ -332,7 +331,7 @@ def _recorded_everywhere(cwd: str) -> set:
     return found
 
 
-def subdir_import_notes(cwd: str, environ=None) -> List[str]:
+def subdir_import_notes(cwd: str) -> List[str]:
     """A note per CLI started below the project root while its instruction file imports the
     block (an import its CLI may refuse from there)."""
     from termsprawl_context.harness import available
@@ -348,13 +347,13 @@ def subdir_import_notes(cwd: str, environ=None) -> List[str]:
         text = data.decode("utf-8", "replace") if data is not None else ""
         if not discovery.imports_agents_file(text, discovery.import_line(harness)):
             continue
-        below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
+        below = [s.cwd for s in harness.project_sessions(cwd) if os.path.realpath(s.cwd) != root]
         if below:
             notes.append(harness.subdir_import_note % {"dir": below[0]})
     return notes
 
 
-def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
+def unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
     """For each node whose CLI holds a session of this project newer than its own, recorded
     for no node: that session and the likely cause, with the fix."""
     from termsprawl_context.harness import get
@@ -377,7 +376,7 @@ def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
             recorded_all = _recorded_everywhere(cwd)
         newer = [
             c
-            for c in harness.project_sessions(cwd, environ, since)
+            for c in harness.project_sessions(cwd, since=since)
             if os.path.realpath(c.session.path) not in recorded_all
         ]
         if newer:

@@ -63,13 +63,13 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
     return find_project(os.path.dirname(absolute), environ)  # (the root's parent is the root: None)
 
 
-def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
-    """Its installed copy's project, else the nearest at or above ``cwd`` (default: the working directory)."""
+def default_project(environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
+    """Its installed copy's project, else the nearest at or above the working directory."""
     own = running_project()
     if own:
         return own
     try:
-        start = os.getcwd() if cwd is None else cwd
+        start = os.getcwd()
     except OSError:  # the working directory was removed
         return None
     return find_project(start, environ)

@@ -102,7 +102,7 @@ def _write(value: object, out: list, indent, level: int) -> None:
     separator = "," + inner
     colon = ":" if indent is None else ": "
     out.append(("{" if is_object else "[") + inner)
-    for number, (key, item) in enumerate(value.items() if is_object else enumerate(value)):
+    for number, (key, item) in enumerate(value.items() if isinstance(value, dict) else enumerate(value)):
         if is_object and not isinstance(key, str):
             raise ValueError("cannot write the key %r as JSON" % (key,))
         out.append((separator if number else "") + (_string(key) + colon if is_object else ""))
