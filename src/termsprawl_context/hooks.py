@@ -19,7 +19,7 @@ from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
 from termsprawl_context.harness import get
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
-from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
+from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
@@ -106,7 +106,7 @@ def read_holder(cwd: str, node_id: str) -> "tuple":
 
     data = read_small_file(state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)) if is_safe_id(node_id) else None
     entry = parse_object(data) if data is not None else None
-    if not entry or entry.get("version") != HOLDER_VERSION:
+    if not entry or not has_version(entry, HOLDER_VERSION):
         return None, None
     return _holder(entry), _holder(entry.get("displaced"))
 
@@ -208,9 +208,8 @@ def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: 
     """Where the node's transcript is recorded (written to the index when that changed)."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
-    changed = before != (recorded, chosen.name)
-    written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
-    if not written:
+    moved = before != (recorded, chosen.name)
+    if moved and not record_transcript_path(project, node_id, recorded, chosen.name, before):
         raise HookRefused(
             "could not write %s under %s; nothing recorded"
             % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), project),
