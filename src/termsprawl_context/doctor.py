@@ -207,6 +207,10 @@ def report_json(report: DoctorReport) -> dict:
     return dict(fields, peers=peers, printed_peers=len(report.printed), verdict=verdict(report))
 
 
+# How the text report says each of a transcript's file facts, true and false.
+_FILE_FACT_WORDS = (("exists", "does not exist"), ("regular file", "not a regular file"), ("readable", "not readable"))
+
+
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
     from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
@@ -234,14 +238,8 @@ def format_doctor(report: DoctorReport) -> str:
         else:
             shown = p.recorded if p.recorded == p.path else "%s -> %s" % (p.recorded, p.path)
             lines.append("  index: %s: %s" % (p.index_file, shown))
-            lines.append(
-                "  file: %s, %s, %s"
-                % (
-                    "exists" if p.exists else "does not exist",
-                    "regular file" if p.regular else "not a regular file",
-                    "readable" if p.readable else "not readable",
-                )
-            )
+            facts = zip((p.exists, p.regular, p.readable), _FILE_FACT_WORDS)
+            lines.append("  file: " + ", ".join(yes if fact else no for fact, (yes, no) in facts))
             if p.readable:
                 count = "%d (the cap: older turns are not printed)" % MAX_LINKED_TURNS if p.more_turns else str(p.turns)
                 lines.append("  printable turns: %s" % count)
