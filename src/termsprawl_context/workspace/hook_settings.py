@@ -247,7 +247,7 @@ def register_settings(
 ) -> List[Step]:
     """Write the merged settings once: a step for the hook and one for the allow rules."""
     relative = harness.hook_settings_file
-    written = write_hook_file(cwd, harness, merged if hook_added or rules_added else None, size)
+    written = write_hook_file(cwd, harness, merged, size)  # (merged is None when neither was added)
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
     detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1)

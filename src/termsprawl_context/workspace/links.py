@@ -70,14 +70,10 @@ def links_dir(cwd: str) -> str:
     return state_path(cwd, LINKS_DIR)
 
 
-def canonical_pair(a: str, b: str) -> LinkPair:
-    return LinkPair(a, b) if a < b else LinkPair(b, a)
-
-
 def link_file_name(a: str, b: str) -> str:
     """The same name for (a, b) and (b, a); the digest's input ``lo\\nhi`` is unambiguous,
     no id holding a newline."""
-    lo, hi = canonical_pair(a, b)
+    lo, hi = sorted((a, b))
     name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
     if len(name.encode("utf-8", "surrogateescape")) <= MAX_LINK_NAME_BYTES:
         return name
@@ -152,7 +148,7 @@ def add_link(cwd: str, a: str, b: str) -> str:
         raise BadNodeId()
     if a == b:
         raise SelfLink()
-    lo, hi = canonical_pair(a, b)
+    lo, hi = sorted((a, b))
     path = link_file_path(cwd, lo, hi)
     try:
         files.write_atomic(cwd, path, files.dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
