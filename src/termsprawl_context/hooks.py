@@ -21,9 +21,9 @@ from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
-from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, running_project, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
-from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project, start_command
+from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, start_command
 
 # The project variable the hook's help names: that of the CLI whose hook names no harness.
 PROJECT_DIR_ENV = get(None).project_dir_env

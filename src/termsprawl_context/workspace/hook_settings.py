@@ -12,7 +12,8 @@ from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, hook_command
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import command_path, hook_command
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
 
