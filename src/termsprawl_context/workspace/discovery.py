@@ -252,9 +252,8 @@ def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:
 def ensure_context_discovery(cwd: str) -> Optional[str]:
     """Plant or refresh both markers; the refusal's message when the AGENTS.md was left
     alone for its markers (the hook tells the person), else None."""
-    if dict(refresh_discovery(cwd)).get(AGENTS_FILE) != REFUSED:
-        return None
-    return agents_block_refusal(cwd)
+    refused = dict(refresh_discovery(cwd)).get(AGENTS_FILE) == REFUSED
+    return agents_block_refusal(cwd) if refused else None
 
 
 def agents_block_refusal(cwd: str) -> Optional[str]:
