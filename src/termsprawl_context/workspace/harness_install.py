@@ -9,7 +9,7 @@ that read no other file and have no import syntax, written only when the person 
 
 import os
 import shlex
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import hook_settings, install
@@ -31,17 +31,7 @@ ROOT_AGENTS_FILE = "AGENTS.md"
 MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
-class PreparedHook(NamedTuple):
-    """A harness's hook merge, checked before ``init`` writes anything."""
-
-    harness: Any
-    merged: Optional[Dict[str, Any]]
-    size: int
-    added: bool = True  # whether the hook itself is new
-    notes: tuple = ()  # values of the person's kept
-
-
-def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
+def prepare_hook(cwd: str, harness: Any) -> hook_settings.PreparedHook:
     """Read and merge the harness's hook file: its hook, then what else it wants there (a
     read server, a permission rule); raises SettingsUnusable (nothing written)."""
     settings, size = hook_settings.load_hook_file(cwd, harness)
@@ -51,19 +41,23 @@ def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
     read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
     more, more_notes = harness.merge_project_permissions(base if merged is None else merged, read_prefix)
     merged = next((m for m in (more, merged, hooked) if m is not None), None)
-    return PreparedHook(harness, merged, size, hooked is not None, tuple(notes) + tuple(more_notes))
+    return hook_settings.PreparedHook(harness, merged, size, hooked is not None, tuple(notes) + tuple(more_notes))
 
 
-def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> list:
-    """Write the merged hook file and keep it out of git; the steps, for init's report."""
+def register_harness_hook(cwd: str, prepared: hook_settings.PreparedHook, installed: bool) -> list:
+    """Write the merged hook file (with the default CLI's allow rules, a step of their own:
+    ``hook_settings.register_settings``) and keep it out of git; the steps, for init's report."""
     harness = prepared.harness
     relative = harness.hook_settings_file
     if not installed:
         return [Step("hook", relative, SKIPPED, install.NOT_INSTALLED)]
-    done = "" if prepared.added else "settings completed"
-    step = hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
+    if prepared.rules:
+        steps = hook_settings.register_settings(cwd, prepared)
+    else:
+        done = "" if prepared.added else "settings completed"
+        steps = [hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)]
     kept = [Step("hook", relative, KEPT, note) for note in prepared.notes]
-    return [step] + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
+    return steps + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
 
 
 def check_root_agents_block(cwd: str) -> None:

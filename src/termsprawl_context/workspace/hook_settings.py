@@ -6,7 +6,7 @@ the rules' language are the provider's.
 """
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
@@ -180,12 +180,27 @@ def over_grants(cwd: str, harness: Any) -> List["tuple"]:
     return found
 
 
-def merge_settings(settings: Dict[str, Any], rules: List[str], harness: Any):
-    """``(merged settings or None when nothing changes, hook added, rules added)``."""
-    with_hook = merge_hook(settings, harness)
-    with_rules = merge_permissions(settings if with_hook is None else with_hook, rules, harness)
-    merged = with_rules if with_rules is not None else with_hook
-    return merged, with_hook is not None, with_rules is not None
+class PreparedHook(NamedTuple):
+    """A harness's hook settings merge, checked before ``init`` writes anything."""
+
+    harness: Any
+    merged: Optional[Dict[str, Any]]  # None: nothing to change
+    size: int  # the original's
+    added: bool = True  # whether the hook itself is new
+    notes: tuple = ()  # values of the person's kept
+    rules: int = 0  # the read rules its allow list holds (the default CLI's permissions step)
+    rules_added: bool = False
+
+
+def prepare_settings(cwd: str, harness: Any) -> PreparedHook:
+    """The harness's hook and read rules merged into its hook settings (``init --hook``);
+    SettingsUnusable, nothing written, for a file that cannot be merged into."""
+    rules = allow_rules(cwd, harness)
+    settings, size = load_hook_file(cwd, harness)
+    hooked = merge_hook(settings, harness)
+    permitted = merge_permissions(settings if hooked is None else hooked, rules, harness)
+    merged = permitted if permitted is not None else hooked
+    return PreparedHook(harness, merged, size, hooked is not None, (), len(rules), permitted is not None)
 
 
 def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
@@ -237,22 +252,17 @@ def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], si
     )
 
 
-def register_settings(
-    cwd: str,
-    harness: Any,
-    merged: Optional[Dict[str, Any]],
-    hook_added: bool,
-    rules_added: bool,
-    rule_count: int,
-    size: int = 0,
-) -> List[Step]:
-    """Write the merged settings once: a step for the hook and one for the allow rules."""
+def register_settings(cwd: str, prepared: PreparedHook) -> List[Step]:
+    """Write ``prepare_settings``'s merge once: a step for the hook and one for the allow rules."""
+    harness = prepared.harness
     relative = harness.hook_settings_file
-    written = write_hook_file(cwd, harness, merged, size)  # (merged is None when neither was added)
+    written = write_hook_file(cwd, harness, prepared.merged, prepared.size)
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
-    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1)
-    if not rules_added:
+    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (
+        prepared.rules - 1
+    )
+    if not prepared.rules_added:
         detail = "the read commands and the skill already allowed"
-    rules_step = Step("permissions", relative, WRITTEN if rules_added else UNCHANGED, detail)
-    return [written if hook_added else _already_registered(harness), rules_step]
+    rules_step = Step("permissions", relative, WRITTEN if prepared.rules_added else UNCHANGED, detail)
+    return [written if prepared.added else _already_registered(harness), rules_step]
