@@ -94,12 +94,8 @@ def hook_command(harness: "Harness") -> str:
 
 def walk_up_command(start: str, args: str) -> str:
     """A ``sh`` line running the installed command at or above ``start`` with ``args``."""
-    return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" %s' % (
-        start,
-        INSTALLED_COMMAND,
-        INSTALLED_COMMAND,
-        args,
-    )
+    line = 'd=%(start)s; while [ ! -x "$d/%(cmd)s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; exec "$d/%(cmd)s"'
+    return line % {"start": start, "cmd": INSTALLED_COMMAND} + " " + args
 
 
 def default_self(
