@@ -50,9 +50,9 @@ def _unsafe_id_fix(harness: Any) -> str:
     )
 
 
-def _no_project(detail: str) -> HookRefused:
-    fix = lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option  # noqa: E731
-    return HookRefused("no project directory: %s; nothing recorded" % detail, fix)
+def _no_project(detail: str, harness: Any) -> HookRefused:
+    fix = "run `termsprawl-context init --%s` in the project" % harness.cli_option
+    return HookRefused("no project directory: %s; nothing recorded" % detail, fix, harness)
 
 
 class Holder(NamedTuple):
@@ -78,13 +78,14 @@ class HookRecord(NamedTuple):
 
 
 def hook_project(
-    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], variable: str
+    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], harness: Any
 ) -> str:
-    """``--cwd``, else the installed command's own project, else the CLI's project
-    ``variable``, else the payload's ``cwd``: each the nearest project at or above it (a CLI
+    """``--cwd``, else the installed command's own project, else the ``harness``'s project
+    variable, else the payload's ``cwd``: each the nearest project at or above it (a CLI
     may start in a subdirectory), else itself; it must be a directory."""
     if not explicit and own:
         return own
+    variable = harness.project_dir_env
     for candidate, named in (
         (explicit, "--cwd"),
         (environ.get(variable) if variable else None, "$" + variable),
@@ -92,9 +93,9 @@ def hook_project(
     ):
         if candidate:
             if not os.path.isdir(candidate):
-                raise _no_project("%s %s is not a directory" % (named, candidate))
+                raise _no_project("%s %s is not a directory" % (named, candidate), harness)
             return find_project(candidate, environ) or candidate
-    raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""))
+    raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""), harness)
 
 
 # --- who holds a node -----------------------------------------------------------------------
@@ -191,12 +192,8 @@ def record_from_hook(
         )
     if chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
-    try:
-        own = running_project() if own is None else own
-        project = hook_project(cwd, environ, payload.cwd, own, chosen.project_dir_env)
-    except HookRefused as refusal:  # no project directory
-        refusal.harness = chosen
-        raise
+    own = running_project() if own is None else own
+    project = hook_project(cwd, environ, payload.cwd, own, chosen)
     recorded = _record_index(project, node_id, store, payload, chosen)
     me = agent_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
