@@ -134,10 +134,11 @@ _RETIRED_SKILL_DIGESTS = frozenset(("a8a60cf229bf75b526db636e54a354fbcfe193edcd1
 
 def _written_here(text: str) -> bool:
     """``text`` is a skill text this package wrote, now or once."""
-    import hashlib
+    if text in WRITTEN_SKILL_BODIES:
+        return True
+    import hashlib  # only a text not written now pays for it
 
-    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-    return text in WRITTEN_SKILL_BODIES or digest in _RETIRED_SKILL_DIGESTS
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest() in _RETIRED_SKILL_DIGESTS
 
 
 AGENTS_FILE = os.path.join(STATE_DIR, "AGENTS.md")
@@ -145,7 +146,7 @@ SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-# What happened to one marker file: init's WRITTEN, UNCHANGED or FAILED, or
+# What happened to one marker file: init's WRITTEN, UNCHANGED or FAILED, or one of these.
 USER_EDITED = "user-edited"  # left alone: the user changed it
 REFUSED = "refused"  # left alone: a named refusal (check_agents_block says which)
 
