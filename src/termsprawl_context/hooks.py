@@ -267,12 +267,8 @@ class HookAnswer(NamedTuple):
 def read_command(project: str, node_id: str) -> str:
     """The shell command that prints ``node_id``'s hand-off from anywhere: absolute and with
     no shell variable, so the allow rule ``init --hook`` writes (``<command> --format *``) matches it."""
-    return "%s %s --cwd %s --self %s" % (
-        shlex.quote(command_path(project)),
-        HANDOFF_ARGS,
-        shlex.quote(os.path.abspath(project)),
-        shlex.quote(node_id),
-    )
+    argv = [command_path(project)] + HANDOFF_ARGS.split() + ["--cwd", os.path.abspath(project), "--self", node_id]
+    return shlex.join(argv)
 
 
 def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[str]:
