@@ -181,23 +181,17 @@ def verdict(report: DoctorReport) -> str:
     printed = report.printed
     if printed:
         turns = sum(p.turns for p in printed)
-        return "the dump prints %d peer%s (%d turn%s): %s" % (
-            len(printed),
-            "" if len(printed) == 1 else "s",
-            turns,
-            "" if turns == 1 else "s",
-            ", ".join(p.peer for p in printed),
-        )
+        counts = (len(printed), "" if len(printed) == 1 else "s", turns, "" if turns == 1 else "s")
+        return "the dump prints %d peer%s (%d turn%s): " % counts + ", ".join(p.peer for p in printed)
     if not report.self_safe:
-        return "the dump prints nothing: %r is not a safe node id (%s)" % (report.self_id, SAFE_ID_SHOWN)
-    if not report.state_dir:
-        return "the dump prints nothing: %s has no %s folder (run `termsprawl-context init`)" % (report.cwd, STATE_DIR)
-    if not report.peers:
-        return "the dump prints nothing: no link names %s (add one with `termsprawl-context links add %s OTHER`)" % (
-            report.self_id,
-            report.self_id,
-        )
-    return "the dump prints nothing: every linked peer is skipped"
+        why = "%r is not a safe node id (%s)" % (report.self_id, SAFE_ID_SHOWN)
+    elif not report.state_dir:
+        why = "%s has no %s folder (run `termsprawl-context init`)" % (report.cwd, STATE_DIR)
+    elif not report.peers:
+        why = "no link names {0} (add one with `termsprawl-context links add {0} OTHER`)".format(report.self_id)
+    else:
+        why = "every linked peer is skipped"
+    return "the dump prints nothing: " + why
 
 
 def report_json(report: DoctorReport) -> dict:
