@@ -88,21 +88,14 @@ def _with_list(settings: Dict[str, Any], outer: str, inner: str, items: list) ->
     return dict(settings, **{outer: dict(settings.get(outer, {}), **{inner: items})})
 
 
-def has_our_hook(entries: List[Any], commands: tuple) -> bool:
-    """Some SessionStart entry already runs one of ``commands`` (whatever its matcher or timeout)."""
-    for entry in entries:
-        hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in commands for h in hooks):
-            return True
-    return False
-
-
 def merge_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with the harness's SessionStart entry added (every other key kept, in its
     order), or None when it is there; SettingsUnusable for a wrong JSON type on the way."""
     event, command = harness.hook_event_session_start, hook_command(harness)
     entries = _nested_list(settings, "hooks", event, harness, harness.hook_settings_file)
-    if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
+    ours = (command,) + harness.legacy_hook_commands
+    hooks = [h for e in entries if isinstance(e, dict) and isinstance(e.get("hooks"), list) for h in e["hooks"]]
+    if any(isinstance(h, dict) and h.get("command") in ours for h in hooks):  # whatever its matcher or timeout
         return None
     return _with_list(settings, "hooks", event, list(entries) + [harness.hook_entry(command)])
 
