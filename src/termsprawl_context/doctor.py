@@ -355,7 +355,7 @@ def unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
     recorded_all = None  # type: Optional[set]
     notes = []
     for node in dict.fromkeys(nodes):
-        source = read_transcript_source(cwd, node) if is_safe_id(node) else None
+        source = read_transcript_source(cwd, node)  # (None for an unsafe id)
         harness = get(source[1]) if source else None
         if source is None or harness is None:
             continue
