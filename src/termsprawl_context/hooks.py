@@ -259,7 +259,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
 class HookAnswer(NamedTuple):
     """``output`` for stdout (nothing when {}), ``warning`` for one stderr line (None: nothing)."""
 
-    record: Optional[HookRecord]
     output: dict
     warning: Optional[str]
 
@@ -308,15 +307,15 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     try:
         done = record()
     except SubagentSession as refusal:
-        return HookAnswer(None, {}, refusal.message)  # nothing for the person to fix: said on stderr only
+        return HookAnswer({}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
         cli = getattr(refusal, "harness", None) or named or get(None)
         output = cli.session_start_output(system_message=refusal_message(refusal, cli))
-        return HookAnswer(None, output, refusal.message)
+        return HookAnswer(output, refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
         message = "internal error: %s: %s" % (type(exc).__name__, exc)
         output = (named or get(None)).session_start_output(system_message="termsprawl: hook %s." % message)
-        return HookAnswer(None, output, message)
+        return HookAnswer(output, message)
     from termsprawl_context.workspace.links import peers_of
 
     cli = get(done.harness)
@@ -331,4 +330,4 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     context = context_line(
         done.project, done.node_id, peers_of(done.project, done.node_id), cli.read_tool(done.project)
     )
-    return HookAnswer(done, cli.session_start_output(shown, context, title), warning)
+    return HookAnswer(cli.session_start_output(shown, context, title), warning)
