@@ -67,7 +67,6 @@ class Holder(NamedTuple):
 class HookRecord(NamedTuple):
     project: str
     node_id: str
-    recorded: str  # what the index now holds (not the payload's path when the record was relocated)
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
     harness: str = ""  # the harness whose payload it was
@@ -198,7 +197,7 @@ def record_from_hook(
     me = agent_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
-    return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
+    return HookRecord(project, node_id, payload.source, displaced, chosen.name, kept)
 
 
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> str:
