@@ -46,7 +46,6 @@ BUILD_HINT = (
 
 class InitReport(NamedTuple):
     cwd: str
-    artifact: str
     hook: bool
     steps: List[Step]
 
@@ -215,4 +214,4 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_ru
         from termsprawl_context.workspace.harness_install import register_harness_hook
 
         steps.extend(register_harness_hook(cwd, prepared, steps[0].outcome != FAILED))
-    return InitReport(cwd, artifact, hook, steps)
+    return InitReport(cwd, hook, steps)
