@@ -185,11 +185,6 @@ def _make_dirs_by_path(root: str, directory: str) -> None:
         _contained(root, current)
 
 
-def _close(dir_fd: Optional[int]) -> None:
-    if dir_fd is not None:
-        os.close(dir_fd)
-
-
 def file_mode(path: str) -> Optional[int]:
     """The permission bits of ``path``, or None when it cannot be stat'ed."""
     try:
@@ -262,7 +257,8 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
                 pass
             raise
     finally:
-        _close(dfd)
+        if dfd is not None:
+            os.close(dfd)
 
 
 def remove_within(root: str, path: str) -> bool:
@@ -282,7 +278,8 @@ def remove_within(root: str, path: str) -> bool:
     except FileNotFoundError:
         return False  # removed concurrently: the same outcome
     finally:
-        _close(dfd)
+        if dfd is not None:
+            os.close(dfd)
 
 
 def has_version(entry: dict, expected: int) -> bool:
