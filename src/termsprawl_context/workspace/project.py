@@ -25,8 +25,7 @@ NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
 
 
 def _home(environ: "Optional[Mapping[str, str]]") -> str:
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or ""
+    home = (os.environ if environ is None else environ).get("HOME")
     return os.path.abspath(home) if home else ""
 
 
