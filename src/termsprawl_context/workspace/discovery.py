@@ -24,7 +24,6 @@ from termsprawl_context.workspace.agents_block import (
     upsert_block,
 )
 from termsprawl_context.workspace.files import read_managed_file, read_small_file, write_atomic
-from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND, PROJECT_FILE, STATE_DIR, state_path
 from termsprawl_context.workspace.project import enclosing_project
 
@@ -146,9 +145,13 @@ SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-# What happened to one marker file: init's WRITTEN, UNCHANGED or FAILED, or one of these.
+# What happened to one marker file (the words init prints for the first two and the last;
+# init_steps, which the hook does not load, holds them too).
+WRITTEN = "written"
+UNCHANGED = "unchanged"
 USER_EDITED = "user-edited"  # left alone: the user changed it
 REFUSED = "refused"  # left alone: a named refusal (check_agents_block says which)
+FAILED = "failed"
 
 
 def app_managed(cwd: str) -> bool:

@@ -105,13 +105,13 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
 
 def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
     """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for."""
-    from termsprawl_context.workspace.discovery import REFUSED, USER_EDITED
+    from termsprawl_context.workspace import discovery
 
     details = {  # (REFUSED: init checked the file before writing, so it changed since)
-        REFUSED: (FAILED, "left untouched: its markers are not one block"),
-        USER_EDITED: (KEPT, "edited by its user: left alone"),
-        FAILED: (FAILED, "could not be written"),
-        WRITTEN: (WRITTEN, written),
+        discovery.REFUSED: (FAILED, "left untouched: its markers are not one block"),
+        discovery.USER_EDITED: (KEPT, "edited by its user: left alone"),
+        discovery.FAILED: (FAILED, "could not be written"),
+        discovery.WRITTEN: (WRITTEN, written),
     }
     return Step(what, relative, *details.get(outcome, (UNCHANGED, unchanged)))
 
