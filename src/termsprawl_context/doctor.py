@@ -128,20 +128,19 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         from termsprawl_context.hooks import read_holder
 
         holder = read_holder(cwd, peer)[0]
-        started = holder is not None and holder.path == visit.recorded
-        return PeerReport(outcome=NO_TURNS_YET if started else MISSING_FILE, **base)
-    if not regular:
-        return PeerReport(outcome=NOT_A_FILE, **base)
-    if not readable:
-        return PeerReport(outcome=UNREADABLE, **base)
-    turns = visit.turns
-    base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
-    counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
-    base.update(zip(("handoff_turns", "harness_turns"), counts))
-    return PeerReport(outcome=PRINTED if turns else NO_TURNS, **base)
+        outcome = NO_TURNS_YET if holder is not None and holder.path == visit.recorded else MISSING_FILE
+    elif not regular or not readable:
+        outcome = NOT_A_FILE if not regular else UNREADABLE
+    else:
+        turns = visit.turns
+        base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
+        counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
+        base.update(zip(("handoff_turns", "harness_turns"), counts))
+        outcome = PRINTED if turns else NO_TURNS
+    return PeerReport(outcome=outcome, **base)
 
 
-def handoff_counts(path: str, dump_turns: int, harness: Optional[str] = None):
+def handoff_counts(path: str, dump_turns: int, harness: Optional[str]):
     """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
     (None: the registry's default), how many of the bare dump's last ``dump_turns``
     printable turns are harness text): (0, 0) when it cannot be read."""
@@ -182,23 +181,17 @@ def verdict(report: DoctorReport) -> str:
     printed = report.printed
     if printed:
         turns = sum(p.turns for p in printed)
-        return "the dump prints %d peer%s (%d turn%s): %s" % (
-            len(printed),
-            "" if len(printed) == 1 else "s",
-            turns,
-            "" if turns == 1 else "s",
-            ", ".join(p.peer for p in printed),
-        )
+        counts = (len(printed), "" if len(printed) == 1 else "s", turns, "" if turns == 1 else "s")
+        return "the dump prints %d peer%s (%d turn%s): " % counts + ", ".join(p.peer for p in printed)
     if not report.self_safe:
-        return "the dump prints nothing: %r is not a safe node id (%s)" % (report.self_id, SAFE_ID_SHOWN)
-    if not report.state_dir:
-        return "the dump prints nothing: %s has no %s folder (run `termsprawl-context init`)" % (report.cwd, STATE_DIR)
-    if not report.peers:
-        return "the dump prints nothing: no link names %s (add one with `termsprawl-context links add %s OTHER`)" % (
-            report.self_id,
-            report.self_id,
-        )
-    return "the dump prints nothing: every linked peer is skipped"
+        why = "%r is not a safe node id (%s)" % (report.self_id, SAFE_ID_SHOWN)
+    elif not report.state_dir:
+        why = "%s has no %s folder (run `termsprawl-context init`)" % (report.cwd, STATE_DIR)
+    elif not report.peers:
+        why = "no link names {0} (add one with `termsprawl-context links add {0} OTHER`)".format(report.self_id)
+    else:
+        why = "every linked peer is skipped"
+    return "the dump prints nothing: " + why
 
 
 def report_json(report: DoctorReport) -> dict:
@@ -206,6 +199,10 @@ def report_json(report: DoctorReport) -> dict:
     fields = {("self" if name == "self_id" else name): value for name, value in report._asdict().items()}
     peers = [dict(p._asdict(), printed=p.printed, reason=REASONS[p.outcome]) for p in report.peers]
     return dict(fields, peers=peers, printed_peers=len(report.printed), verdict=verdict(report))
+
+
+# How the text report says each of a transcript's file facts, true and false.
+_FILE_FACT_WORDS = (("exists", "does not exist"), ("regular file", "not a regular file"), ("readable", "not readable"))
 
 
 def format_doctor(report: DoctorReport) -> str:
@@ -235,14 +232,8 @@ def format_doctor(report: DoctorReport) -> str:
         else:
             shown = p.recorded if p.recorded == p.path else "%s -> %s" % (p.recorded, p.path)
             lines.append("  index: %s: %s" % (p.index_file, shown))
-            lines.append(
-                "  file: %s, %s, %s"
-                % (
-                    "exists" if p.exists else "does not exist",
-                    "regular file" if p.regular else "not a regular file",
-                    "readable" if p.readable else "not readable",
-                )
-            )
+            facts = zip((p.exists, p.regular, p.readable), _FILE_FACT_WORDS)
+            lines.append("  file: " + ", ".join(yes if fact else no for fact, (yes, no) in facts))
             if p.readable:
                 count = "%d (the cap: older turns are not printed)" % MAX_LINKED_TURNS if p.more_turns else str(p.turns)
                 lines.append("  printable turns: %s" % count)
@@ -273,14 +264,13 @@ def over_grant_notes(cwd: str) -> List[str]:
     return notes
 
 
-def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
+def setup_notes(cwd: str, self_id: str) -> List[str]:
     """What else stands between the agents and the dump, a sentence each: the skill file, an
     over-granting allow rule, a gone transcript, a node taken from a session still running."""
     from termsprawl_context.harness import get
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
 
-    alive = process_alive if alive is None else alive
     unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
     said = {
         discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
@@ -301,7 +291,7 @@ def setup_notes(cwd: str, self_id: str, alive=None) -> List[str]:
         notes.extend(gone_notes(cwd, list(linked_sources(self_id, ProjectIO(cwd)))))
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:
-            if alive(displaced.pid):
+            if process_alive(displaced.pid):
                 notes.append(
                     "node %s is displaced: session %s (process %d) took it from session %s (process %d, "
                     "transcript %s), which is still running; peers read only the newer one. Give each "
@@ -333,7 +323,7 @@ def _recorded_everywhere(cwd: str) -> set:
     return found
 
 
-def subdir_import_notes(cwd: str, environ=None) -> List[str]:
+def subdir_import_notes(cwd: str) -> List[str]:
     """A note per CLI started below the project root while its instruction file imports the
     block (an import its CLI may refuse from there)."""
     from termsprawl_context.harness import available
@@ -349,13 +339,13 @@ def subdir_import_notes(cwd: str, environ=None) -> List[str]:
         text = data.decode("utf-8", "replace") if data is not None else ""
         if not discovery.imports_agents_file(text, discovery.import_line(harness)):
             continue
-        below = [s.cwd for s in harness.project_sessions(cwd, environ) if os.path.realpath(s.cwd) != root]
+        below = [s.cwd for s in harness.project_sessions(cwd) if os.path.realpath(s.cwd) != root]
         if below:
             notes.append(harness.subdir_import_note % {"dir": below[0]})
     return notes
 
 
-def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
+def unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
     """For each node whose CLI holds a session of this project newer than its own, recorded
     for no node: that session and the likely cause, with the fix."""
     from termsprawl_context.harness import get
@@ -365,7 +355,7 @@ def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
     recorded_all = None  # type: Optional[set]
     notes = []
     for node in dict.fromkeys(nodes):
-        source = read_transcript_source(cwd, node) if is_safe_id(node) else None
+        source = read_transcript_source(cwd, node)  # (None for an unsafe id)
         harness = get(source[1]) if source else None
         if source is None or harness is None:
             continue
@@ -378,7 +368,7 @@ def unrecorded_notes(cwd: str, nodes: List[str], environ=None) -> List[str]:
             recorded_all = _recorded_everywhere(cwd)
         newer = [
             c
-            for c in harness.project_sessions(cwd, environ, since)
+            for c in harness.project_sessions(cwd, since=since)
             if os.path.realpath(c.session.path) not in recorded_all
         ]
         if newer:

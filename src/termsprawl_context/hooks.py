@@ -19,11 +19,11 @@ from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
 from termsprawl_context.harness import get
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
-from termsprawl_context.workspace.files import dump_json, read_small_file, write_atomic
+from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
-from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, running_project, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
-from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, running_project, start_command
+from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, start_command
 
 # The project variable the hook's help names: that of the CLI whose hook names no harness.
 PROJECT_DIR_ENV = get(None).project_dir_env
@@ -50,9 +50,9 @@ def _unsafe_id_fix(harness: Any) -> str:
     )
 
 
-def _no_project(detail: str) -> HookRefused:
-    fix = lambda harness: "run `termsprawl-context init --%s` in the project" % harness.cli_option  # noqa: E731
-    return HookRefused("no project directory: %s; nothing recorded" % detail, fix)
+def _no_project(detail: str, harness: Any) -> HookRefused:
+    fix = "run `termsprawl-context init --%s` in the project" % harness.cli_option
+    return HookRefused("no project directory: %s; nothing recorded" % detail, fix, harness)
 
 
 class Holder(NamedTuple):
@@ -67,7 +67,6 @@ class Holder(NamedTuple):
 class HookRecord(NamedTuple):
     project: str
     node_id: str
-    recorded: str  # what the index now holds (not the payload's path when the record was relocated)
     source: str = ""
     displaced: Optional[Holder] = None  # a live session this one took the node from
     harness: str = ""  # the harness whose payload it was
@@ -78,13 +77,14 @@ class HookRecord(NamedTuple):
 
 
 def hook_project(
-    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], variable: str
+    explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], harness: Any
 ) -> str:
-    """``--cwd``, else the installed command's own project, else the CLI's project
-    ``variable``, else the payload's ``cwd``: each the nearest project at or above it (a CLI
+    """``--cwd``, else the installed command's own project, else the ``harness``'s project
+    variable, else the payload's ``cwd``: each the nearest project at or above it (a CLI
     may start in a subdirectory), else itself; it must be a directory."""
     if not explicit and own:
         return own
+    variable = harness.project_dir_env
     for candidate, named in (
         (explicit, "--cwd"),
         (environ.get(variable) if variable else None, "$" + variable),
@@ -92,9 +92,9 @@ def hook_project(
     ):
         if candidate:
             if not os.path.isdir(candidate):
-                raise _no_project("%s %s is not a directory" % (named, candidate))
+                raise _no_project("%s %s is not a directory" % (named, candidate), harness)
             return find_project(candidate, environ) or candidate
-    raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""))
+    raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""), harness)
 
 
 # --- who holds a node -----------------------------------------------------------------------
@@ -106,7 +106,7 @@ def read_holder(cwd: str, node_id: str) -> "tuple":
 
     data = read_small_file(state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)) if is_safe_id(node_id) else None
     entry = parse_object(data) if data is not None else None
-    if not entry or entry.get("version") != HOLDER_VERSION:
+    if not entry or not has_version(entry, HOLDER_VERSION):
         return None, None
     return _holder(entry), _holder(entry.get("displaced"))
 
@@ -127,11 +127,9 @@ def process_alive(pid: int) -> bool:
         return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
     except PermissionError:
         return True  # exists, owned by someone else
-    except (OSError, OverflowError):
+    except (OSError, OverflowError):  # ProcessLookupError among them: none
         return False
     return True
 
@@ -193,26 +191,21 @@ def record_from_hook(
         )
     if chosen.hook_subagent(payload.raw):
         raise SubagentSession(chosen.hook_subagent(payload.raw))
-    try:
-        own = running_project() if own is None else own
-        project = hook_project(cwd, environ, payload.cwd, own, chosen.project_dir_env)
-    except HookRefused as refusal:  # no project directory
-        refusal.harness = chosen
-        raise
+    own = running_project() if own is None else own
+    project = hook_project(cwd, environ, payload.cwd, own, chosen)
     recorded = _record_index(project, node_id, store, payload, chosen)
     me = agent_pid() if pid is None else pid
     displaced = _hold(project, node_id, payload.session_id, recorded, me, alive)
     kept = ensure_context_discovery(project)
-    return HookRecord(project, node_id, recorded, payload.source, displaced, chosen.name, kept)
+    return HookRecord(project, node_id, payload.source, displaced, chosen.name, kept)
 
 
 def _record_index(project: str, node_id: str, store: str, payload: Any, chosen: Any) -> str:
     """Where the node's transcript is recorded (written to the index when that changed)."""
     before = read_transcript_source(project, node_id)  # kept as the node's previous session when it moves
     recorded = chosen.hook_transcript(payload.transcript_path, payload.session_id, payload.source, store)
-    changed = before != (recorded, chosen.name)
-    written = not changed or record_transcript_path(project, node_id, recorded, chosen.name, before)
-    if not written:
+    moved = before != (recorded, chosen.name)
+    if moved and not record_transcript_path(project, node_id, recorded, chosen.name, before):
         raise HookRefused(
             "could not write %s under %s; nothing recorded"
             % (os.path.join(STATE_DIR, TRANSCRIPTS_DIR, node_id + ".json"), project),
@@ -265,7 +258,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
 class HookAnswer(NamedTuple):
     """``output`` for stdout (nothing when {}), ``warning`` for one stderr line (None: nothing)."""
 
-    record: Optional[HookRecord]
     output: dict
     warning: Optional[str]
 
@@ -273,12 +265,8 @@ class HookAnswer(NamedTuple):
 def read_command(project: str, node_id: str) -> str:
     """The shell command that prints ``node_id``'s hand-off from anywhere: absolute and with
     no shell variable, so the allow rule ``init --hook`` writes (``<command> --format *``) matches it."""
-    return "%s %s --cwd %s --self %s" % (
-        shlex.quote(command_path(project)),
-        HANDOFF_ARGS,
-        shlex.quote(os.path.abspath(project)),
-        shlex.quote(node_id),
-    )
+    argv = [command_path(project)] + HANDOFF_ARGS.split() + ["--cwd", os.path.abspath(project), "--self", node_id]
+    return shlex.join(argv)
 
 
 def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[str]:
@@ -318,15 +306,15 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     try:
         done = record()
     except SubagentSession as refusal:
-        return HookAnswer(None, {}, refusal.message)  # nothing for the person to fix: said on stderr only
+        return HookAnswer({}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
         cli = getattr(refusal, "harness", None) or named or get(None)
         output = cli.session_start_output(system_message=refusal_message(refusal, cli))
-        return HookAnswer(None, output, refusal.message)
+        return HookAnswer(output, refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
         message = "internal error: %s: %s" % (type(exc).__name__, exc)
         output = (named or get(None)).session_start_output(system_message="termsprawl: hook %s." % message)
-        return HookAnswer(None, output, message)
+        return HookAnswer(output, message)
     from termsprawl_context.workspace.links import peers_of
 
     cli = get(done.harness)
@@ -341,4 +329,4 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     context = context_line(
         done.project, done.node_id, peers_of(done.project, done.node_id), cli.read_tool(done.project)
     )
-    return HookAnswer(done, cli.session_start_output(shown, context, title), warning)
+    return HookAnswer(cli.session_start_output(shown, context, title), warning)

@@ -117,8 +117,5 @@ def upsert_block(content: str, block: str, shown: str) -> str:
     block = block.replace("\n", eol)
     if span is not None:
         return content[: span[0]] + block + content[span[1] :]
-    if not content or content.endswith(eol + eol):
-        gap = ""
-    else:
-        gap = eol if content.endswith(eol) else eol + eol
+    gap = "" if not content or content.endswith(eol + eol) else eol if content.endswith(eol) else eol + eol
     return content + gap + block + eol

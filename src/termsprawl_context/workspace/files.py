@@ -16,13 +16,12 @@ import errno
 import os
 import stat
 
-from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS, STATE_DIR
+from termsprawl_context.workspace import lazy_errors
+from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional, TypeVar
-
-    T = TypeVar("T")
+    from typing import List, Optional
 
     from termsprawl_context.errors import WriteRefused
 
@@ -39,19 +38,13 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLL
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _TEMP_SUFFIX = ".tmp"
 _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
-# What the atomic writer's temp name adds to a managed file's name: ``.<name>.<hex>.tmp``
-# (the path fallback's mkstemp adds less). A name must fit NAME_MAX with this added, or
-# the write fails with "File name too long" before the rename.
+# What the atomic writer's temp name adds to a managed file's name: ``.<name>.<hex>.tmp``. A
+# name must fit NAME_MAX with this added, or the write fails with "File name too long".
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
 
 
-def __getattr__(name: str) -> "type":
-    # ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
-    if name != "WriteRefused":
-        raise AttributeError("module %r has no attribute %r" % (__name__, name))
-    from termsprawl_context.errors import WriteRefused
-
-    return WriteRefused
+# ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
+__getattr__ = lazy_errors(__name__, "WriteRefused")
 
 
 def _refused(message: str) -> "WriteRefused":
@@ -143,10 +136,15 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return False
 
 
-def _open_dir(root: str, directory: str, create: bool) -> int:
-    """A descriptor of ``directory`` (created level by level when ``create``), reached
-    from ``root`` without following any symlink."""
+def _open_dir(root: str, directory: str, create: bool) -> Optional[int]:
+    """A descriptor of ``directory`` (created level by level when ``create``), reached from
+    ``root`` without following any symlink; None where there is no dir_fd (its levels
+    then made and checked by path, and the caller's names are whole paths)."""
     real = _contained(root, directory)
+    if not _DIR_FD:
+        if create:
+            _make_dirs_by_path(root, directory)
+        return None
     real_root = os.path.realpath(root)
     relative = os.path.relpath(real, real_root)
     fd = os.open(real_root, _DIR_FLAGS)
@@ -176,7 +174,6 @@ def _open_dir(root: str, directory: str, create: bool) -> int:
 def _make_dirs_by_path(root: str, directory: str) -> None:
     """Create ``directory`` one level at a time, refusing a level that resolves outside
     ``root``; one made concurrently is success."""
-    _contained(root, directory)
     relative = os.path.relpath(directory, root)
     current = root
     for part in [] if relative == os.curdir else relative.split(os.sep):
@@ -196,18 +193,11 @@ def file_mode(path: str) -> Optional[int]:
         return None
 
 
-def _new_file_mode() -> int:
-    # A fresh temp file is created 0600; a state file should get what open() would give it.
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Optional[os.stat_result]":
     """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent);
     WriteRefused for anything else there."""
     try:
-        st = os.lstat(name, dir_fd=dir_fd) if dir_fd is not None else os.lstat(name)
+        st = os.lstat(name, dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
@@ -219,25 +209,25 @@ def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Option
 
 def _replacement_mode(name: str, dir_fd: Optional[int], shown: str, mode: Optional[int]) -> int:
     """The mode the file replacing ``name`` gets: ``mode``, else that of the regular file
-    it replaces, else the umask's default; WriteRefused for what may not be replaced."""
+    it replaces, else what open() would give a new one (a temp file is created 0600);
+    WriteRefused for what may not be replaced."""
     st = _replaceable_stat(name, dir_fd, shown)
     if mode is not None:
         return mode
-    return _new_file_mode() if st is None else st.st_mode & 0o7777
-
-
-def _temp_name(base: str) -> str:
-    return "." + base + "." + os.urandom(_TEMP_RANDOM_BYTES).hex() + _TEMP_SUFFIX
+    if st is not None:
+        return st.st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _refuse_nested(root: str) -> None:
     """WriteRefused when writing at ``root`` would start a second project inside one."""
-    if not os.path.isdir(os.path.join(root, STATE_DIR)):
-        from termsprawl_context.workspace.project import enclosing_project
+    from termsprawl_context.workspace.project import enclosing_project
 
-        outer = enclosing_project(root)
-        if outer:
-            raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
+    outer = enclosing_project(root)
+    if outer:
+        raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
@@ -246,19 +236,20 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
     temp file left behind."""
     _refuse_nested(root)
     directory, base = os.path.split(path)
-    if not _DIR_FD:
-        _write_atomic_by_path(root, directory, base, data, mode)
-        return
+    temp = "." + base + "." + os.urandom(_TEMP_RANDOM_BYTES).hex() + _TEMP_SUFFIX
     dfd = _open_dir(root, directory, create=True)
+    name, tmp = (base, temp) if dfd is not None else (path, os.path.join(directory, temp))
     try:
-        chosen = _replacement_mode(base, dfd, path, mode)
-        tmp = _temp_name(base)
+        chosen = _replacement_mode(name, dfd, path, mode)
         fd = os.open(tmp, _TEMP_FLAGS, 0o600, dir_fd=dfd)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-                os.fchmod(f.fileno(), chosen)
-            os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+                if dfd is not None:
+                    os.fchmod(f.fileno(), chosen)
+                else:  # (no os.fchmod on Windows before Python 3.13)
+                    os.chmod(tmp, chosen)
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             try:
                 os.unlink(tmp, dir_fd=dfd)
@@ -266,54 +257,29 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
                 pass
             raise
     finally:
-        os.close(dfd)
-
-
-def _write_atomic_by_path(root: str, directory: str, base: str, data: bytes, mode: Optional[int]) -> None:
-    """``write_atomic`` where folders cannot be opened by descriptor: checked by path."""
-    import tempfile  # only this fallback pays for it
-
-    _make_dirs_by_path(root, directory)
-    path = os.path.join(directory, base)
-    chosen = _replacement_mode(path, None, path, mode)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + base + ".", suffix=_TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, chosen)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        if dfd is not None:
+            os.close(dfd)
 
 
 def remove_within(root: str, path: str) -> bool:
     """Unlink the regular file ``path`` inside ``root``; False when there was none.
     WriteRefused outside the project or for anything but a regular file."""
     directory, base = os.path.split(path)
-    if not _DIR_FD:
-        _contained(root, directory)
-        if _replaceable_stat(path, None, path) is None:
-            return False
-        os.unlink(path)
-        return True
     try:
         dfd = _open_dir(root, directory, create=False)
     except FileNotFoundError:
         return False
+    name = base if dfd is not None else path
     try:
-        if _replaceable_stat(base, dfd, path) is None:
+        if _replaceable_stat(name, dfd, path) is None:
             return False
-        try:
-            os.unlink(base, dir_fd=dfd)
-        except FileNotFoundError:
-            return False  # removed concurrently: the same outcome
+        os.unlink(name, dir_fd=dfd)
         return True
+    except FileNotFoundError:
+        return False  # removed concurrently: the same outcome
     finally:
-        os.close(dfd)
+        if dfd is not None:
+            os.close(dfd)
 
 
 def has_version(entry: dict, expected: int) -> bool:

@@ -9,15 +9,19 @@ that read no other file and have no import syntax, written only when the person 
 
 import os
 import shlex
-from typing import Any, Dict, NamedTuple, Optional, Tuple
+from typing import Any
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import hook_settings, install
-from termsprawl_context.workspace.discovery import check_agents_block, refresh_agents_block, refresh_marker
+from termsprawl_context.workspace.discovery import (
+    HANDOFF_ARGS,
+    check_agents_block,
+    refresh_agents_block,
+    refresh_marker,
+)
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
-from termsprawl_context.workspace.project import hook_command
-from termsprawl_context.workspace.project import walk_up_command
+from termsprawl_context.workspace.project import command_path, hook_command, walk_up_command
 
 
 ROOT_AGENTS_FILE = "AGENTS.md"
@@ -27,50 +31,33 @@ ROOT_AGENTS_FILE = "AGENTS.md"
 MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
-def merge_harness_extras(
-    settings: Dict[str, Any], harness: Any, cwd: str = ""
-) -> Tuple[Optional[Dict[str, Any]], list]:
-    """What else the harness wants in its settings file (a read server, a permission rule):
-    ``(merged or None, notes on values of the person's kept)``."""
-    merged, notes = harness.merge_project_settings(settings, MCP_COMMAND)
-    if cwd:
-        from termsprawl_context.workspace.discovery import HANDOFF_ARGS
-        from termsprawl_context.workspace.project import command_path
-
-        read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
-        more, more_notes = harness.merge_project_permissions(merged if merged is not None else settings, read_prefix)
-        merged, notes = (more if more is not None else merged), list(notes) + list(more_notes)
-    return merged, notes
-
-
-class PreparedHook(NamedTuple):
-    """A harness's hook merge, checked before ``init`` writes anything."""
-
-    harness: Any
-    merged: Optional[Dict[str, Any]]
-    size: int
-    added: bool = True  # whether the hook itself is new
-    notes: tuple = ()  # values of the person's kept
-
-
-def prepare_hook(cwd: str, harness: Any) -> PreparedHook:
-    """Read and merge the harness's hook file; raises SettingsUnusable (nothing written)."""
+def prepare_hook(cwd: str, harness: Any) -> hook_settings.PreparedHook:
+    """Read and merge the harness's hook file: its hook, then what else it wants there (a
+    read server, a permission rule); raises SettingsUnusable (nothing written)."""
     settings, size = hook_settings.load_hook_file(cwd, harness)
-    merged = hook_settings.merge_hook(settings, harness)
-    more, notes = merge_harness_extras(merged if merged is not None else settings, harness, cwd)
-    return PreparedHook(harness, more if more is not None else merged, size, merged is not None, tuple(notes))
+    hooked = hook_settings.merge_hook(settings, harness)
+    base = settings if hooked is None else hooked
+    merged, notes = harness.merge_project_settings(base, MCP_COMMAND)
+    read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
+    more, more_notes = harness.merge_project_permissions(base if merged is None else merged, read_prefix)
+    merged = next((m for m in (more, merged, hooked) if m is not None), None)
+    return hook_settings.PreparedHook(harness, merged, size, hooked is not None, tuple(notes) + tuple(more_notes))
 
 
-def register_harness_hook(cwd: str, prepared: PreparedHook, installed: bool) -> list:
-    """Write the merged hook file and keep it out of git; the steps, for init's report."""
+def register_harness_hook(cwd: str, prepared: hook_settings.PreparedHook, installed: bool) -> list:
+    """Write the merged hook file (with the default CLI's allow rules, a step of their own:
+    ``hook_settings.register_settings``) and keep it out of git; the steps, for init's report."""
     harness = prepared.harness
     relative = harness.hook_settings_file
     if not installed:
         return [Step("hook", relative, SKIPPED, install.NOT_INSTALLED)]
-    done = "" if prepared.added else "settings completed"
-    step = hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
+    if prepared.rules:
+        steps = hook_settings.register_settings(cwd, prepared)
+    else:
+        done = "" if prepared.added else "settings completed"
+        steps = [hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)]
     kept = [Step("hook", relative, KEPT, note) for note in prepared.notes]
-    return [step] + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
+    return steps + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
 
 
 def check_root_agents_block(cwd: str) -> None:
@@ -80,16 +67,12 @@ def check_root_agents_block(cwd: str) -> None:
 
 def write_root_agents_block(cwd: str) -> "Step":
     """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside it kept)."""
-    outcome = refresh_agents_block(cwd, ROOT_AGENTS_FILE)
-    written = "managed block for agents that read AGENTS.md (%s)" % _agents_md_readers()
-    return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
-
-
-def _agents_md_readers() -> str:
-    """The labels of the registered CLIs whose instructions are the root ``AGENTS.md``."""
     from termsprawl_context.harness import available
 
-    return ", ".join(h.label for h in available() if "agents_md" in h.init_options)
+    outcome = refresh_agents_block(cwd, ROOT_AGENTS_FILE)
+    readers = ", ".join(h.label for h in available() if "agents_md" in h.init_options)
+    written = "managed block for agents that read AGENTS.md (%s)" % readers
+    return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
 
 
 def write_instruction_import(cwd: str, harness: Any) -> "Step":

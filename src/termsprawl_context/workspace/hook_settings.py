@@ -6,13 +6,14 @@ the rules' language are the provider's.
 """
 
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, hook_command
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import command_path, hook_command
 from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
 
 
@@ -87,21 +88,14 @@ def _with_list(settings: Dict[str, Any], outer: str, inner: str, items: list) ->
     return dict(settings, **{outer: dict(settings.get(outer, {}), **{inner: items})})
 
 
-def has_our_hook(entries: List[Any], commands: tuple) -> bool:
-    """Some SessionStart entry already runs one of ``commands`` (whatever its matcher or timeout)."""
-    for entry in entries:
-        hooks = entry.get("hooks") if isinstance(entry, dict) else None
-        if isinstance(hooks, list) and any(isinstance(h, dict) and h.get("command") in commands for h in hooks):
-            return True
-    return False
-
-
 def merge_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
     """``settings`` with the harness's SessionStart entry added (every other key kept, in its
     order), or None when it is there; SettingsUnusable for a wrong JSON type on the way."""
     event, command = harness.hook_event_session_start, hook_command(harness)
     entries = _nested_list(settings, "hooks", event, harness, harness.hook_settings_file)
-    if has_our_hook(entries, (command,) + harness.legacy_hook_commands):
+    ours = (command,) + harness.legacy_hook_commands
+    hooks = [h for e in entries if isinstance(e, dict) and isinstance(e.get("hooks"), list) for h in e["hooks"]]
+    if any(isinstance(h, dict) and h.get("command") in ours for h in hooks):  # whatever its matcher or timeout
         return None
     return _with_list(settings, "hooks", event, list(entries) + [harness.hook_entry(command)])
 
@@ -179,12 +173,27 @@ def over_grants(cwd: str, harness: Any) -> List["tuple"]:
     return found
 
 
-def merge_settings(settings: Dict[str, Any], rules: List[str], harness: Any):
-    """``(merged settings or None when nothing changes, hook added, rules added)``."""
-    with_hook = merge_hook(settings, harness)
-    with_rules = merge_permissions(settings if with_hook is None else with_hook, rules, harness)
-    merged = with_rules if with_rules is not None else with_hook
-    return merged, with_hook is not None, with_rules is not None
+class PreparedHook(NamedTuple):
+    """A harness's hook settings merge, checked before ``init`` writes anything."""
+
+    harness: Any
+    merged: Optional[Dict[str, Any]]  # None: nothing to change
+    size: int  # the original's
+    added: bool = True  # whether the hook itself is new
+    notes: tuple = ()  # values of the person's kept
+    rules: int = 0  # the read rules its allow list holds (the default CLI's permissions step)
+    rules_added: bool = False
+
+
+def prepare_settings(cwd: str, harness: Any) -> PreparedHook:
+    """The harness's hook and read rules merged into its hook settings (``init --hook``);
+    SettingsUnusable, nothing written, for a file that cannot be merged into."""
+    rules = allow_rules(cwd, harness)
+    settings, size = load_hook_file(cwd, harness)
+    hooked = merge_hook(settings, harness)
+    permitted = merge_permissions(settings if hooked is None else hooked, rules, harness)
+    merged = permitted if permitted is not None else hooked
+    return PreparedHook(harness, merged, size, hooked is not None, (), len(rules), permitted is not None)
 
 
 def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
@@ -236,22 +245,17 @@ def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], si
     )
 
 
-def register_settings(
-    cwd: str,
-    harness: Any,
-    merged: Optional[Dict[str, Any]],
-    hook_added: bool,
-    rules_added: bool,
-    rule_count: int,
-    size: int = 0,
-) -> List[Step]:
-    """Write the merged settings once: a step for the hook and one for the allow rules."""
+def register_settings(cwd: str, prepared: PreparedHook) -> List[Step]:
+    """Write ``prepare_settings``'s merge once: a step for the hook and one for the allow rules."""
+    harness = prepared.harness
     relative = harness.hook_settings_file
-    written = write_hook_file(cwd, harness, merged if hook_added or rules_added else None, size)
+    written = write_hook_file(cwd, harness, prepared.merged, prepared.size)
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
-    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rule_count - 1)
-    if not rules_added:
+    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (
+        prepared.rules - 1
+    )
+    if not prepared.rules_added:
         detail = "the read commands and the skill already allowed"
-    rules_step = Step("permissions", relative, WRITTEN if rules_added else UNCHANGED, detail)
-    return [written if hook_added else _already_registered(harness), rules_step]
+    rules_step = Step("permissions", relative, WRITTEN if prepared.rules_added else UNCHANGED, detail)
+    return [written if prepared.added else _already_registered(harness), rules_step]

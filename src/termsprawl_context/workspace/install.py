@@ -19,7 +19,7 @@ from termsprawl_context.workspace.files import (
 )
 
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND, STATE_DIR, TRANSCRIPTS_DIR
-from termsprawl_context.workspace.hook_settings import allow_rules, load_hook_file, merge_settings, register_settings
+from termsprawl_context.workspace.hook_settings import prepare_settings
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.project import enclosing_project
 
@@ -46,7 +46,6 @@ BUILD_HINT = (
 
 class InitReport(NamedTuple):
     cwd: str
-    artifact: str
     hook: bool
     steps: List[Step]
 
@@ -108,15 +107,13 @@ def marker_step(what: str, relative: str, outcome: str, written: str = "", uncha
     """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for."""
     from termsprawl_context.workspace import discovery
 
-    if outcome == discovery.REFUSED:  # init checked it before writing: it changed since
-        return Step(what, relative, FAILED, "left untouched: its markers are not one block")
-    if outcome == discovery.USER_EDITED:
-        return Step(what, relative, KEPT, "edited by its user: left alone")
-    if outcome == discovery.FAILED:
-        return Step(what, relative, FAILED, "could not be written")
-    if outcome == discovery.WRITTEN:
-        return Step(what, relative, WRITTEN, written)
-    return Step(what, relative, UNCHANGED, unchanged)
+    details = {  # (REFUSED: init checked the file before writing, so it changed since)
+        discovery.REFUSED: (FAILED, "left untouched: its markers are not one block"),
+        discovery.USER_EDITED: (KEPT, "edited by its user: left alone"),
+        discovery.FAILED: (FAILED, "could not be written"),
+        discovery.WRITTEN: (WRITTEN, written),
+    }
+    return Step(what, relative, *details.get(outcome, (UNCHANGED, unchanged)))
 
 
 def plant_discovery(cwd: str) -> List[Step]:
@@ -206,22 +203,15 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_ru
     from termsprawl_context.workspace import discovery
 
     discovery.check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
-    harness = hook_harness() if hook else None
-    if harness is not None:
-        rules = allow_rules(cwd, harness)
-        settings, size = load_hook_file(cwd, harness)
-        merged, hook_added, rules_added = merge_settings(settings, rules, harness)
+    prepared = prepare_settings(cwd, hook_harness()) if hook else None
     steps = [install_command(cwd, artifact)]
     steps.extend(plant_discovery(cwd))
     if write_rules:  # the block whole in a rules file its CLI loads from any folder, no import to approve
         block = "the instruction block"
         steps.append(marker_step("memory", discovery.RULES_FILE, discovery.ensure_rules(cwd), block, block))
     steps.append(ensure_gitignore(cwd))
-    if harness is not None:
-        relative = harness.hook_settings_file
-        if steps[0].outcome == FAILED:
-            steps.append(Step("hook", relative, SKIPPED, NOT_INSTALLED))
-        else:
-            steps.extend(register_settings(cwd, harness, merged, hook_added, rules_added, len(rules), size))
-            steps.append(ignore_hook_file(cwd, relative, harness.label))
-    return InitReport(cwd, artifact, hook, steps)
+    if prepared is not None:  # (harness_install imports this module: asked for here, at run time)
+        from termsprawl_context.workspace.harness_install import register_harness_hook
+
+        steps.extend(register_harness_hook(cwd, prepared, steps[0].outcome != FAILED))
+    return InitReport(cwd, hook, steps)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from operator import itemgetter
 
-from termsprawl_context.workspace import files
+from termsprawl_context.workspace import files, lazy_errors
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
@@ -62,27 +62,18 @@ class Link(tuple):
     path = property(itemgetter(2))
 
 
-def __getattr__(name: str) -> type:
-    # ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
-    if name not in ("BadNodeId", "SelfLink"):
-        raise AttributeError("module %r has no attribute %r" % (__name__, name))
-    from termsprawl_context import errors
-
-    return getattr(errors, name)  # type: ignore[no-any-return]
+# ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
+__getattr__ = lazy_errors(__name__, "BadNodeId", "SelfLink")
 
 
 def links_dir(cwd: str) -> str:
     return state_path(cwd, LINKS_DIR)
 
 
-def canonical_pair(a: str, b: str) -> LinkPair:
-    return LinkPair(a, b) if a < b else LinkPair(b, a)
-
-
 def link_file_name(a: str, b: str) -> str:
     """The same name for (a, b) and (b, a); the digest's input ``lo\\nhi`` is unambiguous,
     no id holding a newline."""
-    lo, hi = canonical_pair(a, b)
+    lo, hi = sorted((a, b))
     name = lo + LINK_SEPARATOR + hi + LINK_FILE_SUFFIX
     if len(name.encode("utf-8", "surrogateescape")) <= MAX_LINK_NAME_BYTES:
         return name
@@ -157,7 +148,7 @@ def add_link(cwd: str, a: str, b: str) -> str:
         raise BadNodeId()
     if a == b:
         raise SelfLink()
-    lo, hi = canonical_pair(a, b)
+    lo, hi = sorted((a, b))
     path = link_file_path(cwd, lo, hi)
     try:
         files.write_atomic(cwd, path, files.dump_json({"version": LINK_FILE_VERSION, "a": lo, "b": hi}))
@@ -185,10 +176,4 @@ def peers_of(cwd: str, node_id: str) -> List[str]:
     """The other end of every valid link that includes ``node_id``, in link order."""
     if not is_safe_id(node_id):
         return []
-    peers = []
-    for link in list_links(cwd):
-        if link.a == node_id:
-            peers.append(link.b)
-        elif link.b == node_id:
-            peers.append(link.a)
-    return peers
+    return [link.b if link.a == node_id else link.a for link in list_links(cwd) if node_id in (link.a, link.b)]

@@ -25,8 +25,7 @@ NODE_ID_ENV = "TERMSPRAWL_NODE_ID"
 
 
 def _home(environ: "Optional[Mapping[str, str]]") -> str:
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or ""
+    home = (os.environ if environ is None else environ).get("HOME")
     return os.path.abspath(home) if home else ""
 
 
@@ -44,9 +43,7 @@ def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "
         return None
     while True:
         parent = os.path.dirname(current)
-        if parent == current:  # the filesystem root: never a project
-            return None
-        if current == home:
+        if parent == current or current == home:  # the filesystem root and home are never projects
             return None
         if _is_project(current):
             return current
@@ -60,21 +57,18 @@ def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = N
         absolute = os.path.abspath(directory)
     except OSError:  # a relative path, and the working directory was removed
         return None
-    if _is_project(absolute):
+    if _is_project(absolute) or absolute == _home(environ):
         return None
-    parent = os.path.dirname(absolute)
-    if parent == absolute or absolute == _home(environ):
-        return None
-    return find_project(parent, environ)
+    return find_project(os.path.dirname(absolute), environ)  # (the root's parent is the root: None)
 
 
-def default_project(environ: "Optional[Mapping[str, str]]" = None, cwd: "Optional[str]" = None) -> "Optional[str]":
-    """Its installed copy's project, else the nearest at or above ``cwd`` (default: the working directory)."""
+def default_project(environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
+    """Its installed copy's project, else the nearest at or above the working directory."""
     own = running_project()
     if own:
         return own
     try:
-        start = os.getcwd() if cwd is None else cwd
+        start = os.getcwd()
     except OSError:  # the working directory was removed
         return None
     return find_project(start, environ)
@@ -99,12 +93,8 @@ def hook_command(harness: "Harness") -> str:
 
 def walk_up_command(start: str, args: str) -> str:
     """A ``sh`` line running the installed command at or above ``start`` with ``args``."""
-    return "d=%s; " 'while [ ! -x "$d/%s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; ' 'exec "$d/%s" %s' % (
-        start,
-        INSTALLED_COMMAND,
-        INSTALLED_COMMAND,
-        args,
-    )
+    line = 'd=%(start)s; while [ ! -x "$d/%(cmd)s" ] && [ "$d" != / ]; do d=$(dirname "$d"); done; exec "$d/%(cmd)s"'
+    return line % {"start": start, "cmd": INSTALLED_COMMAND} + " " + args
 
 
 def default_self(

@@ -102,17 +102,11 @@ def _write(value: object, out: list, indent, level: int) -> None:
     separator = "," + inner
     colon = ":" if indent is None else ": "
     out.append(("{" if is_object else "[") + inner)
-    if isinstance(value, dict):
-        for number, (key, item) in enumerate(value.items()):
-            if not isinstance(key, str):
-                raise ValueError("cannot write the key %r as JSON" % (key,))
-            out.append((separator if number else "") + _string(key) + colon)
-            _write(item, out, indent, level + 1)
-    else:
-        for number, item in enumerate(value):
-            if number:
-                out.append(separator)
-            _write(item, out, indent, level + 1)
+    for number, (key, item) in enumerate(value.items() if isinstance(value, dict) else enumerate(value)):
+        if is_object and not isinstance(key, str):
+            raise ValueError("cannot write the key %r as JSON" % (key,))
+        out.append((separator if number else "") + (_string(key) + colon if is_object else ""))
+        _write(item, out, indent, level + 1)
     out.append(("" if indent is None else "\n" + " " * (indent * level)) + ("}" if is_object else "]"))
 
 
