@@ -36,7 +36,7 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.tool_blocks import result_texts
+from termsprawl_context.transcript.tool_blocks import first_string, result_texts
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import utf8_prefix
 
@@ -63,10 +63,8 @@ def _cap(text: str, limit: int, suffix: str) -> str:
 
 def render_call(call: ToolCall) -> str:
     """``<Tool>: <command | file_path | input JSON>``, the argument capped at 2 KiB."""
-    data = call.input
-    named = [data.get(key) for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH)] if isinstance(data, dict) else []
-    arg = next((value for value in named if isinstance(value, str) and value), "")
-    arg = arg or json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    arg = first_string(call.input, (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH))
+    arg = arg or json.dumps(call.input, separators=(",", ":"), ensure_ascii=False)
     return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
 
 
