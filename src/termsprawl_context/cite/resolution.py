@@ -48,6 +48,13 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from termsprawl_context.model import Entry, ToolCall
 
 
+MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
+MAX_CITED_CALL = 2048  # bytes of one rendered call's argument
+MAX_LISTED_MATCHES = 50  # matches an ambiguity names (the rest are counted): one line, not megabytes
+MESSAGE_TRUNCATED = "\n[... truncated]"
+CALL_TRUNCATED = "[... truncated]"
+
+
 class CitationRequest(namedtuple("CitationRequest", "quote sources")):
     """A quote and the pools it may ground in, in the order to search them."""
 
@@ -74,13 +81,6 @@ class Citation(namedtuple("Citation", "quote source_types path line message call
         if self.call:
             data["call"] = self.call
         return data
-
-
-MAX_CITED_MESSAGE = 16384  # bytes of a citation's message
-MAX_CITED_CALL = 2048  # bytes of one rendered call's argument
-MAX_LISTED_MATCHES = 50  # matches an ambiguity names (the rest are counted): one line, not megabytes
-MESSAGE_TRUNCATED = "\n[... truncated]"
-CALL_TRUNCATED = "[... truncated]"
 
 
 def _cap(text: str, limit: int, suffix: str) -> str:
