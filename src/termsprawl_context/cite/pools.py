@@ -13,13 +13,8 @@ from termsprawl_context.model import PERSON, TOOL_RESULT
 from termsprawl_context.transcript.entry import speaker
 from termsprawl_context.transcript.shell import command_paths
 from termsprawl_context.transcript.speakers import content_texts
-from termsprawl_context.transcript.tool_blocks import (
-    first_string,
-    is_hook_refusal,
-    not_run_kind,
-    result_texts,
-    tool_results,
-)
+from termsprawl_context.transcript.tool_blocks import first_string, is_hook_refusal, not_run_kind
+from termsprawl_context.transcript.tool_blocks import result_texts, tool_results
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
