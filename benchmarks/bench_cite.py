@@ -36,7 +36,7 @@ for entry in (str(REPO / "src"), str(REPO)):
 
 from benchmarks.generate import write_transcript  # noqa: E402
 from termsprawl_context import cite  # noqa: E402
-from termsprawl_context.cite.values import Citation  # noqa: E402
+from termsprawl_context.cite.resolution import Citation  # noqa: E402
 from termsprawl_context.errors import CitationError  # noqa: E402
 from termsprawl_context.cite import matching  # noqa: E402
 from termsprawl_context.jsonl import open_regular  # noqa: E402

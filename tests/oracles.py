@@ -152,8 +152,7 @@ def cite_in_record(record, quote, sources=()):
     requested pool, in file order: the plain algorithm ``cite.cite`` must equal."""
     from termsprawl_context.transcript.text import collapse_whitespace
     from termsprawl_context.cite.pools import SOURCE_USER
-    from termsprawl_context.cite.search import _candidate, _decide
-    from termsprawl_context.cite.values import Match
+    from termsprawl_context.cite.search import Match, _candidate, _decide
 
     words = collapse_whitespace(quote)
     if not words:

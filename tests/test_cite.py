@@ -13,8 +13,8 @@ from termsprawl_context import cite
 from termsprawl_context.cite.hints import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
 from termsprawl_context.cite.matching import file_may_contain, quote_needle
 from termsprawl_context.cite.pools import parse_source_type, tool_bodies
-from termsprawl_context.cite.resolution import MESSAGE_TRUNCATED
-from termsprawl_context.cite.values import Citation, Match
+from termsprawl_context.cite.resolution import MESSAGE_TRUNCATED, Citation
+from termsprawl_context.cite.search import Match
 from termsprawl_context.errors import (
     AnswerUnmatched,
     CitationAmbiguous,

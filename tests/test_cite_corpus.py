@@ -14,7 +14,7 @@ from conftest import corpus_files
 from termsprawl_context import cite
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import tool_bodies
-from termsprawl_context.cite.values import Match
+from termsprawl_context.cite.search import Match
 from termsprawl_context.errors import CitationAmbiguous
 from termsprawl_context.store import background
 from termsprawl_context.transcript import query

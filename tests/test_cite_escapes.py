@@ -14,7 +14,7 @@ from termsprawl_context import cite
 from termsprawl_context.cite.hints import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
 from termsprawl_context.cite.matching import quote_needle
 from termsprawl_context.cite.transcripts import looks_like_record, looks_like_transcript
-from termsprawl_context.cite.values import Match
+from termsprawl_context.cite.search import Match
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
 pytestmark = pytest.mark.usefixtures("both_searches")

@@ -22,8 +22,8 @@ from termsprawl_context.cite.hints import (
     SUBAGENT_USER_RULE,
     unresolved_user_hint,
 )
-from termsprawl_context.cite.session import session_candidates
-from termsprawl_context.cite.values import Match
+from termsprawl_context.cite.search import session_candidates
+from termsprawl_context.cite.search import Match
 from termsprawl_context.errors import (
     CitationAmbiguous,
     CitationError,

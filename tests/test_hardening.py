@@ -532,7 +532,7 @@ from termsprawl_context import cite, handoff  # noqa: E402
 from termsprawl_context.transcript.text import collapse_whitespace  # noqa: E402
 from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES  # noqa: E402
 from termsprawl_context.cite.resolution import MAX_LISTED_MATCHES  # noqa: E402
-from termsprawl_context.cite.values import Hits, Match  # noqa: E402
+from termsprawl_context.cite.search import Hits, Match  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
 from termsprawl_context import model  # noqa: E402
 from termsprawl_context.transcript import slash_commands, speakers  # noqa: E402

@@ -32,14 +32,13 @@ from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse
 from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
 from termsprawl_context.cite.records import envelope_at, tool_result_at
 from termsprawl_context.cite.resolution import (
+    CitationRequest,
     resolve_across_sessions,
     resolve_citation,
     resolve_citations,
     resolve_in_record,
 )
-from termsprawl_context.cite.search import cite
-from termsprawl_context.cite.session import cite_in_session
-from termsprawl_context.cite.values import CitationRequest
+from termsprawl_context.cite.search import cite, cite_in_session
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts
 

@@ -19,7 +19,7 @@ from termsprawl_context.cite.pools import (
     message_texts,
 )
 from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
-from termsprawl_context.cite.session import citation_records
+from termsprawl_context.cite.search import citation_records
 from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
@@ -88,15 +88,12 @@ HINT_ENVELOPE = (
 )
 
 
-def dispatch_prompt_contains(path: str, quote: str) -> bool:
-    """Whether ``quote`` is in a sub-agent's dispatch prompt within the session."""
+def _in_dispatch_prompt(path: str, quote: str) -> bool:
+    """Whether ``quote`` is in a sub-agent's dispatch prompt: a record of the session's tree but its root's."""
     words = collapse_whitespace(quote)
     try:
-        top = PROVIDER.session_root(path)
-        records = PROVIDER.subagent_tree(top or path) or []
-        if not top:
-            records.append(path)
-        for record_path in records:
+        scope = citation_records(path)
+        for record_path in scope.tool_in[1:] if scope.user_in else scope.tool_in:
             for entry in stream_entries(record_path, quote_needles(quote)):
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in collapse_whitespace(t) for t in message_texts(entry)):
@@ -109,7 +106,7 @@ def dispatch_prompt_contains(path: str, quote: str) -> bool:
 def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
     """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
     sub = subagent or PROVIDER.is_subagent(path)
-    if dispatch_prompt_contains(path, quote):
+    if _in_dispatch_prompt(path, quote):
         return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
     return SUBAGENT_USER_ADVICE if sub else ""
 

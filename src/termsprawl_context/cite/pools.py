@@ -13,7 +13,8 @@ from termsprawl_context.model import PERSON, TOOL_RESULT
 from termsprawl_context.transcript.entry import speaker
 from termsprawl_context.transcript.shell import command_paths
 from termsprawl_context.transcript.speakers import content_texts
-from termsprawl_context.transcript.tool_blocks import is_hook_refusal, not_run_kind, result_texts, tool_results
+from termsprawl_context.transcript.tool_blocks import first_string, is_hook_refusal, not_run_kind
+from termsprawl_context.transcript.tool_blocks import result_texts, tool_results
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import GO_SPACE_CHARS
 
@@ -117,9 +118,7 @@ def has_answer_prefix(body: str) -> bool:
 def _call_reads_transcript(found: Call) -> bool:
     data = found.call.input if isinstance(found.call.input, dict) else {}
     candidates = [data[k] for k in cc.INPUT_PATH_KEYS if isinstance(data.get(k), str) and data.get(k)]
-    command = data.get(cc.INPUT_COMMAND)
-    if isinstance(command, str):
-        candidates.extend(command_paths(command))
+    candidates.extend(command_paths(first_string(data, (cc.INPUT_COMMAND,))))
     return any(is_transcript_path(p, found.cwd) for p in candidates)
 
 
@@ -131,9 +130,7 @@ def _call_echoes(call: ToolCall) -> bool:
     classifier = cite.command_echoes
     if classifier is None:
         return True  # fail closed: no classifier, every shell result is an echo
-    data = call.input if isinstance(call.input, dict) else {}
-    command = data.get(cc.INPUT_COMMAND)
-    return bool(classifier(command if isinstance(command, str) else ""))
+    return bool(classifier(first_string(call.input, (cc.INPUT_COMMAND,))))
 
 
 # Why a result is not tool output, in the order asked.

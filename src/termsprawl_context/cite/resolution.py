@@ -1,9 +1,11 @@
-"""Resolution: a request grounded in exactly one entry (of a record, a session, or a
-project's sessions), with the cited entry's text and calls, or a named refusal."""
+"""Resolution: a request (a quote and its pools) grounded in exactly one entry (of a
+record, a session, or a project's sessions), with the cited entry's text and calls, or a
+named refusal."""
 
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from itertools import groupby
 
 from termsprawl_context.cite.records import record_at
@@ -20,10 +22,8 @@ from termsprawl_context.cite.pools import (
     parse_source_type,
     tool_bodies,
 )
-from termsprawl_context.cite.search import cite
-from termsprawl_context.cite.session import session_candidates, session_hits, session_may_contain
+from termsprawl_context.cite.search import Hits, cite, session_candidates, session_hits, session_may_contain
 from termsprawl_context.cite.transcripts import PROVIDER
-from termsprawl_context.cite.values import Citation, Hits
 from termsprawl_context.errors import (
     EMPTY_QUOTE,
     AnswerUnmatched,
@@ -36,7 +36,7 @@ from termsprawl_context.errors import (
     UsageError,
 )
 from termsprawl_context import model as cc
-from termsprawl_context.transcript.tool_blocks import result_texts
+from termsprawl_context.transcript.tool_blocks import first_string, result_texts
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import utf8_prefix
 
@@ -45,7 +45,6 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import List, Sequence
 
     from termsprawl_context.cite.records import Record
-    from termsprawl_context.cite.values import CitationRequest
     from termsprawl_context.model import Entry, ToolCall
 
 
@@ -56,6 +55,34 @@ MESSAGE_TRUNCATED = "\n[... truncated]"
 CALL_TRUNCATED = "[... truncated]"
 
 
+class CitationRequest(namedtuple("CitationRequest", "quote sources")):
+    """A quote and the pools it may ground in, in the order to search them."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "%s %s" % (",".join(self.sources), go_quote(self.quote))
+
+
+class Citation(namedtuple("Citation", "quote source_types path line message call")):
+    """A resolved citation: the pools it landed in (request order), where, the cited
+    entry's text in those pools (capped), and for tool output the call(s) that printed it."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict:
+        data = {
+            "quote": self.quote,
+            "sourceTypes": list(self.source_types),
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+        if self.call:
+            data["call"] = self.call
+        return data
+
+
 def _cap(text: str, limit: int, suffix: str) -> str:
     data = text.encode("utf-8", "surrogatepass")
     return text if len(data) <= limit else utf8_prefix(data, limit) + suffix
@@ -63,10 +90,8 @@ def _cap(text: str, limit: int, suffix: str) -> str:
 
 def render_call(call: ToolCall) -> str:
     """``<Tool>: <command | file_path | input JSON>``, the argument capped at 2 KiB."""
-    data = call.input
-    named = [data.get(key) for key in (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH)] if isinstance(data, dict) else []
-    arg = next((value for value in named if isinstance(value, str) and value), "")
-    arg = arg or json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    arg = first_string(call.input, (cc.INPUT_COMMAND, cc.INPUT_FILE_PATH))
+    arg = arg or json.dumps(call.input, separators=(",", ":"), ensure_ascii=False)
     return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
 
 

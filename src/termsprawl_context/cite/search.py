@@ -1,15 +1,18 @@
-"""The search of one record, streamed: each entry's candidates (what the entry alone
-says), then whether each counts (with the calls and local commands they name)."""
+"""The search: one record's, streamed (each entry's candidates, what the entry alone says,
+then whether each counts, with the calls and local commands they name), a session's
+scope (which records each pool is searched in) and a project's sessions in the order
+``--across`` tries them; the matches found, each once (``Hits``)."""
 
 from __future__ import annotations
 
 import heapq
+import os
 from array import array
 from collections import deque, namedtuple
 from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
-from termsprawl_context.cite.matching import body_matches, quote_needles
+from termsprawl_context.cite.matching import body_matches, file_may_contain, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
@@ -29,20 +32,103 @@ from termsprawl_context.cite.records import (
     parent_filter,
     find_recent,
 )
-from termsprawl_context.errors import AnswerUnmatched
-from termsprawl_context.cite.values import Hits, Match
+from termsprawl_context.cite.transcripts import PROVIDER
+from termsprawl_context.errors import AnswerUnmatched, NoSessionRoot, NotFound, Refusal, os_reason
 from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import person_texts
 from termsprawl_context.transcript.slash_commands import is_local_command, output_parent
 from termsprawl_context.transcript.tool_blocks import not_run_kind, result_texts, tool_results
-from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
+from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines, same_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import List, Optional, Sequence, Set
+    from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
     from termsprawl_context.model import Entry
+
+
+class Match(namedtuple("Match", "path line")):
+    """One entry a quote landed on: the record's path as given and its 1-based line."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return "%s:%d" % (self.path, self.line)
+
+
+_BITMAP_LINES = 1 << 24  # lines past this (a file of 16 million lines) are kept in a plain set
+
+
+class Hits(object):
+    """Matches in the order found, each once: per record its lines as 8-byte integers,
+    and a set of the lines seen as one bit a line (1e6 matching entries cost about 8 MB,
+    where Match tuples in a list and a set cost over 150 MB)."""
+
+    def __init__(self) -> None:
+        self._runs: List[Tuple[str, array]] = []
+        self._seen: Dict[str, bytearray] = {}
+        self._far: Set[Tuple[str, int]] = set()
+        self._count = 0
+
+    def _mark(self, path: str, line: int) -> bool:
+        """Record (path, line) as seen; False when it already was."""
+        if line >= _BITMAP_LINES or line < 0:
+            key = (path, line)
+            if key in self._far:
+                return False
+            self._far.add(key)
+            return True
+        bits = self._seen.setdefault(path, bytearray())
+        byte, bit = divmod(line, 8)
+        if byte >= len(bits):
+            bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+        if bits[byte] >> bit & 1:
+            return False
+        bits[byte] |= 1 << bit
+        return True
+
+    def add(self, path: str, line: int) -> bool:
+        """Add the match unless it is already here; whether it was added."""
+        if not self._mark(path, line):
+            return False
+        if not self._runs or self._runs[-1][0] != path or self._runs[-1][1][-1] > line:
+            self._runs.append((path, array("q")))  # each run ascends, so runs merge in order
+        self._runs[-1][1].append(line)
+        self._count += 1
+        return True
+
+    def extend(self, matches: Iterable[Match]) -> None:
+        for match in matches:
+            self.add(match.path, match.line)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        for path, lines in self._runs:
+            for line in lines:
+                yield Match(path, line)
+
+    def __getitem__(self, index: int) -> Match:
+        if index < 0:
+            index += self._count
+        for path, lines in self._runs:
+            if index < len(lines):
+                return Match(path, lines[index])
+            index -= len(lines)
+        raise IndexError("no such match")
+
+    def sorted_by(self, order: Dict[str, int]) -> "Hits":
+        """The same matches ordered by ``order`` of their path (absent first), then line."""
+        paths = dict.fromkeys(path for path, _ in self._runs)
+        ordered = Hits()
+        for path in sorted(paths, key=lambda p: order.get(p, -1)):
+            runs = [lines for p, lines in self._runs if p == path]
+            merged = runs[0] if len(runs) == 1 else heapq.merge(*runs)
+            for line in merged:
+                ordered.add(path, line)
+        return ordered
 
 
 # One entry's search, in two steps so a streamed search keeps only candidates: what the
@@ -168,3 +254,84 @@ def cite(path: str, quote: str, sources: Sequence[str] = ()) -> List[Match]:
     hits = Hits()
     search_into(path, quote, sources, hits)
     return list(hits)
+
+
+# Where each pool is searched: the root record for the user's words ("" when a
+# sub-agent's root is not found), and the root's (or orphan's) tree for tool output.
+SessionRecords = namedtuple("SessionRecords", "user_in tool_in")
+
+
+def citation_records(path: str, subagent: bool = False) -> SessionRecords:
+    user_in = PROVIDER.session_root(path)
+    if subagent and same_file(user_in, path):
+        user_in = ""
+    top = user_in or path
+    return SessionRecords(user_in, [top] + (PROVIDER.subagent_tree(top) or []))
+
+
+def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> Hits:
+    sources = list(sources) or [SOURCE_USER]
+    records = citation_records(path, subagent)
+    hits = Hits()
+    if SOURCE_USER in sources:
+        if not records.user_in:
+            raise NoSessionRoot()
+        search_into(records.user_in, quote, [SOURCE_USER], hits)
+    if SOURCE_TOOL_RESULT in sources:
+        own = Hits()
+        search_into(path, quote, [SOURCE_TOOL_RESULT], own)
+        if own:
+            hits.extend(own)
+        else:
+            for other in records.tool_in:
+                if not same_file(other, path):
+                    search_into(other, quote, [SOURCE_TOOL_RESULT], hits)
+    order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
+    return hits.sorted_by(order)
+
+
+def cite_in_session(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> List[Match]:
+    """Matches of ``quote`` in the session: the user pool in the root record only
+    (NoSessionRoot when a sub-agent's root is gone); the tool pool in the caller's own
+    record, and only when that holds none in the root's whole tree. Tree order, then line."""
+    return list(session_hits(path, quote, sources, subagent))
+
+
+def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytearray] = None) -> bool:
+    """Whether any record the session search from ``path`` reads may hold the needle."""
+    if needle is None:
+        return True
+    try:
+        files = [path] + PROVIDER.session_transcripts(path)
+    except Refusal:
+        return True
+    unique = {os.path.normpath(name): name for name in reversed(files)}  # each file once, by its first name
+    return any(file_may_contain(name, needle, buffer) for name in unique.values())
+
+
+def session_candidates(current: str, project_dir: str) -> List[str]:
+    """The current record, then the project's other ``*.jsonl`` files newest first
+    (modification time; ties by path)."""
+    candidates = [current] if current else []
+    try:
+        names = os.listdir(project_dir)
+    except FileNotFoundError:  # "" too: no project directory, the current record alone
+        return candidates
+    except OSError as exc:
+        raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
+    others = []
+    for name in names:
+        if not name.endswith(PROVIDER.transcript_suffix):
+            continue
+        full = os.path.join(project_dir, name)
+        if current and os.path.normpath(full) == os.path.normpath(current):
+            continue
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        if os.path.isdir(full):
+            continue
+        others.append((-st.st_mtime_ns, full))
+    others.sort()
+    return candidates + [full for _, full in others]

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Iterator, Optional, Set, TextIO, Tuple
 
 from termsprawl_context import jsonl
 from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
+from termsprawl_context.transcript.tool_blocks import first_string
 
 
 # A file whose first ``SCHEMA_DRIFT_CHECK_N`` lines hold none of these keys is probably no
@@ -82,8 +83,7 @@ def is_edit_tool(name: Any) -> bool:
 
 
 def edit_file_path(tool_input: Any) -> Optional[str]:
-    values = (tool_input.get(key) for key in EDIT_PATH_KEYS) if isinstance(tool_input, dict) else ()
-    return next((value for value in values if isinstance(value, str) and value), None)
+    return first_string(tool_input, EDIT_PATH_KEYS) or None
 
 
 def is_meta(obj: Any) -> bool:

@@ -10,7 +10,7 @@ from termsprawl_context.transcript.speakers import content_texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, List, Optional
+    from typing import Any, List, Optional, Sequence
 
     from termsprawl_context.model import Entry
 
@@ -40,6 +40,12 @@ def tool_outputs(entry: Entry) -> "List[Optional[str]]":
     of its own (the block's ``output``), else None."""
     blocks = _blocks(entry, model.TYPE_USER, "tool_result")
     return [block["output"] if isinstance(block.get("output"), str) else None for block in blocks]
+
+
+def first_string(tool_input: Any, keys: Sequence[str]) -> str:
+    """The first non-empty string among a call input's ``keys`` ("" when none, or not an object)."""
+    values = (tool_input.get(key) for key in keys) if isinstance(tool_input, dict) else ()
+    return next((value for value in values if isinstance(value, str) and value), "")
 
 
 def result_texts(content: Any) -> List[str]:

@@ -36,7 +36,7 @@ CITE = Spec(
 
 
 @command(CITE)
-def run_cite(args) -> int:
+def run_cite(args) -> None:
     from termsprawl_context import cite
 
     require_native_records(args.path, "cite")
@@ -52,4 +52,3 @@ def run_cite(args) -> int:
     else:
         found = cite.resolve_in_record(args.path, request)
     print_one(args.json, found.to_json, encode_path(found.path) + b":%d\n" % found.line)
-    return 0

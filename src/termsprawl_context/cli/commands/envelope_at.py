@@ -12,7 +12,7 @@ ENVELOPE_AT = Spec("envelope-at", _HELP, (PATH, LINE), json=JSON_LIST)
 
 
 @command(ENVELOPE_AT)
-def run_envelope_at(args) -> int:
+def run_envelope_at(args) -> None:
     from termsprawl_context import cite
 
     args.line = at_line(args, "envelope-at")
@@ -21,4 +21,3 @@ def run_envelope_at(args) -> int:
         print_list(True, envelopes, lambda text: {"path": args.path, "line": args.line, "envelope": text}, str)
     elif envelopes:
         print_text("\n\n".join(envelopes))
-    return 0

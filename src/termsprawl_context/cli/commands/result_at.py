@@ -14,7 +14,7 @@ RESULT_AT = Spec("result-at", _HELP, (PATH, LINE))
 
 
 @command(RESULT_AT)
-def run_result_at(args) -> int:
+def run_result_at(args) -> None:
     from termsprawl_context import cite
 
     args.line = at_line(args, "result-at")
@@ -22,4 +22,3 @@ def run_result_at(args) -> int:
     if not is_result:
         raise NotFound("%s:%d is not a tool result the session produced" % (args.path, args.line))
     print_text(text)
-    return 0
