@@ -13,57 +13,52 @@ from operator import itemgetter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Optional
+    from typing import Any, Iterator, List, NamedTuple as Record, Optional
 
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
+else:
+
+    class Record(tuple):
+        """A tuple with named fields, the class body's annotations in order: what
+        ``typing.NamedTuple`` gives, without building its class (a quarter of a millisecond
+        each, paid by every dump even when nothing is linked)."""
+
+        __slots__ = ()
+
+        def __init_subclass__(cls) -> None:
+            for i, name in enumerate(cls.__annotations__):
+                setattr(cls, name, property(itemgetter(i)))
+
+        def __new__(cls, *values):
+            return tuple.__new__(cls, values)
 
 
-# The walk's records are plain tuple classes, not namedtuples: building a namedtuple
-# class costs the dump's start (a quarter of a millisecond each) even when nothing is linked.
-
-
-class LinkedPeer(tuple):
+class LinkedPeer(Record):
     """A peer of the asking node and the name of the link file that makes it one."""
 
-    __slots__ = ()
-
-    def __new__(cls, peer: str, link_file: str) -> "LinkedPeer":
-        return tuple.__new__(cls, (peer, link_file))
-
-    peer = property(itemgetter(0))
-    link_file = property(itemgetter(1))
+    peer: str
+    link_file: str
 
 
-class PeerVisit(tuple):
+class PeerVisit(Record):
     """One step of the walk: ``recorded``, the index entry as written, and ``path``, where
     it points, are None without one."""
 
-    __slots__ = ()
-
-    def __new__(
-        cls, peer: str, link_file: str, recorded: "Optional[str]", path: "Optional[str]", turns: "List[Turn]"
-    ) -> "PeerVisit":
-        return tuple.__new__(cls, (peer, link_file, recorded, path, turns))
-
-    peer = property(itemgetter(0))
-    link_file = property(itemgetter(1))
-    recorded = property(itemgetter(2))
-    path = property(itemgetter(3))
-    turns = property(itemgetter(4))
+    peer: str
+    link_file: str
+    # Optional[str] each, None together, which a type cannot say (the doctor relies on it).
+    recorded: "Any"
+    path: "Any"
+    turns: "List[Turn]"
 
 
-class PeerContext(tuple):
+class PeerContext(Record):
     """A peer the dump prints: its id, the title its header shows, its turns."""
 
-    __slots__ = ()
-
-    def __new__(cls, peer: str, title: str, turns: "List[Turn]") -> "PeerContext":
-        return tuple.__new__(cls, (peer, title, turns))
-
-    peer = property(itemgetter(0))
-    title = property(itemgetter(1))
-    turns = property(itemgetter(2))
+    peer: str
+    title: str
+    turns: "List[Turn]"
 
 
 class ContextIO(object):
@@ -92,24 +87,19 @@ class ContextIO(object):
         default, read as the seed reads it)."""
         return None
 
-    def harness_turns(self, path: str, limit: "Optional[int]", harness: str) -> "List[Turn]":
-        """``turns`` for another harness's transcript, through its module."""
-        from termsprawl_context.harness import get
-        from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-
-        found = get(harness)
-        if found is None:
-            return []
-        return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
-
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
-    from termsprawl_context.harness import UNNAMED  # the registry: already loaded by the index
+    from termsprawl_context.harness import UNNAMED, get  # the registry: already loaded by the index
 
     harness = io.harness_of(peer)
     if harness is None or harness == UNNAMED:
         return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
-    return io.harness_turns(path, limit, harness)
+    found = get(harness)
+    if found is None:
+        return []
+    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
+
+    return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":

@@ -10,8 +10,6 @@ anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'
 answer is one write, or nothing at all when nothing is printable.
 """
 
-from operator import itemgetter
-
 from termsprawl_context import dump
 
 TYPE_CHECKING = False
@@ -19,16 +17,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, Callable, Dict, List, Optional, Tuple
 
 
-class ContextArgs(tuple):
-    """The project directory and the node asking: not a namedtuple, whose build costs the start."""
+class ContextArgs(dump.Record):
+    """The project directory and the node asking."""
 
-    __slots__ = ()
-
-    def __new__(cls, cwd: str, self_id: str) -> "ContextArgs":
-        return tuple.__new__(cls, (cwd, self_id))
-
-    cwd = property(itemgetter(0))
-    self_id = property(itemgetter(1))
+    cwd: str
+    self_id: str
 
 
 # The hand-off's options (opt-in: without them the output is the context layer's, exact).
