@@ -13,11 +13,10 @@ calls and results as one-line summaries. How much text and its renderings are
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from termsprawl_context.handoff_render import apply_budget
-from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
+from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context import model
 from termsprawl_context.transcript import entry as records, slash_commands, tool_blocks
 
@@ -167,8 +166,8 @@ class _Collector(object):
     """Turns gathered backwards until the window, the prompts and the answer are known.
     An entry seen twice (one uuid, two lines) counts once, at its last line, as
     ``assemble`` keeps it. Bounded: only turns ``select_turns`` can choose are held, and
-    uuids past ``SEEN_UUIDS_HELD`` are looked up in the file (``later(uuid, line end,
-    covered_from)``; ``seen`` holds every uuid from ``covered_from`` on)."""
+    uuids past ``SEEN_UUIDS_HELD`` are looked up in the file (``later(uuid, just past the
+    entry's line start, covered_from)``; ``seen`` holds every uuid from ``covered_from`` on)."""
 
     def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
@@ -180,7 +179,7 @@ class _Collector(object):
         self.later = later
         # The entry just after this one in the file (read first), whose turns wait for
         # this one: it may be a local command's output, known only from its envelope.
-        # (entry, its turns, its line's end, its uuid when its last copy is still unknown)
+        # (entry, its turns, its uuid when its last copy is still unknown)
         self.waiting = None  # type: Any
 
     def _wanted(self, turn: HandoffTurn) -> bool:
@@ -190,13 +189,13 @@ class _Collector(object):
             return self.persons < self.prompts
         return turn.role == ROLE_ASSISTANT and not self.answered
 
-    def _keep(self, turns: List[HandoffTurn], uuid: str, end: int) -> None:
+    def _keep(self, entry: model.Entry, turns: List[HandoffTurn], uuid: str) -> None:
         """Count an entry's ``turns``, keeping those the selection can choose; ``uuid`` is
         set when ``seen`` could not hold it, and a later line holding it wins."""
         if not turns:
             return
         found = list(reversed(turns))
-        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, end, self.covered_from):
+        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, entry.offset + 1, self.covered_from):
             return  # a later line holds this uuid: that copy counted
         for turn in found:
             if self._wanted(turn):
@@ -208,14 +207,13 @@ class _Collector(object):
 
     def _settle(self, previous: Optional[model.Entry]) -> None:
         if self.waiting is not None:
-            later, turns, end, uuid = self.waiting
+            later, turns, uuid = self.waiting
             self.waiting = None
             if slash_commands.is_local_command_output(later, previous):
                 turns = entry_turns(later, self.tools, previous)
-            self._keep(turns, uuid, end)
+            self._keep(later, turns, uuid)
 
-    def add(self, entry: model.Entry, end: int = 0) -> None:
-        """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
+    def add(self, entry: model.Entry) -> None:
         uuid, seen = entry.uuid, self.seen
         if uuid:
             if uuid in seen:
@@ -225,17 +223,16 @@ class _Collector(object):
                 self.covered_from = entry.offset
                 uuid = ""  # known to be its last copy
         self._settle(entry)
-        self.waiting = (entry, entry_turns(entry, self.tools), end, uuid)
+        self.waiting = (entry, entry_turns(entry, self.tools), uuid)
 
     def done(self) -> bool:
         # The waiting entry's turns are not counted yet: one more message decides them.
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
-    def select(self, entries: Iterable[Any]) -> List[HandoffTurn]:
-        """``select_turns`` over ``(entry, its line's end)`` pairs, last first, read only
-        until the selection is known."""
-        for entry, end in entries:
-            self.add(entry, end)
+    def select(self, entries: Iterable[model.Entry]) -> List[HandoffTurn]:
+        """``select_turns`` over entries, last first, read only until the selection is known."""
+        for entry in entries:
+            self.add(entry)
             if self.done():
                 break  # the waiting entry is older than all the selection needs
         else:
@@ -244,11 +241,11 @@ class _Collector(object):
         return select_turns(self.turns, self.window, self.prompts)
 
 
-def _uuid_later(f: Any) -> Any:
-    """``later(uuid, start, stop)``: whether an entry of ``f`` whose line lies between
-    those line starts has ``uuid``. Positional chunk reads (``store.chunks``) leave the
-    backward reader's position alone; only lines that can spell the uuid (its bytes or an
-    ASCII escape: bytescan's rule) are parsed, so a lookup costs about a read."""
+def _uuid_later(path: str) -> Any:
+    """``later(uuid, start, stop)``: whether an entry of the transcript at ``path`` whose
+    line begins in ``[start, stop)`` (``stop`` None: the end) has ``uuid``, in the model's
+    own record shape. Only lines that can spell the uuid (its bytes or an ASCII escape:
+    bytescan's rule) are parsed, so a lookup costs about a read."""
 
     def holds(raw: bytes, uuid: str) -> bool:
         record = parse_object(raw)
@@ -259,16 +256,17 @@ def _uuid_later(f: Any) -> Any:
         from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
 
         needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
-        for _at, buf, begin, end in iter_chunks(f, start, stop):
-            if (
-                needles.plain is not None
-                and not needles.plainly_in(buf, begin, end)
-                and not has_ascii_escape(buf, begin, end)
-            ):
-                continue
-            for raw in buf[begin:end].split(b"\n"):
-                if needles.in_line(raw) and holds(raw, uuid):
-                    return True
+        with open_regular(path) as f:
+            for _at, buf, begin, end in iter_chunks(f, start, stop):
+                if (
+                    needles.plain is not None
+                    and not needles.plainly_in(buf, begin, end)
+                    and not has_ascii_escape(buf, begin, end)
+                ):
+                    continue
+                for raw in buf[begin:end].split(b"\n"):
+                    if needles.in_line(raw) and holds(raw, uuid):
+                        return True
         return False
 
     return later
@@ -277,20 +275,8 @@ def _uuid_later(f: Any) -> Any:
 def read_turns_backward(
     path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """The hand-off's turns of a transcript in the model's own shape (uncut, ``line`` 0),
-    read from its end until the selection is known. Raises OSError when unreadable."""
-    with open_regular(path) as f:
-        collector = _Collector(window, prompts, tools, _uuid_later(f))
-        end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
-        return collector.select(_records_reverse(f, end))
-
-
-def _records_reverse(f: Any, end: int) -> Iterable[Any]:
-    """``(entry, the end of its line)`` of each record of ``f`` before ``end``, last first."""
-    for offset, raw in iter_lines_reverse(f, end):
-        record = parse_object(raw)
-        if record is not None:
-            yield model.entry_of(record, 0, offset), offset + len(raw) + 1
+    """``read_harness_turns`` of a transcript of the default harness (uncut, ``line`` 0)."""
+    return read_harness_turns(path, None, window, prompts, tools)
 
 
 def select_from_entries(
@@ -329,10 +315,10 @@ def read_harness_turns(
     lines: bool = False,
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
-    ``Harness`` or a name; None: the default), with line numbers when ``lines``. Records
-    in the model's own shape are read by ``read_turns_backward``, which can look a uuid up
-    in the file; others through the provider, backward when it can. Raises OSError when
-    unreadable, ValueError for a harness this build cannot read."""
+    ``Harness`` or a name; None: the default), with line numbers when ``lines``: through
+    the provider, backward when it can (records in the model's own shape can have a uuid
+    looked up in the file). Raises OSError when unreadable, ValueError for a harness this
+    build cannot read."""
     from termsprawl_context.harness import get
 
     if not hasattr(harness, "entries"):
@@ -340,13 +326,11 @@ def read_harness_turns(
         if found is None:
             raise ValueError("no such harness: %s" % harness)
         harness = found
-    if harness.native_records:
-        turns = read_turns_backward(path, window, prompts, tools)
-    else:
-        backwards = harness.entries_reverse(path)
-        if backwards is None:
-            return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
-        turns = _Collector(window, prompts, tools).select((entry, 0) for entry in backwards)
+    backwards = harness.entries_reverse(path)
+    if backwards is None:
+        return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
+    later = _uuid_later(path) if harness.native_records else None
+    turns = _Collector(window, prompts, tools, later).select(backwards)
     return number_lines(path, turns) if lines and turns else turns
 
 

@@ -168,6 +168,16 @@ class ClaudeCodeHarness(Harness):
                 if record is not None:
                     yield entry_of(record, line.number, line.offset)
 
+    def entries_reverse(self, path):
+        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+        from termsprawl_context.model import entry_of
+
+        with open_regular(path) as f:
+            for offset, raw in iter_lines_reverse(f):
+                record = parse_object(raw)
+                if record is not None:
+                    yield entry_of(record, 0, offset)
+
     def record_entries(self, path, mark="", calls=False):
         """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
         so the whole record is checked before the first entry."""
