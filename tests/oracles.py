@@ -107,7 +107,7 @@ def first_text(record):
 
 def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handoff.PROMPTS_KEPT, tools=False):
     """The hand-off's selection from one forward pass over every line, with line numbers:
-    the plain algorithm ``handoff.read_turns_backward`` must equal."""
+    the plain algorithm ``handoff.read_harness_turns`` must equal."""
     last = {}
     entries = []
     with open_regular(path) as f:

@@ -11,54 +11,55 @@ peers never loads the transcript reader).
 import os
 from operator import itemgetter
 
+
+def _new(cls, *values):
+    return tuple.__new__(cls, values)
+
+
+def plain_tuple(name: str, fields: str) -> "Any":
+    """A tuple class with named ``fields``, as ``namedtuple`` builds but without compiling
+    its source (a quarter of a millisecond each, paid by every dump even when nothing is
+    linked); the type checker reads the ``NamedTuple`` twin under ``TYPE_CHECKING``."""
+    body = {"__slots__": (), "__new__": _new}  # type: dict
+    for i, field in enumerate(fields.split()):
+        body[field] = property(itemgetter(i))
+    return type(name, (tuple,), body)
+
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Iterator, List, NamedTuple as Record, Optional
+    from typing import Any, Iterator, List, NamedTuple, Optional
 
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
+
+    class LinkedPeer(NamedTuple):
+        """A peer of the asking node and the name of the link file that makes it one."""
+
+        peer: str
+        link_file: str
+
+    class PeerVisit(NamedTuple):
+        """One step of the walk: ``recorded``, the index entry as written, and ``path``,
+        where it points, are None without one."""
+
+        peer: str
+        link_file: str
+        # Optional[str] each, None together, which a type cannot say (the doctor relies on it).
+        recorded: Any
+        path: Any
+        turns: List[Turn]
+
+    class PeerContext(NamedTuple):
+        """A peer the dump prints: its id, the title its header shows, its turns."""
+
+        peer: str
+        title: str
+        turns: List[Turn]
 else:
-
-    class Record(tuple):
-        """A tuple with named fields, the class body's annotations in order: what
-        ``typing.NamedTuple`` gives, without building its class (a quarter of a millisecond
-        each, paid by every dump even when nothing is linked)."""
-
-        __slots__ = ()
-
-        def __init_subclass__(cls) -> None:
-            for i, name in enumerate(cls.__annotations__):
-                setattr(cls, name, property(itemgetter(i)))
-
-        def __new__(cls, *values):
-            return tuple.__new__(cls, values)
-
-
-class LinkedPeer(Record):
-    """A peer of the asking node and the name of the link file that makes it one."""
-
-    peer: str
-    link_file: str
-
-
-class PeerVisit(Record):
-    """One step of the walk: ``recorded``, the index entry as written, and ``path``, where
-    it points, are None without one."""
-
-    peer: str
-    link_file: str
-    # Optional[str] each, None together, which a type cannot say (the doctor relies on it).
-    recorded: "Any"
-    path: "Any"
-    turns: "List[Turn]"
-
-
-class PeerContext(Record):
-    """A peer the dump prints: its id, the title its header shows, its turns."""
-
-    peer: str
-    title: str
-    turns: "List[Turn]"
+    LinkedPeer = plain_tuple("LinkedPeer", "peer link_file")
+    PeerVisit = plain_tuple("PeerVisit", "peer link_file recorded path turns")
+    PeerContext = plain_tuple("PeerContext", "peer title turns")
 
 
 class ContextIO(object):

@@ -272,13 +272,6 @@ def _uuid_later(path: str) -> Any:
     return later
 
 
-def read_turns_backward(
-    path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
-) -> List[HandoffTurn]:
-    """``read_harness_turns`` of a transcript of the default harness (uncut, ``line`` 0)."""
-    return read_harness_turns(path, None, window, prompts, tools)
-
-
 def select_from_entries(
     entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
@@ -354,7 +347,7 @@ def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
         if not recorded:
             continue
         title = io.node_title(linked.peer)
-        harness = io.harness_of(linked.peer) if hasattr(io, "harness_of") else None
+        harness = io.harness_of(linked.peer)
         previous = io.previous_source(linked.peer) if hasattr(io, "previous_source") else None
         yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness, previous
 
@@ -367,12 +360,8 @@ def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
     say (Gemini CLI deletes resumed chats)."""
     from termsprawl_context.harness import get
 
-    found = []
-    for source in peers:
-        note = get(source[3]).gone_note(project, source[0], source[2]) if len(source) > 3 and source[3] else ""
-        if note:
-            found.append(note)
-    return found
+    notes = (get(source[3]).gone_note(project, source[0], source[2]) for source in peers if source[3])
+    return [note for note in notes if note]
 
 
 def _turns_or_none(path: str, harness: Any, window: int, prompts: int, lines: bool) -> List[HandoffTurn]:

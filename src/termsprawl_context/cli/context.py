@@ -14,14 +14,15 @@ from termsprawl_context import dump
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Callable, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
+    class ContextArgs(NamedTuple):
+        """The project directory and the node asking."""
 
-class ContextArgs(dump.Record):
-    """The project directory and the node asking."""
-
-    cwd: str
-    self_id: str
+        cwd: str
+        self_id: str
+else:
+    ContextArgs = dump.plain_tuple("ContextArgs", "cwd self_id")
 
 
 # The hand-off's options (opt-in: without them the output is the context layer's, exact).
@@ -53,21 +54,19 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
         i += 2
     cwd, self_id = values["--cwd"], values["--self"]
     from_env = self_id is None
-    found_cwd = cwd is None
     if cwd is None or self_id is None:
         # Absent flags have defaults (the project found from here, $TERMSPRAWL_NODE_ID);
         # imported only then, so the app's explicit calls pay nothing for them.
-        from termsprawl_context.workspace.project import default_project, default_self
+        from termsprawl_context.workspace.project import NODE_ID_ENV, default_project, default_self
 
         self_id = default_self(self_id)
-        cwd = default_project() if cwd is None else cwd
-    if cwd and found_cwd and from_env and self_id is None:  # (an explicit --cwd keeps the seed's words)
-        from termsprawl_context.workspace.project import NODE_ID_ENV
-
-        raise _usage_error(
-            "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, or "
-            "start the agent as %s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
-        )
+        if cwd is None:
+            cwd = default_project()
+            if cwd and from_env and self_id is None:  # (an explicit --cwd keeps the seed's words)
+                raise _usage_error(
+                    "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, "
+                    "or start the agent as %s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
+                )
     if not cwd or not self_id:
         raise _usage_error("expected --cwd and --self")
     if from_env:
@@ -155,12 +154,11 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     from termsprawl_context import handoff, handoff_render
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
-    sources = list(handoff.linked_sources(args.self_id, io))
-    if sources:
-        from termsprawl_context._output import error_line
+    from termsprawl_context._output import error_line
 
-        for note in handoff.gone_notes(args.cwd, sources):
-            error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
+    sources = list(handoff.linked_sources(args.self_id, io))
+    for note in handoff.gone_notes(args.cwd, sources):
+        error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
     peers = handoff.build_handoff(
         sources,
         options.get("--turns", handoff.DEFAULT_TURNS),
