@@ -166,17 +166,18 @@ class _Collector(object):
     """Turns gathered backwards until the window, the prompts and the answer are known.
     An entry seen twice (one uuid, two lines) counts once, at its last line, as
     ``assemble`` keeps it. Bounded: only turns ``select_turns`` can choose are held, and
-    uuids past ``SEEN_UUIDS_HELD`` are looked up in the file (``later(uuid, just past the
-    entry's line start, covered_from)``; ``seen`` holds every uuid from ``covered_from`` on)."""
+    uuids past ``SEEN_UUIDS_HELD`` are looked up in ``path`` (``_later``; ``seen`` holds
+    every uuid from ``covered_from`` on), a transcript in the model's own record shape;
+    without one ("") ``seen`` holds every uuid."""
 
-    def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
+    def __init__(self, window: int, prompts: int, tools: bool, path: str = "") -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
         self.turns = []  # latest first
         self.persons = 0
         self.answered = False
         self.seen = set()
         self.covered_from = None  # type: Any
-        self.later = later
+        self.path = path
         # The entry just after this one in the file (read first), whose turns wait for
         # this one: it may be a local command's output, known only from its envelope.
         # (entry, its turns, its uuid when its last copy is still unknown)
@@ -195,7 +196,7 @@ class _Collector(object):
         if not turns:
             return
         found = list(reversed(turns))
-        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, entry.offset + 1, self.covered_from):
+        if uuid and any(self._wanted(t) for t in found) and self._later(uuid, entry.offset + 1):
             return  # a later line holds this uuid: that copy counted
         for turn in found:
             if self._wanted(turn):
@@ -218,7 +219,7 @@ class _Collector(object):
         if uuid:
             if uuid in seen:
                 return
-            if len(seen) < SEEN_UUIDS_HELD or self.later is None:
+            if len(seen) < SEEN_UUIDS_HELD or not self.path:
                 seen.add(uuid)
                 self.covered_from = entry.offset
                 uuid = ""  # known to be its last copy
@@ -228,6 +229,28 @@ class _Collector(object):
     def done(self) -> bool:
         # The waiting entry's turns are not counted yet: one more message decides them.
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
+
+    def _later(self, uuid: str, start: int) -> bool:
+        """Whether an entry whose line begins in ``[start, covered_from)`` (None: the end)
+        has ``uuid``. Only lines that can spell it (its bytes or an ASCII escape: bytescan's
+        rule) are parsed, so a lookup costs about a read."""
+        from termsprawl_context.bytescan import Needles, has_ascii_escape
+        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
+
+        needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
+        with open_regular(self.path) as f:
+            for _at, buf, begin, end in iter_chunks(f, start, self.covered_from):
+                if (
+                    needles.plain is not None
+                    and not needles.plainly_in(buf, begin, end)
+                    and not has_ascii_escape(buf, begin, end)
+                ):
+                    continue
+                for raw in buf[begin:end].split(b"\n"):
+                    record = parse_object(raw) if needles.in_line(raw) else None
+                    if record is not None and model.entry_of(record).uuid == uuid:
+                        return True
+        return False
 
     def select(self, entries: Iterable[model.Entry]) -> List[HandoffTurn]:
         """``select_turns`` over entries, last first, read only until the selection is known."""
@@ -241,37 +264,6 @@ class _Collector(object):
         return select_turns(self.turns, self.window, self.prompts)
 
 
-def _uuid_later(path: str) -> Any:
-    """``later(uuid, start, stop)``: whether an entry of the transcript at ``path`` whose
-    line begins in ``[start, stop)`` (``stop`` None: the end) has ``uuid``, in the model's
-    own record shape. Only lines that can spell the uuid (its bytes or an ASCII escape:
-    bytescan's rule) are parsed, so a lookup costs about a read."""
-
-    def holds(raw: bytes, uuid: str) -> bool:
-        record = parse_object(raw)
-        return record is not None and model.entry_of(record, 0, 0).uuid == uuid
-
-    def later(uuid: str, start: int, stop: int) -> bool:
-        from termsprawl_context.bytescan import Needles, has_ascii_escape
-        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
-
-        needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
-        with open_regular(path) as f:
-            for _at, buf, begin, end in iter_chunks(f, start, stop):
-                if (
-                    needles.plain is not None
-                    and not needles.plainly_in(buf, begin, end)
-                    and not has_ascii_escape(buf, begin, end)
-                ):
-                    continue
-                for raw in buf[begin:end].split(b"\n"):
-                    if needles.in_line(raw) and holds(raw, uuid):
-                        return True
-        return False
-
-    return later
-
-
 def select_from_entries(
     entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
@@ -281,21 +273,16 @@ def select_from_entries(
 
     tail = deque(maxlen=max(window, 0))  # type: deque
     asked = deque(maxlen=max(prompts, 0))  # type: deque
-    answer = None
-    index = 0
-    for entry in entries:
-        for turn in entry_turns(entry, tools):
-            if window > 0:
-                tail.append((index, turn))
-            if turn.role == ROLE_USER and prompts > 0:
-                asked.append((index, turn))
-            elif turn.role == ROLE_ASSISTANT:
-                answer = (index, turn)
-            index += 1
+    answer = []  # type: list
+    for index, turn in enumerate(turn for entry in entries for turn in entry_turns(entry, tools)):
+        tail.append((index, turn))
+        if turn.role == ROLE_USER:
+            asked.append((index, turn))
+        elif turn.role == ROLE_ASSISTANT:
+            answer = [(index, turn)]
     kept = dict(tail)
     kept.update(asked)
-    if answer is not None:
-        kept[answer[0]] = answer[1]
+    kept.update(answer)
     return [kept[i] for i in sorted(kept)]
 
 
@@ -322,8 +309,7 @@ def read_harness_turns(
     backwards = harness.entries_reverse(path)
     if backwards is None:
         return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
-    later = _uuid_later(path) if harness.native_records else None
-    turns = _Collector(window, prompts, tools, later).select(backwards)
+    turns = _Collector(window, prompts, tools, path if harness.native_records else "").select(backwards)
     return number_lines(path, turns) if lines and turns else turns
 
 
@@ -380,10 +366,8 @@ def build_handoff(
     cannot be read or holds no turn is left out."""
     found = []
     for source in peers:
-        peer_id, title, path = source[:3]
-        harness = source[3] if len(source) > 3 else None
+        peer_id, title, path, harness, previous = (tuple(source) + (None, None))[:5]
         turns = _turns_or_none(path, harness, window, PROMPTS_KEPT, lines)
-        previous = source[4] if len(source) > 4 else None
         if previous and len(turns) < window:
             # The peer's current session is short (a new one): its earlier session fills the window.
             earlier = _turns_or_none(previous[0], previous[1], window - len(turns), 0, lines)

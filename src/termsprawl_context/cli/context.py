@@ -140,12 +140,9 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         self._write = write
 
     def print(self, text: str) -> None:
-        if self._write is not None:
-            self._write(text + "\n")
-            return
         from termsprawl_context._output import write_transcript_text
 
-        write_transcript_text(text + "\n")
+        (self._write or write_transcript_text)(text + "\n")
 
 
 def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
