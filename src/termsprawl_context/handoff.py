@@ -36,18 +36,12 @@ ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
 
 
-class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
-    """``text`` is cut to its share when ``cut``; ``chars`` is the whole text's length in
-    code points; ``line`` the 1-based physical line (0 until counted)."""
-
-    __slots__ = ()
-
-
-class PeerHandoff(namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))):
-    """One peer's (or one session's) turns, oldest first; ``earlier``: the peer's session
-    before its current one, filling a window its current session leaves short."""
-
-    __slots__ = ()
+# ``text`` is cut to its share when ``cut``; ``chars`` is the whole text's length in code
+# points; ``line`` the 1-based physical line (0 until counted).
+HandoffTurn = namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")
+# One peer's (or one session's) turns, oldest first; ``earlier``: the peer's session before
+# its current one, filling a window its current session leaves short.
+PeerHandoff = namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))
 
 
 # --- one entry -> its turns -----------------------------------------------------------------
