@@ -129,37 +129,18 @@ def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[mod
 
 # --- which turns ------------------------------------------------------------------------------
 
-
-def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMPTS_KEPT) -> List[HandoffTurn]:
-    """The last ``window`` turns, the person's last ``prompts`` prompts and the last
-    answer, in order; the same from any suffix that holds all three (``_Collector.done``)."""
-    keep = set(range(max(0, len(turns) - window), len(turns)))
-    persons = 0
-    answered = False
-    for i in range(len(turns) - 1, -1, -1):
-        role = turns[i].role
-        if role == ROLE_USER and persons < prompts:
-            keep.add(i)
-            persons += 1
-        elif role == ROLE_ASSISTANT and not answered:
-            keep.add(i)
-            answered = True
-        if persons >= prompts and answered:
-            break
-    return [turns[i] for i in sorted(keep)]
-
-
 # The uuids held exactly while reading backwards: far more than a real session's tail
 # needs (40 turns are a few hundred entries). Past it, a turn about to be kept is checked
-# against the file itself (``_uuid_later``), so a session read to its start (fewer than
-# ``prompts`` prompts) holds a bounded set, not every uuid it has.
+# against the file itself (``_Collector._later``), so a session read to its start (fewer
+# than ``prompts`` prompts) holds a bounded set, not every uuid it has.
 SEEN_UUIDS_HELD = 1 << 16
 
 
 class _Collector(object):
-    """Turns gathered backwards until the window, the prompts and the answer are known.
-    An entry seen twice (one uuid, two lines) counts once, at its last line, as
-    ``assemble`` keeps it. Bounded: only turns ``select_turns`` can choose are held, and
+    """The selection (the last ``window`` turns, the person's last ``prompts`` prompts and
+    the last answer), gathered backwards until it is known. An entry seen twice (one uuid,
+    two lines) counts once, at its last line, as ``assemble`` keeps it. Bounded: only the
+    selection's turns are held, and
     uuids past ``SEEN_UUIDS_HELD`` are looked up in ``path`` (``_later``; ``seen`` holds
     every uuid from ``covered_from`` on), a transcript in the model's own record shape;
     without one ("") ``seen`` holds every uuid."""
@@ -247,7 +228,7 @@ class _Collector(object):
         return False
 
     def select(self, entries: Iterable[model.Entry]) -> List[HandoffTurn]:
-        """``select_turns`` over entries, last first, read only until the selection is known."""
+        """The selection from entries, last first, read only until it is known."""
         for entry in entries:
             self.add(entry)
             if self.done():
@@ -255,14 +236,14 @@ class _Collector(object):
         else:
             self._settle(None)  # the first entry: nothing before it decides its turns
         self.turns.reverse()
-        return select_turns(self.turns, self.window, self.prompts)
+        return self.turns
 
 
 def select_from_entries(
     entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """``select_turns`` over entries read forward (a harness without a backward reader),
-    holding only what the selection can keep as they pass."""
+    """``_Collector``'s selection from entries read forward (a harness without a backward
+    reader), holding only what it can keep as they pass."""
     from collections import deque
 
     tail = deque(maxlen=max(window, 0))  # type: deque
