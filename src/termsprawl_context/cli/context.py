@@ -106,8 +106,10 @@ def _check_env_id(self_id: str) -> None:
 
 def _option_value(option: str, value: str) -> "Any":
     if option == "--format":
-        if value not in ("markdown", "json"):
-            raise _usage_error("invalid value for --format: %s (expected markdown or json)" % value)
+        from termsprawl_context.handoff_render import FORMATS
+
+        if value not in FORMATS:
+            raise _usage_error("invalid value for --format: %s (expected %s)" % (value, " or ".join(FORMATS)))
         return value
     from termsprawl_context.cli._args import positive_int
 
