@@ -33,11 +33,7 @@ from termsprawl_context.harness.claude.facts import (
 )
 from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE, SOURCE_CLEAR, SOURCE_STARTUP
 from termsprawl_context.harness.claude import permissions
-from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session, entry_of
-
-
-def _one_entry(record, line, offset):
-    return [entry_of(record, line, offset)]  # a line is one entry, in the model's own shape
+from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 
 class ClaudeCodeHarness(Harness):
@@ -156,14 +152,24 @@ class ClaudeCodeHarness(Harness):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
 
     def entries(self, path):
-        from termsprawl_context.harness.linelog import line_entries
+        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
+        from termsprawl_context.model import entry_of
 
-        return line_entries(path, _one_entry)
+        with open_regular(path) as f:
+            for line in iter_lines(f):
+                record = parse_object(line.raw)
+                if record is not None:
+                    yield entry_of(record, line.number, line.offset)
 
     def entries_reverse(self, path):
-        from termsprawl_context.harness.linelog import line_entries
+        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+        from termsprawl_context.model import entry_of
 
-        return line_entries(path, _one_entry, reverse=True)
+        with open_regular(path) as f:
+            for offset, raw in iter_lines_reverse(f):
+                record = parse_object(raw)
+                if record is not None:
+                    yield entry_of(record, 0, offset)
 
     def record_entries(self, path, mark="", calls=False):
         """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
