@@ -107,7 +107,7 @@ def first_text(record):
 
 def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handoff.PROMPTS_KEPT, tools=False):
     """The hand-off's selection from one forward pass over every line, with line numbers:
-    the plain algorithm ``handoff.read_turns_backward`` must equal."""
+    the plain algorithm ``handoff.read_harness_turns`` must equal."""
     last = {}
     entries = []
     with open_regular(path) as f:
@@ -126,7 +126,26 @@ def read_turns_forward_oracle(path, window=handoff.DEFAULT_TURNS, prompts=handof
             continue
         turns.extend(handoff.entry_turns(entry, tools, previous))
         previous = entry
-    return handoff.select_turns(turns, window, prompts)
+    return select_turns(turns, window, prompts)
+
+
+def select_turns(turns, window, prompts=handoff.PROMPTS_KEPT):
+    """The last ``window`` turns, the person's last ``prompts`` prompts and the last
+    answer, in order: the hand-off's selection, read from every turn."""
+    keep = set(range(max(0, len(turns) - window), len(turns)))
+    persons = 0
+    answered = False
+    for i in range(len(turns) - 1, -1, -1):
+        role = turns[i].role
+        if role == handoff.ROLE_USER and persons < prompts:
+            keep.add(i)
+            persons += 1
+        elif role == handoff.ROLE_ASSISTANT and not answered:
+            keep.add(i)
+            answered = True
+        if persons >= prompts and answered:
+            break
+    return [turns[i] for i in sorted(keep)]
 
 
 def folder_index_oracle(folder):

@@ -109,7 +109,7 @@ def test_every_signal_in_the_table_is_a_field_the_client_writes():
 
 
 def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
-    turns = h.read_turns_backward(str(SLASH))
+    turns = h.read_harness_turns(str(SLASH))
     assert [(t.role, t.text) for t in turns if t.role == "user"] == [
         ("user", "/review parser.py"),
         ("user", "/hookify"),
@@ -133,7 +133,7 @@ def test_show_prints_the_slash_command_as_typed_once_and_no_local_command():
 
 def test_a_task_notification_is_one_line_without_ids_or_paths():
     for path in (AGENT, BACKGROUND, FORK):
-        turns = h.read_turns_backward(str(path))
+        turns = h.read_harness_turns(str(path))
         tasks = [t for t in turns if t.role == h.ROLE_TASK]
         assert len(tasks) == 1 and "\n" not in tasks[0].text
         assert "finished" in tasks[0].text or "completed" in tasks[0].text
@@ -217,7 +217,7 @@ def test_doctor_counts_what_the_handoff_prints_and_the_dumps_harness_turns(tmp_p
     links.add_link(str(project), "me", "peer")
     assert index.record_transcript_path(str(project), "peer", str(SLASH))
     p = doctor.diagnose(str(project), "me").peers[0]
-    assert p.handoff_turns == len(h.read_turns_backward(str(SLASH))) == 6
+    assert p.handoff_turns == len(h.read_harness_turns(str(SLASH))) == 6
     # the dump prints the command envelopes, the expansion, caveats, local output, the compaction summary
     dumped = read_turns(str(SLASH))
     harness = [
@@ -263,7 +263,7 @@ def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
     folder.mkdir(parents=True)
     path = folder / "5e550001-aaaa-4bbb-8ccc-000000000001.jsonl"
     path.write_text(lines)
-    assert [t.text for t in h.read_turns_backward(str(path))] == ["now the real question"]
+    assert [t.text for t in h.read_harness_turns(str(path))] == ["now the real question"]
     assert [t.text for t in read_turns_forward_oracle(str(path))] == ["now the real question"]
     info = S.scan_sessions(str(tmp_path / "projects")).sessions[0]
     assert (info.title, info.title_source) == ("now the real question", "prompt")
@@ -273,7 +273,7 @@ def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
         + _user("u2", "u1", "<local-command-stdout>ok</local-command-stdout>")
         + _user("u3", "u2", "Unknown skill: is what I saw")
     )
-    assert [t.text for t in h.read_turns_backward(str(path))] == ["Unknown skill: is what I saw"]
+    assert [t.text for t in h.read_harness_turns(str(path))] == ["Unknown skill: is what I saw"]
     # alone, the harness's text titles nothing
     path.write_text(_user("u1", None, CAVEAT, isMeta=True))
     assert S.scan_sessions(str(tmp_path / "projects")).sessions[0].title == ""
@@ -372,7 +372,7 @@ def test_an_interactive_session_typed_prompts_command_local_command_and_interrup
     output (written as isMeta) and the interruption marker are the harness's."""
     speakers = [records.speaker(e) for e in _entries(INTERACTIVE) if e.type == "user"]
     assert model.COMMAND in speakers and model.PERSON in speakers
-    turns = h.read_turns_backward(str(INTERACTIVE))
+    turns = h.read_harness_turns(str(INTERACTIVE))
     assert [t.text for t in turns if t.role == "user"] == [
         "/review parser.py",
         "hello typed interactively",

@@ -1350,7 +1350,7 @@ def test_the_bounded_handoff_window_matches_the_oracle_on_hostile_transcripts(wo
         world = _fresh_world(world_root)
         world.transcript(data)
         monkeypatch.setattr(handoff, "SEEN_UUIDS_HELD", held)
-        back = handoff.read_turns_backward(world.session, window, 3, tools)
+        back = handoff.read_harness_turns(world.session, None, window, 3, tools)
         forward = read_turns_forward_oracle(world.session, window, 3, tools)
         key = [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in back]
         assert key == [(t.role, t.text, t.timestamp, t.uuid, t.offset) for t in forward]

@@ -84,13 +84,13 @@ def test_prompts_older_than_the_window_and_the_last_answer_are_kept(tmp_path):
     ]
     lines.append(user([{"type": "tool_result", "tool_use_id": "t49", "content": "ok"}], 99))
     path = write_lines(tmp_path / "s.jsonl", lines)
-    turns = h.read_turns_backward(str(path), window=5)
+    turns = h.read_harness_turns(str(path), window=5)
     texts = [t.text for t in turns]
     assert texts[:2] == ["first instruction", "second instruction"]
     assert texts[2:] == ["narration %d" % i for i in range(45, 50)]
     # the last answer is kept even when the window holds only prompts
     path = write_lines(tmp_path / "t.jsonl", [assistant("answer", 1), user("p1", 2), user("p2", 3), user("p3", 4)])
-    assert [t.text for t in h.read_turns_backward(str(path), window=1)] == ["answer", "p1", "p2", "p3"]
+    assert [t.text for t in h.read_harness_turns(str(path), window=1)] == ["answer", "p1", "p2", "p3"]
 
 
 def test_other_speakers_are_left_out(tmp_path):
@@ -114,7 +114,7 @@ def test_other_speakers_are_left_out(tmp_path):
     ]
     path = write_lines(tmp_path / "s.jsonl", lines)
     # The slash command that reached the model shows as typed (issue 21), its body not.
-    assert [(t.role, t.text) for t in h.read_turns_backward(str(path))] == [
+    assert [(t.role, t.text) for t in h.read_harness_turns(str(path))] == [
         ("user", "/review"),
         ("user", "typed"),
         ("assistant", "own answer"),
@@ -124,7 +124,7 @@ def test_other_speakers_are_left_out(tmp_path):
 
 def test_duplicated_uuid_counts_once_at_its_last_line(tmp_path):
     path = write_lines(tmp_path / "s.jsonl", [user("again", 1), assistant("a", 2), user("again", 1)])
-    turns = h.read_turns_backward(str(path))
+    turns = h.read_harness_turns(str(path))
     assert [t.text for t in turns] == ["a", "again"]
     assert key(turns) == key(read_turns_forward_oracle(str(path)))
 
@@ -145,14 +145,14 @@ def test_tools_add_one_line_summaries(tmp_path):
         user([{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "\nboom\nline2"}], 2),
     ]
     path = write_lines(tmp_path / "s.jsonl", lines)
-    turns = h.read_turns_backward(str(path), tools=True)
+    turns = h.read_harness_turns(str(path), tools=True)
     assert [(t.role, t.text) for t in turns] == [
         ("user", "go"),
         ("assistant", "running"),
         ("tool_call", "Bash make test"),
         ("tool_result", "error: boom (3 lines)"),
     ]
-    assert [t.role for t in h.read_turns_backward(str(path))] == ["user", "assistant"]
+    assert [t.role for t in h.read_harness_turns(str(path))] == ["user", "assistant"]
 
 
 def random_line(rnd, n):
@@ -180,7 +180,7 @@ def test_backward_reader_matches_the_forward_oracle(tmp_path, seed):
     for window in (1, 3, 40):
         for prompts in (0, 1, 3):
             for tools in (False, True):
-                back = h.number_lines(str(path), h.read_turns_backward(str(path), window, prompts, tools))
+                back = h.number_lines(str(path), h.read_harness_turns(str(path), None, window, prompts, tools))
                 forward = read_turns_forward_oracle(str(path), window, prompts, tools)
                 assert key(back) == key(forward)
                 assert [t.line for t in back] == [t.line for t in forward]
@@ -221,7 +221,7 @@ def test_bounded_backward_reader_matches_the_oracle_past_its_uuid_set(tmp_path, 
     for window in (1, 5, 40):
         for prompts in (1, 3, 6):
             for tools in (False, True):
-                back = h.read_turns_backward(str(path), window, prompts, tools)
+                back = h.read_harness_turns(str(path), None, window, prompts, tools)
                 assert key(back) == key(read_turns_forward_oracle(str(path), window, prompts, tools)), (window, prompts)
 
 
@@ -239,7 +239,7 @@ def test_the_collector_holds_the_selection_not_the_session(tmp_path):
 
     h._Collector.done = spy
     try:
-        turns = h.read_turns_backward(str(path))
+        turns = h.read_harness_turns(str(path))
     finally:
         h._Collector.done = real
     assert [t.text for t in turns][:2] == ["the task", "step 4960"] and len(turns) == 41
@@ -291,7 +291,7 @@ def bare_dump_fails(path, entries):
 def test_corpus_handoff_keeps_every_prompt_in_its_window_and_no_other_speaker(path):
     entries = every_entry(path)
     by_offset = {e.offset: e for e in entries}
-    turns = h.read_turns_backward(str(path))
+    turns = h.read_harness_turns(str(path))
     assert key(turns) == key(read_turns_forward_oracle(str(path)))
     for turn in turns:
         entry = by_offset[turn.offset]
@@ -316,7 +316,7 @@ def test_corpus_holds_sessions_the_bare_dump_gets_wrong(corpus):
     person's prompts or prints sidechain, meta or compaction text as the peer's."""
     failing = [p for p in SESSIONS if bare_dump_fails(p, every_entry(p))]
     assert len(failing) >= 3
-    fixed = [p for p in failing if any(t.role == "user" for t in h.read_turns_backward(str(p)))]
+    fixed = [p for p in failing if any(t.role == "user" for t in h.read_harness_turns(str(p)))]
     assert fixed
 
 
@@ -527,10 +527,10 @@ def test_dump_bare_output_unchanged_and_handoff_fixes_it_on_the_corpus(run_pyz, 
         if not any(
             t.role == "user"
             and speakers.text_kind(t.text) == model.PERSON
-            and t.text in {x.text for x in h.read_turns_backward(str(p))}
+            and t.text in {x.text for x in h.read_harness_turns(str(p))}
             for t in read_turns(str(p))
         )
-        and any(t.role == "user" for t in h.read_turns_backward(str(p)))
+        and any(t.role == "user" for t in h.read_harness_turns(str(p)))
     ]
     assert chosen
     project = linked_project(tmp_path / "p", chosen[:1])

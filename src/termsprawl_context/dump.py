@@ -11,59 +11,55 @@ peers never loads the transcript reader).
 import os
 from operator import itemgetter
 
+
+def _new(cls, *values):
+    return tuple.__new__(cls, values)
+
+
+def plain_tuple(name: str, fields: str) -> "Any":
+    """A tuple class with named ``fields``, as ``namedtuple`` builds but without compiling
+    its source (a quarter of a millisecond each, paid by every dump even when nothing is
+    linked); the type checker reads the ``NamedTuple`` twin under ``TYPE_CHECKING``."""
+    body = {"__slots__": (), "__new__": _new}  # type: dict
+    for i, field in enumerate(fields.split()):
+        body[field] = property(itemgetter(i))
+    return type(name, (tuple,), body)
+
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Optional
+    from typing import Any, Iterator, List, NamedTuple, Optional
 
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
 
+    class LinkedPeer(NamedTuple):
+        """A peer of the asking node and the name of the link file that makes it one."""
 
-# The walk's records are plain tuple classes, not namedtuples: building a namedtuple
-# class costs the dump's start (a quarter of a millisecond each) even when nothing is linked.
+        peer: str
+        link_file: str
 
+    class PeerVisit(NamedTuple):
+        """One step of the walk: ``recorded``, the index entry as written, and ``path``,
+        where it points, are None without one."""
 
-class LinkedPeer(tuple):
-    """A peer of the asking node and the name of the link file that makes it one."""
+        peer: str
+        link_file: str
+        # Optional[str] each, None together, which a type cannot say (the doctor relies on it).
+        recorded: Any
+        path: Any
+        turns: List[Turn]
 
-    __slots__ = ()
+    class PeerContext(NamedTuple):
+        """A peer the dump prints: its id, the title its header shows, its turns."""
 
-    def __new__(cls, peer: str, link_file: str) -> "LinkedPeer":
-        return tuple.__new__(cls, (peer, link_file))
-
-    peer = property(itemgetter(0))
-    link_file = property(itemgetter(1))
-
-
-class PeerVisit(tuple):
-    """One step of the walk: ``recorded``, the index entry as written, and ``path``, where
-    it points, are None without one."""
-
-    __slots__ = ()
-
-    def __new__(
-        cls, peer: str, link_file: str, recorded: "Optional[str]", path: "Optional[str]", turns: "List[Turn]"
-    ) -> "PeerVisit":
-        return tuple.__new__(cls, (peer, link_file, recorded, path, turns))
-
-    peer = property(itemgetter(0))
-    link_file = property(itemgetter(1))
-    recorded = property(itemgetter(2))
-    path = property(itemgetter(3))
-    turns = property(itemgetter(4))
-
-
-class PeerContext(tuple):
-    """A peer the dump prints: its id, the title its header shows, its turns."""
-
-    __slots__ = ()
-
-    def __new__(cls, peer: str, title: str, turns: "List[Turn]") -> "PeerContext":
-        return tuple.__new__(cls, (peer, title, turns))
-
-    peer = property(itemgetter(0))
-    title = property(itemgetter(1))
-    turns = property(itemgetter(2))
+        peer: str
+        title: str
+        turns: List[Turn]
+else:
+    LinkedPeer = plain_tuple("LinkedPeer", "peer link_file")
+    PeerVisit = plain_tuple("PeerVisit", "peer link_file recorded path turns")
+    PeerContext = plain_tuple("PeerContext", "peer title turns")
 
 
 class ContextIO(object):
@@ -92,24 +88,19 @@ class ContextIO(object):
         default, read as the seed reads it)."""
         return None
 
-    def harness_turns(self, path: str, limit: "Optional[int]", harness: str) -> "List[Turn]":
-        """``turns`` for another harness's transcript, through its module."""
-        from termsprawl_context.harness import get
-        from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-
-        found = get(harness)
-        if found is None:
-            return []
-        return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
-
 
 def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> "List[Turn]":
-    from termsprawl_context.harness import UNNAMED  # the registry: already loaded by the index
+    from termsprawl_context.harness import UNNAMED, get  # the registry: already loaded by the index
 
     harness = io.harness_of(peer)
     if harness is None or harness == UNNAMED:
         return io.turns(path, limit)  # the seed's reading: its provider's last_turns, without loading it
-    return io.harness_turns(path, limit, harness)
+    found = get(harness)
+    if found is None:
+        return []
+    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
+
+    return found.last_turns(path, MAX_LINKED_TURNS if limit is None else limit)
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":

@@ -13,11 +13,10 @@ calls and results as one-line summaries. How much text and its renderings are
 
 from __future__ import annotations
 
-import os
 from collections import namedtuple
 
 from termsprawl_context.handoff_render import apply_budget
-from termsprawl_context.jsonl import iter_lines_reverse, line_numbers, open_regular, parse_object
+from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
 from termsprawl_context import model
 from termsprawl_context.transcript import entry as records, slash_commands, tool_blocks
 
@@ -37,18 +36,12 @@ ROLE_TOOL_RESULT = "tool_result"
 ROLE_TASK = "task"  # a sub-agent or background job finished: one line, never the person's words
 
 
-class HandoffTurn(namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")):
-    """``text`` is cut to its share when ``cut``; ``chars`` is the whole text's length in
-    code points; ``line`` the 1-based physical line (0 until counted)."""
-
-    __slots__ = ()
-
-
-class PeerHandoff(namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))):
-    """One peer's (or one session's) turns, oldest first; ``earlier``: the peer's session
-    before its current one, filling a window its current session leaves short."""
-
-    __slots__ = ()
+# ``text`` is cut to its share when ``cut``; ``chars`` is the whole text's length in code
+# points; ``line`` the 1-based physical line (0 until counted).
+HandoffTurn = namedtuple("HandoffTurn", "role text timestamp uuid line offset cut chars")
+# One peer's (or one session's) turns, oldest first; ``earlier``: the peer's session before
+# its current one, filling a window its current session leaves short.
+PeerHandoff = namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))
 
 
 # --- one entry -> its turns -----------------------------------------------------------------
@@ -136,51 +129,33 @@ def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[mod
 
 # --- which turns ------------------------------------------------------------------------------
 
-
-def select_turns(turns: Sequence[HandoffTurn], window: int, prompts: int = PROMPTS_KEPT) -> List[HandoffTurn]:
-    """The last ``window`` turns, the person's last ``prompts`` prompts and the last
-    answer, in order; the same from any suffix that holds all three (``_Collector.done``)."""
-    keep = set(range(max(0, len(turns) - window), len(turns)))
-    persons = 0
-    answered = False
-    for i in range(len(turns) - 1, -1, -1):
-        role = turns[i].role
-        if role == ROLE_USER and persons < prompts:
-            keep.add(i)
-            persons += 1
-        elif role == ROLE_ASSISTANT and not answered:
-            keep.add(i)
-            answered = True
-        if persons >= prompts and answered:
-            break
-    return [turns[i] for i in sorted(keep)]
-
-
 # The uuids held exactly while reading backwards: far more than a real session's tail
 # needs (40 turns are a few hundred entries). Past it, a turn about to be kept is checked
-# against the file itself (``_uuid_later``), so a session read to its start (fewer than
-# ``prompts`` prompts) holds a bounded set, not every uuid it has.
+# against the file itself (``_Collector._later``), so a session read to its start (fewer
+# than ``prompts`` prompts) holds a bounded set, not every uuid it has.
 SEEN_UUIDS_HELD = 1 << 16
 
 
 class _Collector(object):
-    """Turns gathered backwards until the window, the prompts and the answer are known.
-    An entry seen twice (one uuid, two lines) counts once, at its last line, as
-    ``assemble`` keeps it. Bounded: only turns ``select_turns`` can choose are held, and
-    uuids past ``SEEN_UUIDS_HELD`` are looked up in the file (``later(uuid, line end,
-    covered_from)``; ``seen`` holds every uuid from ``covered_from`` on)."""
+    """The selection (the last ``window`` turns, the person's last ``prompts`` prompts and
+    the last answer), gathered backwards until it is known. An entry seen twice (one uuid,
+    two lines) counts once, at its last line, as ``assemble`` keeps it. Bounded: only the
+    selection's turns are held, and
+    uuids past ``SEEN_UUIDS_HELD`` are looked up in ``path`` (``_later``; ``seen`` holds
+    every uuid from ``covered_from`` on), a transcript in the model's own record shape;
+    without one ("") ``seen`` holds every uuid."""
 
-    def __init__(self, window: int, prompts: int, tools: bool, later: Any = None) -> None:
+    def __init__(self, window: int, prompts: int, tools: bool, path: str = "") -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
         self.turns = []  # latest first
         self.persons = 0
         self.answered = False
         self.seen = set()
         self.covered_from = None  # type: Any
-        self.later = later
+        self.path = path
         # The entry just after this one in the file (read first), whose turns wait for
         # this one: it may be a local command's output, known only from its envelope.
-        # (entry, its turns, its line's end, its uuid when its last copy is still unknown)
+        # (entry, its turns, its uuid when its last copy is still unknown)
         self.waiting = None  # type: Any
 
     def _wanted(self, turn: HandoffTurn) -> bool:
@@ -190,13 +165,13 @@ class _Collector(object):
             return self.persons < self.prompts
         return turn.role == ROLE_ASSISTANT and not self.answered
 
-    def _keep(self, turns: List[HandoffTurn], uuid: str, end: int) -> None:
+    def _keep(self, entry: model.Entry, turns: List[HandoffTurn], uuid: str) -> None:
         """Count an entry's ``turns``, keeping those the selection can choose; ``uuid`` is
         set when ``seen`` could not hold it, and a later line holding it wins."""
         if not turns:
             return
         found = list(reversed(turns))
-        if uuid and any(self._wanted(t) for t in found) and self.later(uuid, end, self.covered_from):
+        if uuid and any(self._wanted(t) for t in found) and self._later(uuid, entry.offset + 1):
             return  # a later line holds this uuid: that copy counted
         for turn in found:
             if self._wanted(turn):
@@ -208,115 +183,81 @@ class _Collector(object):
 
     def _settle(self, previous: Optional[model.Entry]) -> None:
         if self.waiting is not None:
-            later, turns, end, uuid = self.waiting
+            later, turns, uuid = self.waiting
             self.waiting = None
             if slash_commands.is_local_command_output(later, previous):
                 turns = entry_turns(later, self.tools, previous)
-            self._keep(turns, uuid, end)
+            self._keep(later, turns, uuid)
 
-    def add(self, entry: model.Entry, end: int = 0) -> None:
-        """Take ``entry``, whose line ends at byte ``end`` (its newline included)."""
+    def add(self, entry: model.Entry) -> None:
         uuid, seen = entry.uuid, self.seen
         if uuid:
             if uuid in seen:
                 return
-            if len(seen) < SEEN_UUIDS_HELD or self.later is None:
+            if len(seen) < SEEN_UUIDS_HELD or not self.path:
                 seen.add(uuid)
                 self.covered_from = entry.offset
                 uuid = ""  # known to be its last copy
         self._settle(entry)
-        self.waiting = (entry, entry_turns(entry, self.tools), end, uuid)
+        self.waiting = (entry, entry_turns(entry, self.tools), uuid)
 
     def done(self) -> bool:
         # The waiting entry's turns are not counted yet: one more message decides them.
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
-    def select(self, entries: Iterable[Any]) -> List[HandoffTurn]:
-        """``select_turns`` over ``(entry, its line's end)`` pairs, last first, read only
-        until the selection is known."""
-        for entry, end in entries:
-            self.add(entry, end)
+    def _later(self, uuid: str, start: int) -> bool:
+        """Whether an entry whose line begins in ``[start, covered_from)`` (None: the end)
+        has ``uuid``. Only lines that can spell it (its bytes or an ASCII escape: bytescan's
+        rule) are parsed, so a lookup costs about a read."""
+        from termsprawl_context.bytescan import Needles, has_ascii_escape
+        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
+
+        needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
+        with open_regular(self.path) as f:
+            for _at, buf, begin, end in iter_chunks(f, start, self.covered_from):
+                if (
+                    needles.plain is not None
+                    and not needles.plainly_in(buf, begin, end)
+                    and not has_ascii_escape(buf, begin, end)
+                ):
+                    continue
+                for raw in buf[begin:end].split(b"\n"):
+                    record = parse_object(raw) if needles.in_line(raw) else None
+                    if record is not None and model.entry_of(record).uuid == uuid:
+                        return True
+        return False
+
+    def select(self, entries: Iterable[model.Entry]) -> List[HandoffTurn]:
+        """The selection from entries, last first, read only until it is known."""
+        for entry in entries:
+            self.add(entry)
             if self.done():
                 break  # the waiting entry is older than all the selection needs
         else:
             self._settle(None)  # the first entry: nothing before it decides its turns
         self.turns.reverse()
-        return select_turns(self.turns, self.window, self.prompts)
-
-
-def _uuid_later(f: Any) -> Any:
-    """``later(uuid, start, stop)``: whether an entry of ``f`` whose line lies between
-    those line starts has ``uuid``. Positional chunk reads (``store.chunks``) leave the
-    backward reader's position alone; only lines that can spell the uuid (its bytes or an
-    ASCII escape: bytescan's rule) are parsed, so a lookup costs about a read."""
-
-    def holds(raw: bytes, uuid: str) -> bool:
-        record = parse_object(raw)
-        return record is not None and model.entry_of(record, 0, 0).uuid == uuid
-
-    def later(uuid: str, start: int, stop: int) -> bool:
-        from termsprawl_context.bytescan import Needles, has_ascii_escape
-        from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
-
-        needles = Needles.for_values((uuid,))  # no plain bytes (not ASCII, empty): every line
-        for _at, buf, begin, end in iter_chunks(f, start, stop):
-            if (
-                needles.plain is not None
-                and not needles.plainly_in(buf, begin, end)
-                and not has_ascii_escape(buf, begin, end)
-            ):
-                continue
-            for raw in buf[begin:end].split(b"\n"):
-                if needles.in_line(raw) and holds(raw, uuid):
-                    return True
-        return False
-
-    return later
-
-
-def read_turns_backward(
-    path: str, window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
-) -> List[HandoffTurn]:
-    """The hand-off's turns of a transcript in the model's own shape (uncut, ``line`` 0),
-    read from its end until the selection is known. Raises OSError when unreadable."""
-    with open_regular(path) as f:
-        collector = _Collector(window, prompts, tools, _uuid_later(f))
-        end = collector.covered_from = os.fstat(f.fileno()).st_size  # bytes appended from now on are not read
-        return collector.select(_records_reverse(f, end))
-
-
-def _records_reverse(f: Any, end: int) -> Iterable[Any]:
-    """``(entry, the end of its line)`` of each record of ``f`` before ``end``, last first."""
-    for offset, raw in iter_lines_reverse(f, end):
-        record = parse_object(raw)
-        if record is not None:
-            yield model.entry_of(record, 0, offset), offset + len(raw) + 1
+        return self.turns
 
 
 def select_from_entries(
     entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """``select_turns`` over entries read forward (a harness without a backward reader),
-    holding only what the selection can keep as they pass."""
+    """``_Collector``'s selection from entries read forward (a harness without a backward
+    reader), holding only what it can keep as they pass."""
     from collections import deque
 
     tail = deque(maxlen=max(window, 0))  # type: deque
     asked = deque(maxlen=max(prompts, 0))  # type: deque
-    answer = None
-    index = 0
-    for entry in entries:
-        for turn in entry_turns(entry, tools):
-            if window > 0:
-                tail.append((index, turn))
-            if turn.role == ROLE_USER and prompts > 0:
-                asked.append((index, turn))
-            elif turn.role == ROLE_ASSISTANT:
-                answer = (index, turn)
-            index += 1
+    answer = []  # type: list
+    for index, turn in enumerate(turn for entry in entries for turn in entry_turns(entry, tools)):
+        tail.append((index, turn))
+        if turn.role == ROLE_USER:
+            asked.append((index, turn))
+        elif turn.role == ROLE_ASSISTANT:
+            answer = [(index, turn)]
     kept = dict(tail)
     kept.update(asked)
-    if answer is not None:
-        kept[answer[0]] = answer[1]
+    kept.update(answer)
     return [kept[i] for i in sorted(kept)]
 
 
@@ -329,10 +270,10 @@ def read_harness_turns(
     lines: bool = False,
 ) -> List[HandoffTurn]:
     """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
-    ``Harness`` or a name; None: the default), with line numbers when ``lines``. Records
-    in the model's own shape are read by ``read_turns_backward``, which can look a uuid up
-    in the file; others through the provider, backward when it can. Raises OSError when
-    unreadable, ValueError for a harness this build cannot read."""
+    ``Harness`` or a name; None: the default), with line numbers when ``lines``: through
+    the provider, backward when it can (records in the model's own shape can have a uuid
+    looked up in the file). Raises OSError when unreadable, ValueError for a harness this
+    build cannot read."""
     from termsprawl_context.harness import get
 
     if not hasattr(harness, "entries"):
@@ -340,13 +281,10 @@ def read_harness_turns(
         if found is None:
             raise ValueError("no such harness: %s" % harness)
         harness = found
-    if harness.native_records:
-        turns = read_turns_backward(path, window, prompts, tools)
-    else:
-        backwards = harness.entries_reverse(path)
-        if backwards is None:
-            return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
-        turns = _Collector(window, prompts, tools).select((entry, 0) for entry in backwards)
+    backwards = harness.entries_reverse(path)
+    if backwards is None:
+        return select_from_entries(harness.entries(path), window, prompts, tools)  # entries carry their lines
+    turns = _Collector(window, prompts, tools, path if harness.native_records else "").select(backwards)
     return number_lines(path, turns) if lines and turns else turns
 
 
@@ -370,7 +308,7 @@ def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
         if not recorded:
             continue
         title = io.node_title(linked.peer)
-        harness = io.harness_of(linked.peer) if hasattr(io, "harness_of") else None
+        harness = io.harness_of(linked.peer)
         previous = io.previous_source(linked.peer) if hasattr(io, "previous_source") else None
         yield linked.peer, linked.peer if title is None else title, io.resolve(recorded), harness, previous
 
@@ -383,12 +321,8 @@ def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
     say (Gemini CLI deletes resumed chats)."""
     from termsprawl_context.harness import get
 
-    found = []
-    for source in peers:
-        note = get(source[3]).gone_note(project, source[0], source[2]) if len(source) > 3 and source[3] else ""
-        if note:
-            found.append(note)
-    return found
+    notes = (get(source[3]).gone_note(project, source[0], source[2]) for source in peers if source[3])
+    return [note for note in notes if note]
 
 
 def _turns_or_none(path: str, harness: Any, window: int, prompts: int, lines: bool) -> List[HandoffTurn]:
@@ -407,10 +341,8 @@ def build_handoff(
     cannot be read or holds no turn is left out."""
     found = []
     for source in peers:
-        peer_id, title, path = source[:3]
-        harness = source[3] if len(source) > 3 else None
+        peer_id, title, path, harness, previous = (tuple(source) + (None, None))[:5]
         turns = _turns_or_none(path, harness, window, PROMPTS_KEPT, lines)
-        previous = source[4] if len(source) > 4 else None
         if previous and len(turns) < window:
             # The peer's current session is short (a new one): its earlier session fills the window.
             earlier = _turns_or_none(previous[0], previous[1], window - len(turns), 0, lines)

@@ -96,9 +96,9 @@ def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
     return "\n".join(lines)
 
 
-def format_markdown(peers: Sequence[PeerHandoff], heading: str = PEER_HEADING) -> str:
+def format_markdown(peers: Sequence[PeerHandoff]) -> str:
     """Every peer's block, separated by ``---`` lines."""
-    return PEER_SEPARATOR.join(format_peer_markdown(peer, heading) for peer in peers)
+    return PEER_SEPARATOR.join(format_peer_markdown(peer) for peer in peers)
 
 
 def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
@@ -125,8 +125,6 @@ def format_json(peers: Sequence[PeerHandoff]) -> str:
     return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
 
 
-def render(peers: Sequence[PeerHandoff], fmt: str, heading: str = PEER_HEADING) -> str:
+def render(peers: Sequence[PeerHandoff], fmt: str) -> str:
     """The hand-off in ``fmt`` (one of ``FORMATS``), without a trailing newline."""
-    if fmt == FORMAT_JSON:
-        return format_json(peers)
-    return format_markdown(peers, heading)
+    return format_json(peers) if fmt == FORMAT_JSON else format_markdown(peers)

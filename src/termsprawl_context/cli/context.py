@@ -10,25 +10,19 @@ anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'
 answer is one write, or nothing at all when nothing is printable.
 """
 
-from operator import itemgetter
-
 from termsprawl_context import dump
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, Callable, Dict, List, Optional, Tuple
+    from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
+    class ContextArgs(NamedTuple):
+        """The project directory and the node asking."""
 
-class ContextArgs(tuple):
-    """The project directory and the node asking: not a namedtuple, whose build costs the start."""
-
-    __slots__ = ()
-
-    def __new__(cls, cwd: str, self_id: str) -> "ContextArgs":
-        return tuple.__new__(cls, (cwd, self_id))
-
-    cwd = property(itemgetter(0))
-    self_id = property(itemgetter(1))
+        cwd: str
+        self_id: str
+else:
+    ContextArgs = dump.plain_tuple("ContextArgs", "cwd self_id")
 
 
 # The hand-off's options (opt-in: without them the output is the context layer's, exact).
@@ -60,21 +54,19 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
         i += 2
     cwd, self_id = values["--cwd"], values["--self"]
     from_env = self_id is None
-    found_cwd = cwd is None
     if cwd is None or self_id is None:
         # Absent flags have defaults (the project found from here, $TERMSPRAWL_NODE_ID);
         # imported only then, so the app's explicit calls pay nothing for them.
-        from termsprawl_context.workspace.project import default_project, default_self
+        from termsprawl_context.workspace.project import NODE_ID_ENV, default_project, default_self
 
         self_id = default_self(self_id)
-        cwd = default_project() if cwd is None else cwd
-    if cwd and found_cwd and from_env and self_id is None:  # (an explicit --cwd keeps the seed's words)
-        from termsprawl_context.workspace.project import NODE_ID_ENV
-
-        raise _usage_error(
-            "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, or "
-            "start the agent as %s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
-        )
+        if cwd is None:
+            cwd = default_project()
+            if cwd and from_env and self_id is None:  # (an explicit --cwd keeps the seed's words)
+                raise _usage_error(
+                    "expected --cwd and --self: $%s is not set, so this agent's node is unknown: give --self NODE, "
+                    "or start the agent as %s=<node> (e.g. `%s=alice claude`)" % (NODE_ID_ENV, NODE_ID_ENV, NODE_ID_ENV)
+                )
     if not cwd or not self_id:
         raise _usage_error("expected --cwd and --self")
     if from_env:
@@ -114,8 +106,10 @@ def _check_env_id(self_id: str) -> None:
 
 def _option_value(option: str, value: str) -> "Any":
     if option == "--format":
-        if value not in ("markdown", "json"):
-            raise _usage_error("invalid value for --format: %s (expected markdown or json)" % value)
+        from termsprawl_context.handoff_render import FORMATS
+
+        if value not in FORMATS:
+            raise _usage_error("invalid value for --format: %s (expected %s)" % (value, " or ".join(FORMATS)))
         return value
     from termsprawl_context.cli._args import positive_int
 
@@ -148,12 +142,9 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         self._write = write
 
     def print(self, text: str) -> None:
-        if self._write is not None:
-            self._write(text + "\n")
-            return
         from termsprawl_context._output import write_transcript_text
 
-        write_transcript_text(text + "\n")
+        (self._write or write_transcript_text)(text + "\n")
 
 
 def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
@@ -162,12 +153,11 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     from termsprawl_context import handoff, handoff_render
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
-    sources = list(handoff.linked_sources(args.self_id, io))
-    if sources:
-        from termsprawl_context._output import error_line
+    from termsprawl_context._output import error_line
 
-        for note in handoff.gone_notes(args.cwd, sources):
-            error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
+    sources = list(handoff.linked_sources(args.self_id, io))
+    for note in handoff.gone_notes(args.cwd, sources):
+        error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
     peers = handoff.build_handoff(
         sources,
         options.get("--turns", handoff.DEFAULT_TURNS),

@@ -187,6 +187,5 @@ def format_linked_context(peer_id: str, peer_title: str, turns: List[Turn]) -> s
     """One peer's block of the dump, without a trailing newline."""
     lines = ["%s%s (%s)" % (PEER_HEADING, peer_title, peer_id)]
     for turn in turns:
-        lines.append("## " + turn.role)
-        lines.append(turn.text)
+        lines.extend(("## " + turn.role, turn.text))
     return "\n".join(lines)

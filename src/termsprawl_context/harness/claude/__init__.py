@@ -10,7 +10,6 @@ from termsprawl_context.harness.base import (
     Harness,
     ProjectSession,
     Q_ALL,
-    folder_files,
     head_value,
     listing as names_in,  # not `listing`: that is this package's module
     recent_files,
@@ -131,12 +130,6 @@ class ClaudeCodeHarness(Harness):
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
-    def sessions(self, environ=None):
-        for root in self.store_roots(environ):
-            for path in folder_files(root):
-                if path.endswith(TRANSCRIPT_SUFFIX):
-                    yield Session(self.name, self.session_id_of(path), path)
-
     def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
         """From its head and tail, titled as the listing titles it (``folders``: files read once per folder)."""
         from termsprawl_context.harness.claude.listing import describe_alone
@@ -167,6 +160,16 @@ class ClaudeCodeHarness(Harness):
                 record = parse_object(line.raw)
                 if record is not None:
                     yield entry_of(record, line.number, line.offset)
+
+    def entries_reverse(self, path):
+        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
+        from termsprawl_context.model import entry_of
+
+        with open_regular(path) as f:
+            for offset, raw in iter_lines_reverse(f):
+                record = parse_object(raw)
+                if record is not None:
+                    yield entry_of(record, 0, offset)
 
     def record_entries(self, path, mark="", calls=False):
         """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
@@ -283,19 +286,16 @@ class ClaudeCodeHarness(Harness):
     def harness_text_turns(self, path, limit):
         """The dump prints every user/assistant line with text, as the seed does; the record
         model says whose each is (``transcript.entry.speaker``). Raises OSError."""
-        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
         from termsprawl_context import model
         from termsprawl_context.transcript import entry as records
-        from termsprawl_context.transcript.turns import entry_turn
+        from termsprawl_context.transcript.content import display_text
+        from termsprawl_context.transcript.turns import TURN_ROLES
 
         not_theirs = printed = 0
-        with open_regular(path) as f:
-            for _offset, raw in iter_lines_reverse(f):
-                record = parse_object(raw)
-                if record is None or entry_turn(record) is None:
-                    continue
+        for entry in self.entries_reverse(path):
+            if entry.type in TURN_ROLES and display_text(entry.content) is not None:  # as ``entry_turn`` reads
                 printed += 1
-                not_theirs += records.speaker(model.entry_of(record)) not in (model.PERSON, model.ASSISTANT)
+                not_theirs += records.speaker(entry) not in (model.PERSON, model.ASSISTANT)
                 if printed >= limit:
                     break
         return not_theirs
