@@ -9,21 +9,8 @@ peers never loads the transcript reader).
 """
 
 import os
-from operator import itemgetter
 
-
-def _new(cls, *values):
-    return tuple.__new__(cls, values)
-
-
-def plain_tuple(name: str, fields: str) -> "Any":
-    """A tuple class with named ``fields``, as ``namedtuple`` builds but without compiling
-    its source (a quarter of a millisecond each, paid by every dump even when nothing is
-    linked); the type checker reads the ``NamedTuple`` twin under ``TYPE_CHECKING``."""
-    body = {"__slots__": (), "__new__": _new}  # type: dict
-    for i, field in enumerate(fields.split()):
-        body[field] = property(itemgetter(i))
-    return type(name, (tuple,), body)
+from termsprawl_context import plain_tuple
 
 
 TYPE_CHECKING = False

@@ -15,11 +15,22 @@ from __future__ import annotations
 
 import os
 import stat
-from operator import itemgetter
+
+from termsprawl_context import plain_tuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterator, List, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
+    from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
+
+    class Line(NamedTuple):
+        """A physical line: 1-based number, first byte's offset, bytes without the newline
+        (a carriage return kept)."""
+
+        number: int
+        offset: int
+        raw: bytes
+else:
+    Line = plain_tuple("Line", "number offset raw")
 
 
 # Backward reads go in blocks of this size: big enough that a typical tail (a few
@@ -85,20 +96,6 @@ except ImportError:  # an interpreter built without the C accelerator
     _scan_value = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
 else:
     _scan_value = _make_scanner(_LoadsSettings())  # type: ignore[arg-type]  # typeshed wants a JSONDecoder; the scanner reads only these attributes
-
-
-class Line(tuple):
-    """A physical line: 1-based number, first byte's offset, bytes without the newline
-    (a carriage return kept). Not a namedtuple: those compile at import."""
-
-    __slots__ = ()
-
-    def __new__(cls, number: int, offset: int, raw: bytes) -> "Line":
-        return tuple.__new__(cls, (number, offset, raw))
-
-    number = property(itemgetter(0))
-    offset = property(itemgetter(1))
-    raw = property(itemgetter(2))
 
 
 def open_regular(path: Union[str, bytes, "os.PathLike"]) -> BinaryIO:

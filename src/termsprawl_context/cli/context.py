@@ -10,7 +10,7 @@ anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'
 answer is one write, or nothing at all when nothing is printable.
 """
 
-from termsprawl_context import dump
+from termsprawl_context import dump, plain_tuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
         cwd: str
         self_id: str
 else:
-    ContextArgs = dump.plain_tuple("ContextArgs", "cwd self_id")
+    ContextArgs = plain_tuple("ContextArgs", "cwd self_id")
 
 
 # The hand-off's options (opt-in: without them the output is the context layer's, exact).

@@ -12,14 +12,22 @@ tests keep the plain forward reading as the oracle.
 
 from __future__ import annotations
 
-from operator import itemgetter
-
+from termsprawl_context import plain_tuple
 from termsprawl_context.jsonl import iter_lines_reverse, parse_object, try_open_regular
 from termsprawl_context.transcript.content import display_text as content_to_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional
+    from typing import List, NamedTuple, Optional
+
+    class Turn(NamedTuple):
+        """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
+        type, not ``message.role``), ``text`` is already cut to the cap."""
+
+        role: str
+        text: str
+else:
+    Turn = plain_tuple("Turn", "role text")
 
 
 MAX_LINKED_TURNS = 40
@@ -27,19 +35,6 @@ LINKED_TURN_MAX_CHARS = 2000
 TURN_ROLES = ("user", "assistant")
 PEER_HEADING = "# linked context from "  # the hand-off's Markdown opens each peer with it too
 PEER_SEPARATOR = "\n---\n"
-
-
-class Turn(tuple):
-    """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
-    type, not ``message.role``), ``text`` is already cut to the cap."""
-
-    __slots__ = ()
-
-    def __new__(cls, role: str, text: str) -> "Turn":
-        return tuple.__new__(cls, (role, text))
-
-    role = property(itemgetter(0))
-    text = property(itemgetter(1))
 
 
 def entry_turn(entry: dict) -> Optional[Turn]:

@@ -11,15 +11,41 @@ ignored, one removed between listing and reading is not there.
 from __future__ import annotations
 
 import os
-from operator import itemgetter
 
+from termsprawl_context import plain_tuple
 from termsprawl_context.workspace import files, lazy_errors
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional, Union
+    from typing import Any, List, NamedTuple, Optional, Union
+
+    class LinkPair(NamedTuple):
+        """The two node ids a link file names (checked by the caller, so typed as read)."""
+
+        a: Any
+        b: Any
+
+    class Link(NamedTuple):
+        """A valid link and the file that holds it."""
+
+        a: str
+        b: str
+        path: str
+
+    class LinkFile(NamedTuple):
+        """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
+        valid link (and so is ignored)."""
+
+        name: str
+        path: str
+        pair: Optional[LinkPair]
+else:
+    # Plain tuple classes, not namedtuples (compiled at import): a printing dump loads this module.
+    LinkPair = plain_tuple("LinkPair", "a b")
+    Link = plain_tuple("Link", "a b path")
+    LinkFile = plain_tuple("LinkFile", "name path pair")
 
 
 LINK_FILE_VERSION = 1
@@ -32,34 +58,6 @@ MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - files.TEMP_NAME_EXTRA_BYTES
 HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
-
-
-# Plain tuple classes, not namedtuples (compiled at import): a printing dump loads this module.
-
-
-class LinkPair(tuple):
-    """The two node ids a link file names."""
-
-    __slots__ = ()
-
-    def __new__(cls, a: object, b: object) -> LinkPair:  # ids checked by the caller
-        return tuple.__new__(cls, (a, b))
-
-    a = property(itemgetter(0))
-    b = property(itemgetter(1))
-
-
-class Link(tuple):
-    """A valid link and the file that holds it."""
-
-    __slots__ = ()
-
-    def __new__(cls, a: str, b: str, path: str) -> Link:
-        return tuple.__new__(cls, (a, b, path))
-
-    a = property(itemgetter(0))
-    b = property(itemgetter(1))
-    path = property(itemgetter(2))
 
 
 # ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
@@ -99,20 +97,6 @@ def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return None
     return LinkPair(a, b)
-
-
-class LinkFile(tuple):
-    """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
-    valid link (and so is ignored)."""
-
-    __slots__ = ()
-
-    def __new__(cls, name: str, path: str, pair: Optional[LinkPair]) -> LinkFile:
-        return tuple.__new__(cls, (name, path, pair))
-
-    name = property(itemgetter(0))
-    path = property(itemgetter(1))
-    pair = property(itemgetter(2))
 
 
 def scan_link_files(cwd: str) -> List[LinkFile]:
