@@ -20,7 +20,7 @@ from termsprawl_context.errors import NotARegularFile
 from termsprawl_context.harness.claude import HARNESS
 from termsprawl_context.harness.claude import session_meta
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
-from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink, extract_metadata_from_lines
+from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink
 from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.model import SessionInfo
@@ -122,14 +122,10 @@ _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
 def head_summary_links(path: str) -> List[SummaryLink]:
-    """The seed's summary links of the head of ``path``, then its tail window's ([] unreadable)."""
+    """The summary links of the head of ``path``, then of its tail window ([] unreadable)."""
     try:
         with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            window = session_meta.read_head(f, size)
-            lines = [window.line(i) for i in range(len(window.ends))]
-            links = list(extract_metadata_from_lines(lines).summary_links)
-            return links + session_meta.tail_links_past_head(f, size, window)
+            return session_meta.summary_links(f, os.fstat(f.fileno()).st_size)
     except OSError:
         return []
 

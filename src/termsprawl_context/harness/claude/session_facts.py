@@ -1,9 +1,9 @@
-"""The plain rules over a transcript's lines: first user message and prompt, summaries and
-their links, titles naming this session, head and tail facts combined into its metadata
-(titled by ``transcript.titles``). ``session_scan``'s fast scanners must return exactly this.
+"""The rules over a transcript's entries: first user message and prompt, summaries and their
+links, titles naming this session, head and tail facts combined into its metadata (titled by
+``transcript.titles``). ``session_scan``'s scanners, plain and fast, apply them.
 """
 
-from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
@@ -29,14 +29,6 @@ MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
 
 
-class ExtractionResult(NamedTuple):
-    """The seed's metadata: the last local summary, the first user message, the links."""
-
-    summary: str = ""
-    first_user_message: str = ""
-    summary_links: Tuple[SummaryLink, ...] = ()
-
-
 class SessionMetadata(NamedTuple):
     """What a transcript's head and tail say, after where its file is (blank from lines alone)."""
 
@@ -56,33 +48,10 @@ class SessionMetadata(NamedTuple):
     last_timestamp: str = ""
 
 
-def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> ExtractionResult:
-    """The seed's ExtractMetadataFromLines: the first user entry's text (sanitised, cut to 4096
-    bytes); the last ``summary`` without ``leafUuid`` (local); those with one, as links."""
-    first_user = ""
-    summary = ""
-    links: List[SummaryLink] = []
-    for raw in lines:
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        kind = entry.type
-        if not first_user and kind == model.TYPE_USER:
-            first_user = _first_user_message(entry)
-        elif kind == model.TITLE_SUMMARY:
-            summary = take_summary(entry, summary, links)
-    return ExtractionResult(summary, first_user, tuple(links))
-
-
 def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
     """The lenient entry of one line (metadata fails open), or None for junk."""
     record = parse_object(raw)
     return entry_of(record) if record is not None else None
-
-
-def _first_user_message(entry: Entry) -> str:
-    text = first_content_text(entry.content)
-    return truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
 
 
 def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
@@ -150,8 +119,9 @@ class UserFacts:
     def feed(self, entry: Entry) -> None:
         if entry.type != model.TYPE_USER or self.done():
             return
-        if not self.first_user:
-            self.first_user = _first_user_message(entry)
+        text = "" if self.first_user else first_content_text(entry.content)
+        if text:
+            self.first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
         previous = self.previous
         if not self.prompt and not (
             previous is not None
@@ -164,22 +134,6 @@ class UserFacts:
             if not self.prompt and not self.command:
                 self.command = typed_command(entry)
         self.previous = entry
-
-
-def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
-    """The plain rule: every tail line parsed, last first, for the latest custom and AI title
-    and timestamp (the fast scanner's answer, and its fallback under an ASCII escape)."""
-    last_ts = ""
-    titles: dict = {}  # title kind -> the latest one
-    for raw in lines_last_first:
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        if not last_ts:
-            last_ts = entry.timestamp
-        kind, title = title_of(entry, session_id)
-        titles.setdefault(kind, title)
-    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts)
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
@@ -203,13 +157,3 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
         first_timestamp=head.first_timestamp,
         last_timestamp=tail.last_timestamp,
     )
-
-
-def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
-    """The plain rule: the summary links of every tail line, parsed, in file order."""
-    links: List[SummaryLink] = []
-    for raw in reversed(list(lines_last_first)):
-        entry = entry_of_line(raw)
-        if entry is not None and entry.type == model.TITLE_SUMMARY:
-            take_summary(entry, "", links)
-    return links

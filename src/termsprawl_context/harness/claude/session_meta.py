@@ -57,10 +57,15 @@ def read_tail_past(f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[
     return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size, buffer)
 
 
-def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
-    """The summary links of ``f``'s tail window past its head ``window``."""
+def summary_links(f: BinaryIO, size: int) -> List[SummaryLink]:
+    """The summary links of ``f``'s head, then of its tail window's lines past the head."""
+    window = read_head(f, size)
     tail = read_tail_past(f, size, window)
-    return list(session_scan.scanner.tail(tail, "", past_head(window, tail, size), None).summary_links)
+    scanner = session_scan.scanner
+    return list(
+        scanner.head(window, "").summary_links
+        + scanner.tail(tail, "", past_head(window, tail, size), None).summary_links
+    )
 
 
 def read_session_metadata(

@@ -26,8 +26,6 @@ from termsprawl_context.harness.claude.session_facts import (
     title_of,
     UserFacts,
     entry_of_line,
-    scan_tail,
-    tail_summary_links_plain,
 )
 from termsprawl_context.model import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
@@ -77,15 +75,29 @@ def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """``scan_tail`` over the whole lines, plus the summary links from ``summaries_from`` on."""
-    facts = scan_tail(window.lines_last_first(), session_id)
-    if summaries_from is None or summaries_from >= window.stop():
-        return facts
-    # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
-    # before it, often past the head.
-    if summaries_from > window.first_whole_line():
-        window = window._replace(start=min(summaries_from, window.stop()), cut=False)
-    return facts._replace(summary_links=tuple(tail_summary_links_plain(window.lines_last_first())))
+    """Every whole line parsed, last first, for the latest custom and AI title and timestamp;
+    then the summary links of the lines from ``summaries_from`` on, in file order."""
+    last_ts = ""
+    titles: Dict[str, str] = {}  # title kind -> the latest one
+    for raw in window.lines_last_first():
+        entry = entry_of_line(raw)
+        if entry is None:
+            continue
+        if not last_ts:
+            last_ts = entry.timestamp
+        kind, title = title_of(entry, session_id)
+        titles.setdefault(kind, title)
+    links: List[SummaryLink] = []
+    if summaries_from is not None and summaries_from < window.stop():
+        # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
+        # before it, often past the head.
+        if summaries_from > window.first_whole_line():
+            window = window._replace(start=summaries_from, cut=False)
+        for raw in reversed(list(window.lines_last_first())):
+            entry = entry_of_line(raw)
+            if entry is not None and entry.type == cc.TITLE_SUMMARY:
+                take_summary(entry, "", links)
+    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
 
 
 def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
