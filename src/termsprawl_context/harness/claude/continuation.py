@@ -99,22 +99,18 @@ class ByteSearchSiblings:
 
     def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
         key = (path, uuids)
-        if key not in self._holds:
-            self._holds[key] = self._holds_uncached(path, uuids)
-        return self._holds[key]
-
-    def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        if key in self._holds:
+            return self._holds[key]
         wanted = tuple(u for u in uuids if u)
-        if not wanted:
-            scan_bytes(path, (), self._clean, self._buffer)  # still an unreadable file if the plain reader says so
-            return False
         needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
-        if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
-            return False
-        origin, held = _scan(path, needles, frozenset(wanted))
-        if path not in self._origins:
-            self._origins[path] = origin
-        return bool(held)
+        # Searched even for no uuid: still an unreadable file if the plain reader says so.
+        held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
+        if held and wanted:
+            origin, found = _scan(path, needles, frozenset(wanted))
+            self._origins.setdefault(path, origin)
+            held = bool(found)
+        self._holds[key] = held and bool(wanted)
+        return self._holds[key]
 
 
 def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
@@ -279,18 +275,6 @@ class _Walk:
         return current.uuid, ContinuationMissing(path, current.logical_parent)
 
 
-def origin_record(path: str) -> Origin:
-    """The transcript's first parentless entry; the whole file is read, as the reference does (a
-    line past the bound anywhere is RecordUnreadable). UsageError, NoOriginRecord."""
-    if not path:
-        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = _scan(path, _NO_NEEDLES)[0]
-    scan_bytes(path, ())
-    if origin is None:
-        raise NoOriginRecord(path)
-    return origin
-
-
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
     """The identity of the conversation at ``path``: its origin's uuid, a continuation
     (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
@@ -301,7 +285,12 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     Raises what leaves nothing to key on: UsageError, RecordUnreadable (the transcript itself),
     NoOriginRecord, NoProjectDir (a continuation to cross, no ``project_dir``). ``siblings``:
     the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
-    origin = origin_record(path)
+    if not path:
+        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
+    origin = _scan(path, _NO_NEEDLES)[0]
+    scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
+    if origin is None:
+        raise NoOriginRecord(path)
     if not origin.logical_parent:
         return Identity(origin.uuid, None, ())
     if not project_dir:
