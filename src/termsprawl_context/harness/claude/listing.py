@@ -10,13 +10,13 @@ never reads the whole store nor any file whole.
 
 import os
 import re
-import stat
 from typing import Any, Callable, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context import model
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.errors import NotARegularFile
+from termsprawl_context.harness.base import regular_stat
 from termsprawl_context.harness.claude import HARNESS
 from termsprawl_context.harness.claude import session_meta
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
@@ -50,11 +50,8 @@ def session_from_path(
     except NotARegularFile:
         return None
     except OSError:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None  # gone since it was listed
-        if not stat.S_ISREG(st.st_mode):
+        st = regular_stat(path)  # unreadable, it is listed; gone since it was listed, it is not
+        if st is None:
             return None
     else:
         with f:
