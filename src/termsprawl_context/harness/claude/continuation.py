@@ -176,14 +176,11 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
                 break
             end = have + got
             first = buffer.find(b"\n", have, end)
-            if first < 0:
-                run += got
-                if run >= MAX_RECORD_BYTES:
-                    raise _too_long(path, chunks + 1)
-            else:
-                if run + first - have >= MAX_RECORD_BYTES:
-                    raise _too_long(path, chunks + 1)
-                run = end - buffer.rfind(b"\n", have, end) - 1
+            # The run before this chunk's first newline, then after its last (shorter than a
+            # chunk, so within the bound: a chunk is smaller than it).
+            if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
+                raise _too_long(path, chunks + 1)
+            run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
             if not escaped and has_ascii_escape(buffer, 0, end):
                 escaped = True
             if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
@@ -192,8 +189,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
             chunks += 1  # chunks, not lines: only an error names a place, and it is rare
     finally:
         view.release()
-    if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, chunks + 1)
     return found, escaped
 
 

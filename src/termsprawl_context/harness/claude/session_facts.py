@@ -66,21 +66,18 @@ def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     return sanitize_text(text)
 
 
+_TITLE_KEYS = {TITLE_CUSTOM: model.FIELD_CUSTOM_TITLE, TITLE_AI: model.FIELD_AI_TITLE}
+
+
 def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a custom or AI title entry naming this session: one naming another is
     that session's, even in this file (anthropics/claude-code#27202)."""
-    kind = entry.type
-    if kind == TITLE_CUSTOM:
-        key = model.FIELD_CUSTOM_TITLE
-    elif kind == TITLE_AI:
-        key = model.FIELD_AI_TITLE
-    else:
-        return "", ""
+    key = _TITLE_KEYS.get(entry.type)
     owner = entry.session_id
-    if session_id and owner and owner != session_id:
+    if key is None or (session_id and owner and owner != session_id):
         return "", ""
     title = clean_title_record_text(model.as_str(entry.record.get(key)))
-    return (kind, title) if title else ("", "")
+    return (entry.type, title) if title else ("", "")
 
 
 class HeadFacts(NamedTuple):

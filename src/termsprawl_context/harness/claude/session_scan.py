@@ -179,22 +179,18 @@ class HeadIndex:
         found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
         self.escaped = sorted({bisect.bisect_left(window.ends, m.start()) for m in found})
 
-    def _token_lines(self, token: _Token) -> Iterator[int]:
-        data, ends, limit = self.window.data, self.window.ends, self.limit
+    def _find(self, token: _Token, at: int) -> int:
         if isinstance(token, bytes):
-            find = data.find
-            pos = find(token, 0, limit)
-            while pos >= 0:
-                index = bisect.bisect_left(ends, pos)
-                yield index
-                pos = find(token, ends[index] + 1, limit)
-            return
-        search = token.search
-        match = search(data, 0, limit)
-        while match is not None:
-            index = bisect.bisect_left(ends, match.start())
+            return self.window.data.find(token, at, self.limit)
+        match = token.search(self.window.data, at, self.limit)
+        return -1 if match is None else match.start()
+
+    def _token_lines(self, token: _Token) -> Iterator[int]:
+        pos = self._find(token, 0)
+        while pos >= 0:
+            index = bisect.bisect_left(self.window.ends, pos)
             yield index
-            match = search(data, ends[index] + 1, limit)
+            pos = self._find(token, self.window.ends[index] + 1)
 
     def entries(self, token: _Token) -> Iterator[Entry]:
         """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
