@@ -199,29 +199,23 @@ def _too_long(path: str, chunk: int) -> RecordUnreadable:
 
 
 class _Walk:
-    """One resolution's state: the project dir's listing, the visit budget, the unreadable siblings."""
+    """One resolution's state: the project dir's transcripts, the visit budget, the unreadable siblings."""
 
     def __init__(self, project_dir: str, siblings) -> None:
-        self.project_dir = project_dir
         self.siblings = siblings
         self.visits = 0
         self.unreadable = []  # type: List[str]
-        self._names = None  # type: Optional[List[str]]
-
-    def names(self) -> List[str]:
-        if self._names is None:
-            try:
-                with os.scandir(self.project_dir) as entries:
-                    self._names = sorted(
-                        os.path.join(self.project_dir, e.name)
-                        for e in entries
-                        if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
-                    )
-            except OSError:
-                self._names = []
-                if os.path.lexists(self.project_dir):
-                    self._note(self.project_dir)
-        return self._names
+        try:
+            with os.scandir(project_dir) as entries:
+                self.names = sorted(
+                    os.path.join(project_dir, e.name)
+                    for e in entries
+                    if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
+                )
+        except OSError:
+            self.names = []
+            if os.path.lexists(project_dir):
+                self.unreadable.append(project_dir)
 
     def _note(self, path: str) -> None:
         if path not in self.unreadable:
@@ -231,7 +225,7 @@ class _Walk:
         """The project dir's transcripts (name order) that may hold what ``current`` continues: another
         origin, not written after it, holding its logical parent's (or its own) uuid."""
         wanted = (current.logical_parent, current.uuid)
-        for path in self.names():
+        for path in self.names:
             try:
                 if not self.siblings.holds(path, wanted):
                     continue
