@@ -92,7 +92,8 @@ def read_session_metadata(
     if not window.whole_file and not tail.last_timestamp:
         # The tail window held no whole dated line (one giant last line): the head's
         # last dated line is the latest we know of.
-        tail = tail._replace(last_timestamp=_last_timestamp(window))
+        entries = map(entry_of_line, reversed(window.lines()))
+        tail = tail._replace(last_timestamp=next((e.timestamp for e in entries if e is not None and e.timestamp), ""))
     meta = combine(head, tail)
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
@@ -114,14 +115,6 @@ def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
     else:
         lines = iter_lines_within(f, leftover, window.length, HEAD_MAX_BYTES)
     return first_typed_prompt(parse_object(raw) for raw in lines)
-
-
-def _last_timestamp(window: HeadWindow) -> str:
-    for index in range(len(window.ends) - 1, -1, -1):
-        entry = entry_of_line(window.line(index))
-        if entry is not None and entry.timestamp:
-            return entry.timestamp
-    return ""
 
 
 def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> SessionMetadata:
