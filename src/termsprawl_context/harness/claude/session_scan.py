@@ -165,9 +165,6 @@ _ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, esc
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 
 
-_UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
-
-
 class HeadIndex:
     """Line lookups over a head window: which lines hold a token, parsed once each."""
 
@@ -197,13 +194,13 @@ class HeadIndex:
         indexes: Iterable[int] = self._token_lines(token)
         if self.escaped:
             indexes = sorted(set(indexes) | set(self.escaped))
-        parsed = self.parsed
+        parsed = self.parsed  # each line parsed once, whichever token finds it first
         for index in indexes:
-            entry = parsed.get(index, _UNPARSED)
-            if entry is _UNPARSED:
-                entry = parsed[index] = entry_of_line(self.window.line(index))
+            if index not in parsed:
+                parsed[index] = entry_of_line(self.window.line(index))
+            entry = parsed[index]
             if entry is not None:
-                yield entry  # type: ignore[misc]
+                yield entry
 
 
 def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
