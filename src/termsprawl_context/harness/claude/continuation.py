@@ -217,10 +217,6 @@ class _Walk:
             if os.path.lexists(project_dir):
                 self.unreadable.append(project_dir)
 
-    def _note(self, path: str) -> None:
-        if path not in self.unreadable:
-            self.unreadable.append(path)
-
     def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
         """The project dir's transcripts (name order) that may hold what ``current`` continues: another
         origin, not written after it, holding its logical parent's (or its own) uuid."""
@@ -231,7 +227,8 @@ class _Walk:
                     continue
                 origin = self.siblings.origin(path)
             except RecordUnreadable:
-                self._note(path)
+                if path not in self.unreadable:  # listed once, however often the walk comes by
+                    self.unreadable.append(path)
                 continue
             if origin is None or origin.uuid == current.uuid:
                 continue
