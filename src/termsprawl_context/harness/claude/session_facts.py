@@ -3,7 +3,7 @@ links, titles naming this session, head and tail facts combined into its metadat
 ``transcript.titles``). ``session_scan``'s scanners, plain and fast, apply them.
 """
 
-from typing import List, NamedTuple, Optional, Tuple, Union
+from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
@@ -101,36 +101,31 @@ class TailFacts(NamedTuple):
     summary_links: Tuple[SummaryLink, ...] = ()
 
 
-class UserFacts:
-    """The first user message and the first prompt, fed user entries in file order."""
-
-    def __init__(self) -> None:
-        self.first_user = ""
-        self.prompt = ""
-        self.command = ""
-        self.previous: Optional[Entry] = None  # the user entry fed before, which may be a local command
-
-    def done(self) -> bool:
-        return bool(self.first_user and self.prompt)
-
-    def feed(self, entry: Entry) -> None:
-        if entry.type != model.TYPE_USER or self.done():
-            return
-        text = "" if self.first_user else first_content_text(entry.content)
+def user_facts(entries: Iterable[Entry]) -> Tuple[str, str, str]:
+    """The first user message, the first prompt and the first slash command run before any
+    prompt, from entries in file order; read no further once message and prompt are known."""
+    first_user = prompt = command = ""
+    previous: Optional[Entry] = None  # the user entry before, which may be a local command
+    for entry in entries:
+        if entry.type != model.TYPE_USER:
+            continue
+        text = "" if first_user else first_content_text(entry.content)
         if text:
-            self.first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
-        previous = self.previous
-        if not self.prompt and not (
+            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
+        if not prompt and not (
             previous is not None
             and entry.parent_uuid
             and entry.parent_uuid == previous.uuid
             and is_local_command_output(entry, previous)
         ):
             # The record model decides what the person typed, block by block.
-            self.prompt = typed_prompt(entry)
-            if not self.prompt and not self.command:
-                self.command = typed_command(entry)
-        self.previous = entry
+            prompt = typed_prompt(entry)
+            if not prompt and not command:
+                command = typed_command(entry)
+        if first_user and prompt:
+            break
+        previous = entry
+    return first_user, prompt, command
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:

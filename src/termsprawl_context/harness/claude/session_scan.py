@@ -24,7 +24,7 @@ from termsprawl_context.harness.claude.session_facts import (
     TailFacts,
     take_summary,
     title_of,
-    UserFacts,
+    user_facts,
     entry_of_line,
 )
 from termsprawl_context.model import Entry
@@ -54,11 +54,7 @@ def _head_facts(
 ) -> HeadFacts:
     """The head's facts, each from the entries (file order) that may hold it; each read stops
     once its fact is known, so a lazy pick parses no further."""
-    users = UserFacts()
-    for entry in users_from:
-        users.feed(entry)
-        if users.done():
-            break
+    first_user, prompt, command = user_facts(users_from)
     summary = ""
     titles: Dict[str, str] = {}  # title kind -> the last one
     links: List[SummaryLink] = []
@@ -75,9 +71,7 @@ def _head_facts(
             break
     first_ts = next((entry.timestamp for entry in times_from if entry.timestamp), "")
     custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
-    return HeadFacts(
-        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
-    )
+    return HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
 
 
 def _tail_facts(
