@@ -141,7 +141,7 @@ def file_leaves(path: str, mtime: float) -> FileLeaves:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             head = session_meta.read_head(f, size)
-            tail = session_meta.read_tail_past(f, size, head)
+            tail = session_meta.read_tail_past(f, size, head)[0]
     except OSError:
         return FileLeaves(path, mtime, frozenset())
     found: List[bytes] = []
