@@ -79,9 +79,7 @@ class SummaryIndex:
         if self._encoded is None:
             self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
         known = self._encoded
-        if not packed:
-            return []
-        uuids = packed.split(b"\n")
+        uuids = packed.split(b"\n")  # b"" is [b""], and no leaf is empty
         if known.keys().isdisjoint(uuids):  # the common case, decided in C
             return []
         return [known[raw] for raw in uuids if raw in known]
@@ -184,6 +182,4 @@ def pack(uuids: Iterable[bytes]) -> bytes:
 
 def linked_title(index: SummaryIndex, packed: bytes) -> str:
     """The last-written summary naming one of the ``packed`` uuids, or ""."""
-    if not packed or not len(index):
-        return ""
     return index.title_for(index.named_in(packed))
