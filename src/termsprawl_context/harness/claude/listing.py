@@ -60,14 +60,14 @@ def session_from_path(
                 meta = session_meta.read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
-    where = meta._replace(
+    return meta._replace(
         session_id=session_id,
         transcript_path=path,
         project_path=project_path_of(path, projects_dir),
         mtime=st.st_mtime,
         size=st.st_size,
+        harness=HARNESS.name,
     )
-    return SessionInfo(*where, harness=HARNESS.name)
 
 
 def project_path_of(path: str, projects_dir: str) -> str:
@@ -104,8 +104,7 @@ def describe_alone(
             index = index_naming(folders[folder], packed)
         title = apply_to_title(Title(meta.title, meta.title_source), packed, index)
         meta = meta._replace(title=title.text, title_source=title.source)
-    where = meta._replace(session_id=session_id, transcript_path=path, mtime=mtime, size=size)
-    return SessionInfo(*where, harness=HARNESS.name)
+    return meta._replace(session_id=session_id, transcript_path=path, mtime=mtime, size=size, harness=HARNESS.name)
 
 
 # --- one folder's summaries --------------------------------------------------------------

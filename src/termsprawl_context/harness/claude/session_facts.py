@@ -7,7 +7,7 @@ from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.model import Entry, SummaryLink, entry_of
+from termsprawl_context.model import Entry, SessionInfo, SummaryLink, entry_of
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.slash_commands import is_local_command_output
 from termsprawl_context.transcript.text import (
@@ -29,23 +29,9 @@ MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
 
 
-class SessionMetadata(NamedTuple):
-    """What a transcript's head and tail say, after where its file is (blank from lines alone)."""
-
-    session_id: str = ""
-    transcript_path: str = ""
-    project_path: str = ""  # the transcript's folder, relative to the projects dir
-    mtime: float = 0.0
-    size: int = 0
-    summary: str = ""
-    first_user_message: str = ""
-    summary_links: Tuple[SummaryLink, ...] = ()
-    title: str = ""
-    title_source: str = ""
-    cwd: str = ""
-    git_branch: str = ""
-    first_timestamp: str = ""
-    last_timestamp: str = ""
+# What a transcript's head and tail say: the listing's own shape, where its file is (and
+# whose) left blank for the listing to fill.
+SessionMetadata = SessionInfo
 
 
 def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
