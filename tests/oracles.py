@@ -13,9 +13,12 @@ from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context import model
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
+from termsprawl_context.harness.claude.session_facts import FIRST_USER_MESSAGE_MAX_BYTES, take_summary
 from termsprawl_context.harness.claude.session_meta import (
     TAIL_MAX_BYTES,
 )
+from termsprawl_context.transcript.text import sanitize_text, truncate_utf8
+from typing import NamedTuple, Tuple
 
 
 class _Window:
@@ -95,6 +98,33 @@ class PlainSiblings:
     def holds(self, path, uuids):
         held = self._read(path)[1]
         return any(u in held for u in uuids)
+
+
+class ExtractionResult(NamedTuple):
+    """The seed's metadata: the last local summary, the first user message, the links."""
+
+    summary: str = ""
+    first_user_message: str = ""
+    summary_links: Tuple[model.SummaryLink, ...] = ()
+
+
+def extract_metadata_from_lines(lines):
+    """The seed's ExtractMetadataFromLines, every line parsed: the first user entry's text
+    (sanitised, cut to 4096 bytes); the last ``summary`` without ``leafUuid`` (local); those
+    with one, as links. What the head scanners' summary, first message and links must equal."""
+    first_user = summary = ""
+    links = []
+    for raw in lines:
+        record = parse_object(raw)
+        if record is None:
+            continue
+        entry = model.entry_of(record)
+        if not first_user and entry.type == model.TYPE_USER:
+            text = first_content_text(entry.content)
+            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
+        elif entry.type == model.TITLE_SUMMARY:
+            summary = take_summary(entry, summary, links)
+    return ExtractionResult(summary, first_user, tuple(links))
 
 
 def first_text(record):

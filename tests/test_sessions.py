@@ -17,10 +17,8 @@ from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.titles import is_harness_title
 from termsprawl_context.harness.claude.session_facts import (
     FIRST_USER_MESSAGE_MAX_BYTES,
-    ExtractionResult,
     SessionMetadata,
     SummaryLink,
-    extract_metadata_from_lines,
 )
 from termsprawl_context.harness.claude.session_meta import (
     HEAD_MAX_BYTES,
@@ -34,7 +32,7 @@ from termsprawl_context.harness.claude.listing import session_from_path
 from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import describe_resolved, scan_sessions
-from oracles import first_text, tail_lines_oracle
+from oracles import ExtractionResult, extract_metadata_from_lines, first_text, tail_lines_oracle
 from scanner_fixtures import both_scanners  # noqa: F401 (a fixture, used by name)
 
 # The whole module runs under both scanners: the fast one and the plain one.

@@ -13,23 +13,13 @@ Both stream the whole file: a resumed conversation may carry hundreds of an olde
 session's records before its own.
 """
 
-from typing import Callable, Dict, Iterator, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+from typing import Callable, Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.model import decode_entry
 from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
-
-
-def _values(path: str, field: str) -> Iterator[str]:
-    """Each record's non-empty ``Entry`` attribute ``field``; RecordUnreadable when unreadable to the end."""
-    for line in iter_raw_lines(path):
-        record = decode_line(line.raw)
-        entry = decode_entry(record) if record is not None else None
-        value = getattr(entry, field) if entry is not None else ""
-        if value:
-            yield value
 
 
 class Evidence(NamedTuple):
@@ -39,20 +29,19 @@ class Evidence(NamedTuple):
     carries: bool  # some record's value is the one asked about
     first_foreign: Optional[str]  # the first other non-empty value seen before that, if any
 
-    @property
-    def disagrees(self) -> bool:
-        """The one belongs-to rule: only a positive disagreement counts, never an absence of evidence."""
-        return self.readable and not self.carries and self.first_foreign is not None
-
 
 def _evidence(path: str, field: str, matches: Callable[[str], bool]) -> Evidence:
-    """Scan ``path`` until a record's ``field`` ``matches``; records without a value never decide."""
+    """Scan ``path`` until a record's ``Entry`` attribute ``field`` ``matches``; records without
+    a value never decide."""
     first_foreign = None  # type: Optional[str]
     try:
-        for found in _values(path, field):
-            if matches(found):
+        for line in iter_raw_lines(path):
+            record = decode_line(line.raw)
+            entry = decode_entry(record) if record is not None else None
+            found = getattr(entry, field) if entry is not None else ""
+            if found and matches(found):
                 return Evidence(True, True, first_foreign)
-            if first_foreign is None:
+            if found and first_foreign is None:
                 first_foreign = found
     except RecordUnreadable:
         return Evidence(False, False, first_foreign)
@@ -64,9 +53,12 @@ def session_evidence(path: str, session_id: str) -> Evidence:
 
 
 def _foreign(evidence_of: Callable[[str, str], Evidence], path: str, value: str) -> Optional[str]:
-    """The first foreign value when ``path``'s records disagree with a non-empty ``value``, else None."""
+    """The first foreign value when ``path``'s records disagree with a non-empty ``value``, else
+    None: only a positive disagreement counts, never an absence of evidence."""
     evidence = evidence_of(path, value) if value else None
-    return (evidence.first_foreign or "") if evidence is not None and evidence.disagrees else None
+    if evidence is None or not evidence.readable or evidence.carries:
+        return None
+    return evidence.first_foreign
 
 
 def _check(evidence_of: Callable[[str, str], Evidence], refusal: Callable, path: str, value: str) -> None:

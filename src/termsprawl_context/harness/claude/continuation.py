@@ -99,22 +99,18 @@ class ByteSearchSiblings:
 
     def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
         key = (path, uuids)
-        if key not in self._holds:
-            self._holds[key] = self._holds_uncached(path, uuids)
-        return self._holds[key]
-
-    def _holds_uncached(self, path: str, uuids: Tuple[str, ...]) -> bool:
+        if key in self._holds:
+            return self._holds[key]
         wanted = tuple(u for u in uuids if u)
-        if not wanted:
-            scan_bytes(path, (), self._clean, self._buffer)  # still an unreadable file if the plain reader says so
-            return False
         needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
-        if needles.plain is not None and not scan_bytes(path, needles.plain, self._clean, self._buffer):
-            return False
-        origin, held = _scan(path, needles, frozenset(wanted))
-        if path not in self._origins:
-            self._origins[path] = origin
-        return bool(held)
+        # Searched even for no uuid: still an unreadable file if the plain reader says so.
+        held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
+        if held and wanted:
+            origin, found = _scan(path, needles, frozenset(wanted))
+            self._origins.setdefault(path, origin)
+            held = bool(found)
+        self._holds[key] = held and bool(wanted)
+        return self._holds[key]
 
 
 def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
@@ -180,14 +176,11 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
                 break
             end = have + got
             first = buffer.find(b"\n", have, end)
-            if first < 0:
-                run += got
-                if run >= MAX_RECORD_BYTES:
-                    raise _too_long(path, chunks + 1)
-            else:
-                if run + first - have >= MAX_RECORD_BYTES:
-                    raise _too_long(path, chunks + 1)
-                run = end - buffer.rfind(b"\n", have, end) - 1
+            # The run before this chunk's first newline, then after its last (shorter than a
+            # chunk, so within the bound: a chunk is smaller than it).
+            if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
+                raise _too_long(path, chunks + 1)
+            run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
             if not escaped and has_ascii_escape(buffer, 0, end):
                 escaped = True
             if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
@@ -196,8 +189,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
             chunks += 1  # chunks, not lines: only an error names a place, and it is rare
     finally:
         view.release()
-    if run >= MAX_RECORD_BYTES:
-        raise _too_long(path, chunks + 1)
     return found, escaped
 
 
@@ -208,45 +199,36 @@ def _too_long(path: str, chunk: int) -> RecordUnreadable:
 
 
 class _Walk:
-    """One resolution's state: the project dir's listing, the visit budget, the unreadable siblings."""
+    """One resolution's state: the project dir's transcripts, the visit budget, the unreadable siblings."""
 
     def __init__(self, project_dir: str, siblings) -> None:
-        self.project_dir = project_dir
         self.siblings = siblings
         self.visits = 0
         self.unreadable = []  # type: List[str]
-        self._names = None  # type: Optional[List[str]]
-
-    def names(self) -> List[str]:
-        if self._names is None:
-            try:
-                with os.scandir(self.project_dir) as entries:
-                    self._names = sorted(
-                        os.path.join(self.project_dir, e.name)
-                        for e in entries
-                        if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
-                    )
-            except OSError:
-                self._names = []
-                if os.path.lexists(self.project_dir):
-                    self._note(self.project_dir)
-        return self._names
-
-    def _note(self, path: str) -> None:
-        if path not in self.unreadable:
-            self.unreadable.append(path)
+        try:
+            with os.scandir(project_dir) as entries:
+                self.names = sorted(
+                    os.path.join(project_dir, e.name)
+                    for e in entries
+                    if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
+                )
+        except OSError:
+            self.names = []
+            if os.path.lexists(project_dir):
+                self.unreadable.append(project_dir)
 
     def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
         """The project dir's transcripts (name order) that may hold what ``current`` continues: another
         origin, not written after it, holding its logical parent's (or its own) uuid."""
         wanted = (current.logical_parent, current.uuid)
-        for path in self.names():
+        for path in self.names:
             try:
                 if not self.siblings.holds(path, wanted):
                     continue
                 origin = self.siblings.origin(path)
             except RecordUnreadable:
-                self._note(path)
+                if path not in self.unreadable:  # listed once, however often the walk comes by
+                    self.unreadable.append(path)
                 continue
             if origin is None or origin.uuid == current.uuid:
                 continue
@@ -279,18 +261,6 @@ class _Walk:
         return current.uuid, ContinuationMissing(path, current.logical_parent)
 
 
-def origin_record(path: str) -> Origin:
-    """The transcript's first parentless entry; the whole file is read, as the reference does (a
-    line past the bound anywhere is RecordUnreadable). UsageError, NoOriginRecord."""
-    if not path:
-        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = _scan(path, _NO_NEEDLES)[0]
-    scan_bytes(path, ())
-    if origin is None:
-        raise NoOriginRecord(path)
-    return origin
-
-
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
     """The identity of the conversation at ``path``: its origin's uuid, a continuation
     (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
@@ -301,7 +271,12 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     Raises what leaves nothing to key on: UsageError, RecordUnreadable (the transcript itself),
     NoOriginRecord, NoProjectDir (a continuation to cross, no ``project_dir``). ``siblings``:
     the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
-    origin = origin_record(path)
+    if not path:
+        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
+    origin = _scan(path, _NO_NEEDLES)[0]
+    scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
+    if origin is None:
+        raise NoOriginRecord(path)
     if not origin.logical_parent:
         return Identity(origin.uuid, None, ())
     if not project_dir:

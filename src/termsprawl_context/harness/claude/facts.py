@@ -121,12 +121,9 @@ def is_plain_name(value: str) -> bool:
     return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
 
 
-def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cwd: str = ""):
-    """Where the running session's record may be, in order: ``(<project dir>/<id>.jsonl, dir)``
-    for each directory from ``cwd`` up to the root, then every ``<config>/projects/*/<id>.jsonl``
-    sorted, with "" (no tree to check). Nothing unless the environment names a plain id. Lazy."""
-    env = os.environ if environ is None else environ
-    session_id = (env.get(SESSION_ID_ENV) or "").strip()
+def _candidates(session_id: str, environ: "Optional[Mapping[str, str]]", cwd: str):
+    """``(<project dir>/<id>.jsonl, dir)`` for each directory from ``cwd`` up to the root, then
+    every ``<config>/projects/*/<id>.jsonl`` sorted, with "" (no tree to check). Lazy."""
     if not is_plain_name(session_id):
         return
     name = session_id + TRANSCRIPT_SUFFIX
@@ -154,13 +151,11 @@ def current_session_candidates(environ: "Optional[Mapping[str, str]]" = None, cw
 
 def current_session_path(environ: "Optional[Mapping[str, str]]" = None, cwd: str = "", accept=None) -> str:
     """The running session's record (the reference's CurrentSessionPath): the first candidate
-    file ``accept(path, session id, tree)`` takes (``belongs`` adds its checks), else
-    ``$TERMSPRAWL_TRANSCRIPT`` verbatim, else ""."""
+    file (``_candidates``, when the environment names a plain id) ``accept(path, session id,
+    tree)`` takes (``belongs`` adds its checks), else ``$TERMSPRAWL_TRANSCRIPT`` verbatim, else ""."""
     env = os.environ if environ is None else environ
     session_id = (env.get(SESSION_ID_ENV) or "").strip()
-    for candidate, tree in current_session_candidates(environ, cwd):
-        if not os.path.isfile(candidate):
-            continue
-        if accept is None or accept(candidate, session_id, tree):
+    for candidate, tree in _candidates(session_id, environ, cwd):
+        if os.path.isfile(candidate) and (accept is None or accept(candidate, session_id, tree)):
             return candidate
     return env.get(TRANSCRIPT_ENV) or ""

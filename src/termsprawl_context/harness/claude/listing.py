@@ -10,17 +10,17 @@ never reads the whole store nor any file whole.
 
 import os
 import re
-import stat
-from typing import Any, Callable, FrozenSet, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context import model
 from termsprawl_context.byte_windows import ReadBuffers
 from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.errors import NotARegularFile
+from termsprawl_context.harness.base import regular_stat
 from termsprawl_context.harness.claude import HARNESS
 from termsprawl_context.harness.claude import session_meta
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
-from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink, extract_metadata_from_lines
+from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink
 from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.model import SessionInfo
@@ -50,11 +50,8 @@ def session_from_path(
     except NotARegularFile:
         return None
     except OSError:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None  # gone since it was listed
-        if not stat.S_ISREG(st.st_mode):
+        st = regular_stat(path)  # unreadable, it is listed; gone since it was listed, it is not
+        if st is None:
             return None
     else:
         with f:
@@ -63,14 +60,14 @@ def session_from_path(
                 meta = session_meta.read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
-    where = meta._replace(
+    return meta._replace(
         session_id=session_id,
         transcript_path=path,
         project_path=project_path_of(path, projects_dir),
         mtime=st.st_mtime,
         size=st.st_size,
+        harness=HARNESS.name,
     )
-    return SessionInfo(*where, harness=HARNESS.name)
 
 
 def project_path_of(path: str, projects_dir: str) -> str:
@@ -101,16 +98,13 @@ def describe_alone(
     if packed:  # else a custom or AI title, or a tail naming no message
         if index is None:
             folder = os.path.dirname(path)
-            files = folders.get(folder) if folders is not None else None
-            if files is None:
-                files = folder_files(folder)
-                if folders is not None:
-                    folders[folder] = files
-            index = index_naming(files, packed)
+            folders = {} if folders is None else folders
+            if folder not in folders:
+                folders[folder] = folder_files(folder)
+            index = index_naming(folders[folder], packed)
         title = apply_to_title(Title(meta.title, meta.title_source), packed, index)
         meta = meta._replace(title=title.text, title_source=title.source)
-    where = meta._replace(session_id=session_id, transcript_path=path, mtime=mtime, size=size)
-    return SessionInfo(*where, harness=HARNESS.name)
+    return meta._replace(session_id=session_id, transcript_path=path, mtime=mtime, size=size, harness=HARNESS.name)
 
 
 # --- one folder's summaries --------------------------------------------------------------
@@ -122,14 +116,10 @@ _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
 def head_summary_links(path: str) -> List[SummaryLink]:
-    """The seed's summary links of the head of ``path``, then its tail window's ([] unreadable)."""
+    """The summary links of the head of ``path``, then of its tail window ([] unreadable)."""
     try:
         with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            window = session_meta.read_head(f, size)
-            lines = [window.line(i) for i in range(len(window.ends))]
-            links = list(extract_metadata_from_lines(lines).summary_links)
-            return links + session_meta.tail_links_past_head(f, size, window)
+            return session_meta.summary_links(f, os.fstat(f.fileno()).st_size)
     except OSError:
         return []
 
@@ -150,7 +140,7 @@ def file_leaves(path: str, mtime: float) -> FileLeaves:
         with open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             head = session_meta.read_head(f, size)
-            tail = session_meta.read_tail_past(f, size, head)
+            tail = session_meta.read_tail_past(f, size, head)[0]
     except OSError:
         return FileLeaves(path, mtime, frozenset())
     found: List[bytes] = []
@@ -211,32 +201,32 @@ def describe_store(
     """The sessions at ``paths`` described, oldest first, and ``render`` of each ([] without one),
     made where it was described (its results ``marshal``-able), so a listing shared between
     processes (``map_items``) shares its rendering. With ``summaries``, titled (and rendered
-    again) by any listed summary naming one of its messages; without, as each file says."""
+    again) by any listed summary naming one of the uuids of its tail window; without, as each
+    file says."""
     buffers = session_meta.read_buffers()
 
     def row(path: str) -> Optional[_Row]:
+        """(the session with its links as pairs, its tail's packed uuids, its rendering, its tail's links)."""
         found: Optional[List[bytes]] = [] if summaries else None
         links: Optional[List[SummaryLink]] = [] if summaries else None
         info = session_from_path(path, projects_dir, buffers, found, links)
         if info is None:
             return None
-        plain = _plain_session(info, found[0] if found else b"")
-        tail = tuple((link.summary, link.leaf_uuid) for link in links) if links else ()
-        return (plain, None if render is None else render(info), tail)
+        plain = tuple(info._replace(summary_links=_pairs(info.summary_links)))
+        return (plain, found[0] if found else b"", None if render is None else render(info), _pairs(links or ()))
 
-    sessions = []
-    packed: List[bytes] = []  # per listed session: its tail window's uuids
-    texts: List[Any] = []  # per listed session: what render made of it
-    tail_links: List[Tuple[Tuple[str, str], ...]] = []  # per listed session: its tail's summary links
-    for item in map_items(row, paths) if map_items is not None else map(row, paths):
-        if item is not None:
-            info, uuids = _session_of_plain(item[0])
-            sessions.append(info)
-            packed.append(uuids)
-            texts.append(item[1])
-            tail_links.append(item[2])
-    if summaries:
-        titled = apply_summary_index(sessions, packed, tail_links)
+    mapped = map_items(row, paths) if map_items is not None else map(row, paths)
+    rows = [item for item in mapped if item is not None]
+    sessions = [_session_of_plain(item[0]) for item in rows]
+    texts = [item[2] for item in rows]
+    index = index_sessions(sessions, [item[3] for item in rows]) if summaries else SummaryIndex()
+    if len(index):
+        titled = list(sessions)
+        for number, item in enumerate(rows):
+            info = sessions[number]
+            title = apply_to_title(Title(info.title, info.title_source), item[1], index)
+            if title.source != info.title_source:
+                titled[number] = info._replace(title=title.text, title_source=title.source)
         if render is not None:
             texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
         sessions = titled
@@ -244,33 +234,13 @@ def describe_store(
     return [sessions[number] for number in order], [texts[number] for number in order] if render is not None else []
 
 
-def _plain_session(info: SessionInfo, uuids: bytes) -> _Row:
-    links = tuple((link.summary, link.leaf_uuid) for link in info.summary_links)
-    return tuple(info._replace(summary_links=links)) + (uuids,)  # type: ignore[arg-type]
+def _pairs(links: Iterable[SummaryLink]) -> Tuple[Tuple[str, str], ...]:
+    return tuple((link.summary, link.leaf_uuid) for link in links)
 
 
-def _session_of_plain(plain: _Row) -> Tuple[SessionInfo, bytes]:
-    """``_plain_session`` undone: (the session, its tail window's packed uuids)."""
-    info = SessionInfo(*plain[:-1])
+def _session_of_plain(plain: _Row) -> SessionInfo:
+    """A row's session, its links ``SummaryLink`` again."""
+    info = SessionInfo(*plain)
     if not info.summary_links:  # most heads hold none: no second tuple to build
-        return info, plain[-1]
-    links = tuple(SummaryLink(text, leaf) for text, leaf in info.summary_links)
-    return info._replace(summary_links=links), plain[-1]
-
-
-def apply_summary_index(
-    sessions: List[SessionInfo], packed: List[bytes], tail_links: Optional[List[Tuple[Tuple[str, str], ...]]] = None
-) -> List[SessionInfo]:
-    """``sessions`` retitled by a summary naming one of their ``packed`` tail uuids."""
-    index = index_sessions(sessions, tail_links)
-    if not len(index):
-        return sessions
-    titled = list(sessions)
-    for number, uuids in enumerate(packed):
-        if not uuids:
-            continue  # titled by a custom or AI title, or a tail naming no message
-        info = titled[number]
-        title = apply_to_title(Title(info.title, info.title_source), uuids, index)
-        if title.source != info.title_source:
-            titled[number] = info._replace(title=title.text, title_source=title.source)
-    return titled
+        return info
+    return info._replace(summary_links=tuple(SummaryLink(text, leaf) for text, leaf in info.summary_links))

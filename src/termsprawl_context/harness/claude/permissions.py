@@ -24,12 +24,9 @@ SKILL_DIR_VARIABLE = "${CLAUDE_SKILL_DIR}"
 BASH_TOOL = "Bash"
 
 
-def bash_rule(command: str) -> str:
-    return "%s(%s)" % (BASH_TOOL, command)
-
-
 def read_rules(command: str, options) -> list:
-    return [bash_rule(command)] + [bash_rule("%s %s *" % (command, option)) for option in options]
+    shapes = [command] + ["%s %s *" % (command, option) for option in options]
+    return ["%s(%s)" % (BASH_TOOL, shape) for shape in shapes]
 
 
 def skill_rule(name: str) -> str:

@@ -49,11 +49,8 @@ def relocate_record(projects: str, path: str, source: Optional[str] = None) -> s
         # A fresh session's record does not exist yet: looking elsewhere for it could
         # only find another project's file of the same name.
         return path
-    try:
-        os.stat(path)
+    if os.path.exists(path):
         return path
-    except (OSError, ValueError):
-        pass
     clean = os.path.normpath(os.path.abspath(path))
     split = _split_under_projects(projects, clean)
     if split is None:

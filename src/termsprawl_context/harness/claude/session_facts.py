@@ -1,13 +1,13 @@
-"""The plain rules over a transcript's lines: first user message and prompt, summaries and
-their links, titles naming this session, head and tail facts combined into its metadata
-(titled by ``transcript.titles``). ``session_scan``'s fast scanners must return exactly this.
+"""The rules over a transcript's entries: first user message and prompt, summaries and their
+links, titles naming this session, head and tail facts combined into its metadata (titled by
+``transcript.titles``). ``session_scan``'s scanners, plain and fast, apply them.
 """
 
 from typing import Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import model
 from termsprawl_context.jsonl import parse_object
-from termsprawl_context.model import Entry, SummaryLink, entry_of
+from termsprawl_context.model import Entry, SessionInfo, SummaryLink, entry_of
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.slash_commands import is_local_command_output
 from termsprawl_context.transcript.text import (
@@ -29,60 +29,15 @@ MAX_METADATA_FIELD_SIZE = 8 * 1024
 FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
 
 
-class ExtractionResult(NamedTuple):
-    """The seed's metadata: the last local summary, the first user message, the links."""
-
-    summary: str = ""
-    first_user_message: str = ""
-    summary_links: Tuple[SummaryLink, ...] = ()
-
-
-class SessionMetadata(NamedTuple):
-    """What a transcript's head and tail say, after where its file is (blank from lines alone)."""
-
-    session_id: str = ""
-    transcript_path: str = ""
-    project_path: str = ""  # the transcript's folder, relative to the projects dir
-    mtime: float = 0.0
-    size: int = 0
-    summary: str = ""
-    first_user_message: str = ""
-    summary_links: Tuple[SummaryLink, ...] = ()
-    title: str = ""
-    title_source: str = ""
-    cwd: str = ""
-    git_branch: str = ""
-    first_timestamp: str = ""
-    last_timestamp: str = ""
-
-
-def extract_metadata_from_lines(lines: Iterable[Union[bytes, str]]) -> ExtractionResult:
-    """The seed's ExtractMetadataFromLines: the first user entry's text (sanitised, cut to 4096
-    bytes); the last ``summary`` without ``leafUuid`` (local); those with one, as links."""
-    first_user = ""
-    summary = ""
-    links: List[SummaryLink] = []
-    for raw in lines:
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        kind = entry.type
-        if not first_user and kind == model.TYPE_USER:
-            first_user = _first_user_message(entry)
-        elif kind == model.TITLE_SUMMARY:
-            summary = take_summary(entry, summary, links)
-    return ExtractionResult(summary, first_user, tuple(links))
+# What a transcript's head and tail say: the listing's own shape, where its file is (and
+# whose) left blank for the listing to fill.
+SessionMetadata = SessionInfo
 
 
 def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
     """The lenient entry of one line (metadata fails open), or None for junk."""
     record = parse_object(raw)
     return entry_of(record) if record is not None else None
-
-
-def _first_user_message(entry: Entry) -> str:
-    text = first_content_text(entry.content)
-    return truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES) if text else ""
 
 
 def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
@@ -97,21 +52,18 @@ def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
     return sanitize_text(text)
 
 
+_TITLE_KEYS = {TITLE_CUSTOM: model.FIELD_CUSTOM_TITLE, TITLE_AI: model.FIELD_AI_TITLE}
+
+
 def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
     """(kind, title) of a custom or AI title entry naming this session: one naming another is
     that session's, even in this file (anthropics/claude-code#27202)."""
-    kind = entry.type
-    if kind == TITLE_CUSTOM:
-        key = model.FIELD_CUSTOM_TITLE
-    elif kind == TITLE_AI:
-        key = model.FIELD_AI_TITLE
-    else:
-        return "", ""
+    key = _TITLE_KEYS.get(entry.type)
     owner = entry.session_id
-    if session_id and owner and owner != session_id:
+    if key is None or (session_id and owner and owner != session_id):
         return "", ""
     title = clean_title_record_text(model.as_str(entry.record.get(key)))
-    return (kind, title) if title else ("", "")
+    return (entry.type, title) if title else ("", "")
 
 
 class HeadFacts(NamedTuple):
@@ -135,51 +87,31 @@ class TailFacts(NamedTuple):
     summary_links: Tuple[SummaryLink, ...] = ()
 
 
-class UserFacts:
-    """The first user message and the first prompt, fed user entries in file order."""
-
-    def __init__(self) -> None:
-        self.first_user = ""
-        self.prompt = ""
-        self.command = ""
-        self.previous: Optional[Entry] = None  # the user entry fed before, which may be a local command
-
-    def done(self) -> bool:
-        return bool(self.first_user and self.prompt)
-
-    def feed(self, entry: Entry) -> None:
-        if entry.type != model.TYPE_USER or self.done():
-            return
-        if not self.first_user:
-            self.first_user = _first_user_message(entry)
-        previous = self.previous
-        if not self.prompt and not (
+def user_facts(entries: Iterable[Entry]) -> Tuple[str, str, str]:
+    """The first user message, the first prompt and the first slash command run before any
+    prompt, from entries in file order; read no further once message and prompt are known."""
+    first_user = prompt = command = ""
+    previous: Optional[Entry] = None  # the user entry before, which may be a local command
+    for entry in entries:
+        if entry.type != model.TYPE_USER:
+            continue
+        text = "" if first_user else first_content_text(entry.content)
+        if text:
+            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
+        if not prompt and not (
             previous is not None
             and entry.parent_uuid
             and entry.parent_uuid == previous.uuid
             and is_local_command_output(entry, previous)
         ):
             # The record model decides what the person typed, block by block.
-            self.prompt = typed_prompt(entry)
-            if not self.prompt and not self.command:
-                self.command = typed_command(entry)
-        self.previous = entry
-
-
-def scan_tail(lines_last_first: Iterable[bytes], session_id: str = "") -> TailFacts:
-    """The plain rule: every tail line parsed, last first, for the latest custom and AI title
-    and timestamp (the fast scanner's answer, and its fallback under an ASCII escape)."""
-    last_ts = ""
-    titles: dict = {}  # title kind -> the latest one
-    for raw in lines_last_first:
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        if not last_ts:
-            last_ts = entry.timestamp
-        kind, title = title_of(entry, session_id)
-        titles.setdefault(kind, title)
-    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts)
+            prompt = typed_prompt(entry)
+            if not prompt and not command:
+                command = typed_command(entry)
+        if first_user and prompt:
+            break
+        previous = entry
+    return first_user, prompt, command
 
 
 def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
@@ -203,13 +135,3 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
         first_timestamp=head.first_timestamp,
         last_timestamp=tail.last_timestamp,
     )
-
-
-def tail_summary_links_plain(lines_last_first: Iterable[bytes]) -> List[SummaryLink]:
-    """The plain rule: the summary links of every tail line, parsed, in file order."""
-    links: List[SummaryLink] = []
-    for raw in reversed(list(lines_last_first)):
-        entry = entry_of_line(raw)
-        if entry is not None and entry.type == model.TITLE_SUMMARY:
-            take_summary(entry, "", links)
-    return links

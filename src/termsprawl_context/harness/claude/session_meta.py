@@ -6,7 +6,7 @@ what a 400 KB one does; the fast scanners parse only lines holding a fact's toke
 """
 
 import os
-from typing import BinaryIO, List, Optional
+from typing import BinaryIO, List, Optional, Tuple
 
 from termsprawl_context import byte_windows as windows
 from termsprawl_context.byte_windows import HeadWindow, TailWindow, iter_lines_within
@@ -44,23 +44,23 @@ def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> Tai
     return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
 
 
-def past_head(window: HeadWindow, tail_window: TailWindow, size: int) -> int:
-    """Where in ``tail_window.data`` the lines after the head's begin (maybe outside it)."""
+def read_tail_past(
+    f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None
+) -> Tuple[TailWindow, int]:
+    """The tail window of ``f`` whose head is ``window``, and where in its data the lines after
+    the head begin (maybe outside it)."""
     head_end = window.ends[-1] + 1 if window.ends else 0
-    if window.whole_file:
-        return head_end  # the tail is a slice of the head's own buffer
-    return head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that file offset
+    if window.whole_file:  # the tail is a slice of the head's own buffer
+        return windows.tail_of_head(window, TAIL_MAX_BYTES), head_end
+    return read_tail(f, size, buffer), head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that offset
 
 
-def read_tail_past(f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None) -> TailWindow:
-    """The tail window of ``f`` whose head is ``window`` (a slice of it when it holds the file)."""
-    return windows.tail_of_head(window, TAIL_MAX_BYTES) if window.whole_file else read_tail(f, size, buffer)
-
-
-def tail_links_past_head(f: BinaryIO, size: int, window: HeadWindow) -> List[SummaryLink]:
-    """The summary links of ``f``'s tail window past its head ``window``."""
-    tail = read_tail_past(f, size, window)
-    return list(session_scan.scanner.tail(tail, "", past_head(window, tail, size), None).summary_links)
+def summary_links(f: BinaryIO, size: int) -> List[SummaryLink]:
+    """The summary links of ``f``'s head, then of its tail window's lines past the head."""
+    window = read_head(f, size)
+    tail, begin = read_tail_past(f, size, window)
+    scanner = session_scan.scanner
+    return list(scanner.head(window, "").summary_links + scanner.tail(tail, "", begin, None).summary_links)
 
 
 def read_session_metadata(
@@ -76,8 +76,8 @@ def read_session_metadata(
     uuids (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, the
     tail's summary links past the head (naming this session or another)."""
     window = read_head(f, size, buffers.head if buffers else None)
-    tail_window = read_tail_past(f, size, window, buffers.tail if buffers else None)
-    begin = past_head(window, tail_window, size) if tail_links_out is not None else None
+    tail_window, past_head = read_tail_past(f, size, window, buffers.tail if buffers else None)
+    begin = past_head if tail_links_out is not None else None
     scanner = session_scan.scanner  # the fast scanners, or the plain ones they must equal
     escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers
     tail = scanner.tail(tail_window, session_id, begin, escaped)
@@ -87,7 +87,8 @@ def read_session_metadata(
     if not window.whole_file and not tail.last_timestamp:
         # The tail window held no whole dated line (one giant last line): the head's
         # last dated line is the latest we know of.
-        tail = tail._replace(last_timestamp=_last_timestamp(window))
+        entries = map(entry_of_line, reversed(window.lines()))
+        tail = tail._replace(last_timestamp=next((e.timestamp for e in entries if e is not None and e.timestamp), ""))
     meta = combine(head, tail)
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
@@ -109,14 +110,6 @@ def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
     else:
         lines = iter_lines_within(f, leftover, window.length, HEAD_MAX_BYTES)
     return first_typed_prompt(parse_object(raw) for raw in lines)
-
-
-def _last_timestamp(window: HeadWindow) -> str:
-    for index in range(len(window.ends) - 1, -1, -1):
-        entry = entry_of_line(window.line(index))
-        if entry is not None and entry.timestamp:
-            return entry.timestamp
-    return ""
 
 
 def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> SessionMetadata:

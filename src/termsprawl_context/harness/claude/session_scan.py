@@ -24,10 +24,8 @@ from termsprawl_context.harness.claude.session_facts import (
     TailFacts,
     take_summary,
     title_of,
-    UserFacts,
+    user_facts,
     entry_of_line,
-    scan_tail,
-    tail_summary_links_plain,
 )
 from termsprawl_context.model import Entry
 from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
@@ -44,48 +42,83 @@ class Scanner(NamedTuple):
     tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
 
 
+# --- the rules over the entries a scanner picks (the plain ones pick every one) --------
+
+
+def _head_facts(
+    session_id: str,
+    users_from: Iterable[Entry],
+    kinds_from: Iterable[Entry],
+    cwds_from: Iterable[Entry],
+    times_from: Iterable[Entry],
+) -> HeadFacts:
+    """The head's facts, each from the entries (file order) that may hold it; each read stops
+    once its fact is known, so a lazy pick parses no further."""
+    first_user, prompt, command = user_facts(users_from)
+    summary = ""
+    titles: Dict[str, str] = {}  # title kind -> the last one
+    links: List[SummaryLink] = []
+    for entry in kinds_from:
+        if entry.type == cc.TITLE_SUMMARY:
+            summary = take_summary(entry, summary, links)
+        else:
+            kind, title = title_of(entry, session_id)
+            titles[kind] = title
+    cwd = branch = ""
+    for entry in cwds_from:
+        if entry.cwd:
+            cwd, branch = entry.cwd, entry.git_branch  # the branch the session started on
+            break
+    first_ts = next((entry.timestamp for entry in times_from if entry.timestamp), "")
+    custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
+    return HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
+
+
+def _tail_facts(
+    session_id: str, kinds_last_first: Iterable[Entry], times_last_first: Iterable[Entry], summaries: Iterable[Entry]
+) -> TailFacts:
+    """The tail's latest custom and AI title and timestamp, each from the entries (last first)
+    that may hold it, and the summary links of ``summaries`` (file order)."""
+    titles: Dict[str, str] = {}  # title kind -> the latest one
+    for entry in kinds_last_first:
+        kind, title = title_of(entry, session_id)
+        titles.setdefault(kind, title)
+        if TITLE_CUSTOM in titles and TITLE_AI in titles:
+            break
+    last_ts = next((entry.timestamp for entry in times_last_first if entry.timestamp), "")
+    links: List[SummaryLink] = []
+    for entry in summaries:
+        if entry.type == cc.TITLE_SUMMARY:
+            take_summary(entry, "", links)
+    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
+
+
 # --- the plain scanners: every whole line parsed ---------------------------------------
 
 
+def _parsed(lines: Iterable[bytes]) -> List[Entry]:
+    return [entry for entry in map(entry_of_line, lines) if entry is not None]
+
+
 def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
-    """The head's facts, every line parsed in file order."""
-    users = UserFacts()
-    summary = cwd = branch = first_ts = ""
-    titles: Dict[str, str] = {}  # title kind -> the last one
-    links: List[SummaryLink] = []
-    for raw in window.lines():
-        entry = entry_of_line(raw)
-        if entry is None:
-            continue
-        users.feed(entry)
-        if entry.type == cc.TITLE_SUMMARY:
-            summary = take_summary(entry, summary, links)
-        kind, title = title_of(entry, session_id)
-        titles[kind] = title
-        if not cwd:
-            cwd = entry.cwd
-            if cwd:
-                branch = entry.git_branch  # the branch the session started on
-        if not first_ts:
-            first_ts = entry.timestamp
-    custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
-    return HeadFacts(
-        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
-    )
+    entries = _parsed(window.lines())
+    return _head_facts(session_id, entries, entries, entries, entries)
 
 
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """``scan_tail`` over the whole lines, plus the summary links from ``summaries_from`` on."""
-    facts = scan_tail(window.lines_last_first(), session_id)
-    if summaries_from is None or summaries_from >= window.stop():
-        return facts
-    # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
-    # before it, often past the head.
-    if summaries_from > window.first_whole_line():
-        window = window._replace(start=min(summaries_from, window.stop()), cut=False)
-    return facts._replace(summary_links=tuple(tail_summary_links_plain(window.lines_last_first())))
+    """The tail's facts from all its whole lines, and the summary links of those from
+    ``summaries_from`` on."""
+    entries = _parsed(window.lines_last_first())
+    summaries: List[Entry] = []
+    if summaries_from is not None and summaries_from < window.stop():
+        # Claude Code 2.0.x appends a summary of the conversation so far, naming the record
+        # before it, often past the head.
+        if summaries_from > window.first_whole_line():
+            window = window._replace(start=summaries_from, cut=False)
+        summaries = _parsed(window.lines_last_first())[::-1]
+    return _tail_facts(session_id, entries, entries, summaries)
 
 
 def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
@@ -112,27 +145,18 @@ TOKEN_TIMESTAMP = b'"timestamp"'
 # measured 3-5x slower than the separate searches it would replace (bench_sessions.py,
 # one-pass row).
 _TYPE_KEY = cc.FIELD_TYPE.encode("ascii")
-
-
-def _kind_re(kinds: Tuple[str, ...]) -> "re.Pattern[bytes]":
-    """A line's "type" key naming one of ``kinds``, found from its "ype" (above)."""
-    return re.compile(
-        re.escape(_TYPE_KEY[1:] + b'"')
-        + b'(?<="'
-        + re.escape(_TYPE_KEY)
-        + b'")'
-        + rb'\s*:\s*"(?:'
-        + b"|".join(re.escape(kind.encode("ascii")) for kind in kinds)
-        + b')"'
-    )
-
-
-_KIND_RE = _kind_re((cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
+_KIND_RE = re.compile(
+    re.escape(_TYPE_KEY[1:] + b'"')
+    + b'(?<="'
+    + re.escape(_TYPE_KEY)
+    + b'")'
+    + rb'\s*:\s*"(?:'
+    + b"|".join(re.escape(kind.encode("ascii")) for kind in (cc.TITLE_SUMMARY, TITLE_CUSTOM, TITLE_AI))
+    + b')"'
+)
+_TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
 _ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, escapes that spell ASCII
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
-
-
-_UNPARSED = object()  # a line not parsed yet (None is a line that is no entry)
 
 
 class HeadIndex:
@@ -143,84 +167,50 @@ class HeadIndex:
         self.limit = window.ends[-1] if window.ends else 0
         self.parsed: Dict[int, Optional[Entry]] = {}
         # The head's one census of ASCII-spelling escapes: the lines holding one.
-        self.escaped = sorted({self.line_of(m.start()) for m in _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)})
+        found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
+        self.escaped = sorted({bisect.bisect_left(window.ends, m.start()) for m in found})
 
-    def line_of(self, pos: int) -> int:
-        return bisect.bisect_left(self.window.ends, pos)
+    def _find(self, token: _Token, at: int) -> int:
+        if isinstance(token, bytes):
+            return self.window.data.find(token, at, self.limit)
+        match = token.search(self.window.data, at, self.limit)
+        return -1 if match is None else match.start()
 
     def _token_lines(self, token: _Token) -> Iterator[int]:
-        data, ends, limit = self.window.data, self.window.ends, self.limit
-        if isinstance(token, bytes):
-            find = data.find
-            pos = find(token, 0, limit)
-            while pos >= 0:
-                index = bisect.bisect_left(ends, pos)
-                yield index
-                pos = find(token, ends[index] + 1, limit)
-            return
-        search = token.search
-        match = search(data, 0, limit)
-        while match is not None:
-            index = bisect.bisect_left(ends, match.start())
+        pos = self._find(token, 0)
+        while pos >= 0:
+            index = bisect.bisect_left(self.window.ends, pos)
             yield index
-            match = search(data, ends[index] + 1, limit)
+            pos = self._find(token, self.window.ends[index] + 1)
 
     def entries(self, token: _Token) -> Iterator[Entry]:
         """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
         indexes: Iterable[int] = self._token_lines(token)
         if self.escaped:
             indexes = sorted(set(indexes) | set(self.escaped))
-        parsed = self.parsed
+        parsed = self.parsed  # each line parsed once, whichever token finds it first
         for index in indexes:
-            entry = parsed.get(index, _UNPARSED)
-            if entry is _UNPARSED:
-                entry = parsed[index] = entry_of_line(self.window.line(index))
+            if index not in parsed:
+                parsed[index] = entry_of_line(self.window.line(index))
+            entry = parsed[index]
             if entry is not None:
-                yield entry  # type: ignore[misc]
+                yield entry
 
 
 def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
     index = HeadIndex(window)
-    if not index.window.ends:
-        return HeadFacts()
-    users = UserFacts()
-    for entry in index.entries(_TOKEN_USER):
-        users.feed(entry)
-        if users.done():
-            break
-    summary = ""
-    titles: Dict[str, str] = {}  # title kind -> the last one
-    links: List[SummaryLink] = []
-    for entry in index.entries(_KIND_RE):
-        if entry.type == cc.TITLE_SUMMARY:
-            summary = take_summary(entry, summary, links)
-        else:
-            kind, title = title_of(entry, session_id)
-            titles[kind] = title
-    cwd = branch = ""
-    for entry in index.entries(_TOKEN_CWD):
-        cwd = entry.cwd
-        if cwd:
-            branch = entry.git_branch
-            break
-    first_ts = ""
-    for entry in index.entries(TOKEN_TIMESTAMP):
-        first_ts = entry.timestamp
-        if first_ts:
-            break
-    custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
-    return HeadFacts(
-        summary, users.first_user, tuple(links), users.prompt, custom, ai, cwd, branch, first_ts, users.command
-    )
+    tokens = (_TOKEN_USER, _KIND_RE, _TOKEN_CWD, TOKEN_TIMESTAMP)
+    return _head_facts(session_id, *(index.entries(token) for token in tokens))
 
 
-def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, Optional[Entry]]:
-    """(start, parsed entry) of the line of ``data[first:end]`` holding offset ``hit``."""
+def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, int, Optional[Entry]]:
+    """(start, end, parsed entry) of the line of ``data[first:end]`` holding offset ``hit``."""
     newline = data.rfind(b"\n", first, hit)
     start = first if newline < 0 else newline + 1
     stop = data.find(b"\n", hit, end)
-    return start, entry_of_line(bytes(data[start : stop if stop >= 0 else end]))
+    stop = stop if stop >= 0 else end
+    return start, stop, entry_of_line(bytes(data[start:stop]))
 
 
 def _census(window: TailWindow) -> Optional[bool]:
@@ -233,49 +223,39 @@ def _fast_tail(
     """``_plain_tail``'s answer, parsing only the latest lines whose bytes hold a title or
     timestamp token; a window with an ASCII-spelling escape (never written by the harness)
     goes the plain way. The same search gives ``summaries_from``'s links, no second pass."""
-    data, first, end = window.data, window.first_whole_line(), window.stop()
-    if _has_ascii_escape(data, first, end) if escaped is None else escaped:
+    if _census(window) if escaped is None else escaped:
         return _plain_tail(window, session_id, summaries_from)
-    # One search finds the title and summary lines (their "type" key naming the kind).
-    hits = list(_KIND_RE.finditer(data, first, end))
-    titles: Dict[str, str] = {}  # title kind -> the latest one
-    floor = end
-    for match in reversed(hits):
-        hit = match.start()
-        if hit >= floor or data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
-            continue  # on a line already read, or a summary
-        floor, entry = _line_entry(data, hit, first, end)
-        if entry is None:
-            continue
-        kind, title = title_of(entry, session_id)
-        titles.setdefault(kind, title)
-        if TITLE_CUSTOM in titles and TITLE_AI in titles:
-            break
-    last_ts = ""
-    while not last_ts:
-        hit = data.rfind(TOKEN_TIMESTAMP, first, end)
-        if hit < 0:
-            break
-        end, entry = _line_entry(data, hit, first, end)
-        if entry is not None:
-            last_ts = entry.timestamp
-    links: List[SummaryLink] = []
-    if summaries_from is not None:
+    data, first, end = window.data, window.first_whole_line(), window.stop()
+    hits = list(_KIND_RE.finditer(data, first, end))  # the title and summary lines
+    begin = end if summaries_from is None else summaries_from  # no hit is past the end
+
+    def titles() -> Iterator[Entry]:
+        floor = end
+        for match in reversed(hits):
+            if match.start() < floor and not data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+                floor, _, entry = _line_entry(data, match.start(), first, end)  # a line is read once
+                if entry is not None:
+                    yield entry
+
+    def stamps() -> Iterator[Entry]:
+        floor = end
+        hit = data.rfind(TOKEN_TIMESTAMP, first, floor)
+        while hit >= 0:
+            floor, _, entry = _line_entry(data, hit, first, floor)
+            if entry is not None:
+                yield entry
+            hit = data.rfind(TOKEN_TIMESTAMP, first, floor)
+
+    def summaries() -> Iterator[Entry]:
         line_end = -1
         for match in hits:
             hit = match.start()
-            if hit < summaries_from or hit <= line_end or not data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
-                continue
-            _, entry = _line_entry(data, hit, first, window.stop())
-            line_end = data.find(b"\n", hit, window.stop())
-            if line_end < 0:
-                line_end = window.stop()
-            if entry is not None and entry.type == cc.TITLE_SUMMARY:
-                take_summary(entry, "", links)
-    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
+            if hit >= begin and hit > line_end and data.endswith(_TOKEN_SUMMARY_KIND, 0, match.end()):
+                _, line_end, entry = _line_entry(data, hit, first, end)
+                if entry is not None:
+                    yield entry
 
-
-_TOKEN_SUMMARY_KIND = b'"' + cc.TITLE_SUMMARY.encode("ascii") + b'"'
+    return _tail_facts(session_id, titles(), stamps(), summaries())
 
 
 def _fast_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:

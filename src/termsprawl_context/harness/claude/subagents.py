@@ -151,31 +151,29 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
     return decoded
 
 
+# Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
 _META_FIELDS = {
-    cc.META_AGENT_TYPE.casefold(): "agent_type",
-    cc.META_DESCRIPTION.casefold(): "description",
-    cc.META_TOOL_USE_ID.casefold(): "tool_use_id",
-    cc.META_SPAWN_DEPTH.casefold(): "spawn_depth",
+    cc.META_AGENT_TYPE.casefold(): ("agent_type", str),
+    cc.META_DESCRIPTION.casefold(): ("description", str),
+    cc.META_TOOL_USE_ID.casefold(): ("tool_use_id", str),
+    cc.META_SPAWN_DEPTH.casefold(): ("spawn_depth", int),
 }
 
 
 def _decode_meta(value: object):
-    """An AgentMeta, or the reason the value would not decode (as Go's decoder does:
-    keys case-insensitive, null is the zero value, a wrong type is an error)."""
+    """An AgentMeta, or the reason the value would not decode (as Go's decoder does: null is
+    the zero value, a wrong type is an error)."""
     if value is None:
         value = {}
     if not isinstance(value, dict):
         return "the meta file is not a JSON object"
     fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
     for key, item in value.items():
-        field = _META_FIELDS.get(key.casefold())
-        if field is None or item is None:
+        field, kind = _META_FIELDS.get(key.casefold(), ("", None))
+        if kind is None or item is None:
             continue
-        if field == "spawn_depth":
-            if isinstance(item, bool) or not isinstance(item, int):
-                return "%s is not an integer" % key
-        elif not isinstance(item, str):
-            return "%s is not a string" % key
+        if isinstance(item, bool) or not isinstance(item, kind):
+            return "%s is not %s" % (key, "an integer" if kind is int else "a string")
         fields[field] = item
     return AgentMeta(**fields)  # type: ignore[arg-type]
 

@@ -19,7 +19,7 @@ later line was written later and the mtime bounds when its lines were written.
 """
 
 import re
-from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context import model as cc
@@ -79,9 +79,7 @@ class SummaryIndex:
         if self._encoded is None:
             self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
         known = self._encoded
-        if not packed:
-            return []
-        uuids = packed.split(b"\n")
+        uuids = packed.split(b"\n")  # b"" is [b""], and no leaf is empty
         if known.keys().isdisjoint(uuids):  # the common case, decided in C
             return []
         return [known[raw] for raw in uuids if raw in known]
@@ -98,18 +96,16 @@ class SummaryIndex:
 
 
 def index_sessions(
-    sessions: Iterable[object], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None
+    sessions: Iterable[Any], tail_links: Optional[Iterable[Iterable[Tuple[str, str]]]] = None
 ) -> SummaryIndex:
     """The index of each ``SessionInfo``-like session's head summary links, then its tail
     window's (``tail_links``, one per session, same order; a line in both counts twice)."""
     index = SummaryIndex()
-    tails = iter(tail_links) if tail_links is not None else None
+    tails = iter(tail_links if tail_links is not None else ())
     for info in sessions:
-        links = list(getattr(info, "summary_links"))
-        if tails is not None:
-            links.extend(next(tails, ()))
+        links = list(info.summary_links) + list(next(tails, ()))
         if links:
-            index.add_file(getattr(info, "transcript_path"), getattr(info, "mtime"), links)
+            index.add_file(info.transcript_path, info.mtime, links)
     return index
 
 
@@ -148,12 +144,11 @@ def _walk_uuids(value: object, found: List[bytes]) -> None:
         for key, item in value.items():
             if key == cc.FIELD_UUID and isinstance(item, str):
                 found.append(_encoded(item))
-            elif isinstance(item, (dict, list)):
+            else:
                 _walk_uuids(item, found)
     elif isinstance(value, list):
         for item in value:
-            if isinstance(item, (dict, list)):
-                _walk_uuids(item, found)
+            _walk_uuids(item, found)
 
 
 def own_uuids_plain(lines: Iterable[Buffer]) -> List[bytes]:
@@ -187,6 +182,4 @@ def pack(uuids: Iterable[bytes]) -> bytes:
 
 def linked_title(index: SummaryIndex, packed: bytes) -> str:
     """The last-written summary naming one of the ``packed`` uuids, or ""."""
-    if not packed or not len(index):
-        return ""
     return index.title_for(index.named_in(packed))
