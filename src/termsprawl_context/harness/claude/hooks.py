@@ -15,10 +15,8 @@ SOURCE_CLEAR = "clear"  # /clear: a new session id and transcript in the same pr
 # the model's context before the first prompt) and `sessionTitle` (sets the session's
 # title, as /rename does; honoured from SessionStart since about v2.1.152, and Claude
 # Code then writes a custom-title record into the transcript).
-HOOK_OUTPUT_SYSTEM_MESSAGE = "systemMessage"  # shown to the user
 HOOK_OUTPUT_SPECIFIC = "hookSpecificOutput"
 HOOK_OUTPUT_EVENT_NAME = "hookEventName"  # required inside hookSpecificOutput
-HOOK_OUTPUT_ADDITIONAL_CONTEXT = "additionalContext"  # added to the model's context
 HOOK_OUTPUT_SESSION_TITLE = "sessionTitle"  # the session's title
 # The common fields every event accepts, and SessionStart's specific ones, with their
 # JSON types: what a test checks hook output against.
@@ -26,11 +24,11 @@ HOOK_OUTPUT_COMMON_FIELDS = {
     "continue": bool,
     "stopReason": str,
     "suppressOutput": bool,
-    HOOK_OUTPUT_SYSTEM_MESSAGE: str,
+    "systemMessage": str,
     HOOK_OUTPUT_SPECIFIC: dict,
 }
 SESSION_START_SPECIFIC_FIELDS = {
     HOOK_OUTPUT_EVENT_NAME: str,
-    HOOK_OUTPUT_ADDITIONAL_CONTEXT: str,
+    "additionalContext": str,
     HOOK_OUTPUT_SESSION_TITLE: str,
 }

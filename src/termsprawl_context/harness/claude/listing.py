@@ -18,7 +18,7 @@ from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.errors import NotARegularFile
 from termsprawl_context.harness.base import regular_stat
 from termsprawl_context.harness.claude import HARNESS
-from termsprawl_context.harness.claude import session_meta
+from termsprawl_context.harness.claude import session_meta, session_scan
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
 from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink
 from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
@@ -116,12 +116,16 @@ _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
 def head_summary_links(path: str) -> List[SummaryLink]:
-    """The summary links of the head of ``path``, then of its tail window ([] unreadable)."""
+    """The summary links of the head of ``path``, then of its tail window's lines past the head ([] unreadable)."""
+    scanner = session_scan.scanner
     try:
         with open_regular(path) as f:
-            return session_meta.summary_links(f, os.fstat(f.fileno()).st_size)
+            size = os.fstat(f.fileno()).st_size
+            head = session_meta.read_head(f, size)
+            tail, begin = session_meta.read_tail_past(f, size, head)
     except OSError:
         return []
+    return list(scanner.head(head, "").summary_links + scanner.tail(tail, "", begin, None).summary_links)
 
 
 class FileLeaves(NamedTuple):

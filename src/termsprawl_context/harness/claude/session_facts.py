@@ -24,9 +24,8 @@ from termsprawl_context.transcript.titles import (
 )
 
 
-# The backend limit the seed truncates against; first user messages get half of it.
-MAX_METADATA_FIELD_SIZE = 8 * 1024
-FIRST_USER_MESSAGE_MAX_BYTES = MAX_METADATA_FIELD_SIZE // 2
+# Half the backend's 8 KiB metadata field limit, which the seed truncates against.
+FIRST_USER_MESSAGE_MAX_BYTES = 8 * 1024 // 2
 
 
 # What a transcript's head and tail say: the listing's own shape, where its file is (and

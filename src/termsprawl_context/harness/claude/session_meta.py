@@ -55,14 +55,6 @@ def read_tail_past(
     return read_tail(f, size, buffer), head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that offset
 
 
-def summary_links(f: BinaryIO, size: int) -> List[SummaryLink]:
-    """The summary links of ``f``'s head, then of its tail window's lines past the head."""
-    window = read_head(f, size)
-    tail, begin = read_tail_past(f, size, window)
-    scanner = session_scan.scanner
-    return list(scanner.head(window, "").summary_links + scanner.tail(tail, "", begin, None).summary_links)
-
-
 def read_session_metadata(
     f: BinaryIO,
     size: int,

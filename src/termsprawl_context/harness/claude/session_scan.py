@@ -121,13 +121,14 @@ def _plain_tail(
     return _tail_facts(session_id, entries, entries, summaries)
 
 
-def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
-    lines = summary_index.whole_lines(window.data, window.first_whole_line(), window.stop())
-    return summary_index.pack(summary_index.own_uuids_plain(lines))
+def _tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
+    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
 
 
-# The plain readers parse every line: no census to share.
-PLAIN_SCANNER = Scanner(_plain_head, lambda window: None, _plain_tail, _plain_tail_uuids)
+# The plain readers parse every line: no census to share, every tail line parsed for its uuids.
+PLAIN_SCANNER = Scanner(
+    _plain_head, lambda window: None, _plain_tail, lambda window, escaped=None: _tail_uuids(window, True)
+)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
@@ -258,11 +259,7 @@ def _fast_tail(
     return _tail_facts(session_id, titles(), stamps(), summaries())
 
 
-def _fast_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
-    return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
-
-
-FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _fast_tail_uuids)
+FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _tail_uuids)
 
 # The switch: the listing reads every session through this one.
 scanner = FAST_SCANNER

@@ -59,17 +59,14 @@ class SummaryIndex:
     def __len__(self) -> int:
         return len(self._by_leaf)
 
-    def add(self, item: LinkedSummary) -> None:
-        known = self._by_leaf.get(item.leaf_uuid)
-        if known is None or written_after(item, known):
-            self._by_leaf[item.leaf_uuid] = item
-            self._encoded = None
-
     def add_file(self, path: str, mtime: float, links: Iterable[Tuple[str, str]]) -> None:
         """Index a file's head summary links ((summary, leaf uuid) pairs, file order)."""
         for position, (summary, leaf) in enumerate(links):
-            if summary and leaf:
-                self.add(LinkedSummary(summary, leaf, mtime, path, position))
+            item = LinkedSummary(summary, leaf, mtime, path, position)
+            known = self._by_leaf.get(leaf)
+            if summary and leaf and (known is None or written_after(item, known)):
+                self._by_leaf[leaf] = item
+                self._encoded = None
 
     def get(self, leaf_uuid: str) -> Optional[LinkedSummary]:
         return self._by_leaf.get(leaf_uuid)
