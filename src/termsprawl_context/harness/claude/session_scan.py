@@ -125,10 +125,12 @@ def _tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
     return summary_index.own_uuids(window.data, window.first_whole_line(), window.stop(), escaped)
 
 
-# The plain readers parse every line: no census to share, every tail line parsed for its uuids.
-PLAIN_SCANNER = Scanner(
-    _plain_head, lambda window: None, _plain_tail, lambda window, escaped=None: _tail_uuids(window, True)
-)
+def _plain_tail_uuids(window: TailWindow, escaped: Optional[bool] = None) -> bytes:
+    return _tail_uuids(window, True)  # as if an escape were there: every line parsed
+
+
+# The plain readers parse every line: no census to share.
+PLAIN_SCANNER = Scanner(_plain_head, lambda window: None, _plain_tail, _plain_tail_uuids)
 
 
 # --- the fast scanners: the bytes searched before a line is parsed ---------------------
