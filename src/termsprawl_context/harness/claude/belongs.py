@@ -124,10 +124,8 @@ def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str =
     """The current session's own transcript, or "": ``facts.current_session_path``'s candidate
     whose records do not name another session and, when found by directory, were written
     in or beneath it; else ``$TERMSPRAWL_TRANSCRIPT`` (a hook-started tool's record)."""
-    return claude_facts.current_session_path(environ, cwd, _is_current_session)
-
-
-def _is_current_session(candidate: str, session_id: str, tree: str) -> bool:
-    if not belongs_to_session(candidate, session_id):
-        return False
-    return not tree or belongs_to_tree(candidate, tree)
+    return claude_facts.current_session_path(
+        environ,
+        cwd,
+        lambda path, session_id, tree: belongs_to_session(path, session_id) and belongs_to_tree(path, tree),
+    )

@@ -143,12 +143,9 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
     try:
-        decoded = _decode_meta(loads_strict(data.decode("utf-8", "replace")))
+        return _decode_meta(loads_strict(data.decode("utf-8", "replace")))
     except (ValueError, RecursionError) as exc:
-        decoded = str(exc)
-    if isinstance(decoded, str):
-        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, decoded), meta)
-    return decoded
+        raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
 
 
 # Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
@@ -160,20 +157,20 @@ _META_FIELDS = {
 }
 
 
-def _decode_meta(value: object):
-    """An AgentMeta, or the reason the value would not decode (as Go's decoder does: null is
-    the zero value, a wrong type is an error)."""
+def _decode_meta(value: object) -> AgentMeta:
+    """The AgentMeta of a decoded meta file, else ValueError saying why (as Go's decoder does:
+    null is the zero value, a wrong type is an error)."""
     if value is None:
         value = {}
     if not isinstance(value, dict):
-        return "the meta file is not a JSON object"
+        raise ValueError("the meta file is not a JSON object")
     fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
     for key, item in value.items():
         field, kind = _META_FIELDS.get(key.casefold(), ("", None))
         if kind is None or item is None:
             continue
         if isinstance(item, bool) or not isinstance(item, kind):
-            return "%s is not %s" % (key, "an integer" if kind is int else "a string")
+            raise ValueError("%s is not %s" % (key, "an integer" if kind is int else "a string"))
         fields[field] = item
     return AgentMeta(**fields)  # type: ignore[arg-type]
 
