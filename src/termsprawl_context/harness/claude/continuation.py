@@ -179,7 +179,10 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
             # The run before this chunk's first newline, then after its last (shorter than a
             # chunk, so within the bound: a chunk is smaller than it).
             if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
-                raise _too_long(path, chunks + 1)
+                mib = _CHUNK >> 20
+                where = "(in its %d-%d MiB)" % (chunks * mib, (chunks + 1) * mib)
+                why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
+                raise RecordUnreadable.reading(path, LineTooLong(why))
             run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
             if not escaped and has_ascii_escape(buffer, 0, end):
                 escaped = True
@@ -190,12 +193,6 @@ def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -
     finally:
         view.release()
     return found, escaped
-
-
-def _too_long(path: str, chunk: int) -> RecordUnreadable:
-    mib = _CHUNK >> 20
-    why = "a line is longer than %d bytes (in its %d-%d MiB)" % (MAX_RECORD_BYTES, (chunk - 1) * mib, chunk * mib)
-    return RecordUnreadable.reading(path, LineTooLong(why))
 
 
 class _Walk:

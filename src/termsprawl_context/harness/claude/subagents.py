@@ -56,12 +56,8 @@ def record_stem(path: str) -> str:
 
 
 def is_agent_file_name(name: str) -> bool:
-    """``agent-<something>.jsonl``: the name of a sub-agent's record."""
-    return (
-        name.startswith(cc.AGENT_FILE_PREFIX)
-        and name.endswith(cc.TRANSCRIPT_SUFFIX)
-        and len(name) > len(cc.AGENT_FILE_PREFIX) + len(cc.TRANSCRIPT_SUFFIX) - 1
-    )
+    """``agent-<something>.jsonl`` (the two cannot overlap): the name of a sub-agent's record."""
+    return name.startswith(cc.AGENT_FILE_PREFIX) and name.endswith(cc.TRANSCRIPT_SUFFIX)
 
 
 def child_records(path: str) -> List[str]:
