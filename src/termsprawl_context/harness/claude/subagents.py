@@ -81,15 +81,11 @@ def subagent_tree(path: str) -> List[str]:
     if not os.path.isdir(top):
         return []
     found = []
-    walking = [iter(_sorted_entries(top, top))]
-    while walking:
-        step = next(walking[-1], None)
-        if step is None:
-            walking.pop()
-            continue
-        child, is_dir = step
+    pending = [(top, True)]  # a stack, next entry last: a deep tree needs no recursion
+    while pending:
+        child, is_dir = pending.pop()
         if is_dir:
-            walking.append(iter(_sorted_entries(child, top)))
+            pending.extend(reversed(_sorted_entries(child, top)))
         elif is_agent_file_name(os.path.basename(child)):
             found.append(child)
     return found
