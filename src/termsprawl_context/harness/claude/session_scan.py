@@ -162,49 +162,45 @@ _ESCAPE_ASCII_RE = ascii_escape_pattern()  # bytescan's rule: \u0020-\u007f, esc
 _Token = Union[bytes, "re.Pattern[bytes]"]  # a literal, or a compiled literal
 
 
-class HeadIndex:
-    """Line lookups over a head window: which lines hold a token, parsed once each."""
+def _head_index(window: HeadWindow) -> Callable[[_Token], Iterator[Entry]]:
+    """Line lookups over a head window: the parsed entries of the lines that may hold a
+    token, in file order, each line parsed once whichever token finds it first."""
+    data, ends = window.data, window.ends
+    limit = ends[-1] if ends else 0
+    parsed: Dict[int, Optional[Entry]] = {}
+    # The head's one census of ASCII-spelling escapes: the lines holding one.
+    escaped = {bisect.bisect_left(ends, m.start()) for m in _ESCAPE_ASCII_RE.finditer(data, 0, limit)}
 
-    def __init__(self, window: HeadWindow) -> None:
-        self.window = window
-        self.limit = window.ends[-1] if window.ends else 0
-        self.parsed: Dict[int, Optional[Entry]] = {}
-        # The head's one census of ASCII-spelling escapes: the lines holding one.
-        found = _ESCAPE_ASCII_RE.finditer(window.data, 0, self.limit)
-        self.escaped = sorted({bisect.bisect_left(window.ends, m.start()) for m in found})
-
-    def _find(self, token: _Token, at: int) -> int:
+    def find(token: _Token, at: int) -> int:
         if isinstance(token, bytes):
-            return self.window.data.find(token, at, self.limit)
-        match = token.search(self.window.data, at, self.limit)
+            return data.find(token, at, limit)
+        match = token.search(data, at, limit)
         return -1 if match is None else match.start()
 
-    def _token_lines(self, token: _Token) -> Iterator[int]:
-        pos = self._find(token, 0)
+    def token_lines(token: _Token) -> Iterator[int]:
+        pos = find(token, 0)
         while pos >= 0:
-            index = bisect.bisect_left(self.window.ends, pos)
+            index = bisect.bisect_left(ends, pos)
             yield index
-            pos = self._find(token, self.window.ends[index] + 1)
+            pos = find(token, ends[index] + 1)
 
-    def entries(self, token: _Token) -> Iterator[Entry]:
-        """Parsed entries of the lines that may hold a ``token`` fact, in file order."""
-        indexes: Iterable[int] = self._token_lines(token)
-        if self.escaped:
-            indexes = sorted(set(indexes) | set(self.escaped))
-        parsed = self.parsed  # each line parsed once, whichever token finds it first
+    def entries(token: _Token) -> Iterator[Entry]:
+        indexes: Iterable[int] = sorted(set(token_lines(token)) | escaped) if escaped else token_lines(token)
         for index in indexes:
             if index not in parsed:
-                parsed[index] = entry_of_line(self.window.line(index))
+                parsed[index] = entry_of_line(window.line(index))
             entry = parsed[index]
             if entry is not None:
                 yield entry
 
+    return entries
+
 
 def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
-    index = HeadIndex(window)
+    entries = _head_index(window)
     tokens = (_TOKEN_USER, _KIND_RE, _TOKEN_CWD, TOKEN_TIMESTAMP)
-    return _head_facts(session_id, *(index.entries(token) for token in tokens))
+    return _head_facts(session_id, *(entries(token) for token in tokens))
 
 
 def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -> Tuple[int, int, Optional[Entry]]:
