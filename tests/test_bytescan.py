@@ -178,7 +178,7 @@ def cite_marker_callers(raw):
         ("tool_use" in texts and clean, cite.records.TOOL_USE_TOKEN in raw),
         (local, cite.records.may_be_local_command(raw)),
         (local and clean, cite.records.may_be_local_command(raw, escaped=False)),
-        ("sessionId" in (value or {}), cite.transcripts._SESSION_ID_KEY.in_line(raw)),
+        ("sessionId" in (value or {}), cite.matching._SESSION_ID_KEY.in_line(raw)),
     ]
 
 

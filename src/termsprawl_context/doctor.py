@@ -2,7 +2,7 @@
 (``dump.walk_peers``) and says, peer by peer, what was found and where the walk stopped,
 so its verdict is the dump's (which fails open: an empty dump says nothing of its cause).
 Rendered as text (``format_doctor``) or JSON (``report_json``); the other checks of the
-set-up (skill, allow rules, holders, unrecorded sessions) are the ``*_notes``.
+set-up (skill, allow rules, holders, unrecorded sessions) are its ``notes``.
 """
 
 import os
@@ -244,29 +244,44 @@ def format_doctor(report: DoctorReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def over_grant_notes(cwd: str) -> List[str]:
-    """One sentence per allow rule, in any CLI's project settings, that lets the model run
-    ``links``, ``index`` or ``init`` unasked, with the tight rules that replace it."""
+def _harness_notes(cwd: str):
+    """Per CLI, a sentence for each allow rule in its project settings that lets the model
+    run ``links``, ``index`` or ``init`` unasked (with the tight rules that replace it); and
+    a note when it was started below the project root while its instruction file imports
+    the block (an import its CLI may refuse from there). The two lists, in that order."""
     from termsprawl_context.harness import available
+    from termsprawl_context.workspace import discovery
+    from termsprawl_context.workspace.files import read_small_file
     from termsprawl_context.workspace.hook_settings import allow_rules, over_grants
 
-    notes = []
+    over, below_root = [], []
+    root = os.path.realpath(cwd)
     for harness in available():
         found = over_grants(cwd, harness)
         tight = ", ".join("`%s`" % rule for rule in allow_rules(cwd, harness)) if found else ""
         option = "--" + harness.init_options[0].replace("_", "-") if found else ""
-        notes.extend(
+        over.extend(
             "the allow rule `%s` in %s lets the agent run `links`, `index` and `init` with no prompt, so text in a "
             "peer's transcript could make it rewire who reads whom: remove it and keep only the reads, the rules "
             "`termsprawl-context init %s` writes: %s" % (rule, relative, option, tight)
             for relative, rule in found
         )
-    return notes
+        if not harness.subdir_import_note:
+            continue
+        data = read_small_file(os.path.join(cwd, harness.instruction_file))
+        text = data.decode("utf-8", "replace") if data is not None else ""
+        if not discovery.imports_agents_file(text, discovery.import_line(harness)):
+            continue
+        below = [s.cwd for s in harness.project_sessions(cwd) if os.path.realpath(s.cwd) != root]
+        if below:
+            below_root.append(harness.subdir_import_note % {"dir": below[0]})
+    return over, below_root
 
 
-def setup_notes(cwd: str, self_id: str) -> List[str]:
+def notes(cwd: str, self_id: str, peers: List[str]) -> List[str]:
     """What else stands between the agents and the dump, a sentence each: the skill file, an
-    over-granting allow rule, a gone transcript, a node taken from a session still running."""
+    over-granting allow rule, a gone transcript, a node taken from a session still running,
+    a session recorded for no node (of ``self_id`` or ``peers``), a CLI started below the root."""
     from termsprawl_context.harness import get
     from termsprawl_context.hooks import process_alive, read_holder
     from termsprawl_context.workspace import discovery
@@ -283,7 +298,8 @@ def setup_notes(cwd: str, self_id: str) -> List[str]:
     state = discovery.skill_state(cwd)
     notes = ["the skill file %s %s" % (discovery.SKILL_FILE, said[state])] if state in said else []
     notes.extend(filter(None, [discovery.agents_block_refusal(cwd)]))
-    notes.extend(over_grant_notes(cwd))
+    over, below_root = _harness_notes(cwd)
+    notes.extend(over)
     if is_safe_id(self_id):
         from termsprawl_context.dump import ProjectIO
         from termsprawl_context.handoff import gone_notes, linked_sources
@@ -303,7 +319,7 @@ def setup_notes(cwd: str, self_id: str) -> List[str]:
                     "node %s was taken from session %s (process %d), which has since ended"
                     % (self_id, displaced.session_id, displaced.pid)
                 )
-    return notes
+    return notes + _unrecorded_notes(cwd, [self_id] + peers) + below_root
 
 
 def _recorded_everywhere(cwd: str) -> set:
@@ -323,29 +339,7 @@ def _recorded_everywhere(cwd: str) -> set:
     return found
 
 
-def subdir_import_notes(cwd: str) -> List[str]:
-    """A note per CLI started below the project root while its instruction file imports the
-    block (an import its CLI may refuse from there)."""
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace import discovery
-    from termsprawl_context.workspace.files import read_small_file
-
-    notes = []
-    root = os.path.realpath(cwd)
-    for harness in available():
-        if not harness.subdir_import_note:
-            continue
-        data = read_small_file(os.path.join(cwd, harness.instruction_file))
-        text = data.decode("utf-8", "replace") if data is not None else ""
-        if not discovery.imports_agents_file(text, discovery.import_line(harness)):
-            continue
-        below = [s.cwd for s in harness.project_sessions(cwd) if os.path.realpath(s.cwd) != root]
-        if below:
-            notes.append(harness.subdir_import_note % {"dir": below[0]})
-    return notes
-
-
-def unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
+def _unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
     """For each node whose CLI holds a session of this project newer than its own, recorded
     for no node: that session and the likely cause, with the fix."""
     from termsprawl_context.harness import get

@@ -150,13 +150,11 @@ class HookRefused(Refusal):
 
 
 class SubagentSession(HookRefused):
-    """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix."""
+    """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix (so
+    ``hooks.session_start`` says it on stderr only, with no fix)."""
 
     def __init__(self, agent_id: str) -> None:
-        super().__init__(
-            "the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id,
-            "nothing to do: the node stays on the session that started the sub-agent",
-        )
+        super().__init__("the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id)
 
 
 # --- the stores and their sessions ----------------------------------------------------------------

@@ -64,16 +64,13 @@ def tool_call_summary(call: model.ToolCall) -> str:
     data = call.input
     detail = ""
     if isinstance(data, dict):
-        for key in _INPUT_KEYS:
-            value = data.get(key)
-            if isinstance(value, str) and value.strip():
-                detail = value
-                break
-        else:
-            if data:
-                import json
+        # tool_blocks.first_string, but a blank value is passed over too
+        values = (data.get(key) for key in _INPUT_KEYS)
+        detail = next((value for value in values if isinstance(value, str) and value.strip()), "")
+        if not detail and data:
+            import json
 
-                detail = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+            detail = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     return _clip(_one_line(("%s %s" % (call.name or "?", detail)).strip()))
 
 

@@ -189,8 +189,9 @@ def record_from_hook(
             _unsafe_id_fix,
             chosen,
         )
-    if chosen.hook_subagent(payload.raw):
-        raise SubagentSession(chosen.hook_subagent(payload.raw))
+    agent_id = chosen.hook_subagent(payload.raw)
+    if agent_id:
+        raise SubagentSession(agent_id)
     own = running_project() if own is None else own
     project = hook_project(cwd, environ, payload.cwd, own, chosen)
     recorded = _record_index(project, node_id, store, payload, chosen)

@@ -3,7 +3,7 @@ dispatch prompt, or a tool result that is not tool output (and why)."""
 
 from __future__ import annotations
 
-from termsprawl_context.cite.matching import body_matches, quote_needles
+from termsprawl_context.cite.matching import PROVIDER, body_matches, looks_like_transcript, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
     EXCLUDED_ASK,
@@ -20,7 +20,6 @@ from termsprawl_context.cite.pools import (
 )
 from termsprawl_context.cite.records import Record, calls_and_commands, stream_entries
 from termsprawl_context.cite.search import citation_records
-from termsprawl_context.cite.transcripts import PROVIDER, looks_like_transcript
 from termsprawl_context.errors import Refusal
 from termsprawl_context import model as cc
 from termsprawl_context.transcript.tool_blocks import is_hook_refusal, result_texts, tool_results

@@ -1,17 +1,23 @@
-"""Matching a quote word for word, and the bytes searched for it before anything is
-parsed (speed only, never an answer)."""
+"""Matching a quote word for word; the bytes searched for it before anything is parsed
+(speed only, never an answer); and whether a tool result is an agent transcript read
+back: a body whose lines are harness records, or a path (in a call's input or command)
+naming a transcript."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
 
 from termsprawl_context import jsonl
 from termsprawl_context.bytescan import Needles, file_may_hold
+from termsprawl_context import model as cc
+from termsprawl_context.harness import native
 from termsprawl_context.transcript.text import collapse_whitespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
-    from typing import BinaryIO, Callable, Optional
+    from typing import BinaryIO, Callable, Dict, Optional, Tuple
 
 
 MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
@@ -79,3 +85,87 @@ def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
             return search(f)
         except OSError:
             return True
+
+
+# The provider whose records citations read (the CLI refuses another's transcript:
+# ``harness.require_native_records``); a path is checked against its store.
+PROVIDER = native()
+TRANSCRIPT_PROBE_LINES = 20  # lines of a file read to tell whether it is an agent transcript
+TRANSCRIPT_PROBE_LINE_BYTES = 4 * 1024 * 1024
+# The key every record a body may hold has (``looks_like_record``): a body that may hold
+# none, spelled plainly or with escapes, holds no record.
+_SESSION_ID_KEY = Needles.of([b'"sessionId"'])
+
+
+def looks_like_record(line: str) -> bool:
+    """Whether one line is a harness record (uuid, sessionId, parentUuid, version or
+    userType, and a conversation type)."""
+    brace = line.find("{")
+    if brace < 0:
+        return False
+    try:
+        value = json.loads(line[brace:])
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(value, dict):
+        return False
+    raw = lambda v: json.dumps(v, separators=(",", ":"), ensure_ascii=False)  # noqa: E731
+    if any(key not in value or len(raw(value[key])) <= 2 for key in ("uuid", "sessionId")):
+        return False  # absent, or its raw JSON at most 2 characters ("", [], {})
+    if "parentUuid" not in value or not ("version" in value or "userType" in value):
+        return False
+    return value.get("type") in (cc.TYPE_USER, cc.TYPE_ASSISTANT, cc.TYPE_ATTACHMENT, cc.TYPE_SYSTEM)
+
+
+def looks_like_transcript(body: str) -> bool:
+    """Whether a tool result body is an agent transcript's lines read back."""
+    if PREFILTER and not _SESSION_ID_KEY.in_line(body.encode("utf-8", "surrogatepass")):
+        return False  # no record without the key (the plain search parses every line anyway)
+    return any(looks_like_record(line) for line in strip_read_gutters(body).split("\n"))
+
+
+_TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
+
+
+def _reads_as_transcript(path: str) -> bool:
+    f = jsonl.try_open_regular(path)
+    if f is None:
+        return False
+    with f:
+        try:
+            st = os.fstat(f.fileno())
+            key = (path, st.st_size, st.st_mtime_ns)
+            if key in _TRANSCRIPT_FILE_CACHE:
+                return _TRANSCRIPT_FILE_CACHE[key]
+            lines = (f.readline(TRANSCRIPT_PROBE_LINE_BYTES) for _ in range(TRANSCRIPT_PROBE_LINES))
+            answer = any(looks_like_record(line.decode("utf-8", "replace")) for line in lines)  # b"": past the end
+        except OSError:
+            return False
+    _TRANSCRIPT_FILE_CACHE[key] = answer
+    return answer
+
+
+def is_transcript_path(path: str, cwd: str) -> bool:
+    """Whether ``path`` (relative to the call's ``cwd``) names an agent transcript: in
+    the harness's store, or a file whose first lines are harness records."""
+    if path.startswith("~/"):
+        home = os.environ.get("HOME") or os.path.expanduser("~")
+        path = os.path.join(home, path[2:])
+    if not os.path.isabs(path):
+        if not cwd:
+            return False
+        path = os.path.join(cwd, path)
+    globs = [path.find(c) for c in "*?[" if c in path]
+    if globs:
+        return PROVIDER.in_store(os.path.dirname(path[: min(globs)]))
+    try:
+        if not os.path.exists(path):
+            return False
+        real = os.path.realpath(path)
+    except (OSError, ValueError):
+        return False
+    if PROVIDER.in_store(real):
+        return True
+    if os.path.isdir(real):
+        return False
+    return _reads_as_transcript(real)

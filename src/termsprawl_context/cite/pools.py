@@ -6,7 +6,7 @@ answers (AskUserQuestion envelopes read as text; read against their call's quest
 from __future__ import annotations
 
 from termsprawl_context.errors import UsageError
-from termsprawl_context.cite.transcripts import is_transcript_path, looks_like_transcript
+from termsprawl_context.cite.matching import is_transcript_path, looks_like_transcript
 from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers
 from termsprawl_context.model import PERSON, TOOL_RESULT

@@ -11,7 +11,7 @@ from itertools import groupby
 from termsprawl_context.cite.records import record_at
 from termsprawl_context.cite.hints import SUBAGENT_RECORD_ALONE, SUBAGENT_USER_ADVICE, unresolved_hint
 from termsprawl_context.bytescan import scan_buffer
-from termsprawl_context.cite.matching import NEEDLE_CHUNK, quote_needle
+from termsprawl_context.cite.matching import NEEDLE_CHUNK, PROVIDER, quote_needle
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
     SOURCE_USER,
@@ -23,7 +23,6 @@ from termsprawl_context.cite.pools import (
     tool_bodies,
 )
 from termsprawl_context.cite.search import Hits, cite, session_candidates, session_hits, session_may_contain
-from termsprawl_context.cite.transcripts import PROVIDER
 from termsprawl_context.errors import (
     EMPTY_QUOTE,
     AnswerUnmatched,

@@ -12,7 +12,7 @@ from collections import deque, namedtuple
 from itertools import chain
 
 from termsprawl_context.bytescan import FIND_WINDOW, finds
-from termsprawl_context.cite.matching import body_matches, file_may_contain, quote_needles
+from termsprawl_context.cite.matching import PROVIDER, body_matches, file_may_contain, quote_needles
 from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.cite.pools import (
     SOURCE_TOOL_RESULT,
@@ -32,7 +32,6 @@ from termsprawl_context.cite.records import (
     parent_filter,
     find_recent,
 )
-from termsprawl_context.cite.transcripts import PROVIDER
 from termsprawl_context.errors import AnswerUnmatched, NoSessionRoot, NotFound, Refusal, os_reason
 from termsprawl_context import model as cc
 from termsprawl_context.transcript import answers

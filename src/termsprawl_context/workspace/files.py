@@ -221,20 +221,15 @@ def _replacement_mode(name: str, dir_fd: Optional[int], shown: str, mode: Option
     return 0o666 & ~umask
 
 
-def _refuse_nested(root: str) -> None:
-    """WriteRefused when writing at ``root`` would start a second project inside one."""
-    from termsprawl_context.workspace.project import enclosing_project
-
-    outer = enclosing_project(root)
-    if outer:
-        raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
-
-
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
     """Replace ``path`` (inside ``root``) with ``data`` atomically, mode ``mode``, else the
     replaced file's, else the umask's default; OSError (WriteRefused) otherwise, and no
     temp file left behind."""
-    _refuse_nested(root)
+    from termsprawl_context.workspace.project import enclosing_project
+
+    outer = enclosing_project(root)
+    if outer:  # writing at root would start a second project inside one
+        raise _refused("refusing to start a project inside the project %s: %s" % (outer, root))
     directory, base = os.path.split(path)
     temp = "." + base + "." + os.urandom(_TEMP_RANDOM_BYTES).hex() + _TEMP_SUFFIX
     dfd = _open_dir(root, directory, create=True)

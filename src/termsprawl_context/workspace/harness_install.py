@@ -13,12 +13,7 @@ from typing import Any
 
 from termsprawl_context.errors import SettingsUnusable
 from termsprawl_context.workspace import hook_settings, install
-from termsprawl_context.workspace.discovery import (
-    HANDOFF_ARGS,
-    check_agents_block,
-    refresh_agents_block,
-    refresh_marker,
-)
+from termsprawl_context.workspace.discovery import HANDOFF_ARGS, refresh_agents_block, refresh_marker
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.project import command_path, hook_command, walk_up_command
@@ -58,11 +53,6 @@ def register_harness_hook(cwd: str, prepared: hook_settings.PreparedHook, instal
         steps = [hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)]
     kept = [Step("hook", relative, KEPT, note) for note in prepared.notes]
     return steps + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
-
-
-def check_root_agents_block(cwd: str) -> None:
-    """ManagedBlockRefused when the root ``AGENTS.md``'s markers are no block (before any write)."""
-    check_agents_block(cwd, ROOT_AGENTS_FILE)
 
 
 def write_root_agents_block(cwd: str) -> "Step":

@@ -25,9 +25,7 @@ def run_doctor(args) -> None:
     if self_id is None:
         raise UsageError("doctor: give --self NODE (or set $%s)" % NODE_ID_ENV)
     report = doctor.diagnose(args.cwd, self_id)
-    notes = doctor.setup_notes(args.cwd, self_id)
-    notes += doctor.unrecorded_notes(args.cwd, [self_id] + [p.peer for p in report.peers])
-    notes += doctor.subdir_import_notes(args.cwd)
+    notes = doctor.notes(args.cwd, self_id, [p.peer for p in report.peers])
     # The notes go just above the verdict, which stays the last line.
     head, _, last = doctor.format_doctor(report).rstrip("\n").rpartition("\n")
     text = "".join(line + "\n" for line in [head] + ["note: " + n for n in notes] + [last])

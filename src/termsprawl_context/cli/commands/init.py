@@ -13,9 +13,10 @@ from termsprawl_context.cli.command import Spec, command
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
 from termsprawl_context.harness import available
 from termsprawl_context.workspace import harness_install, init_steps, install
-from termsprawl_context.workspace.discovery import AGENTS_FILE, HANDOFF_ARGS
+from termsprawl_context.workspace.discovery import AGENTS_FILE, HANDOFF_ARGS, check_agents_block
 from termsprawl_context.workspace.hook_settings import hook_registered
-from termsprawl_context.workspace.project import INSTALLED_COMMAND, command_path, start_command
+from termsprawl_context.workspace.layout import INSTALLED_COMMAND
+from termsprawl_context.workspace.project import command_path, start_command
 
 
 # --- init -----------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ def _next_for(wired: list, command: str) -> str:
 def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     """The other harnesses' hook merges (and the root AGENTS.md), checked before any write."""
     if args.agents_md and os.path.isdir(cwd):
-        harness_install.check_root_agents_block(cwd)
+        check_agents_block(cwd, harness_install.ROOT_AGENTS_FILE)  # ManagedBlockRefused before any write
     if not wanted or not os.path.isdir(cwd):
         return []
     return [harness_install.prepare_hook(cwd, harness) for harness in wanted]
