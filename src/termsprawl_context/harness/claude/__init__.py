@@ -64,11 +64,11 @@ class ClaudeCodeHarness(Harness):
     skill_dir_variable = permissions.SKILL_DIR_VARIABLE
     shared_settings_file = permissions.SETTINGS_FILE_SHARED
     settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
-    skill_file = staticmethod(skill_file)  # type: ignore[assignment]
-    rules_file = staticmethod(rules_file)  # type: ignore[assignment]
-    read_rules = staticmethod(permissions.read_rules)  # type: ignore[assignment]
-    skill_rule = staticmethod(permissions.skill_rule)  # type: ignore[assignment]
-    rule_matches = staticmethod(permissions.bash_rule_matches)  # type: ignore[assignment]
+    skill_file = staticmethod(skill_file)
+    rules_file = staticmethod(rules_file)
+    read_rules = staticmethod(permissions.read_rules)
+    skill_rule = staticmethod(permissions.skill_rule)
+    rule_matches = staticmethod(permissions.bash_rule_matches)
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
