@@ -27,28 +27,20 @@ __all__ = [
 
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
-GEMINI_CLI = "gemini-cli"
-COPILOT_CLI = "copilot-cli"
-PI = "pi"
-OPENCODE = "opencode"
-CLINE_CLI = "cline"
-QWEN_CODE = "qwen-code"
-FACTORY_DROID = "factory-droid"
-MISTRAL_VIBE = "mistral-vibe"
 # The harness of a record that names none: every file read before harnesses were named.
 UNNAMED = CLAUDE_CODE
 # name -> module under termsprawl_context.harness, in the order listings try them.
 _MODULES = (
     (CLAUDE_CODE, "claude"),
     (CODEX_CLI, "codex"),
-    (GEMINI_CLI, "gemini"),
-    (COPILOT_CLI, "copilot"),
-    (PI, "pi"),
-    (OPENCODE, "opencode"),
-    (CLINE_CLI, "cline"),
-    (QWEN_CODE, "qwen"),
-    (FACTORY_DROID, "droid"),
-    (MISTRAL_VIBE, "vibe"),
+    ("gemini-cli", "gemini"),
+    ("copilot-cli", "copilot"),
+    ("pi", "pi"),
+    ("opencode", "opencode"),
+    ("cline", "cline"),
+    ("qwen-code", "qwen"),
+    ("factory-droid", "droid"),
+    ("mistral-vibe", "vibe"),
 )
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 
