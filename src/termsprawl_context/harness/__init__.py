@@ -29,7 +29,8 @@ CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 # The harness of a record that names none: every file read before harnesses were named.
 UNNAMED = CLAUDE_CODE
-# name -> module under termsprawl_context.harness, in the order listings try them.
+# name -> module under termsprawl_context.harness, in the order listings and ``for_payload`` try
+# them (``UNNAMED``'s first).
 _MODULES = (
     (CLAUDE_CODE, "claude"),
     (CODEX_CLI, "codex"),
@@ -98,15 +99,13 @@ def for_path(path, environ=None):
 
 def for_payload(payload, environ=None):
     """The harness a hook payload came from (its transcript path's store), ``UNNAMED``'s
-    when none claims it (so its own checks give the refusal). Its store is asked first:
-    its payloads, the common case, never import another harness's module at session start."""
-    default = get(UNNAMED)
-    if default.is_hook_payload(payload, environ):
-        return default
-    for harness in available():
-        if harness.name != UNNAMED and harness.is_hook_payload(payload, environ):
+    when none claims it (so its own checks give the refusal). Each is imported only when
+    asked, in registry order: ``UNNAMED``'s payloads, the common case, import no other."""
+    for name in KNOWN_HARNESSES:
+        harness = get(name)
+        if harness is not None and harness.is_hook_payload(payload, environ):
             return harness
-    return default
+    return get(UNNAMED)
 
 
 def chosen(name, include_native=True):

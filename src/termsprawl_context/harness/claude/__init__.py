@@ -32,7 +32,7 @@ from termsprawl_context.harness.claude.facts import (
     rules_file,
     skill_file,
 )
-from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE, SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
 from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
@@ -62,7 +62,6 @@ class ClaudeCodeHarness(Harness):
     native_records = True
     root_option = "projects-dir"
     project_dir_env = PROJECT_DIR_ENV
-    hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     init_options = ("hook", "claude_md")
@@ -186,11 +185,7 @@ class ClaudeCodeHarness(Harness):
 
         return record.entries_after(lambda: record.iter_entries(path), mark, calls, lambda: record.check_readable(path))
 
-    def last_turns(self, path, limit):
-        """The seed's reading: raw records from the file's end (``transcript.turns.read_turns``)."""
-        from termsprawl_context.transcript.turns import read_turns
-
-        return read_turns(path, limit)
+    last_turns = _lazy("termsprawl_context.transcript.turns", "read_turns")  # the seed's: raw records from the end
 
     def hook_transcript(self, path, session_id, source, store=""):
         """Where a resumed session's record really is (the payload may name another folder)."""
