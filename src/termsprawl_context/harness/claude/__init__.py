@@ -38,7 +38,8 @@ from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FI
 
 
 def _lazy(module, function):
-    """A method passing its arguments to ``module.function``, imported at its first call."""
+    """A method passing its arguments to ``module.function``, the module imported at the first
+    call: most runs, the hook's among them, need few of these modules."""
 
     def method(self, *args, **kwargs):
         import importlib
@@ -140,14 +141,8 @@ class ClaudeCodeHarness(Harness):
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
-    # Its own readers, each module imported at the first call (the hook and the dump need none).
     describe = _lazy("termsprawl_context.harness.claude.listing", "describe_alone")
     describe_store = _lazy("termsprawl_context.harness.claude.listing", "describe_store")
-    subagent_paths = _lazy("termsprawl_context.harness.claude.subagents", "child_records")
-    subagent_tree = _lazy("termsprawl_context.harness.claude.subagents", "subagent_tree")
-    dispatcher = _lazy("termsprawl_context.harness.claude.subagents", "find_parent")
-    check_session = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_session")
-    check_tree = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_tree")
 
     def rank_copies(self, paths, greatest_timestamp):
         """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path."""
@@ -194,6 +189,12 @@ class ClaudeCodeHarness(Harness):
         return relocate_record(store or projects_dir(None), path, source)
 
     # --- sub-agents and identity ------------------------------------------------------------
+    subagent_paths = _lazy("termsprawl_context.harness.claude.subagents", "child_records")
+    subagent_tree = _lazy("termsprawl_context.harness.claude.subagents", "subagent_tree")
+    dispatcher = _lazy("termsprawl_context.harness.claude.subagents", "find_parent")
+    check_session = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_session")
+    check_tree = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_tree")
+
     def subagent_parent(self, path):
         """The record a ``subagents`` folder is filed under (``<session>.jsonl`` beside ``<session>/``)."""
         from termsprawl_context.harness.claude.subagents import is_subagent_record, session_dir_of_subagent
