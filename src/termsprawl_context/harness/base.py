@@ -283,7 +283,8 @@ class Harness(object):
     store_subdirs = ("",)  # type: tuple
     transcript_subdirs = ()  # type: tuple
     # The option naming a store root in place of its own ("": none); such a store is walked
-    # by the catalog (``is_session_file_name``, ``project_folder``), not listed by ``sessions``.
+    # by the catalog, not listed by ``sessions``, so a CLI that sets it also supplies
+    # ``is_session_file_name(name)`` (no file opened) and ``project_folder(root, work_dir)``.
     root_option = ""
 
     def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
@@ -312,14 +313,6 @@ class Harness(object):
         return any(
             os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
         )
-
-    def is_session_file_name(self, name: str) -> bool:
-        """Whether ``name`` in its store names a session's own transcript (no file opened)."""
-        return name.endswith(self.transcript_suffix)
-
-    def project_folder(self, root: str, work_dir: str) -> str:
-        """The folder of store ``root`` holding the sessions started in ``work_dir`` ("": not per project)."""
-        return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every session transcript of its store, in no promised order. Never raises."""

@@ -62,6 +62,7 @@ class ClaudeCodeHarness(Harness):
     hook_names_itself = False
     native_records = True
     root_option = "projects-dir"
+    project_folder = staticmethod(project_folder)  # its store's folder for a working directory
     project_dir_env = PROJECT_DIR_ENV
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
@@ -114,9 +115,6 @@ class ClaudeCodeHarness(Harness):
             and not name.startswith(AGENT_FILE_PREFIX)
             and len(name) - len(TRANSCRIPT_SUFFIX) == SESSION_ID_LENGTH
         )
-
-    def project_folder(self, root, work_dir):
-        return project_folder(root, work_dir)  # facts' (the module-level name, not this method)
 
     def config_dirs(self, environ=None):
         found = config_dir(environ)
