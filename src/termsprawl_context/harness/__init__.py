@@ -27,28 +27,21 @@ __all__ = [
 
 CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
-GEMINI_CLI = "gemini-cli"
-COPILOT_CLI = "copilot-cli"
-PI = "pi"
-OPENCODE = "opencode"
-CLINE_CLI = "cline"
-QWEN_CODE = "qwen-code"
-FACTORY_DROID = "factory-droid"
-MISTRAL_VIBE = "mistral-vibe"
 # The harness of a record that names none: every file read before harnesses were named.
 UNNAMED = CLAUDE_CODE
-# name -> module under termsprawl_context.harness, in the order listings try them.
+# name -> module under termsprawl_context.harness, in the order listings and ``for_payload`` try
+# them (``UNNAMED``'s first).
 _MODULES = (
     (CLAUDE_CODE, "claude"),
     (CODEX_CLI, "codex"),
-    (GEMINI_CLI, "gemini"),
-    (COPILOT_CLI, "copilot"),
-    (PI, "pi"),
-    (OPENCODE, "opencode"),
-    (CLINE_CLI, "cline"),
-    (QWEN_CODE, "qwen"),
-    (FACTORY_DROID, "droid"),
-    (MISTRAL_VIBE, "vibe"),
+    ("gemini-cli", "gemini"),
+    ("copilot-cli", "copilot"),
+    ("pi", "pi"),
+    ("opencode", "opencode"),
+    ("cline", "cline"),
+    ("qwen-code", "qwen"),
+    ("factory-droid", "droid"),
+    ("mistral-vibe", "vibe"),
 )
 KNOWN_HARNESSES = tuple(name for name, _module in _MODULES)
 
@@ -106,15 +99,13 @@ def for_path(path, environ=None):
 
 def for_payload(payload, environ=None):
     """The harness a hook payload came from (its transcript path's store), ``UNNAMED``'s
-    when none claims it (so its own checks give the refusal). Its store is asked first:
-    its payloads, the common case, never import another harness's module at session start."""
-    default = get(UNNAMED)
-    if default.is_hook_payload(payload, environ):
-        return default
-    for harness in available():
-        if harness.name != UNNAMED and harness.is_hook_payload(payload, environ):
+    when none claims it (so its own checks give the refusal). Each is imported only when
+    asked, in registry order: ``UNNAMED``'s payloads, the common case, import no other."""
+    for name in KNOWN_HARNESSES:
+        harness = get(name)
+        if harness is not None and harness.is_hook_payload(payload, environ):
             return harness
-    return default
+    return get(UNNAMED)
 
 
 def chosen(name, include_native=True):

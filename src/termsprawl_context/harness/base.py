@@ -283,7 +283,8 @@ class Harness(object):
     store_subdirs = ("",)  # type: tuple
     transcript_subdirs = ()  # type: tuple
     # The option naming a store root in place of its own ("": none); such a store is walked
-    # by the catalog (``is_session_file_name``, ``project_folder``), not listed by ``sessions``.
+    # by the catalog, not listed by ``sessions``, so a CLI that sets it also supplies
+    # ``is_session_file_name(name)`` (no file opened) and ``project_folder(root, work_dir)``.
     root_option = ""
 
     def home(self, environ: "Optional[Mapping[str, str]]" = None) -> str:
@@ -312,14 +313,6 @@ class Harness(object):
         return any(
             os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
         )
-
-    def is_session_file_name(self, name: str) -> bool:
-        """Whether ``name`` in its store names a session's own transcript (no file opened)."""
-        return name.endswith(self.transcript_suffix)
-
-    def project_folder(self, root: str, work_dir: str) -> str:
-        """The folder of store ``root`` holding the sessions started in ``work_dir`` ("": not per project)."""
-        return ""
 
     def sessions(self, environ: "Optional[Mapping[str, str]]" = None) -> Iterator[Session]:
         """Every session transcript of its store, in no promised order. Never raises."""
@@ -612,31 +605,12 @@ class Harness(object):
         st = regular_stat(path)
         return (st.st_mtime, st.st_size) if st is not None else None
 
-    # --- init's skill, rules and permission rules (Claude Code's; none by default) ------------
-    skill_dir_variable = ""  # the variable its skills' text names their own folder by
-    shared_settings_file = ""  # the shared settings whose allow rules `doctor` checks too
-    settings_allow_keys = ()  # type: tuple  # where its settings hold the allow rules
-
-    def skill_file(self, name: str) -> str:
-        """The project-relative skill file named ``name`` ("" when it reads none)."""
-        return ""
-
-    def rules_file(self, name: str) -> str:
-        """The project-relative rules file named ``name`` ("" when it reads none)."""
-        return ""
-
-    def read_rules(self, command: str, options: tuple) -> List[str]:
-        """The allow rules letting ``command`` run in its shell tool alone or followed by one of
-        ``options`` and anything after, nothing else ([] when it has none)."""
-        return []
-
-    def skill_rule(self, name: str) -> str:
-        """The allow rule that lets its model use the skill ``name`` ("" when none)."""
-        return ""
-
-    def rule_matches(self, rule: str, command: str) -> bool:
-        """Whether the allow rule ``rule`` lets ``command`` run with no prompt."""
-        return False
+    # --- init's permission rules (Claude Code's; none by default) -----------------------------
+    # Where its settings hold the allow rules (() when they hold none). `init` and `doctor` ask
+    # only a CLI that sets it for its rules (``read_rules``, ``skill_rule``, ``rule_matches``,
+    # ``shared_settings_file``, ``skill_dir_variable``), and only ``native()`` for its skill
+    # and rules files (``skill_file``, ``rules_file``), so no other CLI defines those.
+    settings_allow_keys = ()  # type: tuple
 
     def owned_files(self, project: str, command: str = "") -> list:
         """``(relative path, bytes, mode)`` of each file ``init`` writes that termsprawl owns wholly

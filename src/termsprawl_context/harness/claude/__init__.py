@@ -27,13 +27,26 @@ from termsprawl_context.harness.claude.facts import (
     TRANSCRIPT_SUFFIX,
     config_dir,
     encode_project_dir,
+    project_folder,
     projects_dir,
     rules_file,
     skill_file,
 )
-from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE, SOURCE_CLEAR, SOURCE_STARTUP
+from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
 from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
+
+
+def _lazy(module, function):
+    """A method passing its arguments to ``module.function``, the module imported at the first
+    call: most runs, the hook's among them, need few of these modules."""
+
+    def method(self, *args, **kwargs):
+        import importlib
+
+        return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+    return method
 
 
 class ClaudeCodeHarness(Harness):
@@ -49,8 +62,8 @@ class ClaudeCodeHarness(Harness):
     hook_names_itself = False
     native_records = True
     root_option = "projects-dir"
+    project_folder = staticmethod(project_folder)  # its store's folder for a working directory
     project_dir_env = PROJECT_DIR_ENV
-    hook_new_session_sources = (SOURCE_STARTUP, SOURCE_CLEAR)
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     init_options = ("hook", "claude_md")
@@ -64,11 +77,11 @@ class ClaudeCodeHarness(Harness):
     skill_dir_variable = permissions.SKILL_DIR_VARIABLE
     shared_settings_file = permissions.SETTINGS_FILE_SHARED
     settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
-    skill_file = staticmethod(skill_file)  # type: ignore[assignment]
-    rules_file = staticmethod(rules_file)  # type: ignore[assignment]
-    read_rules = staticmethod(permissions.read_rules)  # type: ignore[assignment]
-    skill_rule = staticmethod(permissions.skill_rule)  # type: ignore[assignment]
-    rule_matches = staticmethod(permissions.bash_rule_matches)  # type: ignore[assignment]
+    skill_file = staticmethod(skill_file)
+    rules_file = staticmethod(rules_file)
+    read_rules = staticmethod(permissions.read_rules)
+    skill_rule = staticmethod(permissions.skill_rule)
+    rule_matches = staticmethod(permissions.bash_rule_matches)
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
@@ -103,10 +116,6 @@ class ClaudeCodeHarness(Harness):
             and len(name) - len(TRANSCRIPT_SUFFIX) == SESSION_ID_LENGTH
         )
 
-    def project_folder(self, root, work_dir):
-        """Its folder for a working directory, symlinks resolved (lossy: ``facts.encode_project_dir``)."""
-        return os.path.join(root, encode_project_dir(resolve_dir(work_dir)))
-
     def config_dirs(self, environ=None):
         found = config_dir(environ)
         return [found] if found else []
@@ -114,9 +123,9 @@ class ClaudeCodeHarness(Harness):
     def project_sessions(self, project, environ=None, since=0.0):
         """Sessions of the project's folder and of folders named as below it (the name is lossy: ``cwd`` decides)."""
         root = projects_dir(None, environ)
-        own = encode_project_dir(resolve_dir(project))
-        folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
         real = resolve_dir(project)
+        own = encode_project_dir(real)
+        folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
         found = []
         for folder in folders:
             names = names_in(os.path.join(root, folder))
@@ -130,17 +139,8 @@ class ClaudeCodeHarness(Harness):
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
-    def describe(self, path, mtime=0.0, size=0, session_id="", folders=None):
-        """From its head and tail, titled as the listing titles it (``folders``: files read once per folder)."""
-        from termsprawl_context.harness.claude.listing import describe_alone
-
-        return describe_alone(path, mtime, size, session_id, folders=folders)
-
-    def describe_store(self, paths, store, render=None, summaries=True, map_items=None):
-        """Titled by every summary any of ``paths`` holds (``listing.describe_store``)."""
-        from termsprawl_context.harness.claude.listing import describe_store
-
-        return describe_store(paths, store, render, summaries, map_items)
+    describe = _lazy("termsprawl_context.harness.claude.listing", "describe_alone")
+    describe_store = _lazy("termsprawl_context.harness.claude.listing", "describe_store")
 
     def rank_copies(self, paths, greatest_timestamp):
         """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path."""
@@ -178,11 +178,7 @@ class ClaudeCodeHarness(Harness):
 
         return record.entries_after(lambda: record.iter_entries(path), mark, calls, lambda: record.check_readable(path))
 
-    def last_turns(self, path, limit):
-        """The seed's reading: raw records from the file's end (``transcript.turns.read_turns``)."""
-        from termsprawl_context.transcript.turns import read_turns
-
-        return read_turns(path, limit)
+    last_turns = _lazy("termsprawl_context.transcript.turns", "read_turns")  # the seed's: raw records from the end
 
     def hook_transcript(self, path, session_id, source, store=""):
         """Where a resumed session's record really is (the payload may name another folder)."""
@@ -191,17 +187,11 @@ class ClaudeCodeHarness(Harness):
         return relocate_record(store or projects_dir(None), path, source)
 
     # --- sub-agents and identity ------------------------------------------------------------
-    def subagent_paths(self, path):
-        """The ``agent-*.jsonl`` files of ``<session>/subagents/`` (one level, sorted)."""
-        from termsprawl_context.harness.claude.subagents import child_records
-
-        return child_records(path)
-
-    def subagent_tree(self, path):
-        """Both layouts (nested delegations, workflows), in the reference's walk order."""
-        from termsprawl_context.harness.claude.subagents import subagent_tree
-
-        return subagent_tree(path)
+    subagent_paths = _lazy("termsprawl_context.harness.claude.subagents", "child_records")
+    subagent_tree = _lazy("termsprawl_context.harness.claude.subagents", "subagent_tree")
+    dispatcher = _lazy("termsprawl_context.harness.claude.subagents", "find_parent")
+    check_session = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_session")
+    check_tree = _lazy("termsprawl_context.harness.claude.belongs", "check_belongs_to_tree")
 
     def subagent_parent(self, path):
         """The record a ``subagents`` folder is filed under (``<session>.jsonl`` beside ``<session>/``)."""
@@ -233,29 +223,12 @@ class ClaudeCodeHarness(Harness):
         found, degraded, _unreadable, _folder = self.identity(path)
         return None if degraded is not None or not found else found
 
-    def check_session(self, path, session_id):
-        """Any of its records naming the session will do (``belongs.check_belongs_to_session``)."""
-        from termsprawl_context.harness.claude.belongs import check_belongs_to_session
-
-        check_belongs_to_session(path, session_id)
-
-    def check_tree(self, path, cwd):
-        from termsprawl_context.harness.claude.belongs import check_belongs_to_tree
-
-        check_belongs_to_tree(path, cwd)
-
     def subagent_meta(self, path):
         """``agent-<id>.meta.json``: agent_type, description, tool_use_id, spawn_depth."""
         from termsprawl_context.harness.claude.subagents import read_agent_meta
 
         meta = read_agent_meta(path)
         return None if meta is None else meta._asdict()
-
-    def dispatcher(self, path):
-        """The record holding the tool_use the meta file's ``toolUseId`` names."""
-        from termsprawl_context.harness.claude.subagents import find_parent
-
-        return find_parent(path)
 
     def identity(self, path, projects_dir=""):
         """The origin record's uuid, walked back across restarts through its project folder's transcripts."""

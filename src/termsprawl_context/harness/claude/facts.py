@@ -93,11 +93,14 @@ def encode_project_dir(directory: str) -> str:
     return "".join(c if c in _ALNUM else "-" for c in directory)
 
 
+def project_folder(projects: str, directory: str) -> str:
+    """The folder of store ``projects`` holding the transcripts of sessions run in ``directory``, symlinks resolved."""
+    return os.path.join(projects, encode_project_dir(resolve_dir(directory)))
+
+
 def project_dir(config: str, directory: str) -> str:
-    """Where the harness keeps the transcripts of sessions run in ``directory``."""
-    if not config:
-        return ""
-    return os.path.join(config, PROJECTS_SUBDIR, encode_project_dir(resolve_dir(directory)))
+    """``project_folder`` of the store in config folder ``config`` ("": none)."""
+    return project_folder(os.path.join(config, PROJECTS_SUBDIR), directory) if config else ""
 
 
 def skill_file(name: str) -> str:
