@@ -50,7 +50,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if kind == "compacted":
                 bridge = as_str(payload.get("message"))
                 if held is not None:
-                    yield records.classed(held, False, bridge)
+                    yield records.classed(held, announces, bridge)
                     held = None
                 announced = set()
                 if bridge:
@@ -62,18 +62,16 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if not found:
                 continue
             if held is not None:
-                yield records.classed(held, False, None)  # no `compacted` followed it
+                yield records.classed(held, announces, None)  # no `compacted` followed it
                 held = None
             for entry in found:
-                if not records.is_text_answer(entry) or (entry.uuid and entry.uuid in announced):
-                    yield entry  # (an answer the person was shown)
-                elif announces:
-                    yield records.as_summary(entry)  # unannounced, in a file that announces its answers
+                if records.is_text_answer(entry) and not (entry.uuid and entry.uuid in announced):
+                    held = entry  # an unannounced text: the next item or `compacted` classes it
                 else:
-                    held = entry
+                    yield entry  # (an answer the person was shown)
             announced = set()
     if held is not None:
-        yield records.classed(held, False, None)
+        yield records.classed(held, announces, None)
 
 
 def rollout_entries_reverse(
