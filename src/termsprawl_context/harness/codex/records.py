@@ -187,22 +187,26 @@ def classed(entry, announces: bool, bridge: "Optional[str]"):
 ANNOUNCE_PROBE_BYTES = 1 << 20
 
 
-def announces_answers(path: str) -> bool:
-    """Whether an ``AgentMessage`` event is within the rollout's first ``ANNOUNCE_PROBE_BYTES``."""
+def _head_lines(path: str):
+    """A rollout's lines from its start, as far as the caller reads; none once it cannot be read."""
     from termsprawl_context.jsonl import iter_lines, open_regular
 
     try:
         with open_regular(path) as f:
-            for line in iter_lines(f):
-                if line.offset >= ANNOUNCE_PROBE_BYTES:
-                    return False
-                if b"AgentMessage" not in line.raw:
-                    continue
-                parts = rollout_line(line.raw)
-                if parts is not None and parts[1] == facts.KIND_EVENT and announced_message(parts[2]):
-                    return True
+            yield from iter_lines(f)
     except OSError:
-        return False
+        return
+
+
+def announces_answers(path: str) -> bool:
+    """Whether an ``AgentMessage`` event is within the rollout's first ``ANNOUNCE_PROBE_BYTES``."""
+    for line in _head_lines(path):
+        if line.offset >= ANNOUNCE_PROBE_BYTES:
+            return False
+        if b"AgentMessage" in line.raw:
+            parts = rollout_line(line.raw)
+            if parts is not None and parts[1] == facts.KIND_EVENT and announced_message(parts[2]):
+                return True
     return False
 
 
@@ -226,13 +230,7 @@ def announced_message(payload: dict) -> str:
 
 def meta_of(path: str) -> dict:
     """The ``session_meta`` payload on a rollout's first line ({} when absent or odd)."""
-    from termsprawl_context.jsonl import iter_lines, open_regular
-
-    try:
-        with open_regular(path) as f:
-            for line in iter_lines(f):
-                parts = rollout_line(line.raw)
-                return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
-    except OSError:
-        return {}
+    for line in _head_lines(path):
+        parts = rollout_line(line.raw)
+        return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
     return {}
