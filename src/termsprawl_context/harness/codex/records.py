@@ -92,14 +92,15 @@ def _unwrapped(text: str) -> "Optional[str]":
     return text[at + len("\nOutput:\n") :] if at >= 0 else None
 
 
-def compaction_entry(text: str, thread: dict, timestamp: str, line: int, offset: int, record: dict):
+def compaction_entry(text: str, thread: dict, record: dict, line: int, offset: int):
     """The entry a ``compacted`` line's bridge (the summary continuing the conversation) stands as."""
+    stamp = as_str(record.get("timestamp"))
     return new_entry(
-        "user", text_blocks([text]), record, line, offset, timestamp=timestamp, is_compact_summary=True, **thread
+        "user", text_blocks([text]), record, line, offset, timestamp=stamp, is_compact_summary=True, **thread
     )
 
 
-def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset: int, record: dict) -> list:
+def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: int) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
     from termsprawl_context.jsonl import parse_object
@@ -107,6 +108,7 @@ def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset:
 
     item = as_str(payload.get(facts.FIELD_TYPE))
     uuid = as_str(payload.get("id"))
+    timestamp = as_str(record.get("timestamp"))
 
     def _entry(kind: str, blocks: list, **flags):
         """``new_entry`` with the thread's ids (``thread_of``); ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""

@@ -38,7 +38,6 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = as_str(record.get("timestamp"))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     thread = records.thread_of(path, payload)
@@ -54,11 +53,11 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                     held = None
                 announced = set()
                 if bridge:
-                    yield records.compaction_entry(bridge, thread, timestamp, line.number, line.offset, record)
+                    yield records.compaction_entry(bridge, thread, record, line.number, line.offset)
                 continue
             if kind != "response_item":
                 continue
-            found = records.item_entries(payload, thread, timestamp, line.number, line.offset, record)
+            found = records.item_entries(payload, thread, record, line.number, line.offset)
             if not found:
                 continue
             if held is not None:
@@ -103,19 +102,18 @@ def rollout_entries_reverse(
                 continue
             if kind in (facts.KIND_SESSION_META, "turn_context"):
                 continue
-            timestamp = as_str(record.get("timestamp"))
             if kind == "compacted":
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)
                     pending = None
                 text = as_str(payload.get("message"))
                 if text:
-                    yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
+                    yield records.compaction_entry(text, thread, record, 0, offset)
                 bridge = text
                 continue
             if kind != "response_item":
                 continue
-            found = records.item_entries(payload, thread, timestamp, 0, offset, record)
+            found = records.item_entries(payload, thread, record, 0, offset)
             if not found:
                 continue
             if pending is not None:
