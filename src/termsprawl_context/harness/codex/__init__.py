@@ -179,8 +179,7 @@ def _children_index(root: str) -> dict:
     names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
     index = {}  # type: dict
     for candidate in facts.rollouts_under(root):
-        meta = meta_of(candidate)
-        parent = as_str(meta.get(facts.META_PARENT_THREAD)) if meta else ""
+        parent = as_str(meta_of(candidate).get(facts.META_PARENT_THREAD))
         if parent and parent != facts.thread_id_of(candidate):
             index.setdefault(parent, []).append(candidate)
     for children in index.values():
