@@ -100,8 +100,6 @@ def rollout_entries_reverse(
                     yield pending
                     pending = None
                 continue
-            if kind in (facts.KIND_SESSION_META, "turn_context"):
-                continue
             if kind == "compacted":
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)

@@ -168,9 +168,7 @@ class GeminiHarness(Harness):
         if chat.kind != facts.KIND_SUBAGENT and os.path.basename(folder) == facts.CHATS_SUBDIR:
             return False, ""
         chats, parent_id = os.path.split(folder)
-        if os.path.basename(chats) != facts.CHATS_SUBDIR:
-            return True, ""
-        return True, first_chat(chats, parent_id)
+        return True, first_chat(chats, parent_id) if os.path.basename(chats) == facts.CHATS_SUBDIR else ""
 
     def session_ids(self, path):
         """The header's session id, then (a sub-agent's) the session whose folder holds it."""
