@@ -4,6 +4,7 @@ the project only, merged into what is there."""
 
 import json
 import os
+import threading
 
 import pytest
 
@@ -135,6 +136,17 @@ def test_gemini_hook_keeps_the_person_s_values_at_those_keys(project, run_pyz):
     assert written["mcpServers"] == theirs["mcpServers"]
     assert written["general"] == {"sessionRetention": {"maxAge": "7d", "enabled": False}}
     assert b"kept" in done.stdout and b"mcpServers.termsprawl is yours" in done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_at_the_project_settings_is_not_opened(project):
+    (project / ".gemini").mkdir()
+    os.mkfifo(str(project / facts.SETTINGS_FILE))  # open() of a FIFO waits for a writer forever
+    found = []
+    reader = threading.Thread(target=lambda: found.append(gemini.HARNESS.read_tool(str(project))), daemon=True)
+    reader.start()
+    reader.join(10)
+    assert found == [""]
 
 
 def test_a_peer_whose_gemini_chat_was_deleted_is_named_with_the_cause_and_fix(project, run_pyz, tmp_path):

@@ -128,15 +128,14 @@ class CodexHarness(Harness):
     def stable_id(self, path):
         """The thread id: a resumed thread appends to its own rollout, so the file's
         first record names the conversation; only when it agrees with the file name."""
-        meta = meta_of(path)
-        thread = as_str(meta.get("id")) if meta else ""
+        thread = as_str(meta_of(path).get("id"))
         return thread if thread and thread == facts.thread_id_of(path) else None
 
     def subagent_parent(self, path):
         """A sub-agent thread's ``session_meta`` names its parent thread (0.169), its rollout found by ``find_rollout``."""
-        meta = meta_of(path)
-        if not meta or self.stable_id(path) is None:
+        if self.stable_id(path) is None:
             return None
+        meta = meta_of(path)
         if not is_subagent_meta(meta):
             return False, ""
         parent = parent_thread_of(meta)
@@ -145,11 +144,10 @@ class CodexHarness(Harness):
     def session_ids(self, path):
         """The thread id, then the session a sub-agent thread runs in (its hook payload's
         ``session_id``, the parent's), as ``session_meta`` names them."""
-        meta = meta_of(path)
         thread = self.stable_id(path)
-        if not meta or thread is None:
+        if thread is None:
             return None
-        session = as_str(meta.get("session_id"))
+        session = as_str(meta_of(path).get("session_id"))
         return [thread] + ([session] if session and session != thread else [])
 
     def work_dirs(self, path):
@@ -181,8 +179,7 @@ def _children_index(root: str) -> dict:
     names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
     index = {}  # type: dict
     for candidate in facts.rollouts_under(root):
-        meta = meta_of(candidate)
-        parent = as_str(meta.get(facts.META_PARENT_THREAD)) if meta else ""
+        parent = as_str(meta_of(candidate).get(facts.META_PARENT_THREAD))
         if parent and parent != facts.thread_id_of(candidate):
             index.setdefault(parent, []).append(candidate)
     for children in index.values():

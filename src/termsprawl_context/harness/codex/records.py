@@ -92,17 +92,15 @@ def _unwrapped(text: str) -> "Optional[str]":
     return text[at + len("\nOutput:\n") :] if at >= 0 else None
 
 
-def _entry(kind: str, blocks: list, thread: dict, timestamp: str, line: int, offset: int, record: dict, **flags):
-    """``new_entry`` with the thread's ids (``thread_of``); ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
-    return new_entry(kind, blocks, record, line, offset, timestamp=timestamp, **thread, **flags)
-
-
-def compaction_entry(text: str, thread: dict, timestamp: str, line: int, offset: int, record: dict):
+def compaction_entry(text: str, thread: dict, record: dict, line: int, offset: int):
     """The entry a ``compacted`` line's bridge (the summary continuing the conversation) stands as."""
-    return _entry("user", text_blocks([text]), thread, timestamp, line, offset, record, is_compact_summary=True)
+    stamp = as_str(record.get("timestamp"))
+    return new_entry(
+        "user", text_blocks([text]), record, line, offset, timestamp=stamp, is_compact_summary=True, **thread
+    )
 
 
-def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset: int, record: dict) -> list:
+def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: int) -> list:
     # A message's texts (and a reasoning summary's) follow the tool-result rule: a string,
     # or the non-empty string ``text`` of each block.
     from termsprawl_context.jsonl import parse_object
@@ -110,26 +108,31 @@ def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset:
 
     item = as_str(payload.get(facts.FIELD_TYPE))
     uuid = as_str(payload.get("id"))
-    args = (thread, timestamp, line, offset, record)
+    timestamp = as_str(record.get("timestamp"))
+
+    def _entry(kind: str, blocks: list, **flags):
+        """``new_entry`` with the thread's ids (``thread_of``); ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
+        return new_entry(kind, blocks, record, line, offset, timestamp=timestamp, **thread, **flags)
+
     if item == "message":
         role = as_str(payload.get("role"))
         blocks = text_blocks(result_texts(payload.get("content")))
         if role == "assistant":
-            return [_entry("assistant", blocks, *args, uuid=uuid)] if blocks else []
+            return [_entry("assistant", blocks, uuid=uuid)] if blocks else []
         if role in ("developer", "system"):
-            return [_entry("user", blocks, *args, uuid=uuid, is_meta=True)] if blocks else []
+            return [_entry("user", blocks, uuid=uuid, is_meta=True)] if blocks else []
         if role != "user":
             return []
         texts = {"context": [], "compaction": [], "": []}  # type: dict
         for text, marked in _marked_texts(payload):
             texts[context_kind(text, marked)].append(text)
         flags = (("context", {"is_meta": True}), ("compaction", {"is_compact_summary": True}), ("", {"uuid": uuid}))
-        return [_entry("user", text_blocks(texts[kind]), *args, **flag) for kind, flag in flags if texts[kind]]
+        return [_entry("user", text_blocks(texts[kind]), **flag) for kind, flag in flags if texts[kind]]
     if item == "reasoning":
         summary = result_texts(payload.get("summary"))
         if not summary:
             return []
-        return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], *args, uuid=uuid)]
+        return [_entry("assistant", [{"type": "thinking", "thinking": "\n".join(summary)}], uuid=uuid)]
     if item in ("function_call", "custom_tool_call", "local_shell_call"):
         call_id = as_str(payload.get("call_id")) or uuid
         name = as_str(payload.get("name")) or ("shell" if item == "local_shell_call" else "")
@@ -137,7 +140,7 @@ def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset:
         # The arguments as the model sent them: a JSON object string is parsed.
         parsed = parse_object(raw) if isinstance(raw, str) else None
         block = {"type": "tool_use", "id": call_id, "name": name, "input": raw if parsed is None else parsed}
-        return [_entry("assistant", [block], *args, uuid=uuid)]
+        return [_entry("assistant", [block], uuid=uuid)]
     if item in ("function_call_output", "custom_tool_call_output"):
         text, is_error = _tool_output(payload.get("output"))
         call_id = as_str(payload.get("call_id"))
@@ -145,7 +148,7 @@ def item_entries(payload: dict, thread: dict, timestamp: str, line: int, offset:
         output = _unwrapped(text)
         if output is not None:
             block["output"] = output
-        return [_entry("user", [block], *args, uuid=uuid)]
+        return [_entry("user", [block], uuid=uuid)]
     return []
 
 
@@ -177,10 +180,8 @@ def classed(entry, announces: bool, bridge: "Optional[str]"):
     each answer with an ``AgentMessage`` event just before it: in such a file an unannounced
     one is the summary (even when the ``compacted`` line after it was never written). Without
     announcements (0.47) it is one only when the next ``compacted`` bridge holds its text."""
-    if announces:
-        return as_summary(entry)
-    if bridge and entry.content[0].get("text", "") in bridge:
-        return as_summary(entry)
+    if announces or (bridge and entry.content[0].get("text", "") in bridge):
+        return entry._replace(type="user", is_compact_summary=True)
     return entry
 
 
@@ -188,22 +189,26 @@ def classed(entry, announces: bool, bridge: "Optional[str]"):
 ANNOUNCE_PROBE_BYTES = 1 << 20
 
 
-def announces_answers(path: str) -> bool:
-    """Whether an ``AgentMessage`` event is within the rollout's first ``ANNOUNCE_PROBE_BYTES``."""
+def _head_lines(path: str):
+    """A rollout's lines from its start, as far as the caller reads; none once it cannot be read."""
     from termsprawl_context.jsonl import iter_lines, open_regular
 
     try:
         with open_regular(path) as f:
-            for line in iter_lines(f):
-                if line.offset >= ANNOUNCE_PROBE_BYTES:
-                    return False
-                if b"AgentMessage" not in line.raw:
-                    continue
-                parts = rollout_line(line.raw)
-                if parts is not None and parts[1] == facts.KIND_EVENT and announced_message(parts[2]):
-                    return True
+            yield from iter_lines(f)
     except OSError:
-        return False
+        return
+
+
+def announces_answers(path: str) -> bool:
+    """Whether an ``AgentMessage`` event is within the rollout's first ``ANNOUNCE_PROBE_BYTES``."""
+    for line in _head_lines(path):
+        if line.offset >= ANNOUNCE_PROBE_BYTES:
+            return False
+        if b"AgentMessage" in line.raw:
+            parts = rollout_line(line.raw)
+            if parts is not None and parts[1] == facts.KIND_EVENT and announced_message(parts[2]):
+                return True
     return False
 
 
@@ -213,10 +218,6 @@ def thread_of(path: str, meta: dict) -> dict:
     subagent = bool(meta) and is_subagent_meta(meta)
     cwd = as_str(meta.get(facts.META_CWD))
     return {"session_id": session, "cwd": cwd, "is_sidechain": subagent, "agent_id": session if subagent else ""}
-
-
-def as_summary(entry):
-    return entry._replace(type="user", is_compact_summary=True)
 
 
 def announced_message(payload: dict) -> str:
@@ -231,13 +232,7 @@ def announced_message(payload: dict) -> str:
 
 def meta_of(path: str) -> dict:
     """The ``session_meta`` payload on a rollout's first line ({} when absent or odd)."""
-    from termsprawl_context.jsonl import iter_lines, open_regular
-
-    try:
-        with open_regular(path) as f:
-            for line in iter_lines(f):
-                parts = rollout_line(line.raw)
-                return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
-    except OSError:
-        return {}
+    for line in _head_lines(path):
+        parts = rollout_line(line.raw)
+        return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
     return {}

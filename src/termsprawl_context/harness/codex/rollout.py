@@ -38,7 +38,6 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 if shown:
                     announced.add(shown)
                 continue
-            timestamp = as_str(record.get("timestamp"))
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
                     thread = records.thread_of(path, payload)
@@ -50,30 +49,28 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             if kind == "compacted":
                 bridge = as_str(payload.get("message"))
                 if held is not None:
-                    yield records.classed(held, False, bridge)
+                    yield records.classed(held, announces, bridge)
                     held = None
                 announced = set()
                 if bridge:
-                    yield records.compaction_entry(bridge, thread, timestamp, line.number, line.offset, record)
+                    yield records.compaction_entry(bridge, thread, record, line.number, line.offset)
                 continue
             if kind != "response_item":
                 continue
-            found = records.item_entries(payload, thread, timestamp, line.number, line.offset, record)
+            found = records.item_entries(payload, thread, record, line.number, line.offset)
             if not found:
                 continue
             if held is not None:
-                yield records.classed(held, False, None)  # no `compacted` followed it
+                yield records.classed(held, announces, None)  # no `compacted` followed it
                 held = None
             for entry in found:
-                if not records.is_text_answer(entry) or (entry.uuid and entry.uuid in announced):
-                    yield entry  # (an answer the person was shown)
-                elif announces:
-                    yield records.as_summary(entry)  # unannounced, in a file that announces its answers
+                if records.is_text_answer(entry) and not (entry.uuid and entry.uuid in announced):
+                    held = entry  # an unannounced text: the next item or `compacted` classes it
                 else:
-                    held = entry
+                    yield entry  # (an answer the person was shown)
             announced = set()
     if held is not None:
-        yield records.classed(held, False, None)
+        yield records.classed(held, announces, None)
 
 
 def rollout_entries_reverse(
@@ -103,21 +100,18 @@ def rollout_entries_reverse(
                     yield pending
                     pending = None
                 continue
-            if kind in (facts.KIND_SESSION_META, "turn_context"):
-                continue
-            timestamp = as_str(record.get("timestamp"))
             if kind == "compacted":
                 if pending is not None:
                     yield records.classed(pending, announces, pending_bridge)
                     pending = None
                 text = as_str(payload.get("message"))
                 if text:
-                    yield records.compaction_entry(text, thread, timestamp, 0, offset, record)
+                    yield records.compaction_entry(text, thread, record, 0, offset)
                 bridge = text
                 continue
             if kind != "response_item":
                 continue
-            found = records.item_entries(payload, thread, timestamp, 0, offset, record)
+            found = records.item_entries(payload, thread, record, 0, offset)
             if not found:
                 continue
             if pending is not None:

@@ -168,18 +168,15 @@ class GeminiHarness(Harness):
         if chat.kind != facts.KIND_SUBAGENT and os.path.basename(folder) == facts.CHATS_SUBDIR:
             return False, ""
         chats, parent_id = os.path.split(folder)
-        if os.path.basename(chats) != facts.CHATS_SUBDIR:
-            return True, ""
-        return True, first_chat(chats, parent_id)
+        return True, first_chat(chats, parent_id) if os.path.basename(chats) == facts.CHATS_SUBDIR else ""
 
     def session_ids(self, path):
         """The header's session id, then (a sub-agent's) the session whose folder holds it."""
         found = self.stable_id(path)
         if found is None:
             return None
-        parent = self.subagent_parent(path)
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-        return [found] + ([folder] if parent is not None and parent[0] and folder != found else [])
+        return [found] + ([folder] if self.subagent_parent(path)[0] and folder != found else [])
 
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
@@ -187,9 +184,7 @@ class GeminiHarness(Harness):
         if not isinstance(path, str) or not path.endswith(facts.TRANSCRIPT_SUFFIX):
             return ""
         folder, name = os.path.split(path)
-        if os.path.basename(folder) == facts.CHATS_SUBDIR:
-            return ""
-        return name[: -len(facts.TRANSCRIPT_SUFFIX)]
+        return "" if os.path.basename(folder) == facts.CHATS_SUBDIR else name[: -len(facts.TRANSCRIPT_SUFFIX)]
 
     def hook_transcript(self, path, session_id, source, store=""):
         """The resume's payload names a stub; the conversation is in the session's first file."""

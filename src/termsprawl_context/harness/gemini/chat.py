@@ -100,17 +100,12 @@ def _merge(chat: Chat, listed: dict) -> None:
 def _rewind(chat: Chat, target: str) -> None:
     """Drop ``target`` and every message after it, all when it is unknown (the client's rule)."""
     places = chat.places
-    if target not in places:
-        places.clear()
-        chat.ids.clear()
-        chat.columns = tuple(array("q") for _ in range(5))
-        del chat.free[:]
-        return
-    while True:
+    known = target in places
+    while places:
         dropped, slot = places.popitem()  # the newest
         chat.free.append(slot)
         chat.ids.pop(slot, None)
-        if dropped == target:
+        if known and dropped == target:
             return
 
 

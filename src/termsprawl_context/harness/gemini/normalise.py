@@ -101,7 +101,9 @@ class Normaliser(object):
             texts = message_parts.part_texts(parts)
             if texts:
                 context = texts[0].lstrip().startswith(facts.SESSION_CONTEXT_OPEN)
-                summary = not context and message_parts.is_compression_summary(texts)
+                # A compression's summary: both snapshot tags in one text (a scratchpad may come first).
+                snapshot = (facts.STATE_SNAPSHOT_OPEN, facts.STATE_SNAPSHOT_CLOSE)
+                summary = not context and any(snapshot[0] in t and snapshot[1] in t for t in texts)
                 if context or summary or message_parts.is_cli_prompt(message, texts):
                     flags = {"is_meta": not summary, "is_compact_summary": summary}
                     yield self._entry("user", message_id, message, where, text_blocks(texts), **flags)
@@ -112,9 +114,11 @@ class Normaliser(object):
             blocks = []  # type: List[dict]
             thoughts = message.get("thoughts")
             for thought in thoughts if isinstance(thoughts, list) else []:
-                text = message_parts.thought_text(thought)
-                if text:
-                    blocks.append({"type": "thinking", "thinking": text})
+                if isinstance(thought, dict):
+                    subject, description = as_str(thought.get("subject")), as_str(thought.get("description"))
+                    text = "**%s** %s" % (subject, description) if subject and description else subject or description
+                    if text:
+                        blocks.append({"type": "thinking", "thinking": text})
             blocks.extend(block for block in map(part_text, parts) if block is not None)
             calls, results = message_parts.gemini_calls(message, parts)
             for call in calls:

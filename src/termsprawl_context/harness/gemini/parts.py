@@ -41,11 +41,6 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
     return text[:end], rest
 
 
-def is_compression_summary(texts: "List[str]") -> bool:
-    """Both snapshot tags in one text (the model may write a scratchpad before them)."""
-    return any(facts.STATE_SNAPSHOT_OPEN in t and facts.STATE_SNAPSHOT_CLOSE in t for t in texts)
-
-
 def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
     """A user message 0.61 wrote itself (not the person): the IDE's editor context or its
     delta, the loop-recovery feedback, ``/directory add``'s context; or a prompt the client
@@ -115,13 +110,6 @@ def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dic
     if output is not None:
         block["output"] = output
     return call_id, block
-
-
-def thought_text(thought: "Any") -> str:
-    if not isinstance(thought, dict):
-        return ""
-    subject, description = as_str(thought.get("subject")), as_str(thought.get("description"))
-    return "**%s** %s" % (subject, description) if subject and description else subject or description
 
 
 CALL, RESULT = "call", "result"  # what a call id names, for giving each once

@@ -77,9 +77,14 @@ def merge_project_settings(settings: "Dict[str, Any]", command: str) -> "Tuple[O
 
 
 def _project_settings(project: str) -> "Any":
-    path = os.path.join(project, SETTINGS_FILE)
+    """The project's settings as JSON, or None (missing, not a regular file: a FIFO would block, too long, junk)."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(os.path.join(project, SETTINGS_FILE))
+    if f is None:
+        return None
     try:
-        with open(path, "rb") as f:
+        with f:
             data = f.read(_MAX_SETTINGS_BYTES + 1)
         return json.loads(data.decode("utf-8")) if len(data) <= _MAX_SETTINGS_BYTES else None
     except (OSError, ValueError, RecursionError):

@@ -22,25 +22,22 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterable, Iterator, Optional, Tuple
 
 
-# ``$set.messages`` lists merged from the end at once (each holds its ids: a resume's holds the
-# whole history); an older one is resolved forward. 0.61 writes one at each start (the first,
-# at the log's head) and one at each resume, cancelled turn and compression.
-MAX_LISTS = 1
-
+# 0.61 writes a ``$set.messages`` list at each start (the first, at the log's head) and one at
+# each resume, cancelled turn and compression: the newest is merged from the end (it holds its
+# ids: a resume's holds the whole history), an older one is resolved forward.
 _LOSE, _WIN, _STOP = 0, 1, 2
 
 
 class _Backwards(object):
     """A backward resolution's state over the lines between two ``$set.messages`` lists: the
-    ids decided, the rewinds whose target is not yet met, and the list closing them (``merge``)."""
+    ids decided and the rewinds whose target is not yet met."""
 
-    __slots__ = ("decided", "cuts", "pending", "merge")
+    __slots__ = ("decided", "cuts", "pending")
 
     def __init__(self) -> None:
         self.decided = set()  # type: set
         self.cuts = []  # type: list  # rewind targets, the earliest line last
         self.pending = {}  # type: dict  # target -> how many of ``cuts`` name it
-        self.merge = None  # type: Optional[_Merge]
 
     def rewind(self, target: str) -> None:
         self.cuts.append(target)
@@ -134,28 +131,18 @@ class _Merge(object):
         return self._given(0)
 
 
-def _carry(frames: list, level: int, batch: "Optional[list]") -> "Tuple[list, int]":
-    """``batch``, winners of ``frames[level]`` newest first (None: exhausted, so the list above
-    gives what it has left), carried up through each newer list and frame: what the top
-    gives, and the level whose rewind found all before it gone (-1: none)."""
-    stop = -1
-    while level > 0:
-        level -= 1
-        merge = frames[level].merge
-        source = merge.flush() if batch is None else (found for given in batch for found in merge.feed(*given))
-        batch, stopped = frames[level].sift(source)
-        stop = level if stopped else stop
-    return batch or [], stop
-
-
 def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
     """Each resolved message of the open log, newest first, with its place (``line`` 0). Memory:
-    the ids met, one line, and the ids of at most ``MAX_LISTS`` ``$set.messages`` lists (past
-    those, the log is resolved forward up to the list)."""
+    the ids met, one line, and the ids of the newest ``$set.messages`` list (past it, the log is
+    resolved forward up to the next older list)."""
     from termsprawl_context.harness.gemini.chat import resolve_lines, winners
     from termsprawl_context.jsonl import iter_lines_reverse, parse_object
 
+    # The lines after the newest list, then (once it is met) those before it, whose winners pass
+    # through the list's merge and the newer frame's rewinds. ``stop``: the frame whose rewind
+    # found all before it gone (-1: none).
     frames = [_Backwards()]
+    merge = None  # type: Optional[_Merge]  # the newest list, once met
     stop = -1
     for offset, raw in iter_lines_reverse(f):
         record = parse_object(raw)
@@ -166,8 +153,8 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
             frames[-1].rewind(record[facts.REWIND_KEY])
             continue
         listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
-        if listed and len(frames) <= MAX_LISTS:
-            frames[-1].merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
+        if listed and merge is None:
+            merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
             frames.append(_Backwards())
             continue
         if listed:  # resolved forward up to the list, which gives everything before it
@@ -179,19 +166,14 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         level = len(frames) - 1
         batch, stopped = frames[level].sift(placed)
         stop = level if stopped else stop
-        batch, above = _carry(frames, level, batch)
+        if merge is not None:
+            batch, stopped = frames[0].sift(given for pair in batch for given in merge.feed(*pair))
+            stop = 0 if stopped else stop
         yield from batch
-        stop = above if above >= 0 else stop
         if stop >= 0 or listed:
             break
-    while True:  # each exhausted frame's list gives what it has left, deepest first
-        if stop >= 0:
-            del frames[stop + 1 :]
-        if len(frames) <= 1:
-            return
-        frames.pop()
-        batch, stop = _carry(frames, len(frames), None)
-        yield from batch
+    if merge is not None and stop != 0:  # the list gives what it has left
+        yield from frames[0].sift(merge.flush())[0]
 
 
 def _record_messages(record: dict) -> "Optional[list]":

@@ -16,15 +16,11 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, Dict, List, Optional, Tuple
 
 
-def shell_rule(read_prefix: str) -> str:
-    return SHELL_RULE % read_prefix
-
-
 def merge_permission(settings: "Dict[str, Any]", read_prefix: str) -> "Tuple[Optional[Dict[str, Any]], List[str]]":
     """``(settings with the allow rule appended, or None when it is there, notes)``; a
     ``permissions`` or ``permissions.allow`` of the person's that is not an object / a
     list is kept, with a note (the read then asks, or headless Qwen offers no shell)."""
-    rule = shell_rule(read_prefix)
+    rule = SHELL_RULE % read_prefix
     permissions = settings.get(PERMISSIONS_KEY, {})
     if not isinstance(permissions, dict):
         return None, ["%s is not an object: kept as it is (no rule for the read command)" % PERMISSIONS_KEY]

@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 PROVENANCE_PERSON = "real_user"
 KIND_USER, KIND_ASSISTANT, KIND_TOOL_RESULT, KIND_SYSTEM = "user", "assistant", "tool_result", "system"
+# A line's type -> its entry's kind (a tool result stands as the user's turn, as in Claude's records).
+_ENTRY_KINDS = {KIND_SYSTEM: "system", KIND_ASSISTANT: "assistant", KIND_TOOL_RESULT: "user", KIND_USER: "user"}
 
 
 def _parts(record: dict) -> list:
@@ -77,14 +79,9 @@ def line_to_entries(record: dict, line: int, offset: int, agent_id: str = "") ->
         "is_sidechain": bool(agent_id),
         "agent_id": agent_id,
     }
-    if kind == KIND_SYSTEM:
-        return [new_entry("system", [], record, line, offset, **fields)]
-    if kind == KIND_ASSISTANT:
-        return [new_entry("assistant", _blocks(_parts(record), KIND_ASSISTANT), record, line, offset, **fields)]
-    if kind == KIND_TOOL_RESULT:
-        return [new_entry("user", _blocks(_parts(record), KIND_TOOL_RESULT), record, line, offset, **fields)]
-    if kind != KIND_USER:
+    if not isinstance(kind, str) or kind not in _ENTRY_KINDS:
         return []
+    blocks = [] if kind == KIND_SYSTEM else _blocks(_parts(record), kind)
     typed = record.get("provenance") == PROVENANCE_PERSON and not record.get("subtype")
-    blocks = _blocks(_parts(record), KIND_TOOL_RESULT)
-    return [new_entry("user", blocks, record, line, offset, is_meta=not typed, **fields)]
+    meta = kind == KIND_USER and not typed
+    return [new_entry(_ENTRY_KINDS[kind], blocks, record, line, offset, is_meta=meta, **fields)]
