@@ -97,7 +97,8 @@ def run_init(args) -> int:
     cwd = project_dir(args.cwd, "init")
     harnesses = available()
     wired = _choose_clis(args, harnesses)
-    hooks = _hooks_asked(args, harnesses)
+    # The hooks asked for, but the default one (``init_project`` writes its hook).
+    hooks = [h for h in harnesses if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
     extra = _prepare_harness_steps(cwd, args, hooks)
     report = install.init_project(cwd, install.running_artifact(), args.hook, args.claude_md)
     report = _harness_steps(report, extra, args, harnesses)
@@ -171,11 +172,6 @@ def _prepare_harness_steps(cwd: str, args, wanted: list) -> list:
     if not wanted or not os.path.isdir(cwd):
         return []
     return [harness_install.prepare_hook(cwd, harness) for harness in wanted]
-
-
-def _hooks_asked(args, harnesses: list) -> list:
-    """The harnesses whose hook step was asked for, but the default one (``init_project`` writes its hook)."""
-    return [h for h in harnesses if h.hook_names_itself and h.hook_settings_file and getattr(args, h.init_options[0])]
 
 
 def _harness_steps(report, prepared: list, args, harnesses: list):

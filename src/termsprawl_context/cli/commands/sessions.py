@@ -32,11 +32,11 @@ SESSIONS = Spec(
 def human_size(size: int) -> str:
     """``size`` bytes in a short human form: 512B, 1.5K, 12.3M, 2.0G."""
     value = float(size)
-    for unit in ("B", "K", "M", "G"):
-        if value < 1024 or unit == "G":
+    for unit in ("B", "K", "M"):
+        if value < 1024:
             return "%d%s" % (size, unit) if unit == "B" else "%.1f%s" % (value, unit)
         value /= 1024
-    return "%dB" % size  # unreachable
+    return "%.1fG" % value
 
 
 def _cut(text: str, width: int) -> str:
