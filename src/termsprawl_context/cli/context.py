@@ -151,10 +151,9 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     """Print every linked peer's hand-off in one write; always 0. Markdown prints nothing
     when no peer has a turn; JSON prints its document, with no peers."""
     from termsprawl_context import handoff, handoff_render
-
-    fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     from termsprawl_context._output import error_line
 
+    fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     sources = list(handoff.linked_sources(args.self_id, io))
     for note in handoff.gone_notes(args.cwd, sources):
         error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
