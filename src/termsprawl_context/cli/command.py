@@ -9,8 +9,8 @@ import json
 import sys
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from termsprawl_context._output import PROG, Spool, terminal_safe, terminal_safe_json, write_bytes, write_out
-from termsprawl_context._output import write_transcript_text
+from termsprawl_context._output import PROG, Spool, encode_path, terminal_safe, terminal_safe_json, write_bytes
+from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli._args import positive_int
 from termsprawl_context.errors import UsageError
 from termsprawl_context.harness import KNOWN_HARNESSES
@@ -193,6 +193,10 @@ def print_one(as_json: bool, data: Any, text: Any) -> None:
         write_bytes(text)
     elif text:
         write_out(text)
+
+
+def path_line(path: str) -> bytes:
+    return encode_path(path) + b"\n"
 
 
 def print_text(text: str) -> None:

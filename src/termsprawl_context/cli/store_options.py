@@ -92,12 +92,6 @@ def provider_of(path: str) -> Any:
     return found
 
 
-def path_line(path: str) -> bytes:
-    from termsprawl_context._output import encode_path
-
-    return encode_path(path) + b"\n"
-
-
 def at_line(args: Any, command_name: str) -> int:
     """The checked ``LINE`` of an at-a-line command on a transcript of the native shape."""
     import json

@@ -2,8 +2,7 @@
 
 import os
 
-from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, option, print_one
-from termsprawl_context.cli.store_options import path_line
+from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, option, path_line, print_one
 from termsprawl_context.harness import for_path
 from termsprawl_context.store import paths
 
