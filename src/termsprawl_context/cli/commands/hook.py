@@ -74,6 +74,5 @@ def run_hook(argv: List[str]) -> int:
             silence_stdout()
             error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
     if answer.warning:
-        message = answer.warning
-        error_line(message if message.startswith(HOOK_PREFIX) else HOOK_PREFIX + message)
+        error_line(answer.warning if answer.warning.startswith(HOOK_PREFIX) else HOOK_PREFIX + answer.warning)
     return EXIT_OK

@@ -3,8 +3,8 @@
 import time
 from typing import Any, List
 
-from termsprawl_context._output import error_line
-from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, print_one
+from termsprawl_context._output import error_line, write_out
+from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line
 from termsprawl_context.cli.store_options import stores
 from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog, paths
@@ -79,4 +79,4 @@ def run_sessions(args) -> None:
         where = catalog.store_root(projects_dir, args.project)
         error_line("no sessions found in %s" % (where or "the store (no home directory)"))
         return
-    print_one(False, None, "".join(row[1] for row in rows) if args.json else format_table([row[0] for row in rows]))
+    write_out("".join(row[1] for row in rows) if args.json else format_table([row[0] for row in rows]))
