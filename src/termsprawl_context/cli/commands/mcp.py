@@ -178,7 +178,6 @@ def _node(self_id: "Optional[str]") -> str:
 
 def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
     printed = []  # type: List[str]
-    options = dict(options, **{"--format": "markdown"})
     run_handoff(ContextArgs(cwd, _node(self_id)), options, RealContextIO(cwd, write=printed.append))
     return "".join(printed)
 
