@@ -55,19 +55,12 @@ BATCH_GROWTH = 4
 _ESCAPABLE = frozenset('"\\<>&/')
 
 
-class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):
-    """One matching line: ``path:line``, its session, which text matched, a snippet;
-    ``agent_id`` names the sub-agent when ``path`` is a sub-agent's record ("" for the
-    session's own)."""
-
-    __slots__ = ()
-
-
-class Prefilter(namedtuple("Prefilter", "pattern escapes finder")):
-    """What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse
-    every line), unless ``escape_positions(escapes)`` finds a spelling it cannot see."""
-
-    __slots__ = ()
+# One matching line: ``path:line``, its session, which text matched, a snippet; ``agent_id``
+# names the sub-agent when ``path`` is a sub-agent's record ("" for the session's own).
+Hit = namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")
+# What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse every
+# line), unless ``escape_positions(escapes)`` finds a spelling it cannot see.
+Prefilter = namedtuple("Prefilter", "pattern escapes finder")
 
 
 def _caseless(c: str) -> bool:
@@ -215,17 +208,23 @@ def snippet(text: str, start: int, end: int, context: int = SNIPPET_CONTEXT) -> 
     return ("\u2026" if left > 0 else "") + body + ("\u2026" if right < len(text) else "")
 
 
+def _entry_hit(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
+    """``(kind, snippet)`` of the first of ``entry``'s texts that matches, else None."""
+    for kind, text in entry_texts(entry, kinds, subagent):
+        found = matcher.find(text)
+        if found is not None:
+            return kind, snippet(*found)
+    return None
+
+
 def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
     """``(entry, kind, snippet)`` when the line at ``offset`` matches, else None."""
     record = parse_object(raw)
     if record is None:
         return None
     entry = model.entry_of(record, 0, offset)
-    for kind, text in entry_texts(entry, kinds, subagent):
-        found = matcher.find(text)
-        if found is not None:
-            return entry, kind, snippet(*found)
-    return None
+    found = _entry_hit(entry, matcher, kinds, subagent)
+    return None if found is None else (entry,) + found
 
 
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
@@ -392,18 +391,14 @@ def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kind
             for entry in harness.entries(session.path):
                 if entry.line <= 0:
                     continue  # a fork's inherited history: its hits are its own session's
-                for kind, said in entry_texts(entry, kinds):
-                    found = matcher.find(said)
-                    if found is None:
-                        continue
-                    if title is None:
-                        title = (
-                            harness.describe(session.path, session_id=session.session_id).title or session.session_id
-                        )
-                    where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
-                    yield Hit(*where, title, kind, snippet(*found), entry.timestamp, entry.uuid, "")
-                    left -= 1
-                    break
+                found = _entry_hit(entry, matcher, kinds)
+                if found is None:
+                    continue
+                if title is None:
+                    title = harness.describe(session.path, session_id=session.session_id).title or session.session_id
+                where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
+                yield Hit(*where, title, *found, entry.timestamp, entry.uuid, "")
+                left -= 1
                 if left <= 0:
                     return
         except OSError:
