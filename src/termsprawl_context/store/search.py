@@ -397,7 +397,7 @@ def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kind
                 if title is None:
                     title = harness.describe(session.path, session_id=session.session_id).title or session.session_id
                 where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
-                yield Hit(*where, title, *found, entry.timestamp, entry.uuid, "")
+                yield Hit(*where, title, found[0], found[1], entry.timestamp, entry.uuid, "")
                 left -= 1
                 if left <= 0:
                     return
