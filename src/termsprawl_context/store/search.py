@@ -162,16 +162,13 @@ class Matcher(object):
         return shown, i, i + len(self.needle)
 
 
-def _tool_strings(value, out: List[str]) -> None:
+def _tool_strings(value) -> Iterator[str]:
     if isinstance(value, str):
         if value:
-            out.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _tool_strings(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _tool_strings(item, out)
+            yield value
+    elif isinstance(value, (dict, list)):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _tool_strings(item)
 
 
 def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
@@ -192,9 +189,7 @@ def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False
             found.extend((KIND_ASSISTANT, t) for t in speakers.content_texts(entry.content))
         if KIND_TOOL in kinds:
             for call in tool_blocks.tool_calls(entry):
-                strings = []
-                _tool_strings(call.input, strings)
-                found.extend((KIND_TOOL, s) for s in strings)
+                found.extend((KIND_TOOL, s) for s in _tool_strings(call.input))
     if who in (model.PERSON, model.TOOL_RESULT) and KIND_TOOL in kinds:
         for result in tool_blocks.tool_results(entry):
             found.extend((KIND_TOOL, t) for t in tool_blocks.result_texts(result.content))
