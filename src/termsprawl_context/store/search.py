@@ -212,16 +212,6 @@ def _entry_hit(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subag
     return None
 
 
-def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
-    """``(entry, kind, snippet)`` when the line at ``offset`` matches, else None."""
-    record = parse_object(raw)
-    if record is None:
-        return None
-    entry = model.entry_of(record, 0, offset)
-    found = _entry_hit(entry, matcher, kinds, subagent)
-    return None if found is None else (entry,) + found
-
-
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
     """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
     start) that may match, in order."""
@@ -253,9 +243,13 @@ def search_file(
     with open_regular(path) as f:
         for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
             for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
-                found = match_line(block[start:stop], at + start - begin, matcher, kinds, subagent)
+                record = parse_object(block[start:stop])
+                if record is None:
+                    continue
+                entry = model.entry_of(record, 0, at + start - begin)
+                found = _entry_hit(entry, matcher, kinds, subagent)
                 if found is not None:
-                    hits.append((at + start - begin,) + found)
+                    hits.append((entry.offset, entry) + found)
                     if limit is not None and len(hits) >= limit:
                         break
             if limit is not None and len(hits) >= limit:
