@@ -13,7 +13,7 @@ calls and results as one-line summaries. How much text and its renderings are
 
 from __future__ import annotations
 
-from collections import namedtuple
+from collections import deque, namedtuple
 
 from termsprawl_context.handoff_render import apply_budget
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
@@ -51,8 +51,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _clip(text: str, limit: int = TOOL_SUMMARY_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def _clip(text: str) -> str:
+    return text if len(text) <= TOOL_SUMMARY_CHARS else text[: TOOL_SUMMARY_CHARS - 1] + "\u2026"
 
 
 # The input field that says the most about a call, for the common tools.
@@ -241,8 +241,6 @@ def select_from_entries(
 ) -> List[HandoffTurn]:
     """``_Collector``'s selection from entries read forward (a harness without a backward
     reader), holding only what it can keep as they pass."""
-    from collections import deque
-
     tail = deque(maxlen=max(window, 0))  # type: deque
     asked = deque(maxlen=max(prompts, 0))  # type: deque
     answer = []  # type: list

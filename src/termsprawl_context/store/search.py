@@ -55,19 +55,12 @@ BATCH_GROWTH = 4
 _ESCAPABLE = frozenset('"\\<>&/')
 
 
-class Hit(namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")):
-    """One matching line: ``path:line``, its session, which text matched, a snippet;
-    ``agent_id`` names the sub-agent when ``path`` is a sub-agent's record ("" for the
-    session's own)."""
-
-    __slots__ = ()
-
-
-class Prefilter(namedtuple("Prefilter", "pattern escapes finder")):
-    """What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse
-    every line), unless ``escape_positions(escapes)`` finds a spelling it cannot see."""
-
-    __slots__ = ()
+# One matching line: ``path:line``, its session, which text matched, a snippet; ``agent_id``
+# names the sub-agent when ``path`` is a sub-agent's record ("" for the session's own).
+Hit = namedtuple("Hit", "path line offset session_id title kind snippet timestamp uuid agent_id")
+# What a line's lowercased bytes must hold to be parsed: ``pattern`` (None: parse every
+# line), unless ``escape_positions(escapes)`` finds a spelling it cannot see.
+Prefilter = namedtuple("Prefilter", "pattern escapes finder")
 
 
 def _caseless(c: str) -> bool:
@@ -169,16 +162,13 @@ class Matcher(object):
         return shown, i, i + len(self.needle)
 
 
-def _tool_strings(value, out: List[str]) -> None:
+def _tool_strings(value) -> Iterator[str]:
     if isinstance(value, str):
         if value:
-            out.append(value)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _tool_strings(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            _tool_strings(item, out)
+            yield value
+    elif isinstance(value, (dict, list)):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _tool_strings(item)
 
 
 def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
@@ -199,9 +189,7 @@ def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False
             found.extend((KIND_ASSISTANT, t) for t in speakers.content_texts(entry.content))
         if KIND_TOOL in kinds:
             for call in tool_blocks.tool_calls(entry):
-                strings = []
-                _tool_strings(call.input, strings)
-                found.extend((KIND_TOOL, s) for s in strings)
+                found.extend((KIND_TOOL, s) for s in _tool_strings(call.input))
     if who in (model.PERSON, model.TOOL_RESULT) and KIND_TOOL in kinds:
         for result in tool_blocks.tool_results(entry):
             found.extend((KIND_TOOL, t) for t in tool_blocks.result_texts(result.content))
@@ -215,16 +203,12 @@ def snippet(text: str, start: int, end: int, context: int = SNIPPET_CONTEXT) -> 
     return ("\u2026" if left > 0 else "") + body + ("\u2026" if right < len(text) else "")
 
 
-def match_line(raw: bytes, offset: int, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
-    """``(entry, kind, snippet)`` when the line at ``offset`` matches, else None."""
-    record = parse_object(raw)
-    if record is None:
-        return None
-    entry = model.entry_of(record, 0, offset)
+def _entry_hit(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subagent: bool = False):
+    """``(kind, snippet)`` of the first of ``entry``'s texts that matches, else None."""
     for kind, text in entry_texts(entry, kinds, subagent):
         found = matcher.find(text)
         if found is not None:
-            return entry, kind, snippet(*found)
+            return kind, snippet(*found)
     return None
 
 
@@ -259,9 +243,13 @@ def search_file(
     with open_regular(path) as f:
         for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
             for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
-                found = match_line(block[start:stop], at + start - begin, matcher, kinds, subagent)
+                record = parse_object(block[start:stop])
+                if record is None:
+                    continue
+                entry = model.entry_of(record, 0, at + start - begin)
+                found = _entry_hit(entry, matcher, kinds, subagent)
                 if found is not None:
-                    hits.append((at + start - begin,) + found)
+                    hits.append((entry.offset, entry) + found)
                     if limit is not None and len(hits) >= limit:
                         break
             if limit is not None and len(hits) >= limit:
@@ -392,18 +380,14 @@ def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kind
             for entry in harness.entries(session.path):
                 if entry.line <= 0:
                     continue  # a fork's inherited history: its hits are its own session's
-                for kind, said in entry_texts(entry, kinds):
-                    found = matcher.find(said)
-                    if found is None:
-                        continue
-                    if title is None:
-                        title = (
-                            harness.describe(session.path, session_id=session.session_id).title or session.session_id
-                        )
-                    where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
-                    yield Hit(*where, title, kind, snippet(*found), entry.timestamp, entry.uuid, "")
-                    left -= 1
-                    break
+                found = _entry_hit(entry, matcher, kinds)
+                if found is None:
+                    continue
+                if title is None:
+                    title = harness.describe(session.path, session_id=session.session_id).title or session.session_id
+                where = (session.path, entry.line, entry.offset, entry.session_id or session.session_id)
+                yield Hit(*where, title, found[0], found[1], entry.timestamp, entry.uuid, "")
+                left -= 1
                 if left <= 0:
                     return
         except OSError:
