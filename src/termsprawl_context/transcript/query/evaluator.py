@@ -4,6 +4,7 @@ expr's (Go's) semantics: deep equality, exact 64-bit integers, float division.""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Dict
 
 from termsprawl_context.errors import RunError
@@ -37,6 +38,7 @@ def type_name(value: Any) -> str:
 
 
 _GO_TYPES = ((bool, "bool"), (int, "int"), (float, "float64"), (str, "string"), (list, "[]interface {}"))
+_EXACT = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # exact on integers, then checked
 
 
 def _step(value: Any, step: str, key: Any) -> Any:
@@ -93,12 +95,8 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     if not (_is_num(a) and _is_num(b)):
         raise RunError("invalid operation %s %s %s" % (type_name(a), op, type_name(b)))
     try:
-        if op == "+":
-            return _checked(a + b)
-        if op == "-":
-            return _checked(a - b)
-        if op == "*":
-            return _checked(a * b)
+        if op in _EXACT:
+            return _checked(_EXACT[op](a, b))
         if op == "/":
             a, b = float(a), float(b)  # expr's /: both operands as float64
             if b == 0:
