@@ -151,10 +151,8 @@ def evaluate(node, env: Dict[str, Any]) -> Any:
         return not _boolean(evaluate(node[2], env), "not")
     if kind in ("and", "or"):
         left = _boolean(evaluate(node[2], env), kind)
-        if kind == "and" and not left:
-            return False
-        if kind == "or" and left:
-            return True
+        if left is (kind == "or"):
+            return left  # short-circuit: False ends an ``and``, True an ``or``
         return _boolean(evaluate(node[3], env), kind)
     return _binary(node[2], evaluate(node[3], env), evaluate(node[4], env))
 
