@@ -39,6 +39,9 @@ def type_name(value: Any) -> str:
 
 _GO_TYPES = ((bool, "bool"), (int, "int"), (float, "float64"), (str, "string"), (list, "[]interface {}"))
 _EXACT = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # exact on integers, then checked
+# Comparisons of two numbers or two strings, and the operators on two strings alone.
+_ORDERED = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ON_STRINGS: Dict[str, Any] = {"contains": operator.contains, "startsWith": str.startswith, "endsWith": str.endswith}
 
 
 def _step(value: Any, step: str, key: Any) -> Any:
@@ -163,16 +166,11 @@ def _binary(op: str, left: Any, right: Any) -> Any:
         return _equal(left, right)
     if op == "!=":
         return not _equal(left, right)
-    if op in ("<", "<=", ">", ">="):
-        if not ((_is_num(left) and _is_num(right)) or (isinstance(left, str) and isinstance(right, str))):
+    if op in _ORDERED or op in _ON_STRINGS:
+        numbers = op in _ORDERED and _is_num(left) and _is_num(right)
+        if not (numbers or (isinstance(left, str) and isinstance(right, str))):
             raise RunError("invalid operation %s %s %s" % (type_name(left), op, type_name(right)))
-        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
-    if op in ("contains", "startsWith", "endsWith"):
-        if not (isinstance(left, str) and isinstance(right, str)):
-            raise RunError("invalid operation %s %s %s" % (type_name(left), op, type_name(right)))
-        if op == "contains":
-            return right in left
-        return left.startswith(right) if op == "startsWith" else left.endswith(right)
+        return _ORDERED[op](left, right) if op in _ORDERED else _ON_STRINGS[op](left, right)
     if op in ("in", "not in"):
         if isinstance(right, list):
             found = any(_equal(left, item) for item in right)
