@@ -49,11 +49,6 @@ def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Opti
     return data.find(ESCAPE_PREFIX, start, end) >= 0 and ascii_escape_pattern().search(data, start, end) is not None
 
 
-def _plain_bytes(token: "Union[str, bytes]", allowed: "frozenset" = _PLAIN) -> "Optional[bytes]":
-    raw = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else bytes(token)
-    return raw if raw and all(c in allowed for c in raw) else None
-
-
 class Needles(namedtuple("Needles", "tokens plain")):
     """The tokens a caller needs and ``plain``, their ASCII spellings (None when one has
     none: every line is a candidate); their escaped spellings are the escape rule's."""
@@ -64,7 +59,8 @@ class Needles(namedtuple("Needles", "tokens plain")):
     def of(cls, tokens: "Iterable[Union[str, bytes]]", allowed: "frozenset" = _PLAIN) -> "Needles":
         """Needles for fragments of JSON text as written (``b'"user"'``, quotes the syntax's)."""
         tokens = tuple(tokens)
-        plain = tuple(_plain_bytes(t, allowed) for t in tokens)
+        raws = (t.encode("utf-8", "surrogatepass") if isinstance(t, str) else bytes(t) for t in tokens)
+        plain = tuple(raw if raw and all(c in allowed for c in raw) else None for raw in raws)
         return cls(tokens, None if None in plain else plain)
 
     @classmethod

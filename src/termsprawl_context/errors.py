@@ -384,21 +384,17 @@ class NoSessionRoot(CitationRefused):
 class AnswerUnmatched(CitationRefused):
     """The quote is in an AskUserQuestion answer that cannot be matched to its call's
     questions: which words are the person's and which the agent's is unknown, so it is
-    refused, not guessed."""
+    refused, not guessed. With ``req``, as the resolution reports it: ``citation <req>
+    cannot resolve: ...``."""
 
-    def __init__(self, path: str, line: int, why: str) -> None:
-        super().__init__(
+    def __init__(self, path: str, line: int, why: str, req: "Any" = None) -> None:
+        message = (
             "the quote is in an AskUserQuestion answer at %s:%d that cannot be matched to its call (%s), so its "
             "words may be the agent's question rather than the person's answer; quote words the person typed, or "
             "an answer from an envelope whose call is in the record" % (path, line, why)
         )
+        super().__init__(message if req is None else "citation %s cannot resolve: %s" % (req, message))
         self.path, self.line, self.why = path, line, why
-
-    def with_request(self, req: "Any") -> "AnswerUnmatched":
-        """The refusal as the resolution reports it: ``citation <req> cannot resolve: ...``."""
-        self.message = "citation %s cannot resolve: %s" % (req, self.message)
-        self.args = (self.message,)
-        return self
 
 
 # --- the query language --------------------------------------------------------------------------

@@ -339,16 +339,8 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
 
 
 # --- a store's sessions -------------------------------------------------------------------------
-class Session(object):
-    """One transcript file of a provider's store, as listings see it (no content read)."""
-
-    __slots__ = ("harness", "session_id", "path")
-
-    def __init__(self, harness: str, session_id: str, path: str) -> None:
-        self.harness, self.session_id, self.path = harness, session_id, path
-
-    def __repr__(self) -> str:
-        return "Session(%r, %r, %r)" % (self.harness, self.session_id, self.path)
+# One transcript file of a provider's store, as listings see it (no content read).
+Session = namedtuple("Session", "harness session_id path")
 
 
 # A summary record naming another session's leaf message (its ``leafUuid``).

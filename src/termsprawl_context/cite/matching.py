@@ -74,17 +74,17 @@ def file_may_contain(path: str, needle: Optional[bytes], buffer: Optional[bytear
     return not needle or scan_file(path, lambda f: file_may_hold(f, Needles.of([needle]), buffer=buffer))
 
 
-def scan_file(path: str, search: Callable[[BinaryIO], bool]) -> bool:
-    """``search`` over the regular file at ``path``; True (parse it: the line reader says
-    what is wrong) when it cannot be opened or read."""
+def scan_file(path: str, search: Callable[[BinaryIO], bool], failed: bool = True) -> bool:
+    """``search`` over the regular file at ``path``; ``failed`` when it cannot be opened or
+    read (by default True: parse it, the line reader says what is wrong)."""
     f = jsonl.try_open_regular(path)
     if f is None:
-        return True
+        return failed
     with f:
         try:
             return search(f)
         except OSError:
-            return True
+            return failed
 
 
 # The provider whose records citations read (the CLI refuses another's transcript:
@@ -128,21 +128,18 @@ _TRANSCRIPT_FILE_CACHE: Dict[Tuple[str, int, int], bool] = {}
 
 
 def _reads_as_transcript(path: str) -> bool:
-    f = jsonl.try_open_regular(path)
-    if f is None:
-        return False
-    with f:
-        try:
-            st = os.fstat(f.fileno())
-            key = (path, st.st_size, st.st_mtime_ns)
-            if key in _TRANSCRIPT_FILE_CACHE:
-                return _TRANSCRIPT_FILE_CACHE[key]
+    """Whether the file's first lines are harness records (no when it cannot be read)."""
+
+    def probe(f: BinaryIO) -> bool:
+        st = os.fstat(f.fileno())
+        key = (path, st.st_size, st.st_mtime_ns)
+        if key not in _TRANSCRIPT_FILE_CACHE:
             lines = (f.readline(TRANSCRIPT_PROBE_LINE_BYTES) for _ in range(TRANSCRIPT_PROBE_LINES))
             answer = any(looks_like_record(line.decode("utf-8", "replace")) for line in lines)  # b"": past the end
-        except OSError:
-            return False
-    _TRANSCRIPT_FILE_CACHE[key] = answer
-    return answer
+            _TRANSCRIPT_FILE_CACHE[key] = answer
+        return _TRANSCRIPT_FILE_CACHE[key]
+
+    return scan_file(path, probe, False)
 
 
 def is_transcript_path(path: str, cwd: str) -> bool:

@@ -141,7 +141,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
                 % (req, path, SUBAGENT_USER_ADVICE)
             ) from None
         except AnswerUnmatched as exc:
-            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
+            raise AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
         except Refusal as exc:
             raise NotFound("citation %s: %s" % (req, exc.message)) from None
         if found:
@@ -218,7 +218,7 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
         except NoSessionRoot:
             continue
         except AnswerUnmatched as exc:
-            raise AnswerUnmatched(exc.path, exc.line, exc.why).with_request(req) from None
+            raise AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
         except Refusal as exc:
             unreadable.append("%s (%s)" % (candidate, exc.message))
             continue

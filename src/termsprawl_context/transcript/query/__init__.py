@@ -35,10 +35,8 @@ from termsprawl_context.transcript.query.parser import Parser
 from termsprawl_context.transcript.record import go_quote
 
 
-class Expression(namedtuple("Expression", "source tree")):
-    """A compiled ``where`` expression."""
-
-    __slots__ = ()
+# A compiled ``where`` expression.
+Expression = namedtuple("Expression", "source tree")
 
 
 def _where(source: str) -> str:

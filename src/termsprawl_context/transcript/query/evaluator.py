@@ -4,6 +4,7 @@ expr's (Go's) semantics: deep equality, exact 64-bit integers, float division.""
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Dict
 
 from termsprawl_context.errors import RunError
@@ -37,6 +38,10 @@ def type_name(value: Any) -> str:
 
 
 _GO_TYPES = ((bool, "bool"), (int, "int"), (float, "float64"), (str, "string"), (list, "[]interface {}"))
+_EXACT = {"+": operator.add, "-": operator.sub, "*": operator.mul}  # exact on integers, then checked
+# Comparisons of two numbers or two strings, and the operators on two strings alone.
+_ORDERED = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_ON_STRINGS: Dict[str, Any] = {"contains": operator.contains, "startsWith": str.startswith, "endsWith": str.endswith}
 
 
 def _step(value: Any, step: str, key: Any) -> Any:
@@ -93,12 +98,8 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     if not (_is_num(a) and _is_num(b)):
         raise RunError("invalid operation %s %s %s" % (type_name(a), op, type_name(b)))
     try:
-        if op == "+":
-            return _checked(a + b)
-        if op == "-":
-            return _checked(a - b)
-        if op == "*":
-            return _checked(a * b)
+        if op in _EXACT:
+            return _checked(_EXACT[op](a, b))
         if op == "/":
             a, b = float(a), float(b)  # expr's /: both operands as float64
             if b == 0:
@@ -153,10 +154,8 @@ def evaluate(node, env: Dict[str, Any]) -> Any:
         return not _boolean(evaluate(node[2], env), "not")
     if kind in ("and", "or"):
         left = _boolean(evaluate(node[2], env), kind)
-        if kind == "and" and not left:
-            return False
-        if kind == "or" and left:
-            return True
+        if left is (kind == "or"):
+            return left  # short-circuit: False ends an ``and``, True an ``or``
         return _boolean(evaluate(node[3], env), kind)
     return _binary(node[2], evaluate(node[3], env), evaluate(node[4], env))
 
@@ -167,16 +166,11 @@ def _binary(op: str, left: Any, right: Any) -> Any:
         return _equal(left, right)
     if op == "!=":
         return not _equal(left, right)
-    if op in ("<", "<=", ">", ">="):
-        if not ((_is_num(left) and _is_num(right)) or (isinstance(left, str) and isinstance(right, str))):
+    if op in _ORDERED or op in _ON_STRINGS:
+        numbers = op in _ORDERED and _is_num(left) and _is_num(right)
+        if not (numbers or (isinstance(left, str) and isinstance(right, str))):
             raise RunError("invalid operation %s %s %s" % (type_name(left), op, type_name(right)))
-        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
-    if op in ("contains", "startsWith", "endsWith"):
-        if not (isinstance(left, str) and isinstance(right, str)):
-            raise RunError("invalid operation %s %s %s" % (type_name(left), op, type_name(right)))
-        if op == "contains":
-            return right in left
-        return left.startswith(right) if op == "startsWith" else left.endswith(right)
+        return _ORDERED[op](left, right) if op in _ORDERED else _ON_STRINGS[op](left, right)
     if op in ("in", "not in"):
         if isinstance(right, list):
             found = any(_equal(left, item) for item in right)

@@ -192,23 +192,20 @@ def _logical(op: str, left, right):
 
 def _binary(op: str, left, right):
     lt, rt = left[1], right[1]
-    if op in ("==", "!="):
-        return ("binary", BOOL, op, left, right)
     if op in ("<", "<=", ">", ">="):
         if not (lt == ANY or rt == ANY or (lt == rt and lt in (NUM, STR))):
             raise QueryCompileError("%s cannot compare a %s with a %s" % (op, lt, rt))
-        return ("binary", BOOL, op, left, right)
-    if op in ("contains", "startsWith", "endsWith"):
+    elif op in ("contains", "startsWith", "endsWith"):
         _need(left, (STR, ANY), op)
         _need(right, (STR, ANY), op)
-        return ("binary", BOOL, op, left, right)
-    if op in ("in", "not in"):
+    elif op in ("in", "not in"):
         _need(right, (LIST, ANY), op)
-        return ("binary", BOOL, op, left, right)
-    if op == "+" and (lt == STR or rt == STR):
+    elif op == "+" and (lt == STR or rt == STR):
         if not (lt in (STR, ANY) and rt in (STR, ANY)):
             raise QueryCompileError("+ cannot join a %s and a %s" % (lt, rt))
         return ("binary", STR, op, left, right)
-    _need(left, (NUM, ANY), op)
-    _need(right, (NUM, ANY), op)
-    return ("binary", ANY if ANY in (lt, rt) and op == "+" else NUM, op, left, right)
+    elif op not in ("==", "!="):  # arithmetic
+        _need(left, (NUM, ANY), op)
+        _need(right, (NUM, ANY), op)
+        return ("binary", ANY if ANY in (lt, rt) and op == "+" else NUM, op, left, right)
+    return ("binary", BOOL, op, left, right)
