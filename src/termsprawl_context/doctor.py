@@ -128,7 +128,8 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     if visit.recorded is None:
         outcome = INVALID_INDEX_ENTRY if os.path.lexists(index_file) else NO_INDEX_ENTRY
         return PeerReport(outcome=outcome, **base)
-    exists, regular, readable = _file_facts(visit.path, io.harness_of(peer))
+    harness = io.harness_of(peer)
+    exists, regular, readable = _file_facts(visit.path, harness)
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
     if not exists:  # the node's holder names this very file: a session nobody has typed in yet
         holder = read_holder(cwd, peer)[0]
@@ -138,22 +139,16 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     else:
         turns = visit.turns
         base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
-        counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
-        base.update(zip(("handoff_turns", "harness_turns"), counts))
+        # What the hand-off prints of it, and how many of the dump's turns are harness text:
+        # 0 each when it cannot be read (ValueError: a harness this build cannot read).
+        try:
+            shown, provider = len(handoff.read_harness_turns(visit.path, harness)), get(harness)
+            text = provider.harness_text_turns(visit.path, MAX_LINKED_TURNS) if provider is not None else 0
+            base.update(handoff_turns=shown, harness_turns=text)
+        except (OSError, ValueError):
+            pass
         outcome = PRINTED if turns else NO_TURNS
     return PeerReport(outcome=outcome, **base)
-
-
-def handoff_counts(path: str, dump_turns: int, harness: Optional[str]):
-    """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
-    (None: the registry's default), how many of the bare dump's last ``dump_turns``
-    printable turns are harness text): (0, 0) when it cannot be read."""
-    try:
-        shown = len(handoff.read_harness_turns(path, harness))
-        provider = get(harness)
-        return shown, provider.harness_text_turns(path, dump_turns) if provider is not None else 0
-    except (OSError, ValueError):  # ValueError: a harness this build cannot read
-        return 0, 0
 
 
 def diagnose(cwd: str, self_id: str) -> DoctorReport:
