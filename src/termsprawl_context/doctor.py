@@ -9,9 +9,24 @@ import os
 import stat
 from typing import List, NamedTuple, Optional
 
+from termsprawl_context import handoff
 from termsprawl_context.dump import PeerVisit, ProjectIO, walk_peers
-from termsprawl_context.workspace.layout import STATE_DIR, state_path
+from termsprawl_context.harness import available, get
+from termsprawl_context.hooks import process_alive, read_holder
+from termsprawl_context.jsonl import try_open_regular
+from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
+from termsprawl_context.workspace import discovery
+from termsprawl_context.workspace.files import read_small_file
+from termsprawl_context.workspace.hook_settings import allow_rules, over_grants
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
+from termsprawl_context.workspace.index import (
+    index_file_path,
+    read_transcript_path,
+    read_transcript_source,
+    resolve_transcript_path,
+)
+from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, state_path
+from termsprawl_context.workspace.project import start_command
 
 
 # Where a peer's walk ends; PRINTED means the dump prints it.
@@ -78,30 +93,21 @@ class DoctorReport(NamedTuple):
 
 def _file_facts(path: str, harness: Optional[str] = None):
     """(exists, regular, readable) as the dump's reader finds them (``session_stat`` for a session that is no file)."""
-    from termsprawl_context.jsonl import try_open_regular
-
-    if harness is not None:
-        from termsprawl_context.harness import get
-
-        found = get(harness)
-        if found is not None and not os.path.lexists(path) and found.session_stat(path) is not None:
-            return True, True, True  # a session that is no file (a database row)
+    found = get(harness) if harness is not None else None
+    if found is not None and not os.path.lexists(path) and found.session_stat(path) is not None:
+        return True, True, True  # a session that is no file (a database row)
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False, False, False
     f = try_open_regular(path) if regular else None
-    if f is None:
-        return True, regular, False
-    f.close()
-    return True, True, True
+    if f is not None:
+        f.close()
+    return True, regular, f is not None
 
 
 def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     """What one step of the dump's walk found, and where it stopped."""
-    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-    from termsprawl_context.workspace.index import index_file_path
-
     cwd, peer = io.cwd, visit.peer
     index_file = index_file_path(cwd, peer)
     title = io.node_title(peer)
@@ -122,11 +128,10 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     if visit.recorded is None:
         outcome = INVALID_INDEX_ENTRY if os.path.lexists(index_file) else NO_INDEX_ENTRY
         return PeerReport(outcome=outcome, **base)
-    exists, regular, readable = _file_facts(visit.path, io.harness_of(peer))
+    harness = io.harness_of(peer)
+    exists, regular, readable = _file_facts(visit.path, harness)
     base.update(path=visit.path, exists=exists, regular=regular, readable=readable)
     if not exists:  # the node's holder names this very file: a session nobody has typed in yet
-        from termsprawl_context.hooks import read_holder
-
         holder = read_holder(cwd, peer)[0]
         outcome = NO_TURNS_YET if holder is not None and holder.path == visit.recorded else MISSING_FILE
     elif not regular or not readable:
@@ -134,31 +139,20 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
     else:
         turns = visit.turns
         base.update(turns=min(len(turns), MAX_LINKED_TURNS), more_turns=len(turns) > MAX_LINKED_TURNS)
-        counts = handoff_counts(visit.path, MAX_LINKED_TURNS, io.harness_of(peer))
-        base.update(zip(("handoff_turns", "harness_turns"), counts))
+        # What the hand-off prints of it, and how many of the dump's turns are harness text:
+        # 0 each when it cannot be read (ValueError: a harness this build cannot read).
+        try:
+            shown, provider = len(handoff.read_harness_turns(visit.path, harness)), get(harness)
+            text = provider.harness_text_turns(visit.path, MAX_LINKED_TURNS) if provider is not None else 0
+            base.update(handoff_turns=shown, harness_turns=text)
+        except (OSError, ValueError):
+            pass
         outcome = PRINTED if turns else NO_TURNS
     return PeerReport(outcome=outcome, **base)
 
 
-def handoff_counts(path: str, dump_turns: int, harness: Optional[str]):
-    """(the turns the hand-off prints of the transcript at ``path``, written by ``harness``
-    (None: the registry's default), how many of the bare dump's last ``dump_turns``
-    printable turns are harness text): (0, 0) when it cannot be read."""
-    from termsprawl_context import handoff
-    from termsprawl_context.harness import get
-
-    try:
-        shown = len(handoff.read_harness_turns(path, harness))
-        provider = get(harness)
-        return shown, provider.harness_text_turns(path, dump_turns) if provider is not None else 0
-    except (OSError, ValueError):  # ValueError: a harness this build cannot read
-        return 0, 0
-
-
 def diagnose(cwd: str, self_id: str) -> DoctorReport:
     """What ``termsprawl-context --cwd CWD --self SELF_ID`` sees, peer by peer."""
-    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-
     io = ProjectIO(cwd)
     safe = is_safe_id(self_id)
     files = io.link_files()
@@ -207,8 +201,6 @@ _FILE_FACT_WORDS = (("exists", "does not exist"), ("regular file", "not a regula
 
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
-    from termsprawl_context.transcript.turns import MAX_LINKED_TURNS
-
     lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
     lines.append(
         "self: %s (%s)" % (shown_id(report.self_id), "a safe node id" if report.self_safe else "NOT a safe node id")
@@ -249,11 +241,6 @@ def _harness_notes(cwd: str):
     run ``links``, ``index`` or ``init`` unasked (with the tight rules that replace it); and
     a note when it was started below the project root while its instruction file imports
     the block (an import its CLI may refuse from there). The two lists, in that order."""
-    from termsprawl_context.harness import available
-    from termsprawl_context.workspace import discovery
-    from termsprawl_context.workspace.files import read_small_file
-    from termsprawl_context.workspace.hook_settings import allow_rules, over_grants
-
     over, below_root = [], []
     root = os.path.realpath(cwd)
     for harness in available():
@@ -282,10 +269,6 @@ def notes(cwd: str, self_id: str, peers: List[str]) -> List[str]:
     """What else stands between the agents and the dump, a sentence each: the skill file, an
     over-granting allow rule, a gone transcript, a node taken from a session still running,
     a session recorded for no node (of ``self_id`` or ``peers``), a CLI started below the root."""
-    from termsprawl_context.harness import get
-    from termsprawl_context.hooks import process_alive, read_holder
-    from termsprawl_context.workspace import discovery
-
     unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
     said = {
         discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
@@ -301,10 +284,7 @@ def notes(cwd: str, self_id: str, peers: List[str]) -> List[str]:
     over, below_root = _harness_notes(cwd)
     notes.extend(over)
     if is_safe_id(self_id):
-        from termsprawl_context.dump import ProjectIO
-        from termsprawl_context.handoff import gone_notes, linked_sources
-
-        notes.extend(gone_notes(cwd, list(linked_sources(self_id, ProjectIO(cwd)))))
+        notes.extend(handoff.gone_notes(cwd, list(handoff.linked_sources(self_id, ProjectIO(cwd)))))
         current, displaced = read_holder(cwd, self_id)
         if current is not None and displaced is not None:
             if process_alive(displaced.pid):
@@ -324,9 +304,6 @@ def notes(cwd: str, self_id: str, peers: List[str]) -> List[str]:
 
 def _recorded_everywhere(cwd: str) -> set:
     """Every transcript path the project's index records, resolved, for any node."""
-    from termsprawl_context.workspace.index import read_transcript_path, resolve_transcript_path
-    from termsprawl_context.workspace.layout import TRANSCRIPTS_DIR
-
     try:
         names = os.listdir(state_path(cwd, TRANSCRIPTS_DIR))
     except OSError:
@@ -342,10 +319,6 @@ def _recorded_everywhere(cwd: str) -> set:
 def _unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
     """For each node whose CLI holds a session of this project newer than its own, recorded
     for no node: that session and the likely cause, with the fix."""
-    from termsprawl_context.harness import get
-    from termsprawl_context.workspace.index import read_transcript_source, resolve_transcript_path
-    from termsprawl_context.workspace.project import start_command
-
     recorded_all = None  # type: Optional[set]
     notes = []
     for node in dict.fromkeys(nodes):

@@ -16,13 +16,16 @@ import time
 from typing import Any, BinaryIO, Callable, Mapping, NamedTuple, Optional
 
 from termsprawl_context.errors import HookRefused, Refusal, SubagentSession
-from termsprawl_context.harness import get
+from termsprawl_context.harness import for_payload, get
+from termsprawl_context.jsonl import parse_object
+from termsprawl_context.store.hook_input import checked_hook_input, parse_payload, read_payload_bytes
 from termsprawl_context.store.paths import projects_dir
 from termsprawl_context.workspace.discovery import HANDOFF_ARGS, ensure_context_discovery
 from termsprawl_context.workspace.files import dump_json, has_version, read_small_file, write_atomic
 from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id
 from termsprawl_context.workspace.layout import STATE_DIR, TRANSCRIPTS_DIR, running_project, state_path
 from termsprawl_context.workspace.index import read_transcript_source, record_transcript_path
+from termsprawl_context.workspace.links import peers_of
 from termsprawl_context.workspace.project import NODE_ID_ENV, command_path, find_project, start_command
 
 # The project variable the hook's help names: that of the CLI whose hook names no harness.
@@ -102,8 +105,6 @@ def hook_project(
 
 def read_holder(cwd: str, node_id: str) -> "tuple":
     """(current holder or None, the holder it displaced or None); junk reads as none."""
-    from termsprawl_context.jsonl import parse_object
-
     data = read_small_file(state_path(cwd, TRANSCRIPTS_DIR, node_id + HOLDER_SUFFIX)) if is_safe_id(node_id) else None
     entry = parse_object(data) if data is not None else None
     if not entry or not has_version(entry, HOLDER_VERSION):
@@ -237,10 +238,7 @@ def _hold(
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
     """``(HookInput, Harness)``: the payload read and checked against the store of the
     harness named (``name``), else of the one whose store holds its transcript path."""
-    from termsprawl_context import harness as harnesses
-    from termsprawl_context.store.hook_input import checked_hook_input, parse_payload, read_payload_bytes
-
-    chosen = harnesses.get(name) if name else None
+    chosen = get(name) if name else None
     if name and chosen is None:
         raise HookRefused(
             "--harness %s is not a harness this build reads; nothing recorded" % name,
@@ -248,7 +246,7 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
         )
     payload = parse_payload(read_payload_bytes(stream))
     if chosen is None:
-        chosen = harnesses.for_payload(payload, environ)
+        chosen = for_payload(payload, environ)
     payload = chosen.hook_payload(payload, environ)
     return checked_hook_input(payload, *chosen.hook_roots(store, environ)), chosen
 
@@ -282,24 +280,6 @@ def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[
     )
 
 
-def displaced_message(record: HookRecord, old: Holder) -> str:
-    """The user's message when ``record`` took its node from the live session ``old``."""
-    label = get(record.harness).label
-    return (
-        "termsprawl: node %s was already held by another live %s session (process %d, transcript %s); "
-        "this session took it over, so %s's peers now read this session, not that one. Fix: give each terminal "
-        "its own %s (quit one and restart it with another id)."
-        % (record.node_id, label, old.pid, old.path, record.node_id, NODE_ID_ENV)
-    )
-
-
-def refusal_message(refusal: Refusal, harness: Any) -> str:
-    """The refusal and its fix, in the words of ``harness`` (the CLI that ran the hook)."""
-    fix = refusal.fix_for(harness) if isinstance(refusal, HookRefused) else ""
-    fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
-    return "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
-
-
 def session_start(record: Callable[[], HookRecord], harness: Optional[str] = None) -> HookAnswer:
     """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the hook
     (``harness``, as its command names it; default: the payload's) shows. Never raises."""
@@ -309,21 +289,28 @@ def session_start(record: Callable[[], HookRecord], harness: Optional[str] = Non
     except SubagentSession as refusal:
         return HookAnswer({}, refusal.message)  # nothing for the person to fix: said on stderr only
     except Refusal as refusal:
+        # The refusal and its fix, in the words of the CLI that ran the hook.
         cli = getattr(refusal, "harness", None) or named or get(None)
-        output = cli.session_start_output(system_message=refusal_message(refusal, cli))
-        return HookAnswer(output, refusal.message)
+        fix = refusal.fix_for(cli) if isinstance(refusal, HookRefused) else ""
+        fix = fix or "check the hook's set-up with `termsprawl-context doctor`"
+        message = "termsprawl: %s, so linked agents cannot read this session. Fix: %s." % (refusal.message, fix)
+        return HookAnswer(cli.session_start_output(system_message=message), refusal.message)
     except Exception as exc:  # a bug of ours must not become the agent's problem
         message = "internal error: %s: %s" % (type(exc).__name__, exc)
         output = (named or get(None)).session_start_output(system_message="termsprawl: hook %s." % message)
         return HookAnswer(output, message)
-    from termsprawl_context.workspace.links import peers_of
-
     cli = get(done.harness)
     title = done.node_id if done.source in cli.hook_new_session_sources else None
     shown = warning = None  # type: Optional[str]
-    if done.displaced is not None:
-        shown = displaced_message(done, done.displaced)
-        warning = "node %s taken over from process %d" % (done.node_id, done.displaced.pid)
+    old = done.displaced  # a live session this one took the node from
+    if old is not None:
+        shown = (
+            "termsprawl: node %s was already held by another live %s session (process %d, transcript %s); "
+            "this session took it over, so %s's peers now read this session, not that one. Fix: give each "
+            "terminal its own %s (quit one and restart it with another id)."
+            % (done.node_id, cli.label, old.pid, old.path, done.node_id, NODE_ID_ENV)
+        )
+        warning = "node %s taken over from process %d" % (done.node_id, old.pid)
     if done.kept:  # recorded all the same: the person is told, the hook still succeeds
         shown = " ".join(filter(None, (shown, "termsprawl: %s." % done.kept)))
         warning = "; ".join(filter(None, (warning, done.kept)))

@@ -73,10 +73,9 @@ def _block_problem(uses: Dict[str, List[Tuple[int, str, int, int]]]) -> Optional
     for marker, found in uses.items():
         if len(found) > 1:
             return "has %s %d times (lines %s)" % (marker, len(found), ", ".join(str(u[0]) for u in found))
-    if not closes:
-        return "has %s (line %d) but no %s" % (MARKER_OPEN, opens[0][0], MARKER_CLOSE)
-    if not opens:
-        return "has %s (line %d) but no %s" % (MARKER_CLOSE, closes[0][0], MARKER_OPEN)
+    for marker, other in ((MARKER_OPEN, MARKER_CLOSE), (MARKER_CLOSE, MARKER_OPEN)):
+        if not uses[other]:
+            return "has %s (line %d) but no %s" % (marker, uses[marker][0][0], other)
     if closes[0][0] < opens[0][0]:
         return "has %s (line %d) before %s (line %d)" % (MARKER_CLOSE, closes[0][0], MARKER_OPEN, opens[0][0])
     return None

@@ -167,11 +167,6 @@ def wanted_skill(cwd: str) -> str:
     return SKILL_BODY if app_managed(cwd) else STANDALONE_SKILL_BODY
 
 
-def _decode(data: bytes) -> str:
-    # surrogateescape keeps a user's undecodable bytes exactly as they were.
-    return data.decode("utf-8", "surrogateescape")
-
-
 def refresh_marker(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes: ``render(current)`` gives the wanted
     text, None (USER_EDITED: left alone) or raises a Refusal (REFUSED). Best-effort (FAILED,
@@ -182,7 +177,8 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
     path = os.path.join(cwd, relative)
     try:
         data = read_managed_file(path)
-        current = _decode(data) if data is not None else None
+        # surrogateescape keeps a user's undecodable bytes exactly as they were.
+        current = data.decode("utf-8", "surrogateescape") if data is not None else None
         wanted = render(current)
         if wanted is None:
             return USER_EDITED
@@ -201,7 +197,7 @@ def check_agents_block(cwd: str, relative: str = AGENTS_FILE) -> None:
     block; a file absent or unreadable passes (the write layer reports those)."""
     data = read_small_file(os.path.join(cwd, relative))
     if data is not None:
-        managed_block_span(_decode(data), relative.replace(os.sep, "/"))
+        managed_block_span(data.decode("utf-8", "surrogateescape"), relative.replace(os.sep, "/"))
 
 
 # The skill file's state, as doctor reports it.
@@ -218,7 +214,7 @@ def skill_state(cwd: str) -> str:
     data = read_small_file(path)
     if data is None:
         return SKILL_UNREADABLE if os.path.lexists(path) else SKILL_ABSENT
-    text = _decode(data)
+    text = data.decode("utf-8", "surrogateescape")
     if text == wanted_skill(cwd):
         return SKILL_CURRENT
     return SKILL_OLDER if _written_here(text) else SKILL_EDITED

@@ -12,8 +12,8 @@ import shlex
 from typing import Any
 
 from termsprawl_context.errors import SettingsUnusable
-from termsprawl_context.workspace import hook_settings, install
-from termsprawl_context.workspace.discovery import HANDOFF_ARGS, refresh_agents_block, refresh_marker
+from termsprawl_context.harness import available
+from termsprawl_context.workspace import discovery, hook_settings, install
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.project import command_path, hook_command, walk_up_command
@@ -33,7 +33,7 @@ def prepare_hook(cwd: str, harness: Any) -> hook_settings.PreparedHook:
     hooked = hook_settings.merge_hook(settings, harness)
     base = settings if hooked is None else hooked
     merged, notes = harness.merge_project_settings(base, MCP_COMMAND)
-    read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), HANDOFF_ARGS)
+    read_prefix = "%s %s" % (shlex.quote(command_path(cwd)), discovery.HANDOFF_ARGS)
     more, more_notes = harness.merge_project_permissions(base if merged is None else merged, read_prefix)
     merged = next((m for m in (more, merged, hooked) if m is not None), None)
     return hook_settings.PreparedHook(harness, merged, size, hooked is not None, tuple(notes) + tuple(more_notes))
@@ -57,9 +57,7 @@ def register_harness_hook(cwd: str, prepared: hook_settings.PreparedHook, instal
 
 def write_root_agents_block(cwd: str) -> "Step":
     """The managed block in the root ``AGENTS.md`` (created if absent; every byte outside it kept)."""
-    from termsprawl_context.harness import available
-
-    outcome = refresh_agents_block(cwd, ROOT_AGENTS_FILE)
+    outcome = discovery.refresh_agents_block(cwd, ROOT_AGENTS_FILE)
     readers = ", ".join(h.label for h in available() if "agents_md" in h.init_options)
     written = "managed block for agents that read AGENTS.md (%s)" % readers
     return install.marker_step("agents-md", ROOT_AGENTS_FILE, outcome, written, "managed block already current")
@@ -68,10 +66,8 @@ def write_root_agents_block(cwd: str) -> "Step":
 def write_instruction_import(cwd: str, harness: Any) -> "Step":
     """The managed block's import line in the harness's ``instruction_file`` (created if
     absent, every other byte kept)."""
-    from termsprawl_context.workspace.discovery import add_import, import_line
-
-    relative, line = harness.instruction_file, import_line(harness)
-    outcome = refresh_marker(cwd, relative, lambda current: add_import(current or "", line))
+    relative, line = harness.instruction_file, discovery.import_line(harness)
+    outcome = discovery.refresh_marker(cwd, relative, lambda current: discovery.add_import(current or "", line))
     return install.marker_step("memory", relative, outcome, "imports %s" % line, "already imports %s" % line)
 
 

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
 from termsprawl_context.jsonl import json_type_name
+from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, SKILL_FILE, SKILL_NAME
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND
@@ -125,8 +126,6 @@ def _read_commands(cwd: str) -> List[str]:
 def allow_rules(cwd: str, harness: Any) -> List[str]:
     """The rules ``init`` adds to the harness's allow list: the reads (never ``links``,
     ``index`` or ``init``) through each form of our command, and its skill."""
-    from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_NAME
-
     rules = [rule for command in _read_commands(cwd) for rule in harness.read_rules(command, READ_RULE_OPTIONS)]
     return rules + [harness.skill_rule(SKILL_NAME)]
 
@@ -149,8 +148,6 @@ def over_grants(cwd: str, harness: Any) -> List["tuple"]:
     """``[(settings file, rule)]`` for each allow rule in the harness's project settings that
     lets our command run ``links``, ``index`` or ``init`` unasked (the command with any
     arguments, "don't ask again", any command), in file order; an unreadable file gives none."""
-    from termsprawl_context.workspace.discovery import SKILL_DIR_BASE, SKILL_FILE
-
     if not harness.settings_allow_keys:
         return []
     skill_dir = os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))

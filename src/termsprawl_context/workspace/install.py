@@ -10,6 +10,8 @@ import zipfile
 from typing import List, NamedTuple, Optional
 
 from termsprawl_context.errors import InsideProject, NotFound
+from termsprawl_context.harness import available
+from termsprawl_context.workspace import discovery
 from termsprawl_context.workspace.files import (
     check_write_target,
     file_mode,
@@ -105,8 +107,6 @@ def _refusal(cwd: str, relative: str) -> Optional[str]:
 
 def marker_step(what: str, relative: str, outcome: str, written: str = "", unchanged: str = "") -> Step:
     """init's step for a marker file ``discovery.refresh_marker`` answered ``outcome`` for."""
-    from termsprawl_context.workspace import discovery
-
     details = {  # (REFUSED: init checked the file before writing, so it changed since)
         discovery.REFUSED: (FAILED, "left untouched: its markers are not one block"),
         discovery.USER_EDITED: (KEPT, "edited by its user: left alone"),
@@ -118,8 +118,6 @@ def marker_step(what: str, relative: str, outcome: str, written: str = "", uncha
 
 def plant_discovery(cwd: str) -> List[Step]:
     """Plant or refresh the discovery markers; one step per marker file."""
-    from termsprawl_context.workspace import discovery
-
     steps = []
     for relative, outcome in discovery.refresh_discovery(cwd):
         why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
@@ -182,8 +180,6 @@ def ignore_hook_file(cwd: str, relative: str, label: str) -> Step:
 
 def hook_harness():
     """The CLI whose hook and read rules ``init --hook`` registers (its ``hook`` option)."""
-    from termsprawl_context.harness import available
-
     return next(h for h in available() if "hook" in h.init_options)
 
 
@@ -200,8 +196,6 @@ def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_ru
     outer = enclosing_project(cwd)
     if outer:
         raise InsideProject("init", cwd, outer, "run init there, or without --cwd from anywhere inside it")
-    from termsprawl_context.workspace import discovery
-
     discovery.check_agents_block(cwd)  # ManagedBlockRefused, before anything is written
     prepared = prepare_settings(cwd, hook_harness()) if hook else None
     steps = [install_command(cwd, artifact)]

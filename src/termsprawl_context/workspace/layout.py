@@ -14,12 +14,10 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 STATE_DIR = ".termsprawl"
 LINKS_DIR = "links"
 TRANSCRIPTS_DIR = "transcripts"
-BIN_DIR = "bin"
 PROJECT_FILE = "project.json"
-# The harness's per-user folder: inside the home directory it is user-wide, not a project's.
-HARNESS_DIR = ".claude"
-# Every agent CLI's per-user folder (Claude Code, Codex CLI, Gemini CLI): never written.
-HOME_HARNESS_DIRS = (HARNESS_DIR, ".codex", ".gemini")
+# Every agent CLI's per-user folder (Claude Code, Codex CLI, Gemini CLI): inside the home
+# directory it is user-wide, not a project's, so never written.
+HOME_HARNESS_DIRS = (".claude", ".codex", ".gemini")
 
 
 def state_path(cwd: str, *parts: str) -> str:
@@ -27,9 +25,8 @@ def state_path(cwd: str, *parts: str) -> str:
     return os.path.join(cwd, STATE_DIR, *parts)
 
 
-COMMAND_NAME = "termsprawl-context"
 # Where init installs the command, relative to the project.
-INSTALLED_COMMAND = os.path.join(STATE_DIR, BIN_DIR, COMMAND_NAME)
+INSTALLED_COMMAND = os.path.join(STATE_DIR, "bin", "termsprawl-context")
 
 
 def installed_project(path: "Optional[str]") -> "Optional[str]":

@@ -37,29 +37,23 @@ def titles_of(project: Optional[dict]) -> Dict[str, Optional[str]]:
     return titles
 
 
-def _identity(path: str) -> Optional[tuple]:
+def node_title(cwd: str, node_id: str) -> Optional[str]:
+    """The node's title, or None when the file, the node or the title is missing or malformed;
+    the file parsed at most once per version of it."""
+    if not isinstance(node_id, str):
+        return None
+    path = state_path(cwd, PROJECT_FILE)
     try:
         st = os.stat(path)
+        identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)  # type: Optional[tuple]
     except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def project_titles(cwd: str) -> Dict[str, Optional[str]]:
-    """Every node's title, parsed at most once per version of the file; {} when missing or malformed."""
-    path = state_path(cwd, PROJECT_FILE)
-    identity = _identity(path)
+        identity = None
     cached = _CACHE.get(cwd)
     if cached is not None and identity is not None and cached[0] == identity:
-        return cached[1]
+        return cached[1].get(node_id)
     data = read_small_file(path)
     project = parse_object(data) if data is not None else None  # pretty-printed over many lines is fine: one value
     del data
     titles = titles_of(project)
     _CACHE[cwd] = (identity, titles)
-    return titles
-
-
-def node_title(cwd: str, node_id: str) -> Optional[str]:
-    """The node's title, or None when the file, the node or the title is missing or malformed."""
-    return project_titles(cwd).get(node_id) if isinstance(node_id, str) else None
+    return titles.get(node_id)
