@@ -138,7 +138,12 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
     UTF-8 becomes U+FFFD: a stray byte costs one character, not the line."""
     if len(raw) >= COST_CHECK_FROM and not readable(raw):
         return None
-    text = raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw
+    return parse_object_text(raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw)
+
+
+def parse_object_text(text: str) -> Optional[dict]:
+    """``parse_object`` of a line's text whose bytes already passed ``readable``: checking
+    the decoded text again would judge U+FFFD, three bytes, where the line had one."""
     text = text.strip()
     if not text:
         return None

@@ -62,7 +62,7 @@ def _scan_range(f: BinaryIO, start: int, stop: Optional[int], add, drift) -> Non
         except UnicodeDecodeError:
             text = raw.decode("utf-8", "replace")
             flags = _NOT_UTF8
-        obj = jsonl.parse_object(text)
+        obj = jsonl.parse_object_text(text)
         if obj is None:
             continue
         if probing:
@@ -94,7 +94,7 @@ def _key_reader(f: BinaryIO, path: str):
         obj = None
         if len(data) == length:
             try:
-                obj = jsonl.parse_object(data.decode("utf-8", "replace" if flags & _NOT_UTF8 else "strict"))
+                obj = jsonl.parse_object_text(data.decode("utf-8", "replace" if flags & _NOT_UTF8 else "strict"))
             except UnicodeDecodeError:
                 pass
         if obj is None or obj.get("uuid") is None:
