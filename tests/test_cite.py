@@ -524,6 +524,19 @@ def test_skips_hook_refusals(rec):
     assert cite.refused_tool_use_ids(entries) == {"t-c1"}
 
 
+def test_a_refusal_is_read_from_text_bodies_only(rec):
+    """A hook writes its refusal as text: the same words in an image block's caption are not one."""
+    refusal = "PreToolUse:Bash hook error: no"
+    path = rec(
+        fx.user_msg("u1", "hi"),
+        fx.tool_call("a1", "u1", "c1", "Bash", "make"),
+        fx.tool_answer("r1", "a1", "c1", [{"type": "image", "text": refusal}]),
+        fx.tool_call("a2", "r1", "c2", "Bash", "make"),
+        fx.tool_answer("r2", "a2", "c2", [{"type": "text", "text": refusal}]),
+    )
+    assert cite.refused_tool_use_ids(oracles.load_record(path).entries) == {"c2"}
+
+
 def test_results_of_calls_that_never_ran_are_not_tool_output(rec):
     path = rec(
         fx.tool_call("a1", None, "c1", "Bash", "rm -rf build"),

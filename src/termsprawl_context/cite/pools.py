@@ -174,11 +174,23 @@ def tool_bodies(record: Record, entry: Entry) -> List[Tuple[str, str]]:
     ]
 
 
+def _text_bodies(content: object) -> List[str]:
+    """A result's string content, or its ``text`` blocks' texts: a hook's refusal is written
+    as text, so a body of another type (an image's caption) never counts as one."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [
+        b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    ]
+
+
 def refused_tool_use_ids(entries: Iterable[Entry]) -> Set[str]:
     """The ids of the calls a PreToolUse hook refused."""
     return {
         result.tool_use_id
         for entry in entries
         for result in tool_results(entry)
-        if result.tool_use_id and any(is_hook_refusal(b) for b in result_texts(result.content))
+        if result.tool_use_id and any(is_hook_refusal(b) for b in _text_bodies(result.content))
     }
