@@ -27,6 +27,12 @@ def native_store(args: Any) -> str:
     return projects_dir
 
 
+def store_of(args: Any, provider: Any) -> str:
+    """The store ``provider`` reads: ``native_store`` for the one that takes --projects-dir,
+    "" (its own) for every other."""
+    return native_store(args) if provider.root_option else ""
+
+
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
     """``(provider, store)`` of each store to read ("": the provider's own): those --harness
     names, else every one this build reads; only the one that takes --projects-dir when
@@ -43,7 +49,7 @@ def stores(args: Any, others_answer: bool = True) -> List[Any]:
     found = []
     for provider in providers:
         try:
-            found.append((provider, native_store(args) if provider.root_option else ""))
+            found.append((provider, store_of(args, provider)))
         except NotFound:
             if not others_answer or len(providers) == 1:
                 raise

@@ -2,7 +2,7 @@
 
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, command, print_one
-from termsprawl_context.cli.store_options import native_store, resolve_session
+from termsprawl_context.cli.store_options import resolve_session, store_of
 from termsprawl_context.errors import AmbiguousSession
 from termsprawl_context.harness import get
 from termsprawl_context.store import catalog
@@ -27,7 +27,7 @@ def run_find(args) -> int:
         for line in catalog.candidates_message(refusal.candidates):
             warn(line)
         return refusal.exit_code
-    store = native_store(args) if get(found.harness).root_option else ""
+    store = store_of(args, get(found.harness))
     info, copies = store_sessions.describe_resolved(found, store)
     for line in catalog.copies_message(info.session_id, copies):
         warn(line)
