@@ -175,8 +175,9 @@ class GeminiHarness(Harness):
         found = self.stable_id(path)
         if found is None:
             return None
+        parent = self.subagent_parent(path)  # None when the chat was emptied since stable_id read it
         folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-        return [found] + ([folder] if self.subagent_parent(path)[0] and folder != found else [])
+        return [found] + ([folder] if parent and parent[0] and folder != found else [])
 
     def hook_subagent(self, payload):
         """A sub-agent's chat lies in chats/<parent id>/, not in chats/ itself."""
