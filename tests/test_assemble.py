@@ -728,3 +728,18 @@ def test_keys_whose_hashes_meet_are_read_back_and_told_apart(tmp_path, monkeypat
         out = io.BytesIO()
         assemble_file(str(path), out, io.StringIO(), jobs=jobs)
         assert out.getvalue().split(b"\n")[:-1] == expected, jobs
+
+
+def test_a_long_line_of_invalid_utf8_is_judged_by_its_bytes_once(tmp_path):
+    """The cost budget is checked on a line's bytes; its decoded text (each invalid byte a
+    three-byte U+FFFD) is not checked again, so the line is kept as the seed keeps it."""
+    first = json.dumps({"type": "user", "uuid": "u1", "timestamp": "2026-07-03T10:00:00.000Z"}).encode()
+    body = json.dumps({"type": "assistant", "uuid": "u2", "timestamp": "2026-07-03T10:00:01.000Z", "text": "X"})
+    second = body.encode().replace(b'"X"', b'"' + b"\x80" * 4000000 + b'"')
+    data = first + b"\n" + second + b"\n"
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(data)
+    out = io.BytesIO()
+    assemble_file(str(path), out, io.StringIO())
+    assert out.getvalue() == b"".join(line + b"\n" for line in oracle(data)[0])
+    assert len(out.getvalue().splitlines()) == 2
