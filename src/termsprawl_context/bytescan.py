@@ -27,16 +27,9 @@ _PLAIN = frozenset(c for c in range(0x20, 0x7F) if c not in b"\\/")
 # A string value's bytes inside its quotes: a quote in it is written escaped too.
 _PLAIN_VALUE = _PLAIN - frozenset(b'"')
 
-_pattern = None
-
 
 def ascii_escape_pattern():
-    global _pattern
-    if _pattern is None:
-        import re
-
-        _pattern = re.compile(ASCII_ESCAPE)
-    return _pattern
+    return _regexes()[ASCII_ESCAPE]
 
 
 def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
@@ -46,8 +39,7 @@ def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Opti
 
 
 class Needles(namedtuple("Needles", "tokens plain")):
-    """The tokens a caller needs and ``plain``, their ASCII spellings (None when one has
-    none: every line is a candidate)."""
+    """The tokens a caller needs and ``plain``, their ASCII spellings (None: every line a candidate)."""
 
     __slots__ = ()
 
@@ -138,17 +130,13 @@ def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer:
     escape. Read in chunks, not mapped: a file truncated under a mapping is a SIGBUS."""
     if needles.plain is None:
         return True
-    if not needles.plain:
-        return False
-    return _search_file(f, needles, escapes, buffer)
+    return bool(needles.plain) and file_holds_ascii_escape(f, buffer, needles, escapes)
 
 
-def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None) -> bool:
-    """Whether the rest of ``f`` holds an ASCII-spelling escape (if not, lines need no escape rule)."""
-    return _search_file(f, Needles((), ()), True, buffer)
-
-
-def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
+def file_holds_ascii_escape(
+    f: "BinaryIO", buffer: "Optional[bytearray]" = None, needles: Needles = Needles((), ()), escapes: bool = True
+) -> bool:
+    """Whether the rest of ``f`` holds an ASCII-spelling escape (or, given ``needles``, a token)."""
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
     carry = max(CARRY_BYTES, overlap)
     if buffer is None or len(buffer) < 2 * carry:
@@ -178,31 +166,33 @@ ESCAPES_ASCII = "ascii"  # an escape spelling printable ASCII
 ESCAPES_ASCII_FOLDED = "ascii+folded"  # that, or a spelling of a LOWER_TO_ASCII character
 ESCAPES_ANY = "any"  # any escape but a control character's (for non-ASCII needles)
 ANY_ESCAPE = b"\\u"
-_folded_res = None
+_compiled = None
 
 
-def _escape_finders() -> dict:
-    """Each kind's looks ``(gate, regex, shift)``, compiled on first use: the regex runs from
-    the gate's first occurrence (or the start), a match at ``m.start() - shift``. Each has a
-    literal prefix the engine scans by its first byte; ASCII's starts at ``00``, ``0`` being
-    rarer in JSON than ``\\`` or ``u`` (measured: one pass beats a find of ``u00`` and a regex)."""
-    global _folded_res
-    if _folded_res is None:
+def _regexes() -> dict:
+    """``ASCII_ESCAPE``'s regex and each kind's looks ``(gate, regex, shift)``, compiled on
+    first use: the regex runs from the gate's first occurrence (or the start), a match at
+    ``m.start() - shift``. Each has a literal prefix the engine scans by its first byte;
+    ASCII's starts at ``00``, ``0`` being rarer in JSON than ``\\`` or ``u`` (measured: one
+    pass beats a find of ``u00`` and a regex)."""
+    global _compiled
+    if _compiled is None:
         import re
 
-        _folded_res = {
+        _compiled = {
+            ASCII_ESCAPE: re.compile(ASCII_ESCAPE),
             ESCAPES_ASCII: ((None, re.compile(rb"00[2-7](?<=\\u00[2-7])"), 2),),
             ESCAPES_ASCII_FOLDED: ((ANY_ESCAPE, re.compile(rb"\\u(?:00[2-7]|0130|212a)"), 0),)
             + tuple((b, re.compile(re.escape(b)), 0) for b in (c.encode("utf-8") for c in LOWER_TO_ASCII)),
             ESCAPES_ANY: ((ANY_ESCAPE, re.compile(rb"\\u(?!00[01])"), 0),),
         }
-    return _folded_res
+    return _compiled
 
 
 def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int]" = None) -> "Iterator[int]":
     """Offsets in lowercased ``low[first:limit]`` where a character may be escaped (``kind``)."""
     end = len(low) if limit is None else limit
-    for gate, finder, shift in _escape_finders()[kind]:
+    for gate, finder, shift in _regexes()[kind]:
         at = first
         if gate is not None:
             at = low.find(gate, first, end)

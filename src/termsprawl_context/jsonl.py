@@ -124,9 +124,8 @@ def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
 
 
 def parse_object_text(text: str) -> Optional[dict]:
-    """``parse_object`` of a line's text whose bytes passed ``readable`` (not costed again:
-    U+FFFD is three bytes where the line had one)."""
-    text = text.strip()
+    """``parse_object`` of text whose bytes passed ``readable`` (U+FFFD: 3 bytes, the line's 1)."""
+    text = text.strip()  # JSON's whitespace is str.strip's: the value must end where the text does
     if not text:
         return None
     if text[0] != "{" or text[-1] != "}":  # after the strip, only an object opens and ends so
