@@ -22,8 +22,7 @@ class ReadBuffers:
 
 
 class HeadWindow(NamedTuple):
-    """A file's first bytes (``data[:length]``, maybe a reused buffer) and ``ends[i]``, the
-    offset of line i's newline (or the end, for a torn line)."""
+    """A file's first bytes (``data[:length]``) and ``ends[i]``, line i's newline (or end, if torn)."""
 
     data: Union[bytes, bytearray]
     ends: List[int]

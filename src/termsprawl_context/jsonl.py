@@ -20,8 +20,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
     class Line(NamedTuple):
-        """A physical line: 1-based number, first byte's offset, bytes without the newline
-        (a carriage return kept)."""
+        """A physical line: 1-based number, first byte's offset, bytes without the newline (a CR kept)."""
 
         number: int
         offset: int
@@ -188,8 +187,7 @@ def readable(raw: Union[bytes, bytearray, str]) -> bool:
 
 
 def _refuse_constant(name: str) -> None:
-    # NaN and Infinity are Python's extension, not JSON; a file re-dumped with them
-    # would no longer be JSON, and a payload holding them was not written by a harness.
+    # NaN and Infinity are Python's, not JSON: no harness writes them, and re-dumped they are not JSON.
     raise ValueError("%s is not valid JSON" % name)
 
 

@@ -298,7 +298,7 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
     non-object or a kept field of the wrong JSON type (``"timestamp": 123``)."""
     if not isinstance(record, dict):
         return None
-    values = {}
+    fields = dict(_ZEROS)
     for key, value in record.items():
         hit = _BY_FOLDED_KEY.get(key.casefold()) if isinstance(key, str) else None
         if hit is None:
@@ -308,8 +308,7 @@ def decode_entry(record: Any, line: int = 0, offset: int = -1) -> Optional[Entry
             value = _ZERO[kind]
         elif kind != "r" and not isinstance(value, str if kind == "s" else bool):
             return None
-        values[field] = value
-    fields = dict(_ZEROS, **values)
+        fields[field] = value
     message = fields["message"] if isinstance(fields["message"], dict) else None
     fields.update(message=message, content=message.get("content") if message is not None else None)
     return Entry(line=line, offset=offset, record=record, **fields)

@@ -33,13 +33,8 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
     questions = call_input.get(model.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
     if not isinstance(questions, list) or not questions or len(questions) > MAX_QUESTIONS:
         return None
-    texts = []
-    for item in questions:
-        text = item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None
-        if not isinstance(text, str) or not text:
-            return None
-        texts.append(text)
-    return texts
+    texts = [item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None for item in questions]
+    return texts if all(isinstance(text, str) and text for text in texts) else None
 
 
 def _pairs(body: str) -> Optional[str]:

@@ -57,13 +57,10 @@ _MAX_DEPTH = 8  # sh -c nesting followed this deep; deeper is an echo (fail clos
 _QUOTED_OR_COMMENT = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|(^|[ \t\r;&|()<>\n`])#[^\n]*""", re.S)
 
 
-def _strip_comments(command: str) -> str:
-    """``command`` without its comments (an unquoted ``#`` opening a word, to its line's end)."""
-    return _QUOTED_OR_COMMENT.sub(lambda m: m.group() if m.group(1) is None else m.group(1), command)
-
-
 def _tokens(command: str) -> List[str]:
-    lexer = shlex.shlex(_strip_comments(command), posix=True, punctuation_chars=_OPERATOR_CHARS)
+    """``command``'s words and operators, without its comments."""
+    uncommented = _QUOTED_OR_COMMENT.sub(lambda m: m.group() if m.group(1) is None else m.group(1), command)
+    lexer = shlex.shlex(uncommented, posix=True, punctuation_chars=_OPERATOR_CHARS)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = ""

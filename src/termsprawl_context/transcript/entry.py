@@ -19,10 +19,9 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
-    """The person's words in ``entry``: its typed texts when it speaks as ``PERSON``, none
-    when ``parent`` is the local command whose output it is (without ``parent`` a reader
-    checks ``output_parent`` itself). A slash command's envelope is the harness's rendering:
-    not here, so citations never ground in it."""
+    """The person's words in ``entry``: its typed texts when it speaks as ``PERSON``, none when
+    ``parent`` is the local command whose output it is (without it, see ``output_parent``). A
+    slash command's envelope is the harness's rendering: citations never ground in it."""
     if speaker(entry) != PERSON or is_local_command_output(entry, parent):
         return []
     return typed_texts(entry)
@@ -39,9 +38,7 @@ def speaker(entry: Entry) -> str:
     if kind == model.TYPE_SYSTEM:
         return SYSTEM
     if kind == model.TYPE_ATTACHMENT:
-        if queued_prompt(entry) is not None and not not_the_person(entry):
-            return PERSON
-        return INJECTED
+        return PERSON if queued_prompt(entry) is not None and not not_the_person(entry) else INJECTED
     if kind != model.TYPE_USER:
         return OTHER
     if entry.is_compact_summary:

@@ -163,14 +163,13 @@ def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: O
 
 def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None) -> None:
     """Warn if none of ``path``'s first ``n`` lines is an object with a known field (unreadable: silent)."""
-    seen_known = False
-    lines_checked = 0
+    lines_checked, seen_known = 0, False
     try:
         with jsonl.open_regular(path) as f:
             for line in jsonl.iter_lines(f):
-                if lines_checked >= n:
+                if line.number > n:
                     break
-                lines_checked += 1
+                lines_checked = line.number
                 obj = jsonl.parse_object(line.raw)
                 if obj is not None and has_known_field(obj):
                     seen_known = True
@@ -196,7 +195,6 @@ def iter_objects(
             obj = jsonl.parse_object(line.raw)
             if obj is None:
                 continue
-            if not seen_known and line_no < schema_drift_check_n and has_known_field(obj):
-                seen_known = True
+            seen_known = seen_known or (line_no < schema_drift_check_n and has_known_field(obj))
             yield line_no, obj
     warn_schema_drift(path, min(schema_drift_check_n, line_no + 1), seen_known, stream)

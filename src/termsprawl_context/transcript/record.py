@@ -74,8 +74,7 @@ def iter_raw_lines(path: str) -> Iterator[Line]:
         raise RecordUnreadable.opening(path, exc) from None
     with f:
         try:
-            for line in iter_lines_strict(f):
-                yield line
+            yield from iter_lines_strict(f)
         except OSError as exc:
             raise RecordUnreadable.reading(path, exc) from None
 
@@ -106,10 +105,9 @@ def check_readable(path: str) -> None:
 
 
 def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
-    """``(call_outcomes, or {} without ``calls``; the entries ``since`` the mark, streamed)``
-    over ``read()``, a fresh forward reading each call. The first pass (the mark's place;
-    with ``calls`` the whole record: an answer may follow the mark) and ``check()`` come
-    first, so a refusal precedes the first entry."""
+    """``(call_outcomes or {}, the entries ``since`` the mark, streamed)`` over ``read()``, a fresh
+    forward reading each call. The first pass (the mark's place; with ``calls`` the whole
+    record) and ``check()`` come first, so a refusal precedes the first entry."""
     outcomes, after = {}, -1  # type: Dict[str, str], int
     if calls:
         found = [-1]
@@ -130,8 +128,7 @@ def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
 
 
 def since(entries: List[Entry], mark: str) -> List[Entry]:
-    """The entries after the one whose uuid is ``mark``: this cycle's work. A mark naming none
-    yields everything: re-reading a turn costs a second look, skipping one loses it."""
+    """The entries after the one whose uuid is ``mark``; all when none is (a re-read beats a loss)."""
     if mark:
         for index, entry in enumerate(entries):
             if entry.uuid == mark:

@@ -32,8 +32,7 @@ def command_as_typed(text: str) -> str:
     name = _tag_text(text, model.COMMAND_NAME_TAG).strip()
     if not name:
         return ""
-    if not name.startswith("/"):
-        name = "/" + name
+    name = name if name.startswith("/") else "/" + name
     args = _tag_text(text, model.COMMAND_ARGS_TAG).strip()
     return name + " " + args if args else name
 
@@ -75,8 +74,7 @@ def output_parent(entry: Entry) -> str:
 
 
 def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
-    """Whether ``entry``'s typed text is the output of the local command ``parent`` (older
-    clients wrote it as plain text: ``Unknown skill: hookify`` after /hookify)."""
+    """Whether ``entry``'s typed text is local command ``parent``'s output (``Unknown skill: x``)."""
     if parent is None:
         return False
     uuid = output_parent(entry)

@@ -43,8 +43,7 @@ def turn_signal(entry: Entry) -> str:
 
 # --- text ---------------------------------------------------------------------------------
 def text_kind(text: str) -> str:
-    """Who wrote a user-role text (INJECTED, NOTICE, COMPACTION, else PERSON), from its opening
-    marker after trimming (elsewhere in it, a marker is the person's text)."""
+    """Who wrote a user-role text (INJECTED, NOTICE, COMPACTION, else PERSON), by its opening marker."""
     head = text.lstrip()
     if head.startswith(model.INJECTED_PREFIXES):
         return INJECTED

@@ -69,15 +69,11 @@ def typed_command(entry: Entry) -> str:
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
     """The first prompt the person typed among parsed ``records`` (None: not an object)."""
     previous = None
-    for record in records:
-        if record is not None:
-            entry = entry_of(record)
-            if entry.type != model.TYPE_USER:
-                continue
-            if not is_local_command_output(entry, previous):
-                prompt = typed_prompt(entry)
-                if prompt:
-                    return prompt
+    for entry in (entry_of(record) for record in records if record is not None):
+        if entry.type == model.TYPE_USER:
+            prompt = "" if is_local_command_output(entry, previous) else typed_prompt(entry)
+            if prompt:
+                return prompt
             previous = entry
     return ""
 
