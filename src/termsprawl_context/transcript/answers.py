@@ -33,7 +33,7 @@ def call_questions(call_input: Any) -> Optional[List[str]]:
     questions = call_input.get(model.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
     if not isinstance(questions, list) or not questions or len(questions) > MAX_QUESTIONS:
         return None
-    texts = [item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None for item in questions]
+    texts: List[Any] = [item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None for item in questions]
     return texts if all(isinstance(text, str) and text for text in texts) else None
 
 
