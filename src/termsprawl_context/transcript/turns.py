@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import List, NamedTuple, Optional
 
     class Turn(NamedTuple):
-        """One printable turn: ``role`` the entry's top-level type (not ``message.role``), ``text`` cut."""
+        """One printable turn: ``role`` is "user" or "assistant" (the entry's top-level
+        type, not ``message.role``), ``text`` is already cut to the cap."""
 
         role: str
         text: str
