@@ -93,15 +93,8 @@ def choose_title(
     prompt, the first slash command, the seed's first user message (unless the harness's)."""
     if first_message and is_harness_title(first_message):
         first_message = ""
-    for text, source in (
-        (custom, TITLE_CUSTOM),
-        (ai, TITLE_AI),
-        (linked_summary, TITLE_SUMMARY),
-        (local_summary, TITLE_SUMMARY),
-        (prompt, TITLE_PROMPT),
-        (command, TITLE_COMMAND),
-        (first_message, TITLE_FIRST_MESSAGE),
-    ):
+    sources = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_SUMMARY, TITLE_PROMPT, TITLE_COMMAND, TITLE_FIRST_MESSAGE)
+    for text, source in zip((custom, ai, linked_summary, local_summary, prompt, command, first_message), sources):
         if text:
             # A summary's title is cut too (the summary field itself stays whole).
             return Title(truncate_utf8(text, TITLE_MAX_BYTES), source)
