@@ -14,14 +14,13 @@ from termsprawl_context.bytescan import (
     Needles,
     ValueSpellings,
     escape_positions,
-    escaped_width,
     file_holds_ascii_escape,
     file_may_hold,
     finds,
     has_ascii_escape,
     scan_buffer,
 )
-from termsprawl_context.jsonl import parse_object
+from termsprawl_context.jsonl import escaped_width, parse_object
 from termsprawl_context.harness.claude import continuation
 from termsprawl_context.harness.claude import session_scan, summary_index
 from termsprawl_context.store import search

@@ -1,5 +1,5 @@
-"""The lenient record reading (``entry_of``, spelled out for speed) against its field
-table, and the session title's text rule."""
+"""The lenient record reading (``entry_of``, a positional loop over the field table) against
+the table read field by field, and the session title's text rule."""
 
 from hypothesis import given, settings, strategies as st
 

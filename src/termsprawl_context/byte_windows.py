@@ -1,6 +1,5 @@
-"""Byte windows: a file's first lines and its last bytes, read in bounded, reusable
-buffers, never the whole file. Bytes and newlines only, nothing of what lines mean, so
-it sits beside ``jsonl`` at the bottom; the bounds are the caller's.
+"""Byte windows: a file's first lines and its last bytes, read in bounded, reusable buffers,
+never the whole file. Bytes and newlines only; the bounds are the caller's.
 """
 
 import io
@@ -23,8 +22,7 @@ class ReadBuffers:
 
 
 class HeadWindow(NamedTuple):
-    """A file's first bytes (``data[:length]``, maybe a reused buffer: valid until the next
-    read) and ``ends[i]``, the offset of line i's newline (or the end, for a torn line)."""
+    """A file's first bytes (``data[:length]``) and ``ends[i]``, line i's newline (or end, if torn)."""
 
     data: Union[bytes, bytearray]
     ends: List[int]
@@ -42,10 +40,9 @@ class HeadWindow(NamedTuple):
 def read_head(
     f: BinaryIO, size: int, max_lines: int, max_bytes: int, block_bytes: int, buffer: Optional[bytearray] = None
 ) -> HeadWindow:
-    """The first lines of ``f`` (``size`` bytes), read in blocks up to the
-    ``max_lines``-th newline, ``max_bytes`` or the end (into ``buffer``, grown, if given).
-    A line not ending within the bound is not in the head (a 20 MB first line is not read
-    whole); an unterminated one counts only at the file's end, as a line scanner's."""
+    """The first lines of ``f`` (``size`` bytes), read in blocks up to the ``max_lines``-th
+    newline, ``max_bytes`` or the end (into ``buffer``, grown). A line not ending within the
+    bound is not in the head; an unterminated one counts only at the file's end."""
     buf = buffer if buffer is not None else bytearray(block_bytes)
     f.seek(0)
     ends: List[int] = []
@@ -79,8 +76,7 @@ def read_head(
 
 
 def iter_lines_within(f: BinaryIO, leftover: Union[bytes, bytearray], start: int, limit: int) -> Iterator[bytes]:
-    """The lines of ``f`` ending before byte ``limit``, read from ``start`` on, the first
-    one opening with ``leftover``. A line open at ``limit`` is not one; a torn last is."""
+    """The lines of ``f`` from ``start`` (after ``leftover``) ending before ``limit``; a torn last counts."""
     pending = bytes(leftover)
     pos = start
     f.seek(start)
@@ -128,7 +124,7 @@ class TailWindow(NamedTuple):
 
 
 def read_tail(f: BinaryIO, size: int, max_bytes: int, buffer: Optional[bytearray] = None) -> TailWindow:
-    """The last ``max_bytes`` of a file of ``size`` bytes, in one read (into ``buffer``)."""
+    """The last ``max_bytes`` of a file of ``size`` bytes, in one read."""
     start = max(0, size - max_bytes)
     want = size - start
     buf = buffer if buffer is not None else bytearray(want)

@@ -1,12 +1,10 @@
 """The one byte prefilter: which lines, or files, may hold the ASCII tokens a caller needs
-(a uuid, a key, a type's value), searched before anything is parsed. A line without a
-token's bytes cannot hold it parsed, save by the escape rule, written here once: JSON may
-spell any character ``\\u00XX``, so a line (or file) holding an escape of printable ASCII
-(``\\u0020``-``\\u007f``) is a candidate too. The harness never writes one
+(a uuid, a key, a type's value), searched before anything is parsed. The escape rule,
+written once: JSON may spell any character ``\\u00XX``, so a line holding an escape of
+printable ASCII (``\\u0020``-``\\u007f``) is a candidate too. The harness never writes one
 (JSON.stringify escapes only control characters and lone surrogates), so the rule costs
-nothing on real transcripts and keeps every answer exact. A token that is not plain ASCII
-gives no needles: every line is a candidate. Bytes only, nothing of any harness; ``re``
-is imported on first use.
+nothing on real transcripts. A token not plain ASCII gives no needles: every line is a
+candidate. Bytes only; ``re`` is imported on first use.
 """
 
 from __future__ import annotations
@@ -18,29 +16,20 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterable, Iterator, List, Optional, Union
 
 
-# Every escape below U+0100 starts so: a literal find of it is several times faster than
-# the regex, and rules out most chunks at once.
+# Every escape below U+0100 starts so: a literal find is several times faster than the regex.
 ESCAPE_PREFIX = b"\\u00"
 # An escape that spells a printable ASCII character (0x20-0x7f), in any hex case.
 ASCII_ESCAPE = rb"\\u00[2-7][0-9a-fA-F]"
 ESCAPE_LENGTH = 6  # the bytes one such escape spans
-# A token's bytes are JSON text ('"user"' holds the syntax's quotes), printable ASCII a
-# writer may spell otherwise only by the escape rule; one holding a backslash (an escape)
-# or "/" (may be "\\/") has no plain spelling.
+# A token's bytes are JSON text ('"user"' holds the syntax's quotes); one holding a
+# backslash (an escape) or "/" (may be "\\/") has no plain spelling.
 _PLAIN = frozenset(c for c in range(0x20, 0x7F) if c not in b"\\/")
 # A string value's bytes inside its quotes: a quote in it is written escaped too.
 _PLAIN_VALUE = _PLAIN - frozenset(b'"')
 
-_pattern = None
-
 
 def ascii_escape_pattern():
-    global _pattern
-    if _pattern is None:
-        import re
-
-        _pattern = re.compile(ASCII_ESCAPE)
-    return _pattern
+    return _regexes()[ASCII_ESCAPE]
 
 
 def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
@@ -50,8 +39,7 @@ def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Opti
 
 
 class Needles(namedtuple("Needles", "tokens plain")):
-    """The tokens a caller needs and ``plain``, their ASCII spellings (None when one has
-    none: every line is a candidate); their escaped spellings are the escape rule's."""
+    """The tokens a caller needs and ``plain``, their ASCII spellings (None: every line a candidate)."""
 
     __slots__ = ()
 
@@ -71,8 +59,7 @@ class Needles(namedtuple("Needles", "tokens plain")):
     @classmethod
     def longest_run(cls, text: str, minimum: int, excluded: bytes = b"") -> "Needles":
         """Needles for the first longest run of ``text``'s bytes a JSON string writes as
-        themselves (not ``"``, ``\\``, ``/``, nor ``excluded``), which any text holding
-        ``text`` passes; none (every line a candidate) when shorter than ``minimum``."""
+        themselves (not ``"``, ``\\``, ``/``, ``excluded``); none when shorter than ``minimum``."""
         allowed = _PLAIN_VALUE - frozenset(excluded)
         cuts = bytes(c if c in allowed else 0 for c in range(256))  # NUL, never allowed, ends a run
         best = max(text.encode("utf-8", "surrogatepass").translate(cuts).split(b"\0"), key=len)  # the first longest
@@ -102,15 +89,14 @@ class Needles(namedtuple("Needles", "tokens plain")):
 
 
 # CPython (3.10 on) searches a span of 30,000 bytes or more for a 6-99 byte needle with its
-# two-way algorithm, several times slower on JSON text than the skip search it runs on a
-# shorter span (a 16-byte needle in 512 KiB: 9x, Debian's 3.11): so, windows just under.
+# two-way algorithm, several times slower on JSON text than its skip search on a shorter
+# span (a 16-byte needle in 512 KiB: 9x, Debian's 3.11): so, windows just under.
 FIND_WINDOW = 29000
 _WINDOWED = range(6, 100)
 
 
 def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "Optional[int]" = None) -> bool:
-    """Whether ``needle`` is in ``data[start:end]``: ``data.find``, in overlapping windows
-    of ``FIND_WINDOW`` bytes where that is faster."""
+    """``data.find(needle, start, end) >= 0``, in overlapping ``FIND_WINDOW`` windows."""
     end = len(data) if end is None else end
     if len(needle) not in _WINDOWED or end - start <= FIND_WINDOW:
         return data.find(needle, start, end) >= 0
@@ -121,9 +107,8 @@ def finds(data: "Union[bytes, bytearray]", needle: bytes, start: int = 0, end: "
     return False
 
 
-# A file search's chunk: large enough that a find runs at memory speed, bounded so a search
-# holds one (and a carry) whatever the file. The carry, what a chunk keeps of the one
-# before, holds a token or escape split by the edge; a longer token takes room from the chunk.
+# A file search's chunk: large enough that a find runs at memory speed, bounded whatever the
+# file. The carry, what a chunk keeps of the one before, holds a token split by the edge.
 CHUNK_BYTES = 4 << 20
 CARRY_BYTES = 64
 
@@ -141,23 +126,17 @@ def carry_over(buffer: bytearray, end: int, overlap: int) -> int:
 
 
 def file_may_hold(f: "BinaryIO", needles: Needles, escapes: bool = True, buffer: "Optional[bytearray]" = None) -> bool:
-    """Whether the rest of ``f`` holds a token's plain bytes or (``escapes``: unless the file
-    is known to hold none) an ASCII-spelling escape. Read in chunks, not mapped: a file
-    truncated under a mapping kills the process (SIGBUS)."""
+    """Whether the rest of ``f`` holds a token's plain bytes or (``escapes``) an ASCII-spelling
+    escape. Read in chunks, not mapped: a file truncated under a mapping is a SIGBUS."""
     if needles.plain is None:
         return True
-    if not needles.plain:
-        return False
-    return _search_file(f, needles, escapes, buffer)
+    return bool(needles.plain) and file_holds_ascii_escape(f, buffer, needles, escapes)
 
 
-def file_holds_ascii_escape(f: "BinaryIO", buffer: "Optional[bytearray]" = None) -> bool:
-    """Whether the rest of ``f`` holds an ASCII-spelling escape: in a file that holds none,
-    a line test needs no escape rule."""
-    return _search_file(f, Needles((), ()), True, buffer)
-
-
-def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Optional[bytearray]") -> bool:
+def file_holds_ascii_escape(
+    f: "BinaryIO", buffer: "Optional[bytearray]" = None, needles: Needles = Needles((), ()), escapes: bool = True
+) -> bool:
+    """Whether the rest of ``f`` holds an ASCII-spelling escape (or, given ``needles``, a token)."""
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
     carry = max(CARRY_BYTES, overlap)
     if buffer is None or len(buffer) < 2 * carry:
@@ -180,41 +159,40 @@ def _search_file(f: "BinaryIO", needles: Needles, escapes: bool, buffer: "Option
 
 # --- escapes in lowercased text (a case-insensitive search) -----------------------------
 
-# The only non-ASCII characters whose ``str.lower`` holds ASCII (the tests check all of
-# Unicode): a text holding them can match an ASCII needle.
+# The only non-ASCII characters whose ``str.lower`` holds ASCII (the tests check all of Unicode).
 LOWER_TO_ASCII = ("\u0130", "\u212a")
 # What a case-insensitive prefilter must also look for, besides its needle's bytes:
 ESCAPES_ASCII = "ascii"  # an escape spelling printable ASCII
 ESCAPES_ASCII_FOLDED = "ascii+folded"  # that, or a spelling of a LOWER_TO_ASCII character
 ESCAPES_ANY = "any"  # any escape but a control character's (for non-ASCII needles)
 ANY_ESCAPE = b"\\u"
-_folded_res = None
+_compiled = None
 
 
-def _escape_finders() -> dict:
-    """Each kind's looks ``(gate, regex, shift)``, compiled on first use: the regex runs from
-    the gate's first occurrence (or the start), a match at ``m.start() - shift``. Each has a
-    literal prefix, which the engine scans by its first byte (an alternation without one
-    costs every position); ASCII's starts at the escape's ``00``, ``0`` being rarer in JSON
-    than ``\\`` or ``u`` (measured: one pass beats a find of ``u00`` and a regex)."""
-    global _folded_res
-    if _folded_res is None:
+def _regexes() -> dict:
+    """``ASCII_ESCAPE``'s regex and each kind's looks ``(gate, regex, shift)``, compiled on
+    first use: the regex runs from the gate's first occurrence (or the start), a match at
+    ``m.start() - shift``. Each has a literal prefix the engine scans by its first byte;
+    ASCII's starts at ``00``, ``0`` being rarer in JSON than ``\\`` or ``u`` (measured: one
+    pass beats a find of ``u00`` and a regex)."""
+    global _compiled
+    if _compiled is None:
         import re
 
-        _folded_res = {
+        _compiled = {
+            ASCII_ESCAPE: re.compile(ASCII_ESCAPE),
             ESCAPES_ASCII: ((None, re.compile(rb"00[2-7](?<=\\u00[2-7])"), 2),),
             ESCAPES_ASCII_FOLDED: ((ANY_ESCAPE, re.compile(rb"\\u(?:00[2-7]|0130|212a)"), 0),)
             + tuple((b, re.compile(re.escape(b)), 0) for b in (c.encode("utf-8") for c in LOWER_TO_ASCII)),
             ESCAPES_ANY: ((ANY_ESCAPE, re.compile(rb"\\u(?!00[01])"), 0),),
         }
-    return _folded_res
+    return _compiled
 
 
 def escape_positions(low: bytes, kind: str, first: int = 0, limit: "Optional[int]" = None) -> "Iterator[int]":
-    """Offsets in lowercased ``low[first:limit]`` where a needle's character may be spelled
-    other than as itself, for a prefilter of ``kind``."""
+    """Offsets in lowercased ``low[first:limit]`` where a character may be escaped (``kind``)."""
     end = len(low) if limit is None else limit
-    for gate, finder, shift in _escape_finders()[kind]:
+    for gate, finder, shift in _regexes()[kind]:
         at = first
         if gate is not None:
             at = low.find(gate, first, end)
@@ -231,10 +209,9 @@ SHORT_ESCAPES = {char: b"\\" + letter.encode() for char, letter in zip('"\\/\b\f
 
 
 class ValueSpellings:
-    """Where in a file's bytes a JSON string equal to ``target`` may be: the whole target
-    quoted, or an escape of one of its characters (``\\uXXXX`` in any hex case, a surrogate
-    pair beyond U+FFFF, a two-character escape). Invalid UTF-8 decodes to U+FFFD, so a
-    target holding it gets no filter (``usable`` False)."""
+    """Where in a file's bytes a JSON string equal to ``target`` may be: the target quoted, or
+    an escape of one of its characters (``\\uXXXX`` in any hex case, a surrogate pair beyond
+    U+FFFF, a two-character escape). A target holding U+FFFD (invalid UTF-8) is not ``usable``."""
 
     def __init__(self, target: str) -> None:
         self.usable = "\ufffd" not in target
@@ -278,21 +255,3 @@ class ValueSpellings:
                 at = data.find(prefix, at + 4, end)
         found.sort()
         return found
-
-
-# --- what an escape costs a decoder -----------------------------------------------------
-
-# The escapes of a UTF-16 surrogate (a character beyond U+FFFF), lowercased.
-_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")
-
-
-def escaped_width(raw: bytes, width: int) -> int:
-    """The widest character (1, 2 or 4 bytes in CPython) the strings parsed out of ``raw``
-    may hold, ``width`` that of its unescaped text: escapes spell up to U+FFFF, or beyond
-    through a surrogate pair."""
-    if ANY_ESCAPE not in raw:
-        return width
-    lowered = raw.lower()
-    if any(escape in lowered for escape in _SURROGATE_ESCAPES):
-        return 4
-    return max(width, 2)

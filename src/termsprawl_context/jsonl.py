@@ -1,14 +1,11 @@
-"""Streaming readers for JSON Lines files, forward and backward: bytes, lines and JSON
-objects, nothing of any harness. Files here are hundreds of MB, appended to while read,
-and may end torn or hold invalid UTF-8, NUL bytes or one 2 GB line with no newline: so
-nothing reads a whole file or holds more than ``MAX_LINE_BYTES`` of a line.
+"""Streaming readers for JSON Lines files, forward and backward, nothing of any harness.
+Files are hundreds of MB, appended to while read, may end torn or hold invalid UTF-8, NUL
+bytes or one 2 GB line: nothing reads a whole file or holds more than ``MAX_LINE_BYTES``.
 
-One bound and one cost model (``readable``) for every reader (forward, reverse,
-``store.chunks``), two policies. Fail open (``iter_lines``, ``iter_lines_reverse``,
-``parse_object``): an unreadable line (too long, or too costly to decode) is streamed
-past and yielded with empty ``raw``, so numbers and offsets stay true and it parses to
-None like any junk. Fail closed (``iter_lines_strict``): it is a ``LineTooLong`` error,
-for readers whose answer a skipped line could falsify.
+One bound and one cost model (``readable``) for every reader, two policies. Fail open
+(``iter_lines``, ``iter_lines_reverse``, ``parse_object``): an unreadable line is streamed
+past and yielded with empty ``raw`` (numbers and offsets stay true). Fail closed
+(``iter_lines_strict``): it is a ``LineTooLong`` error.
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import BinaryIO, Iterator, List, NamedTuple, Optional, Tuple, Union  # noqa: F401 (also used in type comments, which ruff does not read)
 
     class Line(NamedTuple):
-        """A physical line: 1-based number, first byte's offset, bytes without the newline
-        (a carriage return kept)."""
+        """A physical line: 1-based number, first byte's offset, bytes without the newline (a CR kept)."""
 
         number: int
         offset: int
@@ -33,53 +29,41 @@ else:
     Line = plain_tuple("Line", "number offset raw")
 
 
-# Backward reads go in blocks of this size: big enough that a typical tail (a few
-# dozen turns) costs a handful of reads, small enough to stay far below any RSS bound.
+# Backward reads' block: a typical tail (a few dozen turns) costs a handful of reads.
 BLOCK_SIZE = 1 << 16
 
-# The one bound on a line, for every reader of the package, fail-open or fail-closed: the
-# longest line read. It is the Go reference's (its scanner's 16 MiB buffer holds a line
-# one byte shorter), so the fail-closed readers refuse exactly the lines it refuses; what
-# keeps a line that fits within the 64 MB peak RSS bound is the cost model below.
+# The one bound on a line, for every reader: the Go reference's (its scanner's 16 MiB
+# buffer holds a line one byte shorter), so the fail-closed readers refuse what it refuses;
+# the cost model below keeps a line that fits within the 64 MB peak RSS bound.
 MAX_LINE_BYTES = (16 << 20) - 1
 # Skipping an oversized line reads in blocks this large: fewer reads, still bounded.
 SKIP_BLOCK_SIZE = 1 << 20
 
-# The one cost model: what decoding and parsing one line would hold at once (``decode_cost``:
-# the line, its text at CPython's 1, 2 or 4 bytes a character, the strings parsed out of
-# it, and an estimate per value). A line that would cost more is unreadable like a line
-# over the bound: the fail-open readers skip it, the fail-closed ones refuse it. The budget
-# is the 64 MB bound less what the interpreter, the package and a command's own copies
-# hold (measured: `cite` on a plain 11 MiB record peaks at 58 MB), so a plain ASCII line
-# of up to about 11 MiB is read; a dense run of tiny values (20-30 times its length in
-# Python objects) far less.
+# The one cost model: what decoding and parsing a line would hold at once (``decode_cost``).
+# A line costing more is unreadable like one over the bound. The budget is the 64 MB bound
+# less the interpreter, the package and a command's copies (measured: `cite` on a plain
+# 11 MiB record peaks at 58 MB): a plain ASCII line of about 11 MiB is read, a dense run of
+# tiny values (20-30 times its length in Python objects) far less.
 DECODE_BUDGET_BYTES = 34 * 1024 * 1024
-# Estimated bytes per parsed value, by the character that introduces it: a comma (one
-# more element or member), an array, an object (CPython's sizes, rounded up).
+# Estimated bytes per parsed value by the character introducing it (CPython's sizes, rounded up).
 _COMMA_COST = 64
 _ARRAY_COST = 72
 _OBJECT_COST = 240
-# Lines shorter than this cannot pass the budget whatever they hold (every byte an
-# object's brace, and the line, its text and its strings 4 bytes a character): only
-# longer ones are costed.
+# Lines shorter than this cannot pass the budget whatever they hold: only longer ones are costed.
 COST_CHECK_FROM = DECODE_BUDGET_BYTES // (1 + 4 + 4 + _OBJECT_COST)
 _NOT_VALUE_MARKS = bytes(range(256)).translate(None, b",[{")  # translate, not a generator: built at every start
 _FOUR_BYTE_LEADS = tuple(bytes([b]) for b in range(0xF0, 0x100))  # and the invalid bytes past them
 
-# O_NONBLOCK lets us open a FIFO without waiting for a writer, so fstat can refuse it;
-# it has no effect on reads of regular files. Absent on Windows, where FIFOs are not
-# files on a path anyway.
+# O_NONBLOCK opens a FIFO without waiting for a writer, so fstat can refuse it (no effect
+# on regular files; absent on Windows, where FIFOs are not files on a path).
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
-# ``json.loads``'s own C scanner, called directly: ``loads``'s whitespace regexes and
-# type check cost about 3 of the 8 microseconds of a typical 500-byte record. The text
-# is stripped first (JSON's whitespace is str.strip's), so "the value ends where the text
-# ends" is ``loads``'s own test. Made from ``_json`` with loads's settings, not from a
-# JSONDecoder: the json package imports re, a third of the dump's start-up.
+# ``json.loads``'s own C scanner, called directly: ``loads``'s whitespace regexes and type
+# check cost about 3 of the 8 microseconds of a typical 500-byte record. Made from ``_json``
+# with loads's defaults, not a JSONDecoder: the json package imports re, a third of the
+# dump's start-up.
 class _LoadsSettings(object):
-    """What ``json.JSONDecoder()`` hands its scanner: json.loads's defaults."""
-
     strict = True
     object_hook = None
     object_pairs_hook = None
@@ -99,9 +83,8 @@ else:
 
 
 def open_regular(path: Union[str, bytes, "os.PathLike"]) -> BinaryIO:
-    """``path`` open for binary reading if it is a regular file, else OSError
-    (NotARegularFile, ...). Checked on the opened descriptor, so a file swapped for a
-    FIFO after a stat cannot make a reader block forever."""
+    """``path`` open for binary reading if it is a regular file, else OSError; checked on
+    the opened descriptor, so a file swapped for a FIFO cannot make a reader block."""
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except (ValueError, TypeError) as exc:  # an embedded NUL, a non-path object
@@ -126,25 +109,22 @@ def try_open_regular(path) -> Optional[BinaryIO]:
 
 
 def read_within_bound(f: BinaryIO) -> bytes:
-    """The rest of ``f`` (a document on one line or many), or ``b""`` when longer than a
-    line may be; at most ``MAX_LINE_BYTES + 1`` bytes are read."""
+    """The rest of ``f``, or ``b""`` when longer than a line may be (``MAX_LINE_BYTES``)."""
     data = f.read(MAX_LINE_BYTES + 1)
     return data if len(data) <= MAX_LINE_BYTES else b""
 
 
 def parse_object(raw: Union[bytes, str]) -> Optional[dict]:
-    """The JSON object on one line, or None for blank, junk, a non-object value, nesting
-    past the parser's recursion guard or an unreadable line (``readable``). Invalid
-    UTF-8 becomes U+FFFD: a stray byte costs one character, not the line."""
+    """The JSON object on one line, or None (blank, junk, a non-object, nesting past the
+    recursion guard, unreadable). Invalid UTF-8 becomes U+FFFD, not the line's loss."""
     if len(raw) >= COST_CHECK_FROM and not readable(raw):
         return None
     return parse_object_text(raw.decode("utf-8", "replace") if isinstance(raw, (bytes, bytearray)) else raw)
 
 
 def parse_object_text(text: str) -> Optional[dict]:
-    """``parse_object`` of a line's text whose bytes already passed ``readable``: checking
-    the decoded text again would judge U+FFFD, three bytes, where the line had one."""
-    text = text.strip()
+    """``parse_object`` of text whose bytes passed ``readable`` (U+FFFD: 3 bytes, the line's 1)."""
+    text = text.strip()  # JSON's whitespace is str.strip's: the value must end where the text does
     if not text:
         return None
     if text[0] != "{" or text[-1] != "}":  # after the strip, only an object opens and ends so
@@ -161,33 +141,39 @@ def parse_object_text(text: str) -> Optional[dict]:
 
 
 def _text_width(raw: Union[bytes, bytearray]) -> int:
-    """The bytes a character of ``raw``'s decoded text takes in CPython: 1 for ASCII, 4
-    when a byte could open a 4-byte sequence (or is invalid past one), else 2."""
+    """Bytes a character of ``raw``'s text takes in CPython: 1 ASCII, 4 if a byte could open
+    a 4-byte sequence (or is invalid past one), else 2."""
     if raw.isascii():
         return 1
     return 4 if any(lead in raw for lead in _FOUR_BYTE_LEADS) else 2
 
 
 def _values_cost(raw: Union[bytes, bytearray]) -> int:
-    """The per-value part of the cost: one pass keeps the bytes that introduce a value."""
     marks = raw.translate(None, _NOT_VALUE_MARKS)
     return marks.count(b",") * _COMMA_COST + marks.count(b"[") * _ARRAY_COST + marks.count(b"{") * _OBJECT_COST
 
 
 def decode_cost(raw: Union[bytes, bytearray]) -> int:
-    """An upper estimate of what decoding and parsing ``raw`` holds at once: the line, its
-    text, the strings parsed out (as wide as the widest a ``\\u`` escape spells) and a
-    cost per value."""
-    from termsprawl_context.bytescan import escaped_width  # only long lines are costed
-
+    """An upper estimate of what decoding ``raw`` holds at once: the line, its text, the
+    strings parsed out (as wide as the widest a ``\\u`` escape spells), a cost per value."""
     width = _text_width(raw)
     return len(raw) * (1 + width + escaped_width(raw, width)) + _values_cost(raw)
 
 
+def escaped_width(raw: bytes, width: int) -> int:
+    """The widest character (1, 2 or 4 bytes) the strings parsed out of ``raw`` may hold,
+    ``width`` its text's: escapes spell up to U+FFFF, or beyond as a surrogate pair."""
+    if b"\\u" not in raw:
+        return width
+    lowered = raw.lower()
+    if any(escape in lowered for escape in (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb")):  # a surrogate's
+        return 4
+    return max(width, 2)
+
+
 def readable(raw: Union[bytes, bytearray, str]) -> bool:
-    """Whether a line is within the bound and the cost model, for every reader of either
-    policy (a ``str`` is costed as its UTF-8). Escapes are looked for only when the
-    widest strings they could spell would pass the budget."""
+    """Whether a line is within the bound and the cost model (a ``str`` costed as its UTF-8);
+    escapes are looked for only when the widest strings they spell would pass the budget."""
     if len(raw) < COST_CHECK_FROM:
         return True
     if isinstance(raw, str):
@@ -201,14 +187,12 @@ def readable(raw: Union[bytes, bytearray, str]) -> bool:
 
 
 def _refuse_constant(name: str) -> None:
-    # NaN and Infinity are Python's extension, not JSON; a file re-dumped with them
-    # would no longer be JSON, and a payload holding them was not written by a harness.
+    # NaN and Infinity are Python's, not JSON: no harness writes them, and re-dumped they are not JSON.
     raise ValueError("%s is not valid JSON" % name)
 
 
 def loads_strict(text: str, **options) -> object:
-    """``json.loads(text, **options)`` refusing NaN and Infinity (ValueError), for
-    documents we validate or rewrite (transcript lines are ``parse_object``'s)."""
+    """``json.loads(text, **options)`` refusing NaN and Infinity (ValueError)."""
     import json
 
     return json.loads(text, parse_constant=_refuse_constant, **options)
@@ -223,9 +207,8 @@ _JSON_TYPES = ((type(None), "null"), (bool, "boolean"), ((int, float), "number")
 
 
 def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[int, int, Optional[bytes]]]:
-    """``(number, offset, raw)`` of each line from the current position; ``raw`` is None
-    for a line longer than ``max_line`` bytes, which is never held: with ``skip`` it is
-    streamed past in bounded blocks and reading goes on, else reading stops there."""
+    """``(number, offset, raw)`` of each line from here; ``raw`` None for a line over
+    ``max_line``, never held: with ``skip`` streamed past in blocks, else reading stops."""
     number = 0
     offset = f.tell()
     readline = f.readline
@@ -256,16 +239,14 @@ def _physical_lines(f: BinaryIO, max_line: int, skip: bool) -> Iterator[Tuple[in
 
 
 def iter_lines(f: BinaryIO, max_line: int = MAX_LINE_BYTES) -> Iterator[Line]:
-    """Every physical line from the current position on. Lines end at b"\\n" only
-    (U+2028, U+0085, a lone b"\\r" are data); a torn last line is yielded too; one
-    longer than ``max_line`` is read past in bounded blocks, with ``raw == b""``."""
+    """Every line from here, ending at b"\\n" only (U+2028, U+0085, a lone b"\\r" are
+    data); a torn last line too; one over ``max_line`` is read past, ``raw == b""``."""
     for number, offset, raw in _physical_lines(f, max_line, skip=True):
         yield Line(number, offset, b"" if raw is None else raw)
 
 
 def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE * 16) -> "dict":
-    """``{offset: 1-based line number}`` for line-start ``offsets``, by one blockwise
-    count of newlines; an offset past the end is left out."""
+    """``{offset: 1-based line number}`` for line-start ``offsets`` (past the end: left out)."""
     wanted = sorted(set(o for o in offsets if o >= 0))
     numbers = {}
     if not wanted:
@@ -288,8 +269,7 @@ def line_numbers(f: BinaryIO, offsets: "List[int]", block_size: int = BLOCK_SIZE
 
 
 def _joined(pending: Optional[List[bytes]], held: int, max_line: int) -> bytes:
-    """The line whose pieces ``pending`` holds, latest first (emptied, so the line is held
-    once); ``b""`` when it is over ``max_line``."""
+    """The line ``pending`` holds, latest piece first (emptied); ``b""`` when over ``max_line``."""
     if pending is None or held > max_line:
         return b""
     pending.reverse()
@@ -301,10 +281,9 @@ def _joined(pending: Optional[List[bytes]], held: int, max_line: int) -> bytes:
 def iter_lines_reverse(
     f: BinaryIO, end: Optional[int] = None, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE_BYTES
 ) -> Iterator[Tuple[int, bytes]]:
-    """``(offset, raw)`` of ``iter_lines``'s lines, last first (numbers are unknown from
-    the end). ``end`` defaults to the size at the call, so nothing appended while we
-    read (a half-written line) is seen. A line over ``max_line`` is ``b""``, never held:
-    a tail that is one 2 GB line costs a block of memory."""
+    """``(offset, raw)`` of ``iter_lines``'s lines, last first. ``end`` defaults to the size
+    at the call (a line appended meanwhile is not seen). A line over ``max_line`` is
+    ``b""``, never held: a tail that is one 2 GB line costs a block of memory."""
     if end is None:
         end = os.fstat(f.fileno()).st_size
     pos = end
@@ -347,9 +326,8 @@ def iter_lines_reverse(
 
 
 def iter_lines_strict(f: BinaryIO) -> Iterator[Line]:
-    """``iter_lines`` failing closed: an unreadable line raises LineTooLong naming it, a
-    long one once its first ``MAX_LINE_BYTES + 1`` bytes are in (as Go's bufio.Scanner
-    with the reference's buffer), so no more is held."""
+    """``iter_lines`` failing closed: an unreadable line raises LineTooLong, a long one once
+    its first ``MAX_LINE_BYTES + 1`` bytes are in (Go's bufio.Scanner's buffer)."""
     from termsprawl_context.errors import LineTooLong
 
     for number, offset, raw in _physical_lines(f, MAX_LINE_BYTES, skip=False):

@@ -1,11 +1,8 @@
 """Which words of an AskUserQuestion answer envelope the person chose, read against the
-questions its own call asked. Claude Code copies the model's questions in unescaped
-(``<prefix> "<q1>"="<a1>", "<q2>"="<a2>". <trailer>``, a skipped question left out), so a
-question holding ``"="`` or ``", "x"="`` would shift every later pair parsed alone: each
-pair must start with the call's next question, literally, and an answer is what lies
-between. The true reading always exists; where there are several (an answer holding
-``", "<a later question>"="``), words are the person's only where every reading holds
-them inside an answer, else the caller refuses by name rather than guess.
+questions its call asked. Claude Code copies the questions in unescaped (``<prefix>
+"<q1>"="<a1>", "<q2>"="<a2>". <trailer>``, a skipped question left out), so each pair must
+start with the call's next question, literally. Where there are several readings, words are
+the person's only where every reading holds them inside an answer, else the caller refuses.
 """
 
 from __future__ import annotations
@@ -15,9 +12,8 @@ from typing import Any, List, Optional, Tuple
 from termsprawl_context import model
 
 
-# More questions than a real call asks (Claude Code's schema allows 1 to 4) are no call to
-# read against, and the bound keeps the recursion shallow. Four answers read 8 ways at
-# most (each may swallow the next); past 64 none is trusted.
+# Claude Code's schema allows 1 to 4 questions; the bound keeps the recursion shallow. Four
+# answers read 8 ways at most (each may swallow the next); past 64 none is trusted.
 MAX_QUESTIONS = 16
 MAX_READINGS = 64
 
@@ -33,18 +29,12 @@ SPLIT = (
 
 
 def call_questions(call_input: Any) -> Optional[List[str]]:
-    """The question texts of an AskUserQuestion call's input, in order, or None when it
-    is not a list of objects each with a string ``question``."""
+    """The question texts of an AskUserQuestion call's input, in order, or None."""
     questions = call_input.get(model.INPUT_QUESTIONS) if isinstance(call_input, dict) else None
     if not isinstance(questions, list) or not questions or len(questions) > MAX_QUESTIONS:
         return None
-    texts = []
-    for item in questions:
-        text = item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None
-        if not isinstance(text, str) or not text:
-            return None
-        texts.append(text)
-    return texts
+    texts: List[Any] = [item.get(model.INPUT_QUESTION) if isinstance(item, dict) else None for item in questions]
+    return texts if all(isinstance(text, str) and text for text in texts) else None
 
 
 def _pairs(body: str) -> Optional[str]:
@@ -60,8 +50,8 @@ def _pairs(body: str) -> Optional[str]:
 
 
 def _readings(pairs: str, questions: List[str]) -> List[Tuple[str, ...]]:
-    """The distinct readings of ``pairs`` as ``"<q>"="<a>"`` joined by ``, ``, questions in
-    order (skipped ones absent), at least one pair; at most ``MAX_READINGS + 1`` sought."""
+    """The distinct readings of ``pairs`` as ``"<q>"="<a>"`` joined by ``, `` (questions in
+    order, some skipped, at least one); at most ``MAX_READINGS + 1`` sought."""
     heads = ['"%s"="' % q for q in questions]
     memo = {}
 
@@ -94,8 +84,7 @@ def _readings(pairs: str, questions: List[str]) -> List[Tuple[str, ...]]:
 
 
 def answer_readings(body: str, questions: Optional[List[str]]) -> Tuple[Optional[List[Tuple[str, ...]]], str]:
-    """``(readings, "")``, every way ``body`` reads as answers to ``questions`` (a tuple of
-    answers each), else ``(None, why)``: ``NO_QUESTIONS``, ``NO_PARSE`` or ``AMBIGUOUS``."""
+    """``(readings, "")``, each way ``body`` reads as answers to ``questions``, else ``(None, why)``."""
     if not questions:
         return None, NO_QUESTIONS
     pairs = _pairs(body)

@@ -1,6 +1,5 @@
-"""What text a message's content holds: the dump's rule (``display_text``) and the session
-title's (``first_content_text``). No imports: the dump prints through ``display_text`` on
-every turn an agent takes and must not pay for the whole record model to do it.
+"""What text a message's content holds: the dump's rule and the session title's. No
+imports: the dump prints through ``display_text`` and must not load the record model.
 """
 
 from __future__ import annotations
@@ -11,8 +10,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def display_text(content: Any) -> Optional[str]:
-    """A string content as is (even empty), else its ``text`` blocks' string texts joined by
-    newlines (bare strings do not count); None when there are none."""
+    """A string content as is, else its ``text`` blocks' string texts joined by newlines, or None."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -26,8 +24,7 @@ def display_text(content: Any) -> Optional[str]:
 
 
 def first_content_text(content: Any) -> str:
-    """The seed's extractTextFromMessage: a string content as is, else the first non-empty
-    string ``text`` of a ``text`` block, else ""."""
+    """The seed's extractTextFromMessage: a string content, else the first non-empty ``text``."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):

@@ -1,19 +1,18 @@
-"""Which shell commands print the agent's own record back (the citations' echo rule, the
-classifier the seed leaves open and fails closed without): a tool result is citable as
-tool output only when its command did something in the world, not print model-written
-text (git's history, with its commit messages, or this product's transcript readers).
+"""Which shell commands print the agent's own record back (the citations' echo rule): a
+tool result is citable as tool output only when its command did something in the world,
+not print model-written text (git's history, this product's transcript readers).
 
-Read with ``shlex``: every simple command between ``&&`` ``||`` ``;`` ``|`` ``&``,
-newlines, parentheses and backticks is judged, through ``sh -c`` / ``eval`` scripts and
-prefix wrappers (``env``, ``sudo``...), redirections set apart (a read's target still
-names a path). A command that will not tokenise is an echo unless blank. Known holes, as
-the seed lists them: paths built by ``$(...)`` or variables, git aliases, interpreters
-reading the history (``python -c``), ``git branch -v``.
+Read with ``shlex``: every simple command between ``&&`` ``||`` ``;`` ``|`` ``&``, newlines,
+parentheses and backticks is judged, through ``sh -c`` / ``eval`` and prefix wrappers
+(``env``, ``sudo``...), redirections set apart. A command that will not tokenise is an echo
+unless blank. Known holes (the seed's): paths built by ``$(...)`` or variables, git aliases,
+interpreters reading the history (``python -c``), ``git branch -v``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from typing import Iterator, List, Optional, Tuple
 
@@ -30,8 +29,7 @@ SLOPRAIL_BINARY = "sr"
 SLOPRAIL_PREFIX = "sr-"
 
 # This product, under every name its artifact is run by, and its commands that print no
-# transcript text: every other (the dump, cite, query, ... and any added later) is an echo,
-# so a new command fails closed.
+# transcript text: every other (the dump, cite, query, any added later) is an echo.
 PRODUCT_NAME = "termsprawl-context"
 PRODUCT_MODULE = "termsprawl_context"
 ARTIFACT_SUFFIX = ".pyz"
@@ -40,8 +38,7 @@ PRODUCT_SILENT_COMMANDS = frozenset(
 )
 
 SHELLS = frozenset("sh bash zsh dash ksh ash mksh".split())
-# Prefix commands that run the rest of their words as a command (option words skipped;
-# the ones listed take a value).
+# Prefix commands that run the rest of their words (option words skipped; those listed take a value).
 WRAPPERS = frozenset("env sudo command exec nohup time nice builtin stdbuf timeout xargs doas".split())
 _WRAPPER_VALUE_OPTIONS = {
     "env": frozenset("-u --unset -C --chdir -S --split-string".split()),
@@ -55,45 +52,15 @@ PYTHONS = ("python", "python3", "pypy", "pypy3")
 
 _OPERATOR_CHARS = ";&|()<>\n`"
 _MAX_DEPTH = 8  # sh -c nesting followed this deep; deeper is an echo (fail closed)
-
-
-def _strip_comments(command: str) -> str:
-    """``command`` without its comments: an unquoted ``#`` starting a word, to the end of
-    its line (the newline kept: the next line is still a command)."""
-    out = []
-    quote = ""
-    i, n = 0, len(command)
-    at_word_start = True
-    while i < n:
-        c = command[i]
-        if quote:
-            out.append(c)
-            if c == "\\" and quote == '"' and i + 1 < n:
-                out.append(command[i + 1])
-                i += 1
-            elif c == quote:
-                quote = ""
-            i += 1
-            continue
-        if c == "\\" and i + 1 < n:
-            out.append(c + command[i + 1])
-            i += 2
-            at_word_start = False
-            continue
-        if c == "#" and at_word_start:
-            end = command.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if c in "'\"":
-            quote = c
-        out.append(c)
-        at_word_start = c in " \t\r" or c in _OPERATOR_CHARS
-        i += 1
-    return "".join(out)
+# A quoted string (maybe unclosed), an escaped character, or a comment with the word
+# boundary before it (group 1): the newline after a comment is kept, the next line runs.
+_QUOTED_OR_COMMENT = re.compile(r"""'[^']*'?|"(?:\\.|[^"\\])*"?|\\.|(^|[ \t\r;&|()<>\n`])#[^\n]*""", re.S)
 
 
 def _tokens(command: str) -> List[str]:
-    lexer = shlex.shlex(_strip_comments(command), posix=True, punctuation_chars=_OPERATOR_CHARS)
+    """``command``'s words and operators, without its comments."""
+    uncommented = _QUOTED_OR_COMMENT.sub(lambda m: m.group() if m.group(1) is None else m.group(1), command)
+    lexer = shlex.shlex(uncommented, posix=True, punctuation_chars=_OPERATOR_CHARS)
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
     lexer.commenters = ""
@@ -234,7 +201,7 @@ def _echoes(command: str, depth: int) -> bool:
 
 def echoes_record(command: str) -> bool:
     """Whether the shell ``command`` prints agent-written text back: git's history or any
-    ``.git`` path, sloprail's ``sr``/``sr-*`` tools, this product's transcript readers."""
+    ``.git`` path, sloprail's ``sr``/``sr-*``, this product's transcript readers."""
     if not isinstance(command, str):
         return True
     return _echoes(command, 0)

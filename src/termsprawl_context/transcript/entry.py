@@ -1,7 +1,6 @@
 """Who speaks in an ``Entry`` (``speaker``) and the person's words in it (``person_texts``):
-the one classifier every rule that asks what a record means (the dump, titles, citations,
-identity, the hand-off) reads, so all read the same guards against Claude Code's shape
-changes. On the hand-off's path: no ``typing`` or ``re`` at import time.
+the one classifier every reader of a record's meaning shares. On the hand-off's path: no
+``typing`` or ``re`` at import time.
 """
 
 from __future__ import annotations
@@ -20,12 +19,9 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
-    """The person's words in ``entry`` (the one classifier ``show``, the hand-off and cite's
-    user pool read): its typed texts when it speaks as ``PERSON``, none when ``parent`` is
-    the local command whose output it is (without ``parent``, a reader checks
-    ``output_parent`` itself, as cite does by uuid). A slash command that reached the
-    model (``slash_command``) is not here: ``show`` and the hand-off show it as typed, but
-    its envelope is the harness's rendering, so citations never ground in it."""
+    """The person's words in ``entry``: its typed texts when it speaks as ``PERSON``, none when
+    ``parent`` is the local command whose output it is (without it, see ``output_parent``). A
+    slash command's envelope is the harness's rendering: citations never ground in it."""
     if speaker(entry) != PERSON or is_local_command_output(entry, parent):
         return []
     return typed_texts(entry)
@@ -33,8 +29,7 @@ def person_texts(entry: Entry, parent: Optional[Entry] = None) -> List[str]:
 
 def speaker(entry: Entry) -> str:
     """Who speaks in ``entry`` (one of ``SPEAKERS``): the flags first, then a user record's
-    explicit ``SIGNALS`` where it has them (before 2.1.x none do; a harness-sourced turn is
-    never ``PERSON``), then its texts: typed, a tool result, or the harness's kind."""
+    explicit ``SIGNALS`` (a harness-sourced turn is never ``PERSON``), then its texts."""
     kind = entry.type
     if entry.is_sidechain:
         return SIDECHAIN
@@ -43,9 +38,7 @@ def speaker(entry: Entry) -> str:
     if kind == model.TYPE_SYSTEM:
         return SYSTEM
     if kind == model.TYPE_ATTACHMENT:
-        if queued_prompt(entry) is not None and not not_the_person(entry):
-            return PERSON
-        return INJECTED
+        return PERSON if queued_prompt(entry) is not None and not not_the_person(entry) else INJECTED
     if kind != model.TYPE_USER:
         return OTHER
     if entry.is_compact_summary:

@@ -1,7 +1,6 @@
-"""The transcript-parse seam, for consumers such as a hand-off pre-pass or a retro gate:
-one line's field rules, the thinking-block policy, the sidechain cues and the schema-drift
-warning, each defined once. Parse only, never score; every line goes through
-``jsonl.parse_object``.
+"""The transcript-parse seam for consumers such as a hand-off pre-pass or a retro gate: one
+line's field rules, the thinking-block policy, the sidechain cues and the schema-drift
+warning. Parse only, never score; every line goes through ``jsonl.parse_object``.
 """
 
 import os
@@ -12,12 +11,12 @@ from termsprawl_context._output import MESSAGE_PREFIX, write_diagnostic
 from termsprawl_context.transcript.tool_blocks import first_string
 
 
-# A file whose first ``SCHEMA_DRIFT_CHECK_N`` lines hold none of these keys is probably no
-# Claude Code transcript any more (the format drifted): one warning, never fatal.
+# A file whose first ``SCHEMA_DRIFT_CHECK_N`` lines hold none of these keys has probably
+# drifted from Claude Code's format: one warning, never fatal.
 KNOWN_TOP_FIELDS = frozenset({"type", "uuid", "message", "parentUuid", "sessionId", "timestamp"})
 SCHEMA_DRIFT_CHECK_N = 50
 
-# Tools whose input names a file the agent changed, and the keys that may name it, in order.
+# Tools whose input names a file the agent changed, and the keys naming it, in order.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 EDIT_PATH_KEYS = ("file_path", "notebook_path", "path")
 
@@ -53,9 +52,8 @@ parse_line = jsonl.parse_object
 
 
 def msg_text(content: Any) -> str:
-    """The seed's ``msg_text``: a message's content as one string, text and thinking blocks
-    (as ``<thinking>\\n...\\n</thinking>``) joined by newlines. The dump drops thinking; this
-    seam keeps it because hand-off extraction needs the rejected hypotheses."""
+    """The seed's ``msg_text``: text and thinking blocks (``<thinking>\\n...\\n</thinking>``)
+    joined by newlines. Thinking kept: hand-off extraction needs the rejected hypotheses."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -101,8 +99,8 @@ def is_tool_result(obj: Any) -> bool:
 
 
 def sidechain_cue_hit(text: Any) -> Optional[Tuple[str, str]]:
-    """``(cue, line)`` for the first cue (in list order) in ``text``, else None: the first
-    line holding it, stripped, or the whole text collapsed when it spans a line break."""
+    """``(cue, line)`` for the first cue (in list order) in ``text``, else None: the first line
+    holding it, stripped, or the text collapsed when the cue spans a line break."""
     if not isinstance(text, str) or not text:
         return None
     lower = text.lower()
@@ -125,8 +123,7 @@ def has_known_field(obj: dict) -> bool:
 
 
 class DriftProbe(object):
-    """The drift check over a file's first ``SCHEMA_DRIFT_CHECK_N`` parsed objects, as
-    assemble and locate apply it (``schema_drift_warn`` counts raw lines)."""
+    """The drift check over a file's first parsed objects (``schema_drift_warn`` counts lines)."""
 
     __slots__ = ("probed", "known_seen")
 
@@ -156,8 +153,7 @@ class DriftProbe(object):
 
 
 def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: Optional[TextIO] = None) -> None:
-    """Warn once per path per process that none of the first ``lines_checked`` lines (none:
-    no warning) held a known field."""
+    """Warn once per path per process that none of the first ``lines_checked`` (> 0) lines held a known field."""
     key = os.fsdecode(path) if isinstance(path, (bytes, os.PathLike)) else str(path)
     if seen_known or not lines_checked or key in _drift_warned:
         return
@@ -166,16 +162,14 @@ def warn_schema_drift(path: Any, lines_checked: int, seen_known: bool, stream: O
 
 
 def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None) -> None:
-    """Warn if none of the first ``n`` lines of ``path`` (blank and junk ones count) is an
-    object with a known field; an unreadable file is silent."""
-    seen_known = False
-    lines_checked = 0
+    """Warn if none of ``path``'s first ``n`` lines is an object with a known field (unreadable: silent)."""
+    lines_checked, seen_known = 0, False
     try:
         with jsonl.open_regular(path) as f:
             for line in jsonl.iter_lines(f):
-                if lines_checked >= n:
+                if line.number > n:
                     break
-                lines_checked += 1
+                lines_checked = line.number
                 obj = jsonl.parse_object(line.raw)
                 if obj is not None and has_known_field(obj):
                     seen_known = True
@@ -188,10 +182,9 @@ def schema_drift_warn(path: Any, n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional
 def iter_objects(
     path: Any, schema_drift_check_n: int = SCHEMA_DRIFT_CHECK_N, stream: Optional[TextIO] = None
 ) -> Iterator[Tuple[int, dict]]:
-    """``(0-based line, obj)`` of every line of ``path`` that is a JSON object; OSError when
-    it cannot be opened as a regular file. The drift check covers the lines before
-    ``schema_drift_check_n``: it fires when that line is reached (before it is yielded),
-    else once the file is exhausted."""
+    """``(0-based line, obj)`` of every JSON object line of ``path``; OSError when it is no
+    regular file. The drift check over the first ``schema_drift_check_n`` lines fires when
+    the next is reached (before it is yielded), else at the end."""
     seen_known = False
     line_no = -1
     with jsonl.open_regular(path) as f:
@@ -202,7 +195,6 @@ def iter_objects(
             obj = jsonl.parse_object(line.raw)
             if obj is None:
                 continue
-            if not seen_known and line_no < schema_drift_check_n and has_known_field(obj):
-                seen_known = True
+            seen_known = seen_known or (line_no < schema_drift_check_n and has_known_field(obj))
             yield line_no, obj
     warn_schema_drift(path, min(schema_drift_check_n, line_no + 1), seen_known, stream)

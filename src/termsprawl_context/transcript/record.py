@@ -1,13 +1,9 @@
-"""A transcript read into canonical entries, for the readers that fail closed (identity,
-sub-agent links, citations key state or ground claims on it), as the Go reference reads it
-(``decode_entry``): a line that will not parse or has no uuid (titles, modes, queue
-operations, snapshots) is no entry but still counted, so each entry keeps the 1-based line
-a person would jump to. Lines split as Go's ``bufio.ScanLines`` (on ``\\n``, one trailing
-``\\r`` dropped); a line over ``jsonl.MAX_LINE_BYTES`` (16 MiB less a byte) is a read error,
-found while it streams past, never held whole. An unopenable or unreadable file is a named
-refusal, never an empty answer: the caller asked about THIS record.
-
-Also here: the cycle mark (``since``, ``mark``, ``entries_after``) and which calls ran.
+"""A transcript read into canonical entries for the readers that fail closed (identity,
+sub-agent links, citations), as the Go reference reads it (``decode_entry``): a line that
+will not parse or has no uuid is no entry but still counted, so each keeps its 1-based line.
+Lines split as Go's ``bufio.ScanLines`` (on ``\\n``, one trailing ``\\r`` dropped); a line
+over ``jsonl.MAX_LINE_BYTES`` is a read error, never held whole. An unopenable or unreadable
+file is a named refusal, never an empty answer. Also: the cycle mark and which calls ran.
 """
 
 import os
@@ -19,8 +15,7 @@ from termsprawl_context.model import Entry, decode_entry
 from termsprawl_context.transcript.tool_blocks import not_run_kind, tool_results
 
 
-# The Go reference's bound (its scanner's buffer): a line this long or longer is a read
-# error. jsonl's bound, shared by every reader.
+# The Go reference's bound (its scanner's buffer): a line this long or longer is a read error.
 MAX_RECORD_BYTES = MAX_LINE_BYTES + 1
 
 
@@ -29,9 +24,7 @@ def go_quote(text: str) -> str:
     out = ['"']
     for ch in text:
         code = ord(ch)
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch in _GO_ESCAPES:
+        if ch in _GO_ESCAPES:
             out.append(_GO_ESCAPES[ch])
         elif ch.isprintable():  # a lone surrogate is not
             out.append(ch)
@@ -47,12 +40,12 @@ def go_quote(text: str) -> str:
     return "".join(out)
 
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+_GO_ESCAPES = {char: "\\" + letter for char, letter in zip('"\\\a\b\f\n\r\t\v', '"\\abfnrtv')}
 
 
 def decode_line(raw: bytes) -> Optional[dict]:
-    """One line's JSON object as Go's decoder sees it (``null``: an empty record), else None:
-    a trailing ``\\r`` dropped, invalid UTF-8 read as U+FFFD, NaN and Infinity not JSON."""
+    """One line's JSON object as Go's decoder sees it (``null``: an empty record), else None;
+    a trailing ``\\r`` dropped, invalid UTF-8 read as U+FFFD, NaN and Infinity refused."""
     if raw.endswith(b"\r"):
         raw = raw[:-1]
     try:
@@ -65,8 +58,7 @@ def decode_line(raw: bytes) -> Optional[dict]:
 
 
 def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
-    """Every line of the transcript at ``path`` with its decoded object (None when it
-    does not parse); raises as ``iter_raw_lines``."""
+    """Every line of ``path`` with its decoded object (or None); raises as ``iter_raw_lines``."""
     if not path:
         raise UsageError("transcript: " + NO_TRANSCRIPT_PATH)
     for line in iter_raw_lines(path):
@@ -74,25 +66,22 @@ def iter_records(path: str) -> Iterator[Tuple[Line, Optional[dict]]]:
 
 
 def iter_raw_lines(path: str) -> Iterator[Line]:
-    """Every line of the transcript at ``path``, undecoded, for readers that search bytes
-    first. RecordUnreadable when it cannot be opened or read, on a line of
-    ``MAX_RECORD_BYTES`` or more, or one whose decoding would pass
-    ``jsonl.DECODE_BUDGET_BYTES`` (skipping it could hide the very entry asked about)."""
+    """Every line of ``path``, undecoded. RecordUnreadable when it cannot be opened or read,
+    or on a line ``jsonl.iter_lines_strict`` refuses (skipping it could hide the entry asked about)."""
     try:
         f = open_regular(path)
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
     with f:
         try:
-            for line in iter_lines_strict(f):
-                yield line
+            yield from iter_lines_strict(f)
         except OSError as exc:
             raise RecordUnreadable.reading(path, exc) from None
 
 
 def entry_at(line: Line, record: Optional[dict]) -> Optional[Entry]:
     """The canonical entry of one decoded line; None when it does not decode or has no uuid."""
-    entry = decode_entry(record, line.number, line.offset)  # None too for a line that did not parse
+    entry = decode_entry(record, line.number, line.offset)
     return entry if entry is not None and entry.uuid else None
 
 
@@ -110,18 +99,15 @@ def read_entries(path: str) -> List[Entry]:
 
 
 def check_readable(path: str) -> None:
-    """Read the transcript to its end undecoded (a fraction of decoding's cost), raising
-    as ``iter_raw_lines``: so a streaming reader refuses before its first row."""
+    """Read ``path`` to its end undecoded, raising as ``iter_raw_lines`` (before a first row)."""
     for _ in iter_raw_lines(path):
         pass
 
 
 def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
-    """``(every call's outcome, or {} without ``calls``; the entries after the one whose
-    uuid is ``mark``, streamed as ``since`` picks them)`` over ``read()``, a fresh forward
-    reading each call. The first pass (the mark's place; with ``calls`` the whole record,
-    as a call's answer may follow the mark) and ``check()`` (a reader that may refuse on
-    any line reads it all) come first, so a refusal precedes the first entry."""
+    """``(call_outcomes or {}, the entries ``since`` the mark, streamed)`` over ``read()``, a fresh
+    forward reading each call. The first pass (the mark's place; with ``calls`` the whole
+    record) and ``check()`` come first, so a refusal precedes the first entry."""
     outcomes, after = {}, -1  # type: Dict[str, str], int
     if calls:
         found = [-1]
@@ -142,9 +128,7 @@ def entries_after(read, mark: str, calls: bool, check=None) -> tuple:
 
 
 def since(entries: List[Entry], mark: str) -> List[Entry]:
-    """The entries after the one whose uuid is ``mark``: this cycle's work. A mark naming
-    none (empty, or its record gone or another's) yields everything: re-reading a turn
-    costs a second look, skipping one loses it for good."""
+    """The entries after the one whose uuid is ``mark``; all when none is (a re-read beats a loss)."""
     if mark:
         for index, entry in enumerate(entries):
             if entry.uuid == mark:
@@ -161,8 +145,7 @@ RAN = "ran"
 
 
 def call_outcomes(entries: Iterable[Entry]) -> Dict[str, str]:
-    """Each answered tool_use id's ``RAN`` or its answer's ``not_run_kind`` (answered once
-    as run counts as run); a call with no answer (interrupted, pending) is absent."""
+    """Each answered tool_use id's ``RAN`` (once run, it ran) or its answer's ``not_run_kind``."""
     outcomes = {}  # type: Dict[str, str]
     for entry in entries:
         for result in tool_results(entry):

@@ -3,48 +3,25 @@ tokeniser): which words of a command may name a file an agent read."""
 
 from __future__ import annotations
 
+import re
 from typing import List
+
+# The reference's words: quotes group (no escapes inside, an unclosed one runs to the end),
+# ``\x`` is x, a lone last ``\`` is itself; ``#`` opening a word comments to its line's end.
+_PART = r"""'[^']*'?|"[^"]*"?|\\.|\\\Z|[^ \t\n'"\\#]"""
+_WORD_OR_COMMENT = re.compile(r"(?:%s)(?:%s|#)*|#[^\n]*" % (_PART, _PART), re.S)
+_QUOTE_OR_ESCAPE = re.compile(r"""'([^']*)'?|"([^"]*)"?|\\(.)""", re.S)
 
 
 def command_paths(command: str) -> List[str]:
-    """The words of a shell command that look like paths (the reference's hand
-    tokeniser: quotes group, ``\\x`` is x, ``#`` at a word's start comments)."""
+    """The words of a shell command that look like paths."""
     if not any(mark in command for mark in ("/", ".jsonl", ".output")):
         return []
-    words: List[str] = []
-    word, in_word, quote = [], False, ""
-    i, n = 0, len(command)
-    while i < n:
-        c = command[i]
-        if quote:
-            if c == quote:
-                quote = ""
-            else:
-                word.append(c)
-            i += 1
-            continue
-        if c in "'\"":
-            quote, in_word = c, True
-        elif c == "\\" and i + 1 < n:
-            word.append(command[i + 1])
-            in_word = True
-            i += 1
-        elif c in " \t\n":
-            if in_word:
-                words.append("".join(word))
-            word, in_word = [], False
-        elif c == "#" and not in_word:
-            end = command.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        else:
-            word.append(c)
-            in_word = True
-        i += 1
-    if in_word:
-        words.append("".join(word))
     paths = []
-    for w in words:
+    for w in _WORD_OR_COMMENT.findall(command):
+        if w.startswith("#"):
+            continue
+        w = _QUOTE_OR_ESCAPE.sub(lambda m: "".join(part for part in m.groups() if part), w)
         w = w.strip("();|&`")
         cut = max(w.rfind("<"), w.rfind(">"))
         if cut >= 0:

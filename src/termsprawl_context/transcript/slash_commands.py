@@ -1,6 +1,5 @@
-"""Slash and local commands in a transcript: a command the person ran that reached the
-model (``slash_command``, shown as typed), a local command (``/compact``, ``/model``) and
-the output that follows it as its child, and a task notification's one line.
+"""Slash commands that reached the model, local commands (``/compact``) and their output,
+and a task notification's one line.
 """
 
 from __future__ import annotations
@@ -29,23 +28,21 @@ def _tag_text(text: str, tag: str) -> str:
 
 
 def command_as_typed(text: str) -> str:
-    """``/name args`` of a slash command's envelope (older records write the name without
-    its slash), "" when it names none."""
+    """``/name args`` of a slash command's envelope (older records omit the slash), or ""."""
     name = _tag_text(text, model.COMMAND_NAME_TAG).strip()
     if not name:
         return ""
-    if not name.startswith("/"):
-        name = "/" + name
+    name = name if name.startswith("/") else "/" + name
     args = _tag_text(text, model.COMMAND_ARGS_TAG).strip()
     return name + " " + args if args else name
 
 
 def slash_command(entry: Entry) -> str:
-    """The slash command the person ran, as typed (``/review parser.py``), when this user
-    entry is the envelope of one that reached the model: its signals say the person started
-    the turn (2.1.328 writes ``turnOrigin`` there, none on a local command's), or without
-    signals it opens with ``<command-message>`` (a local command's with ``<command-name>``,
-    1.0.x to 2.1.328); "" otherwise. Its expansion (``isMeta``) is the harness's."""
+    """The slash command the person ran, as typed (``/review parser.py``), when this user entry
+    is the envelope of one that reached the model: its signals say the person started the
+    turn (2.1.328 writes ``turnOrigin`` there, none on a local command's), or without signals
+    it opens with ``<command-message>`` (a local command's with ``<command-name>``, 1.0.x to
+    2.1.328); else ""."""
     if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     signal = turn_signal(entry)
@@ -67,9 +64,8 @@ def is_local_command(entry: Entry) -> bool:
 
 
 def output_parent(entry: Entry) -> str:
-    """The parent uuid that, were it a local command, would make this entry's typed text
-    its output (``is_local_command_output``), "" when no parent could; a streaming reader
-    (cite) keeps it to look the parent up later instead of holding every entry."""
+    """The parent uuid that, were it a local command, would make this entry's typed text its
+    output, or "" (a streaming reader keeps it to look the parent up later)."""
     if entry.type != model.TYPE_USER or not entry.parent_uuid or turn_signal(entry) == SIGNAL_PERSON:
         return ""
     if not any(text_kind(text) == PERSON for text in content_texts(entry.content)):
@@ -78,8 +74,7 @@ def output_parent(entry: Entry) -> str:
 
 
 def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
-    """Whether ``entry``'s typed text is the output of the local command ``parent`` (older
-    clients wrote its answer as plain text: ``Unknown skill: hookify`` after /hookify)."""
+    """Whether ``entry``'s typed text is local command ``parent``'s output (``Unknown skill: x``)."""
     if parent is None:
         return False
     uuid = output_parent(entry)
@@ -87,8 +82,7 @@ def is_local_command_output(entry: Entry, parent: Optional[Entry]) -> bool:
 
 
 def task_notification_line(entry: Entry) -> str:
-    """A task notification's ``<summary>`` and ``<status>`` as one line (``Agent "Marker
-    finder" finished (completed)``), never its ids or output file; "" when it says neither."""
+    """A task notification's ``<summary>`` and ``<status>`` as one line (never its ids), or ""."""
     if entry.type != model.TYPE_USER or turn_signal(entry) != SIGNAL_TASK:
         return ""
     for text in content_texts(entry.content):

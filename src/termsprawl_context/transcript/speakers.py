@@ -1,8 +1,6 @@
-"""Who wrote a record's text, beneath ``entry.speaker``: the explicit signals a record may
-carry (``model.SIGNALS``), the text rules read when it has none (a block's opening marker:
-``model.INJECTED_PREFIXES`` and friends), and what the person typed by them
-(``typed_texts``). Reads an ``Entry``'s fields only; on the hand-off's path: no ``typing``
-or ``re`` at import time.
+"""Who wrote a record's text, beneath ``entry.speaker``: a record's explicit signals
+(``model.SIGNALS``), else the text rules (a block's opening marker), and what the person
+typed (``typed_texts``). On the hand-off's path: no ``typing`` or ``re`` at import time.
 """
 
 from __future__ import annotations
@@ -25,8 +23,7 @@ SIGNAL_HARNESS = "harness"  # the record says the harness produced it
 
 
 def turn_signal(entry: Entry) -> str:
-    """What a user record's explicit fields say produced it (a ``SIGNAL_*``), "" when it has
-    none (every record before 2.1.x: the text rules decide)."""
+    """The ``SIGNAL_*`` a user record's explicit fields say produced it; "" when none (before 2.1.x)."""
     record = entry.record
     if not isinstance(record, dict):
         return ""
@@ -46,8 +43,7 @@ def turn_signal(entry: Entry) -> str:
 
 # --- text ---------------------------------------------------------------------------------
 def text_kind(text: str) -> str:
-    """Who wrote a user-role text (INJECTED, NOTICE, COMPACTION, else PERSON), from its
-    opening marker after trimming: quoted elsewhere, a marker is the person's text."""
+    """Who wrote a user-role text (INJECTED, NOTICE, COMPACTION, else PERSON), by its opening marker."""
     head = text.lstrip()
     if head.startswith(model.INJECTED_PREFIXES):
         return INJECTED
@@ -59,9 +55,8 @@ def text_kind(text: str) -> str:
 
 
 def content_texts(content: Any, any_object: bool = False) -> List[str]:
-    """The non-empty texts of a message's content: a string content, or in a list each bare
-    string and ``text`` block's ``text``; ``any_object``: a tool result's bodies instead,
-    every object's string ``text`` whatever its type."""
+    """The non-empty texts of a message's content: a string, or each bare string and ``text``
+    block's ``text``; ``any_object``: each object's string ``text`` (a tool result's bodies)."""
     if isinstance(content, str):
         return [content] if content else []
     if not isinstance(content, list):
@@ -79,8 +74,7 @@ def content_texts(content: Any, any_object: bool = False) -> List[str]:
 
 
 def queued_prompt(entry: Entry) -> Optional[str]:
-    """The text of a prompt the person queued while the agent worked (a ``queued_command``
-    attachment in prompt mode), or None for any other entry."""
+    """The text of a prompt the person queued while the agent worked, or None."""
     attachment = entry.attachment
     if entry.type != model.TYPE_ATTACHMENT or not isinstance(attachment, dict):
         return None

@@ -1,6 +1,5 @@
-"""One readable line out of a transcript string (the session-discovery rules: summaries,
-first user messages, titles): tags stripped, entities decoded, whitespace collapsed, and
-byte-bounded truncation that never splits a UTF-8 sequence.
+"""One readable line out of a transcript string: tags stripped, entities decoded, whitespace
+collapsed, and truncation to bytes that never splits a UTF-8 sequence.
 """
 
 import html
@@ -34,8 +33,7 @@ def sanitize_text(text: str) -> str:
 
 
 def truncate_utf8(text: str, max_bytes: int) -> str:
-    """The seed's truncateString: ``text`` if it fits ``max_bytes`` UTF-8 bytes, else its
-    whole characters within ``max_bytes - 3`` bytes and "..."."""
+    """The seed's truncateString: ``text``, or its characters within ``max_bytes - 3`` and "..."."""
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= max_bytes:
         return text

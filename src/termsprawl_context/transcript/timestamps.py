@@ -14,8 +14,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def parse_timestamp(text: str) -> Optional[Tuple[datetime, int]]:
-    """``(aware datetime, nanoseconds since the epoch)`` of an RFC 3339 timestamp, or
-    None when ``text`` is not one. The nanoseconds keep the order Go compares in."""
+    """``(aware datetime, nanoseconds since the epoch: Go's order)`` of an RFC 3339 timestamp, or None."""
     match = _RFC3339.match(text)
     if match is None:
         return None
@@ -39,8 +38,7 @@ def parse_timestamp(text: str) -> Optional[Tuple[datetime, int]]:
 
 
 def start_time(path: str) -> Optional[datetime]:
-    """When the session began: the first record timestamp that parses as RFC 3339
-    (None when none does). Raises RecordUnreadable when it cannot be read."""
+    """The first record timestamp that parses, or None; RecordUnreadable when unreadable."""
     for line, record in iter_records(path):
         entry = decode_entry(record)
         if entry is not None and entry.timestamp:

@@ -1,8 +1,7 @@
 """A session's title, by one rule wherever a session is named (``choose_title``'s order).
-What the person typed is the record model's (``typed_texts``): IDE notices, caveats and
-other ``isMeta`` text, command markup and output, interruption markers, compaction
-summaries and harness markers never title a session. Every title is one line of plain
-text (the seed's ``SanitizeText``) cut to ``TITLE_MAX_BYTES`` with ``...``. Reads no file.
+Only what the person typed (``typed_texts``) titles a session, never the harness's text.
+Every title is one line of plain text (the seed's ``SanitizeText``) cut to
+``TITLE_MAX_BYTES`` with ``...``. Reads no file.
 """
 
 from collections import namedtuple
@@ -33,13 +32,12 @@ NO_TITLE = Title("", "")
 
 
 def clean_title(text: str) -> str:
-    """``text`` sanitised (the seed's SanitizeText) and cut, as a title."""
+    """``text`` sanitised and cut, as a title."""
     return truncate_utf8(sanitize_text(text), TITLE_MAX_BYTES)
 
 
 def clean_title_record_text(text: str) -> str:
-    """A ``custom-title`` / ``ai-title`` record's text as a title: tags kept (a name the
-    person chose is shown as they wrote it)."""
+    """A ``custom-title`` / ``ai-title`` record's text as a title, tags kept (as written)."""
     return truncate_utf8(collapse_whitespace(text), TITLE_MAX_BYTES)
 
 
@@ -49,21 +47,19 @@ def _first_title(texts: Iterable[str]) -> str:
 
 
 def typed_prompt(entry: Entry) -> str:
-    """The first text a ``user`` entry's person typed that is not empty once sanitised, as a title."""
+    """The first text the person typed in a ``user`` entry, as a title."""
     if entry.type != model.TYPE_USER:
-        return ""  # queued prompts come after a first prompt: never the first
+        return ""
     return _first_title(typed_texts(entry))
 
 
 def is_harness_title(text: str) -> bool:
-    """Whether a title candidate opens as the harness's text (``text_kind``) or a local
-    command's known answer: it never titles a session, whatever rule found it."""
+    """Whether a title candidate opens as the harness's text or a local command's known answer."""
     return text_kind(text) != PERSON or text.lstrip().startswith(model.LOCAL_COMMAND_ANSWERS)
 
 
 def typed_command(entry: Entry) -> str:
-    """The slash command a ``user`` entry records the person running, as typed, as a title:
-    a session of commands alone (``/model``) is named by its first, not by its envelope."""
+    """The first slash command a ``user`` entry records the person running, as typed, as a title."""
     if entry.type != model.TYPE_USER or not_the_person(entry):
         return ""
     texts = content_texts(entry.content)
@@ -73,15 +69,11 @@ def typed_command(entry: Entry) -> str:
 def first_typed_prompt(records: Iterable[Optional[Dict[str, Any]]]) -> str:
     """The first prompt the person typed among parsed ``records`` (None: not an object)."""
     previous = None
-    for record in records:
-        if record is not None:
-            entry = entry_of(record)
-            if entry.type != model.TYPE_USER:
-                continue
-            if not is_local_command_output(entry, previous):
-                prompt = typed_prompt(entry)
-                if prompt:
-                    return prompt
+    for entry in (entry_of(record) for record in records if record is not None):
+        if entry.type == model.TYPE_USER:
+            prompt = "" if is_local_command_output(entry, previous) else typed_prompt(entry)
+            if prompt:
+                return prompt
             previous = entry
     return ""
 
@@ -97,19 +89,12 @@ def choose_title(
 ) -> Title:
     """The first non-empty candidate and its ``title_source``, best first: the latest
     custom-title (/rename), the latest ai-title, a summary whose ``leafUuid`` is one of the
-    session's messages (found anywhere in the store), a summary local to the file, the first
-    typed prompt, the first slash command, the seed's first user message."""
+    session's messages (anywhere in the store), a summary local to the file, the first typed
+    prompt, the first slash command, the seed's first user message (unless the harness's)."""
     if first_message and is_harness_title(first_message):
-        first_message = ""  # the seed's first user message, when the harness wrote it
-    for text, source in (
-        (custom, TITLE_CUSTOM),
-        (ai, TITLE_AI),
-        (linked_summary, TITLE_SUMMARY),
-        (local_summary, TITLE_SUMMARY),
-        (prompt, TITLE_PROMPT),
-        (command, TITLE_COMMAND),
-        (first_message, TITLE_FIRST_MESSAGE),
-    ):
+        first_message = ""
+    sources = (TITLE_CUSTOM, TITLE_AI, TITLE_SUMMARY, TITLE_SUMMARY, TITLE_PROMPT, TITLE_COMMAND, TITLE_FIRST_MESSAGE)
+    for text, source in zip((custom, ai, linked_summary, local_summary, prompt, command, first_message), sources):
         if text:
             # A summary's title is cut too (the summary field itself stays whole).
             return Title(truncate_utf8(text, TITLE_MAX_BYTES), source)

@@ -1,6 +1,4 @@
-"""Tool calls and results in entries: an assistant entry's ``tool_use`` blocks, a user
-entry's ``tool_result`` blocks and their bodies, and the harness's answers that say a call
-never ran (a hook's refusal, a denial)."""
+"""Tool calls and results in entries, and the harness's answers that say a call never ran."""
 
 from __future__ import annotations
 
@@ -36,8 +34,7 @@ def tool_results(entry: Entry) -> List[ToolResult]:
 
 
 def tool_outputs(entry: Entry) -> "List[Optional[str]]":
-    """Per ``tool_results(entry)``, the tool's own output where the CLI wrapped it in lines
-    of its own (the block's ``output``), else None."""
+    """Per ``tool_results(entry)``, the tool's own output where the CLI wrapped it, else None."""
     blocks = _blocks(entry, model.TYPE_USER, "tool_result")
     return [block["output"] if isinstance(block.get("output"), str) else None for block in blocks]
 
@@ -70,9 +67,8 @@ def is_hook_refusal(body: str) -> bool:
 
 
 def not_run_kind(result: ToolResult) -> str:
-    """Which ``model.NOT_RUN_*`` answer a tool result is, "" when the call ran. Only one
-    marked ``is_error`` can say so: a tool's own output may print anything, and text that
-    merely looks like a refusal must not unmake a call."""
+    """Which ``model.NOT_RUN_*`` answer a tool result is, "" when the call ran. Only one marked
+    ``is_error`` can say so: a tool's own output may print anything."""
     if not result.is_error:
         return ""
     for body in result_texts(result.content):

@@ -1,13 +1,11 @@
 """The dump's reading of a transcript: its printable user and assistant turns.
 
-The context layer's rule, exact: a turn is an entry whose top-level ``type`` is ``user``
-or ``assistant``, whose ``message`` is an object, and whose ``message.content`` is a
-string (as is, even empty) or a list with at least one ``text`` block with string text
-(joined by ``\\n``); tool calls, tool results and thinking never print. Each turn is cut
-to ``LINKED_TURN_MAX_CHARS`` and the last ``MAX_LINKED_TURNS`` kept, so the file is read
-backwards until they are known: the cost does not grow with the file. A line is parsed
-only when its bytes could print (``may_print``, behind the switch ``line_filter``); the
-tests keep the plain forward reading as the oracle.
+A turn is an entry whose top-level ``type`` is ``user`` or ``assistant``, whose ``message``
+is an object, and whose ``message.content`` is a string (as is, even empty) or a list with
+a ``text`` block with string text (joined by ``\\n``); tool calls, results and thinking never
+print. Each turn is cut to ``LINKED_TURN_MAX_CHARS`` and the last ``MAX_LINKED_TURNS`` kept,
+read backwards: the cost does not grow with the file. A line is parsed only when its bytes
+could print (``may_print``, behind the switch ``line_filter``).
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ PEER_SEPARATOR = "\n---\n"
 
 
 def entry_turn(entry: dict) -> Optional[Turn]:
-    """The turn an entry prints as, cut to the cap; None for anything that does not print."""
+    """The turn an entry prints as, cut to the cap, or None."""
     role = entry.get("type")
     if not isinstance(role, str) or role not in TURN_ROLES:
         return None
@@ -62,8 +60,7 @@ def every_line(raw: bytes) -> bool:
     return True
 
 
-# Past this many bytes (a tool's output) a line holding ``"text"`` or a ``\u`` escape is
-# decided by its skeleton; a shorter one is parsed.
+# Past this many bytes a line holding ``"text"`` or a ``\u`` escape is decided by its skeleton.
 SKELETON_FROM = 4096
 # A string longer than this cannot spell a key or a value the rule compares
 # ("assistant", 9 characters, at most 6 bytes each as an escape): the skeleton empties it.
@@ -72,10 +69,9 @@ _JSON_SPACE = b" \t\r\n"
 
 
 def may_print(raw: bytes) -> bool:
-    """False only for a line that, were it any valid JSON, could not print. Without
-    ``"text"`` or a ``\\u`` escape (which might spell a key's or a value's letters) only a
-    string ``message.content`` prints: a ``"content"`` key two brackets deep before a
-    string. A tool result's ``content`` string is four deep."""
+    """False only for a line that, were it any valid JSON, could not print. Without ``"text"``
+    or a ``\\u`` escape (which might spell a key's letters) only a string ``message.content``
+    prints: a ``"content"`` key two brackets deep before a string (a tool result's is four)."""
     # find, not ``in``: bytes ``in`` bytes first fails as an integer test, formatting an error.
     if raw.find(b'"text"') >= 0 or raw.find(b"\\u") >= 0:
         return len(raw) <= SKELETON_FROM or _skeleton_prints(raw)
@@ -103,19 +99,16 @@ def _token_at(raw: bytes, at: int) -> int:
 
 
 def _string_parts(raw: bytes) -> List[bytes]:
-    """``raw`` split at the quotes that delimit strings: odd parts are strings' insides.
-    In valid JSON every backslash opens an escape, so once ``\\\\`` and ``\\"`` are
-    replaced each quote left delimits a string; the first replace (the slower: tool output
-    is full of backslashes) changes no quote unless a quote follows two backslashes."""
+    """``raw`` split at the quotes that delimit strings: odd parts are strings' insides (in
+    valid JSON, once ``\\\\`` and ``\\"`` are replaced each quote left delimits a string; the
+    slower first replace is needed only when a quote follows two backslashes)."""
     if raw.find(b'\\\\"') >= 0:
         raw = raw.replace(b"\\\\", b"__")
     return raw.replace(b'\\"', b"__").split(b'"')
 
 
 def _skeleton_prints(raw: bytes) -> bool:
-    """Whether the line prints with every string longer than ``_SKELETON_KEPT`` bytes
-    emptied: the skeleton keeps every key and short value, so every fact ``entry_turn``
-    reads."""
+    """Whether the line prints with strings over ``_SKELETON_KEPT`` bytes emptied (keys kept)."""
     parts = _string_parts(raw)
     parts[1::2] = [p if len(p) <= _SKELETON_KEPT else b"" for p in parts[1::2]]
     skeleton = b'"'.join(parts)
@@ -129,8 +122,7 @@ line_filter = may_print  # the switch (issue 28 item 3): every_line is the plain
 
 
 def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
-    """The last ``limit`` printable turns, oldest first; [] for a file that cannot be read
-    (fails open). Bytes appended while reading are not seen."""
+    """The last ``limit`` printable turns, oldest first; [] for a file that cannot be read."""
     f = try_open_regular(path)
     if f is None:
         return []
@@ -154,11 +146,9 @@ def read_turns(path: str, limit: int = MAX_LINKED_TURNS) -> List[Turn]:
 
 
 def entries_turns(entries, limit: int = MAX_LINKED_TURNS, newest_first: bool = False) -> List[Turn]:
-    """``read_turns`` over normalised entries (another harness's, through its provider):
-    ``entry_turn``'s rule over ``type`` and ``content``, less what no one typed and no
-    model answered (harness context, compaction text, a sub-agent's turns), which the
-    seed's own records print as they are. ``newest_first``: ``entries`` come from the
-    end (``entries_reverse``) and reading stops at ``limit``."""
+    """``read_turns`` over another harness's normalised entries: ``entry_turn``'s rule, less
+    what no one typed and no model answered (harness context, compaction text, a sub-agent's
+    turns). ``newest_first``: ``entries`` come from the end and reading stops at ``limit``."""
     from collections import deque
 
     from termsprawl_context.transcript.speakers import not_the_person
