@@ -1,13 +1,8 @@
 """The dump: ``termsprawl-context --cwd DIR --self NODE``: its argv parse and its printing.
 
-The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
-occurrence wins) and the hand-off's options, anything else refused at once; every refusal
-is one stderr line and exit 2. An absent ``--self`` is ``$TERMSPRAWL_NODE_ID`` (set but
-empty: its own error), an absent ``--cwd`` the project found from here; with neither flag
-nor default the answer is the context layer's ``expected --cwd and --self``. Run as a
-project's installed copy, the dump reads that project only: a ``--cwd`` resolving
-anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'s; the
-answer is one write, or nothing at all when nothing is printable.
+The argv contract is the context layer's, exact: only ``--cwd``, ``--self`` (a later one
+wins) and the hand-off's options; anything else is one stderr line and exit 2 (docs/dump.md
+has the defaults). The peer walk is ``termsprawl_context.dump``'s; the answer is one write.
 """
 
 from termsprawl_context import dump, plain_tuple
@@ -84,9 +79,10 @@ def _served_project(cwd: str) -> str:
     if own is None:
         return cwd
     if not serves(own, cwd):
-        from termsprawl_context.errors import OtherProject
-
-        raise OtherProject(cwd, own)
+        raise _usage_error(
+            "--cwd %s is not this project (%s): the command installed in a project reads only that project's "
+            "linked peers; run the other project's own .termsprawl/bin/termsprawl-context" % (cwd, own)
+        )
     return own
 
 

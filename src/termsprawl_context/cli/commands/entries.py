@@ -3,8 +3,7 @@
 import json
 
 from termsprawl_context._output import Spool, terminal_safe_json
-from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line, provider_of
 from termsprawl_context.transcript import entry, record, tool_blocks
 
 

@@ -1,7 +1,6 @@
 """``envelope-at``: print the whole AskUserQuestion answer envelopes at a line."""
 
-from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, command, print_list, print_text
-from termsprawl_context.cli.store_options import at_line
+from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, at_line, command, print_list, print_text
 
 
 _HELP = (
