@@ -31,9 +31,10 @@ class Refusal(Exception):
 
     exit_code = EXIT_FAILURE
     default = ""  # the message of a class whose cases all say the same
+    template = ""  # the message of a class built from its arguments: ``template % arguments``
 
-    def __init__(self, message: str = "") -> None:
-        message = message or self.default
+    def __init__(self, message: str = "", *more: str) -> None:
+        message = self.template % ((message,) + more) if self.template else message or self.default
         super().__init__(message)  # str() is the message: its one argument
         self.message = message
 
@@ -83,13 +84,13 @@ class WriteRefused(OSError):
 
 
 class ManagedBlockRefused(Refusal):
-    """The managed block's markers cannot be told from the person's text: rewriting could take their lines for ours."""
+    """The managed block's markers cannot be told from the person's text (path, reason): rewriting could take
+    their lines for ours."""
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(
-            "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
-            "or remove them to have the block appended)" % (path, reason)
-        )
+    template = (
+        "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
+        "or remove them to have the block appended)"
+    )
 
 
 class SettingsUnusable(Refusal):
@@ -132,8 +133,7 @@ class HookRefused(Refusal):
 class SubagentSession(HookRefused):
     """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix (said on stderr only)."""
 
-    def __init__(self, agent_id: str) -> None:
-        super().__init__("the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id)
+    template = "the hook ran for sub-agent %s, not a session; nothing recorded"
 
 
 # --- the stores and their sessions ----------------------------------------------------------------
@@ -144,15 +144,13 @@ MAX_CANDIDATES_SHOWN = 10  # session ids an ambiguous prefix names in its refusa
 class SessionIdNotFound(NotFound):
     """No session id equals or starts with the name, or no session at all (``latest``)."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__("session not found: %s" % name)
+    template = "session not found: %s"
 
 
 class SessionNotFound(NotFound):
     """No transcript in the store holds the uuid."""
 
-    def __init__(self, uuid: str) -> None:
-        super().__init__("uuid not found in any transcript: %s" % (uuid,))
+    template = "uuid not found in any transcript: %s"
 
 
 class AmbiguousSession(Refusal):
@@ -246,48 +244,37 @@ class WrongRecord(Refusal):
 CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
 CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
 IDENTITY_CONTEXT = "transcript: stable session id: "
-
-
-def _continues(path: str, continues: str, reason: str) -> str:
-    return "%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, reason)
+_CONTINUES = IDENTITY_CONTEXT + "%s continues %s: "  # the path, the uuid it continues
 
 
 class NoOriginRecord(Refusal):
     """Every entry of the transcript has a parent: the conversation has no beginning in it."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            "%s%s: transcript has no origin record: every entry in it has a parent" % (IDENTITY_CONTEXT, path)
-        )
+    template = IDENTITY_CONTEXT + "%s: transcript has no origin record: every entry in it has a parent"
 
 
 class NoProjectDir(Refusal):
     """Crossing a restart needs the conversation's other transcripts, which are not found."""
 
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__(_continues(path, continues, "the harness's project directory is unknown"))
+    template = _CONTINUES + "the harness's project directory is unknown"
 
 
 class Degraded(Refusal):
     """Why an identity is the furthest the walk reached, not the origin: reported, never raised."""
 
     exit_code = EXIT_DEGRADED
-    reason = ""
-
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__(_continues(path, continues, self.reason))
 
 
 class ContinuationMissing(Degraded):
     """No readable transcript holds the record a continuation names."""
 
-    reason = CONTINUATION_MISSING
+    template = _CONTINUES + CONTINUATION_MISSING
 
 
 class ChainRunaway(Degraded):
     """The continuations close on themselves or run past the walk's bounds."""
 
-    reason = CHAIN_RUNAWAY
+    template = _CONTINUES + CHAIN_RUNAWAY
 
 
 # --- one record: its sub-agents ------------------------------------------------------------------

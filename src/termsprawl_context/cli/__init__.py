@@ -75,9 +75,8 @@ commands:
 
 
 def _collect_garbage() -> None:
-    """Turn the garbage collector back on, when the artifact's launcher turned it off while
-    the modules loaded (each collection would walk their objects again, for no garbage);
-    what is loaded is frozen out of its sight, so collections walk only what the work made."""
+    """The garbage collector back on if the artifact's launcher turned it off while modules loaded (each
+    collection would walk them again); what is loaded is frozen, so collections walk what the work made."""
     import gc
 
     if not gc.isenabled():

@@ -1,8 +1,5 @@
-"""What a command's arguments name, checked: a node id, the project directory, a count.
-
-The dump imports this module for its hand-off options, so it imports nothing at load:
-not typing, not errors.py (loaded only when a refusal is raised).
-"""
+"""What a command's arguments name, checked: a node id, the project directory, a count. The dump
+imports it for its hand-off options, so it imports nothing at load (errors.py only to refuse)."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -10,8 +7,7 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
 
 
 def positive_int(value: str) -> "Optional[int]":
-    """``value`` as a whole number of at least 1 written in ASCII digits, else None (the
-    one rule for every count and line an argument gives: no sign, no other script's digits)."""
+    """``value`` as a whole number of at least 1 in ASCII digits (no sign, no other script's), else None."""
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
 
 
@@ -28,9 +24,8 @@ def require_ids(command: str, *values: str) -> None:
 
 
 def project_dir(cwd: "Optional[str]", command: str, writing: bool = False) -> str:
-    """``--cwd`` as given, else the project found (the installed command's own, else the
-    nearest at or above the working directory), else ``.``. A writing command refuses a
-    directory that lies inside another project: it would start a nested one."""
+    """``--cwd``, else the project found (the installed command's own, else the nearest at or above here),
+    else ``.``; a writing command refuses one inside another project: it would start a nested one."""
     from termsprawl_context.workspace.project import default_project, enclosing_project
 
     chosen = cwd if cwd is not None else (default_project() or ".")

@@ -1,5 +1,4 @@
-"""``doctor``: explain, peer by peer, what the dump sees (``termsprawl_context.doctor``
-walks and renders; this parses and prints)."""
+"""``doctor``: explain, peer by peer, what the dump sees (``termsprawl_context.doctor`` walks, renders)."""
 
 from termsprawl_context import doctor
 from termsprawl_context.cli._args import project_dir

@@ -1,8 +1,5 @@
-"""``hook``: record a session's transcript from an agent CLI's SessionStart hook payload.
-
-It is run by the agent CLI, so it always exits 0; its stdout is one JSON object in that
-CLI's hook output shape (or nothing), and a refusal is also one stderr line.
-"""
+"""``hook``: record a session's transcript from an agent CLI's SessionStart hook payload. Run by the
+agent CLI, it always exits 0; stdout is one JSON object in that CLI's hook shape, or nothing."""
 
 import json
 import os

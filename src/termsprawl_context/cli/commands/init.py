@@ -1,8 +1,6 @@
 """``init``: install the command and discovery markers into a project, and wire the agent CLIs.
-
-Exit 0 done, 1 a failure of the world (missing directory, unwritable file, not run from
-the artifact, unusable settings file), 2 a directory inside another project.
-"""
+Exit 0 done, 1 a failure of the world (no directory, an unwritable or unusable file, not run
+from the artifact), 2 a directory inside another project."""
 
 import os
 from typing import Optional
@@ -18,8 +16,6 @@ from termsprawl_context.workspace.hook_settings import hook_registered
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND
 from termsprawl_context.workspace.project import command_path, start_command
 
-
-# --- init -----------------------------------------------------------------------------------
 
 _NEXT_WITH_HOOK = """\
 next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):

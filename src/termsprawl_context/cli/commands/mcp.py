@@ -1,20 +1,12 @@
-"""``mcp``: a read-only Model Context Protocol server on stdio, for agent CLIs that run a
-shell command only after asking (Gemini CLI 0.61 asks before every ``run_shell_command``,
-and offers no shell tool at all headless in its default mode, while it calls a tool of an
-MCP server the project's settings mark ``trust: true`` with no prompt, headless and in
-its TUI).
+"""``mcp``: a read-only MCP server on stdio, for agent CLIs that run a shell command only after
+asking (Gemini CLI 0.61 asks before every ``run_shell_command``, and has no shell tool headless
+by default, but calls a tool of an MCP server its project settings mark ``trust: true`` unasked).
 
-It offers one tool, ``read_peers``: the hand-off (``--format markdown``) of the node
-``$TERMSPRAWL_NODE_ID`` (or ``--self``) in the project, with the hand-off's ``turns`` and
-``max_chars`` as its only arguments. It reads; nothing it can be asked writes, and no
-command line is ever built from what the model sends, so a trusted server admits the read
-and nothing else. Its ``instructions`` (which 0.61 puts into the model's system prompt at
-every start, a resumed session's included) are the hook's context line.
-
-The wire: JSON-RPC 2.0, one message a line (MCP's stdio transport). A line longer than
-``MAX_MESSAGE_BYTES`` is skipped (read past in blocks); a line that is not JSON gets a
-parse error; requests it does not know get "method not found"; notifications get nothing.
-It ends at the end of its input and never raises.
+One tool, ``read_peers``: the Markdown hand-off of ``$TERMSPRAWL_NODE_ID`` (or ``--self``), its
+only arguments ``turns`` and ``max_chars``; nothing it can be asked writes or builds a command
+line. Its ``instructions`` (0.61 puts them in the system prompt at every start, resumed too) are
+the hook's context line. The wire: JSON-RPC 2.0, one message a line; a line past
+``MAX_MESSAGE_BYTES`` is skipped, one not JSON a parse error. It never raises.
 """
 
 import json
