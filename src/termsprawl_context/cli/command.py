@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tu
 from termsprawl_context._output import PROG, Spool, encode_path, terminal_safe, terminal_safe_json, write_bytes
 from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli._args import positive_int
-from termsprawl_context.errors import NotFound, UsageError
+from termsprawl_context.errors import BadNodeId, InsideProject, NotFound, RecordUnreadable, UsageError
 from termsprawl_context.harness import KNOWN_HARNESSES
 
 
@@ -47,7 +47,7 @@ SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a pat
 UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")
 NODE = Arg("node", "NODE", "a node id")
 LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
-# A node id ``cli._args.require_ids`` checks (an empty one is an invalid node id, exit 2).
+# A node id ``require_ids`` checks (an empty one is an invalid node id, exit 2).
 ANY_NODE = NODE._replace(required=False)
 
 # What ``--json`` prints, as its help says it: a list answer, or one thing.
@@ -147,6 +147,30 @@ def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[
     return make
 
 
+def require_ids(command: str, *values: str) -> None:
+    """Refuse a value that is not a safe node id (``BadNodeId``, exit 2)."""
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
+
+    for value in values:
+        if not is_safe_id(value):
+            raise BadNodeId(
+                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
+            )
+
+
+def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
+    """``--cwd``, else the project found (the installed command's own, else the nearest at or above here),
+    else ``.``; a writing command refuses one inside another project: it would start a nested one."""
+    from termsprawl_context.workspace.project import default_project, enclosing_project
+
+    chosen = cwd if cwd is not None else (default_project() or ".")
+    if writing:
+        outer = enclosing_project(chosen)
+        if outer:
+            raise InsideProject(command, chosen, outer)
+    return chosen
+
+
 def _positive_int(value: str) -> int:
     number = positive_int(value)
     if number is None:
@@ -167,9 +191,8 @@ STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of 
 
 
 def native_store(args: Any) -> str:
-    """The projects directory of the provider that takes --projects-dir: refused when
-    --projects-dir names one that is not there, or --project a directory that neither
-    exists nor has a store folder."""
+    """The projects directory of the provider that takes --projects-dir: refused when it is not there,
+    or when --project names a directory that neither exists nor has a store folder."""
     from termsprawl_context.store import paths
     from termsprawl_context.store.catalog import require_store, store_root
 
@@ -184,16 +207,14 @@ def native_store(args: Any) -> str:
 
 
 def store_of(args: Any, provider: Any) -> str:
-    """The store ``provider`` reads: ``native_store`` for the one that takes --projects-dir,
-    "" (its own) for every other."""
+    """The store ``provider`` reads: ``native_store`` if it takes --projects-dir, else "" (its own)."""
     return native_store(args) if provider.root_option else ""
 
 
 def stores(args: Any, others_answer: bool = True) -> List[Any]:
-    """``(provider, store)`` of each store to read ("": the provider's own): those --harness
-    names, else every one this build reads; only the one that takes --projects-dir when
-    --projects-dir or --project is given without --harness. A missing store or project is
-    refused, unless ``others_answer`` and another harness's store may answer (then it is left out)."""
+    """``(provider, store)`` of each store to read ("": the provider's own): those --harness names, else
+    every one this build reads (only the one that takes --projects-dir when that or --project is given
+    without --harness). A missing store or project is refused, unless ``others_answer`` and another may answer."""
     from termsprawl_context.harness import chosen
 
     if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
@@ -233,15 +254,10 @@ def session_uuid(args: Any) -> Any:
     return resolve_uuid(args.uuid, projects), projects
 
 
-# --- the transcript at PATH -------------------------------------------------------------------
-
-
 def provider_of(path: str) -> Any:
-    """The provider that wrote the transcript at PATH, refusing a PATH that names no readable
-    regular file (the open error, as the record reader words it) unless its provider holds a
-    session there that is no file (OpenCode's database row)."""
+    """The provider that wrote the transcript at PATH, refusing one that is no readable regular file (the
+    record reader's words) unless its provider holds a session there that is no file (a database row)."""
     from termsprawl_context import harness
-    from termsprawl_context.errors import RecordUnreadable
     from termsprawl_context.jsonl import open_regular
 
     found = harness.for_path(os.path.abspath(path))

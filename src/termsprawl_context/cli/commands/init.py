@@ -6,8 +6,7 @@ import os
 from typing import Optional
 
 from termsprawl_context._output import error_line, write_out
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command
+from termsprawl_context.cli.command import Spec, command, project_dir
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
 from termsprawl_context.harness import available
 from termsprawl_context.workspace import harness_install, init_steps, install

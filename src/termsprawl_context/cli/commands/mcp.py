@@ -14,8 +14,7 @@ import os
 import sys
 
 from termsprawl_context import __version__, hooks
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command, option
+from termsprawl_context.cli.command import Spec, command, option, project_dir
 from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
 from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.links import peers_of
