@@ -49,7 +49,7 @@ class NotFound(Refusal):
     """What was named (a session, a file, an index entry, the artifact...) is not there."""
 
 
-# --- the command line and the project ----------------------------------------------------------
+# --- the command line, the project and the files it owns ---------------------------------------
 
 
 class BadNodeId(UsageError):
@@ -70,9 +70,6 @@ class InsideProject(UsageError):
     def __init__(self, command: str, cwd: str, outer: str, fix: str = "") -> None:
         fix = fix or "use --cwd %s, or omit --cwd to use it from anywhere inside" % outer
         super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); %s" % (command, cwd, outer, fix))
-
-
-# --- the files the project owns ------------------------------------------------------------------
 
 
 class WriteFailed(Refusal):
@@ -181,7 +178,7 @@ class SignalsUnknown(NotFound):
         self.cursor = cursor
 
 
-# --- one record: its lines and entries ---------------------------------------------------------
+# --- one record: its lines, whom it belongs to, its stable identity, its sub-agents ----------------
 
 NO_TRANSCRIPT_PATH = "no transcript path given"
 
@@ -216,9 +213,6 @@ class RecordUnreadable(Refusal):
     def reading(cls, path: str, error: OSError) -> "RecordUnreadable":
         """A read failed or a line passed the bound."""
         return cls("transcript: read %s: %s" % (path, os_reason(error)))
-
-
-# --- one record: whom it belongs to, its stable identity -------------------------------------------
 
 
 class WrongRecord(Refusal):
@@ -275,9 +269,6 @@ class ChainRunaway(Degraded):
     """The continuations close on themselves or run past the walk's bounds."""
 
     template = _CONTINUES + CHAIN_RUNAWAY
-
-
-# --- one record: its sub-agents ------------------------------------------------------------------
 
 
 class NotAnAgentId(Refusal):

@@ -12,6 +12,7 @@ the hook's context line. The wire: JSON-RPC 2.0, one message a line; a line past
 import json
 import os
 import sys
+from typing import Any, BinaryIO, Callable, Dict, List, Optional
 
 from termsprawl_context import __version__, hooks
 from termsprawl_context.cli.command import Spec, command, option, project_dir
@@ -19,11 +20,6 @@ from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_hando
 from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.links import peers_of
 from termsprawl_context.workspace.project import default_self
-
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, BinaryIO, Callable, Dict, List, Optional  # noqa: F401 (type comments)
 
 
 READ_TOOL = "read_peers"
@@ -54,7 +50,7 @@ READ_TOOL_SPEC = {
     "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
 }
 # The methods whose answer never changes.
-_CONSTANT_RESULTS = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}  # type: Dict[str, dict]
+_CONSTANT_RESULTS: Dict[str, dict] = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}
 
 
 def reply(message: "Any", read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> "Optional[dict]":
@@ -90,7 +86,7 @@ def _call(request_id: "Any", params: dict, read: "Callable[[Dict[str, Any]], str
         return _error(request_id, INVALID_PARAMS, "unknown tool: %s" % (params.get("name"),))
     arguments = params.get("arguments")
     arguments = arguments if isinstance(arguments, dict) else {}
-    options = {}  # type: Dict[str, Any]
+    options: Dict[str, Any] = {}
     for name, value in arguments.items():
         option = _ARGUMENTS.get(name)
         if option is None:
@@ -149,7 +145,7 @@ def run_mcp(args) -> None:
     """Serve until the client closes stdin; always 0."""
     cwd = project_dir(args.cwd, "mcp")
     instructions = _instructions(cwd, args.self_id)
-    out = sys.stdout.buffer  # type: Any
+    out: Any = sys.stdout.buffer
     try:
         for message in messages(sys.stdin.buffer):
             answer = reply(message, lambda options: _read(cwd, args.self_id, options), instructions)
@@ -168,7 +164,7 @@ def _node(self_id: "Optional[str]") -> str:
 
 
 def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
-    printed = []  # type: List[str]
+    printed: List[str] = []
     run_handoff(ContextArgs(cwd, _node(self_id)), options, RealContextIO(cwd, write=printed.append))
     return "".join(printed)
 
