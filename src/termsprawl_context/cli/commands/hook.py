@@ -42,24 +42,22 @@ HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent."""
-    usage = None
-    args = None
     try:
         args = parse_command(HOOK, argv)
-        if args is None:
-            return EXIT_OK
     except UsageError as error:  # told to the user like any other refusal, still exit 0
-        usage = error
+        args = error
+    if args is None:
+        return EXIT_OK
 
     def record():
-        if usage is not None or args is None:
-            raise usage or UsageError("no arguments parsed")
+        if isinstance(args, UsageError):
+            raise args
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
             raise HookInputError("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
         return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
 
-    answer = hooks.session_start(record, args.harness if args is not None else None)
+    answer = hooks.session_start(record, getattr(args, "harness", None))
     if answer.output:
         # ASCII escapes: a path's undecodable bytes cannot break the one JSON object. A stdout
         # that cannot take it is told on stderr, and the hook still exits 0 (what was recorded stands).
