@@ -200,8 +200,6 @@ class Spool(object):
             self._parts, self._size = [], 0
             write_bytes(data)
 
-    close = flush
-
 
 def write_path(path: "Any", stream: "Optional[TextIO]" = None) -> None:
     """``path`` and a newline, in the bytes that name the real file."""

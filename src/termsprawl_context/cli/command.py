@@ -304,7 +304,7 @@ def print_list(
         text = json_line(to_json(item)) if as_json else to_text(item)
         out.add_bytes(text) if isinstance(text, bytes) else out.add(text)
         count += 1
-    out.close()
+    out.flush()
     return count
 
 

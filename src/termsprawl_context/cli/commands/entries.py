@@ -38,7 +38,7 @@ def run_entries(args) -> None:
             _print_calls(out, item, outcomes, args.ran, args.json)
         else:
             _print_entry(out, item, args.json)
-    out.close()
+    out.flush()
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:
