@@ -34,8 +34,7 @@ def encode_text(text: str) -> bytes:
 
 
 def encode_path(path: "Any") -> bytes:
-    """The bytes that name ``path``: the OS's own when it came from the OS, else UTF-8
-    with U+FFFD for a surrogate that stands for no byte."""
+    """The bytes naming ``path``: the OS's own if it came from the OS, else UTF-8 (U+FFFD for a lone surrogate)."""
     try:
         return os.fsencode(path)
     except UnicodeEncodeError:

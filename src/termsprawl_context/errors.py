@@ -81,8 +81,7 @@ class WriteRefused(OSError):
 
 
 class ManagedBlockRefused(Refusal):
-    """The managed block's markers cannot be told from the person's text (path, reason): rewriting could take
-    their lines for ours."""
+    """The managed block's markers cannot be told from the person's text: its lines could be taken for ours."""
 
     template = (
         "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "

@@ -19,8 +19,7 @@ from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 class CommandParser(argparse.ArgumentParser):
-    """argparse made to fit the house contract: a usage error is one stderr line and
-    exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0."""
+    """argparse to the house contract: a usage error is a ``UsageError`` (one line, exit 2), ``--help`` exits 0."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError("%s: %s" % (self.prog.split(" ", 1)[-1], message))
@@ -133,8 +132,7 @@ def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
 
 
 def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[List[str]], int]]:
-    """``body(args) -> exit code`` (None: 0, as a function that returns nothing succeeded) as
-    the registry's ``run(argv) -> exit code``: 0 after --help."""
+    """``body(args) -> exit code`` (None: 0) as the registry's ``run(argv) -> exit code`` (0 after --help)."""
 
     def make(body: Callable[[Any], Optional[int]]) -> Callable[[List[str]], int]:
         def run(argv: List[str]) -> int:
@@ -309,8 +307,7 @@ def print_list(
 
 
 def print_one(as_json: bool, data: Any, text: Any) -> None:
-    """Print a single answer: ``data`` (or what calling it returns) as one JSON line, else
-    ``text`` (str; bytes as they are; None or "" prints nothing)."""
+    """One answer: ``data`` (or what calling it returns) as a JSON line, else ``text`` (bytes as they are; "": none)."""
     if as_json:
         write_out(json_line(data() if callable(data) else data))
     elif isinstance(text, bytes):
@@ -336,6 +333,5 @@ def _cell_stand_in(code: int) -> str:
 
 
 def cell(text: str) -> str:
-    """Text in one cell of a row: line breaks and tabs become spaces, so the row stays one
-    row; any other control character a terminal would act on becomes U+FFFD."""
+    """Text in one cell of a row: line breaks and tabs become spaces, any other control a terminal acts on U+FFFD."""
     return terminal_safe(text, stand_in=_cell_stand_in, line_breaks=True)
