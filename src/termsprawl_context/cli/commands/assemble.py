@@ -1,5 +1,3 @@
-"""``assemble``: print its messages deduplicated, in time order."""
-
 import sys
 
 from termsprawl_context._output import byte_sink

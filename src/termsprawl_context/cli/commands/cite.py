@@ -1,5 +1,3 @@
-"""``cite``: ground a quote in exactly one entry; print PATH:LINE."""
-
 from termsprawl_context._output import encode_path
 from termsprawl_context.cli.command import JSON_ONE, PATH, Arg, Spec, command, print_one
 from termsprawl_context.errors import UsageError

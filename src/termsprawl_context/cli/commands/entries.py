@@ -1,5 +1,3 @@
-"""``entries``: print a transcript's entries or tool calls with their lines."""
-
 import json
 
 from termsprawl_context._output import Spool, terminal_safe_json

@@ -1,5 +1,3 @@
-"""``envelope-at``: print the whole AskUserQuestion answer envelopes at a line."""
-
 from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, at_line, command, print_list, print_text
 
 

@@ -1,5 +1,3 @@
-"""``find``: print one session's id and transcript path."""
-
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, command, print_one, resolve_session, store_of
 from termsprawl_context.errors import AmbiguousSession

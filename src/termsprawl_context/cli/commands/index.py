@@ -1,5 +1,3 @@
-"""``index``: read or write a node's transcript path."""
-
 import os
 
 from termsprawl_context._output import error_line, write_path

@@ -1,5 +1,3 @@
-"""``locate``: print the canonical transcript holding a session or message uuid."""
-
 import sys
 
 from termsprawl_context._output import write_path

@@ -1,5 +1,3 @@
-"""``parent``: print the record that dispatched a sub-agent."""
-
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, path_line, print_one, provider_of
 
 

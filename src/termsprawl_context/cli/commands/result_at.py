@@ -1,5 +1,3 @@
-"""``result-at``: print the genuine tool output at a line."""
-
 from termsprawl_context.cli.command import LINE, PATH, Spec, at_line, command, print_text
 from termsprawl_context.errors import NotFound
 

@@ -1,5 +1,3 @@
-"""``root``: print the root record of a transcript's session."""
-
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, path_line, print_one, provider_of
 from termsprawl_context.errors import NoParent
 

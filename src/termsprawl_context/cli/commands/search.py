@@ -1,5 +1,3 @@
-"""``search``: find text across sessions, newest first, as PATH:LINE."""
-
 from typing import Any
 
 from termsprawl_context._output import error_line

@@ -1,5 +1,3 @@
-"""``sessions``: list the sessions in the harness's store."""
-
 import time
 from typing import Any, List
 

@@ -1,5 +1,3 @@
-"""``show``: print one session's own conversation (id, prefix, path or latest)."""
-
 from termsprawl_context import handoff, handoff_render
 from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line

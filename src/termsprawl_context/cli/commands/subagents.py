@@ -1,5 +1,3 @@
-"""``subagents``: print the sub-agent records a transcript dispatched."""
-
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, option, path_line, print_list, provider_of
 from termsprawl_context.errors import NotRecorded, SubagentsUnreadable
 
