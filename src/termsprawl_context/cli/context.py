@@ -6,6 +6,7 @@ has the defaults). The peer walk is ``termsprawl_context.dump``'s; the answer is
 """
 
 from termsprawl_context import dump, plain_tuple
+from termsprawl_context._output import error_line, write_transcript_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -91,7 +92,6 @@ def _check_env_id(self_id: str) -> None:
     from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
     if not is_safe_id(self_id):
-        from termsprawl_context._output import error_line
         from termsprawl_context.workspace.project import NODE_ID_ENV
 
         error_line(
@@ -138,8 +138,6 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         self._write = write
 
     def print(self, text: str) -> None:
-        from termsprawl_context._output import write_transcript_text
-
         (self._write or write_transcript_text)(text + "\n")
 
 
@@ -147,7 +145,6 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     """Print every linked peer's hand-off in one write; always 0. Markdown prints nothing
     when no peer has a turn; JSON prints its document, with no peers."""
     from termsprawl_context import handoff, handoff_render
-    from termsprawl_context._output import error_line
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     sources = list(handoff.linked_sources(args.self_id, io))

@@ -1,3 +1,4 @@
+from termsprawl_context import cite
 from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, at_line, command, print_list, print_text
 
 
@@ -10,8 +11,6 @@ ENVELOPE_AT = Spec("envelope-at", _HELP, (PATH, LINE), json=JSON_LIST)
 
 @command(ENVELOPE_AT)
 def run_envelope_at(args) -> None:
-    from termsprawl_context import cite
-
     args.line = at_line(args, "envelope-at")
     envelopes = cite.envelope_at(args.path, args.line)
     if args.json:
