@@ -99,16 +99,14 @@ def _reserve(fd: int) -> None:
     """/dev/null on ``fd`` when it is closed, so no file we open gets 0, 1 or 2 and a stray write."""
     try:
         os.fstat(fd)
-        return
     except OSError:
-        pass
-    try:
-        null = os.open(os.devnull, os.O_RDWR)
-        if null != fd:
-            os.dup2(null, fd)
-            os.close(null)
-    except OSError:
-        pass
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        except OSError:
+            pass
 
 
 def guard_standard_streams() -> None:

@@ -56,11 +56,7 @@ JSON_ONE = "print the answer as one JSON object on one line"
 
 def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
     """``Spec.options`` for a command whose own option is one ``add_argument`` call."""
-
-    def add(parser) -> None:
-        parser.add_argument(*flags, **kwargs)
-
-    return add
+    return lambda parser: parser.add_argument(*flags, **kwargs)
 
 
 # The common options, declared once: the name a Spec gives -> what adds it.
