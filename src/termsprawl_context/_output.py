@@ -218,7 +218,7 @@ def write_diagnostic(text: str, stream: "Optional[TextIO]" = None) -> None:
         # stderr failing (a full disk): nothing left to tell. Its descriptor is pointed at
         # /dev/null so the interpreter's flush at exit cannot fail and turn the exit code into 120.
         if target is sys.stderr:
-            _point_at_devnull(target)
+            silence(target)
 
 
 # --- text a terminal would act on -------------------------------------------------------------
@@ -299,15 +299,11 @@ def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
 error_line = warn  # a refusal's one line on stderr: ``termsprawl-context: <message>``
 
 
-def _point_at_devnull(stream: "Any") -> None:
+def silence(stream: "Any") -> None:
+    """``stream``'s descriptor to /dev/null, so the flush at exit cannot fail again (a closed pipe, a full disk)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def silence_stdout() -> None:
-    """After a closed pipe, stdout to /dev/null: the exit-time flush must not raise again."""
-    _point_at_devnull(sys.stdout)

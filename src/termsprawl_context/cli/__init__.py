@@ -9,7 +9,7 @@ code``; a ``Refusal`` becomes one stderr line and its exit code; a closed stdout
 import sys
 
 from termsprawl_context import __version__
-from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence_stdout, write_out
+from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -97,7 +97,7 @@ def main(argv: "Optional[List[str]]" = None) -> int:
             return run_dump(args)
         return _dispatch(args)
     except BrokenPipeError:
-        silence_stdout()
+        silence(sys.stdout)
         return 0
     except (KeyboardInterrupt, Exception) as exc:  # one line, never a traceback
         from termsprawl_context import errors  # here only: the dump's path never loads it
@@ -105,7 +105,7 @@ def main(argv: "Optional[List[str]]" = None) -> int:
         if isinstance(exc, KeyboardInterrupt):
             return errors.EXIT_INTERRUPTED
         if isinstance(exc, StdoutFailed):  # the flush at exit goes to /dev/null, not to fail twice
-            silence_stdout()
+            silence(sys.stdout)
             error_line(exc.strerror or str(exc))
             return 0 if dump else errors.EXIT_OUTPUT_FAILED  # the dump fails open, its answer unwritten too
         if isinstance(exc, errors.Refusal):

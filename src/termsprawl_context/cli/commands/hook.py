@@ -7,7 +7,7 @@ import sys
 from typing import List
 
 from termsprawl_context import hooks
-from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
+from termsprawl_context._output import StdoutFailed, error_line, silence, write_out
 from termsprawl_context.cli.command import Spec, parse_command
 from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
 from termsprawl_context.harness import KNOWN_HARNESSES
@@ -64,9 +64,9 @@ def run_hook(argv: List[str]) -> int:
         try:
             write_out(json.dumps(answer.output) + "\n")
         except BrokenPipeError:
-            silence_stdout()
+            silence(sys.stdout)
         except StdoutFailed as exc:
-            silence_stdout()
+            silence(sys.stdout)
             error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
     if answer.warning:
         error_line(answer.warning if answer.warning.startswith(HOOK_PREFIX) else HOOK_PREFIX + answer.warning)
