@@ -36,8 +36,7 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
     """``(ContextArgs, the hand-off options given)``, each value checked (a bad one: exit 2)."""
     values = {"--cwd": None, "--self": None}  # type: Dict[str, Optional[str]]
     options = {}  # type: Dict[str, Any]
-    i = 0
-    while i < len(argv):
+    for i in range(0, len(argv), 2):  # each flag and its value
         arg = argv[i]
         if arg not in values and arg not in HANDOFF_OPTIONS:
             raise _usage_error("unexpected argument: %s" % arg)
@@ -47,7 +46,6 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
             values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
         else:
             options[arg] = _option_value(arg, argv[i + 1])
-        i += 2
     cwd, self_id = values["--cwd"], values["--self"]
     from_env = self_id is None
     if cwd is None or self_id is None:

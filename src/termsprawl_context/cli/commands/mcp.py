@@ -115,10 +115,7 @@ def _tool_text(request_id: "Any", text: str, failed: bool) -> dict:
 
 def messages(stream: "BinaryIO"):
     """Each line of ``stream`` parsed, or PARSE_ERROR for one that is not JSON."""
-    while True:
-        line = stream.readline(MAX_MESSAGE_BYTES + 1)
-        if not line:
-            return
+    for line in iter(lambda: stream.readline(MAX_MESSAGE_BYTES + 1), b""):
         if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
             while line and not line.endswith(b"\n"):
                 line = stream.readline(_BLOCK)
