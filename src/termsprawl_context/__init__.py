@@ -1,9 +1,8 @@
 """termsprawl-context: let linked agents of any agent CLI read each other's sessions from inside a project.
 
-The package is stdlib-only and layered (see DESIGN.md): ``jsonl`` (bytes) ->
-``transcript`` (one record's meaning) -> ``store`` (the harness's directory of
-transcripts) -> ``cite``; ``workspace`` holds ``<project>/.termsprawl/`` state; ``cli``
-only parses argv, calls one function and prints.
+Stdlib-only and layered (DESIGN.md): ``jsonl`` (bytes) -> ``transcript`` (one record's meaning) ->
+``store`` (a harness's transcripts) -> ``cite``; ``workspace`` holds ``<project>/.termsprawl/``
+state; ``cli`` only parses argv, calls one function and prints.
 """
 
 from operator import itemgetter
@@ -20,9 +19,8 @@ def _new(cls, *values):
 
 
 def plain_tuple(name: str, fields: str) -> "Any":
-    """A tuple class with named ``fields``, as ``namedtuple`` builds but without compiling
-    its source (a quarter of a millisecond each, paid by every dump even when nothing is
-    linked); the type checker reads a ``NamedTuple`` twin under ``TYPE_CHECKING``."""
+    """A tuple class with named ``fields``, as ``namedtuple`` without compiling its source (a quarter of a
+    millisecond each, paid by every dump); the type checker reads a ``NamedTuple`` twin."""
     body = {"__slots__": (), "__new__": _new}  # type: dict
     for i, field in enumerate(fields.split()):
         body[field] = property(itemgetter(i))

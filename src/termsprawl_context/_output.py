@@ -1,16 +1,11 @@
-"""The one path to stdout and stderr, at the bottom of the package, so no two writers
-disagree on encoding or on a closed stream. The policy, once:
+"""The one path to stdout and stderr, so no two writers disagree on encoding or a closed stream.
 
-- Transcript text (``write_out``) is UTF-8 whatever the locale; a lone surrogate (a JSON
-  escape like ``\\ud83d``) becomes U+FFFD. A path answered (``write_path``) keeps its
-  bytes: ``os.fsencode`` turns the OS's surrogate escapes back into the real file name.
-- A diagnostic (``warn``, ``error_line``) is one ``termsprawl-context: ...`` line on
-  stderr, paths keeping their bytes; a closed or failing stderr swallows it (nothing
-  meant for stderr ever reaches stdout).
-- A closed stdout raises ``BrokenPipeError`` (``cli.main`` ends quietly, once:
-  ``silence_stdout``); any other failure to write the answer (full disk, stdout closed
-  at start, an I/O error) raises ``StdoutFailed``, which ``cli.main`` turns into one
-  stderr line and exit 74 (the dump and ``hook`` still exit 0: they fail open).
+- Transcript text (``write_out``) is UTF-8 whatever the locale, a lone surrogate (a JSON escape
+  like ``\\ud83d``) U+FFFD; a path (``write_path``) keeps the bytes that name the real file.
+- A diagnostic (``warn``, ``error_line``) is one ``termsprawl-context: ...`` line on stderr,
+  paths keeping their bytes; a closed or failing stderr swallows it (never onto stdout).
+- A closed stdout raises ``BrokenPipeError`` (``cli.main`` ends quietly); any other failure to
+  write the answer raises ``StdoutFailed``: one stderr line, exit 74 (the dump and ``hook`` 0).
 
 On the dump's path: standard library only, no ``typing`` or ``re`` at import.
 """
@@ -39,8 +34,7 @@ def encode_text(text: str) -> bytes:
 
 
 def encode_path(path: "Any") -> bytes:
-    """The bytes that name ``path``: the OS's own when it came from the OS, else UTF-8
-    with U+FFFD for a surrogate that stands for no byte."""
+    """The bytes naming ``path``: the OS's own if it came from the OS, else UTF-8 (U+FFFD for a lone surrogate)."""
     try:
         return os.fsencode(path)
     except UnicodeEncodeError:
@@ -52,8 +46,7 @@ class StdoutFailed(OSError):
 
 
 class _GuardedStdout(io.RawIOBase):
-    """The raw stdout: a failed write is a StdoutFailed, told apart from every other
-    OSError (a transcript's read error)."""
+    """The raw stdout: a failed write is a StdoutFailed, told apart from any other OSError."""
 
     def __init__(self, fd: int) -> None:
         super().__init__()
@@ -94,8 +87,7 @@ class _Discard(object):
 
 
 class _ClosedStdout(_Discard):
-    """stdout when fd 1 was closed at start: every write is a StdoutFailed, reported
-    instead of a crash."""
+    """stdout when fd 1 was closed at start: every write is a StdoutFailed, reported, not a crash."""
 
     def write(self, data: "Any") -> int:
         import errno
@@ -104,26 +96,22 @@ class _ClosedStdout(_Discard):
 
 
 def _reserve(fd: int) -> None:
-    """Open /dev/null on ``fd`` when it is closed, so no state file we open gets the
-    number 0, 1 or 2 and takes a stray write."""
+    """/dev/null on ``fd`` when it is closed, so no file we open gets 0, 1 or 2 and a stray write."""
     try:
         os.fstat(fd)
-        return
     except OSError:
-        pass
-    try:
-        null = os.open(os.devnull, os.O_RDWR)
-        if null != fd:
-            os.dup2(null, fd)
-            os.close(null)
-    except OSError:
-        pass
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        except OSError:
+            pass
 
 
 def guard_standard_streams() -> None:
-    """Once, from ``cli.main``: closed standard descriptors reserved, a closed stdout made
-    to fail loudly, a closed stderr silent, the real stdout's failures told apart. A
-    test's own streams are left as they are."""
+    """Once, from ``cli.main``: closed descriptors reserved, a closed stdout failing loudly, a closed
+    stderr silent, the real stdout's failures told apart; a test's own streams left as they are."""
     for fd in (0, 1, 2):
         _reserve(fd)
     if sys.stderr is None:
@@ -148,8 +136,8 @@ def guard_standard_streams() -> None:
 
 
 def write_bytes(data: bytes, stream: "Optional[TextIO]" = None) -> None:
-    """Write ``data`` to stdout (or ``stream``) and flush; a text-only stream (a test's
-    StringIO) gets it decoded with surrogate escapes, so a path survives there too."""
+    """``data`` to stdout (or ``stream``), flushed; a text-only stream (a test's) gets it decoded with
+    surrogate escapes, so a path survives there too."""
     target = sys.stdout if stream is None else stream
     buffer = getattr(target, "buffer", None)
     if buffer is None:
@@ -172,8 +160,7 @@ class _TextSink(object):
 
 
 def byte_sink(stream: "Optional[TextIO]" = None) -> "Any":
-    """``write(bytes)`` onto stdout (or ``stream``), text written before flushed first:
-    for writers passing a transcript's lines through untouched (``assemble``)."""
+    """``write(bytes)`` onto stdout (or ``stream``), text before it flushed: for ``assemble``'s lines."""
     target = sys.stdout if stream is None else stream
     target.flush()
     buffer = getattr(target, "buffer", None)
@@ -186,9 +173,8 @@ def write_out(text: str, stream: "Optional[TextIO]" = None) -> None:
 
 
 class Spool(object):
-    """An answer written as it is made, about every 64 KiB: a command streaming a whole
-    record holds one block, not all of it, and pays a write a block, not a line. The
-    bytes are one ``write_bytes`` of everything's."""
+    """An answer written as it is made, a 64 KiB block at a time: a command streaming a whole record
+    holds one block, not all of it, and pays a write a block, not a line."""
 
     BLOCK_BYTES = 1 << 16
 
@@ -211,8 +197,6 @@ class Spool(object):
             self._parts, self._size = [], 0
             write_bytes(data)
 
-    close = flush
-
 
 def write_path(path: "Any", stream: "Optional[TextIO]" = None) -> None:
     """``path`` and a newline, in the bytes that name the real file."""
@@ -220,8 +204,7 @@ def write_path(path: "Any", stream: "Optional[TextIO]" = None) -> None:
 
 
 def write_diagnostic(text: str, stream: "Optional[TextIO]" = None) -> None:
-    """``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a closed
-    stream is ignored. For diagnostics that are not one prefixed line."""
+    """``text`` as it is to stderr (or ``stream``), paths keeping their bytes; a closed one ignored."""
     target = sys.stderr if stream is None else stream
     if target is None:
         return  # stderr closed: never fall back to stdout, where it would read as the answer
@@ -235,7 +218,7 @@ def write_diagnostic(text: str, stream: "Optional[TextIO]" = None) -> None:
         # stderr failing (a full disk): nothing left to tell. Its descriptor is pointed at
         # /dev/null so the interpreter's flush at exit cannot fail and turn the exit code into 120.
         if target is sys.stderr:
-            _point_at_devnull(target)
+            silence(target)
 
 
 # --- text a terminal would act on -------------------------------------------------------------
@@ -273,10 +256,9 @@ def _control_table(keep: str, stand_in, line_breaks: bool) -> dict:
 
 
 def terminal_safe(text: str, keep: str = "", stand_in=spell_control, line_breaks: bool = False) -> str:
-    """``text`` with each character a terminal would act on (with ``line_breaks``,
-    ``LINE_SEPARATORS`` too) but those in ``keep`` replaced by ``stand_in``, a string or a
-    function of the code point. A kept newline keeps the carriage return of a CRLF (which
-    moves nothing a newline would not). Every sanitiser calls this one."""
+    """``text`` with each character a terminal acts on (with ``line_breaks``, ``LINE_SEPARATORS`` too)
+    but those in ``keep`` replaced by ``stand_in``, a string or a function of the code point. A kept
+    newline keeps a CRLF's carriage return (it moves nothing a newline would not)."""
     if text.isprintable() and not (line_breaks and ("\u2028" in text or "\u2029" in text)):
         return text
     table = _control_table(keep, stand_in, line_breaks)
@@ -291,8 +273,7 @@ def for_terminal(text: str) -> str:
 
 
 def write_transcript_text(text: str) -> None:
-    """Human-facing transcript text (the dump, the hand-off, ``show``): through
-    ``for_terminal`` on a terminal, exact to a pipe, a file or a test's stream."""
+    """Transcript text (the dump, the hand-off, ``show``): ``for_terminal`` on a terminal, else exact."""
     try:
         terminal = sys.stdout.isatty()
     except (AttributeError, ValueError, OSError):  # a closed stdout
@@ -301,35 +282,28 @@ def write_transcript_text(text: str) -> None:
 
 
 def terminal_safe_json(document: str) -> str:
-    """A JSON document with the controls JSON leaves raw (DEL, C1, U+2028, U+2029) as
-    ``\\u`` escapes: inside a string, where they lie, the same values, safe on a terminal."""
+    """A JSON document with the controls JSON leaves raw (DEL, C1, U+2028, U+2029) as ``\\u`` escapes."""
     return terminal_safe(document, stand_in=json_escape, line_breaks=True)
 
 
 def one_line(message: str) -> str:
-    """``message`` with its controls spelled out (``\\n``, ``\\x1b``): untrusted text
-    quoted in a diagnostic can neither split its line nor forge another."""
+    """``message``, controls spelled out: quoted text can neither split a diagnostic's line nor forge one."""
     return terminal_safe(message, keep="\t")  # a tab splits no line
 
 
 def warn(message: str, stream: "Optional[TextIO]" = None) -> None:
-    """One ``termsprawl-context: <message>`` line on stderr (or ``stream``), its controls
-    spelled out; a closed stream is ignored."""
+    """One ``termsprawl-context: <message>`` line on stderr (or ``stream``); a closed stream is ignored."""
     write_diagnostic(MESSAGE_PREFIX + one_line(message) + "\n", stream)
 
 
 error_line = warn  # a refusal's one line on stderr: ``termsprawl-context: <message>``
 
 
-def _point_at_devnull(stream: "Any") -> None:
+def silence(stream: "Any") -> None:
+    """``stream``'s descriptor to /dev/null, so the flush at exit cannot fail again (a closed pipe, a full disk)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def silence_stdout() -> None:
-    """After a closed pipe, stdout to /dev/null: the exit-time flush must not raise again."""
-    _point_at_devnull(sys.stdout)

@@ -1,10 +1,6 @@
-"""Every exception the package raises, by concern: one class a meaning, with its exit code.
-
-Callers tell failures apart by class, never by the words; the CLI prints a refusal as one
-``termsprawl-context: <message>`` line and exits with its code. Imports nothing of the
-package. Elsewhere only ``_output.StdoutFailed``, raised on the dump's path, which never
-loads this module.
-"""
+"""Every exception the package raises (but ``_output.StdoutFailed``, on the dump's path, which
+never loads this module), one class a meaning, told apart by class, never by the words; the CLI
+prints a refusal as one ``termsprawl-context: <message>`` line and exits with its code."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
@@ -35,9 +31,10 @@ class Refusal(Exception):
 
     exit_code = EXIT_FAILURE
     default = ""  # the message of a class whose cases all say the same
+    template = ""  # the message of a class built from its arguments: ``template % arguments``
 
-    def __init__(self, message: str = "") -> None:
-        message = message or self.default
+    def __init__(self, message: str = "", *more: str) -> None:
+        message = self.template % ((message,) + more) if self.template else message or self.default
         super().__init__(message)  # str() is the message: its one argument
         self.message = message
 
@@ -52,7 +49,7 @@ class NotFound(Refusal):
     """What was named (a session, a file, an index entry, the artifact...) is not there."""
 
 
-# --- the command line and the project ----------------------------------------------------------
+# --- the command line, the project and the files it owns ---------------------------------------
 
 
 class BadNodeId(UsageError):
@@ -67,16 +64,6 @@ class SelfLink(UsageError):
     default = "cannot link a node to itself"
 
 
-class OtherProject(UsageError):
-    """An installed copy of the command was pointed at a project other than its own."""
-
-    def __init__(self, cwd: str, own: str) -> None:
-        super().__init__(
-            "--cwd %s is not this project (%s): the command installed in a project reads only that project's "
-            "linked peers; run the other project's own .termsprawl/bin/termsprawl-context" % (cwd, own)
-        )
-
-
 class InsideProject(UsageError):
     """A writing command (``init`` too) would start a project inside another; ``fix``: what instead."""
 
@@ -85,34 +72,25 @@ class InsideProject(UsageError):
         super().__init__("%s: %s lies inside the project %s (it has .termsprawl/); %s" % (command, cwd, outer, fix))
 
 
-# --- the files the project owns ------------------------------------------------------------------
-
-
 class WriteFailed(Refusal):
     """A file of ``.termsprawl/`` (a link, an index entry) could not be written or removed."""
 
 
 class WriteRefused(OSError):
-    """A write refused, what is there left alone: outside the project (a symlinked folder,
-    the home directory's CLI folders), a second project inside one, or a managed file
-    that is not a regular file or cannot be read whole."""
+    """A write refused, what is there left alone (outside the project, a nested project, a managed file not regular)."""
 
 
 class ManagedBlockRefused(Refusal):
-    """The managed block's markers are there but the block cannot be told from the
-    person's text (a marker inside a line or a code block, twice, out of order, alone):
-    rewriting could take their lines for ours, so the file is left byte for byte."""
+    """The managed block's markers cannot be told from the person's text: its lines could be taken for ours."""
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(
-            "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
-            "or remove them to have the block appended)" % (path, reason)
-        )
+    template = (
+        "%s %s; it is left untouched (put each marker on a line of its own, once, the opening one first, "
+        "or remove them to have the block appended)"
+    )
 
 
 class SettingsUnusable(Refusal):
-    """An agent CLI's settings file cannot be merged into; the fix names the hook ``init``
-    would have written there, if any."""
+    """An agent CLI's settings file cannot be merged into; the fix names the hook ``init`` would have written."""
 
     def __init__(self, path: str, reason: str, event: str = "", command: str = "") -> None:
         hook = ", or add the %s hook `%s` yourself" % (event, command) if command else ""
@@ -137,8 +115,7 @@ class HookInputError(Refusal):
 
 
 class HookRefused(Refusal):
-    """The hook recorded nothing, and why (it still exits 0); ``fix``, what to do: text,
-    or a function of the harness that ran the hook (in that CLI's words)."""
+    """The hook recorded nothing (it still exits 0); ``fix``: text, or a function of the harness that ran it."""
 
     def __init__(self, message: str, fix: "Union[str, Callable[[Any], str]]" = "", harness: "Any" = None) -> None:
         super().__init__(message)
@@ -150,11 +127,9 @@ class HookRefused(Refusal):
 
 
 class SubagentSession(HookRefused):
-    """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix (so
-    ``hooks.session_start`` says it on stderr only, with no fix)."""
+    """The hook ran for a sub-agent, not a session: nothing recorded, nothing to fix (said on stderr only)."""
 
-    def __init__(self, agent_id: str) -> None:
-        super().__init__("the hook ran for sub-agent %s, not a session; nothing recorded" % agent_id)
+    template = "the hook ran for sub-agent %s, not a session; nothing recorded"
 
 
 # --- the stores and their sessions ----------------------------------------------------------------
@@ -165,20 +140,17 @@ MAX_CANDIDATES_SHOWN = 10  # session ids an ambiguous prefix names in its refusa
 class SessionIdNotFound(NotFound):
     """No session id equals or starts with the name, or no session at all (``latest``)."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__("session not found: %s" % name)
+    template = "session not found: %s"
 
 
 class SessionNotFound(NotFound):
     """No transcript in the store holds the uuid."""
 
-    def __init__(self, uuid: str) -> None:
-        super().__init__("uuid not found in any transcript: %s" % (uuid,))
+    template = "uuid not found in any transcript: %s"
 
 
 class AmbiguousSession(Refusal):
-    """Different session ids start with the name (copies of one id count once), named so
-    the person can pick one."""
+    """Different session ids start with the name (copies of one id count once), named so one can be picked."""
 
     def __init__(self, partial: str, candidates: "Sequence[Any]") -> None:
         ids = sorted({c.session_id for c in candidates})
@@ -190,8 +162,7 @@ class AmbiguousSession(Refusal):
 
 
 class NotRecorded(Refusal):
-    """The harness's records do not hold what the question needs: fail closed, by name
-    (as the seed's ErrSubagentUnlinked)."""
+    """The harness's records do not hold what the question needs: fail closed (the seed's ErrSubagentUnlinked)."""
 
     def __init__(self, question: str, label: str, path: str = "") -> None:
         where = " (%s)" % path if path else ""
@@ -206,7 +177,7 @@ class SignalsUnknown(NotFound):
         self.cursor = cursor
 
 
-# --- one record: its lines and entries ---------------------------------------------------------
+# --- one record: its lines, whom it belongs to, its stable identity, its sub-agents ----------------
 
 NO_TRANSCRIPT_PATH = "no transcript path given"
 
@@ -243,9 +214,6 @@ class RecordUnreadable(Refusal):
         return cls("transcript: read %s: %s" % (path, os_reason(error)))
 
 
-# --- one record: whom it belongs to, its stable identity -------------------------------------------
-
-
 class WrongRecord(Refusal):
     """A record names another session or tree than the one asked; ``found``, the first."""
 
@@ -269,52 +237,37 @@ class WrongRecord(Refusal):
 CONTINUATION_MISSING = "the record this transcript continues is in no other transcript"
 CHAIN_RUNAWAY = "the chain of continuations loops or is longer than a real conversation"
 IDENTITY_CONTEXT = "transcript: stable session id: "
-
-
-def _continues(path: str, continues: str, reason: str) -> str:
-    return "%s%s continues %s: %s" % (IDENTITY_CONTEXT, path, continues, reason)
+_CONTINUES = IDENTITY_CONTEXT + "%s continues %s: "  # the path, the uuid it continues
 
 
 class NoOriginRecord(Refusal):
     """Every entry of the transcript has a parent: the conversation has no beginning in it."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(
-            "%s%s: transcript has no origin record: every entry in it has a parent" % (IDENTITY_CONTEXT, path)
-        )
+    template = IDENTITY_CONTEXT + "%s: transcript has no origin record: every entry in it has a parent"
 
 
 class NoProjectDir(Refusal):
     """Crossing a restart needs the conversation's other transcripts, which are not found."""
 
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__(_continues(path, continues, "the harness's project directory is unknown"))
+    template = _CONTINUES + "the harness's project directory is unknown"
 
 
 class Degraded(Refusal):
-    """Why an identity is the furthest the walk reached, not the origin: an answer the
-    CLI reports, never raised by the library."""
+    """Why an identity is the furthest the walk reached, not the origin: reported, never raised."""
 
     exit_code = EXIT_DEGRADED
-    reason = ""
-
-    def __init__(self, path: str, continues: str) -> None:
-        super().__init__(_continues(path, continues, self.reason))
 
 
 class ContinuationMissing(Degraded):
     """No readable transcript holds the record a continuation names."""
 
-    reason = CONTINUATION_MISSING
+    template = _CONTINUES + CONTINUATION_MISSING
 
 
 class ChainRunaway(Degraded):
     """The continuations close on themselves or run past the walk's bounds."""
 
-    reason = CHAIN_RUNAWAY
-
-
-# --- one record: its sub-agents ------------------------------------------------------------------
+    template = _CONTINUES + CHAIN_RUNAWAY
 
 
 class NotAnAgentId(Refusal):
@@ -334,8 +287,7 @@ class NoParent(Refusal):
 
 
 class SubagentsUnreadable(Refusal):
-    """A sub-agent records folder that cannot be listed, or a meta companion
-    (``meta_path``) that cannot be read or parsed."""
+    """A sub-agent records folder that cannot be listed, or a meta file (``meta_path``) that cannot be parsed."""
 
     def __init__(self, message: str, meta_path: str = "") -> None:
         super().__init__(message)
@@ -382,10 +334,8 @@ class NoSessionRoot(CitationRefused):
 
 
 class AnswerUnmatched(CitationRefused):
-    """The quote is in an AskUserQuestion answer that cannot be matched to its call's
-    questions: which words are the person's and which the agent's is unknown, so it is
-    refused, not guessed. With ``req``, as the resolution reports it: ``citation <req>
-    cannot resolve: ...``."""
+    """The quote is in an AskUserQuestion answer not matched to its call's questions: whose words
+    they are is unknown, so refused, not guessed. With ``req``: ``citation <req> cannot resolve: ...``."""
 
     def __init__(self, path: str, line: int, why: str, req: "Any" = None) -> None:
         message = (
@@ -413,16 +363,14 @@ class ExpressionNotBoolean(Refusal):
 
 
 class ExpressionNeverRan(Refusal):
-    """The expression could be evaluated against no entry: "nothing matched" would claim
-    no violations without having looked."""
+    """The expression could be evaluated against no entry: "nothing matched" would claim what was not looked at."""
 
     exit_code = EXIT_QUERY_NEVER_RAN
 
 
 class DatabaseUnreadable(OSError):
-    """A CLI's SQLite store that cannot be read (missing, locked, torn, not a database; or
-    no ``sqlite3`` in this Python): an OSError, so a listing skips it like any unreadable
-    file and a command names it."""
+    """A CLI's SQLite store that cannot be read (missing, locked, torn, no ``sqlite3`` in this Python): an
+    OSError, so a listing skips it like any unreadable file and a command names it."""
 
     def __init__(self, path: str, reason: str) -> None:
         super().__init__("cannot read the database %s: %s" % (path, reason))

@@ -1,16 +1,15 @@
 """The ``termsprawl-context`` command: dispatch argv to one command and map its result.
 
-Command modules are imported only when named, so the dump (the call agents make every
-turn) pays for nothing else: it is dispatched before the registry is read, and nothing
-on its path builds a class at import (no namedtuple, no ``from __future__``), since every
-class and module costs the dump's start. Every command is ``run(argv) -> exit code``; a
-``Refusal`` becomes one stderr line and its exit code; a closed stdout ends quietly.
+Command modules are imported only when named; the dump (the call agents make every turn) is
+dispatched before the registry is read, and nothing on its path builds a class at import (no
+namedtuple, no ``from __future__``): each costs its start. A command is ``run(argv) -> exit
+code``; a ``Refusal`` becomes one stderr line and its exit code; a closed stdout ends quietly.
 """
 
 import sys
 
 from termsprawl_context import __version__
-from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence_stdout, write_out
+from termsprawl_context._output import PROG, StdoutFailed, error_line, guard_standard_streams, silence, write_out
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -76,9 +75,8 @@ commands:
 
 
 def _collect_garbage() -> None:
-    """Turn the garbage collector back on, when the artifact's launcher turned it off while
-    the modules loaded (each collection would walk their objects again, for no garbage);
-    what is loaded is frozen out of its sight, so collections walk only what the work made."""
+    """The garbage collector back on if the artifact's launcher turned it off while modules loaded (each
+    collection would walk them again); what is loaded is frozen, so collections walk what the work made."""
     import gc
 
     if not gc.isenabled():
@@ -99,28 +97,22 @@ def main(argv: "Optional[List[str]]" = None) -> int:
             return run_dump(args)
         return _dispatch(args)
     except BrokenPipeError:
-        silence_stdout()
+        silence(sys.stdout)
         return 0
-    except StdoutFailed as exc:  # one line; the flush at exit goes to /dev/null, not to fail twice
-        silence_stdout()
-        error_line(exc.strerror or str(exc))
-        if dump:
-            return 0  # the dump fails open, even when its answer cannot be written
-        from termsprawl_context.errors import EXIT_OUTPUT_FAILED
+    except (KeyboardInterrupt, Exception) as exc:  # one line, never a traceback
+        from termsprawl_context import errors  # here only: the dump's path never loads it
 
-        return EXIT_OUTPUT_FAILED
-    except KeyboardInterrupt:
-        from termsprawl_context.errors import EXIT_INTERRUPTED
-
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # a refusal, or a bug of ours (exit 70): one line, never a traceback
-        from termsprawl_context.errors import EXIT_INTERNAL, Refusal  # here only: the dump's path never loads it
-
-        if isinstance(exc, Refusal):
+        if isinstance(exc, KeyboardInterrupt):
+            return errors.EXIT_INTERRUPTED
+        if isinstance(exc, StdoutFailed):  # the flush at exit goes to /dev/null, not to fail twice
+            silence(sys.stdout)
+            error_line(exc.strerror or str(exc))
+            return 0 if dump else errors.EXIT_OUTPUT_FAILED  # the dump fails open, its answer unwritten too
+        if isinstance(exc, errors.Refusal):
             error_line(exc.message)
             return exc.exit_code
-        error_line("internal error: %s: %s" % (type(exc).__name__, exc))
-        return EXIT_INTERNAL
+        error_line("internal error: %s: %s" % (type(exc).__name__, exc))  # a bug of ours
+        return errors.EXIT_INTERNAL
 
 
 def _dispatch(args: "List[str]") -> int:

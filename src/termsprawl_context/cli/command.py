@@ -1,24 +1,25 @@
 """The command base: one declarative ``Spec`` per command (its arguments in one vocabulary,
-the common options declared once here, what its ``--json`` prints), and the one output path
-that keeps docs/cli.md's "The command-line contract". The dump (``cli/context.py``) never
-imports this module: its strict argv parse is what makes the narrow permission rules safe.
+the common options declared once here, what its ``--json`` prints), what the store options
+and PATH name, and the one output path that keeps docs/cli.md's "The command-line contract".
+The dump (``cli/context.py``) never imports this module: its strict argv parse is what makes
+the narrow permission rules safe.
 """
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context._output import PROG, Spool, encode_path, terminal_safe, terminal_safe_json, write_bytes
 from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli._args import positive_int
-from termsprawl_context.errors import UsageError
+from termsprawl_context.errors import BadNodeId, InsideProject, NotFound, RecordUnreadable, UsageError
 from termsprawl_context.harness import KNOWN_HARNESSES
 
 
 class CommandParser(argparse.ArgumentParser):
-    """argparse made to fit the house contract: a usage error is one stderr line and
-    exit 2 (raised as ``UsageError``), ``--help`` prints and exits 0."""
+    """argparse to the house contract: a usage error is a ``UsageError`` (one line, exit 2), ``--help`` exits 0."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError("%s: %s" % (self.prog.split(" ", 1)[-1], message))
@@ -45,7 +46,7 @@ SESSION = Arg("session", "SESSION", "a session id, a unique prefix of one, a pat
 UUID = Arg("uuid", "UUID", "a session or message uuid, a unique prefix of a session id, or 'latest'")
 NODE = Arg("node", "NODE", "a node id")
 LINE = Arg("line", "LINE", "a 1-based physical line of PATH")
-# A node id ``cli._args.require_ids`` checks (an empty one is an invalid node id, exit 2).
+# A node id ``require_ids`` checks (an empty one is an invalid node id, exit 2).
 ANY_NODE = NODE._replace(required=False)
 
 # What ``--json`` prints, as its help says it: a list answer, or one thing.
@@ -55,11 +56,7 @@ JSON_ONE = "print the answer as one JSON object on one line"
 
 def option(*flags: str, **kwargs: Any) -> Callable[[Any], None]:
     """``Spec.options`` for a command whose own option is one ``add_argument`` call."""
-
-    def add(parser) -> None:
-        parser.add_argument(*flags, **kwargs)
-
-    return add
+    return lambda parser: parser.add_argument(*flags, **kwargs)
 
 
 # The common options, declared once: the name a Spec gives -> what adds it.
@@ -131,8 +128,7 @@ def parse_command(spec: Spec, argv: List[str]) -> Optional[Any]:
 
 
 def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[List[str]], int]]:
-    """``body(args) -> exit code`` (None: 0, as a function that returns nothing succeeded) as
-    the registry's ``run(argv) -> exit code``: 0 after --help."""
+    """``body(args) -> exit code`` (None: 0) as the registry's ``run(argv) -> exit code`` (0 after --help)."""
 
     def make(body: Callable[[Any], Optional[int]]) -> Callable[[List[str]], int]:
         def run(argv: List[str]) -> int:
@@ -145,6 +141,30 @@ def command(spec: Spec) -> Callable[[Callable[[Any], Optional[int]]], Callable[[
     return make
 
 
+def require_ids(command: str, *values: str) -> None:
+    """Refuse a value that is not a safe node id (``BadNodeId``, exit 2)."""
+    from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
+
+    for value in values:
+        if not is_safe_id(value):
+            raise BadNodeId(
+                "%s: invalid node id: %s (a node id matches %s)" % (command, shown_id(value), SAFE_ID_SHOWN)
+            )
+
+
+def project_dir(cwd: Optional[str], command: str, writing: bool = False) -> str:
+    """``--cwd``, else the project found (the installed command's own, else the nearest at or above here),
+    else ``.``; a writing command refuses one inside another project: it would start a nested one."""
+    from termsprawl_context.workspace.project import default_project, enclosing_project
+
+    chosen = cwd if cwd is not None else (default_project() or ".")
+    if writing:
+        outer = enclosing_project(chosen)
+        if outer:
+            raise InsideProject(command, chosen, outer)
+    return chosen
+
+
 def _positive_int(value: str) -> int:
     number = positive_int(value)
     if number is None:
@@ -155,6 +175,104 @@ def _positive_int(value: str) -> int:
 def add_count(parser, flag: str, what: str, default: Optional[int] = None) -> None:
     shown = " (default %d)" % default if default is not None else ""
     parser.add_argument(flag, type=_positive_int, default=default, metavar="N", help=what + shown)
+
+
+# --- what a command reads: the stores its common options choose (``--projects-dir``, which must exist when
+# named; ``--project``, a directory or a folder of the store; ``--harness``), the session a name names in
+# them, and the transcript PATH names ----------------------------------------------------------------------
+
+STORE_OPTIONS = ("projects-dir", "project", "harness")  # the common options of a command reading every store
+
+
+def native_store(args: Any) -> str:
+    """The projects directory of the provider that takes --projects-dir: refused when it is not there,
+    or when --project names a directory that neither exists nor has a store folder."""
+    from termsprawl_context.store import paths
+    from termsprawl_context.store.catalog import require_store, store_root
+
+    projects_dir = require_store(paths.projects_dir(args.projects_dir), args.projects_dir)
+    project = getattr(args, "project", None)
+    if project and projects_dir and not os.path.isdir(project):
+        if not os.path.isdir(store_root(projects_dir, project)):
+            raise NotFound(
+                "project not found: %s (no such directory, and no sessions of it in %s)" % (project, projects_dir)
+            )
+    return projects_dir
+
+
+def store_of(args: Any, provider: Any) -> str:
+    """The store ``provider`` reads: ``native_store`` if it takes --projects-dir, else "" (its own)."""
+    return native_store(args) if provider.root_option else ""
+
+
+def stores(args: Any, others_answer: bool = True) -> List[Any]:
+    """``(provider, store)`` of each store to read ("": the provider's own): those --harness names, else
+    every one this build reads (only the one that takes --projects-dir when that or --project is given
+    without --harness). A missing store or project is refused, unless ``others_answer`` and another may answer."""
+    from termsprawl_context.harness import chosen
+
+    if args.harness is None and (args.projects_dir or getattr(args, "project", None)):
+        from termsprawl_context.store.paths import ROOTED
+
+        providers = [ROOTED]  # without loading every provider's module only to ask which takes the option
+    else:
+        providers = chosen(args.harness)
+    found = []
+    for provider in providers:
+        try:
+            found.append((provider, store_of(args, provider)))
+        except NotFound:
+            if not others_answer or len(providers) == 1:
+                raise
+    return found
+
+
+def resolve_session(args: Any, name: str) -> Any:
+    """The session ``name`` names (``store.catalog.resolve``) in the chosen stores."""
+    from termsprawl_context.store import catalog, paths
+
+    if catalog.is_path(name):
+        if args.harness in (None, "all", paths.ROOTED.name):
+            native_store(args)  # a store named on the command line must exist, a path read or not
+        return catalog.resolve(name, "", harness=args.harness)
+    chosen = stores(args)
+    store = next((found for provider, found in chosen if provider.root_option), "")
+    return catalog.resolve(name, store, getattr(args, "project", None), args.harness, [p for p, _ in chosen])
+
+
+def session_uuid(args: Any) -> Any:
+    """``(uuid, projects dir)``: ``latest`` or a unique session-id prefix as the session's id."""
+    from termsprawl_context.store.catalog import resolve_uuid
+
+    projects = native_store(args)
+    return resolve_uuid(args.uuid, projects), projects
+
+
+def provider_of(path: str) -> Any:
+    """The provider that wrote the transcript at PATH, refusing one that is no readable regular file (the
+    record reader's words) unless its provider holds a session there that is no file (a database row)."""
+    from termsprawl_context import harness
+    from termsprawl_context.jsonl import open_regular
+
+    found = harness.for_path(os.path.abspath(path))
+    if not os.path.lexists(path) and found.session_stat(path) is not None:
+        return found
+    try:
+        open_regular(path).close()
+    except OSError as exc:
+        raise RecordUnreadable.opening(path, exc) from None
+    return found
+
+
+def at_line(args: Any, command_name: str) -> int:
+    """The checked ``LINE`` of an at-a-line command on a transcript of the native shape."""
+    from termsprawl_context.harness import require_native_records
+
+    line = positive_int(args.line)
+    if line is None:
+        raise UsageError("%s: LINE must be a positive whole number, not %s" % (command_name, json.dumps(args.line)))
+    require_native_records(args.path, command_name)
+    return line
 
 
 # --- output -----------------------------------------------------------------------------------
@@ -180,13 +298,12 @@ def print_list(
         text = json_line(to_json(item)) if as_json else to_text(item)
         out.add_bytes(text) if isinstance(text, bytes) else out.add(text)
         count += 1
-    out.close()
+    out.flush()
     return count
 
 
 def print_one(as_json: bool, data: Any, text: Any) -> None:
-    """Print a single answer: ``data`` (or what calling it returns) as one JSON line, else
-    ``text`` (str; bytes as they are; None or "" prints nothing)."""
+    """One answer: ``data`` (or what calling it returns) as a JSON line, else ``text`` (bytes as they are; "": none)."""
     if as_json:
         write_out(json_line(data() if callable(data) else data))
     elif isinstance(text, bytes):
@@ -212,6 +329,5 @@ def _cell_stand_in(code: int) -> str:
 
 
 def cell(text: str) -> str:
-    """Text in one cell of a row: line breaks and tabs become spaces, so the row stays one
-    row; any other control character a terminal would act on becomes U+FFFD."""
+    """Text in one cell of a row: line breaks and tabs become spaces, any other control a terminal acts on U+FFFD."""
     return terminal_safe(text, stand_in=_cell_stand_in, line_breaks=True)

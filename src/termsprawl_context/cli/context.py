@@ -1,16 +1,12 @@
 """The dump: ``termsprawl-context --cwd DIR --self NODE``: its argv parse and its printing.
 
-The argv contract is the context layer's, exact: only ``--cwd`` and ``--self`` (a later
-occurrence wins) and the hand-off's options, anything else refused at once; every refusal
-is one stderr line and exit 2. An absent ``--self`` is ``$TERMSPRAWL_NODE_ID`` (set but
-empty: its own error), an absent ``--cwd`` the project found from here; with neither flag
-nor default the answer is the context layer's ``expected --cwd and --self``. Run as a
-project's installed copy, the dump reads that project only: a ``--cwd`` resolving
-anywhere else is refused (exit 2). The peer walk is ``termsprawl_context.dump``'s; the
-answer is one write, or nothing at all when nothing is printable.
+The argv contract is the context layer's, exact: only ``--cwd``, ``--self`` (a later one
+wins) and the hand-off's options; anything else is one stderr line and exit 2 (docs/dump.md
+has the defaults). The peer walk is ``termsprawl_context.dump``'s; the answer is one write.
 """
 
 from termsprawl_context import dump, plain_tuple
+from termsprawl_context._output import error_line, write_transcript_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -40,8 +36,7 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
     """``(ContextArgs, the hand-off options given)``, each value checked (a bad one: exit 2)."""
     values = {"--cwd": None, "--self": None}  # type: Dict[str, Optional[str]]
     options = {}  # type: Dict[str, Any]
-    i = 0
-    while i < len(argv):
+    for i in range(0, len(argv), 2):  # each flag and its value
         arg = argv[i]
         if arg not in values and arg not in HANDOFF_OPTIONS:
             raise _usage_error("unexpected argument: %s" % arg)
@@ -51,7 +46,6 @@ def parse_dump_argv(argv: "List[str]") -> "Tuple[ContextArgs, Dict[str, Any]]":
             values[arg] = argv[i + 1]  # taken as is, even when it looks like a flag
         else:
             options[arg] = _option_value(arg, argv[i + 1])
-        i += 2
     cwd, self_id = values["--cwd"], values["--self"]
     from_env = self_id is None
     if cwd is None or self_id is None:
@@ -84,9 +78,10 @@ def _served_project(cwd: str) -> str:
     if own is None:
         return cwd
     if not serves(own, cwd):
-        from termsprawl_context.errors import OtherProject
-
-        raise OtherProject(cwd, own)
+        raise _usage_error(
+            "--cwd %s is not this project (%s): the command installed in a project reads only that project's "
+            "linked peers; run the other project's own .termsprawl/bin/termsprawl-context" % (cwd, own)
+        )
     return own
 
 
@@ -95,7 +90,6 @@ def _check_env_id(self_id: str) -> None:
     from termsprawl_context.workspace.ids import SAFE_ID_SHOWN, is_safe_id, shown_id
 
     if not is_safe_id(self_id):
-        from termsprawl_context._output import error_line
         from termsprawl_context.workspace.project import NODE_ID_ENV
 
         error_line(
@@ -142,8 +136,6 @@ class RealContextIO(dump.ProjectIO, ContextIO):
         self._write = write
 
     def print(self, text: str) -> None:
-        from termsprawl_context._output import write_transcript_text
-
         (self._write or write_transcript_text)(text + "\n")
 
 
@@ -151,7 +143,6 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
     """Print every linked peer's hand-off in one write; always 0. Markdown prints nothing
     when no peer has a turn; JSON prints its document, with no peers."""
     from termsprawl_context import handoff, handoff_render
-    from termsprawl_context._output import error_line
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     sources = list(handoff.linked_sources(args.self_id, io))

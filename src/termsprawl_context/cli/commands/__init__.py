@@ -1,1 +1,1 @@
-"""The commands, one module each (registered in ``termsprawl_context.cli.COMMANDS``)."""
+"""The commands, one module each: its summary is its row of ``termsprawl_context.cli.COMMANDS``, its help its Spec."""

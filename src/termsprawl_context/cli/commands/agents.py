@@ -1,5 +1,3 @@
-"""``agents``: print the background sub-agents still running."""
-
 from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, cell, command, print_one
 from termsprawl_context.harness import require_native_records
 from termsprawl_context.store import background

@@ -1,10 +1,7 @@
-"""``assemble``: print its messages deduplicated, in time order."""
-
 import sys
 
 from termsprawl_context._output import byte_sink
-from termsprawl_context.cli.command import UUID, Spec, command
-from termsprawl_context.cli.store_options import session_uuid
+from termsprawl_context.cli.command import UUID, Spec, command, session_uuid
 from termsprawl_context.store.assemble import assemble
 
 

@@ -1,5 +1,3 @@
-"""``assemble-file``: the same for one named transcript file."""
-
 import sys
 
 from termsprawl_context._output import byte_sink

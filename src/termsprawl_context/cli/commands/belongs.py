@@ -1,7 +1,4 @@
-"""``belongs``: check a transcript against a session id or a working tree."""
-
-from termsprawl_context.cli.command import PATH, Spec, command
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import PATH, Spec, command, provider_of
 from termsprawl_context.errors import UsageError
 
 

@@ -1,5 +1,4 @@
-"""``cite``: ground a quote in exactly one entry; print PATH:LINE."""
-
+from termsprawl_context import cite
 from termsprawl_context._output import encode_path
 from termsprawl_context.cli.command import JSON_ONE, PATH, Arg, Spec, command, print_one
 from termsprawl_context.errors import UsageError
@@ -7,8 +6,6 @@ from termsprawl_context.harness import require_native_records
 
 
 def _cite_options(parser) -> None:
-    from termsprawl_context import cite
-
     parser.add_argument(
         "--source",
         default=cite.SOURCE_USER,
@@ -37,8 +34,6 @@ CITE = Spec(
 
 @command(CITE)
 def run_cite(args) -> None:
-    from termsprawl_context import cite
-
     require_native_records(args.path, "cite")
     if args.across is None and not args.path:
         raise UsageError("cite: PATH must not be empty")

@@ -1,9 +1,7 @@
-"""``doctor``: explain, peer by peer, what the dump sees (``termsprawl_context.doctor``
-walks and renders; this parses and prints)."""
+"""``doctor``: explain, peer by peer, what the dump sees (``termsprawl_context.doctor`` walks, renders)."""
 
 from termsprawl_context import doctor
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import JSON_ONE, Spec, command, option, print_one
+from termsprawl_context.cli.command import JSON_ONE, Spec, command, option, print_one, project_dir
 from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.project import NODE_ID_ENV, default_self
 

@@ -1,10 +1,7 @@
-"""``entries``: print a transcript's entries or tool calls with their lines."""
-
 import json
 
 from termsprawl_context._output import Spool, terminal_safe_json
-from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, json_line, provider_of
 from termsprawl_context.transcript import entry, record, tool_blocks
 
 
@@ -39,7 +36,7 @@ def run_entries(args) -> None:
             _print_calls(out, item, outcomes, args.ran, args.json)
         else:
             _print_entry(out, item, args.json)
-    out.close()
+    out.flush()
 
 
 def _print_calls(out, item, outcomes, ran_only: bool, as_json: bool) -> None:

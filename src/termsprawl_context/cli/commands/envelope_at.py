@@ -1,7 +1,5 @@
-"""``envelope-at``: print the whole AskUserQuestion answer envelopes at a line."""
-
-from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, command, print_list, print_text
-from termsprawl_context.cli.store_options import at_line
+from termsprawl_context import cite
+from termsprawl_context.cli.command import JSON_LIST, LINE, PATH, Spec, at_line, command, print_list, print_text
 
 
 _HELP = (
@@ -13,8 +11,6 @@ ENVELOPE_AT = Spec("envelope-at", _HELP, (PATH, LINE), json=JSON_LIST)
 
 @command(ENVELOPE_AT)
 def run_envelope_at(args) -> None:
-    from termsprawl_context import cite
-
     args.line = at_line(args, "envelope-at")
     envelopes = cite.envelope_at(args.path, args.line)
     if args.json:

@@ -1,8 +1,5 @@
-"""``find``: print one session's id and transcript path."""
-
 from termsprawl_context._output import encode_path, encode_text, error_line, warn
-from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, command, print_one
-from termsprawl_context.cli.store_options import resolve_session, store_of
+from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, command, print_one, resolve_session, store_of
 from termsprawl_context.errors import AmbiguousSession
 from termsprawl_context.harness import get
 from termsprawl_context.store import catalog

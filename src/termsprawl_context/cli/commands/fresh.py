@@ -1,5 +1,3 @@
-"""``fresh``: exit 9 if the transcript was written in the last 60 s."""
-
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import PATH, Spec, command, option
 from termsprawl_context.store.freshness import check_fresh

@@ -1,8 +1,5 @@
-"""``hook``: record a session's transcript from an agent CLI's SessionStart hook payload.
-
-It is run by the agent CLI, so it always exits 0; its stdout is one JSON object in that
-CLI's hook output shape (or nothing), and a refusal is also one stderr line.
-"""
+"""``hook``: record a session's transcript from an agent CLI's SessionStart hook payload. Run by the
+agent CLI, it always exits 0; stdout is one JSON object in that CLI's hook shape, or nothing."""
 
 import json
 import os
@@ -10,7 +7,7 @@ import sys
 from typing import List
 
 from termsprawl_context import hooks
-from termsprawl_context._output import StdoutFailed, error_line, silence_stdout, write_out
+from termsprawl_context._output import StdoutFailed, error_line, silence, write_out
 from termsprawl_context.cli.command import Spec, parse_command
 from termsprawl_context.errors import HookInputError, EXIT_OK, UsageError
 from termsprawl_context.harness import KNOWN_HARNESSES
@@ -45,33 +42,31 @@ HOOK = Spec("hook", _HELP, common=("projects-dir",), options=_hook_options)
 
 def run_hook(argv: List[str]) -> int:
     """Always 0: a hook must never break the agent."""
-    usage = None
-    args = None
     try:
         args = parse_command(HOOK, argv)
-        if args is None:
-            return EXIT_OK
     except UsageError as error:  # told to the user like any other refusal, still exit 0
-        usage = error
+        args = error
+    if args is None:
+        return EXIT_OK
 
     def record():
-        if usage is not None or args is None:
-            raise usage or UsageError("no arguments parsed")
+        if isinstance(args, UsageError):
+            raise args
         stdin = getattr(sys.stdin, "buffer", None)
         if stdin is None or sys.stdin.isatty():
             raise HookInputError("expects an agent CLI's SessionStart hook payload (JSON) on stdin; nothing recorded")
         return hooks.record_from_hook(stdin, os.environ, args.cwd, args.projects_dir, harness=args.harness)
 
-    answer = hooks.session_start(record, args.harness if args is not None else None)
+    answer = hooks.session_start(record, getattr(args, "harness", None))
     if answer.output:
         # ASCII escapes: a path's undecodable bytes cannot break the one JSON object. A stdout
         # that cannot take it is told on stderr, and the hook still exits 0 (what was recorded stands).
         try:
             write_out(json.dumps(answer.output) + "\n")
         except BrokenPipeError:
-            silence_stdout()
+            silence(sys.stdout)
         except StdoutFailed as exc:
-            silence_stdout()
+            silence(sys.stdout)
             error_line(HOOK_PREFIX + (exc.strerror or str(exc)))
     if answer.warning:
         error_line(answer.warning if answer.warning.startswith(HOOK_PREFIX) else HOOK_PREFIX + answer.warning)

@@ -1,8 +1,5 @@
-"""``identity``: print the stable id of a transcript's conversation."""
-
 from termsprawl_context._output import error_line
-from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, option, print_one
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, option, print_one, provider_of
 from termsprawl_context.errors import EXIT_OK
 
 

@@ -1,10 +1,7 @@
-"""``index``: read or write a node's transcript path."""
-
 import os
 
 from termsprawl_context._output import error_line, write_path
-from termsprawl_context.cli._args import project_dir, require_ids
-from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command
+from termsprawl_context.cli.command import ANY_NODE, PATH, Spec, command, project_dir, require_ids
 from termsprawl_context.errors import NotFound, WriteFailed
 from termsprawl_context.harness import for_path
 from termsprawl_context.workspace import index

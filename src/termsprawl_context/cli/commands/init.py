@@ -1,15 +1,12 @@
 """``init``: install the command and discovery markers into a project, and wire the agent CLIs.
-
-Exit 0 done, 1 a failure of the world (missing directory, unwritable file, not run from
-the artifact, unusable settings file), 2 a directory inside another project.
-"""
+Exit 0 done, 1 a failure of the world (no directory, an unwritable or unusable file, not run
+from the artifact), 2 a directory inside another project."""
 
 import os
 from typing import Optional
 
 from termsprawl_context._output import error_line, write_out
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command
+from termsprawl_context.cli.command import Spec, command, project_dir
 from termsprawl_context.errors import EXIT_FAILURE, EXIT_OK
 from termsprawl_context.harness import available
 from termsprawl_context.workspace import harness_install, init_steps, install
@@ -18,8 +15,6 @@ from termsprawl_context.workspace.hook_settings import hook_registered
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND
 from termsprawl_context.workspace.project import command_path, start_command
 
-
-# --- init -----------------------------------------------------------------------------------
 
 _NEXT_WITH_HOOK = """\
 next: give each terminal its own node id, once per shell (e.g. in ~/.bashrc):

@@ -3,8 +3,8 @@
 import os
 
 from termsprawl_context._output import error_line
-from termsprawl_context.cli._args import project_dir, require_ids
 from termsprawl_context.cli.command import ANY_NODE, JSON_LIST, JSON_ONE, Spec, command, print_list, print_one
+from termsprawl_context.cli.command import project_dir, require_ids
 from termsprawl_context.errors import Refusal, SelfLink, WriteFailed
 from termsprawl_context.workspace.layout import state_path
 from termsprawl_context.workspace.links import add_link, link_file_path, peers_of, remove_link, scan_link_files

@@ -1,10 +1,7 @@
-"""``locate``: print the canonical transcript holding a session or message uuid."""
-
 import sys
 
 from termsprawl_context._output import write_path
-from termsprawl_context.cli.command import UUID, Spec, command
-from termsprawl_context.cli.store_options import session_uuid
+from termsprawl_context.cli.command import UUID, Spec, command, session_uuid
 from termsprawl_context.store.locate import locate_or_refuse
 
 

@@ -1,38 +1,25 @@
-"""``mcp``: a read-only Model Context Protocol server on stdio, for agent CLIs that run a
-shell command only after asking (Gemini CLI 0.61 asks before every ``run_shell_command``,
-and offers no shell tool at all headless in its default mode, while it calls a tool of an
-MCP server the project's settings mark ``trust: true`` with no prompt, headless and in
-its TUI).
+"""``mcp``: a read-only MCP server on stdio, for agent CLIs that run a shell command only after
+asking (Gemini CLI 0.61 asks before every ``run_shell_command``, and has no shell tool headless
+by default, but calls a tool of an MCP server its project settings mark ``trust: true`` unasked).
 
-It offers one tool, ``read_peers``: the hand-off (``--format markdown``) of the node
-``$TERMSPRAWL_NODE_ID`` (or ``--self``) in the project, with the hand-off's ``turns`` and
-``max_chars`` as its only arguments. It reads; nothing it can be asked writes, and no
-command line is ever built from what the model sends, so a trusted server admits the read
-and nothing else. Its ``instructions`` (which 0.61 puts into the model's system prompt at
-every start, a resumed session's included) are the hook's context line.
-
-The wire: JSON-RPC 2.0, one message a line (MCP's stdio transport). A line longer than
-``MAX_MESSAGE_BYTES`` is skipped (read past in blocks); a line that is not JSON gets a
-parse error; requests it does not know get "method not found"; notifications get nothing.
-It ends at the end of its input and never raises.
+One tool, ``read_peers``: the Markdown hand-off of ``$TERMSPRAWL_NODE_ID`` (or ``--self``), its
+only arguments ``turns`` and ``max_chars``; nothing it can be asked writes or builds a command
+line. Its ``instructions`` (0.61 puts them in the system prompt at every start, resumed too) are
+the hook's context line. The wire: JSON-RPC 2.0, one message a line; a line past
+``MAX_MESSAGE_BYTES`` is skipped, one not JSON a parse error. It never raises.
 """
 
 import json
 import os
 import sys
+from typing import Any, BinaryIO, Callable, Dict, List, Optional
 
 from termsprawl_context import __version__, hooks
-from termsprawl_context.cli._args import project_dir
-from termsprawl_context.cli.command import Spec, command, option
+from termsprawl_context.cli.command import Spec, command, option, project_dir
 from termsprawl_context.cli.context import ContextArgs, RealContextIO, run_handoff
 from termsprawl_context.errors import UsageError
 from termsprawl_context.workspace.links import peers_of
 from termsprawl_context.workspace.project import default_self
-
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any, BinaryIO, Callable, Dict, List, Optional  # noqa: F401 (type comments)
 
 
 READ_TOOL = "read_peers"
@@ -63,7 +50,7 @@ READ_TOOL_SPEC = {
     "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False},
 }
 # The methods whose answer never changes.
-_CONSTANT_RESULTS = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}  # type: Dict[str, dict]
+_CONSTANT_RESULTS: Dict[str, dict] = {"ping": {}, "tools/list": {"tools": [READ_TOOL_SPEC]}}
 
 
 def reply(message: "Any", read: "Callable[[Dict[str, Any]], str]", instructions: "Optional[str]") -> "Optional[dict]":
@@ -99,7 +86,7 @@ def _call(request_id: "Any", params: dict, read: "Callable[[Dict[str, Any]], str
         return _error(request_id, INVALID_PARAMS, "unknown tool: %s" % (params.get("name"),))
     arguments = params.get("arguments")
     arguments = arguments if isinstance(arguments, dict) else {}
-    options = {}  # type: Dict[str, Any]
+    options: Dict[str, Any] = {}
     for name, value in arguments.items():
         option = _ARGUMENTS.get(name)
         if option is None:
@@ -128,10 +115,7 @@ def _tool_text(request_id: "Any", text: str, failed: bool) -> dict:
 
 def messages(stream: "BinaryIO"):
     """Each line of ``stream`` parsed, or PARSE_ERROR for one that is not JSON."""
-    while True:
-        line = stream.readline(MAX_MESSAGE_BYTES + 1)
-        if not line:
-            return
+    for line in iter(lambda: stream.readline(MAX_MESSAGE_BYTES + 1), b""):
         if len(line) > MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
             while line and not line.endswith(b"\n"):
                 line = stream.readline(_BLOCK)
@@ -158,7 +142,7 @@ def run_mcp(args) -> None:
     """Serve until the client closes stdin; always 0."""
     cwd = project_dir(args.cwd, "mcp")
     instructions = _instructions(cwd, args.self_id)
-    out = sys.stdout.buffer  # type: Any
+    out: Any = sys.stdout.buffer
     try:
         for message in messages(sys.stdin.buffer):
             answer = reply(message, lambda options: _read(cwd, args.self_id, options), instructions)
@@ -177,7 +161,7 @@ def _node(self_id: "Optional[str]") -> str:
 
 
 def _read(cwd: str, self_id: "Optional[str]", options: "Dict[str, Any]") -> str:
-    printed = []  # type: List[str]
+    printed: List[str] = []
     run_handoff(ContextArgs(cwd, _node(self_id)), options, RealContextIO(cwd, write=printed.append))
     return "".join(printed)
 

@@ -1,5 +1,3 @@
-"""``query``: print the entries an expression holds for."""
-
 from termsprawl_context._output import encode_path, encode_text
 from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, cell, command, print_list
 from termsprawl_context.harness import require_native_records

@@ -1,5 +1,3 @@
-"""``relocate``: print where a reported transcript path really is."""
-
 import os
 
 from termsprawl_context.cli.command import JSON_ONE, Arg, Spec, command, option, path_line, print_one

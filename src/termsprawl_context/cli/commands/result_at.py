@@ -1,7 +1,5 @@
-"""``result-at``: print the genuine tool output at a line."""
-
-from termsprawl_context.cli.command import LINE, PATH, Spec, command, print_text
-from termsprawl_context.cli.store_options import at_line
+from termsprawl_context import cite
+from termsprawl_context.cli.command import LINE, PATH, Spec, at_line, command, print_text
 from termsprawl_context.errors import NotFound
 
 
@@ -15,8 +13,6 @@ RESULT_AT = Spec("result-at", _HELP, (PATH, LINE))
 
 @command(RESULT_AT)
 def run_result_at(args) -> None:
-    from termsprawl_context import cite
-
     args.line = at_line(args, "result-at")
     text, is_result = cite.tool_result_at(args.path, args.line)
     if not is_result:

@@ -1,7 +1,4 @@
-"""``root``: print the root record of a transcript's session."""
-
-from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, path_line, print_one
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import JSON_ONE, PATH, Spec, command, path_line, print_one, provider_of
 from termsprawl_context.errors import NoParent
 
 

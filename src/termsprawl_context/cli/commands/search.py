@@ -1,10 +1,8 @@
-"""``search``: find text across sessions, newest first, as PATH:LINE."""
-
 from typing import Any
 
 from termsprawl_context._output import error_line
 from termsprawl_context.cli.command import JSON_LIST, Arg, Spec, add_count, cell, command, print_list
-from termsprawl_context.cli.store_options import STORE_OPTIONS, stores
+from termsprawl_context.cli.command import STORE_OPTIONS, stores
 from termsprawl_context.store import search
 
 

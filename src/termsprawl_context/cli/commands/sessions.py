@@ -1,11 +1,8 @@
-"""``sessions``: list the sessions in the harness's store."""
-
 import time
 from typing import Any, List
 
 from termsprawl_context._output import error_line, write_out
-from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line
-from termsprawl_context.cli.store_options import stores
+from termsprawl_context.cli.command import JSON_LIST, Spec, add_count, cell, command, json_line, stores
 from termsprawl_context.model import SessionInfo
 from termsprawl_context.store import catalog, paths
 from termsprawl_context.store import sessions as store_sessions

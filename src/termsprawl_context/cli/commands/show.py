@@ -1,9 +1,7 @@
-"""``show``: print one session's own conversation (id, prefix, path or latest)."""
-
 from termsprawl_context import handoff, handoff_render
 from termsprawl_context._output import write_out, write_transcript_text
 from termsprawl_context.cli.command import JSON_ONE, SESSION, Spec, add_count, command, json_line
-from termsprawl_context.cli.store_options import STORE_OPTIONS, resolve_session
+from termsprawl_context.cli.command import STORE_OPTIONS, resolve_session
 from termsprawl_context.errors import NotFound
 from termsprawl_context.store.sessions import session_title
 

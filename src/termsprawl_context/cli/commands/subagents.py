@@ -1,7 +1,4 @@
-"""``subagents``: print the sub-agent records a transcript dispatched."""
-
-from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, option, path_line, print_list
-from termsprawl_context.cli.store_options import provider_of
+from termsprawl_context.cli.command import JSON_LIST, PATH, Spec, command, option, path_line, print_list, provider_of
 from termsprawl_context.errors import NotRecorded, SubagentsUnreadable
 
 
