@@ -21,26 +21,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, NamedTuple, Optional, Union
 
-    class LinkPair(NamedTuple):
-        """The two node ids a link file names (checked by the caller, so typed as read)."""
-
-        a: Any
-        b: Any
-
-    class Link(NamedTuple):
-        """A valid link and the file that holds it."""
-
-        a: str
-        b: str
-        path: str
-
-    class LinkFile(NamedTuple):
-        """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
-        valid link (and so is ignored)."""
-
-        name: str
-        path: str
-        pair: Optional[LinkPair]
+    # The two node ids a link file names (checked by the caller, so typed as read).
+    LinkPair = NamedTuple("LinkPair", [("a", Any), ("b", Any)])
+    # A valid link and the file that holds it.
+    Link = NamedTuple("Link", [("a", str), ("b", str), ("path", str)])
+    # A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a valid link (ignored).
+    LinkFile = NamedTuple("LinkFile", [("name", str), ("path", str), ("pair", Optional[LinkPair])])
 else:
     # Plain tuple classes, not namedtuples (compiled at import): a printing dump loads this module.
     LinkPair = plain_tuple("LinkPair", "a b")
