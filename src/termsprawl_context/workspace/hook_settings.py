@@ -1,21 +1,127 @@
-"""A CLI's JSON hook settings as ``init`` merges into them (never replaced; left untouched
-when not understood): every value it does not own kept exactly, its SessionStart hook and
-read rules added (nothing removed or widened), written atomically inside the project; and
-the check for allow rules that grant our writing commands. The file, the entry's shape and
-the rules' language are the provider's.
+"""A CLI's JSON settings as ``init`` merges into them (never replaced; left untouched when
+not understood): its SessionStart hook and read rules added (nothing removed or widened),
+written atomically inside the project; and the check for allow rules that grant our
+writing commands. The file, the entry's shape and the rules' language are the provider's.
+Every value the merge does not own is kept exactly: a number its float or int would not
+give back as the same text (``1e-400``, ``-0``, ``1E5``, an integer too long to convert)
+is kept as that text (``NumberText``); a key twice in one object (``json.loads`` keeps
+only the last, so a rewrite would drop a person's whole ``"hooks"``) and NaN or Infinity
+(not JSON) are refused; strings are written back as equal values.
 """
 
+import json
 import os
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context.errors import DuplicateKey, SettingsUnusable
-from termsprawl_context.jsonl import json_type_name
+from termsprawl_context.jsonl import json_type_name, loads_strict
 from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, SKILL_FILE, SKILL_NAME
 from termsprawl_context.workspace.files import check_write_target, read_small_file, write_atomic
 from termsprawl_context.workspace.init_steps import FAILED, UNCHANGED, WRITTEN, Step, failed
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND
 from termsprawl_context.workspace.project import command_path, hook_command
-from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
+
+
+# Longer integers are kept as text unconverted: int() of a long digit string is
+# quadratic before Python 3.12 and refused past 4300 digits from 3.11.
+_MAX_CONVERTED_DIGITS = 18
+
+
+class NumberText(float):
+    """A JSON number kept by its source text; its float value is for type checks only.
+    Written back by ``dumps_settings`` alone (``json.dumps`` would write the float)."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> "NumberText":
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+
+def _unique_object(pairs: list) -> dict:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return value
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    return value if float.__repr__(value) == text else NumberText(text)
+
+
+def _int(text: str) -> float:
+    # JSON allows no leading zero, so an int's repr is its text, "-0" aside.
+    if text == "-0" or len(text) > _MAX_CONVERTED_DIGITS:
+        return NumberText(text)
+    return int(text)
+
+
+def loads_settings(text: str) -> object:
+    """The value of ``text``, each number kept as written; raises DuplicateKey, or
+    ValueError (not JSON, NaN/Infinity) or RecursionError as ``loads_strict`` does."""
+    return loads_strict(text, parse_float=_float, parse_int=_int, object_pairs_hook=_unique_object)
+
+
+def _string(text: str) -> str:
+    spelled = json.dumps(text, ensure_ascii=False)
+    try:
+        spelled.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: escaped, so the file stays UTF-8 and reads back equal
+        return json.dumps(text)
+    return spelled
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, NumberText):
+        return value.text
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float) and value - value == 0:  # finite: inf - inf and nan are nan
+        return float.__repr__(value)
+    raise ValueError("cannot write %r as JSON" % (value,))
+
+
+def _write(value: object, out: list, indent, level: int) -> None:
+    if isinstance(value, str):
+        out.append(_string(value))
+        return
+    if not isinstance(value, (dict, list)):
+        out.append(_scalar(value))
+        return
+    is_object = isinstance(value, dict)
+    if not value:
+        out.append("{}" if is_object else "[]")
+        return
+    inner = "" if indent is None else "\n" + " " * (indent * (level + 1))
+    separator = "," + inner
+    colon = ":" if indent is None else ": "
+    out.append(("{" if is_object else "[") + inner)
+    for number, (key, item) in enumerate(value.items() if isinstance(value, dict) else enumerate(value)):
+        if is_object and not isinstance(key, str):
+            raise ValueError("cannot write the key %r as JSON" % (key,))
+        out.append((separator if number else "") + (_string(key) + colon if is_object else ""))
+        _write(item, out, indent, level + 1)
+    out.append(("" if indent is None else "\n" + " " * (indent * level)) + ("}" if is_object else "]"))
+
+
+def dumps_settings(value: object, indent=None) -> str:
+    """``value`` as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it (compact
+    when ``indent`` is None), but each NumberText as its text and a string holding a lone
+    surrogate ASCII-escaped; ValueError for what is not JSON (a non-finite float)."""
+    out = []  # type: list
+    _write(value, out, indent, 0)
+    return "".join(out)
 
 
 # Deeper settings than this are not a person's; re-serialising them costs the parser's
@@ -51,7 +157,7 @@ def _nesting_depth(text: str) -> int:
 
 def parse_settings(data: bytes, shown: str, harness: Any = None) -> Dict[str, Any]:
     """The settings object in ``data`` ({} for an empty file), numbers kept as written
-    (``settings_json``). SettingsUnusable, so a rewrite never loses a value, for text that
+    (``loads_settings``). SettingsUnusable, so a rewrite never loses a value, for text that
     is not UTF-8 or JSON, NaN/Infinity, a key twice in one object, nesting past ``MAX_SETTINGS_DEPTH``."""
     try:
         text = data.decode("utf-8")
