@@ -327,38 +327,31 @@ def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
     return (dumps_settings(merged) + "\n").encode("utf-8")
 
 
-def _already_registered(harness: Any) -> Step:
-    return Step(
-        "hook", harness.hook_settings_file, UNCHANGED, "%s hook already registered" % harness.hook_event_session_start
-    )
-
-
 def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], size: int = 0, done: str = "") -> Step:
     """The hook settings file rewritten as ``merged`` (None: already registered), ``size`` the
     original's; ``done`` says what the write did (default: the hook runs)."""
-    relative = harness.hook_settings_file
+    relative, event = harness.hook_settings_file, harness.hook_event_session_start
     if merged is None:
-        return _already_registered(harness)
+        return Step("hook", relative, UNCHANGED, "%s hook already registered" % event)
     try:
         write_atomic(cwd, os.path.join(cwd, relative), dump_settings(merged, size))
     except (OSError, ValueError, RecursionError) as exc:
         return failed("hook", relative, exc)
-    return Step(
-        "hook", relative, WRITTEN, done or "%s runs `%s`" % (harness.hook_event_session_start, hook_command(harness))
-    )
+    return Step("hook", relative, WRITTEN, done or "%s runs `%s`" % (event, hook_command(harness)))
 
 
 def register_settings(cwd: str, prepared: PreparedHook) -> List[Step]:
-    """Write ``prepare_settings``'s merge once: a step for the hook and one for the allow rules."""
-    harness = prepared.harness
-    relative = harness.hook_settings_file
-    written = write_hook_file(cwd, harness, prepared.merged, prepared.size)
+    """Write a ``PreparedHook`` once: a step for the hook, and one for the allow rules if it has them."""
+    harness, rules = prepared.harness, prepared.rules
+    done = "" if prepared.added or rules else "settings completed"
+    written = write_hook_file(cwd, harness, prepared.merged, prepared.size, done)
+    if not rules:
+        return [written]
     if written.outcome == FAILED:
         return [written, written._replace(what="permissions")]
-    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (
-        prepared.rules - 1
-    )
+    detail = "allows the %d read commands and the skill with no prompt; never links, index or init" % (rules - 1)
     if not prepared.rules_added:
         detail = "the read commands and the skill already allowed"
-    rules_step = Step("permissions", relative, WRITTEN if prepared.rules_added else UNCHANGED, detail)
-    return [written if prepared.added else _already_registered(harness), rules_step]
+    rules_step = Step("permissions", harness.hook_settings_file, WRITTEN if prepared.rules_added else UNCHANGED, detail)
+    hook_step = written if prepared.added else write_hook_file(cwd, harness, None)  # (None: "already registered")
+    return [hook_step, rules_step]
