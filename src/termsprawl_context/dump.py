@@ -1,11 +1,8 @@
-"""The peer walk, once: from a node to its linked peers, each peer's transcript, its
-printable turns and its title. The dump prints what it collects; ``doctor`` writes each
-step down, so its verdict is the dump's. It joins the project's state (``workspace``)
-with the transcript reader over an injected ``ContextIO`` (``ProjectIO`` binds it to the
-project's files). It never fails: a peer without an index entry, a readable file or
-printable turns is skipped. On the dump's path: no ``typing``, ``re`` or ``json`` at
-import, and each module is imported when a step needs it (a run with no peers never
-loads the transcript reader).
+"""The peer walk, once: from a node to its linked peers' transcripts, printable turns and
+titles, over an injected ``ContextIO`` (``ProjectIO``: the project's files). The dump prints
+what it collects; ``doctor`` writes each step down. It never fails: a peer without an index
+entry, a readable file or printable turns is skipped. No ``typing``, ``re`` or ``json`` at
+import; each module is imported when a step needs it (no peers: no transcript reader).
 """
 
 import os
@@ -57,8 +54,7 @@ class ContextIO(object):
         raise NotImplementedError
 
     def harness_of(self, peer_id: str) -> "Optional[str]":
-        """The harness the peer's index entry names, after ``recorded_path`` (None: the
-        default, read as the seed reads it)."""
+        """The harness the peer's entry names, after ``recorded_path`` (None: the default, read as the seed does)."""
         return None
 
 
@@ -77,8 +73,7 @@ def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> 
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
-    """Every linked peer in the dump's order with its last ``limit`` printable turns
-    (None: the dump's cap)."""
+    """Every linked peer in the dump's order with its last ``limit`` printable turns (None: the cap)."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         path = io.resolve(recorded) if recorded else None
@@ -97,8 +92,7 @@ def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
 
 
 def render(found: "List[PeerContext]") -> str:
-    """The dump's text, without the final newline (a run printing nothing never loads
-    the transcript reader)."""
+    """The dump's text, without the final newline (printing nothing loads no transcript reader)."""
     from termsprawl_context.transcript.turns import PEER_SEPARATOR, format_linked_context
 
     return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
@@ -151,8 +145,7 @@ class ProjectIO(ContextIO):
         return self._harnesses.get(peer_id)
 
     def previous_source(self, peer_id: str) -> "Optional[tuple]":
-        """``(resolved path, harness)`` of the peer's previous session, which fills a
-        hand-off's short window, or None."""
+        """``(resolved path, harness)`` of the peer's previous session (filling a short hand-off), or None."""
         from termsprawl_context.workspace.index import read_previous_source
 
         found = read_previous_source(self.cwd, peer_id)

@@ -40,9 +40,6 @@ HandoffTurn = namedtuple("HandoffTurn", "role text timestamp uuid line offset cu
 PeerHandoff = namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))
 
 
-# --- one entry -> its turns -----------------------------------------------------------------
-
-
 def _clip(text: str) -> str:
     """``text`` on one line, cut to ``TOOL_SUMMARY_CHARS``."""
     text = " ".join(text.split())
@@ -116,8 +113,6 @@ def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[mod
         for role, text in found
     ]
 
-
-# --- which turns ------------------------------------------------------------------------------
 
 # The uuids held exactly while reading backwards: far more than a real tail needs (40 turns
 # are a few hundred entries). Past it, a turn about to be kept is looked up in the file

@@ -25,9 +25,6 @@ CUT_MARKER = "[cut: %d of %d characters shown]"
 JSON_TURN_FIELDS = ("role", "text", "timestamp", "uuid", "line", "cut", "chars")  # in this order
 
 
-# --- how much text -----------------------------------------------------------------------------
-
-
 def share(sizes: Sequence[int], budget: int) -> List[int]:
     """A max-min fair split of ``budget`` among claims of ``sizes`` (none gets more than it
     asks; what a small claim leaves goes to the larger): summing to ``min(budget, sum(sizes))``."""
@@ -50,9 +47,6 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
         turns = [t if len(t.text) <= n else t._replace(text=t.text[:n], cut=True) for t, n in zip(peer.turns, parts)]
         result.append(peer._replace(turns=turns))
     return result
-
-
-# --- rendering ------------------------------------------------------------------------------------
 
 
 def one_line(text: Any) -> str:

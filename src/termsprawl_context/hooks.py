@@ -73,9 +73,6 @@ class HookRecord(NamedTuple):
     kept: Optional[str] = None  # why .termsprawl/AGENTS.md was left alone (its markers), if it was
 
 
-# --- the project ----------------------------------------------------------------------------
-
-
 def hook_project(
     explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], harness: Any
 ) -> str:
@@ -95,9 +92,6 @@ def hook_project(
                 raise _no_project("%s %s is not a directory" % (named, candidate), harness)
             return find_project(candidate, environ) or candidate
     raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""), harness)
-
-
-# --- who holds a node -----------------------------------------------------------------------
 
 
 def read_holder(cwd: str, node_id: str) -> "tuple":
@@ -152,9 +146,6 @@ def agent_pid() -> int:
         if len(fields) > 1 and fields[1].isdigit():
             return int(fields[1])
     return parent if parent > 1 else 0
-
-
-# --- recording ------------------------------------------------------------------------------
 
 
 def record_from_hook(
@@ -245,9 +236,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
         chosen = for_payload(payload, environ)
     payload = chosen.hook_payload(payload, environ)
     return checked_hook_input(payload, *chosen.hook_roots(store, environ)), chosen
-
-
-# --- what the hook says ---------------------------------------------------------------------
 
 
 class HookAnswer(NamedTuple):

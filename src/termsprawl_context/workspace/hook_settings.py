@@ -28,8 +28,7 @@ _MAX_CONVERTED_DIGITS = 18
 
 
 class NumberText(float):
-    """A JSON number kept by its source text; its float value is for type checks only.
-    Written back by ``dumps_settings`` alone (``json.dumps`` would write the float)."""
+    """A JSON number kept by its source text (the float is for type checks), which ``dumps_settings`` writes."""
 
     __slots__ = ("text",)
     text: str
@@ -64,8 +63,7 @@ def _int(text: str) -> float:
 
 
 def loads_settings(text: str) -> object:
-    """The value of ``text``, each number kept as written; raises DuplicateKey, or
-    ValueError (not JSON, NaN/Infinity) or RecursionError as ``loads_strict`` does."""
+    """The value of ``text``, numbers kept as written; DuplicateKey, or ``loads_strict``'s errors."""
     return loads_strict(text, parse_float=_float, parse_int=_int, object_pairs_hook=_unique_object)
 
 
@@ -116,9 +114,8 @@ def _write(value: object, out: list, indent, level: int) -> None:
 
 
 def dumps_settings(value: object, indent=None) -> str:
-    """``value`` as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it (compact
-    when ``indent`` is None), but each NumberText as its text and a string holding a lone
-    surrogate ASCII-escaped; ValueError for what is not JSON (a non-finite float)."""
+    """``value`` as ``json.dumps(value, indent=indent, ensure_ascii=False)`` writes it, but each
+    NumberText as its text and a lone surrogate escaped; ValueError for a non-finite float."""
     out = []  # type: list
     _write(value, out, indent, 0)
     return "".join(out)
@@ -156,9 +153,8 @@ def _nesting_depth(text: str) -> int:
 
 
 def parse_settings(data: bytes, shown: str, harness: Any = None) -> Dict[str, Any]:
-    """The settings object in ``data`` ({} for an empty file), numbers kept as written
-    (``loads_settings``). SettingsUnusable, so a rewrite never loses a value, for text that
-    is not UTF-8 or JSON, NaN/Infinity, a key twice in one object, nesting past ``MAX_SETTINGS_DEPTH``."""
+    """The settings object in ``data`` ({} when empty), numbers kept as written; SettingsUnusable
+    for what a rewrite could lose (not UTF-8 or JSON, NaN, a key twice, nesting too deep)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -196,8 +192,8 @@ def _with_list(settings: Dict[str, Any], outer: str, inner: str, items: list) ->
 
 
 def merge_hook(settings: Dict[str, Any], harness: Any) -> Optional[Dict[str, Any]]:
-    """``settings`` with the harness's SessionStart entry added (every other key kept, in its
-    order), or None when it is there; SettingsUnusable for a wrong JSON type on the way."""
+    """``settings`` with the harness's SessionStart entry added (every other key kept, in order),
+    or None when it is there; SettingsUnusable for a wrong JSON type on the way."""
     event, command = harness.hook_event_session_start, hook_command(harness)
     entries = _nested_list(settings, "hooks", event, harness, harness.hook_settings_file)
     ours = (command,) + harness.legacy_hook_commands
@@ -216,9 +212,8 @@ def hook_registered(cwd: str, harness: Any) -> bool:
 
 
 def _read_commands(cwd: str) -> List[str]:
-    """How an allow rule names our command: as the markers do, and absolute for the project's
-    path as given and resolved (the hook names either); a path a shell would quote (a
-    space, a ``*``) gets no absolute form, since inside a rule it could widen it."""
+    """How an allow rule names our command: as the markers do, and absolute for the project as
+    given and resolved; a path a shell would quote gets none (inside a rule it could widen it)."""
     import shlex
 
     commands = [INSTALLED_COMMAND]
@@ -230,16 +225,14 @@ def _read_commands(cwd: str) -> List[str]:
 
 
 def allow_rules(cwd: str, harness: Any) -> List[str]:
-    """The rules ``init`` adds to the harness's allow list: the reads (never ``links``,
-    ``index`` or ``init``) through each form of our command, and its skill."""
+    """The rules ``init`` allows: the reads (never ``links``, ``index`` or ``init``), and the skill."""
     rules = [rule for command in _read_commands(cwd) for rule in harness.read_rules(command, READ_RULE_OPTIONS)]
     return rules + [harness.skill_rule(SKILL_NAME)]
 
 
 def merge_permissions(settings: Dict[str, Any], rules: List[str], harness: Any) -> Optional[Dict[str, Any]]:
-    """``settings`` with each of ``rules`` missing from the harness's allow list appended
-    (every other rule and key kept, in its order), or None when all are there;
-    SettingsUnusable for a wrong JSON type on the way."""
+    """``settings`` with the ``rules`` missing from the harness's allow list appended, or None when
+    none is; SettingsUnusable for a wrong JSON type on the way."""
     outer, inner = harness.settings_allow_keys
     allow = _nested_list(settings, outer, inner, harness, harness.hook_settings_file)
     missing = [rule for rule in dict.fromkeys(rules) if rule not in allow]
@@ -251,9 +244,8 @@ WRITE_PROBES = ("links add a b", "index set a /x", "init")
 
 
 def over_grants(cwd: str, harness: Any) -> List["tuple"]:
-    """``[(settings file, rule)]`` for each allow rule in the harness's project settings that
-    lets our command run ``links``, ``index`` or ``init`` unasked (the command with any
-    arguments, "don't ask again", any command), in file order; an unreadable file gives none."""
+    """``[(settings file, rule)]`` for each allow rule in the harness's project settings letting
+    our command run ``links``, ``index`` or ``init`` unasked (an unreadable file gives none)."""
     if not harness.settings_allow_keys:
         return []
     skill_dir = os.path.join(os.path.abspath(cwd), os.path.dirname(SKILL_FILE))
@@ -289,8 +281,7 @@ class PreparedHook(NamedTuple):
 
 
 def prepare_settings(cwd: str, harness: Any) -> PreparedHook:
-    """The harness's hook and read rules merged into its hook settings (``init --hook``);
-    SettingsUnusable, nothing written, for a file that cannot be merged into."""
+    """The harness's hook and read rules merged into its hook settings (``init --hook``); SettingsUnusable."""
     rules = allow_rules(cwd, harness)
     settings, size = load_hook_file(cwd, harness)
     hooked = merge_hook(settings, harness)
@@ -300,8 +291,8 @@ def prepare_settings(cwd: str, harness: Any) -> PreparedHook:
 
 
 def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
-    """The harness's hook settings object ({} when absent) and its size; SettingsUnusable for
-    a file not read or understood, or a symlink (a rewrite would replace the link with a copy)."""
+    """The harness's hook settings ({} when absent) and their size; SettingsUnusable for a file not
+    read or understood, or a symlink (a rewrite would replace the link with a copy)."""
     relative = harness.hook_settings_file
     path = os.path.join(cwd, relative)
     try:
@@ -319,8 +310,7 @@ def load_hook_file(cwd: str, harness: Any) -> Tuple[Dict[str, Any], int]:
 
 
 def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
-    """The settings as written: pretty (2-space indent) unless that would be more than twice
-    the original's size (a compact file of many tiny values), then compact."""
+    """The settings as written: pretty (2-space indent) unless much larger than the original, then compact."""
     pretty = (dumps_settings(merged, 2) + "\n").encode("utf-8")
     if len(pretty) <= _PRETTY_GROWTH * original_size + _PRETTY_SLACK:
         return pretty
@@ -328,8 +318,7 @@ def dump_settings(merged: Dict[str, Any], original_size: int = 0) -> bytes:
 
 
 def write_hook_file(cwd: str, harness: Any, merged: Optional[Dict[str, Any]], size: int = 0, done: str = "") -> Step:
-    """The hook settings file rewritten as ``merged`` (None: already registered), ``size`` the
-    original's; ``done`` says what the write did (default: the hook runs)."""
+    """The hook settings file rewritten as ``merged`` (None: already registered); ``done``: what it did."""
     relative, event = harness.hook_settings_file, harness.hook_event_session_start
     if merged is None:
         return Step("hook", relative, UNCHANGED, "%s hook already registered" % event)

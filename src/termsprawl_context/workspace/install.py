@@ -47,9 +47,6 @@ class InitReport(NamedTuple):
         return all(step.outcome not in (FAILED, SKIPPED) for step in self.steps)
 
 
-# --- the artifact ---------------------------------------------------------------------------
-
-
 def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
     """The one-file artifact this code runs from (the nearest ancestor of ``__file__`` that is a zip), or None."""
     if module_file is None:
@@ -81,9 +78,6 @@ def install_command(cwd: str, artifact: str) -> Step:
     return Step("command", INSTALLED_COMMAND, WRITTEN, "copied from %s" % artifact)
 
 
-# --- discovery markers ----------------------------------------------------------------------
-
-
 def _refusal(cwd: str, relative: str) -> Optional[str]:
     """Why a marker file will be left alone (the write layer's refusal), or None."""
     path = os.path.join(cwd, relative)
@@ -113,9 +107,6 @@ def plant_discovery(cwd: str) -> List[Step]:
         why = _refusal(cwd, relative) if outcome == discovery.FAILED else None
         steps.append(Step("discovery", relative, SKIPPED, why) if why else marker_step("discovery", relative, outcome))
     return steps
-
-
-# --- .termsprawl/.gitignore -----------------------------------------------------------------
 
 
 def _ignores(line: str, entry: str) -> bool:
@@ -162,9 +153,6 @@ def ignore_hook_file(cwd: str, relative: str, label: str) -> Step:
     """Keep the file at ``relative`` (the ``label`` CLI's hook for this person) out of git."""
     folder, name = os.path.split(relative)
     return ensure_gitignore(cwd, os.path.join(folder, ".gitignore"), name, HOOK_GITIGNORE_COMMENT % label)
-
-
-# --- init -----------------------------------------------------------------------------------
 
 
 def hook_harness():

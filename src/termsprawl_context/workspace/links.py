@@ -1,11 +1,8 @@
-"""Links between nodes: one JSON file per unordered pair, named canonically.
-
-``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
-with ``lo < hi``: linking a to b or b to a, once or twice, is one file. A pair whose
-name would not fit a file name (255 bytes less the atomic writer's temp name: two ids of
-up to 128 characters) is ``sha256-<hex of "lo\\nhi">.json``, never a short pair's name
-(which holds ``--``). Readers tolerate anything: a file that is not a valid link is
-ignored, one removed between listing and reading is not there.
+"""Links between nodes, one JSON file per unordered pair: ``.termsprawl/links/<lo>--<hi>.json``
+holds ``{"version": 1, "a": lo, "b": hi}`` with ``lo < hi``. A pair whose name would not fit
+(255 bytes less the atomic writer's temp name: two ids of up to 128 characters) is
+``sha256-<hex of "lo\\nhi">.json``, never a short pair's name (which holds ``--``). Readers
+tolerate anything: a file not a valid link is ignored, one removed meanwhile is not there.
 """
 
 from __future__ import annotations
@@ -72,8 +69,8 @@ def link_file_path(cwd: str, a: str, b: str) -> str:
 
 
 def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
-    """The pair a link file names, or None for junk, a wrong version, a missing or unsafe
-    id or a self link. Order and file name are not checked, as the context layer's."""
+    """The pair a link file names, or None for junk, a wrong version, a missing or unsafe id or a
+    self link (order and file name unchecked, as the context layer's)."""
     from termsprawl_context.jsonl import parse_object  # json costs nothing until a link exists
 
     entry = parse_object(raw)
@@ -110,8 +107,7 @@ def list_links(cwd: str) -> List[Link]:
 
 
 def add_link(cwd: str, a: str, b: str) -> str:
-    """Link ``a`` and ``b`` (idempotent); the link file's path. Raises BadNodeId (checked
-    first), SelfLink or WriteFailed; nothing is written before the ids pass."""
+    """Link ``a`` and ``b`` (idempotent): the link file's path; BadNodeId, SelfLink or WriteFailed."""
     from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 
     if not is_safe_id(a) or not is_safe_id(b):
@@ -128,9 +124,8 @@ def add_link(cwd: str, a: str, b: str) -> str:
 
 
 def remove_link(cwd: str, a: str, b: str) -> bool:
-    """Remove the link; False when there is none (unsafe ids and a self pair included).
-    WriteFailed when it cannot be removed, lies behind a symlink leaving the project, or
-    is a symlink (left alone)."""
+    """Remove the link; False when there is none (unsafe ids and a self pair included); WriteFailed
+    when it cannot be removed, lies behind a symlink leaving the project, or is a symlink."""
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return False
     path = link_file_path(cwd, a, b)
