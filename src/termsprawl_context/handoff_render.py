@@ -83,11 +83,6 @@ def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
     return "\n".join(lines)
 
 
-def format_markdown(peers: Sequence[PeerHandoff]) -> str:
-    """Every peer's block, separated by ``---`` lines."""
-    return PEER_SEPARATOR.join(format_peer_markdown(peer) for peer in peers)
-
-
 def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
     return {
         "peers": [
@@ -103,15 +98,13 @@ def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
     }
 
 
-def format_json(peers: Sequence[PeerHandoff]) -> str:
-    """The hand-off as one JSON line."""
+def render(peers: Sequence[PeerHandoff], fmt: str) -> str:
+    """The hand-off in ``fmt`` (one of ``FORMATS``: JSON on one line, else peers' Markdown blocks
+    separated by ``---`` lines), without a trailing newline."""
+    if fmt != FORMAT_JSON:
+        return PEER_SEPARATOR.join(format_peer_markdown(peer) for peer in peers)
     import json
 
     from termsprawl_context._output import terminal_safe_json
 
     return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
-
-
-def render(peers: Sequence[PeerHandoff], fmt: str) -> str:
-    """The hand-off in ``fmt`` (one of ``FORMATS``), without a trailing newline."""
-    return format_json(peers) if fmt == FORMAT_JSON else format_markdown(peers)
