@@ -192,15 +192,12 @@ _FILE_FACT_WORDS = (("exists", "does not exist"), ("regular file", "not a regula
 
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
+    safe = "a safe node id" if report.self_safe else "NOT a safe node id"
     lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
-    lines.append(
-        "self: %s (%s)" % (shown_id(report.self_id), "a safe node id" if report.self_safe else "NOT a safe node id")
-    )
+    lines.append("self: %s (%s)" % (shown_id(report.self_id), safe))
     if report.self_safe:
-        lines.append(
-            "self's own transcript: %s"
-            % (report.self_recorded if report.self_recorded else "not recorded (peers' dumps cannot show this node)")
-        )
+        recorded = report.self_recorded or "not recorded (peers' dumps cannot show this node)"
+        lines.append("self's own transcript: %s" % recorded)
     lines.append(
         "links: %d valid link file%s, %d naming self"
         % (report.link_files, "" if report.link_files == 1 else "s", len(report.peers))

@@ -121,11 +121,9 @@ SEEN_UUIDS_HELD = 1 << 16
 
 
 class _Collector(object):
-    """The selection, gathered backwards until it is known. An entry seen twice (one uuid,
-    two lines) counts once, at its last line, as ``assemble`` keeps it. Only the selection's
-    turns are held; uuids past ``SEEN_UUIDS_HELD`` are looked up in ``path`` (``seen`` holds
-    every uuid from ``covered_from`` on), a transcript in the model's own record shape;
-    without one ("") ``seen`` holds every uuid."""
+    """The selection, gathered backwards until known; an entry seen twice (one uuid) counts once,
+    at its last line, as ``assemble`` keeps it. Uuids past ``SEEN_UUIDS_HELD`` are looked up in
+    ``path`` (records in the model's shape; without one, "", ``seen`` holds every uuid)."""
 
     def __init__(self, window: int, prompts: int, tools: bool, path: str = "") -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
