@@ -14,7 +14,6 @@ import errno
 import os
 import stat
 
-from termsprawl_context.workspace import lazy_errors
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS
 
 TYPE_CHECKING = False
@@ -41,12 +40,10 @@ _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
 
 
-# ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
-__getattr__ = lazy_errors(__name__, "WriteRefused")
-
-
 def _refused(message: str) -> "WriteRefused":
-    return __getattr__("WriteRefused")(message)  # type: ignore[no-any-return]
+    from termsprawl_context.errors import WriteRefused  # loaded only when a write is refused (never by the dump)
+
+    return WriteRefused(message)
 
 
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
@@ -70,7 +67,9 @@ def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[
     try:
         st = _replaceable_stat(path, None, path)
     except OSError as exc:
-        if isinstance(exc, __getattr__("WriteRefused")):
+        from termsprawl_context.errors import WriteRefused
+
+        if isinstance(exc, WriteRefused):
             raise
         raise _refused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
     if st is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context import plain_tuple
-from termsprawl_context.workspace import files, lazy_errors
+from termsprawl_context.workspace import files
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
@@ -41,10 +41,6 @@ MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - files.TEMP_NAME_EXTRA_BYTES
 HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
-
-
-# ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
-__getattr__ = lazy_errors(__name__, "BadNodeId", "SelfLink")
 
 
 def links_dir(cwd: str) -> str:
