@@ -62,24 +62,20 @@ def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
     return entry if entry is not None and has_version(entry, INDEX_VERSION) else None
 
 
-def entry_harness(entry: dict) -> Optional[str]:
-    """The harness an index entry names (absent: the default), None for one this build lacks or junk."""
-    harness = entry.get(HARNESS_KEY, UNNAMED)
-    if not isinstance(harness, str) or harness not in KNOWN_HARNESSES:
-        return None
-    if harness == UNNAMED:
-        return harness  # (no module to load for the harness every entry names by default)
-    from termsprawl_context.harness import get
-
-    return harness if get(harness) is not None else None
-
-
 def _source(located: object) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object, or None."""
+    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object (absent: the
+    default harness), or None for junk or a harness this build lacks."""
     if not isinstance(located, dict):
         return None
-    harness, path = entry_harness(located), located.get("path")
-    return (path, harness) if harness is not None and isinstance(path, str) and path else None
+    harness, path = located.get(HARNESS_KEY, UNNAMED), located.get("path")
+    if not isinstance(harness, str) or harness not in KNOWN_HARNESSES or not isinstance(path, str) or not path:
+        return None
+    if harness != UNNAMED:  # (no module to load for the harness every entry names by default)
+        from termsprawl_context.harness import get
+
+        if get(harness) is None:
+            return None
+    return path, harness
 
 
 def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":
