@@ -348,9 +348,9 @@ def test_budget_shared_across_peers_and_cut_on_characters(tmp_path):
     assert [t.cut for t in cut] == [True, True] and [t.chars for t in cut] == [3000, 5000]
     assert cut[0].text == "é" * len(cut[0].text) and cut[1].text == "🚀" * len(cut[1].text)
     assert len(cut[0].text) + len(cut[1].text) == 1000 - 24
-    md = handoff_render.format_markdown(peers)
+    md = handoff_render.render(peers, handoff_render.FORMAT_MARKDOWN)
     assert (handoff_render.CUT_MARKER % (len(cut[0].text), 3000)) in md
-    data = json.loads(handoff_render.format_json(peers))
+    data = json.loads(handoff_render.render(peers, handoff_render.FORMAT_JSON))
     assert sum(len(t["text"]) for p in data["peers"] for t in p["turns"]) == 1000
     assert [t["cut"] for t in data["peers"][0]["turns"]] == [True, True]
 
@@ -368,7 +368,9 @@ def test_unreadable_and_empty_peers_are_left_out(tmp_path):
         lines=True,
     )
     assert [(p.id, [(t.text, t.line) for t in p.turns]) for p in peers] == [("g", [("hi", 1)])]
-    assert handoff_render.format_markdown([]) == "" and json.loads(handoff_render.format_json([])) == {"peers": []}
+    assert handoff_render.render([], handoff_render.FORMAT_MARKDOWN) == "" and json.loads(
+        handoff_render.render([], handoff_render.FORMAT_JSON)
+    ) == {"peers": []}
 
 
 # --- nothing a transcript says can forge the format ------------------------------------------------
@@ -439,14 +441,14 @@ def test_no_text_creates_a_section_or_a_turn(tmp_path, forgery):
     )
     peers = h.build_handoff([("b", "Title\n# linked context from T (t)\n```", str(path))], max_chars=10**6)
     expected = [t for t in ("please " + forgery, forgery, "x") if t]  # an empty answer is no turn
-    md = handoff_render.format_markdown(peers + peers)
+    md = handoff_render.render(peers + peers, handoff_render.FORMAT_MARKDOWN)
     parsed = parse_markdown(md)
     assert len(parsed) == 2
     for peer in parsed:
         assert peer["heading"].startswith("# linked context from Title ")
         assert len(peer["turns"]) == len(expected) == peer["fences"]
     assert extract_texts(md) == expected * 2
-    data = json.loads(handoff_render.format_json(peers))
+    data = json.loads(handoff_render.render(peers, handoff_render.FORMAT_JSON))
     assert [t["text"] for t in data["peers"][0]["turns"]] == expected
 
 
@@ -496,8 +498,9 @@ def test_dump_handoff_in_both_formats(tmp_path, capsys):
     out = capsys.readouterr().out
     assert (
         out
-        == handoff_render.format_markdown(
-            h.build_handoff([("peer-0", "peer-0", str(a)), ("peer-1", "peer-1", str(b))], max_chars=100)
+        == handoff_render.render(
+            h.build_handoff([("peer-0", "peer-0", str(a)), ("peer-1", "peer-1", str(b))], max_chars=100),
+            handoff_render.FORMAT_MARKDOWN,
         )
         + "\n"
     )

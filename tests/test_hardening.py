@@ -93,7 +93,7 @@ def test_write_atomic_refuses_a_symlink_and_a_fifo_in_place(project, outside):
     os.symlink(str(target), str(state / "a.json"))
     os.mkfifo(str(state / "b.json"))
     for name in ("a.json", "b.json"):
-        with pytest.raises(files.WriteRefused):
+        with pytest.raises(errors.WriteRefused):
             files.write_atomic(str(project), str(state / name), b"new")
     assert target.read_text() == "x" and os.path.islink(str(state / "a.json"))
     assert sorted(os.listdir(str(state))) == ["a.json", "b.json"]  # no temp file left behind
@@ -123,7 +123,7 @@ def test_a_folder_swapped_for_a_symlink_is_not_followed(project, outside, monkey
         return real
 
     monkeypatch.setattr(files, "_contained", swap_after_check)
-    with pytest.raises(files.WriteRefused):
+    with pytest.raises(errors.WriteRefused):
         files.write_atomic(str(project), str(state / "x.json"), b"{}")
     assert list(outside.iterdir()) == []
 
@@ -147,14 +147,14 @@ def test_agents_md_that_cannot_be_read_whole_is_kept(project, kind, run_pyz):
     before = snapshot(project / ".termsprawl")
     assert run_pyz(["links", "add", "aaa", "bbb", "--cwd", project]).returncode == 0
     assert snapshot(project / ".termsprawl")[str(path)] == before[str(path)]
-    with pytest.raises(files.WriteRefused):
+    with pytest.raises(errors.WriteRefused):
         files.read_managed_file(str(path))
 
 
 def test_read_managed_file_refuses_a_file_over_the_limit(project):
     path = project / "big"
     path.write_bytes(b"x" * 1001)
-    with pytest.raises(files.WriteRefused):
+    with pytest.raises(errors.WriteRefused):
         files.read_managed_file(str(path), 1000)
     assert files.read_managed_file(str(project / "absent")) is None
     assert files.read_managed_file(str(path), 1001) == b"x" * 1001
@@ -323,7 +323,7 @@ def test_home_rule_holds_for_the_write_layer_itself(tmp_path, monkeypatch):
     home = tmp_path / "h"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    with pytest.raises(files.WriteRefused):
+    with pytest.raises(errors.WriteRefused):
         files.write_atomic(str(home), str(home / ".claude" / "skills" / "x" / "SKILL.md"), b"x")
     assert not (home / ".claude").exists()
 

@@ -124,7 +124,7 @@ def test_nan_and_infinity_are_refused(project, run_pyz, flag, relative, literal)
 
 
 def test_settings_serialisation_is_json_dumps_where_no_number_needs_its_text():
-    from termsprawl_context.workspace.settings_json import dumps_settings, loads_settings
+    from termsprawl_context.workspace.hook_settings import dumps_settings, loads_settings
 
     value = {"a": [1, 2.5, -0.0, True, None, 'é\u2028"\\', {}, [], {"b": {"c": [[]]}}], "": 1e300}
     for indent, separators in ((2, None), (None, (",", ":"))):

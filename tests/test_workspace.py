@@ -141,7 +141,7 @@ def test_peers(tmp_path):
 
 
 def test_self_link_refused_and_nothing_written(tmp_path):
-    with pytest.raises(links.SelfLink) as info:
+    with pytest.raises(errors.SelfLink) as info:
         links.add_link(str(tmp_path), "aaa", "aaa")
     assert info.value.exit_code == EXIT_USAGE and info.value.message == "cannot link a node to itself"
     assert not (tmp_path / ".termsprawl").exists()
@@ -149,7 +149,7 @@ def test_self_link_refused_and_nothing_written(tmp_path):
 
 @pytest.mark.parametrize("bad", ["../etc", "aaa b"])
 def test_bad_id_refused_first(tmp_path, bad):
-    with pytest.raises(links.BadNodeId) as info:
+    with pytest.raises(errors.BadNodeId) as info:
         links.add_link(str(tmp_path), bad, bad)
     assert info.value.exit_code == EXIT_USAGE and info.value.message == "invalid node id"
     assert not (tmp_path / ".termsprawl").exists()

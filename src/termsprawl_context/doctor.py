@@ -1,9 +1,7 @@
-"""Why the dump printed what it printed: ``diagnose`` runs the dump's own peer walk
-(``dump.walk_peers``) and says, peer by peer, what was found and where the walk stopped,
-so its verdict is the dump's (which fails open: an empty dump says nothing of its cause).
-Rendered as text (``format_doctor``) or JSON (``report_json``); the other checks of the
-set-up (skill, allow rules, holders, unrecorded sessions) are its ``notes``.
-"""
+"""Why the dump printed what it printed: ``diagnose`` runs the dump's own peer walk and
+says, peer by peer, where it stopped (the dump fails open: an empty dump says nothing of
+its cause); the other checks of the set-up (skill, allow rules, holders, unrecorded
+sessions) are its ``notes``."""
 
 import os
 import stat
@@ -56,18 +54,17 @@ class PeerReport(NamedTuple):
     link_file: str  # the name of the link file that made it a peer
     index_file: str  # relative to the project
     recorded: Optional[str]  # the path as the index holds it
-    path: Optional[str]  # where that points (relative paths are from the project)
-    exists: bool
-    regular: bool
-    readable: bool
-    turns: int  # how many turns the dump prints (at most MAX_LINKED_TURNS)
-    more_turns: bool  # the transcript holds older printable turns the cap leaves out
-    title: str  # the title the dump's header uses
-    title_from_project: bool  # False: project.json had none, the id stands in
-    outcome: str  # PRINTED or the reason it is skipped
-    # What the hand-off (--format) would print of it: its turns (before the character
-    # budget), and how many of the dump's printed turns are the harness's, not the
-    # person's or the assistant's (slash command envelopes, task notifications, ...).
+    path: Optional[str] = None  # where that points (relative paths are from the project)
+    exists: bool = False
+    regular: bool = False
+    readable: bool = False
+    turns: int = 0  # how many turns the dump prints (at most MAX_LINKED_TURNS)
+    more_turns: bool = False  # the transcript holds older printable turns the cap leaves out
+    title: str = ""  # the title the dump's header uses
+    title_from_project: bool = False  # False: project.json had none, the id stands in
+    outcome: str = PRINTED  # or the reason it is skipped
+    # The hand-off's (--format) turns before the character budget, and how many of the dump's
+    # are the harness's, not the person's or the assistant's (slash commands, task notifications).
     handoff_turns: int = 0
     harness_turns: int = 0
 
@@ -116,12 +113,6 @@ def _peer_report(io: ProjectIO, visit: PeerVisit) -> PeerReport:
         link_file=visit.link_file,
         index_file=os.path.relpath(index_file, cwd),
         recorded=visit.recorded,
-        path=None,
-        exists=False,
-        regular=False,
-        readable=False,
-        turns=0,
-        more_turns=False,
         title=peer if title is None else title,
         title_from_project=title is not None,
     )
@@ -189,7 +180,7 @@ def verdict(report: DoctorReport) -> str:
 
 
 def report_json(report: DoctorReport) -> dict:
-    """The report as one JSON-ready object (field names as in the NamedTuples; ``self_id`` is ``self``)."""
+    """The report as one JSON-ready object (the NamedTuples' fields; ``self_id`` is ``self``)."""
     fields = {("self" if name == "self_id" else name): value for name, value in report._asdict().items()}
     peers = [dict(p._asdict(), printed=p.printed, reason=REASONS[p.outcome]) for p in report.peers]
     return dict(fields, peers=peers, printed_peers=len(report.printed), verdict=verdict(report))
@@ -201,15 +192,12 @@ _FILE_FACT_WORDS = (("exists", "does not exist"), ("regular file", "not a regula
 
 def format_doctor(report: DoctorReport) -> str:
     """The report as text a person reads, one line per fact."""
+    safe = "a safe node id" if report.self_safe else "NOT a safe node id"
     lines = ["project: %s%s" % (os.path.abspath(report.cwd), "" if report.state_dir else " (no .termsprawl folder)")]
-    lines.append(
-        "self: %s (%s)" % (shown_id(report.self_id), "a safe node id" if report.self_safe else "NOT a safe node id")
-    )
+    lines.append("self: %s (%s)" % (shown_id(report.self_id), safe))
     if report.self_safe:
-        lines.append(
-            "self's own transcript: %s"
-            % (report.self_recorded if report.self_recorded else "not recorded (peers' dumps cannot show this node)")
-        )
+        recorded = report.self_recorded or "not recorded (peers' dumps cannot show this node)"
+        lines.append("self's own transcript: %s" % recorded)
     lines.append(
         "links: %d valid link file%s, %d naming self"
         % (report.link_files, "" if report.link_files == 1 else "s", len(report.peers))
@@ -237,10 +225,9 @@ def format_doctor(report: DoctorReport) -> str:
 
 
 def _harness_notes(cwd: str):
-    """Per CLI, a sentence for each allow rule in its project settings that lets the model
-    run ``links``, ``index`` or ``init`` unasked (with the tight rules that replace it); and
-    a note when it was started below the project root while its instruction file imports
-    the block (an import its CLI may refuse from there). The two lists, in that order."""
+    """Per CLI: each allow rule letting the model run ``links``, ``index`` or ``init`` unasked;
+    a session started below the root while its instruction file imports the block (which its
+    CLI may refuse from there). The two lists."""
     over, below_root = [], []
     root = os.path.realpath(cwd)
     for harness in available():
@@ -266,9 +253,8 @@ def _harness_notes(cwd: str):
 
 
 def notes(cwd: str, self_id: str, peers: List[str]) -> List[str]:
-    """What else stands between the agents and the dump, a sentence each: the skill file, an
-    over-granting allow rule, a gone transcript, a node taken from a session still running,
-    a session recorded for no node (of ``self_id`` or ``peers``), a CLI started below the root."""
+    """What else stands between the agents and the dump, a sentence each (skill file, allow
+    rules, gone transcripts, a displaced node, unrecorded sessions, a CLI below the root)."""
     unfound = "is %%s: %s cannot discover the command (run `termsprawl-context init`)" % get(None).label
     said = {
         discovery.SKILL_EDITED: "was edited by its user: it is left alone, never refreshed (delete it and run "
@@ -317,8 +303,7 @@ def _recorded_everywhere(cwd: str) -> set:
 
 
 def _unrecorded_notes(cwd: str, nodes: List[str]) -> List[str]:
-    """For each node whose CLI holds a session of this project newer than its own, recorded
-    for no node: that session and the likely cause, with the fix."""
+    """Each node whose CLI holds a newer session of this project recorded for no node: why, and the fix."""
     recorded_all = None  # type: Optional[set]
     notes = []
     for node in dict.fromkeys(nodes):

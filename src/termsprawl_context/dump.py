@@ -1,11 +1,8 @@
-"""The peer walk, once: from a node to its linked peers, each peer's transcript, its
-printable turns and its title. The dump prints what it collects; ``doctor`` writes each
-step down, so its verdict is the dump's. It joins the project's state (``workspace``)
-with the transcript reader, above both, over an injected ``ContextIO`` (``ProjectIO``
-binds it to the project's files). It never fails: a peer without an index entry, a
-readable file or printable turns is skipped. On the dump's path: no ``typing``, ``re``
-or ``json`` at import, and each module is imported when a step needs it (a run with no
-peers never loads the transcript reader).
+"""The peer walk, once: from a node to its linked peers' transcripts, printable turns and
+titles, over an injected ``ContextIO`` (``ProjectIO``: the project's files). The dump prints
+what it collects; ``doctor`` writes each step down. It never fails: a peer without an index
+entry, a readable file or printable turns is skipped. No ``typing``, ``re`` or ``json`` at
+import; each module is imported when a step needs it (no peers: no transcript reader).
 """
 
 import os
@@ -20,29 +17,15 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.transcript.turns import Turn
     from termsprawl_context.workspace.links import LinkFile
 
-    class LinkedPeer(NamedTuple):
-        """A peer of the asking node and the name of the link file that makes it one."""
-
-        peer: str
-        link_file: str
-
-    class PeerVisit(NamedTuple):
-        """One step of the walk: ``recorded``, the index entry as written, and ``path``,
-        where it points, are None without one."""
-
-        peer: str
-        link_file: str
-        # Optional[str] each, None together, which a type cannot say (the doctor relies on it).
-        recorded: Any
-        path: Any
-        turns: List[Turn]
-
-    class PeerContext(NamedTuple):
-        """A peer the dump prints: its id, the title its header shows, its turns."""
-
-        peer: str
-        title: str
-        turns: List[Turn]
+    # A peer of the asking node and the link file that makes it one.
+    LinkedPeer = NamedTuple("LinkedPeer", [("peer", str), ("link_file", str)])
+    # One step of the walk: ``recorded`` (the index entry as written) and ``path`` (where it
+    # points) are None together without one, which a type cannot say (the doctor relies on it).
+    PeerVisit = NamedTuple(
+        "PeerVisit", [("peer", str), ("link_file", str), ("recorded", Any), ("path", Any), ("turns", List[Turn])]
+    )
+    # A peer the dump prints: its id, the title its header shows, its turns.
+    PeerContext = NamedTuple("PeerContext", [("peer", str), ("title", str), ("turns", List[Turn])])
 else:
     LinkedPeer = plain_tuple("LinkedPeer", "peer link_file")
     PeerVisit = plain_tuple("PeerVisit", "peer link_file recorded path turns")
@@ -71,8 +54,7 @@ class ContextIO(object):
         raise NotImplementedError
 
     def harness_of(self, peer_id: str) -> "Optional[str]":
-        """The harness the peer's index entry names, after ``recorded_path`` (None: the
-        default, read as the seed reads it)."""
+        """The harness the peer's entry names, after ``recorded_path`` (None: the default, read as the seed does)."""
         return None
 
 
@@ -91,8 +73,7 @@ def _peer_turns(io: ContextIO, peer: str, path: str, limit: "Optional[int]") -> 
 
 
 def walk_peers(self_id: str, io: ContextIO, limit: "Optional[int]" = None) -> "Iterator[PeerVisit]":
-    """Every linked peer in the dump's order with its last ``limit`` printable turns
-    (None: the dump's cap)."""
+    """Every linked peer in the dump's order with its last ``limit`` printable turns (None: the cap)."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         path = io.resolve(recorded) if recorded else None
@@ -111,8 +92,7 @@ def collect(self_id: str, io: ContextIO) -> "List[PeerContext]":
 
 
 def render(found: "List[PeerContext]") -> str:
-    """The dump's text, without the final newline (a run printing nothing never loads
-    the transcript reader)."""
+    """The dump's text, without the final newline (printing nothing loads no transcript reader)."""
     from termsprawl_context.transcript.turns import PEER_SEPARATOR, format_linked_context
 
     return PEER_SEPARATOR.join(format_linked_context(*peer) for peer in found)
@@ -131,11 +111,9 @@ class ProjectIO(ContextIO):
         if self._link_files is None:
             from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
-            if not os.path.isdir(state_path(self.cwd, LINKS_DIR)):
-                # A fresh project: scan_link_files's answer, without loading links.py on
-                # every turn of a lone agent.
-                self._link_files = []
-            else:
+            # A fresh project: scan_link_files's answer, without loading links.py on every turn of a lone agent.
+            self._link_files = []
+            if os.path.isdir(state_path(self.cwd, LINKS_DIR)):
                 from termsprawl_context.workspace.links import scan_link_files
 
                 self._link_files = scan_link_files(self.cwd)
@@ -149,16 +127,9 @@ class ProjectIO(ContextIO):
 
         if not is_safe_id(self_id):
             return []
-        found = []
         # Every valid link naming self, in file order, duplicates kept (as peers_of).
-        for f in files:
-            if f.pair is None:
-                continue
-            if f.pair.a == self_id:
-                found.append(LinkedPeer(f.pair.b, f.name))
-            elif f.pair.b == self_id:
-                found.append(LinkedPeer(f.pair.a, f.name))
-        return found
+        pairs = [(f.pair, f.name) for f in files if f.pair is not None and self_id in f.pair]
+        return [LinkedPeer(pair.b if pair.a == self_id else pair.a, name) for pair, name in pairs]
 
     def recorded_path(self, peer_id: str) -> "Optional[str]":
         from termsprawl_context.workspace.index import read_transcript_source
@@ -174,8 +145,7 @@ class ProjectIO(ContextIO):
         return self._harnesses.get(peer_id)
 
     def previous_source(self, peer_id: str) -> "Optional[tuple]":
-        """``(resolved path, harness)`` of the peer's previous session, which fills a
-        hand-off's short window, or None."""
+        """``(resolved path, harness)`` of the peer's previous session (filling a short hand-off), or None."""
         from termsprawl_context.workspace.index import read_previous_source
 
         found = read_previous_source(self.cwd, peer_id)

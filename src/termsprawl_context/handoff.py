@@ -1,14 +1,10 @@
-"""The intent-carrying hand-off: what a peer was asked to do and what it answered.
-
-The bare dump prints the last 40 user/assistant lines, where the person's instructions
-drown under tool narration and harness text (compaction summaries, slash command
-envelopes, ``isMeta`` bodies, inline sub-agent turns) prints as the peer's. The hand-off
-keeps the peer's own conversation as the record model classifies it
-(``transcript.entry.speaker``): the last ``window`` turns, plus the person's last
-``prompts`` prompts however old, plus the peer's last answer, read backwards only until
-all three are known (the cost follows the tail). ``--all`` (``tools=True``) adds tool
-calls and results as one-line summaries. How much text and its renderings are
-``handoff_render``'s. It reads no project state: the caller names peers, titles, paths.
+"""The hand-off: what a peer was asked to do and what it answered. Where the bare dump
+prints harness text (compaction summaries, slash command envelopes, ``isMeta`` bodies,
+inline sub-agent turns) as the peer's, this keeps the peer's own conversation as
+``transcript.entry.speaker`` classifies it: the last ``window`` turns, the person's last
+``prompts`` prompts however old and the last answer, read backwards only until all three
+are known. ``--all`` (``tools=True``) adds one-line tool call and result summaries. It
+reads no project state: the caller names peers, titles, paths.
 """
 
 from __future__ import annotations
@@ -44,14 +40,9 @@ HandoffTurn = namedtuple("HandoffTurn", "role text timestamp uuid line offset cu
 PeerHandoff = namedtuple("PeerHandoff", "id title path turns earlier", defaults=(False,))
 
 
-# --- one entry -> its turns -----------------------------------------------------------------
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _clip(text: str) -> str:
+    """``text`` on one line, cut to ``TOOL_SUMMARY_CHARS``."""
+    text = " ".join(text.split())
     return text if len(text) <= TOOL_SUMMARY_CHARS else text[: TOOL_SUMMARY_CHARS - 1] + "\u2026"
 
 
@@ -71,25 +62,24 @@ def tool_call_summary(call: model.ToolCall) -> str:
             import json
 
             detail = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return _clip(_one_line(("%s %s" % (call.name or "?", detail)).strip()))
+    return _clip("%s %s" % (call.name or "?", detail))
 
 
 def tool_result_summary(result: model.ToolResult, output: "Optional[str]" = None) -> str:
-    """``error: `` when the harness says so, the first non-blank line of the output (the
-    tool's own ``output``, past any wrapper the CLI put round it) and its line count."""
+    """``error: `` when the harness says so, the output's first non-blank line (past any
+    wrapper the CLI put round it) and its line count."""
     bodies = [output] if output is not None else tool_blocks.result_texts(result.content)
     lines = "\n".join(bodies).split("\n") if bodies else []
     first = next((line for line in lines if line.strip()), "")
-    text = _one_line(first) or "(no output)"
+    text = first or "(no output)"
     if len(lines) > 1:
         text += " (%d lines)" % len(lines)
     return _clip(("error: " if result.is_error else "") + text)
 
 
 def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[model.Entry]" = None) -> List[HandoffTurn]:
-    """The turns one entry contributes, in block order: the person's words (as cite's user
-    pool reads them; ``previous`` may be the local command this entry is the output of),
-    a slash command as typed (``/review parser.py``, which cite does not ground in), the
+    """The turns one entry contributes, in block order: the person's words (``previous``:
+    the local command this entry may be the output of), a slash command as typed, the
     assistant's text, a task notification's line, and with ``tools`` a summary per tool
     call and result. Sidechain, meta, compaction and other harness entries give none."""
     who = records.speaker(entry)
@@ -124,23 +114,16 @@ def entry_turns(entry: model.Entry, tools: bool = False, previous: "Optional[mod
     ]
 
 
-# --- which turns ------------------------------------------------------------------------------
-
-# The uuids held exactly while reading backwards: far more than a real session's tail
-# needs (40 turns are a few hundred entries). Past it, a turn about to be kept is checked
-# against the file itself (``_Collector._later``), so a session read to its start (fewer
-# than ``prompts`` prompts) holds a bounded set, not every uuid it has.
+# The uuids held exactly while reading backwards: far more than a real tail needs (40 turns
+# are a few hundred entries). Past it, a turn about to be kept is looked up in the file
+# (``_Collector._later``), so a session read to its start holds a bounded set.
 SEEN_UUIDS_HELD = 1 << 16
 
 
 class _Collector(object):
-    """The selection (the last ``window`` turns, the person's last ``prompts`` prompts and
-    the last answer), gathered backwards until it is known. An entry seen twice (one uuid,
-    two lines) counts once, at its last line, as ``assemble`` keeps it. Bounded: only the
-    selection's turns are held, and
-    uuids past ``SEEN_UUIDS_HELD`` are looked up in ``path`` (``_later``; ``seen`` holds
-    every uuid from ``covered_from`` on), a transcript in the model's own record shape;
-    without one ("") ``seen`` holds every uuid."""
+    """The selection, gathered backwards until known; an entry seen twice (one uuid) counts once,
+    at its last line, as ``assemble`` keeps it. Uuids past ``SEEN_UUIDS_HELD`` are looked up in
+    ``path`` (records in the model's shape; without one, "", ``seen`` holds every uuid)."""
 
     def __init__(self, window: int, prompts: int, tools: bool, path: str = "") -> None:
         self.window, self.prompts, self.tools = window, prompts, tools
@@ -150,9 +133,8 @@ class _Collector(object):
         self.seen = set()
         self.covered_from = None  # type: Any
         self.path = path
-        # The entry just after this one in the file (read first), whose turns wait for
-        # this one: it may be a local command's output, known only from its envelope.
-        # (entry, its turns, its uuid when its last copy is still unknown)
+        # (entry, its turns, its uuid when its last copy is unknown): the entry after this one,
+        # whose turns wait for it: it may be a local command's output, known from its envelope.
         self.waiting = None  # type: Any
 
     def _wanted(self, turn: HandoffTurn) -> bool:
@@ -163,8 +145,7 @@ class _Collector(object):
         return turn.role == ROLE_ASSISTANT and not self.answered
 
     def _keep(self, entry: model.Entry, turns: List[HandoffTurn], uuid: str) -> None:
-        """Count an entry's ``turns``, keeping those the selection can choose; ``uuid`` is
-        set when ``seen`` could not hold it, and a later line holding it wins."""
+        """Count an entry's ``turns``, keeping those the selection wants; a later line holding ``uuid`` wins."""
         if not turns:
             return
         found = list(reversed(turns))
@@ -203,9 +184,8 @@ class _Collector(object):
         return len(self.turns) >= self.window and self.persons >= self.prompts and self.answered
 
     def _later(self, uuid: str, start: int) -> bool:
-        """Whether an entry whose line begins in ``[start, covered_from)`` (None: the end)
-        has ``uuid``. Only lines that can spell it (its bytes or an ASCII escape: bytescan's
-        rule) are parsed, so a lookup costs about a read."""
+        """Whether an entry whose line begins in ``[start, covered_from)`` has ``uuid``; only lines
+        that can spell it (bytescan's rule) are parsed, so a lookup costs about a read."""
         from termsprawl_context.bytescan import Needles, has_ascii_escape
         from termsprawl_context.store.chunks import iter_chunks  # only past SEEN_UUIDS_HELD uuids
 
@@ -239,8 +219,7 @@ class _Collector(object):
 def select_from_entries(
     entries: Iterable[model.Entry], window: int = DEFAULT_TURNS, prompts: int = PROMPTS_KEPT, tools: bool = False
 ) -> List[HandoffTurn]:
-    """``_Collector``'s selection from entries read forward (a harness without a backward
-    reader), holding only what it can keep as they pass."""
+    """``_Collector``'s selection from entries read forward, holding only what it can keep."""
     tail = deque(maxlen=max(window, 0))  # type: deque
     asked = deque(maxlen=max(prompts, 0))  # type: deque
     answer = []  # type: list
@@ -264,11 +243,9 @@ def read_harness_turns(
     tools: bool = False,
     lines: bool = False,
 ) -> List[HandoffTurn]:
-    """The hand-off's turns of the transcript at ``path`` written by ``harness`` (a
-    ``Harness`` or a name; None: the default), with line numbers when ``lines``: through
-    the provider, backward when it can (records in the model's own shape can have a uuid
-    looked up in the file). Raises OSError when unreadable, ValueError for a harness this
-    build cannot read."""
+    """The hand-off's turns of ``path`` written by ``harness`` (a ``Harness`` or a name; None:
+    the default), read backward when it can, with line numbers when ``lines``. OSError when
+    unreadable, ValueError for a harness this build cannot read."""
     from termsprawl_context.harness import get
 
     if not hasattr(harness, "entries"):
@@ -284,8 +261,8 @@ def read_harness_turns(
 
 
 def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
-    """``turns`` with ``line`` counted from their offsets (the one cost that grows with
-    the file; only the JSON form pays it); unchanged when the file cannot be read."""
+    """``turns`` with ``line`` counted from their offsets (a cost that grows with the file:
+    only the JSON form pays it); unchanged when the file cannot be read."""
     try:
         with open_regular(path) as f:
             lines = line_numbers(f, [t.offset for t in turns])
@@ -295,9 +272,8 @@ def number_lines(path: str, turns: Sequence[HandoffTurn]) -> List[HandoffTurn]:
 
 
 def linked_sources(self_id: str, io: Any) -> Iterable[Any]:
-    """``(peer id, title or id, transcript path, harness name or None, the previous
-    session's (path, harness) or None)`` for each linked peer with an index entry, in
-    the dump's order, over the dump's ``ContextIO``."""
+    """``(peer, title or id, path, harness or None, previous (path, harness) or None)`` for each
+    linked peer with an index entry, in the dump's order, over the dump's ``ContextIO``."""
     for linked in io.linked_peers(self_id):
         recorded = io.recorded_path(linked.peer)
         if not recorded:
@@ -312,8 +288,7 @@ EARLIER_TITLE = "%s, earlier session"  # the heading of the turns a previous ses
 
 
 def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
-    """Why each of ``linked_sources``'s peers' transcript is gone, where its harness can
-    say (Gemini CLI deletes resumed chats)."""
+    """Why each ``linked_sources`` peer's transcript is gone, if its harness says (Gemini CLI deletes resumed chats)."""
     from termsprawl_context.harness import get
 
     notes = (get(source[3]).gone_note(project, source[0], source[2]) for source in peers if source[3])
@@ -331,9 +306,8 @@ def _turns_or_none(path: str, harness: Any, window: int, prompts: int, lines: bo
 def build_handoff(
     peers: Iterable[Any], window: int = DEFAULT_TURNS, max_chars: int = DEFAULT_MAX_CHARS, lines: bool = False
 ) -> List[PeerHandoff]:
-    """The hand-off of ``peers`` (``linked_sources``'s tuples, or ``(id, title, path)``),
-    the whole cut to ``max_chars``. Fails open as the dump does: a peer whose transcript
-    cannot be read or holds no turn is left out."""
+    """The hand-off of ``peers`` (``linked_sources``'s tuples, or ``(id, title, path)``) cut to
+    ``max_chars``; a peer whose transcript cannot be read or holds no turn is left out."""
     found = []
     for source in peers:
         peer_id, title, path, harness, previous = (tuple(source) + (None, None))[:5]

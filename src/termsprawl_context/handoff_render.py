@@ -1,10 +1,7 @@
-"""The hand-off's text: how much (a budget shared fairly across peers, then across each
-peer's turns, so short prompts stay whole and only the longest texts are cut, on
-code-point boundaries, with a visible marker) and its two renderings: Markdown in which
-no transcript text can forge a section or a turn (every text sits in a backtick fence
-longer than any backtick run inside it), and JSON. Pure functions over ``handoff``'s
-tuples.
-"""
+"""The hand-off's text: how much (a budget shared fairly across peers, then their turns,
+so only the longest texts are cut, in code points, with a marker) and its renderings:
+JSON, and Markdown in which no transcript text can forge a section or a turn (each text
+sits in a backtick fence longer than any backtick run inside it)."""
 
 from __future__ import annotations
 
@@ -28,13 +25,9 @@ CUT_MARKER = "[cut: %d of %d characters shown]"
 JSON_TURN_FIELDS = ("role", "text", "timestamp", "uuid", "line", "cut", "chars")  # in this order
 
 
-# --- how much text -----------------------------------------------------------------------------
-
-
 def share(sizes: Sequence[int], budget: int) -> List[int]:
-    """A max-min fair split of ``budget`` among claims of ``sizes``: none gets more than it
-    asks, what a small claim leaves goes to the larger; the parts sum to
-    ``min(budget, sum(sizes))``."""
+    """A max-min fair split of ``budget`` among claims of ``sizes`` (none gets more than it
+    asks; what a small claim leaves goes to the larger): summing to ``min(budget, sum(sizes))``."""
     parts = [0] * len(sizes)
     remaining = max(0, budget)
     order = sorted(range(len(sizes)), key=lambda i: (sizes[i], i))
@@ -46,8 +39,7 @@ def share(sizes: Sequence[int], budget: int) -> List[int]:
 
 
 def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHandoff]:
-    """The peers' turn texts cut, in code points, to ``max_chars`` together: shared fairly
-    across peers, then across each peer's turns."""
+    """The peers' turn texts cut to ``max_chars`` code points together, shared fairly."""
     wanted = [sum(len(t.text) for t in peer.turns) for peer in peers]
     result = []
     for peer, allowed in zip(peers, share(wanted, max_chars)):
@@ -57,12 +49,8 @@ def apply_budget(peers: Sequence[PeerHandoff], max_chars: int) -> List[PeerHando
     return result
 
 
-# --- rendering ------------------------------------------------------------------------------------
-
-
 def one_line(text: Any) -> str:
-    """``text`` as one line for a heading: line breaks (CommonMark's, splitlines's, a
-    terminal's) and other controls become spaces."""
+    """``text`` as one line for a heading: line breaks (any kind) and other controls become spaces."""
     if not isinstance(text, str):
         return ""
     from termsprawl_context._output import terminal_safe
@@ -79,9 +67,8 @@ def fence_for(*texts: str) -> str:
 
 
 def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
-    """One peer's block: heading and transcript path on lines of their own, then its turns
-    in one peer fence, each text in its own fence; no text can close a fence, so none
-    can start a section or a turn."""
+    """One peer's block: heading and transcript path on lines of their own, then its turns in
+    one peer fence, each text in its own fence, which no text can close."""
     body = []
     for turn in peer.turns:
         fence = fence_for(turn.text)
@@ -94,11 +81,6 @@ def format_peer_markdown(peer: PeerHandoff, heading: str = PEER_HEADING) -> str:
     head = "%s%s (%s)" % (heading, one_line(peer.title), one_line(peer.id))
     lines = [head, "transcript: " + one_line(peer.path), fence + PEER_FENCE_INFO, inner, fence]
     return "\n".join(lines)
-
-
-def format_markdown(peers: Sequence[PeerHandoff]) -> str:
-    """Every peer's block, separated by ``---`` lines."""
-    return PEER_SEPARATOR.join(format_peer_markdown(peer) for peer in peers)
 
 
 def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
@@ -116,15 +98,13 @@ def handoff_data(peers: Sequence[PeerHandoff]) -> dict:
     }
 
 
-def format_json(peers: Sequence[PeerHandoff]) -> str:
-    """The hand-off as one JSON line."""
+def render(peers: Sequence[PeerHandoff], fmt: str) -> str:
+    """The hand-off in ``fmt`` (one of ``FORMATS``: JSON on one line, else peers' Markdown blocks
+    separated by ``---`` lines), without a trailing newline."""
+    if fmt != FORMAT_JSON:
+        return PEER_SEPARATOR.join(format_peer_markdown(peer) for peer in peers)
     import json
 
     from termsprawl_context._output import terminal_safe_json
 
     return terminal_safe_json(json.dumps(handoff_data(peers), ensure_ascii=False))
-
-
-def render(peers: Sequence[PeerHandoff], fmt: str) -> str:
-    """The hand-off in ``fmt`` (one of ``FORMATS``), without a trailing newline."""
-    return format_json(peers) if fmt == FORMAT_JSON else format_markdown(peers)

@@ -1,13 +1,10 @@
-"""Recording a session's transcript from an agent CLI's hook, the loop the desktop app
-closes by itself, for agents run anywhere else: the payload checked against the harness's
-store, the node's index entry and discovery markers written, and the answer the CLI shows
-(``Harness.session_start_output``): a context line for the model, a title for a new
-session, a message for the person when nothing was recorded (the hook still exits 0).
-
-``<node>.holder.json`` beside the index entry names the session and the agent CLI's
-process that last recorded the node: another live process's session recording the same
-node is a second terminal with the same id; it takes the node (as the app's newest pty
-does) and both the person and ``doctor`` are told.
+"""Recording a session's transcript from an agent CLI's hook (the desktop app does it by
+itself): the payload checked against the harness's store, the node's index entry and
+discovery markers written, and the answer the CLI shows: a context line for the model, a
+title for a new session, a message for the person when nothing was recorded (exit 0).
+``<node>.holder.json`` names the session and CLI process that last recorded the node:
+another live process recording it is a second terminal with the same id; it takes the
+node (as the app's newest pty does) and both the person and ``doctor`` are told.
 """
 
 import os
@@ -76,15 +73,12 @@ class HookRecord(NamedTuple):
     kept: Optional[str] = None  # why .termsprawl/AGENTS.md was left alone (its markers), if it was
 
 
-# --- the project ----------------------------------------------------------------------------
-
-
 def hook_project(
     explicit: Optional[str], environ: Mapping[str, str], payload_cwd: str, own: Optional[str], harness: Any
 ) -> str:
-    """``--cwd``, else the installed command's own project, else the ``harness``'s project
-    variable, else the payload's ``cwd``: each the nearest project at or above it (a CLI
-    may start in a subdirectory), else itself; it must be a directory."""
+    """``--cwd``, else the installed command's project, else the harness's project variable,
+    else the payload's ``cwd``: the nearest project at or above it (a CLI may start in a
+    subdirectory), else itself, a directory."""
     if not explicit and own:
         return own
     variable = harness.project_dir_env
@@ -98,9 +92,6 @@ def hook_project(
                 raise _no_project("%s %s is not a directory" % (named, candidate), harness)
             return find_project(candidate, environ) or candidate
     raise _no_project("give --cwd" + (", or set $%s" % variable if variable else ""), harness)
-
-
-# --- who holds a node -----------------------------------------------------------------------
 
 
 def read_holder(cwd: str, node_id: str) -> "tuple":
@@ -144,8 +135,8 @@ def _proc_field(pid: int, name: str) -> Optional[str]:
 
 
 def agent_pid() -> int:
-    """The agent CLI process running this hook: the parent, or its parent when the parent
-    is the hook command's shell (read from /proc; without it the parent). 0 when unknown."""
+    """The agent CLI process running this hook: the parent, or its parent when that is the
+    hook command's shell (read from /proc). 0 when unknown."""
     parent = os.getppid()
     comm = _proc_field(parent, "comm")
     if comm is not None and os.path.basename(comm.strip()) in _SHELLS:
@@ -155,9 +146,6 @@ def agent_pid() -> int:
         if len(fields) > 1 and fields[1].isdigit():
             return int(fields[1])
     return parent if parent > 1 else 0
-
-
-# --- recording ------------------------------------------------------------------------------
 
 
 def record_from_hook(
@@ -170,10 +158,9 @@ def record_from_hook(
     own: Optional[str] = None,
     harness: Optional[str] = None,
 ) -> HookRecord:
-    """Read a hook payload from ``stream``, record where the session's conversation really
-    is (``Harness.hook_transcript``) for the node and refresh the discovery markers; a
-    Refusal when nothing was recorded. ``pid``: the agent CLI's process, ``own``: the
-    installed command's project, ``harness``: the one that ran the hook (each found by default)."""
+    """Record for the node where the payload's session really is and refresh the discovery
+    markers; a Refusal when nothing was recorded. ``pid`` (the CLI's process), ``own`` (the
+    installed command's project) and ``harness`` (the one that ran it) are found by default."""
     store = projects_dir(projects, environ)
     payload, chosen = read_harness_payload(stream, store, environ, harness)
     node_id = environ.get(NODE_ID_ENV)
@@ -236,8 +223,8 @@ def _hold(
 
 
 def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str], name: Optional[str] = None):
-    """``(HookInput, Harness)``: the payload read and checked against the store of the
-    harness named (``name``), else of the one whose store holds its transcript path."""
+    """``(HookInput, Harness)``: the payload checked against the store of the harness ``name``,
+    else of the one whose store holds its transcript path."""
     chosen = get(name) if name else None
     if name and chosen is None:
         raise HookRefused(
@@ -251,9 +238,6 @@ def read_harness_payload(stream: BinaryIO, store: str, environ: Mapping[str, str
     return checked_hook_input(payload, *chosen.hook_roots(store, environ)), chosen
 
 
-# --- what the hook says ---------------------------------------------------------------------
-
-
 class HookAnswer(NamedTuple):
     """``output`` for stdout (nothing when {}), ``warning`` for one stderr line (None: nothing)."""
 
@@ -262,8 +246,8 @@ class HookAnswer(NamedTuple):
 
 
 def read_command(project: str, node_id: str) -> str:
-    """The shell command that prints ``node_id``'s hand-off from anywhere: absolute and with
-    no shell variable, so the allow rule ``init --hook`` writes (``<command> --format *``) matches it."""
+    """The command printing ``node_id``'s hand-off from anywhere: absolute, no shell variable,
+    so the allow rule ``init --hook`` writes (``<command> --format *``) matches it."""
     argv = [command_path(project)] + HANDOFF_ARGS.split() + ["--cwd", os.path.abspath(project), "--self", node_id]
     return shlex.join(argv)
 
@@ -281,8 +265,8 @@ def context_line(project: str, node_id: str, peers, tool: str = "") -> Optional[
 
 
 def session_start(record: Callable[[], HookRecord], harness: Optional[str] = None) -> HookAnswer:
-    """Run ``record`` (a bound ``record_from_hook``) and say what the CLI that ran the hook
-    (``harness``, as its command names it; default: the payload's) shows. Never raises."""
+    """Run ``record`` (a bound ``record_from_hook``); what the CLI that ran the hook (``harness``;
+    default: the payload's) shows. Never raises."""
     named = get(harness) if harness else None
     try:
         done = record()

@@ -1,11 +1,9 @@
-"""The managed block in an AGENTS.md: what counts as ours, and how it is written.
-
-Only a real block is ours: the opening and the closing marker each alone on a line (a
-BOM or trailing blanks aside), outside a fenced code block, once each, the opening one
-first. A file that names a marker any other way (in prose, a code span, a code block,
-twice, out of order, one without the other) is refused by name (ManagedBlockRefused) and
-left byte for byte: taking the first opening marker to the first closing one as ours lost
-a person's lines between two mentions. Writing keeps every byte outside the block.
+"""The managed block in an AGENTS.md. Only a real block is ours: the opening and the
+closing marker each alone on a line (a BOM or trailing blanks aside), outside a fenced
+code block, once each, the opening one first. A file naming a marker any other way (prose,
+a code span or block, twice, out of order, one alone) is refused by name and left byte for
+byte: taking the first opening marker to the first closing one lost a person's lines
+between two mentions. Writing keeps every byte outside the block.
 """
 
 import re
@@ -25,9 +23,8 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
 
 def next_fence(bare: str, fence: str) -> str:
-    """The fence open after the line ``bare`` ("" outside a fenced code block): a run of
-    three or more backticks or tildes opens one; the same character, at least as many,
-    with nothing after, closes it (CommonMark's rule, indentation up to three spaces)."""
+    """The fence open after the line ``bare`` ("" outside one), by CommonMark's rule: three or
+    more backticks or tildes open one; as many of the same, with nothing after, close it."""
     found = _FENCE.match(bare)
     if not found:
         return fence
@@ -40,9 +37,8 @@ def next_fence(bare: str, fence: str) -> str:
 
 
 def _marker_uses(content: str) -> Tuple[Dict[str, List[Tuple[int, str, int, int]]], int]:
-    """``({marker: [(line number, how, start, end)]}, line)``: every occurrence of either
-    marker, ``how`` being OWN_LINE (the marker alone on its line: ``start:end`` spans the
-    line's text, its line ending excluded), INLINE or FENCED; and the line of a fence
+    """``({marker: [(line number, how, start, end)]}, line)``: every use of either marker
+    (``start:end``: its line's text, without the line ending) and the line of a fence
     still open at the end (0: none)."""
     uses = {MARKER_OPEN: [], MARKER_CLOSE: []}  # type: Dict[str, List[Tuple[int, str, int, int]]]
     fence, fence_line = "", 0
@@ -82,10 +78,9 @@ def _block_problem(uses: Dict[str, List[Tuple[int, str, int, int]]]) -> Optional
 
 
 def managed_block_span(content: str, shown: str) -> Optional[Tuple[int, int]]:
-    """``(start, end)`` of the managed block in ``content`` (the opening marker's line to the
-    closing one's, line endings outside), None when neither marker is there (the block is
-    appended then, so the file must not end inside a code block); any other use of the
-    markers raises ManagedBlockRefused naming ``shown``."""
+    """``(start, end)`` of the managed block in ``content`` (marker line to marker line), None
+    when neither marker is there (it is appended then: the file must not end inside a code
+    block); ManagedBlockRefused naming ``shown`` for any other use of the markers."""
     uses, unclosed = _marker_uses(content)
     if not uses[MARKER_OPEN] and not uses[MARKER_CLOSE]:
         if unclosed:  # appended there, the block would be code, and refused at the next refresh
@@ -98,8 +93,7 @@ def managed_block_span(content: str, shown: str) -> Optional[Tuple[int, int]]:
 
 
 def _line_ending(content: str, span: Optional[Tuple[int, int]]) -> str:
-    """CRLF or LF: the opening marker line's ending when there is a block (so a refresh
-    keeps what the block was written with), else the file's first line's."""
+    """CRLF or LF: the opening marker line's ending when there is a block, else the first line's."""
     if span is not None:
         rest = content[span[0] + len(MARKER_OPEN) :].lstrip(" \t")
         return "\r\n" if rest.startswith("\r\n") else "\n"
@@ -108,9 +102,8 @@ def _line_ending(content: str, span: Optional[Tuple[int, int]]) -> str:
 
 
 def upsert_block(content: str, block: str, shown: str) -> str:
-    """``content`` with the managed block refreshed in place, or appended after a blank line;
-    idempotent, every byte outside it kept, in the file's line ending. ManagedBlockRefused
-    (naming ``shown``) when the markers form no block."""
+    """``content`` with the managed block refreshed in place, or appended after a blank line, in
+    the file's line ending, every byte outside it kept; ManagedBlockRefused as above."""
     span = managed_block_span(content, shown)
     eol = _line_ending(content, span)
     block = block.replace("\n", eol)

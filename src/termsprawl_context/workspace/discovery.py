@@ -1,14 +1,11 @@
-"""Discovery markers: how an agent whose cwd is the project learns the command exists.
-
-Two files, best-effort and rewritten only when their content changes: a managed block in
-``.termsprawl/AGENTS.md`` (prose around it kept) and the default CLI's skill file. In a
-project the desktop app manages (``.termsprawl/project.json``) both texts are the
-context layer's, exactly, so neither rewrites the other's file; standalone, they name the
-hand-off in forms an allow rule can match (no shell variable). A skill file matching no
-text ever written here (``_written_here``) is its user's: left alone. With
-``init --claude-md`` the block is also written whole to that CLI's rules file, which
-Claude Code loads from the root and any folder below it with no prompt (it never reads
-AGENTS.md; an ``@`` import of it from CLAUDE.md asks for approval in a subdirectory).
+"""Discovery markers, how an agent in the project learns the command exists: a managed
+block in ``.termsprawl/AGENTS.md`` and the default CLI's skill file, best-effort, rewritten
+only when their content changes. In a project the desktop app manages both texts are the
+context layer's, exactly; standalone, they name the hand-off in forms an allow rule can
+match. A skill file matching no text ever written here is its user's: left alone. With
+``init --claude-md`` the block is also written to that CLI's rules file, which Claude Code
+loads from the root and any folder below it with no prompt (it never reads AGENTS.md; an
+``@`` import of it from CLAUDE.md asks for approval in a subdirectory).
 """
 
 import os
@@ -145,8 +142,7 @@ SKILL_FILE = _DEFAULT.skill_file(SKILL_NAME)
 RULES_FILE = _DEFAULT.rules_file(SKILL_NAME)
 
 
-# What happened to one marker file (the words init prints for the first two and the last;
-# init_steps, which the hook does not load, holds them too).
+# What happened to one marker file (init_steps, which the hook does not load, holds the words too).
 WRITTEN = "written"
 UNCHANGED = "unchanged"
 USER_EDITED = "user-edited"  # left alone: the user changed it
@@ -169,9 +165,8 @@ def wanted_skill(cwd: str) -> str:
 
 def refresh_marker(cwd: str, relative: str, render) -> str:
     """Rewrite one marker file if its content changes: ``render(current)`` gives the wanted
-    text, None (USER_EDITED: left alone) or raises a Refusal (REFUSED). Best-effort (FAILED,
-    never raises): what cannot be read whole or the write layer refuses is left alone, and
-    a directory inside another project gets nothing (no nested ``.termsprawl/``)."""
+    text, None (USER_EDITED) or raises a Refusal (REFUSED). Never raises (FAILED): what cannot
+    be read whole or written is left alone, and nothing nests a ``.termsprawl/`` in a project."""
     if enclosing_project(cwd):
         return FAILED
     path = os.path.join(cwd, relative)
@@ -194,7 +189,7 @@ def refresh_marker(cwd: str, relative: str, render) -> str:
 
 def check_agents_block(cwd: str, relative: str = AGENTS_FILE) -> None:
     """ManagedBlockRefused when the file at ``relative`` names the markers but holds no real
-    block; a file absent or unreadable passes (the write layer reports those)."""
+    block (an absent or unreadable one passes: the write layer reports those)."""
     data = read_small_file(os.path.join(cwd, relative))
     if data is not None:
         managed_block_span(data.decode("utf-8", "surrogateescape"), relative.replace(os.sep, "/"))
@@ -230,15 +225,13 @@ def refresh_discovery(cwd: str):
 
 
 def refresh_agents_block(cwd: str, relative: str = AGENTS_FILE) -> str:
-    """The managed block refreshed in place in the file at ``relative``, or appended
-    (``agents_block``'s rule): an outcome."""
+    """The managed block refreshed or appended in the file at ``relative``: an outcome."""
     block = wanted_block(cwd)
     return refresh_marker(cwd, relative, lambda current: upsert_block(current or "", block, relative))
 
 
 def ensure_context_discovery(cwd: str) -> Optional[str]:
-    """Plant or refresh both markers; the refusal's message when the AGENTS.md was left
-    alone for its markers (the hook tells the person), else None."""
+    """Plant or refresh both markers; the refusal's message when AGENTS.md was left alone for its markers."""
     refused = dict(refresh_discovery(cwd)).get(AGENTS_FILE) == REFUSED
     return agents_block_refusal(cwd) if refused else None
 
@@ -261,8 +254,7 @@ def import_line(harness) -> str:
 
 
 def imports_agents_file(content: str, import_line: str) -> bool:
-    """Some line of ``content``, outside a fenced code block (``agents_block``'s rule), is
-    the import line (an import inside a code block or span is not evaluated by Claude Code)."""
+    """Some line of ``content`` outside a fenced code block (which Claude Code does not evaluate) is the import."""
     fence = ""
     for line in content.splitlines():
         if not fence and line.strip() == import_line:
@@ -281,8 +273,7 @@ def add_import(content: str, import_line: str) -> str:
 
 
 def ensure_rules(cwd: str) -> str:
-    """Write the managed block whole to ``RULES_FILE``: an outcome. A file holding neither
-    block text was edited by its user and is left alone."""
+    """Write the managed block whole to ``RULES_FILE``: an outcome; one holding neither block text is left alone."""
     ours = (MANAGED_BLOCK + "\n", STANDALONE_BLOCK + "\n")
     wanted = wanted_block(cwd) + "\n"
     return refresh_marker(cwd, RULES_FILE, lambda current: wanted if current in (None,) + ours else None)

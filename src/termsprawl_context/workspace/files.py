@@ -1,13 +1,11 @@
-"""Files under ``<project>/.termsprawl/``: bounded reads and contained writes.
-
-Every write is a temp file in the target's folder, then ``os.replace``: a reader sees the
-old file or the new, never a torn one, and no lock is needed. Every write, rename and
-unlink is contained: the folders down to the target are opened one level at a time
-without following symlinks (one staying inside the project is resolved first, one
-leaving it refused) and the operation made relative to the opened folder, so a folder
-swapped for a symlink mid-write cannot redirect it. A managed file that is a symlink, a
-FIFO or a folder is left alone (``WriteRefused``), and nothing is written into the home
-directory's user-wide ``.claude/``, even when the project is the home directory.
+"""Files under ``<project>/.termsprawl/``: bounded reads and contained writes. A write is a
+temp file in the target's folder, then ``os.replace``: a reader sees the old file or the
+new, never a torn one, with no lock. The folders down to the target are opened one level
+at a time without following symlinks (one inside the project resolved first, one leaving
+it refused) and the operation made relative to the opened folder, so a folder swapped
+for a symlink mid-write cannot redirect it. A managed file that is a symlink, a FIFO or a
+folder is left alone (``WriteRefused``); nothing is written into the home directory's
+user-wide ``.claude/``, even when the project is the home directory.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ import errno
 import os
 import stat
 
-from termsprawl_context.workspace import lazy_errors
 from termsprawl_context.workspace.layout import HOME_HARNESS_DIRS
 
 TYPE_CHECKING = False
@@ -38,17 +35,15 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLL
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
 _TEMP_SUFFIX = ".tmp"
 _TEMP_RANDOM_BYTES = 6  # hex-spelled: twice as many characters
-# What the atomic writer's temp name adds to a managed file's name: ``.<name>.<hex>.tmp``. A
-# name must fit NAME_MAX with this added, or the write fails with "File name too long".
+# What the temp name adds to a managed file's: ``.<name>.<hex>.tmp``. A name must fit NAME_MAX
+# with this added, or the write fails with "File name too long".
 TEMP_NAME_EXTRA_BYTES = len("." + "." + "0" * 2 * _TEMP_RANDOM_BYTES + _TEMP_SUFFIX)
 
 
-# ``files.WriteRefused``, loading errors.py only when a write is refused (the dump never is).
-__getattr__ = lazy_errors(__name__, "WriteRefused")
-
-
 def _refused(message: str) -> "WriteRefused":
-    return __getattr__("WriteRefused")(message)  # type: ignore[no-any-return]
+    from termsprawl_context.errors import WriteRefused  # loaded only when a write is refused (never by the dump)
+
+    return WriteRefused(message)
 
 
 def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
@@ -67,13 +62,14 @@ def read_small_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[by
 
 
 def read_managed_file(path: str, limit: int = MAX_STATE_FILE_BYTES) -> Optional[bytes]:
-    """The bytes of a file we are about to rewrite (None: none there). WriteRefused for
-    what cannot be read whole (a symlink, even dangling, a FIFO, a folder, an unreadable
-    file, over ``limit``): a rewrite from part of it would lose the rest."""
+    """The bytes of a file we are about to rewrite (None: none there); WriteRefused for what
+    cannot be read whole (symlink, FIFO, folder, unreadable, over ``limit``): a rewrite would lose the rest."""
     try:
         st = _replaceable_stat(path, None, path)
     except OSError as exc:
-        if isinstance(exc, __getattr__("WriteRefused")):
+        from termsprawl_context.errors import WriteRefused
+
+        if isinstance(exc, WriteRefused):
             raise
         raise _refused("%s cannot be examined (%s); left alone" % (path, exc.strerror or exc)) from None
     if st is None:
@@ -124,8 +120,7 @@ def _contained(root: str, directory: str) -> str:
 
 
 def check_write_target(root: str, path: str) -> None:
-    """Raise WriteRefused when ``write_atomic(root, path, ...)`` would be refused for
-    where ``path`` lies (outside ``root``, or in the home directory's ``.claude/``)."""
+    """WriteRefused when ``write_atomic(root, path, ...)`` would be refused for where ``path`` lies."""
     _contained(root, os.path.dirname(path))
 
 
@@ -137,9 +132,8 @@ def _is_link(name: str, dir_fd: int) -> bool:
 
 
 def _open_dir(root: str, directory: str, create: bool) -> Optional[int]:
-    """A descriptor of ``directory`` (created level by level when ``create``), reached from
-    ``root`` without following any symlink; None where there is no dir_fd (its levels
-    then made and checked by path, and the caller's names are whole paths)."""
+    """A descriptor of ``directory`` (created level by level when ``create``) reached from ``root``
+    without following a symlink; None without dir_fd (levels checked by path, names whole paths)."""
     real = _contained(root, directory)
     if not _DIR_FD:
         if create:
@@ -172,8 +166,7 @@ def _open_dir(root: str, directory: str, create: bool) -> Optional[int]:
 
 
 def _make_dirs_by_path(root: str, directory: str) -> None:
-    """Create ``directory`` one level at a time, refusing a level that resolves outside
-    ``root``; one made concurrently is success."""
+    """Create ``directory`` level by level, refusing one that resolves outside ``root``."""
     relative = os.path.relpath(directory, root)
     current = root
     for part in [] if relative == os.curdir else relative.split(os.sep):
@@ -194,8 +187,7 @@ def file_mode(path: str) -> Optional[int]:
 
 
 def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Optional[os.stat_result]":
-    """The ``lstat`` of the regular file ``name`` we are about to replace (None: absent);
-    WriteRefused for anything else there."""
+    """The ``lstat`` of the regular file ``name`` about to be replaced (None: absent); else WriteRefused."""
     try:
         st = os.lstat(name, dir_fd=dir_fd)
     except FileNotFoundError:
@@ -208,9 +200,8 @@ def _replaceable_stat(name: str, dir_fd: "Optional[int]", shown: str) -> "Option
 
 
 def _replacement_mode(name: str, dir_fd: Optional[int], shown: str, mode: Optional[int]) -> int:
-    """The mode the file replacing ``name`` gets: ``mode``, else that of the regular file
-    it replaces, else what open() would give a new one (a temp file is created 0600);
-    WriteRefused for what may not be replaced."""
+    """``mode``, else that of the regular file ``name`` replaced, else what open() would give a new
+    one (a temp file is created 0600); WriteRefused for what may not be replaced."""
     st = _replaceable_stat(name, dir_fd, shown)
     if mode is not None:
         return mode
@@ -222,9 +213,8 @@ def _replacement_mode(name: str, dir_fd: Optional[int], shown: str, mode: Option
 
 
 def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) -> None:
-    """Replace ``path`` (inside ``root``) with ``data`` atomically, mode ``mode``, else the
-    replaced file's, else the umask's default; OSError (WriteRefused) otherwise, and no
-    temp file left behind."""
+    """Replace ``path`` (inside ``root``) with ``data`` atomically (mode: ``_replacement_mode``);
+    OSError (WriteRefused) otherwise, no temp file left behind."""
     from termsprawl_context.workspace.project import enclosing_project
 
     outer = enclosing_project(root)
@@ -257,8 +247,7 @@ def write_atomic(root: str, path: str, data: bytes, mode: Optional[int] = None) 
 
 
 def remove_within(root: str, path: str) -> bool:
-    """Unlink the regular file ``path`` inside ``root``; False when there was none.
-    WriteRefused outside the project or for anything but a regular file."""
+    """Unlink the regular file ``path`` inside ``root`` (False: none); WriteRefused for anything else."""
     directory, base = os.path.split(path)
     try:
         dfd = _open_dir(root, directory, create=False)
@@ -278,15 +267,14 @@ def remove_within(root: str, path: str) -> bool:
 
 
 def has_version(entry: dict, expected: int) -> bool:
-    """``entry["version"]`` is the JSON number ``expected`` (1 and 1.0 alike, as a
-    JavaScript reader sees them; ``true`` is not a number, though Python says it is 1)."""
+    """``entry["version"]`` is the JSON number ``expected`` (1 and 1.0 alike, as JavaScript sees them; not ``true``)."""
     version = entry.get("version")
     return isinstance(version, (int, float)) and not isinstance(version, bool) and version == expected
 
 
 def dump_json(value: object) -> bytes:
-    """JSON as the context layer writes it (2-space indent, final newline), non-ASCII as
-    is unless it cannot be UTF-8 (a path's undecodable bytes: escaped, to read back)."""
+    """JSON as the context layer writes it (2-space indent, final newline), non-ASCII as is
+    unless it cannot be UTF-8 (a path's undecodable bytes: escaped, to read back)."""
     import json
 
     text = json.dumps(value, indent=2, ensure_ascii=False)

@@ -1,10 +1,8 @@
-"""What ``init`` plants for the agent CLIs other than the default one, behind explicit
-options: each CLI's hook in its project settings file (merged by ``hook_settings``'s
-rules, kept out of git: its hook runs for anyone who trusts the project; never in the
-home directory), the files it owns wholly, its config's read permission, its instruction
-file's import, and (``--agents-md``) the managed block in the root ``AGENTS.md``: a
-deliberate exception to seed 000 (the layer never writes one), for CLIs such as Codex
-that read no other file and have no import syntax, written only when the person names it.
+"""What ``init`` plants for the other agent CLIs, behind explicit options: each CLI's hook in
+its project settings (kept out of git: its hook runs for anyone who trusts the project),
+the files it owns wholly, its config's read permission, its instruction file's import, and
+(``--agents-md``) the managed block in the root ``AGENTS.md``: a deliberate exception to
+seed 000, for CLIs such as Codex that read no other file and have no import syntax.
 """
 
 import os
@@ -27,8 +25,7 @@ MCP_COMMAND = walk_up_command('"$(pwd -P)"', "mcp")
 
 
 def prepare_hook(cwd: str, harness: Any) -> hook_settings.PreparedHook:
-    """Read and merge the harness's hook file: its hook, then what else it wants there (a
-    read server, a permission rule); raises SettingsUnusable (nothing written)."""
+    """The harness's hook file merged: its hook, a read server, a permission rule; SettingsUnusable."""
     settings, size = hook_settings.load_hook_file(cwd, harness)
     hooked = hook_settings.merge_hook(settings, harness)
     base = settings if hooked is None else hooked
@@ -40,17 +37,12 @@ def prepare_hook(cwd: str, harness: Any) -> hook_settings.PreparedHook:
 
 
 def register_harness_hook(cwd: str, prepared: hook_settings.PreparedHook, installed: bool) -> list:
-    """Write the merged hook file (with the default CLI's allow rules, a step of their own:
-    ``hook_settings.register_settings``) and keep it out of git; the steps, for init's report."""
+    """Write the merged hook file and keep it out of git; the steps, for init's report."""
     harness = prepared.harness
     relative = harness.hook_settings_file
     if not installed:
         return [Step("hook", relative, SKIPPED, install.NOT_INSTALLED)]
-    if prepared.rules:
-        steps = hook_settings.register_settings(cwd, prepared)
-    else:
-        done = "" if prepared.added else "settings completed"
-        steps = [hook_settings.write_hook_file(cwd, harness, prepared.merged, prepared.size, done)]
+    steps = hook_settings.register_settings(cwd, prepared)
     kept = [Step("hook", relative, KEPT, note) for note in prepared.notes]
     return steps + kept + [install.ignore_hook_file(cwd, relative, harness.label)]
 
@@ -64,8 +56,7 @@ def write_root_agents_block(cwd: str) -> "Step":
 
 
 def write_instruction_import(cwd: str, harness: Any) -> "Step":
-    """The managed block's import line in the harness's ``instruction_file`` (created if
-    absent, every other byte kept)."""
+    """The managed block's import line in the harness's ``instruction_file``, every other byte kept."""
     relative, line = harness.instruction_file, discovery.import_line(harness)
     outcome = discovery.refresh_marker(cwd, relative, lambda current: discovery.add_import(current or "", line))
     return install.marker_step("memory", relative, outcome, "imports %s" % line, "already imports %s" % line)
@@ -104,9 +95,8 @@ def write_owned_file(cwd: str, relative: str, content: bytes, mode: int) -> "Ste
 
 
 def write_owned_files(cwd: str, harness: Any) -> list:
-    """``Harness.owned_files`` written into the project (``write_owned_file`` each); one
-    that names the project's absolute path is this person's (a clone elsewhere would run
-    another project's command), so it is kept out of git as a hook settings file is."""
+    """``Harness.owned_files`` written into the project; one naming the project's absolute path
+    is this person's (a clone elsewhere would run another project's command): kept out of git."""
     project = os.path.abspath(cwd)
     steps = []
     for relative, content, mode in harness.owned_files(cwd, hook_command(harness)):
@@ -119,8 +109,7 @@ def write_owned_files(cwd: str, harness: Any) -> list:
 
 
 def merge_harness_config(cwd: str, harness: Any) -> list:
-    """The harness's ``config_file`` merged by its ``merge_config``: written when it changes,
-    FAILED (untouched) when it is no plain JSON object; [] for a harness with none."""
+    """The harness's ``config_file`` merged by its ``merge_config`` (FAILED: no plain JSON object)."""
     relative = harness.config_file
     if not relative:
         return []

@@ -1,13 +1,5 @@
 """Node ids: the one predicate every id passes before it becomes part of a file name."""
 
-from __future__ import annotations
-
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Any
-
-
 # First character alphanumeric, at most 128, no dots, slashes or spaces: an id never names
 # a parent directory, a hidden file or a path outside its folder. The pattern is the rule
 # as documented; the predicate applies it without ``re``, which the dump would pay for.
@@ -26,7 +18,7 @@ def shown_id(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def is_safe_id(value: Any) -> bool:
+def is_safe_id(value: object) -> bool:
     """True for a string that may be used as a node id (and so as a file name)."""
     return (
         isinstance(value, str)

@@ -1,8 +1,7 @@
-"""The transcript index, which transcript file each node writes (the app learns it from
-hook events; the command has none): ``.termsprawl/transcripts/<node>.json`` holds
-``{"version": 1, "path"}`` and a ``"harness"`` unless it is the default one (so every
-version-1 file stays valid). A relative path is from the project (a committed demo works
-wherever cloned). Reads fail open: anything odd, or a harness not built in, is no entry.
+"""The transcript index: ``.termsprawl/transcripts/<node>.json`` holds ``{"version": 1,
+"path"}`` and a ``"harness"`` unless it is the default one (so every version-1 file stays
+valid). A relative path is from the project (a committed demo works wherever cloned).
+Reads fail open: anything odd, or a harness not built in, is no entry.
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ def index_file_path(cwd: str, node_id: str) -> str:
 def record_transcript_path(
     cwd: str, node_id: str, transcript_path: str, harness: Optional[str] = None, previous: "Optional[tuple]" = None
 ) -> bool:
-    """Record ``transcript_path`` (written by ``harness``) for ``node_id``; True when written,
-    False for an unsafe id, an empty path or an I/O failure (a hook must never fail for it)."""
+    """Record ``transcript_path`` (written by ``harness``) for ``node_id``; False for an unsafe
+    id, an empty path or an I/O failure (a hook must never fail for it)."""
     if not is_safe_id(node_id) or not isinstance(transcript_path, str) or not transcript_path:
         return False
     try:
@@ -58,33 +57,25 @@ def _located(path: str, harness: Optional[str]) -> dict:
 
 def read_index_entry(cwd: str, node_id: str) -> Optional[dict]:
     """The node's index object, or None (unsafe id, absent, junk, wrong version)."""
-    if not is_safe_id(node_id):
-        return None
-    data = read_small_file(index_file_path(cwd, node_id))
+    data = read_small_file(index_file_path(cwd, node_id)) if is_safe_id(node_id) else None
     entry = parse_object(data) if data is not None else None
-    if entry is None or not has_version(entry, INDEX_VERSION):
-        return None
-    return entry
-
-
-def entry_harness(entry: dict) -> Optional[str]:
-    """The harness an index entry names (absent: the default), None for one this build lacks or junk."""
-    harness = entry.get(HARNESS_KEY, UNNAMED)
-    if not isinstance(harness, str) or harness not in KNOWN_HARNESSES:
-        return None
-    if harness == UNNAMED:
-        return harness  # (no module to load for the harness every entry names by default)
-    from termsprawl_context.harness import get
-
-    return harness if get(harness) is not None else None
+    return entry if entry is not None and has_version(entry, INDEX_VERSION) else None
 
 
 def _source(located: object) -> "Optional[tuple]":
-    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object, or None."""
+    """``(path as written, harness name)`` of a ``{"path", "harness"?}`` object (absent: the
+    default harness), or None for junk or a harness this build lacks."""
     if not isinstance(located, dict):
         return None
-    harness, path = entry_harness(located), located.get("path")
-    return (path, harness) if harness is not None and isinstance(path, str) and path else None
+    harness, path = located.get(HARNESS_KEY, UNNAMED), located.get("path")
+    if not isinstance(harness, str) or harness not in KNOWN_HARNESSES or not isinstance(path, str) or not path:
+        return None
+    if harness != UNNAMED:  # (no module to load for the harness every entry names by default)
+        from termsprawl_context.harness import get
+
+        if get(harness) is None:
+            return None
+    return path, harness
 
 
 def read_transcript_source(cwd: str, node_id: str) -> "Optional[tuple]":

@@ -1,8 +1,7 @@
-"""Standalone use: without the desktop app nothing writes the index, so ``init_project``
+"""Standalone use (without the desktop app nothing writes the index): ``init_project``
 installs the running one-file artifact as ``.termsprawl/bin/termsprawl-context``, plants
 the discovery markers, keeps the personal index out of git and, optionally, registers the
-default CLI's SessionStart hook (``hooks.record_from_hook``). Every write is atomic and
-inside the project; the settings merge is ``hook_settings``'s.
+default CLI's SessionStart hook.
 """
 
 import os
@@ -11,15 +10,7 @@ from typing import List, NamedTuple, Optional
 
 from termsprawl_context.errors import InsideProject, NotFound
 from termsprawl_context.harness import available
-from termsprawl_context.workspace import discovery
-from termsprawl_context.workspace.files import (
-    check_write_target,
-    file_mode,
-    read_managed_file,
-    read_small_file,
-    write_atomic,
-)
-
+from termsprawl_context.workspace import discovery, files
 from termsprawl_context.workspace.layout import INSTALLED_COMMAND, STATE_DIR, TRANSCRIPTS_DIR
 from termsprawl_context.workspace.hook_settings import prepare_settings
 from termsprawl_context.workspace.init_steps import FAILED, KEPT, SKIPPED, UNCHANGED, WRITTEN, Step, failed
@@ -56,12 +47,8 @@ class InitReport(NamedTuple):
         return all(step.outcome not in (FAILED, SKIPPED) for step in self.steps)
 
 
-# --- the artifact ---------------------------------------------------------------------------
-
-
 def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
-    """The one-file artifact this code runs from (the nearest ancestor of a module's
-    ``__file__`` that is a regular file, a zip), or None."""
+    """The one-file artifact this code runs from (the nearest ancestor of ``__file__`` that is a zip), or None."""
     if module_file is None:
         import termsprawl_context
 
@@ -79,27 +66,24 @@ def running_artifact(module_file: Optional[str] = None) -> Optional[str]:
 def install_command(cwd: str, artifact: str) -> Step:
     """Copy ``artifact`` to ``INSTALLED_COMMAND`` (0755), atomically, when the bytes or mode differ."""
     target = os.path.join(cwd, INSTALLED_COMMAND)
-    data = read_small_file(artifact, MAX_ARTIFACT_BYTES)
+    data = files.read_small_file(artifact, MAX_ARTIFACT_BYTES)
     if data is None:
         return Step("command", INSTALLED_COMMAND, FAILED, "cannot read %s" % artifact)
-    if read_small_file(target, MAX_ARTIFACT_BYTES) == data and file_mode(target) == COMMAND_MODE:
+    if files.read_small_file(target, MAX_ARTIFACT_BYTES) == data and files.file_mode(target) == COMMAND_MODE:
         return Step("command", INSTALLED_COMMAND, UNCHANGED, "same as %s" % artifact)
     try:
-        write_atomic(cwd, target, data, mode=COMMAND_MODE)
+        files.write_atomic(cwd, target, data, mode=COMMAND_MODE)
     except OSError as exc:
         return failed("command", INSTALLED_COMMAND, exc)
     return Step("command", INSTALLED_COMMAND, WRITTEN, "copied from %s" % artifact)
-
-
-# --- discovery markers ----------------------------------------------------------------------
 
 
 def _refusal(cwd: str, relative: str) -> Optional[str]:
     """Why a marker file will be left alone (the write layer's refusal), or None."""
     path = os.path.join(cwd, relative)
     try:
-        check_write_target(cwd, path)
-        read_managed_file(path)
+        files.check_write_target(cwd, path)
+        files.read_managed_file(path)
     except OSError as exc:
         return exc.strerror or str(exc)
     return None
@@ -125,12 +109,8 @@ def plant_discovery(cwd: str) -> List[Step]:
     return steps
 
 
-# --- .termsprawl/.gitignore -----------------------------------------------------------------
-
-
 def _ignores(line: str, entry: str) -> bool:
-    """Whether a ``.gitignore`` line ignores ``entry`` (a name, or a folder ending in ``/``):
-    rooted or not, the folder's contents, a glob."""
+    """A ``.gitignore`` line ignores ``entry`` (a name, or a folder ending in ``/``) rooted or not, or a glob."""
     import fnmatch
 
     pattern = line.strip().lstrip("/")
@@ -155,7 +135,7 @@ def ensure_gitignore(
 ) -> Step:
     """Keep ``entry`` out of git with the ``.gitignore`` at ``relative``, merged into."""
     path = os.path.join(cwd, relative)
-    data = read_small_file(path)
+    data = files.read_small_file(path)
     if data is None and os.path.lexists(path):
         return Step("gitignore", relative, FAILED, "exists but is not a readable regular file")
     current = data.decode("utf-8", "surrogateescape") if data is not None else ""
@@ -163,7 +143,7 @@ def ensure_gitignore(
     if data is not None and wanted == current:
         return Step("gitignore", relative, UNCHANGED, "already ignores %s" % entry)
     try:
-        write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
+        files.write_atomic(cwd, path, wanted.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         return failed("gitignore", relative, exc)
     return Step("gitignore", relative, WRITTEN, "ignores %s" % entry)
@@ -175,20 +155,16 @@ def ignore_hook_file(cwd: str, relative: str, label: str) -> Step:
     return ensure_gitignore(cwd, os.path.join(folder, ".gitignore"), name, HOOK_GITIGNORE_COMMENT % label)
 
 
-# --- init -----------------------------------------------------------------------------------
-
-
 def hook_harness():
     """The CLI whose hook and read rules ``init --hook`` registers (its ``hook`` option)."""
     return next(h for h in available() if "hook" in h.init_options)
 
 
 def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_rules: bool = False) -> InitReport:
-    """Install the command, markers, .gitignore, (``write_rules``) the rules file holding the
-    block and (``hook``) the SessionStart hook, its settings file kept out of git. Refuses
-    before writing anything when there is no artifact, the directory is missing or inside
-    another project, the AGENTS.md markers are no block, or the settings cannot be merged;
-    a failed step is FAILED, and the hook SKIPPED unless the command it runs is in place."""
+    """Install the command, markers, .gitignore, (``write_rules``) the rules file and (``hook``)
+    the SessionStart hook. Refuses before writing anything without an artifact, a directory
+    or outside another project, when the AGENTS.md markers are no block or the settings
+    cannot be merged; the hook is SKIPPED unless the command it runs is in place."""
     if not artifact:
         raise NotFound("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
     if not os.path.isdir(cwd):

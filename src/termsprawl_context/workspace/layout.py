@@ -1,8 +1,7 @@
-"""Where ``.termsprawl/`` state lives (names, the one join under it) and which project an
-installed copy serves, alone so the dump asks both without loading the writers, the link
-reader or the project finder. The read boundary: an installed copy (the only command a
-CLI's permission rules let run unasked) reads its own project's state and no other's; the
-artifact run from elsewhere reads the project it is told (``--cwd``)."""
+"""Where ``.termsprawl/`` state lives and which project an installed copy serves, alone so
+the dump asks both without loading the writers. The read boundary: an installed copy (the
+only command a CLI's permission rules let run unasked) reads its own project's state and
+no other's; the artifact run from elsewhere reads the project it is told (``--cwd``)."""
 
 import os
 
@@ -30,9 +29,8 @@ INSTALLED_COMMAND = os.path.join(STATE_DIR, "bin", "termsprawl-context")
 
 
 def installed_project(path: "Optional[str]") -> "Optional[str]":
-    """The project whose installed command ``path`` is or lies inside (a module in the
-    artifact), or None; taken as spelled, not resolved (a copy serves where it was run
-    from), and ``.termsprawl`` must be a real directory (a symlink would serve any state)."""
+    """The project whose installed command ``path`` is or lies in, or None; taken as spelled (a
+    copy serves where it was run from); ``.termsprawl`` a real directory (a symlink would serve any state)."""
     if not path:
         return None
     marker = os.sep + INSTALLED_COMMAND
@@ -56,8 +54,8 @@ def running_project() -> "Optional[str]":
 
 
 def serves(project: str, directory: str) -> bool:
-    """Whether ``directory`` (resolved) is ``project`` or inside it with no other project on
-    the way: what an installed copy of ``project`` accepts as ``--cwd``."""
+    """``directory`` (resolved) is ``project`` or inside it with no other project on the way
+    (what an installed copy of ``project`` accepts as ``--cwd``)."""
     try:
         root = os.path.realpath(project)
         current = os.path.realpath(directory)

@@ -1,11 +1,8 @@
-"""Links between nodes: one JSON file per unordered pair, named canonically.
-
-``<cwd>/.termsprawl/links/<lo>--<hi>.json`` holds ``{"version": 1, "a": lo, "b": hi}``
-with ``lo < hi``: linking a to b or b to a, once or twice, is one file. A pair whose
-name would not fit a file name (255 bytes less the atomic writer's temp name: two ids of
-up to 128 characters) is ``sha256-<hex of "lo\\nhi">.json``, never a short pair's name
-(which holds ``--``). Readers tolerate anything: a file that is not a valid link is
-ignored, one removed between listing and reading is not there.
+"""Links between nodes, one JSON file per unordered pair: ``.termsprawl/links/<lo>--<hi>.json``
+holds ``{"version": 1, "a": lo, "b": hi}`` with ``lo < hi``. A pair whose name would not fit
+(255 bytes less the atomic writer's temp name: two ids of up to 128 characters) is
+``sha256-<hex of "lo\\nhi">.json``, never a short pair's name (which holds ``--``). Readers
+tolerate anything: a file not a valid link is ignored, one removed meanwhile is not there.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from __future__ import annotations
 import os
 
 from termsprawl_context import plain_tuple
-from termsprawl_context.workspace import files, lazy_errors
+from termsprawl_context.workspace import files
 from termsprawl_context.workspace.ids import is_safe_id
 from termsprawl_context.workspace.layout import LINKS_DIR, state_path
 
@@ -21,26 +18,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
     from typing import Any, List, NamedTuple, Optional, Union
 
-    class LinkPair(NamedTuple):
-        """The two node ids a link file names (checked by the caller, so typed as read)."""
-
-        a: Any
-        b: Any
-
-    class Link(NamedTuple):
-        """A valid link and the file that holds it."""
-
-        a: str
-        b: str
-        path: str
-
-    class LinkFile(NamedTuple):
-        """A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a
-        valid link (and so is ignored)."""
-
-        name: str
-        path: str
-        pair: Optional[LinkPair]
+    # The two node ids a link file names (checked by the caller, so typed as read).
+    LinkPair = NamedTuple("LinkPair", [("a", Any), ("b", Any)])
+    # A valid link and the file that holds it.
+    Link = NamedTuple("Link", [("a", str), ("b", str), ("path", str)])
+    # A ``*.json`` entry of the links folder; ``pair`` is None when the file is not a valid link (ignored).
+    LinkFile = NamedTuple("LinkFile", [("name", str), ("path", str), ("pair", Optional[LinkPair])])
 else:
     # Plain tuple classes, not namedtuples (compiled at import): a printing dump loads this module.
     LinkPair = plain_tuple("LinkPair", "a b")
@@ -58,10 +41,6 @@ MAX_LINK_NAME_BYTES = MAX_FILE_NAME_BYTES - files.TEMP_NAME_EXTRA_BYTES
 HASHED_NAME_PREFIX = "sha256-"
 # A link file is three short fields; anything much larger is not one.
 MAX_LINK_FILE_BYTES = 64 * 1024
-
-
-# ``links.BadNodeId``, ``links.SelfLink``: errors.py loads only when a refusal is raised.
-__getattr__ = lazy_errors(__name__, "BadNodeId", "SelfLink")
 
 
 def links_dir(cwd: str) -> str:
@@ -86,8 +65,8 @@ def link_file_path(cwd: str, a: str, b: str) -> str:
 
 
 def parse_link_file(raw: Union[bytes, str]) -> Optional[LinkPair]:
-    """The pair a link file names, or None for junk, a wrong version, a missing or unsafe
-    id or a self link. Order and file name are not checked, as the context layer's."""
+    """The pair a link file names, or None for junk, a wrong version, a missing or unsafe id or a
+    self link (order and file name unchecked, as the context layer's)."""
     from termsprawl_context.jsonl import parse_object  # json costs nothing until a link exists
 
     entry = parse_object(raw)
@@ -124,8 +103,7 @@ def list_links(cwd: str) -> List[Link]:
 
 
 def add_link(cwd: str, a: str, b: str) -> str:
-    """Link ``a`` and ``b`` (idempotent); the link file's path. Raises BadNodeId (checked
-    first), SelfLink or WriteFailed; nothing is written before the ids pass."""
+    """Link ``a`` and ``b`` (idempotent): the link file's path; BadNodeId, SelfLink or WriteFailed."""
     from termsprawl_context.errors import BadNodeId, SelfLink, WriteFailed
 
     if not is_safe_id(a) or not is_safe_id(b):
@@ -142,9 +120,8 @@ def add_link(cwd: str, a: str, b: str) -> str:
 
 
 def remove_link(cwd: str, a: str, b: str) -> bool:
-    """Remove the link; False when there is none (unsafe ids and a self pair included).
-    WriteFailed when it cannot be removed, lies behind a symlink leaving the project, or
-    is a symlink (left alone)."""
+    """Remove the link; False when there is none (unsafe ids and a self pair included); WriteFailed
+    when it cannot be removed, lies behind a symlink leaving the project, or is a symlink."""
     if not is_safe_id(a) or not is_safe_id(b) or a == b:
         return False
     path = link_file_path(cwd, a, b)

@@ -1,8 +1,7 @@
 """Which project (a directory holding ``.termsprawl/``) a command works on when not told:
-its installed copy's own, else the nearest at or above the working directory. The walk
-stops at the home directory and the filesystem root (a stray ``~/.termsprawl`` would
-capture every directory below home). Writers refuse to start a project inside another
-(``enclosing_project``). On the dump's path: no ``typing``, ``re`` or ``json`` at import.
+its installed copy's own, else the nearest at or above the working directory, below home
+and the root (a stray ``~/.termsprawl`` would capture every directory below home). On the
+dump's path: no ``typing``, ``re`` or ``json`` at import.
 """
 
 from __future__ import annotations
@@ -34,8 +33,7 @@ def _is_project(directory: str) -> bool:
 
 
 def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
-    """The nearest project at or above ``start`` below home and the root, or None; ``start``
-    made absolute, not resolved, so the answer reads as the user's own path."""
+    """The nearest project at or above ``start`` (made absolute, not resolved: the user's own path)."""
     home = _home(environ)
     try:
         current = os.path.abspath(start)
@@ -51,8 +49,7 @@ def find_project(start: str, environ: "Optional[Mapping[str, str]]" = None) -> "
 
 
 def enclosing_project(directory: str, environ: "Optional[Mapping[str, str]]" = None) -> "Optional[str]":
-    """The project strictly above ``directory`` when it is none itself (where a write would
-    nest a ``.termsprawl/``), else None."""
+    """The project strictly above ``directory`` when it is none itself (a write would nest one)."""
     try:
         absolute = os.path.abspath(directory)
     except OSError:  # a relative path, and the working directory was removed
@@ -85,8 +82,8 @@ def command_path(project: str) -> str:
 
 
 def hook_command(harness: "Harness") -> str:
-    """The hook command ``init`` writes for ``harness``: up from its ``hook_start_dir`` (a CLI
-    may start in a subdirectory) to the installed command's ``hook``, naming it if ``hook_names_itself``."""
+    """The hook command ``init`` writes: up from ``hook_start_dir`` (a CLI may start in a
+    subdirectory) to the installed command's ``hook``, naming the harness if ``hook_names_itself``."""
     named = " --harness %s" % harness.name if harness.hook_names_itself else ""
     return walk_up_command(harness.hook_start_dir, "hook" + named)
 
@@ -100,8 +97,7 @@ def walk_up_command(start: str, args: str) -> str:
 def default_self(
     explicit: "Optional[str]", environ: "Optional[Mapping[str, str]]" = None, command: str = ""
 ) -> "Optional[str]":
-    """``--self`` as given, else ``$TERMSPRAWL_NODE_ID``, else None; an empty variable is a
-    set-up mistake, refused (UsageError)."""
+    """``--self``, else ``$TERMSPRAWL_NODE_ID``, else None; an empty variable is refused (UsageError)."""
     if explicit is not None:
         return explicit
     value = (os.environ if environ is None else environ).get(NODE_ID_ENV)

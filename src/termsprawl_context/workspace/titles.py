@@ -1,7 +1,6 @@
-"""Node titles from the app's ``.termsprawl/project.json`` (never written here). The file
-is the app's whole project (up to 16 MiB) and a dump asks one title per peer, so only
-the titles are kept, reused while the file's identity (device, inode, size, mtime) holds.
-A file too large or dense for the JSON reader's budget gives none (peers shown by id).
+"""Node titles from the app's ``.termsprawl/project.json`` (never written here): the app's
+whole project (up to 16 MiB), so only the titles are kept, reused while the file's identity
+holds. A file too large or dense for the JSON reader's budget gives none (ids shown).
 """
 
 from __future__ import annotations
@@ -38,8 +37,7 @@ def titles_of(project: Optional[dict]) -> Dict[str, Optional[str]]:
 
 
 def node_title(cwd: str, node_id: str) -> Optional[str]:
-    """The node's title, or None when the file, the node or the title is missing or malformed;
-    the file parsed at most once per version of it."""
+    """The node's title, or None when the file, the node or the title is missing or malformed."""
     if not isinstance(node_id, str):
         return None
     path = state_path(cwd, PROJECT_FILE)
