@@ -87,8 +87,8 @@ class PlainSiblings:
                 if entry is None:
                     continue
                 uuids.add(entry.uuid)
-                if origin is None and continuation._is_origin(entry):
-                    origin = continuation._origin_of(entry)
+                if origin is None:
+                    origin = continuation.origin_of(entry)
             facts = self._facts[path] = (origin, uuids)
         return facts
 

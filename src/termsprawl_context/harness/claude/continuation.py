@@ -2,8 +2,7 @@
 
 A resumed conversation starts a new transcript whose origin record continues
 (``logicalParentUuid``) a record of an older one; the walk crosses those restarts through
-the project folder's other transcripts, searching their bytes (bytescan's needles and
-escape rule) before parsing any line, to the conversation's true origin.
+the project folder's other transcripts, searching their bytes before parsing any line.
 """
 
 import os
@@ -65,13 +64,12 @@ class Origin(NamedTuple):
     nanos: Optional[int]  # its timestamp; None when it does not parse
 
 
-def _origin_of(entry: Entry) -> Origin:
+def origin_of(entry: Entry) -> Optional[Origin]:
+    """The entry as an origin record, or None when it has a parent."""
+    if entry.parent_uuid:
+        return None
     parsed = parse_timestamp(entry.timestamp) if entry.timestamp else None
     return Origin(entry.uuid, entry.logical_parent_uuid, parsed[1] if parsed else None)
-
-
-def _is_origin(entry: Optional[Entry]) -> bool:
-    return entry is not None and not entry.parent_uuid
 
 
 # Chunks of the byte search (bytescan's): no more than the line bound, so a line that
@@ -125,8 +123,8 @@ def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tup
         if origin is None or candidate:
             entry = entry_at(line, decode_line(raw))
             if entry is not None:
-                if origin is None and _is_origin(entry):
-                    origin = _origin_of(entry)
+                if origin is None:
+                    origin = origin_of(entry)
                 if candidate and entry.uuid in wanted:
                     held.add(entry.uuid)
         if needles.plain is not None and origin is not None and (held or not needles.plain):
@@ -145,117 +143,56 @@ def scan_bytes(
         f = open_regular(path)
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
-    if buffer is None:
-        buffer = scan_buffer()
+    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
+    if buffer is None or overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
+        buffer = bytearray(max(overlap, CARRY_BYTES) + _CHUNK)
+    found = escaped = False
+    run = chunks = have = 0  # run: bytes since the last newline
+    view = memoryview(buffer)
     with f:
         try:
             if clean is not None and path in clean:
                 return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
-            found, escaped = _scan_checked(f, path, needles, buffer)
+            while True:
+                got = f.readinto(view[have : have + _CHUNK])
+                if not got:
+                    break
+                end = have + got
+                first = buffer.find(b"\n", have, end)
+                # The run before this chunk's first newline, then after its last (shorter than a
+                # chunk, so within the bound: a chunk is smaller than it).
+                if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
+                    where = "(in its %d-%d MiB)" % (chunks * (_CHUNK >> 20), (chunks + 1) * (_CHUNK >> 20))
+                    why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
+                    raise RecordUnreadable.reading(path, LineTooLong(why))
+                run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
+                escaped = escaped or has_ascii_escape(buffer, 0, end)
+                if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
+                    found = True
+                have = carry_over(buffer, end, overlap)
+                chunks += 1  # chunks, not lines: only an error names a place, and it is rare
         except OSError as exc:
             raise RecordUnreadable.reading(path, exc) from None
+        finally:
+            view.release()
     if clean is not None and not escaped:
         clean.add(path)
     return found
 
 
-def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
-    """(a needle or an escape is in the file, an escape is), checking the line bound."""
-    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
-    if overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
-        buffer = bytearray(overlap + _CHUNK)
-    found = escaped = False
-    run = 0  # bytes since the last newline
-    chunks = 0
-    view = memoryview(buffer)
-    have = 0
+def _transcripts(project_dir: str, unreadable: List[str]) -> List[str]:
+    """The project dir's transcripts in name order; an unlistable dir that exists is unreadable."""
     try:
-        while True:
-            got = f.readinto(view[have : have + _CHUNK])
-            if not got:
-                break
-            end = have + got
-            first = buffer.find(b"\n", have, end)
-            # The run before this chunk's first newline, then after its last (shorter than a
-            # chunk, so within the bound: a chunk is smaller than it).
-            if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
-                mib = _CHUNK >> 20
-                where = "(in its %d-%d MiB)" % (chunks * mib, (chunks + 1) * mib)
-                why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
-                raise RecordUnreadable.reading(path, LineTooLong(why))
-            run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
-            if not escaped and has_ascii_escape(buffer, 0, end):
-                escaped = True
-            if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
-                found = True
-            have = carry_over(buffer, end, overlap)
-            chunks += 1  # chunks, not lines: only an error names a place, and it is rare
-    finally:
-        view.release()
-    return found, escaped
-
-
-class _Walk:
-    """One resolution's state: the project dir's transcripts, the visit budget, the unreadable siblings."""
-
-    def __init__(self, project_dir: str, siblings) -> None:
-        self.siblings = siblings
-        self.visits = 0
-        self.unreadable = []  # type: List[str]
-        try:
-            with os.scandir(project_dir) as entries:
-                self.names = sorted(
-                    os.path.join(project_dir, e.name)
-                    for e in entries
-                    if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
-                )
-        except OSError:
-            self.names = []
-            if os.path.lexists(project_dir):
-                self.unreadable.append(project_dir)
-
-    def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
-        """The project dir's transcripts (name order) that may hold what ``current`` continues: another
-        origin, not written after it, holding its logical parent's (or its own) uuid."""
-        wanted = (current.logical_parent, current.uuid)
-        for path in self.names:
-            try:
-                if not self.siblings.holds(path, wanted):
-                    continue
-                origin = self.siblings.origin(path)
-            except RecordUnreadable:
-                if path not in self.unreadable:  # listed once, however often the walk comes by
-                    self.unreadable.append(path)
-                continue
-            if origin is None or origin.uuid == current.uuid:
-                continue
-            if origin.nanos is not None and current.nanos is not None and origin.nanos > current.nanos:
-                continue
-            yield path, origin
-
-    def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
-        """Depth first: a predecessor reaching a true origin, else the first's degraded answer, else ours."""
-        self.visits += 1
-        if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
-            return current.uuid, ChainRunaway(path, current.logical_parent)
-        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
-        looped = False
-        for sibling, origin in self.predecessors(current):
-            if origin.uuid in on_path:
-                looped = True
-                continue
-            if not origin.logical_parent:
-                return origin.uuid, None
-            answer = self.walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
-            if answer[1] is None:
-                return answer
-            if fallback is None:
-                fallback = answer
-        if fallback is not None:
-            return fallback
-        if looped:
-            return current.uuid, ChainRunaway(path, current.logical_parent)
-        return current.uuid, ContinuationMissing(path, current.logical_parent)
+        with os.scandir(project_dir) as entries:
+            return sorted(
+                os.path.join(project_dir, e.name)
+                for e in entries
+                if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
+            )
+    except OSError:
+        if os.path.lexists(project_dir):
+            unreadable.append(project_dir)
+        return []
 
 
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
@@ -270,22 +207,59 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
     if not path:
         raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = _scan(path, _NO_NEEDLES)[0]
+    start = _scan(path, _NO_NEEDLES)[0]
     scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
-    if origin is None:
+    if start is None:
         raise NoOriginRecord(path)
-    if not origin.logical_parent:
-        return Identity(origin.uuid, None, ())
+    if not start.logical_parent:
+        return Identity(start.uuid, None, ())
     if not project_dir:
-        raise NoProjectDir(path, origin.logical_parent)
-    walk = _Walk(project_dir, siblings if siblings is not None else ByteSearchSiblings())
-    found, degraded = walk.walk(path, origin, {origin.uuid}, 0)
-    return Identity(found, degraded, tuple(walk.unreadable))
+        raise NoProjectDir(path, start.logical_parent)
+    reader = siblings if siblings is not None else ByteSearchSiblings()
+    unreadable = []  # type: List[str]
+    names = _transcripts(project_dir, unreadable)
+    visits = 0
 
+    def walk(path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
+        """Depth first over the transcripts that may hold what ``current`` continues (another
+        origin, not written after it, holding its logical parent's or its own uuid): one reaching
+        a true origin, else the first's degraded answer, else ours."""
+        nonlocal visits
+        visits += 1
+        if hops >= MAX_RESTART_HOPS or visits > MAX_WALK_VISITS:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
+        looped = False
+        for sibling in names:
+            try:
+                if not reader.holds(sibling, (current.logical_parent, current.uuid)):
+                    continue
+                origin = reader.origin(sibling)
+            except RecordUnreadable:
+                if sibling not in unreadable:  # listed once, however often the walk comes by
+                    unreadable.append(sibling)
+                continue
+            if origin is None or origin.uuid == current.uuid:
+                continue
+            if origin.nanos is not None and current.nanos is not None and origin.nanos > current.nanos:
+                continue
+            if origin.uuid in on_path:
+                looped = True
+                continue
+            if not origin.logical_parent:
+                return origin.uuid, None
+            answer = walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
+            if answer[1] is None:
+                return answer
+            fallback = fallback or answer
+        if fallback is not None:
+            return fallback
+        if looped:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        return current.uuid, ContinuationMissing(path, current.logical_parent)
 
-def stable_session_id(project_dir: str, path: str) -> str:
-    """``resolve_stable_session_id`` without the degradation: its id."""
-    return resolve_stable_session_id(project_dir, path).id
+    found, degraded = walk(path, start, {start.uuid}, 0)
+    return Identity(found, degraded, tuple(unreadable))
 
 
 def project_dir_of_record(path: str) -> str:
