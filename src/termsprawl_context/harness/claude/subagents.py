@@ -84,23 +84,18 @@ def subagent_tree(path: str) -> List[str]:
     pending = [(top, True)]  # a stack, next entry last: a deep tree needs no recursion
     while pending:
         child, is_dir = pending.pop()
-        if is_dir:
-            pending.extend(reversed(_sorted_entries(child, top)))
-        elif is_agent_file_name(os.path.basename(child)):
-            found.append(child)
+        if not is_dir:
+            if is_agent_file_name(os.path.basename(child)):
+                found.append(child)
+            continue
+        try:
+            with os.scandir(child) as entries:
+                listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)  # a symlink is no dir
+        except OSError as exc:
+            why = "transcript: enumerate sub-agents under %s: open %s: %s" % (top, child, os_reason(exc))
+            raise SubagentsUnreadable(why) from None
+        pending.extend((os.path.join(child, name), is_dir) for name, is_dir in reversed(listed))
     return found
-
-
-def _sorted_entries(folder: str, top: str) -> List[Tuple[str, bool]]:
-    """``(path, is a directory)`` of each entry of ``folder`` by name; a symlink is no directory."""
-    try:
-        with os.scandir(folder) as entries:
-            listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)
-    except OSError as exc:
-        raise SubagentsUnreadable(
-            "transcript: enumerate sub-agents under %s: open %s: %s" % (top, folder, os_reason(exc))
-        ) from None
-    return [(os.path.join(folder, name), is_dir) for name, is_dir in listed]
 
 
 def session_dir_of_subagent(path: str) -> str:
@@ -203,21 +198,6 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     )
 
 
-def holds_tool_use(path: str, tool_use_id: str) -> bool:
-    """Whether an entry at ``path`` carries this tool_use id (only lines that may spell it parsed)."""
-    needles = Needles.for_values([tool_use_id])
-    try:
-        for line in iter_raw_lines(path):
-            if not needles.in_line(line.raw):
-                continue
-            entry = entry_at(line, decode_line(line.raw))
-            if entry is not None and tool_use_id in tool_use_ids(entry):
-                return True
-    except RecordUnreadable:
-        return False
-    return False
-
-
 def session_dir_of(path: str) -> str:
     """The outermost session directory a sub-agent's record nests under (by path alone), or ""."""
     folder = session_dir_of_subagent(path)
@@ -250,11 +230,17 @@ def find_parent(path: str) -> Tuple[str, str]:
     if not folder:
         raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
     root = folder + cc.TRANSCRIPT_SUFFIX
+    needles = Needles.for_values([meta.tool_use_id])  # only the lines that may spell it are parsed
     for candidate in ([root] if os.path.isfile(root) else []) + subagent_tree(root):
         if same_file(candidate, path):
             continue
-        if holds_tool_use(candidate, meta.tool_use_id):
-            return candidate, meta.tool_use_id
+        try:
+            for line in iter_raw_lines(candidate):
+                entry = entry_at(line, decode_line(line.raw)) if needles.in_line(line.raw) else None
+                if entry is not None and meta.tool_use_id in tool_use_ids(entry):
+                    return candidate, meta.tool_use_id
+        except RecordUnreadable:
+            pass  # an unreadable record holds no dispatch we can name
     raise _no_parent("no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id))
 
 
