@@ -92,12 +92,9 @@ class PlainSiblings:
             facts = self._facts[path] = (origin, uuids)
         return facts
 
-    def origin(self, path):
-        return self._read(path)[0]
-
-    def holds(self, path, uuids):
-        held = self._read(path)[1]
-        return any(u in held for u in uuids)
+    def holding(self, path, uuids):
+        origin, held = self._read(path)
+        return origin if any(u in held for u in uuids) else None
 
 
 class ExtractionResult(NamedTuple):

@@ -6,7 +6,7 @@ the project folder's other transcripts, searching their bytes before parsing any
 """
 
 import os
-from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.bytescan import (
     CARRY_BYTES,
@@ -85,38 +85,27 @@ class ByteSearchSiblings:
     plain reader finds it."""
 
     def __init__(self) -> None:
-        self._origins = {}  # type: Dict[str, Optional[Origin]]
-        self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
+        self._found = {}  # type: Dict[Tuple[str, Tuple[str, ...]], Optional[Origin]]
         self._clean = set()  # type: Set[str]
         self._buffer = scan_buffer()  # one for every file the walk searches
 
-    def origin(self, path: str) -> Optional[Origin]:
-        if path not in self._origins:
-            self._origins[path] = _scan(path, _NO_NEEDLES)[0]
-        return self._origins[path]
-
-    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+    def holding(self, path: str, uuids: Tuple[str, ...]) -> Optional[Origin]:
+        """The file's origin when one of its entries carries one of ``uuids`` (none empty), else None."""
         key = (path, uuids)
-        if key in self._holds:
-            return self._holds[key]
-        wanted = tuple(u for u in uuids if u)
-        needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
-        # Searched even for no uuid: still an unreadable file if the plain reader says so.
-        held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
-        if held and wanted:
-            origin, found = _scan(path, needles, frozenset(wanted))
-            self._origins.setdefault(path, origin)
-            held = bool(found)
-        self._holds[key] = held and bool(wanted)
-        return self._holds[key]
+        if key not in self._found:
+            needles = Needles.for_values(uuids)  # plain None for a needle of odd characters: parse every line
+            held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
+            origin, found = _scan(path, needles, frozenset(uuids)) if held else (None, False)
+            self._found[key] = origin if found else None
+        return self._found[key]
 
 
-def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
-    """The origin and which of ``wanted`` the file's entries carry, decoding the head up to the
+def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], bool]:
+    """The origin and whether the file's entries carry one of ``wanted``, decoding the head up to the
     origin and the lines that may hold a needle (all, without a plain spelling: then it reads
     to the end, checking every line's bound); else stops once both are known."""
     origin = None
-    held = set()  # type: Set[str]
+    held = False
     for line in iter_raw_lines(path):
         raw = line.raw
         candidate = needles.in_line(raw)
@@ -125,8 +114,7 @@ def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tup
             if entry is not None:
                 if origin is None:
                     origin = origin_of(entry)
-                if candidate and entry.uuid in wanted:
-                    held.add(entry.uuid)
+                held = held or (candidate and entry.uuid in wanted)
         if needles.plain is not None and origin is not None and (held or not needles.plain):
             break
     return origin, held
@@ -232,9 +220,7 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
         looped = False
         for sibling in names:
             try:
-                if not reader.holds(sibling, (current.logical_parent, current.uuid)):
-                    continue
-                origin = reader.origin(sibling)
+                origin = reader.holding(sibling, (current.logical_parent, current.uuid))
             except RecordUnreadable:
                 if sibling not in unreadable:  # listed once, however often the walk comes by
                     unreadable.append(sibling)
@@ -264,7 +250,7 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
 
 def project_dir_of_record(path: str) -> str:
     """The folder of a record's conversation's transcripts: its own, or its session's for a sub-agent's."""
-    from termsprawl_context.harness.claude.subagents import session_dir_of
+    from termsprawl_context.harness.claude.subagents import session_dir_of_subagent
 
-    session_dir = session_dir_of(path)
+    session_dir = session_dir_of_subagent(path, outermost=True)
     return os.path.dirname(session_dir) if session_dir else os.path.dirname(os.path.abspath(path))

@@ -98,17 +98,21 @@ def subagent_tree(path: str) -> List[str]:
     return found
 
 
-def session_dir_of_subagent(path: str) -> str:
+def session_dir_of_subagent(path: str, outermost: bool = False) -> str:
     """The directory a sub-agent's record nests under (its dispatcher's path minus ``.jsonl``),
-    or "". Searched from the record outwards, so a session directory that itself holds a
-    ``subagents`` component cannot capture it."""
+    or "": ``outermost``, its session's, above every dispatching sub-agent. Searched from the
+    record outwards, so a session directory that itself holds a ``subagents`` component cannot
+    capture it."""
+    found = ""
     current = os.path.dirname(path)
     while True:
         parent, name = os.path.split(current)
         if name == cc.SUBAGENTS_DIR:
-            return parent
+            found = parent or found  # "" names no directory: the one below stands
+            if not outermost or not os.path.basename(found).startswith(cc.AGENT_FILE_PREFIX) or not parent:
+                return found
         if parent == current or not current:
-            return ""
+            return found
         current = parent
 
 
@@ -198,17 +202,6 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     )
 
 
-def session_dir_of(path: str) -> str:
-    """The outermost session directory a sub-agent's record nests under (by path alone), or ""."""
-    folder = session_dir_of_subagent(path)
-    while folder and os.path.basename(folder).startswith(cc.AGENT_FILE_PREFIX):
-        above = session_dir_of_subagent(folder)
-        if not above:
-            break
-        folder = above
-    return folder
-
-
 def parent_of(path: str) -> str:
     """The IMMEDIATE parent of the sub-agent at ``path``: the session's record (root first)
     holding the tool_use its meta's ``toolUseId`` names. "" when none can be named (a link is
@@ -226,7 +219,7 @@ def find_parent(path: str) -> Tuple[str, str]:
         raise _no_parent("%s has no sub-agent meta file beside it: no dispatch to trace" % path)
     if not meta.tool_use_id:
         raise _no_parent("the meta file of %s names no toolUseId: the dispatch cannot be traced" % path)
-    folder = session_dir_of(path)
+    folder = session_dir_of_subagent(path, outermost=True)
     if not folder:
         raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
     root = folder + cc.TRANSCRIPT_SUFFIX
