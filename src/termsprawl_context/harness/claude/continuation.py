@@ -168,21 +168,6 @@ def scan_bytes(
     return found
 
 
-def _transcripts(project_dir: str, unreadable: List[str]) -> List[str]:
-    """The project dir's transcripts in name order; an unlistable dir that exists is unreadable."""
-    try:
-        with os.scandir(project_dir) as entries:
-            return sorted(
-                os.path.join(project_dir, e.name)
-                for e in entries
-                if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
-            )
-    except OSError:
-        if os.path.lexists(project_dir):
-            unreadable.append(project_dir)
-        return []
-
-
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
     """The identity of the conversation at ``path``: its origin's uuid, a continuation
     (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
@@ -205,7 +190,16 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
         raise NoProjectDir(path, start.logical_parent)
     reader = siblings if siblings is not None else ByteSearchSiblings()
     unreadable = []  # type: List[str]
-    names = _transcripts(project_dir, unreadable)
+    try:
+        with os.scandir(project_dir) as entries:
+            suffix = cc.TRANSCRIPT_SUFFIX
+            names = sorted(
+                os.path.join(project_dir, e.name) for e in entries if e.name.endswith(suffix) and not e.is_dir()
+            )
+    except OSError:
+        names = []
+        if os.path.lexists(project_dir):
+            unreadable.append(project_dir)
     visits = 0
 
     def walk(path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
