@@ -36,8 +36,7 @@ def _evidence(path: str, field: str, matches: Callable[[str], bool]) -> Evidence
     first_foreign = None  # type: Optional[str]
     try:
         for line in iter_raw_lines(path):
-            record = decode_line(line.raw)
-            entry = decode_entry(record) if record is not None else None
+            entry = decode_entry(decode_line(line.raw))  # None for a line that is no record
             found = getattr(entry, field) if entry is not None else ""
             if found and matches(found):
                 return Evidence(True, True, first_foreign)
@@ -111,7 +110,7 @@ def check_belongs_to_tree(path: str, cwd: str) -> None:
 def start_cwd(path: str) -> str:
     """The first non-empty ``cwd`` its records give, or ""; RecordUnreadable when unreadable."""
     for line, record in iter_records(path):
-        entry = decode_entry(record) if record is not None else None
+        entry = decode_entry(record)
         if entry is not None and entry.cwd:
             return entry.cwd
     return ""

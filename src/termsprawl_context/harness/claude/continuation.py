@@ -142,7 +142,7 @@ def scan_bytes(
             if clean is not None and path in clean:
                 return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
             while True:
-                got = f.readinto(view[have : have + _CHUNK])
+                got = f.readinto(view[have : have + _CHUNK])  # type: ignore[attr-defined]  # an open_regular file has it
                 if not got:
                     break
                 end = have + got

@@ -116,6 +116,15 @@ def session_dir_of_subagent(path: str, outermost: bool = False) -> str:
         current = parent
 
 
+# Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
+_META_FIELDS = {
+    cc.META_AGENT_TYPE.casefold(): ("agent_type", str),
+    cc.META_DESCRIPTION.casefold(): ("description", str),
+    cc.META_TOOL_USE_ID.casefold(): ("tool_use_id", str),
+    cc.META_SPAWN_DEPTH.casefold(): ("spawn_depth", int),
+}
+
+
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
     """The meta companion of the record at ``path``; None when there is none. One that cannot be
     read or decoded as the reference's struct would be is SubagentsUnreadable."""
@@ -133,36 +142,20 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
         raise SubagentsUnreadable(
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
-    try:
-        return _decode_meta(loads_strict(data.decode("utf-8", "replace")))
+    fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
+    try:  # as Go's decoder does: null is the zero value, a wrong type is an error
+        value = loads_strict(data.decode("utf-8", "replace"))
+        if not isinstance(value, (dict, type(None))):
+            raise ValueError("the meta file is not a JSON object")
+        for key, item in (value or {}).items():
+            field, kind = _META_FIELDS.get(key.casefold(), ("", None))
+            if kind is None or item is None:
+                continue
+            if isinstance(item, bool) or not isinstance(item, kind):
+                raise ValueError("%s is not %s" % (key, "an integer" if kind is int else "a string"))
+            fields[field] = item
     except (ValueError, RecursionError) as exc:
         raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
-
-
-# Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
-_META_FIELDS = {
-    cc.META_AGENT_TYPE.casefold(): ("agent_type", str),
-    cc.META_DESCRIPTION.casefold(): ("description", str),
-    cc.META_TOOL_USE_ID.casefold(): ("tool_use_id", str),
-    cc.META_SPAWN_DEPTH.casefold(): ("spawn_depth", int),
-}
-
-
-def _decode_meta(value: object) -> AgentMeta:
-    """The AgentMeta of a decoded meta file, else ValueError saying why (as Go's decoder does:
-    null is the zero value, a wrong type is an error)."""
-    if value is None:
-        value = {}
-    if not isinstance(value, dict):
-        raise ValueError("the meta file is not a JSON object")
-    fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
-    for key, item in value.items():
-        field, kind = _META_FIELDS.get(key.casefold(), ("", None))
-        if kind is None or item is None:
-            continue
-        if isinstance(item, bool) or not isinstance(item, kind):
-            raise ValueError("%s is not %s" % (key, "an integer" if kind is int else "a string"))
-        fields[field] = item
     return AgentMeta(**fields)  # type: ignore[arg-type]
 
 

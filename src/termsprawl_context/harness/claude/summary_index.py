@@ -99,13 +99,8 @@ def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
     """``title``, unless no custom or AI title stands and a summary names one of the ``packed`` uuids."""
     if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
-    linked = linked_title(index, packed)
+    linked = index.title_for(index.named_in(packed))
     return Title(linked, TITLE_SUMMARY) if linked else title
-
-
-def linked_title(index: SummaryIndex, packed: bytes) -> str:
-    """The last-written summary naming one of the ``packed`` uuids, or ""."""
-    return index.title_for(index.named_in(packed))
 
 
 # --- a session's own message uuids --------------------------------------------------------
