@@ -169,15 +169,14 @@ def scan_bytes(
 
 
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
-    """The identity of the conversation at ``path``: its origin's uuid, a continuation
-    (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
-    within MAX_RESTART_HOPS and MAX_WALK_VISITS) to the true origin; where the walk cannot cross
-    one, that continuation's root, ``degraded`` saying why. Unreadable siblings are listed, never
-    fatal; a file sharing this origin (itself, a fork) is never its predecessor.
-
-    Raises what leaves nothing to key on: UsageError, RecordUnreadable (the transcript itself),
-    NoOriginRecord, NoProjectDir (a continuation to cross, no ``project_dir``). ``siblings``:
-    the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
+    """The identity of the conversation at ``path``: its origin's uuid, a continuation walked back
+    through ``project_dir``'s other transcripts (name order, within MAX_RESTART_HOPS and
+    MAX_WALK_VISITS) to the true origin; where the walk cannot cross one, that continuation's
+    root, ``degraded`` saying why. Unreadable siblings are listed, never fatal; a file sharing
+    this origin (itself, a fork) is never its predecessor. Raises what leaves nothing to key on:
+    UsageError, RecordUnreadable (the transcript itself), NoOriginRecord, NoProjectDir (a
+    continuation to cross, no ``project_dir``). ``siblings``: the reader (default
+    ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
     if not path:
         raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
     start = _scan(path, _NO_NEEDLES)[0]

@@ -1,19 +1,15 @@
 """Summaries that name a session from anywhere in the store, indexed by ``leafUuid``.
 
 Claude Code 1.0 and 2.0 titled sessions for ``/resume`` with ``summary`` lines
-(``{"type":"summary","summary":...,"leafUuid":...}``), often written into another file of
-the store than the session they name (the file that resumed it); one names a session when
-its ``leafUuid`` is one of the session's own message uuids.
+(``{"type":"summary","summary":...,"leafUuid":...}``), often in another file of the store (the
+one that resumed it); one names a session whose own message uuids hold its ``leafUuid``.
 
-Cost stays bounded, no file read whole: the index holds the links the listing found in each
-file's head (``SessionInfo.summary_links``) and tail window (Claude Code 2.0.x appends a
-summary past the head's 50 lines); a session's own uuids are those of its tail window (the
-last 64 KiB, read anyway: a summary is written when a conversation stops or is resumed from
-its latest messages), found in the bytes and kept packed. Sessions with a custom or AI title
-are not looked at: those rank higher.
-
-Summaries carry no timestamp; a file is append-only, so the summary written last is the one
-in the file modified last, then the smaller path (``locate``'s tie rule), then the later line.
+No file is read whole: the index holds the links the listing found in each file's head and
+tail window (Claude Code 2.0.x appends a summary past the head's 50 lines); a session's own
+uuids are its tail window's (the last 64 KiB, read anyway: a summary is written when a
+conversation stops or is resumed from its latest messages), found in the bytes, kept packed.
+Summaries carry no timestamp; a file is append-only, so the last written is in the file
+modified last, then the smaller path (``locate``'s tie rule), then the later line.
 """
 
 import re
@@ -96,7 +92,8 @@ def index_sessions(
 
 
 def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
-    """``title``, unless no custom or AI title stands and a summary names one of the ``packed`` uuids."""
+    """``title``, unless no custom or AI title (those rank higher) stands and a summary names one of
+    the ``packed`` uuids."""
     if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
     linked = index.title_for(index.named_in(packed))
