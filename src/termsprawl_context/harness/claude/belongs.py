@@ -13,7 +13,8 @@ Both stream the whole file: a resumed conversation may carry hundreds of an olde
 session's records before its own.
 """
 
-from typing import Callable, Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+import functools
+from typing import Callable, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
@@ -87,14 +88,8 @@ def carries_session(path: str, session_id: str) -> bool:
 def _tree_evidence(path: str, cwd: str) -> Evidence:
     """Whether some record's resolved cwd is ``cwd`` or beneath it (``base.under``)."""
     want = resolve_dir(cwd)
-    resolved = {}  # type: Dict[str, str]
-
-    def inside(found: str) -> bool:
-        if found not in resolved:
-            resolved[found] = resolve_dir(found)
-        return under(resolved[found], want)
-
-    return _evidence(path, "cwd", inside)
+    resolved = functools.lru_cache(maxsize=None)(resolve_dir)  # a file repeats its few directories
+    return _evidence(path, "cwd", lambda found: under(resolved(found), want))
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
