@@ -175,9 +175,8 @@ def is_subagent_transcript(path: str) -> bool:
 
 def is_subagent_record(path: str) -> bool:
     """Filed as a sub-agent's (``agent-*.jsonl`` under ``subagents``) or saying it is one."""
-    if is_agent_file_name(os.path.basename(path)) and session_dir_of_subagent(path):
-        return True
-    return is_subagent_transcript(path)
+    filed = is_agent_file_name(os.path.basename(path)) and bool(session_dir_of_subagent(path))
+    return filed or is_subagent_transcript(path)
 
 
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:

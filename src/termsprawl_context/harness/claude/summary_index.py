@@ -83,11 +83,9 @@ def index_sessions(
     """The index of each ``SessionInfo``-like session's head summary links, then its tail
     window's (``tail_links``, one per session, same order; a line in both counts twice)."""
     index = SummaryIndex()
-    tails = iter(tail_links if tail_links is not None else ())
+    tails = iter(tail_links or ())
     for info in sessions:
-        links = list(info.summary_links) + list(next(tails, ()))
-        if links:
-            index.add_file(info.transcript_path, info.mtime, links)
+        index.add_file(info.transcript_path, info.mtime, list(info.summary_links) + list(next(tails, ())))
     return index
 
 
