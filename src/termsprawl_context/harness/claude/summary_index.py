@@ -35,12 +35,8 @@ class LinkedSummary(NamedTuple):
 
 
 def written_after(a: LinkedSummary, b: LinkedSummary) -> bool:
-    """Whether ``a`` was written after ``b`` by the module's rule."""
-    if a.mtime != b.mtime:
-        return a.mtime > b.mtime
-    if a.path != b.path:
-        return a.path < b.path
-    return a.position > b.position
+    """Whether ``a`` was written after ``b``: the later mtime, then the smaller path, then the later line."""
+    return (a.mtime, b.path, a.position) > (b.mtime, a.path, b.position)  # the paths crossed: smaller wins
 
 
 class SummaryIndex(Dict[str, LinkedSummary]):
