@@ -1,8 +1,6 @@
-"""Claude Code behind ``harness/base.py``'s interface: its store and sessions, its records
-(already the record model's shape: ``entries`` is ``model.entry_of`` line by line), its hook
-answer and what ``init`` installs for it. Facts are in ``facts.py``, hook payload and output
-in ``hooks.py``, permission rules in ``permissions.py``, session listing in ``listing.py``.
-"""
+"""Claude Code behind ``harness/base.py``'s interface (its records are the model's shape:
+``entries`` is ``model.entry_of`` line by line). Facts and permission rules are in ``facts.py``,
+hook payload and output in ``hooks.py``, session listing in ``listing.py``."""
 
 import os
 
@@ -16,6 +14,7 @@ from termsprawl_context.harness.base import (
     resolve_dir,
     under,
 )
+from termsprawl_context.harness.claude import facts
 from termsprawl_context.harness.claude.facts import (
     AGENT_FILE_PREFIX,
     CONFIG_DIR_ENV,
@@ -33,13 +32,11 @@ from termsprawl_context.harness.claude.facts import (
     skill_file,
 )
 from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
-from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 
 def _lazy(module, function):
-    """A method passing its arguments to ``module.function``, the module imported at the first
-    call: most runs, the hook's among them, need few of these modules."""
+    """A method calling ``module.function``, imported at the first call (most runs need few of these)."""
 
     def method(self, *args, **kwargs):
         import importlib
@@ -74,14 +71,14 @@ class ClaudeCodeHarness(Harness):
         "from the project root or any folder below it, with no import to approve",
     )
     instruction_import_prefix = MEMORY_IMPORT_PREFIX
-    skill_dir_variable = permissions.SKILL_DIR_VARIABLE
-    shared_settings_file = permissions.SETTINGS_FILE_SHARED
-    settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
+    skill_dir_variable = facts.SKILL_DIR_VARIABLE
+    shared_settings_file = facts.SETTINGS_FILE_SHARED
+    settings_allow_keys = (facts.SETTINGS_PERMISSIONS, facts.SETTINGS_ALLOW)
     skill_file = staticmethod(skill_file)
     rules_file = staticmethod(rules_file)
-    read_rules = staticmethod(permissions.read_rules)
-    skill_rule = staticmethod(permissions.skill_rule)
-    rule_matches = staticmethod(permissions.bash_rule_matches)
+    read_rules = staticmethod(facts.read_rules)
+    skill_rule = staticmethod(facts.skill_rule)
+    rule_matches = staticmethod(facts.bash_rule_matches)
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
