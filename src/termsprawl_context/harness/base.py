@@ -309,11 +309,9 @@ class Harness(object):
         env = os.environ if environ is None else environ
         if any(os.path.isdir(d) for d in self.config_dirs(env)):
             return True
-        if not self.command:
-            return False
         import shutil
 
-        return shutil.which(self.command, path=env.get("PATH") or os.defpath) is not None
+        return bool(self.command) and shutil.which(self.command, path=env.get("PATH") or os.defpath) is not None
 
     def project_sessions(
         self, project: str, environ: "Optional[Mapping[str, str]]" = None, since: float = 0.0

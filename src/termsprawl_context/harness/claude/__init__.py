@@ -169,8 +169,7 @@ class ClaudeCodeHarness(Harness):
                     yield entry_of(record, 0, offset)
 
     def record_entries(self, path, mark="", calls=False):
-        """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
-        so the whole record is checked before the first entry."""
+        """Fail-closed (``transcript.record.iter_entries``): the whole record is checked before the first entry."""
         from termsprawl_context.transcript import record
 
         return record.entries_after(lambda: record.iter_entries(path), mark, calls, lambda: record.check_readable(path))
@@ -254,8 +253,7 @@ class ClaudeCodeHarness(Harness):
         return [root for root in (store, config) if root], where
 
     def harness_text_turns(self, path, limit):
-        """The dump prints every user/assistant line with text, as the seed does; the record
-        model says whose each is (``transcript.entry.speaker``). Raises OSError."""
+        """Of the lines the dump prints (each user/assistant one with text), those no person or model wrote."""
         from termsprawl_context import model
         from termsprawl_context.transcript import entry as records
         from termsprawl_context.transcript.content import display_text

@@ -220,18 +220,14 @@ def describe_store(
     sessions = [_session_of_plain(item[0]) for item in rows]
     texts = [item[2] for item in rows]
     index = index_sessions(sessions, [item[3] for item in rows]) if summaries else SummaryIndex()
-    if len(index):
-        titled = list(sessions)
-        for number, item in enumerate(rows):
-            info = sessions[number]
-            title = apply_to_title(Title(info.title, info.title_source), item[1], index)
-            if title.source != info.title_source:
-                titled[number] = info._replace(title=title.text, title_source=title.source)
-        if render is not None:
-            texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
-        sessions = titled
-    order = sorted(range(len(sessions)), key=lambda number: sessions[number].mtime)
-    return [sessions[number] for number in order], [texts[number] for number in order] if render is not None else []
+    for number, item in enumerate(rows if len(index) else ()):
+        info = sessions[number]
+        title = apply_to_title(Title(info.title, info.title_source), item[1], index)
+        if title.source != info.title_source:
+            sessions[number] = info._replace(title=title.text, title_source=title.source)
+            texts[number] = render(sessions[number]) if render is not None else None
+    ordered = sorted(zip(sessions, texts), key=lambda pair: pair[0].mtime)
+    return [info for info, _text in ordered], [text for _info, text in ordered] if render is not None else []
 
 
 def _pairs(links: Iterable[SummaryLink]) -> Tuple[Tuple[str, str], ...]:
