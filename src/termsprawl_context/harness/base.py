@@ -633,9 +633,12 @@ class Harness(object):
     # Hook commands earlier versions registered: an entry running one of them is ours too.
     legacy_hook_commands = ()  # type: tuple
 
+    hook_timeout = 30  # its hook entry's timeout, in its settings' unit
+
     def hook_entry(self, command: str) -> dict:
-        """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
-        return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
+        """The SessionStart hook group ``init`` merges into ``hook_settings_file``, Claude Code's shape: "*"
+        matches every source (Codex 0.169 adds "fork" for `exec fork`, a new thread "startup|resume" misses)."""
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": self.hook_timeout}]}
 
     def __repr__(self) -> str:
         return "<harness %s>" % self.name

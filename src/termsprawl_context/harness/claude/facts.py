@@ -173,10 +173,10 @@ def is_plain_name(value: str) -> bool:
 def _candidates(session_id: str, environ: "Optional[Mapping[str, str]]", cwd: str):
     """``(<project dir>/<id>.jsonl, dir)`` for each directory from ``cwd`` up to the root, then
     every ``<config>/projects/*/<id>.jsonl`` sorted, with "" (no tree to check). Lazy."""
-    if not is_plain_name(session_id):
+    config = config_dir(environ)
+    if not config or not is_plain_name(session_id):
         return
     name = session_id + TRANSCRIPT_SUFFIX
-    config = config_dir(environ)
     if not cwd:
         try:
             cwd = os.getcwd()
@@ -184,15 +184,11 @@ def _candidates(session_id: str, environ: "Optional[Mapping[str, str]]", cwd: st
             return
     current = os.path.normpath(os.path.abspath(cwd))
     while True:
-        folder = project_dir(config, current)
-        if folder:
-            yield os.path.join(folder, name), current
+        yield os.path.join(project_dir(config, current), name), current
         parent = os.path.dirname(current)
         if parent == current:
             break
         current = parent
-    if not config:
-        return
     projects = os.path.join(config, PROJECTS_SUBDIR)
     for folder in listing(projects):
         yield os.path.join(projects, folder, name), ""
