@@ -559,11 +559,9 @@ class Harness(object):
         st = regular_stat(path)
         return (st.st_mtime, st.st_size) if st is not None else None
 
-    # --- init's permission rules (Claude Code's; none by default) -----------------------------
-    # Where its settings hold the allow rules (() when they hold none). `init` and `doctor` ask
-    # only a CLI that sets it for its rules (``read_rules``, ``skill_rule``, ``rule_matches``,
-    # ``shared_settings_file``, ``skill_dir_variable``), and only ``native()`` for its skill
-    # and rules files (``skill_file``, ``rules_file``), so no other CLI defines those.
+    # --- init's permission rules: where its settings hold the allow rules (() when none) --------
+    # Only a CLI that sets it is asked for ``read_rules``, ``skill_rule``, ``rule_matches``,
+    # ``shared_settings_file``, ``skill_dir_variable``; only ``native()`` for ``skill_file``, ``rules_file``.
     settings_allow_keys = ()  # type: tuple
 
     def owned_files(self, project: str, command: str = "") -> list:

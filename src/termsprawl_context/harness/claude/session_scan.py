@@ -60,8 +60,7 @@ def _head_facts(
     cwds_from: Iterable[Entry],
     times_from: Iterable[Entry],
 ) -> HeadFacts:
-    """The head's facts, each from the entries (file order) that may hold it; each read stops
-    once its fact is known, so a lazy pick parses no further."""
+    """The head's facts, each from the entries (file order) that may hold it, read until it is known."""
     first_user, prompt, command = user_facts(users_from)
     summary = ""
     titles: Dict[str, str] = {}  # title kind -> the last one
@@ -85,8 +84,7 @@ def _head_facts(
 def _tail_facts(
     session_id: str, kinds_last_first: Iterable[Entry], times_last_first: Iterable[Entry], summaries: Iterable[Entry]
 ) -> TailFacts:
-    """The tail's latest custom and AI title and timestamp, each from the entries (last first)
-    that may hold it, and the summary links of ``summaries`` (file order)."""
+    """The latest titles and timestamp, each from the entries (last first) that may hold it; ``summaries``' links."""
     titles: Dict[str, str] = {}  # title kind -> the latest one
     for entry in kinds_last_first:
         kind, title = title_of(entry, session_id)
@@ -116,8 +114,7 @@ def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
 ) -> TailFacts:
-    """The tail's facts from all its whole lines, and the summary links of those from
-    ``summaries_from`` on."""
+    """The tail's facts from all its whole lines, and the summary links of those from ``summaries_from`` on."""
     entries = _parsed(window.lines_last_first())
     summaries: List[Entry] = []
     if summaries_from is not None and summaries_from < window.stop():
@@ -304,8 +301,7 @@ def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> Tai
 def read_tail_past(
     f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None
 ) -> Tuple[TailWindow, int]:
-    """The tail window of ``f`` whose head is ``window``, and where in its data the lines after
-    the head begin (maybe outside it)."""
+    """The tail window of ``f`` whose head is ``window``, and where in its data the lines past the head begin."""
     head_end = window.ends[-1] + 1 if window.ends else 0
     if window.whole_file:  # the tail is a slice of the head's own buffer
         return windows.tail_of_head(window, TAIL_MAX_BYTES), head_end
@@ -320,10 +316,8 @@ def read_session_metadata(
     uuids_out: Optional[List[bytes]] = None,
     tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> SessionMetadata:
-    """Describe the open transcript ``f`` from its head and tail; a typed prompt is sought on
-    within ``HEAD_MAX_BYTES`` when the head holds none. ``uuids_out`` gets the tail's packed
-    uuids (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, the
-    tail's summary links past the head (naming this session or another)."""
+    """The open transcript ``f`` described from its head and tail. ``uuids_out`` gets the tail's packed uuids
+    (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, its summary links past the head."""
     window = read_head(f, size, buffers.head if buffers else None)
     tail_window, past_head = read_tail_past(f, size, window, buffers.tail if buffers else None)
     begin = past_head if tail_links_out is not None else None
@@ -347,8 +341,7 @@ def read_session_metadata(
 
 
 def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
-    """The first typed prompt past a head holding none (a compaction summary or slash commands
-    open it), within ``HEAD_MAX_BYTES`` of the start: still no more than head plus tail."""
+    """The first typed prompt past a head holding none (a compaction summary, slash commands), within ``HEAD_MAX_BYTES``."""
     last_end = window.ends[-1] + 1 if window.ends else 0
     leftover = window.data[last_end : window.length]
     if window.whole_file:  # the rest of the file is in memory already
