@@ -384,11 +384,8 @@ class Harness(object):
     ) -> tuple:
         """``(paths described oldest first (ties by path), render of each or [])``; ``summaries`` and
         ``map_items`` serve a listing that reads them all (by default each is described alone)."""
-        found = []
-        for path in paths:
-            st = self.session_stat(path)
-            if st is not None:
-                found.append(self.describe(path, st[0], st[1]))
+        stats = ((path, self.session_stat(path)) for path in paths)
+        found = [self.describe(path, st[0], st[1]) for path, st in stats if st is not None]
         found.sort(key=lambda info: (info.mtime, info.transcript_path))
         return found, [render(info) for info in found] if render is not None else []
 
