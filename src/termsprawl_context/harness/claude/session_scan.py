@@ -331,7 +331,7 @@ def read_session_metadata(
 
 
 def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
-    """The first typed prompt past a prompt-less head (compaction summary, slash commands), within ``HEAD_MAX_BYTES``."""
+    """The first typed prompt past a head with none (compaction summary, slash commands), within ``HEAD_MAX_BYTES``."""
     last_end = window.ends[-1] + 1 if window.ends else 0
     leftover = window.data[last_end : window.length]
     if window.whole_file:  # the rest of the file is in memory already
