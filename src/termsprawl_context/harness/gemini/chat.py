@@ -13,7 +13,7 @@ from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Optional, Tuple
+    from typing import Callable, Iterator, List, Optional, Tuple
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
@@ -125,8 +125,6 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
-            from termsprawl_context.harness.gemini.spans import message_spans
-
             spans = message_spans(raw, len(messages)) if raw is not None and messages else None
             listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
@@ -228,6 +226,53 @@ def is_legacy(path: str) -> bool:
     return path.endswith(facts.LEGACY_SUFFIX)
 
 
+# An older single-JSON chat (``session-*.json``) is one object, ``{"sessionId", "projectHash",
+# "startTime", ..., "messages": [...]}``, written by ``JSON.stringify(conversation, null, 2)`` (its
+# first line is ``{`` alone): a listing or a sniff reads its first ``HEAD_BYTES`` only, never the
+# whole file (one may be many megabytes; its messages come after these keys).
+HEAD_BYTES = 1 << 16
+
+
+def _string_after(text: str, key: str) -> "Optional[str]":
+    """The JSON string value of the first top-level-looking ``"key":``, else None."""
+    import json
+
+    at = text.find('"%s"' % key)
+    rest = text[at + len(key) + 2 :].lstrip() if at >= 0 else ""
+    if not rest.startswith(":"):
+        return None
+    try:
+        value, _end = json.JSONDecoder().raw_decode(rest[1:].lstrip())
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def head_facts(path: str) -> dict:
+    """``{"sessionId", "projectHash"}`` when a legacy chat's head opens an object naming both (strings), else {}."""
+    text = read_head(path).decode("utf-8", "replace")
+    if not text.lstrip().startswith("{"):
+        return {}
+    messages = text.find('"messages"')
+    scope = text if messages < 0 else text[:messages]
+    found = {key: _string_after(scope, key) for key in (facts.HEADER_SESSION_ID, "projectHash")}
+    return found if all(found.values()) else {}
+
+
+def read_head(path: str) -> bytes:
+    """A file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return b""
+    try:
+        with f:
+            return f.read(HEAD_BYTES)
+    except OSError:
+        return b""
+
+
 def header_of(path: str) -> "Optional[Chat]":
     """The facts of a chat file's first record, its header, or None (a legacy chat has none)."""
     from termsprawl_context.harness.base import head_record
@@ -261,3 +306,98 @@ def first_chat(folder: str, session_id: str) -> str:
             if chat is not None and chat.session_id == session_id:
                 return full
     return ""
+
+
+# --- where each message of a ``{"$set": {"messages": [...]}}`` line sits in it, in bytes, so a
+# message that wins from such a line is read back alone (a resume's list holds the whole history
+# on one line: re-parsing that line per message made reading quadratic).
+_SPACE = " \t\n\r"  # JSON's whitespace
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _SPACE:
+        i += 1
+    return i
+
+
+def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tuple[Optional[list], int]":
+    """``(the element spans at the end of path, where the value at text[i] ends)``: down
+    the object members named by ``path`` (the last member of a name wins, as in
+    ``json.loads``), then the array's elements; spans None when the value is not so
+    shaped. Each value is parsed once, by the scan that passes over it."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, not in typeshed
+
+    if not path:
+        if text[i : i + 1] != "[":
+            return None, scan(text, i)[1]
+        return _elements(text, i, scan)
+    if text[i : i + 1] != "{":
+        return None, scan(text, i)[1]
+    i = _skip(text, i + 1)
+    found = None  # type: Optional[list]
+    if text[i : i + 1] == "}":
+        return found, i + 1
+    while True:
+        if text[i : i + 1] != '"':
+            raise ValueError("no key")
+        name, i = scanstring(text, i + 1)
+        i = _skip(text, i)
+        if text[i : i + 1] != ":":
+            raise ValueError("no colon")
+        i = _skip(text, i + 1)
+        if name == path[0]:
+            found, i = _walk(text, i, path[1:], scan)
+        else:
+            i = scan(text, i)[1]
+        i, closed = _after_item(text, i, "}")
+        if closed:
+            return found, i
+
+
+def _elements(text: str, i: int, scan: "Callable") -> "Tuple[list, int]":
+    """The character spans of the elements of the array at ``text[i]``, and its end."""
+    spans = []  # type: List[Tuple[int, int]]
+    i = _skip(text, i + 1)
+    if text[i : i + 1] == "]":
+        return spans, i + 1
+    while True:
+        _value, end = scan(text, i)
+        spans.append((i, end))
+        i, closed = _after_item(text, end, "]")
+        if closed:
+            return spans, i
+
+
+def _after_item(text: str, i: int, close: str) -> "Tuple[int, bool]":
+    """Past the comma after an item at ``text[i]``, or past ``close`` (True); else ValueError."""
+    i = _skip(text, i)
+    if text[i : i + 1] == ",":
+        return _skip(text, i + 1), False
+    if text[i : i + 1] == close:
+        return i + 1, True
+    raise ValueError("no comma")
+
+
+def message_spans(raw: bytes, count: int) -> "Optional[List[Tuple[int, int]]]":
+    """``(byte start, byte end)`` within ``raw`` of each of the ``count`` elements of its
+    ``$set.messages`` list, in order; None when the line is not shaped so. Exact whatever the
+    bytes: each invalid byte is one character here (``surrogateescape``), and a span starts
+    and ends at ASCII punctuation, where UTF-8 decoding resynchronises, so decoding a span
+    alone gives the characters that decoding the whole line gives there."""
+    import json
+
+    scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
+    text = raw.decode("utf-8", "surrogateescape")
+    try:
+        spans, _end = _walk(text, _skip(text, 0), (facts.SET_KEY, facts.FIELD_MESSAGES), scan)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if spans is None or len(spans) != count:
+        return None
+    found, done, at_byte = [], 0, 0
+    for start, end in spans:
+        at_byte += len(text[done:start].encode("utf-8", "surrogateescape"))
+        size = len(text[start:end].encode("utf-8", "surrogateescape"))
+        found.append((at_byte, at_byte + size))
+        at_byte, done = at_byte + size, end
+    return found

@@ -15,7 +15,7 @@ Map), but its writer only ever writes a message again while it is the conversati
 from array import array
 
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.chat import Where
+from termsprawl_context.harness.gemini.chat import Where, message_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
@@ -83,8 +83,6 @@ class _Merge(object):
     __slots__ = ("f", "offset", "size", "index", "copies", "spans", "messages", "next")
 
     def __init__(self, f: "BinaryIO", offset: int, raw: bytes, messages: list) -> None:
-        from termsprawl_context.harness.gemini.spans import message_spans
-
         self.f, self.offset, self.size = f, offset, len(raw)
         self.index = {}  # type: dict  # id -> its position among the listed ids
         self.copies = array("q")  # position -> the list element holding its last copy
