@@ -11,7 +11,7 @@ shown (so nothing counts twice). A ``compacted`` line holds the bridge text that
 conversation; the summary the model wrote for it is recorded just before as an ordinary assistant
 message (``records.classed`` tells it from an answer). A fork (``session_meta.history_base``) does
 not copy its parent's history: the parent's rollout is read first, up to ``end_byte_offset``
-(``rollout.py``). A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
+(``records.rollout_entries``). A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
 file; its turns are a sub-agent's (``is_sidechain``), as Claude Code's sub-agent transcripts are.
 """
 

@@ -3,7 +3,7 @@ scripted local model server) and read in its bundle (``chatRecordingService.ts``
 ``loadConversationRecord``); the older single-JSON chats from public samples.
 
 The chat file is a log: a changed message is appended again (same ``id``; the last copy wins, in
-its own place: 0.61 only rewrites the last message, see ``tail.py``), ``{"$set": {...}}`` updates
+its own place: 0.61 only rewrites the last message, see ``chat.newest_messages``), ``{"$set": {...}}`` updates
 metadata or replaces the message list, ``{"$rewindTo": id}`` drops that message and all after it.
 One deliberate difference from the client: a ``$set.messages`` list orders the messages it names
 and adds new ones but never drops one already seen (kept before the listed message that followed
@@ -30,10 +30,9 @@ class GeminiHarness(Harness):
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.MEMORY_FILE
-    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
-    # started by a program that changed directory without setting it; the CLI replaces
-    # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
-    # (so it is left unquoted here), and sets it in the hook's environment too.
+    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was started by a program that
+    # changed directory without setting it; the CLI replaces $GEMINI_PROJECT_DIR in the command text with the
+    # session's directory, shell-quoted (so it is left unquoted here), and sets it in the hook's environment too.
     hook_start_dir = "$" + facts.PROJECT_DIR_ENV
 
     command = "gemini"
@@ -70,8 +69,8 @@ class GeminiHarness(Harness):
         return [s.path for s in self.sessions(environ)]
 
     def _head(self, path):
-        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none), its
-        bytes kept as the OS keeps a path's; "" when that file is missing, unreadable or empty."""
+        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none), its bytes kept
+        as the OS keeps a path's; "" when that file is missing, unreadable or empty."""
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
             if os.path.basename(folder) == facts.CHATS_SUBDIR:
@@ -81,8 +80,8 @@ class GeminiHarness(Harness):
         return "", ""
 
     def sessions(self, environ=None):
-        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub
-        (a later file of the same project and id, see ``resumed_chat``) is not a session of its own."""
+        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub (a later file
+        of the same project and id, see ``resumed_chat``) is not a session of its own."""
         seen = set()
         for root in self.store_roots(environ):
             for path in folder_files(root, facts.CHATS_SUBDIR):
@@ -127,8 +126,8 @@ class GeminiHarness(Harness):
         return found
 
     def stable_id(self, path):
-        """The header's session id when the file name agrees (a main chat is named for its first
-        8 characters, a sub-agent's for all): a resume goes on in the same file."""
+        """The header's session id when the file name agrees (a main chat is named for its first 8 characters,
+        a sub-agent's for all): a resume goes on in the same file."""
         chat = header_of(path)
         if chat is None:
             return None
@@ -186,10 +185,7 @@ class GeminiHarness(Harness):
         return gone_chat_note(project, peer, path)
 
     def hook_entry(self, command):
-        return {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}],
-        }
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}]}
 
 
 HARNESS = GeminiHarness()

@@ -12,16 +12,16 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from termsprawl_context.model import Entry
 
 
-# Every message of an older single-JSON chat is on the file's one record: line 1 (a line
-# of 0 would read as a fork's inherited history, which `search` skips); no offset of its own.
+# Every message of an older single-JSON chat is on the file's one record: line 1 (a line of 0 would
+# read as a fork's inherited history, which `search` skips); no offset of its own.
 LEGACY_WHERE = Where(1, -1, 0)
 
 
 class Normaliser(object):
-    """A chat's resolved messages as entries, each tool call and result given once (a resume
-    copies them). Read forward with ``last_holder`` (``(CALL or RESULT, call id)`` -> index of
-    the last message holding it, by the resolution's ``message_ids``), each is given where the
-    reading from the end gives it: at that message (``at`` names the message being read)."""
+    """A chat's resolved messages as entries, each tool call and result given once (a resume copies them).
+    Read forward with ``last_holder`` (``(CALL or RESULT, call id)`` -> index of the last message holding
+    it, by the resolution's ``message_ids``), each is given where the reading from the end gives it: at
+    that message (``at`` names the message being read)."""
 
     def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
         # A sub-agent's chat is all sub-agent: its entries name the agent (its session id).
@@ -45,9 +45,8 @@ class Normaliser(object):
         return True
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
-        """``new_entry`` of one message; ``flags``: ``is_meta``, ``is_compact_summary``, ``role``."""
-        # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's
-        # prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
+        # A sub-agent's chat is all sub-agent: its "user" messages are the parent model's prompt and the
+        # CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         return new_entry(
             kind,
             blocks,
@@ -65,18 +64,15 @@ class Normaliser(object):
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
         for part in parts:
-            found = message_parts.result_block(part, failed) if isinstance(part, dict) else None
-            if found is None:
-                continue
-            call_id, block = found
-            if self.give(message_parts.RESULT, call_id):
+            block = message_parts.result_block(part, failed) if isinstance(part, dict) else None
+            if block is not None and self.give(message_parts.RESULT, block["tool_use_id"]):
                 blocks.append(block)
         if blocks:
             yield self._entry("user", uuid, message, where, blocks)
 
     def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
-        """A typed user message: a hook's context first (meta), then the words; the client's
-        expansion is meta too where ``displayContent`` keeps it apart."""
+        """A typed user message: a hook's context first (meta), then the words; the client's expansion is
+        meta too where ``displayContent`` keeps it apart."""
         hook, typed = message_parts.split_hook_context(texts[0])
         hooks = ([hook] if hook else []) + [t for t in texts[1:] if message_parts.is_hook_block(t)]
         if hooks:
@@ -141,9 +137,8 @@ class Normaliser(object):
 
 
 def entries_reverse(path: str) -> "Iterator[Entry]":
-    """``reversed(list(entries(path)))``, read from the end only as far as the consumer takes
-    (``line`` 0); each call and result at the newest message holding it. OSError as ``entries``."""
-    from termsprawl_context.harness.gemini.tail import newest_messages
+    """``reversed(list(entries(path)))``, read from the end only as far as the consumer takes (``line`` 0);
+    each call and result at the newest message holding it. OSError as ``entries``."""
     from termsprawl_context.jsonl import open_regular
 
     if chat_file.is_legacy(path):
@@ -154,15 +149,15 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
         with f:
             chat = chat_file.header_of(path) or Chat()
             normaliser = Normaliser(chat)
-            for message, where in newest_messages(f):
+            for message, where in chat_file.newest_messages(f):
                 yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
 
 
 def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
-    """A chat's facts and its entries in order (a generator over the open file: consume it before
-    the next call). OSError when ``path`` is no regular file; odd content only shrinks it."""
+    """A chat's facts and its entries in order (a generator over the open file: consume it before the next
+    call). OSError when ``path`` is no regular file; odd content only shrinks it."""
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -191,9 +186,9 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     return chat, generate()
 
 
-# The last forward resolution and the file it is of: a second reader of the same file while
-# the first is still reading it (``search`` titles the session it found a hit in) shares it,
-# rather than holding a second one (the resolution holds a few words per message).
+# The last forward resolution and the file it is of: a second reader of the same file while the first is
+# still reading it (``search`` titles the session it found a hit in) shares it, rather than holding a
+# second one (the resolution holds a few words per message).
 _LAST = []  # type: list  # [(file key, Chat)], at most one
 
 

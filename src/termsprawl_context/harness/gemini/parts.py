@@ -1,5 +1,5 @@
-"""One Gemini CLI message's parts: its content as parts, the hook block and compression
-summary in a user message, tool calls and results, and the call ids a message gives."""
+"""One Gemini CLI message's parts: its content as parts, the hook block and compression summary in a user
+message, tool calls and results, and the call ids a message gives."""
 
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.model import as_str
@@ -9,7 +9,6 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Any, List, Optional, Tuple
 
 
-# --- one message -> entries -----------------------------------------------------------------
 def parts_of(content: "Any") -> "List[dict]":
     """A message's content as parts (a string, bare or in the list, is a text part; others go)."""
     if isinstance(content, str):
@@ -27,8 +26,8 @@ def part_texts(parts: "List[dict]") -> "List[str]":
 
 
 def split_hook_context(text: str) -> "Tuple[str, str]":
-    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart hook's
-    context (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when none."""
+    """``(hook block, typed text)`` of a first prompt the CLI prefixed with a SessionStart hook's context
+    (``<hook_context>...</hook_context>\\n\\n<prompt>``); ("", text) when none."""
     if not text.startswith(facts.HOOK_CONTEXT_OPEN):
         return "", text
     end = text.find(facts.HOOK_CONTEXT_CLOSE)
@@ -42,11 +41,11 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
 
 
 def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
-    """A user message 0.61 wrote itself (not the person): the IDE's editor context or its
-    delta, the loop-recovery feedback, ``/directory add``'s context; or a prompt the client
-    sent on the person's behalf under their prompt's ``displayContent`` (an AfterAgent hook's
-    blocking reason, the loop feedback, the next-speaker "Please continue."), which then
-    holds neither that typed text nor an @ reference's expansion of it."""
+    """A user message 0.61 wrote itself (not the person): the IDE's editor context or its delta, the
+    loop-recovery feedback, ``/directory add``'s context; or a prompt the client sent on the person's
+    behalf under their prompt's ``displayContent`` (an AfterAgent hook's blocking reason, the loop feedback,
+    the next-speaker "Please continue."), which then holds neither that typed text nor an @ reference's
+    expansion of it."""
     first = texts[0] if texts else ""
     if first.startswith(facts.CLI_PROMPT_OPENINGS):
         return True
@@ -84,9 +83,9 @@ def response_body(response: "Any") -> "Tuple[str, bool]":
 
 
 def _unwrapped(body: str) -> "Optional[str]":
-    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None:
-    0.61 wraps a tool's output (wrapUntrusted) in those tags, and the shell tool's own text opens
-    ``Output: `` (then ``Error: ``, ``Exit Code: ``, ``Process Group PGID: `` lines)."""
+    """The tool's output inside ``<untrusted_context>`` (the shell's ``Output: `` alone), or None: 0.61 wraps
+    a tool's output (wrapUntrusted) in those tags, and the shell tool's own text opens ``Output: `` (then
+    ``Error: ``, ``Exit Code: ``, ``Process Group PGID: `` lines)."""
     opening, closing = "<untrusted_context>\n", "\n</untrusted_context>"
     if not (body.startswith(opening) and body.endswith(closing)):
         return None
@@ -99,17 +98,17 @@ def _unwrapped(body: str) -> "Optional[str]":
     return "\n".join(lines[:end])
 
 
-def result_block(part: dict, is_error: bool = False) -> "Optional[Tuple[str, dict]]":
+def result_block(part: dict, is_error: bool = False) -> "Optional[dict]":
     response = part.get("functionResponse")
     if not isinstance(response, dict):
         return None
-    call_id = as_str(response.get("id"))
     body, failed = response_body(response.get("response"))
-    block = {"type": "tool_result", "tool_use_id": call_id, "content": body, "is_error": failed or is_error}
+    block = {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": body}
+    block["is_error"] = failed or is_error
     output = _unwrapped(body)
     if output is not None:
         block["output"] = output
-    return call_id, block
+    return block
 
 
 CALL, RESULT = "call", "result"  # what a call id names, for giving each once
@@ -130,8 +129,8 @@ def gemini_calls(message: dict, parts: "List[dict]") -> "Tuple[List[dict], List[
 
 
 def message_ids(message: dict) -> tuple:
-    """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the
-    newest-first reading gives each once where forward does)."""
+    """The ``(CALL or RESULT, call id)`` pairs a message gives, in ``Normaliser``'s order (so the newest-first
+    reading gives each once where forward does)."""
     kind = message.get(facts.FIELD_TYPE)
     parts = parts_of(message.get("content"))
     found = []
