@@ -72,7 +72,8 @@ class CodexHarness(Harness):
                 if thread:
                     yield Session(self.name, thread, path)
 
-    session_id_of = staticmethod(facts.thread_id_of)
+    def session_id_of(self, path):
+        return facts.thread_id_of(path)
 
     def sniff(self, first):
         payload = first.get("payload")

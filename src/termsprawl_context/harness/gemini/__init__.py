@@ -106,8 +106,12 @@ class GeminiHarness(Harness):
     def sniff_file(self, path):  # an older single-JSON chat by its head alone (over any line bound)
         return is_legacy(path) and bool(head_facts(path))
 
-    entries = staticmethod(entries)
-    entries_reverse = staticmethod(entries_reverse)
+    def entries(self, path):
+        return entries(path)
+
+    def entries_reverse(self, path):
+        return entries_reverse(path)
+
     answers = Q_ALL
 
     def subagent_paths(self, path):

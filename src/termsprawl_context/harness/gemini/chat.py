@@ -8,7 +8,6 @@ from collections import namedtuple
 
 from termsprawl_context.harness.base import listing
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.parts import message_ids
 from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
@@ -106,9 +105,11 @@ def _rewind(chat: Chat, target: str) -> None:
             return
 
 
-def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False, raw: "Optional[bytes]" = None) -> None:
-    """One parsed line applied to ``chat``. ``with_ids``: places keep their message's call ids; ``raw``: the
-    line's bytes, so a ``$set.messages`` message's place is its own bytes."""
+def apply_record(
+    chat: Chat, record: dict, where: Where, ids_of: "Optional[Callable]" = None, raw: "Optional[bytes]" = None
+) -> None:
+    """One parsed line applied to ``chat``. ``ids_of``: places keep the call ids it gives of their message;
+    ``raw``: the line's bytes, so a ``$set.messages`` message's place is its own bytes."""
     first, chat.opened = not chat.opened, True
     rewind = record.get(facts.REWIND_KEY)
     if isinstance(rewind, str):
@@ -116,7 +117,7 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
-        _place(chat, message_id, where._replace(ids=message_ids(record)) if with_ids else where)
+        _place(chat, message_id, where._replace(ids=ids_of(record)) if ids_of else where)
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
@@ -126,13 +127,10 @@ def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False,
             listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    ids = message_ids(message) if with_ids else ()
-                    if spans is None:
-                        found = Where(where.line, where.offset, where.size, index, ids)
-                    else:
-                        start, end = spans[index]
-                        found = Where(where.line, where.offset, end - start, -1, ids, start)
-                    listed[message[facts.FIELD_ID]] = found
+                    ids = ids_of(message) if ids_of else ()
+                    start, end = (0, where.size) if spans is None else spans[index]
+                    at = index if spans is None else -1  # -1: the message is read alone
+                    listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
             _merge(chat, listed)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
@@ -151,7 +149,7 @@ def _take_header(chat: Chat, record: dict) -> None:
     chat.kind = as_str(record.get("kind"))
 
 
-def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
+def resolve_lines(f, ids_of: "Optional[Callable]" = None, until: int = -1) -> Chat:
     """Resolve an open chat log from its start, one bounded line at a time (up to offset ``until``)."""
     from termsprawl_context.jsonl import iter_lines, parse_object
 
@@ -161,7 +159,7 @@ def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
             break
         record = parse_object(line.raw)
         if record is not None:
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids, line.raw)
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), ids_of, line.raw)
     return chat
 
 
@@ -323,7 +321,7 @@ def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tupl
     that passes over it."""
     from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, not in typeshed
 
-    opening, closing = "{}" if path else "[]"
+    opening, closing = ("{", "}") if path else ("[", "]")
     if text[i : i + 1] != opening:
         return None, scan(text, i)[1]
     found = None  # type: Optional[list]  # an object's: the spans down the member named path[0]
