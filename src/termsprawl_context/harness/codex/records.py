@@ -87,10 +87,9 @@ def _tool_output(output):
 
 
 def _unwrapped(text: str) -> "Optional[str]":
-    """The command's own output past Codex's header lines, or None when it opens without them. 0.169's
-    exec_command output opens with header lines (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited
-    with code N``, ...), then a line ``Output:`` and the output; earlier unified exec wrote ``Exit code: N``
-    / ``Wall time: ...`` first."""
+    """The command's own output past Codex's header lines, or None when it opens without them. 0.169's exec_command
+    output opens with header lines (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...), then a
+    line ``Output:`` and the output; earlier unified exec wrote ``Exit code: N`` / ``Wall time: ...`` first."""
     if not text.startswith(("Chunk ID: ", "Exit code: ", "Wall time: ")):
         return None
     at = text.find("\nOutput:\n")
@@ -158,9 +157,7 @@ def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: i
 
 def is_subagent_meta(payload: dict) -> bool:
     """Whether a ``session_meta`` payload is a sub-agent thread's."""
-    if payload.get("thread_source") == "subagent":
-        return True
-    if as_str(payload.get(facts.META_PARENT_THREAD)):
+    if payload.get("thread_source") == "subagent" or as_str(payload.get(facts.META_PARENT_THREAD)):
         return True
     source = payload.get("source")  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
     return isinstance(source, dict) and "subagent" in source
@@ -226,12 +223,9 @@ def thread_of(path: str, meta: dict) -> dict:
 
 def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
-    if payload.get(facts.FIELD_TYPE) != "item_completed":
-        return ""
-    item = payload.get("item")
-    if not isinstance(item, dict) or item.get(facts.FIELD_TYPE) != "AgentMessage":
-        return ""
-    return as_str(item.get("id"))
+    item = payload.get("item") if payload.get(facts.FIELD_TYPE) == "item_completed" else None
+    shown = isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage"
+    return as_str(item.get("id")) if shown else ""
 
 
 def meta_of(path: str) -> dict:

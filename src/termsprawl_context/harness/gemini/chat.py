@@ -315,10 +315,9 @@ def _skip(text: str, i: int) -> int:
 
 
 def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tuple[Optional[list], int]":
-    """``(the element spans of the array at the end of path, where the value at text[i] ends)``: down the
-    object members named by ``path`` (the last member of a name wins, as in ``json.loads``), then the
-    array's elements; spans None when the value is not so shaped. Each value is parsed once, by the scan
-    that passes over it."""
+    """``(the element spans of the array at the end of path, where the value at text[i] ends)``: down the object members
+    named by ``path`` (the last member of a name wins, as in ``json.loads``), then the array's elements; spans None when
+    the value is not so shaped. Each value is parsed once, by the scan that passes over it."""
     from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, not in typeshed
 
     opening, closing = ("{", "}") if path else ("[", "]")
@@ -457,12 +456,10 @@ class _Merge(object):
                 else:
                     self.copies[known] = at
         spans = message_spans(raw, len(messages))
-        # Each listed message is read back alone when given (a resume's list is the whole
-        # history on one line); the parsed list is kept only when the line cannot be so cut.
-        self.spans = None  # type: Optional[array]  # element -> its start and end in the line
-        if spans is not None:
-            self.spans = array("q", (at for span in spans for at in span))
-        self.messages = None if self.spans is not None else messages
+        # Each listed message is read back alone when given (a resume's list is the whole history on one
+        # line); the parsed list is kept only when the line cannot be so cut.
+        self.spans = None if spans is None else array("q", (at for span in spans for at in span))  # start, end
+        self.messages = messages if spans is None else None
         self.next = len(self.copies) - 1  # the newest listed message not yet given
 
     def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":

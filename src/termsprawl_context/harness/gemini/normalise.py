@@ -236,11 +236,10 @@ def split_hook_context(text: str) -> "Tuple[str, str]":
 
 
 def is_cli_prompt(message: dict, texts: "List[str]") -> bool:
-    """A user message 0.61 wrote itself (not the person): the IDE's editor context or its delta, the
-    loop-recovery feedback, ``/directory add``'s context; or a prompt the client sent on the person's
-    behalf under their prompt's ``displayContent`` (an AfterAgent hook's blocking reason, the loop feedback,
-    the next-speaker "Please continue."), which then holds neither that typed text nor an @ reference's
-    expansion of it."""
+    """A user message 0.61 wrote itself (not the person): the IDE's editor context or its delta, the loop-recovery
+    feedback, ``/directory add``'s context; or a prompt the client sent on the person's behalf under their prompt's
+    ``displayContent`` (an AfterAgent hook's blocking reason, the loop feedback, the next-speaker "Please continue."),
+    which then holds neither that typed text nor an @ reference's expansion of it."""
     first = texts[0] if texts else ""
     if first.startswith(facts.CLI_PROMPT_OPENINGS):
         return True

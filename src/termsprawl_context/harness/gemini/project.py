@@ -88,9 +88,8 @@ def _project_settings(project: str) -> "Any":
 
 def read_tool(project: str) -> str:
     """The tool name to give the model when the project registers the read server, else ""."""
-    settings = _project_settings(project)
-    present, entry = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
-    return MCP_TOOL if present and isinstance(entry, dict) and entry.get("trust") is True else ""
+    entry = _at(_project_settings(project), (MCP_SERVERS_KEY, MCP_SERVER_NAME))[1]
+    return MCP_TOOL if isinstance(entry, dict) and entry.get("trust") is True else ""
 
 
 def gone_chat_note(project: str, peer: str, path: str) -> str:
