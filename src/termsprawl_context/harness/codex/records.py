@@ -224,8 +224,9 @@ def thread_of(path: str, meta: dict) -> dict:
 def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
     item = payload.get("item") if payload.get(facts.FIELD_TYPE) == "item_completed" else None
-    shown = isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage"
-    return as_str(item.get("id")) if shown else ""
+    if isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage":
+        return as_str(item.get("id"))
+    return ""
 
 
 def meta_of(path: str) -> dict:

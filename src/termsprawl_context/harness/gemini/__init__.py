@@ -16,7 +16,8 @@ copies are dropped by call id (one result per call, at the last message holding 
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
-from termsprawl_context.harness.gemini.chat import first_chat, head_facts, header_of, is_legacy, read_head, resumed_chat
+from termsprawl_context.harness.gemini.chat import Chat, first_chat, head_facts, header_of
+from termsprawl_context.harness.gemini.chat import is_legacy, read_head, resumed_chat
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
@@ -120,14 +121,9 @@ class GeminiHarness(Harness):
         if session is None:
             return None
         folder = facts.subagent_dir(path, session)
-        found = []
-        for name in listing(folder) if folder else []:
-            child = os.path.join(folder, name)
-            if name.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child):
-                header = header_of(child)
-                if header is not None and header.kind == facts.KIND_SUBAGENT:
-                    found.append(child)
-        return found
+        children = [os.path.join(folder, name) for name in (listing(folder) if folder else [])]
+        chats = [child for child in children if child.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child)]
+        return [child for child in chats if (header_of(child) or Chat()).kind == facts.KIND_SUBAGENT]
 
     def stable_id(self, path):
         """The header's session id when the file name agrees (a main chat is named for its first 8 characters,

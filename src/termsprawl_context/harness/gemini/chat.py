@@ -93,18 +93,6 @@ def _merge(chat: Chat, listed: dict) -> None:
         _place(chat, name, where, move=False)
 
 
-def _rewind(chat: Chat, target: str) -> None:
-    """Drop ``target`` and every message after it, all when it is unknown (the client's rule)."""
-    places = chat.places
-    known = target in places
-    while places:
-        dropped, slot = places.popitem()  # the newest
-        chat.free.append(slot)
-        chat.ids.pop(slot, None)
-        if known and dropped == target:
-            return
-
-
 def apply_record(
     chat: Chat, record: dict, where: Where, ids_of: "Optional[Callable]" = None, raw: "Optional[bytes]" = None
 ) -> None:
@@ -112,8 +100,14 @@ def apply_record(
     ``raw``: the line's bytes, so a ``$set.messages`` message's place is its own bytes."""
     first, chat.opened = not chat.opened, True
     rewind = record.get(facts.REWIND_KEY)
-    if isinstance(rewind, str):
-        _rewind(chat, rewind)
+    if isinstance(rewind, str):  # its target and every message after it go, all when it is unknown (the client's rule)
+        known = rewind in chat.places
+        while chat.places:
+            dropped, slot = chat.places.popitem()  # the newest
+            chat.free.append(slot)
+            chat.ids.pop(slot, None)
+            if known and dropped == rewind:
+                break
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
