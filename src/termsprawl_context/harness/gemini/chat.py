@@ -162,21 +162,17 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
     lines stay parsed: a resume's ``$set.messages`` line holds many winners in a row, the skipped between."""
     from termsprawl_context.jsonl import parse_object
 
-    cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
+    older, newer = (-1, None), (-1, None)  # type: tuple, tuple  # the last two lines read: (offset, parsed or None)
     count = len(chat.places)
     for number, where in enumerate(chat.wheres(newest_first)):
         index = count - 1 - number if newest_first else number
-        parsed = None
         at = where.offset + where.start
-        for offset, value in cache:
-            if offset == at:
-                parsed = value
-                break
+        if at in (older[0], newer[0]):
+            parsed = older[1] if at == older[0] else newer[1]
         else:
             f.seek(at)
             parsed = parse_object(f.read(where.size))
-            cache.append((at, parsed))
-            del cache[:-2]
+            older, newer = newer, (at, parsed)
         if parsed is None:
             continue  # the file changed under us: what was there is gone
         if where.index < 0:

@@ -164,10 +164,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
     except BaseException:
         f.close()
         raise
-    last_holder = {}  # type: dict
-    for index, where in enumerate(chat.wheres()):
-        for pair in where.ids:
-            last_holder[pair] = index
+    last_holder = {pair: index for index, where in enumerate(chat.wheres()) for pair in where.ids}  # the last wins
 
     def generate():
         normaliser = Normaliser(chat, last_holder)
