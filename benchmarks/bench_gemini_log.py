@@ -60,7 +60,7 @@ def resolve(path):
 
 
 def resolve_backwards(path):
-    from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.harness.gemini.chat import newest_messages
 
     with open_regular(path) as f:
         return sum(1 for _ in newest_messages(f))

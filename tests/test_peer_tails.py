@@ -233,7 +233,7 @@ def _forward(path):
 
 
 def _newest_first(path):
-    from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.harness.gemini.chat import newest_messages
     from termsprawl_context.jsonl import open_regular
 
     with open_regular(str(path)) as f:
@@ -304,7 +304,7 @@ def test_the_dump_s_tail_of_a_long_chat_reads_its_end_only(tmp_path):
     not its whole file (the forward resolution read all of it to place the first)."""
     import itertools
 
-    from termsprawl_context.harness.gemini.tail import newest_messages
+    from termsprawl_context.harness.gemini.chat import newest_messages
     from termsprawl_context.jsonl import open_regular
 
     path = tmp_path / "session-2026-01-01T00-00-5e55eeee.jsonl"

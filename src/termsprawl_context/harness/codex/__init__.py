@@ -1,37 +1,18 @@
-"""Codex CLI's own facts, and its rollouts normalised into the record model's ``Entry``.
+"""Codex CLI behind ``harness/base.py``'s interface. Observed on Codex CLI 0.169.0 run against a
+scripted Responses API server (``../shared/reference/other-harnesses.md``), and on the 0.47 shape
+public files show.
 
-Observed on Codex CLI 0.169.0 run against a scripted Responses API server
-(``../shared/reference/other-harnesses.md``), and on the 0.47 shape public files show.
-A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every
-line is an envelope ``{"timestamp", "type", "payload"}`` (0.169 adds ``ordinal`` and
-``metadata``). What the model saw and said is the ``response_item`` lines; ``event_msg``
-lines repeat them for the UI and are never read (so nothing counts twice).
-
-How records become entries (``harness/base.py`` has the shape):
-
-- ``message`` role ``user``: each ``input_text`` block is the person's, or harness
-  context when it opens with one of ``CONTEXT_PREFIXES`` (instruction files, the
-  environment block, sub-agent notifications), is framed as one of ``CONTEXT_FRAMES`` (a
-  ``!cmd`` and its output, a skill's body, ...) or is marked as a hook's text; the
-  person's blocks and the harness's become two entries (the harness's ``is_meta``), the
-  compaction bridge one ``is_compact_summary``.
-- role ``developer``: permissions, skills, a SessionStart hook's context: ``is_meta``.
-- role ``assistant``: the model's text; ``reasoning``: a thinking block (never printed);
-  ``function_call`` / ``custom_tool_call`` / ``local_shell_call``: a ``tool_use``;
-  their outputs: a ``tool_result`` matched by ``call_id``.
-- ``compacted``: the bridge text that continues the conversation (``is_compact_summary``).
-  The summary the model wrote for it is recorded just before as an ordinary assistant
-  message: it is the compaction's, not an answer, so it is classed with it. 0.169 tells
-  them apart before the ``compacted`` line exists: every answer is announced by an
-  ``item_completed`` ``AgentMessage`` event just before it is recorded, the summary
-  never is.
-- A fork (``session_meta.history_base``) does not copy its parent's history: the
-  parent's rollout is read first, up to ``end_byte_offset``, then the fork's own lines.
-  The inherited entries keep the parent's ``session_id`` and have no line in the fork's
-  file (``line`` 0, ``offset`` -1).
-- A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
-  file; its turns are a sub-agent's (``is_sidechain``, ``agent_id`` its thread id), as
-  Claude Code's sub-agent transcripts are.
+A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every line is an
+envelope ``{"timestamp", "type", "payload"}`` (0.169 adds ``ordinal`` and ``metadata``). What the
+model saw and said is the ``response_item`` lines (``records.item_entries``): user-role text is the
+person's or the harness's context, role ``developer`` holds permissions, skills and a SessionStart
+hook's context. ``event_msg`` lines repeat them for the UI and are read only for which answers were
+shown (so nothing counts twice). A ``compacted`` line holds the bridge text that continues the
+conversation; the summary the model wrote for it is recorded just before as an ordinary assistant
+message (``records.classed`` tells it from an answer). A fork (``session_meta.history_base``) does
+not copy its parent's history: the parent's rollout is read first, up to ``end_byte_offset``
+(``records.rollout_entries``). A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
+file; its turns are a sub-agent's (``is_sidechain``), as Claude Code's sub-agent transcripts are.
 """
 
 from __future__ import annotations
@@ -41,7 +22,7 @@ import os
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, depth_first, relay_to_person
 from termsprawl_context.harness.codex import facts
 from termsprawl_context.harness.codex.records import as_str, is_subagent_meta, meta_of, parent_thread_of
-from termsprawl_context.harness.codex.rollout import rollout_entries, rollout_entries_reverse
+from termsprawl_context.harness.codex.records import rollout_entries, rollout_entries_reverse
 
 
 class CodexHarness(Harness):
@@ -111,14 +92,12 @@ class CodexHarness(Harness):
     answers = Q_ALL
 
     def subagent_paths(self, path):
-        """The rollouts whose ``session_meta`` names this thread as their parent, in the
-        sessions root the rollout lies in (a child is written beside its parent)."""
+        """The rollouts beside this one (in its sessions root) whose ``session_meta`` names it their parent."""
         thread = self.stable_id(path)
         return None if thread is None else _children_index(facts.sessions_root_of(path)).get(thread, [])
 
     def subagent_tree(self, path):
-        """``subagent_paths`` of the whole tree from one walk of the sessions root (each
-        rollout's first line read once, not once per sub-agent)."""
+        """``subagent_paths`` of the whole tree from one walk (each rollout's first line read once)."""
         thread = self.stable_id(path)
         if thread is None:
             return None
@@ -126,8 +105,7 @@ class CodexHarness(Harness):
         return depth_first(index.get(thread, []), lambda child: index.get(facts.thread_id_of(child), []), {path})
 
     def stable_id(self, path):
-        """The thread id: a resumed thread appends to its own rollout, so the file's
-        first record names the conversation; only when it agrees with the file name."""
+        """The first record's thread id when the file name agrees (a resumed thread appends to its rollout)."""
         thread = as_str(meta_of(path).get("id"))
         return thread if thread and thread == facts.thread_id_of(path) else None
 
@@ -142,8 +120,7 @@ class CodexHarness(Harness):
         return True, facts.find_rollout(parent, path, self.store_roots()) if parent != facts.thread_id_of(path) else ""
 
     def session_ids(self, path):
-        """The thread id, then the session a sub-agent thread runs in (its hook payload's
-        ``session_id``, the parent's), as ``session_meta`` names them."""
+        """The thread id, then the session a sub-agent thread runs in (its parent's), as ``session_meta`` names them."""
         thread = self.stable_id(path)
         if thread is None:
             return None
@@ -161,17 +138,15 @@ class CodexHarness(Harness):
         return as_str(payload.get("agent_id"))
 
     def session_start_output(self, system_message=None, additional_context=None, session_title=None):
-        """Claude Code's shape; a warning for the person also goes to the model, to pass
-        on: Codex 0.169's TUI draws a SessionStart ``systemMessage`` only under the first
-        prompt (`↳ Hook · ...`) and ``codex exec`` nowhere, while ``additionalContext``
-        reaches the model as a developer message."""
+        """Claude Code's shape; a warning for the person also goes to the model, to pass on: Codex 0.169's TUI
+        draws a SessionStart ``systemMessage`` only under the first prompt (`↳ Hook · ...`) and ``codex exec``
+        nowhere, while ``additionalContext`` reaches the model as a developer message."""
         context = relay_to_person(additional_context, system_message)
         return Harness.session_start_output(self, system_message, context, session_title)
 
 
 def _children_index(root: str) -> dict:
-    """Per parent thread id, the sub-agent rollouts under ``root`` whose ``session_meta``
-    names it (``parent_thread_id``), sorted: one walk, one first line per rollout."""
+    """Per parent thread id, the rollouts under ``root`` whose ``session_meta`` names it, sorted."""
     index = {}  # type: dict
     for candidate in facts.rollouts_under(root):
         parent = as_str(meta_of(candidate).get(facts.META_PARENT_THREAD))

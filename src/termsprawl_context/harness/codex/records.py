@@ -1,8 +1,12 @@
-"""One Codex CLI rollout line → entries: a ``response_item``'s message, reasoning, tool call
-or output as the record model's ``Entry``; the thread a rollout's first line names; the
-rules that class an assistant text as an answer or a compaction's summary."""
+"""A Codex CLI rollout → the record model's ``Entry`` values: one ``response_item`` line's message,
+reasoning, tool call or output (``item_entries``); the thread a rollout's first line names; the
+rules that class an assistant text as an answer or a compaction's summary; the whole rollout read
+forward or newest first, a fork's inherited history (its parent's rollout up to the fork point)
+included."""
 
 from __future__ import annotations
+
+import os
 
 from termsprawl_context.harness.blocks import new_entry, text_blocks
 from termsprawl_context.harness.codex import facts
@@ -10,7 +14,9 @@ from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import List, Optional
+    from typing import Iterator, List, Optional
+
+    from termsprawl_context.model import Entry
 
 
 def rollout_line(raw: bytes) -> "Optional[tuple]":
@@ -27,11 +33,10 @@ def rollout_line(raw: bytes) -> "Optional[tuple]":
 
 
 def _marked_texts(payload: dict) -> List[tuple]:
-    """``(text, kind)`` for each text block of a message: the kind 0.169 marked its block with
-    ("" where it names none). The person's own text is ``user.text``; every other kind is the
-    client's (hooks.additional_context, agents_md.instructions, environments.environment_context,
-    generic.turn_aborted, multi_agent.subagent_notification, ...); "unknown" (and no kind) says
-    nothing: the prefixes decide."""
+    """``(text, kind)`` for each text block of a message: the kind 0.169 marked its block with ("" where
+    none). The person's own text is ``user.text``; every other kind is the client's (hooks.additional_context,
+    agents_md.instructions, environments.environment_context, generic.turn_aborted,
+    multi_agent.subagent_notification, ...); "unknown" (and no kind) says nothing: the prefixes decide."""
     from termsprawl_context.transcript.tool_blocks import result_texts
 
     content = payload.get("content")
@@ -50,8 +55,8 @@ def _marked_texts(payload: dict) -> List[tuple]:
 
 
 def context_kind(text: str, marked: str = "") -> str:
-    """ "compaction", "context" (other harness text) or "" (the person's words) for a user-role
-    text: its 0.169 block kind decides where it names one, else its opening marker."""
+    """ "compaction", "context" (other harness text) or "" (the person's words) for a user-role text: its
+    0.169 block kind decides where it names one, else its opening marker."""
     head = text.lstrip()
     if head.startswith(facts.COMPACTION_PREFIX):
         return "compaction"
@@ -82,10 +87,9 @@ def _tool_output(output):
 
 
 def _unwrapped(text: str) -> "Optional[str]":
-    """The command's own output past Codex's header lines, or None when it opens without them.
-    0.169's exec_command output opens with its own header lines, then a line ``Output:`` and the
-    command's output (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...);
-    earlier unified exec wrote ``Exit code: N`` / ``Wall time: ...`` first."""
+    """The command's own output past Codex's header lines, or None when it opens without them. 0.169's exec_command
+    output opens with header lines (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...), then a
+    line ``Output:`` and the output; earlier unified exec wrote ``Exit code: N`` / ``Wall time: ...`` first."""
     if not text.startswith(("Chunk ID: ", "Exit code: ", "Wall time: ")):
         return None
     at = text.find("\nOutput:\n")
@@ -93,7 +97,7 @@ def _unwrapped(text: str) -> "Optional[str]":
 
 
 def compaction_entry(text: str, thread: dict, record: dict, line: int, offset: int):
-    """The entry a ``compacted`` line's bridge (the summary continuing the conversation) stands as."""
+    """The entry a ``compacted`` line's bridge stands as."""
     stamp = as_str(record.get("timestamp"))
     return new_entry(
         "user", text_blocks([text]), record, line, offset, timestamp=stamp, is_compact_summary=True, **thread
@@ -111,7 +115,6 @@ def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: i
     timestamp = as_str(record.get("timestamp"))
 
     def _entry(kind: str, blocks: list, **flags):
-        """``new_entry`` with the thread's ids (``thread_of``); ``flags``: ``uuid``, ``is_meta``, ``is_compact_summary``."""
         return new_entry(kind, blocks, record, line, offset, timestamp=timestamp, **thread, **flags)
 
     if item == "message":
@@ -154,9 +157,7 @@ def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: i
 
 def is_subagent_meta(payload: dict) -> bool:
     """Whether a ``session_meta`` payload is a sub-agent thread's."""
-    if payload.get("thread_source") == "subagent":
-        return True
-    if as_str(payload.get(facts.META_PARENT_THREAD)):
+    if payload.get("thread_source") == "subagent" or as_str(payload.get(facts.META_PARENT_THREAD)):
         return True
     source = payload.get("source")  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
     return isinstance(source, dict) and "subagent" in source
@@ -176,10 +177,10 @@ def is_text_answer(entry) -> bool:
 
 
 def classed(entry, announces: bool, bridge: "Optional[str]"):
-    """An unannounced assistant text, as an answer or a compaction's summary. 0.169 announces
-    each answer with an ``AgentMessage`` event just before it: in such a file an unannounced
-    one is the summary (even when the ``compacted`` line after it was never written). Without
-    announcements (0.47) it is one only when the next ``compacted`` bridge holds its text."""
+    """An unannounced assistant text, as an answer or a compaction's summary. 0.169 announces each answer
+    with an ``AgentMessage`` event just before it: in such a file an unannounced one is the summary (even
+    when the ``compacted`` line after it was never written). Without announcements (0.47) it is one only
+    when the next ``compacted`` bridge holds its text."""
     if announces or (bridge and entry.content[0].get("text", "") in bridge):
         return entry._replace(type="user", is_compact_summary=True)
     return entry
@@ -213,7 +214,7 @@ def announces_answers(path: str) -> bool:
 
 
 def thread_of(path: str, meta: dict) -> dict:
-    """What a rollout's ``session_meta`` says of the thread its lines belong to, as ``new_entry``'s fields."""
+    """A rollout's ``session_meta`` as ``new_entry``'s fields for the thread its lines belong to."""
     session = as_str(meta.get("id")) or facts.thread_id_of(path)
     subagent = bool(meta) and is_subagent_meta(meta)
     cwd = as_str(meta.get(facts.META_CWD))
@@ -222,12 +223,10 @@ def thread_of(path: str, meta: dict) -> dict:
 
 def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
-    if payload.get(facts.FIELD_TYPE) != "item_completed":
-        return ""
-    item = payload.get("item")
-    if not isinstance(item, dict) or item.get(facts.FIELD_TYPE) != "AgentMessage":
-        return ""
-    return as_str(item.get("id"))
+    item = payload.get("item") if payload.get(facts.FIELD_TYPE) == "item_completed" else None
+    if isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage":
+        return as_str(item.get("id"))
+    return ""
 
 
 def meta_of(path: str) -> dict:
@@ -236,3 +235,164 @@ def meta_of(path: str) -> dict:
         parts = rollout_line(line.raw)
         return parts[2] if parts is not None and parts[1] == facts.KIND_SESSION_META else {}
     return {}
+
+
+def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0) -> Iterator[Entry]:
+    """The entries of the rollout at ``path`` (up to byte ``end``), a fork's inherited history first; only the
+    first line's ``session_meta`` names the thread. OSError when unopenable."""
+    from termsprawl_context.jsonl import iter_lines, open_regular
+
+    announces = announces_answers(path)
+    with open_regular(path) as f:
+        thread = thread_of(path, {})
+        held = None  # an unannounced assistant text, until the next item says what it was
+        announced = set()  # AgentMessage ids seen since the last item
+        for line in iter_lines(f):
+            if end >= 0 and line.offset + len(line.raw) >= end:
+                break  # history_base ends at a line boundary: this line is the fork's, not ours
+            envelope = rollout_line(line.raw)
+            if envelope is None:
+                continue
+            record, kind, payload = envelope
+            if kind == facts.KIND_EVENT:
+                shown = announced_message(payload)
+                if shown:
+                    announced.add(shown)
+                continue
+            if kind == facts.KIND_SESSION_META:
+                if line.number == 1:
+                    thread = thread_of(path, payload)
+                    yield from _inherited(path, payload, roots, depth)
+                continue
+            if kind == "turn_context":
+                thread["cwd"] = as_str(payload.get(facts.META_CWD)) or thread["cwd"]
+                continue
+            if kind == "compacted":
+                bridge = as_str(payload.get("message"))
+                if held is not None:
+                    yield classed(held, announces, bridge)
+                    held = None
+                announced = set()
+                if bridge:
+                    yield compaction_entry(bridge, thread, record, line.number, line.offset)
+                continue
+            if kind != "response_item":
+                continue
+            found = item_entries(payload, thread, record, line.number, line.offset)
+            if not found:
+                continue
+            if held is not None:
+                yield classed(held, announces, None)  # no `compacted` followed it
+                held = None
+            for entry in found:
+                if is_text_answer(entry) and not (entry.uuid and entry.uuid in announced):
+                    held = entry  # an unannounced text: the next item or `compacted` classes it
+                else:
+                    yield entry  # (an answer the person was shown)
+            announced = set()
+    if held is not None:
+        yield classed(held, announces, None)
+
+
+def rollout_entries_reverse(
+    path: str, roots: "Optional[List[str]]" = None, end: int = -1, depth: int = 0
+) -> Iterator[Entry]:
+    """``rollout_entries`` newest first from the end, ``line`` 0, the ``cwd`` from the first line; a fork's
+    parent is read back from the fork point once its own lines end."""
+    from termsprawl_context.jsonl import iter_lines_reverse, open_regular
+
+    meta = meta_of(path)
+    thread = thread_of(path, meta)
+    announces = announces_answers(path)
+    pending = None  # the latest assistant text, until the lines before it say whether it was announced
+    pending_bridge = None  # the bridge of a `compacted` that came right after it
+    bridge = None  # the bridge of a `compacted` seen since the last item
+    with open_regular(path) as f:
+        for offset, raw in iter_lines_reverse(f, end if end >= 0 else None):
+            if end >= 0 and offset + len(raw) >= end:
+                continue  # a line the fork point cuts: the forward reader stops before it
+            envelope = rollout_line(raw)
+            if envelope is None:
+                continue
+            record, kind, payload = envelope
+            if kind == facts.KIND_EVENT:
+                shown = announced_message(payload)
+                if pending is not None and shown and shown == pending.uuid:
+                    yield pending
+                    pending = None
+                continue
+            if kind == "compacted":
+                if pending is not None:
+                    yield classed(pending, announces, pending_bridge)
+                    pending = None
+                text = as_str(payload.get("message"))
+                if text:
+                    yield compaction_entry(text, thread, record, 0, offset)
+                bridge = text
+                continue
+            if kind != "response_item":
+                continue
+            found = item_entries(payload, thread, record, 0, offset)
+            if not found:
+                continue
+            if pending is not None:
+                yield classed(pending, announces, pending_bridge)
+                pending = None
+            for entry in reversed(found):
+                if is_text_answer(entry):
+                    pending, pending_bridge = entry, bridge
+                else:
+                    yield entry
+            bridge = None
+    if pending is not None:
+        yield classed(pending, announces, pending_bridge)
+    yield from _inherited(path, meta, roots, depth, reverse=True)
+
+
+def _parent_of(path: str, payload: dict, roots) -> tuple:
+    """``(parent rollout, fork point)`` a ``session_meta``'s ``history_base`` names, the point clamped to the
+    parent's size (both directions read the same bytes); ``("", 0)`` when none."""
+    base = payload.get("history_base")  # {thread_id, end_ordinal_exclusive, end_byte_offset}
+    if not isinstance(base, dict):
+        return "", 0
+    end = base.get("end_byte_offset")
+    parent_id = as_str(base.get("thread_id")) or as_str(payload.get("forked_from_id"))
+    if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:
+        return "", 0
+    parent = facts.find_rollout(parent_id, path, roots or [])
+    try:
+        return (parent, min(end, os.path.getsize(parent))) if parent else ("", 0)
+    except OSError:
+        return "", 0
+
+
+def _chain_loops(path: str, payload: dict, roots) -> bool:
+    """Whether the fork chain from ``path`` loops: then no parent history is inherited."""
+    seen = {os.path.realpath(path)}
+    current, meta = path, payload
+    for _ in range(facts.MAX_FORK_DEPTH):
+        parent, _ = _parent_of(current, meta, roots)
+        if not parent:
+            return False
+        real = os.path.realpath(parent)
+        if real in seen:
+            return True
+        seen.add(real)
+        current, meta = parent, meta_of(parent)
+    return False
+
+
+def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
+    """A fork's parent history up to ``end_byte_offset``; nothing past a loop or ``MAX_FORK_DEPTH``."""
+    if depth >= facts.MAX_FORK_DEPTH:
+        return
+    parent, end = _parent_of(path, payload, roots)
+    if not parent or end <= 0 or (depth == 0 and _chain_loops(path, payload, roots)):
+        return
+    try:
+        read = rollout_entries_reverse if reverse else rollout_entries
+        for entry in read(parent, roots, end, depth + 1):
+            # Not a line of this file: a <path>:<line> must never point into the wrong one.
+            yield entry._replace(line=0, offset=-1)
+    except OSError:
+        return  # the parent is gone: the fork's own lines still read

@@ -1,30 +1,23 @@
-"""Gemini CLI behind ``harness/base.py``'s interface: its store, its chat files, how their
-lines resolve into a conversation and normalise into ``Entry`` values. Observed on Gemini
-CLI 0.61.0 (against a scripted local model server) and read in its bundle
-(``chatRecordingService.ts``: ``loadConversationRecord``); the older single-JSON chats
-from public samples.
+"""Gemini CLI behind ``harness/base.py``'s interface. Observed on Gemini CLI 0.61.0 (against a
+scripted local model server) and read in its bundle (``chatRecordingService.ts``:
+``loadConversationRecord``); the older single-JSON chats from public samples.
 
-The chat file is a log: a changed message is appended again (same ``id``; the last copy
-wins, in its own place: 0.61 only rewrites the last message, see ``tail.py``),
-``{"$set": {...}}`` updates metadata or replaces the message list, ``{"$rewindTo": id}``
-drops that message and all after it. The resolution follows the client's with one
-deliberate difference: a ``$set.messages`` list orders the messages it names and adds new
-ones but never drops one already seen (kept before the listed message that followed it).
-On resume 0.61 rebuilds that list from the model's history, which skips a user message
-opening with ``<hook_context>`` (with a SessionStart hook, the first typed prompt) and
-copies each tool result under ``<message id>_response``: applied literally, the first
-prompt would be lost. The copies are dropped by call id (one result per call, at the last
-message holding it).
-
-The resolution keeps, per message id, where its winning line is (offset, size, index in a
-``$set`` list), never the lines, and reads the winners again one at a time; forward is one
-pass, and the dump and hand-off read from the end (``tail.py``) only as far as they need.
+The chat file is a log: a changed message is appended again (same ``id``; the last copy wins, in
+its own place: 0.61 only rewrites the last message, see ``chat.newest_messages``), ``{"$set": {...}}`` updates
+metadata or replaces the message list, ``{"$rewindTo": id}`` drops that message and all after it.
+One deliberate difference from the client: a ``$set.messages`` list orders the messages it names
+and adds new ones but never drops one already seen (kept before the listed message that followed
+it). On resume 0.61 rebuilds that list from the model's history, which skips a user message
+opening with ``<hook_context>`` (with a SessionStart hook, the first typed prompt: applied
+literally, it would be lost) and copies each tool result under ``<message id>_response``; the
+copies are dropped by call id (one result per call, at the last message holding it).
 """
 
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
-from termsprawl_context.harness.gemini.chat import first_chat, header_of, is_legacy, resumed_chat
+from termsprawl_context.harness.gemini.chat import Chat, first_chat, head_facts, header_of
+from termsprawl_context.harness.gemini.chat import is_legacy, read_head, resumed_chat
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
@@ -38,10 +31,9 @@ class GeminiHarness(Harness):
     transcript_suffix = facts.TRANSCRIPT_SUFFIX
     hook_settings_file = facts.SETTINGS_FILE
     instruction_file = facts.MEMORY_FILE
-    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was
-    # started by a program that changed directory without setting it; the CLI replaces
-    # $GEMINI_PROJECT_DIR in the command text with the session's directory, shell-quoted
-    # (so it is left unquoted here), and sets it in the hook's environment too.
+    # Observed on 0.61: the hook's shell gets the CLI's own $PWD, stale when the CLI was started by a program that
+    # changed directory without setting it; the CLI replaces $GEMINI_PROJECT_DIR in the command text with the
+    # session's directory, shell-quoted (so it is left unquoted here), and sets it in the hook's environment too.
     hook_start_dir = "$" + facts.PROJECT_DIR_ENV
 
     command = "gemini"
@@ -78,10 +70,8 @@ class GeminiHarness(Harness):
         return [s.path for s in self.sessions(environ)]
 
     def _head(self, path):
-        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none), its
-        bytes kept as the OS keeps a path's; "" when that file is missing, unreadable or empty."""
-        from termsprawl_context.harness.gemini.legacy import read_head
-
+        """The launch directory ``tmp/<project>/.project_root`` names (a chat's lines name none), its bytes kept
+        as the OS keeps a path's; "" when that file is missing, unreadable or empty."""
         folder = os.path.dirname(os.path.abspath(path))
         for _ in range(2):  # chats/, or chats/<parent id>/ for a sub-agent's
             if os.path.basename(folder) == facts.CHATS_SUBDIR:
@@ -91,8 +81,8 @@ class GeminiHarness(Harness):
         return "", ""
 
     def sessions(self, environ=None):
-        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub
-        (a later file of the same project and id, see ``resumed_chat``) is not a session of its own."""
+        """Each main chat (``tmp/<project>/chats/session-*``), each session once: a resume's stub (a later file
+        of the same project and id, see ``resumed_chat``) is not a session of its own."""
         seen = set()
         for root in self.store_roots(environ):
             for path in folder_files(root, facts.CHATS_SUBDIR):
@@ -105,23 +95,16 @@ class GeminiHarness(Harness):
                 seen.add((os.path.dirname(path), session_id))
                 yield Session(self.name, session_id, path)
 
-    def session_id_of(self, path):
-        """The header's session id (the file name holds its first 8 characters only)."""
+    def session_id_of(self, path):  # the header's: the file name holds its first 8 characters only
         if is_legacy(path):
-            from termsprawl_context.harness.gemini.legacy import head_facts
-
             return head_facts(path).get("sessionId", "")
         chat = header_of(path)
         return chat.session_id if chat is not None else ""
 
-    def sniff(self, first):
-        """A chat file's first record: the header (sessionId and projectHash; a legacy object's too)."""
+    def sniff(self, first):  # a chat's first record, its header (a legacy object's too)
         return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)
 
-    def sniff_file(self, path):
-        """An older single-JSON chat by its head alone (over any line bound)."""
-        from termsprawl_context.harness.gemini.legacy import head_facts
-
+    def sniff_file(self, path):  # an older single-JSON chat by its head alone (over any line bound)
         return is_legacy(path) and bool(head_facts(path))
 
     def entries(self, path):
@@ -138,18 +121,13 @@ class GeminiHarness(Harness):
         if session is None:
             return None
         folder = facts.subagent_dir(path, session)
-        found = []
-        for name in listing(folder) if folder else []:
-            child = os.path.join(folder, name)
-            if name.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child):
-                header = header_of(child)
-                if header is not None and header.kind == facts.KIND_SUBAGENT:
-                    found.append(child)
-        return found
+        children = [os.path.join(folder, name) for name in (listing(folder) if folder else [])]
+        chats = [child for child in children if child.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child)]
+        return [child for child in chats if (header_of(child) or Chat()).kind == facts.KIND_SUBAGENT]
 
     def stable_id(self, path):
-        """The header's session id when the file name agrees (a main chat is named for its first
-        8 characters, a sub-agent's for all): a resume goes on in the same file."""
+        """The header's session id when the file name agrees (a main chat is named for its first 8 characters,
+        a sub-agent's for all): a resume goes on in the same file."""
         chat = header_of(path)
         if chat is None:
             return None
@@ -192,28 +170,22 @@ class GeminiHarness(Harness):
         return resumed_chat(path, session_id) if source == "resume" else path
 
     def merge_project_settings(self, settings, read_command):
-        """``(settings merged with the read server and the kept chats, or None, notes)``."""
         from termsprawl_context.harness.gemini.project import merge_project_settings
 
         return merge_project_settings(settings, read_command)
 
     def read_tool(self, project):
-        """The tool the hook's context line names: the read server's, when registered."""
         from termsprawl_context.harness.gemini.project import read_tool
 
         return read_tool(project)
 
     def gone_note(self, project, peer, path):
-        """Why the peer's recorded chat is gone, and the fix ("" when it is there)."""
         from termsprawl_context.harness.gemini.project import gone_chat_note
 
         return gone_chat_note(project, peer, path)
 
     def hook_entry(self, command):
-        return {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}],
-        }
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}]}
 
 
 HARNESS = GeminiHarness()

@@ -1,6 +1,6 @@
-"""A Gemini CLI chat file resolved: the log's lines (last copy wins, ``$set``, ``$rewindTo``)
-into its header facts and its messages' places, read back one winner at a time; the
-older single-JSON chats; a chat's header and a resume's real file."""
+"""A Gemini CLI chat file resolved: the log's lines (last copy wins, ``$set``, ``$rewindTo``) into its
+header facts and its messages' places, read back one winner at a time; the older single-JSON chats; a
+chat's header and a resume's real file."""
 
 import os
 from array import array
@@ -8,19 +8,17 @@ from collections import namedtuple
 
 from termsprawl_context.harness.base import listing
 from termsprawl_context.harness.gemini import facts
-from termsprawl_context.harness.gemini.parts import message_ids
 from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import Iterator, List, Optional, Tuple
+    from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
-# Where a message's winning copy is: its line (number, offset), its bytes (``size`` from
-# ``start`` into the line: a copy in a ``$set.messages`` list is read alone) and, when they
-# are the whole list's line, its ``index`` there (else -1); ``ids``, the (kind, call id) pairs
-# the message gives, when the resolution kept them.
+# Where a message's winning copy is: its line (number, offset), its bytes (``size`` from ``start`` into
+# the line: a copy in a ``$set.messages`` list is read alone) and, when they are the whole list's line,
+# its ``index`` there (else -1); ``ids``, the (kind, call id) pairs it gives, when the resolution kept them.
 Where = namedtuple("Where", "line offset size index ids start", defaults=(-1, (), 0))
 
 
@@ -33,15 +31,14 @@ class Chat(object):
         self.session_id = ""
         self.kind = ""
         self.summary = ""
-        # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of
-        # ``columns`` (line, offset, size, start, index: machine integers, not a Where
-        # object each, so a chat of many small messages costs a few words a message).
+        # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of ``columns``
+        # (line, offset, size, start, index: machine integers, not a Where each, so a chat of many small
+        # messages costs a few words a message).
         self.places = {}  # type: dict
         self.columns = tuple(array("q") for _ in range(5))
         self.ids = {}  # type: dict  # slot -> the call ids its message gives, when kept and any
         self.free = []  # type: list  # slots a rewind emptied
-        # The header facts are the first record's only (``header_of``'s, and what a reader from
-        # the end can know without reading the whole file).
+        # The header facts are the first record's only (what a reader from the end can know).
         self.opened = False
 
     def wheres(self, newest_first: bool = False) -> "Iterator[Where]":
@@ -53,8 +50,8 @@ class Chat(object):
 
 
 def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None:
-    """``where`` is the message's place: at the end for a copy on its own line (its last copy:
-    0.61's place, see ``tail.py``), or, not ``move``, where it already was (new ones last)."""
+    """``where`` is the message's place: at the end for a copy on its own line (its last copy: 0.61's place,
+    see ``newest_messages``), or, not ``move``, where it already was (new ones last)."""
     slot = chat.places.pop(message_id, None) if move else chat.places.get(message_id)
     columns = chat.columns
     if slot is None or slot < 0:
@@ -74,9 +71,8 @@ def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None
 
 
 def _merge(chat: Chat, listed: dict) -> None:
-    """A ``$set.messages`` list applied: the list's order, each message it lacks kept (the
-    client would drop it; see ``__init__``) before the listed one that followed it, by the
-    same newest-first walk as ``tail._Merge``."""
+    """A ``$set.messages`` list applied: the list's order, each message it lacks kept (the client would drop
+    it; see ``__init__``) before the listed one that followed it, by ``_Merge``'s newest-first walk."""
     if not listed:
         return
     names = list(listed)
@@ -97,47 +93,38 @@ def _merge(chat: Chat, listed: dict) -> None:
         _place(chat, name, where, move=False)
 
 
-def _rewind(chat: Chat, target: str) -> None:
-    """Drop ``target`` and every message after it, all when it is unknown (the client's rule)."""
-    places = chat.places
-    known = target in places
-    while places:
-        dropped, slot = places.popitem()  # the newest
-        chat.free.append(slot)
-        chat.ids.pop(slot, None)
-        if known and dropped == target:
-            return
-
-
-def apply_record(chat: Chat, record: dict, where: Where, with_ids: bool = False, raw: "Optional[bytes]" = None) -> None:
-    """One parsed line applied to ``chat``. ``with_ids``: places keep their message's call ids;
+def apply_record(
+    chat: Chat, record: dict, where: Where, ids_of: "Optional[Callable]" = None, raw: "Optional[bytes]" = None
+) -> None:
+    """One parsed line applied to ``chat``. ``ids_of``: places keep the call ids it gives of their message;
     ``raw``: the line's bytes, so a ``$set.messages`` message's place is its own bytes."""
     first, chat.opened = not chat.opened, True
     rewind = record.get(facts.REWIND_KEY)
-    if isinstance(rewind, str):
-        _rewind(chat, rewind)
+    if isinstance(rewind, str):  # its target and every message after it go, all when it is unknown (the client's rule)
+        known = rewind in chat.places
+        while chat.places:
+            dropped, slot = chat.places.popitem()  # the newest
+            chat.free.append(slot)
+            chat.ids.pop(slot, None)
+            if known and dropped == rewind:
+                break
         return
     message_id = record.get(facts.FIELD_ID)
     if isinstance(message_id, str):
-        _place(chat, message_id, where._replace(ids=message_ids(record)) if with_ids else where)
+        _place(chat, message_id, where._replace(ids=ids_of(record)) if ids_of else where)
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
         messages = update.get(facts.FIELD_MESSAGES)
         if isinstance(messages, list):
-            from termsprawl_context.harness.gemini.spans import message_spans
-
             spans = message_spans(raw, len(messages)) if raw is not None and messages else None
             listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
             for index, message in enumerate(messages):
                 if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    ids = message_ids(message) if with_ids else ()
-                    if spans is None:
-                        found = Where(where.line, where.offset, where.size, index, ids)
-                    else:
-                        start, end = spans[index]
-                        found = Where(where.line, where.offset, end - start, -1, ids, start)
-                    listed[message[facts.FIELD_ID]] = found
+                    ids = ids_of(message) if ids_of else ()
+                    start, end = (0, where.size) if spans is None else spans[index]
+                    at = index if spans is None else -1  # -1: the message is read alone
+                    listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
             _merge(chat, listed)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
@@ -156,7 +143,7 @@ def _take_header(chat: Chat, record: dict) -> None:
     chat.kind = as_str(record.get("kind"))
 
 
-def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
+def resolve_lines(f, ids_of: "Optional[Callable]" = None, until: int = -1) -> Chat:
     """Resolve an open chat log from its start, one bounded line at a time (up to offset ``until``)."""
     from termsprawl_context.jsonl import iter_lines, parse_object
 
@@ -166,31 +153,26 @@ def resolve_lines(f, with_ids: bool = False, until: int = -1) -> Chat:
             break
         record = parse_object(line.raw)
         if record is not None:
-            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), with_ids, line.raw)
+            apply_record(chat, record, Where(line.number, line.offset, len(line.raw)), ids_of, line.raw)
     return chat
 
 
 def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, Where, int]]":
-    """Each resolved message with its place and index, in order (or newest first), read back.
-    The last two lines stay parsed: a resume's ``$set.messages`` line holds many winners in a
-    row, the messages it skipped between them."""
+    """Each resolved message with its place and index, in order (or newest first), read back. The last two
+    lines stay parsed: a resume's ``$set.messages`` line holds many winners in a row, the skipped between."""
     from termsprawl_context.jsonl import parse_object
 
-    cache = []  # type: list  # [(offset, parsed or None)], newest last, at most two
+    older, newer = (-1, None), (-1, None)  # type: tuple, tuple  # the last two lines read: (offset, parsed or None)
     count = len(chat.places)
     for number, where in enumerate(chat.wheres(newest_first)):
         index = count - 1 - number if newest_first else number
-        parsed = None
         at = where.offset + where.start
-        for offset, value in cache:
-            if offset == at:
-                parsed = value
-                break
+        if at in (older[0], newer[0]):
+            parsed = older[1] if at == older[0] else newer[1]
         else:
             f.seek(at)
             parsed = parse_object(f.read(where.size))
-            cache.append((at, parsed))
-            del cache[:-2]
+            older, newer = newer, (at, parsed)
         if parsed is None:
             continue  # the file changed under us: what was there is gone
         if where.index < 0:
@@ -203,8 +185,8 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
 
 
 def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
-    """An older single-JSON chat's (``{sessionId, ..., messages: [...]}``) facts and messages (an
-    id given twice keeps its first place, its last value); nothing for another text."""
+    """An older single-JSON chat's facts and messages (an id given twice keeps its first place, its last
+    value); nothing for another text."""
     from termsprawl_context.jsonl import loads_strict, readable
 
     chat = Chat()
@@ -228,6 +210,53 @@ def is_legacy(path: str) -> bool:
     return path.endswith(facts.LEGACY_SUFFIX)
 
 
+# An older single-JSON chat (``session-*.json``) is one object, ``{"sessionId", "projectHash",
+# "startTime", ..., "messages": [...]}``, written by ``JSON.stringify(conversation, null, 2)`` (its
+# first line is ``{`` alone): a listing or a sniff reads its first ``HEAD_BYTES`` only, never the
+# whole file (one may be many megabytes; its messages come after these keys).
+HEAD_BYTES = 1 << 16
+
+
+def _string_after(text: str, key: str) -> "Optional[str]":
+    """The JSON string value of the first top-level-looking ``"key":``, else None."""
+    import json
+
+    at = text.find('"%s"' % key)
+    rest = text[at + len(key) + 2 :].lstrip() if at >= 0 else ""
+    if not rest.startswith(":"):
+        return None
+    try:
+        value, _end = json.JSONDecoder().raw_decode(rest[1:].lstrip())
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def head_facts(path: str) -> dict:
+    """``{"sessionId", "projectHash"}`` when a legacy chat's head opens an object naming both (strings), else {}."""
+    text = read_head(path).decode("utf-8", "replace")
+    if not text.lstrip().startswith("{"):
+        return {}
+    messages = text.find('"messages"')
+    scope = text if messages < 0 else text[:messages]
+    found = {key: _string_after(scope, key) for key in (facts.HEADER_SESSION_ID, "projectHash")}
+    return found if all(found.values()) else {}
+
+
+def read_head(path: str) -> bytes:
+    """A file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
+    from termsprawl_context.jsonl import try_open_regular
+
+    f = try_open_regular(path)
+    if f is None:
+        return b""
+    try:
+        with f:
+            return f.read(HEAD_BYTES)
+    except OSError:
+        return b""
+
+
 def header_of(path: str) -> "Optional[Chat]":
     """The facts of a chat file's first record, its header, or None (a legacy chat has none)."""
     from termsprawl_context.harness.base import head_record
@@ -238,9 +267,9 @@ def header_of(path: str) -> "Optional[Chat]":
 
 
 def resumed_chat(path: str, session_id: str) -> str:
-    """The chat a resumed session really writes to. Observed on 0.61: at ``gemini -r`` the
-    hook's transcript_path is a new file (``session-<now>-<id8>.jsonl``: a header and the
-    session context) while the conversation goes on in the session's ``first_chat``."""
+    """The chat a resumed session really writes to. Observed on 0.61: at ``gemini -r`` the hook's
+    transcript_path is a new file (``session-<now>-<id8>.jsonl``: a header and the session context) while
+    the conversation goes on in the session's ``first_chat``."""
     folder, name = os.path.split(path)
     if not name.startswith(facts.SESSION_FILE_PREFIX):
         return path
@@ -261,3 +290,246 @@ def first_chat(folder: str, session_id: str) -> str:
             if chat is not None and chat.session_id == session_id:
                 return full
     return ""
+
+
+# --- where each message of a ``{"$set": {"messages": [...]}}`` line sits in it, in bytes, so a
+# message that wins from such a line is read back alone (a resume's list holds the whole history
+# on one line: re-parsing that line per message made reading quadratic).
+_SPACE = " \t\n\r"  # JSON's whitespace
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _SPACE:
+        i += 1
+    return i
+
+
+def _walk(text: str, i: int, path: "Tuple[str, ...]", scan: "Callable") -> "Tuple[Optional[list], int]":
+    """``(the element spans of the array at the end of path, where the value at text[i] ends)``: down the object members
+    named by ``path`` (the last member of a name wins, as in ``json.loads``), then the array's elements; spans None when
+    the value is not so shaped. Each value is parsed once, by the scan that passes over it."""
+    from json.decoder import scanstring  # type: ignore[attr-defined]  # public since Python 2.6, not in typeshed
+
+    opening, closing = ("{", "}") if path else ("[", "]")
+    if text[i : i + 1] != opening:
+        return None, scan(text, i)[1]
+    found = None  # type: Optional[list]  # an object's: the spans down the member named path[0]
+    spans = []  # type: List[Tuple[int, int]]  # an array's
+    i = _skip(text, i + 1)
+    if text[i : i + 1] == closing:
+        return (found if path else spans), i + 1
+    while True:
+        if not path:
+            end = scan(text, i)[1]
+            spans.append((i, end))
+            i = end
+        else:
+            if text[i : i + 1] != '"':
+                raise ValueError("no key")
+            name, i = scanstring(text, i + 1)
+            i = _skip(text, i)
+            if text[i : i + 1] != ":":
+                raise ValueError("no colon")
+            i = _skip(text, i + 1)
+            if name == path[0]:
+                found, i = _walk(text, i, path[1:], scan)
+            else:
+                i = scan(text, i)[1]
+        i = _skip(text, i)
+        if text[i : i + 1] == closing:
+            return (found if path else spans), i + 1
+        if text[i : i + 1] != ",":
+            raise ValueError("no comma")
+        i = _skip(text, i + 1)
+
+
+def message_spans(raw: bytes, count: int) -> "Optional[List[Tuple[int, int]]]":
+    """``(byte start, byte end)`` within ``raw`` of each of the ``count`` elements of its ``$set.messages``
+    list, in order; None when the line is not shaped so. Exact whatever the bytes: each invalid byte is one
+    character here (``surrogateescape``), and a span starts and ends at ASCII punctuation, where UTF-8
+    decoding resynchronises, so decoding a span alone gives the characters the whole line gives there."""
+    import json
+
+    scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, untyped in typeshed
+    text = raw.decode("utf-8", "surrogateescape")
+    try:
+        spans, _end = _walk(text, _skip(text, 0), (facts.SET_KEY, facts.FIELD_MESSAGES), scan)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if spans is None or len(spans) != count:
+        return None
+    found, done, at_byte = [], 0, 0
+    for start, end in spans:
+        at_byte += len(text[done:start].encode("utf-8", "surrogateescape"))
+        size = len(text[start:end].encode("utf-8", "surrogateescape"))
+        found.append((at_byte, at_byte + size))
+        at_byte, done = at_byte + size, end
+    return found
+
+
+# --- the log resolved from its end (the dump's and the hand-off's tail read) ----------------------
+# Each message newest first, reading only as far back as the consumer takes. The rule is the forward resolution's: the
+# first copy of an id met from the end wins, in its place; a ``$rewindTo`` met backwards drops every message met
+# before it down to its target's copy, the target included (all of them when the target was not in the conversation
+# then); a ``$set.messages`` list is merged by one walk from the newest (``_Merge``; ``_merge`` walks forward). A
+# message sits at its last copy, though Gemini CLI 0.61's loader keeps it at its first (``loadConversationRecord``
+# sets a JS Map): its writer only writes a message again while it is the conversation's last
+# (``ChatRecordingService.recordMessageTokens`` and ``recordToolCalls`` update ``getLastMessage``), so on every log
+# 0.61 writes the two places are one. 0.61 writes a ``$set.messages`` list at each start (the first, at the log's
+# head) and one at each resume, cancelled turn and compression: the newest is merged from the end (it holds its ids: a
+# resume's holds the whole history), an older one is resolved forward.
+_LOSE, _WIN, _STOP = 0, 1, 2
+
+
+class _Backwards(object):
+    """A backward resolution between two ``$set.messages`` lists: ids decided, rewinds whose target is unmet."""
+
+    __slots__ = ("decided", "cuts", "pending")
+
+    def __init__(self) -> None:
+        self.decided = set()  # type: set
+        self.cuts = []  # type: list  # rewind targets, the earliest line last
+        self.pending = {}  # type: dict  # target -> how many of ``cuts`` name it
+
+    def rewind(self, target: str) -> None:
+        self.cuts.append(target)
+        self.pending[target] = self.pending.get(target, 0) + 1
+
+    def meet(self, message_id: str) -> int:
+        """The copy of ``message_id`` met now: the winner, a loser, or all before it gone."""
+        cuts = self.cuts
+        if cuts:
+            if message_id == cuts[-1]:
+                cuts.pop()
+                self.pending[message_id] -= 1
+                self.decided.add(message_id)
+                # A later rewind naming it again found it gone (this earlier one cut it): that
+                # later one cleared the whole conversation before it.
+                return _STOP if self.pending[message_id] else _LOSE
+            if self.pending.get(message_id):
+                return _STOP  # an earlier rewind cut this target before the later one named it
+            self.decided.add(message_id)
+            return _LOSE
+        if message_id in self.decided:
+            return _LOSE
+        self.decided.add(message_id)
+        return _WIN
+
+    def sift(self, placed: "Iterable[Tuple[dict, Where]]") -> "Tuple[list, bool]":
+        """The winners among ``placed`` (met newest first), and whether a rewind found all before them gone."""
+        out = []
+        for message, where in placed:
+            verdict = self.meet(message[facts.FIELD_ID])
+            if verdict == _STOP:
+                return out, True
+            if verdict == _WIN:
+                out.append((message, where))
+        return out, False
+
+
+class _Merge(object):
+    """A ``$set.messages`` list met from the end, merged with the older messages as ``_merge`` merges
+    forward: each listed one (first position, last copy) is given when the older stream reaches one the
+    list holds at or before it, or at the start; others pass between."""
+
+    __slots__ = ("f", "offset", "size", "index", "copies", "spans", "messages", "next")
+
+    def __init__(self, f: "BinaryIO", offset: int, raw: bytes, messages: list) -> None:
+        self.f, self.offset, self.size = f, offset, len(raw)
+        self.index = {}  # type: dict  # id -> its position among the listed ids
+        self.copies = array("q")  # position -> the list element holding its last copy
+        for at, message in enumerate(messages):
+            if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+                known = self.index.setdefault(message[facts.FIELD_ID], len(self.copies))
+                if known == len(self.copies):
+                    self.copies.append(at)
+                else:
+                    self.copies[known] = at
+        spans = message_spans(raw, len(messages))
+        # Each listed message is read back alone when given (a resume's list is the whole history on one
+        # line); the parsed list is kept only when the line cannot be so cut.
+        self.spans = None if spans is None else array("q", (at for span in spans for at in span))  # start, end
+        self.messages = messages if spans is None else None
+        self.next = len(self.copies) - 1  # the newest listed message not yet given
+
+    def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+        from termsprawl_context.jsonl import parse_object
+
+        while self.next >= down_to:
+            at = self.copies[self.next]
+            self.next -= 1
+            if self.spans is None:
+                message = self.messages[at]  # type: ignore[index]
+            else:
+                start, end = self.spans[2 * at], self.spans[2 * at + 1]
+                self.f.seek(self.offset + start)
+                message = parse_object(self.f.read(end - start))
+                if message is None:
+                    continue  # the file changed under us
+            yield message, Where(0, self.offset, self.size)
+
+    def feed(self, message: dict, where: Where) -> "Iterator[Tuple[dict, Where]]":
+        at = self.index.get(message[facts.FIELD_ID])
+        if at is None:
+            yield message, where
+        else:
+            yield from self._given(at)
+
+    def flush(self) -> "Iterator[Tuple[dict, Where]]":
+        return self._given(0)
+
+
+def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
+    """Each resolved message of the open log, newest first, with its place (``line`` 0). Memory: the ids
+    met, one line, and the ids of the newest ``$set.messages`` list (past it, the log is resolved forward
+    up to the next older list)."""
+    from termsprawl_context.jsonl import iter_lines_reverse, parse_object
+
+    # The lines after the newest list, then (once it is met) those before it, whose winners pass through the list's
+    # merge and the newer frame's rewinds. ``stop``: the frame whose rewind found all before it gone (-1: none).
+    frames = [_Backwards()]
+    merge = None  # type: Optional[_Merge]  # the newest list, once met
+    stop = -1
+    for offset, raw in iter_lines_reverse(f):
+        record = parse_object(raw)
+        if record is None:
+            continue
+        found = _record_messages(record)
+        if found is None:
+            frames[-1].rewind(record[facts.REWIND_KEY])
+            continue
+        listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
+        if listed and merge is None:
+            merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
+            frames.append(_Backwards())
+            continue
+        if listed:  # resolved forward up to the list, which gives everything before it
+            f.seek(0)
+            before = winners(f, resolve_lines(f, until=offset), newest_first=True)
+            placed = ((message, Where(0, where.offset, where.size)) for message, where, _index in before)
+        else:
+            placed = ((message, Where(0, offset, len(raw))) for message in found)
+        level = len(frames) - 1
+        batch, stopped = frames[level].sift(placed)
+        stop = level if stopped else stop
+        if merge is not None:
+            batch, stopped = frames[0].sift(given for pair in batch for given in merge.feed(*pair))
+            stop = 0 if stopped else stop
+        yield from batch
+        if stop >= 0 or listed:
+            break
+    if merge is not None and stop != 0:  # the list gives what it has left
+        yield from frames[0].sift(merge.flush())[0]
+
+
+def _record_messages(record: dict) -> "Optional[list]":
+    """The messages one record places, last first; None for a rewind (``apply_record``'s order)."""
+    if isinstance(record.get(facts.REWIND_KEY), str):
+        return None
+    if isinstance(record.get(facts.FIELD_ID), str):
+        return [record]
+    update = record.get(facts.SET_KEY)
+    messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
+    if not isinstance(messages, list):
+        return []
+    return [m for m in reversed(messages) if isinstance(m, dict) and isinstance(m.get(facts.FIELD_ID), str)]

@@ -72,9 +72,8 @@ HOOK_TIMEOUT_MS = 30000
 
 
 def subagent_dir(chat_path: str, session_id: str) -> str:
-    """The folder holding the sub-agent chats of the session ``session_id`` whose chat is
-    ``chat_path`` (``chats/<session id>/``); "" for an id that cannot be a folder name
-    (the CLI's ids are UUIDs: letters, digits and hyphens)."""
+    """The folder holding the sub-agent chats of the session whose chat is ``chat_path`` (``chats/<session id>/``);
+    "" for an id that cannot be a folder name (the CLI's ids are UUIDs: letters, digits and hyphens)."""
     if not session_id or session_id.strip("-") == "" or any(c not in _ID_CHARS for c in session_id):
         return ""
     return os.path.join(os.path.dirname(chat_path), session_id)

@@ -1,17 +1,16 @@
-"""What ``init --gemini-hook`` adds to ``.gemini/settings.json`` besides the hook, for Gemini
-CLI 0.61 (read in its bundle, run in tests/e2e/), each only where the file says nothing at
-that key (what the person wrote is kept, and reported):
+"""What ``init --gemini-hook`` adds to ``.gemini/settings.json`` besides the hook, for Gemini CLI 0.61 (read
+in its bundle, run in tests/e2e/), each only where the file says nothing at that key (what the person
+wrote is kept, and reported):
 
-- the read as a tool that asks nothing: ``mcpServers.termsprawl`` (the command's one-tool
-  ``mcp`` server), ``trust: true``. 0.61 asks before every ``run_shell_command`` in its TUI
-  and offers no shell tool headless by default; a prefix allow rule would also admit
-  ``... links add``; its policy engine's project tier is off (``disableWorkspacePolicies``
-  in ``config/policy.ts``; ``policyPaths`` would replace the person's ``~/.gemini/policies``).
-  A trusted MCP server's tools run with no prompt in both, and nothing else is admitted.
-- ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup
-  (``cleanupExpiredSessions``) takes a resumed session's header-only stub for a corrupt file
-  and deletes every file of the project sharing its 8-character id, the conversation the
-  node reads included (it walks this project's ``chats/`` only).
+- the read as a tool that asks nothing: ``mcpServers.termsprawl`` (the command's one-tool ``mcp``
+  server), ``trust: true``. 0.61 asks before every ``run_shell_command`` in its TUI and offers no shell
+  tool headless by default; a prefix allow rule would also admit ``... links add``; its policy engine's
+  project tier is off (``disableWorkspacePolicies`` in ``config/policy.ts``; ``policyPaths`` would
+  replace the person's ``~/.gemini/policies``). A trusted MCP server's tools run with no prompt in both.
+- ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup (``cleanupExpiredSessions``)
+  takes a resumed session's header-only stub for a corrupt file and deletes every file of the project
+  sharing its 8-character id, the conversation the node reads included (it walks this project's
+  ``chats/`` only).
 """
 
 import json
@@ -59,13 +58,9 @@ def merge_project_settings(settings: "Dict[str, Any]", command: str) -> "Tuple[O
     merged = settings
     # ``sh -c command`` (the walk up to the installed command), trusted: its tool runs unasked.
     entry = {"command": "sh", "args": ["-c", command], "trust": True}
-    present, current = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
+    present, current = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))  # present: a non-object on the way too
     if not present:
-        servers = settings.get(MCP_SERVERS_KEY)
-        if servers is None or isinstance(servers, dict):
-            merged = _with(merged, (MCP_SERVERS_KEY, MCP_SERVER_NAME), entry)
-        else:
-            notes.append("%s is not an object: the read tool is not registered" % MCP_SERVERS_KEY)
+        merged = _with(merged, (MCP_SERVERS_KEY, MCP_SERVER_NAME), entry)
     elif current != entry:
         notes.append("%s.%s is yours: kept as it is" % (MCP_SERVERS_KEY, MCP_SERVER_NAME))
     present, current = _at(settings, RETENTION_PATH)
@@ -93,9 +88,8 @@ def _project_settings(project: str) -> "Any":
 
 def read_tool(project: str) -> str:
     """The tool name to give the model when the project registers the read server, else ""."""
-    settings = _project_settings(project)
-    present, entry = _at(settings, (MCP_SERVERS_KEY, MCP_SERVER_NAME))
-    return MCP_TOOL if present and isinstance(entry, dict) and entry.get("trust") is True else ""
+    entry = _at(_project_settings(project), (MCP_SERVERS_KEY, MCP_SERVER_NAME))[1]
+    return MCP_TOOL if isinstance(entry, dict) and entry.get("trust") is True else ""
 
 
 def gone_chat_note(project: str, peer: str, path: str) -> str:
