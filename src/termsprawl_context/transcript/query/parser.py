@@ -1,18 +1,146 @@
-"""The query language's parser: tokens → a typed tree, refusing at compile time what the
-operand types can never take."""
+"""The query language's compiler: its vocabulary (static types, names, functions, 64-bit
+integer bounds), the lexer (source text → tokens, each with its offset for messages) and
+the parser (tokens → a typed tree, refusing what the operand types can never take)."""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import List, Tuple
 
 from termsprawl_context.errors import QueryCompileError
-from termsprawl_context.transcript.query.language import ANY, BOOL, FIELDS, FUNCTIONS, KEYWORDS, LIST, NIL, NUM, STR
-from termsprawl_context.transcript.query.lexer import Token
 from termsprawl_context.transcript.record import go_quote
+
+# Static types the compiler tracks; ANY is whatever JSON a record holds.
+STR, BOOL, NUM, NIL, LIST, ANY = "string", "bool", "number", "nil", "list", "any"
+
+# The names an expression may use: each one's type, and the ``Entry`` field it reads.
+FIELDS = {
+    "type": (STR, "type"),
+    "uuid": (STR, "uuid"),
+    "parentUuid": (STR, "parent_uuid"),
+    "logicalParentUuid": (STR, "logical_parent_uuid"),
+    "timestamp": (STR, "timestamp"),
+    "isSidechain": (BOOL, "is_sidechain"),
+    "message": (ANY, "message"),
+    "toolUseResult": (ANY, "tool_use_result"),
+}
+FUNCTIONS = ("int", "len")
+# Integers are Go's int, 64 bits, and computed exactly: a literal, an int() or a result of
+# + - * % unary - outside them is refused, never rounded through a float or grown without
+# bound (a record's 4,300-digit number squared is 8,600 digits that Python cannot even
+# print). A record may still hold a larger number; it compares exactly.
+INT_BITS = 64
+INT_MIN, INT_MAX = -(1 << (INT_BITS - 1)), (1 << (INT_BITS - 1)) - 1
+INT_DIGITS = len(str(INT_MAX))  # 19: a longer run of digits (leading zeros aside) cannot fit
+KEYWORDS = frozenset("and or not in contains startsWith endsWith true false nil".split())
+
+
+def clip(text: str, limit: int = 40) -> str:
+    """At most ``limit`` characters of quoted input, for a one-line message."""
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+Token = namedtuple("Token", "kind value pos")  # kind: num str name op end
+# Longest first, so "?.[" is not read as "?." then "[".
+_OPERATORS = "?.[ ?. == != <= >= && || < > ! + - * / % ( ) [ ] , .".split()
+# A backslash escape's letter -> the character it stands for (``\\uXXXX`` apart).
+_ESCAPES = dict(zip("ntr\\\"'0bfva/", "\n\t\r\\\"'\0\b\f\v\a/"))
+
+
+def tokenize(src: str) -> List[Token]:
+    tokens = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c in " \t\r\n":
+            i += 1
+            continue
+        if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
+            token, i = _number(src, i)
+        elif c in "\"'":
+            token, i = _string(src, i)
+        elif c.isalpha() or c == "_":
+            j = i
+            while j < n and (src[j].isalnum() or src[j] == "_"):
+                j += 1
+            token, i = Token("name", src[i:j], i), j
+        else:
+            token, i = _operator(src, i)
+        tokens.append(token)
+    tokens.append(Token("end", None, n))
+    return tokens
+
+
+def _number(src: str, i: int) -> Tuple[Token, int]:
+    """The number starting at ``i`` and the offset after it."""
+    n = len(src)
+    j = i
+    while j < n and (src[j].isdigit() or src[j] in "._"):
+        j += 1
+    if j < n and src[j] in "eE":
+        k = j + 1
+        if k < n and src[k] in "+-":
+            k += 1
+        if k < n and src[k].isdigit():
+            j = k
+            while j < n and src[j].isdigit():
+                j += 1
+    text = src[i:j].replace("_", "")
+    is_float = any(ch in text for ch in ".eE")
+    if not is_float and len(text.lstrip("0")) > INT_DIGITS:
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
+    try:
+        value = float(text) if is_float else int(text)
+    except ValueError:
+        raise QueryCompileError("invalid number %s at %d" % (clip(src[i:j]), i)) from None
+    if not is_float and not INT_MIN <= value <= INT_MAX:
+        raise QueryCompileError("integer %s at %d does not fit %d bits" % (clip(src[i:j]), i, INT_BITS))
+    return Token("num", value, i), j
+
+
+def _string(src: str, i: int) -> Tuple[Token, int]:
+    """The quoted string starting at ``i`` (escapes decoded) and the offset after it."""
+    n, c = len(src), src[i]
+    j, out = i + 1, []
+    while True:
+        if j >= n:
+            raise QueryCompileError("unterminated string at %d" % i)
+        ch = src[j]
+        if ch == c:
+            break
+        if ch == "\\":
+            if j + 1 >= n:
+                raise QueryCompileError("unterminated string at %d" % i)
+            esc = src[j + 1]
+            if esc == "u":
+                digits = src[j + 2 : j + 6]
+                if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                    raise QueryCompileError("invalid escape at %d" % j)
+                out.append(chr(int(digits, 16)))
+                j += 6
+                continue
+            if esc not in _ESCAPES:
+                raise QueryCompileError("invalid escape \\%s at %d" % (esc, j))
+            out.append(_ESCAPES[esc])
+            j += 2
+            continue
+        out.append(ch)
+        j += 1
+    return Token("str", "".join(out), i), j + 1
+
+
+def _operator(src: str, i: int) -> Tuple[Token, int]:
+    for op in _OPERATORS:
+        if src.startswith(op, i):
+            return Token("op", op, i), i + len(op)
+    raise QueryCompileError("unexpected %s at %d" % (go_quote(src[i]), i))
+
+
+_SPELLED = {"||": "or", "&&": "and"}
 
 
 # Nodes are tuples (kind, static type, ...); kinds: lit, name, list, path, call, unary, not,
-# and, or, binary (``evaluator.evaluate`` reads them).
+# and, or, binary (``evaluate`` reads them).
 class Parser(object):
     def __init__(self, tokens: List[Token]) -> None:
         self.tokens = tokens
@@ -43,17 +171,14 @@ class Parser(object):
         return node
 
     def or_(self):
-        return self._logical_chain("or", "||", self.and_)
+        return self._chain(("or", "||"), lambda: self._chain(("and", "&&"), self.not_))
 
-    def and_(self):
-        return self._logical_chain("and", "&&", self.not_)
-
-    def _logical_chain(self, word: str, op: str, operand):
-        """``operand (word|op operand)*``, left to right: one precedence level of ``or``/``and``."""
+    def _chain(self, ops: Tuple[str, ...], operand):
+        """``operand (op operand)*``, left to right: one precedence level."""
         node = operand()
-        while self.at(word, op):
-            self.take()
-            node = _logical(word, node, operand())
+        while self.at(*ops):
+            op = self.take().value
+            node = _binary(_SPELLED.get(op, op), node, operand())
         return node
 
     def not_(self):
@@ -78,16 +203,7 @@ class Parser(object):
             node = _binary(op, node, self.additive())
 
     def additive(self):
-        node = self.multiplicative()
-        while self.at("+", "-"):
-            node = _binary(self.take().value, node, self.multiplicative())
-        return node
-
-    def multiplicative(self):
-        node = self.unary()
-        while self.at("*", "/", "%"):
-            node = _binary(self.take().value, node, self.unary())
-        return node
+        return self._chain(("+", "-"), lambda: self._chain(("*", "/", "%"), self.unary))
 
     def unary(self):
         if self.at("-", "+"):
@@ -184,14 +300,12 @@ def _need(node, allowed: Tuple[str, ...], op: str) -> None:
         raise QueryCompileError("%s cannot take a %s" % (op, node[1]))
 
 
-def _logical(op: str, left, right):
-    _need(left, (BOOL, ANY), op)
-    _need(right, (BOOL, ANY), op)
-    return (op, BOOL, left, right)
-
-
 def _binary(op: str, left, right):
     lt, rt = left[1], right[1]
+    if op in ("and", "or"):
+        _need(left, (BOOL, ANY), op)
+        _need(right, (BOOL, ANY), op)
+        return (op, BOOL, left, right)
     if op in ("<", "<=", ">", ">="):
         if not (lt == ANY or rt == ANY or (lt == rt and lt in (NUM, STR))):
             raise QueryCompileError("%s cannot compare a %s with a %s" % (op, lt, rt))
