@@ -10,7 +10,7 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
-from termsprawl_context.cite.hints import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
+from termsprawl_context.cite.resolution import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
 from termsprawl_context.cite.matching import file_may_contain, quote_needle
 from termsprawl_context.cite.pools import parse_source_type, tool_bodies
 from termsprawl_context.cite.resolution import MESSAGE_TRUNCATED, Citation

@@ -11,7 +11,7 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
-from termsprawl_context.cite.hints import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
+from termsprawl_context.cite.resolution import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
 from termsprawl_context.cite.matching import looks_like_record, looks_like_transcript, quote_needle
 from termsprawl_context.cite.search import Match
 

@@ -27,7 +27,6 @@ Go reference's (``go-transcript-citations.md``); the refusals are ``errors``'s.
 
 from __future__ import annotations
 
-from termsprawl_context.cite.hints import unresolved_hint
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
 from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
 from termsprawl_context.cite.records import envelope_at, tool_result_at
@@ -37,6 +36,7 @@ from termsprawl_context.cite.resolution import (
     resolve_citation,
     resolve_citations,
     resolve_in_record,
+    unresolved_hint,
 )
 from termsprawl_context.cite.search import cite, cite_in_session
 from termsprawl_context.transcript import echo
