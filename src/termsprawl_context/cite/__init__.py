@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
 from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
-from termsprawl_context.cite.records import envelope_at, tool_result_at
 from termsprawl_context.cite.resolution import (
     CitationRequest,
     resolve_across_sessions,
@@ -38,7 +37,7 @@ from termsprawl_context.cite.resolution import (
     resolve_in_record,
     unresolved_hint,
 )
-from termsprawl_context.cite.search import cite, cite_in_session
+from termsprawl_context.cite.search import cite, cite_in_session, envelope_at, tool_result_at
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts
 

@@ -22,7 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations are never evaluated
     from typing import Iterable, List, Optional, Set, Tuple
 
-    from termsprawl_context.cite.records import Call, Record
+    from termsprawl_context.cite.search import Call, Record
     from termsprawl_context.model import Entry, ToolCall
 
 

@@ -32,9 +32,8 @@ from termsprawl_context.cite.pools import (
     parse_source_type,
     tool_bodies,
 )
-from termsprawl_context.cite.records import Record, calls_and_commands, record_at, stream_entries
-from termsprawl_context.cite.search import Hits, citation_records, cite, session_candidates, session_hits
-from termsprawl_context.cite.search import session_may_contain
+from termsprawl_context.cite.search import Hits, Record, calls_and_commands, citation_records, cite, record_at
+from termsprawl_context.cite.search import session_candidates, session_hits, session_may_contain, stream_entries
 from termsprawl_context.errors import (
     EMPTY_QUOTE,
     AnswerUnmatched,
