@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context import bytescan, cite
-from termsprawl_context.cite.matching import file_may_contain, quote_needle
+from termsprawl_context.cite.pools import file_may_contain, quote_needle
 from termsprawl_context.bytescan import (
     Needles,
     ValueSpellings,
@@ -161,7 +161,7 @@ def locate_caller(raw, wanted):
 def cite_caller(raw, quote):
     """cite's prefilter of a quote: a line holding a string that holds the quote."""
     found = any(quote in text for text in strings_in(parse_object(raw)))
-    needles = cite.matching.quote_needles(quote)
+    needles = cite.pools.quote_needles(quote)
     return found, needles is None or needles.in_line(raw)
 
 
@@ -178,7 +178,7 @@ def cite_marker_callers(raw):
         ("tool_use" in texts and clean, cite.search.TOOL_USE_TOKEN in raw),
         (local, cite.search.may_be_local_command(raw)),
         (local and clean, cite.search.may_be_local_command(raw, escaped=False)),
-        ("sessionId" in (value or {}), cite.matching._SESSION_ID_KEY.in_line(raw)),
+        ("sessionId" in (value or {}), cite.pools._SESSION_ID_KEY.in_line(raw)),
     ]
 
 

@@ -11,27 +11,7 @@ from itertools import groupby
 
 from termsprawl_context import model as cc
 from termsprawl_context.bytescan import scan_buffer
-from termsprawl_context.cite.matching import NEEDLE_CHUNK, PROVIDER, body_matches, looks_like_transcript
-from termsprawl_context.cite.matching import quote_needle, quote_needles
-from termsprawl_context.cite.pools import (
-    EXCLUDED_ASK,
-    EXCLUDED_DELEGATION,
-    EXCLUDED_ECHO,
-    EXCLUDED_NO_CALL,
-    EXCLUDED_TASK_OUTPUT,
-    EXCLUDED_TRANSCRIPT,
-    SOURCE_TOOL_RESULT,
-    SOURCE_USER,
-    answers_entry,
-    envelope_readings,
-    exclusion,
-    extract_answers,
-    has_answer_prefix,
-    message_texts,
-    own_results,
-    parse_source_type,
-    tool_bodies,
-)
+from termsprawl_context.cite import pools
 from termsprawl_context.cite.search import Hits, Record, calls_and_commands, citation_records, cite, record_at
 from termsprawl_context.cite.search import session_candidates, session_hits, session_may_contain, stream_entries
 from termsprawl_context.errors import (
@@ -103,26 +83,26 @@ def render_call(call: ToolCall) -> str:
     return "%s: %s" % (call.name, _cap(arg, MAX_CITED_CALL, CALL_TRUNCATED))
 
 
-def entry_text(record: Record, entry: Entry, pools: Sequence[str]) -> str:
-    """The cited entry's whole text in ``pools`` (an answer with its question), capped."""
+def entry_text(record: Record, entry: Entry, sources: Sequence[str]) -> str:
+    """The cited entry's whole text in the pools ``sources`` (an answer with its question), capped."""
     parts: List[str] = []
-    if SOURCE_USER in pools:
+    if pools.SOURCE_USER in sources:
         parts.extend(record.person_texts(entry))
-        if answers_entry(entry):
-            for result in own_results(record, entry):
+        if pools.answers_entry(entry):
+            for result in pools.own_results(record, entry):
                 parts.extend(
                     b
                     for b in result_texts(result.content)
-                    if has_answer_prefix(b) and envelope_readings(record, result, b)[0] is not None
+                    if pools.has_answer_prefix(b) and pools.envelope_readings(record, result, b)[0] is not None
                 )
-    if SOURCE_TOOL_RESULT in pools and entry.type == cc.TYPE_USER:
-        parts.extend(body for _, body in tool_bodies(record, entry))
+    if pools.SOURCE_TOOL_RESULT in sources and entry.type == cc.TYPE_USER:
+        parts.extend(body for _, body in pools.tool_bodies(record, entry))
     return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
 
 
 def entry_calls(record: Record, entry: Entry) -> str:
     """The call behind each genuine tool result on the entry, one line each."""
-    ids = [tool_use_id for tool_use_id, _ in groupby(i for i, _ in tool_bodies(record, entry))]  # one per result
+    ids = [tool_use_id for tool_use_id, _ in groupby(i for i, _ in pools.tool_bodies(record, entry))]  # one per result
     return "\n".join(render_call(record.calls[i].call) for i in ids)
 
 
@@ -171,12 +151,12 @@ HINT_ASK = (
 )
 # Each exclusion's hint (``pools.exclusion``).
 _HINTS = {
-    EXCLUDED_NO_CALL: HINT_NO_CALL,
-    EXCLUDED_DELEGATION: HINT_DELEGATION,
-    EXCLUDED_TASK_OUTPUT: HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT,
-    EXCLUDED_TRANSCRIPT: HINT_TRANSCRIPT,
-    EXCLUDED_ECHO: HINT_ECHO,
-    EXCLUDED_ASK: HINT_ASK,
+    pools.EXCLUDED_NO_CALL: HINT_NO_CALL,
+    pools.EXCLUDED_DELEGATION: HINT_DELEGATION,
+    pools.EXCLUDED_TASK_OUTPUT: HINT_TASK_OUTPUT % cc.TOOL_TASK_OUTPUT,
+    pools.EXCLUDED_TRANSCRIPT: HINT_TRANSCRIPT,
+    pools.EXCLUDED_ECHO: HINT_ECHO,
+    pools.EXCLUDED_ASK: HINT_ASK,
 }
 HINT_ENVELOPE = (
     "Those words are an AskUserQuestion answer — the user's own words, not a tool's output; cite them with "
@@ -190,9 +170,9 @@ def _in_dispatch_prompt(path: str, quote: str) -> bool:
     try:
         scope = citation_records(path)
         for record_path in scope.tool_in[1:] if scope.user_in else scope.tool_in:
-            for entry in stream_entries(record_path, quote_needles(quote)):
+            for entry in stream_entries(record_path, pools.quote_needles(quote)):
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
-                    if any(words in collapse_whitespace(t) for t in message_texts(entry)):
+                    if any(words in collapse_whitespace(t) for t in pools.message_texts(entry)):
                         return True
     except Refusal:
         return False
@@ -201,7 +181,7 @@ def _in_dispatch_prompt(path: str, quote: str) -> bool:
 
 def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
     """What to say when ``quote`` is not in the user pool ("" when nothing specific)."""
-    sub = subagent or PROVIDER.is_subagent(path)
+    sub = subagent or pools.PROVIDER.is_subagent(path)
     if _in_dispatch_prompt(path, quote):
         return HINT_OWN_DISPATCH_PROMPT + SUBAGENT_USER_ADVICE if sub else HINT_DISPATCH_PROMPT + SUBAGENT_USER_RULE
     return SUBAGENT_USER_ADVICE if sub else ""
@@ -215,10 +195,10 @@ def excluded_result_hint(path: str, quote: str) -> str:
         for record_path in citation_records(path).tool_in:
             held = [
                 (result.tool_use_id, body)
-                for entry in stream_entries(record_path, quote_needles(quote))
+                for entry in stream_entries(record_path, pools.quote_needles(quote))
                 for result in tool_results(entry)
                 for body in result_texts(result.content)
-                if body_matches(body, words)
+                if pools.body_matches(body, words)
             ]  # only the bodies holding the quote are kept
             record = Record(record_path, [], calls_and_commands(record_path, {i for i, _ in held if i}, None)[0])
             for tool_use_id, body in held:
@@ -235,10 +215,10 @@ def _why_excluded(record: Record, tool_use_id: str, body: str) -> str:
     call's exclusion, but a body that reads as a transcript or an answer envelope says so."""
     if is_hook_refusal(body):
         return ""
-    reason = exclusion(record.calls.get(tool_use_id) if tool_use_id else None)
-    if reason in ("", EXCLUDED_ECHO, EXCLUDED_ASK) and looks_like_transcript(body):
+    reason = pools.exclusion(record.calls.get(tool_use_id) if tool_use_id else None)
+    if reason in ("", pools.EXCLUDED_ECHO, pools.EXCLUDED_ASK) and pools.looks_like_transcript(body):
         return HINT_TRANSCRIPT
-    if reason in ("", EXCLUDED_ASK) and extract_answers(body):
+    if reason in ("", pools.EXCLUDED_ASK) and pools.extract_answers(body):
         return HINT_ENVELOPE
     return _HINTS.get(reason, "")
 
@@ -247,9 +227,9 @@ def unresolved_hint(path: str, quote: str, sources: Sequence[str], subagent: boo
     """The user-pool hint and the excluded-result hint that apply, joined by ``. ``
     (``subagent``: the caller is known to be a sub-agent)."""
     hints = []
-    if SOURCE_USER in sources:
+    if pools.SOURCE_USER in sources:
         hints.append(unresolved_user_hint(path, quote, subagent))
-    if SOURCE_TOOL_RESULT in sources:
+    if pools.SOURCE_TOOL_RESULT in sources:
         hints.append(excluded_result_hint(path, quote))
     return ". ".join(h for h in hints if h)
 
@@ -260,14 +240,14 @@ def _check_request(req: CitationRequest) -> None:
     if not req.sources:
         raise UsageError("citation %s names no source type" % (req,))
     for name in req.sources:
-        if parse_source_type(name) is None:
+        if pools.parse_source_type(name) is None:
             raise UsageError("citation %s: unknown source type %s" % (req, go_quote(name)))
 
 
 def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     _check_request(req)
     hits = Hits()
-    pools: List[str] = []
+    landed: List[str] = []
     for pool in req.sources:
         try:
             found = search(pool)
@@ -282,7 +262,7 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
         except Refusal as exc:
             raise NotFound("citation %s: %s" % (req, exc.message)) from None
         if found:
-            pools.append(pool)
+            landed.append(pool)
         hits.extend(found)
     if not hits:
         message = (
@@ -306,9 +286,9 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     except Refusal as exc:
         raise NotFound("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
-    message = entry_text(record, entry, pools) if entry is not None else ""
-    call = entry_calls(record, entry) if entry is not None and SOURCE_TOOL_RESULT in pools else ""
-    return Citation(req.quote, pools, hit.path, hit.line, message, call)
+    message = entry_text(record, entry, landed) if entry is not None else ""
+    call = entry_calls(record, entry) if entry is not None and pools.SOURCE_TOOL_RESULT in landed else ""
+    return Citation(req.quote, landed, hit.path, hit.line, message, call)
 
 
 def resolve_citation(path: str, req: CitationRequest, subagent: bool = False) -> Citation:
@@ -327,7 +307,7 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
     pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
     the session's root record holds the person's words (``resolve_citation``)."""
     _check_request(req)
-    if SOURCE_USER in req.sources and PROVIDER.is_subagent(path):
+    if pools.SOURCE_USER in req.sources and pools.PROVIDER.is_subagent(path):
         raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
     return _resolve(
         path, req, lambda pool: cite(path, req.quote, [pool]), lambda: unresolved_hint(path, req.quote, req.sources)
@@ -344,8 +324,8 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
     oldest) that holds the quote answers, and there it must land exactly once.
     Unreadable records are named when nothing resolves."""
     _check_request(req)
-    needle = quote_needle(req.quote)
-    buffer = scan_buffer(NEEDLE_CHUNK) if needle is not None else None  # one for every session's files
+    needle = pools.quote_needle(req.quote)
+    buffer = scan_buffer(pools.NEEDLE_CHUNK) if needle is not None else None  # one for every session's files
     unreadable: List[str] = []
     for candidate in session_candidates(current, project_dir):
         if not session_may_contain(candidate, needle, buffer):

@@ -16,19 +16,7 @@ from itertools import chain
 
 from termsprawl_context import model as cc
 from termsprawl_context.bytescan import FIND_WINDOW, Needles, file_holds_ascii_escape, finds, scan_buffer
-from termsprawl_context.cite import matching
-from termsprawl_context.cite.matching import NEEDLE_CHUNK, PROVIDER, body_matches, file_may_contain, quote_needles
-from termsprawl_context.cite.matching import scan_file
-from termsprawl_context.cite.pools import (
-    SOURCE_TOOL_RESULT,
-    SOURCE_USER,
-    answers_entry,
-    envelope_readings,
-    exclusion,
-    genuine_body,
-    has_answer_prefix,
-    tool_bodies,
-)
+from termsprawl_context.cite import pools
 from termsprawl_context.errors import NO_ENTRY_AT_LINE, AnswerUnmatched, NoSessionRoot, NotFound, Refusal, os_reason
 from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import person_texts
@@ -82,7 +70,7 @@ class Record(object):
     def citable(self, tool_use_id: str) -> bool:
         """Whether the result answering ``tool_use_id`` is tool output (``exclusion``)."""
         if tool_use_id not in self._citable:
-            self._citable[tool_use_id] = exclusion(self.calls.get(tool_use_id)) == ""
+            self._citable[tool_use_id] = pools.exclusion(self.calls.get(tool_use_id)) == ""
         return self._citable[tool_use_id]
 
 
@@ -117,7 +105,7 @@ def holds_escapes(path: str) -> bool:
     cannot be read: the line reader says why). Without one its lines are tested for the
     plain bytes alone: what the harness writes (JSON.stringify escapes no printable ASCII)
     costs one pass, not an escape search a line (a line appended later is tested alike)."""
-    return scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(NEEDLE_CHUNK)))
+    return pools.scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(pools.NEEDLE_CHUNK)))
 
 
 def may_be_local_command(raw: bytes, escaped: bool = True) -> bool:
@@ -151,7 +139,7 @@ def calls_and_commands(
     local: Set[int] = set()
     if not ids and parents is None:
         return found, local
-    fast = matching.PREFILTER  # off: every line parsed (the plain search)
+    fast = pools.PREFILTER  # off: every line parsed (the plain search)
     escaped = (holds_escapes(path) if escaped is None else escaped) if fast else True
     for line in iter_raw_lines(path):
         raw = line.raw
@@ -198,7 +186,7 @@ def find_recent(recent: deque, uuid: str) -> Optional[Entry]:
     """The entry ``uuid`` names among ``recent`` ([line, entry or ``UNREAD``], oldest first),
     newest first, decoding a line only when it may hold the uuid."""
     key = Needles.for_values([uuid])
-    fast = matching.PREFILTER  # off: every line decoded (the plain search)
+    fast = pools.PREFILTER  # off: every line decoded (the plain search)
     for item in reversed(recent):
         line, entry = item
         if entry is UNREAD:
@@ -244,7 +232,7 @@ def calls_answered_at(path: str, entry: Entry) -> Record:
     """A Record holding just the calls ``entry``'s results answer (each its last copy up to
     ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
     wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
-    needles = Needles.for_values(sorted(wanted)) if matching.PREFILTER else None  # off: every line decoded
+    needles = Needles.for_values(sorted(wanted)) if pools.PREFILTER else None  # off: every line decoded
     holders = stream_entries(path, needles, entry.line) if wanted else ()
     calls = {call.id: Call(call, holder.cwd) for holder in holders for call in tool_calls(holder) if call.id in wanted}
     return Record(path, [], calls)
@@ -257,7 +245,7 @@ def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
     if entry is None or entry.type != cc.TYPE_USER:
         return "", False
     record = calls_answered_at(path, entry)
-    bodies = [body for _, body in tool_bodies(record, entry)]
+    bodies = [body for _, body in pools.tool_bodies(record, entry)]
     return "\n".join(bodies), bool(bodies)
 
 
@@ -267,7 +255,9 @@ def envelope_at(path: str, line: int) -> List[str]:
     entry = entry_at_line(path, line)
     if entry is None:
         raise NotFound("transcript: envelope at %s:%d: %s" % (path, line, NO_ENTRY_AT_LINE))
-    return [body for result in tool_results(entry) for body in result_texts(result.content) if has_answer_prefix(body)]
+    return [
+        body for result in tool_results(entry) for body in result_texts(result.content) if pools.has_answer_prefix(body)
+    ]
 
 
 class Match(namedtuple("Match", "path line")):
@@ -365,23 +355,23 @@ _Candidate = namedtuple("_Candidate", "line typed envelopes tools parent")
 def _candidate(
     entry: Entry, words: str, sources: Sequence[str], recent: Optional[deque] = None
 ) -> Optional[_Candidate]:
-    typed = SOURCE_USER in sources and any(words in collapse_whitespace(t) for t in person_texts(entry))
+    typed = pools.SOURCE_USER in sources and any(words in collapse_whitespace(t) for t in person_texts(entry))
     parent = output_parent(entry) if typed else ""
     found = find_recent(recent, parent) if parent and recent is not None else None
     if found is not None:  # decided here: is_local_command_output(entry, found)
         typed, parent = not is_local_command(found), ""
     envelopes, tools = [], []
     if entry.type == cc.TYPE_USER:
-        user = SOURCE_USER in sources and answers_entry(entry)
+        user = pools.SOURCE_USER in sources and pools.answers_entry(entry)
         for result in tool_results(entry):
             for body in result_texts(result.content):
-                if user and has_answer_prefix(body) and words in collapse_whitespace(body):
+                if user and pools.has_answer_prefix(body) and words in collapse_whitespace(body):
                     envelopes.append((result, body))
                 if (
-                    SOURCE_TOOL_RESULT in sources
+                    pools.SOURCE_TOOL_RESULT in sources
                     and result.tool_use_id
-                    and body_matches(body, words)
-                    and genuine_body(body)
+                    and pools.body_matches(body, words)
+                    and pools.genuine_body(body)
                     and not not_run_kind(result)
                 ):
                     tools.append(result.tool_use_id)
@@ -398,7 +388,7 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
     for result, body in candidate.envelopes:
         if result.tool_use_id in record.other_tool_ids:
             continue  # another tool printed it (a shell echoing an envelope): never the person's
-        readings, why = envelope_readings(record, result, body)
+        readings, why = pools.envelope_readings(record, result, body)
         if readings is not None:
             held = [any(words in collapse_whitespace(answer) for answer in reading) for reading in readings]
             if all(held):
@@ -449,8 +439,8 @@ def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> 
     words = collapse_whitespace(quote)
     if not words:
         return
-    sources = list(sources) or [SOURCE_USER]
-    needles = quote_needles(quote)
+    sources = list(sources) or [pools.SOURCE_USER]
+    needles = pools.quote_needles(quote)
     # The quote's run, tested as its plain bytes alone unless the record holds an escape
     # (then by bytescan's whole rule, ``may_hold``).
     run = needles.plain[0] if needles is not None else None
@@ -484,30 +474,30 @@ SessionRecords = namedtuple("SessionRecords", "user_in tool_in")
 
 
 def citation_records(path: str, subagent: bool = False) -> SessionRecords:
-    user_in = PROVIDER.session_root(path)
+    user_in = pools.PROVIDER.session_root(path)
     if subagent and same_file(user_in, path):
         user_in = ""
     top = user_in or path
-    return SessionRecords(user_in, [top] + (PROVIDER.subagent_tree(top) or []))
+    return SessionRecords(user_in, [top] + (pools.PROVIDER.subagent_tree(top) or []))
 
 
 def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: bool = False) -> Hits:
-    sources = list(sources) or [SOURCE_USER]
+    sources = list(sources) or [pools.SOURCE_USER]
     records = citation_records(path, subagent)
     hits = Hits()
-    if SOURCE_USER in sources:
+    if pools.SOURCE_USER in sources:
         if not records.user_in:
             raise NoSessionRoot()
-        search_into(records.user_in, quote, [SOURCE_USER], hits)
-    if SOURCE_TOOL_RESULT in sources:
+        search_into(records.user_in, quote, [pools.SOURCE_USER], hits)
+    if pools.SOURCE_TOOL_RESULT in sources:
         own = Hits()
-        search_into(path, quote, [SOURCE_TOOL_RESULT], own)
+        search_into(path, quote, [pools.SOURCE_TOOL_RESULT], own)
         if own:
             hits.extend(own)
         else:
             for other in records.tool_in:
                 if not same_file(other, path):
-                    search_into(other, quote, [SOURCE_TOOL_RESULT], hits)
+                    search_into(other, quote, [pools.SOURCE_TOOL_RESULT], hits)
     order = {p: i for i, p in reversed(list(enumerate(records.tool_in)))}
     return hits.sorted_by(order)
 
@@ -524,11 +514,11 @@ def session_may_contain(path: str, needle: Optional[bytes], buffer: Optional[byt
     if needle is None:
         return True
     try:
-        files = [path] + PROVIDER.session_transcripts(path)
+        files = [path] + pools.PROVIDER.session_transcripts(path)
     except Refusal:
         return True
     unique = {os.path.normpath(name): name for name in reversed(files)}  # each file once, by its first name
-    return any(file_may_contain(name, needle, buffer) for name in unique.values())
+    return any(pools.file_may_contain(name, needle, buffer) for name in unique.values())
 
 
 def session_candidates(current: str, project_dir: str) -> List[str]:
@@ -543,7 +533,7 @@ def session_candidates(current: str, project_dir: str) -> List[str]:
         raise NotFound("transcript: list sessions in %s: %s" % (project_dir, os_reason(exc))) from None
     others = []
     for name in names:
-        if not name.endswith(PROVIDER.transcript_suffix):
+        if not name.endswith(pools.PROVIDER.transcript_suffix):
             continue
         full = os.path.join(project_dir, name)
         if current and os.path.normpath(full) == os.path.normpath(current):
