@@ -1006,7 +1006,7 @@ def test_hits_are_deduplicated_by_a_set_and_kept_in_order():
         hits.add("a", 1 << 25),
     ] == [True, False, True, True, True, False]
     assert list(hits) == [Match("a", 3), Match("b", 1), Match("a", 1), Match("a", 1 << 25)]
-    assert len(hits) == 4 and Match("b", 1) in hits and Match("b", 3) not in hits and hits[-1].line == 1 << 25
+    assert len(hits) == 4 and Match("b", 1) in hits and Match("b", 3) not in hits and list(hits)[-1].line == 1 << 25
     assert list(hits.sorted_by({"b": 0, "a": 1})) == [
         Match("b", 1),
         Match("a", 1),

@@ -1,10 +1,9 @@
-"""The two pools, disjoint, never the assistant's own text: the pool names; matching a
-quote word for word; the bytes searched for it before anything is parsed (speed only,
-never an answer); the person's answers (AskUserQuestion envelopes read as text; read
-against their call's questions by ``transcript.answers``); and which tool results are
-genuine tool output (``exclusion``, ``tool_bodies``), an agent transcript read back (a
-body whose lines are harness records, or a path in a call's input or command naming a
-transcript) never."""
+"""What each pool holds (its rules: the package's docstring): the pool names; matching a
+quote word for word, and the bytes searched for it first (speed only, never an answer);
+the person's answers in AskUserQuestion envelopes (read against their call's questions by
+``transcript.answers``); which tool results are genuine tool output (``exclusion``,
+``tool_bodies``; an agent transcript read back never is: its lines are harness records,
+or a call's path names one)."""
 
 from __future__ import annotations
 

@@ -7,24 +7,14 @@ from __future__ import annotations
 
 import json
 from collections import namedtuple
-from itertools import groupby
+from itertools import groupby, islice
 
+from termsprawl_context import errors
 from termsprawl_context import model as cc
 from termsprawl_context.bytescan import scan_buffer
 from termsprawl_context.cite import pools
 from termsprawl_context.cite.search import Hits, Record, calls_and_commands, citation_records, cite, record_at
 from termsprawl_context.cite.search import session_candidates, session_hits, session_may_contain, stream_entries
-from termsprawl_context.errors import (
-    EMPTY_QUOTE,
-    AnswerUnmatched,
-    CitationAmbiguous,
-    CitationNotFound,
-    CitationRefused,
-    NoSessionRoot,
-    NotFound,
-    Refusal,
-    UsageError,
-)
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.text import collapse_whitespace, utf8_prefix
 from termsprawl_context.transcript.tool_blocks import first_string, is_hook_refusal, result_texts, tool_results
@@ -52,6 +42,9 @@ class CitationRequest(namedtuple("CitationRequest", "quote sources")):
         return "%s %s" % (",".join(self.sources), go_quote(self.quote))
 
 
+_JSON_KEYS = ("quote", "sourceTypes", "path", "line", "message", "call")  # Citation's fields, as JSON names
+
+
 class Citation(namedtuple("Citation", "quote source_types path line message call")):
     """A resolved citation: the pools it landed in (request order), where, the cited
     entry's text in those pools (capped), and for tool output the call(s) that printed it."""
@@ -59,15 +52,9 @@ class Citation(namedtuple("Citation", "quote source_types path line message call
     __slots__ = ()
 
     def to_json(self) -> dict:
-        data = {
-            "quote": self.quote,
-            "sourceTypes": list(self.source_types),
-            "path": self.path,
-            "line": self.line,
-            "message": self.message,
-        }
-        if self.call:
-            data["call"] = self.call
+        data = dict(zip(_JSON_KEYS, self._replace(source_types=list(self.source_types))))
+        if not self.call:
+            del data["call"]
         return data
 
 
@@ -174,7 +161,7 @@ def _in_dispatch_prompt(path: str, quote: str) -> bool:
                 if entry.type == cc.TYPE_USER and not entry.is_meta:
                     if any(words in collapse_whitespace(t) for t in pools.message_texts(entry)):
                         return True
-    except Refusal:
+    except errors.Refusal:
         return False
     return False
 
@@ -205,7 +192,7 @@ def excluded_result_hint(path: str, quote: str) -> str:
                 hint = _why_excluded(record, tool_use_id, body)
                 if hint:
                     return hint
-    except Refusal:
+    except errors.Refusal:
         return ""
     return ""
 
@@ -236,12 +223,12 @@ def unresolved_hint(path: str, quote: str, sources: Sequence[str], subagent: boo
 
 def _check_request(req: CitationRequest) -> None:
     if req.quote == "":
-        raise UsageError(EMPTY_QUOTE)
+        raise errors.UsageError(errors.EMPTY_QUOTE)
     if not req.sources:
-        raise UsageError("citation %s names no source type" % (req,))
+        raise errors.UsageError("citation %s names no source type" % (req,))
     for name in req.sources:
         if pools.parse_source_type(name) is None:
-            raise UsageError("citation %s: unknown source type %s" % (req, go_quote(name)))
+            raise errors.UsageError("citation %s: unknown source type %s" % (req, go_quote(name)))
 
 
 def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
@@ -251,16 +238,16 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
     for pool in req.sources:
         try:
             found = search(pool)
-        except NoSessionRoot:
-            raise CitationRefused(
+        except errors.NoSessionRoot:
+            raise errors.CitationRefused(
                 "citation %s cannot resolve in a sub-agent's trajectory (%s) whose session record is not found: its "
                 "user messages are the parent agent's dispatch, not the end user's own words. %s"
                 % (req, path, SUBAGENT_USER_ADVICE)
             ) from None
-        except AnswerUnmatched as exc:
-            raise AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
-        except Refusal as exc:
-            raise NotFound("citation %s: %s" % (req, exc.message)) from None
+        except errors.AnswerUnmatched as exc:
+            raise errors.AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
+        except errors.Refusal as exc:
+            raise errors.NotFound("citation %s: %s" % (req, exc.message)) from None
         if found:
             landed.append(pool)
         hits.extend(found)
@@ -270,21 +257,21 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
             "(only whitespace may differ)" % (req, path)
         )
         extra = hint()
-        raise CitationNotFound(message + (". " + extra if extra else ""))
+        raise errors.CitationNotFound(message + (". " + extra if extra else ""))
     if len(hits) > 1:
-        listed = ", ".join(str(hits[i]) for i in range(min(len(hits), MAX_LISTED_MATCHES)))
+        listed = ", ".join(str(match) for match in islice(hits, MAX_LISTED_MATCHES))
         if len(hits) > MAX_LISTED_MATCHES:
             listed += ", and %d more" % (len(hits) - MAX_LISTED_MATCHES)
-        raise CitationAmbiguous(
+        raise errors.CitationAmbiguous(
             "citation %s is ambiguous: it matches more than one entry (%s) — extend the quote until it lands on "
             "exactly one" % (req, listed),
             hits,
         )
-    hit = hits[0]
+    hit = next(iter(hits))
     try:
         record = record_at(hit.path, hit.line)
-    except Refusal as exc:
-        raise NotFound("citation %s: %s" % (req, exc.message)) from None
+    except errors.Refusal as exc:
+        raise errors.NotFound("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
     message = entry_text(record, entry, landed) if entry is not None else ""
     call = entry_calls(record, entry) if entry is not None and pools.SOURCE_TOOL_RESULT in landed else ""
@@ -308,7 +295,7 @@ def resolve_in_record(path: str, req: CitationRequest) -> Citation:
     the session's root record holds the person's words (``resolve_citation``)."""
     _check_request(req)
     if pools.SOURCE_USER in req.sources and pools.PROVIDER.is_subagent(path):
-        raise CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
+        raise errors.CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))
     return _resolve(
         path, req, lambda pool: cite(path, req.quote, [pool]), lambda: unresolved_hint(path, req.quote, req.sources)
     )
@@ -332,11 +319,11 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
             continue
         try:
             matches = session_hits(candidate, req.quote, req.sources)
-        except NoSessionRoot:
+        except errors.NoSessionRoot:
             continue
-        except AnswerUnmatched as exc:
-            raise AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
-        except Refusal as exc:
+        except errors.AnswerUnmatched as exc:
+            raise errors.AnswerUnmatched(exc.path, exc.line, exc.why, req) from None
+        except errors.Refusal as exc:
             unreadable.append("%s (%s)" % (candidate, exc.message))
             continue
         if matches:
@@ -346,4 +333,4 @@ def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest
     message += ". " + hint if hint else ": the quote is not there word for word"
     if unreadable:
         message += "; could not read: " + ", ".join(unreadable)
-    raise CitationNotFound(message)
+    raise errors.CitationNotFound(message)

@@ -1,10 +1,8 @@
-"""The search. One record as the pools read it (``Record``) and the passes that load it:
-whole, streamed, just the calls and local commands a search's candidates name, or what
-is read at one line, reading no line past it (the cited entry with the calls and local
-command it needs, and what ``result-at`` and ``envelope-at`` print). One record's search,
-streamed (each entry's candidates, what the entry alone says, then whether each counts),
-a session's scope (which records each pool is searched in) and a project's sessions in
-the order ``--across`` tries them; the matches found, each once (``Hits``)."""
+"""The search: one record as the pools read it (``Record``) and the passes that load it
+(whole, streamed, just the calls and local commands the candidates name, or up to one line
+and none past it: the cited entry, and what ``result-at`` and ``envelope-at`` print); one
+record's streamed search; a session's scope (which records each pool is searched in); a
+project's sessions in the order ``--across`` tries them; the matches, each once (``Hits``)."""
 
 from __future__ import annotations
 
@@ -322,15 +320,6 @@ class Hits(object):
             for line in lines:
                 yield Match(path, line)
 
-    def __getitem__(self, index: int) -> Match:
-        if index < 0:
-            index += self._count
-        for path, lines in self._runs:
-            if index < len(lines):
-                return Match(path, lines[index])
-            index -= len(lines)
-        raise IndexError("no such match")
-
     def sorted_by(self, order: Dict[str, int]) -> "Hits":
         """The same matches ordered by ``order`` of their path (absent first), then line."""
         paths = dict.fromkeys(path for path, _ in self._runs)
@@ -401,9 +390,22 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
     return hit or any(record.citable(i) for i in candidate.tools)
 
 
-def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[bytes]", may_hold) -> tuple:
-    """The record's first pass: ``(typed lines decided already, typed lines waiting on
-    their parent, those parents' hashes, candidates waiting on their calls)``."""
+def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
+    """Matches of ``quote`` into ``hits``: one pass for candidates (a typed match keeps its
+    line, and its parent's hash, 16 bytes, when that is not in the lines just before
+    it), then one more for just the calls and local commands the candidates name."""
+    words = collapse_whitespace(quote)
+    if not words:
+        return
+    sources = list(sources) or [pools.SOURCE_USER]
+    needles = pools.quote_needles(quote)
+    # The quote's run, tested as its plain bytes alone unless the record holds an escape
+    # (then by bytescan's whole rule, ``may_hold``).
+    run = needles.plain[0] if needles is not None else None
+    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
+    may_hold = needles.in_line if needles is not None and escaped else None
+    # The first pass: typed lines decided already, typed lines waiting on their parent (and
+    # those parents' hashes), candidates waiting on their calls.
     typed_lines, waiting_lines, waiting_parents = array("q"), array("q"), array("q")
     pending: List[_Candidate] = []
     recent = deque(maxlen=RECENT_LINES)  # type: deque
@@ -429,24 +431,6 @@ def _candidates(path: str, words: str, sources: Sequence[str], run: "Optional[by
                 typed_lines.append(candidate.line)  # decided without a call or a parent
         else:
             pending.append(candidate)
-    return typed_lines, waiting_lines, waiting_parents, pending
-
-
-def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
-    """Matches of ``quote`` into ``hits``: one pass for candidates (a typed match keeps its
-    line, and its parent's hash, 16 bytes, when that is not in the lines just before
-    it), then one more for just the calls and local commands the candidates name."""
-    words = collapse_whitespace(quote)
-    if not words:
-        return
-    sources = list(sources) or [pools.SOURCE_USER]
-    needles = pools.quote_needles(quote)
-    # The quote's run, tested as its plain bytes alone unless the record holds an escape
-    # (then by bytescan's whole rule, ``may_hold``).
-    run = needles.plain[0] if needles is not None else None
-    escaped = holds_escapes(path) if needles is not None else None  # the calls' pass asks it too
-    may_hold = needles.in_line if needles is not None and escaped else None
-    typed_lines, waiting_lines, waiting_parents, pending = _candidates(path, words, sources, run, may_hold)
     ids: Set[str] = {r.tool_use_id for c in pending for r, _ in c.envelopes if r.tool_use_id}
     ids.update(t for c in pending for t in c.tools)
     asked = [hash(c.parent) for c in pending if c.parent]

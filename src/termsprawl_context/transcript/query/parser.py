@@ -185,7 +185,7 @@ class Parser(object):
         if self.at("not", "!"):
             self.take()
             operand = self.not_()
-            _need(operand, (BOOL, ANY), "not")
+            _need("not", BOOL, operand)
             return ("not", BOOL, operand)
         return self.compare()
 
@@ -209,7 +209,7 @@ class Parser(object):
         if self.at("-", "+"):
             op = self.take().value
             operand = self.unary()
-            _need(operand, (NUM, ANY), op)
+            _need(op, NUM, operand)
             return ("unary", NUM, op, operand)
         return self.postfix()
 
@@ -295,31 +295,29 @@ def _describe(token: Token) -> str:
     return go_quote(str(token.value)) if token.kind == "str" else str(token.value)
 
 
-def _need(node, allowed: Tuple[str, ...], op: str) -> None:
-    if node[1] not in allowed:
-        raise QueryCompileError("%s cannot take a %s" % (op, node[1]))
+def _need(op: str, kind: str, *nodes) -> None:
+    for node in nodes:  # each must be of ``kind``, or of any type (known at run time)
+        if node[1] not in (kind, ANY):
+            raise QueryCompileError("%s cannot take a %s" % (op, node[1]))
 
 
 def _binary(op: str, left, right):
     lt, rt = left[1], right[1]
     if op in ("and", "or"):
-        _need(left, (BOOL, ANY), op)
-        _need(right, (BOOL, ANY), op)
+        _need(op, BOOL, left, right)
         return (op, BOOL, left, right)
     if op in ("<", "<=", ">", ">="):
         if not (lt == ANY or rt == ANY or (lt == rt and lt in (NUM, STR))):
             raise QueryCompileError("%s cannot compare a %s with a %s" % (op, lt, rt))
     elif op in ("contains", "startsWith", "endsWith"):
-        _need(left, (STR, ANY), op)
-        _need(right, (STR, ANY), op)
+        _need(op, STR, left, right)
     elif op in ("in", "not in"):
-        _need(right, (LIST, ANY), op)
+        _need(op, LIST, right)
     elif op == "+" and (lt == STR or rt == STR):
         if not (lt in (STR, ANY) and rt in (STR, ANY)):
             raise QueryCompileError("+ cannot join a %s and a %s" % (lt, rt))
         return ("binary", STR, op, left, right)
     elif op not in ("==", "!="):  # arithmetic
-        _need(left, (NUM, ANY), op)
-        _need(right, (NUM, ANY), op)
+        _need(op, NUM, left, right)
         return ("binary", ANY if ANY in (lt, rt) and op == "+" else NUM, op, left, right)
     return ("binary", BOOL, op, left, right)
