@@ -2,13 +2,10 @@
 
 Two pools, disjoint, never the assistant's own text:
 
-- ``user``: what the person typed (string content, text blocks), a prompt they queued
-  mid-turn, and the answers they picked in an AskUserQuestion envelope. The typed words
-  are ``transcript.entry.person_texts``, the classifier ``show`` and the hand-off print
-  by: never a meta, sidechain, compaction or transcript-only entry, never a text opening
-  with a harness marker, never a local command's output (its parent found by uuid),
-  never another tool's result; and never a slash command's envelope, which ``show``
-  prints as typed (the one text ``show`` shows that this pool leaves out).
+- ``user``: what the person typed (``transcript.entry.person_texts``, the classifier
+  ``show`` and the hand-off print by: never a local command's output, its parent found
+  by uuid, nor a slash command's envelope, which ``show`` prints as typed), a prompt
+  they queued mid-turn, and the answers they picked in an AskUserQuestion envelope.
 - ``tool_result``: the bodies of genuine tool results whose call is in the same record.
   Excluded: answer envelopes (the person's words), replies to a sub-agent dispatch and
   TaskOutput (model-written), hook refusals, results of calls that never ran, reads of

@@ -64,11 +64,9 @@ PREFILTER = True
 
 
 def quote_needles(quote: str) -> Optional[Needles]:
-    """The bytes a line (or a file) holding ``quote`` must hold: the longest run of its
-    bytes that JSON writes as themselves (printable ASCII but ``" \\ < > & /``, first
-    longest on ties), found as itself or under bytescan's escape rule; None when the run
-    is shorter than 4, or with ``PREFILTER`` off (every line a candidate). Speed only,
-    never an answer."""
+    """What a line (or a file) holding ``quote`` must hold: its first longest run JSON writes
+    as itself (printable ASCII but ``" \\ < > & /``), plainly or under bytescan's escape
+    rule; None when shorter than 4, or with ``PREFILTER`` off. Speed only, never an answer."""
     if not PREFILTER:
         return None
     needles = Needles.longest_run(quote, MIN_NEEDLE, _NEEDLE_EXCLUDED)

@@ -87,12 +87,6 @@ def entry_text(record: Record, entry: Entry, sources: Sequence[str]) -> str:
     return _cap("\n\n".join(parts), MAX_CITED_MESSAGE, MESSAGE_TRUNCATED)
 
 
-def entry_calls(record: Record, entry: Entry) -> str:
-    """The call behind each genuine tool result on the entry, one line each."""
-    ids = [tool_use_id for tool_use_id, _ in groupby(i for i, _ in pools.tool_bodies(record, entry))]  # one per result
-    return "\n".join(render_call(record.calls[i].call) for i in ids)
-
-
 SUBAGENT_USER_RULE = (
     "your prompt is the parent agent's, not the user's. --cite:user resolves only against the user's messages in "
     "the main conversation — quote them exactly as the user wrote them (the parent must pass them to you "
@@ -156,14 +150,15 @@ def _in_dispatch_prompt(path: str, quote: str) -> bool:
     words = collapse_whitespace(quote)
     try:
         scope = citation_records(path)
-        for record_path in scope.tool_in[1:] if scope.user_in else scope.tool_in:
-            for entry in stream_entries(record_path, pools.quote_needles(quote)):
-                if entry.type == cc.TYPE_USER and not entry.is_meta:
-                    if any(words in collapse_whitespace(t) for t in pools.message_texts(entry)):
-                        return True
+        return any(
+            entry.type == cc.TYPE_USER
+            and not entry.is_meta
+            and any(words in collapse_whitespace(t) for t in pools.message_texts(entry))
+            for record_path in (scope.tool_in[1:] if scope.user_in else scope.tool_in)
+            for entry in stream_entries(record_path, pools.quote_needles(quote))
+        )
     except errors.Refusal:
         return False
-    return False
 
 
 def unresolved_user_hint(path: str, quote: str, subagent: bool = False) -> str:
@@ -188,12 +183,11 @@ def excluded_result_hint(path: str, quote: str) -> str:
                 if pools.body_matches(body, words)
             ]  # only the bodies holding the quote are kept
             record = Record(record_path, [], calls_and_commands(record_path, {i for i, _ in held if i}, None)[0])
-            for tool_use_id, body in held:
-                hint = _why_excluded(record, tool_use_id, body)
-                if hint:
-                    return hint
+            hint = next((h for h in (_why_excluded(record, i, body) for i, body in held) if h), "")
+            if hint:
+                return hint
     except errors.Refusal:
-        return ""
+        pass
     return ""
 
 
@@ -274,7 +268,10 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
         raise errors.NotFound("citation %s: %s" % (req, exc.message)) from None
     entry = record.entry_at(hit.line)
     message = entry_text(record, entry, landed) if entry is not None else ""
-    call = entry_calls(record, entry) if entry is not None and pools.SOURCE_TOOL_RESULT in landed else ""
+    call = ""
+    if entry is not None and pools.SOURCE_TOOL_RESULT in landed:  # the call behind each genuine result, a line each
+        ids = [tool_use_id for tool_use_id, _ in groupby(i for i, _ in pools.tool_bodies(record, entry))]
+        call = "\n".join(render_call(record.calls[i].call) for i in ids)
     return Citation(req.quote, landed, hit.path, hit.line, message, call)
 
 

@@ -226,23 +226,19 @@ def entry_at_line(path: str, line: int) -> Optional[Entry]:
     return None
 
 
-def calls_answered_at(path: str, entry: Entry) -> Record:
-    """A Record holding just the calls ``entry``'s results answer (each its last copy up to
-    ``entry``): what ``tool_bodies`` needs, in memory that does not grow with the record."""
-    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
-    needles = Needles.for_values(sorted(wanted)) if pools.PREFILTER else None  # off: every line decoded
-    holders = stream_entries(path, needles, entry.line) if wanted else ()
-    calls = {call.id: Call(call, holder.cwd) for holder in holders for call in tool_calls(holder) if call.id in wanted}
-    return Record(path, [], calls)
-
-
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
     """The genuine tool output on the entry at ``line`` (joined by newlines) and whether
     there is any (the call a result answers comes before it)."""
     entry = entry_at_line(path, line)
     if entry is None or entry.type != cc.TYPE_USER:
         return "", False
-    record = calls_answered_at(path, entry)
+    # Just the calls its results answer, each its last copy up to the entry: what
+    # ``tool_bodies`` needs, in memory that does not grow with the record.
+    wanted = {result.tool_use_id for result in tool_results(entry) if result.tool_use_id}
+    needles = Needles.for_values(sorted(wanted)) if pools.PREFILTER else None  # off: every line decoded
+    holders = stream_entries(path, needles, entry.line) if wanted else ()
+    calls = {call.id: Call(call, holder.cwd) for holder in holders for call in tool_calls(holder) if call.id in wanted}
+    record = Record(path, [], calls)
     bodies = [body for _, body in pools.tool_bodies(record, entry)]
     return "\n".join(bodies), bool(bodies)
 
@@ -281,27 +277,20 @@ class Hits(object):
         self._far: Set[Tuple[str, int]] = set()
         self._count = 0
 
-    def _mark(self, path: str, line: int) -> bool:
-        """Record (path, line) as seen; False when it already was."""
-        if line >= _BITMAP_LINES or line < 0:
-            key = (path, line)
-            if key in self._far:
-                return False
-            self._far.add(key)
-            return True
-        bits = self._seen.setdefault(path, bytearray())
-        byte, bit = divmod(line, 8)
-        if byte >= len(bits):
-            bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
-        if bits[byte] >> bit & 1:
-            return False
-        bits[byte] |= 1 << bit
-        return True
-
     def add(self, path: str, line: int) -> bool:
         """Add the match unless it is already here; whether it was added."""
-        if not self._mark(path, line):
-            return False
+        if line >= _BITMAP_LINES or line < 0:
+            if (path, line) in self._far:
+                return False
+            self._far.add((path, line))
+        else:
+            bits = self._seen.setdefault(path, bytearray())
+            byte, bit = divmod(line, 8)
+            if byte >= len(bits):
+                bits.extend(bytes(max(byte + 1 - len(bits), len(bits))))
+            if bits[byte] >> bit & 1:
+                return False
+            bits[byte] |= 1 << bit
         if not self._runs or self._runs[-1][0] != path or self._runs[-1][1][-1] > line:
             self._runs.append((path, array("q")))  # each run ascends, so runs merge in order
         self._runs[-1][1].append(line)

@@ -150,7 +150,10 @@ def tokenize(src: str) -> List[Token]:
                 j += 1
             token, i = Token("name", src[i:j], i), j
         else:
-            token, i = _operator(src, i)
+            op = next((op for op in _OPERATORS if src.startswith(op, i)), "")
+            if not op:
+                raise QueryCompileError("unexpected %s at %d" % (go_quote(c), i))
+            token, i = Token("op", op, i), i + len(op)
         tokens.append(token)
     tokens.append(Token("end", None, n))
     return tokens
@@ -214,14 +217,8 @@ def _string(src: str, i: int) -> Tuple[Token, int]:
     return Token("str", "".join(out), i), j + 1
 
 
-def _operator(src: str, i: int) -> Tuple[Token, int]:
-    for op in _OPERATORS:
-        if src.startswith(op, i):
-            return Token("op", op, i), i + len(op)
-    raise QueryCompileError("unexpected %s at %d" % (go_quote(src[i]), i))
-
-
 _SPELLED = {"||": "or", "&&": "and"}
+_CONSTANTS = {"true": (BOOL, True), "false": (BOOL, False), "nil": (NIL, None)}
 
 
 # Nodes are tuples (kind, static type, ...); kinds: lit, name, list, path, call, unary, not,
@@ -231,9 +228,6 @@ class Parser(object):
         self.tokens = tokens
         self.pos = 0
 
-    def peek(self) -> Token:
-        return self.tokens[self.pos]
-
     def take(self) -> Token:
         token = self.tokens[self.pos]
         self.pos += 1
@@ -241,7 +235,7 @@ class Parser(object):
 
     def at(self, *values: str) -> bool:
         """Whether the next token is an operator or a word among ``values``."""
-        token = self.peek()
+        token = self.tokens[self.pos]
         return token.kind in ("op", "name") and token.value in values
 
     def expect(self, value: str) -> None:
@@ -251,8 +245,9 @@ class Parser(object):
 
     def parse(self):
         node = self.or_()
-        if self.peek().kind != "end":
-            raise QueryCompileError("unexpected %s at %d" % (_describe(self.peek()), self.peek().pos))
+        token = self.tokens[self.pos]
+        if token.kind != "end":
+            raise QueryCompileError("unexpected %s at %d" % (_describe(token), token.pos))
         return node
 
     def or_(self):
@@ -354,10 +349,8 @@ class Parser(object):
             return ("list", LIST, tuple(self._comma_list("]")))
         if token.kind == "name":
             name = token.value
-            if name == "true" or name == "false":
-                return ("lit", BOOL, name == "true")
-            if name == "nil":
-                return ("lit", NIL, None)
+            if name in _CONSTANTS:
+                return ("lit",) + _CONSTANTS[name]
             if self.at("("):
                 if name not in FUNCTIONS:
                     raise QueryCompileError("unknown function %s" % name)
