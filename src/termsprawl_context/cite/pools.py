@@ -21,8 +21,7 @@ from termsprawl_context.transcript import answers
 from termsprawl_context.transcript.entry import speaker
 from termsprawl_context.transcript.record import go_quote
 from termsprawl_context.transcript.shell import command_paths
-from termsprawl_context.transcript.speakers import content_texts
-from termsprawl_context.transcript.text import GO_SPACE_CHARS, collapse_whitespace
+from termsprawl_context.transcript.text import collapse_whitespace
 from termsprawl_context.transcript.tool_blocks import first_string, is_hook_refusal, not_run_kind
 from termsprawl_context.transcript.tool_blocks import result_texts, tool_results
 
@@ -31,7 +30,7 @@ if TYPE_CHECKING:  # annotations are never evaluated
     from typing import BinaryIO, Callable, Dict, Iterable, List, Optional, Set, Tuple
 
     from termsprawl_context.cite.search import Call, Record
-    from termsprawl_context.model import Entry, ToolCall
+    from termsprawl_context.model import Entry
 
 
 MIN_NEEDLE = 4  # a shorter run of plain bytes is no prefilter: everything is searched
@@ -202,14 +201,6 @@ def parse_sources(text: str) -> List[str]:
     return sources
 
 
-def message_texts(entry: Entry) -> List[str]:
-    """A user entry's own texts (``content_texts``), harness-injected ones left out (flags
-    not consulted): the reference's reading, kept for the dispatch-prompt hint."""
-    return [
-        text for text in content_texts(entry.content) if not text.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
-    ]
-
-
 def answers_entry(entry: Entry) -> bool:
     """A user entry whose tool results may carry the person's answers: the record model
     calls it the person's or a tool's (not meta, sidechain, compaction or harness)."""
@@ -269,24 +260,6 @@ def has_answer_prefix(body: str) -> bool:
     return any(prefix in body for prefix in cc.ANSWER_PREFIXES)
 
 
-def _call_reads_transcript(found: Call) -> bool:
-    data = found.call.input if isinstance(found.call.input, dict) else {}
-    candidates = [data[k] for k in cc.INPUT_PATH_KEYS if isinstance(data.get(k), str) and data.get(k)]
-    candidates.extend(command_paths(first_string(data, (cc.INPUT_COMMAND,))))
-    return any(is_transcript_path(p, found.cwd) for p in candidates)
-
-
-def _call_echoes(call: ToolCall) -> bool:
-    if call.name != cc.TOOL_BASH:
-        return False
-    from termsprawl_context import cite  # the package's attribute, which a test may swap (imported by now)
-
-    classifier = cite.command_echoes
-    if classifier is None:
-        return True  # fail closed: no classifier, every shell result is an echo
-    return bool(classifier(first_string(call.input, (cc.INPUT_COMMAND,))))
-
-
 # Why a result is not tool output, in the order asked.
 EXCLUDED_NO_CALL = "no-call"
 EXCLUDED_DELEGATION = "delegation"
@@ -308,9 +281,19 @@ def exclusion(found: Optional[Call]) -> str:
         return EXCLUDED_NO_CALL
     if found.call.name in _EXCLUDED_TOOLS:
         return _EXCLUDED_TOOLS[found.call.name]
-    if _call_reads_transcript(found):
+    data = found.call.input if isinstance(found.call.input, dict) else {}
+    paths = [data[k] for k in cc.INPUT_PATH_KEYS if isinstance(data.get(k), str) and data.get(k)]
+    paths.extend(command_paths(first_string(data, (cc.INPUT_COMMAND,))))
+    if any(is_transcript_path(p, found.cwd) for p in paths):
         return EXCLUDED_TRANSCRIPT
-    return EXCLUDED_ECHO if _call_echoes(found.call) else ""
+    if found.call.name != cc.TOOL_BASH:
+        return ""
+    from termsprawl_context import cite  # the package's attribute, which a test may swap (imported by now)
+
+    classifier = cite.command_echoes
+    if classifier is None:
+        return EXCLUDED_ECHO  # fail closed: no classifier, every shell result is an echo
+    return EXCLUDED_ECHO if classifier(first_string(found.call.input, (cc.INPUT_COMMAND,))) else ""
 
 
 def genuine_body(body: str) -> bool:

@@ -16,7 +16,8 @@ from termsprawl_context.cite import pools
 from termsprawl_context.cite.search import Hits, Record, calls_and_commands, citation_records, cite, record_at
 from termsprawl_context.cite.search import session_candidates, session_hits, session_may_contain, stream_entries
 from termsprawl_context.transcript.record import go_quote
-from termsprawl_context.transcript.text import collapse_whitespace, utf8_prefix
+from termsprawl_context.transcript.speakers import content_texts
+from termsprawl_context.transcript.text import GO_SPACE_CHARS, collapse_whitespace, utf8_prefix
 from termsprawl_context.transcript.tool_blocks import first_string, is_hook_refusal, result_texts, tool_results
 
 TYPE_CHECKING = False
@@ -153,7 +154,11 @@ def _in_dispatch_prompt(path: str, quote: str) -> bool:
         return any(
             entry.type == cc.TYPE_USER
             and not entry.is_meta
-            and any(words in collapse_whitespace(t) for t in pools.message_texts(entry))
+            and any(  # its own texts as the reference reads them: injected ones (by prefix, not flags) left out
+                words in collapse_whitespace(t)
+                for t in content_texts(entry.content)
+                if not t.strip(GO_SPACE_CHARS).startswith(cc.INJECTED_PREFIXES)
+            )
             for record_path in (scope.tool_in[1:] if scope.user_in else scope.tool_in)
             for entry in stream_entries(record_path, pools.quote_needles(quote))
         )
@@ -244,7 +249,8 @@ def _resolve(path: str, req: CitationRequest, search, hint) -> Citation:
             raise errors.NotFound("citation %s: %s" % (req, exc.message)) from None
         if found:
             landed.append(pool)
-        hits.extend(found)
+        for match in found:
+            hits.add(*match)
     if not hits:
         message = (
             "citation %s does not resolve in %s: the quote is not there word for word in that pool "
@@ -304,9 +310,8 @@ def resolve_citations(path: str, reqs: Sequence[CitationRequest]) -> List[Citati
 
 
 def resolve_across_sessions(current: str, project_dir: str, req: CitationRequest) -> Citation:
-    """Ground ``req`` in a project's sessions: the first (current first, then newest to
-    oldest) that holds the quote answers, and there it must land exactly once.
-    Unreadable records are named when nothing resolves."""
+    """Ground ``req`` in the first of a project's sessions (current first, then newest to oldest)
+    holding the quote; there it must land exactly once. Unreadable records are named when none does."""
     _check_request(req)
     needle = pools.quote_needle(req.quote)
     buffer = scan_buffer(pools.NEEDLE_CHUNK) if needle is not None else None  # one for every session's files

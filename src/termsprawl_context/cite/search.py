@@ -34,9 +34,8 @@ Call = namedtuple("Call", "call cwd")
 
 
 class Record(object):
-    """One transcript's entries with every call by id (with its entry's cwd) and the local
-    commands' uuid hashes (a typed text under one is its output); ``calls`` given: only
-    those and ``local_commands`` are known (a streamed search looks up just those)."""
+    """One transcript's entries, every call by id (with its entry's cwd) and the local commands' uuid
+    hashes (a typed text under one is its output); given ``calls``, only those and ``local_commands``."""
 
     def __init__(
         self,
@@ -99,10 +98,9 @@ _PARENT_FILTER_BITS = 1 << 24
 
 
 def holds_escapes(path: str) -> bool:
-    """Whether the record may spell a token with an escape (bytescan's rule; True when it
-    cannot be read: the line reader says why). Without one its lines are tested for the
-    plain bytes alone: what the harness writes (JSON.stringify escapes no printable ASCII)
-    costs one pass, not an escape search a line (a line appended later is tested alike)."""
+    """Whether the record may spell a token with an escape (bytescan's rule; True when unreadable).
+    Without one, lines are tested for the plain bytes alone, a line appended later too: JSON.stringify
+    escapes no printable ASCII, so the harness's records cost one pass, not an escape search a line."""
     return pools.scan_file(path, lambda f: file_holds_ascii_escape(f, scan_buffer(pools.NEEDLE_CHUNK)))
 
 
@@ -129,10 +127,9 @@ def stream_entries(path: str, needles: Optional[Needles] = None, until: int = 0)
 def calls_and_commands(
     path: str, ids: Set[str], parents: Optional[bytearray], escaped: Optional[bool] = None
 ) -> Tuple[Dict[str, Call], Set[int]]:
-    """The calls with ids in ``ids`` (the last copy wins) and the uuid hashes of the local
-    commands ``parents`` (a bit filter) may hold, in one pass parsing only lines that may
-    hold either. A uuid counts as a local command when any of its lines is one (fail
-    closed: a typed text is dropped, never added)."""
+    """The calls with ids in ``ids`` (the last copy wins) and the uuid hashes of the local commands
+    ``parents`` (a bit filter) may hold, in one pass parsing only lines that may hold either; a uuid
+    is a local command when any of its lines is one (fail closed: a typed text is dropped, never added)."""
     found: Dict[str, Call] = {}
     local: Set[int] = set()
     if not ids and parents is None:
@@ -220,10 +217,8 @@ def record_at(path: str, line: int) -> Record:
 
 def entry_at_line(path: str, line: int) -> Optional[Entry]:
     """The entry at physical ``line`` (None: no entry there), decoding no line before it."""
-    for found in iter_raw_lines(path):
-        if found.number == line:
-            return entry_at(found, decode_line(found.raw))
-    return None
+    found = next((raw for raw in iter_raw_lines(path) if raw.number == line), None)
+    return entry_at(found, decode_line(found.raw)) if found is not None else None
 
 
 def tool_result_at(path: str, line: int) -> Tuple[str, bool]:
@@ -297,10 +292,6 @@ class Hits(object):
         self._count += 1
         return True
 
-    def extend(self, matches: Iterable[Match]) -> None:
-        for match in matches:
-            self.add(match.path, match.line)
-
     def __len__(self) -> int:
         return self._count
 
@@ -315,8 +306,7 @@ class Hits(object):
         ordered = Hits()
         for path in sorted(paths, key=lambda p: order.get(p, -1)):
             runs = [lines for p, lines in self._runs if p == path]
-            merged = runs[0] if len(runs) == 1 else heapq.merge(*runs)
-            for line in merged:
+            for line in heapq.merge(*runs):
                 ordered.add(path, line)
         return ordered
 
@@ -466,7 +456,8 @@ def session_hits(path: str, quote: str, sources: Sequence[str] = (), subagent: b
         own = Hits()
         search_into(path, quote, [pools.SOURCE_TOOL_RESULT], own)
         if own:
-            hits.extend(own)
+            for match in own:
+                hits.add(*match)
         else:
             for other in records.tool_in:
                 if not same_file(other, path):

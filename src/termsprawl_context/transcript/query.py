@@ -61,9 +61,8 @@ def filter(entries: Iterable[Entry], where: str, include_sidechains: bool = Fals
 
 
 def iter_filter(entries: Iterable[Entry], where: str, include_sidechains: bool = False) -> Iterator[Entry]:
-    """``filter`` as a stream, one entry held at a time. QueryCompileError before the first;
-    ExpressionNotBoolean where an entry yields no boolean; ExpressionNeverRan at the end
-    when no entry offered could be evaluated."""
+    """``filter`` as a stream, one entry held at a time. QueryCompileError before the first entry,
+    ExpressionNotBoolean at one yielding no boolean, ExpressionNeverRan at the end if none could be."""
     expression = compile_where(where) if where else None
     offered = evaluated = 0
     for entry in entries:
@@ -191,29 +190,25 @@ def _string(src: str, i: int) -> Tuple[Token, int]:
     n, c = len(src), src[i]
     j, out = i + 1, []
     while True:
-        if j >= n:
+        if j >= n or (src[j] == "\\" and j + 1 >= n):
             raise QueryCompileError("unterminated string at %d" % i)
         ch = src[j]
         if ch == c:
             break
-        if ch == "\\":
-            if j + 1 >= n:
-                raise QueryCompileError("unterminated string at %d" % i)
-            esc = src[j + 1]
-            if esc == "u":
-                digits = src[j + 2 : j + 6]
-                if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
-                    raise QueryCompileError("invalid escape at %d" % j)
-                out.append(chr(int(digits, 16)))
-                j += 6
-                continue
-            if esc not in _ESCAPES:
-                raise QueryCompileError("invalid escape \\%s at %d" % (esc, j))
-            out.append(_ESCAPES[esc])
+        if ch != "\\":
+            out.append(ch)
+            j += 1
+        elif src[j + 1] == "u":
+            digits = src[j + 2 : j + 6]
+            if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                raise QueryCompileError("invalid escape at %d" % j)
+            out.append(chr(int(digits, 16)))
+            j += 6
+        elif src[j + 1] in _ESCAPES:
+            out.append(_ESCAPES[src[j + 1]])
             j += 2
-            continue
-        out.append(ch)
-        j += 1
+        else:
+            raise QueryCompileError("invalid escape \\%s at %d" % (src[j + 1], j))
     return Token("str", "".join(out), i), j + 1
 
 
