@@ -293,9 +293,8 @@ def resolve_citation(path: str, req: CitationRequest, subagent: bool = False) ->
 
 
 def resolve_in_record(path: str, req: CitationRequest) -> Citation:
-    """Ground ``req`` in the one record at ``path`` (its own entries only). The user
-    pool of a sub-agent's record is refused: its "user" is the parent agent (rule 5);
-    the session's root record holds the person's words (``resolve_citation``)."""
+    """Ground ``req`` in the one record at ``path`` (its own entries only). A sub-agent's user pool is
+    refused: its "user" is the parent agent (rule 5); the session's root holds the person's words."""
     _check_request(req)
     if pools.SOURCE_USER in req.sources and pools.PROVIDER.is_subagent(path):
         raise errors.CitationRefused(SUBAGENT_RECORD_ALONE % (req, path))

@@ -262,9 +262,8 @@ _BITMAP_LINES = 1 << 24  # lines past this (a file of 16 million lines) are kept
 
 
 class Hits(object):
-    """Matches in the order found, each once: per record its lines as 8-byte integers,
-    and a set of the lines seen as one bit a line (1e6 matching entries cost about 8 MB,
-    where Match tuples in a list and a set cost over 150 MB)."""
+    """Matches in the order found, each once: per record its lines as 8-byte integers, and the lines seen
+    as one bit each (1e6 matches cost about 8 MB; Match tuples in a list and a set, over 150 MB)."""
 
     def __init__(self) -> None:
         self._runs: List[Tuple[str, array]] = []
@@ -349,9 +348,8 @@ def _candidate(
 
 
 def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
-    """Whether the candidate is a match; AnswerUnmatched when the quote sits in an
-    envelope that cannot be read against its call's questions, or is an answer in only
-    some of its readings."""
+    """Whether the candidate is a match; AnswerUnmatched when the quote sits in an envelope not
+    readable against its call's questions, or is an answer in only some of its readings."""
     hit = candidate.typed and not (candidate.parent and hash(candidate.parent) in record.local_commands)
     for result, body in candidate.envelopes:
         if result.tool_use_id in record.other_tool_ids:
@@ -370,9 +368,8 @@ def _decide(record: Record, candidate: _Candidate, words: str) -> bool:
 
 
 def search_into(path: str, quote: str, sources: Sequence[str], hits: "Hits") -> None:
-    """Matches of ``quote`` into ``hits``: one pass for candidates (a typed match keeps its
-    line, and its parent's hash, 16 bytes, when that is not in the lines just before
-    it), then one more for just the calls and local commands the candidates name."""
+    """Matches of ``quote`` into ``hits``: a pass for candidates (a typed match keeps its line, and its
+    parent's hash, 16 bytes, if not in the lines just before it), one for the calls and commands they name."""
     words = collapse_whitespace(quote)
     if not words:
         return
