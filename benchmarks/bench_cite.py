@@ -5,7 +5,7 @@
    are planted in the OLDEST one, so every session is a candidate before the answer. Side
    by side in this process: ``resolve_across_sessions`` with the byte prefilter (the
    quote's longest plain word searched in each session's bytes before any line is
-   parsed) against the same call with ``cite.matching.PREFILTER`` off (every file parsed and
+   parsed) against the same call with ``cite.pools.PREFILTER`` off (every file parsed and
    searched), the plain oracle. Answers must be identical; target: at least 10x.
 3. Many matches (issue 24): a quote held by 10k/20k/40k/143k entries, resolved (an
    ambiguity) by this tree and by the seed's cite.py loaded from git, side by side.
@@ -38,7 +38,7 @@ from benchmarks.generate import write_transcript  # noqa: E402
 from termsprawl_context import cite  # noqa: E402
 from termsprawl_context.cite.resolution import Citation  # noqa: E402
 from termsprawl_context.errors import CitationError  # noqa: E402
-from termsprawl_context.cite import matching  # noqa: E402
+from termsprawl_context.cite import pools  # noqa: E402
 from termsprawl_context.jsonl import open_regular  # noqa: E402
 from termsprawl_context.store import background  # noqa: E402
 
@@ -134,13 +134,13 @@ def project(scratch, sizes):
 
 
 def _answer(current, folder, request, prefilter):
-    matching.PREFILTER = prefilter  # the fast path's one switch
+    pools.PREFILTER = prefilter  # the fast path's one switch
     try:
         return cite.resolve_across_sessions(current, str(folder), request)
     except CitationError as exc:
         return (type(exc).__name__, str(exc))
     finally:
-        matching.PREFILTER = True
+        pools.PREFILTER = True
 
 
 def bench_across(scratch, sizes):

@@ -7,27 +7,27 @@ import os
 
 import pytest
 
-from termsprawl_context.cite import matching
+from termsprawl_context.cite import pools
 
 
 @pytest.fixture(params=[True, False], ids=["prefilter", "plain"])
 def both_searches(request, monkeypatch):
     """Runs a cite test under both searches: the byte prefilter, and the plain one that
-    parses every line (``cite.matching.PREFILTER``, the fast path's one switch). A
+    parses every line (``cite.pools.PREFILTER``, the fast path's one switch). A
     module opts in with ``pytestmark = pytest.mark.usefixtures("both_searches")``."""
-    monkeypatch.setattr(matching, "PREFILTER", request.param)
+    monkeypatch.setattr(pools, "PREFILTER", request.param)
     return request.param
 
 
 @contextlib.contextmanager
 def plain_search():
     """Within the block, cite parses every line (the plain search)."""
-    kept = matching.PREFILTER
-    matching.PREFILTER = False
+    kept = pools.PREFILTER
+    pools.PREFILTER = False
     try:
         yield
     finally:
-        matching.PREFILTER = kept
+        pools.PREFILTER = kept
 
 
 def line(obj):

@@ -187,7 +187,7 @@ def folder_index_oracle(folder):
 def load_record(path):
     """The citation record at ``path`` with every entry held and every call known: what
     cite's streamed search (``search.search_into``) reads only the candidates of."""
-    from termsprawl_context.cite.records import Record
+    from termsprawl_context.cite.search import Record
     from termsprawl_context.transcript.record import read_entries
 
     return Record(path, read_entries(path))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from termsprawl_context import bytescan, cite
-from termsprawl_context.cite.matching import file_may_contain, quote_needle
+from termsprawl_context.cite.pools import file_may_contain, quote_needle
 from termsprawl_context.bytescan import (
     Needles,
     ValueSpellings,
@@ -160,7 +160,7 @@ def locate_caller(raw, wanted):
 def cite_caller(raw, quote):
     """cite's prefilter of a quote: a line holding a string that holds the quote."""
     found = any(quote in text for text in strings_in(parse_object(raw)))
-    needles = cite.matching.quote_needles(quote)
+    needles = cite.pools.quote_needles(quote)
     return found, needles is None or needles.in_line(raw)
 
 
@@ -169,15 +169,15 @@ def cite_marker_callers(raw):
     command's marker, or a record's key (a transcript read back)."""
     value = parse_object(raw)
     texts = list(strings_in(value))
-    markers = [m.decode() for m in cite.records.LOCAL_COMMAND_MARKERS]
+    markers = [m.decode() for m in cite.search.LOCAL_COMMAND_MARKERS]
     local = any(m in text for text in texts for m in markers)
     clean = not has_ascii_escape(raw)  # what cite tests in a record holding no escape: plain bytes alone
     return [
-        ("tool_use" in texts, cite.records.TOOL_USE_LINES.in_line(raw)),
-        ("tool_use" in texts and clean, cite.records.TOOL_USE_TOKEN in raw),
-        (local, cite.records.may_be_local_command(raw)),
-        (local and clean, cite.records.may_be_local_command(raw, escaped=False)),
-        ("sessionId" in (value or {}), cite.matching._SESSION_ID_KEY.in_line(raw)),
+        ("tool_use" in texts, cite.search.TOOL_USE_LINES.in_line(raw)),
+        ("tool_use" in texts and clean, cite.search.TOOL_USE_TOKEN in raw),
+        (local, cite.search.may_be_local_command(raw)),
+        (local and clean, cite.search.may_be_local_command(raw, escaped=False)),
+        ("sessionId" in (value or {}), cite.pools._SESSION_ID_KEY.in_line(raw)),
     ]
 
 

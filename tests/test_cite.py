@@ -10,8 +10,8 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
-from termsprawl_context.cite.hints import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
-from termsprawl_context.cite.matching import file_may_contain, quote_needle
+from termsprawl_context.cite.resolution import HINT_ECHO, HINT_NO_CALL, excluded_result_hint
+from termsprawl_context.cite.pools import file_may_contain, quote_needle
 from termsprawl_context.cite.pools import parse_source_type, tool_bodies
 from termsprawl_context.cite.resolution import MESSAGE_TRUNCATED, Citation
 from termsprawl_context.cite.search import Match
@@ -743,7 +743,7 @@ def test_envelope_at(rec):
     ],
 )
 def test_quote_needle(quote, needle):
-    assert quote_needle(quote) == (needle if fx.matching.PREFILTER else None)  # the plain search has none
+    assert quote_needle(quote) == (needle if fx.pools.PREFILTER else None)  # the plain search has none
 
 
 def test_quotes_json_writes_differently(rec):

@@ -11,8 +11,8 @@ import cite_fixtures as fx
 import oracles
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite
-from termsprawl_context.cite.hints import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
-from termsprawl_context.cite.matching import looks_like_record, looks_like_transcript, quote_needle
+from termsprawl_context.cite.resolution import HINT_DELEGATION, HINT_TRANSCRIPT, excluded_result_hint
+from termsprawl_context.cite.pools import looks_like_record, looks_like_transcript, quote_needle
 from termsprawl_context.cite.search import Match
 
 # The whole module runs under both searches: the byte prefilter and the plain one.
@@ -70,7 +70,7 @@ def test_a_quote_with_an_escaped_letter_is_found(tmp_path, run_pyz, spelled):
     line = escaped(fx.user_msg("u1", "please %s, thanks" % PROMPT), "deploy", spelled)
     path = write(tmp_path, "r.jsonl", [line])
     # the run the prefilter looks for is the escaped one
-    assert quote_needle(PROMPT) == (b"deploy" if fx.matching.PREFILTER else None)
+    assert quote_needle(PROMPT) == (b"deploy" if fx.pools.PREFILTER else None)
     assert oracle(path, PROMPT, [U]) == cite.cite(path, PROMPT) == [Match(path, 1)]
     done = run_pyz(["cite", path, PROMPT])
     assert (done.returncode, done.stdout) == (0, (path + ":1\n").encode()), done.stderr

@@ -14,7 +14,7 @@ import pytest
 import cite_fixtures as fx
 from cite_fixtures import both_searches  # noqa: F401 (a fixture, used by name)
 from termsprawl_context import cite, errors
-from termsprawl_context.cite.hints import (
+from termsprawl_context.cite.resolution import (
     HINT_DELEGATION,
     HINT_DISPATCH_PROMPT,
     HINT_OWN_DISPATCH_PROMPT,

@@ -1256,7 +1256,7 @@ def _tool_output_up_to(path, line):
     """``result-at``'s answer from the plain algorithm: every entry up to ``line``
     parsed into one Record, the entry at ``line`` judged against it."""
     from termsprawl_context.cite.pools import tool_bodies
-    from termsprawl_context.cite.records import Record
+    from termsprawl_context.cite.search import Record
     from termsprawl_context.transcript.record import decode_line, entry_at, iter_raw_lines
 
     entries = []

@@ -530,9 +530,8 @@ import oracles  # noqa: E402
 from cite_fixtures import both_searches  # noqa: E402, F401 (a fixture, used by name)
 from termsprawl_context import cite, handoff  # noqa: E402
 from termsprawl_context.transcript.text import collapse_whitespace  # noqa: E402
-from termsprawl_context.cite.records import PARENT_LINE_BYTES, RECENT_LINES  # noqa: E402
 from termsprawl_context.cite.resolution import MAX_LISTED_MATCHES  # noqa: E402
-from termsprawl_context.cite.search import Hits, Match  # noqa: E402
+from termsprawl_context.cite.search import PARENT_LINE_BYTES, RECENT_LINES, Hits, Match  # noqa: E402
 from termsprawl_context.transcript import query  # noqa: E402
 from termsprawl_context import model  # noqa: E402
 from termsprawl_context.transcript import slash_commands, speakers  # noqa: E402
@@ -732,7 +731,7 @@ def test_a_local_commands_plain_output_never_cites_as_the_persons(tmp_path, shap
         with pytest.raises(CitationNotFound):
             resolve(path, cite.CitationRequest(HOOKIFY_ANSWER, [cite.SOURCE_USER]))
     # the quick test's premise: its word is in every marker
-    assert all(cite.records.COMMAND_WORD in marker for marker in cite.records.LOCAL_COMMAND_MARKERS)
+    assert all(cite.search.COMMAND_WORD in marker for marker in cite.search.LOCAL_COMMAND_MARKERS)
     record = oracles.load_record(path)
     answer = next(e for e in record.entries if e.uuid == "u3")
     assert record.person_texts(answer) == [] and oracles.user_texts(record, answer) == []
@@ -1007,7 +1006,7 @@ def test_hits_are_deduplicated_by_a_set_and_kept_in_order():
         hits.add("a", 1 << 25),
     ] == [True, False, True, True, True, False]
     assert list(hits) == [Match("a", 3), Match("b", 1), Match("a", 1), Match("a", 1 << 25)]
-    assert len(hits) == 4 and Match("b", 1) in hits and Match("b", 3) not in hits and hits[-1].line == 1 << 25
+    assert len(hits) == 4 and Match("b", 1) in hits and Match("b", 3) not in hits and list(hits)[-1].line == 1 << 25
     assert list(hits.sorted_by({"b": 0, "a": 1})) == [
         Match("b", 1),
         Match("a", 1),

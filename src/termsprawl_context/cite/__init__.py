@@ -2,13 +2,10 @@
 
 Two pools, disjoint, never the assistant's own text:
 
-- ``user``: what the person typed (string content, text blocks), a prompt they queued
-  mid-turn, and the answers they picked in an AskUserQuestion envelope. The typed words
-  are ``transcript.entry.person_texts``, the classifier ``show`` and the hand-off print
-  by: never a meta, sidechain, compaction or transcript-only entry, never a text opening
-  with a harness marker, never a local command's output (its parent found by uuid),
-  never another tool's result; and never a slash command's envelope, which ``show``
-  prints as typed (the one text ``show`` shows that this pool leaves out).
+- ``user``: what the person typed (``transcript.entry.person_texts``, the classifier
+  ``show`` and the hand-off print by: never a local command's output, its parent found
+  by uuid, nor a slash command's envelope, which ``show`` prints as typed), a prompt
+  they queued mid-turn, and the answers they picked in an AskUserQuestion envelope.
 - ``tool_result``: the bodies of genuine tool results whose call is in the same record.
   Excluded: answer envelopes (the person's words), replies to a sub-agent dispatch and
   TaskOutput (model-written), hook refusals, results of calls that never ran, reads of
@@ -27,18 +24,17 @@ Go reference's (``go-transcript-citations.md``); the refusals are ``errors``'s.
 
 from __future__ import annotations
 
-from termsprawl_context.cite.hints import unresolved_hint
 from termsprawl_context.cite.pools import SOURCE_TOOL_RESULT, SOURCE_USER, parse_sources
 from termsprawl_context.cite.pools import extract_answers, refused_tool_use_ids
-from termsprawl_context.cite.records import envelope_at, tool_result_at
 from termsprawl_context.cite.resolution import (
     CitationRequest,
     resolve_across_sessions,
     resolve_citation,
     resolve_citations,
     resolve_in_record,
+    unresolved_hint,
 )
-from termsprawl_context.cite.search import cite, cite_in_session
+from termsprawl_context.cite.search import cite, cite_in_session, envelope_at, tool_result_at
 from termsprawl_context.transcript import echo
 from termsprawl_context.transcript.entry import person_texts
 
