@@ -136,37 +136,6 @@ def iter_chunks(
         yield pos - kept, buf, 0, kept
 
 
-def iter_blocks(
-    f: "BinaryIO", block_size: "Optional[int]" = None, max_line: "Optional[int]" = None
-) -> "Iterator[Tuple[int, bytes, int, int]]":
-    """``iter_chunks``' chunks from ``f``'s position, each a fresh ``bytes``: for a caller that
-    copies every chunk anyway (``search`` lowercases it), where a copy out of the reused
-    buffer would cost the allocator fresh pages."""
-    max_line = MAX_LINE_BYTES if max_line is None else max_line
-    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
-    carry = b""
-    base = f.tell()  # the file offset of carry's first byte
-    skipping = False  # inside a line over the bound
-    while True:
-        data = f.read(block_size)
-        block = carry + data if carry else data
-        if not block:
-            return
-        cut = len(block) if not data else block.rfind(b"\n") + 1  # a last line without a newline is a line
-        if not cut:
-            carry, skipping = (b"", True) if skipping or len(block) > max_line else (block, False)
-            base += len(block) if skipping else 0
-            continue
-        first = block.find(b"\n", 0, cut)
-        begin = first + 1 if skipping or (carry and first > max_line) else 0
-        if begin < cut:
-            yield base + begin, block, begin, cut
-        if not data:
-            return
-        carry, skipping = block[cut:], False
-        base += cut
-
-
 def line_bounds(buf: "bytes | bytearray", begin: int, end: int) -> "Iterator[Tuple[int, int]]":
     """``(start, stop)`` of each line in ``buf[begin:end]`` (``begin`` a line's start),
     its newline excluded."""

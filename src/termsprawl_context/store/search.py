@@ -23,7 +23,7 @@ from termsprawl_context.bytescan import (
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
+from termsprawl_context.store.chunks import iter_chunks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import listed, session_files
 from termsprawl_context.store.paths import ROOTED
@@ -241,9 +241,9 @@ def search_file(
     order, at most ``limit``; OSError when it cannot be read."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
-        for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
-            for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
-                record = parse_object(block[start:stop])
+        for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
+            for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
+                record = parse_object(buf[start:stop])
                 if record is None:
                     continue
                 entry = model.entry_of(record, 0, at + start - begin)
