@@ -4,13 +4,10 @@ and a cursor that reads only what was appended since the last call.
 A launch is an ``Agent``/``Task`` call run in the background whose receipt names the
 agent (``agentId: <id>`` in a result that says it launched); an end is a
 ``<task-notification>`` carrying a terminal status. Every signal has a stable key (the
-uuid of the entry that carried it, or a hash of the notification), so a caller folding
-signals from many reads never counts one twice.
-
-Fail closed: a line that will not parse is "unknown", never a guess. The whole read
-raises ``SignalsUnknown``; the cursor raises it too and the caller keeps its old cursor,
-so the same lines are read again next time. Rules and messages are the Go reference's
-(``agent_signals_cursor.go``, ``read.go``).
+uuid of the entry that carried it, or a hash of the notification), so signals folded from
+many reads are never counted twice. Fail closed: a line that will not parse raises
+``SignalsUnknown`` (the caller keeps its old cursor and reads the same lines again next
+time). Rules and messages are the Go reference's (``agent_signals_cursor.go``, ``read.go``).
 """
 
 from __future__ import annotations
@@ -78,20 +75,18 @@ class AgentSignalCursor(namedtuple("AgentSignalCursor", "path offset check backg
     def from_json(cls, data: object) -> "AgentSignalCursor":
         """A cursor from its JSON form; anything malformed reads as the zero cursor
         (which starts over: never worse than a whole read)."""
-        if not isinstance(data, dict):
-            return cls("", 0, "", ())
-        path, offset, check = data.get("path"), data.get("offset"), data.get("check", "")
-        background = data.get("background", [])
+        fields = data if isinstance(data, dict) else {}
+        path, offset, check = fields.get("path"), fields.get("offset"), fields.get("check", "")
+        background = fields.get("background", [])
         if (
-            not isinstance(path, str)
-            or not isinstance(offset, int)
-            or isinstance(offset, bool)
-            or not isinstance(check, str)
-            or not isinstance(background, list)
-            or not all(isinstance(b, str) for b in background)
+            isinstance(path, str)
+            and type(offset) is int
+            and isinstance(check, str)
+            and isinstance(background, list)
+            and all(isinstance(b, str) for b in background)
         ):
-            return cls("", 0, "", ())
-        return cls(path, offset, check, tuple(sorted(background)))
+            return cls(path, offset, check, tuple(sorted(background)))
+        return cls("", 0, "", ())
 
 
 def start_cursor(path: str) -> AgentSignalCursor:
@@ -134,13 +129,10 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
             and isinstance(attachment.get("prompt"), str)
         ):
             _note_end(attachment["prompt"], entry.uuid, out)
-    elif entry.type == model.TYPE_USER and isinstance(entry.content, str):
-        _note_end(entry.content, entry.uuid, out)
-    elif entry.type == model.TYPE_USER and isinstance(entry.content, list):
-        for block in entry.content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
+    elif entry.type == model.TYPE_USER and isinstance(entry.content, (str, list)):
+        blocks = [{"type": "text", "text": entry.content}] if isinstance(entry.content, str) else entry.content
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text" and isinstance(block.get("text"), str):
                 _note_end(block["text"], entry.uuid, out)
             elif kind == "tool_result":
@@ -207,11 +199,6 @@ def _lines(f, path: str):
         yield raw
 
 
-def _read_at(f, start: int, size: int) -> bytes:
-    f.seek(start)
-    return f.read(size)
-
-
 def _fingerprint(head: bytes, tail: bytes) -> str:
     return hashlib.sha256(head + tail).hexdigest()
 
@@ -237,8 +224,10 @@ def background_agent_signals_since(
         if cur.path != path or offset < 0 or offset > size:
             offset, awaited = 0, set()
         elif offset > 0:
-            head = _read_at(f, 0, min(offset, FINGERPRINT_HEAD))
-            tail = _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL))
+            f.seek(0)
+            head = f.read(min(offset, FINGERPRINT_HEAD))
+            f.seek(max(offset - FINGERPRINT_TAIL, 0))
+            tail = f.read(min(offset, FINGERPRINT_TAIL))
             if not cur.check or _fingerprint(head, tail) != cur.check:
                 offset, awaited, head, tail = 0, set(), b"", b""
         f.seek(offset)

@@ -1,13 +1,12 @@
 """Search across sessions: every line whose person, assistant or tool text holds a
 string (case-insensitively) or matches a regular expression, newest session first.
 
-A literal is matched against the text a line decodes to, but only lines whose raw bytes,
-lowercased ASCII-wise, hold a run of the needle that JSON writes as itself (printable
-ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless
-non-ASCII such as CJK) are parsed, with those holding an escape that could spell one of
-its characters or U+0130/U+212A (which lowercase to ASCII). A needle with no such run, and
-every ``--regex``, parses every line (the plain algorithm, the tests' oracle). Lines are
-read in chunks (``store.chunks``); one over ``jsonl.MAX_LINE_BYTES`` is not searched.
+A literal is matched against the text a line decodes to, but only lines whose lowercased
+bytes hold a run of the needle that JSON writes as itself (printable ASCII but ``"`` ``\\``
+``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless non-ASCII such as CJK), or
+an escape that could spell one of its characters or U+0130/U+212A (which lowercase to
+ASCII), are parsed. A needle with no such run, and every ``--regex``, parses every line
+(the tests' oracle). A line over ``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import re
@@ -148,9 +147,8 @@ class Matcher(object):
             self.prefilter = prefilter_for(text)
 
     def find(self, text: str) -> Optional[Tuple[str, int, int]]:
-        """``(the text searched, start, end)`` of the first match, or None. A literal
-        is found in the lowercased text (which it is shown from when lowering changed
-        its length)."""
+        """``(the text searched, start, end)`` of the first match, or None. A literal is
+        found in the lowercased text (shown from it when lowering changed its length)."""
         if self.regex is not None:
             m = self.regex.search(text)
             return (text, m.start(), m.end()) if m else None
@@ -172,10 +170,9 @@ def _tool_strings(value) -> Iterator[str]:
 
 
 def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
-    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the person
-    typed, the assistant's text, tool calls' input strings and results' output; never
-    sidechain, meta, compaction or injected texts. In a sub-agent's own record
-    (``subagent``) its task, written by the dispatching model, is assistant text."""
+    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``; never sidechain,
+    meta, compaction or injected texts. In a sub-agent's own record (``subagent``) its
+    task, written by the dispatching model, is assistant text."""
     if subagent and entry.is_sidechain:
         entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
@@ -213,8 +210,7 @@ def _entry_hit(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subag
 
 
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
-    """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
-    start) that may match, in order."""
+    """``(start, end)`` of the lines in ``block[first:limit]`` that may match, in order."""
     if prefilter.pattern is None:
         return list(line_bounds(block, first, limit))
     low = block.lower()  # the whole block: one pass, no copy of the part searched
@@ -237,8 +233,8 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
 def search_file(
     path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
 ) -> List[tuple]:
-    """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
-    order, at most ``limit``; OSError when it cannot be read."""
+    """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, at
+    most ``limit``."""
     hits = []  # type: List[tuple]
     with open_regular(path) as f:
         for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
@@ -268,9 +264,9 @@ def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, su
 
 
 def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[list, List[int]]]:
-    """The sessions in order, in batches growing ``BATCH_GROWTH`` times from ``first``
-    bytes: a search that reaches its limit early stops after a small batch, a full
-    scan is shared out in a few large ones (each batch waits for its slowest helper)."""
+    """The sessions in batches growing ``BATCH_GROWTH`` times from ``first`` bytes: a search
+    that reaches its limit early stops after a small batch, a full scan is shared out in a
+    few large ones (each batch waits for its slowest helper)."""
     batch, sizes, goal = [], [], first
     for session, weight in zip(sessions, weights):
         batch.append(session)
@@ -287,8 +283,8 @@ _Unit = namedtuple("_Unit", "session path agent_id")
 
 
 def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
-    """Each session's record, then (``subagents``) its sub-agents' in the tree's order; an
-    unlistable tree is passed over, as an unreadable session is."""
+    """Each session's record, then (``subagents``) its sub-agents'; an unlistable tree is
+    passed over, as an unreadable session is."""
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
@@ -313,10 +309,9 @@ def search_store(
     subagent_kinds: Optional[Sequence[str]] = None,
     provider: Any = ROOTED,
 ) -> Iterator[Hit]:
-    """At most ``limit`` hits in the store ``provider`` walks, newest session first, in line
-    order within one, its sub-agents' records after its own (searched for
-    ``subagent_kinds``). Unreadable files are passed over; above ``PARALLEL_MIN_BYTES`` a
-    batch is shared between cores (``store.parallel``), with the same answer."""
+    """At most ``limit`` hits in the store ``provider`` walks, newest session first, its
+    sub-agents' records (searched for ``subagent_kinds``) after its own. Unreadable files
+    are passed over; above ``PARALLEL_MIN_BYTES`` a batch is shared between cores."""
     matcher = Matcher(text, regex)
     sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
@@ -353,17 +348,16 @@ def search_store(
 def parse_kinds(value: str) -> Tuple[str, ...]:
     """``person,assistant,tool`` (any non-empty subset, any order; ``human`` is
     ``person``) as a tuple; a UsageError names the unknown word."""
-    words = [w.strip() for w in value.split(",")]
-    words = [KIND_PERSON if w == KIND_PERSON_BEFORE else w for w in words]
-    if not value or any(w not in KINDS for w in words):
-        bad = next((w for w in words if w not in KINDS), "")
-        raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))
+    words = [KIND_PERSON if w.strip() == KIND_PERSON_BEFORE else w.strip() for w in value.split(",")]
+    bad = [w for w in words if w not in KINDS] + [""]
+    if not value or len(bad) > 1:
+        raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad[0]))
     return tuple(k for k in KINDS if k in words)
 
 
 def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kinds, limit: int) -> Iterator[Hit]:
-    """``hits`` (the walked store's), then the ``chosen`` providers' matching entries, read
-    through ``Harness.entries``, newest session first: at most ``limit`` in all."""
+    """``hits`` (the walked store's), then the ``chosen`` providers' matching entries,
+    newest session first: at most ``limit`` in all."""
     left = limit
     for hit in hits:
         yield hit

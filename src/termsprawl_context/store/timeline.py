@@ -21,8 +21,8 @@ def _string_token(text: str) -> bytes:
 
 
 def _number_token(value: Any) -> bytes:
-    """One JSON number's token: equal numbers (1 and 1.0, -0.0 and 0) give one token,
-    as they are one dict key; the JSON parser's NaN is one object, so one key."""
+    """One JSON number's token: equal numbers (1 and 1.0, -0.0 and 0) are one dict key, so
+    one token; the JSON parser's NaN is one object, so one key."""
     if isinstance(value, float):
         if value != value:
             return b"n"
@@ -108,15 +108,13 @@ class Timeline:
     """Message metadata in first-seen order: slot i is the i-th distinct uuid; a uuid seen
     again replaces its copy's line and timestamp but keeps its slot.
 
-    Only flat buffers grow here, never an object per message: a growing list or dict
-    would be traversed by every full garbage collection (a quadratic load), and a key
-    object costs 50 to 100 bytes. A slot keeps its key's hash (8 bytes), its share of an
-    open-addressing table (8), its timestamp's code (8; ``ts_code``), offset (8), length
-    (4) and flags: 37 bytes whatever the uuid. Keys are still compared exactly: where two
-    hashes are equal both are read back from the file by ``key_at(offset, length,
-    flags)`` (one read per later copy: linear). Meeting a timestamp in another spelling,
-    it keeps every timestamp as UTF-8 bytes instead (which sort as the strings do).
-    """
+    Only flat buffers grow here, never an object per message: a growing list or dict would
+    be traversed by every full garbage collection (a quadratic load), and a key object costs
+    50 to 100 bytes. A slot costs 37 bytes whatever the uuid: its key's hash, its share of
+    an open-addressing table, its timestamp's code, offset, length and flags. Where two
+    hashes are equal, both keys are read back from the file by ``key_at(offset, length,
+    flags)`` (one read per later copy: linear). Meeting a timestamp in another spelling, it
+    keeps every timestamp as UTF-8 bytes instead (which sort as the strings do)."""
 
     def __init__(self, key_at: Callable[[int, int, int], bytes], size: int = 0) -> None:
         self.key_at = key_at
@@ -134,7 +132,7 @@ class Timeline:
         self.flags = bytearray()
 
     def _keep_strings(self) -> None:
-        """Turn the codes back into the strings they stand for, from now on kept as such."""
+        """Turn the codes back into the strings they stand for, kept as such from now on."""
         codes, self.codes = self.codes, None
         for code in codes or ():
             self._append_ts(ts_text(code))
@@ -145,8 +143,8 @@ class Timeline:
         self.ts_blob += ts
 
     def _find(self, key: Optional[bytes], key_hash: int, offset: int, length: int, flags: int) -> int:
-        """The slot of the message's key, or -1 with a new slot's place taken in the table.
-        ``key`` None: it is read back from the file (at ``offset``) only if it is needed."""
+        """The slot of the message's key, or -1 with a new slot's place taken in the table
+        (``key`` None: read back from the file only if needed)."""
         table, hashes = self.table, self.hashes
         mask = len(table) - 1
         at = key_hash & mask
@@ -186,8 +184,8 @@ class Timeline:
         flags: int,
         code: Optional[int] = None,
     ) -> None:
-        """One message: its key (``uuid_key``; None to read it back when needed) and the
-        key's ``hash()``, its timestamp (or its ``code``), and where its line lies."""
+        """One message: its key (``uuid_key``; None to read it back when needed) and its
+        ``hash()``, its timestamp (or its ``code``), and where its line lies."""
         if self.codes is not None:
             if code is None:
                 code = ts_code(ts)
@@ -244,8 +242,8 @@ class Timeline:
 
 class RangeRecords(object):
     """A range's messages in file order for a helper process to send back: ``Timeline.add``'s
-    arguments but the keys (a forked process hashes as its parent; the parent reads a
-    key back if it needs it), timestamps as codes, the odd ones end to end beside."""
+    arguments but the keys (a forked process hashes as its parent), timestamps as codes,
+    the odd ones end to end beside."""
 
     __slots__ = ("hashes", "codes", "odd_ts", "odd_ends", "offsets", "lengths", "flags")
 
