@@ -16,10 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO, Callable, Iterator, Optional, Tuple
 
-# Files are read in blocks of this size.
-BLOCK_SIZE = 1 << 20
-
-
+BLOCK_SIZE = 1 << 20  # files are read in blocks of this size
 # jsonl's one bound, named here too so that a test can lower it for this reader alone.
 MAX_LINE_BYTES = jsonl.MAX_LINE_BYTES
 
@@ -137,8 +134,7 @@ def iter_chunks(
 
 
 def line_bounds(buf: "bytes | bytearray", begin: int, end: int) -> "Iterator[Tuple[int, int]]":
-    """``(start, stop)`` of each line in ``buf[begin:end]`` (``begin`` a line's start),
-    its newline excluded."""
+    """``(start, stop)`` of each line in ``buf[begin:end]``, its newline excluded."""
     pos = begin
     while pos < end:
         stop = buf.find(b"\n", pos, end)

@@ -36,8 +36,7 @@ class HookInput(NamedTuple):
 
 def read_payload_bytes(stream: BinaryIO) -> bytes:
     """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES``, in one read of one byte more
-    (a buffered stream, as stdin is, reads until it has them or the stream ends);
-    HookInputError for more, or for a read that fails."""
+    (a buffered stream, as stdin is, reads until it has them or the stream ends)."""
     limit = HOOK_INPUT_MAX_BYTES
     try:
         data = stream.read(limit + 1)
@@ -86,7 +85,7 @@ def _real(path: str) -> str:
 
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots``
-    (symlinks resolved on both sides); ``store`` names them in the message."""
+    (symlinks resolved on both sides)."""
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -114,11 +113,5 @@ def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) ->
     if not transcript_path:
         raise HookInputError("transcript_path is required")
     validate_transcript_under(transcript_path, roots, where)
-    return HookInput(
-        session_id=session_id,
-        transcript_path=transcript_path,
-        cwd=payload.get("cwd") or "",
-        hook_event_name=payload.get("hook_event_name") or "",
-        source=payload.get("source") or "",
-        raw=payload,
-    )
+    cwd, event, source = (payload.get(key) or "" for key in ("cwd", "hook_event_name", "source"))
+    return HookInput(session_id, transcript_path, cwd, event, source, payload)

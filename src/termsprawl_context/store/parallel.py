@@ -3,11 +3,10 @@
 ``map_shared(func, items, weights, min_weight)`` is ``[func(item) for item in items]``:
 when the total weight (bytes to scan) reaches ``min_weight`` and the platform can fork,
 the items are dealt out by weight to forked processes that send their results back
-through a pipe (``marshal``: no import cost), put back in item order. A helper that goes
-wrong in any way (a failed fork, a crash, a short pipe) has its share computed by the
-parent, so the answer never depends on how it was computed. ``func`` must write nothing
-and return plain data (None, bools, numbers, str, bytes, and containers of them).
-``TERMSPRAWL_JOBS`` caps the processes (``1``: never fork).
+through a pipe (``marshal``: no import cost). A helper that goes wrong in any way has its
+share computed by the parent. ``func`` must write nothing and return plain data (None,
+bools, numbers, str, bytes, and containers of them). ``TERMSPRAWL_JOBS`` caps the
+processes (``1``: never fork).
 """
 
 import marshal
@@ -85,11 +84,7 @@ def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
     parts = []  # type: List[bytes]
     failed = False
     try:
-        while True:
-            piece = os.read(read_fd, _PIPE_READ)
-            if not piece:
-                break
-            parts.append(piece)
+        parts.extend(iter(lambda: os.read(read_fd, _PIPE_READ), b""))
     except OSError:
         failed = True
     finally:
@@ -124,18 +119,16 @@ def map_shared(
     helpers: "List[Tuple[Optional[int], int, List[int]]]" = []  # (pid or None, read fd, share)
     try:
         for share in shares[1:]:
+            fds: "Tuple[int, ...]" = ()
             try:
-                read_fd, write_fd = os.pipe()
-            except OSError:
-                helpers.append((None, -1, share))
-                continue
-            try:
+                fds = os.pipe()
                 pid = os.fork()
             except OSError:
-                os.close(read_fd)
-                os.close(write_fd)
+                for fd in fds:
+                    os.close(fd)
                 helpers.append((None, -1, share))
                 continue
+            read_fd, write_fd = fds
             if pid == 0:
                 os.close(read_fd)
                 _child(func, items, share, write_fd)

@@ -10,11 +10,6 @@ from operator import itemgetter
 from typing import Any, Callable, Iterator, List, Optional
 
 
-# Closing tokens pushed on the flattening stack as they are (no JSON value is bytes).
-_END_ARRAY = b"]"
-_END_OBJECT = b"}"
-
-
 def _string_token(text: str) -> bytes:
     data = text.encode("utf-8", "surrogatepass")
     return b"s%d:%s" % (len(data), data)
@@ -41,17 +36,17 @@ def _value_tokens(value: Any) -> bytes:
     pending: List[Any] = [value]  # a stack: the next item is last
     while pending:
         item = pending.pop()
-        if type(item) is bytes:
+        if type(item) is bytes:  # a closing token, pushed as it is (no JSON value is bytes)
             out.append(item)
         elif isinstance(item, dict):
             out.append(b"{")
-            pending.append(_END_OBJECT)
+            pending.append(b"}")
             for name, member in sorted(item.items(), key=itemgetter(0), reverse=True):
                 pending.append(member)
                 pending.append(_string_token(name))
         elif isinstance(item, list):
             out.append(b"[")
-            pending.append(_END_ARRAY)
+            pending.append(b"]")
             pending.extend(reversed(item))
         elif isinstance(item, str):
             out.append(_string_token(item))
