@@ -94,13 +94,6 @@ def start_cursor(path: str) -> AgentSignalCursor:
 
 
 # --- one entry's signals ---------------------------------------------------------------------
-def _is_background(call_input: object) -> bool:
-    if not isinstance(call_input, dict):
-        return False
-    flag = call_input.get(model.INPUT_RUN_IN_BACKGROUND)
-    return flag is True or flag == "true"
-
-
 def _note_end(text: str, uuid: str, out: List[AgentSignal]) -> None:
     """Add the end ``text`` announces, if it is a task notification with a terminal status."""
     if not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
@@ -118,7 +111,8 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
     ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
     if entry.type == model.TYPE_ASSISTANT:
         for call in tool_calls(entry):
-            if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
+            flag = call.input.get(model.INPUT_RUN_IN_BACKGROUND) if isinstance(call.input, dict) else None
+            if call.id and call.name in model.DELEGATION_TOOLS and (flag is True or flag == "true"):
                 awaited.add(call.id)
     elif entry.type == model.TYPE_ATTACHMENT:
         attachment = entry.attachment
@@ -169,8 +163,7 @@ def _open(path: str, opener: Optional[Callable]):
 
 
 def background_agent_signals(path: str, opener: Optional[Callable] = None) -> List[AgentSignal]:
-    """Every background-agent signal of the record at ``path``, in order. Every line is
-    decoded: one that will not parse makes the answer unknown (SignalsUnknown)."""
+    """Every background-agent signal of the record at ``path``, every line decoded (fails closed)."""
     signals: List[AgentSignal] = []
     awaited: Set[str] = set()
     with _open(path, opener) as f:
@@ -199,10 +192,6 @@ def _lines(f, path: str):
         yield raw
 
 
-def _fingerprint(head: bytes, tail: bytes) -> str:
-    return hashlib.sha256(head + tail).hexdigest()
-
-
 def background_agent_signals_since(
     path: str, cursor: Optional[AgentSignalCursor] = None, opener: Optional[Callable] = None
 ) -> Tuple[List[AgentSignal], AgentSignalCursor]:
@@ -228,7 +217,7 @@ def background_agent_signals_since(
             head = f.read(min(offset, FINGERPRINT_HEAD))
             f.seek(max(offset - FINGERPRINT_TAIL, 0))
             tail = f.read(min(offset, FINGERPRINT_TAIL))
-            if not cur.check or _fingerprint(head, tail) != cur.check:
+            if not cur.check or hashlib.sha256(head + tail).hexdigest() != cur.check:
                 offset, awaited, head, tail = 0, set(), b"", b""
         f.seek(offset)
         start = offset
@@ -249,7 +238,7 @@ def background_agent_signals_since(
         # with what was read after them, so nothing is read twice.
         if len(head) == start:
             head = (head + bytes(first))[:FINGERPRINT_HEAD]
-        check = _fingerprint(head, (tail + bytes(last))[-FINGERPRINT_TAIL:])
+        check = hashlib.sha256(head + (tail + bytes(last))[-FINGERPRINT_TAIL:]).hexdigest()
     return signals, AgentSignalCursor(path, offset, check, tuple(sorted(awaited)))
 
 
@@ -261,8 +250,7 @@ def _fold_line(
     cur: Optional[AgentSignalCursor],
     every: bool = False,
 ) -> None:
-    """Fold one line's signals, raising SignalsUnknown (with ``cur``) when it is not a JSON
-    record; only a line that may carry a signal is decoded, unless ``every``."""
+    """Fold one line's signals (decoded only if it may carry one, unless ``every``); raise if not JSON."""
     body = raw.strip()
     if not body:
         return

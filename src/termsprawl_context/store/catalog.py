@@ -11,7 +11,8 @@ different ids, or sessions of two stores, is ambiguous.
 import operator
 import os
 import stat
-from typing import Any, Callable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from collections import namedtuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
@@ -26,22 +27,10 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 UUID_LENGTH = 36
 
 
-class Candidate(NamedTuple):
-    """A file whose name says it is session ``session_id`` of ``harness``, modified at ``mtime``."""
-
-    session_id: str
-    path: str
-    harness: str = ROOTED.name
-    mtime: float = 0.0
-
-
-class Resolved(NamedTuple):
-    """The session a name resolves to, and the other copies of its id, best first."""
-
-    session_id: str
-    path: str
-    harness: str = ROOTED.name
-    copies: Tuple[str, ...] = ()
+# A file whose name says it is session ``session_id`` of ``harness``, modified at ``mtime``.
+Candidate = namedtuple("Candidate", "session_id path harness mtime", defaults=(ROOTED.name, 0.0))
+# The session a name resolves to, and the other copies of its id, best first.
+Resolved = namedtuple("Resolved", "session_id path harness copies", defaults=(ROOTED.name, ()))
 
 
 def stem_of(path: str) -> str:
@@ -70,8 +59,7 @@ def walk(
     ordered: bool = True,
     is_session: Callable[[str], bool] = ROOTED.is_session_file_name,
 ) -> Iterator["os.DirEntry[str]"]:
-    """The entries under ``root`` that ``is_session`` names, depth first. Symlinked
-    directories are not followed; an unlistable one is appended to ``skipped``."""
+    """The entries under ``root`` that ``is_session`` names, depth first, symlinked directories not followed."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -102,8 +90,7 @@ def store_root(projects_dir: str, project: Optional[str] = None, provider: Any =
 
 
 def require_store(projects_dir: str, explicit: Optional[str]) -> str:
-    """``projects_dir``, refused when named explicitly and not a directory (a missing
-    default store is an empty one)."""
+    """``projects_dir``, refused when named explicitly and not a directory (a missing default is empty)."""
     if explicit and not os.path.isdir(projects_dir):
         raise NotFound("projects directory not found: %s" % projects_dir)
     return projects_dir
@@ -139,8 +126,7 @@ def session_files(
 def listed(
     provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None
 ) -> List[Candidate]:
-    """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the
-    smaller path)."""
+    """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the smaller path)."""
     if provider.root_option:
         return session_files(store, project, prefix, skipped, provider)
     found = []
@@ -154,8 +140,7 @@ def listed(
 
 
 def store_paths(provider: Any, store: str, project: Optional[str] = None, skipped=None) -> List[str]:
-    """The transcripts of ``provider``'s sessions (a rooted store walked in name order, no
-    file stat'ed)."""
+    """The transcripts of ``provider``'s sessions (a rooted store walked in name order, none stat'ed)."""
     if not provider.root_option:
         return [session.path for session in provider.sessions()]
     root = store_root(store, project, provider)

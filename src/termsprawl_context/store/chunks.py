@@ -52,8 +52,7 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
 
 
 def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":
-    """The offset of the first line that begins at or after ``start`` (None: there is none),
-    a giant line in the way streamed past a block at a time."""
+    """The offset of the first line that begins at or after ``start`` (None: none), past a giant line."""
     if start <= 0:
         return 0
     pos = start - 1

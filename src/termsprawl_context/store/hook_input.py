@@ -6,7 +6,8 @@ Every failure is a named refusal with the seed's message, never a traceback.
 
 import os
 import re
-from typing import Any, BinaryIO, Dict, List, NamedTuple
+from collections import namedtuple
+from typing import Any, BinaryIO, Dict, List
 
 from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
@@ -25,13 +26,7 @@ _SAFE_SESSION_ID = re.compile(r"[a-zA-Z0-9\-_]+")
 _STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source")
 
 
-class HookInput(NamedTuple):
-    session_id: str
-    transcript_path: str
-    cwd: str
-    hook_event_name: str
-    source: str
-    raw: Dict[str, Any]
+HookInput = namedtuple("HookInput", "session_id transcript_path cwd hook_event_name source raw")
 
 
 def read_payload_bytes(stream: BinaryIO) -> bytes:
@@ -84,8 +79,7 @@ def _real(path: str) -> str:
 
 
 def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots``
-    (symlinks resolved on both sides)."""
+    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots`` (links resolved)."""
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",

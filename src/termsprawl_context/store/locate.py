@@ -125,8 +125,7 @@ def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
 
 
 def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
-    """Phase 2 on one holder: the greatest string ``timestamp`` of any line's object (plain
-    string order; "" for none), None when it cannot be read."""
+    """Phase 2: the holder's greatest string ``timestamp`` (string order; "" for none), None if unread."""
 
     def greatest(f: BinaryIO) -> str:
         max_ts = ""
@@ -144,8 +143,7 @@ def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
 
 
 def scan_file(path: str, target: str, spellings: UuidSpellings, err: Optional[TextIO] = None) -> Tuple[bool, str]:
-    """(file holds ``target``, its greatest timestamp) for one store file. A file that
-    vanished is silently not a holder; any other read failure is one warning."""
+    """(file holds ``target``, its greatest timestamp); a vanished file is silently not a holder."""
     if not _held(path, _phase_one(path, target, spellings), err):
         return False, ""
     max_ts = _max_timestamp(path, err)

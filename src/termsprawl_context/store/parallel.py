@@ -50,8 +50,7 @@ def file_weight(path: str) -> int:
 
 
 def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
-    """Item indices dealt into ``parts`` shares of near-equal total weight (heaviest
-    first, each to the lightest share), each share in index order."""
+    """Item indices dealt heaviest first to the lightest of ``parts`` shares, each share in index order."""
     shares = [[] for _ in range(parts)]  # type: List[List[int]]
     loads = [0] * parts
     for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
@@ -148,15 +147,11 @@ def map_shared(
     finally:
         for helper, helper_fd, _share in helpers:  # only on the way out of an exception
             if helper is not None:
-                _abandon(helper, helper_fd)
+                import signal
 
-
-def _abandon(pid: int, read_fd: int) -> None:
-    import signal
-
-    try:
-        os.close(read_fd)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
+                try:
+                    os.close(helper_fd)
+                    os.kill(helper, signal.SIGKILL)
+                    os.waitpid(helper, 0)
+                except OSError:
+                    pass

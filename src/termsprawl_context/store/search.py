@@ -232,35 +232,30 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
 
 def search_file(
     path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
-) -> List[tuple]:
-    """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, at
-    most ``limit``."""
+) -> Optional[List[tuple]]:
+    """``(line, offset, kind, snippet, timestamp, uuid)`` for each matching line of one
+    transcript, at most ``limit``: plain data a helper process can send back; None when
+    the file cannot be read."""
     hits = []  # type: List[tuple]
-    with open_regular(path) as f:
-        for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
-            for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
-                record = parse_object(buf[start:stop])
-                if record is None:
-                    continue
-                entry = model.entry_of(record, 0, at + start - begin)
-                found = _entry_hit(entry, matcher, kinds, subagent)
-                if found is not None:
-                    hits.append((entry.offset, entry) + found)
-                    if limit is not None and len(hits) >= limit:
-                        break
-            if limit is not None and len(hits) >= limit:
-                break
-        numbers = line_numbers(f, [h[0] for h in hits])
-    return [(numbers.get(hit[0], 0),) + hit for hit in hits]
-
-
-def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, subagent: bool = False):
-    """One file's hits as plain data a helper process can send back, None when unreadable."""
     try:
-        found = search_file(path, matcher, kinds, limit, subagent)
+        with open_regular(path) as f:
+            for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
+                for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
+                    record = parse_object(buf[start:stop])
+                    if record is None:
+                        continue
+                    entry = model.entry_of(record, 0, at + start - begin)
+                    found = _entry_hit(entry, matcher, kinds, subagent)
+                    if found is not None:
+                        hits.append((entry.offset,) + found + (entry.timestamp, entry.uuid))
+                        if limit is not None and len(hits) >= limit:
+                            break
+                if limit is not None and len(hits) >= limit:
+                    break
+            numbers = line_numbers(f, [h[0] for h in hits])
     except OSError:
         return None
-    return [(line, offset, kind, snip, entry.timestamp, entry.uuid) for line, offset, entry, kind, snip in found]
+    return [(numbers.get(hit[0], 0),) + hit for hit in hits]
 
 
 def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[list, List[int]]]:
@@ -283,8 +278,7 @@ _Unit = namedtuple("_Unit", "session path agent_id")
 
 
 def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
-    """Each session's record, then (``subagents``) its sub-agents'; an unlistable tree is
-    passed over, as an unreadable session is."""
+    """Each session's record, then (``subagents``) its sub-agents'; an unlistable tree is passed over."""
     for session in sessions:
         path = getattr(session, "path")
         yield _Unit(session, path, "")
@@ -324,7 +318,7 @@ def search_store(
             return
         per_file = left  # every file of the batch may hold the rest of the answer
         results = map_shared(
-            lambda u: _file_hits(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file, bool(u.agent_id)),
+            lambda u: search_file(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file, bool(u.agent_id)),
             batch,
             sizes,
             PARALLEL_MIN_BYTES,
@@ -346,8 +340,7 @@ def search_store(
 
 
 def parse_kinds(value: str) -> Tuple[str, ...]:
-    """``person,assistant,tool`` (any non-empty subset, any order; ``human`` is
-    ``person``) as a tuple; a UsageError names the unknown word."""
+    """``person,assistant,tool`` (any non-empty subset; ``human`` is ``person``) as a tuple."""
     words = [KIND_PERSON if w.strip() == KIND_PERSON_BEFORE else w.strip() for w in value.split(",")]
     bad = [w for w in words if w not in KINDS] + [""]
     if not value or len(bad) > 1:
@@ -356,8 +349,7 @@ def parse_kinds(value: str) -> Tuple[str, ...]:
 
 
 def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kinds, limit: int) -> Iterator[Hit]:
-    """``hits`` (the walked store's), then the ``chosen`` providers' matching entries,
-    newest session first: at most ``limit`` in all."""
+    """``hits``, then the ``chosen`` providers' matching entries, newest session first: ``limit`` in all."""
     left = limit
     for hit in hits:
         yield hit

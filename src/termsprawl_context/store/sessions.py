@@ -3,7 +3,8 @@
 named (``find --json``, ``show``, ``search``'s hits). The sessions are ``store.catalog``'s.
 """
 
-from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from collections import namedtuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from termsprawl_context import harness as harnesses
 from termsprawl_context.errors import SessionIdNotFound
@@ -22,12 +23,9 @@ from termsprawl_context.transcript.titles import Title
 PARALLEL_MIN_SESSIONS = 64
 
 
-class ScanResult(NamedTuple):
-    sessions: List[SessionInfo]
-    skipped: List[str]  # directories that could not be listed
-    # ``render(session)`` of each listed session, in the same order, when the scan was
-    # given a renderer (else None).
-    rendered: Optional[List[Any]] = None
+# The sessions listed, the directories that could not be listed, and ``render(session)`` of
+# each session in the same order when the scan was given a renderer (else None).
+ScanResult = namedtuple("ScanResult", "sessions skipped rendered", defaults=(None,))
 
 
 def _shared(describe: Callable[[str], Any], paths: List[str]) -> List[Any]:
@@ -64,8 +62,7 @@ def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[Se
 
 
 def session_title(path: str, session_id: str = "", harness: str = ROOTED.name) -> Title:
-    """The title of the session at ``path`` and its source, as its provider (``harness``)
-    describes it (``NO_TITLE`` when the file cannot be read)."""
+    """The title of the session at ``path`` and its source as ``harness`` describes it (``NO_TITLE`` if unread)."""
     info = harnesses.get(harness).describe(path, session_id=session_id)
     return Title(info.title, info.title_source)
 
