@@ -12,7 +12,7 @@ message only its metadata in flat buffers (``Timeline``: no line's bytes; 600k m
 stay under 64 MB whatever their uuids look like, and no garbage collection walks them),
 and the second re-reads the kept spans from the same open file, so bytes appended
 meanwhile are never mixed in. A file of ``PARALLEL_MIN_BYTES`` or more is cut into byte
-ranges parsed by forked processes (``RangeRecords``), replayed in file order: the same
+ranges parsed by forked processes (``_range_records``), replayed in file order: the same
 timeline as one process builds.
 """
 
@@ -267,59 +267,25 @@ class Timeline:
         return iter(heapq.merge(*runs, key=key))
 
 
-class RangeRecords(object):
-    """A range's messages in file order for a helper process to send back: ``Timeline.add``'s
-    arguments but the keys (a forked process hashes as its parent), timestamps as codes,
-    the odd ones end to end beside."""
-
-    __slots__ = ("hashes", "codes", "odd_ts", "odd_ends", "offsets", "lengths", "flags")
-
-    def __init__(self) -> None:
-        self.hashes = array("q")
-        self.codes = array("q")
-        self.odd_ts = bytearray()  # the timestamps coded ``_ODD_TS``, in order
-        self.odd_ends = array("q")
-        self.offsets = array("q")
-        self.lengths = array("i")
-        self.flags = bytearray()
-
-    def add(self, key: bytes, key_hash: int, ts: bytes, offset: int, length: int, flags: int) -> None:
-        self.hashes.append(key_hash)
-        code = ts_code(ts)
-        if code is None:
-            self.odd_ts += ts
-            self.odd_ends.append(len(self.odd_ts))
-            code = _ODD_TS
-        self.codes.append(code)
-        self.offsets.append(offset)
-        self.lengths.append(length)
-        self.flags.append(flags)
-
-    def plain(self, drift: tuple) -> tuple:
-        """The buffers themselves, not copies (marshal sends any buffer as bytes), and ``drift``."""
-        return (self.hashes, self.codes, self.odd_ts, self.odd_ends, self.offsets, self.lengths, self.flags, drift)
-
-
 def _as_array(typecode: str, data: Any) -> array:
     """``data`` itself (a share made in this process) or the array a helper's bytes spell."""
     return data if isinstance(data, array) else array(typecode, data)
 
 
 def replay(timeline: Timeline, share: list) -> None:
-    """Add a helper's share (``RangeRecords.plain``), popped from ``share`` so it is freed once unpacked."""
+    """Add a helper's share (``_range_records``), popped from ``share`` so it is freed once unpacked."""
     hashes, codes, odd_ts, odd_ends, offsets, lengths, flags = share.pop()[:7]
     hashes, codes, odd_ends = _as_array("q", hashes), _as_array("q", codes), _as_array("q", odd_ends)
     offsets, lengths, odd_ts = _as_array("q", offsets), _as_array("i", lengths), bytes(odd_ts)
     add = timeline.add
     odd = 0
     for i in range(len(offsets)):
-        code = codes[i]
-        if code == _ODD_TS:
-            ts = odd_ts[odd_ends[odd - 1] if odd else 0 : odd_ends[odd]]
-            add(None, hashes[i], ts, offsets[i], lengths[i], flags[i])
+        code: Optional[int] = codes[i]
+        ts = b""
+        if code == _ODD_TS:  # sent beside the codes: ``add`` codes it itself
+            ts, code = odd_ts[odd_ends[odd - 1] if odd else 0 : odd_ends[odd]], None
             odd += 1
-        else:
-            add(None, hashes[i], b"", offsets[i], lengths[i], flags[i], code)
+        add(None, hashes[i], ts, offsets[i], lengths[i], flags[i], code)
 
 
 # --- the two passes ------------------------------------------------------------------------
@@ -391,10 +357,28 @@ def _key_reader(f: BinaryIO, path: str):
 
 
 def _range_records(f: BinaryIO, span: Tuple[int, Optional[int]]) -> tuple:
-    """A helper's share: the plain records of one byte range."""
-    records, drift = RangeRecords(), DriftProbe()
-    _scan_range(f, span[0], span[1], records.add, drift)
-    return records.plain((drift.probed, drift.known_seen))
+    """A helper's share: one byte range's messages in file order as ``Timeline.add``'s
+    arguments but the keys (a forked process hashes as its parent), timestamps as codes,
+    the odd ones end to end beside; the buffers themselves (marshal sends any buffer as
+    bytes), then the drift probe's findings."""
+    hashes, codes, odd_ends, offsets, lengths = array("q"), array("q"), array("q"), array("q"), array("i")
+    odd_ts, flags = bytearray(), bytearray()  # odd_ts: the timestamps coded ``_ODD_TS``, in order
+
+    def add(key: bytes, key_hash: int, ts: bytes, offset: int, length: int, bits: int) -> None:
+        hashes.append(key_hash)
+        code = ts_code(ts)
+        if code is None:
+            odd_ts.extend(ts)
+            odd_ends.append(len(odd_ts))
+            code = _ODD_TS
+        codes.append(code)
+        offsets.append(offset)
+        lengths.append(length)
+        flags.append(bits)
+
+    drift = DriftProbe()
+    _scan_range(f, span[0], span[1], add, drift)
+    return hashes, codes, odd_ts, odd_ends, offsets, lengths, flags, (drift.probed, drift.known_seen)
 
 
 def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = None) -> Timeline:
@@ -402,39 +386,36 @@ def _load(f: BinaryIO, path: str, err: Optional[TextIO], jobs: Optional[int] = N
     drift = DriftProbe()
     jobs = parallel.available_jobs() if jobs is None else jobs
     size = os.fstat(f.fileno()).st_size
+    jobs = 1 if jobs <= 1 or size < PARALLEL_MIN_BYTES else jobs
+    # Near-equal byte ranges, the last open-ended (bytes appended meanwhile are read as one
+    # process reads them); the timeline is made after the helpers are forked.
+    starts = [size * i // jobs for i in range(jobs)]
+    spans = list(enumerate(zip(starts, starts[1:] + [None])))
+    parent = os.getpid()
+    direct = [0]  # how many leading ranges were added straight to the timeline
     timeline: Optional[Timeline] = None
-    if jobs <= 1 or size < PARALLEL_MIN_BYTES:
+
+    def share(item: Tuple[int, Tuple[int, Optional[int]]]) -> Optional[tuple]:
+        # In this process, the next range in file order goes straight into the timeline
+        # (never held as a share beside it); any other comes back as one.
+        nonlocal timeline
+        index, span = item
+        if os.getpid() == parent and index == direct[0]:
+            if timeline is None:
+                timeline = Timeline(_key_reader(f, path), size)
+            _scan_range(f, span[0], span[1], timeline.add, drift)
+            direct[0] += 1
+            return None
+        return _range_records(f, span)
+
+    shares = parallel.map_shared(share, spans, [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
+    shares = shares[direct[0] :]
+    if timeline is None:
         timeline = Timeline(_key_reader(f, path), size)
-        _scan_range(f, 0, None, timeline.add, drift)
-    else:
-        # Near-equal byte ranges, the last open-ended (bytes appended meanwhile are read as
-        # one process reads them); the timeline is made after the helpers are forked.
-        starts = [size * i // jobs for i in range(jobs)]
-        spans = list(enumerate(zip(starts, starts[1:] + [None])))
-        parent = os.getpid()
-        direct = [0]  # how many leading ranges were added straight to the timeline
-
-        def share(item: Tuple[int, Tuple[int, Optional[int]]]) -> Optional[tuple]:
-            # In this process, the next range in file order goes straight into the
-            # timeline (never held as a share beside it); any other comes back as one.
-            nonlocal timeline
-            index, span = item
-            if os.getpid() == parent and index == direct[0]:
-                if timeline is None:
-                    timeline = Timeline(_key_reader(f, path), size)
-                _scan_range(f, span[0], span[1], timeline.add, drift)
-                direct[0] += 1
-                return None
-            return _range_records(f, span)
-
-        shares = parallel.map_shared(share, spans, [size // jobs] * jobs, PARALLEL_MIN_BYTES, jobs)
-        shares = shares[direct[0] :]
-        if timeline is None:
-            timeline = Timeline(_key_reader(f, path), size)
-        shares.reverse()
-        while shares:  # in file order, each share freed once replayed
-            drift.merge(*shares[-1][-1])
-            replay(timeline, [shares.pop()])
+    shares.reverse()
+    while shares:  # in file order, each share freed once replayed
+        drift.merge(*shares[-1][-1])
+        replay(timeline, [shares.pop()])
     drift.warn(path, err)
     return timeline
 
@@ -470,12 +451,9 @@ def _emit_lines(f: BinaryIO, path: str, timeline: Timeline, out: BinaryIO, err: 
         if data[:1] != b"{" or data[-1:] != b"}":
             raise _unreadable(path)  # an object in the first pass is not one now: truncated or rewritten
         side = bool(bits & _SIDECHAIN)
-        if side and not in_sidechain:
-            in_sidechain = True
-            warn(SIDECHAIN_BEGINS, err)
-        elif not side and in_sidechain:
-            in_sidechain = False
-            warn(SIDECHAIN_ENDS, err)
+        if side != in_sidechain:
+            in_sidechain = side
+            warn(SIDECHAIN_BEGINS if side else SIDECHAIN_ENDS, err)
         out.write(data)
         out.write(b"\n")
         emitted += 1

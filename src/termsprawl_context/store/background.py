@@ -94,9 +94,9 @@ def start_cursor(path: str) -> AgentSignalCursor:
 
 
 # --- one entry's signals ---------------------------------------------------------------------
-def _note_end(text: str, uuid: str, out: List[AgentSignal]) -> None:
+def _note_end(text: object, uuid: str, out: List[AgentSignal]) -> None:
     """Add the end ``text`` announces, if it is a task notification with a terminal status."""
-    if not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
+    if not isinstance(text, str) or not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
         return
     task, status = _TASK_ID.search(text), _STATUS.search(text)
     if task is None or status is None or status.group(1) not in model.TASK_TERMINAL_STATUSES:
@@ -114,21 +114,16 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
             flag = call.input.get(model.INPUT_RUN_IN_BACKGROUND) if isinstance(call.input, dict) else None
             if call.id and call.name in model.DELEGATION_TOOLS and (flag is True or flag == "true"):
                 awaited.add(call.id)
-    elif entry.type == model.TYPE_ATTACHMENT:
-        attachment = entry.attachment
-        if (
-            isinstance(attachment, dict)
-            and attachment.get("type") == model.QUEUED_COMMAND
-            and attachment.get("commandMode") == model.TASK_NOTIFICATION_MODE
-            and isinstance(attachment.get("prompt"), str)
-        ):
-            _note_end(attachment["prompt"], entry.uuid, out)
+    elif entry.type == model.TYPE_ATTACHMENT and isinstance(entry.attachment, dict):
+        kind, mode = entry.attachment.get("type"), entry.attachment.get("commandMode")
+        if kind == model.QUEUED_COMMAND and mode == model.TASK_NOTIFICATION_MODE:
+            _note_end(entry.attachment.get("prompt"), entry.uuid, out)
     elif entry.type == model.TYPE_USER and isinstance(entry.content, (str, list)):
         blocks = [{"type": "text", "text": entry.content}] if isinstance(entry.content, str) else entry.content
         for block in blocks:
             kind = block.get("type") if isinstance(block, dict) else None
-            if kind == "text" and isinstance(block.get("text"), str):
-                _note_end(block["text"], entry.uuid, out)
+            if kind == "text":
+                _note_end(block.get("text"), entry.uuid, out)
             elif kind == "tool_result":
                 use_id = block.get("tool_use_id")
                 if not isinstance(use_id, str) or use_id not in awaited:
@@ -195,12 +190,11 @@ def _lines(f, path: str):
 def background_agent_signals_since(
     path: str, cursor: Optional[AgentSignalCursor] = None, opener: Optional[Callable] = None
 ) -> Tuple[List[AgentSignal], AgentSignalCursor]:
-    """The signals of the lines after ``cursor`` and the cursor past them.
-
-    A cursor for another path, past the end, or whose check no longer matches the bytes
-    behind its offset (the record was rewritten) starts over from byte 0. Only what was
-    appended is read, plus the fingerprint's 4 KiB window. A line that will not parse
-    (a torn last line included) raises SignalsUnknown carrying the ORIGINAL cursor."""
+    """The signals of the lines after ``cursor`` and the cursor past them. A cursor for
+    another path, past the end, or whose check no longer matches the bytes behind its
+    offset (the record was rewritten) starts over from byte 0. Only what was appended is
+    read, plus the fingerprint's 4 KiB window. A line that will not parse (a torn last
+    line included) raises SignalsUnknown carrying the ORIGINAL cursor."""
     cur = cursor if cursor is not None else start_cursor(path)
     with _open(path, opener) as f:
         try:

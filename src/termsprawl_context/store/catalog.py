@@ -182,12 +182,9 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     """A path: the regular file, read by the harness ``--harness`` names, else by its own."""
     path = os.path.abspath(name)
-    if harness and harness != "all":
-        chosen = harnesses.get(harness)
-        if chosen is None:
-            raise NotFound("unknown harness %s" % harness)
-    else:
-        chosen = harnesses.for_path(path)
+    chosen = harnesses.get(harness) if harness and harness != "all" else harnesses.for_path(path)
+    if chosen is None:
+        raise NotFound("unknown harness %s" % harness)
     if chosen.session_stat(path) is None:  # neither a regular file nor a row of a CLI's database
         raise NotFound("transcript file not found: %s" % name)
     return Resolved(chosen.session_id_of(path) or stem_of(path), path, chosen.name)
@@ -216,12 +213,12 @@ def resolve(
         if not newest:
             raise SessionIdNotFound(LATEST)
         best = max(newest, key=lambda c: c.mtime)  # a tie: the store listed first
-        session_id, owner = best.session_id, best.harness
     else:
         fits = _one_id(name, [c for found in stores for c in found])
         if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
             raise AmbiguousSession(name, fits)
-        session_id, owner = fits[0].session_id, fits[0].harness
+        best = fits[0]
+    session_id, owner = best.session_id, best.harness
     paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == owner]
 
     def greatest(path: str) -> str:  # locate's rank of one copy: its records' greatest timestamp

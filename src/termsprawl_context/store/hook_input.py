@@ -78,8 +78,18 @@ def _real(path: str) -> str:
         return _clean(path)
 
 
-def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots`` (links resolved)."""
+def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
+    """A parsed payload's session id and transcript path checked, in the seed's order: the
+    path must be absolute, free of ``..`` and inside one of ``roots`` (symlinks resolved on
+    both sides), named ``where`` (``Harness.hook_roots``)."""
+    session_id = payload.get("session_id") or ""
+    if not session_id:
+        raise HookInputError("session_id is required")
+    if _SAFE_SESSION_ID.fullmatch(session_id) is None:
+        raise HookInputError("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
+    path = payload.get("transcript_path") or ""
+    if not path:
+        raise HookInputError("transcript_path is required")
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -89,23 +99,8 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     if "\0" in path:
         raise HookInputError("invalid transcript_path: must not contain NUL characters")
     resolved = _real(_clean(path))
-    for root in (_real(_clean(r)) for r in roots if r):
-        if resolved.startswith(root if root.endswith(os.sep) else root + os.sep):
-            return
-    raise HookInputError("invalid transcript_path: must be under %s" % store)
-
-
-def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
-    """A parsed payload's session id and transcript path checked, in the seed's order (the
-    path must lie under one of ``roots``, named ``where``: ``Harness.hook_roots``)."""
-    session_id = payload.get("session_id") or ""
-    if not session_id:
-        raise HookInputError("session_id is required")
-    if _SAFE_SESSION_ID.fullmatch(session_id) is None:
-        raise HookInputError("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
-    transcript_path = payload.get("transcript_path") or ""
-    if not transcript_path:
-        raise HookInputError("transcript_path is required")
-    validate_transcript_under(transcript_path, roots, where)
+    prefixes = [root if root.endswith(os.sep) else root + os.sep for root in (_real(_clean(r)) for r in roots if r)]
+    if not any(resolved.startswith(prefix) for prefix in prefixes):
+        raise HookInputError("invalid transcript_path: must be under %s" % where)
     cwd, event, source = (payload.get(key) or "" for key in ("cwd", "hook_event_name", "source"))
-    return HookInput(session_id, transcript_path, cwd, event, source, payload)
+    return HookInput(session_id, path, cwd, event, source, payload)

@@ -50,9 +50,7 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
             entries = sorted(os.listdir(sub))
         except OSError:  # not a directory (a file, a dangling link), or unlistable
             continue
-        for entry in entries:
-            if entry.endswith(TRANSCRIPT_SUFFIX):
-                yield os.path.join(sub, entry)
+        yield from (os.path.join(sub, entry) for entry in entries if entry.endswith(TRANSCRIPT_SUFFIX))
 
 
 def _is_target(obj: Optional[dict], target: str) -> bool:
@@ -161,12 +159,9 @@ def locate(
     paths = list(iter_store_files(projects_dir, err))
     spellings = UuidSpellings(uuid)
     spellings.usable = spellings.usable and byte_filter  # not usable: every line is a candidate
+    weights = [parallel.file_weight(path) for path in paths]
     verdicts = parallel.map_shared(
-        lambda path: _phase_one(path, uuid, spellings),
-        paths,
-        [parallel.file_weight(path) for path in paths],
-        PARALLEL_MIN_BYTES,
-        jobs,
+        lambda path: _phase_one(path, uuid, spellings), paths, weights, PARALLEL_MIN_BYTES, jobs
     )
     holders = [path for path, verdict in zip(paths, verdicts) if _held(path, verdict, err)]
     if len(holders) < 2:

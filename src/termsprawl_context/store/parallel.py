@@ -57,9 +57,7 @@ def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
         lightest = loads.index(min(loads))
         shares[lightest].append(index)
         loads[lightest] += weights[index]
-    for share in shares:
-        share.sort()
-    return [share for share in shares if share]
+    return [sorted(share) for share in shares if share]
 
 
 def _child(func, items, share, write_fd) -> None:

@@ -1,12 +1,10 @@
 """Search across sessions: every line whose person, assistant or tool text holds a
 string (case-insensitively) or matches a regular expression, newest session first.
 
-A literal is matched against the text a line decodes to, but only lines whose lowercased
-bytes hold a run of the needle that JSON writes as itself (printable ASCII but ``"`` ``\\``
-``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless non-ASCII such as CJK), or
-an escape that could spell one of its characters or U+0130/U+212A (which lowercase to
-ASCII), are parsed. A needle with no such run, and every ``--regex``, parses every line
-(the tests' oracle). A line over ``jsonl.MAX_LINE_BYTES`` is not searched.
+A literal is matched against the text a line decodes to, but only lines whose bytes may
+spell it are parsed (``prefilter_for``); a needle with no run that JSON writes as itself,
+and every ``--regex``, parses every line (the tests' oracle). A line over
+``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import re
@@ -111,8 +109,10 @@ def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
 
 
 def prefilter_for(needle: str) -> Prefilter:
-    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs avoid
-    ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them."""
+    """The byte test for lines that may hold ``needle`` (case-insensitively): a run of it that
+    JSON writes as itself (printable ASCII but ``_ESCAPABLE``, or caseless non-ASCII such
+    as CJK), or an escape that could spell one of its characters. Runs avoid ``i`` and
+    ``k`` when they can: only U+0130 and U+212A lowercase into them."""
     folded = needle.lower()
     spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
     runs = _runs(folded, _ESCAPABLE | spelled_by_others)
@@ -136,15 +136,13 @@ class Matcher(object):
         if not text:
             raise UsageError("search: text must not be empty")
         self.regex = None
+        self.needle = text.lower()
+        self.prefilter = Prefilter(None, None, None) if regex else prefilter_for(text)
         if regex:
             try:
                 self.regex = re.compile(text, re.IGNORECASE)
             except (re.error, OverflowError, RecursionError) as exc:
                 raise UsageError("search: invalid regular expression: %s" % exc)
-            self.prefilter = Prefilter(None, None, None)
-        else:
-            self.needle = text.lower()
-            self.prefilter = prefilter_for(text)
 
     def find(self, text: str) -> Optional[Tuple[str, int, int]]:
         """``(the text searched, start, end)`` of the first match, or None. A literal is
@@ -161,9 +159,8 @@ class Matcher(object):
 
 
 def _tool_strings(value) -> Iterator[str]:
-    if isinstance(value, str):
-        if value:
-            yield value
+    if isinstance(value, str) and value:
+        yield value
     elif isinstance(value, (dict, list)):
         for item in value.values() if isinstance(value, dict) else value:
             yield from _tool_strings(item)
@@ -215,14 +212,11 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
         return list(line_bounds(block, first, limit))
     low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
-    pos = first
-    while True:
-        m = prefilter.finder.search(low, pos, limit)
-        if m is None:
-            break
+    m = prefilter.finder.search(low, first, limit)
+    while m is not None:
         start, end = line_around(low, m.start(), first, limit)
         starts[start] = end
-        pos = end + 1
+        m = prefilter.finder.search(low, end + 1, limit)
     if prefilter.escapes is not None:
         for i in escape_positions(low, prefilter.escapes, first, limit):
             start, end = line_around(low, i, first, limit)
@@ -313,16 +307,14 @@ def search_store(
     weights = [file_weight(u.path) for u in units]
     folders: Dict[str, Any] = {}  # each folder's files read once to title its sessions
     titles: Dict[str, str] = {}  # as `find` and `show` title a session (its folder's summaries included)
+
+    def search_unit(unit: _Unit) -> Optional[List[tuple]]:  # any file of a batch may hold the rest of the answer
+        return search_file(unit.path, matcher, sub_kinds if unit.agent_id else kinds, left, bool(unit.agent_id))
+
     for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
-        per_file = left  # every file of the batch may hold the rest of the answer
-        results = map_shared(
-            lambda u: search_file(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file, bool(u.agent_id)),
-            batch,
-            sizes,
-            PARALLEL_MIN_BYTES,
-        )
+        results = map_shared(search_unit, batch, sizes, PARALLEL_MIN_BYTES)
         for unit, found in zip(batch, results):
             if not found or left <= 0:
                 continue
@@ -332,10 +324,8 @@ def search_store(
                 described = provider.describe(session.path, session_id=session.session_id, folders=folders)
                 titles[session.path] = described.title
             title = titles[session.path]
-            for line, offset, kind, snip, timestamp, uuid in found:
-                yield Hit(
-                    unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id
-                )
+            for line, offset, kind, snip, ts, uuid in found:
+                yield Hit(unit.path, line, offset, session.session_id, title, kind, snip, ts, uuid, unit.agent_id)
             left -= len(found)
 
 

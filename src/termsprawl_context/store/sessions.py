@@ -70,6 +70,4 @@ def session_title(path: str, session_id: str = "", harness: str = ROOTED.name) -
 def with_session_title(info: SessionInfo) -> SessionInfo:
     """``info`` (one session described alone) titled as ``sessions`` would title it."""
     title = session_title(info.transcript_path, info.session_id, info.harness)
-    if not title.source:
-        return info
-    return info._replace(title=title.text, title_source=title.source)
+    return info._replace(title=title.text, title_source=title.source) if title.source else info
