@@ -169,8 +169,7 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> Candidat
 
 def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
     """The candidates of the one id ``name`` names (an exact id before prefixes)."""
-    exact = [c for c in candidates if c.session_id == name]
-    fits = exact or [c for c in candidates if c.session_id.startswith(name)]
+    fits = [c for c in candidates if c.session_id == name] or [c for c in candidates if c.session_id.startswith(name)]
     ids = {c.session_id for c in fits}
     if not ids:
         raise SessionIdNotFound(name)

@@ -44,11 +44,8 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
     """Read up to ``size`` bytes at file ``offset`` into ``buf[at:]`` (grown if needed)."""
     if len(buf) < at + size:
         buf.extend(bytes(at + size - len(buf)))
-    view = memoryview(buf)
-    try:
+    with memoryview(buf) as view:  # released before the buffer may grow
         return read_into(view[at : at + size], offset)
-    finally:
-        view.release()
 
 
 def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":

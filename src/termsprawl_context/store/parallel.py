@@ -65,8 +65,7 @@ def _child(func, items, share, write_fd) -> None:
     clean-up (its buffered output belongs to the parent)."""
     code = 1
     try:
-        data = marshal.dumps([func(items[i]) for i in share])
-        view = memoryview(data)
+        view = memoryview(marshal.dumps([func(items[i]) for i in share]))
         while view:
             view = view[os.write(write_fd, view) :]
         code = 0

@@ -271,15 +271,14 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
 _Unit = namedtuple("_Unit", "session path agent_id")
 
 
-def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
+def _units(sessions: Sequence[Any], subagents: bool, provider: Any) -> Iterator[_Unit]:
     """Each session's record, then (``subagents``) its sub-agents'; an unlistable tree is passed over."""
     for session in sessions:
-        path = getattr(session, "path")
-        yield _Unit(session, path, "")
+        yield _Unit(session, session.path, "")
         if not subagents:
             continue
         try:
-            tree = provider.subagent_tree(path) or []
+            tree = provider.subagent_tree(session.path) or []
         except SubagentsUnreadable:
             continue
         for child in tree:
