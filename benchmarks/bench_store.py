@@ -100,7 +100,7 @@ print(len(found))
 _SHARING_COSTS = r"""
 import glob, marshal, sys, time
 sys.path.insert(0, sys.argv[1])
-from termsprawl_context.store import assemble as A, locate as L, parallel, timeline as T
+from termsprawl_context.store import assemble as A, locate as L, parallel
 walls = []
 for _ in range(40):
     start = time.perf_counter()
@@ -115,7 +115,7 @@ with open(sys.argv[2], "rb") as f:
     parse = (time.perf_counter() - start) / (size / mb)
 data = marshal.dumps(records)
 start = time.perf_counter()
-T.replay(T.Timeline(lambda offset, length, flags: b""), [marshal.loads(data)])
+A.replay(A.Timeline(lambda offset, length, flags: b""), [marshal.loads(data)])
 merge = (time.perf_counter() - start) / (size / mb)
 files = sorted(glob.glob(sys.argv[3] + "/*/*.jsonl"))[:32]
 spellings = L.UuidSpellings("0badc0de-0000-4000-8000-000000000000")

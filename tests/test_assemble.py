@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import corpus_files, corpus_params
-from termsprawl_context.store import assemble as assemble_mod, timeline as timeline_mod
+from termsprawl_context.store import assemble as assemble_mod
 from termsprawl_context.store.assemble import (
     SIDECHAIN_BEGINS,
     SIDECHAIN_ENDS,
@@ -371,14 +371,14 @@ def test_timestamps_sort_as_strings_whatever_they_hold(tmp_path):
 
 def test_a_file_changed_between_the_passes_is_unreadable(tmp_path, monkeypatch):
     path = write_lines(tmp_path / "t.jsonl", [msg("a", "1"), msg("b", "2")])
-    real_order = timeline_mod.Timeline.order
+    real_order = assemble_mod.Timeline.order
 
     def truncate_then_order(self):
         with open(str(path), "r+b") as f:
             f.truncate(10)
         return real_order(self)
 
-    monkeypatch.setattr(timeline_mod.Timeline, "order", truncate_then_order)
+    monkeypatch.setattr(assemble_mod.Timeline, "order", truncate_then_order)
     with pytest.raises(RecordUnreadable) as caught:
         assemble_file(str(path), io.BytesIO(), io.StringIO())
     assert caught.value.exit_code == 1
@@ -387,14 +387,14 @@ def test_a_file_changed_between_the_passes_is_unreadable(tmp_path, monkeypatch):
 
 def test_bytes_appended_during_the_read_are_not_mixed_in(tmp_path, monkeypatch):
     path = write_lines(tmp_path / "t.jsonl", [msg("a", "2"), msg("b", "1")])
-    real_order = timeline_mod.Timeline.order
+    real_order = assemble_mod.Timeline.order
 
     def append_then_order(self):
         with open(str(path), "ab") as f:
             f.write(json.dumps(msg("a", "0", v="new")).encode() + b"\n")
         return real_order(self)
 
-    monkeypatch.setattr(timeline_mod.Timeline, "order", append_then_order)
+    monkeypatch.setattr(assemble_mod.Timeline, "order", append_then_order)
     out = io.BytesIO()
     assert assemble_file(str(path), out, io.StringIO()) == 2
     assert b"new" not in out.getvalue()
@@ -590,7 +590,7 @@ def test_uuid_keys_compare_as_json_values_and_stay_flat():
     """Array and object uuids key as their JSON value (member order aside, 1 and 1.0
     one number, true and 1 two values), as a flat tuple, so equal deep keys compare
     without recursion."""
-    from termsprawl_context.store.timeline import uuid_key as _uuid_key
+    from termsprawl_context.store.assemble import uuid_key as _uuid_key
 
     assert _uuid_key({"a": 1, "b": [True]}) == _uuid_key({"b": [True], "a": 1.0})
     for a, b in [
@@ -625,7 +625,7 @@ def _json_equal(a, b):
 def test_uuid_keys_are_equal_exactly_when_the_values_are():
     """Issue 31, item 5: every uuid is a flat bytes key; two keys are equal exactly when
     the values are (the token string spells one value only)."""
-    from termsprawl_context.store.timeline import uuid_key as _uuid_key
+    from termsprawl_context.store.assemble import uuid_key as _uuid_key
 
     pool = [
         "a", "s1:a", "j", "", "\ud800", "\U0001f600", "\ud83d\ude00", 0, -0.0, 0.0, 1, 1.0, True, False, None,
@@ -671,7 +671,7 @@ def test_the_packed_timeline_orders_as_the_seed(tmp_path, monkeypatch, seed, odd
     timeline to strings, in one process and in two: the seed's order exactly."""
     import random
 
-    monkeypatch.setattr(timeline_mod, "SORT_RUN", 7)
+    monkeypatch.setattr(assemble_mod, "SORT_RUN", 7)
     monkeypatch.setattr(assemble_mod, "PARALLEL_MIN_BYTES", 0)
     rnd = random.Random(seed)
     lines = _many_messages(rnd, 3000)
@@ -686,7 +686,7 @@ def test_the_packed_timeline_orders_as_the_seed(tmp_path, monkeypatch, seed, odd
 
 
 def test_timestamp_codes_keep_the_order_of_the_strings():
-    from termsprawl_context.store.timeline import ts_code as _ts_code, ts_text as _ts_text
+    from termsprawl_context.store.assemble import ts_code as _ts_code, ts_text as _ts_text
 
     stamps = [
         b"",

@@ -1,11 +1,11 @@
-"""chunks.iter_chunks and iter_blocks: whole lines of any byte range, a line over the bound never held."""
+"""chunks.iter_chunks: whole lines of any byte range, a line over the bound never held."""
 
 import io
 import os
 
 from hypothesis import given, settings, strategies as st
 
-from termsprawl_context.store.chunks import chunk_lines, iter_blocks, iter_chunks
+from termsprawl_context.store.chunks import chunk_lines, iter_chunks
 
 
 def oracle(data, start, stop, max_line):
@@ -56,25 +56,6 @@ def test_any_range_any_block_size_matches_the_oracle(
     with open(str(path), "rb") as f:
         got = lines_of(f, start=start, stop=stop, max_line=max_line, block_size=block)
     assert got == oracle(data, start, stop, max_line)
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    *FILE_SHAPES,
-)
-def test_fresh_blocks_hold_the_same_lines(tmp_path_factory, lines, final_newline, block, max_line):
-    """iter_blocks (fresh bytes, for a caller that copies every chunk anyway) reads the
-    lines iter_chunks reads, under the same bound; no block holds more than the bound and
-    one read."""
-    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
-    path = tmp_path_factory.mktemp("b") / "f"
-    path.write_bytes(data)
-    with open(str(path), "rb") as f:
-        blocks = list(iter_blocks(f, block, max_line))
-    for at, chunk, begin, end in blocks:
-        assert chunk[end - 1 : end] == b"\n" or at + end - begin == len(data)
-        assert len(chunk) <= max_line + block
-    assert list(chunk_lines(blocks)) == oracle(data, 0, None, max_line)
 
 
 @settings(max_examples=200, deadline=None)

@@ -1363,9 +1363,9 @@ def test_the_packed_assemble_timeline_matches_the_seed_on_hostile_transcripts(wo
     """assemble-file's flat timeline (sort runs of 3, merged; two processes) prints what
     the seed's whole-file algorithm prints."""
     from test_assemble import oracle
-    from termsprawl_context.store import assemble, timeline
+    from termsprawl_context.store import assemble
 
-    monkeypatch.setattr(timeline, "SORT_RUN", 3)
+    monkeypatch.setattr(assemble, "SORT_RUN", 3)
     monkeypatch.setattr(assemble, "PARALLEL_MIN_BYTES", 0)
 
     @fuzz_settings(60)

@@ -81,7 +81,7 @@ def test_search_finds_what_the_readers_read(files, name, size, read):
     """``search`` held up to 64 MiB of a line it could parse only up to 8 MiB; it now reads
     the lines every reader reads."""
     matcher = search.Matcher("needle")
-    uuids = [hit[2].uuid for hit in search.search_file(files[name], matcher, search.KINDS)]
+    uuids = [hit[5] for hit in search.search_file(files[name], matcher, search.KINDS) or []]
     assert uuids == (["a", name, "b"] if read else ["a", "b"])
 
 

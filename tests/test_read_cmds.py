@@ -340,7 +340,7 @@ def test_session_files_walk_matches_the_store_scan(tmp_path):
     for path in [entry.path for entry in resolve.walk(str(projects))]:
         st = os.stat(path)
         if __import__("stat").S_ISREG(st.st_mode):
-            expected.append(resolve.SessionFile(os.path.basename(path)[: -len(".jsonl")], path, st.st_mtime))
+            expected.append(resolve.Candidate(os.path.basename(path)[: -len(".jsonl")], path, mtime=st.st_mtime))
     expected.sort(key=lambda s: (-s.mtime, s.path))
     assert resolve.session_files(str(projects)) == expected and len(expected) == 5
     assert [s.session_id for s in resolve.session_files(str(projects), prefix=fake_id(2)[:9])] == [fake_id(2)]

@@ -4,13 +4,10 @@ and a cursor that reads only what was appended since the last call.
 A launch is an ``Agent``/``Task`` call run in the background whose receipt names the
 agent (``agentId: <id>`` in a result that says it launched); an end is a
 ``<task-notification>`` carrying a terminal status. Every signal has a stable key (the
-uuid of the entry that carried it, or a hash of the notification), so a caller folding
-signals from many reads never counts one twice.
-
-Fail closed: a line that will not parse is "unknown", never a guess. The whole read
-raises ``SignalsUnknown``; the cursor raises it too and the caller keeps its old cursor,
-so the same lines are read again next time. Rules and messages are the Go reference's
-(``agent_signals_cursor.go``, ``read.go``).
+uuid of the entry that carried it, or a hash of the notification), so signals folded from
+many reads are never counted twice. Fail closed: a line that will not parse raises
+``SignalsUnknown`` (the caller keeps its old cursor and reads the same lines again next
+time). Rules and messages are the Go reference's (``agent_signals_cursor.go``, ``read.go``).
 """
 
 from __future__ import annotations
@@ -78,20 +75,18 @@ class AgentSignalCursor(namedtuple("AgentSignalCursor", "path offset check backg
     def from_json(cls, data: object) -> "AgentSignalCursor":
         """A cursor from its JSON form; anything malformed reads as the zero cursor
         (which starts over: never worse than a whole read)."""
-        if not isinstance(data, dict):
-            return cls("", 0, "", ())
-        path, offset, check = data.get("path"), data.get("offset"), data.get("check", "")
-        background = data.get("background", [])
+        fields = data if isinstance(data, dict) else {}
+        path, offset, check = fields.get("path"), fields.get("offset"), fields.get("check", "")
+        background = fields.get("background", [])
         if (
-            not isinstance(path, str)
-            or not isinstance(offset, int)
-            or isinstance(offset, bool)
-            or not isinstance(check, str)
-            or not isinstance(background, list)
-            or not all(isinstance(b, str) for b in background)
+            isinstance(path, str)
+            and type(offset) is int
+            and isinstance(check, str)
+            and isinstance(background, list)
+            and all(isinstance(b, str) for b in background)
         ):
-            return cls("", 0, "", ())
-        return cls(path, offset, check, tuple(sorted(background)))
+            return cls(path, offset, check, tuple(sorted(background)))
+        return cls("", 0, "", ())
 
 
 def start_cursor(path: str) -> AgentSignalCursor:
@@ -99,16 +94,9 @@ def start_cursor(path: str) -> AgentSignalCursor:
 
 
 # --- one entry's signals ---------------------------------------------------------------------
-def _is_background(call_input: object) -> bool:
-    if not isinstance(call_input, dict):
-        return False
-    flag = call_input.get(model.INPUT_RUN_IN_BACKGROUND)
-    return flag is True or flag == "true"
-
-
-def _note_end(text: str, uuid: str, out: List[AgentSignal]) -> None:
+def _note_end(text: object, uuid: str, out: List[AgentSignal]) -> None:
     """Add the end ``text`` announces, if it is a task notification with a terminal status."""
-    if not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
+    if not isinstance(text, str) or not text.strip(GO_SPACE_CHARS).startswith(model.TASK_NOTIFICATION_OPEN):
         return
     task, status = _TASK_ID.search(text), _STATUS.search(text)
     if task is None or status is None or status.group(1) not in model.TASK_TERMINAL_STATUSES:
@@ -123,26 +111,19 @@ def fold_entry(entry: Entry, awaited: Set[str], out: List[AgentSignal]) -> None:
     ``awaited`` (a launch adds one; any result for it removes it, an error giving none)."""
     if entry.type == model.TYPE_ASSISTANT:
         for call in tool_calls(entry):
-            if call.id and call.name in model.DELEGATION_TOOLS and _is_background(call.input):
+            flag = call.input.get(model.INPUT_RUN_IN_BACKGROUND) if isinstance(call.input, dict) else None
+            if call.id and call.name in model.DELEGATION_TOOLS and (flag is True or flag == "true"):
                 awaited.add(call.id)
-    elif entry.type == model.TYPE_ATTACHMENT:
-        attachment = entry.attachment
-        if (
-            isinstance(attachment, dict)
-            and attachment.get("type") == model.QUEUED_COMMAND
-            and attachment.get("commandMode") == model.TASK_NOTIFICATION_MODE
-            and isinstance(attachment.get("prompt"), str)
-        ):
-            _note_end(attachment["prompt"], entry.uuid, out)
-    elif entry.type == model.TYPE_USER and isinstance(entry.content, str):
-        _note_end(entry.content, entry.uuid, out)
-    elif entry.type == model.TYPE_USER and isinstance(entry.content, list):
-        for block in entry.content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
-                _note_end(block["text"], entry.uuid, out)
+    elif entry.type == model.TYPE_ATTACHMENT and isinstance(entry.attachment, dict):
+        kind, mode = entry.attachment.get("type"), entry.attachment.get("commandMode")
+        if kind == model.QUEUED_COMMAND and mode == model.TASK_NOTIFICATION_MODE:
+            _note_end(entry.attachment.get("prompt"), entry.uuid, out)
+    elif entry.type == model.TYPE_USER and isinstance(entry.content, (str, list)):
+        blocks = [{"type": "text", "text": entry.content}] if isinstance(entry.content, str) else entry.content
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                _note_end(block.get("text"), entry.uuid, out)
             elif kind == "tool_result":
                 use_id = block.get("tool_use_id")
                 if not isinstance(use_id, str) or use_id not in awaited:
@@ -177,8 +158,7 @@ def _open(path: str, opener: Optional[Callable]):
 
 
 def background_agent_signals(path: str, opener: Optional[Callable] = None) -> List[AgentSignal]:
-    """Every background-agent signal of the record at ``path``, in order. Every line is
-    decoded: one that will not parse makes the answer unknown (SignalsUnknown)."""
+    """Every background-agent signal of the record at ``path``, every line decoded (fails closed)."""
     signals: List[AgentSignal] = []
     awaited: Set[str] = set()
     with _open(path, opener) as f:
@@ -207,24 +187,14 @@ def _lines(f, path: str):
         yield raw
 
 
-def _read_at(f, start: int, size: int) -> bytes:
-    f.seek(start)
-    return f.read(size)
-
-
-def _fingerprint(head: bytes, tail: bytes) -> str:
-    return hashlib.sha256(head + tail).hexdigest()
-
-
 def background_agent_signals_since(
     path: str, cursor: Optional[AgentSignalCursor] = None, opener: Optional[Callable] = None
 ) -> Tuple[List[AgentSignal], AgentSignalCursor]:
-    """The signals of the lines after ``cursor`` and the cursor past them.
-
-    A cursor for another path, past the end, or whose check no longer matches the bytes
-    behind its offset (the record was rewritten) starts over from byte 0. Only what was
-    appended is read, plus the fingerprint's 4 KiB window. A line that will not parse
-    (a torn last line included) raises SignalsUnknown carrying the ORIGINAL cursor."""
+    """The signals of the lines after ``cursor`` and the cursor past them. A cursor for
+    another path, past the end, or whose check no longer matches the bytes behind its
+    offset (the record was rewritten) starts over from byte 0. Only what was appended is
+    read, plus the fingerprint's 4 KiB window. A line that will not parse (a torn last
+    line included) raises SignalsUnknown carrying the ORIGINAL cursor."""
     cur = cursor if cursor is not None else start_cursor(path)
     with _open(path, opener) as f:
         try:
@@ -237,9 +207,11 @@ def background_agent_signals_since(
         if cur.path != path or offset < 0 or offset > size:
             offset, awaited = 0, set()
         elif offset > 0:
-            head = _read_at(f, 0, min(offset, FINGERPRINT_HEAD))
-            tail = _read_at(f, max(offset - FINGERPRINT_TAIL, 0), min(offset, FINGERPRINT_TAIL))
-            if not cur.check or _fingerprint(head, tail) != cur.check:
+            f.seek(0)
+            head = f.read(min(offset, FINGERPRINT_HEAD))
+            f.seek(max(offset - FINGERPRINT_TAIL, 0))
+            tail = f.read(min(offset, FINGERPRINT_TAIL))
+            if not cur.check or hashlib.sha256(head + tail).hexdigest() != cur.check:
                 offset, awaited, head, tail = 0, set(), b"", b""
         f.seek(offset)
         start = offset
@@ -260,7 +232,7 @@ def background_agent_signals_since(
         # with what was read after them, so nothing is read twice.
         if len(head) == start:
             head = (head + bytes(first))[:FINGERPRINT_HEAD]
-        check = _fingerprint(head, (tail + bytes(last))[-FINGERPRINT_TAIL:])
+        check = hashlib.sha256(head + (tail + bytes(last))[-FINGERPRINT_TAIL:]).hexdigest()
     return signals, AgentSignalCursor(path, offset, check, tuple(sorted(awaited)))
 
 
@@ -272,8 +244,7 @@ def _fold_line(
     cur: Optional[AgentSignalCursor],
     every: bool = False,
 ) -> None:
-    """Fold one line's signals, raising SignalsUnknown (with ``cur``) when it is not a JSON
-    record; only a line that may carry a signal is decoded, unless ``every``."""
+    """Fold one line's signals (decoded only if it may carry one, unless ``every``); raise if not JSON."""
     body = raw.strip()
     if not body:
         return

@@ -1,24 +1,22 @@
-"""The session catalog: the one walk over a store and the one way to name a session, for
-every command that names one.
+"""The session catalog: the one walk over a store and the one way to name a session.
 
-A store whose root an option names (``Harness.root_option``) is walked here, its session
-files told apart by name (``Harness.is_session_file_name``); another provider is asked for
-its ``sessions``. A session is named by its full id, a prefix of one, a path to its
-transcript, or ``latest``; only names and ``stat`` decide (no transcript is opened), so a
-prefix shared by different ids is refused from the names alone. One id held by several
-files (a backup folder, a resumed copy) is one session, its copies ranked by its provider
-(``Harness.rank_copies``). ``latest`` is the newest session of any store; a prefix that
-fits sessions of two stores is ambiguous.
+A store whose root an option names (``Harness.root_option``) is walked here; another
+provider is asked for its ``sessions``. A session is named by its full id, a prefix of
+one, a transcript's path, or ``latest`` (the newest of any store); only names and ``stat``
+decide (no transcript is opened). One id held by several files (a backup folder, a resumed
+copy) is one session, its copies ranked by ``Harness.rank_copies``; a prefix that fits
+different ids, or sessions of two stores, is ambiguous.
 """
 
 import operator
 import os
 import stat
-from typing import Any, Callable, Iterator, List, NamedTuple, Optional, Sequence, TextIO, Tuple
+from collections import namedtuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from termsprawl_context._output import write_diagnostic
 from termsprawl_context.errors import AmbiguousSession, NotFound, SessionIdNotFound
-from termsprawl_context.harness import get as _provider
+from termsprawl_context import harness as harnesses
 from termsprawl_context.store.paths import ROOTED
 
 
@@ -29,35 +27,14 @@ TRANSCRIPT_SUFFIX = ".jsonl"
 UUID_LENGTH = 36
 
 
-class SessionFile(NamedTuple):
-    """A session transcript in the store: its id (the file's stem), path and mtime."""
-
-    session_id: str
-    path: str
-    mtime: float
-
-
-class Candidate(NamedTuple):
-    """A file whose name says it is session ``session_id`` of ``harness``, modified at ``mtime``."""
-
-    session_id: str
-    path: str
-    harness: str = ROOTED.name
-    mtime: float = 0.0
-
-
-class Resolved(NamedTuple):
-    """The session a name resolves to: its chosen file, its harness, and the other
-    copies of the same id, best first."""
-
-    session_id: str
-    path: str
-    harness: str = ROOTED.name
-    copies: Tuple[str, ...] = ()
+# A file whose name says it is session ``session_id`` of ``harness``, modified at ``mtime``.
+Candidate = namedtuple("Candidate", "session_id path harness mtime", defaults=(ROOTED.name, 0.0))
+# The session a name resolves to, and the other copies of its id, best first.
+Resolved = namedtuple("Resolved", "session_id path harness copies", defaults=(ROOTED.name, ()))
 
 
 def stem_of(path: str) -> str:
-    """A transcript path's file name without ``.jsonl`` (the whole name without it)."""
+    """A transcript path's file name without ``.jsonl``."""
     name = os.path.basename(path)
     return name[: -len(TRANSCRIPT_SUFFIX)] if name.endswith(TRANSCRIPT_SUFFIX) else name
 
@@ -71,7 +48,7 @@ _ENTRY_NAME = operator.attrgetter("name")  # a sort key in C: a walk sorts every
 
 
 def list_directory(path: str, ordered: bool = True) -> List["os.DirEntry[str]"]:
-    """The directory's entries (in name order when ``ordered``); OSError when unlistable."""
+    """The directory's entries (in name order when ``ordered``)."""
     with os.scandir(path) as it:
         return sorted(it, key=_ENTRY_NAME) if ordered else list(it)
 
@@ -82,9 +59,7 @@ def walk(
     ordered: bool = True,
     is_session: Callable[[str], bool] = ROOTED.is_session_file_name,
 ) -> Iterator["os.DirEntry[str]"]:
-    """The entries under ``root`` that ``is_session`` names, depth first (in name order when
-    ``ordered``). Symlinked directories are not followed; an unlistable one is appended to
-    ``skipped`` and the walk goes on."""
+    """The entries under ``root`` that ``is_session`` names, depth first, symlinked directories not followed."""
     stack = [root]
     while stack:
         directory = stack.pop()
@@ -115,8 +90,7 @@ def store_root(projects_dir: str, project: Optional[str] = None, provider: Any =
 
 
 def require_store(projects_dir: str, explicit: Optional[str]) -> str:
-    """``projects_dir``, refused when named explicitly and not a directory (a missing
-    default store is an empty one)."""
+    """``projects_dir``, refused when named explicitly and not a directory (a missing default is empty)."""
     if explicit and not os.path.isdir(projects_dir):
         raise NotFound("projects directory not found: %s" % projects_dir)
     return projects_dir
@@ -128,7 +102,7 @@ def session_files(
     prefix: str = "",
     skipped: Optional[List[str]] = None,
     provider: Any = ROOTED,
-) -> List[SessionFile]:
+) -> List[Candidate]:
     """Every regular session file of the store (or ``project``'s folder) whose id starts
     with ``prefix``, newest first (a tie: the smaller path): a ``stat`` each, none opened."""
     root = store_root(projects_dir, project, provider)
@@ -144,7 +118,7 @@ def session_files(
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
-                found.append(SessionFile(name[:cut], entry.path, st.st_mtime))
+                found.append(Candidate(name[:cut], entry.path, provider.name, st.st_mtime))
     found.sort(key=lambda s: (-s.mtime, s.path))
     return found
 
@@ -152,13 +126,9 @@ def session_files(
 def listed(
     provider: Any, store: str = "", project: Optional[str] = None, prefix: str = "", skipped=None
 ) -> List[Candidate]:
-    """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the
-    smaller path): its store walked when an option names its root, else its ``sessions``."""
+    """``provider``'s sessions whose id starts with ``prefix``, newest first (a tie: the smaller path)."""
     if provider.root_option:
-        return [
-            Candidate(f.session_id, f.path, provider.name, f.mtime)
-            for f in session_files(store, project, prefix, skipped, provider)
-        ]
+        return session_files(store, project, prefix, skipped, provider)
     found = []
     for session in provider.sessions():
         if session.session_id.startswith(prefix):
@@ -170,8 +140,7 @@ def listed(
 
 
 def store_paths(provider: Any, store: str, project: Optional[str] = None, skipped=None) -> List[str]:
-    """The transcripts of ``provider``'s sessions (a rooted store walked in name order, no
-    file stat'ed), for a listing that describes them."""
+    """The transcripts of ``provider``'s sessions (a rooted store walked in name order, none stat'ed)."""
     if not provider.root_option:
         return [session.path for session in provider.sessions()]
     root = store_root(store, project, provider)
@@ -190,7 +159,7 @@ def report_skipped(paths: List[str], operation: str, stderr: Optional[TextIO] = 
     write_diagnostic("\n".join(lines) + "\n\n", stderr)  # the listing stands even when stderr is closed
 
 
-def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionFile:
+def latest_session(projects_dir: str, project: Optional[str] = None) -> Candidate:
     """The most recently written session file; ``SessionIdNotFound`` when there is none."""
     found = session_files(projects_dir, project)
     if not found:
@@ -199,9 +168,8 @@ def latest_session(projects_dir: str, project: Optional[str] = None) -> SessionF
 
 
 def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
-    """The candidates of the one id ``name`` names (an exact id before prefixes), or refused."""
-    exact = [c for c in candidates if c.session_id == name]
-    fits = exact or [c for c in candidates if c.session_id.startswith(name)]
+    """The candidates of the one id ``name`` names (an exact id before prefixes)."""
+    fits = [c for c in candidates if c.session_id == name] or [c for c in candidates if c.session_id.startswith(name)]
     ids = {c.session_id for c in fits}
     if not ids:
         raise SessionIdNotFound(name)
@@ -212,17 +180,11 @@ def _one_id(name: str, candidates: List[Candidate]) -> List[Candidate]:
 
 def _resolve_file(name: str, harness: Optional[str]) -> Resolved:
     """A path: the regular file, read by the harness ``--harness`` names, else by its own."""
-    from termsprawl_context import harness as harnesses
-
     path = os.path.abspath(name)
-    if harness and harness != "all":
-        chosen = harnesses.get(harness)
-        if chosen is None:
-            raise NotFound("unknown harness %s" % harness)
-    else:
-        chosen = harnesses.for_path(path)
-    regular = chosen.session_stat(path) is not None  # a regular file, or a row of a CLI's database
-    if not regular:
+    chosen = harnesses.get(harness) if harness and harness != "all" else harnesses.for_path(path)
+    if chosen is None:
+        raise NotFound("unknown harness %s" % harness)
+    if chosen.session_stat(path) is None:  # neither a regular file nor a row of a CLI's database
         raise NotFound("transcript file not found: %s" % name)
     return Resolved(chosen.session_id_of(path) or stem_of(path), path, chosen.name)
 
@@ -235,12 +197,10 @@ def resolve(
     chosen: Optional[Sequence[Any]] = None,
     stderr: Optional[TextIO] = None,
 ) -> Resolved:
-    """The session ``name`` names: a full id, a unique prefix of one, a transcript's path,
-    or ``latest``, in the stores of ``chosen`` (default: the one rooted at ``projects_dir``;
-    ``project``: its sessions only); ``harness`` (``--harness``) reads a path. Refusals:
-    ``SessionIdNotFound``, ``NotFound`` for a path that is no regular file,
-    ``AmbiguousSession`` (an empty name, which the CLI refuses first, is the prefix of every
-    id). Unlistable directories are named once on ``stderr``."""
+    """The session ``name`` names in the stores of ``chosen`` (default: the one rooted at
+    ``projects_dir``); ``harness`` (``--harness``) reads a path. Refusals:
+    ``SessionIdNotFound``, ``NotFound`` (a path that is no regular file), ``AmbiguousSession``
+    (an empty name, which the CLI refuses first, is the prefix of every id)."""
     if is_path(name):
         return _resolve_file(name, harness)
     skipped: List[str] = []
@@ -252,12 +212,12 @@ def resolve(
         if not newest:
             raise SessionIdNotFound(LATEST)
         best = max(newest, key=lambda c: c.mtime)  # a tie: the store listed first
-        session_id, owner = best.session_id, best.harness
     else:
         fits = _one_id(name, [c for found in stores for c in found])
         if len({c.harness for c in fits}) > 1:  # one id in two stores is two sessions
             raise AmbiguousSession(name, fits)
-        session_id, owner = fits[0].session_id, fits[0].harness
+        best = fits[0]
+    session_id, owner = best.session_id, best.harness
     paths = [c.path for found in stores for c in found if c.session_id == session_id and c.harness == owner]
 
     def greatest(path: str) -> str:  # locate's rank of one copy: its records' greatest timestamp
@@ -265,7 +225,7 @@ def resolve(
 
         return store_locate.scan_file(path, session_id, store_locate.UuidSpellings(session_id), stderr)[1]
 
-    ranked = _provider(owner).rank_copies(paths, greatest)
+    ranked = harnesses.get(owner).rank_copies(paths, greatest)
     return Resolved(session_id, ranked[0], owner, tuple(ranked[1:]))
 
 
@@ -283,10 +243,10 @@ def resolve_uuid(name: str, projects_dir: str) -> str:
 
 
 def copies_message(session_id: str, copies: Tuple[str, ...]) -> List[str]:
-    """The stderr lines naming the other copies of a found session (none for one)."""
+    """The stderr lines naming the other copies of a found session."""
     return ["session %s has another copy (not the latest descendant): %s" % (session_id, path) for path in copies]
 
 
 def candidates_message(candidates: List[Candidate]) -> List[str]:
-    """The stderr lines listing an ambiguous prefix's candidates, one file each."""
+    """The stderr lines listing an ambiguous prefix's candidates."""
     return ["  %s\t%s" % (c.session_id, c.path) for c in candidates]

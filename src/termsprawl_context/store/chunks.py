@@ -16,10 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO, Callable, Iterator, Optional, Tuple
 
-# Files are read in blocks of this size.
-BLOCK_SIZE = 1 << 20
-
-
+BLOCK_SIZE = 1 << 20  # files are read in blocks of this size
 # jsonl's one bound, named here too so that a test can lower it for this reader alone.
 MAX_LINE_BYTES = jsonl.MAX_LINE_BYTES
 
@@ -47,16 +44,12 @@ def _read(read_into, buf: bytearray, at: int, size: int, offset: int) -> int:
     """Read up to ``size`` bytes at file ``offset`` into ``buf[at:]`` (grown if needed)."""
     if len(buf) < at + size:
         buf.extend(bytes(at + size - len(buf)))
-    view = memoryview(buf)
-    try:
+    with memoryview(buf) as view:  # released before the buffer may grow
         return read_into(view[at : at + size], offset)
-    finally:
-        view.release()
 
 
 def _first_line_start(read_into, buf: bytearray, start: int, block_size: int) -> "Optional[int]":
-    """The offset of the first line that begins at or after ``start`` (None: there is none),
-    a giant line in the way streamed past a block at a time."""
+    """The offset of the first line that begins at or after ``start`` (None: none), past a giant line."""
     if start <= 0:
         return 0
     pos = start - 1
@@ -136,40 +129,8 @@ def iter_chunks(
         yield pos - kept, buf, 0, kept
 
 
-def iter_blocks(
-    f: "BinaryIO", block_size: "Optional[int]" = None, max_line: "Optional[int]" = None
-) -> "Iterator[Tuple[int, bytes, int, int]]":
-    """``iter_chunks``' chunks from ``f``'s position, each a fresh ``bytes``: for a caller that
-    copies every chunk anyway (``search`` lowercases it), where a copy out of the reused
-    buffer would cost the allocator fresh pages."""
-    max_line = MAX_LINE_BYTES if max_line is None else max_line
-    block_size = max(1, min(BLOCK_SIZE if block_size is None else block_size, max_line))
-    carry = b""
-    base = f.tell()  # the file offset of carry's first byte
-    skipping = False  # inside a line over the bound
-    while True:
-        data = f.read(block_size)
-        block = carry + data if carry else data
-        if not block:
-            return
-        cut = len(block) if not data else block.rfind(b"\n") + 1  # a last line without a newline is a line
-        if not cut:
-            carry, skipping = (b"", True) if skipping or len(block) > max_line else (block, False)
-            base += len(block) if skipping else 0
-            continue
-        first = block.find(b"\n", 0, cut)
-        begin = first + 1 if skipping or (carry and first > max_line) else 0
-        if begin < cut:
-            yield base + begin, block, begin, cut
-        if not data:
-            return
-        carry, skipping = block[cut:], False
-        base += cut
-
-
 def line_bounds(buf: "bytes | bytearray", begin: int, end: int) -> "Iterator[Tuple[int, int]]":
-    """``(start, stop)`` of each line in ``buf[begin:end]`` (``begin`` a line's start),
-    its newline excluded."""
+    """``(start, stop)`` of each line in ``buf[begin:end]``, its newline excluded."""
     pos = begin
     while pos < end:
         stop = buf.find(b"\n", pos, end)

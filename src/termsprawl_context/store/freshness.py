@@ -1,9 +1,7 @@
-"""The mid-write guard: decline to parse a transcript written to in the last minute.
-
-A transcript modified less than ``FRESHNESS_SECONDS`` ago is probably still being
-written (its last line may be torn, its session still running), so callers stop
-(exit 9) unless they read mid-write on purpose (``--allow-in-progress``, the
-PreCompact capture path), in which case they get a note and go on (exit 0).
+"""The mid-write guard: a transcript modified less than ``FRESHNESS_SECONDS`` ago is
+probably still being written (its last line may be torn), so callers stop (exit 9) unless
+they read mid-write on purpose (``--allow-in-progress``, the PreCompact capture path):
+then they get a note and go on (exit 0).
 """
 
 import os

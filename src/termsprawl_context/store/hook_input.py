@@ -6,7 +6,8 @@ Every failure is a named refusal with the seed's message, never a traceback.
 
 import os
 import re
-from typing import Any, BinaryIO, Dict, List, NamedTuple
+from collections import namedtuple
+from typing import Any, BinaryIO, Dict, List
 
 from termsprawl_context.errors import HookInputError
 from termsprawl_context.jsonl import json_type_name, loads_strict
@@ -25,19 +26,12 @@ _SAFE_SESSION_ID = re.compile(r"[a-zA-Z0-9\-_]+")
 _STRING_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source")
 
 
-class HookInput(NamedTuple):
-    session_id: str
-    transcript_path: str
-    cwd: str
-    hook_event_name: str
-    source: str
-    raw: Dict[str, Any]
+HookInput = namedtuple("HookInput", "session_id transcript_path cwd hook_event_name source raw")
 
 
 def read_payload_bytes(stream: BinaryIO) -> bytes:
     """All of ``stream`` when at most ``HOOK_INPUT_MAX_BYTES``, in one read of one byte more
-    (a buffered stream, as stdin is, reads until it has them or the stream ends);
-    HookInputError for more, or for a read that fails."""
+    (a buffered stream, as stdin is, reads until it has them or the stream ends)."""
     limit = HOOK_INPUT_MAX_BYTES
     try:
         data = stream.read(limit + 1)
@@ -84,9 +78,18 @@ def _real(path: str) -> str:
         return _clean(path)
 
 
-def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
-    """HookInputError unless ``path`` is absolute, free of ``..`` and inside one of ``roots``
-    (symlinks resolved on both sides); ``store`` names them in the message."""
+def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
+    """A parsed payload's session id and transcript path checked, in the seed's order: the
+    path must be absolute, free of ``..`` and inside one of ``roots`` (symlinks resolved on
+    both sides), named ``where`` (``Harness.hook_roots``)."""
+    session_id = payload.get("session_id") or ""
+    if not session_id:
+        raise HookInputError("session_id is required")
+    if _SAFE_SESSION_ID.fullmatch(session_id) is None:
+        raise HookInputError("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
+    path = payload.get("transcript_path") or ""
+    if not path:
+        raise HookInputError("transcript_path is required")
     if not os.path.isabs(path):
         raise HookInputError("invalid transcript_path: must be an absolute path")
     # Checked on the path as given: after cleaning, an absolute path never holds "..",
@@ -96,29 +99,8 @@ def validate_transcript_under(path: str, roots: List[str], store: str) -> None:
     if "\0" in path:
         raise HookInputError("invalid transcript_path: must not contain NUL characters")
     resolved = _real(_clean(path))
-    for root in (_real(_clean(r)) for r in roots if r):
-        if resolved.startswith(root if root.endswith(os.sep) else root + os.sep):
-            return
-    raise HookInputError("invalid transcript_path: must be under %s" % store)
-
-
-def checked_hook_input(payload: Dict[str, Any], roots: List[str], where: str) -> HookInput:
-    """A parsed payload's session id and transcript path checked, in the seed's order (the
-    path must lie under one of ``roots``, named ``where``: ``Harness.hook_roots``)."""
-    session_id = payload.get("session_id") or ""
-    if not session_id:
-        raise HookInputError("session_id is required")
-    if _SAFE_SESSION_ID.fullmatch(session_id) is None:
-        raise HookInputError("invalid session_id: must contain only alphanumeric, hyphen, or underscore characters")
-    transcript_path = payload.get("transcript_path") or ""
-    if not transcript_path:
-        raise HookInputError("transcript_path is required")
-    validate_transcript_under(transcript_path, roots, where)
-    return HookInput(
-        session_id=session_id,
-        transcript_path=transcript_path,
-        cwd=payload.get("cwd") or "",
-        hook_event_name=payload.get("hook_event_name") or "",
-        source=payload.get("source") or "",
-        raw=payload,
-    )
+    prefixes = [root if root.endswith(os.sep) else root + os.sep for root in (_real(_clean(r)) for r in roots if r)]
+    if not any(resolved.startswith(prefix) for prefix in prefixes):
+        raise HookInputError("invalid transcript_path: must be under %s" % where)
+    cwd, event, source = (payload.get(key) or "" for key in ("cwd", "hook_event_name", "source"))
+    return HookInput(session_id, path, cwd, event, source, payload)

@@ -6,13 +6,11 @@ it), the one whose greatest ``timestamp`` (plain string order) is greatest; ties
 the smaller path. A fork copies its parent's prefix, uuids and all, so the file with
 the latest content is the most complete copy.
 
-Two phases, one rule: (1) which files hold the uuid: a file named after it holds it by
-name; any other only where its bytes spell it (``bytescan.ValueSpellings``), so only
-those lines are parsed, up to the first that confirms it (shared between processes in a
-big store, ``parallel``); (2) timestamps, only when two or more files hold it: each
-holder parsed whole. Every file is probed for schema drift, as the seed does.
-``byte_filter=False`` parses every line in phase 1 (the plain algorithm, the tests'
-second oracle).
+Phase 1 finds the holders: a file named after the uuid holds it; in any other only lines
+whose bytes may spell it (``bytescan.ValueSpellings``) are parsed, up to the first that
+confirms it. Phase 2, only when two or more files hold it, parses each holder whole for
+its timestamps. Every file is probed for schema drift, as the seed does.
+``byte_filter=False`` parses every line in phase 1 (the tests' second oracle).
 """
 
 import os
@@ -52,9 +50,7 @@ def iter_store_files(projects_dir: str, err: Optional[TextIO] = None) -> Iterato
             entries = sorted(os.listdir(sub))
         except OSError:  # not a directory (a file, a dangling link), or unlistable
             continue
-        for entry in entries:
-            if entry.endswith(TRANSCRIPT_SUFFIX):
-                yield os.path.join(sub, entry)
+        yield from (os.path.join(sub, entry) for entry in entries if entry.endswith(TRANSCRIPT_SUFFIX))
 
 
 def _is_target(obj: Optional[dict], target: str) -> bool:
@@ -108,8 +104,8 @@ def _read(path: str, scan: Callable[[BinaryIO], Any]) -> Tuple[Any, Optional[str
 
 
 def _phase_one(path: str, target: str, spellings: UuidSpellings) -> tuple:
-    """(holds the uuid, None when unreadable; drift lines probed, known field seen, warning
-    or None) for one file: plain data, so a helper process can send it back."""
+    """(holds the uuid or None when unreadable, drift lines probed, known field seen,
+    warning or None) for one file: plain data, so a helper process can send it back."""
     drift = DriftProbe()
     held, message = _read(path, lambda f: _find_holder(f, target, spellings, stem_of(path) == target, drift))
     return held, drift.probed, drift.known_seen, message
@@ -126,30 +122,26 @@ def _held(path: str, phase_one: tuple, err: Optional[TextIO]) -> bool:
     return held
 
 
-def _greatest_timestamp(f: BinaryIO) -> str:
-    """The greatest string ``timestamp`` of any line's object (plain string order), or ""."""
-    max_ts = ""
-    parse = jsonl.parse_object
-    for _at, raw in chunk_lines(iter_chunks(f)):
-        obj = parse(raw)
-        ts = obj.get("timestamp") if obj is not None else None
-        if isinstance(ts, str) and ts > max_ts:
-            max_ts = ts
-    return max_ts
-
-
 def _max_timestamp(path: str, err: Optional[TextIO]) -> Optional[str]:
-    """Phase 2 on one holder: its greatest string timestamp, None when it cannot be read."""
-    max_ts, message = _read(path, _greatest_timestamp)
+    """Phase 2: the holder's greatest string ``timestamp`` (string order; "" for none), None if unread."""
+
+    def greatest(f: BinaryIO) -> str:
+        max_ts = ""
+        for _at, raw in chunk_lines(iter_chunks(f)):
+            obj = jsonl.parse_object(raw)
+            ts = obj.get("timestamp") if obj is not None else None
+            if isinstance(ts, str) and ts > max_ts:
+                max_ts = ts
+        return max_ts
+
+    max_ts, message = _read(path, greatest)
     if message:
         warn(message, err)
     return max_ts
 
 
 def scan_file(path: str, target: str, spellings: UuidSpellings, err: Optional[TextIO] = None) -> Tuple[bool, str]:
-    """(file holds ``target``, its greatest timestamp) for one store file: phase 1, then
-    phase 2 on a holder. A file that vanished is silently not a holder; any other read
-    failure is one warning."""
+    """(file holds ``target``, its greatest timestamp); a vanished file is silently not a holder."""
     if not _held(path, _phase_one(path, target, spellings), err):
         return False, ""
     max_ts = _max_timestamp(path, err)
@@ -163,17 +155,13 @@ def locate(
     byte_filter: bool = True,
     jobs: Optional[int] = None,
 ) -> Optional[str]:
-    """The canonical transcript path holding ``uuid``, or None; ``jobs`` caps phase 1's
-    processes."""
+    """The canonical transcript path holding ``uuid``, or None."""
     paths = list(iter_store_files(projects_dir, err))
     spellings = UuidSpellings(uuid)
     spellings.usable = spellings.usable and byte_filter  # not usable: every line is a candidate
+    weights = [parallel.file_weight(path) for path in paths]
     verdicts = parallel.map_shared(
-        lambda path: _phase_one(path, uuid, spellings),
-        paths,
-        [parallel.file_weight(path) for path in paths],
-        PARALLEL_MIN_BYTES,
-        jobs,
+        lambda path: _phase_one(path, uuid, spellings), paths, weights, PARALLEL_MIN_BYTES, jobs
     )
     holders = [path for path, verdict in zip(paths, verdicts) if _held(path, verdict, err)]
     if len(holders) < 2:

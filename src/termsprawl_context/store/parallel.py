@@ -3,11 +3,10 @@
 ``map_shared(func, items, weights, min_weight)`` is ``[func(item) for item in items]``:
 when the total weight (bytes to scan) reaches ``min_weight`` and the platform can fork,
 the items are dealt out by weight to forked processes that send their results back
-through a pipe (``marshal``: no import cost), put back in item order. A helper that goes
-wrong in any way (a failed fork, a crash, a short pipe) has its share computed by the
-parent, so the answer never depends on how it was computed. ``func`` must write nothing
-and return plain data (None, bools, numbers, str, bytes, and containers of them).
-``TERMSPRAWL_JOBS`` caps the processes (``1``: never fork).
+through a pipe (``marshal``: no import cost). A helper that goes wrong in any way has its
+share computed by the parent. ``func`` must write nothing and return plain data (None,
+bools, numbers, str, bytes, and containers of them). ``TERMSPRAWL_JOBS`` caps the
+processes (``1``: never fork).
 """
 
 import marshal
@@ -51,17 +50,14 @@ def file_weight(path: str) -> int:
 
 
 def deal(weights: "Sequence[int]", parts: int) -> "List[List[int]]":
-    """Item indices dealt into ``parts`` shares of near-equal total weight (heaviest
-    first, each to the lightest share), each share in index order."""
+    """Item indices dealt heaviest first to the lightest of ``parts`` shares, each share in index order."""
     shares = [[] for _ in range(parts)]  # type: List[List[int]]
     loads = [0] * parts
     for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
         lightest = loads.index(min(loads))
         shares[lightest].append(index)
         loads[lightest] += weights[index]
-    for share in shares:
-        share.sort()
-    return [share for share in shares if share]
+    return [sorted(share) for share in shares if share]
 
 
 def _child(func, items, share, write_fd) -> None:
@@ -69,8 +65,7 @@ def _child(func, items, share, write_fd) -> None:
     clean-up (its buffered output belongs to the parent)."""
     code = 1
     try:
-        data = marshal.dumps([func(items[i]) for i in share])
-        view = memoryview(data)
+        view = memoryview(marshal.dumps([func(items[i]) for i in share]))
         while view:
             view = view[os.write(write_fd, view) :]
         code = 0
@@ -85,11 +80,7 @@ def _collect(pid: int, read_fd: int, expected: int) -> "Optional[list]":
     parts = []  # type: List[bytes]
     failed = False
     try:
-        while True:
-            piece = os.read(read_fd, _PIPE_READ)
-            if not piece:
-                break
-            parts.append(piece)
+        parts.extend(iter(lambda: os.read(read_fd, _PIPE_READ), b""))
     except OSError:
         failed = True
     finally:
@@ -124,18 +115,16 @@ def map_shared(
     helpers: "List[Tuple[Optional[int], int, List[int]]]" = []  # (pid or None, read fd, share)
     try:
         for share in shares[1:]:
+            fds: "Tuple[int, ...]" = ()
             try:
-                read_fd, write_fd = os.pipe()
-            except OSError:
-                helpers.append((None, -1, share))
-                continue
-            try:
+                fds = os.pipe()
                 pid = os.fork()
             except OSError:
-                os.close(read_fd)
-                os.close(write_fd)
+                for fd in fds:
+                    os.close(fd)
                 helpers.append((None, -1, share))
                 continue
+            read_fd, write_fd = fds
             if pid == 0:
                 os.close(read_fd)
                 _child(func, items, share, write_fd)
@@ -155,15 +144,11 @@ def map_shared(
     finally:
         for helper, helper_fd, _share in helpers:  # only on the way out of an exception
             if helper is not None:
-                _abandon(helper, helper_fd)
+                import signal
 
-
-def _abandon(pid: int, read_fd: int) -> None:
-    import signal
-
-    try:
-        os.close(read_fd)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except OSError:
-        pass
+                try:
+                    os.close(helper_fd)
+                    os.kill(helper, signal.SIGKILL)
+                    os.waitpid(helper, 0)
+                except OSError:
+                    pass

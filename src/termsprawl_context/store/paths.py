@@ -9,11 +9,9 @@ if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are n
     from typing import Mapping, Optional
 
 
-ROOT_OPTION = "projects-dir"
-
-
-# Asked in registry order: only the modules up to the one that declares it are imported.
-ROOTED = next(h for h in map(get, KNOWN_HARNESSES) if h is not None and h.root_option == ROOT_OPTION)
+# The provider whose root ``--projects-dir`` names, asked in registry order: only the modules
+# up to the one that declares it are imported.
+ROOTED = next(h for h in map(get, KNOWN_HARNESSES) if h is not None and h.root_option == "projects-dir")
 
 
 def projects_dir(explicit: "Optional[str]" = None, environ: "Optional[Mapping[str, str]]" = None) -> str:

@@ -1,13 +1,10 @@
 """Search across sessions: every line whose person, assistant or tool text holds a
 string (case-insensitively) or matches a regular expression, newest session first.
 
-A literal is matched against the text a line decodes to, but only lines whose raw bytes,
-lowercased ASCII-wise, hold a run of the needle that JSON writes as itself (printable
-ASCII but ``"`` ``\\`` ``<`` ``>`` ``&`` ``/``, which some writers escape, or caseless
-non-ASCII such as CJK) are parsed, with those holding an escape that could spell one of
-its characters or U+0130/U+212A (which lowercase to ASCII). A needle with no such run, and
-every ``--regex``, parses every line (the plain algorithm, the tests' oracle). Lines are
-read in chunks (``store.chunks``); one over ``jsonl.MAX_LINE_BYTES`` is not searched.
+A literal is matched against the text a line decodes to, but only lines whose bytes may
+spell it are parsed (``prefilter_for``); a needle with no run that JSON writes as itself,
+and every ``--regex``, parses every line (the tests' oracle). A line over
+``jsonl.MAX_LINE_BYTES`` is not searched.
 """
 
 import re
@@ -23,7 +20,7 @@ from termsprawl_context.bytescan import (
 )
 from termsprawl_context.errors import SubagentsUnreadable, UsageError
 from termsprawl_context.jsonl import line_numbers, open_regular, parse_object
-from termsprawl_context.store.chunks import iter_blocks, line_around, line_bounds
+from termsprawl_context.store.chunks import iter_chunks, line_around, line_bounds
 from termsprawl_context.store.parallel import file_weight, map_shared
 from termsprawl_context.store.catalog import listed, session_files
 from termsprawl_context.store.paths import ROOTED
@@ -112,8 +109,10 @@ def _rarest_start(runs: List[Tuple[bytes, bool]]) -> Tuple[bytes, bool]:
 
 
 def prefilter_for(needle: str) -> Prefilter:
-    """The byte test for lines that may hold ``needle`` (case-insensitively). Runs avoid
-    ``i`` and ``k`` when they can: only U+0130 and U+212A lowercase into them."""
+    """The byte test for lines that may hold ``needle`` (case-insensitively): a run of it that
+    JSON writes as itself (printable ASCII but ``_ESCAPABLE``, or caseless non-ASCII such
+    as CJK), or an escape that could spell one of its characters. Runs avoid ``i`` and
+    ``k`` when they can: only U+0130 and U+212A lowercase into them."""
     folded = needle.lower()
     spelled_by_others = frozenset(x for c in LOWER_TO_ASCII for x in c.lower() if x < "\x80")
     runs = _runs(folded, _ESCAPABLE | spelled_by_others)
@@ -137,20 +136,17 @@ class Matcher(object):
         if not text:
             raise UsageError("search: text must not be empty")
         self.regex = None
+        self.needle = text.lower()
+        self.prefilter = Prefilter(None, None, None) if regex else prefilter_for(text)
         if regex:
             try:
                 self.regex = re.compile(text, re.IGNORECASE)
             except (re.error, OverflowError, RecursionError) as exc:
                 raise UsageError("search: invalid regular expression: %s" % exc)
-            self.prefilter = Prefilter(None, None, None)
-        else:
-            self.needle = text.lower()
-            self.prefilter = prefilter_for(text)
 
     def find(self, text: str) -> Optional[Tuple[str, int, int]]:
-        """``(the text searched, start, end)`` of the first match, or None. A literal
-        is found in the lowercased text (which it is shown from when lowering changed
-        its length)."""
+        """``(the text searched, start, end)`` of the first match, or None. A literal is
+        found in the lowercased text (shown from it when lowering changed its length)."""
         if self.regex is not None:
             m = self.regex.search(text)
             return (text, m.start(), m.end()) if m else None
@@ -163,19 +159,17 @@ class Matcher(object):
 
 
 def _tool_strings(value) -> Iterator[str]:
-    if isinstance(value, str):
-        if value:
-            yield value
+    if isinstance(value, str) and value:
+        yield value
     elif isinstance(value, (dict, list)):
         for item in value.values() if isinstance(value, dict) else value:
             yield from _tool_strings(item)
 
 
 def entry_texts(entry: model.Entry, kinds: Sequence[str], subagent: bool = False) -> List[Tuple[str, str]]:
-    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``: what the person
-    typed, the assistant's text, tool calls' input strings and results' output; never
-    sidechain, meta, compaction or injected texts. In a sub-agent's own record
-    (``subagent``) its task, written by the dispatching model, is assistant text."""
+    """``(kind, text)`` for each text of ``entry`` searched under ``kinds``; never sidechain,
+    meta, compaction or injected texts. In a sub-agent's own record (``subagent``) its
+    task, written by the dispatching model, is assistant text."""
     if subagent and entry.is_sidechain:
         entry = entry._replace(is_sidechain=False)  # every turn of its own file is a sidechain
     who = records.speaker(entry)
@@ -213,20 +207,16 @@ def _entry_hit(entry: model.Entry, matcher: Matcher, kinds: Sequence[str], subag
 
 
 def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) -> List[Tuple[int, int]]:
-    """``(start, end)`` of the lines in ``block[first:limit]`` (``first`` a line's
-    start) that may match, in order."""
+    """``(start, end)`` of the lines in ``block[first:limit]`` that may match, in order."""
     if prefilter.pattern is None:
         return list(line_bounds(block, first, limit))
     low = block.lower()  # the whole block: one pass, no copy of the part searched
     starts = {}
-    pos = first
-    while True:
-        m = prefilter.finder.search(low, pos, limit)
-        if m is None:
-            break
+    m = prefilter.finder.search(low, first, limit)
+    while m is not None:
         start, end = line_around(low, m.start(), first, limit)
         starts[start] = end
-        pos = end + 1
+        m = prefilter.finder.search(low, end + 1, limit)
     if prefilter.escapes is not None:
         for i in escape_positions(low, prefilter.escapes, first, limit):
             start, end = line_around(low, i, first, limit)
@@ -236,41 +226,36 @@ def candidate_lines(block: bytes, first: int, limit: int, prefilter: Prefilter) 
 
 def search_file(
     path: str, matcher: Matcher, kinds: Sequence[str], limit: Optional[int] = None, subagent: bool = False
-) -> List[tuple]:
-    """``(line, offset, entry, kind, snippet)`` for each matching line of one transcript, in
-    order, at most ``limit``; OSError when it cannot be read."""
+) -> Optional[List[tuple]]:
+    """``(line, offset, kind, snippet, timestamp, uuid)`` for each matching line of one
+    transcript, at most ``limit``: plain data a helper process can send back; None when
+    the file cannot be read."""
     hits = []  # type: List[tuple]
-    with open_regular(path) as f:
-        for at, block, begin, end in iter_blocks(f, CHUNK_BYTES):
-            for start, stop in candidate_lines(block, begin, end, matcher.prefilter):
-                record = parse_object(block[start:stop])
-                if record is None:
-                    continue
-                entry = model.entry_of(record, 0, at + start - begin)
-                found = _entry_hit(entry, matcher, kinds, subagent)
-                if found is not None:
-                    hits.append((entry.offset, entry) + found)
-                    if limit is not None and len(hits) >= limit:
-                        break
-            if limit is not None and len(hits) >= limit:
-                break
-        numbers = line_numbers(f, [h[0] for h in hits])
+    try:
+        with open_regular(path) as f:
+            for at, buf, begin, end in iter_chunks(f, block_size=CHUNK_BYTES):
+                for start, stop in candidate_lines(buf, begin, end, matcher.prefilter):
+                    record = parse_object(buf[start:stop])
+                    if record is None:
+                        continue
+                    entry = model.entry_of(record, 0, at + start - begin)
+                    found = _entry_hit(entry, matcher, kinds, subagent)
+                    if found is not None:
+                        hits.append((entry.offset,) + found + (entry.timestamp, entry.uuid))
+                        if limit is not None and len(hits) >= limit:
+                            break
+                if limit is not None and len(hits) >= limit:
+                    break
+            numbers = line_numbers(f, [h[0] for h in hits])
+    except OSError:
+        return None
     return [(numbers.get(hit[0], 0),) + hit for hit in hits]
 
 
-def _file_hits(path: str, matcher: Matcher, kinds: Sequence[str], limit: int, subagent: bool = False):
-    """One file's hits as plain data a helper process can send back, None when unreadable."""
-    try:
-        found = search_file(path, matcher, kinds, limit, subagent)
-    except OSError:
-        return None
-    return [(line, offset, kind, snip, entry.timestamp, entry.uuid) for line, offset, entry, kind, snip in found]
-
-
 def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[list, List[int]]]:
-    """The sessions in order, in batches growing ``BATCH_GROWTH`` times from ``first``
-    bytes: a search that reaches its limit early stops after a small batch, a full
-    scan is shared out in a few large ones (each batch waits for its slowest helper)."""
+    """The sessions in batches growing ``BATCH_GROWTH`` times from ``first`` bytes: a search
+    that reaches its limit early stops after a small batch, a full scan is shared out in a
+    few large ones (each batch waits for its slowest helper)."""
     batch, sizes, goal = [], [], first
     for session, weight in zip(sessions, weights):
         batch.append(session)
@@ -286,16 +271,14 @@ def _batches(sessions: list, weights: List[int], first: int) -> Iterator[Tuple[l
 _Unit = namedtuple("_Unit", "session path agent_id")
 
 
-def _units(sessions: Sequence[object], subagents: bool, provider: Any) -> Iterator[_Unit]:
-    """Each session's record, then (``subagents``) its sub-agents' in the tree's order; an
-    unlistable tree is passed over, as an unreadable session is."""
+def _units(sessions: Sequence[Any], subagents: bool, provider: Any) -> Iterator[_Unit]:
+    """Each session's record, then (``subagents``) its sub-agents'; an unlistable tree is passed over."""
     for session in sessions:
-        path = getattr(session, "path")
-        yield _Unit(session, path, "")
+        yield _Unit(session, session.path, "")
         if not subagents:
             continue
         try:
-            tree = provider.subagent_tree(path) or []
+            tree = provider.subagent_tree(session.path) or []
         except SubagentsUnreadable:
             continue
         for child in tree:
@@ -313,10 +296,9 @@ def search_store(
     subagent_kinds: Optional[Sequence[str]] = None,
     provider: Any = ROOTED,
 ) -> Iterator[Hit]:
-    """At most ``limit`` hits in the store ``provider`` walks, newest session first, in line
-    order within one, its sub-agents' records after its own (searched for
-    ``subagent_kinds``). Unreadable files are passed over; above ``PARALLEL_MIN_BYTES`` a
-    batch is shared between cores (``store.parallel``), with the same answer."""
+    """At most ``limit`` hits in the store ``provider`` walks, newest session first, its
+    sub-agents' records (searched for ``subagent_kinds``) after its own. Unreadable files
+    are passed over; above ``PARALLEL_MIN_BYTES`` a batch is shared between cores."""
     matcher = Matcher(text, regex)
     sub_kinds = kinds if subagent_kinds is None else subagent_kinds
     left = limit
@@ -324,16 +306,14 @@ def search_store(
     weights = [file_weight(u.path) for u in units]
     folders: Dict[str, Any] = {}  # each folder's files read once to title its sessions
     titles: Dict[str, str] = {}  # as `find` and `show` title a session (its folder's summaries included)
+
+    def search_unit(unit: _Unit) -> Optional[List[tuple]]:  # any file of a batch may hold the rest of the answer
+        return search_file(unit.path, matcher, sub_kinds if unit.agent_id else kinds, left, bool(unit.agent_id))
+
     for batch, sizes in _batches(units, weights, FIRST_BATCH_BYTES):
         if left <= 0:
             return
-        per_file = left  # every file of the batch may hold the rest of the answer
-        results = map_shared(
-            lambda u: _file_hits(u.path, matcher, sub_kinds if u.agent_id else kinds, per_file, bool(u.agent_id)),
-            batch,
-            sizes,
-            PARALLEL_MIN_BYTES,
-        )
+        results = map_shared(search_unit, batch, sizes, PARALLEL_MIN_BYTES)
         for unit, found in zip(batch, results):
             if not found or left <= 0:
                 continue
@@ -343,27 +323,22 @@ def search_store(
                 described = provider.describe(session.path, session_id=session.session_id, folders=folders)
                 titles[session.path] = described.title
             title = titles[session.path]
-            for line, offset, kind, snip, timestamp, uuid in found:
-                yield Hit(
-                    unit.path, line, offset, session.session_id, title, kind, snip, timestamp, uuid, unit.agent_id
-                )
+            for line, offset, kind, snip, ts, uuid in found:
+                yield Hit(unit.path, line, offset, session.session_id, title, kind, snip, ts, uuid, unit.agent_id)
             left -= len(found)
 
 
 def parse_kinds(value: str) -> Tuple[str, ...]:
-    """``person,assistant,tool`` (any non-empty subset, any order; ``human`` is
-    ``person``) as a tuple; a UsageError names the unknown word."""
-    words = [w.strip() for w in value.split(",")]
-    words = [KIND_PERSON if w == KIND_PERSON_BEFORE else w for w in words]
-    if not value or any(w not in KINDS for w in words):
-        bad = next((w for w in words if w not in KINDS), "")
-        raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad))
+    """``person,assistant,tool`` (any non-empty subset; ``human`` is ``person``) as a tuple."""
+    words = [KIND_PERSON if w.strip() == KIND_PERSON_BEFORE else w.strip() for w in value.split(",")]
+    bad = [w for w in words if w not in KINDS] + [""]
+    if not value or len(bad) > 1:
+        raise UsageError("search: --in takes a comma-separated subset of %s (got '%s')" % (",".join(KINDS), bad[0]))
     return tuple(k for k in KINDS if k in words)
 
 
 def search_other(hits: Iterator[Hit], text: str, regex: bool, chosen: list, kinds, limit: int) -> Iterator[Hit]:
-    """``hits`` (the walked store's), then the ``chosen`` providers' matching entries, read
-    through ``Harness.entries``, newest session first: at most ``limit`` in all."""
+    """``hits``, then the ``chosen`` providers' matching entries, newest session first: ``limit`` in all."""
     left = limit
     for hit in hits:
         yield hit

@@ -1,11 +1,10 @@
-"""Sessions described by their providers: the listing of a store (``sessions``),
-one session found (``find``), and the title of one session wherever it is named (``find
---json``, ``show``, ``search``'s hits), each by the rule its ``Harness.describe`` keeps.
-
-The sessions are the catalog's (``store.catalog``: the one walk, the one resolve).
+"""Sessions described by their providers (``Harness.describe``): the listing of a store
+(``sessions``), one session found (``find``), and the title of one session wherever it is
+named (``find --json``, ``show``, ``search``'s hits). The sessions are ``store.catalog``'s.
 """
 
-from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from collections import namedtuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from termsprawl_context import harness as harnesses
 from termsprawl_context.errors import SessionIdNotFound
@@ -24,12 +23,9 @@ from termsprawl_context.transcript.titles import Title
 PARALLEL_MIN_SESSIONS = 64
 
 
-class ScanResult(NamedTuple):
-    sessions: List[SessionInfo]
-    skipped: List[str]  # directories that could not be listed
-    # ``render(session)`` of each listed session, in the same order, when the scan was
-    # given a renderer (else None).
-    rendered: Optional[List[Any]] = None
+# The sessions listed, the directories that could not be listed, and ``render(session)`` of
+# each session in the same order when the scan was given a renderer (else None).
+ScanResult = namedtuple("ScanResult", "sessions skipped rendered", defaults=(None,))
 
 
 def _shared(describe: Callable[[str], Any], paths: List[str]) -> List[Any]:
@@ -43,10 +39,9 @@ def scan_sessions(
     render: Optional[Callable[[SessionInfo], Any]] = None,
     provider: Any = ROOTED,
 ) -> ScanResult:
-    """Every session of ``provider``'s store (``projects_dir`` when an option names its root;
-    only ``project``'s folder when given), oldest first by mtime, as its provider describes
-    a store (``describe_store``; ``summaries``: titled by every summary the listing reads,
-    else each by its own file). A missing store is an empty one."""
+    """Every session of ``provider``'s store (only ``project``'s folder when given), oldest
+    first by mtime, as its provider describes a store (``summaries``: titled by every
+    summary the listing reads, else each by its own file). A missing store is empty."""
     skipped: List[str] = []
     paths = catalog.store_paths(provider, projects_dir, project, skipped)
     found, texts = provider.describe_store(paths, projects_dir, render, summaries, _shared)
@@ -54,10 +49,9 @@ def scan_sessions(
 
 
 def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[SessionInfo, Tuple[str, ...]]:
-    """The session ``catalog.resolve`` found, described as the listing describes it alone
-    (with the id it was found by), and the paths of its other copies. A copy that vanished
-    or stopped being a session since the walk gives way to the next best one
-    (``SessionIdNotFound`` when none is left)."""
+    """The session ``catalog.resolve`` found, described alone (with the id it was found by),
+    and the paths of its other copies. A copy that vanished or stopped being a session
+    since the walk gives way to the next best one (``SessionIdNotFound`` when none is left)."""
     provider = harnesses.get(resolved.harness)
     ranked = (resolved.path,) + resolved.copies
     for number, path in enumerate(ranked):
@@ -68,8 +62,7 @@ def describe_resolved(resolved: catalog.Resolved, projects_dir: str) -> Tuple[Se
 
 
 def session_title(path: str, session_id: str = "", harness: str = ROOTED.name) -> Title:
-    """The title of the session at ``path`` and its source (``NO_TITLE`` when the file
-    cannot be read), as its provider describes it (``harness``: whose transcript it is)."""
+    """The title of the session at ``path`` and its source as ``harness`` describes it (``NO_TITLE`` if unread)."""
     info = harnesses.get(harness).describe(path, session_id=session_id)
     return Title(info.title, info.title_source)
 
@@ -77,6 +70,4 @@ def session_title(path: str, session_id: str = "", harness: str = ROOTED.name) -
 def with_session_title(info: SessionInfo) -> SessionInfo:
     """``info`` (one session described alone) titled as ``sessions`` would title it."""
     title = session_title(info.transcript_path, info.session_id, info.harness)
-    if not title.source:
-        return info
-    return info._replace(title=title.text, title_source=title.source)
+    return info._replace(title=title.text, title_source=title.source) if title.source else info
