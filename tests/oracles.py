@@ -87,17 +87,14 @@ class PlainSiblings:
                 if entry is None:
                     continue
                 uuids.add(entry.uuid)
-                if origin is None and continuation._is_origin(entry):
-                    origin = continuation._origin_of(entry)
+                if origin is None:
+                    origin = continuation.origin_of(entry)
             facts = self._facts[path] = (origin, uuids)
         return facts
 
-    def origin(self, path):
-        return self._read(path)[0]
-
-    def holds(self, path, uuids):
-        held = self._read(path)[1]
-        return any(u in held for u in uuids)
+    def holding(self, path, uuids):
+        origin, held = self._read(path)
+        return origin if any(u in held for u in uuids) else None
 
 
 class ExtractionResult(NamedTuple):

@@ -273,7 +273,6 @@ from termsprawl_context.harness.claude.continuation import (  # noqa: E402
     MAX_RESTART_HOPS,
     ByteSearchSiblings,
     resolve_stable_session_id,
-    stable_session_id,
 )
 from termsprawl_context.transcript.timestamps import parse_timestamp, start_time  # noqa: E402
 from termsprawl_context.errors import (  # noqa: E402
@@ -506,7 +505,7 @@ def test_logical_parent_nowhere(proj):
     path = proj.write("a", [boundary("restart-root", "lost")])
     identity = resolve(proj, path)
     assert identity.id == "restart-root" and isinstance(identity.degraded, ContinuationMissing)
-    assert stable_session_id(str(proj.dir), path) == "restart-root"
+    assert resolve_stable_session_id(str(proj.dir), path).id == "restart-root"
 
 
 def test_independent_conversations(proj):
@@ -608,7 +607,7 @@ def test_relocated_record_keeps_its_identity(tmp_path):
     )
     (projects / "-repo").mkdir()
     found = relocate_record(str(projects), str(projects / "-repo" / (SID + ".jsonl")))
-    assert found == real and stable_session_id(os.path.dirname(found), found) == "origin"
+    assert found == real and resolve_stable_session_id(os.path.dirname(found), found).id == "origin"
 
 
 # --- the current session's own record ---------------------------------------------------------

@@ -148,15 +148,15 @@ def test_own_uuids_agree_with_the_plain_rule_on_every_corpus_file(corpus):
         assert SI.own_uuids(data, 0, len(data)) == SI.pack(plain), path.name
 
 
-def test_linked_title():
+def test_title_named_in_packed_uuids():
     lines = [message(U[1], U[0]), ODD_LINES[-3]]  # U[2] in a nested object
     data = bytearray(b"".join(ln + b"\n" for ln in lines))
     packed = SI.own_uuids(data, 0, len(data))
     index = SummaryIndex()
-    assert SI.linked_title(index, packed) == ""
+    assert index.title_for(index.named_in(packed)) == ""
     index.add_file("/other.jsonl", 5.0, [("Names U1", U[1]), ("Names U9", U[9])])
-    assert SI.linked_title(index, packed) == "Names U1"
+    assert index.title_for(index.named_in(packed)) == "Names U1"
     index.add_file("/newer.jsonl", 9.0, [("Names nested U2", U[2])])
-    assert SI.linked_title(index, packed) == "Names nested U2"
+    assert index.title_for(index.named_in(packed)) == "Names nested U2"
     assert index.named_in(packed) == [U[1], U[2]]
-    assert SI.linked_title(index, b"") == "" and index.named_in(b"") == []
+    assert index.title_for(index.named_in(b"")) == "" and index.named_in(b"") == []

@@ -13,7 +13,8 @@ Both stream the whole file: a resumed conversation may carry hundreds of an olde
 session's records before its own.
 """
 
-from typing import Callable, Dict, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+import functools
+from typing import Callable, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
@@ -36,8 +37,7 @@ def _evidence(path: str, field: str, matches: Callable[[str], bool]) -> Evidence
     first_foreign = None  # type: Optional[str]
     try:
         for line in iter_raw_lines(path):
-            record = decode_line(line.raw)
-            entry = decode_entry(record) if record is not None else None
+            entry = decode_entry(decode_line(line.raw))  # None for a line that is no record
             found = getattr(entry, field) if entry is not None else ""
             if found and matches(found):
                 return Evidence(True, True, first_foreign)
@@ -88,14 +88,8 @@ def carries_session(path: str, session_id: str) -> bool:
 def _tree_evidence(path: str, cwd: str) -> Evidence:
     """Whether some record's resolved cwd is ``cwd`` or beneath it (``base.under``)."""
     want = resolve_dir(cwd)
-    resolved = {}  # type: Dict[str, str]
-
-    def inside(found: str) -> bool:
-        if found not in resolved:
-            resolved[found] = resolve_dir(found)
-        return under(resolved[found], want)
-
-    return _evidence(path, "cwd", inside)
+    resolved = functools.lru_cache(maxsize=None)(resolve_dir)  # a file repeats its few directories
+    return _evidence(path, "cwd", lambda found: under(resolved(found), want))
 
 
 def belongs_to_tree(path: str, cwd: str) -> bool:
@@ -111,7 +105,7 @@ def check_belongs_to_tree(path: str, cwd: str) -> None:
 def start_cwd(path: str) -> str:
     """The first non-empty ``cwd`` its records give, or ""; RecordUnreadable when unreadable."""
     for line, record in iter_records(path):
-        entry = decode_entry(record) if record is not None else None
+        entry = decode_entry(record)
         if entry is not None and entry.cwd:
             return entry.cwd
     return ""

@@ -2,12 +2,11 @@
 
 A resumed conversation starts a new transcript whose origin record continues
 (``logicalParentUuid``) a record of an older one; the walk crosses those restarts through
-the project folder's other transcripts, searching their bytes (bytescan's needles and
-escape rule) before parsing any line, to the conversation's true origin.
+the project folder's other transcripts, searching their bytes before parsing any line.
 """
 
 import os
-from typing import Dict, Iterator, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.bytescan import (
     CARRY_BYTES,
@@ -65,13 +64,12 @@ class Origin(NamedTuple):
     nanos: Optional[int]  # its timestamp; None when it does not parse
 
 
-def _origin_of(entry: Entry) -> Origin:
+def origin_of(entry: Entry) -> Optional[Origin]:
+    """The entry as an origin record, or None when it has a parent."""
+    if entry.parent_uuid:
+        return None
     parsed = parse_timestamp(entry.timestamp) if entry.timestamp else None
     return Origin(entry.uuid, entry.logical_parent_uuid, parsed[1] if parsed else None)
-
-
-def _is_origin(entry: Optional[Entry]) -> bool:
-    return entry is not None and not entry.parent_uuid
 
 
 # Chunks of the byte search (bytescan's): no more than the line bound, so a line that
@@ -87,48 +85,36 @@ class ByteSearchSiblings:
     plain reader finds it."""
 
     def __init__(self) -> None:
-        self._origins = {}  # type: Dict[str, Optional[Origin]]
-        self._holds = {}  # type: Dict[Tuple[str, Tuple[str, ...]], bool]
+        self._found = {}  # type: Dict[Tuple[str, Tuple[str, ...]], Optional[Origin]]
         self._clean = set()  # type: Set[str]
         self._buffer = scan_buffer()  # one for every file the walk searches
 
-    def origin(self, path: str) -> Optional[Origin]:
-        if path not in self._origins:
-            self._origins[path] = _scan(path, _NO_NEEDLES)[0]
-        return self._origins[path]
-
-    def holds(self, path: str, uuids: Tuple[str, ...]) -> bool:
+    def holding(self, path: str, uuids: Tuple[str, ...]) -> Optional[Origin]:
+        """The file's origin when one of its entries carries one of ``uuids`` (none empty), else None."""
         key = (path, uuids)
-        if key in self._holds:
-            return self._holds[key]
-        wanted = tuple(u for u in uuids if u)
-        needles = Needles.for_values(wanted)  # plain None for a needle of odd characters: parse every line
-        # Searched even for no uuid: still an unreadable file if the plain reader says so.
-        held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
-        if held and wanted:
-            origin, found = _scan(path, needles, frozenset(wanted))
-            self._origins.setdefault(path, origin)
-            held = bool(found)
-        self._holds[key] = held and bool(wanted)
-        return self._holds[key]
+        if key not in self._found:
+            needles = Needles.for_values(uuids)  # plain None for a needle of odd characters: parse every line
+            held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
+            origin, found = _scan(path, needles, frozenset(uuids)) if held else (None, False)
+            self._found[key] = origin if found else None
+        return self._found[key]
 
 
-def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], Set[str]]:
-    """The origin and which of ``wanted`` the file's entries carry, decoding the head up to the
+def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], bool]:
+    """The origin and whether the file's entries carry one of ``wanted``, decoding the head up to the
     origin and the lines that may hold a needle (all, without a plain spelling: then it reads
     to the end, checking every line's bound); else stops once both are known."""
     origin = None
-    held = set()  # type: Set[str]
+    held = False
     for line in iter_raw_lines(path):
         raw = line.raw
         candidate = needles.in_line(raw)
         if origin is None or candidate:
             entry = entry_at(line, decode_line(raw))
             if entry is not None:
-                if origin is None and _is_origin(entry):
-                    origin = _origin_of(entry)
-                if candidate and entry.uuid in wanted:
-                    held.add(entry.uuid)
+                if origin is None:
+                    origin = origin_of(entry)
+                held = held or (candidate and entry.uuid in wanted)
         if needles.plain is not None and origin is not None and (held or not needles.plain):
             break
     return origin, held
@@ -145,152 +131,119 @@ def scan_bytes(
         f = open_regular(path)
     except OSError as exc:
         raise RecordUnreadable.opening(path, exc) from None
-    if buffer is None:
-        buffer = scan_buffer()
+    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
+    if buffer is None or overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
+        buffer = bytearray(max(overlap, CARRY_BYTES) + _CHUNK)
+    found = escaped = False
+    run = chunks = have = 0  # run: bytes since the last newline
+    view = memoryview(buffer)
     with f:
         try:
             if clean is not None and path in clean:
                 return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
-            found, escaped = _scan_checked(f, path, needles, buffer)
+            while True:
+                got = f.readinto(view[have : have + _CHUNK])  # type: ignore[attr-defined]  # an open_regular file has it
+                if not got:
+                    break
+                end = have + got
+                first = buffer.find(b"\n", have, end)
+                # The run before this chunk's first newline, then after its last (shorter than a
+                # chunk, so within the bound: a chunk is smaller than it).
+                if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
+                    where = "(in its %d-%d MiB)" % (chunks * (_CHUNK >> 20), (chunks + 1) * (_CHUNK >> 20))
+                    why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
+                    raise RecordUnreadable.reading(path, LineTooLong(why))
+                run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
+                escaped = escaped or has_ascii_escape(buffer, 0, end)
+                if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
+                    found = True
+                have = carry_over(buffer, end, overlap)
+                chunks += 1  # chunks, not lines: only an error names a place, and it is rare
         except OSError as exc:
             raise RecordUnreadable.reading(path, exc) from None
+        finally:
+            view.release()
     if clean is not None and not escaped:
         clean.add(path)
     return found
 
 
-def _scan_checked(f, path: str, needles: Tuple[bytes, ...], buffer: bytearray) -> Tuple[bool, bool]:
-    """(a needle or an escape is in the file, an escape is), checking the line bound."""
-    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
-    if overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
-        buffer = bytearray(overlap + _CHUNK)
-    found = escaped = False
-    run = 0  # bytes since the last newline
-    chunks = 0
-    view = memoryview(buffer)
-    have = 0
+def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
+    """The identity of the conversation at ``path``: its origin's uuid, a continuation walked back
+    through ``project_dir``'s other transcripts (name order, within MAX_RESTART_HOPS and
+    MAX_WALK_VISITS) to the true origin; where the walk cannot cross one, that continuation's
+    root, ``degraded`` saying why. Unreadable siblings are listed, never fatal; a file sharing
+    this origin (itself, a fork) is never its predecessor. Raises what leaves nothing to key on:
+    UsageError, RecordUnreadable (the transcript itself), NoOriginRecord, NoProjectDir (a
+    continuation to cross, no ``project_dir``). ``siblings``: the reader (default
+    ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
+    if not path:
+        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
+    start = _scan(path, _NO_NEEDLES)[0]
+    scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
+    if start is None:
+        raise NoOriginRecord(path)
+    if not start.logical_parent:
+        return Identity(start.uuid, None, ())
+    if not project_dir:
+        raise NoProjectDir(path, start.logical_parent)
+    reader = siblings if siblings is not None else ByteSearchSiblings()
+    unreadable = []  # type: List[str]
     try:
-        while True:
-            got = f.readinto(view[have : have + _CHUNK])
-            if not got:
-                break
-            end = have + got
-            first = buffer.find(b"\n", have, end)
-            # The run before this chunk's first newline, then after its last (shorter than a
-            # chunk, so within the bound: a chunk is smaller than it).
-            if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
-                mib = _CHUNK >> 20
-                where = "(in its %d-%d MiB)" % (chunks * mib, (chunks + 1) * mib)
-                why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
-                raise RecordUnreadable.reading(path, LineTooLong(why))
-            run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
-            if not escaped and has_ascii_escape(buffer, 0, end):
-                escaped = True
-            if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
-                found = True
-            have = carry_over(buffer, end, overlap)
-            chunks += 1  # chunks, not lines: only an error names a place, and it is rare
-    finally:
-        view.release()
-    return found, escaped
+        with os.scandir(project_dir) as entries:
+            suffix = cc.TRANSCRIPT_SUFFIX
+            names = sorted(
+                os.path.join(project_dir, e.name) for e in entries if e.name.endswith(suffix) and not e.is_dir()
+            )
+    except OSError:
+        names = []
+        if os.path.lexists(project_dir):
+            unreadable.append(project_dir)
+    visits = 0
 
-
-class _Walk:
-    """One resolution's state: the project dir's transcripts, the visit budget, the unreadable siblings."""
-
-    def __init__(self, project_dir: str, siblings) -> None:
-        self.siblings = siblings
-        self.visits = 0
-        self.unreadable = []  # type: List[str]
-        try:
-            with os.scandir(project_dir) as entries:
-                self.names = sorted(
-                    os.path.join(project_dir, e.name)
-                    for e in entries
-                    if e.name.endswith(cc.TRANSCRIPT_SUFFIX) and not e.is_dir()
-                )
-        except OSError:
-            self.names = []
-            if os.path.lexists(project_dir):
-                self.unreadable.append(project_dir)
-
-    def predecessors(self, current: Origin) -> Iterator[Tuple[str, Origin]]:
-        """The project dir's transcripts (name order) that may hold what ``current`` continues: another
-        origin, not written after it, holding its logical parent's (or its own) uuid."""
-        wanted = (current.logical_parent, current.uuid)
-        for path in self.names:
+    def walk(path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
+        """Depth first over the transcripts that may hold what ``current`` continues (another
+        origin, not written after it, holding its logical parent's or its own uuid): one reaching
+        a true origin, else the first's degraded answer, else ours."""
+        nonlocal visits
+        visits += 1
+        if hops >= MAX_RESTART_HOPS or visits > MAX_WALK_VISITS:
+            return current.uuid, ChainRunaway(path, current.logical_parent)
+        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
+        looped = False
+        for sibling in names:
             try:
-                if not self.siblings.holds(path, wanted):
-                    continue
-                origin = self.siblings.origin(path)
+                origin = reader.holding(sibling, (current.logical_parent, current.uuid))
             except RecordUnreadable:
-                if path not in self.unreadable:  # listed once, however often the walk comes by
-                    self.unreadable.append(path)
+                if sibling not in unreadable:  # listed once, however often the walk comes by
+                    unreadable.append(sibling)
                 continue
             if origin is None or origin.uuid == current.uuid:
                 continue
             if origin.nanos is not None and current.nanos is not None and origin.nanos > current.nanos:
                 continue
-            yield path, origin
-
-    def walk(self, path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
-        """Depth first: a predecessor reaching a true origin, else the first's degraded answer, else ours."""
-        self.visits += 1
-        if hops >= MAX_RESTART_HOPS or self.visits > MAX_WALK_VISITS:
-            return current.uuid, ChainRunaway(path, current.logical_parent)
-        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
-        looped = False
-        for sibling, origin in self.predecessors(current):
             if origin.uuid in on_path:
                 looped = True
                 continue
             if not origin.logical_parent:
                 return origin.uuid, None
-            answer = self.walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
+            answer = walk(sibling, origin, on_path | {origin.uuid}, hops + 1)
             if answer[1] is None:
                 return answer
-            if fallback is None:
-                fallback = answer
+            fallback = fallback or answer
         if fallback is not None:
             return fallback
         if looped:
             return current.uuid, ChainRunaway(path, current.logical_parent)
         return current.uuid, ContinuationMissing(path, current.logical_parent)
 
-
-def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
-    """The identity of the conversation at ``path``: its origin's uuid, a continuation
-    (``logicalParentUuid``) walked back through ``project_dir``'s other transcripts (name order,
-    within MAX_RESTART_HOPS and MAX_WALK_VISITS) to the true origin; where the walk cannot cross
-    one, that continuation's root, ``degraded`` saying why. Unreadable siblings are listed, never
-    fatal; a file sharing this origin (itself, a fork) is never its predecessor.
-
-    Raises what leaves nothing to key on: UsageError, RecordUnreadable (the transcript itself),
-    NoOriginRecord, NoProjectDir (a continuation to cross, no ``project_dir``). ``siblings``:
-    the reader (default ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
-    if not path:
-        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
-    origin = _scan(path, _NO_NEEDLES)[0]
-    scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
-    if origin is None:
-        raise NoOriginRecord(path)
-    if not origin.logical_parent:
-        return Identity(origin.uuid, None, ())
-    if not project_dir:
-        raise NoProjectDir(path, origin.logical_parent)
-    walk = _Walk(project_dir, siblings if siblings is not None else ByteSearchSiblings())
-    found, degraded = walk.walk(path, origin, {origin.uuid}, 0)
-    return Identity(found, degraded, tuple(walk.unreadable))
-
-
-def stable_session_id(project_dir: str, path: str) -> str:
-    """``resolve_stable_session_id`` without the degradation: its id."""
-    return resolve_stable_session_id(project_dir, path).id
+    found, degraded = walk(path, start, {start.uuid}, 0)
+    return Identity(found, degraded, tuple(unreadable))
 
 
 def project_dir_of_record(path: str) -> str:
     """The folder of a record's conversation's transcripts: its own, or its session's for a sub-agent's."""
-    from termsprawl_context.harness.claude.subagents import session_dir_of
+    from termsprawl_context.harness.claude.subagents import session_dir_of_subagent
 
-    session_dir = session_dir_of(path)
+    session_dir = session_dir_of_subagent(path, outermost=True)
     return os.path.dirname(session_dir) if session_dir else os.path.dirname(os.path.abspath(path))

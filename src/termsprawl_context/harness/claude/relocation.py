@@ -2,7 +2,7 @@
 directory's project folder and keeps appending to the original."""
 
 import os
-from typing import Optional, Tuple
+from typing import List, Optional
 
 from termsprawl_context.harness.claude.belongs import carries_session
 from termsprawl_context.harness.claude.facts import AGENT_FILE_PREFIX, SUBAGENTS_DIR, TRANSCRIPT_SUFFIX
@@ -10,26 +10,7 @@ from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
 from termsprawl_context.transcript.record import same_file
 
 
-def _split_under_projects(projects: str, path: str) -> Optional[Tuple[str, str, Tuple[str, ...]]]:
-    """``(projects root as ``path`` spells it, project folder, tail parts)`` when ``path`` lies
-    under ``projects``, climbed to from ``path`` so another spelling of it still matches."""
-    parts = []
-    current = path
-    while True:
-        parent, name = os.path.split(current)
-        if parent == current or not name:
-            return None
-        parts.append(name)
-        current = parent
-        if same_file(current, projects):
-            break
-    parts.reverse()
-    if len(parts) < 2:
-        return None
-    return current, parts[0], tuple(parts[1:])
-
-
-def _session_of_tail(tail: Tuple[str, ...]) -> str:
+def _session_of_tail(tail: List[str]) -> str:
     """The session id a record's place names (``<id>.jsonl``, ``<id>/subagents/[...]/agent-*.jsonl``), or ""."""
     last = tail[-1]
     if not last.endswith(TRANSCRIPT_SUFFIX):
@@ -51,12 +32,17 @@ def relocate_record(projects: str, path: str, source: Optional[str] = None) -> s
         return path
     if os.path.exists(path):
         return path
-    clean = os.path.normpath(os.path.abspath(path))
-    split = _split_under_projects(projects, clean)
-    if split is None:
-        return path
-    root, own_folder, tail = split
-    session_id = _session_of_tail(tail)
+    parts = []  # type: List[str]
+    root = os.path.normpath(os.path.abspath(path))
+    while True:  # climbed to ``projects`` from the path, so another spelling of it still matches
+        root, name = os.path.split(root)
+        if not name:
+            return path
+        parts.insert(0, name)
+        if same_file(root, projects):
+            break
+    own_folder, tail = parts[0], parts[1:]
+    session_id = _session_of_tail(tail) if tail else ""
     if not session_id:
         return path
     try:

@@ -10,10 +10,7 @@ from termsprawl_context.jsonl import parse_object
 from termsprawl_context.model import Entry, SessionInfo, SummaryLink, entry_of
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.slash_commands import is_local_command_output
-from termsprawl_context.transcript.text import (
-    sanitize_text,
-    truncate_utf8,
-)
+from termsprawl_context.transcript.text import sanitize_text, truncate_utf8
 from termsprawl_context.transcript.titles import (
     TITLE_AI,
     TITLE_CUSTOM,
@@ -123,14 +120,5 @@ def combine(head: HeadFacts, tail: TailFacts) -> SessionMetadata:
         command=head.command,
         first_message=head.first_user_message,
     )
-    return SessionMetadata(
-        summary=head.summary,
-        first_user_message=head.first_user_message,
-        summary_links=head.summary_links,
-        title=title,
-        title_source=source,
-        cwd=head.cwd,
-        git_branch=head.git_branch,
-        first_timestamp=head.first_timestamp,
-        last_timestamp=tail.last_timestamp,
-    )
+    shared = {name: value for name, value in head._asdict().items() if name in SessionMetadata._fields}
+    return SessionMetadata(title=title, title_source=source, last_timestamp=tail.last_timestamp, **shared)

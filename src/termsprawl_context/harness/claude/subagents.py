@@ -84,37 +84,45 @@ def subagent_tree(path: str) -> List[str]:
     pending = [(top, True)]  # a stack, next entry last: a deep tree needs no recursion
     while pending:
         child, is_dir = pending.pop()
-        if is_dir:
-            pending.extend(reversed(_sorted_entries(child, top)))
-        elif is_agent_file_name(os.path.basename(child)):
-            found.append(child)
+        if not is_dir:
+            if is_agent_file_name(os.path.basename(child)):
+                found.append(child)
+            continue
+        try:
+            with os.scandir(child) as entries:
+                listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)  # a symlink is no dir
+        except OSError as exc:
+            why = "transcript: enumerate sub-agents under %s: open %s: %s" % (top, child, os_reason(exc))
+            raise SubagentsUnreadable(why) from None
+        pending.extend((os.path.join(child, name), is_dir) for name, is_dir in reversed(listed))
     return found
 
 
-def _sorted_entries(folder: str, top: str) -> List[Tuple[str, bool]]:
-    """``(path, is a directory)`` of each entry of ``folder`` by name; a symlink is no directory."""
-    try:
-        with os.scandir(folder) as entries:
-            listed = sorted((e.name, e.is_dir(follow_symlinks=False)) for e in entries)
-    except OSError as exc:
-        raise SubagentsUnreadable(
-            "transcript: enumerate sub-agents under %s: open %s: %s" % (top, folder, os_reason(exc))
-        ) from None
-    return [(os.path.join(folder, name), is_dir) for name, is_dir in listed]
-
-
-def session_dir_of_subagent(path: str) -> str:
+def session_dir_of_subagent(path: str, outermost: bool = False) -> str:
     """The directory a sub-agent's record nests under (its dispatcher's path minus ``.jsonl``),
-    or "". Searched from the record outwards, so a session directory that itself holds a
-    ``subagents`` component cannot capture it."""
+    or "": ``outermost``, its session's, above every dispatching sub-agent. Searched from the
+    record outwards, so a session directory that itself holds a ``subagents`` component cannot
+    capture it."""
+    found = ""
     current = os.path.dirname(path)
     while True:
         parent, name = os.path.split(current)
         if name == cc.SUBAGENTS_DIR:
-            return parent
+            found = parent or found  # "" names no directory: the one below stands
+            if not outermost or not os.path.basename(found).startswith(cc.AGENT_FILE_PREFIX) or not parent:
+                return found
         if parent == current or not current:
-            return ""
+            return found
         current = parent
+
+
+# Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
+_META_FIELDS = {
+    cc.META_AGENT_TYPE.casefold(): ("agent_type", str),
+    cc.META_DESCRIPTION.casefold(): ("description", str),
+    cc.META_TOOL_USE_ID.casefold(): ("tool_use_id", str),
+    cc.META_SPAWN_DEPTH.casefold(): ("spawn_depth", int),
+}
 
 
 def read_agent_meta(path: str) -> Optional[AgentMeta]:
@@ -134,36 +142,20 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
         raise SubagentsUnreadable(
             "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
         )
-    try:
-        return _decode_meta(loads_strict(data.decode("utf-8", "replace")))
+    fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
+    try:  # as Go's decoder does: null is the zero value, a wrong type is an error
+        value = loads_strict(data.decode("utf-8", "replace"))
+        if not isinstance(value, (dict, type(None))):
+            raise ValueError("the meta file is not a JSON object")
+        for key, item in (value or {}).items():
+            field, kind = _META_FIELDS.get(key.casefold(), ("", None))
+            if kind is None or item is None:
+                continue
+            if isinstance(item, bool) or not isinstance(item, kind):
+                raise ValueError("%s is not %s" % (key, "an integer" if kind is int else "a string"))
+            fields[field] = item
     except (ValueError, RecursionError) as exc:
         raise SubagentsUnreadable("transcript: parse sub-agent meta %s: %s" % (meta, exc), meta) from None
-
-
-# Each meta key (compared case-insensitively, as Go's decoder does) -> its field, its type.
-_META_FIELDS = {
-    cc.META_AGENT_TYPE.casefold(): ("agent_type", str),
-    cc.META_DESCRIPTION.casefold(): ("description", str),
-    cc.META_TOOL_USE_ID.casefold(): ("tool_use_id", str),
-    cc.META_SPAWN_DEPTH.casefold(): ("spawn_depth", int),
-}
-
-
-def _decode_meta(value: object) -> AgentMeta:
-    """The AgentMeta of a decoded meta file, else ValueError saying why (as Go's decoder does:
-    null is the zero value, a wrong type is an error)."""
-    if value is None:
-        value = {}
-    if not isinstance(value, dict):
-        raise ValueError("the meta file is not a JSON object")
-    fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
-    for key, item in value.items():
-        field, kind = _META_FIELDS.get(key.casefold(), ("", None))
-        if kind is None or item is None:
-            continue
-        if isinstance(item, bool) or not isinstance(item, kind):
-            raise ValueError("%s is not %s" % (key, "an integer" if kind is int else "a string"))
-        fields[field] = item
     return AgentMeta(**fields)  # type: ignore[arg-type]
 
 
@@ -183,9 +175,8 @@ def is_subagent_transcript(path: str) -> bool:
 
 def is_subagent_record(path: str) -> bool:
     """Filed as a sub-agent's (``agent-*.jsonl`` under ``subagents``) or saying it is one."""
-    if is_agent_file_name(os.path.basename(path)) and session_dir_of_subagent(path):
-        return True
-    return is_subagent_transcript(path)
+    filed = is_agent_file_name(os.path.basename(path)) and bool(session_dir_of_subagent(path))
+    return filed or is_subagent_transcript(path)
 
 
 def subagent_transcript_path(session_path: str, agent_id: str) -> str:
@@ -201,32 +192,6 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     return os.path.join(
         record_stem(session_path), cc.SUBAGENTS_DIR, cc.AGENT_FILE_PREFIX + agent_id + cc.TRANSCRIPT_SUFFIX
     )
-
-
-def holds_tool_use(path: str, tool_use_id: str) -> bool:
-    """Whether an entry at ``path`` carries this tool_use id (only lines that may spell it parsed)."""
-    needles = Needles.for_values([tool_use_id])
-    try:
-        for line in iter_raw_lines(path):
-            if not needles.in_line(line.raw):
-                continue
-            entry = entry_at(line, decode_line(line.raw))
-            if entry is not None and tool_use_id in tool_use_ids(entry):
-                return True
-    except RecordUnreadable:
-        return False
-    return False
-
-
-def session_dir_of(path: str) -> str:
-    """The outermost session directory a sub-agent's record nests under (by path alone), or ""."""
-    folder = session_dir_of_subagent(path)
-    while folder and os.path.basename(folder).startswith(cc.AGENT_FILE_PREFIX):
-        above = session_dir_of_subagent(folder)
-        if not above:
-            break
-        folder = above
-    return folder
 
 
 def parent_of(path: str) -> str:
@@ -246,15 +211,21 @@ def find_parent(path: str) -> Tuple[str, str]:
         raise _no_parent("%s has no sub-agent meta file beside it: no dispatch to trace" % path)
     if not meta.tool_use_id:
         raise _no_parent("the meta file of %s names no toolUseId: the dispatch cannot be traced" % path)
-    folder = session_dir_of(path)
+    folder = session_dir_of_subagent(path, outermost=True)
     if not folder:
         raise _no_parent("%s is under no subagents directory: its session's records cannot be searched" % path)
     root = folder + cc.TRANSCRIPT_SUFFIX
+    needles = Needles.for_values([meta.tool_use_id])  # only the lines that may spell it are parsed
     for candidate in ([root] if os.path.isfile(root) else []) + subagent_tree(root):
         if same_file(candidate, path):
             continue
-        if holds_tool_use(candidate, meta.tool_use_id):
-            return candidate, meta.tool_use_id
+        try:
+            for line in iter_raw_lines(candidate):
+                entry = entry_at(line, decode_line(line.raw)) if needles.in_line(line.raw) else None
+                if entry is not None and meta.tool_use_id in tool_use_ids(entry):
+                    return candidate, meta.tool_use_id
+        except RecordUnreadable:
+            pass  # an unreadable record holds no dispatch we can name
     raise _no_parent("no record of the session at %s holds the tool_use %s" % (root, meta.tool_use_id))
 
 

@@ -1,21 +1,15 @@
 """Summaries that name a session from anywhere in the store, indexed by ``leafUuid``.
 
 Claude Code 1.0 and 2.0 titled sessions for ``/resume`` with ``summary`` lines
-(``{"type":"summary","summary":...,"leafUuid":...}``), often written into another file
-of the store than the session they name (the file that resumed it). A session is named
-by such a summary when the ``leafUuid`` is one of the session's own message uuids.
+(``{"type":"summary","summary":...,"leafUuid":...}``), often in another file of the store (the
+one that resumed it); one names a session whose own message uuids hold its ``leafUuid``.
 
-Cost stays bounded, no file read whole: the index is built from the summary links the
-listing already found in each file's head (``SessionInfo.summary_links``) and tail window
-(where Claude Code 2.0.x appends a summary of the session's last records, past the head's
-50 lines); a session's own uuids are those its tail window shows (the last 64 KiB, read
-anyway), since a summary is written when a conversation stops or is resumed from its latest
-messages. The ``uuid`` keys are found in the bytes, no line parsed, and kept packed. Sessions
-with a custom or AI title are not looked at: those rank higher.
-
-The summary written last wins: the file modified last, then the smaller path (``locate``'s
-tie rule), then the later line. Summaries carry no timestamp; a file is append-only, so a
-later line was written later and the mtime bounds when its lines were written.
+No file is read whole: the index holds the links the listing found in each file's head and
+tail window (Claude Code 2.0.x appends a summary past the head's 50 lines); a session's own
+uuids are its tail window's (the last 64 KiB, read anyway: a summary is written when a
+conversation stops or is resumed from its latest messages), found in the bytes, kept packed.
+Summaries carry no timestamp; a file is append-only, so the last written is in the file
+modified last, then the smaller path (``locate``'s tie rule), then the later line.
 """
 
 import re
@@ -41,40 +35,28 @@ class LinkedSummary(NamedTuple):
 
 
 def written_after(a: LinkedSummary, b: LinkedSummary) -> bool:
-    """Whether ``a`` was written after ``b`` by the module's rule."""
-    if a.mtime != b.mtime:
-        return a.mtime > b.mtime
-    if a.path != b.path:
-        return a.path < b.path
-    return a.position > b.position
+    """Whether ``a`` was written after ``b``: the later mtime, then the smaller path, then the later line."""
+    return (a.mtime, b.path, a.position) > (b.mtime, a.path, b.position)  # the paths crossed: smaller wins
 
 
-class SummaryIndex:
+class SummaryIndex(Dict[str, LinkedSummary]):
     """``leafUuid`` -> the summary written last that names it."""
 
-    def __init__(self) -> None:
-        self._by_leaf: Dict[str, LinkedSummary] = {}
-        self._encoded: Optional[Dict[bytes, str]] = None  # leaf bytes -> leaf, built on first use
-
-    def __len__(self) -> int:
-        return len(self._by_leaf)
+    _encoded: Optional[Dict[bytes, str]] = None  # leaf bytes -> leaf, built on first use
 
     def add_file(self, path: str, mtime: float, links: Iterable[Tuple[str, str]]) -> None:
         """Index a file's head summary links ((summary, leaf uuid) pairs, file order)."""
         for position, (summary, leaf) in enumerate(links):
             item = LinkedSummary(summary, leaf, mtime, path, position)
-            known = self._by_leaf.get(leaf)
+            known = self.get(leaf)
             if summary and leaf and (known is None or written_after(item, known)):
-                self._by_leaf[leaf] = item
+                self[leaf] = item
                 self._encoded = None
-
-    def get(self, leaf_uuid: str) -> Optional[LinkedSummary]:
-        return self._by_leaf.get(leaf_uuid)
 
     def named_in(self, packed: bytes) -> List[str]:
         """The leaves a summary names among packed uuids, the others not decoded."""
         if self._encoded is None:
-            self._encoded = {_encoded(leaf): leaf for leaf in self._by_leaf}
+            self._encoded = {leaf.encode("utf-8", "surrogatepass"): leaf for leaf in self}
         known = self._encoded
         uuids = packed.split(b"\n")  # b"" is [b""], and no leaf is empty
         if known.keys().isdisjoint(uuids):  # the common case, decided in C
@@ -84,9 +66,8 @@ class SummaryIndex:
     def title_for(self, uuids: Iterable[str]) -> str:
         """The summary written last among those naming any of ``uuids``; "" when none does."""
         best = None
-        lookup = self._by_leaf.get
         for uuid in uuids:
-            hit = lookup(uuid)
+            hit = self.get(uuid)
             if hit is not None and (best is None or written_after(hit, best)):
                 best = hit
         return best.summary if best is not None else ""
@@ -98,19 +79,18 @@ def index_sessions(
     """The index of each ``SessionInfo``-like session's head summary links, then its tail
     window's (``tail_links``, one per session, same order; a line in both counts twice)."""
     index = SummaryIndex()
-    tails = iter(tail_links if tail_links is not None else ())
+    tails = iter(tail_links or ())
     for info in sessions:
-        links = list(info.summary_links) + list(next(tails, ()))
-        if links:
-            index.add_file(info.transcript_path, info.mtime, links)
+        index.add_file(info.transcript_path, info.mtime, list(info.summary_links) + list(next(tails, ())))
     return index
 
 
 def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
-    """``title``, unless no custom or AI title stands and a summary names one of the ``packed`` uuids."""
+    """``title``, unless no custom or AI title (those rank higher) stands and a summary names one of
+    the ``packed`` uuids."""
     if title.source in (TITLE_CUSTOM, TITLE_AI):
         return title
-    linked = linked_title(index, packed)
+    linked = index.title_for(index.named_in(packed))
     return Title(linked, TITLE_SUMMARY) if linked else title
 
 
@@ -121,10 +101,6 @@ def apply_to_title(title: Title, packed: bytes, index: SummaryIndex) -> Title:
 # quoted inside a string is escaped and not matched; only a key is followed by a colon. A
 # match never crosses a line's end: a torn line's key must not take the next line's bytes.
 _UUID_VALUE = re.compile(rb'"' + re.escape(cc.FIELD_UUID.encode("ascii")) + rb'"[ \t\r]*:[ \t\r]*"([^"\n]*)"')
-
-
-def _encoded(text: str) -> bytes:
-    return text.encode("utf-8", "surrogatepass")
 
 
 def whole_lines(data: Buffer, start: int, end: int) -> List[bytes]:
@@ -140,7 +116,7 @@ def _walk_uuids(value: object, found: List[bytes]) -> None:
     if isinstance(value, dict):
         for key, item in value.items():
             if key == cc.FIELD_UUID and isinstance(item, str):
-                found.append(_encoded(item))
+                found.append(item.encode("utf-8", "surrogatepass"))
             else:
                 _walk_uuids(item, found)
     elif isinstance(value, list):
@@ -175,8 +151,3 @@ def own_uuids(data: Buffer, start: int, end: int, escaped: Optional[bool] = None
 def pack(uuids: Iterable[bytes]) -> bytes:
     """Uuids as one bytes object, not one each (a uuid holding a newline then matches nothing)."""
     return b"\n".join(uuids)
-
-
-def linked_title(index: SummaryIndex, packed: bytes) -> str:
-    """The last-written summary naming one of the ``packed`` uuids, or ""."""
-    return index.title_for(index.named_in(packed))
