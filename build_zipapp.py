@@ -94,7 +94,6 @@ BYTECODE_MODULES = (
     "termsprawl_context.harness.claude",
     "termsprawl_context.harness.claude.facts",
     "termsprawl_context.harness.claude.hooks",
-    "termsprawl_context.harness.claude.permissions",
     "termsprawl_context.hooks",
     "termsprawl_context.jsonl",
     "termsprawl_context.model",

@@ -47,7 +47,7 @@ if str(REPO / "src") not in sys.path:
 
 from termsprawl_context.jsonl import open_regular  # noqa: E402
 from termsprawl_context.harness.claude import listing as L  # noqa: E402
-from termsprawl_context.harness.claude import session_meta as M  # noqa: E402
+from termsprawl_context.harness.claude import session_scan as M  # noqa: E402
 from termsprawl_context.store import catalog  # noqa: E402
 from termsprawl_context.store import sessions as S  # noqa: E402
 

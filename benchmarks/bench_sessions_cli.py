@@ -90,7 +90,7 @@ PEER_TIMEOUT_FULL, PEER_TIMEOUT_QUICK = 120, 30
 # (``quick`` is a smoke test: a lower bar).
 SLOW_PEER_FULL, SLOW_PEER_QUICK = 30, 5
 
-# The floor: the same bytes read, nothing parsed. Kept in step with session_meta's bounds.
+# The floor: the same bytes read, nothing parsed. Kept in step with session_scan's bounds.
 FLOOR = r"""
 import os, sys
 HEAD_LINES, HEAD_MAX, BLOCK, TAIL = 50, 1 << 20, 1 << 16, 1 << 16
@@ -481,13 +481,13 @@ class Bench(object):
 
     def threshold_rows(self, projects):
         """One helper's cost against one session's, in this process (CPU of the parent)."""
-        from termsprawl_context.harness.claude import listing, session_meta
+        from termsprawl_context.harness.claude import listing, session_scan
         from termsprawl_context.store import parallel
         from termsprawl_context.store import catalog
         from termsprawl_context.store import sessions as S
 
         paths = sorted(entry.path for entry in catalog.walk(str(projects)))[:400]
-        buffers = session_meta.read_buffers()
+        buffers = session_scan.read_buffers()
         start = time.process_time()
         for path in paths:
             listing.session_from_path(path, str(projects), buffers, [])

@@ -14,7 +14,7 @@ from termsprawl_context import model
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
 from termsprawl_context.harness.claude.session_facts import FIRST_USER_MESSAGE_MAX_BYTES, take_summary
-from termsprawl_context.harness.claude.session_meta import (
+from termsprawl_context.harness.claude.session_scan import (
     TAIL_MAX_BYTES,
 )
 from termsprawl_context.transcript.text import sanitize_text, truncate_utf8
@@ -39,7 +39,7 @@ class _Window:
 def tail_lines_oracle(f, size):
     """The whole lines of the file's last ``TAIL_MAX_BYTES``, last first, read lazily
     backwards from the file in bounded blocks; the line cut by the window's start is
-    not yielded. The plain reader ``session_meta.read_tail``'s window is checked
+    not yielded. The plain reader ``session_scan.read_tail``'s window is checked
     against."""
     start = max(0, size - TAIL_MAX_BYTES)
     window = _Window(f, start)

@@ -280,7 +280,7 @@ def test_a_local_commands_plain_output_is_not_a_prompt(tmp_path):
 
 
 def test_a_summary_past_the_head_names_the_session_it_points_at(tmp_path):
-    from termsprawl_context.harness.claude import session_meta as M
+    from termsprawl_context.harness.claude import session_scan as M
     from termsprawl_context.store import sessions as S
 
     folder = tmp_path / "projects" / "-p"
@@ -310,7 +310,7 @@ def test_a_summary_past_the_head_names_the_session_it_points_at(tmp_path):
 
 
 def test_tail_summary_links_on_the_corpus(corpus):
-    from termsprawl_context.harness.claude import session_meta as M
+    from termsprawl_context.harness.claude import session_scan as M
     from termsprawl_context.harness.claude.session_scan import FAST_SCANNER as FAST, PLAIN_SCANNER as PLAIN
 
     seen = 0

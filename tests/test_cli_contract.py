@@ -19,7 +19,7 @@ from termsprawl_context import errors
 from termsprawl_context.cli import COMMANDS, command_target
 from termsprawl_context.cli.command import JSON_LIST, JSON_ONE
 from termsprawl_context.harness.base import resolve_dir
-from termsprawl_context.harness.claude import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 CLI_DOC = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
 JSON_SHOWN = {JSON_LIST: "JSON Lines", JSON_ONE: "one object", "": "no"}

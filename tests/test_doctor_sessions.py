@@ -5,7 +5,7 @@ import json
 import os
 import time
 
-from termsprawl_context.harness.claude import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 THREAD_OLD = "0199a000-0000-7000-8000-000000000001"
 THREAD_NEW = "0199a000-0000-7000-8000-000000000002"

@@ -767,7 +767,7 @@ def test_partial_writes_while_readers_loop(tmp_path):
     from a half-written line) and, once the writer is done, the answer on the whole file
     (none skipped once whole); the cursor's signals add up to the whole read's."""
     from termsprawl_context.store import background as bg
-    from termsprawl_context.harness.claude.session_meta import session_metadata
+    from termsprawl_context.harness.claude.session_scan import session_metadata
     from termsprawl_context.transcript.turns import read_turns
 
     rnd = random.Random(13)

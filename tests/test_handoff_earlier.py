@@ -4,7 +4,7 @@ session the hook recorded before it, labelled as earlier."""
 import json
 import os
 
-from termsprawl_context.harness.claude import encode_project_dir
+from termsprawl_context.harness.claude.facts import encode_project_dir
 
 OLD = "aaaaaaaa-0000-4000-8000-00000000000a"
 NEW = "bbbbbbbb-0000-4000-8000-00000000000b"

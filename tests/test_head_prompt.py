@@ -1,11 +1,11 @@
-"""The bounded search for a typed prompt past the head (harness/claude/session_meta.py,
+"""The bounded search for a typed prompt past the head (harness/claude/session_scan.py,
 its window reader in byte_windows.py)."""
 
 import io
 import json
 
 from termsprawl_context import byte_windows
-from termsprawl_context.harness.claude import session_meta as M
+from termsprawl_context.harness.claude import session_scan as M
 
 
 def line(record):

@@ -698,7 +698,7 @@ def test_corpus_sessions_belong_to_their_stem_and_tree(corpus):
     its records name; where the project folder it was filed under encodes none of those
     directories (fixtures whose folders were renamed), the tree check says precisely
     which directory the file was written in."""
-    from termsprawl_context.harness.claude import encode_project_dir
+    from termsprawl_context.harness.claude.facts import encode_project_dir
 
     checked = refused = 0
     for path in corpus:

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from conftest import snapshot
-from termsprawl_context.harness.claude.permissions import bash_rule_matches
+from termsprawl_context.harness.claude.facts import bash_rule_matches
 from termsprawl_context.workspace import hook_settings
 from termsprawl_context.workspace.discovery import READ_RULE_OPTIONS, SKILL_DIR_BASE, read_rules
 

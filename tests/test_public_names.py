@@ -32,7 +32,7 @@ API = {
     ("harness.droid", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     ("harness.vibe", "HARNESS"): "the harness registry (harness/__init__.get) reads it by name",
     (
-        "harness.claude.session_meta",
+        "harness.claude.session_scan",
         "MAX_BYTES_PER_SESSION",
     ): "the bound on one session's reads the sessions tests check",
     (
@@ -40,7 +40,7 @@ API = {
         "PLAIN_SCANNER",
     ): "the plain scanners the switch may select; the session tests run both",
     (
-        "harness.claude.session_meta",
+        "harness.claude.session_scan",
         "session_metadata",
     ): "one transcript's metadata by its path, the seed's per-file reading",
     ("transcript.turns", "every_line"): "the plain line filter the switch may select; test_turns runs both",

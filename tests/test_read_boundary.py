@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from termsprawl_context.harness.claude.permissions import bash_rule_matches
+from termsprawl_context.harness.claude.facts import bash_rule_matches
 from termsprawl_context.workspace.discovery import SKILL_FILE
 from termsprawl_context.workspace.project import INSTALLED_COMMAND
 

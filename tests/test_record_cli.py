@@ -81,7 +81,7 @@ def test_identity(run_pyz, layout):
 
 def test_identity_projects_dir_follows_the_start_directory(run_pyz, tmp_path):
     from termsprawl_context.harness.base import resolve_dir
-    from termsprawl_context.harness.claude import encode_project_dir
+    from termsprawl_context.harness.claude.facts import encode_project_dir
 
     work = tmp_path / "work"
     work.mkdir()

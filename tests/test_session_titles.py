@@ -14,7 +14,7 @@ import pytest
 
 from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-from termsprawl_context.harness.claude import session_meta as M
+from termsprawl_context.harness.claude import session_scan as M
 from termsprawl_context.harness.claude import listing as L
 from termsprawl_context.store import sessions as S
 from termsprawl_context.harness.claude.summary_index import SummaryIndex

@@ -10,7 +10,7 @@ import pytest
 
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.harness.claude.facts import encode_project_dir
-from termsprawl_context.harness.claude import session_meta as M
+from termsprawl_context.harness.claude import session_scan as M
 from termsprawl_context.store import catalog as C
 from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.store import sessions as S
@@ -20,7 +20,7 @@ from termsprawl_context.harness.claude.session_facts import (
     SessionMetadata,
     SummaryLink,
 )
-from termsprawl_context.harness.claude.session_meta import (
+from termsprawl_context.harness.claude.session_scan import (
     HEAD_MAX_BYTES,
     HEAD_MAX_LINES,
     MAX_BYTES_PER_SESSION,

@@ -1,15 +1,7 @@
-"""The agent harnesses whose records we read, one module each, and their registry.
-
-Every fact that belongs to a harness (where it keeps its store, how it names folders,
-the field names of its records, the text it injects into a conversation, its hook
-payload and settings file) lives in that harness's module; the layers ask it, through
-the interface in ``harness/base.py``: each module binds one ``base.Harness`` subclass
-instance to ``HARNESS``. A record that names no harness (an index entry without
-``"harness"``) is ``UNNAMED``'s; ``native()`` is the one whose records are the model's own shape.
-
-The registry is lazy (the dump's path imports nothing it does not need): ``get(name)``
-imports the module on first use, and a module this build lacks reads as "no such
-harness" (None), never an ImportError.
+"""The registry of the agent harnesses whose records we read, one package each binding a
+``base.Harness`` to ``HARNESS`` (every fact of a CLI lives there). A record naming no harness
+is ``UNNAMED``'s; ``native()``'s records are the model's own shape. Lazy, for the dump's path:
+``get(name)`` imports the package on first use; one this build lacks is None, not an ImportError.
 """
 
 __all__ = [
@@ -29,8 +21,7 @@ CLAUDE_CODE = "claude-code"
 CODEX_CLI = "codex-cli"
 # The harness of a record that names none: every file read before harnesses were named.
 UNNAMED = CLAUDE_CODE
-# name -> module under termsprawl_context.harness, in the order listings and ``for_payload`` try
-# them (``UNNAMED``'s first).
+# name -> package under harness/, in the order listings and ``for_payload`` try them (``UNNAMED``'s first).
 _MODULES = (
     (CLAUDE_CODE, "claude"),
     (CODEX_CLI, "codex"),
@@ -49,8 +40,7 @@ _loaded = {}  # type: dict
 
 
 def get(name):
-    """The ``Harness`` named ``name`` (``None``: ``UNNAMED``), or None when the name is no
-    harness this build can read."""
+    """The ``Harness`` named ``name`` (``None``: ``UNNAMED``'s), or None when this build reads none such."""
     if name is None:
         name = UNNAMED
     if name not in _loaded:
@@ -66,8 +56,7 @@ def get(name):
 
 
 def native():
-    """The harness whose records are the record model's own shape line for line
-    (``native_records``): the one citations, skills and the seed's readers are written for."""
+    """The harness whose records are the model's own shape (``native_records``): citations', skills' and the seed's."""
     return get(CLAUDE_CODE)
 
 
@@ -77,20 +66,18 @@ def available():
 
 
 def for_path(path, environ=None):
-    """The harness whose store holds ``path``; else the one whose records the file's first
-    parsed object is; else ``UNNAMED``'s."""
-    harnesses = available()
-    for harness in harnesses:
-        if harness.name != UNNAMED and harness.owns_path(path, environ):
+    """The harness whose store holds ``path``, else whose record its first object is, else ``UNNAMED``'s."""
+    others = [harness for harness in available() if harness.name != UNNAMED]
+    for harness in others:
+        if harness.owns_path(path, environ):
             return harness
     from termsprawl_context.harness.base import head_record
 
     first = head_record(path, lambda record: True)
-    if first:
-        for harness in harnesses:
-            if harness.name != UNNAMED and harness.sniff(first):
-                return harness
-    for harness in harnesses:
+    for harness in others:
+        if first and harness.sniff(first):
+            return harness
+    for harness in others:
         sniff_file = getattr(harness, "sniff_file", None)
         if sniff_file is not None and sniff_file(path):
             return harness  # a file that is one JSON object (no first line to parse)
@@ -98,9 +85,8 @@ def for_path(path, environ=None):
 
 
 def for_payload(payload, environ=None):
-    """The harness a hook payload came from (its transcript path's store), ``UNNAMED``'s
-    when none claims it (so its own checks give the refusal). Each is imported only when
-    asked, in registry order: ``UNNAMED``'s payloads, the common case, import no other."""
+    """The harness a hook payload came from, else ``UNNAMED``'s (its checks refuse it); imported in
+    registry order, so ``UNNAMED``'s payloads, the common case, import no other."""
     for name in KNOWN_HARNESSES:
         harness = get(name)
         if harness is not None and harness.is_hook_payload(payload, environ):
@@ -109,9 +95,8 @@ def for_payload(payload, environ=None):
 
 
 def chosen(name, include_native=True):
-    """The providers ``--harness NAME`` chooses (None or "all": every one this build
-    reads; ``include_native`` False leaves out those whose store the seed's readers walk,
-    ``native_records``); a NotFound names an unknown one."""
+    """The providers ``--harness NAME`` chooses (None or "all": every one; ``include_native`` False
+    leaves out ``native_records`` ones, whose store the seed's readers walk); NotFound for an unknown one."""
     if name and name != "all":
         found = get(name)
         if found is None:
@@ -123,10 +108,8 @@ def chosen(name, include_native=True):
 
 
 def require_native_records(path, command):
-    """Refuse, by name (``errors.NotRecorded``), a command whose rules read the model's own
-    record shape line for line (citations, uuids and their ancestry, background-agent
-    signals) on a transcript whose provider writes another shape: a grounded answer must
-    not come from records read as a shape they are not."""
+    """``errors.NotRecorded`` for a command reading the model's own record shape (citations, uuid
+    ancestry, background-agent signals) on a transcript of another shape: no answer from a misread."""
     import os
 
     found = for_path(os.path.abspath(path)) if path else None

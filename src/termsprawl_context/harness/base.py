@@ -1,30 +1,23 @@
 """The interface every provider supplies: one ``Harness`` subclass per agent CLI, bound to
-``HARNESS`` in its package (``harness/<cli>/``), which keeps that CLI's facts (store, file
-names, record fields, injected text, hook payload and output, settings and instruction
-files). The registry (``harness/__init__.py``) finds it by name; an index entry's
-``"harness"`` key is that name (absent: Claude Code). Nothing outside ``harness/`` reads a
-CLI's field names: readers ask the object.
+``HARNESS`` in ``harness/<cli>/``, which keeps that CLI's facts (store, file names, record
+fields, injected text, hook payload and output, settings and instruction files). An index
+entry's ``"harness"`` key names it (absent: Claude Code); nothing outside ``harness/`` reads
+a CLI's field names.
 
-Readers get ``model.Entry`` values normalised to Claude Code's record shape, so the
-classifier (``entry.speaker``, ``typed_texts``, ``tool_calls``, ``tool_results``) and every
-reader built on it work for every CLI:
+Readers get ``model.Entry`` values in Claude Code's record shape, so the classifier and every
+reader built on it work for every CLI: ``type`` "user" (a user message or a tool result),
+"assistant" (text and tool calls) or "system" (the CLI's notes; any other kind prints
+nowhere); ``content`` blocks ``text``, ``thinking``, ``tool_use`` (``id``, ``name``,
+``input``) and ``tool_result`` (``tool_use_id``, ``content``, ``is_error``; ``output``, the
+tool's own output where the CLI wrapped it in lines of its own); flags for text the person
+did not type: ``is_meta`` (instruction files, environment blocks, a hook's context, sub-agent
+notices), ``is_compact_summary``, ``is_sidechain`` (a sub-agent's turn inlined in its
+parent); ids ``uuid`` (else ""), ``session_id``, ``agent_id``; ``line``/``offset`` (1-based
+line, byte offset) and ``record``, the source.
 
-- ``type``: "user" (a user-role message or a tool result), "assistant" (the model's text
-  and tool calls), "system" (the CLI's own notes); any other kind prints nowhere.
-- ``content``: blocks ``text``, ``thinking``, ``tool_use`` (``id``, ``name``, ``input``) and
-  ``tool_result`` (``tool_use_id``, ``content``, ``is_error``; ``output``, the tool's own
-  output, where the CLI wrapped it in lines of its own: a chunk header, a tag).
-- flags for text that reached the model but was not typed by the person: ``is_meta``
-  (instruction files, environment blocks, a hook's context, sub-agent notices),
-  ``is_compact_summary`` (continues a compacted conversation), ``is_sidechain`` (a
-  sub-agent's turn inlined in its parent).
-- ids: ``uuid`` (else ""), ``session_id``, ``agent_id`` (a sub-agent thread's own);
-  ``line``/``offset``, the source line's (1-based) and byte offset; ``record``, the source.
-
-Entries stream forward one bounded line at a time, so a reader keeps what it needs in
-bounded memory. A file that is no regular file raises OSError (``jsonl.open_regular``);
-content never raises. A question a CLI's records cannot answer gets ``errors.NotRecorded``
-(``Harness.supports``). On the dump's path: no ``typing`` or ``re``.
+Entries stream one bounded line at a time. A file that is no regular file raises OSError
+(``jsonl.open_regular``); content never raises. A question a CLI's records cannot answer
+gets ``errors.NotRecorded`` (``Harness.supports``). On the dump's path: no ``typing`` or ``re``.
 """
 
 from __future__ import annotations
@@ -78,8 +71,7 @@ def resolve_dir(directory: str) -> str:
 
 
 def user_dir(environ: "Optional[Mapping[str, str]]", variables: tuple, default: str) -> str:
-    """A CLI's folder: below the first of ``variables`` (``(variable, path below it)`` pairs) set
-    in ``environ`` (default ``os.environ``), else ``default`` below home; "" without a home."""
+    """Below the first of ``variables`` (``(name, path below)``) set, else ``default`` below home, else ""."""
     env = os.environ if environ is None else environ
     for name, below in variables:
         value = (env.get(name) or "").strip()
@@ -100,13 +92,8 @@ def home_dir(environ: "Optional[Mapping[str, str]]") -> str:
 
 def recent_files(paths, since: float) -> list:
     """``(mtime, path)`` of the regular files among ``paths`` modified after ``since``, newest first."""
-    found = []
-    for path in paths:
-        st = regular_stat(path)
-        if st is not None and st.st_mtime > since:
-            found.append((st.st_mtime, path))
-    found.sort(reverse=True)
-    return found
+    stats = ((regular_stat(path), path) for path in paths)
+    return sorted(((st.st_mtime, path) for st, path in stats if st is not None and st.st_mtime > since), reverse=True)
 
 
 def regular_stat(path: str) -> "Optional[os.stat_result]":
@@ -170,39 +157,34 @@ def listing(folder: str) -> list:
         return []
 
 
-def head_value(path: str, pick) -> str:
-    """The first non-empty ``pick(record)`` among a transcript's first records, or ""."""
+def head_records(path: str):
+    """A transcript's first parsed records (``HEAD_RECORDS`` lines within ``HEAD_BYTES``); none unreadable."""
     from termsprawl_context.jsonl import iter_lines, parse_object, try_open_regular
 
     f = try_open_regular(path)
     if f is None:
-        return ""
+        return
     try:
         with f:
             for count, line in enumerate(iter_lines(f, HEAD_BYTES)):
                 if count >= HEAD_RECORDS or line.offset > HEAD_BYTES:
                     break
                 record = parse_object(line.raw)
-                value = pick(record) if record is not None else ""
-                if isinstance(value, str) and value:
-                    return value
+                if record is not None:
+                    yield record
     except OSError:
         pass
-    return ""
+
+
+def head_value(path: str, pick) -> str:
+    """The first non-empty ``pick(record)`` among a transcript's first records, or ""."""
+    values = (pick(record) for record in head_records(path))
+    return next((value for value in values if isinstance(value, str) and value), "")
 
 
 def head_record(path: str, match) -> dict:
     """The first of a transcript's first records for which ``match(record)`` holds, or {}."""
-    found = {}  # type: dict
-
-    def pick(record: dict) -> str:
-        if match(record):
-            found.update(record)
-            return "found"
-        return ""
-
-    head_value(path, pick)
-    return found
+    return next((record for record in head_records(path) if match(record)), {})
 
 
 class Harness(object):
@@ -211,46 +193,35 @@ class Harness(object):
 
     name = ""  # the index entry's "harness" value, and `--harness`'s
     label = ""  # how a person calls it, in messages ("Codex CLI")
+    command = ""  # how a person starts it in a terminal (its command on PATH)
     transcript_suffix = ".jsonl"
-    # Project-relative files `init` may plant for it: its hook settings and the
-    # instruction file it reads at the project root ("" when none).
+    # Project-relative files `init` may plant: its hook settings, its root instruction file ("": none).
     hook_settings_file = ""
     instruction_file = ""
+    instruction_import_prefix = ""  # how a line of its instruction file imports another ("@"; "": none)
     hook_event_session_start = "SessionStart"
-    # The hook payload's ``source`` values that start a new conversation (it is then titled).
-    hook_new_session_sources = ("startup", "clear")
-    # The variable it sets, for hooks and tools, to the project it runs in ("" when none).
-    project_dir_env = ""
-    # The shell word the hook command starts its walk up to the project from.
-    hook_start_dir = '"$PWD"'
-    # Whether the hook command names this harness (`hook --harness NAME`); the default one
-    # (Claude Code's) is not named.
-    hook_names_itself = True
-    command = ""  # how a person starts it in a terminal (its command on PATH)
-    # `init`'s options that wire it (its hook with its permission rules first, then its
-    # instruction import), as argparse destinations, and what the person must still do afterwards.
+    hook_new_session_sources = ("startup", "clear")  # payload ``source`` values that start (and title) a conversation
+    project_dir_env = ""  # the variable it sets, for hooks and tools, to its project ("": none)
+    hook_start_dir = '"$PWD"'  # the shell word the hook command walks up to the project from
+    hook_names_itself = True  # the hook command says `hook --harness NAME` (Claude Code's, the default, does not)
+    # `init`'s options that wire it (its hook with its permission rules first, then its instruction
+    # import) as argparse destinations; `init --help`'s text for each (``init_help``); the one adding
+    # its instruction import where no other step writes it (GEMINI.md, QWEN.md); what the person
+    # must still do afterwards; what next once its hook was registered as a step of its own.
     init_options = ()  # type: tuple
-    # The one of `init_options` that adds its instruction import (`instruction_file`,
-    # `instruction_import_prefix`), where no other step writes it (GEMINI.md, QWEN.md).
+    init_option_help = ()  # type: tuple
     import_option = ""
     setup_steps = ""
-    # `init --help`'s text for each of `init_options`, in order (see ``init_help``).
-    init_option_help = ()  # type: tuple
-    # How a line of its instruction file imports another file ("@path"; "" when none does).
-    instruction_import_prefix = ""
-    # What the person does next once `init` registered its hook as a step of its own.
     hook_next_steps = ""
-    # The likely cause, with its fix, of a session of this project the hook never
-    # recorded though it was started at the project root (see ``unrecorded_cause``;
-    # ``%(start)s`` is how a node's session is started).
+    # The likely cause and fix of a session the hook never recorded though started at the project
+    # root (``unrecorded_cause``; ``%(start)s`` is how a node's session is started).
     unrecorded_at_root = ""
-    # Whether its records are the model's own shape line for line (``model.entry_of``): the
-    # byte-level readers (listing, titles, locate, identity, backward readers, citations) then
-    # read its files directly and its hook payload gets the seed's checks; else every reader
-    # goes through ``entries``/``entries_reverse`` and the methods below.
+    # Its records are the model's own shape line for line (``model.entry_of``): the byte-level readers
+    # (listing, titles, locate, identity, backward readers, citations) read its files directly and its
+    # hook payload gets the seed's checks; else every reader goes through ``entries``/``entries_reverse``.
     native_records = False
-    # Said by `doctor` when the project's instruction file imports the managed block and a
-    # session of this CLI was started below the project root ("" when that is harmless).
+    # `doctor`'s note when the instruction file imports the managed block and a session of this CLI
+    # was started below the project root ("" when harmless).
     subdir_import_note = ""
 
     @property
@@ -260,13 +231,11 @@ class Harness(object):
 
     @property
     def owned_option(self) -> str:
-        """The one of `init_options` that writes ``owned_files``: its first (its hook), when
-        that hook is a file of its own, not an entry merged into ``hook_settings_file``."""
+        """Its first of `init_options` (its hook) when that writes ``owned_files``, not ``hook_settings_file``."""
         return "" if self.hook_settings_file or not self.init_options else self.init_options[0]
 
     def init_help(self, agents_file: str) -> tuple:
-        """``init_option_help`` filled in: ``%(settings)s``, ``%(instruction)s`` and ``%(import)s``
-        (the line importing ``agents_file``, the managed block's project-relative path)."""
+        """``init_option_help`` filled in (``%(import)s``: the line importing ``agents_file``, the managed block)."""
         values = {
             "settings": self.hook_settings_file,
             "instruction": self.instruction_file,
@@ -307,8 +276,7 @@ class Harness(object):
             return False
 
     def in_store(self, path: str, environ: "Optional[Mapping[str, str]]" = None) -> bool:
-        """``owns_path`` with an existing root itself counted (a glob over the store reads its
-        transcripts); compared ``resolve_dir``-ed."""
+        """``owns_path`` with an existing root itself counted (a glob over the store), ``resolve_dir``-ed."""
         resolved = resolve_dir(path)
         return any(
             os.path.exists(root) and under(resolved, os.path.realpath(root)) for root in self.store_roots(environ)
@@ -341,11 +309,9 @@ class Harness(object):
         env = os.environ if environ is None else environ
         if any(os.path.isdir(d) for d in self.config_dirs(env)):
             return True
-        if not self.command:
-            return False
         import shutil
 
-        return shutil.which(self.command, path=env.get("PATH") or os.defpath) is not None
+        return bool(self.command) and shutil.which(self.command, path=env.get("PATH") or os.defpath) is not None
 
     def project_sessions(
         self, project: str, environ: "Optional[Mapping[str, str]]" = None, since: float = 0.0
@@ -360,8 +326,7 @@ class Harness(object):
         return found
 
     def unrecorded_cause(self, project: str, session_dir: str, start: str) -> str:
-        """The likely cause and fix of a session started in ``session_dir`` that the hook did not
-        record for ``project``; ``start`` is how a node's session is started (```X=<node> claude```)."""
+        """Why the hook did not record for ``project`` a session started in ``session_dir``, and the fix."""
         if session_dir and os.path.realpath(session_dir) != os.path.realpath(project):
             return (
                 "it was started in %s, below the project root, where %s may not apply the project's settings "
@@ -375,9 +340,8 @@ class Harness(object):
         return name[: -len(self.transcript_suffix)] if name.endswith(self.transcript_suffix) else ""
 
     def describe(self, path: str, mtime: float = 0.0, size: int = 0, session_id: str = "") -> "SessionInfo":
-        """One session as ``model.SessionInfo``: titled by the first typed prompt, read forward
-        only that far; the last timestamp from the end where the provider reads backwards.
-        Fails open: an unreadable file is described from its name alone."""
+        """``model.SessionInfo`` titled by the first typed prompt (read that far), last timestamp
+        from the end where it reads backwards; an unreadable file from its name alone."""
         from termsprawl_context.model import SessionInfo
         from termsprawl_context.transcript.speakers import typed_texts
 
@@ -418,20 +382,15 @@ class Harness(object):
     def describe_store(
         self, paths: "List[str]", store: str, render=None, summaries: bool = True, map_items=None
     ) -> tuple:
-        """``(sessions, rendered)``: ``paths`` described, oldest first (a tie: smaller path first),
-        and ``render`` of each ([] without one). ``summaries`` and ``map_items`` are for a
-        listing that reads them all; by default each is described alone."""
-        found = []
-        for path in paths:
-            st = self.session_stat(path)
-            if st is not None:
-                found.append(self.describe(path, st[0], st[1]))
+        """``(paths described oldest first (ties by path), render of each or [])``; ``summaries`` and
+        ``map_items`` serve a listing that reads them all (by default each is described alone)."""
+        stats = ((path, self.session_stat(path)) for path in paths)
+        found = [self.describe(path, st[0], st[1]) for path, st in stats if st is not None]
         found.sort(key=lambda info: (info.mtime, info.transcript_path))
         return found, [render(info) for info in found] if render is not None else []
 
     def rank_copies(self, paths: "List[str]", greatest_timestamp) -> "List[str]":
-        """The files one session was found in, best first (by default the given newest-first
-        order); ``greatest_timestamp(path)`` reads the session's greatest timestamp in one."""
+        """The files one session was found in, best first (by default as given: newest first)."""
         return list(paths)
 
     def sniff(self, first: dict) -> bool:
@@ -448,25 +407,20 @@ class Harness(object):
         return ""
 
     def hook_transcript(self, path: str, session_id: str, source: str, store: str = "") -> str:
-        """The file holding the session's conversation for a hook payload's checked fields (by
-        default ``path``); ``store``: ``hook --projects-dir``'s root, "" for its own."""
+        """The file holding a hook payload's conversation; ``store``: ``hook --projects-dir``'s root, or ""."""
         return path
 
     # --- records -> Entry ----------------------------------------------------------------------
     def entries_reverse(self, path: str) -> "Optional[Iterator[Entry]]":
-        """``entries`` newest first from the file's end (``line`` 0 where only offsets are known),
-        for readers of the tail; None when it reads forward only."""
+        """``entries`` newest first from the end (``line`` 0 where unknown); None when it reads forward only."""
         return None
 
     def entries(self, path: str) -> Iterator[Entry]:
-        """The transcript's records as normalised ``Entry`` values, forward. Raises OSError when
-        ``path`` is no regular file; odd content only shrinks the answer."""
+        """The transcript's records as ``Entry`` values, forward; OSError for no regular file."""
         raise NotImplementedError
 
     def record_entries(self, path: str, mark: str = "", calls: bool = False) -> tuple:
-        """`entries`' reading (``transcript.record.entries_after`` over ``entries``): ``(every
-        tool call's outcome, or {} without ``calls``; the entries after ``mark``, streamed)``,
-        an unopenable file a ``RecordUnreadable`` before the first entry."""
+        """``transcript.record.entries_after`` over ``entries`` (unopenable: ``RecordUnreadable``)."""
         from termsprawl_context.errors import RecordUnreadable
         from termsprawl_context.transcript.record import entries_after
 
@@ -509,8 +463,7 @@ class Harness(object):
         return bool(answer and answer[0])
 
     def session_root(self, path: str) -> str:
-        """The session transcript ``path`` belongs to, climbed through sub-agents' parents:
-        itself for a session's own, "" for an orphan or a loop; NotRecorded when unsaid."""
+        """The session transcript ``path`` belongs to, up sub-agents' parents ("": an orphan or a loop)."""
         current, seen = path, set()
         while True:
             answer = self.subagent_parent(current)
@@ -576,8 +529,7 @@ class Harness(object):
         return None
 
     def dispatcher(self, path: str) -> tuple:
-        """``(the transcript holding the call that started the sub-agent at path, its id or "")``:
-        NoParent saying why when none can be named, NotRecorded when unsaid."""
+        """``(transcript holding the call that started the sub-agent at path, its id or "")``, or NoParent."""
         from termsprawl_context.errors import NoParent, NotRecorded
 
         answer = self.subagent_parent(path)
@@ -590,9 +542,8 @@ class Harness(object):
         return answer[1], ""
 
     def identity(self, path: str, projects_dir: str = "") -> tuple:
-        """``(stable id, why it is degraded or None, transcripts the walk could not read, folder
-        walked or None)``; NotRecorded when none is proven. ``projects_dir``: another store to
-        walk a restarted conversation back to its origin in."""
+        """``(stable id, why degraded or None, transcripts unread, folder walked or None)``; ``projects_dir``:
+        another store to walk a restarted conversation back in. NotRecorded when none is proven."""
         found = self.stable_id(path)
         if found is None:
             from termsprawl_context.errors import NotRecorded
@@ -605,16 +556,13 @@ class Harness(object):
         st = regular_stat(path)
         return (st.st_mtime, st.st_size) if st is not None else None
 
-    # --- init's permission rules (Claude Code's; none by default) -----------------------------
-    # Where its settings hold the allow rules (() when they hold none). `init` and `doctor` ask
-    # only a CLI that sets it for its rules (``read_rules``, ``skill_rule``, ``rule_matches``,
-    # ``shared_settings_file``, ``skill_dir_variable``), and only ``native()`` for its skill
-    # and rules files (``skill_file``, ``rules_file``), so no other CLI defines those.
+    # --- init's permission rules: where its settings hold the allow rules (() when none) --------
+    # Only a CLI that sets it is asked for ``read_rules``, ``skill_rule``, ``rule_matches``,
+    # ``shared_settings_file``, ``skill_dir_variable``; only ``native()`` for ``skill_file``, ``rules_file``.
     settings_allow_keys = ()  # type: tuple
 
     def owned_files(self, project: str, command: str = "") -> list:
-        """``(relative path, bytes, mode)`` of each file ``init`` writes that termsprawl owns wholly
-        (a plugin, a hook script), running hook ``command``: another file there is refused."""
+        """``(relative path, bytes, mode)`` of each file ``init`` writes that termsprawl owns wholly."""
         return []
 
     answers = (Q_ENTRIES,)  # type: tuple  # the ``Q_`` questions its records can answer (``supports``)
@@ -644,8 +592,7 @@ class Harness(object):
         additional_context: "Optional[str]" = None,
         session_title: "Optional[str]" = None,
     ) -> dict:
-        """The SessionStart hook's JSON answer ({} when empty): by default Claude Code's shape,
-        which Codex and Gemini also accept; the title only where ``hook_title_field`` names its key."""
+        """The SessionStart hook's JSON answer ({} when empty): Claude Code's shape (Codex and Gemini accept it)."""
         output = {}  # type: dict
         specific = {}  # type: dict
         if additional_context:
@@ -681,9 +628,12 @@ class Harness(object):
     # Hook commands earlier versions registered: an entry running one of them is ours too.
     legacy_hook_commands = ()  # type: tuple
 
+    hook_timeout = 30  # its hook entry's timeout, in its settings' unit
+
     def hook_entry(self, command: str) -> dict:
-        """The SessionStart hook group ``init`` merges into ``hook_settings_file``."""
-        return {"matcher": "startup|resume", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
+        """The SessionStart hook group ``init`` merges into ``hook_settings_file``, Claude Code's shape: "*"
+        matches every source (Codex 0.169 adds "fork" for `exec fork`, a new thread "startup|resume" misses)."""
+        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": self.hook_timeout}]}
 
     def __repr__(self) -> str:
         return "<harness %s>" % self.name

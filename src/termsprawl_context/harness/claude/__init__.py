@@ -1,45 +1,17 @@
-"""Claude Code behind ``harness/base.py``'s interface: its store and sessions, its records
-(already the record model's shape: ``entries`` is ``model.entry_of`` line by line), its hook
-answer and what ``init`` installs for it. Facts are in ``facts.py``, hook payload and output
-in ``hooks.py``, permission rules in ``permissions.py``, session listing in ``listing.py``.
-"""
+"""Claude Code behind ``harness/base.py``'s interface (its records are the model's shape:
+``entries`` is ``model.entry_of`` line by line). Facts and permission rules are in ``facts.py``,
+hook payload and output in ``hooks.py``, session listing in ``listing.py``."""
 
 import os
 
-from termsprawl_context.harness.base import (
-    Harness,
-    ProjectSession,
-    Q_ALL,
-    head_value,
-    listing as names_in,  # not `listing`: that is this package's module
-    recent_files,
-    resolve_dir,
-    under,
-)
-from termsprawl_context.harness.claude.facts import (
-    AGENT_FILE_PREFIX,
-    CONFIG_DIR_ENV,
-    SESSION_ID_LENGTH,
-    MEMORY_FILE,
-    MEMORY_IMPORT_PREFIX,
-    PROJECT_DIR_ENV,
-    SETTINGS_LOCAL_FILE,
-    TRANSCRIPT_SUFFIX,
-    config_dir,
-    encode_project_dir,
-    project_folder,
-    projects_dir,
-    rules_file,
-    skill_file,
-)
+from termsprawl_context.harness import base
+from termsprawl_context.harness.claude import facts
 from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
-from termsprawl_context.harness.claude import permissions
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 
 def _lazy(module, function):
-    """A method passing its arguments to ``module.function``, the module imported at the first
-    call: most runs, the hook's among them, need few of these modules."""
+    """A method calling ``module.function``, imported at the first call (most runs need few of these)."""
 
     def method(self, *args, **kwargs):
         import importlib
@@ -49,21 +21,21 @@ def _lazy(module, function):
     return method
 
 
-class ClaudeCodeHarness(Harness):
+class ClaudeCodeHarness(base.Harness):
     """Claude Code behind the interface."""
 
     name = "claude-code"
     label = "Claude Code"
-    transcript_suffix = TRANSCRIPT_SUFFIX
-    hook_settings_file = SETTINGS_LOCAL_FILE
-    instruction_file = MEMORY_FILE
+    transcript_suffix = facts.TRANSCRIPT_SUFFIX
+    hook_settings_file = facts.SETTINGS_LOCAL_FILE
+    instruction_file = facts.MEMORY_FILE
     # Started in a subdirectory, Claude Code may name it as its project: the walk starts there.
-    hook_start_dir = '"${%s:-$PWD}"' % PROJECT_DIR_ENV
+    hook_start_dir = '"${%s:-$PWD}"' % facts.PROJECT_DIR_ENV
     hook_names_itself = False
     native_records = True
     root_option = "projects-dir"
-    project_folder = staticmethod(project_folder)  # its store's folder for a working directory
-    project_dir_env = PROJECT_DIR_ENV
+    project_folder = staticmethod(facts.project_folder)  # its store's folder for a working directory
+    project_dir_env = facts.PROJECT_DIR_ENV
     hook_title_field = HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     init_options = ("hook", "claude_md")
@@ -73,15 +45,15 @@ class ClaudeCodeHarness(Harness):
         "write the instruction block to DIR/.claude/rules/termsprawl-context.md, which Claude Code loads at launch "
         "from the project root or any folder below it, with no import to approve",
     )
-    instruction_import_prefix = MEMORY_IMPORT_PREFIX
-    skill_dir_variable = permissions.SKILL_DIR_VARIABLE
-    shared_settings_file = permissions.SETTINGS_FILE_SHARED
-    settings_allow_keys = (permissions.SETTINGS_PERMISSIONS, permissions.SETTINGS_ALLOW)
-    skill_file = staticmethod(skill_file)
-    rules_file = staticmethod(rules_file)
-    read_rules = staticmethod(permissions.read_rules)
-    skill_rule = staticmethod(permissions.skill_rule)
-    rule_matches = staticmethod(permissions.bash_rule_matches)
+    instruction_import_prefix = facts.MEMORY_IMPORT_PREFIX
+    skill_dir_variable = facts.SKILL_DIR_VARIABLE
+    shared_settings_file = facts.SETTINGS_FILE_SHARED
+    settings_allow_keys = (facts.SETTINGS_PERMISSIONS, facts.SETTINGS_ALLOW)
+    skill_file = staticmethod(facts.skill_file)
+    rules_file = staticmethod(facts.rules_file)
+    read_rules = staticmethod(facts.read_rules)
+    skill_rule = staticmethod(facts.skill_rule)
+    rule_matches = staticmethod(facts.bash_rule_matches)
     setup_steps = (
         "Claude Code asks, at the first start in this folder, to trust it and its hooks: accept both "
         "(from a subdirectory it reads the project's settings only in a git repository: start it at the "
@@ -105,37 +77,37 @@ class ClaudeCodeHarness(Harness):
     )
 
     def store_roots(self, environ=None):
-        projects = projects_dir(None, environ)
+        projects = facts.projects_dir(None, environ)
         return [projects] if projects else []
 
     def is_session_file_name(self, name):
         """``<36-character stem>.jsonl``, not an ``agent-`` file (only the length is checked, as the seed does)."""
         return (
-            name.endswith(TRANSCRIPT_SUFFIX)
-            and not name.startswith(AGENT_FILE_PREFIX)
-            and len(name) - len(TRANSCRIPT_SUFFIX) == SESSION_ID_LENGTH
+            name.endswith(facts.TRANSCRIPT_SUFFIX)
+            and not name.startswith(facts.AGENT_FILE_PREFIX)
+            and len(name) - len(facts.TRANSCRIPT_SUFFIX) == facts.SESSION_ID_LENGTH
         )
 
     def config_dirs(self, environ=None):
-        found = config_dir(environ)
+        found = facts.config_dir(environ)
         return [found] if found else []
 
     def project_sessions(self, project, environ=None, since=0.0):
         """Sessions of the project's folder and of folders named as below it (the name is lossy: ``cwd`` decides)."""
-        root = projects_dir(None, environ)
-        real = resolve_dir(project)
-        own = encode_project_dir(real)
-        folders = [n for n in names_in(root) if n == own or n.startswith(own + "-")] if root else []
+        root = facts.projects_dir(None, environ)
+        real = base.resolve_dir(project)
+        own = facts.encode_project_dir(real)
+        folders = [n for n in base.listing(root) if n == own or n.startswith(own + "-")] if root else []
         found = []
         for folder in folders:
-            names = names_in(os.path.join(root, folder))
-            paths = [os.path.join(root, folder, n) for n in names if n.endswith(TRANSCRIPT_SUFFIX)]
-            for mtime, path in recent_files(paths, since):
-                cwd = head_value(path, lambda record: record.get(FIELD_CWD))
-                if folder != own and not (cwd and under(resolve_dir(cwd), real)):
+            names = base.listing(os.path.join(root, folder))
+            paths = [os.path.join(root, folder, n) for n in names if n.endswith(facts.TRANSCRIPT_SUFFIX)]
+            for mtime, path in base.recent_files(paths, since):
+                cwd = base.head_value(path, lambda record: record.get(FIELD_CWD))
+                if folder != own and not (cwd and base.under(base.resolve_dir(cwd), real)):
                     continue
-                session = Session(self.name, os.path.basename(path)[: -len(TRANSCRIPT_SUFFIX)], path)
-                found.append(ProjectSession(session, mtime, cwd or project))
+                session = Session(self.name, os.path.basename(path)[: -len(facts.TRANSCRIPT_SUFFIX)], path)
+                found.append(base.ProjectSession(session, mtime, cwd or project))
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
@@ -172,8 +144,7 @@ class ClaudeCodeHarness(Harness):
                     yield entry_of(record, 0, offset)
 
     def record_entries(self, path, mark="", calls=False):
-        """The fail-closed reader (``transcript.record.iter_entries``: any line may refuse),
-        so the whole record is checked before the first entry."""
+        """Fail-closed (``transcript.record.iter_entries``): the whole record is checked before the first entry."""
         from termsprawl_context.transcript import record
 
         return record.entries_after(lambda: record.iter_entries(path), mark, calls, lambda: record.check_readable(path))
@@ -184,7 +155,7 @@ class ClaudeCodeHarness(Harness):
         """Where a resumed session's record really is (the payload may name another folder)."""
         from termsprawl_context.harness.claude.relocation import relocate_record
 
-        return relocate_record(store or projects_dir(None), path, source)
+        return relocate_record(store or facts.projects_dir(None), path, source)
 
     # --- sub-agents and identity ------------------------------------------------------------
     subagent_paths = _lazy("termsprawl_context.harness.claude.subagents", "child_records")
@@ -200,7 +171,7 @@ class ClaudeCodeHarness(Harness):
         if not is_subagent_record(path):
             return False, ""
         folder = session_dir_of_subagent(path)
-        above = folder + TRANSCRIPT_SUFFIX if folder else ""
+        above = folder + facts.TRANSCRIPT_SUFFIX if folder else ""
         return True, above if above and os.path.isfile(above) else ""
 
     def subagent_id_of(self, path):
@@ -208,14 +179,14 @@ class ClaudeCodeHarness(Harness):
         from termsprawl_context.harness.claude.subagents import is_agent_file_name
 
         name = os.path.basename(path)
-        return name[len(AGENT_FILE_PREFIX) : -len(TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
+        return name[len(facts.AGENT_FILE_PREFIX) : -len(facts.TRANSCRIPT_SUFFIX)] if is_agent_file_name(name) else ""
 
     def session_transcripts(self, path):
         """A record filed under no ``subagents`` folder tops its own tree (root or orphan: not read)."""
         from termsprawl_context.harness.claude.subagents import session_dir_of_subagent, subagent_tree
 
         if session_dir_of_subagent(path):
-            return Harness.session_transcripts(self, path)
+            return base.Harness.session_transcripts(self, path)
         return [path] + subagent_tree(path)
 
     def stable_id(self, path):
@@ -243,7 +214,7 @@ class ClaudeCodeHarness(Harness):
         answer = resolve_stable_session_id(folder, path)
         return answer.id, answer.degraded, answer.unreadable_siblings, folder
 
-    answers = Q_ALL  # every reader was written against Claude Code's records
+    answers = base.Q_ALL  # every reader was written against Claude Code's records
 
     legacy_hook_commands = ('"$CLAUDE_PROJECT_DIR"/.termsprawl/bin/termsprawl-context hook',)
 
@@ -252,13 +223,12 @@ class ClaudeCodeHarness(Harness):
 
     def hook_roots(self, store, environ=None):
         """The store walked, plus ``$CLAUDE_CONFIG_DIR`` itself when it is set (the seed's legacy root)."""
-        config = ((os.environ if environ is None else environ).get(CONFIG_DIR_ENV) or "").strip()
+        config = ((os.environ if environ is None else environ).get(facts.CONFIG_DIR_ENV) or "").strip()
         where = "Claude projects directory (%s)" % store if store else "Claude projects directory"
         return [root for root in (store, config) if root], where
 
     def harness_text_turns(self, path, limit):
-        """The dump prints every user/assistant line with text, as the seed does; the record
-        model says whose each is (``transcript.entry.speaker``). Raises OSError."""
+        """Of the lines the dump prints (each user/assistant one with text), those no person or model wrote."""
         from termsprawl_context import model
         from termsprawl_context.transcript import entry as records
         from termsprawl_context.transcript.content import display_text

@@ -1,7 +1,7 @@
 """Claude Code's own facts, observed on 1.0 through 2.x and documented: the store and its
-folder encoding, sub-agent files, the running session, the project's settings, memory and
-skill files (its record shape is ``model.py``'s; its hook's, ``hooks.py``'s). Nothing here
-reads a file: paths come from an environment mapping, so tests inject one.
+folder encoding, sub-agent files, the running session, the project's settings, memory, skill
+files and permission rules (its record shape is ``model.py``'s; its hook's, ``hooks.py``'s).
+Nothing here reads a file: paths come from an environment mapping, so tests inject one.
 """
 
 import os
@@ -119,6 +119,52 @@ def rules_file(name: str) -> str:
     return os.path.join(RULES_DIR, name + ".md")
 
 
+# --- permission rules (what ``init`` writes and ``doctor`` checks) ---------------------------
+# Observed with 2.1.328 (--permission-mode default, print and interactive mode alike):
+# settings' "permissions": {"allow": [...]} holds rules `Bash(<command>)` (that command
+# exactly, its words parsed as the shell would, quotes dropped), `Bash(<prefix> *)` (the
+# prefix, then any arguments: `*` matches anything, spaces included), `Bash(<prefix>:*)`
+# (the older spelling of the same prefix rule), bare `Bash` or `Bash(*)` (every command),
+# and `Skill(<name>)` (the Skill tool may load that skill; without it print mode refuses).
+# A command holding a shell variable (`$VAR`, `${VAR}`) never matches any rule, and a
+# chained command (`&&`, `;`, a redirection) is asked about for each other part. A skill's
+# `allowed-tools` takes the same rules while the skill runs, with ${CLAUDE_SKILL_DIR}
+# replaced by the skill's folder, as in its text.
+SETTINGS_PERMISSIONS = "permissions"
+SETTINGS_ALLOW = "allow"
+SETTINGS_FILE_SHARED = os.path.join(PROJECT_CONFIG_DIR, "settings.json")
+SKILL_DIR_VARIABLE = "${CLAUDE_SKILL_DIR}"
+BASH_TOOL = "Bash"
+
+
+def read_rules(command: str, options) -> list:
+    shapes = [command] + ["%s %s *" % (command, option) for option in options]
+    return ["%s(%s)" % (BASH_TOOL, shape) for shape in shapes]
+
+
+def skill_rule(name: str) -> str:
+    return "Skill(%s)" % name
+
+
+def bash_rule_matches(rule: str, command: str) -> bool:
+    """Would ``rule`` let ``command`` (simple, no variables) run unasked? ``<prefix>:*`` is
+    ``<prefix> *``, which also matches the prefix alone. Errs towards yes: it is used to warn."""
+    import re
+
+    rule = rule.strip()
+    if rule == BASH_TOOL:
+        return True
+    if not (rule.startswith(BASH_TOOL + "(") and rule.endswith(")")):
+        return False
+    pattern = rule[len(BASH_TOOL) + 1 : -1].strip()
+    if pattern.endswith(":*"):
+        pattern = pattern[:-2] + " *"
+    if pattern.endswith(" *") and command == pattern[:-2]:
+        return True
+    regex = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.fullmatch(regex, command, re.DOTALL) is not None
+
+
 def is_plain_name(value: str) -> bool:
     """A non-empty single path component (not ``.``/``..``): what an id that becomes a file name must be."""
     return bool(value) and "/" not in value and "\\" not in value and value not in (".", "..")
@@ -127,10 +173,10 @@ def is_plain_name(value: str) -> bool:
 def _candidates(session_id: str, environ: "Optional[Mapping[str, str]]", cwd: str):
     """``(<project dir>/<id>.jsonl, dir)`` for each directory from ``cwd`` up to the root, then
     every ``<config>/projects/*/<id>.jsonl`` sorted, with "" (no tree to check). Lazy."""
-    if not is_plain_name(session_id):
+    config = config_dir(environ)
+    if not config or not is_plain_name(session_id):
         return
     name = session_id + TRANSCRIPT_SUFFIX
-    config = config_dir(environ)
     if not cwd:
         try:
             cwd = os.getcwd()
@@ -138,15 +184,11 @@ def _candidates(session_id: str, environ: "Optional[Mapping[str, str]]", cwd: st
             return
     current = os.path.normpath(os.path.abspath(cwd))
     while True:
-        folder = project_dir(config, current)
-        if folder:
-            yield os.path.join(folder, name), current
+        yield os.path.join(project_dir(config, current), name), current
         parent = os.path.dirname(current)
         if parent == current:
             break
         current = parent
-    if not config:
-        return
     projects = os.path.join(config, PROJECTS_SUBDIR)
     for folder in listing(projects):
         yield os.path.join(projects, folder, name), ""

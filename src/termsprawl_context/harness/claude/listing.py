@@ -1,11 +1,9 @@
-"""Claude Code's sessions described, the whole store at once (``sessions``) or one alone
-(``find --json``, ``show``, ``search``'s hits, the hand-off's headers), titled by one rule.
-
-Each is described from its head and tail (``session_meta``). A session no custom or AI
-title names is titled by a summary naming one of its messages (``summary_index``): the
-listing indexes every head and tail it reads; one session alone, those of its own project
-folder (where the harness writes them) whose bytes may name one of its messages, so it
-never reads the whole store nor any file whole.
+"""Claude Code's sessions described from their head and tail (``session_scan``), the whole
+store at once (``sessions``) or one alone (``find --json``, ``show``, ``search``'s hits, the
+hand-off's headers). A session no custom or AI title names is titled by a summary naming one
+of its messages (``summary_index``): the listing indexes every head and tail it reads; one
+session alone, those of its own project folder whose bytes may name one of its messages (never
+the whole store nor any file whole).
 """
 
 import os
@@ -13,12 +11,12 @@ import re
 from typing import Any, Callable, FrozenSet, Iterable, List, NamedTuple, Optional, Tuple
 
 from termsprawl_context import model
-from termsprawl_context.byte_windows import ReadBuffers
+from termsprawl_context.byte_windows import HeadWindow, ReadBuffers, TailWindow
 from termsprawl_context.bytescan import has_ascii_escape
 from termsprawl_context.errors import NotARegularFile
 from termsprawl_context.harness.base import regular_stat
 from termsprawl_context.harness.claude import HARNESS
-from termsprawl_context.harness.claude import session_meta, session_scan
+from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
 from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink
 from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
@@ -37,9 +35,8 @@ def session_from_path(
     uuids_out: Optional[List[bytes]] = None,
     tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> Optional[SessionInfo]:
-    """The seed's parseSessionFromPath: the session at ``path``, or None when the name is not a
-    session's or it is no regular file; an unreadable one is listed with no metadata, as the
-    seed lists it. ``uuids_out``, ``tail_links_out``: as ``read_session_metadata`` fills them."""
+    """The seed's parseSessionFromPath: None when the name is not a session's or it is no regular
+    file; an unreadable one has no metadata, as in the seed (``*_out``: ``read_session_metadata``'s)."""
     name = os.path.basename(path)
     if not HARNESS.is_session_file_name(name):
         return None
@@ -57,7 +54,7 @@ def session_from_path(
         with f:
             st = os.fstat(f.fileno())
             try:
-                meta = session_meta.read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
+                meta = session_scan.read_session_metadata(f, st.st_size, session_id, buffers, uuids_out, tail_links_out)
             except OSError:
                 pass  # an I/O error mid-read: the session is there, its metadata is not
     return meta._replace(
@@ -93,7 +90,7 @@ def describe_alone(
     """The session at ``path`` titled by the listing's rule (summaries of ``index``, else of its folder)."""
     session_id = session_id or HARNESS.session_id_of(path) or os.path.basename(path)
     uuids_out: List[bytes] = []
-    meta = session_meta.session_metadata(path, session_id, uuids_out)
+    meta = session_scan.session_metadata(path, session_id, uuids_out)
     packed = uuids_out[0] if uuids_out else b""
     if packed:  # else a custom or AI title, or a tail naming no message
         if index is None:
@@ -115,22 +112,26 @@ _LEAF_KEY = b'"' + model.FIELD_LEAF_UUID.encode("ascii") + b'"'
 _LEAF_VALUE = re.compile(re.escape(_LEAF_KEY) + rb'\s*:\s*"([^"]*)"')
 
 
+def _windows(path: str) -> Tuple[HeadWindow, TailWindow, int]:
+    """``(head, tail, where the tail's lines past the head begin)`` of ``path``; OSError when unreadable."""
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        head = session_scan.read_head(f, size)
+        return (head,) + session_scan.read_tail_past(f, size, head)
+
+
 def head_summary_links(path: str) -> List[SummaryLink]:
     """The summary links of the head of ``path``, then of its tail window's lines past the head ([] unreadable)."""
     scanner = session_scan.scanner
     try:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            head = session_meta.read_head(f, size)
-            tail, begin = session_meta.read_tail_past(f, size, head)
+        head, tail, begin = _windows(path)
     except OSError:
         return []
     return list(scanner.head(head, "").summary_links + scanner.tail(tail, "", begin, None).summary_links)
 
 
 class FileLeaves(NamedTuple):
-    """A session file and the ``leafUuid`` values its head and tail bytes show (None: an escape
-    hides them, so it is parsed)."""
+    """A session file and the ``leafUuid`` values its head and tail bytes show (None: an escape hides them)."""
 
     path: str
     mtime: float
@@ -138,13 +139,9 @@ class FileLeaves(NamedTuple):
 
 
 def file_leaves(path: str, mtime: float) -> FileLeaves:
-    """The ``leafUuid`` values in the bytes ``head_summary_links`` parses, a superset of its
-    links, no line parsed (an escape anywhere: None)."""
+    """The ``leafUuid`` values in the bytes ``head_summary_links`` parses (a superset), no line parsed."""
     try:
-        with open_regular(path) as f:
-            size = os.fstat(f.fileno()).st_size
-            head = session_meta.read_head(f, size)
-            tail = session_meta.read_tail_past(f, size, head)[0]
+        head, tail, _begin = _windows(path)
     except OSError:
         return FileLeaves(path, mtime, frozenset())
     found: List[bytes] = []
@@ -202,12 +199,11 @@ def describe_store(
     summaries: bool = True,
     map_items: Optional[Callable[[Callable[[str], Optional[_Row]], List[str]], List[Optional[_Row]]]] = None,
 ) -> Tuple[List[SessionInfo], List[Any]]:
-    """The sessions at ``paths`` described, oldest first, and ``render`` of each ([] without one),
-    made where it was described (its results ``marshal``-able), so a listing shared between
-    processes (``map_items``) shares its rendering. With ``summaries``, titled (and rendered
-    again) by any listed summary naming one of the uuids of its tail window; without, as each
-    file says."""
-    buffers = session_meta.read_buffers()
+    """The sessions at ``paths`` described, oldest first, and ``render`` of each ([] without one), made
+    where it was described (``marshal``-able), so a listing shared between processes (``map_items``)
+    shares its rendering. With ``summaries``, retitled by any listed summary naming one of the uuids
+    of its tail window."""
+    buffers = session_scan.read_buffers()
 
     def row(path: str) -> Optional[_Row]:
         """(the session with its links as pairs, its tail's packed uuids, its rendering, its tail's links)."""
@@ -224,18 +220,14 @@ def describe_store(
     sessions = [_session_of_plain(item[0]) for item in rows]
     texts = [item[2] for item in rows]
     index = index_sessions(sessions, [item[3] for item in rows]) if summaries else SummaryIndex()
-    if len(index):
-        titled = list(sessions)
-        for number, item in enumerate(rows):
-            info = sessions[number]
-            title = apply_to_title(Title(info.title, info.title_source), item[1], index)
-            if title.source != info.title_source:
-                titled[number] = info._replace(title=title.text, title_source=title.source)
-        if render is not None:
-            texts = [text if new is old else render(new) for text, old, new in zip(texts, sessions, titled)]
-        sessions = titled
-    order = sorted(range(len(sessions)), key=lambda number: sessions[number].mtime)
-    return [sessions[number] for number in order], [texts[number] for number in order] if render is not None else []
+    for number, item in enumerate(rows if len(index) else ()):
+        info = sessions[number]
+        title = apply_to_title(Title(info.title, info.title_source), item[1], index)
+        if title.source != info.title_source:
+            sessions[number] = info._replace(title=title.text, title_source=title.source)
+            texts[number] = render(sessions[number]) if render is not None else None
+    ordered = sorted(zip(sessions, texts), key=lambda pair: pair[0].mtime)
+    return [info for info, _text in ordered], [text for _info, text in ordered] if render is not None else []
 
 
 def _pairs(links: Iterable[SummaryLink]) -> Tuple[Tuple[str, str], ...]:

@@ -1,44 +1,42 @@
-"""A session's facts from its head and tail windows, two ways that answer alike.
+"""What a session's transcript says about it (first message and prompt, summary, titles,
+directory, branch, first and last timestamps), read from a bounded head and tail window:
+at most ``MAX_BYTES_PER_SESSION``, so a 400 MB transcript costs what a 400 KB one does. The
+rules are ``session_facts``' (``rules`` here).
 
-The plain scanners (``PLAIN_SCANNER``) parse every whole line by ``session_facts``' rules.
-The fast ones (``FAST_SCANNER``) search the bytes for each fact's token, parse only the
-lines that may hold it and stop once it is known; a line or window holding a JSON escape
-that spells an ASCII character (``bytescan``'s rule) is parsed whole. ``scanner`` is the
-switch; the session tests run under both (tests/scanner_fixtures.py). benchmarks/FAST_PATHS.md
-names the row that keeps the fast one: where 50-line heads run to 1 MiB of tool results,
-parsing every line puts ``sessions --json`` behind the peers it must beat.
+Two ways read the facts from the windows and answer alike. The plain scanners
+(``PLAIN_SCANNER``) parse every whole line. The fast ones (``FAST_SCANNER``) search the bytes
+for each fact's token, parse only the lines that may hold it and stop once it is known; a line
+or window holding a JSON escape that spells an ASCII character (``bytescan``'s rule) is parsed
+whole. ``scanner`` is the switch; the session tests run under both (tests/scanner_fixtures.py).
+benchmarks/FAST_PATHS.md names the row that keeps the fast one: where 50-line heads run to
+1 MiB of tool results, parsing every line puts ``sessions --json`` behind the peers it must beat.
 """
 
 import bisect
+import os
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
+from typing import BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
-from termsprawl_context.byte_windows import HeadWindow, TailWindow
+from termsprawl_context import byte_windows as windows
+from termsprawl_context.byte_windows import HeadWindow, TailWindow, iter_lines_within
 from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context import model as cc
 from termsprawl_context.harness.claude import summary_index
-from termsprawl_context.harness.claude.session_facts import (
-    HeadFacts,
-    SummaryLink,
-    TailFacts,
-    take_summary,
-    title_of,
-    user_facts,
-    entry_of_line,
-)
+from termsprawl_context.harness.claude import session_facts as rules
+from termsprawl_context.jsonl import open_regular, parse_object
 from termsprawl_context.model import Entry
-from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM
+from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, first_typed_prompt
 
 
 class Scanner(NamedTuple):
     """One way to read a session's facts from its windows (every way answers alike)."""
 
-    head: Callable[[HeadWindow, str], HeadFacts]  # (window, session_id)
+    head: Callable[[HeadWindow, str], rules.HeadFacts]  # (window, session_id)
     # What the tail's readers share: whether its whole lines hold an ASCII-spelling escape
     # (None: not searched). The fast ones search once, then each takes the answer.
     census: Callable[[TailWindow], Optional[bool]]
-    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], TailFacts]  # (..., summaries_from, census)
+    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], rules.TailFacts]  # (..., summaries_from, census)
     tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
 
 
@@ -51,18 +49,17 @@ def _head_facts(
     kinds_from: Iterable[Entry],
     cwds_from: Iterable[Entry],
     times_from: Iterable[Entry],
-) -> HeadFacts:
-    """The head's facts, each from the entries (file order) that may hold it; each read stops
-    once its fact is known, so a lazy pick parses no further."""
-    first_user, prompt, command = user_facts(users_from)
+) -> rules.HeadFacts:
+    """The head's facts, each from the entries (file order) that may hold it, read until it is known."""
+    first_user, prompt, command = rules.user_facts(users_from)
     summary = ""
     titles: Dict[str, str] = {}  # title kind -> the last one
-    links: List[SummaryLink] = []
+    links: List[rules.SummaryLink] = []
     for entry in kinds_from:
         if entry.type == cc.TITLE_SUMMARY:
-            summary = take_summary(entry, summary, links)
+            summary = rules.take_summary(entry, summary, links)
         else:
-            kind, title = title_of(entry, session_id)
+            kind, title = rules.title_of(entry, session_id)
             titles[kind] = title
     cwd = branch = ""
     for entry in cwds_from:
@@ -71,45 +68,43 @@ def _head_facts(
             break
     first_ts = next((entry.timestamp for entry in times_from if entry.timestamp), "")
     custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
-    return HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
+    return rules.HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
 
 
 def _tail_facts(
     session_id: str, kinds_last_first: Iterable[Entry], times_last_first: Iterable[Entry], summaries: Iterable[Entry]
-) -> TailFacts:
-    """The tail's latest custom and AI title and timestamp, each from the entries (last first)
-    that may hold it, and the summary links of ``summaries`` (file order)."""
+) -> rules.TailFacts:
+    """The latest titles and timestamp, each from the entries (last first) that may hold it; ``summaries``' links."""
     titles: Dict[str, str] = {}  # title kind -> the latest one
     for entry in kinds_last_first:
-        kind, title = title_of(entry, session_id)
+        kind, title = rules.title_of(entry, session_id)
         titles.setdefault(kind, title)
         if TITLE_CUSTOM in titles and TITLE_AI in titles:
             break
     last_ts = next((entry.timestamp for entry in times_last_first if entry.timestamp), "")
-    links: List[SummaryLink] = []
+    links: List[rules.SummaryLink] = []
     for entry in summaries:
         if entry.type == cc.TITLE_SUMMARY:
-            take_summary(entry, "", links)
-    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
+            rules.take_summary(entry, "", links)
+    return rules.TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
 
 
 # --- the plain scanners: every whole line parsed ---------------------------------------
 
 
 def _parsed(lines: Iterable[bytes]) -> List[Entry]:
-    return [entry for entry in map(entry_of_line, lines) if entry is not None]
+    return [entry for entry in map(rules.entry_of_line, lines) if entry is not None]
 
 
-def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
+def _plain_head(window: HeadWindow, session_id: str = "") -> rules.HeadFacts:
     entries = _parsed(window.lines())
     return _head_facts(session_id, entries, entries, entries, entries)
 
 
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
-) -> TailFacts:
-    """The tail's facts from all its whole lines, and the summary links of those from
-    ``summaries_from`` on."""
+) -> rules.TailFacts:
+    """The tail's facts from all its whole lines, and the summary links of those from ``summaries_from`` on."""
     entries = _parsed(window.lines_last_first())
     summaries: List[Entry] = []
     if summaries_from is not None and summaries_from < window.stop():
@@ -188,7 +183,7 @@ def _head_index(window: HeadWindow) -> Callable[[_Token], Iterator[Entry]]:
         indexes: Iterable[int] = sorted(set(token_lines(token)) | escaped) if escaped else token_lines(token)
         for index in indexes:
             if index not in parsed:
-                parsed[index] = entry_of_line(window.line(index))
+                parsed[index] = rules.entry_of_line(window.line(index))
             entry = parsed[index]
             if entry is not None:
                 yield entry
@@ -196,7 +191,7 @@ def _head_index(window: HeadWindow) -> Callable[[_Token], Iterator[Entry]]:
     return entries
 
 
-def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
+def _fast_head(window: HeadWindow, session_id: str = "") -> rules.HeadFacts:
     """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
     entries = _head_index(window)
     tokens = (_TOKEN_USER, _KIND_RE, _TOKEN_CWD, TOKEN_TIMESTAMP)
@@ -209,7 +204,7 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     start = first if newline < 0 else newline + 1
     stop = data.find(b"\n", hit, end)
     stop = stop if stop >= 0 else end
-    return start, stop, entry_of_line(bytes(data[start:stop]))
+    return start, stop, rules.entry_of_line(bytes(data[start:stop]))
 
 
 def _census(window: TailWindow) -> Optional[bool]:
@@ -218,7 +213,7 @@ def _census(window: TailWindow) -> Optional[bool]:
 
 def _fast_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
-) -> TailFacts:
+) -> rules.TailFacts:
     """``_plain_tail``'s answer, parsing only the latest lines whose bytes hold a title or
     timestamp token; a window with an ASCII-spelling escape (never written by the harness)
     goes the plain way. The same search gives ``summaries_from``'s links, no second pass."""
@@ -261,3 +256,97 @@ FAST_SCANNER = Scanner(_fast_head, _census, _fast_tail, _tail_uuids)
 
 # The switch: the listing reads every session through this one.
 scanner = FAST_SCANNER
+
+
+# --- the windows, and one session read through the switch ---------------------------------
+
+# The seed reads at most 50 lines for summary and first user message (both sit near the
+# start; transcripts can be huge), within the seed's 1 MiB line limit: a 20 MB first line is
+# skipped, not read (real 50-line heads run 10-200 KB, the corpus median about 100 KB).
+HEAD_MAX_LINES = 50
+HEAD_MAX_BYTES = 1 << 20
+HEAD_BLOCK_BYTES = 1 << 16  # one or two reads hold a typical head
+# Titles and the last timestamp come from the last 64 KiB, the window the harness's own
+# session picker reads.
+TAIL_MAX_BYTES = 1 << 16
+# What describing one session may read, whatever the file's size.
+MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
+
+
+def read_buffers() -> windows.ReadBuffers:
+    """Buffers a scan reuses for every session's head and tail."""
+    return windows.ReadBuffers(HEAD_BLOCK_BYTES, TAIL_MAX_BYTES)
+
+
+def read_head(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> HeadWindow:
+    """A session's head: at most ``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``."""
+    return windows.read_head(f, size, HEAD_MAX_LINES, HEAD_MAX_BYTES, HEAD_BLOCK_BYTES, buffer)
+
+
+def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> TailWindow:
+    """A session's tail: its last ``TAIL_MAX_BYTES``."""
+    return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
+
+
+def read_tail_past(
+    f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None
+) -> Tuple[TailWindow, int]:
+    """The tail window of ``f`` whose head is ``window``, and where in its data the lines past the head begin."""
+    head_end = window.ends[-1] + 1 if window.ends else 0
+    if window.whole_file:  # the tail is a slice of the head's own buffer
+        return windows.tail_of_head(window, TAIL_MAX_BYTES), head_end
+    return read_tail(f, size, buffer), head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that offset
+
+
+def read_session_metadata(
+    f: BinaryIO,
+    size: int,
+    session_id: str = "",
+    buffers: Optional[windows.ReadBuffers] = None,
+    uuids_out: Optional[List[bytes]] = None,
+    tail_links_out: Optional[List[rules.SummaryLink]] = None,
+) -> rules.SessionMetadata:
+    """The open transcript ``f`` described from its head and tail. ``uuids_out`` gets the tail's packed uuids
+    (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, its summary links past the head."""
+    window = read_head(f, size, buffers.head if buffers else None)
+    tail_window, past_head = read_tail_past(f, size, window, buffers.tail if buffers else None)
+    begin = past_head if tail_links_out is not None else None
+    escaped = scanner.census(tail_window)  # searched once, for all of the tail's readers (fast or plain)
+    tail = scanner.tail(tail_window, session_id, begin, escaped)
+    head = scanner.head(window, session_id)
+    if not head.prompt:
+        head = head._replace(prompt=_prompt_past_head(f, window))
+    if not window.whole_file and not tail.last_timestamp:
+        # The tail window held no whole dated line (one giant last line): the head's
+        # last dated line is the latest we know of.
+        entries = map(rules.entry_of_line, reversed(window.lines()))
+        tail = tail._replace(last_timestamp=next((e.timestamp for e in entries if e is not None and e.timestamp), ""))
+    meta = rules.combine(head, tail)
+    if uuids_out is not None:
+        titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
+        uuids_out.append(b"" if titled else scanner.tail_uuids(tail_window, escaped))
+    if tail_links_out is not None:
+        tail_links_out.extend(tail.summary_links)
+    return meta
+
+
+def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
+    """The first typed prompt past a head with none (compaction summary, slash commands), within ``HEAD_MAX_BYTES``."""
+    last_end = window.ends[-1] + 1 if window.ends else 0
+    leftover = window.data[last_end : window.length]
+    if window.whole_file:  # the rest of the file is in memory already
+        lines = iter(bytes(leftover).split(b"\n"))
+    elif window.length >= HEAD_MAX_BYTES:
+        return ""
+    else:
+        lines = iter_lines_within(f, leftover, window.length, HEAD_MAX_BYTES)
+    return first_typed_prompt(parse_object(raw) for raw in lines)
+
+
+def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> rules.SessionMetadata:
+    """``read_session_metadata`` of ``path``; empty (fail open) when it cannot be read."""
+    try:
+        with open_regular(path) as f:
+            return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
+    except OSError:
+        return rules.SessionMetadata()

@@ -168,11 +168,6 @@ class CodexHarness(Harness):
         context = relay_to_person(additional_context, system_message)
         return Harness.session_start_output(self, system_message, context, session_title)
 
-    def hook_entry(self, command):
-        # SessionStart's `source` (0.169): "startup", "resume", and "fork" for `exec fork` (a new
-        # thread: the matcher "startup|resume" misses it; "*" matches all three).
-        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
-
 
 def _children_index(root: str) -> dict:
     """Per parent thread id, the sub-agent rollouts under ``root`` whose ``session_meta``

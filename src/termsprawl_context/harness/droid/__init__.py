@@ -69,9 +69,5 @@ class DroidHarness(LineLogHarness):
     def subagent_parent(self, path):
         return (False, "") if self.stable_id(path) is not None else None
 
-    def hook_entry(self, command):
-        # Claude's shape (timeout in seconds); "*" matches startup and resume (0.225.2).
-        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]}
-
 
 HARNESS = DroidHarness()

@@ -84,9 +84,7 @@ class QwenHarness(LineLogHarness):
         parent = os.path.join(store, facts.CHATS_SUBDIR, session + facts.TRANSCRIPT_SUFFIX)
         return True, parent if os.path.isfile(parent) else ""
 
-    def hook_entry(self, command):
-        # Qwen's hook timeout is in milliseconds (0.24.4); "*" matches startup and resume.
-        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30000}]}
+    hook_timeout = 30000  # milliseconds (0.24.4)
 
     def merge_project_permissions(self, settings, read_prefix):
         """The one permission rule that lets Qwen run the read command (``read_prefix``: the
