@@ -13,8 +13,9 @@ from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context import model
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
-from termsprawl_context.harness.claude.session_facts import FIRST_USER_MESSAGE_MAX_BYTES, take_summary
 from termsprawl_context.harness.claude.session_scan import (
+    FIRST_USER_MESSAGE_MAX_BYTES,
+    take_summary,
     TAIL_MAX_BYTES,
 )
 from termsprawl_context.transcript.text import sanitize_text, truncate_utf8

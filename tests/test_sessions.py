@@ -15,12 +15,9 @@ from termsprawl_context.store import catalog as C
 from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.titles import is_harness_title
-from termsprawl_context.harness.claude.session_facts import (
-    FIRST_USER_MESSAGE_MAX_BYTES,
-    SessionMetadata,
-    SummaryLink,
-)
+from termsprawl_context.model import SessionInfo, SummaryLink
 from termsprawl_context.harness.claude.session_scan import (
+    FIRST_USER_MESSAGE_MAX_BYTES,
     HEAD_MAX_BYTES,
     HEAD_MAX_LINES,
     MAX_BYTES_PER_SESSION,
@@ -152,7 +149,7 @@ def test_first_user_message_truncated_to_4096_bytes(tmp_path):
 
 def test_missing_file_gives_empty_result(tmp_path):
     assert extract_session_metadata(str(tmp_path / "nope.jsonl")) == ExtractionResult()
-    assert session_metadata(str(tmp_path / "nope.jsonl")) == SessionMetadata()
+    assert session_metadata(str(tmp_path / "nope.jsonl")) == SessionInfo()
 
 
 # --- the seed's TestExtractMetadataFromLines table -------------------------------------

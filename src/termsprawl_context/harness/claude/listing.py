@@ -18,10 +18,9 @@ from termsprawl_context.harness.base import regular_stat
 from termsprawl_context.harness.claude import HARNESS
 from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.harness.claude.facts import TRANSCRIPT_SUFFIX
-from termsprawl_context.harness.claude.session_facts import SessionMetadata, SummaryLink
 from termsprawl_context.harness.claude.summary_index import SummaryIndex, apply_to_title, index_sessions
 from termsprawl_context.jsonl import open_regular
-from termsprawl_context.model import SessionInfo
+from termsprawl_context.model import SessionInfo, SummaryLink
 from termsprawl_context.transcript.titles import Title
 
 
@@ -41,7 +40,7 @@ def session_from_path(
     if not HARNESS.is_session_file_name(name):
         return None
     session_id = name[: -len(TRANSCRIPT_SUFFIX)]
-    meta = SessionMetadata()
+    meta = SessionInfo()
     try:
         f = open_regular(path)
     except NotARegularFile:

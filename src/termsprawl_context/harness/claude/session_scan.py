@@ -1,7 +1,7 @@
 """What a session's transcript says about it (first message and prompt, summary, titles,
 directory, branch, first and last timestamps), read from a bounded head and tail window:
 at most ``MAX_BYTES_PER_SESSION``, so a 400 MB transcript costs what a 400 KB one does. The
-rules are ``session_facts``' (``rules`` here).
+rules over the entries come first, then the scanners that pick the entries they read.
 
 Two ways read the facts from the windows and answer alike. The plain scanners
 (``PLAIN_SCANNER``) parse every whole line. The fast ones (``FAST_SCANNER``) search the bytes
@@ -23,20 +23,128 @@ from termsprawl_context.bytescan import ascii_escape_pattern
 from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
 from termsprawl_context import model as cc
 from termsprawl_context.harness.claude import summary_index
-from termsprawl_context.harness.claude import session_facts as rules
 from termsprawl_context.jsonl import open_regular, parse_object
-from termsprawl_context.model import Entry
-from termsprawl_context.transcript.titles import TITLE_AI, TITLE_CUSTOM, first_typed_prompt
+from termsprawl_context.model import Entry, SessionInfo, SummaryLink, entry_of
+from termsprawl_context.transcript.content import first_content_text
+from termsprawl_context.transcript.slash_commands import is_local_command_output
+from termsprawl_context.transcript.text import sanitize_text, truncate_utf8
+from termsprawl_context.transcript.titles import (
+    TITLE_AI,
+    TITLE_CUSTOM,
+    choose_title,
+    clean_title_record_text,
+    first_typed_prompt,
+    typed_command,
+    typed_prompt,
+)
+
+
+# Half the backend's 8 KiB metadata field limit, which the seed truncates against.
+FIRST_USER_MESSAGE_MAX_BYTES = 8 * 1024 // 2
+
+
+def entry_of_line(raw: Union[bytes, bytearray, str]) -> Optional[Entry]:
+    """The lenient entry of one line (metadata fails open), or None for junk."""
+    record = parse_object(raw)
+    return entry_of(record) if record is not None else None
+
+
+def take_summary(entry: Entry, summary: str, links: List[SummaryLink]) -> str:
+    """Apply one summary entry: append a link, or return the new local summary."""
+    text = entry.record.get(cc.FIELD_SUMMARY)
+    if not isinstance(text, str) or not text:
+        return summary
+    leaf = entry.record.get(cc.FIELD_LEAF_UUID)
+    if isinstance(leaf, str) and leaf:
+        links.append(SummaryLink(sanitize_text(text), leaf))
+        return summary
+    return sanitize_text(text)
+
+
+_TITLE_KEYS = {TITLE_CUSTOM: cc.FIELD_CUSTOM_TITLE, TITLE_AI: cc.FIELD_AI_TITLE}
+
+
+def title_of(entry: Entry, session_id: str) -> Tuple[str, str]:
+    """(kind, title) of a custom or AI title entry naming this session: one naming another is
+    that session's, even in this file (anthropics/claude-code#27202)."""
+    key = _TITLE_KEYS.get(entry.type)
+    owner = entry.session_id
+    if key is None or (session_id and owner and owner != session_id):
+        return "", ""
+    title = clean_title_record_text(cc.as_str(entry.record.get(key)))
+    return (entry.type, title) if title else ("", "")
+
+
+class HeadFacts(NamedTuple):
+    summary: str = ""
+    first_user_message: str = ""
+    summary_links: Tuple[SummaryLink, ...] = ()
+    prompt: str = ""  # the first user text a person typed (not meta, not markup)
+    custom_title: str = ""  # the last one in the head
+    ai_title: str = ""
+    cwd: str = ""
+    git_branch: str = ""
+    first_timestamp: str = ""
+    command: str = ""  # the first slash command the person ran, before any prompt
+
+
+class TailFacts(NamedTuple):
+    custom_title: str = ""  # the last one in the tail window
+    ai_title: str = ""
+    last_timestamp: str = ""
+    # The summary links of the window's lines from ``summaries_from`` on (file order).
+    summary_links: Tuple[SummaryLink, ...] = ()
+
+
+def user_facts(entries: Iterable[Entry]) -> Tuple[str, str, str]:
+    """The first user message, the first prompt and the first slash command run before any
+    prompt, from entries in file order; read no further once message and prompt are known."""
+    first_user = prompt = command = ""
+    previous: Optional[Entry] = None  # the user entry before, which may be a local command
+    for entry in entries:
+        if entry.type != cc.TYPE_USER:
+            continue
+        text = "" if first_user else first_content_text(entry.content)
+        if text:
+            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
+        if not prompt and not (
+            previous is not None
+            and entry.parent_uuid
+            and entry.parent_uuid == previous.uuid
+            and is_local_command_output(entry, previous)
+        ):
+            # The record model decides what the person typed, block by block.
+            prompt = typed_prompt(entry)
+            if not prompt and not command:
+                command = typed_command(entry)
+        if first_user and prompt:
+            break
+        previous = entry
+    return first_user, prompt, command
+
+
+def combine(head: HeadFacts, tail: TailFacts) -> SessionInfo:
+    """One session's metadata, titled by ``choose_title`` (tail before head), no summary index yet."""
+    title, source = choose_title(
+        custom=tail.custom_title or head.custom_title,
+        ai=tail.ai_title or head.ai_title,
+        local_summary=head.summary,
+        prompt=head.prompt,
+        command=head.command,
+        first_message=head.first_user_message,
+    )
+    shared = {name: value for name, value in head._asdict().items() if name in SessionInfo._fields}
+    return SessionInfo(title=title, title_source=source, last_timestamp=tail.last_timestamp, **shared)
 
 
 class Scanner(NamedTuple):
     """One way to read a session's facts from its windows (every way answers alike)."""
 
-    head: Callable[[HeadWindow, str], rules.HeadFacts]  # (window, session_id)
+    head: Callable[[HeadWindow, str], HeadFacts]  # (window, session_id)
     # What the tail's readers share: whether its whole lines hold an ASCII-spelling escape
     # (None: not searched). The fast ones search once, then each takes the answer.
     census: Callable[[TailWindow], Optional[bool]]
-    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], rules.TailFacts]  # (..., summaries_from, census)
+    tail: Callable[[TailWindow, str, Optional[int], Optional[bool]], TailFacts]  # (..., summaries_from, census)
     tail_uuids: Callable[[TailWindow, Optional[bool]], bytes]  # the window's own uuids, packed (window, census)
 
 
@@ -49,17 +157,17 @@ def _head_facts(
     kinds_from: Iterable[Entry],
     cwds_from: Iterable[Entry],
     times_from: Iterable[Entry],
-) -> rules.HeadFacts:
+) -> HeadFacts:
     """The head's facts, each from the entries (file order) that may hold it, read until it is known."""
-    first_user, prompt, command = rules.user_facts(users_from)
+    first_user, prompt, command = user_facts(users_from)
     summary = ""
     titles: Dict[str, str] = {}  # title kind -> the last one
-    links: List[rules.SummaryLink] = []
+    links: List[SummaryLink] = []
     for entry in kinds_from:
         if entry.type == cc.TITLE_SUMMARY:
-            summary = rules.take_summary(entry, summary, links)
+            summary = take_summary(entry, summary, links)
         else:
-            kind, title = rules.title_of(entry, session_id)
+            kind, title = title_of(entry, session_id)
             titles[kind] = title
     cwd = branch = ""
     for entry in cwds_from:
@@ -68,42 +176,42 @@ def _head_facts(
             break
     first_ts = next((entry.timestamp for entry in times_from if entry.timestamp), "")
     custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
-    return rules.HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
+    return HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
 
 
 def _tail_facts(
     session_id: str, kinds_last_first: Iterable[Entry], times_last_first: Iterable[Entry], summaries: Iterable[Entry]
-) -> rules.TailFacts:
+) -> TailFacts:
     """The latest titles and timestamp, each from the entries (last first) that may hold it; ``summaries``' links."""
     titles: Dict[str, str] = {}  # title kind -> the latest one
     for entry in kinds_last_first:
-        kind, title = rules.title_of(entry, session_id)
+        kind, title = title_of(entry, session_id)
         titles.setdefault(kind, title)
         if TITLE_CUSTOM in titles and TITLE_AI in titles:
             break
     last_ts = next((entry.timestamp for entry in times_last_first if entry.timestamp), "")
-    links: List[rules.SummaryLink] = []
+    links: List[SummaryLink] = []
     for entry in summaries:
         if entry.type == cc.TITLE_SUMMARY:
-            rules.take_summary(entry, "", links)
-    return rules.TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
+            take_summary(entry, "", links)
+    return TailFacts(titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, ""), last_ts, tuple(links))
 
 
 # --- the plain scanners: every whole line parsed ---------------------------------------
 
 
 def _parsed(lines: Iterable[bytes]) -> List[Entry]:
-    return [entry for entry in map(rules.entry_of_line, lines) if entry is not None]
+    return [entry for entry in map(entry_of_line, lines) if entry is not None]
 
 
-def _plain_head(window: HeadWindow, session_id: str = "") -> rules.HeadFacts:
+def _plain_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     entries = _parsed(window.lines())
     return _head_facts(session_id, entries, entries, entries, entries)
 
 
 def _plain_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
-) -> rules.TailFacts:
+) -> TailFacts:
     """The tail's facts from all its whole lines, and the summary links of those from ``summaries_from`` on."""
     entries = _parsed(window.lines_last_first())
     summaries: List[Entry] = []
@@ -183,7 +291,7 @@ def _head_index(window: HeadWindow) -> Callable[[_Token], Iterator[Entry]]:
         indexes: Iterable[int] = sorted(set(token_lines(token)) | escaped) if escaped else token_lines(token)
         for index in indexes:
             if index not in parsed:
-                parsed[index] = rules.entry_of_line(window.line(index))
+                parsed[index] = entry_of_line(window.line(index))
             entry = parsed[index]
             if entry is not None:
                 yield entry
@@ -191,7 +299,7 @@ def _head_index(window: HeadWindow) -> Callable[[_Token], Iterator[Entry]]:
     return entries
 
 
-def _fast_head(window: HeadWindow, session_id: str = "") -> rules.HeadFacts:
+def _fast_head(window: HeadWindow, session_id: str = "") -> HeadFacts:
     """The head's facts, parsing only lines holding the sought fact's token, until it is known."""
     entries = _head_index(window)
     tokens = (_TOKEN_USER, _KIND_RE, _TOKEN_CWD, TOKEN_TIMESTAMP)
@@ -204,7 +312,7 @@ def _line_entry(data: Union[bytes, bytearray], hit: int, first: int, end: int) -
     start = first if newline < 0 else newline + 1
     stop = data.find(b"\n", hit, end)
     stop = stop if stop >= 0 else end
-    return start, stop, rules.entry_of_line(bytes(data[start:stop]))
+    return start, stop, entry_of_line(bytes(data[start:stop]))
 
 
 def _census(window: TailWindow) -> Optional[bool]:
@@ -213,7 +321,7 @@ def _census(window: TailWindow) -> Optional[bool]:
 
 def _fast_tail(
     window: TailWindow, session_id: str = "", summaries_from: Optional[int] = None, escaped: Optional[bool] = None
-) -> rules.TailFacts:
+) -> TailFacts:
     """``_plain_tail``'s answer, parsing only the latest lines whose bytes hold a title or
     timestamp token; a window with an ASCII-spelling escape (never written by the harness)
     goes the plain way. The same search gives ``summaries_from``'s links, no second pass."""
@@ -304,8 +412,8 @@ def read_session_metadata(
     session_id: str = "",
     buffers: Optional[windows.ReadBuffers] = None,
     uuids_out: Optional[List[bytes]] = None,
-    tail_links_out: Optional[List[rules.SummaryLink]] = None,
-) -> rules.SessionMetadata:
+    tail_links_out: Optional[List[SummaryLink]] = None,
+) -> SessionInfo:
     """The open transcript ``f`` described from its head and tail. ``uuids_out`` gets the tail's packed uuids
     (b"" under a custom or AI title: no summary outranks it); ``tail_links_out``, its summary links past the head."""
     window = read_head(f, size, buffers.head if buffers else None)
@@ -319,9 +427,9 @@ def read_session_metadata(
     if not window.whole_file and not tail.last_timestamp:
         # The tail window held no whole dated line (one giant last line): the head's
         # last dated line is the latest we know of.
-        entries = map(rules.entry_of_line, reversed(window.lines()))
+        entries = map(entry_of_line, reversed(window.lines()))
         tail = tail._replace(last_timestamp=next((e.timestamp for e in entries if e is not None and e.timestamp), ""))
-    meta = rules.combine(head, tail)
+    meta = combine(head, tail)
     if uuids_out is not None:
         titled = meta.title_source in (TITLE_CUSTOM, TITLE_AI)
         uuids_out.append(b"" if titled else scanner.tail_uuids(tail_window, escaped))
@@ -343,10 +451,10 @@ def _prompt_past_head(f: BinaryIO, window: HeadWindow) -> str:
     return first_typed_prompt(parse_object(raw) for raw in lines)
 
 
-def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> rules.SessionMetadata:
+def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[bytes]] = None) -> SessionInfo:
     """``read_session_metadata`` of ``path``; empty (fail open) when it cannot be read."""
     try:
         with open_regular(path) as f:
             return read_session_metadata(f, os.fstat(f.fileno()).st_size, session_id, uuids_out=uuids_out)
     except OSError:
-        return rules.SessionMetadata()
+        return SessionInfo()
