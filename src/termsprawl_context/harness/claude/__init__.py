@@ -1,12 +1,11 @@
 """Claude Code behind ``harness/base.py``'s interface (its records are the model's shape:
-``entries`` is ``model.entry_of`` line by line). Facts and permission rules are in ``facts.py``,
-hook payload and output in ``hooks.py``, session listing in ``listing.py``."""
+``entries`` is ``model.entry_of`` line by line). Its facts, permission rules and hook payload
+and output are in ``facts.py``, session listing in ``listing.py``."""
 
 import os
 
 from termsprawl_context.harness import base
 from termsprawl_context.harness.claude import facts
-from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
 from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
 
 
@@ -36,7 +35,7 @@ class ClaudeCodeHarness(base.Harness):
     root_option = "projects-dir"
     project_folder = staticmethod(facts.project_folder)  # its store's folder for a working directory
     project_dir_env = facts.PROJECT_DIR_ENV
-    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
+    hook_title_field = facts.HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     init_options = ("hook", "claude_md")
     init_option_help = (
@@ -153,7 +152,7 @@ class ClaudeCodeHarness(base.Harness):
 
     def hook_transcript(self, path, session_id, source, store=""):
         """Where a resumed session's record really is (the payload may name another folder)."""
-        from termsprawl_context.harness.claude.relocation import relocate_record
+        from termsprawl_context.harness.claude.belongs import relocate_record
 
         return relocate_record(store or facts.projects_dir(None), path, source)
 
