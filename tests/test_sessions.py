@@ -24,8 +24,7 @@ from termsprawl_context.harness.claude.session_scan import (
     TAIL_MAX_BYTES,
     session_metadata,
 )
-from termsprawl_context.harness.claude import listing
-from termsprawl_context.harness.claude.listing import session_from_path
+from termsprawl_context.harness.claude.session_scan import session_from_path
 from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import describe_resolved, scan_sessions
@@ -623,7 +622,7 @@ def test_unreadable_regular_file_is_listed_without_metadata(tmp_path, monkeypatc
     def refuse(p):
         raise PermissionError(13, "Permission denied", p)
 
-    monkeypatch.setattr(listing, "open_regular", refuse)
+    monkeypatch.setattr(session_scan, "open_regular", refuse)
     info = session_from_path(str(path), str(tmp_path))
     assert (info.session_id, info.first_user_message, info.size) == (ID1, "", path.stat().st_size)
 

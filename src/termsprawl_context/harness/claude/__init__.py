@@ -1,6 +1,6 @@
 """Claude Code behind ``harness/base.py``'s interface (its records are the model's shape:
 ``entries`` is ``model.entry_of`` line by line). Its facts, permission rules and hook payload
-and output are in ``facts.py``, session listing in ``listing.py``."""
+and output are in ``facts.py``, session listing in ``session_scan.py``."""
 
 import os
 
@@ -110,8 +110,8 @@ class ClaudeCodeHarness(base.Harness):
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
-    describe = _lazy("termsprawl_context.harness.claude.listing", "describe_alone")
-    describe_store = _lazy("termsprawl_context.harness.claude.listing", "describe_store")
+    describe = _lazy("termsprawl_context.harness.claude.session_scan", "describe_alone")
+    describe_store = _lazy("termsprawl_context.harness.claude.session_scan", "describe_store")
 
     def rank_copies(self, paths, greatest_timestamp):
         """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path."""
