@@ -22,20 +22,7 @@ store nor any file whole).
 import bisect
 import os
 import re
-from typing import (
-    Any,
-    BinaryIO,
-    Callable,
-    Dict,
-    FrozenSet,
-    Iterable,
-    Iterator,
-    List,
-    NamedTuple,
-    Optional,
-    Tuple,
-    Union,
-)
+from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import byte_windows as windows
 from termsprawl_context.byte_windows import HeadWindow, ReadBuffers, TailWindow, iter_lines_within
@@ -594,7 +581,7 @@ class FileLeaves(NamedTuple):
 
     path: str
     mtime: float
-    leaves: Optional[FrozenSet[bytes]]
+    leaves: Optional[frozenset]  # of bytes
 
 
 def file_leaves(path: str, mtime: float) -> FileLeaves:
