@@ -6,7 +6,8 @@ import os
 
 from termsprawl_context.harness import base
 from termsprawl_context.harness.claude import facts
-from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
+from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
+from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session, entry_of
 
 
 def _lazy(module, function):
@@ -123,9 +124,6 @@ class ClaudeCodeHarness(base.Harness):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
 
     def entries(self, path):
-        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-        from termsprawl_context.model import entry_of
-
         with open_regular(path) as f:
             for line in iter_lines(f):
                 record = parse_object(line.raw)
@@ -133,9 +131,6 @@ class ClaudeCodeHarness(base.Harness):
                     yield entry_of(record, line.number, line.offset)
 
     def entries_reverse(self, path):
-        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
-        from termsprawl_context.model import entry_of
-
         with open_regular(path) as f:
             for offset, raw in iter_lines_reverse(f):
                 record = parse_object(raw)
