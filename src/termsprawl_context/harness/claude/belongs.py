@@ -1,17 +1,12 @@
 """Whose record is this file: the belongs-to checks, by session and by working tree, and where
-a resumed session's record really is.
-
-A file is asked, not trusted to match its name: records that carry a ``sessionId`` say
-which session wrote them. Two readings of that evidence, on purpose:
-
-- ``belongs_to_session`` guards a path someone GAVE us: it refuses only on positive
-  disagreement (some record names another session, none this one), so a harness that
-  stops writing the field does not turn every session into a refusal.
-- ``carries_session`` is for a path we GUESS (``relocate_record``): it takes a file only when a
-  record carries the id, so a coincidental name never hands back another conversation.
-
-Both stream the whole file: a resumed conversation may carry hundreds of an older
-session's records before its own.
+a resumed session's record really is. A file is asked, not trusted to match its name: records
+that carry a ``sessionId`` say which session wrote them, read two ways on purpose.
+``belongs_to_session`` guards a path someone GAVE us: it refuses only on positive disagreement
+(some record names another session, none this one), so a harness that stops writing the field
+does not turn every session into a refusal. ``carries_session`` is for a path we GUESS
+(``relocate_record``): it takes a file only when a record carries the id, so a coincidental
+name never hands back another conversation. Both stream the whole file: a resumed
+conversation may carry hundreds of an older session's records before its own.
 """
 
 import functools
