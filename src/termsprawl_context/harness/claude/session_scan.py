@@ -25,9 +25,8 @@ import re
 from typing import Any, BinaryIO, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from termsprawl_context import byte_windows as windows
-from termsprawl_context.byte_windows import HeadWindow, ReadBuffers, TailWindow, iter_lines_within
-from termsprawl_context.bytescan import ascii_escape_pattern
-from termsprawl_context.bytescan import has_ascii_escape as _has_ascii_escape
+from termsprawl_context.byte_windows import HeadWindow, TailWindow, iter_lines_within
+from termsprawl_context.bytescan import ascii_escape_pattern, has_ascii_escape as _has_ascii_escape
 from termsprawl_context import model as cc
 from termsprawl_context.errors import NotARegularFile
 from termsprawl_context.harness.base import regular_stat
@@ -478,7 +477,7 @@ def session_metadata(path: str, session_id: str = "", uuids_out: Optional[List[b
 def session_from_path(
     path: str,
     projects_dir: str,
-    buffers: Optional[ReadBuffers] = None,
+    buffers: Optional[windows.ReadBuffers] = None,
     uuids_out: Optional[List[bytes]] = None,
     tail_links_out: Optional[List[SummaryLink]] = None,
 ) -> Optional[SessionInfo]:
