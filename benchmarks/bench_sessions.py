@@ -46,7 +46,6 @@ if str(REPO / "src") not in sys.path:
     sys.path.insert(0, str(REPO / "src"))
 
 from termsprawl_context.jsonl import open_regular  # noqa: E402
-from termsprawl_context.harness.claude import listing as L  # noqa: E402
 from termsprawl_context.harness.claude import session_scan as M  # noqa: E402
 from termsprawl_context.store import catalog  # noqa: E402
 from termsprawl_context.store import sessions as S  # noqa: E402
@@ -380,7 +379,7 @@ def run(scratch, quick=False):
     buffers = M.read_buffers()  # what scan_sessions reuses across a scan
 
     def ours_one(path):
-        L.session_from_path(path, projects_dir, buffers)
+        M.session_from_path(path, projects_dir, buffers)
 
     def base_one(path):
         nonlocal base_bytes

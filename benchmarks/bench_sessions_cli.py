@@ -481,7 +481,7 @@ class Bench(object):
 
     def threshold_rows(self, projects):
         """One helper's cost against one session's, in this process (CPU of the parent)."""
-        from termsprawl_context.harness.claude import listing, session_scan
+        from termsprawl_context.harness.claude import session_scan
         from termsprawl_context.store import parallel
         from termsprawl_context.store import catalog
         from termsprawl_context.store import sessions as S
@@ -490,7 +490,7 @@ class Bench(object):
         buffers = session_scan.read_buffers()
         start = time.process_time()
         for path in paths:
-            listing.session_from_path(path, str(projects), buffers, [])
+            session_scan.session_from_path(path, str(projects), buffers, [])
         per_session = (time.process_time() - start) / len(paths)
         start = time.perf_counter()
         for _ in range(20):

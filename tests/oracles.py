@@ -8,13 +8,15 @@ package's scanners search bytes first and parse only what may hold a fact.
 from termsprawl_context import handoff
 from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
 from termsprawl_context.harness.claude import continuation
-from termsprawl_context.harness.claude.listing import folder_files, head_summary_links
 from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context import model
 from termsprawl_context.transcript.content import first_content_text
 from termsprawl_context.transcript.record import entry_at, iter_records
-from termsprawl_context.harness.claude.session_facts import FIRST_USER_MESSAGE_MAX_BYTES, take_summary
 from termsprawl_context.harness.claude.session_scan import (
+    FIRST_USER_MESSAGE_MAX_BYTES,
+    folder_files,
+    head_summary_links,
+    take_summary,
     TAIL_MAX_BYTES,
 )
 from termsprawl_context.transcript.text import sanitize_text, truncate_utf8
@@ -177,7 +179,7 @@ def select_turns(turns, window, prompts=handoff.PROMPTS_KEPT):
 
 def folder_index_oracle(folder):
     """The summary index of the heads and tails of every session file directly in
-    ``folder``: what ``listing.index_naming`` answers for the uuids it is given."""
+    ``folder``: what ``session_scan.index_naming`` answers for the uuids it is given."""
     index = SummaryIndex()
     for item in folder_files(folder):
         index.add_file(item.path, item.mtime, head_summary_links(item.path))

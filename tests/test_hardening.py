@@ -453,12 +453,12 @@ def test_a_payload_at_the_limit_costs_under_64_mb(tmp_path, shape):
 
 
 def test_a_summary_title_is_cut_to_the_title_bound():
-    from termsprawl_context.harness.claude import session_facts
+    from termsprawl_context.harness.claude import session_scan
     from termsprawl_context.transcript import titles as title_rules
     from termsprawl_context.transcript.text import truncate_utf8
 
-    head = session_facts.HeadFacts(summary="é" * 5000)
-    meta = session_facts.combine(head, session_facts.TailFacts())
+    head = session_scan.HeadFacts(summary="é" * 5000)
+    meta = session_scan.combine(head, session_scan.TailFacts())
     assert meta.title_source == title_rules.TITLE_SUMMARY
     assert len(meta.title.encode("utf-8")) <= title_rules.TITLE_MAX_BYTES
     assert meta.title == truncate_utf8("é" * 5000, title_rules.TITLE_MAX_BYTES)  # as the other titles

@@ -16,8 +16,8 @@ from termsprawl_context.harness.claude.belongs import (
     check_belongs_to_session,
     session_evidence,
 )
-from termsprawl_context.harness.claude.hooks import SOURCE_STARTUP
-from termsprawl_context.harness.claude.relocation import relocate_record
+from termsprawl_context.harness.claude.facts import SOURCE_STARTUP
+from termsprawl_context.harness.claude.belongs import relocate_record
 
 
 def record(kind="user", session=None, **extra):

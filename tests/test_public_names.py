@@ -81,7 +81,6 @@ def readme_names(text, modules):
 # modules are such records too.
 FACT_TABLES = {
     PACKAGE + ".harness.claude.facts",
-    PACKAGE + ".harness.claude.hooks",
     PACKAGE + ".harness.codex.facts",
     PACKAGE + ".harness.gemini.facts",
     PACKAGE + ".model",

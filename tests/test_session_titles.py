@@ -1,7 +1,7 @@
 """Session titles end to end: each title source in a listed store, the summary index
 across files (which summary wins, what it may name), the typed prompt past the head,
 the same title for one session (store.sessions.session_title, Claude Code's
-listing.describe_alone) and from the command
+session_scan.describe_alone) and from the command
 line (``sessions --json``, ``find --json``, copies and candidates on stderr), and every
 corpus session: no title starts with harness text."""
 
@@ -15,7 +15,6 @@ import pytest
 from termsprawl_context import model as cc
 from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
 from termsprawl_context.harness.claude import session_scan as M
-from termsprawl_context.harness.claude import listing as L
 from termsprawl_context.store import sessions as S
 from termsprawl_context.harness.claude.summary_index import SummaryIndex
 from termsprawl_context.transcript import titles as T
@@ -31,7 +30,7 @@ pytestmark = pytest.mark.usefixtures("both_scanners")
 
 def alone(path, session_id="", index=None, folders=None):
     """The title of the session at ``path`` described alone (Claude Code's rule)."""
-    info = L.describe_alone(path, session_id=session_id, index=index, folders=folders)
+    info = M.describe_alone(path, session_id=session_id, index=index, folders=folders)
     return T.Title(info.title, info.title_source)
 
 
@@ -235,7 +234,7 @@ def test_session_title_is_the_listings_title(store):
     index.add_file("/elsewhere.jsonl", 1.0, [("Given", mid(42))])
     assert alone(path, sid(4), index) == T.Title("Given", "summary")
     assert S.session_title(str(folder / "missing.jsonl")) == T.NO_TITLE
-    assert S.with_session_title(L.session_from_path(path, str(projects))).title == "fourth typed"
+    assert S.with_session_title(M.session_from_path(path, str(projects))).title == "fourth typed"
 
 
 # --- the command line ----------------------------------------------------------------------

@@ -15,20 +15,16 @@ from termsprawl_context.store import catalog as C
 from termsprawl_context.harness.claude import session_scan
 from termsprawl_context.store import sessions as S
 from termsprawl_context.transcript.titles import is_harness_title
-from termsprawl_context.harness.claude.session_facts import (
-    FIRST_USER_MESSAGE_MAX_BYTES,
-    SessionMetadata,
-    SummaryLink,
-)
+from termsprawl_context.model import SessionInfo, SummaryLink
 from termsprawl_context.harness.claude.session_scan import (
+    FIRST_USER_MESSAGE_MAX_BYTES,
     HEAD_MAX_BYTES,
     HEAD_MAX_LINES,
     MAX_BYTES_PER_SESSION,
     TAIL_MAX_BYTES,
     session_metadata,
 )
-from termsprawl_context.harness.claude import listing
-from termsprawl_context.harness.claude.listing import session_from_path
+from termsprawl_context.harness.claude.session_scan import session_from_path
 from termsprawl_context.store import catalog
 from termsprawl_context.store.catalog import AmbiguousSession, SessionIdNotFound
 from termsprawl_context.store.sessions import describe_resolved, scan_sessions
@@ -152,7 +148,7 @@ def test_first_user_message_truncated_to_4096_bytes(tmp_path):
 
 def test_missing_file_gives_empty_result(tmp_path):
     assert extract_session_metadata(str(tmp_path / "nope.jsonl")) == ExtractionResult()
-    assert session_metadata(str(tmp_path / "nope.jsonl")) == SessionMetadata()
+    assert session_metadata(str(tmp_path / "nope.jsonl")) == SessionInfo()
 
 
 # --- the seed's TestExtractMetadataFromLines table -------------------------------------
@@ -626,7 +622,7 @@ def test_unreadable_regular_file_is_listed_without_metadata(tmp_path, monkeypatc
     def refuse(p):
         raise PermissionError(13, "Permission denied", p)
 
-    monkeypatch.setattr(listing, "open_regular", refuse)
+    monkeypatch.setattr(session_scan, "open_regular", refuse)
     info = session_from_path(str(path), str(tmp_path))
     assert (info.session_id, info.first_user_message, info.size) == (ID1, "", path.stat().st_size)
 

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from termsprawl_context.harness.claude.facts import HOOK_EVENT_SESSION_START
-from termsprawl_context.harness.claude.hooks import (
+from termsprawl_context.harness.claude.facts import (
     HOOK_OUTPUT_COMMON_FIELDS,
     HOOK_OUTPUT_EVENT_NAME,
     HOOK_OUTPUT_SPECIFIC,

@@ -1,13 +1,13 @@
 """Claude Code behind ``harness/base.py``'s interface (its records are the model's shape:
-``entries`` is ``model.entry_of`` line by line). Facts and permission rules are in ``facts.py``,
-hook payload and output in ``hooks.py``, session listing in ``listing.py``."""
+``entries`` is ``model.entry_of`` line by line). Its facts, permission rules and hook payload
+and output are in ``facts.py``, session listing in ``session_scan.py``."""
 
 import os
 
 from termsprawl_context.harness import base
 from termsprawl_context.harness.claude import facts
-from termsprawl_context.harness.claude.hooks import HOOK_OUTPUT_SESSION_TITLE
-from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session
+from termsprawl_context.jsonl import iter_lines, iter_lines_reverse, open_regular, parse_object
+from termsprawl_context.model import FIELD_CWD, FIELD_SESSION_ID, FIELD_TYPE, FIELD_UUID, Session, entry_of
 
 
 def _lazy(module, function):
@@ -36,7 +36,7 @@ class ClaudeCodeHarness(base.Harness):
     root_option = "projects-dir"
     project_folder = staticmethod(facts.project_folder)  # its store's folder for a working directory
     project_dir_env = facts.PROJECT_DIR_ENV
-    hook_title_field = HOOK_OUTPUT_SESSION_TITLE
+    hook_title_field = facts.HOOK_OUTPUT_SESSION_TITLE
     command = "claude"
     init_options = ("hook", "claude_md")
     init_option_help = (
@@ -111,8 +111,8 @@ class ClaudeCodeHarness(base.Harness):
         found.sort(key=lambda one: one.mtime, reverse=True)
         return found
 
-    describe = _lazy("termsprawl_context.harness.claude.listing", "describe_alone")
-    describe_store = _lazy("termsprawl_context.harness.claude.listing", "describe_store")
+    describe = _lazy("termsprawl_context.harness.claude.session_scan", "describe_alone")
+    describe_store = _lazy("termsprawl_context.harness.claude.session_scan", "describe_store")
 
     def rank_copies(self, paths, greatest_timestamp):
         """As ``locate`` ranks holders: greatest timestamp first, ties by the smaller path."""
@@ -124,9 +124,6 @@ class ClaudeCodeHarness(base.Harness):
         return FIELD_TYPE in first and (FIELD_UUID in first or FIELD_SESSION_ID in first)
 
     def entries(self, path):
-        from termsprawl_context.jsonl import iter_lines, open_regular, parse_object
-        from termsprawl_context.model import entry_of
-
         with open_regular(path) as f:
             for line in iter_lines(f):
                 record = parse_object(line.raw)
@@ -134,9 +131,6 @@ class ClaudeCodeHarness(base.Harness):
                     yield entry_of(record, line.number, line.offset)
 
     def entries_reverse(self, path):
-        from termsprawl_context.jsonl import iter_lines_reverse, open_regular, parse_object
-        from termsprawl_context.model import entry_of
-
         with open_regular(path) as f:
             for offset, raw in iter_lines_reverse(f):
                 record = parse_object(raw)
@@ -153,7 +147,7 @@ class ClaudeCodeHarness(base.Harness):
 
     def hook_transcript(self, path, session_id, source, store=""):
         """Where a resumed session's record really is (the payload may name another folder)."""
-        from termsprawl_context.harness.claude.relocation import relocate_record
+        from termsprawl_context.harness.claude.belongs import relocate_record
 
         return relocate_record(store or facts.projects_dir(None), path, source)
 

@@ -1,26 +1,23 @@
-"""Whose record is this file: the belongs-to checks, by session and by working tree.
-
-A file is asked, not trusted to match its name: records that carry a ``sessionId`` say
-which session wrote them. Two readings of that evidence, on purpose:
-
-- ``belongs_to_session`` guards a path someone GAVE us: it refuses only on positive
-  disagreement (some record names another session, none this one), so a harness that
-  stops writing the field does not turn every session into a refusal.
-- ``carries_session`` is for a path we GUESS (``relocation``): it takes a file only when a
-  record carries the id, so a coincidental name never hands back another conversation.
-
-Both stream the whole file: a resumed conversation may carry hundreds of an older
-session's records before its own.
+"""Whose record is this file: the belongs-to checks, by session and by working tree, and where
+a resumed session's record really is. A file is asked, not trusted to match its name: records
+that carry a ``sessionId`` say which session wrote them, read two ways on purpose.
+``belongs_to_session`` guards a path someone GAVE us: it refuses only on positive disagreement
+(some record names another session, none this one), so a harness that stops writing the field
+does not turn every session into a refusal. ``carries_session`` is for a path we GUESS
+(``relocate_record``): it takes a file only when a record carries the id, so a coincidental
+name never hands back another conversation. Both stream the whole file: a resumed
+conversation may carry hundreds of an older session's records before its own.
 """
 
 import functools
-from typing import Callable, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
+import os
+from typing import Callable, List, Mapping, NamedTuple, Optional  # noqa: F401 (also used in type comments, which ruff does not read)
 
 from termsprawl_context.errors import RecordUnreadable, WrongRecord
 from termsprawl_context.harness.base import resolve_dir, under
 from termsprawl_context.harness.claude import facts as claude_facts
 from termsprawl_context.model import decode_entry
-from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records
+from termsprawl_context.transcript.record import decode_line, iter_raw_lines, iter_records, same_file
 
 
 class Evidence(NamedTuple):
@@ -123,3 +120,57 @@ def current_session_path(environ: Optional[Mapping[str, str]] = None, cwd: str =
         cwd,
         lambda path, session_id, tree: belongs_to_session(path, session_id) and belongs_to_tree(path, tree),
     )
+
+
+# --- where a resumed session's record really is ----------------------------------------------
+# Claude Code reports a path under the new directory's project folder and keeps appending
+# to the original.
+
+
+def _session_of_tail(tail: List[str]) -> str:
+    """The session id a record's place names (``<id>.jsonl``, ``<id>/subagents/[...]/agent-*.jsonl``), or ""."""
+    last = tail[-1]
+    if not last.endswith(claude_facts.TRANSCRIPT_SUFFIX):
+        return ""
+    if len(tail) == 1:
+        return last[: -len(claude_facts.TRANSCRIPT_SUFFIX)]
+    if len(tail) >= 3 and tail[1] == claude_facts.SUBAGENTS_DIR and last.startswith(claude_facts.AGENT_FILE_PREFIX):
+        return tail[0]
+    return ""
+
+
+def relocate_record(projects: str, path: str, source: Optional[str] = None) -> str:
+    """Where the record reported at ``path`` really is, usually ``path``: a missing one is looked
+    for at the same place under every other project folder of ``projects``, in name order,
+    the first file carrying the session id taken. Costs one stat unless it is missing."""
+    if not projects or not path or source == claude_facts.SOURCE_STARTUP:
+        # A fresh session's record does not exist yet: looking elsewhere for it could
+        # only find another project's file of the same name.
+        return path
+    if os.path.exists(path):
+        return path
+    parts = []  # type: List[str]
+    root = os.path.normpath(os.path.abspath(path))
+    while True:  # climbed to ``projects`` from the path, so another spelling of it still matches
+        root, name = os.path.split(root)
+        if not name:
+            return path
+        parts.insert(0, name)
+        if same_file(root, projects):
+            break
+    own_folder, tail = parts[0], parts[1:]
+    session_id = _session_of_tail(tail) if tail else ""
+    if not session_id:
+        return path
+    try:
+        with os.scandir(root) as entries:
+            folders = sorted(e.name for e in entries if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return path
+    for folder in folders:
+        if folder == own_folder:
+            continue
+        candidate = os.path.join(root, folder, *tail)
+        if carries_session(candidate, session_id):
+            return candidate
+    return path

@@ -8,38 +8,12 @@ the project folder's other transcripts, searching their bytes before parsing any
 import os
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple  # noqa: F401 (also used in type comments, which ruff does not read)
 
-from termsprawl_context.bytescan import (
-    CARRY_BYTES,
-    CHUNK_BYTES,
-    ESCAPE_LENGTH,
-    Needles,
-    carry_over,
-    file_may_hold,
-    has_ascii_escape,
-    scan_buffer,
-)
-from termsprawl_context.errors import (
-    IDENTITY_CONTEXT,
-    NO_TRANSCRIPT_PATH,
-    ChainRunaway,
-    ContinuationMissing,
-    Degraded,
-    LineTooLong,
-    NoOriginRecord,
-    NoProjectDir,
-    RecordUnreadable,
-    UsageError,
-)
+from termsprawl_context import bytescan, errors
 from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import open_regular
 from termsprawl_context.transcript.timestamps import parse_timestamp
 from termsprawl_context.model import Entry
-from termsprawl_context.transcript.record import (
-    MAX_RECORD_BYTES,
-    decode_line,
-    entry_at,
-    iter_raw_lines,
-)
+from termsprawl_context.transcript.record import MAX_RECORD_BYTES, decode_line, entry_at, iter_raw_lines
 
 
 # A real conversation resumes a handful of times: past these the chain is malformed.
@@ -52,7 +26,7 @@ class Identity(NamedTuple):
     true origin, else why the walk stopped short) and every transcript it could not read."""
 
     id: str
-    degraded: Optional[Degraded]
+    degraded: Optional[errors.Degraded]
     unreadable_siblings: Tuple[str, ...]
 
 
@@ -74,8 +48,8 @@ def origin_of(entry: Entry) -> Optional[Origin]:
 
 # Chunks of the byte search (bytescan's): no more than the line bound, so a line that
 # reaches the bound cannot hide between two newlines of one chunk.
-_CHUNK = CHUNK_BYTES
-_NO_NEEDLES = Needles.of(())
+_CHUNK = bytescan.CHUNK_BYTES
+_NO_NEEDLES = bytescan.Needles.of(())
 
 
 class ByteSearchSiblings:
@@ -87,20 +61,20 @@ class ByteSearchSiblings:
     def __init__(self) -> None:
         self._found = {}  # type: Dict[Tuple[str, Tuple[str, ...]], Optional[Origin]]
         self._clean = set()  # type: Set[str]
-        self._buffer = scan_buffer()  # one for every file the walk searches
+        self._buffer = bytescan.scan_buffer()  # one for every file the walk searches
 
     def holding(self, path: str, uuids: Tuple[str, ...]) -> Optional[Origin]:
         """The file's origin when one of its entries carries one of ``uuids`` (none empty), else None."""
         key = (path, uuids)
         if key not in self._found:
-            needles = Needles.for_values(uuids)  # plain None for a needle of odd characters: parse every line
+            needles = bytescan.Needles.for_values(uuids)  # plain None for a needle of odd characters: parse every line
             held = needles.plain is None or scan_bytes(path, needles.plain, self._clean, self._buffer)
             origin, found = _scan(path, needles, frozenset(uuids)) if held else (None, False)
             self._found[key] = origin if found else None
         return self._found[key]
 
 
-def _scan(path: str, needles: Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], bool]:
+def _scan(path: str, needles: bytescan.Needles, wanted: "frozenset" = frozenset()) -> Tuple[Optional[Origin], bool]:
     """The origin and whether the file's entries carry one of ``wanted``, decoding the head up to the
     origin and the lines that may hold a needle (all, without a plain spelling: then it reads
     to the end, checking every line's bound); else stops once both are known."""
@@ -125,22 +99,22 @@ def scan_bytes(
 ) -> bool:
     """Whether the file's bytes hold a needle or an escape that could spell one, read to the end
     and raising RecordUnreadable as the line reader would. ``clean``: files read once with no
-    long line and no escape, later searched for the needles only. ``buffer`` (``scan_buffer``)
+    long line and no escape, later searched for the needles only. ``buffer`` (``bytescan.scan_buffer``)
     is searched in place, so a walk of a thousand files allocates one chunk."""
     try:
         f = open_regular(path)
     except OSError as exc:
-        raise RecordUnreadable.opening(path, exc) from None
-    overlap = max(max((len(n) for n in needles), default=1), ESCAPE_LENGTH) - 1
-    if buffer is None or overlap > CARRY_BYTES:  # a needle longer than the shared buffer's carry: a buffer of its own
-        buffer = bytearray(max(overlap, CARRY_BYTES) + _CHUNK)
+        raise errors.RecordUnreadable.opening(path, exc) from None
+    overlap = max(max((len(n) for n in needles), default=1), bytescan.ESCAPE_LENGTH) - 1
+    if buffer is None or overlap > bytescan.CARRY_BYTES:  # a needle longer than the shared carry: a buffer of its own
+        buffer = bytearray(max(overlap, bytescan.CARRY_BYTES) + _CHUNK)
     found = escaped = False
     run = chunks = have = 0  # run: bytes since the last newline
     view = memoryview(buffer)
     with f:
         try:
             if clean is not None and path in clean:
-                return file_may_hold(f, Needles(needles, needles), escapes=False, buffer=buffer)
+                return bytescan.file_may_hold(f, bytescan.Needles(needles, needles), escapes=False, buffer=buffer)
             while True:
                 got = f.readinto(view[have : have + _CHUNK])  # type: ignore[attr-defined]  # an open_regular file has it
                 if not got:
@@ -152,15 +126,15 @@ def scan_bytes(
                 if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
                     where = "(in its %d-%d MiB)" % (chunks * (_CHUNK >> 20), (chunks + 1) * (_CHUNK >> 20))
                     why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
-                    raise RecordUnreadable.reading(path, LineTooLong(why))
+                    raise errors.RecordUnreadable.reading(path, errors.LineTooLong(why))
                 run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
-                escaped = escaped or has_ascii_escape(buffer, 0, end)
+                escaped = escaped or bytescan.has_ascii_escape(buffer, 0, end)
                 if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
                     found = True
-                have = carry_over(buffer, end, overlap)
+                have = bytescan.carry_over(buffer, end, overlap)
                 chunks += 1  # chunks, not lines: only an error names a place, and it is rare
         except OSError as exc:
-            raise RecordUnreadable.reading(path, exc) from None
+            raise errors.RecordUnreadable.reading(path, exc) from None
         finally:
             view.release()
     if clean is not None and not escaped:
@@ -178,15 +152,15 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
     continuation to cross, no ``project_dir``). ``siblings``: the reader (default
     ByteSearchSiblings; the tests' PlainSiblings is its oracle)."""
     if not path:
-        raise UsageError(IDENTITY_CONTEXT + NO_TRANSCRIPT_PATH)
+        raise errors.UsageError(errors.IDENTITY_CONTEXT + errors.NO_TRANSCRIPT_PATH)
     start = _scan(path, _NO_NEEDLES)[0]
     scan_bytes(path, ())  # the whole file read, as the reference does: a line past the bound anywhere refuses
     if start is None:
-        raise NoOriginRecord(path)
+        raise errors.NoOriginRecord(path)
     if not start.logical_parent:
         return Identity(start.uuid, None, ())
     if not project_dir:
-        raise NoProjectDir(path, start.logical_parent)
+        raise errors.NoProjectDir(path, start.logical_parent)
     reader = siblings if siblings is not None else ByteSearchSiblings()
     unreadable = []  # type: List[str]
     try:
@@ -201,20 +175,20 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
             unreadable.append(project_dir)
     visits = 0
 
-    def walk(path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[Degraded]]:
+    def walk(path: str, current: Origin, on_path: Set[str], hops: int) -> Tuple[str, Optional[errors.Degraded]]:
         """Depth first over the transcripts that may hold what ``current`` continues (another
         origin, not written after it, holding its logical parent's or its own uuid): one reaching
         a true origin, else the first's degraded answer, else ours."""
         nonlocal visits
         visits += 1
         if hops >= MAX_RESTART_HOPS or visits > MAX_WALK_VISITS:
-            return current.uuid, ChainRunaway(path, current.logical_parent)
-        fallback = None  # type: Optional[Tuple[str, Optional[Degraded]]]
+            return current.uuid, errors.ChainRunaway(path, current.logical_parent)
+        fallback = None  # type: Optional[Tuple[str, Optional[errors.Degraded]]]
         looped = False
         for sibling in names:
             try:
                 origin = reader.holding(sibling, (current.logical_parent, current.uuid))
-            except RecordUnreadable:
+            except errors.RecordUnreadable:
                 if sibling not in unreadable:  # listed once, however often the walk comes by
                     unreadable.append(sibling)
                 continue
@@ -234,8 +208,8 @@ def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Ide
         if fallback is not None:
             return fallback
         if looped:
-            return current.uuid, ChainRunaway(path, current.logical_parent)
-        return current.uuid, ContinuationMissing(path, current.logical_parent)
+            return current.uuid, errors.ChainRunaway(path, current.logical_parent)
+        return current.uuid, errors.ContinuationMissing(path, current.logical_parent)
 
     found, degraded = walk(path, start, {start.uuid}, 0)
     return Identity(found, degraded, tuple(unreadable))

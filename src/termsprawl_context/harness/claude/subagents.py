@@ -26,15 +26,7 @@ from termsprawl_context.errors import (
 from termsprawl_context.harness.claude import facts as cc
 from termsprawl_context.jsonl import loads_strict, open_regular
 from termsprawl_context.transcript.tool_blocks import tool_use_ids
-from termsprawl_context.transcript.record import (
-    MAX_RECORD_BYTES,
-    entry_at,
-    go_quote,
-    iter_raw_lines,
-    decode_line,
-    iter_entries,
-    same_file,
-)
+from termsprawl_context.transcript import record
 
 
 NOT_AN_AGENT_ID = "the reported agent id is not an agent id"
@@ -133,14 +125,14 @@ def read_agent_meta(path: str) -> Optional[AgentMeta]:
     meta = record_stem(path) + cc.AGENT_META_SUFFIX
     try:
         with open_regular(meta) as f:
-            data = f.read(MAX_RECORD_BYTES + 1)
+            data = f.read(record.MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise SubagentsUnreadable("transcript: read sub-agent meta %s: %s" % (meta, os_reason(exc)), meta) from None
-    if len(data) > MAX_RECORD_BYTES:
+    if len(data) > record.MAX_RECORD_BYTES:
         raise SubagentsUnreadable(
-            "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, MAX_RECORD_BYTES), meta
+            "transcript: read sub-agent meta %s: longer than %d bytes" % (meta, record.MAX_RECORD_BYTES), meta
         )
     fields = {"agent_type": "", "description": "", "tool_use_id": "", "spawn_depth": 0}
     try:  # as Go's decoder does: null is the zero value, a wrong type is an error
@@ -167,7 +159,7 @@ def is_subagent_transcript(path: str) -> bool:
     except SubagentsUnreadable:
         pass
     try:
-        first = next(iter_entries(path), None)
+        first = next(record.iter_entries(path), None)
     except RecordUnreadable:
         return False
     return first is not None and first.is_sidechain
@@ -188,7 +180,7 @@ def subagent_transcript_path(session_path: str, agent_id: str) -> str:
     if not agent_id:
         raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": it is empty")
     if not cc.is_plain_name(agent_id):
-        raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": " + go_quote(agent_id))
+        raise NotAnAgentId(_PATH_CONTEXT + NOT_AN_AGENT_ID + ": " + record.go_quote(agent_id))
     return os.path.join(
         record_stem(session_path), cc.SUBAGENTS_DIR, cc.AGENT_FILE_PREFIX + agent_id + cc.TRANSCRIPT_SUFFIX
     )
@@ -217,11 +209,11 @@ def find_parent(path: str) -> Tuple[str, str]:
     root = folder + cc.TRANSCRIPT_SUFFIX
     needles = Needles.for_values([meta.tool_use_id])  # only the lines that may spell it are parsed
     for candidate in ([root] if os.path.isfile(root) else []) + subagent_tree(root):
-        if same_file(candidate, path):
+        if record.same_file(candidate, path):
             continue
         try:
-            for line in iter_raw_lines(candidate):
-                entry = entry_at(line, decode_line(line.raw)) if needles.in_line(line.raw) else None
+            for line in record.iter_raw_lines(candidate):
+                entry = record.entry_at(line, record.decode_line(line.raw)) if needles.in_line(line.raw) else None
                 if entry is not None and meta.tool_use_id in tool_use_ids(entry):
                     return candidate, meta.tool_use_id
         except RecordUnreadable:
