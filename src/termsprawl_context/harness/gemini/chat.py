@@ -12,7 +12,7 @@ from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
+    from typing import Any, BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
@@ -115,17 +115,16 @@ def apply_record(
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
-        messages = update.get(facts.FIELD_MESSAGES)
-        if isinstance(messages, list):
-            spans = message_spans(raw, len(messages)) if raw is not None and messages else None
-            listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
-            for index, message in enumerate(messages):
-                if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    ids = ids_of(message) if ids_of else ()
-                    start, end = (0, where.size) if spans is None else spans[index]
-                    at = index if spans is None else -1  # -1: the message is read alone
-                    listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
-            _merge(chat, listed)
+        messages = set_messages(record)
+        spans = message_spans(raw, len(messages)) if raw is not None and messages else None
+        listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
+        for index, message in enumerate(messages):
+            if is_message(message):
+                ids = ids_of(message) if ids_of else ()
+                start, end = (0, where.size) if spans is None else spans[index]
+                at = index if spans is None else -1  # -1: the message is read alone
+                listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
+        _merge(chat, listed)
         if isinstance(update.get(facts.SUMMARY_KEY), str):
             chat.summary = update[facts.SUMMARY_KEY]
         if isinstance(update.get(facts.HEADER_SESSION_ID), str) and first:
@@ -133,14 +132,9 @@ def apply_record(
         return
     if isinstance(record.get(facts.HEADER_SESSION_ID), str):
         if first:
-            _take_header(chat, record)
+            chat.session_id, chat.kind = record[facts.HEADER_SESSION_ID], as_str(record.get("kind"))
         if isinstance(record.get(facts.SUMMARY_KEY), str):
             chat.summary = record[facts.SUMMARY_KEY]
-
-
-def _take_header(chat: Chat, record: dict) -> None:
-    chat.session_id = as_str(record.get(facts.HEADER_SESSION_ID))
-    chat.kind = as_str(record.get("kind"))
 
 
 def resolve_lines(f, ids_of: "Optional[Callable]" = None, until: int = -1) -> Chat:
@@ -178,9 +172,8 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
         if where.index < 0:
             yield parsed, where, index
             continue
-        update = parsed.get(facts.SET_KEY)
-        messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
-        if isinstance(messages, list) and where.index < len(messages) and isinstance(messages[where.index], dict):
+        messages = set_messages(parsed)
+        if where.index < len(messages) and isinstance(messages[where.index], dict):
             yield messages[where.index], where, index
 
 
@@ -196,12 +189,12 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
         value = None
     if not isinstance(value, dict):
         return chat, []
-    _take_header(chat, value)
+    chat.session_id, chat.kind = as_str(value.get(facts.HEADER_SESSION_ID)), as_str(value.get("kind"))
     chat.summary = as_str(value.get(facts.SUMMARY_KEY))
     messages = value.get(facts.FIELD_MESSAGES)
     by_id = {}  # type: dict
     for message in messages if isinstance(messages, list) else []:
-        if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+        if is_message(message):
             by_id[message[facts.FIELD_ID]] = message
     return chat, list(by_id.values())
 
@@ -217,30 +210,27 @@ def is_legacy(path: str) -> bool:
 HEAD_BYTES = 1 << 16
 
 
-def _string_after(text: str, key: str) -> "Optional[str]":
-    """The JSON string value of the first top-level-looking ``"key":``, else None."""
-    import json
-
-    at = text.find('"%s"' % key)
-    rest = text[at + len(key) + 2 :].lstrip() if at >= 0 else ""
-    if not rest.startswith(":"):
-        return None
-    try:
-        value, _end = json.JSONDecoder().raw_decode(rest[1:].lstrip())
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
-
-
 def head_facts(path: str) -> dict:
     """``{"sessionId", "projectHash"}`` when a legacy chat's head opens an object naming both (strings), else {}."""
+    import json
+
     text = read_head(path).decode("utf-8", "replace")
     if not text.lstrip().startswith("{"):
         return {}
     messages = text.find('"messages"')
     scope = text if messages < 0 else text[:messages]
-    found = {key: _string_after(scope, key) for key in (facts.HEADER_SESSION_ID, "projectHash")}
-    return found if all(found.values()) else {}
+    found = {}
+    for key in (facts.HEADER_SESSION_ID, "projectHash"):  # each the string value of its first ``"key":``
+        at = scope.find('"%s"' % key)
+        rest = scope[at + len(key) + 2 :].lstrip() if at >= 0 else ""
+        try:
+            value = json.JSONDecoder().raw_decode(rest[1:].lstrip())[0] if rest.startswith(":") else None
+        except ValueError:
+            value = None
+        if not isinstance(value, str) or not value:
+            return {}
+        found[key] = value
+    return found
 
 
 def read_head(path: str) -> bytes:
@@ -397,23 +387,17 @@ class _Backwards(object):
 
     def meet(self, message_id: str) -> int:
         """The copy of ``message_id`` met now: the winner, a loser, or all before it gone."""
-        cuts = self.cuts
-        if cuts:
-            if message_id == cuts[-1]:
-                cuts.pop()
-                self.pending[message_id] -= 1
-                self.decided.add(message_id)
-                # A later rewind naming it again found it gone (this earlier one cut it): that
-                # later one cleared the whole conversation before it.
-                return _STOP if self.pending[message_id] else _LOSE
-            if self.pending.get(message_id):
-                return _STOP  # an earlier rewind cut this target before the later one named it
-            self.decided.add(message_id)
-            return _LOSE
-        if message_id in self.decided:
-            return _LOSE
+        verdict = _LOSE if self.cuts or message_id in self.decided else _WIN
+        if self.cuts and message_id == self.cuts[-1]:
+            self.cuts.pop()
+            self.pending[message_id] -= 1
+            # A later rewind naming it again found it gone (this earlier one cut it): that
+            # later one cleared the whole conversation before it.
+            verdict = _STOP if self.pending[message_id] else _LOSE
+        elif self.pending.get(message_id):
+            return _STOP  # an earlier rewind cut this target before the later one named it
         self.decided.add(message_id)
-        return _WIN
+        return verdict
 
     def sift(self, placed: "Iterable[Tuple[dict, Where]]") -> "Tuple[list, bool]":
         """The winners among ``placed`` (met newest first), and whether a rewind found all before them gone."""
@@ -439,7 +423,7 @@ class _Merge(object):
         self.index = {}  # type: dict  # id -> its position among the listed ids
         self.copies = array("q")  # position -> the list element holding its last copy
         for at, message in enumerate(messages):
-            if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+            if is_message(message):
                 known = self.index.setdefault(message[facts.FIELD_ID], len(self.copies))
                 if known == len(self.copies):
                     self.copies.append(at)
@@ -494,11 +478,13 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         record = parse_object(raw)
         if record is None:
             continue
-        found = _record_messages(record)
-        if found is None:
+        if isinstance(record.get(facts.REWIND_KEY), str):
             frames[-1].rewind(record[facts.REWIND_KEY])
             continue
-        listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
+        # The messages the record places, last first (``apply_record``'s order).
+        single = isinstance(record.get(facts.FIELD_ID), str)
+        found = [record] if single else [m for m in reversed(set_messages(record)) if is_message(m)]
+        listed = bool(found) and not single
         if listed and merge is None:
             merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
             frames.append(_Backwards())
@@ -522,14 +508,12 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         yield from frames[0].sift(merge.flush())[0]
 
 
-def _record_messages(record: dict) -> "Optional[list]":
-    """The messages one record places, last first; None for a rewind (``apply_record``'s order)."""
-    if isinstance(record.get(facts.REWIND_KEY), str):
-        return None
-    if isinstance(record.get(facts.FIELD_ID), str):
-        return [record]
+def set_messages(record: dict) -> list:
+    """A ``{"$set": {"messages": [...]}}`` record's list, else []."""
     update = record.get(facts.SET_KEY)
     messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
-    if not isinstance(messages, list):
-        return []
-    return [m for m in reversed(messages) if isinstance(m, dict) and isinstance(m.get(facts.FIELD_ID), str)]
+    return messages if isinstance(messages, list) else []
+
+
+def is_message(value: "Any") -> bool:
+    return isinstance(value, dict) and isinstance(value.get(facts.FIELD_ID), str)

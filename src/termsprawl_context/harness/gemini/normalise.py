@@ -56,8 +56,8 @@ class Normaliser(object):
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
-        for part in parts:
-            block = result_block(part, failed) if isinstance(part, dict) else None
+        for part in parts:  # dicts all (``parts_of``)
+            block = result_block(part, failed)
             if block is not None and self.give(RESULT, block["tool_use_id"]):
                 blocks.append(block)
         if blocks:
@@ -325,18 +325,14 @@ def message_ids(message: dict) -> tuple:
     kind = message.get(facts.FIELD_TYPE)
     parts = parts_of(message.get("content"))
     found = []
-    if kind == facts.TYPE_USER:
-        result_parts = parts
-    elif kind == "gemini":
+    if kind == "gemini":
         calls, results = gemini_calls(message, parts)
         found = [(CALL, as_str(call.get("id"))) for call in calls]
-        result_parts = [part for part, _failed in results]
-    else:
+        parts = [part for part, _failed in results]
+    elif kind != facts.TYPE_USER:
         return ()
-    for part in result_parts:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        if isinstance(response, dict):
-            found.append((RESULT, as_str(response.get("id"))))
+    responses = [part.get("functionResponse") for part in parts]  # dicts all (``parts_of``)
+    found += [(RESULT, as_str(response.get("id"))) for response in responses if isinstance(response, dict)]
     return tuple(pair for pair in found if pair[1])
 
 
