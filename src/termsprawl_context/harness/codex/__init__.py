@@ -77,10 +77,9 @@ class CodexHarness(Harness):
 
     def sniff(self, first):
         payload = first.get("payload")
-        return (
-            first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META
-            and isinstance(payload, dict)
-            and ("cli_version" in payload or "originator" in payload)
+        keys = payload if isinstance(payload, dict) else {}
+        return first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META and (
+            "cli_version" in keys or "originator" in keys
         )
 
     def entries(self, path):
@@ -157,9 +156,7 @@ def _children_index(root: str) -> dict:
         parent = as_str(meta_of(candidate).get(facts.META_PARENT_THREAD))
         if parent and parent != facts.thread_id_of(candidate):
             index.setdefault(parent, []).append(candidate)
-    for children in index.values():
-        children.sort()
-    return index
+    return {parent: sorted(children) for parent, children in index.items()}
 
 
 HARNESS = CodexHarness()

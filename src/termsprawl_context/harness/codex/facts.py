@@ -70,13 +70,10 @@ MAX_FORK_DEPTH = 16
 def thread_id_of(path: str) -> str:
     """The thread id a rollout's file name ends with, or ""."""
     name = os.path.basename(path)
-    if not (name.startswith(ROLLOUT_PREFIX) and name.endswith(TRANSCRIPT_SUFFIX)):
-        return ""
-    stem = name[: -len(TRANSCRIPT_SUFFIX)]
-    if len(stem) < len(ROLLOUT_PREFIX) + THREAD_ID_CHARS:
-        return ""
-    tail = stem[-THREAD_ID_CHARS:]
-    return tail if tail.count("-") == 4 and all(c in "0123456789abcdefABCDEF-" for c in tail) else ""
+    named = name.startswith(ROLLOUT_PREFIX) and name.endswith(TRANSCRIPT_SUFFIX)
+    tail = name[len(ROLLOUT_PREFIX) : -len(TRANSCRIPT_SUFFIX)][-THREAD_ID_CHARS:] if named else ""
+    shaped = len(tail) == THREAD_ID_CHARS and tail.count("-") == 4
+    return tail if shaped and all(c in "0123456789abcdefABCDEF-" for c in tail) else ""
 
 
 def rollouts_under(root: str) -> Iterator[str]:

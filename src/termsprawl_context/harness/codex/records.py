@@ -176,14 +176,16 @@ def is_text_answer(entry) -> bool:
     return entry.type == "assistant" and bool(entry.content) and entry.content[0].get("type") == "text"
 
 
-def classed(entry, announces: bool, bridge: "Optional[str]"):
-    """An unannounced assistant text, as an answer or a compaction's summary. 0.169 announces each answer
-    with an ``AgentMessage`` event just before it: in such a file an unannounced one is the summary (even
-    when the ``compacted`` line after it was never written). Without announcements (0.47) it is one only
+def classed(entry, announces: bool, bridge: "Optional[str]") -> list:
+    """An unannounced assistant text (none when None), as an answer or a compaction's summary. 0.169 announces
+    each answer with an ``AgentMessage`` event just before it: in such a file an unannounced one is the summary
+    (even when the ``compacted`` line after it was never written). Without announcements (0.47) it is one only
     when the next ``compacted`` bridge holds its text."""
+    if entry is None:
+        return []
     if announces or (bridge and entry.content[0].get("text", "") in bridge):
-        return entry._replace(type="user", is_compact_summary=True)
-    return entry
+        return [entry._replace(type="user", is_compact_summary=True)]
+    return [entry]
 
 
 # How far into a rollout we look for an announcement, to know whether it announces answers.
@@ -269,9 +271,8 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 continue
             if kind == "compacted":
                 bridge = as_str(payload.get("message"))
-                if held is not None:
-                    yield classed(held, announces, bridge)
-                    held = None
+                yield from classed(held, announces, bridge)
+                held = None
                 announced = set()
                 if bridge:
                     yield compaction_entry(bridge, thread, record, line.number, line.offset)
@@ -281,17 +282,15 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
             found = item_entries(payload, thread, record, line.number, line.offset)
             if not found:
                 continue
-            if held is not None:
-                yield classed(held, announces, None)  # no `compacted` followed it
-                held = None
+            yield from classed(held, announces, None)  # no `compacted` followed it
+            held = None
             for entry in found:
                 if is_text_answer(entry) and not (entry.uuid and entry.uuid in announced):
                     held = entry  # an unannounced text: the next item or `compacted` classes it
                 else:
                     yield entry  # (an answer the person was shown)
             announced = set()
-    if held is not None:
-        yield classed(held, announces, None)
+    yield from classed(held, announces, None)
 
 
 def rollout_entries_reverse(
@@ -322,9 +321,8 @@ def rollout_entries_reverse(
                     pending = None
                 continue
             if kind == "compacted":
-                if pending is not None:
-                    yield classed(pending, announces, pending_bridge)
-                    pending = None
+                yield from classed(pending, announces, pending_bridge)
+                pending = None
                 text = as_str(payload.get("message"))
                 if text:
                     yield compaction_entry(text, thread, record, 0, offset)
@@ -335,17 +333,15 @@ def rollout_entries_reverse(
             found = item_entries(payload, thread, record, 0, offset)
             if not found:
                 continue
-            if pending is not None:
-                yield classed(pending, announces, pending_bridge)
-                pending = None
+            yield from classed(pending, announces, pending_bridge)
+            pending = None
             for entry in reversed(found):
                 if is_text_answer(entry):
                     pending, pending_bridge = entry, bridge
                 else:
                     yield entry
             bridge = None
-    if pending is not None:
-        yield classed(pending, announces, pending_bridge)
+    yield from classed(pending, announces, pending_bridge)
     yield from _inherited(path, meta, roots, depth, reverse=True)
 
 
