@@ -41,12 +41,10 @@ class Normaliser(object):
         """Whether this call (or result) is given here: the first time its id is met (at its last holder)."""
         if not call_id:
             return True
-        if self.last_holder is not None and self.last_holder.get((kind, call_id)) != self.index:
-            return False
-        if (kind, call_id) in self.given:
-            return False  # a copy of one already given
-        self.given.add((kind, call_id))
-        return True
+        pair = (kind, call_id)
+        fresh = pair not in self.given and (self.last_holder is None or self.last_holder.get(pair) == self.index)
+        self.given.add(pair)  # a later copy is not given again
+        return fresh
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
         stamp = as_str(message.get("timestamp"))
