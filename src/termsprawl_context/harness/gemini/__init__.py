@@ -132,14 +132,12 @@ class GeminiHarness(Harness):
     def stable_id(self, path):
         """The header's session id when the file name agrees (a main chat is named for its first 8 characters,
         a sub-agent's for all): a resume goes on in the same file."""
-        chat = header_of(path)
-        if chat is None:
-            return None
+        session = (header_of(path) or Chat()).session_id
         name = os.path.basename(path)
-        short = facts.SESSION_FILE_PREFIX, "-" + chat.session_id[:8] + facts.TRANSCRIPT_SUFFIX
-        if name == chat.session_id + facts.TRANSCRIPT_SUFFIX or (name.startswith(short[0]) and name.endswith(short[1])):
-            return chat.session_id
-        return None
+        short = name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(
+            "-" + session[:8] + facts.TRANSCRIPT_SUFFIX
+        )
+        return session if session and (short or name == session + facts.TRANSCRIPT_SUFFIX) else None
 
     def subagent_parent(self, path):
         """A sub-agent's chat lies in ``chats/<parent id>/``; its parent, the main chat naming that id."""

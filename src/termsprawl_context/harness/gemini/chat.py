@@ -64,10 +64,9 @@ def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None
     chat.places[message_id] = slot
     columns[0][slot], columns[1][slot], columns[2][slot] = where.line, where.offset, where.size
     columns[3][slot], columns[4][slot] = where.start, where.index
+    chat.ids.pop(slot, None)
     if where.ids:
         chat.ids[slot] = where.ids
-    else:
-        chat.ids.pop(slot, None)
 
 
 def _merge(chat: Chat, listed: dict) -> None:
@@ -167,14 +166,12 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
             f.seek(at)
             parsed = parse_object(f.read(where.size))
             older, newer = newer, (at, parsed)
-        if parsed is None:
-            continue  # the file changed under us: what was there is gone
-        if where.index < 0:
-            yield parsed, where, index
-            continue
-        messages = set_messages(parsed)
-        if where.index < len(messages) and isinstance(messages[where.index], dict):
-            yield messages[where.index], where, index
+        message = parsed  # None when the file changed under us: what was there is gone
+        if where.index >= 0 and parsed is not None:
+            messages = set_messages(parsed)
+            message = messages[where.index] if where.index < len(messages) else None
+        if isinstance(message, dict):
+            yield message, where, index
 
 
 def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
