@@ -1,18 +1,16 @@
-"""Codex CLI behind ``harness/base.py``'s interface. Observed on Codex CLI 0.169.0 run against a
-scripted Responses API server (``../shared/reference/other-harnesses.md``), and on the 0.47 shape
-public files show.
+"""Codex CLI behind ``harness/base.py``'s interface. Observed on Codex CLI 0.169.0 run against a scripted Responses API
+server (``../shared/reference/other-harnesses.md``), and on the 0.47 shape public files show.
 
-A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every line is an
-envelope ``{"timestamp", "type", "payload"}`` (0.169 adds ``ordinal`` and ``metadata``). What the
-model saw and said is the ``response_item`` lines (``item_entries``): user-role text is the
-person's or the harness's context, role ``developer`` holds permissions, skills and a SessionStart
-hook's context. ``event_msg`` lines repeat them for the UI and are read only for which answers were
-shown (so nothing counts twice). A ``compacted`` line holds the bridge text that continues the
-conversation; the summary the model wrote for it is recorded just before as an ordinary assistant
-message (``classed`` tells it from an answer). A fork (``session_meta.history_base``) does
-not copy its parent's history: the parent's rollout is read first, up to ``end_byte_offset``
-(``rollout_entries``). A sub-agent thread (``parent_thread_id``, ``thread_source: "subagent"``) is its own
-file; its turns are a sub-agent's (``is_sidechain``), as Claude Code's sub-agent transcripts are.
+A rollout is ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``; every line is an envelope
+``{"timestamp", "type", "payload"}`` (0.169 adds ``ordinal`` and ``metadata``). What the model saw and said is the
+``response_item`` lines (``item_entries``): user-role text is the person's or the harness's context, role ``developer``
+holds permissions, skills and a SessionStart hook's context. ``event_msg`` lines repeat them for the UI and are read
+only for which answers were shown (so nothing counts twice). A ``compacted`` line holds the bridge text that continues
+the conversation; the summary the model wrote for it is recorded just before as an ordinary assistant message
+(``classed`` tells it from an answer). A fork (``session_meta.history_base``) does not copy its parent's history: the
+parent's rollout is read first, up to ``end_byte_offset`` (``rollout_entries``). A sub-agent thread
+(``parent_thread_id``, ``thread_source: "subagent"``) is its own file; its turns are a sub-agent's (``is_sidechain``),
+as Claude Code's sub-agent transcripts are.
 """
 
 from __future__ import annotations
@@ -170,13 +168,9 @@ def rollout_line(raw: bytes) -> "Optional[tuple]":
     """(record, type, payload) of a rollout line whose payload is an object, else None."""
     from termsprawl_context.jsonl import parse_object
 
-    record = parse_object(raw)
-    if record is None:
-        return None
+    record = parse_object(raw) or {}
     payload = record.get("payload")
-    if not isinstance(payload, dict):
-        return None
-    return record, record.get(facts.FIELD_TYPE), payload
+    return (record, record.get(facts.FIELD_TYPE), payload) if isinstance(payload, dict) else None
 
 
 def _marked_texts(payload: dict) -> List[tuple]:
@@ -373,9 +367,7 @@ def thread_of(path: str, meta: dict) -> dict:
 def announced_message(payload: dict) -> str:
     """The id of the assistant message an ``item_completed`` event shows (0.169), or ""."""
     item = payload.get("item") if payload.get(facts.FIELD_TYPE) == "item_completed" else None
-    if isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage":
-        return as_str(item.get("id"))
-    return ""
+    return as_str(item.get("id")) if isinstance(item, dict) and item.get(facts.FIELD_TYPE) == "AgentMessage" else ""
 
 
 def meta_of(path: str) -> dict:
@@ -404,9 +396,7 @@ def rollout_entries(path: str, roots: "Optional[List[str]]" = None, end: int = -
                 continue
             record, kind, payload = envelope
             if kind == facts.KIND_EVENT:
-                shown = announced_message(payload)
-                if shown:
-                    announced.add(shown)
+                announced.add(announced_message(payload))  # "" for other events: no answer's uuid is "" here
                 continue
             if kind == facts.KIND_SESSION_META:
                 if line.number == 1:
@@ -462,8 +452,7 @@ def rollout_entries_reverse(
                 continue
             record, kind, payload = envelope
             if kind == facts.KIND_EVENT:
-                shown = announced_message(payload)
-                if pending is not None and shown and shown == pending.uuid:
+                if pending is not None and pending.uuid and announced_message(payload) == pending.uuid:
                     yield pending
                     pending = None
                 continue
@@ -496,8 +485,7 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
     """``(parent rollout, fork point)`` a ``session_meta``'s ``history_base`` names, the point clamped to the
     parent's size (both directions read the same bytes); ``("", 0)`` when none."""
     base = payload.get("history_base")  # {thread_id, end_ordinal_exclusive, end_byte_offset}
-    if not isinstance(base, dict):
-        return "", 0
+    base = base if isinstance(base, dict) else {}
     end = base.get("end_byte_offset")
     parent_id = as_str(base.get("thread_id")) or as_str(payload.get("forked_from_id"))
     if not isinstance(end, int) or isinstance(end, bool) or end <= 0 or not parent_id:

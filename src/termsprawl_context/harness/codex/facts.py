@@ -44,10 +44,9 @@ CONTEXT_PREFIXES = (
     "<user_instructions>",
     "<turn_aborted>",  # 0.169, after an interrupted turn
 )
-# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/
-# contextual_user_message.rs), each the text's start and end as Codex matches them (trimmed,
-# ASCII case ignored): a `!cmd` the person ran with its output, a skill file's body, a hook's
-# prompt, extension, goal and internal context, and the warnings older releases wrote.
+# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/contextual_user_message.rs), each the
+# text's start and end as Codex matches them (trimmed, ASCII case ignored): a `!cmd` the person ran with its output, a
+# skill file's body, a hook's prompt, extension, goal and internal context, and the warnings older releases wrote.
 CONTEXT_FRAMES = (
     ("<user_shell_command>", "</user_shell_command>"),
     ("<skill>", "</skill>"),

@@ -1,23 +1,21 @@
-"""Gemini CLI behind ``harness/base.py``'s interface. Observed on Gemini CLI 0.61.0 (against a
-scripted local model server) and read in its bundle (``chatRecordingService.ts``:
-``loadConversationRecord``); the older single-JSON chats from public samples.
+"""Gemini CLI behind ``harness/base.py``'s interface. Observed on Gemini CLI 0.61.0 (against a scripted local model
+server) and read in its bundle (``chatRecordingService.ts``: ``loadConversationRecord``); the older single-JSON chats
+from public samples.
 
-The chat file is a log: a changed message is appended again (same ``id``; the last copy wins, in
-its own place: 0.61 only rewrites the last message, see ``chat.newest_messages``), ``{"$set": {...}}`` updates
-metadata or replaces the message list, ``{"$rewindTo": id}`` drops that message and all after it.
-One deliberate difference from the client: a ``$set.messages`` list orders the messages it names
-and adds new ones but never drops one already seen (kept before the listed message that followed
-it). On resume 0.61 rebuilds that list from the model's history, which skips a user message
-opening with ``<hook_context>`` (with a SessionStart hook, the first typed prompt: applied
-literally, it would be lost) and copies each tool result under ``<message id>_response``; the
-copies are dropped by call id (one result per call, at the last message holding it).
+The chat file is a log: a changed message is appended again (same ``id``; the last copy wins, in its own place: 0.61
+only rewrites the last message, see ``chat.newest_messages``), ``{"$set": {...}}`` updates metadata or replaces the
+message list, ``{"$rewindTo": id}`` drops that message and all after it. One deliberate difference from the client: a
+``$set.messages`` list orders the messages it names and adds new ones but never drops one already seen (kept before the
+listed message that followed it). On resume 0.61 rebuilds that list from the model's history, which skips a user message
+opening with ``<hook_context>`` (with a SessionStart hook, the first typed prompt: applied literally, it would be lost)
+and copies each tool result under ``<message id>_response``; the copies are dropped by call id (one result per call, at
+the last message holding it).
 """
 
 import os
 
 from termsprawl_context.harness.base import Harness, Q_ALL, Session, folder_files, listing
-from termsprawl_context.harness.gemini.chat import Chat, first_chat, head_facts, header_of
-from termsprawl_context.harness.gemini.chat import is_legacy, read_head, resumed_chat
+from termsprawl_context.harness.gemini.chat import first_chat, head_facts, header_of, is_legacy, read_head, resumed_chat
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.harness.gemini.normalise import entries, entries_reverse
 
@@ -102,8 +100,7 @@ class GeminiHarness(Harness):
     def session_id_of(self, path):  # the header's: the file name holds its first 8 characters only
         if is_legacy(path):
             return head_facts(path).get("sessionId", "")
-        chat = header_of(path)
-        return chat.session_id if chat is not None else ""
+        return header_of(path).session_id
 
     def sniff(self, first):  # a chat's first record, its header (a legacy object's too)
         return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)
@@ -127,12 +124,12 @@ class GeminiHarness(Harness):
         folder = facts.subagent_dir(path, session)
         children = [os.path.join(folder, name) for name in (listing(folder) if folder else [])]
         chats = [child for child in children if child.endswith(facts.TRANSCRIPT_SUFFIX) and not os.path.islink(child)]
-        return [child for child in chats if (header_of(child) or Chat()).kind == facts.KIND_SUBAGENT]
+        return [child for child in chats if header_of(child).kind == facts.KIND_SUBAGENT]
 
     def stable_id(self, path):
         """The header's session id when the file name agrees (a main chat is named for its first 8 characters,
         a sub-agent's for all): a resume goes on in the same file."""
-        session = (header_of(path) or Chat()).session_id
+        session = header_of(path).session_id
         name = os.path.basename(path)
         short = name.startswith(facts.SESSION_FILE_PREFIX) and name.endswith(
             "-" + session[:8] + facts.TRANSCRIPT_SUFFIX
@@ -142,7 +139,7 @@ class GeminiHarness(Harness):
     def subagent_parent(self, path):
         """A sub-agent's chat lies in ``chats/<parent id>/``; its parent, the main chat naming that id."""
         chat = header_of(path)
-        if chat is None:
+        if not chat.session_id:
             return None
         folder = os.path.dirname(os.path.abspath(path))
         if chat.kind != facts.KIND_SUBAGENT and os.path.basename(folder) == facts.CHATS_SUBDIR:
@@ -172,20 +169,18 @@ class GeminiHarness(Harness):
         return resumed_chat(path, session_id) if source == "resume" else path
 
     def merge_project_settings(self, settings, read_command):
-        """What ``init --gemini-hook`` adds to ``.gemini/settings.json`` besides the hook, for Gemini CLI 0.61 (read
-        in its bundle, run in tests/e2e/), each only where the file says nothing at that key (what the person
-        wrote is kept, and reported):
+        """What ``init --gemini-hook`` adds to ``.gemini/settings.json`` besides the hook, for Gemini CLI 0.61 (read in
+        its bundle, run in tests/e2e/), each only where the file says nothing at that key (what the person wrote is
+        kept, and reported):
 
-        - the read as a tool that asks nothing: ``mcpServers.termsprawl`` (the command's one-tool ``mcp``
-          server), ``trust: true``. 0.61 asks before every ``run_shell_command`` in its TUI and offers no shell
-          tool headless by default; a prefix allow rule would also admit ``... links add``; its policy engine's
-          project tier is off (``disableWorkspacePolicies`` in ``config/policy.ts``; ``policyPaths`` would
-          replace the person's ``~/.gemini/policies``). A trusted MCP server's tools run with no prompt in both.
-        - ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup (``cleanupExpiredSessions``)
-          takes a resumed session's header-only stub for a corrupt file and deletes every file of the project
-          sharing its 8-character id, the conversation the node reads included (it walks this project's
-          ``chats/`` only).
-        """
+        - the read as a tool that asks nothing: ``mcpServers.termsprawl`` (the command's one-tool ``mcp`` server),
+          ``trust: true``. 0.61 asks before every ``run_shell_command`` in its TUI and offers no shell tool headless by
+          default; a prefix allow rule would also admit ``... links add``; its policy engine's project tier is off
+          (``disableWorkspacePolicies`` in ``config/policy.ts``; ``policyPaths`` would replace the person's
+          ``~/.gemini/policies``). A trusted MCP server's tools run with no prompt in both.
+        - ``general.sessionRetention.enabled: false``: 0.61's start-up cleanup (``cleanupExpiredSessions``) takes a
+          resumed session's header-only stub for a corrupt file and deletes every file of the project sharing its
+          8-character id, the conversation the node reads included (it walks this project's ``chats/`` only)."""
         import json
 
         notes = []  # type: list
@@ -262,13 +257,10 @@ def _project_settings(project: str) -> "Any":
     """The project's settings as JSON, or None (missing, not a regular file: a FIFO would block, too long, junk)."""
     import json
 
-    from termsprawl_context.jsonl import try_open_regular
+    from termsprawl_context.jsonl import open_regular
 
-    f = try_open_regular(os.path.join(project, facts.SETTINGS_FILE))
-    if f is None:
-        return None
     try:
-        with f:
+        with open_regular(os.path.join(project, facts.SETTINGS_FILE)) as f:
             data = f.read(_MAX_SETTINGS_BYTES + 1)
         return json.loads(data.decode("utf-8")) if len(data) <= _MAX_SETTINGS_BYTES else None
     except (OSError, ValueError, RecursionError):

@@ -6,7 +6,7 @@ import os
 from array import array
 from collections import namedtuple
 
-from termsprawl_context.harness.base import listing
+from termsprawl_context.harness.base import head_record, listing
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.model import as_str
 
@@ -25,12 +25,11 @@ Where = namedtuple("Where", "line offset size index ids start", defaults=(-1, ()
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "summary", "places", "columns", "ids", "free", "opened")
+    __slots__ = ("session_id", "kind", "places", "columns", "ids", "free", "opened")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
-        self.summary = ""
         # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of ``columns``
         # (line, offset, size, start, index: machine integers, not a Where each, so a chat of many small
         # messages costs a few words a message).
@@ -124,16 +123,11 @@ def apply_record(
                 at = index if spans is None else -1  # -1: the message is read alone
                 listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
         _merge(chat, listed)
-        if isinstance(update.get(facts.SUMMARY_KEY), str):
-            chat.summary = update[facts.SUMMARY_KEY]
         if isinstance(update.get(facts.HEADER_SESSION_ID), str) and first:
             chat.session_id = update[facts.HEADER_SESSION_ID]
         return
-    if isinstance(record.get(facts.HEADER_SESSION_ID), str):
-        if first:
-            chat.session_id, chat.kind = record[facts.HEADER_SESSION_ID], as_str(record.get("kind"))
-        if isinstance(record.get(facts.SUMMARY_KEY), str):
-            chat.summary = record[facts.SUMMARY_KEY]
+    if isinstance(record.get(facts.HEADER_SESSION_ID), str) and first:
+        chat.session_id, chat.kind = record[facts.HEADER_SESSION_ID], as_str(record.get("kind"))
 
 
 def resolve_lines(f, ids_of: "Optional[Callable]" = None, until: int = -1) -> Chat:
@@ -187,12 +181,8 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
     if not isinstance(value, dict):
         return chat, []
     chat.session_id, chat.kind = as_str(value.get(facts.HEADER_SESSION_ID)), as_str(value.get("kind"))
-    chat.summary = as_str(value.get(facts.SUMMARY_KEY))
     messages = value.get(facts.FIELD_MESSAGES)
-    by_id = {}  # type: dict
-    for message in messages if isinstance(messages, list) else []:
-        if is_message(message):
-            by_id[message[facts.FIELD_ID]] = message
+    by_id = {m[facts.FIELD_ID]: m for m in (messages if isinstance(messages, list) else []) if is_message(m)}
     return chat, list(by_id.values())
 
 
@@ -232,25 +222,20 @@ def head_facts(path: str) -> dict:
 
 def read_head(path: str) -> bytes:
     """A file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
-    from termsprawl_context.jsonl import try_open_regular
+    from termsprawl_context.jsonl import open_regular
 
-    f = try_open_regular(path)
-    if f is None:
-        return b""
     try:
-        with f:
+        with open_regular(path) as f:
             return f.read(HEAD_BYTES)
     except OSError:
         return b""
 
 
-def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first record, its header, or None (a legacy chat has none)."""
-    from termsprawl_context.harness.base import head_record
-
+def header_of(path: str) -> Chat:
+    """The facts of a chat file's first record, its header; an empty Chat without one (a legacy chat has none)."""
     chat = Chat()
     apply_record(chat, head_record(path, lambda record: True) if not is_legacy(path) else {}, Where(1, 0, 0))
-    return chat if chat.session_id else None
+    return chat if chat.session_id else Chat()
 
 
 def resumed_chat(path: str, session_id: str) -> str:
@@ -258,9 +243,7 @@ def resumed_chat(path: str, session_id: str) -> str:
     transcript_path is a new file (``session-<now>-<id8>.jsonl``: a header and the session context) while
     the conversation goes on in the session's ``first_chat``."""
     folder, name = os.path.split(path)
-    if not name.startswith(facts.SESSION_FILE_PREFIX):
-        return path
-    return first_chat(folder, session_id) or path
+    return (first_chat(folder, session_id) if name.startswith(facts.SESSION_FILE_PREFIX) else "") or path
 
 
 def first_chat(folder: str, session_id: str) -> str:
@@ -271,10 +254,8 @@ def first_chat(folder: str, session_id: str) -> str:
     for candidate in names:
         if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
-            if os.path.islink(full):
-                continue  # the folder was checked inside the store; a link may lead out
-            chat = header_of(full)
-            if chat is not None and chat.session_id == session_id:
+            # Not a link: the folder was checked inside the store; a link may lead out.
+            if not os.path.islink(full) and header_of(full).session_id == session_id:
                 return full
     return ""
 
@@ -433,7 +414,8 @@ class _Merge(object):
         self.messages = messages if spans is None else None
         self.next = len(self.copies) - 1  # the newest listed message not yet given
 
-    def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+    def given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+        """The listed messages not yet given, newest first, down to position ``down_to``."""
         from termsprawl_context.jsonl import parse_object
 
         while self.next >= down_to:
@@ -451,13 +433,7 @@ class _Merge(object):
 
     def feed(self, message: dict, where: Where) -> "Iterator[Tuple[dict, Where]]":
         at = self.index.get(message[facts.FIELD_ID])
-        if at is None:
-            yield message, where
-        else:
-            yield from self._given(at)
-
-    def flush(self) -> "Iterator[Tuple[dict, Where]]":
-        return self._given(0)
+        return iter([(message, where)]) if at is None else self.given(at)
 
 
 def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
@@ -502,7 +478,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         if stop >= 0 or listed:
             break
     if merge is not None and stop != 0:  # the list gives what it has left
-        yield from frames[0].sift(merge.flush())[0]
+        yield from frames[0].sift(merge.given(0))[0]
 
 
 def set_messages(record: dict) -> list:

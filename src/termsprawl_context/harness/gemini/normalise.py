@@ -26,9 +26,8 @@ class Normaliser(object):
     that message (``at`` names the message being read)."""
 
     def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
-        # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user"
-        # messages are the parent model's prompt and the CLI's nudges, never the person (Claude Code's
-        # sidechain, in its own file).
+        # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user" messages are
+        # the parent model's prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         agent = chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
         self.thread = {"session_id": chat.session_id, "is_sidechain": bool(agent), "agent_id": agent}
         self.last_holder, self.index = last_holder, -1
@@ -138,17 +137,16 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 
     def generate():
         with f:
-            chat = chat_file.header_of(path) or Chat()
-            normaliser = Normaliser(chat)
+            normaliser = Normaliser(chat_file.header_of(path))
             for message, where in chat_file.newest_messages(f):
                 yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
 
 
-def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
-    """A chat's facts and its entries in order (a generator over the open file: consume it before the next
-    call). OSError when ``path`` is no regular file; odd content only shrinks it."""
+def entries(path: str) -> "Iterator[Entry]":
+    """A chat's entries in order (a generator over the open file: consume it before the next call). OSError
+    when ``path`` is no regular file; odd content only shrinks it."""
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -156,7 +154,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
         legacy = Normaliser(chat)
-        return chat, (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
+        return (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
         chat = _resolved(f)
     except BaseException:
@@ -171,7 +169,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
                 normaliser.at(index)
                 yield from normaliser.entries(message, where)
 
-    return chat, generate()
+    return generate()
 
 
 # The last forward resolution and the file it is of: a second reader of the same file while the first is
@@ -191,11 +189,6 @@ def _resolved(f) -> Chat:
     chat = chat_file.resolve_lines(f, ids_of=message_ids)
     _LAST.append((key, chat))
     return chat
-
-
-def entries(path: str) -> "Iterator[Entry]":
-    """The chat's entries, forward (see ``read_chat``)."""
-    return read_chat(path)[1]
 
 
 # --- one message's parts ------------------------------------------------------------------------------------
