@@ -56,11 +56,11 @@ def test_a_shell_command_and_a_skill_body_are_never_the_person_s(tmp_path, run_p
 
 
 def test_a_fragment_is_known_by_its_start_and_its_end_as_codex_knows_it():
-    from termsprawl_context.harness.codex import records
+    from termsprawl_context.harness import codex
 
-    assert records.context_kind("  <USER_SHELL_COMMAND>\nx\n</user_shell_command>\n") == "context"
-    assert records.context_kind("<skill> is the tag I mean, not a skill body") == ""
-    assert records.context_kind(SKILL_BLOCK, "user.text") == ""  # 0.169's kind decides where it names one
+    assert codex.context_kind("  <USER_SHELL_COMMAND>\nx\n</user_shell_command>\n") == "context"
+    assert codex.context_kind("<skill> is the tag I mean, not a skill body") == ""
+    assert codex.context_kind(SKILL_BLOCK, "user.text") == ""  # 0.169's kind decides where it names one
 
 
 def _with_shell_call(tmp_path, output):

@@ -44,10 +44,9 @@ CONTEXT_PREFIXES = (
     "<user_instructions>",
     "<turn_aborted>",  # 0.169, after an interrupted turn
 )
-# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/
-# contextual_user_message.rs), each the text's start and end as Codex matches them (trimmed,
-# ASCII case ignored): a `!cmd` the person ran with its output, a skill file's body, a hook's
-# prompt, extension, goal and internal context, and the warnings older releases wrote.
+# The rest of Codex's own list of contextual fragments (codex-rs/core/src/context/contextual_user_message.rs), each the
+# text's start and end as Codex matches them (trimmed, ASCII case ignored): a `!cmd` the person ran with its output, a
+# skill file's body, a hook's prompt, extension, goal and internal context, and the warnings older releases wrote.
 CONTEXT_FRAMES = (
     ("<user_shell_command>", "</user_shell_command>"),
     ("<skill>", "</skill>"),
@@ -70,13 +69,10 @@ MAX_FORK_DEPTH = 16
 def thread_id_of(path: str) -> str:
     """The thread id a rollout's file name ends with, or ""."""
     name = os.path.basename(path)
-    if not (name.startswith(ROLLOUT_PREFIX) and name.endswith(TRANSCRIPT_SUFFIX)):
-        return ""
-    stem = name[: -len(TRANSCRIPT_SUFFIX)]
-    if len(stem) < len(ROLLOUT_PREFIX) + THREAD_ID_CHARS:
-        return ""
-    tail = stem[-THREAD_ID_CHARS:]
-    return tail if tail.count("-") == 4 and all(c in "0123456789abcdefABCDEF-" for c in tail) else ""
+    named = name.startswith(ROLLOUT_PREFIX) and name.endswith(TRANSCRIPT_SUFFIX)
+    tail = name[len(ROLLOUT_PREFIX) : -len(TRANSCRIPT_SUFFIX)][-THREAD_ID_CHARS:] if named else ""
+    shaped = len(tail) == THREAD_ID_CHARS and tail.count("-") == 4
+    return tail if shaped and all(c in "0123456789abcdefABCDEF-" for c in tail) else ""
 
 
 def rollouts_under(root: str) -> Iterator[str]:

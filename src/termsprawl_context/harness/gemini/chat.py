@@ -6,13 +6,13 @@ import os
 from array import array
 from collections import namedtuple
 
-from termsprawl_context.harness.base import listing
+from termsprawl_context.harness.base import head_record, listing
 from termsprawl_context.harness.gemini import facts
 from termsprawl_context.model import as_str
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
+    from typing import Any, BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple
 
 
 # --- one chat file, resolved -----------------------------------------------------------------
@@ -25,12 +25,11 @@ Where = namedtuple("Where", "line offset size index ids start", defaults=(-1, ()
 class Chat(object):
     """A chat file's resolution: its header facts and its messages, in order, as places."""
 
-    __slots__ = ("session_id", "kind", "summary", "places", "columns", "ids", "free", "opened")
+    __slots__ = ("session_id", "kind", "places", "columns", "ids", "free", "opened")
 
     def __init__(self) -> None:
         self.session_id = ""
         self.kind = ""
-        self.summary = ""
         # Message id -> its slot, in the order of each id's last copy; a slot's place is one row of ``columns``
         # (line, offset, size, start, index: machine integers, not a Where each, so a chat of many small
         # messages costs a few words a message).
@@ -64,10 +63,9 @@ def _place(chat: Chat, message_id: str, where: Where, move: bool = True) -> None
     chat.places[message_id] = slot
     columns[0][slot], columns[1][slot], columns[2][slot] = where.line, where.offset, where.size
     columns[3][slot], columns[4][slot] = where.start, where.index
+    chat.ids.pop(slot, None)
     if where.ids:
         chat.ids[slot] = where.ids
-    else:
-        chat.ids.pop(slot, None)
 
 
 def _merge(chat: Chat, listed: dict) -> None:
@@ -115,32 +113,21 @@ def apply_record(
         return
     update = record.get(facts.SET_KEY)
     if isinstance(update, dict):
-        messages = update.get(facts.FIELD_MESSAGES)
-        if isinstance(messages, list):
-            spans = message_spans(raw, len(messages)) if raw is not None and messages else None
-            listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
-            for index, message in enumerate(messages):
-                if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-                    ids = ids_of(message) if ids_of else ()
-                    start, end = (0, where.size) if spans is None else spans[index]
-                    at = index if spans is None else -1  # -1: the message is read alone
-                    listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
-            _merge(chat, listed)
-        if isinstance(update.get(facts.SUMMARY_KEY), str):
-            chat.summary = update[facts.SUMMARY_KEY]
+        messages = set_messages(record)
+        spans = message_spans(raw, len(messages)) if raw is not None and messages else None
+        listed = {}  # type: dict  # id -> its place: its first position in the list, its last copy
+        for index, message in enumerate(messages):
+            if is_message(message):
+                ids = ids_of(message) if ids_of else ()
+                start, end = (0, where.size) if spans is None else spans[index]
+                at = index if spans is None else -1  # -1: the message is read alone
+                listed[message[facts.FIELD_ID]] = Where(where.line, where.offset, end - start, at, ids, start)
+        _merge(chat, listed)
         if isinstance(update.get(facts.HEADER_SESSION_ID), str) and first:
             chat.session_id = update[facts.HEADER_SESSION_ID]
         return
-    if isinstance(record.get(facts.HEADER_SESSION_ID), str):
-        if first:
-            _take_header(chat, record)
-        if isinstance(record.get(facts.SUMMARY_KEY), str):
-            chat.summary = record[facts.SUMMARY_KEY]
-
-
-def _take_header(chat: Chat, record: dict) -> None:
-    chat.session_id = as_str(record.get(facts.HEADER_SESSION_ID))
-    chat.kind = as_str(record.get("kind"))
+    if isinstance(record.get(facts.HEADER_SESSION_ID), str) and first:
+        chat.session_id, chat.kind = record[facts.HEADER_SESSION_ID], as_str(record.get("kind"))
 
 
 def resolve_lines(f, ids_of: "Optional[Callable]" = None, until: int = -1) -> Chat:
@@ -173,15 +160,12 @@ def winners(f, chat: Chat, newest_first: bool = False) -> "Iterator[Tuple[dict, 
             f.seek(at)
             parsed = parse_object(f.read(where.size))
             older, newer = newer, (at, parsed)
-        if parsed is None:
-            continue  # the file changed under us: what was there is gone
-        if where.index < 0:
-            yield parsed, where, index
-            continue
-        update = parsed.get(facts.SET_KEY)
-        messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
-        if isinstance(messages, list) and where.index < len(messages) and isinstance(messages[where.index], dict):
-            yield messages[where.index], where, index
+        message = parsed  # None when the file changed under us: what was there is gone
+        if where.index >= 0 and parsed is not None:
+            messages = set_messages(parsed)
+            message = messages[where.index] if where.index < len(messages) else None
+        if isinstance(message, dict):
+            yield message, where, index
 
 
 def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
@@ -196,13 +180,9 @@ def legacy_messages(data: bytes) -> "Tuple[Chat, List[dict]]":
         value = None
     if not isinstance(value, dict):
         return chat, []
-    _take_header(chat, value)
-    chat.summary = as_str(value.get(facts.SUMMARY_KEY))
+    chat.session_id, chat.kind = as_str(value.get(facts.HEADER_SESSION_ID)), as_str(value.get("kind"))
     messages = value.get(facts.FIELD_MESSAGES)
-    by_id = {}  # type: dict
-    for message in messages if isinstance(messages, list) else []:
-        if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
-            by_id[message[facts.FIELD_ID]] = message
+    by_id = {m[facts.FIELD_ID]: m for m in (messages if isinstance(messages, list) else []) if is_message(m)}
     return chat, list(by_id.values())
 
 
@@ -217,53 +197,45 @@ def is_legacy(path: str) -> bool:
 HEAD_BYTES = 1 << 16
 
 
-def _string_after(text: str, key: str) -> "Optional[str]":
-    """The JSON string value of the first top-level-looking ``"key":``, else None."""
-    import json
-
-    at = text.find('"%s"' % key)
-    rest = text[at + len(key) + 2 :].lstrip() if at >= 0 else ""
-    if not rest.startswith(":"):
-        return None
-    try:
-        value, _end = json.JSONDecoder().raw_decode(rest[1:].lstrip())
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
-
-
 def head_facts(path: str) -> dict:
     """``{"sessionId", "projectHash"}`` when a legacy chat's head opens an object naming both (strings), else {}."""
+    import json
+
     text = read_head(path).decode("utf-8", "replace")
     if not text.lstrip().startswith("{"):
         return {}
     messages = text.find('"messages"')
     scope = text if messages < 0 else text[:messages]
-    found = {key: _string_after(scope, key) for key in (facts.HEADER_SESSION_ID, "projectHash")}
-    return found if all(found.values()) else {}
+    found = {}
+    for key in (facts.HEADER_SESSION_ID, "projectHash"):  # each the string value of its first ``"key":``
+        at = scope.find('"%s"' % key)
+        rest = scope[at + len(key) + 2 :].lstrip() if at >= 0 else ""
+        try:
+            value = json.JSONDecoder().raw_decode(rest[1:].lstrip())[0] if rest.startswith(":") else None
+        except ValueError:
+            value = None
+        if not isinstance(value, str) or not value:
+            return {}
+        found[key] = value
+    return found
 
 
 def read_head(path: str) -> bytes:
     """A file's first ``HEAD_BYTES`` (b"" when it cannot be read as a regular file)."""
-    from termsprawl_context.jsonl import try_open_regular
+    from termsprawl_context.jsonl import open_regular
 
-    f = try_open_regular(path)
-    if f is None:
-        return b""
     try:
-        with f:
+        with open_regular(path) as f:
             return f.read(HEAD_BYTES)
     except OSError:
         return b""
 
 
-def header_of(path: str) -> "Optional[Chat]":
-    """The facts of a chat file's first record, its header, or None (a legacy chat has none)."""
-    from termsprawl_context.harness.base import head_record
-
+def header_of(path: str) -> Chat:
+    """The facts of a chat file's first record, its header; an empty Chat without one (a legacy chat has none)."""
     chat = Chat()
     apply_record(chat, head_record(path, lambda record: True) if not is_legacy(path) else {}, Where(1, 0, 0))
-    return chat if chat.session_id else None
+    return chat if chat.session_id else Chat()
 
 
 def resumed_chat(path: str, session_id: str) -> str:
@@ -271,9 +243,7 @@ def resumed_chat(path: str, session_id: str) -> str:
     transcript_path is a new file (``session-<now>-<id8>.jsonl``: a header and the session context) while
     the conversation goes on in the session's ``first_chat``."""
     folder, name = os.path.split(path)
-    if not name.startswith(facts.SESSION_FILE_PREFIX):
-        return path
-    return first_chat(folder, session_id) or path
+    return (first_chat(folder, session_id) if name.startswith(facts.SESSION_FILE_PREFIX) else "") or path
 
 
 def first_chat(folder: str, session_id: str) -> str:
@@ -284,10 +254,8 @@ def first_chat(folder: str, session_id: str) -> str:
     for candidate in names:
         if candidate.startswith(facts.SESSION_FILE_PREFIX) and candidate.endswith(tail):
             full = os.path.join(folder, candidate)
-            if os.path.islink(full):
-                continue  # the folder was checked inside the store; a link may lead out
-            chat = header_of(full)
-            if chat is not None and chat.session_id == session_id:
+            # Not a link: the folder was checked inside the store; a link may lead out.
+            if not os.path.islink(full) and header_of(full).session_id == session_id:
                 return full
     return ""
 
@@ -397,23 +365,17 @@ class _Backwards(object):
 
     def meet(self, message_id: str) -> int:
         """The copy of ``message_id`` met now: the winner, a loser, or all before it gone."""
-        cuts = self.cuts
-        if cuts:
-            if message_id == cuts[-1]:
-                cuts.pop()
-                self.pending[message_id] -= 1
-                self.decided.add(message_id)
-                # A later rewind naming it again found it gone (this earlier one cut it): that
-                # later one cleared the whole conversation before it.
-                return _STOP if self.pending[message_id] else _LOSE
-            if self.pending.get(message_id):
-                return _STOP  # an earlier rewind cut this target before the later one named it
-            self.decided.add(message_id)
-            return _LOSE
-        if message_id in self.decided:
-            return _LOSE
+        verdict = _LOSE if self.cuts or message_id in self.decided else _WIN
+        if self.cuts and message_id == self.cuts[-1]:
+            self.cuts.pop()
+            self.pending[message_id] -= 1
+            # A later rewind naming it again found it gone (this earlier one cut it): that
+            # later one cleared the whole conversation before it.
+            verdict = _STOP if self.pending[message_id] else _LOSE
+        elif self.pending.get(message_id):
+            return _STOP  # an earlier rewind cut this target before the later one named it
         self.decided.add(message_id)
-        return _WIN
+        return verdict
 
     def sift(self, placed: "Iterable[Tuple[dict, Where]]") -> "Tuple[list, bool]":
         """The winners among ``placed`` (met newest first), and whether a rewind found all before them gone."""
@@ -439,7 +401,7 @@ class _Merge(object):
         self.index = {}  # type: dict  # id -> its position among the listed ids
         self.copies = array("q")  # position -> the list element holding its last copy
         for at, message in enumerate(messages):
-            if isinstance(message, dict) and isinstance(message.get(facts.FIELD_ID), str):
+            if is_message(message):
                 known = self.index.setdefault(message[facts.FIELD_ID], len(self.copies))
                 if known == len(self.copies):
                     self.copies.append(at)
@@ -452,7 +414,8 @@ class _Merge(object):
         self.messages = messages if spans is None else None
         self.next = len(self.copies) - 1  # the newest listed message not yet given
 
-    def _given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+    def given(self, down_to: int) -> "Iterator[Tuple[dict, Where]]":
+        """The listed messages not yet given, newest first, down to position ``down_to``."""
         from termsprawl_context.jsonl import parse_object
 
         while self.next >= down_to:
@@ -470,13 +433,7 @@ class _Merge(object):
 
     def feed(self, message: dict, where: Where) -> "Iterator[Tuple[dict, Where]]":
         at = self.index.get(message[facts.FIELD_ID])
-        if at is None:
-            yield message, where
-        else:
-            yield from self._given(at)
-
-    def flush(self) -> "Iterator[Tuple[dict, Where]]":
-        return self._given(0)
+        return iter([(message, where)]) if at is None else self.given(at)
 
 
 def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
@@ -494,11 +451,13 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         record = parse_object(raw)
         if record is None:
             continue
-        found = _record_messages(record)
-        if found is None:
+        if isinstance(record.get(facts.REWIND_KEY), str):
             frames[-1].rewind(record[facts.REWIND_KEY])
             continue
-        listed = bool(found) and not isinstance(record.get(facts.FIELD_ID), str)
+        # The messages the record places, last first (``apply_record``'s order).
+        single = isinstance(record.get(facts.FIELD_ID), str)
+        found = [record] if single else [m for m in reversed(set_messages(record)) if is_message(m)]
+        listed = bool(found) and not single
         if listed and merge is None:
             merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
             frames.append(_Backwards())
@@ -519,17 +478,15 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         if stop >= 0 or listed:
             break
     if merge is not None and stop != 0:  # the list gives what it has left
-        yield from frames[0].sift(merge.flush())[0]
+        yield from frames[0].sift(merge.given(0))[0]
 
 
-def _record_messages(record: dict) -> "Optional[list]":
-    """The messages one record places, last first; None for a rewind (``apply_record``'s order)."""
-    if isinstance(record.get(facts.REWIND_KEY), str):
-        return None
-    if isinstance(record.get(facts.FIELD_ID), str):
-        return [record]
+def set_messages(record: dict) -> list:
+    """A ``{"$set": {"messages": [...]}}`` record's list, else []."""
     update = record.get(facts.SET_KEY)
     messages = update.get(facts.FIELD_MESSAGES) if isinstance(update, dict) else None
-    if not isinstance(messages, list):
-        return []
-    return [m for m in reversed(messages) if isinstance(m, dict) and isinstance(m.get(facts.FIELD_ID), str)]
+    return messages if isinstance(messages, list) else []
+
+
+def is_message(value: "Any") -> bool:
+    return isinstance(value, dict) and isinstance(value.get(facts.FIELD_ID), str)

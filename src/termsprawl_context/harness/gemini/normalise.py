@@ -26,9 +26,8 @@ class Normaliser(object):
     that message (``at`` names the message being read)."""
 
     def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
-        # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user"
-        # messages are the parent model's prompt and the CLI's nudges, never the person (Claude Code's
-        # sidechain, in its own file).
+        # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user" messages are
+        # the parent model's prompt and the CLI's nudges, never the person (Claude Code's sidechain, in its own file).
         agent = chat.session_id if chat.kind == facts.KIND_SUBAGENT else ""
         self.thread = {"session_id": chat.session_id, "is_sidechain": bool(agent), "agent_id": agent}
         self.last_holder, self.index = last_holder, -1
@@ -41,12 +40,10 @@ class Normaliser(object):
         """Whether this call (or result) is given here: the first time its id is met (at its last holder)."""
         if not call_id:
             return True
-        if self.last_holder is not None and self.last_holder.get((kind, call_id)) != self.index:
-            return False
-        if (kind, call_id) in self.given:
-            return False  # a copy of one already given
-        self.given.add((kind, call_id))
-        return True
+        pair = (kind, call_id)
+        fresh = pair not in self.given and (self.last_holder is None or self.last_holder.get(pair) == self.index)
+        self.given.add(pair)  # a later copy is not given again
+        return fresh
 
     def _entry(self, kind: str, uuid: str, message: dict, where: Where, blocks: "List[dict]", **flags) -> "Entry":
         stamp = as_str(message.get("timestamp"))
@@ -56,8 +53,8 @@ class Normaliser(object):
 
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
-        for part in parts:
-            block = result_block(part, failed) if isinstance(part, dict) else None
+        for part in parts:  # dicts all (``parts_of``)
+            block = result_block(part, failed)
             if block is not None and self.give(RESULT, block["tool_use_id"]):
                 blocks.append(block)
         if blocks:
@@ -140,17 +137,16 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 
     def generate():
         with f:
-            chat = chat_file.header_of(path) or Chat()
-            normaliser = Normaliser(chat)
+            normaliser = Normaliser(chat_file.header_of(path))
             for message, where in chat_file.newest_messages(f):
                 yield from reversed(list(normaliser.entries(message, where)))
 
     return generate()
 
 
-def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
-    """A chat's facts and its entries in order (a generator over the open file: consume it before the next
-    call). OSError when ``path`` is no regular file; odd content only shrinks it."""
+def entries(path: str) -> "Iterator[Entry]":
+    """A chat's entries in order (a generator over the open file: consume it before the next call). OSError
+    when ``path`` is no regular file; odd content only shrinks it."""
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -158,7 +154,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
         with f:
             chat, messages = chat_file.legacy_messages(read_within_bound(f))
         legacy = Normaliser(chat)
-        return chat, (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
+        return (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
         chat = _resolved(f)
     except BaseException:
@@ -173,7 +169,7 @@ def read_chat(path: str) -> "Tuple[Chat, Iterator[Entry]]":
                 normaliser.at(index)
                 yield from normaliser.entries(message, where)
 
-    return chat, generate()
+    return generate()
 
 
 # The last forward resolution and the file it is of: a second reader of the same file while the first is
@@ -193,11 +189,6 @@ def _resolved(f) -> Chat:
     chat = chat_file.resolve_lines(f, ids_of=message_ids)
     _LAST.append((key, chat))
     return chat
-
-
-def entries(path: str) -> "Iterator[Entry]":
-    """The chat's entries, forward (see ``read_chat``)."""
-    return read_chat(path)[1]
 
 
 # --- one message's parts ------------------------------------------------------------------------------------
@@ -325,18 +316,14 @@ def message_ids(message: dict) -> tuple:
     kind = message.get(facts.FIELD_TYPE)
     parts = parts_of(message.get("content"))
     found = []
-    if kind == facts.TYPE_USER:
-        result_parts = parts
-    elif kind == "gemini":
+    if kind == "gemini":
         calls, results = gemini_calls(message, parts)
         found = [(CALL, as_str(call.get("id"))) for call in calls]
-        result_parts = [part for part, _failed in results]
-    else:
+        parts = [part for part, _failed in results]
+    elif kind != facts.TYPE_USER:
         return ()
-    for part in result_parts:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        if isinstance(response, dict):
-            found.append((RESULT, as_str(response.get("id"))))
+    responses = [part.get("functionResponse") for part in parts]  # dicts all (``parts_of``)
+    found += [(RESULT, as_str(response.get("id"))) for response in responses if isinstance(response, dict)]
     return tuple(pair for pair in found if pair[1])
 
 
