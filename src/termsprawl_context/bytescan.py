@@ -13,7 +13,7 @@ from collections import namedtuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs milliseconds at every start; annotations are never evaluated
-    from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
+    from typing import BinaryIO, Iterable, Iterator, List, Optional, Union
 
 
 # Every escape below U+0100 starts so: a literal find is several times faster than the regex.
@@ -137,48 +137,22 @@ def file_holds_ascii_escape(
     f: "BinaryIO", buffer: "Optional[bytearray]" = None, needles: Needles = Needles((), ()), escapes: bool = True
 ) -> bool:
     """Whether the rest of ``f`` holds an ASCII-spelling escape (or, given ``needles``, a token)."""
-    return any(search_file(f, needles, escapes, buffer))
-
-
-def search_file(
-    f: "BinaryIO",
-    needles: Needles,
-    escapes: bool = True,
-    buffer: "Optional[bytearray]" = None,
-    bound: int = 0,
-) -> "Tuple[bool, bool]":
-    """``(a token's plain bytes seen, an ASCII-spelling escape seen)`` in the rest of ``f``, stopping at
-    the first; with ``bound``, read to the end, and LineTooLong at a line of ``bound`` bytes or more."""
     overlap = max(needles.longest, ESCAPE_LENGTH if escapes else 0) - 1
     carry = max(CARRY_BYTES, overlap)
     if buffer is None or len(buffer) < 2 * carry:
         buffer = bytearray(carry + CHUNK_BYTES)
     view = memoryview(buffer)
     chunk = len(buffer) - carry
-    have = run = chunks = 0  # run: bytes since the last newline
-    plain = escaped = False
+    have = 0
     try:
         while True:
             got = f.readinto(view[have : have + chunk])  # type: ignore[attr-defined]  # a binary file opened for reading has it
             if not got:
-                return plain, escaped
+                return False
             end = have + got
-            if bound:
-                first = buffer.find(b"\n", have, end)
-                # The run before this chunk's first newline, then after its last (shorter than a
-                # chunk, so within the bound: a chunk is smaller than it).
-                if run + (got if first < 0 else first - have) >= bound:
-                    from termsprawl_context.errors import LineTooLong
-
-                    where = "(in its %d-%d MiB)" % (chunks * (chunk >> 20), (chunks + 1) * (chunk >> 20))
-                    raise LineTooLong("a line is longer than %d bytes %s" % (bound, where))
-                run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
-            plain = plain or needles.plainly_in(buffer, 0, end)
-            escaped = escaped or (escapes and has_ascii_escape(buffer, 0, end))
-            if (plain or escaped) and not bound:
-                return plain, escaped
+            if needles.plainly_in(buffer, 0, end) or (escapes and has_ascii_escape(buffer, 0, end)):
+                return True
             have = carry_over(buffer, end, overlap)
-            chunks += 1  # chunks, not lines: only an error names a place, and it is rare
     finally:
         view.release()
 

@@ -105,17 +105,41 @@ def scan_bytes(
         f = open_regular(path)
     except OSError as exc:
         raise errors.RecordUnreadable.opening(path, exc) from None
-    plain = bytescan.Needles(needles, needles)
+    overlap = max(max((len(n) for n in needles), default=1), bytescan.ESCAPE_LENGTH) - 1
+    if buffer is None or overlap > bytescan.CARRY_BYTES:  # a needle longer than the shared carry: a buffer of its own
+        buffer = bytearray(max(overlap, bytescan.CARRY_BYTES) + _CHUNK)
+    found = escaped = False
+    run = chunks = have = 0  # run: bytes since the last newline
+    view = memoryview(buffer)
     with f:
         try:
             if clean is not None and path in clean:
-                return bytescan.file_may_hold(f, plain, escapes=False, buffer=buffer)
-            found, escaped = bytescan.search_file(f, plain, buffer=buffer, bound=MAX_RECORD_BYTES)
-        except OSError as exc:  # LineTooLong too
+                return bytescan.file_may_hold(f, bytescan.Needles(needles, needles), escapes=False, buffer=buffer)
+            while True:
+                got = f.readinto(view[have : have + _CHUNK])  # type: ignore[attr-defined]  # an open_regular file has it
+                if not got:
+                    break
+                end = have + got
+                first = buffer.find(b"\n", have, end)
+                # The run before this chunk's first newline, then after its last (shorter than a
+                # chunk, so within the bound: a chunk is smaller than it).
+                if run + (got if first < 0 else first - have) >= MAX_RECORD_BYTES:
+                    where = "(in its %d-%d MiB)" % (chunks * (_CHUNK >> 20), (chunks + 1) * (_CHUNK >> 20))
+                    why = "a line is longer than %d bytes %s" % (MAX_RECORD_BYTES, where)
+                    raise errors.RecordUnreadable.reading(path, errors.LineTooLong(why))
+                run = run + got if first < 0 else end - buffer.rfind(b"\n", have, end) - 1
+                escaped = escaped or bytescan.has_ascii_escape(buffer, 0, end)
+                if needles and not found and (escaped or any(buffer.find(n, 0, end) >= 0 for n in needles)):
+                    found = True
+                have = bytescan.carry_over(buffer, end, overlap)
+                chunks += 1  # chunks, not lines: only an error names a place, and it is rare
+        except OSError as exc:
             raise errors.RecordUnreadable.reading(path, exc) from None
+        finally:
+            view.release()
     if clean is not None and not escaped:
         clean.add(path)
-    return bool(needles) and (found or escaped)
+    return found
 
 
 def resolve_stable_session_id(project_dir: str, path: str, siblings=None) -> Identity:
