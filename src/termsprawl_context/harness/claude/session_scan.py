@@ -387,11 +387,6 @@ def read_head(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> Hea
     return windows.read_head(f, size, HEAD_MAX_LINES, HEAD_MAX_BYTES, HEAD_BLOCK_BYTES, buffer)
 
 
-def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> TailWindow:
-    """A session's tail: its last ``TAIL_MAX_BYTES``."""
-    return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
-
-
 def read_tail_past(
     f: BinaryIO, size: int, window: HeadWindow, buffer: Optional[bytearray] = None
 ) -> Tuple[TailWindow, int]:
@@ -399,7 +394,8 @@ def read_tail_past(
     head_end = window.ends[-1] + 1 if window.ends else 0
     if window.whole_file:  # the tail is a slice of the head's own buffer
         return windows.tail_of_head(window, TAIL_MAX_BYTES), head_end
-    return read_tail(f, size, buffer), head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that offset
+    tail = windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)  # the last TAIL_MAX_BYTES
+    return tail, head_end - max(0, size - TAIL_MAX_BYTES)  # its data[0] is that offset
 
 
 def read_session_metadata(
