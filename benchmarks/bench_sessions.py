@@ -376,7 +376,7 @@ def run(scratch, quick=False):
     clock = time.perf_counter
     base_bytes = 0
 
-    buffers = M.read_buffers()  # what scan_sessions reuses across a scan
+    buffers = M.windows.ReadBuffers(M.HEAD_BLOCK_BYTES, M.TAIL_MAX_BYTES)  # what describe_store reuses across a scan
 
     def ours_one(path):
         M.session_from_path(path, projects_dir, buffers)

@@ -487,7 +487,7 @@ class Bench(object):
         from termsprawl_context.store import sessions as S
 
         paths = sorted(entry.path for entry in catalog.walk(str(projects)))[:400]
-        buffers = session_scan.read_buffers()
+        buffers = session_scan.windows.ReadBuffers(session_scan.HEAD_BLOCK_BYTES, session_scan.TAIL_MAX_BYTES)
         start = time.process_time()
         for path in paths:
             session_scan.session_from_path(path, str(projects), buffers, [])

@@ -41,7 +41,7 @@ class _Window:
 def tail_lines_oracle(f, size):
     """The whole lines of the file's last ``TAIL_MAX_BYTES``, last first, read lazily
     backwards from the file in bounded blocks; the line cut by the window's start is
-    not yielded. The plain reader ``session_scan.read_tail``'s window is checked
+    not yielded. The plain reader's window (``session_scan.read_tail_past``) is checked
     against."""
     start = max(0, size - TAIL_MAX_BYTES)
     window = _Window(f, start)

@@ -319,7 +319,7 @@ def test_tail_summary_links_on_the_corpus(corpus):
             import os
 
             size = os.fstat(f.fileno()).st_size
-            window = M.read_tail(f, size)
+            window = M.windows.read_tail(f, size, M.TAIL_MAX_BYTES)
         links = PLAIN.tail(window, "", window.first_whole_line()).summary_links
         assert FAST.tail(window, "", window.first_whole_line()).summary_links == links, path.name
         seen += len(links)

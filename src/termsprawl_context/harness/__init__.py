@@ -97,14 +97,12 @@ def for_payload(payload, environ=None):
 def chosen(name, include_native=True):
     """The providers ``--harness NAME`` chooses (None or "all": every one; ``include_native`` False
     leaves out ``native_records`` ones, whose store the seed's readers walk); NotFound for an unknown one."""
-    if name and name != "all":
-        found = get(name)
-        if found is None:
-            from termsprawl_context.errors import NotFound
+    found = [get(name)] if name and name != "all" else available()
+    if None in found:
+        from termsprawl_context.errors import NotFound
 
-            raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(h.name for h in available())))
-        return [found] if include_native or not found.native_records else []
-    return [h for h in available() if include_native or not h.native_records]
+        raise NotFound("unknown harness %s (known: %s)" % (name, ", ".join(h.name for h in available())))
+    return [h for h in found if include_native or not h.native_records]
 
 
 def require_native_records(path, command):

@@ -201,10 +201,9 @@ class ClaudeCodeHarness(base.Harness):
         from termsprawl_context.harness.claude.continuation import project_dir_of_record, resolve_stable_session_id
 
         folder = project_dir_of_record(path)
-        if projects_dir:
-            cwd = start_cwd(path)
-            if cwd:
-                folder = self.project_folder(os.path.abspath(projects_dir), cwd)
+        cwd = start_cwd(path) if projects_dir else ""
+        if cwd:
+            folder = self.project_folder(os.path.abspath(projects_dir), cwd)
         answer = resolve_stable_session_id(folder, path)
         return answer.id, answer.degraded, answer.unreadable_siblings, folder
 

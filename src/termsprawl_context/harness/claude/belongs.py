@@ -58,12 +58,6 @@ def _foreign(evidence_of: Callable[[str, str], Evidence], path: str, value: str)
     return evidence.first_foreign
 
 
-def _check(evidence_of: Callable[[str, str], Evidence], refusal: Callable, path: str, value: str) -> None:
-    foreign = _foreign(evidence_of, path, value)
-    if foreign is not None:
-        raise refusal(path, foreign, value)
-
-
 def belongs_to_session(path: str, session_id: str) -> bool:
     """True unless the file's records name another session and never this one."""
     return _foreign(session_evidence, path, session_id) is None
@@ -71,7 +65,9 @@ def belongs_to_session(path: str, session_id: str) -> bool:
 
 def check_belongs_to_session(path: str, session_id: str) -> None:
     """``belongs_to_session`` as a WrongRecord naming the first foreign id."""
-    _check(session_evidence, WrongRecord.session, path, session_id)
+    foreign = _foreign(session_evidence, path, session_id)
+    if foreign is not None:
+        raise WrongRecord.session(path, foreign, session_id)
 
 
 def carries_session(path: str, session_id: str) -> bool:
@@ -96,7 +92,9 @@ def belongs_to_tree(path: str, cwd: str) -> bool:
 
 def check_belongs_to_tree(path: str, cwd: str) -> None:
     """``belongs_to_tree`` as a WrongRecord naming the first directory its records give."""
-    _check(_tree_evidence, WrongRecord.tree, path, cwd)
+    foreign = _foreign(_tree_evidence, path, cwd)
+    if foreign is not None:
+        raise WrongRecord.tree(path, foreign, cwd)
 
 
 def start_cwd(path: str) -> str:

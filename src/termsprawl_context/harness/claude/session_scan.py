@@ -107,33 +107,6 @@ class TailFacts(NamedTuple):
     summary_links: Tuple[SummaryLink, ...] = ()
 
 
-def user_facts(entries: Iterable[Entry]) -> Tuple[str, str, str]:
-    """The first user message, the first prompt and the first slash command run before any
-    prompt, from entries in file order; read no further once message and prompt are known."""
-    first_user = prompt = command = ""
-    previous: Optional[Entry] = None  # the user entry before, which may be a local command
-    for entry in entries:
-        if entry.type != cc.TYPE_USER:
-            continue
-        text = "" if first_user else first_content_text(entry.content)
-        if text:
-            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
-        if not prompt and not (
-            previous is not None
-            and entry.parent_uuid
-            and entry.parent_uuid == previous.uuid
-            and is_local_command_output(entry, previous)
-        ):
-            # The record model decides what the person typed, block by block.
-            prompt = typed_prompt(entry)
-            if not prompt and not command:
-                command = typed_command(entry)
-        if first_user and prompt:
-            break
-        previous = entry
-    return first_user, prompt, command
-
-
 def combine(head: HeadFacts, tail: TailFacts) -> SessionInfo:
     """One session's metadata, titled by ``choose_title`` (tail before head), no summary index yet."""
     title, source = choose_title(
@@ -170,7 +143,27 @@ def _head_facts(
     times_from: Iterable[Entry],
 ) -> HeadFacts:
     """The head's facts, each from the entries (file order) that may hold it, read until it is known."""
-    first_user, prompt, command = user_facts(users_from)
+    first_user = prompt = command = ""  # the first slash command is one run before any prompt
+    previous: Optional[Entry] = None  # the user entry before, which may be a local command
+    for entry in users_from:
+        if entry.type != cc.TYPE_USER:
+            continue
+        text = "" if first_user else first_content_text(entry.content)
+        if text:
+            first_user = truncate_utf8(sanitize_text(text), FIRST_USER_MESSAGE_MAX_BYTES)
+        if not prompt and not (
+            previous is not None
+            and entry.parent_uuid
+            and entry.parent_uuid == previous.uuid
+            and is_local_command_output(entry, previous)
+        ):
+            # The record model decides what the person typed, block by block.
+            prompt = typed_prompt(entry)
+            if not prompt and not command:
+                command = typed_command(entry)
+        if first_user and prompt:
+            break
+        previous = entry
     summary = ""
     titles: Dict[str, str] = {}  # title kind -> the last one
     links: List[SummaryLink] = []
@@ -180,11 +173,8 @@ def _head_facts(
         else:
             kind, title = title_of(entry, session_id)
             titles[kind] = title
-    cwd = branch = ""
-    for entry in cwds_from:
-        if entry.cwd:
-            cwd, branch = entry.cwd, entry.git_branch  # the branch the session started on
-            break
+    start = next((entry for entry in cwds_from if entry.cwd), None)
+    cwd, branch = (start.cwd, start.git_branch) if start is not None else ("", "")  # the branch it started on
     first_ts = next((entry.timestamp for entry in times_from if entry.timestamp), "")
     custom, ai = titles.get(TITLE_CUSTOM, ""), titles.get(TITLE_AI, "")
     return HeadFacts(summary, first_user, tuple(links), prompt, custom, ai, cwd, branch, first_ts, command)
@@ -392,19 +382,9 @@ TAIL_MAX_BYTES = 1 << 16
 MAX_BYTES_PER_SESSION = HEAD_MAX_BYTES + TAIL_MAX_BYTES
 
 
-def read_buffers() -> windows.ReadBuffers:
-    """Buffers a scan reuses for every session's head and tail."""
-    return windows.ReadBuffers(HEAD_BLOCK_BYTES, TAIL_MAX_BYTES)
-
-
 def read_head(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> HeadWindow:
     """A session's head: at most ``HEAD_MAX_LINES`` lines within ``HEAD_MAX_BYTES``."""
     return windows.read_head(f, size, HEAD_MAX_LINES, HEAD_MAX_BYTES, HEAD_BLOCK_BYTES, buffer)
-
-
-def read_tail(f: BinaryIO, size: int, buffer: Optional[bytearray] = None) -> TailWindow:
-    """A session's tail: its last ``TAIL_MAX_BYTES``."""
-    return windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)
 
 
 def read_tail_past(
@@ -414,7 +394,8 @@ def read_tail_past(
     head_end = window.ends[-1] + 1 if window.ends else 0
     if window.whole_file:  # the tail is a slice of the head's own buffer
         return windows.tail_of_head(window, TAIL_MAX_BYTES), head_end
-    return read_tail(f, size, buffer), head_end - max(0, size - TAIL_MAX_BYTES)  # read_tail's data[0] is that offset
+    tail = windows.read_tail(f, size, TAIL_MAX_BYTES, buffer)  # the last TAIL_MAX_BYTES
+    return tail, head_end - max(0, size - TAIL_MAX_BYTES)  # its data[0] is that offset
 
 
 def read_session_metadata(
@@ -599,9 +580,7 @@ def file_leaves(path: str, mtime: float) -> FileLeaves:
             if value is not None:
                 found.append(value.group(1))
             at = data.find(_LEAF_KEY, at + 1, end)
-    if any(b"\\" in leaf for leaf in found):
-        return FileLeaves(path, mtime, None)
-    return FileLeaves(path, mtime, frozenset(found))
+    return FileLeaves(path, mtime, None if any(b"\\" in leaf for leaf in found) else frozenset(found))
 
 
 def folder_files(folder: str) -> List[FileLeaves]:
@@ -648,7 +627,7 @@ def describe_store(
     where it was described (``marshal``-able), so a listing shared between processes (``map_items``)
     shares its rendering. With ``summaries``, retitled by any listed summary naming one of the uuids
     of its tail window."""
-    buffers = read_buffers()
+    buffers = windows.ReadBuffers(HEAD_BLOCK_BYTES, TAIL_MAX_BYTES)  # reused for every head and tail
 
     def row(path: str) -> Optional[_Row]:
         """(the session with its links as pairs, its tail's packed uuids, its rendering, its tail's links)."""
