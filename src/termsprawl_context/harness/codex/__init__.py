@@ -119,7 +119,13 @@ class CodexHarness(Harness):
         meta = meta_of(path)
         if not is_subagent_meta(meta):
             return False, ""
-        parent = parent_thread_of(meta)
+        # ``parent_thread_id``, else (0.169) ``source.subagent.thread_spawn``'s.
+        source = meta.get("source")
+        spawn = source.get("subagent") if isinstance(source, dict) else None
+        spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        parent = as_str(meta.get(facts.META_PARENT_THREAD)) or as_str(
+            spawn.get(facts.META_PARENT_THREAD) if isinstance(spawn, dict) else ""
+        )
         return True, facts.find_rollout(parent, path, self.store_roots()) if parent != facts.thread_id_of(path) else ""
 
     def session_ids(self, path):
@@ -297,15 +303,6 @@ def is_subagent_meta(payload: dict) -> bool:
         return True
     source = payload.get("source")  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
     return isinstance(source, dict) and "subagent" in source
-
-
-def parent_thread_of(payload: dict) -> str:
-    """``parent_thread_id`` of a sub-agent's ``session_meta``, else its ``source.subagent.thread_spawn``'s, else ""."""
-    found = as_str(payload.get(facts.META_PARENT_THREAD))
-    source = payload.get("source")
-    spawn = source.get("subagent") if isinstance(source, dict) else None
-    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
-    return found or (as_str(spawn.get(facts.META_PARENT_THREAD)) if isinstance(spawn, dict) else "")
 
 
 def is_text_answer(entry) -> bool:
@@ -492,29 +489,24 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
         return "", 0
 
 
-def _chain_loops(path: str, payload: dict, roots) -> bool:
-    """Whether the fork chain from ``path`` loops: then no parent history is inherited."""
-    seen = {os.path.realpath(path)}
-    current, meta = path, payload
-    for _ in range(facts.MAX_FORK_DEPTH):
-        parent, _ = _parent_of(current, meta, roots)
-        if not parent:
-            return False
-        real = os.path.realpath(parent)
-        if real in seen:
-            return True
-        seen.add(real)
-        current, meta = parent, meta_of(parent)
-    return False
-
-
 def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
     """A fork's parent history up to ``end_byte_offset``; nothing past a loop or ``MAX_FORK_DEPTH``."""
     if depth >= facts.MAX_FORK_DEPTH:
         return
     parent, end = _parent_of(path, payload, roots)
-    if not parent or end <= 0 or (depth == 0 and _chain_loops(path, payload, roots)):
+    if not parent or end <= 0:
         return
+    if depth == 0:  # a fork chain that loops inherits nothing
+        seen = {os.path.realpath(path)}
+        ancestor = parent
+        for _ in range(facts.MAX_FORK_DEPTH):
+            real = os.path.realpath(ancestor)
+            if real in seen:
+                return
+            seen.add(real)
+            ancestor = _parent_of(ancestor, meta_of(ancestor), roots)[0]
+            if not ancestor:
+                break
     try:
         read = rollout_entries_reverse if reverse else rollout_entries
         for entry in read(parent, roots, end, depth + 1):

@@ -54,9 +54,16 @@ class Normaliser(object):
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
         for part in parts:  # dicts all (``parts_of``)
-            block = result_block(part, failed)
-            if block is not None and self.give(RESULT, block["tool_use_id"]):
-                blocks.append(block)
+            response = part.get("functionResponse")
+            if not isinstance(response, dict) or not self.give(RESULT, as_str(response.get("id"))):
+                continue
+            body, is_error = response_body(response.get("response"))
+            block = {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": body}  # type: dict
+            block["is_error"] = is_error or failed
+            output = _unwrapped(body)
+            if output is not None:
+                block["output"] = output
+            blocks.append(block)
         if blocks:
             yield self._entry("user", uuid, message, where, blocks)
 
@@ -147,6 +154,8 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 def entries(path: str) -> "Iterator[Entry]":
     """A chat's entries in order (a generator over the open file: consume it before the next call). OSError
     when ``path`` is no regular file; odd content only shrinks it."""
+    import os
+
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -156,7 +165,12 @@ def entries(path: str) -> "Iterator[Entry]":
         legacy = Normaliser(chat)
         return (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
-        chat = _resolved(f)
+        st = os.fstat(f.fileno())
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if not (_LAST and _LAST[0][0] == key):
+            del _LAST[:]  # the old one goes before the new one is built
+            _LAST.append((key, chat_file.resolve_lines(f, ids_of=message_ids)))
+        chat = _LAST[0][1]
     except BaseException:
         f.close()
         raise
@@ -176,19 +190,6 @@ def entries(path: str) -> "Iterator[Entry]":
 # still reading it (``search`` titles the session it found a hit in) shares it, rather than holding a
 # second one (the resolution holds a few words per message).
 _LAST = []  # type: list  # [(file key, Chat)], at most one
-
-
-def _resolved(f) -> Chat:
-    import os
-
-    st = os.fstat(f.fileno())
-    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if _LAST and _LAST[0][0] == key:
-        return _LAST[0][1]
-    del _LAST[:]  # the old one goes before the new one is built
-    chat = chat_file.resolve_lines(f, ids_of=message_ids)
-    _LAST.append((key, chat))
-    return chat
 
 
 # --- one message's parts ------------------------------------------------------------------------------------
@@ -278,19 +279,6 @@ def _unwrapped(body: str) -> "Optional[str]":
     sections = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
     end = next((i for i, line in enumerate(lines) if i and line.startswith(sections)), len(lines))
     return "\n".join(lines[:end])
-
-
-def result_block(part: dict, is_error: bool = False) -> "Optional[dict]":
-    response = part.get("functionResponse")
-    if not isinstance(response, dict):
-        return None
-    body, failed = response_body(response.get("response"))
-    block = {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": body}  # type: dict
-    block["is_error"] = failed or is_error
-    output = _unwrapped(body)
-    if output is not None:
-        block["output"] = output
-    return block
 
 
 CALL, RESULT = "call", "result"  # what a call id names, for giving each once
