@@ -211,23 +211,6 @@ def context_kind(text: str, marked: str = "") -> str:
     return "context" if head.startswith(facts.CONTEXT_PREFIXES) or framed else ""
 
 
-def _tool_output(output):
-    """(text, is_error) of a call's output: 0.169's text, or 0.47's JSON ``{output, metadata: {exit_code}}``."""
-    if isinstance(output, str):
-        if output.startswith("{"):
-            from termsprawl_context.jsonl import parse_object
-
-            parsed = parse_object(output)
-            if parsed is not None and isinstance(parsed.get("output"), str):
-                meta = parsed.get("metadata")
-                code = meta.get("exit_code") if isinstance(meta, dict) else None
-                return parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
-        return output, False
-    if isinstance(output, dict):
-        return as_str(output.get("content") or output.get("output")), output.get("success") is False
-    return "", False
-
-
 def _unwrapped(text: str) -> "Optional[str]":
     """The command's own output past Codex's header lines, or None when it opens without them. 0.169's exec_command
     output opens with header lines (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...), then a
@@ -287,7 +270,17 @@ def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: i
         block = {"type": "tool_use", "id": call_id, "name": name, "input": raw if parsed is None else parsed}
         return [_entry("assistant", [block], uuid=uuid)]
     if item in ("function_call_output", "custom_tool_call_output"):
-        text, is_error = _tool_output(payload.get("output"))
+        # 0.169's output is text (or an object), 0.47's the JSON ``{output, metadata: {exit_code}}``.
+        result = payload.get("output")
+        parsed = parse_object(result) if isinstance(result, str) and result.startswith("{") else None
+        if parsed is not None and isinstance(parsed.get("output"), str):
+            meta = parsed.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            text, is_error = parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
+        elif isinstance(result, dict):
+            text, is_error = as_str(result.get("content") or result.get("output")), result.get("success") is False
+        else:
+            text, is_error = as_str(result), False
         call_id = as_str(payload.get("call_id"))
         block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
         output = _unwrapped(text)
