@@ -23,7 +23,7 @@ class Normaliser(object):
     """A chat's resolved messages as entries, each tool call and result given once (a resume copies them).
     Read forward with ``last_holder`` (``(CALL or RESULT, call id)`` -> index of the last message holding
     it, by the resolution's ``message_ids``), each is given where the reading from the end gives it: at
-    that message (``at`` names the message being read)."""
+    that message (``index`` names the message being read)."""
 
     def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
         # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user" messages are
@@ -32,9 +32,6 @@ class Normaliser(object):
         self.thread = {"session_id": chat.session_id, "is_sidechain": bool(agent), "agent_id": agent}
         self.last_holder, self.index = last_holder, -1
         self.given = set()  # type: set  # (CALL or RESULT, call id) already given
-
-    def at(self, index: int) -> None:
-        self.index, self.given = index, set()
 
     def give(self, kind: str, call_id: str) -> bool:
         """Whether this call (or result) is given here: the first time its id is met (at its last holder)."""
@@ -67,25 +64,6 @@ class Normaliser(object):
         if blocks:
             yield self._entry("user", uuid, message, where, blocks)
 
-    def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
-        """A typed user message: a hook's context first (meta), then the words; the client's expansion is
-        meta too where ``displayContent`` keeps it apart."""
-        hook, typed = split_hook_context(texts[0])
-        hooks = ([hook] if hook else []) + [t for t in texts[1:] if is_hook_block(t)]
-        if hooks:
-            hook_id = message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>")
-            yield self._entry("user", hook_id, message, where, text_blocks(hooks), is_meta=True)
-        rest = ([typed] if typed else []) + [t for t in texts[1:] if not is_hook_block(t)]
-        shown = typed_display(message)
-        if shown:
-            yield self._entry("user", message_id, message, where, text_blocks(shown))
-            added = [t for t in rest if t not in shown]
-            if added:
-                added_id = message_id + "#" + facts.FIELD_DISPLAY
-                yield self._entry("user", added_id, message, where, text_blocks(added), is_meta=True)
-        elif rest:
-            yield self._entry("user", message_id, message, where, text_blocks(rest))
-
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = as_str(message.get(facts.FIELD_TYPE))
         message_id = as_str(message.get(facts.FIELD_ID))
@@ -101,7 +79,23 @@ class Normaliser(object):
                     flags = {"is_meta": not summary, "is_compact_summary": summary}
                     yield self._entry("user", message_id, message, where, text_blocks(texts), **flags)
                 else:
-                    yield from self._typed(message, message_id, where, texts)
+                    # A typed message: a hook's context first (meta), then the words; the client's expansion is
+                    # meta too where ``displayContent`` keeps it apart.
+                    hook, typed = split_hook_context(texts[0])
+                    hooks = ([hook] if hook else []) + [t for t in texts[1:] if is_hook_block(t)]
+                    if hooks:
+                        hook_id = message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>")
+                        yield self._entry("user", hook_id, message, where, text_blocks(hooks), is_meta=True)
+                    rest = ([typed] if typed else []) + [t for t in texts[1:] if not is_hook_block(t)]
+                    shown = typed_display(message)
+                    if shown:
+                        yield self._entry("user", message_id, message, where, text_blocks(shown))
+                        added = [t for t in rest if t not in shown]
+                        if added:
+                            added_id = message_id + "#" + facts.FIELD_DISPLAY
+                            yield self._entry("user", added_id, message, where, text_blocks(added), is_meta=True)
+                    elif rest:
+                        yield self._entry("user", message_id, message, where, text_blocks(rest))
             yield from self._results(message, where, parts, message_id)
         elif kind == "gemini":
             blocks = []  # type: List[dict]
@@ -180,7 +174,7 @@ def entries(path: str) -> "Iterator[Entry]":
         normaliser = Normaliser(chat, last_holder)
         with f:
             for message, where, index in chat_file.winners(f, chat):
-                normaliser.at(index)
+                normaliser.index, normaliser.given = index, set()
                 yield from normaliser.entries(message, where)
 
     return generate()
