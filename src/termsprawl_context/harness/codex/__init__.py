@@ -490,16 +490,13 @@ def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = Fals
     if not parent or end <= 0:
         return
     if depth == 0:  # a fork chain that loops inherits nothing
-        seen = {os.path.realpath(path)}
-        ancestor = parent
-        for _ in range(facts.MAX_FORK_DEPTH):
+        seen, ancestor = {os.path.realpath(path)}, parent
+        while ancestor and len(seen) <= facts.MAX_FORK_DEPTH:
             real = os.path.realpath(ancestor)
             if real in seen:
                 return
             seen.add(real)
             ancestor = _parent_of(ancestor, meta_of(ancestor), roots)[0]
-            if not ancestor:
-                break
     try:
         read = rollout_entries_reverse if reverse else rollout_entries
         for entry in read(parent, roots, end, depth + 1):
