@@ -82,9 +82,8 @@ class CodexHarness(Harness):
     def sniff(self, first):
         payload = first.get("payload")
         keys = payload if isinstance(payload, dict) else {}
-        return first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META and (
-            "cli_version" in keys or "originator" in keys
-        )
+        opens = first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META
+        return opens and ("cli_version" in keys or "originator" in keys)
 
     def entries(self, path):
         return rollout_entries(path, self.store_roots())
