@@ -82,9 +82,8 @@ class CodexHarness(Harness):
     def sniff(self, first):
         payload = first.get("payload")
         keys = payload if isinstance(payload, dict) else {}
-        return first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META and (
-            "cli_version" in keys or "originator" in keys
-        )
+        opens = first.get(facts.FIELD_TYPE) == facts.KIND_SESSION_META
+        return opens and ("cli_version" in keys or "originator" in keys)
 
     def entries(self, path):
         return rollout_entries(path, self.store_roots())
@@ -119,7 +118,13 @@ class CodexHarness(Harness):
         meta = meta_of(path)
         if not is_subagent_meta(meta):
             return False, ""
-        parent = parent_thread_of(meta)
+        # ``parent_thread_id``, else (0.169) ``source.subagent.thread_spawn``'s.
+        source = meta.get("source")
+        spawn = source.get("subagent") if isinstance(source, dict) else None
+        spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
+        parent = as_str(meta.get(facts.META_PARENT_THREAD)) or as_str(
+            spawn.get(facts.META_PARENT_THREAD) if isinstance(spawn, dict) else ""
+        )
         return True, facts.find_rollout(parent, path, self.store_roots()) if parent != facts.thread_id_of(path) else ""
 
     def session_ids(self, path):
@@ -205,23 +210,6 @@ def context_kind(text: str, marked: str = "") -> str:
     return "context" if head.startswith(facts.CONTEXT_PREFIXES) or framed else ""
 
 
-def _tool_output(output):
-    """(text, is_error) of a call's output: 0.169's text, or 0.47's JSON ``{output, metadata: {exit_code}}``."""
-    if isinstance(output, str):
-        if output.startswith("{"):
-            from termsprawl_context.jsonl import parse_object
-
-            parsed = parse_object(output)
-            if parsed is not None and isinstance(parsed.get("output"), str):
-                meta = parsed.get("metadata")
-                code = meta.get("exit_code") if isinstance(meta, dict) else None
-                return parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
-        return output, False
-    if isinstance(output, dict):
-        return as_str(output.get("content") or output.get("output")), output.get("success") is False
-    return "", False
-
-
 def _unwrapped(text: str) -> "Optional[str]":
     """The command's own output past Codex's header lines, or None when it opens without them. 0.169's exec_command
     output opens with header lines (``Chunk ID: ...``, ``Wall time: ...``, ``Process exited with code N``, ...), then a
@@ -281,7 +269,17 @@ def item_entries(payload: dict, thread: dict, record: dict, line: int, offset: i
         block = {"type": "tool_use", "id": call_id, "name": name, "input": raw if parsed is None else parsed}
         return [_entry("assistant", [block], uuid=uuid)]
     if item in ("function_call_output", "custom_tool_call_output"):
-        text, is_error = _tool_output(payload.get("output"))
+        # 0.169's output is text (or an object), 0.47's the JSON ``{output, metadata: {exit_code}}``.
+        result = payload.get("output")
+        parsed = parse_object(result) if isinstance(result, str) and result.startswith("{") else None
+        if parsed is not None and isinstance(parsed.get("output"), str):
+            meta = parsed.get("metadata")
+            code = meta.get("exit_code") if isinstance(meta, dict) else None
+            text, is_error = parsed["output"], isinstance(code, int) and not isinstance(code, bool) and code != 0
+        elif isinstance(result, dict):
+            text, is_error = as_str(result.get("content") or result.get("output")), result.get("success") is False
+        else:
+            text, is_error = as_str(result), False
         call_id = as_str(payload.get("call_id"))
         block = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}
         output = _unwrapped(text)
@@ -297,15 +295,6 @@ def is_subagent_meta(payload: dict) -> bool:
         return True
     source = payload.get("source")  # "exec", "cli", or {"subagent": {"thread_spawn": {parent_thread_id, ...}}}
     return isinstance(source, dict) and "subagent" in source
-
-
-def parent_thread_of(payload: dict) -> str:
-    """``parent_thread_id`` of a sub-agent's ``session_meta``, else its ``source.subagent.thread_spawn``'s, else ""."""
-    found = as_str(payload.get(facts.META_PARENT_THREAD))
-    source = payload.get("source")
-    spawn = source.get("subagent") if isinstance(source, dict) else None
-    spawn = spawn.get("thread_spawn") if isinstance(spawn, dict) else None
-    return found or (as_str(spawn.get(facts.META_PARENT_THREAD)) if isinstance(spawn, dict) else "")
 
 
 def is_text_answer(entry) -> bool:
@@ -492,29 +481,21 @@ def _parent_of(path: str, payload: dict, roots) -> tuple:
         return "", 0
 
 
-def _chain_loops(path: str, payload: dict, roots) -> bool:
-    """Whether the fork chain from ``path`` loops: then no parent history is inherited."""
-    seen = {os.path.realpath(path)}
-    current, meta = path, payload
-    for _ in range(facts.MAX_FORK_DEPTH):
-        parent, _ = _parent_of(current, meta, roots)
-        if not parent:
-            return False
-        real = os.path.realpath(parent)
-        if real in seen:
-            return True
-        seen.add(real)
-        current, meta = parent, meta_of(parent)
-    return False
-
-
 def _inherited(path: str, payload: dict, roots, depth: int, reverse: bool = False) -> Iterator[Entry]:
     """A fork's parent history up to ``end_byte_offset``; nothing past a loop or ``MAX_FORK_DEPTH``."""
     if depth >= facts.MAX_FORK_DEPTH:
         return
     parent, end = _parent_of(path, payload, roots)
-    if not parent or end <= 0 or (depth == 0 and _chain_loops(path, payload, roots)):
+    if not parent or end <= 0:
         return
+    if depth == 0:  # a fork chain that loops inherits nothing
+        seen, ancestor = {os.path.realpath(path)}, parent
+        while ancestor and len(seen) <= facts.MAX_FORK_DEPTH:
+            real = os.path.realpath(ancestor)
+            if real in seen:
+                return
+            seen.add(real)
+            ancestor = _parent_of(ancestor, meta_of(ancestor), roots)[0]
     try:
         read = rollout_entries_reverse if reverse else rollout_entries
         for entry in read(parent, roots, end, depth + 1):

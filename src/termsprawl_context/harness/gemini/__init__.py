@@ -98,9 +98,7 @@ class GeminiHarness(Harness):
                 yield Session(self.name, session_id, path)
 
     def session_id_of(self, path):  # the header's: the file name holds its first 8 characters only
-        if is_legacy(path):
-            return head_facts(path).get("sessionId", "")
-        return header_of(path).session_id
+        return head_facts(path).get(facts.HEADER_SESSION_ID, "") if is_legacy(path) else header_of(path).session_id
 
     def sniff(self, first):  # a chat's first record, its header (a legacy object's too)
         return isinstance(first.get(facts.HEADER_SESSION_ID), str) and isinstance(first.get("projectHash"), str)

@@ -23,7 +23,7 @@ class Normaliser(object):
     """A chat's resolved messages as entries, each tool call and result given once (a resume copies them).
     Read forward with ``last_holder`` (``(CALL or RESULT, call id)`` -> index of the last message holding
     it, by the resolution's ``message_ids``), each is given where the reading from the end gives it: at
-    that message (``at`` names the message being read)."""
+    that message (``index`` names the message being read)."""
 
     def __init__(self, chat: Chat, last_holder: "Optional[dict]" = None) -> None:
         # A sub-agent's chat is all sub-agent: its entries name the agent (its session id), and its "user" messages are
@@ -32,9 +32,6 @@ class Normaliser(object):
         self.thread = {"session_id": chat.session_id, "is_sidechain": bool(agent), "agent_id": agent}
         self.last_holder, self.index = last_holder, -1
         self.given = set()  # type: set  # (CALL or RESULT, call id) already given
-
-    def at(self, index: int) -> None:
-        self.index, self.given = index, set()
 
     def give(self, kind: str, call_id: str) -> bool:
         """Whether this call (or result) is given here: the first time its id is met (at its last holder)."""
@@ -54,30 +51,18 @@ class Normaliser(object):
     def _results(self, message: dict, where: Where, parts: "List[dict]", uuid: str, failed: bool = False):
         blocks = []
         for part in parts:  # dicts all (``parts_of``)
-            block = result_block(part, failed)
-            if block is not None and self.give(RESULT, block["tool_use_id"]):
-                blocks.append(block)
+            response = part.get("functionResponse")
+            if not isinstance(response, dict) or not self.give(RESULT, as_str(response.get("id"))):
+                continue
+            body, is_error = response_body(response.get("response"))
+            block = {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": body}  # type: dict
+            block["is_error"] = is_error or failed
+            output = _unwrapped(body)
+            if output is not None:
+                block["output"] = output
+            blocks.append(block)
         if blocks:
             yield self._entry("user", uuid, message, where, blocks)
-
-    def _typed(self, message: dict, message_id: str, where: Where, texts: "List[str]") -> "Iterator[Entry]":
-        """A typed user message: a hook's context first (meta), then the words; the client's expansion is
-        meta too where ``displayContent`` keeps it apart."""
-        hook, typed = split_hook_context(texts[0])
-        hooks = ([hook] if hook else []) + [t for t in texts[1:] if is_hook_block(t)]
-        if hooks:
-            hook_id = message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>")
-            yield self._entry("user", hook_id, message, where, text_blocks(hooks), is_meta=True)
-        rest = ([typed] if typed else []) + [t for t in texts[1:] if not is_hook_block(t)]
-        shown = typed_display(message)
-        if shown:
-            yield self._entry("user", message_id, message, where, text_blocks(shown))
-            added = [t for t in rest if t not in shown]
-            if added:
-                added_id = message_id + "#" + facts.FIELD_DISPLAY
-                yield self._entry("user", added_id, message, where, text_blocks(added), is_meta=True)
-        elif rest:
-            yield self._entry("user", message_id, message, where, text_blocks(rest))
 
     def entries(self, message: dict, where: Where) -> "Iterator[Entry]":
         kind = as_str(message.get(facts.FIELD_TYPE))
@@ -94,7 +79,23 @@ class Normaliser(object):
                     flags = {"is_meta": not summary, "is_compact_summary": summary}
                     yield self._entry("user", message_id, message, where, text_blocks(texts), **flags)
                 else:
-                    yield from self._typed(message, message_id, where, texts)
+                    # A typed message: a hook's context first (meta), then the words; the client's expansion is
+                    # meta too where ``displayContent`` keeps it apart.
+                    hook, typed = split_hook_context(texts[0])
+                    hooks = ([hook] if hook else []) + [t for t in texts[1:] if is_hook_block(t)]
+                    if hooks:
+                        hook_id = message_id + "#" + facts.HOOK_CONTEXT_OPEN.strip("<>")
+                        yield self._entry("user", hook_id, message, where, text_blocks(hooks), is_meta=True)
+                    rest = ([typed] if typed else []) + [t for t in texts[1:] if not is_hook_block(t)]
+                    shown = typed_display(message)
+                    if shown:
+                        yield self._entry("user", message_id, message, where, text_blocks(shown))
+                        added = [t for t in rest if t not in shown]
+                        if added:
+                            added_id = message_id + "#" + facts.FIELD_DISPLAY
+                            yield self._entry("user", added_id, message, where, text_blocks(added), is_meta=True)
+                    elif rest:
+                        yield self._entry("user", message_id, message, where, text_blocks(rest))
             yield from self._results(message, where, parts, message_id)
         elif kind == "gemini":
             blocks = []  # type: List[dict]
@@ -147,6 +148,8 @@ def entries_reverse(path: str) -> "Iterator[Entry]":
 def entries(path: str) -> "Iterator[Entry]":
     """A chat's entries in order (a generator over the open file: consume it before the next call). OSError
     when ``path`` is no regular file; odd content only shrinks it."""
+    import os
+
     from termsprawl_context.jsonl import open_regular, read_within_bound
 
     f = open_regular(path)
@@ -156,7 +159,12 @@ def entries(path: str) -> "Iterator[Entry]":
         legacy = Normaliser(chat)
         return (entry for message in messages for entry in legacy.entries(message, LEGACY_WHERE))
     try:
-        chat = _resolved(f)
+        st = os.fstat(f.fileno())
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if not (_LAST and _LAST[0][0] == key):
+            del _LAST[:]  # the old one goes before the new one is built
+            _LAST.append((key, chat_file.resolve_lines(f, ids_of=message_ids)))
+        chat = _LAST[0][1]
     except BaseException:
         f.close()
         raise
@@ -166,7 +174,7 @@ def entries(path: str) -> "Iterator[Entry]":
         normaliser = Normaliser(chat, last_holder)
         with f:
             for message, where, index in chat_file.winners(f, chat):
-                normaliser.at(index)
+                normaliser.index, normaliser.given = index, set()
                 yield from normaliser.entries(message, where)
 
     return generate()
@@ -176,19 +184,6 @@ def entries(path: str) -> "Iterator[Entry]":
 # still reading it (``search`` titles the session it found a hit in) shares it, rather than holding a
 # second one (the resolution holds a few words per message).
 _LAST = []  # type: list  # [(file key, Chat)], at most one
-
-
-def _resolved(f) -> Chat:
-    import os
-
-    st = os.fstat(f.fileno())
-    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    if _LAST and _LAST[0][0] == key:
-        return _LAST[0][1]
-    del _LAST[:]  # the old one goes before the new one is built
-    chat = chat_file.resolve_lines(f, ids_of=message_ids)
-    _LAST.append((key, chat))
-    return chat
 
 
 # --- one message's parts ------------------------------------------------------------------------------------
@@ -278,19 +273,6 @@ def _unwrapped(body: str) -> "Optional[str]":
     sections = ("Error: ", "Exit Code: ", "Signal: ", "Background PIDs: ", "Process Group PGID: ")
     end = next((i for i, line in enumerate(lines) if i and line.startswith(sections)), len(lines))
     return "\n".join(lines[:end])
-
-
-def result_block(part: dict, is_error: bool = False) -> "Optional[dict]":
-    response = part.get("functionResponse")
-    if not isinstance(response, dict):
-        return None
-    body, failed = response_body(response.get("response"))
-    block = {"type": "tool_result", "tool_use_id": as_str(response.get("id")), "content": body}  # type: dict
-    block["is_error"] = failed or is_error
-    output = _unwrapped(body)
-    if output is not None:
-        block["output"] = output
-    return block
 
 
 CALL, RESULT = "call", "result"  # what a call id names, for giving each once
