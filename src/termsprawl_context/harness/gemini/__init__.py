@@ -218,8 +218,7 @@ class GeminiHarness(Harness):
             "%s's session again so its hook records a chat" % (peer, path, fix, peer)
         )
 
-    def hook_entry(self, command):
-        return {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": facts.HOOK_TIMEOUT_MS}]}
+    hook_timeout = facts.HOOK_TIMEOUT_MS  # milliseconds (0.61)
 
 
 MCP_SERVER_NAME = "termsprawl"  # the command's `mcp` answers under this name (no underscore: FQNs split on it)

@@ -459,7 +459,7 @@ def newest_messages(f: "BinaryIO") -> "Iterator[Tuple[dict, Where]]":
         found = [record] if single else [m for m in reversed(set_messages(record)) if is_message(m)]
         listed = bool(found) and not single
         if listed and merge is None:
-            merge = _Merge(f, offset, raw, record[facts.SET_KEY][facts.FIELD_MESSAGES])
+            merge = _Merge(f, offset, raw, set_messages(record))
             frames.append(_Backwards())
             continue
         if listed:  # resolved forward up to the list, which gives everything before it
