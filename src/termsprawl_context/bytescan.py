@@ -28,8 +28,17 @@ _PLAIN = frozenset(c for c in range(0x20, 0x7F) if c not in b"\\/")
 _PLAIN_VALUE = _PLAIN - frozenset(b'"')
 
 
+_ascii_escape = None
+
+
 def ascii_escape_pattern():
-    return _regexes()[ASCII_ESCAPE]
+    """``ASCII_ESCAPE`` compiled on first use, alone: the listing compiles it at import, and needs no other."""
+    global _ascii_escape
+    if _ascii_escape is None:
+        import re
+
+        _ascii_escape = re.compile(ASCII_ESCAPE)
+    return _ascii_escape
 
 
 def has_ascii_escape(data: "Union[bytes, bytearray]", start: int = 0, end: "Optional[int]" = None) -> bool:
@@ -170,7 +179,7 @@ _compiled = None
 
 
 def _regexes() -> dict:
-    """``ASCII_ESCAPE``'s regex and each kind's looks ``(gate, regex, shift)``, compiled on
+    """Each kind's looks ``(gate, regex, shift)``, compiled on
     first use: the regex runs from the gate's first occurrence (or the start), a match at
     ``m.start() - shift``. Each has a literal prefix the engine scans by its first byte;
     ASCII's starts at ``00``, ``0`` being rarer in JSON than ``\\`` or ``u`` (measured: one
@@ -180,7 +189,6 @@ def _regexes() -> dict:
         import re
 
         _compiled = {
-            ASCII_ESCAPE: re.compile(ASCII_ESCAPE),
             ESCAPES_ASCII: ((None, re.compile(rb"00[2-7](?<=\\u00[2-7])"), 2),),
             ESCAPES_ASCII_FOLDED: ((ANY_ESCAPE, re.compile(rb"\\u(?:00[2-7]|0130|212a)"), 0),)
             + tuple((b, re.compile(re.escape(b)), 0) for b in (c.encode("utf-8") for c in LOWER_TO_ASCII)),
