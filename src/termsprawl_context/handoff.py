@@ -289,6 +289,9 @@ EARLIER_TITLE = "%s, earlier session"  # the heading of the turns a previous ses
 
 def gone_notes(project: str, peers: Iterable[Any]) -> List[str]:
     """Why each ``linked_sources`` peer's transcript is gone, if its harness says (Gemini CLI deletes resumed chats)."""
+    peers = list(peers)
+    if not peers:  # the registry below is loaded only when a peer is linked: a run with none never needs it
+        return []
     from termsprawl_context.harness import get
 
     notes = (get(source[3]).gone_note(project, source[0], source[2]) for source in peers if source[3])

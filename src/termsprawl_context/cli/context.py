@@ -146,9 +146,8 @@ def run_handoff(args: ContextArgs, options: dict, io: ContextIO) -> int:
 
     fmt = options.get("--format", handoff_render.FORMAT_MARKDOWN)
     sources = list(handoff.linked_sources(args.self_id, io))
-    if sources:  # gone_notes loads the harness registry: a run with no peer never needs it
-        for note in handoff.gone_notes(args.cwd, sources):
-            error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
+    for note in handoff.gone_notes(args.cwd, sources):
+        error_line(note)  # the peer is still skipped, as the dump skips it, but not without a word
     peers = handoff.build_handoff(
         sources,
         options.get("--turns", handoff.DEFAULT_TURNS),

@@ -163,7 +163,7 @@ def hook_harness():
 def init_project(cwd: str, artifact: Optional[str], hook: bool = False, write_rules: bool = False) -> InitReport:
     """Install the command, markers, .gitignore, (``write_rules``) the rules file and (``hook``)
     the SessionStart hook. Refuses before writing anything without an artifact, a directory
-    or outside another project, when the AGENTS.md markers are no block or the settings
+    or inside another project, when the AGENTS.md markers are no block or the settings
     cannot be merged; the hook is SKIPPED unless the command it runs is in place."""
     if not artifact:
         raise NotFound("init: not running from the one-file artifact, so there is nothing to install; " + BUILD_HINT)
